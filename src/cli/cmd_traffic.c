@@ -1,0 +1,13 @@
+/* lnk sandbox traffic: not built yet. */
+#include <stdio.h>
+
+#include "cli/commands.h"
+#include "common/util.h"
+
+int cmd_traffic(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fputs("lnk: 'lnk sandbox traffic' is not built yet\n", stderr);
+	return LNK_EXIT_FAIL;
+}

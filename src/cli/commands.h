@@ -1,0 +1,34 @@
+/* The command table of `lnk sandbox` (as git.c has one): one row, one
+ * function, one source file per command. Each function gets argv from the
+ * command's name on (argv[0] == "run") and returns the exit status. */
+#pragma once
+
+#include <stdbool.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary; /* one line for `lnk sandbox --help` */
+};
+
+const struct command *commands_table(size_t *n);
+
+int cmd_ready(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_spec(int argc, char **argv);
+int cmd_permissions(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_traffic(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
+int cmd_pause(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
+int cmd_paused(int argc, char **argv);
+int cmd_enter(int argc, char **argv);
+
+/* Shared by commands: is arg one of -h/--help. */
+bool is_help(const char *arg);
+/* Prints "lnk: unknown option 'X' for 'lnk sandbox CMD'; did you mean 'Y'?"
+ * and returns 2. cands is NULL-terminated. */
+int usage_unknown_option(const char *cmd, const char *arg,
+			 const char *const *cands);

@@ -1,0 +1,107 @@
+/* lnk: the command table and dispatch. Nothing else lives here. */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "cli/commands.h"
+#include "common/util.h"
+
+
+static const struct command table[] = {
+    {"ready", cmd_ready, "whether the sandbox can run here, and what it needs"},
+    {"run", cmd_run, "run a program in the sandbox"},
+    {"spec", cmd_spec,
+     "print a spec from flags, or a spec with paths absolute"},
+    {"permissions", cmd_permissions,
+     "list each section of a spec and its flags"},
+    {"check", cmd_check, "try from inside what the sandbox should not allow"},
+    {"log", cmd_log, "every call on the proxies of the sandboxes"},
+    {"traffic", cmd_traffic, "bytes up and down of each running wire"},
+    {"stop", cmd_stop, "close every wire and stop every sandbox here"},
+    {"pause", cmd_pause, "close the wire of one sandbox"},
+    {"resume", cmd_resume, "open the wire of one sandbox again"},
+    {"paused", cmd_paused, "which wires are closed, and why"},
+    {"enter", cmd_enter, "a session in a sandbox, for an SSH forced command"},
+};
+
+const struct command *commands_table(size_t *n)
+{
+	*n = ARRAY_SIZE(table);
+	return table;
+}
+
+static void usage_top(FILE *f)
+{
+	fputs(
+	    "usage: lnk sandbox <command> [options]\n"
+	    "\n"
+	    "Run any program so it changes only the folders you give it, reaches\n"
+	    "only what you allow, and never reads lnk's settings.\n"
+	    "\n"
+	    "  lnk sandbox --help      the sandbox's commands\n"
+	    "  lnk --version           lnk's version\n"
+	    "\n"
+	    "See lnk-sandbox(1).\n",
+	    f);
+}
+
+static void usage_sandbox(FILE *f)
+{
+	fputs("usage: lnk sandbox <command> [options]\n\ncommands:\n", f);
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
+		fprintf(f, "  %-12s %s\n", table[i].name, table[i].summary);
+	fputs(
+	    "\n'lnk sandbox <command> --help' describes each. See lnk-sandbox(1).\n",
+	    f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage_top(stderr);
+		return LNK_EXIT_USAGE;
+	}
+	if (is_help(argv[1])) {
+		usage_top(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("lnk %s\n", LNK_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "sandbox") != 0) {
+		const char *cands[] = {"sandbox"};
+		const char *best = closest_word(argv[1], cands, 1);
+		fprintf(stderr, "lnk: unknown command '%s'%s%s%s\n", argv[1],
+			best ? "; did you mean '" : "", best ? best : "",
+			best ? "'?" : "; see 'lnk --help'");
+		return LNK_EXIT_USAGE;
+	}
+	if (argc < 3) {
+		usage_sandbox(stderr);
+		return LNK_EXIT_USAGE;
+	}
+	if (is_help(argv[2])) {
+		usage_sandbox(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
+		if (strcmp(argv[2], table[i].name) == 0)
+			return table[i].fn(argc - 2, argv + 2);
+
+	const char *names[ARRAY_SIZE(table)];
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
+		names[i] = table[i].name;
+	const char *best = closest_word(argv[2], names, ARRAY_SIZE(table));
+	if (best)
+		fprintf(
+		    stderr,
+		    "lnk: unknown command 'sandbox %s'; did you mean 'sandbox %s'?\n",
+		    argv[2], best);
+	else
+		fprintf(
+		    stderr,
+		    "lnk: unknown command 'sandbox %s'; see 'lnk sandbox --help'\n",
+		    argv[2]);
+	return LNK_EXIT_USAGE;
+}

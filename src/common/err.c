@@ -1,0 +1,32 @@
+#include "common/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int err_set(struct lnk_err *err, int code, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+		err->code = code;
+	}
+	return code;
+}
+
+int err_prefix(struct lnk_err *err, const char *fmt, ...)
+{
+	char head[512], old[sizeof(err->msg)];
+	va_list ap;
+
+	if (!err)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(head, sizeof(head), fmt, ap);
+	va_end(ap);
+	memcpy(old, err->msg, sizeof(old));
+	snprintf(err->msg, sizeof(err->msg), "%s%s", head, old);
+	return err->code;
+}

@@ -1,0 +1,90 @@
+/* Small helpers shared by every part: cleanup attributes (as bubblewrap's
+ * utils.h does), allocation that never returns NULL, string vectors, and the
+ * die/warn family used only by top-level command code. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define LNK_EXIT_LEAKED 1
+#define LNK_EXIT_USAGE 2
+#define LNK_EXIT_FAIL 125
+#define LNK_EXIT_CANNOT_EXEC 126
+#define LNK_EXIT_NOT_FOUND 127
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline void cleanup_freep(void *p)
+{
+	free(*(void **)p);
+}
+static inline void cleanup_closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+static inline void cleanup_fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+#define _cleanup_free_ __attribute__((cleanup(cleanup_freep)))
+#define _cleanup_close_ __attribute__((cleanup(cleanup_closep)))
+#define _cleanup_fclose_ __attribute__((cleanup(cleanup_fclosep)))
+
+/* Takes ownership out of a cleanup variable. */
+static inline void *steal_ptr(void *pp)
+{
+	void **p = pp, *v = *p;
+	*p = NULL;
+	return v;
+}
+#define steal_pointer(pp) ((__typeof__(*(pp)))steal_ptr(pp))
+static inline int steal_fd(int *fd)
+{
+	int v = *fd;
+	*fd = -1;
+	return v;
+}
+
+/* Allocation failure is not recoverable in a CLI; these abort with a message
+ * instead of letting a NULL reach security code. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A NULL-terminated, growable vector of owned strings. */
+struct strv {
+	char **v; /* v[n] == NULL when n > 0 or v != NULL */
+	size_t n, cap;
+};
+void strv_push(struct strv *sv, const char *s); /* copies s */
+void strv_push_take(struct strv *sv, char *s);	/* takes s */
+void strv_pushf(struct strv *sv, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+bool strv_contains(const struct strv *sv, const char *s);
+void strv_copy(struct strv *dst, const struct strv *src); /* appends */
+void strv_free(struct strv *sv);
+
+/* Levenshtein distance, for "did you mean" hints. */
+size_t edit_distance(const char *a, const char *b);
+/* The candidate closest to word, or NULL if none is close enough. */
+const char *closest_word(const char *word, const char *const *cands, size_t n);
+
+/* Top-level only: print "lnk: <msg>" to stderr. */
+void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+__attribute__((noreturn)) void diex(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Reads a whole file (at most max bytes). 0 or -errno. */
+int read_file(const char *path, size_t max, char **out, size_t *len);
+/* Reads all of fd (at most max bytes). 0 or -errno. */
+int read_fd_all(int fd, size_t max, char **out, size_t *len);
+/* Writes all of buf to fd, retrying on EINTR and short writes. */
+int write_all(int fd, const void *buf, size_t len);

@@ -1,0 +1,48 @@
+#include "policy/dotfiles.h"
+
+#include <string.h>
+
+#include "common/util.h"
+
+static const struct dot_file list[] = {
+    {".git", "git runs its hooks and config"},
+    {".gitmodules", "git fetches and checks out what it names"},
+    {".gitattributes", "git runs the filters and diff drivers it names"},
+    {".github", "CI runs its workflows with your tokens"},
+    {".husky", "git hooks installed by husky"},
+    {".pre-commit-config.yaml", "pre-commit runs the hooks it names"},
+    {".envrc", "direnv runs it when you cd into the folder"},
+    {".direnv", "direnv's cache, loaded by .envrc"},
+    {".vscode", "the editor runs its tasks and settings"},
+    {".idea", "the editor runs its run configurations"},
+    {".mcp.json", "agents start the servers it names"},
+    {".lnk", "lnk's own settings"},
+    {".npmrc", "npm reads scripts and registries from it"},
+    {".bashrc", "bash runs it"},
+    {".bash_profile", "bash runs it at login"},
+    {".bash_login", "bash runs it at login"},
+    {".bash_logout", "bash runs it at logout"},
+    {".profile", "the login shell runs it"},
+    {".zshrc", "zsh runs it"},
+    {".zshenv", "zsh runs it for every shell"},
+    {".zprofile", "zsh runs it at login"},
+    {".zlogin", "zsh runs it at login"},
+    {".config", "programs read their settings from it"},
+    {".local", "programs and shells run what it holds"},
+    {".ssh", "ssh reads keys and config from it"},
+    {".gnupg", "gpg reads keys and config from it"},
+};
+
+const struct dot_file *dot_files(size_t *n)
+{
+	*n = ARRAY_SIZE(list);
+	return list;
+}
+
+bool is_dot_file(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(list); i++)
+		if (strcmp(list[i].name, name) == 0)
+			return true;
+	return false;
+}

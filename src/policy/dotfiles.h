@@ -1,0 +1,17 @@
+/* The one list of dot files that run outside the sandbox (product text:
+ * "Let it commit", "the full list"). At the top of every --write folder these
+ * names are read only and cannot be created, because what is written there
+ * runs as the user, outside the sandbox, the next time they run git, cd into
+ * the folder (direnv) or open it in an editor. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct dot_file {
+	const char *name;
+	const char *why; /* what runs it outside the sandbox */
+};
+
+const struct dot_file *dot_files(size_t *n);
+bool is_dot_file(const char *name);

@@ -1,0 +1,68 @@
+/* THE table of keys (DESIGN.md, "One model, three faces").
+ *
+ * Every grant is a key of a spec and every flag is a key. Flag parsing, spec
+ * parsing, `lnk sandbox permissions`, `lnk sandbox spec` and --help all read
+ * this one table. Adding a grant means adding a row here and handling its
+ * key_id and key_type in each consumer: the consumers `switch` on them and
+ * -Werror=switch-enum makes the compiler point at every one.
+ */
+#pragma once
+
+#include <stddef.h>
+
+enum key_id {
+	K_NAME,			 /* name = "app"            --name */
+	K_VERSION,		 /* version = 1             (spec only) */
+	K_FILES_WRITE,		 /* [files] write           --write */
+	K_FILES_READ,		 /* [files] read            --read */
+	K_FILES_HIDE,		 /* [files] hide            --hide (adds) */
+	K_FILES_WRITE_DOT_FILES, /* [files] write_dot_files --write-dot-files */
+	K_INTERNET_HOSTS,	 /* [internet] hosts        --internet-host */
+	K_LAN_HOSTS,		 /* [lan] hosts             --lan-host */
+	K_LOCALHOST_PORTS,	 /* [localhost] ports       --port */
+	K_TOOLS_ALLOW,		 /* [tools] allow           --tool */
+	K_BROWSER_OPEN,		 /* [browser] open          --browser-open */
+	K_COMMANDS_ALLOW,	 /* [commands] allow        --command */
+	K_COMMANDS_ENV,		 /* [commands] env          --env */
+	K__COUNT
+};
+
+enum key_type {
+	KT_NAME,    /* a sandbox name: [A-Za-z0-9._-], 1..64 */
+	KT_VERSION, /* an integer; only 1 exists */
+	KT_PATHS,   /* folders: ~ expanded, made absolute, symlinks resolved */
+	KT_HOSTS,   /* internet host patterns: '*', name, '*.suffix' */
+	KT_LAN,	    /* LAN machines: name, address or CIDR, optional :port */
+	KT_PORTS,   /* loopback ports 1..65535 */
+	KT_TOOLS, /* "tool" or "tool call…": tools outside and calls allowed */
+	KT_URLS,  /* page patterns the program may open: http(s) URL prefix */
+	KT_COMMANDS, /* programs it may run: a name on PATH, a path, or '*' */
+	KT_ENV,	     /* environment variable names passed from lnk's */
+};
+
+enum merge_rule {
+	MERGE_REPLACE, /* a flag beside --spec replaces the file's value */
+	MERGE_ADD,     /* a flag beside --spec adds to the file's value */
+};
+
+struct key_def {
+	enum key_id id;
+	const char *section; /* NULL for a top-level key */
+	const char *key;
+	const char *flag;    /* "--write", or NULL for spec-only keys */
+	const char *metavar; /* "DIR" */
+	enum key_type type;
+	enum merge_rule merge;
+	const char *help; /* one line, lowercase, no final period */
+};
+
+/* The table, indexed by enum key_id. */
+const struct key_def *keys_table(void);
+const struct key_def *key_def(enum key_id id);
+/* The row whose flag is name ("--write"), or NULL. */
+const struct key_def *key_by_flag(const char *name);
+/* The row for section.key (section NULL for top level), or NULL. */
+const struct key_def *key_by_name(const char *section, const char *key);
+/* The sections in the order specs print them: files, internet, lan,
+ * localhost, tools, browser, commands. NULL-terminated. */
+const char *const *keys_sections(void);

@@ -1,0 +1,76 @@
+/* The policy: every grant of one sandbox, resolved.
+ *
+ * Built from flags, from a spec file, or both (a flag beside --spec replaces
+ * that key of the file's, except --hide which adds). Everything downstream
+ * (bwrap argv, init config, wire config, canonical TOML, trust digest) is a
+ * pure function of a resolved policy, built and checked before anything
+ * forks, mounts or writes (DESIGN.md, "Plan everything before acting").
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "common/util.h"
+#include "policy/keys.h"
+#include "spec/toml.h"
+
+struct key_value {
+	bool set;	     /* given by a flag or the spec, even if empty */
+	bool from_flag;	     /* the value came from a flag */
+	struct strv list;    /* list keys, each entry validated and normalized;
+			      * KT_PATHS entries absolute and real after
+			      * policy_resolve */
+	char *str;	     /* KT_NAME */
+	int64_t num;	     /* KT_VERSION */
+	struct toml_pos pos; /* where the spec set it ({0,0} for flags) */
+};
+
+struct policy {
+	struct key_value k[K__COUNT];
+	char *spec_path; /* the spec file, absolute; NULL without --spec */
+	bool resolved;
+	/* Set by policy_resolve from the home folder: the folders that are
+	 * always hidden (~/.lnk, ~/Link/Agents, ~/Link/History), absolute. */
+	struct strv always_hidden;
+};
+
+void policy_init(struct policy *p);
+void policy_free(struct policy *p);
+
+/* Records one flag's argument for key id (validates its form, not paths). */
+int policy_add_flag(struct policy *p, enum key_id id, const char *arg,
+		    struct lnk_err *err);
+
+/* Parses a spec file into p (which must be fresh). Errors carry
+ * file:line:col and the closest valid key. */
+int policy_load_spec(struct policy *p, const char *path, struct lnk_err *err);
+/* The same from text in memory; dir is where relative paths resolve. */
+int policy_load_spec_text(struct policy *p, const char *text, size_t len,
+			  const char *name, const char *dir,
+			  struct lnk_err *err);
+
+/* Applies flags over a spec-loaded policy, by each key's merge rule. */
+void policy_merge_flags(struct policy *p, const struct policy *flags);
+
+/* Expands ~, makes paths absolute (against the spec's folder, or cwd for
+ * flags), resolves symlinks, refuses grants that cannot exist or must never
+ * be opened (~/.lnk, /, /proc, /sys, /dev, /run, $XDG_RUNTIME_DIR, sockets),
+ * and fills defaults (a flag-only policy without --command runs every
+ * system program: commands allow = ["*"]). */
+int policy_resolve(struct policy *p, const char *cwd, const char *home,
+		   struct lnk_err *err);
+
+/* Convenience accessors. */
+static inline const struct strv *policy_list(const struct policy *p,
+					     enum key_id id)
+{
+	return &p->k[id].list;
+}
+static inline bool policy_has(const struct policy *p, enum key_id id)
+{
+	return p->k[id].set;
+}
+/* True when commands allow "*" (every system program may run). */
+bool policy_any_command(const struct policy *p);

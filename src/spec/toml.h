@@ -1,0 +1,78 @@
+/* TOML 1.0.0 parser (our own: Debian ships no C TOML library).
+ *
+ * Specs come from anyone (product text: "A spec can come from anyone"), so
+ * this parser treats every byte as hostile: strict UTF-8, bounded nesting,
+ * no recursion without a depth limit, and an error with file:line:col that
+ * says what was expected.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+enum toml_type {
+	TOML_STRING,
+	TOML_INTEGER,
+	TOML_FLOAT,
+	TOML_BOOL,
+	TOML_DATETIME,	     /* offset date-time */
+	TOML_DATETIME_LOCAL, /* local date-time */
+	TOML_DATE_LOCAL,
+	TOML_TIME_LOCAL,
+	TOML_ARRAY,
+	TOML_TABLE,
+};
+
+struct toml_pos {
+	unsigned line, col; /* 1-based; col counts characters, not bytes */
+};
+
+struct toml_value;
+
+struct toml_kv {
+	char *key; /* UTF-8, NUL-terminated; keylen excludes the NUL */
+	size_t keylen;
+	struct toml_pos pos; /* where the key was written */
+	struct toml_value *val;
+};
+
+struct toml_value {
+	enum toml_type type;
+	struct toml_pos pos; /* where the value (or table header) starts */
+	union {
+		struct {
+			char *s; /* NUL-terminated; may hold NUL (see len) */
+			size_t len;
+		} str;
+		int64_t i;
+		double f;
+		bool b;
+		/* datetimes: the text as written, with 'T' and 'Z' upper case */
+		char *dt;
+		struct {
+			struct toml_value **items;
+			size_t n;
+		} arr;
+		struct {
+			struct toml_kv *items; /* in document order */
+			size_t n;
+		} tab;
+	} u;
+};
+
+/* Parses text (len bytes, need not be NUL-terminated). name is used in error
+ * messages ("app.toml:3:7: expected '=' after a key"). On success *out is the
+ * root table. Returns 0 or -EINVAL (syntax) / -E2BIG (limits). */
+int toml_parse(const char *text, size_t len, const char *name,
+	       struct toml_value **out, struct lnk_err *err);
+
+void toml_free(struct toml_value *v);
+
+/* The key/value of table t named key, or NULL. */
+const struct toml_kv *toml_find(const struct toml_value *t, const char *key);
+
+/* "string", "integer", "float", "boolean", "datetime", "array", "table". */
+const char *toml_type_name(enum toml_type t);

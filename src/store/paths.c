@@ -1,0 +1,95 @@
+#include "store/paths.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int paths_home(char **out, struct lnk_err *err)
+{
+	const char *h = getenv("HOME");
+	if (h && h[0] == '/') {
+		*out = xstrdup(h);
+		return 0;
+	}
+	struct passwd *pw = getpwuid(getuid());
+	if (pw && pw->pw_dir && pw->pw_dir[0] == '/') {
+		*out = xstrdup(pw->pw_dir);
+		return 0;
+	}
+	return err_set(err, -ENOENT,
+		       "cannot find your home folder: set HOME to its path");
+}
+
+char *paths_lnk_dir(const char *home)
+{
+	return xasprintf("%s/.lnk", home);
+}
+char *paths_sandbox_dir(const char *home)
+{
+	return xasprintf("%s/.lnk/sandbox", home);
+}
+char *paths_db(const char *home)
+{
+	return xasprintf("%s/.lnk/sandbox/lnk.db", home);
+}
+char *paths_run_dir(const char *home)
+{
+	return xasprintf("%s/.lnk/sandbox/run", home);
+}
+char *paths_settings(const char *home)
+{
+	return xasprintf("%s/.lnk/sandbox/settings.toml", home);
+}
+char *paths_specs_dir(const char *home)
+{
+	return xasprintf("%s/.lnk/specs", home);
+}
+char *paths_specs_file(const char *home)
+{
+	return xasprintf("%s/.lnk/specs/sandbox.toml", home);
+}
+
+void paths_always_hidden(const char *home, struct strv *out)
+{
+	strv_pushf(out, "%s/.lnk", home);
+	strv_pushf(out, "%s/Link/Agents", home);
+	strv_pushf(out, "%s/Link/History", home);
+}
+
+int paths_ensure_dir(const char *path, struct lnk_err *err)
+{
+	char *p = xstrdup(path);
+	int r = 0;
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
+			r = err_set(err, -errno,
+				    "cannot create folder '%s': %s", p,
+				    strerror(errno));
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	if (!r) {
+		struct stat st;
+		if (stat(path, &st) < 0)
+			r = err_set(err, -errno, "cannot use folder '%s': %s",
+				    path, strerror(errno));
+		else if (!S_ISDIR(st.st_mode))
+			r = err_set(err, -ENOTDIR,
+				    "'%s' is not a folder: move it away", path);
+		else if ((st.st_mode & 077) && st.st_uid == geteuid())
+			/* Others must never read the log or the specs. */
+			chmod(path, 0700);
+	}
+	free(p);
+	return r;
+}

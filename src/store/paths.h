@@ -1,0 +1,29 @@
+/* The only code that knows the layout of ~/.lnk (DESIGN.md, Storage).
+ *
+ * ~/.lnk is lnk's settings folder (0700). No sandbox may ever read it: it
+ * holds the call log, the accepted specs and the control sockets, and a
+ * program that could change them could change its own policy (invariant 6).
+ */
+#pragma once
+
+#include "common/err.h"
+#include "common/util.h"
+
+/* The user's home: $HOME if it is absolute, else the passwd entry. */
+int paths_home(char **out, struct lnk_err *err);
+
+char *paths_lnk_dir(const char *home);	   /* ~/.lnk */
+char *paths_sandbox_dir(const char *home); /* ~/.lnk/sandbox */
+char *paths_db(const char *home);	   /* ~/.lnk/sandbox/lnk.db */
+char *paths_run_dir(const char *home);	   /* ~/.lnk/sandbox/run (sockets) */
+char *paths_settings(const char *home);	   /* ~/.lnk/sandbox/settings.toml */
+char *paths_specs_dir(const char *home);   /* ~/.lnk/specs */
+char *paths_specs_file(const char *home);  /* ~/.lnk/specs/sandbox.toml */
+
+/* Folders every sandbox hides, even inside a granted folder: ~/.lnk,
+ * ~/Link/Agents, ~/Link/History. Appended to out, absolute. */
+void paths_always_hidden(const char *home, struct strv *out);
+
+/* mkdir -p with mode 0700 for every folder it creates under home; makes an
+ * existing ~/.lnk 0700 again if someone loosened it. 0 or -errno. */
+int paths_ensure_dir(const char *path, struct lnk_err *err);
