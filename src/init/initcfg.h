@@ -1,0 +1,59 @@
+/* The init's configuration: everything lnk-init needs to know, built by lnk
+ * outside the sandbox and read by lnk-init inside from an inherited memfd.
+ *
+ * Config crosses into the sandbox only on file descriptors, never in a file
+ * the sandbox can write (DESIGN.md). The memfd is sealed before bwrap starts,
+ * so nothing can change it between planning and use. The decoder treats the
+ * bytes as hostile anyway (fuzzed): every length is bounded and checked.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/util.h"
+
+#define INITCFG_VERSION 1
+
+enum init_listener_kind {
+	INIT_L_HTTP,  /* the wire's HTTP proxy port inside */
+	INIT_L_SOCKS, /* the wire's SOCKS5 port inside */
+	INIT_L_PORT,  /* an allowed --port: 127.0.0.1:P and [::1]:P inside */
+};
+
+struct init_listener {
+	enum init_listener_kind kind;
+	uint16_t port;
+};
+
+struct init_config {
+	/* Landlock, a second layer over the same grants as the mounts. */
+	struct strv ll_read;  /* paths the program may read (dirs or files) */
+	struct strv ll_write; /* paths it may read and write */
+	struct strv ll_exec;  /* files it may execute (with their loaders and
+			       * interpreters); ignored when exec_any */
+	bool exec_any;        /* every readable system program may run */
+
+	/* seccomp: with dot_guard, the filter notifies creations to the
+	 * supervisor (src/notify) and the listener goes out on notify_fd. */
+	bool dot_guard;
+	int notify_fd; /* inherited unix socket to the supervisor, or -1 */
+
+	/* The wire: init creates these listeners inside the sandbox's network
+	 * namespace and hands them to the wire on wire_fd. */
+	int wire_fd; /* inherited unix socket to the wire, or -1 */
+	struct init_listener *listeners;
+	size_t nlisteners;
+
+	/* The program. argv[0] is the path to execute (already resolved). */
+	char *cwd;
+	struct strv argv;
+	struct strv env; /* complete, KEY=VALUE */
+};
+
+void initcfg_free(struct init_config *c);
+int initcfg_encode(const struct init_config *c, struct buf *out);
+int initcfg_decode(const char *data, size_t len, struct init_config *c,
+		   struct lnk_err *err);
