@@ -1,0 +1,86 @@
+"""Fixtures for the end-to-end tests.
+
+Every test drives the real binary (LNK_BIN, default build/lnk) with real
+bubblewrap. tests/run-all runs this suite twice: as an unprivileged user it
+creates (who our users are) and as root. Each test gets a private HOME so no
+test can see another's settings.
+"""
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+LNK = os.environ.get("LNK_BIN") or str(ROOT / "build" / "lnk")
+IS_ROOT = os.geteuid() == 0
+
+
+class Lnk:
+    """Runs `lnk` with a private HOME and a minimal, known environment."""
+
+    def __init__(self, home, cwd):
+        self.home = pathlib.Path(home)
+        self.cwd = pathlib.Path(cwd)
+        self.bin = LNK
+
+    def env(self, extra=None):
+        env = {
+            "HOME": str(self.home),
+            "PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+            "LANG": "C.UTF-8",
+        }
+        for k in ("LNK_DNS_SERVER",):
+            if k in os.environ:
+                env[k] = os.environ[k]
+        if extra:
+            env.update(extra)
+        return env
+
+    def __call__(self, *args, cwd=None, input=None, timeout=60, env=None,
+                 check=False, **kw):
+        """lnk(ARGS...) -> CompletedProcess with text stdout/stderr."""
+        cp = subprocess.run(
+            [self.bin, *map(str, args)],
+            cwd=str(cwd or self.cwd),
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=self.env(env),
+            **kw,
+        )
+        if check and cp.returncode != 0:
+            raise AssertionError(
+                f"lnk {' '.join(map(str, args))} exited {cp.returncode}\n"
+                f"stdout: {cp.stdout}\nstderr: {cp.stderr}")
+        return cp
+
+    def run(self, *args, **kw):
+        """lnk sandbox run ARGS... (grants, then -- and the program)."""
+        return self(*("sandbox", "run", *args), **kw)
+
+
+@pytest.fixture
+def home(tmp_path):
+    h = tmp_path / "home"
+    h.mkdir()
+    return h
+
+
+@pytest.fixture
+def work(home):
+    """A project folder inside the home, the usual --write target."""
+    w = home / "project"
+    w.mkdir()
+    return w
+
+
+@pytest.fixture
+def lnk(home, work):
+    return Lnk(home, work)
+
+
+@pytest.fixture
+def is_root():
+    return IS_ROOT
