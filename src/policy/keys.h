@@ -8,7 +8,10 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "common/err.h"
 
 enum key_id {
 	K_NAME,			 /* name = "app"            --name */
@@ -66,3 +69,26 @@ const struct key_def *key_by_name(const char *section, const char *key);
 /* The sections in the order specs print them: files, internet, lan,
  * localhost, tools, browser, commands. NULL-terminated. */
 const char *const *keys_sections(void);
+
+/* Added by the policy engineer. */
+
+/* Checks one entry given for key d (a flag's argument, or one string of a
+ * spec's array; len bytes, which may hold a NUL a TOML string smuggled in)
+ * and returns its normal form in *out: hosts lowercased without a trailing
+ * dot, addresses canonical, ports without leading zeros, tool calls with
+ * single spaces. Paths and commands are checked for form only here;
+ * policy_resolve resolves them. 0 or -EINVAL with a message that names the
+ * entry; the caller prefixes where it came from. KT_VERSION is not a string
+ * key and always fails here. */
+int key_normalize(const struct key_def *d, const char *s, size_t len,
+		  char **out, struct lnk_err *err);
+
+/* What a key takes, for `lnk sandbox permissions`: "list of folders". */
+const char *key_type_desc(enum key_type t);
+/* The TOML type a spec gives it: "array of strings", "string", ... */
+const char *key_toml_type(enum key_type t);
+/* True for keys that hold a list (everything but name and version). */
+bool key_is_list(enum key_type t);
+/* The key names of section (NULL: top level, with the section names too),
+ * into out (at most max), for "did you mean" hints. Returns the count. */
+size_t keys_names_in(const char *section, const char **out, size_t max);

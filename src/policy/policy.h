@@ -25,11 +25,18 @@ struct key_value {
 	char *str;	     /* KT_NAME */
 	int64_t num;	     /* KT_VERSION */
 	struct toml_pos pos; /* where the spec set it ({0,0} for flags) */
+	/* Added by the policy engineer: where each list entry came from,
+	 * parallel to list.v ({0,0} for a flag's entry). --hide adds to the
+	 * file's list, so one list can mix a spec's entries (relative to the
+	 * spec's folder) and flags' (relative to the working folder). */
+	struct toml_pos *item_pos;
 };
 
 struct policy {
 	struct key_value k[K__COUNT];
 	char *spec_path; /* the spec file, absolute; NULL without --spec */
+	char *spec_name; /* the spec as named to us, for messages */
+	char *spec_dir;	 /* where the spec's relative paths resolve */
 	bool resolved;
 	/* Set by policy_resolve from the home folder: the folders that are
 	 * always hidden (~/.lnk, ~/Link/Agents, ~/Link/History), absolute. */
@@ -74,3 +81,25 @@ static inline bool policy_has(const struct policy *p, enum key_id id)
 }
 /* True when commands allow "*" (every system program may run). */
 bool policy_any_command(const struct policy *p);
+
+/* Added by the policy engineer. */
+
+/* Appends one already-normalized entry to a list key, with where it came
+ * from; drops duplicates. */
+void policy_push(struct key_value *kv, const char *s, struct toml_pos pos);
+/* Empties a key (list, string, number) and marks it unset. */
+void policy_clear_key(struct key_value *kv);
+/* Deep copy of src into dst (dst is initialized here). */
+void policy_copy(struct policy *dst, const struct policy *src);
+/* True when a and b grant the same (set, values; not positions). */
+bool policy_equal(const struct policy *a, const struct policy *b);
+
+/* What p opens, one line a grant, for a person: "writes /home/u/app",
+ * "reaches internet host registry.npmjs.org", ... The lines `enter --check`
+ * prints and trust shows before asking. A policy that opens nothing says so
+ * in one line. Appended to out. */
+void policy_describe(const struct policy *p, struct strv *out);
+
+/* Where entry i of key id came from, for messages: "--write" for a flag,
+ * "app.toml:4:9: [files] write" for a spec. Returns an allocated string. */
+char *policy_origin(const struct policy *p, enum key_id id, size_t i);

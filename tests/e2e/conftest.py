@@ -14,6 +14,17 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LNK = os.environ.get("LNK_BIN") or str(ROOT / "build" / "lnk")
 IS_ROOT = os.geteuid() == 0
+# Helper programs (tests/helpers/*.c), built into <build>/tests/helpers.
+HELPERS = pathlib.Path(os.environ.get("LNK_HELPERS")
+                       or ROOT / "build" / "tests" / "helpers")
+
+
+def helper(name):
+    """Absolute path of a built test helper; skips if it was not built."""
+    p = HELPERS / name
+    if not p.exists():
+        pytest.skip(f"test helper {name} is not built ({p})")
+    return str(p)
 
 
 class Lnk:

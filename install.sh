@@ -1,0 +1,48 @@
+#!/bin/sh
+# Installs what lnk needs from Debian, builds it, and installs it.
+#
+#   sudo ./install.sh          Debian packages, build, install to /usr/local
+#   sudo ./install.sh --deps   only the Debian packages (build and test)
+#
+# Debian 12 (bookworm) or newer. Run it from the source folder.
+set -eu
+cd "$(dirname "$0")"
+
+# Runtime: bubblewrap. Build: compiler, meson, ninja, the libraries.
+# Tests: cmocka, python3-pytest, and the real peers the end-to-end tests
+# start on loopback or in a network namespace (curl, git, iproute2,
+# dnsmasq, openssl, openssh).
+PACKAGES="bubblewrap gcc libc6-dev meson ninja-build pkg-config \
+libseccomp-dev libsqlite3-dev libc-ares-dev libcap-dev libcmocka-dev \
+python3 python3-pytest curl git iproute2 dnsmasq-base openssl \
+openssh-server openssh-client procps util-linux passwd"
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install.sh: run it as root (sudo ./install.sh)" >&2
+	exit 1
+fi
+
+missing=""
+for p in $PACKAGES; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing
+fi
+
+[ "${1:-}" = "--deps" ] && exit 0
+
+if [ -f build/build.ninja ]; then
+	meson setup --reconfigure build >/dev/null
+else
+	meson setup build
+fi
+ninja -C build
+meson install -C build --no-rebuild
+echo
+echo "installed: $(command -v lnk || echo /usr/local/bin/lnk)"
+lnk sandbox ready || true
