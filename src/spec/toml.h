@@ -26,6 +26,12 @@ enum toml_type {
 	TOML_TABLE,
 };
 
+/* Limits against hostile specs: a deeper value or a longer text is refused
+ * with -E2BIG before it can exhaust the stack (every walker of the tree,
+ * toml_free included, recurses at most TOML_MAX_DEPTH levels) or memory. */
+#define TOML_MAX_DEPTH 128	  /* the root table is depth 0 */
+#define TOML_MAX_SIZE (16u << 20) /* bytes of text */
+
 struct toml_pos {
 	unsigned line, col; /* 1-based; col counts characters, not bytes */
 };
@@ -74,5 +80,6 @@ void toml_free(struct toml_value *v);
 /* The key/value of table t named key, or NULL. */
 const struct toml_kv *toml_find(const struct toml_value *t, const char *key);
 
-/* "string", "integer", "float", "boolean", "datetime", "array", "table". */
+/* "string", "integer", "float", "boolean", "datetime", "array", "table"
+ * (the four datetime kinds are all "datetime"). */
 const char *toml_type_name(enum toml_type t);
