@@ -1,0 +1,259 @@
+/* Paths of a policy made absolute and real, and the grants that must never
+ * be given refused (DESIGN.md, invariant 1; product text, "What it can't
+ * open").
+ *
+ * Threat: a spec comes from anyone. A grant of /, /proc, /sys, /dev, /run or
+ * $XDG_RUNTIME_DIR, or of a socket or device, would let the program reach
+ * outside the sandbox through host daemons, other processes or the kernel; a
+ * grant inside ~/.lnk would let it change its own policy, log and trust
+ * record. Symlinks are resolved first, so a link named ~/code/x pointing at
+ * /run is refused as /run.
+ */
+#include "policy/policy.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "store/paths.h"
+
+/* a is b, or a folder inside b. Both absolute and real. */
+static bool path_within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	if (n == 1 && b[0] == '/')
+		return true;
+	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
+}
+
+/* The real form of a folder that may not exist (for comparisons): its
+ * realpath when it exists, else the path itself. */
+static char *real_or_same(const char *path)
+{
+	char *r = realpath(path, NULL);
+	return r ? r : xstrdup(path);
+}
+
+struct forbidden {
+	const char *path;
+	const char *why;
+};
+
+/* Why a resolved grant must be refused, or NULL. */
+static const char *refusal(const char *real, const char *home_real,
+			   const char *home_given, char *hint, size_t hintlen)
+{
+	static const struct forbidden sys[] = {
+	    {"/proc", "would let the program see and reach other processes "
+		      "and the kernel's controls"},
+	    {"/sys", "would let the program reach the kernel's and devices' "
+		     "controls"},
+	    {"/dev", "would give the program this machine's devices"},
+	    {"/run", "would let the program reach host daemons through their "
+		     "sockets"},
+	    {"/var/run", "would let the program reach host daemons through "
+			 "their sockets"},
+	};
+	hint[0] = '\0';
+	if (strcmp(real, "/") == 0) {
+		snprintf(hint, hintlen, "grant the folders it needs instead");
+		return "would open every file on this machine, lnk's settings "
+		       "with them";
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(sys); i++)
+		if (path_within(real, sys[i].path)) {
+			snprintf(hint, hintlen,
+				 "no folder there can be granted");
+			return sys[i].why;
+		}
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	if (xdg && xdg[0] == '/') {
+		_cleanup_free_ char *x = real_or_same(xdg);
+		if (path_within(real, x)) {
+			snprintf(hint, hintlen,
+				 "it holds your session's sockets (%s)", x);
+			return "would let the program reach your session's "
+			       "daemons (agents, keyrings, the display) through "
+			       "their sockets";
+		}
+	}
+	const char *homes[] = {home_real, home_given};
+	for (size_t h = 0; h < ARRAY_SIZE(homes); h++) {
+		if (!homes[h])
+			continue;
+		struct strv hidden = {0};
+		paths_always_hidden(homes[h], &hidden);
+		for (size_t i = 0; i < hidden.n; i++) {
+			_cleanup_free_ char *x = real_or_same(hidden.v[i]);
+			if (path_within(real, x)) {
+				bool settings = i == 0;
+				snprintf(hint, hintlen, "%s",
+					 settings ? "no sandbox may reach it"
+						  : "agents' folders are "
+						    "always hidden");
+				strv_free(&hidden);
+				return settings ? "is inside lnk's settings "
+						  "folder, which holds the "
+						  "sandbox's own policy and log"
+						: "is inside the agents' "
+						  "folders, which every "
+						  "sandbox hides";
+			}
+		}
+		strv_free(&hidden);
+	}
+	return NULL;
+}
+
+static char *origin_msg(const struct policy *p, enum key_id id, size_t i,
+			const char *given)
+{
+	_cleanup_free_ char *o = policy_origin(p, id, i);
+	if (p->k[id].item_pos && p->k[id].item_pos[i].line)
+		return xasprintf("%s: '%s'", o, given);
+	return xasprintf("%s %s", o, given);
+}
+
+static int resolve_path(struct policy *p, enum key_id id, size_t i,
+			const char *cwd, const char *home,
+			const char *home_real, char **out, struct lnk_err *err)
+{
+	struct key_value *kv = &p->k[id];
+	const char *given = kv->list.v[i];
+	bool from_spec = kv->item_pos && kv->item_pos[i].line > 0;
+	_cleanup_free_ char *abs = NULL;
+	_cleanup_free_ char *where = origin_msg(p, id, i, given);
+
+	if (given[0] == '~' && (given[1] == '\0' || given[1] == '/'))
+		abs = xasprintf("%s%s", home, given + 1);
+	else if (given[0] == '/')
+		abs = xstrdup(given);
+	else {
+		const char *base = from_spec && p->spec_dir ? p->spec_dir : cwd;
+		abs = xasprintf("%s/%s", base, given);
+	}
+
+	char *real = realpath(abs, NULL);
+	if (!real) {
+		int e = errno;
+		if (e == ENOENT)
+			return err_set(
+			    err, -EINVAL,
+			    "%s: no such file or folder '%s': create "
+			    "it first, or fix the path",
+			    where, abs);
+		return err_set(err, -EINVAL, "%s: cannot use '%s': %s", where,
+			       abs, strerror(e));
+	}
+	_cleanup_free_ char *r = real;
+	struct stat st;
+	if (stat(r, &st) < 0)
+		return err_set(err, -EINVAL, "%s: cannot use '%s': %s", where,
+			       r, strerror(errno));
+
+	if (id == K_FILES_HIDE) {
+		/* Hiding only closes: any existing path may be hidden. */
+		*out = steal_pointer(&r);
+		return 0;
+	}
+	/* A socket, device or FIFO granted would be a channel to whatever
+	 * listens on the host side of it. */
+	if (S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode) ||
+	    S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode))
+		return err_set(err, -EINVAL,
+			       "%s: '%s' is a %s, which would let the program "
+			       "reach outside the sandbox through it; grant "
+			       "folders and files only",
+			       where, r,
+			       S_ISSOCK(st.st_mode)   ? "socket"
+			       : S_ISFIFO(st.st_mode) ? "pipe"
+						      : "device");
+	char hint[256];
+	const char *why = refusal(r, home_real, home, hint, sizeof(hint));
+	if (why)
+		return err_set(err, -EINVAL, "%s: '%s' %s; %s", where, r, why,
+			       hint);
+	if (id == K_FILES_WRITE_DOT_FILES && !S_ISDIR(st.st_mode))
+		return err_set(err, -EINVAL,
+			       "%s: '%s' is not a folder: name a write folder",
+			       where, r);
+	*out = steal_pointer(&r);
+	return 0;
+}
+
+static int resolve_command(struct policy *p, size_t i, const char *home,
+			   char **out)
+{
+	const char *c = p->k[K_COMMANDS_ALLOW].list.v[i];
+	(void)p;
+	if (c[0] == '~' && c[1] == '/')
+		*out = xasprintf("%s%s", home, c + 1);
+	else
+		*out = xstrdup(c);
+	return 0;
+}
+
+int policy_resolve(struct policy *p, const char *cwd, const char *home,
+		   struct lnk_err *err)
+{
+	if (!cwd || cwd[0] != '/' || !home || home[0] != '/')
+		return err_set(err, -EINVAL,
+			       "the working folder and home must be absolute");
+	_cleanup_free_ char *home_real = realpath(home, NULL);
+
+	for (size_t id = 0; id < K__COUNT; id++) {
+		const struct key_def *d = key_def((enum key_id)id);
+		struct key_value *kv = &p->k[id];
+		if (d->type != KT_PATHS && id != K_COMMANDS_ALLOW)
+			continue;
+		struct key_value nk = {0};
+		nk.set = kv->set;
+		nk.from_flag = kv->from_flag;
+		nk.pos = kv->pos;
+		for (size_t i = 0; i < kv->list.n; i++) {
+			char *r = NULL;
+			int e = d->type == KT_PATHS
+				    ? resolve_path(p, (enum key_id)id, i, cwd,
+						   home, home_real, &r, err)
+				    : resolve_command(p, i, home, &r);
+			if (e < 0) {
+				policy_clear_key(&nk);
+				return e;
+			}
+			policy_push(&nk, r, kv->item_pos[i]);
+			free(r);
+		}
+		policy_clear_key(kv);
+		*kv = nk;
+	}
+
+	/* Dot files are writable only where the program writes: naming any
+	 * other folder is a mistake worth saying. */
+	const struct key_value *dots = &p->k[K_FILES_WRITE_DOT_FILES];
+	for (size_t i = 0; i < dots->list.n; i++)
+		if (!strv_contains(&p->k[K_FILES_WRITE].list,
+				   dots->list.v[i])) {
+			_cleanup_free_ char *o =
+			    policy_origin(p, K_FILES_WRITE_DOT_FILES, i);
+			return err_set(err, -EINVAL,
+				       "%s: '%s' is not one of the write "
+				       "folders; dot files can be written only "
+				       "at the top of a write folder (--write)",
+				       o, dots->list.v[i]);
+		}
+
+	/* Defaults. Flags alone: a person typed them for this one run, and a
+	 * program without its tools is useless, so every system program may
+	 * run. A spec states what it runs: without [commands] it runs
+	 * nothing (the product: "a spec with no sections ... runs no
+	 * program"), and the run code says so. */
+	if (!p->spec_path && !p->spec_name && !p->k[K_COMMANDS_ALLOW].set)
+		policy_push(&p->k[K_COMMANDS_ALLOW], "*", (struct toml_pos){0});
+
+	strv_free(&p->always_hidden);
+	paths_always_hidden(home_real ? home_real : home, &p->always_hidden);
+	p->resolved = true;
+	return 0;
+}

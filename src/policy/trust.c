@@ -1,0 +1,307 @@
+/* "Asked first": the record of accepted specs and the question on the
+ * terminal. See trust.h for the threat. */
+#include "policy/trust.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "spec/spec.h"
+#include "spec/toml.h"
+#include "store/paths.h"
+
+#define RECORD_MAX (4u << 20)
+
+void trust_digest(const struct policy *p, char out[7 + 2 * SHA256_LEN + 1])
+{
+	_cleanup_free_ char *text =
+	    spec_emit_flags(p, SPEC_EMIT_GRANTS_ONLY | SPEC_EMIT_SPEC_ONLY);
+	memcpy(out, "sha256:", 7);
+	sha256_hex(text, strlen(text), out + 7);
+}
+
+struct record {
+	char *path;
+	char *digest;
+};
+
+static void records_free(struct record *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(r[i].path);
+		free(r[i].digest);
+	}
+	free(r);
+}
+
+static const char *str_of(const struct toml_value *t, const char *key)
+{
+	const struct toml_kv *kv = toml_find(t, key);
+	if (!kv || kv->val->type != TOML_STRING ||
+	    strlen(kv->val->u.str.s) != kv->val->u.str.len)
+		return NULL;
+	return kv->val->u.str.s;
+}
+
+/* Reads the record. Anything unreadable counts as no record: the worst it
+ * can do is ask again, never let a spec through unasked. */
+static void records_read(const char *file, struct record **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	if (read_file(file, RECORD_MAX, &text, &len) < 0)
+		return;
+	struct toml_value *root = NULL;
+	struct lnk_err e = {0};
+	if (toml_parse(text, len, file, &root, &e) < 0)
+		return;
+	const struct toml_kv *specs = toml_find(root, "spec");
+	if (specs && specs->val->type == TOML_ARRAY) {
+		const struct toml_value *a = specs->val;
+		*out = xcalloc(a->u.arr.n, sizeof(**out));
+		for (size_t i = 0; i < a->u.arr.n; i++) {
+			const struct toml_value *t = a->u.arr.items[i];
+			if (t->type != TOML_TABLE)
+				continue;
+			const char *path = str_of(t, "path");
+			const char *digest = str_of(t, "digest");
+			if (!path || !digest)
+				continue;
+			(*out)[*n].path = xstrdup(path);
+			(*out)[*n].digest = xstrdup(digest);
+			(*n)++;
+		}
+	}
+	toml_free(root);
+}
+
+int trust_lookup(const char *home, const char *spec_path, const char *digest,
+		 enum trust_state *st, struct lnk_err *err)
+{
+	(void)err;
+	_cleanup_free_ char *file = paths_specs_file(home);
+	struct record *r;
+	size_t n;
+	records_read(file, &r, &n);
+	*st = TRUST_NEW;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(r[i].path, spec_path) == 0)
+			*st = strcmp(r[i].digest, digest) == 0 ? TRUST_SAME
+							       : TRUST_CHANGED;
+	records_free(r, n);
+	return 0;
+}
+
+/* TOML strings must be UTF-8; a path that is not cannot be recorded. */
+static bool valid_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		int n = (*p & 0xe0) == 0xc0   ? 1
+			: (*p & 0xf0) == 0xe0 ? 2
+			: (*p & 0xf8) == 0xf0 ? 3
+					      : -1;
+		if (n < 0 || *p == 0xc0 || *p == 0xc1 || *p > 0xf4)
+			return false;
+		for (int i = 1; i <= n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				return false;
+		p += n + 1;
+	}
+	return true;
+}
+
+static int write_atomic(const char *dir, const char *file, const char *text,
+			struct lnk_err *err)
+{
+	_cleanup_free_ char *tmp = xasprintf("%s/.sandbox.toml.XXXXXX", dir);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return err_set(err, -errno, "cannot write in '%s': %s", dir,
+			       strerror(errno));
+	int r = 0;
+	/* mkostemp makes it 0600 already; say so anyway, whatever the
+	 * umask: the record decides what runs unasked. */
+	if (fchmod(fd, 0600) < 0 || write_all(fd, text, strlen(text)) < 0 ||
+	    fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && !r)
+		r = -errno;
+	if (!r && rename(tmp, file) < 0)
+		r = -errno;
+	if (r) {
+		unlink(tmp);
+		return err_set(err, r, "cannot write '%s': %s", file,
+			       strerror(-r));
+	}
+	/* The rename itself is durable once the folder is synced. */
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+		fsync(dfd);
+	return 0;
+}
+
+int trust_record(const char *home, const char *spec_path, const char *digest,
+		 struct lnk_err *err)
+{
+	if (!valid_utf8(spec_path))
+		return 0; /* asks again next time; nothing is opened by it */
+	_cleanup_free_ char *dir = paths_specs_dir(home);
+	_cleanup_free_ char *file = paths_specs_file(home);
+	int r = paths_ensure_dir(dir, err);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *lockp = xasprintf("%s/.sandbox.toml.lock", dir);
+	_cleanup_close_ int lock =
+	    open(lockp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (lock < 0)
+		return err_set(err, -errno, "cannot open '%s': %s", lockp,
+			       strerror(errno));
+	if (flock(lock, LOCK_EX) < 0)
+		return err_set(err, -errno, "cannot lock '%s': %s", lockp,
+			       strerror(errno));
+
+	struct record *rec;
+	size_t n;
+	records_read(file, &rec, &n);
+	struct buf b = {0};
+	buf_puts(&b, "# The specs run here, and the SHA-256 of what each "
+		     "opened when it was accepted.\n"
+		     "# Written by lnk: a spec missing here, or opening "
+		     "something different now, asks first.\n");
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(rec[i].path, spec_path) == 0)
+			continue;
+		buf_puts(&b, "\n[[spec]]\npath = ");
+		buf_toml_str(&b, rec[i].path, strlen(rec[i].path));
+		buf_puts(&b, "\ndigest = ");
+		buf_toml_str(&b, rec[i].digest, strlen(rec[i].digest));
+		buf_putc(&b, '\n');
+	}
+	records_free(rec, n);
+	buf_puts(&b, "\n[[spec]]\npath = ");
+	buf_toml_str(&b, spec_path, strlen(spec_path));
+	buf_puts(&b, "\ndigest = ");
+	buf_toml_str(&b, digest, strlen(digest));
+	buf_putc(&b, '\n');
+	r = write_atomic(dir, file, b.p, err);
+	buf_free(&b);
+	return r;
+}
+
+/* A line for the terminal: control characters in a path (a folder named
+ * with escape sequences in a cloned repository) would redraw the question;
+ * they are shown as \xNN. */
+static void put_safe(struct buf *b, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			buf_printf(b, "\\x%02x", *p);
+		else
+			buf_putc(b, (char)*p);
+}
+
+static bool read_answer(int fd)
+{
+	char line[64];
+	size_t n = 0;
+	for (;;) {
+		char c;
+		ssize_t r = read(fd, &c, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || c == '\n' || c == '\r')
+			break;
+		if (n < sizeof(line) - 1)
+			line[n++] = c;
+	}
+	line[n] = '\0';
+	return strcasecmp(line, "y") == 0 || strcasecmp(line, "yes") == 0;
+}
+
+int trust_check_fds(const struct policy *p, const char *home, bool yes,
+		    int in_fd, int out_fd, struct lnk_err *err)
+{
+	if (!p->spec_path)
+		return 0; /* typed by the person for this run: nothing to ask */
+	char digest[7 + 2 * SHA256_LEN + 1];
+	trust_digest(p, digest);
+	enum trust_state st;
+	int r = trust_lookup(home, p->spec_path, digest, &st, err);
+	if (r < 0)
+		return r;
+	if (st == TRUST_SAME)
+		return 0;
+	if (yes)
+		return trust_record(home, p->spec_path, digest, err);
+
+	struct buf shown = {0};
+	put_safe(&shown, p->spec_path);
+	const char *what = st == TRUST_NEW
+			       ? "is new here"
+			       : "opens something different since you "
+				 "accepted it";
+	if (in_fd < 0) {
+		r = err_set(err, -EPERM,
+			    "spec '%s' %s, and there is no terminal to ask on: "
+			    "see what it opens with 'lnk sandbox spec --spec "
+			    "%s', then pass --yes to accept it",
+			    shown.p, what, shown.p);
+		buf_free(&shown);
+		return r;
+	}
+
+	struct buf q = {0};
+	buf_printf(&q, "lnk: spec '%s' %s. It %s:\n", shown.p, what,
+		   st == TRUST_NEW ? "opens" : "now opens");
+	struct strv lines = {0};
+	policy_describe(p, &lines);
+	for (size_t i = 0; i < lines.n; i++) {
+		buf_puts(&q, "  ");
+		put_safe(&q, lines.v[i]);
+		buf_putc(&q, '\n');
+	}
+	strv_free(&lines);
+	buf_puts(&q, "Run it with these grants? [y/N] ");
+	/* Keys typed before the question (or pasted, or pushed by a program
+	 * into the terminal's input) must not answer it. */
+	if (isatty(in_fd))
+		tcflush(in_fd, TCIFLUSH);
+	(void)write_all(out_fd, q.p, q.len);
+	buf_free(&q);
+
+	if (!read_answer(in_fd)) {
+		r = err_set(err, -EPERM,
+			    "spec '%s' was not accepted, so nothing ran; pass "
+			    "--yes to accept it without asking",
+			    shown.p);
+		buf_free(&shown);
+		return r;
+	}
+	buf_free(&shown);
+	return trust_record(home, p->spec_path, digest, err);
+}
+
+int trust_check(const struct policy *p, const char *home, bool yes,
+		struct lnk_err *err)
+{
+	/* /dev/tty, not stdin: the program's input may be a pipe, and the
+	 * question is for the person at the terminal. */
+	_cleanup_close_ int tty =
+	    p->spec_path && !yes
+		? open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+		: -1;
+	return trust_check_fds(p, home, yes, tty, tty, err);
+}

@@ -1,0 +1,317 @@
+/* TOML -> policy: a spec file's sections and keys, through the keys table.
+ *
+ * A spec can come from anyone (product text, "Asked first"): every key is
+ * looked up in the table, every value's TOML type checked, every entry
+ * checked by key_normalize, and anything unknown refused with where it is
+ * and the closest valid name. Nothing here touches the file system beyond
+ * reading the spec: paths are resolved by policy_resolve.
+ */
+#include "spec/spec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/buf.h"
+
+/* At most this many entries a key: a bound on what a hostile spec makes
+ * every later stage (bwrap argv, Landlock rules, the wire) carry. */
+#define SPEC_MAX_ENTRIES 4096
+#define SPEC_MAX_BYTES (1u << 20)
+
+struct ctx {
+	struct policy *p;
+	const char *name;
+	struct lnk_err *err;
+};
+
+/* A key as written, quoted for a message: a hostile key name must not
+ * write control characters to the terminal. */
+static char *quoted(const char *s, size_t len)
+{
+	struct buf b = {0};
+	buf_json_str(&b, s, len > 100 ? 100 : len);
+	b.p[0] = '\'';
+	b.p[b.len - 1] = '\'';
+	return buf_steal(&b);
+}
+
+static struct toml_pos pos_or(struct toml_pos a, struct toml_pos b)
+{
+	return a.line ? a : b;
+}
+
+static int fail_at(struct ctx *c, struct toml_pos pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail_at(struct ctx *c, struct toml_pos pos, const char *fmt, ...)
+{
+	char msg[sizeof(c->err->msg)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return err_set(c->err, -EINVAL, "%s:%u:%u: %s", c->name, pos.line,
+		       pos.col, msg);
+}
+
+static const char *kname(const struct key_def *d, char *buf, size_t n)
+{
+	if (d->section)
+		snprintf(buf, n, "[%s] %s", d->section, d->key);
+	else
+		snprintf(buf, n, "%s", d->key);
+	return buf;
+}
+
+/* "an integer", "a string", "an array", ... */
+static const char *a_type(enum toml_type t)
+{
+	switch (t) {
+	case TOML_STRING:
+		return "a string";
+	case TOML_INTEGER:
+		return "an integer";
+	case TOML_FLOAT:
+		return "a float";
+	case TOML_BOOL:
+		return "a boolean";
+	case TOML_DATETIME:
+	case TOML_DATETIME_LOCAL:
+	case TOML_DATE_LOCAL:
+	case TOML_TIME_LOCAL:
+		return "a date or time";
+	case TOML_ARRAY:
+		return "an array";
+	case TOML_TABLE:
+		return "a table";
+	}
+	return "a value";
+}
+
+static int load_key(struct ctx *c, const struct key_def *d,
+		    const struct toml_kv *kv)
+{
+	char kn[96];
+	kname(d, kn, sizeof(kn));
+	const struct toml_value *v = kv->val;
+	struct toml_pos vpos = pos_or(v->pos, kv->pos);
+	struct key_value *dst = &c->p->k[d->id];
+	policy_clear_key(dst);
+	dst->pos = kv->pos;
+
+	switch (d->type) {
+	case KT_VERSION:
+		if (v->type != TOML_INTEGER)
+			return fail_at(c, vpos, "%s must be an integer, not %s",
+				       kn, a_type(v->type));
+		if (v->u.i != 1)
+			return fail_at(c, vpos,
+				       "version %lld is not known to this lnk: "
+				       "version 1 is the only one; a newer lnk "
+				       "may read it",
+				       (long long)v->u.i);
+		dst->num = v->u.i;
+		dst->set = true;
+		return 0;
+	case KT_NAME: {
+		if (v->type != TOML_STRING)
+			return fail_at(c, vpos, "%s must be a string, not %s",
+				       kn, a_type(v->type));
+		char *norm = NULL;
+		if (key_normalize(d, v->u.str.s, v->u.str.len, &norm, c->err) <
+		    0)
+			return err_prefix(c->err, "%s:%u:%u: %s: ", c->name,
+					  vpos.line, vpos.col, kn);
+		dst->str = norm;
+		dst->set = true;
+		return 0;
+	}
+	case KT_PATHS:
+	case KT_HOSTS:
+	case KT_LAN:
+	case KT_PORTS:
+	case KT_TOOLS:
+	case KT_URLS:
+	case KT_COMMANDS:
+	case KT_ENV:
+		break;
+	}
+
+	const char *want = key_toml_type(d->type);
+	enum toml_type item = d->type == KT_PORTS ? TOML_INTEGER : TOML_STRING;
+	if (v->type != TOML_ARRAY)
+		return fail_at(c, vpos, "%s must be an %s, not %s%s", kn, want,
+			       a_type(v->type),
+			       v->type == item ? ": put it in [ ]" : "");
+	if (v->u.arr.n > SPEC_MAX_ENTRIES)
+		return fail_at(c, vpos, "%s has %zu entries; at most %d", kn,
+			       v->u.arr.n, SPEC_MAX_ENTRIES);
+	dst->set = true; /* even when empty: the key was written */
+	for (size_t i = 0; i < v->u.arr.n; i++) {
+		const struct toml_value *e = v->u.arr.items[i];
+		struct toml_pos ep = pos_or(e->pos, vpos);
+		if (e->type != item)
+			return fail_at(c, ep,
+				       "%s must be an %s, not an array holding "
+				       "%s",
+				       kn, want, a_type(e->type));
+		char *norm = NULL;
+		if (item == TOML_INTEGER) {
+			if (e->u.i < 1 || e->u.i > 65535)
+				return fail_at(c, ep,
+					       "%s: %lld is not a port: give a "
+					       "number from 1 to 65535",
+					       kn, (long long)e->u.i);
+			norm = xasprintf("%lld", (long long)e->u.i);
+		} else if (key_normalize(d, e->u.str.s, e->u.str.len, &norm,
+					 c->err) < 0) {
+			return err_prefix(c->err, "%s:%u:%u: %s: ", c->name,
+					  ep.line, ep.col, kn);
+		}
+		policy_push(dst, norm, ep);
+		free(norm);
+	}
+	return 0;
+}
+
+static int unknown(struct ctx *c, const char *section, const struct toml_kv *kv)
+{
+	const char *names[K__COUNT + 16];
+	size_t n = keys_names_in(section, names, ARRAY_SIZE(names));
+	_cleanup_free_ char *q = quoted(kv->key, kv->keylen);
+	const char *best = kv->keylen == strlen(kv->key)
+			       ? closest_word(kv->key, names, n)
+			       : NULL;
+	bool is_table = !section && kv->val->type == TOML_TABLE;
+	struct toml_pos pos = kv->pos;
+	if (is_table) {
+		pos = pos_or(kv->val->pos, kv->pos);
+		bool best_is_section = false;
+		for (const char *const *s = keys_sections(); best && *s; s++)
+			best_is_section |= strcmp(*s, best) == 0;
+		if (best && best_is_section)
+			return fail_at(c, pos,
+				       "unknown section [%.*s]; did you mean "
+				       "[%s]?",
+				       (int)strlen(q) - 2, q + 1, best);
+		return fail_at(c, pos,
+			       "unknown section %s; the sections are [files], "
+			       "[internet], [lan], [localhost], [tools], "
+			       "[browser] and [commands]",
+			       q);
+	}
+	if (best)
+		return fail_at(c, pos,
+			       "unknown key %s%s%s%s; did you mean '%s'?", q,
+			       section ? " in [" : "", section ? section : "",
+			       section ? "]" : "", best);
+	return fail_at(
+	    c, pos, "unknown key %s%s%s%s; see 'lnk sandbox permissions'", q,
+	    section ? " in [" : "", section ? section : "", section ? "]" : "");
+}
+
+static bool is_section(const char *s)
+{
+	for (const char *const *p = keys_sections(); *p; p++)
+		if (strcmp(*p, s) == 0)
+			return true;
+	return false;
+}
+
+int policy_load_spec_text(struct policy *p, const char *text, size_t len,
+			  const char *name, const char *dir,
+			  struct lnk_err *err)
+{
+	struct toml_value *root = NULL;
+	int r = toml_parse(text, len, name, &root, err);
+	if (r < 0)
+		return -EINVAL; /* the parser's message has file:line:col */
+	free(p->spec_name);
+	p->spec_name = xstrdup(name);
+	free(p->spec_dir);
+	p->spec_dir = dir ? xstrdup(dir) : NULL;
+	struct ctx c = {p, name, err};
+
+	r = 0;
+	for (size_t i = 0; i < root->u.tab.n && !r; i++) {
+		const struct toml_kv *kv = &root->u.tab.items[i];
+		bool clean = kv->keylen == strlen(kv->key);
+		if (clean && is_section(kv->key)) {
+			const struct toml_value *t = kv->val;
+			if (t->type != TOML_TABLE) {
+				r = fail_at(&c, pos_or(t->pos, kv->pos),
+					    "[%s] must be a table, not %s%s",
+					    kv->key, a_type(t->type),
+					    t->type == TOML_ARRAY
+						? " (write [files], not "
+						  "[[files]])"
+						: "");
+				break;
+			}
+			for (size_t j = 0; j < t->u.tab.n && !r; j++) {
+				const struct toml_kv *k = &t->u.tab.items[j];
+				const struct key_def *d =
+				    k->keylen == strlen(k->key)
+					? key_by_name(kv->key, k->key)
+					: NULL;
+				r = d ? load_key(&c, d, k)
+				      : unknown(&c, kv->key, k);
+			}
+			continue;
+		}
+		const struct key_def *d =
+		    clean ? key_by_name(NULL, kv->key) : NULL;
+		r = d ? load_key(&c, d, kv) : unknown(&c, NULL, kv);
+	}
+	toml_free(root);
+	return r;
+}
+
+int policy_load_spec(struct policy *p, const char *path, struct lnk_err *err)
+{
+	/* O_NONBLOCK: a FIFO named as a spec must not hang us. */
+	_cleanup_close_ int fd =
+	    open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return err_set(err, errno == ENOENT ? -EINVAL : -errno,
+			       "cannot read spec '%s': %s", path,
+			       strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return err_set(err, -errno, "cannot read spec '%s': %s", path,
+			       strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return err_set(err, -EINVAL,
+			       "spec '%s' is not a file: give a TOML file",
+			       path);
+	if (st.st_size > (off_t)SPEC_MAX_BYTES)
+		return err_set(
+		    err, -EINVAL,
+		    "spec '%s' is larger than %u bytes: no spec needs "
+		    "that much",
+		    path, SPEC_MAX_BYTES);
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int r = read_fd_all(fd, SPEC_MAX_BYTES, &text, &len);
+	if (r < 0)
+		return err_set(err, r, "cannot read spec '%s': %s", path,
+			       strerror(-r));
+	/* The spec's real path: the trust record is keyed by it, and
+	 * relative paths inside resolve against its folder. */
+	_cleanup_free_ char *real = realpath(path, NULL);
+	if (!real)
+		return err_set(err, -errno, "cannot resolve spec '%s': %s",
+			       path, strerror(errno));
+	_cleanup_free_ char *d = xstrdup(real);
+	r = policy_load_spec_text(p, text, len, path, dirname(d), err);
+	if (r < 0)
+		return r;
+	free(p->spec_path);
+	p->spec_path = steal_pointer(&real);
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* Specs: TOML text <-> policy (DESIGN.md, "One model, three faces").
+ *
+ * Reading a spec is declared in policy/policy.h (policy_load_spec,
+ * policy_load_spec_text) and lives in spec.c; writing one is here
+ * (emit.c). The emitted text is canonical: one policy, one text, so that
+ * emit -> parse -> emit is identical and the trust digest of what a spec
+ * opens does not depend on how its author formatted it.
+ */
+#pragma once
+
+#include "policy/policy.h"
+
+enum spec_emit_flags {
+	/* Only the grants: no name, no version. What trust digests. */
+	SPEC_EMIT_GRANTS_ONLY = 1u << 0,
+	/* Leave out what flags set (keys set by a flag, and entries a flag
+	 * added to a --hide list): what the spec file itself opens. */
+	SPEC_EMIT_SPEC_ONLY = 1u << 1,
+};
+
+/* The canonical TOML of p: name and version at the top, then each section
+ * that has a key set, in keys_sections() order, its keys in table order.
+ * Ports are integers, every other entry a basic string. Returns allocated
+ * text ending in a newline. */
+char *spec_emit(const struct policy *p);
+char *spec_emit_flags(const struct policy *p, unsigned flags);
