@@ -387,6 +387,31 @@ const char *toml_type_name(enum toml_type t)
 	return "value";
 }
 
+/* "an integer", "an array of tables", ... for messages. */
+static const char *a_kind(const struct toml_value *v)
+{
+	switch (v->type) {
+	case TOML_STRING:
+		return "a string";
+	case TOML_INTEGER:
+		return "an integer";
+	case TOML_FLOAT:
+		return "a float";
+	case TOML_BOOL:
+		return "a boolean";
+	case TOML_DATETIME:
+	case TOML_DATETIME_LOCAL:
+	case TOML_DATE_LOCAL:
+	case TOML_TIME_LOCAL:
+		return "a datetime";
+	case TOML_ARRAY:
+		return N(v)->flags & F_AOT ? "an array of tables" : "an array";
+	case TOML_TABLE:
+		return N(v)->flags & F_FROZEN ? "an inline table" : "a table";
+	}
+	return "a value";
+}
+
 /* ---- text: UTF-8, whitespace, comments, newlines ---- */
 
 /* Length of the valid UTF-8 sequence at s (n bytes available), or 0. */
@@ -1408,13 +1433,8 @@ static int parse_keyval(struct parser *ps, struct toml_value *t)
 		if (c->type != TOML_TABLE) {
 			r = fail_at(ps, k->pos, -EINVAL,
 				    "cannot use dotted key: '%s' is already "
-				    "%s %s (defined at %u:%u)",
-				    path, c->type == TOML_INTEGER ? "an" : "a",
-				    c->type == TOML_ARRAY &&
-					    (N(c)->flags & F_AOT)
-					? "array of tables"
-					: toml_type_name(c->type),
-				    kv->pos.line, kv->pos.col);
+				    "%s (defined at %u:%u)",
+				    path, a_kind(c), kv->pos.line, kv->pos.col);
 			goto out;
 		}
 		if (N(c)->flags & F_FROZEN) {
@@ -1428,9 +1448,9 @@ static int parse_keyval(struct parser *ps, struct toml_value *t)
 		if (!(N(c)->flags & F_DOTTED)) {
 			r = fail_at(ps, k->pos, -EINVAL,
 				    "cannot add keys to table '%s' with a "
-				    "dotted key: it is defined by a [%s] "
-				    "header at %u:%u",
-				    path, path, c->pos.line, c->pos.col);
+				    "dotted key: a [table] header made it (at "
+				    "%u:%u); write them under its own header",
+				    path, c->pos.line, c->pos.col);
 			goto out;
 		}
 	}
@@ -1516,10 +1536,9 @@ static int parse_header(struct parser *ps)
 		}
 		if (c->type != TOML_TABLE) {
 			r = fail_at(ps, k->pos, -EINVAL,
-				    "'%s' is already a %s (defined at %u:%u), "
+				    "'%s' is already %s (defined at %u:%u), "
 				    "not a table",
-				    ip, toml_type_name(c->type), kv->pos.line,
-				    kv->pos.col);
+				    ip, a_kind(c), kv->pos.line, kv->pos.col);
 			goto out;
 		}
 		if (N(c)->flags & F_FROZEN) {
