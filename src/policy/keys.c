@@ -660,7 +660,7 @@ static int check_url(const char *s, size_t len, const char *q, char **out,
 		}
 		if (hl == 0)
 			return BAD("%s has no host: write it as "
-				   "https://example.com/...",
+				   "https://example.com/docs",
 				   q);
 		const char *name = s + h;
 		size_t nl = hl;
