@@ -34,7 +34,12 @@ struct init_config {
 	struct strv ll_write; /* paths it may read and write */
 	struct strv ll_exec;  /* files it may execute (with their loaders and
 			       * interpreters); ignored when exec_any */
-	bool exec_any;        /* every readable system program may run */
+	bool exec_any;	      /* every readable system program may run */
+	/* Landlock is required unless this is set: a zeroed config fails
+	 * closed (DESIGN.md: if any requested restriction fails, do not exec).
+	 * Set it only where `lnk sandbox ready` reported Landlock missing and
+	 * the user accepted running on the mounts alone. */
+	bool landlock_optional;
 
 	/* seccomp: with dot_guard, the filter notifies creations to the
 	 * supervisor (src/notify) and the listener goes out on notify_fd. */
@@ -57,3 +62,18 @@ void initcfg_free(struct init_config *c);
 int initcfg_encode(const struct init_config *c, struct buf *out);
 int initcfg_decode(const char *data, size_t len, struct init_config *c,
 		   struct lnk_err *err);
+
+/* Wire format (all integers little-endian; see initcfg.c for the bounds):
+ *   "LNKI" u32 version u32 flags(bit0 exec_any, bit1 dot_guard,
+ *   bit2 landlock_optional) i32 notify_fd i32 wire_fd
+ *   strv ll_read, strv ll_write, strv ll_exec
+ *   u32 nlisteners { u8 kind, u16 port }*
+ *   str cwd, strv argv, strv env
+ * where str = u32 length + bytes (no NUL), strv = u32 count + str*.
+ * Nothing may follow. */
+#define INITCFG_MAGIC "LNKI"
+#define INITCFG_MAX_BYTES (16u << 20) /* the whole config */
+#define INITCFG_MAX_STR (1u << 20)    /* one string (an argv or env entry) */
+#define INITCFG_MAX_STRV 65536u	      /* entries in one vector */
+#define INITCFG_MAX_LISTENERS 1024u
+#define INITCFG_MAX_FD 65535

@@ -1,5 +1,197 @@
-/* lnk-init: runs inside bwrap before the program. Not built yet. */
-int main(void)
+/* lnk-init: runs inside bubblewrap, before the program.
+ *
+ *   /run/lnk/init --config-fd N
+ *
+ * bwrap starts it in the sandbox's namespaces; it reads its whole
+ * configuration from the sealed memfd N (made by lnk with initcfg_encode),
+ * then, in this order (DESIGN.md, "Processes of one lnk sandbox run"):
+ *
+ *   1. the wire's listening sockets, made here in the sandbox's network
+ *      namespace and handed out on wire_fd;
+ *   2. PR_SET_NO_NEW_PRIVS;
+ *   3. Landlock;
+ *   4. seccomp, last (with the dot-file guard, its listener goes out on
+ *      notify_fd);
+ *   5. close every descriptor above 2, chdir, execve.
+ *
+ * Fail closed: if any layer cannot be applied, the program is not run.
+ * Exit codes: 125 lnk's own failure (a layer, the config), 126 the program
+ * cannot be executed, 127 it is not there.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/fdpass.h"
+#include "common/util.h"
+#include "init/exec.h"
+#include "init/initcfg.h"
+#include "init/landlock.h"
+#include "init/seccomp_policy.h"
+
+__attribute__((noreturn)) static void fail_layer(const char *layer,
+						 const struct lnk_err *err)
 {
-	return 125;
+	fprintf(stderr,
+		"lnk: the sandbox cannot apply %s: %s; see 'lnk sandbox "
+		"ready'\n",
+		layer, err->msg);
+	exit(LNK_EXIT_FAIL);
+}
+
+static int parse_fd(const char *s, int *fd)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 3 || v > INITCFG_MAX_FD)
+		return -EINVAL;
+	*fd = (int)v;
+	return 0;
+}
+
+/* The memfd was written by lnk, so its offset is at the end: read by
+ * position, never from the current offset. */
+static int read_config(int fd, char **out, size_t *len, struct lnk_err *err)
+{
+	struct stat st;
+	char *data;
+	size_t n, got = 0;
+
+	if (fstat(fd, &st) < 0)
+		return err_set(err, -errno, "cannot read the init config: %s",
+			       strerror(errno));
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > INITCFG_MAX_BYTES)
+		return err_set(err, -EINVAL,
+			       "the init config descriptor is not a config "
+			       "(%lld bytes)",
+			       (long long)st.st_size);
+	n = (size_t)st.st_size;
+	data = xmalloc(n);
+	while (got < n) {
+		ssize_t r = pread(fd, data + got, n - got, (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			int e = r < 0 ? errno : EIO;
+			free(data);
+			return err_set(err, -e,
+				       "cannot read the init config: %s",
+				       strerror(e));
+		}
+		got += (size_t)r;
+	}
+	*out = data;
+	*len = n;
+	return 0;
+}
+
+static void hand_off_listeners(const struct init_config *c)
+{
+	struct lnk_err err = {0};
+
+	if (c->wire_fd < 0)
+		return;
+	if (c->nlisteners) {
+		/* TODO(integration): call the wire's
+		 * handoff_send(c->wire_fd, c->listeners, c->nlisteners, &err)
+		 * from src/wire/handoff.h once it is built into lnk-init.
+		 * Until then, fail closed rather than run a program whose
+		 * proxies nobody listens on. */
+		err_set(&err, -ENOSYS,
+			"this lnk-init was built without the wire hand-off");
+		fail_layer("the network listeners", &err);
+	}
+	close(c->wire_fd);
+}
+
+static void apply_landlock(const struct init_config *c)
+{
+	struct lnk_err err = {0};
+	int r = landlock_apply(c, &err);
+
+	if (r >= 0)
+		return;
+	/* Only "this kernel has no Landlock" may be waived, and only when
+	 * lnk was told to (the mounts still hold the same grants). A
+	 * Landlock that exists but fails is never waived. */
+	if ((r == -ENOSYS || r == -EOPNOTSUPP) && c->landlock_optional)
+		return;
+	fail_layer("landlock", &err);
+}
+
+static void apply_seccomp(const struct init_config *c)
+{
+	struct lnk_err err = {0};
+	int listener = -1, r;
+
+	r = seccomp_policy_install(c->dot_guard, &listener, &err);
+	if (r < 0)
+		fail_layer("seccomp", &err);
+	if (c->dot_guard) {
+		r = fd_send(c->notify_fd, &listener, 1, "L", 1);
+		/* The program must never hold its own listener: it could
+		 * answer its own creations. */
+		close(listener);
+		if (r < 0) {
+			err_set(&err, r,
+				"cannot hand the listener to the supervisor: "
+				"%s",
+				strerror(-r));
+			fail_layer("the dot-file guard", &err);
+		}
+		close(c->notify_fd);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct init_config cfg;
+	struct lnk_err err = {0};
+	enum init_exec_stage stage;
+	char *data = NULL;
+	size_t len = 0;
+	int fd, r;
+
+	if (argc != 3 || strcmp(argv[1], "--config-fd") != 0 ||
+	    parse_fd(argv[2], &fd) < 0) {
+		fprintf(stderr, "usage: lnk-init --config-fd N (run by lnk "
+				"inside the sandbox, not by hand)\n");
+		return LNK_EXIT_USAGE;
+	}
+	if (read_config(fd, &data, &len, &err) < 0)
+		fail_layer("its configuration", &err);
+	close(fd);
+	r = initcfg_decode(data, len, &cfg, &err);
+	free(data);
+	if (r < 0)
+		fail_layer("its configuration", &err);
+
+	hand_off_listeners(&cfg);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		err_set(&err, -errno, "%s", strerror(errno));
+		fail_layer("no_new_privs", &err);
+	}
+	apply_landlock(&cfg);
+	apply_seccomp(&cfg);
+
+	r = init_exec(&cfg, &stage, &err);
+	switch (stage) {
+	case INIT_EXEC_FDS:
+		fail_layer("the descriptor cleanup", &err);
+	case INIT_EXEC_CWD:
+		fprintf(stderr, "lnk: %s\n", err.msg);
+		return LNK_EXIT_FAIL;
+	case INIT_EXEC_EXECVE:
+		break;
+	}
+	fprintf(stderr, "lnk: %s\n", err.msg);
+	return r == -ENOENT ? LNK_EXIT_NOT_FOUND : LNK_EXIT_CANNOT_EXEC;
 }

@@ -1,0 +1,247 @@
+/* Landlock in lnk-init.
+ *
+ * Why a second layer: the mounts bubblewrap makes are the boundary, and
+ * Landlock re-states the same grants in the kernel's own terms, so a mistake
+ * in one (a bind made too wide, a path forgotten in a hide list) is still
+ * refused by the other. It also carries the one thing mounts cannot say:
+ * which files may be executed ([commands] allow). That list is a guard
+ * against launching the wrong program, not containment: `ld.so FILE`, a
+ * memfd and any allowed interpreter get past it (DESIGN.md invariant 2;
+ * notes/seccomp-notify-and-landlock.md, spike 2).
+ *
+ * Creations done by the dot-file supervisor happen outside this domain and
+ * bypass it: write confinement stays mount-based (notes, pitfall 11).
+ *
+ * ABI: every filesystem right the kernel knows is handled (so nothing the
+ * kernel can refuse is left open by omission), falling through from the
+ * newest ABI to the oldest as the kernel's samples/landlock/sandboxer.c
+ * does. Network rights (ABI 4) are not handled: the sandbox has its own
+ * network namespace with loopback only, and its own loopback servers must
+ * keep working.
+ */
+#include "init/landlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/util.h"
+
+/* Rights newer than Debian 12's kernel headers. */
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#endif
+#ifndef LANDLOCK_SCOPE_SIGNAL
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+#endif
+
+/* Our own copy of the ruleset attribute, with the fields of ABI 4 and 6:
+ * the kernel accepts a larger struct as long as what it does not know is 0
+ * (copy_struct_from_user), and we zero what the ABI lacks. */
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+#define FS_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+/* Device nodes are never made: MAKE_CHAR and MAKE_BLOCK stay refused. */
+#define FS_WRITE                                                         \
+	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | \
+	 LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_DIR |  \
+	 LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |    \
+	 LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_SYM |    \
+	 LANDLOCK_ACCESS_FS_REFER | LANDLOCK_ACCESS_FS_TRUNCATE)
+/* The rights a rule on a file (not a folder) may carry. */
+#define FS_FILE                                                       \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+	 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
+	 LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+/* Read-only system folders every program needs. Only what bwrap mounted
+ * exists inside; missing ones are skipped. */
+static const char *const system_read[] = {
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+};
+
+/* The handled filesystem rights of each ABI, newest first. */
+static uint64_t fs_rights_for_abi(int abi)
+{
+	uint64_t all = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1 */
+
+	if (abi >= 2)
+		all |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		all |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		all |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return all;
+}
+
+int landlock_abi(struct lnk_err *err)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+			   LANDLOCK_CREATE_RULESET_VERSION);
+
+	if (abi > 0)
+		return (int)abi;
+	/* The two hints of samples/landlock/sandboxer.c: "not in this
+	 * kernel" and "in it but switched off" need different fixes. */
+	if (errno == ENOSYS)
+		return err_set(err, -ENOSYS,
+			       "landlock is not in this kernel (it needs Linux "
+			       "5.13 or newer built with "
+			       "CONFIG_SECURITY_LANDLOCK=y)");
+	if (errno == EOPNOTSUPP)
+		return err_set(
+		    err, -EOPNOTSUPP,
+		    "landlock is in this kernel but not enabled: add "
+		    "landlock to the lsm= kernel boot parameter");
+	return err_set(err, -errno, "landlock: cannot query the abi: %s",
+		       strerror(errno));
+}
+
+/* Adds a rule for path with the given rights, masked to what the ruleset
+ * handles and, for a file, to the rights a file can carry. A path that is
+ * not there (not mounted in this sandbox) gets no rule: that is stricter,
+ * never looser. */
+static int add_path(int ruleset, const char *path, uint64_t rights,
+		    uint64_t handled, struct lnk_err *err)
+{
+	struct landlock_path_beneath_attr pb = {0};
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES ||
+		    errno == ELOOP)
+			return 0;
+		return err_set(err, -errno, "landlock: cannot open '%s': %s",
+			       path, strerror(errno));
+	}
+	if (fstat(fd, &st) < 0)
+		return err_set(err, -errno, "landlock: cannot stat '%s': %s",
+			       path, strerror(errno));
+	rights &= handled;
+	if (!S_ISDIR(st.st_mode))
+		rights &= FS_FILE;
+	if (!rights)
+		return 0;
+	pb.allowed_access = rights;
+	pb.parent_fd = fd;
+	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH,
+		    &pb, 0) < 0)
+		return err_set(err, -errno,
+			       "landlock: cannot add the rule for '%s': %s",
+			       path, strerror(errno));
+	return 0;
+}
+
+static int add_list(int ruleset, const char *const *paths, size_t n,
+		    uint64_t rights, uint64_t handled, struct lnk_err *err)
+{
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		if ((r = add_path(ruleset, paths[i], rights, handled, err)) < 0)
+			return r;
+	return 0;
+}
+
+static int add_rules(int ruleset, const struct init_config *c, uint64_t handled,
+		     struct lnk_err *err)
+{
+	/* With exec_any, anything readable may run; otherwise only the
+	 * exact files of ll_exec (each program, its ELF interpreter and its
+	 * shebang chain, resolved outside by commands_resolve). */
+	uint64_t x = c->exec_any ? LANDLOCK_ACCESS_FS_EXECUTE : 0;
+	const char *const dev_rw[] = {"/dev"};
+	const char *const tmp_rw[] = {"/tmp", "/dev/shm"};
+	const char *const proc[] = {"/proc"};
+	int r;
+
+	if ((r = add_list(ruleset, system_read, ARRAY_SIZE(system_read),
+			  FS_READ | x, handled, err)) < 0)
+		return r;
+	/* /proc: bwrap's own proc mount for the sandbox's pid namespace (its
+	 * /proc/sys is read-only). Writing files there (oom_score_adj,
+	 * /proc/self/fd/N of a pipe) is left to the kernel's own checks. */
+	if ((r = add_list(ruleset, proc, 1,
+			  FS_READ | LANDLOCK_ACCESS_FS_WRITE_FILE, handled,
+			  err)) < 0)
+		return r;
+	/* /dev: bwrap's minimal /dev. Its devices (null, tty, ptmx, pts/N)
+	 * are read and written and take terminal ioctls; nothing is created
+	 * or removed there, except in /dev/shm below. */
+	if ((r = add_list(ruleset, dev_rw, 1,
+			  FS_READ | LANDLOCK_ACCESS_FS_WRITE_FILE |
+			      LANDLOCK_ACCESS_FS_TRUNCATE |
+			      LANDLOCK_ACCESS_FS_IOCTL_DEV,
+			  handled, err)) < 0)
+		return r;
+	/* /tmp and /dev/shm: private tmpfs of this sandbox. */
+	if ((r = add_list(ruleset, tmp_rw, ARRAY_SIZE(tmp_rw),
+			  FS_READ | FS_WRITE | x, handled, err)) < 0)
+		return r;
+
+	if ((r = add_list(ruleset, (const char *const *)c->ll_read.v,
+			  c->ll_read.n, FS_READ | x, handled, err)) < 0)
+		return r;
+	if ((r = add_list(ruleset, (const char *const *)c->ll_write.v,
+			  c->ll_write.n, FS_READ | FS_WRITE | x, handled,
+			  err)) < 0)
+		return r;
+	if (!c->exec_any &&
+	    (r = add_list(
+		 ruleset, (const char *const *)c->ll_exec.v, c->ll_exec.n,
+		 LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE,
+		 handled, err)) < 0)
+		return r;
+	return 0;
+}
+
+int landlock_apply(const struct init_config *c, struct lnk_err *err)
+{
+	struct ll_ruleset_attr attr = {0};
+	_cleanup_close_ int ruleset = -1;
+	int abi, r;
+
+	if ((abi = landlock_abi(err)) < 0)
+		return abi;
+	attr.handled_access_fs = fs_rights_for_abi(abi);
+	/* ABI 6: the program cannot signal, or connect to an abstract unix
+	 * socket of, anything outside its own domain (bwrap's pid 1, or a
+	 * host daemon should a namespace ever be shared). */
+	if (abi >= 6)
+		attr.scoped =
+		    LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+
+	ruleset =
+	    (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (ruleset < 0)
+		return err_set(err, -errno,
+			       "landlock: cannot create a ruleset (abi %d): %s",
+			       abi, strerror(errno));
+	if ((r = add_rules(ruleset, c, attr.handled_access_fs, err)) < 0)
+		return r;
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
+		return err_set(err, -errno,
+			       "landlock: cannot restrict the sandbox: %s",
+			       strerror(errno));
+	return abi;
+}

@@ -1,0 +1,421 @@
+/* The sandbox's seccomp policy, whole, in one file (as OpenSSH's
+ * sandbox-seccomp-filter.c): read this to know what a sandboxed program can
+ * never call.
+ *
+ * Shape: allow by default, refuse a list. bubblewrap's namespaces, the
+ * mounts and Landlock are the boundary; this filter removes kernel attack
+ * surface a sandboxed program has no business touching, closes the calls
+ * that would get around the other layers, and (with the dot-file guard)
+ * hands creations to the supervisor outside, which performs them itself
+ * (DESIGN.md invariant 2; notes/seccomp-notify-and-landlock.md, spike 1).
+ *
+ * Only the native architecture may call anything: a 32-bit (int 0x80) or
+ * x32 syscall has other numbers, which a filter written for the native ones
+ * would misread, so the process is killed (libseccomp's bad-arch action).
+ * 32-bit programs therefore cannot run in the sandbox: fail closed.
+ *
+ * Errors: EPERM for "not allowed here". ENOSYS where the caller must fall
+ * back to a call we CAN check: clone3 and openat2 keep their flags in
+ * memory, which a seccomp filter cannot read, and io_uring runs file
+ * operations without any syscall at all; glibc, liburing and libuv treat
+ * ENOSYS as "this kernel does not have it" and use the plain calls.
+ *
+ * ptrace is allowed, on purpose: the pid namespace means only the
+ * sandbox's own processes are visible, Landlock only lets a domain trace
+ * itself or nested domains, seccomp re-checks a syscall after a tracer
+ * changes it (Linux >= 4.8), and debuggers and strace are ordinary tools in
+ * a build or an agent's session. PTRACE_O_SUSPEND_SECCOMP needs
+ * CAP_SYS_ADMIN in the initial namespace, which nothing inside has.
+ */
+#include "init/seccomp_policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/util.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
+/* ---- 1. refused outright ------------------------------------------------ */
+
+struct refusal {
+	const char *name;
+	int nr;
+	int errnum;
+};
+
+#define REFUSE(sys, e)                 \
+	{                              \
+#sys, SCMP_SYS(sys), e \
+	}
+
+static const struct refusal refused[] = {
+    /* io_uring performs opens, mkdirs and renames from a kernel ring,
+	 * never passing through seccomp: with it the dot-file guard is void
+	 * (measured: IORING_OP_OPENAT(.envrc) succeeded). */
+    REFUSE(io_uring_setup, ENOSYS),
+    REFUSE(io_uring_enter, ENOSYS),
+    REFUSE(io_uring_register, ENOSYS),
+    /* Flags in memory: O_CREAT and CLONE_NEW* cannot be seen here. */
+    REFUSE(openat2, ENOSYS),
+    REFUSE(clone3, ENOSYS),
+
+    /* Exploitation aids and large kernel surfaces, not namespaced. */
+    REFUSE(userfaultfd, EPERM),	    /* stalls kernel copies: wins races */
+    REFUSE(perf_event_open, EPERM), /* side channels, many kernel bugs */
+    REFUSE(bpf, EPERM),
+    /* The kernel keyring is per user, not per sandbox: a program could
+	 * read or plant the user's keys outside. */
+    REFUSE(keyctl, EPERM),
+    REFUSE(add_key, EPERM),
+    REFUSE(request_key, EPERM),
+
+    /* The machine itself. */
+    REFUSE(init_module, EPERM),
+    REFUSE(finit_module, EPERM),
+    REFUSE(delete_module, EPERM),
+    REFUSE(kexec_load, EPERM),
+    REFUSE(kexec_file_load, EPERM),
+    REFUSE(reboot, EPERM),
+    REFUSE(acct, EPERM),
+    REFUSE(swapon, EPERM),
+    REFUSE(swapoff, EPERM),
+    REFUSE(syslog, EPERM), /* the kernel log leaks addresses */
+    REFUSE(quotactl, EPERM),
+    REFUSE(vhangup, EPERM),
+    REFUSE(iopl, EPERM),
+    REFUSE(ioperm, EPERM),
+    REFUSE(settimeofday, EPERM),
+    REFUSE(clock_settime, EPERM),
+    REFUSE(adjtimex, EPERM),
+    REFUSE(clock_adjtime, EPERM),
+
+    /* The mount table: the sandbox's view is bwrap's, fixed before the
+	 * program starts. Only a nested user namespace could grant the
+	 * capability; both are refused. */
+    REFUSE(mount, EPERM),
+    REFUSE(umount2, EPERM),
+    REFUSE(pivot_root, EPERM),
+    REFUSE(chroot, EPERM),
+    REFUSE(fsopen, EPERM),
+    REFUSE(fsconfig, EPERM),
+    REFUSE(fsmount, EPERM),
+    REFUSE(fspick, EPERM),
+    REFUSE(move_mount, EPERM),
+    REFUSE(open_tree, EPERM),
+    REFUSE(mount_setattr, EPERM),
+
+    /* No nested namespaces: entering another namespace, or making one
+	 * (a user namespace hands out every capability over new kernel
+	 * objects: the main source of unprivileged kernel exploits). */
+    REFUSE(setns, EPERM),
+
+    /* File handles address inodes directly, beneath any mount: the
+	 * "shocker" escape from containers. */
+    REFUSE(open_by_handle_at, EPERM),
+    REFUSE(name_to_handle_at, EPERM),
+};
+
+/* CLONE_NEW* in clone() and unshare(): checked one bit at a time, so that
+ * any of them set refuses the call. CLONE_NEWTIME shares its bit with the
+ * exit signal in clone(), so it only counts for unshare(). */
+static const uint64_t clone_new_flags[] = {
+    CLONE_NEWNS,   CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+    CLONE_NEWUSER, CLONE_NEWPID,    CLONE_NEWNET,
+};
+
+/* Terminal injection (invariant 5): TIOCSTI pushes bytes into the input of
+ * the terminal, so a program could type commands into the user's shell
+ * after it exits; TIOCLINUX can do the same on a virtual console. The
+ * kernel reads ioctl's cmd as 32 bits, so the compare is masked to the low
+ * 32: a cmd with high bits set is still TIOCSTI to the kernel and must
+ * still match here (CVE-2019-10063, flatpak). */
+static const uint32_t refused_ioctls[] = {TIOCSTI, TIOCLINUX};
+
+/* ---- 2. notified to the supervisor (dot_guard) --------------------------- */
+
+/* Every call that can create a name in a folder. The supervisor (src/notify)
+ * resolves the path once, on fds, refuses the protected dot files at the
+ * top of each write folder, and otherwise performs the call itself and
+ * answers with the result (ADDFD for opens). It never answers CONTINUE:
+ * check-then-continue lets the path change in between (measured: .envrc
+ * created within 1 s). unlink and rmdir are absent: existing dot files are
+ * read-only bind mounts. bind is here because binding an AF_UNIX socket to
+ * a path creates that name; the family is in memory, so every bind comes. */
+const struct seccomp_notified seccomp_notified[] = {
+    {"open", SCMP_SYS(open), 1},
+    {"openat", SCMP_SYS(openat), 2},
+    {"creat", SCMP_SYS(creat), -1},
+    {"mkdir", SCMP_SYS(mkdir), -1},
+    {"mkdirat", SCMP_SYS(mkdirat), -1},
+    {"mknod", SCMP_SYS(mknod), -1},
+    {"mknodat", SCMP_SYS(mknodat), -1},
+    {"symlink", SCMP_SYS(symlink), -1},
+    {"symlinkat", SCMP_SYS(symlinkat), -1},
+    {"link", SCMP_SYS(link), -1},
+    {"linkat", SCMP_SYS(linkat), -1},
+    {"rename", SCMP_SYS(rename), -1},
+    {"renameat", SCMP_SYS(renameat), -1},
+    {"renameat2", SCMP_SYS(renameat2), -1},
+    {"bind", SCMP_SYS(bind), -1},
+};
+const size_t seccomp_notified_count = ARRAY_SIZE(seccomp_notified);
+
+const struct seccomp_notified *seccomp_notified_lookup(int nr)
+{
+	for (size_t i = 0; i < seccomp_notified_count; i++)
+		if (seccomp_notified[i].nr == nr)
+			return &seccomp_notified[i];
+	return NULL;
+}
+
+/* ---- building ----------------------------------------------------------- */
+
+static int rule_err(struct lnk_err *err, int r, const char *name)
+{
+	return err_set(err, r < 0 ? r : -EINVAL,
+		       "seccomp: cannot add the rule for %s: %s", name,
+		       strerror(r < 0 ? -r : EINVAL));
+}
+
+static int build(bool dot_guard, scmp_filter_ctx *out, struct lnk_err *err)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int r;
+
+	if (!ctx)
+		return err_set(err, -ENOMEM, "seccomp: cannot start a filter");
+	/* Any architecture but the native one: kill (see the top). x32
+	 * numbers on x86_64 are caught by libseccomp as a bad arch too. */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+			     SCMP_ACT_KILL_PROCESS);
+	if (r < 0)
+		goto fail_attr;
+	/* We set NO_NEW_PRIVS ourselves, before Landlock, and load the BPF
+	 * ourselves: libseccomp must not do either. */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
+	if (r < 0)
+		goto fail_attr;
+
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(refused[i].errnum),
+				     refused[i].nr, 0);
+		if (r < 0) {
+			rule_err(err, r, refused[i].name);
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(clone_new_flags); i++) {
+		uint64_t f = clone_new_flags[i];
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+				     SCMP_SYS(clone), 1,
+				     SCMP_A0(SCMP_CMP_MASKED_EQ, f, f));
+		if (r < 0) {
+			rule_err(err, r, "clone");
+			goto fail;
+		}
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+				     SCMP_SYS(unshare), 1,
+				     SCMP_A0(SCMP_CMP_MASKED_EQ, f, f));
+		if (r < 0) {
+			rule_err(err, r, "unshare");
+			goto fail;
+		}
+	}
+	r = seccomp_rule_add(
+	    ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
+	    SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWTIME, CLONE_NEWTIME));
+	if (r < 0) {
+		rule_err(err, r, "unshare");
+		goto fail;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(refused_ioctls); i++) {
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+				     SCMP_SYS(ioctl), 1,
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu,
+					     refused_ioctls[i]));
+		if (r < 0) {
+			rule_err(err, r, "ioctl");
+			goto fail;
+		}
+	}
+
+	for (size_t i = 0; dot_guard && i < seccomp_notified_count; i++) {
+		const struct seccomp_notified *n = &seccomp_notified[i];
+		if (n->creat_flag_arg < 0)
+			r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, n->nr, 0);
+		else
+			r = seccomp_rule_add(
+			    ctx, SCMP_ACT_NOTIFY, n->nr, 1,
+			    SCMP_CMP((unsigned)n->creat_flag_arg,
+				     SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT));
+		if (r < 0) {
+			rule_err(err, r, n->name);
+			goto fail;
+		}
+	}
+	*out = ctx;
+	return 0;
+
+fail_attr:
+	err_set(err, r, "seccomp: cannot set a filter attribute: %s",
+		strerror(-r));
+fail:
+	seccomp_release(ctx);
+	return r;
+}
+
+int seccomp_policy_export(bool dot_guard, struct sock_filter **prog,
+			  size_t *len, struct lnk_err *err)
+{
+	scmp_filter_ctx ctx = NULL;
+	_cleanup_close_ int mfd = -1;
+	char *data = NULL;
+	size_t n = 0;
+	int r;
+
+	*prog = NULL;
+	*len = 0;
+	if ((r = build(dot_guard, &ctx, err)) < 0)
+		return r;
+	/* libseccomp 2.5 has no attribute for WAIT_KILLABLE_RECV, so it
+	 * cannot load the filter the way the guard needs: export the BPF and
+	 * load it ourselves. */
+	mfd = memfd_create("lnk-seccomp", MFD_CLOEXEC);
+	if (mfd < 0) {
+		r = -errno;
+		seccomp_release(ctx);
+		return err_set(err, r, "seccomp: cannot create a memfd: %s",
+			       strerror(-r));
+	}
+	r = seccomp_export_bpf(ctx, mfd);
+	seccomp_release(ctx);
+	if (r < 0)
+		return err_set(err, r, "seccomp: cannot compile the filter: %s",
+			       strerror(-r));
+	if (lseek(mfd, 0, SEEK_SET) < 0)
+		return err_set(err, -errno,
+			       "seccomp: cannot rewind the filter");
+	r = read_fd_all(mfd, BPF_MAXINSNS * sizeof(struct sock_filter), &data,
+			&n);
+	if (r < 0)
+		return err_set(err, r, "seccomp: cannot read the filter: %s",
+			       strerror(-r));
+	if (n == 0 || n % sizeof(struct sock_filter)) {
+		free(data);
+		return err_set(err, -EINVAL,
+			       "seccomp: the compiled filter has a bad size "
+			       "(%zu bytes)",
+			       n);
+	}
+	*prog = (struct sock_filter *)data;
+	*len = n / sizeof(struct sock_filter);
+	return 0;
+}
+
+/* ---- 3. personality ----------------------------------------------------- */
+
+#if defined(__x86_64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "lnk: add this architecture's AUDIT_ARCH"
+#endif
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ARG0_LO offsetof(struct seccomp_data, args[0])
+#else
+#define ARG0_LO (offsetof(struct seccomp_data, args[0]) + 4)
+#endif
+
+/* personality() takes an unsigned int: the kernel ignores the high half of
+ * the register, so only the low 32 bits are compared. Allowed: 0 (PER_LINUX,
+ * the default) and 0xffffffff (a query that changes nothing). Refused: every
+ * other persona, such as READ_IMPLIES_EXEC (every readable mapping becomes
+ * executable), ADDR_NO_RANDOMIZE and the foreign-OS personas. Other
+ * architectures are left to the main filter, which kills them. */
+static const struct sock_filter personality_prog[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 0, 5),
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_personality, 0, 3),
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LO),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 0, 1),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+};
+
+void seccomp_policy_personality(const struct sock_filter **prog, size_t *len)
+{
+	*prog = personality_prog;
+	*len = ARRAY_SIZE(personality_prog);
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+static int load(const struct sock_filter *insns, size_t n, unsigned flags)
+{
+	struct sock_fprog fprog = {.len = (unsigned short)n,
+				   .filter = (struct sock_filter *)insns};
+	long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &fprog);
+
+	return r < 0 ? -errno : (int)r;
+}
+
+int seccomp_policy_install(bool dot_guard, int *listener, struct lnk_err *err)
+{
+	_cleanup_free_ struct sock_filter *prog = NULL;
+	const struct sock_filter *pers;
+	size_t n, npers;
+	unsigned flags = 0;
+	int r;
+
+	*listener = -1;
+	if ((r = seccomp_policy_export(dot_guard, &prog, &n, err)) < 0)
+		return r;
+	if (n > BPF_MAXINSNS)
+		return err_set(err, -E2BIG,
+			       "seccomp: the filter has %zu instructions, more "
+			       "than the kernel's %d",
+			       n, BPF_MAXINSNS);
+
+	seccomp_policy_personality(&pers, &npers);
+	if ((r = load(pers, npers, 0)) < 0)
+		return err_set(err, r, "seccomp: cannot load a filter: %s",
+			       strerror(-r));
+
+	/* WAIT_KILLABLE_RECV (Linux 5.19): without it a signal restarts a
+	 * notified call after the supervisor already made the file, and the
+	 * program sees a spurious EEXIST (measured: 14,913 in 20,000). */
+	if (dot_guard)
+		flags = SECCOMP_FILTER_FLAG_NEW_LISTENER |
+			SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+	r = load(prog, n, flags);
+	if (r < 0)
+		return err_set(err, r, "seccomp: cannot load the filter%s: %s",
+			       dot_guard ? " with a notify listener (needs "
+					   "Linux 5.19 or newer)"
+					 : "",
+			       strerror(-r));
+	if (dot_guard)
+		*listener = r;
+	return 0;
+}
