@@ -1,0 +1,245 @@
+/* Tripwires: a pure state machine over refused calls (see trip.h). */
+#include "wire/trip.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+void trip_init(struct trip *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void trip_reset(struct trip *t)
+{
+	trip_init(t);
+}
+
+bool trip_tripped(const struct trip *t)
+{
+	return t->tripped;
+}
+
+/* FNV-1a, only to keep over-long targets distinct in a fixed-size key; not
+ * a defence by itself: the prefix is kept too. */
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Targets are compared case-insensitively (hosts are), so a program cannot
+ * make one host look like many by changing its case. */
+static void make_key(const char *target, char key[TRIP_TARGET_MAX + 1])
+{
+	if (!target)
+		target = "";
+	size_t n = strlen(target);
+	if (n <= TRIP_TARGET_MAX) {
+		for (size_t i = 0; i <= n; i++) {
+			char c = target[i];
+			key[i] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+		}
+		return;
+	}
+	char low[TRIP_TARGET_MAX + 1];
+	/* prefix (239) + '#' + 16 hex digits = 256 > 255: keep 238. */
+	size_t keep = TRIP_TARGET_MAX - 17;
+	for (size_t i = 0; i < keep; i++) {
+		char c = target[i];
+		low[i] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+	}
+	low[keep] = '\0';
+	snprintf(key, TRIP_TARGET_MAX + 1, "%s#%016llx", low,
+		 (unsigned long long)fnv1a(target));
+}
+
+static bool trip_now(struct trip *t, enum trip_rule r, int64_t now,
+		     const char *key, struct trip_verdict *out)
+{
+	t->tripped = true;
+	t->verdict.rule = r;
+	t->verdict.at_ms = now;
+	snprintf(t->verdict.target, sizeof(t->verdict.target), "%s", key);
+	if (out)
+		*out = t->verdict;
+	return true;
+}
+
+static bool note_rate(struct trip *t, int64_t now)
+{
+	t->rate[t->rate_head] = now;
+	t->rate_head = (t->rate_head + 1) % TRIP_RATE_COUNT;
+	if (t->rate_n < TRIP_RATE_COUNT)
+		t->rate_n++;
+	if (t->rate_n < TRIP_RATE_COUNT)
+		return false;
+	/* The ring is full: its oldest entry is the first of the last 30. */
+	int64_t first = t->rate[t->rate_head];
+	return now - first < TRIP_RATE_WINDOW_MS;
+}
+
+static bool note_target(struct trip *t, int64_t now, const char *key)
+{
+	/* Forget targets whose last refusal left the window. */
+	unsigned j = 0;
+	for (unsigned i = 0; i < t->ntargets; i++)
+		if (now - t->targets[i].last_ms < TRIP_TARGETS_WINDOW_MS)
+			t->targets[j++] = t->targets[i];
+	t->ntargets = j;
+
+	for (unsigned i = 0; i < t->ntargets; i++)
+		if (strcmp(t->targets[i].key, key) == 0) {
+			t->targets[i].last_ms = now;
+			return false;
+		}
+	/* Not yet full: ntargets < TRIP_TARGETS, since reaching it trips and
+	 * a tripped machine notes nothing until trip_reset. */
+	struct trip_target *e = &t->targets[t->ntargets++];
+	e->last_ms = now;
+	memcpy(e->key, key, sizeof(e->key));
+	return t->ntargets >= TRIP_TARGETS;
+}
+
+bool trip_note(struct trip *t, int64_t now_ms, enum trip_event ev,
+	       const char *target, struct trip_verdict *out)
+{
+	if (t->tripped)
+		return false;
+	char key[TRIP_TARGET_MAX + 1];
+	make_key(target, key);
+
+	/* A clock going back (a caller's bug, or a wall clock) must not make
+	 * old refusals look new forever: treat it as no time passing. */
+	int64_t last = 0;
+	if (t->rate_n)
+		last = t->rate[(t->rate_head + TRIP_RATE_COUNT - 1) %
+			       TRIP_RATE_COUNT];
+	for (unsigned i = 0; i < t->ntargets; i++)
+		if (t->targets[i].last_ms > last)
+			last = t->targets[i].last_ms;
+	if (now_ms < last)
+		now_ms = last;
+
+	switch (ev) {
+	case TRIP_EV_METADATA:
+		return trip_now(t, TRIP_METADATA, now_ms, key, out);
+	case TRIP_EV_REFUSED:
+		break;
+	}
+	bool rate = note_rate(t, now_ms);
+	bool targets = note_target(t, now_ms, key);
+	if (rate)
+		return trip_now(t, TRIP_REFUSED_RATE, now_ms, key, out);
+	if (targets)
+		return trip_now(t, TRIP_REFUSED_TARGETS, now_ms, key, out);
+	return false;
+}
+
+const char *trip_rule_text(enum trip_rule r)
+{
+	switch (r) {
+	case TRIP_REFUSED_RATE:
+		return "30 calls refused within a minute";
+	case TRIP_REFUSED_TARGETS:
+		return "20 different targets refused within 10 minutes";
+	case TRIP_METADATA:
+		return "a call to a cloud metadata address";
+	case TRIP_NONE:
+		break;
+	}
+	return "";
+}
+
+const char *trip_rule_name(enum trip_rule r)
+{
+	switch (r) {
+	case TRIP_REFUSED_RATE:
+		return "refused-rate";
+	case TRIP_REFUSED_TARGETS:
+		return "refused-targets";
+	case TRIP_METADATA:
+		return "metadata";
+	case TRIP_NONE:
+		break;
+	}
+	return "";
+}
+
+enum trip_rule trip_rule_from_name(const char *s)
+{
+	static const enum trip_rule all[] = {
+	    TRIP_REFUSED_RATE, TRIP_REFUSED_TARGETS, TRIP_METADATA};
+	for (size_t i = 0; s && i < sizeof(all) / sizeof(all[0]); i++)
+		if (strcmp(s, trip_rule_name(all[i])) == 0)
+			return all[i];
+	return TRIP_NONE;
+}
+
+static bool v4_is_metadata(const unsigned char a[4])
+{
+	static const unsigned char aws[4] = {169, 254, 169, 254};
+	static const unsigned char ali[4] = {100, 100, 100, 200};
+	return memcmp(a, aws, 4) == 0 || memcmp(a, ali, 4) == 0;
+}
+
+bool trip_addr_is_metadata(int family, const void *addr)
+{
+	if (family == AF_INET)
+		return v4_is_metadata(addr);
+	if (family != AF_INET6)
+		return false;
+	const unsigned char *a = addr;
+	/* fd00:ec2::254 */
+	static const unsigned char ec2[16] = {
+	    0xfd, 0x00, 0x0e, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54};
+	static const unsigned char mapped[12] = {0, 0, 0, 0, 0,	   0,
+						 0, 0, 0, 0, 0xff, 0xff};
+	static const unsigned char nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0,
+						0, 0,	 0,    0,    0, 0};
+	if (memcmp(a, ec2, 16) == 0)
+		return true;
+	/* ::ffff:169.254.169.254 and 64:ff9b::169.254.169.254 reach the same
+	 * service on a dual-stack or NAT64 host. */
+	if (memcmp(a, mapped, 12) == 0 || memcmp(a, nat64, 12) == 0)
+		return v4_is_metadata(a + 12);
+	return false;
+}
+
+bool trip_target_is_metadata(const char *host)
+{
+	static const char *const names[] = {
+	    "metadata.google.internal",
+	    "metadata.goog",
+	    "instance-data.ec2.internal",
+	};
+	char h[256];
+	if (!host)
+		return false;
+	size_t n = strlen(host);
+	if (n == 0 || n >= sizeof(h))
+		return false;
+	memcpy(h, host, n + 1);
+	if (h[0] == '[' && h[n - 1] == ']') {
+		memmove(h, h + 1, n - 2);
+		h[n - 2] = '\0';
+		n -= 2;
+	}
+	if (n && h[n - 1] == '.')
+		h[--n] = '\0';
+	unsigned char a[16];
+	if (inet_pton(AF_INET, h, a) == 1)
+		return trip_addr_is_metadata(AF_INET, a);
+	if (inet_pton(AF_INET6, h, a) == 1)
+		return trip_addr_is_metadata(AF_INET6, a);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcasecmp(h, names[i]) == 0)
+			return true;
+	return false;
+}

@@ -1,0 +1,114 @@
+/* Tripwires: a wire that pauses itself when its calls look like no normal
+ * work (product text, "A wire that pauses itself").
+ *
+ * Three rules:
+ *   - 30 calls refused within a minute (the 30th refusal comes less than
+ *     60 s after the first of the 30);
+ *   - 20 different targets refused within 10 minutes (the same target
+ *     refused again counts once, and refreshes its time);
+ *   - any call to a cloud metadata address: at once.
+ *
+ * Why: a program that was turned (prompt injection, a hostile package)
+ * probes: it scans hosts, hammers refusals, or reaches for the metadata
+ * service that hands out cloud credentials. Pausing the wire stops the
+ * exfiltration channel while a person looks.
+ *
+ * This is a PURE state machine: no clock, no allocation, no I/O. The caller
+ * passes the time (any monotonic milliseconds; tests pass a fake clock). Its
+ * memory is the fixed struct trip whatever the input: a flood of distinct
+ * targets cannot grow it (the distinct-target table holds at most
+ * TRIP_TARGETS entries, and reaching that count is the trip).
+ *
+ * How the wire uses this
+ *   struct trip t; trip_init(&t);              once, at start
+ *   on each call it refuses (not for "paused"/"stopped" refusals):
+ *       if (trip_note(&t, now_ms, TRIP_EV_REFUSED, "host:port", &v)) ...
+ *   on each call whose target (an IP literal, a resolved address, or a
+ *   well-known metadata name; see trip_target_is_metadata and
+ *   trip_addr_is_metadata) is a cloud metadata address, allowed or not:
+ *       if (trip_note(&t, now_ms, TRIP_EV_METADATA, "host:port", &v)) ...
+ *   trip_note returns true exactly once, when a rule trips: the wire then
+ *   closes itself (cause tripped), records v with state_set_closed
+ *   (store/state.h) and calls ctl_notify_trip (wire/ctl.h). While tripped,
+ *   trip_note returns false and counts nothing. On RESUME the wire calls
+ *   trip_reset(&t) so the counting starts afresh.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TRIP_RATE_COUNT 30
+#define TRIP_RATE_WINDOW_MS (60 * 1000)
+#define TRIP_TARGETS 20
+#define TRIP_TARGETS_WINDOW_MS (10 * 60 * 1000)
+/* A target is "host:port"; longer ones are kept as a prefix plus a hash of
+ * the whole (so they stay distinct and the struct stays fixed). */
+#define TRIP_TARGET_MAX 255
+
+enum trip_rule {
+	TRIP_NONE = 0,
+	TRIP_REFUSED_RATE = 1,	  /* 30 calls refused within a minute */
+	TRIP_REFUSED_TARGETS = 2, /* 20 different targets in 10 minutes */
+	TRIP_METADATA = 3,	  /* a call to a cloud metadata address */
+};
+
+enum trip_event {
+	TRIP_EV_REFUSED,  /* the wire refused a call (not for being paused) */
+	TRIP_EV_METADATA, /* a call to a cloud metadata address */
+};
+
+struct trip_verdict {
+	enum trip_rule rule;
+	int64_t at_ms;			  /* the now_ms of the tripping call */
+	char target[TRIP_TARGET_MAX + 1]; /* the call that tripped it */
+};
+
+struct trip_target {
+	int64_t last_ms;
+	char key[TRIP_TARGET_MAX + 1];
+};
+
+struct trip {
+	bool tripped;
+	struct trip_verdict verdict;
+	/* Ring of the times of the last TRIP_RATE_COUNT refusals. */
+	int64_t rate[TRIP_RATE_COUNT];
+	unsigned rate_head, rate_n;
+	/* Distinct targets refused within the window, at most TRIP_TARGETS. */
+	struct trip_target targets[TRIP_TARGETS];
+	unsigned ntargets;
+};
+
+void trip_init(struct trip *t);
+/* Forgets every count and the trip (on RESUME). */
+void trip_reset(struct trip *t);
+
+/* Notes one event at now_ms (monotonic, non-decreasing; a clock going back
+ * is treated as no time passing). target is "host:port" as the program
+ * asked (NULL or "" is counted as one unnamed target). Returns true when
+ * this event trips a rule, and fills *out (if not NULL). */
+bool trip_note(struct trip *t, int64_t now_ms, enum trip_event ev,
+	       const char *target, struct trip_verdict *out);
+
+/* True when t has tripped (until trip_reset). */
+bool trip_tripped(const struct trip *t);
+
+/* "30 calls refused within a minute", for people. */
+const char *trip_rule_text(enum trip_rule r);
+/* "refused-rate", "refused-targets", "metadata" (stored, --json); "" for
+ * TRIP_NONE. */
+const char *trip_rule_name(enum trip_rule r);
+/* The inverse of trip_rule_name; TRIP_NONE for anything else. */
+enum trip_rule trip_rule_from_name(const char *s);
+
+/* A cloud metadata address: 169.254.169.254 (AWS, GCP, Azure, ...),
+ * 100.100.100.200 (Alibaba), fd00:ec2::254 (AWS IPv6), and their
+ * IPv4-mapped forms. family is AF_INET (addr: 4 bytes, network order) or
+ * AF_INET6 (16 bytes). */
+bool trip_addr_is_metadata(int family, const void *addr);
+/* The same for a host as a program names it: a strict IP literal
+ * (inet_pton; "[v6]" brackets allowed) or a well-known metadata name
+ * (metadata.google.internal, metadata.goog, instance-data.ec2.internal),
+ * case-insensitive, a trailing dot ignored. */
+bool trip_target_is_metadata(const char *host);
