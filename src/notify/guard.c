@@ -1,0 +1,384 @@
+/* The pure parts of the dot-file guard: magic-link rewriting, path
+ * splitting, the decision; and the plan (which folders, which dot-file
+ * entries to ro-bind). */
+#include "notify/internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy/dotfiles.h"
+
+/* Next component of *p (skipping slashes and "."), or false at the end. */
+static bool next_comp(const char **p, const char **start, size_t *len)
+{
+	for (;;) {
+		while (**p == '/')
+			(*p)++;
+		if (!**p)
+			return false;
+		const char *s = *p;
+		while (**p && **p != '/')
+			(*p)++;
+		if (*p - s == 1 && s[0] == '.')
+			continue;
+		*start = s;
+		*len = (size_t)(*p - s);
+		return true;
+	}
+}
+
+static bool comp_is(const char *s, size_t len, const char *word)
+{
+	return strlen(word) == len && memcmp(s, word, len) == 0;
+}
+
+/* A decimal fd number without sign or leading zeros beyond "0"; the
+ * kernel's proc lookup accepts exactly these. */
+static bool comp_fd(const char *s, size_t len, int *fd)
+{
+	long v = 0;
+
+	if (len == 0 || len > 10 || (len > 1 && s[0] == '0'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (v > INT_MAX)
+		return false;
+	*fd = (int)v;
+	return true;
+}
+
+static const char *skip_slashes(const char *p)
+{
+	while (*p == '/')
+		p++;
+	return p;
+}
+
+void nt_rewrite(const char *path, struct nt_path *out)
+{
+	const char *p = path, *c[4];
+	size_t l[4];
+	int fd;
+
+	out->fd = -1;
+	out->rest = path;
+	if (path[0] != '/') {
+		out->base = NT_BASE_DIRFD;
+		return;
+	}
+	out->base = NT_BASE_ROOT;
+	out->rest = skip_slashes(path);
+
+	if (!next_comp(&p, &c[0], &l[0]) || !next_comp(&p, &c[1], &l[1]))
+		return;
+	if (comp_is(c[0], l[0], "dev")) {
+		static const char *const std[] = {"stdin", "stdout", "stderr"};
+		for (int i = 0; i < 3; i++) {
+			if (comp_is(c[1], l[1], std[i])) {
+				out->base = NT_BASE_FD;
+				out->fd = i;
+				out->rest = skip_slashes(p);
+				return;
+			}
+		}
+		if (comp_is(c[1], l[1], "fd") && next_comp(&p, &c[2], &l[2]) &&
+		    comp_fd(c[2], l[2], &fd)) {
+			out->base = NT_BASE_FD;
+			out->fd = fd;
+			out->rest = skip_slashes(p);
+		}
+		return;
+	}
+	if (!comp_is(c[0], l[0], "proc") ||
+	    !(comp_is(c[1], l[1], "self") ||
+	      comp_is(c[1], l[1], "thread-self")))
+		return;
+	if (!next_comp(&p, &c[2], &l[2]))
+		return;
+	if (comp_is(c[2], l[2], "cwd")) {
+		out->base = NT_BASE_CWD;
+		out->rest = skip_slashes(p);
+	} else if (comp_is(c[2], l[2], "root")) {
+		out->base = NT_BASE_ROOT;
+		out->rest = skip_slashes(p);
+	} else if (comp_is(c[2], l[2], "fd") && next_comp(&p, &c[3], &l[3]) &&
+		   comp_fd(c[3], l[3], &fd)) {
+		out->base = NT_BASE_FD;
+		out->fd = fd;
+		out->rest = skip_slashes(p);
+	}
+	/* Anything else under /proc/self resolves to nothing for the
+	 * supervisor (or hits a magic link: ELOOP): it fails closed. */
+}
+
+int nt_split(const char *path, char *dirbuf, size_t dircap, char *lastbuf,
+	     size_t lastcap, bool *slash)
+{
+	size_t len = strlen(path), end, start;
+
+	if (len == 0)
+		return -ENOENT;
+	end = len;
+	while (end > 0 && path[end - 1] == '/')
+		end--;
+	*slash = end < len;
+	if (end == 0) {
+		/* "/" or "///": the root itself */
+		if (dircap < 2 || lastcap < 2)
+			return -ENAMETOOLONG;
+		strcpy(dirbuf, "/");
+		strcpy(lastbuf, ".");
+		return 0;
+	}
+	start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	if (end - start >= lastcap || start >= dircap)
+		return -ENAMETOOLONG;
+	memcpy(lastbuf, path + start, end - start);
+	lastbuf[end - start] = '\0';
+	memcpy(dirbuf, path, start);
+	dirbuf[start] = '\0';
+	return 0;
+}
+
+const struct notify_guard *nt_decide(const struct notify_guard *g, size_t n,
+				     dev_t dev, ino_t ino, const char *last)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (g[i].dev != dev || g[i].ino != ino)
+			continue;
+		if (g[i].name ? strcasecmp(g[i].name, last) == 0
+			      : is_dot_file_nocase(last))
+			return &g[i];
+	}
+	return NULL;
+}
+
+/* is_dot_file, ignoring case (see nt_decide). */
+bool is_dot_file_nocase(const char *name)
+{
+	size_t n;
+	const struct dot_file *d = dot_files(&n);
+
+	if (name[0] != '.')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(d[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* ---- the plan ---- */
+
+/* Follows a chain of symlinks starting at path (which is one) by hand, at
+ * most 40 hops. On return, *real is the resolved path of the final target
+ * when it exists (1), or *real is the realpath of the missing target's
+ * folder plus its name (0); -errno when neither can be told (a loop, a
+ * missing folder). The caller frees *real. */
+static int follow_chain(const char *path, char **real)
+{
+	_cleanup_free_ char *cur = xstrdup(path);
+
+	for (int hop = 0; hop < 40; hop++) {
+		char target[PATH_MAX];
+		ssize_t r = readlink(cur, target, sizeof(target) - 1);
+		if (r < 0)
+			return -errno;
+		target[r] = '\0';
+		char *next;
+		if (target[0] == '/') {
+			next = xstrdup(target);
+		} else {
+			char *slash = strrchr(cur, '/');
+			next = xasprintf("%.*s/%s", (int)(slash - cur), cur,
+					 target);
+		}
+		free(cur);
+		cur = next;
+
+		struct stat st;
+		if (lstat(cur, &st) == 0) {
+			if (S_ISLNK(st.st_mode))
+				continue;
+			char *rp = realpath(cur, NULL);
+			if (!rp)
+				return -errno;
+			*real = rp;
+			return 1;
+		}
+		if (errno != ENOENT)
+			return -errno;
+		/* missing: resolve its folder, keep its name */
+		char *slash = strrchr(cur, '/');
+		_cleanup_free_ char *dir =
+		    slash == cur ? xstrdup("/")
+				 : xstrndup(cur, (size_t)(slash - cur));
+		char *rd = realpath(dir, NULL);
+		if (!rd)
+			return -errno;
+		const char *base = slash + 1;
+		if (!*base || strcmp(base, ".") == 0 ||
+		    strcmp(base, "..") == 0) {
+			free(rd);
+			return -EINVAL;
+		}
+		*real =
+		    xasprintf("%s/%s", strcmp(rd, "/") == 0 ? "" : rd, base);
+		free(rd);
+		return 0;
+	}
+	return -ELOOP;
+}
+
+static bool path_within(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(p, dir, n) == 0 && (p[n] == '/' || p[n] == '\0');
+}
+
+void dotguard_mounts_in(const char *write_dir, const struct strv *write_dirs,
+			struct strv *ro_paths)
+{
+	size_t n;
+	const struct dot_file *d = dot_files(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *p =
+		    xasprintf("%s/%s", write_dir, d[i].name);
+		struct stat st;
+		if (lstat(p, &st) < 0)
+			continue; /* missing: the notify guard's job */
+		if (!S_ISLNK(st.st_mode)) {
+			if (!strv_contains(ro_paths, p))
+				strv_push(ro_paths, p);
+			continue;
+		}
+		/* A symlink: bind its resolved target, never the link (mount
+		 * would follow it, and bwrap would create the target's path
+		 * inside the sandbox and expose a host file there). Only a
+		 * target inside a write folder needs protecting. */
+		_cleanup_free_ char *real = NULL;
+		if (follow_chain(p, &real) != 1)
+			continue;
+		bool inside = path_within(real, write_dir);
+		for (size_t j = 0; write_dirs && !inside && j < write_dirs->n;
+		     j++)
+			inside = path_within(real, write_dirs->v[j]);
+		if (inside && strcmp(real, write_dir) != 0 &&
+		    !strv_contains(ro_paths, real))
+			strv_push(ro_paths, real);
+	}
+}
+
+void dotguard_mounts(const char *write_dir, struct strv *ro_paths)
+{
+	dotguard_mounts_in(write_dir, NULL, ro_paths);
+}
+
+static void plan_push(struct notify_plan *np, dev_t dev, ino_t ino,
+		      const char *dir, const char *name)
+{
+	for (size_t i = 0; i < np->n; i++) {
+		const struct notify_guard *g = &np->guards[i];
+		if (g->dev == dev && g->ino == ino &&
+		    ((!g->name && !name) ||
+		     (g->name && name && strcmp(g->name, name) == 0)))
+			return;
+	}
+	np->guards = xrealloc(np->guards, (np->n + 1) * sizeof(*np->guards));
+	np->guards[np->n++] = (struct notify_guard){
+	    .dev = dev,
+	    .ino = ino,
+	    .dir = xstrdup(dir),
+	    .name = name ? xstrdup(name) : NULL,
+	};
+}
+
+int notify_plan_add(struct notify_plan *np, const char *dir,
+		    struct lnk_err *err)
+{
+	struct stat st;
+	size_t n;
+	const struct dot_file *d = dot_files(&n);
+
+	if (dir[0] != '/')
+		return err_set(err, -EINVAL,
+			       "write folder '%s' is not an absolute path",
+			       dir);
+	if (stat(dir, &st) < 0)
+		return err_set(err, -errno, "cannot guard '%s': %s", dir,
+			       strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return err_set(err, -ENOTDIR, "cannot guard '%s': not a folder",
+			       dir);
+	plan_push(np, st.st_dev, st.st_ino, dir, NULL);
+
+	/* A dangling dot-file symlink (.envrc -> envrc.local, missing): the
+	 * program must not create its target either, or the next `cd` runs
+	 * it. Guard the target's name in its folder. */
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, d[i].name);
+		_cleanup_free_ char *real = NULL;
+		struct stat ls, ds;
+		if (lstat(p, &ls) < 0 || !S_ISLNK(ls.st_mode))
+			continue;
+		int r = follow_chain(p, &real);
+		if (r != 0)
+			continue;
+		char *slash = strrchr(real, '/');
+		_cleanup_free_ char *rd =
+		    slash == real ? xstrdup("/")
+				  : xstrndup(real, (size_t)(slash - real));
+		if (stat(rd, &ds) == 0)
+			plan_push(np, ds.st_dev, ds.st_ino, dir, slash + 1);
+	}
+	return 0;
+}
+
+void notify_plan_free(struct notify_plan *np)
+{
+	for (size_t i = 0; i < np->n; i++) {
+		free(np->guards[i].dir);
+		free(np->guards[i].name);
+	}
+	free(np->guards);
+	np->guards = NULL;
+	np->n = 0;
+}
+
+int notify_plan(const struct policy *p, struct notify_plan *np,
+		struct lnk_err *err)
+{
+	const struct strv *w = policy_list(p, K_FILES_WRITE);
+	const struct strv *wd = policy_list(p, K_FILES_WRITE_DOT_FILES);
+
+	for (size_t i = 0; i < w->n; i++) {
+		bool lifted = false;
+		struct stat a, b;
+		for (size_t j = 0; j < wd->n && !lifted; j++)
+			lifted = strcmp(w->v[i], wd->v[j]) == 0 ||
+				 (stat(w->v[i], &a) == 0 &&
+				  stat(wd->v[j], &b) == 0 &&
+				  a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+		if (lifted)
+			continue;
+		int r = notify_plan_add(np, w->v[i], err);
+		if (r < 0)
+			return r;
+	}
+	return np->n > 0;
+}

@@ -1,0 +1,65 @@
+/* Internals of the dot-file guard, exposed for the unit tests. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "notify/notify.h"
+
+/* Where a path a sandboxed task passed starts, after rewriting the magic
+ * links the supervisor cannot follow for it: /proc/self inside the sandbox
+ * names the sandboxed task, but for the supervisor (in another pid
+ * namespace) it names nothing, or the wrong process (pitfall 7). */
+enum nt_base {
+	NT_BASE_DIRFD, /* relative: the syscall's dirfd (or its cwd) */
+	NT_BASE_ROOT,  /* absolute: the task's root */
+	NT_BASE_FD,    /* /dev/fd/N, /dev/std*, /proc/self/fd/N: its fd N */
+	NT_BASE_CWD,   /* /proc/self/cwd: its cwd */
+};
+
+struct nt_path {
+	enum nt_base base;
+	int fd;		  /* NT_BASE_FD */
+	const char *rest; /* the remainder, relative to base (points into
+			   * the input); "" when the path IS the magic link */
+};
+
+/* Classifies path (never NULL). Only the magic prefixes are matched, on
+ * components with empty and "." ones skipped ("//dev/./fd/3/x"); the rest
+ * is kept byte for byte so "x/." keeps its meaning. */
+void nt_rewrite(const char *path, struct nt_path *out);
+
+/* Splits a path into its folder part and last component: dir is written to
+ * dirbuf ("" for none, "/" for the root), last to lastbuf; *slash tells
+ * whether trailing slashes followed the last component. 0, or -ENOENT for
+ * "", -ENAMETOOLONG. A last component of "." or ".." is returned as is:
+ * callers must never hand it to the kernel relative to a resolved folder
+ * (".." would climb out of the task's root in the supervisor's view). */
+int nt_split(const char *path, char *dirbuf, size_t dircap, char *lastbuf,
+	     size_t lastcap, bool *slash);
+
+/* The decision, pure: the guard that refuses creating `last` in the folder
+ * (dev, ino), or NULL when it is allowed. Names compare without regard to
+ * case, since a case-insensitive folder (vfat, ext4 casefold) would make
+ * ".ENVRC" the file direnv runs. */
+const struct notify_guard *nt_decide(const struct notify_guard *g, size_t n,
+				     dev_t dev, ino_t ino, const char *last);
+
+/* is_dot_file without regard to case. */
+bool is_dot_file_nocase(const char *name);
+
+/* Resolution on descriptors (resolve.c). */
+struct nt_ctx {
+	int rootfd; /* the task's root, O_PATH */
+};
+
+/* Opens (O_PATH) the folder `dir` of a path relative to basefd (absolute
+ * dir: relative to ctx->rootfd), inside the task's root, never following a
+ * magic link, never letting the kernel follow a symlink out of the task's
+ * root. 0 or -errno; *out the fd. */
+int nt_open_dir(const struct nt_ctx *c, int basefd, const char *dir, int *out);
+
+/* nt_split + nt_open_dir. */
+int nt_lookup_parent(const struct nt_ctx *c, int basefd, const char *path,
+		     int *parent, char *last, size_t lastcap, bool *slash);
