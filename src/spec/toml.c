@@ -122,6 +122,42 @@ fail_at(struct parser *ps, struct toml_pos pos, int code, const char *fmt, ...)
 
 #define fail(ps, ...) fail_at((ps), here(ps), -EINVAL, __VA_ARGS__)
 
+/* The code point of the valid UTF-8 sequence at s, and its length. */
+static uint32_t decode_utf8(const char *s, size_t *len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	if (u[0] < 0x80) {
+		*len = 1;
+		return u[0];
+	}
+	if (u[0] < 0xE0) {
+		*len = 2;
+		return (uint32_t)(u[0] & 0x1F) << 6 | (u[1] & 0x3F);
+	}
+	if (u[0] < 0xF0) {
+		*len = 3;
+		return (uint32_t)(u[0] & 0x0F) << 12 |
+		       (uint32_t)(u[1] & 0x3F) << 6 | (u[2] & 0x3F);
+	}
+	*len = 4;
+	return (uint32_t)(u[0] & 0x07) << 18 | (uint32_t)(u[1] & 0x3F) << 12 |
+	       (uint32_t)(u[2] & 0x3F) << 6 | (u[3] & 0x3F);
+}
+
+/* Characters never copied raw into a message: C0/C1 controls (terminal
+ * escape sequences) and the invisible format characters that reorder or
+ * hide text (bidi overrides, zero-width, BOM): a message must show the
+ * user what the file holds. */
+static bool unsafe_cp(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || cp == 0xAD ||
+	       (cp >= 0x200B && cp <= 0x200F) ||
+	       (cp >= 0x2028 && cp <= 0x202E) ||
+	       (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF ||
+	       (cp >= 0xFFF9 && cp <= 0xFFFB);
+}
+
 /* Describes the character at the cursor for "found ..." in messages; never
  * copies a control character into a message (terminal injection). */
 static const char *found(const struct parser *ps, char *b, size_t bn)
@@ -145,8 +181,12 @@ static const char *found(const struct parser *ps, char *b, size_t bn)
 		return b;
 	}
 	/* a valid UTF-8 sequence (the text was checked) */
-	size_t n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-	snprintf(b, bn, "'%.*s'", (int)n, ps->p);
+	size_t n;
+	uint32_t cp = decode_utf8(ps->p, &n);
+	if (unsafe_cp(cp))
+		snprintf(b, bn, "U+%04" PRIX32, cp);
+	else
+		snprintf(b, bn, "'%.*s'", (int)n, ps->p);
 	return b;
 }
 
@@ -167,11 +207,23 @@ static void key_text(struct buf *b, const struct keypart *k)
 	if (bare) {
 		buf_append(b, k->s, n);
 	} else {
-		/* Do not cut inside a UTF-8 sequence. */
-		while (n < k->n && n > 0 &&
-		       ((unsigned char)k->s[n] & 0xC0) == 0x80)
-			n--;
-		buf_json_str(b, k->s, n);
+		/* Keys hold valid UTF-8 (checked text, escapes of scalar
+		 * values); quote it, escaping what unsafe_cp() names. */
+		buf_putc(b, '"');
+		size_t i = 0;
+		while (i < n) {
+			size_t l;
+			uint32_t cp = decode_utf8(k->s + i, &l);
+			if (cp == '"' || cp == '\\')
+				buf_printf(b, "\\%c", (char)cp);
+			else if (unsafe_cp(cp))
+				buf_printf(b, "\\u%04" PRIX32, cp);
+			else
+				buf_append(b, k->s + i, l);
+			i += l;
+		}
+		n = i; /* may pass 64 to end a sequence */
+		buf_putc(b, '"');
 	}
 	if (n < k->n)
 		buf_puts(b, "...");

@@ -117,7 +117,14 @@ static void test_messages_never_carry_control_characters(void **state)
 	 * hostile spec could drive the user's terminal. */
 	const char *m = bad("\"\\u001b[2J\" = 1\n\"\\u001b[2J\" = 2\n", &err);
 	assert_null(strchr(m, '\x1b'));
-	assert_non_null(strstr(m, "\\u001b[2J"));
+	assert_non_null(strstr(m, "\\u001B[2J"));
+	/* Nor C1 controls or bidi overrides (text shown reordered). */
+	m = bad("\"\\u202Eevil\" = 1\n\"\\u202Eevil\" = 2\n", &err);
+	assert_null(strstr(m, "\xE2\x80\xAE"));
+	assert_non_null(strstr(m, "\\u202Eevil"));
+	m = bad("a = \xC2\x9B\n", &err);
+	assert_null(strstr(m, "\xC2\x9B"));
+	assert_non_null(strstr(m, "found U+009B"));
 	m = bad("a = \x01\n", &err);
 	assert_null(strchr(m, '\x01'));
 	assert_non_null(strstr(m, "U+0001"));

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Builds the libFuzzer targets with ASan and UBSan:
+#   tests/fuzz/build.sh [OUTDIR]      (default: build-fuzz)
+# then runs, e.g.:
+#   build-fuzz/fuzz_toml -max_total_time=120 build-fuzz/corpus-toml \
+#       ../shared/toml-test/valid
+# Not part of the test suite: fuzzing runs for minutes, by hand or in a
+# scheduled job.
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-"$root/build-fuzz"}
+mkdir -p "$out" "$out/corpus-toml"
+CC=${CC:-clang}
+CFLAGS="-g -O1 -std=gnu17 -D_GNU_SOURCE -fno-omit-frame-pointer
+  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+  -Wall -Wextra -Werror -I$root/src"
+
+# fuzz_toml: the TOML parser and the common helpers it uses.
+$CC $CFLAGS -o "$out/fuzz_toml" \
+	"$root/tests/fuzz/fuzz_toml.c" \
+	"$root/src/spec/toml.c" \
+	"$root/src/common/err.c" \
+	"$root/src/common/util.c" \
+	"$root/src/common/buf.c"
+echo "built $out/fuzz_toml"
