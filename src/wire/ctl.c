@@ -1,0 +1,689 @@
+/* The control socket of a wire (see ctl.h). Every byte a client sends is
+ * hostile until checked; a bad client is closed, and nothing else is. */
+#include "wire/ctl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "store/paths.h"
+#include "store/state.h"
+
+static const uint8_t req_magic[4] = {'L', 'N', 'K', 'c'};
+static const uint8_t rep_magic[4] = {'L', 'N', 'K', 'r'};
+
+/* Detail offsets in the reply. */
+#define R_CONNS 12
+#define R_SINCE 16
+#define R_UP 24
+#define R_DOWN 32
+#define R_DETAIL 40
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+static bool op_valid(unsigned op)
+{
+	return op >= CTL_PAUSE && op <= CTL_STATUS;
+}
+
+void ctl_printable(char *dst, size_t cap, const char *src)
+{
+	size_t i = 0;
+	if (!cap)
+		return;
+	for (; src && src[i] && i + 1 < cap; i++) {
+		unsigned char c = (unsigned char)src[i];
+		/* A name the program chose reaches a terminal and a desktop:
+		 * no escape sequences, no markup. */
+		dst[i] =
+		    (c >= 0x20 && c < 0x7f && c != '<' && c != '>' && c != '&')
+			? (char)c
+			: '?';
+	}
+	dst[i] = '\0';
+}
+
+void ctl_encode_request(enum ctl_op op, uint8_t out[CTL_REQ_SIZE])
+{
+	memcpy(out, req_magic, 4);
+	out[4] = CTL_VERSION;
+	out[5] = (uint8_t)op;
+	out[6] = 0;
+	out[7] = 0;
+}
+
+/* How many leading bytes of buf are a valid start of a request (so a
+ * client is closed at its first wrong byte, not after a timeout). */
+static bool request_prefix_ok(const uint8_t *buf, size_t len)
+{
+	for (size_t i = 0; i < len && i < CTL_REQ_SIZE; i++) {
+		if (i < 4 && buf[i] != req_magic[i])
+			return false;
+		if (i == 4 && buf[i] != CTL_VERSION)
+			return false;
+		if (i == 5 && !op_valid(buf[i]))
+			return false;
+		if (i >= 6 && buf[i] != 0)
+			return false;
+	}
+	return len <= CTL_REQ_SIZE;
+}
+
+int ctl_parse_request(const uint8_t *buf, size_t len, enum ctl_op *op)
+{
+	if (!buf || len != CTL_REQ_SIZE || !request_prefix_ok(buf, len))
+		return -EBADMSG;
+	*op = (enum ctl_op)buf[5];
+	return 0;
+}
+
+void ctl_encode_reply(const struct ctl_reply *r, uint8_t out[CTL_REPLY_SIZE])
+{
+	memset(out, 0, CTL_REPLY_SIZE);
+	memcpy(out, rep_magic, 4);
+	out[4] = CTL_VERSION;
+	out[5] = (uint8_t)r->op;
+	out[6] = (uint8_t)r->result;
+	out[7] = r->st.closed ? 1 : 0;
+	out[8] = (uint8_t)r->st.cause;
+	out[9] = (uint8_t)r->st.rule;
+	put_le(out + R_CONNS, r->st.conns, 4);
+	put_le(out + R_SINCE, (uint64_t)r->st.since_ms, 8);
+	put_le(out + R_UP, r->st.up, 8);
+	put_le(out + R_DOWN, r->st.down, 8);
+	ctl_printable((char *)out + R_DETAIL, CTL_DETAIL_MAX, r->st.detail);
+}
+
+int ctl_parse_reply(const uint8_t *buf, size_t len, struct ctl_reply *r)
+{
+	if (!buf || len != CTL_REPLY_SIZE || memcmp(buf, rep_magic, 4) != 0 ||
+	    buf[4] != CTL_VERSION)
+		return -EBADMSG;
+	if (buf[5] != 0 && !op_valid(buf[5]))
+		return -EBADMSG;
+	if (buf[6] > CTL_R_FAILED || buf[7] > 1 || buf[8] > CTL_CAUSE_TRIP ||
+	    buf[9] > TRIP_METADATA || buf[10] || buf[11])
+		return -EBADMSG;
+	/* Open means no cause; closed means one. */
+	if ((buf[7] == 0) != (buf[8] == CTL_CAUSE_NONE))
+		return -EBADMSG;
+	if ((buf[8] == CTL_CAUSE_TRIP) != (buf[9] != TRIP_NONE))
+		return -EBADMSG;
+	const uint8_t *d = buf + R_DETAIL;
+	size_t n = 0;
+	while (n < CTL_DETAIL_MAX && d[n])
+		n++;
+	if (n == CTL_DETAIL_MAX)
+		return -EBADMSG; /* not terminated */
+	for (size_t i = 0; i < n; i++)
+		if (d[i] < 0x20 || d[i] >= 0x7f)
+			return -EBADMSG;
+	for (size_t i = n; i < CTL_DETAIL_MAX; i++)
+		if (d[i])
+			return -EBADMSG; /* fixed form: zero padding */
+	memset(r, 0, sizeof(*r));
+	r->op = (enum ctl_op)buf[5];
+	r->result = (enum ctl_result)buf[6];
+	r->st.closed = buf[7];
+	r->st.cause = (enum ctl_cause)buf[8];
+	r->st.rule = (enum trip_rule)buf[9];
+	r->st.conns = (uint32_t)get_le(buf + R_CONNS, 4);
+	r->st.since_ms = (int64_t)get_le(buf + R_SINCE, 8);
+	r->st.up = get_le(buf + R_UP, 8);
+	r->st.down = get_le(buf + R_DOWN, 8);
+	memcpy(r->st.detail, d, n + 1);
+	return 0;
+}
+
+const char *ctl_op_name(enum ctl_op op)
+{
+	switch (op) {
+	case CTL_PAUSE:
+		return "pause";
+	case CTL_RESUME:
+		return "resume";
+	case CTL_STOP:
+		return "stop";
+	case CTL_STOP_OFF:
+		return "stop --off";
+	case CTL_STATUS:
+		return "status";
+	}
+	return "?";
+}
+
+const char *ctl_cause_name(enum ctl_cause c)
+{
+	switch (c) {
+	case CTL_CAUSE_HAND:
+		return "hand";
+	case CTL_CAUSE_STOP:
+		return "stop";
+	case CTL_CAUSE_TRIP:
+		return "tripped";
+	case CTL_CAUSE_NONE:
+		break;
+	}
+	return "";
+}
+
+const char *ctl_cause_text(enum ctl_cause c)
+{
+	switch (c) {
+	case CTL_CAUSE_HAND:
+		return "by hand";
+	case CTL_CAUSE_STOP:
+		return "by stop";
+	case CTL_CAUSE_TRIP:
+		return "tripped";
+	case CTL_CAUSE_NONE:
+		break;
+	}
+	return "open";
+}
+
+enum ctl_cause ctl_cause_from_name(const char *s)
+{
+	static const enum ctl_cause all[] = {CTL_CAUSE_HAND, CTL_CAUSE_STOP,
+					     CTL_CAUSE_TRIP};
+	for (size_t i = 0; s && i < ARRAY_SIZE(all); i++)
+		if (strcmp(s, ctl_cause_name(all[i])) == 0)
+			return all[i];
+	return CTL_CAUSE_NONE;
+}
+
+char *ctl_socket_path(const char *home, const char *name)
+{
+	if (!state_name_valid(name))
+		return NULL;
+	_cleanup_free_ char *dir = paths_run_dir(home);
+	return xasprintf("%s/%s.sock", dir, name);
+}
+
+/* A unix socket address for path. sun_path holds 107 bytes and a home can
+ * be longer: then the folder is opened and named through /proc/self/fd, so
+ * a deep home never makes a wire uncontrollable. *dirfd is -1 or that
+ * folder's descriptor, for the caller to close after bind/connect. */
+static int make_addr(const char *path, struct sockaddr_un *sa, socklen_t *len,
+		     int *dirfd, struct lnk_err *err)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	*dirfd = -1;
+	size_t n = strlen(path);
+	if (n < sizeof(sa->sun_path)) {
+		memcpy(sa->sun_path, path, n + 1);
+	} else {
+		const char *slash = strrchr(path, '/');
+		if (!slash || slash == path)
+			return err_set(err, -ENAMETOOLONG,
+				       "socket path '%s' is too long", path);
+		_cleanup_free_ char *dir =
+		    xstrndup(path, (size_t)(slash - path));
+		int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return err_set(err, -errno,
+				       "cannot open folder '%s': %s", dir,
+				       strerror(errno));
+		int w = snprintf(sa->sun_path, sizeof(sa->sun_path),
+				 "/proc/self/fd/%d/%s", fd, slash + 1);
+		if (w < 0 || (size_t)w >= sizeof(sa->sun_path)) {
+			close(fd);
+			return err_set(err, -ENAMETOOLONG,
+				       "socket name '%s' is too long",
+				       slash + 1);
+		}
+		*dirfd = fd;
+	}
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+			   strlen(sa->sun_path) + 1);
+	return 0;
+}
+
+struct ctl_client {
+	int fd; /* -1: free slot */
+	size_t have;
+	uint8_t buf[CTL_REQ_SIZE];
+	int64_t accepted_ms;
+};
+
+struct ctl_server {
+	int listen_fd, epfd;
+	uid_t owner;
+	char *path;
+	struct ctl_client c[CTL_MAX_CLIENTS];
+};
+
+#define LISTENER_TAG UINT32_MAX
+
+int ctl_server_fd(const struct ctl_server *s)
+{
+	return s->epfd;
+}
+
+unsigned ctl_server_clients(const struct ctl_server *s)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < CTL_MAX_CLIENTS; i++)
+		n += s->c[i].fd >= 0;
+	return n;
+}
+
+/* Is a live wire answering at path? Decides whether a socket left there is
+ * stale (its wire died) or a name is in use. */
+static int probe_live(const struct sockaddr_un *sa, socklen_t len)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	int r = connect(fd, (const struct sockaddr *)sa, len);
+	int e = errno;
+	close(fd);
+	if (r == 0 || e == EAGAIN)
+		return 1; /* listening (EAGAIN: its backlog is full) */
+	return e == ECONNREFUSED || e == ENOENT ? 0 : -e;
+}
+
+int ctl_server_open_at(const char *path, uid_t owner, struct ctl_server **out,
+		       struct lnk_err *err)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+	_cleanup_close_ int dirfd = -1;
+	int r = make_addr(path, &sa, &len, &dirfd, err);
+	if (r < 0)
+		return r;
+
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return err_set(
+			    err, -EEXIST,
+			    "'%s' exists and is not a socket: move it away",
+			    path);
+		r = probe_live(&sa, len);
+		if (r > 0)
+			return err_set(
+			    err, -EADDRINUSE,
+			    "a wire already listens on '%s': a sandbox of that name runs",
+			    path);
+		/* Left by a wire that died: replace it. */
+		if (unlink(path) < 0 && errno != ENOENT)
+			return err_set(err, -errno, "cannot remove '%s': %s",
+				       path, strerror(errno));
+	}
+
+	_cleanup_close_ int fd =
+	    socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return err_set(err, -errno, "cannot create a socket: %s",
+			       strerror(errno));
+	/* The socket file takes the socket inode's mode at bind (less the
+	 * umask): 0600 from the start, no window where others could
+	 * connect. The folder is 0700 too; SO_PEERCRED is the last word. */
+	(void)fchmod(fd, 0600);
+	if (bind(fd, (struct sockaddr *)&sa, len) < 0)
+		return err_set(err, -errno, "cannot listen on '%s': %s", path,
+			       strerror(errno));
+	(void)chmod(path, 0600);
+	if (listen(fd, CTL_MAX_CLIENTS) < 0) {
+		r = -errno;
+		unlink(path);
+		return err_set(err, r, "cannot listen on '%s': %s", path,
+			       strerror(-r));
+	}
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0) {
+		r = -errno;
+		unlink(path);
+		return err_set(err, r, "cannot create an epoll: %s",
+			       strerror(-r));
+	}
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = LISTENER_TAG};
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		r = -errno;
+		close(ep);
+		unlink(path);
+		return err_set(err, r, "cannot watch '%s': %s", path,
+			       strerror(-r));
+	}
+	struct ctl_server *s = xcalloc(1, sizeof(*s));
+	s->listen_fd = steal_fd(&fd);
+	s->epfd = ep;
+	s->owner = owner;
+	s->path = xstrdup(path);
+	for (size_t i = 0; i < CTL_MAX_CLIENTS; i++)
+		s->c[i].fd = -1;
+	*out = s;
+	return 0;
+}
+
+int ctl_server_open(const char *home, const char *name, struct ctl_server **out,
+		    struct lnk_err *err)
+{
+	_cleanup_free_ char *path = ctl_socket_path(home, name);
+	if (!path)
+		return err_set(
+		    err, -EINVAL,
+		    "'%s' is not a sandbox name: use letters, digits, '.', '_' and '-'",
+		    name);
+	_cleanup_free_ char *dir = paths_run_dir(home);
+	int r = paths_ensure_dir(dir, err);
+	if (r < 0)
+		return r;
+	return ctl_server_open_at(path, getuid(), out, err);
+}
+
+static void client_close(struct ctl_server *s, struct ctl_client *c)
+{
+	if (c->fd < 0)
+		return;
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
+	c->have = 0;
+}
+
+static void send_reply(int fd, const struct ctl_reply *r)
+{
+	uint8_t out[CTL_REPLY_SIZE];
+	ctl_encode_reply(r, out);
+	/* Never wait on a client: a fresh socket's buffer takes 128 bytes;
+	 * if not, the client gets nothing, which it reads as an error. */
+	(void)!send(fd, out, sizeof(out), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+static void accept_all(struct ctl_server *s, int64_t now)
+{
+	/* Bounded per call, so a connect flood cannot starve the wire. */
+	for (int k = 0; k < 64; k++) {
+		int fd = accept4(s->listen_fd, NULL, NULL,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		struct ucred cr;
+		socklen_t cl = sizeof(cr);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0 ||
+		    cl != sizeof(cr) || cr.uid != s->owner) {
+			/* Another user: refused before reading a byte. */
+			struct ctl_reply r = {.result = CTL_R_NOT_OWNER};
+			send_reply(fd, &r);
+			close(fd);
+			continue;
+		}
+		struct ctl_client *c = NULL;
+		for (size_t i = 0; i < CTL_MAX_CLIENTS && !c; i++)
+			if (s->c[i].fd < 0) {
+				c = &s->c[i];
+				struct epoll_event ev = {
+				    .events = EPOLLIN, .data.u32 = (uint32_t)i};
+				if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) <
+				    0)
+					c = NULL;
+				break;
+			}
+		if (!c) {
+			struct ctl_reply r = {.result = CTL_R_FAILED};
+			send_reply(fd, &r);
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->have = 0;
+		c->accepted_ms = now;
+	}
+}
+
+/* Reads what a client sent; returns 1 when it handled a request. */
+static int client_read(struct ctl_server *s, struct ctl_client *c,
+		       ctl_handler_fn h, void *ctx)
+{
+	uint8_t tmp[64];
+	ssize_t n = recv(c->fd, tmp, sizeof(tmp), MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0) {
+		client_close(s, c);
+		return 0;
+	}
+	struct ctl_reply r = {0};
+	if (c->have + (size_t)n > CTL_REQ_SIZE) {
+		r.result = CTL_R_BAD; /* over-long */
+		goto bad;
+	}
+	memcpy(c->buf + c->have, tmp, (size_t)n);
+	c->have += (size_t)n;
+	if (!request_prefix_ok(c->buf, c->have)) {
+		r.result = CTL_R_BAD;
+		goto bad;
+	}
+	if (c->have < CTL_REQ_SIZE)
+		return 0;
+	enum ctl_op op;
+	if (ctl_parse_request(c->buf, c->have, &op) < 0) {
+		r.result = CTL_R_BAD;
+		goto bad;
+	}
+	r.op = op;
+	r.result = h(ctx, op, &r.st);
+	send_reply(c->fd, &r);
+	client_close(s, c);
+	return 1;
+bad:
+	send_reply(c->fd, &r);
+	client_close(s, c);
+	return 0;
+}
+
+int ctl_server_dispatch(struct ctl_server *s, int64_t now_ms, ctl_handler_fn h,
+			void *ctx)
+{
+	struct epoll_event ev[CTL_MAX_CLIENTS + 1];
+	int n = epoll_wait(s->epfd, ev, (int)ARRAY_SIZE(ev), 0);
+	int handled = 0;
+	for (int i = 0; i < n; i++) {
+		uint32_t tag = ev[i].data.u32;
+		if (tag == LISTENER_TAG)
+			accept_all(s, now_ms);
+		else if (tag < CTL_MAX_CLIENTS && s->c[tag].fd >= 0)
+			handled += client_read(s, &s->c[tag], h, ctx);
+	}
+	return handled;
+}
+
+void ctl_server_tick(struct ctl_server *s, int64_t now_ms)
+{
+	for (size_t i = 0; i < CTL_MAX_CLIENTS; i++)
+		if (s->c[i].fd >= 0 &&
+		    now_ms - s->c[i].accepted_ms >= CTL_CLIENT_TIMEOUT_MS)
+			client_close(s, &s->c[i]);
+}
+
+void ctl_server_close(struct ctl_server *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < CTL_MAX_CLIENTS; i++)
+		client_close(s, &s->c[i]);
+	close(s->listen_fd);
+	close(s->epfd);
+	unlink(s->path);
+	free(s->path);
+	free(s);
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int ctl_request(const char *path, enum ctl_op op, int timeout_ms,
+		struct ctl_reply *rep, struct lnk_err *err)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+	_cleanup_close_ int dirfd = -1;
+	int r = make_addr(path, &sa, &len, &dirfd, err);
+	if (r < 0)
+		return r;
+	_cleanup_close_ int fd =
+	    socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return err_set(err, -errno, "cannot create a socket: %s",
+			       strerror(errno));
+	if (connect(fd, (struct sockaddr *)&sa, len) < 0) {
+		r = -errno;
+		if (r == -EAGAIN)
+			return err_set(err, -ETIMEDOUT,
+				       "the wire at '%s' is too busy to answer",
+				       path);
+		return err_set(err, r, "cannot reach the wire at '%s': %s",
+			       path, strerror(-r));
+	}
+	uint8_t req[CTL_REQ_SIZE];
+	ctl_encode_request(op, req);
+	if (send(fd, req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req))
+		return err_set(err, -EIO, "cannot send to the wire at '%s'",
+			       path);
+
+	uint8_t buf[CTL_REPLY_SIZE + 1];
+	size_t have = 0;
+	int64_t deadline = mono_ms() + timeout_ms;
+	for (;;) {
+		int64_t left = deadline - mono_ms();
+		if (left <= 0)
+			return err_set(
+			    err, -ETIMEDOUT,
+			    "the wire at '%s' did not answer within %d ms",
+			    path, timeout_ms);
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int pr = poll(&p, 1, (int)left);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0)
+			return err_set(err, -errno, "poll: %s",
+				       strerror(errno));
+		if (pr == 0)
+			continue;
+		ssize_t n = recv(fd, buf + have, sizeof(buf) - have, 0);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n < 0)
+			return err_set(err, -errno,
+				       "cannot read from the wire at '%s': %s",
+				       path, strerror(errno));
+		if (n == 0)
+			break;
+		have += (size_t)n;
+		if (have > CTL_REPLY_SIZE)
+			break;
+	}
+	if (have == 0)
+		return err_set(
+		    err, -ECONNRESET,
+		    "the wire at '%s' closed the connection without answering",
+		    path);
+	if (ctl_parse_reply(buf, have, rep) < 0)
+		return err_set(err, -EBADMSG,
+			       "the wire at '%s' sent a malformed reply", path);
+	return 0;
+}
+
+/* notify-send on PATH, as an absolute path, without a shell. */
+static bool find_on_path(const char *prog, char *out, size_t cap)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		return false;
+	while (*path) {
+		const char *end = strchrnul(path, ':');
+		size_t n = (size_t)(end - path);
+		/* Only absolute entries: an empty or relative PATH entry would
+		 * run whatever sits in the wire's working folder. */
+		if (n && path[0] == '/') {
+			int w =
+			    snprintf(out, cap, "%.*s/%s", (int)n, path, prog);
+			if (w > 0 && (size_t)w < cap && access(out, X_OK) == 0)
+				return true;
+		}
+		path = *end ? end + 1 : end;
+	}
+	return false;
+}
+
+void ctl_notify_trip(const char *name, const struct trip_verdict *v, int err_fd)
+{
+	char nm[STATE_NAME_MAX + 1], tgt[TRIP_TARGET_MAX + 1];
+	ctl_printable(nm, sizeof(nm), name);
+	ctl_printable(tgt, sizeof(tgt), v->target);
+	char line[1024];
+	int w = snprintf(
+	    line, sizeof(line),
+	    "lnk: %s: wire paused: %s (%s); 'lnk sandbox resume %s' opens it\n",
+	    nm, trip_rule_text(v->rule), tgt[0] ? tgt : "?", nm);
+	if (w > 0)
+		(void)!write_all(err_fd, line,
+				 (size_t)w < sizeof(line) ? (size_t)w
+							  : sizeof(line) - 1);
+
+	const char *bus = getenv("DBUS_SESSION_BUS_ADDRESS");
+	char exe[PATH_MAX];
+	if (!bus || !*bus || !find_on_path("notify-send", exe, sizeof(exe)))
+		return;
+	char title[128], body[512];
+	snprintf(title, sizeof(title), "lnk: %s: wire paused", nm);
+	snprintf(body, sizeof(body),
+		 "%s (%s). 'lnk sandbox resume %s' opens it.",
+		 trip_rule_text(v->rule), tgt[0] ? tgt : "?", nm);
+	char *argv[] = {
+	    exe, "--app-name=lnk", "--urgency=critical", title, body, NULL};
+	/* Everything is built before fork: the wire has threads, so the child
+	 * may only call async-signal-safe functions. The double fork leaves
+	 * notify-send to init; the loop waits only for the middle child,
+	 * which exits at once. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (fork() == 0) {
+			setsid();
+			int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+			if (nul >= 0) {
+				dup2(nul, 0);
+				dup2(nul, 1);
+				dup2(nul, 2);
+			}
+			extern char **environ;
+			execve(exe, argv, environ);
+			_exit(127);
+		}
+		_exit(0);
+	}
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+}
