@@ -1,0 +1,227 @@
+/* The dot-file guard's pure parts as row tables: magic-link rewriting, path
+ * splitting, and the decision. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "notify/internal.h"
+
+struct rw_row {
+	const char *path;
+	enum nt_base base;
+	int fd;
+	const char *rest;
+};
+
+static const struct rw_row rw_rows[] = {
+    /* relative paths stay relative to the dirfd */
+    {"x", NT_BASE_DIRFD, -1, "x"},
+    {"sub/../.envrc", NT_BASE_DIRFD, -1, "sub/../.envrc"},
+    {"dev/stdout", NT_BASE_DIRFD, -1, "dev/stdout"},
+    {"proc/self/cwd/x", NT_BASE_DIRFD, -1, "proc/self/cwd/x"},
+    /* absolute: the task's root, leading slashes dropped */
+    {"/", NT_BASE_ROOT, -1, ""},
+    {"/home/u/p/.envrc", NT_BASE_ROOT, -1, "home/u/p/.envrc"},
+    {"//home//u", NT_BASE_ROOT, -1, "home//u"},
+    {"/dev/null", NT_BASE_ROOT, -1, "dev/null"},
+    {"/dev/fdx/3", NT_BASE_ROOT, -1, "dev/fdx/3"},
+    {"/devx/stdout", NT_BASE_ROOT, -1, "devx/stdout"},
+    /* /dev/std* and /dev/fd/N: the task's fd */
+    {"/dev/stdin", NT_BASE_FD, 0, ""},
+    {"/dev/stdout", NT_BASE_FD, 1, ""},
+    {"/dev/stderr", NT_BASE_FD, 2, ""},
+    {"/dev/stdout/", NT_BASE_FD, 1, ""},
+    {"//dev/./stderr", NT_BASE_FD, 2, ""},
+    {"/dev/fd/3", NT_BASE_FD, 3, ""},
+    {"/dev/fd/3/.envrc", NT_BASE_FD, 3, ".envrc"},
+    {"/dev/fd//12//a/b", NT_BASE_FD, 12, "a/b"},
+    {"/dev/fd/0", NT_BASE_FD, 0, ""},
+    /* not fd numbers: left to resolve (and fail) in the task's root */
+    {"/dev/fd/03", NT_BASE_ROOT, -1, "dev/fd/03"},
+    {"/dev/fd/-1", NT_BASE_ROOT, -1, "dev/fd/-1"},
+    {"/dev/fd/x", NT_BASE_ROOT, -1, "dev/fd/x"},
+    {"/dev/fd/99999999999", NT_BASE_ROOT, -1, "dev/fd/99999999999"},
+    {"/dev/fd", NT_BASE_ROOT, -1, "dev/fd"},
+    /* /proc/self and /proc/thread-self */
+    {"/proc/self/fd/4", NT_BASE_FD, 4, ""},
+    {"/proc/self/fd/4/sub/.git", NT_BASE_FD, 4, "sub/.git"},
+    {"/proc/thread-self/fd/5/x", NT_BASE_FD, 5, "x"},
+    {"/proc/self/cwd", NT_BASE_CWD, -1, ""},
+    {"/proc/self/cwd/.envrc", NT_BASE_CWD, -1, ".envrc"},
+    {"/proc/self/cwd/../.envrc", NT_BASE_CWD, -1, "../.envrc"},
+    {"/proc/./self/./cwd/x", NT_BASE_CWD, -1, "x"},
+    {"/proc/thread-self/cwd/x", NT_BASE_CWD, -1, "x"},
+    {"/proc/self/root/etc/x", NT_BASE_ROOT, -1, "etc/x"},
+    {"/proc/self/root", NT_BASE_ROOT, -1, ""},
+    /* a trailing "." is kept: "x/." must not become "x" */
+    {"/proc/self/cwd/x/.", NT_BASE_CWD, -1, "x/."},
+    /* other /proc entries resolve in the task's root (and fail there) */
+    {"/proc/self", NT_BASE_ROOT, -1, "proc/self"},
+    {"/proc/self/exe", NT_BASE_ROOT, -1, "proc/self/exe"},
+    {"/proc/1/cwd/x", NT_BASE_ROOT, -1, "proc/1/cwd/x"},
+    {"/proc/selfish/cwd", NT_BASE_ROOT, -1, "proc/selfish/cwd"},
+};
+
+static void test_rewrite(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(rw_rows) / sizeof(rw_rows[0]); i++) {
+		const struct rw_row *r = &rw_rows[i];
+		struct nt_path p;
+		nt_rewrite(r->path, &p);
+		if (p.base != r->base || p.fd != r->fd ||
+		    strcmp(p.rest, r->rest) != 0)
+			fail_msg("%s: got base %d fd %d rest '%s', want %d %d "
+				 "'%s'",
+				 r->path, p.base, p.fd, p.rest, r->base, r->fd,
+				 r->rest);
+	}
+}
+
+struct split_row {
+	const char *path;
+	int ret;
+	const char *dir, *last;
+	bool slash;
+};
+
+static const struct split_row split_rows[] = {
+    {"", -ENOENT, NULL, NULL, false},
+    {"x", 0, "", "x", false},
+    {".envrc", 0, "", ".envrc", false},
+    {"a/b", 0, "a/", "b", false},
+    {"a/b/", 0, "a/", "b", true},
+    {"a/b//", 0, "a/", "b", true},
+    {"/x", 0, "/", "x", false},
+    {"/", 0, "/", ".", true},
+    {"///", 0, "/", ".", true},
+    {"sub/../.envrc", 0, "sub/../", ".envrc", false},
+    {"a/.", 0, "a/", ".", false},
+    {"..", 0, "", "..", false},
+    {"a//b", 0, "a//", "b", false},
+};
+
+static void test_split(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(split_rows) / sizeof(split_rows[0]);
+	     i++) {
+		const struct split_row *r = &split_rows[i];
+		char dir[64], last[64];
+		bool slash = false;
+		int ret = nt_split(r->path, dir, sizeof(dir), last,
+				   sizeof(last), &slash);
+		if (ret != r->ret)
+			fail_msg("%s: ret %d want %d", r->path, ret, r->ret);
+		if (ret < 0)
+			continue;
+		if (strcmp(dir, r->dir) || strcmp(last, r->last) ||
+		    slash != r->slash)
+			fail_msg("%s: got '%s' '%s' %d", r->path, dir, last,
+				 slash);
+	}
+	char small[4], last[64];
+	bool s;
+	assert_int_equal(
+	    nt_split("abcdef/x", small, sizeof(small), last, sizeof(last), &s),
+	    -ENAMETOOLONG);
+	assert_int_equal(
+	    nt_split("x/abcdef", last, sizeof(last), small, sizeof(small), &s),
+	    -ENAMETOOLONG);
+}
+
+static const struct notify_guard guards[] = {
+    {.dev = 8, .ino = 100, .dir = "/home/u/p", .name = NULL},
+    {.dev = 8, .ino = 200, .dir = "/home/u/q", .name = NULL},
+    /* a dangling .envrc -> envrc.local in /home/u/p */
+    {.dev = 8, .ino = 100, .dir = "/home/u/p", .name = "envrc.local"},
+    /* ... and one whose target lies in another folder */
+    {.dev = 9, .ino = 7, .dir = "/home/u/q", .name = "real.rc"},
+};
+
+struct decide_row {
+	dev_t dev;
+	ino_t ino;
+	const char *last;
+	int want; /* index in guards, -1 for allowed */
+};
+
+static const struct decide_row decide_rows[] = {
+    {8, 100, ".envrc", 0},
+    {8, 100, ".git", 0},
+    {8, 100, ".vscode", 0},
+    {8, 100, ".idea", 0},
+    {8, 100, ".github", 0},
+    {8, 100, ".husky", 0},
+    {8, 100, ".gitmodules", 0},
+    {8, 100, ".gitattributes", 0},
+    {8, 100, ".mcp.json", 0},
+    {8, 100, ".bashrc", 0},
+    {8, 100, ".bash_profile", 0},
+    {8, 100, ".profile", 0},
+    {8, 100, ".zshrc", 0},
+    {8, 100, ".zprofile", 0},
+    {8, 100, ".npmrc", 0},
+    {8, 100, ".pre-commit-config.yaml", 0},
+    {8, 100, ".lnk", 0},
+    {8, 100, ".direnv", 0},
+    /* case-insensitive folders would make these the real thing */
+    {8, 100, ".ENVRC", 0},
+    {8, 100, ".Git", 0},
+    /* ordinary names, near misses */
+    {8, 100, "envrc", -1},
+    {8, 100, ".envrc~", -1},
+    {8, 100, ".envrc.swp", -1},
+    {8, 100, ".gitignore", -1},
+    {8, 100, ".git2", -1},
+    {8, 100, "x.git", -1},
+    {8, 100, ".", -1},
+    {8, 100, "", -1},
+    {8, 100, "README.md", -1},
+    /* the second folder */
+    {8, 200, ".envrc", 1},
+    {8, 200, "a", -1},
+    /* same inode number on another device: not the folder */
+    {9, 100, ".envrc", -1},
+    {8, 101, ".envrc", -1},
+    /* a dangling symlink's target name */
+    {8, 100, "envrc.local", 2},
+    {8, 100, "ENVRC.LOCAL", 2},
+    {8, 200, "envrc.local", -1},
+    {9, 7, "real.rc", 3},
+    {9, 7, ".envrc", -1}, /* only the named target there */
+};
+
+static void test_decide(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(decide_rows) / sizeof(decide_rows[0]);
+	     i++) {
+		const struct decide_row *r = &decide_rows[i];
+		const struct notify_guard *g =
+		    nt_decide(guards, sizeof(guards) / sizeof(guards[0]),
+			      r->dev, r->ino, r->last);
+		int got = g ? (int)(g - guards) : -1;
+		if (got != r->want)
+			fail_msg("(%lu,%lu) '%s': got %d want %d",
+				 (unsigned long)r->dev, (unsigned long)r->ino,
+				 r->last, got, r->want);
+	}
+	/* no guards: everything allowed */
+	assert_null(nt_decide(NULL, 0, 8, 100, ".envrc"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_rewrite),
+	    cmocka_unit_test(test_split),
+	    cmocka_unit_test(test_decide),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
