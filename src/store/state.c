@@ -1,0 +1,568 @@
+/* The registry of running sandboxes and the closed/stopped state (see
+ * state.h), in tables of their own in ~/.lnk/sandbox/lnk.db. */
+#include "store/state.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "store/paths.h"
+
+struct state {
+	sqlite3 *db;
+	char *path;
+};
+
+/* Own tables, own names: the call log's tables belong to store/db.c; the
+ * two share only the file. */
+static const char schema[] =
+    "CREATE TABLE IF NOT EXISTS ctl_sandboxes ("
+    " name TEXT PRIMARY KEY NOT NULL,"
+    " uid INTEGER NOT NULL,"
+    " sup_pid INTEGER NOT NULL DEFAULT 0, sup_start INTEGER NOT NULL DEFAULT 0,"
+    " box_pid INTEGER NOT NULL DEFAULT 0, box_start INTEGER NOT NULL DEFAULT 0,"
+    " wire_pid INTEGER NOT NULL DEFAULT 0,"
+    " wire_start INTEGER NOT NULL DEFAULT 0,"
+    " socket TEXT NOT NULL DEFAULT '',"
+    " started_ms INTEGER NOT NULL DEFAULT 0,"
+    " closed INTEGER NOT NULL DEFAULT 0,"
+    " cause TEXT NOT NULL DEFAULT '',"
+    " rule TEXT NOT NULL DEFAULT '',"
+    " detail TEXT NOT NULL DEFAULT '',"
+    " closed_ms INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE IF NOT EXISTS ctl_stop ("
+    " id INTEGER PRIMARY KEY CHECK (id = 1),"
+    " since_ms INTEGER NOT NULL);";
+
+bool state_name_valid(const char *name)
+{
+	if (!name || !name[0] || name[0] == '.' || name[0] == '-')
+		return false;
+	size_t n = 0;
+	for (; name[n]; n++) {
+		unsigned char c = (unsigned char)name[n];
+		if (n >= STATE_NAME_MAX)
+			return false;
+		if (!(isascii(c) &&
+		      (isalnum(c) || c == '.' || c == '_' || c == '-')))
+			return false;
+	}
+	return true;
+}
+
+int64_t state_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Reads the state letter and start time of pid from /proc/PID/stat. The
+ * command name (field 2) can hold spaces and ')': parse after the LAST
+ * ')'. */
+static int proc_stat(pid_t pid, char *st, uint64_t *start)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return -EIO;
+	p++;
+	/* Fields after ')': 3 (state) ... 22 (starttime). */
+	char *save = NULL, *tok = strtok_r(p, " ", &save);
+	for (int field = 3; tok; field++, tok = strtok_r(NULL, " ", &save)) {
+		if (field == 3)
+			*st = tok[0];
+		if (field == 22) {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(tok, &end, 10);
+			if (errno || *end)
+				return -EIO;
+			*start = v;
+			return 0;
+		}
+	}
+	return -EIO;
+}
+
+int state_proc_self(pid_t pid, struct state_proc *p)
+{
+	char st;
+	uint64_t start;
+	if (pid <= 0)
+		return -ESRCH;
+	int r = proc_stat(pid, &st, &start);
+	if (r < 0)
+		return r;
+	p->pid = pid;
+	p->start = start;
+	return 0;
+}
+
+bool state_proc_alive(const struct state_proc *p)
+{
+	char st;
+	uint64_t start;
+	if (p->pid <= 0)
+		return false;
+	if (proc_stat(p->pid, &st, &start) < 0)
+		return false;
+	/* A zombie has ended; a different start time is a recycled pid. */
+	return st != 'Z' && st != 'X' && start == p->start;
+}
+
+int state_proc_pidfd(const struct state_proc *p)
+{
+	if (p->pid <= 0)
+		return -ESRCH;
+	int fd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+	if (fd < 0)
+		return -errno;
+	/* pidfds are O_CLOEXEC from the kernel. The pidfd pins the process
+	 * it names; checking the start time AFTER opening it proves that
+	 * process is the registered one, not a newcomer with its pid. */
+	if (!state_proc_alive(p)) {
+		close(fd);
+		return -ESRCH;
+	}
+	return fd;
+}
+
+static int db_err(struct state *s, struct lnk_err *err, const char *what)
+{
+	int code = sqlite3_errcode(s->db);
+	int e = (code == SQLITE_BUSY || code == SQLITE_LOCKED) ? -EBUSY : -EIO;
+	return err_set(err, e, "%s '%s': %s", what, s->path,
+		       sqlite3_errmsg(s->db));
+}
+
+int state_open_at(const char *path, struct state **out, struct lnk_err *err)
+{
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open_v2(path, &db,
+				 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				     SQLITE_OPEN_NOMUTEX,
+				 NULL);
+	if (rc != SQLITE_OK) {
+		int r =
+		    err_set(err, -EIO, "cannot open the database '%s': %s",
+			    path, db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return r;
+	}
+	struct state *s = xcalloc(1, sizeof(*s));
+	s->db = db;
+	s->path = xstrdup(path);
+	/* Many wires and commands write at once: wait for the lock rather
+	 * than fail, and let readers run beside the writer (WAL). */
+	sqlite3_busy_timeout(db, 5000);
+	if (sqlite3_exec(db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) !=
+		SQLITE_OK ||
+	    sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK) {
+		int r = db_err(s, err, "cannot set up the database");
+		state_close(s);
+		return r;
+	}
+	*out = s;
+	return 0;
+}
+
+int state_open(const char *home, struct state **out, struct lnk_err *err)
+{
+	_cleanup_free_ char *dir = paths_sandbox_dir(home);
+	int r = paths_ensure_dir(dir, err);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *path = paths_db(home);
+	return state_open_at(path, out, err);
+}
+
+void state_close(struct state *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}
+
+static int prep(struct state *s, const char *sql, sqlite3_stmt **st,
+		struct lnk_err *err)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+		return db_err(s, err, "cannot read or write");
+	return 0;
+}
+
+static int exec(struct state *s, const char *sql, struct lnk_err *err)
+{
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return db_err(s, err, "cannot read or write");
+	return 0;
+}
+
+static const char cols[] =
+    "name, uid, sup_pid, sup_start, box_pid, box_start, wire_pid, "
+    "wire_start, socket, started_ms, closed, cause, rule, detail, closed_ms";
+
+static void copy_text(char *dst, size_t cap, sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	snprintf(dst, cap, "%s", t ? (const char *)t : "");
+}
+
+static void row_to_entry(sqlite3_stmt *st, struct state_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	copy_text(e->name, sizeof(e->name), st, 0);
+	e->uid = (uid_t)sqlite3_column_int64(st, 1);
+	e->supervisor.pid = (pid_t)sqlite3_column_int64(st, 2);
+	e->supervisor.start = (uint64_t)sqlite3_column_int64(st, 3);
+	e->sandbox.pid = (pid_t)sqlite3_column_int64(st, 4);
+	e->sandbox.start = (uint64_t)sqlite3_column_int64(st, 5);
+	e->wire.pid = (pid_t)sqlite3_column_int64(st, 6);
+	e->wire.start = (uint64_t)sqlite3_column_int64(st, 7);
+	copy_text(e->socket, sizeof(e->socket), st, 8);
+	e->started_ms = sqlite3_column_int64(st, 9);
+	e->closed = sqlite3_column_int(st, 10) != 0;
+	const unsigned char *c = sqlite3_column_text(st, 11);
+	e->cause = ctl_cause_from_name(c ? (const char *)c : "");
+	const unsigned char *r = sqlite3_column_text(st, 12);
+	e->rule = trip_rule_from_name(r ? (const char *)r : "");
+	copy_text(e->detail, sizeof(e->detail), st, 13);
+	e->closed_ms = sqlite3_column_int64(st, 14);
+	if (!e->closed)
+		e->cause = CTL_CAUSE_NONE;
+}
+
+/* A sandbox lives while its supervisor does (the wire's, when no
+ * supervisor was recorded). */
+static bool entry_live(const struct state_entry *e)
+{
+	if (e->supervisor.pid > 0)
+		return state_proc_alive(&e->supervisor);
+	return state_proc_alive(&e->wire);
+}
+
+int state_register(struct state *s, const struct state_entry *e,
+		   struct lnk_err *err)
+{
+	if (!state_name_valid(e->name))
+		return err_set(
+		    err, -EINVAL,
+		    "'%s' is not a sandbox name: use up to %d letters, digits, '.', '_' and '-'",
+		    e->name, STATE_NAME_MAX);
+	/* IMMEDIATE: two sandboxes starting with one name cannot both see
+	 * it free. */
+	int r = exec(s, "BEGIN IMMEDIATE", err);
+	if (r < 0)
+		return r;
+	sqlite3_stmt *st = NULL;
+	_cleanup_free_ char *q =
+	    xasprintf("SELECT %s FROM ctl_sandboxes WHERE name = ?", cols);
+	if ((r = prep(s, q, &st, err)) < 0)
+		goto rollback;
+	sqlite3_bind_text(st, 1, e->name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		struct state_entry old;
+		row_to_entry(st, &old);
+		if (entry_live(&old)) {
+			sqlite3_finalize(st);
+			r = err_set(
+			    err, -EEXIST,
+			    "a sandbox named '%s' is already running (pid %d); choose another --name",
+			    e->name, (int)old.supervisor.pid);
+			goto rollback;
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((r = prep(s,
+		      "INSERT OR REPLACE INTO ctl_sandboxes (name, uid, "
+		      "sup_pid, sup_start, box_pid, box_start, wire_pid, "
+		      "wire_start, socket, started_ms, closed, cause, rule, "
+		      "detail, closed_ms) "
+		      "VALUES (?,?,?,?,?,?,?,?,?,?,0,'','','',0)",
+		      &st, err)) < 0)
+		goto rollback;
+	sqlite3_bind_text(st, 1, e->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, e->uid);
+	sqlite3_bind_int64(st, 3, e->supervisor.pid);
+	sqlite3_bind_int64(st, 4, (int64_t)e->supervisor.start);
+	sqlite3_bind_int64(st, 5, e->sandbox.pid);
+	sqlite3_bind_int64(st, 6, (int64_t)e->sandbox.start);
+	sqlite3_bind_int64(st, 7, e->wire.pid);
+	sqlite3_bind_int64(st, 8, (int64_t)e->wire.start);
+	sqlite3_bind_text(st, 9, e->socket, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 10, e->started_ms);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		r = db_err(s, err, "cannot register in");
+		sqlite3_finalize(st);
+		goto rollback;
+	}
+	sqlite3_finalize(st);
+	if ((r = exec(s, "COMMIT", err)) < 0)
+		goto rollback;
+	return 0;
+rollback:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return r;
+}
+
+/* Runs a one-row change; -ENOENT when no row named name. */
+static int change(struct state *s, const char *sql, const char *name,
+		  void (*bind)(sqlite3_stmt *, const void *), const void *arg,
+		  struct lnk_err *err)
+{
+	sqlite3_stmt *st;
+	int r = prep(s, sql, &st, err);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (bind)
+		bind(st, arg);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		r = db_err(s, err, "cannot write");
+		sqlite3_finalize(st);
+		return r;
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_changes(s->db) == 0)
+		return err_set(err, -ENOENT,
+			       "no sandbox named '%s' is registered", name);
+	return 0;
+}
+
+static void bind_proc(sqlite3_stmt *st, const void *arg)
+{
+	const struct state_proc *p = arg;
+	sqlite3_bind_int64(st, 2, p->pid);
+	sqlite3_bind_int64(st, 3, (int64_t)p->start);
+}
+
+int state_set_sandbox(struct state *s, const char *name, pid_t pid,
+		      struct lnk_err *err)
+{
+	struct state_proc p;
+	if (state_proc_self(pid, &p) < 0)
+		return err_set(err, -ESRCH, "process %d does not run",
+			       (int)pid);
+	return change(s,
+		      "UPDATE ctl_sandboxes SET box_pid = ?2, box_start = ?3 "
+		      "WHERE name = ?1",
+		      name, bind_proc, &p, err);
+}
+
+int state_unregister(struct state *s, const char *name, struct lnk_err *err)
+{
+	return change(s, "DELETE FROM ctl_sandboxes WHERE name = ?1", name,
+		      NULL, NULL, err);
+}
+
+struct closed_args {
+	enum ctl_cause cause;
+	enum trip_rule rule;
+	const char *detail;
+	int64_t at;
+};
+
+static void bind_closed(sqlite3_stmt *st, const void *arg)
+{
+	const struct closed_args *a = arg;
+	char d[CTL_DETAIL_MAX];
+	ctl_printable(d, sizeof(d), a->detail);
+	sqlite3_bind_text(st, 2, ctl_cause_name(a->cause), -1, SQLITE_STATIC);
+	sqlite3_bind_text(
+	    st, 3, a->cause == CTL_CAUSE_TRIP ? trip_rule_name(a->rule) : "",
+	    -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, d, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 5, a->at);
+}
+
+int state_set_closed(struct state *s, const char *name, enum ctl_cause cause,
+		     enum trip_rule rule, const char *detail, int64_t at_ms,
+		     struct lnk_err *err)
+{
+	if (cause == CTL_CAUSE_NONE)
+		return err_set(err, -EINVAL, "a closed wire needs a cause");
+	struct closed_args a = {cause, rule, detail, at_ms};
+	return change(s,
+		      "UPDATE ctl_sandboxes SET closed = 1, cause = ?2, "
+		      "rule = ?3, detail = ?4, closed_ms = ?5 WHERE name = ?1",
+		      name, bind_closed, &a, err);
+}
+
+int state_set_open(struct state *s, const char *name, struct lnk_err *err)
+{
+	return change(s,
+		      "UPDATE ctl_sandboxes SET closed = 0, cause = '', "
+		      "rule = '', detail = '', closed_ms = 0 WHERE name = ?1",
+		      name, NULL, NULL, err);
+}
+
+static int read_all(struct state *s, struct state_entry **out, size_t *n,
+		    struct lnk_err *err)
+{
+	sqlite3_stmt *st;
+	_cleanup_free_ char *q =
+	    xasprintf("SELECT %s FROM ctl_sandboxes ORDER BY name", cols);
+	int r = prep(s, q, &st, err);
+	if (r < 0)
+		return r;
+	struct state_entry *v = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 8;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		row_to_entry(st, &v[len++]);
+	}
+	if (rc != SQLITE_DONE) {
+		r = db_err(s, err, "cannot read");
+		sqlite3_finalize(st);
+		free(v);
+		return r;
+	}
+	sqlite3_finalize(st);
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+int state_clean_stale(struct state *s, size_t *removed, struct lnk_err *err)
+{
+	struct state_entry *v = NULL;
+	size_t n = 0, gone = 0;
+	int r = read_all(s, &v, &n, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		if (entry_live(&v[i]))
+			continue;
+		/* Delete only the row we judged: a new sandbox may have taken
+		 * the name since. */
+		sqlite3_stmt *st;
+		if ((r = prep(s,
+			      "DELETE FROM ctl_sandboxes WHERE name = ? AND "
+			      "sup_pid = ? AND sup_start = ? AND wire_pid = ?",
+			      &st, err)) < 0)
+			break;
+		sqlite3_bind_text(st, 1, v[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, v[i].supervisor.pid);
+		sqlite3_bind_int64(st, 3, (int64_t)v[i].supervisor.start);
+		sqlite3_bind_int64(st, 4, v[i].wire.pid);
+		int rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE) {
+			r = db_err(s, err, "cannot clean");
+			break;
+		}
+		gone += (size_t)sqlite3_changes(s->db);
+	}
+	free(v);
+	if (removed)
+		*removed = gone;
+	return r < 0 ? r : 0;
+}
+
+int state_list(struct state *s, struct state_entry **out, size_t *n,
+	       struct lnk_err *err)
+{
+	int r = state_clean_stale(s, NULL, err);
+	if (r < 0)
+		return r;
+	struct state_entry *v = NULL;
+	size_t len = 0;
+	if ((r = read_all(s, &v, &len, err)) < 0)
+		return r;
+	/* Drop any that died between the clean and the read. */
+	size_t j = 0;
+	for (size_t i = 0; i < len; i++)
+		if (entry_live(&v[i]))
+			v[j++] = v[i];
+	*out = v;
+	*n = j;
+	return 0;
+}
+
+int state_find(struct state *s, const char *name, struct state_entry *out,
+	       struct lnk_err *err)
+{
+	if (!state_name_valid(name))
+		return err_set(err, -ENOENT,
+			       "no sandbox named '%s' is running here", name);
+	sqlite3_stmt *st;
+	_cleanup_free_ char *q =
+	    xasprintf("SELECT %s FROM ctl_sandboxes WHERE name = ?", cols);
+	int r = prep(s, q, &st, err);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		row_to_entry(st, out);
+	else if (rc != SQLITE_DONE)
+		r = db_err(s, err, "cannot read");
+	sqlite3_finalize(st);
+	if (r < 0)
+		return r;
+	if (rc != SQLITE_ROW || !entry_live(out))
+		return err_set(err, -ENOENT,
+			       "no sandbox named '%s' is running here", name);
+	return 0;
+}
+
+int state_stop_set(struct state *s, bool on, int64_t at_ms, struct lnk_err *err)
+{
+	if (!on)
+		return exec(s, "DELETE FROM ctl_stop", err);
+	sqlite3_stmt *st;
+	/* A second stop keeps the first one's time. */
+	int r = prep(
+	    s, "INSERT OR IGNORE INTO ctl_stop (id, since_ms) VALUES (1, ?)",
+	    &st, err);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, at_ms);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		r = db_err(s, err, "cannot write");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int state_stop_get(struct state *s, bool *on, int64_t *since_ms,
+		   struct lnk_err *err)
+{
+	sqlite3_stmt *st;
+	int r = prep(s, "SELECT since_ms FROM ctl_stop WHERE id = 1", &st, err);
+	if (r < 0)
+		return r;
+	int rc = sqlite3_step(st);
+	*on = rc == SQLITE_ROW;
+	if (since_ms)
+		*since_ms = *on ? sqlite3_column_int64(st, 0) : 0;
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		r = db_err(s, err, "cannot read");
+	sqlite3_finalize(st);
+	return r;
+}

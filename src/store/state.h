@@ -1,0 +1,120 @@
+/* The registry of running sandboxes, and which wires are closed and why
+ * (paused by hand, by stop, tripped), and whether a stop is in force.
+ *
+ * Kept in ~/.lnk/sandbox/lnk.db beside the call log, in tables of its own
+ * (ctl_sandboxes, ctl_stop), on a connection of its own (WAL, busy
+ * timeout), so the wires, `lnk sandbox run` and the commands can all write.
+ * ~/.lnk is 0700: only its owner reads or changes it (invariant 6: nothing
+ * inside a sandbox can).
+ *
+ * Processes are named by pid AND start time (field 22 of /proc/PID/stat),
+ * so a recycled pid is never mistaken for a sandbox's: an entry whose
+ * supervisor is gone is stale and cleaned, and stop signals through a
+ * pidfd opened and then checked against the start time (no pid-reuse race).
+ *
+ * How the wire uses this (and `lnk sandbox run`)
+ *   at start, before accepting any call:
+ *       struct state *st; state_open(home, &st, &err);
+ *       struct state_entry e = {0}; snprintf(e.name, ..., name);
+ *       e.uid = getuid();
+ *       state_proc_self(getppid(), &e.supervisor);   lnk sandbox run
+ *       state_proc_self(getpid(), &e.wire);
+ *       (e.sandbox: bwrap's pid when known, else pid 0)
+ *       e.started_ms = now (unix ms); socket path from ctl_socket_path
+ *       state_register(st, &e, &err);     -EEXIST: that name runs already
+ *       bool stopped; state_stop_get(st, &stopped, NULL, &err);
+ *       if (stopped) close the wire, cause stop: a stop is in force
+ *       (registering first, then reading the stop, means a concurrent
+ *       `lnk sandbox stop` either sees this entry or this wire sees it)
+ *   `lnk sandbox run`, once bwrap runs:
+ *       state_set_sandbox(st, name, bwrap_pid, &err)
+ *   whenever the wire closes or opens:
+ *       state_set_closed(st, name, cause, rule, detail, unix_ms, &err)
+ *       state_set_open(st, name, &err)
+ *   at exit: state_unregister(st, name, &err); state_close(st)
+ *   Rare, small writes (one row): fine on the loop.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/err.h"
+#include "wire/ctl.h"
+#include "wire/trip.h"
+
+#define STATE_NAME_MAX 64
+
+/* A sandbox name: 1 to 64 of [A-Za-z0-9._-], not starting with '.' or '-'.
+ * Names become file names (the control socket): no '/' or "..". */
+bool state_name_valid(const char *name);
+
+struct state_proc {
+	pid_t pid;	/* 0 when unknown */
+	uint64_t start; /* start time, clock ticks after boot */
+};
+
+struct state_entry {
+	char name[STATE_NAME_MAX + 1];
+	uid_t uid;
+	struct state_proc supervisor, sandbox, wire;
+	char socket[512];
+	int64_t started_ms; /* unix ms */
+	/* The wire's state. */
+	bool closed;
+	enum ctl_cause cause;
+	enum trip_rule rule;
+	char detail[CTL_DETAIL_MAX];
+	int64_t closed_ms; /* unix ms */
+};
+
+struct state;
+
+/* Opens (creating the folder 0700, the file and the tables). */
+int state_open(const char *home, struct state **out, struct lnk_err *err);
+/* The same for a database file at path (tests). */
+int state_open_at(const char *path, struct state **out, struct lnk_err *err);
+void state_close(struct state *s);
+
+/* Registers e. A live entry with the same name is -EEXIST; a stale one is
+ * replaced. */
+int state_register(struct state *s, const struct state_entry *e,
+		   struct lnk_err *err);
+int state_set_sandbox(struct state *s, const char *name, pid_t pid,
+		      struct lnk_err *err);
+int state_unregister(struct state *s, const char *name, struct lnk_err *err);
+
+int state_set_closed(struct state *s, const char *name, enum ctl_cause cause,
+		     enum trip_rule rule, const char *detail, int64_t at_ms,
+		     struct lnk_err *err);
+int state_set_open(struct state *s, const char *name, struct lnk_err *err);
+
+/* Removes entries whose supervisor is gone (pid dead or recycled); *removed
+ * (if not NULL) counts them. */
+int state_clean_stale(struct state *s, size_t *removed, struct lnk_err *err);
+/* Every live entry, by name, after cleaning stale ones. free() *out. */
+int state_list(struct state *s, struct state_entry **out, size_t *n,
+	       struct lnk_err *err);
+/* One live entry; -ENOENT when no sandbox of that name runs (an invalid
+ * name is also -ENOENT). */
+int state_find(struct state *s, const char *name, struct state_entry *out,
+	       struct lnk_err *err);
+
+/* The stop that persists: while on, every wire starts closed. */
+int state_stop_set(struct state *s, bool on, int64_t at_ms,
+		   struct lnk_err *err);
+int state_stop_get(struct state *s, bool *on, int64_t *since_ms,
+		   struct lnk_err *err);
+
+/* Processes. */
+/* Fills p with pid and its start time; -ESRCH if it does not run. */
+int state_proc_self(pid_t pid, struct state_proc *p);
+/* True when p's pid runs and started at p's start time. */
+bool state_proc_alive(const struct state_proc *p);
+/* A pidfd (O_CLOEXEC) for p, checked against the start time after it is
+ * opened; -ESRCH when p no longer runs. */
+int state_proc_pidfd(const struct state_proc *p);
+
+/* Wall clock, unix ms. */
+int64_t state_now_ms(void);

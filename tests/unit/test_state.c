@@ -1,0 +1,370 @@
+/* The registry of running sandboxes and the stop (store/state.h), on a real
+ * SQLite file, with real and dead processes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "common/util.h"
+#include "store/state.h"
+
+struct fixture {
+	char home[64];
+	struct state *s;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = xcalloc(1, sizeof(*f));
+	snprintf(f->home, sizeof(f->home), "/tmp/lnk-test-state-XXXXXX");
+	if (!mkdtemp(f->home))
+		return -1;
+	struct lnk_err err = {0};
+	if (state_open(f->home, &f->s, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	state_close(f->s);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->home);
+	if (system(cmd) != 0)
+		return -1;
+	free(f);
+	return 0;
+}
+
+/* A process that has exited and been reaped: its pid is free. */
+static struct state_proc dead_proc(void)
+{
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		/* Wait to be read, so the parent can note our start time. */
+		char c = 0;
+		(void)!write(p[1], &c, 1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	char c;
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	struct state_proc sp;
+	assert_int_equal(state_proc_self(pid, &sp), 0);
+	assert_true(state_proc_alive(&sp));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_false(state_proc_alive(&sp));
+	return sp;
+}
+
+static void entry(struct state_entry *e, const char *name,
+		  struct state_proc sup)
+{
+	memset(e, 0, sizeof(*e));
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	e->uid = getuid();
+	e->supervisor = sup;
+	assert_int_equal(state_proc_self(getpid(), &e->wire), 0);
+	snprintf(e->socket, sizeof(e->socket), "/x/%s.sock", name);
+	e->started_ms = state_now_ms();
+}
+
+static void files_are_private(void **state)
+{
+	struct fixture *f = *state;
+	char p[128];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/.lnk", f->home);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	snprintf(p, sizeof(p), "%s/.lnk/sandbox/lnk.db", f->home);
+	assert_int_equal(stat(p, &st), 0);
+}
+
+static void register_find_list(void **state)
+{
+	struct fixture *f = *state;
+	struct lnk_err err = {0};
+	struct state_proc me;
+	assert_int_equal(state_proc_self(getpid(), &me), 0);
+	struct state_entry e, got;
+	entry(&e, "run-1", me);
+	assert_int_equal(state_register(f->s, &e, &err), 0);
+	entry(&e, "alpha", me);
+	assert_int_equal(state_register(f->s, &e, &err), 0);
+
+	assert_int_equal(state_find(f->s, "run-1", &got, &err), 0);
+	assert_string_equal(got.name, "run-1");
+	assert_int_equal(got.supervisor.pid, getpid());
+	assert_int_equal(got.supervisor.start, me.start);
+	assert_string_equal(got.socket, "/x/run-1.sock");
+	assert_false(got.closed);
+	assert_int_equal(got.cause, CTL_CAUSE_NONE);
+
+	/* A live name cannot be taken twice. */
+	entry(&e, "run-1", me);
+	assert_int_equal(state_register(f->s, &e, &err), -EEXIST);
+	assert_non_null(strstr(err.msg, "already running"));
+	/* Invalid names are refused, and never found. */
+	entry(&e, "../x", me);
+	assert_int_equal(state_register(f->s, &e, &err), -EINVAL);
+	assert_int_equal(state_find(f->s, "../x", &got, &err), -ENOENT);
+	assert_int_equal(state_find(f->s, "nope", &got, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "no sandbox named 'nope'"));
+
+	struct state_entry *v;
+	size_t n;
+	assert_int_equal(state_list(f->s, &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].name, "alpha");
+	assert_string_equal(v[1].name, "run-1");
+	free(v);
+
+	/* The sandbox's pid, once bwrap runs. */
+	assert_int_equal(state_set_sandbox(f->s, "run-1", getpid(), &err), 0);
+	assert_int_equal(state_find(f->s, "run-1", &got, &err), 0);
+	assert_int_equal(got.sandbox.pid, getpid());
+	assert_int_equal(state_set_sandbox(f->s, "ghost", getpid(), &err),
+			 -ENOENT);
+
+	assert_int_equal(state_unregister(f->s, "run-1", &err), 0);
+	assert_int_equal(state_find(f->s, "run-1", &got, &err), -ENOENT);
+	assert_int_equal(state_unregister(f->s, "run-1", &err), -ENOENT);
+}
+
+static void stale_entries_cleaned(void **state)
+{
+	struct fixture *f = *state;
+	struct lnk_err err = {0};
+	struct state_proc me;
+	assert_int_equal(state_proc_self(getpid(), &me), 0);
+	struct state_entry e, got;
+
+	entry(&e, "gone", dead_proc());
+	assert_int_equal(state_register(f->s, &e, &err), 0);
+	/* A recycled pid: ours, with another start time. */
+	struct state_proc recycled = me;
+	recycled.start = me.start + 1;
+	entry(&e, "recycled", recycled);
+	assert_int_equal(state_register(f->s, &e, &err), 0);
+	entry(&e, "live", me);
+	assert_int_equal(state_register(f->s, &e, &err), 0);
+
+	/* Stale entries are never "running". */
+	assert_int_equal(state_find(f->s, "gone", &got, &err), -ENOENT);
+	assert_int_equal(state_find(f->s, "recycled", &got, &err), -ENOENT);
+
+	size_t removed = 0;
+	assert_int_equal(state_clean_stale(f->s, &removed, &err), 0);
+	assert_int_equal(removed, 2);
+	struct state_entry *v;
+	size_t n;
+	assert_int_equal(state_list(f->s, &v, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].name, "live");
+	free(v);
+
+	/* A dead sandbox's name can be used again. */
+	entry(&e, "gone2", dead_proc());
+	assert_int_equal(state_register(f->s, &e, &err), 0);
+	entry(&e, "gone2", me);
+	assert_int_equal(state_register(f->s, &e, &err), 0);
+	assert_int_equal(state_find(f->s, "gone2", &got, &err), 0);
+}
+
+static void closed_state(void **state)
+{
+	struct fixture *f = *state;
+	struct lnk_err err = {0};
+	struct state_proc me;
+	assert_int_equal(state_proc_self(getpid(), &me), 0);
+	struct state_entry e, got;
+	entry(&e, "w", me);
+	assert_int_equal(state_register(f->s, &e, &err), 0);
+
+	assert_int_equal(state_set_closed(f->s, "w", CTL_CAUSE_TRIP,
+					  TRIP_REFUSED_TARGETS,
+					  "h19.test:443\x1b[31m", 1234, &err),
+			 0);
+	assert_int_equal(state_find(f->s, "w", &got, &err), 0);
+	assert_true(got.closed);
+	assert_int_equal(got.cause, CTL_CAUSE_TRIP);
+	assert_int_equal(got.rule, TRIP_REFUSED_TARGETS);
+	assert_int_equal(got.closed_ms, 1234);
+	/* Stored printable: the table never prints an escape sequence. */
+	assert_string_equal(got.detail, "h19.test:443?[31m");
+
+	assert_int_equal(
+	    state_set_closed(f->s, "w", CTL_CAUSE_HAND, TRIP_NONE, "", 5, &err),
+	    0);
+	assert_int_equal(state_find(f->s, "w", &got, &err), 0);
+	assert_int_equal(got.cause, CTL_CAUSE_HAND);
+	assert_int_equal(got.rule, TRIP_NONE);
+
+	assert_int_equal(state_set_open(f->s, "w", &err), 0);
+	assert_int_equal(state_find(f->s, "w", &got, &err), 0);
+	assert_false(got.closed);
+	assert_int_equal(got.cause, CTL_CAUSE_NONE);
+
+	assert_int_equal(
+	    state_set_closed(f->s, "w", CTL_CAUSE_NONE, TRIP_NONE, "", 5, &err),
+	    -EINVAL);
+	assert_int_equal(state_set_closed(f->s, "nobody", CTL_CAUSE_HAND,
+					  TRIP_NONE, "", 5, &err),
+			 -ENOENT);
+}
+
+static void stop_persists(void **state)
+{
+	struct fixture *f = *state;
+	struct lnk_err err = {0};
+	bool on = true;
+	int64_t since = -1;
+	assert_int_equal(state_stop_get(f->s, &on, &since, &err), 0);
+	assert_false(on);
+	assert_int_equal(since, 0);
+
+	assert_int_equal(state_stop_set(f->s, true, 1000, &err), 0);
+	/* A second stop keeps the first time. */
+	assert_int_equal(state_stop_set(f->s, true, 2000, &err), 0);
+
+	/* Another connection (a wire starting later) sees it. */
+	struct state *s2;
+	assert_int_equal(state_open(f->home, &s2, &err), 0);
+	assert_int_equal(state_stop_get(s2, &on, &since, &err), 0);
+	assert_true(on);
+	assert_int_equal(since, 1000);
+	/* Closing and reopening: it persists. */
+	state_close(s2);
+	assert_int_equal(state_open(f->home, &s2, &err), 0);
+	assert_int_equal(state_stop_get(s2, &on, NULL, &err), 0);
+	assert_true(on);
+
+	/* stop --off. */
+	assert_int_equal(state_stop_set(s2, false, 0, &err), 0);
+	assert_int_equal(state_stop_get(f->s, &on, &since, &err), 0);
+	assert_false(on);
+	state_close(s2);
+}
+
+static void many_writers(void **state)
+{
+	struct fixture *f = *state;
+	/* Processes registering and changing state at once: every write
+	 * lands (WAL, busy timeout), none fails with "locked". */
+	enum { N = 6, ROUNDS = 40 };
+	pid_t kids[N];
+	for (int k = 0; k < N; k++) {
+		kids[k] = fork();
+		if (kids[k] == 0) {
+			struct state *s;
+			struct lnk_err err = {0};
+			if (state_open(f->home, &s, &err) < 0)
+				_exit(2);
+			struct state_entry e;
+			memset(&e, 0, sizeof(e));
+			snprintf(e.name, sizeof(e.name), "kid-%d", k);
+			e.uid = getuid();
+			if (state_proc_self(getpid(), &e.supervisor) < 0 ||
+			    state_register(s, &e, &err) < 0)
+				_exit(3);
+			for (int i = 0; i < ROUNDS; i++) {
+				if (state_set_closed(s, e.name, CTL_CAUSE_HAND,
+						     TRIP_NONE, "", i,
+						     &err) < 0 ||
+				    state_set_open(s, e.name, &err) < 0) {
+					fprintf(stderr, "%s\n", err.msg);
+					_exit(4);
+				}
+			}
+			state_close(s);
+			_exit(0);
+		}
+	}
+	for (int k = 0; k < N; k++) {
+		int status;
+		assert_int_equal(waitpid(kids[k], &status, 0), kids[k]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	/* All exited: all stale now. */
+	size_t removed = 0;
+	struct lnk_err err = {0};
+	assert_int_equal(state_clean_stale(f->s, &removed, &err), 0);
+	assert_int_equal(removed, N);
+}
+
+static void pidfd_checks_start_time(void **state)
+{
+	(void)state;
+	struct state_proc me;
+	assert_int_equal(state_proc_self(getpid(), &me), 0);
+	int fd = state_proc_pidfd(&me);
+	assert_true(fd >= 0);
+	close(fd);
+	struct state_proc other = me;
+	other.start++;
+	assert_int_equal(state_proc_pidfd(&other), -ESRCH);
+	struct state_proc d = dead_proc();
+	assert_true(state_proc_pidfd(&d) < 0);
+	struct state_proc zero = {0};
+	assert_int_equal(state_proc_pidfd(&zero), -ESRCH);
+	assert_false(state_proc_alive(&zero));
+}
+
+static void name_rules(void **state)
+{
+	(void)state;
+	static const char *const good[] = {"run-1", "main-link", "a", "A.b_c-9",
+					   NULL};
+	static const char *const bad[] = {"",	 ".", "..",  "-x", "a/b",
+					  "a b", "é", "a\n", NULL};
+	for (size_t i = 0; good[i]; i++)
+		assert_true(state_name_valid(good[i]));
+	for (size_t i = 0; bad[i]; i++)
+		assert_false(state_name_valid(bad[i]));
+	char n[STATE_NAME_MAX + 2];
+	memset(n, 'a', sizeof(n));
+	n[STATE_NAME_MAX] = '\0';
+	assert_true(state_name_valid(n));
+	n[STATE_NAME_MAX] = 'a';
+	n[STATE_NAME_MAX + 1] = '\0';
+	assert_false(state_name_valid(n));
+	assert_false(state_name_valid(NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(files_are_private, setup, teardown),
+	    cmocka_unit_test_setup_teardown(register_find_list, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(stale_entries_cleaned, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(closed_state, setup, teardown),
+	    cmocka_unit_test_setup_teardown(stop_persists, setup, teardown),
+	    cmocka_unit_test_setup_teardown(many_writers, setup, teardown),
+	    cmocka_unit_test(pidfd_checks_start_time),
+	    cmocka_unit_test(name_rules),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
