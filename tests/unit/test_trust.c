@@ -1,0 +1,352 @@
+/* "Asked first": a new spec asks, the same spec does not, a changed one
+ * asks again; --yes answers; no terminal refuses naming --yes; the record
+ * is 0600, written atomically, and keeps every other spec's entry. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "policy/trust.h"
+#include "spec/spec.h"
+#include "store/paths.h"
+
+static char root[256], home[300], proj[300];
+
+static int setup(void **state)
+{
+	(void)state;
+	char t[] = "/tmp/lnk-trust-XXXXXX";
+	assert_non_null(mkdtemp(t));
+	char *r = realpath(t, NULL);
+	snprintf(root, sizeof(root), "%s", r);
+	free(r);
+	snprintf(home, sizeof(home), "%s/home", root);
+	snprintf(proj, sizeof(proj), "%s/proj", root);
+	assert_int_equal(mkdir(home, 0700), 0);
+	assert_int_equal(mkdir(proj, 0700), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[400];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void write_spec(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void load(const char *path, struct policy *p)
+{
+	struct lnk_err err = {0};
+	policy_init(p);
+	if (policy_load_spec(p, path, &err) != 0 ||
+	    policy_resolve(p, root, home, &err) != 0)
+		fail_msg("%s", err.msg);
+}
+
+/* Runs trust_check_fds with answer typed on a pipe (NULL: no terminal);
+ * returns its result and what it wrote in shown. */
+static int ask(const struct policy *p, bool yes, const char *answer,
+	       char *shown, size_t shownlen, struct lnk_err *err)
+{
+	int in[2] = {-1, -1}, out[2];
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	if (answer) {
+		assert_int_equal(pipe2(in, O_CLOEXEC), 0);
+		assert_int_equal(write(in[1], answer, strlen(answer)),
+				 (ssize_t)strlen(answer));
+		close(in[1]);
+	}
+	int r = trust_check_fds(p, home, yes, in[0], out[1], err);
+	close(out[1]);
+	ssize_t n = read(out[0], shown, shownlen - 1);
+	shown[n > 0 ? n : 0] = '\0';
+	close(out[0]);
+	if (in[0] >= 0)
+		close(in[0]);
+	return r;
+}
+
+static void no_temp_files_left(void)
+{
+	char dir[400];
+	snprintf(dir, sizeof(dir), "%s/.lnk/specs", home);
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    !strcmp(e->d_name, "sandbox.toml") ||
+		    !strcmp(e->d_name, ".sandbox.toml.lock"))
+			continue;
+		fail_msg("left behind: %s", e->d_name);
+	}
+	closedir(d);
+}
+
+static void modes(void)
+{
+	struct stat st;
+	char *f = paths_specs_file(home);
+	assert_int_equal(stat(f, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	free(f);
+	char *d = paths_specs_dir(home);
+	assert_int_equal(stat(d, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	free(d);
+	char *l = paths_lnk_dir(home);
+	assert_int_equal(stat(l, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	free(l);
+}
+
+static void new_same_changed(void **state)
+{
+	(void)state;
+	char spec[400];
+	snprintf(spec, sizeof(spec), "%s/app.toml", proj);
+	write_spec(spec, "[files]\nwrite = [\".\"]\n[commands]\n"
+			 "allow = [\"sh\"]\n");
+	struct policy p;
+	load(spec, &p);
+	char shown[8192];
+	struct lnk_err err = {0};
+
+	/* New, no terminal: refused, naming --yes. */
+	assert_int_equal(ask(&p, false, NULL, shown, sizeof(shown), &err),
+			 -EPERM);
+	assert_non_null(strstr(err.msg, "is new here"));
+	assert_non_null(strstr(err.msg, "--yes"));
+	assert_string_equal(shown, "");
+
+	/* New, declined. */
+	assert_int_equal(ask(&p, false, "n\n", shown, sizeof(shown), &err),
+			 -EPERM);
+	assert_non_null(strstr(err.msg, "not accepted"));
+	assert_non_null(strstr(err.msg, "--yes"));
+	assert_non_null(strstr(shown, "is new here"));
+	/* An empty answer is no. */
+	assert_int_equal(ask(&p, false, "\n", shown, sizeof(shown), &err),
+			 -EPERM);
+	assert_int_equal(ask(&p, false, "", shown, sizeof(shown), &err),
+			 -EPERM);
+
+	/* New, accepted: shows what it opens. */
+	assert_int_equal(ask(&p, false, "y\n", shown, sizeof(shown), &err), 0);
+	char line[500];
+	snprintf(line, sizeof(line), "  writes %s\n", proj);
+	assert_non_null(strstr(shown, line));
+	assert_non_null(strstr(shown, "  runs sh\n"));
+	assert_non_null(strstr(shown, "[y/N]"));
+	modes();
+	no_temp_files_left();
+
+	/* The same spec: not asked, even without a terminal. */
+	assert_int_equal(ask(&p, false, NULL, shown, sizeof(shown), &err), 0);
+	assert_string_equal(shown, "");
+	/* Reformatted but opening the same: not asked either. */
+	write_spec(spec, "# a comment\ncommands.allow = ['sh', 'sh']\n"
+			 "files = { write = ['./'] }\nname = \"renamed\"\n");
+	policy_free(&p);
+	load(spec, &p);
+	assert_int_equal(ask(&p, false, NULL, shown, sizeof(shown), &err), 0);
+
+	/* Changed: asks again. */
+	write_spec(spec, "[files]\nwrite = [\".\"]\n[commands]\n"
+			 "allow = [\"sh\"]\n[internet]\nhosts = [\"*\"]\n");
+	policy_free(&p);
+	load(spec, &p);
+	assert_int_equal(ask(&p, false, NULL, shown, sizeof(shown), &err),
+			 -EPERM);
+	assert_non_null(strstr(err.msg, "opens something different"));
+	assert_int_equal(ask(&p, false, "yes\n", shown, sizeof(shown), &err),
+			 0);
+	assert_non_null(strstr(shown, "opens something different"));
+	assert_non_null(strstr(shown, "reaches any host on the internet"));
+	assert_int_equal(ask(&p, false, NULL, shown, sizeof(shown), &err), 0);
+
+	/* Changed again, --yes: accepted without a question, and recorded. */
+	write_spec(spec, "[files]\nread = [\".\"]\n");
+	policy_free(&p);
+	load(spec, &p);
+	assert_int_equal(ask(&p, true, NULL, shown, sizeof(shown), &err), 0);
+	assert_string_equal(shown, "");
+	assert_int_equal(ask(&p, false, NULL, shown, sizeof(shown), &err), 0);
+	modes();
+	no_temp_files_left();
+	policy_free(&p);
+}
+
+/* What a symlinked folder points at is part of what a spec opens. */
+static void symlink_target_change_asks(void **state)
+{
+	(void)state;
+	char a[400], b[400], link[400], spec[400];
+	snprintf(a, sizeof(a), "%s/a", root);
+	snprintf(b, sizeof(b), "%s/b", root);
+	snprintf(link, sizeof(link), "%s/ln", proj);
+	snprintf(spec, sizeof(spec), "%s/link.toml", proj);
+	mkdir(a, 0700);
+	mkdir(b, 0700);
+	assert_int_equal(symlink(a, link), 0);
+	write_spec(spec, "[files]\nwrite = [\"ln\"]\n");
+	struct policy p;
+	load(spec, &p);
+	char shown[4096];
+	struct lnk_err err = {0};
+	assert_int_equal(ask(&p, true, NULL, shown, sizeof(shown), &err), 0);
+	policy_free(&p);
+	unlink(link);
+	assert_int_equal(symlink(b, link), 0);
+	load(spec, &p);
+	assert_int_equal(ask(&p, false, NULL, shown, sizeof(shown), &err),
+			 -EPERM);
+	policy_free(&p);
+}
+
+static void flags_alone_never_asked(void **state)
+{
+	(void)state;
+	struct policy p;
+	policy_init(&p);
+	struct lnk_err err = {0};
+	assert_int_equal(policy_add_flag(&p, K_INTERNET_HOSTS, "*", &err), 0);
+	assert_int_equal(policy_resolve(&p, root, home, &err), 0);
+	char shown[64];
+	assert_int_equal(ask(&p, false, NULL, shown, sizeof(shown), &err), 0);
+	assert_int_equal(trust_check(&p, home, false, &err), 0);
+	policy_free(&p);
+}
+
+/* Other specs' records survive an update; a broken record asks again
+ * rather than letting anything through. */
+static void record_keeps_others_and_fails_closed(void **state)
+{
+	(void)state;
+	char s1[400], s2[400];
+	snprintf(s1, sizeof(s1), "%s/one.toml", proj);
+	snprintf(s2, sizeof(s2), "%s/two.toml", proj);
+	write_spec(s1, "[localhost]\nports = [1]\n");
+	write_spec(s2, "[localhost]\nports = [2]\n");
+	struct policy p1, p2;
+	load(s1, &p1);
+	load(s2, &p2);
+	char shown[4096];
+	struct lnk_err err = {0};
+	assert_int_equal(ask(&p1, true, NULL, shown, sizeof(shown), &err), 0);
+	assert_int_equal(ask(&p2, true, NULL, shown, sizeof(shown), &err), 0);
+	assert_int_equal(ask(&p1, true, NULL, shown, sizeof(shown), &err), 0);
+	assert_int_equal(ask(&p1, false, NULL, shown, sizeof(shown), &err), 0);
+	assert_int_equal(ask(&p2, false, NULL, shown, sizeof(shown), &err), 0);
+
+	char *f = paths_specs_file(home);
+	char *text = NULL;
+	size_t len;
+	assert_int_equal(read_file(f, 1 << 20, &text, &len), 0);
+	/* One entry a spec, the earlier tests' specs kept. */
+	size_t n = 0, n1 = 0;
+	for (char *s = text; (s = strstr(s, "[[spec]]")); s++)
+		n++;
+	for (char *s = text; (s = strstr(s, "/one.toml\"")); s++)
+		n1++;
+	assert_int_equal(n, 4);
+	assert_int_equal(n1, 1);
+	assert_non_null(strstr(text, "digest = \"sha256:"));
+	free(text);
+
+	write_spec(f, "this is [ not toml");
+	assert_int_equal(ask(&p1, false, NULL, shown, sizeof(shown), &err),
+			 -EPERM);
+	/* A record of the same path with another digest is not enough. */
+	FILE *w = fopen(f, "w");
+	fprintf(w, "[[spec]]\npath = \"%s\"\ndigest = \"sha256:00\"\n", s1);
+	fclose(w);
+	assert_int_equal(ask(&p1, false, NULL, shown, sizeof(shown), &err),
+			 -EPERM);
+	free(f);
+	policy_free(&p1);
+	policy_free(&p2);
+}
+
+/* A folder named with escape sequences cannot redraw the question. */
+static void question_escapes_controls(void **state)
+{
+	(void)state;
+	char dir[400], spec[500];
+	snprintf(dir, sizeof(dir), "%s/e\x1b[2Jx", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(spec, sizeof(spec), "%s/s.toml", dir);
+	write_spec(spec, "[files]\nread = [\".\"]\n");
+	struct policy p;
+	load(spec, &p);
+	char shown[4096];
+	struct lnk_err err = {0};
+	assert_int_equal(ask(&p, false, "n\n", shown, sizeof(shown), &err),
+			 -EPERM);
+	assert_null(strchr(shown, 0x1b));
+	assert_non_null(strstr(shown, "\\x1b[2Jx"));
+	assert_null(strchr(err.msg, 0x1b));
+	policy_free(&p);
+}
+
+static void digest_is_of_what_it_opens(void **state)
+{
+	(void)state;
+	struct policy a, b;
+	policy_init(&a);
+	policy_init(&b);
+	struct lnk_err err = {0};
+	const char *t1 = "name = \"x\"\n[localhost]\nports = [80]\n";
+	const char *t2 = "version = 1\n[localhost]\nports = [80, 80]\n";
+	assert_int_equal(
+	    policy_load_spec_text(&a, t1, strlen(t1), "a", "/", &err), 0);
+	assert_int_equal(
+	    policy_load_spec_text(&b, t2, strlen(t2), "b", "/", &err), 0);
+	char da[80], db[80];
+	trust_digest(&a, da);
+	trust_digest(&b, db);
+	assert_string_equal(da, db);
+	assert_int_equal(strlen(da), 7 + 64);
+	assert_memory_equal(da, "sha256:", 7);
+	policy_free(&b);
+	policy_init(&b);
+	const char *t3 = "[localhost]\nports = [81]\n";
+	assert_int_equal(
+	    policy_load_spec_text(&b, t3, strlen(t3), "b", "/", &err), 0);
+	trust_digest(&b, db);
+	assert_string_not_equal(da, db);
+	policy_free(&a);
+	policy_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(new_same_changed),
+	    cmocka_unit_test(symlink_target_change_asks),
+	    cmocka_unit_test(flags_alone_never_asked),
+	    cmocka_unit_test(record_keeps_others_and_fails_closed),
+	    cmocka_unit_test(question_escapes_controls),
+	    cmocka_unit_test(digest_is_of_what_it_opens),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
