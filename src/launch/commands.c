@@ -1,0 +1,402 @@
+/* [commands] allow → the exact files Landlock lets the sandbox execute.
+ *
+ * Landlock binds a rule to an inode, so each allowed name is resolved to
+ * its real file (python3 → python3.11 is fine: exec follows the symlink to
+ * the same inode). The kernel also opens, with execute rights, the ELF
+ * interpreter of a dynamic program and the interpreter of a script, so
+ * those are added too; without the loader, every dynamic program would be
+ * refused (measured, notes spike 2).
+ *
+ * Files read here are hostile input (a script or a binary in a project
+ * folder): every offset and length read from them is bounded and checked.
+ */
+#include "launch/commands.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+#define SHEBANG_MAX 256 /* the kernel reads no more (BINPRM_BUF_SIZE) */
+#define PHDR_MAX 4096
+
+static bool is_exec_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (st.st_mode & 0111);
+}
+
+/* A name on PATH, or a path. Relative PATH entries are skipped: they
+ * would be resolved against lnk's folder, not the sandbox's. */
+static char *resolve_name(const char *name, const char *path_env)
+{
+	if (!*name)
+		return NULL;
+	if (strchr(name, '/')) {
+		char cwd[PATH_MAX];
+		if (name[0] == '/')
+			return is_exec_file(name) ? xstrdup(name) : NULL;
+		if (!getcwd(cwd, sizeof(cwd)))
+			return NULL;
+		char *p = xasprintf("%s/%s", cwd, name);
+		if (is_exec_file(p))
+			return p;
+		free(p);
+		return NULL;
+	}
+	const char *s = path_env ? path_env : DEFAULT_PATH;
+	while (*s) {
+		const char *e = strchrnul(s, ':');
+		if (e > s && s[0] == '/') {
+			char *p = xasprintf("%.*s/%s", (int)(e - s), s, name);
+			if (is_exec_file(p))
+				return p;
+			free(p);
+		}
+		s = *e ? e + 1 : e;
+	}
+	return NULL;
+}
+
+static int read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	if (off > INT64_MAX)
+		return -EINVAL;
+	while (got < n) {
+		ssize_t r =
+		    pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EINVAL;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/* The PT_INTERP of an ELF file, or NULL (static, not ELF, malformed). */
+static char *elf_interp(int fd)
+{
+	unsigned char ident[EI_NIDENT];
+	uint64_t phoff;
+	unsigned phnum, phentsize;
+	bool is64;
+
+	if (read_at(fd, ident, sizeof(ident), 0) < 0 ||
+	    memcmp(ident, ELFMAG, SELFMAG) != 0)
+		return NULL;
+		/* Only our own byte order: a foreign ELF cannot run here anyway. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (ident[EI_DATA] != ELFDATA2LSB)
+		return NULL;
+#else
+	if (ident[EI_DATA] != ELFDATA2MSB)
+		return NULL;
+#endif
+	if (ident[EI_CLASS] == ELFCLASS64) {
+		Elf64_Ehdr eh;
+		if (read_at(fd, &eh, sizeof(eh), 0) < 0)
+			return NULL;
+		is64 = true;
+		phoff = eh.e_phoff;
+		phnum = eh.e_phnum;
+		phentsize = eh.e_phentsize;
+		if (phentsize < sizeof(Elf64_Phdr))
+			return NULL;
+	} else if (ident[EI_CLASS] == ELFCLASS32) {
+		Elf32_Ehdr eh;
+		if (read_at(fd, &eh, sizeof(eh), 0) < 0)
+			return NULL;
+		is64 = false;
+		phoff = eh.e_phoff;
+		phnum = eh.e_phnum;
+		phentsize = eh.e_phentsize;
+		if (phentsize < sizeof(Elf32_Phdr))
+			return NULL;
+	} else {
+		return NULL;
+	}
+	if (phnum > PHDR_MAX)
+		return NULL;
+	for (unsigned i = 0; i < phnum; i++) {
+		uint64_t at = phoff + (uint64_t)i * phentsize, off, sz;
+		uint32_t type;
+		if (at < phoff)
+			return NULL; /* overflow */
+		if (is64) {
+			Elf64_Phdr ph;
+			if (read_at(fd, &ph, sizeof(ph), at) < 0)
+				return NULL;
+			type = ph.p_type;
+			off = ph.p_offset;
+			sz = ph.p_filesz;
+		} else {
+			Elf32_Phdr ph;
+			if (read_at(fd, &ph, sizeof(ph), at) < 0)
+				return NULL;
+			type = ph.p_type;
+			off = ph.p_offset;
+			sz = ph.p_filesz;
+		}
+		if (type != PT_INTERP)
+			continue;
+		if (sz < 2 || sz > PATH_MAX)
+			return NULL;
+		char *s = xmalloc(sz + 1);
+		if (read_at(fd, s, sz, off) < 0 || s[sz - 1] != '\0' ||
+		    strlen(s) != sz - 1) {
+			free(s);
+			return NULL;
+		}
+		return s;
+	}
+	return NULL;
+}
+
+/* The shebang line, split as the kernel does: the interpreter, then the
+ * rest of the line (trimmed) as one optional argument. */
+static bool shebang(int fd, char **interp, char **arg)
+{
+	char buf[SHEBANG_MAX + 1];
+	ssize_t n;
+	char *p, *end, *q;
+
+	*interp = *arg = NULL;
+	do
+		n = pread(fd, buf, SHEBANG_MAX, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 3 || buf[0] != '#' || buf[1] != '!')
+		return false;
+	buf[n] = '\0';
+	end = memchr(buf, '\n', (size_t)n);
+	if (!end)
+		end = buf + n;
+	*end = '\0';
+	p = buf + 2;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	q = p;
+	while (*q && *q != ' ' && *q != '\t')
+		q++;
+	if (q == p)
+		return false;
+	*interp = xstrndup(p, (size_t)(q - p));
+	while (*q == ' ' || *q == '\t')
+		q++;
+	p = q + strlen(q);
+	while (p > q && (p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\r'))
+		p--;
+	if (p > q)
+		*arg = xstrndup(q, (size_t)(p - q));
+	return true;
+}
+
+/* `#!/usr/bin/env X` or `#!/usr/bin/env -S X args`: the program env runs. */
+static char *env_target(const char *arg)
+{
+	const char *p = arg, *q;
+
+	if (!arg)
+		return NULL;
+	if (!strncmp(p, "-S", 2) && (p[2] == ' ' || p[2] == '\t')) {
+		p += 2;
+		while (*p == ' ' || *p == '\t')
+			p++;
+	}
+	if (*p == '-' || !*p)
+		return NULL; /* other env options: cannot tell the program */
+	q = p;
+	while (*q && *q != ' ' && *q != '\t')
+		q++;
+	return xstrndup(p, (size_t)(q - p));
+}
+
+static bool is_env(const char *real)
+{
+	const char *b = strrchr(real, '/');
+	return b && !strcmp(b + 1, "env");
+}
+
+static void add_unique(struct strv *sv, const char *s)
+{
+	if (!strv_contains(sv, s))
+		strv_push(sv, s);
+}
+
+/* The files exec'ing path needs EXECUTE on: itself, its loader, and its
+ * interpreters. Appended to out as realpaths. The first link of the chain
+ * that cannot be resolved is named in *missing (caller frees). */
+static void chain(const char *path, const char *path_env, int depth,
+		  struct strv *out, char **missing)
+{
+	_cleanup_free_ char *real = realpath(path, NULL);
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *interp = NULL, *arg = NULL, *ld = NULL;
+
+	if (!real) {
+		if (missing && !*missing)
+			*missing = xstrdup(path);
+		return;
+	}
+	add_unique(out, real);
+	fd = open(real, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	if ((ld = elf_interp(fd))) {
+		_cleanup_free_ char *ldreal = realpath(ld, NULL);
+		if (ldreal)
+			add_unique(out, ldreal);
+		else if (missing && !*missing)
+			*missing = xstrdup(ld);
+		return;
+	}
+	if (depth >= COMMANDS_MAX_DEPTH || !shebang(fd, &interp, &arg))
+		return;
+	if (interp[0] != '/') {
+		if (missing && !*missing)
+			*missing = xstrdup(interp);
+		return;
+	}
+	chain(interp, path_env, depth + 1, out, missing);
+	_cleanup_free_ char *ireal = realpath(interp, NULL);
+	if (ireal && is_env(ireal)) {
+		_cleanup_free_ char *x = env_target(arg);
+		_cleanup_free_ char *xp = x ? resolve_name(x, path_env) : NULL;
+		if (xp)
+			chain(xp, path_env, depth + 1, out, missing);
+		else if (x && missing && !*missing)
+			*missing = xstrdup(x);
+	}
+}
+
+static const char *base_name(const char *p)
+{
+	const char *b = strrchr(p, '/');
+	return b ? b + 1 : p;
+}
+
+/* Whether every file the interpreter `name` needs is in allowed; if not,
+ * an error naming it as the script does. */
+static int interp_allowed(const char *program, const char *name,
+			  const char *path, const char *path_env,
+			  const struct strv *allowed, struct lnk_err *err)
+{
+	struct strv need = {0};
+	char *missing = NULL;
+	int r = 0;
+
+	if (path)
+		chain(path, path_env, 1, &need, &missing);
+	if (!path || missing) {
+		r = err_set(err, -EACCES,
+			    "'%s' is a script run by '%s', which is not found",
+			    program, missing ? missing : name);
+		goto out;
+	}
+	for (size_t i = 0; i < need.n; i++) {
+		if (strv_contains(allowed, need.v[i]))
+			continue;
+		r = err_set(err, -EACCES,
+			    "'%s' is a script run by '%s', which is not "
+			    "allowed: add --command %s or [commands] allow",
+			    program, name, base_name(name));
+		goto out;
+	}
+out:
+	free(missing);
+	strv_free(&need);
+	return r;
+}
+
+static int script_allowed(const char *prog, const char *program,
+			  const char *path_env, const struct strv *allowed,
+			  struct lnk_err *err)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *interp = NULL, *arg = NULL, *ireal = NULL;
+	_cleanup_free_ char *x = NULL, *xp = NULL;
+	int r;
+
+	fd = open(prog, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || !shebang(fd, &interp, &arg))
+		return err_set(err, -EACCES,
+			       "'%s' is not allowed: add --command %s or "
+			       "[commands] allow",
+			       program, base_name(program));
+	r = interp_allowed(program, interp, interp[0] == '/' ? interp : NULL,
+			   path_env, allowed, err);
+	if (r < 0)
+		return r;
+	ireal = realpath(interp, NULL);
+	if (!ireal || !is_env(ireal))
+		return 0;
+	x = env_target(arg);
+	if (!x)
+		return err_set(err, -EACCES,
+			       "'%s' is a script run by '%s %s', whose program "
+			       "cannot be told: list the script itself in "
+			       "[commands] allow",
+			       program, interp, arg ? arg : "");
+	xp = resolve_name(x, path_env);
+	return interp_allowed(program, x, xp, path_env, allowed, err);
+}
+
+int commands_resolve(const struct strv *allow, bool any, const char *path_env,
+		     const char *program, struct strv *exec_files,
+		     char **program_path, struct lnk_err *err)
+{
+	_cleanup_free_ char *prog = NULL, *preal = NULL;
+	struct strv allowed = {0};
+	int r = 0;
+
+	*program_path = NULL;
+	prog = resolve_name(program, path_env);
+	if (!prog) {
+		if (strchr(program, '/'))
+			return err_set(err, -ENOENT,
+				       "'%s' not found or not executable",
+				       program);
+		return err_set(err, -ENOENT, "'%s' not found on PATH", program);
+	}
+	if (any) {
+		*program_path = steal_pointer(&prog);
+		return 0;
+	}
+
+	for (size_t i = 0; allow && i < allow->n; i++) {
+		_cleanup_free_ char *p = resolve_name(allow->v[i], path_env);
+		if (p)
+			chain(p, path_env, 0, &allowed, NULL);
+	}
+
+	preal = realpath(prog, NULL);
+	if (!preal) {
+		r = err_set(err, -ENOENT, "'%s' not found", program);
+		goto out;
+	}
+	if (!strv_contains(&allowed, preal)) {
+		/* A script not in the list runs when its interpreters do:
+		 * running it is running them (`python3 x.py` is allowed
+		 * anyway), so this opens nothing new. A binary not in the
+		 * list never runs, whatever loader it shares with one. */
+		r = script_allowed(prog, program, path_env, &allowed, err);
+		if (r < 0)
+			goto out;
+		add_unique(&allowed, preal);
+	}
+	for (size_t i = 0; i < allowed.n; i++)
+		add_unique(exec_files, allowed.v[i]);
+	*program_path = steal_pointer(&prog);
+out:
+	strv_free(&allowed);
+	return r;
+}
