@@ -1,0 +1,444 @@
+/* The policy as bubblewrap's arguments (see bwrap.h).
+ *
+ * The sandbox's root is built from scratch: bwrap starts from an empty
+ * tmpfs and we add, one by one, the system folders, a chosen list of /etc,
+ * fresh /proc, /dev and /tmp, an empty home, then the grants. Anything not
+ * added does not exist inside, so a forgotten grant fails closed.
+ *
+ * The mounts are collected into one table, sorted so that a parent always
+ * comes before its children (a --hide tmpfs before the --write folder
+ * re-bound inside it, the /tmp tmpfs before a granted /tmp/x), and then
+ * written out. The same table gives the Landlock lists, so the second layer
+ * mirrors the first exactly.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launch/bwrap.h"
+#include "store/paths.h"
+
+/* The /etc that programs need, and why each. Nothing else of /etc enters:
+ * it holds the machine's secrets and identity (shadow, sudoers, ssh host
+ * keys, machine-id, hostname, the LAN's resolv.conf, apt and cron
+ * configuration) and nothing a sandboxed program should learn or depend on.
+ * passwd and group are not read from the host: plan.c generates minimal
+ * ones (root, the user, nobody) so the host's list of accounts stays out. */
+static const char *const etc_list[] = {
+    /* the dynamic loader finds the libraries */
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+    /* names resolve: localhost (the wire's proxy), services, protocols;
+     * resolv.conf stays out: there is no network inside, the wire resolves
+     * names, and it would show the LAN's DNS server */
+    "/etc/nsswitch.conf", "/etc/host.conf", "/etc/hosts", "/etc/gai.conf",
+    "/etc/services", "/etc/protocols",
+    /* TLS certificate roots, for HTTPS through the wire */
+    "/etc/ssl", "/etc/ca-certificates", "/etc/ca-certificates.conf", "/etc/pki",
+    "/etc/crypto-policies",
+    /* Debian's /usr/bin/x -> /etc/alternatives/x links */
+    "/etc/alternatives",
+    /* the user's time zone, locales and file types */
+    "/etc/localtime", "/etc/timezone", "/etc/locale.alias", "/etc/mime.types",
+    "/etc/magic", "/etc/magic.mime",
+    /* shells and terminals */
+    "/etc/bash.bashrc", "/etc/profile", "/etc/profile.d", "/etc/inputrc",
+    "/etc/shells", "/etc/terminfo", "/etc/vim", "/etc/nanorc",
+    /* tools that check which system they are on */
+    "/etc/os-release", "/etc/lsb-release", "/etc/debian_version",
+    /* system-wide configuration of common tools and interpreters, which
+     * Debian keeps in /etc (python's sitecustomize is a link into it) */
+    "/etc/gitconfig", "/etc/manpath.config", "/etc/perl", "/etc/python3*",
+    NULL};
+
+/* The system's programs and libraries (invariant 1). */
+static const char *const root_list[] = {"/usr",	  "/bin",   "/sbin",   "/lib",
+					"/lib32", "/lib64", "/libx32", NULL};
+
+const char *const *bwrap_etc_list(void)
+{
+	return etc_list;
+}
+
+const char *const *bwrap_root_list(void)
+{
+	return root_list;
+}
+
+/* a is p or one of its ancestors. */
+static bool path_covers(const char *a, const char *p)
+{
+	size_t n = strlen(a);
+	if (strcmp(a, "/") == 0)
+		return true;
+	return strncmp(a, p, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+struct table {
+	struct bwrap_mount *m;
+	size_t n, cap;
+};
+
+static void add(struct table *t, enum bwrap_mount_kind kind, const char *path,
+		const char *src, int fd)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 32;
+		t->m = xrealloc(t->m, t->cap * sizeof(*t->m));
+	}
+	t->m[t->n++] = (struct bwrap_mount){
+	    .kind = kind,
+	    .path = xstrdup(path),
+	    .src = src ? xstrdup(src) : NULL,
+	    .fd = fd,
+	};
+}
+
+/* At one path, the later kind wins: a grant replaces the empty home, a
+ * --write replaces a --read, a --hide of exactly that folder closes it. */
+static int rank(enum bwrap_mount_kind k)
+{
+	switch (k) {
+	case BM_RO_TRY:
+	case BM_PROC:
+	case BM_DEV:
+	case BM_SYMLINK:
+	case BM_DATA:
+	case BM_INIT:
+		return 0;
+	case BM_TMPFS:
+		return 1;
+	case BM_RO:
+		return 2;
+	case BM_RW:
+		return 3;
+	case BM_HIDE:
+		return 4;
+	}
+	return 0;
+}
+
+/* strcmp sorts every path before its extensions, so a parent always comes
+ * before its children; ties go to the weaker kind first. */
+static int cmp_mount(const void *a, const void *b)
+{
+	const struct bwrap_mount *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+	if (c)
+		return c;
+	return rank(x->kind) - rank(y->kind);
+}
+
+static void mount_free(struct bwrap_mount *m)
+{
+	free(m->path);
+	free(m->src);
+}
+
+/* Does host content show at path? The deepest mount covering it decides. */
+static const struct bwrap_mount *deepest(const struct table *t, size_t upto,
+					 const char *path)
+{
+	const struct bwrap_mount *best = NULL;
+	for (size_t i = 0; i < upto; i++)
+		if (path_covers(t->m[i].path, path))
+			best = &t->m[i]; /* sorted: later covers are deeper */
+	return best;
+}
+
+static bool shows_host(const struct bwrap_mount *m)
+{
+	if (!m)
+		return false;
+	switch (m->kind) {
+	case BM_RO:
+	case BM_RO_TRY:
+	case BM_RW:
+		return true;
+	case BM_TMPFS:
+	case BM_HIDE:
+	case BM_PROC:
+	case BM_DEV:
+	case BM_SYMLINK:
+	case BM_DATA:
+	case BM_INIT:
+		return false;
+	}
+	return false;
+}
+
+static int check_abs(const char *what, const char *p, struct lnk_err *err)
+{
+	if (!p || p[0] != '/')
+		return err_set(err, -EINVAL,
+			       "%s '%s' is not an absolute path; this is a bug "
+			       "in lnk, please report it",
+			       what, p ? p : "(null)");
+	if (strstr(p, "/../") || strstr(p, "/./") || strstr(p, "//"))
+		return err_set(
+		    err, -EINVAL,
+		    "%s '%s' is not a normalized path; this is a bug "
+		    "in lnk, please report it",
+		    what, p);
+	return 0;
+}
+
+static void emit(struct strv *o, const struct bwrap_mount *m)
+{
+	switch (m->kind) {
+	case BM_RO:
+		strv_push(o, "--ro-bind");
+		strv_push(o, m->path);
+		strv_push(o, m->path);
+		break;
+	case BM_RO_TRY:
+		strv_push(o, "--ro-bind-try");
+		strv_push(o, m->path);
+		strv_push(o, m->path);
+		break;
+	case BM_RW:
+		strv_push(o, "--bind");
+		strv_push(o, m->path);
+		strv_push(o, m->path);
+		break;
+	case BM_TMPFS:
+	case BM_HIDE:
+		strv_push(o, "--tmpfs");
+		strv_push(o, m->path);
+		break;
+	case BM_PROC:
+		strv_push(o, "--proc");
+		strv_push(o, m->path);
+		break;
+	case BM_DEV:
+		strv_push(o, "--dev");
+		strv_push(o, m->path);
+		break;
+	case BM_SYMLINK:
+		strv_push(o, "--symlink");
+		strv_push(o, m->src);
+		strv_push(o, m->path);
+		break;
+	case BM_DATA:
+		strv_push(o, "--perms");
+		strv_push(o, "0444");
+		strv_push(o, "--ro-bind-data");
+		strv_pushf(o, "%d", m->fd);
+		strv_push(o, m->path);
+		break;
+	case BM_INIT:
+		strv_push(o, "--ro-bind");
+		strv_push(o, m->src);
+		strv_push(o, m->path);
+		break;
+	}
+}
+
+/* Landlock, the second layer: the same folders, by the same mounts. */
+static void mirror(struct bwrap_out *out, const struct bwrap_mount *m)
+{
+	switch (m->kind) {
+	case BM_RO:
+	case BM_RO_TRY:
+	case BM_PROC:
+	case BM_DATA:
+		strv_push(&out->ll_read, m->path);
+		break;
+	case BM_RW:
+	case BM_TMPFS:
+	case BM_DEV: /* /dev/null, /dev/tty, the pty */
+		strv_push(&out->ll_write, m->path);
+		break;
+	case BM_HIDE:	 /* empty and read only: nothing to allow */
+	case BM_SYMLINK: /* its target is a system folder already */
+	case BM_INIT:	 /* init is already running when Landlock starts */
+		break;
+	}
+}
+
+int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
+		struct lnk_err *err)
+{
+	const struct policy *p = in->pol;
+	struct table t = {0};
+	int r;
+
+	*out = (struct bwrap_out){0};
+	if (!p || !p->resolved)
+		return err_set(err, -EINVAL,
+			       "the policy is not resolved; this is a bug in "
+			       "lnk, please report it");
+	if ((r = check_abs("home", in->home, err)) < 0 ||
+	    (r = check_abs("lnk-init", in->init_path, err)) < 0 ||
+	    (r = check_abs("the current folder", in->cwd, err)) < 0)
+		return r;
+	if (strcmp(in->home, "/") == 0)
+		return err_set(err, -EINVAL,
+			       "the home folder is '/'; set HOME to your own "
+			       "folder");
+
+	/* The system: read only. */
+	for (size_t i = 0; in->root_dirs && i < in->root_dirs->n; i++)
+		add(&t, BM_RO, in->root_dirs->v[i], NULL, -1);
+	for (size_t i = 0; in->root_links && i + 1 < in->root_links->n; i += 2)
+		add(&t, BM_SYMLINK, in->root_links->v[i],
+		    in->root_links->v[i + 1], -1);
+	for (size_t i = 0; in->etc && i < in->etc->n; i++)
+		add(&t, BM_RO_TRY, in->etc->v[i], NULL, -1);
+	if (in->passwd_fd >= 0)
+		add(&t, BM_DATA, "/etc/passwd", NULL, in->passwd_fd);
+	if (in->group_fd >= 0)
+		add(&t, BM_DATA, "/etc/group", NULL, in->group_fd);
+
+	/* Fresh kernel views and private scratch space: the host's /tmp,
+	 * /dev/shm and /var/tmp hold other programs' sockets and files. */
+	add(&t, BM_PROC, "/proc", NULL, -1);
+	add(&t, BM_DEV, "/dev", NULL, -1);
+	add(&t, BM_TMPFS, "/dev/shm", NULL, -1);
+	add(&t, BM_TMPFS, "/tmp", NULL, -1);
+	add(&t, BM_TMPFS, "/var/tmp", NULL, -1);
+	add(&t, BM_INIT, BWRAP_INIT_PATH, in->init_path, -1);
+
+	const struct strv *rd = policy_list(p, K_FILES_READ);
+	const struct strv *wr = policy_list(p, K_FILES_WRITE);
+	const struct strv *hd = policy_list(p, K_FILES_HIDE);
+
+	/* An empty, private home unless a grant brings the real one. */
+	bool home_granted = false;
+	for (size_t i = 0; i < rd->n; i++)
+		home_granted |= path_covers(rd->v[i], in->home);
+	for (size_t i = 0; i < wr->n; i++)
+		home_granted |= path_covers(wr->v[i], in->home);
+	if (!home_granted)
+		add(&t, BM_TMPFS, in->home, NULL, -1);
+	for (size_t i = 0; i < rd->n; i++) {
+		if ((r = check_abs("--read", rd->v[i], err)) < 0)
+			goto fail;
+		add(&t, BM_RO, rd->v[i], NULL, -1);
+	}
+	for (size_t i = 0; i < wr->n; i++) {
+		if ((r = check_abs("--write", wr->v[i], err)) < 0)
+			goto fail;
+		add(&t, BM_RW, wr->v[i], NULL, -1);
+	}
+	for (size_t i = 0; in->ro_over && i < in->ro_over->n; i++) {
+		if ((r = check_abs("a dot file", in->ro_over->v[i], err)) < 0)
+			goto fail;
+		add(&t, BM_RO, in->ro_over->v[i], NULL, -1);
+	}
+	for (size_t i = 0; i < hd->n; i++) {
+		if ((r = check_abs("--hide", hd->v[i], err)) < 0)
+			goto fail;
+		add(&t, BM_HIDE, hd->v[i], NULL, -1);
+	}
+	/* ~/.lnk holds the log, the accepted specs and the control sockets;
+	 * a program that could read or change them could change its own
+	 * policy (invariant 6). Hidden even inside a granted folder. */
+	struct strv always = {0};
+	strv_copy(&always, &p->always_hidden);
+	paths_always_hidden(in->home, &always);
+	for (size_t i = 0; i < always.n; i++)
+		add(&t, BM_HIDE, always.v[i], NULL, -1);
+	strv_free(&always);
+
+	qsort(t.m, t.n, sizeof(*t.m), cmp_mount);
+
+	/* One mount per path: the strongest. */
+	size_t k = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		if (k && strcmp(t.m[k - 1].path, t.m[i].path) == 0) {
+			mount_free(&t.m[k - 1]);
+			t.m[k - 1] = t.m[i];
+			continue;
+		}
+		t.m[k++] = t.m[i];
+	}
+	t.n = k;
+
+	/* A hide over nothing (no grant shows host content there) would only
+	 * create empty folders: leave it out. */
+	k = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		if (t.m[i].kind == BM_HIDE &&
+		    !shows_host(deepest(&t, k, t.m[i].path))) {
+			mount_free(&t.m[i]);
+			continue;
+		}
+		t.m[k++] = t.m[i];
+	}
+	t.n = k;
+
+	/* Namespaces: all of them, the user namespace always (also as root:
+	 * root inside holds no capability over the host); no capability
+	 * inside, no nested user namespace (a kernel attack surface and a way
+	 * around our mounts); killed when lnk dies (invariant 5). */
+	struct strv *o = &out->opts;
+	strv_push(o, "--unshare-all");
+	strv_push(o, "--unshare-user");
+	if (in->disable_userns)
+		strv_push(o, "--disable-userns");
+	strv_push(o, "--cap-drop");
+	strv_push(o, "ALL");
+	strv_push(o, "--die-with-parent");
+	/* Without a pty the program must not share lnk's terminal session,
+	 * or TIOCSTI on an inherited terminal could type into the user's
+	 * shell. With one, the program's controlling terminal is lnk's pty,
+	 * which reaches nothing else. */
+	if (!in->pty)
+		strv_push(o, "--new-session");
+	/* init gets its environment from its config, never from bwrap's. */
+	strv_push(o, "--clearenv");
+	if (in->info_fd >= 0) {
+		strv_push(o, "--info-fd");
+		strv_pushf(o, "%d", in->info_fd);
+	}
+
+	for (size_t i = 0; i < t.n; i++) {
+		emit(o, &t.m[i]);
+		mirror(out, &t.m[i]);
+	}
+	/* Read only from here on: the hidden folders' tmpfs (made writable so
+	 * nested grants could be mounted inside) and the root itself, so a
+	 * write outside the granted folders fails instead of vanishing. */
+	for (size_t i = 0; i < t.n; i++)
+		if (t.m[i].kind == BM_HIDE) {
+			strv_push(o, "--remount-ro");
+			strv_push(o, t.m[i].path);
+		}
+	strv_push(o, "--remount-ro");
+	strv_push(o, "/");
+
+	/* The folder lnk was started in if the sandbox shows it, else the
+	 * first --write folder, else the empty home. */
+	const struct bwrap_mount *c = deepest(&t, t.n, in->cwd);
+	if (shows_host(c))
+		out->chdir = xstrdup(in->cwd);
+	else if (wr->n)
+		out->chdir = xstrdup(wr->v[0]);
+	else
+		out->chdir = xstrdup(in->home);
+	strv_push(o, "--chdir");
+	strv_push(o, out->chdir);
+
+	out->mounts = t.m;
+	out->nmounts = t.n;
+	return 0;
+fail:
+	for (size_t i = 0; i < t.n; i++)
+		mount_free(&t.m[i]);
+	free(t.m);
+	bwrap_out_free(out);
+	return r;
+}
+
+void bwrap_out_free(struct bwrap_out *out)
+{
+	strv_free(&out->opts);
+	for (size_t i = 0; i < out->nmounts; i++)
+		mount_free(&out->mounts[i]);
+	free(out->mounts);
+	free(out->chdir);
+	strv_free(&out->ll_read);
+	strv_free(&out->ll_write);
+	*out = (struct bwrap_out){0};
+}

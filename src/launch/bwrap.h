@@ -1,0 +1,90 @@
+/* The policy as bubblewrap's arguments: a pure function, golden-tested.
+ *
+ * From a resolved policy and a few host facts (gathered by host.c, or written
+ * by hand in tests) this builds the whole mount table of the sandbox, then
+ * the bwrap options that make it and the Landlock lists that mirror it. It
+ * touches nothing: no stat, no open, no environment. bubblewrap is the only
+ * namespace code we run; we build its arguments and never mount anything
+ * ourselves (DESIGN.md, "Processes of one lnk sandbox run").
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "common/err.h"
+#include "common/util.h"
+#include "policy/policy.h"
+
+/* Where lnk-init is bind-mounted (read only) inside every sandbox. */
+#define BWRAP_INIT_PATH "/run/lnk/init"
+
+struct bwrap_in {
+	const struct policy *pol; /* resolved (policy_resolve) */
+	const char *home;	  /* the user's home, absolute */
+	const char *cwd;	  /* where lnk was started, absolute */
+	const char *init_path;	  /* lnk-init on the host, absolute */
+
+	/* Host facts. root_dirs: top-level system folders that exist and are
+	 * real folders ("/usr", "/bin" on a split-/usr system). root_links:
+	 * pairs path, target for top-level system entries that are symlinks
+	 * on the host ("/bin", "usr/bin" on a merged-/usr system). etc: the
+	 * entries of the chosen /etc list that exist (see bwrap.c). */
+	const struct strv *root_dirs;
+	const struct strv *root_links;
+	const struct strv *etc;
+
+	/* Paths ro-bound over themselves after the grants: the existing dot
+	 * files at the top of each --write folder (notify.h,
+	 * dotguard_mounts_in). NULL for none. */
+	const struct strv *ro_over;
+
+	/* Descriptors inside bwrap (fixed slots, see plan.h): generated
+	 * /etc/passwd and /etc/group (-1 to leave them out), the info fd
+	 * (-1 for none). */
+	int passwd_fd, group_fd, info_fd;
+
+	bool pty;	     /* the program gets lnk's pseudo-terminal */
+	bool disable_userns; /* bwrap >= 0.8.0 knows --disable-userns */
+};
+
+/* One mount of the sandbox, in the order bwrap makes them. */
+enum bwrap_mount_kind {
+	BM_RO,	    /* --ro-bind SRC SRC: system folders and --read */
+	BM_RO_TRY,  /* --ro-bind-try: /etc entries */
+	BM_RW,	    /* --bind SRC SRC: --write */
+	BM_TMPFS,   /* --tmpfs: /tmp, the empty home (writable, private) */
+	BM_HIDE,    /* --tmpfs then --remount-ro at the end: --hide, always
+		     * hidden folders */
+	BM_PROC,    /* --proc */
+	BM_DEV,	    /* --dev */
+	BM_SYMLINK, /* --symlink TARGET PATH */
+	BM_DATA,    /* --ro-bind-data FD PATH */
+	BM_INIT,    /* --ro-bind INIT /run/lnk/init */
+};
+
+struct bwrap_mount {
+	enum bwrap_mount_kind kind;
+	char *path; /* inside (== on the host for binds) */
+	char *src;  /* symlink target, init path; NULL otherwise */
+	int fd;	    /* BM_DATA */
+};
+
+struct bwrap_out {
+	struct strv opts; /* bwrap options, for its --args memfd */
+	struct bwrap_mount *mounts;
+	size_t nmounts;
+	char *chdir;	      /* where the program starts */
+	struct strv ll_read;  /* Landlock: what the mounts let it read */
+	struct strv ll_write; /* Landlock: what the mounts let it write */
+};
+
+int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
+		struct lnk_err *err);
+void bwrap_out_free(struct bwrap_out *out);
+
+/* The /etc entries programs need, NULL-terminated. An entry ending in '*' is
+ * a prefix (host.c expands it against the host's /etc). */
+const char *const *bwrap_etc_list(void);
+
+/* The top-level system folders a sandbox reads, NULL-terminated. */
+const char *const *bwrap_root_list(void);

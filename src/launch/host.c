@@ -1,0 +1,547 @@
+/* Facts about this machine, and the probes of `lnk sandbox ready`. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "common/buf.h"
+#include "common/fdpass.h"
+#include "launch/bwrap.h"
+#include "launch/host.h"
+
+/* Only system folders: a bwrap earlier on the user's PATH could be one a
+ * sandboxed program wrote into ~/bin or ~/.local/bin. */
+static const char *const bwrap_dirs[] = {"/usr/bin", "/bin", "/usr/local/bin",
+					 NULL};
+
+static bool is_exec_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+char *host_find_bwrap(void)
+{
+	for (size_t i = 0; bwrap_dirs[i]; i++) {
+		char *p = xasprintf("%s/bwrap", bwrap_dirs[i]);
+		if (is_exec_file(p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+char *host_find_init(void)
+{
+	char self[PATH_MAX];
+	if (realpath("/proc/self/exe", self)) {
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			char *p = xasprintf("%s/lnk-init", self);
+			if (is_exec_file(p))
+				return p;
+			free(p);
+		}
+	}
+	char *p = xasprintf("%s/lnk-init", LNK_LIBEXECDIR);
+	if (is_exec_file(p))
+		return p;
+	free(p);
+	return NULL;
+}
+
+/* An /etc entry that is a link into /usr (os-release, localtime) stays a
+ * link inside, so programs that read the link (to name the time zone) see
+ * what they see outside; any other entry is bound, following links. */
+static void gather_etc_entry(struct host_facts *h, const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return;
+	if (S_ISLNK(st.st_mode)) {
+		char target[PATH_MAX], real[PATH_MAX];
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+		if (n > 0 && realpath(path, real) &&
+		    strncmp(real, "/usr/", 5) == 0) {
+			target[n] = '\0';
+			strv_push(&h->root_links, path);
+			strv_push(&h->root_links, target);
+			return;
+		}
+		if (stat(path, &st) < 0)
+			return; /* dangling: nothing to bind */
+	}
+	strv_push(&h->etc, path);
+}
+
+int host_gather(struct host_facts *h, struct lnk_err *err)
+{
+	(void)err;
+	*h = (struct host_facts){0};
+	h->bwrap = host_find_bwrap();
+	h->init = host_find_init();
+	h->uid = getuid();
+	h->gid = getgid();
+
+	for (const char *const *r = bwrap_root_list(); *r; r++) {
+		struct stat st;
+		if (lstat(*r, &st) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t n = readlink(*r, target, sizeof(target) - 1);
+			if (n <= 0)
+				continue;
+			target[n] = '\0';
+			strv_push(&h->root_links, *r);
+			strv_push(&h->root_links, target);
+		} else if (S_ISDIR(st.st_mode)) {
+			strv_push(&h->root_dirs, *r);
+		}
+	}
+
+	for (const char *const *e = bwrap_etc_list(); *e; e++) {
+		size_t n = strlen(*e);
+		if (n == 0 || (*e)[n - 1] != '*') {
+			gather_etc_entry(h, *e);
+			continue;
+		}
+		/* "/etc/python3*": the entries of /etc with that prefix. */
+		const char *prefix = *e + strlen("/etc/");
+		size_t plen = n - 1 - strlen("/etc/");
+		DIR *d = opendir("/etc");
+		if (!d)
+			continue;
+		struct strv names = {0};
+		struct dirent *de;
+		while ((de = readdir(d)))
+			if (strncmp(de->d_name, prefix, plen) == 0)
+				strv_pushf(&names, "/etc/%s", de->d_name);
+		closedir(d);
+		/* readdir's order is the file system's: sort for a stable
+		 * argv. */
+		qsort(names.v, names.n, sizeof(char *),
+		      (int (*)(const void *, const void *))strcmp);
+		for (size_t i = 0; i < names.n; i++)
+			gather_etc_entry(h, names.v[i]);
+		strv_free(&names);
+	}
+
+	struct passwd *pw = getpwuid(h->uid);
+	if (pw) {
+		h->user = xstrdup(pw->pw_name);
+		if (pw->pw_shell && pw->pw_shell[0] == '/')
+			h->shell = xstrdup(pw->pw_shell);
+	}
+	struct group *gr = getgrgid(h->gid);
+	if (gr)
+		h->group = xstrdup(gr->gr_name);
+	return 0;
+}
+
+void host_facts_free(struct host_facts *h)
+{
+	free(h->bwrap);
+	free(h->init);
+	strv_free(&h->root_dirs);
+	strv_free(&h->root_links);
+	strv_free(&h->etc);
+	free(h->user);
+	free(h->shell);
+	free(h->group);
+	*h = (struct host_facts){0};
+}
+
+/* Runs argv (absolute argv[0]) with an empty environment and stdin from
+ * /dev/null; collects stdout and stderr together (at most 64 KiB). Returns
+ * the wait status, or -errno. */
+static int run_capture(char *const *argv, char **out)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+		close(p[0]);
+		close(p[1]);
+		return e;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(p[1], 1) < 0 ||
+		    dup2(p[1], 2) < 0)
+			_exit(127);
+		char *const envp[] = {NULL};
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	close(p[1]);
+	size_t len;
+	char *data = NULL;
+	if (read_fd_all(p[0], 64 * 1024, &data, &len) < 0)
+		data = xstrdup("");
+	close(p[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			free(data);
+			return -errno;
+		}
+	/* Trim the final newline for messages. */
+	size_t n = strlen(data);
+	while (n && (data[n - 1] == '\n' || data[n - 1] == '\r'))
+		data[--n] = '\0';
+	if (out)
+		*out = data;
+	else
+		free(data);
+	return st;
+}
+
+int host_bwrap_version(const char *bwrap, int ver[3], struct lnk_err *err)
+{
+	char *const argv[] = {(char *)bwrap, "--version", NULL};
+	_cleanup_free_ char *out = NULL;
+	int st = run_capture(argv, &out);
+	if (st < 0)
+		return err_set(err, st, "cannot run '%s': %s", bwrap,
+			       strerror(-st));
+	ver[0] = ver[1] = ver[2] = 0;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
+	    sscanf(out, "bubblewrap %d.%d.%d", &ver[0], &ver[1], &ver[2]) < 2)
+		return err_set(err, -EPROTO,
+			       "'%s --version' did not say its version (it "
+			       "said '%.80s'); reinstall bubblewrap",
+			       bwrap, out ? out : "");
+	return 0;
+}
+
+bool host_version_at_least(const int ver[3], int a, int b, int c)
+{
+	if (ver[0] != a)
+		return ver[0] > a;
+	if (ver[1] != b)
+		return ver[1] > b;
+	return ver[2] >= c;
+}
+
+static int wait_child(pid_t pid, int timeout_ms)
+{
+	int st;
+	for (int waited = 0;; waited += 10) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			return st;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (waited >= timeout_ms) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			return -ETIMEDOUT;
+		}
+		usleep(10 * 1000);
+	}
+}
+
+int host_probe_userns(struct lnk_err *err)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return err_set(err, -errno, "cannot fork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : (errno & 0x7f));
+	int st = wait_child(pid, 5000);
+	if (st < 0)
+		return err_set(err, st, "the probe did not finish: %s",
+			       strerror(-st));
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	int e = WIFEXITED(st) ? WEXITSTATUS(st) : EIO;
+	return err_set(err, -e,
+		       "a process cannot create a user namespace here (%s)",
+		       strerror(e));
+}
+
+int host_probe_bwrap(const char *bwrap, struct lnk_err *err)
+{
+	char *const argv[] = {(char *)bwrap,
+			      "--unshare-all",
+			      "--unshare-user",
+			      "--cap-drop",
+			      "ALL",
+			      "--die-with-parent",
+			      "--ro-bind",
+			      "/",
+			      "/",
+			      "--proc",
+			      "/proc",
+			      "--dev",
+			      "/dev",
+			      "--",
+			      "/bin/true",
+			      NULL};
+	_cleanup_free_ char *out = NULL;
+	int st = run_capture(argv, &out);
+	if (st < 0)
+		return err_set(err, st, "cannot run '%s': %s", bwrap,
+			       strerror(-st));
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	return err_set(err, -EPERM, "bubblewrap cannot make a sandbox: %s",
+		       out && *out ? out : "it failed without saying why");
+}
+
+static int read_sysctl_int(const char *path)
+{
+	_cleanup_free_ char *s = NULL;
+	size_t len;
+	if (read_file(path, 64, &s, &len) < 0)
+		return -1;
+	return atoi(s);
+}
+
+int host_apparmor_restricts_userns(void)
+{
+	return read_sysctl_int(
+		   "/proc/sys/kernel/apparmor_restrict_unprivileged_userns") ==
+	       1;
+}
+
+char *host_userns_hint(void)
+{
+	if (getuid() != 0 && host_apparmor_restricts_userns())
+		return xstrdup("AppArmor restricts unprivileged user "
+			       "namespaces (kernel."
+			       "apparmor_restrict_unprivileged_userns=1)");
+	if (read_sysctl_int("/proc/sys/user/max_user_namespaces") == 0)
+		return xstrdup("user namespaces are turned off "
+			       "(user.max_user_namespaces=0)");
+	if (getuid() != 0 &&
+	    read_sysctl_int("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+		return xstrdup("unprivileged user namespaces are turned off "
+			       "(kernel.unprivileged_userns_clone=0)");
+	return NULL;
+}
+
+char *host_apparmor_profile(const char *bwrap)
+{
+	/* Gives bwrap, and only bwrap, the right to create user namespaces;
+	 * everything else stays restricted. */
+	return xasprintf(
+	    "abi <abi/4.0>,\n"
+	    "include <tunables/global>\n"
+	    "\n"
+	    "# lnk sandbox: let bubblewrap create user namespaces\n"
+	    "profile bwrap %s flags=(unconfined) {\n"
+	    "  userns,\n"
+	    "\n"
+	    "  include if exists <local/bwrap>\n"
+	    "}\n",
+	    bwrap);
+}
+
+int host_landlock_abi(void)
+{
+#ifdef SYS_landlock_create_ruleset
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+			   LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 0)
+		return -errno;
+	return (int)abi;
+#else
+	return -ENOSYS;
+#endif
+}
+
+static int install_filter(const struct sock_filter *f, unsigned short n,
+			  unsigned long flags)
+{
+	struct sock_fprog prog = {.len = n, .filter = (struct sock_filter *)f};
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+}
+
+int host_probe_seccomp_filter(struct lnk_err *err)
+{
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
+		return err_set(err, -errno,
+			       "this kernel has no seccomp (%s); it was built "
+			       "without CONFIG_SECCOMP",
+			       strerror(errno));
+	pid_t pid = fork();
+	if (pid < 0)
+		return err_set(err, -errno, "cannot fork: %s", strerror(errno));
+	if (pid == 0) {
+		static const struct sock_filter allow[] = {
+		    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    install_filter(allow, 1, 0) < 0)
+			_exit(errno & 0x7f);
+		_exit(0);
+	}
+	int st = wait_child(pid, 5000);
+	if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	int e = st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : EIO;
+	return err_set(err, -e, "a seccomp filter cannot be installed (%s)",
+		       strerror(e));
+}
+
+/* Child exit codes of the notification probe. */
+enum {
+	NP_OK = 0,
+	NP_NO_NEW_PRIVS = 10,
+	NP_NO_LISTENER,
+	NP_NO_KILLABLE,
+	NP_SEND,
+	NP_NO_FD,
+};
+
+static void notify_probe_child(int sock)
+{
+	/* getppid() is answered by the parent with a descriptor. */
+	static const struct sock_filter f[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		     offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		_exit(NP_NO_NEW_PRIVS);
+	int lfd = install_filter(f, ARRAY_SIZE(f),
+				 SECCOMP_FILTER_FLAG_NEW_LISTENER |
+				     SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV);
+	if (lfd < 0) {
+		/* Which part is missing: the listener, or killable waits? */
+		int l2 = install_filter(f, ARRAY_SIZE(f),
+					SECCOMP_FILTER_FLAG_NEW_LISTENER);
+		_exit(l2 < 0 ? NP_NO_LISTENER : NP_NO_KILLABLE);
+	}
+	if (fd_send(sock, &lfd, 1, "L", 1) < 0)
+		_exit(NP_SEND);
+	close(lfd);
+	long fd = syscall(SYS_getppid);
+	struct stat st;
+	if (fd < 0 || fstat((int)fd, &st) < 0 || !S_ISCHR(st.st_mode))
+		_exit(NP_NO_FD);
+	_exit(NP_OK);
+}
+
+static int notify_answer(int lfd, struct lnk_err *err)
+{
+	struct seccomp_notif_sizes sizes;
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+		return err_set(
+		    err, -errno,
+		    "SECCOMP_GET_NOTIF_SIZES failed (%s); the kernel "
+		    "is older than 5.0",
+		    strerror(errno));
+	size_t sz = sizes.seccomp_notif > sizeof(struct seccomp_notif)
+			? sizes.seccomp_notif
+			: sizeof(struct seccomp_notif);
+	_cleanup_free_ struct seccomp_notif *req = xcalloc(1, sz);
+	struct pollfd pfd = {.fd = lfd, .events = POLLIN};
+	if (poll(&pfd, 1, 5000) != 1)
+		return err_set(err, -ETIMEDOUT,
+			       "no seccomp notification arrived");
+	if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
+		return err_set(err, -errno,
+			       "SECCOMP_IOCTL_NOTIF_RECV failed: %s",
+			       strerror(errno));
+	_cleanup_close_ int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	struct seccomp_notif_addfd add = {
+	    .id = req->id,
+	    .flags = SECCOMP_ADDFD_FLAG_SEND,
+	    .srcfd = (unsigned)null,
+	    .newfd_flags = O_CLOEXEC,
+	};
+	if (null < 0 || ioctl(lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0) {
+		int e = errno;
+		/* Always answer, or the child waits forever. */
+		struct seccomp_notif_resp resp = {.id = req->id,
+						  .error = -EPERM};
+		ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		return err_set(err, -e,
+			       "SECCOMP_IOCTL_NOTIF_ADDFD failed (%s); the "
+			       "kernel is older than 5.14",
+			       strerror(e));
+	}
+	return 0;
+}
+
+int host_probe_seccomp_notify(struct lnk_err *err)
+{
+	int sp[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+		return err_set(err, -errno, "socketpair: %s", strerror(errno));
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+		close(sp[0]);
+		close(sp[1]);
+		return err_set(err, e, "cannot fork: %s", strerror(-e));
+	}
+	if (pid == 0) {
+		close(sp[0]);
+		notify_probe_child(sp[1]);
+	}
+	close(sp[1]);
+	int r = 0;
+	int fds[1] = {-1};
+	size_t nfds = 1;
+	char c;
+	struct pollfd pfd = {.fd = sp[0], .events = POLLIN};
+	if (poll(&pfd, 1, 5000) == 1) {
+		ssize_t n = fd_recv(sp[0], fds, &nfds, &c, 1);
+		if (n == 1 && nfds == 1)
+			r = notify_answer(fds[0], err);
+	}
+	if (fds[0] >= 0)
+		close(fds[0]);
+	close(sp[0]);
+	int st = wait_child(pid, 5000);
+	if (r < 0)
+		return r;
+	if (st < 0)
+		return err_set(err, st, "the probe did not finish");
+	int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	switch (code) {
+	case NP_OK:
+		return 0;
+	case NP_NO_LISTENER:
+		return err_set(err, -ENOSYS,
+			       "seccomp user notification is missing (the "
+			       "kernel is older than 5.0)");
+	case NP_NO_KILLABLE:
+		return err_set(err, -ENOSYS,
+			       "seccomp WAIT_KILLABLE_RECV is missing (the "
+			       "kernel is older than 5.19)");
+	default:
+		return err_set(err, -EIO,
+			       "seccomp user notification with fd injection "
+			       "failed (probe status %d)",
+			       code);
+	}
+}

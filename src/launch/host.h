@@ -1,0 +1,73 @@
+/* Facts about this machine, and the probes `lnk sandbox ready` runs.
+ *
+ * run gathers the facts the bwrap argv depends on (host_gather) without
+ * forking; ready runs every probe for real (a child that unshares a user
+ * namespace, bubblewrap itself, Landlock, seccomp user notification with
+ * fd injection), because a sysctl that says "allowed" proves nothing.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "common/err.h"
+#include "common/util.h"
+
+struct host_facts {
+	char *bwrap;		/* bubblewrap's path, NULL when not installed */
+	char *init;		/* lnk-init's path, NULL when not found */
+	struct strv root_dirs;	/* see struct bwrap_in */
+	struct strv root_links; /* pairs: path, target */
+	struct strv etc;
+	uid_t uid;
+	gid_t gid;
+	char *user;  /* login name, NULL when uid has no passwd entry */
+	char *shell; /* login shell, NULL when none */
+	char *group; /* the name of gid, NULL when it has none */
+};
+
+/* Fills h from the file system and passwd, without forking. Missing
+ * bubblewrap or lnk-init are not errors here (NULL): the caller says what
+ * to do. 0 or -errno. */
+int host_gather(struct host_facts *h, struct lnk_err *err);
+void host_facts_free(struct host_facts *h);
+
+/* bubblewrap's path: the first of a fixed list of system folders (never
+ * the user's PATH, which a sandboxed program may have written to). */
+char *host_find_bwrap(void);
+
+/* lnk-init: next to the realpath of /proc/self/exe (a build tree), else
+ * in LNK_LIBEXECDIR. NULL when neither exists. */
+char *host_find_init(void);
+
+/* Runs `bwrap --version`. 0 and ver filled, or -errno. */
+int host_bwrap_version(const char *bwrap, int ver[3], struct lnk_err *err);
+
+/* True when ver >= a.b.c. */
+bool host_version_at_least(const int ver[3], int a, int b, int c);
+
+/* Probes. Each returns 0 when the feature works here, or -errno with err
+ * saying what failed and what to do. */
+int host_probe_userns(struct lnk_err *err);
+int host_probe_bwrap(const char *bwrap, struct lnk_err *err);
+/* 1 when kernel.apparmor_restrict_unprivileged_userns is 1, 0 when it is
+ * 0 or absent. */
+int host_apparmor_restricts_userns(void);
+/* The Landlock ABI version (>= 1), or -ENOSYS (not in this kernel),
+ * -EOPNOTSUPP (built but disabled at boot), another -errno. */
+int host_landlock_abi(void);
+int host_probe_seccomp_filter(struct lnk_err *err);
+/* seccomp user notification with fd injection (SECCOMP_IOCTL_NOTIF_ADDFD)
+ * and WAIT_KILLABLE_RECV, for real: a child installs a filter, the parent
+ * answers one of its system calls with a descriptor. */
+int host_probe_seccomp_notify(struct lnk_err *err);
+
+/* The AppArmor profile that lets bwrap create user namespaces on systems
+ * that restrict them (Ubuntu 23.10 and newer). */
+#define HOST_APPARMOR_PROFILE_PATH "/etc/apparmor.d/bwrap"
+char *host_apparmor_profile(const char *bwrap);
+
+/* A short reason why user namespaces cannot work, read from sysctls
+ * (no fork), or NULL when nothing says so. For run's error messages after
+ * bubblewrap failed to start. */
+char *host_userns_hint(void);

@@ -1,0 +1,519 @@
+/* The supervisor (see spawn.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "launch/plan.h"
+#include "launch/spawn.h"
+
+static const int handled[] = {SIGCHLD, SIGINT,	SIGTERM,
+			      SIGHUP,  SIGQUIT, SIGWINCH};
+static void handled_set(sigset_t *s)
+{
+	sigemptyset(s);
+	for (size_t i = 0; i < ARRAY_SIZE(handled); i++)
+		sigaddset(s, handled[i]);
+}
+
+void spawn_block_signals(void)
+{
+	sigset_t s;
+	handled_set(&s);
+	sigprocmask(SIG_BLOCK, &s, NULL);
+}
+
+void spawn_cloexec_inherited(void)
+{
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	/* Kernels before 5.11: walk /proc/self/fd. */
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	int self = dirfd(d);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		int fd = atoi(de->d_name);
+		if (fd > 2 && fd != self)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	closedir(d);
+}
+
+bool spawn_wants_pty(void)
+{
+	return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+}
+
+/* Config travels into the sandbox only in sealed memfds: once sealed,
+ * nothing (not even lnk) can change what bwrap and init read, so there is
+ * no window between planning and use (invariant 6). */
+static int sealed_memfd(const char *name, const void *data, size_t len,
+			struct lnk_err *err)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return err_set(err, -errno, "memfd_create: %s",
+			       strerror(errno));
+	int r = write_all(fd, data, len);
+	if (r == 0 &&
+	    fcntl(fd, F_ADD_SEALS,
+		  F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+		r = -errno;
+	if (r == 0 && lseek(fd, 0, SEEK_SET) < 0)
+		r = -errno;
+	if (r < 0) {
+		close(fd);
+		return err_set(err, r, "cannot seal the %s memfd: %s", name,
+			       strerror(-r));
+	}
+	return fd;
+}
+
+static int opts_memfd(const struct strv *opts, struct lnk_err *err)
+{
+	struct buf b = {0};
+	for (size_t i = 0; i < opts->n; i++)
+		buf_append(&b, opts->v[i], strlen(opts->v[i]) + 1);
+	int fd = sealed_memfd("lnk-bwrap-args", b.p ? b.p : "", b.len, err);
+	buf_free(&b);
+	return fd;
+}
+
+struct pty {
+	int master, slave;
+	struct termios orig;
+	bool raw;
+};
+
+static int pty_open(struct pty *p, struct lnk_err *err)
+{
+	char name[128];
+	p->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (p->master < 0)
+		return err_set(err, -errno, "cannot open a pseudo-terminal: %s",
+			       strerror(errno));
+	if (grantpt(p->master) < 0 || unlockpt(p->master) < 0 ||
+	    ptsname_r(p->master, name, sizeof(name)) != 0)
+		return err_set(err, -errno,
+			       "cannot set up a pseudo-terminal: %s",
+			       strerror(errno));
+	p->slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (p->slave < 0)
+		return err_set(err, -errno, "cannot open '%s': %s", name,
+			       strerror(errno));
+	/* The program's terminal starts as the user's: same modes, size. */
+	if (tcgetattr(STDIN_FILENO, &p->orig) == 0)
+		tcsetattr(p->slave, TCSANOW, &p->orig);
+	struct winsize ws;
+	if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+		ioctl(p->master, TIOCSWINSZ, &ws);
+	return 0;
+}
+
+static void pty_raw(struct pty *p)
+{
+	struct termios raw = p->orig;
+	cfmakeraw(&raw);
+	if (tcsetattr(STDIN_FILENO, TCSADRAIN, &raw) == 0)
+		p->raw = true;
+}
+
+static void pty_restore(struct pty *p)
+{
+	if (p->raw)
+		tcsetattr(STDIN_FILENO, TCSADRAIN, &p->orig);
+	p->raw = false;
+}
+
+/* In the child, between fork and exec: only async-signal-safe calls. */
+__attribute__((noreturn)) static void child(const struct spawn_req *r,
+					    const struct pty *p,
+					    const int src[], size_t nsrc,
+					    char *const *argv)
+{
+	sigset_t empty;
+	sigemptyset(&empty);
+	/* With a pty, ^C and ^\ on it signal its whole foreground process
+	 * group, bwrap included; bwrap would die of it and SIGKILL the
+	 * program instead. So bwrap (and its pid 1) ignore those two, and
+	 * lnk-init sets every signal back to default before the program.
+	 * Without a pty, bwrap gets a process group of its own, so a ^C on
+	 * the user's terminal reaches only lnk, which forwards it. SIGTERM
+	 * and SIGHUP reach bwrap only if sent to it by name. */
+	if (r->pty) {
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+	} else {
+		setpgid(0, 0);
+	}
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &empty, NULL);
+
+	if (r->pty) {
+		/* The pty becomes the controlling terminal of a new session:
+		 * the real terminal is no longer the program's, so TIOCSTI
+		 * and job control reach only the pty. */
+		if (setsid() < 0 || ioctl(p->slave, TIOCSCTTY, 0) < 0)
+			_exit(LNK_EXIT_FAIL);
+		if (dup2(p->slave, 0) < 0 || dup2(p->slave, 1) < 0)
+			_exit(LNK_EXIT_FAIL);
+		if (isatty(2) && dup2(p->slave, 2) < 0)
+			_exit(LNK_EXIT_FAIL);
+	}
+
+	/* Each descriptor into its slot: first above every slot (so no
+	 * source is overwritten), then down. */
+	int tmp[16];
+	for (size_t i = 0; i < nsrc; i++) {
+		tmp[i] = -1;
+		if (src[i] >= 0 && (tmp[i] = fcntl(src[i], F_DUPFD_CLOEXEC,
+						   LAUNCH_FD_END)) < 0)
+			_exit(LNK_EXIT_FAIL);
+	}
+	for (size_t i = 0; i < nsrc; i++) {
+		int slot = LAUNCH_FD_ARGS + (int)i;
+		if (tmp[i] >= 0) {
+			if (dup2(tmp[i], slot) < 0)
+				_exit(LNK_EXIT_FAIL);
+		} else {
+			close(slot);
+		}
+	}
+	/* Everything else closes here, whatever lnk inherited. */
+	if (syscall(SYS_close_range, (unsigned)LAUNCH_FD_END, ~0U, 0) < 0)
+		for (int fd = LAUNCH_FD_END; fd < 65536; fd++)
+			close(fd);
+
+	char *const envp[] = {NULL};
+	execve(r->bwrap, argv, envp);
+	static const char msg[] = "lnk: cannot run bubblewrap\n";
+	if (write(2, msg, sizeof(msg) - 1) < 0) {
+	}
+	_exit(LNK_EXIT_FAIL);
+}
+
+static pid_t parent_of(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	_cleanup_free_ char *s = NULL;
+	size_t len;
+	if (read_file(path, 4096, &s, &len) < 0)
+		return -1;
+	/* "pid (comm) state ppid ...": comm may hold spaces and ')'. */
+	char *e = strrchr(s, ')');
+	int ppid;
+	char state;
+	if (!e || sscanf(e + 1, " %c %d", &state, &ppid) != 2)
+		return -1;
+	return ppid;
+}
+
+/* The program: the sandbox's pid 2, the one child of bwrap's pid 1. */
+static pid_t find_program(pid_t reaper)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return -1;
+	pid_t found = -1;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		if (parent_of((pid_t)pid) == reaper) {
+			found = (pid_t)pid;
+			break;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+struct loop {
+	const struct spawn_req *r;
+	struct pty *p;
+	pid_t bwrap;
+	pid_t reaper; /* the sandbox's pid 1, as bwrap reported it */
+	int info;     /* read end of --info-fd, or -1 */
+	char infobuf[512];
+	size_t infolen;
+	int forced; /* signal lnk ended bwrap with, before the program ran */
+	bool exited;
+	int wstatus;
+	char in[65536]; /* stdin -> pty, not yet written */
+	size_t inlen;
+	bool stdin_open, master_open;
+};
+
+static void read_info(struct loop *l)
+{
+	ssize_t n = read(l->info, l->infobuf + l->infolen,
+			 sizeof(l->infobuf) - 1 - l->infolen);
+	if (n <= 0) {
+		close(l->info);
+		l->info = -1;
+	} else {
+		l->infolen += (size_t)n;
+	}
+	l->infobuf[l->infolen] = '\0';
+	const char *k = strstr(l->infobuf, "\"child-pid\":");
+	if (k && l->reaper <= 0) {
+		long pid = strtol(k + strlen("\"child-pid\":"), NULL, 10);
+		/* Believe it only if it is bwrap's own child. */
+		if (pid > 0 && parent_of((pid_t)pid) == l->bwrap)
+			l->reaper = (pid_t)pid;
+	}
+}
+
+static void forward(struct loop *l, int sig)
+{
+	pid_t prog = l->reaper > 0 ? find_program(l->reaper) : -1;
+	if (prog > 0) {
+		kill(prog, sig);
+		return;
+	}
+	/* No program yet (or any more): end the sandbox itself. */
+	l->forced = sig;
+	kill(l->bwrap, SIGKILL);
+}
+
+static void on_signal(struct loop *l, int sig)
+{
+	switch (sig) {
+	case SIGCHLD:
+		if (!l->exited) {
+			pid_t w = waitpid(l->bwrap, &l->wstatus, WNOHANG);
+			if (w == l->bwrap)
+				l->exited = true;
+		}
+		break;
+	case SIGWINCH:
+		if (l->r->pty) {
+			struct winsize ws;
+			if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+				ioctl(l->p->master, TIOCSWINSZ, &ws);
+		}
+		break;
+	default:
+		if (!l->exited)
+			forward(l, sig);
+		break;
+	}
+}
+
+/* Copies what the program wrote on its pty to lnk's stdout. false at the
+ * end (EIO: every process closed the pty). */
+static bool relay_out(struct loop *l)
+{
+	char b[16384];
+	ssize_t n = read(l->p->master, b, sizeof(b));
+	if (n > 0) {
+		write_all(STDOUT_FILENO, b, (size_t)n);
+		return true;
+	}
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	return false;
+}
+
+static void relay_in(struct loop *l)
+{
+	ssize_t n =
+	    read(STDIN_FILENO, l->in + l->inlen, sizeof(l->in) - l->inlen);
+	if (n > 0)
+		l->inlen += (size_t)n;
+	else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+		l->stdin_open = false;
+}
+
+static void flush_in(struct loop *l)
+{
+	ssize_t n = write(l->p->master, l->in, l->inlen);
+	if (n > 0) {
+		memmove(l->in, l->in + n, l->inlen - (size_t)n);
+		l->inlen -= (size_t)n;
+	} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+		l->inlen = 0;
+	}
+}
+
+static int run_loop(struct loop *l, int sfd)
+{
+	while (!l->exited) {
+		struct pollfd pf[4];
+		int n = 0, i_sig = -1, i_info = -1, i_in = -1, i_m = -1;
+		pf[i_sig = n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
+		if (l->info >= 0)
+			pf[i_info = n++] =
+			    (struct pollfd){.fd = l->info, .events = POLLIN};
+		if (l->r->pty && l->master_open) {
+			short ev = POLLIN;
+			if (l->inlen)
+				ev |= POLLOUT;
+			pf[i_m = n++] =
+			    (struct pollfd){.fd = l->p->master, .events = ev};
+			if (l->stdin_open && l->inlen < sizeof(l->in))
+				pf[i_in = n++] = (struct pollfd){
+				    .fd = STDIN_FILENO, .events = POLLIN};
+		}
+		if (poll(pf, (nfds_t)n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (pf[i_sig].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				on_signal(l, (int)si.ssi_signo);
+		}
+		if (i_info >= 0 && pf[i_info].revents)
+			read_info(l);
+		if (i_m >= 0) {
+			if (pf[i_m].revents & POLLOUT)
+				flush_in(l);
+			if (pf[i_m].revents & (POLLIN | POLLHUP | POLLERR))
+				l->master_open = relay_out(l);
+		}
+		if (i_in >= 0 && pf[i_in].revents)
+			relay_in(l);
+		/* A SIGCHLD may merge with another: check anyway. */
+		if (!l->exited &&
+		    waitpid(l->bwrap, &l->wstatus, WNOHANG) == l->bwrap)
+			l->exited = true;
+	}
+	/* Whatever the program wrote last is still in the pty. */
+	if (l->r->pty && l->master_open)
+		while (relay_out(l)) {
+			struct pollfd pf = {.fd = l->p->master,
+					    .events = POLLIN};
+			if (poll(&pf, 1, 0) != 1)
+				break;
+		}
+	if (l->info >= 0)
+		read_info(l);
+	return 0;
+}
+
+int spawn_run(const struct spawn_req *r, struct spawn_result *res,
+	      struct lnk_err *err)
+{
+	_cleanup_close_ int args = -1, cfg = -1, pw = -1, gr = -1;
+	_cleanup_close_ int info_r = -1, info_w = -1, sfd = -1;
+	struct pty p = {.master = -1, .slave = -1};
+	struct strv argv = {0};
+	int ret = 0;
+
+	*res = (struct spawn_result){0};
+	if ((args = opts_memfd(r->opts, err)) < 0)
+		return args;
+	if ((cfg = sealed_memfd("lnk-init-config", r->config, r->config_len,
+				err)) < 0)
+		return cfg;
+	if (r->passwd && (pw = sealed_memfd("lnk-passwd", r->passwd,
+					    strlen(r->passwd), err)) < 0)
+		return pw;
+	if (r->group && (gr = sealed_memfd("lnk-group", r->group,
+					   strlen(r->group), err)) < 0)
+		return gr;
+	int ip[2];
+	if (pipe2(ip, O_CLOEXEC) < 0)
+		return err_set(err, -errno, "pipe: %s", strerror(errno));
+	info_r = ip[0];
+	info_w = ip[1];
+
+	spawn_block_signals();
+	sigset_t s;
+	handled_set(&s);
+	sfd = signalfd(-1, &s, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		return err_set(err, -errno, "signalfd: %s", strerror(errno));
+	signal(SIGPIPE, SIG_IGN);
+
+	if (r->pty && (ret = pty_open(&p, err)) < 0)
+		goto out;
+
+	/* Slots, in enum launch_fd order from LAUNCH_FD_ARGS. */
+	const int src[] = {args, cfg, pw, gr, info_w, r->wire_fd, r->notify_fd};
+	_Static_assert(ARRAY_SIZE(src) == LAUNCH_FD_END - LAUNCH_FD_ARGS,
+		       "one source per slot");
+	strv_push(&argv, "bwrap");
+	strv_push(&argv, "--args");
+	strv_pushf(&argv, "%d", LAUNCH_FD_ARGS);
+	for (size_t i = 0; i < r->tail->n; i++)
+		strv_push(&argv, r->tail->v[i]);
+
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		ret = err_set(err, -errno, "cannot fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0)
+		child(r, &p, src, ARRAY_SIZE(src), argv.v);
+
+	close(info_w);
+	info_w = -1;
+	if (r->pty) {
+		close(p.slave);
+		p.slave = -1;
+		fcntl(p.master, F_SETFL, fcntl(p.master, F_GETFL) | O_NONBLOCK);
+		pty_raw(&p);
+	}
+
+	struct loop *l = xcalloc(1, sizeof(*l));
+	l->r = r;
+	l->p = &p;
+	l->bwrap = pid;
+	l->info = steal_fd(&info_r);
+	l->stdin_open = true;
+	l->master_open = r->pty;
+	ret = run_loop(l, sfd);
+	if (ret < 0) {
+		/* The loop failed: do not leave a sandbox behind. */
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &l->wstatus, 0) < 0 && errno == EINTR)
+			;
+		ret = err_set(err, ret, "the supervisor failed: %s",
+			      strerror(-ret));
+	}
+	pty_restore(&p);
+	if (l->info >= 0)
+		close(l->info);
+
+	res->started = l->reaper > 0;
+	if (l->forced)
+		res->status = 128 + l->forced;
+	else if (WIFEXITED(l->wstatus))
+		res->status = WEXITSTATUS(l->wstatus);
+	else if (WIFSIGNALED(l->wstatus))
+		res->status = 128 + WTERMSIG(l->wstatus);
+	else
+		res->status = LNK_EXIT_FAIL;
+	free(l);
+out:
+	pty_restore(&p);
+	if (p.master >= 0)
+		close(p.master);
+	if (p.slave >= 0)
+		close(p.slave);
+	strv_free(&argv);
+	return ret;
+}

@@ -1,0 +1,48 @@
+/* The supervisor: starts bwrap and stays with it to the end.
+ *
+ * It holds the terminal: when stdin and stdout are terminals, the program
+ * gets a pseudo-terminal of its own that lnk relays (as sudo with use_pty
+ * and su --pty do), so terminal injection (TIOCSTI) can reach only that pty
+ * and window-size changes pass through. SIGINT, SIGTERM, SIGHUP and SIGQUIT
+ * sent to lnk reach the program. lnk exits with the program's status, or
+ * 128+N when a signal N ended it.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/err.h"
+#include "common/util.h"
+
+struct spawn_req {
+	const char *bwrap;	 /* bubblewrap's path */
+	const struct strv *opts; /* its options: go in a sealed memfd */
+	const struct strv *tail; /* "--" init and its arguments */
+	const char *config;	 /* the encoded init config */
+	size_t config_len;
+	const char *passwd, *group; /* generated /etc files, or NULL */
+	int wire_fd, notify_fd;	    /* init's ends, or -1 */
+	bool pty;
+};
+
+struct spawn_result {
+	int status;   /* what lnk exits with */
+	bool started; /* bwrap made the sandbox (it reported its pid 1) */
+};
+
+/* Blocks the signals the supervisor handles, so that every thread started
+ * afterwards (the notify supervisor) leaves them to it. Call early. */
+void spawn_block_signals(void);
+
+/* Marks every descriptor above 2 close-on-exec: descriptors lnk inherited
+ * (a directory, a socket) never reach bwrap, the wire or the program
+ * (invariant 4). Call first thing in a command that starts a sandbox. */
+void spawn_cloexec_inherited(void);
+
+/* Whether run should give the program a pty: stdin and stdout are
+ * terminals. */
+bool spawn_wants_pty(void);
+
+int spawn_run(const struct spawn_req *r, struct spawn_result *res,
+	      struct lnk_err *err);
