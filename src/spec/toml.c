@@ -67,6 +67,7 @@ struct parser {
 	struct toml_value *root, *cur;
 	struct slot *slots;
 	size_t nslots, used;
+	size_t nvalues;
 	uint64_t seed;
 	locale_t c_locale;
 };
@@ -255,6 +256,14 @@ static struct toml_value *new_node(struct parser *ps, enum toml_type type,
 			      "values nest deeper than %d levels; flatten the "
 			      "document",
 			      TOML_MAX_DEPTH);
+		return NULL;
+	}
+	/* Each value costs ~100 bytes of memory for a few of text: a cap
+	 * keeps a hostile 16 MiB of "0," from taking gigabytes. */
+	if (++ps->nvalues > TOML_MAX_VALUES) {
+		*rc = fail_at(ps, pos, -E2BIG,
+			      "more than %u values; split the document",
+			      TOML_MAX_VALUES);
 		return NULL;
 	}
 	struct node *n = xcalloc(1, sizeof(*n));

@@ -31,6 +31,7 @@ enum toml_type {
  * toml_free included, recurses at most TOML_MAX_DEPTH levels) or memory. */
 #define TOML_MAX_DEPTH 128	  /* the root table is depth 0 */
 #define TOML_MAX_SIZE (16u << 20) /* bytes of text */
+#define TOML_MAX_VALUES (1u << 20) /* values and tables, bounds memory */
 
 struct toml_pos {
 	unsigned line, col; /* 1-based; col counts characters, not bytes */

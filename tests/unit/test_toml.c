@@ -260,6 +260,23 @@ static void test_size_limit(void **state)
 	free(big);
 }
 
+static void test_value_count_limit(void **state)
+{
+	(void)state;
+	struct lnk_err err;
+	_cleanup_free_ char *many =
+	    repeat("a = [", "0,", TOML_MAX_VALUES, "]\n");
+	const char *m = parse_bad(many, strlen(many), -E2BIG, &err);
+	assert_non_null(strstr(m, "more than 1048576 values"));
+	/* Root and array count too: this many elements still fit. */
+	_cleanup_free_ char *fits =
+	    repeat("a = [", "0,", TOML_MAX_VALUES - 2, "]\n");
+	struct toml_value *root = parse_ok(fits);
+	assert_int_equal(toml_find(root, "a")->val->u.arr.n,
+			 TOML_MAX_VALUES - 2);
+	toml_free(root);
+}
+
 static void test_many_keys_stay_fast_and_distinct(void **state)
 {
 	(void)state;
@@ -431,6 +448,7 @@ int main(void)
 	    cmocka_unit_test(test_implicit_table_takes_header_position),
 	    cmocka_unit_test(test_deep_nesting_refused),
 	    cmocka_unit_test(test_size_limit),
+	    cmocka_unit_test(test_value_count_limit),
 	    cmocka_unit_test(test_many_keys_stay_fast_and_distinct),
 	    cmocka_unit_test(test_find),
 	    cmocka_unit_test(test_embedded_nul_keeps_length),
