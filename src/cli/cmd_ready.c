@@ -1,13 +1,315 @@
-/* lnk sandbox ready: not built yet. */
+/* lnk sandbox ready: whether the sandbox can run here, and what it needs.
+ *
+ * Product text, "Make the sandbox work on this machine". One line per check,
+ * each from a real probe (host.c): a sysctl that says "allowed" proves
+ * nothing, so user namespaces, bubblewrap, Landlock and seccomp user
+ * notification are each tried. Exits 0 only when run will work.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
+#include "common/buf.h"
 #include "common/util.h"
+#include "launch/host.h"
+
+enum verdict { V_OK, V_WARN, V_FAIL };
+
+struct check {
+	const char *name;
+	enum verdict v;
+	char *detail;
+};
+
+struct report {
+	struct check c[16];
+	size_t n;
+};
+
+__attribute__((format(printf, 4, 5))) static void
+add(struct report *rep, const char *name, enum verdict v, const char *fmt, ...)
+{
+	if (rep->n == ARRAY_SIZE(rep->c))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	rep->c[rep->n++] = (struct check){name, v, s ? s : xstrdup(name)};
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: lnk sandbox ready [--json]\n"
+	      "\n"
+	      "Checks, for real, what the sandbox needs on this machine, one\n"
+	      "line each: bubblewrap and its version, user namespaces (and an\n"
+	      "AppArmor restriction of them, which it offers to lift for\n"
+	      "bubblewrap alone), Landlock, seccomp filters, and seccomp user\n"
+	      "notification with descriptor injection. Exits 0 only when\n"
+	      "'lnk sandbox run' will work.\n"
+	      "\n"
+	      "  --json       one JSON object: each check and the verdict\n"
+	      "  -h, --help   this help\n",
+	      f);
+}
+
+/* Runs argv with data on its stdin; returns its exit status or -1. */
+static int run_with_input(char *const *argv, const char *data)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (dup2(p[0], 0) < 0 || null < 0 || dup2(null, 1) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(p[0]);
+	if (data)
+		write_all(p[1], data, strlen(data));
+	close(p[1]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void print_profile_commands(FILE *f, const char *profile)
+{
+	fprintf(f,
+		"\nTo let bubblewrap (and only it) create user namespaces, "
+		"run:\n\n"
+		"  sudo tee %s > /dev/null <<'EOF'\n%sEOF\n"
+		"  sudo apparmor_parser -r %s\n\n",
+		HOST_APPARMOR_PROFILE_PATH, profile,
+		HOST_APPARMOR_PROFILE_PATH);
+}
+
+/* Asks on the terminal, never on a pipe: a script piping "y" into lnk
+ * must not install a profile behind the person's back. */
+static bool ask_yes(const char *question)
+{
+	_cleanup_fclose_ FILE *tty = fopen("/dev/tty", "r+e");
+	if (!tty || !isatty(STDIN_FILENO))
+		return false;
+	fprintf(tty, "%s [y/N] ", question);
+	fflush(tty);
+	char line[16];
+	if (!fgets(line, sizeof(line), tty))
+		return false;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+/* On Ubuntu 23.10 and newer: offer to add the profile with sudo, or print
+ * the two commands. Returns true when bubblewrap works afterwards. */
+static bool offer_apparmor(const char *bwrap, bool json)
+{
+	_cleanup_free_ char *profile = host_apparmor_profile(bwrap);
+	if (json || !ask_yes("AppArmor stops bubblewrap from creating user "
+			     "namespaces. Add a profile for it now, with "
+			     "sudo?")) {
+		print_profile_commands(json ? stderr : stdout, profile);
+		return false;
+	}
+	char *const tee[] = {"sudo", "tee", HOST_APPARMOR_PROFILE_PATH, NULL};
+	char *const parse[] = {"sudo", "apparmor_parser", "-r",
+			       HOST_APPARMOR_PROFILE_PATH, NULL};
+	if (run_with_input(tee, profile) != 0 ||
+	    run_with_input(parse, NULL) != 0) {
+		printf("lnk: adding the profile failed\n");
+		print_profile_commands(stdout, profile);
+		return false;
+	}
+	struct lnk_err err = {0};
+	return host_probe_bwrap(bwrap, &err) == 0;
+}
+
+static void check_bwrap(struct report *rep, const char *bwrap, bool json)
+{
+	struct lnk_err err = {0};
+	if (!bwrap) {
+		add(rep, "bubblewrap", V_FAIL,
+		    "bubblewrap is not installed: sudo apt install bubblewrap "
+		    "(or your system's package of it)");
+		return;
+	}
+	int ver[3];
+	if (host_bwrap_version(bwrap, ver, &err) < 0) {
+		add(rep, "bubblewrap", V_FAIL, "%s", err.msg);
+		return;
+	}
+	/* The argv uses --disable-userns, new in 0.8.0 (Debian 12's). */
+	if (!host_version_at_least(ver, 0, 8, 0)) {
+		add(rep, "bubblewrap", V_FAIL,
+		    "bubblewrap %d.%d.%d (%s) is older than 0.8.0; install a "
+		    "newer one",
+		    ver[0], ver[1], ver[2], bwrap);
+		return;
+	}
+	add(rep, "bubblewrap", V_OK, "bubblewrap %d.%d.%d (%s)", ver[0], ver[1],
+	    ver[2], bwrap);
+
+	bool plain = host_probe_userns(&err) == 0;
+	bool restricted = host_apparmor_restricts_userns() == 1;
+	if (host_probe_bwrap(bwrap, &err) == 0) {
+		add(rep, "user namespaces", V_OK,
+		    "user namespaces work (bubblewrap made a sandbox)%s",
+		    restricted ? "; AppArmor restricts them, but not for "
+				 "bubblewrap"
+			       : "");
+		return;
+	}
+	if (restricted && getuid() != 0) {
+		if (offer_apparmor(bwrap, json)) {
+			add(rep, "user namespaces", V_OK,
+			    "user namespaces work: the AppArmor profile for "
+			    "bubblewrap is in place");
+			return;
+		}
+		add(rep, "user namespaces", V_FAIL,
+		    "AppArmor restricts unprivileged user namespaces "
+		    "(kernel.apparmor_restrict_unprivileged_userns=1): add the "
+		    "profile for bubblewrap (commands above)");
+		return;
+	}
+	_cleanup_free_ char *hint = host_userns_hint();
+	add(rep, "user namespaces", V_FAIL, "%s%s%s", err.msg,
+	    hint ? "; " : (plain ? "" : "; a plain unshare fails too"),
+	    hint ? hint : "");
+}
+
+static void check_landlock(struct report *rep)
+{
+	int abi = host_landlock_abi();
+	if (abi >= 1)
+		add(rep, "landlock", V_OK, "Landlock ABI %d", abi);
+	else if (abi == -ENOSYS)
+		add(rep, "landlock", V_FAIL,
+		    "Landlock is not in this kernel (it needs Linux 5.13 or "
+		    "newer, built with CONFIG_SECURITY_LANDLOCK)");
+	else if (abi == -EOPNOTSUPP)
+		add(rep, "landlock", V_FAIL,
+		    "Landlock is in this kernel but disabled at boot: add "
+		    "landlock to the lsm= kernel parameter (see "
+		    "/sys/kernel/security/lsm) and reboot");
+	else
+		add(rep, "landlock", V_FAIL, "Landlock failed: %s",
+		    strerror(-abi));
+}
+
+static void check_seccomp(struct report *rep)
+{
+	struct lnk_err err = {0};
+	if (host_probe_seccomp_filter(&err) < 0) {
+		add(rep, "seccomp", V_FAIL, "%s", err.msg);
+		return;
+	}
+	add(rep, "seccomp", V_OK, "seccomp filters work");
+	if (host_probe_seccomp_notify(&err) < 0)
+		add(rep, "seccomp notify", V_FAIL,
+		    "%s; the dot files of --write folders cannot be guarded",
+		    err.msg);
+	else
+		add(rep, "seccomp notify", V_OK,
+		    "seccomp user notification with descriptor injection "
+		    "works");
+}
+
+static void check_init(struct report *rep)
+{
+	_cleanup_free_ char *init = host_find_init();
+	if (init)
+		add(rep, "lnk-init", V_OK, "lnk-init (%s)", init);
+	else
+		add(rep, "lnk-init", V_FAIL,
+		    "lnk-init is missing: it is neither next to lnk nor in "
+		    "lnk's install folder; reinstall lnk");
+}
+
+static const char *word(enum verdict v)
+{
+	switch (v) {
+	case V_OK:
+		return "ok";
+	case V_WARN:
+		return "warn";
+	case V_FAIL:
+		return "FAIL";
+	}
+	return "?";
+}
 
 int cmd_ready(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("lnk: 'lnk sandbox ready' is not built yet\n", stderr);
-	return LNK_EXIT_FAIL;
+	bool json = false;
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i])) {
+			usage(stdout);
+			return 0;
+		}
+		if (strcmp(argv[i], "--json") == 0) {
+			json = true;
+			continue;
+		}
+		const char *cands[] = {"--json", "--help", NULL};
+		return usage_unknown_option("ready", argv[i], cands);
+	}
+
+	struct report rep = {0};
+	_cleanup_free_ char *bwrap = host_find_bwrap();
+	check_bwrap(&rep, bwrap, json);
+	check_init(&rep);
+	check_landlock(&rep);
+	check_seccomp(&rep);
+
+	bool ok = true;
+	for (size_t i = 0; i < rep.n; i++)
+		ok &= rep.c[i].v != V_FAIL;
+
+	if (json) {
+		struct buf b = {0};
+		buf_puts(&b, "{\"ready\":");
+		buf_puts(&b, ok ? "true" : "false");
+		buf_puts(&b, ",\"checks\":[");
+		for (size_t i = 0; i < rep.n; i++) {
+			buf_puts(&b, i ? ",{\"check\":" : "{\"check\":");
+			buf_json_str(&b, rep.c[i].name, strlen(rep.c[i].name));
+			buf_printf(&b, ",\"verdict\":\"%s\",\"detail\":",
+				   rep.c[i].v == V_OK	  ? "ok"
+				   : rep.c[i].v == V_WARN ? "warn"
+							  : "fail");
+			buf_json_str(&b, rep.c[i].detail,
+				     strlen(rep.c[i].detail));
+			buf_putc(&b, '}');
+		}
+		buf_puts(&b, "]}\n");
+		fputs(b.p, stdout);
+		buf_free(&b);
+	} else {
+		for (size_t i = 0; i < rep.n; i++)
+			printf("%-5s %s\n", word(rep.c[i].v), rep.c[i].detail);
+		printf("%s\n", ok ? "the sandbox can run here"
+				  : "the sandbox cannot run here: fix each "
+				    "FAIL above, then run 'lnk sandbox ready' "
+				    "again");
+	}
+	for (size_t i = 0; i < rep.n; i++)
+		free(rep.c[i].detail);
+	if (fflush(stdout) != 0)
+		return LNK_EXIT_FAIL;
+	return ok ? 0 : 1;
 }
