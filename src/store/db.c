@@ -1,0 +1,474 @@
+#include "store/db.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "store/paths.h"
+
+struct db {
+	sqlite3 *h;
+	char *path;
+};
+
+static const char schema[] =
+    "CREATE TABLE IF NOT EXISTS wires("
+    " id INTEGER PRIMARY KEY,"
+    " sandbox TEXT NOT NULL,"
+    " pid INTEGER NOT NULL,"
+    " started TEXT NOT NULL,"
+    " updated INTEGER NOT NULL," /* unix seconds of the last counters */
+    " ended TEXT,"
+    " up INTEGER NOT NULL DEFAULT 0,"
+    " down INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE IF NOT EXISTS calls("
+    " id INTEGER PRIMARY KEY,"
+    " wire INTEGER NOT NULL,"
+    " seq INTEGER NOT NULL,"
+    " time TEXT NOT NULL,"
+    " sandbox TEXT NOT NULL,"
+    " verb TEXT NOT NULL,"
+    " target TEXT NOT NULL,"
+    " outcome TEXT NOT NULL,"
+    " reason TEXT NOT NULL DEFAULT '',"
+    " up INTEGER NOT NULL DEFAULT 0,"
+    " down INTEGER NOT NULL DEFAULT 0);"
+    "CREATE UNIQUE INDEX IF NOT EXISTS calls_wire_seq ON calls(wire, seq);"
+    "CREATE INDEX IF NOT EXISTS calls_sandbox ON calls(sandbox, id);";
+
+static int sql_err(struct db *db, struct lnk_err *err, const char *what)
+{
+	return err_set(err, -EIO, "database '%s': %s: %s", db->path, what,
+		       sqlite3_errmsg(db->h));
+}
+
+const char *db_outcome_name(enum db_outcome o)
+{
+	switch (o) {
+	case DB_ALLOWED:
+		return "allowed";
+	case DB_ENDED:
+		return "ended";
+	case DB_REFUSED:
+		return "refused";
+	case DB_FAILED:
+		return "failed";
+	}
+	return "unknown";
+}
+
+void db_format_time(time_t t, char out[32])
+{
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int db_open(const char *path, bool readonly, struct db **out,
+	    struct lnk_err *err)
+{
+	struct db *db = xcalloc(1, sizeof(*db));
+	db->path = xstrdup(path);
+	int r;
+	if (!readonly) {
+		_cleanup_free_ char *dir = xstrdup(path);
+		char *slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = '\0';
+			r = paths_ensure_dir(dir, err);
+			if (r < 0)
+				goto fail;
+		}
+	} else if (access(path, F_OK) < 0) {
+		r = err_set(err, -ENOENT, "no database at '%s' yet", path);
+		goto fail;
+	}
+	int flags = (readonly ? SQLITE_OPEN_READONLY
+			      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+		    SQLITE_OPEN_NOMUTEX;
+	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+		r = err_set(err, -EIO, "cannot open database '%s': %s", path,
+			    db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		goto fail;
+	}
+	/* Many wires and readers at once: wait for a lock instead of
+	 * failing, and let readers run beside the writer (WAL). */
+	sqlite3_busy_timeout(db->h, 10000);
+	if (!readonly) {
+		char *msg = NULL;
+		if (sqlite3_exec(db->h,
+				 "PRAGMA journal_mode=WAL;"
+				 "PRAGMA synchronous=NORMAL;",
+				 NULL, NULL, &msg) != SQLITE_OK ||
+		    sqlite3_exec(db->h, schema, NULL, NULL, &msg) !=
+			SQLITE_OK) {
+			r = err_set(err, -EIO, "database '%s': %s", path,
+				    msg ? msg : "cannot set it up");
+			sqlite3_free(msg);
+			goto fail;
+		}
+	}
+	*out = db;
+	return 0;
+fail:
+	db_close(db);
+	return r;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	sqlite3_close(db->h);
+	free(db->path);
+	free(db);
+}
+
+static void copy_str(char *dst, size_t cap, const char *s)
+{
+	snprintf(dst, cap, "%s", s ? s : "");
+}
+
+static struct db_op *batch_push(struct db_batch *b)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 32;
+		b->v = xrealloc(b->v, b->cap * sizeof(*b->v));
+	}
+	struct db_op *op = &b->v[b->n++];
+	memset(op, 0, sizeof(*op));
+	return op;
+}
+
+void db_batch_call(struct db_batch *b, int64_t seq, time_t when,
+		   const char *verb, const char *target, enum db_outcome o,
+		   const char *reason, uint64_t up, uint64_t down)
+{
+	struct db_op *op = batch_push(b);
+	op->seq = seq;
+	op->when = when;
+	copy_str(op->verb, sizeof(op->verb), verb);
+	copy_str(op->target, sizeof(op->target), target);
+	op->outcome = o;
+	copy_str(op->reason, sizeof(op->reason), reason);
+	op->up = up;
+	op->down = down;
+}
+
+void db_batch_update(struct db_batch *b, int64_t seq, enum db_outcome o,
+		     const char *reason, uint64_t up, uint64_t down)
+{
+	struct db_op *op = batch_push(b);
+	op->update = true;
+	op->seq = seq;
+	op->outcome = o;
+	copy_str(op->reason, sizeof(op->reason), reason);
+	op->up = up;
+	op->down = down;
+}
+
+void db_batch_free(struct db_batch *b)
+{
+	free(b->v);
+	memset(b, 0, sizeof(*b));
+}
+
+int db_wire_begin(struct db *db, const char *sandbox, long pid,
+		  int64_t *wire_id, struct lnk_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	char now[32];
+	time_t t = time(NULL);
+	db_format_time(t, now);
+	if (sqlite3_prepare_v2(db->h,
+			       "INSERT INTO wires(sandbox, pid, started, "
+			       "updated) VALUES(?, ?, ?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_err(db, err, "cannot register the wire");
+	sqlite3_bind_text(st, 1, sandbox, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, pid);
+	sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, (int64_t)t);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_err(db, err, "cannot register the wire");
+	*wire_id = sqlite3_last_insert_rowid(db->h);
+	return 0;
+}
+
+int db_flush(struct db *db, int64_t wire_id, struct db_batch *b, uint64_t up,
+	     uint64_t down, bool ended, struct lnk_err *err)
+{
+	sqlite3_stmt *ins = NULL, *upd = NULL, *wire = NULL;
+	int r = 0;
+	char now[32];
+	time_t t = time(NULL);
+	db_format_time(t, now);
+
+	if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		return sql_err(db, err, "cannot begin a transaction");
+	if (sqlite3_prepare_v2(
+		db->h,
+		"INSERT INTO calls(wire, seq, time, sandbox, verb, target, "
+		"outcome, reason, up, down) SELECT ?1, ?2, ?3, sandbox, ?4, "
+		"?5, ?6, ?7, ?8, ?9 FROM wires WHERE id = ?1",
+		-1, &ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(
+		db->h,
+		"UPDATE calls SET outcome = ?3, reason = ?4, "
+		"up = ?5, down = ?6 WHERE wire = ?1 AND seq = ?2",
+		-1, &upd, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->h,
+			       "UPDATE wires SET up = ?2, down = ?3, "
+			       "updated = ?4, ended = ?5 WHERE id = ?1",
+			       -1, &wire, NULL) != SQLITE_OK) {
+		r = sql_err(db, err, "cannot prepare the log statements");
+		goto out;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		const struct db_op *op = &b->v[i];
+		sqlite3_stmt *st = op->update ? upd : ins;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, wire_id);
+		sqlite3_bind_int64(st, 2, op->seq);
+		if (op->update) {
+			sqlite3_bind_text(st, 3, db_outcome_name(op->outcome),
+					  -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 4, op->reason, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(st, 5, (int64_t)op->up);
+			sqlite3_bind_int64(st, 6, (int64_t)op->down);
+		} else {
+			char when[32];
+			db_format_time(op->when, when);
+			sqlite3_bind_text(st, 3, when, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(st, 4, op->verb, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 5, op->target, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 6, db_outcome_name(op->outcome),
+					  -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 7, op->reason, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(st, 8, (int64_t)op->up);
+			sqlite3_bind_int64(st, 9, (int64_t)op->down);
+		}
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			r = sql_err(db, err, "cannot record a call");
+			goto out;
+		}
+	}
+	sqlite3_bind_int64(wire, 1, wire_id);
+	sqlite3_bind_int64(wire, 2, (int64_t)up);
+	sqlite3_bind_int64(wire, 3, (int64_t)down);
+	sqlite3_bind_int64(wire, 4, (int64_t)t);
+	if (ended)
+		sqlite3_bind_text(wire, 5, now, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(wire, 5);
+	if (sqlite3_step(wire) != SQLITE_DONE) {
+		r = sql_err(db, err, "cannot update the wire's counters");
+		goto out;
+	}
+out:
+	sqlite3_finalize(ins);
+	sqlite3_finalize(upd);
+	sqlite3_finalize(wire);
+	if (r == 0 &&
+	    sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		r = sql_err(db, err, "cannot commit");
+	if (r < 0)
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	else
+		b->n = 0;
+	return r;
+}
+
+struct db_writer {
+	struct db *db;
+	int64_t wire_id;
+	unsigned interval_ms;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct db_batch pending; /* under lock */
+	uint64_t up, down;	 /* under lock */
+	bool stop;		 /* under lock */
+};
+
+static void *writer_main(void *arg)
+{
+	struct db_writer *w = arg;
+	struct db_batch mine = {0};
+	bool stop = false;
+	while (!stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += (long)(w->interval_ms % 1000) * 1000000L;
+		ts.tv_sec += w->interval_ms / 1000 + ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		pthread_mutex_lock(&w->lock);
+		if (!w->stop)
+			pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+		stop = w->stop;
+		/* take everything queued so far: one transaction for it */
+		for (size_t i = 0; i < w->pending.n; i++)
+			*batch_push(&mine) = w->pending.v[i];
+		w->pending.n = 0;
+		uint64_t up = w->up, down = w->down;
+		pthread_mutex_unlock(&w->lock);
+		struct lnk_err err = {0};
+		/* On failure (a disk full, a lock held too long) keep the
+		 * batch and try again next tick rather than lose calls. */
+		if (db_flush(w->db, w->wire_id, &mine, up, down, stop, &err) <
+		    0)
+			fprintf(stderr, "lnk: wire log: %s\n", err.msg);
+	}
+	db_batch_free(&mine);
+	return NULL;
+}
+
+int db_writer_start(const char *path, const char *sandbox, long pid,
+		    unsigned interval_ms, struct db_writer **out,
+		    struct lnk_err *err)
+{
+	struct db_writer *w = xcalloc(1, sizeof(*w));
+	int r = db_open(path, false, &w->db, err);
+	if (r < 0) {
+		free(w);
+		return r;
+	}
+	r = db_wire_begin(w->db, sandbox, pid, &w->wire_id, err);
+	if (r < 0) {
+		db_close(w->db);
+		free(w);
+		return r;
+	}
+	w->interval_ms = interval_ms ? interval_ms : 250;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	/* The writer must not take the wire's signals. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = pthread_create(&w->thread, NULL, writer_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r != 0) {
+		db_close(w->db);
+		free(w);
+		return err_set(err, -r, "cannot start the log writer: %s",
+			       strerror(r));
+	}
+	*out = w;
+	return 0;
+}
+
+void db_writer_submit(struct db_writer *w, struct db_batch *b, uint64_t up,
+		      uint64_t down)
+{
+	pthread_mutex_lock(&w->lock);
+	for (size_t i = 0; i < b->n; i++)
+		*batch_push(&w->pending) = b->v[i];
+	b->n = 0;
+	w->up = up;
+	w->down = down;
+	pthread_mutex_unlock(&w->lock);
+}
+
+void db_writer_stop(struct db_writer *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	db_batch_free(&w->pending);
+	db_close(w->db);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	free(w);
+}
+
+int db_log_read(struct db *db, const struct db_log_query *q,
+		void (*cb)(const struct db_call_row *, void *), void *ud,
+		struct lnk_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	/* the latest N, printed oldest first */
+	const char *sql =
+	    "SELECT id, time, sandbox, verb, target, outcome, reason, up, "
+	    "down FROM (SELECT * FROM calls WHERE (?1 IS NULL OR sandbox = ?1) "
+	    "AND (?2 = 0 OR outcome = 'refused') ORDER BY id DESC LIMIT ?3) "
+	    "ORDER BY id";
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_err(db, err, "cannot read the log");
+	if (q->sandbox)
+		sqlite3_bind_text(st, 1, q->sandbox, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 1);
+	sqlite3_bind_int(st, 2, q->refused);
+	sqlite3_bind_int64(st, 3, q->lines);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_call_row row = {
+		    .id = sqlite3_column_int64(st, 0),
+		    .time = (const char *)sqlite3_column_text(st, 1),
+		    .sandbox = (const char *)sqlite3_column_text(st, 2),
+		    .verb = (const char *)sqlite3_column_text(st, 3),
+		    .target = (const char *)sqlite3_column_text(st, 4),
+		    .outcome = (const char *)sqlite3_column_text(st, 5),
+		    .reason = (const char *)sqlite3_column_text(st, 6),
+		    .up = sqlite3_column_int64(st, 7),
+		    .down = sqlite3_column_int64(st, 8),
+		};
+		cb(&row, ud);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_err(db, err, "cannot read the log");
+	return 0;
+}
+
+static bool pid_alive(long pid)
+{
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+int db_traffic_read(struct db *db, long stale_secs,
+		    void (*cb)(const struct db_wire_row *, void *), void *ud,
+		    struct lnk_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db->h,
+			       "SELECT sandbox, pid, started, updated, up, "
+			       "down FROM wires WHERE ended IS NULL AND "
+			       "updated >= ?1 ORDER BY id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_err(db, err, "cannot read the wires");
+	sqlite3_bind_int64(st, 1, (int64_t)time(NULL) - stale_secs);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char updated[32];
+		db_format_time((time_t)sqlite3_column_int64(st, 3), updated);
+		struct db_wire_row row = {
+		    .sandbox = (const char *)sqlite3_column_text(st, 0),
+		    .pid = (long)sqlite3_column_int64(st, 1),
+		    .started = (const char *)sqlite3_column_text(st, 2),
+		    .updated = updated,
+		    .up = sqlite3_column_int64(st, 4),
+		    .down = sqlite3_column_int64(st, 5),
+		};
+		/* a wire killed without a word leaves its row open */
+		if (pid_alive(row.pid))
+			cb(&row, ud);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_err(db, err, "cannot read the wires");
+	return 0;
+}

@@ -1,0 +1,115 @@
+/* The sandbox database, ~/.lnk/sandbox/lnk.db (DESIGN.md, Storage).
+ *
+ * SQLite in WAL mode with a busy timeout, so many wires (one per running
+ * sandbox) write while `lnk sandbox log` reads. A wire never writes on its
+ * hot path: it collects calls in a struct db_batch and a writer thread
+ * commits each batch in ONE transaction per tick (db_writer_*).
+ *
+ * What is stored of a call is only: time (UTC), sandbox, verb, target
+ * host:port, outcome, reason, bytes each way. Never a path, a header or a
+ * body (invariant 7): the API has no place to put one.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "common/err.h"
+
+struct db;
+
+/* Opens (and creates, with its folder 0700) the database at path. With
+ * readonly, a missing file is -ENOENT and nothing is created. */
+int db_open(const char *path, bool readonly, struct db **out,
+	    struct lnk_err *err);
+void db_close(struct db *db);
+
+enum db_outcome {
+	DB_ALLOWED, /* connected; not ended yet */
+	DB_ENDED,   /* allowed, then ended: bytes each way */
+	DB_REFUSED, /* refused by the grants, with the reason */
+	DB_FAILED,  /* allowed, but nothing answered, with the reason */
+};
+const char *db_outcome_name(enum db_outcome o);
+
+#define DB_VERB_MAX 16
+#define DB_TARGET_MAX 270
+#define DB_REASON_MAX 96
+
+struct db_op {
+	bool update; /* change the call seq (else insert it) */
+	int64_t seq; /* the call's number within its wire */
+	time_t when;
+	char verb[DB_VERB_MAX];
+	char target[DB_TARGET_MAX];
+	enum db_outcome outcome;
+	char reason[DB_REASON_MAX];
+	uint64_t up, down;
+};
+
+struct db_batch {
+	struct db_op *v;
+	size_t n, cap;
+};
+/* A new call (verb "connect", "http" or "tcp"; target "host:port"). */
+void db_batch_call(struct db_batch *b, int64_t seq, time_t when,
+		   const char *verb, const char *target, enum db_outcome o,
+		   const char *reason, uint64_t up, uint64_t down);
+/* The call seq ended, failed, ...: its outcome and bytes now. */
+void db_batch_update(struct db_batch *b, int64_t seq, enum db_outcome o,
+		     const char *reason, uint64_t up, uint64_t down);
+void db_batch_free(struct db_batch *b);
+
+/* Registers a running wire; *wire_id names it in later calls. */
+int db_wire_begin(struct db *db, const char *sandbox, long pid,
+		  int64_t *wire_id, struct lnk_err *err);
+/* One transaction: every op of b, then the wire's live counters (and its
+ * end, with ended). Empties b on success. 0 or -errno. */
+int db_flush(struct db *db, int64_t wire_id, struct db_batch *b, uint64_t up,
+	     uint64_t down, bool ended, struct lnk_err *err);
+
+/* The writer thread: owns its own connection, commits what it is given
+ * every interval_ms, and never lets the wire's loop wait on SQLite. */
+struct db_writer;
+int db_writer_start(const char *path, const char *sandbox, long pid,
+		    unsigned interval_ms, struct db_writer **out,
+		    struct lnk_err *err);
+/* Moves b's ops to the writer (b is left empty) with the counters now. */
+void db_writer_submit(struct db_writer *w, struct db_batch *b, uint64_t up,
+		      uint64_t down);
+/* Commits what is left, marks the wire ended, joins the thread. */
+void db_writer_stop(struct db_writer *w);
+
+/* Readers. */
+struct db_call_row {
+	int64_t id;
+	const char *time; /* "2024-05-01T12:00:00Z" */
+	const char *sandbox, *verb, *target, *outcome, *reason; /* reason may
+								  * be "" */
+	int64_t up, down;
+};
+struct db_log_query {
+	long lines;	     /* the latest N (N > 0) */
+	const char *sandbox; /* or NULL */
+	bool refused;	     /* only refused calls */
+};
+/* Calls oldest first (the latest q->lines of them). */
+int db_log_read(struct db *db, const struct db_log_query *q,
+		void (*cb)(const struct db_call_row *, void *), void *ud,
+		struct lnk_err *err);
+
+struct db_wire_row {
+	const char *sandbox;
+	long pid;
+	const char *started, *updated;
+	int64_t up, down;
+};
+/* Wires still running: not ended, their process alive and their counters
+ * refreshed within the last stale_secs. */
+int db_traffic_read(struct db *db, long stale_secs,
+		    void (*cb)(const struct db_wire_row *, void *), void *ud,
+		    struct lnk_err *err);
+
+/* "2024-05-01T12:00:00Z" (21 bytes with the NUL). */
+void db_format_time(time_t t, char out[32]);

@@ -1,0 +1,328 @@
+#include "wire/addr.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/util.h"
+
+/* A strict dotted quad: four decimal parts 0..255, no leading zeros, no
+ * signs, nothing else. inet_aton would also take 127.1, 0x7f.1 and 017.0.0.1,
+ * each a different address than a careless reader assumes. */
+static bool parse_v4_strict(const char *s, uint8_t out[4])
+{
+	for (int i = 0; i < 4; i++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		unsigned v = 0;
+		const char *start = s;
+		while (*s >= '0' && *s <= '9') {
+			v = v * 10 + (unsigned)(*s - '0');
+			if (v > 255 || s - start >= 3)
+				return false;
+			s++;
+		}
+		if (s - start > 1 && *start == '0')
+			return false;
+		out[i] = (uint8_t)v;
+		if (i < 3) {
+			if (*s != '.')
+				return false;
+			s++;
+		}
+	}
+	return *s == '\0';
+}
+
+/* The WHATWG URL rule: a host whose last label is a number (decimal or 0x
+ * hex) is meant as an IPv4 address by browsers and inet_aton alike. */
+static bool last_label_numeric(const char *s)
+{
+	const char *dot = strrchr(s, '.');
+	const char *l = dot ? dot + 1 : s;
+	if (!*l)
+		return false;
+	if (l[0] == '0' && (l[1] == 'x' || l[1] == 'X')) {
+		for (l += 2; *l; l++)
+			if (!((*l >= '0' && *l <= '9') ||
+			      (*l >= 'a' && *l <= 'f') ||
+			      (*l >= 'A' && *l <= 'F')))
+				return false;
+		return true;
+	}
+	for (; *l; l++)
+		if (*l < '0' || *l > '9')
+			return false;
+	return true;
+}
+
+enum literal_kind addr_parse_literal(const char *host, struct lnk_addr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (parse_v4_strict(host, out->a)) {
+		out->family = AF_INET;
+		return LIT_ADDR;
+	}
+	if (strchr(host, ':')) {
+		/* inet_pton refuses zone ids (%eth0) and anything loose. */
+		if (inet_pton(AF_INET6, host, out->a) == 1) {
+			out->family = AF_INET6;
+			return LIT_ADDR;
+		}
+		return LIT_AMBIGUOUS;
+	}
+	if (last_label_numeric(host))
+		return LIT_AMBIGUOUS;
+	return LIT_NAME;
+}
+
+static bool v4_in(const uint8_t *a, uint32_t net, unsigned prefix)
+{
+	uint32_t x = (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 |
+		     (uint32_t)a[2] << 8 | a[3];
+	uint32_t mask = prefix ? ~0u << (32 - prefix) : 0;
+	return (x & mask) == (net & mask);
+}
+
+#define V4(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
+
+static enum addr_class classify_v4(const uint8_t *a)
+{
+	if (v4_in(a, V4(169, 254, 169, 254), 32) ||
+	    v4_in(a, V4(100, 100, 100, 200), 32))
+		return AC_METADATA;
+	if (v4_in(a, V4(255, 255, 255, 255), 32))
+		return AC_BROADCAST;
+	if (v4_in(a, V4(0, 0, 0, 0), 8))
+		return AC_UNSPECIFIED;
+	if (v4_in(a, V4(127, 0, 0, 0), 8))
+		return AC_LOOPBACK;
+	if (v4_in(a, V4(10, 0, 0, 0), 8) || v4_in(a, V4(172, 16, 0, 0), 12) ||
+	    v4_in(a, V4(192, 168, 0, 0), 16))
+		return AC_PRIVATE;
+	if (v4_in(a, V4(100, 64, 0, 0), 10))
+		return AC_CGNAT;
+	if (v4_in(a, V4(169, 254, 0, 0), 16))
+		return AC_LINK_LOCAL;
+	if (v4_in(a, V4(224, 0, 0, 0), 4))
+		return AC_MULTICAST;
+	if (v4_in(a, V4(240, 0, 0, 0), 4) || v4_in(a, V4(192, 0, 0, 0), 24))
+		return AC_RESERVED;
+	return AC_INTERNET;
+}
+
+static bool prefix_eq(const uint8_t *a, const uint8_t *p, size_t n)
+{
+	return memcmp(a, p, n) == 0;
+}
+
+struct lnk_addr addr_unwrap(const struct lnk_addr *a)
+{
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0,    0,
+					   0, 0, 0, 0, 0xff, 0xff};
+	static const uint8_t siit[12] = {0, 0, 0,    0,	   0, 0,
+					 0, 0, 0xff, 0xff, 0, 0};
+	static const uint8_t zero[12] = {0};
+	static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0,
+					  0, 0,	   0,	 0,    0, 0};
+	struct lnk_addr r = *a;
+	if (a->family != AF_INET6)
+		return r;
+	const uint8_t *v4 = NULL;
+	if (prefix_eq(a->a, mapped, 12) || prefix_eq(a->a, siit, 12) ||
+	    prefix_eq(a->a, nat64, 12))
+		v4 = a->a + 12;
+	else if (prefix_eq(a->a, zero, 12)) {
+		/* IPv4-compatible ::a.b.c.d; :: and ::1 stay IPv6. */
+		if (a->a[12] || a->a[13] || a->a[14] > 0 || a->a[15] > 1)
+			v4 = a->a + 12;
+	} else if (a->a[0] == 0x20 && a->a[1] == 0x02) {
+		v4 = a->a + 2; /* 6to4 2002:AABB:CCDD::/48 */
+	}
+	if (v4) {
+		memset(&r, 0, sizeof(r));
+		r.family = AF_INET;
+		memcpy(r.a, v4, 4);
+	}
+	return r;
+}
+
+static enum addr_class classify_v6(const uint8_t *a)
+{
+	/* fd00:ec2::254 */
+	static const uint8_t ec2[16] = {
+	    0xfd, 0x00, 0x0e, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54};
+	static const uint8_t nat64_local[6] = {0, 0x64, 0xff, 0x9b, 0, 1};
+	static const uint8_t zero[16] = {0};
+	if (memcmp(a, ec2, 16) == 0)
+		return AC_METADATA;
+	if (memcmp(a, zero, 16) == 0)
+		return AC_UNSPECIFIED;
+	if (memcmp(a, zero, 15) == 0 && a[15] == 1)
+		return AC_LOOPBACK;
+	if (a[0] == 0xff)
+		return AC_MULTICAST;
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+		return AC_LINK_LOCAL;
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0xc0)
+		return AC_PRIVATE; /* site-local, deprecated but routable */
+	if ((a[0] & 0xfe) == 0xfc)
+		return AC_ULA;
+	/* NAT64 local use (RFC 8215) carries a private translator's choice
+	 * of IPv4 at a position we cannot know: never internet. */
+	if (memcmp(a, nat64_local, 6) == 0)
+		return AC_PRIVATE;
+	if (a[0] == 0x01 && memcmp(a + 1, zero, 7) == 0)
+		return AC_RESERVED; /* 100::/64 discard */
+	return AC_INTERNET;
+}
+
+enum addr_class addr_classify(const struct lnk_addr *a)
+{
+	struct lnk_addr u = addr_unwrap(a);
+	if (u.family == AF_INET)
+		return classify_v4(u.a);
+	return classify_v6(u.a);
+}
+
+const char *addr_class_name(enum addr_class c)
+{
+	switch (c) {
+	case AC_INTERNET:
+		return "internet";
+	case AC_LOOPBACK:
+		return "loopback";
+	case AC_UNSPECIFIED:
+		return "unspecified";
+	case AC_PRIVATE:
+		return "private";
+	case AC_CGNAT:
+		return "cgnat";
+	case AC_LINK_LOCAL:
+		return "link-local";
+	case AC_ULA:
+		return "unique-local";
+	case AC_MULTICAST:
+		return "multicast";
+	case AC_BROADCAST:
+		return "broadcast";
+	case AC_RESERVED:
+		return "reserved";
+	case AC_METADATA:
+		return "cloud metadata";
+	}
+	return "unknown";
+}
+
+bool addr_equal(const struct lnk_addr *x, const struct lnk_addr *y)
+{
+	struct lnk_addr a = addr_unwrap(x), b = addr_unwrap(y);
+	if (a.family != b.family)
+		return false;
+	return memcmp(a.a, b.a, a.family == AF_INET ? 4 : 16) == 0;
+}
+
+bool addr_in_net(const struct lnk_addr *a, const struct lnk_addr *net,
+		 unsigned prefix)
+{
+	struct lnk_addr u = addr_unwrap(a);
+	struct lnk_addr n = addr_unwrap(net);
+	if (u.family != n.family)
+		return false;
+	unsigned max = u.family == AF_INET ? 32 : 128;
+	if (prefix > max)
+		return false;
+	unsigned full = prefix / 8, rest = prefix % 8;
+	if (memcmp(u.a, n.a, full) != 0)
+		return false;
+	if (rest) {
+		uint8_t m = (uint8_t)(0xff << (8 - rest));
+		if ((u.a[full] & m) != (n.a[full] & m))
+			return false;
+	}
+	return true;
+}
+
+int addr_from_sockaddr(const struct sockaddr *sa, struct lnk_addr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *s = (const void *)sa;
+		out->family = AF_INET;
+		memcpy(out->a, &s->sin_addr, 4);
+		return 0;
+	}
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const void *)sa;
+		out->family = AF_INET6;
+		memcpy(out->a, &s->sin6_addr, 16);
+		return 0;
+	}
+	return -EAFNOSUPPORT;
+}
+
+socklen_t addr_to_sockaddr(const struct lnk_addr *a, uint16_t port,
+			   struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == AF_INET) {
+		struct sockaddr_in *s = (void *)ss;
+		s->sin_family = AF_INET;
+		s->sin_port = htons(port);
+		memcpy(&s->sin_addr, a->a, 4);
+		return sizeof(*s);
+	}
+	struct sockaddr_in6 *s = (void *)ss;
+	s->sin6_family = AF_INET6;
+	s->sin6_port = htons(port);
+	memcpy(&s->sin6_addr, a->a, 16);
+	return sizeof(*s);
+}
+
+void addr_format(const struct lnk_addr *a, char *out, size_t cap)
+{
+	if (!inet_ntop(a->family, a->a, out, (socklen_t)cap))
+		snprintf(out, cap, "?");
+}
+
+void addr_set_add(struct addr_set *s, const struct lnk_addr *a)
+{
+	if (addr_set_has(s, a))
+		return;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 8;
+		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+	}
+	s->v[s->n++] = *a;
+}
+
+bool addr_set_has(const struct addr_set *s, const struct lnk_addr *a)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (addr_equal(&s->v[i], a))
+			return true;
+	return false;
+}
+
+int addr_set_add_interfaces(struct addr_set *s)
+{
+	struct ifaddrs *ifa;
+	if (getifaddrs(&ifa) < 0)
+		return -errno;
+	for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
+		struct lnk_addr a;
+		if (i->ifa_addr && addr_from_sockaddr(i->ifa_addr, &a) == 0)
+			addr_set_add(s, &a);
+	}
+	freeifaddrs(ifa);
+	return 0;
+}
+
+void addr_set_free(struct addr_set *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}

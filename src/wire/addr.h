@@ -1,0 +1,81 @@
+/* Address classes and strict IP literals (DESIGN.md, invariant 3).
+ *
+ * The wire decides what a call may reach by the address it connects to, not
+ * by the name it was asked for: a name can resolve anywhere (DNS rebinding),
+ * and a literal can be spelled many ways (127.1, 2130706433, 0x7f000001,
+ * ::ffff:127.0.0.1). So every address, resolved or literal, goes through one
+ * classifier, and literals are parsed strictly: a spelling inet_aton would
+ * accept but a strict dotted quad would not is refused, never guessed.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct lnk_addr {
+	int family;    /* AF_INET or AF_INET6 */
+	uint8_t a[16]; /* network order; IPv4 uses a[0..3] */
+};
+
+enum addr_class {
+	AC_INTERNET,	/* everything not listed below */
+	AC_LOOPBACK,	/* 127.0.0.0/8, ::1 */
+	AC_UNSPECIFIED, /* 0.0.0.0/8, :: */
+	AC_PRIVATE,	/* RFC 1918, fec0::/10, NAT64 local use */
+	AC_CGNAT,	/* 100.64.0.0/10 */
+	AC_LINK_LOCAL,	/* 169.254.0.0/16, fe80::/10 */
+	AC_ULA,		/* fc00::/7 */
+	AC_MULTICAST,	/* 224.0.0.0/4, ff00::/8 */
+	AC_BROADCAST,	/* 255.255.255.255 */
+	AC_RESERVED,	/* 240.0.0.0/4, 192.0.0.0/24, 100::/64 */
+	AC_METADATA,	/* 169.254.169.254, fd00:ec2::254, 100.100.100.200 */
+};
+
+/* What a host string is. */
+enum literal_kind {
+	LIT_NAME,     /* not an address: a name to resolve */
+	LIT_ADDR,     /* a strict IPv4 dotted quad or an IPv6 address */
+	LIT_AMBIGUOUS /* looks numeric but is no strict literal (127.1,
+		       * 2130706433, 0x7f000001, 0177.0.0.1, 1.2.3.4.5):
+		       * refused, because resolvers disagree on its meaning */
+};
+
+/* Classifies host (no brackets; a trailing dot already removed). */
+enum literal_kind addr_parse_literal(const char *host, struct lnk_addr *out);
+
+/* The class of a, looking through IPv4-mapped (::ffff:0:0/96), SIIT
+ * (::ffff:0:0:0/96), IPv4-compatible (::/96), NAT64 (64:ff9b::/96) and 6to4
+ * (2002::/16) forms at the IPv4 address inside. */
+enum addr_class addr_classify(const struct lnk_addr *a);
+const char *addr_class_name(enum addr_class c);
+
+/* The IPv4 address an IPv6 address carries in one of the forms above, if
+ * any; a itself otherwise. */
+struct lnk_addr addr_unwrap(const struct lnk_addr *a);
+
+bool addr_equal(const struct lnk_addr *x, const struct lnk_addr *y);
+/* True when a is inside net/prefix (same family, after unwrapping a). */
+bool addr_in_net(const struct lnk_addr *a, const struct lnk_addr *net,
+		 unsigned prefix);
+
+/* Conversions. addr_to_sockaddr returns the length written. */
+int addr_from_sockaddr(const struct sockaddr *sa, struct lnk_addr *out);
+socklen_t addr_to_sockaddr(const struct lnk_addr *a, uint16_t port,
+			   struct sockaddr_storage *ss);
+/* Text form: "1.2.3.4" or "2001:db8::1" (no brackets). */
+void addr_format(const struct lnk_addr *a, char *out, size_t cap);
+
+/* This machine's own addresses (every interface, at start): never
+ * "internet", whatever their class says (a public address on this host
+ * reaches this host's services). */
+struct addr_set {
+	struct lnk_addr *v;
+	size_t n, cap;
+};
+void addr_set_add(struct addr_set *s, const struct lnk_addr *a);
+bool addr_set_has(const struct addr_set *s, const struct lnk_addr *a);
+/* Adds every address of every interface (getifaddrs). 0 or -errno. */
+int addr_set_add_interfaces(struct addr_set *s);
+void addr_set_free(struct addr_set *s);

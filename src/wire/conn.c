@@ -1,0 +1,836 @@
+/* One client connection of the wire: read the request (HTTP head, SOCKS5
+ * greeting and request, or nothing for a --port listener), decide by the
+ * grants, resolve, connect to exactly the checked address, then relay both
+ * ways until both are done, honouring half-close. Every call is logged
+ * (outcome, reason, bytes) and never its path, headers or body. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "wire/http.h"
+#include "wire/socks5.h"
+#include "wire/wire_int.h"
+
+enum cstate {
+	CS_HTTP_HEAD,
+	CS_SOCKS_GREET,
+	CS_SOCKS_REQ,
+	CS_RESOLVE,
+	CS_CONNECT,
+	CS_RELAY,
+	CS_LINGER, /* refused: answer sent, reading until the client closes */
+};
+
+struct dir {
+	char *buf; /* bytes read but not yet written to the other side */
+	size_t off, len;
+	int pipe[2];   /* splice pipe, once this direction carries bulk */
+	size_t inpipe; /* bytes in the pipe */
+	uint64_t total;
+	bool eof;  /* the source ended */
+	bool shut; /* and the end went on to the destination */
+};
+
+struct conn {
+	struct loop_handler ch, uh; /* client, upstream */
+	struct wire *w;
+	enum init_listener_kind kind;
+	enum cstate st;
+	int64_t deadline; /* 0: none (relaying) */
+	char *in;	  /* request bytes so far */
+	size_t in_len;
+	bool http_connect; /* CONNECT, else absolute-form */
+	char host[HOST_MAX + 1];
+	uint16_t port;
+	char target[HOST_MAX + 16];
+	const char *verb;
+	unsigned grants;
+	struct lnk_addr addrs[DNS_MAX_ADDRS];
+	size_t naddrs, ai;
+	int last_err;
+	struct dns_query *q;
+	int64_t seq;
+	bool logged; /* an "allowed" row exists, to end later */
+	struct dir c2u, u2c;
+	struct conn *prev, *next;
+};
+
+#define CONN_OF(h, member) \
+	((struct conn *)((char *)(h)-offsetof(struct conn, member)))
+
+static void on_client(struct loop_handler *h, uint32_t ev);
+static void on_upstream(struct loop_handler *h, uint32_t ev);
+static void try_connect(struct conn *c);
+
+/* One deadline for every address of the call together. */
+static void start_connect(struct conn *c)
+{
+	c->ai = 0;
+	c->deadline = loop_now_ms() + WIRE_CONNECT_TIMEOUT_MS;
+	try_connect(c);
+}
+
+static bool pending(const struct dir *d)
+{
+	return d->len || d->inpipe;
+}
+
+static void dir_free(struct dir *d)
+{
+	free(d->buf);
+	d->buf = NULL;
+	d->len = d->off = 0;
+	if (d->pipe[0] >= 0) {
+		close(d->pipe[0]);
+		close(d->pipe[1]);
+	}
+	d->pipe[0] = d->pipe[1] = -1;
+}
+
+static void conn_log(struct conn *c, enum db_outcome o, const char *reason)
+{
+	struct wire *w = c->w;
+	if (o == DB_ENDED)
+		db_batch_update(&w->batch, c->seq, o, reason, c->c2u.total,
+				c->u2c.total);
+	else /* allowed, refused or failed: nothing carried yet */
+		db_batch_call(&w->batch, c->seq, time(NULL), c->verb,
+			      c->target[0] ? c->target : "-", o, reason, 0, 0);
+	if (o == DB_ALLOWED)
+		c->logged = true;
+}
+
+static void conn_close(struct conn *c)
+{
+	struct wire *w = c->w;
+	if (c->logged)
+		conn_log(c, DB_ENDED, "");
+	c->logged = false;
+	dns_cancel(c->q);
+	c->q = NULL;
+	loop_del(w->loop, &c->ch);
+	loop_del(w->loop, &c->uh);
+	if (c->ch.fd >= 0)
+		close(c->ch.fd);
+	if (c->uh.fd >= 0)
+		close(c->uh.fd);
+	c->ch.fd = c->uh.fd = -1;
+	dir_free(&c->c2u);
+	dir_free(&c->u2c);
+	free(c->in);
+	c->in = NULL;
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		w->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	w->nconns--;
+	/* freed after this epoll batch: another event for it may wait */
+	c->next = w->graveyard;
+	c->prev = NULL;
+	w->graveyard = c;
+}
+
+void conn_reap(struct wire *w)
+{
+	while (w->graveyard) {
+		struct conn *c = w->graveyard;
+		w->graveyard = c->next;
+		free(c);
+	}
+}
+
+static void set_interest(struct conn *c)
+{
+	struct loop *l = c->w->loop;
+	uint32_t ce = 0, ue = 0;
+	switch (c->st) {
+	case CS_HTTP_HEAD:
+	case CS_SOCKS_GREET:
+	case CS_SOCKS_REQ:
+	case CS_LINGER:
+		ce = EPOLLIN;
+		break;
+	case CS_RESOLVE:
+		break;
+	case CS_CONNECT:
+		ue = EPOLLOUT;
+		break;
+	case CS_RELAY:
+		if (!c->c2u.eof && !pending(&c->c2u))
+			ce |= EPOLLIN;
+		if (pending(&c->u2c))
+			ce |= EPOLLOUT;
+		if (!c->u2c.eof && !pending(&c->u2c))
+			ue |= EPOLLIN;
+		if (pending(&c->c2u))
+			ue |= EPOLLOUT;
+		break;
+	}
+	if (c->ch.fd >= 0 && loop_set(l, &c->ch, ce) < 0)
+		conn_close(c);
+	else if (c->uh.fd >= 0 && loop_set(l, &c->uh, ue) < 0)
+		conn_close(c);
+}
+
+/* A refusal or failure the program can read: 403/502/504 with the reason
+ * for HTTP, the matching reply code for SOCKS5. Then wait (briefly) for the
+ * client to close, so unread request bytes do not turn our answer into a
+ * reset it never sees. */
+static void answer_and_linger(struct conn *c, int status, enum socks5_rep rep,
+			      const char *why)
+{
+	switch (c->kind) {
+	case INIT_L_HTTP: {
+		struct buf b = {0};
+		http_error_response(&b, status, c->target[0] ? c->target : NULL,
+				    why);
+		if (send(c->ch.fd, b.p, b.len, MSG_NOSIGNAL | MSG_DONTWAIT) <
+		    0) {
+			/* the client is gone or stuck: nothing to tell */
+		}
+		buf_free(&b);
+		break;
+	}
+	case INIT_L_SOCKS: {
+		uint8_t r[22];
+		size_t n = socks5_reply(rep, NULL, 0, r);
+		if (send(c->ch.fd, r, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		}
+		break;
+	}
+	case INIT_L_PORT:
+		break;
+	}
+	dns_cancel(c->q); /* a late answer must not act twice */
+	c->q = NULL;
+	if (c->uh.fd >= 0) {
+		loop_del(c->w->loop, &c->uh);
+		close(c->uh.fd);
+		c->uh.fd = -1;
+	}
+	free(c->in);
+	c->in = NULL;
+	shutdown(c->ch.fd, SHUT_WR);
+	c->st = CS_LINGER;
+	c->deadline = loop_now_ms() + WIRE_LINGER_MS;
+	set_interest(c);
+}
+
+static void refuse(struct conn *c, enum socks5_rep rep, const char *why)
+{
+	conn_log(c, DB_REFUSED, why);
+	answer_and_linger(c, 403, rep, why);
+}
+
+static void fail(struct conn *c, int status, enum socks5_rep rep,
+		 const char *why)
+{
+	conn_log(c, DB_FAILED, why);
+	answer_and_linger(c, status, rep, why);
+}
+
+/* Malformed requests: no target to log it under beyond "-", and never the
+ * bytes themselves. */
+static void bad_request(struct conn *c, int status, enum socks5_rep rep,
+			const char *why)
+{
+	conn_log(c, DB_REFUSED, why);
+	answer_and_linger(c, status, rep, why);
+}
+
+static void set_target(struct conn *c, const char *host, uint16_t port)
+{
+	bool v6 = strchr(host, ':') != NULL;
+	snprintf(c->target, sizeof(c->target), "%s%s%s:%u", v6 ? "[" : "", host,
+		 v6 ? "]" : "", port);
+}
+
+/* The log holds only what the filter accepted as a host, so a hostile
+ * "host" cannot write arbitrary text (or a path) into it. */
+static void set_raw_target(struct conn *c, const char *raw, uint16_t port)
+{
+	char safe[64];
+	size_t i;
+	for (i = 0; raw[i] && i < sizeof(safe) - 1; i++) {
+		char ch = raw[i];
+		safe[i] =
+		    ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		     (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' ||
+		     ch == ':')
+			? ch
+			: '?';
+	}
+	safe[i] = '\0';
+	set_target(c, safe, port);
+}
+
+static void dns_done(void *ud, int status, const struct lnk_addr *addrs,
+		     size_t n)
+{
+	struct conn *c = ud;
+	c->q = NULL;
+	if (status == -ENOENT) {
+		fail(c, 502, SOCKS5_HOST_UNREACH, "name not found");
+		return;
+	}
+	if (status < 0) {
+		fail(c, 502, SOCKS5_HOST_UNREACH,
+		     status == -ETIMEDOUT ? "name lookup timed out"
+					  : "name lookup failed");
+		return;
+	}
+	/* Every address must pass: a name that answers with one internet
+	 * and one private address is a rebinding attempt, not a choice. */
+	for (size_t i = 0; i < n; i++) {
+		const char *why = filter_check_addr(
+		    &c->w->filter, c->grants, c->host, &addrs[i], c->port);
+		if (why) {
+			refuse(c, SOCKS5_NOT_ALLOWED, why);
+			return;
+		}
+	}
+	memcpy(c->addrs, addrs, n * sizeof(*addrs));
+	c->naddrs = n;
+	start_connect(c);
+}
+
+/* The grants decide, for a host as the program sent it. bin is the SOCKS
+ * request's binary address, if it sent one. */
+static void route(struct conn *c, const char *raw, uint16_t port,
+		  const struct lnk_addr *bin)
+{
+	struct wire *w = c->w;
+	struct lnk_addr lit;
+	enum literal_kind k;
+	const char *why;
+	c->port = port;
+	if (bin) {
+		lit = *bin;
+		k = LIT_ADDR;
+		addr_format(&lit, c->host, sizeof(c->host));
+	} else {
+		if (host_normalize(raw, c->host, &why) < 0) {
+			set_raw_target(c, raw, port);
+			refuse(c, SOCKS5_HOST_UNREACH, why);
+			return;
+		}
+		k = addr_parse_literal(c->host, &lit);
+	}
+	set_target(c, c->host, port);
+	if (k == LIT_AMBIGUOUS) {
+		refuse(c, SOCKS5_NOT_ALLOWED,
+		       "ambiguous address literal (write a plain dotted quad)");
+		return;
+	}
+	c->grants = filter_match_host(&w->filter, c->host,
+				      k == LIT_ADDR ? &lit : NULL, port);
+	if (k == LIT_ADDR) {
+		/* a literal names its class, whatever the grants say */
+		why = filter_check_addr(&w->filter, c->grants, c->host, &lit,
+					port);
+		if (!why && !c->grants)
+			why = "host not in the sandbox's grants";
+		if (why) {
+			refuse(c, SOCKS5_NOT_ALLOWED, why);
+			return;
+		}
+		c->addrs[0] = lit;
+		c->naddrs = 1;
+		start_connect(c);
+		return;
+	}
+	if (!c->grants) {
+		refuse(c, SOCKS5_NOT_ALLOWED,
+		       "host not in the sandbox's grants");
+		return;
+	}
+	c->st = CS_RESOLVE;
+	c->deadline = loop_now_ms() + WIRE_DNS_TIMEOUT_MS;
+	set_interest(c);
+	c->q = dns_resolve(w->dns, c->host, dns_done, c);
+}
+
+static const char *errno_reason(int e)
+{
+	switch (e) {
+	case ECONNREFUSED:
+		return "connection refused";
+	case ETIMEDOUT:
+		return "connect timed out";
+	case ENETUNREACH:
+		return "network unreachable";
+	case EHOSTUNREACH:
+		return "host unreachable";
+	default:
+		return "connect failed";
+	}
+}
+
+static enum socks5_rep errno_socks(int e)
+{
+	switch (e) {
+	case ECONNREFUSED:
+		return SOCKS5_CONN_REFUSED;
+	case ETIMEDOUT:
+		return SOCKS5_TTL_EXPIRED;
+	case ENETUNREACH:
+		return SOCKS5_NET_UNREACH;
+	case EHOSTUNREACH:
+		return SOCKS5_HOST_UNREACH;
+	default:
+		return SOCKS5_FAILURE;
+	}
+}
+
+static void set_nodelay(int fd)
+{
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+static void connected(struct conn *c)
+{
+	c->deadline = 0;
+	c->w->up += c->c2u.total; /* what was queued before connecting */
+	set_nodelay(c->uh.fd);
+	conn_log(c, DB_ALLOWED, "");
+	switch (c->kind) {
+	case INIT_L_HTTP:
+		if (c->http_connect) {
+			static const char ok[] =
+			    "HTTP/1.1 200 Connection established\r\n\r\n";
+			c->u2c.buf = xstrdup(ok);
+			c->u2c.len = sizeof(ok) - 1;
+		}
+		break;
+	case INIT_L_SOCKS: {
+		uint8_t r[22];
+		size_t n = socks5_reply(SOCKS5_OK, NULL, 0, r);
+		c->u2c.buf = xmalloc(n);
+		memcpy(c->u2c.buf, r, n);
+		c->u2c.len = n;
+		break;
+	}
+	case INIT_L_PORT:
+		break;
+	}
+	c->st = CS_RELAY;
+	set_interest(c);
+}
+
+/* Connects to the next checked address; each was checked by the filter,
+ * and none is looked up again. */
+static void try_connect(struct conn *c)
+{
+	while (c->ai < c->naddrs) {
+		const struct lnk_addr *a = &c->addrs[c->ai++];
+		struct sockaddr_storage ss;
+		socklen_t len = addr_to_sockaddr(a, c->port, &ss);
+		if (c->uh.fd >= 0) {
+			loop_del(c->w->loop, &c->uh);
+			close(c->uh.fd);
+		}
+		c->uh.fd = socket(
+		    a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (c->uh.fd < 0) {
+			c->last_err = errno;
+			continue;
+		}
+		if (connect(c->uh.fd, (struct sockaddr *)&ss, len) == 0) {
+			connected(c);
+			return;
+		}
+		if (errno == EINPROGRESS) {
+			c->st = CS_CONNECT;
+			set_interest(c);
+			return;
+		}
+		c->last_err = errno;
+	}
+	if (c->uh.fd >= 0) {
+		loop_del(c->w->loop, &c->uh);
+		close(c->uh.fd);
+		c->uh.fd = -1;
+	}
+	fail(c, 502, errno_socks(c->last_err), errno_reason(c->last_err));
+}
+
+void conn_accept(struct wire *w, struct listener *l, int fd)
+{
+	if (w->nconns >= w->max_conns) {
+		/* the cap: this client is closed, everyone else goes on */
+		close(fd);
+		return;
+	}
+	struct conn *c = xcalloc(1, sizeof(*c));
+	c->w = w;
+	c->kind = l->kind;
+	c->ch = (struct loop_handler){.fn = on_client, .fd = fd};
+	c->uh = (struct loop_handler){.fn = on_upstream, .fd = -1};
+	c->c2u.pipe[0] = c->c2u.pipe[1] = -1;
+	c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
+	c->seq = ++w->seq;
+	c->next = w->conns;
+	if (w->conns)
+		w->conns->prev = c;
+	w->conns = c;
+	w->nconns++;
+	set_nodelay(fd);
+	switch (l->kind) {
+	case INIT_L_HTTP:
+		c->st = CS_HTTP_HEAD;
+		c->verb = "http";
+		c->deadline = loop_now_ms() + WIRE_HEAD_TIMEOUT_MS;
+		set_interest(c);
+		break;
+	case INIT_L_SOCKS:
+		c->st = CS_SOCKS_GREET;
+		c->verb = "tcp";
+		c->deadline = loop_now_ms() + WIRE_HEAD_TIMEOUT_MS;
+		set_interest(c);
+		break;
+	case INIT_L_PORT: {
+		/* --port P: inside 127.0.0.1:P is this machine's
+		 * 127.0.0.1:P, and only that port */
+		c->verb = "tcp";
+		c->port = l->port;
+		snprintf(c->target, sizeof(c->target), "localhost:%u", l->port);
+		if (!filter_port_allowed(&w->filter, l->port)) {
+			refuse(c, SOCKS5_NOT_ALLOWED, "port not granted");
+			return;
+		}
+		memset(&c->addrs[0], 0, sizeof(c->addrs[0]));
+		c->addrs[0].family = l->family;
+		if (l->family == AF_INET) {
+			c->addrs[0].a[0] = 127;
+			c->addrs[0].a[3] = 1;
+		} else {
+			c->addrs[0].a[15] = 1;
+		}
+		c->naddrs = 1;
+		start_connect(c);
+		break;
+	}
+	}
+}
+
+/* Reads what the client sent so far into c->in, up to max bytes. Returns
+ * 1 when something new came, 0 on end of stream, -1 on error/limit. */
+static int read_more(struct conn *c, size_t max)
+{
+	if (c->in_len >= max)
+		return -1;
+	if (!c->in)
+		c->in = xmalloc(max + 1);
+	ssize_t n = recv(c->ch.fd, c->in + c->in_len, max - c->in_len, 0);
+	if (n < 0)
+		return (errno == EAGAIN || errno == EINTR) ? 2 : -1;
+	if (n == 0)
+		return 0;
+	c->in_len += (size_t)n;
+	return 1;
+}
+
+static void queue_up(struct conn *c, const char *p, size_t n)
+{
+	if (!n)
+		return;
+	c->c2u.buf = xrealloc(c->c2u.buf, c->c2u.len + n);
+	memcpy(c->c2u.buf + c->c2u.len, p, n);
+	c->c2u.len += n;
+	c->c2u.total += n; /* counted for the wire once connected */
+}
+
+static void http_head(struct conn *c)
+{
+	int r = read_more(c, HTTP_HEAD_MAX + 1);
+	if (r == 2)
+		return;
+	if (r <= 0 && c->in_len < HTTP_HEAD_MAX + 1) {
+		conn_close(c); /* gone before asking anything */
+		return;
+	}
+	struct http_req req;
+	enum http_result h = http_parse_head(c->in, c->in_len, &req);
+	if (h == HTTP_MORE) {
+		if (r <= 0)
+			bad_request(c, 431, SOCKS5_FAILURE,
+				    "request head too large");
+		return;
+	}
+	if (h == HTTP_BAD) {
+		bad_request(c, req.status, SOCKS5_FAILURE, req.why);
+		return;
+	}
+	c->http_connect = req.connect;
+	c->verb = req.connect ? "connect" : "http";
+	/* what goes upstream once connected: the rewritten head (only for
+	 * plain HTTP) and whatever the client sent after its head */
+	if (!req.connect) {
+		struct buf b = {0};
+		http_rewrite_head(c->in, &req, &b);
+		queue_up(c, b.p, b.len);
+		buf_free(&b);
+	}
+	queue_up(c, c->in + req.head_len, c->in_len - req.head_len);
+	free(c->in);
+	c->in = NULL;
+	c->in_len = 0;
+	route(c, req.host, req.port, NULL);
+}
+
+static void socks_input(struct conn *c)
+{
+	int r = read_more(c, 600);
+	if (r == 2)
+		return;
+	if (r <= 0) {
+		conn_close(c);
+		return;
+	}
+	if (c->st == CS_SOCKS_GREET) {
+		int reply;
+		int n =
+		    socks5_parse_greeting((uint8_t *)c->in, c->in_len, &reply);
+		if (n == 0)
+			return;
+		if (n < 0) {
+			if (reply) {
+				static const uint8_t no[2] = {5, 0xff};
+				if (send(c->ch.fd, no, 2,
+					 MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+				}
+			}
+			conn_close(c);
+			return;
+		}
+		static const uint8_t yes[2] = {5, 0};
+		if (send(c->ch.fd, yes, 2, MSG_NOSIGNAL | MSG_DONTWAIT) != 2) {
+			conn_close(c);
+			return;
+		}
+		memmove(c->in, c->in + n, c->in_len - (size_t)n);
+		c->in_len -= (size_t)n;
+		c->st = CS_SOCKS_REQ;
+		if (!c->in_len)
+			return;
+	}
+	struct socks5_req req;
+	enum socks5_rep rep;
+	int n = socks5_parse_request((uint8_t *)c->in, c->in_len, &req, &rep);
+	if (n == 0)
+		return;
+	if (n < 0) {
+		bad_request(c, 400, rep,
+			    "malformed or unsupported SOCKS request");
+		return;
+	}
+	queue_up(c, c->in + n, c->in_len - (size_t)n);
+	free(c->in);
+	c->in = NULL;
+	c->in_len = 0;
+	route(c, req.host, req.port, req.is_addr ? &req.addr : NULL);
+}
+
+static void linger_input(struct conn *c)
+{
+	char sink[4096];
+	for (int i = 0; i < 16; i++) {
+		ssize_t n = recv(c->ch.fd, sink, sizeof(sink), 0);
+		if (n > 0)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		break;
+	}
+	conn_close(c);
+}
+
+/* Moves what it can from src to dst for one direction. Returns -1 when the
+ * connection broke. */
+static int pump(struct conn *c, struct dir *d, int src, int dst, bool up)
+{
+	struct wire *w = c->w;
+	for (int round = 0; round < 16; round++) {
+		if (d->len) {
+			ssize_t n = send(dst, d->buf + d->off, d->len,
+					 MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n < 0)
+				return (errno == EAGAIN || errno == EINTR) ? 0
+									   : -1;
+			d->off += (size_t)n;
+			d->len -= (size_t)n;
+			if (!d->len) {
+				free(d->buf);
+				d->buf = NULL;
+				d->off = 0;
+			}
+			continue;
+		}
+		if (d->inpipe) {
+			ssize_t n =
+			    splice(d->pipe[0], NULL, dst, NULL, d->inpipe,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n < 0)
+				return (errno == EAGAIN || errno == EINTR) ? 0
+									   : -1;
+			d->inpipe -= (size_t)n;
+			continue;
+		}
+		if (d->eof) {
+			if (!d->shut) {
+				/* half-close: the other side learns the end
+				 * and may still answer */
+				shutdown(dst, SHUT_WR);
+				d->shut = true;
+			}
+			return 0;
+		}
+		if (d->total >= WIRE_SPLICE_AFTER && d->pipe[0] < 0) {
+			if (pipe2(d->pipe, O_NONBLOCK | O_CLOEXEC) == 0)
+				fcntl(d->pipe[1], F_SETPIPE_SZ, 1 << 20);
+			else
+				d->pipe[0] = d->pipe[1] = -1;
+		}
+		ssize_t n;
+		if (d->pipe[0] >= 0) {
+			n = splice(src, NULL, d->pipe[1], NULL, 1 << 20,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0)
+				d->inpipe = (size_t)n;
+		} else {
+			n = recv(src, w->scratch, WIRE_SCRATCH, 0);
+		}
+		if (n == 0) {
+			d->eof = true;
+			continue;
+		}
+		if (n < 0)
+			return (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+		d->total += (uint64_t)n;
+		if (up)
+			w->up += (uint64_t)n;
+		else
+			w->down += (uint64_t)n;
+		if (d->pipe[0] >= 0)
+			continue;
+		ssize_t m = send(dst, w->scratch, (size_t)n,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (m < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				return -1;
+			m = 0;
+		}
+		if (m < n) {
+			/* only a stalled direction holds memory: idle
+			 * tunnels cost no buffer */
+			d->len = (size_t)(n - m);
+			d->buf = xmalloc(d->len);
+			memcpy(d->buf, w->scratch + m, d->len);
+			d->off = 0;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static void relay(struct conn *c)
+{
+	if (pump(c, &c->c2u, c->ch.fd, c->uh.fd, true) < 0 ||
+	    pump(c, &c->u2c, c->uh.fd, c->ch.fd, false) < 0) {
+		conn_close(c);
+		return;
+	}
+	if (c->c2u.shut && c->u2c.shut) {
+		conn_close(c); /* both ways done */
+		return;
+	}
+	set_interest(c);
+}
+
+static void on_client(struct loop_handler *h, uint32_t ev)
+{
+	struct conn *c = CONN_OF(h, ch);
+	(void)ev;
+	switch (c->st) {
+	case CS_HTTP_HEAD:
+		http_head(c);
+		break;
+	case CS_SOCKS_GREET:
+	case CS_SOCKS_REQ:
+		socks_input(c);
+		break;
+	case CS_RELAY:
+		relay(c);
+		break;
+	case CS_LINGER:
+		linger_input(c);
+		break;
+	case CS_RESOLVE:
+	case CS_CONNECT:
+		break;
+	}
+}
+
+static void on_upstream(struct loop_handler *h, uint32_t ev)
+{
+	struct conn *c = CONN_OF(h, uh);
+	(void)ev;
+	if (c->st == CS_CONNECT) {
+		int e = 0;
+		socklen_t l = sizeof(e);
+		if (getsockopt(c->uh.fd, SOL_SOCKET, SO_ERROR, &e, &l) < 0)
+			e = errno;
+		if (e == 0) {
+			connected(c);
+			return;
+		}
+		c->last_err = e;
+		try_connect(c);
+		return;
+	}
+	if (c->st == CS_RELAY)
+		relay(c);
+}
+
+void conn_tick(struct wire *w, int64_t now)
+{
+	struct conn *c = w->conns, *next;
+	for (; c; c = next) {
+		next = c->next;
+		if (!c->deadline || now < c->deadline)
+			continue;
+		switch (c->st) {
+		case CS_HTTP_HEAD:
+		case CS_SOCKS_GREET:
+		case CS_SOCKS_REQ:
+		case CS_LINGER:
+		case CS_RELAY:
+			conn_close(c); /* slow client: only this one ends */
+			break;
+		case CS_RESOLVE:
+			fail(c, 504, SOCKS5_HOST_UNREACH,
+			     "name lookup timed out");
+			break;
+		case CS_CONNECT:
+			fail(c, 504, SOCKS5_TTL_EXPIRED, "connect timed out");
+			break;
+		}
+	}
+}
+
+void conn_close_all(struct wire *w)
+{
+	while (w->conns)
+		conn_close(w->conns);
+}

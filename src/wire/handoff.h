@@ -1,0 +1,60 @@
+/* Listening sockets, from lnk-init inside the sandbox to the wire outside.
+ *
+ * lnk-init creates each listener in the sandbox's network namespace (which
+ * has loopback only) and sends them on wire_fd; the wire accepts on them
+ * directly, so no relay runs inside. The messages are of one fixed form:
+ *
+ *   struct handoff_msg (HANDOFF_MSG_SIZE bytes) + up to HANDOFF_PER_MSG
+ *   descriptors, one entry per descriptor, in order; the last message has
+ *   HANDOFF_LAST set.
+ *
+ * The sender is inside the sandbox and so untrusted (invariant 6): the wire
+ * believes no tag. It checks each descriptor itself (a listening TCP socket
+ * on loopback) and knows what it is by its bound port and the plan.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "init/initcfg.h"
+
+#define HANDOFF_MAGIC 0x574b4e4cu /* "LNKW" little-endian */
+#define HANDOFF_VERSION 1
+#define HANDOFF_PER_MSG 32
+#define HANDOFF_LAST 1
+
+struct handoff_entry {
+	uint8_t kind;	/* enum init_listener_kind */
+	uint8_t family; /* 4 or 6 */
+	uint16_t port;	/* host order */
+};
+
+struct handoff_msg {
+	uint32_t magic;
+	uint8_t version;
+	uint8_t flags; /* HANDOFF_LAST */
+	uint8_t n;     /* descriptors in this message */
+	uint8_t pad;
+	struct handoff_entry e[HANDOFF_PER_MSG];
+};
+#define HANDOFF_MSG_SIZE sizeof(struct handoff_msg)
+
+/* lnk-init: creates the listeners of l (HTTP and SOCKS on 127.0.0.1; each
+ * --port on 127.0.0.1 and [::1], the latter skipped when the namespace has
+ * no IPv6) and sends them on wire_fd. The listeners are closed here once
+ * sent. 0 or -errno. */
+int handoff_send(int wire_fd, const struct init_listener *l, size_t n,
+		 struct lnk_err *err);
+
+/* A listener as received (the wire checks it before use). */
+struct handoff_listener {
+	int fd;
+	struct handoff_entry tag;
+};
+
+/* The wire: receives one message. >0 more to come, 0 the last one came,
+ * <0 -errno (EOF before the last message is -EPIPE). Appends to *v. */
+int handoff_recv_one(int fd, struct handoff_listener **v, size_t *n,
+		     struct lnk_err *err);

@@ -1,0 +1,456 @@
+/* The wire process: plan, start, listeners, the loop and its tick. */
+#include "wire/wire.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "store/paths.h"
+#include "wire/handoff.h"
+#include "wire/wire_int.h"
+
+static bool port_taken(const struct wire_plan *wp, uint16_t p)
+{
+	for (size_t i = 0; i < wp->nports; i++)
+		if (wp->ports[i] == p)
+			return true;
+	return false;
+}
+
+/* LNK_DNS_SERVER: "IP:PORT" or "[IPv6]:PORT", nothing looser. */
+static int check_dns_server(const char *s, struct lnk_err *err)
+{
+	char host[64];
+	const char *port;
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+		if (!close || close[1] != ':' || (size_t)(close - s) > 60)
+			goto bad;
+		memcpy(host, s + 1, (size_t)(close - s - 1));
+		host[close - s - 1] = '\0';
+		port = close + 2;
+	} else {
+		const char *colon = strchr(s, ':');
+		if (!colon || (size_t)(colon - s) >= sizeof(host))
+			goto bad;
+		memcpy(host, s, (size_t)(colon - s));
+		host[colon - s] = '\0';
+		port = colon + 1;
+	}
+	struct lnk_addr a;
+	if (addr_parse_literal(host, &a) != LIT_ADDR)
+		goto bad;
+	char *end;
+	errno = 0;
+	long v = strtol(port, &end, 10);
+	if (errno || *end || v < 1 || v > 65535 || port[0] < '0' ||
+	    port[0] > '9')
+		goto bad;
+	return 0;
+bad:
+	return err_set(err, -EINVAL,
+		       "LNK_DNS_SERVER '%s' is not IP:PORT (e.g. "
+		       "127.0.0.1:5353)",
+		       s);
+}
+
+int wire_plan_make(const char *name, const char *db_path,
+		   const struct strv *internet_hosts,
+		   const struct strv *lan_hosts, const uint16_t *ports,
+		   size_t nports, struct wire_plan *wp, struct lnk_err *err)
+{
+	memset(wp, 0, sizeof(*wp));
+	wp->name = xstrdup(name);
+	wp->db_path = xstrdup(db_path);
+	if (internet_hosts)
+		strv_copy(&wp->internet_hosts, internet_hosts);
+	if (lan_hosts)
+		strv_copy(&wp->lan_hosts, lan_hosts);
+	if (nports) {
+		wp->ports = xcalloc(nports, sizeof(*wp->ports));
+		memcpy(wp->ports, ports, nports * sizeof(*ports));
+		wp->nports = nports;
+	}
+	/* The proxy ports inside move out of the way of an allowed --port. */
+	wp->http_port = WIRE_HTTP_PORT;
+	while (port_taken(wp, wp->http_port))
+		wp->http_port++;
+	wp->socks_port = WIRE_SOCKS_PORT;
+	while (port_taken(wp, wp->socks_port) ||
+	       wp->socks_port == wp->http_port)
+		wp->socks_port++;
+	const char *dns = getenv("LNK_DNS_SERVER");
+	if (dns && *dns) {
+		int r = check_dns_server(dns, err);
+		if (r < 0) {
+			wire_plan_free(wp);
+			return r;
+		}
+		wp->dns_server = xstrdup(dns);
+	}
+	/* The grants are checked now, before anything forks. */
+	struct filter f;
+	int r = filter_init(&f, &wp->internet_hosts, &wp->lan_hosts, wp->ports,
+			    wp->nports, err);
+	if (r < 0) {
+		wire_plan_free(wp);
+		return r;
+	}
+	filter_free(&f);
+	return 0;
+}
+
+int wire_plan(const struct policy *p, const char *name, const char *home,
+	      struct wire_plan *wp, struct lnk_err *err)
+{
+	const struct strv *ps = policy_list(p, K_LOCALHOST_PORTS);
+	uint16_t *ports = ps->n ? xcalloc(ps->n, sizeof(*ports)) : NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < ps->n; i++) {
+		char *end;
+		errno = 0;
+		long v = strtol(ps->v[i], &end, 10);
+		if (errno || *end || v < 1 || v > 65535) {
+			free(ports);
+			return err_set(err, -EINVAL,
+				       "localhost port '%s' is not 1..65535",
+				       ps->v[i]);
+		}
+		bool dup = false;
+		for (size_t j = 0; j < n; j++)
+			dup |= ports[j] == v;
+		if (!dup)
+			ports[n++] = (uint16_t)v;
+	}
+	_cleanup_free_ char *db = paths_db(home);
+	int r = wire_plan_make(name, db, policy_list(p, K_INTERNET_HOSTS),
+			       policy_list(p, K_LAN_HOSTS), ports, n, wp, err);
+	free(ports);
+	return r;
+}
+
+void wire_plan_free(struct wire_plan *wp)
+{
+	free(wp->name);
+	free(wp->db_path);
+	free(wp->dns_server);
+	strv_free(&wp->internet_hosts);
+	strv_free(&wp->lan_hosts);
+	free(wp->ports);
+	memset(wp, 0, sizeof(*wp));
+}
+
+void wire_plan_env(const struct wire_plan *wp, struct strv *env)
+{
+	static const char *const http[] = {"HTTP_PROXY", "HTTPS_PROXY",
+					   "http_proxy", "https_proxy"};
+	for (size_t i = 0; i < ARRAY_SIZE(http); i++)
+		strv_pushf(env, "%s=http://127.0.0.1:%u", http[i],
+			   wp->http_port);
+	strv_pushf(env, "ALL_PROXY=socks5h://127.0.0.1:%u", wp->socks_port);
+	strv_pushf(env, "all_proxy=socks5h://127.0.0.1:%u", wp->socks_port);
+	strv_push(env, "NO_PROXY=localhost,127.0.0.1,::1");
+	strv_push(env, "no_proxy=localhost,127.0.0.1,::1");
+}
+
+void wire_plan_listeners(const struct wire_plan *wp, struct init_listener **l,
+			 size_t *n)
+{
+	*n = 2 + wp->nports;
+	*l = xcalloc(*n, sizeof(**l));
+	(*l)[0] =
+	    (struct init_listener){.kind = INIT_L_HTTP, .port = wp->http_port};
+	(*l)[1] = (struct init_listener){.kind = INIT_L_SOCKS,
+					 .port = wp->socks_port};
+	for (size_t i = 0; i < wp->nports; i++)
+		(*l)[2 + i] = (struct init_listener){.kind = INIT_L_PORT,
+						     .port = wp->ports[i]};
+}
+
+/* ---- the process ---- */
+
+static void on_accept(struct loop_handler *h, uint32_t ev)
+{
+	struct listener *l = (struct listener *)h;
+	struct wire *w = l->w;
+	(void)ev;
+	for (int i = 0; i < 64; i++) {
+		int fd =
+		    accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0) {
+			conn_accept(w, l, fd);
+			continue;
+		}
+		if ((errno == EMFILE || errno == ENFILE) && w->spare_fd >= 0) {
+			/* out of descriptors: refuse one client (close it)
+			 * rather than spin on a listener we cannot drain */
+			close(w->spare_fd);
+			fd = accept4(h->fd, NULL, NULL, SOCK_CLOEXEC);
+			if (fd >= 0)
+				close(fd);
+			w->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		}
+		return;
+	}
+}
+
+/* The sender is inside the sandbox: check each socket ourselves. */
+static int adopt_listener(struct wire *w, const struct handoff_listener *hl,
+			  struct lnk_err *err)
+{
+	int type = 0, acc = 0, dom = 0;
+	socklen_t l = sizeof(int);
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct lnk_addr a;
+	if (getsockopt(hl->fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
+	    type != SOCK_STREAM ||
+	    getsockopt(hl->fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &l) < 0 ||
+	    !acc || getsockopt(hl->fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 ||
+	    (dom != AF_INET && dom != AF_INET6) ||
+	    getsockname(hl->fd, (struct sockaddr *)&ss, &sl) < 0 ||
+	    addr_from_sockaddr((struct sockaddr *)&ss, &a) < 0 ||
+	    addr_classify(&a) != AC_LOOPBACK)
+		return err_set(err, -EPROTO,
+			       "the sandbox handed over a socket that is no "
+			       "loopback listener");
+	uint16_t port =
+	    ntohs(dom == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+				 : ((struct sockaddr_in6 *)&ss)->sin6_port);
+	const struct wire_plan *wp = w->wp;
+	enum init_listener_kind kind;
+	if (hl->tag.kind == INIT_L_HTTP && port == wp->http_port)
+		kind = INIT_L_HTTP;
+	else if (hl->tag.kind == INIT_L_SOCKS && port == wp->socks_port)
+		kind = INIT_L_SOCKS;
+	else if (hl->tag.kind == INIT_L_PORT && port_taken(wp, port))
+		kind = INIT_L_PORT;
+	else
+		return err_set(err, -EPROTO,
+			       "the sandbox handed over a listener on port %u "
+			       "that the plan does not have",
+			       port);
+	int fl = fcntl(hl->fd, F_GETFL);
+	if (fl < 0 || fcntl(hl->fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return err_set(err, -errno, "cannot set up a listener: %s",
+			       strerror(errno));
+	w->listeners =
+	    xrealloc(w->listeners, (w->nlisteners + 1) * sizeof(*w->listeners));
+	struct listener *li = &w->listeners[w->nlisteners++];
+	*li = (struct listener){
+	    .h = {.fn = on_accept, .fd = hl->fd},
+	    .w = w,
+	    .kind = kind,
+	    .family = dom,
+	    .port = port,
+	};
+	return 0;
+}
+
+struct pending_listeners {
+	struct handoff_listener *v;
+	size_t n;
+};
+
+static void on_handoff(struct loop_handler *h, uint32_t ev)
+{
+	struct wire *w =
+	    (struct wire *)((char *)h - offsetof(struct wire, handoff));
+	(void)ev;
+	struct pending_listeners pl = {0};
+	struct lnk_err err = {0};
+	int r = handoff_recv_one(h->fd, &pl.v, &pl.n, &err);
+	for (size_t i = 0; r >= 0 && i < pl.n; i++) {
+		int a = adopt_listener(w, &pl.v[i], &err);
+		if (a < 0)
+			r = a;
+		else
+			pl.v[i].fd = -1;
+	}
+	for (size_t i = 0; i < pl.n; i++)
+		if (pl.v[i].fd >= 0)
+			close(pl.v[i].fd);
+	free(pl.v);
+	if (r < 0) {
+		/* fail closed: no wire, no network for the sandbox */
+		fprintf(stderr, "lnk: wire: %s\n", err.msg);
+		w->stopping = true;
+		return;
+	}
+	if (r == 0) {
+		/* the listeners are all here; nothing more comes from
+		 * inside (invariant 6) */
+		loop_del(w->loop, h);
+		close(h->fd);
+		h->fd = -1;
+		w->handed_off = true;
+		for (size_t i = 0; i < w->nlisteners; i++) {
+			struct listener *li = &w->listeners[i];
+			li->h.mask = 0;
+			if (loop_set(w->loop, &li->h, EPOLLIN) < 0) {
+				fprintf(stderr, "lnk: wire: cannot watch a "
+						"listener\n");
+				w->stopping = true;
+			}
+		}
+	}
+}
+
+static void on_lifeline(struct loop_handler *h, uint32_t ev)
+{
+	struct wire *w =
+	    (struct wire *)((char *)h - offsetof(struct wire, lifeline));
+	char b[64];
+	(void)ev;
+	ssize_t n = read(h->fd, b, sizeof(b));
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		w->stopping = true;
+}
+
+static size_t raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 1024;
+	/* two descriptors per tunnel: take all the kernel lets us */
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	return rl.rlim_cur > (1u << 20) ? (1u << 20) : (size_t)rl.rlim_cur;
+}
+
+int wire_main(const struct wire_plan *wp, int handoff_fd, int lifeline_fd)
+{
+	struct wire w;
+	struct lnk_err err = {0};
+	int status = LNK_EXIT_FAIL;
+	memset(&w, 0, sizeof(w));
+	w.wp = wp;
+	w.spare_fd = -1;
+
+	/* splice and send to a closed peer must not kill the wire */
+	signal(SIGPIPE, SIG_IGN);
+	size_t nofile = raise_nofile();
+	w.max_conns = nofile > 128 ? (nofile - 64) / 2 : 32;
+	w.scratch = xmalloc(WIRE_SCRATCH);
+	w.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (filter_init(&w.filter, &wp->internet_hosts, &wp->lan_hosts,
+			wp->ports, wp->nports, &err) < 0)
+		goto out;
+	int r = addr_set_add_interfaces(&w.filter.self);
+	if (r < 0) {
+		/* without them "internet" could reach this machine */
+		err_set(&err, r, "cannot list this machine's addresses: %s",
+			strerror(-r));
+		goto out;
+	}
+	if (loop_new(&w.loop, &err) < 0 ||
+	    dns_new(&w.dns, w.loop, wp->dns_server, &err) < 0 ||
+	    db_writer_start(wp->db_path, wp->name, (long)getpid(), WIRE_TICK_MS,
+			    &w.writer, &err) < 0)
+		goto out;
+	w.handoff = (struct loop_handler){.fn = on_handoff, .fd = handoff_fd};
+	w.lifeline =
+	    (struct loop_handler){.fn = on_lifeline, .fd = lifeline_fd};
+	if (loop_set(w.loop, &w.handoff, EPOLLIN) < 0 ||
+	    loop_set(w.loop, &w.lifeline, EPOLLIN) < 0) {
+		err_set(&err, -EINVAL, "cannot watch the wire's sockets");
+		goto out;
+	}
+	int64_t next_tick = loop_now_ms() + WIRE_TICK_MS;
+	while (!w.stopping) {
+		int64_t now = loop_now_ms();
+		int wait = next_tick > now ? (int)(next_tick - now) : 0;
+		r = loop_once(w.loop, wait);
+		if (r < 0) {
+			err_set(&err, r, "the wire's loop failed: %s",
+				strerror(-r));
+			goto out;
+		}
+		dns_tick(w.dns);
+		conn_reap(&w);
+		now = loop_now_ms();
+		if (now >= next_tick) {
+			conn_tick(&w, now);
+			conn_reap(&w);
+			db_writer_submit(w.writer, &w.batch, w.up, w.down);
+			next_tick = now + WIRE_TICK_MS;
+		}
+	}
+	status = 0;
+out:
+	if (status != 0 && err.msg[0])
+		fprintf(stderr, "lnk: wire: %s\n", err.msg);
+	conn_close_all(&w);
+	conn_reap(&w);
+	if (w.writer) {
+		db_writer_submit(w.writer, &w.batch, w.up, w.down);
+		db_writer_stop(w.writer);
+	}
+	db_batch_free(&w.batch);
+	for (size_t i = 0; i < w.nlisteners; i++) {
+		loop_del(w.loop, &w.listeners[i].h);
+		close(w.listeners[i].h.fd);
+	}
+	free(w.listeners);
+	dns_free(w.dns);
+	loop_free(w.loop);
+	filter_free(&w.filter);
+	free(w.scratch);
+	if (w.spare_fd >= 0)
+		close(w.spare_fd);
+	return status;
+}
+
+/* Moves fd to exactly target (which must be free or fd itself). */
+static int move_fd(int fd, int target)
+{
+	if (fd == target)
+		return fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ? -errno : 0;
+	if (dup3(fd, target, O_CLOEXEC) < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
+	       pid_t *pid, struct lnk_err *err)
+{
+	fflush(NULL);
+	pid_t p = fork();
+	if (p < 0)
+		return err_set(err, -errno, "cannot start the wire: %s",
+			       strerror(errno));
+	if (p > 0) {
+		*pid = p;
+		return 0;
+	}
+	/* The child keeps only stderr, the handoff socket and the lifeline:
+	 * holding the lifeline's write end (or the sandbox's end of the
+	 * handoff) would keep it alive after the supervisor is gone. */
+	setsid(); /* the terminal's ^C is for the program, not the wire */
+	prctl(PR_SET_NAME, "lnk-wire", 0, 0, 0);
+	int h = fcntl(handoff_fd, F_DUPFD_CLOEXEC, 100);
+	int l = fcntl(lifeline_fd, F_DUPFD_CLOEXEC, 100);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (h < 0 || l < 0 || null < 0 || dup2(null, 0) < 0 ||
+	    dup2(null, 1) < 0 || move_fd(h, 3) < 0 || move_fd(l, 4) < 0) {
+		fprintf(stderr, "lnk: wire: cannot set up its descriptors\n");
+		_exit(LNK_EXIT_FAIL);
+	}
+	close_range(5, ~0U, 0);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTSTP, SIG_IGN);
+	_exit(wire_main(wp, 3, 4));
+}

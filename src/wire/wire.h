@@ -1,0 +1,66 @@
+/* The wire: the per-sandbox proxy outside the sandbox (DESIGN.md,
+ * invariants 3 and 7; product text "Choose what it can reach", "See every
+ * call on the wire", "See what each sandbox sent").
+ *
+ * Planned before anything forks (wire_plan is pure but for reading
+ * LNK_DNS_SERVER), then started as its own process (wire_start). It gets
+ * the sandbox's listening sockets from lnk-init over handoff_fd, accepts on
+ * them, filters every call by the grants, relays, and logs each call to
+ * ~/.lnk/sandbox/lnk.db. It exits when lifeline_fd reaches end of file; if
+ * it dies, the listeners die with it and the sandbox has no network (fail
+ * closed).
+ */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/err.h"
+#include "common/util.h"
+#include "init/initcfg.h"
+#include "policy/policy.h"
+
+#define WIRE_HTTP_PORT 3128
+#define WIRE_SOCKS_PORT 1080
+
+struct wire_plan {
+	char *name;	  /* the sandbox's name */
+	char *db_path;	  /* ~/.lnk/sandbox/lnk.db */
+	char *dns_server; /* "IP:PORT" from LNK_DNS_SERVER, or NULL */
+	uint16_t http_port, socks_port; /* listeners inside the sandbox */
+	struct strv internet_hosts;	/* [internet] hosts */
+	struct strv lan_hosts;		/* [lan] hosts */
+	uint16_t *ports;		/* [localhost] ports */
+	size_t nports;
+};
+
+/* From a resolved policy. 0 or -errno (a bad LNK_DNS_SERVER, a bad port). */
+int wire_plan(const struct policy *p, const char *name, const char *home,
+	      struct wire_plan *wp, struct lnk_err *err);
+/* The same from its parts (tests, and callers without a policy). */
+int wire_plan_make(const char *name, const char *db_path,
+		   const struct strv *internet_hosts,
+		   const struct strv *lan_hosts, const uint16_t *ports,
+		   size_t nports, struct wire_plan *wp, struct lnk_err *err);
+void wire_plan_free(struct wire_plan *wp);
+
+/* The program's proxy settings: HTTP_PROXY, HTTPS_PROXY, ALL_PROXY
+ * (socks5h://), their lowercase forms, and NO_PROXY=localhost,127.0.0.1,::1
+ * (so --port is reached directly). Appended as KEY=VALUE. */
+void wire_plan_env(const struct wire_plan *wp, struct strv *env);
+/* The listeners lnk-init creates for the wire (struct init_config).
+ * *l is malloc'd; the caller frees it. */
+void wire_plan_listeners(const struct wire_plan *wp, struct init_listener **l,
+			 size_t *n);
+
+/* Forks the wire process. handoff_fd: the wire's end of a unix socket
+ * (SOCK_SEQPACKET preferred) whose other end is lnk-init's wire_fd.
+ * lifeline_fd: the read end of a pipe whose write end only the supervisor
+ * holds (never the sandbox); the wire ends at its end of file. The child
+ * keeps only these two and stderr. Call it before starting threads. */
+int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
+	       pid_t *pid, struct lnk_err *err);
+
+/* The wire process itself (what wire_start's child runs). Returns an exit
+ * status: 0 after the lifeline ended, 125 when it could not run. */
+int wire_main(const struct wire_plan *wp, int handoff_fd, int lifeline_fd);

@@ -1,0 +1,65 @@
+/* The wire process's state, shared by wire.c (the process, its listeners,
+ * its tick) and conn.c (one client connection each). Not for other
+ * folders: their door is wire.h. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "init/initcfg.h"
+#include "store/db.h"
+#include "wire/dns.h"
+#include "wire/filter.h"
+#include "wire/loop.h"
+#include "wire/wire.h"
+
+/* Hostile clients get bounded time (DESIGN.md, relayd's "a bad client
+ * closes that client only"): a slow head, a slow name, a slow connect. */
+#define WIRE_HEAD_TIMEOUT_MS 10000
+#define WIRE_DNS_TIMEOUT_MS 10000
+#define WIRE_CONNECT_TIMEOUT_MS 10000
+#define WIRE_LINGER_MS 2000
+#define WIRE_TICK_MS 250
+#define WIRE_SCRATCH (256 * 1024)
+/* A direction that has carried this much is a bulk transfer: relay it
+ * with splice through a pipe, without copying through user space. */
+#define WIRE_SPLICE_AFTER (1024 * 1024)
+
+struct wire;
+struct conn;
+
+struct listener {
+	struct loop_handler h; /* first */
+	struct wire *w;
+	enum init_listener_kind kind;
+	int family;
+	uint16_t port;
+};
+
+struct wire {
+	const struct wire_plan *wp;
+	struct loop *loop;
+	struct dns *dns;
+	struct filter filter;
+	struct db_writer *writer;
+	struct db_batch batch; /* calls since the last tick */
+	uint64_t up, down;     /* every byte, since the wire started */
+	int64_t seq;	       /* the last call's number */
+	struct conn *conns;    /* every open connection */
+	size_t nconns, max_conns;
+	struct conn *graveyard; /* closed in this batch; freed after it */
+	struct listener *listeners;
+	size_t nlisteners;
+	struct loop_handler handoff, lifeline;
+	bool handed_off, stopping;
+	char *scratch;
+	int spare_fd; /* given up under EMFILE to accept and close */
+};
+
+void conn_accept(struct wire *w, struct listener *l, int fd);
+/* Timeouts; now is loop_now_ms(). */
+void conn_tick(struct wire *w, int64_t now);
+/* Frees the connections closed since the last call. */
+void conn_reap(struct wire *w);
+/* Closes every connection (the wire is ending). */
+void conn_close_all(struct wire *w);

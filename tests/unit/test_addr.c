@@ -1,0 +1,138 @@
+/* Address classes and strict literals: the row tables of invariant 3. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "wire/addr.h"
+
+struct row {
+	const char *in;
+	enum literal_kind kind;
+	enum addr_class cls; /* when kind == LIT_ADDR */
+};
+
+static const struct row rows[] = {
+    {"127.0.0.1", LIT_ADDR, AC_LOOPBACK},
+    {"127.9.9.9", LIT_ADDR, AC_LOOPBACK},
+    {"127.1", LIT_AMBIGUOUS, 0},
+    {"2130706433", LIT_AMBIGUOUS, 0},
+    {"0x7f000001", LIT_AMBIGUOUS, 0},
+    {"0x7F.1", LIT_AMBIGUOUS, 0},
+    {"0177.0.0.1", LIT_AMBIGUOUS, 0},
+    {"127.0.0.01", LIT_AMBIGUOUS, 0},
+    {"1.2.3.4.5", LIT_AMBIGUOUS, 0},
+    {"256.0.0.1", LIT_AMBIGUOUS, 0},
+    {"example.com.1", LIT_AMBIGUOUS, 0},
+    {"0.0.0.0", LIT_ADDR, AC_UNSPECIFIED},
+    {"::", LIT_ADDR, AC_UNSPECIFIED},
+    {"::1", LIT_ADDR, AC_LOOPBACK},
+    {"::ffff:127.0.0.1", LIT_ADDR, AC_LOOPBACK},
+    {"::ffff:7f00:1", LIT_ADDR, AC_LOOPBACK},
+    {"::127.0.0.1", LIT_ADDR, AC_LOOPBACK},
+    {"64:ff9b::127.0.0.1", LIT_ADDR, AC_LOOPBACK},
+    {"64:ff9b::a9fe:a9fe", LIT_ADDR, AC_METADATA},
+    {"::ffff:0:10.0.0.1", LIT_ADDR, AC_PRIVATE},
+    {"2002:7f00:1::", LIT_ADDR, AC_LOOPBACK},
+    {"64:ff9b:1::1", LIT_ADDR, AC_PRIVATE},
+    {"::1%lo", LIT_AMBIGUOUS, 0},
+    {"10.1.2.3", LIT_ADDR, AC_PRIVATE},
+    {"172.16.0.1", LIT_ADDR, AC_PRIVATE},
+    {"172.31.255.255", LIT_ADDR, AC_PRIVATE},
+    {"172.32.0.1", LIT_ADDR, AC_INTERNET},
+    {"192.168.1.1", LIT_ADDR, AC_PRIVATE},
+    {"100.64.0.1", LIT_ADDR, AC_CGNAT},
+    {"100.127.255.255", LIT_ADDR, AC_CGNAT},
+    {"100.128.0.1", LIT_ADDR, AC_INTERNET},
+    {"169.254.1.1", LIT_ADDR, AC_LINK_LOCAL},
+    {"169.254.169.254", LIT_ADDR, AC_METADATA},
+    {"::ffff:169.254.169.254", LIT_ADDR, AC_METADATA},
+    {"100.100.100.200", LIT_ADDR, AC_METADATA},
+    {"fd00:ec2::254", LIT_ADDR, AC_METADATA},
+    {"fe80::1", LIT_ADDR, AC_LINK_LOCAL},
+    {"fc00::1", LIT_ADDR, AC_ULA},
+    {"fd12:3456::1", LIT_ADDR, AC_ULA},
+    {"224.0.0.1", LIT_ADDR, AC_MULTICAST},
+    {"239.255.255.250", LIT_ADDR, AC_MULTICAST},
+    {"ff02::1", LIT_ADDR, AC_MULTICAST},
+    {"255.255.255.255", LIT_ADDR, AC_BROADCAST},
+    {"240.0.0.1", LIT_ADDR, AC_RESERVED},
+    {"192.0.0.8", LIT_ADDR, AC_RESERVED},
+    {"192.0.2.1", LIT_ADDR, AC_INTERNET},
+    {"198.51.100.7", LIT_ADDR, AC_INTERNET},
+    {"203.0.113.9", LIT_ADDR, AC_INTERNET},
+    {"198.18.0.2", LIT_ADDR, AC_INTERNET},
+    {"198.19.255.254", LIT_ADDR, AC_INTERNET},
+    {"93.184.216.34", LIT_ADDR, AC_INTERNET},
+    {"2001:db8::1", LIT_ADDR, AC_INTERNET},
+    {"2606:4700::1111", LIT_ADDR, AC_INTERNET},
+    {"::ffff:198.18.0.2", LIT_ADDR, AC_INTERNET},
+    {"example.com", LIT_NAME, 0},
+    {"xn--bcher-kva.example", LIT_NAME, 0},
+    {"1x.example", LIT_NAME, 0},
+    {"0x.example", LIT_NAME, 0},
+};
+
+static void test_rows(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct lnk_addr a;
+		enum literal_kind k = addr_parse_literal(rows[i].in, &a);
+		if (k != rows[i].kind)
+			fail_msg("%s: kind %d, want %d", rows[i].in, k,
+				 rows[i].kind);
+		if (k == LIT_ADDR && addr_classify(&a) != rows[i].cls)
+			fail_msg("%s: class %s, want %s", rows[i].in,
+				 addr_class_name(addr_classify(&a)),
+				 addr_class_name(rows[i].cls));
+	}
+}
+
+static void test_self_set(void **state)
+{
+	(void)state;
+	struct addr_set s = {0};
+	struct lnk_addr a, m;
+	addr_parse_literal("198.18.0.1", &a);
+	addr_set_add(&s, &a);
+	addr_parse_literal("::ffff:198.18.0.1", &m);
+	assert_true(addr_set_has(&s, &m)); /* the mapped form is the same */
+	addr_parse_literal("198.18.0.2", &m);
+	assert_false(addr_set_has(&s, &m));
+	assert_int_equal(addr_set_add_interfaces(&s), 0);
+	addr_parse_literal("127.0.0.1", &m);
+	assert_true(addr_set_has(&s, &m));
+	addr_set_free(&s);
+}
+
+static void test_in_net(void **state)
+{
+	(void)state;
+	struct lnk_addr n, a;
+	addr_parse_literal("192.168.1.0", &n);
+	addr_parse_literal("192.168.1.77", &a);
+	assert_true(addr_in_net(&a, &n, 24));
+	addr_parse_literal("192.168.2.1", &a);
+	assert_false(addr_in_net(&a, &n, 24));
+	assert_true(addr_in_net(&a, &n, 16));
+	addr_parse_literal("::ffff:192.168.1.5", &a);
+	assert_true(addr_in_net(&a, &n, 24));
+	addr_parse_literal("fd00::", &n);
+	addr_parse_literal("fd00::5", &a);
+	assert_true(addr_in_net(&a, &n, 8));
+	assert_false(addr_in_net(&a, &n, 129));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_rows),
+	    cmocka_unit_test(test_self_set),
+	    cmocka_unit_test(test_in_net),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

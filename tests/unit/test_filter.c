@@ -1,0 +1,194 @@
+/* Host patterns and grants: suffix tricks, case, trailing dots, LAN rules,
+ * and the addresses no grant reaches. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "wire/filter.h"
+
+static void test_normalize(void **state)
+{
+	(void)state;
+	char out[HOST_MAX + 1];
+	const char *why;
+	assert_int_equal(host_normalize("Example.COM.", out, &why), 0);
+	assert_string_equal(out, "example.com");
+	assert_int_equal(host_normalize("a..b", out, &why), -EINVAL);
+	assert_int_equal(host_normalize(".", out, &why), -EINVAL);
+	assert_int_equal(host_normalize("", out, &why), -EINVAL);
+	assert_int_equal(host_normalize("ex ample.com", out, &why), -EINVAL);
+	assert_int_equal(host_normalize("exa/mple.com", out, &why), -EINVAL);
+	assert_int_equal(host_normalize("b\xc3\xbc"
+					"cher.de",
+					out, &why),
+			 -EINVAL);
+	assert_int_equal(host_normalize("xn--bcher-kva.de", out, &why), 0);
+	char big[300];
+	memset(big, 'a', 70);
+	big[70] = '\0';
+	assert_int_equal(host_normalize(big, out, &why), -EINVAL);
+}
+
+struct prow {
+	const char *pattern, *host;
+	bool match;
+};
+
+static const struct prow prows[] = {
+    {"example.com", "example.com", true},
+    {"example.com", "www.example.com", false},
+    {"example.com", "evilexample.com", false},
+    {"example.com", "example.com.evil.test", false},
+    {"*.example.com", "www.example.com", true},
+    {"*.example.com", "a.b.example.com", true},
+    {"*.example.com", "example.com", false},
+    {"*.example.com", "evilexample.com", false},
+    {"*.example.com", "wwwexample.com", false},
+    {"*.example.com", "example.com.evil.test", false},
+    {"*", "anything.test", true},
+};
+
+static void test_patterns(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(prows) / sizeof(prows[0]); i++)
+		if (host_pattern_match(prows[i].pattern, prows[i].host) !=
+		    prows[i].match)
+			fail_msg("%s vs %s", prows[i].pattern, prows[i].host);
+}
+
+static struct filter make(const char *const *hosts, const char *const *lan)
+{
+	struct strv h = {0}, l = {0};
+	for (; hosts && *hosts; hosts++)
+		strv_push(&h, *hosts);
+	for (; lan && *lan; lan++)
+		strv_push(&l, *lan);
+	struct filter f;
+	struct lnk_err err = {0};
+	uint16_t ports[] = {5432};
+	assert_int_equal(filter_init(&f, &h, &l, ports, 1, &err), 0);
+	strv_free(&h);
+	strv_free(&l);
+	return f;
+}
+
+/* The decision the wire makes for a host as sent and the address it
+ * would connect to: NULL when allowed. */
+static const char *decide(const struct filter *f, const char *raw,
+			  const char *addr, uint16_t port)
+{
+	char host[HOST_MAX + 1];
+	const char *why;
+	if (host_normalize(raw, host, &why) < 0)
+		return why;
+	struct lnk_addr lit, a;
+	enum literal_kind k = addr_parse_literal(host, &lit);
+	if (k == LIT_AMBIGUOUS)
+		return "ambiguous";
+	unsigned g =
+	    filter_match_host(f, host, k == LIT_ADDR ? &lit : NULL, port);
+	if (k == LIT_ADDR)
+		a = lit;
+	else
+		assert_int_equal(addr_parse_literal(addr, &a), LIT_ADDR);
+	why = filter_check_addr(f, g, host, &a, port);
+	if (!why && !g)
+		why = "not granted";
+	return why;
+}
+
+static void test_grants(void **state)
+{
+	(void)state;
+	static const char *const hosts[] = {"Example.com.", "*.lnk-test", NULL};
+	static const char *const lan[] = {"192.168.1.0/24", "nas.local:445",
+					  "[fd00::5]:22", NULL};
+	struct filter f = make(hosts, lan);
+	struct lnk_addr self;
+	addr_parse_literal("198.18.0.1", &self);
+	addr_set_add(&f.self, &self);
+
+	assert_null(decide(&f, "EXAMPLE.COM", "198.18.0.2", 443));
+	assert_null(decide(&f, "example.com.", "198.18.0.2", 443));
+	assert_non_null(decide(&f, "evilexample.com", "198.18.0.2", 443));
+	assert_non_null(decide(&f, "example.com.evil.test", "198.18.0.2", 443));
+	assert_null(decide(&f, "origin.lnk-test", "198.18.0.2", 80));
+	/* a granted name that resolves home is refused */
+	assert_non_null(decide(&f, "rebind.lnk-test", "127.0.0.1", 80));
+	assert_non_null(decide(&f, "rebind.lnk-test", "::ffff:127.0.0.1", 80));
+	assert_non_null(decide(&f, "meta.lnk-test", "169.254.169.254", 80));
+	assert_non_null(decide(&f, "priv.lnk-test", "10.0.0.1", 80));
+	assert_non_null(decide(&f, "self.lnk-test", "198.18.0.1", 80));
+	/* literals: loopback in every spelling */
+	const char *loop[] = {
+	    "127.0.0.1",	"127.1",	   "2130706433",
+	    "0x7f000001",	"0177.0.0.1",	   "::1",
+	    "::ffff:127.0.0.1", "0.0.0.0",	   "::",
+	    "169.254.169.254",	"100.100.100.200", "fd00:ec2::254"};
+	for (size_t i = 0; i < sizeof(loop) / sizeof(loop[0]); i++)
+		if (!decide(&f, loop[i], NULL, 80))
+			fail_msg("%s allowed", loop[i]);
+	/* a literal not named by a grant */
+	assert_non_null(decide(&f, "198.18.0.2", NULL, 80));
+	/* LAN */
+	assert_null(decide(&f, "192.168.1.20", NULL, 80));
+	assert_non_null(decide(&f, "192.168.2.20", NULL, 80));
+	assert_null(decide(&f, "nas.local", "192.168.7.7", 445));
+	assert_non_null(decide(&f, "nas.local", "192.168.7.7", 22));
+	assert_non_null(decide(&f, "nas.local", "127.0.0.1", 445));
+	assert_null(decide(&f, "fd00::5", NULL, 22));
+	assert_non_null(decide(&f, "fd00::5", NULL, 23));
+	assert_true(filter_port_allowed(&f, 5432));
+	assert_false(filter_port_allowed(&f, 5433));
+	filter_free(&f);
+
+	static const char *const star[] = {"*", NULL};
+	f = make(star, NULL);
+	addr_set_add(&f.self, &self);
+	assert_null(decide(&f, "anything.test", "198.18.0.2", 443));
+	assert_null(decide(&f, "198.18.0.2", NULL, 443));
+	assert_null(decide(&f, "192.0.2.1", NULL, 443));
+	assert_non_null(decide(&f, "198.18.0.1", NULL, 443));
+	assert_non_null(decide(&f, "192.168.1.1", NULL, 443));
+	assert_non_null(decide(&f, "100.64.1.1", NULL, 443));
+	assert_non_null(decide(&f, "[::1]", NULL, 443)); /* not a host */
+	assert_non_null(decide(&f, "127.0.0.1", NULL, 5432));
+	filter_free(&f);
+}
+
+static void test_lan_parse(void **state)
+{
+	(void)state;
+	struct lan_rule r;
+	struct lnk_err err = {0};
+	assert_int_equal(lan_rule_parse("10.0.0.0/8:22", &r, &err), 0);
+	assert_true(r.is_net);
+	assert_int_equal(r.prefix, 8);
+	assert_int_equal(r.port, 22);
+	assert_int_equal(lan_rule_parse("fd00::/8", &r, &err), 0);
+	assert_int_equal(r.prefix, 8);
+	assert_int_equal(lan_rule_parse("Printer.Local.", &r, &err), 0);
+	assert_string_equal(r.name, "printer.local");
+	assert_int_equal(lan_rule_parse("10.0.0.0/33", &r, &err), -EINVAL);
+	assert_int_equal(lan_rule_parse("host:0", &r, &err), -EINVAL);
+	assert_int_equal(lan_rule_parse("host:70000", &r, &err), -EINVAL);
+	assert_int_equal(lan_rule_parse("10.1", &r, &err), -EINVAL);
+	assert_int_equal(lan_rule_parse("[10.0.0.1]:22", &r, &err), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_normalize),
+	    cmocka_unit_test(test_patterns),
+	    cmocka_unit_test(test_grants),
+	    cmocka_unit_test(test_lan_parse),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
