@@ -1,13 +1,95 @@
-/* lnk sandbox resume: not built yet. */
+/* lnk sandbox resume NAME: open the wire of one sandbox again, whatever
+ * closed it (by hand, by stop, or a tripwire).
+ *
+ * Exit status: 0 open; 1 no sandbox of that name runs here; 2 usage; 125
+ * lnk could not (its wire does not answer, or refuses us as not its
+ * owner). */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/commands.h"
 #include "common/util.h"
+#include "store/paths.h"
+#include "store/state.h"
+#include "wire/ctl.h"
+
+static void usage(FILE *f)
+{
+	fputs(
+	    "usage: lnk sandbox resume NAME\n"
+	    "\n"
+	    "Opens the wire of the sandbox NAME again, whether it was paused by\n"
+	    "hand, closed by 'lnk sandbox stop', or paused by a tripwire.\n"
+	    "\n"
+	    "Exit status: 0 open; 1 no sandbox of that name runs here; 2 usage;\n"
+	    "125 lnk could not (the wire did not answer, or it is another user's).\n",
+	    f);
+}
 
 int cmd_resume(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("lnk: 'lnk sandbox resume' is not built yet\n", stderr);
-	return LNK_EXIT_FAIL;
+	const char *name = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i])) {
+			usage(stdout);
+			return 0;
+		}
+		if (strcmp(argv[i], "--") == 0 && i + 1 < argc && !name) {
+			name = argv[++i];
+			continue;
+		}
+		if (argv[i][0] == '-') {
+			static const char *const opts[] = {"--help", NULL};
+			return usage_unknown_option("resume", argv[i], opts);
+		}
+		if (name) {
+			fprintf(
+			    stderr,
+			    "lnk: 'lnk sandbox resume' takes one NAME, not '%s' too\n",
+			    argv[i]);
+			return LNK_EXIT_USAGE;
+		}
+		name = argv[i];
+	}
+	if (!name) {
+		usage(stderr);
+		return LNK_EXIT_USAGE;
+	}
+
+	struct lnk_err err = {0};
+	_cleanup_free_ char *home = NULL;
+	if (paths_home(&home, &err) < 0)
+		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	struct ctl_reply rep;
+	int r = ctl_control(home, name, CTL_RESUME, 2000, &rep, &err);
+	if (r == -ENOENT) {
+		fprintf(
+		    stderr,
+		    "lnk: %s; 'lnk sandbox traffic' lists the running ones\n",
+		    err.msg);
+		return 1;
+	}
+	if (r < 0)
+		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	char nm[STATE_NAME_MAX + 1];
+	ctl_printable(nm, sizeof(nm), name);
+	if (rep.st.closed) {
+		fprintf(stderr, "lnk: the wire of %s stays closed (%s)\n", nm,
+			ctl_cause_text(rep.st.cause));
+		return LNK_EXIT_FAIL;
+	}
+	printf("resumed %s: its wire is open\n", nm);
+	/* A stop in force still closes every wire that starts. */
+	struct state *st;
+	bool stopped = false;
+	if (state_open(home, &st, &err) == 0) {
+		(void)state_stop_get(st, &stopped, NULL, &err);
+		state_close(st);
+	}
+	if (stopped)
+		fprintf(
+		    stderr,
+		    "lnk: note: a stop is in force: new sandboxes start with their wire closed until 'lnk sandbox stop --off'\n");
+	return 0;
 }

@@ -1,13 +1,242 @@
-/* lnk sandbox stop: not built yet. */
+/* lnk sandbox stop [--off]: close every wire here and stop every sandboxed
+ * program, however it behaves; the stop persists for sandboxes started
+ * later until --off (product text, "Stop or pause a sandbox").
+ *
+ * Order, and why:
+ *   1. record the stop first, so a sandbox starting meanwhile either is in
+ *      the registry we read next or sees the stop when its wire starts;
+ *   2. close every wire (STOP on its control socket): the network goes
+ *      before anything else; a wire that does not answer is killed, and
+ *      its sandbox then has no network at all (fail closed);
+ *   3. SIGTERM each sandbox (bwrap, started with --die-with-parent, or its
+ *      `lnk sandbox run` when bwrap's pid is not known), then SIGKILL what
+ *      is left after the grace. Signals go through pidfds checked against
+ *      each process's start time: a recycled pid is never signalled.
+ *
+ * Exit status: 0 done; 2 usage; 125 something could not be stopped (said
+ * on stderr). */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "common/util.h"
+#include "store/paths.h"
+#include "store/state.h"
+#include "wire/ctl.h"
+
+#define GRACE_MS 2000
+
+static void usage(FILE *f)
+{
+	fputs(
+	    "usage: lnk sandbox stop [--off]\n"
+	    "\n"
+	    "Closes every wire here (new calls refused, open ones ended within a\n"
+	    "second) and stops every sandboxed program: SIGTERM, then SIGKILL after\n"
+	    "2 seconds. The stop stays in force: a sandbox started afterwards has\n"
+	    "its wire closed too.\n"
+	    "\n"
+	    "  --off   end the stop: wires closed by it open again; programs it\n"
+	    "          stopped stay stopped\n"
+	    "\n"
+	    "Exit status: 0 done; 2 usage; 125 something could not be stopped.\n",
+	    f);
+}
+
+static int send_signal(int pidfd, int sig)
+{
+	if (syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits until every pidfd in fds (-1 entries skipped) has exited, or
+ * timeout_ms passed. Exited ones are closed and set to -1. */
+static void wait_exit(int *fds, size_t n, int timeout_ms)
+{
+	int64_t end = mono_ms() + timeout_ms;
+	struct pollfd *p = xcalloc(n ? n : 1, sizeof(*p));
+	size_t *idx = xcalloc(n ? n : 1, sizeof(*idx));
+	for (;;) {
+		size_t np = 0;
+		for (size_t i = 0; i < n; i++)
+			if (fds[i] >= 0) {
+				p[np] = (struct pollfd){.fd = fds[i],
+							.events = POLLIN};
+				idx[np++] = i;
+			}
+		int64_t left = end - mono_ms();
+		if (np == 0 || left <= 0)
+			break;
+		int r = poll(p, np, (int)left);
+		if (r < 0 && errno != EINTR)
+			break;
+		for (size_t k = 0; r > 0 && k < np; k++)
+			if (p[k].revents) {
+				close(fds[idx[k]]);
+				fds[idx[k]] = -1;
+			}
+	}
+	free(p);
+	free(idx);
+}
+
+static int stop_off(const char *home, struct state *st)
+{
+	struct lnk_err err = {0};
+	if (state_stop_set(st, false, 0, &err) < 0)
+		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	struct state_entry *v = NULL;
+	size_t n = 0;
+	if (state_list(st, &v, &n, &err) < 0)
+		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	int status = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct ctl_reply rep;
+		struct lnk_err e2 = {0};
+		if (ctl_control_entry(home, &v[i], CTL_STOP_OFF, 2000, &rep,
+				      &e2) < 0) {
+			fprintf(stderr, "lnk: %s\n", e2.msg);
+			status = LNK_EXIT_FAIL;
+			continue;
+		}
+		if (rep.st.closed)
+			printf("%s stays closed (%s): 'lnk sandbox resume %s' "
+			       "opens it\n",
+			       v[i].name, ctl_cause_text(rep.st.cause),
+			       v[i].name);
+		else
+			printf("%s: its wire is open\n", v[i].name);
+	}
+	free(v);
+	printf("the stop is off: new sandboxes start with their wire open; "
+	       "programs it stopped stay stopped\n");
+	return status;
+}
 
 int cmd_stop(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("lnk: 'lnk sandbox stop' is not built yet\n", stderr);
-	return LNK_EXIT_FAIL;
+	bool off = false;
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i])) {
+			usage(stdout);
+			return 0;
+		}
+		if (strcmp(argv[i], "--off") == 0) {
+			off = true;
+			continue;
+		}
+		if (argv[i][0] == '-') {
+			static const char *const opts[] = {"--off", "--help",
+							   NULL};
+			return usage_unknown_option("stop", argv[i], opts);
+		}
+		fprintf(
+		    stderr,
+		    "lnk: 'lnk sandbox stop' stops every sandbox here and takes no NAME ('%s'); 'lnk sandbox pause %s' closes one wire\n",
+		    argv[i], argv[i]);
+		return LNK_EXIT_USAGE;
+	}
+
+	struct lnk_err err = {0};
+	_cleanup_free_ char *home = NULL;
+	if (paths_home(&home, &err) < 0)
+		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	struct state *st;
+	if (state_open(home, &st, &err) < 0)
+		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	if (off) {
+		int r = stop_off(home, st);
+		state_close(st);
+		return r;
+	}
+
+	if (state_stop_set(st, true, state_now_ms(), &err) < 0)
+		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	struct state_entry *v = NULL;
+	size_t n = 0;
+	if (state_list(st, &v, &n, &err) < 0)
+		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	state_close(st);
+
+	int status = 0;
+	/* 2. Every wire closed, first. */
+	for (size_t i = 0; i < n; i++) {
+		struct ctl_reply rep;
+		struct lnk_err e2 = {0};
+		if (ctl_control_entry(home, &v[i], CTL_STOP, 1000, &rep, &e2) ==
+		    0)
+			continue;
+		int fd = state_proc_pidfd(&v[i].wire);
+		if (fd >= 0) {
+			fprintf(
+			    stderr,
+			    "lnk: %s; ending that wire, so its sandbox has no network\n",
+			    e2.msg);
+			send_signal(fd, SIGKILL);
+			close(fd);
+		}
+	}
+
+	/* 3. TERM, grace, KILL. */
+	int *fds = xcalloc(n ? n : 1, sizeof(int));
+	for (size_t i = 0; i < n; i++) {
+		const struct state_proc *p =
+		    v[i].sandbox.pid > 0 ? &v[i].sandbox : &v[i].supervisor;
+		fds[i] = state_proc_pidfd(p);
+		if (fds[i] < 0) {
+			fds[i] = -1; /* already gone */
+			continue;
+		}
+		int r = send_signal(fds[i], SIGTERM);
+		if (r < 0) {
+			fprintf(stderr, "lnk: cannot stop %s (pid %d): %s\n",
+				v[i].name, (int)p->pid, strerror(-r));
+			close(fds[i]);
+			fds[i] = -1;
+			status = LNK_EXIT_FAIL;
+		}
+	}
+	wait_exit(fds, n, GRACE_MS);
+	bool *killed = xcalloc(n ? n : 1, sizeof(bool));
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0) {
+			send_signal(fds[i], SIGKILL);
+			killed[i] = true;
+		}
+	wait_exit(fds, n, GRACE_MS);
+	for (size_t i = 0; i < n; i++) {
+		if (fds[i] >= 0) {
+			fprintf(stderr,
+				"lnk: %s did not end even after SIGKILL\n",
+				v[i].name);
+			close(fds[i]);
+			status = LNK_EXIT_FAIL;
+			continue;
+		}
+		printf("stopped %s: wire closed, programs %s\n", v[i].name,
+		       killed[i] ? "killed after 2 s" : "ended");
+	}
+	if (n == 0)
+		printf("no sandbox runs here\n");
+	printf("the stop stays in force: new sandboxes start with their wire "
+	       "closed until 'lnk sandbox stop --off'\n");
+	free(killed);
+	free(fds);
+	free(v);
+	return status;
 }

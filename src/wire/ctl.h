@@ -153,6 +153,19 @@ void ctl_server_close(struct ctl_server *s);
 int ctl_request(const char *path, enum ctl_op op, int timeout_ms,
 		struct ctl_reply *rep, struct lnk_err *err);
 
+/* What the commands use: finds the sandbox name running in home's
+ * registry (store/state.h) and sends op to its wire. Errors, each with a
+ * message: -ENOENT no sandbox of that name runs here; -EPERM the wire
+ * refused us as not its owner; -EPROTO it found our request malformed;
+ * -EIO it could not do it; else ctl_request's errors. */
+int ctl_control(const char *home, const char *name, enum ctl_op op,
+		int timeout_ms, struct ctl_reply *rep, struct lnk_err *err);
+/* The same for an entry already found (stop goes through every one). */
+struct state_entry;
+int ctl_control_entry(const char *home, const struct state_entry *e,
+		      enum ctl_op op, int timeout_ms, struct ctl_reply *rep,
+		      struct lnk_err *err);
+
 /* Tells the person that the wire of name paused itself: always one line on
  * err_fd ("lnk: run-1234: wire paused: 30 calls refused within a minute
  * ...; 'lnk sandbox resume run-1234' opens it"), and a desktop notification
