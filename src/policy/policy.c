@@ -35,9 +35,13 @@ void policy_push(struct key_value *kv, const char *s, struct toml_pos pos)
 {
 	kv->set = true;
 	/* One grant written twice is one grant: keeps the canonical text and
-	 * the trust digest independent of repetition. */
-	if (strv_contains(&kv->list, s))
-		return;
+	 * the trust digest independent of repetition. Before resolve, "." from
+	 * the spec and "." from a flag are different folders (the spec's and
+	 * the working one), so only entries of the same origin are merged. */
+	for (size_t i = 0; i < kv->list.n; i++)
+		if (strcmp(kv->list.v[i], s) == 0 &&
+		    (kv->item_pos[i].line > 0) == (pos.line > 0))
+			return;
 	strv_push(&kv->list, s);
 	kv->item_pos =
 	    xrealloc(kv->item_pos, kv->list.n * sizeof(*kv->item_pos));

@@ -222,7 +222,10 @@ int policy_resolve(struct policy *p, const char *cwd, const char *home,
 				policy_clear_key(&nk);
 				return e;
 			}
-			policy_push(&nk, r, kv->item_pos[i]);
+			/* Resolved, one folder is one grant whatever its
+			 * origin and spelling. */
+			if (!strv_contains(&nk.list, r))
+				policy_push(&nk, r, kv->item_pos[i]);
 			free(r);
 		}
 		policy_clear_key(kv);

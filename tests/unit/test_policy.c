@@ -355,6 +355,24 @@ static void merge_replaces_and_hide_adds(void **state)
 	expect_list(&p, K_FILES_HIDE, (const char *[]){specdir, wf, NULL});
 	expect_list(&p, K_INTERNET_HOSTS, (const char *[]){"b.example", NULL});
 	assert_string_equal(p.k[K_NAME].str, "fromflag");
+	policy_free(&p);
+
+	/* The same folder from the spec and from a flag is one entry; "."
+	 * from each is two folders. */
+	struct policy f2;
+	policy_init(&f2);
+	assert_int_equal(policy_add_flag(&f2, K_FILES_HIDE, specdir, &err), 0);
+	assert_int_equal(policy_add_flag(&f2, K_FILES_HIDE, ".", &err), 0);
+	assert_int_equal(from_spec("[files]\nhide = [\".\"]\n", &f2, &p, &err),
+			 0);
+	expect_list(&p, K_FILES_HIDE, (const char *[]){specdir, cwd, NULL});
+	policy_free(&f2);
+	policy_free(&p);
+	assert_int_equal(
+	    from_spec("version = 1\n[commands]\nallow = [\"node\"]\n[files]\n"
+		      "write = [\"sub\"]\n",
+		      &flags, &p, &err),
+	    0);
 	/* Keys no flag set stay the file's. */
 	expect_list(&p, K_COMMANDS_ALLOW, (const char *[]){"node", NULL});
 	assert_false(p.k[K_COMMANDS_ALLOW].from_flag);
