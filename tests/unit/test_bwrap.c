@@ -1,0 +1,361 @@
+/* Golden tests of the policy -> bwrap argv function (src/launch/bwrap.c):
+ * a policy and host facts in, the exact options out. Each golden was read
+ * line by line: a change here is a change of the sandbox's walls. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/buf.h"
+#include "launch/bwrap.h"
+
+struct fixture {
+	struct policy p;
+	struct strv dirs, links, etc, ro_over;
+	struct bwrap_in in;
+	struct bwrap_out out;
+};
+
+static void setup_fixture(struct fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	policy_init(&f->p);
+	f->p.resolved = true;
+	strv_push(&f->dirs, "/usr");
+	const char *links[] = {"/bin",	 "usr/bin",   "/lib",  "usr/lib",
+			       "/lib64", "usr/lib64", "/sbin", "usr/sbin"};
+	for (size_t i = 0; i < ARRAY_SIZE(links); i++)
+		strv_push(&f->links, links[i]);
+	strv_push(&f->etc, "/etc/hosts");
+	strv_push(&f->etc, "/etc/ld.so.cache");
+	f->in = (struct bwrap_in){
+	    .pol = &f->p,
+	    .home = "/home/u",
+	    .cwd = "/home/u/proj",
+	    .init_path = "/opt/lnk/lnk-init",
+	    .root_dirs = &f->dirs,
+	    .root_links = &f->links,
+	    .etc = &f->etc,
+	    .passwd_fd = 5,
+	    .group_fd = 6,
+	    .info_fd = 7,
+	    .pty = false,
+	    .disable_userns = true,
+	};
+}
+
+static void grant(struct fixture *f, enum key_id id, const char *path)
+{
+	f->p.k[id].set = true;
+	strv_push(&f->p.k[id].list, path);
+}
+
+static void teardown_fixture(struct fixture *f)
+{
+	bwrap_out_free(&f->out);
+	policy_free(&f->p);
+	strv_free(&f->dirs);
+	strv_free(&f->links);
+	strv_free(&f->etc);
+	strv_free(&f->ro_over);
+}
+
+/* The options, one option and its arguments per line. */
+static char *render(const struct strv *o)
+{
+	struct buf b = {0};
+	for (size_t i = 0; i < o->n; i++) {
+		if (i && strncmp(o->v[i], "--", 2) == 0)
+			buf_putc(&b, '\n');
+		else if (i)
+			buf_putc(&b, ' ');
+		buf_puts(&b, o->v[i]);
+	}
+	buf_putc(&b, '\n');
+	return buf_steal(&b);
+}
+
+static char *join(const struct strv *o)
+{
+	struct buf b = {0};
+	for (size_t i = 0; i < o->n; i++) {
+		buf_puts(&b, o->v[i]);
+		buf_putc(&b, '\n');
+	}
+	if (!b.p)
+		buf_puts(&b, "");
+	return buf_steal(&b);
+}
+
+static void golden(struct fixture *f, const char *want)
+{
+	struct lnk_err err = {0};
+	int r = bwrap_build(&f->in, &f->out, &err);
+	if (r < 0)
+		fail_msg("bwrap_build: %s", err.msg);
+	char *got = render(&f->out.opts);
+	if (strcmp(got, want) != 0) {
+		fprintf(stderr, "--- want\n%s--- got\n%s", want, got);
+		fail();
+	}
+	free(got);
+}
+
+#define HEAD                                                                \
+	"--unshare-all\n--unshare-user\n--disable-userns\n--cap-drop ALL\n" \
+	"--die-with-parent\n"
+#define SYSTEM                                              \
+	"--symlink usr/bin /bin\n"                          \
+	"--dev /dev\n"                                      \
+	"--tmpfs /dev/shm\n"                                \
+	"--perms 0444\n--ro-bind-data 6 /etc/group\n"       \
+	"--ro-bind-try /etc/hosts /etc/hosts\n"             \
+	"--ro-bind-try /etc/ld.so.cache /etc/ld.so.cache\n" \
+	"--perms 0444\n--ro-bind-data 5 /etc/passwd\n"
+#define SYSTEM_TAIL                                   \
+	"--symlink usr/lib /lib\n"                    \
+	"--symlink usr/lib64 /lib64\n"                \
+	"--proc /proc\n"                              \
+	"--ro-bind /opt/lnk/lnk-init /run/lnk/init\n" \
+	"--symlink usr/sbin /sbin\n"                  \
+	"--tmpfs /tmp\n"                              \
+	"--ro-bind /usr /usr\n"                       \
+	"--tmpfs /var/tmp\n"
+
+/* No grant: the system read only, an empty home, fresh /tmp; it starts in
+ * the empty home since the current folder is not granted. */
+static void bare(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f);
+	golden(&f, HEAD "--new-session\n--clearenv\n--info-fd 7\n" SYSTEM
+			"--tmpfs /home/u\n" SYSTEM_TAIL
+			"--remount-ro /\n--chdir /home/u\n");
+	/* Landlock mirrors the mounts: nothing of the home is readable but
+	 * its empty tmpfs, which is writable. */
+	char *rd = join(&f.out.ll_read);
+	char *wr = join(&f.out.ll_write);
+	assert_string_equal(rd, "/etc/group\n/etc/hosts\n/etc/ld.so.cache\n"
+				"/etc/passwd\n/proc\n/usr\n");
+	assert_string_equal(wr, "/dev\n/dev/shm\n/home/u\n/tmp\n/var/tmp\n");
+	free(rd);
+	free(wr);
+	teardown_fixture(&f);
+}
+
+/* --write on the current folder: bound read-write inside the empty home,
+ * and the program starts there. */
+static void write_cwd(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f);
+	grant(&f, K_FILES_WRITE, "/home/u/proj");
+	golden(&f, HEAD "--new-session\n--clearenv\n--info-fd 7\n" SYSTEM
+			"--tmpfs /home/u\n"
+			"--bind /home/u/proj /home/u/proj\n" SYSTEM_TAIL
+			"--remount-ro /\n--chdir /home/u/proj\n");
+	char *wr = join(&f.out.ll_write);
+	assert_non_null(strstr(wr, "/home/u/proj\n"));
+	free(wr);
+	teardown_fixture(&f);
+}
+
+/* --read '~': the real home read only instead of the tmpfs, and ~/.lnk,
+ * ~/Link/Agents and ~/Link/History hidden (empty, read only) inside it. */
+static void read_home(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f);
+	grant(&f, K_FILES_READ, "/home/u");
+	f.in.cwd = "/srv/elsewhere";
+	golden(&f, HEAD "--new-session\n--clearenv\n--info-fd 7\n" SYSTEM
+			"--ro-bind /home/u /home/u\n"
+			"--tmpfs /home/u/.lnk\n"
+			"--tmpfs /home/u/Link/Agents\n"
+			"--tmpfs /home/u/Link/History\n" SYSTEM_TAIL
+			"--remount-ro /home/u/.lnk\n"
+			"--remount-ro /home/u/Link/Agents\n"
+			"--remount-ro /home/u/Link/History\n"
+			"--remount-ro /\n--chdir /home/u\n");
+	teardown_fixture(&f);
+}
+
+/* --write on the whole home still hides ~/.lnk. */
+static void write_home_hides_lnk(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f);
+	grant(&f, K_FILES_WRITE, "/home/u");
+	struct lnk_err err = {0};
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), 0);
+	char *got = render(&f.out.opts);
+	assert_non_null(strstr(got, "--bind /home/u /home/u\n"
+				    "--tmpfs /home/u/.lnk\n"));
+	assert_non_null(strstr(got, "--remount-ro /home/u/.lnk\n"));
+	assert_null(strstr(got, "--tmpfs /home/u\n"));
+	free(got);
+	teardown_fixture(&f);
+}
+
+/* --hide with grants nested inside: the hide's tmpfs first, then the
+ * grants inside it re-bound, then (at the end) the tmpfs made read only.
+ * A hide over something no grant shows is left out. */
+static void hide_nested(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f);
+	grant(&f, K_FILES_READ, "/home/u");
+	grant(&f, K_FILES_HIDE, "/home/u/work");
+	grant(&f, K_FILES_HIDE, "/srv/nothing-shows-this");
+	grant(&f, K_FILES_WRITE, "/home/u/work/site");
+	grant(&f, K_FILES_READ, "/home/u/work/site/docs");
+	f.in.cwd = "/home/u/work/notes";
+	golden(&f, HEAD "--new-session\n--clearenv\n--info-fd 7\n" SYSTEM
+			"--ro-bind /home/u /home/u\n"
+			"--tmpfs /home/u/.lnk\n"
+			"--tmpfs /home/u/Link/Agents\n"
+			"--tmpfs /home/u/Link/History\n"
+			"--tmpfs /home/u/work\n"
+			"--bind /home/u/work/site /home/u/work/site\n"
+			"--ro-bind /home/u/work/site/docs "
+			"/home/u/work/site/docs\n" SYSTEM_TAIL
+			"--remount-ro /home/u/.lnk\n"
+			"--remount-ro /home/u/Link/Agents\n"
+			"--remount-ro /home/u/Link/History\n"
+			"--remount-ro /home/u/work\n"
+			"--remount-ro /\n--chdir /home/u/work/site\n");
+	teardown_fixture(&f);
+}
+
+/* A host /tmp folder granted with --write is bound after the private /tmp
+ * tmpfs, so it shows inside it; the current folder inside it is kept. */
+static void write_under_tmp(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f);
+	grant(&f, K_FILES_WRITE, "/tmp/build");
+	f.in.cwd = "/tmp/build/out";
+	struct lnk_err err = {0};
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), 0);
+	char *got = render(&f.out.opts);
+	assert_non_null(
+	    strstr(got, "--tmpfs /tmp\n--bind /tmp/build /tmp/build\n"));
+	assert_non_null(strstr(got, "--chdir /tmp/build/out\n"));
+	free(got);
+	teardown_fixture(&f);
+}
+
+/* With a pty the program keeps lnk's session (its controlling terminal is
+ * lnk's pty); without, --new-session. Nothing else changes. */
+static void pty_vs_no_pty(void **state)
+{
+	(void)state;
+	struct fixture a, b;
+	setup_fixture(&a);
+	setup_fixture(&b);
+	b.in.pty = true;
+	struct lnk_err err = {0};
+	assert_int_equal(bwrap_build(&a.in, &a.out, &err), 0);
+	assert_int_equal(bwrap_build(&b.in, &b.out, &err), 0);
+	assert_true(strv_contains(&a.out.opts, "--new-session"));
+	assert_false(strv_contains(&b.out.opts, "--new-session"));
+	assert_int_equal(a.out.opts.n, b.out.opts.n + 1);
+	teardown_fixture(&a);
+	teardown_fixture(&b);
+}
+
+/* At one path the strongest wins: --write over --read, --hide over both;
+ * dot files are ro-bound over themselves after their --write folder. */
+static void same_path_and_dot_files(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f);
+	grant(&f, K_FILES_READ, "/home/u/proj");
+	grant(&f, K_FILES_WRITE, "/home/u/proj");
+	grant(&f, K_FILES_READ, "/home/u/both");
+	grant(&f, K_FILES_HIDE, "/home/u/both");
+	strv_push(&f.ro_over, "/home/u/proj/.git");
+	f.in.ro_over = &f.ro_over;
+	struct lnk_err err = {0};
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), 0);
+	char *got = render(&f.out.opts);
+	assert_non_null(
+	    strstr(got, "--bind /home/u/proj /home/u/proj\n"
+			"--ro-bind /home/u/proj/.git /home/u/proj/.git\n"));
+	assert_null(strstr(got, "--ro-bind /home/u/proj /home/u/proj"));
+	assert_null(strstr(got, "/home/u/both"));
+	free(got);
+	teardown_fixture(&f);
+}
+
+/* Without --disable-userns support (bwrap < 0.8), the option is absent. */
+static void old_bwrap(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f);
+	f.in.disable_userns = false;
+	struct lnk_err err = {0};
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), 0);
+	assert_false(strv_contains(&f.out.opts, "--disable-userns"));
+	assert_true(strv_contains(&f.out.opts, "--unshare-user"));
+	teardown_fixture(&f);
+}
+
+/* Bad input is refused, never mounted: relative or unnormalized paths, an
+ * unresolved policy, a home of '/'. */
+static void refusals(void **state)
+{
+	(void)state;
+	struct lnk_err err = {0};
+	struct fixture f;
+
+	setup_fixture(&f);
+	grant(&f, K_FILES_WRITE, "relative/dir");
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), -EINVAL);
+	teardown_fixture(&f);
+
+	setup_fixture(&f);
+	grant(&f, K_FILES_READ, "/home/u/../../etc");
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), -EINVAL);
+	teardown_fixture(&f);
+
+	setup_fixture(&f);
+	f.p.resolved = false;
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), -EINVAL);
+	teardown_fixture(&f);
+
+	setup_fixture(&f);
+	f.in.home = "/";
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), -EINVAL);
+	teardown_fixture(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(bare),
+	    cmocka_unit_test(write_cwd),
+	    cmocka_unit_test(read_home),
+	    cmocka_unit_test(write_home_hides_lnk),
+	    cmocka_unit_test(hide_nested),
+	    cmocka_unit_test(write_under_tmp),
+	    cmocka_unit_test(pty_vs_no_pty),
+	    cmocka_unit_test(same_path_and_dot_files),
+	    cmocka_unit_test(old_bwrap),
+	    cmocka_unit_test(refusals),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
