@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/grants.h"
 #include "common/buf.h"
 #include "common/util.h"
 #include "policy/dotfiles.h"
@@ -20,28 +21,16 @@ static void usage(FILE *f)
 	    f);
 }
 
-/* Prints text wrapped at 80 columns, each line indented by indent. */
-static void wrap(FILE *f, const char *text, int indent, int first_col)
+static void key_out(FILE *f, const struct key_def *d)
 {
-	int col = first_col;
-	const char *p = text;
-	while (*p) {
-		const char *sp = strchr(p, ' ');
-		int wl = sp ? (int)(sp - p) : (int)strlen(p);
-		if (col > indent && col + 1 + wl > 79) {
-			fprintf(f, "\n%*s", indent, "");
-			col = indent;
-		} else if (col > indent || (col == indent && p != text)) {
-			fputc(' ', f);
-			col++;
-		}
-		fwrite(p, 1, (size_t)wl, f);
-		col += wl;
-		p += wl;
-		while (*p == ' ')
-			p++;
-	}
-	fputc('\n', f);
+	char flag[64];
+	if (d->flag)
+		snprintf(flag, sizeof(flag), "%s %s", d->flag, d->metavar);
+	else
+		snprintf(flag, sizeof(flag), "(spec only)");
+	fprintf(f, "  %-16s %-28s %s\n    ", d->key, flag,
+		key_toml_type(d->type));
+	grants_wrap(f, d->help, 4, 4);
 }
 
 static void text_out(FILE *f)
@@ -52,25 +41,16 @@ static void text_out(FILE *f)
 	      "grants,\nand a section left out stays closed. Every flag is a "
 	      "key.\n\n",
 	      f);
-	for (size_t i = 0; i < K__COUNT; i++) {
-		if (t[i].section)
-			continue;
-		fprintf(f, "%-18s %-22s %-18s ", t[i].key,
-			t[i].flag ? t[i].flag : "(spec only)",
-			key_toml_type(t[i].type));
-		wrap(f, t[i].help, 8, 61);
-	}
+	fputs("(top level)\n", f);
+	for (size_t i = 0; i < K__COUNT; i++)
+		if (!t[i].section)
+			key_out(f, &t[i]);
 	for (size_t s = 0; secs[s]; s++) {
 		fprintf(f, "\n[%s]\n", secs[s]);
 		for (size_t i = 0; i < K__COUNT; i++) {
 			if (!t[i].section || strcmp(t[i].section, secs[s]) != 0)
 				continue;
-			char flag[64];
-			snprintf(flag, sizeof(flag), "%s %s", t[i].flag,
-				 t[i].metavar);
-			fprintf(f, "  %-16s %-28s %s\n    ", t[i].key, flag,
-				key_toml_type(t[i].type));
-			wrap(f, t[i].help, 4, 4);
+			key_out(f, &t[i]);
 			if (t[i].id != K_FILES_WRITE_DOT_FILES)
 				continue;
 			fputs("    the dot files kept read only at the top of "

@@ -203,6 +203,31 @@ void grants_help(FILE *f)
 			continue;
 		char lhs[64];
 		snprintf(lhs, sizeof(lhs), "%s %s", t[i].flag, t[i].metavar);
-		fprintf(f, "  %-24s %s\n", lhs, t[i].help);
+		fprintf(f, "  %-24s ", lhs);
+		grants_wrap(f, t[i].help, 27, 27);
 	}
+}
+
+void grants_wrap(FILE *f, const char *text, int indent, int col)
+{
+	const char *p = text;
+	bool first = true;
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		int wl = sp ? (int)(sp - p) : (int)strlen(p);
+		if (!first && col + 1 + wl > 79) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (!first) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, (size_t)wl, f);
+		col += wl;
+		first = false;
+		p += wl;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
 }

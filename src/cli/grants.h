@@ -85,3 +85,7 @@ int grants_fail(int r, const struct lnk_err *err);
 void grants_help(FILE *f);
 
 void grants_free(struct grants *g);
+
+/* Prints text wrapped before column 80; col is where the cursor is now,
+ * and continuation lines are indented by indent. Ends with a newline. */
+void grants_wrap(FILE *f, const char *text, int indent, int col);
