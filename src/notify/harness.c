@@ -247,8 +247,6 @@ int main(int argc, char **argv)
 		strv_pushf(&bw, "%d", sp[1]);
 	}
 	strv_push(&bw, "--");
-	for (int j = i + 1; j < argc; j++)
-		strv_push(&bw, argv[j]);
 	/* split the "--bind\nA\nB" entries into separate arguments */
 	struct strv args = {0};
 	for (size_t j = 0; j < bw.n; j++) {
@@ -259,6 +257,9 @@ int main(int argc, char **argv)
 		}
 		strv_push(&args, s);
 	}
+	/* the program's arguments, unchanged */
+	for (int j = i + 1; j < argc; j++)
+		strv_push(&args, argv[j]);
 
 	pid_t pid = fork();
 	if (pid < 0)

@@ -297,6 +297,38 @@ static int check(struct notify *n, int parent, const char *last)
 	return 0;
 }
 
+static bool guarded(struct notify *n, int parent, const char *last)
+{
+	struct stat st;
+
+	if (fstat(parent, &st) < 0)
+		return true;
+	return nt_decide(n->plan.guards, n->plan.n, st.st_dev, st.st_ino,
+			 last) != NULL;
+}
+
+/* 1 when name in dir is the root of a mount (seen from dir, that is in
+ * the task's mount tree), 0 when not or missing, -EPERM when it cannot be
+ * told (fail closed). */
+static int mount_point_at(int dir, const char *name)
+{
+	struct statx a, b;
+
+	if (statx(dir, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) < 0 ||
+	    !(a.stx_mask & STATX_MNT_ID))
+		return -EPERM;
+	if (statx(dir, name, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &b) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!(b.stx_mask & STATX_MNT_ID))
+		return -EPERM;
+	if (b.stx_mnt_id != a.stx_mnt_id)
+		return 1;
+	return (b.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+		       (b.stx_attributes & STATX_ATTR_MOUNT_ROOT)
+		   ? 1
+		   : 0;
+}
+
 static bool is_dots(const char *s)
 {
 	return strcmp(s, ".") == 0 || strcmp(s, "..") == 0;
@@ -684,9 +716,24 @@ static int do_rename(struct notify *n, struct task *t, int odfd,
 		r = (flags & RENAME_NOREPLACE) ? -EEXIST : -EBUSY;
 		goto out;
 	}
+	/* Mount points: the kernel refuses to rename one (EBUSY) only when it
+	 * is a mount point in the CALLER's namespace, and we are not in the
+	 * sandbox's. Without this check, the read-only bind of an existing
+	 * .envrc or .git (or a --hide over a folder) could be renamed away on
+	 * the host through us. Measured: it was. */
+	if ((r = mount_point_at(o.parent, o.last)) != 0 ||
+	    (r = mount_point_at(nw.parent, nw.last)) != 0) {
+		r = r > 0 ? -EBUSY : r;
+		goto out;
+	}
+	/* An existing dot file that is not a mount (a symlink at the top) is
+	 * not renamed away either. */
+	if (guarded(n, o.parent, o.last)) {
+		r = -EBUSY;
+		goto out;
+	}
 	/* The new name is created; with EXCHANGE or WHITEOUT the old name is
-	 * (re)created too. An existing guarded name is a mount point: the
-	 * kernel answers EBUSY for it. */
+	 * (re)created too. */
 	r = check(n, nw.parent, nw.last);
 	if (r == 0 && (flags & (RENAME_EXCHANGE | RENAME_WHITEOUT)))
 		r = check(n, o.parent, o.last);
