@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <linux/close_range.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -28,6 +29,20 @@ static int close_above_stderr(struct lnk_err *err)
 	return 0;
 }
 
+/* Ignored signals and the blocked mask survive execve. lnk's supervisor
+ * makes bwrap ignore SIGINT and SIGQUIT (so ^C on the pty does not kill
+ * bwrap); the program must get the defaults back, or ^C would not stop it. */
+static void reset_signals(void)
+{
+	sigset_t none;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL); /* EINVAL for 32, 33: fine */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 int init_exec(const struct init_config *c, enum init_exec_stage *stage,
 	      struct lnk_err *err)
 {
@@ -43,6 +58,7 @@ int init_exec(const struct init_config *c, enum init_exec_stage *stage,
 			       "the sandbox: %s",
 			       c->cwd, strerror(errno));
 	*stage = INIT_EXEC_EXECVE;
+	reset_signals();
 	execve(c->argv.v[0], c->argv.v, c->env.v ? c->env.v : (char *[]){NULL});
 	r = -errno;
 	return err_set(err, r, "cannot run '%s': %s", c->argv.v[0],

@@ -32,6 +32,7 @@
 #include "init/initcfg.h"
 #include "init/landlock.h"
 #include "init/seccomp_policy.h"
+#include "wire/handoff.h"
 
 __attribute__((noreturn)) static void fail_layer(const char *layer,
 						 const struct lnk_err *err)
@@ -99,16 +100,13 @@ static void hand_off_listeners(const struct init_config *c)
 
 	if (c->wire_fd < 0)
 		return;
-	if (c->nlisteners) {
-		/* TODO(integration): call the wire's
-		 * handoff_send(c->wire_fd, c->listeners, c->nlisteners, &err)
-		 * from src/wire/handoff.h once it is built into lnk-init.
-		 * Until then, fail closed rather than run a program whose
-		 * proxies nobody listens on. */
-		err_set(&err, -ENOSYS,
-			"this lnk-init was built without the wire hand-off");
+	/* Made here, before any restriction, in the sandbox's own network
+	 * namespace; the wire accepts on them directly (src/wire/handoff.h).
+	 * A listener that cannot be made fails closed: a program whose
+	 * proxy nobody listens on would fail in confusing ways. */
+	if (c->nlisteners &&
+	    handoff_send(c->wire_fd, c->listeners, c->nlisteners, &err) < 0)
 		fail_layer("the network listeners", &err);
-	}
 	close(c->wire_fd);
 }
 
