@@ -8,10 +8,13 @@
  *   2. close every wire (STOP on its control socket): the network goes
  *      before anything else; a wire that does not answer is killed, and
  *      its sandbox then has no network at all (fail closed);
- *   3. SIGTERM each sandbox (bwrap, started with --die-with-parent, or its
- *      `lnk sandbox run` when bwrap's pid is not known), then SIGKILL what
- *      is left after the grace. Signals go through pidfds checked against
- *      each process's start time: a recycled pid is never signalled.
+ *   3. SIGTERM each sandbox's `lnk sandbox run`, which forwards it to the
+ *      program (a program may want to save its work); after the grace,
+ *      SIGKILL it and bwrap (when its pid is registered): bwrap runs with
+ *      --die-with-parent and is pid 1's parent in the sandbox's pid
+ *      namespace, so the whole sandbox dies with it, however the program
+ *      behaves. Signals go through pidfds checked against each process's
+ *      start time: a recycled pid is never signalled.
  *
  * Exit status: 0 done; 2 usage; 125 something could not be stopped (said
  * on stderr). */
@@ -195,8 +198,7 @@ int cmd_stop(int argc, char **argv)
 	/* 3. TERM, grace, KILL. */
 	int *fds = xcalloc(n ? n : 1, sizeof(int));
 	for (size_t i = 0; i < n; i++) {
-		const struct state_proc *p =
-		    v[i].sandbox.pid > 0 ? &v[i].sandbox : &v[i].supervisor;
+		const struct state_proc *p = &v[i].supervisor;
 		fds[i] = state_proc_pidfd(p);
 		if (fds[i] < 0) {
 			fds[i] = -1; /* already gone */
@@ -213,11 +215,17 @@ int cmd_stop(int argc, char **argv)
 	}
 	wait_exit(fds, n, GRACE_MS);
 	bool *killed = xcalloc(n ? n : 1, sizeof(bool));
-	for (size_t i = 0; i < n; i++)
-		if (fds[i] >= 0) {
-			send_signal(fds[i], SIGKILL);
-			killed[i] = true;
+	for (size_t i = 0; i < n; i++) {
+		if (fds[i] < 0)
+			continue;
+		int box = state_proc_pidfd(&v[i].sandbox);
+		if (box >= 0) {
+			send_signal(box, SIGKILL);
+			close(box);
 		}
+		send_signal(fds[i], SIGKILL);
+		killed[i] = true;
+	}
 	wait_exit(fds, n, GRACE_MS);
 	for (size_t i = 0; i < n; i++) {
 		if (fds[i] >= 0) {

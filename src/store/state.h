@@ -26,7 +26,8 @@
  *       if (stopped) close the wire, cause stop: a stop is in force
  *       (registering first, then reading the stop, means a concurrent
  *       `lnk sandbox stop` either sees this entry or this wire sees it)
- *   `lnk sandbox run`, once bwrap runs:
+ *   `lnk sandbox run`, once bwrap runs (optional: stop's SIGKILL to the
+ *   supervisor ends bwrap anyway, through --die-with-parent):
  *       state_set_sandbox(st, name, bwrap_pid, &err)
  *   whenever the wire closes or opens:
  *       state_set_closed(st, name, cause, rule, detail, unix_ms, &err)
@@ -58,6 +59,9 @@ struct state_proc {
 struct state_entry {
 	char name[STATE_NAME_MAX + 1];
 	uid_t uid;
+	/* supervisor: `lnk sandbox run` (stop sends it SIGTERM, which it
+	 * forwards to the program, then SIGKILL); sandbox: bwrap, optional
+	 * (also SIGKILLed); wire: the wire's process. */
 	struct state_proc supervisor, sandbox, wire;
 	char socket[512];
 	int64_t started_ms; /* unix ms */
