@@ -1,0 +1,360 @@
+"""lnk-init inside a real bubblewrap: seccomp, Landlock, the dot-file guard's
+listener, descriptors, exit codes; and [commands] allow through
+`lnk sandbox run`.
+
+Most tests drive lnk-init directly under bwrap with a config encoded here
+(an independent implementation of the format documented in
+src/init/initcfg.h), so that Landlock can be tested ALONE: a path that the
+mounts make readable or writable but the config leaves out must still be
+refused, which only Landlock can do.
+"""
+import errno
+import os
+import pathlib
+import shutil
+import socket
+import struct
+import subprocess
+
+import pytest
+
+from conftest import LNK
+
+BUILD = pathlib.Path(LNK).resolve().parent
+INIT = BUILD / "lnk-init"
+TRY = BUILD / "tests" / "helpers" / "try_syscall"
+SIGSYS_EXIT = 128 + 31
+
+pytestmark = pytest.mark.skipif(
+    not INIT.exists() or not TRY.exists() or not shutil.which("bwrap"),
+    reason="needs bwrap, lnk-init and tests/helpers/try_syscall built")
+
+
+# ---- the config format (src/init/initcfg.h) ----
+
+def _s(x):
+    b = x.encode() if isinstance(x, str) else x
+    return struct.pack("<I", len(b)) + b
+
+
+def _sv(v):
+    return struct.pack("<I", len(v)) + b"".join(_s(x) for x in v)
+
+
+def encode(argv, env=("PATH=/usr/bin:/bin",), cwd="/", ll_read=(),
+           ll_write=(), ll_exec=(), exec_any=True, dot_guard=False,
+           landlock_optional=False, notify_fd=-1, wire_fd=-1):
+    flags = (1 if exec_any else 0) | (2 if dot_guard else 0) | \
+        (4 if landlock_optional else 0)
+    out = b"LNKI" + struct.pack("<IIii", 1, flags, notify_fd, wire_fd)
+    out += _sv(ll_read) + _sv(ll_write) + _sv(ll_exec)
+    out += struct.pack("<I", 0)  # no listeners
+    out += _s(cwd) + _sv(argv) + _sv(env)
+    return out
+
+
+def bwrap_base():
+    b = ["bwrap", "--unshare-all", "--die-with-parent",
+         "--ro-bind", "/usr", "/usr",
+         "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+         "--ro-bind", str(INIT), "/run/lnk/init",
+         "--ro-bind", str(TRY), "/run/t/try_syscall"]
+    for d in ("bin", "sbin", "lib", "lib64"):
+        p = pathlib.Path("/" + d)
+        if p.is_symlink():
+            b += ["--symlink", os.readlink(p), "/" + d]
+        elif p.is_dir():
+            b += ["--ro-bind", "/" + d, "/" + d]
+    return b
+
+
+def run_init(argv, binds=(), pass_fds=(), config=None, stdin=None,
+             popen=False, **kw):
+    """Runs lnk-init under bwrap with a config from encode(argv, **kw)."""
+    kw.setdefault("ll_read", ["/run/t"])
+    cfg = config if config is not None else encode(argv, **kw)
+    fd = os.memfd_create("lnk-init-config", os.MFD_CLOEXEC)
+    os.write(fd, cfg)
+    cmd = bwrap_base()
+    for bnd in binds:
+        cmd += list(bnd)
+    cmd += ["/run/lnk/init", "--config-fd", str(fd)]
+    try:
+        if popen:
+            return subprocess.Popen(cmd, pass_fds=(fd, *pass_fds),
+                                    stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+        return subprocess.run(cmd, pass_fds=(fd, *pass_fds),
+                              capture_output=True, text=True, timeout=30,
+                              input=stdin)
+    finally:
+        os.close(fd)
+
+
+def native(*args):
+    """try_syscall under bwrap without lnk-init: what the kernel says."""
+    cmd = bwrap_base() + ["/run/t/try_syscall", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+
+
+# ---- seccomp ----
+
+ENOSYS, EPERM = errno.ENOSYS, errno.EPERM
+# (oracle args, errno the filter gives). Each row is checked against a run
+# without the filter: the kernel's own answer must differ, so the row proves
+# the filter, except for the few calls the kernel refuses with EPERM itself
+# before looking at any argument (KERNEL_EPERM below).
+REFUSED = [
+    (["io_uring_setup"], ENOSYS), (["io_uring_enter"], ENOSYS),
+    (["io_uring_register"], ENOSYS), (["openat2"], ENOSYS),
+    (["clone3"], ENOSYS),
+    (["userfaultfd"], EPERM), (["perf_event_open"], EPERM), (["bpf"], EPERM),
+    (["keyctl"], EPERM), (["add_key"], EPERM), (["request_key"], EPERM),
+    (["init_module"], EPERM), (["finit_module"], EPERM),
+    (["delete_module"], EPERM), (["kexec_load"], EPERM),
+    (["kexec_file_load"], EPERM), (["reboot"], EPERM), (["acct"], EPERM),
+    (["swapon"], EPERM), (["swapoff"], EPERM), (["syslog"], EPERM),
+    (["quotactl"], EPERM), (["vhangup"], EPERM), (["iopl"], EPERM),
+    (["ioperm"], EPERM), (["settimeofday"], EPERM),
+    (["clock_settime"], EPERM), (["adjtimex"], EPERM),
+    (["clock_adjtime"], EPERM), (["mount"], EPERM), (["umount2"], EPERM),
+    (["pivot_root"], EPERM), (["chroot"], EPERM), (["fsopen"], EPERM),
+    (["fsconfig"], EPERM), (["fsmount"], EPERM), (["fspick"], EPERM),
+    (["move_mount"], EPERM), (["open_tree"], EPERM),
+    (["mount_setattr"], EPERM), (["setns"], EPERM),
+    (["open_by_handle_at"], EPERM), (["name_to_handle_at"], EPERM),
+    # terminal injection, with and without high bits in the 64-bit cmd
+    (["ioctl", "5412"], EPERM), (["ioctl", "ffffffff00005412"], EPERM),
+    (["ioctl", "1234567800005412"], EPERM), (["ioctl", "541c"], EPERM),
+    (["ioctl", "deadbeef0000541c"], EPERM),
+    # CLONE_NEWUSER / NEWNET / NEWPID, with NEWNS|FS so that the kernel
+    # itself would say EINVAL
+    (["clone", "10020211"], EPERM), (["clone", "40020211"], EPERM),
+    (["clone", "20020211"], EPERM),
+    # unshare(NEWUSER), unshare(NEWTIME), unshare(NEWNS), each with an
+    # invalid bit the kernel would refuse with EINVAL
+    (["unshare", "10000001"], EPERM), (["unshare", "81"], EPERM),
+    (["unshare", "20001"], EPERM),
+    (["personality", "400000"], EPERM),  # READ_IMPLIES_EXEC
+]
+# The kernel checks a capability before any argument here, so without the
+# filter it says EPERM as well (the mount family only for an unprivileged
+# user, whose bwrap user namespace holds no capability). For these the run
+# of the compiled filter in tests/unit/test_seccomp_policy.c is the proof.
+KERNEL_EPERM = {"acct", "swapon", "swapoff", "syslog", "vhangup", "reboot",
+                "pivot_root", "fsopen", "fsmount", "fspick", "move_mount"}
+
+
+def _errno_of(cp):
+    out = cp.stdout.strip()
+    return 0 if out == "ok" else int(out.split()[1]) if out else None
+
+
+@pytest.mark.parametrize("args,want", REFUSED,
+                         ids=[" ".join(a) for a, _ in REFUSED])
+def test_seccomp_refuses(args, want):
+    cp = run_init(["/run/t/try_syscall", *args])
+    assert _errno_of(cp) == want, (cp.returncode, cp.stdout, cp.stderr)
+    base = native(*args)
+    if args[0] not in KERNEL_EPERM:
+        assert _errno_of(base) != want, \
+            f"without the filter the kernel also says {want}: " \
+            f"this row would not prove the filter"
+
+
+@pytest.mark.parametrize("args", [
+    ["getpid"], ["ioctl", "5413"], ["clone", "11"], ["unshare", "200"],
+    ["personality", "ffffffff"], ["personality", "0"],
+    ["personality", "ffffffff00000000"],
+])
+def test_seccomp_allows_ordinary_calls(args):
+    cp = run_init(["/run/t/try_syscall", *args])
+    if args[0] == "ioctl":  # TIOCGWINSZ on fd -1: the kernel's EBADF
+        assert _errno_of(cp) == errno.EBADF, cp
+    else:
+        assert _errno_of(cp) == 0, (cp.stdout, cp.stderr)
+
+
+@pytest.mark.parametrize("name", ["i386_getpid", "x32_getpid"])
+def test_foreign_arch_killed(name):
+    assert native(name).returncode != SIGSYS_EXIT
+    cp = run_init(["/run/t/try_syscall", name])
+    assert cp.returncode == SIGSYS_EXIT, (cp.returncode, cp.stdout)
+    assert cp.stdout == ""
+
+
+# ---- Landlock, alone: mounted, but not granted in the config ----
+
+@pytest.fixture
+def data(tmp_path):
+    d = tmp_path / "data"
+    d.mkdir()
+    (d / "secret.txt").write_text("s3cret\n")
+    d.chmod(0o777)
+    return d
+
+
+def test_landlock_refuses_read_the_mounts_allow(data):
+    binds = [("--ro-bind", str(data), "/data")]
+    ok = run_init(["/usr/bin/cat", "/data/secret.txt"], binds=binds,
+                  ll_read=["/data"])
+    assert ok.returncode == 0 and ok.stdout == "s3cret\n", ok.stderr
+    cp = run_init(["/usr/bin/cat", "/data/secret.txt"], binds=binds,
+                  ll_read=[])
+    assert cp.returncode == 1
+    assert "Permission denied" in cp.stderr
+    assert "s3cret" not in cp.stdout
+    ls = run_init(["/usr/bin/ls", "/data"], binds=binds, ll_read=[])
+    assert ls.returncode != 0 and "Permission denied" in ls.stderr
+
+
+def test_landlock_refuses_write_the_mounts_allow(data):
+    binds = [("--bind", str(data), "/data")]
+    cmd = ["/bin/sh", "-c", "echo x > /data/new && mkdir /data/d"]
+    cp = run_init(cmd, binds=binds, ll_read=["/data"])
+    assert cp.returncode != 0 and "Permission denied" in cp.stderr
+    assert not (data / "new").exists() and not (data / "d").exists()
+    rm = run_init(["/bin/rm", "/data/secret.txt"], binds=binds,
+                  ll_read=["/data"])
+    assert rm.returncode != 0 and (data / "secret.txt").exists()
+    ok = run_init(cmd, binds=binds, ll_write=["/data"])
+    assert ok.returncode == 0, ok.stderr
+    assert (data / "new").read_text() == "x\n" and (data / "d").is_dir()
+
+
+def test_landlock_private_tmp_and_dev_work():
+    cp = run_init(["/bin/sh", "-c",
+                   "echo a > /tmp/f && cat /tmp/f && echo b > /dev/null "
+                   "&& mkdir /tmp/d && echo ok"])
+    assert cp.returncode == 0 and cp.stdout == "a\nok\n", cp.stderr
+    # nothing is created in /dev itself
+    cp = run_init(["/bin/sh", "-c", "echo x > /dev/newfile"])
+    assert cp.returncode != 0
+
+
+def test_landlock_exec_allow_list():
+    dash = os.path.realpath("/bin/sh")
+    loader = os.path.realpath("/lib64/ld-linux-x86-64.so.2")
+    if not os.path.exists(loader):
+        pytest.skip("no x86-64 loader at the usual path")
+    kw = dict(exec_any=False, ll_exec=[dash, loader])
+    ok = run_init(["/bin/sh", "-c", "echo allowed"], **kw)
+    assert ok.returncode == 0 and ok.stdout == "allowed\n", ok.stderr
+    # a program not on the list, started by an allowed one
+    cp = run_init(["/bin/sh", "-c", "/usr/bin/ls /"], **kw)
+    assert cp.returncode == 126 and "Permission denied" in cp.stderr
+    # the program itself not on the list
+    cp = run_init(["/usr/bin/true"], **kw)
+    assert cp.returncode == 126
+    assert "lnk: cannot run '/usr/bin/true': Permission denied" in cp.stderr
+    # without the loader, even the listed dynamic program cannot start
+    cp = run_init(["/bin/sh", "-c", "true"], exec_any=False, ll_exec=[dash])
+    assert cp.returncode == 126
+
+
+# ---- exit codes, fail closed ----
+
+def test_not_found_and_cannot_execute():
+    cp = run_init(["/no/such/program"])
+    assert cp.returncode == 127
+    assert "lnk: cannot run '/no/such/program': No such file" in cp.stderr
+    cp = run_init(["/usr"])
+    assert cp.returncode == 126
+
+
+@pytest.mark.parametrize("cfg,why", [
+    (b"", "not a config"),
+    (b"LNKX" + b"\0" * 40, "bad magic"),
+    (encode(["/bin/true"])[:-3], "truncated"),
+    (encode(["relative"]), "not an absolute path"),
+])
+def test_bad_config_fails_closed(cfg, why):
+    cp = run_init(None, config=cfg)
+    assert cp.returncode == 125
+    assert "lnk: the sandbox cannot apply its configuration" in cp.stderr
+    assert why in cp.stderr
+
+
+def test_usage():
+    cp = subprocess.run([str(INIT)], capture_output=True, text=True)
+    assert cp.returncode == 2 and "usage" in cp.stderr
+
+
+# ---- the dot-file guard's listener, and descriptors ----
+
+def test_listener_goes_out_and_nothing_leaks_in():
+    parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    os.set_inheritable(child.fileno(), True)
+    stray = os.open("/dev/null", os.O_RDONLY)  # inherited, must be closed
+    script = ("ls /proc/self/fd; read x; "
+              "mkdir /tmp/d 2>&1 || echo mkdir-refused")
+    p = run_init(["/bin/sh", "-c", script], popen=True,
+                 pass_fds=(child.fileno(), stray), dot_guard=True,
+                 notify_fd=child.fileno())
+    child.close()
+    os.close(stray)
+    try:
+        msg, fds, _, _ = socket.recv_fds(parent, 16, 4)
+        assert msg == b"L" and len(fds) == 1
+        # The supervisor goes away: every notified call now gets ENOSYS,
+        # which proves mkdir is notified (and not run natively).
+        for fd in fds:
+            os.close(fd)
+        out, err = p.communicate("go\n", timeout=30)
+    finally:
+        parent.close()
+        if p.poll() is None:
+            p.kill()
+    lines = out.split()
+    # ls's own directory fd aside, only stdio: no config memfd, no
+    # supervisor socket, no listener, no stray descriptor
+    assert [x for x in lines if x.isdigit()] in (["0", "1", "2", "3"],
+                                                 ["0", "1", "2"]), out
+    assert "Function not implemented" in out and "mkdir-refused" in out
+
+
+def test_guard_needs_the_native_filter_loaded_with_listener():
+    cp = run_init(["/bin/true"], dot_guard=True, notify_fd=-1)
+    assert cp.returncode == 125 and "no notify_fd" in cp.stderr
+
+
+# ---- [commands] allow, through lnk sandbox run ----
+
+def _run_available(lnk):
+    cp = lnk.run("--command", "sh", "--", "sh", "-c", "echo hi")
+    if cp.returncode != 0 or cp.stdout != "hi\n":
+        pytest.skip(f"lnk sandbox run does not work here: {cp.stderr}")
+
+
+def test_commands_allow_runs_listed_refuses_others(lnk):
+    _run_available(lnk)
+    cp = lnk.run("--command", "sh", "--", "sh", "-c", "echo hi")
+    assert cp.returncode == 0 and cp.stdout == "hi\n"
+    cp = lnk.run("--command", "sh", "--", "cat", "/etc/hostname")
+    assert cp.returncode == 126
+    assert "'cat' is not allowed: add --command cat or [commands] allow" \
+        in cp.stderr
+    # listed sh cannot start an unlisted program either (Landlock)
+    cp = lnk.run("--command", "sh", "--", "sh", "-c", "ls /")
+    assert cp.returncode == 126 and "Permission denied" in cp.stderr
+    cp = lnk.run("--command", "sh", "--", "no-such-program-x")
+    assert cp.returncode == 127
+    assert "'no-such-program-x' not found on PATH" in cp.stderr
+
+
+def test_commands_script_interpreter_named(lnk, work):
+    _run_available(lnk)
+    s = work / "tool.py"
+    s.write_text("#!/usr/bin/python3\nprint('ran')\n")
+    s.chmod(0o755)
+    cp = lnk.run("--write", str(work), "--command", "sh", "--", str(s))
+    assert cp.returncode == 126
+    assert "is a script run by '/usr/bin/python3', which is not allowed" \
+        in cp.stderr
+    assert "add --command python3" in cp.stderr
+    sh = work / "tool.sh"
+    sh.write_text("#!/bin/sh\necho ran\n")
+    sh.chmod(0o755)
+    cp = lnk.run("--write", str(work), "--command", "sh", "--", str(sh))
+    assert cp.returncode == 0 and cp.stdout == "ran\n", cp.stderr
