@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "launch/bwrap.h"
-#include "store/paths.h"
 
 /* The /etc that programs need, and why each. Nothing else of /etc enters:
  * it holds the machine's secrets and identity (shadow, sudoers, ssh host
@@ -334,12 +333,12 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	/* ~/.lnk holds the log, the accepted specs and the control sockets;
 	 * a program that could read or change them could change its own
 	 * policy (invariant 6). Hidden even inside a granted folder. */
-	struct strv always = {0};
-	strv_copy(&always, &p->always_hidden);
-	paths_always_hidden(in->home, &always);
-	for (size_t i = 0; i < always.n; i++)
-		add(&t, BM_HIDE, always.v[i], NULL, -1);
-	strv_free(&always);
+	for (size_t i = 0; in->hidden && i < in->hidden->n; i++) {
+		if ((r = check_abs("a hidden folder", in->hidden->v[i], err)) <
+		    0)
+			goto fail;
+		add(&t, BM_HIDE, in->hidden->v[i], NULL, -1);
+	}
 
 	qsort(t.m, t.n, sizeof(*t.m), cmp_mount);
 

@@ -38,6 +38,11 @@ struct bwrap_in {
 	 * dotguard_mounts_in). NULL for none. */
 	const struct strv *ro_over;
 
+	/* Folders always hidden (~/.lnk, ~/Link/Agents, ~/Link/History, and
+	 * the real paths they link to) that exist on the host: an empty,
+	 * read-only tmpfs goes over each that a grant shows. */
+	const struct strv *hidden;
+
 	/* Descriptors inside bwrap (fixed slots, see plan.h): generated
 	 * /etc/passwd and /etc/group (-1 to leave them out), the info fd
 	 * (-1 for none). */

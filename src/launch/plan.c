@@ -1,5 +1,7 @@
 /* The whole launch, planned before anything forks (see plan.h). */
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +12,52 @@
 #include "launch/commands.h"
 #include "launch/env.h"
 #include "launch/plan.h"
+#include "store/paths.h"
+
+/* The always-hidden folders that exist, and what they link to: bwrap can
+ * only mount over a folder that is there, and a grant of the link's target
+ * must not show it either. */
+static void existing_hidden(const struct plan_in *in, struct strv *out)
+{
+	struct strv all = {0};
+	strv_copy(&all, &in->pol->always_hidden);
+	paths_always_hidden(in->home, &all);
+	for (size_t i = 0; i < all.n; i++) {
+		struct stat st;
+		char real[PATH_MAX];
+		if (lstat(all.v[i], &st) < 0)
+			continue;
+		if (!strv_contains(out, all.v[i]))
+			strv_push(out, all.v[i]);
+		if (realpath(all.v[i], real) && strcmp(real, all.v[i]) != 0 &&
+		    !strv_contains(out, real))
+			strv_push(out, real);
+	}
+	strv_free(&all);
+}
+
+/* A path the user named that exists but cannot run: 126 with a message
+ * that says so, before the PATH lookup reports it as missing. */
+static int check_named_program(const char *name, const char *cwd,
+			       struct lnk_err *err)
+{
+	if (!strchr(name, '/'))
+		return 0;
+	_cleanup_free_ char *host =
+	    name[0] == '/' ? xstrdup(name) : xasprintf("%s/%s", cwd, name);
+	struct stat st;
+	if (stat(host, &st) < 0)
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return err_set(err, -EACCES, "'%s' is a folder, not a program",
+			       name);
+	if (!S_ISREG(st.st_mode) || access(host, X_OK) < 0)
+		return err_set(err, -EACCES,
+			       "'%s' is not executable; make it so (chmod +x) "
+			       "or run it with its interpreter",
+			       name);
+	return 0;
+}
 
 /* Minimal account files: root, the user, nobody. The host's lists of
  * accounts and groups stay out; names still resolve for ls, id, git. */
@@ -64,6 +112,10 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	/* The program first: a missing one is the commonest mistake. */
 	const struct policy *p = in->pol;
 	char *prog = NULL;
+	if ((r = check_named_program(in->argv[0], in->cwd, err)) < 0) {
+		plan_free(out);
+		return r;
+	}
 	struct strv allow = {0};
 	strv_copy(&allow, policy_list(p, K_COMMANDS_ALLOW));
 	out->init.exec_any = policy_any_command(p);
@@ -79,6 +131,8 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 		strv_push(&out->init.argv, in->argv[i]);
 
 	make_accounts(in, out);
+	struct strv hidden = {0};
+	existing_hidden(in, &hidden);
 	struct bwrap_in bi = {
 	    .pol = in->pol,
 	    .home = in->home,
@@ -88,6 +142,7 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	    .root_links = &in->host->root_links,
 	    .etc = &in->host->etc,
 	    .ro_over = in->ro_over,
+	    .hidden = &hidden,
 	    .passwd_fd = LAUNCH_FD_PASSWD,
 	    .group_fd = LAUNCH_FD_GROUP,
 	    .info_fd = LAUNCH_FD_INFO,
@@ -96,7 +151,9 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	     * ready reports an older one. */
 	    .disable_userns = true,
 	};
-	if ((r = bwrap_build(&bi, &out->bw, err)) < 0) {
+	r = bwrap_build(&bi, &out->bw, err);
+	strv_free(&hidden);
+	if (r < 0) {
 		plan_free(out);
 		return r;
 	}

@@ -16,7 +16,7 @@
 
 struct fixture {
 	struct policy p;
-	struct strv dirs, links, etc, ro_over;
+	struct strv dirs, links, etc, ro_over, hidden;
 	struct bwrap_in in;
 	struct bwrap_out out;
 };
@@ -33,6 +33,9 @@ static void setup_fixture(struct fixture *f)
 		strv_push(&f->links, links[i]);
 	strv_push(&f->etc, "/etc/hosts");
 	strv_push(&f->etc, "/etc/ld.so.cache");
+	strv_push(&f->hidden, "/home/u/.lnk");
+	strv_push(&f->hidden, "/home/u/Link/Agents");
+	strv_push(&f->hidden, "/home/u/Link/History");
 	f->in = (struct bwrap_in){
 	    .pol = &f->p,
 	    .home = "/home/u",
@@ -41,6 +44,7 @@ static void setup_fixture(struct fixture *f)
 	    .root_dirs = &f->dirs,
 	    .root_links = &f->links,
 	    .etc = &f->etc,
+	    .hidden = &f->hidden,
 	    .passwd_fd = 5,
 	    .group_fd = 6,
 	    .info_fd = 7,
@@ -63,6 +67,7 @@ static void teardown_fixture(struct fixture *f)
 	strv_free(&f->links);
 	strv_free(&f->etc);
 	strv_free(&f->ro_over);
+	strv_free(&f->hidden);
 }
 
 /* The options, one option and its arguments per line. */

@@ -1,0 +1,273 @@
+"""lnk sandbox run, end to end: the walls (reads, writes, hidden folders,
+~/.lnk), the environment, inherited descriptors, processes, exit codes and
+signals (DESIGN.md invariants 1, 4, 5). Each test fails if its layer is
+removed: it asserts what the program saw from inside, not lnk's word."""
+import os
+import pathlib
+import pwd
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import HELPERS, IS_ROOT, LNK, helper
+
+
+def sh(lnk, script, *grants, **kw):
+    return lnk.run(*grants, "--", "/bin/sh", "-c", script, **kw)
+
+
+# --- reads -----------------------------------------------------------------
+
+def test_home_is_empty_without_grants(lnk, home):
+    (home / "secret.txt").write_text("s3cret\n")
+    cp = sh(lnk, f"cat {home}/secret.txt; ls -A {home}; echo end")
+    assert "s3cret" not in cp.stdout
+    assert cp.stdout.strip() == "end"
+    assert cp.returncode == 0
+
+
+def test_other_homes_and_root_are_absent(lnk):
+    cp = sh(lnk, "ls -A /root /home 2>&1; echo rc=$?")
+    assert "rc=2" in cp.stdout or "No such file" in cp.stdout
+    # Nothing of the host's /root or /home shows.
+    for name in os.listdir("/home"):
+        assert f"\n{name}\n" not in "\n" + cp.stdout
+
+
+def test_system_is_readable_and_read_only(lnk):
+    cp = sh(lnk, "cat /etc/hosts >/dev/null && echo read-ok; "
+                 "touch /usr/lnk-test 2>&1 || echo usr-ro; "
+                 "touch /lnk-test 2>&1 || echo root-ro")
+    assert "read-ok" in cp.stdout
+    assert "usr-ro" in cp.stdout and "root-ro" in cp.stdout
+    assert not os.path.exists("/usr/lnk-test")
+
+
+def test_etc_secrets_absent(lnk):
+    cp = sh(lnk, "ls /etc/shadow /etc/ssh /etc/machine-id 2>&1; "
+                 "cat /etc/passwd")
+    assert "shadow:" not in cp.stdout
+    assert cp.stdout.count("No such file") == 3
+    # Generated accounts: no host account other than the user's shows.
+    me = pwd.getpwuid(os.getuid()).pw_name
+    names = {l.split(":")[0] for l in cp.stdout.splitlines() if ":x:" in l}
+    assert names <= {"root", me, "nobody"}
+
+
+def test_read_is_read_only(lnk, home):
+    d = home / "docs"
+    d.mkdir()
+    (d / "a.txt").write_text("hello\n")
+    cp = sh(lnk, f"cat {d}/a.txt; echo x > {d}/a.txt || echo write-refused;"
+                 f" rm {d}/a.txt || echo rm-refused", "--read", d)
+    assert "hello" in cp.stdout
+    assert "write-refused" in cp.stdout and "rm-refused" in cp.stdout
+    assert (d / "a.txt").read_text() == "hello\n"
+
+
+def test_hidden_folder_is_empty_but_grants_inside_show(lnk, home):
+    priv = home / "private"
+    (priv / "inner").mkdir(parents=True)
+    (priv / "key.txt").write_text("k\n")
+    (priv / "inner" / "ok.txt").write_text("ok\n")
+    cp = sh(lnk, f"ls -A {priv}; cat {priv}/key.txt; cat {priv}/inner/ok.txt",
+            "--read", home, "--hide", priv, "--read", priv / "inner")
+    assert "key.txt" not in cp.stdout
+    assert "ok" in cp.stdout.split()
+
+
+@pytest.mark.parametrize("grant", [["--read", "~"], ["--write", "~"]])
+def test_lnk_settings_never_readable(lnk, home, grant):
+    (home / ".lnk").mkdir(mode=0o700, exist_ok=True)
+    (home / ".lnk" / "bait").write_text("lnk-bait\n")
+    agents = home / "Link" / "Agents" / "a1"
+    agents.mkdir(parents=True)
+    (agents / "bait").write_text("agent-bait\n")
+    cp = sh(lnk, f"ls -A {home}/.lnk {home}/Link/Agents; "
+                 f"cat {home}/.lnk/bait {agents}/bait; "
+                 f"echo x > {home}/.lnk/new || echo write-refused", *grant)
+    if cp.returncode == 2:  # the grant itself was refused: also fine
+        assert ".lnk" in cp.stderr or "lnk" in cp.stderr
+        return
+    assert "bait" not in cp.stdout.replace("write-refused", "")
+    assert "write-refused" in cp.stdout
+    assert not (home / ".lnk" / "new").exists()
+
+
+# --- writes ----------------------------------------------------------------
+
+def test_write_appears_on_host_owned_by_user(lnk, work):
+    cp = sh(lnk, "echo made > made.txt && mkdir sub && echo ok", "--write",
+            work)
+    assert cp.returncode == 0, cp.stderr
+    f = work / "made.txt"
+    assert f.read_text() == "made\n"
+    st = f.stat()
+    assert st.st_uid == os.getuid() and st.st_gid == os.getgid()
+    assert (work / "sub").is_dir()
+
+
+def test_writes_outside_write_do_not_reach_host(lnk, home, work, tmp_path):
+    before = sorted(p.name for p in home.iterdir())
+    cp = sh(lnk, f"echo x > {home}/outside.txt; mkdir {home}/newdir; "
+                 f"echo x > /tmp/in-tmp; echo x > {tmp_path}/beside; "
+                 "echo done", "--write", work)
+    assert "done" in cp.stdout
+    assert sorted(p.name for p in home.iterdir()) == before
+    assert not (tmp_path / "beside").exists()
+    assert not pathlib.Path("/tmp/in-tmp").exists()
+
+
+def test_tmp_is_empty_and_private(lnk, home):
+    marker = pathlib.Path("/tmp") / f"lnk-host-marker-{os.getpid()}"
+    marker.write_text("host\n")
+    # The (empty) home is mounted at its path: when that path is under
+    # /tmp, its first folder shows in /tmp, and nothing else does.
+    expect = []
+    if str(home).startswith("/tmp/"):
+        expect = [str(home)[len("/tmp/"):].split("/")[0]]
+    try:
+        cp = sh(lnk, "ls -A /tmp; echo in > /tmp/x; cat /tmp/x")
+        assert marker.name not in cp.stdout
+        assert cp.stdout.split() == expect + ["in"]
+        assert marker.read_text() == "host\n"
+        assert not pathlib.Path("/tmp/x").exists() or \
+            pathlib.Path("/tmp/x").read_text() != "in\n"
+    finally:
+        marker.unlink()
+
+
+def test_write_under_host_tmp(lnk, tmp_path):
+    d = tmp_path / "granted"
+    d.mkdir()
+    cp = sh(lnk, f"echo hi > {d}/f && ls -A /tmp", "--write", d)
+    assert cp.returncode == 0, cp.stderr
+    assert (d / "f").read_text() == "hi\n"
+
+
+def test_missing_grant_path_is_a_clear_error(lnk, home):
+    cp = sh(lnk, "true", "--write", home / "does-not-exist")
+    assert cp.returncode == 2
+    assert "does-not-exist" in cp.stderr
+
+
+# --- environment and descriptors -------------------------------------------
+
+def test_environment_does_not_leak(lnk):
+    cp = sh(lnk, "env", env={"SECRET_TOKEN": "tok-123",
+                             "SSH_AUTH_SOCK": "/run/ssh-agent.sock",
+                             "LD_PRELOAD": "/nonexistent.so",
+                             "TMPDIR": "/run/user/x"})
+    assert cp.returncode == 0, cp.stderr
+    names = {l.split("=", 1)[0] for l in cp.stdout.splitlines() if "=" in l}
+    assert "tok-123" not in cp.stdout
+    for bad in ("SECRET_TOKEN", "SSH_AUTH_SOCK", "LD_PRELOAD", "TMPDIR"):
+        assert bad not in names
+    assert {"PATH", "HOME", "LANG"} <= names
+
+
+def test_env_flag_passes_a_name(lnk):
+    cp = sh(lnk, 'echo "v=$PASSED"; echo "s=$OTHER"', "--env", "PASSED",
+            env={"PASSED": "yes", "OTHER": "no"})
+    assert "v=yes" in cp.stdout and "s=\n" in cp.stdout + "\n"
+
+
+def test_inherited_descriptors_do_not_leak(lnk, home):
+    fdleak = helper("fdleak")
+    dfd = os.open(str(home), os.O_RDONLY | os.O_DIRECTORY)
+    r, w = os.pipe()
+    f = open(home / "open-file", "w")
+    try:
+        cp = lnk.run("--read", HELPERS, "--", fdleak,
+                     pass_fds=(dfd, r, w, f.fileno()))
+    finally:
+        os.close(dfd)
+        os.close(r)
+        os.close(w)
+        f.close()
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stdout.strip().splitlines()[-1] == "count 0", cp.stdout
+
+
+# --- processes ---------------------------------------------------------------
+
+def test_host_processes_are_invisible(lnk):
+    cp = sh(lnk, f"ls /proc | grep -c '^[0-9]'; kill -0 {os.getpid()} "
+                 "2>&1 && echo killed || echo kill-refused")
+    lines = cp.stdout.split()
+    assert int(lines[0]) <= 4, cp.stdout  # pid 1, the shell, ls, grep
+    assert "kill-refused" in cp.stdout
+
+
+def test_program_exit_ends_everything_it_started(lnk, tmp_path):
+    # A background child that would outlive its parent on the host.
+    cp = sh(lnk, "(sleep 30; echo late) & echo started")
+    assert cp.returncode == 0 and "started" in cp.stdout
+    assert "late" not in cp.stdout
+
+
+# --- exit codes and signals -------------------------------------------------
+
+@pytest.mark.parametrize("code", [0, 3, 1, 42])
+def test_exit_status_passes_through(lnk, code):
+    assert sh(lnk, f"exit {code}").returncode == code
+
+
+def test_missing_program_is_127(lnk):
+    cp = lnk.run("--", "no-such-program-lnk")
+    assert cp.returncode == 127
+    assert "no-such-program-lnk" in cp.stderr
+
+
+def test_not_executable_is_126(lnk, work):
+    f = work / "script.sh"
+    f.write_text("#!/bin/sh\necho hi\n")
+    f.chmod(0o644)
+    cp = lnk.run("--write", work, "--", str(f))
+    assert cp.returncode == 126, (cp.stdout, cp.stderr)
+
+
+def test_signal_is_128_plus_n(lnk):
+    assert sh(lnk, "kill -TERM $$").returncode == 128 + signal.SIGTERM
+    assert sh(lnk, "kill -KILL $$").returncode == 128 + signal.SIGKILL
+
+
+def test_arguments_after_dashdash_unchanged(lnk):
+    args = ["--write", "/", "--config-fd", "3", "--args", "--", "a b", ""]
+    cp = lnk.run("--", "/usr/bin/printf", "[%s]", *args)
+    assert cp.stdout == "".join(f"[{a}]" for a in args)
+
+
+def test_sigterm_to_lnk_reaches_the_program(lnk, home):
+    p = subprocess.Popen(
+        [LNK, "sandbox", "run", "--", "/bin/sh", "-c",
+         "trap 'echo got-term; exit 42' TERM; echo ready; "
+         "while :; do sleep 0.1; done"],
+        cwd=str(home), env=lnk.env(), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert "got-term" in out, err
+    assert p.returncode == 42
+
+
+def test_lnk_killed_kills_the_sandbox(lnk, home, tmp_path):
+    flag = tmp_path / "out"
+    flag.mkdir()
+    p = subprocess.Popen(
+        [LNK, "sandbox", "run", "--write", str(flag), "--", "/bin/sh", "-c",
+         f"echo ready; sleep 2; echo alive > {flag}/late"],
+        cwd=str(home), env=lnk.env(), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "ready"
+    p.kill()
+    p.wait()
+    time.sleep(3)
+    assert not (flag / "late").exists()
