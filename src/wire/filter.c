@@ -281,7 +281,8 @@ const char *filter_check_addr(const struct filter *f, unsigned grants,
 					      "the internet";
 	if (grants & GRANT_INTERNET)
 		return NULL;
-	return "address outside the lan grant";
+	return grants ? "address outside the lan grant"
+		      : "host not in the sandbox's grants";
 }
 
 bool filter_port_allowed(const struct filter *f, uint16_t port)

@@ -1,0 +1,131 @@
+#!/bin/sh
+# Test "internet" hosts for the wire's end-to-end tests (run as root by the
+# test runner before the suite; idempotent).
+#
+#   nethosts.sh up     make them; writes the facts to /run/lnk-nethosts.env
+#   nethosts.sh down   remove them
+#
+# Safety first: 198.18.0.0/15 (benchmarking, RFC 2544) is blackholed BEFORE
+# anything else, and checked, so no test traffic can ever leave this
+# machine. Only 198.18.0.0/24 is routed, to a veth pair into the network
+# namespace lnk-nethosts:
+#   host side        198.18.0.1   (this machine's own address: never
+#                                  "internet" for the wire)
+#   namespace side   198.18.0.2   origin.lnk-test: HTTP on 80, HTTPS on 443
+#                    198.18.0.3   other.lnk-test: HTTP on 80
+# A DNS server (dnsmasq, no upstream) answers on 127.0.0.1:$DNS_PORT:
+#   origin.lnk-test  198.18.0.2      other.lnk-test   198.18.0.3
+#   rebind.lnk-test  127.0.0.1       meta.lnk-test    169.254.169.254
+#   self.lnk-test    198.18.0.1      mixed.lnk-test   198.18.0.2, 127.0.0.1
+#   private.lnk-test 10.0.0.1
+set -eu
+
+NS=lnk-nethosts
+DIR=/run/lnk-nethosts
+ENV=/run/lnk-nethosts.env
+DNS_PORT=${LNK_NETHOSTS_DNS_PORT:-5353}
+PY=/usr/bin/python3
+
+die() { echo "nethosts.sh: $*" >&2; exit 1; }
+
+blackhole() {
+	ip route replace blackhole 198.18.0.0/15
+	ip route show type blackhole | grep -q '^blackhole 198.18.0.0/15' ||
+		die "the blackhole route for 198.18.0.0/15 is missing; refusing to go on"
+}
+
+down() {
+	for p in "$DIR"/*.pid; do
+		[ -f "$p" ] || continue
+		kill "$(cat "$p")" 2>/dev/null || true
+	done
+	ip netns pids "$NS" 2>/dev/null | xargs -r kill 2>/dev/null || true
+	ip link del lnkh0 2>/dev/null || true
+	ip netns del "$NS" 2>/dev/null || true
+	rm -rf "$DIR" "$ENV"
+}
+
+up() {
+	[ "$(id -u)" = 0 ] || die "run me as root"
+	blackhole
+	down
+	blackhole
+	mkdir -p "$DIR/www"
+	chmod 755 "$DIR" "$DIR/www"
+	ip netns add "$NS"
+	ip link add lnkh0 type veth peer name lnkh1
+	ip link set lnkh1 netns "$NS"
+	ip addr add 198.18.0.1/24 dev lnkh0
+	ip link set lnkh0 up
+	ip -n "$NS" link set lo up
+	ip -n "$NS" addr add 198.18.0.2/24 dev lnkh1
+	ip -n "$NS" addr add 198.18.0.3/24 dev lnkh1
+	ip -n "$NS" link set lnkh1 up
+	ip -n "$NS" route add default via 198.18.0.1
+
+	echo "hello from origin.lnk-test" > "$DIR/www/hello.txt"
+	head -c 1048576 /dev/urandom > "$DIR/www/1m.bin"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 \
+		-subj "/CN=origin.lnk-test" \
+		-addext "subjectAltName=DNS:origin.lnk-test,IP:198.18.0.2" \
+		-keyout "$DIR/key.pem" -out "$DIR/cert.pem" >/dev/null 2>&1
+	chmod 644 "$DIR/cert.pem" "$DIR"/www/*
+
+	cat > "$DIR/https.py" <<'PY'
+import http.server, ssl, sys
+d, cert, key = sys.argv[1:4]
+class H(http.server.SimpleHTTPRequestHandler):
+    def __init__(s, *a, **k): super().__init__(*a, directory=d, **k)
+    def log_message(s, *a): pass
+srv = http.server.ThreadingHTTPServer(("198.18.0.2", 443), H)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(cert, key)
+srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+srv.serve_forever()
+PY
+	for a in 198.18.0.2 198.18.0.3; do
+		ip netns exec "$NS" setsid "$PY" -m http.server 80 --bind "$a" \
+			--directory "$DIR/www" >"$DIR/http-$a.log" 2>&1 &
+		echo $! > "$DIR/http-$a.pid"
+	done
+	ip netns exec "$NS" setsid "$PY" "$DIR/https.py" "$DIR/www" \
+		"$DIR/cert.pem" "$DIR/key.pem" >"$DIR/https.log" 2>&1 &
+	echo $! > "$DIR/https.pid"
+
+	dnsmasq --port="$DNS_PORT" --listen-address=127.0.0.1 \
+		--bind-interfaces --no-resolv --no-hosts --no-poll \
+		--pid-file="$DIR/dnsmasq.pid" \
+		--address=/origin.lnk-test/198.18.0.2 \
+		--address=/other.lnk-test/198.18.0.3 \
+		--address=/rebind.lnk-test/127.0.0.1 \
+		--address=/meta.lnk-test/169.254.169.254 \
+		--address=/self.lnk-test/198.18.0.1 \
+		--address=/private.lnk-test/10.0.0.1 \
+		--host-record=mixed.lnk-test,198.18.0.2 \
+		--host-record=mixed.lnk-test,127.0.0.1
+
+	# wait for the servers
+	i=0
+	while ! curl -s -o /dev/null --max-time 1 http://198.18.0.2/hello.txt ||
+	      ! curl -s -o /dev/null --max-time 1 -k https://198.18.0.2/hello.txt; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || die "the test servers did not start"
+		sleep 0.1
+	done
+	cat > "$ENV" <<EOT
+LNK_NETHOSTS=1
+LNK_DNS_SERVER=127.0.0.1:$DNS_PORT
+ORIGIN=origin.lnk-test
+ORIGIN_IP=198.18.0.2
+OTHER=other.lnk-test
+HOST_SIDE_IP=198.18.0.1
+CA_FILE=$DIR/cert.pem
+EOT
+	chmod 644 "$ENV"
+}
+
+case "${1:-}" in
+up) up ;;
+down) down; echo "left the blackhole route for 198.18.0.0/15 in place" ;;
+*) echo "usage: nethosts.sh up|down" >&2; exit 2 ;;
+esac
