@@ -29,8 +29,8 @@ enum toml_type {
 /* Limits against hostile specs: a deeper value or a longer text is refused
  * with -E2BIG before it can exhaust the stack (every walker of the tree,
  * toml_free included, recurses at most TOML_MAX_DEPTH levels) or memory. */
-#define TOML_MAX_DEPTH 128	  /* the root table is depth 0 */
-#define TOML_MAX_SIZE (16u << 20) /* bytes of text */
+#define TOML_MAX_DEPTH 128	   /* the root table is depth 0 */
+#define TOML_MAX_SIZE (16u << 20)  /* bytes of text */
 #define TOML_MAX_VALUES (1u << 20) /* values and tables, bounds memory */
 
 struct toml_pos {
@@ -42,22 +42,27 @@ struct toml_value;
 struct toml_kv {
 	char *key; /* UTF-8, NUL-terminated; keylen excludes the NUL */
 	size_t keylen;
-	struct toml_pos pos; /* where the key was written */
+	struct toml_pos pos; /* where the key was written (for a.b.c = 1,
+			      * each table's kv points at its own part) */
 	struct toml_value *val;
 };
 
 struct toml_value {
 	enum toml_type type;
-	struct toml_pos pos; /* where the value (or table header) starts */
+	struct toml_pos pos; /* where the value (or table header) starts; a
+			      * table only implied by a.b keys or a [a.b]
+			      * header points at its key part */
 	union {
 		struct {
-			char *s; /* NUL-terminated; may hold NUL (see len) */
+			char *s; /* NUL-terminated; may hold NUL (see len);
+				  * CRLF in multi-line strings reads as LF */
 			size_t len;
 		} str;
 		int64_t i;
 		double f;
 		bool b;
-		/* datetimes: the text as written, with 'T' and 'Z' upper case */
+		/* datetimes: the text as written, with 'T' and 'Z' upper case
+		 * (a space between date and time becomes 'T') */
 		char *dt;
 		struct {
 			struct toml_value **items;
@@ -71,8 +76,11 @@ struct toml_value {
 };
 
 /* Parses text (len bytes, need not be NUL-terminated). name is used in error
- * messages ("app.toml:3:7: expected '=' after a key"). On success *out is the
- * root table. Returns 0 or -EINVAL (syntax) / -E2BIG (limits). */
+ * messages ("app.toml:3:7: expected '=' after key 'write', found 'x'"). On
+ * success *out is the root table (free it with toml_free), keys in document
+ * order. Returns 0 or -EINVAL (syntax, *out NULL) / -E2BIG (limits: more
+ * than TOML_MAX_SIZE bytes, TOML_MAX_DEPTH levels or TOML_MAX_VALUES
+ * values). Messages never carry control or bidi characters from the text. */
 int toml_parse(const char *text, size_t len, const char *name,
 	       struct toml_value **out, struct lnk_err *err);
 
