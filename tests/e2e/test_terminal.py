@@ -1,0 +1,169 @@
+"""lnk sandbox run on a real terminal: the program gets its own
+pseudo-terminal that lnk relays (DESIGN.md, "The supervisor holds the
+terminal"). Interactive shells work, the window size passes through, ^C
+reaches the program, TIOCSTI is refused, and the user's terminal is left as
+it was found."""
+import errno
+import fcntl
+import os
+import pty
+import select
+import signal
+import struct
+import subprocess
+import termios
+import time
+
+from conftest import HELPERS, LNK, helper
+
+
+def read_until(fd, want, timeout=20):
+    """Reads fd until want (bytes) shows, or EOF/EIO, or timeout."""
+    out = b""
+    end = time.monotonic() + timeout
+    while want not in out and time.monotonic() < end:
+        r, _, _ = select.select([fd], [], [], 0.2)
+        if not r:
+            continue
+        try:
+            data = os.read(fd, 4096)
+        except OSError as e:
+            if e.errno == errno.EIO:
+                break
+            raise
+        if not data:
+            break
+        out += data
+    return out
+
+
+def spawn_on_pty(lnk, args, rows=24, cols=80):
+    """Starts lnk on a new pty as its controlling terminal (a person's
+    terminal). Returns (pid, master fd)."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            fcntl.ioctl(0, termios.TIOCSWINSZ,
+                        struct.pack("HHHH", rows, cols, 0, 0))
+            os.chdir(str(lnk.cwd))
+            os.execve(LNK, [LNK, "sandbox", "run", *map(str, args)],
+                      lnk.env({"TERM": "xterm"}))
+        finally:
+            os._exit(126)
+    return pid, fd
+
+
+def wait_status(pid, timeout=20):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        p, st = os.waitpid(pid, os.WNOHANG)
+        if p == pid:
+            return os.waitstatus_to_exitcode(st)
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    raise AssertionError("lnk did not exit")
+
+
+def test_interactive_bash(lnk):
+    pid, fd = spawn_on_pty(lnk, ["--", "/bin/bash", "--norc", "--noprofile",
+                                 "-i"])
+    try:
+        os.write(fd, b"echo h''i; tty; exit 7\n")
+        out = read_until(fd, b"\nexit\r\n")
+        out += read_until(fd, b"never", timeout=2)
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    lines = [l.split(b"\r")[-1] for l in out.replace(b"\r\n", b"\n")
+             .split(b"\n")]
+    assert b"hi" in lines, out
+    # Its stdin is a terminal (bwrap shows the pty as /dev/console).
+    assert any(l.startswith(b"/dev/") for l in lines), out
+    assert status == 7
+
+
+def test_window_size_passes_through(lnk):
+    pid, fd = spawn_on_pty(lnk, ["--", "/bin/sh", "-c",
+                                 "stty size; read x; stty size"],
+                           rows=40, cols=100)
+    try:
+        first = read_until(fd, b"40 100")
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 120, 0, 0))
+        time.sleep(0.3)
+        os.write(fd, b"go\n")
+        second = read_until(fd, b"50 120")
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert b"40 100" in first, first
+    assert b"50 120" in second, second
+    assert status == 0
+
+
+def test_ctrl_c_reaches_the_program(lnk):
+    pid, fd = spawn_on_pty(lnk, ["--", "/bin/sh", "-c",
+                                 "trap 'echo got-int; exit 5' INT; "
+                                 "echo ready; while :; do sleep 0.1; done"])
+    try:
+        assert b"ready" in read_until(fd, b"ready")
+        os.write(fd, b"\x03")
+        out = read_until(fd, b"got-int")
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert b"got-int" in out
+    assert status == 5
+
+
+def test_tiocsti_refused_on_a_terminal(lnk):
+    tiocsti = helper("tiocsti")
+    pid, fd = spawn_on_pty(lnk, ["--read", HELPERS, "--", tiocsti])
+    try:
+        out = read_until(fd, b"never")
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert out.count(b"TIOCSTI refused") == 2, out
+    assert b"allowed" not in out
+    assert status == 0
+
+
+def test_tiocsti_refused_without_pty(lnk):
+    """stdin a terminal, stdout a pipe: no pty, a new session, and still
+    no injection into the user's terminal."""
+    tiocsti = helper("tiocsti")
+    master, slave = os.openpty()
+    try:
+        cp = subprocess.run(
+            [LNK, "sandbox", "run", "--read", HELPERS, "--", tiocsti],
+            stdin=slave, capture_output=True, cwd=str(lnk.cwd),
+            env=lnk.env(), timeout=30, start_new_session=True)
+        os.set_blocking(master, False)
+        try:
+            pending = os.read(master, 100)
+        except BlockingIOError:
+            pending = b""
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert cp.stdout.count(b"TIOCSTI refused") == 2, (cp.stdout, cp.stderr)
+    assert cp.returncode == 0
+    assert b"#" not in pending
+
+
+def test_terminal_modes_restored(lnk):
+    master, slave = os.openpty()
+    try:
+        before = termios.tcgetattr(slave)
+        cp = subprocess.run(
+            [LNK, "sandbox", "run", "--", "/bin/sh", "-c", "exit 3"],
+            stdin=slave, stdout=slave, stderr=subprocess.PIPE,
+            cwd=str(lnk.cwd), env=lnk.env(), timeout=30,
+            start_new_session=True)
+        after = termios.tcgetattr(slave)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert cp.returncode == 3, cp.stderr
+    assert before == after
