@@ -309,12 +309,13 @@ def attempt():
         return None
 c = attempt()
 note("connected" if c else "failed")
-c.settimeout(None)
-try:
-    b = c.recv(1)
-except OSError:
-    b = b""
-note("ended")
+if c:
+    c.settimeout(None)
+    try:
+        c.recv(1)
+    except OSError:
+        pass
+    note("ended")
 while True:
     c2 = attempt()
     note("new-ok" if c2 else "new-refused")
@@ -357,8 +358,7 @@ def test_pause_ends_open_connections_program_runs_on(real, lnk, work):
     srv = EchoServer()
     p, out = start_holder(lnk, work, "hold-1", srv.port)
     try:
-        assert wait_for(lambda: any(n[1] == "connected\n" or
-                                    n[1] == "connected"
+        assert wait_for(lambda: any(n[1] == "connected"
                                     for n in notes(out)), 15), notes(out)
         t0 = time.time()
         lnk("sandbox", "pause", "hold-1", check=True)
