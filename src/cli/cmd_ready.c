@@ -152,16 +152,17 @@ static void check_bwrap(struct report *rep, const char *bwrap, bool json)
 		add(rep, "bubblewrap", V_FAIL, "%s", err.msg);
 		return;
 	}
-	/* The argv uses --disable-userns, new in 0.8.0 (Debian 12's). */
-	if (!host_version_at_least(ver, 0, 8, 0)) {
-		add(rep, "bubblewrap", V_FAIL,
-		    "bubblewrap %d.%d.%d (%s) is older than 0.8.0; install a "
-		    "newer one",
+	/* Before 0.8.0 (Debian 12's) bwrap cannot forbid user namespaces
+	 * inside the sandbox: it runs, with that door open. */
+	if (!host_version_at_least(ver, 0, 8, 0))
+		add(rep, "bubblewrap", V_WARN,
+		    "bubblewrap %d.%d.%d (%s) is older than 0.8.0: programs "
+		    "in the sandbox can make user namespaces; install 0.8.0 "
+		    "or newer",
 		    ver[0], ver[1], ver[2], bwrap);
-		return;
-	}
-	add(rep, "bubblewrap", V_OK, "bubblewrap %d.%d.%d (%s)", ver[0], ver[1],
-	    ver[2], bwrap);
+	else
+		add(rep, "bubblewrap", V_OK, "bubblewrap %d.%d.%d (%s)", ver[0],
+		    ver[1], ver[2], bwrap);
 
 	bool plain = host_probe_userns(&err) == 0;
 	bool restricted = host_apparmor_restricts_userns() == 1;

@@ -99,6 +99,11 @@ int host_gather(struct host_facts *h, struct lnk_err *err)
 	(void)err;
 	*h = (struct host_facts){0};
 	h->bwrap = host_find_bwrap();
+	if (h->bwrap) {
+		struct lnk_err e2;
+		if (host_bwrap_version(h->bwrap, h->bwrap_ver, &e2) < 0)
+			memset(h->bwrap_ver, 0, sizeof(h->bwrap_ver));
+	}
 	h->init = host_find_init();
 	h->uid = getuid();
 	h->gid = getgid();

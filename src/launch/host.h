@@ -15,6 +15,7 @@
 
 struct host_facts {
 	char *bwrap;		/* bubblewrap's path, NULL when not installed */
+	int bwrap_ver[3];	/* its version, {0,0,0} when unknown */
 	char *init;		/* lnk-init's path, NULL when not found */
 	struct strv root_dirs;	/* see struct bwrap_in */
 	struct strv root_links; /* pairs: path, target */
@@ -26,7 +27,7 @@ struct host_facts {
 	char *group; /* the name of gid, NULL when it has none */
 };
 
-/* Fills h from the file system and passwd, without forking. Missing
+/* Fills h from the file system, passwd and `bwrap --version`. Missing
  * bubblewrap or lnk-init are not errors here (NULL): the caller says what
  * to do. 0 or -errno. */
 int host_gather(struct host_facts *h, struct lnk_err *err);

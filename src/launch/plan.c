@@ -147,9 +147,9 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	    .group_fd = LAUNCH_FD_GROUP,
 	    .info_fd = LAUNCH_FD_INFO,
 	    .pty = in->pty,
-	    /* Debian 12's bwrap is 0.8.0, the first with --disable-userns;
-	     * ready reports an older one. */
-	    .disable_userns = true,
+	    /* --disable-userns is new in bwrap 0.8.0 (Debian 12's). */
+	    .disable_userns =
+		host_version_at_least(in->host->bwrap_ver, 0, 8, 0),
 	};
 	r = bwrap_build(&bi, &out->bw, err);
 	strv_free(&hidden);

@@ -271,3 +271,13 @@ def test_lnk_killed_kills_the_sandbox(lnk, home, tmp_path):
     p.wait()
     time.sleep(3)
     assert not (flag / "late").exists()
+
+
+def test_no_capabilities_and_no_nested_user_namespace(lnk):
+    """Root inside holds no capability (also when lnk runs as root), and
+    cannot make a user namespace of its own to get some."""
+    cp = sh(lnk, "grep -E '^Cap(Eff|Prm|Bnd):' /proc/self/status; "
+                 "unshare -U true 2>/dev/null && echo nested || echo no-nest")
+    for line in cp.stdout.splitlines()[:3]:
+        assert line.split()[1] == "0000000000000000", cp.stdout
+    assert "no-nest" in cp.stdout
