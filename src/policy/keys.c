@@ -410,6 +410,18 @@ static int check_host(const char *s, size_t len, const char *q, char **out,
 	return 0;
 }
 
+/* The first bits of a and b are equal. */
+static bool prefix_holds(const unsigned char *a, const unsigned char *b,
+			 int bits)
+{
+	for (int i = 0; i < bits; i++) {
+		unsigned char m = (unsigned char)(0x80 >> (i % 8));
+		if ((a[i / 8] & m) != (b[i / 8] & m))
+			return false;
+	}
+	return true;
+}
+
 /* LAN machines: a name, an address, or a CIDR range, with an optional
  * port: name:22, 192.168.1.0/24:22, [fe80::1]:22, fd00::/8. */
 static int check_lan(const char *s, size_t len, const char *q, char **out,
@@ -517,6 +529,21 @@ static int check_lan(const char *s, size_t len, const char *q, char **out,
 			    "%s is this machine's loopback, not the LAN: "
 			    "use --port (or [localhost] ports)",
 			    q);
+		/* A cloud's metadata service hands out this machine's
+		 * credentials: naming it is refused here, and the wire
+		 * refuses it inside any range (and pauses itself). */
+		static const unsigned char md4[4] = {169, 254, 169, 254};
+		static const unsigned char md6[16] = {
+		    0xfd, 0x00, 0x0e, 0xc2, 0, 0, 0,	0,
+		    0,	  0,	0,    0,    0, 0, 0x02, 0x54};
+		if (prefix == bits &&
+		    prefix_holds(a, fam == AF_INET ? md4 : md6, bits))
+			return BAD("%s would reach the cloud metadata service "
+				   "(%s), which holds this machine's "
+				   "credentials",
+				   q,
+				   fam == AF_INET ? "169.254.169.254"
+						  : "fd00:ec2::254");
 		char t[INET6_ADDRSTRLEN];
 		inet_ntop(fam, a, t, sizeof(t));
 		if (fam == AF_INET6 && port)

@@ -97,6 +97,11 @@ static const struct row rows[] = {
     {K_LAN_HOSTS, "", NULL, "empty"},
     {K_LAN_HOSTS, "fe80::1%eth0", NULL, "not a machine"},
     {K_LAN_HOSTS, "n\xc3\xa4s", NULL, "xn--"},
+    {K_LAN_HOSTS, "169.254.169.254", NULL, "metadata"},
+    {K_LAN_HOSTS, "169.254.169.254:80", NULL, "metadata"},
+    {K_LAN_HOSTS, "[fd00:ec2::254]:80", NULL, "metadata"},
+    {K_LAN_HOSTS, "169.254.0.0/16", "169.254.0.0/16", NULL},
+    {K_LAN_HOSTS, "169.254.1.0/24", "169.254.1.0/24", NULL},
     /* ports */
     {K_LOCALHOST_PORTS, "5432", "5432", NULL},
     {K_LOCALHOST_PORTS, "1", "1", NULL},
