@@ -189,6 +189,13 @@ int cmd_run(int argc, char **argv)
 	}
 	if ((r = paths_home(&home, &err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, &err);
+	/* ~/.lnk must exist before the mounts are planned: only a folder
+	 * that exists gets its hiding tmpfs, and the wire creates its log in
+	 * it while the program runs, which a grant of the home would then
+	 * show (invariant 1). */
+	_cleanup_free_ char *lnkdir = paths_lnk_dir(home);
+	if ((r = paths_ensure_dir(lnkdir, &err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, &err);
 
 	r = grants_build_policy(&s.g, cwd, home, &s.pol, &err);
 	s.pol_init = true;

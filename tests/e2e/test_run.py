@@ -110,12 +110,14 @@ def test_write_appears_on_host_owned_by_user(lnk, work):
 
 
 def test_writes_outside_write_do_not_reach_host(lnk, home, work, tmp_path):
-    before = sorted(p.name for p in home.iterdir())
+    # lnk's own settings folder is the one thing lnk itself makes.
+    before = sorted(p.name for p in home.iterdir() if p.name != ".lnk")
     cp = sh(lnk, f"echo x > {home}/outside.txt; mkdir {home}/newdir; "
                  f"echo x > /tmp/in-tmp; echo x > {tmp_path}/beside; "
                  "echo done", "--write", work)
     assert "done" in cp.stdout
-    assert sorted(p.name for p in home.iterdir()) == before
+    assert sorted(p.name for p in home.iterdir()
+                  if p.name != ".lnk") == before
     assert not (tmp_path / "beside").exists()
     assert not pathlib.Path("/tmp/in-tmp").exists()
 
@@ -281,3 +283,25 @@ def test_no_capabilities_and_no_nested_user_namespace(lnk):
     for line in cp.stdout.splitlines()[:3]:
         assert line.split()[1] == "0000000000000000", cp.stdout
     assert "no-nest" in cp.stdout
+
+
+def test_lnk_settings_made_during_the_run_stay_hidden(lnk, home):
+    """~/.lnk did not exist when the run started; what lnk writes there
+    while the program runs (the wire's log) must not show inside."""
+    assert not (home / ".lnk").exists()
+    p = subprocess.Popen(
+        [LNK, "sandbox", "run", "--read", str(home), "--", "/bin/sh", "-c",
+         f"echo ready; read x; ls -A {home}/.lnk; cat {home}/.lnk/bait; "
+         "echo end"],
+        cwd=str(home), env=lnk.env(), stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        (home / ".lnk").mkdir(exist_ok=True)
+        (home / ".lnk" / "bait").write_text("lnk-bait\n")
+        out, err = p.communicate("go\n", timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert "bait" not in out, out
+    assert out.strip().endswith("end")
