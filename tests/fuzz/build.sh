@@ -23,3 +23,30 @@ $CC $CFLAGS -o "$out/fuzz_toml" \
 	"$root/src/common/util.c" \
 	"$root/src/common/buf.c"
 echo "built $out/fuzz_toml"
+
+# fuzz_initcfg: the init config decoder (decode, re-encode, same bytes).
+$CC $CFLAGS -I"$root" -o "$out/fuzz_initcfg" \
+	"$root/tests/fuzz/fuzz_initcfg.c" \
+	"$root/src/init/initcfg.c" \
+	"$root/src/common/err.c" \
+	"$root/src/common/util.c" \
+	"$root/src/common/buf.c"
+echo "built $out/fuzz_initcfg"
+
+# fuzz_http: the wire's HTTP head parser.
+$CC $CFLAGS -o "$out/fuzz_http" \
+	"$root/tests/fuzz/fuzz_http.c" \
+	"$root/src/wire/http.c" \
+	"$root/src/common/err.c" \
+	"$root/src/common/util.c" \
+	"$root/src/common/buf.c"
+echo "built $out/fuzz_http"
+
+# fuzz_socks5: the wire's SOCKS5 parser and the address parser it uses.
+$CC $CFLAGS -o "$out/fuzz_socks5" \
+	"$root/tests/fuzz/fuzz_socks5.c" \
+	"$root/src/wire/socks5.c" \
+	"$root/src/wire/addr.c" \
+	"$root/src/common/err.c" \
+	"$root/src/common/util.c"
+echo "built $out/fuzz_socks5"
