@@ -60,9 +60,13 @@ class Box:
         self.via = via
         self.home = home
 
-    def argv(self, write, cwd, prog, dot=(), alias=None):
+    def argv(self, write, cwd, prog, dot=(), alias=None, read=()):
         if self.via == "lnk":
             a = [LNK, "sandbox", "run"]
+            for k in GIT_ENV:  # the environment is cleared: pass these
+                a += ["--env", k]
+            for r in read:
+                a += ["--read", str(r)]
             for w in write:
                 a += ["--write", str(w)]
             for d in dot:
@@ -83,9 +87,10 @@ class Box:
         e.update(GIT_ENV)
         return e
 
-    def run(self, write, prog, cwd=None, dot=(), alias=None, timeout=120):
+    def run(self, write, prog, cwd=None, dot=(), alias=None, timeout=120,
+            read=()):
         cwd = cwd or (write[0] if write else dot[0])
-        return subprocess.run(self.argv(write, cwd, prog, dot, alias),
+        return subprocess.run(self.argv(write, cwd, prog, dot, alias, read),
                               cwd=str(cwd), capture_output=True, text=True,
                               timeout=timeout, env=self.env())
 
@@ -235,9 +240,8 @@ def test_every_way_refused(box, work, via, tmp_path):
     if via == "harness":
         alias = (str(work), str(tmp_path / "alias"))
         (tmp_path / "alias").mkdir()
-    (tmp_path / "attempts.py").write_text(ATTEMPTS)
     before = snapshot(work)
-    prog = [PY, str(tmp_path / "attempts.py"), str(work)]
+    prog = [PY, "-c", ATTEMPTS, str(work)]
     if alias:
         prog.append(alias[1])
     cp = box.run([work], prog, alias=alias)
@@ -319,8 +323,7 @@ def test_existing_dot_files_read_only(box, work, tmp_path):
     git("add", "-A", cwd=work)
     git("commit", "-qm", "init", cwd=work)
     before = snapshot(work)
-    (tmp_path / "existing.py").write_text(EXISTING)
-    cp = box.run([work], [PY, str(tmp_path / "existing.py")])
+    cp = box.run([work], [PY, "-c", EXISTING])
     assert "Traceback" not in cp.stderr, cp.stderr
     assert "read export SAFE=1" in cp.stdout
     changed = [l for l in cp.stdout.splitlines() if l.startswith("CHANGED")]
@@ -388,7 +391,8 @@ def test_below_top_everything_works(box, work):
 def test_race_never_creates(box, work, mode):
     if not RACE.exists():
         pytest.skip(f"{RACE} is not built")
-    cp = box.run([work], [str(RACE), mode, "2"], timeout=120)
+    cp = box.run([work], [str(RACE), mode, "2"], timeout=120,
+                 read=[RACE.parent])
     assert cp.returncode == 0, cp.stdout + cp.stderr
     assert "created=0" in cp.stdout, cp.stdout
     assert not os.path.lexists(work / ".envrc")
