@@ -255,6 +255,7 @@ struct loop {
 	int info;     /* read end of --info-fd, or -1 */
 	char infobuf[512];
 	size_t infolen;
+	bool started;
 	int forced; /* signal lnk ended bwrap with, before the program ran */
 	bool exited;
 	int wstatus;
@@ -277,7 +278,10 @@ static void read_info(struct loop *l)
 	const char *k = strstr(l->infobuf, "\"child-pid\":");
 	if (k && l->reaper <= 0) {
 		long pid = strtol(k + strlen("\"child-pid\":"), NULL, 10);
-		/* Believe it only if it is bwrap's own child. */
+		/* bwrap writes it once the namespaces exist: the sandbox
+		 * started, even if the program is already gone. */
+		l->started |= pid > 0;
+		/* Signal it only if it is bwrap's own child. */
 		if (pid > 0 && parent_of((pid_t)pid) == l->bwrap)
 			l->reaper = (pid_t)pid;
 	}
@@ -498,7 +502,7 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 	if (l->info >= 0)
 		close(l->info);
 
-	res->started = l->reaper > 0;
+	res->started = l->started;
 	if (l->forced)
 		res->status = 128 + l->forced;
 	else if (WIFEXITED(l->wstatus))
