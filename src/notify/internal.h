@@ -51,15 +51,21 @@ bool is_dot_file_nocase(const char *name);
 
 /* Resolution on descriptors (resolve.c). */
 struct nt_ctx {
-	int rootfd; /* the task's root, O_PATH */
+	int rootfd; /* the task's root, O_PATH; -1 until needed */
+	int procfd; /* /proc/TID, to open rootfd lazily; -1 when rootfd is
+		     * given */
 };
+
+/* The task's root (opened on first use: most paths are relative and
+ * never need it). An fd owned by c, or -errno. */
+int nt_root(struct nt_ctx *c);
 
 /* Opens (O_PATH) the folder `dir` of a path relative to basefd (absolute
  * dir: relative to ctx->rootfd), inside the task's root, never following a
  * magic link, never letting the kernel follow a symlink out of the task's
  * root. 0 or -errno; *out the fd. */
-int nt_open_dir(const struct nt_ctx *c, int basefd, const char *dir, int *out);
+int nt_open_dir(struct nt_ctx *c, int basefd, const char *dir, int *out);
 
 /* nt_split + nt_open_dir. */
-int nt_lookup_parent(const struct nt_ctx *c, int basefd, const char *path,
+int nt_lookup_parent(struct nt_ctx *c, int basefd, const char *path,
 		     int *parent, char *last, size_t lastcap, bool *slash);

@@ -49,8 +49,8 @@ static int openat2_dir(int dirfd, const char *path, unsigned long long resolve)
  * the root of its mount namespace, which is the task's root under bwrap),
  * trusted only after it resolves in the task's root to the very same
  * folder. */
-static int open_dir_from_root(const struct nt_ctx *c, int basefd,
-			      const char *dir, int *out)
+static int open_dir_from_root(struct nt_ctx *c, int basefd, const char *dir,
+			      int *out)
 {
 	char link[64], base[PATH_MAX], full[PATH_MAX];
 	struct stat a, b;
@@ -64,7 +64,10 @@ static int open_dir_from_root(const struct nt_ctx *c, int basefd,
 	base[n] = '\0';
 	if (base[0] != '/')
 		return -EPERM; /* "pipe:[…]", an anonymous inode: not a path */
-	int fd = openat2_dir(c->rootfd, base, RESOLVE_IN_ROOT);
+	int root = nt_root(c);
+	if (root < 0)
+		return -EPERM;
+	int fd = openat2_dir(root, base, RESOLVE_IN_ROOT);
 	if (fd < 0)
 		return -EPERM;
 	r = fstat(fd, &a) == 0 && fstat(basefd, &b) == 0 &&
@@ -75,21 +78,36 @@ static int open_dir_from_root(const struct nt_ctx *c, int basefd,
 	if ((size_t)snprintf(full, sizeof(full), "%s/%s", base, dir) >=
 	    sizeof(full))
 		return -ENAMETOOLONG;
-	fd = openat2_dir(c->rootfd, full, RESOLVE_IN_ROOT);
+	fd = openat2_dir(root, full, RESOLVE_IN_ROOT);
 	if (fd < 0)
 		return fd;
 	*out = fd;
 	return 0;
 }
 
-int nt_open_dir(const struct nt_ctx *c, int basefd, const char *dir, int *out)
+int nt_root(struct nt_ctx *c)
+{
+	if (c->rootfd < 0 && c->procfd >= 0) {
+		c->rootfd =
+		    openat(c->procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (c->rootfd < 0)
+			return -errno;
+	}
+	return c->rootfd < 0 ? -EPERM : c->rootfd;
+}
+
+int nt_open_dir(struct nt_ctx *c, int basefd, const char *dir, int *out)
 {
 	int fd;
 
-	if (dir[0] == '/')
-		fd = openat2_dir(c->rootfd, dir, RESOLVE_IN_ROOT);
-	else
+	if (dir[0] == '/') {
+		int root = nt_root(c);
+		if (root < 0)
+			return -EPERM;
+		fd = openat2_dir(root, dir, RESOLVE_IN_ROOT);
+	} else {
 		fd = openat2_dir(basefd, *dir ? dir : ".", RESOLVE_BENEATH);
+	}
 	if (fd == -EXDEV && dir[0] != '/')
 		return open_dir_from_root(c, basefd, dir, out);
 	if (fd < 0)
@@ -98,7 +116,7 @@ int nt_open_dir(const struct nt_ctx *c, int basefd, const char *dir, int *out)
 	return 0;
 }
 
-int nt_lookup_parent(const struct nt_ctx *c, int basefd, const char *path,
+int nt_lookup_parent(struct nt_ctx *c, int basefd, const char *path,
 		     int *parent, char *last, size_t lastcap, bool *slash)
 {
 	char dir[PATH_MAX];

@@ -129,10 +129,6 @@ static const struct op ops[] = {
     {__NR_bind, OP_BIND, -1, 0, -1, 1, 2, -1, -1, 0},
 };
 
-struct job {
-	struct seccomp_notif req;
-};
-
 struct worker {
 	pthread_t th;
 	atomic_bool busy;
@@ -145,14 +141,13 @@ struct notify {
 	pthread_t receiver;
 	bool receiver_started;
 
-	pthread_mutex_t mu;
-	pthread_cond_t cv;	/* jobs queued, or finishing */
+	pthread_mutex_t mu;	/* workers[], receiver_done, stats */
 	pthread_cond_t done_cv; /* the receiver ended */
-	struct job *q;
-	size_t qhead, qlen, qcap;
 	struct worker *workers[POOL_MAX];
-	size_t nworkers, idle;
-	bool finishing, receiver_done, broken;
+	size_t nworkers;
+	atomic_size_t idle;
+	atomic_bool finishing;
+	bool receiver_done, broken;
 
 	unsigned long notifications, refused;
 	struct strv refused_pairs; /* "dir\tname", printed once each */
@@ -280,8 +275,11 @@ static void refuse(struct notify *n, const struct notify_guard *g,
 		n->plan.on_refusal(n->plan.on_refusal_ctx, g->dir, name);
 }
 
-/* 0 when creating `last` in parent is allowed, -EPERM (reported) when it
- * is a guarded name, -errno when the parent cannot be checked. */
+/* 0 when creating `last` in parent is allowed. For a guarded name:
+ * -EEXIST (unreported) when it exists already, since then nothing can be
+ * created and the native call fails the same way (open without O_EXCL
+ * retries without O_CREAT); else -EPERM, reported. -EPERM when the parent
+ * cannot be checked (fail closed). */
 static int check(struct notify *n, int parent, const char *last)
 {
 	struct stat st;
@@ -290,11 +288,12 @@ static int check(struct notify *n, int parent, const char *last)
 		return -EPERM;
 	const struct notify_guard *g =
 	    nt_decide(n->plan.guards, n->plan.n, st.st_dev, st.st_ino, last);
-	if (g) {
-		refuse(n, g, last);
-		return -EPERM;
-	}
-	return 0;
+	if (!g)
+		return 0;
+	if (fstatat(parent, last, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	refuse(n, g, last);
+	return -EPERM;
 }
 
 static bool guarded(struct notify *n, int parent, const char *last)
@@ -377,8 +376,8 @@ static int locate(struct task *t, int dirfd, const char *path, struct where *w)
 		if ((size_t)snprintf(abs, sizeof(abs), "/%s", np.rest) >=
 		    sizeof(abs))
 			return -ENAMETOOLONG;
-		return nt_lookup_parent(&t->ctx, t->ctx.rootfd, abs, &w->parent,
-					w->last, sizeof(w->last), &w->slash);
+		return nt_lookup_parent(&t->ctx, -1, abs, &w->parent, w->last,
+					sizeof(w->last), &w->slash);
 	case NT_BASE_FD:
 		snprintf(rel, sizeof(rel), "fd/%d", np.fd);
 		break;
@@ -437,9 +436,9 @@ static int follow(struct task *t, struct where *w)
 	if (n == 0)
 		return -ENOENT;
 	struct where nw;
-	int r = nt_lookup_parent(
-	    &t->ctx, target[0] == '/' ? t->ctx.rootfd : w->parent, target,
-	    &nw.parent, nw.last, sizeof(nw.last), &nw.slash);
+	int r =
+	    nt_lookup_parent(&t->ctx, target[0] == '/' ? -1 : w->parent, target,
+			     &nw.parent, nw.last, sizeof(nw.last), &nw.slash);
 	if (r < 0)
 		return r;
 	close(w->parent);
@@ -493,15 +492,22 @@ static int do_open(struct notify *n, struct task *t, int dirfd,
 			r = -EISDIR;
 			break;
 		}
+		int f = oflags;
 		r = check(n, w.parent, w.last);
-		if (r < 0)
+		if (r == -EEXIST && !(flags & O_EXCL)) {
+			/* An existing guarded name: open it as it is, never
+			 * with O_CREAT (should it vanish meanwhile, ENOENT,
+			 * not a new .envrc). */
+			f &= ~O_CREAT;
+		} else if (r < 0) {
 			break;
+		}
 		if (task_status(t) < 0) {
 			r = -EPERM;
 			break;
 		}
 		umask(t->umask);
-		int fd = openat(w.parent, w.last, oflags | O_NOFOLLOW, mode);
+		int fd = openat(w.parent, w.last, f | O_NOFOLLOW, mode);
 		if (fd >= 0) {
 			struct stat st;
 			if (!(flags & O_PATH) || !follow_final ||
@@ -737,8 +743,11 @@ static int do_rename(struct notify *n, struct task *t, int odfd,
 	r = check(n, nw.parent, nw.last);
 	if (r == 0 && (flags & (RENAME_EXCHANGE | RENAME_WHITEOUT)))
 		r = check(n, o.parent, o.last);
-	if (r < 0)
+	if (r < 0) {
+		/* replacing an existing guarded entry is a change too */
+		r = r == -EEXIST ? -EPERM : r;
 		goto out;
+	}
 	snprintf(ol, sizeof(ol), "%s%s", o.last, o.slash ? "/" : "");
 	snprintf(nl, sizeof(nl), "%s%s", nw.last, nw.slash ? "/" : "");
 	r = syscall(SYS_renameat2, o.parent, ol, nw.parent, nl, flags) < 0
@@ -806,9 +815,13 @@ static int do_bind(struct notify *n, struct task *t, int sockfd, uint64_t addr,
 		goto out;
 	if (w.magic || is_dots(w.last))
 		r = -EADDRINUSE;
-	else if ((r = check(n, w.parent, w.last)) == 0) {
+	else if ((r = check(n, w.parent, w.last)) == -EEXIST)
+		r = -EADDRINUSE;
+	else if (r == 0) {
 		if (w.slash) {
 			r = slash_err(&w) == -EEXIST ? -EADDRINUSE : -ENOENT;
+		} else if (strlen(w.last) >= sizeof(un->sun_path)) {
+			r = -ENAMETOOLONG;
 		} else if (fchdir(w.parent) < 0) {
 			r = -EPERM; /* this worker's cwd is its own */
 		} else {
@@ -867,8 +880,9 @@ static int handle(struct notify *n, const struct seccomp_notif *req,
 		  bool *is_fd, int *cloexec)
 {
 	const struct op *op = find_op(req->data.nr);
-	struct task t = {
-	    .tid = (pid_t)req->pid, .procfd = -1, .ctx = {.rootfd = -1}};
+	struct task t = {.tid = (pid_t)req->pid,
+			 .procfd = -1,
+			 .ctx = {.rootfd = -1, .procfd = -1}};
 	char p1[PATH_MAX], p2[PATH_MAX];
 	char dir[32];
 	int r;
@@ -895,12 +909,7 @@ static int handle(struct notify *n, const struct seccomp_notif *req,
 	}
 	if (r < 0)
 		goto out;
-	t.ctx.rootfd =
-	    openat(t.procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (t.ctx.rootfd < 0) {
-		r = -EPERM;
-		goto out;
-	}
+	t.ctx.procfd = t.procfd; /* its root is opened when needed */
 
 	switch (op->kind) {
 	case OP_OPEN: {
@@ -1002,6 +1011,12 @@ struct worker_arg {
 	struct worker *w;
 };
 
+/* With n->mu held. */
+static int spawn_worker(struct notify *n);
+
+/* Each worker receives notifications itself (several threads may wait in
+ * NOTIF_RECV; the kernel hands each notification to one): no hand-off
+ * between threads on the hot path, which halved the cost per call here. */
 static void *worker_main(void *arg)
 {
 	struct worker_arg *wa = arg;
@@ -1010,78 +1025,58 @@ static void *worker_main(void *arg)
 	/* umask and cwd become this thread's own; if not, every call it
 	 * takes is refused rather than racing another worker's umask. */
 	bool broken = unshare(CLONE_FS) < 0;
+	struct seccomp_notif req;
 	sigset_t ss;
 
 	free(wa);
 	sigemptyset(&ss);
 	sigaddset(&ss, NT_SIG);
 	pthread_sigmask(SIG_UNBLOCK, &ss, NULL);
-	pthread_mutex_lock(&n->mu);
-	for (;;) {
-		while (n->qlen == 0 && !n->finishing)
-			pthread_cond_wait(&n->cv, &n->mu);
-		if (n->qlen == 0)
+	while (!atomic_load(&n->finishing)) {
+		memset(&req, 0, sizeof(req));
+		/* Blocks until a notification comes; notify_stop interrupts
+		 * it with NT_SIG (EINTR) once the filter is gone. */
+		if (ioctl(n->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
+			if (errno == EINTR || errno == ENOENT)
+				continue;
 			break;
-		struct job j = n->q[n->qhead];
-		n->qhead = (n->qhead + 1) % n->qcap;
-		n->qlen--;
-		n->idle--;
+		}
 		atomic_store(&self->busy, true);
-		bool b = broken || n->broken;
-		pthread_mutex_unlock(&n->mu);
-		serve(n, &j.req, b);
-		pthread_mutex_lock(&n->mu);
+		/* The last idle worker took this one: start another, so a
+		 * FIFO open that waits for its peer never stalls the rest. */
+		if (atomic_fetch_sub(&n->idle, 1) == 1) {
+			pthread_mutex_lock(&n->mu);
+			(void)spawn_worker(n);
+			pthread_mutex_unlock(&n->mu);
+		}
+		serve(n, &req, broken || n->broken);
+		atomic_fetch_add(&n->idle, 1);
 		atomic_store(&self->busy, false);
-		n->idle++;
 	}
-	pthread_mutex_unlock(&n->mu);
 	return NULL;
 }
 
-/* With n->mu held. */
 static int spawn_worker(struct notify *n)
 {
 	struct worker *w;
 	struct worker_arg *wa;
 
-	if (n->nworkers >= POOL_MAX)
+	if (n->nworkers >= POOL_MAX || atomic_load(&n->finishing))
 		return -EAGAIN;
 	w = xcalloc(1, sizeof(*w));
 	wa = xmalloc(sizeof(*wa));
 	*wa = (struct worker_arg){n, w};
+	atomic_fetch_add(&n->idle, 1);
 	int r = pthread_create(&w->th, NULL, worker_main, wa);
 	if (r) {
+		atomic_fetch_sub(&n->idle, 1);
 		free(w);
 		free(wa);
 		return -r;
 	}
 	w->started = true;
 	n->workers[n->nworkers++] = w;
-	n->idle++;
 	return 0;
-}
-
-static void enqueue(struct notify *n, const struct seccomp_notif *req)
-{
-	pthread_mutex_lock(&n->mu);
-	if (n->qlen == n->qcap) {
-		size_t ncap = n->qcap ? n->qcap * 2 : 64;
-		struct job *nq = xcalloc(ncap, sizeof(*nq));
-		for (size_t i = 0; i < n->qlen; i++)
-			nq[i] = n->q[(n->qhead + i) % n->qcap];
-		free(n->q);
-		n->q = nq;
-		n->qcap = ncap;
-		n->qhead = 0;
-	}
-	n->q[(n->qhead + n->qlen) % n->qcap].req = *req;
-	n->qlen++;
-	/* Every worker busy (a FIFO open waits for its peer): grow, so one
-	 * blocked open never stalls the whole sandbox. */
-	if (n->idle < n->qlen)
-		(void)spawn_worker(n);
-	pthread_cond_signal(&n->cv);
-	pthread_mutex_unlock(&n->mu);
 }
 
 static int recv_listener(struct notify *n)
@@ -1111,10 +1106,11 @@ static int recv_listener(struct notify *n)
 	return fds[0];
 }
 
+/* The manager: takes the listener, starts the pool, and watches for the
+ * end (the filter gone, or notify_stop). */
 static void *receiver_main(void *arg)
 {
 	struct notify *n = arg;
-	struct seccomp_notif req;
 	sigset_t ss;
 
 	sigemptyset(&ss);
@@ -1130,46 +1126,35 @@ static void *receiver_main(void *arg)
 	n->broken = broken;
 	if (l >= 0) {
 		n->listener = l;
+		/* The woken task runs on our CPU: halves the cost of a
+		 * notification on this VM (notes, (e)); absent on old
+		 * kernels, which is fine. */
+		(void)ioctl(l, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+			    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 		for (int i = 0; i < POOL_START; i++)
 			(void)spawn_worker(n);
 	}
 	pthread_mutex_unlock(&n->mu);
 
 	if (l >= 0) {
-		/* The woken task runs on our CPU: halves the cost of a
-		 * notification on this VM (notes, (e)); absent on old
-		 * kernels, which is fine. */
-		(void)ioctl(l, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
-			    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
-		struct pollfd p[2] = {{l, POLLIN, 0}, {n->stopfd, POLLIN, 0}};
+		/* events 0: poll returns only for POLLHUP (every task of the
+		 * filter exited) or the stop request. */
+		struct pollfd p[2] = {{l, 0, 0}, {n->stopfd, POLLIN, 0}};
 		for (;;) {
 			if (poll(p, 2, -1) < 0) {
 				if (errno == EINTR)
 					continue;
 				break;
 			}
-			if (p[1].revents)
+			if (p[1].revents ||
+			    (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
 				break;
-			if (p[0].revents & POLLIN) {
-				memset(&req, 0, sizeof(req));
-				if (ioctl(l, SECCOMP_IOCTL_NOTIF_RECV, &req) <
-				    0) {
-					if (errno == EINTR || errno == ENOENT)
-						continue;
-					break;
-				}
-				enqueue(n, &req);
-				continue;
-			}
-			if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL))
-				break; /* the filter is gone */
 		}
 	}
 
 	pthread_mutex_lock(&n->mu);
-	n->finishing = true;
+	atomic_store(&n->finishing, true);
 	n->receiver_done = true;
-	pthread_cond_broadcast(&n->cv);
 	pthread_cond_broadcast(&n->done_cv);
 	pthread_mutex_unlock(&n->mu);
 	return NULL;
@@ -1205,7 +1190,6 @@ int notify_start(const struct notify_plan *np, int sock, struct notify **out,
 	}
 	plan_copy(&n->plan, np);
 	pthread_mutex_init(&n->mu, NULL);
-	pthread_cond_init(&n->cv, NULL);
 	pthread_cond_init(&n->done_cv, NULL);
 
 	/* A no-op handler without SA_RESTART, so notify_stop can interrupt
@@ -1262,28 +1246,25 @@ void notify_stop(struct notify *n)
 	(void)!write(n->stopfd, &one, sizeof(one));
 	if (n->receiver_started)
 		pthread_join(n->receiver, NULL);
-	pthread_mutex_lock(&n->mu);
-	n->finishing = true;
-	pthread_cond_broadcast(&n->cv);
-	pthread_mutex_unlock(&n->mu);
+	atomic_store(&n->finishing, true);
 
-	/* A worker may sit in a FIFO open whose task is gone: interrupt it
-	 * (NT_SIG, no SA_RESTART) for up to a second, then leave it be. */
-	for (size_t i = 0; i < n->nworkers; i++) {
+	/* Workers wait in NOTIF_RECV, or sit in a FIFO open whose task is
+	 * gone: interrupt them (NT_SIG, no SA_RESTART) until they exit, for
+	 * up to two seconds each, then leave a stuck one be. */
+	pthread_mutex_lock(&n->mu);
+	size_t nw = n->nworkers;
+	pthread_mutex_unlock(&n->mu);
+	for (size_t i = 0; i < nw; i++) {
 		struct worker *w = n->workers[i];
 		int tries = 0;
-		for (;;) {
-			int r = pthread_tryjoin_np(w->th, NULL);
-			if (r == 0)
-				break;
-			if (++tries > 200) {
+		while (pthread_tryjoin_np(w->th, NULL) != 0) {
+			if (++tries > 2000) {
 				pthread_detach(w->th);
 				leak = true;
 				break;
 			}
-			if (atomic_load(&w->busy))
-				pthread_kill(w->th, NT_SIG);
-			struct timespec ts = {0, 5 * 1000 * 1000};
+			pthread_kill(w->th, NT_SIG);
+			struct timespec ts = {0, 1000 * 1000};
 			nanosleep(&ts, NULL);
 		}
 		if (!leak)
@@ -1294,11 +1275,9 @@ void notify_stop(struct notify *n)
 	if (n->listener >= 0)
 		close(n->listener);
 	close(n->stopfd);
-	free(n->q);
 	strv_free(&n->refused_pairs);
 	notify_plan_free(&n->plan);
 	pthread_mutex_destroy(&n->mu);
-	pthread_cond_destroy(&n->cv);
 	pthread_cond_destroy(&n->done_cv);
 	free(n);
 }

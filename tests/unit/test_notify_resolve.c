@@ -115,7 +115,7 @@ static int opendir_path(const char *p)
 static void test_parent_is_top(void **state)
 {
 	struct fx *f = *state;
-	struct nt_ctx c = {.rootfd = opendir_path("/")};
+	struct nt_ctx c = {.rootfd = opendir_path("/"), .procfd = -1};
 	char sub[PATH_MAX], deep[PATH_MAX], abs[PATH_MAX];
 	snprintf(sub, sizeof(sub), "%s/sub", f->w);
 	snprintf(deep, sizeof(deep), "%s/sub/deep", f->w);
@@ -167,7 +167,7 @@ static void test_stays_in_task_root(void **state)
 	struct fx *f = *state;
 	char sub[PATH_MAX];
 	snprintf(sub, sizeof(sub), "%s/sub", f->w);
-	struct nt_ctx c = {.rootfd = opendir_path(sub)};
+	struct nt_ctx c = {.rootfd = opendir_path(sub), .procfd = -1};
 	int parent = -1;
 	char last[NAME_MAX + 1];
 	bool slash;
@@ -206,7 +206,7 @@ static void test_stays_in_task_root(void **state)
 static void test_no_magic_links(void **state)
 {
 	(void)state;
-	struct nt_ctx c = {.rootfd = opendir_path("/")};
+	struct nt_ctx c = {.rootfd = opendir_path("/"), .procfd = -1};
 	int parent = -1, cwd = opendir_path(".");
 	char last[NAME_MAX + 1];
 	bool slash;
