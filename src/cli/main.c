@@ -6,7 +6,6 @@
 #include "cli/commands.h"
 #include "common/util.h"
 
-
 static const struct command table[] = {
     {"ready", cmd_ready, "whether the sandbox can run here, and what it needs"},
     {"run", cmd_run, "run a program in the sandbox"},

@@ -5,15 +5,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-int fd_send(int sock, const int *fds, size_t nfds, const void *data,
-	    size_t len)
+int fd_send(int sock, const int *fds, size_t nfds, const void *data, size_t len)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * FDPASS_MAX)];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
 
 	if (nfds > FDPASS_MAX || len == 0)
 		return -EINVAL;
@@ -42,10 +41,11 @@ ssize_t fd_recv(int sock, int *fds, size_t *nfds, void *data, size_t cap)
 		char buf[CMSG_SPACE(sizeof(int) * FDPASS_MAX)];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = { .iov_base = data, .iov_len = cap };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
+	struct iovec iov = {.iov_base = data, .iov_len = cap};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf)};
 	size_t want = *nfds, got = 0;
 	ssize_t r;
 
