@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 # Tests: cmocka, python3-pytest, and the real peers the end-to-end tests
 # start on loopback or in a network namespace (curl, git, iproute2,
 # dnsmasq, openssl, openssh).
-PACKAGES="bubblewrap gcc libc6-dev meson ninja-build pkg-config \
+PACKAGES="bubblewrap gcc libc6-dev clang-format meson ninja-build pkg-config \
 libseccomp-dev libsqlite3-dev libc-ares-dev libcap-dev libcmocka-dev \
 python3 python3-pytest curl git iproute2 dnsmasq-base openssl \
 openssh-server openssh-client procps util-linux passwd"
