@@ -1,0 +1,327 @@
+/* One sandbox, from a resolved policy to the program's exit (sandbox.h).
+ *
+ * Moved here from cmd_run.c unchanged in behaviour, so that check and
+ * enter start the very sandbox run starts: a check that built its own
+ * would prove nothing about run.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "common/buf.h"
+#include "init/initcfg.h"
+#include "launch/env.h"
+#include "launch/host.h"
+#include "launch/plan.h"
+#include "launch/sandbox.h"
+#include "launch/spawn.h"
+#include "notify/notify.h"
+#include "wire/wire.h"
+
+/* The network grants that need a wire: without any, the sandbox has no
+ * network at all (no proxy, no listener). */
+static bool needs_wire(const struct policy *p)
+{
+	return policy_list(p, K_INTERNET_HOSTS)->n ||
+	       policy_list(p, K_LAN_HOSTS)->n ||
+	       policy_list(p, K_LOCALHOST_PORTS)->n;
+}
+
+struct sb_state {
+	struct policy probe_pol; /* the policy plus the probe, for check */
+	bool probe_pol_init;
+	struct host_facts host;
+	struct launch_plan plan;
+	struct wire_plan wp;
+	bool wp_init;
+	struct notify_plan np;
+	struct notify *notify;
+	struct strv extra_env, ro_over;
+	struct init_listener *listeners;
+	size_t nlisteners;
+	int wire_pair[2], notify_pair[2], lifeline[2];
+	pid_t wire_pid;
+	struct buf cfg;
+};
+
+static void close_pair(int p[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (p[i] >= 0) {
+			close(p[i]);
+			p[i] = -1;
+		}
+}
+
+static void state_free(struct sb_state *s)
+{
+	if (s->probe_pol_init)
+		policy_free(&s->probe_pol);
+	host_facts_free(&s->host);
+	plan_free(&s->plan);
+	if (s->wp_init)
+		wire_plan_free(&s->wp);
+	notify_plan_free(&s->np);
+	strv_free(&s->extra_env);
+	strv_free(&s->ro_over);
+	free(s->listeners);
+	close_pair(s->wire_pair);
+	close_pair(s->notify_pair);
+	close_pair(s->lifeline);
+	buf_free(&s->cfg);
+}
+
+static int exit_for(int r)
+{
+	if (r == -ENOENT)
+		return LNK_EXIT_NOT_FOUND;
+	if (r == -EACCES)
+		return LNK_EXIT_CANNOT_EXEC;
+	return LNK_EXIT_FAIL;
+}
+
+/* Inserts words into opts right after the bind of lnk-init, so the probe
+ * is mounted while the root is still writable (bwrap makes the mount
+ * point) and before the final --remount-ro of /. */
+static void insert_after_init(struct strv *opts, const char *const *words,
+			      size_t n)
+{
+	size_t at = opts->n;
+	for (size_t i = 0; i + 2 < opts->n; i++)
+		if (strcmp(opts->v[i], "--ro-bind") == 0 &&
+		    strcmp(opts->v[i + 2], BWRAP_INIT_PATH) == 0) {
+			at = i + 3;
+			break;
+		}
+	size_t old = opts->n;
+	for (size_t i = 0; i < n; i++)
+		strv_push(opts, words[i]);
+	/* Rotate the new tail into place. */
+	char *tail[8];
+	for (size_t i = 0; i < n && i < ARRAY_SIZE(tail); i++)
+		tail[i] = opts->v[old + i];
+	memmove(opts->v + at + n, opts->v + at, (old - at) * sizeof(char *));
+	for (size_t i = 0; i < n && i < ARRAY_SIZE(tail); i++)
+		opts->v[at + i] = tail[i];
+}
+
+/* check's probe: runs as the program, from a read-only bind beside init.
+ * Landlock's lists name paths as the sandbox sees them, so the probe's
+ * host path is replaced by SANDBOX_PROBE_PATH. */
+static void plan_probe(struct sb_state *s, const char *probe)
+{
+	struct launch_plan *pl = &s->plan;
+	const char *words[] = {"--ro-bind", probe, SANDBOX_PROBE_PATH};
+	insert_after_init(&pl->bw.opts, words, ARRAY_SIZE(words));
+
+	free(pl->init.argv.v[0]);
+	pl->init.argv.v[0] = xstrdup(SANDBOX_PROBE_PATH);
+	char real[PATH_MAX];
+	const char *rp = realpath(probe, real) ? real : probe;
+	for (size_t i = 0; i < pl->init.ll_exec.n; i++)
+		if (strcmp(pl->init.ll_exec.v[i], rp) == 0 ||
+		    strcmp(pl->init.ll_exec.v[i], probe) == 0) {
+			free(pl->init.ll_exec.v[i]);
+			pl->init.ll_exec.v[i] = xstrdup(SANDBOX_PROBE_PATH);
+		}
+	strv_push(&pl->init.ll_read, SANDBOX_PROBE_PATH);
+}
+
+#ifdef LNK_TEST_HOOKS
+/* TEST BUILDS ONLY (meson -Dtest_hooks=true): LNK_TEST_WEAKEN weakens one
+ * layer on purpose, so the tests can prove that `lnk sandbox check` sees
+ * a real leak. A release build has no such code at all.
+ *   env   the program gets lnk's whole environment
+ *   home  the home folder is bound read only, ~/.lnk included */
+static void test_weaken(const struct sandbox_req *req, struct launch_plan *pl)
+{
+	const char *w = env_lookup(req->host_env, "LNK_TEST_WEAKEN");
+	if (!w)
+		return;
+	if (strcmp(w, "env") == 0) {
+		for (size_t i = 0; req->host_env[i]; i++)
+			strv_push(&pl->init.env, req->host_env[i]);
+	} else if (strcmp(w, "home") == 0) {
+		const char *words[] = {"--ro-bind", req->home, req->home};
+		for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+			strv_push(&pl->bw.opts, words[i]);
+		strv_push(&pl->init.ll_read, req->home);
+	}
+}
+#endif
+
+static int fail(struct sb_state *s, int status, int r, int *out)
+{
+	*out = status;
+	state_free(s);
+	return r;
+}
+
+int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
+{
+	struct sb_state s = {
+	    .wire_pair = {-1, -1},
+	    .notify_pair = {-1, -1},
+	    .lifeline = {-1, -1},
+	    .wire_pid = -1,
+	};
+	const struct policy *pol = req->pol;
+	int r;
+
+	*status = LNK_EXIT_FAIL;
+	if (req->probe && !policy_any_command(pol)) {
+		/* [commands] allow lists what the program may run; the probe
+		 * is check's, so it is added to a copy, never to pol. */
+		policy_copy(&s.probe_pol, pol);
+		s.probe_pol_init = true;
+		policy_push(&s.probe_pol.k[K_COMMANDS_ALLOW], req->probe,
+			    (struct toml_pos){0});
+		pol = &s.probe_pol;
+	}
+
+	if ((r = host_gather(&s.host, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+
+	_cleanup_free_ char *name =
+	    req->name ? xstrdup(req->name) : xasprintf("run-%d", (int)getpid());
+	bool wire = needs_wire(pol);
+	if (wire) {
+		if ((r = wire_plan(pol, name, req->home, &s.wp, err)) < 0)
+			return fail(&s, LNK_EXIT_FAIL, r, status);
+		s.wp_init = true;
+		wire_plan_env(&s.wp, &s.extra_env);
+		wire_plan_listeners(&s.wp, &s.listeners, &s.nlisteners);
+	}
+
+	r = notify_plan(pol, &s.np, err);
+	if (r < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+	bool guard = r == 1;
+	const struct strv *wr = policy_list(pol, K_FILES_WRITE);
+	const struct strv *wdf = policy_list(pol, K_FILES_WRITE_DOT_FILES);
+	for (size_t i = 0; i < wr->n; i++)
+		if (!strv_contains(wdf, wr->v[i]))
+			dotguard_mounts_in(wr->v[i], wr, &s.ro_over);
+
+	struct strv argv = {0};
+	strv_push(&argv, req->probe ? req->probe : req->argv[0]);
+	for (int i = 1; i < req->argc; i++)
+		strv_push(&argv, req->argv[i]);
+	struct plan_in pin = {
+	    .pol = pol,
+	    .host = &s.host,
+	    .home = req->home,
+	    .cwd = req->cwd,
+	    .host_env = req->host_env,
+	    .argv = argv.v,
+	    .argc = (int)argv.n,
+	    .pty = req->pty,
+	    .wire = wire,
+	    .notify = guard,
+	    .extra_env = &s.extra_env,
+	    .listeners = s.listeners,
+	    .nlisteners = s.nlisteners,
+	    .ro_over = &s.ro_over,
+	};
+	r = plan_build(&pin, &s.plan, err);
+	strv_free(&argv);
+	if (r < 0)
+		return fail(&s, exit_for(r), r, status);
+	if (req->probe)
+		plan_probe(&s, req->probe);
+#ifdef LNK_TEST_HOOKS
+	test_weaken(req, &s.plan);
+#endif
+
+	if ((r = initcfg_encode(&s.plan.init, &s.cfg)) < 0) {
+		err_set(err, r, "cannot encode the init config: %s",
+			strerror(-r));
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+	}
+
+	/* Act: the wire (a process, before any thread), then the guard's
+	 * threads, then bwrap. Signals are blocked first, so the threads
+	 * leave them to the supervisor. */
+	spawn_block_signals();
+	if (wire) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+			       s.wire_pair) < 0 ||
+		    pipe2(s.lifeline, O_CLOEXEC) < 0) {
+			r = err_set(err, -errno, "cannot connect the wire: %s",
+				    strerror(errno));
+			return fail(&s, LNK_EXIT_FAIL, r, status);
+		}
+		if ((r = wire_start(&s.wp, s.wire_pair[0], s.lifeline[0],
+				    &s.wire_pid, err)) < 0)
+			return fail(&s, LNK_EXIT_FAIL, r, status);
+		/* The wire's ends are its own now. */
+		close(s.wire_pair[0]);
+		s.wire_pair[0] = -1;
+		close(s.lifeline[0]);
+		s.lifeline[0] = -1;
+	}
+	if (guard) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+			       s.notify_pair) < 0) {
+			r = err_set(err, -errno, "cannot connect the guard: %s",
+				    strerror(errno));
+			return fail(&s, LNK_EXIT_FAIL, r, status);
+		}
+		if ((r = notify_start(&s.np, s.notify_pair[0], &s.notify,
+				      err)) < 0)
+			return fail(&s, LNK_EXIT_FAIL, r, status);
+	}
+
+	struct spawn_req sreq = {
+	    .bwrap = s.plan.bwrap,
+	    .opts = &s.plan.bw.opts,
+	    .tail = &s.plan.tail,
+	    .config = s.cfg.p,
+	    .config_len = s.cfg.len,
+	    .passwd = s.plan.passwd,
+	    .group = s.plan.group,
+	    .wire_fd = s.wire_pair[1],
+	    .notify_fd = s.notify_pair[1],
+	    .pty = s.plan.pty,
+	};
+	struct spawn_result res;
+	r = spawn_run(&sreq, &res, err);
+
+	/* The sandbox is gone: stop the guard, end the wire. */
+	notify_stop(s.notify);
+	s.notify = NULL;
+	if (s.wire_pid > 0) {
+		close_pair(s.lifeline);
+		int st;
+		while (waitpid(s.wire_pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (r < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+	if (!res.started && res.status != 0 && res.status < 128) {
+		/* Why bwrap could not make the sandbox, and where to look. */
+		_cleanup_free_ char *hint = host_userns_hint();
+		if (hint)
+			r = err_set(err, -EIO,
+				    "the sandbox could not start: %s; run 'lnk "
+				    "sandbox ready' to fix it",
+				    hint);
+		else
+			r = err_set(err, -EIO,
+				    "the sandbox could not start: bubblewrap "
+				    "(%s) failed (its message is above); run "
+				    "'lnk sandbox ready' to check this machine",
+				    s.plan.bwrap);
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+	}
+	*status = res.status;
+	state_free(&s);
+	return 0;
+}
