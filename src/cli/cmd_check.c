@@ -1,13 +1,395 @@
-/* lnk sandbox check: not built yet. */
+/* lnk sandbox check [grants | --spec FILE] [--json]
+ *
+ * Product text, "Check the sandbox" and "What it reports". Plants bait
+ * outside (src/check/bait.c), runs lnk-probe in the very sandbox `run`
+ * builds from the same grants (launch/sandbox.h), judges each try
+ * (src/check/report.c), and removes every bait, also when interrupted:
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT are read on a signalfd and end the
+ * sandbox, then the removal runs. A check killed outright leaves a record
+ * that the next check cleans (bait_clean_stale).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "check/check.h"
 #include "cli/commands.h"
+#include "cli/grants.h"
+#include "common/buf.h"
 #include "common/util.h"
+#include "config.h"
+#include "launch/sandbox.h"
+#include "launch/spawn.h"
+#include "store/paths.h"
+
+extern char **environ;
+
+/* The descriptor the sandbox's launcher inherits on purpose: a file
+ * holding the secret, without CLOEXEC (invariant 4 must close it). */
+#define CHECK_BAIT_FD 20
+/* The most the probe may print: its output is hostile input. */
+#define CHECK_MAX_OUTPUT (4u << 20)
+
+static void usage(FILE *f)
+{
+	fputs(
+	    "usage: lnk sandbox check [grants] [--spec FILE] [--json]\n"
+	    "\n"
+	    "Tries from inside what the sandbox should not allow. It plants "
+	    "bait\n"
+	    "outside (secrets in your home folder, in lnk's settings, in each "
+	    "--hide\n"
+	    "folder and in /tmp, an environment variable, an inherited "
+	    "descriptor,\n"
+	    "a server on another loopback port, unix sockets), runs a probe "
+	    "in the\n"
+	    "sandbox 'lnk sandbox run' builds from the same grants, reports "
+	    "each\n"
+	    "try, and removes the bait, also when interrupted.\n"
+	    "\n"
+	    "  blocked  the sandbox stopped it\n"
+	    "  allowed  a grant lets it through, as it should\n"
+	    "  failed   allowed, but it did not work here\n"
+	    "  missed   it should have been allowed and was not\n"
+	    "  open     a known gap (lnk-sandbox(1), GAPS AND LIMITS)\n"
+	    "  leaked   something nothing allows got through: exit 1\n"
+	    "\n"
+	    "  lnk sandbox check\n"
+	    "  lnk sandbox check --write . --internet-host '*'\n"
+	    "  lnk sandbox check --spec app.toml\n"
+	    "\n"
+	    "check's own options:\n"
+	    "  --spec FILE    the grants of a spec file (a flag beside it "
+	    "replaces\n"
+	    "                 that key of the file's; --hide adds)\n"
+	    "  --json         one JSON object instead of the table\n"
+	    "  -h, --help     this help\n"
+	    "\n",
+	    f);
+	grants_help(f);
+}
+
+/* lnk-probe: next to lnk (a build tree), else in LNK_LIBEXECDIR. */
+static char *find_probe(void)
+{
+	char self[PATH_MAX];
+	if (realpath("/proc/self/exe", self)) {
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			char *p = xasprintf("%s/lnk-probe", self);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	char *p = xasprintf("%s/lnk-probe", LNK_LIBEXECDIR);
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
+struct check_run {
+	struct sandbox_req req;
+	const struct bait *bait;
+	struct check_list *tries;
+};
+
+/* The launcher: a child, so its stdout can be the probe's pipe and its
+ * environment and descriptors can carry bait, while the parent serves the
+ * bait and watches for signals. */
+__attribute__((noreturn)) static void launcher(struct check_run *cr, int out)
+{
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (nul < 0 || dup2(nul, STDIN_FILENO) < 0 ||
+	    dup2(out, STDOUT_FILENO) < 0)
+		_exit(LNK_EXIT_FAIL);
+	/* Bait that travels with lnk itself: a secret in its environment,
+	 * and an open descriptor without CLOEXEC. */
+	setenv(cr->bait->env_name, cr->bait->secret, 1);
+	if (dup2(cr->bait->fd, CHECK_BAIT_FD) < 0)
+		_exit(LNK_EXIT_FAIL);
+	cr->req.host_env = environ;
+
+	struct strv argv = {0};
+	strv_push(&argv, "lnk-probe");
+	for (size_t i = 0; i < cr->tries->n; i++)
+		strv_pushf(&argv, "%s\t%s", cr->tries->t[i].id,
+			   cr->tries->t[i].probe);
+	cr->req.argv = argv.v;
+	cr->req.argc = (int)argv.n;
+	struct lnk_err err = {0};
+	int status;
+	if (sandbox_run(&cr->req, &status, &err) < 0)
+		warnx_("%s", err.msg);
+	fflush(NULL);
+	_exit(status);
+}
+
+struct watch {
+	pid_t child;
+	int status;
+	bool exited;
+	int interrupted; /* the signal that asked us to stop, or 0 */
+	struct buf out;
+};
+
+static void on_signals(struct watch *w, int sfd)
+{
+	struct signalfd_siginfo si;
+	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+		if (sig == SIGCHLD)
+			continue;
+		/* End the sandbox; the bait comes off once it is gone. */
+		if (!w->interrupted)
+			w->interrupted = sig;
+		if (!w->exited)
+			kill(w->child, SIGTERM);
+	}
+	if (!w->exited && waitpid(w->child, &w->status, WNOHANG) == w->child)
+		w->exited = true;
+}
+
+static int watch_run(struct watch *w, struct bait *b, int rfd, int sfd)
+{
+	bool open_out = true;
+	int grace = 0;
+	while (open_out || !w->exited) {
+		struct pollfd pf[3 + 64];
+		nfds_t n = 0;
+		pf[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
+		if (open_out)
+			pf[n++] = (struct pollfd){.fd = rfd, .events = POLLIN};
+		size_t first_srv = n;
+		for (size_t i = 0; i < b->nsrv && i < 64; i++)
+			pf[n++] = (struct pollfd){.fd = b->srv[i].fd,
+						  .events = POLLIN};
+		int r = poll(pf, n, w->interrupted ? 1000 : 5000);
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (r <= 0) {
+			/* Interrupted and the sandbox still up: end it. */
+			if (w->interrupted && !w->exited && ++grace >= 5)
+				kill(w->child, SIGKILL);
+			if (!w->exited &&
+			    waitpid(w->child, &w->status, WNOHANG) == w->child)
+				w->exited = true;
+			continue;
+		}
+		if (pf[0].revents)
+			on_signals(w, sfd);
+		if (open_out && pf[1].revents) {
+			char tmp[8192];
+			ssize_t k = read(rfd, tmp, sizeof(tmp));
+			if (k > 0 && w->out.len < CHECK_MAX_OUTPUT)
+				buf_append(&w->out, tmp, (size_t)k);
+			else if (k == 0 ||
+				 (k < 0 && errno != EINTR && errno != EAGAIN))
+				open_out = false;
+		}
+		for (size_t i = first_srv; i < n; i++)
+			if (pf[i].revents)
+				bait_serve(b, i - first_srv);
+		if (!w->exited &&
+		    waitpid(w->child, &w->status, WNOHANG) == w->child)
+			w->exited = true;
+	}
+	return 0;
+}
 
 int cmd_check(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("lnk: 'lnk sandbox check' is not built yet\n", stderr);
-	return LNK_EXIT_FAIL;
+	struct grants g;
+	struct policy pol;
+	bool pol_init = false, json = false;
+	struct lnk_err err = {0};
+	int r, ret = LNK_EXIT_FAIL;
+	_cleanup_free_ char *home = NULL, *cwd = NULL, *lnkdir = NULL;
+	_cleanup_free_ char *probe = NULL, *name = NULL;
+	_cleanup_close_ int sfd = -1;
+
+	spawn_cloexec_inherited();
+	grants_init(&g);
+	for (int i = 1; i < argc;) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json = true;
+			i++;
+			continue;
+		}
+		r = grants_take(argc, argv, &i, GRANTS_SPEC | GRANTS_YES, &g,
+				&err);
+		if (r < 0) {
+			ret = grants_fail(r, &err);
+			goto out;
+		}
+		if (g.help) {
+			usage(stdout);
+			ret = 0;
+			goto out;
+		}
+		if (r == 0) {
+			struct strv names = {0};
+			grants_flag_names(GRANTS_SPEC | GRANTS_YES, &names);
+			strv_push(&names, "--json");
+			strv_push(&names, "--help");
+			if (argv[i][0] == '-')
+				ret = usage_unknown_option(
+				    "check", argv[i],
+				    (const char *const *)names.v);
+			else {
+				warnx_(
+				    "unexpected argument '%s' for 'lnk "
+				    "sandbox check': it runs no program; see "
+				    "'lnk sandbox check --help'",
+				    argv[i]);
+				ret = LNK_EXIT_USAGE;
+			}
+			strv_free(&names);
+			goto out;
+		}
+	}
+
+	cwd = getcwd(NULL, 0);
+	if (!cwd) {
+		warnx_("cannot read the working folder: %s", strerror(errno));
+		goto out;
+	}
+	if (paths_home(&home, &err) < 0) {
+		warnx_("%s", err.msg);
+		goto out;
+	}
+	lnkdir = paths_lnk_dir(home);
+	if (paths_ensure_dir(lnkdir, &err) < 0) {
+		warnx_("%s", err.msg);
+		goto out;
+	}
+	r = grants_build_policy(&g, cwd, home, &pol, &err);
+	pol_init = true;
+	if (r < 0) {
+		ret = grants_fail(r, &err);
+		goto out;
+	}
+	/* No trust_check: check runs only its own probe, never the spec's
+	 * program, and records nothing. */
+	probe = find_probe();
+	if (!probe) {
+		warnx_("lnk-probe is missing: it is neither next to lnk nor in "
+		       "%s; reinstall lnk",
+		       LNK_LIBEXECDIR);
+		goto out;
+	}
+
+	/* Signals first: an interrupt from here on still removes the
+	 * bait. */
+	sigset_t ss;
+	sigemptyset(&ss);
+	int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaddset(&ss, sigs[i]);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	sfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		warnx_("signalfd: %s", strerror(errno));
+		goto out;
+	}
+
+	struct strv stale = {0};
+	bait_clean_stale(home, &stale);
+	for (size_t i = 0; i < stale.n; i++)
+		fprintf(stderr, "lnk: removed bait an earlier check left: %s\n",
+			stale.v[i]);
+	strv_free(&stale);
+
+	struct bait b;
+	if (bait_plant(&b, &pol, home, &err) < 0) {
+		warnx_("%s", err.msg);
+		goto out;
+	}
+	struct check_list tries;
+	check_plan(&pol, &b, home, &tries);
+
+	struct watch w = {.child = -1};
+	int pp[2];
+	if (pipe2(pp, O_CLOEXEC) < 0) {
+		warnx_("pipe: %s", strerror(errno));
+		goto out_bait;
+	}
+	name = xasprintf("check-%d", (int)getpid());
+	struct check_run cr = {
+	    .req =
+		{
+		    .pol = &pol,
+		    .home = home,
+		    .cwd = cwd,
+		    .name = name,
+		    .probe = probe,
+		},
+	    .bait = &b,
+	    .tries = &tries,
+	};
+	fflush(NULL);
+	w.child = fork();
+	if (w.child < 0) {
+		warnx_("cannot fork: %s", strerror(errno));
+		close(pp[0]);
+		close(pp[1]);
+		goto out_bait;
+	}
+	if (w.child == 0) {
+		close(pp[0]);
+		launcher(&cr, pp[1]);
+	}
+	close(pp[1]);
+	r = watch_run(&w, &b, pp[0], sfd);
+	close(pp[0]);
+	if (r < 0) {
+		kill(w.child, SIGKILL);
+		while (waitpid(w.child, &w.status, 0) < 0 && errno == EINTR)
+			;
+	}
+
+	check_judge(&tries, w.out.p ? w.out.p : "", w.out.len);
+out_bait:
+	bait_remove(&b);
+	if (w.interrupted) {
+		warnx_("check interrupted: the sandbox is ended and every bait "
+		       "removed");
+		ret = 128 + w.interrupted;
+	} else if (w.child > 0 && !w.out.len) {
+		/* The sandbox never ran the probe: the launcher said why. */
+		ret = WIFEXITED(w.status) && WEXITSTATUS(w.status)
+			  ? WEXITSTATUS(w.status)
+			  : LNK_EXIT_FAIL;
+		if (ret == 0)
+			ret = LNK_EXIT_FAIL;
+	} else if (w.child > 0) {
+		struct buf o = {0};
+		if (json)
+			check_json(&tries, &o);
+		else
+			check_table(&tries, home, &o);
+		fputs(o.p, stdout);
+		buf_free(&o);
+		ret = check_count(&tries, CV_LEAKED) ? LNK_EXIT_LEAKED : 0;
+	}
+	check_list_free(&tries);
+	buf_free(&w.out);
+out:
+	grants_free(&g);
+	if (pol_init)
+		policy_free(&pol);
+	return ret;
 }

@@ -1,0 +1,448 @@
+/* Bait for lnk sandbox check: planted outside the sandbox, recorded before
+ * it exists, removed afterwards (check.h).
+ *
+ * Every name carries a random tag, so two checks never share bait and a
+ * name can never be guessed by a program that wants check to delete
+ * something else. Each is recorded in ~/.lnk/sandbox/check/<tag>.bait
+ * (which no sandbox reaches) BEFORE it is made: a check killed with
+ * SIGKILL leaves a record, and the next check removes what it lists once
+ * the process that wrote it is gone. A listed file is removed only if it
+ * starts with BAIT_MARK, a listed socket only if its name has the tag's
+ * form: a record that someone edited can never make check delete a
+ * person's file.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "check/check.h"
+#include "policy/dotfiles.h"
+#include "store/paths.h"
+
+static char *record_dir(const char *home)
+{
+	_cleanup_free_ char *sb = paths_sandbox_dir(home);
+	return xasprintf("%s/check", sb);
+}
+
+/* Appends one line to the record, before the thing it names exists. */
+static void record(struct bait *b, char kind, const char *path)
+{
+	if (b->record_fd < 0)
+		return;
+	_cleanup_free_ char *line = xasprintf("%c %s\n", kind, path);
+	write_all(b->record_fd, line, strlen(line));
+	fdatasync(b->record_fd);
+}
+
+static bool is_ours(const char *path)
+{
+	char head[sizeof(BAIT_MARK) - 1];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		  read(fd, head, sizeof(head)) == (ssize_t)sizeof(head) &&
+		  memcmp(head, BAIT_MARK, sizeof(head)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* A socket check made: its name is lnk-check-<16 hex>.sock. */
+static bool is_our_socket(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (strncmp(base, "lnk-check-", 10) && strncmp(base, ".lnk-check-", 11))
+		return false;
+	size_t n = strlen(base);
+	struct stat st;
+	return n > 5 && strcmp(base + n - 5, ".sock") == 0 &&
+	       lstat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+static int plant_file(struct bait *b, const char *path, struct lnk_err *err)
+{
+	record(b, 'f', path);
+	strv_push(&b->files, path);
+	int fd = open(
+	    path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return err_set(err, -errno, "cannot plant bait '%s': %s", path,
+			       strerror(errno));
+	_cleanup_free_ char *text = xasprintf(BAIT_MARK "%s\n", b->secret);
+	int r = write_all(fd, text, strlen(text));
+	close(fd);
+	if (r < 0)
+		return err_set(err, r, "cannot write bait '%s': %s", path,
+			       strerror(-r));
+	return 0;
+}
+
+static void add_server(struct bait *b, int fd, const char *what,
+		       const char *path)
+{
+	b->srv = xrealloc(b->srv, (b->nsrv + 1) * sizeof(*b->srv));
+	b->srv[b->nsrv++] = (struct bait_server){
+	    .fd = fd,
+	    .what = xstrdup(what),
+	    .is_unix = path != NULL,
+	    .path = path ? xstrdup(path) : NULL,
+	};
+}
+
+static int listen_inet(int fam, uint16_t port, uint16_t *bound)
+{
+	int fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	struct sockaddr_storage ss = {0};
+	socklen_t len;
+	if (fam == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		a->sin_family = AF_INET;
+		a->sin_port = htons(port);
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons(port);
+		a->sin6_addr = in6addr_loopback;
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		len = sizeof(*a);
+	}
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 16) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	if (bound) {
+		len = sizeof(ss);
+		getsockname(fd, (struct sockaddr *)&ss, &len);
+		*bound = ntohs(fam == AF_INET
+				   ? ((struct sockaddr_in *)&ss)->sin_port
+				   : ((struct sockaddr_in6 *)&ss)->sin6_port);
+	}
+	return fd;
+}
+
+static int listen_unix(const char *path, bool abstract)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t n = strlen(path);
+	if (n >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, n);
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	if (abstract)
+		sa.sun_path[0] = '\0';
+	else
+		len++;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, len) < 0 || listen(fd, 16) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* Dot files at the top of each write folder: one planted (to try writing
+ * and renaming an existing one) where a listed name is free. */
+static int plant_dot_files(struct bait *b, const struct policy *p,
+			   struct lnk_err *err)
+{
+	const struct strv *wr = policy_list(p, K_FILES_WRITE);
+	size_t n;
+	const struct dot_file *df = dot_files(&n);
+	for (size_t i = 0; i < wr->n; i++) {
+		for (size_t j = 0; j < n; j++) {
+			if (strchr(df[j].name, '/'))
+				continue;
+			_cleanup_free_ char *path =
+			    xasprintf("%s/%s", wr->v[i], df[j].name);
+			struct stat st;
+			if (lstat(path, &st) == 0 || errno != ENOENT)
+				continue;
+			int r = plant_file(b, path, err);
+			if (r < 0)
+				return r;
+			strv_push(&b->dot_planted, wr->v[i]);
+			strv_push(&b->dot_planted, path);
+			break;
+		}
+	}
+	return 0;
+}
+
+int bait_plant(struct bait *b, const struct policy *p, const char *home,
+	       struct lnk_err *err)
+{
+	int r;
+	*b = (struct bait){.record_fd = -1, .fd = -1};
+
+	uint64_t rnd = 0;
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return err_set(err, -EIO, "cannot read random bytes for bait");
+	snprintf(b->tag, sizeof(b->tag), "%016llx", (unsigned long long)rnd);
+	b->secret = xasprintf("lnk-check-secret-%s", b->tag);
+
+	_cleanup_free_ char *dir = record_dir(home);
+	if ((r = paths_ensure_dir(dir, err)) < 0)
+		return r;
+	b->record = xasprintf("%s/%s.bait", dir, b->tag);
+	b->record_fd =
+	    open(b->record, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND,
+		 0600);
+	if (b->record_fd < 0)
+		return err_set(err, -errno, "cannot create '%s': %s", b->record,
+			       strerror(errno));
+	_cleanup_free_ char *pid = xasprintf("%d", (int)getpid());
+	record(b, 'p', pid);
+
+	b->home_file = xasprintf("%s/.lnk-check-%s", home, b->tag);
+	_cleanup_free_ char *lnkdir = paths_lnk_dir(home);
+	b->lnk_file = xasprintf("%s/lnk-check-%s", lnkdir, b->tag);
+	b->tmp_file = xasprintf("/tmp/lnk-check-%s", b->tag);
+	if ((r = plant_file(b, b->home_file, err)) < 0 ||
+	    (r = plant_file(b, b->lnk_file, err)) < 0 ||
+	    (r = plant_file(b, b->tmp_file, err)) < 0)
+		goto fail;
+
+	/* Hidden folders: --hide and the always-hidden that exist. */
+	struct strv hide = {0};
+	strv_copy(&hide, policy_list(p, K_FILES_HIDE));
+	paths_always_hidden(home, &hide);
+	for (size_t i = 0; i < hide.n; i++) {
+		struct stat st;
+		if (stat(hide.v[i], &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    strcmp(hide.v[i], lnkdir) == 0)
+			continue;
+		char *f = xasprintf("%s/.lnk-check-%s", hide.v[i], b->tag);
+		if (plant_file(b, f, err) == 0)
+			strv_push_take(&b->hidden_files, f);
+		else
+			free(f); /* a folder we cannot write: no bait there */
+	}
+	strv_free(&hide);
+
+	/* Granted folders: a file to read through each grant. */
+	for (int k = 0; k < 2; k++) {
+		const struct strv *g =
+		    policy_list(p, k ? K_FILES_WRITE : K_FILES_READ);
+		for (size_t i = 0; i < g->n; i++) {
+			char *f = xasprintf("%s/.lnk-check-%s-g%d%zu", g->v[i],
+					    b->tag, k, i);
+			if (plant_file(b, f, err) == 0) {
+				strv_push(&b->granted_files, g->v[i]);
+				strv_push_take(&b->granted_files, f);
+			} else {
+				free(f);
+			}
+		}
+	}
+	if ((r = plant_dot_files(b, p, err)) < 0)
+		goto fail;
+
+	/* The inherited descriptor: lnk holds it without CLOEXEC; cmd_check
+	 * keeps it open across the launch. */
+	b->fd = open(b->tmp_file, O_RDONLY | O_CLOEXEC);
+	if (b->fd < 0) {
+		r = err_set(err, -errno, "cannot open '%s': %s", b->tmp_file,
+			    strerror(errno));
+		goto fail;
+	}
+	b->env_name = xasprintf("LNK_CHECK_SECRET_%s", b->tag);
+	for (char *c = b->env_name; *c; c++)
+		if (*c >= 'a' && *c <= 'z')
+			*c = (char)(*c - 'a' + 'A');
+
+	/* Servers: another loopback port (both families), a unix socket in
+	 * /tmp, an abstract one, and one in the home folder. */
+	int fd = listen_inet(AF_INET, 0, &b->port);
+	if (fd < 0) {
+		r = err_set(err, fd, "cannot listen on loopback: %s",
+			    strerror(-fd));
+		goto fail;
+	}
+	char *w4 = xasprintf("127.0.0.1:%u", b->port);
+	add_server(b, fd, w4, NULL);
+	free(w4);
+	fd = listen_inet(AF_INET6, b->port, NULL);
+	if (fd >= 0) {
+		_cleanup_free_ char *w6 = xasprintf("[::1]:%u", b->port);
+		add_server(b, fd, w6, NULL);
+	}
+	b->unix_path = xasprintf("/tmp/lnk-check-%s.sock", b->tag);
+	b->home_socket = xasprintf("%s/.lnk-check-%s.sock", home, b->tag);
+	b->abstract = xasprintf("@lnk-check-%s", b->tag);
+	const char *socks[] = {b->unix_path, b->home_socket};
+	for (size_t i = 0; i < ARRAY_SIZE(socks); i++) {
+		record(b, 's', socks[i]);
+		fd = listen_unix(socks[i], false);
+		if (fd < 0) {
+			r = err_set(err, fd, "cannot listen on '%s': %s",
+				    socks[i], strerror(-fd));
+			goto fail;
+		}
+		add_server(b, fd, socks[i], socks[i]);
+	}
+	fd = listen_unix(b->abstract, true);
+	if (fd >= 0)
+		add_server(b, fd, b->abstract, NULL);
+
+	/* A granted --port that nothing serves here: check serves it, so
+	 * the try shows the grant works end to end. */
+	const struct strv *ports = policy_list(p, K_LOCALHOST_PORTS);
+	for (size_t i = 0; i < ports->n; i++) {
+		fd = listen_inet(AF_INET, (uint16_t)atoi(ports->v[i]), NULL);
+		if (fd < 0)
+			continue;
+		_cleanup_free_ char *w = xasprintf("127.0.0.1:%s", ports->v[i]);
+		add_server(b, fd, w, NULL);
+		strv_push(&b->ports_served, ports->v[i]);
+	}
+
+	/* A host process with a name to look for from inside. */
+	snprintf(b->comm, sizeof(b->comm), "lnkchk%.8s", b->tag);
+	prctl(PR_SET_NAME, b->comm, 0, 0, 0);
+	return 0;
+fail:
+	bait_remove(b);
+	return r;
+}
+
+void bait_serve(struct bait *b, size_t i)
+{
+	if (i >= b->nsrv)
+		return;
+	for (int k = 0; k < 8; k++) {
+		int c = accept4(b->srv[i].fd, NULL, NULL,
+				SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (c < 0)
+			return;
+		_cleanup_free_ char *ans = xasprintf(
+		    "HTTP/1.0 200 OK\r\nContent-Length: %zu\r\n\r\n%s\n",
+		    strlen(b->secret) + 1, b->secret);
+		if (send(c, ans, strlen(ans), MSG_NOSIGNAL | MSG_DONTWAIT) <
+		    0) {
+		}
+		close(c);
+	}
+}
+
+static void remove_path(char kind, const char *path)
+{
+	if (kind == 'f' && is_ours(path))
+		unlink(path);
+	else if (kind == 's' && is_our_socket(path))
+		unlink(path);
+}
+
+void bait_remove(struct bait *b)
+{
+	for (size_t i = 0; i < b->nsrv; i++) {
+		if (b->srv[i].fd >= 0)
+			close(b->srv[i].fd);
+		if (b->srv[i].path)
+			remove_path('s', b->srv[i].path);
+		free(b->srv[i].what);
+		free(b->srv[i].path);
+	}
+	free(b->srv);
+	b->srv = NULL;
+	b->nsrv = 0;
+	if (b->unix_path)
+		remove_path('s', b->unix_path);
+	if (b->home_socket)
+		remove_path('s', b->home_socket);
+	for (size_t i = 0; i < b->files.n; i++)
+		remove_path('f', b->files.v[i]);
+	if (b->fd >= 0)
+		close(b->fd);
+	b->fd = -1;
+	if (b->record_fd >= 0)
+		close(b->record_fd);
+	b->record_fd = -1;
+	if (b->record)
+		unlink(b->record);
+	strv_free(&b->files);
+	strv_free(&b->hidden_files);
+	strv_free(&b->granted_files);
+	strv_free(&b->dot_planted);
+	strv_free(&b->ports_served);
+	free(b->secret);
+	free(b->record);
+	free(b->home_file);
+	free(b->lnk_file);
+	free(b->tmp_file);
+	free(b->env_name);
+	free(b->unix_path);
+	free(b->abstract);
+	free(b->home_socket);
+	*b = (struct bait){.record_fd = -1, .fd = -1};
+}
+
+void bait_expect(struct bait *b, const char *path)
+{
+	record(b, 'f', path);
+	strv_push(&b->files, path);
+}
+
+void bait_clean_stale(const char *home, struct strv *removed)
+{
+	_cleanup_free_ char *dir = record_dir(home);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (n < 6 || strcmp(de->d_name + n - 5, ".bait") != 0)
+			continue;
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, de->d_name);
+		_cleanup_free_ char *text = NULL;
+		size_t len;
+		if (read_file(path, 1 << 20, &text, &len) < 0)
+			continue;
+		/* First line: the pid of the check that wrote it. A live
+		 * one is still running: leave its bait alone. */
+		int pid = 0;
+		if (sscanf(text, "p %d", &pid) == 1 && pid > 0 &&
+		    (kill(pid, 0) == 0 || errno == EPERM))
+			continue;
+		for (char *line = strtok(text, "\n"); line;
+		     line = strtok(NULL, "\n")) {
+			if ((line[0] != 'f' && line[0] != 's') ||
+			    line[1] != ' ')
+				continue;
+			struct stat st;
+			if (lstat(line + 2, &st) < 0)
+				continue;
+			remove_path(line[0], line + 2);
+			if (lstat(line + 2, &st) < 0 && removed)
+				strv_push(removed, line + 2);
+		}
+		unlink(path);
+	}
+	closedir(d);
+}

@@ -1,0 +1,166 @@
+/* lnk sandbox check (product text, "Check the sandbox", "What it reports").
+ *
+ * Three jobs, one file each:
+ *   bait.c    plants bait outside the sandbox (secrets in files, an
+ *             environment variable, an inherited descriptor, servers on
+ *             loopback and unix sockets), records every name it plants so a
+ *             crashed check is cleaned by the next one, and removes it all;
+ *   tries.c   from the policy and the bait, the list of tries the probe
+ *             makes inside, each with what the grants say should happen;
+ *   report.c  the probe's answers and what the host shows afterwards →
+ *             blocked, allowed, failed, missed, open or leaked; the table
+ *             and the JSON.
+ * cmd_check.c runs the probe (lnk-probe) in the sandbox run builds
+ * (launch/sandbox.h) between planting and removing.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/util.h"
+#include "policy/policy.h"
+
+/* The first bytes of every file check plants or has the probe write: the
+ * removal of a stale record deletes a file only if it starts so. */
+#define BAIT_MARK "lnk-check-bait "
+
+/* ---- bait.c ------------------------------------------------------------ */
+
+struct bait_server {
+	int fd;	      /* listening, CLOEXEC, non-blocking */
+	char *what;   /* "127.0.0.1:40123", for messages */
+	bool is_unix; /* unlink path at removal */
+	char *path;   /* unix socket path (not abstract) */
+};
+
+struct bait {
+	char tag[17]; /* 16 hex digits, random: in every name */
+	char *secret; /* "lnk-check-secret-<tag>" */
+	char *record; /* ~/.lnk/sandbox/check/<tag>.bait */
+	int record_fd;
+	struct strv files; /* every planted (or expected) file: removed */
+	char *home_file;   /* ~/.lnk-check-<tag> */
+	char *lnk_file;	   /* ~/.lnk/lnk-check-<tag> */
+	char *tmp_file;	   /* /tmp/lnk-check-<tag> */
+	struct strv hidden_files;  /* one in each --hide and always-hidden
+				   * folder that exists */
+	struct strv granted_files; /* one in each --read and --write folder
+				    * (pairs: folder, file) */
+	struct strv dot_planted;   /* pairs: write folder, planted dot file */
+	char *env_name;		   /* LNK_CHECK_SECRET_<TAG> */
+	int fd;			   /* the descriptor lnk inherits: tmp_file */
+	uint16_t port;		   /* the bait server's loopback port */
+	char *unix_path;	   /* a socket in /tmp, outside */
+	char *abstract;		   /* "@lnk-check-<tag>" */
+	char *home_socket;	   /* a socket in the home folder */
+	struct bait_server *srv;
+	size_t nsrv;
+	struct strv ports_served; /* --port ports check serves itself */
+	char comm[16];		  /* check's process name while it runs */
+};
+
+/* Plants every bait the policy's tries need. On error what was planted is
+ * removed. b is initialized here; free it with bait_remove. */
+int bait_plant(struct bait *b, const struct policy *p, const char *home,
+	       struct lnk_err *err);
+/* Accepts on server i and answers with the secret (an HTTP/1.0 answer,
+ * so a raw read and a proxied GET both see it). Never blocks. */
+void bait_serve(struct bait *b, size_t i);
+/* Records a path the probe may write, so the removal covers it too. */
+void bait_expect(struct bait *b, const char *path);
+/* Removes everything planted or expected (only files that carry
+ * BAIT_MARK, and sockets check made), closes the servers and the record,
+ * and frees b. Safe to call twice. */
+void bait_remove(struct bait *b);
+/* Removes the bait of earlier checks that died before removing their own
+ * (their process is gone). The paths removed are appended to removed. */
+void bait_clean_stale(const char *home, struct strv *removed);
+
+/* ---- tries.c ----------------------------------------------------------- */
+
+enum check_expect {
+	CHECK_DENY,  /* nothing grants it */
+	CHECK_ALLOW, /* a grant lets it through */
+	CHECK_GAP,   /* a known gap: it may get through (check_gaps) */
+};
+
+enum check_outcome {
+	CO_NONE,    /* the probe said nothing about it */
+	CO_REACHED, /* the call went through */
+	CO_REFUSED, /* refused */
+	CO_ERROR,   /* failed another way */
+};
+
+enum check_verdict {
+	CV_BLOCKED,
+	CV_ALLOWED,
+	CV_FAILED,
+	CV_MISSED,
+	CV_OPEN,
+	CV_LEAKED,
+};
+
+/* After the run, what the host must show for a try that writes. */
+enum check_host {
+	CH_NONE,
+	CH_ABSENT,    /* host_path must not exist */
+	CH_UNCHANGED, /* host_path must still hold host_content */
+};
+
+struct check_try {
+	char id[8];
+	const char *area; /* "files", "settings", ... (static) */
+	char *what;	  /* for people: "read ~/.lnk-check-…" */
+	char *probe;	  /* "KIND\tARG…" for lnk-probe */
+	enum check_expect expect;
+	const char *gap; /* the gap's reason (CHECK_GAP) */
+	enum check_host host;
+	char *host_path;
+	char *host_content;
+	/* Filled from the probe's answer and the host. */
+	enum check_outcome out;
+	char *detail;
+	enum check_verdict v;
+};
+
+struct check_list {
+	struct check_try *t;
+	size_t n, cap;
+};
+
+/* The tries for policy p (resolved) with bait b, in the order the probe
+ * makes them: allowed network calls before refused ones (a wire pauses
+ * itself after 30 refusals), a cloud's metadata address last (any call to
+ * it pauses the wire at once). home is absolute. Paths the probe may
+ * write are recorded in b (bait_expect) so they are removed afterwards. */
+void check_plan(const struct policy *p, struct bait *b, const char *home,
+		struct check_list *out);
+void check_list_free(struct check_list *l);
+
+/* The known gaps (man page, "GAPS AND LIMITS"): name, reason. */
+struct check_gap {
+	const char *name;
+	const char *why;
+};
+const struct check_gap *check_gaps(size_t *n);
+
+/* ---- report.c ---------------------------------------------------------- */
+
+/* Reads the probe's output (lines "ID\tRESULT\tDETAIL"), looks at the host
+ * for the tries that write, and gives every try its verdict. Lines that do
+ * not match a try are ignored: the probe's output is treated as hostile
+ * (the program under test shares its sandbox). */
+void check_judge(struct check_list *l, const char *probe_out, size_t len);
+/* One try's verdict from its expectation, outcome and host state (pure). */
+enum check_verdict check_verdict_of(enum check_expect e, enum check_outcome o,
+				    enum check_host h, bool host_ok);
+const char *check_verdict_name(enum check_verdict v);
+size_t check_count(const struct check_list *l, enum check_verdict v);
+
+/* The table for people, and one JSON object for machines. */
+void check_table(const struct check_list *l, const char *home, struct buf *out);
+void check_json(const struct check_list *l, struct buf *out);

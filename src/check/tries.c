@@ -1,0 +1,609 @@
+/* The tries of lnk sandbox check: for each promise of the sandbox
+ * (DESIGN.md, invariants 1-5 and the product's "Check the sandbox"), what
+ * the probe does inside and what the grants say should happen (check.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check/check.h"
+#include "launch/commands.h"
+#include "launch/env.h"
+#include "policy/dotfiles.h"
+#include "store/paths.h"
+
+static const struct check_gap gaps[] = {
+    {"unix sockets in a granted folder",
+     "a read-only mount does not stop connect() on a unix socket inside "
+     "it, and Landlock on this kernel cannot refuse it: a host daemon's "
+     "socket in a folder you grant (a gpg-agent, docker or editor socket "
+     "under --read '~') answers the program. check reports it as open"},
+    {"[commands] is a guard, not containment",
+     "the execute list stops launching the wrong program by name; the "
+     "dynamic loader (ld.so FILE), memfd execution and any allowed "
+     "interpreter run code the list does not name"},
+    {"what an allowed host receives",
+     "a host, LAN machine or port you allow can receive anything the "
+     "program can read: grants are the boundary, not the data"},
+    {"one kernel",
+     "the sandbox shares the host's kernel: a kernel bug reachable from "
+     "the calls it allows can break out; the seccomp filter only narrows "
+     "that surface"},
+    {"32-bit programs",
+     "32-bit (int 0x80) and x32 system calls kill the program: they "
+     "cannot run in the sandbox"},
+};
+
+const struct check_gap *check_gaps(size_t *n)
+{
+	*n = ARRAY_SIZE(gaps);
+	return gaps;
+}
+
+/* The system calls the seccomp filter refuses (src/init/seccomp_policy.c),
+ * each tried by the probe. */
+static const char *const refused_syscalls[] = {
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "openat2",
+    "clone3",
+    "userfaultfd",
+    "perf_event_open",
+    "bpf",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "kexec_load",
+    "kexec_file_load",
+    "reboot",
+    "acct",
+    "swapon",
+    "swapoff",
+    "syslog",
+    "quotactl",
+    "vhangup",
+    "iopl",
+    "ioperm",
+    "settimeofday",
+    "clock_settime",
+    "adjtimex",
+    "clock_adjtime",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "move_mount",
+    "open_tree",
+    "mount_setattr",
+    "setns",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "unshare_user",
+    "unshare_net",
+    "unshare_mount",
+};
+
+static bool covers(const char *dir, const char *p)
+{
+	size_t n = strlen(dir);
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(dir, p, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+/* What the mounts show at path: as in bwrap.c, the deepest mount wins.
+ * 0 nothing, 1 read, 2 write. */
+static int shown(const struct policy *p, const char *home, const char *path)
+{
+	size_t best = 0;
+	int what = 0;
+	struct {
+		enum key_id id;
+		int v;
+	} keys[] = {{K_FILES_READ, 1}, {K_FILES_WRITE, 2}, {K_FILES_HIDE, 0}};
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+		const struct strv *l = policy_list(p, keys[k].id);
+		for (size_t i = 0; i < l->n; i++) {
+			size_t n = strlen(l->v[i]);
+			if (covers(l->v[i], path) && n >= best) {
+				best = n;
+				what = keys[k].v;
+			}
+		}
+	}
+	struct strv hidden = {0};
+	strv_copy(&hidden, &p->always_hidden);
+	paths_always_hidden(home, &hidden);
+	for (size_t i = 0; i < hidden.n; i++)
+		if (covers(hidden.v[i], path) && strlen(hidden.v[i]) >= best) {
+			best = strlen(hidden.v[i]);
+			what = 0;
+		}
+	strv_free(&hidden);
+	return what;
+}
+
+/* ~/x for people. */
+static char *pretty(const char *home, const char *path)
+{
+	size_t n = strlen(home);
+	if (strncmp(path, home, n) == 0 && path[n] == '/')
+		return xasprintf("~%s", path + n);
+	return xstrdup(path);
+}
+
+static struct check_try *add(struct check_list *l, const char *area,
+			     enum check_expect e, const char *what,
+			     const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static struct check_try *add(struct check_list *l, const char *area,
+			     enum check_expect e, const char *what,
+			     const char *fmt, ...)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->t = xrealloc(l->t, l->cap * sizeof(*l->t));
+	}
+	struct check_try *t = &l->t[l->n];
+	*t = (struct check_try){.area = area, .expect = e};
+	snprintf(t->id, sizeof(t->id), "t%zu", l->n);
+	t->what = xstrdup(what);
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&t->probe, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	l->n++;
+	return t;
+}
+
+static void add_read(struct check_list *l, const struct policy *p,
+		     const char *home, const char *area, const char *where,
+		     const char *path)
+{
+	enum check_expect e = shown(p, home, path) ? CHECK_ALLOW : CHECK_DENY;
+	_cleanup_free_ char *pp = pretty(home, path);
+	_cleanup_free_ char *what = xasprintf("read %s (%s)", pp, where);
+	add(l, area, e, what, "read\t%s", path);
+}
+
+/* A file the probe creates: it must appear on the host only where a
+ * write grant allows. */
+static void add_create(struct check_list *l, struct bait *b,
+		       const struct policy *p, const char *home,
+		       const char *area, const char *where, const char *path,
+		       bool dot_guarded)
+{
+	int s = shown(p, home, path);
+	enum check_expect e = s == 2 && !dot_guarded ? CHECK_ALLOW : CHECK_DENY;
+	_cleanup_free_ char *pp = pretty(home, path);
+	_cleanup_free_ char *what = xasprintf("create %s (%s)", pp, where);
+	bait_expect(b, path);
+	struct check_try *t = add(
+	    l, area, e, what, "create\t%s\t" BAIT_MARK "%s", path, b->secret);
+	if (e == CHECK_DENY) {
+		t->host = CH_ABSENT;
+		t->host_path = xstrdup(path);
+	}
+}
+
+static void plan_files(const struct policy *p, struct bait *b, const char *home,
+		       struct check_list *l)
+{
+	add_read(l, p, home, "files", "a secret in the home folder",
+		 b->home_file);
+	add_read(l, p, home, "settings", "lnk's settings", b->lnk_file);
+	for (size_t i = 0; i < b->hidden_files.n; i++)
+		add_read(l, p, home, "hidden", "a hidden folder",
+			 b->hidden_files.v[i]);
+	add_read(l, p, home, "files", "the host's /tmp", b->tmp_file);
+	for (size_t i = 0; i + 1 < b->granted_files.n; i += 2)
+		add_read(l, p, home, "files", "a granted folder",
+			 b->granted_files.v[i + 1]);
+
+	/* Writes outside: the home, lnk's settings, /tmp, each --read folder,
+	 * the system. */
+	_cleanup_free_ char *hw = xasprintf("%s/.lnk-check-%s-w", home, b->tag);
+	add_create(l, b, p, home, "writes", "the home folder", hw, false);
+	_cleanup_free_ char *lnkdir = paths_lnk_dir(home);
+	_cleanup_free_ char *lw =
+	    xasprintf("%s/lnk-check-%s-w", lnkdir, b->tag);
+	add_create(l, b, p, home, "settings", "lnk's settings", lw, false);
+	_cleanup_free_ char *tw = xasprintf("/tmp/lnk-check-%s-w", b->tag);
+	add_create(l, b, p, home, "writes", "/tmp, private inside", tw, false);
+	const struct strv *rd = policy_list(p, K_FILES_READ);
+	for (size_t i = 0; i < rd->n; i++) {
+		_cleanup_free_ char *f =
+		    xasprintf("%s/.lnk-check-%s-w%zu", rd->v[i], b->tag, i);
+		add_create(l, b, p, home, "writes", "a --read folder", f,
+			   false);
+	}
+	_cleanup_free_ char *uw = xasprintf("/usr/lnk-check-%s-w", b->tag);
+	add_create(l, b, p, home, "writes", "the system", uw, false);
+	const struct strv *wr = policy_list(p, K_FILES_WRITE);
+	for (size_t i = 0; i < wr->n; i++) {
+		_cleanup_free_ char *f =
+		    xasprintf("%s/.lnk-check-%s-n%zu", wr->v[i], b->tag, i);
+		add_create(l, b, p, home, "writes", "a --write folder", f,
+			   false);
+	}
+}
+
+/* The dot-file list at the top of each write folder: write, create,
+ * rename (DESIGN.md invariant 2). */
+static void plan_dot_files(const struct policy *p, struct bait *b,
+			   const char *home, struct check_list *l)
+{
+	const struct strv *wr = policy_list(p, K_FILES_WRITE);
+	const struct strv *wdf = policy_list(p, K_FILES_WRITE_DOT_FILES);
+	size_t nd;
+	const struct dot_file *df = dot_files(&nd);
+	for (size_t i = 0; i < wr->n; i++) {
+		const char *w = wr->v[i];
+		bool guarded = !strv_contains(wdf, w);
+		enum check_expect e = guarded ? CHECK_DENY : CHECK_ALLOW;
+		const char *planted = NULL;
+		for (size_t j = 0; j + 1 < b->dot_planted.n; j += 2)
+			if (strcmp(b->dot_planted.v[j], w) == 0)
+				planted = b->dot_planted.v[j + 1];
+		/* A listed name that does not exist, to try creating. */
+		_cleanup_free_ char *missing = NULL;
+		for (size_t j = 0; j < nd && !missing; j++) {
+			if (strchr(df[j].name, '/'))
+				continue;
+			char *c = xasprintf("%s/%s", w, df[j].name);
+			struct stat st;
+			if ((!planted || strcmp(planted, c) != 0) &&
+			    lstat(c, &st) < 0 && errno == ENOENT)
+				missing = c;
+			else
+				free(c);
+		}
+		if (planted) {
+			_cleanup_free_ char *pp = pretty(home, planted);
+			_cleanup_free_ char *what =
+			    xasprintf("write the existing dot file %s", pp);
+			struct check_try *t =
+			    add(l, "dot files", e, what, "append\t%s\t%s",
+				planted, "echo lnk-check-leaked\n");
+			if (guarded) {
+				t->host = CH_UNCHANGED;
+				t->host_path = xstrdup(planted);
+				t->host_content =
+				    xasprintf(BAIT_MARK "%s\n", b->secret);
+			}
+		}
+		if (missing) {
+			add_create(l, b, p, home, "dot files",
+				   "a dot file at the top of a --write folder",
+				   missing, guarded);
+			/* A file of its own, renamed onto the dot name. */
+			_cleanup_free_ char *src =
+			    xasprintf("%s/.lnk-check-%s-r%zu", w, b->tag, i);
+			bait_expect(b, src);
+			add(l, "dot files", CHECK_ALLOW,
+			    "create a file to rename",
+			    "create\t%s\t" BAIT_MARK "%s", src, b->secret);
+			_cleanup_free_ char *pm = pretty(home, missing);
+			_cleanup_free_ char *what =
+			    xasprintf("rename a file onto %s", pm);
+			struct check_try *t =
+			    add(l, "dot files", e, what, "rename\t%s\t%s", src,
+				missing);
+			if (guarded) {
+				t->host = CH_ABSENT;
+				t->host_path = xstrdup(missing);
+			}
+		}
+		if (planted) {
+			_cleanup_free_ char *to =
+			    xasprintf("%s/.lnk-check-%s-m%zu", w, b->tag, i);
+			bait_expect(b, to);
+			_cleanup_free_ char *pp = pretty(home, planted);
+			_cleanup_free_ char *what =
+			    xasprintf("rename the dot file %s away", pp);
+			struct check_try *t =
+			    add(l, "dot files", e, what, "rename\t%s\t%s",
+				planted, to);
+			if (guarded) {
+				t->host = CH_UNCHANGED;
+				t->host_path = xstrdup(planted);
+				t->host_content =
+				    xasprintf(BAIT_MARK "%s\n", b->secret);
+			}
+		}
+	}
+}
+
+static void plan_process(const struct policy *p, const struct bait *b,
+			 struct check_list *l)
+{
+	_cleanup_free_ char *w = xasprintf(
+	    "read the secret variable %s lnk was started with", b->env_name);
+	add(l, "environment", CHECK_DENY, w, "env\t%s", b->env_name);
+	const struct strv *pass = policy_list(p, K_COMMANDS_ENV);
+	for (size_t i = 0; i < pass->n; i++) {
+		if (!getenv(pass->v[i]))
+			continue;
+		_cleanup_free_ char *what =
+		    xasprintf("read %s, passed by --env", pass->v[i]);
+		add(l, "environment", CHECK_ALLOW, what, "env\t%s", pass->v[i]);
+	}
+	add(l, "descriptors", CHECK_DENY,
+	    "use a descriptor lnk inherited (a file holding a secret)", "fds");
+	add(l, "processes", CHECK_DENY,
+	    "see or read a process outside in /proc", "procs\t%s\t%s", b->comm,
+	    b->secret);
+	add(l, "terminal", CHECK_DENY, "push input into a terminal (TIOCSTI)",
+	    "tiocsti");
+	add(l, "terminal", CHECK_DENY,
+	    "push input with TIOCSTI and high bits set in the request",
+	    "tiocsti\t100000000");
+	for (size_t i = 0; i < ARRAY_SIZE(refused_syscalls); i++) {
+		_cleanup_free_ char *what =
+		    xasprintf("call %s", refused_syscalls[i]);
+		add(l, "system calls", CHECK_DENY, what, "sys\t%s",
+		    refused_syscalls[i]);
+	}
+}
+
+/* The commands list: an unlisted system program must not run; a listed
+ * one must. */
+static void plan_commands(const struct policy *p, struct check_list *l)
+{
+	if (policy_any_command(p))
+		return;
+	struct strv exec = {0};
+	struct lnk_err err = {0};
+	const struct strv *allow = policy_list(p, K_COMMANDS_ALLOW);
+	char *prog = NULL;
+	_cleanup_free_ char *listed = NULL;
+	for (size_t i = 0; i < allow->n && !listed; i++) {
+		if (commands_resolve(allow, false, ENV_SANDBOX_PATH,
+				     allow->v[i], &exec, &prog, &err) == 0)
+			listed = prog;
+		else
+			free(prog);
+		prog = NULL;
+	}
+	const char *cands[] = {"/usr/bin/true", "/bin/true", "/usr/bin/id",
+			       "/usr/bin/env", "/bin/ls"};
+	for (size_t i = 0; i < ARRAY_SIZE(cands); i++) {
+		char real[PATH_MAX];
+		if (!realpath(cands[i], real) || access(real, X_OK) < 0 ||
+		    strv_contains(&exec, real))
+			continue;
+		_cleanup_free_ char *what = xasprintf(
+		    "run %s, which [commands] does not list", cands[i]);
+		add(l, "commands", CHECK_DENY, what, "exec\t%s", cands[i]);
+		break;
+	}
+	if (listed) {
+		_cleanup_free_ char *what = xasprintf(
+		    "run %s --version, which [commands] lists", listed);
+		add(l, "commands", CHECK_ALLOW, what, "exec\t%s\t--version",
+		    listed);
+	}
+	strv_free(&exec);
+}
+
+static bool is_name(const char *h)
+{
+	return h[0] != '*' && !strchr(h, ':');
+}
+
+/* Loopback in every spelling a filter could miss (DESIGN.md invariant 3:
+ * no 127.1, no decimal or hex forms, no IPv4-mapped IPv6). */
+static const char *const loop_http[] = {
+    "127.0.0.1",
+    "127.1",
+    "2130706433",
+    "0x7f000001",
+    "0177.0.0.1",
+    "127.0.0.2",
+    "[::1]",
+    "[::ffff:127.0.0.1]",
+    "[0:0:0:0:0:0:0:1]",
+    "localhost",
+    "LOCALHOST.",
+    "0.0.0.0",
+    "[::]",
+};
+
+static void plan_network(const struct policy *p, const struct bait *b,
+			 bool wire, struct check_list *l)
+{
+	unsigned port = b->port;
+	char what[300];
+
+	/* Allowed first: a wire pauses itself after many refusals. */
+	if (wire) {
+		const struct strv *h = policy_list(p, K_INTERNET_HOSTS);
+		for (size_t i = 0; i < h->n; i++) {
+			if (!is_name(h->v[i]))
+				continue;
+			snprintf(
+			    what, sizeof(what),
+			    "reach %s:443 through the proxy (--internet-host)",
+			    h->v[i]);
+			add(l, "proxy", CHECK_ALLOW, what, "http\t%s:443",
+			    h->v[i]);
+		}
+		const struct strv *lan = policy_list(p, K_LAN_HOSTS);
+		for (size_t i = 0; i < lan->n; i++) {
+			if (strchr(lan->v[i], '/') || strchr(lan->v[i], '*'))
+				continue;
+			bool has_port =
+			    strchr(lan->v[i], ':') && lan->v[i][0] != '[' &&
+			    strchr(lan->v[i], ':') == strrchr(lan->v[i], ':');
+			snprintf(what, sizeof(what),
+				 "reach %s through the proxy (--lan-host)",
+				 lan->v[i]);
+			if (has_port || lan->v[i][strlen(lan->v[i]) - 1] != ']')
+				add(l, "proxy", CHECK_ALLOW, what,
+				    has_port ? "http\t%s" : "http\t%s:80",
+				    lan->v[i]);
+		}
+		const struct strv *ports = policy_list(p, K_LOCALHOST_PORTS);
+		for (size_t i = 0; i < ports->n; i++) {
+			snprintf(what, sizeof(what),
+				 "connect to 127.0.0.1:%s (--port)",
+				 ports->v[i]);
+			add(l, "network", CHECK_ALLOW, what,
+			    "tcp\t127.0.0.1\t%s", ports->v[i]);
+		}
+	}
+
+	/* Direct: the sandbox's network namespace has only its loopback. */
+	snprintf(what, sizeof(what),
+		 "connect directly to a server on this machine (127.0.0.1:%u)",
+		 port);
+	add(l, "network", CHECK_DENY, what, "tcp\t127.0.0.1\t%u", port);
+	snprintf(what, sizeof(what), "connect directly to [::1]:%u", port);
+	add(l, "network", CHECK_DENY, what, "tcp\t::1\t%u", port);
+	add(l, "network", CHECK_DENY,
+	    "connect directly to the internet (198.18.0.10:80, a test address)",
+	    "tcp\t198.18.0.10\t80");
+	add(l, "network", CHECK_DENY, "resolve a name without the proxy (DNS)",
+	    "dns\texample.com");
+	snprintf(what, sizeof(what), "connect to a unix socket outside (%s)",
+		 b->unix_path);
+	add(l, "network", CHECK_DENY, what, "unix\t%s", b->unix_path);
+	add(l, "network", CHECK_DENY,
+	    "connect to an abstract unix socket outside", "unix\t%s",
+	    b->abstract);
+	{
+		bool home_shown = false;
+		const char *hs = b->home_socket;
+		/* A socket in a folder a grant shows: the known gap. */
+		const struct strv *rd = policy_list(p, K_FILES_READ);
+		const struct strv *wr = policy_list(p, K_FILES_WRITE);
+		for (size_t i = 0; i < rd->n; i++)
+			home_shown |= covers(rd->v[i], hs);
+		for (size_t i = 0; i < wr->n; i++)
+			home_shown |= covers(wr->v[i], hs);
+		struct check_try *t =
+		    add(l, "network", home_shown ? CHECK_GAP : CHECK_DENY,
+			"connect to a unix socket in the home folder",
+			"unix\t%s", hs);
+		if (home_shown)
+			t->gap = gaps[0].name;
+	}
+
+	if (!wire) {
+		add(l, "proxy", CHECK_DENY,
+		    "reach a proxy (there is none: no network grant)",
+		    "tcp\t127.0.0.1\t3128");
+		return;
+	}
+
+	/* Through the proxy toward this machine, every spelling, both
+	 * protocols. */
+	for (size_t i = 0; i < ARRAY_SIZE(loop_http); i++) {
+		snprintf(what, sizeof(what), "CONNECT %s:%u (loopback)",
+			 loop_http[i], port);
+		add(l, "proxy", CHECK_DENY, what, "http\t%s:%u", loop_http[i],
+		    port);
+	}
+	snprintf(what, sizeof(what), "GET http://127.0.0.1:%u/ (loopback)",
+		 port);
+	add(l, "proxy", CHECK_DENY, what, "httpget\t127.0.0.1:%u", port);
+	snprintf(what, sizeof(what), "GET http://localhost:%u/ (loopback)",
+		 port);
+	add(l, "proxy", CHECK_DENY, what, "httpget\tlocalhost:%u", port);
+	static const char *const socks_loop[][2] = {
+	    {"ip4", "127.0.0.1"},	 {"ip6", "::1"},
+	    {"ip6", "::ffff:127.0.0.1"}, {"name", "127.0.0.1"},
+	    {"name", "127.1"},		 {"name", "2130706433"},
+	    {"name", "localhost"},	 {"name", "::1"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(socks_loop); i++) {
+		snprintf(what, sizeof(what), "SOCKS5 %s %s:%u (loopback)",
+			 strcmp(socks_loop[i][0], "name") ? "address" : "name",
+			 socks_loop[i][1], port);
+		add(l, "proxy", CHECK_DENY, what, "socks\t%s\t%s\t%u",
+		    socks_loop[i][0], socks_loop[i][1], port);
+	}
+
+	/* The LAN, unless a grant names machines there. */
+	if (!policy_list(p, K_LAN_HOSTS)->n) {
+		static const char *const lan[] = {
+		    "10.0.0.1:80",
+		    "172.16.0.1:80",
+		    "192.168.0.1:80",
+		    "100.64.0.1:80",
+		    "[fd00::1]:80",
+		    "[fe80::1]:80",
+		    "[::ffff:192.168.0.1]:80",
+		};
+		for (size_t i = 0; i < ARRAY_SIZE(lan); i++) {
+			snprintf(what, sizeof(what), "CONNECT %s (LAN)",
+				 lan[i]);
+			add(l, "proxy", CHECK_DENY, what, "http\t%s", lan[i]);
+		}
+		add(l, "proxy", CHECK_DENY,
+		    "SOCKS5 address 192.168.0.1:80 (LAN)",
+		    "socks\tip4\t192.168.0.1\t80");
+	}
+
+	/* A cloud's metadata service, last: any call to it pauses the wire
+	 * (product text, "A wire that pauses itself"). */
+	static const char *const meta[] = {
+	    "169.254.169.254:80", "[::ffff:169.254.169.254]:80",
+	    "2852039166:80",	  "metadata.google.internal:80",
+	    "[fd00:ec2::254]:80",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(meta); i++) {
+		snprintf(what, sizeof(what), "CONNECT %s (cloud metadata)",
+			 meta[i]);
+		add(l, "proxy", CHECK_DENY, what, "http\t%s", meta[i]);
+	}
+	add(l, "proxy", CHECK_DENY,
+	    "SOCKS5 address 169.254.169.254:80 (cloud "
+	    "metadata)",
+	    "socks\tip4\t169.254.169.254\t80");
+}
+
+static bool needs_wire(const struct policy *p)
+{
+	return policy_list(p, K_INTERNET_HOSTS)->n ||
+	       policy_list(p, K_LAN_HOSTS)->n ||
+	       policy_list(p, K_LOCALHOST_PORTS)->n;
+}
+
+void check_plan(const struct policy *p, struct bait *b, const char *home,
+		struct check_list *out)
+{
+	*out = (struct check_list){0};
+	plan_files(p, b, home, out);
+	plan_dot_files(p, b, home, out);
+	plan_process(p, b, out);
+	plan_commands(p, out);
+	plan_network(p, b, needs_wire(p), out);
+}
+
+void check_list_free(struct check_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->t[i].what);
+		free(l->t[i].probe);
+		free(l->t[i].host_path);
+		free(l->t[i].host_content);
+		free(l->t[i].detail);
+	}
+	free(l->t);
+	*l = (struct check_list){0};
+}
