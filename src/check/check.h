@@ -117,6 +117,11 @@ struct check_try {
 	char *what;	  /* for people: "read ~/.lnk-check-…" */
 	char *probe;	  /* "KIND\tARG…" for lnk-probe */
 	enum check_expect expect;
+	int batch; /* the sandbox it runs in: a wire pauses itself after 30
+		    * refusals a minute, 20 refused targets, or any call to a
+		    * cloud's metadata, and a try refused by a paused wire
+		    * proves nothing; so refused calls are spread over fresh
+		    * sandboxes, each metadata call in one of its own */
 	const char *gap; /* the gap's reason (CHECK_GAP) */
 	enum check_host host;
 	char *host_path;
@@ -130,7 +135,12 @@ struct check_try {
 struct check_list {
 	struct check_try *t;
 	size_t n, cap;
+	int batches; /* how many sandboxes the tries need */
+	int refused_in_batch;
 };
+
+/* Refused proxy calls per sandbox: under both tripwires' counts. */
+#define CHECK_REFUSED_PER_BATCH 12
 
 /* The tries for policy p (resolved) with bait b, in the order the probe
  * makes them: allowed network calls before refused ones (a wire pauses

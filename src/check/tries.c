@@ -159,6 +159,9 @@ static struct check_try *add(struct check_list *l, const char *area,
 	}
 	struct check_try *t = &l->t[l->n];
 	*t = (struct check_try){.area = area, .expect = e};
+	if (l->batches < 1)
+		l->batches = 1;
+	t->batch = l->batches - 1;
 	snprintf(t->id, sizeof(t->id), "t%zu", l->n);
 	t->what = xstrdup(what);
 	va_list ap;
@@ -423,6 +426,20 @@ static const char *const loop_http[] = {
     "[::]",
 };
 
+/* A refused call through the proxy: a new sandbox every
+ * CHECK_REFUSED_PER_BATCH of them, or for each one when alone is set (a
+ * metadata call pauses its wire at once). */
+static void proxy_deny(struct check_list *l, bool alone, const char *what,
+		       const char *probe)
+{
+	if (alone || l->refused_in_batch >= CHECK_REFUSED_PER_BATCH) {
+		l->batches++;
+		l->refused_in_batch = 0;
+	}
+	add(l, "proxy", CHECK_DENY, what, "%s", probe);
+	l->refused_in_batch++;
+}
+
 static void plan_network(const struct policy *p, const struct bait *b,
 			 bool wire, struct check_list *l)
 {
@@ -510,20 +527,25 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		return;
 	}
 
+	char pr[200];
+	/* The refused calls start in a sandbox of their own. */
+	l->refused_in_batch = CHECK_REFUSED_PER_BATCH;
 	/* Through the proxy toward this machine, every spelling, both
 	 * protocols. */
 	for (size_t i = 0; i < ARRAY_SIZE(loop_http); i++) {
 		snprintf(what, sizeof(what), "CONNECT %s:%u (loopback)",
 			 loop_http[i], port);
-		add(l, "proxy", CHECK_DENY, what, "http\t%s:%u", loop_http[i],
-		    port);
+		snprintf(pr, sizeof(pr), "http\t%s:%u", loop_http[i], port);
+		proxy_deny(l, false, what, pr);
 	}
 	snprintf(what, sizeof(what), "GET http://127.0.0.1:%u/ (loopback)",
 		 port);
-	add(l, "proxy", CHECK_DENY, what, "httpget\t127.0.0.1:%u", port);
+	snprintf(pr, sizeof(pr), "httpget\t127.0.0.1:%u", port);
+	proxy_deny(l, false, what, pr);
 	snprintf(what, sizeof(what), "GET http://localhost:%u/ (loopback)",
 		 port);
-	add(l, "proxy", CHECK_DENY, what, "httpget\tlocalhost:%u", port);
+	snprintf(pr, sizeof(pr), "httpget\tlocalhost:%u", port);
+	proxy_deny(l, false, what, pr);
 	static const char *const socks_loop[][2] = {
 	    {"ip4", "127.0.0.1"},	 {"ip6", "::1"},
 	    {"ip6", "::ffff:127.0.0.1"}, {"name", "127.0.0.1"},
@@ -534,8 +556,9 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		snprintf(what, sizeof(what), "SOCKS5 %s %s:%u (loopback)",
 			 strcmp(socks_loop[i][0], "name") ? "address" : "name",
 			 socks_loop[i][1], port);
-		add(l, "proxy", CHECK_DENY, what, "socks\t%s\t%s\t%u",
-		    socks_loop[i][0], socks_loop[i][1], port);
+		snprintf(pr, sizeof(pr), "socks\t%s\t%s\t%u", socks_loop[i][0],
+			 socks_loop[i][1], port);
+		proxy_deny(l, false, what, pr);
 	}
 
 	/* The LAN, unless a grant names machines there. */
@@ -552,29 +575,30 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		for (size_t i = 0; i < ARRAY_SIZE(lan); i++) {
 			snprintf(what, sizeof(what), "CONNECT %s (LAN)",
 				 lan[i]);
-			add(l, "proxy", CHECK_DENY, what, "http\t%s", lan[i]);
+			snprintf(pr, sizeof(pr), "http\t%s", lan[i]);
+			proxy_deny(l, false, what, pr);
 		}
-		add(l, "proxy", CHECK_DENY,
-		    "SOCKS5 address 192.168.0.1:80 (LAN)",
-		    "socks\tip4\t192.168.0.1\t80");
+		proxy_deny(l, false, "SOCKS5 address 192.168.0.1:80 (LAN)",
+			   "socks\tip4\t192.168.0.1\t80");
 	}
 
 	/* A cloud's metadata service, last: any call to it pauses the wire
 	 * (product text, "A wire that pauses itself"). */
 	static const char *const meta[] = {
-	    "169.254.169.254:80", "[::ffff:169.254.169.254]:80",
-	    "2852039166:80",	  "metadata.google.internal:80",
-	    "[fd00:ec2::254]:80",
+	    "169.254.169.254:80",
+	    "[::ffff:169.254.169.254]:80",
+	    "2852039166:80",
+	    "metadata.google.internal:80",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(meta); i++) {
 		snprintf(what, sizeof(what), "CONNECT %s (cloud metadata)",
 			 meta[i]);
-		add(l, "proxy", CHECK_DENY, what, "http\t%s", meta[i]);
+		snprintf(pr, sizeof(pr), "http\t%s", meta[i]);
+		proxy_deny(l, true, what, pr);
 	}
-	add(l, "proxy", CHECK_DENY,
-	    "SOCKS5 address 169.254.169.254:80 (cloud "
-	    "metadata)",
-	    "socks\tip4\t169.254.169.254\t80");
+	proxy_deny(l, true,
+		   "SOCKS5 address 169.254.169.254:80 (cloud metadata)",
+		   "socks\tip4\t169.254.169.254\t80");
 }
 
 static bool needs_wire(const struct policy *p)

@@ -109,12 +109,13 @@ struct check_run {
 /* The launcher: a child, so its stdout can be the probe's pipe and its
  * environment and descriptors can carry bait, while the parent serves the
  * bait and watches for signals. */
-__attribute__((noreturn)) static void launcher(struct check_run *cr, int out)
+__attribute__((noreturn)) static void launcher(struct check_run *cr, int batch,
+					       int out, int errfd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (nul < 0 || dup2(nul, STDIN_FILENO) < 0 ||
-	    dup2(out, STDOUT_FILENO) < 0)
+	    dup2(out, STDOUT_FILENO) < 0 || dup2(errfd, STDERR_FILENO) < 0)
 		_exit(LNK_EXIT_FAIL);
 	/* Bait that travels with lnk itself: a secret in its environment,
 	 * and an open descriptor without CLOEXEC. */
@@ -126,8 +127,9 @@ __attribute__((noreturn)) static void launcher(struct check_run *cr, int out)
 	struct strv argv = {0};
 	strv_push(&argv, "lnk-probe");
 	for (size_t i = 0; i < cr->tries->n; i++)
-		strv_pushf(&argv, "%s\t%s", cr->tries->t[i].id,
-			   cr->tries->t[i].probe);
+		if (cr->tries->t[i].batch == batch)
+			strv_pushf(&argv, "%s\t%s", cr->tries->t[i].id,
+				   cr->tries->t[i].probe);
 	cr->req.argv = argv.v;
 	cr->req.argc = (int)argv.n;
 	struct lnk_err err = {0};
@@ -143,7 +145,8 @@ struct watch {
 	int status;
 	bool exited;
 	int interrupted; /* the signal that asked us to stop, or 0 */
-	struct buf out;
+	struct buf out;	 /* the probe's answers, every batch */
+	struct buf err;	 /* the launcher's messages, this batch */
 };
 
 static void on_signals(struct watch *w, int sfd)
@@ -163,16 +166,30 @@ static void on_signals(struct watch *w, int sfd)
 		w->exited = true;
 }
 
-static int watch_run(struct watch *w, struct bait *b, int rfd, int sfd)
+static void drain(int fd, struct buf *b, bool *open)
 {
-	bool open_out = true;
+	char tmp[8192];
+	ssize_t k = read(fd, tmp, sizeof(tmp));
+	if (k > 0 && b->len < CHECK_MAX_OUTPUT)
+		buf_append(b, tmp, (size_t)k);
+	else if (k == 0 || (k < 0 && errno != EINTR && errno != EAGAIN))
+		*open = false;
+}
+
+static int watch_run(struct watch *w, struct bait *b, int rfd, int efd, int sfd)
+{
+	bool open_out = true, open_err = true;
 	int grace = 0;
-	while (open_out || !w->exited) {
+	while (open_out || open_err || !w->exited) {
 		struct pollfd pf[3 + 64];
 		nfds_t n = 0;
 		pf[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
-		if (open_out)
-			pf[n++] = (struct pollfd){.fd = rfd, .events = POLLIN};
+		nfds_t i_out = n, i_err;
+		pf[n++] = (struct pollfd){.fd = open_out ? rfd : -1,
+					  .events = POLLIN};
+		i_err = n;
+		pf[n++] = (struct pollfd){.fd = open_err ? efd : -1,
+					  .events = POLLIN};
 		size_t first_srv = n;
 		for (size_t i = 0; i < b->nsrv && i < 64; i++)
 			pf[n++] = (struct pollfd){.fd = b->srv[i].fd,
@@ -191,15 +208,10 @@ static int watch_run(struct watch *w, struct bait *b, int rfd, int sfd)
 		}
 		if (pf[0].revents)
 			on_signals(w, sfd);
-		if (open_out && pf[1].revents) {
-			char tmp[8192];
-			ssize_t k = read(rfd, tmp, sizeof(tmp));
-			if (k > 0 && w->out.len < CHECK_MAX_OUTPUT)
-				buf_append(&w->out, tmp, (size_t)k);
-			else if (k == 0 ||
-				 (k < 0 && errno != EINTR && errno != EAGAIN))
-				open_out = false;
-		}
+		if (open_out && pf[i_out].revents)
+			drain(rfd, &w->out, &open_out);
+		if (open_err && pf[i_err].revents)
+			drain(efd, &w->err, &open_err);
 		for (size_t i = first_srv; i < n; i++)
 			if (pf[i].revents)
 				bait_serve(b, i - first_srv);
@@ -322,11 +334,6 @@ int cmd_check(int argc, char **argv)
 	check_plan(&pol, &b, home, &tries);
 
 	struct watch w = {.child = -1};
-	int pp[2];
-	if (pipe2(pp, O_CLOEXEC) < 0) {
-		warnx_("pipe: %s", strerror(errno));
-		goto out_bait;
-	}
 	name = xasprintf("check-%d", (int)getpid());
 	struct check_run cr = {
 	    .req =
@@ -340,25 +347,57 @@ int cmd_check(int argc, char **argv)
 	    .bait = &b,
 	    .tries = &tries,
 	};
-	fflush(NULL);
-	w.child = fork();
-	if (w.child < 0) {
-		warnx_("cannot fork: %s", strerror(errno));
-		close(pp[0]);
+	bool ran = false;
+	int failed_status = 0;
+	for (int batch = 0; batch < tries.batches && !w.interrupted; batch++) {
+		int pp[2], ep[2];
+		if (pipe2(pp, O_CLOEXEC) < 0) {
+			warnx_("pipe: %s", strerror(errno));
+			goto out_bait;
+		}
+		if (pipe2(ep, O_CLOEXEC) < 0) {
+			warnx_("pipe: %s", strerror(errno));
+			close(pp[0]);
+			close(pp[1]);
+			goto out_bait;
+		}
+		size_t before = w.out.len;
+		w.exited = false;
+		w.err.len = 0;
+		fflush(NULL);
+		w.child = fork();
+		if (w.child == 0) {
+			close(pp[0]);
+			close(ep[0]);
+			launcher(&cr, batch, pp[1], ep[1]);
+		}
 		close(pp[1]);
-		goto out_bait;
-	}
-	if (w.child == 0) {
+		close(ep[1]);
+		r = w.child < 0 ? -errno : watch_run(&w, &b, pp[0], ep[0], sfd);
 		close(pp[0]);
-		launcher(&cr, pp[1]);
-	}
-	close(pp[1]);
-	r = watch_run(&w, &b, pp[0], sfd);
-	close(pp[0]);
-	if (r < 0) {
-		kill(w.child, SIGKILL);
-		while (waitpid(w.child, &w.status, 0) < 0 && errno == EINTR)
-			;
+		close(ep[0]);
+		if (w.child < 0) {
+			warnx_("cannot fork: %s", strerror(-r));
+			goto out_bait;
+		}
+		if (r < 0) {
+			kill(w.child, SIGKILL);
+			while (waitpid(w.child, &w.status, 0) < 0 &&
+			       errno == EINTR)
+				;
+		}
+		if (w.out.len > before) {
+			ran = true;
+		} else if (!w.interrupted) {
+			/* This sandbox never ran the probe: say why. */
+			if (w.err.len)
+				fwrite(w.err.p, 1, w.err.len, stderr);
+			failed_status =
+			    WIFEXITED(w.status) && WEXITSTATUS(w.status)
+				? WEXITSTATUS(w.status)
+				: LNK_EXIT_FAIL;
+			break;
+		}
 	}
 
 	check_judge(&tries, w.out.p ? w.out.p : "", w.out.len);
@@ -368,14 +407,9 @@ out_bait:
 		warnx_("check interrupted: the sandbox is ended and every bait "
 		       "removed");
 		ret = 128 + w.interrupted;
-	} else if (w.child > 0 && !w.out.len) {
-		/* The sandbox never ran the probe: the launcher said why. */
-		ret = WIFEXITED(w.status) && WEXITSTATUS(w.status)
-			  ? WEXITSTATUS(w.status)
-			  : LNK_EXIT_FAIL;
-		if (ret == 0)
-			ret = LNK_EXIT_FAIL;
-	} else if (w.child > 0) {
+	} else if (!ran || failed_status) {
+		ret = failed_status ? failed_status : LNK_EXIT_FAIL;
+	} else {
 		struct buf o = {0};
 		if (json)
 			check_json(&tries, &o);
@@ -387,6 +421,7 @@ out_bait:
 	}
 	check_list_free(&tries);
 	buf_free(&w.out);
+	buf_free(&w.err);
 out:
 	grants_free(&g);
 	if (pol_init)

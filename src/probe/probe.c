@@ -187,7 +187,7 @@ static void t_procs(const char *id, const char *comm, const char *token)
 	while ((de = readdir(d))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0)
+		if (*end || pid <= 0 || pid == (long)getpid())
 			continue;
 		seen++;
 		char path[64], b[4096];
