@@ -1,0 +1,221 @@
+"""lnk sandbox check: bait, the probe in run's sandbox, the report.
+
+Product text, "Check the sandbox" and "What it reports". The weakened build
+(a test-hooks build, meson -Dtest_hooks=true) is found through
+LNK_BIN_HOOKS; without it that test skips and says so.
+"""
+import json
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+from conftest import LNK
+
+HOOKS = os.environ.get("LNK_BIN_HOOKS")
+
+
+def bait_left(*folders):
+    """Every lnk-check-* name under the folders (bait is never deeper
+    than two levels)."""
+    found = []
+    for f in folders:
+        f = pathlib.Path(f)
+        for p in list(f.glob("*lnk-check-*")) + list(f.glob("*/*lnk-check-*")):
+            found.append(str(p))
+    return found
+
+
+def tmp_bait():
+    return set(str(p) for p in pathlib.Path("/tmp").glob("lnk-check-*"))
+
+
+def rows(out):
+    """(result, area, text) of each table row."""
+    r = []
+    for line in out.splitlines()[1:]:
+        if not line.strip() or line.startswith(("nothing", "LEAKED")) \
+                or " tries: " in line:
+            continue
+        parts = line.split(None, 2)
+        if len(parts) == 3:
+            r.append(tuple(parts))
+    return r
+
+
+def test_bare_sandbox_no_leak_and_no_bait_left(lnk, home):
+    before = tmp_bait()
+    cp = lnk("sandbox", "check")
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert "nothing leaked" in cp.stdout
+    res = rows(cp.stdout)
+    assert res and all(r[0] == "blocked" for r in res), cp.stdout
+    areas = {r[1] for r in res}
+    for a in ("files", "settings", "writes", "environment", "descriptors",
+              "processes", "terminal", "system", "network", "proxy"):
+        assert a in areas, (a, areas)
+    assert bait_left(home) == []
+    assert tmp_bait() - before == set()
+    assert not list((home / ".lnk" / "sandbox" / "check").glob("*.bait"))
+
+
+def silent_server():
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", 0))
+    s.listen(8)
+    return s
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def test_grants_no_leak(lnk, home, work):
+    hidden = home / "private"
+    hidden.mkdir()
+    (work / ".git").mkdir()
+    port = free_port()
+    before = tmp_bait()
+    cp = lnk("sandbox", "check", "--read", "~", "--write", work,
+             "--hide", hidden, "--port", port,
+             "--internet-host", "example.test", "--json")
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    doc = json.loads(cp.stdout)
+    assert doc["leaked"] is False
+    by = {}
+    for t in doc["tries"]:
+        by.setdefault(t["area"], []).append(t)
+        assert t["result"] in ("blocked", "allowed", "failed", "missed",
+                               "open", "leaked")
+        assert t["result"] != "leaked", t
+    # What the grants open works...
+    allowed = [t["try"] for t in doc["tries"] if t["result"] == "allowed"]
+    assert any("a secret in the home folder" in a for a in allowed)
+    assert any(f"127.0.0.1:{port}" in a for a in allowed)
+    assert any("a --write folder" in a for a in allowed)
+    # ...what they do not stays shut.
+    hid = [t for t in doc["tries"] if t["area"] == "hidden"]
+    assert hid and all(t["result"] == "blocked" for t in hid)
+    st = [t for t in doc["tries"] if t["area"] == "settings"]
+    assert st and all(t["result"] == "blocked" for t in st)
+    dots = by["dot files"]
+    assert any(t["result"] == "blocked" and "create" in t["try"]
+               for t in dots)
+    assert any(t["result"] == "blocked" and "rename" in t["try"]
+               for t in dots)
+    # The home folder's unix socket is the known gap: open, never leaked.
+    gaps = [t for t in doc["tries"] if t["result"] == "open"]
+    assert gaps and all(t.get("gap") for t in gaps)
+    # Loopback through the proxy, in every spelling, refused.
+    px = [t for t in doc["tries"] if t["area"] == "proxy"
+          and "loopback" in t["try"]]
+    assert len(px) >= 15 and all(t["result"] == "blocked" for t in px)
+    meta = [t for t in doc["tries"] if "metadata" in t["try"]]
+    assert meta and all(t["result"] == "blocked" for t in meta)
+    assert bait_left(home, work, hidden) == []
+    assert tmp_bait() - before == set()
+
+
+def test_spec_unlisted_program_refused(lnk, home, work):
+    spec = work / "app.toml"
+    spec.write_text('name = "app"\nversion = 1\n[files]\nwrite = ["."]\n'
+                    '[commands]\nallow = ["sh"]\n')
+    cp = lnk("sandbox", "check", "--spec", spec, cwd=work)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    cmds = [r for r in rows(cp.stdout) if r[1] == "commands"]
+    assert any(r[0] == "blocked" and "does not list" in r[2] for r in cmds), \
+        cp.stdout
+    assert any(r[0] == "allowed" and "which [commands] lists" in r[2]
+               for r in cmds), cp.stdout
+    assert bait_left(home, work) == []
+
+
+def test_sigint_removes_bait(lnk, home, work):
+    # Servers that accept and say nothing keep the probe waiting on each
+    # --port, long enough to interrupt check in the middle of its run.
+    servers = [silent_server() for _ in range(6)]
+    args = []
+    for s in servers:
+        args += ["--port", str(s.getsockname()[1])]
+    before = tmp_bait()
+    p = subprocess.Popen([LNK, "sandbox", "check", *args],
+                         cwd=work, env=lnk.env(), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    # Wait until the bait is planted (its record exists), then interrupt.
+    rec = home / ".lnk" / "sandbox" / "check"
+    deadline = time.time() + 20
+    while time.time() < deadline and not list(rec.glob("*.bait")):
+        time.sleep(0.02)
+    assert list(rec.glob("*.bait")), "check never planted its bait"
+    assert bait_left(home) != []
+    time.sleep(0.8)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    for s in servers:
+        s.close()
+    assert p.returncode == 128 + signal.SIGINT, (out, err)
+    assert "interrupted" in err
+    assert bait_left(home, work) == []
+    assert tmp_bait() - before == set()
+    assert not list(rec.glob("*.bait"))
+
+
+def test_stale_bait_of_a_dead_check_is_removed(lnk, home):
+    rec = home / ".lnk" / "sandbox" / "check"
+    rec.mkdir(parents=True)
+    ours = home / ".lnk-check-00000000deadbeef"
+    ours.write_text("lnk-check-bait lnk-check-secret-00000000deadbeef\n")
+    theirs = home / "notes.txt"
+    theirs.write_text("a person's file\n")
+    # A pid that does not exist: the check that wrote this is gone.
+    (rec / "00000000deadbeef.bait").write_text(
+        f"p 999999999\nf {ours}\nf {theirs}\n")
+    cp = lnk("sandbox", "check")
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert not ours.exists()
+    assert theirs.read_text() == "a person's file\n"
+    assert str(ours) in cp.stderr
+
+
+def test_usage_errors(lnk):
+    cp = lnk("sandbox", "check", "--wirte", ".")
+    assert cp.returncode == 2
+    assert "--write" in cp.stderr
+    cp = lnk("sandbox", "check", "--", "bash")
+    assert cp.returncode == 2
+    cp = lnk("sandbox", "check", "--help")
+    assert cp.returncode == 0 and "leaked" in cp.stdout
+
+
+@pytest.mark.parametrize("weaken", ["env", "home"])
+def test_weakened_build_reports_leaked(lnk, home, weaken):
+    if not HOOKS:
+        pytest.skip("LNK_BIN_HOOKS is not set: it names an lnk built with "
+                    "meson -Dtest_hooks=true, which this test needs")
+    cp = subprocess.run([HOOKS, "sandbox", "check", "--json"],
+                        cwd=lnk.cwd, env=lnk.env({"LNK_TEST_WEAKEN": weaken}),
+                        capture_output=True, text=True, timeout=120)
+    assert cp.returncode == 1, cp.stdout + cp.stderr
+    doc = json.loads(cp.stdout)
+    assert doc["leaked"] is True
+    leaked = [t["area"] for t in doc["tries"] if t["result"] == "leaked"]
+    assert ("environment" if weaken == "env" else "settings") in leaked
+    assert bait_left(home) == []
+
+
+def test_release_build_ignores_the_hook(lnk, home):
+    """The release build has no such code path: the variable changes
+    nothing."""
+    cp = lnk("sandbox", "check", env={"LNK_TEST_WEAKEN": "env"})
+    if "LEAKED" in cp.stdout and not HOOKS:
+        pytest.fail("LNK_BIN is a test-hooks build: " + cp.stdout)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
