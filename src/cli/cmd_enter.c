@@ -1,13 +1,277 @@
-/* lnk sandbox enter: not built yet. */
+/* lnk sandbox enter --spec FILE --folder DIR [--check] [-- COMMAND...]
+ *
+ * Product text, "Let someone SSH into a sandbox", "A session", "--check".
+ * What a key's forced command runs:
+ *
+ *   restrict,pty,command="lnk sandbox enter --spec /etc/lnk/users/alice/
+ *   alice.toml --folder /home/alice" ssh-ed25519 AAAA...
+ *
+ * A login shell, a command, scp or sftp (sshd puts what the client asked
+ * for in SSH_ORIGINAL_COMMAND) all run in the sandbox the spec makes,
+ * named for the spec's file, with DIR the one folder it writes. The session
+ * runs /bin/bash, so the spec's [commands] must let it run.
+ *
+ * The spec is not asked about first (trust.h): a forced command has no one
+ * to ask, and the spec is the one the key's owner named in the key's
+ * options, which the person logging in cannot change.
+ */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/grants.h"
 #include "common/util.h"
+#include "launch/commands.h"
+#include "launch/env.h"
+#include "launch/sandbox.h"
+#include "launch/spawn.h"
+#include "store/paths.h"
+
+extern char **environ;
+
+/* sshd's built-in sftp server does not exist inside the sandbox: the
+ * subsystem runs OpenSSH's own sftp-server there instead. */
+#define ENTER_SFTP_SERVER "/usr/lib/openssh/sftp-server"
+#define ENTER_SHELL "/bin/bash"
+
+static void usage(FILE *f)
+{
+	fputs(
+	    "usage: lnk sandbox enter --spec FILE --folder DIR [--check] [-- "
+	    "COMMAND...]\n"
+	    "\n"
+	    "For an SSH key's forced command: the session (a login shell, "
+	    "the\n"
+	    "command in SSH_ORIGINAL_COMMAND, scp or sftp) runs in the "
+	    "sandbox the\n"
+	    "spec makes, named for the spec's file, with DIR the one folder "
+	    "it\n"
+	    "writes. The spec's [commands] must let /bin/bash run. sftp runs\n"
+	    "" ENTER_SFTP_SERVER " inside (also for 'internal-sftp').\n"
+	    "\n"
+	    "  restrict,pty,command=\"lnk sandbox enter --spec "
+	    "/etc/lnk/users/alice/alice.toml --folder /home/alice\" "
+	    "ssh-ed25519 AAAA...\n"
+	    "\n"
+	    "enter's own options:\n"
+	    "  --spec FILE    the sandbox's spec (required)\n"
+	    "  --folder DIR   the one folder the session writes (required)\n"
+	    "  --check        say what the sandbox opens, a line each, and "
+	    "run nothing\n"
+	    "  -- COMMAND     run COMMAND in place of the session's\n"
+	    "  -h, --help     this help\n",
+	    f);
+}
+
+/* "/etc/lnk/users/alice/alice.toml" -> "alice"; NULL when the file's name
+ * cannot name a sandbox ([A-Za-z0-9._-], 1..64). */
+static char *name_of_spec(const char *spec)
+{
+	const char *base = strrchr(spec, '/');
+	base = base ? base + 1 : spec;
+	size_t n = strlen(base);
+	if (n > 5 && strcmp(base + n - 5, ".toml") == 0)
+		n -= 5;
+	if (n == 0 || n > 64)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		char c = base[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		      c == '-'))
+			return NULL;
+	}
+	return xstrndup(base, n);
+}
+
+/* What the session runs: the command after --, else what the SSH client
+ * asked for, else a login shell. */
+static void session_argv(int argc, char **argv, int rest, struct strv *out)
+{
+	if (rest < argc) {
+		for (int i = rest; i < argc; i++)
+			strv_push(out, argv[i]);
+		return;
+	}
+	const char *cmd = getenv("SSH_ORIGINAL_COMMAND");
+	if (!cmd || !*cmd) {
+		strv_push(out, ENTER_SHELL);
+		strv_push(out, "-l");
+		return;
+	}
+	/* The sftp subsystem: "internal-sftp" (sshd's own, which does not
+	 * exist in here) or the configured server's path. */
+	size_t n = strlen(cmd);
+	if (strcmp(cmd, "internal-sftp") == 0 ||
+	    (n >= 11 && strcmp(cmd + n - 11, "sftp-server") == 0)) {
+		strv_push(out, ENTER_SFTP_SERVER);
+		return;
+	}
+	/* A command, as sshd runs one: through the shell (scp -t, git ...). */
+	strv_push(out, ENTER_SHELL);
+	strv_push(out, "-c");
+	strv_push(out, cmd);
+}
 
 int cmd_enter(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("lnk: 'lnk sandbox enter' is not built yet\n", stderr);
-	return LNK_EXIT_FAIL;
+	struct grants g;
+	struct policy pol;
+	bool pol_init = false, check = false;
+	struct lnk_err err = {0};
+	int r, ret = LNK_EXIT_FAIL, rest = argc;
+	_cleanup_free_ char *folder = NULL, *home = NULL, *name = NULL;
+	_cleanup_free_ char *lnkdir = NULL;
+	struct strv prog = {0};
+
+	spawn_cloexec_inherited();
+	grants_init(&g);
+	for (int i = 1; i < argc;) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			rest = i + 1;
+			break;
+		}
+		if (strcmp(a, "--check") == 0) {
+			check = true;
+			i++;
+			continue;
+		}
+		if (strcmp(a, "--folder") == 0 ||
+		    strncmp(a, "--folder=", 9) == 0) {
+			const char *v = a[8] == '='    ? a + 9
+					: i + 1 < argc ? argv[i + 1]
+						       : NULL;
+			if (!v || !*v) {
+				warnx_("option '--folder' needs a DIR");
+				ret = LNK_EXIT_USAGE;
+				goto out;
+			}
+			free(folder);
+			folder = xstrdup(v);
+			i += a[8] == '=' ? 1 : 2;
+			continue;
+		}
+		r = grants_take(argc, argv, &i, GRANTS_SPEC, &g, &err);
+		if (r < 0) {
+			ret = grants_fail(r, &err);
+			goto out;
+		}
+		if (g.help) {
+			usage(stdout);
+			ret = 0;
+			goto out;
+		}
+		if (r == 0) {
+			static const char *const own[] = {
+			    "--spec", "--folder", "--check", "--help", NULL};
+			if (a[0] == '-')
+				ret = usage_unknown_option("enter", a, own);
+			else {
+				warnx_("unexpected argument '%s' for 'lnk "
+				       "sandbox enter'; a command goes after "
+				       "--",
+				       a);
+				ret = LNK_EXIT_USAGE;
+			}
+			goto out;
+		}
+	}
+	if (!g.spec || !folder) {
+		warnx_(
+		    "'lnk sandbox enter' needs --spec FILE and --folder DIR, "
+		    "as in 'lnk sandbox enter --spec /etc/lnk/users/alice/"
+		    "alice.toml --folder /home/alice'");
+		ret = LNK_EXIT_USAGE;
+		goto out;
+	}
+	name = name_of_spec(g.spec);
+	if (!name) {
+		warnx_("the spec's file name '%s' cannot name a sandbox: use "
+		       "letters, digits, '.', '_' and '-', as in alice.toml",
+		       g.spec);
+		ret = LNK_EXIT_USAGE;
+		goto out;
+	}
+	/* The folder is the one place the session writes: it replaces the
+	 * spec's [files] write. */
+	char real[PATH_MAX];
+	if (!realpath(folder, real)) {
+		warnx_("--folder '%s': %s; create it first, or fix the path",
+		       folder, strerror(errno));
+		goto out;
+	}
+	if ((r = policy_add_flag(&g.flags, K_FILES_WRITE, real, &err)) < 0) {
+		ret = grants_fail(r, &err);
+		goto out;
+	}
+	if (paths_home(&home, &err) < 0) {
+		warnx_("%s", err.msg);
+		goto out;
+	}
+	lnkdir = paths_lnk_dir(home);
+	if (!check && paths_ensure_dir(lnkdir, &err) < 0) {
+		warnx_("%s", err.msg);
+		goto out;
+	}
+	r = grants_build_policy(&g, real, home, &pol, &err);
+	pol_init = true;
+	if (r < 0) {
+		ret = grants_fail(r, &err);
+		goto out;
+	}
+
+	if (check) {
+		struct strv lines = {0};
+		policy_describe(&pol, &lines);
+		printf("sandbox %s, writes only %s\n", name, real);
+		for (size_t i = 0; i < lines.n; i++)
+			printf("%s\n", lines.v[i]);
+		strv_free(&lines);
+		ret = 0;
+		goto out;
+	}
+
+	/* A session is a shell: a spec that does not let bash run cannot
+	 * hold one, and saying so beats a bare "not allowed" later. */
+	{
+		struct strv ex = {0};
+		char *p = NULL;
+		r = commands_resolve(policy_list(&pol, K_COMMANDS_ALLOW),
+				     policy_any_command(&pol), ENV_SANDBOX_PATH,
+				     ENTER_SHELL, &ex, &p, &err);
+		strv_free(&ex);
+		free(p);
+		if (r < 0) {
+			warnx_("the spec %s does not let %s run, and a session "
+			       "is one: add \"bash\" to its [commands] allow",
+			       g.spec, ENTER_SHELL);
+			ret = LNK_EXIT_CANNOT_EXEC;
+			goto out;
+		}
+	}
+
+	session_argv(argc, argv, rest, &prog);
+	struct sandbox_req req = {
+	    .pol = &pol,
+	    .home = home,
+	    .cwd = real,
+	    .name = name,
+	    .host_env = environ,
+	    .argv = prog.v,
+	    .argc = (int)prog.n,
+	    .pty = spawn_wants_pty(),
+	};
+	if (sandbox_run(&req, &ret, &err) < 0)
+		warnx_("%s", err.msg);
+out:
+	strv_free(&prog);
+	grants_free(&g);
+	if (pol_init)
+		policy_free(&pol);
+	return ret;
 }
