@@ -230,6 +230,19 @@ static void refuse(struct conn *c, enum socks5_rep rep, const char *why)
 {
 	conn_log(c, DB_REFUSED, why);
 	answer_and_linger(c, 403, rep, why);
+	/* after the answer: a trip only marks the wire closed, and the
+	 * connections end after this batch */
+	wire_trip_note(c->w, TRIP_EV_REFUSED, c->target);
+}
+
+/* The wire is closed (paused, stopped, tripped): every call is refused,
+ * saying why. Not a tripwire event: these refusals are the wire's own
+ * doing, not the program's. */
+static void refuse_closed(struct conn *c)
+{
+	const char *why = wire_closed_reason(c->w);
+	conn_log(c, DB_REFUSED, why);
+	answer_and_linger(c, 403, SOCKS5_NOT_ALLOWED, why);
 }
 
 static void fail(struct conn *c, int status, enum socks5_rep rep,
@@ -289,6 +302,11 @@ static void dns_done(void *ud, int status, const struct lnk_addr *addrs,
 					  : "name lookup failed");
 		return;
 	}
+	/* A name that resolves to a cloud metadata address is a reach for
+	 * cloud credentials, whatever the grants say: a tripwire. */
+	for (size_t i = 0; i < n; i++)
+		if (addr_classify(&addrs[i]) == AC_METADATA)
+			wire_trip_note(c->w, TRIP_EV_METADATA, c->target);
 	/* Every address must pass: a name that answers with one internet
 	 * and one private address is a rebinding attempt, not a choice. */
 	for (size_t i = 0; i < n; i++) {
@@ -298,6 +316,11 @@ static void dns_done(void *ud, int status, const struct lnk_addr *addrs,
 			refuse(c, SOCKS5_NOT_ALLOWED, why);
 			return;
 		}
+	}
+	if (c->w->closed) {
+		/* it closed while the name was looked up */
+		refuse_closed(c);
+		return;
 	}
 	memcpy(c->addrs, addrs, n * sizeof(*addrs));
 	c->naddrs = n;
@@ -321,12 +344,25 @@ static void route(struct conn *c, const char *raw, uint16_t port,
 	} else {
 		if (host_normalize(raw, c->host, &why) < 0) {
 			set_raw_target(c, raw, port);
-			refuse(c, SOCKS5_HOST_UNREACH, why);
+			if (w->closed)
+				refuse_closed(c);
+			else
+				refuse(c, SOCKS5_HOST_UNREACH, why);
 			return;
 		}
 		k = addr_parse_literal(c->host, &lit);
 	}
 	set_target(c, c->host, port);
+	if (w->closed) {
+		refuse_closed(c);
+		return;
+	}
+	/* The call that trips goes on to be refused for its own reason (the
+	 * filter never lets a metadata address through); the next ones find
+	 * the wire closed. */
+	if (trip_target_is_metadata(c->host) ||
+	    (k == LIT_ADDR && addr_classify(&lit) == AC_METADATA))
+		wire_trip_note(w, TRIP_EV_METADATA, c->target);
 	if (k == LIT_AMBIGUOUS) {
 		refuse(c, SOCKS5_NOT_ALLOWED,
 		       "ambiguous address literal (write a plain dotted quad)");
@@ -505,6 +541,10 @@ void conn_accept(struct wire *w, struct listener *l, int fd)
 		c->verb = "tcp";
 		c->port = l->port;
 		snprintf(c->target, sizeof(c->target), "localhost:%u", l->port);
+		if (w->closed) {
+			refuse_closed(c);
+			return;
+		}
 		if (!filter_port_allowed(&w->filter, l->port)) {
 			refuse(c, SOCKS5_NOT_ALLOWED, "port not granted");
 			return;

@@ -265,7 +265,8 @@ static int make_addr(const char *path, struct sockaddr_un *sa, socklen_t *len,
 }
 
 struct ctl_client {
-	int fd; /* -1: free slot */
+	int fd;		/* -1: free slot */
+	bool not_owner; /* another user: whatever it sends, NOT_OWNER */
 	size_t have;
 	uint8_t buf[CTL_REQ_SIZE];
 	int64_t accepted_ms;
@@ -415,6 +416,12 @@ static void send_reply(int fd, const struct ctl_reply *r)
 	/* Never wait on a client: a fresh socket's buffer takes 128 bytes;
 	 * if not, the client gets nothing, which it reads as an error. */
 	(void)!send(fd, out, sizeof(out), MSG_DONTWAIT | MSG_NOSIGNAL);
+	/* Closing a unix socket with unread bytes resets the peer, which
+	 * then loses our reply unread: drain what is queued (bounded). */
+	uint8_t sink[256];
+	for (int i = 0; i < 4; i++)
+		if (recv(fd, sink, sizeof(sink), MSG_DONTWAIT) <= 0)
+			break;
 }
 
 static void accept_all(struct ctl_server *s, int64_t now)
@@ -427,14 +434,12 @@ static void accept_all(struct ctl_server *s, int64_t now)
 			return;
 		struct ucred cr;
 		socklen_t cl = sizeof(cr);
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0 ||
-		    cl != sizeof(cr) || cr.uid != s->owner) {
-			/* Another user: refused before reading a byte. */
-			struct ctl_reply r = {.result = CTL_R_NOT_OWNER};
-			send_reply(fd, &r);
-			close(fd);
-			continue;
-		}
+		/* Another user is refused whatever it asks: its request is
+		 * read only so that the close does not reset it before it
+		 * reads the refusal, and the handler never sees it. */
+		bool not_owner =
+		    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0 ||
+		    cl != sizeof(cr) || cr.uid != s->owner;
 		struct ctl_client *c = NULL;
 		for (size_t i = 0; i < CTL_MAX_CLIENTS && !c; i++)
 			if (s->c[i].fd < 0) {
@@ -447,12 +452,15 @@ static void accept_all(struct ctl_server *s, int64_t now)
 				break;
 			}
 		if (!c) {
-			struct ctl_reply r = {.result = CTL_R_FAILED};
+			struct ctl_reply r = {.result = not_owner
+							    ? CTL_R_NOT_OWNER
+							    : CTL_R_FAILED};
 			send_reply(fd, &r);
 			close(fd);
 			continue;
 		}
 		c->fd = fd;
+		c->not_owner = not_owner;
 		c->have = 0;
 		c->accepted_ms = now;
 	}
@@ -471,6 +479,14 @@ static int client_read(struct ctl_server *s, struct ctl_client *c,
 		return 0;
 	}
 	struct ctl_reply r = {0};
+	if (c->not_owner) {
+		if (c->have + (size_t)n < CTL_REQ_SIZE) {
+			c->have += (size_t)n;
+			return 0;
+		}
+		r.result = CTL_R_NOT_OWNER;
+		goto bad;
+	}
 	if (c->have + (size_t)n > CTL_REQ_SIZE) {
 		r.result = CTL_R_BAD; /* over-long */
 		goto bad;

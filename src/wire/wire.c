@@ -135,12 +135,25 @@ int wire_plan(const struct policy *p, const char *name, const char *home,
 	int r = wire_plan_make(name, db, policy_list(p, K_INTERNET_HOSTS),
 			       policy_list(p, K_LAN_HOSTS), ports, n, wp, err);
 	free(ports);
-	return r;
+	if (r < 0)
+		return r;
+	/* The control socket and the registry take the name as a file name
+	 * and a key: refuse a bad one now, before anything forks. */
+	if (!state_name_valid(name)) {
+		wire_plan_free(wp);
+		return err_set(err, -EINVAL,
+			       "'%s' is not a sandbox name: use up to %d "
+			       "letters, digits, '.', '_' and '-'",
+			       name, STATE_NAME_MAX);
+	}
+	wp->home = xstrdup(home);
+	return 0;
 }
 
 void wire_plan_free(struct wire_plan *wp)
 {
 	free(wp->name);
+	free(wp->home);
 	free(wp->db_path);
 	free(wp->dns_server);
 	strv_free(&wp->internet_hosts);
@@ -174,6 +187,196 @@ void wire_plan_listeners(const struct wire_plan *wp, struct init_listener **l,
 	for (size_t i = 0; i < wp->nports; i++)
 		(*l)[2 + i] = (struct init_listener){.kind = INIT_L_PORT,
 						     .port = wp->ports[i]};
+}
+
+/* ---- closing and opening (issue 6) ---- */
+
+const char *wire_closed_reason(const struct wire *w)
+{
+	switch (w->cause) {
+	case CTL_CAUSE_STOP:
+		return "stopped";
+	case CTL_CAUSE_TRIP:
+		switch (w->rule) {
+		case TRIP_REFUSED_RATE:
+			return "paused: 30 calls refused within a minute";
+		case TRIP_REFUSED_TARGETS:
+			return "paused: 20 different targets refused within "
+			       "10 minutes";
+		case TRIP_METADATA:
+			return "paused: a call to a cloud metadata address";
+		case TRIP_NONE:
+			break;
+		}
+		return "paused";
+	case CTL_CAUSE_HAND:
+	case CTL_CAUSE_NONE:
+		break;
+	}
+	return "paused";
+}
+
+/* Refuses every new call from now on and ends the open ones after this
+ * batch of events (ending them here could free the very connection whose
+ * refusal tripped the wire). Recorded in the registry so `paused` shows
+ * it; a failed record does not keep the wire open. */
+static void wire_close(struct wire *w, enum ctl_cause cause,
+		       enum trip_rule rule, const char *detail)
+{
+	w->closed = true;
+	w->close_now = true;
+	w->cause = cause;
+	w->rule = rule;
+	w->closed_ms = state_now_ms();
+	ctl_printable(w->detail, sizeof(w->detail), detail ? detail : "");
+	if (w->registered) {
+		struct lnk_err err = {0};
+		if (state_set_closed(w->state, w->wp->name, cause, rule,
+				     w->detail, w->closed_ms, &err) < 0)
+			fprintf(stderr, "lnk: wire: %s\n", err.msg);
+	}
+}
+
+static void wire_open(struct wire *w)
+{
+	w->closed = false;
+	w->close_now = false;
+	w->cause = CTL_CAUSE_NONE;
+	w->rule = TRIP_NONE;
+	w->closed_ms = 0;
+	w->detail[0] = '\0';
+	if (w->registered) {
+		struct lnk_err err = {0};
+		if (state_set_open(w->state, w->wp->name, &err) < 0)
+			fprintf(stderr, "lnk: wire: %s\n", err.msg);
+	}
+}
+
+void wire_trip_note(struct wire *w, enum trip_event ev, const char *target)
+{
+	struct trip_verdict v;
+	if (w->closed)
+		return;
+	if (!trip_note(&w->trip, loop_now_ms(), ev, target, &v))
+		return;
+	wire_close(w, CTL_CAUSE_TRIP, v.rule, v.target);
+	/* the line lands on lnk's stderr: the sandbox's terminal */
+	ctl_notify_trip(w->wp->name, &v, STDERR_FILENO);
+}
+
+/* A control request from the owner (ctl.c checked the peer's uid and the
+ * message's form). */
+static enum ctl_result wire_ctl(void *ctx, enum ctl_op op,
+				struct ctl_status *st)
+{
+	struct wire *w = ctx;
+	switch (op) {
+	case CTL_PAUSE:
+		/* a tripped wire stays tripped: pausing must not hide why */
+		if (!w->closed || w->cause == CTL_CAUSE_STOP)
+			wire_close(w, CTL_CAUSE_HAND, TRIP_NONE, "");
+		break;
+	case CTL_STOP:
+		if (!w->closed)
+			wire_close(w, CTL_CAUSE_STOP, TRIP_NONE, "");
+		break;
+	case CTL_STOP_OFF:
+		/* --off reopens only what a stop closed */
+		if (w->closed && w->cause == CTL_CAUSE_STOP)
+			wire_open(w);
+		break;
+	case CTL_RESUME:
+		trip_reset(&w->trip);
+		if (w->closed)
+			wire_open(w);
+		break;
+	case CTL_STATUS:
+		break;
+	}
+	memset(st, 0, sizeof(*st));
+	st->closed = w->closed;
+	st->cause = w->cause;
+	st->rule = w->rule;
+	st->conns = (uint32_t)w->nconns;
+	st->since_ms = w->closed ? w->closed_ms : 0;
+	st->up = w->up;
+	st->down = w->down;
+	snprintf(st->detail, sizeof(st->detail), "%s", w->detail);
+	return CTL_R_OK;
+}
+
+static void on_ctl(struct loop_handler *h, uint32_t ev)
+{
+	struct wire *w =
+	    (struct wire *)((char *)h - offsetof(struct wire, ctl_h));
+	(void)ev;
+	ctl_server_dispatch(w->ctl, loop_now_ms(), wire_ctl, w);
+}
+
+/* Opens the wire's control socket and registers it, before it accepts any
+ * call. Registering first, then reading the stop, means a concurrent
+ * `lnk sandbox stop` either finds this wire or this wire finds the stop. */
+static int wire_control_start(struct wire *w, struct lnk_err *err)
+{
+	const struct wire_plan *wp = w->wp;
+	trip_init(&w->trip);
+	if (!wp->home)
+		return 0;
+	int r = state_open_at(wp->db_path, &w->state, err);
+	if (r < 0)
+		return r;
+	struct state_entry e;
+	memset(&e, 0, sizeof(e));
+	snprintf(e.name, sizeof(e.name), "%s", wp->name);
+	e.uid = getuid();
+	/* the wire is forked by `lnk sandbox run`: its parent is the
+	 * supervisor that stop signals */
+	state_proc_self(getppid(), &e.supervisor);
+	state_proc_self(getpid(), &e.wire);
+	e.started_ms = state_now_ms();
+	_cleanup_free_ char *sock = ctl_socket_path(wp->home, wp->name);
+	if (sock)
+		snprintf(e.socket, sizeof(e.socket), "%s", sock);
+	/* The socket listens before the entry exists: `paused` takes a
+	 * registered wire that does not answer for a dead one ("down"). A
+	 * live wire of the same name keeps its socket (-EADDRINUSE). */
+	if ((r = ctl_server_open(wp->home, wp->name, &w->ctl, err)) < 0) {
+		if (r == -EADDRINUSE)
+			return err_set(err, r,
+				       "a sandbox named '%s' is already "
+				       "running; choose another --name",
+				       wp->name);
+		return r;
+	}
+	if ((r = state_register(w->state, &e, err)) < 0)
+		return r;
+	w->registered = true;
+	bool stopped = false;
+	if ((r = state_stop_get(w->state, &stopped, NULL, err)) < 0)
+		return r;
+	if (stopped)
+		wire_close(w, CTL_CAUSE_STOP, TRIP_NONE, "");
+	w->ctl_h =
+	    (struct loop_handler){.fn = on_ctl, .fd = ctl_server_fd(w->ctl)};
+	if (loop_set(w->loop, &w->ctl_h, EPOLLIN) < 0)
+		return err_set(err, -EINVAL,
+			       "cannot watch the wire's control socket");
+	return 0;
+}
+
+static void wire_control_end(struct wire *w)
+{
+	if (w->ctl) {
+		loop_del(w->loop, &w->ctl_h);
+		ctl_server_close(w->ctl);
+		w->ctl = NULL;
+	}
+	if (w->registered) {
+		struct lnk_err err = {0};
+		state_unregister(w->state, w->wp->name, &err);
+	}
+	state_close(w->state);
+	w->state = NULL;
 }
 
 /* ---- the process ---- */
@@ -357,7 +560,8 @@ int wire_main(const struct wire_plan *wp, int handoff_fd, int lifeline_fd)
 	if (loop_new(&w.loop, &err) < 0 ||
 	    dns_new(&w.dns, w.loop, wp->dns_server, &err) < 0 ||
 	    db_writer_start(wp->db_path, wp->name, (long)getpid(), WIRE_TICK_MS,
-			    &w.writer, &err) < 0)
+			    &w.writer, &err) < 0 ||
+	    wire_control_start(&w, &err) < 0)
 		goto out;
 	w.handoff = (struct loop_handler){.fn = on_handoff, .fd = handoff_fd};
 	w.lifeline =
@@ -378,9 +582,16 @@ int wire_main(const struct wire_plan *wp, int handoff_fd, int lifeline_fd)
 			goto out;
 		}
 		dns_tick(w.dns);
+		if (w.close_now) {
+			/* closed within this batch: end every open call */
+			conn_close_all(&w);
+			w.close_now = false;
+		}
 		conn_reap(&w);
 		now = loop_now_ms();
 		if (now >= next_tick) {
+			if (w.ctl)
+				ctl_server_tick(w.ctl, now);
 			conn_tick(&w, now);
 			conn_reap(&w);
 			db_writer_submit(w.writer, &w.batch, w.up, w.down);
@@ -391,6 +602,7 @@ int wire_main(const struct wire_plan *wp, int handoff_fd, int lifeline_fd)
 out:
 	if (status != 0 && err.msg[0])
 		fprintf(stderr, "lnk: wire: %s\n", err.msg);
+	wire_control_end(&w);
 	conn_close_all(&w);
 	conn_reap(&w);
 	if (w.writer) {

@@ -25,6 +25,8 @@
 
 struct wire_plan {
 	char *name;	  /* the sandbox's name */
+	char *home;	  /* whose ~/.lnk holds the registry and the control
+			   * socket; NULL: neither (the test harness) */
 	char *db_path;	  /* ~/.lnk/sandbox/lnk.db */
 	char *dns_server; /* "IP:PORT" from LNK_DNS_SERVER, or NULL */
 	uint16_t http_port, socks_port; /* listeners inside the sandbox */

@@ -2,14 +2,16 @@
  * of its own, the way `lnk sandbox run` does but without bwrap, so the
  * wire's tests and benchmarks can drive real clients through it.
  *
- *   lnk-wire-harness --name N --db PATH [--internet-host P]...
+ *   lnk-wire-harness --name N --db PATH [--home DIR] [--internet-host P]...
  *       [--lan-host H]... [--port P]... [--http-port N] [--socks-port N]
  *       -- CMD ARGS...
  *
  * The command runs in a new network namespace (a new user namespace too
  * when not root) with loopback only, its listeners handed to the wire
  * with handoff_send exactly as lnk-init does, and the proxy variables of
- * wire_plan_env in its environment. Exits with the command's status. */
+ * wire_plan_env in its environment. Exits with the command's status.
+ * With --home, the wire also registers and serves its control socket
+ * under DIR/.lnk (issue 6), as under `lnk sandbox run`. */
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -79,7 +81,7 @@ int main(int argc, char **argv)
 	struct strv hosts = {0}, lan = {0};
 	uint16_t ports[64];
 	size_t nports = 0;
-	const char *name = "harness", *db = NULL;
+	const char *name = "harness", *db = NULL, *home = NULL;
 	uint16_t http = 0, socks = 0;
 	int i;
 	for (i = 1; i < argc; i++) {
@@ -95,6 +97,8 @@ int main(int argc, char **argv)
 			name = v;
 		else if (strcmp(a, "--db") == 0)
 			db = v;
+		else if (strcmp(a, "--home") == 0)
+			home = v;
 		else if (strcmp(a, "--internet-host") == 0)
 			strv_push(&hosts, v);
 		else if (strcmp(a, "--lan-host") == 0)
@@ -116,6 +120,8 @@ int main(int argc, char **argv)
 	if (wire_plan_make(name, db, &hosts, &lan, ports, nports, &wp, &err) <
 	    0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	if (home)
+		wp.home = xstrdup(home);
 	if (http)
 		wp.http_port = http;
 	if (socks)

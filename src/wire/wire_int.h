@@ -8,9 +8,12 @@
 
 #include "init/initcfg.h"
 #include "store/db.h"
+#include "store/state.h"
+#include "wire/ctl.h"
 #include "wire/dns.h"
 #include "wire/filter.h"
 #include "wire/loop.h"
+#include "wire/trip.h"
 #include "wire/wire.h"
 
 /* Hostile clients get bounded time (DESIGN.md, relayd's "a bad client
@@ -54,6 +57,18 @@ struct wire {
 	bool handed_off, stopping;
 	char *scratch;
 	int spare_fd; /* given up under EMFILE to accept and close */
+	/* Issue 6: the control socket, the registry and the closed state. */
+	struct ctl_server *ctl; /* NULL without a home (the harness) */
+	struct loop_handler ctl_h;
+	struct state *state;
+	bool registered;
+	struct trip trip;
+	bool closed;	/* every new call is refused */
+	bool close_now; /* end the open connections after this batch */
+	enum ctl_cause cause;
+	enum trip_rule rule;
+	int64_t closed_ms; /* unix ms */
+	char detail[CTL_DETAIL_MAX];
 };
 
 void conn_accept(struct wire *w, struct listener *l, int fd);
@@ -61,5 +76,13 @@ void conn_accept(struct wire *w, struct listener *l, int fd);
 void conn_tick(struct wire *w, int64_t now);
 /* Frees the connections closed since the last call. */
 void conn_reap(struct wire *w);
-/* Closes every connection (the wire is ending). */
+/* Closes every connection (the wire is ending, or closing). */
 void conn_close_all(struct wire *w);
+
+/* A tripwire event (trip.h) for target; when it trips, the wire closes
+ * (cause tripped), records why and tells the person on lnk's stderr.
+ * Nothing is counted while the wire is closed. */
+void wire_trip_note(struct wire *w, enum trip_event ev, const char *target);
+/* Why a closed wire refuses a call: "paused", "stopped", or "paused: "
+ * and the rule that tripped. */
+const char *wire_closed_reason(const struct wire *w);

@@ -183,22 +183,31 @@ def test_internet_hosts_http_https_socks_python(harness, lnk):
 
 def test_star_never_reaches_this_machine_or_network(harness, lnk):
     f = nethosts()
-    names = ["rebind", "meta", "self", "mixed", "private"]
-    script = "; ".join(
+    # meta last: a name that resolves to the metadata service trips the
+    # wire (issue 6), which then refuses everything as paused
+    names = ["rebind", "self", "mixed", "private", "meta"]
+    script = ("curl -s -o /dev/null -w 'hostside %{http_code}\\n' "
+              f"http://{f['HOST_SIDE_IP']}/; "
+              "curl -s -o /dev/null -w 'ok %{http_code}\\n' "
+              f"http://{f['ORIGIN_IP']}/hello.txt; ")
+    script += "; ".join(
         f"curl -s -o /dev/null -w '{n} %{{http_code}}\\n' "
         f"http://{n}.lnk-test/" for n in names)
-    script += ("; curl -s -o /dev/null -w 'hostside %{http_code}\\n' "
-               f"http://{f['HOST_SIDE_IP']}/; "
-               "curl -s -o /dev/null -w 'ok %{http_code}\\n' "
+    script += ("; curl -s -o /dev/null -w 'after %{http_code}\\n' "
                f"http://{f['ORIGIN_IP']}/hello.txt")
     cp = harness(script, "--internet-host", "*", dns=f["LNK_DNS_SERVER"])
     for n in names + ["hostside"]:
         assert f"{n} 403" in cp.stdout, cp.stdout + cp.stderr
     assert "ok 200" in cp.stdout
+    assert "after 403" in cp.stdout
+    assert ("wire paused: a call to a cloud metadata address "
+            "(meta.lnk-test:80)") in cp.stderr
     reasons = {r["target"]: r["reason"] for r in calls(lnk, "--refused")}
     assert "loopback" in reasons["rebind.lnk-test:80"]
     assert "metadata" in reasons["meta.lnk-test:80"]
     assert "this machine" in reasons["self.lnk-test:80"]
+    assert reasons[f"{f['ORIGIN_IP']}:80"] == \
+        "paused: a call to a cloud metadata address"
 
 
 def test_bad_clients_close_only_themselves(harness, lnk, loopback_server):

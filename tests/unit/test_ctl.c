@@ -450,6 +450,35 @@ static void server_refuses_other_uid(void **state)
 	fail_msg("the other user's client did not finish");
 }
 
+/* Another user's request already waits when the server accepts it: the
+ * refusal must still be read, not lost to a reset (closing a unix socket
+ * with unread bytes resets its peer). Here the server's owner is another
+ * uid, so this process is "another user" without needing root. */
+static void server_not_owner_reply_survives(void **state)
+{
+	struct fixture *f = *state;
+	ctl_server_close(f->s);
+	struct lnk_err err = {0};
+	assert_int_equal(
+	    ctl_server_open_at(f->path, getuid() + 4242, &f->s, &err), 0);
+	int fd = connect_to(f->path);
+	assert_true(fd >= 0);
+	uint8_t req[CTL_REQ_SIZE];
+	ctl_encode_request(CTL_PAUSE, req);
+	assert_int_equal(write(fd, req, sizeof(req)), (ssize_t)sizeof(req));
+	pump(f);
+	uint8_t b[CTL_REPLY_SIZE];
+	assert_int_equal(read(fd, b, sizeof(b)), CTL_REPLY_SIZE);
+	struct ctl_reply r;
+	assert_int_equal(ctl_parse_reply(b, sizeof(b), &r), 0);
+	assert_int_equal(r.result, CTL_R_NOT_OWNER);
+	/* then a clean end, not ECONNRESET (which ctl_request reports) */
+	assert_int_equal(read(fd, b, sizeof(b)), 0);
+	assert_int_equal(f->w.calls, 0);
+	assert_int_equal(ctl_server_clients(f->s), 0);
+	close(fd);
+}
+
 /* ctl_request against a server in a child process. */
 static void client_request(void **state)
 {
@@ -642,6 +671,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(server_refuses_other_uid, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(server_not_owner_reply_survives,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(client_request, setup, teardown),
 	    cmocka_unit_test_setup_teardown(stale_and_live_sockets, setup,
 					    teardown),
