@@ -5,8 +5,10 @@ Two halves:
   control protocol on the real socket path, registered in the real
   registry), with real processes to stop. Runs everywhere.
 - Real sandboxes: `lnk sandbox run` with its wire, programs holding open
-  connections through it. Skipped, saying why, until `lnk sandbox run
-  --internet-host ... -- true` works and its wire serves its control socket.
+  connections through it (as root and as an unprivileged user; the
+  other-user test needs root). Skipped, saying why, when `lnk sandbox run
+  --internet-host ... -- true` cannot run here or its wire serves no
+  control socket.
 
 Network: loopback only (--port to a server on 127.0.0.1) and names the wire
 refuses before resolving anything (*.test, 169.254.169.254 as a literal the
@@ -16,12 +18,14 @@ import json
 import os
 import pathlib
 import pwd
+import shutil
 import signal
 import socket
 import sqlite3
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -489,6 +493,16 @@ def test_trip_shows_in_paused(real, lnk, work):
         p.wait()
 
 
+# The env of these runs has PATH=/usr/bin:/bin; runuser lives in sbin.
+RUNUSER = shutil.which("runuser", path="/usr/sbin:/sbin:/usr/bin:/bin") \
+    or "runuser"
+
+
+def as_user(user, home, *cmd):
+    """runuser sets HOME to the user's own: give it the test's back."""
+    return [RUNUSER, "-u", user, "--", "env", f"HOME={home}", *cmd]
+
+
 def _user(name):
     try:
         return pwd.getpwnam(name)
@@ -497,30 +511,34 @@ def _user(name):
         return pwd.getpwnam(name)
 
 
-def test_other_user_cannot_pause(real, lnk, work, tmp_path):
+def test_other_user_cannot_pause(real, lnk, work, request):
     if not IS_ROOT:
         pytest.skip("needs root to act as a second user")
     owner = _user("lnk-ctl-owner")
     other = _user("lnk-ctl-other")
-    # The owner's home, reachable by the owner only (as a real one).
-    home = tmp_path / "owner-home"
+    # The owner's home, reachable by the owner only (as a real one). Not
+    # under tmp_path: pytest's own folder is 0700, so root's is closed to
+    # the owner too.
+    top = pathlib.Path(tempfile.mkdtemp(prefix="lnk-ctl-"))
+    request.addfinalizer(lambda: shutil.rmtree(top, ignore_errors=True))
+    os.chmod(top, 0o755)
+    home = top / "owner-home"
     home.mkdir()
-    os.chmod(tmp_path, 0o755)
     os.chown(home, owner.pw_uid, owner.pw_gid)
     os.chmod(home, 0o700)
     env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
     p = subprocess.Popen(
-        ["runuser", "-u", owner.pw_name, "--", LNK, "sandbox", "run",
-         "--name", "owned", "--internet-host", "allowed.test", "--",
-         "sleep", "30"], env=env, cwd="/",
+        as_user(owner.pw_name, home, LNK, "sandbox", "run", "--name",
+                "owned", "--internet-host", "allowed.test", "--", "sleep",
+                "30"), env=env, cwd="/",
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         sock = home / ".lnk" / "sandbox" / "run" / "owned.sock"
         assert wait_for(sock.exists, 15)
         # Another user, with the owner's HOME: the 0700 folder stops it.
         cp = subprocess.run(
-            ["runuser", "-u", other.pw_name, "--", LNK, "sandbox",
-             "pause", "owned"], env=env, cwd="/", capture_output=True,
+            as_user(other.pw_name, home, LNK, "sandbox", "pause",
+                    "owned"), env=env, cwd="/", capture_output=True,
             text=True, timeout=30)
         assert cp.returncode != 0
         # Root reaches the socket, and the wire's SO_PEERCRED refuses it.
@@ -531,8 +549,8 @@ def test_other_user_cannot_pause(real, lnk, work, tmp_path):
         assert "only the user who runs a sandbox" in cp.stderr
         # The owner's wire is still open.
         cp = subprocess.run(
-            ["runuser", "-u", owner.pw_name, "--", LNK, "sandbox",
-             "paused", "--json"], env=env, cwd="/", capture_output=True,
+            as_user(owner.pw_name, home, LNK, "sandbox", "paused",
+                    "--json"), env=env, cwd="/", capture_output=True,
             text=True, timeout=30)
         assert json.loads(cp.stdout)["closed"] == []
     finally:
