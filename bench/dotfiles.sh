@@ -5,7 +5,7 @@
 # prints figures and never fails on a time.
 #
 #   bench/dotfiles.sh [BUILD_DIR]      (default: build)
-#   RUNS=5 FILES=10000 GITFILES=3000 bench/dotfiles.sh build-x
+#   RUNS=5 FILES=10000 GITFILES=3000 VIA=harness bench/dotfiles.sh build-x
 #
 # It runs through `lnk sandbox run` when that works, else through
 # notify-harness (what lnk does: bwrap + the notify filter + our
@@ -23,11 +23,16 @@ export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
 export GIT_CONFIG_NOSYSTEM=1 HOME="$TMP"
 
-VIA=harness
+# VIA=lnk|harness forces one
 mkdir -p "$TMP/probe"
-if "$LNK" sandbox run --write "$TMP/probe" -- true >/dev/null 2>&1; then
+if [ -n "${VIA:-}" ]; then
+	:
+elif "$LNK" sandbox run --write "$TMP/probe" -- true >/dev/null 2>&1; then
 	VIA=lnk
-elif [ ! -x "$HARNESS" ]; then
+else
+	VIA=harness
+fi
+if [ "$VIA" = harness ] && [ ! -x "$HARNESS" ]; then
 	echo "bench/dotfiles.sh: neither lnk sandbox run nor $HARNESS works" >&2
 	exit 0
 fi
@@ -83,8 +88,9 @@ for i in range($GITFILES):
     with open(os.path.join('$d/repo', sub, 'f%d.txt' % i), 'w') as f:
         f.write('line %d\n' % i * 20)"
 		t0=$(now_ms)
-		run "$g" "$d" sh -c 'cd repo && git init -q && git add -A && git -c user.name=b -c user.email=b@example.invalid
-			git commit -qm bench'
+		run "$g" "$d" sh -c 'cd repo && git init -q && git add -A &&
+			git -c user.name=bench -c user.email=bench@example.invalid \
+				commit -qm bench'
 		;;
 	esac
 	t1=$(now_ms)

@@ -189,22 +189,20 @@ static int task_status(struct task *t)
 	if (n <= 0)
 		return -EIO;
 	buf[n] = '\0';
-	char *save = NULL;
-	for (char *l = strtok_r(buf, "\n", &save); l;
-	     l = strtok_r(NULL, "\n", &save)) {
-		unsigned long long v;
-		unsigned int u;
-		int i;
-		if (sscanf(l, "Umask:\t%o", &u) == 1) {
-			t->umask = (mode_t)(u & 0777);
-			um = true;
-		} else if (sscanf(l, "Tgid:\t%d", &i) == 1) {
-			t->tgid = i;
-			tg = true;
-		} else if (sscanf(l, "CapEff:\t%llx", &v) == 1) {
-			t->capeff = v;
-			ce = true;
-		}
+	/* strstr + strtoull: sscanf on every line showed in profiles */
+	const char *p;
+	char *end;
+	if ((p = strstr(buf, "\nUmask:\t"))) {
+		t->umask = (mode_t)(strtoul(p + 8, &end, 8) & 0777);
+		um = end != p + 8;
+	}
+	if ((p = strstr(buf, "\nTgid:\t"))) {
+		t->tgid = (pid_t)strtol(p + 7, &end, 10);
+		tg = end != p + 7 && t->tgid > 0;
+	}
+	if ((p = strstr(buf, "\nCapEff:\t"))) {
+		t->capeff = strtoull(p + 9, &end, 16);
+		ce = end != p + 9;
 	}
 	if (!um || !tg || !ce)
 		return -EIO; /* fail closed: a kernel without Umask: */
