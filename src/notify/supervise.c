@@ -263,10 +263,17 @@ static void refuse(struct notify *n, const struct notify_guard *g,
 		strv_push(&n->refused_pairs, pair);
 	pthread_mutex_unlock(&n->mu);
 	if (first && !n->plan.quiet) {
-		_cleanup_free_ char *msg = xasprintf(
-		    "lnk: refused to create %s at the top of %s: it would run "
-		    "outside the sandbox; --write-dot-files %s allows it\n",
-		    name, g->dir, g->dir);
+		_cleanup_free_ char *msg =
+		    g->name ? xasprintf("lnk: refused to create %s, which a "
+					"dot-file link at the top of %s names: "
+					"it would run outside the sandbox; "
+					"--write-dot-files %s allows it\n",
+					name, g->dir, g->dir)
+			    : xasprintf("lnk: refused to create %s at the top "
+					"of %s: it would run outside the "
+					"sandbox; --write-dot-files %s allows "
+					"it\n",
+					name, g->dir, g->dir);
 		(void)!write(STDERR_FILENO, msg, strlen(msg));
 	}
 	if (n->plan.on_refusal)
@@ -1111,8 +1118,10 @@ static void *receiver_main(void *arg)
 	struct notify *n = arg;
 	sigset_t ss;
 
-	sigemptyset(&ss);
-	sigaddset(&ss, NT_SIG);
+	/* Every signal stays with lnk's own threads (its signalfd would
+	 * never see a SIGCHLD the kernel handed to one of ours); workers
+	 * inherit this and take only NT_SIG. */
+	sigfillset(&ss);
 	pthread_sigmask(SIG_BLOCK, &ss, NULL);
 
 	/* Before any worker exists: they inherit this thread's (empty)
