@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "store/paths.h"
@@ -329,9 +330,7 @@ static int wire_control_start(struct wire *w, struct lnk_err *err)
 	memset(&e, 0, sizeof(e));
 	snprintf(e.name, sizeof(e.name), "%s", wp->name);
 	e.uid = getuid();
-	/* the wire is forked by `lnk sandbox run`: its parent is the
-	 * supervisor that stop signals */
-	state_proc_self(getppid(), &e.supervisor);
+	state_proc_self(w->supervisor, &e.supervisor);
 	state_proc_self(getpid(), &e.wire);
 	e.started_ms = state_now_ms();
 	_cleanup_free_ char *sock = ctl_socket_path(wp->home, wp->name);
@@ -486,7 +485,7 @@ static void on_handoff(struct loop_handler *h, uint32_t ev)
 	if (r < 0) {
 		/* fail closed: no wire, no network for the sandbox */
 		fprintf(stderr, "lnk: wire: %s\n", err.msg);
-		w->stopping = true;
+		w->stopping = w->failed = true;
 		return;
 	}
 	if (r == 0) {
@@ -502,7 +501,7 @@ static void on_handoff(struct loop_handler *h, uint32_t ev)
 			if (loop_set(w->loop, &li->h, EPOLLIN) < 0) {
 				fprintf(stderr, "lnk: wire: cannot watch a "
 						"listener\n");
-				w->stopping = true;
+				w->stopping = w->failed = true;
 			}
 		}
 	}
@@ -531,7 +530,8 @@ static size_t raise_nofile(void)
 	return rl.rlim_cur > (1u << 20) ? (1u << 20) : (size_t)rl.rlim_cur;
 }
 
-int wire_main(const struct wire_plan *wp, int handoff_fd, int lifeline_fd)
+static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
+		    pid_t supervisor)
 {
 	struct wire w;
 	struct lnk_err err = {0};
@@ -539,6 +539,7 @@ int wire_main(const struct wire_plan *wp, int handoff_fd, int lifeline_fd)
 	memset(&w, 0, sizeof(w));
 	w.wp = wp;
 	w.spare_fd = -1;
+	w.supervisor = supervisor;
 
 	/* splice and send to a closed peer must not kill the wire */
 	signal(SIGPIPE, SIG_IGN);
@@ -598,7 +599,7 @@ int wire_main(const struct wire_plan *wp, int handoff_fd, int lifeline_fd)
 			next_tick = now + WIRE_TICK_MS;
 		}
 	}
-	status = 0;
+	status = w.failed ? LNK_EXIT_FAIL : 0;
 out:
 	if (status != 0 && err.msg[0])
 		fprintf(stderr, "lnk: wire: %s\n", err.msg);
@@ -622,6 +623,40 @@ out:
 	if (w.spare_fd >= 0)
 		close(w.spare_fd);
 	return status;
+}
+
+int wire_main(const struct wire_plan *wp, int handoff_fd, int lifeline_fd)
+{
+	return wire_run(wp, handoff_fd, lifeline_fd, getppid());
+}
+
+/* The wire's watcher: waits for the wire and, when it ends before its
+ * sandbox (killed, crashed, or failed), says so on lnk's stderr. The
+ * sandbox is then without network: the listeners lived only in the wire
+ * (fail closed), and the program must not be left to guess why. Normal
+ * ends (the lifeline closed) are silent. */
+static int watch_wire(const char *name, pid_t wire)
+{
+	int st = 0;
+	while (waitpid(wire, &st, 0) < 0)
+		if (errno != EINTR)
+			return LNK_EXIT_FAIL;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	char why[64];
+	if (WIFSIGNALED(st))
+		snprintf(why, sizeof(why), "was killed (signal %d)",
+			 WTERMSIG(st));
+	else
+		snprintf(why, sizeof(why), "failed (status %d)",
+			 WEXITSTATUS(st));
+	char nm[STATE_NAME_MAX + 1];
+	ctl_printable(nm, sizeof(nm), name);
+	fprintf(stderr,
+		"lnk: %s: the wire %s; the sandbox has no network from now "
+		"on (its program runs on)\n",
+		nm, why);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 /* Moves fd to exactly target (which must be free or fd itself). */
@@ -664,5 +699,19 @@ int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
-	_exit(wire_main(wp, 3, 4));
+	pid_t supervisor = getppid();
+	pid_t wire = fork();
+	if (wire < 0) {
+		fprintf(stderr, "lnk: wire: cannot start: %s\n",
+			strerror(errno));
+		_exit(LNK_EXIT_FAIL);
+	}
+	if (wire == 0)
+		_exit(wire_run(wp, 3, 4, supervisor));
+	/* The watcher keeps neither end: the listeners must die with the
+	 * wire, and the lifeline's end is the wire's alone. */
+	close(3);
+	close(4);
+	prctl(PR_SET_NAME, "lnk-wire-watch", 0, 0, 0);
+	_exit(watch_wire(wp->name, wire));
 }

@@ -55,7 +55,9 @@ void wire_plan_env(const struct wire_plan *wp, struct strv *env);
 void wire_plan_listeners(const struct wire_plan *wp, struct init_listener **l,
 			 size_t *n);
 
-/* Forks the wire process. handoff_fd: the wire's end of a unix socket
+/* Forks the wire process (and its watcher, which is *pid: it waits for
+ * the wire and, if the wire ends before its sandbox, says on stderr that
+ * the sandbox has no network). handoff_fd: the wire's end of a unix socket
  * (SOCK_SEQPACKET preferred) whose other end is lnk-init's wire_fd.
  * lifeline_fd: the read end of a pipe whose write end only the supervisor
  * holds (never the sandbox); the wire ends at its end of file. The child

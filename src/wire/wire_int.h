@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "init/initcfg.h"
 #include "store/db.h"
@@ -55,6 +56,8 @@ struct wire {
 	size_t nlisteners;
 	struct loop_handler handoff, lifeline;
 	bool handed_off, stopping;
+	bool failed;	  /* stopping because the wire cannot go on */
+	pid_t supervisor; /* `lnk sandbox run`, which stop signals */
 	char *scratch;
 	int spare_fd; /* given up under EMFILE to accept and close */
 	/* Issue 6: the control socket, the registry and the closed state. */

@@ -18,6 +18,11 @@
 #   rebind.lnk-test  127.0.0.1       meta.lnk-test    169.254.169.254
 #   self.lnk-test    198.18.0.1      mixed.lnk-test   198.18.0.2, 127.0.0.1
 #   private.lnk-test 10.0.0.1
+# A git repository, http://origin.lnk-test/repo.git, served by the same
+# HTTP server (git's "dumb" HTTP protocol: plain files, which the wire's
+# absolute-form HTTP carries like any other download).
+#
+#   nethosts.sh repo   (re)make only the repository (servers keep running)
 set -eu
 
 NS=lnk-nethosts
@@ -45,6 +50,21 @@ down() {
 	rm -rf "$DIR" "$ENV"
 }
 
+repo() {
+	r="$DIR/www/repo.git"
+	t="$DIR/repo-src"
+	rm -rf "$r" "$t"
+	git init -q -b main "$t"
+	echo "cloned through the wire" > "$t/README"
+	git -C "$t" add README
+	git -C "$t" -c user.name=lnk-test -c user.email=lnk-test@lnk-test \
+		commit -q -m "the test repository"
+	git clone -q --bare "$t" "$r"
+	git -C "$r" update-server-info
+	rm -rf "$t"
+	chmod -R a+rX "$r"
+}
+
 up() {
 	[ "$(id -u)" = 0 ] || die "run me as root"
 	blackhole
@@ -70,6 +90,7 @@ up() {
 		-addext "subjectAltName=DNS:origin.lnk-test,IP:198.18.0.2" \
 		-keyout "$DIR/key.pem" -out "$DIR/cert.pem" >/dev/null 2>&1
 	chmod 644 "$DIR/cert.pem" "$DIR"/www/*
+	repo
 
 	cat > "$DIR/https.py" <<'PY'
 import http.server, ssl, sys
@@ -126,6 +147,7 @@ EOT
 
 case "${1:-}" in
 up) up ;;
+repo) [ -d "$DIR/www" ] || die "no test hosts: run 'nethosts.sh up' first"; repo ;;
 down) down; echo "left the blackhole route for 198.18.0.0/15 in place" ;;
-*) echo "usage: nethosts.sh up|down" >&2; exit 2 ;;
+*) echo "usage: nethosts.sh up|down|repo" >&2; exit 2 ;;
 esac
