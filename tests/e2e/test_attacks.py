@@ -374,3 +374,300 @@ def test_mount_table_cannot_change(lnk, work):
     lines = cp.stdout.split("\n")
     assert len([l for l in lines if l]) == 11, cp.stdout + cp.stderr
     assert not [l for l in lines if l.endswith(" OK")], cp.stdout
+
+
+
+# Names that run code outside the sandbox but are not on the protected list
+# (src/policy/dotfiles.c). With --write '~' the top is the home, where each
+# of these runs as the user next time git, vim, tmux, an agent... starts.
+HOME_RUNS_OUTSIDE = {
+    ".gitconfig": "git runs core.fsmonitor, core.pager, aliases from it",
+    ".vimrc": "vim runs its commands",
+    ".tmux.conf": "tmux runs run-shell lines",
+    ".inputrc": "readline macros type commands into the user's shell",
+    ".claude": "Claude Code runs the hooks in its settings.json",
+    ".cargo": "cargo runs build.rustc-wrapper; ~/.cargo/bin is on PATH",
+    ".docker": "docker runs the credential helpers config.json names",
+    ".kube": "kubectl runs exec credential plugins",
+    ".aws": "the AWS CLI runs credential_process",
+    ".gdbinit": "gdb runs it",
+    ".pam_environment": "login sets LD_PRELOAD etc. from it",
+    ".xprofile": "the display manager sources it",
+}
+
+# Names that run code outside when they appear at the top of a project.
+PROJECT_RUNS_OUTSIDE = {
+    ".claude": "Claude Code runs the hooks of .claude/settings.json",
+    ".cursor": "Cursor starts the MCP servers of .cursor/mcp.json",
+    ".mise.toml": "mise runs its env hooks on cd, like direnv",
+    ".yarnrc.yml": "yarn runs the yarnPath script it names",
+    ".gitlab-ci.yml": "CI runs it with the project's tokens",
+    ".devcontainer": "the editor builds and runs the container it names",
+    ".Rprofile": "R runs it when started in the folder",
+}
+
+
+def _hole(what):
+    return pytest.mark.xfail(strict=True, reason=(
+        f"HOLE: {what}, yet it is not on the protected list "
+        "(src/policy/dotfiles.c): add it"))
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=_hole(f"{n}: {why}"))
+    for n, why in sorted(HOME_RUNS_OUTSIDE.items())] + [
+    pytest.param(n) for n in (".bashrc", ".profile", ".ssh", ".config",
+                              ".local", ".npmrc", ".zshenv")])
+def test_home_dot_files_that_run_outside_not_created(lnk, home, name):
+    """Threat: --write '~' lets it plant ~/.gitconfig, ~/.vimrc, ..."""
+    cp = sh(lnk, f"echo evil > ~/{name}; mkdir -p ~/{name}/x 2>/dev/null",
+            "--write", home)
+    assert not (home / name).exists(), cp.stderr
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=_hole(f"{n}: {why}"))
+    for n, why in sorted(PROJECT_RUNS_OUTSIDE.items())])
+def test_project_dot_files_that_run_outside_not_created(lnk, work, name):
+    """Threat: an agent plants .claude/settings.json hooks in the project."""
+    cp = sh(lnk, f"mkdir {name} 2>/dev/null || echo evil > {name}",
+            "--write", work)
+    assert not (work / name).exists(), cp.stderr
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="needs root to own a file as "
+                    "another user")
+def test_root_supervisor_does_not_read_other_users_files(lnk, work):
+    """Threat (root): O_CREAT makes the supervisor open a 0600 file of nobody."""
+    secret = work / "secret"
+    secret.write_text("nobody's secret")
+    os.chown(secret, 65534, 65534)
+    secret.chmod(0o600)
+    other = work / "other"
+    other.mkdir()
+    os.chown(other, 65534, 65534)
+    cp = py(lnk, """
+        import os
+        for fl in (os.O_RDONLY, os.O_RDONLY | os.O_CREAT, os.O_RDWR | os.O_CREAT):
+            try:
+                print("READ", os.read(os.open("secret", fl), 100))
+            except OSError as e:
+                print("refused", e.errno)
+        for f in (lambda: os.open("other/x", os.O_CREAT | os.O_WRONLY),
+                  lambda: os.mkdir("other/d")):
+            try:
+                f(); print("CREATED")
+            except OSError as e:
+                print("refused", e.errno)
+    """, "--write", work)
+    assert "READ" not in cp.stdout and "CREATED" not in cp.stdout, cp.stdout
+    assert os.listdir(other) == []
+
+
+# =============================================================================
+# Invariant 3: network
+# =============================================================================
+
+class Recorder:
+    """A host TCP server on 0.0.0.0 that records every connection."""
+
+    def __init__(self):
+        self.s = socket.socket()
+        self.s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.s.bind(("0.0.0.0", 0))
+        self.s.listen(64)
+        self.port = self.s.getsockname()[1]
+        self.hits = []
+        self.t = threading.Thread(target=self._loop, daemon=True)
+        self.t.start()
+
+    def _loop(self):
+        while True:
+            try:
+                c, a = self.s.accept()
+            except OSError:
+                return
+            self.hits.append(a)
+            try:
+                c.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 12\r\n\r\n"
+                          b"HOST-SECRET\n")
+            except OSError:
+                pass
+            c.close()
+
+    def close(self):
+        self.s.close()
+
+
+@pytest.fixture
+def recorder():
+    r = Recorder()
+    yield r
+    r.close()
+
+
+def nethosts():
+    env = pathlib.Path("/run/lnk-nethosts.env")
+    if not env.exists():
+        pytest.skip("no test hosts: run tests/e2e/nethosts.sh up as root")
+    f = dict(line.partition("=")[::2] for line in env.read_text().split())
+    return f
+
+
+def local_addresses():
+    """This machine's own IPv4 addresses (traffic to them never leaves)."""
+    out = subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True,
+                         text=True).stdout
+    return [l.split()[3].split("/")[0] for l in out.splitlines()
+            if " inet " in l]
+
+
+def test_no_grant_reaches_no_host_socket(lnk, recorder):
+    """Threat: with no grant, reach host loopback or abstract unix sockets."""
+    name = f"lnk-redteam-{os.getpid()}"
+    a = socket.socket(socket.AF_UNIX)
+    a.bind("\0" + name)
+    a.listen(4)
+    try:
+        cp = py(lnk, f"""
+            import socket
+            tries = [(socket.AF_INET, ("127.0.0.1", {recorder.port})),
+                     (socket.AF_INET6, ("::1", {recorder.port})),
+                     (socket.AF_UNIX, "\\0{name}")]
+            tries += [(socket.AF_INET, (a, {recorder.port}))
+                      for a in {local_addresses()!r}]
+            for fam, addr in tries:
+                s = socket.socket(fam)
+                s.settimeout(3)
+                try:
+                    s.connect(addr); print("CONNECTED", addr)
+                except OSError as e:
+                    print("refused", e.errno)
+        """)
+    finally:
+        a.close()
+    assert "CONNECTED" not in cp.stdout, cp.stdout
+    assert recorder.hits == []
+
+
+PROXY_PRELUDE = """
+import socket, struct
+def raw(port, data, wait=3):
+    s = socket.create_connection(("127.0.0.1", port)); s.settimeout(wait)
+    s.sendall(data); out = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b: break
+            out += b
+    except OSError:
+        pass
+    s.close(); return out
+def socks(atyp, addr, port):
+    s = socket.create_connection(("127.0.0.1", 1080)); s.settimeout(3)
+    s.sendall(b"\\x05\\x01\\x00"); s.recv(2)
+    s.sendall(b"\\x05\\x01\\x00" + bytes([atyp]) + addr + struct.pack(">H", port))
+    try:
+        r = s.recv(10)
+        if r[:2] == b"\\x05\\x00":
+            s.sendall(b"GET / HTTP/1.0\\r\\n\\r\\n"); r += s.recv(100)
+    except OSError:
+        r = b""
+    s.close(); return r
+"""
+
+
+def test_smuggling_never_reaches_a_second_host(lnk, recorder):
+    """Threat: pipelined, CONNECT-after-GET and userinfo tricks reach loopback."""
+    f = nethosts()
+    P = recorder.port
+    o = ("GET http://origin.lnk-test/hello.txt HTTP/1.1\\r\\n"
+         "Host: origin.lnk-test\\r\\n\\r\\n")
+    reqs = [
+        o + f"GET http://127.0.0.1:{P}/ HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n",
+        o + f"GET / HTTP/1.1\\r\\nHost: 127.0.0.1:{P}\\r\\n\\r\\n",
+        o + f"CONNECT 127.0.0.1:{P} HTTP/1.1\\r\\n\\r\\nGET / HTTP/1.0\\r\\n\\r\\n",
+        f"GET http://origin.lnk-test@127.0.0.1:{P}/ HTTP/1.1\\r\\n\\r\\n",
+        f"GET http://127.0.0.1:{P}#@origin.lnk-test/ HTTP/1.1\\r\\n\\r\\n",
+        f"GET http://127.0.0.1:{P}\\\\@origin.lnk-test/ HTTP/1.1\\r\\n\\r\\n",
+        f"GET http://origin.lnk-test/ HTTP/1.1\\r\\nHost: 127.0.0.1:{P}\\r\\n"
+        "\\r\\n",
+        f"CONNECT origin.lnk-test@127.0.0.1:{P} HTTP/1.1\\r\\n\\r\\n",
+        f"CONNECT 127.0.0.1:{P}:80 HTTP/1.1\\r\\n\\r\\n",
+        "POST http://origin.lnk-test/ HTTP/1.1\\r\\nHost: origin.lnk-test\\r\\n"
+        "Content-Length: 0\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n"
+        f"\\r\\nGET http://127.0.0.1:{P}/ HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n",
+    ]
+    for a in local_addresses() + ["0.0.0.0", "[::]", "[::ffff:127.0.0.1]",
+                                  "127.1", "2130706433", "0x7f000001",
+                                  "127.0.0.1.", "LOCALHOST", "0"]:
+        reqs.append(f"GET http://{a}:{P}/ HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+        reqs.append(f"CONNECT {a}:{P} HTTP/1.1\\r\\n\\r\\n")
+    code = PROXY_PRELUDE + "\n".join(
+        f'print(raw(3128, b"{r}")[:200])' for r in reqs)
+    socks_v4 = local_addresses() + ["127.0.0.1", "0.0.0.0"]
+    code += "\n" + "\n".join(
+        f'print(socks(1, socket.inet_aton("{a}"), {P}))' for a in socks_v4)
+    for a in ["::1", "::", "::ffff:127.0.0.1", "::127.0.0.1"]:
+        code += f'\nprint(socks(4, socket.inet_pton(socket.AF_INET6, "{a}"), {P}))'
+    for d in ["127.0.0.1", "localhost", "127.1", "2130706433", "0x7f000001",
+              "[::1]", "::ffff:127.0.0.1", "0", "rebind.lnk-test",
+              "self.lnk-test", "mixed.lnk-test", "private.lnk-test",
+              "origin.lnk-test\\x00.x", "localhost."]:
+        code += f'\nprint(socks(3, bytes([len(b"{d}")]) + b"{d}", {P}))'
+    cp = lnk.run("--internet-host", "*", "--", PY, "-c", code, timeout=120,
+                 env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    assert "HOST-SECRET" not in cp.stdout, cp.stdout
+    assert recorder.hits == [], (recorder.hits, cp.stdout)
+    # the wire did answer (refusals), so the tries were really made
+    assert cp.stdout.count("403 Forbidden") >= 10, cp.stdout + cp.stderr
+    assert "hello from ori" in cp.stdout, cp.stdout
+
+
+def test_wire_survives_hostile_clients(lnk):
+    """Threat: slow/oversized heads, bad SOCKS5 and a flood stop the wire."""
+    f = nethosts()
+    code = PROXY_PRELUDE + textwrap.dedent(r"""
+        import os, time
+        held = []
+        for i in range(300):  # a flood of idle connections
+            try:
+                held.append(socket.create_connection(("127.0.0.1", 3128)))
+            except OSError:
+                break
+        for i in range(50):   # slow heads, never finished
+            try:
+                s = socket.create_connection(("127.0.0.1", 3128))
+                s.sendall(b"GET http://origin.lnk-test/ HTTP/1.1\r\nX: ")
+                held.append(s)
+            except OSError:
+                break
+        bad = [b"\x05", b"\x05\x00", b"\x05\xff" + b"\x00" * 255,
+               b"\x05\x01\x00\x05\x01\x00\x03\x00\x00\x50",
+               b"\x05\x01\x00\x05\x01\x00\x03\xff" + b"a" * 255 + b"\x00\x50",
+               b"\x05\x01\x00\x05\x01\x00\x09\x7f\x00\x00\x01\x00\x50",
+               b"\x05\x01\x00\x05\x02\x00\x01\x7f\x00\x00\x01\x00\x50",
+               b"\x05\x01\x00\x05\x03\x00\x01\x7f\x00\x00\x01\x00\x50",
+               b"\x04\x01\x00\x50\x7f\x00\x00\x01root\x00",
+               b"\x05\x01\x02\x01\x05admin\x05admin"]
+        for b in bad:
+            print("socks", raw(1080, b, 2)[:12])
+        print("huge", raw(3128, b"GET http://origin.lnk-test/ HTTP/1.1\r\n"
+                          + b"A: " + b"a" * 1000000 + b"\r\n\r\n", 5)[:40])
+        print("many", raw(3128, b"GET http://origin.lnk-test/ HTTP/1.1\r\n"
+                          + b"A: b\r\n" * 100000 + b"\r\n", 5)[:40])
+        print("nul", raw(3128, b"GET http://origin.lnk-test/\x00 HTTP/1.1\r\n\r\n")[:40])
+        print("neg", raw(3128, b"POST http://origin.lnk-test/ HTTP/1.1\r\n"
+                         b"Content-Length: -1\r\n\r\n")[:40])
+        print("big", raw(3128, b"POST http://origin.lnk-test/ HTTP/1.1\r\n"
+                         b"Content-Length: 99999999999999999999999\r\n\r\n")[:40])
+        for s in held:
+            s.close()
+        time.sleep(0.5)
+        good = raw(3128, b"GET http://origin.lnk-test/hello.txt HTTP/1.1\r\n"
+                   b"Host: origin.lnk-test\r\n\r\n", 10)
+        print("GOOD" if b"hello from origin" in good else "BROKEN", good[:80])
+    """)
+    cp = lnk.run("--internet-host", "origin.lnk-test", "--", PY, "-c", code,
+                 timeout=180, env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    assert "GOOD" in cp.stdout, cp.stdout + cp.stderr
