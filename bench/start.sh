@@ -1,0 +1,123 @@
+#!/bin/bash
+# Start time of `lnk sandbox run` against bare bwrap with the same mounts
+# (issue 5: at most 2x). Prints figures side by side; never fails on a time.
+#
+#   bench/start.sh [LNK]        (default build/lnk; RUNS=N to change)
+#
+# "The same mounts": the bwrap options lnk builds for `run -- true` and
+# `run --write . --internet-host '*' -- true` are read with strace from the --args
+# descriptor bwrap reads them from, and run again by bare bwrap with
+# /usr/bin/true, minus the options that name lnk's descriptors (info, sync,
+# seccomp, data files). Uses hyperfine when installed (apt-get install
+# hyperfine), else a loop timed with date +%s%N.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LNK=$(readlink -f "${1:-$ROOT/build/lnk}")
+RUNS=${RUNS:-40}
+[ -x "$LNK" ] || { echo "no lnk at $LNK: build it first"; exit 0; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export HOME=$T/home
+mkdir -p "$HOME/project"
+cd "$HOME/project" || exit 0
+BWRAP=$(command -v bwrap || echo /usr/bin/bwrap)
+
+# bwrap's options as lnk builds them for: run GRANTS -- true
+capture() {
+	out=$1
+	shift
+	command -v strace >/dev/null || return 0
+	strace -f -qq -s 1000000 -e trace=read -o "$T/trace" \
+		"$LNK" sandbox run "$@" -- true
+	/usr/bin/python3 - "$T/trace" >"$out" <<'PY'
+import re, sys
+best = None
+for line in open(sys.argv[1], encoding="latin1"):
+    m = re.search(r'read\(\d+, "(.*)", \d+\) = \d+', line)
+    if m and "--unshare" in m.group(1):
+        s = m.group(1).encode("latin1").decode("unicode_escape")
+        best = [a for a in s.split("\0") if a != "" or False]
+if not best:
+    sys.exit(1)
+# options that name lnk's descriptors: (option, number of arguments)
+fd_opts = {"--info-fd": 1, "--json-status-fd": 1, "--sync-fd": 1,
+           "--block-fd": 1, "--userns-block-fd": 1, "--seccomp": 1,
+           "--add-seccomp-fd": 1, "--file": 2, "--bind-data": 2,
+           "--ro-bind-data": 2, "--args": 1}
+out, i, perms = [], 0, []
+while i < len(best):
+    a = best[i]
+    if a == "--perms":
+        perms = best[i:i + 2]
+        i += 2
+        continue
+    if a in fd_opts:
+        i += 1 + fd_opts[a]
+        perms = []
+        continue
+    out += perms
+    perms = []
+    out.append(a)
+    i += 1
+print("\n".join(out))
+PY
+}
+capture "$T/bwrap-args-bare"
+capture "$T/bwrap-args" --write . --internet-host '*'
+if [ ! -s "$T/bwrap-args" ] || [ ! -s "$T/bwrap-args-bare" ]; then
+	echo "(no strace or no options read: bare bwrap gets a stand-in set of mounts)"
+	printf '%s\n' --unshare-all --die-with-parent --new-session --clearenv \
+		--ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib \
+		--symlink usr/lib64 /lib64 --symlink usr/sbin /sbin \
+		--ro-bind /etc /etc --proc /proc --dev /dev --tmpfs /tmp \
+		--bind "$PWD" "$PWD" --chdir "$PWD" >"$T/bwrap-args"
+	grep -v -e "^--bind$" "$T/bwrap-args" >"$T/bwrap-args-bare"
+fi
+mapfile -t BW <"$T/bwrap-args"
+mapfile -t BW0 <"$T/bwrap-args-bare"
+echo "bare bwrap: ${#BW0[@]} and ${#BW[@]} arguments, as lnk builds them"
+for set in BW0 BW; do
+	declare -n A=$set
+	"$BWRAP" "${A[@]}" /usr/bin/true ||
+		echo "(bare bwrap failed: figures below are not comparable)"
+done
+
+names=("bwrap, mounts of run -- true" "lnk sandbox run -- true"
+	"bwrap, mounts of run --write . --internet-host '*'"
+	"lnk sandbox run --write . --internet-host '*' -- true")
+cmds=("$(printf '%q ' "$BWRAP" "${BW0[@]}" /usr/bin/true)"
+	"$(printf '%q ' "$LNK" sandbox run -- true)"
+	"$(printf '%q ' "$BWRAP" "${BW[@]}" /usr/bin/true)"
+	"$(printf '%q ' "$LNK" sandbox run --write . --internet-host '*' -- true)")
+
+declare -a ms
+if command -v hyperfine >/dev/null; then
+	hyperfine -N --warmup 5 --runs "$RUNS" --export-json "$T/h.json" \
+		"${cmds[@]}" >/dev/null 2>&1 || hyperfine --warmup 5 \
+		--runs "$RUNS" --export-json "$T/h.json" "${cmds[@]}" \
+		>/dev/null 2>&1
+	mapfile -t ms < <(/usr/bin/python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print("%.2f %.2f" % (r["mean"] * 1000, r["stddev"] * 1000))' "$T/h.json")
+	how="hyperfine, $RUNS runs each"
+else
+	for c in "${cmds[@]}"; do
+		for _ in 1 2 3; do eval "$c" >/dev/null 2>&1; done
+		t0=$(date +%s%N)
+		for _ in $(seq "$RUNS"); do eval "$c" >/dev/null 2>&1; done
+		t1=$(date +%s%N)
+		ms+=("$(awk -v d=$((t1 - t0)) -v n="$RUNS" 'BEGIN{printf "%.2f -", d/n/1e6}')")
+	done
+	how="date +%s%N loop, $RUNS runs each"
+fi
+echo "start time ($how)"
+printf '  %-56s %9s %9s %7s\n' "" "mean ms" "stddev" "x bwrap"
+for i in 0 1 2 3; do
+	base=${ms[$((i / 2 * 2))]%% *}
+	m=${ms[$i]%% *}
+	sd=${ms[$i]#* }
+	printf '  %-56s %9s %9s %7s\n' "${names[$i]}" "$m" "$sd" \
+		"$(awk -v a="$m" -v b="$base" 'BEGIN{if (b > 0) printf "%.2f", a/b}')"
+done
+echo "  (target: lnk sandbox run --internet-host '*' at most 2x bare bwrap)"
