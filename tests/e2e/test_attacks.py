@@ -671,3 +671,191 @@ def test_wire_survives_hostile_clients(lnk):
     cp = lnk.run("--internet-host", "origin.lnk-test", "--", PY, "-c", code,
                  timeout=180, env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
     assert "GOOD" in cp.stdout, cp.stdout + cp.stderr
+
+
+
+# =============================================================================
+# Invariant 4: environment and inherited descriptors
+# =============================================================================
+
+def test_secrets_in_environment_do_not_reach(lnk):
+    """Threat: tokens, agent sockets and loader tricks in the environment."""
+    env = {"AWS_SECRET_ACCESS_KEY": "s3cr3t-aws", "GITHUB_TOKEN": "s3cr3t-gh",
+           "SSH_AUTH_SOCK": "/tmp/s3cr3t-agent", "LD_LIBRARY_PATH": "/s3cr3t",
+           "BASH_ENV": "/s3cr3t-bashenv", "PROMPT_COMMAND": "s3cr3t",
+           "PYTHONSTARTUP": "/s3cr3t.py", "DBUS_SESSION_BUS_ADDRESS":
+           "unix:path=/s3cr3t", "XDG_RUNTIME_DIR": "/run/user/s3cr3t"}
+    cp = py(lnk, """
+        import os
+        print("\\n".join(f"{k}={v}" for k, v in os.environ.items()))
+        print(open("/proc/self/environ", "rb").read())
+        try:
+            print(open("/proc/1/environ", "rb").read())
+        except OSError:
+            pass
+    """, env=env)
+    assert cp.returncode == 0, cp.stderr
+    assert "s3cr3t" not in cp.stdout, cp.stdout
+
+
+def test_inherited_sockets_do_not_leak(lnk, home):
+    """Threat: a host socket fd (agent, listening TCP) left open into the box."""
+    a, b = socket.socketpair()
+    lst = socket.socket()
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(1)
+    dfd = os.open(str(home), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        cp = sh(lnk, "ls /proc/self/fd; readlink /proc/self/fd/* 2>/dev/null",
+                pass_fds=(a.fileno(), b.fileno(), lst.fileno(), dfd))
+    finally:
+        for s_ in (a, b, lst):
+            s_.close()
+        os.close(dfd)
+    assert "socket:" not in cp.stdout, cp.stdout
+    assert str(home) not in cp.stdout
+    fds = [l for l in cp.stdout.split() if l.isdigit()]
+    assert all(int(x) <= 3 for x in fds), cp.stdout  # 0-2 and ls's own dir
+
+
+# =============================================================================
+# Invariant 5: processes
+# =============================================================================
+
+def test_nothing_keeps_running_after_the_program_exits(lnk, work):
+    """Threat: double fork + setsid + ignored signals outlive lnk."""
+    marker = f"4242.{os.getpid()}"
+    cp = py(lnk, f"""
+        import os, signal
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+                    signal.signal(s, signal.SIG_IGN)
+                os.execv("/bin/sleep", ["sleep", "{marker}"])
+            os._exit(0)
+        if os.fork() == 0:  # and one that is never waited for
+            os.execv("/bin/sleep", ["sleep", "{marker}"])
+        print("bye")
+    """, "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-f", f"sleep {marker}"],
+                          capture_output=True, text=True).stdout.split()
+    for pid in left:
+        os.kill(int(pid), signal.SIGKILL)
+    assert left == [], "processes outlived lnk"
+
+
+def test_host_processes_unreachable(lnk):
+    """Threat: signal, ptrace or read the memory of host processes or pid 1."""
+    host = subprocess.Popen(["sleep", "30"])
+    try:
+        cp = py(lnk, f"""
+            import ctypes, os, signal
+            libc = ctypes.CDLL(None, use_errno=True)
+            for p in ({host.pid}, 1, -1):
+                try:
+                    os.kill(p, 0); print("SIGNAL-OK", p)
+                except OSError as e:
+                    print("refused", p, e.errno)
+            print("ptrace", libc.ptrace(16, 1, None, None))  # ATTACH pid 1
+            print("seize", libc.ptrace(0x4206, 1, None, None))
+            buf = ctypes.create_string_buffer(8)
+            class iov(ctypes.Structure):
+                _fields_ = [("b", ctypes.c_void_p), ("l", ctypes.c_size_t)]
+            l, r = iov(ctypes.addressof(buf), 8), iov(0x400000, 8)
+            print("vm_readv", libc.process_vm_readv(1, ctypes.byref(l), 1,
+                                                     ctypes.byref(r), 1, 0))
+            print("pidfd", libc.syscall(434, {host.pid}, 0))
+        """)
+        assert host.poll() is None
+    finally:
+        host.kill()
+        host.wait()
+    assert f"SIGNAL-OK {host.pid}" not in cp.stdout, cp.stdout
+    assert "SIGNAL-OK 1" not in cp.stdout, cp.stdout
+    for k in ("ptrace", "seize", "vm_readv", "pidfd"):
+        assert f"{k} -1" in cp.stdout, cp.stdout
+
+
+@pytest.mark.parametrize("call", [
+    "keyctl", "add_key", "bpf", "perf_event_open", "userfaultfd",
+    "io_uring_setup", "clone-newuser", "unshare-newnet", "init_module",
+    "kexec_load", "syslog", "open_by_handle_at", "ioctl-tiocsti-high",
+    "ioctl-tioclinux"])
+def test_kernel_surfaces_refused(lnk, call):
+    """Threat: kernel attack surface and namespace escapes from inside."""
+    nr = {"keyctl": "250, 0, 0, 0", "add_key": '248, b"user", b"x", b"y", 1, -2',
+          "bpf": "321, 0, 0, 0", "perf_event_open": "298, 0, 0, -1, -1, 0",
+          "userfaultfd": "323, 0", "io_uring_setup": "425, 8, 0",
+          "clone-newuser": "56, 0x10000000 | 17, 0, 0, 0, 0",
+          "unshare-newnet": "272, 0x40000000", "init_module": "175, 0, 0, 0",
+          "kexec_load": "246, 0, 0, 0, 0", "syslog": "103, 3, 0, 0",
+          "open_by_handle_at": "304, -100, 0, 0",
+          "ioctl-tiocsti-high": "16, 0, 0x5412 | (1 << 32), b'x'",
+          "ioctl-tioclinux": "16, 0, 0x541C | (1 << 40), b'x'"}[call]
+    cp = py(lnk, f"""
+        import ctypes, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        r = libc.syscall({nr})
+        print("result", r, ctypes.get_errno())
+    """)
+    assert "result -1" in cp.stdout, cp.stdout + cp.stderr
+
+
+def test_fifo_flood_on_supervisor_does_not_hang_lnk(lnk, work):
+    """Threat: blocked FIFO opens tie up the supervisor so lnk never exits."""
+    cp = py(lnk, """
+        import os, threading, time
+        for i in range(200):
+            os.mkfifo("f%d" % i)
+        for i in range(200):
+            threading.Thread(target=os.open, args=("f%d" % i,
+                             os.O_RDONLY | os.O_CREAT), daemon=True).start()
+        time.sleep(1)
+        print("leaving", flush=True)
+        os._exit(7)
+    """, "--write", work, timeout=60)
+    assert cp.returncode == 7, cp.stderr
+
+
+# =============================================================================
+# Invariant 6: policy travels only outward-in
+# =============================================================================
+
+def test_lnk_settings_untouchable_with_home_write(lnk, home):
+    """Threat: --write '~' then move, replace or write into ~/.lnk."""
+    (home / ".lnk" / "specs").mkdir(parents=True)
+    spec = home / ".lnk" / "specs" / "sandbox.toml"
+    spec.write_text("# the user's accepted specs\n")
+    before = sorted(str(p) for p in (home / ".lnk").rglob("*"))
+    cp = sh(lnk, """
+        ls -la ~/.lnk; cat ~/.lnk/specs/sandbox.toml
+        echo evil > ~/.lnk/specs/sandbox.toml; mkdir -p ~/.lnk/specs
+        mv ~/.lnk ~/lnk-moved; rm -rf ~/.lnk; ln -s /tmp ~/.lnk/x
+        python3 -c 'import os; os.rename(os.path.expanduser("~/.lnk"), "/tmp/x")'
+        true""", "--write", home)
+    assert "the user's accepted specs" not in cp.stdout
+    assert spec.read_text() == "# the user's accepted specs\n"
+    assert sorted(str(p) for p in (home / ".lnk").rglob("*")) == before
+    assert not (home / "lnk-moved").exists()
+
+
+def test_log_holds_no_path_headers_or_body(lnk, home):
+    """Threat (invariant 7): secrets in a request's path/headers reach the log."""
+    f = nethosts()
+    cp = sh(lnk, "curl -s -H 'Authorization: Bearer s3cr3t-hdr' "
+                 "-d s3cr3t-body 'http://origin.lnk-test/s3cr3t-path?"
+                 "q=s3cr3t-query' >/dev/null; curl -s "
+                 "'http://origin.lnk-test/hello.txt?token=s3cr3t-q2'",
+            "--internet-host", "origin.lnk-test",
+            env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    assert "hello from origin" in cp.stdout, cp.stdout + cp.stderr
+    log = lnk("sandbox", "log", "--json", "--lines", "100")
+    assert "origin.lnk-test" in log.stdout, log.stdout + log.stderr
+    assert "s3cr3t" not in log.stdout
+    for p in (home / ".lnk").rglob("*"):
+        if p.is_file():
+            assert b"s3cr3t" not in p.read_bytes(), p
