@@ -72,8 +72,8 @@ int main(int argc, char **argv)
 	if (c == 0)
 		answer_continue(lfd);
 	close(lfd);
-	int fd = openat(AT_FDCWD, argv[1], O_CREAT | O_WRONLY | O_CLOEXEC,
-			0644);
+	int fd =
+	    openat(AT_FDCWD, argv[1], O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
 	int e = errno;
 	kill(c, 9);
 	waitpid(c, NULL, 0);
