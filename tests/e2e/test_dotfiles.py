@@ -157,8 +157,13 @@ def opencreat(p, **kw):
     os.close(os.open(p, os.O_CREAT | os.O_WRONLY, 0o644, **kw))
 
 def tmpfile_link(dst):
+    # linkat(AT_SYMLINK_FOLLOW) through the magic link (os.link would
+    # call link(), which links the proc symlink itself: EXDEV)
     fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)
-    os.link(f"/proc/self/fd/{fd}", dst)
+    if libc.linkat(AT_FDCWD, f"/proc/self/fd/{fd}".encode(), AT_FDCWD,
+                   dst.encode(), 0x400) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
 
 def tmpfile_empty_path(dst):
     fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)
@@ -364,6 +369,22 @@ echo fifo > pipe
 wait
 (umask 077; touch private; mkdir privdir)
 python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("sock")'
+# magic links the supervisor maps to the program's own fds and cwd
+echo null > /dev/null
+echo to-stdout > /dev/stdout
+echo viacwd > /proc/self/cwd/viacwd
+mkdir /proc/self/cwd/sub/viacwd-dir
+# O_TMPFILE, then a name below or beside the top
+python3 - <<'PY'
+import ctypes, os
+fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)
+os.write(fd, b"tmpfile\n")
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.linkat(-100, f"/proc/self/fd/{fd}".encode(), -100,
+                   b"from-tmpfile", 0x400) == 0, ctypes.get_errno()
+fd2 = os.open("sub", os.O_TMPFILE | os.O_WRONLY, 0o600)
+assert libc.linkat(fd2, b"", -100, b"sub/.envrc", 0x1000) == 0, ctypes.get_errno()
+PY
 echo done
 '''
 
@@ -379,6 +400,11 @@ def test_below_top_everything_works(box, work):
     assert (work / "deep" / ".envrc").read_text() == "x\n"
     assert (work / "notes.txt").read_text() == "through\n"
     assert (work / "fromfifo").read_text() == "fifo\n"
+    assert "to-stdout" in cp.stdout
+    assert (work / "viacwd").read_text() == "viacwd\n"
+    assert (work / "sub" / "viacwd-dir").is_dir()
+    assert (work / "from-tmpfile").read_text() == "tmpfile\n"
+    assert (work / "sub" / ".envrc").exists()
     assert oct((work / "private").stat().st_mode & 0o777) == "0o600"
     assert oct((work / "privdir").stat().st_mode & 0o777) == "0o700"
     st = (work / "notes.txt").stat()
@@ -441,6 +467,53 @@ def test_refusal_reported_once_per_name(box, work):
     for n in (".envrc", ".idea", ".git"):
         assert cp.stderr.count(f"refused to create {n} at the top") == 1, \
             cp.stderr
+
+
+def test_dot_symlink_inside_is_read_only(box, work):
+    (work / "real-vscode").mkdir()
+    (work / "real-vscode" / "settings.json").write_text("{}\n")
+    os.symlink("real-vscode", work / ".vscode")
+    cp = box.run([work], ["sh", "-c",
+                          "cat .vscode/settings.json; "
+                          "echo evil > .vscode/settings.json; echo w=$?; "
+                          "echo evil > real-vscode/settings.json; echo r=$?; "
+                          "touch real-vscode/new; echo n=$?"])
+    assert "{}" in cp.stdout
+    assert "w=0" not in cp.stdout and "r=0" not in cp.stdout, cp.stdout
+    assert "n=0" not in cp.stdout, cp.stdout
+    assert (work / "real-vscode" / "settings.json").read_text() == "{}\n"
+    assert not (work / "real-vscode" / "new").exists()
+
+
+RENAMES = r'''
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+def renameat2(a, b, flags):
+    if libc.renameat2(-100, a.encode(), -100, b.encode(), flags) != 0:
+        return ctypes.get_errno()
+    return 0
+open("f", "w").close()
+print("exchange-existing", renameat2("f", ".envrc", 2))
+print("exchange-missing", renameat2("f", ".idea", 2))
+print("noreplace-missing", renameat2("f", ".idea", 1))
+print("noreplace-existing", renameat2("f", ".envrc", 1))
+print("exchange-from-top", renameat2(".envrc", "f", 2))
+'''
+
+
+def test_renameat2_flags(box, work):
+    import errno
+    (work / ".envrc").write_text("safe\n")
+    cp = box.run([work], [PY, "-c", RENAMES])
+    got = dict(l.split() for l in cp.stdout.splitlines())
+    assert int(got["exchange-existing"]) == errno.EBUSY, cp.stdout
+    assert int(got["exchange-missing"]) in (errno.EPERM, errno.ENOENT)
+    assert int(got["noreplace-missing"]) == errno.EPERM
+    assert int(got["noreplace-existing"]) in (errno.EBUSY, errno.EEXIST)
+    assert int(got["exchange-from-top"]) == errno.EBUSY
+    assert (work / ".envrc").read_text() == "safe\n"
+    assert not (work / ".idea").exists()
+    assert (work / "f").exists()
 
 
 def test_dot_symlink_to_outside_not_exposed(box, work, home):
