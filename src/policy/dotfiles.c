@@ -31,6 +31,27 @@ static const struct dot_file list[] = {
     {".local", "programs and shells run what it holds"},
     {".ssh", "ssh reads keys and config from it"},
     {".gnupg", "gpg reads keys and config from it"},
+    /* Found by the red team (tests/e2e/test_attacks.py): each runs code
+     * outside the sandbox when it appears at the top of a project or of
+     * the home folder. */
+    {".claude", "Claude Code runs the hooks in its settings"},
+    {".cursor", "Cursor starts the MCP servers it names"},
+    {".devcontainer", "the editor builds and runs the container it names"},
+    {".mise.toml", "mise runs its hooks when you cd into the folder"},
+    {".yarnrc.yml", "yarn runs the yarnPath script it names"},
+    {".gitlab-ci.yml", "CI runs it with the project's tokens"},
+    {".Rprofile", "R runs it when started in the folder"},
+    {".gitconfig", "git runs its fsmonitor, pager and aliases"},
+    {".vimrc", "vim runs it"},
+    {".tmux.conf", "tmux runs the commands it holds"},
+    {".inputrc", "readline binds keys to commands with it"},
+    {".gdbinit", "gdb runs it"},
+    {".cargo", "cargo runs the runners and aliases of its config"},
+    {".docker", "docker runs the credential helpers it names"},
+    {".kube", "kubectl runs the exec plugins it names"},
+    {".aws", "the AWS tools run its credential_process"},
+    {".pam_environment", "the login sets the environment it holds"},
+    {".xprofile", "the display manager sources it"},
 };
 
 const struct dot_file *dot_files(size_t *n)

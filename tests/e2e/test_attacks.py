@@ -377,9 +377,10 @@ def test_mount_table_cannot_change(lnk, work):
 
 
 
-# Names that run code outside the sandbox but are not on the protected list
-# (src/policy/dotfiles.c). With --write '~' the top is the home, where each
-# of these runs as the user next time git, vim, tmux, an agent... starts.
+# Names that run code outside the sandbox, found missing from the protected
+# list (src/policy/dotfiles.c) by this file and added there. With --write '~'
+# the top is the home, where each of these runs as the user next time git,
+# vim, tmux, an agent... starts.
 HOME_RUNS_OUTSIDE = {
     ".gitconfig": "git runs core.fsmonitor, core.pager, aliases from it",
     ".vimrc": "vim runs its commands",
@@ -407,15 +408,8 @@ PROJECT_RUNS_OUTSIDE = {
 }
 
 
-def _hole(what):
-    return pytest.mark.xfail(strict=True, reason=(
-        f"HOLE: {what}, yet it is not on the protected list "
-        "(src/policy/dotfiles.c): add it"))
-
-
 @pytest.mark.parametrize("name", [
-    pytest.param(n, marks=_hole(f"{n}: {why}"))
-    for n, why in sorted(HOME_RUNS_OUTSIDE.items())] + [
+    pytest.param(n) for n in sorted(HOME_RUNS_OUTSIDE)] + [
     pytest.param(n) for n in (".bashrc", ".profile", ".ssh", ".config",
                               ".local", ".npmrc", ".zshenv")])
 def test_home_dot_files_that_run_outside_not_created(lnk, home, name):
@@ -425,9 +419,7 @@ def test_home_dot_files_that_run_outside_not_created(lnk, home, name):
     assert not (home / name).exists(), cp.stderr
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=_hole(f"{n}: {why}"))
-    for n, why in sorted(PROJECT_RUNS_OUTSIDE.items())])
+@pytest.mark.parametrize("name", sorted(PROJECT_RUNS_OUTSIDE))
 def test_project_dot_files_that_run_outside_not_created(lnk, work, name):
     """Threat: an agent plants .claude/settings.json hooks in the project."""
     cp = sh(lnk, f"mkdir {name} 2>/dev/null || echo evil > {name}",
