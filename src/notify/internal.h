@@ -46,6 +46,12 @@ int nt_split(const char *path, char *dirbuf, size_t dircap, char *lastbuf,
 const struct notify_guard *nt_decide(const struct notify_guard *g, size_t n,
 				     dev_t dev, ino_t ino, const char *last);
 
+/* Whether the supervisor handles syscall nr, and for open-like calls the
+ * index of the flags argument (-1 when every call is handled, e.g. creat,
+ * whose flags are fixed). Kept in step with lnk-init's filter
+ * (src/init/seccomp_policy.c) by a unit test. */
+bool nt_handles(long nr, int *flags_arg);
+
 /* is_dot_file without regard to case. */
 bool is_dot_file_nocase(const char *name);
 

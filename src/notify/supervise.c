@@ -858,6 +858,16 @@ static const struct op *find_op(long nr)
 	return NULL;
 }
 
+bool nt_handles(long nr, int *flags_arg)
+{
+	const struct op *op = find_op(nr);
+
+	if (!op)
+		return false;
+	*flags_arg = op->kind == OP_OPEN && !op->fixed_flags ? op->flags : -1;
+	return true;
+}
+
 static int arg_fd(const struct seccomp_notif *req, int i)
 {
 	return i < 0 ? AT_FDCWD : (int)req->data.args[i];
