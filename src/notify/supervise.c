@@ -24,6 +24,20 @@
  * otherwise. Capabilities are dropped in the receiver before any worker
  * exists (workers inherit them): a root supervisor would otherwise create
  * files with DAC override where the sandboxed root could not (pitfall 6).
+ *
+ * Known differences from the native calls (none of them creates more than
+ * the native call could):
+ *  - mount points: the kernel's EBUSY for renaming one only applies in the
+ *    caller's mount namespace, so rename checks them itself (statx
+ *    STATX_MNT_ID against the parent);
+ *  - opened files carry our f_cred; O_NOCTTY is forced; symlinks we follow
+ *    by hand skip protected_symlinks;
+ *  - an intermediate symlink into /proc/self, and /proc/<pid>/... with the
+ *    task's own pid, fail (ELOOP/ENOENT): only /proc/self, thread-self,
+ *    /dev/fd and /dev/std* are mapped;
+ *  - ports below 1024: refused unless the task holds CAP_NET_BIND_SERVICE
+ *    (ip_unprivileged_port_start of the sandbox is not read);
+ *  - an open whose fd cannot be injected (EMFILE) has created the file.
  */
 #include "notify/internal.h"
 
