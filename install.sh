@@ -11,11 +11,12 @@ cd "$(dirname "$0")"
 # Runtime: bubblewrap. Build: compiler, meson, ninja, the libraries.
 # Tests: cmocka, python3-pytest, and the real peers the end-to-end tests
 # start on loopback or in a network namespace (curl, git, iproute2,
-# dnsmasq, openssl, openssh).
+# dnsmasq, openssl, openssh). Benchmarks: hyperfine, strace.
 PACKAGES="bubblewrap gcc libc6-dev clang-format meson ninja-build pkg-config \
 libseccomp-dev libsqlite3-dev libc-ares-dev libcap-dev libcmocka-dev \
 python3 python3-pytest curl git iproute2 dnsmasq-base openssl \
-openssh-server openssh-client procps util-linux passwd"
+openssh-server openssh-client procps util-linux passwd \
+hyperfine strace"
 
 if [ "$(id -u)" != 0 ]; then
 	echo "install.sh: run it as root (sudo ./install.sh)" >&2
