@@ -103,6 +103,7 @@ static int rank(enum bwrap_mount_kind k)
 	case BM_DEV:
 	case BM_SYMLINK:
 	case BM_DATA:
+	case BM_FILE:
 	case BM_INIT:
 		return 0;
 	case BM_TMPFS:
@@ -160,6 +161,7 @@ static bool shows_host(const struct bwrap_mount *m)
 	case BM_DEV:
 	case BM_SYMLINK:
 	case BM_DATA:
+	case BM_FILE:
 	case BM_INIT:
 		return false;
 	}
@@ -219,9 +221,11 @@ static void emit(struct strv *o, const struct bwrap_mount *m)
 		strv_push(o, m->path);
 		break;
 	case BM_DATA:
+	case BM_FILE:
+		/* --file writes into the root, which ends read only. */
 		strv_push(o, "--perms");
 		strv_push(o, "0444");
-		strv_push(o, "--ro-bind-data");
+		strv_push(o, m->bind ? "--ro-bind-data" : "--file");
 		strv_pushf(o, "%d", m->fd);
 		strv_push(o, m->path);
 		break;
@@ -241,6 +245,7 @@ static void mirror(struct bwrap_out *out, const struct bwrap_mount *m)
 	case BM_RO_TRY:
 	case BM_PROC:
 	case BM_DATA:
+	case BM_FILE:
 		strv_push(&out->ll_read, m->path);
 		break;
 	case BM_RW:
@@ -284,6 +289,8 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 		    in->root_links->v[i + 1], -1);
 	for (size_t i = 0; in->etc && i < in->etc->n; i++)
 		add(&t, BM_RO_TRY, in->etc->v[i], NULL, -1);
+	for (size_t i = 0; in->etc_files && i < in->etc_files->n; i++)
+		add(&t, BM_FILE, in->etc_files->v[i], NULL, -1);
 	if (in->passwd_fd >= 0)
 		add(&t, BM_DATA, "/etc/passwd", NULL, in->passwd_fd);
 	if (in->group_fd >= 0)
@@ -367,6 +374,24 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	}
 	t.n = k;
 
+	/* A copy is written where its path is, so under a grant that shows
+	 * the host (a --write of /etc) it would overwrite the host's file:
+	 * there, mount it as before. Elsewhere each copy takes the next
+	 * descriptor slot. */
+	int next_fd = in->files_fd;
+	for (size_t i = 0; i < t.n; i++) {
+		struct bwrap_mount *m = &t.m[i];
+		bool host = shows_host(deepest(&t, i, m->path));
+		if (m->kind == BM_DATA) {
+			m->bind = host;
+		} else if (m->kind == BM_FILE && host) {
+			m->kind = BM_RO_TRY;
+		} else if (m->kind == BM_FILE) {
+			m->fd = next_fd++;
+			strv_push(&out->files, m->path);
+		}
+	}
+
 	/* Namespaces: all of them, the user namespace always (also as root:
 	 * root inside holds no capability over the host); no capability
 	 * inside, no nested user namespace (a kernel attack surface and a way
@@ -437,6 +462,7 @@ void bwrap_out_free(struct bwrap_out *out)
 		mount_free(&out->mounts[i]);
 	free(out->mounts);
 	free(out->chdir);
+	strv_free(&out->files);
 	strv_free(&out->ll_read);
 	strv_free(&out->ll_write);
 	*out = (struct bwrap_out){0};

@@ -32,6 +32,15 @@ struct bwrap_in {
 	const struct strv *root_dirs;
 	const struct strv *root_links;
 	const struct strv *etc;
+	/* etc_files: entries of the /etc list that are regular files lnk can
+	 * read (host.c opened each). Each is copied into the sandbox's root
+	 * (--file) rather than bound: a bind costs bwrap a mount and a parse
+	 * of the whole mount table (about 0.3 ms each, measured), a copy
+	 * neither, and the root is remounted read only at the end, so the
+	 * copy is as read only as the bind was. The copied ones are listed in
+	 * bwrap_out.files, in slot order from files_fd. NULL for none. */
+	const struct strv *etc_files;
+	int files_fd;
 
 	/* Paths ro-bound over themselves after the grants: the existing dot
 	 * files at the top of each --write folder (notify.h,
@@ -44,8 +53,8 @@ struct bwrap_in {
 	const struct strv *hidden;
 
 	/* Descriptors inside bwrap (fixed slots, see plan.h): generated
-	 * /etc/passwd and /etc/group (-1 to leave them out), the info fd
-	 * (-1 for none). */
+	 * /etc/passwd and /etc/group (-1 to leave them out; copied like
+	 * etc_files), the info fd (-1 for none). */
 	int passwd_fd, group_fd, info_fd;
 
 	bool pty;	     /* the program gets lnk's pseudo-terminal */
@@ -63,7 +72,10 @@ enum bwrap_mount_kind {
 	BM_PROC,    /* --proc */
 	BM_DEV,	    /* --dev */
 	BM_SYMLINK, /* --symlink TARGET PATH */
-	BM_DATA,    /* --ro-bind-data FD PATH */
+	BM_DATA,    /* --perms 0444 --file FD PATH: generated passwd, group
+		     * (--ro-bind-data where a grant shows the host there) */
+	BM_FILE,    /* --perms 0444 --file FD PATH: a copy of the host's
+		     * PATH (--ro-bind-try where a grant shows the host) */
 	BM_INIT,    /* --ro-bind INIT /run/lnk/init */
 };
 
@@ -71,7 +83,8 @@ struct bwrap_mount {
 	enum bwrap_mount_kind kind;
 	char *path; /* inside (== on the host for binds) */
 	char *src;  /* symlink target, init path; NULL otherwise */
-	int fd;	    /* BM_DATA */
+	int fd;	    /* BM_DATA, BM_FILE */
+	bool bind;  /* BM_DATA: as --ro-bind-data (see BM_DATA) */
 };
 
 struct bwrap_out {
@@ -81,6 +94,8 @@ struct bwrap_out {
 	char *chdir;	      /* where the program starts */
 	struct strv ll_read;  /* Landlock: what the mounts let it read */
 	struct strv ll_write; /* Landlock: what the mounts let it write */
+	struct strv files;    /* the etc_files copied: files[i] is read from
+			       * descriptor files_fd + i */
 };
 
 int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,

@@ -70,6 +70,9 @@ char *host_find_init(void)
 	return NULL;
 }
 
+/* Bigger /etc files are bound: a copy of each costs memory per sandbox. */
+#define ETC_COPY_MAX (1 << 20)
+
 /* An /etc entry that is a link into /usr (os-release, localtime) stays a
  * link inside, so programs that read the link (to name the time zone) see
  * what they see outside; any other entry is bound, following links. */
@@ -91,17 +94,126 @@ static void gather_etc_entry(struct host_facts *h, const char *path)
 		if (stat(path, &st) < 0)
 			return; /* dangling: nothing to bind */
 	}
+	/* A small regular file lnk can read is copied (bwrap.h, etc_files):
+	 * the descriptor opened now is what the sandbox gets, whatever
+	 * happens to the path later. O_NONBLOCK: a FIFO put in /etc must not
+	 * hang lnk. Anything else is bound, as before. */
+	int fd = S_ISREG(st.st_mode)
+		     ? open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+		     : -1;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size <= ETC_COPY_MAX) {
+		h->etc_fds =
+		    xrealloc(h->etc_fds, (h->etc_files.n + 1) * sizeof(int));
+		h->etc_fds[h->etc_files.n] = fd;
+		strv_push(&h->etc_files, path);
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
 	strv_push(&h->etc, path);
 }
 
-int host_gather(struct host_facts *h, struct lnk_err *err)
+/* The identity of the bwrap binary the cache speaks for: a new package
+ * (a new inode), an edit in place (size, mtime) or a touch back to the old
+ * mtime (ctime, which no one can set) all miss the cache. */
+static char *bwrap_key(const char *bwrap)
+{
+	struct stat st;
+	if (stat(bwrap, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	return xasprintf("%llu %llu %lld %lld.%09ld %lld.%09ld %s",
+			 (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino, (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
+			 bwrap);
+}
+
+#define CACHE_MAGIC "lnk bwrap-version 1\n"
+
+/* The cached version for key, or -ENOENT. Strict: any other content is a
+ * miss, and the probe runs again. */
+static int cache_read(const char *cache, const char *key, int ver[3])
+{
+	_cleanup_close_ int fd =
+	    open(cache, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOENT;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid())
+		return -ENOENT;
+	_cleanup_free_ char *s = NULL;
+	size_t len;
+	if (read_fd_all(fd, 4096, &s, &len) < 0)
+		return -ENOENT;
+	size_t ml = strlen(CACHE_MAGIC), kl = strlen(key);
+	if (len < ml + kl + 1 || memcmp(s, CACHE_MAGIC, ml) != 0 ||
+	    memcmp(s + ml, key, kl) != 0 || s[ml + kl] != '\n')
+		return -ENOENT;
+	int a, b, c, n = -1;
+	if (sscanf(s + ml + kl + 1, "%d.%d.%d\n%n", &a, &b, &c, &n) != 3 ||
+	    n < 0 || ml + kl + 1 + (size_t)n != len || a < 0 || b < 0 ||
+	    c < 0 || a > 999 || b > 999 || c > 999)
+		return -ENOENT;
+	ver[0] = a;
+	ver[1] = b;
+	ver[2] = c;
+	return 0;
+}
+
+/* Best effort: written whole (temp file + rename), so a reader sees the old
+ * file or the new one; a failure only means the probe runs next time. */
+static void cache_write(const char *cache, const char *key, const int ver[3])
+{
+	_cleanup_free_ char *tmp = xasprintf("%s.%d.tmp", cache, (int)getpid());
+	_cleanup_free_ char *text = xasprintf("%s%s\n%d.%d.%d\n", CACHE_MAGIC,
+					      key, ver[0], ver[1], ver[2]);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		      0600);
+	if (fd < 0 && errno == ENOENT) {
+		/* ~/.lnk/sandbox on a first run (~/.lnk is the caller's). */
+		_cleanup_free_ char *dir = xstrdup(cache);
+		char *slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = '\0';
+			mkdir(dir, 0700);
+		}
+		fd = open(tmp,
+			  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			  0600);
+	}
+	if (fd < 0)
+		return;
+	int r = write_all(fd, text, strlen(text));
+	if (close(fd) < 0)
+		r = -1;
+	if (r < 0 || rename(tmp, cache) < 0)
+		unlink(tmp);
+}
+
+int host_bwrap_version_cached(const char *bwrap, const char *cache, int ver[3],
+			      struct lnk_err *err)
+{
+	_cleanup_free_ char *key = cache ? bwrap_key(bwrap) : NULL;
+	if (key && cache_read(cache, key, ver) == 0)
+		return 0;
+	int r = host_bwrap_version(bwrap, ver, err);
+	if (r == 0 && key)
+		cache_write(cache, key, ver);
+	return r;
+}
+
+int host_gather(struct host_facts *h, const char *version_cache,
+		struct lnk_err *err)
 {
 	(void)err;
 	*h = (struct host_facts){0};
 	h->bwrap = host_find_bwrap();
 	if (h->bwrap) {
 		struct lnk_err e2;
-		if (host_bwrap_version(h->bwrap, h->bwrap_ver, &e2) < 0)
+		if (host_bwrap_version_cached(h->bwrap, version_cache,
+					      h->bwrap_ver, &e2) < 0)
 			memset(h->bwrap_ver, 0, sizeof(h->bwrap_ver));
 	}
 	h->init = host_find_init();
@@ -171,6 +283,10 @@ void host_facts_free(struct host_facts *h)
 	strv_free(&h->root_dirs);
 	strv_free(&h->root_links);
 	strv_free(&h->etc);
+	for (size_t i = 0; i < h->etc_files.n; i++)
+		close(h->etc_fds[i]);
+	free(h->etc_fds);
+	strv_free(&h->etc_files);
 	free(h->user);
 	free(h->shell);
 	free(h->group);

@@ -19,7 +19,10 @@ struct host_facts {
 	char *init;		/* lnk-init's path, NULL when not found */
 	struct strv root_dirs;	/* see struct bwrap_in */
 	struct strv root_links; /* pairs: path, target */
-	struct strv etc;
+	struct strv etc;	/* /etc entries to bind (folders, and files
+				 * lnk cannot read) */
+	struct strv etc_files;	/* /etc files to copy (struct bwrap_in) */
+	int *etc_fds;		/* etc_files' contents, open (CLOEXEC) */
 	uid_t uid;
 	gid_t gid;
 	char *user;  /* login name, NULL when uid has no passwd entry */
@@ -27,10 +30,12 @@ struct host_facts {
 	char *group; /* the name of gid, NULL when it has none */
 };
 
-/* Fills h from the file system, passwd and `bwrap --version`. Missing
+/* Fills h from the file system, passwd and `bwrap --version` (through
+ * version_cache when not NULL: see host_bwrap_version_cached). Missing
  * bubblewrap or lnk-init are not errors here (NULL): the caller says what
  * to do. 0 or -errno. */
-int host_gather(struct host_facts *h, struct lnk_err *err);
+int host_gather(struct host_facts *h, const char *version_cache,
+		struct lnk_err *err);
 void host_facts_free(struct host_facts *h);
 
 /* bubblewrap's path: the first of a fixed list of system folders (never
@@ -43,6 +48,15 @@ char *host_find_init(void);
 
 /* Runs `bwrap --version`. 0 and ver filled, or -errno. */
 int host_bwrap_version(const char *bwrap, int ver[3], struct lnk_err *err);
+
+/* host_bwrap_version, remembered in the file cache (paths_bwrap_cache)
+ * under the binary's device, inode, size, mtime and ctime: forking bwrap
+ * costs more than a millisecond on every run, and the answer changes only
+ * when the binary does. The cache lives in ~/.lnk, which no sandbox can
+ * read or write (invariant 1), so a program cannot make lnk believe its
+ * bwrap lacks --disable-userns. cache NULL: always run bwrap. */
+int host_bwrap_version_cached(const char *bwrap, const char *cache, int ver[3],
+			      struct lnk_err *err);
 
 /* True when ver >= a.b.c. */
 bool host_version_at_least(const int ver[3], int a, int b, int c);

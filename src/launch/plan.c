@@ -141,6 +141,8 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	    .root_dirs = &in->host->root_dirs,
 	    .root_links = &in->host->root_links,
 	    .etc = &in->host->etc,
+	    .etc_files = &in->host->etc_files,
+	    .files_fd = LAUNCH_FD_END,
 	    .ro_over = in->ro_over,
 	    .hidden = &hidden,
 	    .passwd_fd = LAUNCH_FD_PASSWD,
@@ -156,6 +158,25 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	if (r < 0) {
 		plan_free(out);
 		return r;
+	}
+
+	/* Each copied file's open descriptor, in slot order. */
+	const struct host_facts *h = in->host;
+	out->nfiles = out->bw.files.n;
+	out->files = xcalloc(out->nfiles + 1, sizeof(int));
+	for (size_t i = 0; i < out->nfiles; i++) {
+		out->files[i] = -1;
+		for (size_t j = 0; j < h->etc_files.n; j++)
+			if (strcmp(h->etc_files.v[j], out->bw.files.v[i]) == 0)
+				out->files[i] = h->etc_fds[j];
+		if (out->files[i] < 0) {
+			r = err_set(err, -EINVAL,
+				    "no descriptor for '%s'; this is a bug in "
+				    "lnk, please report it",
+				    out->bw.files.v[i]);
+			plan_free(out);
+			return r;
+		}
 	}
 
 	strv_copy(&out->init.ll_read, &out->bw.ll_read);
@@ -198,5 +219,6 @@ void plan_free(struct launch_plan *p)
 	free(p->group);
 	strv_free(&p->tail);
 	free(p->bwrap);
+	free(p->files);
 	*p = (struct launch_plan){0};
 }

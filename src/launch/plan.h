@@ -25,7 +25,8 @@ enum launch_fd {
 	LAUNCH_FD_INFO = 7,   /* bwrap --info-fd: the sandbox's pid 1 */
 	LAUNCH_FD_WIRE = 8,   /* init's end of the wire socket */
 	LAUNCH_FD_NOTIFY = 9, /* init's end of the notify socket */
-	LAUNCH_FD_END = 10,
+	LAUNCH_FD_END = 10,   /* from here: the /etc files bwrap copies
+			       * (launch_plan.files), then nothing */
 };
 
 struct plan_in {
@@ -53,6 +54,10 @@ struct launch_plan {
 	struct strv tail;     /* "--" /run/lnk/init --config-fd N */
 	char *bwrap;	      /* bubblewrap's path */
 	bool pty;
+	/* Descriptors for slots LAUNCH_FD_END + i: the host's open /etc files
+	 * (host_facts.etc_fds, borrowed, not owned) that bw.files copies. */
+	int *files;
+	size_t nfiles;
 };
 
 /* Plans the launch. The program is resolved by commands_resolve on the

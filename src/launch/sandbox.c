@@ -23,6 +23,7 @@
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
 #include "notify/notify.h"
+#include "store/paths.h"
 #include "wire/wire.h"
 
 /* The network grants that need a wire: without any, the sandbox has no
@@ -186,7 +187,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		pol = &s.probe_pol;
 	}
 
-	if ((r = host_gather(&s.host, err)) < 0)
+	_cleanup_free_ char *vcache = paths_bwrap_cache(req->home);
+	if ((r = host_gather(&s.host, vcache, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 
 	_cleanup_free_ char *name =
@@ -289,6 +291,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .group = s.plan.group,
 	    .wire_fd = s.wire_pair[1],
 	    .notify_fd = s.notify_pair[1],
+	    .files = s.plan.files,
+	    .nfiles = s.plan.nfiles,
 	    .pty = s.plan.pty,
 	};
 	struct spawn_result res;

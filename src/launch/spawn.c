@@ -143,8 +143,8 @@ static void pty_restore(struct pty *p)
 /* In the child, between fork and exec: only async-signal-safe calls. */
 __attribute__((noreturn)) static void child(const struct spawn_req *r,
 					    const struct pty *p,
-					    const int src[], size_t nsrc,
-					    char *const *argv)
+					    const int src[], int tmp[],
+					    size_t nsrc, char *const *argv)
 {
 	sigset_t empty;
 	sigemptyset(&empty);
@@ -178,12 +178,13 @@ __attribute__((noreturn)) static void child(const struct spawn_req *r,
 	}
 
 	/* Each descriptor into its slot: first above every slot (so no
-	 * source is overwritten), then down. */
-	int tmp[16];
+	 * source is overwritten), then down. tmp was allocated before the
+	 * fork: no malloc here. */
+	int end = LAUNCH_FD_ARGS + (int)nsrc;
 	for (size_t i = 0; i < nsrc; i++) {
 		tmp[i] = -1;
-		if (src[i] >= 0 && (tmp[i] = fcntl(src[i], F_DUPFD_CLOEXEC,
-						   LAUNCH_FD_END)) < 0)
+		if (src[i] >= 0 &&
+		    (tmp[i] = fcntl(src[i], F_DUPFD_CLOEXEC, end)) < 0)
 			_exit(LNK_EXIT_FAIL);
 	}
 	for (size_t i = 0; i < nsrc; i++) {
@@ -196,8 +197,8 @@ __attribute__((noreturn)) static void child(const struct spawn_req *r,
 		}
 	}
 	/* Everything else closes here, whatever lnk inherited. */
-	if (syscall(SYS_close_range, (unsigned)LAUNCH_FD_END, ~0U, 0) < 0)
-		for (int fd = LAUNCH_FD_END; fd < 65536; fd++)
+	if (syscall(SYS_close_range, (unsigned)end, ~0U, 0) < 0)
+		for (int fd = end; fd < 65536; fd++)
 			close(fd);
 
 	char *const envp[] = {NULL};
@@ -423,6 +424,9 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 	_cleanup_close_ int info_r = -1, info_w = -1, sfd = -1;
 	struct pty p = {.master = -1, .slave = -1};
 	struct strv argv = {0};
+	_cleanup_free_ int *src = NULL;
+	_cleanup_free_ int *tmp = NULL;
+	size_t nsrc;
 	int ret = 0;
 
 	*res = (struct spawn_result){0};
@@ -454,10 +458,18 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 	if (r->pty && (ret = pty_open(&p, err)) < 0)
 		goto out;
 
-	/* Slots, in enum launch_fd order from LAUNCH_FD_ARGS. */
-	const int src[] = {args, cfg, pw, gr, info_w, r->wire_fd, r->notify_fd};
-	_Static_assert(ARRAY_SIZE(src) == LAUNCH_FD_END - LAUNCH_FD_ARGS,
+	/* Slots, in enum launch_fd order from LAUNCH_FD_ARGS, then the
+	 * copied /etc files from LAUNCH_FD_END. */
+	const int fixed[] = {args,   cfg,	 pw,	      gr,
+			     info_w, r->wire_fd, r->notify_fd};
+	_Static_assert(ARRAY_SIZE(fixed) == LAUNCH_FD_END - LAUNCH_FD_ARGS,
 		       "one source per slot");
+	nsrc = ARRAY_SIZE(fixed) + r->nfiles;
+	src = xcalloc(nsrc, sizeof(int));
+	tmp = xcalloc(nsrc, sizeof(int));
+	memcpy(src, fixed, sizeof(fixed));
+	for (size_t i = 0; i < r->nfiles; i++)
+		src[ARRAY_SIZE(fixed) + i] = r->files[i];
 	strv_push(&argv, "bwrap");
 	strv_push(&argv, "--args");
 	strv_pushf(&argv, "%d", LAUNCH_FD_ARGS);
@@ -471,7 +483,7 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 		goto out;
 	}
 	if (pid == 0)
-		child(r, &p, src, ARRAY_SIZE(src), argv.v);
+		child(r, &p, src, tmp, nsrc, argv.v);
 
 	close(info_w);
 	info_w = -1;

@@ -43,6 +43,10 @@ char *paths_settings(const char *home)
 {
 	return xasprintf("%s/.lnk/sandbox/settings.toml", home);
 }
+char *paths_bwrap_cache(const char *home)
+{
+	return xasprintf("%s/.lnk/sandbox/bwrap-version", home);
+}
 char *paths_specs_dir(const char *home)
 {
 	return xasprintf("%s/.lnk/specs", home);

@@ -19,6 +19,9 @@ char *paths_run_dir(const char *home);	   /* ~/.lnk/sandbox/run (sockets) */
 char *paths_settings(const char *home);	   /* ~/.lnk/sandbox/settings.toml */
 char *paths_specs_dir(const char *home);   /* ~/.lnk/specs */
 char *paths_specs_file(const char *home);  /* ~/.lnk/specs/sandbox.toml */
+/* ~/.lnk/sandbox/bwrap-version: the version `bwrap --version` said, keyed
+ * by the binary's identity, so run does not fork it every time. */
+char *paths_bwrap_cache(const char *home);
 
 /* Folders every sandbox hides, even inside a granted folder: ~/.lnk,
  * ~/Link/Agents, ~/Link/History. Appended to out, absolute. */

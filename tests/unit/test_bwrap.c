@@ -118,10 +118,10 @@ static void golden(struct fixture *f, const char *want)
 	"--symlink usr/bin /bin\n"                          \
 	"--dev /dev\n"                                      \
 	"--tmpfs /dev/shm\n"                                \
-	"--perms 0444\n--ro-bind-data 6 /etc/group\n"       \
+	"--perms 0444\n--file 6 /etc/group\n"               \
 	"--ro-bind-try /etc/hosts /etc/hosts\n"             \
 	"--ro-bind-try /etc/ld.so.cache /etc/ld.so.cache\n" \
-	"--perms 0444\n--ro-bind-data 5 /etc/passwd\n"
+	"--perms 0444\n--file 5 /etc/passwd\n"
 #define SYSTEM_TAIL                                   \
 	"--symlink usr/lib /lib\n"                    \
 	"--symlink usr/lib64 /lib64\n"                \
@@ -319,6 +319,69 @@ static void old_bwrap(void **state)
 	teardown_fixture(&f);
 }
 
+/* /etc files lnk can read are copied into the root (--file), each from
+ * the next descriptor slot, and Landlock lists them like the binds. */
+static void etc_copies(void **state)
+{
+	(void)state;
+	struct fixture f;
+	struct strv files = {0};
+	setup_fixture(&f);
+	strv_push(&files, "/etc/nsswitch.conf");
+	strv_push(&files, "/etc/gai.conf");
+	f.in.etc_files = &files;
+	f.in.files_fd = 10;
+	struct lnk_err err = {0};
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), 0);
+	char *got = render(&f.out.opts);
+	assert_non_null(strstr(got, "--perms 0444\n--file 10 /etc/gai.conf\n"
+				    "--perms 0444\n--file 6 /etc/group\n"
+				    "--ro-bind-try /etc/hosts /etc/hosts\n"));
+	assert_non_null(strstr(got,
+			       "--perms 0444\n--file 11 /etc/nsswitch.conf\n"
+			       "--perms 0444\n--file 5 /etc/passwd\n"));
+	/* slot order: files[i] comes from files_fd + i */
+	char *fl = join(&f.out.files);
+	assert_string_equal(fl, "/etc/gai.conf\n/etc/nsswitch.conf\n");
+	char *rd = join(&f.out.ll_read);
+	assert_non_null(strstr(rd, "/etc/gai.conf\n/etc/group\n"));
+	assert_non_null(strstr(rd, "/etc/nsswitch.conf\n/etc/passwd\n"));
+	free(fl);
+	free(rd);
+	free(got);
+	teardown_fixture(&f);
+	strv_free(&files);
+}
+
+/* Where a grant shows the host's /etc, a copy would be written into the
+ * host's file: there the file is bound and passwd/group are mounted from
+ * their data (--ro-bind-data), as before copies existed. */
+static void etc_copies_under_a_grant(void **state)
+{
+	(void)state;
+	struct fixture f;
+	struct strv files = {0};
+	setup_fixture(&f);
+	strv_push(&files, "/etc/gai.conf");
+	f.in.etc_files = &files;
+	f.in.files_fd = 10;
+	grant(&f, K_FILES_WRITE, "/etc");
+	struct lnk_err err = {0};
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), 0);
+	char *got = render(&f.out.opts);
+	assert_null(strstr(got, "--file"));
+	assert_non_null(strstr(got,
+			       "--bind /etc /etc\n"
+			       "--ro-bind-try /etc/gai.conf /etc/gai.conf\n"
+			       "--perms 0444\n--ro-bind-data 6 /etc/group\n"));
+	assert_non_null(
+	    strstr(got, "--perms 0444\n--ro-bind-data 5 /etc/passwd\n"));
+	assert_int_equal(f.out.files.n, 0);
+	free(got);
+	teardown_fixture(&f);
+	strv_free(&files);
+}
+
 /* Bad input is refused, never mounted: relative or unnormalized paths, an
  * unresolved policy, a home of '/'. */
 static void refusals(void **state)
@@ -360,6 +423,8 @@ int main(void)
 	    cmocka_unit_test(pty_vs_no_pty),
 	    cmocka_unit_test(same_path_and_dot_files),
 	    cmocka_unit_test(old_bwrap),
+	    cmocka_unit_test(etc_copies),
+	    cmocka_unit_test(etc_copies_under_a_grant),
 	    cmocka_unit_test(refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
