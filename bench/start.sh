@@ -121,3 +121,35 @@ for i in 0 1 2 3; do
 		"$(awk -v a="$m" -v b="$base" 'BEGIN{if (b > 0) printf "%.2f", a/b}')"
 done
 echo "  (target: lnk sandbox run --internet-host '*' at most 2x bare bwrap)"
+
+# Exactly lnk's mounts and options (bench/start_plan.c plans as lnk does,
+# with lnk's descriptors: passwd, group, the /etc files bwrap copies; only
+# the command differs: the program in place of lnk-init). Timed round robin
+# by bench/start_time.c (fork to exit, libc only), so a busy machine slows
+# every command alike.
+BUILD=$(dirname "$LNK")
+CC=${CC:-cc}
+LIBS=$(pkg-config --libs sqlite3 libcares libseccomp 2>/dev/null ||
+	echo -lsqlite3 -lcares -lseccomp)
+if $CC -O2 -D_GNU_SOURCE -I "$ROOT/src" -I "$BUILD" -o "$T/start_plan" \
+	"$ROOT/bench/start_plan.c" "$BUILD/liblnkcore.a" \
+	"$BUILD/liblnkcommon.a" $LIBS -lpthread -lm &&
+	$CC -O2 -o "$T/start_time" "$ROOT/bench/start_time.c"; then
+	# lnk-init is found next to the planner, as next to lnk
+	cp "$BUILD/lnk-init" "$T/lnk-init"
+	mkdir -p "$T/plan0" "$T/plan1"
+	if "$T/start_plan" "$T/plan0" -- true >/dev/null &&
+		"$T/start_plan" "$T/plan1" --write . --internet-host '*' \
+			-- true >/dev/null; then
+		echo "start time, exact mounts (start_time, $RUNS rounds, ms)"
+		"$T/start_time" "$RUNS" \
+			"bare bwrap, exactly run's mounts" "@$T/plan0" ';;' \
+			"lnk sandbox run -- true" "$LNK" sandbox run -- true ';;' \
+			"bare bwrap, exactly the mounts of the next" "@$T/plan1" ';;' \
+			"lnk sandbox run --write . --internet-host '*' -- true" \
+			"$LNK" sandbox run --write . --internet-host '*' -- true
+		echo "  (target: line 4 at most 2x line 3)"
+	fi
+else
+	echo "(cannot build bench/start_plan.c against $BUILD: no exact figures)"
+fi
