@@ -29,17 +29,30 @@ extern const size_t seccomp_notified_count;
 /* The entry for a native syscall number, or NULL if it is not notified. */
 const struct seccomp_notified *seccomp_notified_lookup(int nr);
 
-/* The compiled filter (the main one, built with libseccomp). dot_guard adds
- * the notify rules. *prog is malloc'd; 0 or -errno with err filled. */
+/* The compiled filter (the main one, built with libseccomp now). dot_guard
+ * adds the notify rules. *prog is malloc'd; 0 or -errno with err filled.
+ * In seccomp_policy.c: lnk and the build's generator (seccomp_gen.c) only;
+ * lnk-init does not link libseccomp. */
 int seccomp_policy_export(bool dot_guard, struct sock_filter **prog,
 			  size_t *len, struct lnk_err *err);
+
+/* The same two filters as compiled at build time by seccomp_gen.c from
+ * seccomp_policy_export (the generated seccomp_prebuilt.c): what lnk-init
+ * loads. The rest is in seccomp_load.c, which needs no libseccomp. */
+extern const struct sock_filter seccomp_prebuilt_plain[];
+extern const size_t seccomp_prebuilt_plain_len;
+extern const struct sock_filter seccomp_prebuilt_guard[];
+extern const size_t seccomp_prebuilt_guard_len;
+void seccomp_policy_prebuilt(bool dot_guard, const struct sock_filter **prog,
+			     size_t *len);
 
 /* The small hand-written filter stacked under the main one: personality()
  * may only query (0xffffffff) or set the default (PER_LINUX 0); libseccomp
  * cannot express "neither of two values" on one argument. */
 void seccomp_policy_personality(const struct sock_filter **prog, size_t *len);
 
-/* Installs both filters in the calling thread (NO_NEW_PRIVS must be set).
+/* Installs both filters (the built-in main one, seccomp_policy_prebuilt) in
+ * the calling thread (NO_NEW_PRIVS must be set).
  * With dot_guard the main filter is loaded with NEW_LISTENER and
  * WAIT_KILLABLE_RECV and *listener receives the notification fd (CLOEXEC);
  * otherwise *listener is -1. 0 or -errno with err filled. */

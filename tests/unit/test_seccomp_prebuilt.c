@@ -1,0 +1,72 @@
+/* The filters lnk-init loads (compiled at build time by seccomp-gen into
+ * seccomp_prebuilt.c) are the very filters libseccomp compiles from
+ * seccomp_policy.c now, instruction for instruction, for both dot_guard
+ * values: a policy edit, a libseccomp upgrade or a stale generated file
+ * fails here instead of shipping a filter nobody read. What each filter
+ * does is proved by test_seccomp_policy.c and tests/e2e/test_init.py. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/util.h"
+#include "init/seccomp_policy.h"
+
+static void same(bool dot_guard)
+{
+	struct sock_filter *want;
+	const struct sock_filter *got;
+	size_t nwant, ngot;
+	struct lnk_err err = {0};
+
+	if (seccomp_policy_export(dot_guard, &want, &nwant, &err) < 0)
+		fail_msg("export: %s", err.msg);
+	seccomp_policy_prebuilt(dot_guard, &got, &ngot);
+	assert_int_equal(ngot, nwant);
+	for (size_t i = 0; i < nwant; i++) {
+		if (memcmp(&got[i], &want[i], sizeof(want[i])) != 0)
+			fail_msg("instruction %zu differs: built-in {0x%x, %u, "
+				 "%u, 0x%x}, libseccomp {0x%x, %u, %u, 0x%x}",
+				 i, got[i].code, got[i].jt, got[i].jf, got[i].k,
+				 want[i].code, want[i].jt, want[i].jf,
+				 want[i].k);
+	}
+	free(want);
+}
+
+static void plain_is_libseccomps(void **state)
+{
+	(void)state;
+	same(false);
+}
+
+static void guard_is_libseccomps(void **state)
+{
+	(void)state;
+	same(true);
+}
+
+/* The two differ (the guard adds the notify rules), so a mix-up of the
+ * arrays cannot pass the comparisons above by accident. */
+static void guard_differs(void **state)
+{
+	(void)state;
+	const struct sock_filter *a, *b;
+	size_t na, nb;
+	seccomp_policy_prebuilt(false, &a, &na);
+	seccomp_policy_prebuilt(true, &b, &nb);
+	assert_true(nb > na);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(plain_is_libseccomps),
+	    cmocka_unit_test(guard_is_libseccomps),
+	    cmocka_unit_test(guard_differs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
