@@ -377,11 +377,18 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	/* A copy is written where its path is, so under a grant that shows
 	 * the host (a --write of /etc) it would overwrite the host's file:
 	 * there, mount it as before. Elsewhere each copy takes the next
-	 * descriptor slot. */
+	 * descriptor slot. A system link (/etc/localtime) under such a grant
+	 * is already there, as the host has it: making it again fails
+	 * ("File exists"), so it is left out. */
 	int next_fd = in->files_fd;
+	k = 0;
 	for (size_t i = 0; i < t.n; i++) {
 		struct bwrap_mount *m = &t.m[i];
-		bool host = shows_host(deepest(&t, i, m->path));
+		bool host = shows_host(deepest(&t, k, m->path));
+		if (m->kind == BM_SYMLINK && host) {
+			mount_free(m);
+			continue;
+		}
 		if (m->kind == BM_DATA) {
 			m->bind = host;
 		} else if (m->kind == BM_FILE && host) {
@@ -390,7 +397,9 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 			m->fd = next_fd++;
 			strv_push(&out->files, m->path);
 		}
+		t.m[k++] = *m;
 	}
+	t.n = k;
 
 	/* Namespaces: all of them, the user namespace always (also as root:
 	 * root inside holds no capability over the host); no capability

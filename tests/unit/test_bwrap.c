@@ -382,6 +382,36 @@ static void etc_copies_under_a_grant(void **state)
 	strv_free(&files);
 }
 
+/* --read /etc shows the host's /etc/localtime link already: it is not
+ * made again (bwrap would fail: "Can't make symlink ... File exists"). */
+static void read_etc_keeps_host_links(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f);
+	strv_push(&f.links, "/etc/localtime");
+	strv_push(&f.links, "/usr/share/zoneinfo/Etc/UTC");
+	grant(&f, K_FILES_READ, "/etc");
+	struct lnk_err err = {0};
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), 0);
+	char *got = render(&f.out.opts);
+	assert_null(strstr(got, "/etc/localtime"));
+	assert_non_null(strstr(got, "--ro-bind /etc /etc\n"));
+	assert_non_null(strstr(got, "--symlink usr/bin /bin\n"));
+	free(got);
+	teardown_fixture(&f);
+
+	setup_fixture(&f);
+	strv_push(&f.links, "/etc/localtime");
+	strv_push(&f.links, "/usr/share/zoneinfo/Etc/UTC");
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), 0);
+	got = render(&f.out.opts);
+	assert_non_null(strstr(
+	    got, "--symlink /usr/share/zoneinfo/Etc/UTC /etc/localtime\n"));
+	free(got);
+	teardown_fixture(&f);
+}
+
 /* Bad input is refused, never mounted: relative or unnormalized paths, an
  * unresolved policy, a home of '/'. */
 static void refusals(void **state)
@@ -425,6 +455,7 @@ int main(void)
 	    cmocka_unit_test(old_bwrap),
 	    cmocka_unit_test(etc_copies),
 	    cmocka_unit_test(etc_copies_under_a_grant),
+	    cmocka_unit_test(read_etc_keeps_host_links),
 	    cmocka_unit_test(refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
