@@ -822,6 +822,9 @@ def test_lnk_settings_untouchable_with_home_write(lnk, home):
     (home / ".lnk" / "specs").mkdir(parents=True)
     spec = home / ".lnk" / "specs" / "sandbox.toml"
     spec.write_text("# the user's accepted specs\n")
+    # lnk keeps files of its own in ~/.lnk (caches, the log): let it make
+    # them first, so what the program does is all that differs.
+    lnk.run("--write", home, "--", "true", check=True)
     before = sorted(str(p) for p in (home / ".lnk").rglob("*"))
     cp = sh(lnk, """
         ls -la ~/.lnk; cat ~/.lnk/specs/sandbox.toml

@@ -150,10 +150,12 @@ def test_sigint_removes_bait(lnk, home, work):
     p = subprocess.Popen([LNK, "sandbox", "check", *args],
                          cwd=work, env=lnk.env(), stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
-    # Wait until the bait is planted (its record exists), then interrupt.
+    # Wait until the bait is planted (its record is written first, then the
+    # bait itself), then interrupt.
     rec = home / ".lnk" / "sandbox" / "check"
     deadline = time.time() + 20
-    while time.time() < deadline and not list(rec.glob("*.bait")):
+    while time.time() < deadline and not (list(rec.glob("*.bait"))
+                                          and bait_left(home)):
         time.sleep(0.02)
     assert list(rec.glob("*.bait")), "check never planted its bait"
     assert bait_left(home) != []
