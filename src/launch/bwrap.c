@@ -104,6 +104,7 @@ static int rank(enum bwrap_mount_kind k)
 	case BM_SYMLINK:
 	case BM_DATA:
 	case BM_FILE:
+	case BM_DIR:
 	case BM_INIT:
 		return 0;
 	case BM_TMPFS:
@@ -162,9 +163,30 @@ static bool shows_host(const struct bwrap_mount *m)
 	case BM_SYMLINK:
 	case BM_DATA:
 	case BM_FILE:
+	case BM_DIR:
 	case BM_INIT:
 		return false;
 	}
+	return false;
+}
+
+/* p is inside (below) one of the /etc folders made again. */
+static bool in_tree(const struct strv *trees, const char *p)
+{
+	for (size_t i = 0; trees && i < trees->n; i++)
+		if (strcmp(trees->v[i], p) != 0 && path_covers(trees->v[i], p))
+			return true;
+	return false;
+}
+
+/* p's own folder is one of those made (so far, in table order). */
+static bool in_made(const struct strv *made, const char *p)
+{
+	const char *slash = strrchr(p, '/');
+	size_t n = slash ? (size_t)(slash - p) : 0;
+	for (size_t i = 0; i < made->n; i++)
+		if (strlen(made->v[i]) == n && strncmp(made->v[i], p, n) == 0)
+			return true;
 	return false;
 }
 
@@ -224,9 +246,15 @@ static void emit(struct strv *o, const struct bwrap_mount *m)
 	case BM_FILE:
 		/* --file writes into the root, which ends read only. */
 		strv_push(o, "--perms");
-		strv_push(o, "0444");
+		strv_pushf(o, "%04o", m->kind == BM_FILE ? m->mode : 0444);
 		strv_push(o, m->bind ? "--ro-bind-data" : "--file");
 		strv_pushf(o, "%d", m->fd);
+		strv_push(o, m->path);
+		break;
+	case BM_DIR:
+		strv_push(o, "--perms");
+		strv_push(o, "0755");
+		strv_push(o, "--dir");
 		strv_push(o, m->path);
 		break;
 	case BM_INIT:
@@ -246,6 +274,7 @@ static void mirror(struct bwrap_out *out, const struct bwrap_mount *m)
 	case BM_PROC:
 	case BM_DATA:
 	case BM_FILE:
+	case BM_DIR:
 		strv_push(&out->ll_read, m->path);
 		break;
 	case BM_RW:
@@ -289,8 +318,12 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 		    in->root_links->v[i + 1], -1);
 	for (size_t i = 0; in->etc && i < in->etc->n; i++)
 		add(&t, BM_RO_TRY, in->etc->v[i], NULL, -1);
-	for (size_t i = 0; in->etc_files && i < in->etc_files->n; i++)
+	for (size_t i = 0; in->etc_files && i < in->etc_files->n; i++) {
 		add(&t, BM_FILE, in->etc_files->v[i], NULL, -1);
+		t.m[t.n - 1].mode = in->etc_modes ? in->etc_modes[i] : 0444;
+	}
+	for (size_t i = 0; in->etc_trees && i < in->etc_trees->n; i++)
+		add(&t, BM_DIR, in->etc_trees->v[i], NULL, -1);
 	if (in->passwd_fd >= 0)
 		add(&t, BM_DATA, "/etc/passwd", NULL, in->passwd_fd);
 	if (in->group_fd >= 0)
@@ -381,18 +414,28 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	 * is already there, as the host has it: making it again fails
 	 * ("File exists"), so it is left out. */
 	int next_fd = in->files_fd;
+	struct strv made = {0}; /* the /etc folders made again, kept */
 	k = 0;
 	for (size_t i = 0; i < t.n; i++) {
 		struct bwrap_mount *m = &t.m[i];
 		bool host = shows_host(deepest(&t, k, m->path));
+		if (in_tree(in->etc_trees, m->path) &&
+		    !in_made(&made, m->path)) {
+			/* Its folder was replaced (a grant, a --hide) or is
+			 * bound: what it holds is the host's, or hidden. */
+			mount_free(m);
+			continue;
+		}
 		if (m->kind == BM_SYMLINK && host) {
 			mount_free(m);
 			continue;
 		}
 		if (m->kind == BM_DATA) {
 			m->bind = host;
-		} else if (m->kind == BM_FILE && host) {
+		} else if ((m->kind == BM_FILE || m->kind == BM_DIR) && host) {
 			m->kind = BM_RO_TRY;
+		} else if (m->kind == BM_DIR) {
+			strv_push(&made, m->path);
 		} else if (m->kind == BM_FILE) {
 			m->fd = next_fd++;
 			strv_push(&out->files, m->path);
@@ -400,6 +443,7 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 		t.m[k++] = *m;
 	}
 	t.n = k;
+	strv_free(&made);
 
 	/* Namespaces: all of them, the user namespace always (also as root:
 	 * root inside holds no capability over the host); no capability

@@ -40,7 +40,14 @@ struct bwrap_in {
 	 * copy is as read only as the bind was. The copied ones are listed in
 	 * bwrap_out.files, in slot order from files_fd. NULL for none. */
 	const struct strv *etc_files;
+	const unsigned *etc_modes; /* etc_files' modes; NULL: all 0444 */
 	int files_fd;
+	/* etc_trees: small /etc folders made again inside (--dir), for the
+	 * same reason: their files are in etc_files, their links in
+	 * root_links. An entry inside one is made only where its folder is
+	 * (a grant or a --hide at the folder replaces all of it). NULL for
+	 * none. */
+	const struct strv *etc_trees;
 
 	/* Paths ro-bound over themselves after the grants: the existing dot
 	 * files at the top of each --write folder (notify.h,
@@ -74,17 +81,20 @@ enum bwrap_mount_kind {
 	BM_SYMLINK, /* --symlink TARGET PATH */
 	BM_DATA,    /* --perms 0444 --file FD PATH: generated passwd, group
 		     * (--ro-bind-data where a grant shows the host there) */
-	BM_FILE,    /* --perms 0444 --file FD PATH: a copy of the host's
+	BM_FILE,    /* --perms MODE --file FD PATH: a copy of the host's
 		     * PATH (--ro-bind-try where a grant shows the host) */
+	BM_DIR,	    /* --perms 0755 --dir PATH: an /etc folder made again
+		     * (--ro-bind-try where a grant shows the host) */
 	BM_INIT,    /* --ro-bind INIT /run/lnk/init */
 };
 
 struct bwrap_mount {
 	enum bwrap_mount_kind kind;
-	char *path; /* inside (== on the host for binds) */
-	char *src;  /* symlink target, init path; NULL otherwise */
-	int fd;	    /* BM_DATA, BM_FILE */
-	bool bind;  /* BM_DATA: as --ro-bind-data (see BM_DATA) */
+	char *path;    /* inside (== on the host for binds) */
+	char *src;     /* symlink target, init path; NULL otherwise */
+	int fd;	       /* BM_DATA, BM_FILE */
+	bool bind;     /* BM_DATA: as --ro-bind-data (see BM_DATA) */
+	unsigned mode; /* BM_FILE */
 };
 
 struct bwrap_out {

@@ -73,9 +73,103 @@ char *host_find_init(void)
 /* Bigger /etc files are bound: a copy of each costs memory per sandbox. */
 #define ETC_COPY_MAX (1 << 20)
 
+/* A small folder of /etc (ld.so.conf.d, profile.d, python3: a handful of
+ * entries) is made again inside like a file is copied, rather than bound:
+ * at most this many entries, this deep. Bigger ones (ssl, alternatives)
+ * are bound. */
+#define ETC_TREE_MAX 16
+#define ETC_TREE_DEPTH 2
+
+static void strv_truncate(struct strv *sv, size_t n)
+{
+	while (sv->n > n) {
+		free(sv->v[--sv->n]);
+		sv->v[sv->n] = NULL;
+	}
+}
+
+/* A regular file lnk can read, small enough, is copied (bwrap.h,
+ * etc_files): the descriptor opened now is what the sandbox gets, whatever
+ * happens to the path later. O_NONBLOCK: a FIFO put in /etc must not hang
+ * lnk. false: bind it. */
+static bool copy_file(struct host_facts *h, const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > ETC_COPY_MAX) {
+		close(fd);
+		return false;
+	}
+	size_t n = h->etc_files.n;
+	h->etc_fds = xrealloc(h->etc_fds, (n + 1) * sizeof(int));
+	h->etc_modes = xrealloc(h->etc_modes, (n + 1) * sizeof(unsigned));
+	h->etc_fds[n] = fd;
+	/* Read only either way; a script keeps its execute bits. */
+	h->etc_modes[n] = st.st_mode & 0111 ? 0555 : 0444;
+	strv_push(&h->etc_files, path);
+	return true;
+}
+
+/* The folder path, its files, links and folders (sorted, for a stable
+ * argv) into the host facts. false when it holds anything else (a socket,
+ * a file lnk cannot read) or too much: the caller undoes it and binds. */
+static bool copy_tree(struct host_facts *h, const char *path, int depth,
+		      int *budget)
+{
+	strv_push(&h->etc_trees, path);
+	DIR *d = opendir(path);
+	if (!d)
+		return false;
+	struct strv names = {0};
+	struct dirent *de;
+	bool ok = true;
+	while (ok && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		ok = --*budget >= 0;
+		strv_pushf(&names, "%s/%s", path, de->d_name);
+	}
+	closedir(d);
+	if (ok)
+		qsort(names.v, names.n, sizeof(char *),
+		      (int (*)(const void *, const void *))strcmp);
+	for (size_t i = 0; ok && i < names.n; i++) {
+		const char *p = names.v[i];
+		struct stat st;
+		char target[PATH_MAX];
+		ssize_t n;
+		if (lstat(p, &st) < 0) {
+			ok = false;
+		} else if (S_ISLNK(st.st_mode)) {
+			/* As bound, the link is followed inside. */
+			n = readlink(p, target, sizeof(target) - 1);
+			ok = n > 0;
+			if (ok) {
+				target[n] = '\0';
+				strv_push(&h->root_links, p);
+				strv_push(&h->root_links, target);
+			}
+		} else if (S_ISREG(st.st_mode)) {
+			ok = copy_file(h, p);
+		} else if (S_ISDIR(st.st_mode)) {
+			ok = depth < ETC_TREE_DEPTH &&
+			     copy_tree(h, p, depth + 1, budget);
+		} else {
+			ok = false;
+		}
+	}
+	strv_free(&names);
+	return ok;
+}
+
 /* An /etc entry that is a link into /usr (os-release, localtime) stays a
  * link inside, so programs that read the link (to name the time zone) see
- * what they see outside; any other entry is bound, following links. */
+ * what they see outside; a small file or folder is copied (copy_file,
+ * copy_tree); any other entry is bound, following links. */
 static void gather_etc_entry(struct host_facts *h, const char *path)
 {
 	struct stat st;
@@ -94,23 +188,23 @@ static void gather_etc_entry(struct host_facts *h, const char *path)
 		if (stat(path, &st) < 0)
 			return; /* dangling: nothing to bind */
 	}
-	/* A small regular file lnk can read is copied (bwrap.h, etc_files):
-	 * the descriptor opened now is what the sandbox gets, whatever
-	 * happens to the path later. O_NONBLOCK: a FIFO put in /etc must not
-	 * hang lnk. Anything else is bound, as before. */
-	int fd = S_ISREG(st.st_mode)
-		     ? open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-		     : -1;
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size <= ETC_COPY_MAX) {
-		h->etc_fds =
-		    xrealloc(h->etc_fds, (h->etc_files.n + 1) * sizeof(int));
-		h->etc_fds[h->etc_files.n] = fd;
-		strv_push(&h->etc_files, path);
+	if (S_ISREG(st.st_mode) && copy_file(h, path))
 		return;
+	if (S_ISDIR(st.st_mode)) {
+		/* Undone whole if any part cannot be copied. */
+		size_t nf = h->etc_files.n, nt = h->etc_trees.n,
+		       nl = h->root_links.n;
+		int budget = ETC_TREE_MAX;
+		if (copy_tree(h, path, 1, &budget))
+			return;
+		while (h->etc_files.n > nf) {
+			close(h->etc_fds[--h->etc_files.n]);
+			free(h->etc_files.v[h->etc_files.n]);
+			h->etc_files.v[h->etc_files.n] = NULL;
+		}
+		strv_truncate(&h->etc_trees, nt);
+		strv_truncate(&h->root_links, nl);
 	}
-	if (fd >= 0)
-		close(fd);
 	strv_push(&h->etc, path);
 }
 
@@ -286,6 +380,8 @@ void host_facts_free(struct host_facts *h)
 	for (size_t i = 0; i < h->etc_files.n; i++)
 		close(h->etc_fds[i]);
 	free(h->etc_fds);
+	free(h->etc_modes);
+	strv_free(&h->etc_trees);
 	strv_free(&h->etc_files);
 	free(h->user);
 	free(h->shell);

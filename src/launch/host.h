@@ -23,6 +23,9 @@ struct host_facts {
 				 * lnk cannot read) */
 	struct strv etc_files;	/* /etc files to copy (struct bwrap_in) */
 	int *etc_fds;		/* etc_files' contents, open (CLOEXEC) */
+	unsigned *etc_modes;	/* etc_files' modes inside: 0444 or 0555 */
+	struct strv etc_trees;	/* /etc folders made again (struct
+				 * bwrap_in); their links are in root_links */
 	uid_t uid;
 	gid_t gid;
 	char *user;  /* login name, NULL when uid has no passwd entry */

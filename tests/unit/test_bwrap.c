@@ -412,6 +412,74 @@ static void read_etc_keeps_host_links(void **state)
 	teardown_fixture(&f);
 }
 
+/* A small /etc folder is made again: the folder (--dir), its files copied
+ * with their modes, its links; Landlock reads the folder and the files. */
+static void etc_trees(void **state)
+{
+	(void)state;
+	struct fixture f;
+	struct strv files = {0}, trees = {0};
+	static const unsigned modes[] = {0444, 0555};
+	setup_fixture(&f);
+	strv_push(&trees, "/etc/py");
+	strv_push(&files, "/etc/py/conf");
+	strv_push(&files, "/etc/py/hook");
+	strv_push(&f.links, "/etc/py/site.py");
+	strv_push(&f.links, "../py3/site.py");
+	f.in.etc_files = &files;
+	f.in.etc_modes = modes;
+	f.in.etc_trees = &trees;
+	f.in.files_fd = 10;
+	struct lnk_err err = {0};
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), 0);
+	char *got = render(&f.out.opts);
+	assert_non_null(strstr(got,
+			       "--perms 0755\n--dir /etc/py\n"
+			       "--perms 0444\n--file 10 /etc/py/conf\n"
+			       "--perms 0555\n--file 11 /etc/py/hook\n"
+			       "--symlink ../py3/site.py /etc/py/site.py\n"));
+	char *rd = join(&f.out.ll_read);
+	assert_non_null(strstr(rd, "/etc/py\n/etc/py/conf\n/etc/py/hook\n"));
+	free(rd);
+	free(got);
+	teardown_fixture(&f);
+
+	/* A grant of the folder, or of /etc, shows the host's instead: none
+	 * of the copies is made (the folder is bound under /etc, as before);
+	 * a --hide of it hides all of it. */
+	const char *cases[][3] = {
+	    {"write", "/etc/py", "--bind /etc/py /etc/py\n"},
+	    {"read", "/etc", "--ro-bind-try /etc/py /etc/py\n"},
+	    {"hide", "/etc/py", NULL},
+	};
+	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
+		setup_fixture(&f);
+		strv_push(&f.links, "/etc/py/site.py");
+		strv_push(&f.links, "../py3/site.py");
+		f.in.etc_files = &files;
+		f.in.etc_modes = modes;
+		f.in.etc_trees = &trees;
+		f.in.files_fd = 10;
+		enum key_id id = cases[c][0][0] == 'w'	 ? K_FILES_WRITE
+				 : cases[c][0][0] == 'r' ? K_FILES_READ
+							 : K_FILES_HIDE;
+		grant(&f, id, cases[c][1]);
+		assert_int_equal(bwrap_build(&f.in, &f.out, &err), 0);
+		got = render(&f.out.opts);
+		assert_null(strstr(got, "/etc/py/"));
+		assert_null(strstr(got, "--dir /etc/py"));
+		if (cases[c][2])
+			assert_non_null(strstr(got, cases[c][2]));
+		else
+			assert_null(strstr(got, "/etc/py"));
+		assert_int_equal(f.out.files.n, 0);
+		free(got);
+		teardown_fixture(&f);
+	}
+	strv_free(&files);
+	strv_free(&trees);
+}
+
 /* Bad input is refused, never mounted: relative or unnormalized paths, an
  * unresolved policy, a home of '/'. */
 static void refusals(void **state)
@@ -456,6 +524,7 @@ int main(void)
 	    cmocka_unit_test(etc_copies),
 	    cmocka_unit_test(etc_copies_under_a_grant),
 	    cmocka_unit_test(read_etc_keeps_host_links),
+	    cmocka_unit_test(etc_trees),
 	    cmocka_unit_test(refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
