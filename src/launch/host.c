@@ -79,6 +79,7 @@ char *host_find_init(void)
  * are bound. */
 #define ETC_TREE_MAX 16
 #define ETC_TREE_DEPTH 2
+#define ETC_TREE_BYTES 8192
 
 static void strv_truncate(struct strv *sv, size_t n)
 {
@@ -119,6 +120,13 @@ static bool copy_file(struct host_facts *h, const char *path)
 static bool copy_tree(struct host_facts *h, const char *path, int depth,
 		      int *budget)
 {
+	/* A folder whose own size says "many entries" is not read at all:
+	 * reading a big hashed folder (alternatives, ssl/certs: hundreds of
+	 * entries) costs more than its bind (measured). Folders of a few
+	 * entries take one block (4096 bytes on ext4) or less elsewhere. */
+	struct stat dst;
+	if (stat(path, &dst) < 0 || dst.st_size > ETC_TREE_BYTES)
+		return false;
 	strv_push(&h->etc_trees, path);
 	DIR *d = opendir(path);
 	if (!d)
