@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "policy/dotfiles.h"
@@ -381,4 +382,112 @@ int notify_plan(const struct policy *p, struct notify_plan *np,
 			return r;
 	}
 	return np->n > 0;
+}
+
+/* ---- what the supervisor may touch (pure) ---- */
+
+/* statfs f_type values (linux/magic.h and the file systems' own sources;
+ * spelled out so an old header cannot drop one). */
+static const unsigned long fs_ok_any[] = {
+    /* on disk */
+    0xEF53UL,	  /* ext2, ext3, ext4 */
+    0x58465342UL, /* xfs */
+    0x9123683EUL, /* btrfs */
+    0xF2F52010UL, /* f2fs */
+    0x2FC12FC1UL, /* zfs */
+    0xCA451A4EUL, /* bcachefs */
+    0x52654973UL, /* reiserfs */
+    0x3153464AUL, /* jfs */
+    0x3434UL,	  /* nilfs2 */
+    0x4D44UL,	  /* vfat, msdos */
+    0x2011BAB0UL, /* exfat */
+    0x5346544EUL, /* ntfs */
+    0x7366746EUL, /* ntfs3 */
+    0x482BUL,	  /* hfs+ */
+    0x15013346UL, /* udf */
+    0x73717368UL, /* squashfs (read only) */
+    0x9660UL,	  /* iso9660 (read only) */
+    0xE0F5E1E2UL, /* erofs (read only) */
+    /* memory */
+    0x01021994UL, /* tmpfs, also devtmpfs (/dev/null) and memfd */
+    0x858458F6UL, /* ramfs */
+    /* stacked */
+    0x794C7630UL, /* overlayfs (containers) */
+    0xF15FUL,	  /* ecryptfs */
+    /* network and shared folders */
+    0x6969UL,	  /* nfs */
+    0xFF534D42UL, /* cifs */
+    0xFE534D42UL, /* smb2 */
+    0x01021997UL, /* 9p (VMs, WSL) */
+    0x65735546UL, /* fuse (sshfs, virtiofs) */
+    0x00C36400UL, /* ceph */
+    0x01161970UL, /* gfs2 */
+    0x7461636FUL, /* ocfs2 */
+    0x5346414FUL, /* afs */
+};
+
+/* Objects only: what /dev/stdout, /dev/fd/N and /dev/pts/N name. */
+static const unsigned long fs_ok_object[] = {
+    0x1CD1UL,	  /* devpts: the program's pty */
+    0x50495045UL, /* pipefs: `echo > /dev/stdout` into a pipe */
+};
+
+bool nt_fs_ok(unsigned long f_type, bool object)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(fs_ok_any); i++)
+		if (fs_ok_any[i] == f_type)
+			return true;
+	for (size_t i = 0; object && i < ARRAY_SIZE(fs_ok_object); i++)
+		if (fs_ok_object[i] == f_type)
+			return true;
+	return false;
+}
+
+enum nt_dev nt_chardev(dev_t rdev)
+{
+	unsigned ma = major(rdev), mi = minor(rdev);
+
+	if (ma == 1 && (mi == 3 || mi == 5 || mi == 7 || mi == 8 || mi == 9))
+		return NT_DEV_OPEN; /* null zero full random urandom */
+	if (ma == 5 && mi == 0)
+		return NT_DEV_CTTY;
+	if (ma == 5 && mi == 2)
+		return NT_DEV_OPEN; /* ptmx: a new pty of the sandbox's own */
+	if (ma >= 136 && ma <= 143)
+		return NT_DEV_OPEN; /* pty slaves (/dev/pts/N) */
+	return NT_DEV_REFUSE;
+}
+
+int nt_stat_tty_nr(const char *stat, unsigned long *tty_nr)
+{
+	const char *p = strrchr(stat, ')');
+
+	if (!p)
+		return -EINVAL;
+	p++;
+	/* state, ppid, pgrp, session, then tty_nr */
+	for (int field = 3; field <= 7; field++) {
+		if (*p != ' ')
+			return -EINVAL;
+		p++;
+		const char *start = p;
+		while (*p && *p != ' ')
+			p++;
+		if (p == start)
+			return -EINVAL;
+		if (field == 7) {
+			char *end;
+			long long v = strtoll(start, &end, 10);
+			if (end != p || v < 0 || v > 0xffffffffLL)
+				return -EINVAL;
+			*tty_nr = (unsigned long)v;
+		}
+	}
+	return 0;
+}
+
+dev_t nt_tty_dev(unsigned long nr)
+{
+	return makedev((unsigned)((nr >> 8) & 0xfff),
+		       (unsigned)((nr & 0xff) | ((nr >> 12) & 0xfff00)));
 }

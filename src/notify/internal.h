@@ -75,3 +75,28 @@ int nt_open_dir(struct nt_ctx *c, int basefd, const char *dir, int *out);
 /* nt_split + nt_open_dir. */
 int nt_lookup_parent(struct nt_ctx *c, int basefd, const char *path,
 		     int *parent, char *last, size_t lastcap, bool *slash);
+
+/* ---- what the supervisor may touch for the task (guard.c, pure) ---- */
+
+/* Whether the supervisor may create in a folder (object false) or open an
+ * existing object (object true) on a file system of this statfs f_type.
+ * An allow list of ordinary on-disk, network and memory file systems;
+ * never procfs, sysfs, cgroupfs, debugfs, nsfs, bpffs, ... whose "files"
+ * are kernel objects (/proc/1/mem: the confused deputy). Objects may also
+ * be pipes and pty devices (reopening /dev/stdout). */
+bool nt_fs_ok(unsigned long f_type, bool object);
+
+/* Character devices an O_CREAT open may reach. */
+enum nt_dev {
+	NT_DEV_OPEN,   /* null, zero, full, random, urandom, ptmx, pty */
+	NT_DEV_CTTY,   /* /dev/tty: the CALLER's terminal, mapped */
+	NT_DEV_REFUSE, /* anything else (/dev/console of the host, ...) */
+};
+enum nt_dev nt_chardev(dev_t rdev);
+
+/* tty_nr (field 7 of /proc/PID/stat) of stat's text: 0 or -EINVAL. The
+ * command name (field 2) may hold spaces and parentheses: fields are
+ * counted after its LAST ')'. */
+int nt_stat_tty_nr(const char *stat, unsigned long *tty_nr);
+/* The device number tty_nr encodes (the kernel's new_encode_dev). */
+dev_t nt_tty_dev(unsigned long tty_nr);

@@ -18,12 +18,42 @@
  * use SECCOMP_USER_NOTIF_FLAG_CONTINUE. Fail closed: any error before the
  * operation answers EPERM. Every notification is answered (pitfall 10).
  *
- * Threads: one receiver, a pool of workers (a FIFO open blocks its worker
- * until a peer opens it: pitfall 9; the pool grows when all are busy). Each
- * worker unshares CLONE_FS, since umask and fchdir are per process
- * otherwise. Capabilities are dropped in the receiver before any worker
- * exists (workers inherit them): a root supervisor would otherwise create
- * files with DAC override where the sandboxed root could not (pitfall 6).
+ * The confused deputy. Whatever we open, we open for the program, but with
+ * our credentials and outside its Landlock domain; found by the red team:
+ * open("/proc/1/mem", O_RDWR|O_CREAT) handed the program bwrap's pid 1
+ * (no seccomp, no Landlock) to write code into. Three layers keep us from
+ * granting more than the program's own call would get:
+ *  - split duty: what already exists (an O_CREAT open of an existing file,
+ *    /dev/null, a reopened /dev/stdout) is opened by an EXECUTOR thread
+ *    that runs in a Landlock domain of its own (see make_ruleset), never
+ *    by the worker. Landlock lets a restricted thread ptrace, and open
+ *    the ptrace-guarded /proc files (mem, maps, environ, fd/, ...) of,
+ *    only processes of its own domain or nested ones: the executor
+ *    reaches no process at all, as the program reaches none outside the
+ *    sandbox. The worker keeps what needs ptrace rights over the task
+ *    (its memory, its root, cwd, fds and socket, opened O_PATH), resolves
+ *    on O_PATH descriptors, and creates only NEW objects (O_EXCL, mkdir,
+ *    ...), which open nothing that was there. A thread cannot shed a
+ *    Landlock domain, hence two threads;
+ *  - file systems: we never open or create anything on a pseudo file system
+ *    (procfs, sysfs, ...): only on the on-disk, network and memory file
+ *    systems of nt_fs_ok, checked on the parent folder and on an existing
+ *    object (EACCES, as Landlock answers the program natively);
+ *  - devices: /dev/tty would be OUR controlling terminal (the user's real
+ *    one, past the program's pty): it is mapped to the task's own
+ *    controlling terminal, found among its open descriptors, or ENXIO.
+ * No setuid or setgid bit is ever created (a --write folder is on the host;
+ * lnk-init's filter refuses them too).
+ *
+ * Threads: a pool of worker/executor pairs (a FIFO open blocks its pair
+ * until a peer opens it: pitfall 9; the pool grows when all are busy, up
+ * to POOL_MAX). Blocking FIFO opens are capped at FIFO_MAX at a time;
+ * beyond that the program gets EAGAIN, so a flood of them cannot starve
+ * every other creation. Each worker unshares CLONE_FS, since umask and
+ * fchdir are per process otherwise. Capabilities are dropped in the
+ * receiver before any worker exists (workers inherit them): a root
+ * supervisor would otherwise create files with DAC override where the
+ * sandboxed root could not (pitfall 6).
  *
  * Known differences from the native calls (none of them creates more than
  * the native call could):
@@ -34,7 +64,11 @@
  *    by hand skip protected_symlinks;
  *  - an intermediate symlink into /proc/self, and /proc/<pid>/... with the
  *    task's own pid, fail (ELOOP/ENOENT): only /proc/self, thread-self,
- *    /dev/fd and /dev/std* are mapped;
+ *    /dev/fd and /dev/std* are mapped; a /proc or /sys file opened with
+ *    O_CREAT (a shell's `echo 1 > /proc/self/...`) fails with EACCES;
+ *  - a blocking open of an existing FIFO waits without being interrupted
+ *    by the program's signals (only a kill ends it), and past FIFO_MAX of
+ *    them at once the next fails with EAGAIN;
  *  - ports below 1024: refused unless the task holds CAP_NET_BIND_SERVICE
  *    (ip_unprivileged_port_start of the sandbox is not read);
  *  - an open whose fd cannot be injected (EMFILE) has created the file.
@@ -46,6 +80,7 @@
 #include <limits.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
+#include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -59,11 +94,15 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -83,7 +122,10 @@
 #endif
 
 #define POOL_START 4
-#define POOL_MAX 256
+#define POOL_MAX 128 /* worker/executor pairs */
+/* Blocking FIFO opens at once: well under POOL_MAX, so that ordinary
+ * creations always find a free pair (the red team's flood of 300). */
+#define FIFO_MAX 48
 #define NT_SIG SIGURG /* ignored by default; interrupts a stuck worker */
 
 enum op_kind {
@@ -143,10 +185,23 @@ static const struct op ops[] = {
     {__NR_bind, OP_BIND, -1, 0, -1, 1, 2, -1, -1, 0},
 };
 
+struct job;
+
+/* A worker (receives, reads the task, resolves, creates) and its executor
+ * (restricted: opens what already exists), one request at a time. */
 struct worker {
-	pthread_t th;
+	pthread_t th, exec_th;
 	atomic_bool busy;
 	bool started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool pending;		     /* a request for the executor */
+	int req_o, req_flags, req_r; /* open what O_PATH req_o names */
+	bool req_fifo;
+	bool quit;	/* the executor ends */
+	bool exec_done; /* the executor returned (with mu: kill is safe) */
+	struct job *jb; /* this pair's one job (two paths: 8 KiB) */
+	struct notify *n;
 };
 
 struct notify {
@@ -160,7 +215,12 @@ struct notify {
 	struct worker *workers[POOL_MAX];
 	size_t nworkers;
 	atomic_size_t idle;
+	atomic_int fifo_blocked; /* executors in a blocking FIFO open */
 	atomic_bool finishing;
+	/* The executors' Landlock ruleset (executor_restrict); -1 when this
+	 * kernel has no Landlock, -2 when it could not be made (every call
+	 * is then refused). */
+	int ll_ruleset;
 	bool receiver_done, broken;
 
 	unsigned long notifications, refused;
@@ -169,15 +229,30 @@ struct notify {
 
 /* ---- one sandboxed task ---- */
 
+/* Everything the executor needs of the task, opened beforehand by the
+ * worker: the executor itself cannot reach the task (its Landlock domain
+ * forbids ptrace-like access), so it never opens /proc/TID. */
 struct task {
 	pid_t tid;
-	int procfd; /* /proc/TID, O_PATH: pinned to this task */
-	struct nt_ctx ctx;
+	int procfd;	   /* /proc/TID, O_PATH: pinned to this task; -1 in the
+		     * executor's hands */
+	struct nt_ctx ctx; /* rootfd: the task's root, opened by the worker */
 	bool status_read;
 	mode_t umask;
 	pid_t tgid;
 	uint64_t capeff;
+	/* O_PATH on where each path argument starts (its dirfd, cwd, or
+	 * the fd of /dev/fd/N, ...), or -errno; -1 when it starts at the
+	 * root or is unused */
+	int base[2];
+	struct worker *w; /* whose executor opens existing objects */
+	int sfd;	  /* bind: the task's socket, or -1 */
+	int ctty;	  /* O_PATH on its controlling terminal; NT_CTTY_UNKNOWN
+		   * until asked for, NT_CTTY_NONE when it has none */
 };
+
+#define NT_CTTY_UNKNOWN (-2)
+#define NT_CTTY_NONE (-3)
 
 static void task_close(struct task *t)
 {
@@ -185,6 +260,13 @@ static void task_close(struct task *t)
 		close(t->procfd);
 	if (t->ctx.rootfd >= 0)
 		close(t->ctx.rootfd);
+	for (int i = 0; i < 2; i++)
+		if (t->base[i] >= 0)
+			close(t->base[i]);
+	if (t->sfd >= 0)
+		close(t->sfd);
+	if (t->ctty >= 0)
+		close(t->ctty);
 }
 
 static int task_status(struct task *t)
@@ -302,9 +384,14 @@ static void refuse(struct notify *n, const struct notify_guard *g,
 static int check(struct notify *n, int parent, const char *last)
 {
 	struct stat st;
+	struct statfs sf;
 
-	if (fstat(parent, &st) < 0)
+	if (fstat(parent, &st) < 0 || fstatfs(parent, &sf) < 0)
 		return -EPERM;
+	/* Never create on /proc, /sys or another pseudo file system: what
+	 * it makes (or opens) is a kernel object, not a file. */
+	if (!nt_fs_ok((unsigned long)sf.f_type, false))
+		return -EACCES;
 	const struct notify_guard *g =
 	    nt_decide(n->plan.guards, n->plan.n, st.st_dev, st.st_ino, last);
 	if (!g)
@@ -358,9 +445,9 @@ struct where {
 	int parent; /* -1 for a magic link */
 	char last[NAME_MAX + 1];
 	bool slash;
-	const char *magic; /* "fd/N" or "cwd" under /proc/TID, when the path
-			    * IS a magic link */
-	char magicbuf[32];
+	int magic; /* when the path IS a magic link (/dev/stdout): O_PATH on
+		    * what it names (the task's base, not ours to close);
+		    * else -1 */
 };
 
 static void where_close(struct where *w)
@@ -370,66 +457,82 @@ static void where_close(struct where *w)
 	w->parent = -1;
 }
 
-static int base_open(struct task *t, const char *rel)
-{
-	int fd = openat(t->procfd, rel, O_PATH | O_CLOEXEC);
-	return fd < 0 ? (errno == ENOENT ? -EBADF : -errno) : fd;
-}
-
-/* Resolves the parent of path as the task sees it from dirfd. */
-static int locate(struct task *t, int dirfd, const char *path, struct where *w)
+/* Where a path starts, as the task sees it: *rel is set to "cwd" or
+ * "fd/N" under /proc/TID and 0 returned; 1 when it starts at the task's
+ * root (absolute); -EBADF for a bad dirfd. Pure. */
+static int base_of(int dirfd, const char *path, char *rel, size_t cap)
 {
 	struct nt_path np;
-	char rel[32], abs[PATH_MAX];
-	int base = -1, r;
+
+	nt_rewrite(path, &np);
+	switch (np.base) {
+	case NT_BASE_ROOT:
+		return 1;
+	case NT_BASE_FD:
+		snprintf(rel, cap, "fd/%d", np.fd);
+		return 0;
+	case NT_BASE_CWD:
+		snprintf(rel, cap, "cwd");
+		return 0;
+	case NT_BASE_DIRFD:
+		if (dirfd == AT_FDCWD)
+			snprintf(rel, cap, "cwd");
+		else if (dirfd < 0)
+			return -EBADF;
+		else
+			snprintf(rel, cap, "fd/%d", dirfd);
+		return 0;
+	}
+	return -EBADF;
+}
+
+/* The worker's half: opens (O_PATH) where path starts. -1 when it starts
+ * at the root, else an fd or -errno (kept for the executor to report at
+ * the same point as the native call would). */
+static int base_prepare(struct task *t, int dirfd, const char *path)
+{
+	char rel[32];
+	int r = base_of(dirfd, path, rel, sizeof(rel));
+
+	if (r != 0)
+		return r > 0 ? -1 : r;
+	int fd = openat(t->procfd, rel, O_PATH | O_CLOEXEC);
+	return fd < 0 ? (errno == ENOENT ? -EBADF : -EPERM) : fd;
+}
+
+/* Resolves the parent of path as the task sees it; base is the prepared
+ * start of this path (base_prepare). */
+static int locate(struct task *t, int base, const char *path, struct where *w)
+{
+	struct nt_path np;
+	char abs[PATH_MAX];
 
 	w->parent = -1;
-	w->magic = NULL;
+	w->magic = -1;
 	w->slash = false;
 	if (!*path)
 		return -ENOENT;
 	nt_rewrite(path, &np);
-	switch (np.base) {
-	case NT_BASE_ROOT:
+	if (np.base == NT_BASE_ROOT) {
 		/* Absolute, or /proc/self/root/...: IN_ROOT from its root. */
 		if ((size_t)snprintf(abs, sizeof(abs), "/%s", np.rest) >=
 		    sizeof(abs))
 			return -ENAMETOOLONG;
 		return nt_lookup_parent(&t->ctx, -1, abs, &w->parent, w->last,
 					sizeof(w->last), &w->slash);
-	case NT_BASE_FD:
-		snprintf(rel, sizeof(rel), "fd/%d", np.fd);
-		break;
-	case NT_BASE_CWD:
-		snprintf(rel, sizeof(rel), "cwd");
-		break;
-	case NT_BASE_DIRFD:
-		if (dirfd == AT_FDCWD)
-			snprintf(rel, sizeof(rel), "cwd");
-		else if (dirfd < 0)
-			return -EBADF;
-		else
-			snprintf(rel, sizeof(rel), "fd/%d", dirfd);
-		break;
 	}
+	if (base < 0)
+		return base == -1 ? -EBADF : base;
 	if (!*np.rest) {
 		/* The path is the magic link itself (/dev/stdout). */
-		snprintf(w->magicbuf, sizeof(w->magicbuf), "%s", rel);
-		w->magic = w->magicbuf;
+		w->magic = base;
 		return 0;
 	}
-	base = base_open(t, rel);
-	if (base < 0)
-		return base;
 	struct stat st;
-	if (fstat(base, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		close(base);
+	if (fstat(base, &st) < 0 || !S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	}
-	r = nt_lookup_parent(&t->ctx, base, np.rest, &w->parent, w->last,
-			     sizeof(w->last), &w->slash);
-	close(base);
-	return r;
+	return nt_lookup_parent(&t->ctx, base, np.rest, &w->parent, w->last,
+				sizeof(w->last), &w->slash);
 }
 
 /* The error a non-mkdir creation gets natively for "name/" (the kernel
@@ -467,36 +570,133 @@ static int follow(struct task *t, struct where *w)
 	return 0;
 }
 
-static bool is_symlink_at(int dir, const char *name)
-{
-	struct stat st;
-	return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       S_ISLNK(st.st_mode);
-}
-
 /* ---- the operations ---- */
 
-static int do_open(struct notify *n, struct task *t, int dirfd,
-		   const char *path, int flags, mode_t mode)
+/* Opens what the O_PATH fd o names as the program's own open would:
+ * reopened through our own /proc/thread-self/fd, so the kernel checks the
+ * permissions and runs the open (and its Landlock and ptrace checks) in
+ * this restricted thread. Nothing is created. */
+static int reopen(int o, int flags)
+{
+	char p[64];
+
+	snprintf(p, sizeof(p), "/proc/thread-self/fd/%d", o);
+	int fd = open(p, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) |
+			     O_CLOEXEC | O_NOCTTY);
+	return fd < 0 ? -errno : fd;
+}
+
+/* A FIFO opened for reading, or for writing with no reader yet, blocks
+ * until its peer comes (pitfall 9), holding this worker pair. At most
+ * FIFO_MAX wait at once; beyond, EAGAIN: a flood of them (the red team's
+ * 300) must not leave no pair for every other creation. A writer first
+ * tries without blocking: with a reader there, it never waits. */
+static int open_fifo(struct notify *n, int o, int flags)
+{
+	int acc = flags & O_ACCMODE, fd;
+
+	if ((flags & O_NONBLOCK) || acc == O_RDWR)
+		return reopen(o, flags); /* never blocks */
+	if (acc == O_WRONLY) {
+		fd = reopen(o, flags | O_NONBLOCK);
+		if (fd >= 0) {
+			int fl = fcntl(fd, F_GETFL);
+			if (fl < 0 ||
+			    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+				close(fd);
+				return -EPERM;
+			}
+			return fd;
+		}
+		if (fd != -ENXIO)
+			return fd;
+	}
+	if (atomic_fetch_add(&n->fifo_blocked, 1) >= FIFO_MAX) {
+		atomic_fetch_sub(&n->fifo_blocked, 1);
+		return -EAGAIN;
+	}
+	fd = reopen(o, flags);
+	atomic_fetch_sub(&n->fifo_blocked, 1);
+	return fd;
+}
+
+static int find_ctty(struct task *t);
+static int exec_open(struct worker *w, int o, int flags, bool fifo);
+
+/* The object (O_PATH) an O_CREAT open found already there: checked here,
+ * then opened without O_CREAT by the executor (restricted). Returns an fd
+ * or -errno. */
+static int open_existing(struct notify *n, struct task *t, int o, int flags)
+{
+	struct stat st;
+	struct statfs sf;
+	int use = o;
+
+	if (fstat(o, &st) < 0 || fstatfs(o, &sf) < 0)
+		return -EPERM;
+	/* /proc/1/mem, maps, environ, /sys/...: never (the confused
+	 * deputy the red team found). EACCES, as Landlock answers the
+	 * program's own open. */
+	if (!nt_fs_ok((unsigned long)sf.f_type, true) || S_ISBLK(st.st_mode))
+		return -EACCES;
+	if (S_ISCHR(st.st_mode)) {
+		switch (nt_chardev(st.st_rdev)) {
+		case NT_DEV_OPEN:
+			break;
+		case NT_DEV_CTTY:
+			/* /dev/tty names the CALLER's terminal: ours would
+			 * be the user's real one, past the program's pty. */
+			if (t->ctty == NT_CTTY_UNKNOWN)
+				t->ctty = find_ctty(t);
+			if (t->ctty < 0)
+				return -ENXIO;
+			use = t->ctty;
+			if (fstat(use, &st) < 0 || fstatfs(use, &sf) < 0 ||
+			    !nt_fs_ok((unsigned long)sf.f_type, true) ||
+			    !S_ISCHR(st.st_mode) ||
+			    nt_chardev(st.st_rdev) != NT_DEV_OPEN)
+				return -ENXIO;
+			break;
+		case NT_DEV_REFUSE:
+			return -EACCES;
+		}
+	}
+	if (flags & O_PATH) {
+		int fd = fcntl(use, F_DUPFD_CLOEXEC, 0);
+		return fd < 0 ? -errno : fd;
+	}
+	if (S_ISDIR(st.st_mode) && (flags & O_CREAT))
+		return -EISDIR;
+	(void)n;
+	return exec_open(t->w, use, flags, S_ISFIFO(st.st_mode));
+}
+
+static int do_open(struct notify *n, struct task *t, int base, const char *path,
+		   int flags, mode_t mode)
 {
 	struct where w;
-	int r = locate(t, dirfd, path, &w);
-	bool follow_final =
-	    !(flags & O_NOFOLLOW) && !((flags & O_CREAT) && (flags & O_EXCL));
+	int r = locate(t, base, path, &w);
+
+	/* O_PATH ignores O_CREAT and O_EXCL: a lookup, nothing made. */
+	if (flags & O_PATH)
+		flags &= O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	bool excl = (flags & O_CREAT) && (flags & O_EXCL);
+	bool follow_final = !(flags & O_NOFOLLOW) && !excl;
 	int oflags = (flags & ~O_CLOEXEC) | O_CLOEXEC | O_NOCTTY;
 
+	/* Belt and braces over lnk-init's filter: a --write folder is on
+	 * the host, where a setuid file would stay setuid. */
+	mode &= (mode_t) ~(S_ISUID | S_ISGID);
 	if (r < 0)
 		return r;
-	if (w.magic) {
+	if (w.magic >= 0) {
 		/* Reopening the task's own open file or cwd: nothing is
-		 * created; our kernel follows a link to what it already
-		 * holds. Native semantics for a final symlink first. */
-		if ((flags & O_CREAT) && (flags & O_EXCL))
+		 * created. Native semantics for a final symlink first. */
+		if (excl)
 			return -EEXIST;
 		if (flags & O_NOFOLLOW)
 			return -ELOOP;
-		r = openat(t->procfd, w.magic, oflags, mode);
-		return r < 0 ? -errno : r;
+		return open_existing(n, t, w.magic, flags);
 	}
 	for (int hop = 0;; hop++) {
 		if (hop > 40) {
@@ -511,53 +711,79 @@ static int do_open(struct notify *n, struct task *t, int dirfd,
 			r = -EISDIR;
 			break;
 		}
-		int f = oflags;
+		/* -EEXIST: an existing guarded name, opened as it is, never
+		 * created (should it vanish meanwhile: ENOENT, not a new
+		 * .envrc). */
 		r = check(n, w.parent, w.last);
-		if (r == -EEXIST && !(flags & O_EXCL)) {
-			/* An existing guarded name: open it as it is, never
-			 * with O_CREAT (should it vanish meanwhile, ENOENT,
-			 * not a new .envrc). */
-			f &= ~O_CREAT;
-		} else if (r < 0) {
+		bool guarded_name = r == -EEXIST;
+		if (r < 0 && !(guarded_name && !excl))
+			break;
+		/* Look before opening: an existing object is checked, and
+		 * opened by reopen(), never by an open that could block or
+		 * create. */
+		int o =
+		    openat(w.parent, w.last, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (o >= 0) {
+			struct stat st;
+			if (excl) {
+				close(o);
+				r = -EEXIST;
+				break;
+			}
+			if (fstat(o, &st) < 0) {
+				close(o);
+				r = -EPERM;
+				break;
+			}
+			if (S_ISLNK(st.st_mode) && follow_final) {
+				close(o);
+				r = follow(t, &w);
+				if (r < 0)
+					break;
+				continue;
+			}
+			if (S_ISLNK(st.st_mode) && !(flags & O_PATH)) {
+				close(o);
+				r = -ELOOP;
+				break;
+			}
+			r = open_existing(n, t, o, flags);
+			close(o);
 			break;
 		}
+		r = -errno;
+		if (r != -ENOENT || !(flags & O_CREAT) || guarded_name)
+			break;
 		if (task_status(t) < 0) {
 			r = -EPERM;
 			break;
 		}
 		umask(t->umask);
-		int fd = openat(w.parent, w.last, f | O_NOFOLLOW, mode);
+		int fd = openat(w.parent, w.last,
+				oflags | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
 		if (fd >= 0) {
-			struct stat st;
-			if (!(flags & O_PATH) || !follow_final ||
-			    fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode)) {
-				r = fd;
-				break;
-			}
-			close(fd); /* O_PATH on a symlink: follow it */
-		} else {
-			r = -errno;
-			if (r != -ELOOP || !follow_final ||
-			    !is_symlink_at(w.parent, w.last))
-				break;
+			r = fd;
+			break;
 		}
-		r = follow(t, &w);
-		if (r < 0)
+		r = -errno;
+		/* Made by someone else meanwhile: look again (a hop). */
+		if (r != -EEXIST || (flags & O_EXCL))
 			break;
 	}
 	where_close(&w);
 	return r;
 }
 
-static int do_mkdir(struct notify *n, struct task *t, int dirfd,
+static int do_mkdir(struct notify *n, struct task *t, int base,
 		    const char *path, mode_t mode)
 {
 	struct where w;
-	int r = locate(t, dirfd, path, &w);
+	int r = locate(t, base, path, &w);
 
+	mode &= (mode_t) ~(S_ISUID | S_ISGID); /* see do_open */
 	if (r < 0)
 		return r;
-	if (w.magic || is_dots(w.last))
+	if (w.magic >= 0 || is_dots(w.last))
 		r = -EEXIST;
 	else if ((r = check(n, w.parent, w.last)) == 0) {
 		if (task_status(t) < 0)
@@ -571,16 +797,20 @@ static int do_mkdir(struct notify *n, struct task *t, int dirfd,
 	return r;
 }
 
-static int do_mknod(struct notify *n, struct task *t, int dirfd,
+static int do_mknod(struct notify *n, struct task *t, int base,
 		    const char *path, mode_t mode, dev_t dev)
 {
 	struct where w;
-	int r = locate(t, dirfd, path, &w);
+	int r = locate(t, base, path, &w);
 
+	mode &= (mode_t) ~(S_ISUID | S_ISGID); /* see do_open */
 	if (r < 0)
 		return r;
-	if (w.magic || is_dots(w.last))
+	if (w.magic >= 0 || is_dots(w.last))
 		r = -EEXIST;
+	else if (S_ISCHR(mode) || S_ISBLK(mode))
+		r = -EACCES; /* never granted by the sandbox's Landlock either
+			      * (a whiteout 0:0 needs no capability) */
 	else if ((r = check(n, w.parent, w.last)) == 0) {
 		if (w.slash)
 			r = slash_err(&w);
@@ -597,14 +827,14 @@ static int do_mknod(struct notify *n, struct task *t, int dirfd,
 }
 
 static int do_symlink(struct notify *n, struct task *t, const char *target,
-		      int dirfd, const char *path)
+		      int base, const char *path)
 {
 	struct where w;
-	int r = locate(t, dirfd, path, &w);
+	int r = locate(t, base, path, &w);
 
 	if (r < 0)
 		return r;
-	if (w.magic || is_dots(w.last))
+	if (w.magic >= 0 || is_dots(w.last))
 		r = -EEXIST;
 	else if ((r = check(n, w.parent, w.last)) == 0) {
 		if (w.slash)
@@ -615,6 +845,26 @@ static int do_symlink(struct notify *n, struct task *t, const char *target,
 	}
 	where_close(&w);
 	return r;
+}
+
+/* A name may be given to an existing object only when it is an ordinary
+ * one: never a setuid or setgid program (an O_TMPFILE made with one, say,
+ * should lnk-init's filter ever miss it), nothing on a pseudo file
+ * system. */
+static int link_source_ok(int fd)
+{
+	struct stat st;
+	struct statfs sf;
+
+	if (fstat(fd, &st) < 0 || fstatfs(fd, &sf) < 0)
+		return -EPERM;
+	if (!nt_fs_ok((unsigned long)sf.f_type, true))
+		return -EACCES;
+	if (S_ISREG(st.st_mode) &&
+	    ((st.st_mode & S_ISUID) ||
+	     (st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)))
+		return -EPERM;
+	return 0;
 }
 
 /* An O_PATH fd on what `old` names, following a final symlink by hand. */
@@ -642,8 +892,8 @@ static int open_old_followed(struct task *t, struct where *w)
 	return -ELOOP;
 }
 
-static int do_link(struct notify *n, struct task *t, int odfd, const char *old,
-		   int ndfd, const char *newp, int flags)
+static int do_link(struct notify *n, struct task *t, int obase, const char *old,
+		   int nbase, const char *newp, int flags)
 {
 	struct where o = {.parent = -1}, nw = {.parent = -1};
 	char src[64];
@@ -651,10 +901,10 @@ static int do_link(struct notify *n, struct task *t, int odfd, const char *old,
 
 	if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
 		return -EINVAL;
-	r = locate(t, ndfd, newp, &nw);
+	r = locate(t, nbase, newp, &nw);
 	if (r < 0)
 		return r;
-	if (nw.magic || is_dots(nw.last)) {
+	if (nw.magic >= 0 || is_dots(nw.last)) {
 		r = -EEXIST;
 		goto out;
 	}
@@ -667,25 +917,23 @@ static int do_link(struct notify *n, struct task *t, int odfd, const char *old,
 	}
 
 	if (!*old && (flags & AT_EMPTY_PATH)) {
-		/* flink: old is the dirfd itself (O_TMPFILE + linkat). */
-		if (odfd == AT_FDCWD)
-			snprintf(src, sizeof(src), "/proc/%d/cwd", t->tid);
-		else if (odfd < 0) {
-			r = -EBADF;
+		/* flink: old is the dirfd itself (O_TMPFILE + linkat), or
+		 * its cwd: the worker opened it (O_PATH) as obase. */
+		if (obase < 0) {
+			r = obase == -1 ? -EBADF : obase;
 			goto out;
-		} else
-			snprintf(src, sizeof(src), "/proc/%d/fd/%d", t->tid,
-				 odfd);
+		}
+		snprintf(src, sizeof(src), "/proc/thread-self/fd/%d", obase);
 	} else {
-		r = locate(t, odfd, old, &o);
+		r = locate(t, obase, old, &o);
 		if (r < 0)
 			goto out;
-		if (o.magic) {
+		if (o.magic >= 0) {
 			if (!(flags & AT_SYMLINK_FOLLOW)) {
 				r = -EXDEV; /* linking a proc symlink */
 				goto out;
 			}
-			snprintf(src, sizeof(src), "/proc/%d/%s", t->tid,
+			snprintf(src, sizeof(src), "/proc/thread-self/fd/%d",
 				 o.magic);
 		} else if (flags & AT_SYMLINK_FOLLOW) {
 			srcfd = open_old_followed(t, &o);
@@ -700,11 +948,31 @@ static int do_link(struct notify *n, struct task *t, int odfd, const char *old,
 				r = -EPERM;
 				goto out;
 			}
+			srcfd = openat(o.parent, o.last,
+				       O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			if (srcfd < 0) {
+				r = -errno;
+				goto out;
+			}
+			if ((r = link_source_ok(srcfd)) < 0)
+				goto out;
 			r = linkat(o.parent, o.last, nw.parent, nw.last, 0) < 0
 				? -errno
 				: 0;
 			goto out;
 		}
+	}
+	{
+		/* what the proc link names, checked like any source */
+		int chk = open(src, O_PATH | O_CLOEXEC);
+		if (chk < 0) {
+			r = -errno;
+			goto out;
+		}
+		r = link_source_ok(chk);
+		close(chk);
+		if (r < 0)
+			goto out;
 	}
 	/* The kernel follows only a proc link naming an object the task (or
 	 * we, for it) already hold: never a path the task controls. */
@@ -719,21 +987,21 @@ out:
 	return r;
 }
 
-static int do_rename(struct notify *n, struct task *t, int odfd,
-		     const char *old, int ndfd, const char *newp,
+static int do_rename(struct notify *n, struct task *t, int obase,
+		     const char *old, int nbase, const char *newp,
 		     unsigned flags)
 {
 	struct where o = {.parent = -1}, nw = {.parent = -1};
 	char ol[NAME_MAX + 2], nl[NAME_MAX + 2];
 	int r;
 
-	r = locate(t, odfd, old, &o);
+	r = locate(t, obase, old, &o);
 	if (r < 0)
 		return r;
-	r = locate(t, ndfd, newp, &nw);
+	r = locate(t, nbase, newp, &nw);
 	if (r < 0)
 		goto out;
-	if (o.magic || nw.magic) {
+	if (o.magic >= 0 || nw.magic >= 0) {
 		r = -EXDEV;
 		goto out;
 	}
@@ -780,59 +1048,58 @@ out:
 
 #define CAP_BIT(c) (1ULL << (c))
 
-static int do_bind(struct notify *n, struct task *t, int sockfd, uint64_t addr,
-		   uint64_t alen)
+/* The filesystem path of an AF_UNIX address (into path, sized
+ * sizeof(sun_path) + 1), or false for an abstract, unnamed or other
+ * address. */
+static bool bind_path(const struct sockaddr_storage *ss, size_t alen,
+		      char *path)
 {
-	struct sockaddr_storage ss;
-	int r, sfd = -1, pidfd = -1;
+	const struct sockaddr_un *un = (const struct sockaddr_un *)ss;
 
-	if (alen > sizeof(ss) || alen < sizeof(sa_family_t))
-		return -EINVAL;
-	memset(&ss, 0, sizeof(ss));
-	r = read_mem(t->tid, addr, &ss, (size_t)alen);
-	if (r < 0)
-		return r;
-	if (task_status(t) < 0)
-		return -EPERM;
-	pidfd = (int)syscall(SYS_pidfd_open, t->tgid, 0);
-	if (pidfd < 0)
-		return -EPERM;
-	sfd = (int)syscall(SYS_pidfd_getfd, pidfd, sockfd, 0);
-	close(pidfd);
+	if (ss->ss_family != AF_UNIX ||
+	    alen <= offsetof(struct sockaddr_un, sun_path) ||
+	    un->sun_path[0] == '\0')
+		return false;
+	size_t plen = alen - offsetof(struct sockaddr_un, sun_path);
+	memcpy(path, un->sun_path, plen);
+	path[plen] = '\0';
+	return true;
+}
+
+/* t->sfd is the task's socket (pidfd_getfd, by the worker); base where
+ * a path address starts. */
+static int do_bind(struct notify *n, struct task *t, int base,
+		   const struct sockaddr_storage *ss, size_t alen)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)ss;
+	char path[sizeof(un->sun_path) + 1];
+	int r, sfd = t->sfd;
+
 	if (sfd < 0)
-		return errno == EBADF ? -EBADF : -EPERM;
-
+		return -EBADF;
 	/* Port checks by hand: our bind would hold CAP_NET_BIND_SERVICE in
 	 * the sandbox's network namespace (we own its user namespace). */
 	uint16_t port = 0;
-	if (ss.ss_family == AF_INET && alen >= sizeof(struct sockaddr_in))
-		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-	else if (ss.ss_family == AF_INET6 &&
+	if (ss->ss_family == AF_INET && alen >= sizeof(struct sockaddr_in))
+		port = ntohs(((const struct sockaddr_in *)ss)->sin_port);
+	else if (ss->ss_family == AF_INET6 &&
 		 alen >= sizeof(struct sockaddr_in6))
-		port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	if (port && port < 1024 &&
-	    !(t->capeff & CAP_BIT(CAP_NET_BIND_SERVICE))) {
-		r = -EACCES;
-		goto out;
-	}
+		port = ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	if (port && port < 1024 && !(t->capeff & CAP_BIT(CAP_NET_BIND_SERVICE)))
+		return -EACCES;
 
-	struct sockaddr_un *un = (struct sockaddr_un *)&ss;
-	size_t plen = alen - offsetof(struct sockaddr_un, sun_path);
-	if (ss.ss_family != AF_UNIX || plen == 0 || un->sun_path[0] == '\0') {
+	if (!bind_path(ss, alen, path)) {
 		/* No path: an address family, abstract or autobind. */
-		r = bind(sfd, (struct sockaddr *)&ss, (socklen_t)alen) < 0
-			? -errno
-			: 0;
-		goto out;
+		return bind(sfd, (const struct sockaddr *)ss, (socklen_t)alen) <
+			       0
+			   ? -errno
+			   : 0;
 	}
-	char path[sizeof(un->sun_path) + 1];
-	memcpy(path, un->sun_path, plen);
-	path[plen] = '\0';
 	struct where w;
-	r = locate(t, AT_FDCWD, path, &w);
+	r = locate(t, base, path, &w);
 	if (r < 0)
-		goto out;
-	if (w.magic || is_dots(w.last))
+		return r;
+	if (w.magic >= 0 || is_dots(w.last))
 		r = -EADDRINUSE;
 	else if ((r = check(n, w.parent, w.last)) == -EEXIST)
 		r = -EADDRINUSE;
@@ -842,7 +1109,7 @@ static int do_bind(struct notify *n, struct task *t, int sockfd, uint64_t addr,
 		} else if (strlen(w.last) >= sizeof(un->sun_path)) {
 			r = -ENAMETOOLONG;
 		} else if (fchdir(w.parent) < 0) {
-			r = -EPERM; /* this worker's cwd is its own */
+			r = -EPERM; /* this executor's cwd is its own */
 		} else {
 			struct sockaddr_un a = {.sun_family = AF_UNIX};
 			snprintf(a.sun_path, sizeof(a.sun_path), "%s", w.last);
@@ -857,8 +1124,6 @@ static int do_bind(struct notify *n, struct task *t, int sockfd, uint64_t addr,
 		}
 	}
 	where_close(&w);
-out:
-	close(sfd);
 	return r;
 }
 
@@ -903,93 +1168,220 @@ static void reply(struct notify *n, uint64_t id, int r)
 	(void)ioctl(n->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
-/* Returns the answer: -errno, 0, or for opens an fd of ours (> 0 flagged
- * by *is_fd) to inject. */
-static int handle(struct notify *n, const struct seccomp_notif *req,
-		  bool *is_fd, int *cloexec)
-{
-	const struct op *op = find_op(req->data.nr);
-	struct task t = {.tid = (pid_t)req->pid,
-			 .procfd = -1,
-			 .ctx = {.rootfd = -1, .procfd = -1}};
+/* One notification on its way from a worker to its executor. */
+struct job {
+	const struct seccomp_notif *req;
+	const struct op *op;
+	struct task t;
 	char p1[PATH_MAX], p2[PATH_MAX];
-	char dir[32];
-	int r;
+	struct sockaddr_storage ss; /* bind */
+	size_t alen;
+};
 
-	*is_fd = false;
-	if (!op)
-		return -ENOSYS; /* notified but not ours: never continue */
-	snprintf(dir, sizeof(dir), "/proc/%d", t.tid);
-	t.procfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (t.procfd < 0)
+/* The worker's half: everything that needs ptrace rights over the task,
+ * done before the executor (which has none) runs. Reads the task's memory
+ * once (what we check is what we do), checks the notification is still
+ * live (so /proc/TID is the task that asked), and opens O_PATH its root
+ * and where each path starts. 0 or -errno (the answer). */
+static int prep(struct notify *n, struct job *j)
+{
+	const struct seccomp_notif *req = j->req;
+	const struct op *op = j->op;
+	struct task *t = &j->t;
+	char dir[32], path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	int r = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d", t->tid);
+	t->procfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (t->procfd < 0)
 		return -EPERM;
-	/* The task's memory, read once: what we check is what we do. */
-	r = 0;
 	if (op->kind != OP_BIND) {
-		r = read_str(t.tid, req->data.args[op->p1], p1, sizeof(p1));
+		r = read_str(t->tid, req->data.args[op->p1], j->p1,
+			     sizeof(j->p1));
 		if (r == 0 && op->p2 >= 0)
-			r = read_str(t.tid, req->data.args[op->p2], p2,
-				     sizeof(p2));
+			r = read_str(t->tid, req->data.args[op->p2], j->p2,
+				     sizeof(j->p2));
+	} else {
+		uint64_t alen = req->data.args[op->flags];
+		if (alen > sizeof(j->ss) || alen < sizeof(sa_family_t))
+			r = -EINVAL;
+		else
+			r = read_mem(t->tid, req->data.args[op->p2], &j->ss,
+				     (size_t)alen);
+		j->alen = (size_t)alen;
 	}
-	/* Only now is /proc/TID known to be the task that asked. */
-	if (!id_valid(n, req->id)) {
-		r = -ENOENT;
-		goto out;
-	}
+	if (!id_valid(n, req->id))
+		return -ENOENT;
 	if (r < 0)
-		goto out;
-	t.ctx.procfd = t.procfd; /* its root is opened when needed */
+		return r;
+	t->ctx.rootfd =
+	    openat(t->procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (t->ctx.rootfd < 0)
+		return -EPERM;
+
+	switch (op->kind) {
+	case OP_OPEN:
+	case OP_MKDIR:
+	case OP_MKNOD:
+		if (task_status(t) < 0)
+			return -EPERM;
+		t->base[0] = base_prepare(t, arg_fd(req, op->dfd1), j->p1);
+		break;
+	case OP_SYMLINK:
+		t->base[1] = base_prepare(t, arg_fd(req, op->dfd2), j->p2);
+		break;
+	case OP_LINK:
+	case OP_RENAME:
+		t->base[0] = base_prepare(t, arg_fd(req, op->dfd1), j->p1);
+		t->base[1] = base_prepare(t, arg_fd(req, op->dfd2), j->p2);
+		break;
+	case OP_BIND: {
+		if (task_status(t) < 0)
+			return -EPERM;
+		int pidfd = (int)syscall(SYS_pidfd_open, t->tgid, 0);
+		if (pidfd < 0)
+			return -EPERM;
+		t->sfd = (int)syscall(SYS_pidfd_getfd, pidfd,
+				      (int)req->data.args[op->p1], 0);
+		int e = errno;
+		close(pidfd);
+		if (t->sfd < 0)
+			return e == EBADF ? -EBADF : -EPERM;
+		if (bind_path(&j->ss, j->alen, path))
+			t->base[0] = base_prepare(t, AT_FDCWD, path);
+		break;
+	}
+	}
+	return 0;
+}
+
+/* The call itself, on what prep opened. Returns -errno, 0, or an fd to
+ * inject (opens). */
+static int execute(struct notify *n, struct job *j)
+{
+	const struct seccomp_notif *req = j->req;
+	const struct op *op = j->op;
+	struct task *t = &j->t;
 
 	switch (op->kind) {
 	case OP_OPEN: {
 		int flags = op->fixed_flags ? op->fixed_flags
 					    : (int)req->data.args[op->flags];
-		r = do_open(n, &t, arg_fd(req, op->dfd1), p1, flags,
-			    (mode_t)req->data.args[op->mode] & 07777);
-		if (r >= 0) {
-			*is_fd = true;
-			*cloexec = flags & O_CLOEXEC;
-		}
-		break;
+		return do_open(n, t, t->base[0], j->p1, flags,
+			       (mode_t)req->data.args[op->mode] & 07777);
 	}
 	case OP_MKDIR:
-		r = do_mkdir(n, &t, arg_fd(req, op->dfd1), p1,
-			     (mode_t)req->data.args[op->mode] & 07777);
-		break;
+		return do_mkdir(n, t, t->base[0], j->p1,
+				(mode_t)req->data.args[op->mode] & 07777);
 	case OP_MKNOD:
-		r = do_mknod(n, &t, arg_fd(req, op->dfd1), p1,
-			     (mode_t)req->data.args[op->mode],
-			     (dev_t)(unsigned)req->data.args[op->dev]);
-		break;
+		return do_mknod(n, t, t->base[0], j->p1,
+				(mode_t)req->data.args[op->mode],
+				(dev_t)(unsigned)req->data.args[op->dev]);
 	case OP_SYMLINK:
-		r = do_symlink(n, &t, p1, arg_fd(req, op->dfd2), p2);
-		break;
+		return do_symlink(n, t, j->p1, t->base[1], j->p2);
 	case OP_LINK:
-		r = do_link(
-		    n, &t, arg_fd(req, op->dfd1), p1, arg_fd(req, op->dfd2), p2,
-		    op->flags >= 0 ? (int)req->data.args[op->flags] : 0);
-		break;
+		return do_link(n, t, t->base[0], j->p1, t->base[1], j->p2,
+			       op->flags >= 0 ? (int)req->data.args[op->flags]
+					      : 0);
 	case OP_RENAME:
-		r = do_rename(
-		    n, &t, arg_fd(req, op->dfd1), p1, arg_fd(req, op->dfd2), p2,
+		return do_rename(
+		    n, t, t->base[0], j->p1, t->base[1], j->p2,
 		    op->flags >= 0 ? (unsigned)req->data.args[op->flags] : 0);
-		break;
 	case OP_BIND:
-		r = do_bind(n, &t, (int)req->data.args[op->p1],
-			    req->data.args[op->p2], req->data.args[op->flags]);
-		break;
+		return do_bind(n, t, t->base[0], &j->ss, j->alen);
 	}
-out:
-	task_close(&t);
+	return -ENOSYS;
+}
+
+/* The task's controlling terminal, O_PATH, found among its open
+ * descriptors (the worker's job: it needs ptrace rights over the task);
+ * NT_CTTY_NONE when it has none or holds none open. */
+static int find_ctty(struct task *t)
+{
+	char buf[1024];
+	unsigned long nr;
+	int fd = openat(t->procfd, "stat", O_RDONLY | O_CLOEXEC);
+	ssize_t len;
+
+	if (fd < 0)
+		return NT_CTTY_NONE;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return NT_CTTY_NONE;
+	buf[len] = '\0';
+	if (nt_stat_tty_nr(buf, &nr) < 0 || nr == 0)
+		return NT_CTTY_NONE;
+	dev_t want = nt_tty_dev(nr);
+	int dfd = openat(t->procfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return NT_CTTY_NONE;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return NT_CTTY_NONE;
+	}
+	int found = NT_CTTY_NONE;
+	struct dirent *e;
+	while (found < 0 && (e = readdir(d))) {
+		struct stat st;
+		if (e->d_name[0] == '.' ||
+		    fstatat(dfd, e->d_name, &st, 0) < 0 ||
+		    !S_ISCHR(st.st_mode) || st.st_rdev != want)
+			continue;
+		int o = openat(dfd, e->d_name, O_PATH | O_CLOEXEC);
+		if (o < 0)
+			continue;
+		if (fstat(o, &st) == 0 && S_ISCHR(st.st_mode) &&
+		    st.st_rdev == want)
+			found = o;
+		else
+			close(o);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Returns the answer: -errno, 0, or for opens an fd of ours (>= 0 flagged
+ * by *is_fd) to inject. */
+static int handle(struct notify *n, struct worker *w,
+		  const struct seccomp_notif *req, bool *is_fd, int *cloexec)
+{
+	const struct op *op = find_op(req->data.nr);
+	struct job *j = w->jb;
+	int r;
+
+	*is_fd = false;
+	if (!op)
+		return -ENOSYS; /* notified but not ours: never continue */
+	j->req = req;
+	j->op = op;
+	j->t = (struct task){.tid = (pid_t)req->pid,
+			     .procfd = -1,
+			     .ctx = {.rootfd = -1, .procfd = -1},
+			     .base = {-1, -1},
+			     .sfd = -1,
+			     .ctty = NT_CTTY_UNKNOWN};
+	j->t.w = w;
+	r = prep(n, j);
+	if (r == 0)
+		r = execute(n, j);
+	if (r >= 0 && op->kind == OP_OPEN) {
+		int flags = op->fixed_flags ? op->fixed_flags
+					    : (int)req->data.args[op->flags];
+		*is_fd = true;
+		*cloexec = flags & O_CLOEXEC;
+	}
+	task_close(&j->t);
 	return r;
 }
 
-static void serve(struct notify *n, const struct seccomp_notif *req,
-		  bool broken)
+static void serve(struct notify *n, struct worker *w,
+		  const struct seccomp_notif *req, bool broken)
 {
 	bool is_fd = false;
 	int cloexec = 0;
-	int r = broken ? -EPERM : handle(n, req, &is_fd, &cloexec);
+	int r = broken ? -EPERM : handle(n, w, req, &is_fd, &cloexec);
 
 	if (is_fd && r >= 0) {
 		struct seccomp_notif_addfd a = {
@@ -1035,29 +1427,121 @@ static int drop_caps(void)
 	return 0;
 }
 
-struct worker_arg {
-	struct notify *n;
-	struct worker *w;
-};
+/* The executors' Landlock ruleset: it handles only the rights to make
+ * device nodes (which the sandbox never grants either) and has no rule.
+ * What it is for is the DOMAIN: a thread in a Landlock domain may ptrace,
+ * and open ptrace-guarded /proc files (mem, maps, environ, fd/, ...) of,
+ * only processes in its own domain or nested ones, so an executor reaches
+ * no process at all, bwrap's pid 1 included, as the program reaches none
+ * outside the sandbox. File access stays with the mounts: the sandbox's
+ * Landlock file rules mirror bwrap's mounts exactly (src/launch/bwrap.c),
+ * and the executor works in the sandbox's mount tree, so the same places
+ * are read only, hidden or missing for it. Matching on the task's
+ * credentials instead (an access()-like check) would not be sound: it
+ * cannot see Landlock, and it would race the object it checked. */
+static int make_ruleset(void)
+{
+	struct landlock_ruleset_attr attr = {
+	    .handled_access_fs =
+		LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK,
+	};
+	int fd =
+	    (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+
+	if (fd >= 0)
+		return fd;
+	/* No Landlock in this kernel: lnk-init cannot use it either (and
+	 * refuses to run unless told it is optional); the file-system and
+	 * device checks still hold. */
+	return errno == ENOSYS || errno == EOPNOTSUPP ? -1 : -2;
+}
+
+/* Restricts the calling executor thread: its own umask and cwd, no new
+ * privileges, and the Landlock domain above. All three are per thread. */
+static int executor_restrict(struct notify *n)
+{
+	if (unshare(CLONE_FS) < 0)
+		return -errno;
+	if (n->ll_ruleset == -2)
+		return -EPERM;
+	if (n->ll_ruleset == -1)
+		return 0;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	if (syscall(SYS_landlock_restrict_self, n->ll_ruleset, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+static void *executor_main(void *arg)
+{
+	struct worker *w = arg;
+	struct notify *n = w->n;
+	bool broken = executor_restrict(n) < 0;
+	sigset_t ss;
+
+	/* NT_SIG interrupts a FIFO open whose peer never comes, when lnk
+	 * stops. */
+	sigemptyset(&ss);
+	sigaddset(&ss, NT_SIG);
+	pthread_sigmask(SIG_UNBLOCK, &ss, NULL);
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->pending && !w->quit)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (!w->pending)
+			break;
+		int o = w->req_o, flags = w->req_flags;
+		bool fifo = w->req_fifo;
+		pthread_mutex_unlock(&w->mu);
+		int r = broken ? -EPERM
+			: fifo ? open_fifo(n, o, flags)
+			       : reopen(o, flags);
+		pthread_mutex_lock(&w->mu);
+		w->req_r = r;
+		w->pending = false;
+		pthread_cond_broadcast(&w->cv);
+	}
+	w->exec_done = true;
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Opens (in the executor, restricted) what O_PATH o names. */
+static int exec_open(struct worker *w, int o, int flags, bool fifo)
+{
+	int r;
+
+	pthread_mutex_lock(&w->mu);
+	w->req_o = o;
+	w->req_flags = flags;
+	w->req_fifo = fifo;
+	w->pending = true;
+	pthread_cond_broadcast(&w->cv);
+	while (w->pending)
+		pthread_cond_wait(&w->cv, &w->mu);
+	r = w->req_r;
+	pthread_mutex_unlock(&w->mu);
+	return r;
+}
 
 /* With n->mu held. */
 static int spawn_worker(struct notify *n);
 
 /* Each worker receives notifications itself (several threads may wait in
  * NOTIF_RECV; the kernel hands each notification to one): no hand-off
- * between threads on the hot path, which halved the cost per call here. */
+ * between workers on the hot path, which halved the cost per call here.
+ * The one hand-off left is to its own executor. */
 static void *worker_main(void *arg)
 {
-	struct worker_arg *wa = arg;
-	struct notify *n = wa->n;
-	struct worker *self = wa->w;
+	struct worker *self = arg;
+	struct notify *n = self->n;
 	/* umask and cwd become this thread's own; if not, every call it
 	 * takes is refused rather than racing another worker's umask. */
 	bool broken = unshare(CLONE_FS) < 0;
 	struct seccomp_notif req;
 	sigset_t ss;
 
-	free(wa);
 	sigemptyset(&ss);
 	sigaddset(&ss, NT_SIG);
 	pthread_sigmask(SIG_UNBLOCK, &ss, NULL);
@@ -1078,29 +1562,53 @@ static void *worker_main(void *arg)
 			(void)spawn_worker(n);
 			pthread_mutex_unlock(&n->mu);
 		}
-		serve(n, &req, broken || n->broken);
+		serve(n, self, &req, broken || n->broken);
 		atomic_fetch_add(&n->idle, 1);
 		atomic_store(&self->busy, false);
 	}
+	pthread_mutex_lock(&self->mu);
+	self->quit = true;
+	pthread_cond_broadcast(&self->cv);
+	pthread_mutex_unlock(&self->mu);
+	pthread_join(self->exec_th, NULL);
 	return NULL;
+}
+
+static void worker_free(struct worker *w)
+{
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	free(w->jb);
+	free(w);
 }
 
 static int spawn_worker(struct notify *n)
 {
 	struct worker *w;
-	struct worker_arg *wa;
+	int r;
 
 	if (n->nworkers >= POOL_MAX || atomic_load(&n->finishing))
 		return -EAGAIN;
 	w = xcalloc(1, sizeof(*w));
-	wa = xmalloc(sizeof(*wa));
-	*wa = (struct worker_arg){n, w};
+	w->jb = xcalloc(1, sizeof(*w->jb));
+	w->n = n;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	r = pthread_create(&w->exec_th, NULL, executor_main, w);
+	if (r) {
+		worker_free(w);
+		return -r;
+	}
 	atomic_fetch_add(&n->idle, 1);
-	int r = pthread_create(&w->th, NULL, worker_main, wa);
+	r = pthread_create(&w->th, NULL, worker_main, w);
 	if (r) {
 		atomic_fetch_sub(&n->idle, 1);
-		free(w);
-		free(wa);
+		pthread_mutex_lock(&w->mu);
+		w->quit = true;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(w->exec_th, NULL);
+		worker_free(w);
 		return -r;
 	}
 	w->started = true;
@@ -1220,6 +1728,7 @@ int notify_start(const struct notify_plan *np, int sock, struct notify **out,
 			       strerror(-r));
 	}
 	plan_copy(&n->plan, np);
+	n->ll_ruleset = make_ruleset();
 	pthread_mutex_init(&n->mu, NULL);
 	pthread_cond_init(&n->done_cv, NULL);
 
@@ -1237,6 +1746,8 @@ int notify_start(const struct notify_plan *np, int sock, struct notify **out,
 	if (r) {
 		notify_plan_free(&n->plan);
 		close(n->stopfd);
+		if (n->ll_ruleset >= 0)
+			close(n->ll_ruleset);
 		free(n);
 		return err_set(err, -r, "cannot start the dot-file guard: %s",
 			       strerror(r));
@@ -1295,17 +1806,23 @@ void notify_stop(struct notify *n)
 				break;
 			}
 			pthread_kill(w->th, NT_SIG);
+			pthread_mutex_lock(&w->mu);
+			if (!w->exec_done)
+				pthread_kill(w->exec_th, NT_SIG);
+			pthread_mutex_unlock(&w->mu);
 			struct timespec ts = {0, 1000 * 1000};
 			nanosleep(&ts, NULL);
 		}
 		if (!leak)
-			free(w);
+			worker_free(w);
 	}
 	if (leak)
 		return; /* a thread still uses n: never free it under it */
 	if (n->listener >= 0)
 		close(n->listener);
 	close(n->stopfd);
+	if (n->ll_ruleset >= 0)
+		close(n->ll_ruleset);
 	strv_free(&n->refused_pairs);
 	notify_plan_free(&n->plan);
 	pthread_mutex_destroy(&n->mu);

@@ -52,11 +52,6 @@ def top_names(d):
 # credentials and without the program's Landlock domain.
 # =============================================================================
 
-@pytest.mark.xfail(strict=True, reason=(
-    "HOLE: the notify supervisor opens /proc/1/mem for an O_CREAT open "
-    "(src/notify/supervise.c do_open), so the program writes code into "
-    "bwrap's pid 1, which has no seccomp and no Landlock, and creates "
-    ".envrc"))
 def test_pid1_memory_not_writable_through_supervisor(lnk, work):
     """Threat: O_CREAT on /proc/1/mem, then run code in pid 1 unconfined."""
     attack = helper("attack_pid1")
@@ -67,10 +62,6 @@ def test_pid1_memory_not_writable_through_supervisor(lnk, work):
     assert "O_CREAT open /proc/1/mem: opened" not in cp.stdout, cp.stdout
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "HOLE: an O_RDWR|O_CREAT open of /proc/1/mem is performed by the "
-    "supervisor (src/notify/supervise.c do_open) though the program's own "
-    "open is refused by Landlock"))
 @pytest.mark.parametrize("path", ["/proc/1/mem", "/proc/1/maps",
                                   "/proc/1/environ"])
 def test_proc_of_pid1_not_opened_by_supervisor(lnk, work, path):
@@ -85,6 +76,68 @@ def test_proc_of_pid1_not_opened_by_supervisor(lnk, work, path):
     """, "--write", work)
     assert cp.returncode == 0, cp.stderr
     assert "opened" not in cp.stdout, cp.stdout
+
+
+def test_proc_not_reached_through_magic_link_reopen(lnk, work):
+    """Threat: an O_PATH fd on /proc/1/mem reopened with O_CREAT through
+    /proc/self/fd/N, which the supervisor reopens for the program."""
+    cp = py(lnk, """
+        import os
+        for p in ("/proc/1/mem", "/proc/1/environ", "/proc/1/maps"):
+            o = os.open(p, os.O_PATH)
+            for fl in (os.O_RDONLY | os.O_CREAT, os.O_RDWR | os.O_CREAT):
+                for via in ("/proc/self/fd/%d" % o, "/dev/fd/%d" % o):
+                    try:
+                        os.close(os.open(via, fl)); print("opened", p, fl)
+                    except OSError as e:
+                        print("refused", p, e.errno)
+    """, "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert "opened" not in cp.stdout, cp.stdout
+    assert cp.stdout.count("refused") == 12, cp.stdout
+
+
+def test_dev_tty_is_never_lnks_own_terminal(lnk, work):
+    """Threat: `echo x > /dev/tty` (O_CREAT) opened by the supervisor names
+    ITS controlling terminal, the user's real one, past the sandbox's
+    --new-session: the program could read keystrokes or type there."""
+    import pty
+    import termios
+    master, slave = pty.openpty()
+
+    def ctty():
+        os.setsid()
+        import fcntl
+        fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+
+    code = textwrap.dedent("""
+        import os
+        for fl in (os.O_WRONLY | os.O_CREAT, os.O_RDWR | os.O_CREAT | os.O_TRUNC):
+            try:
+                fd = os.open("/dev/tty", fl)
+                os.write(fd, b"INJECTED-BY-SANDBOX\\n"); print("WROTE")
+            except OSError as e:
+                print("refused", e.errno)
+    """)
+    try:
+        cp = lnk.run("--write", work, "--", PY, "-c", code, timeout=60,
+                     stdin=subprocess.DEVNULL, preexec_fn=ctty)
+        os.set_blocking(master, False)
+        seen = b""
+        try:
+            while True:
+                b = os.read(master, 4096)
+                if not b:
+                    break
+                seen += b
+        except OSError:
+            pass
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert b"INJECTED-BY-SANDBOX" not in seen, (seen, cp.stdout)
+    assert "WROTE" not in cp.stdout, cp.stdout
+    assert cp.stdout.count("refused 6") == 2, cp.stdout + cp.stderr
 
 
 def test_own_seccomp_listener_cannot_steal_creates(lnk, work):
@@ -307,8 +360,10 @@ SETUID_REASON = (
     "strips them from the mode of opens/mkdirs/mknods it performs")
 
 
-@pytest.mark.xfail(strict=True, reason=SETUID_REASON)
-@pytest.mark.parametrize("how", ["chmod", "open-mode"])
+@pytest.mark.parametrize("how", [
+    pytest.param("chmod", marks=pytest.mark.xfail(strict=True,
+                                                  reason=SETUID_REASON)),
+    "open-mode"])
 def test_no_setuid_file_lands_on_host(lnk, work, how):
     """Threat: leave a setuid binary in a --write folder (root: local root)."""
     code = {
@@ -811,6 +866,31 @@ def test_fifo_flood_on_supervisor_does_not_hang_lnk(lnk, work):
         os._exit(7)
     """, "--write", work, timeout=60)
     assert cp.returncode == 7, cp.stderr
+
+
+def test_create_still_works_after_a_fifo_flood(lnk, work):
+    """Threat: 300 blocked FIFO opens with O_CREAT tie up every supervisor
+    worker, so every later creation in the sandbox hangs."""
+    cp = py(lnk, """
+        import os, signal, threading, time
+        for i in range(300):
+            os.mkfifo("f%d" % i)
+        def hold(i):
+            try:
+                os.open("f%d" % i, os.O_RDONLY | os.O_CREAT)
+            except OSError:
+                pass
+        for i in range(300):
+            threading.Thread(target=hold, args=(i,), daemon=True).start()
+        time.sleep(2)
+        signal.alarm(20)  # a hang kills us (exit 142), never the suite
+        os.close(os.open("after", os.O_CREAT | os.O_WRONLY, 0o644))
+        os.mkdir("dir-after")
+        print("CREATED", flush=True)
+        os._exit(0)
+    """, "--write", work, timeout=90)
+    assert "CREATED" in cp.stdout, (cp.returncode, cp.stdout, cp.stderr)
+    assert (work / "after").exists() and (work / "dir-after").is_dir()
 
 
 # =============================================================================
