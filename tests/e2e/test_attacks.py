@@ -351,6 +351,8 @@ def test_existing_git_cannot_be_changed_or_moved(lnk, work):
     assert not (work / "gone").exists() and not (work / "g").exists()
 
 
+# Fixed (src/init/seccomp_policy.c "no setuid or setgid files", and the
+# supervisor strips the bits); kept as the record of what the hole was.
 SETUID_REASON = (
     "HOLE: chmod u+s and open(O_CREAT, 04755) work in a --write folder; run "
     "as root this leaves a setuid-root binary on the host that any local "
@@ -360,16 +362,21 @@ SETUID_REASON = (
     "strips them from the mode of opens/mkdirs/mknods it performs")
 
 
-@pytest.mark.parametrize("how", [
-    pytest.param("chmod", marks=pytest.mark.xfail(strict=True,
-                                                  reason=SETUID_REASON)),
-    "open-mode"])
+@pytest.mark.parametrize("how", ["chmod", "open-mode", "mknod-mode",
+                                 "tmpfile-mode", "fchmod"])
 def test_no_setuid_file_lands_on_host(lnk, work, how):
     """Threat: leave a setuid binary in a --write folder (root: local root)."""
     code = {
         "chmod": 'import shutil; shutil.copy("/bin/sh", "s"); '
                  'os.chmod("s", 0o4755)',
         "open-mode": 'os.close(os.open("s", os.O_CREAT | os.O_WRONLY, 0o6755))',
+        "mknod-mode": 'import stat; os.mknod("s", stat.S_IFREG | 0o4755)',
+        "tmpfile-mode": 'import ctypes; libc = ctypes.CDLL(None); '
+                        'fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o4755); '
+                        'libc.linkat(-100, b"/proc/self/fd/%d" % fd, -100, '
+                        'b"s", 0x400)',  # AT_SYMLINK_FOLLOW
+        "fchmod": 'fd = os.open("s", os.O_CREAT | os.O_WRONLY, 0o755); '
+                  'os.fchmod(fd, 0o4755)',
     }[how]
     cp = py(lnk, "import os\ntry:\n    " + code +
             "\nexcept OSError as e:\n    print('refused', e.errno)\n",

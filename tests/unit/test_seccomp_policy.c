@@ -142,8 +142,8 @@ struct filters {
 	size_t n;
 };
 
-static uint32_t eval(const struct filters *f, uint32_t arch, uint32_t nr,
-		     uint64_t a0, uint64_t a1, uint64_t a2)
+static uint32_t eval4(const struct filters *f, uint32_t arch, uint32_t nr,
+		      uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
 {
 	struct seccomp_data d = {.nr = (int)nr, .arch = arch};
 	const struct sock_filter *pers;
@@ -153,6 +153,7 @@ static uint32_t eval(const struct filters *f, uint32_t arch, uint32_t nr,
 	d.args[0] = a0;
 	d.args[1] = a1;
 	d.args[2] = a2;
+	d.args[3] = a3;
 	r1 = run_bpf(f->main, f->n, &d);
 	seccomp_policy_personality(&pers, &npers);
 	r2 = run_bpf(pers, npers, &d);
@@ -162,6 +163,12 @@ static uint32_t eval(const struct filters *f, uint32_t arch, uint32_t nr,
 		       (int32_t)(r2 & SECCOMP_RET_ACTION_FULL)
 		   ? r1
 		   : r2;
+}
+
+static uint32_t eval(const struct filters *f, uint32_t arch, uint32_t nr,
+		     uint64_t a0, uint64_t a1, uint64_t a2)
+{
+	return eval4(f, arch, nr, a0, a1, a2, 0);
 }
 
 #define NATIVE AUDIT_ARCH_X86_64
@@ -360,6 +367,92 @@ static void notify_rules(void **state)
 	free(ng.main);
 }
 
+/* No setuid or setgid file can be made (a --write folder is on the host):
+ * chmod in all its forms, and the mode of a creating open, creat, mkdir and
+ * mknod. With the dot-file guard the creating calls are also notified: the
+ * refusal must win over the notify rule. */
+static void setid_bits(void **state)
+{
+	const uint64_t hi = 0xffffffff00000000ull;
+
+	(void)state;
+	for (int guard = 0; guard < 2; guard++) {
+		struct filters f = build(guard);
+		const uint32_t create =
+		    guard ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW;
+		const uint64_t modes[] = {04755, 02755, 06755, 04000 | hi,
+					  02000};
+		for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+			uint64_t m = modes[i];
+			assert_int_equal(eval(&f, NATIVE, SYS_chmod, 1, m, 0),
+					 ERRNO(EPERM));
+			assert_int_equal(eval(&f, NATIVE, SYS_fchmod, 3, m, 0),
+					 ERRNO(EPERM));
+			assert_int_equal(
+			    eval(&f, NATIVE, SYS_fchmodat, 3, 1, m),
+			    ERRNO(EPERM));
+			assert_int_equal(eval4(&f, NATIVE, 452, 3, 1, m, 0),
+					 ERRNO(EPERM)); /* fchmodat2 */
+			assert_int_equal(eval(&f, NATIVE, SYS_creat, 1, m, 0),
+					 ERRNO(EPERM));
+			assert_int_equal(eval(&f, NATIVE, SYS_mkdir, 1, m, 0),
+					 ERRNO(EPERM));
+			assert_int_equal(eval(&f, NATIVE, SYS_mkdirat, 3, 1, m),
+					 ERRNO(EPERM));
+			assert_int_equal(
+			    eval(&f, NATIVE, SYS_mknod, 1, 0100000 | m, 0),
+			    ERRNO(EPERM));
+			assert_int_equal(eval4(&f, NATIVE, SYS_mknodat, 3, 1,
+					       0100000 | m, 0),
+					 ERRNO(EPERM));
+			assert_int_equal(eval(&f, NATIVE, SYS_open, 1,
+					      O_CREAT | O_WRONLY, m),
+					 ERRNO(EPERM));
+			assert_int_equal(eval4(&f, NATIVE, SYS_openat, 3, 1,
+					       O_CREAT | O_EXCL | O_RDWR, m),
+					 ERRNO(EPERM));
+			assert_int_equal(eval4(&f, NATIVE, SYS_openat, 3, 1,
+					       O_TMPFILE | O_WRONLY, m),
+					 ERRNO(EPERM));
+			assert_int_equal(eval(&f, NATIVE, SYS_open, 1,
+					      O_TMPFILE | O_RDWR, m),
+					 ERRNO(EPERM));
+			/* the mode means nothing without a creation */
+			assert_int_equal(
+			    eval(&f, NATIVE, SYS_open, 1, O_WRONLY, m),
+			    SECCOMP_RET_ALLOW);
+			assert_int_equal(
+			    eval4(&f, NATIVE, SYS_openat, 3, 1, O_RDONLY, m),
+			    SECCOMP_RET_ALLOW);
+		}
+		/* ordinary modes are untouched */
+		const uint64_t ok[] = {0755, 0644, 01777, 0777 | hi};
+		for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+			uint64_t m = ok[i];
+			assert_int_equal(eval(&f, NATIVE, SYS_chmod, 1, m, 0),
+					 SECCOMP_RET_ALLOW);
+			assert_int_equal(eval(&f, NATIVE, SYS_fchmod, 3, m, 0),
+					 SECCOMP_RET_ALLOW);
+			assert_int_equal(eval4(&f, NATIVE, 452, 3, 1, m, 0),
+					 SECCOMP_RET_ALLOW);
+			assert_int_equal(eval(&f, NATIVE, SYS_open, 1,
+					      O_CREAT | O_WRONLY, m),
+					 create);
+			assert_int_equal(eval4(&f, NATIVE, SYS_openat, 3, 1,
+					       O_CREAT | O_WRONLY, m),
+					 create);
+			assert_int_equal(eval(&f, NATIVE, SYS_mkdir, 1, m, 0),
+					 create);
+			assert_int_equal(eval(&f, NATIVE, SYS_creat, 1, m, 0),
+					 create);
+			assert_int_equal(eval4(&f, NATIVE, SYS_openat, 3, 1,
+					       O_TMPFILE | O_WRONLY, m),
+					 SECCOMP_RET_ALLOW);
+		}
+		free(f.main);
+	}
+}
+
 static void personality(void **state)
 {
 	struct filters f = build(false);
@@ -396,6 +489,7 @@ int main(void)
 	    cmocka_unit_test(namespaces),
 	    cmocka_unit_test(foreign_arch_killed),
 	    cmocka_unit_test(notify_rules),
+	    cmocka_unit_test(setid_bits),
 	    cmocka_unit_test(personality),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
