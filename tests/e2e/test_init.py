@@ -223,6 +223,31 @@ def test_landlock_refuses_write_the_mounts_allow(data):
     assert (data / "new").read_text() == "x\n" and (data / "d").is_dir()
 
 
+def test_landlock_nested_rules(data):
+    """A rule beneath another adds only what it asks for: a read rule
+    inside a read rule (skipped by lnk-init as covered) changes nothing, a
+    write rule inside a read rule opens that folder alone."""
+    (data / "sub").mkdir()
+    (data / "sub").chmod(0o777)
+    binds = [("--bind", str(data), "/data")]
+    write_sub = ["/bin/sh", "-c", "echo x > /data/sub/new && echo ok"]
+    write_top = ["/bin/sh", "-c", "echo x > /data/new"]
+    ok = run_init(write_sub, binds=binds, ll_read=["/data"],
+                  ll_write=["/data/sub"])
+    assert ok.returncode == 0 and ok.stdout == "ok\n", ok.stderr
+    cp = run_init(write_top, binds=binds, ll_read=["/data"],
+                  ll_write=["/data/sub"])
+    assert cp.returncode != 0 and "Permission denied" in cp.stderr
+    assert not (data / "new").exists()
+    (data / "sub" / "new").unlink()
+    cp = run_init(write_sub, binds=binds, ll_read=["/data", "/data/sub"])
+    assert cp.returncode != 0 and "Permission denied" in cp.stderr
+    assert not (data / "sub" / "new").exists()
+    rd = run_init(["/usr/bin/cat", "/data/secret.txt"], binds=binds,
+                  ll_read=["/data/sub", "/data"])
+    assert rd.returncode == 0 and rd.stdout == "s3cret\n", rd.stderr
+
+
 def test_landlock_private_tmp_and_dev_work():
     cp = run_init(["/bin/sh", "-c",
                    "echo a > /tmp/f && cat /tmp/f && echo b > /dev/null "
