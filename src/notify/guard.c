@@ -405,6 +405,9 @@ static const unsigned long fs_ok_any[] = {
     0x7366746EUL, /* ntfs3 */
     0x482BUL,	  /* hfs+ */
     0x15013346UL, /* udf */
+    0x4244UL,	  /* hfs */
+    0x24051905UL, /* ubifs */
+    0x72B6UL,	  /* jffs2 */
     0x73717368UL, /* squashfs (read only) */
     0x9660UL,	  /* iso9660 (read only) */
     0xE0F5E1E2UL, /* erofs (read only) */
@@ -424,6 +427,9 @@ static const unsigned long fs_ok_any[] = {
     0x01161970UL, /* gfs2 */
     0x7461636FUL, /* ocfs2 */
     0x5346414FUL, /* afs */
+    0x786F4256UL, /* vboxsf (VirtualBox shared folders) */
+    0x0BD00BD0UL, /* lustre */
+    0x47504653UL, /* gpfs */
 };
 
 /* Objects only: what /dev/stdout, /dev/fd/N and /dev/pts/N name. */

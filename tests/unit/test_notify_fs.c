@@ -31,6 +31,7 @@ static const struct fs_row fs_rows[] = {
     {0x6969, "nfs", true, true},
     {0x65735546, "fuse", true, true},
     {0x01021997, "9p", true, true},
+    {0x786F4256, "vboxsf", true, true},
     /* objects only: /dev/stdout into a pipe, the program's pty */
     {0x50495045, "pipefs", false, true},
     {0x1CD1, "devpts", false, true},
