@@ -31,33 +31,10 @@ static void usage(FILE *f)
 
 int cmd_pause(int argc, char **argv)
 {
-	const char *name = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		}
-		if (strcmp(argv[i], "--") == 0 && i + 1 < argc && !name) {
-			name = argv[++i];
-			continue;
-		}
-		if (argv[i][0] == '-') {
-			static const char *const opts[] = {"--help", NULL};
-			return usage_unknown_option("pause", argv[i], opts);
-		}
-		if (name) {
-			fprintf(
-			    stderr,
-			    "lnk: 'lnk sandbox pause' takes one NAME, not '%s' too\n",
-			    argv[i]);
-			return LNK_EXIT_USAGE;
-		}
-		name = argv[i];
-	}
-	if (!name) {
-		usage(stderr);
-		return LNK_EXIT_USAGE;
-	}
+	const char *name;
+	int rc = cli_one_name("pause", argc, argv, usage, &name);
+	if (rc >= 0)
+		return rc;
 
 	struct lnk_err err = {0};
 	_cleanup_free_ char *home = NULL;

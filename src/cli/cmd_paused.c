@@ -57,26 +57,9 @@ struct row {
 int cmd_paused(int argc, char **argv)
 {
 	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		}
-		if (strcmp(argv[i], "--json") == 0) {
-			json = true;
-			continue;
-		}
-		if (argv[i][0] == '-') {
-			static const char *const opts[] = {"--json", "--help",
-							   NULL};
-			return usage_unknown_option("paused", argv[i], opts);
-		}
-		fprintf(
-		    stderr,
-		    "lnk: 'lnk sandbox paused' takes no NAME ('%s'); it lists every closed wire\n",
-		    argv[i]);
-		return LNK_EXIT_USAGE;
-	}
+	int rc = cli_json_only("paused", argc, argv, usage, &json);
+	if (rc >= 0)
+		return rc;
 
 	struct lnk_err err = {0};
 	_cleanup_free_ char *home = NULL;

@@ -127,26 +127,9 @@ static void json_out(FILE *f)
 int cmd_permissions(int argc, char **argv)
 {
 	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		}
-		if (strcmp(argv[i], "--json") == 0) {
-			json = true;
-			continue;
-		}
-		if (argv[i][0] == '-') {
-			const char *cands[] = {"--json", "--help", NULL};
-			return usage_unknown_option("permissions", argv[i],
-						    cands);
-		}
-		fprintf(stderr,
-			"lnk: unexpected argument '%s' for 'lnk sandbox "
-			"permissions'; see 'lnk sandbox permissions --help'\n",
-			argv[i]);
-		return LNK_EXIT_USAGE;
-	}
+	int rc = cli_json_only("permissions", argc, argv, usage, &json);
+	if (rc >= 0)
+		return rc;
 	if (json)
 		json_out(stdout);
 	else

@@ -257,18 +257,9 @@ static const char *word(enum verdict v)
 int cmd_ready(int argc, char **argv)
 {
 	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		}
-		if (strcmp(argv[i], "--json") == 0) {
-			json = true;
-			continue;
-		}
-		const char *cands[] = {"--json", "--help", NULL};
-		return usage_unknown_option("ready", argv[i], cands);
-	}
+	int rc = cli_json_only("ready", argc, argv, usage, &json);
+	if (rc >= 0)
+		return rc;
 
 	struct report rep = {0};
 	_cleanup_free_ char *bwrap = host_find_bwrap();

@@ -55,18 +55,10 @@ static void on_wire(const struct db_wire_row *r, void *ud)
 
 int cmd_traffic(int argc, char **argv)
 {
-	static const char *const opts[] = {"--json", "--help", NULL};
 	struct out o = {0};
-	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
-			usage(stdout);
-			return 0;
-		}
-		if (strcmp(argv[i], "--json") == 0)
-			o.json = true;
-		else
-			return usage_unknown_option("traffic", argv[i], opts);
-	}
+	int rc = cli_json_only("traffic", argc, argv, usage, &o.json);
+	if (rc >= 0)
+		return rc;
 	struct lnk_err err = {0};
 	_cleanup_free_ char *home = NULL;
 	if (paths_home(&home, &err) < 0)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct command {
 	const char *name;
@@ -32,3 +33,15 @@ bool is_help(const char *arg);
  * and returns 2. cands is NULL-terminated. */
 int usage_unknown_option(const char *cmd, const char *arg,
 			 const char *const *cands);
+
+/* The arguments of a command whose only option is --json (ready, paused,
+ * permissions, traffic). Returns -1 to go on, else the exit status (0 after
+ * --help, 2 for anything else). */
+int cli_json_only(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
+		  bool *json);
+
+/* The arguments of a command that takes exactly one NAME (pause, resume;
+ * "-- NAME" for a name that starts with '-'). Returns -1 to go on, else the
+ * exit status. */
+int cli_one_name(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
+		 const char **name);

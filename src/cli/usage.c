@@ -35,3 +35,59 @@ int usage_unknown_option(const char *cmd, const char *arg,
 		    name, cmd, cmd);
 	return LNK_EXIT_USAGE;
 }
+
+int cli_json_only(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
+		  bool *json)
+{
+	static const char *const opts[] = {"--json", "--help", NULL};
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i])) {
+			usage(stdout);
+			return 0;
+		}
+		if (strcmp(argv[i], "--json") == 0) {
+			*json = true;
+			continue;
+		}
+		if (argv[i][0] == '-')
+			return usage_unknown_option(cmd, argv[i], opts);
+		fprintf(stderr,
+			"lnk: 'lnk sandbox %s' takes no arguments, not '%s'; "
+			"see 'lnk sandbox %s --help'\n",
+			cmd, argv[i], cmd);
+		return LNK_EXIT_USAGE;
+	}
+	return -1;
+}
+
+int cli_one_name(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
+		 const char **name)
+{
+	static const char *const opts[] = {"--help", NULL};
+	*name = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i])) {
+			usage(stdout);
+			return 0;
+		}
+		if (strcmp(argv[i], "--") == 0 && i + 1 < argc && !*name) {
+			*name = argv[++i];
+			continue;
+		}
+		if (argv[i][0] == '-')
+			return usage_unknown_option(cmd, argv[i], opts);
+		if (*name) {
+			fprintf(stderr,
+				"lnk: 'lnk sandbox %s' takes one NAME, not "
+				"'%s' too\n",
+				cmd, argv[i]);
+			return LNK_EXIT_USAGE;
+		}
+		*name = argv[i];
+	}
+	if (!*name) {
+		usage(stderr);
+		return LNK_EXIT_USAGE;
+	}
+	return -1;
+}
