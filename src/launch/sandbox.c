@@ -298,11 +298,13 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	struct spawn_result res;
 	r = spawn_run(&sreq, &res, err);
 
-	/* The sandbox is gone: stop the guard, end the wire. */
+	/* The sandbox is gone: end the wire first (its last write to the log
+	 * takes longest), and stop the guard's threads while it does. */
+	if (s.wire_pid > 0)
+		close_pair(s.lifeline);
 	notify_stop(s.notify);
 	s.notify = NULL;
 	if (s.wire_pid > 0) {
-		close_pair(s.lifeline);
 		int st;
 		while (waitpid(s.wire_pid, &st, 0) < 0 && errno == EINTR)
 			;
