@@ -1,4 +1,5 @@
-/* lnk-init: runs inside bubblewrap, before the program.
+/* lnk-init: runs inside bubblewrap as the sandbox's pid 1 (--as-pid-1),
+ * before the program.
  *
  *   /run/lnk/init --config-fd N
  *
@@ -12,11 +13,16 @@
  *   3. Landlock;
  *   4. seccomp, last (with the dot-file guard, its listener goes out on
  *      notify_fd);
- *   5. close every descriptor above 2, chdir, execve.
+ *   5. close every descriptor above 2, then fork: the child (confined by
+ *      1-4, inherited) enters a Landlock domain nested in this one, takes a
+ *      process group of its own, chdirs and execs the program; this
+ *      process stays as pid 1, reaps, forwards lnk's signals and exits
+ *      with the program's status (reaper.c says why it is safe).
  *
  * Fail closed: if any layer cannot be applied, the program is not run.
- * Exit codes: 125 lnk's own failure (a layer, the config), 126 the program
- * cannot be executed, 127 it is not there.
+ * Exit codes: the program's status (128+N when signal N ended it); 125
+ * lnk's own failure (a layer, the config), 126 the program cannot be
+ * executed, 127 it is not there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,6 +37,7 @@
 #include "init/exec.h"
 #include "init/initcfg.h"
 #include "init/landlock.h"
+#include "init/reaper.h"
 #include "init/seccomp_policy.h"
 #include "wire/handoff.h"
 
@@ -110,18 +117,19 @@ static void hand_off_listeners(const struct init_config *c)
 	close(c->wire_fd);
 }
 
-static void apply_landlock(const struct init_config *c)
+/* The Landlock ABI the domain was made with, or 0 when waived. */
+static int apply_landlock(const struct init_config *c)
 {
 	struct lnk_err err = {0};
 	int r = landlock_apply(c, &err);
 
 	if (r >= 0)
-		return;
+		return r;
 	/* Only "this kernel has no Landlock" may be waived, and only when
 	 * lnk was told to (the mounts still hold the same grants). A
 	 * Landlock that exists but fails is never waived. */
 	if ((r == -ENOSYS || r == -EOPNOTSUPP) && c->landlock_optional)
-		return;
+		return 0;
 	fail_layer("landlock", &err);
 }
 
@@ -149,15 +157,42 @@ static void apply_seccomp(const struct init_config *c)
 	}
 }
 
+/* The forked child: the program's own Landlock domain and process group,
+ * then init_exec. Exit codes as the top says. */
+__attribute__((noreturn)) static void run_program(const struct init_config *c,
+						  int abi, int tty)
+{
+	struct lnk_err err = {0};
+	enum init_exec_stage stage;
+	int r;
+
+	if (reaper_child_setup(abi, tty, &err) < 0)
+		fail_layer("the program's process", &err);
+	r = init_exec(c, &stage, &err);
+	switch (stage) {
+	case INIT_EXEC_FDS:
+		fail_layer("the descriptor cleanup", &err);
+	case INIT_EXEC_CWD:
+		fprintf(stderr, "lnk: %s\n", err.msg);
+		exit(LNK_EXIT_FAIL);
+	case INIT_EXEC_EXECVE:
+		break;
+	}
+	fprintf(stderr, "lnk: %s\n", err.msg);
+	exit(r == -ENOENT ? LNK_EXIT_NOT_FOUND : LNK_EXIT_CANNOT_EXEC);
+}
+
 int main(int argc, char **argv)
 {
 	struct init_config cfg;
 	struct lnk_err err = {0};
-	enum init_exec_stage stage;
 	char *data = NULL;
 	size_t len = 0;
-	int fd, r;
+	int abi, fd, r, sig, tty;
+	pid_t pid;
 
+	/* First: no signal from lnk may be lost, and nothing may trace us. */
+	reaper_init();
 	if (argc != 3 || strcmp(argv[1], "--config-fd") != 0 ||
 	    parse_fd(argv[2], &fd) < 0) {
 		fprintf(stderr, "usage: lnk-init --config-fd N (run by lnk "
@@ -177,19 +212,28 @@ int main(int argc, char **argv)
 		err_set(&err, -errno, "%s", strerror(errno));
 		fail_layer("no_new_privs", &err);
 	}
-	apply_landlock(&cfg);
+	abi = apply_landlock(&cfg);
 	apply_seccomp(&cfg);
-
-	r = init_exec(&cfg, &stage, &err);
-	switch (stage) {
-	case INIT_EXEC_FDS:
+	/* pid 1 keeps no descriptor: the program must not reach one
+	 * through it either (invariant 4). */
+	if (reaper_close_fds(&err) < 0)
 		fail_layer("the descriptor cleanup", &err);
-	case INIT_EXEC_CWD:
-		fprintf(stderr, "lnk: %s\n", err.msg);
-		return LNK_EXIT_FAIL;
-	case INIT_EXEC_EXECVE:
-		break;
+
+	/* lnk was told to stop while the sandbox was being made: the
+	 * program never starts, and lnk reports the signal as today. */
+	if ((sig = reaper_stop_requested()) > 0)
+		return 128 + sig;
+
+	tty = reaper_foreground_tty();
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err_set(&err, -errno, "cannot fork: %s", strerror(errno));
+		fail_layer("the program's process", &err);
 	}
-	fprintf(stderr, "lnk: %s\n", err.msg);
-	return r == -ENOENT ? LNK_EXIT_NOT_FOUND : LNK_EXIT_CANNOT_EXEC;
+	if (pid == 0)
+		run_program(&cfg, abi, tty);
+	/* The program's argv and environment are its own business. */
+	initcfg_free(&cfg);
+	reaper_run(pid);
 }

@@ -457,6 +457,13 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	strv_push(o, "--cap-drop");
 	strv_push(o, "ALL");
 	strv_push(o, "--die-with-parent");
+	/* lnk-init is the sandbox's pid 1, not bwrap's reaper: then no
+	 * process inside runs without seccomp and Landlock (src/init/
+	 * reaper.c). It reaps, and when the program exits it exits and the
+	 * kernel kills the rest of the namespace (invariant 5). bwrap still
+	 * reports it on --info-fd and still kills it with --die-with-parent
+	 * (PR_SET_PDEATHSIG, set before the exec, survives it). */
+	strv_push(o, "--as-pid-1");
 	/* Without a pty the program must not share lnk's terminal session,
 	 * or TIOCSTI on an inherited terminal could type into the user's
 	 * shell. With one, the program's controlling terminal is lnk's pty,

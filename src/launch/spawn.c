@@ -20,13 +20,23 @@
 #include "launch/plan.h"
 #include "launch/spawn.h"
 
-static const int handled[] = {SIGCHLD, SIGINT,	SIGTERM,
-			      SIGHUP,  SIGQUIT, SIGWINCH};
-static void handled_set(sigset_t *s)
+/* What lnk forwards to the program (through the sandbox's pid 1,
+ * lnk-init, which forwards them on: src/init/reaper.c), and SIGCHLD and
+ * SIGWINCH, which it handles itself. */
+static const int forwarded[] = {SIGINT,	 SIGTERM, SIGHUP,
+				SIGQUIT, SIGUSR1, SIGUSR2};
+static void forwarded_set(sigset_t *s)
 {
 	sigemptyset(s);
-	for (size_t i = 0; i < ARRAY_SIZE(handled); i++)
-		sigaddset(s, handled[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		sigaddset(s, forwarded[i]);
+}
+
+static void handled_set(sigset_t *s)
+{
+	forwarded_set(s);
+	sigaddset(s, SIGCHLD);
+	sigaddset(s, SIGWINCH);
 }
 
 void spawn_block_signals(void)
@@ -146,24 +156,26 @@ __attribute__((noreturn)) static void child(const struct spawn_req *r,
 					    const int src[], int tmp[],
 					    size_t nsrc, char *const *argv)
 {
-	sigset_t empty;
-	sigemptyset(&empty);
-	/* With a pty, ^C and ^\ on it signal its whole foreground process
-	 * group, bwrap included; bwrap would die of it and SIGKILL the
-	 * program instead. So bwrap (and its pid 1) ignore those two, and
-	 * lnk-init sets every signal back to default before the program.
-	 * Without a pty, bwrap gets a process group of its own, so a ^C on
-	 * the user's terminal reaches only lnk, which forwards it. SIGTERM
-	 * and SIGHUP reach bwrap only if sent to it by name. */
-	if (r->pty) {
-		signal(SIGINT, SIG_IGN);
-		signal(SIGQUIT, SIG_IGN);
-	} else {
+	sigset_t fwd;
+	forwarded_set(&fwd);
+	/* The forwarded signals stay blocked in bwrap and, through its
+	 * clone and exec, in lnk-init: the sandbox's pid 1 from the clone
+	 * on, and a pid 1 drops a signal it has no handler for. Blocked, one
+	 * that lnk sends while bwrap is still making the sandbox waits for
+	 * lnk-init, which stops before the program starts or forwards it
+	 * (src/init/reaper.c). lnk-init gives the program an empty mask.
+	 * With a pty, ^C and ^\ typed before the program takes the pty's
+	 * foreground would signal bwrap: blocked, they never end it (so it
+	 * never SIGKILLs the program instead). Without a pty, bwrap gets a
+	 * process group of its own, so a ^C on the user's terminal reaches
+	 * only lnk, which forwards it. */
+	if (!r->pty)
 		setpgid(0, 0);
-	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
-	sigprocmask(SIG_SETMASK, &empty, NULL);
+	sigprocmask(SIG_SETMASK, &fwd, NULL);
 
 	if (r->pty) {
 		/* The pty becomes the controlling terminal of a new session:
@@ -226,34 +238,13 @@ static pid_t parent_of(pid_t pid)
 	return ppid;
 }
 
-/* The program: the sandbox's pid 2, the one child of bwrap's pid 1. */
-static pid_t find_program(pid_t reaper)
-{
-	DIR *d = opendir("/proc");
-	if (!d)
-		return -1;
-	pid_t found = -1;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0)
-			continue;
-		if (parent_of((pid_t)pid) == reaper) {
-			found = (pid_t)pid;
-			break;
-		}
-	}
-	closedir(d);
-	return found;
-}
-
 struct loop {
 	const struct spawn_req *r;
 	struct pty *p;
 	pid_t bwrap;
-	pid_t reaper; /* the sandbox's pid 1, as bwrap reported it */
-	int info;     /* read end of --info-fd, or -1 */
+	pid_t reaper;  /* the sandbox's pid 1 (lnk-init), as bwrap reported */
+	int reaper_fd; /* a pidfd on it, or -1 (kernels before 5.3) */
+	int info;      /* read end of --info-fd, or -1 */
 	char infobuf[512];
 	size_t infolen;
 	bool started;
@@ -282,20 +273,38 @@ static void read_info(struct loop *l)
 		/* bwrap writes it once the namespaces exist: the sandbox
 		 * started, even if the program is already gone. */
 		l->started |= pid > 0;
-		/* Signal it only if it is bwrap's own child. */
-		if (pid > 0 && parent_of((pid_t)pid) == l->bwrap)
-			l->reaper = (pid_t)pid;
+		/* Signal it only if it is bwrap's own child. The pidfd is
+		 * taken first: if the pid is still bwrap's child after, the
+		 * pidfd names that process, and no reused pid is signalled
+		 * once it is gone. */
+		if (pid > 0) {
+			int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+			if (parent_of((pid_t)pid) == l->bwrap) {
+				l->reaper = (pid_t)pid;
+				l->reaper_fd = fd;
+			} else if (fd >= 0) {
+				close(fd);
+			}
+		}
 	}
 }
 
+/* lnk-init, the sandbox's pid 1, forwards to the program (the signal waits
+ * there, blocked, if the program has not started yet: src/init/reaper.c). */
 static void forward(struct loop *l, int sig)
 {
-	pid_t prog = l->reaper > 0 ? find_program(l->reaper) : -1;
-	if (prog > 0) {
-		kill(prog, sig);
+	if (l->reaper_fd >= 0) {
+		syscall(SYS_pidfd_send_signal, l->reaper_fd, sig, NULL, 0);
 		return;
 	}
-	/* No program yet (or any more): end the sandbox itself. */
+	/* Without a pidfd: the pid, reported by bwrap as its child. ESRCH
+	 * in either case means pid 1 is gone and bwrap is about to exit
+	 * with the program's own status, which must not be overridden. */
+	if (l->reaper > 0) {
+		kill(l->reaper, sig);
+		return;
+	}
+	/* No sandbox yet: bwrap has not reported its pid 1. End it. */
 	l->forced = sig;
 	kill(l->bwrap, SIGKILL);
 }
@@ -499,6 +508,7 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 	l->p = &p;
 	l->bwrap = pid;
 	l->info = steal_fd(&info_r);
+	l->reaper_fd = -1;
 	l->stdin_open = true;
 	l->master_open = r->pty;
 	ret = run_loop(l, sfd);
@@ -513,6 +523,8 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 	pty_restore(&p);
 	if (l->info >= 0)
 		close(l->info);
+	if (l->reaper_fd >= 0)
+		close(l->reaper_fd);
 
 	res->started = l->started;
 	if (l->forced)

@@ -113,7 +113,7 @@ static void golden(struct fixture *f, const char *want)
 
 #define HEAD                                                                \
 	"--unshare-all\n--unshare-user\n--disable-userns\n--cap-drop ALL\n" \
-	"--die-with-parent\n"
+	"--die-with-parent\n--as-pid-1\n"
 #define SYSTEM                                              \
 	"--symlink usr/bin /bin\n"                          \
 	"--dev /dev\n"                                      \
@@ -262,7 +262,9 @@ static void write_under_tmp(void **state)
 }
 
 /* With a pty the program keeps lnk's session (its controlling terminal is
- * lnk's pty); without, --new-session. Nothing else changes. */
+ * lnk's pty); without, --new-session. Nothing else changes: lnk-init is
+ * pid 1 either way (--as-pid-1, which bwrap accepts only with a new pid
+ * namespace: --unshare-all makes one). */
 static void pty_vs_no_pty(void **state)
 {
 	(void)state;
@@ -275,6 +277,9 @@ static void pty_vs_no_pty(void **state)
 	assert_int_equal(bwrap_build(&b.in, &b.out, &err), 0);
 	assert_true(strv_contains(&a.out.opts, "--new-session"));
 	assert_false(strv_contains(&b.out.opts, "--new-session"));
+	assert_true(strv_contains(&a.out.opts, "--as-pid-1"));
+	assert_true(strv_contains(&b.out.opts, "--as-pid-1"));
+	assert_true(strv_contains(&b.out.opts, "--unshare-all"));
 	assert_int_equal(a.out.opts.n, b.out.opts.n + 1);
 	teardown_fixture(&a);
 	teardown_fixture(&b);

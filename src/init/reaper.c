@@ -1,0 +1,282 @@
+/* lnk-init as the sandbox's pid 1 (see reaper.h).
+ *
+ * Why: without bwrap's --as-pid-1, the sandbox's pid 1 is bubblewrap's own
+ * reaper, which runs with no seccomp filter and no Landlock domain. Once a
+ * hole in the dot-file supervisor let the program write into its memory,
+ * it ran code there unconfined (tests/e2e/test_attacks.py,
+ * test_pid1_memory_*). Landlock's ptrace and signal scoping keep the
+ * program away from it today; this is the second layer: no unconfined
+ * process exists inside the sandbox at all. lnk-init is pid 1, applies
+ * NO_NEW_PRIVS, Landlock and seccomp to itself exactly as before, and only
+ * then forks the program, which inherits all three.
+ *
+ * What pid 1 does, and why it is safe next to a hostile program:
+ *
+ * - It holds nothing worth taking. Every descriptor above 2 is closed
+ *   before the fork (the config memfd, the wire and notify sockets, any
+ *   bwrap left). Its memory holds the init config, which is the program's
+ *   own argv, environment and grants, and it frees that too.
+ * - The program cannot trace it or read its memory. pid 1 is non-dumpable
+ *   (PR_SET_DUMPABLE 0): ptrace, /proc/1/mem, /proc/1/environ,
+ *   process_vm_readv and pidfd_getfd then need CAP_SYS_PTRACE, which
+ *   nothing inside has. And the program runs in a Landlock domain nested
+ *   in pid 1's (reaper_child_setup), and Landlock lets a process trace
+ *   only its own domain or domains nested in it: pid 1's is neither. Our
+ *   seccomp policy allows ptrace (debuggers are ordinary tools), so these
+ *   two are what refuse it. Even a tracer would gain nothing: pid 1 is
+ *   exactly as confined as the program (same filter, a Landlock domain
+ *   that is a superset by one scope only, NO_NEW_PRIVS, no capability).
+ * - The program cannot stop or kill it. The kernel drops SIGKILL and
+ *   SIGSTOP sent to a pid namespace's init from inside, and every signal it
+ *   has no handler for. From Landlock ABI 6 the nested domain also scopes
+ *   signals, so kill(1, ...) fails with EPERM. On an older kernel a signal
+ *   does arrive, but pid 1 acts only on signals sent from OUTSIDE the
+ *   namespace (lnk's supervisor, whose pid is not visible inside: si_pid
+ *   0), so the program cannot use it to signal anything.
+ * - Reading /proc/1/status or /proc/1/cmdline (ps, pgrep, check's probe)
+ *   still works: those files need no ptrace access.
+ *
+ * Processes, as the program would have them from a shell: a process group
+ * of its own that is the foreground of its terminal (the pty, in pty mode),
+ * so job control in bash works and ^C, ^Z and SIGWINCH from the pty reach
+ * it and not pid 1. pid 1 then leaves the terminal's session (setsid), so
+ * no terminal signal ever reaches pid 1, and the program's group is
+ * orphaned as it was under bwrap's reaper: a ^Z on a program without job
+ * control is discarded by the kernel instead of stopping it with nobody
+ * left to continue it.
+ *
+ * Signals: lnk's supervisor sends the signals it gets to pid 1, which
+ * forwards them. SIGINT and SIGQUIT go to the program's process group,
+ * as a terminal sends them to the whole foreground job (lnk's non-pty
+ * runs keep bwrap out of the user's terminal group, so lnk stands in for
+ * the terminal). SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 go to the program
+ * alone, as `kill PID` does: it decides what its children get, and what it
+ * leaves behind is killed when it exits. SIGWINCH is not forwarded: lnk
+ * sets the size on the pty and the kernel signals the foreground group.
+ *
+ * Exit: when the program exits, pid 1 exits at once with its status (128+N
+ * for signal N; exec failures of the child keep their 126 and 127), and
+ * the kernel kills everything else in the namespace (DESIGN.md invariant
+ * 5: when the program exits, everything it started is gone).
+ */
+#include "init/reaper.h"
+
+#include <errno.h>
+#include <linux/landlock.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "common/util.h"
+
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#endif
+#ifndef LANDLOCK_SCOPE_SIGNAL
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+#endif
+
+static const int forwarded[] = {SIGINT, SIGQUIT, SIGTERM,
+				SIGHUP, SIGUSR1, SIGUSR2};
+
+static void forwarded_set(sigset_t *s)
+{
+	sigemptyset(s);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		sigaddset(s, forwarded[i]);
+}
+
+void reaper_init(void)
+{
+	sigset_t s;
+
+	forwarded_set(&s);
+	sigaddset(&s, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &s, NULL);
+	/* Before the config is even read: nothing inside may trace pid 1 or
+	 * read its memory (see the top). Cannot fail for these arguments. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+int reaper_close_fds(struct lnk_err *err)
+{
+	struct rlimit rl;
+
+	if (syscall(SYS_close_range, 3U, ~0U, 0) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return err_set(err, -errno,
+			       "cannot close inherited descriptors: %s",
+			       strerror(errno));
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return err_set(err, -errno, "cannot read the descriptor limit");
+	for (rlim_t fd = 3; fd < rl.rlim_cur && fd < (1u << 20); fd++)
+		close((int)fd);
+	return 0;
+}
+
+/* Sent by a process outside the sandbox's pid namespace (lnk's supervisor,
+ * or the user's kill on the host): a sender inside shows its pid, the
+ * kernel (a terminal's ^C) shows SI_KERNEL. */
+static bool from_outside(const siginfo_t *si)
+{
+	return si->si_code <= 0 && si->si_pid == 0;
+}
+
+int reaper_stop_requested(void)
+{
+	const struct timespec now = {0};
+	siginfo_t si;
+	sigset_t s;
+	int sig;
+
+	forwarded_set(&s);
+	while ((sig = sigtimedwait(&s, &si, &now)) > 0)
+		if (from_outside(&si))
+			return sig;
+	return 0;
+}
+
+struct ll_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+/* The program's domain, nested in pid 1's. It must handle something:
+ * MAKE_BLOCK, which pid 1's domain already refuses everywhere (device nodes
+ * are never made), so no file access changes. What matters is the nesting
+ * itself (ptrace) and, from ABI 6, the signal scope. The kernel accepts the
+ * larger struct with its unknown fields 0, as landlock.c relies on. */
+static int scope_away_from_init(int abi, struct lnk_err *err)
+{
+	struct ll_attr attr = {
+	    .handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK,
+	};
+	int fd;
+
+	if (abi >= 6)
+		attr.scoped =
+		    LANDLOCK_SCOPE_SIGNAL | LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
+	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (fd < 0)
+		return err_set(err, -errno,
+			       "cannot make the program's landlock domain: %s",
+			       strerror(errno));
+	if (syscall(SYS_landlock_restrict_self, fd, 0) < 0) {
+		int e = errno;
+		close(fd);
+		return err_set(err, -e,
+			       "cannot enter the program's landlock domain: %s",
+			       strerror(e));
+	}
+	close(fd);
+	return 0;
+}
+
+int reaper_foreground_tty(void)
+{
+	pid_t fg;
+
+	/* Inside the namespace a group led from outside (bwrap's, in pty
+	 * mode) reads as 0, for the terminal's foreground and for ours
+	 * alike: equal means the program would have been in the
+	 * foreground, so its own group takes it over. With --new-session
+	 * (no pty) there is no controlling terminal (ENOTTY) and nothing to
+	 * take. */
+	for (int fd = 0; fd <= 2; fd++)
+		if (ioctl(fd, TIOCGPGRP, &fg) == 0)
+			return fg == getpgrp() ? fd : -1;
+	return -1;
+}
+
+int reaper_child_setup(int abi, int tty, struct lnk_err *err)
+{
+	int r;
+
+	if (abi > 0 && (r = scope_away_from_init(abi, err)) < 0)
+		return r;
+	if (setpgid(0, 0) < 0)
+		return err_set(err, -errno,
+			       "cannot give the program a process group: %s",
+			       strerror(errno));
+	/* From the background, tcsetpgrp raises SIGTTOU unless it is
+	 * blocked; init_exec unblocks every signal before execve. */
+	if (tty >= 0) {
+		sigset_t ttou;
+		sigemptyset(&ttou);
+		sigaddset(&ttou, SIGTTOU);
+		sigprocmask(SIG_BLOCK, &ttou, NULL);
+		if (tcsetpgrp(tty, getpid()) < 0)
+			return err_set(err, -errno,
+				       "cannot give the program its terminal: "
+				       "%s",
+				       strerror(errno));
+	}
+	return 0;
+}
+
+static void forward(pid_t program, int sig)
+{
+	if (sig == SIGINT || sig == SIGQUIT) {
+		/* The program's job, wherever it is now; never pid 1's own
+		 * group (the program may have joined it). */
+		pid_t g = getpgid(program);
+		if (g > 1 && g != getpgrp() && kill(-g, sig) == 0)
+			return;
+	}
+	kill(program, sig);
+}
+
+static int status_of(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return LNK_EXIT_FAIL;
+}
+
+void reaper_run(pid_t program)
+{
+	sigset_t s;
+
+	/* Both sides set the group, so neither a forwarded ^C nor the
+	 * terminal hand-over depends on which runs first. */
+	setpgid(program, program);
+	/* Out of the terminal's session (see the top); with --new-session
+	 * pid 1 already leads its own and this fails with EPERM: fine. */
+	setsid();
+
+	forwarded_set(&s);
+	sigaddset(&s, SIGCHLD);
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&s, &si);
+
+		if (sig < 0)
+			continue; /* EINTR: a stop and continue of pid 1 */
+		if (sig != SIGCHLD) {
+			if (from_outside(&si))
+				forward(program, sig);
+			continue;
+		}
+		/* One SIGCHLD may stand for many children: reap them all,
+		 * the orphans reparented to pid 1 included. */
+		int st;
+		pid_t w;
+		while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+			if (w == program)
+				_exit(status_of(st));
+		if (w < 0 && errno == ECHILD)
+			_exit(
+			    LNK_EXIT_FAIL); /* cannot be: the program is ours */
+	}
+}

@@ -1,0 +1,41 @@
+/* lnk-init as the sandbox's pid 1 (bwrap --as-pid-1): it confines itself,
+ * forks the program, then stays to reap and to forward lnk's signals, and
+ * exits with the program's status. See reaper.c for why. */
+#pragma once
+
+#include <sys/types.h>
+
+#include "common/err.h"
+
+/* Blocks the signals pid 1 forwards (SIGINT, SIGQUIT, SIGTERM, SIGHUP,
+ * SIGUSR1, SIGUSR2) and SIGCHLD, so that none is lost before the loop runs
+ * (a pid 1 drops a signal it has no handler for; a blocked one is queued),
+ * and makes the process non-dumpable. Call first thing in main. */
+void reaper_init(void);
+
+/* Closes every descriptor above 2 of pid 1 itself: the config memfd, the
+ * wire and notify sockets, whatever bwrap left open. */
+int reaper_close_fds(struct lnk_err *err);
+
+/* A forwarded signal sent from outside the sandbox before the program
+ * started (lnk was told to stop while the sandbox was being made): its
+ * number, or 0. Signals the kernel sent (a terminal's ^C) are dropped. */
+int reaper_stop_requested(void);
+
+/* The controlling terminal among descriptors 0-2 when its foreground
+ * group is pid 1's own (the pty: the program would have been in the
+ * foreground, so it takes it over), or -1. Call before the fork: the
+ * parent moves the child's group and its own session right after. */
+int reaper_foreground_tty(void);
+
+/* In the forked child, before init_exec: a nested Landlock domain that
+ * keeps the program from tracing or (from ABI 6) signalling pid 1 (abi: the
+ * ABI pid 1's own domain was made with; 0 for none: nothing to do). Then a
+ * process group of its own, which becomes tty's foreground group when tty
+ * is not -1 (reaper_foreground_tty). 0 or -errno. */
+int reaper_child_setup(int abi, int tty, struct lnk_err *err);
+
+/* pid 1's loop: reaps every child, forwards signals from outside to the
+ * program, and exits with the program's status (128+N for signal N) as soon
+ * as it is gone; the kernel then kills everything left in the namespace. */
+__attribute__((noreturn)) void reaper_run(pid_t program);
