@@ -1528,6 +1528,21 @@ static int exec_open(struct worker *w, int o, int flags, bool fifo)
 /* With n->mu held. */
 static int spawn_worker(struct notify *n);
 
+/* Whether every task of the filter is gone: the listener then polls
+ * POLLHUP (the kernel's seccomp_notify_poll, once the filter has no user
+ * left). RECV answers ENOENT in two cases: the task that notified was
+ * killed between our wake-up and the lookup (the filter lives on: wait for
+ * the next), or the filter has no user left, when RECV no longer waits and
+ * answers ENOENT at once, every time: retrying then spun both cores for
+ * milliseconds at the end of every guarded run, until notify_stop. */
+static bool filter_gone(int listener)
+{
+	struct pollfd p = {listener, 0, 0};
+
+	return poll(&p, 1, 0) > 0 &&
+	       (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
 /* Each worker receives notifications itself (several threads may wait in
  * NOTIF_RECV; the kernel hands each notification to one): no hand-off
  * between workers on the hot path, which halved the cost per call here.
@@ -1550,8 +1565,10 @@ static void *worker_main(void *arg)
 		/* Blocks until a notification comes; notify_stop interrupts
 		 * it with NT_SIG (EINTR) once the filter is gone. */
 		if (ioctl(n->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
-			if (errno == EINTR || errno == ENOENT)
+			if (errno == EINTR)
 				continue;
+			if (errno == ENOENT && !filter_gone(n->listener))
+				continue; /* that task was killed meanwhile */
 			break;
 		}
 		atomic_store(&self->busy, true);
@@ -1778,6 +1795,57 @@ void notify_get_stats(struct notify *n, struct notify_stats *st,
 	pthread_mutex_unlock(&n->mu);
 }
 
+static void timespec_add_ns(struct timespec *t, long ns)
+{
+	t->tv_nsec += ns;
+	while (t->tv_nsec >= 1000000000L) {
+		t->tv_nsec -= 1000000000L;
+		t->tv_sec++;
+	}
+}
+
+static bool timespec_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Joins w's thread (which joins its executor), kicking both with NT_SIG
+ * between short waits; false (and the thread detached) after 2 s. */
+static bool join_worker(struct worker *w)
+{
+	struct timespec now, end, until;
+	long wait_ns = 20 * 1000;
+
+	if (pthread_tryjoin_np(w->th, NULL) == 0)
+		return true;
+	/* pthread_timedjoin_np takes a CLOCK_REALTIME deadline. */
+	clock_gettime(CLOCK_REALTIME, &end);
+	end.tv_sec += 2;
+	for (;;) {
+		pthread_kill(w->th, NT_SIG);
+		pthread_mutex_lock(&w->mu);
+		if (!w->exec_done)
+			pthread_kill(w->exec_th, NT_SIG);
+		pthread_mutex_unlock(&w->mu);
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (!timespec_before(&now, &end))
+			break;
+		until = now;
+		timespec_add_ns(&until, wait_ns);
+		if (timespec_before(&end, &until))
+			until = end;
+		if (pthread_timedjoin_np(w->th, NULL, &until) == 0)
+			return true;
+		if (wait_ns < 10 * 1000 * 1000)
+			wait_ns *= 2;
+	}
+	if (pthread_tryjoin_np(w->th, NULL) == 0)
+		return true;
+	pthread_detach(w->th);
+	return false;
+}
+
 void notify_stop(struct notify *n)
 {
 	uint64_t one = 1;
@@ -1790,31 +1858,24 @@ void notify_stop(struct notify *n)
 		pthread_join(n->receiver, NULL);
 	atomic_store(&n->finishing, true);
 
-	/* Workers wait in NOTIF_RECV, or sit in a FIFO open whose task is
-	 * gone: interrupt them (NT_SIG, no SA_RESTART) until they exit, for
-	 * up to two seconds each, then leave a stuck one be. */
+	/* Workers have usually ended by themselves (RECV fails once the
+	 * filter is gone), or wait in NOTIF_RECV, or sit in a FIFO open whose
+	 * task is gone: interrupt them (NT_SIG, no SA_RESTART) until they
+	 * exit, for up to two seconds each, then leave a stuck one be. The
+	 * wait between kicks starts at 20 us and doubles up to 10 ms: a kick
+	 * can land just before a thread blocks, so it is repeated, but the
+	 * usual worker ends within microseconds of its first kick (a fixed
+	 * 1 ms sleep cost up to 1 ms per worker at every guarded run's end). */
 	pthread_mutex_lock(&n->mu);
 	size_t nw = n->nworkers;
 	pthread_mutex_unlock(&n->mu);
 	for (size_t i = 0; i < nw; i++) {
 		struct worker *w = n->workers[i];
-		int tries = 0;
-		while (pthread_tryjoin_np(w->th, NULL) != 0) {
-			if (++tries > 2000) {
-				pthread_detach(w->th);
-				leak = true;
-				break;
-			}
-			pthread_kill(w->th, NT_SIG);
-			pthread_mutex_lock(&w->mu);
-			if (!w->exec_done)
-				pthread_kill(w->exec_th, NT_SIG);
-			pthread_mutex_unlock(&w->mu);
-			struct timespec ts = {0, 1000 * 1000};
-			nanosleep(&ts, NULL);
+		if (!join_worker(w)) {
+			leak = true;
+			continue;
 		}
-		if (!leak)
-			worker_free(w);
+		worker_free(w);
 	}
 	if (leak)
 		return; /* a thread still uses n: never free it under it */
