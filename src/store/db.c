@@ -99,12 +99,15 @@ int db_open(const char *path, bool readonly, struct db **out,
 	/* Many wires and readers at once: wait for a lock instead of
 	 * failing, and let readers run beside the writer (WAL). */
 	sqlite3_busy_timeout(db->h, 10000);
+	/* The last connection to close would checkpoint the WAL into the
+	 * database, with an fsync of each, at the end of every wire (and of
+	 * every `lnk sandbox log`): the slowest part of a sandbox's end. The
+	 * WAL is checkpointed instead as it grows (db_tune). */
+	sqlite3_db_config(db->h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	if (!readonly) {
 		char *msg = NULL;
-		if (sqlite3_exec(db->h,
-				 "PRAGMA journal_mode=WAL;"
-				 "PRAGMA synchronous=NORMAL;",
-				 NULL, NULL, &msg) != SQLITE_OK ||
+		if (sqlite3_exec(db->h, DB_PRAGMAS, NULL, NULL, &msg) !=
+			SQLITE_OK ||
 		    sqlite3_exec(db->h, schema, NULL, NULL, &msg) !=
 			SQLITE_OK) {
 			r = err_set(err, -EIO, "database '%s': %s", path,

@@ -19,6 +19,27 @@
 
 struct db;
 
+/* How every writing connection to lnk.db is set up (db.c and state.c).
+ *
+ * WAL with synchronous=NORMAL: a commit writes the WAL without an fsync;
+ * the WAL is synced only when it is checkpointed. That is crash-safe for
+ * the application (a killed lnk or wire loses nothing it committed, and
+ * the database is never corrupt), but a power loss or an OS crash may lose
+ * the last commits: acceptable for a call log and a registry of sandboxes
+ * that a reboot ends anyway.
+ *
+ * Connections are opened with SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, so the WAL
+ * is not folded back into the database (with fsyncs) whenever the last
+ * connection closes. It is still checkpointed, and so stays bounded:
+ * SQLite's automatic checkpoint runs on the commit that takes the WAL past
+ * wal_autocheckpoint pages (about 4 MB), and journal_size_limit then cuts
+ * the file back to 4 MB once the checkpoint lets the WAL start over. */
+#define DB_PRAGMAS                        \
+	"PRAGMA journal_mode=WAL;"        \
+	"PRAGMA synchronous=NORMAL;"      \
+	"PRAGMA wal_autocheckpoint=1000;" \
+	"PRAGMA journal_size_limit=4194304;"
+
 /* Opens (and creates, with its folder 0700) the database at path. With
  * readonly, a missing file is -ENOENT and nothing is created. */
 int db_open(const char *path, bool readonly, struct db **out,

@@ -151,6 +151,30 @@ static void register_find_list(void **state)
 	assert_int_equal(state_unregister(f->s, "run-1", &err), -ENOENT);
 }
 
+/* Closing the last connection does not checkpoint (no fsyncs at every
+ * sandbox's end): the WAL stays, and what it holds is read back by the
+ * next connection. */
+static void no_checkpoint_on_close(void **state)
+{
+	struct fixture *f = *state;
+	struct lnk_err err = {0};
+	struct state_proc me;
+	assert_int_equal(state_proc_self(getpid(), &me), 0);
+	struct state_entry e, got;
+	entry(&e, "kept", me);
+	assert_int_equal(state_register(f->s, &e, &err), 0);
+	state_close(f->s);
+	f->s = NULL;
+	char p[128];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/.lnk/sandbox/lnk.db-wal", f->home);
+	assert_int_equal(stat(p, &st), 0);
+	assert_true(st.st_size > 0);
+	assert_int_equal(state_open(f->home, &f->s, &err), 0);
+	assert_int_equal(state_find(f->s, "kept", &got, &err), 0);
+	assert_int_equal(got.supervisor.pid, getpid());
+}
+
 static void stale_entries_cleaned(void **state)
 {
 	struct fixture *f = *state;
@@ -357,6 +381,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(files_are_private, setup, teardown),
 	    cmocka_unit_test_setup_teardown(register_find_list, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(no_checkpoint_on_close, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(stale_entries_cleaned, setup,
 					    teardown),
