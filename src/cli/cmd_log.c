@@ -1,7 +1,8 @@
 /* lnk sandbox log: every call on the wires of the sandboxes (product text,
  * "See every call on the wire"): when (UTC), which sandbox, the verb, where
- * to, and what happened. The log never holds a path, header or body, so
- * this prints none.
+ * to, and what happened; and the dot files the guard refused to create
+ * (verb file, target FOLDER/NAME, issue 4). The log never holds a request's
+ * path, header or body, so this prints none.
  *
  * Exit status: 0; 2 usage; 125 the log cannot be read. */
 #include <errno.h>
@@ -22,9 +23,15 @@ static void usage(FILE *f)
 	    "[--json]\n"
 	    "\n"
 	    "Prints the latest calls on the sandboxes' wires, oldest first:\n"
-	    "TIME (UTC), SANDBOX, VERB (connect, http, tcp), TARGET and WHAT\n"
-	    "happened: allowed, ended with the bytes up and down, refused with\n"
-	    "the reason, or failed when allowed but nothing answered.\n"
+	    "TIME (UTC), SANDBOX, VERB, TARGET and WHAT happened: allowed,\n"
+	    "ended with the bytes up and down, refused with the reason, or\n"
+	    "failed when allowed but nothing answered.\n"
+	    "\n"
+	    "Verbs: connect (HTTPS, a CONNECT to host:port), http (a plain\n"
+	    "http:// request), tcp (SOCKS5 or a --port), and file: a dot file\n"
+	    "the program tried to create at the top of a --write folder, refused\n"
+	    "(its TARGET is FOLDER/NAME; logged once per name and sandbox, with\n"
+	    "or without a wire).\n"
 	    "\n"
 	    "  --lines N        the latest N calls (default 40)\n"
 	    "  --sandbox NAME   only this sandbox's calls\n"

@@ -23,6 +23,7 @@
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
 #include "notify/notify.h"
+#include "store/db.h"
 #include "store/paths.h"
 #include "wire/wire.h"
 
@@ -44,6 +45,7 @@ struct sb_state {
 	bool wp_init;
 	struct notify_plan np;
 	struct notify *notify;
+	struct db_queue *logq; /* the guard's refusals, for `lnk sandbox log` */
 	struct strv extra_env, ro_over;
 	struct init_listener *listeners;
 	size_t nlisteners;
@@ -63,6 +65,11 @@ static void close_pair(int p[2])
 
 static void state_free(struct sb_state *s)
 {
+	/* The guard's workers add to the queue: stop them first. */
+	notify_stop(s->notify);
+	s->notify = NULL;
+	db_queue_stop(s->logq);
+	s->logq = NULL;
 	if (s->probe_pol_init)
 		policy_free(&s->probe_pol);
 	host_facts_free(&s->host);
@@ -77,6 +84,42 @@ static void state_free(struct sb_state *s)
 	close_pair(s->notify_pair);
 	close_pair(s->lifeline);
 	buf_free(&s->cfg);
+}
+
+/* "FOLDER/NAME" for the call log: the --write folder and the one name at
+ * its top, never a deeper path (invariant 7 keeps request paths out of the
+ * log; this is no request, but the rule stays simple). A folder too long
+ * for the column loses its start, never the name. Control characters
+ * (a name comes from the file system) become '?', so that `lnk sandbox
+ * log` never prints an escape sequence to the user's terminal. */
+static void log_target(char *out, size_t cap, const char *dir, const char *name)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+
+	if (dl + 1 + nl < cap)
+		snprintf(out, cap, "%s/%s", dir, name);
+	else if (nl + 5 < cap)
+		snprintf(out, cap, "...%s/%s", dir + dl - (cap - 5 - nl), name);
+	else
+		snprintf(out, cap, "%s", name);
+	for (char *c = out; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
+/* The guard's hook (a worker thread, while the program waits): queue only,
+ * the queue's own thread writes to SQLite. */
+static void log_refusal(void *ctx, const struct notify_guard *g,
+			const char *name)
+{
+	char target[DB_TARGET_MAX];
+
+	log_target(target, sizeof(target), g->dir, name);
+	db_queue_add(ctx, "file", target, DB_REFUSED,
+		     g->name ? "the missing target of a dot-file link at the "
+			       "top of a --write folder"
+			     : "a dot file at the top of a --write folder; "
+			       "--write-dot-files allows it");
 }
 
 static int exit_for(int r)
@@ -276,6 +319,13 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 				    strerror(errno));
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 		}
+		/* Refusals are recorded whether or not the sandbox has a
+		 * wire (the wire starts only with a network grant). */
+		_cleanup_free_ char *dbp = paths_db(req->home);
+		if ((r = db_queue_start(dbp, name, 250, &s.logq, err)) < 0)
+			return fail(&s, LNK_EXIT_FAIL, r, status);
+		s.np.on_refusal = log_refusal;
+		s.np.on_refusal_ctx = s.logq;
 		if ((r = notify_start(&s.np, s.notify_pair[0], &s.notify,
 				      err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
@@ -304,6 +354,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		close_pair(s.lifeline);
 	notify_stop(s.notify);
 	s.notify = NULL;
+	db_queue_stop(s.logq); /* commits the refusals left */
+	s.logq = NULL;
 	if (s.wire_pid > 0) {
 		int st;
 		while (waitpid(s.wire_pid, &st, 0) < 0 && errno == EINTR)

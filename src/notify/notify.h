@@ -40,14 +40,21 @@ struct notify_guard {
 		     * missing target of a dot-file symlink at the top) */
 };
 
-/* Called (from a worker thread) on every refusal; must be thread-safe. */
-typedef void (*notify_refusal_fn)(void *ctx, const char *dir, const char *name);
+/* Called from a worker thread on the first refusal of each name (without
+ * regard to case) in each guarded folder, as stderr says it: g is the
+ * guard that refused (g->dir the --write folder; g->name set when name is
+ * the missing target of a dot-file link), name the name as the program
+ * spelled it, always one component at the top of g->dir. Must be
+ * thread-safe, and must never block (no I/O that can wait, no SQLite):
+ * the program's call waits on it. */
+typedef void (*notify_refusal_fn)(void *ctx, const struct notify_guard *g,
+				  const char *name);
 
 struct notify_plan {
 	struct notify_guard *guards;
 	size_t n;
 	bool quiet; /* true: do not print refusals on stderr */
-	notify_refusal_fn on_refusal; /* optional, e.g. for the wire's log */
+	notify_refusal_fn on_refusal; /* optional: the call log's queue */
 	void *on_refusal_ctx;
 };
 
@@ -98,8 +105,8 @@ void notify_stop(struct notify *n);
  * arrived). Optional: notify_stop alone is enough. */
 void notify_wait(struct notify *n);
 
-/* Refusals so far, for `lnk sandbox log`: count of refused calls and a copy
- * of the distinct (dir, name) pairs ("dir\tname" each). */
+/* Refusals so far: count of refused calls and a copy of the distinct
+ * (dir, name) pairs ("dir\tname" each, the name in lower case). */
 struct notify_stats {
 	unsigned long notifications; /* handled */
 	unsigned long refused;	     /* refused calls, all names */

@@ -346,12 +346,20 @@ static int read_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
 
 /* ---- refusals ---- */
 
+/* Reported once per folder and name, on stderr and to on_refusal. Names
+ * match without regard to case (nt_decide), and so are counted: else
+ * .envrc, .Envrc, .ENVRC, ... (2^19 spellings of .pre-commit-config.yaml)
+ * would each be a new line on the user's terminal and in the call log,
+ * and a longer list to search under the lock. */
 static void refuse(struct notify *n, const struct notify_guard *g,
 		   const char *name)
 {
 	bool first;
 	_cleanup_free_ char *pair = xasprintf("%s\t%s", g->dir, name);
 
+	for (char *c = strchr(pair, '\t') + 1; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
 	pthread_mutex_lock(&n->mu);
 	n->refused++;
 	first = !strv_contains(&n->refused_pairs, pair);
@@ -372,8 +380,8 @@ static void refuse(struct notify *n, const struct notify_guard *g,
 					name, g->dir, g->dir);
 		(void)!write(STDERR_FILENO, msg, strlen(msg));
 	}
-	if (n->plan.on_refusal)
-		n->plan.on_refusal(n->plan.on_refusal_ctx, g->dir, name);
+	if (first && n->plan.on_refusal)
+		n->plan.on_refusal(n->plan.on_refusal_ctx, g, name);
 }
 
 /* 0 when creating `last` in parent is allowed. For a guarded name:

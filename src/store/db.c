@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -395,6 +396,196 @@ void db_writer_stop(struct db_writer *w)
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->cond);
 	free(w);
+}
+
+int db_record(struct db *db, const char *sandbox, struct db_batch *b,
+	      struct lnk_err *err)
+{
+	sqlite3_stmt *ins = NULL;
+	int r = 0;
+
+	if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		return sql_err(db, err, "cannot begin a transaction");
+	/* seq numbers the wire-less calls as a wire numbers its own, so
+	 * (wire, seq) stays unique; IMMEDIATE makes MAX + 1 safe against
+	 * another sandbox recording at the same time. */
+	if (sqlite3_prepare_v2(
+		db->h,
+		"INSERT INTO calls(wire, seq, time, sandbox, verb, target, "
+		"outcome, reason, up, down) VALUES(0, (SELECT IFNULL(MAX(seq), "
+		"0) + 1 FROM calls WHERE wire = 0), ?1, ?2, ?3, ?4, ?5, ?6, 0, "
+		"0)",
+		-1, &ins, NULL) != SQLITE_OK) {
+		r = sql_err(db, err, "cannot prepare the log statements");
+		goto out;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		const struct db_op *op = &b->v[i];
+		char when[32];
+		if (op->update)
+			continue; /* nothing outside a wire is updated */
+		db_format_time(op->when, when);
+		sqlite3_reset(ins);
+		sqlite3_bind_text(ins, 1, when, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(ins, 2, sandbox, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 3, op->verb, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 4, op->target, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 5, db_outcome_name(op->outcome), -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(ins, 6, op->reason, -1, SQLITE_STATIC);
+		if (sqlite3_step(ins) != SQLITE_DONE) {
+			r = sql_err(db, err, "cannot record a call");
+			goto out;
+		}
+	}
+out:
+	sqlite3_finalize(ins);
+	if (r == 0 &&
+	    sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		r = sql_err(db, err, "cannot commit");
+	if (r < 0)
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	else
+		b->n = 0;
+	return r;
+}
+
+struct db_queue {
+	char *path, *sandbox;
+	unsigned interval_ms;
+	struct db *db; /* the thread's own, opened on first use */
+	bool failed;   /* said so on stderr already */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct db_batch pending; /* under lock */
+	bool stop;		 /* under lock */
+};
+
+static void queue_fail(struct db_queue *q, const struct lnk_err *err)
+{
+	if (!q->failed)
+		fprintf(stderr, "lnk: call log: %s\n", err->msg);
+	q->failed = true;
+}
+
+/* Commits mine; on a busy database keeps it for the next round, unless
+ * this is the last. */
+static void queue_commit(struct db_queue *q, struct db_batch *mine, bool last)
+{
+	struct lnk_err err = {0};
+
+	if (!q->db && db_open(q->path, false, &q->db, &err) < 0) {
+		q->db = NULL;
+		queue_fail(q, &err);
+		mine->n = 0; /* no log to write to: nothing to keep */
+		return;
+	}
+	if (db_record(q->db, q->sandbox, mine, &err) < 0) {
+		queue_fail(q, &err);
+		if (last || mine->n >= DB_QUEUE_MAX)
+			mine->n = 0;
+	}
+}
+
+static void add_ms(struct timespec *ts, unsigned ms)
+{
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	ts->tv_sec += ms / 1000 + ts->tv_nsec / 1000000000L;
+	ts->tv_nsec %= 1000000000L;
+}
+
+static void *queue_main(void *arg)
+{
+	struct db_queue *q = arg;
+	struct db_batch mine = {0};
+	bool last = false;
+
+	pthread_mutex_lock(&q->lock);
+	while (!last) {
+		while (!q->stop && q->pending.n == 0 && mine.n == 0)
+			pthread_cond_wait(&q->cond, &q->lock);
+		/* a batch: whatever else comes within interval_ms */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		add_ms(&ts, q->interval_ms);
+		while (!q->stop &&
+		       pthread_cond_timedwait(&q->cond, &q->lock, &ts) == 0)
+			;
+		last = q->stop;
+		for (size_t i = 0; i < q->pending.n; i++)
+			*batch_push(&mine) = q->pending.v[i];
+		q->pending.n = 0;
+		pthread_mutex_unlock(&q->lock);
+		if (mine.n)
+			queue_commit(q, &mine, last);
+		pthread_mutex_lock(&q->lock);
+	}
+	pthread_mutex_unlock(&q->lock);
+	db_batch_free(&mine);
+	return NULL;
+}
+
+int db_queue_start(const char *path, const char *sandbox, unsigned interval_ms,
+		   struct db_queue **out, struct lnk_err *err)
+{
+	struct db_queue *q = xcalloc(1, sizeof(*q));
+	q->path = xstrdup(path);
+	q->sandbox = xstrdup(sandbox);
+	q->interval_ms = interval_ms ? interval_ms : 250;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	/* The thread must not take the supervisor's signals. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int r = pthread_create(&q->thread, NULL, queue_main, q);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r != 0) {
+		pthread_mutex_destroy(&q->lock);
+		pthread_cond_destroy(&q->cond);
+		free(q->path);
+		free(q->sandbox);
+		free(q);
+		return err_set(err, -r, "cannot start the call log: %s",
+			       strerror(r));
+	}
+	*out = q;
+	return 0;
+}
+
+void db_queue_add(struct db_queue *q, const char *verb, const char *target,
+		  enum db_outcome o, const char *reason)
+{
+	time_t now = time(NULL);
+
+	pthread_mutex_lock(&q->lock);
+	if (q->pending.n < DB_QUEUE_MAX) {
+		db_batch_call(&q->pending, 0, now, verb, target, o, reason, 0,
+			      0);
+		if (q->pending.n == 1)
+			pthread_cond_signal(&q->cond);
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
+void db_queue_stop(struct db_queue *q)
+{
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->lock);
+	q->stop = true;
+	pthread_cond_signal(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+	pthread_join(q->thread, NULL);
+	db_close(q->db);
+	db_batch_free(&q->pending);
+	pthread_mutex_destroy(&q->lock);
+	pthread_cond_destroy(&q->cond);
+	free(q->path);
+	free(q->sandbox);
+	free(q);
 }
 
 int db_log_read(struct db *db, const struct db_log_query *q,

@@ -102,6 +102,33 @@ void db_writer_submit(struct db_writer *w, struct db_batch *b, uint64_t up,
 /* Commits what is left, marks the wire ended, joins the thread. */
 void db_writer_stop(struct db_writer *w);
 
+/* Calls made outside any wire, such as the dot files the guard refused to
+ * create (verb "file", target "FOLDER/NAME": the --write folder and one
+ * name at its top, never a deeper path). They are stored beside the wires'
+ * calls, for the sandbox named sandbox, with no wire (wire 0). Every op of
+ * b in one transaction; b is emptied on success. 0 or -errno. */
+int db_record(struct db *db, const char *sandbox, struct db_batch *b,
+	      struct lnk_err *err);
+
+/* A queue for db_record, written by a thread of its own, so that whoever
+ * adds to it (the guard's workers, while the program waits) never waits
+ * on SQLite: db_queue_add only takes a mutex the thread holds while
+ * moving ops, never while writing. The database is opened on the first
+ * op (a sandbox that refuses nothing never opens it), ops are committed
+ * interval_ms after the first of a batch, and db_queue_stop commits what
+ * is left. A failure is said once on stderr ("lnk: call log: ..."). */
+struct db_queue;
+/* Starts the thread (with every signal blocked). 0 or -errno. */
+int db_queue_start(const char *path, const char *sandbox, unsigned interval_ms,
+		   struct db_queue **out, struct lnk_err *err);
+/* Queues one call (time now). At most DB_QUEUE_MAX wait at once; more are
+ * dropped: the guard reports each name once, so only a flood gets there. */
+#define DB_QUEUE_MAX 4096
+void db_queue_add(struct db_queue *q, const char *verb, const char *target,
+		  enum db_outcome o, const char *reason);
+/* Commits what is queued, joins the thread, frees q. NULL is fine. */
+void db_queue_stop(struct db_queue *q);
+
 /* Readers. */
 struct db_call_row {
 	int64_t id;

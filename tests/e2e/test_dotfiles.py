@@ -529,3 +529,61 @@ def test_dot_symlink_to_outside_not_exposed(box, work, home):
     assert "rc=1" in cp.stdout, cp.stdout + cp.stderr
     assert not (work / "envrc.local").exists()
     assert os.readlink(work / ".envrc") == str(secret)
+
+
+def _log_rows(lnk, *args):
+    import json
+    cp = lnk("sandbox", "log", "--json", *args, check=True)
+    return [json.loads(line) for line in cp.stdout.splitlines() if line]
+
+
+@pytest.mark.parametrize("wire", [False, True], ids=["no-wire", "wire"])
+def test_refusal_recorded_in_call_log(via, lnk, work, wire):
+    """Issue 4: a refused dot file is recorded for `lnk sandbox log`, once
+    per name, with or without a wire (the wire starts only with a network
+    grant): verb file, target the --write folder and the name at its top,
+    never a deeper path."""
+    if via != "lnk":
+        pytest.skip("the call log is written by `lnk sandbox run`")
+    (work / "sub").mkdir()
+    grants = ["--internet-host", "example.test"] if wire else []
+    cp = lnk.run("--name", "dotlog", "--write", work, *grants, "--", "sh",
+                 "-c", "touch .envrc; touch .envrc .ENVRC; mkdir .git; "
+                 "touch sub/.envrc ok; true")
+    assert cp.returncode == 0, cp.stderr
+    assert not (work / ".envrc").exists() and not (work / ".git").exists()
+    assert (work / "sub" / ".envrc").exists() and (work / "ok").exists()
+    top = os.path.realpath(work)
+    rows = _log_rows(lnk)
+    files = [r for r in rows if r["verb"] == "file"]
+    assert sorted(r["target"] for r in files) == \
+        sorted([f"{top}/.envrc", f"{top}/.git"]), rows
+    for r in files:
+        assert r["sandbox"] == "dotlog"
+        assert r["outcome"] == "refused"
+        assert "dot file at the top" in r["reason"]
+        assert r["time"].endswith("Z")
+    # --refused and --sandbox find them; the table shows them too
+    assert len([r for r in _log_rows(lnk, "--refused", "--sandbox",
+                                         "dotlog")
+                if r["verb"] == "file"]) == 2
+    table = lnk("sandbox", "log", "--refused", check=True).stdout
+    assert f"{top}/.envrc" in table and "file" in table
+    # nothing below the top, nothing allowed, was logged
+    assert not any("sub" in r["target"] or r["target"].endswith("/ok")
+                   for r in rows)
+
+
+def test_refusal_log_survives_a_second_sandbox(via, lnk, work):
+    """Two sandboxes' refusals both land (the wire-less calls are numbered
+    apart from any wire's), each under its own name."""
+    if via != "lnk":
+        pytest.skip("the call log is written by `lnk sandbox run`")
+    for name in ("one", "two"):
+        cp = lnk.run("--name", name, "--write", work, "--", "sh", "-c",
+                     "touch .npmrc; true")
+        assert cp.returncode == 0, cp.stderr
+    files = [r for r in _log_rows(lnk) if r["verb"] == "file"]
+    assert [r["sandbox"] for r in files] == ["one", "two"], files
+    top = os.path.realpath(work)
+    assert all(r["target"] == f"{top}/.npmrc" for r in files)

@@ -222,12 +222,75 @@ static void test_wal_checkpointed_not_on_close(void **state)
 	db_close(db);
 }
 
+/* Calls outside any wire (the guard's refusals): queued without waiting on
+ * SQLite, committed by the queue's thread, numbered apart from the wires'
+ * own calls, read back like them. */
+static void test_queue_without_wire(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *path = tmpdb();
+	struct lnk_err err = {0};
+	struct db *db;
+	int64_t wid;
+	/* a wire's call with seq 1 already: wire-less rows must not clash */
+	assert_int_equal(db_open(path, false, &db, &err), 0);
+	assert_int_equal(db_wire_begin(db, "other", 1, &wid, &err), 0);
+	struct db_batch b = {0};
+	db_batch_call(&b, 1, time(NULL), "tcp", "x.test:1", DB_REFUSED,
+		      "not granted", 0, 0);
+	assert_int_equal(db_flush(db, wid, &b, 0, 0, true, &err), 0);
+	db_batch_free(&b);
+
+	struct db_queue *q1, *q2;
+	assert_int_equal(db_queue_start(path, "box", 5, &q1, &err), 0);
+	assert_int_equal(db_queue_start(path, "box2", 1000, &q2, &err), 0);
+	db_queue_add(q1, "file", "/w/.envrc", DB_REFUSED, "dot file");
+	db_queue_add(q2, "file", "/v/.git", DB_REFUSED, "dot file");
+	db_queue_add(q1, "file", "/w/.git", DB_REFUSED, "dot file");
+	usleep(100 * 1000); /* q1 commits on its own, q2 at its stop */
+	struct collect c = {0};
+	struct db_log_query ql = {.lines = 100, .sandbox = "box"};
+	assert_int_equal(db_log_read(db, &ql, on_call, &c, &err), 0);
+	assert_int_equal(c.rows.n, 2);
+	strv_free(&c.rows);
+	db_queue_stop(q1);
+	db_queue_stop(q2);
+	db_queue_stop(NULL);
+
+	struct db_log_query q = {.lines = 100, .refused = true};
+	assert_int_equal(db_log_read(db, &q, on_call, &c, &err), 0);
+	assert_int_equal(c.rows.n, 4);
+	assert_string_equal(c.rows.v[0], "other tcp x.test:1 refused "
+					 "not granted 0 0");
+	assert_string_equal(c.rows.v[1],
+			    "box file /w/.envrc refused dot file 0 0");
+	assert_string_equal(c.rows.v[2],
+			    "box file /w/.git refused dot file 0 0");
+	assert_string_equal(c.rows.v[3],
+			    "box2 file /v/.git refused dot file 0 0");
+	strv_free(&c.rows);
+	db_close(db);
+
+	/* a queue that refuses nothing never opens (or creates) the
+	 * database; one whose database cannot be opened says so and ends */
+	_cleanup_free_ char *none = xasprintf("%s.none", path);
+	assert_int_equal(db_queue_start(none, "idle", 5, &q1, &err), 0);
+	db_queue_stop(q1);
+	assert_int_not_equal(access(none, F_OK), 0);
+	assert_int_equal(
+	    db_queue_start("/proc/self/nonexistent/lnk.db", "x", 5, &q1, &err),
+	    0);
+	db_queue_add(q1, "file", "/w/.envrc", DB_REFUSED, "dot file");
+	db_queue_stop(q1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_batch),
 	    cmocka_unit_test(test_concurrent_writers),
 	    cmocka_unit_test(test_wal_checkpointed_not_on_close),
+	    cmocka_unit_test(test_queue_without_wire),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
