@@ -122,6 +122,45 @@ static void log_refusal(void *ctx, const struct notify_guard *g,
 			       "--write-dot-files allows it");
 }
 
+/* Whether the spec itself lets no program run: its [commands] has no allow
+ * (or an empty one) and no --command beside it. Then any program is
+ * refused, and saying which spec and which key beats "'true' is not
+ * allowed" (issue 2: a spec with no sections runs no program, and says so
+ * clearly when asked to run one). */
+static bool spec_runs_nothing(const struct policy *p)
+{
+	const struct key_value *a = &p->k[K_COMMANDS_ALLOW];
+
+	return p->spec_path && !a->from_flag && a->list.n == 0;
+}
+
+static int refuse_no_commands(const struct policy *p, const char *program,
+			      struct lnk_err *err)
+{
+	const struct key_value *a = &p->k[K_COMMANDS_ALLOW];
+	const struct key_value *e = &p->k[K_COMMANDS_ENV];
+	const char *spec = p->spec_name ? p->spec_name : p->spec_path;
+	const char *base = strrchr(program, '/');
+
+	base = base ? base + 1 : program;
+	if (a->set)
+		return err_set(
+		    err, -EACCES,
+		    "%s:%d: [commands] allow is empty, so it runs no "
+		    "program: add \"%s\" to it, or --command %s",
+		    spec, a->pos.line, base, base);
+	if (e->set && !e->from_flag)
+		return err_set(err, -EACCES,
+			       "%s's [commands] has no allow, so it runs no "
+			       "program: add allow = [\"%s\"] to it, or "
+			       "--command %s",
+			       spec, base, base);
+	return err_set(err, -EACCES,
+		       "%s has no [commands] section, so it runs no program: "
+		       "add [commands] allow = [\"%s\"] to it, or --command %s",
+		       spec, base, base);
+}
+
 static int exit_for(int r)
 {
 	if (r == -ENOENT)
@@ -277,6 +316,10 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	};
 	r = plan_build(&pin, &s.plan, err);
 	strv_free(&argv);
+	/* A program not found stays 127 (a typo is the likelier mistake);
+	 * one that would not be allowed is refused for the spec's sake. */
+	if (r == -EACCES && !req->probe && spec_runs_nothing(pol))
+		r = refuse_no_commands(pol, req->argv[0], err);
 	if (r < 0)
 		return fail(&s, exit_for(r), r, status);
 	if (req->probe)

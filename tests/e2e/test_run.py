@@ -305,3 +305,34 @@ def test_lnk_settings_made_during_the_run_stay_hidden(lnk, home):
             p.kill()
     assert "bait" not in out, out
     assert out.strip().endswith("end")
+
+
+# --- a spec that runs no program (issue 2) ---------------------------------
+
+def test_spec_without_commands_says_it_runs_no_program(lnk, work):
+    """A spec with no sections runs no program, and says so clearly when
+    asked to run one: which spec, which key, and the two ways to allow it."""
+    (work / "empty.toml").write_text("version = 1\n")
+    cp = lnk.run("--spec", "empty.toml", "--yes", "--", "true")
+    assert cp.returncode == 126, cp.stderr
+    assert cp.stderr.strip() == (
+        "lnk: empty.toml has no [commands] section, so it runs no program: "
+        "add [commands] allow = [\"true\"] to it, or --command true")
+    # an empty allow says where it is
+    (work / "none.toml").write_text("[commands]\nallow = []\n")
+    cp = lnk.run("--spec", "none.toml", "--yes", "--", "/usr/bin/true")
+    assert cp.returncode == 126, cp.stderr
+    assert "none.toml:2: [commands] allow is empty, so it runs no program" \
+        in cp.stderr
+    # a program that is not there is still "not found" (127)
+    cp = lnk.run("--spec", "empty.toml", "--yes", "--", "no-such-program")
+    assert cp.returncode == 127, cp.stderr
+    assert "not found" in cp.stderr
+    # --command beside the spec lets it run; a listed program runs too
+    cp = lnk.run("--spec", "empty.toml", "--yes", "--command", "true", "--",
+                 "true")
+    assert cp.returncode == 0, cp.stderr
+    (work / "some.toml").write_text("[commands]\nallow = [\"sh\"]\n")
+    cp = lnk.run("--spec", "some.toml", "--yes", "--", "true")
+    assert cp.returncode == 126
+    assert "'true' is not allowed" in cp.stderr
