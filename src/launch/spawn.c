@@ -248,13 +248,15 @@ struct loop {
 	char infobuf[512];
 	size_t infolen;
 	bool started;
-	int forced; /* signal lnk ended bwrap with, before the program ran */
+	int held; /* a signal that came before bwrap reported its pid 1 */
 	bool exited;
 	int wstatus;
 	char in[65536]; /* stdin -> pty, not yet written */
 	size_t inlen;
 	bool stdin_open, master_open;
 };
+
+static void forward(struct loop *l, int sig);
 
 static void read_info(struct loop *l)
 {
@@ -286,6 +288,8 @@ static void read_info(struct loop *l)
 				close(fd);
 			}
 		}
+		if (l->reaper > 0 && l->held)
+			forward(l, l->held);
 	}
 }
 
@@ -304,9 +308,16 @@ static void forward(struct loop *l, int sig)
 		kill(l->reaper, sig);
 		return;
 	}
-	/* No sandbox yet: bwrap has not reported its pid 1. End it. */
-	l->forced = sig;
-	kill(l->bwrap, SIGKILL);
+	/* bwrap has not reported its pid 1 yet: hold the signal until it
+	 * does (it reports right after its clone, or fails and exits).
+	 * Killing bwrap now would race its start: killed between its clone
+	 * and its go-ahead to the child, it leaves that child waiting
+	 * forever; killed just after, the child is not yet bound to it by
+	 * --die-with-parent and runs the program with nobody left to stop
+	 * it. lnk-init, given the signal, stops before the program starts
+	 * (128+N, as before). */
+	if (!l->held)
+		l->held = sig;
 }
 
 static void on_signal(struct loop *l, int sig)
@@ -527,9 +538,7 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 		close(l->reaper_fd);
 
 	res->started = l->started;
-	if (l->forced)
-		res->status = 128 + l->forced;
-	else if (WIFEXITED(l->wstatus))
+	if (WIFEXITED(l->wstatus))
 		res->status = WEXITSTATUS(l->wstatus);
 	else if (WIFSIGNALED(l->wstatus))
 		res->status = 128 + WTERMSIG(l->wstatus);

@@ -833,6 +833,75 @@ def test_host_processes_unreachable(lnk):
         assert f"{k} -1" in cp.stdout, cp.stdout
 
 
+def test_no_unconfined_process_inside(lnk, work):
+    """Threat: a process inside without seccomp or Landlock (bwrap's own
+    reaper was one, and a supervisor hole once ran code in it). Every
+    process inside, pid 1 included, has the filter and NO_NEW_PRIVS, and
+    pid 1 is lnk-init, not bwrap. With the dot-file guard and the wire's
+    listeners on, the two paths where init does the most."""
+    cp = py(lnk, """
+        import os, subprocess
+        bg = subprocess.Popen(["/bin/sleep", "30"])
+        print("pid1", open("/proc/1/cmdline").read().split(chr(0))[0])
+        for p in sorted((x for x in os.listdir("/proc") if x.isdigit()),
+                        key=int):
+            try:
+                st = open(f"/proc/{p}/status").read()
+            except OSError:
+                continue
+            f = dict(l.split(":", 1) for l in st.splitlines())
+            print("proc", p, f["Name"].strip(), "Seccomp:" +
+                  f["Seccomp"].strip(), "nnp:" + f["NoNewPrivs"].strip())
+        bg.kill()
+    """, "--write", work, "--internet-host", "*")
+    assert cp.returncode == 0, cp.stderr
+    procs = [l for l in cp.stdout.splitlines() if l.startswith("proc ")]
+    assert "pid1 /run/lnk/init" in cp.stdout, cp.stdout
+    assert procs[0].startswith("proc 1 init "), cp.stdout
+    assert len(procs) >= 3, cp.stdout  # init, python, sleep
+    assert all(l.endswith(" Seccomp:2 nnp:1") for l in procs), cp.stdout
+
+
+def test_pid1_holds_no_descriptor(lnk, work):
+    """Threat: pid 1 keeps the config memfd, the wire or notify socket,
+    for a program that gets into it to use. Read from outside, on the
+    host's /proc (pid 1 is non-dumpable: only root may look)."""
+    if not IS_ROOT:
+        pytest.skip("pid 1 is non-dumpable: its descriptors are root's "
+                    "to list (as root, the run does)")
+    p = subprocess.Popen(
+        [LNK, "sandbox", "run", "--write", str(work), "--internet-host",
+         "*", "--", "/bin/sh", "-c", "echo ready; read x"],
+        cwd=str(work), env=lnk.env(), stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def children(pid):
+        out = []
+        for d in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                st = pathlib.Path(f"/proc/{d}/stat").read_text()
+            except OSError:
+                continue
+            name, rest = st.split("(", 1)[1].rsplit(")", 1)
+            if int(rest.split()[1]) == pid:
+                out.append((int(d), name))
+        return out
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        bwrap = [c for c, n in children(p.pid) if n == "bwrap"]
+        assert len(bwrap) == 1, children(p.pid)
+        init = children(bwrap[0])
+        assert [n for _, n in init] == ["init"], init
+        fds = sorted(os.listdir(f"/proc/{init[0][0]}/fd"), key=int)
+        status = pathlib.Path(f"/proc/{init[0][0]}/status").read_text()
+        p.communicate("x\n", timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert fds == ["0", "1", "2"], fds
+    assert "Seccomp:\t2" in status and "NoNewPrivs:\t1" in status
+
+
 @pytest.mark.parametrize("call", [
     "keyctl", "add_key", "bpf", "perf_event_open", "userfaultfd",
     "io_uring_setup", "clone-newuser", "unshare-newnet", "init_module",

@@ -210,6 +210,59 @@ def test_program_exit_ends_everything_it_started(lnk, tmp_path):
     assert "late" not in cp.stdout
 
 
+def test_pid1_is_lnk_init_and_the_program_leads_its_own_group(lnk):
+    """No bwrap reaper inside: pid 1 is lnk-init, confined like the
+    program; the program is pid 2, in a process group of its own."""
+    cp = lnk.run("--", "/usr/bin/python3", "-c",
+                 "import os; print(open('/proc/1/cmdline').read()"
+                 ".split(chr(0))[0]); print(os.getpid(), os.getpgrp()); "
+                 "print(open('/proc/1/status').read().count('Seccomp:\t2'))")
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stdout.split("\n")[:3] == ["/run/lnk/init", "2 2", "1"], \
+        cp.stdout
+
+
+def test_orphans_are_reaped_and_exit_ends_them_at_once(lnk):
+    """Invariant 5 with lnk-init as pid 1: orphans are reaped while the
+    program runs (no zombies), and when it exits, a child that ignores
+    SIGTERM and a setsid daemon die with it at once (not after their 4242
+    seconds, not after lnk's timeout)."""
+    marker = f"4242.{os.getpid()}"
+    cp = lnk.run("--", "/usr/bin/python3", "-c", f"""
+import os, signal, time
+for i in range(20):
+    c = os.fork()
+    if c == 0:
+        if os.fork() == 0:
+            time.sleep(0.1)
+            os._exit(0)
+        os._exit(0)
+    os.waitpid(c, 0)
+time.sleep(1)
+print("zombies", sum(1 for p in os.listdir("/proc") if p.isdigit() and
+      open(f"/proc/{{p}}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"))
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        os.execv("/bin/sleep", ["sleep", "{marker}"])
+    os._exit(0)
+if os.fork() == 0:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    os.execv("/bin/sleep", ["sleep", "{marker}"])
+time.sleep(0.3)
+print("bye")
+""", timeout=30)
+    left = subprocess.run(["pgrep", "-f", f"sleep {marker}"],
+                          capture_output=True, text=True).stdout.split()
+    for pid in left:
+        os.kill(int(pid), signal.SIGKILL)
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stdout == "zombies 0\nbye\n", cp.stdout
+    assert left == [], "processes outlived the program"
+
+
 # --- exit codes and signals -------------------------------------------------
 
 @pytest.mark.parametrize("code", [0, 3, 1, 42])
@@ -258,6 +311,113 @@ def test_sigterm_to_lnk_reaches_the_program(lnk, home):
             p.kill()
     assert "got-term" in out, err
     assert p.returncode == 42
+
+
+SIGNAL_PROGRAM = """
+import os, signal, sys, time
+def say(who):
+    def h(sig, _):
+        print(who, signal.Signals(sig).name, flush=True)
+    return h
+r, w = os.pipe()
+if os.fork() == 0:  # a child in the program's process group
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.SIGHUP):
+        signal.signal(s, say("child"))
+    os.write(w, b"x")
+    while True:
+        time.sleep(0.05)
+os.read(r, 1)
+for s in (signal.SIGINT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP):
+    signal.signal(s, say("parent"))
+def term(sig, _):
+    print("parent SIGTERM", flush=True)
+    time.sleep(0.5)  # the child would have said so by now
+    os._exit(9)
+signal.signal(signal.SIGTERM, term)
+print("ready", flush=True)
+while True:
+    time.sleep(0.05)
+"""
+
+
+def _lines(p):
+    import queue
+    import threading
+    q = queue.Queue()
+
+    def pump():
+        for line in p.stdout:
+            q.put(line.strip())
+        q.put(None)
+    threading.Thread(target=pump, daemon=True).start()
+    return q
+
+
+def _until(q, want, timeout=10):
+    seen = []
+    end = time.monotonic() + timeout
+    while want not in seen and time.monotonic() < end:
+        try:
+            line = q.get(timeout=0.1)
+        except Exception:
+            continue
+        if line is None:
+            break
+        seen.append(line)
+    return seen
+
+
+def test_signals_to_lnk_reach_the_program_or_its_group(lnk, home):
+    """SIGINT (and SIGQUIT) reach the program's whole process group, as a
+    terminal's ^C does; SIGUSR1, SIGUSR2, SIGHUP and SIGTERM the program
+    alone, as kill PID does. Through lnk and lnk-init, pid 1."""
+    p = subprocess.Popen(
+        [LNK, "sandbox", "run", "--", "/usr/bin/python3", "-c",
+         SIGNAL_PROGRAM], cwd=str(home), env=lnk.env(),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        q = _lines(p)
+        assert "ready" in _until(q, "ready")
+        p.send_signal(signal.SIGINT)
+        got = _until(q, "child SIGINT")
+        got += _until(q, "parent SIGINT") if "parent SIGINT" not in got \
+            else []
+        assert {"parent SIGINT", "child SIGINT"} <= set(got), got
+        for sig in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP):
+            p.send_signal(sig)
+            got = _until(q, f"parent {sig.name}")
+            assert f"parent {sig.name}" in got, got
+        p.send_signal(signal.SIGTERM)
+        rest = _until(q, None, timeout=20)
+        p.wait(timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert "parent SIGTERM" in rest, rest
+    assert not any(l.startswith("child") for l in rest), rest
+    assert p.returncode == 9, p.stderr.read()
+
+
+@pytest.mark.parametrize("delay", [0, 0.005, 0.02, 0.05, 0.1, 0.3])
+def test_sigterm_at_any_moment_of_the_start_ends_the_run(lnk, home, delay):
+    """While bwrap makes the sandbox, its pid 1 (lnk-init from the clone
+    on) would drop a signal it has no handler for: lnk starts bwrap with
+    them blocked, so the signal waits for lnk-init, which stops before the
+    program or forwards it. Either way the run ends with 128+15, never
+    hangs for the program's 30 seconds. (Sent before lnk itself blocks
+    its signals, SIGTERM ends lnk, and --die-with-parent the rest.)"""
+    p = subprocess.Popen(
+        [LNK, "sandbox", "run", "--", "/bin/sleep", "30"], cwd=str(home),
+        env=lnk.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    time.sleep(delay)
+    p.send_signal(signal.SIGTERM)
+    try:
+        _, err = p.communicate(timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode in (128 + signal.SIGTERM, -signal.SIGTERM), err
 
 
 def test_lnk_killed_kills_the_sandbox(lnk, home, tmp_path):

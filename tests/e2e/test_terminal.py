@@ -167,3 +167,68 @@ def test_terminal_modes_restored(lnk):
         os.close(slave)
     assert cp.returncode == 3, cp.stderr
     assert before == after
+
+
+def test_program_leads_the_foreground_group(lnk):
+    """lnk-init (pid 1) gives the program a process group of its own and
+    makes it the pty's foreground group, as a shell does for a job."""
+    pid, fd = spawn_on_pty(lnk, ["--", "/usr/bin/python3", "-c",
+                                 "import os; print('pg', os.getpid(), "
+                                 "os.getpgrp(), os.tcgetpgrp(0))"])
+    try:
+        out = read_until(fd, b"never", timeout=5)
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert b"pg 2 2 2" in out, out
+    assert status == 0
+
+
+def test_bash_job_control(lnk):
+    """^Z stops a foreground job and gives the shell the terminal back;
+    jobs, bg, kill %1 and ^C work as on a real terminal."""
+    pid, fd = spawn_on_pty(lnk, ["--", "/bin/bash", "--norc", "--noprofile",
+                                 "-i"])
+    try:
+        out = read_until(fd, b"$ ", timeout=10)
+        os.write(fd, b"set -o | grep monitor\n")
+        out += read_until(fd, b"on")
+        os.write(fd, b"sleep 30\n")
+        time.sleep(0.7)
+        os.write(fd, b"\x1a")
+        out += read_until(fd, b"Stopped")
+        os.write(fd, b"bg; jobs; kill %1; wait; echo jc-$((6*7))\n")
+        out += read_until(fd, b"jc-42")
+        os.write(fd, b"sleep 30\n")
+        time.sleep(0.7)
+        os.write(fd, b"\x03")
+        os.write(fd, b"echo after-$((1+1)); exit 4\n")
+        out += read_until(fd, b"after-2")
+        out += read_until(fd, b"never", timeout=2)
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert b"no job control" not in out, out
+    assert b"monitor        \ton" in out, out
+    assert b"Stopped" in out and b"Terminated" in out, out
+    assert b"jc-42" in out and b"after-2" in out, out
+    assert status == 4
+
+
+def test_ctrl_z_without_job_control_does_not_hang(lnk):
+    """The program's group is orphaned (pid 1 left the pty's session), as
+    it was under bwrap's reaper: ^Z on a program without job control is
+    discarded by the kernel, not left stopped with nobody to continue it."""
+    pid, fd = spawn_on_pty(lnk, ["--", "/bin/sh", "-c",
+                                 "echo ready; read x; echo got-$x"])
+    try:
+        out = read_until(fd, b"ready")
+        os.write(fd, b"\x1a")
+        time.sleep(0.5)
+        os.write(fd, b"go\n")
+        out += read_until(fd, b"got-go")
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert b"got-go" in out, out
+    assert status == 0
