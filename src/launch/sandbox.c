@@ -25,6 +25,7 @@
 #include "notify/notify.h"
 #include "store/db.h"
 #include "store/paths.h"
+#include "store/state.h"
 #include "wire/wire.h"
 
 /* The network grants that need a wire: without any, the sandbox has no
@@ -161,6 +162,35 @@ static int refuse_no_commands(const struct policy *p, const char *program,
 		       spec, base, base);
 }
 
+/* A sandbox of that name that runs here already, caught before anything
+ * starts: the wire's own registration catches it too, but only once the
+ * program runs, which then runs without network. The registry holds the
+ * sandboxes with a wire (a wire-less one has nothing to stop or pause), so
+ * two wire-less runs of one name are both let through, as they harm
+ * nothing. The check is best effort: a registry that cannot be read
+ * leaves the word to the wire. */
+static int check_name_free(const char *home, const char *name,
+			   struct lnk_err *err)
+{
+	_cleanup_free_ char *db = paths_db(home);
+	struct state *st;
+	struct state_entry e;
+	struct lnk_err ignored = {0};
+
+	if (access(db, F_OK) < 0)
+		return 0; /* nothing ever ran here: no open, no file made */
+	if (state_open(home, &st, &ignored) < 0)
+		return 0;
+	int r = state_find(st, name, &e, &ignored);
+	state_close(st);
+	if (r == 0)
+		return err_set(err, -EEXIST,
+			       "a sandbox named '%s' is already running here; "
+			       "choose another --name",
+			       name);
+	return 0;
+}
+
 static int exit_for(int r)
 {
 	if (r == -ENOENT)
@@ -275,6 +305,9 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 
 	_cleanup_free_ char *name =
 	    req->name ? xstrdup(req->name) : xasprintf("run-%d", (int)getpid());
+	/* run-<pid> is ours alone: only a name given can be taken. */
+	if (req->name && (r = check_name_free(req->home, name, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
 	bool wire = needs_wire(pol);
 	if (wire) {
 		if ((r = wire_plan(pol, name, req->home, &s.wp, err)) < 0)

@@ -496,3 +496,62 @@ def test_spec_without_commands_says_it_runs_no_program(lnk, work):
     cp = lnk.run("--spec", "some.toml", "--yes", "--", "true")
     assert cp.returncode == 126
     assert "'true' is not allowed" in cp.stderr
+
+
+# --- one name, one running sandbox -----------------------------------------
+
+def _registered(home, name):
+    import sqlite3
+    db = home / ".lnk" / "sandbox" / "lnk.db"
+    if not db.exists():
+        return False
+    try:
+        c = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return c.execute("SELECT 1 FROM ctl_sandboxes WHERE name = ?",
+                             (name,)).fetchone() is not None
+        finally:
+            c.close()
+    except sqlite3.Error:
+        return False
+
+
+@pytest.mark.parametrize("second_wire", [False, True],
+                         ids=["second-without-wire", "second-with-wire"])
+def test_a_running_name_is_refused_before_anything_starts(lnk, home, work,
+                                                          second_wire):
+    """--name x twice: the second is refused before its program (or its
+    wire) starts, with 125, whether or not it has a wire; once the first
+    ends, the name is free again."""
+    first = subprocess.Popen(
+        [LNK, "sandbox", "run", "--name", "twice", "--internet-host",
+         "example.test", "--", "/bin/sh", "-c", "echo ready; read x"],
+        cwd=str(work), env=lnk.env(), stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert first.stdout.readline().strip() == "ready"
+        deadline = time.monotonic() + 10
+        while not _registered(home, "twice"):
+            assert time.monotonic() < deadline, "the wire never registered"
+            time.sleep(0.02)
+        grants = ["--port", "9"] if second_wire else []
+        cp = lnk.run("--name", "twice", "--write", work, *grants, "--",
+                     "/bin/sh", "-c", "touch ran")
+        assert cp.returncode == 125, cp.stderr
+        assert cp.stderr.strip() == (
+            "lnk: a sandbox named 'twice' is already running here; "
+            "choose another --name")
+        assert not (work / "ran").exists()
+        # another name runs beside it
+        cp = lnk.run("--name", "other", "--", "true")
+        assert cp.returncode == 0, cp.stderr
+        out, err = first.communicate("go\n", timeout=20)
+        assert first.returncode == 0, err
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    cp = lnk.run("--name", "twice", "--write", work, "--", "/bin/sh", "-c",
+                 "touch ran")
+    assert cp.returncode == 0, cp.stderr
+    assert (work / "ran").exists()
