@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <termios.h>
 
 static __attribute__((noreturn)) void oom(void)
 {
@@ -232,4 +233,23 @@ int write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)w;
 	}
 	return 0;
+}
+
+void term_write(int fd, const char *msg)
+{
+	struct termios t;
+	size_t len = strlen(msg);
+	if (tcgetattr(fd, &t) < 0 || (t.c_oflag & OPOST)) {
+		(void)write_all(fd, msg, len);
+		return;
+	}
+	/* Raw terminal: one write, so lines of other writers do not mix in. */
+	char *out = xmalloc(2 * len + 1), *o = out;
+	for (const char *c = msg; *c; c++) {
+		if (*c == '\n' && (c == msg || c[-1] != '\r'))
+			*o++ = '\r';
+		*o++ = *c;
+	}
+	(void)write_all(fd, out, (size_t)(o - out));
+	free(out);
 }

@@ -88,3 +88,10 @@ int read_file(const char *path, size_t max, char **out, size_t *len);
 int read_fd_all(int fd, size_t max, char **out, size_t *len);
 /* Writes all of buf to fd, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t len);
+
+/* Writes a message of lnk's own (one or more lines) to fd. While `run`
+ * relays a pty, the user's terminal is in raw mode (no output processing),
+ * so a bare "\n" would only move down a line: there every "\n" goes out as
+ * "\r\n". Other threads and processes of lnk (the dot-file guard, the
+ * wire) print through this. */
+void term_write(int fd, const char *msg);

@@ -378,7 +378,7 @@ static void refuse(struct notify *n, const struct notify_guard *g,
 					"sandbox; --write-dot-files %s allows "
 					"it\n",
 					name, g->dir, g->dir);
-		(void)!write(STDERR_FILENO, msg, strlen(msg));
+		term_write(STDERR_FILENO, msg);
 	}
 	if (first && n->plan.on_refusal)
 		n->plan.on_refusal(n->plan.on_refusal_ctx, g, name);

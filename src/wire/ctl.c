@@ -713,9 +713,7 @@ void ctl_notify_trip(const char *name, const struct trip_verdict *v, int err_fd)
 	    "lnk: %s: wire paused: %s (%s); 'lnk sandbox resume %s' opens it\n",
 	    nm, trip_rule_text(v->rule), tgt[0] ? tgt : "?", nm);
 	if (w > 0)
-		(void)!write_all(err_fd, line,
-				 (size_t)w < sizeof(line) ? (size_t)w
-							  : sizeof(line) - 1);
+		term_write(err_fd, line);
 
 	const char *bus = getenv("DBUS_SESSION_BUS_ADDRESS");
 	char exe[PATH_MAX];

@@ -652,10 +652,12 @@ static int watch_wire(const char *name, pid_t wire)
 			 WEXITSTATUS(st));
 	char nm[STATE_NAME_MAX + 1];
 	ctl_printable(nm, sizeof(nm), name);
-	fprintf(stderr,
-		"lnk: %s: the wire %s; the sandbox has no network from now "
-		"on (its program runs on)\n",
-		nm, why);
+	char line[512];
+	snprintf(line, sizeof(line),
+		 "lnk: %s: the wire %s; the sandbox has no network from now "
+		 "on (its program runs on)\n",
+		 nm, why);
+	term_write(STDERR_FILENO, line);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
