@@ -84,6 +84,13 @@ up() {
 	ip -n "$NS" route add default via 198.18.0.1
 
 	echo "hello from origin.lnk-test" > "$DIR/www/hello.txt"
+	# An npm registry's document for one package: `npm view` reads it.
+	cat > "$DIR/www/lnk-test-pkg" <<'JSON'
+{"name": "lnk-test-pkg", "dist-tags": {"latest": "1.0.0"},
+ "versions": {"1.0.0": {"name": "lnk-test-pkg", "version": "1.0.0",
+  "description": "served by the lnk test hosts",
+  "dist": {"tarball": "http://origin.lnk-test/lnk-test-pkg-1.0.0.tgz"}}}}
+JSON
 	head -c 1048576 /dev/urandom > "$DIR/www/1m.bin"
 	openssl req -x509 -newkey rsa:2048 -nodes -days 2 \
 		-subj "/CN=origin.lnk-test" \

@@ -101,6 +101,36 @@ def test_python_urllib(lnk, net, work):
     assert cp.stdout.strip() == f"hello from {net['ORIGIN']}"
 
 
+def test_wget(lnk, net, work):
+    if not shutil.which("wget"):
+        pytest.skip("wget is not installed")
+    o = net["ORIGIN"]
+    cp = run(lnk, net, ["--internet-host", o],
+             f"wget -q -T 20 -O - http://{o}/hello.txt")
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stdout.strip() == f"hello from {o}"
+
+
+def test_npm_view_from_a_registry(lnk, net, work):
+    npm = shutil.which("npm", path="/usr/local/bin:/usr/bin:/bin")
+    if not npm:
+        pytest.skip("npm is not installed")
+    o = net["ORIGIN"]
+    cp = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w",
+                         "%{http_code}", f"http://{net['ORIGIN_IP']}"
+                         "/lnk-test-pkg"], capture_output=True, text=True,
+                        timeout=20)
+    if cp.stdout != "200":
+        pytest.skip("the test hosts serve no npm document: run "
+                    "'tests/e2e/nethosts.sh down' and 'up' as root")
+    cp = run(lnk, net, ["--internet-host", o],
+             f"npm view lnk-test-pkg description "
+             f"--registry http://{o}/ --fetch-retries 0 --no-update-notifier",
+             timeout=90)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert "served by the lnk test hosts" in cp.stdout
+
+
 def test_git_clone_over_http(lnk, net, work):
     cp = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w",
                          "%{http_code}", f"http://{net['ORIGIN_IP']}"
