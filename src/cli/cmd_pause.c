@@ -4,13 +4,11 @@
  * Exit status: 0 paused (or already closed); 1 no sandbox of that name runs
  * here; 2 usage; 125 lnk could not (its wire does not answer, or refuses us
  * as not its owner). */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "common/util.h"
-#include "store/paths.h"
 #include "store/state.h"
 #include "wire/ctl.h"
 
@@ -36,21 +34,10 @@ int cmd_pause(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 
-	struct lnk_err err = {0};
-	_cleanup_free_ char *home = NULL;
-	if (paths_home(&home, &err) < 0)
-		diex(LNK_EXIT_FAIL, "%s", err.msg);
 	struct ctl_reply rep;
-	int r = ctl_control(home, name, CTL_PAUSE, 2000, &rep, &err);
-	if (r == -ENOENT) {
-		fprintf(
-		    stderr,
-		    "lnk: %s; 'lnk sandbox traffic' lists the running ones\n",
-		    err.msg);
-		return 1;
-	}
-	if (r < 0)
-		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	rc = cli_control(name, CTL_PAUSE, &rep);
+	if (rc >= 0)
+		return rc;
 	char nm[STATE_NAME_MAX + 1];
 	ctl_printable(nm, sizeof(nm), name);
 	if (rep.st.closed && rep.st.cause != CTL_CAUSE_HAND)

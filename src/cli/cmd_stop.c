@@ -156,9 +156,7 @@ int cmd_stop(int argc, char **argv)
 	}
 
 	struct lnk_err err = {0};
-	_cleanup_free_ char *home = NULL;
-	if (paths_home(&home, &err) < 0)
-		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	_cleanup_free_ char *home = cli_home();
 	struct state *st;
 	if (state_open(home, &st, &err) < 0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);

@@ -60,9 +60,7 @@ int cmd_traffic(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	struct lnk_err err = {0};
-	_cleanup_free_ char *home = NULL;
-	if (paths_home(&home, &err) < 0)
-		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	_cleanup_free_ char *home = cli_home();
 	_cleanup_free_ char *path = paths_db(home);
 	struct db *db;
 	int r = db_open(path, true, &db, &err);

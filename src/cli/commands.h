@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "wire/ctl.h"
+
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -45,3 +47,11 @@ int cli_json_only(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
  * exit status. */
 int cli_one_name(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
 		 const char **name);
+
+/* The home folder, or exit 125 saying why. */
+char *cli_home(void);
+
+/* Sends op to the wire of the sandbox name (pause, resume). Returns -1 with
+ * rep filled, else the exit status after saying why (1: no such sandbox;
+ * 125: its wire did not answer or refused us). */
+int cli_control(const char *name, enum ctl_op op, struct ctl_reply *rep);
