@@ -32,6 +32,7 @@ void initcfg_free(struct init_config *c)
 	memset(c, 0, sizeof(*c));
 	c->notify_fd = -1;
 	c->wire_fd = -1;
+	c->lifeline_fd = -1;
 }
 
 /* ---- encoding ---------------------------------------------------------- */
@@ -86,6 +87,7 @@ int initcfg_encode(const struct init_config *c, struct buf *out)
 	put_u32(out, flags);
 	put_u32(out, (uint32_t)c->notify_fd);
 	put_u32(out, (uint32_t)c->wire_fd);
+	put_u32(out, (uint32_t)c->lifeline_fd);
 	if ((r = put_strv(out, &c->ll_read)) < 0 ||
 	    (r = put_strv(out, &c->ll_write)) < 0 ||
 	    (r = put_strv(out, &c->ll_exec)) < 0)
@@ -223,7 +225,7 @@ static int check_abs_paths(struct rd *r, const struct strv *sv,
 static int decode(struct rd *r, struct init_config *c)
 {
 	char magic[4];
-	uint32_t version, flags, nfd, wfd, nl;
+	uint32_t version, flags, nfd, wfd, lfd, nl;
 	int e;
 
 	if ((e = get_bytes(r, magic, 4, "magic")) < 0)
@@ -253,7 +255,9 @@ static int decode(struct rd *r, struct init_config *c)
 	if ((e = get_u32(r, &nfd, "notify_fd")) < 0 ||
 	    (e = check_fd(r, nfd, &c->notify_fd, "notify_fd")) < 0 ||
 	    (e = get_u32(r, &wfd, "wire_fd")) < 0 ||
-	    (e = check_fd(r, wfd, &c->wire_fd, "wire_fd")) < 0)
+	    (e = check_fd(r, wfd, &c->wire_fd, "wire_fd")) < 0 ||
+	    (e = get_u32(r, &lfd, "lifeline_fd")) < 0 ||
+	    (e = check_fd(r, lfd, &c->lifeline_fd, "lifeline_fd")) < 0)
 		return e;
 	if (c->dot_guard && c->notify_fd < 0)
 		return err_set(r->err, -EINVAL,
@@ -263,6 +267,14 @@ static int decode(struct rd *r, struct init_config *c)
 		return err_set(r->err, -EINVAL,
 			       "init config: notify_fd and wire_fd are both %d",
 			       c->notify_fd);
+	/* init closes the wire and notify sockets once used but keeps the
+	 * lifeline to the end: one descriptor cannot be two of them. */
+	if (c->lifeline_fd >= 0 &&
+	    (c->lifeline_fd == c->notify_fd || c->lifeline_fd == c->wire_fd))
+		return err_set(r->err, -EINVAL,
+			       "init config: lifeline_fd %d is also the wire "
+			       "or notify socket",
+			       c->lifeline_fd);
 
 	if ((e = get_strv(r, &c->ll_read, "ll_read")) < 0 ||
 	    (e = check_abs_paths(r, &c->ll_read, "ll_read")) < 0 ||
@@ -348,6 +360,7 @@ int initcfg_decode(const char *data, size_t len, struct init_config *c,
 	memset(c, 0, sizeof(*c));
 	c->notify_fd = -1;
 	c->wire_fd = -1;
+	c->lifeline_fd = -1;
 	if (len > INITCFG_MAX_BYTES)
 		return err_set(err, -E2BIG,
 			       "init config: %zu bytes, more than the limit of "

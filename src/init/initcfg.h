@@ -15,7 +15,7 @@
 #include "common/err.h"
 #include "common/util.h"
 
-#define INITCFG_VERSION 1
+#define INITCFG_VERSION 2
 
 enum init_listener_kind {
 	INIT_L_HTTP,  /* the wire's HTTP proxy port inside */
@@ -52,6 +52,12 @@ struct init_config {
 	struct init_listener *listeners;
 	size_t nlisteners;
 
+	/* The read end of a pipe whose write end only lnk holds, or -1: it
+	 * hangs up when lnk dies, however it dies, and lnk-init then ends the
+	 * sandbox (invariant 5). bwrap's --die-with-parent alone misses a lnk
+	 * SIGKILLed while bwrap is still making the sandbox. */
+	int lifeline_fd;
+
 	/* The program. argv[0] is the path to execute (already resolved). */
 	char *cwd;
 	struct strv argv;
@@ -65,7 +71,7 @@ int initcfg_decode(const char *data, size_t len, struct init_config *c,
 
 /* Wire format (all integers little-endian; see initcfg.c for the bounds):
  *   "LNKI" u32 version u32 flags(bit0 exec_any, bit1 dot_guard,
- *   bit2 landlock_optional) i32 notify_fd i32 wire_fd
+ *   bit2 landlock_optional) i32 notify_fd i32 wire_fd i32 lifeline_fd
  *   strv ll_read, strv ll_write, strv ll_exec
  *   u32 nlisteners { u8 kind, u16 port }*
  *   str cwd, strv argv, strv env

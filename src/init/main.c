@@ -13,7 +13,8 @@
  *   3. Landlock;
  *   4. seccomp, last (with the dot-file guard, its listener goes out on
  *      notify_fd);
- *   5. close every descriptor above 2, then fork: the child (confined by
+ *   5. close every descriptor above 2 but the lifeline (a pipe that hangs
+ *      up when lnk dies: then the sandbox ends, reaper.c), then fork: the child (confined by
  *      1-4, inherited) enters a Landlock domain nested in this one, takes a
  *      process group of its own, chdirs and execs the program; this
  *      process stays as pid 1, reaps, forwards lnk's signals and exits
@@ -25,6 +26,7 @@
  * executed, 127 it is not there.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +168,9 @@ __attribute__((noreturn)) static void run_program(const struct init_config *c,
 	enum init_exec_stage stage;
 	int r;
 
+	/* Only pid 1 watches the lifeline (also close-on-exec). */
+	if (c->lifeline_fd >= 0)
+		close(c->lifeline_fd);
 	if (reaper_child_setup(abi, tty, &err) < 0)
 		fail_layer("the program's process", &err);
 	r = init_exec(c, &stage, &err);
@@ -188,7 +193,7 @@ int main(int argc, char **argv)
 	struct lnk_err err = {0};
 	char *data = NULL;
 	size_t len = 0;
-	int abi, fd, r, sig, tty;
+	int abi, fd, lifeline, r, sig, tty;
 	pid_t pid;
 
 	/* First: no signal from lnk may be lost, and nothing may trace us. */
@@ -206,6 +211,11 @@ int main(int argc, char **argv)
 	free(data);
 	if (r < 0)
 		fail_layer("its configuration", &err);
+	/* lnk died while bwrap was making the sandbox (bwrap's
+	 * --die-with-parent can miss that): nobody is left to stop the
+	 * program, so it never starts (invariant 5). */
+	if (reaper_lifeline_lost(cfg.lifeline_fd))
+		return 128 + SIGKILL;
 
 	hand_off_listeners(&cfg);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
@@ -216,13 +226,18 @@ int main(int argc, char **argv)
 	apply_seccomp(&cfg);
 	/* pid 1 keeps no descriptor: the program must not reach one
 	 * through it either (invariant 4). */
-	if (reaper_close_fds(&err) < 0)
+	if (reaper_close_fds(cfg.lifeline_fd, &err) < 0)
 		fail_layer("the descriptor cleanup", &err);
+	if (reaper_lifeline_arm(cfg.lifeline_fd, &err) < 0)
+		fail_layer("the lifeline", &err);
 
 	/* lnk was told to stop while the sandbox was being made: the
 	 * program never starts, and lnk reports the signal as today. */
 	if ((sig = reaper_stop_requested()) > 0)
 		return 128 + sig;
+	/* Checked again last: lnk may have died while init confined itself. */
+	if (reaper_lifeline_lost(cfg.lifeline_fd))
+		return 128 + SIGKILL;
 
 	tty = reaper_foreground_tty();
 	fflush(NULL);
@@ -234,6 +249,7 @@ int main(int argc, char **argv)
 	if (pid == 0)
 		run_program(&cfg, abi, tty);
 	/* The program's argv and environment are its own business. */
+	lifeline = cfg.lifeline_fd;
 	initcfg_free(&cfg);
-	reaper_run(pid);
+	reaper_run(pid, lifeline);
 }

@@ -14,7 +14,10 @@
  *
  * - It holds nothing worth taking. Every descriptor above 2 is closed
  *   before the fork (the config memfd, the wire and notify sockets, any
- *   bwrap left). Its memory holds the init config, which is the program's
+ *   bwrap left) but the lifeline: the read end of a pipe only lnk writes
+ *   to (never does), whose hang-up tells pid 1 that lnk is gone, so that
+ *   it kills everything and exits (DESIGN.md invariant 5; bwrap's
+ *   --die-with-parent missed a lnk killed while bwrap made the sandbox). Its memory holds the init config, which is the program's
  *   own argv, environment and grants, and it frees that too.
  * - The program cannot trace it or read its memory. pid 1 is non-dumpable
  *   (PR_SET_DUMPABLE 0): ptrace, /proc/1/mem, /proc/1/environ,
@@ -62,13 +65,16 @@
 #include "init/reaper.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/landlock.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -99,17 +105,20 @@ void reaper_init(void)
 
 	forwarded_set(&s);
 	sigaddset(&s, SIGCHLD);
+	sigaddset(&s, SIGIO); /* the lifeline's (reaper_lifeline_arm) */
 	sigprocmask(SIG_BLOCK, &s, NULL);
 	/* Before the config is even read: nothing inside may trace pid 1 or
 	 * read its memory (see the top). Cannot fail for these arguments. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
-int reaper_close_fds(struct lnk_err *err)
+static int close_from_to(unsigned lo, unsigned hi, struct lnk_err *err)
 {
 	struct rlimit rl;
 
-	if (syscall(SYS_close_range, 3U, ~0U, 0) == 0)
+	if (lo > hi)
+		return 0;
+	if (syscall(SYS_close_range, lo, hi, 0) == 0)
 		return 0;
 	if (errno != ENOSYS)
 		return err_set(err, -errno,
@@ -117,9 +126,65 @@ int reaper_close_fds(struct lnk_err *err)
 			       strerror(errno));
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return err_set(err, -errno, "cannot read the descriptor limit");
-	for (rlim_t fd = 3; fd < rl.rlim_cur && fd < (1u << 20); fd++)
+	for (rlim_t fd = lo; fd <= hi && fd < rl.rlim_cur && fd < (1u << 20);
+	     fd++)
 		close((int)fd);
 	return 0;
+}
+
+int reaper_close_fds(int keep, struct lnk_err *err)
+{
+	int r;
+
+	if (keep < 3)
+		return close_from_to(3U, ~0U, err);
+	if ((r = close_from_to(3U, (unsigned)keep - 1, err)) < 0 ||
+	    (r = close_from_to((unsigned)keep + 1, ~0U, err)) < 0)
+		return r;
+	/* pid 1 keeps the lifeline; the program must not (it could keep
+	 * the pipe's read end open, which is harmless, but it is nothing
+	 * of its own: invariant 4). run_program closes it too. */
+	if (fcntl(keep, F_SETFD, FD_CLOEXEC) < 0)
+		return err_set(err, -errno,
+			       "the lifeline descriptor %d is not open: %s",
+			       keep, strerror(errno));
+	return 0;
+}
+
+int reaper_lifeline_arm(int lifeline, struct lnk_err *err)
+{
+	int fl;
+
+	if (lifeline < 0)
+		return 0;
+	/* The pipe signals pid 1 when its last writer closes: the reaper
+	 * waits for it with the forwarded signals in one sigwaitinfo, and
+	 * pid 1 holds no descriptor but the lifeline (no signalfd, no
+	 * epoll). SIGIO is blocked since reaper_init, so it is queued. */
+	if (fcntl(lifeline, F_SETOWN, getpid()) < 0 ||
+	    fcntl(lifeline, F_SETSIG, SIGIO) < 0 ||
+	    (fl = fcntl(lifeline, F_GETFL)) < 0 ||
+	    fcntl(lifeline, F_SETFL, fl | O_ASYNC) < 0)
+		return err_set(err, -errno, "cannot watch the lifeline: %s",
+			       strerror(errno));
+	return 0;
+}
+
+bool reaper_lifeline_lost(int lifeline)
+{
+	struct pollfd pf = {.fd = lifeline, .events = POLLIN};
+	struct stat st;
+
+	if (lifeline < 0)
+		return false;
+	/* Anything but a pipe is not the lifeline lnk made: fail closed. */
+	if (fstat(lifeline, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return true;
+	while (poll(&pf, 1, 0) < 0)
+		if (errno != EINTR)
+			return true;
+	/* lnk never writes: any event (POLLHUP, POLLERR) means it is gone. */
+	return pf.revents != 0;
 }
 
 /* Sent by a process outside the sandbox's pid namespace (lnk's supervisor,
@@ -235,6 +300,15 @@ static void forward(pid_t program, int sig)
 	kill(program, sig);
 }
 
+/* lnk is gone: nobody is left to stop the program or to read its status,
+ * so nothing in the sandbox may run on (invariant 5). kill(-1) from pid 1
+ * reaches every other process in the namespace; pid 1's exit would too. */
+__attribute__((noreturn)) static void lifeline_lost(void)
+{
+	kill(-1, SIGKILL);
+	_exit(128 + SIGKILL);
+}
+
 static int status_of(int wstatus)
 {
 	if (WIFEXITED(wstatus))
@@ -244,7 +318,7 @@ static int status_of(int wstatus)
 	return LNK_EXIT_FAIL;
 }
 
-void reaper_run(pid_t program)
+void reaper_run(pid_t program, int lifeline)
 {
 	sigset_t s;
 
@@ -257,12 +331,22 @@ void reaper_run(pid_t program)
 
 	forwarded_set(&s);
 	sigaddset(&s, SIGCHLD);
+	sigaddset(&s, SIGIO);
+	if (reaper_lifeline_lost(lifeline))
+		lifeline_lost();
 	for (;;) {
 		siginfo_t si;
 		int sig = sigwaitinfo(&s, &si);
 
 		if (sig < 0)
 			continue; /* EINTR: a stop and continue of pid 1 */
+		if (sig == SIGIO) {
+			/* The lifeline's (reaper_lifeline_arm). Anyone may
+			 * send a SIGIO: only the pipe itself decides. */
+			if (reaper_lifeline_lost(lifeline))
+				lifeline_lost();
+			continue;
+		}
 		if (sig != SIGCHLD) {
 			if (from_outside(&si))
 				forward(program, sig);

@@ -3,6 +3,7 @@
  * exits with the program's status. See reaper.c for why. */
 #pragma once
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "common/err.h"
@@ -14,8 +15,20 @@
 void reaper_init(void);
 
 /* Closes every descriptor above 2 of pid 1 itself: the config memfd, the
- * wire and notify sockets, whatever bwrap left open. */
-int reaper_close_fds(struct lnk_err *err);
+ * wire and notify sockets, whatever bwrap left open; all but keep (the
+ * lifeline, or -1), which it marks close-on-exec so that the program never
+ * holds it. */
+int reaper_close_fds(int keep, struct lnk_err *err);
+
+/* Has the kernel send pid 1 a SIGIO when the lifeline (or -1: none) hangs
+ * up; reaper_run waits for it. Call after reaper_close_fds, then check
+ * reaper_lifeline_lost (a hang-up before arming sends nothing). */
+int reaper_lifeline_arm(int lifeline, struct lnk_err *err);
+
+/* The lifeline (init_config.lifeline_fd) is a pipe whose only writer is
+ * lnk: true when it hung up (lnk is gone) or is not a usable pipe, so the
+ * sandbox must end. Does not wait. */
+bool reaper_lifeline_lost(int lifeline);
 
 /* A forwarded signal sent from outside the sandbox before the program
  * started (lnk was told to stop while the sandbox was being made): its
@@ -37,5 +50,7 @@ int reaper_child_setup(int abi, int tty, struct lnk_err *err);
 
 /* pid 1's loop: reaps every child, forwards signals from outside to the
  * program, and exits with the program's status (128+N for signal N) as soon
- * as it is gone; the kernel then kills everything left in the namespace. */
-__attribute__((noreturn)) void reaper_run(pid_t program);
+ * as it is gone; the kernel then kills everything left in the namespace.
+ * When the lifeline (or -1: none) hangs up, it kills everything and exits
+ * with 128+SIGKILL. */
+__attribute__((noreturn)) void reaper_run(pid_t program, int lifeline);

@@ -448,7 +448,7 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	/* Namespaces: all of them, the user namespace always (also as root:
 	 * root inside holds no capability over the host); no capability
 	 * inside, no nested user namespace (a kernel attack surface and a way
-	 * around our mounts); killed when lnk dies (invariant 5). */
+	 * around our mounts). */
 	struct strv *o = &out->opts;
 	strv_push(o, "--unshare-all");
 	strv_push(o, "--unshare-user");
@@ -456,13 +456,19 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 		strv_push(o, "--disable-userns");
 	strv_push(o, "--cap-drop");
 	strv_push(o, "ALL");
-	strv_push(o, "--die-with-parent");
+	/* No --die-with-parent: lnk-init's lifeline ends the sandbox when lnk
+	 * dies (invariant 5; launch/spawn.c). --die-with-parent killed bwrap
+	 * with a lnk SIGKILLed during bwrap's setup, before bwrap's go-ahead
+	 * to its child: that child then waited for it forever, in its own
+	 * namespaces, or (killed just after) ran the program bound to
+	 * nothing, as it binds itself only just before its exec. Without it,
+	 * bwrap finishes the setup, lnk-init finds the lifeline hung up and
+	 * exits, and bwrap exits with it. */
 	/* lnk-init is the sandbox's pid 1, not bwrap's reaper: then no
 	 * process inside runs without seccomp and Landlock (src/init/
 	 * reaper.c). It reaps, and when the program exits it exits and the
 	 * kernel kills the rest of the namespace (invariant 5). bwrap still
-	 * reports it on --info-fd and still kills it with --die-with-parent
-	 * (PR_SET_PDEATHSIG, set before the exec, survives it). */
+	 * reports it on --info-fd. */
 	strv_push(o, "--as-pid-1");
 	/* Without a pty the program must not share lnk's terminal session,
 	 * or TIOCSTI on an inherited terminal could type into the user's

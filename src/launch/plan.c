@@ -93,6 +93,7 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	*out = (struct launch_plan){0};
 	out->init.notify_fd = -1;
 	out->init.wire_fd = -1;
+	out->init.lifeline_fd = -1;
 	out->pty = in->pty;
 
 	if (!in->host->bwrap)
@@ -186,6 +187,7 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	out->init.cwd = xstrdup(out->bw.chdir);
 	out->init.wire_fd = in->wire ? LAUNCH_FD_WIRE : -1;
 	out->init.notify_fd = in->notify ? LAUNCH_FD_NOTIFY : -1;
+	out->init.lifeline_fd = LAUNCH_FD_LIFELINE;
 	out->init.dot_guard = in->notify;
 	if (in->nlisteners) {
 		out->init.listeners =

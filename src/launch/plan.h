@@ -18,14 +18,18 @@
 #include "policy/policy.h"
 
 enum launch_fd {
-	LAUNCH_FD_ARGS = 3,   /* bwrap --args: its options, sealed memfd */
-	LAUNCH_FD_CONFIG = 4, /* init --config-fd: the init config, sealed */
-	LAUNCH_FD_PASSWD = 5, /* --ro-bind-data: /etc/passwd */
-	LAUNCH_FD_GROUP = 6,  /* --ro-bind-data: /etc/group */
-	LAUNCH_FD_INFO = 7,   /* bwrap --info-fd: the sandbox's pid 1 */
-	LAUNCH_FD_WIRE = 8,   /* init's end of the wire socket */
-	LAUNCH_FD_NOTIFY = 9, /* init's end of the notify socket */
-	LAUNCH_FD_END = 10,   /* from here: the /etc files bwrap copies
+	LAUNCH_FD_ARGS = 3,	 /* bwrap --args: its options, sealed memfd */
+	LAUNCH_FD_CONFIG = 4,	 /* init --config-fd: the init config, sealed */
+	LAUNCH_FD_PASSWD = 5,	 /* --ro-bind-data: /etc/passwd */
+	LAUNCH_FD_GROUP = 6,	 /* --ro-bind-data: /etc/group */
+	LAUNCH_FD_INFO = 7,	 /* bwrap --info-fd: the sandbox's pid 1 */
+	LAUNCH_FD_WIRE = 8,	 /* init's end of the wire socket */
+	LAUNCH_FD_NOTIFY = 9,	 /* init's end of the notify socket */
+	LAUNCH_FD_LIFELINE = 10, /* init's read end of the lifeline pipe:
+				  * hangs up when lnk dies (spawn.c) */
+	LAUNCH_FD_INFO_PEER = 11, /* a read end of --info-fd's pipe for bwrap
+				   * itself: its write never fails (spawn.c) */
+	LAUNCH_FD_END = 12,	  /* from here: the /etc files bwrap copies
 			       * (launch_plan.files), then nothing */
 };
 

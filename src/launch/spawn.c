@@ -312,9 +312,8 @@ static void forward(struct loop *l, int sig)
 	 * does (it reports right after its clone, or fails and exits).
 	 * Killing bwrap now would race its start: killed between its clone
 	 * and its go-ahead to the child, it leaves that child waiting
-	 * forever; killed just after, the child is not yet bound to it by
-	 * --die-with-parent and runs the program with nobody left to stop
-	 * it. lnk-init, given the signal, stops before the program starts
+	 * forever (lnk-init never runs, so its lifeline cannot end it).
+	 * lnk-init, given the signal, stops before the program starts
 	 * (128+N, as before). */
 	if (!l->held)
 		l->held = sig;
@@ -442,6 +441,7 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 {
 	_cleanup_close_ int args = -1, cfg = -1, pw = -1, gr = -1;
 	_cleanup_close_ int info_r = -1, info_w = -1, sfd = -1;
+	_cleanup_close_ int life_r = -1, life_w = -1;
 	struct pty p = {.master = -1, .slave = -1};
 	struct strv argv = {0};
 	_cleanup_free_ int *src = NULL;
@@ -466,6 +466,21 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 		return err_set(err, -errno, "pipe: %s", strerror(errno));
 	info_r = ip[0];
 	info_w = ip[1];
+	/* bwrap gets a read end of the info pipe too (LAUNCH_FD_INFO_PEER):
+	 * if lnk is gone, its write would otherwise fail (SIGPIPE) and bwrap
+	 * would die before its go-ahead to its child, which would then wait
+	 * for it forever. lnk-init closes that copy in the sandbox. */
+	/* The lifeline (invariant 5: when lnk dies, the sandbox dies). The
+	 * read end goes to lnk-init, which ends the sandbox when it hangs up;
+	 * the write end stays here only (O_CLOEXEC, and the child closes all
+	 * but the slots), so only lnk's death, however it dies, hangs it up.
+	 * bwrap's --die-with-parent alone misses a lnk SIGKILLed while bwrap
+	 * is still making the sandbox: bwrap's child binds itself to bwrap
+	 * with PR_SET_PDEATHSIG only just before it execs. */
+	if (pipe2(ip, O_CLOEXEC) < 0)
+		return err_set(err, -errno, "pipe: %s", strerror(errno));
+	life_r = ip[0];
+	life_w = ip[1];
 
 	spawn_block_signals();
 	sigset_t s;
@@ -480,8 +495,8 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 
 	/* Slots, in enum launch_fd order from LAUNCH_FD_ARGS, then the
 	 * copied /etc files from LAUNCH_FD_END. */
-	const int fixed[] = {args,   cfg,	 pw,	      gr,
-			     info_w, r->wire_fd, r->notify_fd};
+	const int fixed[] = {args,	 cfg,	       pw,     gr,    info_w,
+			     r->wire_fd, r->notify_fd, life_r, info_r};
 	_Static_assert(ARRAY_SIZE(fixed) == LAUNCH_FD_END - LAUNCH_FD_ARGS,
 		       "one source per slot");
 	nsrc = ARRAY_SIZE(fixed) + r->nfiles;
@@ -507,6 +522,9 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 
 	close(info_w);
 	info_w = -1;
+	/* lnk keeps only the write end, open until it returns (or dies). */
+	close(life_r);
+	life_r = -1;
 	if (r->pty) {
 		close(p.slave);
 		p.slave = -1;

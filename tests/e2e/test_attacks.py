@@ -893,12 +893,15 @@ def test_pid1_holds_no_descriptor(lnk, work):
         init = children(bwrap[0])
         assert [n for _, n in init] == ["init"], init
         fds = sorted(os.listdir(f"/proc/{init[0][0]}/fd"), key=int)
+        # 10: the lifeline (LAUNCH_FD_LIFELINE), a pipe's read end
+        life = os.readlink(f"/proc/{init[0][0]}/fd/10")
         status = pathlib.Path(f"/proc/{init[0][0]}/status").read_text()
         p.communicate("x\n", timeout=20)
     finally:
         if p.poll() is None:
             p.kill()
-    assert fds == ["0", "1", "2"], fds
+    assert fds == ["0", "1", "2", "10"], fds
+    assert life.startswith("pipe:"), life
     assert "Seccomp:\t2" in status and "NoNewPrivs:\t1" in status
 
 

@@ -43,10 +43,12 @@ def _sv(v):
 
 def encode(argv, env=("PATH=/usr/bin:/bin",), cwd="/", ll_read=(),
            ll_write=(), ll_exec=(), exec_any=True, dot_guard=False,
-           landlock_optional=False, notify_fd=-1, wire_fd=-1):
+           landlock_optional=False, notify_fd=-1, wire_fd=-1,
+           lifeline_fd=-1):
     flags = (1 if exec_any else 0) | (2 if dot_guard else 0) | \
         (4 if landlock_optional else 0)
-    out = b"LNKI" + struct.pack("<IIii", 1, flags, notify_fd, wire_fd)
+    out = b"LNKI" + struct.pack("<IIiii", 2, flags, notify_fd, wire_fd,
+                                lifeline_fd)
     out += _sv(ll_read) + _sv(ll_write) + _sv(ll_exec)
     out += struct.pack("<I", 0)  # no listeners
     out += _s(cwd) + _sv(argv) + _sv(env)
@@ -520,3 +522,57 @@ def test_commands_script_interpreter_named(lnk, work):
     sh.chmod(0o755)
     cp = lnk.run("--write", str(work), "--command", "sh", "--", str(sh))
     assert cp.returncode == 0 and cp.stdout == "ran\n", cp.stderr
+
+
+# ---- the lifeline (invariant 5: when lnk dies, the sandbox dies) ----
+
+def test_lifeline_already_hung_up_program_never_starts(tmp_path):
+    r, w = os.pipe()
+    os.close(w)  # lnk died while bwrap was making the sandbox
+    try:
+        cp = run_init(["/bin/sh", "-c", "touch /run/w/ran"],
+                      binds=[("--bind", str(tmp_path), "/run/w")],
+                      ll_write=["/run/w"], pass_fds=(r,), lifeline_fd=r)
+    finally:
+        os.close(r)
+    assert cp.returncode == 128 + 9, cp.stderr
+    assert not (tmp_path / "ran").exists()
+
+
+def test_lifeline_hangup_ends_program_and_its_children():
+    r, w = os.pipe()
+    p = run_init(["/bin/sh", "-c",
+                  "sleep 60.4242 & ls /proc/self/fd; echo ready; wait"],
+                 pass_fds=(r,), lifeline_fd=r, popen=True)
+    os.close(r)
+    try:
+        fds = []
+        while (line := p.stdout.readline().strip()) != "ready":
+            assert line, p.stderr.read()
+            fds.append(line)
+        # the program holds no lifeline: only its stdio and ls's own dir
+        assert sorted(fds) == ["0", "1", "2", "3"], fds
+        os.close(w)
+        assert p.wait(timeout=5) == 128 + 9
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    for d in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                assert not f.read().endswith(b"sleep\x0060.4242\x00")
+        except OSError:
+            pass
+
+
+def test_lifeline_that_is_not_a_pipe_fails_closed(tmp_path):
+    fd = os.open("/dev/null", os.O_RDONLY)
+    try:
+        cp = run_init(["/bin/sh", "-c", "touch /run/w/ran"],
+                      binds=[("--bind", str(tmp_path), "/run/w")],
+                      ll_write=["/run/w"], pass_fds=(fd,), lifeline_fd=fd)
+    finally:
+        os.close(fd)
+    assert cp.returncode == 128 + 9, cp.stderr
+    assert not (tmp_path / "ran").exists()

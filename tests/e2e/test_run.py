@@ -405,7 +405,7 @@ def test_sigterm_at_any_moment_of_the_start_ends_the_run(lnk, home, delay):
     them blocked, so the signal waits for lnk-init, which stops before the
     program or forwards it. Either way the run ends with 128+15, never
     hangs for the program's 30 seconds. (Sent before lnk itself blocks
-    its signals, SIGTERM ends lnk, and --die-with-parent the rest.)"""
+    its signals, SIGTERM ends lnk, and the lifeline the rest.)"""
     p = subprocess.Popen(
         [LNK, "sandbox", "run", "--", "/bin/sleep", "30"], cwd=str(home),
         env=lnk.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -555,3 +555,85 @@ def test_a_running_name_is_refused_before_anything_starts(lnk, home, work,
                  "touch ran")
     assert cp.returncode == 0, cp.stderr
     assert (work / "ran").exists()
+
+
+def _sandbox_left(token, home):
+    """pids on the host of that sandbox: the program (`sleep <token>`), or
+    a bwrap that never got to start it (its working folder is the run's
+    home, where lnk started it)."""
+    want = b"sleep\0" + token.encode() + b"\0"
+    left = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                if f.read().endswith(want):
+                    left.append(int(d))
+                    continue
+            if os.readlink(f"/proc/{d}/cwd").startswith(str(home)):
+                left.append(int(d))
+        except OSError:
+            pass
+    return left
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return "?"
+
+
+def _gone_within(token, home, seconds):
+    deadline = time.monotonic() + seconds
+    while _sandbox_left(token, home):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+# Invariant 5: when lnk dies, the sandbox dies. SIGKILLed while bwrap was
+# still making the sandbox, lnk used to leave part of it behind: with
+# --die-with-parent, bwrap died with lnk and its child waited forever for
+# bwrap's go-ahead, or ran the program unbound (it sets PR_SET_PDEATHSIG
+# only just before it execs). The lifeline (a pipe whose write end only lnk
+# holds; lnk-init exits when it hangs up) closes that window. The delays sweep lnk's start, bwrap's
+# setup and the first moments of the program; the last runs kill a program
+# that is surely running.
+REPS = int(os.environ.get("LNK_LIFELINE_REPS", "30"))
+
+
+@pytest.mark.parametrize("late", [False, True])
+def test_sigkill_of_lnk_leaves_no_sandbox(lnk, home, late):
+    stray = []
+    for i in range(REPS):
+        token = f"60.{os.getpid()}{i:02d}{int(late)}"
+        p = subprocess.Popen(
+            [LNK, "sandbox", "run", "--", "/bin/sh", "-c",
+             f"echo ready; sleep {token}"],
+            cwd=str(home), env=lnk.env(), stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL)
+        try:
+            if late:
+                assert p.stdout.readline().strip() == b"ready"
+            else:
+                time.sleep(i % 30 * 0.0005)  # 0 to 15 ms: the whole start
+            p.kill()
+            p.wait()
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stdout.close()
+        if not _gone_within(token, home, 2):
+            left = _sandbox_left(token, home)
+            stray.append((i, [_cmdline(pid) for pid in left]))
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+    assert not stray, f"sandboxes outlived lnk: {stray}"

@@ -113,7 +113,7 @@ static void golden(struct fixture *f, const char *want)
 
 #define HEAD                                                                \
 	"--unshare-all\n--unshare-user\n--disable-userns\n--cap-drop ALL\n" \
-	"--die-with-parent\n--as-pid-1\n"
+	"--as-pid-1\n"
 #define SYSTEM                                              \
 	"--symlink usr/bin /bin\n"                          \
 	"--dev /dev\n"                                      \

@@ -28,6 +28,7 @@ static void sample(struct init_config *c)
 	c->landlock_optional = true;
 	c->notify_fd = 5;
 	c->wire_fd = 6;
+	c->lifeline_fd = 10;
 	c->nlisteners = 3;
 	c->listeners = xcalloc(3, sizeof(*c->listeners));
 	c->listeners[0] = (struct init_listener){INIT_L_HTTP, 3128};
@@ -78,6 +79,7 @@ static void roundtrip(void **state)
 	assert_int_equal(d.landlock_optional, true);
 	assert_int_equal(d.notify_fd, 5);
 	assert_int_equal(d.wire_fd, 6);
+	assert_int_equal(d.lifeline_fd, 10);
 	assert_int_equal(d.nlisteners, 3);
 	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(d.listeners[i].kind, c.listeners[i].kind);
@@ -96,7 +98,7 @@ static void zeroed_fails_closed(void **state)
 	struct lnk_err err = {0};
 
 	(void)state;
-	c.notify_fd = c.wire_fd = -1;
+	c.notify_fd = c.wire_fd = c.lifeline_fd = -1;
 	c.cwd = xstrdup("/");
 	strv_push(&c.argv, "/bin/true");
 	assert_int_equal(initcfg_encode(&c, &b), 0);
@@ -155,7 +157,7 @@ static void put32(char *p, uint32_t v)
 }
 
 /* Header fields at fixed offsets: magic 0, version 4, flags 8, notify 12,
- * wire 16, ll_read count 20, first ll_read length 24. */
+ * wire 16, lifeline 20, ll_read count 24, first ll_read length 28. */
 static void bad_header_fields_refused(void **state)
 {
 	static const struct {
@@ -164,16 +166,21 @@ static void bad_header_fields_refused(void **state)
 		const char *msg;
 	} rows[] = {
 	    {0, 0x4b4e4c58, "bad magic"},
-	    {4, 2, "version 2"},
+	    {4, 1, "version 1"},
 	    {8, 0x80, "unknown flags"},
 	    {12, 1, "not a valid descriptor"},		/* stdout */
 	    {12, 0xfffffffe, "not a valid descriptor"}, /* -2 */
 	    {16, 100000, "not a valid descriptor"},
 	    {16, 5, "are both 5"},
-	    {20, 0xffffffff, "claims"},
-	    {20, 70000, "claims"},
-	    {24, 0xfffffff0, "more than the limit"},
-	    {24, 0x7ffffff, "more than the limit"},
+	    {20, 2, "lifeline_fd 2 is not a valid descriptor"}, /* stderr */
+	    {20, 0x80000000, "lifeline_fd -2147483648 is not a valid"},
+	    {20, 65536, "lifeline_fd 65536 is not a valid descriptor"},
+	    {20, 5, "lifeline_fd 5 is also the wire or notify socket"},
+	    {20, 6, "lifeline_fd 6 is also the wire or notify socket"},
+	    {24, 0xffffffff, "claims"},
+	    {24, 70000, "claims"},
+	    {28, 0xfffffff0, "more than the limit"},
+	    {28, 0x7ffffff, "more than the limit"},
 	};
 
 	(void)state;
@@ -251,6 +258,10 @@ static void semantic_refusals(void **state)
 	sample(&c);
 	c.notify_fd = -1;
 	check_refused(&c, "dot_guard is set but there is no notify_fd");
+
+	sample(&c);
+	c.lifeline_fd = c.wire_fd;
+	check_refused(&c, "lifeline_fd 6 is also the wire or notify socket");
 }
 
 /* A NUL inside a string would cut a path short after it was checked. */
