@@ -10,9 +10,10 @@
  *      its sandbox then has no network at all (fail closed);
  *   3. SIGTERM each sandbox's `lnk sandbox run`, which forwards it to the
  *      program (a program may want to save its work); after the grace,
- *      SIGKILL it and bwrap (when its pid is registered): bwrap runs with
- *      --die-with-parent and is pid 1's parent in the sandbox's pid
- *      namespace, so the whole sandbox dies with it, however the program
+ *      SIGKILL it and bwrap (when its pid is registered): lnk-init, pid 1
+ *      of the sandbox, watches a lifeline pipe only `lnk sandbox run`
+ *      holds open and kills everything in the sandbox when it closes, so
+ *      the whole sandbox dies with the supervisor, however the program
  *      behaves. Signals go through pidfds checked against each process's
  *      start time: a recycled pid is never signalled.
  *

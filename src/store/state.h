@@ -27,7 +27,7 @@
  *       (registering first, then reading the stop, means a concurrent
  *       `lnk sandbox stop` either sees this entry or this wire sees it)
  *   `lnk sandbox run`, once bwrap runs (optional: stop's SIGKILL to the
- *   supervisor ends bwrap anyway, through --die-with-parent):
+ *   supervisor ends the sandbox anyway, through lnk-init's lifeline):
  *       state_set_sandbox(st, name, bwrap_pid, &err)
  *   whenever the wire closes or opens:
  *       state_set_closed(st, name, cause, rule, detail, unix_ms, &err)
