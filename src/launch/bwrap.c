@@ -210,17 +210,12 @@ static void emit(struct strv *o, const struct bwrap_mount *m)
 {
 	switch (m->kind) {
 	case BM_RO:
-		strv_push(o, "--ro-bind");
-		strv_push(o, m->path);
-		strv_push(o, m->path);
-		break;
 	case BM_RO_TRY:
-		strv_push(o, "--ro-bind-try");
-		strv_push(o, m->path);
-		strv_push(o, m->path);
-		break;
 	case BM_RW:
-		strv_push(o, "--bind");
+		/* A folder or file of the host, at the same path inside. */
+		strv_push(o, m->kind == BM_RW	    ? "--bind"
+			     : m->kind == BM_RO_TRY ? "--ro-bind-try"
+						    : "--ro-bind");
 		strv_push(o, m->path);
 		strv_push(o, m->path);
 		break;

@@ -206,6 +206,21 @@ int db_wire_begin(struct db *db, const char *sandbox, long pid,
 	return 0;
 }
 
+/* Ends the transaction a batch was written in: COMMIT after success (the
+ * batch is then empty), ROLLBACK after any failure, so a half-written batch
+ * never lands. Returns r, or the commit's error. */
+static int tx_end(struct db *db, int r, struct db_batch *b, struct lnk_err *err)
+{
+	if (r == 0 &&
+	    sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		r = sql_err(db, err, "cannot commit");
+	if (r < 0)
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	else
+		b->n = 0;
+	return r;
+}
+
 int db_flush(struct db *db, int64_t wire_id, struct db_batch *b, uint64_t up,
 	     uint64_t down, bool ended, struct lnk_err *err)
 {
@@ -281,14 +296,7 @@ out:
 	sqlite3_finalize(ins);
 	sqlite3_finalize(upd);
 	sqlite3_finalize(wire);
-	if (r == 0 &&
-	    sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		r = sql_err(db, err, "cannot commit");
-	if (r < 0)
-		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-	else
-		b->n = 0;
-	return r;
+	return tx_end(db, r, b, err);
 }
 
 struct db_writer {
@@ -441,14 +449,7 @@ int db_record(struct db *db, const char *sandbox, struct db_batch *b,
 	}
 out:
 	sqlite3_finalize(ins);
-	if (r == 0 &&
-	    sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		r = sql_err(db, err, "cannot commit");
-	if (r < 0)
-		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-	else
-		b->n = 0;
-	return r;
+	return tx_end(db, r, b, err);
 }
 
 struct db_queue {
