@@ -11,9 +11,14 @@ cd "$(dirname "$0")"
 # Runtime: bubblewrap. Build: compiler, meson, ninja, the libraries.
 # Tests: cmocka, python3-pytest, and the real peers the end-to-end tests
 # start on loopback or in a network namespace (curl, git, iproute2,
-# dnsmasq, openssl, openssh). Benchmarks: hyperfine, strace.
-PACKAGES="bubblewrap gcc libc6-dev clang-format meson ninja-build pkg-config \
+# dnsmasq, openssl, openssh); the toml-test conformance cases that Debian
+# ships in golang-github-burntsushi-toml-dev; clang and its runtime
+# libraries (libFuzzer, sanitizers) for the fuzz targets tests/run-all runs.
+# Benchmarks: hyperfine, strace.
+PACKAGES="bubblewrap gcc libc6-dev clang libclang-rt-dev clang-format meson \
+ninja-build pkg-config \
 libseccomp-dev libsqlite3-dev libc-ares-dev libcap-dev libcmocka-dev \
+golang-github-burntsushi-toml-dev \
 python3 python3-pytest curl git iproute2 dnsmasq-base openssl \
 openssh-server openssh-client procps util-linux passwd \
 hyperfine strace"

@@ -188,7 +188,7 @@ static int get_strv(struct rd *r, struct strv *sv, const char *what)
 			       "init config: %s at byte %zu claims %u entries",
 			       what, r->off, n);
 	for (uint32_t i = 0; i < n; i++) {
-		char *s;
+		char *s = NULL;
 		if ((e = get_str(r, &s, what)) < 0)
 			return e;
 		strv_push_take(sv, s);
@@ -292,7 +292,7 @@ static int decode(struct rd *r, struct init_config *c)
 	if (nl) {
 		c->listeners = xcalloc(nl, sizeof(*c->listeners));
 		for (uint32_t i = 0; i < nl; i++) {
-			unsigned char l[3];
+			unsigned char l[3] = {0};
 			if ((e = get_bytes(r, l, 3, "listener")) < 0)
 				return e;
 			switch (l[0]) {
