@@ -1,8 +1,9 @@
 /* toml-decode: the toml-test decoder for our TOML parser.
  *
  * Reads TOML on standard input and prints the document as toml-test's
- * "tagged JSON" (../shared/toml-test/README.md). Invalid input: the
- * parser's message on standard error and exit status 1.
+ * "tagged JSON" (every value an object {"type": ..., "value": "..."};
+ * tables and arrays plain JSON). Invalid input: the parser's message on
+ * standard error and exit status 1.
  */
 #include "common/buf.h"
 #include "common/err.h"
