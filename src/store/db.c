@@ -331,19 +331,20 @@ static void say_unwritten(const struct db_batch *b, size_t dropped,
 		const struct db_op *op = &b->v[i];
 		char when[32];
 		db_format_time(op->when, when);
+		const char *sep = op->reason[0] ? " " : "";
 		if (op->update)
 			fprintf(stderr,
-				"lnk: wire:   call %lld %s %s up %llu down "
+				"lnk: wire:   call %lld %s%s%s, up %llu down "
 				"%llu\n",
 				(long long)op->seq,
-				db_outcome_name(op->outcome), op->reason,
+				db_outcome_name(op->outcome), sep, op->reason,
 				(unsigned long long)op->up,
 				(unsigned long long)op->down);
 		else
 			fprintf(stderr,
-				"lnk: wire:   call %lld %s %s %s %s %s\n",
+				"lnk: wire:   call %lld %s %s %s %s%s%s\n",
 				(long long)op->seq, when, op->verb, op->target,
-				db_outcome_name(op->outcome), op->reason);
+				db_outcome_name(op->outcome), sep, op->reason);
 	}
 	if (dropped)
 		fprintf(stderr,

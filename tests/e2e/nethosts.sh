@@ -16,7 +16,8 @@
 #      | veth
 #   router (netns lnk-nethosts-r)  198.18.1.2/30, and 198.18.0.1/24
 #      | veth                      (on-link from here: this machine's
-#                                   network, refused under '*')
+#                                   network, refused under '*'; HTTP on
+#                                   198.18.1.2:80 for [lan] grants)
 #   hosts (netns lnk-nethosts)
 #                    198.18.0.2   origin.lnk-test: HTTP on 80, HTTPS on 443,
 #                                 on 8080 a server that answers with the
@@ -59,6 +60,7 @@ down() {
 		kill "$(cat "$p")" 2>/dev/null || true
 	done
 	ip netns pids "$NS" 2>/dev/null | xargs -r kill 2>/dev/null || true
+	ip netns pids "$RT" 2>/dev/null | xargs -r kill 2>/dev/null || true
 	ip link del lnkh0 2>/dev/null || true
 	ip netns del "$NS" 2>/dev/null || true
 	ip netns del "$RT" 2>/dev/null || true
@@ -161,6 +163,12 @@ class H(http.server.BaseHTTPRequestHandler):
     def log_message(s, *a): pass
 http.server.ThreadingHTTPServer(("198.18.0.2", 8080), H).serve_forever()
 PY
+	mkdir -p "$DIR/router"
+	echo "hello from the router" > "$DIR/router/router.txt"
+	chmod 755 "$DIR/router"; chmod 644 "$DIR/router/router.txt"
+	ip netns exec "$RT" setsid "$PY" -m http.server 80 --bind 198.18.1.2 \
+		--directory "$DIR/router" >"$DIR/router.log" 2>&1 &
+	echo $! > "$DIR/router.pid"
 	ip netns exec "$NS" setsid "$PY" "$DIR/echohost.py" \
 		>"$DIR/echohost.log" 2>&1 &
 	echo $! > "$DIR/echohost.pid"
@@ -192,7 +200,8 @@ PY
 	while ! curl -s -o /dev/null --max-time 1 http://198.18.0.2/hello.txt ||
 	      ! curl -s -o /dev/null --max-time 1 -k https://198.18.0.2/hello.txt ||
 	      ! curl -s -o /dev/null --max-time 1 http://198.18.0.2:8080/ ||
-	      ! curl -s -o /dev/null --max-time 1 http://198.18.78.1/secret.txt; do
+	      ! curl -s -o /dev/null --max-time 1 http://198.18.78.1/secret.txt ||
+	      ! curl -s -o /dev/null --max-time 1 http://198.18.1.2/router.txt; do
 		i=$((i + 1))
 		[ $i -lt 300 ] || die "the test servers did not start"
 		sleep 0.1
