@@ -105,7 +105,8 @@ up() {
 	ip -n "$RT" link set lnkh1 netns "$NS"
 	ip -n "$RT" addr add 198.18.0.1/24 dev lnkr0
 	ip -n "$RT" link set lnkr0 up
-	ip netns exec "$RT" sysctl -qw net.ipv4.ip_forward=1
+	# /proc/sys/net is the netns of whoever opens it (no procps needed)
+	ip netns exec "$RT" sh -c "echo 1 > /proc/sys/net/ipv4/ip_forward"
 	ip -n "$NS" link set lo up
 	ip -n "$NS" addr add 198.18.0.2/24 dev lnkh1
 	ip -n "$NS" addr add 198.18.0.3/24 dev lnkh1

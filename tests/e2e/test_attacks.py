@@ -1107,14 +1107,17 @@ def test_address_gained_while_running_is_this_machine(lnk, work):
                                 "--directory", str(d)],
                                stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
+        serving = False
         for _ in range(100):
             c = subprocess.run(["curl", "-s", "--max-time", "1",
                                 f"http://{addr}/secret.txt"],
                                capture_output=True, text=True)
-            if "HOST-SECRET" in c.stdout:
+            serving = "HOST-SECRET" in c.stdout
+            if serving:
                 break
             time.sleep(0.1)
         go.touch()
+        assert serving, "the host server on the gained address did not start"
         out, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None:
