@@ -309,7 +309,49 @@ struct db_writer {
 	struct db_batch pending; /* under lock */
 	uint64_t up, down;	 /* under lock */
 	bool stop;		 /* under lock */
+	/* what the last commit said, under lock: the wire refuses calls
+	 * while the log cannot be written */
+	int last_error;
+	char why[DB_WHY_MAX];
+	size_t unwritten; /* ops the writer holds and could not commit */
+	size_t dropped;	  /* refusals not kept (over DB_BACKLOG_MAX) */
 };
+
+/* Written nowhere but here: the calls of a wire that ends while its log
+ * cannot be written go to lnk's stderr, so none is carried unrecorded. */
+static void say_unwritten(const struct db_batch *b, size_t dropped,
+			  const char *why)
+{
+	if (b->n)
+		fprintf(stderr,
+			"lnk: wire: %zu entries could not be written to the "
+			"call log (%s); they follow here instead:\n",
+			b->n, why);
+	for (size_t i = 0; i < b->n; i++) {
+		const struct db_op *op = &b->v[i];
+		char when[32];
+		db_format_time(op->when, when);
+		const char *sep = op->reason[0] ? " " : "";
+		if (op->update)
+			fprintf(stderr,
+				"lnk: wire:   call %lld %s%s%s, up %llu down "
+				"%llu\n",
+				(long long)op->seq,
+				db_outcome_name(op->outcome), sep, op->reason,
+				(unsigned long long)op->up,
+				(unsigned long long)op->down);
+		else
+			fprintf(stderr,
+				"lnk: wire:   call %lld %s %s %s %s%s%s\n",
+				(long long)op->seq, when, op->verb, op->target,
+				db_outcome_name(op->outcome), sep, op->reason);
+	}
+	if (dropped)
+		fprintf(stderr,
+			"lnk: wire: %zu refused calls were not logged: the "
+			"log could not be written and too many waited\n",
+			dropped);
+}
 
 static void *writer_main(void *arg)
 {
@@ -334,10 +376,26 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 		struct lnk_err err = {0};
 		/* On failure (a disk full, a lock held too long) keep the
-		 * batch and try again next tick rather than lose calls. */
-		if (db_flush(w->db, w->wire_id, &mine, up, down, stop, &err) <
-		    0)
-			fprintf(stderr, "lnk: wire log: %s\n", err.msg);
+		 * batch and try again next tick rather than lose calls; the
+		 * wire reads the error and refuses new calls meanwhile. At
+		 * the end, a few more tries for space to come back. */
+		int r =
+		    db_flush(w->db, w->wire_id, &mine, up, down, stop, &err);
+		for (int i = 0; r < 0 && stop && i < 4; i++) {
+			struct timespec pause = {0, 250 * 1000000L};
+			nanosleep(&pause, NULL);
+			r = db_flush(w->db, w->wire_id, &mine, up, down, stop,
+				     &err);
+		}
+		pthread_mutex_lock(&w->lock);
+		w->last_error = r;
+		if (r < 0)
+			snprintf(w->why, sizeof(w->why), "%s", err.msg);
+		w->unwritten = mine.n;
+		size_t dropped = w->dropped;
+		pthread_mutex_unlock(&w->lock);
+		if (stop && (r < 0 || dropped))
+			say_unwritten(&mine, dropped, w->why);
 	}
 	db_batch_free(&mine);
 	return NULL;
@@ -382,12 +440,38 @@ void db_writer_submit(struct db_writer *w, struct db_batch *b, uint64_t up,
 		      uint64_t down)
 {
 	pthread_mutex_lock(&w->lock);
-	for (size_t i = 0; i < b->n; i++)
+	for (size_t i = 0; i < b->n; i++) {
+		/* While the log cannot be written no call goes out, but
+		 * refusals go on coming: past the bound they are counted,
+		 * not kept. Calls carried and their ends are always kept. */
+		if (w->last_error < 0 && !b->v[i].update &&
+		    b->v[i].outcome == DB_REFUSED &&
+		    w->pending.n + w->unwritten >= DB_BACKLOG_MAX) {
+			w->dropped++;
+			continue;
+		}
 		*batch_push(&w->pending) = b->v[i];
+	}
 	b->n = 0;
 	w->up = up;
 	w->down = down;
 	pthread_mutex_unlock(&w->lock);
+}
+
+int db_writer_health(struct db_writer *w, size_t *backlog, char *why,
+		     size_t cap)
+{
+	pthread_mutex_lock(&w->lock);
+	int r = w->last_error;
+	*backlog = w->unwritten + w->pending.n;
+	if (r < 0)
+		snprintf(why, cap, "%s", w->why);
+	pthread_mutex_unlock(&w->lock);
+	if (r >= 0 && *backlog >= DB_BACKLOG_MAX) {
+		snprintf(why, cap, "%zu calls wait to be written", *backlog);
+		return -ENOBUFS;
+	}
+	return r < 0 ? r : 0;
 }
 
 void db_writer_stop(struct db_writer *w)

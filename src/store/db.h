@@ -99,7 +99,19 @@ int db_writer_start(const char *path, const char *sandbox, long pid,
 /* Moves b's ops to the writer (b is left empty) with the counters now. */
 void db_writer_submit(struct db_writer *w, struct db_batch *b, uint64_t up,
 		      uint64_t down);
-/* Commits what is left, marks the wire ended, joins the thread. */
+/* Whether the log is being written: 0 when the last commit worked and
+ * fewer than DB_BACKLOG_MAX entries wait, else -errno with why (the
+ * database's own words, such as "database or disk is full"). A failed
+ * commit keeps its entries and is tried again each interval; *backlog is
+ * how many wait. */
+#define DB_WHY_MAX 192
+#define DB_BACKLOG_MAX 65536
+int db_writer_health(struct db_writer *w, size_t *backlog, char *why,
+		     size_t cap);
+/* Commits what is left (trying a little longer when the log cannot be
+ * written), marks the wire ended, joins the thread. Entries that still
+ * cannot be written are printed on stderr instead, never dropped
+ * silently. */
 void db_writer_stop(struct db_writer *w);
 
 /* Calls made outside any wire, such as the dot files the guard refused to

@@ -2,12 +2,9 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "common/util.h"
 
 /* A strict dotted quad: four decimal parts 0..255, no leading zeros, no
  * signs, nothing else. inet_aton would also take 127.1, 0x7f.1 and 017.0.0.1,
@@ -286,43 +283,4 @@ void addr_format(const struct lnk_addr *a, char *out, size_t cap)
 {
 	if (!inet_ntop(a->family, a->a, out, (socklen_t)cap))
 		snprintf(out, cap, "?");
-}
-
-void addr_set_add(struct addr_set *s, const struct lnk_addr *a)
-{
-	if (addr_set_has(s, a))
-		return;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 8;
-		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
-	}
-	s->v[s->n++] = *a;
-}
-
-bool addr_set_has(const struct addr_set *s, const struct lnk_addr *a)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (addr_equal(&s->v[i], a))
-			return true;
-	return false;
-}
-
-int addr_set_add_interfaces(struct addr_set *s)
-{
-	struct ifaddrs *ifa;
-	if (getifaddrs(&ifa) < 0)
-		return -errno;
-	for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
-		struct lnk_addr a;
-		if (i->ifa_addr && addr_from_sockaddr(i->ifa_addr, &a) == 0)
-			addr_set_add(s, &a);
-	}
-	freeifaddrs(ifa);
-	return 0;
-}
-
-void addr_set_free(struct addr_set *s)
-{
-	free(s->v);
-	memset(s, 0, sizeof(*s));
 }

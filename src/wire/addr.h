@@ -66,16 +66,3 @@ socklen_t addr_to_sockaddr(const struct lnk_addr *a, uint16_t port,
 			   struct sockaddr_storage *ss);
 /* Text form: "1.2.3.4" or "2001:db8::1" (no brackets). */
 void addr_format(const struct lnk_addr *a, char *out, size_t cap);
-
-/* This machine's own addresses (every interface, at start): never
- * "internet", whatever their class says (a public address on this host
- * reaches this host's services). */
-struct addr_set {
-	struct lnk_addr *v;
-	size_t n, cap;
-};
-void addr_set_add(struct addr_set *s, const struct lnk_addr *a);
-bool addr_set_has(const struct addr_set *s, const struct lnk_addr *a);
-/* Adds every address of every interface (getifaddrs). 0 or -errno. */
-int addr_set_add_interfaces(struct addr_set *s);
-void addr_set_free(struct addr_set *s);

@@ -70,9 +70,17 @@ static void on_client(struct loop_handler *h, uint32_t ev);
 static void on_upstream(struct loop_handler *h, uint32_t ev);
 static void try_connect(struct conn *c);
 
-/* One deadline for every address of the call together. */
+static void refuse_log_down(struct conn *c);
+
+/* One deadline for every address of the call together. Nothing goes out
+ * while the log cannot be written: every call is logged, or it does not
+ * happen. */
 static void start_connect(struct conn *c)
 {
+	if (c->w->log_down) {
+		refuse_log_down(c);
+		return;
+	}
 	c->ai = 0;
 	c->deadline = loop_now_ms() + WIRE_CONNECT_TIMEOUT_MS;
 	try_connect(c);
@@ -245,6 +253,18 @@ static void refuse_closed(struct conn *c)
 	answer_and_linger(c, 403, SOCKS5_NOT_ALLOWED, why);
 }
 
+/* Not the program's doing, and not the grants': 503 (SOCKS: general
+ * failure) with the reason. The refusal itself waits in memory with the
+ * other entries until the log can be written (bounded, db.h). */
+static void refuse_log_down(struct conn *c)
+{
+	conn_log(c, DB_REFUSED, WIRE_LOG_DOWN_REASON);
+	answer_and_linger(
+	    c, 503, SOCKS5_FAILURE,
+	    WIRE_LOG_DOWN_REASON
+	    " (is the disk full?): no call goes out until it can");
+}
+
 static void fail(struct conn *c, int status, enum socks5_rep rep,
 		 const char *why)
 {
@@ -287,6 +307,14 @@ static void set_raw_target(struct conn *c, const char *raw, uint16_t port)
 	set_target(c, safe, port);
 }
 
+/* The grants' answer for a, with the kernel's route for it now. */
+static const char *check_addr(struct conn *c, const struct lnk_addr *a)
+{
+	enum route_where where = route_where_for(&c->w->route, a);
+	return filter_check_addr(&c->w->filter, c->grants, c->host, a, c->port,
+				 where);
+}
+
 static void dns_done(void *ud, int status, const struct lnk_addr *addrs,
 		     size_t n)
 {
@@ -310,8 +338,7 @@ static void dns_done(void *ud, int status, const struct lnk_addr *addrs,
 	/* Every address must pass: a name that answers with one internet
 	 * and one private address is a rebinding attempt, not a choice. */
 	for (size_t i = 0; i < n; i++) {
-		const char *why = filter_check_addr(
-		    &c->w->filter, c->grants, c->host, &addrs[i], c->port);
+		const char *why = check_addr(c, &addrs[i]);
 		if (why) {
 			refuse(c, SOCKS5_NOT_ALLOWED, why);
 			return;
@@ -372,8 +399,7 @@ static void route(struct conn *c, const char *raw, uint16_t port,
 				      k == LIT_ADDR ? &lit : NULL, port);
 	if (k == LIT_ADDR) {
 		/* a literal names its class, whatever the grants say */
-		why = filter_check_addr(&w->filter, c->grants, c->host, &lit,
-					port);
+		why = check_addr(c, &lit);
 		if (!why && !c->grants)
 			why = "host not in the sandbox's grants";
 		if (why) {
@@ -470,6 +496,15 @@ static void try_connect(struct conn *c)
 {
 	while (c->ai < c->naddrs) {
 		const struct lnk_addr *a = &c->addrs[c->ai++];
+		if (c->ai > 1) {
+			/* the routes may have changed while the earlier
+			 * addresses were tried: ask again */
+			const char *why = check_addr(c, a);
+			if (why) {
+				refuse(c, SOCKS5_NOT_ALLOWED, why);
+				return;
+			}
+		}
 		struct sockaddr_storage ss;
 		socklen_t len = addr_to_sockaddr(a, c->port, &ss);
 		if (c->uh.fd >= 0) {

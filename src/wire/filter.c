@@ -196,7 +196,6 @@ void filter_free(struct filter *f)
 	strv_free(&f->hosts);
 	free(f->lan);
 	free(f->ports);
-	addr_set_free(&f->self);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -245,7 +244,7 @@ static bool lan_allows(const struct filter *f, const char *host,
 
 const char *filter_check_addr(const struct filter *f, unsigned grants,
 			      const char *host, const struct lnk_addr *a,
-			      uint16_t port)
+			      uint16_t port, enum route_where where)
 {
 	enum addr_class c = addr_classify(a);
 	/* Never, under any grant: these reach this machine, every machine,
@@ -271,10 +270,22 @@ const char *filter_check_addr(const struct filter *f, unsigned grants,
 	case AC_ULA:
 		break;
 	}
-	if (addr_set_has(&f->self, a))
+	switch (where) {
+	case ROUTE_LOCAL:
 		return "address of this machine";
+	case ROUTE_NONE:
+		return "no route to this address";
+	case ROUTE_LAN:
+	case ROUTE_INTERNET:
+		break;
+	}
 	if ((grants & GRANT_LAN) && lan_allows(f, host, a, port))
 		return NULL;
+	if (where == ROUTE_LAN)
+		return (grants & GRANT_LAN)
+			   ? "address outside the lan grant"
+			   : "address on this machine's network, not the "
+			     "internet";
 	if (c != AC_INTERNET)
 		return (grants & GRANT_LAN) ? "address outside the lan grant"
 					    : "address on this network, not "

@@ -5,7 +5,9 @@
  * a grant (filter_match_host). Then every address it resolves to must be
  * allowed for that grant (filter_check_addr), and the wire connects to
  * exactly those addresses: a name that matches a pattern but resolves to
- * this machine or its network is refused (DESIGN.md, invariant 3).
+ * this machine or its network is refused (DESIGN.md, invariant 3). What is
+ * this machine or its network is the kernel's answer for that address at
+ * that moment (route.h), besides what the address's class says.
  */
 #pragma once
 
@@ -15,6 +17,7 @@
 #include "common/err.h"
 #include "common/util.h"
 #include "wire/addr.h"
+#include "wire/route.h"
 
 #define HOST_MAX 253
 
@@ -49,7 +52,6 @@ struct filter {
 	size_t nlan;
 	uint16_t *ports; /* loopback ports reached directly */
 	size_t nports;
-	struct addr_set self; /* this machine's addresses */
 };
 
 /* grants a target may use, from filter_match_host */
@@ -66,10 +68,14 @@ void filter_free(struct filter *f);
 unsigned filter_match_host(const struct filter *f, const char *host,
 			   const struct lnk_addr *lit, uint16_t port);
 
-/* May a call under grants connect to a at port? NULL when yes, else the
- * reason it may not (for the 403 and the log). */
+/* May a call under grants connect to a at port, where is the kernel's
+ * route answer for a? NULL when yes, else the reason it may not (for the
+ * 403 and the log). This machine (a local route) is never reached this
+ * way, whatever the grants (--port is the door to its loopback); its
+ * network (an on-link route, a gateway) only through a [lan] grant; an
+ * address without a usable route is refused. */
 const char *filter_check_addr(const struct filter *f, unsigned grants,
 			      const char *host, const struct lnk_addr *a,
-			      uint16_t port);
+			      uint16_t port, enum route_where where);
 
 bool filter_port_allowed(const struct filter *f, uint16_t port);

@@ -188,8 +188,13 @@ enum http_result http_parse_head(const char *buf, size_t len,
 static bool header_dropped(const char *h, size_t n)
 {
 	static const char *const drop[] = {
-	    "connection",	   "proxy-connection",	 "keep-alive",
-	    "proxy-authorization", "proxy-authenticate", "upgrade",
+	    "connection",
+	    "proxy-connection",
+	    "keep-alive",
+	    "proxy-authorization",
+	    "proxy-authenticate",
+	    "upgrade",
+	    "host",
 	};
 	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
 		if (strlen(drop[i]) == n && strncasecmp(h, drop[i], n) == 0)
@@ -207,6 +212,14 @@ void http_rewrite_head(const char *buf, const struct http_req *r,
 	buf_append(out, buf + r->target_off, r->target_len);
 	buf_putc(out, ' ');
 	buf_append(out, buf + r->version_off, 8);
+	buf_puts(out, "\r\n");
+	/* The Host the upstream sees is the host the grants checked: on a
+	 * shared address (virtual hosts, a CDN) the client's own Host would
+	 * reach another site than the one allowed and logged. */
+	bool v6 = strchr(r->host, ':') != NULL;
+	buf_printf(out, "Host: %s%s%s", v6 ? "[" : "", r->host, v6 ? "]" : "");
+	if (r->port != 80)
+		buf_printf(out, ":%u", r->port);
 	buf_puts(out, "\r\n");
 	size_t nl = r->headers_off;
 	while (nl < r->head_len - 2) {

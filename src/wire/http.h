@@ -42,7 +42,9 @@ enum http_result http_parse_head(const char *buf, size_t len,
 /* The head to send upstream for an absolute-form request: the request line
  * in origin form, hop-by-hop and Proxy-* headers dropped and
  * "Connection: close" added, so one client connection never carries calls
- * to a second host. */
+ * to a second host. Every Host header the client sent is replaced by one
+ * naming the URL's host and port, the ones the grants checked and the log
+ * shows (a different Host would pick another site on a shared address). */
 void http_rewrite_head(const char *buf, const struct http_req *r,
 		       struct buf *out);
 

@@ -530,6 +530,28 @@ static size_t raise_nofile(void)
 	return rl.rlim_cur > (1u << 20) ? (1u << 20) : (size_t)rl.rlim_cur;
 }
 
+/* Reads the writer's last commit: when the log cannot be written, new
+ * calls are refused (conn.c) and the person is told once, and again when
+ * it can be written again. */
+static void wire_log_health(struct wire *w)
+{
+	size_t backlog = 0;
+	char why[DB_WHY_MAX];
+	int r = db_writer_health(w->writer, &backlog, why, sizeof(why));
+	if (r < 0 && !w->log_down) {
+		w->log_down = true;
+		fprintf(stderr,
+			"lnk: wire: the call log cannot be written (%s); new "
+			"calls are refused until it can, and the %zu entries "
+			"waiting are kept\n",
+			why, backlog);
+	} else if (r == 0 && w->log_down) {
+		w->log_down = false;
+		fprintf(stderr, "lnk: wire: the call log is written again; "
+				"calls go on\n");
+	}
+}
+
 static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 		    pid_t supervisor)
 {
@@ -539,6 +561,7 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	memset(&w, 0, sizeof(w));
 	w.wp = wp;
 	w.spare_fd = -1;
+	w.route.fd = -1;
 	w.supervisor = supervisor;
 
 	/* splice and send to a closed peer must not kill the wire */
@@ -551,10 +574,11 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	if (filter_init(&w.filter, &wp->internet_hosts, &wp->lan_hosts,
 			wp->ports, wp->nports, &err) < 0)
 		goto out;
-	int r = addr_set_add_interfaces(&w.filter.self);
+	/* opened now, before anything confines the wire: every call asks it
+	 * whether an address is this machine or its network */
+	int r = route_open(&w.route);
 	if (r < 0) {
-		/* without them "internet" could reach this machine */
-		err_set(&err, r, "cannot list this machine's addresses: %s",
+		err_set(&err, r, "cannot open a route socket: %s",
 			strerror(-r));
 		goto out;
 	}
@@ -596,6 +620,7 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 			conn_tick(&w, now);
 			conn_reap(&w);
 			db_writer_submit(w.writer, &w.batch, w.up, w.down);
+			wire_log_health(&w);
 			next_tick = now + WIRE_TICK_MS;
 		}
 	}
@@ -619,6 +644,7 @@ out:
 	dns_free(w.dns);
 	loop_free(w.loop);
 	filter_free(&w.filter);
+	route_close(&w.route);
 	free(w.scratch);
 	if (w.spare_fd >= 0)
 		close(w.spare_fd);

@@ -14,6 +14,7 @@
 #include "wire/dns.h"
 #include "wire/filter.h"
 #include "wire/loop.h"
+#include "wire/route.h"
 #include "wire/trip.h"
 #include "wire/wire.h"
 
@@ -45,6 +46,7 @@ struct wire {
 	struct loop *loop;
 	struct dns *dns;
 	struct filter filter;
+	struct route_sock route; /* asked for every address called */
 	struct db_writer *writer;
 	struct db_batch batch; /* calls since the last tick */
 	uint64_t up, down;     /* every byte, since the wire started */
@@ -72,7 +74,14 @@ struct wire {
 	enum trip_rule rule;
 	int64_t closed_ms; /* unix ms */
 	char detail[CTL_DETAIL_MAX];
+	/* The call log cannot be written (a full disk): no call goes out
+	 * that could not be logged. Set and cleared each tick from the
+	 * writer's last commit. */
+	bool log_down;
 };
+
+/* Why a call is refused while the log cannot be written. */
+#define WIRE_LOG_DOWN_REASON "the call log cannot be written"
 
 void conn_accept(struct wire *w, struct listener *l, int fd);
 /* Timeouts; now is loop_now_ms(). */

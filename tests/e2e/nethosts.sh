@@ -7,17 +7,31 @@
 #
 # Safety first: 198.18.0.0/15 (benchmarking, RFC 2544) is blackholed BEFORE
 # anything else, and checked, so no test traffic can ever leave this
-# machine. Only 198.18.0.0/24 is routed, to a veth pair into the network
-# namespace lnk-nethosts:
-#   host side        198.18.0.1   (this machine's own address: never
-#                                  "internet" for the wire)
-#   namespace side   198.18.0.2   origin.lnk-test: HTTP on 80, HTTPS on 443
+# machine. The test hosts sit behind a router, as the internet does: the
+# wire counts an address on a directly connected network (a route without a
+# gateway) as this machine's network, never the internet.
+#
+#   this machine   198.18.1.1/30 on lnkh0   (its own address: never
+#                                            "internet" for the wire)
+#      | veth
+#   router (netns lnk-nethosts-r)  198.18.1.2/30, and 198.18.0.1/24
+#      | veth                      (on-link from here: this machine's
+#                                   network, refused under '*'; HTTP on
+#                                   198.18.1.2:80 for [lan] grants)
+#   hosts (netns lnk-nethosts)
+#                    198.18.0.2   origin.lnk-test: HTTP on 80, HTTPS on 443,
+#                                 on 8080 a server that answers with the
+#                                 Host header it received
 #                    198.18.0.3   other.lnk-test: HTTP on 80
+# Routes on this machine: 198.18.0.0/24 via 198.18.1.2, and a local route
+# 198.18.78.0/24 on lo (AnyIP: this machine, on no interface) with an HTTP
+# server on 198.18.78.1:80 that must never answer a sandbox.
 # A DNS server (dnsmasq, no upstream) answers on 127.0.0.1:$DNS_PORT:
 #   origin.lnk-test  198.18.0.2      other.lnk-test   198.18.0.3
 #   rebind.lnk-test  127.0.0.1       meta.lnk-test    169.254.169.254
-#   self.lnk-test    198.18.0.1      mixed.lnk-test   198.18.0.2, 127.0.0.1
-#   private.lnk-test 10.0.0.1
+#   self.lnk-test    198.18.1.1      mixed.lnk-test   198.18.0.2, 127.0.0.1
+#   private.lnk-test 10.0.0.1        router.lnk-test  198.18.1.2
+#   anyip.lnk-test   198.18.78.1
 # A git repository, http://origin.lnk-test/repo.git, served by the same
 # HTTP server (git's "dumb" HTTP protocol: plain files, which the wire's
 # absolute-form HTTP carries like any other download).
@@ -26,6 +40,7 @@
 set -eu
 
 NS=lnk-nethosts
+RT=lnk-nethosts-r
 DIR=/run/lnk-nethosts
 ENV=/run/lnk-nethosts.env
 DNS_PORT=${LNK_NETHOSTS_DNS_PORT:-5353}
@@ -45,8 +60,11 @@ down() {
 		kill "$(cat "$p")" 2>/dev/null || true
 	done
 	ip netns pids "$NS" 2>/dev/null | xargs -r kill 2>/dev/null || true
+	ip netns pids "$RT" 2>/dev/null | xargs -r kill 2>/dev/null || true
 	ip link del lnkh0 2>/dev/null || true
 	ip netns del "$NS" 2>/dev/null || true
+	ip netns del "$RT" 2>/dev/null || true
+	ip route del local 198.18.78.0/24 dev lo 2>/dev/null || true
 	rm -rf "$DIR" "$ENV"
 }
 
@@ -72,16 +90,31 @@ up() {
 	blackhole
 	mkdir -p "$DIR/www"
 	chmod 755 "$DIR" "$DIR/www"
+	ip netns add "$RT"
 	ip netns add "$NS"
-	ip link add lnkh0 type veth peer name lnkh1
-	ip link set lnkh1 netns "$NS"
-	ip addr add 198.18.0.1/24 dev lnkh0
+	# this machine <-> router
+	ip link add lnkh0 type veth peer name lnkr1
+	ip link set lnkr1 netns "$RT"
+	ip addr add 198.18.1.1/30 dev lnkh0
 	ip link set lnkh0 up
+	ip -n "$RT" link set lo up
+	ip -n "$RT" addr add 198.18.1.2/30 dev lnkr1
+	ip -n "$RT" link set lnkr1 up
+	# router <-> hosts
+	ip -n "$RT" link add lnkr0 type veth peer name lnkh1
+	ip -n "$RT" link set lnkh1 netns "$NS"
+	ip -n "$RT" addr add 198.18.0.1/24 dev lnkr0
+	ip -n "$RT" link set lnkr0 up
+	# /proc/sys/net is the netns of whoever opens it (no procps needed)
+	ip netns exec "$RT" sh -c "echo 1 > /proc/sys/net/ipv4/ip_forward"
 	ip -n "$NS" link set lo up
 	ip -n "$NS" addr add 198.18.0.2/24 dev lnkh1
 	ip -n "$NS" addr add 198.18.0.3/24 dev lnkh1
 	ip -n "$NS" link set lnkh1 up
 	ip -n "$NS" route add default via 198.18.0.1
+	ip route add 198.18.0.0/24 via 198.18.1.2 dev lnkh0
+	# this machine by a local route, on no interface
+	ip route add local 198.18.78.0/24 dev lo
 
 	echo "hello from origin.lnk-test" > "$DIR/www/hello.txt"
 	# An npm registry's document for one package: `npm view` reads it.
@@ -111,6 +144,35 @@ ctx.load_cert_chain(cert, key)
 srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 srv.serve_forever()
 PY
+	mkdir -p "$DIR/anyip"
+	echo "a server of this machine" > "$DIR/anyip/secret.txt"
+	chmod 755 "$DIR/anyip"; chmod 644 "$DIR/anyip/secret.txt"
+	setsid "$PY" -m http.server 80 --bind 198.18.78.1 \
+		--directory "$DIR/anyip" >"$DIR/anyip.log" 2>&1 &
+	echo $! > "$DIR/anyip.pid"
+	cat > "$DIR/echohost.py" <<'PY'
+import http.server
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(s):
+        hosts = s.headers.get_all("Host") or []
+        body = ("host=" + "|".join(hosts) + "\n").encode()
+        s.send_response(200)
+        s.send_header("Content-Type", "text/plain")
+        s.send_header("Content-Length", str(len(body)))
+        s.end_headers()
+        s.wfile.write(body)
+    def log_message(s, *a): pass
+http.server.ThreadingHTTPServer(("198.18.0.2", 8080), H).serve_forever()
+PY
+	mkdir -p "$DIR/router"
+	echo "hello from the router" > "$DIR/router/router.txt"
+	chmod 755 "$DIR/router"; chmod 644 "$DIR/router/router.txt"
+	ip netns exec "$RT" setsid "$PY" -m http.server 80 --bind 198.18.1.2 \
+		--directory "$DIR/router" >"$DIR/router.log" 2>&1 &
+	echo $! > "$DIR/router.pid"
+	ip netns exec "$NS" setsid "$PY" "$DIR/echohost.py" \
+		>"$DIR/echohost.log" 2>&1 &
+	echo $! > "$DIR/echohost.pid"
 	for a in 198.18.0.2 198.18.0.3; do
 		ip netns exec "$NS" setsid "$PY" -m http.server 80 --bind "$a" \
 			--directory "$DIR/www" >"$DIR/http-$a.log" 2>&1 &
@@ -127,7 +189,9 @@ PY
 		--address=/other.lnk-test/198.18.0.3 \
 		--address=/rebind.lnk-test/127.0.0.1 \
 		--address=/meta.lnk-test/169.254.169.254 \
-		--address=/self.lnk-test/198.18.0.1 \
+		--address=/self.lnk-test/198.18.1.1 \
+		--address=/router.lnk-test/198.18.1.2 \
+		--address=/anyip.lnk-test/198.18.78.1 \
 		--address=/private.lnk-test/10.0.0.1 \
 		--host-record=mixed.lnk-test,198.18.0.2 \
 		--host-record=mixed.lnk-test,127.0.0.1
@@ -135,7 +199,10 @@ PY
 	# wait for the servers
 	i=0
 	while ! curl -s -o /dev/null --max-time 1 http://198.18.0.2/hello.txt ||
-	      ! curl -s -o /dev/null --max-time 1 -k https://198.18.0.2/hello.txt; do
+	      ! curl -s -o /dev/null --max-time 1 -k https://198.18.0.2/hello.txt ||
+	      ! curl -s -o /dev/null --max-time 1 http://198.18.0.2:8080/ ||
+	      ! curl -s -o /dev/null --max-time 1 http://198.18.78.1/secret.txt ||
+	      ! curl -s -o /dev/null --max-time 1 http://198.18.1.2/router.txt; do
 		i=$((i + 1))
 		[ $i -lt 300 ] || die "the test servers did not start"
 		sleep 0.1
@@ -146,7 +213,10 @@ LNK_DNS_SERVER=127.0.0.1:$DNS_PORT
 ORIGIN=origin.lnk-test
 ORIGIN_IP=198.18.0.2
 OTHER=other.lnk-test
-HOST_SIDE_IP=198.18.0.1
+HOST_SIDE_IP=198.18.1.1
+ROUTER_IP=198.18.1.2
+ANYIP_IP=198.18.78.1
+ECHO_HOST_PORT=8080
 CA_FILE=$DIR/cert.pem
 EOT
 	chmod 644 "$ENV"

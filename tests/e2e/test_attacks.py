@@ -1013,3 +1013,217 @@ def test_log_holds_no_path_headers_or_body(lnk, home):
     for p in (home / ".lnk").rglob("*"):
         if p.is_file():
             assert b"s3cr3t" not in p.read_bytes(), p
+
+
+# --- the wire: this machine and its network, Host, a full log disk ---
+#
+# Whether an address is this machine or its network is the kernel's route
+# answer for it, per call: a local route (an address gained while the
+# sandbox runs, AnyIP) is this machine, an on-link neighbour or the gateway
+# is its network, whatever the address's number says. The test hosts sit
+# behind a router (tests/e2e/nethosts.sh) so that they are not on-link.
+
+def wire_net(lnk, script, *grants):
+    f = nethosts()
+    return sh(lnk, script, *grants, timeout=120,
+              env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]}), f
+
+
+def refused_reasons(lnk):
+    out = lnk("sandbox", "log", "--json", "--refused", "--lines", "200").stdout
+    return {r["target"]: r["reason"]
+            for r in map(json.loads, out.splitlines())}
+
+
+def test_star_never_reaches_local_routes_or_on_link(lnk):
+    """Threat: '*' or a host pattern reaches an address the routing table
+    delivers to this machine (a local route on no interface) or a
+    neighbour on a directly connected network (the router)."""
+    f = nethosts()
+    targets = [f["ANYIP_IP"], "anyip.lnk-test", f["HOST_SIDE_IP"],
+               f["ROUTER_IP"], "router.lnk-test"]
+    script = f"curl -s -w ' ok %{{http_code}}\\n' http://{f['ORIGIN_IP']}/hello.txt; "
+    for t in targets:
+        script += (f"curl -s -w ' {t} %{{http_code}}\\n' "
+                   f"http://{t}/secret.txt; "
+                   f"curl -s -w ' socks-{t} %{{http_code}}\\n' -x "
+                   f"socks5h://127.0.0.1:1080 http://{t}/secret.txt; ")
+    cp, _ = wire_net(lnk, script, "--internet-host", "*")
+    assert "hello from origin" in cp.stdout, cp.stdout + cp.stderr
+    assert "ok 200" in cp.stdout, cp.stdout + cp.stderr
+    assert "a server of this machine" not in cp.stdout, cp.stdout
+    for t in targets:
+        assert f" {t} 403" in cp.stdout, cp.stdout + cp.stderr
+        assert f"socks-{t} 200" not in cp.stdout, cp.stdout
+    reasons = refused_reasons(lnk)
+    assert reasons[f"{f['ANYIP_IP']}:80"] == "address of this machine"
+    assert reasons["anyip.lnk-test:80"] == "address of this machine"
+    assert reasons[f"{f['ROUTER_IP']}:80"] == \
+        "address on this machine's network, not the internet"
+    # a host pattern that names them is no way around
+    cp, _ = wire_net(lnk, "curl -s -w ' p %{http_code}\\n' "
+                     "http://anyip.lnk-test/secret.txt; "
+                     "curl -s -w ' r %{http_code}\\n' http://router.lnk-test/",
+                     "--internet-host", "*.lnk-test")
+    assert " p 403" in cp.stdout and " r 403" in cp.stdout, cp.stdout
+    assert "a server of this machine" not in cp.stdout
+
+
+def test_address_gained_while_running_is_this_machine(lnk, work):
+    """Threat: an address this machine gains while a sandbox runs (DHCP, a
+    VPN, IPv6 privacy addresses) counts as internet, and a host server
+    listening on it answers the sandbox."""
+    if not IS_ROOT:
+        pytest.skip("adding an address to this machine needs root; the "
+                    "local-route test above makes the same attack as "
+                    "this user with an address root set up beforehand")
+    f = nethosts()
+    addr = "198.18.5.1"
+    ready, go = work / "ready", work / "go"
+    script = (f"curl -s -w ' before %{{http_code}}\\n' "
+              f"http://{f['ORIGIN_IP']}/hello.txt; touch {ready}; "
+              f"while [ ! -e {go} ]; do sleep 0.1; done; "
+              f"curl -s -w ' gained %{{http_code}}\\n' http://{addr}/secret.txt; "
+              f"curl -s -w ' socks %{{http_code}}\\n' -x socks5h://127.0.0.1:1080 "
+              f"http://{addr}/secret.txt")
+    env = lnk.env({"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    p = subprocess.Popen([lnk.bin, "sandbox", "run", "--write", str(work),
+                          "--internet-host", "*", "--", "/bin/sh", "-c",
+                          script], cwd=str(work), env=env, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    srv = None
+    try:
+        for _ in range(600):
+            if ready.exists() or p.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert ready.exists(), p.communicate(timeout=30)
+        subprocess.run(["ip", "addr", "add", f"{addr}/32", "dev", "lo"],
+                       check=True)
+        d = work.parent / "gained-www"
+        d.mkdir()
+        (d / "secret.txt").write_text("HOST-SECRET on a gained address\n")
+        srv = subprocess.Popen([PY, "-m", "http.server", "80", "--bind", addr,
+                                "--directory", str(d)],
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        serving = False
+        for _ in range(100):
+            c = subprocess.run(["curl", "-s", "--max-time", "1",
+                                f"http://{addr}/secret.txt"],
+                               capture_output=True, text=True)
+            serving = "HOST-SECRET" in c.stdout
+            if serving:
+                break
+            time.sleep(0.1)
+        go.touch()
+        assert serving, "the host server on the gained address did not start"
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        if srv:
+            srv.kill()
+            srv.wait()
+        subprocess.run(["ip", "addr", "del", f"{addr}/32", "dev", "lo"],
+                       capture_output=True)
+    assert "before 200" in out, out + err
+    assert "HOST-SECRET" not in out, out
+    assert "gained 403" in out, out + err
+    assert refused_reasons(lnk)[f"{addr}:80"] == "address of this machine"
+
+
+def test_host_header_is_the_checked_host(lnk):
+    """Threat: absolute-form GET http://granted/ with Host: another site is
+    logged as the granted host but picks another site on a shared
+    address (virtual hosts, a CDN)."""
+    f = nethosts()
+    port = f["ECHO_HOST_PORT"]
+    url = f"http://origin.lnk-test:{port}/"
+    code = PROXY_PRELUDE + textwrap.dedent(f"""
+        print(raw(3128, b"GET {url} HTTP/1.1\\r\\nHost: other.lnk-test\\r\\n"
+                  b"Host: evil.example\\r\\n\\r\\n"))
+        print(raw(3128, b"GET {url} HTTP/1.1\\r\\nhOST: other.lnk-test\\r\\n\\r\\n"))
+        print(raw(3128, b"GET {url} HTTP/1.0\\r\\n\\r\\n"))
+    """)
+    cp = lnk.run("--internet-host", "origin.lnk-test", "--", PY, "-c", code,
+                 timeout=60, env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    got = [l for l in cp.stdout.splitlines() if "host=" in l]
+    assert cp.stdout.count(f"host=origin.lnk-test:{port}\\n") == 3, \
+        cp.stdout + cp.stderr
+    assert "other.lnk-test" not in cp.stdout and "evil" not in cp.stdout, got
+    # curl's own -H Host, through the proxy settings lnk gives
+    cp = sh(lnk, f"curl -s -H 'Host: other.lnk-test' {url}",
+            "--internet-host", "origin.lnk-test",
+            env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    assert cp.stdout.strip() == f"host=origin.lnk-test:{port}", \
+        cp.stdout + cp.stderr
+
+
+@pytest.fixture
+def small_home(tmp_path):
+    """A HOME on a file system of a few MB, shared by ~/.lnk and a write
+    folder, so the program can fill what the log needs."""
+    if not IS_ROOT:
+        pytest.skip("mounting a small file system for HOME needs root; the "
+                    "wire and its log behave the same for every user")
+    h = tmp_path / "small-home"
+    h.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=12m,mode=0700",
+                    "lnk-test-small-home", str(h)], check=True)
+    try:
+        yield h
+    finally:
+        subprocess.run(["umount", "-l", str(h)], capture_output=True)
+
+
+def test_full_disk_no_call_unlogged(small_home):
+    """Threat: the program fills the file system holding ~/.lnk, then
+    makes calls: they are carried but never logged."""
+    from conftest import Lnk
+    f = nethosts()
+    work = small_home / "work"
+    work.mkdir()
+    lnk = Lnk(small_home, work)
+    url = f"http://origin.lnk-test/hello.txt"
+    script = f"""
+        c() {{ curl -s -o /dev/null -w '%{{http_code}}' {url}; }}
+        echo "start $(c)"
+        head -c 100M /dev/zero > {work}/fill 2>/dev/null
+        i=0; while [ $i -lt 200 ]; do
+            r=$(c); echo "full $r"; [ "$r" = 503 ] && break
+            i=$((i + 1)); sleep 0.1
+        done
+        curl -s {url} | head -c 200; echo
+        curl -s -w ' socks %{{http_code}}\\n' -o /dev/null \\
+            -x socks5h://127.0.0.1:1080 {url}
+        rm {work}/fill
+        i=0; while [ $i -lt 200 ]; do
+            r=$(c); echo "after $r"; [ "$r" = 200 ] && break
+            i=$((i + 1)); sleep 0.1
+        done
+    """
+    cp = sh(lnk, script, "--write", work, "--internet-host", "origin.lnk-test",
+            timeout=180, env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    out = cp.stdout
+    assert "start 200" in out, out + cp.stderr
+    assert "full 503" in out, out + cp.stderr
+    assert "the call log cannot be written" in out, out
+    assert "socks 000" in out or "socks 200" not in out, out
+    assert "after 200" in out, out + cp.stderr
+    assert "the call log cannot be written" in cp.stderr, cp.stderr
+    assert "the call log is written again" in cp.stderr, cp.stderr
+    carried = sum(1 for l in out.splitlines()
+                  if l.split()[-1:] == ["200"] and l.split()[0] in
+                  ("start", "full", "after"))
+    carried += out.count("hello from origin")
+    refused = out.count("full 503")
+    log = lnk("sandbox", "log", "--json", "--lines", "1000")
+    rows = [json.loads(l) for l in log.stdout.splitlines()]
+    calls = [r for r in rows if r["target"] == "origin.lnk-test:80"]
+    done = [r for r in calls if r["outcome"] in ("ended", "allowed")]
+    down = [r for r in calls if r["outcome"] == "refused"
+            and r["reason"] == "the call log cannot be written"]
+    # every call carried is logged; the refusals too, once space returned
+    assert len(done) == carried, (out, rows)
+    assert len(down) >= refused + 2, (out, rows)

@@ -207,7 +207,8 @@ LOOPBACK = ["127.0.0.1", "127.1", "2130706433", "0x7f000001",
             "0177.0.0.1", "127.0.0.2", "[::1]", "[::ffff:127.0.0.1]",
             "[::127.0.0.1]", "0.0.0.0", "[::]", "localhost", "LOCALHOST.",
             "rebind.lnk-test", "mixed.lnk-test", "private.lnk-test",
-            "self.lnk-test"]
+            "self.lnk-test", "anyip.lnk-test", "198.18.78.1",
+            "router.lnk-test", "198.18.1.2", "198.18.1.1"]
 METADATA = ["169.254.169.254", "[fd00:ec2::254]", "100.100.100.200",
             "[::ffff:169.254.169.254]", "metadata.google.internal",
             "meta.lnk-test"]
@@ -242,6 +243,28 @@ def test_loopback_and_this_network_refused_in_every_spelling(lnk, net,
     reasons = {r["target"]: r["reason"] for r in calls(lnk, "--refused")}
     assert "loopback" in reasons["rebind.lnk-test:80"]
     assert "loopback" in reasons["127.0.0.1:80"]
+
+
+def test_lan_grant_reaches_on_link_router_only(lnk, net):
+    """The router of the test network is on-link: this machine's network.
+    A [lan] grant reaches it; '*' does not; and a [lan] range that holds
+    an address of this machine (a local route) never reaches that."""
+    if "ROUTER_IP" not in net:
+        pytest.skip("test hosts from an older nethosts.sh: no router")
+    url = f"http://{net['ROUTER_IP']}/router.txt"
+    cp = run(lnk, net, ["--lan-host", net["ROUTER_IP"]], f"curl -s {url}")
+    assert "hello from the router" in cp.stdout, cp.stdout + cp.stderr
+    cp = run(lnk, net, ["--internet-host", "*"],
+             f"curl -s -o /dev/null -w '%{{http_code}}' {url}")
+    assert cp.stdout == "403", cp.stdout + cp.stderr
+    cp = run(lnk, net, ["--lan-host", "198.18.78.0/24"],
+             f"curl -s -w ' %{{http_code}}' http://{net['ANYIP_IP']}/secret.txt")
+    assert cp.stdout.endswith(" 403"), cp.stdout + cp.stderr
+    assert "a server of this machine" not in cp.stdout
+    reasons = {r["target"]: r["reason"] for r in calls(lnk, "--refused")}
+    assert reasons[f"{net['ROUTER_IP']}:80"] == \
+        "address on this machine's network, not the internet"
+    assert reasons[f"{net['ANYIP_IP']}:80"] == "address of this machine"
 
 
 def test_metadata_refused_in_every_spelling_and_trips(lnk, net, work):

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -171,6 +173,83 @@ static off_t file_size(const char *path)
 	return stat(path, &st) == 0 ? st.st_size : -1;
 }
 
+/* Waits (bounded) for the writer's health to be down (or up); returns
+ * whether it got there. */
+static bool wait_health(struct db_writer *w, bool down, size_t *backlog)
+{
+	char why[DB_WHY_MAX];
+	for (int i = 0; i < 4000; i++) {
+		int r = db_writer_health(w, backlog, why, sizeof(why));
+		if (down ? r < 0 : (r == 0 && *backlog == 0))
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+static void one_call(struct db_writer *w, int64_t seq)
+{
+	struct db_batch b = {0};
+	db_batch_call(&b, seq, time(NULL), "tcp", "x.test:1", DB_ALLOWED, "", 0,
+		      0);
+	db_batch_update(&b, seq, DB_ENDED, "", 1, 2);
+	db_writer_submit(w, &b, 1, 2);
+	db_batch_free(&b);
+}
+
+/* A log that cannot be written (here: a file size limit where the WAL
+ * must grow, as a full disk does) is reported, its entries kept, and all
+ * of them written once it can be written again. */
+static void test_writer_log_down_and_back(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *path = tmpdb();
+	_cleanup_free_ char *wal = xasprintf("%s-wal", path);
+	struct lnk_err err = {0};
+	pid_t kid = fork();
+	if (kid == 0) {
+		signal(SIGXFSZ, SIG_IGN); /* EFBIG instead of a kill */
+		struct db_writer *w;
+		size_t backlog;
+		if (db_writer_start(path, "full", (long)getpid(), 5, &w, &err) <
+		    0)
+			_exit(1);
+		one_call(w, 1);
+		if (!wait_health(w, false, &backlog))
+			_exit(2);
+		off_t a = file_size(path), b = file_size(wal);
+		struct rlimit rl;
+		getrlimit(RLIMIT_FSIZE, &rl);
+		struct rlimit tight = {(rlim_t)(a > b ? a : b), rl.rlim_max};
+		if (setrlimit(RLIMIT_FSIZE, &tight) < 0)
+			_exit(3);
+		one_call(w, 2);
+		if (!wait_health(w, true, &backlog) || backlog < 2)
+			_exit(4);
+		one_call(w, 3); /* kept while it is down */
+		setrlimit(RLIMIT_FSIZE, &rl);
+		if (!wait_health(w, false, &backlog))
+			_exit(5);
+		db_writer_stop(w);
+		_exit(0);
+	}
+	int st;
+	assert_int_equal(waitpid(kid, &st, 0), kid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	struct db *db;
+	assert_int_equal(db_open(path, true, &db, &err), 0);
+	struct collect c = {0};
+	struct db_log_query q = {.lines = 100};
+	assert_int_equal(db_log_read(db, &q, on_call, &c, &err), 0);
+	assert_int_equal(c.rows.n, 3);
+	for (size_t i = 0; i < c.rows.n; i++)
+		assert_string_equal(c.rows.v[i],
+				    "full tcp x.test:1 ended  1 2");
+	strv_free(&c.rows);
+	db_close(db);
+}
+
 /* No checkpoint when the last connection closes (it fsynced the WAL and
  * the database at the end of every wire), yet the WAL stays bounded:
  * SQLite's automatic checkpoint folds it into the database as it grows
@@ -289,6 +368,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_batch),
 	    cmocka_unit_test(test_concurrent_writers),
+	    cmocka_unit_test(test_writer_log_down_and_back),
 	    cmocka_unit_test(test_wal_checkpointed_not_on_close),
 	    cmocka_unit_test(test_queue_without_wire),
 	};

@@ -78,6 +78,41 @@ static struct filter make(const char *const *hosts, const char *const *lan)
 	return f;
 }
 
+/* A fake routing table: what the kernel would answer for an address
+ * (longest prefix wins; everything else is through a gateway). */
+struct fake_route {
+	const char *net;
+	unsigned prefix;
+	enum route_where where;
+};
+static const struct fake_route routes[] = {
+    {"198.18.0.1", 32, ROUTE_LOCAL},	 /* an address of this machine */
+    {"198.18.78.0", 24, ROUTE_LOCAL},	 /* a local route (AnyIP) */
+    {"198.18.1.0", 30, ROUTE_LAN},	 /* a link to the router */
+    {"203.0.113.0", 24, ROUTE_LAN},	 /* a LAN numbered from public space */
+    {"2001:db8:1::", 64, ROUTE_LAN},	 /* an IPv6 LAN */
+    {"2001:db8:1::7", 128, ROUTE_LOCAL}, /* a privacy address gained */
+    {"198.18.9.0", 24, ROUTE_NONE},	 /* blackhole or unreachable */
+    {"192.168.1.0", 24, ROUTE_LAN},
+};
+
+static enum route_where fake_where(const struct lnk_addr *a)
+{
+	enum route_where w = ROUTE_INTERNET;
+	int best = -1;
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		struct lnk_addr n;
+		assert_int_equal(addr_parse_literal(routes[i].net, &n),
+				 LIT_ADDR);
+		if (addr_in_net(a, &n, routes[i].prefix) &&
+		    (int)routes[i].prefix > best) {
+			best = (int)routes[i].prefix;
+			w = routes[i].where;
+		}
+	}
+	return w;
+}
+
 /* The decision the wire makes for a host as sent and the address it
  * would connect to: NULL when allowed. */
 static const char *decide(const struct filter *f, const char *raw,
@@ -97,7 +132,7 @@ static const char *decide(const struct filter *f, const char *raw,
 		a = lit;
 	else
 		assert_int_equal(addr_parse_literal(addr, &a), LIT_ADDR);
-	why = filter_check_addr(f, g, host, &a, port);
+	why = filter_check_addr(f, g, host, &a, port, fake_where(&a));
 	if (!why && !g)
 		why = "not granted";
 	return why;
@@ -110,9 +145,6 @@ static void test_grants(void **state)
 	static const char *const lan[] = {"192.168.1.0/24", "nas.local:445",
 					  "[fd00::5]:22", NULL};
 	struct filter f = make(hosts, lan);
-	struct lnk_addr self;
-	addr_parse_literal("198.18.0.1", &self);
-	addr_set_add(&f.self, &self);
 
 	assert_null(decide(&f, "EXAMPLE.COM", "198.18.0.2", 443));
 	assert_null(decide(&f, "example.com.", "198.18.0.2", 443));
@@ -150,7 +182,6 @@ static void test_grants(void **state)
 
 	static const char *const star[] = {"*", NULL};
 	f = make(star, NULL);
-	addr_set_add(&f.self, &self);
 	assert_null(decide(&f, "anything.test", "198.18.0.2", 443));
 	assert_null(decide(&f, "198.18.0.2", NULL, 443));
 	assert_null(decide(&f, "192.0.2.1", NULL, 443));
@@ -159,6 +190,55 @@ static void test_grants(void **state)
 	assert_non_null(decide(&f, "100.64.1.1", NULL, 443));
 	assert_non_null(decide(&f, "[::1]", NULL, 443)); /* not a host */
 	assert_non_null(decide(&f, "127.0.0.1", NULL, 5432));
+	filter_free(&f);
+}
+
+/* This machine and its network as the routing table says, whatever the
+ * address's class: '*' and host patterns never reach them, [lan] grants
+ * reach the network but never this machine, and no route is a refusal. */
+static void test_routes(void **state)
+{
+	(void)state;
+	static const char *const star[] = {"*", NULL};
+	struct filter f = make(star, NULL);
+	/* through a gateway: the internet */
+	assert_null(decide(&f, "198.18.0.2", NULL, 80));
+	assert_null(decide(&f, "a.test", "2001:db8:2::1", 443));
+	/* local routes: an address gained while running, AnyIP */
+	assert_non_null(decide(&f, "198.18.0.1", NULL, 80));
+	assert_non_null(decide(&f, "198.18.78.9", NULL, 80));
+	assert_non_null(decide(&f, "any.test", "198.18.78.9", 80));
+	assert_non_null(decide(&f, "2001:db8:1::7", NULL, 80));
+	assert_non_null(decide(&f, "::ffff:198.18.78.9", NULL, 80));
+	/* on-link neighbours with public addresses, and the router */
+	assert_non_null(decide(&f, "203.0.113.5", NULL, 80));
+	assert_non_null(decide(&f, "nas.test", "203.0.113.5", 80));
+	assert_non_null(decide(&f, "2001:db8:1::5", NULL, 80));
+	assert_non_null(decide(&f, "198.18.1.2", NULL, 80));
+	assert_non_null(decide(&f, "64:ff9b::203.0.113.5", NULL, 80));
+	/* no route */
+	assert_non_null(decide(&f, "198.18.9.9", NULL, 80));
+	assert_string_equal(decide(&f, "198.18.9.9", NULL, 80),
+			    "no route to this address");
+	assert_string_equal(decide(&f, "198.18.78.9", NULL, 80),
+			    "address of this machine");
+	filter_free(&f);
+
+	static const char *const pat[] = {"*.test", NULL};
+	f = make(pat, NULL);
+	assert_null(decide(&f, "far.test", "198.18.0.2", 80));
+	assert_non_null(decide(&f, "near.test", "203.0.113.5", 80));
+	assert_non_null(decide(&f, "me.test", "198.18.78.1", 80));
+	filter_free(&f);
+
+	static const char *const lan[] = {"203.0.113.0/24", "2001:db8:1::/64",
+					  "198.18.78.0/24", NULL};
+	f = make(NULL, lan);
+	assert_null(decide(&f, "203.0.113.5", NULL, 80));
+	assert_null(decide(&f, "2001:db8:1::5", NULL, 80));
+	/* a [lan] grant never reaches this machine itself */
+	assert_non_null(decide(&f, "198.18.78.9", NULL, 80));
+	assert_non_null(decide(&f, "2001:db8:1::7", NULL, 80));
 	filter_free(&f);
 }
 
@@ -185,9 +265,8 @@ static void test_lan_parse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_normalize),
-	    cmocka_unit_test(test_patterns),
-	    cmocka_unit_test(test_grants),
+	    cmocka_unit_test(test_normalize), cmocka_unit_test(test_patterns),
+	    cmocka_unit_test(test_grants),    cmocka_unit_test(test_routes),
 	    cmocka_unit_test(test_lan_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,7 +47,7 @@ static void test_absolute(void **state)
 	struct buf b = {0};
 	http_rewrite_head(s, &r, &b);
 	assert_string_equal(b.p, "GET /a/b?c=d HTTP/1.1\r\n"
-				 "Host: origin.lnk-test:8080\r\n"
+				 "Host: Origin.lnk-test:8080\r\n"
 				 "Accept: */*\r\n"
 				 "Connection: close\r\n\r\n");
 	buf_free(&b);
@@ -55,15 +55,56 @@ static void test_absolute(void **state)
 	assert_int_equal(http_parse_head(s, strlen(s), &r), HTTP_DONE);
 	assert_int_equal(r.port, 80);
 	http_rewrite_head(s, &r, &b);
-	assert_string_equal(b.p,
-			    "HEAD / HTTP/1.0\r\nConnection: close\r\n\r\n");
+	assert_string_equal(b.p, "HEAD / HTTP/1.0\r\nHost: h.test\r\n"
+				 "Connection: close\r\n\r\n");
 	buf_free(&b);
 	s = "GET http://h.test?x HTTP/1.1\r\n\r\n";
 	assert_int_equal(http_parse_head(s, strlen(s), &r), HTTP_DONE);
 	http_rewrite_head(s, &r, &b);
-	assert_string_equal(b.p,
-			    "GET /?x HTTP/1.1\r\nConnection: close\r\n\r\n");
+	assert_string_equal(b.p, "GET /?x HTTP/1.1\r\nHost: h.test\r\n"
+				 "Connection: close\r\n\r\n");
 	buf_free(&b);
+}
+
+/* The Host upstream is the URL's, the one the grants checked: a client's
+ * other Host (one, several, any case) never goes on. */
+struct host_row {
+	const char *head, *want;
+};
+
+static const struct host_row host_rows[] = {
+    {"GET http://granted.test/ HTTP/1.1\r\nHost: other.test\r\n\r\n",
+     "GET / HTTP/1.1\r\nHost: granted.test\r\nConnection: close\r\n\r\n"},
+    {"GET http://granted.test/ HTTP/1.1\r\nhOsT: other.test\r\n"
+     "A: b\r\nHOST: third.test\r\n\r\n",
+     "GET / HTTP/1.1\r\nHost: granted.test\r\nA: b\r\n"
+     "Connection: close\r\n\r\n"},
+    {"GET http://granted.test:8080/x HTTP/1.1\r\nHost: granted.test\r\n\r\n",
+     "GET /x HTTP/1.1\r\nHost: granted.test:8080\r\n"
+     "Connection: close\r\n\r\n"},
+    {"GET http://[2001:db8::1]/ HTTP/1.1\r\nHost: other.test\r\n\r\n",
+     "GET / HTTP/1.1\r\nHost: [2001:db8::1]\r\nConnection: close\r\n\r\n"},
+    {"GET http://198.18.0.2:81/ HTTP/1.0\r\nHost:other.test\r\n\r\n",
+     "GET / HTTP/1.0\r\nHost: 198.18.0.2:81\r\nConnection: close\r\n\r\n"},
+    /* a header that only starts with "host" stays */
+    {"GET http://g.test/ HTTP/1.1\r\nHostile: 1\r\n\r\n",
+     "GET / HTTP/1.1\r\nHost: g.test\r\nHostile: 1\r\n"
+     "Connection: close\r\n\r\n"},
+};
+
+static void test_host_rewrite(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(host_rows) / sizeof(host_rows[0]); i++) {
+		struct http_req r;
+		const char *s = host_rows[i].head;
+		assert_int_equal(http_parse_head(s, strlen(s), &r), HTTP_DONE);
+		struct buf b = {0};
+		http_rewrite_head(s, &r, &b);
+		if (strcmp(b.p, host_rows[i].want) != 0)
+			fail_msg("row %zu: got %s", i, b.p);
+		buf_free(&b);
+	}
 }
 
 struct bad {
@@ -177,6 +218,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_connect),
 	    cmocka_unit_test(test_absolute),
+	    cmocka_unit_test(test_host_rewrite),
 	    cmocka_unit_test(test_bad),
 	    cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_split),

@@ -1,0 +1,214 @@
+#include "wire/route.h"
+
+#include <errno.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+int route_open(struct route_sock *rs)
+{
+	rs->seq = 0;
+	rs->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (rs->fd < 0)
+		return -errno;
+	/* the kernel answers while handling our send; a second is a lost
+	 * answer, and a lost answer refuses the call */
+	struct timeval tv = {.tv_sec = 1};
+	if (setsockopt(rs->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+		int e = -errno;
+		close(rs->fd);
+		rs->fd = -1;
+		return e;
+	}
+	return 0;
+}
+
+void route_close(struct route_sock *rs)
+{
+	if (rs->fd >= 0)
+		close(rs->fd);
+	rs->fd = -1;
+}
+
+size_t route_build_request(const struct lnk_addr *dst, uint32_t seq, void *buf)
+{
+	size_t alen = dst->family == AF_INET ? 4 : 16;
+	memset(buf, 0, ROUTE_REQ_MAX);
+	struct nlmsghdr *nh = buf;
+	struct rtmsg *rt = NLMSG_DATA(nh);
+	nh->nlmsg_type = RTM_GETROUTE;
+	nh->nlmsg_flags = NLM_F_REQUEST;
+	nh->nlmsg_seq = seq;
+	rt->rtm_family = (unsigned char)dst->family;
+	rt->rtm_dst_len = (unsigned char)(alen * 8);
+	struct rtattr *ra =
+	    (struct rtattr *)((char *)rt + NLMSG_ALIGN(sizeof(*rt)));
+	ra->rta_type = RTA_DST;
+	ra->rta_len = (unsigned short)RTA_LENGTH(alen);
+	memcpy(RTA_DATA(ra), dst->a, alen);
+	nh->nlmsg_len =
+	    NLMSG_LENGTH(NLMSG_ALIGN(sizeof(*rt)) + RTA_SPACE(alen));
+	return nh->nlmsg_len;
+}
+
+static int parse_route(const struct nlmsghdr *nh, struct route_answer *out)
+{
+	if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
+		return -EBADMSG;
+	const struct rtmsg *rt = NLMSG_DATA(nh);
+	out->type = rt->rtm_type;
+	int alen = RTM_PAYLOAD(nh);
+	for (const struct rtattr *ra = RTM_RTA(rt); RTA_OK(ra, alen);
+	     ra = RTA_NEXT(ra, alen)) {
+		size_t n = RTA_PAYLOAD(ra);
+		if (ra->rta_type == RTA_GATEWAY) {
+			if (n != 4 && n != 16)
+				return -EBADMSG;
+			memset(&out->gateway, 0, sizeof(out->gateway));
+			out->gateway.family = n == 4 ? AF_INET : AF_INET6;
+			memcpy(out->gateway.a, RTA_DATA(ra), n);
+			out->has_gateway = 1;
+		} else if (ra->rta_type == RTA_VIA) {
+			/* an IPv4 route through an IPv6 gateway */
+			const struct rtvia *v = RTA_DATA(ra);
+			if (n < sizeof(*v))
+				return -EBADMSG;
+			size_t vn = n - sizeof(*v);
+			memset(&out->gateway, 0, sizeof(out->gateway));
+			if ((v->rtvia_family == AF_INET && vn == 4) ||
+			    (v->rtvia_family == AF_INET6 && vn == 16)) {
+				out->gateway.family = v->rtvia_family;
+				memcpy(out->gateway.a, v->rtvia_addr, vn);
+			}
+			out->has_gateway = 1;
+		}
+	}
+	return 0;
+}
+
+int route_parse_reply(const void *buf, size_t len, uint32_t seq,
+		      struct route_answer *out)
+{
+	memset(out, 0, sizeof(*out));
+	int left = len > 1 << 20 ? 1 << 20 : (int)len;
+	for (const struct nlmsghdr *nh = buf; NLMSG_OK(nh, left);
+	     nh = NLMSG_NEXT(nh, left)) {
+		if (nh->nlmsg_seq != seq)
+			continue; /* a late answer to an earlier question */
+		if (nh->nlmsg_type == NLMSG_ERROR) {
+			if (nh->nlmsg_len <
+			    NLMSG_LENGTH(sizeof(struct nlmsgerr)))
+				return -EBADMSG;
+			const struct nlmsgerr *e = NLMSG_DATA(nh);
+			/* an error of 0 is an acknowledgement: no route */
+			out->error = e->error < 0 ? e->error : -ENODATA;
+			return 0;
+		}
+		if (nh->nlmsg_type == RTM_NEWROUTE)
+			return parse_route(nh, out);
+		return -EBADMSG;
+	}
+	return -EAGAIN;
+}
+
+enum route_where route_judge(const struct route_answer *ans,
+			     const struct lnk_addr *dst)
+{
+	if (ans->error)
+		return ROUTE_NONE;
+	switch (ans->type) {
+	case RTN_LOCAL:
+		return ROUTE_LOCAL;
+	case RTN_UNICAST:
+		if (!ans->has_gateway)
+			return ROUTE_LAN; /* on-link: this machine's network */
+		/* the gateway itself (a route "via X onlink" to X) */
+		if (addr_equal(&ans->gateway, dst))
+			return ROUTE_LAN;
+		return ROUTE_INTERNET;
+	default:
+		/* blackhole, unreachable, prohibit, throw, broadcast,
+		 * anycast, multicast, nat, or a type this code does not
+		 * know: not a destination for a call */
+		return ROUTE_NONE;
+	}
+}
+
+enum route_where route_lookup(struct route_sock *rs, const struct lnk_addr *dst)
+{
+	if (rs->fd < 0)
+		return ROUTE_NONE;
+	char req[ROUTE_REQ_MAX];
+	uint32_t seq = ++rs->seq;
+	size_t n = route_build_request(dst, seq, req);
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+	if (sendto(rs->fd, req, n, 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel)) != (ssize_t)n)
+		return ROUTE_NONE;
+	/* answers to earlier questions that timed out may come first */
+	for (int tries = 0; tries < 16; tries++) {
+		union {
+			struct nlmsghdr nh;
+			char b[8192];
+		} u;
+		struct sockaddr_nl from;
+		socklen_t fl = sizeof(from);
+		ssize_t r = recvfrom(rs->fd, u.b, sizeof(u.b), 0,
+				     (struct sockaddr *)&from, &fl);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return ROUTE_NONE;
+		if (fl != sizeof(from) || from.nl_pid != 0)
+			continue; /* only the kernel's answer counts */
+		struct route_answer ans;
+		int p = route_parse_reply(u.b, (size_t)r, seq, &ans);
+		if (p == -EAGAIN)
+			continue;
+		if (p < 0)
+			return ROUTE_NONE;
+		return route_judge(&ans, dst);
+	}
+	return ROUTE_NONE;
+}
+
+enum route_where route_where_for(struct route_sock *rs,
+				 const struct lnk_addr *dst)
+{
+	struct lnk_addr inner = addr_unwrap(dst);
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0,    0,
+					   0, 0, 0, 0, 0xff, 0xff};
+	if (dst->family == AF_INET6 && memcmp(dst->a, mapped, 12) == 0)
+		return route_lookup(rs, &inner); /* the kernel connects v4 */
+	enum route_where w = route_lookup(rs, dst);
+	if (inner.family == dst->family || w == ROUTE_LOCAL)
+		return w;
+	/* an embedded IPv4 address only makes the answer stricter; no
+	 * IPv4 route to it says nothing about the IPv6 path */
+	enum route_where v4 = route_lookup(rs, &inner);
+	if (v4 == ROUTE_LOCAL)
+		return ROUTE_LOCAL;
+	if (w == ROUTE_NONE)
+		return ROUTE_NONE;
+	if (v4 == ROUTE_LAN)
+		return ROUTE_LAN;
+	return w;
+}
+
+const char *route_where_name(enum route_where w)
+{
+	switch (w) {
+	case ROUTE_INTERNET:
+		return "internet";
+	case ROUTE_LOCAL:
+		return "this machine";
+	case ROUTE_LAN:
+		return "this machine's network";
+	case ROUTE_NONE:
+		return "no route";
+	}
+	return "unknown";
+}

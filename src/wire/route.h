@@ -1,0 +1,75 @@
+/* Where an address is, in the kernel's own words: a route lookup
+ * (rtnetlink RTM_GETROUTE) for the exact destination, per call.
+ *
+ * The address classes (addr.h) say what an address is by its number; they
+ * cannot say that a public address is this machine's (a VPN, DHCP, an IPv6
+ * privacy address gained while a sandbox runs, a local route such as AnyIP)
+ * or sits on a directly connected network (a LAN numbered from public
+ * space, every device on an IPv6 LAN). Only the routing table knows, and it
+ * changes at any time, so the wire asks the kernel for each address it is
+ * about to connect to, and refuses when it gets no clear answer.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire/addr.h"
+
+enum route_where {
+	ROUTE_INTERNET, /* unicast through a gateway */
+	ROUTE_LOCAL,	/* delivered to this machine (type local) */
+	ROUTE_LAN,	/* on a directly connected network, or a gateway */
+	ROUTE_NONE,	/* no usable route: blackhole, unreachable,
+			 * prohibit, broadcast, multicast, or no answer */
+};
+
+/* What a reply said (parsed from the kernel's message). */
+struct route_answer {
+	int error;	    /* -errno from NLMSG_ERROR, 0 with a route */
+	unsigned char type; /* RTN_* */
+	int has_gateway;    /* RTA_GATEWAY or RTA_VIA */
+	struct lnk_addr gateway;
+};
+
+/* The NETLINK_ROUTE socket the lookups use, opened once at setup (before
+ * the wire is confined) and reused for every call. */
+struct route_sock {
+	int fd;
+	uint32_t seq;
+};
+
+/* Opens rs (CLOEXEC, a receive timeout so a lost answer cannot hang the
+ * wire). 0 or -errno. */
+int route_open(struct route_sock *rs);
+void route_close(struct route_sock *rs);
+
+/* Builds the RTM_GETROUTE request for dst into buf (at least
+ * ROUTE_REQ_MAX bytes); returns its length. */
+#define ROUTE_REQ_MAX 64
+size_t route_build_request(const struct lnk_addr *dst, uint32_t seq, void *buf);
+
+/* Parses the reply to request seq from buf. 0 with *out filled (a route or
+ * the kernel's error), -EAGAIN when buf holds no message for seq, -EBADMSG
+ * when it is malformed. */
+int route_parse_reply(const void *buf, size_t len, uint32_t seq,
+		      struct route_answer *out);
+
+/* What an answer means for dst. */
+enum route_where route_judge(const struct route_answer *ans,
+			     const struct lnk_addr *dst);
+
+/* Asks the kernel where dst is. Any failure to get an answer is
+ * ROUTE_NONE: the caller refuses (fail closed). */
+enum route_where route_lookup(struct route_sock *rs,
+			      const struct lnk_addr *dst);
+
+/* Where a connection to dst goes: an IPv4-mapped address is looked up as
+ * the IPv4 address the kernel connects to; an IPv6 address that embeds an
+ * IPv4 one (NAT64, 6to4, compatible) is looked up as itself and the
+ * embedded address too, and the stricter answer wins (this machine or its
+ * network behind a translator is still this machine or its network). */
+enum route_where route_where_for(struct route_sock *rs,
+				 const struct lnk_addr *dst);
+
+const char *route_where_name(enum route_where w);

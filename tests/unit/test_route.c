@@ -1,0 +1,175 @@
+/* The kernel's route answers, faked: what each one means for a call, and
+ * replies that are stale, short or errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include "wire/route.h"
+
+/* One RTM_NEWROUTE message at buf: type, and a gateway when gw is set. */
+static size_t fake_route(char *buf, uint32_t seq, unsigned char type,
+			 const char *gw)
+{
+	memset(buf, 0, 256);
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	struct rtmsg *rt = NLMSG_DATA(nh);
+	nh->nlmsg_type = RTM_NEWROUTE;
+	nh->nlmsg_seq = seq;
+	rt->rtm_family = AF_INET;
+	rt->rtm_type = type;
+	size_t len = NLMSG_LENGTH(sizeof(*rt));
+	struct rtattr *ra = (struct rtattr *)(buf + NLMSG_ALIGN(len));
+	ra->rta_type = RTA_OIF;
+	ra->rta_len = RTA_LENGTH(4);
+	len = NLMSG_ALIGN(len) + RTA_SPACE(4);
+	if (gw) {
+		struct lnk_addr g;
+		assert_int_equal(addr_parse_literal(gw, &g), LIT_ADDR);
+		size_t n = g.family == AF_INET ? 4 : 16;
+		ra = (struct rtattr *)(buf + NLMSG_ALIGN(len));
+		ra->rta_type = RTA_GATEWAY;
+		ra->rta_len = (unsigned short)RTA_LENGTH(n);
+		memcpy(RTA_DATA(ra), g.a, n);
+		len = NLMSG_ALIGN(len) + RTA_SPACE(n);
+	}
+	nh->nlmsg_len = (uint32_t)len;
+	return NLMSG_ALIGN(len);
+}
+
+static size_t fake_error(char *buf, uint32_t seq, int error)
+{
+	memset(buf, 0, 256);
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	nh->nlmsg_type = NLMSG_ERROR;
+	nh->nlmsg_seq = seq;
+	nh->nlmsg_len = NLMSG_LENGTH(sizeof(struct nlmsgerr));
+	((struct nlmsgerr *)NLMSG_DATA(nh))->error = error;
+	return NLMSG_ALIGN(nh->nlmsg_len);
+}
+
+static enum route_where judge(const char *buf, size_t len, uint32_t seq,
+			      const char *dst)
+{
+	struct route_answer ans;
+	struct lnk_addr d;
+	assert_int_equal(addr_parse_literal(dst, &d), LIT_ADDR);
+	assert_int_equal(route_parse_reply(buf, len, seq, &ans), 0);
+	return route_judge(&ans, &d);
+}
+
+static void test_answers(void **state)
+{
+	(void)state;
+	char buf[512];
+	size_t n;
+	n = fake_route(buf, 7, RTN_UNICAST, "192.0.2.1");
+	assert_int_equal(judge(buf, n, 7, "198.18.0.2"), ROUTE_INTERNET);
+	/* a route through a gateway, asked for the gateway itself */
+	assert_int_equal(judge(buf, n, 7, "192.0.2.1"), ROUTE_LAN);
+	n = fake_route(buf, 7, RTN_UNICAST, NULL);
+	assert_int_equal(judge(buf, n, 7, "203.0.113.5"), ROUTE_LAN);
+	n = fake_route(buf, 7, RTN_LOCAL, NULL);
+	assert_int_equal(judge(buf, n, 7, "198.18.78.1"), ROUTE_LOCAL);
+	static const unsigned char refused[] = {RTN_BLACKHOLE, RTN_UNREACHABLE,
+						RTN_PROHIBIT,  RTN_THROW,
+						RTN_BROADCAST, RTN_MULTICAST,
+						RTN_ANYCAST,   RTN_NAT,
+						RTN_UNSPEC,    200};
+	for (size_t i = 0; i < sizeof(refused); i++) {
+		n = fake_route(buf, 7, refused[i], "192.0.2.1");
+		if (judge(buf, n, 7, "198.18.0.2") != ROUTE_NONE)
+			fail_msg("route type %u allowed", refused[i]);
+	}
+	/* the kernel's refusals (a blackhole answers EINVAL, no route
+	 * ENETUNREACH) and a bare acknowledgement */
+	int errs[] = {-EINVAL, -ENETUNREACH, -EHOSTUNREACH, -EACCES, 0};
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		n = fake_error(buf, 9, errs[i]);
+		assert_int_equal(judge(buf, n, 9, "198.18.0.2"), ROUTE_NONE);
+	}
+}
+
+static void test_stale_and_bad(void **state)
+{
+	(void)state;
+	char buf[512];
+	struct route_answer ans;
+	/* an answer to an earlier question, then ours */
+	size_t n = fake_route(buf, 3, RTN_UNICAST, "192.0.2.1");
+	n += fake_route(buf + n, 4, RTN_LOCAL, NULL);
+	assert_int_equal(judge(buf, n, 4, "198.18.0.2"), ROUTE_LOCAL);
+	/* only the stale one: not an answer */
+	n = fake_route(buf, 3, RTN_UNICAST, "192.0.2.1");
+	assert_int_equal(route_parse_reply(buf, n, 4, &ans), -EAGAIN);
+	/* truncated */
+	assert_int_equal(route_parse_reply(buf, 10, 3, &ans), -EAGAIN);
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	nh->nlmsg_len = NLMSG_LENGTH(2);
+	assert_int_equal(route_parse_reply(buf, n, 3, &ans), -EBADMSG);
+	/* a gateway of a bad length */
+	n = fake_route(buf, 5, RTN_UNICAST, "192.0.2.1");
+	struct rtattr *ra =
+	    (struct rtattr *)(buf +
+			      NLMSG_ALIGN(NLMSG_LENGTH(sizeof(struct rtmsg))) +
+			      RTA_SPACE(4));
+	ra->rta_len = RTA_LENGTH(3);
+	assert_int_equal(route_parse_reply(buf, n, 5, &ans), -EBADMSG);
+	/* another message type */
+	n = fake_route(buf, 6, RTN_UNICAST, NULL);
+	nh->nlmsg_type = RTM_NEWLINK;
+	assert_int_equal(route_parse_reply(buf, n, 6, &ans), -EBADMSG);
+}
+
+static void test_request(void **state)
+{
+	(void)state;
+	char buf[ROUTE_REQ_MAX];
+	struct lnk_addr d;
+	addr_parse_literal("2001:db8::1", &d);
+	size_t n = route_build_request(&d, 42, buf);
+	const struct nlmsghdr *nh = (const void *)buf;
+	assert_int_equal(nh->nlmsg_len, n);
+	assert_true(n <= ROUTE_REQ_MAX);
+	assert_int_equal(nh->nlmsg_type, RTM_GETROUTE);
+	assert_int_equal(nh->nlmsg_seq, 42);
+	const struct rtmsg *rt = NLMSG_DATA(nh);
+	assert_int_equal(rt->rtm_family, AF_INET6);
+	assert_int_equal(rt->rtm_dst_len, 128);
+	const struct rtattr *ra = RTM_RTA(rt);
+	assert_int_equal(ra->rta_type, RTA_DST);
+	assert_memory_equal(RTA_DATA(ra), d.a, 16);
+}
+
+/* The real kernel, on loopback only: 127.0.0.1 is this machine. */
+static void test_kernel(void **state)
+{
+	(void)state;
+	struct route_sock rs;
+	assert_int_equal(route_open(&rs), 0);
+	struct lnk_addr a;
+	addr_parse_literal("127.0.0.1", &a);
+	assert_int_equal(route_lookup(&rs, &a), ROUTE_LOCAL);
+	addr_parse_literal("::ffff:127.0.0.1", &a);
+	assert_int_equal(route_where_for(&rs, &a), ROUTE_LOCAL);
+	route_close(&rs);
+	/* a closed socket answers nothing: refused */
+	assert_int_equal(route_lookup(&rs, &a), ROUTE_NONE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_answers),
+	    cmocka_unit_test(test_stale_and_bad),
+	    cmocka_unit_test(test_request),
+	    cmocka_unit_test(test_kernel),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
