@@ -59,6 +59,12 @@ struct bwrap_in {
 	 * read-only tmpfs goes over each that a grant shows. */
 	const struct strv *hidden;
 
+	/* Files of the sandbox's /proc covered by the host's /dev/null,
+	 * bound read only on a mount without devices, so that opening one
+	 * fails: kernel-wide files that show the host's state rather than
+	 * the sandbox's (see host.c, host_proc_masks). NULL for none. */
+	const struct strv *proc_masks;
+
 	/* Descriptors inside bwrap (fixed slots, see plan.h): generated
 	 * /etc/passwd and /etc/group (-1 to leave them out; copied like
 	 * etc_files), the info fd (-1 for none). */
@@ -86,6 +92,8 @@ enum bwrap_mount_kind {
 	BM_DIR,	    /* --perms 0755 --dir PATH: an /etc folder made again
 		     * (--ro-bind-try where a grant shows the host) */
 	BM_INIT,    /* --ro-bind INIT /run/lnk/init */
+	BM_MASK,    /* --ro-bind /dev/null PATH: a /proc file made
+		     * unreadable */
 };
 
 struct bwrap_mount {
