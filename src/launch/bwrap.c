@@ -208,7 +208,8 @@ static int check_abs(const char *what, const char *p, struct lnk_err *err)
 	return 0;
 }
 
-static void emit(struct strv *o, const struct bwrap_mount *m)
+static void emit(struct strv *o, const struct bwrap_mount *m,
+		 unsigned long long tmp_size)
 {
 	switch (m->kind) {
 	case BM_RO:
@@ -223,6 +224,11 @@ static void emit(struct strv *o, const struct bwrap_mount *m)
 		break;
 	case BM_TMPFS:
 	case BM_HIDE:
+		/* A hide is empty and read only: its size does not matter. */
+		if (m->kind == BM_TMPFS && tmp_size) {
+			strv_push(o, "--size");
+			strv_pushf(o, "%llu", tmp_size);
+		}
 		strv_push(o, "--tmpfs");
 		strv_push(o, m->path);
 		break;
@@ -502,7 +508,7 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	}
 
 	for (size_t i = 0; i < t.n; i++) {
-		emit(o, &t.m[i]);
+		emit(o, &t.m[i], in->tmp_size);
 		mirror(out, &t.m[i]);
 	}
 	/* Read only from here on: the hidden folders' tmpfs (made writable so

@@ -70,6 +70,11 @@ struct bwrap_in {
 	 * etc_files), the info fd (-1 for none). */
 	int passwd_fd, group_fd, info_fd;
 
+	/* Bytes each writable tmpfs (/tmp, /var/tmp, /dev/shm, the empty
+	 * home) may hold (bwrap >= 0.7.0 knows --size); 0: the kernel's
+	 * default, half the machine's memory each (launch/limits.h). */
+	unsigned long long tmp_size;
+
 	bool pty;	     /* the program gets lnk's pseudo-terminal */
 	bool disable_userns; /* bwrap >= 0.8.0 knows --disable-userns */
 };

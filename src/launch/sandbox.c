@@ -19,6 +19,7 @@
 #include "init/initcfg.h"
 #include "launch/env.h"
 #include "launch/host.h"
+#include "launch/limits.h"
 #include "launch/plan.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
@@ -53,6 +54,9 @@ struct sb_state {
 	int wire_pair[2], notify_pair[2], lifeline[2];
 	pid_t wire_pid;
 	struct buf cfg;
+	struct limits lim;
+	struct limits_where lw;
+	struct limits_cgroup cg;
 };
 
 static void close_pair(int p[2])
@@ -85,6 +89,8 @@ static void state_free(struct sb_state *s)
 	close_pair(s->notify_pair);
 	close_pair(s->lifeline);
 	buf_free(&s->cfg);
+	limits_cgroup_end(&s->cg);
+	limits_where_free(&s->lw);
 }
 
 /* "FOLDER/NAME" for the call log: the --write folder and the one name at
@@ -284,6 +290,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .notify_pair = {-1, -1},
 	    .lifeline = {-1, -1},
 	    .wire_pid = -1,
+	    .cg = LIMITS_CGROUP_INIT,
 	};
 	const struct policy *pol = req->pol;
 	int r;
@@ -301,6 +308,10 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 
 	_cleanup_free_ char *vcache = paths_bwrap_cache(req->home);
 	if ((r = host_gather(&s.host, vcache, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+	limits_defaults(&s.lim);
+	_cleanup_free_ char *settings = paths_settings(req->home);
+	if ((r = limits_load_settings(settings, &s.lim, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 
 	_cleanup_free_ char *name =
@@ -346,6 +357,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .listeners = s.listeners,
 	    .nlisteners = s.nlisteners,
 	    .ro_over = &s.ro_over,
+	    .limits = &s.lim,
 	};
 	r = plan_build(&pin, &s.plan, err);
 	strv_free(&argv);
@@ -367,9 +379,13 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
 
-	/* Act: the wire (a process, before any thread), then the guard's
-	 * threads, then bwrap. Signals are blocked first, so the threads
+	/* Act: the sandbox's cgroup, the wire (a process, before any
+	 * thread), then the guard's threads, then bwrap. Signals are blocked first, so the threads
 	 * leave them to the supervisor. */
+	limits_find(&s.lw);
+	_cleanup_free_ char *tag = xasprintf("%s-%d", name, (int)getpid());
+	if ((r = limits_cgroup_make(&s.lw, &s.lim, tag, &s.cg, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
 	spawn_block_signals();
 	if (wire) {
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
@@ -420,9 +436,11 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .files = s.plan.files,
 	    .nfiles = s.plan.nfiles,
 	    .pty = s.plan.pty,
+	    .cgroup_procs = {s.cg.procs[0], s.cg.procs[1]},
 	};
 	struct spawn_result res;
 	r = spawn_run(&sreq, &res, err);
+	limits_cgroup_end(&s.cg);
 
 	/* The sandbox is gone: end the wire first (its last write to the log
 	 * takes longest), and stop the guard's threads while it does. */

@@ -171,6 +171,17 @@ __attribute__((noreturn)) static void child(const struct spawn_req *r,
 	 * only lnk, which forwards it. */
 	if (!r->pty)
 		setpgid(0, 0);
+	/* Into the sandbox's cgroups before bwrap runs, so that every
+	 * process it makes is counted there ("0": the writer itself). */
+	for (int i = 0; i < 2; i++)
+		if (r->cgroup_procs[i] >= 0 &&
+		    write(r->cgroup_procs[i], "0", 1) != 1) {
+			static const char m[] =
+			    "lnk: cannot move the sandbox into its cgroup\n";
+			if (write(2, m, sizeof(m) - 1) < 0) {
+			}
+			_exit(LNK_EXIT_FAIL);
+		}
 	signal(SIGINT, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);

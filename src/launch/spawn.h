@@ -26,6 +26,9 @@ struct spawn_req {
 	const int *files; /* to slots LAUNCH_FD_END + i (launch_plan.files) */
 	size_t nfiles;
 	bool pty;
+	/* cgroup.procs of the sandbox's cgroups, open for writing, or -1
+	 * (launch/limits.h): bwrap moves itself in before it runs. */
+	int cgroup_procs[2];
 };
 
 struct spawn_result {
