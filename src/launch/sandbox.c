@@ -436,6 +436,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .files = s.plan.files,
 	    .nfiles = s.plan.nfiles,
 	    .pty = s.plan.pty,
+	    .end_on_hangup = req->end_on_hangup,
 	    .cgroup_procs = {s.cg.procs[0], s.cg.procs[1]},
 	};
 	struct spawn_result res;
