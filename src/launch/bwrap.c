@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "launch/bwrap.h"
+#include "launch/devnodes.h"
 
 /* The /etc that programs need, and why each. Nothing else of /etc enters:
  * it holds the machine's secrets and identity (shadow, sudoers, ssh host
@@ -107,6 +108,7 @@ static int rank(enum bwrap_mount_kind k)
 	case BM_DIR:
 	case BM_INIT:
 	case BM_MASK:
+	case BM_DEVNODE:
 		return 0;
 	case BM_TMPFS:
 		return 1;
@@ -167,6 +169,7 @@ static bool shows_host(const struct bwrap_mount *m)
 	case BM_DIR:
 	case BM_INIT:
 	case BM_MASK:
+	case BM_DEVNODE:
 		return false;
 	}
 	return false;
@@ -272,6 +275,11 @@ static void emit(struct strv *o, const struct bwrap_mount *m,
 		strv_push(o, "/dev/null");
 		strv_push(o, m->path);
 		break;
+	case BM_DEVNODE:
+		strv_push(o, "--dev-bind");
+		strv_push(o, m->src);
+		strv_push(o, m->path);
+		break;
 	}
 }
 
@@ -296,6 +304,7 @@ static void mirror(struct bwrap_out *out, const struct bwrap_mount *m)
 	case BM_SYMLINK: /* its target is a system folder already */
 	case BM_INIT:	 /* init is already running when Landlock starts */
 	case BM_MASK:	 /* unreadable, under /proc's own rule */
+	case BM_DEVNODE: /* under /dev's own rule */
 		break;
 	}
 }
@@ -357,6 +366,17 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 		add(&t, BM_MASK, m, NULL, -1);
 	}
 	add(&t, BM_DEV, "/dev", NULL, -1);
+	if (in->dev_nodes_dir) {
+		if ((r = check_abs("the device nodes' folder",
+				   in->dev_nodes_dir, err)) < 0)
+			goto fail;
+		for (const char *const *n = devnodes_names(); *n; n++) {
+			_cleanup_free_ char *src =
+			    xasprintf("%s/%s", in->dev_nodes_dir, *n);
+			_cleanup_free_ char *dst = xasprintf("/dev/%s", *n);
+			add(&t, BM_DEVNODE, dst, src, -1);
+		}
+	}
 	add(&t, BM_TMPFS, "/dev/shm", NULL, -1);
 	add(&t, BM_TMPFS, "/tmp", NULL, -1);
 	add(&t, BM_TMPFS, "/var/tmp", NULL, -1);

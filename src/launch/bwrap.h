@@ -65,6 +65,10 @@ struct bwrap_in {
 	 * the sandbox's (see host.c, host_proc_masks). NULL for none. */
 	const struct strv *proc_masks;
 
+	/* A folder of copies of the device nodes --dev binds from the host
+	 * (launch/devnodes.h), bound over them; NULL: none (not root). */
+	const char *dev_nodes_dir;
+
 	/* Descriptors inside bwrap (fixed slots, see plan.h): generated
 	 * /etc/passwd and /etc/group (-1 to leave them out; copied like
 	 * etc_files), the info fd (-1 for none). */
@@ -99,6 +103,8 @@ enum bwrap_mount_kind {
 	BM_INIT,    /* --ro-bind INIT /run/lnk/init */
 	BM_MASK,    /* --ro-bind /dev/null PATH: a /proc file made
 		     * unreadable */
+	BM_DEVNODE, /* --dev-bind SRC PATH: a copy of a host device node
+		     * over bwrap's bind of the node itself */
 };
 
 struct bwrap_mount {

@@ -51,6 +51,7 @@ struct plan_in {
 	size_t nlisteners;
 	const struct strv *ro_over;  /* dot files to keep read only */
 	const struct limits *limits; /* NULL: none */
+	const char *dev_nodes_dir;   /* launch/devnodes.h; NULL: none */
 };
 
 struct launch_plan {

@@ -18,6 +18,7 @@
 #include "common/buf.h"
 #include "init/initcfg.h"
 #include "launch/env.h"
+#include "launch/devnodes.h"
 #include "launch/host.h"
 #include "launch/limits.h"
 #include "launch/plan.h"
@@ -57,6 +58,7 @@ struct sb_state {
 	struct limits lim;
 	struct limits_where lw;
 	struct limits_cgroup cg;
+	struct devnodes dev;
 };
 
 static void close_pair(int p[2])
@@ -91,6 +93,7 @@ static void state_free(struct sb_state *s)
 	buf_free(&s->cfg);
 	limits_cgroup_end(&s->cg);
 	limits_where_free(&s->lw);
+	devnodes_remove(&s->dev);
 }
 
 /* "FOLDER/NAME" for the call log: the --write folder and the one name at
@@ -338,6 +341,11 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		if (!strv_contains(wdf, wr->v[i]))
 			dotguard_mounts_in(wr->v[i], wr, &s.ro_over);
 
+	/* Made now, though nothing else acts before the plan is whole: the
+	 * plan names the folder mkdtemp chooses. */
+	if ((r = devnodes_make(&s.dev, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+
 	struct strv argv = {0};
 	strv_push(&argv, req->probe ? req->probe : req->argv[0]);
 	for (int i = 1; i < req->argc; i++)
@@ -358,6 +366,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .nlisteners = s.nlisteners,
 	    .ro_over = &s.ro_over,
 	    .limits = &s.lim,
+	    .dev_nodes_dir = s.dev.dir,
 	};
 	r = plan_build(&pin, &s.plan, err);
 	strv_free(&argv);
@@ -442,6 +451,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	struct spawn_result res;
 	r = spawn_run(&sreq, &res, err);
 	limits_cgroup_end(&s.cg);
+	devnodes_remove(&s.dev);
 
 	/* The sandbox is gone: end the wire first (its last write to the log
 	 * takes longest), and stop the guard's threads while it does. */

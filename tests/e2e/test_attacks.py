@@ -1137,31 +1137,32 @@ def test_no_kernel_file_system_of_the_host_mounted(lnk, work):
     assert "/sys" not in {m[0] for m in mounts}
 
 
-@pytest.mark.xfail(IS_ROOT, strict=True, reason=(
-    "HOLE: as root, the device nodes bwrap binds from the host (/dev/null, "
-    "/dev/zero, /dev/tty...) can have their mode and owner changed: bwrap "
-    "can bind them read only only without devices (nodev), which makes "
-    "them unusable"))
 def test_host_device_nodes_keep_their_mode_and_owner(lnk):
     """Threat: as root, chmod 0600 /dev/null inside changes the host's
-    /dev/null (tried with the mode and owner each has: no change)."""
+    /dev/null, and every other program on the host fails to open it. Tried
+    with the mode and owner each has (no change even when it works): a
+    chmod that works must be on a node of the sandbox's own, never on the
+    host's."""
+    host = {}
+    for n in ("null", "zero", "full", "random", "urandom", "tty"):
+        st = os.stat("/dev/" + n)
+        host["/dev/" + n] = (st.st_dev, st.st_ino)
     cp = py(lnk, """
         import os, stat
-        changed = []
         for n in sorted(os.listdir("/dev")):
             p = "/dev/" + n
             st = os.lstat(p)
             if not stat.S_ISCHR(st.st_mode):
                 continue
-            for what, f in (
-                    ("chmod", lambda: os.chmod(p, stat.S_IMODE(st.st_mode))),
-                    ("chown", lambda: os.chown(p, st.st_uid, st.st_gid))):
-                try:
-                    f()
-                    changed.append(what + " " + p)
-                except OSError:
-                    pass
-        print("changed", changed)
+            try:
+                os.chmod(p, stat.S_IMODE(st.st_mode))
+                os.chown(p, st.st_uid, st.st_gid)
+            except OSError:
+                continue
+            print("changed", p, st.st_dev, st.st_ino)
     """)
     assert cp.returncode == 0, cp.stderr
-    assert "changed []" in cp.stdout, cp.stdout
+    changed = {l.split()[1]: (int(l.split()[2]), int(l.split()[3]))
+               for l in cp.stdout.splitlines() if l.startswith("changed")}
+    for p, ident in changed.items():
+        assert host.get(p) != ident, (p, cp.stdout)

@@ -277,6 +277,30 @@ static void proc_masks(void **state)
 	teardown_fixture(&f);
 }
 
+/* As root: the copies of the device nodes bound over bwrap's binds of the
+ * host's, right after --dev. */
+static void dev_nodes(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f);
+	f.in.dev_nodes_dir = "/dev/.lnk-abc";
+	struct lnk_err err = {0};
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), 0);
+	char *got = render(&f.out.opts);
+	assert_non_null(strstr(got,
+			       "--dev /dev\n"
+			       "--dev-bind /dev/.lnk-abc/full /dev/full\n"
+			       "--dev-bind /dev/.lnk-abc/null /dev/null\n"
+			       "--dev-bind /dev/.lnk-abc/random /dev/random\n"
+			       "--tmpfs /dev/shm\n"
+			       "--dev-bind /dev/.lnk-abc/tty /dev/tty\n"
+			       "--dev-bind /dev/.lnk-abc/urandom /dev/urandom\n"
+			       "--dev-bind /dev/.lnk-abc/zero /dev/zero\n"));
+	free(got);
+	teardown_fixture(&f);
+}
+
 /* A host /tmp folder granted with --write is bound after the private /tmp
  * tmpfs, so it shows inside it; the current folder inside it is kept. */
 static void write_under_tmp(void **state)
@@ -558,6 +582,7 @@ int main(void)
 	    cmocka_unit_test(write_home_hides_lnk),
 	    cmocka_unit_test(hide_nested),
 	    cmocka_unit_test(proc_masks),
+	    cmocka_unit_test(dev_nodes),
 	    cmocka_unit_test(write_under_tmp),
 	    cmocka_unit_test(pty_vs_no_pty),
 	    cmocka_unit_test(same_path_and_dot_files),
