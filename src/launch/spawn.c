@@ -488,6 +488,8 @@ static int run_loop(struct loop *l, int sfd)
 			relay_in(l);
 		if (i_out >= 0 && (pf[i_out].revents & (POLLERR | POLLHUP)))
 			hangup(l, false);
+		else if (i_out >= 0 && (pf[i_out].revents & POLLNVAL))
+			l->watch_out = false; /* no stdout: nothing to watch */
 		/* A SIGCHLD may merge with another: check anyway. */
 		if (!l->exited &&
 		    waitpid(l->bwrap, &l->wstatus, WNOHANG) == l->bwrap)
