@@ -1,7 +1,10 @@
 /* Device nodes of the sandbox's own (see devnodes.h). */
 #include "launch/devnodes.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,39 @@ const char *const *devnodes_names(void)
 	return names;
 }
 
+static void remove_dir(const char *dir)
+{
+	for (const char *const *n = names; *n; n++) {
+		_cleanup_free_ char *copy = xasprintf("%s/%s", dir, *n);
+		unlink(copy);
+	}
+	rmdir(dir);
+}
+
+/* The folders a lnk killed with SIGKILL left: ".lnk-<pid>-XXXXXX" whose
+ * pid no longer runs. */
+static void remove_stale(void)
+{
+	DIR *d = opendir("/dev");
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		if (strncmp(de->d_name, ".lnk-", 5) != 0)
+			continue;
+		long pid = strtol(de->d_name + 5, &end, 10);
+		if (*end != '-' || pid <= 0 || pid > INT32_MAX)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		_cleanup_free_ char *dir = xasprintf("/dev/%s", de->d_name);
+		remove_dir(dir);
+	}
+	closedir(d);
+}
+
 int devnodes_make(struct devnodes *d, struct lnk_err *err)
 {
 	*d = (struct devnodes){0};
@@ -27,7 +63,9 @@ int devnodes_make(struct devnodes *d, struct lnk_err *err)
 	/* In /dev: the host's device file system, where nodes work (a
 	 * tmpfs such as /run is mounted nodev). 0700: only root may open
 	 * the copies outside. */
-	char tmpl[] = "/dev/.lnk-XXXXXX";
+	remove_stale();
+	_cleanup_free_ char *tmpl =
+	    xasprintf("/dev/.lnk-%d-XXXXXX", (int)getpid());
 	if (!mkdtemp(tmpl))
 		return err_set(err, -errno,
 			       "cannot make a folder for the sandbox's device "
@@ -65,11 +103,7 @@ void devnodes_remove(struct devnodes *d)
 {
 	if (!d->dir)
 		return;
-	for (const char *const *n = names; *n; n++) {
-		_cleanup_free_ char *copy = xasprintf("%s/%s", d->dir, *n);
-		unlink(copy);
-	}
-	rmdir(d->dir);
+	remove_dir(d->dir);
 	free(d->dir);
 	d->dir = NULL;
 }

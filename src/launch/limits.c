@@ -1,7 +1,9 @@
 /* The host's memory and processes (see limits.h). */
 #include "launch/limits.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -356,10 +358,37 @@ static int write_value(const char *dir, const char *file, uint64_t v,
 	return 0;
 }
 
+/* The cgroups a lnk killed with SIGKILL left in parent (it could not
+ * remove them): "lnk-<name>-<pid>" whose pid no longer runs. One whose pid
+ * runs may be starting its sandbox right now, and is left alone. */
+static void remove_stale(const char *parent)
+{
+	DIR *d = opendir(parent);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *dash = strrchr(de->d_name, '-');
+		char *end;
+		if (strncmp(de->d_name, "lnk-", 4) != 0 || !dash)
+			continue;
+		long pid = strtol(dash + 1, &end, 10);
+		if (*end || pid <= 0 || pid > INT32_MAX)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
 static int make_one(const char *parent, const char *tag, int slot,
 		    struct limits_cgroup *cg, struct lnk_err *err)
 {
 	char *dir = xasprintf("%s/lnk-%s", parent, tag);
+
+	remove_stale(parent);
 
 	/* A folder left by a lnk that was killed: nothing runs in it, as
 	 * its pid (in tag) is ours now. */

@@ -73,7 +73,9 @@ struct limits_cgroup {
 		.dir = {NULL, NULL}, .procs = { -1, -1 } \
 	}
 
-/* Makes the cgroup of sandbox tag under w with l's limits. For
+/* Makes the cgroup of sandbox tag ("<name>-<lnk's pid>": the pid lets a
+ * later lnk remove what one killed with SIGKILL left) under w with l's
+ * limits. For
  * LIMITS_RLIMIT and LIMITS_NONE it makes nothing and returns 0. 0 or
  * -errno with err set. */
 int limits_cgroup_make(const struct limits_where *w, const struct limits *l,
