@@ -8,8 +8,12 @@
  *
  * A login shell, a command, scp or sftp (sshd puts what the client asked
  * for in SSH_ORIGINAL_COMMAND) all run in the sandbox the spec makes,
- * named for the spec's file, with DIR the one folder it writes. The session
- * runs /bin/bash, so the spec's [commands] must let it run.
+ * named for the spec's file and the session (alice-4242: lnk's pid, so
+ * that sessions of one key at once never take each other's name), with
+ * DIR the one folder it writes. The session runs /bin/bash, so the spec's
+ * [commands] must let it run. It ends with its SSH connection, even when
+ * its program ignores the hangup (spawn.h, end_on_hangup): else it would
+ * run on with nobody connected, holding its wire.
  *
  * The spec is not asked about first (trust.h): a forced command has no one
  * to ask, and the spec is the one the key's owner named in the key's
@@ -225,6 +229,14 @@ int cmd_enter(int argc, char **argv)
 		goto out;
 	}
 
+	/* The session's own name: the spec's, and lnk's pid, unique among
+	 * the sessions running here; kept within a sandbox name's 64. */
+	{
+		char *own = xasprintf("%.*s-%d", 56, name, (int)getpid());
+		free(name);
+		name = own;
+	}
+
 	if (check) {
 		struct strv lines = {0};
 		policy_describe(&pol, &lines);
@@ -265,6 +277,7 @@ int cmd_enter(int argc, char **argv)
 	    .argv = prog.v,
 	    .argc = (int)prog.n,
 	    .pty = spawn_wants_pty(),
+	    .end_on_hangup = true,
 	};
 	if (sandbox_run(&req, &ret, &err) < 0)
 		warnx_("%s", err.msg);

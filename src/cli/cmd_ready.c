@@ -17,6 +17,8 @@
 #include "common/buf.h"
 #include "common/util.h"
 #include "launch/host.h"
+#include "launch/limits.h"
+#include "store/paths.h"
 
 enum verdict { V_OK, V_WARN, V_FAIL };
 
@@ -241,6 +243,33 @@ static void check_init(struct report *rep)
 		    "lnk's install folder; reinstall lnk");
 }
 
+/* What bounds one sandbox's memory and tasks here (launch/limits.h): a
+ * cgroup of its own where lnk may make one, else less, which is said. */
+static void check_limits(struct report *rep)
+{
+	struct lnk_err err = {0};
+	struct limits l;
+	struct limits_where w;
+	char *home = NULL;
+
+	limits_defaults(&l);
+	if (paths_home(&home, &err) == 0) {
+		_cleanup_free_ char *settings = paths_settings(home);
+		free(home);
+		if (limits_load_settings(settings, &l, &err) < 0) {
+			add(rep, "limits", V_FAIL, "%s", err.msg);
+			return;
+		}
+	}
+	limits_find(&w);
+	_cleanup_free_ char *d = limits_describe(&w, &l);
+	add(rep, "limits",
+	    w.kind == LIMITS_CGROUP2 || w.kind == LIMITS_CGROUP1 ? V_OK
+								 : V_WARN,
+	    "%s", d);
+	limits_where_free(&w);
+}
+
 static const char *word(enum verdict v)
 {
 	switch (v) {
@@ -267,6 +296,7 @@ int cmd_ready(int argc, char **argv)
 	check_init(&rep);
 	check_landlock(&rep);
 	check_seccomp(&rep);
+	check_limits(&rep);
 
 	bool ok = true;
 	for (size_t i = 0; i < rep.n; i++)

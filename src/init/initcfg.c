@@ -88,6 +88,7 @@ int initcfg_encode(const struct init_config *c, struct buf *out)
 	put_u32(out, (uint32_t)c->notify_fd);
 	put_u32(out, (uint32_t)c->wire_fd);
 	put_u32(out, (uint32_t)c->lifeline_fd);
+	put_u32(out, c->nproc);
 	if ((r = put_strv(out, &c->ll_read)) < 0 ||
 	    (r = put_strv(out, &c->ll_write)) < 0 ||
 	    (r = put_strv(out, &c->ll_exec)) < 0)
@@ -257,7 +258,8 @@ static int decode(struct rd *r, struct init_config *c)
 	    (e = get_u32(r, &wfd, "wire_fd")) < 0 ||
 	    (e = check_fd(r, wfd, &c->wire_fd, "wire_fd")) < 0 ||
 	    (e = get_u32(r, &lfd, "lifeline_fd")) < 0 ||
-	    (e = check_fd(r, lfd, &c->lifeline_fd, "lifeline_fd")) < 0)
+	    (e = check_fd(r, lfd, &c->lifeline_fd, "lifeline_fd")) < 0 ||
+	    (e = get_u32(r, &c->nproc, "nproc")) < 0)
 		return e;
 	if (c->dot_guard && c->notify_fd < 0)
 		return err_set(r->err, -EINVAL,

@@ -15,7 +15,7 @@
 #include "common/err.h"
 #include "common/util.h"
 
-#define INITCFG_VERSION 2
+#define INITCFG_VERSION 3
 
 enum init_listener_kind {
 	INIT_L_HTTP,  /* the wire's HTTP proxy port inside */
@@ -58,6 +58,10 @@ struct init_config {
 	 * SIGKILLed while bwrap is still making the sandbox. */
 	int lifeline_fd;
 
+	/* RLIMIT_NPROC for the program, 0 for none: the tasks of this
+	 * sandbox's user namespace (launch/limits.h). */
+	uint32_t nproc;
+
 	/* The program. argv[0] is the path to execute (already resolved). */
 	char *cwd;
 	struct strv argv;
@@ -72,6 +76,7 @@ int initcfg_decode(const char *data, size_t len, struct init_config *c,
 /* Wire format (all integers little-endian; see initcfg.c for the bounds):
  *   "LNKI" u32 version u32 flags(bit0 exec_any, bit1 dot_guard,
  *   bit2 landlock_optional) i32 notify_fd i32 wire_fd i32 lifeline_fd
+ *   u32 nproc
  *   strv ll_read, strv ll_write, strv ll_exec
  *   u32 nlisteners { u8 kind, u16 port }*
  *   str cwd, strv argv, strv env

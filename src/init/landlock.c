@@ -232,9 +232,9 @@ static int add_rules_in(int ruleset, const struct init_config *c,
 	if ((r = add_list(ruleset, system_read, ARRAY_SIZE(system_read),
 			  FS_READ | x, handled, done, err)) < 0)
 		return r;
-	/* /proc: bwrap's own proc mount for the sandbox's pid namespace (its
-	 * /proc/sys is read-only). Writing files there (oom_score_adj,
-	 * /proc/self/fd/N of a pipe) is left to the kernel's own checks. */
+	/* /proc: bwrap's own proc mount for the sandbox's pid namespace, read
+	 * only (launch/bwrap.c says why). A reopen through /proc/self/fd/N
+	 * writes on the file's own mount, under the file's own rule. */
 	if ((r = add_list(ruleset, proc, 1,
 			  FS_READ | LANDLOCK_ACCESS_FS_WRITE_FILE, handled,
 			  done, err)) < 0)

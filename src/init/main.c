@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -238,6 +239,18 @@ int main(int argc, char **argv)
 	/* Checked again last: lnk may have died while init confined itself. */
 	if (reaper_lifeline_lost(cfg.lifeline_fd))
 		return 128 + SIGKILL;
+
+	/* The sandbox's tasks, where no cgroup limits them: the kernel
+	 * counts RLIMIT_NPROC per user namespace, so this is the count of
+	 * this sandbox alone (launch/limits.h). Hard too: raising it needs
+	 * CAP_SYS_RESOURCE. */
+	if (cfg.nproc) {
+		struct rlimit rl = {cfg.nproc, cfg.nproc};
+		if (setrlimit(RLIMIT_NPROC, &rl) < 0) {
+			err_set(&err, -errno, "%s", strerror(errno));
+			fail_layer("the task limit", &err);
+		}
+	}
 
 	tty = reaper_foreground_tty();
 	fflush(NULL);

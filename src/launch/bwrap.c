@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "launch/bwrap.h"
+#include "launch/devnodes.h"
 
 /* The /etc that programs need, and why each. Nothing else of /etc enters:
  * it holds the machine's secrets and identity (shadow, sudoers, ssh host
@@ -106,6 +107,8 @@ static int rank(enum bwrap_mount_kind k)
 	case BM_FILE:
 	case BM_DIR:
 	case BM_INIT:
+	case BM_MASK:
+	case BM_DEVNODE:
 		return 0;
 	case BM_TMPFS:
 		return 1;
@@ -165,6 +168,8 @@ static bool shows_host(const struct bwrap_mount *m)
 	case BM_FILE:
 	case BM_DIR:
 	case BM_INIT:
+	case BM_MASK:
+	case BM_DEVNODE:
 		return false;
 	}
 	return false;
@@ -206,7 +211,8 @@ static int check_abs(const char *what, const char *p, struct lnk_err *err)
 	return 0;
 }
 
-static void emit(struct strv *o, const struct bwrap_mount *m)
+static void emit(struct strv *o, const struct bwrap_mount *m,
+		 unsigned long long tmp_size)
 {
 	switch (m->kind) {
 	case BM_RO:
@@ -221,6 +227,11 @@ static void emit(struct strv *o, const struct bwrap_mount *m)
 		break;
 	case BM_TMPFS:
 	case BM_HIDE:
+		/* A hide is empty and read only: its size does not matter. */
+		if (m->kind == BM_TMPFS && tmp_size) {
+			strv_push(o, "--size");
+			strv_pushf(o, "%llu", tmp_size);
+		}
 		strv_push(o, "--tmpfs");
 		strv_push(o, m->path);
 		break;
@@ -257,6 +268,18 @@ static void emit(struct strv *o, const struct bwrap_mount *m)
 		strv_push(o, m->src);
 		strv_push(o, m->path);
 		break;
+	case BM_MASK:
+		/* bwrap binds read only without devices (nodev): the node
+		 * cannot even be opened, and its mode cannot be changed. */
+		strv_push(o, "--ro-bind");
+		strv_push(o, "/dev/null");
+		strv_push(o, m->path);
+		break;
+	case BM_DEVNODE:
+		strv_push(o, "--dev-bind");
+		strv_push(o, m->src);
+		strv_push(o, m->path);
+		break;
 	}
 }
 
@@ -280,6 +303,8 @@ static void mirror(struct bwrap_out *out, const struct bwrap_mount *m)
 	case BM_HIDE:	 /* empty and read only: nothing to allow */
 	case BM_SYMLINK: /* its target is a system folder already */
 	case BM_INIT:	 /* init is already running when Landlock starts */
+	case BM_MASK:	 /* unreadable, under /proc's own rule */
+	case BM_DEVNODE: /* under /dev's own rule */
 		break;
 	}
 }
@@ -327,7 +352,31 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	/* Fresh kernel views and private scratch space: the host's /tmp,
 	 * /dev/shm and /var/tmp hold other programs' sockets and files. */
 	add(&t, BM_PROC, "/proc", NULL, -1);
+	for (size_t i = 0; in->proc_masks && i < in->proc_masks->n; i++) {
+		const char *m = in->proc_masks->v[i];
+		if ((r = check_abs("a /proc file", m, err)) < 0)
+			goto fail;
+		if (!path_covers("/proc", m) || strcmp(m, "/proc") == 0) {
+			r = err_set(err, -EINVAL,
+				    "'%s' is not a file in /proc; this is a "
+				    "bug in lnk, please report it",
+				    m);
+			goto fail;
+		}
+		add(&t, BM_MASK, m, NULL, -1);
+	}
 	add(&t, BM_DEV, "/dev", NULL, -1);
+	if (in->dev_nodes_dir) {
+		if ((r = check_abs("the device nodes' folder",
+				   in->dev_nodes_dir, err)) < 0)
+			goto fail;
+		for (const char *const *n = devnodes_names(); *n; n++) {
+			_cleanup_free_ char *src =
+			    xasprintf("%s/%s", in->dev_nodes_dir, *n);
+			_cleanup_free_ char *dst = xasprintf("/dev/%s", *n);
+			add(&t, BM_DEVNODE, dst, src, -1);
+		}
+	}
 	add(&t, BM_TMPFS, "/dev/shm", NULL, -1);
 	add(&t, BM_TMPFS, "/tmp", NULL, -1);
 	add(&t, BM_TMPFS, "/var/tmp", NULL, -1);
@@ -479,14 +528,26 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	}
 
 	for (size_t i = 0; i < t.n; i++) {
-		emit(o, &t.m[i]);
+		emit(o, &t.m[i], in->tmp_size);
 		mirror(out, &t.m[i]);
 	}
 	/* Read only from here on: the hidden folders' tmpfs (made writable so
 	 * nested grants could be mounted inside) and the root itself, so a
-	 * write outside the granted folders fails instead of vanishing. */
+	 * write outside the granted folders fails instead of vanishing. And
+	 * /proc: outside the sandbox's own processes it is the host kernel's,
+	 * and as root the program is the host's root to it. Its /proc/sys
+	 * (kernel.core_pattern runs a program as root at the next crash) is
+	 * writable to uid 0, and bwrap leaves it so: it covers /proc/sys only
+	 * when access(W_OK) on the folder succeeds, which the kernel refuses
+	 * to everyone. And chmod or chown on a /proc file changes the one
+	 * entry every /proc of the machine shares (a root-only file becomes
+	 * readable to every user). Read only, all of that fails with EROFS.
+	 * The sandbox's processes then cannot write their own /proc files
+	 * either (oom_score_adj, a thread's comm): nothing they need. A
+	 * reopen through /proc/self/fd/N is not affected: it writes on the
+	 * file's own mount. */
 	for (size_t i = 0; i < t.n; i++)
-		if (t.m[i].kind == BM_HIDE) {
+		if (t.m[i].kind == BM_HIDE || t.m[i].kind == BM_PROC) {
 			strv_push(o, "--remount-ro");
 			strv_push(o, t.m[i].path);
 		}

@@ -59,10 +59,25 @@ struct bwrap_in {
 	 * read-only tmpfs goes over each that a grant shows. */
 	const struct strv *hidden;
 
+	/* Files of the sandbox's /proc covered by the host's /dev/null,
+	 * bound read only on a mount without devices, so that opening one
+	 * fails: kernel-wide files that show the host's state rather than
+	 * the sandbox's (see host.c, host_proc_masks). NULL for none. */
+	const struct strv *proc_masks;
+
+	/* A folder of copies of the device nodes --dev binds from the host
+	 * (launch/devnodes.h), bound over them; NULL: none (not root). */
+	const char *dev_nodes_dir;
+
 	/* Descriptors inside bwrap (fixed slots, see plan.h): generated
 	 * /etc/passwd and /etc/group (-1 to leave them out; copied like
 	 * etc_files), the info fd (-1 for none). */
 	int passwd_fd, group_fd, info_fd;
+
+	/* Bytes each writable tmpfs (/tmp, /var/tmp, /dev/shm, the empty
+	 * home) may hold (bwrap >= 0.7.0 knows --size); 0: the kernel's
+	 * default, half the machine's memory each (launch/limits.h). */
+	unsigned long long tmp_size;
 
 	bool pty;	     /* the program gets lnk's pseudo-terminal */
 	bool disable_userns; /* bwrap >= 0.8.0 knows --disable-userns */
@@ -86,6 +101,10 @@ enum bwrap_mount_kind {
 	BM_DIR,	    /* --perms 0755 --dir PATH: an /etc folder made again
 		     * (--ro-bind-try where a grant shows the host) */
 	BM_INIT,    /* --ro-bind INIT /run/lnk/init */
+	BM_MASK,    /* --ro-bind /dev/null PATH: a /proc file made
+		     * unreadable */
+	BM_DEVNODE, /* --dev-bind SRC PATH: a copy of a host device node
+		     * over bwrap's bind of the node itself */
 };
 
 struct bwrap_mount {

@@ -306,6 +306,54 @@ int host_bwrap_version_cached(const char *bwrap, const char *cache, int ver[3],
 	return r;
 }
 
+/* The /proc files the sandbox must not read, though the kernel would let
+ * it: they show the host's state, not the sandbox's namespaces.
+ *
+ * - /proc/keys and /proc/key-users list the keys of the whole machine that
+ *   the reader may view: the user's own (and, as root, root's) session and
+ *   user keyrings outside, with each key's description. The keyring calls
+ *   themselves are refused by the seccomp policy.
+ * - As root, every file at the top of /proc that only root may read
+ *   (slabinfo, timer_list, vmallocinfo, kpageflags, kmsg, kcore...): the
+ *   sandbox's uid 0 is the host's root to them, and they map the kernel's
+ *   memory for an exploit. Found by their mode, not by name, so a kernel
+ *   that adds one is covered too. As another user the kernel refuses them
+ *   already. */
+static void gather_proc_masks(struct host_facts *h)
+{
+	static const char *const always[] = {"/proc/keys", "/proc/key-users"};
+	struct stat st;
+
+	for (size_t i = 0; i < ARRAY_SIZE(always); i++)
+		if (lstat(always[i], &st) == 0 && S_ISREG(st.st_mode))
+			strv_push(&h->proc_masks, always[i]);
+	if (h->uid != 0)
+		return;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return;
+	struct strv names = {0};
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		if ((n[0] >= '0' && n[0] <= '9') || strcmp(n, "keys") == 0 ||
+		    strcmp(n, "key-users") == 0)
+			continue;
+		if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || (st.st_mode & S_IROTH) ||
+		    !(st.st_mode & (S_IRUSR | S_IRGRP)))
+			continue;
+		strv_pushf(&names, "/proc/%s", n);
+	}
+	closedir(d);
+	/* readdir's order is the kernel's: sort for a stable argv. */
+	qsort(names.v, names.n, sizeof(char *),
+	      (int (*)(const void *, const void *))strcmp);
+	for (size_t i = 0; i < names.n; i++)
+		strv_push(&h->proc_masks, names.v[i]);
+	strv_free(&names);
+}
+
 int host_gather(struct host_facts *h, const char *version_cache,
 		struct lnk_err *err)
 {
@@ -321,6 +369,7 @@ int host_gather(struct host_facts *h, const char *version_cache,
 	h->init = host_find_init();
 	h->uid = getuid();
 	h->gid = getgid();
+	gather_proc_masks(h);
 
 	for (const char *const *r = bwrap_root_list(); *r; r++) {
 		struct stat st;
@@ -391,6 +440,7 @@ void host_facts_free(struct host_facts *h)
 	free(h->etc_modes);
 	strv_free(&h->etc_trees);
 	strv_free(&h->etc_files);
+	strv_free(&h->proc_masks);
 	free(h->user);
 	free(h->shell);
 	free(h->group);

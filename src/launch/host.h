@@ -26,6 +26,7 @@ struct host_facts {
 	unsigned *etc_modes;	/* etc_files' modes inside: 0444 or 0555 */
 	struct strv etc_trees;	/* /etc folders made again (struct
 				 * bwrap_in); their links are in root_links */
+	struct strv proc_masks; /* see struct bwrap_in */
 	uid_t uid;
 	gid_t gid;
 	char *user;  /* login name, NULL when uid has no passwd entry */

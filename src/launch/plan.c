@@ -94,6 +94,7 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	out->init.notify_fd = -1;
 	out->init.wire_fd = -1;
 	out->init.lifeline_fd = -1;
+	out->init.nproc = in->limits ? in->limits->tasks : 0;
 	out->pty = in->pty;
 
 	if (!in->host->bwrap)
@@ -142,6 +143,8 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	    .root_dirs = &in->host->root_dirs,
 	    .root_links = &in->host->root_links,
 	    .etc = &in->host->etc,
+	    .proc_masks = &in->host->proc_masks,
+	    .dev_nodes_dir = in->dev_nodes_dir,
 	    .etc_files = &in->host->etc_files,
 	    .etc_modes = in->host->etc_modes,
 	    .etc_trees = &in->host->etc_trees,
@@ -152,6 +155,11 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	    .group_fd = LAUNCH_FD_GROUP,
 	    .info_fd = LAUNCH_FD_INFO,
 	    .pty = in->pty,
+	    /* --size is new in bwrap 0.7.0. */
+	    .tmp_size = in->limits && host_version_at_least(in->host->bwrap_ver,
+							    0, 7, 0)
+			    ? in->limits->tmp_size
+			    : 0,
 	    /* --disable-userns is new in bwrap 0.8.0 (Debian 12's). */
 	    .disable_userns =
 		host_version_at_least(in->host->bwrap_ver, 0, 8, 0),

@@ -15,6 +15,7 @@
 #include "init/initcfg.h"
 #include "launch/bwrap.h"
 #include "launch/host.h"
+#include "launch/limits.h"
 #include "policy/policy.h"
 
 enum launch_fd {
@@ -48,7 +49,9 @@ struct plan_in {
 	const struct strv *extra_env; /* the wire's proxy variables */
 	const struct init_listener *listeners; /* the wire's, copied */
 	size_t nlisteners;
-	const struct strv *ro_over; /* dot files to keep read only */
+	const struct strv *ro_over;  /* dot files to keep read only */
+	const struct limits *limits; /* NULL: none */
+	const char *dev_nodes_dir;   /* launch/devnodes.h; NULL: none */
 };
 
 struct launch_plan {

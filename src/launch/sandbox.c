@@ -18,7 +18,9 @@
 #include "common/buf.h"
 #include "init/initcfg.h"
 #include "launch/env.h"
+#include "launch/devnodes.h"
 #include "launch/host.h"
+#include "launch/limits.h"
 #include "launch/plan.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
@@ -53,6 +55,10 @@ struct sb_state {
 	int wire_pair[2], notify_pair[2], lifeline[2];
 	pid_t wire_pid;
 	struct buf cfg;
+	struct limits lim;
+	struct limits_where lw;
+	struct limits_cgroup cg;
+	struct devnodes dev;
 };
 
 static void close_pair(int p[2])
@@ -85,6 +91,9 @@ static void state_free(struct sb_state *s)
 	close_pair(s->notify_pair);
 	close_pair(s->lifeline);
 	buf_free(&s->cfg);
+	limits_cgroup_end(&s->cg);
+	limits_where_free(&s->lw);
+	devnodes_remove(&s->dev);
 }
 
 /* "FOLDER/NAME" for the call log: the --write folder and the one name at
@@ -284,6 +293,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .notify_pair = {-1, -1},
 	    .lifeline = {-1, -1},
 	    .wire_pid = -1,
+	    .cg = LIMITS_CGROUP_INIT,
 	};
 	const struct policy *pol = req->pol;
 	int r;
@@ -301,6 +311,10 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 
 	_cleanup_free_ char *vcache = paths_bwrap_cache(req->home);
 	if ((r = host_gather(&s.host, vcache, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+	limits_defaults(&s.lim);
+	_cleanup_free_ char *settings = paths_settings(req->home);
+	if ((r = limits_load_settings(settings, &s.lim, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 
 	_cleanup_free_ char *name =
@@ -327,6 +341,11 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		if (!strv_contains(wdf, wr->v[i]))
 			dotguard_mounts_in(wr->v[i], wr, &s.ro_over);
 
+	/* Made now, though nothing else acts before the plan is whole: the
+	 * plan names the folder mkdtemp chooses. */
+	if ((r = devnodes_make(&s.dev, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+
 	struct strv argv = {0};
 	strv_push(&argv, req->probe ? req->probe : req->argv[0]);
 	for (int i = 1; i < req->argc; i++)
@@ -346,6 +365,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .listeners = s.listeners,
 	    .nlisteners = s.nlisteners,
 	    .ro_over = &s.ro_over,
+	    .limits = &s.lim,
+	    .dev_nodes_dir = s.dev.dir,
 	};
 	r = plan_build(&pin, &s.plan, err);
 	strv_free(&argv);
@@ -367,9 +388,13 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
 
-	/* Act: the wire (a process, before any thread), then the guard's
-	 * threads, then bwrap. Signals are blocked first, so the threads
+	/* Act: the sandbox's cgroup, the wire (a process, before any
+	 * thread), then the guard's threads, then bwrap. Signals are blocked first, so the threads
 	 * leave them to the supervisor. */
+	limits_find(&s.lw);
+	_cleanup_free_ char *tag = xasprintf("%s-%d", name, (int)getpid());
+	if ((r = limits_cgroup_make(&s.lw, &s.lim, tag, &s.cg, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
 	spawn_block_signals();
 	if (wire) {
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
@@ -420,9 +445,13 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .files = s.plan.files,
 	    .nfiles = s.plan.nfiles,
 	    .pty = s.plan.pty,
+	    .end_on_hangup = req->end_on_hangup,
+	    .cgroup_procs = {s.cg.procs[0], s.cg.procs[1]},
 	};
 	struct spawn_result res;
 	r = spawn_run(&sreq, &res, err);
+	limits_cgroup_end(&s.cg);
+	devnodes_remove(&s.dev);
 
 	/* The sandbox is gone: end the wire first (its last write to the log
 	 * takes longest), and stop the guard's threads while it does. */

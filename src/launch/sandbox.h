@@ -29,6 +29,9 @@ struct sandbox_req {
 	char *const *argv;	  /* the program and its arguments */
 	int argc;
 	bool pty; /* give the program a pty (spawn_wants_pty()) */
+	/* enter: the sandbox ends with the session's connection
+	 * (spawn.h, end_on_hangup) */
+	bool end_on_hangup;
 	/* check only: lnk-probe on the host (absolute). It is bound read
 	 * only at SANDBOX_PROBE_PATH and run as the program with argv[1..];
 	 * argv[0] is ignored. Landlock may execute it even when [commands]

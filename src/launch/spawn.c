@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -171,6 +172,17 @@ __attribute__((noreturn)) static void child(const struct spawn_req *r,
 	 * only lnk, which forwards it. */
 	if (!r->pty)
 		setpgid(0, 0);
+	/* Into the sandbox's cgroups before bwrap runs, so that every
+	 * process it makes is counted there ("0": the writer itself). */
+	for (int i = 0; i < 2; i++)
+		if (r->cgroup_procs[i] >= 0 &&
+		    write(r->cgroup_procs[i], "0", 1) != 1) {
+			static const char m[] =
+			    "lnk: cannot move the sandbox into its cgroup\n";
+			if (write(2, m, sizeof(m) - 1) < 0) {
+			}
+			_exit(LNK_EXIT_FAIL);
+		}
 	signal(SIGINT, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
@@ -254,9 +266,44 @@ struct loop {
 	char in[65536]; /* stdin -> pty, not yet written */
 	size_t inlen;
 	bool stdin_open, master_open;
+	/* end_on_hangup: the lifeline's write end (closing it ends the
+	 * sandbox: lnk-init kills everything), and when the connection went
+	 * away, the time to close it. */
+	int *lifeline;
+	bool hung_up, watch_out;
+	struct timespec end_at;
 };
 
 static void forward(struct loop *l, int sig);
+
+static int64_t ms_until(const struct timespec *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)(t->tv_sec - now.tv_sec) * 1000 +
+	       (t->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+/* The session's connection is gone (end_on_hangup): the program hears of
+ * it as from a terminal (SIGHUP), and its sandbox ends after the grace
+ * time even if it does not listen. sighup: the signal itself came, and was
+ * forwarded already. */
+static void hangup(struct loop *l, bool sighup)
+{
+	if (!l->r->end_on_hangup || l->hung_up)
+		return;
+	l->hung_up = true;
+	l->watch_out = false;
+	if (!sighup)
+		forward(l, SIGHUP);
+	clock_gettime(CLOCK_MONOTONIC, &l->end_at);
+	l->end_at.tv_sec += SPAWN_HANGUP_GRACE_MS / 1000;
+	l->end_at.tv_nsec += (SPAWN_HANGUP_GRACE_MS % 1000) * 1000000L;
+	if (l->end_at.tv_nsec >= 1000000000L) {
+		l->end_at.tv_sec++;
+		l->end_at.tv_nsec -= 1000000000L;
+	}
+}
 
 static void read_info(struct loop *l)
 {
@@ -339,6 +386,8 @@ static void on_signal(struct loop *l, int sig)
 	default:
 		if (!l->exited)
 			forward(l, sig);
+		if (sig == SIGHUP)
+			hangup(l, true);
 		break;
 	}
 }
@@ -362,10 +411,13 @@ static void relay_in(struct loop *l)
 {
 	ssize_t n =
 	    read(STDIN_FILENO, l->in + l->inlen, sizeof(l->in) - l->inlen);
-	if (n > 0)
+	if (n > 0) {
 		l->inlen += (size_t)n;
-	else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+		/* A terminal in raw mode ends only when it hangs up. */
 		l->stdin_open = false;
+		hangup(l, false);
+	}
 }
 
 static void flush_in(struct loop *l)
@@ -382,8 +434,9 @@ static void flush_in(struct loop *l)
 static int run_loop(struct loop *l, int sfd)
 {
 	while (!l->exited) {
-		struct pollfd pf[4];
+		struct pollfd pf[5];
 		int n = 0, i_sig = -1, i_info = -1, i_in = -1, i_m = -1;
+		int i_out = -1, timeout = -1;
 		pf[i_sig = n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		if (l->info >= 0)
 			pf[i_info = n++] =
@@ -398,7 +451,22 @@ static int run_loop(struct loop *l, int sfd)
 				pf[i_in = n++] = (struct pollfd){
 				    .fd = STDIN_FILENO, .events = POLLIN};
 		}
-		if (poll(pf, (nfds_t)n, -1) < 0) {
+		/* Without a pty, lnk's stdout is the connection: POLLERR (a
+		 * pipe whose reader closed) or POLLHUP (a socket or terminal
+		 * whose other end did) says it is gone. */
+		if (l->watch_out)
+			pf[i_out = n++] =
+			    (struct pollfd){.fd = STDOUT_FILENO, .events = 0};
+		if (l->hung_up && *l->lifeline >= 0) {
+			int64_t left = ms_until(&l->end_at);
+			if (left <= 0) {
+				close(*l->lifeline);
+				*l->lifeline = -1;
+				continue;
+			}
+			timeout = (int)left;
+		}
+		if (poll(pf, (nfds_t)n, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
@@ -418,6 +486,10 @@ static int run_loop(struct loop *l, int sfd)
 		}
 		if (i_in >= 0 && pf[i_in].revents)
 			relay_in(l);
+		if (i_out >= 0 && (pf[i_out].revents & (POLLERR | POLLHUP)))
+			hangup(l, false);
+		else if (i_out >= 0 && (pf[i_out].revents & POLLNVAL))
+			l->watch_out = false; /* no stdout: nothing to watch */
 		/* A SIGCHLD may merge with another: check anyway. */
 		if (!l->exited &&
 		    waitpid(l->bwrap, &l->wstatus, WNOHANG) == l->bwrap)
@@ -540,6 +612,8 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 	l->reaper_fd = -1;
 	l->stdin_open = true;
 	l->master_open = r->pty;
+	l->lifeline = &life_w;
+	l->watch_out = r->end_on_hangup && !r->pty;
 	ret = run_loop(l, sfd);
 	if (ret < 0) {
 		/* The loop failed: do not leave a sandbox behind. */

@@ -26,7 +26,21 @@ struct spawn_req {
 	const int *files; /* to slots LAUNCH_FD_END + i (launch_plan.files) */
 	size_t nfiles;
 	bool pty;
+	/* enter's sessions: when lnk's terminal hangs up (SIGHUP, or the
+	 * pty's input ends) or, without a pty, nobody reads lnk's output any
+	 * more (its stdout pipe or socket is closed at the other end), the
+	 * connection is gone: the program gets SIGHUP, and
+	 * SPAWN_HANGUP_GRACE_MS later the sandbox ends, whether or not the
+	 * program ignored it. */
+	bool end_on_hangup;
+	/* cgroup.procs of the sandbox's cgroups, open for writing, or -1
+	 * (launch/limits.h): bwrap moves itself in before it runs. */
+	int cgroup_procs[2];
 };
+
+/* Time for a program that handles SIGHUP to save its state (a shell its
+ * history, an editor its buffers) before its sandbox ends. */
+#define SPAWN_HANGUP_GRACE_MS 2000
 
 struct spawn_result {
 	int status;   /* what lnk exits with */

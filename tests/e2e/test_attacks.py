@@ -1227,3 +1227,155 @@ def test_full_disk_no_call_unlogged(small_home):
     # every call carried is logged; the refusals too, once space returned
     assert len(done) == carried, (out, rows)
     assert len(down) >= refused + 2, (out, rows)
+
+# --- root and resources: what uid 0 without capabilities still owns ---
+#
+# Run as root, the program's uid 0 is the host's root, without capabilities.
+# The kernel still lets the owner of an object change it: every sysctl, every
+# /proc entry, the device nodes bwrap binds from the host. Each test runs as
+# a user too, where the kernel's own checks must hold the same.
+
+def test_kernel_settings_unwritable(lnk):
+    """Threat: as root, write kernel.core_pattern (the next crash runs the
+    program's file as root outside), or any other sysctl, sysrq, binfmt."""
+    cp = py(lnk, """
+        import os
+        opened, tried = [], 0
+        paths = ["/proc/sysrq-trigger", "/proc/sys/fs/binfmt_misc/register"]
+        for dp, dn, fn in os.walk("/proc/sys"):
+            paths += [os.path.join(dp, f) for f in fn]
+        for p in paths:
+            try:
+                # O_APPEND without O_TRUNC: opened, nothing is written
+                fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK)
+            except OSError:
+                tried += 1
+                continue
+            os.close(fd)
+            opened.append(p)
+        print("tried", tried, "opened", opened)
+    """)
+    assert cp.returncode == 0, cp.stderr
+    assert "tried" in cp.stdout and "opened []" in cp.stdout, cp.stdout
+    assert int(cp.stdout.split()[1]) > 100, cp.stdout
+
+
+def test_proc_entries_keep_their_mode_and_owner(lnk):
+    """Threat: as root, chmod a /proc file: every /proc of the machine
+    shares the entry, so /proc/timer_list or /proc/slabinfo becomes readable
+    to every user outside (tried with the mode and owner each has: no
+    change even when it works)."""
+    cp = py(lnk, """
+        import os, stat
+        changed = []
+        for n in sorted(os.listdir("/proc")):
+            p = "/proc/" + n
+            if n[0].isdigit() or os.path.islink(p):
+                continue
+            try:
+                st = os.stat(p)
+            except OSError:
+                continue
+            for what, f in (
+                    ("chmod", lambda: os.chmod(p, stat.S_IMODE(st.st_mode))),
+                    ("chown", lambda: os.chown(p, st.st_uid, st.st_gid)),
+                    ("utime", lambda: os.utime(p, ns=(st.st_atime_ns,
+                                                      st.st_mtime_ns)))):
+                try:
+                    f()
+                    changed.append(what + " " + p)
+                except OSError:
+                    pass
+        print("changed", changed)
+    """)
+    assert cp.returncode == 0, cp.stderr
+    assert "changed []" in cp.stdout, cp.stdout
+
+
+def test_host_keyring_not_listed(lnk):
+    """Threat: the keyring outside (the user's session keyring, or root's)
+    shows its keys' descriptions in /proc/keys, and keyctl reads them."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    desc = f"lnk-bait-{os.getpid()}"
+    # add_key(2) to the session keyring (-3) of this test process
+    kid = libc.syscall(248, b"user", desc.encode(), b"s3cr3t-key", 10, -3)
+    if kid < 0:
+        pytest.skip(f"cannot add a key here (errno {ctypes.get_errno()})")
+    try:
+        cp = py(lnk, f"""
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.syscall.restype = ctypes.c_long
+            for p in ("/proc/keys", "/proc/key-users"):
+                try:
+                    print(p, open(p).read())
+                except OSError as e:
+                    print(p, "refused", e.errno)
+            buf = ctypes.create_string_buffer(64)
+            # keyctl(KEYCTL_READ), request_key(2), keyctl(GET_KEYRING_ID @s)
+            print("read", libc.syscall(250, 11, {kid}, buf, 64), buf.raw)
+            print("request", libc.syscall(249, b"user", b"{desc}", None, 0))
+            print("session", libc.syscall(250, 0, -3, 0))
+        """)
+    finally:
+        libc.syscall(250, 3, kid)  # KEYCTL_REVOKE
+    assert cp.returncode == 0, cp.stderr
+    assert desc not in cp.stdout and "s3cr3t" not in cp.stdout, cp.stdout
+    for call in ("read", "request", "session"):
+        assert f"{call} -1" in cp.stdout, cp.stdout
+
+
+def test_no_kernel_file_system_of_the_host_mounted(lnk, work):
+    """Threat: sysfs, cgroupfs, debugfs, bpffs... mounted inside, or a /proc
+    or device node left writable, through which uid 0 changes the host."""
+    cp = py(lnk, """
+        for line in open("/proc/self/mountinfo"):
+            f = line.split()
+            sep = f.index("-")
+            print(f[4], f[5].split(",")[0], f[sep + 1])
+    """, "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    mounts = [l.split() for l in cp.stdout.splitlines()]
+    assert mounts, cp.stdout
+    kinds = {m[2] for m in mounts}
+    assert not kinds & {"sysfs", "cgroup", "cgroup2", "debugfs", "tracefs",
+                        "securityfs", "bpf", "configfs", "pstore",
+                        "efivarfs", "fusectl", "binfmt_misc", "hugetlbfs",
+                        "mqueue"}, kinds
+    for path, opt, kind in mounts:
+        if kind == "proc" or path.startswith("/proc/"):
+            assert opt == "ro", (path, opt, kind)
+    assert "/sys" not in {m[0] for m in mounts}
+
+
+def test_host_device_nodes_keep_their_mode_and_owner(lnk):
+    """Threat: as root, chmod 0600 /dev/null inside changes the host's
+    /dev/null, and every other program on the host fails to open it. Tried
+    with the mode and owner each has (no change even when it works): a
+    chmod that works must be on a node of the sandbox's own, never on the
+    host's."""
+    host = {}
+    for n in ("null", "zero", "full", "random", "urandom", "tty"):
+        st = os.stat("/dev/" + n)
+        host["/dev/" + n] = (st.st_dev, st.st_ino)
+    cp = py(lnk, """
+        import os, stat
+        for n in sorted(os.listdir("/dev")):
+            p = "/dev/" + n
+            st = os.lstat(p)
+            if not stat.S_ISCHR(st.st_mode):
+                continue
+            try:
+                os.chmod(p, stat.S_IMODE(st.st_mode))
+                os.chown(p, st.st_uid, st.st_gid)
+            except OSError:
+                continue
+            print("changed", p, st.st_dev, st.st_ino)
+    """)
+    assert cp.returncode == 0, cp.stderr
+    changed = {l.split()[1]: (int(l.split()[2]), int(l.split()[3]))
+               for l in cp.stdout.splitlines() if l.startswith("changed")}
+    for p, ident in changed.items():
+        assert host.get(p) != ident, (p, cp.stdout)

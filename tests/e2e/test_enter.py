@@ -26,7 +26,7 @@ SFTP_SERVER = "/usr/lib/openssh/sftp-server"
 
 def spec_text(extra=""):
     return ('version = 1\n[commands]\nallow = ["bash", "cat", "ls", "echo", '
-            f'"tty", "scp", "{SFTP_SERVER}"]\n' + extra)
+            f'"tty", "scp", "sleep", "{SFTP_SERVER}"]\n' + extra)
 
 
 def test_check_says_what_it_opens_and_runs_nothing(lnk, home, tmp_path):
@@ -117,7 +117,9 @@ def sshd():
     secret.write_text("outside-secret\n")
     os.chown(secret, pw.pw_uid, pw.pw_gid)
     spec = d / "alice.toml"
-    spec.write_text(spec_text())
+    # A loopback port: the session has a wire, and with it a name in the
+    # registry that a second session must not collide with.
+    spec.write_text(spec_text("[localhost]\nports = [47999]\n"))
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
                     str(d / "hostkey")], check=True)
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
@@ -239,3 +241,72 @@ def test_sftp_lists_the_folder(sshd, tmp_path):
     assert "listed.txt" in cp.stdout, (cp.stdout, cp.stderr)
     # The file outside the folder is not there to fetch.
     assert not (tmp_path / "got.txt").exists()
+
+
+def session(s, command, tty):
+    """An ssh session left running: returns the client, once the session
+    printed "up"."""
+    cmd = ["ssh", *ssh_opts(s), "-p", str(s["port"])]
+    if tty:
+        cmd.append("-tt")
+    cmd += [f"{s['user']}@127.0.0.1", command]
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    line = p.stdout.readline()
+    if b"up" not in line:
+        p.kill()
+        raise AssertionError((line, p.stderr.read()))
+    return p
+
+
+def running(user, pattern):
+    cp = subprocess.run(["pgrep", "-u", user, "-f", pattern],
+                        capture_output=True, text=True)
+    return cp.stdout.split()
+
+
+def wait_running(user, pattern, timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline and not running(user, pattern):
+        time.sleep(0.1)
+    return running(user, pattern)
+
+
+def wait_gone(user, pattern, timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline and running(user, pattern):
+        time.sleep(0.1)
+    return running(user, pattern)
+
+
+@pytest.mark.parametrize("tty", [True, False], ids=["pty", "no-pty"])
+def test_session_that_ignores_hangup_ends_with_its_connection(sshd, tty):
+    """A program that ignores SIGHUP (and SIGPIPE) must not outlive its SSH
+    connection: lnk, the sandbox and its wire end with it, and the key's
+    next session runs."""
+    marker = "7777.25" if tty else "7777.5"
+    p = session(sshd, f"trap '' HUP PIPE; echo up; exec sleep {marker}", tty)
+    try:
+        assert wait_running(sshd["user"], f"sleep {marker}")
+        p.kill()  # the connection ends as a dropped network would end it
+        p.wait(timeout=10)
+        assert not wait_gone(sshd["user"], f"sleep {marker}")
+        assert not wait_gone(sshd["user"], f"{sshd['dir']}/bin/lnk")
+    finally:
+        if p.poll() is None:
+            p.kill()
+    cp = ssh(sshd, "echo again-$((1+1))")
+    assert cp.returncode == 0 and "again-2" in cp.stdout, cp.stderr
+
+
+def test_concurrent_sessions_of_one_key_each_run(sshd):
+    p = session(sshd, "echo up; exec sleep 7777.75", False)
+    try:
+        assert wait_running(sshd["user"], "sleep 7777.75")
+        cp = ssh(sshd, "echo second-$((1+1))")
+        assert cp.returncode == 0, cp.stderr
+        assert "second-2" in cp.stdout
+    finally:
+        p.kill()
+        p.wait(timeout=10)
+    assert not wait_gone(sshd["user"], "sleep 7777.75")

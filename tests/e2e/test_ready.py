@@ -4,7 +4,7 @@ machine")."""
 import json
 
 CHECKS = ("bubblewrap", "user namespaces", "lnk-init", "landlock",
-          "seccomp", "seccomp notify")
+          "seccomp", "seccomp notify", "limits")
 
 
 def test_ready_agrees_with_run(lnk):

@@ -140,7 +140,7 @@ static void bare(void **state)
 	struct fixture f;
 	setup_fixture(&f);
 	golden(&f, HEAD "--new-session\n--clearenv\n--info-fd 7\n" SYSTEM
-			"--tmpfs /home/u\n" SYSTEM_TAIL
+			"--tmpfs /home/u\n" SYSTEM_TAIL "--remount-ro /proc\n"
 			"--remount-ro /\n--chdir /home/u\n");
 	/* Landlock mirrors the mounts: nothing of the home is readable but
 	 * its empty tmpfs, which is writable. */
@@ -165,6 +165,7 @@ static void write_cwd(void **state)
 	golden(&f, HEAD "--new-session\n--clearenv\n--info-fd 7\n" SYSTEM
 			"--tmpfs /home/u\n"
 			"--bind /home/u/proj /home/u/proj\n" SYSTEM_TAIL
+			"--remount-ro /proc\n"
 			"--remount-ro /\n--chdir /home/u/proj\n");
 	char *wr = join(&f.out.ll_write);
 	assert_non_null(strstr(wr, "/home/u/proj\n"));
@@ -189,6 +190,7 @@ static void read_home(void **state)
 			"--remount-ro /home/u/.lnk\n"
 			"--remount-ro /home/u/Link/Agents\n"
 			"--remount-ro /home/u/Link/History\n"
+			"--remount-ro /proc\n"
 			"--remount-ro /\n--chdir /home/u\n");
 	teardown_fixture(&f);
 }
@@ -238,7 +240,64 @@ static void hide_nested(void **state)
 			"--remount-ro /home/u/Link/Agents\n"
 			"--remount-ro /home/u/Link/History\n"
 			"--remount-ro /home/u/work\n"
+			"--remount-ro /proc\n"
 			"--remount-ro /\n--chdir /home/u/work/site\n");
+	teardown_fixture(&f);
+}
+
+/* /proc files to cover: /dev/null bound read only over each, after the
+ * fresh /proc; /proc made read only at the end. Anything outside /proc is
+ * a bug, refused. */
+static void proc_masks(void **state)
+{
+	(void)state;
+	struct fixture f;
+	struct strv masks = {0};
+	setup_fixture(&f);
+	strv_push(&masks, "/proc/keys");
+	strv_push(&masks, "/proc/timer_list");
+	f.in.proc_masks = &masks;
+	struct lnk_err err = {0};
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), 0);
+	char *got = render(&f.out.opts);
+	assert_non_null(strstr(got, "--proc /proc\n"
+				    "--ro-bind /dev/null /proc/keys\n"
+				    "--ro-bind /dev/null /proc/timer_list\n"));
+	assert_non_null(strstr(got, "--remount-ro /proc\n--remount-ro /\n"));
+	free(got);
+	bwrap_out_free(&f.out);
+
+	strv_push(&masks, "/etc/shadow");
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), -EINVAL);
+	strv_free(&masks);
+	masks = (struct strv){0};
+	strv_push(&masks, "/proc");
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), -EINVAL);
+	strv_free(&masks);
+	teardown_fixture(&f);
+}
+
+/* As root: the copies of the device nodes bound over bwrap's binds of the
+ * host's, right after --dev. */
+static void dev_nodes(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup_fixture(&f);
+	f.in.dev_nodes_dir = "/dev/.lnk-abc";
+	struct lnk_err err = {0};
+	assert_int_equal(bwrap_build(&f.in, &f.out, &err), 0);
+	char *got = render(&f.out.opts);
+	assert_non_null(strstr(got,
+			       "--dev /dev\n"
+			       "--dev-bind /dev/.lnk-abc/full /dev/full\n"
+			       "--dev-bind /dev/.lnk-abc/null /dev/null\n"
+			       "--dev-bind /dev/.lnk-abc/random /dev/random\n"
+			       "--tmpfs /dev/shm\n"
+			       "--dev-bind /dev/.lnk-abc/tty /dev/tty\n"
+			       "--dev-bind /dev/.lnk-abc/urandom /dev/urandom\n"
+			       "--dev-bind /dev/.lnk-abc/zero /dev/zero\n"));
+	free(got);
 	teardown_fixture(&f);
 }
 
@@ -522,6 +581,8 @@ int main(void)
 	    cmocka_unit_test(read_home),
 	    cmocka_unit_test(write_home_hides_lnk),
 	    cmocka_unit_test(hide_nested),
+	    cmocka_unit_test(proc_masks),
+	    cmocka_unit_test(dev_nodes),
 	    cmocka_unit_test(write_under_tmp),
 	    cmocka_unit_test(pty_vs_no_pty),
 	    cmocka_unit_test(same_path_and_dot_files),

@@ -29,6 +29,7 @@ static void sample(struct init_config *c)
 	c->notify_fd = 5;
 	c->wire_fd = 6;
 	c->lifeline_fd = 10;
+	c->nproc = 4096;
 	c->nlisteners = 3;
 	c->listeners = xcalloc(3, sizeof(*c->listeners));
 	c->listeners[0] = (struct init_listener){INIT_L_HTTP, 3128};
@@ -80,6 +81,7 @@ static void roundtrip(void **state)
 	assert_int_equal(d.notify_fd, 5);
 	assert_int_equal(d.wire_fd, 6);
 	assert_int_equal(d.lifeline_fd, 10);
+	assert_int_equal(d.nproc, 4096);
 	assert_int_equal(d.nlisteners, 3);
 	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(d.listeners[i].kind, c.listeners[i].kind);
@@ -157,7 +159,8 @@ static void put32(char *p, uint32_t v)
 }
 
 /* Header fields at fixed offsets: magic 0, version 4, flags 8, notify 12,
- * wire 16, lifeline 20, ll_read count 24, first ll_read length 28. */
+ * wire 16, lifeline 20, nproc 24, ll_read count 28, first ll_read length
+ * 32. */
 static void bad_header_fields_refused(void **state)
 {
 	static const struct {
@@ -177,10 +180,10 @@ static void bad_header_fields_refused(void **state)
 	    {20, 65536, "lifeline_fd 65536 is not a valid descriptor"},
 	    {20, 5, "lifeline_fd 5 is also the wire or notify socket"},
 	    {20, 6, "lifeline_fd 6 is also the wire or notify socket"},
-	    {24, 0xffffffff, "claims"},
-	    {24, 70000, "claims"},
-	    {28, 0xfffffff0, "more than the limit"},
-	    {28, 0x7ffffff, "more than the limit"},
+	    {28, 0xffffffff, "claims"},
+	    {28, 70000, "claims"},
+	    {32, 0xfffffff0, "more than the limit"},
+	    {32, 0x7ffffff, "more than the limit"},
 	};
 
 	(void)state;

@@ -1,0 +1,464 @@
+/* The host's memory and processes (see limits.h). */
+#include "launch/limits.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "spec/toml.h"
+
+#define MIB (1024ULL * 1024)
+
+void limits_defaults(struct limits *l)
+{
+	long pages = sysconf(_SC_PHYS_PAGES);
+	long psize = sysconf(_SC_PAGESIZE);
+	uint64_t mem =
+	    pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : 0;
+
+	/* Rounded down to MiB so that ready prints round numbers. */
+	l->memory = mem / 2 / MIB * MIB;
+	l->tasks = 4096;
+	l->tmp_size = mem / 8 / MIB * MIB;
+}
+
+int limits_parse_size(const char *s, uint64_t *out)
+{
+	uint64_t v = 0, mul = 1;
+	const char *p = s;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	switch (*p) {
+	case '\0':
+		break;
+	case 'K':
+	case 'k':
+		mul = 1024;
+		break;
+	case 'M':
+	case 'm':
+		mul = MIB;
+		break;
+	case 'G':
+	case 'g':
+		mul = 1024 * MIB;
+		break;
+	case 'T':
+	case 't':
+		mul = 1024 * 1024 * MIB;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*p && p[1])
+		return -EINVAL;
+	if (v && mul > UINT64_MAX / v)
+		return -EINVAL;
+	*out = v * mul;
+	return 0;
+}
+
+static int size_value(const char *file, const struct toml_kv *kv, uint64_t *out,
+		      struct lnk_err *err)
+{
+	const struct toml_value *v = kv->val;
+
+	if (v->type == TOML_INTEGER && v->u.i >= 0) {
+		*out = (uint64_t)v->u.i;
+		return 0;
+	}
+	if (v->type == TOML_STRING && strlen(v->u.str.s) == v->u.str.len &&
+	    limits_parse_size(v->u.str.s, out) == 0)
+		return 0;
+	return err_set(err, -EINVAL,
+		       "%s:%u: [limits] %s must be a size such as \"512M\" or "
+		       "\"4G\" (0 for no limit)",
+		       file, kv->pos.line, kv->key);
+}
+
+int limits_load_settings(const char *path, struct limits *l,
+			 struct lnk_err *err)
+{
+	_cleanup_free_ char *text = NULL;
+	struct toml_value *root = NULL;
+	size_t len;
+	int r;
+
+	r = read_file(path, 1 << 20, &text, &len);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return err_set(err, r, "cannot read '%s': %s", path,
+			       strerror(-r));
+	if ((r = toml_parse(text, len, path, &root, err)) < 0)
+		return r;
+	const struct toml_kv *t = toml_find(root, "limits");
+	if (!t)
+		goto out;
+	if (t->val->type != TOML_TABLE) {
+		r = err_set(err, -EINVAL, "%s:%u: limits must be a table", path,
+			    t->pos.line);
+		goto out;
+	}
+	for (size_t i = 0; i < t->val->u.tab.n; i++) {
+		const struct toml_kv *kv = &t->val->u.tab.items[i];
+		if (strcmp(kv->key, "memory") == 0) {
+			r = size_value(path, kv, &l->memory, err);
+		} else if (strcmp(kv->key, "tmp_size") == 0) {
+			r = size_value(path, kv, &l->tmp_size, err);
+		} else if (strcmp(kv->key, "tasks") == 0) {
+			if (kv->val->type == TOML_INTEGER && kv->val->u.i >= 0)
+				l->tasks = (uint64_t)kv->val->u.i;
+			else
+				r = err_set(err, -EINVAL,
+					    "%s:%u: [limits] tasks must be a "
+					    "whole number (0 for no limit)",
+					    path, kv->pos.line);
+		} else {
+			r = err_set(err, -EINVAL,
+				    "%s:%u: [limits] has no key '%s'; it "
+				    "takes memory, tasks and tmp_size",
+				    path, kv->pos.line, kv->key);
+		}
+		if (r < 0)
+			goto out;
+	}
+out:
+	toml_free(root);
+	return r;
+}
+
+/* ---- where: found from /proc/self/mountinfo and /proc/self/cgroup ---- */
+
+static bool has_word(const char *list, const char *word, char sep)
+{
+	size_t n = strlen(word);
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, sep);
+		size_t k = e ? (size_t)(e - p) : strlen(p);
+		if (k == n && strncmp(p, word, n) == 0)
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+/* The mount point of the first cgroup2 mount (ctrl NULL), or of the cgroup
+ * v1 hierarchy with controller ctrl. Mount points with escapes (spaces)
+ * are skipped. */
+static char *cgroup_mount(const char *ctrl)
+{
+	_cleanup_free_ char *mi = NULL;
+	size_t len;
+	char *found = NULL;
+
+	if (read_file("/proc/self/mountinfo", 1 << 22, &mi, &len) < 0)
+		return NULL;
+	for (char *line = mi, *next; line && *line && !found; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *sep = strstr(line, " - ");
+		if (!sep)
+			continue;
+		char *f[6] = {0};
+		char *save = NULL, *p = line;
+		for (int i = 0; i < 6 && (f[i] = strtok_r(p, " ", &save)); i++)
+			p = NULL;
+		char *fstype = strtok_r(sep + 3, " ", &save);
+		char *source = fstype ? strtok_r(NULL, " ", &save) : NULL;
+		char *opts = source ? strtok_r(NULL, " ", &save) : NULL;
+		if (!f[4] || !fstype || strchr(f[4], '\\'))
+			continue;
+		if (!ctrl && strcmp(fstype, "cgroup2") == 0)
+			found = xstrdup(f[4]);
+		else if (ctrl && strcmp(fstype, "cgroup") == 0 && opts &&
+			 has_word(opts, ctrl, ','))
+			found = xstrdup(f[4]);
+	}
+	return found;
+}
+
+/* lnk's own cgroup in the hierarchy of ctrl (NULL: v2), from
+ * /proc/self/cgroup, or NULL. */
+static char *own_cgroup(const char *ctrl)
+{
+	_cleanup_free_ char *cg = NULL;
+	size_t len;
+	char *found = NULL;
+
+	if (read_file("/proc/self/cgroup", 1 << 16, &cg, &len) < 0)
+		return NULL;
+	for (char *line = cg, *next; line && *line && !found; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *c1 = strchr(line, ':');
+		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2 || c2[1] != '/')
+			continue;
+		*c2 = '\0';
+		if (!ctrl ? strcmp(line, "0") == 0 && c1[1] == '\0'
+			  : has_word(c1 + 1, ctrl, ','))
+			found = xstrdup(c2 + 1);
+	}
+	return found;
+}
+
+static bool writable(const char *dir, const char *file)
+{
+	_cleanup_free_ char *p = xasprintf("%s/%s", dir, file);
+	return access(dir, W_OK) == 0 && access(p, W_OK) == 0;
+}
+
+static bool v2_delegates(const char *dir)
+{
+	_cleanup_free_ char *p = xasprintf("%s/cgroup.subtree_control", dir);
+	_cleanup_free_ char *s = NULL;
+	size_t len;
+
+	if (read_file(p, 4096, &s, &len) < 0)
+		return false;
+	s[strcspn(s, "\n")] = '\0';
+	return has_word(s, "memory", ' ') && has_word(s, "pids", ' ');
+}
+
+/* The nearest folder, from lnk's own cgroup up to the hierarchy's root,
+ * in which lnk may make a cgroup and move its child into it: it may write
+ * the folder and its cgroup.procs (the kernel asks for the common
+ * ancestor's), and for v2 the folder hands memory and pids down. */
+static char *nearest(const char *mnt, const char *own, bool v2)
+{
+	if (!mnt || !own)
+		return NULL;
+	char *dir =
+	    strcmp(own, "/") == 0 ? xstrdup(mnt) : xasprintf("%s%s", mnt, own);
+	size_t root = strlen(mnt);
+	for (;;) {
+		if (writable(dir, "cgroup.procs") && (!v2 || v2_delegates(dir)))
+			return dir;
+		char *slash = strrchr(dir, '/');
+		if (!slash || strlen(dir) <= root)
+			break;
+		*slash = '\0';
+		if (strlen(dir) < root)
+			break;
+	}
+	free(dir);
+	return NULL;
+}
+
+void limits_find(struct limits_where *w)
+{
+	*w = (struct limits_where){.kind = LIMITS_NONE};
+
+	_cleanup_free_ char *m2 = cgroup_mount(NULL);
+	_cleanup_free_ char *o2 = own_cgroup(NULL);
+	if ((w->parent[0] = nearest(m2, o2, true))) {
+		w->kind = LIMITS_CGROUP2;
+		return;
+	}
+	_cleanup_free_ char *mp = cgroup_mount("pids");
+	_cleanup_free_ char *op = own_cgroup("pids");
+	_cleanup_free_ char *mm = cgroup_mount("memory");
+	_cleanup_free_ char *om = own_cgroup("memory");
+	w->parent[0] = nearest(mp, op, false);
+	w->parent[1] = nearest(mm, om, false);
+	if (w->parent[0] && w->parent[1]) {
+		w->kind = LIMITS_CGROUP1;
+		return;
+	}
+	limits_where_free(w);
+	/* The kernel never applies RLIMIT_NPROC to uid 0. */
+	w->kind = getuid() != 0 ? LIMITS_RLIMIT : LIMITS_NONE;
+}
+
+void limits_where_free(struct limits_where *w)
+{
+	free(w->parent[0]);
+	free(w->parent[1]);
+	w->parent[0] = w->parent[1] = NULL;
+}
+
+static char *human(uint64_t v)
+{
+	if (v == 0)
+		return xstrdup("no limit");
+	if (v % (1024 * MIB) == 0)
+		return xasprintf("%" PRIu64 " GiB",
+				 (uint64_t)(v / (1024 * MIB)));
+	if (v % MIB == 0)
+		return xasprintf("%" PRIu64 " MiB", (uint64_t)(v / MIB));
+	return xasprintf("%" PRIu64 " bytes", v);
+}
+
+char *limits_describe(const struct limits_where *w, const struct limits *l)
+{
+	_cleanup_free_ char *mem = human(l->memory);
+	_cleanup_free_ char *tmp = human(l->tmp_size);
+	_cleanup_free_ char *tasks =
+	    l->tasks ? xasprintf("%" PRIu64, l->tasks) : xstrdup("no limit");
+
+	switch (w->kind) {
+	case LIMITS_CGROUP2:
+		return xasprintf("a cgroup of its own under %s: memory %s, "
+				 "tasks %s; each tmpfs %s",
+				 w->parent[0], mem, tasks, tmp);
+	case LIMITS_CGROUP1:
+		return xasprintf("a cgroup of its own under %s and %s: memory "
+				 "%s, tasks %s; each tmpfs %s",
+				 w->parent[0], w->parent[1], mem, tasks, tmp);
+	case LIMITS_RLIMIT:
+		return xasprintf("no cgroup lnk may write: tasks %s "
+				 "(RLIMIT_NPROC), memory not limited; each "
+				 "tmpfs %s",
+				 tasks, tmp);
+	case LIMITS_NONE:
+		break;
+	}
+	return xasprintf("no cgroup lnk may write: tasks and memory not "
+			 "limited (root is exempt from RLIMIT_NPROC); each "
+			 "tmpfs %s",
+			 tmp);
+}
+
+/* ---- one sandbox's cgroup ------------------------------------------- */
+
+static int write_value(const char *dir, const char *file, uint64_t v,
+		       struct lnk_err *err)
+{
+	_cleanup_free_ char *p = xasprintf("%s/%s", dir, file);
+	_cleanup_free_ char *s =
+	    v ? xasprintf("%" PRIu64 "\n", v) : xstrdup("max\n");
+	_cleanup_close_ int fd = open(p, O_WRONLY | O_CLOEXEC);
+
+	/* v1's memory.limit_in_bytes takes -1 for none, not "max". */
+	if (!v && strcmp(file, "memory.limit_in_bytes") == 0) {
+		free(s);
+		s = xstrdup("-1\n");
+	}
+	if (fd < 0 || write_all(fd, s, strlen(s)) < 0)
+		return err_set(err, -errno, "cannot set '%s': %s", p,
+			       strerror(errno));
+	return 0;
+}
+
+/* The cgroups a lnk killed with SIGKILL left in parent (it could not
+ * remove them): "lnk-<name>-<pid>" whose pid no longer runs. One whose pid
+ * runs may be starting its sandbox right now, and is left alone. */
+static void remove_stale(const char *parent)
+{
+	DIR *d = opendir(parent);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *dash = strrchr(de->d_name, '-');
+		char *end;
+		if (strncmp(de->d_name, "lnk-", 4) != 0 || !dash)
+			continue;
+		long pid = strtol(dash + 1, &end, 10);
+		if (*end || pid <= 0 || pid > INT32_MAX)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
+static int make_one(const char *parent, const char *tag, int slot,
+		    struct limits_cgroup *cg, struct lnk_err *err)
+{
+	char *dir = xasprintf("%s/lnk-%s", parent, tag);
+
+	remove_stale(parent);
+
+	/* A folder left by a lnk that was killed: nothing runs in it, as
+	 * its pid (in tag) is ours now. */
+	if (mkdir(dir, 0755) < 0 &&
+	    (errno != EEXIST || rmdir(dir) < 0 || mkdir(dir, 0755) < 0)) {
+		int e = errno;
+		err_set(err, -e, "cannot make the cgroup '%s': %s", dir,
+			strerror(e));
+		free(dir);
+		return -e;
+	}
+	cg->dir[slot] = dir;
+	_cleanup_free_ char *procs = xasprintf("%s/cgroup.procs", dir);
+	cg->procs[slot] = open(procs, O_WRONLY | O_CLOEXEC);
+	if (cg->procs[slot] < 0)
+		return err_set(err, -errno, "cannot open '%s': %s", procs,
+			       strerror(errno));
+	return 0;
+}
+
+int limits_cgroup_make(const struct limits_where *w, const struct limits *l,
+		       const char *tag, struct limits_cgroup *cg,
+		       struct lnk_err *err)
+{
+	int r = 0;
+
+	*cg = (struct limits_cgroup)LIMITS_CGROUP_INIT;
+	switch (w->kind) {
+	case LIMITS_CGROUP2:
+		if ((r = make_one(w->parent[0], tag, 0, cg, err)) < 0 ||
+		    (r = write_value(cg->dir[0], "memory.max", l->memory,
+				     err)) < 0 ||
+		    (r = write_value(cg->dir[0], "pids.max", l->tasks, err)) <
+			0)
+			break;
+		return 0;
+	case LIMITS_CGROUP1:
+		if ((r = make_one(w->parent[0], tag, 0, cg, err)) < 0 ||
+		    (r = write_value(cg->dir[0], "pids.max", l->tasks, err)) <
+			0 ||
+		    (r = make_one(w->parent[1], tag, 1, cg, err)) < 0 ||
+		    (r = write_value(cg->dir[1], "memory.limit_in_bytes",
+				     l->memory, err)) < 0)
+			break;
+		return 0;
+	case LIMITS_RLIMIT:
+	case LIMITS_NONE:
+		return 0;
+	}
+	limits_cgroup_end(cg);
+	return r;
+}
+
+void limits_cgroup_end(struct limits_cgroup *cg)
+{
+	for (int i = 0; i < 2; i++) {
+		if (cg->procs[i] >= 0)
+			close(cg->procs[i]);
+		cg->procs[i] = -1;
+		if (!cg->dir[i])
+			continue;
+		/* The last processes of the sandbox may still be leaving: a
+		 * pid namespace's tasks exit after its pid 1 is reaped. */
+		for (int tries = 0; tries < 100; tries++) {
+			if (rmdir(cg->dir[i]) == 0 || errno != EBUSY)
+				break;
+			struct timespec ts = {0, 10 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
+		free(cg->dir[i]);
+		cg->dir[i] = NULL;
+	}
+}

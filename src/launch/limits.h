@@ -1,0 +1,86 @@
+/* The host's memory and processes: how much one sandbox may take.
+ *
+ * Threat: a program that fills its tmpfs (whose pages belong to no process,
+ * so the OOM killer shoots the host's programs instead) or forks without
+ * end takes the machine down with it. Three bounds:
+ *
+ * - Each tmpfs of the sandbox (/tmp, /var/tmp, /dev/shm, the empty home)
+ *   holds at most tmp_size bytes (bwrap --size), always.
+ * - Where lnk can make a cgroup with the memory and pids controllers (a
+ *   cgroup v2 folder it may write, as systemd's user manager delegates one
+ *   to each user, or as root the machine's; else, as root, the cgroup v1
+ *   memory and pids hierarchies), each sandbox runs in a cgroup of its own
+ *   with memory (tmpfs pages included) and tasks limited.
+ * - Without one, lnk-init sets RLIMIT_NPROC for the program. The kernel
+ *   counts it per user namespace (Linux 5.14 and newer), so it limits the
+ *   tasks of this sandbox alone; it never applies to root (the kernel
+ *   exempts uid 0), and nothing then limits memory but the tmpfs sizes.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct limits {
+	uint64_t memory;   /* bytes the sandbox may use; 0: no limit */
+	uint64_t tasks;	   /* processes and threads; 0: no limit */
+	uint64_t tmp_size; /* bytes of each tmpfs; 0: the kernel's default */
+};
+
+/* The defaults: half the machine's memory, 4096 tasks, an eighth of the
+ * memory for each tmpfs (the four together half of it). */
+void limits_defaults(struct limits *l);
+
+/* "512M", "4G", "1048576": a size in bytes (K, M, G, T are powers of
+ * 1024), or "0" for no limit. 0 or -EINVAL. */
+int limits_parse_size(const char *s, uint64_t *out);
+
+/* [limits] of the settings file at path over l: memory = "4G",
+ * tasks = 2048, tmp_size = "1G". A missing file changes nothing. 0 or
+ * -errno with err naming the file, line and key. */
+int limits_load_settings(const char *path, struct limits *l,
+			 struct lnk_err *err);
+
+enum limits_kind {
+	LIMITS_CGROUP2, /* a cgroup v2 folder lnk may write */
+	LIMITS_CGROUP1, /* the cgroup v1 pids and memory hierarchies */
+	LIMITS_RLIMIT,	/* RLIMIT_NPROC only */
+	LIMITS_NONE,	/* nothing (root without a cgroup) */
+};
+
+/* Where the limits would apply here, found without writing anything. */
+struct limits_where {
+	enum limits_kind kind;
+	char *parent[2]; /* v2: [0]; v1: [0] pids, [1] memory */
+};
+
+void limits_find(struct limits_where *w);
+void limits_where_free(struct limits_where *w);
+/* One line for `ready`: what applies, and where. */
+char *limits_describe(const struct limits_where *w, const struct limits *l);
+
+/* One sandbox's cgroup: made before bwrap starts; bwrap's process moves
+ * itself in (spawn.c) by writing "0" to each procs descriptor. */
+struct limits_cgroup {
+	char *dir[2];
+	int procs[2]; /* cgroup.procs, open for writing, or -1 */
+};
+
+#define LIMITS_CGROUP_INIT                               \
+	{                                                \
+		.dir = {NULL, NULL}, .procs = { -1, -1 } \
+	}
+
+/* Makes the cgroup of sandbox tag ("<name>-<lnk's pid>": the pid lets a
+ * later lnk remove what one killed with SIGKILL left) under w with l's
+ * limits. For
+ * LIMITS_RLIMIT and LIMITS_NONE it makes nothing and returns 0. 0 or
+ * -errno with err set. */
+int limits_cgroup_make(const struct limits_where *w, const struct limits *l,
+		       const char *tag, struct limits_cgroup *cg,
+		       struct lnk_err *err);
+/* Closes the descriptors and removes the folders (once bwrap has exited:
+ * the sandbox's processes are gone then). */
+void limits_cgroup_end(struct limits_cgroup *cg);

@@ -1,0 +1,166 @@
+"""The host's memory and processes: each tmpfs of a sandbox is bounded, and
+its tasks and memory are limited by a cgroup of its own where lnk may make
+one, else its tasks by RLIMIT_NPROC (src/launch/limits.h); `ready` says
+which applies."""
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+
+import pytest
+
+
+def settings(home, text):
+    d = home / ".lnk" / "sandbox"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "settings.toml").write_text(text)
+
+
+def limits_line(lnk):
+    cp = lnk("sandbox", "ready", "--json")
+    doc = json.loads(cp.stdout)
+    (c,) = [c for c in doc["checks"] if c["check"] == "limits"]
+    return c
+
+
+def py(lnk, code, *grants, **kw):
+    return lnk.run(*grants, "--", "/usr/bin/python3", "-c", code, **kw)
+
+
+def test_each_tmpfs_is_bounded_by_default(lnk):
+    """Without settings, each tmpfs holds at most an eighth of the memory
+    (not the kernel's half of it each)."""
+    mem = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    cp = py(lnk, "import os\n"
+                 "for p in ('/tmp', '/var/tmp', '/dev/shm', os.environ['HOME']):"
+                 "\n    s = os.statvfs(p); print(p, s.f_blocks * s.f_frsize)")
+    assert cp.returncode == 0, cp.stderr
+    sizes = dict(l.split() for l in cp.stdout.splitlines())
+    assert len(sizes) == 4, cp.stdout
+    for p, size in sizes.items():
+        assert 0 < int(size) <= mem // 8, (p, size, mem)
+
+
+def test_holding_more_than_the_tmpfs_size_fails(lnk, home):
+    settings(home, '[limits]\ntmp_size = "4M"\n')
+    cp = py(lnk, """
+import errno, os
+for p in ('/tmp', '/var/tmp', '/dev/shm', os.environ['HOME']):
+    try:
+        with open(p + '/fill', 'wb') as f:
+            for _ in range(8):
+                f.write(b'x' * (1 << 20))
+                f.flush()
+        print(p, 'HELD 8M')
+    except OSError as e:
+        print(p, errno.errorcode[e.errno])
+""")
+    assert cp.returncode == 0, cp.stderr
+    lines = cp.stdout.splitlines()
+    assert len(lines) == 4 and all(l.endswith(" ENOSPC") for l in lines), \
+        cp.stdout
+
+
+def test_forking_past_the_task_limit_fails(lnk, home):
+    c = limits_line(lnk)
+    if "tasks and memory not limited" in c["detail"]:
+        pytest.skip("nothing limits tasks here: " + c["detail"])
+    settings(home, "[limits]\ntasks = 32\n")
+    cp = py(lnk, """
+import os, time
+kids, failed = [], 0
+for _ in range(100):
+    try:
+        pid = os.fork()
+    except OSError:
+        failed += 1
+        continue
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+    kids.append(pid)
+print(len(kids), failed)
+""", timeout=120)
+    assert cp.returncode == 0, cp.stderr
+    made, failed = map(int, cp.stdout.split())
+    assert made < 32 and failed > 60, cp.stdout
+
+
+def test_memory_past_the_limit_is_refused(lnk, home):
+    """Where a cgroup applies, tmpfs pages count too: holding more than
+    the memory limit in /dev/shm fails, though the tmpfs would take it."""
+    c = limits_line(lnk)
+    if "a cgroup of its own" not in c["detail"]:
+        pytest.skip("no cgroup here: " + c["detail"])
+    settings(home, '[limits]\nmemory = "64M"\ntmp_size = "512M"\n')
+    cp = py(lnk, """
+with open('/dev/shm/fill', 'wb') as f:
+    for _ in range(256):
+        f.write(b'x' * (1 << 20))
+        f.flush()
+print('HELD 256M')
+""", timeout=120)
+    assert "HELD" not in cp.stdout
+    assert cp.returncode != 0
+
+
+def test_ready_says_which_limit_applies(lnk, home):
+    settings(home, '[limits]\nmemory = "1G"\ntasks = 100\ntmp_size = "64M"\n')
+    c = limits_line(lnk)
+    assert "each tmpfs 64 MiB" in c["detail"], c
+    if c["verdict"] == "ok":
+        assert "a cgroup of its own under /" in c["detail"], c
+        assert "memory 1 GiB, tasks 100" in c["detail"], c
+    else:
+        assert c["verdict"] == "warn", c
+        assert "no cgroup lnk may write" in c["detail"], c
+        if os.geteuid() != 0:
+            assert "tasks 100 (RLIMIT_NPROC)" in c["detail"], c
+
+
+@pytest.mark.parametrize("text,what", [
+    ('[limits]\nmemory = "lots"\n', "memory must be a size"),
+    ("[limits]\ntasks = -1\n", "tasks must be a whole number"),
+    ("[limits]\nprocesses = 5\n", "has no key 'processes'"),
+    ("limits = 3\n", "limits must be a table"),
+])
+def test_bad_settings_are_refused(lnk, home, text, what):
+    settings(home, text)
+    cp = lnk.run("--", "/bin/true")
+    assert cp.returncode == 125, (cp.returncode, cp.stderr)
+    assert what in cp.stderr and "settings.toml:" in cp.stderr, cp.stderr
+
+
+def test_what_a_killed_lnk_left_is_removed_by_the_next(lnk, home, work):
+    """lnk killed with SIGKILL cannot remove its sandbox's cgroup (nor, as
+    root, its device nodes' folder): the next lnk does."""
+    c = limits_line(lnk)
+    parents = re.findall(r"under (/\S+?)(?: and (/\S+?))?:", c["detail"])
+    parents = [p for p in (parents[0] if parents else ()) if p]
+    if not parents and os.geteuid() != 0:
+        pytest.skip("lnk makes nothing here to leave: " + c["detail"])
+    p = subprocess.Popen([lnk.bin, "sandbox", "run", "--", "/bin/sh", "-c",
+                          "echo up; exec cat"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, env=lnk.env(), cwd=work)
+    assert p.stdout.readline() == b"up\n"
+    pid = p.pid
+
+    def left():
+        found = [f"{d}/{n}" for d in parents for n in os.listdir(d)
+                 if n.startswith("lnk-") and n.endswith(f"-{pid}")]
+        return found + [f"/dev/{n}" for n in os.listdir("/dev")
+                        if n.startswith(f".lnk-{pid}-")]
+    assert left(), "nothing was made to leave"
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=10)
+    assert left(), "lnk removed them though it was killed"
+    # The sandbox ends through its lifeline, not at once: until its last
+    # process has left, its cgroup cannot be removed; the next lnk tries.
+    deadline = time.time() + 30
+    while left() and time.time() < deadline:
+        cp = lnk.run("--", "/bin/true")
+        assert cp.returncode == 0, cp.stderr
+        time.sleep(0.2)
+    assert not left()
