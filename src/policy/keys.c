@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/esc.h"
 #include "common/util.h"
 
 static const struct key_def table[K__COUNT] = {
@@ -202,19 +203,13 @@ const char *key_toml_type(enum key_type t)
 
 /* ---- checks of one entry ---------------------------------------------- */
 
-/* An entry quoted for a message: control bytes would let a hostile spec
- * write over the terminal, so they are shown escaped. */
+/* An entry quoted for a message, escaped (common/esc.h): a hostile spec
+ * must not write over the terminal. */
 static void quote(char *dst, size_t dstlen, const char *s, size_t len)
 {
-	struct buf b = {0};
-	buf_json_str(&b, s, len > 200 ? 200 : len);
-	/* Use single quotes as every other message does. */
-	if (b.len >= 2) {
-		b.p[0] = '\'';
-		b.p[b.len - 1] = '\'';
-	}
-	snprintf(dst, dstlen, "%s%s", b.p, len > 200 ? "..." : "");
-	buf_free(&b);
+	char inner[256];
+	esc_to_n(inner, sizeof(inner), s, len);
+	snprintf(dst, dstlen, "'%s'", inner);
 }
 
 #define BAD(...) err_set(err, -EINVAL, __VA_ARGS__)
