@@ -1220,3 +1220,23 @@ def test_names_in_log_rows_are_escaped(lnk, work):
                 ["traffic", "--json"]):
         cp = lnk_raw(lnk, "sandbox", *cmd)
         assert_clean(cp.stdout + cp.stderr, " ".join(cmd))
+
+
+def test_spec_values_and_keys_in_errors_are_escaped(lnk, work):
+    """A spec's bad value or unknown key, quoted in the refusal."""
+    specs = [
+        '[internet]\nhosts = ["\\u001b]0;pwned\\u0007\\u009b2J\\u202e.x"]\n',
+        '[files]\nwrite = ["relative\\u001b]0;pwned\\u0007\\u2066"]\n',
+        '[files]\n"wr\\u001b]0;pwned\\u0007ite\\u202e" = ["/"]\n',
+        '["sec\\u001b]0;pwned\\u0007\\u009b"]\nx = 1\n',
+        'name = "\\u001b]0;pwned\\u0007"\n',
+    ]
+    for i, body in enumerate(specs):
+        f = work / f"s{i}.toml"
+        f.write_text("version = 1\n" + body)
+        cp = lnk_raw(lnk, "sandbox", "run", "--spec", str(f), "--yes",
+                     "--", "true")
+        assert cp.returncode != 0, body
+        assert (b"\\x1b]0;pwned" in cp.stderr
+                or b"\\u001B]0;pwned" in cp.stderr), (body, cp.stderr)
+        assert_clean(cp.stdout + cp.stderr, f"spec {body!r}")
