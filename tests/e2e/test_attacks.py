@@ -1189,16 +1189,32 @@ def test_names_in_log_rows_are_escaped(lnk, work):
     and makes a dot file in a folder a cloned repository named; the notices,
     the log, its JSON, paused and traffic show them."""
     names = [HOSTILE_BYTES + b"%d.example" % i for i in range(22)]
-    cp = subprocess.run(
+    # The program trips its wire (20 targets refused), then waits while
+    # paused and traffic show its sandbox.
+    p = subprocess.Popen(
         [lnk.bin, "sandbox", "run", "--internet-host", "origin.lnk-test",
          "--", PY, "-c", textwrap.dedent(PROXY_PRELUDE) + textwrap.dedent(f"""
+            import sys, time
             for n in {names!r}:
                 socks(3, bytes([len(n)]) + n, 443)
                 raw(3128, b"CONNECT " + n + b":443 HTTP/1.1\\r\\n\\r\\n", 1)
-         """)], cwd=str(lnk.cwd), capture_output=True, timeout=180,
-        env=lnk.env())
-    assert b"wire paused" in cp.stderr, cp.stderr  # 20 targets refused
-    assert_clean(cp.stdout + cp.stderr, "run (wire notices)")
+            print("tripped", flush=True)
+            sys.stdin.read()
+         """)], cwd=str(lnk.cwd), stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=lnk.env())
+    try:
+        assert p.stdout.readline() == b"tripped\n"
+        for cmd in (["paused"], ["paused", "--json"], ["traffic"],
+                    ["traffic", "--json"]):
+            cp = lnk_raw(lnk, "sandbox", *cmd)
+            assert cp.returncode == 0, (cmd, cp.stderr)
+            assert_clean(cp.stdout + cp.stderr, " ".join(cmd))
+            assert b"run-" in cp.stdout, (cmd, cp.stdout)
+        assert b"tripped" in lnk_raw(lnk, "sandbox", "paused").stdout
+    finally:
+        out, err = p.communicate(b"", timeout=60)
+    assert b"wire paused" in err, err
+    assert_clean(out + err, "run (wire notices)")
 
     plant(lnk, work, f"import os; os.mkdir({HOSTILE!r})")
     d = os.path.join(os.fsencode(work), HOSTILE.encode())
@@ -1216,10 +1232,6 @@ def test_names_in_log_rows_are_escaped(lnk, work):
     assert_clean(js.stdout + js.stderr, "log --json")
     targets = [json.loads(l)["target"] for l in js.stdout.splitlines()]
     assert any(HOSTILE + "/.envrc" in t for t in targets), targets
-    for cmd in (["paused"], ["paused", "--json"], ["traffic"],
-                ["traffic", "--json"]):
-        cp = lnk_raw(lnk, "sandbox", *cmd)
-        assert_clean(cp.stdout + cp.stderr, " ".join(cmd))
 
 
 def test_spec_values_and_keys_in_errors_are_escaped(lnk, work):
