@@ -728,11 +728,20 @@ static int check_env(const char *s, size_t len, const char *q,
 	return 0;
 }
 
+/* C0, DEL and C1 controls, C1 also as UTF-8 (U+0080-U+009F, the CSI of a
+ * spec that redraws the terminal): no program is named with them. */
 static bool has_control(const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t l = esc_utf8_next(u + i, len - i, &cp);
+		if (!l)
+			cp = u[i]; /* a raw byte: 0x80-0x9f is a C1 control */
+		if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
 			return true;
+		i += l ? l : 1;
+	}
 	return false;
 }
 

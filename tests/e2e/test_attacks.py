@@ -1081,22 +1081,26 @@ def test_shebang_interpreter_is_escaped(lnk, work):
         assert shown in cp.stderr, cp.stderr
 
 
-SPEC_SPOOF = (
-    'version = 1\n'
-    '[commands]\n'
-    # A path whose C1 controls (CSI 2K, CSI 1A: erase the line, go up)
-    # would erase the lines before it on the terminal.
-    'allow = ["sh", "/usr/bin/true\\u009b2K\\u009b1A\\u009b2K\\u009b1A'
-    '\\u009b2K\\u202e"]\n'
-    '[internet]\n'
-    'hosts = ["*"]\n')
+# C1 controls (CSI 2K, CSI 1A: erase the line, go up) that would erase the
+# lines before them on the terminal, and a right-to-left override.
+SPOOF = "d\u009b2K\u009b1A\u009b2K\u009b1A\u009b2K\u202e"
 
 
 def test_trust_question_cannot_be_redrawn(lnk, work):
     """Threat: a spec the program rewrote hides its new `hosts = ["*"]`
-    from the asked-first question with C1 controls in a [commands] path."""
+    from the asked-first question with C1 controls in a value. [commands]
+    refuses control characters (test_spec_values_...); a folder may be
+    named with them."""
     from test_terminal import read_until, spawn_on_pty, wait_status
-    plant(lnk, work, f"open('app.toml', 'w').write({SPEC_SPOOF!r})")
+    name = "".join(c if " " <= c < "\x7f" else "\\u%04X" % ord(c)
+                   for c in SPOOF)
+    spec = ('version = 1\n[commands]\nallow = ["true"]\n[files]\n'
+            f'write = ["{work}/{name}"]\n[internet]\nhosts = ["*"]\n')
+    plant(lnk, work, f"""
+        import os
+        os.mkdir({SPOOF!r})
+        open("app.toml", "w").write({spec!r})
+    """)
     pid, fd = spawn_on_pty(lnk, ["--spec", work / "app.toml", "--", "true"])
     try:
         out = read_until(fd, b"[y/N]")
@@ -1242,6 +1246,7 @@ def test_spec_values_and_keys_in_errors_are_escaped(lnk, work):
         '[files]\n"wr\\u001b]0;pwned\\u0007ite\\u202e" = ["/"]\n',
         '["sec\\u001b]0;pwned\\u0007\\u009b"]\nx = 1\n',
         'name = "\\u001b]0;pwned\\u0007"\n',
+        '[commands]\nallow = ["/usr/bin/t\\u009b2K\\u001b]0;pwned\\u0007"]\n',
     ]
     for i, body in enumerate(specs):
         f = work / f"s{i}.toml"
