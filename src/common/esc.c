@@ -187,12 +187,19 @@ void esc_into(char *dst, size_t cap, const char *s, size_t n,
 	      enum esc_form form)
 {
 	struct buf b = {0};
+	if (!cap)
+		return;
 	if (!escape(&b, s, n, form, cap - 1)) {
+		/* Cut between two pieces, with room for "..." if there is. */
+		bool dots = cap > 4;
 		b.len = 0;
-		(void)escape(&b, s, n, form, cap - 4);
-		buf_puts(&b, "...");
+		(void)escape(&b, s, n, form, dots ? cap - 4 : cap - 1);
+		if (dots)
+			buf_puts(&b, "...");
 	}
-	memcpy(dst, b.p ? b.p : "", b.len + 1);
+	if (b.len)
+		memcpy(dst, b.p, b.len);
+	dst[b.len] = '\0';
 	buf_free(&b);
 }
 

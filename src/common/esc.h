@@ -72,14 +72,13 @@ bool esc_utf8_valid(const char *s, size_t n);
 /* Appends s (n bytes, NULs included) to b in the given form. */
 void esc_append(struct buf *b, const char *s, size_t n, enum esc_form form);
 
-/* The n bytes at s in form into dst (cap > 4 bytes with the NUL), cut
- * between two pieces and ended with "..." when they do not fit. */
+/* The n bytes at s in form into dst (cap bytes with the NUL), cut between
+ * two pieces and ended with "..." (when cap > 4) if they do not fit. */
 void esc_into(char *dst, size_t cap, const char *s, size_t n,
 	      enum esc_form form);
 
-/* s in ESC_TEXT into dst (cap > 4 bytes with the NUL), cut between two
- * characters and ended with "..." when it does not fit; s may be NULL
- * (shown empty). Returns dst, for use as a printf argument. */
+/* s in ESC_TEXT into dst as esc_into does; s may be NULL (shown empty).
+ * Returns dst, for use as a printf argument. */
 const char *esc_to(char *dst, size_t cap, const char *s);
 
 /* The same for the n bytes at s (which may hold NULs). */

@@ -215,6 +215,10 @@ static void cut_between_pieces(void **state)
 	assert_string_equal(esc_to(d, 8, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"),
 			    "\xc3\xa9\xc3\xa9...");
 	assert_string_equal(esc_to(d, sizeof(d), NULL), "");
+	/* a buffer too small for "..." still ends, and holds whole pieces */
+	assert_string_equal(esc_to(d, 4, "\x1b"), "");
+	assert_string_equal(esc_to(d, 4, "abcdef"), "abc");
+	assert_string_equal(esc_to(d, 1, "abc"), "");
 	assert_string_equal(esc_to_n(d, sizeof(d), "a\0b", 3), "a\\x00b");
 	char m[16] = "a\x1b\x1b\x1b\x1b";
 	esc_msg(m, sizeof(m), ESC_LINE);
