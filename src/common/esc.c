@@ -165,7 +165,7 @@ static bool escape(struct buf *b, const char *s, size_t n, enum esc_form form,
 	for (size_t i = 0; i < n;) {
 		size_t len = esc_utf8_next(u + i, n - i, &cp);
 		size_t k;
-		if (form == ESC_LINES && cp == '\r' && i + 1 < n &&
+		if (form == ESC_LINES && len == 1 && cp == '\r' && i + 1 < n &&
 		    u[i + 1] == '\n')
 			k = (size_t)sprintf(out, "\r"); /* a line's end */
 		else

@@ -187,6 +187,10 @@ static void message_forms(void **state)
 	esc_append(&b, m2, strlen(m2), ESC_LINES);
 	assert_string_equal(b.p, "a\nb\tc\r\nd\\x0de");
 	buf_free(&b);
+	/* an invalid byte between CR and LF is escaped, the CR too */
+	esc_append(&b, "\r\xff\n", 3, ESC_LINES);
+	assert_string_equal(b.p, "\\x0d\\xff\n");
+	buf_free(&b);
 	const char *m3 = "caf\xc3\xa9 <b>&\\";
 	esc_append(&b, m3, strlen(m3), ESC_ASCII);
 	assert_string_equal(b.p, "caf\\u{e9} \\x3cb\\x3e\\x26\\\\");
