@@ -21,7 +21,8 @@ $CC $CFLAGS -o "$out/fuzz_toml" \
 	"$root/src/spec/toml.c" \
 	"$root/src/common/err.c" \
 	"$root/src/common/util.c" \
-	"$root/src/common/buf.c"
+	"$root/src/common/buf.c" \
+	"$root/src/common/esc.c"
 echo "built $out/fuzz_toml"
 
 # fuzz_initcfg: the init config decoder (decode, re-encode, same bytes).
@@ -30,7 +31,8 @@ $CC $CFLAGS -I"$root" -o "$out/fuzz_initcfg" \
 	"$root/src/init/initcfg.c" \
 	"$root/src/common/err.c" \
 	"$root/src/common/util.c" \
-	"$root/src/common/buf.c"
+	"$root/src/common/buf.c" \
+	"$root/src/common/esc.c"
 echo "built $out/fuzz_initcfg"
 
 # fuzz_http: the wire's HTTP head parser.
@@ -39,7 +41,8 @@ $CC $CFLAGS -o "$out/fuzz_http" \
 	"$root/src/wire/http.c" \
 	"$root/src/common/err.c" \
 	"$root/src/common/util.c" \
-	"$root/src/common/buf.c"
+	"$root/src/common/buf.c" \
+	"$root/src/common/esc.c"
 echo "built $out/fuzz_http"
 
 # fuzz_socks5: the wire's SOCKS5 parser and the address parser it uses.
@@ -48,5 +51,15 @@ $CC $CFLAGS -o "$out/fuzz_socks5" \
 	"$root/src/wire/socks5.c" \
 	"$root/src/wire/addr.c" \
 	"$root/src/common/err.c" \
-	"$root/src/common/util.c"
+	"$root/src/common/util.c" \
+	"$root/src/common/buf.c" \
+	"$root/src/common/esc.c"
 echo "built $out/fuzz_socks5"
+
+# fuzz_esc: the one escaper; whatever comes in, what it shows is safe.
+$CC $CFLAGS -o "$out/fuzz_esc" \
+	"$root/tests/fuzz/fuzz_esc.c" \
+	"$root/src/common/esc.c" \
+	"$root/src/common/util.c" \
+	"$root/src/common/buf.c"
+echo "built $out/fuzz_esc"
