@@ -174,27 +174,25 @@ static void hidden_class_edges(void **state)
 			fail_msg("U+%04X should be kept", out[i]);
 }
 
+static void shown_as(const char *in, enum esc_form f, const char *want)
+{
+	struct buf b = {0};
+	esc_append(&b, in, strlen(in), f);
+	assert_string_equal(b.p, want);
+	buf_free(&b);
+}
+
 static void message_forms(void **state)
 {
 	(void)state;
-	struct buf b = {0};
 	/* lnk's own message: a backslash escaped earlier stays single */
-	const char *m1 = "'\\x1b' and \x1b\n\xe2\x80\xae";
-	esc_append(&b, m1, strlen(m1), ESC_LINE);
-	assert_string_equal(b.p, "'\\x1b' and \\x1b\\x0a\\u{202e}");
-	buf_free(&b);
-	const char *m2 = "a\nb\tc\r\nd\re";
-	esc_append(&b, m2, strlen(m2), ESC_LINES);
-	assert_string_equal(b.p, "a\nb\tc\r\nd\\x0de");
-	buf_free(&b);
+	shown_as("'\\x1b' and \x1b\n\xe2\x80\xae", ESC_LINE,
+		 "'\\x1b' and \\x1b\\x0a\\u{202e}");
+	shown_as("a\nb\tc\r\nd\re", ESC_LINES, "a\nb\tc\r\nd\\x0de");
 	/* an invalid byte between CR and LF is escaped, the CR too */
-	esc_append(&b, "\r\xff\n", 3, ESC_LINES);
-	assert_string_equal(b.p, "\\x0d\\xff\n");
-	buf_free(&b);
-	const char *m3 = "caf\xc3\xa9 <b>&\\";
-	esc_append(&b, m3, strlen(m3), ESC_ASCII);
-	assert_string_equal(b.p, "caf\\u{e9} \\x3cb\\x3e\\x26\\\\");
-	buf_free(&b);
+	shown_as("\r\xff\n", ESC_LINES, "\\x0d\\xff\n");
+	shown_as("caf\xc3\xa9 <b>&\\", ESC_ASCII,
+		 "caf\\u{e9} \\x3cb\\x3e\\x26\\\\");
 
 	/* err_set never keeps a raw control, newline included */
 	struct lnk_err err;
