@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check/check.h"
+#include "common/esc.h"
 
 const char *check_verdict_name(enum check_verdict v)
 {
@@ -167,12 +168,17 @@ void check_table(const struct check_list *l, const char *home, struct buf *b)
 	buf_printf(b, "%-8s  %-12s  %s\n", "RESULT", "AREA", "TRY");
 	for (size_t i = 0; i < l->n; i++) {
 		const struct check_try *t = &l->t[i];
-		buf_printf(b, "%-8s  %-12s  %s", check_verdict_name(t->v),
+		/* A try names granted paths and quotes what the probe got:
+		 * the row is escaped (common/esc.h) as one line. */
+		struct buf row = {0};
+		buf_printf(&row, "%-8s  %-12s  %s", check_verdict_name(t->v),
 			   t->area, t->what);
 		if (t->detail && *t->detail)
-			buf_printf(b, ": %s", t->detail);
+			buf_printf(&row, ": %s", t->detail);
 		if (t->v == CV_OPEN && t->gap)
-			buf_printf(b, " (known gap: %s)", t->gap);
+			buf_printf(&row, " (known gap: %s)", t->gap);
+		esc_append(b, row.p, row.len, ESC_LINE);
+		buf_free(&row);
 		buf_putc(b, '\n');
 	}
 	size_t leaked = check_count(l, CV_LEAKED);

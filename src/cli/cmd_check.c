@@ -321,8 +321,7 @@ int cmd_check(int argc, char **argv)
 	struct strv stale = {0};
 	bait_clean_stale(home, &stale);
 	for (size_t i = 0; i < stale.n; i++)
-		fprintf(stderr, "lnk: removed bait an earlier check left: %s\n",
-			stale.v[i]);
+		warnx_("removed bait an earlier check left: %s", stale.v[i]);
 	strv_free(&stale);
 
 	struct bait b;

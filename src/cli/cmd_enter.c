@@ -28,6 +28,7 @@
 
 #include "cli/commands.h"
 #include "cli/grants.h"
+#include "common/esc.h"
 #include "common/util.h"
 #include "launch/commands.h"
 #include "launch/env.h"
@@ -240,7 +241,8 @@ int cmd_enter(int argc, char **argv)
 	if (check) {
 		struct strv lines = {0};
 		policy_describe(&pol, &lines);
-		printf("sandbox %s, writes only %s\n", name, real);
+		_cleanup_free_ char *shown = esc_dup(real);
+		printf("sandbox %s, writes only %s\n", name, shown);
 		for (size_t i = 0; i < lines.n; i++)
 			printf("%s\n", lines.v[i]);
 		strv_free(&lines);

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "common/buf.h"
+#include "common/esc.h"
 #include "common/util.h"
 #include "store/db.h"
 #include "store/paths.h"
@@ -67,17 +68,21 @@ static void on_row(const struct db_call_row *r, void *ud)
 			   (long long)r->down);
 		return;
 	}
-	strv_push(&rs->time, r->time);
-	strv_push(&rs->sandbox, r->sandbox);
-	strv_push(&rs->verb, r->verb);
-	strv_push(&rs->target, r->target);
+	/* A target is the program's word (a host it named, a file name):
+	 * every column is escaped (common/esc.h) for the terminal. */
+	strv_push_take(&rs->time, esc_dup(r->time));
+	strv_push_take(&rs->sandbox, esc_dup(r->sandbox));
+	strv_push_take(&rs->verb, esc_dup(r->verb));
+	strv_push_take(&rs->target, esc_dup(r->target));
+	_cleanup_free_ char *outcome = esc_dup(r->outcome);
+	_cleanup_free_ char *reason = esc_dup(r->reason);
 	if (strcmp(r->outcome, "ended") == 0)
 		strv_pushf(&rs->what, "ended, %lld up, %lld down",
 			   (long long)r->up, (long long)r->down);
 	else if (r->reason[0])
-		strv_pushf(&rs->what, "%s: %s", r->outcome, r->reason);
+		strv_pushf(&rs->what, "%s: %s", outcome, reason);
 	else
-		strv_push(&rs->what, r->outcome);
+		strv_push(&rs->what, outcome);
 }
 
 static size_t width(const struct strv *v, const char *head)

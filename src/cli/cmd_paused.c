@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "common/buf.h"
+#include "common/esc.h"
 #include "common/util.h"
 #include "store/paths.h"
 #include "store/state.h"
@@ -164,16 +165,18 @@ int cmd_paused(int argc, char **argv)
 	for (size_t i = 0; i < nr; i++) {
 		struct row *r = &rows[i];
 		fmt_time(r->since, t);
-		char rule[256];
+		/* The detail is a target the program chose: escaped
+		 * (common/esc.h), as is the name. */
+		char rule[512], det[256], nm[256];
+		esc_to(det, sizeof(det), r->detail);
 		if (r->rule != TRIP_NONE)
 			snprintf(rule, sizeof(rule), "%s%s%s%s",
-				 trip_rule_text(r->rule),
-				 r->detail[0] ? " (" : "", r->detail,
-				 r->detail[0] ? ")" : "");
+				 trip_rule_text(r->rule), det[0] ? " (" : "",
+				 det, det[0] ? ")" : "");
 		else
-			snprintf(rule, sizeof(rule), "%s", r->detail);
-		printf("%-*s  %-8s  %-20s  %s\n", (int)w, r->name, r->why_text,
-		       t, rule);
+			snprintf(rule, sizeof(rule), "%s", det);
+		printf("%-*s  %-8s  %-20s  %s\n", (int)w,
+		       esc_to(nm, sizeof(nm), r->name), r->why_text, t, rule);
 	}
 	free(rows);
 	return 0;

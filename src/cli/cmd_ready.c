@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "common/buf.h"
+#include "common/esc.h"
 #include "common/util.h"
 #include "launch/host.h"
 #include "launch/limits.h"
@@ -322,8 +323,15 @@ int cmd_ready(int argc, char **argv)
 		fputs(b.p, stdout);
 		buf_free(&b);
 	} else {
-		for (size_t i = 0; i < rep.n; i++)
-			printf("%-5s %s\n", word(rep.c[i].v), rep.c[i].detail);
+		/* A detail can quote what a host file or program said:
+		 * escaped (common/esc.h) as one line. */
+		for (size_t i = 0; i < rep.n; i++) {
+			struct buf d = {0};
+			const char *s = rep.c[i].detail;
+			esc_append(&d, s, strlen(s), ESC_LINE);
+			printf("%-5s %s\n", word(rep.c[i].v), d.p ? d.p : "");
+			buf_free(&d);
+		}
 		printf("%s\n", ok ? "the sandbox can run here"
 				  : "the sandbox cannot run here: fix each "
 				    "FAIL above, then run 'lnk sandbox ready' "

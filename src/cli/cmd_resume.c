@@ -39,8 +39,8 @@ int cmd_resume(int argc, char **argv)
 	char nm[STATE_NAME_MAX + 1];
 	ctl_printable(nm, sizeof(nm), name);
 	if (rep.st.closed) {
-		fprintf(stderr, "lnk: the wire of %s stays closed (%s)\n", nm,
-			ctl_cause_text(rep.st.cause));
+		warnx_("the wire of %s stays closed (%s)", nm,
+		       ctl_cause_text(rep.st.cause));
 		return LNK_EXIT_FAIL;
 	}
 	printf("resumed %s: its wire is open\n", nm);
@@ -54,8 +54,7 @@ int cmd_resume(int argc, char **argv)
 		state_close(st);
 	}
 	if (stopped)
-		fprintf(
-		    stderr,
-		    "lnk: note: a stop is in force: new sandboxes start with their wire closed until 'lnk sandbox stop --off'\n");
+		warnx_(
+		    "note: a stop is in force: new sandboxes start with their wire closed until 'lnk sandbox stop --off'");
 	return 0;
 }

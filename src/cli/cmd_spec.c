@@ -55,6 +55,8 @@ int cmd_spec(int argc, char **argv)
 	struct policy p;
 	r = grants_build_policy(&g, cwd, home, &p, &err);
 	grants_free(&g);
+	if (r == 0)
+		r = spec_emit_check(&p, &err);
 	if (r < 0) {
 		policy_free(&p);
 		return grants_fail(r, &err);

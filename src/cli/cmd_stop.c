@@ -114,7 +114,7 @@ static int stop_off(const char *home, struct state *st)
 		struct lnk_err e2 = {0};
 		if (ctl_control_entry(home, &v[i], CTL_STOP_OFF, 2000, &rep,
 				      &e2) < 0) {
-			fprintf(stderr, "lnk: %s\n", e2.msg);
+			warnx_("%s", e2.msg);
 			status = LNK_EXIT_FAIL;
 			continue;
 		}
@@ -149,9 +149,8 @@ int cmd_stop(int argc, char **argv)
 							   NULL};
 			return usage_unknown_option("stop", argv[i], opts);
 		}
-		fprintf(
-		    stderr,
-		    "lnk: 'lnk sandbox stop' stops every sandbox here and takes no NAME ('%s'); 'lnk sandbox pause %s' closes one wire\n",
+		warnx_(
+		    "'lnk sandbox stop' stops every sandbox here and takes no NAME ('%s'); 'lnk sandbox pause %s' closes one wire",
 		    argv[i], argv[i]);
 		return LNK_EXIT_USAGE;
 	}
@@ -185,9 +184,8 @@ int cmd_stop(int argc, char **argv)
 			continue;
 		int fd = state_proc_pidfd(&v[i].wire);
 		if (fd >= 0) {
-			fprintf(
-			    stderr,
-			    "lnk: %s; ending that wire, so its sandbox has no network\n",
+			warnx_(
+			    "%s; ending that wire, so its sandbox has no network",
 			    e2.msg);
 			send_signal(fd, SIGKILL);
 			close(fd);
@@ -205,8 +203,8 @@ int cmd_stop(int argc, char **argv)
 		}
 		int r = send_signal(fds[i], SIGTERM);
 		if (r < 0) {
-			fprintf(stderr, "lnk: cannot stop %s (pid %d): %s\n",
-				v[i].name, (int)p->pid, strerror(-r));
+			warnx_("cannot stop %s (pid %d): %s", v[i].name,
+			       (int)p->pid, strerror(-r));
 			close(fds[i]);
 			fds[i] = -1;
 			status = LNK_EXIT_FAIL;
@@ -228,9 +226,7 @@ int cmd_stop(int argc, char **argv)
 	wait_exit(fds, n, GRACE_MS);
 	for (size_t i = 0; i < n; i++) {
 		if (fds[i] >= 0) {
-			fprintf(stderr,
-				"lnk: %s did not end even after SIGKILL\n",
-				v[i].name);
+			warnx_("%s did not end even after SIGKILL", v[i].name);
 			close(fds[i]);
 			status = LNK_EXIT_FAIL;
 			continue;

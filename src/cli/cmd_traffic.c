@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "common/buf.h"
+#include "common/esc.h"
 #include "common/util.h"
 #include "store/db.h"
 #include "store/paths.h"
@@ -49,8 +50,10 @@ static void on_wire(const struct db_wire_row *r, void *ud)
 			   (long long)r->up, (long long)r->down);
 		return;
 	}
-	buf_printf(&o->b, "%-24s  %14lld  %14lld  %s\n", r->sandbox,
-		   (long long)r->up, (long long)r->down, r->started);
+	char nm[256], st[64]; /* escaped (common/esc.h) for the terminal */
+	buf_printf(&o->b, "%-24s  %14lld  %14lld  %s\n",
+		   esc_to(nm, sizeof(nm), r->sandbox), (long long)r->up,
+		   (long long)r->down, esc_to(st, sizeof(st), r->started));
 }
 
 int cmd_traffic(int argc, char **argv)

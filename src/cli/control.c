@@ -21,14 +21,13 @@ int cli_control(const char *name, enum ctl_op op, struct ctl_reply *rep)
 	_cleanup_free_ char *home = cli_home();
 	int r = ctl_control(home, name, op, 2000, rep, &err);
 	if (r == -ENOENT) {
-		fprintf(stderr,
-			"lnk: %s; 'lnk sandbox traffic' lists the running "
-			"ones\n",
-			err.msg);
+		warnx_("%s; 'lnk sandbox traffic' lists the running "
+		       "ones",
+		       err.msg);
 		return 1;
 	}
 	if (r < 0) {
-		fprintf(stderr, "lnk: %s\n", err.msg);
+		warnx_("%s", err.msg);
 		return LNK_EXIT_FAIL;
 	}
 	return -1;

@@ -189,7 +189,7 @@ int grants_build_policy(struct grants *g, const char *cwd, const char *home,
 
 int grants_fail(int r, const struct lnk_err *err)
 {
-	fprintf(stderr, "lnk: %s\n", err->msg);
+	warnx_("%s", err->msg);
 	return r == -EINVAL ? LNK_EXIT_USAGE : LNK_EXIT_FAIL;
 }
 

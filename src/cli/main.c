@@ -71,9 +71,9 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "sandbox") != 0) {
 		const char *cands[] = {"sandbox"};
 		const char *best = closest_word(argv[1], cands, 1);
-		fprintf(stderr, "lnk: unknown command '%s'%s%s%s\n", argv[1],
-			best ? "; did you mean '" : "", best ? best : "",
-			best ? "'?" : "; see 'lnk --help'");
+		warnx_("unknown command '%s'%s%s%s", argv[1],
+		       best ? "; did you mean '" : "", best ? best : "",
+		       best ? "'?" : "; see 'lnk --help'");
 		return LNK_EXIT_USAGE;
 	}
 	if (argc < 3) {
@@ -93,14 +93,11 @@ int main(int argc, char **argv)
 		names[i] = table[i].name;
 	const char *best = closest_word(argv[2], names, ARRAY_SIZE(table));
 	if (best)
-		fprintf(
-		    stderr,
-		    "lnk: unknown command 'sandbox %s'; did you mean 'sandbox %s'?\n",
+		warnx_(
+		    "unknown command 'sandbox %s'; did you mean 'sandbox %s'?",
 		    argv[2], best);
 	else
-		fprintf(
-		    stderr,
-		    "lnk: unknown command 'sandbox %s'; see 'lnk sandbox --help'\n",
-		    argv[2]);
+		warnx_("unknown command 'sandbox %s'; see 'lnk sandbox --help'",
+		       argv[2]);
 	return LNK_EXIT_USAGE;
 }

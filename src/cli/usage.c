@@ -24,14 +24,12 @@ int usage_unknown_option(const char *cmd, const char *arg,
 		*eq = '\0';
 	const char *best = closest_word(name, cands, n);
 	if (best)
-		fprintf(
-		    stderr,
-		    "lnk: unknown option '%s' for 'lnk sandbox %s'; did you mean '%s'?\n",
+		warnx_(
+		    "unknown option '%s' for 'lnk sandbox %s'; did you mean '%s'?",
 		    name, cmd, best);
 	else
-		fprintf(
-		    stderr,
-		    "lnk: unknown option '%s' for 'lnk sandbox %s'; see 'lnk sandbox %s --help'\n",
+		warnx_(
+		    "unknown option '%s' for 'lnk sandbox %s'; see 'lnk sandbox %s --help'",
 		    name, cmd, cmd);
 	return LNK_EXIT_USAGE;
 }
@@ -51,10 +49,9 @@ int cli_json_only(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
 		}
 		if (argv[i][0] == '-')
 			return usage_unknown_option(cmd, argv[i], opts);
-		fprintf(stderr,
-			"lnk: 'lnk sandbox %s' takes no arguments, not '%s'; "
-			"see 'lnk sandbox %s --help'\n",
-			cmd, argv[i], cmd);
+		warnx_("'lnk sandbox %s' takes no arguments, not '%s'; "
+		       "see 'lnk sandbox %s --help'",
+		       cmd, argv[i], cmd);
 		return LNK_EXIT_USAGE;
 	}
 	return -1;
@@ -77,10 +74,9 @@ int cli_one_name(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
 		if (argv[i][0] == '-')
 			return usage_unknown_option(cmd, argv[i], opts);
 		if (*name) {
-			fprintf(stderr,
-				"lnk: 'lnk sandbox %s' takes one NAME, not "
-				"'%s' too\n",
-				cmd, argv[i]);
+			warnx_("'lnk sandbox %s' takes one NAME, not "
+			       "'%s' too",
+			       cmd, argv[i]);
 			return LNK_EXIT_USAGE;
 		}
 		*name = argv[i];

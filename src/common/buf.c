@@ -1,4 +1,5 @@
 #include "common/buf.h"
+#include "common/esc.h"
 #include "common/util.h"
 
 #include <stdarg.h>
@@ -49,51 +50,18 @@ void buf_printf(struct buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-static void escape(struct buf *b, const char *s, size_t n, int toml)
-{
-	buf_putc(b, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		switch (c) {
-		case '"':
-			buf_puts(b, "\\\"");
-			break;
-		case '\\':
-			buf_puts(b, "\\\\");
-			break;
-		case '\n':
-			buf_puts(b, "\\n");
-			break;
-		case '\t':
-			buf_puts(b, "\\t");
-			break;
-		case '\r':
-			buf_puts(b, "\\r");
-			break;
-		case '\b':
-			buf_puts(b, "\\b");
-			break;
-		case '\f':
-			buf_puts(b, "\\f");
-			break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				buf_printf(b, toml ? "\\u%04X" : "\\u%04x", c);
-			else
-				buf_putc(b, (char)c);
-		}
-	}
-	buf_putc(b, '"');
-}
-
 void buf_json_str(struct buf *b, const char *s, size_t n)
 {
-	escape(b, s, n, 0);
+	buf_putc(b, '"');
+	esc_append(b, s, n, ESC_JSON);
+	buf_putc(b, '"');
 }
 
 void buf_toml_str(struct buf *b, const char *s, size_t n)
 {
-	escape(b, s, n, 1);
+	buf_putc(b, '"');
+	esc_append(b, s, n, ESC_TOML);
+	buf_putc(b, '"');
 }
 
 void buf_free(struct buf *b)

@@ -1,4 +1,6 @@
 #include "common/util.h"
+#include "common/buf.h"
+#include "common/esc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -156,24 +158,35 @@ const char *closest_word(const char *word, const char *const *cands, size_t n)
 	return best;
 }
 
+/* "lnk: " and the message, escaped (common/esc.h) as one line of lnk's:
+ * a value a format quoted raw cannot reach the terminal as a control. */
+static void vwarn(const char *fmt, va_list ap)
+{
+	_cleanup_free_ char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		return;
+	struct buf b = {0};
+	buf_puts(&b, "lnk: ");
+	esc_append(&b, s, strlen(s), ESC_LINE);
+	buf_putc(&b, '\n');
+	fputs(b.p, stderr);
+	buf_free(&b);
+}
+
 void warnx_(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("lnk: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void diex(int status, const char *fmt, ...)
 {
 	va_list ap;
-	fputs("lnk: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(status);
 }
 
@@ -238,18 +251,23 @@ int write_all(int fd, const void *buf, size_t len)
 void term_write(int fd, const char *msg)
 {
 	struct termios t;
-	size_t len = strlen(msg);
+	struct buf safe = {0};
+	/* The message may quote a name the program chose: escaped as lnk's
+	 * own lines (common/esc.h). */
+	esc_append(&safe, msg, strlen(msg), ESC_LINES);
 	if (tcgetattr(fd, &t) < 0 || (t.c_oflag & OPOST)) {
-		(void)write_all(fd, msg, len);
+		(void)write_all(fd, safe.p, safe.len);
+		buf_free(&safe);
 		return;
 	}
 	/* Raw terminal: one write, so lines of other writers do not mix in. */
-	char *out = xmalloc(2 * len + 1), *o = out;
-	for (const char *c = msg; *c; c++) {
-		if (*c == '\n' && (c == msg || c[-1] != '\r'))
+	char *out = xmalloc(2 * safe.len + 1), *o = out;
+	for (const char *c = safe.p; *c; c++) {
+		if (*c == '\n' && (c == safe.p || c[-1] != '\r'))
 			*o++ = '\r';
 		*o++ = *c;
 	}
 	(void)write_all(fd, out, (size_t)(o - out));
 	free(out);
+	buf_free(&safe);
 }

@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/esc.h"
+
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #define SHEBANG_MAX 256 /* the kernel reads no more (BINPRM_BUF_SIZE) */
 #define PHDR_MAX 4096
@@ -293,13 +295,18 @@ static int interp_allowed(const char *program, const char *name,
 	struct strv need = {0};
 	char *missing = NULL;
 	int r = 0;
+	/* The script, and the interpreter its first line names, are the
+	 * program's words: escaped (common/esc.h) before they are shown. */
+	char prog_s[256], name_s[256], base_s[256];
+	esc_to(prog_s, sizeof(prog_s), program);
 
 	if (path)
 		chain(path, path_env, 1, &need, &missing);
 	if (!path || missing) {
-		r = err_set(err, -EACCES,
-			    "'%s' is a script run by '%s', which is not found",
-			    program, missing ? missing : name);
+		r = err_set(
+		    err, -EACCES,
+		    "'%s' is a script run by '%s', which is not found", prog_s,
+		    esc_to(name_s, sizeof(name_s), missing ? missing : name));
 		goto out;
 	}
 	for (size_t i = 0; i < need.n; i++) {
@@ -308,7 +315,8 @@ static int interp_allowed(const char *program, const char *name,
 		r = err_set(err, -EACCES,
 			    "'%s' is a script run by '%s', which is not "
 			    "allowed: add --command %s or [commands] allow",
-			    program, name, base_name(name));
+			    prog_s, esc_to(name_s, sizeof(name_s), name),
+			    esc_to(base_s, sizeof(base_s), base_name(name)));
 		goto out;
 	}
 out:
@@ -324,14 +332,17 @@ static int script_allowed(const char *prog, const char *program,
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *interp = NULL, *arg = NULL, *ireal = NULL;
 	_cleanup_free_ char *x = NULL, *xp = NULL;
+	char prog_s[256], base_s[256], interp_s[256], arg_s[256];
 	int r;
 
 	fd = open(prog, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 || !shebang(fd, &interp, &arg))
-		return err_set(err, -EACCES,
-			       "'%s' is not allowed: add --command %s or "
-			       "[commands] allow",
-			       program, base_name(program));
+		return err_set(
+		    err, -EACCES,
+		    "'%s' is not allowed: add --command %s or "
+		    "[commands] allow",
+		    esc_to(prog_s, sizeof(prog_s), program),
+		    esc_to(base_s, sizeof(base_s), base_name(program)));
 	r = interp_allowed(program, interp, interp[0] == '/' ? interp : NULL,
 			   path_env, allowed, err);
 	if (r < 0)
@@ -345,7 +356,9 @@ static int script_allowed(const char *prog, const char *program,
 			       "'%s' is a script run by '%s %s', whose program "
 			       "cannot be told: list the script itself in "
 			       "[commands] allow",
-			       program, interp, arg ? arg : "");
+			       esc_to(prog_s, sizeof(prog_s), program),
+			       esc_to(interp_s, sizeof(interp_s), interp),
+			       esc_to(arg_s, sizeof(arg_s), arg));
 	xp = resolve_name(x, path_env);
 	return interp_allowed(program, x, xp, path_env, allowed, err);
 }
@@ -356,16 +369,18 @@ int commands_resolve(const struct strv *allow, bool any, const char *path_env,
 {
 	_cleanup_free_ char *prog = NULL, *preal = NULL;
 	struct strv allowed = {0};
+	char prog_s[256];
 	int r = 0;
 
+	esc_to(prog_s, sizeof(prog_s), program);
 	*program_path = NULL;
 	prog = resolve_name(program, path_env);
 	if (!prog) {
 		if (strchr(program, '/'))
 			return err_set(err, -ENOENT,
 				       "'%s' not found or not executable",
-				       program);
-		return err_set(err, -ENOENT, "'%s' not found on PATH", program);
+				       prog_s);
+		return err_set(err, -ENOENT, "'%s' not found on PATH", prog_s);
 	}
 	if (any) {
 		*program_path = steal_pointer(&prog);
@@ -380,7 +395,7 @@ int commands_resolve(const struct strv *allow, bool any, const char *path_env,
 
 	preal = realpath(prog, NULL);
 	if (!preal) {
-		r = err_set(err, -ENOENT, "'%s' not found", program);
+		r = err_set(err, -ENOENT, "'%s' not found", prog_s);
 		goto out;
 	}
 	if (!strv_contains(&allowed, preal)) {

@@ -99,9 +99,9 @@ static void state_free(struct sb_state *s)
 /* "FOLDER/NAME" for the call log: the --write folder and the one name at
  * its top, never a deeper path (invariant 7 keeps request paths out of the
  * log; this is no request, but the rule stays simple). A folder too long
- * for the column loses its start, never the name. Control characters
- * (a name comes from the file system) become '?', so that `lnk sandbox
- * log` never prints an escape sequence to the user's terminal. */
+ * for the column loses its start, never the name. The name is the
+ * program's, kept as it is: `lnk sandbox log` escapes what it prints
+ * (common/esc.h). */
 static void log_target(char *out, size_t cap, const char *dir, const char *name)
 {
 	size_t dl = strlen(dir), nl = strlen(name);
@@ -112,9 +112,6 @@ static void log_target(char *out, size_t cap, const char *dir, const char *name)
 		snprintf(out, cap, "...%s/%s", dir + dl - (cap - 5 - nl), name);
 	else
 		snprintf(out, cap, "%s", name);
-	for (char *c = out; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
 }
 
 /* The guard's hook (a worker thread, while the program waits): queue only,

@@ -106,6 +106,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/esc.h"
 #include "common/fdpass.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -367,17 +368,19 @@ static void refuse(struct notify *n, const struct notify_guard *g,
 		strv_push(&n->refused_pairs, pair);
 	pthread_mutex_unlock(&n->mu);
 	if (first && !n->plan.quiet) {
+		/* The name is the program's: escaped (common/esc.h). */
+		_cleanup_free_ char *nm = esc_dup(name), *dir = esc_dup(g->dir);
 		_cleanup_free_ char *msg =
 		    g->name ? xasprintf("lnk: refused to create %s, which a "
 					"dot-file link at the top of %s names: "
 					"it would run outside the sandbox; "
 					"--write-dot-files %s allows it\n",
-					name, g->dir, g->dir)
+					nm, dir, dir)
 			    : xasprintf("lnk: refused to create %s at the top "
 					"of %s: it would run outside the "
 					"sandbox; --write-dot-files %s allows "
 					"it\n",
-					name, g->dir, g->dir);
+					nm, dir, dir);
 		term_write(STDERR_FILENO, msg);
 	}
 	if (first && n->plan.on_refusal)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/esc.h"
 #include "common/util.h"
 
 static const struct key_def table[K__COUNT] = {
@@ -202,19 +203,13 @@ const char *key_toml_type(enum key_type t)
 
 /* ---- checks of one entry ---------------------------------------------- */
 
-/* An entry quoted for a message: control bytes would let a hostile spec
- * write over the terminal, so they are shown escaped. */
+/* An entry quoted for a message, escaped (common/esc.h): a hostile spec
+ * must not write over the terminal. */
 static void quote(char *dst, size_t dstlen, const char *s, size_t len)
 {
-	struct buf b = {0};
-	buf_json_str(&b, s, len > 200 ? 200 : len);
-	/* Use single quotes as every other message does. */
-	if (b.len >= 2) {
-		b.p[0] = '\'';
-		b.p[b.len - 1] = '\'';
-	}
-	snprintf(dst, dstlen, "%s%s", b.p, len > 200 ? "..." : "");
-	buf_free(&b);
+	char inner[256];
+	esc_to_n(inner, sizeof(inner), s, len);
+	snprintf(dst, dstlen, "'%s'", inner);
 }
 
 #define BAD(...) err_set(err, -EINVAL, __VA_ARGS__)
@@ -733,11 +728,20 @@ static int check_env(const char *s, size_t len, const char *q,
 	return 0;
 }
 
+/* C0, DEL and C1 controls, C1 also as UTF-8 (U+0080-U+009F, the CSI of a
+ * spec that redraws the terminal): no program is named with them. */
 static bool has_control(const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t l = esc_utf8_next(u + i, len - i, &cp);
+		if (!l)
+			cp = u[i]; /* a raw byte: 0x80-0x9f is a C1 control */
+		if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
 			return true;
+		i += l ? l : 1;
+	}
 	return false;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/esc.h"
 
 void policy_init(struct policy *p)
 {
@@ -169,8 +170,8 @@ char *policy_origin(const struct policy *p, enum key_id id, size_t i)
 	return xasprintf("%s:%u:%u: %s", name, pos.line, pos.col, d->key);
 }
 
-/* One line for one entry. Control characters cannot reach here: every
- * entry was checked by key_normalize, and paths by resolve. */
+/* One line for one entry, v already escaped (common/esc.h): a spec's
+ * value would otherwise redraw the asked-first question. */
 static void describe_entry(enum key_id id, const char *v, struct strv *out)
 {
 	switch (id) {
@@ -229,8 +230,10 @@ void policy_describe(const struct policy *p, struct strv *out)
 	size_t before = out->n;
 	for (size_t i = 0; i < K__COUNT; i++) {
 		const struct key_value *kv = &p->k[i];
-		for (size_t j = 0; j < kv->list.n; j++)
-			describe_entry((enum key_id)i, kv->list.v[j], out);
+		for (size_t j = 0; j < kv->list.n; j++) {
+			_cleanup_free_ char *v = esc_dup(kv->list.v[j]);
+			describe_entry((enum key_id)i, v, out);
+		}
 	}
 	if (out->n == before)
 		strv_push(out, "opens nothing: no files, no network, and runs "

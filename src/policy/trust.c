@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/esc.h"
 #include "spec/spec.h"
 #include "spec/toml.h"
 #include "store/paths.h"
@@ -201,18 +202,6 @@ int trust_record(const char *home, const char *spec_path, const char *digest,
 	return r;
 }
 
-/* A line for the terminal: control characters in a path (a folder named
- * with escape sequences in a cloned repository) would redraw the question;
- * they are shown as \xNN. */
-static void put_safe(struct buf *b, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			buf_printf(b, "\\x%02x", *p);
-		else
-			buf_putc(b, (char)*p);
-}
-
 static bool read_answer(int fd)
 {
 	char line[64];
@@ -247,8 +236,10 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 	if (yes)
 		return trust_record(home, p->spec_path, digest, err);
 
+	/* The spec's path, escaped (common/esc.h): a folder a cloned
+	 * repository named must not redraw the question. */
 	struct buf shown = {0};
-	put_safe(&shown, p->spec_path);
+	esc_append(&shown, p->spec_path, strlen(p->spec_path), ESC_TEXT);
 	const char *what = st == TRUST_NEW
 			       ? "is new here"
 			       : "opens something different since you "
@@ -270,7 +261,7 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 	policy_describe(p, &lines);
 	for (size_t i = 0; i < lines.n; i++) {
 		buf_puts(&q, "  ");
-		put_safe(&q, lines.v[i]);
+		buf_puts(&q, lines.v[i]); /* escaped by policy_describe */
 		buf_putc(&q, '\n');
 	}
 	strv_free(&lines);

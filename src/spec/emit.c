@@ -2,9 +2,11 @@
  * text the trust digest covers. One policy has exactly one text. */
 #include "spec/spec.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/esc.h"
 
 static bool keep_entry(const struct key_value *kv, size_t i, unsigned flags)
 {
@@ -62,6 +64,47 @@ static void emit_list(struct buf *b, const struct key_def *d,
 	buf_puts(b, "]\n");
 }
 
+/* TOML holds only UTF-8, so an entry that is not (a path on disk can be
+ * any bytes) shows with U+FFFD (common/esc.h). Two such paths would then
+ * be one text, and the trust digest would not see one swapped for the
+ * other: a comment after the key keeps the text exact. spec refuses to
+ * print such a policy (spec_emit_check). */
+static void emit_raw_bytes(struct buf *b, const struct key_def *d,
+			   const struct key_value *kv, unsigned flags)
+{
+	for (size_t i = 0; i < kv->list.n; i++) {
+		const char *v = kv->list.v[i];
+		if (!keep_entry(kv, i, flags) || esc_utf8_valid(v, strlen(v)))
+			continue;
+		buf_printf(
+		    b, "# %s entry %zu is not UTF-8, its bytes: ", d->key, i);
+		for (const char *c = v; *c; c++)
+			buf_printf(b, "%02x", (unsigned char)*c);
+		buf_putc(b, '\n');
+	}
+}
+
+int spec_emit_check(const struct policy *p, struct lnk_err *err)
+{
+	for (size_t i = 0; i < K__COUNT; i++) {
+		const struct key_def *d = key_def((enum key_id)i);
+		const struct key_value *kv = &p->k[i];
+		for (size_t j = 0; j < kv->list.n; j++) {
+			const char *v = kv->list.v[j];
+			if (esc_utf8_valid(v, strlen(v)))
+				continue;
+			char shown[256];
+			return err_set(err, -EILSEQ,
+				       "'%s' (%s) is not UTF-8, and a spec "
+				       "(TOML) holds only UTF-8: rename it, "
+				       "or give it by flag to lnk sandbox run",
+				       esc_to(shown, sizeof(shown), v),
+				       d->flag ? d->flag : d->key);
+		}
+	}
+	return 0;
+}
+
 char *spec_emit_flags(const struct policy *p, unsigned flags)
 {
 	struct buf b = {0};
@@ -92,6 +135,7 @@ char *spec_emit_flags(const struct policy *p, unsigned flags)
 				header = true;
 			}
 			emit_list(&b, d, kv, flags);
+			emit_raw_bytes(&b, d, kv, flags);
 		}
 	}
 	return buf_steal(&b);

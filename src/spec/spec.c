@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "common/buf.h"
+#include "common/esc.h"
 
 /* At most this many entries a key: a bound on what a hostile spec makes
  * every later stage (bwrap argv, Landlock rules, the wire) carry. */
@@ -30,15 +31,13 @@ struct ctx {
 	struct lnk_err *err;
 };
 
-/* A key as written, quoted for a message: a hostile key name must not
- * write control characters to the terminal. */
+/* A key as written, quoted for a message, escaped (common/esc.h): a
+ * hostile key name must not write control characters to the terminal. */
 static char *quoted(const char *s, size_t len)
 {
-	struct buf b = {0};
-	buf_json_str(&b, s, len > 100 ? 100 : len);
-	b.p[0] = '\'';
-	b.p[b.len - 1] = '\'';
-	return buf_steal(&b);
+	char inner[128];
+	esc_to_n(inner, sizeof(inner), s, len);
+	return xasprintf("'%s'", inner);
 }
 
 static struct toml_pos pos_or(struct toml_pos a, struct toml_pos b)

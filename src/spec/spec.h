@@ -24,3 +24,5 @@ enum spec_emit_flags {
  * text ending in a newline. */
 char *spec_emit(const struct policy *p);
 char *spec_emit_flags(const struct policy *p, unsigned flags);
+/* 0, or -EILSEQ when an entry of p is not UTF-8 (a spec cannot hold it). */
+int spec_emit_check(const struct policy *p, struct lnk_err *err);

@@ -12,6 +12,7 @@
 #include "spec/toml.h"
 
 #include "common/buf.h"
+#include "common/esc.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -146,19 +147,6 @@ static uint32_t decode_utf8(const char *s, size_t *len)
 	       (uint32_t)(u[2] & 0x3F) << 6 | (u[3] & 0x3F);
 }
 
-/* Characters never copied raw into a message: C0/C1 controls (terminal
- * escape sequences) and the invisible format characters that reorder or
- * hide text (bidi overrides, zero-width, BOM): a message must show the
- * user what the file holds. */
-static bool unsafe_cp(uint32_t cp)
-{
-	return cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || cp == 0xAD ||
-	       (cp >= 0x200B && cp <= 0x200F) ||
-	       (cp >= 0x2028 && cp <= 0x202E) ||
-	       (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF ||
-	       (cp >= 0xFFF9 && cp <= 0xFFFB);
-}
-
 /* Describes the character at the cursor for "found ..." in messages; never
  * copies a control character into a message (terminal injection). */
 static const char *found(const struct parser *ps, char *b, size_t bn)
@@ -184,7 +172,7 @@ static const char *found(const struct parser *ps, char *b, size_t bn)
 	/* a valid UTF-8 sequence (the text was checked) */
 	size_t n;
 	uint32_t cp = decode_utf8(ps->p, &n);
-	if (unsafe_cp(cp))
+	if (esc_hidden(cp)) /* common/esc.h: never raw in a message */
 		snprintf(b, bn, "U+%04" PRIX32, cp);
 	else
 		snprintf(b, bn, "'%.*s'", (int)n, ps->p);
@@ -209,21 +197,11 @@ static void key_text(struct buf *b, const struct keypart *k)
 		buf_append(b, k->s, n);
 	} else {
 		/* Keys hold valid UTF-8 (checked text, escapes of scalar
-		 * values); quote it, escaping what unsafe_cp() names. */
+		 * values): cut after a whole character, quote, escape. */
+		while (n < k->n && ((unsigned char)k->s[n] & 0xC0) == 0x80)
+			n++;
 		buf_putc(b, '"');
-		size_t i = 0;
-		while (i < n) {
-			size_t l;
-			uint32_t cp = decode_utf8(k->s + i, &l);
-			if (cp == '"' || cp == '\\')
-				buf_printf(b, "\\%c", (char)cp);
-			else if (unsafe_cp(cp))
-				buf_printf(b, "\\u%04" PRIX32, cp);
-			else
-				buf_append(b, k->s + i, l);
-			i += l;
-		}
-		n = i; /* may pass 64 to end a sequence */
+		esc_append(b, k->s, n, ESC_TOML);
 		buf_putc(b, '"');
 	}
 	if (n < k->n)

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/esc.h"
 #include "common/util.h"
 #include "store/paths.h"
 #include "store/state.h"
@@ -52,19 +53,9 @@ static bool op_valid(unsigned op)
 
 void ctl_printable(char *dst, size_t cap, const char *src)
 {
-	size_t i = 0;
-	if (!cap)
-		return;
-	for (; src && src[i] && i + 1 < cap; i++) {
-		unsigned char c = (unsigned char)src[i];
-		/* A name the program chose reaches a terminal and a desktop:
-		 * no escape sequences, no markup. */
-		dst[i] =
-		    (c >= 0x20 && c < 0x7f && c != '<' && c != '>' && c != '&')
-			? (char)c
-			: '?';
-	}
-	dst[i] = '\0';
+	if (!src)
+		src = "";
+	esc_into(dst, cap, src, strlen(src), ESC_ASCII);
 }
 
 void ctl_encode_request(enum ctl_op op, uint8_t out[CTL_REQ_SIZE])

@@ -113,8 +113,8 @@ const char *ctl_cause_name(enum ctl_cause c); /* "hand", "stop", "tripped" */
 const char *ctl_cause_text(enum ctl_cause c);
 enum ctl_cause ctl_cause_from_name(const char *s); /* NONE if unknown */
 
-/* Copies src into dst (cap bytes with the NUL), keeping printable ASCII
- * and turning anything else (escape sequences, markup) into '?': a target
+/* Copies src into dst (cap bytes with the NUL) escaped to printable
+ * ASCII without markup (common/esc.h, ESC_ASCII), "..." when cut: a target
  * the program chose reaches a terminal, a desktop and the paused table. */
 void ctl_printable(char *dst, size_t cap, const char *src);
 

@@ -1379,3 +1379,246 @@ def test_host_device_nodes_keep_their_mode_and_owner(lnk):
                for l in cp.stdout.splitlines() if l.startswith("changed")}
     for p, ident in changed.items():
         assert host.get(p) != ident, (p, cp.stdout)
+
+# --- terminal escapes in lnk's own output ---
+# What a file, a spec, the network or the program chose reaches the user's
+# terminal only through lnk's one escaper (src/common/esc.h): no raw ESC, C1
+# control, bidirectional override, invisible format character or invalid
+# UTF-8 may come out of lnk, and the value is still shown (escaped).
+
+import unicodedata
+
+# ESC ] 0 (window title), OSC 52 (clipboard write), clear screen, the C1 CSI
+# character U+009B, a right-to-left override, an isolate and a tag character.
+HOSTILE = ("\x1b]0;pwned\x07\x1b]52;c;cHduZWQ=\x07\x1b[2J\x1b[H"
+           "\u009b31m\u202e\u2066\U000e0041x")
+# The same as raw bytes that are no UTF-8: a lone C1 byte, an overlong '/'.
+HOSTILE_BYTES = HOSTILE.encode() + b"\x9b\xc0\xaf"
+
+
+def lnk_raw(lnk, *args, input=None, env=None, timeout=120):
+    """lnk ARGS with bytes out (hostile output need not be UTF-8)."""
+    return subprocess.run([lnk.bin, *args], cwd=str(lnk.cwd), input=input,
+                          capture_output=True, timeout=timeout,
+                          env=lnk.env(env))
+
+
+def assert_clean(out, what, allow_cr=False):
+    """out (bytes) holds valid UTF-8 and no character a terminal acts on or
+    hides, other than newline and tab."""
+    try:
+        text = out.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise AssertionError(f"{what}: not UTF-8 ({e}): {out!r}")
+    for ch in text:
+        c = ord(ch)
+        if ch in "\n\t" or (allow_cr and ch == "\r"):
+            continue
+        bad = (unicodedata.category(ch) in ("Cc", "Cf")
+               or 0xe0000 <= c <= 0xe007f or ch in "\u2028\u2029")
+        assert not bad, f"{what}: raw U+{c:04X} reaches the terminal: {out!r}"
+
+
+def plant(lnk, work, code):
+    """The program writes into its folder (the attack's first step)."""
+    cp = py(lnk, code, "--write", str(work))
+    assert cp.returncode == 0, cp.stderr
+
+
+def test_shebang_interpreter_is_escaped(lnk, work):
+    """Threat: a script the program wrote names an interpreter made of
+    escape sequences; lnk's refusal prints it to the user's terminal."""
+    plant(lnk, work, f"""
+        import os
+        with open("build.sh", "wb") as f:
+            f.write(b"#!/nonexistent/" + {HOSTILE_BYTES!r} + b"\\necho hi\\n")
+        os.chmod("build.sh", 0o755)
+    """)
+    cp = lnk_raw(lnk, "sandbox", "run", "--write", str(work), "--command",
+                 "sh", "--", "./build.sh")
+    assert cp.returncode != 0
+    assert b"is a script run by" in cp.stderr, cp.stderr
+    assert_clean(cp.stderr, "run's stderr")
+    assert_clean(cp.stdout, "run's stdout")
+    # shown, escaped: ESC, the C1 character, the override, the raw byte
+    for shown in (b"\\x1b]0;pwned\\x07", b"\\u{9b}31m", b"\\u{202e}",
+                  b"\\x9b\\xc0\\xaf"):
+        assert shown in cp.stderr, cp.stderr
+
+
+# C1 controls (CSI 2K, CSI 1A: erase the line, go up) that would erase the
+# lines before them on the terminal, and a right-to-left override.
+SPOOF = "d\u009b2K\u009b1A\u009b2K\u009b1A\u009b2K\u202e"
+
+
+def test_trust_question_cannot_be_redrawn(lnk, work):
+    """Threat: a spec the program rewrote hides its new `hosts = ["*"]`
+    from the asked-first question with C1 controls in a value. [commands]
+    refuses control characters (test_spec_values_...); a folder may be
+    named with them."""
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    name = "".join(c if " " <= c < "\x7f" else "\\u%04X" % ord(c)
+                   for c in SPOOF)
+    spec = ('version = 1\n[commands]\nallow = ["true"]\n[files]\n'
+            f'write = ["{work}/{name}"]\n[internet]\nhosts = ["*"]\n')
+    plant(lnk, work, f"""
+        import os
+        os.mkdir({SPOOF!r})
+        open("app.toml", "w").write({spec!r})
+    """)
+    pid, fd = spawn_on_pty(lnk, ["--spec", work / "app.toml", "--", "true"])
+    try:
+        out = read_until(fd, b"[y/N]")
+        assert b"[y/N]" in out, out
+        os.write(fd, b"n\r")
+        out += read_until(fd, b"\x00", timeout=10)
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert status != 0
+    assert b"reaches any host on the internet" in out, out
+    assert b"\\u{9b}2K" in out and b"\\u{202e}" in out, out
+    assert_clean(out, "the question", allow_cr=True)
+
+
+def test_trust_refusal_without_terminal_is_escaped(lnk, work):
+    """The spec's path (a folder a cloned repository named) in the refusal
+    when there is no terminal to ask on."""
+    d = os.path.join(os.fsencode(work), HOSTILE_BYTES)
+    os.mkdir(d)
+    with open(os.path.join(d, b"app.toml"), "w") as f:
+        f.write('version = 1\n[commands]\nallow = ["true"]\n')
+    cp = lnk_raw(lnk, "sandbox", "run", "--spec",
+                 os.path.join(d, b"app.toml"), "--", "true",
+                 input=b"")
+    assert cp.returncode != 0
+    assert b"\\x1b]0;pwned" in cp.stderr, cp.stderr
+    assert_clean(cp.stderr, "the refusal")
+
+
+def test_folder_names_are_escaped_in_every_printer(lnk, work, tmp_path):
+    """A folder the program named: errors, spec (valid TOML holding the real
+    path), enter --check and check's report."""
+    import tomllib
+    plant(lnk, work, f"""
+        import os
+        os.mkdir({HOSTILE!r})
+        os.mkdir({HOSTILE_BYTES!r})
+    """)
+    good = os.path.join(os.fsencode(work), HOSTILE.encode())
+    bad = os.path.join(os.fsencode(work), HOSTILE_BYTES)
+
+    cp = lnk_raw(lnk, "sandbox", "run", "--read",
+                 os.path.join(bad, b"missing"), "--", "true")
+    assert cp.returncode != 0
+    assert b"\\x1b]0;pwned" in cp.stderr, cp.stderr
+    assert_clean(cp.stderr, "run's refusal")
+
+    cp = lnk_raw(lnk, "sandbox", "spec", "--write", good)
+    assert cp.returncode == 0, cp.stderr
+    assert_clean(cp.stdout, "spec")
+    spec = tomllib.loads(cp.stdout.decode())
+    assert spec["files"]["write"] == [os.fsdecode(good)], cp.stdout
+
+    # TOML holds only UTF-8: refused, saying which path
+    cp = lnk_raw(lnk, "sandbox", "spec", "--write", bad)
+    assert cp.returncode != 0 and cp.stdout == b"", cp.stdout
+    assert b"is not UTF-8" in cp.stderr, cp.stderr
+    assert_clean(cp.stderr, "spec of a path that is no UTF-8")
+
+    s = tmp_path / "alice.toml"
+    s.write_text('version = 1\n[commands]\nallow = ["bash"]\n')
+    cp = lnk_raw(lnk, "sandbox", "enter", "--spec", str(s), "--folder", bad,
+                 "--check")
+    assert cp.returncode == 0, cp.stderr
+    assert b"\\x1b]0;pwned" in cp.stdout, cp.stdout
+    assert_clean(cp.stdout + cp.stderr, "enter --check")
+
+    cp = lnk_raw(lnk, "sandbox", "check", "--write", bad, timeout=300)
+    assert b"\\x1b]0;pwned" in cp.stdout, cp.stdout
+    assert_clean(cp.stdout + cp.stderr, "check's report")
+    cp = lnk_raw(lnk, "sandbox", "check", "--json", "--write", bad,
+                 timeout=300)
+    assert_clean(cp.stdout + cp.stderr, "check --json")
+    json.loads(cp.stdout)
+
+
+def test_sandbox_names_are_escaped(lnk):
+    """A name given to --name, pause, resume: refused, and shown escaped."""
+    for args in (["run", "--name", HOSTILE_BYTES, "--", "true"],
+                 ["pause", HOSTILE_BYTES], ["resume", HOSTILE_BYTES]):
+        cp = lnk_raw(lnk, "sandbox", *args)
+        assert cp.returncode != 0, args
+        assert b"\\x1b]0;pwned" in cp.stderr, (args, cp.stderr)
+        assert_clean(cp.stdout + cp.stderr, args[0])
+
+
+def test_names_in_log_rows_are_escaped(lnk, work):
+    """Threat: the program names hosts with escape sequences on its wire,
+    and makes a dot file in a folder a cloned repository named; the notices,
+    the log, its JSON, paused and traffic show them."""
+    names = [HOSTILE_BYTES + b"%d.example" % i for i in range(22)]
+    # The program trips its wire (20 targets refused), then waits while
+    # paused and traffic show its sandbox.
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--internet-host", "origin.lnk-test",
+         "--", PY, "-c", textwrap.dedent(PROXY_PRELUDE) + textwrap.dedent(f"""
+            import sys, time
+            for n in {names!r}:
+                socks(3, bytes([len(n)]) + n, 443)
+                raw(3128, b"CONNECT " + n + b":443 HTTP/1.1\\r\\n\\r\\n", 1)
+            print("tripped", flush=True)
+            sys.stdin.read()
+         """)], cwd=str(lnk.cwd), stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=lnk.env())
+    try:
+        assert p.stdout.readline() == b"tripped\n"
+        for cmd in (["paused"], ["paused", "--json"], ["traffic"],
+                    ["traffic", "--json"]):
+            cp = lnk_raw(lnk, "sandbox", *cmd)
+            assert cp.returncode == 0, (cmd, cp.stderr)
+            assert_clean(cp.stdout + cp.stderr, " ".join(cmd))
+            assert b"run-" in cp.stdout, (cmd, cp.stdout)
+        assert b"tripped" in lnk_raw(lnk, "sandbox", "paused").stdout
+    finally:
+        out, err = p.communicate(b"", timeout=60)
+    assert b"wire paused" in err, err
+    assert_clean(out + err, "run (wire notices)")
+
+    plant(lnk, work, f"import os; os.mkdir({HOSTILE!r})")
+    d = os.path.join(os.fsencode(work), HOSTILE.encode())
+    cp = lnk_raw(lnk, "sandbox", "run", "--write", d, "--", "/bin/sh", "-c",
+                 "touch \"$1/.envrc\" 2>/dev/null", "sh", d)
+    assert b"refused to create" in cp.stderr, cp.stderr
+    assert b"\\x1b]0;pwned" in cp.stderr, cp.stderr
+    assert_clean(cp.stdout + cp.stderr, "run (dot-file notice)")
+
+    log = lnk_raw(lnk, "sandbox", "log", "--lines", "200")
+    assert log.returncode == 0, log.stderr
+    assert b"\\x1b]0;pwned" in log.stdout, log.stdout
+    assert_clean(log.stdout + log.stderr, "log")
+    js = lnk_raw(lnk, "sandbox", "log", "--json", "--lines", "200")
+    assert_clean(js.stdout + js.stderr, "log --json")
+    targets = [json.loads(l)["target"] for l in js.stdout.splitlines()]
+    assert any(HOSTILE + "/.envrc" in t for t in targets), targets
+
+
+def test_spec_values_and_keys_in_errors_are_escaped(lnk, work):
+    """A spec's bad value or unknown key, quoted in the refusal."""
+    specs = [
+        '[internet]\nhosts = ["\\u001b]0;pwned\\u0007\\u009b2J\\u202e.x"]\n',
+        '[files]\nwrite = ["relative\\u001b]0;pwned\\u0007\\u2066"]\n',
+        '[files]\n"wr\\u001b]0;pwned\\u0007ite\\u202e" = ["/"]\n',
+        '["sec\\u001b]0;pwned\\u0007\\u009b"]\nx = 1\n',
+        'name = "\\u001b]0;pwned\\u0007"\n',
+        '[commands]\nallow = ["/usr/bin/t\\u009b2K\\u001b]0;pwned\\u0007"]\n',
+    ]
+    for i, body in enumerate(specs):
+        f = work / f"s{i}.toml"
+        f.write_text("version = 1\n" + body)
+        cp = lnk_raw(lnk, "sandbox", "run", "--spec", str(f), "--yes",
+                     "--", "true")
+        assert cp.returncode != 0, body
+        assert (b"\\x1b]0;pwned" in cp.stderr
+                or b"\\u001B]0;pwned" in cp.stderr), (body, cp.stderr)
+        assert_clean(cp.stdout + cp.stderr, f"spec {body!r}")

@@ -158,6 +158,12 @@ static const struct row rows[] = {
     {K_COMMANDS_ALLOW, "bin/tool", NULL, "not a relative one"},
     {K_COMMANDS_ALLOW, "no*de", NULL, "stands alone"},
     {K_COMMANDS_ALLOW, "node\n", NULL, "control character"},
+    {K_COMMANDS_ALLOW,
+     "/usr/bin/t\xc2\x9b"
+     "2K",
+     NULL, "control character"},
+    {K_COMMANDS_ALLOW, "/usr/bin/t\x9b", NULL, "control character"},
+    {K_COMMANDS_ALLOW, "/usr/bin/\xe6\x97\xa5", "/usr/bin/\xe6\x97\xa5", NULL},
     {K_COMMANDS_ALLOW, "~bob/x", NULL, "only '~/'"},
     /* env */
     {K_COMMANDS_ENV, "FOO", "FOO", NULL},

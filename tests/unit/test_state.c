@@ -235,7 +235,7 @@ static void closed_state(void **state)
 	assert_int_equal(got.rule, TRIP_REFUSED_TARGETS);
 	assert_int_equal(got.closed_ms, 1234);
 	/* Stored printable: the table never prints an escape sequence. */
-	assert_string_equal(got.detail, "h19.test:443?[31m");
+	assert_string_equal(got.detail, "h19.test:443\\x1b[31m");
 
 	assert_int_equal(
 	    state_set_closed(f->s, "w", CTL_CAUSE_HAND, TRIP_NONE, "", 5, &err),
