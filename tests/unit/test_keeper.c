@@ -1,0 +1,136 @@
+/* The keeper's check of the addresses the confined wire connects and sends
+ * to (src/wire/keeper.c): this machine never, but for the granted loopback
+ * ports and the DNS servers; never a cloud metadata address. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "wire/keeper.h"
+
+struct row {
+	int domain;
+	const char *addr; /* NULL: netlink, nl_pid in port */
+	uint16_t port;
+	int want; /* 0 or -errno */
+};
+
+static const struct row rows[] = {
+    /* the internet and the LAN: the wire's filter decided those */
+    {AF_INET, "198.18.0.10", 443, 0},
+    {AF_INET, "10.1.2.3", 22, 0},
+    {AF_INET6, "2001:db8::1", 80, 0},
+    /* this machine */
+    {AF_INET, "127.0.0.1", 22, -EACCES},
+    {AF_INET, "127.9.9.9", 8080, -EACCES},
+    {AF_INET, "0.0.0.0", 22, -EACCES},
+    {AF_INET6, "::1", 22, -EACCES},
+    {AF_INET6, "::", 22, -EACCES},
+    {AF_INET6, "::ffff:127.0.0.1", 22, -EACCES},
+    {AF_INET, "192.0.2.77", 22, -EACCES}, /* "its own address" below */
+    {AF_INET6, "::ffff:192.0.2.77", 22, -EACCES},
+    /* granted --port 8080, on loopback only */
+    {AF_INET, "127.0.0.1", 8080, 0},
+    {AF_INET6, "::1", 8080, 0},
+    {AF_INET, "192.0.2.77", 8080, -EACCES},
+    /* the DNS server, exactly */
+    {AF_INET, "127.0.0.53", 53, 0},
+    {AF_INET, "127.0.0.53", 54, -EACCES},
+    {AF_INET, "127.0.0.1", 53, -EACCES},
+    /* metadata, whatever the grants */
+    {AF_INET, "169.254.169.254", 80, -EACCES},
+    {AF_INET6, "fd00:ec2::254", 80, -EACCES},
+    /* netlink: the kernel only */
+    {AF_NETLINK, NULL, 0, 0},
+    {AF_NETLINK, NULL, 4242, -EACCES},
+    /* other sockets */
+    {AF_UNIX, "198.18.0.10", 80, -EACCES},
+};
+
+static struct keeper_rules rules(void)
+{
+	static const uint16_t ports[] = {8080};
+	struct keeper_rules kr;
+	memset(&kr, 0, sizeof(kr));
+	kr.ports = ports;
+	kr.nports = 1;
+	kr.dns[0].family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.53", kr.dns[0].a);
+	kr.dns_port[0] = 53;
+	kr.ndns = 1;
+	struct lnk_addr self = {.family = AF_INET};
+	inet_pton(AF_INET, "192.0.2.77", self.a);
+	addr_set_add(&kr.self, &self);
+	return kr;
+}
+
+static void rows_hold(void **state)
+{
+	(void)state;
+	struct keeper_rules kr = rules();
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct row *r = &rows[i];
+		struct sockaddr_storage ss;
+		memset(&ss, 0, sizeof(ss));
+		socklen_t len;
+		if (!r->addr) {
+			struct sockaddr_nl *nl = (struct sockaddr_nl *)&ss;
+			nl->nl_family = AF_NETLINK;
+			nl->nl_pid = r->port;
+			len = sizeof(*nl);
+		} else if (strchr(r->addr, ':')) {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+			s6->sin6_family = AF_INET6;
+			s6->sin6_port = htons(r->port);
+			assert_int_equal(
+			    inet_pton(AF_INET6, r->addr, &s6->sin6_addr), 1);
+			len = sizeof(*s6);
+		} else {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+			s4->sin_family = AF_INET;
+			s4->sin_port = htons(r->port);
+			assert_int_equal(
+			    inet_pton(AF_INET, r->addr, &s4->sin_addr), 1);
+			len = sizeof(*s4);
+		}
+		const char *why;
+		int got = keeper_dest_check(&kr, r->domain,
+					    (struct sockaddr *)&ss, len, &why);
+		if (got != r->want)
+			fail_msg("%s port %u: got %d, want %d",
+				 r->addr ? r->addr : "netlink", r->port, got,
+				 r->want);
+	}
+	addr_set_free(&kr.self);
+}
+
+static void short_addresses_refused(void **state)
+{
+	(void)state;
+	struct keeper_rules kr = rules();
+	struct sockaddr_in s4 = {.sin_family = AF_INET};
+	const char *why;
+	assert_int_equal(
+	    keeper_dest_check(&kr, AF_INET, (struct sockaddr *)&s4, 8, &why),
+	    -EINVAL);
+	assert_int_equal(
+	    keeper_dest_check(&kr, AF_INET, (struct sockaddr *)&s4, 1, &why),
+	    -EINVAL);
+	addr_set_free(&kr.self);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(rows_hold),
+	    cmocka_unit_test(short_addresses_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
