@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <seccomp.h>
@@ -14,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -76,6 +79,20 @@ void keeper_send_trip(int chan, const struct trip_verdict *v)
 }
 
 /* ---- the check ---- */
+
+bool keeper_is_local(const struct lnk_addr *a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = addr_to_sockaddr(a, 0, &ss);
+	int fd = socket(a->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return true; /* cannot tell: count it as this machine */
+	int r = bind(fd, (struct sockaddr *)&ss, len);
+	int e = errno;
+	close(fd);
+	/* EADDRNOTAVAIL: no interface or local route has it */
+	return r == 0 || e != EADDRNOTAVAIL;
+}
 
 static bool port_granted(const struct keeper_rules *kr, uint16_t port)
 {
@@ -141,8 +158,8 @@ int keeper_dest_check(const struct keeper_rules *kr, int domain,
 		return -EACCES;
 	}
 	bool here = c == AC_LOOPBACK || c == AC_UNSPECIFIED ||
-		    addr_set_has(&kr->self, &a) ||
-		    addr_set_has(&kr->self, &inner);
+		    kr->is_local(&a) ||
+		    (inner.family != a.family && kr->is_local(&inner));
 	if (!here)
 		return 0; /* the wire's own filter decided this one */
 	/* --port P: the wire connects to 127.0.0.1:P or [::1]:P, nothing
@@ -171,6 +188,7 @@ struct keeper {
 	int notify; /* -1 until the wire hands it over */
 	bool setup_done;
 	int64_t last_desktop_ms;
+	int64_t last_refusal_ms;
 };
 
 static int64_t mono_ms(void)
@@ -197,9 +215,16 @@ static int read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return n == (ssize_t)len ? 0 : -EFAULT;
 }
 
-static void say_refused(const struct keeper *k, const char *call,
+/* The wire's filter never asks for what the keeper refuses: a refusal
+ * means the wire went wrong. One line a second at most, so that a wire
+ * gone bad cannot flood the terminal. */
+static void say_refused(struct keeper *k, const char *call,
 			const struct sockaddr *sa, const char *why)
 {
+	int64_t now = mono_ms();
+	if (k->last_refusal_ms && now - k->last_refusal_ms < 1000)
+		return;
+	k->last_refusal_ms = now;
 	char nm[64], where[64] = "?";
 	ctl_printable(nm, sizeof(nm), k->name);
 	struct lnk_addr a;
@@ -291,7 +316,16 @@ static void on_notify(struct keeper *k)
 	struct seccomp_notif_resp *rs = NULL;
 	if (seccomp_notify_alloc(&rq, &rs) < 0)
 		return;
-	if (seccomp_notify_receive(k->notify, rq) < 0) {
+	/* A call withdrawn after poll (the wire was killed in it) would
+	 * leave the receive waiting for the next one, forever once the wire
+	 * is gone: a timer interrupts it (SIGALRM, no SA_RESTART). */
+	struct itimerval t = {.it_value = {.tv_sec = 1}};
+	setitimer(ITIMER_REAL, &t, NULL);
+	memset(rq, 0, sizeof(*rq));
+	int r = ioctl(k->notify, SECCOMP_IOCTL_NOTIF_RECV, rq);
+	memset(&t, 0, sizeof(t));
+	setitimer(ITIMER_REAL, &t, NULL);
+	if (r < 0) {
 		seccomp_notify_free(rq, rs);
 		return;
 	}
@@ -305,7 +339,7 @@ static void on_notify(struct keeper *k)
 		rs->val = serve_call(k, rq, &error);
 		rs->error = error;
 	}
-	(void)seccomp_notify_respond(k->notify, rs);
+	(void)ioctl(k->notify, SECCOMP_IOCTL_NOTIF_SEND, rs);
 	seccomp_notify_free(rq, rs);
 }
 
@@ -384,6 +418,11 @@ static void on_chan(struct keeper *k)
 	}
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
 int keeper_run(const char *name, const uint16_t *ports, size_t nports, int chan,
 	       pid_t wire)
 {
@@ -396,8 +435,11 @@ int keeper_run(const char *name, const uint16_t *ports, size_t nports, int chan,
 	k.chan = chan;
 	k.notify = -1;
 	signal(SIGPIPE, SIG_IGN);
-	/* This machine's addresses, as the wire's filter took them. */
-	(void)addr_set_add_interfaces(&k.kr.self);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	k.kr.is_local = keeper_is_local;
 	k.pidfd = (int)syscall(SYS_pidfd_open, wire, 0);
 	if (k.pidfd < 0) {
 		int r = -errno;
@@ -442,6 +484,5 @@ int keeper_run(const char *name, const uint16_t *ports, size_t nports, int chan,
 	if (k.chan >= 0)
 		close(k.chan);
 	close(k.pidfd);
-	addr_set_free(&k.kr.self);
 	return st;
 }

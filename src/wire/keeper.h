@@ -22,6 +22,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -54,8 +55,15 @@ struct keeper_rules {
 	struct lnk_addr dns[KEEPER_MAX_DNS];
 	uint16_t dns_port[KEEPER_MAX_DNS];
 	size_t ndns;
-	struct addr_set self; /* this machine's addresses */
+	/* Is a one of this machine's addresses? keeper_is_local, or a fake
+	 * in tests. */
+	bool (*is_local)(const struct lnk_addr *a);
 };
+
+/* Asks the kernel, at the time of the call: an address a socket can be
+ * bound to is this machine's (any interface, and local routes such as
+ * AnyIP ones for IPv4). */
+bool keeper_is_local(const struct lnk_addr *a);
 
 /* May a socket of this domain (AF_INET, AF_INET6, AF_NETLINK) connect or
  * send to sa? 0, or -errno (EACCES: this machine, metadata, another

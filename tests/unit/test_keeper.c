@@ -3,6 +3,7 @@
  * ports and the DNS servers; never a cloud metadata address. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
 #include <setjmp.h>
@@ -54,6 +55,14 @@ static const struct row rows[] = {
     {AF_UNIX, "198.18.0.10", 80, -EACCES},
 };
 
+/* This machine, for the rows: loopback is decided by class, 192.0.2.77
+ * stands for an address of one of its interfaces. */
+static bool fake_local(const struct lnk_addr *a)
+{
+	static const uint8_t own[4] = {192, 0, 2, 77};
+	return a->family == AF_INET && memcmp(a->a, own, 4) == 0;
+}
+
 static struct keeper_rules rules(void)
 {
 	static const uint16_t ports[] = {8080};
@@ -65,9 +74,7 @@ static struct keeper_rules rules(void)
 	inet_pton(AF_INET, "127.0.0.53", kr.dns[0].a);
 	kr.dns_port[0] = 53;
 	kr.ndns = 1;
-	struct lnk_addr self = {.family = AF_INET};
-	inet_pton(AF_INET, "192.0.2.77", self.a);
-	addr_set_add(&kr.self, &self);
+	kr.is_local = fake_local;
 	return kr;
 }
 
@@ -108,7 +115,6 @@ static void rows_hold(void **state)
 				 r->addr ? r->addr : "netlink", r->port, got,
 				 r->want);
 	}
-	addr_set_free(&kr.self);
 }
 
 static void short_addresses_refused(void **state)
@@ -123,7 +129,28 @@ static void short_addresses_refused(void **state)
 	assert_int_equal(
 	    keeper_dest_check(&kr, AF_INET, (struct sockaddr *)&s4, 1, &why),
 	    -EINVAL);
-	addr_set_free(&kr.self);
+}
+
+/* The kernel's answer: loopback and an interface's address are this
+ * machine, a documentation address is not. */
+static void kernel_knows_this_machine(void **state)
+{
+	(void)state;
+	struct lnk_addr a = {.family = AF_INET};
+	inet_pton(AF_INET, "127.0.0.1", a.a);
+	assert_true(keeper_is_local(&a));
+	inet_pton(AF_INET, "198.51.100.1", a.a);
+	assert_false(keeper_is_local(&a));
+	struct ifaddrs *ifa, *i;
+	assert_int_equal(getifaddrs(&ifa), 0);
+	for (i = ifa; i; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET) {
+			memcpy(a.a,
+			       &((struct sockaddr_in *)i->ifa_addr)->sin_addr,
+			       4);
+			assert_true(keeper_is_local(&a));
+		}
+	freeifaddrs(ifa);
 }
 
 int main(void)
@@ -131,6 +158,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(rows_hold),
 	    cmocka_unit_test(short_addresses_refused),
+	    cmocka_unit_test(kernel_knows_this_machine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
