@@ -5,11 +5,10 @@
 
 struct confine_plan {
 	const char *db_path; /* its database; -wal and -shm beside it */
-	const char *run_dir; /* the control sockets' folder, or NULL */
 };
 
 /* Confines the calling process for good: Landlock (only the database
- * files, the control socket folder and the resolver's two files), no
+ * files and the resolver's two files), no
  * capabilities in any set, no_new_privs, and the seccomp allow-list. Call
  * it with one thread only: threads started later inherit all of it.
  * *notify_fd is the seccomp listener for connect() and for sendto() with

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -189,6 +190,9 @@ struct keeper {
 	bool setup_done;
 	int64_t last_desktop_ms;
 	int64_t last_refusal_ms;
+	const char *sock; /* the wire's control socket, or NULL */
+	dev_t sock_dev;	  /* and its identity once the wire made it */
+	ino_t sock_ino;
 };
 
 static int64_t mono_ms(void)
@@ -405,6 +409,13 @@ static void on_chan(struct keeper *k)
 			return; /* no ack: the wire gives up */
 		}
 		k->notify = r;
+		/* the control socket the wire made during its setup */
+		struct stat st;
+		if (k->sock && lstat(k->sock, &st) == 0 &&
+		    S_ISSOCK(st.st_mode)) {
+			k->sock_dev = st.st_dev;
+			k->sock_ino = st.st_ino;
+		}
 		uint8_t ack = M_ACK;
 		(void)!send(k->chan, &ack, 1, MSG_NOSIGNAL);
 		return;
@@ -423,12 +434,13 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
-int keeper_run(const char *name, const uint16_t *ports, size_t nports, int chan,
-	       pid_t wire)
+int keeper_run(const char *name, const char *sock, const uint16_t *ports,
+	       size_t nports, int chan, pid_t wire)
 {
 	struct keeper k;
 	memset(&k, 0, sizeof(k));
 	k.name = name;
+	k.sock = sock;
 	k.kr.ports = ports;
 	k.kr.nports = nports;
 	k.wire = wire;
@@ -479,6 +491,12 @@ int keeper_run(const char *name, const uint16_t *ports, size_t nports, int chan,
 	/* the last trip message, if it came with the wire's end */
 	if (k.chan >= 0)
 		on_chan(&k);
+	/* Its control socket, unless another wire of that name has made
+	 * its own there since. */
+	struct stat sst;
+	if (k.sock_ino && lstat(sock, &sst) == 0 && sst.st_dev == k.sock_dev &&
+	    sst.st_ino == k.sock_ino)
+		unlink(sock);
 	if (k.notify >= 0)
 		close(k.notify);
 	if (k.chan >= 0)

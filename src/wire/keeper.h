@@ -74,6 +74,8 @@ int keeper_dest_check(const struct keeper_rules *kr, int domain,
 
 /* Serves the wire (pid wire, channel chan) until it ends; returns its
  * wait status, or -errno when the keeper could not watch it (then the
- * wire has been killed). name is the sandbox's (for messages). */
-int keeper_run(const char *name, const uint16_t *ports, size_t nports, int chan,
-	       pid_t wire);
+ * wire has been killed). name is the sandbox's (for messages); sock (or
+ * NULL) the wire's control socket, which the keeper removes at the end
+ * (the confined wire cannot) if it is still the one the wire made. */
+int keeper_run(const char *name, const char *sock, const uint16_t *ports,
+	       size_t nports, int chan, pid_t wire);

@@ -584,10 +584,7 @@ static int wire_confine(struct wire *w, struct lnk_err *err)
 	if (w->keeper < 0)
 		return err_set(err, -EINVAL, "no keeper to confine it");
 	dns_servers(w->dns, tell_keeper_dns, &w->keeper);
-	_cleanup_free_ char *run_dir =
-	    w->wp->home ? paths_run_dir(w->wp->home) : NULL;
-	struct confine_plan cp = {.db_path = w->wp->db_path,
-				  .run_dir = run_dir};
+	struct confine_plan cp = {.db_path = w->wp->db_path};
 	int notify_fd = -1;
 	int r = confine_wire(&cp, &notify_fd, err);
 	if (r < 0)
@@ -706,7 +703,9 @@ out:
 static int watch_wire(const struct wire_plan *wp, int chan, pid_t wire)
 {
 	const char *name = wp->name;
-	int st = keeper_run(name, wp->ports, wp->nports, chan, wire);
+	_cleanup_free_ char *sock =
+	    wp->home ? ctl_socket_path(wp->home, wp->name) : NULL;
+	int st = keeper_run(name, sock, wp->ports, wp->nports, chan, wire);
 	if (st < 0) {
 		fprintf(stderr, "lnk: wire: its keeper cannot watch it: %s\n",
 			strerror(-st));

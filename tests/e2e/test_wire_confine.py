@@ -80,9 +80,28 @@ def test_running_wire_holds_no_powers(lnk, work):
         assert keeper["Name"] == "lnk-wire-keep", keeper
         assert keeper["Seccomp"] == "0"
         assert p.poll() is None
+        sock = lnk.home / ".lnk" / "sandbox" / "run" / "conf.sock"
+        assert sock.is_socket()
     finally:
-        p.kill()
+        p.terminate()
         p.communicate(timeout=30)
+    # the confined wire may remove nothing; its keeper removed the socket
+    end = time.monotonic() + 10
+    while sock.exists() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not sock.exists()
+
+
+def test_a_plain_build_has_no_attack_hook(lnk, home):
+    """LNK_TEST_WIRE_ATTACK means something only to a test-hooks build."""
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_ed25519").write_text("secret key\n")
+    cp = lnk.run("--internet-host", "*", "--", "true",
+                 env={"LNK_TEST_WIRE_ATTACK": "9"}, stdin=subprocess.DEVNULL)
+    if "lnk-test-attack" in cp.stderr and not os.environ.get("LNK_BIN_HOOKS"):
+        pytest.fail("LNK_BIN is a test-hooks build: " + cp.stderr)
+    assert cp.returncode == 0, cp.stderr
+    assert "lnk-test-attack" not in cp.stderr and "killed" not in cp.stderr
 
 
 FAKE_NOTIFY = """#!/bin/sh

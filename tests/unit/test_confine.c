@@ -61,6 +61,13 @@ static int create_beside_db(void)
 	return fd >= 0 ? 0 : errno;
 }
 
+static int remove_beside_db(void)
+{
+	char p[160];
+	snprintf(p, sizeof(p), "%s/other.sock", dir);
+	return unlink(p) == 0 ? 0 : errno;
+}
+
 static int run_true(void)
 {
 	char *argv[] = {"/bin/true", NULL};
@@ -157,6 +164,7 @@ static const struct act acts[] = {
     {"a netlink route socket", netlink_route, WORKS, 0},
     {"read-write memory", rw_memory, WORKS, 0},
     {"a terminal ioctl", tty_ioctl, REFUSED, EPERM},
+    {"removing a file beside the database", remove_beside_db, REFUSED, EACCES},
     {"exec", run_true, KILLED, 0},
     {"fork", do_fork, KILLED, 0},
     {"a unix socket", unix_socket, KILLED, 0},
@@ -173,7 +181,13 @@ static int setup(void **state)
 	if (!mkdtemp(dir))
 		return -1;
 	snprintf(db, sizeof(db), "%s/lnk.db", dir);
+	char p[160];
 	int fd = open(db, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	snprintf(p, sizeof(p), "%s/other.sock", dir);
+	fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
 	close(fd);
@@ -185,6 +199,8 @@ static int teardown(void **state)
 	(void)state;
 	char p[160];
 	snprintf(p, sizeof(p), "%s/new", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/other.sock", dir);
 	unlink(p);
 	unlink(db);
 	rmdir(dir);
@@ -200,8 +216,7 @@ static void each_act(void **state)
 		assert_true(p >= 0);
 		if (p == 0) {
 			struct lnk_err err = {0};
-			struct confine_plan cp = {.db_path = db,
-						  .run_dir = dir};
+			struct confine_plan cp = {.db_path = db};
 			int nfd;
 			if (confine_wire(&cp, &nfd, &err) < 0) {
 				fprintf(stderr, "%s\n", err.msg);
