@@ -695,8 +695,9 @@ out:
 	return status;
 }
 
-/* The wire's watcher: waits for the wire and, when it ends before its
- * sandbox (killed, crashed, or failed), says so on lnk's stderr. The
+/* The wire's keeper (keeper.c) serves the confined wire until it ends;
+ * then, when it ended before its sandbox (killed, by its filter too,
+ * crashed, or failed), this says so on lnk's stderr. The
  * sandbox is then without network: the listeners lived only in the wire
  * (fail closed), and the program must not be left to guess why. Normal
  * ends (the lifeline closed) are silent. */
