@@ -28,9 +28,9 @@
  *     with EPERM degrades in silence. A killed wire fails closed: the
  *     sandbox has no network and lnk says so on its terminal. Two calls
  *     have their own answers: clone3 is ENOSYS (glibc then uses clone,
- *     whose flags a filter can read), and ioctl is refused (EPERM) for
- *     every request but two, so that the seccomp listener's own requests
- *     can never come from the wire.
+ *     whose flags a filter can read), and ioctl allows two requests and
+ *     refuses (EPERM) those below and above them, the seccomp listener's
+ *     own among them: the wire can never answer its own calls.
  *  5. connect(), and sendto() with an address, are not made by the wire
  *     at all: the filter hands them to the keeper (keeper.c), the
  *     unconfined parent, which reads the address, refuses this machine

@@ -128,9 +128,11 @@ static int tty_ioctl(void)
 	return ioctl(2, TIOCSTI, &c) == 0 ? 0 : errno;
 }
 
+static pid_t parent; /* the test, taken before the child confines itself */
+
 static int signal_parent(void)
 {
-	return kill(getppid(), 0) == 0 ? 0 : errno;
+	return kill(parent, 0) == 0 ? 0 : errno;
 }
 
 static int x32_call(void)
@@ -207,9 +209,25 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* The sanitizers' runtime makes calls of its own (sigaltstack, ...) that
+ * the wire's list rightly lacks: the wire is confined in normal builds. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+
 static void each_act(void **state)
 {
 	(void)state;
+#ifdef SANITIZED
+	print_message("skipped: the sanitizer runtime makes calls outside "
+		      "the wire's list\n");
+	skip();
+#endif
+	parent = getpid();
 	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++) {
 		const struct act *a = &acts[i];
 		pid_t p = fork();
