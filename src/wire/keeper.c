@@ -274,6 +274,12 @@ static int64_t serve_call(struct keeper *k, const struct seccomp_notif *rq,
 			return 0;
 		}
 	}
+	/* Still the same pending call: what was read is that call's. */
+	if (ioctl(k->notify, SECCOMP_IOCTL_NOTIF_ID_VALID, &rq->id) < 0) {
+		free(data);
+		*error = -ENOENT;
+		return 0;
+	}
 	int fd = take_fd(k, rq->data.args[0]);
 	if (fd < 0) {
 		free(data);
