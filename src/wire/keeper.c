@@ -28,6 +28,12 @@
 #include "common/util.h"
 #include "wire/ctl.h"
 
+/* Every message is KEEPER_MSG_SIZE bytes; byte 0 its kind:
+ *   'A' a DNS server: [1] 4 or 6, [2..3] port (big-endian), [4..19] address
+ *   'L' the seccomp listener: [4..7] its descriptor number in the wire
+ *   'T' a trip: [1] the rule, [2] the target's length, [4..] the target,
+ *       printable ASCII (ctl_printable) and no NUL within that length
+ * and the keeper's one reply, 'K' (one byte), when it holds the listener. */
 enum {
 	M_DNS = 'A',
 	M_LISTENER = 'L',
