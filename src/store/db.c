@@ -315,6 +315,7 @@ struct db_writer {
 	char why[DB_WHY_MAX];
 	size_t unwritten; /* ops the writer holds and could not commit */
 	size_t dropped;	  /* refusals not kept (over DB_BACKLOG_MAX) */
+	bool running; /* the thread was started */
 };
 
 /* Written nowhere but here: the calls of a wire that ends while its log
@@ -401,9 +402,9 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-int db_writer_start(const char *path, const char *sandbox, long pid,
-		    unsigned interval_ms, struct db_writer **out,
-		    struct lnk_err *err)
+int db_writer_open(const char *path, const char *sandbox, long pid,
+		   unsigned interval_ms, struct db_writer **out,
+		   struct lnk_err *err)
 {
 	struct db_writer *w = xcalloc(1, sizeof(*w));
 	int r = db_open(path, false, &w->db, err);
@@ -420,20 +421,37 @@ int db_writer_start(const char *path, const char *sandbox, long pid,
 	w->interval_ms = interval_ms ? interval_ms : 250;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
+	*out = w;
+	return 0;
+}
+
+int db_writer_run(struct db_writer *w, struct lnk_err *err)
+{
 	/* The writer must not take the wire's signals. */
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = pthread_create(&w->thread, NULL, writer_main, w);
+	int r = pthread_create(&w->thread, NULL, writer_main, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r != 0) {
-		db_close(w->db);
-		free(w);
+	if (r != 0)
 		return err_set(err, -r, "cannot start the log writer: %s",
 			       strerror(r));
-	}
-	*out = w;
+	w->running = true;
 	return 0;
+}
+
+int db_writer_start(const char *path, const char *sandbox, long pid,
+		    unsigned interval_ms, struct db_writer **out,
+		    struct lnk_err *err)
+{
+	int r = db_writer_open(path, sandbox, pid, interval_ms, out, err);
+	if (r < 0)
+		return r;
+	if ((r = db_writer_run(*out, err)) < 0) {
+		db_writer_stop(*out);
+		*out = NULL;
+	}
+	return r;
 }
 
 void db_writer_submit(struct db_writer *w, struct db_batch *b, uint64_t up,
@@ -478,11 +496,18 @@ void db_writer_stop(struct db_writer *w)
 {
 	if (!w)
 		return;
-	pthread_mutex_lock(&w->lock);
-	w->stop = true;
-	pthread_cond_signal(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
+	if (w->running) {
+		pthread_mutex_lock(&w->lock);
+		w->stop = true;
+		pthread_cond_signal(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->thread, NULL);
+	} else {
+		/* never started: what was given is committed here */
+		struct lnk_err err = {0};
+		(void)db_flush(w->db, w->wire_id, &w->pending, w->up, w->down,
+			       true, &err);
+	}
 	db_batch_free(&w->pending);
 	db_close(w->db);
 	pthread_mutex_destroy(&w->lock);
@@ -546,6 +571,7 @@ struct db_queue {
 	pthread_cond_t cond;
 	struct db_batch pending; /* under lock */
 	bool stop;		 /* under lock */
+	bool running;		 /* the thread was started */
 };
 
 static void queue_fail(struct db_queue *q, const struct lnk_err *err)

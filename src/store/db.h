@@ -96,6 +96,13 @@ struct db_writer;
 int db_writer_start(const char *path, const char *sandbox, long pid,
 		    unsigned interval_ms, struct db_writer **out,
 		    struct lnk_err *err);
+/* The same in two steps, for a caller that must open the database before
+ * it confines itself and start the thread after (threads inherit the
+ * confinement): _open opens and registers, _run starts the thread. */
+int db_writer_open(const char *path, const char *sandbox, long pid,
+		   unsigned interval_ms, struct db_writer **out,
+		   struct lnk_err *err);
+int db_writer_run(struct db_writer *w, struct lnk_err *err);
 /* Moves b's ops to the writer (b is left empty) with the counters now. */
 void db_writer_submit(struct db_writer *w, struct db_batch *b, uint64_t up,
 		      uint64_t down);

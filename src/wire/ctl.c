@@ -717,6 +717,25 @@ void ctl_notify_trip(const char *name, const struct trip_verdict *v, int err_fd)
 		 trip_rule_text(v->rule), tgt[0] ? tgt : "?", nm);
 	char *argv[] = {
 	    exe, "--app-name=lnk", "--urgency=critical", title, body, NULL};
+	/* A clean environment: only what reaches the desktop's bus, and a
+	 * fixed PATH; nothing else of lnk's (LD_PRELOAD and the like). */
+	static const char *const keep[] = {"DBUS_SESSION_BUS_ADDRESS",
+					   "DISPLAY", "WAYLAND_DISPLAY",
+					   "XDG_RUNTIME_DIR", "HOME"};
+	char envbuf[ARRAY_SIZE(keep)][1024];
+	char *envp[ARRAY_SIZE(keep) + 3];
+	size_t ne = 0;
+	envp[ne++] = "PATH=/usr/local/bin:/usr/bin:/bin";
+	envp[ne++] = "LANG=C.UTF-8";
+	for (size_t i = 0; i < ARRAY_SIZE(keep); i++) {
+		const char *val = getenv(keep[i]);
+		int n = val ? snprintf(envbuf[i], sizeof(envbuf[i]), "%s=%s",
+				       keep[i], val)
+			    : -1;
+		if (n > 0 && (size_t)n < sizeof(envbuf[i]))
+			envp[ne++] = envbuf[i];
+	}
+	envp[ne] = NULL;
 	/* Everything is built before fork: the wire has threads, so the child
 	 * may only call async-signal-safe functions. The double fork leaves
 	 * notify-send to init; the loop waits only for the middle child,
@@ -731,8 +750,7 @@ void ctl_notify_trip(const char *name, const struct trip_verdict *v, int err_fd)
 				dup2(nul, 1);
 				dup2(nul, 2);
 			}
-			extern char **environ;
-			execve(exe, argv, environ);
+			execve(exe, argv, envp);
 			_exit(127);
 		}
 		_exit(0);

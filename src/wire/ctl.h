@@ -41,7 +41,7 @@
  *   "stopped"), end every open connection now, record it with
  *   state_set_closed; "open": state_set_open. Returns CTL_R_OK, or
  *   CTL_R_FAILED if it could not.
- *   when it trips: ctl_notify_trip(name, &verdict, 2)
+ *   when it trips: ctl_notify_trip(name, &verdict, 2)  (the keeper)
  *   at exit: ctl_server_close(cs)                    unlinks the socket
  */
 #pragma once
@@ -170,7 +170,10 @@ int ctl_control_entry(const char *home, const struct state_entry *e,
  * err_fd ("lnk: run-1234: wire paused: 30 calls refused within a minute
  * ...; 'lnk sandbox resume run-1234' opens it"), and a desktop notification
  * when DBUS_SESSION_BUS_ADDRESS is set and notify-send is on PATH: started
- * with fork+exec (no shell), detached by a double fork so the loop neither
- * waits for it nor leaves a zombie. Safe in a threaded process. */
+ * with fork+exec (no shell) and a clean environment (the bus's and the
+ * display's variables, a fixed PATH), detached by a double fork so the
+ * caller neither waits for it nor leaves a zombie. Safe in a threaded
+ * process. The wire's keeper calls it (keeper.h): the confined wire can
+ * run nothing. */
 void ctl_notify_trip(const char *name, const struct trip_verdict *v,
 		     int err_fd);

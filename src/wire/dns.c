@@ -207,3 +207,30 @@ void dns_tick(struct dns *d)
 	}
 	ares_process_fd(d->chan, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
 }
+
+void dns_servers(struct dns *d,
+		 void (*fn)(void *ud, const struct lnk_addr *a, uint16_t port),
+		 void *ud)
+{
+	struct ares_addr_port_node *list = NULL;
+	if (ares_get_servers_ports(d->chan, &list) != ARES_SUCCESS)
+		return;
+	for (struct ares_addr_port_node *n = list; n; n = n->next) {
+		struct lnk_addr a;
+		memset(&a, 0, sizeof(a));
+		a.family = n->family;
+		if (n->family == AF_INET)
+			memcpy(a.a, &n->addr.addr4, 4);
+		else if (n->family == AF_INET6)
+			memcpy(a.a, &n->addr.addr6, 16);
+		else
+			continue;
+		/* 0: the default port */
+		uint16_t udp = (uint16_t)(n->udp_port ? n->udp_port : 53);
+		uint16_t tcp = (uint16_t)(n->tcp_port ? n->tcp_port : 53);
+		fn(ud, &a, udp);
+		if (tcp != udp)
+			fn(ud, &a, tcp);
+	}
+	ares_free_data(list);
+}

@@ -32,3 +32,9 @@ struct dns_query *dns_resolve(struct dns *d, const char *name, dns_cb cb,
 void dns_cancel(struct dns_query *q);
 /* Drives timeouts; call every tick. */
 void dns_tick(struct dns *d);
+/* Calls fn for each server the resolver asks (address and port; UDP and
+ * TCP ports both, when they differ): what the wire may reach on this
+ * machine for DNS (keeper.h). */
+void dns_servers(struct dns *d,
+		 void (*fn)(void *ud, const struct lnk_addr *a, uint16_t port),
+		 void *ud);

@@ -15,8 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "store/paths.h"
+#include "wire/confine.h"
 #include "wire/handoff.h"
+#include "wire/keeper.h"
 #include "wire/wire_int.h"
 
 static bool port_taken(const struct wire_plan *wp, uint16_t p)
@@ -261,8 +264,10 @@ void wire_trip_note(struct wire *w, enum trip_event ev, const char *target)
 	if (!trip_note(&w->trip, loop_now_ms(), ev, target, &v))
 		return;
 	wire_close(w, CTL_CAUSE_TRIP, v.rule, v.target);
-	/* the line lands on lnk's stderr: the sandbox's terminal */
-	ctl_notify_trip(w->wp->name, &v, STDERR_FILENO);
+	/* The keeper writes the line on lnk's stderr (the sandbox's
+	 * terminal) and shows the desktop notification: the wire may not run
+	 * notify-send. */
+	keeper_send_trip(w->keeper, &v);
 }
 
 /* A control request from the owner (ctl.c checked the peer's uid and the
@@ -552,8 +557,71 @@ static void wire_log_health(struct wire *w)
 	}
 }
 
+static void tell_keeper_dns(void *ud, const struct lnk_addr *a, uint16_t port)
+{
+	int *chan = ud;
+	(void)keeper_send_dns(*chan, a, port);
+}
+
+#ifdef LNK_TEST_HOOKS
+/* TEST BUILDS ONLY (meson -Dtest_hooks=true): with LNK_TEST_WIRE_ATTACK=PORT
+ * the confined wire plays a wire taken over by the program, and says on
+ * stderr how each act ended: it opens ~/.ssh/id_ed25519, connects to
+ * 127.0.0.1:PORT, sends a datagram there, and runs /bin/sh (the filter
+ * kills it there). tests/e2e/test_attacks.py checks every act failed. */
+static void test_attack(void)
+{
+	const char *port = getenv("LNK_TEST_WIRE_ATTACK");
+	const char *home = getenv("HOME");
+	if (!port || !home)
+		return;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/.ssh/id_ed25519", home);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	fprintf(stderr, "lnk-test-attack: open ssh: %s\n",
+		fd >= 0 ? "opened" : strerror(errno));
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)atoi(port)),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	fprintf(stderr, "lnk-test-attack: connect loopback: %s\n",
+		r == 0 ? "connected" : strerror(errno));
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ssize_t n = sendto(fd, "x", 1, 0, (struct sockaddr *)&sa, sizeof(sa));
+	fprintf(stderr, "lnk-test-attack: sendto loopback: %s\n",
+		n == 1 ? "sent" : strerror(errno));
+	fprintf(stderr, "lnk-test-attack: exec: trying\n");
+	char *argv[] = {"/bin/sh", "-c", "echo lnk-test-attack: exec: ran >&2",
+			NULL};
+	execve(argv[0], argv, argv + 3);
+	fprintf(stderr, "lnk-test-attack: exec: %s\n", strerror(errno));
+}
+#endif
+
+/* From here on the wire reads what the sandbox sends: confine it
+ * (confine.c) and hand its seccomp listener to the keeper. */
+static int wire_confine(struct wire *w, struct lnk_err *err)
+{
+	if (w->keeper < 0)
+		return err_set(err, -EINVAL, "no keeper to confine it");
+	dns_servers(w->dns, tell_keeper_dns, &w->keeper);
+	struct confine_plan cp = {.db_path = w->wp->db_path};
+	int notify_fd = -1;
+	int r = confine_wire(&cp, &notify_fd, err);
+	if (r < 0)
+		return r;
+	r = keeper_send_listener(w->keeper, notify_fd, err);
+	close(notify_fd);
+#ifdef LNK_TEST_HOOKS
+	if (r == 0)
+		test_attack();
+#endif
+	return r;
+}
+
 static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
-		    pid_t supervisor)
+		    int keeper_fd, pid_t supervisor)
 {
 	struct wire w;
 	struct lnk_err err = {0};
@@ -562,6 +630,7 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	w.wp = wp;
 	w.spare_fd = -1;
 	w.route.fd = -1;
+	w.keeper = keeper_fd;
 	w.supervisor = supervisor;
 
 	/* splice and send to a closed peer must not kill the wire */
@@ -584,9 +653,10 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	}
 	if (loop_new(&w.loop, &err) < 0 ||
 	    dns_new(&w.dns, w.loop, wp->dns_server, &err) < 0 ||
-	    db_writer_start(wp->db_path, wp->name, (long)getpid(), WIRE_TICK_MS,
-			    &w.writer, &err) < 0 ||
-	    wire_control_start(&w, &err) < 0)
+	    db_writer_open(wp->db_path, wp->name, (long)getpid(), WIRE_TICK_MS,
+			   &w.writer, &err) < 0 ||
+	    wire_control_start(&w, &err) < 0 || wire_confine(&w, &err) < 0 ||
+	    db_writer_run(w.writer, &err) < 0)
 		goto out;
 	w.handoff = (struct loop_handler){.fn = on_handoff, .fd = handoff_fd};
 	w.lifeline =
@@ -651,22 +721,23 @@ out:
 	return status;
 }
 
-int wire_main(const struct wire_plan *wp, int handoff_fd, int lifeline_fd)
-{
-	return wire_run(wp, handoff_fd, lifeline_fd, getppid());
-}
-
-/* The wire's watcher: waits for the wire and, when it ends before its
- * sandbox (killed, crashed, or failed), says so on lnk's stderr. The
+/* The wire's keeper (keeper.c) serves the confined wire until it ends;
+ * then, when it ended before its sandbox (killed, by its filter too,
+ * crashed, or failed), this says so on lnk's stderr. The
  * sandbox is then without network: the listeners lived only in the wire
  * (fail closed), and the program must not be left to guess why. Normal
  * ends (the lifeline closed) are silent. */
-static int watch_wire(const char *name, pid_t wire)
+static int watch_wire(const struct wire_plan *wp, int chan, pid_t wire)
 {
-	int st = 0;
-	while (waitpid(wire, &st, 0) < 0)
-		if (errno != EINTR)
-			return LNK_EXIT_FAIL;
+	const char *name = wp->name;
+	_cleanup_free_ char *sock =
+	    wp->home ? ctl_socket_path(wp->home, wp->name) : NULL;
+	int st = keeper_run(name, sock, wp->ports, wp->nports, chan, wire);
+	if (st < 0) {
+		fprintf(stderr, "lnk: wire: its keeper cannot watch it: %s\n",
+			strerror(-st));
+		return LNK_EXIT_FAIL;
+	}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return 0;
 	char why[64];
@@ -728,18 +799,27 @@ int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
 	pid_t supervisor = getppid();
+	/* The keeper's channel: fixed-size messages (keeper.h). */
+	int kp[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, kp) < 0) {
+		fprintf(stderr, "lnk: wire: cannot set up its keeper\n");
+		_exit(LNK_EXIT_FAIL);
+	}
 	pid_t wire = fork();
 	if (wire < 0) {
 		fprintf(stderr, "lnk: wire: cannot start: %s\n",
 			strerror(errno));
 		_exit(LNK_EXIT_FAIL);
 	}
-	if (wire == 0)
-		_exit(wire_run(wp, 3, 4, supervisor));
-	/* The watcher keeps neither end: the listeners must die with the
+	if (wire == 0) {
+		close(kp[0]);
+		_exit(wire_run(wp, 3, 4, kp[1], supervisor));
+	}
+	/* The keeper keeps neither end: the listeners must die with the
 	 * wire, and the lifeline's end is the wire's alone. */
 	close(3);
 	close(4);
-	prctl(PR_SET_NAME, "lnk-wire-watch", 0, 0, 0);
-	_exit(watch_wire(wp->name, wire));
+	close(kp[1]);
+	prctl(PR_SET_NAME, "lnk-wire-keep", 0, 0, 0);
+	_exit(watch_wire(wp, kp[0], wire));
 }

@@ -55,16 +55,13 @@ void wire_plan_env(const struct wire_plan *wp, struct strv *env);
 void wire_plan_listeners(const struct wire_plan *wp, struct init_listener **l,
 			 size_t *n);
 
-/* Forks the wire process (and its watcher, which is *pid: it waits for
+/* Forks the wire process (and its keeper, which is *pid: it waits for
  * the wire and, if the wire ends before its sandbox, says on stderr that
- * the sandbox has no network). handoff_fd: the wire's end of a unix socket
+ * the sandbox has no network; it also makes the confined wire's connects
+ * and shows its desktop notifications, keeper.h). handoff_fd: the wire's end of a unix socket
  * (SOCK_SEQPACKET preferred) whose other end is lnk-init's wire_fd.
  * lifeline_fd: the read end of a pipe whose write end only the supervisor
  * holds (never the sandbox); the wire ends at its end of file. The child
  * keeps only these two and stderr. Call it before starting threads. */
 int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	       pid_t *pid, struct lnk_err *err);
-
-/* The wire process itself (what wire_start's child runs). Returns an exit
- * status: 0 after the lifeline ended, 125 when it could not run. */
-int wire_main(const struct wire_plan *wp, int handoff_fd, int lifeline_fd);

@@ -57,6 +57,7 @@ struct wire {
 	struct listener *listeners;
 	size_t nlisteners;
 	struct loop_handler handoff, lifeline;
+	int keeper; /* the channel to the keeper (keeper.h) */
 	bool handed_off, stopping;
 	bool failed;	  /* stopping because the wire cannot go on */
 	pid_t supervisor; /* `lnk sandbox run`, which stop signals */

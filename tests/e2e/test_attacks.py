@@ -1622,3 +1622,50 @@ def test_spec_values_and_keys_in_errors_are_escaped(lnk, work):
         assert (b"\\x1b]0;pwned" in cp.stderr
                 or b"\\u001B]0;pwned" in cp.stderr), (body, cp.stderr)
         assert_clean(cp.stdout + cp.stderr, f"spec {body!r}")
+
+# --- the wire's confinement ---
+# The wire parses what the program sends, outside the sandbox. A test-hooks
+# build (meson -Dtest_hooks=true, LNK_BIN_HOOKS) plays a wire taken over by
+# the program: after confining itself it opens ~/.ssh, connects and sends
+# to a loopback port of this machine, and runs /bin/sh. Each must fail.
+
+def test_a_taken_over_wire_reaches_nothing(lnk, home):
+    hooks = os.environ.get("LNK_BIN_HOOKS")
+    if not hooks:
+        pytest.skip("LNK_BIN_HOOKS is not set: it names an lnk built with "
+                    "meson -Dtest_hooks=true, which this test needs")
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_ed25519").write_text("secret key\n")
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    srv.settimeout(0.2)
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", srv.getsockname()[1]))
+    udp.settimeout(0.2)
+    port = srv.getsockname()[1]
+    try:
+        cp = subprocess.run(
+            [hooks, "sandbox", "run", "--internet-host", "*", "--", "true"],
+            cwd=lnk.cwd, env=lnk.env({"LNK_TEST_WIRE_ATTACK": str(port)}),
+            capture_output=True, text=True, timeout=60)
+        err = cp.stderr
+        acts = dict(line[len("lnk-test-attack: "):].split(": ", 1)
+                    for line in err.splitlines()
+                    if line.startswith("lnk-test-attack: "))
+        # every act was tried, and each was refused
+        assert acts.get("open ssh") == "Permission denied", err
+        assert acts.get("connect loopback") == "Permission denied", err
+        assert acts.get("sendto loopback") == "Permission denied", err
+        assert acts.get("exec") == "trying", err  # never "ran"
+        assert "refused its connect to 127.0.0.1 (this machine)" in err, err
+        # running a program is no call the wire may make: it was killed,
+        # and the sandbox has no network (fail closed)
+        assert "the wire was killed (signal 31)" in err, err
+        with pytest.raises(socket.timeout):
+            srv.accept()
+        with pytest.raises(socket.timeout):
+            udp.recvfrom(16)
+    finally:
+        srv.close()
+        udp.close()

@@ -1,0 +1,518 @@
+/* The keeper (see keeper.h). Everything the wire sends or asks is hostile:
+ * after setup the wire may be an attacker's, so each message has one fixed
+ * size and form, setup messages end with the listener, and every address
+ * is checked before the keeper makes a call with it. */
+#include "wire/keeper.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/netlink.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "wire/ctl.h"
+
+/* Every message is KEEPER_MSG_SIZE bytes; byte 0 its kind:
+ *   'A' a DNS server: [1] 4 or 6, [2..3] port (big-endian), [4..19] address
+ *   'L' the seccomp listener: [4..7] its descriptor number in the wire
+ *   'T' a trip: [1] the rule, [2] the target's length, [4..] the target,
+ *       printable ASCII (ctl_printable) and no NUL within that length
+ * and the keeper's one reply, 'K' (one byte), when it holds the listener. */
+enum {
+	M_DNS = 'A',
+	M_LISTENER = 'L',
+	M_TRIP = 'T',
+	M_ACK = 'K',
+};
+
+/* ---- the wire's side ---- */
+
+int keeper_send_dns(int chan, const struct lnk_addr *a, uint16_t port)
+{
+	uint8_t m[KEEPER_MSG_SIZE] = {M_DNS};
+	m[1] = a->family == AF_INET6 ? 6 : 4;
+	m[2] = (uint8_t)(port >> 8);
+	m[3] = (uint8_t)port;
+	memcpy(m + 4, a->a, 16);
+	return send(chan, m, sizeof(m), MSG_NOSIGNAL) == (ssize_t)sizeof(m)
+		   ? 0
+		   : -EIO;
+}
+
+int keeper_send_listener(int chan, int notify_fd, struct lnk_err *err)
+{
+	uint8_t m[KEEPER_MSG_SIZE] = {M_LISTENER};
+	uint32_t fd = (uint32_t)notify_fd;
+	memcpy(m + 4, &fd, sizeof(fd));
+	if (send(chan, m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m))
+		return err_set(err, -EIO, "cannot reach its keeper");
+	uint8_t ack = 0;
+	ssize_t n;
+	while ((n = recv(chan, &ack, 1, 0)) < 0 && errno == EINTR)
+		;
+	if (n != 1 || ack != M_ACK)
+		return err_set(err, -EIO,
+			       "its keeper did not take the seccomp "
+			       "listener");
+	return 0;
+}
+
+void keeper_send_trip(int chan, const struct trip_verdict *v)
+{
+	uint8_t m[KEEPER_MSG_SIZE] = {M_TRIP};
+	char tgt[TRIP_TARGET_MAX + 1];
+	ctl_printable(tgt, sizeof(tgt), v->target);
+	size_t n = strlen(tgt);
+	m[1] = (uint8_t)v->rule;
+	m[2] = (uint8_t)n;
+	memcpy(m + 4, tgt, n);
+	(void)!send(chan, m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* ---- the check ---- */
+
+bool keeper_is_local(const struct lnk_addr *a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = addr_to_sockaddr(a, 0, &ss);
+	int fd = socket(a->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return true; /* cannot tell: count it as this machine */
+	int r = bind(fd, (struct sockaddr *)&ss, len);
+	int e = errno;
+	close(fd);
+	/* EADDRNOTAVAIL: no interface or local route has it */
+	return r == 0 || e != EADDRNOTAVAIL;
+}
+
+static bool port_granted(const struct keeper_rules *kr, uint16_t port)
+{
+	for (size_t i = 0; i < kr->nports; i++)
+		if (kr->ports[i] == port)
+			return true;
+	return false;
+}
+
+static bool dns_server(const struct keeper_rules *kr, const struct lnk_addr *a,
+		       uint16_t port)
+{
+	for (size_t i = 0; i < kr->ndns; i++)
+		if (kr->dns_port[i] == port && addr_equal(&kr->dns[i], a))
+			return true;
+	return false;
+}
+
+int keeper_dest_check(const struct keeper_rules *kr, int domain,
+		      const struct sockaddr *sa, socklen_t len,
+		      const char **why)
+{
+	*why = "";
+	if (len < (socklen_t)sizeof(sa_family_t))
+		return -EINVAL;
+	if (domain == AF_NETLINK) {
+		const struct sockaddr_nl *nl = (const struct sockaddr_nl *)sa;
+		if (sa->sa_family != AF_NETLINK || len < sizeof(*nl))
+			return -EINVAL;
+		if (nl->nl_pid != 0 || nl->nl_groups != 0) {
+			*why = "netlink to another process";
+			return -EACCES;
+		}
+		return 0;
+	}
+	if (domain != AF_INET && domain != AF_INET6) {
+		*why = "not an internet socket";
+		return -EACCES;
+	}
+	if (sa->sa_family == AF_UNSPEC)
+		return 0; /* dissolves a datagram socket's association */
+	socklen_t need = sa->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+			 : sa->sa_family == AF_INET6
+			     ? sizeof(struct sockaddr_in6)
+			     : 0;
+	if (!need) {
+		*why = "not an internet address";
+		return -EAFNOSUPPORT;
+	}
+	if (len < need)
+		return -EINVAL;
+	struct lnk_addr a;
+	if (addr_from_sockaddr(sa, &a) < 0)
+		return -EINVAL;
+	uint16_t port =
+	    ntohs(sa->sa_family == AF_INET
+		      ? ((const struct sockaddr_in *)sa)->sin_port
+		      : ((const struct sockaddr_in6 *)sa)->sin6_port);
+	struct lnk_addr inner = addr_unwrap(&a);
+	enum addr_class c = addr_classify(&a);
+	if (c == AC_METADATA) {
+		*why = "a cloud metadata address";
+		return -EACCES;
+	}
+	bool here = c == AC_LOOPBACK || c == AC_UNSPECIFIED ||
+		    kr->is_local(&a) ||
+		    (inner.family != a.family && kr->is_local(&inner));
+	if (!here)
+		return 0; /* the wire's own filter decided this one */
+	/* --port P: the wire connects to 127.0.0.1:P or [::1]:P, nothing
+	 * else of loopback */
+	static const struct lnk_addr lo4 = {.family = AF_INET,
+					    .a = {127, 0, 0, 1}};
+	static const struct lnk_addr lo6 = {.family = AF_INET6,
+					    .a = {[15] = 1}};
+	if ((addr_equal(&a, &lo4) || addr_equal(&a, &lo6)) &&
+	    port_granted(kr, port))
+		return 0;
+	if (dns_server(kr, &a, port) || dns_server(kr, &inner, port))
+		return 0;
+	*why = "this machine";
+	return -EACCES;
+}
+
+/* ---- the keeper's side ---- */
+
+struct keeper {
+	const char *name;
+	struct keeper_rules kr;
+	pid_t wire;
+	int pidfd;
+	int chan;
+	int notify; /* -1 until the wire hands it over */
+	bool setup_done;
+	int64_t last_desktop_ms;
+	int64_t last_refusal_ms;
+	const char *sock; /* the wire's control socket, or NULL */
+	dev_t sock_dev;	  /* and its identity once the wire made it */
+	ino_t sock_ino;
+};
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int take_fd(struct keeper *k, uint64_t remote_fd)
+{
+	if (remote_fd > INT32_MAX)
+		return -EBADF;
+	int fd = (int)syscall(SYS_pidfd_getfd, k->pidfd, (int)remote_fd, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+static int read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = {.iov_base = buf, .iov_len = len};
+	struct iovec remote = {.iov_base = (void *)(uintptr_t)addr,
+			       .iov_len = len};
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	return n == (ssize_t)len ? 0 : -EFAULT;
+}
+
+/* The wire's filter never asks for what the keeper refuses: a refusal
+ * means the wire went wrong. One line a second at most, so that a wire
+ * gone bad cannot flood the terminal. */
+static void say_refused(struct keeper *k, const char *call,
+			const struct sockaddr *sa, const char *why)
+{
+	int64_t now = mono_ms();
+	if (k->last_refusal_ms && now - k->last_refusal_ms < 1000)
+		return;
+	k->last_refusal_ms = now;
+	char nm[64], where[64] = "?";
+	ctl_printable(nm, sizeof(nm), k->name);
+	struct lnk_addr a;
+	if ((sa->sa_family == AF_INET || sa->sa_family == AF_INET6) &&
+	    addr_from_sockaddr(sa, &a) == 0)
+		addr_format(&a, where, sizeof(where));
+	fprintf(stderr,
+		"lnk: %s: the wire's keeper refused its %s to %s (%s)\n", nm,
+		call, where, why);
+}
+
+/* connect(fd, addr, len) or sendto(fd, buf, n, flags, addr, len), made
+ * here on the wire's own socket once the address is checked. The address
+ * and data are copied first, so the wire cannot change them after. */
+static int64_t serve_call(struct keeper *k, const struct seccomp_notif *rq,
+			  int *error)
+{
+	bool is_connect = rq->data.nr == SCMP_SYS(connect);
+	uint64_t addr_p = is_connect ? rq->data.args[1] : rq->data.args[4];
+	uint64_t alen = is_connect ? rq->data.args[2] : rq->data.args[5];
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof(ss));
+	if (alen > sizeof(ss) || alen < sizeof(sa_family_t)) {
+		*error = -EINVAL;
+		return 0;
+	}
+	if (read_mem(rq->pid, addr_p, &ss, (size_t)alen) < 0) {
+		*error = -EFAULT;
+		return 0;
+	}
+	uint8_t *data = NULL;
+	size_t dlen = 0;
+	if (!is_connect) {
+		dlen = (size_t)rq->data.args[2];
+		if (dlen > 65536) {
+			*error = -EMSGSIZE;
+			return 0;
+		}
+		data = xmalloc(dlen ? dlen : 1);
+		if (dlen && read_mem(rq->pid, rq->data.args[1], data, dlen)) {
+			free(data);
+			*error = -EFAULT;
+			return 0;
+		}
+	}
+	/* Still the same pending call: what was read is that call's. */
+	if (ioctl(k->notify, SECCOMP_IOCTL_NOTIF_ID_VALID, &rq->id) < 0) {
+		free(data);
+		*error = -ENOENT;
+		return 0;
+	}
+	int fd = take_fd(k, rq->data.args[0]);
+	if (fd < 0) {
+		free(data);
+		*error = fd;
+		return 0;
+	}
+	int domain = 0;
+	socklen_t dl = sizeof(domain);
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &dl) < 0) {
+		*error = errno == ENOTSOCK ? -ENOTSOCK : -EBADF;
+		close(fd);
+		free(data);
+		return 0;
+	}
+	const char *why;
+	int r = keeper_dest_check(&k->kr, domain, (struct sockaddr *)&ss,
+				  (socklen_t)alen, &why);
+	int64_t val = 0;
+	if (r == -EACCES)
+		say_refused(k, is_connect ? "connect" : "send",
+			    (struct sockaddr *)&ss, why);
+	if (r == 0 && is_connect) {
+		if (connect(fd, (struct sockaddr *)&ss, (socklen_t)alen) < 0)
+			r = -errno;
+	} else if (r == 0) {
+		ssize_t n =
+		    sendto(fd, data, dlen,
+			   (int)rq->data.args[3] | MSG_DONTWAIT | MSG_NOSIGNAL,
+			   (struct sockaddr *)&ss, (socklen_t)alen);
+		if (n < 0)
+			r = -errno;
+		else
+			val = n;
+	}
+	close(fd);
+	free(data);
+	*error = r;
+	return val;
+}
+
+static void on_notify(struct keeper *k)
+{
+	struct seccomp_notif *rq = NULL;
+	struct seccomp_notif_resp *rs = NULL;
+	if (seccomp_notify_alloc(&rq, &rs) < 0)
+		return;
+	/* A call withdrawn after poll (the wire was killed in it) would
+	 * leave the receive waiting for the next one, forever once the wire
+	 * is gone: a timer interrupts it (SIGALRM, no SA_RESTART). */
+	struct itimerval t = {.it_value = {.tv_sec = 1}};
+	setitimer(ITIMER_REAL, &t, NULL);
+	memset(rq, 0, sizeof(*rq));
+	int r = ioctl(k->notify, SECCOMP_IOCTL_NOTIF_RECV, rq);
+	memset(&t, 0, sizeof(t));
+	setitimer(ITIMER_REAL, &t, NULL);
+	if (r < 0) {
+		seccomp_notify_free(rq, rs);
+		return;
+	}
+	rs->id = rq->id;
+	rs->flags = 0;
+	rs->val = 0;
+	rs->error = -EPERM;
+	if (rq->data.nr == SCMP_SYS(connect) ||
+	    rq->data.nr == SCMP_SYS(sendto)) {
+		int error = 0;
+		rs->val = serve_call(k, rq, &error);
+		rs->error = error;
+	}
+	(void)ioctl(k->notify, SECCOMP_IOCTL_NOTIF_SEND, rs);
+	seccomp_notify_free(rq, rs);
+}
+
+static void on_trip(struct keeper *k, const uint8_t *m)
+{
+	struct trip_verdict v;
+	memset(&v, 0, sizeof(v));
+	if (m[1] == TRIP_NONE || m[1] > TRIP_METADATA)
+		return; /* m[2] <= 255 == TRIP_TARGET_MAX by its type */
+	v.rule = (enum trip_rule)m[1];
+	memcpy(v.target, m + 4, m[2]);
+	v.target[m[2]] = '\0';
+	if (strlen(v.target) != m[2])
+		return;
+	/* A wire gone bad must not flood the desktop: one a second. */
+	int64_t now = mono_ms();
+	if (k->last_desktop_ms && now - k->last_desktop_ms < 1000)
+		return;
+	k->last_desktop_ms = now;
+	ctl_notify_trip(k->name, &v, STDERR_FILENO);
+}
+
+static void on_chan(struct keeper *k)
+{
+	uint8_t m[KEEPER_MSG_SIZE + 1];
+	ssize_t n = recv(k->chan, m, sizeof(m), MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		close(k->chan);
+		k->chan = -1;
+		return;
+	}
+	if (n != KEEPER_MSG_SIZE)
+		return;
+	switch (m[0]) {
+	case M_DNS:
+		if (k->setup_done || k->kr.ndns == KEEPER_MAX_DNS ||
+		    (m[1] != 4 && m[1] != 6))
+			return;
+		{
+			/* m[2..3]: the port, big-endian */
+			struct lnk_addr *a = &k->kr.dns[k->kr.ndns];
+			memset(a, 0, sizeof(*a));
+			a->family = m[1] == 6 ? AF_INET6 : AF_INET;
+			memcpy(a->a, m + 4, 16);
+			k->kr.dns_port[k->kr.ndns++] =
+			    (uint16_t)(m[2] << 8 | m[3]);
+		}
+		return;
+	case M_LISTENER: {
+		if (k->setup_done)
+			return;
+		k->setup_done = true;
+		uint32_t fd;
+		memcpy(&fd, m + 4, sizeof(fd));
+		int r = take_fd(k, fd);
+		if (r < 0) {
+			fprintf(stderr,
+				"lnk: wire: its keeper cannot take "
+				"the seccomp listener: %s\n",
+				strerror(-r));
+			return; /* no ack: the wire gives up */
+		}
+		k->notify = r;
+		/* the control socket the wire made during its setup */
+		struct stat st;
+		if (k->sock && lstat(k->sock, &st) == 0 &&
+		    S_ISSOCK(st.st_mode)) {
+			k->sock_dev = st.st_dev;
+			k->sock_ino = st.st_ino;
+		}
+		uint8_t ack = M_ACK;
+		(void)!send(k->chan, &ack, 1, MSG_NOSIGNAL);
+		return;
+	}
+	case M_TRIP:
+		if (k->setup_done)
+			on_trip(k, m);
+		return;
+	default:
+		return;
+	}
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+int keeper_run(const char *name, const char *sock, const uint16_t *ports,
+	       size_t nports, int chan, pid_t wire)
+{
+	struct keeper k;
+	memset(&k, 0, sizeof(k));
+	k.name = name;
+	k.sock = sock;
+	k.kr.ports = ports;
+	k.kr.nports = nports;
+	k.wire = wire;
+	k.chan = chan;
+	k.notify = -1;
+	signal(SIGPIPE, SIG_IGN);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	k.kr.is_local = keeper_is_local;
+	k.pidfd = (int)syscall(SYS_pidfd_open, wire, 0);
+	if (k.pidfd < 0) {
+		int r = -errno;
+		kill(wire, SIGKILL);
+		waitpid(wire, NULL, 0);
+		return r;
+	}
+	int st = 0;
+	for (;;) {
+		struct pollfd p[3] = {
+		    {.fd = k.pidfd, .events = POLLIN},
+		    {.fd = k.chan, .events = POLLIN},
+		    {.fd = k.notify, .events = POLLIN},
+		};
+		if (poll(p, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			kill(wire, SIGKILL);
+			break;
+		}
+		if (p[2].revents & POLLIN)
+			on_notify(&k);
+		else if (p[2].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			close(k.notify);
+			k.notify = -1;
+		}
+		if (p[1].revents)
+			on_chan(&k);
+		if (p[0].revents)
+			break;
+	}
+	while (waitpid(wire, &st, 0) < 0)
+		if (errno != EINTR) {
+			st = -errno;
+			break;
+		}
+	/* the last trip message, if it came with the wire's end */
+	if (k.chan >= 0)
+		on_chan(&k);
+	/* Its control socket, unless another wire of that name has made
+	 * its own there since. */
+	struct stat sst;
+	if (k.sock_ino && lstat(sock, &sst) == 0 && sst.st_dev == k.sock_dev &&
+	    sst.st_ino == k.sock_ino)
+		unlink(sock);
+	if (k.notify >= 0)
+		close(k.notify);
+	if (k.chan >= 0)
+		close(k.chan);
+	close(k.pidfd);
+	return st;
+}

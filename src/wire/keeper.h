@@ -1,0 +1,81 @@
+/* The keeper: the wire's parent, outside the wire's confinement.
+ *
+ * The wire (confine.c) may not reach this machine, run programs or open
+ * files; three things it needs do that, so the keeper does them for it,
+ * and it never parses the program's bytes:
+ *  - it waits for the wire, and says on lnk's terminal when the wire ends
+ *    before its sandbox (the sandbox then has no network);
+ *  - it makes the wire's connect() and sendto()-with-an-address calls,
+ *    which the wire's seccomp filter hands it, after checking the address
+ *    (a fixed-size sockaddr): nothing on this machine (loopback, the
+ *    unspecified address, this machine's own addresses) but the granted
+ *    --port on loopback and the DNS servers, and never a cloud metadata
+ *    address;
+ *  - it shows a desktop notification when the wire trips, from a
+ *    fixed-size message whose only text is the escaped, length-bounded
+ *    target, running notify-send with a clean environment.
+ *
+ * The channel between them is a SOCK_SEQPACKET pair of fixed-size
+ * messages. During setup the wire sends its DNS servers and then the
+ * number of its seccomp listener descriptor, which the keeper takes with
+ * pidfd_getfd; after that, the keeper takes nothing but trip messages.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "common/err.h"
+#include "wire/addr.h"
+#include "wire/trip.h"
+
+#define KEEPER_MSG_SIZE (4 + TRIP_TARGET_MAX + 1)
+#define KEEPER_MAX_DNS 16
+_Static_assert(TRIP_TARGET_MAX <= 255, "a trip target's length is one byte");
+
+/* ---- the wire's side ---- */
+
+/* A DNS server the wire's resolver uses (setup only). 0 or -errno. */
+int keeper_send_dns(int chan, const struct lnk_addr *a, uint16_t port);
+/* Hands over the seccomp listener (setup's last message) and waits for
+ * the keeper to hold it; the caller then closes its own. 0 or -errno. */
+int keeper_send_listener(int chan, int notify_fd, struct lnk_err *err);
+/* The wire tripped: never blocks (a message that does not fit is lost,
+ * the line on the terminal with it). */
+void keeper_send_trip(int chan, const struct trip_verdict *v);
+
+/* ---- the keeper's side ---- */
+
+struct keeper_rules {
+	const uint16_t *ports; /* granted loopback ports */
+	size_t nports;
+	struct lnk_addr dns[KEEPER_MAX_DNS];
+	uint16_t dns_port[KEEPER_MAX_DNS];
+	size_t ndns;
+	/* Is a one of this machine's addresses? keeper_is_local, or a fake
+	 * in tests. */
+	bool (*is_local)(const struct lnk_addr *a);
+};
+
+/* Asks the kernel, at the time of the call: an address a socket can be
+ * bound to is this machine's (any interface, and local routes such as
+ * AnyIP ones for IPv4). */
+bool keeper_is_local(const struct lnk_addr *a);
+
+/* May a socket of this domain (AF_INET, AF_INET6, AF_NETLINK) connect or
+ * send to sa? 0, or -errno (EACCES: this machine, metadata, another
+ * netlink peer) with *why set to a constant phrase. */
+int keeper_dest_check(const struct keeper_rules *kr, int domain,
+		      const struct sockaddr *sa, socklen_t len,
+		      const char **why);
+
+/* Serves the wire (pid wire, channel chan) until it ends; returns its
+ * wait status, or -errno when the keeper could not watch it (then the
+ * wire has been killed). name is the sandbox's (for messages); sock (or
+ * NULL) the wire's control socket, which the keeper removes at the end
+ * (the confined wire cannot) if it is still the one the wire made. */
+int keeper_run(const char *name, const char *sock, const uint16_t *ports,
+	       size_t nports, int chan, pid_t wire);
