@@ -3,6 +3,7 @@
  * size and form, setup messages end with the listener, and every address
  * is checked before the keeper makes a call with it. */
 #include "wire/keeper.h"
+#include "wire/route.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -89,16 +90,17 @@ void keeper_send_trip(int chan, const struct trip_verdict *v)
 
 bool keeper_is_local(const struct lnk_addr *a)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = addr_to_sockaddr(a, 0, &ss);
-	int fd = socket(a->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return true; /* cannot tell: count it as this machine */
-	int r = bind(fd, (struct sockaddr *)&ss, len);
-	int e = errno;
-	close(fd);
-	/* EADDRNOTAVAIL: no interface or local route has it */
-	return r == 0 || e != EADDRNOTAVAIL;
+	/* The routing table's answer for this exact address, as the wire's
+	 * filter asks it (route.c): a local route (an interface's address,
+	 * AnyIP) is this machine. No answer counts as this machine too, so
+	 * the keeper fails closed. A bind probe would be fooled by
+	 * net.ipv4.ip_nonlocal_bind. */
+	struct route_sock rs;
+	if (route_open(&rs) < 0)
+		return true;
+	enum route_where w = route_lookup(&rs, a);
+	route_close(&rs);
+	return w == ROUTE_LOCAL || w == ROUTE_NONE;
 }
 
 static bool port_granted(const struct keeper_rules *kr, uint16_t port)

@@ -60,9 +60,9 @@ struct keeper_rules {
 	bool (*is_local)(const struct lnk_addr *a);
 };
 
-/* Asks the kernel, at the time of the call: an address a socket can be
- * bound to is this machine's (any interface, and local routes such as
- * AnyIP ones for IPv4). */
+/* Asks the kernel's routing table at the time of the call: an address
+ * with a local route (any interface's, and local routes such as AnyIP) is
+ * this machine's; no answer counts as this machine's. */
 bool keeper_is_local(const struct lnk_addr *a);
 
 /* May a socket of this domain (AF_INET, AF_INET6, AF_NETLINK) connect or
