@@ -5,11 +5,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,6 +145,123 @@ int state_proc_pidfd(const struct state_proc *p)
 	if (!state_proc_alive(p)) {
 		close(fd);
 		return -ESRCH;
+	}
+	return fd;
+}
+
+/* The real and effective uid of pid (the "Uid:" line of its status). */
+static int proc_uids(pid_t pid, uid_t *ruid, uid_t *euid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	const char *u = strstr(buf, "\nUid:");
+	unsigned r, e;
+	if (!u || sscanf(u + 5, "%u %u", &r, &e) != 2)
+		return -EIO;
+	*ruid = (uid_t)r;
+	*euid = (uid_t)e;
+	return 0;
+}
+
+/* The parent pid (field 4 of /proc/PID/stat). */
+static pid_t proc_ppid(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	char st;
+	int ppid;
+	if (!p || sscanf(p + 1, " %c %d", &st, &ppid) != 2)
+		return -1;
+	return (pid_t)ppid;
+}
+
+/* Whether pid runs this very lnk executable: the same file as ours, or,
+ * after an upgrade replaced it while the sandbox ran, the deleted file
+ * that had our executable's path. */
+static bool proc_runs_lnk(pid_t pid)
+{
+	char path[64];
+	struct stat mine, theirs;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat("/proc/self/exe", &mine) < 0)
+		return false;
+	if (stat(path, &theirs) == 0 && theirs.st_dev == mine.st_dev &&
+	    theirs.st_ino == mine.st_ino)
+		return true;
+	char me[PATH_MAX], them[PATH_MAX + 16];
+	ssize_t a = readlink("/proc/self/exe", me, sizeof(me) - 1);
+	ssize_t b = readlink(path, them, sizeof(them) - 1);
+	if (a <= 0 || b <= 0)
+		return false;
+	me[a] = '\0';
+	them[b] = '\0';
+	static const char del[] = " (deleted)";
+	size_t dl = sizeof(del) - 1;
+	return (size_t)b == (size_t)a + dl &&
+	       strncmp(them, me, (size_t)a) == 0 && strcmp(them + a, del) == 0;
+}
+
+int state_proc_open(const struct state_proc *p, const struct state_proc *parent,
+		    struct lnk_err *err)
+{
+	int fd = state_proc_pidfd(p);
+	if (fd < 0)
+		return err_set(err, fd, "process %d no longer runs",
+			       (int)p->pid);
+	/* The pidfd pins the process; what /proc says about its pid from
+	 * here on is about that process (its start time was checked after
+	 * opening it). */
+	uid_t ruid, euid;
+	int r = proc_uids(p->pid, &ruid, &euid);
+	if (r < 0) {
+		close(fd);
+		return err_set(err, -ESRCH, "process %d no longer runs",
+			       (int)p->pid);
+	}
+	if (ruid != getuid() || euid != geteuid()) {
+		close(fd);
+		return err_set(err, -EPERM,
+			       "process %d is not yours (uid %u): the registry "
+			       "names a process no sandbox of yours runs as; "
+			       "it was left alone",
+			       (int)p->pid, (unsigned)ruid);
+	}
+	if (parent) {
+		/* bwrap is the supervisor's own child, and the supervisor is
+		 * proven first. */
+		if (proc_ppid(p->pid) != parent->pid ||
+		    !state_proc_alive(parent) || !proc_runs_lnk(parent->pid)) {
+			close(fd);
+			return err_set(err, -EPERM,
+				       "process %d is not the sandbox of the "
+				       "lnk process %d: it was left alone",
+				       (int)p->pid, (int)parent->pid);
+		}
+	} else if (!proc_runs_lnk(p->pid)) {
+		close(fd);
+		return err_set(
+		    err, -EPERM,
+		    "process %d does not run lnk: the registry names "
+		    "a process that is no sandbox; it was left "
+		    "alone",
+		    (int)p->pid);
 	}
 	return fd;
 }

@@ -120,5 +120,15 @@ bool state_proc_alive(const struct state_proc *p);
  * opened; -ESRCH when p no longer runs. */
 int state_proc_pidfd(const struct state_proc *p);
 
+/* A pidfd for p, only once p is proven to be one of this user's lnk
+ * processes: it runs (start time checked after the pidfd is opened), its
+ * real and effective uid are ours, and it runs lnk's own executable; or,
+ * with parent (bwrap, which is no lnk), it is parent's child and parent is
+ * such a process. Threat: a registry row that names some other process
+ * (a forged row, a bug) must never make `stop` signal it. -ESRCH when p is
+ * gone, -EPERM when it is not lnk's, with a message. */
+int state_proc_open(const struct state_proc *p, const struct state_proc *parent,
+		    struct lnk_err *err);
+
 /* Wall clock, unix ms. */
 int64_t state_now_ms(void);

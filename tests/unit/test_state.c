@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "common/util.h"
+#include "store/secure.h"
 #include "store/state.h"
 
 struct fixture {
@@ -355,6 +356,121 @@ static void pidfd_checks_start_time(void **state)
 	assert_false(state_proc_alive(&zero));
 }
 
+/* A child that waits for a byte on fd, then exits; with prog, it runs
+ * that program instead (another executable). */
+static pid_t child(int fd, int wfd, const char *prog)
+{
+	pid_t p = fork();
+	if (p == 0) {
+		if (prog) {
+			execl(prog, prog, "30", (char *)NULL);
+			_exit(127);
+		}
+		char c;
+		close(wfd);
+		_exit(read(fd, &c, 1) < 0 ? 1 : 0);
+	}
+	return p;
+}
+
+static void open_proves_lnk_process(void **state)
+{
+	(void)state;
+	struct lnk_err err = {0};
+	struct state_proc me, kid, other;
+	assert_int_equal(state_proc_self(getpid(), &me), 0);
+	/* This very executable: ours. */
+	int fd = state_proc_open(&me, NULL, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	/* A fork (the wire is one): the same executable, ours. */
+	int pipefd[2];
+	assert_int_equal(pipe(pipefd), 0);
+	pid_t k = child(pipefd[0], pipefd[1], NULL);
+	assert_true(k > 0);
+	assert_int_equal(state_proc_self(k, &kid), 0);
+	fd = state_proc_open(&kid, NULL, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	/* As a sandbox: the child of a proven lnk process. */
+	fd = state_proc_open(&kid, &me, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	/* Another program (a forged row's sleep): never. */
+	pid_t o = child(-1, -1, "/bin/sleep");
+	assert_true(o > 0);
+	for (int i = 0; i < 200; i++) {
+		char exe[64], buf[256];
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)o);
+		ssize_t n = readlink(exe, buf, sizeof(buf) - 1);
+		if (n > 0 && (buf[n] = '\0', strstr(buf, "sleep")))
+			break;
+		usleep(10000);
+	}
+	assert_int_equal(state_proc_self(o, &other), 0);
+	assert_int_equal(state_proc_open(&other, NULL, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "does not run lnk"));
+	/* Nor as a sandbox of a process it is not the child of. */
+	assert_int_equal(state_proc_open(&other, &kid, &err), -EPERM);
+	kill(o, SIGKILL);
+	waitpid(o, NULL, 0);
+	close(pipefd[1]);
+	waitpid(k, NULL, 0);
+	close(pipefd[0]);
+	/* Gone: -ESRCH. */
+	assert_int_equal(state_proc_open(&kid, NULL, &err), -ESRCH);
+}
+
+static void settings_must_be_ours(void **state)
+{
+	(void)state;
+	struct lnk_err err = {0};
+	char top[64], home[128], lnk[160], file[200], link[200];
+	snprintf(top, sizeof(top), "/tmp/lnk-test-secure-XXXXXX");
+	assert_non_null(mkdtemp(top));
+	snprintf(home, sizeof(home), "%s/home", top);
+	snprintf(lnk, sizeof(lnk), "%s/.lnk", home);
+	snprintf(file, sizeof(file), "%s/.lnk/f", home);
+	snprintf(link, sizeof(link), "%s/.lnk/l", home);
+	assert_int_equal(mkdir(home, 0755), 0);
+	/* Missing and not to be made: nothing to check. */
+	assert_int_equal(secure_settings(home, false, &err), 0);
+	assert_int_equal(access(lnk, F_OK), -1);
+	assert_int_equal(secure_settings(home, true, &err), 0);
+	struct stat st;
+	assert_int_equal(lstat(lnk, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	/* A home anyone can change. */
+	assert_int_equal(chmod(home, 0777), 0);
+	assert_int_equal(secure_settings(home, true, &err), -EPERM);
+	assert_non_null(strstr(err.msg, home));
+	/* Sticky: others cannot move what is ours in it. */
+	assert_int_equal(chmod(home, 01777), 0);
+	assert_int_equal(secure_settings(home, true, &err), 0);
+	assert_int_equal(chmod(home, 0755), 0);
+	/* A file inside others can write, then a link inside. */
+	FILE *fp = fopen(file, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	assert_int_equal(chmod(file, 0664), 0);
+	assert_int_equal(secure_settings(home, true, &err), -EPERM);
+	assert_non_null(strstr(err.msg, file));
+	assert_int_equal(chmod(file, 0600), 0);
+	assert_int_equal(symlink("/tmp", link), 0);
+	assert_int_equal(secure_settings(home, true, &err), -ELOOP);
+	assert_non_null(strstr(err.msg, link));
+	unlink(link);
+	unlink(file);
+	/* ~/.lnk itself a link. */
+	assert_int_equal(rmdir(lnk), 0);
+	assert_int_equal(symlink(top, lnk), 0);
+	assert_int_equal(secure_settings(home, true, &err), -ELOOP);
+	assert_non_null(strstr(err.msg, "symbolic link"));
+	unlink(lnk);
+	rmdir(home);
+	rmdir(top);
+}
+
 static void name_rules(void **state)
 {
 	(void)state;
@@ -390,6 +506,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(stop_persists, setup, teardown),
 	    cmocka_unit_test_setup_teardown(many_writers, setup, teardown),
 	    cmocka_unit_test(pidfd_checks_start_time),
+	    cmocka_unit_test(open_proves_lnk_process),
+	    cmocka_unit_test(settings_must_be_ours),
 	    cmocka_unit_test(name_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
