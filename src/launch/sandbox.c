@@ -24,6 +24,7 @@
 #include "launch/spawn.h"
 #include "notify/notify.h"
 #include "store/db.h"
+#include "store/hidden.h"
 #include "store/paths.h"
 #include "store/state.h"
 #include "wire/wire.h"
@@ -298,6 +299,11 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 			    (struct toml_pos){0});
 		pol = &s.probe_pol;
 	}
+
+	/* The folders every sandbox hides must be the ones lnk saw before:
+	 * one moved or swapped would be shown where it is now. */
+	if ((r = hidden_check(req->home, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
 
 	_cleanup_free_ char *vcache = paths_bwrap_cache(req->home);
 	if ((r = host_gather(&s.host, vcache, err)) < 0)

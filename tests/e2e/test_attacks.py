@@ -1186,3 +1186,56 @@ def test_control_client_refuses_a_socket_another_user_serves(lnk, home):
     finally:
         liar.kill()
         liar.wait()
+
+
+def _agents(home):
+    agents = home / "Link" / "Agents"
+    (agents / "a1").mkdir(parents=True)
+    (agents / "a1" / "secret").write_text("agent-secret\n")
+    (home / "Link" / "History").mkdir()
+    return agents
+
+
+def _moved_away(lnk, home):
+    """A sandbox with --write ~ moves the folder that holds the agents'
+    folder and leaves a decoy. Where the guard refuses that rename, it is
+    done here, as a sandbox of an older lnk could have."""
+    sh(lnk, "mv ~/Link ~/Link.moved; mkdir -p ~/Link/Agents ~/Link/History",
+       "--write", home)
+    if not (home / "Link.moved").exists():
+        (home / "Link").rename(home / "Link.moved")
+        (home / "Link" / "Agents").mkdir(parents=True)
+        (home / "Link" / "History").mkdir()
+
+
+@pytest.mark.parametrize("how", ["moved", "gone", "link"])
+def test_moved_agents_folder_is_never_shown(lnk, home, how):
+    """Threat: the agents' folder is hidden by path; once moved or swapped
+    for a link, later sandboxes hide a decoy and show the real one."""
+    _agents(home)
+    lnk.run("--read", home, "--", "true", check=True)  # lnk sees them
+    if how == "moved":
+        _moved_away(lnk, home)
+    elif how == "gone":
+        (home / "Link").rename(home / "Link.moved")
+    else:
+        (home / "Link").rename(home / "Link.moved")
+        (home / "Link").mkdir()
+        (home / "Link" / "Agents").symlink_to(home / "Link.moved" / "Agents")
+        (home / "Link" / "History").mkdir()
+    cp = sh(lnk, "cat ~/Link.moved/Agents/a1/secret ~/Link/Agents/a1/secret",
+            "--read", home)
+    assert "agent-secret" not in cp.stdout, cp.stdout
+    assert cp.returncode == 125, cp.stdout + cp.stderr
+    assert str(home / "Link" / "Agents") in cp.stderr, cp.stderr
+    # Put back, it runs again.
+    if how == "link":
+        (home / "Link" / "Agents").unlink()
+        (home / "Link" / "History").rmdir()
+        (home / "Link").rmdir()
+    elif how == "moved":
+        shutil.rmtree(home / "Link")
+    (home / "Link.moved").rename(home / "Link")
+    cp = sh(lnk, "ls ~/Link/Agents | wc -l", "--read", home)
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stdout.strip() == "0"

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "common/util.h"
+#include "store/hidden.h"
 #include "store/secure.h"
 #include "store/state.h"
 
@@ -471,6 +472,56 @@ static void settings_must_be_ours(void **state)
 	rmdir(top);
 }
 
+static void hidden_folders_by_identity(void **state)
+{
+	(void)state;
+	struct lnk_err err = {0};
+	char home[64], link[128], agents[128], moved[128], hist[128];
+	snprintf(home, sizeof(home), "/tmp/lnk-test-hidden-XXXXXX");
+	assert_non_null(mkdtemp(home));
+	snprintf(link, sizeof(link), "%s/Link", home);
+	snprintf(agents, sizeof(agents), "%s/Link/Agents", home);
+	snprintf(hist, sizeof(hist), "%s/Link/History", home);
+	snprintf(moved, sizeof(moved), "%s/Link.moved", home);
+	/* Nothing there yet: nothing to hide, nothing recorded. */
+	assert_int_equal(hidden_check(home, &err), 0);
+	assert_int_equal(mkdir(link, 0700), 0);
+	assert_int_equal(mkdir(agents, 0700), 0);
+	assert_int_equal(hidden_check(home, &err), 0); /* recorded */
+	assert_int_equal(hidden_check(home, &err), 0); /* the same */
+	/* Moved, and a decoy in its place. */
+	assert_int_equal(rename(link, moved), 0);
+	assert_int_equal(mkdir(link, 0700), 0);
+	assert_int_equal(mkdir(agents, 0700), 0);
+	assert_int_equal(hidden_check(home, &err), -ESTALE);
+	assert_non_null(strstr(err.msg, agents));
+	/* Gone. */
+	assert_int_equal(rmdir(agents), 0);
+	assert_int_equal(hidden_check(home, &err), -ESTALE);
+	/* A link to the real one. */
+	char real[160];
+	snprintf(real, sizeof(real), "%s/Agents", moved);
+	assert_int_equal(symlink(real, agents), 0);
+	assert_int_equal(hidden_check(home, &err), -ELOOP);
+	unlink(agents);
+	assert_int_equal(rmdir(link), 0);
+	/* Put back: fine again; a History made later is recorded too. */
+	assert_int_equal(rename(moved, link), 0);
+	assert_int_equal(hidden_check(home, &err), 0);
+	assert_int_equal(mkdir(hist, 0700), 0);
+	assert_int_equal(hidden_check(home, &err), 0);
+	/* Replaced while the real one lives on elsewhere (an inode freed
+	 * may be reused, but then nothing of the old folder is left). */
+	char hmoved[160];
+	snprintf(hmoved, sizeof(hmoved), "%s/History.moved", home);
+	assert_int_equal(rename(hist, hmoved), 0);
+	assert_int_equal(mkdir(hist, 0700), 0);
+	assert_int_equal(hidden_check(home, &err), -ESTALE);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void name_rules(void **state)
 {
 	(void)state;
@@ -508,6 +559,7 @@ int main(void)
 	    cmocka_unit_test(pidfd_checks_start_time),
 	    cmocka_unit_test(open_proves_lnk_process),
 	    cmocka_unit_test(settings_must_be_ours),
+	    cmocka_unit_test(hidden_folders_by_identity),
 	    cmocka_unit_test(name_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
