@@ -1239,3 +1239,47 @@ def test_moved_agents_folder_is_never_shown(lnk, home, how):
     cp = sh(lnk, "ls ~/Link/Agents | wc -l", "--read", home)
     assert cp.returncode == 0, cp.stderr
     assert cp.stdout.strip() == "0"
+
+
+@pytest.mark.parametrize("flag,name,target", [
+    ("--write", "build", "~"),
+    ("--read", "docs", "~/.ssh"),
+    ("--write", "conf", "/etc"),
+    ("--read", "conf", "/etc"),
+])
+def test_grant_through_a_link_the_sandbox_left_is_refused(lnk, home, work,
+                                                          flag, name,
+                                                          target):
+    """Threat: run 1 (--write PROJ) replaces PROJ/build by a link to the
+    home folder (~/bin is on PATH), or PROJ/docs by one to ~/.ssh, or, as
+    root, PROJ/conf by one to /etc; run 2, given only that subfolder,
+    would write or read where the link points."""
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_ed25519").write_text("ssh-secret\n")
+    (work / name).mkdir()
+    real = target.replace("~", str(home))
+    cp = sh(lnk, f"rm -rf {name} && ln -s {real} {name}", "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert (work / name).is_symlink()
+    cp = sh(lnk, "mkdir -p bin; echo pwned > bin/t4-sneaky; "
+                 "cat id_ed25519 2>/dev/null; true",
+            flag, f"./{name}", cwd=work)
+    assert cp.returncode != 0, cp.stdout + cp.stderr
+    assert "ssh-secret" not in cp.stdout
+    assert not (home / "bin" / "t4-sneaky").exists()
+    assert f"'{os.path.realpath(real)}'" in cp.stderr, cp.stderr
+    if flag == "--write" and target == "/etc":
+        assert "system folder" in cp.stderr, cp.stderr
+    else:
+        assert "symbolic link" in cp.stderr, cp.stderr
+        assert "grant that path" in cp.stderr
+
+
+def test_etc_is_never_a_write_grant(lnk):
+    """Threat: a sandbox run as root with --write /etc (or a folder in it)
+    changes what root's programs run and trust."""
+    for d in ("/etc", "/etc/default"):
+        cp = lnk.run("--write", d, "--", "true")
+        assert cp.returncode != 0, cp.stdout + cp.stderr
+        assert "system folder" in cp.stderr, cp.stderr
+    lnk.run("--read", "/etc", "--", "true", check=True)
