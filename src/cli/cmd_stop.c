@@ -114,6 +114,8 @@ static int stop_off(const char *home, struct state *st)
 	for (size_t i = 0; i < n; i++) {
 		struct ctl_reply rep;
 		struct lnk_err e2 = {0};
+		if (!state_entry_has_wire(&v[i]))
+			continue;
 		if (ctl_control_entry(home, &v[i], CTL_STOP_OFF, 2000, &rep,
 				      &e2) < 0) {
 			fprintf(stderr, "lnk: %s\n", e2.msg);
@@ -178,10 +180,13 @@ int cmd_stop(int argc, char **argv)
 	state_close(st);
 
 	int status = 0;
-	/* 2. Every wire closed, first. */
+	/* 2. Every wire closed, first (a sandbox without a network grant
+	 * has none: nothing to close). */
 	for (size_t i = 0; i < n; i++) {
 		struct ctl_reply rep;
 		struct lnk_err e2 = {0};
+		if (!state_entry_has_wire(&v[i]))
+			continue;
 		if (ctl_control_entry(home, &v[i], CTL_STOP, 1000, &rep, &e2) ==
 		    0)
 			continue;
@@ -252,7 +257,8 @@ int cmd_stop(int argc, char **argv)
 			status = LNK_EXIT_FAIL;
 			continue;
 		}
-		printf("stopped %s: wire closed, programs %s\n", v[i].name,
+		printf("stopped %s: %s, programs %s\n", v[i].name,
+		       state_entry_has_wire(&v[i]) ? "wire closed" : "no wire",
 		       killed[i] ? "killed after 2 s" : "ended");
 	}
 	if (n == 0)

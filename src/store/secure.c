@@ -48,6 +48,47 @@ static bool others_write(const struct stat *st)
 	return (st->st_mode & (S_IWGRP | S_IWOTH)) != 0;
 }
 
+/* The uid the kernel shows for an owner this user namespace does not
+ * map (65534 unless changed). In a namespace that does not map root (lnk
+ * run inside another sandbox or `unshare -U`), root's folders show as it;
+ * only folders above the home folder may be owned so. */
+static uid_t overflow_uid(void)
+{
+	uid_t u = 65534;
+	FILE *f = fopen("/proc/sys/kernel/overflowuid", "re");
+	if (f) {
+		unsigned v;
+		if (fscanf(f, "%u", &v) == 1)
+			u = (uid_t)v;
+		fclose(f);
+	}
+	return u;
+}
+
+/* Whether this process runs in a user namespace other than the first one
+ * (its uid_map is not the identity of all uids). */
+static bool in_child_userns(void)
+{
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	if (!f)
+		return false;
+	unsigned long a, b, n;
+	int k = fscanf(f, "%lu %lu %lu", &a, &b, &n);
+	int more = fgetc(f);
+	while (more == ' ' || more == '\n')
+		more = fgetc(f);
+	fclose(f);
+	return !(k == 3 && a == 0 && b == 0 && n == 4294967295UL &&
+		 more == EOF);
+}
+
+static bool root_like(uid_t uid)
+{
+	if (uid == 0)
+		return true;
+	return uid == overflow_uid() && in_child_userns();
+}
+
 /* A folder above ~/.lnk: this user's or root's, and writable by no one
  * else unless sticky (then others cannot rename or remove what is not
  * theirs in it, and the next folder down is checked to be ours or
@@ -60,7 +101,7 @@ static int check_above(const char *path, struct lnk_err *err)
 			       path, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return err_set(err, -ENOTDIR, "'%s' is not a folder", path);
-	if (st.st_uid != geteuid() && st.st_uid != 0)
+	if (st.st_uid != geteuid() && !root_like(st.st_uid))
 		return not_yours(path, &st, "the folder", err);
 	if (others_write(&st) && !(st.st_mode & S_ISVTX))
 		return err_set(
@@ -104,7 +145,7 @@ static int check_links(const char *given, struct lnk_err *err)
 		p[i] = '\0';
 		struct stat st;
 		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode) &&
-		    st.st_uid != geteuid() && st.st_uid != 0) {
+		    st.st_uid != geteuid() && !root_like(st.st_uid)) {
 			int r = not_yours(p, &st, "the link", err);
 			return r;
 		}

@@ -12,7 +12,9 @@
  * So before lnk uses ~/.lnk it proves: every folder from / down to the
  * home folder belongs to this user or to root and is writable by no one
  * else (a sticky folder such as /tmp is fine: others cannot move what is
- * ours in it); a link on the way belongs to this user or root; ~/.lnk is a
+ * ours in it); a link on the way belongs to this user or root (in a user
+ * namespace that does not map root, also to the unmapped "nobody", which
+ * is how root's folders look there: then lnk cannot tell); ~/.lnk is a
  * real folder (no link) of this user's, writable by no one else; and so is
  * every file and folder inside it. Once that holds, only this user (and
  * root) can change any of it afterwards, so checking at start suffices.

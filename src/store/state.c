@@ -387,6 +387,11 @@ static bool entry_live(const struct state_entry *e)
 	return state_proc_alive(&e->wire);
 }
 
+bool state_entry_has_wire(const struct state_entry *e)
+{
+	return e->wire.pid > 0 || e->socket[0];
+}
+
 int state_register(struct state *s, const struct state_entry *e,
 		   struct lnk_err *err)
 {
@@ -447,6 +452,43 @@ int state_register(struct state *s, const struct state_entry *e,
 	if ((r = exec(s, "COMMIT", err)) < 0)
 		goto rollback;
 	return 0;
+rollback:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return r;
+}
+
+int state_register_wire(struct state *s, const struct state_entry *e,
+			struct lnk_err *err)
+{
+	int r = exec(s, "BEGIN IMMEDIATE", err);
+	if (r < 0)
+		return r;
+	sqlite3_stmt *st = NULL;
+	if ((r = prep(
+		 s,
+		 "UPDATE ctl_sandboxes SET wire_pid = ?2, wire_start = ?3, "
+		 "socket = ?4 WHERE name = ?1 AND sup_pid = ?5 AND "
+		 "sup_start = ?6",
+		 &st, err)) < 0)
+		goto rollback;
+	sqlite3_bind_text(st, 1, e->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, e->wire.pid);
+	sqlite3_bind_int64(st, 3, (int64_t)e->wire.start);
+	sqlite3_bind_text(st, 4, e->socket, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, e->supervisor.pid);
+	sqlite3_bind_int64(st, 6, (int64_t)e->supervisor.start);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		r = db_err(s, err, "cannot register in");
+		goto rollback;
+	}
+	bool joined = sqlite3_changes(s->db) > 0;
+	if ((r = exec(s, "COMMIT", err)) < 0)
+		goto rollback;
+	/* No supervisor's entry (the wire alone, as in its test harness):
+	 * the wire's own. */
+	return joined ? 0 : state_register(s, e, err);
 rollback:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return r;

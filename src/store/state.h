@@ -12,7 +12,14 @@
  * supervisor is gone is stale and cleaned, and stop signals through a
  * pidfd opened and then checked against the start time (no pid-reuse race).
  *
- * How the wire uses this (and `lnk sandbox run`)
+ * Every sandbox is registered from its start to its end, with a network
+ * grant or without (a wireless one has no wire: pid 0, no socket):
+ *   `lnk sandbox run` (launch/sandbox.c), before anything starts:
+ *       state_register with the supervisor (itself); -EEXIST: that name
+ *       runs already; at its end state_unregister. When lnk is killed the
+ *       entry stays until a reader finds its supervisor gone (stale).
+ *
+ * How the wire uses this
  *   at start, before accepting any call:
  *       struct state *st; state_open(home, &st, &err);
  *       struct state_entry e = {0}; snprintf(e.name, ..., name);
@@ -21,7 +28,7 @@
  *       state_proc_self(getpid(), &e.wire);
  *       (e.sandbox: bwrap's pid when known, else pid 0)
  *       e.started_ms = now (unix ms); socket path from ctl_socket_path
- *       state_register(st, &e, &err);     -EEXIST: that name runs already
+ *       state_register_wire(st, &e, &err);  joins the supervisor's entry
  *       bool stopped; state_stop_get(st, &stopped, NULL, &err);
  *       if (stopped) close the wire, cause stop: a stop is in force
  *       (registering first, then reading the stop, means a concurrent
@@ -85,6 +92,11 @@ void state_close(struct state *s);
  * replaced. */
 int state_register(struct state *s, const struct state_entry *e,
 		   struct lnk_err *err);
+/* The wire joins the entry its supervisor registered (same name, same
+ * supervisor): its pid and socket are filled in. Without such an entry it
+ * registers e as state_register does. */
+int state_register_wire(struct state *s, const struct state_entry *e,
+			struct lnk_err *err);
 int state_set_sandbox(struct state *s, const char *name, pid_t pid,
 		      struct lnk_err *err);
 int state_unregister(struct state *s, const char *name, struct lnk_err *err);
@@ -104,6 +116,10 @@ int state_list(struct state *s, struct state_entry **out, size_t *n,
  * name is also -ENOENT). */
 int state_find(struct state *s, const char *name, struct state_entry *out,
 	       struct lnk_err *err);
+
+/* Whether e's sandbox has a wire (a network grant): a wire's pid or its
+ * control socket is registered. */
+bool state_entry_has_wire(const struct state_entry *e);
 
 /* The stop that persists: while on, every wire starts closed. */
 int state_stop_set(struct state *s, bool on, int64_t at_ms,

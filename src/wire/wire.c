@@ -347,7 +347,7 @@ static int wire_control_start(struct wire *w, struct lnk_err *err)
 				       wp->name);
 		return r;
 	}
-	if ((r = state_register(w->state, &e, err)) < 0)
+	if ((r = state_register_wire(w->state, &e, err)) < 0)
 		return r;
 	w->registered = true;
 	bool stopped = false;

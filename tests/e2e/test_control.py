@@ -238,6 +238,75 @@ def test_stop_ends_programs_and_persists(lnk):
     lnk("sandbox", "stop", "--off", check=True)
 
 
+# ---- every sandbox, with a wire or without ----
+
+def _run_bg(lnk, work, name):
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", name, "--write", str(work),
+         "--", "sh", "-c", "echo ready; exec sleep 60"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=lnk.env(), cwd=str(work))
+    assert p.stdout.readline().strip() == "ready", p.stderr.read()
+    return p
+
+
+def test_sandbox_without_network_is_listed_and_stopped(lnk, work):
+    """A sandbox without a network grant has no wire, but it can still
+    change files: stop must end it, traffic and paused list it."""
+    p = _run_bg(lnk, work, "nowire")
+    try:
+        cp = lnk("sandbox", "run", "--name", "nowire", "--", "true")
+        assert cp.returncode == 125, cp.stderr
+        assert "already running" in cp.stderr
+        cp = lnk("sandbox", "traffic", check=True)
+        row = [l for l in cp.stdout.splitlines() if l.startswith("nowire")]
+        assert row and "no wire" in row[0], cp.stdout
+        rows = [json.loads(l) for l in lnk("sandbox", "traffic", "--json",
+                                           check=True).stdout.splitlines()]
+        mine = [r for r in rows if r["sandbox"] == "nowire"]
+        assert mine and mine[0]["wire"] is False and mine[0]["up"] is None
+        cp = lnk("sandbox", "paused", check=True)
+        row = [l for l in cp.stdout.splitlines() if l.startswith("nowire")]
+        assert row and "no wire" in row[0], cp.stdout
+        j = json.loads(lnk("sandbox", "paused", "--json",
+                           check=True).stdout)
+        assert [c for c in j["closed"]
+                if c["name"] == "nowire" and c["why"] == "no-wire"]
+        cp = lnk("sandbox", "stop", check=True, timeout=30)
+        assert "stopped nowire: no wire, programs ended" in cp.stdout, \
+            cp.stdout + cp.stderr
+        assert p.wait(timeout=10) == 128 + signal.SIGTERM
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        lnk("sandbox", "stop", "--off")
+    cp = lnk("sandbox", "traffic", check=True)
+    assert "nowire" not in cp.stdout
+
+
+def test_entry_of_a_killed_lnk_is_removed(lnk, work, home):
+    p = _run_bg(lnk, work, "killed")
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    db = sqlite3.connect(str(home / ".lnk" / "sandbox" / "lnk.db"),
+                         timeout=5)
+    n = db.execute("SELECT count(*) FROM ctl_sandboxes WHERE name = ?",
+                   ("killed",)).fetchone()[0]
+    db.close()
+    assert n == 1  # left behind: lnk had no chance to leave
+    cp = lnk("sandbox", "traffic", check=True)
+    assert "killed" not in cp.stdout
+    db = sqlite3.connect(str(home / ".lnk" / "sandbox" / "lnk.db"),
+                         timeout=5)
+    n = db.execute("SELECT count(*) FROM ctl_sandboxes WHERE name = ?",
+                   ("killed",)).fetchone()[0]
+    db.close()
+    assert n == 0
+    # The name is free again.
+    lnk("sandbox", "run", "--name", "killed", "--", "true", check=True)
+
+
 # ---- real sandboxes ----
 
 def _probe_real(tmp_path_factory):

@@ -522,6 +522,40 @@ static void hidden_folders_by_identity(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The supervisor registers every sandbox (no wire yet); its wire joins
+ * that entry; a wire of another supervisor with that name is refused. */
+static void wire_joins_supervisors_entry(void **state)
+{
+	struct fixture *f = *state;
+	struct lnk_err err = {0};
+	struct state_proc me;
+	assert_int_equal(state_proc_self(getpid(), &me), 0);
+	struct state_entry sup;
+	entry(&sup, "both", me);
+	sup.wire = (struct state_proc){0};
+	sup.socket[0] = '\0';
+	assert_int_equal(state_register(f->s, &sup, &err), 0);
+	struct state_entry got;
+	assert_int_equal(state_find(f->s, "both", &got, &err), 0);
+	assert_false(state_entry_has_wire(&got));
+	struct state_entry w;
+	entry(&w, "both", me);
+	assert_int_equal(state_register_wire(f->s, &w, &err), 0);
+	assert_int_equal(state_find(f->s, "both", &got, &err), 0);
+	assert_true(state_entry_has_wire(&got));
+	assert_int_equal(got.wire.pid, getpid());
+	assert_string_equal(got.socket, "/x/both.sock");
+	/* Another supervisor's wire, same name, while this one lives. */
+	struct state_proc other = me;
+	other.start++;
+	entry(&w, "both", other);
+	assert_int_equal(state_register_wire(f->s, &w, &err), -EEXIST);
+	/* A wire alone (its test harness) registers itself. */
+	entry(&w, "alone", me);
+	assert_int_equal(state_register_wire(f->s, &w, &err), 0);
+	assert_int_equal(state_find(f->s, "alone", &got, &err), 0);
+}
+
 static void name_rules(void **state)
 {
 	(void)state;
@@ -560,6 +594,8 @@ int main(void)
 	    cmocka_unit_test(open_proves_lnk_process),
 	    cmocka_unit_test(settings_must_be_ours),
 	    cmocka_unit_test(hidden_folders_by_identity),
+	    cmocka_unit_test_setup_teardown(wire_joins_supervisors_entry, setup,
+					    teardown),
 	    cmocka_unit_test(name_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
