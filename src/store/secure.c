@@ -178,8 +178,20 @@ static int check_entry(const char *path, const struct stat *st,
 	return 0;
 }
 
+/* The folders of ~/.lnk that are the sandbox's own (store/paths.h): every
+ * entry in them is checked, at every depth. The rest of ~/.lnk belongs to
+ * the rest of Link, which may keep links of its own there (a current
+ * version, say): its top-level entries must be this user's and writable by
+ * no one else, and a link among them this user's; what lies deeper, in
+ * folders only this user can change, only this user can have put there. */
+static bool own_tree(const char *name)
+{
+	return strcmp(name, "sandbox") == 0 || strcmp(name, "specs") == 0;
+}
+
 /* Everything below the folder dfd (path names it in messages), without
- * following any link. */
+ * following any link. At depth 1 (the entries of ~/.lnk), only the
+ * sandbox's own folders are walked into. */
 static int walk(int dfd, const char *path, int depth, size_t *count,
 		struct lnk_err *err)
 {
@@ -218,9 +230,17 @@ static int walk(int dfd, const char *path, int depth, size_t *count,
 				    strerror(errno));
 			break;
 		}
+		bool strict = depth > 1 || own_tree(de->d_name);
+		if (!strict && S_ISLNK(st.st_mode)) {
+			if (st.st_uid != geteuid()) {
+				r = not_yours(sub, &st, "the link", err);
+				break;
+			}
+			continue;
+		}
 		if ((r = check_entry(sub, &st, err)) < 0)
 			break;
-		if (!S_ISDIR(st.st_mode))
+		if (!S_ISDIR(st.st_mode) || !strict)
 			continue;
 		if (depth >= WALK_DEPTH) {
 			r = err_set(err, -ELOOP,

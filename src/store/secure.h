@@ -16,7 +16,9 @@
  * namespace that does not map root, also to the unmapped "nobody", which
  * is how root's folders look there: then lnk cannot tell); ~/.lnk is a
  * real folder (no link) of this user's, writable by no one else; and so is
- * every file and folder inside it. Once that holds, only this user (and
+ * every file and folder in the sandbox's own folders in it (sandbox/,
+ * specs/: no links either) and every entry at its top (a link there, the
+ * rest of Link's, must be this user's). Once that holds, only this user (and
  * root) can change any of it afterwards, so checking at start suffices.
  */
 #pragma once

@@ -432,7 +432,7 @@ static void settings_must_be_ours(void **state)
 	snprintf(home, sizeof(home), "%s/home", top);
 	snprintf(lnk, sizeof(lnk), "%s/.lnk", home);
 	snprintf(file, sizeof(file), "%s/.lnk/f", home);
-	snprintf(link, sizeof(link), "%s/.lnk/l", home);
+	snprintf(link, sizeof(link), "%s/.lnk/sandbox/l", home);
 	assert_int_equal(mkdir(home, 0755), 0);
 	/* Missing and not to be made: nothing to check. */
 	assert_int_equal(secure_settings(home, false, &err), 0);
@@ -457,10 +457,21 @@ static void settings_must_be_ours(void **state)
 	assert_int_equal(secure_settings(home, true, &err), -EPERM);
 	assert_non_null(strstr(err.msg, file));
 	assert_int_equal(chmod(file, 0600), 0);
+	/* A link in the sandbox's own folder: never. */
+	char sb[180];
+	snprintf(sb, sizeof(sb), "%s/.lnk/sandbox", home);
+	assert_int_equal(mkdir(sb, 0700), 0);
 	assert_int_equal(symlink("/tmp", link), 0);
 	assert_int_equal(secure_settings(home, true, &err), -ELOOP);
 	assert_non_null(strstr(err.msg, link));
 	unlink(link);
+	/* One of the rest of Link's, at the top, the user's: fine. */
+	char top_link[180];
+	snprintf(top_link, sizeof(top_link), "%s/.lnk/current", home);
+	assert_int_equal(symlink("/tmp", top_link), 0);
+	assert_int_equal(secure_settings(home, true, &err), 0);
+	unlink(top_link);
+	rmdir(sb);
 	unlink(file);
 	/* ~/.lnk itself a link. */
 	assert_int_equal(rmdir(lnk), 0);
