@@ -544,6 +544,17 @@ int state_unregister(struct state *s, const char *name, struct lnk_err *err)
 		      NULL, NULL, err);
 }
 
+int state_unregister_wire(struct state *s, const char *name,
+			  struct lnk_err *err)
+{
+	struct state_entry e;
+	struct lnk_err ignored = {0};
+	if (state_find(s, name, &e, &ignored) == 0 && e.supervisor.pid > 0 &&
+	    state_proc_alive(&e.supervisor))
+		return 0;
+	return state_unregister(s, name, err);
+}
+
 struct closed_args {
 	enum ctl_cause cause;
 	enum trip_rule rule;

@@ -39,7 +39,7 @@
  *   whenever the wire closes or opens:
  *       state_set_closed(st, name, cause, rule, detail, unix_ms, &err)
  *       state_set_open(st, name, &err)
- *   at exit: state_unregister(st, name, &err); state_close(st)
+ *   at exit: state_unregister_wire(st, name, &err); state_close(st)
  *   Rare, small writes (one row): fine on the loop.
  */
 #pragma once
@@ -100,6 +100,12 @@ int state_register_wire(struct state *s, const struct state_entry *e,
 int state_set_sandbox(struct state *s, const char *name, pid_t pid,
 		      struct lnk_err *err);
 int state_unregister(struct state *s, const char *name, struct lnk_err *err);
+/* The wire at its end: removes name's entry unless the supervisor that
+ * registered it still runs, which then removes it at its own end (until
+ * then a sandbox whose wire died stays listed, its wire "down", and stop
+ * still reaches it). */
+int state_unregister_wire(struct state *s, const char *name,
+			  struct lnk_err *err);
 
 int state_set_closed(struct state *s, const char *name, enum ctl_cause cause,
 		     enum trip_rule rule, const char *detail, int64_t at_ms,

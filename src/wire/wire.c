@@ -372,7 +372,7 @@ static void wire_control_end(struct wire *w)
 	}
 	if (w->registered) {
 		struct lnk_err err = {0};
-		state_unregister(w->state, w->wp->name, &err);
+		state_unregister_wire(w->state, w->wp->name, &err);
 	}
 	state_close(w->state);
 	w->state = NULL;

@@ -565,6 +565,20 @@ static void wire_joins_supervisors_entry(void **state)
 	entry(&w, "alone", me);
 	assert_int_equal(state_register_wire(f->s, &w, &err), 0);
 	assert_int_equal(state_find(f->s, "alone", &got, &err), 0);
+	/* A wire that ends leaves the entry to its live supervisor... */
+	assert_int_equal(state_unregister_wire(f->s, "both", &err), 0);
+	assert_int_equal(state_find(f->s, "both", &got, &err), 0);
+	/* ...and removes one whose supervisor is gone. */
+	struct state_entry dead;
+	entry(&dead, "orphan", dead_proc());
+	assert_int_equal(state_register(f->s, &dead, &err), 0);
+	assert_int_equal(state_unregister_wire(f->s, "orphan", &err), 0);
+	size_t n = 0;
+	struct state_entry *v = NULL;
+	assert_int_equal(state_list(f->s, &v, &n, &err), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_string_not_equal(v[i].name, "orphan");
+	free(v);
 }
 
 static void name_rules(void **state)
