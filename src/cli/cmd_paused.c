@@ -95,6 +95,10 @@ int cmd_paused(int argc, char **argv)
 			nr++;
 			continue;
 		}
+		/* Its wire is starting: it reads the stop itself when it
+		 * joins, and has carried nothing yet. */
+		if (v[i].wire.pid <= 0)
+			continue;
 		if (ctl_control_entry(home, &v[i], CTL_STATUS, 1000, &rep,
 				      &e2) < 0) {
 			r->why = "down";

@@ -27,6 +27,7 @@
 #include "store/hidden.h"
 #include "store/paths.h"
 #include "store/state.h"
+#include "wire/ctl.h"
 #include "wire/wire.h"
 
 /* The network grants that need a wire: without any, the sandbox has no
@@ -45,7 +46,7 @@ static bool needs_wire(const struct policy *p)
  * program runs); the connection is closed again at once, so none is
  * carried into the wire's fork. When lnk is killed the entry stays until a
  * reader finds its supervisor gone (store/state.h). */
-static int registry_enter(const char *home, const char *name,
+static int registry_enter(const char *home, const char *name, bool wire,
 			  struct lnk_err *err)
 {
 	struct state *st;
@@ -57,6 +58,13 @@ static int registry_enter(const char *home, const char *name,
 	snprintf(e.name, sizeof(e.name), "%s", name);
 	e.uid = getuid();
 	e.started_ms = state_now_ms();
+	/* A wire to come is said at once (its socket), so that until it
+	 * joins, the sandbox is not taken for one without a wire. */
+	if (wire) {
+		_cleanup_free_ char *sock = ctl_socket_path(home, name);
+		if (sock)
+			snprintf(e.socket, sizeof(e.socket), "%s", sock);
+	}
 	if ((r = state_proc_self(getpid(), &e.supervisor)) < 0) {
 		state_close(st);
 		return err_set(err, r, "cannot read this process's start time");
@@ -332,10 +340,10 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	s.name =
 	    req->name ? xstrdup(req->name) : xasprintf("run-%d", (int)getpid());
 	const char *name = s.name;
-	if ((r = registry_enter(req->home, name, err)) < 0)
+	bool wire = needs_wire(pol);
+	if ((r = registry_enter(req->home, name, wire, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	s.home = req->home;
-	bool wire = needs_wire(pol);
 	if (wire) {
 		if ((r = wire_plan(pol, name, req->home, &s.wp, err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);

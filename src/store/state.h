@@ -123,8 +123,9 @@ int state_list(struct state *s, struct state_entry **out, size_t *n,
 int state_find(struct state *s, const char *name, struct state_entry *out,
 	       struct lnk_err *err);
 
-/* Whether e's sandbox has a wire (a network grant): a wire's pid or its
- * control socket is registered. */
+/* Whether e's sandbox has a wire (a network grant): its control socket is
+ * registered (by the supervisor, before the wire starts) or the wire's
+ * pid (once it joined; wire.pid is 0 until then). */
 bool state_entry_has_wire(const struct state_entry *e);
 
 /* The stop that persists: while on, every wire starts closed. */
