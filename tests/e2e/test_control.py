@@ -643,3 +643,16 @@ def test_other_user_cannot_pause(real, lnk, work, request):
     finally:
         p.kill()
         p.wait()
+
+
+def test_home_through_a_link_of_the_users_works(lnk, home, tmp_path):
+    """A home folder reached through a link the user owns (a home on
+    another disk) is the user's: the settings check accepts it."""
+    link = tmp_path / "home-link"
+    link.symlink_to(home)
+    env = {"HOME": str(link)}
+    cp = lnk("sandbox", "paused", env=env)
+    assert cp.returncode == 0, cp.stderr
+    cp = lnk("sandbox", "run", "--", "true", env=env)
+    assert cp.returncode == 0, cp.stderr
+    assert (home / ".lnk" / "sandbox" / "lnk.db").exists()
