@@ -256,12 +256,19 @@ int state_proc_open(const struct state_proc *p, const struct state_proc *parent,
 		}
 	} else if (!proc_runs_lnk(p->pid)) {
 		close(fd);
-		return err_set(
-		    err, -EPERM,
-		    "process %d does not run lnk: the registry names "
-		    "a process that is no sandbox; it was left "
-		    "alone",
-		    (int)p->pid);
+		char path[64], exe[PATH_MAX], shown[160];
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		/* A file name is anyone's choice: no escape sequences. */
+		ctl_printable(shown, sizeof(shown), n > 0 ? exe : "unknown");
+		return err_set(err, -EPERM,
+			       "process %d does not run lnk (it runs '%s'), so "
+			       "it was left alone: the registry names it, but "
+			       "only this lnk's own processes are signalled; a "
+			       "sandbox of another lnk installation is stopped "
+			       "by that one",
+			       (int)p->pid, shown);
 	}
 	return fd;
 }
