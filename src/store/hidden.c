@@ -1,6 +1,6 @@
 /* The always-hidden folders found by what they are (see hidden.h).
  *
- * The record: one line per folder, "DEV INO PATH", PATH being the rest of
+ * The record: one line per folder, "DEV INO FSID PATH", PATH the rest of
  * the line (absolute, as paths_always_hidden names it). Only lnk writes it,
  * in ~/.lnk, which no sandbox can reach and no other user can change
  * (store/secure.h), so what it says is what lnk saw. */
@@ -12,13 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "common/util.h"
 #include "store/paths.h"
 
 struct rec {
-	unsigned long long dev, ino;
+	unsigned long long dev, ino, fsid;
 	char *path;
 };
 
@@ -35,10 +36,25 @@ static void recs_free(struct recs *r)
 }
 
 static void recs_add(struct recs *r, unsigned long long dev,
-		     unsigned long long ino, const char *path)
+		     unsigned long long ino, unsigned long long fsid,
+		     const char *path)
 {
 	r->v = xrealloc(r->v, (r->n + 1) * sizeof(*r->v));
-	r->v[r->n++] = (struct rec){dev, ino, xstrdup(path)};
+	r->v[r->n++] = (struct rec){dev, ino, fsid, xstrdup(path)};
+}
+
+/* The file system's own id (statfs f_fsid: from the superblock's UUID on
+ * ext4 and btrfs), or 0. A device number can change from one boot to the
+ * next (LVM and device-mapper numbers follow activation order); this does
+ * not, so a folder is still known after a reboot. */
+static unsigned long long fs_id(const char *path)
+{
+	struct statfs sf;
+	if (statfs(path, &sf) < 0)
+		return 0;
+	unsigned long long a = (unsigned)sf.f_fsid.__val[0];
+	unsigned long long b = (unsigned)sf.f_fsid.__val[1];
+	return a << 32 | b;
 }
 
 static const struct rec *recs_find(const struct recs *r, const char *path)
@@ -70,12 +86,13 @@ static int read_record(const char *file, struct recs *out, struct lnk_err *err)
 	while ((len = getline(&line, &cap, f)) > 0) {
 		if (line[len - 1] == '\n')
 			line[--len] = '\0';
-		unsigned long long dev, ino;
+		unsigned long long dev, ino, fsid;
 		int at = 0;
 		/* A line lnk did not write is ignored, never trusted. */
-		if (sscanf(line, "%llu %llu %n", &dev, &ino, &at) == 2 &&
+		if (sscanf(line, "%llu %llu %llu %n", &dev, &ino, &fsid, &at) ==
+			3 &&
 		    at > 0 && line[at] == '/')
-			recs_add(out, dev, ino, line + at);
+			recs_add(out, dev, ino, fsid, line + at);
 	}
 	free(line);
 	fclose(f);
@@ -100,8 +117,8 @@ static int write_record(const char *file, const struct recs *r,
 			       strerror(errno));
 	}
 	for (size_t i = 0; i < r->n; i++)
-		fprintf(f, "%llu %llu %s\n", r->v[i].dev, r->v[i].ino,
-			r->v[i].path);
+		fprintf(f, "%llu %llu %llu %s\n", r->v[i].dev, r->v[i].ino,
+			r->v[i].fsid, r->v[i].path);
 	if (fclose(f) != 0 || rename(tmp, file) < 0) {
 		int e = errno;
 		unlink(tmp);
@@ -167,13 +184,18 @@ int hidden_check(const char *home, struct lnk_err *err)
 		if (!rec) {
 			if (S_ISDIR(st.st_mode)) {
 				recs_add(&recs, (unsigned long long)st.st_dev,
-					 (unsigned long long)st.st_ino, p);
+					 (unsigned long long)st.st_ino,
+					 fs_id(p), p);
 				dirty = true;
 			}
 			continue;
 		}
-		if (!S_ISDIR(st.st_mode) ||
-		    (unsigned long long)st.st_dev != rec->dev ||
+		/* The same inode on the same file system: the same device
+		 * number, or the same (non-zero) file system id. */
+		unsigned long long fsid = fs_id(p);
+		bool same_fs = (unsigned long long)st.st_dev == rec->dev ||
+			       (fsid != 0 && fsid == rec->fsid);
+		if (!S_ISDIR(st.st_mode) || !same_fs ||
 		    (unsigned long long)st.st_ino != rec->ino)
 			r = changed(p, "was replaced", rec, home, file, err);
 	}

@@ -6,7 +6,8 @@
  * ~/Link/Agents) or swaps one for a link. Every later sandbox would then
  * hide the decoy at the old path and show the real agents' folder at its
  * new one, and the host's agents would write into a folder the program
- * made. So lnk records each hidden folder's identity (device and inode) in
+ * made. So lnk records each hidden folder's identity (device, inode and
+ * file system id, which outlives a renumbered device) in
  * ~/.lnk the first time it sees it, and refuses to start a sandbox when
  * the folder at that path is another one, a link, or gone. ~/.lnk itself
  * is checked by store/secure.h (a real folder, the user's alone).

@@ -528,6 +528,37 @@ static void hidden_folders_by_identity(void **state)
 	assert_int_equal(rename(hist, hmoved), 0);
 	assert_int_equal(mkdir(hist, 0700), 0);
 	assert_int_equal(hidden_check(home, &err), -ESTALE);
+	/* A device renumbered at boot: the same inode on the same file
+	 * system (its id) is still the same folder; another file system is
+	 * not. */
+	char rec[160];
+	snprintf(rec, sizeof(rec), "%s/.lnk/sandbox/hidden-folders", home);
+	assert_int_equal(rename(hmoved, hist), 0); /* over the empty decoy */
+	assert_int_equal(hidden_check(home, &err), 0);
+	FILE *fp = fopen(rec, "r");
+	assert_non_null(fp);
+	char lines[4][300];
+	int nl = 0;
+	while (nl < 4 && fgets(lines[nl], sizeof(lines[nl]), fp))
+		nl++;
+	fclose(fp);
+	assert_true(nl >= 1);
+	unsigned long long dev, ino, fsid;
+	char path[200];
+	assert_int_equal(
+	    sscanf(lines[0], "%llu %llu %llu %199s", &dev, &ino, &fsid, path),
+	    4);
+	for (int pass = 0; pass < 2; pass++) {
+		fp = fopen(rec, "w");
+		assert_non_null(fp);
+		fprintf(fp, "%llu %llu %llu %s\n", dev + 1, ino,
+			pass ? fsid + 1 : fsid, path);
+		for (int i = 1; i < nl; i++)
+			fputs(lines[i], fp);
+		fclose(fp);
+		int want = pass || fsid == 0 ? -ESTALE : 0;
+		assert_int_equal(hidden_check(home, &err), want);
+	}
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
 	assert_int_equal(system(cmd), 0);
