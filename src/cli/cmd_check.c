@@ -31,6 +31,7 @@
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
 #include "store/paths.h"
+#include "store/secure.h"
 
 extern char **environ;
 
@@ -229,7 +230,7 @@ int cmd_check(int argc, char **argv)
 	bool pol_init = false, json = false;
 	struct lnk_err err = {0};
 	int r, ret = LNK_EXIT_FAIL;
-	_cleanup_free_ char *home = NULL, *cwd = NULL, *lnkdir = NULL;
+	_cleanup_free_ char *home = NULL, *cwd = NULL;
 	_cleanup_free_ char *probe = NULL, *name = NULL;
 	_cleanup_close_ int sfd = -1;
 
@@ -283,8 +284,7 @@ int cmd_check(int argc, char **argv)
 		warnx_("%s", err.msg);
 		goto out;
 	}
-	lnkdir = paths_lnk_dir(home);
-	if (paths_ensure_dir(lnkdir, &err) < 0) {
+	if (secure_settings(home, true, &err) < 0) {
 		warnx_("%s", err.msg);
 		goto out;
 	}

@@ -35,6 +35,7 @@
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
 #include "store/paths.h"
+#include "store/secure.h"
 
 extern char **environ;
 
@@ -130,7 +131,6 @@ int cmd_enter(int argc, char **argv)
 	struct lnk_err err = {0};
 	int r, ret = LNK_EXIT_FAIL, rest = argc;
 	_cleanup_free_ char *folder = NULL, *home = NULL, *name = NULL;
-	_cleanup_free_ char *lnkdir = NULL;
 	struct strv prog = {0};
 
 	spawn_cloexec_inherited();
@@ -218,8 +218,7 @@ int cmd_enter(int argc, char **argv)
 		warnx_("%s", err.msg);
 		goto out;
 	}
-	lnkdir = paths_lnk_dir(home);
-	if (!check && paths_ensure_dir(lnkdir, &err) < 0) {
+	if (secure_settings(home, !check, &err) < 0) {
 		warnx_("%s", err.msg);
 		goto out;
 	}

@@ -24,9 +24,10 @@ static void usage(FILE *f)
 	fputs(
 	    "usage: lnk sandbox paused [--json]\n"
 	    "\n"
-	    "Lists the closed wires: NAME, WHY (by hand, by stop, tripped, or down\n"
-	    "when the wire does not answer), SINCE (UTC) and, for a tripwire, its\n"
-	    "rule and the call that tripped it. Says first when a stop is in force.\n"
+	    "Lists the closed wires: NAME, WHY (by hand, by stop, tripped, down\n"
+	    "when the wire does not answer, or no wire for a sandbox without a\n"
+	    "network grant), SINCE (UTC) and, for a tripwire, its rule and the call\n"
+	    "that tripped it. Says first when a stop is in force.\n"
 	    "\n"
 	    "  --json   one JSON object: {\"stop\": null or {\"since\": ...},\n"
 	    "           \"closed\": [{\"name\", \"why\", \"rule\", \"rule_text\",\n"
@@ -48,7 +49,7 @@ static void fmt_time(int64_t ms, char out[32])
 
 struct row {
 	char name[STATE_NAME_MAX + 1];
-	const char *why; /* "hand", "stop", "tripped", "down" */
+	const char *why; /* "hand", "stop", "tripped", "down", "no-wire" */
 	const char *why_text;
 	enum trip_rule rule;
 	char detail[CTL_DETAIL_MAX];
@@ -85,6 +86,20 @@ int cmd_paused(int argc, char **argv)
 		struct row *r = &rows[nr];
 		struct lnk_err e2 = {0};
 		snprintf(r->name, sizeof(r->name), "%s", v[i].name);
+		if (!state_entry_has_wire(&v[i])) {
+			/* No network grant: no wire to close, no network. */
+			r->why = "no-wire";
+			r->why_text = "no wire";
+			snprintf(r->detail, sizeof(r->detail),
+				 "it has no network grant");
+			r->since = v[i].started_ms;
+			nr++;
+			continue;
+		}
+		/* Its wire is starting: it reads the stop itself when it
+		 * joins, and has carried nothing yet. */
+		if (v[i].wire.pid <= 0)
+			continue;
 		if (ctl_control_entry(home, &v[i], CTL_STATUS, 1000, &rep,
 				      &e2) < 0) {
 			r->why = "down";

@@ -16,6 +16,7 @@
 #include "launch/spawn.h"
 #include "policy/trust.h"
 #include "store/paths.h"
+#include "store/secure.h"
 
 extern char **environ;
 
@@ -114,9 +115,9 @@ int cmd_run(int argc, char **argv)
 	/* ~/.lnk must exist before the mounts are planned: only a folder
 	 * that exists gets its hiding tmpfs, and the wire creates its log in
 	 * it while the program runs, which a grant of the home would then
-	 * show (invariant 1). */
-	_cleanup_free_ char *lnkdir = paths_lnk_dir(home);
-	if ((r = paths_ensure_dir(lnkdir, &err)) < 0)
+	 * show (invariant 1). It must be this user's alone: store/secure.h
+	 * says why. */
+	if ((r = secure_settings(home, true, &err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, &err);
 
 	r = grants_build_policy(&s.g, cwd, home, &s.pol, &err);

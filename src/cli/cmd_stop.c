@@ -14,8 +14,10 @@
  *      of the sandbox, watches a lifeline pipe only `lnk sandbox run`
  *      holds open and kills everything in the sandbox when it closes, so
  *      the whole sandbox dies with the supervisor, however the program
- *      behaves. Signals go through pidfds checked against each process's
- *      start time: a recycled pid is never signalled.
+ *      behaves. Signals go through pidfds, sent only once the process is
+ *      proven one of this user's lnk processes (start time, uid, lnk's
+ *      executable; bwrap as the supervisor's child): a recycled pid or a
+ *      registry row naming another process is never signalled.
  *
  * Exit status: 0 done; 2 usage; 125 something could not be stopped (said
  * on stderr). */
@@ -112,6 +114,8 @@ static int stop_off(const char *home, struct state *st)
 	for (size_t i = 0; i < n; i++) {
 		struct ctl_reply rep;
 		struct lnk_err e2 = {0};
+		if (!state_entry_has_wire(&v[i]))
+			continue;
 		if (ctl_control_entry(home, &v[i], CTL_STOP_OFF, 2000, &rep,
 				      &e2) < 0) {
 			warnx_("%s", e2.msg);
@@ -175,14 +179,22 @@ int cmd_stop(int argc, char **argv)
 	state_close(st);
 
 	int status = 0;
-	/* 2. Every wire closed, first. */
+	/* 2. Every wire closed, first (a sandbox without a network grant
+	 * has none: nothing to close). */
 	for (size_t i = 0; i < n; i++) {
 		struct ctl_reply rep;
 		struct lnk_err e2 = {0};
+		if (!state_entry_has_wire(&v[i]))
+			continue;
 		if (ctl_control_entry(home, &v[i], CTL_STOP, 1000, &rep, &e2) ==
 		    0)
 			continue;
-		int fd = state_proc_pidfd(&v[i].wire);
+		struct lnk_err e3 = {0};
+		int fd = state_proc_open(&v[i].wire, NULL, &e3);
+		if (fd == -EPERM) {
+			fprintf(stderr, "lnk: %s: %s\n", v[i].name, e3.msg);
+			status = LNK_EXIT_FAIL;
+		}
 		if (fd >= 0) {
 			warnx_(
 			    "%s; ending that wire, so its sandbox has no network",
@@ -194,11 +206,18 @@ int cmd_stop(int argc, char **argv)
 
 	/* 3. TERM, grace, KILL. */
 	int *fds = xcalloc(n ? n : 1, sizeof(int));
+	bool *skip = xcalloc(n ? n : 1, sizeof(bool));
 	for (size_t i = 0; i < n; i++) {
 		const struct state_proc *p = &v[i].supervisor;
-		fds[i] = state_proc_pidfd(p);
+		struct lnk_err e3 = {0};
+		fds[i] = state_proc_open(p, NULL, &e3);
+		if (fds[i] == -EPERM) {
+			fprintf(stderr, "lnk: %s: %s\n", v[i].name, e3.msg);
+			status = LNK_EXIT_FAIL;
+			skip[i] = true;
+		}
 		if (fds[i] < 0) {
-			fds[i] = -1; /* already gone */
+			fds[i] = -1; /* already gone, or not lnk's */
 			continue;
 		}
 		int r = send_signal(fds[i], SIGTERM);
@@ -215,7 +234,8 @@ int cmd_stop(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		if (fds[i] < 0)
 			continue;
-		int box = state_proc_pidfd(&v[i].sandbox);
+		struct lnk_err e3 = {0};
+		int box = state_proc_open(&v[i].sandbox, &v[i].supervisor, &e3);
 		if (box >= 0) {
 			send_signal(box, SIGKILL);
 			close(box);
@@ -225,13 +245,16 @@ int cmd_stop(int argc, char **argv)
 	}
 	wait_exit(fds, n, GRACE_MS);
 	for (size_t i = 0; i < n; i++) {
+		if (skip[i])
+			continue;
 		if (fds[i] >= 0) {
 			warnx_("%s did not end even after SIGKILL", v[i].name);
 			close(fds[i]);
 			status = LNK_EXIT_FAIL;
 			continue;
 		}
-		printf("stopped %s: wire closed, programs %s\n", v[i].name,
+		printf("stopped %s: %s, programs %s\n", v[i].name,
+		       state_entry_has_wire(&v[i]) ? "wire closed" : "no wire",
 		       killed[i] ? "killed after 2 s" : "ended");
 	}
 	if (n == 0)
@@ -239,6 +262,7 @@ int cmd_stop(int argc, char **argv)
 	printf("the stop stays in force: new sandboxes start with their wire "
 	       "closed until 'lnk sandbox stop --off'\n");
 	free(killed);
+	free(skip);
 	free(fds);
 	free(v);
 	return status;

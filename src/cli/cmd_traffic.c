@@ -6,7 +6,9 @@
  * Exit status: 0; 2 usage; 125 the database cannot be read. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/commands.h"
 #include "common/buf.h"
@@ -14,6 +16,7 @@
 #include "common/util.h"
 #include "store/db.h"
 #include "store/paths.h"
+#include "store/state.h"
 
 /* A wire refreshes its row every quarter second; one silent this long is
  * stuck or gone. */
@@ -25,7 +28,8 @@ static void usage(FILE *f)
 	    "usage: lnk sandbox traffic [--json]\n"
 	    "\n"
 	    "Prints each running sandbox's wire: SANDBOX, UP (bytes from the\n"
-	    "sandbox), DOWN (bytes to it) and SINCE (UTC), since it started.\n"
+	    "sandbox), DOWN (bytes to it) and SINCE (UTC), since it started. A\n"
+	    "sandbox without a network grant shows as \"no wire\".\n"
 	    "\n"
 	    "  --json   one JSON object per line\n",
 	    f);
@@ -56,6 +60,42 @@ static void on_wire(const struct db_wire_row *r, void *ud)
 		   (long long)r->down, esc_to(st, sizeof(st), r->started));
 }
 
+/* The running sandboxes without a network grant: no wire, nothing
+ * carried, but running (the registry, store/state.h). */
+static int wireless(const char *home, struct out *o, struct lnk_err *err)
+{
+	struct state *st;
+	int r = state_open(home, &st, err);
+	if (r < 0)
+		return r;
+	struct state_entry *v = NULL;
+	size_t n = 0;
+	r = state_list(st, &v, &n, err);
+	state_close(st);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		if (state_entry_has_wire(&v[i]))
+			continue;
+		char since[32];
+		db_format_time((time_t)(v[i].started_ms / 1000), since);
+		o->n++;
+		if (o->json) {
+			buf_puts(&o->b, "{\"sandbox\":");
+			buf_json_str(&o->b, v[i].name, strlen(v[i].name));
+			buf_printf(&o->b,
+				   ",\"pid\":%ld,\"since\":\"%s\",\"up\":null,"
+				   "\"down\":null,\"wire\":false}\n",
+				   (long)v[i].supervisor.pid, since);
+			continue;
+		}
+		buf_printf(&o->b, "%-24s  %14s  %14s  %s\n", v[i].name,
+			   "no wire", "-", since);
+	}
+	free(v);
+	return 0;
+}
+
 int cmd_traffic(int argc, char **argv)
 {
 	struct out o = {0};
@@ -76,6 +116,8 @@ int cmd_traffic(int argc, char **argv)
 		r = 0;
 	}
 	if (r < 0)
+		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	if ((r = wireless(home, &o, &err)) < 0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
 	if (!o.json) {
 		if (!o.n) {

@@ -5,12 +5,14 @@
 #include "cli/commands.h"
 #include "common/util.h"
 #include "store/paths.h"
+#include "store/secure.h"
 
 char *cli_home(void)
 {
 	struct lnk_err err = {0};
 	char *home = NULL;
-	if (paths_home(&home, &err) < 0)
+	if (paths_home(&home, &err) < 0 ||
+	    secure_settings(home, true, &err) < 0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
 	return home;
 }

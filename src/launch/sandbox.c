@@ -26,8 +26,10 @@
 #include "launch/spawn.h"
 #include "notify/notify.h"
 #include "store/db.h"
+#include "store/hidden.h"
 #include "store/paths.h"
 #include "store/state.h"
+#include "wire/ctl.h"
 #include "wire/wire.h"
 
 /* The network grants that need a wire: without any, the sandbox has no
@@ -37,6 +39,57 @@ static bool needs_wire(const struct policy *p)
 	return policy_list(p, K_INTERNET_HOSTS)->n ||
 	       policy_list(p, K_LAN_HOSTS)->n ||
 	       policy_list(p, K_LOCALHOST_PORTS)->n;
+}
+
+/* Every sandbox is in the registry from its start to its end, with a
+ * network grant or without: `stop` must reach the ones that can still
+ * change files, and `paused` and `traffic` list them. Registered before
+ * anything starts (a name that runs already is refused here, not once the
+ * program runs); the connection is closed again at once, so none is
+ * carried into the wire's fork. When lnk is killed the entry stays until a
+ * reader finds its supervisor gone (store/state.h). */
+static int registry_enter(const char *home, const char *name, bool wire,
+			  struct lnk_err *err)
+{
+	struct state *st;
+	int r = state_open(home, &st, err);
+	if (r < 0)
+		return r;
+	struct state_entry e;
+	memset(&e, 0, sizeof(e));
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	e.uid = getuid();
+	e.started_ms = state_now_ms();
+	/* A wire to come is said at once (its socket), so that until it
+	 * joins, the sandbox is not taken for one without a wire. */
+	if (wire) {
+		_cleanup_free_ char *sock = ctl_socket_path(home, name);
+		if (sock)
+			snprintf(e.socket, sizeof(e.socket), "%s", sock);
+	}
+	if ((r = state_proc_self(getpid(), &e.supervisor)) < 0) {
+		state_close(st);
+		return err_set(err, r, "cannot read this process's start time");
+	}
+	r = state_register(st, &e, err);
+	state_close(st);
+	if (r == -EEXIST)
+		return err_set(err, r,
+			       "a sandbox named '%s' is already running here; "
+			       "choose another --name",
+			       name);
+	return r;
+}
+
+/* Best effort: an entry left behind is stale once this process ends. */
+static void registry_leave(const char *home, const char *name)
+{
+	struct state *st;
+	struct lnk_err ignored = {0};
+	if (state_open(home, &st, &ignored) < 0)
+		return;
+	(void)state_unregister(st, name, &ignored);
+	state_close(st);
 }
 
 struct sb_state {
@@ -59,6 +112,8 @@ struct sb_state {
 	struct limits_where lw;
 	struct limits_cgroup cg;
 	struct devnodes dev;
+	const char *home; /* set once registered: state_free leaves */
+	char *name;
 };
 
 static void close_pair(int p[2])
@@ -94,6 +149,9 @@ static void state_free(struct sb_state *s)
 	limits_cgroup_end(&s->cg);
 	limits_where_free(&s->lw);
 	devnodes_remove(&s->dev);
+	if (s->home)
+		registry_leave(s->home, s->name);
+	free(s->name);
 }
 
 /* "FOLDER/NAME" for the call log: the --write folder and the one name at
@@ -166,35 +224,6 @@ static int refuse_no_commands(const struct policy *p, const char *program,
 		       "%s has no [commands] section, so it runs no program: "
 		       "add [commands] allow = [\"%s\"] to it, or --command %s",
 		       spec, base, base);
-}
-
-/* A sandbox of that name that runs here already, caught before anything
- * starts: the wire's own registration catches it too, but only once the
- * program runs, which then runs without network. The registry holds the
- * sandboxes with a wire (a wire-less one has nothing to stop or pause), so
- * two wire-less runs of one name are both let through, as they harm
- * nothing. The check is best effort: a registry that cannot be read
- * leaves the word to the wire. */
-static int check_name_free(const char *home, const char *name,
-			   struct lnk_err *err)
-{
-	_cleanup_free_ char *db = paths_db(home);
-	struct state *st;
-	struct state_entry e;
-	struct lnk_err ignored = {0};
-
-	if (access(db, F_OK) < 0)
-		return 0; /* nothing ever ran here: no open, no file made */
-	if (state_open(home, &st, &ignored) < 0)
-		return 0;
-	int r = state_find(st, name, &e, &ignored);
-	state_close(st);
-	if (r == 0)
-		return err_set(err, -EEXIST,
-			       "a sandbox named '%s' is already running here; "
-			       "choose another --name",
-			       name);
-	return 0;
 }
 
 static int exit_for(int r)
@@ -306,6 +335,11 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		pol = &s.probe_pol;
 	}
 
+	/* The folders every sandbox hides must be the ones lnk saw before:
+	 * one moved or swapped would be shown where it is now. */
+	if ((r = hidden_check(req->home, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+
 	_cleanup_free_ char *vcache = paths_bwrap_cache(req->home);
 	if ((r = host_gather(&s.host, vcache, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
@@ -314,12 +348,13 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	if ((r = limits_load_settings(settings, &s.lim, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 
-	_cleanup_free_ char *name =
+	s.name =
 	    req->name ? xstrdup(req->name) : xasprintf("run-%d", (int)getpid());
-	/* run-<pid> is ours alone: only a name given can be taken. */
-	if (req->name && (r = check_name_free(req->home, name, err)) < 0)
-		return fail(&s, LNK_EXIT_FAIL, r, status);
+	const char *name = s.name;
 	bool wire = needs_wire(pol);
+	if ((r = registry_enter(req->home, name, wire, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+	s.home = req->home;
 	if (wire) {
 		if ((r = wire_plan(pol, name, req->home, &s.wp, err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);

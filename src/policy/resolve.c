@@ -7,7 +7,9 @@
  * outside the sandbox through host daemons, other processes or the kernel; a
  * grant inside ~/.lnk would let it change its own policy, log and trust
  * record. Symlinks are resolved first, so a link named ~/code/x pointing at
- * /run is refused as /run.
+ * /run is refused as /run; then a grant through any link that is not the
+ * system's is refused, naming the real path (user_link_on says why), and
+ * the system's own folders are refused as write grants.
  */
 #include "policy/policy.h"
 
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "store/paths.h"
 
@@ -107,6 +110,100 @@ static const char *refusal(const char *real, const char *home_real,
 	return NULL;
 }
 
+/* System folders a write grant must never hold: what is there, root's
+ * programs run or trust (configuration, programs, libraries, the boot). A
+ * user cannot write them anyway; a sandbox run as root could. */
+static const char *const system_trees[] = {
+    "/etc",   "/usr",	"/bin",	   "/sbin", "/lib",
+    "/lib32", "/lib64", "/libx32", "/boot",
+};
+
+static bool in_system_tree(const char *real)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(system_trees); i++)
+		if (path_within(real, system_trees[i]))
+			return true;
+	return false;
+}
+
+/* Whether a symbolic link (st) in the folder dir (dst) is the system's,
+ * not something a program in an earlier sandbox could have left: root's,
+ * in a folder of root's. For a sandbox run by root everything it writes is
+ * root's too, so then the folder must also be one no write grant can hold
+ * ("/" and the system trees above, /proc, /sys, /dev, /run). */
+static bool link_is_systems(const struct stat *st, const char *dir,
+			    const struct stat *dst)
+{
+	if (st->st_uid != 0 || dst->st_uid != 0)
+		return false;
+	if (geteuid() != 0)
+		return true;
+	static const char *const kernel[] = {"/proc", "/sys", "/dev", "/run"};
+	if (strcmp(dir, "/") == 0 || in_system_tree(dir))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(kernel); i++)
+		if (path_within(dir, kernel[i]))
+			return true;
+	return false;
+}
+
+/* Follows abs component by component as the kernel would and returns the
+ * first symbolic link on the way that is not the system's (malloc'd), or
+ * NULL. Threat: run 1 with --write PROJ replaces PROJ/build by a link to
+ * the home folder (or, as root, to /etc); run 2 is given --write
+ * PROJ/build and would silently write where the link points. A path that
+ * does not resolve returns NULL: realpath then says why. */
+static char *user_link_on(const char *abs)
+{
+	char cur[PATH_MAX] = "";
+	_cleanup_free_ char *rest = xstrdup(abs);
+	for (int hops = 0; rest[0];) {
+		char *p = rest;
+		while (*p == '/')
+			p++;
+		size_t n = strcspn(p, "/");
+		if (n == 0)
+			break;
+		_cleanup_free_ char *comp = xstrndup(p, n);
+		_cleanup_free_ char *tail = xstrdup(p + n);
+		free(rest);
+		rest = steal_pointer(&tail);
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			char *slash = strrchr(cur, '/');
+			if (slash)
+				*slash = '\0';
+			continue;
+		}
+		char next[PATH_MAX];
+		int w = snprintf(next, sizeof(next), "%s/%s", cur, comp);
+		if (w < 0 || (size_t)w >= sizeof(next))
+			return NULL;
+		struct stat st, dst;
+		if (lstat(next, &st) < 0)
+			return NULL;
+		if (!S_ISLNK(st.st_mode)) {
+			memcpy(cur, next, (size_t)w + 1);
+			continue;
+		}
+		const char *dir = cur[0] ? cur : "/";
+		if (stat(dir, &dst) < 0 || !link_is_systems(&st, dir, &dst))
+			return xstrdup(next);
+		char target[PATH_MAX];
+		ssize_t t = readlink(next, target, sizeof(target) - 1);
+		if (t <= 0 || ++hops > 40)
+			return NULL;
+		target[t] = '\0';
+		char *spliced = xasprintf("%s%s", target, rest);
+		free(rest);
+		rest = spliced;
+		if (target[0] == '/')
+			cur[0] = '\0';
+	}
+	return NULL;
+}
+
 static char *origin_msg(const struct policy *p, enum key_id id, size_t i,
 			const char *given)
 {
@@ -175,6 +272,22 @@ static int resolve_path(struct policy *p, enum key_id id, size_t i,
 	if (why)
 		return err_set(err, -EINVAL, "%s: '%s' %s; %s", where, r, why,
 			       hint);
+	bool writes = id == K_FILES_WRITE || id == K_FILES_WRITE_DOT_FILES;
+	if (writes && in_system_tree(r))
+		return err_set(err, -EINVAL,
+			       "%s: '%s' is a system folder whose files the "
+			       "system's own programs run or trust; it can be "
+			       "granted only with --read",
+			       where, r);
+	_cleanup_free_ char *link = user_link_on(abs);
+	if (link)
+		return err_set(
+		    err, -EINVAL,
+		    "%s: the path goes through the symbolic link '%s', which "
+		    "is not the system's (a program in an earlier sandbox "
+		    "could have made it, to send this grant elsewhere); it "
+		    "leads to '%s': grant that path instead if you mean it",
+		    where, link, r);
 	if (id == K_FILES_WRITE_DOT_FILES && !S_ISDIR(st.st_mode))
 		return err_set(err, -EINVAL,
 			       "%s: '%s' is not a folder: name a write folder",

@@ -47,6 +47,10 @@ char *paths_bwrap_cache(const char *home)
 {
 	return xasprintf("%s/.lnk/sandbox/bwrap-version", home);
 }
+char *paths_hidden_record(const char *home)
+{
+	return xasprintf("%s/.lnk/sandbox/hidden-folders", home);
+}
 char *paths_specs_dir(const char *home)
 {
 	return xasprintf("%s/.lnk/specs", home);

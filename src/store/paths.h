@@ -17,8 +17,11 @@ char *paths_sandbox_dir(const char *home); /* ~/.lnk/sandbox */
 char *paths_db(const char *home);	   /* ~/.lnk/sandbox/lnk.db */
 char *paths_run_dir(const char *home);	   /* ~/.lnk/sandbox/run (sockets) */
 char *paths_settings(const char *home);	   /* ~/.lnk/sandbox/settings.toml */
-char *paths_specs_dir(const char *home);   /* ~/.lnk/specs */
-char *paths_specs_file(const char *home);  /* ~/.lnk/specs/sandbox.toml */
+/* ~/.lnk/sandbox/hidden-folders: the identity of each always-hidden
+ * folder as first seen (store/hidden.h). */
+char *paths_hidden_record(const char *home);
+char *paths_specs_dir(const char *home);  /* ~/.lnk/specs */
+char *paths_specs_file(const char *home); /* ~/.lnk/specs/sandbox.toml */
 /* ~/.lnk/sandbox/bwrap-version: the version `bwrap --version` said, keyed
  * by the binary's identity, so run does not fork it every time. */
 char *paths_bwrap_cache(const char *home);

@@ -5,11 +5,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -147,6 +149,130 @@ int state_proc_pidfd(const struct state_proc *p)
 	return fd;
 }
 
+/* The real and effective uid of pid (the "Uid:" line of its status). */
+static int proc_uids(pid_t pid, uid_t *ruid, uid_t *euid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	const char *u = strstr(buf, "\nUid:");
+	unsigned r, e;
+	if (!u || sscanf(u + 5, "%u %u", &r, &e) != 2)
+		return -EIO;
+	*ruid = (uid_t)r;
+	*euid = (uid_t)e;
+	return 0;
+}
+
+/* The parent pid (field 4 of /proc/PID/stat). */
+static pid_t proc_ppid(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	char st;
+	int ppid;
+	if (!p || sscanf(p + 1, " %c %d", &st, &ppid) != 2)
+		return -1;
+	return (pid_t)ppid;
+}
+
+/* Whether pid runs this very lnk executable: the same file as ours, or,
+ * after an upgrade replaced it while the sandbox ran, the deleted file
+ * that had our executable's path. */
+static bool proc_runs_lnk(pid_t pid)
+{
+	char path[64];
+	struct stat mine, theirs;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat("/proc/self/exe", &mine) < 0)
+		return false;
+	if (stat(path, &theirs) == 0 && theirs.st_dev == mine.st_dev &&
+	    theirs.st_ino == mine.st_ino)
+		return true;
+	char me[PATH_MAX], them[PATH_MAX + 16];
+	ssize_t a = readlink("/proc/self/exe", me, sizeof(me) - 1);
+	ssize_t b = readlink(path, them, sizeof(them) - 1);
+	if (a <= 0 || b <= 0)
+		return false;
+	me[a] = '\0';
+	them[b] = '\0';
+	static const char del[] = " (deleted)";
+	size_t dl = sizeof(del) - 1;
+	return (size_t)b == (size_t)a + dl &&
+	       strncmp(them, me, (size_t)a) == 0 && strcmp(them + a, del) == 0;
+}
+
+int state_proc_open(const struct state_proc *p, const struct state_proc *parent,
+		    struct lnk_err *err)
+{
+	int fd = state_proc_pidfd(p);
+	if (fd < 0)
+		return err_set(err, fd, "process %d no longer runs",
+			       (int)p->pid);
+	/* The pidfd pins the process; what /proc says about its pid from
+	 * here on is about that process (its start time was checked after
+	 * opening it). */
+	uid_t ruid, euid;
+	int r = proc_uids(p->pid, &ruid, &euid);
+	if (r < 0) {
+		close(fd);
+		return err_set(err, -ESRCH, "process %d no longer runs",
+			       (int)p->pid);
+	}
+	if (ruid != getuid() || euid != geteuid()) {
+		close(fd);
+		return err_set(err, -EPERM,
+			       "process %d is not yours (uid %u): the registry "
+			       "names a process no sandbox of yours runs as; "
+			       "it was left alone",
+			       (int)p->pid, (unsigned)ruid);
+	}
+	if (parent) {
+		/* bwrap is the supervisor's own child, and the supervisor is
+		 * proven first. */
+		if (proc_ppid(p->pid) != parent->pid ||
+		    !state_proc_alive(parent) || !proc_runs_lnk(parent->pid)) {
+			close(fd);
+			return err_set(err, -EPERM,
+				       "process %d is not the sandbox of the "
+				       "lnk process %d: it was left alone",
+				       (int)p->pid, (int)parent->pid);
+		}
+	} else if (!proc_runs_lnk(p->pid)) {
+		close(fd);
+		char path[64], exe[PATH_MAX], shown[160];
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		/* A file name is anyone's choice: no escape sequences. */
+		ctl_printable(shown, sizeof(shown), n > 0 ? exe : "unknown");
+		return err_set(err, -EPERM,
+			       "process %d does not run lnk (it runs '%s'), so "
+			       "it was left alone: the registry names it, but "
+			       "only this lnk's own processes are signalled; a "
+			       "sandbox of another lnk installation is stopped "
+			       "by that one",
+			       (int)p->pid, shown);
+	}
+	return fd;
+}
+
 static int db_err(struct state *s, struct lnk_err *err, const char *what)
 {
 	int code = sqlite3_errcode(s->db);
@@ -268,6 +394,11 @@ static bool entry_live(const struct state_entry *e)
 	return state_proc_alive(&e->wire);
 }
 
+bool state_entry_has_wire(const struct state_entry *e)
+{
+	return e->wire.pid > 0 || e->socket[0];
+}
+
 int state_register(struct state *s, const struct state_entry *e,
 		   struct lnk_err *err)
 {
@@ -333,6 +464,43 @@ rollback:
 	return r;
 }
 
+int state_register_wire(struct state *s, const struct state_entry *e,
+			struct lnk_err *err)
+{
+	int r = exec(s, "BEGIN IMMEDIATE", err);
+	if (r < 0)
+		return r;
+	sqlite3_stmt *st = NULL;
+	if ((r = prep(
+		 s,
+		 "UPDATE ctl_sandboxes SET wire_pid = ?2, wire_start = ?3, "
+		 "socket = ?4 WHERE name = ?1 AND sup_pid = ?5 AND "
+		 "sup_start = ?6",
+		 &st, err)) < 0)
+		goto rollback;
+	sqlite3_bind_text(st, 1, e->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, e->wire.pid);
+	sqlite3_bind_int64(st, 3, (int64_t)e->wire.start);
+	sqlite3_bind_text(st, 4, e->socket, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, e->supervisor.pid);
+	sqlite3_bind_int64(st, 6, (int64_t)e->supervisor.start);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		r = db_err(s, err, "cannot register in");
+		goto rollback;
+	}
+	bool joined = sqlite3_changes(s->db) > 0;
+	if ((r = exec(s, "COMMIT", err)) < 0)
+		goto rollback;
+	/* No supervisor's entry (the wire alone, as in its test harness):
+	 * the wire's own. */
+	return joined ? 0 : state_register(s, e, err);
+rollback:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return r;
+}
+
 /* Runs a one-row change; -ENOENT when no row named name. */
 static int change(struct state *s, const char *sql, const char *name,
 		  void (*bind)(sqlite3_stmt *, const void *), const void *arg,
@@ -381,6 +549,21 @@ int state_unregister(struct state *s, const char *name, struct lnk_err *err)
 {
 	return change(s, "DELETE FROM ctl_sandboxes WHERE name = ?1", name,
 		      NULL, NULL, err);
+}
+
+int state_unregister_wire(struct state *s, const char *name,
+			  struct lnk_err *err)
+{
+	/* The wire is confined by now and cannot read /proc, so it cannot
+	 * tell whether its supervisor still runs: an entry a supervisor
+	 * made is left to that supervisor (or, when it was killed, to the
+	 * next reader that finds it dead). The wire removes only an entry
+	 * it made alone. */
+	struct state_entry e;
+	struct lnk_err ignored = {0};
+	if (state_find(s, name, &e, &ignored) == 0 && e.supervisor.pid > 0)
+		return 0;
+	return state_unregister(s, name, err);
 }
 
 struct closed_args {

@@ -12,7 +12,14 @@
  * supervisor is gone is stale and cleaned, and stop signals through a
  * pidfd opened and then checked against the start time (no pid-reuse race).
  *
- * How the wire uses this (and `lnk sandbox run`)
+ * Every sandbox is registered from its start to its end, with a network
+ * grant or without (a wireless one has no wire: pid 0, no socket):
+ *   `lnk sandbox run` (launch/sandbox.c), before anything starts:
+ *       state_register with the supervisor (itself); -EEXIST: that name
+ *       runs already; at its end state_unregister. When lnk is killed the
+ *       entry stays until a reader finds its supervisor gone (stale).
+ *
+ * How the wire uses this
  *   at start, before accepting any call:
  *       struct state *st; state_open(home, &st, &err);
  *       struct state_entry e = {0}; snprintf(e.name, ..., name);
@@ -21,7 +28,7 @@
  *       state_proc_self(getpid(), &e.wire);
  *       (e.sandbox: bwrap's pid when known, else pid 0)
  *       e.started_ms = now (unix ms); socket path from ctl_socket_path
- *       state_register(st, &e, &err);     -EEXIST: that name runs already
+ *       state_register_wire(st, &e, &err);  joins the supervisor's entry
  *       bool stopped; state_stop_get(st, &stopped, NULL, &err);
  *       if (stopped) close the wire, cause stop: a stop is in force
  *       (registering first, then reading the stop, means a concurrent
@@ -32,7 +39,7 @@
  *   whenever the wire closes or opens:
  *       state_set_closed(st, name, cause, rule, detail, unix_ms, &err)
  *       state_set_open(st, name, &err)
- *   at exit: state_unregister(st, name, &err); state_close(st)
+ *   at exit: state_unregister_wire(st, name, &err); state_close(st)
  *   Rare, small writes (one row): fine on the loop.
  */
 #pragma once
@@ -85,9 +92,21 @@ void state_close(struct state *s);
  * replaced. */
 int state_register(struct state *s, const struct state_entry *e,
 		   struct lnk_err *err);
+/* The wire joins the entry its supervisor registered (same name, same
+ * supervisor): its pid and socket are filled in. Without such an entry it
+ * registers e as state_register does. */
+int state_register_wire(struct state *s, const struct state_entry *e,
+			struct lnk_err *err);
 int state_set_sandbox(struct state *s, const char *name, pid_t pid,
 		      struct lnk_err *err);
 int state_unregister(struct state *s, const char *name, struct lnk_err *err);
+/* The wire at its end: removes name's entry only when no supervisor
+ * registered it; a supervisor's entry is removed by that supervisor at its
+ * own end, or by the next reader when it was killed (until then a sandbox
+ * whose wire died stays listed, its wire "down", and stop still reaches
+ * it). */
+int state_unregister_wire(struct state *s, const char *name,
+			  struct lnk_err *err);
 
 int state_set_closed(struct state *s, const char *name, enum ctl_cause cause,
 		     enum trip_rule rule, const char *detail, int64_t at_ms,
@@ -105,6 +124,11 @@ int state_list(struct state *s, struct state_entry **out, size_t *n,
 int state_find(struct state *s, const char *name, struct state_entry *out,
 	       struct lnk_err *err);
 
+/* Whether e's sandbox has a wire (a network grant): its control socket is
+ * registered (by the supervisor, before the wire starts) or the wire's
+ * pid (once it joined; wire.pid is 0 until then). */
+bool state_entry_has_wire(const struct state_entry *e);
+
 /* The stop that persists: while on, every wire starts closed. */
 int state_stop_set(struct state *s, bool on, int64_t at_ms,
 		   struct lnk_err *err);
@@ -119,6 +143,16 @@ bool state_proc_alive(const struct state_proc *p);
 /* A pidfd (O_CLOEXEC) for p, checked against the start time after it is
  * opened; -ESRCH when p no longer runs. */
 int state_proc_pidfd(const struct state_proc *p);
+
+/* A pidfd for p, only once p is proven to be one of this user's lnk
+ * processes: it runs (start time checked after the pidfd is opened), its
+ * real and effective uid are ours, and it runs lnk's own executable; or,
+ * with parent (bwrap, which is no lnk), it is parent's child and parent is
+ * such a process. Threat: a registry row that names some other process
+ * (a forged row, a bug) must never make `stop` signal it. -ESRCH when p is
+ * gone, -EPERM when it is not lnk's, with a message. */
+int state_proc_open(const struct state_proc *p, const struct state_proc *parent,
+		    struct lnk_err *err);
 
 /* Wall clock, unix ms. */
 int64_t state_now_ms(void);

@@ -20,6 +20,7 @@
 #include "common/esc.h"
 #include "common/util.h"
 #include "store/paths.h"
+#include "store/secure.h"
 #include "store/state.h"
 
 static const uint8_t req_magic[4] = {'L', 'N', 'K', 'c'};
@@ -559,6 +560,15 @@ int ctl_request(const char *path, enum ctl_op op, int timeout_ms,
 	int r = make_addr(path, &sa, &len, &dirfd, err);
 	if (r < 0)
 		return r;
+	/* Whoever can change the socket's folder can put a socket of their
+	 * own there and answer "paused" while the wire stays open. */
+	_cleanup_free_ char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	if (slash && (r = secure_own_folder(slash == dir ? "/" : dir, err)) < 0)
+		return err_prefix(err,
+				  "will not talk to the wire at '%s': ", path);
 	_cleanup_close_ int fd =
 	    socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -573,6 +583,19 @@ int ctl_request(const char *path, enum ctl_op op, int timeout_ms,
 		return err_set(err, r, "cannot reach the wire at '%s': %s",
 			       path, strerror(-r));
 	}
+	/* The wire runs as us: a peer of any other uid is not our wire,
+	 * and its answer would be a lie. */
+	struct ucred cr;
+	socklen_t cl = sizeof(cr);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0)
+		return err_set(err, -errno,
+			       "cannot tell who listens at '%s': %s", path,
+			       strerror(errno));
+	if (cr.uid != geteuid())
+		return err_set(err, -EPERM,
+			       "the socket '%s' is served by uid %u, not by "
+			       "you: it is no wire of yours; nothing was sent",
+			       path, (unsigned)cr.uid);
 	uint8_t req[CTL_REQ_SIZE];
 	ctl_encode_request(op, req);
 	if (send(fd, req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req))

@@ -352,7 +352,7 @@ static int wire_control_start(struct wire *w, struct lnk_err *err)
 				       wp->name);
 		return r;
 	}
-	if ((r = state_register(w->state, &e, err)) < 0)
+	if ((r = state_register_wire(w->state, &e, err)) < 0)
 		return r;
 	w->registered = true;
 	bool stopped = false;
@@ -377,7 +377,7 @@ static void wire_control_end(struct wire *w)
 	}
 	if (w->registered) {
 		struct lnk_err err = {0};
-		state_unregister(w->state, w->wp->name, &err);
+		state_unregister_wire(w->state, w->wp->name, &err);
 	}
 	state_close(w->state);
 	w->state = NULL;

@@ -1669,3 +1669,272 @@ def test_a_taken_over_wire_reaches_nothing(lnk, home):
     finally:
         srv.close()
         udp.close()
+
+# --- lnk's own state and the grants' identity ---
+#
+# ~/.lnk holds the log, the registry whose pids `stop` signals, the accepted
+# specs and the control sockets: it must be the user's alone, and `stop`
+# must signal only what it proves is one of the user's sandboxes.
+
+E2E_USER = "lnk-e2e"
+
+
+def _proc_start(pid):
+    data = pathlib.Path(f"/proc/{pid}/stat").read_text()
+    return int(data[data.rindex(")") + 2:].split()[19])
+
+
+def _other_user():
+    import pwd
+    try:
+        return pwd.getpwnam(E2E_USER)
+    except KeyError:
+        pytest.skip(f"the user {E2E_USER} does not exist here")
+
+
+def _settings_refused(lnk, cp, path):
+    assert cp.returncode == 125, cp.stdout + cp.stderr
+    assert str(path) in cp.stderr, cp.stderr
+
+
+@pytest.mark.parametrize("cmd", [
+    ("sandbox", "run", "--", "true"),
+    ("sandbox", "stop"),
+    ("sandbox", "log"),
+    ("sandbox", "paused"),
+])
+def test_home_someone_else_can_change_is_refused(lnk, home, cmd):
+    """Threat: root runs lnk with a HOME another user owns (sudo -E, a
+    service's HOME=/tmp/x); that user reads the log, forges the registry
+    and answers on the control sockets. As a user: a home any account can
+    write."""
+    if IS_ROOT:
+        other = _other_user()
+        os.chown(home, other.pw_uid, other.pw_gid)
+        os.chmod(home, 0o755)
+        what = "not to you"
+    else:
+        os.chmod(home, 0o777)
+        what = "chmod go-w"
+    cp = lnk(*cmd)
+    _settings_refused(lnk, cp, home)
+    assert what in cp.stderr, cp.stderr
+    assert not (home / ".lnk").exists()
+
+
+def test_settings_folder_that_is_a_link_is_refused(lnk, home, tmp_path):
+    """Threat: ~/.lnk is a link to a folder someone else controls."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    (home / ".lnk").symlink_to(elsewhere)
+    for cmd in (("sandbox", "run", "--", "true"), ("sandbox", "stop"),
+                ("sandbox", "traffic")):
+        cp = lnk(*cmd)
+        _settings_refused(lnk, cp, home / ".lnk")
+        assert "symbolic link" in cp.stderr, cp.stderr
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_settings_inside_the_folder_must_be_the_users(lnk, home):
+    """Threat: a file or link inside ~/.lnk that someone else owns or can
+    write (a forged registry, a spec record pointed elsewhere)."""
+    lnk("sandbox", "paused", check=True)  # makes ~/.lnk/sandbox/lnk.db
+    db = home / ".lnk" / "sandbox" / "lnk.db"
+    os.chmod(db, 0o666)
+    cp = lnk("sandbox", "stop")
+    _settings_refused(lnk, cp, db)
+    assert "chmod go-w" in cp.stderr
+    os.chmod(db, 0o600)
+    link = home / ".lnk" / "specs"
+    link.symlink_to("/tmp")
+    cp = lnk("sandbox", "run", "--", "true")
+    _settings_refused(lnk, cp, link)
+    link.unlink()
+    if IS_ROOT:
+        other = _other_user()
+        os.chown(db, other.pw_uid, other.pw_gid)
+        cp = lnk("sandbox", "paused")
+        _settings_refused(lnk, cp, db)
+        assert "not to you" in cp.stderr
+        os.chown(db, 0, 0)
+    lnk("sandbox", "paused", check=True)
+
+
+def test_stop_does_not_kill_a_process_a_forged_row_names(lnk, home):
+    """Threat: a registry row naming an unrelated process (forged, or a
+    bug): `stop` must prove a process is one of the user's lnk sandboxes
+    before it signals it."""
+    lnk("sandbox", "paused", check=True)  # creates the registry
+    victim = subprocess.Popen(["sleep", "60"])
+    try:
+        start = _proc_start(victim.pid)
+        import sqlite3
+        db = sqlite3.connect(str(home / ".lnk" / "sandbox" / "lnk.db"),
+                             timeout=5)
+        db.execute(
+            "INSERT INTO ctl_sandboxes (name, uid, sup_pid, sup_start, "
+            "box_pid, box_start, wire_pid, wire_start, socket, "
+            "started_ms) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            ("forged", os.getuid(), victim.pid, start, victim.pid, start,
+             victim.pid, start, "", int(time.time() * 1000)))
+        db.commit()
+        db.close()
+        cp = lnk("sandbox", "stop", timeout=30)
+        time.sleep(0.5)
+        assert victim.poll() is None, cp.stdout + cp.stderr
+        assert "does not run lnk" in cp.stderr, cp.stderr
+        assert cp.returncode == 125
+    finally:
+        victim.kill()
+        victim.wait()
+        lnk("sandbox", "stop", "--off")
+
+
+def test_control_client_refuses_a_socket_another_user_serves(lnk, home):
+    """Threat: a socket in the run folder served by another account
+    answers `pause` with a fake OK while the wire stays open."""
+    if not IS_ROOT:
+        pytest.skip("a second uid serving a socket needs root")
+    other = _other_user()
+    lnk("sandbox", "paused", check=True)
+    run = home / ".lnk" / "sandbox" / "run"
+    run.mkdir(mode=0o700, exist_ok=True)
+    path = run / "liar.sock"
+    # Bound by root in root's folder, then listening as the other user:
+    # SO_PEERCRED names the uid that called listen().
+    code = textwrap.dedent(f"""
+        import os, socket, struct, time
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind({str(path)!r})
+        os.setresgid({other.pw_gid}, {other.pw_gid}, {other.pw_gid})
+        os.setresuid({other.pw_uid}, {other.pw_uid}, {other.pw_uid})
+        s.listen(4)
+        print("ready", flush=True)
+        while True:
+            c, _ = s.accept()
+            b = c.recv(8)
+            rep = struct.pack("<4sBBBBBBBBIqQQ88s", b"LNKr", 1, b[5], 0,
+                              1, 1, 0, 0, 0, 0, int(time.time() * 1000),
+                              0, 0, b"")
+            c.sendall(rep)
+            c.close()
+    """)
+    liar = subprocess.Popen([PY, "-c", code], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert liar.stdout.readline().strip() == "ready"
+        import sqlite3
+        db = sqlite3.connect(str(home / ".lnk" / "sandbox" / "lnk.db"),
+                             timeout=5)
+        db.execute(
+            "INSERT INTO ctl_sandboxes (name, uid, sup_pid, sup_start, "
+            "wire_pid, wire_start, socket, started_ms) "
+            "VALUES (?,?,?,?,?,?,?,?)",
+            ("liar", 0, liar.pid, _proc_start(liar.pid), liar.pid,
+             _proc_start(liar.pid), str(path), int(time.time() * 1000)))
+        db.commit()
+        db.close()
+        cp = lnk("sandbox", "pause", "liar")
+        assert cp.returncode == 125, cp.stdout + cp.stderr
+        assert "paused liar" not in cp.stdout
+        assert "not by you" in cp.stderr, cp.stderr
+    finally:
+        liar.kill()
+        liar.wait()
+
+
+def _agents(home):
+    agents = home / "Link" / "Agents"
+    (agents / "a1").mkdir(parents=True)
+    (agents / "a1" / "secret").write_text("agent-secret\n")
+    (home / "Link" / "History").mkdir()
+    return agents
+
+
+def _moved_away(lnk, home):
+    """A sandbox with --write ~ moves the folder that holds the agents'
+    folder and leaves a decoy. Where the guard refuses that rename, it is
+    done here, as a sandbox of an older lnk could have."""
+    sh(lnk, "mv ~/Link ~/Link.moved; mkdir -p ~/Link/Agents ~/Link/History",
+       "--write", home)
+    if not (home / "Link.moved").exists():
+        (home / "Link").rename(home / "Link.moved")
+        (home / "Link" / "Agents").mkdir(parents=True)
+        (home / "Link" / "History").mkdir()
+
+
+@pytest.mark.parametrize("how", ["moved", "gone", "link"])
+def test_moved_agents_folder_is_never_shown(lnk, home, how):
+    """Threat: the agents' folder is hidden by path; once moved or swapped
+    for a link, later sandboxes hide a decoy and show the real one."""
+    _agents(home)
+    lnk.run("--read", home, "--", "true", check=True)  # lnk sees them
+    if how == "moved":
+        _moved_away(lnk, home)
+    elif how == "gone":
+        (home / "Link").rename(home / "Link.moved")
+    else:
+        (home / "Link").rename(home / "Link.moved")
+        (home / "Link").mkdir()
+        (home / "Link" / "Agents").symlink_to(home / "Link.moved" / "Agents")
+        (home / "Link" / "History").mkdir()
+    cp = sh(lnk, "cat ~/Link.moved/Agents/a1/secret ~/Link/Agents/a1/secret",
+            "--read", home)
+    assert "agent-secret" not in cp.stdout, cp.stdout
+    assert cp.returncode == 125, cp.stdout + cp.stderr
+    assert str(home / "Link" / "Agents") in cp.stderr, cp.stderr
+    # Put back, it runs again.
+    if how == "link":
+        (home / "Link" / "Agents").unlink()
+        (home / "Link" / "History").rmdir()
+        (home / "Link").rmdir()
+    elif how == "moved":
+        shutil.rmtree(home / "Link")
+    (home / "Link.moved").rename(home / "Link")
+    cp = sh(lnk, "ls ~/Link/Agents | wc -l", "--read", home)
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stdout.strip() == "0"
+
+
+@pytest.mark.parametrize("flag,name,target", [
+    ("--write", "build", "~"),
+    ("--read", "docs", "~/.ssh"),
+    ("--write", "conf", "/etc"),
+    ("--read", "conf", "/etc"),
+])
+def test_grant_through_a_link_the_sandbox_left_is_refused(lnk, home, work,
+                                                          flag, name,
+                                                          target):
+    """Threat: run 1 (--write PROJ) replaces PROJ/build by a link to the
+    home folder (~/bin is on PATH), or PROJ/docs by one to ~/.ssh, or, as
+    root, PROJ/conf by one to /etc; run 2, given only that subfolder,
+    would write or read where the link points."""
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_ed25519").write_text("ssh-secret\n")
+    (work / name).mkdir()
+    real = target.replace("~", str(home))
+    cp = sh(lnk, f"rm -rf {name} && ln -s {real} {name}", "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert (work / name).is_symlink()
+    cp = sh(lnk, "mkdir -p bin; echo pwned > bin/t4-sneaky; "
+                 "cat id_ed25519 2>/dev/null; true",
+            flag, f"./{name}", cwd=work)
+    assert cp.returncode != 0, cp.stdout + cp.stderr
+    assert "ssh-secret" not in cp.stdout
+    assert not (home / "bin" / "t4-sneaky").exists()
+    assert f"'{os.path.realpath(real)}'" in cp.stderr, cp.stderr
+    if flag == "--write" and target == "/etc":
+        assert "system folder" in cp.stderr, cp.stderr
+    else:
+        assert "symbolic link" in cp.stderr, cp.stderr
+        assert "grant that path" in cp.stderr
+
+
+def test_etc_is_never_a_write_grant(lnk):
+    """Threat: a sandbox run as root with --write /etc (or a folder in it)
+    changes what root's programs run and trust."""
+    for d in ("/etc", "/etc/default"):
+        cp = lnk.run("--write", d, "--", "true")
+        assert cp.returncode != 0, cp.stdout + cp.stderr
+        assert "system folder" in cp.stderr, cp.stderr
+    lnk.run("--read", "/etc", "--", "true", check=True)

@@ -120,6 +120,20 @@ def supervisor(ignore_term=False):
     return p
 
 
+def lnk_supervisor(lnk, ignore_term=False):
+    """A real `lnk sandbox run` as the supervisor: stop signals only
+    processes it proves run lnk (a stand-in python would be refused)."""
+    code = ("import signal, time\n"
+            + ("signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+               if ignore_term else "")
+            + "print('ready', flush=True)\ntime.sleep(60)\n")
+    p = subprocess.Popen([lnk.bin, "sandbox", "run", "--", sys.executable,
+                          "-c", code], stdout=subprocess.PIPE, text=True,
+                         env=lnk.env(), cwd=str(lnk.cwd))
+    assert p.stdout.readline().strip() == "ready"
+    return p
+
+
 # ---- the commands, against a stand-in wire ----
 
 def test_no_such_sandbox(lnk):
@@ -174,7 +188,8 @@ def test_pause_resume_paused(lnk):
 
 
 def test_stop_ends_programs_and_persists(lnk):
-    polite, stubborn = supervisor(), supervisor(ignore_term=True)
+    polite = lnk_supervisor(lnk)
+    stubborn = lnk_supervisor(lnk, ignore_term=True)
     w1 = FakeWire(lnk, "polite", polite)
     w2 = FakeWire(lnk, "stubborn", stubborn)
     try:
@@ -184,7 +199,8 @@ def test_stop_ends_programs_and_persists(lnk):
         took = time.monotonic() - t0
         # Wires are closed first, then the programs stopped.
         assert w1.ops == ["stop"] and w2.ops == ["stop"]
-        assert polite.wait(timeout=5) == -signal.SIGTERM
+        # lnk forwards the TERM; the program's death by it is 128+15.
+        assert polite.wait(timeout=5) == 128 + signal.SIGTERM
         assert stubborn.wait(timeout=5) == -signal.SIGKILL
         assert "stopped polite: wire closed, programs ended" in cp.stdout
         assert "stopped stubborn: wire closed, programs killed" in cp.stdout
@@ -220,6 +236,75 @@ def test_stop_ends_programs_and_persists(lnk):
             sup.kill()
             sup.wait()
     lnk("sandbox", "stop", "--off", check=True)
+
+
+# ---- every sandbox, with a wire or without ----
+
+def _run_bg(lnk, work, name):
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", name, "--write", str(work),
+         "--", "sh", "-c", "echo ready; exec sleep 60"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=lnk.env(), cwd=str(work))
+    assert p.stdout.readline().strip() == "ready", p.stderr.read()
+    return p
+
+
+def test_sandbox_without_network_is_listed_and_stopped(lnk, work):
+    """A sandbox without a network grant has no wire, but it can still
+    change files: stop must end it, traffic and paused list it."""
+    p = _run_bg(lnk, work, "nowire")
+    try:
+        cp = lnk("sandbox", "run", "--name", "nowire", "--", "true")
+        assert cp.returncode == 125, cp.stderr
+        assert "already running" in cp.stderr
+        cp = lnk("sandbox", "traffic", check=True)
+        row = [l for l in cp.stdout.splitlines() if l.startswith("nowire")]
+        assert row and "no wire" in row[0], cp.stdout
+        rows = [json.loads(l) for l in lnk("sandbox", "traffic", "--json",
+                                           check=True).stdout.splitlines()]
+        mine = [r for r in rows if r["sandbox"] == "nowire"]
+        assert mine and mine[0]["wire"] is False and mine[0]["up"] is None
+        cp = lnk("sandbox", "paused", check=True)
+        row = [l for l in cp.stdout.splitlines() if l.startswith("nowire")]
+        assert row and "no wire" in row[0], cp.stdout
+        j = json.loads(lnk("sandbox", "paused", "--json",
+                           check=True).stdout)
+        assert [c for c in j["closed"]
+                if c["name"] == "nowire" and c["why"] == "no-wire"]
+        cp = lnk("sandbox", "stop", check=True, timeout=30)
+        assert "stopped nowire: no wire, programs ended" in cp.stdout, \
+            cp.stdout + cp.stderr
+        assert p.wait(timeout=10) == 128 + signal.SIGTERM
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        lnk("sandbox", "stop", "--off")
+    cp = lnk("sandbox", "traffic", check=True)
+    assert "nowire" not in cp.stdout
+
+
+def test_entry_of_a_killed_lnk_is_removed(lnk, work, home):
+    p = _run_bg(lnk, work, "killed")
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    db = sqlite3.connect(str(home / ".lnk" / "sandbox" / "lnk.db"),
+                         timeout=5)
+    n = db.execute("SELECT count(*) FROM ctl_sandboxes WHERE name = ?",
+                   ("killed",)).fetchone()[0]
+    db.close()
+    assert n == 1  # left behind: lnk had no chance to leave
+    cp = lnk("sandbox", "traffic", check=True)
+    assert "killed" not in cp.stdout
+    db = sqlite3.connect(str(home / ".lnk" / "sandbox" / "lnk.db"),
+                         timeout=5)
+    n = db.execute("SELECT count(*) FROM ctl_sandboxes WHERE name = ?",
+                   ("killed",)).fetchone()[0]
+    db.close()
+    assert n == 0
+    # The name is free again.
+    lnk("sandbox", "run", "--name", "killed", "--", "true", check=True)
 
 
 # ---- real sandboxes ----
@@ -541,12 +626,14 @@ def test_other_user_cannot_pause(real, lnk, work, request):
                     "owned"), env=env, cwd="/", capture_output=True,
             text=True, timeout=30)
         assert cp.returncode != 0
-        # Root reaches the socket, and the wire's SO_PEERCRED refuses it.
+        # Root with the owner's HOME: the settings are not root's, so lnk
+        # refuses to use them at all (the wire's SO_PEERCRED would refuse
+        # root too: test_ctl.c).
         cp = subprocess.run([LNK, "sandbox", "pause", "owned"], env=env,
                             cwd="/", capture_output=True, text=True,
                             timeout=30)
         assert cp.returncode == 125, cp.stderr
-        assert "only the user who runs a sandbox" in cp.stderr
+        assert "not to you" in cp.stderr, cp.stderr
         # The owner's wire is still open.
         cp = subprocess.run(
             as_user(owner.pw_name, home, LNK, "sandbox", "paused",
@@ -556,3 +643,16 @@ def test_other_user_cannot_pause(real, lnk, work, request):
     finally:
         p.kill()
         p.wait()
+
+
+def test_home_through_a_link_of_the_users_works(lnk, home, tmp_path):
+    """A home folder reached through a link the user owns (a home on
+    another disk) is the user's: the settings check accepts it."""
+    link = tmp_path / "home-link"
+    link.symlink_to(home)
+    env = {"HOME": str(link)}
+    cp = lnk("sandbox", "paused", env=env)
+    assert cp.returncode == 0, cp.stderr
+    cp = lnk("sandbox", "run", "--", "true", env=env)
+    assert cp.returncode == 0, cp.stderr
+    assert (home / ".lnk" / "sandbox" / "lnk.db").exists()

@@ -182,19 +182,58 @@ static void flag_command_no_default(void **state)
 	policy_free(&p);
 }
 
-static void symlinks_resolved(void **state)
+/* A grant through a link that is not the system's is refused, naming the
+ * real path to grant instead; the real path itself is fine. */
+static void symlinks_refused_with_real_path(void **state)
 {
 	(void)state;
 	struct policy p;
 	struct lnk_err err = {0};
-	char link[400], real[400];
+	char link[400], real[400], via[400];
 	snprintf(link, sizeof(link), "%s/link-app", root);
 	snprintf(real, sizeof(real), "%s/code/app", home);
-	const char *args[] = {"--write", link, "--write", real, NULL};
-	assert_int_equal(from_args(args, &p, &err), 0);
-	/* One folder by two names is one grant. */
+	const char *args[] = {"--write", link, NULL};
+	assert_int_equal(from_args(args, &p, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "symbolic link"));
+	assert_non_null(strstr(err.msg, real));
+	policy_free(&p);
+	/* A link in the middle of the path, and --read too. */
+	snprintf(via, sizeof(via), "%s/link-app/../app", root);
+	const char *mid[] = {"--read", via, NULL};
+	assert_int_equal(from_args(mid, &p, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, link));
+	policy_free(&p);
+	/* The system's links are followed: /proc/self is root's, in root's
+	 * /proc; and the real path is granted. */
+	const char *ok[] = {"--write", real, NULL};
+	assert_int_equal(from_args(ok, &p, &err), 0);
 	expect_list(&p, K_FILES_WRITE, (const char *[]){real, NULL});
 	policy_free(&p);
+}
+
+/* /etc and the other system trees are never write grants (a sandbox run
+ * as root could change what root's programs run); reading is fine. */
+static void system_trees_refused_for_write(void **state)
+{
+	(void)state;
+	const char *const dirs[] = {"/etc", "/etc/ssh", "/usr", "/usr/bin",
+				    "/boot"};
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		struct stat st;
+		if (stat(dirs[i], &st) < 0)
+			continue;
+		struct policy p;
+		struct lnk_err err = {0};
+		const char *args[] = {"--write", dirs[i], NULL};
+		if (from_args(args, &p, &err) != -EINVAL ||
+		    !strstr(err.msg, "system folder"))
+			fail_msg("--write %s: '%s'", dirs[i], err.msg);
+		policy_free(&p);
+		const char *rd[] = {"--read", dirs[i], NULL};
+		if (from_args(rd, &p, &err) != 0)
+			fail_msg("--read %s: '%s'", dirs[i], err.msg);
+		policy_free(&p);
+	}
 }
 
 struct refusal {
@@ -524,7 +563,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(flags_resolve),
 	    cmocka_unit_test(flag_command_no_default),
-	    cmocka_unit_test(symlinks_resolved),
+	    cmocka_unit_test(symlinks_refused_with_real_path),
+	    cmocka_unit_test(system_trees_refused_for_write),
 	    cmocka_unit_test(refused_grants),
 	    cmocka_unit_test(allowed_around_refusals),
 	    cmocka_unit_test(dot_files_need_write),

@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "common/util.h"
+#include "store/hidden.h"
+#include "store/secure.h"
 #include "store/state.h"
 
 struct fixture {
@@ -355,6 +357,261 @@ static void pidfd_checks_start_time(void **state)
 	assert_false(state_proc_alive(&zero));
 }
 
+/* A child that waits for a byte on fd, then exits; with prog, it runs
+ * that program instead (another executable). */
+static pid_t child(int fd, int wfd, const char *prog)
+{
+	pid_t p = fork();
+	if (p == 0) {
+		if (prog) {
+			execl(prog, prog, "30", (char *)NULL);
+			_exit(127);
+		}
+		char c;
+		close(wfd);
+		_exit(read(fd, &c, 1) < 0 ? 1 : 0);
+	}
+	return p;
+}
+
+static void open_proves_lnk_process(void **state)
+{
+	(void)state;
+	struct lnk_err err = {0};
+	struct state_proc me, kid, other;
+	assert_int_equal(state_proc_self(getpid(), &me), 0);
+	/* This very executable: ours. */
+	int fd = state_proc_open(&me, NULL, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	/* A fork (the wire is one): the same executable, ours. */
+	int pipefd[2];
+	assert_int_equal(pipe(pipefd), 0);
+	pid_t k = child(pipefd[0], pipefd[1], NULL);
+	assert_true(k > 0);
+	assert_int_equal(state_proc_self(k, &kid), 0);
+	fd = state_proc_open(&kid, NULL, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	/* As a sandbox: the child of a proven lnk process. */
+	fd = state_proc_open(&kid, &me, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	/* Another program (a forged row's sleep): never. */
+	pid_t o = child(-1, -1, "/bin/sleep");
+	assert_true(o > 0);
+	for (int i = 0; i < 200; i++) {
+		char exe[64], buf[256];
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)o);
+		ssize_t n = readlink(exe, buf, sizeof(buf) - 1);
+		if (n > 0 && (buf[n] = '\0', strstr(buf, "sleep")))
+			break;
+		usleep(10000);
+	}
+	assert_int_equal(state_proc_self(o, &other), 0);
+	assert_int_equal(state_proc_open(&other, NULL, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "does not run lnk"));
+	/* Nor as a sandbox of a process it is not the child of. */
+	assert_int_equal(state_proc_open(&other, &kid, &err), -EPERM);
+	kill(o, SIGKILL);
+	waitpid(o, NULL, 0);
+	close(pipefd[1]);
+	waitpid(k, NULL, 0);
+	close(pipefd[0]);
+	/* Gone: -ESRCH. */
+	assert_int_equal(state_proc_open(&kid, NULL, &err), -ESRCH);
+}
+
+static void settings_must_be_ours(void **state)
+{
+	(void)state;
+	struct lnk_err err = {0};
+	char top[64], home[128], lnk[160], file[200], link[200];
+	snprintf(top, sizeof(top), "/tmp/lnk-test-secure-XXXXXX");
+	assert_non_null(mkdtemp(top));
+	snprintf(home, sizeof(home), "%s/home", top);
+	snprintf(lnk, sizeof(lnk), "%s/.lnk", home);
+	snprintf(file, sizeof(file), "%s/.lnk/f", home);
+	snprintf(link, sizeof(link), "%s/.lnk/sandbox/l", home);
+	assert_int_equal(mkdir(home, 0755), 0);
+	/* Missing and not to be made: nothing to check. */
+	assert_int_equal(secure_settings(home, false, &err), 0);
+	assert_int_equal(access(lnk, F_OK), -1);
+	assert_int_equal(secure_settings(home, true, &err), 0);
+	struct stat st;
+	assert_int_equal(lstat(lnk, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	/* A home anyone can change. */
+	assert_int_equal(chmod(home, 0777), 0);
+	assert_int_equal(secure_settings(home, true, &err), -EPERM);
+	assert_non_null(strstr(err.msg, home));
+	/* Sticky: others cannot move what is ours in it. */
+	assert_int_equal(chmod(home, 01777), 0);
+	assert_int_equal(secure_settings(home, true, &err), 0);
+	assert_int_equal(chmod(home, 0755), 0);
+	/* A file inside others can write, then a link inside. */
+	FILE *fp = fopen(file, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	assert_int_equal(chmod(file, 0664), 0);
+	assert_int_equal(secure_settings(home, true, &err), -EPERM);
+	assert_non_null(strstr(err.msg, file));
+	assert_int_equal(chmod(file, 0600), 0);
+	/* A link in the sandbox's own folder: never. */
+	char sb[180];
+	snprintf(sb, sizeof(sb), "%s/.lnk/sandbox", home);
+	assert_int_equal(mkdir(sb, 0700), 0);
+	assert_int_equal(symlink("/tmp", link), 0);
+	assert_int_equal(secure_settings(home, true, &err), -ELOOP);
+	assert_non_null(strstr(err.msg, link));
+	unlink(link);
+	/* One of the rest of Link's, at the top, the user's: fine. */
+	char top_link[180];
+	snprintf(top_link, sizeof(top_link), "%s/.lnk/current", home);
+	assert_int_equal(symlink("/tmp", top_link), 0);
+	assert_int_equal(secure_settings(home, true, &err), 0);
+	unlink(top_link);
+	rmdir(sb);
+	unlink(file);
+	/* ~/.lnk itself a link. */
+	assert_int_equal(rmdir(lnk), 0);
+	assert_int_equal(symlink(top, lnk), 0);
+	assert_int_equal(secure_settings(home, true, &err), -ELOOP);
+	assert_non_null(strstr(err.msg, "symbolic link"));
+	unlink(lnk);
+	rmdir(home);
+	rmdir(top);
+}
+
+static void hidden_folders_by_identity(void **state)
+{
+	(void)state;
+	struct lnk_err err = {0};
+	char home[64], link[128], agents[128], moved[128], hist[128];
+	snprintf(home, sizeof(home), "/tmp/lnk-test-hidden-XXXXXX");
+	assert_non_null(mkdtemp(home));
+	snprintf(link, sizeof(link), "%s/Link", home);
+	snprintf(agents, sizeof(agents), "%s/Link/Agents", home);
+	snprintf(hist, sizeof(hist), "%s/Link/History", home);
+	snprintf(moved, sizeof(moved), "%s/Link.moved", home);
+	/* Nothing there yet: nothing to hide, nothing recorded. */
+	assert_int_equal(hidden_check(home, &err), 0);
+	assert_int_equal(mkdir(link, 0700), 0);
+	assert_int_equal(mkdir(agents, 0700), 0);
+	assert_int_equal(hidden_check(home, &err), 0); /* recorded */
+	assert_int_equal(hidden_check(home, &err), 0); /* the same */
+	/* Moved, and a decoy in its place. */
+	assert_int_equal(rename(link, moved), 0);
+	assert_int_equal(mkdir(link, 0700), 0);
+	assert_int_equal(mkdir(agents, 0700), 0);
+	assert_int_equal(hidden_check(home, &err), -ESTALE);
+	assert_non_null(strstr(err.msg, agents));
+	/* Gone. */
+	assert_int_equal(rmdir(agents), 0);
+	assert_int_equal(hidden_check(home, &err), -ESTALE);
+	/* A link to the real one. */
+	char real[160];
+	snprintf(real, sizeof(real), "%s/Agents", moved);
+	assert_int_equal(symlink(real, agents), 0);
+	assert_int_equal(hidden_check(home, &err), -ELOOP);
+	unlink(agents);
+	assert_int_equal(rmdir(link), 0);
+	/* Put back: fine again; a History made later is recorded too. */
+	assert_int_equal(rename(moved, link), 0);
+	assert_int_equal(hidden_check(home, &err), 0);
+	assert_int_equal(mkdir(hist, 0700), 0);
+	assert_int_equal(hidden_check(home, &err), 0);
+	/* Replaced while the real one lives on elsewhere (an inode freed
+	 * may be reused, but then nothing of the old folder is left). */
+	char hmoved[160];
+	snprintf(hmoved, sizeof(hmoved), "%s/History.moved", home);
+	assert_int_equal(rename(hist, hmoved), 0);
+	assert_int_equal(mkdir(hist, 0700), 0);
+	assert_int_equal(hidden_check(home, &err), -ESTALE);
+	/* A device renumbered at boot: the same inode on the same file
+	 * system (its id) is still the same folder; another file system is
+	 * not. */
+	char rec[160];
+	snprintf(rec, sizeof(rec), "%s/.lnk/sandbox/hidden-folders", home);
+	assert_int_equal(rename(hmoved, hist), 0); /* over the empty decoy */
+	assert_int_equal(hidden_check(home, &err), 0);
+	FILE *fp = fopen(rec, "r");
+	assert_non_null(fp);
+	char lines[4][300];
+	int nl = 0;
+	while (nl < 4 && fgets(lines[nl], sizeof(lines[nl]), fp))
+		nl++;
+	fclose(fp);
+	assert_true(nl >= 1);
+	unsigned long long dev, ino, fsid;
+	char path[200];
+	assert_int_equal(
+	    sscanf(lines[0], "%llu %llu %llu %199s", &dev, &ino, &fsid, path),
+	    4);
+	for (int pass = 0; pass < 2; pass++) {
+		fp = fopen(rec, "w");
+		assert_non_null(fp);
+		fprintf(fp, "%llu %llu %llu %s\n", dev + 1, ino,
+			pass ? fsid + 1 : fsid, path);
+		for (int i = 1; i < nl; i++)
+			fputs(lines[i], fp);
+		fclose(fp);
+		int want = pass || fsid == 0 ? -ESTALE : 0;
+		assert_int_equal(hidden_check(home, &err), want);
+	}
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* The supervisor registers every sandbox (no wire yet); its wire joins
+ * that entry; a wire of another supervisor with that name is refused. */
+static void wire_joins_supervisors_entry(void **state)
+{
+	struct fixture *f = *state;
+	struct lnk_err err = {0};
+	struct state_proc me;
+	assert_int_equal(state_proc_self(getpid(), &me), 0);
+	struct state_entry sup;
+	entry(&sup, "both", me);
+	sup.wire = (struct state_proc){0};
+	sup.socket[0] = '\0';
+	assert_int_equal(state_register(f->s, &sup, &err), 0);
+	struct state_entry got;
+	assert_int_equal(state_find(f->s, "both", &got, &err), 0);
+	assert_false(state_entry_has_wire(&got));
+	struct state_entry w;
+	entry(&w, "both", me);
+	assert_int_equal(state_register_wire(f->s, &w, &err), 0);
+	assert_int_equal(state_find(f->s, "both", &got, &err), 0);
+	assert_true(state_entry_has_wire(&got));
+	assert_int_equal(got.wire.pid, getpid());
+	assert_string_equal(got.socket, "/x/both.sock");
+	/* Another supervisor's wire, same name, while this one lives. */
+	struct state_proc other = me;
+	other.start++;
+	entry(&w, "both", other);
+	assert_int_equal(state_register_wire(f->s, &w, &err), -EEXIST);
+	/* A wire alone (its test harness) registers itself. */
+	entry(&w, "alone", me);
+	assert_int_equal(state_register_wire(f->s, &w, &err), 0);
+	assert_int_equal(state_find(f->s, "alone", &got, &err), 0);
+	/* A wire that ends leaves the entry to its live supervisor... */
+	assert_int_equal(state_unregister_wire(f->s, "both", &err), 0);
+	assert_int_equal(state_find(f->s, "both", &got, &err), 0);
+	/* ...and removes one whose supervisor is gone. */
+	struct state_entry dead;
+	entry(&dead, "orphan", dead_proc());
+	assert_int_equal(state_register(f->s, &dead, &err), 0);
+	assert_int_equal(state_unregister_wire(f->s, "orphan", &err), 0);
+	size_t n = 0;
+	struct state_entry *v = NULL;
+	assert_int_equal(state_list(f->s, &v, &n, &err), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_string_not_equal(v[i].name, "orphan");
+	free(v);
+}
+
 static void name_rules(void **state)
 {
 	(void)state;
@@ -390,6 +647,11 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(stop_persists, setup, teardown),
 	    cmocka_unit_test_setup_teardown(many_writers, setup, teardown),
 	    cmocka_unit_test(pidfd_checks_start_time),
+	    cmocka_unit_test(open_proves_lnk_process),
+	    cmocka_unit_test(settings_must_be_ours),
+	    cmocka_unit_test(hidden_folders_by_identity),
+	    cmocka_unit_test_setup_teardown(wire_joins_supervisors_entry, setup,
+					    teardown),
 	    cmocka_unit_test(name_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
