@@ -159,6 +159,12 @@ int host_normalize(const char *in, char *out, const char **why)
 		out[i] = (char)c;
 	}
 	out[n] = '\0';
+	/* A name is held to the grants' rule; a literal, or what looks like
+	 * one, is addr_parse_literal's to judge. */
+	struct lnk_addr lit;
+	if (addr_parse_literal(out, &lit) == LIT_NAME &&
+	    (*why = dns_name_why(out, n)) != NULL)
+		return -EINVAL;
 	return 0;
 }
 

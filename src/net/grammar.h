@@ -51,9 +51,10 @@ bool sandbox_name_valid(const char *name);
 
 /* Normalizes a host a program asked for, for matching: lower case, one
  * trailing dot removed; refuses anything but name characters or an IP
- * literal's. Whether it is a literal, a name or ambiguous is
- * addr_parse_literal's answer. out holds HOST_MAX + 1 bytes. 0 or -EINVAL
- * with *why set. */
+ * literal's, and a name that breaks dns_name_why's rule. Whether it is a
+ * literal, a name or ambiguous is addr_parse_literal's answer (the caller
+ * refuses ambiguous ones in ADDR_AMBIGUOUS_WHY's words). out holds
+ * HOST_MAX + 1 bytes. 0 or -EINVAL with *why set. */
 int host_normalize(const char *in, char *out, const char **why);
 
 /* An internet host grant: '*', a DNS name, '*.suffix', or an IP literal

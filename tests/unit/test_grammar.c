@@ -103,6 +103,9 @@ static const struct text_row request_rows[] = {
     {".", NULL, "empty host"},
     {"", NULL, "empty host"},
     {"ex ample.com", NULL, "invalid character"},
+    {"-a.example", NULL, "starting or ending with '-'"},
+    {"1.0x7f", "1.0x7f", NULL}, /* the caller refuses it as ambiguous */
+    {"127.1", "127.1", NULL},
     {"exa/mple.com", NULL, "invalid character"},
     {"b\xc3\xbc"
      "cher.de",
