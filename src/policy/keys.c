@@ -8,7 +8,6 @@
  */
 #include "policy/keys.h"
 
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
