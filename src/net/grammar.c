@@ -261,7 +261,7 @@ int host_pattern_parse(const char *s, size_t len, char *out,
 			       "%s is not a host name: " ADDR_AMBIGUOUS_WHY, q);
 	if (why)
 		return err_set(err, -EINVAL,
-			       "%s is not a host name (%s): use letters, "
+			       "%s is not a host name: %s; use letters, "
 			       "digits and '-' in dot-separated labels",
 			       q, why);
 	if (wild)
@@ -393,6 +393,9 @@ int lan_rule_parse(const char *s, size_t len, struct lan_rule *r,
 	if (port && port_parse(port, plen, &r->port) < 0)
 		return err_set(err, -EINVAL, "%s: the port must be " PORT_RULE,
 			       q);
+	if (!bracket && hlen > 1 && host[hlen - 1] == '.' &&
+	    host[hlen - 2] != '.')
+		hlen--; /* the root's dot: nas.local. is nas.local */
 	int k = lan_net(host, hlen, q, bracket, r, err);
 	if (k <= 0)
 		return k;
@@ -406,13 +409,10 @@ int lan_rule_parse(const char *s, size_t len, struct lan_rule *r,
 			       "%s: LAN hosts take no '*'; give a range such "
 			       "as 192.168.1.0/24 instead",
 			       q);
-	if (hlen && host[hlen - 1] == '.' &&
-	    (hlen < 2 || host[hlen - 2] != '.'))
-		hlen--; /* the root's dot */
 	const char *why = dns_name_why(host, hlen);
 	if (why)
 		return err_set(err, -EINVAL,
-			       "%s is not a machine (%s): give a name, a full "
+			       "%s is not a machine: %s; give a name, a full "
 			       "address (192.168.1.20) or a range "
 			       "(192.168.1.0/24)",
 			       q, why);

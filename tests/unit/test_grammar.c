@@ -173,11 +173,11 @@ static const struct text_row host_rows[] = {
     {"*.", NULL, "'*' stands alone"},
     {"example.com:443", NULL, "without scheme, port"},
     {"https://example.com", NULL, "without scheme, port"},
-    {"", NULL, "not a host name (empty host)"},
-    {"-a.com", NULL, "not a host name (label starting or ending with '-'"},
+    {"", NULL, "not a host name: empty host"},
+    {"-a.com", NULL, "not a host name: label starting or ending with '-'"},
     {"a-.com", NULL, "not a host name"},
-    {"a..com", NULL, "not a host name (empty label"},
-    {"a com", NULL, "not a host name (invalid character"},
+    {"a..com", NULL, "not a host name: empty label"},
+    {"a com", NULL, "not a host name: invalid character"},
     {"a\x1b[2Jb.com", NULL, "\\u001b"}, /* quoted, escaped */
 };
 
@@ -239,6 +239,8 @@ static void pattern_match(void **state)
 static const struct text_row lan_rows[] = {
     {"printer.local", "printer.local", NULL},
     {"Printer.Local.", "printer.local", NULL},
+    {"192.168.1.20.", "192.168.1.20", NULL},
+    {"127.0.0.1.", NULL, "loopback address"},
     {"NAS:22", "nas:22", NULL},
     {"192.168.1.20", "192.168.1.20", NULL},
     {"192.168.1.20:8080", "192.168.1.20:8080", NULL},
@@ -257,9 +259,9 @@ static const struct text_row lan_rows[] = {
     {"fd00::/129", NULL, "0 to 128"},
     {"192.168.1.0/024", NULL, "0 to 32"},
     {"192.168.1.0/", NULL, "0 to 32"},
-    {"192.168.1", NULL, "not a machine (ambiguous address literal"},
-    {"127.1", NULL, "not a machine (ambiguous address literal"},
-    {"192.168.01.1", NULL, "not a machine (ambiguous address literal"},
+    {"192.168.1", NULL, "not a machine: ambiguous address literal"},
+    {"127.1", NULL, "not a machine: ambiguous address literal"},
+    {"192.168.01.1", NULL, "not a machine: ambiguous address literal"},
     {"10.1", NULL, "ambiguous address literal"},
     {"fe80::1%eth0", NULL, "not a machine"},
     /* the classes no grant reaches, with the wire's words */
