@@ -223,7 +223,8 @@ int host_pattern_parse(const char *s, size_t len, char *out,
 		hl -= 2;
 	}
 	struct lnk_addr a;
-	if (literal(h, hl, &a) == LIT_ADDR) {
+	if (literal(h, hl, &a) == LIT_ADDR &&
+	    (h == s || a.family == AF_INET6)) {
 		enum addr_class c = addr_classify(&a);
 		const char *never = addr_never_why(c);
 		if (never)

@@ -167,6 +167,7 @@ static const struct text_row host_rows[] = {
     {"192.168.1.5", NULL, "not the internet (grant it with --lan-host)"},
     {"fd00::5", NULL, "not the internet"},
     {"[nas]", NULL, "inside '[' and ']' goes an IPv6 address"},
+    {"[192.0.2.1]", NULL, "inside '[' and ']' goes an IPv6 address"},
     {"a.*.com", NULL, "'*' stands alone"},
     {"*example.com", NULL, "'*' stands alone"},
     {"**", NULL, "'*' stands alone"},
