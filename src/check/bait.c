@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "check/check.h"
+#include "net/grammar.h"
 #include "policy/dotfiles.h"
 #include "store/paths.h"
 
@@ -314,7 +315,10 @@ int bait_plant(struct bait *b, const struct policy *p, const char *home,
 	 * the try shows the grant works end to end. */
 	const struct strv *ports = policy_list(p, K_LOCALHOST_PORTS);
 	for (size_t i = 0; i < ports->n; i++) {
-		fd = listen_inet(AF_INET, (uint16_t)atoi(ports->v[i]), NULL);
+		uint16_t port;
+		if (port_parse(ports->v[i], strlen(ports->v[i]), &port) < 0)
+			continue; /* the keys table refused it already */
+		fd = listen_inet(AF_INET, port, NULL);
 		if (fd < 0)
 			continue;
 		_cleanup_free_ char *w = xasprintf("127.0.0.1:%s", ports->v[i]);

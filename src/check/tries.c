@@ -2,6 +2,7 @@
  * (DESIGN.md, invariants 1-5 and the product's "Check the sandbox"), what
  * the probe does inside and what the grants say should happen (check.h).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include "check/check.h"
 #include "launch/commands.h"
 #include "launch/env.h"
+#include "net/grammar.h"
 #include "policy/dotfiles.h"
 #include "store/paths.h"
 
@@ -461,18 +463,24 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		}
 		const struct strv *lan = policy_list(p, K_LAN_HOSTS);
 		for (size_t i = 0; i < lan->n; i++) {
-			if (strchr(lan->v[i], '/') || strchr(lan->v[i], '*'))
-				continue;
-			bool has_port =
-			    strchr(lan->v[i], ':') && lan->v[i][0] != '[' &&
-			    strchr(lan->v[i], ':') == strrchr(lan->v[i], ':');
+			struct lan_rule r;
+			if (lan_rule_parse(lan->v[i], strlen(lan->v[i]), &r,
+					   NULL) < 0 ||
+			    (r.is_net &&
+			     r.prefix !=
+				 (r.net.family == AF_INET ? 32u : 128u)))
+				continue; /* a range: no one machine to try */
+			char a[INET6_ADDRSTRLEN];
+			if (r.is_net)
+				addr_format(&r.net, a, sizeof(a));
 			snprintf(what, sizeof(what),
 				 "reach %s through the proxy (--lan-host)",
 				 lan->v[i]);
-			if (has_port || lan->v[i][strlen(lan->v[i]) - 1] != ']')
-				add(l, "proxy", CHECK_ALLOW, what,
-				    has_port ? "http\t%s" : "http\t%s:80",
-				    lan->v[i]);
+			add(l, "proxy", CHECK_ALLOW, what, "http\t%s%s%s:%u",
+			    r.is_net && r.net.family == AF_INET6 ? "[" : "",
+			    r.is_net ? a : r.name,
+			    r.is_net && r.net.family == AF_INET6 ? "]" : "",
+			    r.port ? r.port : 80u);
 		}
 		const struct strv *ports = policy_list(p, K_LOCALHOST_PORTS);
 		for (size_t i = 0; i < ports->n; i++) {

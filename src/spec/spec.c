@@ -19,6 +19,7 @@
 
 #include "common/buf.h"
 #include "common/esc.h"
+#include "net/grammar.h"
 
 /* At most this many entries a key: a bound on what a hostile spec makes
  * every later stage (bwrap argv, Landlock rules, the wire) carry. */
@@ -162,10 +163,10 @@ static int load_key(struct ctx *c, const struct key_def *d,
 		char *norm = NULL;
 		if (item == TOML_INTEGER) {
 			if (e->u.i < 1 || e->u.i > 65535)
-				return fail_at(c, ep,
-					       "%s: %lld is not a port: give a "
-					       "number from 1 to 65535",
-					       kn, (long long)e->u.i);
+				return fail_at(
+				    c, ep,
+				    "%s: %lld is not a port: give " PORT_RULE,
+				    kn, (long long)e->u.i);
 			norm = xasprintf("%lld", (long long)e->u.i);
 		} else if (key_normalize(d, e->u.str.s, e->u.str.len, &norm,
 					 c->err) < 0) {

@@ -315,7 +315,7 @@ struct db_writer {
 	char why[DB_WHY_MAX];
 	size_t unwritten; /* ops the writer holds and could not commit */
 	size_t dropped;	  /* refusals not kept (over DB_BACKLOG_MAX) */
-	bool running; /* the thread was started */
+	bool running;	  /* the thread was started */
 };
 
 /* Written nowhere but here: the calls of a wire that ends while its log

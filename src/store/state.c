@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "net/grammar.h"
 #include "store/db.h"
 #include "store/paths.h"
 
@@ -48,18 +49,7 @@ static const char schema[] =
 
 bool state_name_valid(const char *name)
 {
-	if (!name || !name[0] || name[0] == '.' || name[0] == '-')
-		return false;
-	size_t n = 0;
-	for (; name[n]; n++) {
-		unsigned char c = (unsigned char)name[n];
-		if (n >= STATE_NAME_MAX)
-			return false;
-		if (!(isascii(c) &&
-		      (isalnum(c) || c == '.' || c == '_' || c == '-')))
-			return false;
-	}
-	return true;
+	return sandbox_name_valid(name);
 }
 
 int64_t state_now_ms(void)
@@ -402,14 +392,12 @@ bool state_entry_has_wire(const struct state_entry *e)
 int state_register(struct state *s, const struct state_entry *e,
 		   struct lnk_err *err)
 {
-	if (!state_name_valid(e->name))
-		return err_set(
-		    err, -EINVAL,
-		    "'%s' is not a sandbox name: use up to %d letters, digits, '.', '_' and '-'",
-		    e->name, STATE_NAME_MAX);
+	int r = sandbox_name_check(e->name, strlen(e->name), err);
+	if (r < 0)
+		return r;
 	/* IMMEDIATE: two sandboxes starting with one name cannot both see
 	 * it free. */
-	int r = exec(s, "BEGIN IMMEDIATE", err);
+	r = exec(s, "BEGIN IMMEDIATE", err);
 	if (r < 0)
 		return r;
 	sqlite3_stmt *st = NULL;

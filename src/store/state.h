@@ -49,13 +49,14 @@
 #include <sys/types.h>
 
 #include "common/err.h"
+#include "net/grammar.h"
 #include "wire/ctl.h"
 #include "wire/trip.h"
 
-#define STATE_NAME_MAX 64
+#define STATE_NAME_MAX SANDBOX_NAME_MAX
 
-/* A sandbox name: 1 to 64 of [A-Za-z0-9._-], not starting with '.' or '-'.
- * Names become file names (the control socket): no '/' or "..". */
+/* A sandbox name, by the grammar's rule (sandbox_name_check): names become
+ * file names (the control socket): no '/' or "..". */
 bool state_name_valid(const char *name);
 
 struct state_proc {

@@ -391,8 +391,7 @@ static void route(struct conn *c, const char *raw, uint16_t port,
 	    (k == LIT_ADDR && addr_classify(&lit) == AC_METADATA))
 		wire_trip_note(w, TRIP_EV_METADATA, c->target);
 	if (k == LIT_AMBIGUOUS) {
-		refuse(c, SOCKS5_NOT_ALLOWED,
-		       "ambiguous address literal (write a plain dotted quad)");
+		refuse(c, SOCKS5_NOT_ALLOWED, ADDR_AMBIGUOUS_WHY);
 		return;
 	}
 	c->grants = filter_match_host(&w->filter, c->host,

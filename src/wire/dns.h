@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "common/err.h"
-#include "wire/addr.h"
+#include "net/addr.h"
 #include "wire/loop.h"
 
 #define DNS_MAX_ADDRS 16

@@ -16,34 +16,9 @@
 
 #include "common/err.h"
 #include "common/util.h"
-#include "wire/addr.h"
+#include "net/addr.h"
+#include "net/grammar.h"
 #include "wire/route.h"
-
-#define HOST_MAX 253
-
-/* Normalizes a host name for matching: lower case, one trailing dot
- * removed; refuses anything but an A-label DNS name (letters, digits, '-',
- * '_' in labels of 1..63, at most 253 bytes) or an IP literal. out holds
- * HOST_MAX + 1 bytes. 0 or -EINVAL with *why set. */
-int host_normalize(const char *in, char *out, const char **why);
-
-/* Does the normalized pattern ("*", "name", "*.suffix") match the
- * normalized host? "*.example.com" matches names below example.com, not
- * example.com itself, not evilexample.com, not example.com.evil.test. */
-bool host_pattern_match(const char *pattern, const char *host);
-
-struct lan_rule {
-	bool is_net; /* an address or CIDR, else a name */
-	char name[HOST_MAX + 1];
-	struct lnk_addr net;
-	unsigned prefix;
-	uint16_t port; /* 0: every port */
-};
-
-/* Parses a [lan] entry: name, address or CIDR, optional :port
- * ("nas.local", "nas.local:445", "192.168.1.0/24", "10.0.0.5:22",
- * "[fd00::5]:22", "fd00::/8"). 0 or -EINVAL. */
-int lan_rule_parse(const char *s, struct lan_rule *r, struct lnk_err *err);
 
 struct filter {
 	struct strv hosts; /* normalized internet patterns */

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "net/grammar.h"
+
 static enum http_result bad(struct http_req *r, int status, const char *why)
 {
 	r->status = status;
@@ -16,22 +18,6 @@ static bool is_tchar(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       (c >= '0' && c <= '9') || strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
-
-static int parse_port(const char *s, size_t n, uint16_t *port)
-{
-	if (n == 0 || n > 5)
-		return -1;
-	unsigned v = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	if (v < 1 || v > 65535)
-		return -1;
-	*port = (uint16_t)v;
-	return 0;
 }
 
 /* host[:port] or [v6][:port]; a port is required when defport is 0. */
@@ -76,7 +62,7 @@ static int parse_authority(const char *s, size_t n, uint16_t defport,
 	memcpy(r->host, host, hl);
 	r->host[hl] = '\0';
 	if (port)
-		return parse_port(port, pl, &r->port);
+		return port_parse(port, pl, &r->port);
 	if (!defport)
 		return -1;
 	r->port = defport;

@@ -29,7 +29,7 @@
 #include <sys/types.h>
 
 #include "common/err.h"
-#include "wire/addr.h"
+#include "net/addr.h"
 #include "wire/trip.h"
 
 #define KEEPER_MSG_SIZE (4 + TRIP_TARGET_MAX + 1)

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire/addr.h"
+#include "net/addr.h"
 
 enum route_where {
 	ROUTE_INTERNET, /* unicast through a gateway */

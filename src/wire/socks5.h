@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "wire/addr.h"
+#include "net/addr.h"
 
 enum socks5_rep {
 	SOCKS5_OK = 0x00,

@@ -7,6 +7,8 @@
 #include <strings.h>
 #include <sys/socket.h>
 
+#include "net/addr.h"
+
 void trip_init(struct trip *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -182,34 +184,18 @@ enum trip_rule trip_rule_from_name(const char *s)
 	return TRIP_NONE;
 }
 
-static bool v4_is_metadata(const unsigned char a[4])
-{
-	static const unsigned char aws[4] = {169, 254, 169, 254};
-	static const unsigned char ali[4] = {100, 100, 100, 200};
-	return memcmp(a, aws, 4) == 0 || memcmp(a, ali, 4) == 0;
-}
-
+/* The address classes own the list of metadata addresses (net/addr.c), so
+ * the tripwire and the filter cannot disagree about one. */
 bool trip_addr_is_metadata(int family, const void *addr)
 {
+	struct lnk_addr a = {.family = family};
 	if (family == AF_INET)
-		return v4_is_metadata(addr);
-	if (family != AF_INET6)
+		memcpy(a.a, addr, 4);
+	else if (family == AF_INET6)
+		memcpy(a.a, addr, 16);
+	else
 		return false;
-	const unsigned char *a = addr;
-	/* fd00:ec2::254 */
-	static const unsigned char ec2[16] = {
-	    0xfd, 0x00, 0x0e, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54};
-	static const unsigned char mapped[12] = {0, 0, 0, 0, 0,	   0,
-						 0, 0, 0, 0, 0xff, 0xff};
-	static const unsigned char nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0,
-						0, 0,	 0,    0,    0, 0};
-	if (memcmp(a, ec2, 16) == 0)
-		return true;
-	/* ::ffff:169.254.169.254 and 64:ff9b::169.254.169.254 reach the same
-	 * service on a dual-stack or NAT64 host. */
-	if (memcmp(a, mapped, 12) == 0 || memcmp(a, nat64, 12) == 0)
-		return v4_is_metadata(a + 12);
-	return false;
+	return addr_classify(&a) == AC_METADATA;
 }
 
 bool trip_target_is_metadata(const char *host)
@@ -233,11 +219,9 @@ bool trip_target_is_metadata(const char *host)
 	}
 	if (n && h[n - 1] == '.')
 		h[--n] = '\0';
-	unsigned char a[16];
-	if (inet_pton(AF_INET, h, a) == 1)
-		return trip_addr_is_metadata(AF_INET, a);
-	if (inet_pton(AF_INET6, h, a) == 1)
-		return trip_addr_is_metadata(AF_INET6, a);
+	struct lnk_addr a;
+	if (addr_parse_literal(h, &a) == LIT_ADDR)
+		return addr_classify(&a) == AC_METADATA;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcasecmp(h, names[i]) == 0)
 			return true;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "net/grammar.h"
 #include "store/paths.h"
 #include "wire/confine.h"
 #include "wire/handoff.h"
@@ -51,13 +52,9 @@ static int check_dns_server(const char *s, struct lnk_err *err)
 		port = colon + 1;
 	}
 	struct lnk_addr a;
-	if (addr_parse_literal(host, &a) != LIT_ADDR)
-		goto bad;
-	char *end;
-	errno = 0;
-	long v = strtol(port, &end, 10);
-	if (errno || *end || v < 1 || v > 65535 || port[0] < '0' ||
-	    port[0] > '9')
+	uint16_t v;
+	if (addr_parse_literal(host, &a) != LIT_ADDR ||
+	    port_parse(port, strlen(port), &v) < 0)
 		goto bad;
 	return 0;
 bad:
@@ -120,14 +117,13 @@ int wire_plan(const struct policy *p, const char *name, const char *home,
 	uint16_t *ports = ps->n ? xcalloc(ps->n, sizeof(*ports)) : NULL;
 	size_t n = 0;
 	for (size_t i = 0; i < ps->n; i++) {
-		char *end;
-		errno = 0;
-		long v = strtol(ps->v[i], &end, 10);
-		if (errno || *end || v < 1 || v > 65535) {
+		uint16_t v;
+		if (port_parse(ps->v[i], strlen(ps->v[i]), &v) < 0) {
 			free(ports);
+			char q[256];
+			net_quote(q, sizeof(q), ps->v[i], strlen(ps->v[i]));
 			return err_set(err, -EINVAL,
-				       "localhost port '%s' is not 1..65535",
-				       ps->v[i]);
+				       "%s is not a port: give " PORT_RULE, q);
 		}
 		bool dup = false;
 		for (size_t j = 0; j < n; j++)
@@ -143,12 +139,9 @@ int wire_plan(const struct policy *p, const char *name, const char *home,
 		return r;
 	/* The control socket and the registry take the name as a file name
 	 * and a key: refuse a bad one now, before anything forks. */
-	if (!state_name_valid(name)) {
+	if ((r = sandbox_name_check(name, strlen(name), err)) < 0) {
 		wire_plan_free(wp);
-		return err_set(err, -EINVAL,
-			       "'%s' is not a sandbox name: use up to %d "
-			       "letters, digits, '.', '_' and '-'",
-			       name, STATE_NAME_MAX);
+		return r;
 	}
 	wp->home = xstrdup(home);
 	return 0;

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "net/grammar.h"
 #include "wire/handoff.h"
 #include "wire/wire.h"
 
@@ -70,10 +71,10 @@ static int enter_netns(void)
 
 static uint16_t num(const char *s)
 {
-	long v = strtol(s, NULL, 10);
-	if (v < 1 || v > 65535)
-		diex(LNK_EXIT_USAGE, "'%s' is not a port", s);
-	return (uint16_t)v;
+	uint16_t v;
+	if (port_parse(s, strlen(s), &v) < 0)
+		diex(LNK_EXIT_USAGE, "'%s' is not a port: give " PORT_RULE, s);
+	return v;
 }
 
 int main(int argc, char **argv)

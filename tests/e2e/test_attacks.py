@@ -1938,3 +1938,34 @@ def test_etc_is_never_a_write_grant(lnk):
         assert cp.returncode != 0, cp.stdout + cp.stderr
         assert "system folder" in cp.stderr, cp.stderr
     lnk.run("--read", "/etc", "--", "true", check=True)
+
+
+# --- the grammar of hosts, addresses, ports and names ---
+
+# A spec someone else wrote names what no grant reaches in a spelling a
+# second parser might read differently: the spec refuses it before
+# anything starts, in the words the wire uses when it refuses a call.
+HOSTILE_GRANTS = [
+    ("internet", '"1.0x7f"', "ambiguous address literal"),
+    ("internet", '"0x7f.1"', "ambiguous address literal"),
+    ("internet", '"[::ffff:127.0.0.1]"', "loopback address"),
+    ("internet", '"2002:a9fe:a9fe::1"', "cloud metadata address"),
+    ("lan", '"::ffff:169.254.169.254"', "cloud metadata address"),
+    ("lan", '"[64:ff9b::a9fe:a9fe]:80"', "cloud metadata address"),
+    ("lan", '"2002:a9fe:a9fe::/48"', "cloud metadata address"),
+    ("lan", '"100.100.100.200:80"', "cloud metadata address"),
+    ("lan", '"::ffff:127.0.0.0/104"', "loopback address"),
+    ("lan", '"127.0.0.1."', "loopback address"),
+    ("lan", '"10.1"', "ambiguous address literal"),
+]
+
+
+@pytest.mark.parametrize("section,value,words", HOSTILE_GRANTS)
+def test_a_spec_cannot_grant_what_the_wire_never_reaches(lnk, work, section,
+                                                         value, words):
+    (work / "hostile.toml").write_text(
+        f"version = 1\n[{section}]\nhosts = [{value}]\n"
+        '[commands]\nallow = ["true"]\n')
+    cp = lnk.run("--spec", "hostile.toml", "--", "true")
+    assert cp.returncode == 2, (value, cp.stdout, cp.stderr)
+    assert words in cp.stderr, (value, cp.stderr)

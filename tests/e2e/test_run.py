@@ -638,3 +638,15 @@ def test_sigkill_of_lnk_leaves_no_sandbox(lnk, home, late):
                 except OSError:
                     pass
     assert not stray, f"sandboxes outlived lnk: {stray}"
+
+
+def test_a_bad_name_is_refused_alike_with_or_without_a_wire(lnk):
+    """One rule for sandbox names: the flag's check is the registry's and
+    the wire's, so a name is refused before anything starts, the same way
+    whatever else the command grants."""
+    plain = lnk.run("--name", ".x", "--", "true")
+    wired = lnk.run("--name", ".x", "--internet-host", "*", "--", "true")
+    assert plain.returncode == 2, plain.stderr
+    assert wired.returncode == 2, wired.stderr
+    assert plain.stderr == wired.stderr
+    assert "'.x' is not a sandbox name" in plain.stderr

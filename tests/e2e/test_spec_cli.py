@@ -3,6 +3,9 @@ the command line (product text: "Every flag is a key", "Describe a sandbox
 in a file")."""
 import json
 import re
+import subprocess
+
+import pytest
 
 
 def test_spec_from_flags_reads_back_identically(lnk, home, work):
@@ -157,3 +160,50 @@ def test_permissions_usage(lnk):
     cp = lnk("sandbox", "permissions", "--jsn")
     assert cp.returncode == 2
     assert "did you mean '--json'?" in cp.stderr
+
+
+# What the wire says when it refuses a call (src/net/addr.h): the spec
+# refuses a grant the wire would refuse, in the same words.
+AMBIGUOUS = "ambiguous address literal (write a plain dotted quad)"
+METADATA = "cloud metadata address"
+
+
+def test_spec_refuses_what_the_wire_refuses_in_its_words(lnk, work):
+    for section, flag, value, msg in [
+        ("internet", "--internet-host", "1.0x7f", AMBIGUOUS),
+        ("internet", "--internet-host", "127.1", AMBIGUOUS),
+        ("internet", "--internet-host", "100.100.100.200", METADATA),
+        ("lan", "--lan-host", "100.100.100.200", METADATA),
+        ("lan", "--lan-host", "169.254.169.254:80", METADATA),
+        ("lan", "--lan-host", "::ffff:169.254.169.254", METADATA),
+        ("lan", "--lan-host", "10.0x1", AMBIGUOUS),
+    ]:
+        cp = lnk("sandbox", "spec", flag, value)
+        assert cp.returncode == 2, (value, cp.stdout, cp.stderr)
+        assert msg in cp.stderr, (value, cp.stderr)
+        (work / "s.toml").write_text(f'[{section}]\nhosts = ["{value}"]\n')
+        cp = lnk("sandbox", "spec", "--spec", "s.toml")
+        assert cp.returncode == 2, (value, cp.stdout, cp.stderr)
+        assert msg in cp.stderr, (value, cp.stderr)
+
+
+def test_the_wire_refuses_an_ambiguous_literal_in_the_spec_words(lnk, work):
+    """The other half: the words the spec says for 1.0x7f are the reason
+    the wire logs when a program asks for it under --internet-host '*'."""
+    probe = (
+        "import socket\n"
+        "s = socket.create_connection(('127.0.0.1', 3128), timeout=15)\n"
+        "s.sendall(b'GET http://1.0x7f/ HTTP/1.1\\r\\nHost: 1.0x7f\\r\\n"
+        "\\r\\n')\n"
+        "print(s.recv(4096).split(b'\\r\\n', 1)[0].decode())\n")
+    (work / "probe.py").write_text(probe)
+    cp = lnk.run("--read", str(work), "--internet-host", "*", "--",
+                 "python3", str(work / "probe.py"), timeout=60,
+                 stdin=subprocess.DEVNULL)
+    if cp.returncode == 125 and "wire" in cp.stderr:
+        pytest.skip(f"no wire here: {cp.stderr.strip()}")
+    assert " 403 " in cp.stdout, cp.stdout + cp.stderr
+    log = lnk("sandbox", "log", "--json", "--refused", check=True)
+    reasons = [json.loads(line)["reason"] for line in log.stdout.splitlines()
+               if json.loads(line)["target"].startswith("1.0x7f")]
+    assert reasons == [AMBIGUOUS], log.stdout

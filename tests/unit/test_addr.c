@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "wire/addr.h"
+#include "net/addr.h"
 
 struct row {
 	const char *in;

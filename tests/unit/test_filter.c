@@ -1,5 +1,5 @@
-/* Host patterns and grants: suffix tricks, case, trailing dots, LAN rules,
- * and the addresses no grant reaches. */
+/* Grants: which grant covers a call, and the addresses no grant reaches
+ * (the forms of hosts and LAN rules are test_grammar.c's rows). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,57 +10,6 @@
 #include <cmocka.h>
 
 #include "wire/filter.h"
-
-static void test_normalize(void **state)
-{
-	(void)state;
-	char out[HOST_MAX + 1];
-	const char *why;
-	assert_int_equal(host_normalize("Example.COM.", out, &why), 0);
-	assert_string_equal(out, "example.com");
-	assert_int_equal(host_normalize("a..b", out, &why), -EINVAL);
-	assert_int_equal(host_normalize(".", out, &why), -EINVAL);
-	assert_int_equal(host_normalize("", out, &why), -EINVAL);
-	assert_int_equal(host_normalize("ex ample.com", out, &why), -EINVAL);
-	assert_int_equal(host_normalize("exa/mple.com", out, &why), -EINVAL);
-	assert_int_equal(host_normalize("b\xc3\xbc"
-					"cher.de",
-					out, &why),
-			 -EINVAL);
-	assert_int_equal(host_normalize("xn--bcher-kva.de", out, &why), 0);
-	char big[300];
-	memset(big, 'a', 70);
-	big[70] = '\0';
-	assert_int_equal(host_normalize(big, out, &why), -EINVAL);
-}
-
-struct prow {
-	const char *pattern, *host;
-	bool match;
-};
-
-static const struct prow prows[] = {
-    {"example.com", "example.com", true},
-    {"example.com", "www.example.com", false},
-    {"example.com", "evilexample.com", false},
-    {"example.com", "example.com.evil.test", false},
-    {"*.example.com", "www.example.com", true},
-    {"*.example.com", "a.b.example.com", true},
-    {"*.example.com", "example.com", false},
-    {"*.example.com", "evilexample.com", false},
-    {"*.example.com", "wwwexample.com", false},
-    {"*.example.com", "example.com.evil.test", false},
-    {"*", "anything.test", true},
-};
-
-static void test_patterns(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < sizeof(prows) / sizeof(prows[0]); i++)
-		if (host_pattern_match(prows[i].pattern, prows[i].host) !=
-		    prows[i].match)
-			fail_msg("%s vs %s", prows[i].pattern, prows[i].host);
-}
 
 static struct filter make(const char *const *hosts, const char *const *lan)
 {
@@ -242,32 +191,11 @@ static void test_routes(void **state)
 	filter_free(&f);
 }
 
-static void test_lan_parse(void **state)
-{
-	(void)state;
-	struct lan_rule r;
-	struct lnk_err err = {0};
-	assert_int_equal(lan_rule_parse("10.0.0.0/8:22", &r, &err), 0);
-	assert_true(r.is_net);
-	assert_int_equal(r.prefix, 8);
-	assert_int_equal(r.port, 22);
-	assert_int_equal(lan_rule_parse("fd00::/8", &r, &err), 0);
-	assert_int_equal(r.prefix, 8);
-	assert_int_equal(lan_rule_parse("Printer.Local.", &r, &err), 0);
-	assert_string_equal(r.name, "printer.local");
-	assert_int_equal(lan_rule_parse("10.0.0.0/33", &r, &err), -EINVAL);
-	assert_int_equal(lan_rule_parse("host:0", &r, &err), -EINVAL);
-	assert_int_equal(lan_rule_parse("host:70000", &r, &err), -EINVAL);
-	assert_int_equal(lan_rule_parse("10.1", &r, &err), -EINVAL);
-	assert_int_equal(lan_rule_parse("[10.0.0.1]:22", &r, &err), -EINVAL);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_normalize), cmocka_unit_test(test_patterns),
-	    cmocka_unit_test(test_grants),    cmocka_unit_test(test_routes),
-	    cmocka_unit_test(test_lan_parse),
+	    cmocka_unit_test(test_grants),
+	    cmocka_unit_test(test_routes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

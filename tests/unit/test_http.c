@@ -120,6 +120,8 @@ static const struct bad bads[] = {
     {"GET http://x.test:0/ HTTP/1.1\r\n\r\n", 400},
     {"GET http://x.test:65536/ HTTP/1.1\r\n\r\n", 400},
     {"GET http://x.test:8a/ HTTP/1.1\r\n\r\n", 400},
+    /* the grammar's port: no leading zero, as the spec refuses it */
+    {"GET http://x.test:080/ HTTP/1.1\r\n\r\n", 400},
     {"GET http:/// HTTP/1.1\r\n\r\n", 400},
     {"GET http://[::1/ HTTP/1.1\r\n\r\n", 400},
     {"GET http://[x.test]/ HTTP/1.1\r\n\r\n", 400},

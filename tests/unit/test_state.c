@@ -612,27 +612,6 @@ static void wire_joins_supervisors_entry(void **state)
 	free(v);
 }
 
-static void name_rules(void **state)
-{
-	(void)state;
-	static const char *const good[] = {"run-1", "main-link", "a", "A.b_c-9",
-					   NULL};
-	static const char *const bad[] = {"",	 ".", "..",  "-x", "a/b",
-					  "a b", "é", "a\n", NULL};
-	for (size_t i = 0; good[i]; i++)
-		assert_true(state_name_valid(good[i]));
-	for (size_t i = 0; bad[i]; i++)
-		assert_false(state_name_valid(bad[i]));
-	char n[STATE_NAME_MAX + 2];
-	memset(n, 'a', sizeof(n));
-	n[STATE_NAME_MAX] = '\0';
-	assert_true(state_name_valid(n));
-	n[STATE_NAME_MAX] = 'a';
-	n[STATE_NAME_MAX + 1] = '\0';
-	assert_false(state_name_valid(n));
-	assert_false(state_name_valid(NULL));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -652,7 +631,6 @@ int main(void)
 	    cmocka_unit_test(hidden_folders_by_identity),
 	    cmocka_unit_test_setup_teardown(wire_joins_supervisors_entry, setup,
 					    teardown),
-	    cmocka_unit_test(name_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

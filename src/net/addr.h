@@ -51,6 +51,17 @@ enum literal_kind addr_parse_literal(const char *host, struct lnk_addr *out);
 enum addr_class addr_classify(const struct lnk_addr *a);
 const char *addr_class_name(enum addr_class c);
 
+/* Why no grant reaches an address of class c (this machine, every
+ * machine, or a cloud's credentials), or NULL when a grant can. The wire
+ * says it when it refuses a call and the spec when it refuses a grant. */
+const char *addr_never_why(enum addr_class c);
+
+/* The words for a host that looks numeric but is no strict literal. */
+#define ADDR_AMBIGUOUS_WHY \
+	"ambiguous address literal (write a plain dotted quad)"
+/* The words for an address of this network under an internet grant. */
+#define ADDR_NOT_INTERNET_WHY "address on this network, not the internet"
+
 /* The IPv4 address an IPv6 address carries in one of the forms above, if
  * any; a itself otherwise. */
 struct lnk_addr addr_unwrap(const struct lnk_addr *a);

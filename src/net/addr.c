@@ -1,4 +1,4 @@
-#include "wire/addr.h"
+#include "net/addr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -212,6 +212,31 @@ const char *addr_class_name(enum addr_class c)
 		return "cloud metadata";
 	}
 	return "unknown";
+}
+
+const char *addr_never_why(enum addr_class c)
+{
+	switch (c) {
+	case AC_METADATA:
+		return "cloud metadata address";
+	case AC_LOOPBACK:
+		return "loopback address (use --port for this machine)";
+	case AC_UNSPECIFIED:
+		return "unspecified address";
+	case AC_MULTICAST:
+		return "multicast address";
+	case AC_BROADCAST:
+		return "broadcast address";
+	case AC_RESERVED:
+		return "reserved address";
+	case AC_INTERNET:
+	case AC_PRIVATE:
+	case AC_CGNAT:
+	case AC_LINK_LOCAL:
+	case AC_ULA:
+		break;
+	}
+	return NULL;
 }
 
 bool addr_equal(const struct lnk_addr *x, const struct lnk_addr *y)
