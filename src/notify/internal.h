@@ -94,6 +94,13 @@ enum nt_dev {
 };
 enum nt_dev nt_chardev(dev_t rdev);
 
+/* Whether an open with flags asks for no more access than a descriptor
+ * opened with access mode `have` (O_RDONLY, O_WRONLY, O_RDWR, or O_PATH)
+ * already gives: reopening an inherited descriptor through /dev/fd/N must
+ * never turn a read-only stdin into a writable file. O_TRUNC counts as
+ * writing; an O_PATH request asks for nothing. */
+bool nt_access_within(int flags, int have);
+
 /* tty_nr (field 7 of /proc/PID/stat) of stat's text: 0 or -EINVAL. The
  * command name (field 2) may hold spaces and parentheses: fields are
  * counted after its LAST ')'. */

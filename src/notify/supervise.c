@@ -245,6 +245,12 @@ struct task {
 	 * the fd of /dev/fd/N, ...), or -errno; -1 when it starts at the
 	 * root or is unused */
 	int base[2];
+	/* The access mode (O_ACCMODE, or O_PATH) of the task's descriptor
+	 * each base is, when a path names that descriptor (/dev/stdin,
+	 * /dev/fd/N, a dirfd); O_PATH for its cwd or root. */
+	int base_acc[2];
+	int pidfd;	  /* the task (pidfd_open), or -1 until needed */
+	uint64_t mntns;	  /* its mount namespace's id, 0 until needed */
 	struct worker *w; /* whose executor opens existing objects */
 	int sfd;	  /* bind: the task's socket, or -1 */
 	int ctty;	  /* O_PATH on its controlling terminal; NT_CTTY_UNKNOWN
@@ -265,6 +271,8 @@ static void task_close(struct task *t)
 			close(t->base[i]);
 	if (t->sfd >= 0)
 		close(t->sfd);
+	if (t->pidfd >= 0)
+		close(t->pidfd);
 	if (t->ctty >= 0)
 		close(t->ctty);
 }
@@ -465,10 +473,10 @@ static void where_close(struct where *w)
 	w->parent = -1;
 }
 
-/* Where a path starts, as the task sees it: *rel is set to "cwd" or
- * "fd/N" under /proc/TID and 0 returned; 1 when it starts at the task's
- * root (absolute); -EBADF for a bad dirfd. Pure. */
-static int base_of(int dirfd, const char *path, char *rel, size_t cap)
+/* Where a path starts, as the task sees it: *fd is set to the task's
+ * descriptor it starts at (-1 for its cwd) and 0 returned; 1 when it
+ * starts at the task's root (absolute); -EBADF for a bad dirfd. Pure. */
+static int base_of(int dirfd, const char *path, int *fd)
 {
 	struct nt_path np;
 
@@ -477,35 +485,198 @@ static int base_of(int dirfd, const char *path, char *rel, size_t cap)
 	case NT_BASE_ROOT:
 		return 1;
 	case NT_BASE_FD:
-		snprintf(rel, cap, "fd/%d", np.fd);
+		*fd = np.fd;
 		return 0;
 	case NT_BASE_CWD:
-		snprintf(rel, cap, "cwd");
+		*fd = -1;
 		return 0;
 	case NT_BASE_DIRFD:
 		if (dirfd == AT_FDCWD)
-			snprintf(rel, cap, "cwd");
+			*fd = -1;
 		else if (dirfd < 0)
 			return -EBADF;
 		else
-			snprintf(rel, cap, "fd/%d", dirfd);
+			*fd = dirfd;
 		return 0;
 	}
 	return -EBADF;
 }
 
-/* The worker's half: opens (O_PATH) where path starts. -1 when it starts
- * at the root, else an fd or -errno (kept for the executor to report at
- * the same point as the native call would). */
-static int base_prepare(struct task *t, int dirfd, const char *path)
-{
-	char rel[32];
-	int r = base_of(dirfd, path, rel, sizeof(rel));
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
 
+/* The task's own descriptor fd, as the very open file it holds
+ * (pidfd_getfd): its access mode is then the one it was opened with, and
+ * what we act on is what we looked at (opening /proc/TID/fd/N by name
+ * could meet another file dup2'ed there meanwhile). A thread with a
+ * descriptor table of its own (unshare(CLONE_FILES)) is asked by its tid;
+ * before Linux 6.9 (no PIDFD_THREAD), by its thread group. */
+static int task_getfd(struct task *t, int fd)
+{
+	if (t->pidfd < 0) {
+		t->pidfd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
+		if (t->pidfd < 0 && errno == EINVAL && task_status(t) == 0)
+			t->pidfd = (int)syscall(SYS_pidfd_open, t->tgid, 0);
+		if (t->pidfd < 0)
+			return -EPERM;
+	}
+	int r = (int)syscall(SYS_pidfd_getfd, t->pidfd, fd, 0);
+	if (r < 0)
+		return errno == EBADF ? -EBADF : -EPERM;
+	return r;
+}
+
+/* The worker's half: opens where path starts. -1 when it starts at the
+ * root, else an fd (O_PATH on the cwd, or the task's descriptor itself,
+ * its access mode in *acc) or -errno (kept for the executor to report at
+ * the same point as the native call would). */
+static int base_prepare(struct task *t, int dirfd, const char *path, int *acc)
+{
+	int fdnum, fd;
+	int r = base_of(dirfd, path, &fdnum);
+
+	*acc = O_PATH;
 	if (r != 0)
 		return r > 0 ? -1 : r;
-	int fd = openat(t->procfd, rel, O_PATH | O_CLOEXEC);
-	return fd < 0 ? (errno == ENOENT ? -EBADF : -EPERM) : fd;
+	if (fdnum < 0) {
+		fd = openat(t->procfd, "cwd", O_PATH | O_CLOEXEC);
+		return fd < 0 ? -EPERM : fd;
+	}
+	fd = task_getfd(t, fdnum);
+	if (fd < 0)
+		return fd;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0) {
+		close(fd);
+		return -EPERM;
+	}
+	*acc = (fl & O_PATH) ? O_PATH : (fl & O_ACCMODE);
+	return fd;
+}
+
+/* ---- what the sandbox's grants reach ---- */
+
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+#ifndef NS_GET_MNTNS_ID
+#define NS_GET_MNTNS_ID _IOR(0xb7, 0x5, uint64_t)
+#endif
+#define NR_STATMOUNT 457 /* the shared table of new syscalls */
+
+struct nt_mnt_id_req {
+	uint32_t size, spare;
+	uint64_t mnt_id, param, mnt_ns_id;
+};
+
+/* The old (non-unique) mount id of fd in /proc/TID/mountinfo: kernels
+ * without statmount (before 6.11). The id cannot be reused while fd holds
+ * its mount. 1 found, 0 not, -EPERM unknown. */
+static int mount_in_mountinfo(struct task *t, int fd)
+{
+	struct statx sx;
+	char line[8192];
+	int r = 0;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) < 0 ||
+	    !(sx.stx_mask & STATX_MNT_ID))
+		return -EPERM;
+	int mfd = openat(t->procfd, "mountinfo", O_RDONLY | O_CLOEXEC);
+	if (mfd < 0)
+		return -EPERM;
+	FILE *f = fdopen(mfd, "r");
+	if (!f) {
+		close(mfd);
+		return -EPERM;
+	}
+	while (r == 0 && fgets(line, sizeof(line), f)) {
+		char *end;
+		unsigned long long id = strtoull(line, &end, 10);
+		if (end != line && *end == ' ' && id == sx.stx_mnt_id)
+			r = 1;
+	}
+	fclose(f);
+	return r;
+}
+
+/* 1 when fd lies on a mount of the task's mount namespace, 0 when not
+ * (the host's: an inherited stdin, stdout or folder; a pipe or socket),
+ * -EPERM when it cannot be told. The sandbox's mount tree is exactly
+ * what its grants show, with their read-only, hidden and missing places
+ * (write confinement is mount-based), and a walk on descriptors never
+ * leaves the namespace of the mount it starts on. So this is the test of
+ * "inside the grants" for whatever the guard is asked to act on. */
+static int on_sandbox_mounts(struct task *t, int fd)
+{
+	struct statx sx;
+
+	if (!t->mntns) {
+		int ns = openat(t->procfd, "ns/mnt", O_RDONLY | O_CLOEXEC);
+		if (ns < 0)
+			return -EPERM;
+		if (ioctl(ns, NS_GET_MNTNS_ID, &t->mntns) < 0)
+			t->mntns = UINT64_MAX; /* before 6.10: mountinfo */
+		close(ns);
+	}
+	if (t->mntns == UINT64_MAX ||
+	    statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID_UNIQUE, &sx) < 0 ||
+	    !(sx.stx_mask & STATX_MNT_ID_UNIQUE))
+		return mount_in_mountinfo(t, fd);
+	struct nt_mnt_id_req req = {
+	    .size = sizeof(req),
+	    .mnt_id = sx.stx_mnt_id,
+	    .param = 0x1, /* STATMOUNT_SB_BASIC: the least there is */
+	    .mnt_ns_id = t->mntns,
+	};
+	union {
+		uint64_t align;
+		char b[512];
+	} buf;
+	if (syscall(NR_STATMOUNT, &req, buf.b, sizeof(buf.b), 0) == 0)
+		return 1;
+	if (errno == ENOENT)
+		return 0;
+	if (errno == ENOSYS || errno == EINVAL)
+		return mount_in_mountinfo(t, fd);
+	return -EPERM;
+}
+
+/* 0 when the guard may act beneath or on fd for the task; -EACCES (what
+ * Landlock answers the program natively) when fd is not inside its
+ * grants. */
+static int reach_ok(struct task *t, int fd)
+{
+	int r = on_sandbox_mounts(t, fd);
+
+	return r > 0 ? 0 : r == 0 ? -EACCES : r;
+}
+
+/* An object the path names BY a descriptor of the task (/dev/stdout,
+ * /dev/fd/N, /proc/self/fd/N), reopened with flags: inside the grants,
+ * the mounts decide as for any path; outside them (the host's stdin or
+ * stdout, a pipe) never more than the descriptor has, acc its access
+ * mode: an inherited read-only deploy.sh stays read only, an append-only
+ * log stays unread. */
+static int fd_reopen_ok(struct task *t, int o, int acc, int flags)
+{
+	int r = on_sandbox_mounts(t, o);
+
+	if (r < 0)
+		return r;
+	if (r > 0 || nt_access_within(flags, acc))
+		return 0;
+	return -EACCES;
+}
+
+/* The end of locate: the folder found must be inside the sandbox's
+ * grants, whatever it was reached from (a descriptor of the host's folder
+ * given as stdin: `mkdir /dev/fd/0/.git`). */
+static int located(struct task *t, struct where *w, int r)
+{
+	if (r == 0 && (r = reach_ok(t, w->parent)) < 0)
+		where_close(w);
+	return r;
 }
 
 /* Resolves the parent of path as the task sees it; base is the prepared
@@ -526,8 +697,10 @@ static int locate(struct task *t, int base, const char *path, struct where *w)
 		if ((size_t)snprintf(abs, sizeof(abs), "/%s", np.rest) >=
 		    sizeof(abs))
 			return -ENAMETOOLONG;
-		return nt_lookup_parent(&t->ctx, -1, abs, &w->parent, w->last,
-					sizeof(w->last), &w->slash);
+		return located(t, w,
+			       nt_lookup_parent(&t->ctx, -1, abs, &w->parent,
+						w->last, sizeof(w->last),
+						&w->slash));
 	}
 	if (base < 0)
 		return base == -1 ? -EBADF : base;
@@ -539,8 +712,9 @@ static int locate(struct task *t, int base, const char *path, struct where *w)
 	struct stat st;
 	if (fstat(base, &st) < 0 || !S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	return nt_lookup_parent(&t->ctx, base, np.rest, &w->parent, w->last,
-				sizeof(w->last), &w->slash);
+	return located(t, w,
+		       nt_lookup_parent(&t->ctx, base, np.rest, &w->parent,
+					w->last, sizeof(w->last), &w->slash));
 }
 
 /* The error a non-mkdir creation gets natively for "name/" (the kernel
@@ -670,7 +844,11 @@ static int open_existing(struct notify *n, struct task *t, int o, int flags)
 		}
 	}
 	if (flags & O_PATH) {
-		int fd = fcntl(use, F_DUPFD_CLOEXEC, 0);
+		/* a new O_PATH file: `use` may be the task's own open file
+		 * (pidfd_getfd), whose access a dup would hand over */
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/thread-self/fd/%d", use);
+		int fd = open(p, O_PATH | O_CLOEXEC);
 		return fd < 0 ? -errno : fd;
 	}
 	if (S_ISDIR(st.st_mode) && (flags & O_CREAT))
@@ -679,8 +857,8 @@ static int open_existing(struct notify *n, struct task *t, int o, int flags)
 	return exec_open(t->w, use, flags, S_ISFIFO(st.st_mode));
 }
 
-static int do_open(struct notify *n, struct task *t, int base, const char *path,
-		   int flags, mode_t mode)
+static int do_open(struct notify *n, struct task *t, int base, int acc,
+		   const char *path, int flags, mode_t mode)
 {
 	struct where w;
 	int r = locate(t, base, path, &w);
@@ -704,6 +882,8 @@ static int do_open(struct notify *n, struct task *t, int base, const char *path,
 			return -EEXIST;
 		if (flags & O_NOFOLLOW)
 			return -ELOOP;
+		if ((r = fd_reopen_ok(t, w.magic, acc, flags)) < 0)
+			return r;
 		return open_existing(n, t, w.magic, flags);
 	}
 	for (int hop = 0;; hop++) {
@@ -962,22 +1142,26 @@ static int do_link(struct notify *n, struct task *t, int obase, const char *old,
 				r = -errno;
 				goto out;
 			}
-			if ((r = link_source_ok(srcfd)) < 0)
-				goto out;
-			r = linkat(o.parent, o.last, nw.parent, nw.last, 0) < 0
-				? -errno
-				: 0;
-			goto out;
+			/* linked below by this descriptor, never again by
+			 * name: a swap of o.last in between cannot change
+			 * what gets the new name (a symlink's own O_PATH
+			 * file links the symlink itself) */
+			snprintf(src, sizeof(src), "/proc/thread-self/fd/%d",
+				 srcfd);
 		}
 	}
 	{
-		/* what the proc link names, checked like any source */
+		/* what the proc link names, checked like any source: an
+		 * ordinary object, inside the grants (an inherited host
+		 * file is not given a name in a write folder) */
 		int chk = open(src, O_PATH | O_CLOEXEC);
 		if (chk < 0) {
 			r = -errno;
 			goto out;
 		}
 		r = link_source_ok(chk);
+		if (r == 0 && (r = on_sandbox_mounts(t, chk)) >= 0)
+			r = r > 0 ? 0 : -EXDEV;
 		close(chk);
 		if (r < 0)
 			goto out;
@@ -1233,15 +1417,19 @@ static int prep(struct notify *n, struct job *j)
 	case OP_MKNOD:
 		if (task_status(t) < 0)
 			return -EPERM;
-		t->base[0] = base_prepare(t, arg_fd(req, op->dfd1), j->p1);
+		t->base[0] = base_prepare(t, arg_fd(req, op->dfd1), j->p1,
+					  &t->base_acc[0]);
 		break;
 	case OP_SYMLINK:
-		t->base[1] = base_prepare(t, arg_fd(req, op->dfd2), j->p2);
+		t->base[1] = base_prepare(t, arg_fd(req, op->dfd2), j->p2,
+					  &t->base_acc[1]);
 		break;
 	case OP_LINK:
 	case OP_RENAME:
-		t->base[0] = base_prepare(t, arg_fd(req, op->dfd1), j->p1);
-		t->base[1] = base_prepare(t, arg_fd(req, op->dfd2), j->p2);
+		t->base[0] = base_prepare(t, arg_fd(req, op->dfd1), j->p1,
+					  &t->base_acc[0]);
+		t->base[1] = base_prepare(t, arg_fd(req, op->dfd2), j->p2,
+					  &t->base_acc[1]);
 		break;
 	case OP_BIND: {
 		if (task_status(t) < 0)
@@ -1256,7 +1444,8 @@ static int prep(struct notify *n, struct job *j)
 		if (t->sfd < 0)
 			return e == EBADF ? -EBADF : -EPERM;
 		if (bind_path(&j->ss, j->alen, path))
-			t->base[0] = base_prepare(t, AT_FDCWD, path);
+			t->base[0] =
+			    base_prepare(t, AT_FDCWD, path, &t->base_acc[0]);
 		break;
 	}
 	}
@@ -1275,7 +1464,7 @@ static int execute(struct notify *n, struct job *j)
 	case OP_OPEN: {
 		int flags = op->fixed_flags ? op->fixed_flags
 					    : (int)req->data.args[op->flags];
-		return do_open(n, t, t->base[0], j->p1, flags,
+		return do_open(n, t, t->base[0], t->base_acc[0], j->p1, flags,
 			       (mode_t)req->data.args[op->mode] & 07777);
 	}
 	case OP_MKDIR:
@@ -1368,6 +1557,8 @@ static int handle(struct notify *n, struct worker *w,
 			     .procfd = -1,
 			     .ctx = {.rootfd = -1, .procfd = -1},
 			     .base = {-1, -1},
+			     .base_acc = {O_PATH, O_PATH},
+			     .pidfd = -1,
 			     .sfd = -1,
 			     .ctty = NT_CTTY_UNKNOWN};
 	j->t.w = w;

