@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "notify/notify.h"
@@ -100,6 +101,33 @@ enum nt_dev nt_chardev(dev_t rdev);
  * never turn a read-only stdin into a writable file. O_TRUNC counts as
  * writing; an O_PATH request asks for nothing. */
 bool nt_access_within(int flags, int have);
+
+/* A socket address as the kernel reads it for a socket of one family
+ * (sockaddr.c). */
+enum nt_sa_kind {
+	NT_SA_OTHER,  /* nothing the guard checks (abstract, autobind,
+		       * AF_UNSPEC, other families) */
+	NT_SA_PATH,   /* AF_UNIX: a name in a folder */
+	NT_SA_PORT,   /* AF_INET, AF_INET6: a port */
+	NT_SA_GROUPS, /* AF_NETLINK: multicast groups (a bit mask) */
+};
+struct nt_sockaddr {
+	enum nt_sa_kind kind;
+	uint16_t port;
+	uint32_t groups;
+	char path[109]; /* sun_path and its end */
+};
+
+/* Reads addr (alen bytes, at most sizeof(struct sockaddr_storage)) as
+ * bind(2) and connect(2) read it on a socket of family `domain`: 0 and
+ * *out, or -EINVAL where the kernel refuses the length before anything
+ * else. */
+int nt_sockaddr_parse(int domain, const void *addr, size_t alen,
+		      struct nt_sockaddr *out);
+
+/* Whether netlink multicast groups (nl_groups of a bind or connect) may be
+ * joined by a task without CAP_NET_ADMIN, as the kernel would let it. */
+bool nt_netlink_groups_ok(int protocol, uint32_t groups);
 
 /* tty_nr (field 7 of /proc/PID/stat) of stat's text: 0 or -EINVAL. The
  * command name (field 2) may hold spaces and parentheses: fields are

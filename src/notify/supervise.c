@@ -249,11 +249,12 @@ struct task {
 	 * each base is, when a path names that descriptor (/dev/stdin,
 	 * /dev/fd/N, a dirfd); O_PATH for its cwd or root. */
 	int base_acc[2];
-	int pidfd;	  /* the task (pidfd_open), or -1 until needed */
-	uint64_t mntns;	  /* its mount namespace's id, 0 until needed */
-	struct worker *w; /* whose executor opens existing objects */
-	int sfd;	  /* bind: the task's socket, or -1 */
-	int ctty;	  /* O_PATH on its controlling terminal; NT_CTTY_UNKNOWN
+	int pidfd;	     /* the task (pidfd_open), or -1 until needed */
+	uint64_t mntns;	     /* its mount namespace's id, 0 until needed */
+	struct worker *w;    /* whose executor opens existing objects */
+	int sfd;	     /* bind: the task's socket, or -1 */
+	int sdomain, sproto; /* its family and protocol */
+	int ctty; /* O_PATH on its controlling terminal; NT_CTTY_UNKNOWN
 		   * until asked for, NT_CTTY_NONE when it has none */
 };
 
@@ -1240,55 +1241,51 @@ out:
 
 #define CAP_BIT(c) (1ULL << (c))
 
-/* The filesystem path of an AF_UNIX address (into path, sized
- * sizeof(sun_path) + 1), or false for an abstract, unnamed or other
- * address. */
-static bool bind_path(const struct sockaddr_storage *ss, size_t alen,
-		      char *path)
+/* Socket families the guard binds for: those whose bind checks no
+ * capability the guard would hold in the sandbox's namespaces (it owns
+ * their user namespace, so any ns_capable() there passes for it) that
+ * it does not check by hand below. Any other family is refused: a
+ * sandbox has no device for them, and their binds were not audited. */
+static bool bind_family_ok(int domain)
 {
-	const struct sockaddr_un *un = (const struct sockaddr_un *)ss;
-
-	if (ss->ss_family != AF_UNIX ||
-	    alen <= offsetof(struct sockaddr_un, sun_path) ||
-	    un->sun_path[0] == '\0')
-		return false;
-	size_t plen = alen - offsetof(struct sockaddr_un, sun_path);
-	memcpy(path, un->sun_path, plen);
-	path[plen] = '\0';
-	return true;
+	return domain == AF_UNIX || domain == AF_INET || domain == AF_INET6 ||
+	       domain == AF_NETLINK || domain == AF_ALG || domain == AF_VSOCK;
 }
 
-/* t->sfd is the task's socket (pidfd_getfd, by the worker); base where
- * a path address starts. */
+/* t->sfd is the task's socket (pidfd_getfd, by the worker), sa its
+ * address as the kernel reads it for that socket (nt_sockaddr_parse);
+ * base where a path address starts. */
 static int do_bind(struct notify *n, struct task *t, int base,
+		   const struct nt_sockaddr *sa,
 		   const struct sockaddr_storage *ss, size_t alen)
 {
 	const struct sockaddr_un *un = (const struct sockaddr_un *)ss;
-	char path[sizeof(un->sun_path) + 1];
 	int r, sfd = t->sfd;
 
 	if (sfd < 0)
 		return -EBADF;
-	/* Port checks by hand: our bind would hold CAP_NET_BIND_SERVICE in
-	 * the sandbox's network namespace (we own its user namespace). */
-	uint16_t port = 0;
-	if (ss->ss_family == AF_INET && alen >= sizeof(struct sockaddr_in))
-		port = ntohs(((const struct sockaddr_in *)ss)->sin_port);
-	else if (ss->ss_family == AF_INET6 &&
-		 alen >= sizeof(struct sockaddr_in6))
-		port = ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
-	if (port && port < 1024 && !(t->capeff & CAP_BIT(CAP_NET_BIND_SERVICE)))
+	if (!bind_family_ok(t->sdomain))
+		return -EPERM;
+	/* Checks by hand what our bind would pass with the privilege we
+	 * hold in the sandbox's network namespace: a port below 1024
+	 * (CAP_NET_BIND_SERVICE), netlink multicast groups that need
+	 * CAP_NET_ADMIN there. */
+	if (sa->kind == NT_SA_PORT && sa->port && sa->port < 1024 &&
+	    !(t->capeff & CAP_BIT(CAP_NET_BIND_SERVICE)))
 		return -EACCES;
+	if (sa->kind == NT_SA_GROUPS && !(t->capeff & CAP_BIT(CAP_NET_ADMIN)) &&
+	    !nt_netlink_groups_ok(t->sproto, sa->groups))
+		return -EPERM;
 
-	if (!bind_path(ss, alen, path)) {
-		/* No path: an address family, abstract or autobind. */
+	if (sa->kind != NT_SA_PATH) {
+		/* No path: a port, abstract or autobind, netlink. */
 		return bind(sfd, (const struct sockaddr *)ss, (socklen_t)alen) <
 			       0
 			   ? -errno
 			   : 0;
 	}
 	struct where w;
-	r = locate(t, base, path, &w);
+	r = locate(t, base, sa->path, &w);
 	if (r < 0)
 		return r;
 	if (w.magic >= 0 || is_dots(w.last))
@@ -1368,6 +1365,7 @@ struct job {
 	char p1[PATH_MAX], p2[PATH_MAX];
 	struct sockaddr_storage ss; /* bind */
 	size_t alen;
+	struct nt_sockaddr sa; /* ss as the kernel reads it */
 };
 
 /* The worker's half: everything that needs ptrace rights over the task,
@@ -1380,7 +1378,7 @@ static int prep(struct notify *n, struct job *j)
 	const struct seccomp_notif *req = j->req;
 	const struct op *op = j->op;
 	struct task *t = &j->t;
-	char dir[32], path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	char dir[32];
 	int r = 0;
 
 	snprintf(dir, sizeof(dir), "/proc/%d", t->tid);
@@ -1394,8 +1392,10 @@ static int prep(struct notify *n, struct job *j)
 			r = read_str(t->tid, req->data.args[op->p2], j->p2,
 				     sizeof(j->p2));
 	} else {
-		uint64_t alen = req->data.args[op->flags];
-		if (alen > sizeof(j->ss) || alen < sizeof(sa_family_t))
+		/* an int to the kernel: only the low 32 bits count */
+		int alen = (int)(uint32_t)req->data.args[op->flags];
+		if (alen > (int)sizeof(j->ss) ||
+		    alen < (int)sizeof(sa_family_t))
 			r = -EINVAL;
 		else
 			r = read_mem(t->tid, req->data.args[op->p2], &j->ss,
@@ -1434,18 +1434,25 @@ static int prep(struct notify *n, struct job *j)
 	case OP_BIND: {
 		if (task_status(t) < 0)
 			return -EPERM;
-		int pidfd = (int)syscall(SYS_pidfd_open, t->tgid, 0);
-		if (pidfd < 0)
-			return -EPERM;
-		t->sfd = (int)syscall(SYS_pidfd_getfd, pidfd,
-				      (int)req->data.args[op->p1], 0);
-		int e = errno;
-		close(pidfd);
+		t->sfd = task_getfd(t, (int)req->data.args[op->p1]);
 		if (t->sfd < 0)
-			return e == EBADF ? -EBADF : -EPERM;
-		if (bind_path(&j->ss, j->alen, path))
-			t->base[0] =
-			    base_prepare(t, AT_FDCWD, path, &t->base_acc[0]);
+			return t->sfd;
+		socklen_t sl = sizeof(int);
+		if (getsockopt(t->sfd, SOL_SOCKET, SO_DOMAIN, &t->sdomain,
+			       &sl) < 0)
+			return errno == ENOTSOCK ? -ENOTSOCK : -EPERM;
+		sl = sizeof(int);
+		if (getsockopt(t->sfd, SOL_SOCKET, SO_PROTOCOL, &t->sproto,
+			       &sl) < 0)
+			return -EPERM;
+		/* the address read by the socket's family, as the kernel
+		 * will read the same bytes */
+		r = nt_sockaddr_parse(t->sdomain, &j->ss, j->alen, &j->sa);
+		if (r < 0)
+			return r;
+		if (j->sa.kind == NT_SA_PATH)
+			t->base[0] = base_prepare(t, AT_FDCWD, j->sa.path,
+						  &t->base_acc[0]);
 		break;
 	}
 	}
@@ -1485,7 +1492,7 @@ static int execute(struct notify *n, struct job *j)
 		    n, t, t->base[0], j->p1, t->base[1], j->p2,
 		    op->flags >= 0 ? (unsigned)req->data.args[op->flags] : 0);
 	case OP_BIND:
-		return do_bind(n, t, t->base[0], &j->ss, j->alen);
+		return do_bind(n, t, t->base[0], &j->sa, &j->ss, j->alen);
 	}
 	return -ENOSYS;
 }

@@ -1147,3 +1147,82 @@ def test_host_folder_descriptor_not_written(lnk, work, tmp_path, way):
     assert "s3cret" not in cp.stdout, cp.stdout
     assert not (work / "stolen").exists()
     assert "refused" in cp.stdout, cp.stdout + cp.stderr
+
+
+BIND_LOW = {
+    # sockaddr_in6 without sin6_scope_id: the kernel takes 24 bytes
+    "in6-24": "fam, size = socket.AF_INET6, 24",
+    "in6-28": "fam, size = socket.AF_INET6, 28",
+    # inet_bind takes AF_UNSPEC as AF_INET when the address is 0.0.0.0
+    "in4-unspec": "fam, size = socket.AF_INET, 16; fld = 0",
+    "in4-16": "fam, size = socket.AF_INET, 16",
+    # a family field that says AF_UNIX on an inet socket
+    "in6-unix-field": "fam, size = socket.AF_INET6, 28; fld = 1",
+}
+
+
+@pytest.mark.parametrize("form", sorted(BIND_LOW))
+def test_bind_low_port_refused_in_every_address_form(lnk, work, form):
+    """Threat: the guard binds with CAP_NET_BIND_SERVICE in the sandbox's
+    network namespace; an address form its port check does not read (24
+    bytes of AF_INET6, AF_UNSPEC) binds port 80 through it."""
+    cp = py(lnk, f"""
+        import ctypes, socket, struct
+        libc = ctypes.CDLL(None, use_errno=True)
+        fld = None
+        {BIND_LOW[form]}
+        s = socket.socket(fam, socket.SOCK_STREAM)
+        fld = fam if fld is None else fld
+        b = struct.pack("=H", fld) + struct.pack("!H", 80)
+        if fam == socket.AF_INET6:
+            b += b"\\0" * 4 + socket.inet_pton(socket.AF_INET6, "::1")
+        else:
+            b += socket.inet_aton("0.0.0.0")
+        b = (b + b"\\0" * 32)[:size]
+        r = libc.bind(s.fileno(), ctypes.c_char_p(b), size)
+        e = ctypes.get_errno()
+        print("BOUND" if r == 0 else "refused %d" % e, s.getsockname())
+    """, "--write", work)
+    assert "refused" in cp.stdout, cp.stdout + cp.stderr
+    assert "BOUND" not in cp.stdout, cp.stdout
+
+
+def test_bind_unix_address_longer_than_sockaddr_un(lnk, work):
+    """Threat: an AF_UNIX address of 111 to 128 bytes (sockaddr_storage)
+    copied into the guard's 109-byte path buffer: a write past it in the
+    supervisor. The kernel refuses such a length (EINVAL); so must the
+    guard, and the sandbox keeps working."""
+    cp = py(lnk, """
+        import ctypes, os, socket
+        libc = ctypes.CDLL(None, use_errno=True)
+        for size in (110, 111, 120, 128):
+            s = socket.socket(socket.AF_UNIX)
+            b = (b"\\x01\\x00" + b"A" * 200)[:size]
+            r = libc.bind(s.fileno(), ctypes.c_char_p(b), size)
+            print(size, "bound" if r == 0 else ctypes.get_errno())
+        open("after", "w").close(); print("after", os.path.exists("after"))
+    """, "--write", work)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert "111 22" in cp.stdout and "128 22" in cp.stdout, cp.stdout
+    assert "after True" in cp.stdout, cp.stdout
+
+
+def test_bind_other_socket_families_not_performed(lnk, work):
+    """Threat: the guard binds a netlink socket to multicast groups that
+    need CAP_NET_ADMIN, which it holds over the sandbox's namespaces."""
+    cp = py(lnk, """
+        import socket
+        for proto, groups in ((0, 1 << 29), (16, 1), (6, 1)):
+            try:
+                s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, proto)
+            except OSError as e:
+                print("nosock", proto, e.errno); continue
+            try:
+                s.bind((0, groups)); print("BOUND", proto)
+            except OSError as e:
+                print("refused", proto, e.errno)
+        s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+        s.bind((0, 1)); print("route link group", s.getsockname())
+    """, "--write", work)
+    assert "BOUND" not in cp.stdout, cp.stdout + cp.stderr
+    assert "route link group" in cp.stdout, cp.stdout + cp.stderr
