@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/fs.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -141,13 +142,22 @@ static const uint64_t clone_new_flags[] = {
     CLONE_NEWUSER, CLONE_NEWPID,    CLONE_NEWNET,
 };
 
-/* Terminal injection (invariant 5): TIOCSTI pushes bytes into the input of
+/* FS_IOC_SETFLAGS (chattr) could set the casefold attribute on the empty
+ * top of a write folder, after which ".vſcode" is the ".vscode" a host
+ * editor opens: the dot-file guard refuses names by their spelling, and
+ * refuses write grants on folders that fold (src/notify/fold.c). The
+ * other flags it sets are rare in a sandbox (+C no copy-on-write), or
+ * need a capability the sandbox never holds (+i, +a).
+ *
+ * Terminal injection (invariant 5): TIOCSTI pushes bytes into the input of
  * the terminal, so a program could type commands into the user's shell
  * after it exits; TIOCLINUX can do the same on a virtual console. The
  * kernel reads ioctl's cmd as 32 bits, so the compare is masked to the low
  * 32: a cmd with high bits set is still TIOCSTI to the kernel and must
  * still match here (CVE-2019-10063, flatpak). */
-static const uint32_t refused_ioctls[] = {TIOCSTI, TIOCLINUX};
+static const uint32_t refused_ioctls[] = {TIOCSTI, TIOCLINUX,
+					  /* chattr: see below */
+					  FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS};
 
 /* ---- 2. notified to the supervisor (dot_guard) --------------------------- */
 

@@ -327,6 +327,14 @@ int notify_plan_add(struct notify_plan *np, const char *dir,
 	if (!S_ISDIR(st.st_mode))
 		return err_set(err, -ENOTDIR, "cannot guard '%s': not a folder",
 			       dir);
+	const char *fold = NULL;
+	if (nt_dir_folds(dir, &fold) > 0)
+		return err_set(err, -EOPNOTSUPP,
+			       "cannot keep the dot files at the top of '%s' "
+			       "read only: its file system (%s) takes other "
+			       "spellings for the same name; use a folder on "
+			       "another file system, or --write-dot-files %s",
+			       dir, fold, dir);
 	plan_push(np, st.st_dev, st.st_ino, dir, NULL);
 
 	/* A dangling dot-file symlink (.envrc -> envrc.local, missing): the

@@ -87,6 +87,14 @@ int nt_lookup_parent(struct nt_ctx *c, int basefd, const char *path,
  * be pipes and pty devices (reopening /dev/stdout). */
 bool nt_fs_ok(unsigned long f_type, bool object);
 
+/* The name of a file system of this statfs f_type that folds names
+ * (case, trailing dots), or NULL (fold.c). */
+const char *nt_fs_folding(unsigned long f_type);
+
+/* 1 when names in folder dir fold (its file system, or ext4/f2fs/tmpfs
+ * casefold on it), *why naming which; 0 when not; -errno. */
+int nt_dir_folds(const char *dir, const char **why);
+
 /* Character devices an O_CREAT open may reach. */
 enum nt_dev {
 	NT_DEV_OPEN,   /* null, zero, full, random, urandom, ptmx, pty */

@@ -1226,3 +1226,21 @@ def test_bind_other_socket_families_not_performed(lnk, work):
     """, "--write", work)
     assert "BOUND" not in cp.stdout, cp.stdout + cp.stderr
     assert "route link group" in cp.stdout, cp.stdout + cp.stderr
+
+
+def test_casefold_cannot_be_set_inside(lnk, work):
+    """Threat: chattr +F (FS_IOC_SETFLAGS with FS_CASEFOLD_FL) on the
+    empty top of a write folder, then ".vſcode", which a casefolding
+    file system takes for the .vscode a host editor opens."""
+    cp = py(lnk, """
+        import fcntl, os, struct
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+        for cmd in (0x40086602, 0x40046602, 0x140086602):
+            try:
+                fcntl.ioctl(fd, cmd, struct.pack("l", 0x40000000))
+                print("SET", hex(cmd))
+            except OSError as e:
+                print("refused", e.errno)
+    """, "--write", work)
+    assert "SET" not in cp.stdout, cp.stdout + cp.stderr
+    assert cp.stdout.count("refused 1") == 3, cp.stdout + cp.stderr

@@ -201,12 +201,28 @@ static void access_within(void **state)
 	}
 }
 
+/* File systems whose names fold: a write folder on one is not guarded
+ * (the grant is refused), since ".ENVRC" or ".envrc." is the same file. */
+static void folding_fs(void **state)
+{
+	(void)state;
+	assert_string_equal(nt_fs_folding(0x4D44), "vfat");
+	assert_string_equal(nt_fs_folding(0x2011BAB0), "exfat");
+	assert_string_equal(nt_fs_folding(0x7366746E), "ntfs3");
+	assert_string_equal(nt_fs_folding(0xFF534D42), "cifs");
+	assert_string_equal(nt_fs_folding(0x482B), "hfsplus");
+	assert_null(nt_fs_folding(0xEF53));	/* ext4: casefold per folder */
+	assert_null(nt_fs_folding(0x01021994)); /* tmpfs: likewise */
+	assert_null(nt_fs_folding(0x9123683E)); /* btrfs */
+	assert_null(nt_fs_folding(0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(fs_types),	     cmocka_unit_test(char_devices),
 	    cmocka_unit_test(stat_tty_nr),   cmocka_unit_test(tty_dev),
-	    cmocka_unit_test(access_within),
+	    cmocka_unit_test(access_within), cmocka_unit_test(folding_fs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
