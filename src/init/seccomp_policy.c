@@ -168,7 +168,11 @@ static const uint32_t refused_ioctls[] = {TIOCSTI, TIOCLINUX,
  * check-then-continue lets the path change in between (measured: .envrc
  * created within 1 s). unlink and rmdir are absent: existing dot files are
  * read-only bind mounts. bind is here because binding an AF_UNIX socket to
- * a path creates that name; the family is in memory, so every bind comes. */
+ * a path creates that name; the family is in memory, so every bind comes.
+ * connect is here because a read-only mount does not stop connect() on a
+ * unix socket in it: the supervisor connects only to sockets bound inside
+ * the sandbox (a host daemon's socket under a granted folder is refused),
+ * and, the address being in memory too, performs every connect. */
 const struct seccomp_notified seccomp_notified[] = {
     {"open", SCMP_SYS(open), 1},
     {"openat", SCMP_SYS(openat), 2},
@@ -185,6 +189,7 @@ const struct seccomp_notified seccomp_notified[] = {
     {"renameat", SCMP_SYS(renameat), -1},
     {"renameat2", SCMP_SYS(renameat2), -1},
     {"bind", SCMP_SYS(bind), -1},
+    {"connect", SCMP_SYS(connect), -1},
 };
 const size_t seccomp_notified_count = ARRAY_SIZE(seccomp_notified);
 

@@ -320,7 +320,12 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	r = notify_plan(pol, &s.np, err);
 	if (r < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
-	bool guard = r == 1;
+	/* The supervisor also decides connect() on unix sockets, since a
+	 * read-only mount does not stop it: a host daemon's socket under a
+	 * granted folder must not answer. So it runs whenever any folder
+	 * is granted, with or without dot files to keep. */
+	bool guard = r == 1 || policy_list(pol, K_FILES_READ)->n > 0 ||
+		     policy_list(pol, K_FILES_WRITE)->n > 0;
 	const struct strv *wr = policy_list(pol, K_FILES_WRITE);
 	const struct strv *wdf = policy_list(pol, K_FILES_WRITE_DOT_FILES);
 	for (size_t i = 0; i < wr->n; i++)

@@ -106,6 +106,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+
 #include "common/fdpass.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -135,7 +140,8 @@ enum op_kind {
 	OP_SYMLINK,
 	OP_LINK,
 	OP_RENAME,
-	OP_BIND
+	OP_BIND,
+	OP_CONNECT
 };
 
 /* Which argument is which; -1 for none. The syscall table here must match
@@ -183,6 +189,8 @@ static const struct op ops[] = {
     {__NR_renameat2, OP_RENAME, 0, 1, 2, 3, 4, -1, -1, 0},
     /* bind: p1 is the socket fd, p2 the address, flags its length */
     {__NR_bind, OP_BIND, -1, 0, -1, 1, 2, -1, -1, 0},
+    /* connect: as bind */
+    {__NR_connect, OP_CONNECT, -1, 0, -1, 1, 2, -1, -1, 0},
 };
 
 struct job;
@@ -213,6 +221,12 @@ struct notify {
 	pthread_mutex_t mu;	/* workers[], receiver_done, stats */
 	pthread_cond_t done_cv; /* the receiver ended */
 	struct worker *workers[POOL_MAX];
+	/* A NETLINK_SOCK_DIAG socket lnk-init made in the sandbox's network
+	 * namespace (which unix sockets were bound inside), or -1; one
+	 * query at a time, under diag_mu. */
+	int diag;
+	uint32_t diag_seq;
+	pthread_mutex_t diag_mu;
 	size_t nworkers;
 	atomic_size_t idle;
 	atomic_int fifo_blocked; /* executors in a blocking FIFO open */
@@ -1316,6 +1330,160 @@ static int do_bind(struct notify *n, struct task *t, int base,
 	return r;
 }
 
+/* The kernel's dev_t (MAJOR << 20 | MINOR), as sock_diag reports it. */
+static uint32_t kernel_dev(dev_t d)
+{
+	return (uint32_t)((major(d) << 20) | (minor(d) & 0xfffff));
+}
+
+/* 1 when a unix socket of the sandbox's network namespace is bound to the
+ * socket file st describes, 0 when none is (a host daemon's socket, or
+ * one whose socket is gone), -EPERM when it cannot be told. Asks the
+ * kernel (UNIX_DIAG, on lnk-init's netlink socket in that namespace)
+ * rather than a list of our own binds: a name we bound can be replaced
+ * by rename before we could read its inode, a socket's own binding
+ * cannot. The inode number is 32 bits wide there. */
+static int sandbox_socket(struct notify *n, const struct stat *st)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req r;
+	} req = {
+	    .nlh = {.nlmsg_len = sizeof(req),
+		    .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		    .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
+	    .r = {.sdiag_family = AF_UNIX,
+		  .udiag_states = ~0u,
+		  .udiag_show = UDIAG_SHOW_VFS},
+	};
+	union {
+		struct nlmsghdr h;
+		char b[16384];
+	} buf;
+	uint32_t want_dev = kernel_dev(st->st_dev);
+	uint32_t want_ino = (uint32_t)st->st_ino;
+	int found = 0, r = -EPERM;
+	bool done = false;
+
+	if (n->diag < 0)
+		return -EPERM;
+	pthread_mutex_lock(&n->diag_mu);
+	req.nlh.nlmsg_seq = ++n->diag_seq;
+	if (send(n->diag, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
+		goto out;
+	while (!done) {
+		ssize_t len = recv(n->diag, buf.b, sizeof(buf.b), 0);
+		if (len <= 0)
+			goto out;
+		for (struct nlmsghdr *h = &buf.h; NLMSG_OK(h, (size_t)len);
+		     h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_seq != req.nlh.nlmsg_seq)
+				continue; /* an old answer */
+			if (h->nlmsg_type == NLMSG_DONE) {
+				done = true;
+				break;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR)
+				goto out;
+			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+			    h->nlmsg_len <
+				NLMSG_LENGTH(sizeof(struct unix_diag_msg)))
+				continue;
+			struct unix_diag_msg *m = NLMSG_DATA(h);
+			int alen =
+			    (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+			for (struct rtattr *a = (struct rtattr *)(m + 1);
+			     RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+				struct unix_diag_vfs v;
+				if (a->rta_type != UNIX_DIAG_VFS ||
+				    RTA_PAYLOAD(a) < sizeof(v))
+					continue;
+				memcpy(&v, RTA_DATA(a), sizeof(v));
+				if (v.udiag_vfs_ino == want_ino &&
+				    v.udiag_vfs_dev == want_dev)
+					found = 1;
+			}
+		}
+	}
+	r = found;
+out:
+	pthread_mutex_unlock(&n->diag_mu);
+	return r;
+}
+
+/* connect(2) for the task. A read-only mount does not stop connect() on
+ * a unix socket in it, so a host daemon's socket under a granted folder
+ * (a gpg-agent under --read '~') would answer: a path is resolved here
+ * like any other (in the task's root, inside its grants, symlinks
+ * followed by hand), and connected only when the socket file is bound by
+ * a socket of the sandbox's own network namespace; then by our
+ * descriptor on that very file (/proc/thread-self/fd/N), never by the
+ * name again. Every other address (abstract ones are in the sandbox's
+ * network namespace, a port) is connected as given, read as bind reads
+ * it. */
+static int do_connect(struct notify *n, struct task *t, int base,
+		      const struct nt_sockaddr *sa,
+		      const struct sockaddr_storage *ss, size_t alen)
+{
+	int r, o = -1, sfd = t->sfd;
+	struct where w = {.parent = -1};
+
+	if (sfd < 0)
+		return -EBADF;
+	if (!bind_family_ok(t->sdomain))
+		return -EPERM;
+	if (sa->kind == NT_SA_GROUPS && !(t->capeff & CAP_BIT(CAP_NET_ADMIN)) &&
+	    !nt_netlink_groups_ok(t->sproto, sa->groups))
+		return -EPERM;
+	if (sa->kind != NT_SA_PATH)
+		return connect(sfd, (const struct sockaddr *)ss,
+			       (socklen_t)alen) < 0
+			   ? -errno
+			   : 0;
+
+	r = locate(t, base, sa->path, &w);
+	if (r < 0)
+		return r;
+	if (w.magic >= 0) {
+		/* /proc/self/fd/N of an O_PATH socket file it holds */
+		if ((r = reach_ok(t, w.magic)) < 0)
+			goto out;
+		o = fcntl(w.magic, F_DUPFD_CLOEXEC, 0);
+		if (o < 0) {
+			r = -EPERM;
+			goto out;
+		}
+	} else if (w.slash) {
+		r = slash_err(&w) == -EEXIST ? -ECONNREFUSED : -ENOENT;
+		goto out;
+	} else if ((o = open_old_followed(t, &w)) < 0) {
+		r = o == -EPERM ? -ECONNREFUSED : o;
+		goto out;
+	}
+	struct stat st;
+	if (fstat(o, &st) < 0) {
+		r = -EPERM;
+		goto out;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		r = -ECONNREFUSED; /* as the kernel answers a non-socket */
+		goto out;
+	}
+	r = sandbox_socket(n, &st);
+	if (r <= 0) {
+		r = r == 0 ? -EACCES : r;
+		goto out;
+	}
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	snprintf(a.sun_path, sizeof(a.sun_path), "/proc/thread-self/fd/%d", o);
+	r = connect(sfd, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno : 0;
+out:
+	if (o >= 0)
+		close(o);
+	where_close(&w);
+	return r;
+}
+
 /* ---- one notification ---- */
 
 static const struct op *find_op(long nr)
@@ -1385,7 +1553,7 @@ static int prep(struct notify *n, struct job *j)
 	t->procfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (t->procfd < 0)
 		return -EPERM;
-	if (op->kind != OP_BIND) {
+	if (op->kind != OP_BIND && op->kind != OP_CONNECT) {
 		r = read_str(t->tid, req->data.args[op->p1], j->p1,
 			     sizeof(j->p1));
 		if (r == 0 && op->p2 >= 0)
@@ -1431,7 +1599,8 @@ static int prep(struct notify *n, struct job *j)
 		t->base[1] = base_prepare(t, arg_fd(req, op->dfd2), j->p2,
 					  &t->base_acc[1]);
 		break;
-	case OP_BIND: {
+	case OP_BIND:
+	case OP_CONNECT: {
 		if (task_status(t) < 0)
 			return -EPERM;
 		t->sfd = task_getfd(t, (int)req->data.args[op->p1]);
@@ -1493,6 +1662,8 @@ static int execute(struct notify *n, struct job *j)
 		    op->flags >= 0 ? (unsigned)req->data.args[op->flags] : 0);
 	case OP_BIND:
 		return do_bind(n, t, t->base[0], &j->sa, &j->ss, j->alen);
+	case OP_CONNECT:
+		return do_connect(n, t, t->base[0], &j->sa, &j->ss, j->alen);
 	}
 	return -ENOSYS;
 }
@@ -1843,8 +2014,8 @@ static int recv_listener(struct notify *n)
 {
 	struct pollfd p[2] = {{n->sock, POLLIN, 0}, {n->stopfd, POLLIN, 0}};
 	char byte;
-	int fds[1];
-	size_t nfds = 1;
+	int fds[2];
+	size_t nfds = 2;
 
 	for (;;) {
 		if (poll(p, 2, -1) < 0) {
@@ -1856,13 +2027,17 @@ static int recv_listener(struct notify *n)
 			return -ECANCELED;
 		break;
 	}
+	/* the listener, and lnk-init's sock_diag socket when it could
+	 * make one (without it, no pathname unix socket is connected) */
 	ssize_t r = fd_recv(n->sock, fds, &nfds, &byte, 1);
-	if (r <= 0 || nfds != 1) {
+	if (r <= 0 || nfds < 1) {
 		if (r > 0)
 			for (size_t i = 0; i < nfds; i++)
 				close(fds[i]);
 		return r < 0 ? (int)r : -EPIPE;
 	}
+	if (nfds == 2)
+		n->diag = fds[1];
 	return fds[0];
 }
 
@@ -1943,6 +2118,8 @@ int notify_start(const struct notify_plan *np, int sock, struct notify **out,
 
 	n->sock = sock;
 	n->listener = -1;
+	n->diag = -1;
+	pthread_mutex_init(&n->diag_mu, NULL);
 	n->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (n->stopfd < 0) {
 		r = -errno;
@@ -2087,6 +2264,9 @@ void notify_stop(struct notify *n)
 		return; /* a thread still uses n: never free it under it */
 	if (n->listener >= 0)
 		close(n->listener);
+	if (n->diag >= 0)
+		close(n->diag);
+	pthread_mutex_destroy(&n->diag_mu);
 	close(n->stopfd);
 	if (n->ll_ruleset >= 0)
 		close(n->ll_ruleset);

@@ -237,11 +237,6 @@ def test_grant_that_reaches_outside_refused(lnk, path):
     assert cp.returncode == 2, (cp.returncode, cp.stderr)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "GAP (listed by check, src/check/tries.c gaps[0]): connect() to a host "
-    "daemon's unix socket inside a --read folder answers; could be closed "
-    "by notifying connect() (and sendto with an address) to the supervisor "
-    "and refusing sockets the sandbox did not bind"))
 def test_host_unix_socket_in_read_folder_unreachable(lnk, work):
     """Threat: talk to a host daemon (gpg-agent, docker) via a granted folder."""
     path = work / "agent.sock"
@@ -1244,3 +1239,100 @@ def test_casefold_cannot_be_set_inside(lnk, work):
     """, "--write", work)
     assert "SET" not in cp.stdout, cp.stdout + cp.stderr
     assert cp.stdout.count("refused 1") == 3, cp.stdout + cp.stderr
+
+
+CONNECT_WAYS = {
+    "path": 'c(P)',
+    "relative": 'os.chdir(os.path.dirname(P)); c(os.path.basename(P))',
+    "symlink": 'os.symlink(P, W + "/l"); c(W + "/l")',
+    "dotdot": 'c(W + "/../" + os.path.relpath(P, os.path.dirname(W)))',
+    "proc-fd-opath": 'c("/proc/self/fd/%d" % os.open(P, os.O_PATH))',
+    "dev-fd-opath": 'c("/dev/fd/%d" % os.open(P, os.O_PATH))',
+    "dgram": 'c(P, socket.SOCK_DGRAM)',
+    "seqpacket": 'c(P, socket.SOCK_SEQPACKET)',
+}
+
+
+@pytest.mark.parametrize("grant", ["--read", "--write"])
+@pytest.mark.parametrize("way", sorted(CONNECT_WAYS))
+def test_host_unix_socket_unreachable_every_way(lnk, home, work, tmp_path,
+                                                grant, way):
+    """Threat: a host daemon's socket (gpg-agent, docker) in a granted
+    folder, reached by path, symlink, "..", or an O_PATH descriptor."""
+    d = home / "gnupg"
+    d.mkdir()
+    srvs, paths = [], {}
+    for typ in (socket.SOCK_STREAM, socket.SOCK_DGRAM, socket.SOCK_SEQPACKET):
+        p = d / f"S.agent.{int(typ)}"
+        s = socket.socket(socket.AF_UNIX, typ)
+        s.bind(str(p))
+        os.chmod(p, 0o777)
+        if typ != socket.SOCK_DGRAM:
+            s.listen(4)
+        srvs.append(s)
+        paths[int(typ)] = str(p)
+    code = f"""
+        import os, socket
+        W = {str(work)!r}
+        PATHS = {paths!r}
+        P = PATHS[int(socket.SOCK_STREAM)]
+        def c(path, typ=socket.SOCK_STREAM):
+            global P
+            if typ != socket.SOCK_STREAM and path == P:
+                path = PATHS[int(typ)]
+            s = socket.socket(socket.AF_UNIX, typ)
+            s.connect(path)
+            print("CONNECTED")
+        try:
+            {CONNECT_WAYS[way]}
+        except OSError as e:
+            print("refused", e.errno)
+    """
+    try:
+        cp = py(lnk, code, grant, home, "--write", work)
+    finally:
+        for s in srvs:
+            s.close()
+    assert "CONNECTED" not in cp.stdout, cp.stdout + cp.stderr
+    assert "refused" in cp.stdout, cp.stdout + cp.stderr
+
+
+@pytest.mark.parametrize("where", ["write", "tmp"])
+def test_unix_sockets_made_inside_still_answer(lnk, work, where):
+    """What must keep working: a server and client inside the sandbox, on
+    a socket in the write folder or in its /tmp, by path, relative path,
+    symlink and O_PATH descriptor; stream, datagram and abstract."""
+    code = textwrap.dedent("""
+        import os, socket, sys, threading
+        base = os.getcwd() if sys.argv[1] == "write" else "/tmp"
+        p = base + "/srv.sock"
+        srv = socket.socket(socket.AF_UNIX)
+        srv.bind(p); srv.listen(8)
+        def serve():
+            while True:
+                c, _ = srv.accept(); c.sendall(c.recv(100).upper()); c.close()
+        threading.Thread(target=serve, daemon=True).start()
+        def ask(path):
+            c = socket.socket(socket.AF_UNIX); c.connect(path)
+            c.sendall(b"ping"); r = c.recv(100); c.close(); return r
+        os.symlink(p, base + "/link.sock")
+        os.chdir(base)
+        print(ask(p), ask("srv.sock"), ask(base + "/link.sock"),
+              ask("/proc/self/fd/%d" % os.open(p, os.O_PATH)))
+        d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        d.bind(base + "/dg.sock")
+        e = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        e.connect(base + "/dg.sock"); e.send(b"dgram"); print(d.recv(10))
+        a = socket.socket(socket.AF_UNIX); a.bind(b"\\0lnk-abstract"); a.listen(1)
+        b = socket.socket(socket.AF_UNIX); b.connect(b"\\0lnk-abstract")
+        print("abstract", a.accept()[0] is not None)
+        t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(1)
+        u = socket.create_connection(t.getsockname()); print("tcp ok")
+    """)
+    # with only a read grant the guard runs for connect() alone
+    grant = "--write" if where == "write" else "--read"
+    cp = lnk.run(grant, work, "--", PY, "-c", code, where, timeout=60)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert "b'PING' b'PING' b'PING' b'PING'" in cp.stdout, cp.stdout
+    assert "b'dgram'" in cp.stdout and "abstract True" in cp.stdout
+    assert "tcp ok" in cp.stdout
