@@ -227,6 +227,14 @@ struct notify {
 	int diag;
 	uint32_t diag_seq;
 	pthread_mutex_t diag_mu;
+	/* The sandbox's mount namespace (nested ones cannot be made: lnk-init
+	 * refuses CLONE_NEWNS) and mounts found in it (unique ids, never
+	 * reused): opening /proc/TID/ns/mnt and statmount cost more than
+	 * the rest of a call. Under mnt_mu. */
+	pthread_mutex_t mnt_mu;
+	uint64_t mntns;
+	uint64_t mnt_in[64];
+	size_t nmnt_in;
 	size_t nworkers;
 	atomic_size_t idle;
 	atomic_int fifo_blocked; /* executors in a blocking FIFO open */
@@ -264,7 +272,6 @@ struct task {
 	 * /dev/fd/N, a dirfd); O_PATH for its cwd or root. */
 	int base_acc[2];
 	int pidfd;	     /* the task (pidfd_open), or -1 until needed */
-	uint64_t mntns;	     /* its mount namespace's id, 0 until needed */
 	struct worker *w;    /* whose executor opens existing objects */
 	int sfd;	     /* bind: the task's socket, or -1 */
 	int sdomain, sproto; /* its family and protocol */
@@ -605,11 +612,13 @@ static int mount_in_mountinfo(struct task *t, int fd)
 		close(mfd);
 		return -EPERM;
 	}
+	bool start = true; /* line holds the start of a line */
 	while (r == 0 && fgets(line, sizeof(line), f)) {
 		char *end;
 		unsigned long long id = strtoull(line, &end, 10);
-		if (end != line && *end == ' ' && id == sx.stx_mnt_id)
+		if (start && end != line && *end == ' ' && id == sx.stx_mnt_id)
 			r = 1;
+		start = strchr(line, '\n') != NULL;
 	}
 	fclose(f);
 	return r;
@@ -624,32 +633,52 @@ static int mount_in_mountinfo(struct task *t, int fd)
  * "inside the grants" for whatever the guard is asked to act on. */
 static int on_sandbox_mounts(struct task *t, int fd)
 {
+	struct notify *n = t->w->n;
 	struct statx sx;
+	uint64_t ns;
 
-	if (!t->mntns) {
-		int ns = openat(t->procfd, "ns/mnt", O_RDONLY | O_CLOEXEC);
-		if (ns < 0)
+	pthread_mutex_lock(&n->mnt_mu);
+	ns = n->mntns;
+	pthread_mutex_unlock(&n->mnt_mu);
+	if (!ns) {
+		int nsfd = openat(t->procfd, "ns/mnt", O_RDONLY | O_CLOEXEC);
+		if (nsfd < 0)
 			return -EPERM;
-		if (ioctl(ns, NS_GET_MNTNS_ID, &t->mntns) < 0)
-			t->mntns = UINT64_MAX; /* before 6.10: mountinfo */
-		close(ns);
+		if (ioctl(nsfd, NS_GET_MNTNS_ID, &ns) < 0 || !ns)
+			ns = UINT64_MAX; /* before 6.10: mountinfo */
+		close(nsfd);
+		pthread_mutex_lock(&n->mnt_mu);
+		n->mntns = ns;
+		pthread_mutex_unlock(&n->mnt_mu);
 	}
-	if (t->mntns == UINT64_MAX ||
+	if (ns == UINT64_MAX ||
 	    statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID_UNIQUE, &sx) < 0 ||
 	    !(sx.stx_mask & STATX_MNT_ID_UNIQUE))
 		return mount_in_mountinfo(t, fd);
+	bool known = false;
+	pthread_mutex_lock(&n->mnt_mu);
+	for (size_t i = 0; i < n->nmnt_in && !known; i++)
+		known = n->mnt_in[i] == sx.stx_mnt_id;
+	pthread_mutex_unlock(&n->mnt_mu);
+	if (known)
+		return 1;
 	struct nt_mnt_id_req req = {
 	    .size = sizeof(req),
 	    .mnt_id = sx.stx_mnt_id,
 	    .param = 0x1, /* STATMOUNT_SB_BASIC: the least there is */
-	    .mnt_ns_id = t->mntns,
+	    .mnt_ns_id = ns,
 	};
 	union {
 		uint64_t align;
 		char b[512];
 	} buf;
-	if (syscall(NR_STATMOUNT, &req, buf.b, sizeof(buf.b), 0) == 0)
+	if (syscall(NR_STATMOUNT, &req, buf.b, sizeof(buf.b), 0) == 0) {
+		pthread_mutex_lock(&n->mnt_mu);
+		if (n->nmnt_in < ARRAY_SIZE(n->mnt_in))
+			n->mnt_in[n->nmnt_in++] = sx.stx_mnt_id;
+		pthread_mutex_unlock(&n->mnt_mu);
 		return 1;
+	}
 	if (errno == ENOENT)
 		return 0;
 	if (errno == ENOSYS || errno == EINVAL)
@@ -2120,6 +2149,7 @@ int notify_start(const struct notify_plan *np, int sock, struct notify **out,
 	n->listener = -1;
 	n->diag = -1;
 	pthread_mutex_init(&n->diag_mu, NULL);
+	pthread_mutex_init(&n->mnt_mu, NULL);
 	n->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (n->stopfd < 0) {
 		r = -errno;
@@ -2267,6 +2297,7 @@ void notify_stop(struct notify *n)
 	if (n->diag >= 0)
 		close(n->diag);
 	pthread_mutex_destroy(&n->diag_mu);
+	pthread_mutex_destroy(&n->mnt_mu);
 	close(n->stopfd);
 	if (n->ll_ruleset >= 0)
 		close(n->ll_ruleset);
