@@ -256,6 +256,7 @@ struct notify {
  * forbids ptrace-like access), so it never opens /proc/TID. */
 struct task {
 	pid_t tid;
+	uint64_t id;	   /* the notification's */
 	int procfd;	   /* /proc/TID, O_PATH: pinned to this task; -1 in the
 		     * executor's hands */
 	struct nt_ctx ctx; /* rootfd: the task's root, opened by the worker */
@@ -542,6 +543,14 @@ static int task_getfd(struct task *t, int fd)
 			t->pidfd = (int)syscall(SYS_pidfd_open, t->tgid, 0);
 		if (t->pidfd < 0)
 			return -EPERM;
+		/* pidfd_open takes a number, which a task killed since
+		 * prep's check could have passed on to another process: the
+		 * notification still pending means the task still lives, so
+		 * the pidfd is its own. */
+		uint64_t id = t->id;
+		if (ioctl(t->w->n->listener, SECCOMP_IOCTL_NOTIF_ID_VALID,
+			  &id) < 0)
+			return -ENOENT;
 	}
 	int r = (int)syscall(SYS_pidfd_getfd, t->pidfd, fd, 0);
 	if (r < 0)
@@ -1761,6 +1770,7 @@ static int handle(struct notify *n, struct worker *w,
 	j->req = req;
 	j->op = op;
 	j->t = (struct task){.tid = (pid_t)req->pid,
+			     .id = req->id,
 			     .procfd = -1,
 			     .ctx = {.rootfd = -1, .procfd = -1},
 			     .base = {-1, -1},
