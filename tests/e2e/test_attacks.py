@@ -1336,3 +1336,35 @@ def test_unix_sockets_made_inside_still_answer(lnk, work, where):
     assert "b'PING' b'PING' b'PING' b'PING'" in cp.stdout, cp.stdout
     assert "b'dgram'" in cp.stdout and "abstract True" in cp.stdout
     assert "tcp ok" in cp.stdout
+
+
+def test_link_source_swap_never_links_a_setuid_program(lnk, work):
+    """Threat: the guard checked a link's source by descriptor, then
+    linked it again by name; a thread exchanging the name with a setuid
+    program in between gave that program a new name (found 3 times in 10 s
+    before the guard linked by the descriptor it checked)."""
+    (work / "a").write_text("ordinary\n")
+    shutil.copy("/bin/true", work / "s")
+    os.chmod(work / "s", 0o4755)
+    cp = py(lnk, """
+        import ctypes, os, threading, time
+        libc = ctypes.CDLL(None, use_errno=True)
+        stop = False
+        def flip():
+            while not stop:
+                libc.renameat2(-100, b"a", -100, b"s", 2)  # EXCHANGE
+        threading.Thread(target=flip, daemon=True).start()
+        n, end = 0, time.monotonic() + 8
+        while time.monotonic() < end:
+            try:
+                os.link("a", "l%d" % n); n += 1
+            except OSError:
+                pass
+        stop = True
+        print("links", n)
+    """, "--write", work, timeout=120)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    bad = [p.name for p in work.iterdir()
+           if p.name.startswith("l") and p.stat().st_mode & 0o6000]
+    assert bad == [], (bad, cp.stdout)
+    assert "links" in cp.stdout
