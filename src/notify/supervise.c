@@ -2,7 +2,7 @@
  *
  * lnk-init's filter notifies every creating syscall (open/openat with
  * O_CREAT, creat, mkdir(at), mknod(at), symlink(at), link(at),
- * rename(at|at2), bind). For each one we:
+ * rename(at|at2), bind), and connect. For each one we:
  *  1. pin the task (/proc/TID), read its path arguments ONCE
  *     (process_vm_readv) and check the notification is still valid, so the
  *     pid was not reused;
@@ -45,6 +45,18 @@
  * No setuid or setgid bit is ever created (a --write folder is on the host;
  * lnk-init's filter refuses them too).
  *
+ * Inside the grants only. The sandbox's mount tree is what its grants
+ * show, but the program also holds descriptors of the host's (its stdin,
+ * stdout, stderr: `./prog < deploy.sh`), and a walk from one stays on
+ * the host. So every folder we act in, and every object we link or
+ * connect to, must lie on a mount of the task's mount namespace
+ * (on_sandbox_mounts); a host object named by the task's own descriptor
+ * (/dev/stdin, /dev/fd/N) is reopened with at most that descriptor's
+ * access mode, taken from the very open file (pidfd_getfd). Socket
+ * addresses are read by the socket's family, as the kernel reads them
+ * (sockaddr.c); a pathname unix socket is connected only when a socket
+ * of the sandbox's network namespace is bound to it (do_connect).
+ *
  * Threads: a pool of worker/executor pairs (a FIFO open blocks its pair
  * until a peer opens it: pitfall 9; the pool grows when all are busy, up
  * to POOL_MAX). Blocking FIFO opens are capped at FIFO_MAX at a time;
@@ -71,7 +83,13 @@
  *    them at once the next fails with EAGAIN;
  *  - ports below 1024: refused unless the task holds CAP_NET_BIND_SERVICE
  *    (ip_unprivileged_port_start of the sandbox is not read);
- *  - an open whose fd cannot be injected (EMFILE) has created the file.
+ *  - an open whose fd cannot be injected (EMFILE) has created the file;
+ *  - connect: a server inside sees the client's pid as 0 (SO_PEERCRED
+ *    names us, outside its pid namespace), and a blocking connect waits
+ *    without being interrupted by the program's signals;
+ *  - bind and connect of socket families other than unix, IPv4, IPv6,
+ *    netlink, AF_ALG and vsock: EPERM (their checks were not audited for
+ *    what our privilege in the sandbox's namespaces would pass).
  */
 #include "notify/internal.h"
 
