@@ -18,6 +18,11 @@
 #include "store/paths.h"
 
 static const struct check_gap gaps[] = {
+    {"datagrams to unix sockets in a granted folder",
+     "lnk connects a program's unix sockets only to sockets bound inside "
+     "the sandbox, but a datagram sent with sendto or sendmsg straight to "
+     "a host daemon's datagram socket in a folder you grant is not "
+     "checked. check reports it as open"},
     {"[commands] is a guard, not containment",
      "the execute list stops launching the wrong program by name; the "
      "dynamic loader (ld.so FILE), memfd execution and any allowed "
@@ -514,6 +519,15 @@ static void plan_network(const struct policy *p, const struct bait *b,
 				 "folder (the home folder)"
 			       : "connect to a unix socket in the home folder",
 		    "unix\t%s", hs);
+		if (b->home_dgram) {
+			struct check_try *t = add(
+			    l, "network", home_shown ? CHECK_GAP : CHECK_DENY,
+			    "send a datagram to a unix socket in the home "
+			    "folder",
+			    "unixdg\t%s", b->home_dgram);
+			if (home_shown)
+				t->gap = gaps[0].name;
+		}
 	}
 
 	if (!wire) {
