@@ -149,16 +149,19 @@ static void apply_seccomp(const struct init_config *c)
 	 * is refused (fail closed), nothing else. */
 	int fds[2] = {-1, -1};
 	size_t nfds = 1;
-	if (c->dot_guard) {
+	enum seccomp_notify mode = c->dot_guard	      ? SN_ALL
+				   : c->connect_guard ? SN_CONNECT
+						      : SN_NONE;
+	if (mode != SN_NONE) {
 		fds[1] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
 				NETLINK_SOCK_DIAG);
 		if (fds[1] >= 0)
 			nfds = 2;
 	}
-	r = seccomp_policy_install(c->dot_guard, &listener, &err);
+	r = seccomp_policy_install(mode, &listener, &err);
 	if (r < 0)
 		fail_layer("seccomp", &err);
-	if (c->dot_guard) {
+	if (mode != SN_NONE) {
 		fds[0] = listener;
 		r = fd_send(c->notify_fd, fds, nfds, "L", 1);
 		/* The program must never hold its own listener: it could

@@ -317,7 +317,8 @@ static int add_setid_rules(scmp_filter_ctx ctx, struct lnk_err *err)
 	return 0;
 }
 
-static int build(bool dot_guard, scmp_filter_ctx *out, struct lnk_err *err)
+static int build(enum seccomp_notify notify, scmp_filter_ctx *out,
+		 struct lnk_err *err)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int r;
@@ -381,8 +382,11 @@ static int build(bool dot_guard, scmp_filter_ctx *out, struct lnk_err *err)
 
 	if ((r = add_setid_rules(ctx, err)) < 0)
 		goto fail;
-	for (size_t i = 0; dot_guard && i < seccomp_notified_count; i++) {
+	for (size_t i = 0; notify != SN_NONE && i < seccomp_notified_count;
+	     i++) {
 		const struct seccomp_notified *n = &seccomp_notified[i];
+		if (notify == SN_CONNECT && n->nr != SCMP_SYS(connect))
+			continue;
 		r = add_notify_rule(ctx, n);
 		if (r < 0) {
 			rule_err(err, r, n->name);
@@ -400,7 +404,7 @@ fail:
 	return r;
 }
 
-int seccomp_policy_export(bool dot_guard, struct sock_filter **prog,
+int seccomp_policy_export(enum seccomp_notify notify, struct sock_filter **prog,
 			  size_t *len, struct lnk_err *err)
 {
 	scmp_filter_ctx ctx = NULL;
@@ -411,7 +415,7 @@ int seccomp_policy_export(bool dot_guard, struct sock_filter **prog,
 
 	*prog = NULL;
 	*len = 0;
-	if ((r = build(dot_guard, &ctx, err)) < 0)
+	if ((r = build(notify, &ctx, err)) < 0)
 		return r;
 	/* libseccomp 2.5 has no attribute for WAIT_KILLABLE_RECV, so it
 	 * cannot load the filter the way the guard needs: export the BPF and

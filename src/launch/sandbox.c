@@ -323,8 +323,10 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	/* The supervisor also decides connect() on unix sockets, since a
 	 * read-only mount does not stop it: a host daemon's socket under a
 	 * granted folder must not answer. So it runs whenever any folder
-	 * is granted, with or without dot files to keep. */
-	bool guard = r == 1 || policy_list(pol, K_FILES_READ)->n > 0 ||
+	 * is granted; without dot files to keep, for connect() alone
+	 * (creations then run natively, at full speed). */
+	bool dot = r == 1;
+	bool guard = dot || policy_list(pol, K_FILES_READ)->n > 0 ||
 		     policy_list(pol, K_FILES_WRITE)->n > 0;
 	const struct strv *wr = policy_list(pol, K_FILES_WRITE);
 	const struct strv *wdf = policy_list(pol, K_FILES_WRITE_DOT_FILES);
@@ -346,7 +348,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .argc = (int)argv.n,
 	    .pty = req->pty,
 	    .wire = wire,
-	    .notify = guard,
+	    .notify = dot,
+	    .notify_connect = guard && !dot,
 	    .extra_env = &s.extra_env,
 	    .listeners = s.listeners,
 	    .nlisteners = s.nlisteners,

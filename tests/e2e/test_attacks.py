@@ -1368,3 +1368,31 @@ def test_link_source_swap_never_links_a_setuid_program(lnk, work):
            if p.name.startswith("l") and p.stat().st_mode & 0o6000]
     assert bad == [], (bad, cp.stdout)
     assert "links" in cp.stdout
+
+
+def test_host_unix_socket_unreachable_without_dot_guard(lnk, home):
+    """Threat: with --write-dot-files lifting the dot-file guard, the
+    supervisor runs for connect() alone; a host daemon's socket in the
+    granted folder must still not answer, and sockets made inside must."""
+    path = home / "S.gpg-agent"
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind(str(path))
+    os.chmod(path, 0o777)
+    srv.listen(4)
+    try:
+        cp = py(lnk, f"""
+            import os, socket
+            s = socket.socket(socket.AF_UNIX)
+            try:
+                s.connect({str(path)!r}); print("CONNECTED")
+            except OSError as e:
+                print("refused", e.errno)
+            m = socket.socket(socket.AF_UNIX); m.bind("mine.sock"); m.listen(1)
+            c = socket.socket(socket.AF_UNIX); c.connect("mine.sock")
+            print("mine", m.accept()[0] is not None)
+        """, "--write", home, "--write-dot-files", home, cwd=home)
+    finally:
+        srv.close()
+    assert "CONNECTED" not in cp.stdout, cp.stdout + cp.stderr
+    assert "refused 13" in cp.stdout and "mine True" in cp.stdout, \
+        cp.stdout + cp.stderr
