@@ -113,11 +113,12 @@ bool nt_access_within(int flags, int have);
 /* A socket address as the kernel reads it for a socket of one family
  * (sockaddr.c). */
 enum nt_sa_kind {
-	NT_SA_OTHER,  /* nothing the guard checks (abstract, autobind,
-		       * AF_UNSPEC, other families) */
-	NT_SA_PATH,   /* AF_UNIX: a name in a folder */
-	NT_SA_PORT,   /* AF_INET, AF_INET6: a port */
-	NT_SA_GROUPS, /* AF_NETLINK: multicast groups (a bit mask) */
+	NT_SA_OTHER,	/* nothing the guard checks (autobind, AF_UNSPEC,
+			 * other families) */
+	NT_SA_PATH,	/* AF_UNIX: a name in a folder */
+	NT_SA_ABSTRACT, /* AF_UNIX: an abstract name (the socket's netns) */
+	NT_SA_PORT,	/* AF_INET, AF_INET6: a port */
+	NT_SA_GROUPS,	/* AF_NETLINK: multicast groups (a bit mask) */
 };
 struct nt_sockaddr {
 	enum nt_sa_kind kind;

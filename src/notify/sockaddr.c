@@ -40,8 +40,10 @@ int nt_sockaddr_parse(int domain, const void *addr, size_t alen,
 			return 0;
 		if (alen > sizeof(struct sockaddr_un))
 			return -EINVAL;
-		if (b[pathoff] == '\0')
-			return 0; /* abstract: the sandbox's own netns */
+		if (b[pathoff] == '\0') {
+			out->kind = NT_SA_ABSTRACT; /* in the socket's netns */
+			return 0;
+		}
 		/* the kernel ends the path at alen, or at a NUL before */
 		memcpy(out->path, b + pathoff, alen - pathoff);
 		out->path[alen - pathoff] = '\0';

@@ -1467,6 +1467,25 @@ out:
 	return r;
 }
 
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+/* 1 when socket sfd lives in the sandbox's network namespace (that of
+ * lnk-init's sock_diag socket), 0 when not (one the program inherited
+ * from the host), -EPERM when it cannot be told. */
+static int in_sandbox_netns(struct notify *n, int sfd)
+{
+	uint64_t a, b;
+	socklen_t la = sizeof(a), lb = sizeof(b);
+
+	if (n->diag < 0 ||
+	    getsockopt(n->diag, SOL_SOCKET, SO_NETNS_COOKIE, &a, &la) < 0 ||
+	    getsockopt(sfd, SOL_SOCKET, SO_NETNS_COOKIE, &b, &lb) < 0)
+		return -EPERM;
+	return a == b;
+}
+
 /* connect(2) for the task. A read-only mount does not stop connect() on
  * a unix socket in it, so a host daemon's socket under a granted folder
  * (a gpg-agent under --read '~') would answer: a path is resolved here
@@ -1491,6 +1510,13 @@ static int do_connect(struct notify *n, struct task *t, int base,
 	if (sa->kind == NT_SA_GROUPS && !(t->capeff & CAP_BIT(CAP_NET_ADMIN)) &&
 	    !nt_netlink_groups_ok(t->sproto, sa->groups))
 		return -EPERM;
+	/* An abstract name is looked up in the socket's network namespace:
+	 * the sandbox's own holds only the program's, but a unix socket it
+	 * inherited from the host reaches the host's (a D-Bus or X11
+	 * abstract socket), which the program's Landlock domain refuses
+	 * natively (its abstract-socket scope) and ours would not. */
+	if (sa->kind == NT_SA_ABSTRACT && (r = in_sandbox_netns(n, sfd)) <= 0)
+		return r == 0 ? -EPERM : r;
 	if (sa->kind != NT_SA_PATH)
 		return connect(sfd, (const struct sockaddr *)ss,
 			       (socklen_t)alen) < 0

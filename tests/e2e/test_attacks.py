@@ -1396,3 +1396,33 @@ def test_host_unix_socket_unreachable_without_dot_guard(lnk, home):
     assert "CONNECTED" not in cp.stdout, cp.stdout + cp.stderr
     assert "refused 13" in cp.stdout and "mine True" in cp.stdout, \
         cp.stdout + cp.stderr
+
+
+def test_inherited_host_socket_reaches_no_host_abstract_socket(lnk, work):
+    """Threat: a unix datagram socket inherited from the host (stdin)
+    connected by the guard to an abstract name: the name is looked up in
+    the host's network namespace (a D-Bus or X11 abstract socket), which
+    the program's own Landlock scope refuses natively."""
+    name = b"\0lnk-e2e-abstract-%d" % os.getpid()
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    srv.bind(name)
+    srv.settimeout(0.5)
+    inherited = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        cp = py(lnk, f"""
+            import os, socket
+            s = socket.socket(fileno=os.dup(0))
+            try:
+                s.connect({name!r}); s.send(b"hi"); print("CONNECTED")
+            except OSError as e:
+                print("refused", e.errno)
+        """, "--read", work, stdin=inherited.fileno())
+        try:
+            got = srv.recv(10)
+        except OSError:
+            got = None
+    finally:
+        srv.close()
+        inherited.close()
+    assert "CONNECTED" not in cp.stdout and got is None, cp.stdout
+    assert "refused 1" in cp.stdout, cp.stdout + cp.stderr

@@ -61,6 +61,7 @@ static const struct sa_row rows[] = {
      -EINVAL, NT_SA_OTHER, 0},
     {"unix storage 128", AF_UNIX, AF_UNIX, 128, -EINVAL, NT_SA_OTHER, 0},
     {"unix autobind", AF_UNIX, AF_UNIX, 2, 0, NT_SA_OTHER, 0},
+    {"unix abstract", AF_UNIX, AF_UNIX, 3, 0, NT_SA_ABSTRACT, 0},
     {"unix AF_UNSPEC (dgram disconnect)", AF_UNIX, AF_UNSPEC, 16, 0,
      NT_SA_OTHER, 0},
     {"unix with AF_INET family (kernel: EINVAL)", AF_UNIX, AF_INET, 16, 0,
@@ -85,6 +86,8 @@ static void fill(const struct sa_row *r, unsigned char *b)
 		memset(b + o, 's', 128 - o); /* no NUL: alen ends it */
 		if (r->alen == o + 2)
 			b[o + 1] = '\0';
+		if (r->kind == NT_SA_ABSTRACT)
+			b[o] = '\0';
 	} else if (r->domain == AF_NETLINK) {
 		struct sockaddr_nl nl = {.nl_family = r->family,
 					 .nl_groups = 1};
