@@ -1426,3 +1426,28 @@ def test_inherited_host_socket_reaches_no_host_abstract_socket(lnk, work):
         inherited.close()
     assert "CONNECTED" not in cp.stdout and got is None, cp.stdout
     assert "refused 1" in cp.stdout, cp.stdout + cp.stderr
+
+
+def test_host_stdin_file_not_linked_into_write_folder(lnk, work, tmp_path):
+    """Threat: the host file given as stdin given a name in the write
+    folder (linkat AT_EMPTY_PATH, or /proc/self/fd/0 followed), where the
+    program could then open it for writing by that name."""
+    deploy = tmp_path / "deploy.sh"
+    deploy.write_text("echo deploying\n")
+    with open(deploy, "rb") as stdin:
+        cp = py(lnk, """
+            import ctypes, os
+            libc = ctypes.CDLL(None, use_errno=True)
+            r = libc.linkat(0, b"", -100, b"stolen1", 0x1000)
+            print("empty-path", r, ctypes.get_errno())
+            for via in ("/proc/self/fd/0", "/dev/stdin", "/dev/fd/0"):
+                try:
+                    os.link(via, "stolen2", follow_symlinks=True)
+                    print("LINKED", via)
+                except OSError as e:
+                    print("refused", via, e.errno)
+        """, "--write", work, stdin=stdin)
+    assert not (work / "stolen1").exists() and not (work / "stolen2").exists()
+    assert "LINKED" not in cp.stdout and "empty-path -1" in cp.stdout, \
+        cp.stdout + cp.stderr
+    assert deploy.stat().st_nlink == 1
