@@ -199,7 +199,7 @@ int bait_plant(struct bait *b, const struct policy *p, const char *home,
 	       struct lnk_err *err)
 {
 	int r;
-	*b = (struct bait){.record_fd = -1, .fd = -1};
+	*b = (struct bait){.record_fd = -1, .fd = -1, .home_dgram_fd = -1};
 
 	uint64_t rnd = 0;
 	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
@@ -310,6 +310,26 @@ int bait_plant(struct bait *b, const struct policy *p, const char *home,
 	fd = listen_unix(b->abstract, true);
 	if (fd >= 0)
 		add_server(b, fd, b->abstract, NULL);
+	/* A datagram socket in the home folder: what the guard does not
+	 * check (sendto and sendmsg straight to it). Nothing serves it. */
+	{
+		_cleanup_free_ char *dg =
+		    xasprintf("%s/.lnk-check-%s-dg.sock", home, b->tag);
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			    0);
+		if (fd >= 0 && strlen(dg) < sizeof(sa.sun_path)) {
+			memcpy(sa.sun_path, dg, strlen(dg));
+			record(b, 's', dg);
+			if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+				b->home_dgram = xstrdup(dg);
+				b->home_dgram_fd = fd;
+				fd = -1;
+			}
+		}
+		if (fd >= 0)
+			close(fd);
+	}
 
 	/* A granted --port that nothing serves here: check serves it, so
 	 * the try shows the grant works end to end. */
@@ -379,6 +399,11 @@ void bait_remove(struct bait *b)
 		remove_path('s', b->unix_path);
 	if (b->home_socket)
 		remove_path('s', b->home_socket);
+	if (b->home_dgram_fd >= 0)
+		close(b->home_dgram_fd);
+	b->home_dgram_fd = -1;
+	if (b->home_dgram)
+		remove_path('s', b->home_dgram);
 	for (size_t i = 0; i < b->files.n; i++)
 		remove_path('f', b->files.v[i]);
 	if (b->fd >= 0)
@@ -403,7 +428,8 @@ void bait_remove(struct bait *b)
 	free(b->unix_path);
 	free(b->abstract);
 	free(b->home_socket);
-	*b = (struct bait){.record_fd = -1, .fd = -1};
+	free(b->home_dgram);
+	*b = (struct bait){.record_fd = -1, .fd = -1, .home_dgram_fd = -1};
 }
 
 void bait_expect(struct bait *b, const char *path)

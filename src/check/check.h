@@ -57,6 +57,8 @@ struct bait {
 	char *unix_path;	   /* a socket in /tmp, outside */
 	char *abstract;		   /* "@lnk-check-<tag>" */
 	char *home_socket;	   /* a socket in the home folder */
+	char *home_dgram;	   /* a datagram socket there, or NULL */
+	int home_dgram_fd;
 	struct bait_server *srv;
 	size_t nsrv;
 	struct strv ports_served; /* --port ports check serves itself */

@@ -20,11 +20,11 @@
 #include "store/paths.h"
 
 static const struct check_gap gaps[] = {
-    {"unix sockets in a granted folder",
-     "a read-only mount does not stop connect() on a unix socket inside "
-     "it, and Landlock on this kernel cannot refuse it: a host daemon's "
-     "socket in a folder you grant (a gpg-agent, docker or editor socket "
-     "under --read '~') answers the program. check reports it as open"},
+    {"datagrams to unix sockets in a granted folder",
+     "lnk connects a program's unix sockets only to sockets bound inside "
+     "the sandbox, but a datagram sent with sendto or sendmsg straight to "
+     "a host daemon's datagram socket in a folder you grant is not "
+     "checked. check reports it as open"},
     {"[commands] is a guard, not containment",
      "the execute list stops launching the wrong program by name; the "
      "dynamic loader (ld.so FILE), memfd execution and any allowed "
@@ -513,19 +513,29 @@ static void plan_network(const struct policy *p, const struct bait *b,
 	{
 		bool home_shown = false;
 		const char *hs = b->home_socket;
-		/* A socket in a folder a grant shows: the known gap. */
+		/* A host daemon's socket in a folder a grant shows: the
+		 * mount lets connect() through, the guard refuses it (only
+		 * sockets bound inside answer). */
 		const struct strv *rd = policy_list(p, K_FILES_READ);
 		const struct strv *wr = policy_list(p, K_FILES_WRITE);
 		for (size_t i = 0; i < rd->n; i++)
 			home_shown |= covers(rd->v[i], hs);
 		for (size_t i = 0; i < wr->n; i++)
 			home_shown |= covers(wr->v[i], hs);
-		struct check_try *t =
-		    add(l, "network", home_shown ? CHECK_GAP : CHECK_DENY,
-			"connect to a unix socket in the home folder",
-			"unix\t%s", hs);
-		if (home_shown)
-			t->gap = gaps[0].name;
+		add(l, "network", CHECK_DENY,
+		    home_shown ? "connect to a host's unix socket in a granted "
+				 "folder (the home folder)"
+			       : "connect to a unix socket in the home folder",
+		    "unix\t%s", hs);
+		if (b->home_dgram) {
+			struct check_try *t = add(
+			    l, "network", home_shown ? CHECK_GAP : CHECK_DENY,
+			    "send a datagram to a unix socket in the home "
+			    "folder",
+			    "unixdg\t%s", b->home_dgram);
+			if (home_shown)
+				t->gap = gaps[0].name;
+		}
 	}
 
 	if (!wire) {

@@ -16,7 +16,10 @@
 #define FLAG_EXEC_ANY (1u << 0)
 #define FLAG_DOT_GUARD (1u << 1)
 #define FLAG_LANDLOCK_OPTIONAL (1u << 2)
-#define FLAGS_KNOWN (FLAG_EXEC_ANY | FLAG_DOT_GUARD | FLAG_LANDLOCK_OPTIONAL)
+#define FLAG_CONNECT_GUARD (1u << 3)
+#define FLAGS_KNOWN                                                \
+	(FLAG_EXEC_ANY | FLAG_DOT_GUARD | FLAG_LANDLOCK_OPTIONAL | \
+	 FLAG_CONNECT_GUARD)
 
 void initcfg_free(struct init_config *c)
 {
@@ -79,6 +82,8 @@ int initcfg_encode(const struct init_config *c, struct buf *out)
 		flags |= FLAG_EXEC_ANY;
 	if (c->dot_guard)
 		flags |= FLAG_DOT_GUARD;
+	if (c->connect_guard)
+		flags |= FLAG_CONNECT_GUARD;
 	if (c->landlock_optional)
 		flags |= FLAG_LANDLOCK_OPTIONAL;
 
@@ -251,6 +256,7 @@ static int decode(struct rd *r, struct init_config *c)
 			       "init config: unknown flags 0x%x", flags);
 	c->exec_any = flags & FLAG_EXEC_ANY;
 	c->dot_guard = flags & FLAG_DOT_GUARD;
+	c->connect_guard = flags & FLAG_CONNECT_GUARD;
 	c->landlock_optional = flags & FLAG_LANDLOCK_OPTIONAL;
 
 	if ((e = get_u32(r, &nfd, "notify_fd")) < 0 ||
@@ -265,6 +271,10 @@ static int decode(struct rd *r, struct init_config *c)
 		return err_set(r->err, -EINVAL,
 			       "init config: dot_guard is set but there is no "
 			       "notify_fd");
+	if (c->connect_guard && c->notify_fd < 0)
+		return err_set(r->err, -EINVAL,
+			       "init config: connect_guard is set but there is "
+			       "no notify_fd");
 	if (c->notify_fd >= 0 && c->notify_fd == c->wire_fd)
 		return err_set(r->err, -EINVAL,
 			       "init config: notify_fd and wire_fd are both %d",

@@ -26,6 +26,8 @@
  * executed, 127 it is not there.
  */
 #include <errno.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,14 +143,33 @@ static void apply_seccomp(const struct init_config *c)
 	struct lnk_err err = {0};
 	int listener = -1, r;
 
-	r = seccomp_policy_install(c->dot_guard, &listener, &err);
+	/* The supervisor connects the program's unix sockets only to
+	 * sockets bound in this network namespace: it asks the kernel
+	 * which those are on a sock_diag socket made here (it cannot make
+	 * one in our namespace itself). Without it, every pathname connect
+	 * is refused (fail closed), nothing else. */
+	int fds[2] = {-1, -1};
+	size_t nfds = 1;
+	enum seccomp_notify mode = c->dot_guard	      ? SN_ALL
+				   : c->connect_guard ? SN_CONNECT
+						      : SN_NONE;
+	if (mode != SN_NONE) {
+		fds[1] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+				NETLINK_SOCK_DIAG);
+		if (fds[1] >= 0)
+			nfds = 2;
+	}
+	r = seccomp_policy_install(mode, &listener, &err);
 	if (r < 0)
 		fail_layer("seccomp", &err);
-	if (c->dot_guard) {
-		r = fd_send(c->notify_fd, &listener, 1, "L", 1);
+	if (mode != SN_NONE) {
+		fds[0] = listener;
+		r = fd_send(c->notify_fd, fds, nfds, "L", 1);
 		/* The program must never hold its own listener: it could
 		 * answer its own creations. */
 		close(listener);
+		if (fds[1] >= 0)
+			close(fds[1]);
 		if (r < 0) {
 			err_set(&err, r,
 				"cannot hand the listener to the supervisor: "

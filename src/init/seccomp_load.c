@@ -76,27 +76,36 @@ static int load(const struct sock_filter *insns, size_t n, unsigned flags)
 	return r < 0 ? -errno : (int)r;
 }
 
-void seccomp_policy_prebuilt(bool dot_guard, const struct sock_filter **prog,
-			     size_t *len)
+void seccomp_policy_prebuilt(enum seccomp_notify notify,
+			     const struct sock_filter **prog, size_t *len)
 {
-	if (dot_guard) {
+	switch (notify) {
+	case SN_ALL:
 		*prog = seccomp_prebuilt_guard;
 		*len = seccomp_prebuilt_guard_len;
-	} else {
-		*prog = seccomp_prebuilt_plain;
-		*len = seccomp_prebuilt_plain_len;
+		return;
+	case SN_CONNECT:
+		*prog = seccomp_prebuilt_connect;
+		*len = seccomp_prebuilt_connect_len;
+		return;
+	case SN_NONE:
+		break;
 	}
+	*prog = seccomp_prebuilt_plain;
+	*len = seccomp_prebuilt_plain_len;
 }
 
-int seccomp_policy_install(bool dot_guard, int *listener, struct lnk_err *err)
+int seccomp_policy_install(enum seccomp_notify notify, int *listener,
+			   struct lnk_err *err)
 {
+	bool dot_guard = notify != SN_NONE; /* a listener */
 	const struct sock_filter *prog, *pers;
 	size_t n, npers;
 	unsigned flags = 0;
 	int r;
 
 	*listener = -1;
-	seccomp_policy_prebuilt(dot_guard, &prog, &n);
+	seccomp_policy_prebuilt(notify, &prog, &n);
 	if (n == 0 || n > BPF_MAXINSNS)
 		return err_set(err, -E2BIG,
 			       "seccomp: the built-in filter has %zu "

@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/fs.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -141,13 +142,22 @@ static const uint64_t clone_new_flags[] = {
     CLONE_NEWUSER, CLONE_NEWPID,    CLONE_NEWNET,
 };
 
-/* Terminal injection (invariant 5): TIOCSTI pushes bytes into the input of
+/* FS_IOC_SETFLAGS (chattr) could set the casefold attribute on the empty
+ * top of a write folder, after which ".vſcode" is the ".vscode" a host
+ * editor opens: the dot-file guard refuses names by their spelling, and
+ * refuses write grants on folders that fold (src/notify/fold.c). The
+ * other flags it sets are rare in a sandbox (+C no copy-on-write), or
+ * need a capability the sandbox never holds (+i, +a).
+ *
+ * Terminal injection (invariant 5): TIOCSTI pushes bytes into the input of
  * the terminal, so a program could type commands into the user's shell
  * after it exits; TIOCLINUX can do the same on a virtual console. The
  * kernel reads ioctl's cmd as 32 bits, so the compare is masked to the low
  * 32: a cmd with high bits set is still TIOCSTI to the kernel and must
  * still match here (CVE-2019-10063, flatpak). */
-static const uint32_t refused_ioctls[] = {TIOCSTI, TIOCLINUX};
+static const uint32_t refused_ioctls[] = {TIOCSTI, TIOCLINUX,
+					  /* chattr: see below */
+					  FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS};
 
 /* ---- 2. notified to the supervisor (dot_guard) --------------------------- */
 
@@ -158,7 +168,11 @@ static const uint32_t refused_ioctls[] = {TIOCSTI, TIOCLINUX};
  * check-then-continue lets the path change in between (measured: .envrc
  * created within 1 s). unlink and rmdir are absent: existing dot files are
  * read-only bind mounts. bind is here because binding an AF_UNIX socket to
- * a path creates that name; the family is in memory, so every bind comes. */
+ * a path creates that name; the family is in memory, so every bind comes.
+ * connect is here because a read-only mount does not stop connect() on a
+ * unix socket in it: the supervisor connects only to sockets bound inside
+ * the sandbox (a host daemon's socket under a granted folder is refused),
+ * and, the address being in memory too, performs every connect. */
 const struct seccomp_notified seccomp_notified[] = {
     {"open", SCMP_SYS(open), 1},
     {"openat", SCMP_SYS(openat), 2},
@@ -175,6 +189,7 @@ const struct seccomp_notified seccomp_notified[] = {
     {"renameat", SCMP_SYS(renameat), -1},
     {"renameat2", SCMP_SYS(renameat2), -1},
     {"bind", SCMP_SYS(bind), -1},
+    {"connect", SCMP_SYS(connect), -1},
 };
 const size_t seccomp_notified_count = ARRAY_SIZE(seccomp_notified);
 
@@ -302,7 +317,8 @@ static int add_setid_rules(scmp_filter_ctx ctx, struct lnk_err *err)
 	return 0;
 }
 
-static int build(bool dot_guard, scmp_filter_ctx *out, struct lnk_err *err)
+static int build(enum seccomp_notify notify, scmp_filter_ctx *out,
+		 struct lnk_err *err)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int r;
@@ -366,8 +382,11 @@ static int build(bool dot_guard, scmp_filter_ctx *out, struct lnk_err *err)
 
 	if ((r = add_setid_rules(ctx, err)) < 0)
 		goto fail;
-	for (size_t i = 0; dot_guard && i < seccomp_notified_count; i++) {
+	for (size_t i = 0; notify != SN_NONE && i < seccomp_notified_count;
+	     i++) {
 		const struct seccomp_notified *n = &seccomp_notified[i];
+		if (notify == SN_CONNECT && n->nr != SCMP_SYS(connect))
+			continue;
 		r = add_notify_rule(ctx, n);
 		if (r < 0) {
 			rule_err(err, r, n->name);
@@ -385,7 +404,7 @@ fail:
 	return r;
 }
 
-int seccomp_policy_export(bool dot_guard, struct sock_filter **prog,
+int seccomp_policy_export(enum seccomp_notify notify, struct sock_filter **prog,
 			  size_t *len, struct lnk_err *err)
 {
 	scmp_filter_ctx ctx = NULL;
@@ -396,7 +415,7 @@ int seccomp_policy_export(bool dot_guard, struct sock_filter **prog,
 
 	*prog = NULL;
 	*len = 0;
-	if ((r = build(dot_guard, &ctx, err)) < 0)
+	if ((r = build(notify, &ctx, err)) < 0)
 		return r;
 	/* libseccomp 2.5 has no attribute for WAIT_KILLABLE_RECV, so it
 	 * cannot load the filter the way the guard needs: export the BPF and

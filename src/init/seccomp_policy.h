@@ -13,6 +13,15 @@
 
 #include "common/err.h"
 
+/* What the main filter hands to the supervisor. SN_ALL is 1, so a bool
+ * "dot_guard" of true still means every notified call. */
+enum seccomp_notify {
+	SN_NONE = 0,	/* nothing: no listener */
+	SN_ALL = 1,	/* every call of seccomp_notified (dot files kept) */
+	SN_CONNECT = 2, /* connect only: a folder is granted, but no dot
+			 * file is kept (creations run natively) */
+};
+
 /* One syscall the filter notifies (SCMP_ACT_NOTIFY) when dot_guard is set. */
 struct seccomp_notified {
 	const char *name; /* "openat" */
@@ -33,7 +42,7 @@ const struct seccomp_notified *seccomp_notified_lookup(int nr);
  * adds the notify rules. *prog is malloc'd; 0 or -errno with err filled.
  * In seccomp_policy.c: lnk and the build's generator (seccomp_gen.c) only;
  * lnk-init does not link libseccomp. */
-int seccomp_policy_export(bool dot_guard, struct sock_filter **prog,
+int seccomp_policy_export(enum seccomp_notify notify, struct sock_filter **prog,
 			  size_t *len, struct lnk_err *err);
 
 /* The same two filters as compiled at build time by seccomp_gen.c from
@@ -43,8 +52,10 @@ extern const struct sock_filter seccomp_prebuilt_plain[];
 extern const size_t seccomp_prebuilt_plain_len;
 extern const struct sock_filter seccomp_prebuilt_guard[];
 extern const size_t seccomp_prebuilt_guard_len;
-void seccomp_policy_prebuilt(bool dot_guard, const struct sock_filter **prog,
-			     size_t *len);
+extern const struct sock_filter seccomp_prebuilt_connect[];
+extern const size_t seccomp_prebuilt_connect_len;
+void seccomp_policy_prebuilt(enum seccomp_notify notify,
+			     const struct sock_filter **prog, size_t *len);
 
 /* The small hand-written filter stacked under the main one: personality()
  * may only query (0xffffffff) or set the default (PER_LINUX 0); libseccomp
@@ -56,4 +67,5 @@ void seccomp_policy_personality(const struct sock_filter **prog, size_t *len);
  * With dot_guard the main filter is loaded with NEW_LISTENER and
  * WAIT_KILLABLE_RECV and *listener receives the notification fd (CLOEXEC);
  * otherwise *listener is -1. 0 or -errno with err filled. */
-int seccomp_policy_install(bool dot_guard, int *listener, struct lnk_err *err);
+int seccomp_policy_install(enum seccomp_notify notify, int *listener,
+			   struct lnk_err *err);

@@ -194,9 +194,11 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	strv_copy(&out->init.ll_write, &out->bw.ll_write);
 	out->init.cwd = xstrdup(out->bw.chdir);
 	out->init.wire_fd = in->wire ? LAUNCH_FD_WIRE : -1;
-	out->init.notify_fd = in->notify ? LAUNCH_FD_NOTIFY : -1;
+	out->init.notify_fd =
+	    in->notify || in->notify_connect ? LAUNCH_FD_NOTIFY : -1;
 	out->init.lifeline_fd = LAUNCH_FD_LIFELINE;
 	out->init.dot_guard = in->notify;
+	out->init.connect_guard = in->notify_connect && !in->notify;
 	if (in->nlisteners) {
 		out->init.listeners =
 		    xcalloc(in->nlisteners, sizeof(*in->listeners));

@@ -46,6 +46,8 @@ struct plan_in {
 	bool wire;		      /* a wire socket goes in LAUNCH_FD_WIRE */
 	bool notify;		      /* a notify socket in LAUNCH_FD_NOTIFY:
 					 * the dot-file guard is on */
+	bool notify_connect;	      /* one for connect() alone (a folder is
+			      * granted, no dot file kept) */
 	const struct strv *extra_env; /* the wire's proxy variables */
 	const struct init_listener *listeners; /* the wire's, copied */
 	size_t nlisteners;

@@ -366,7 +366,14 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	r = notify_plan(pol, &s.np, err);
 	if (r < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
-	bool guard = r == 1;
+	/* The supervisor also decides connect() on unix sockets, since a
+	 * read-only mount does not stop it: a host daemon's socket under a
+	 * granted folder must not answer. So it runs whenever any folder
+	 * is granted; without dot files to keep, for connect() alone
+	 * (creations then run natively, at full speed). */
+	bool dot = r == 1;
+	bool guard = dot || policy_list(pol, K_FILES_READ)->n > 0 ||
+		     policy_list(pol, K_FILES_WRITE)->n > 0;
 	const struct strv *wr = policy_list(pol, K_FILES_WRITE);
 	const struct strv *wdf = policy_list(pol, K_FILES_WRITE_DOT_FILES);
 	for (size_t i = 0; i < wr->n; i++)
@@ -392,7 +399,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .argc = (int)argv.n,
 	    .pty = req->pty,
 	    .wire = wire,
-	    .notify = guard,
+	    .notify = dot,
+	    .notify_connect = guard && !dot,
 	    .extra_env = &s.extra_env,
 	    .listeners = s.listeners,
 	    .nlisteners = s.nlisteners,

@@ -4,6 +4,7 @@
 #include "notify/internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +327,14 @@ int notify_plan_add(struct notify_plan *np, const char *dir,
 	if (!S_ISDIR(st.st_mode))
 		return err_set(err, -ENOTDIR, "cannot guard '%s': not a folder",
 			       dir);
+	const char *fold = NULL;
+	if (nt_dir_folds(dir, &fold) > 0)
+		return err_set(err, -EOPNOTSUPP,
+			       "cannot keep the dot files at the top of '%s' "
+			       "read only: its file system (%s) takes other "
+			       "spellings for the same name; use a folder on "
+			       "another file system, or --write-dot-files %s",
+			       dir, fold, dir);
 	plan_push(np, st.st_dev, st.st_ino, dir, NULL);
 
 	/* A dangling dot-file symlink (.envrc -> envrc.local, missing): the
@@ -462,6 +471,23 @@ enum nt_dev nt_chardev(dev_t rdev)
 	if (ma >= 136 && ma <= 143)
 		return NT_DEV_OPEN; /* pty slaves (/dev/pts/N) */
 	return NT_DEV_REFUSE;
+}
+
+bool nt_access_within(int flags, int have)
+{
+	int want = flags & O_ACCMODE;
+
+	if (flags & O_PATH)
+		return true; /* a path reference: no access at all */
+	if (have == O_PATH)
+		return false;
+	/* O_ACCMODE itself (3) needs both, as the kernel asks; O_TRUNC
+	 * writes whatever the access mode says. */
+	bool rd = want != O_WRONLY;
+	bool wr = want != O_RDONLY || (flags & O_TRUNC);
+	bool hrd = have == O_RDONLY || have == O_RDWR;
+	bool hwr = have == O_WRONLY || have == O_RDWR;
+	return (!rd || hrd) && (!wr || hwr);
 }
 
 int nt_stat_tty_nr(const char *stat, unsigned long *tty_nr)

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "notify/notify.h"
@@ -86,6 +87,14 @@ int nt_lookup_parent(struct nt_ctx *c, int basefd, const char *path,
  * be pipes and pty devices (reopening /dev/stdout). */
 bool nt_fs_ok(unsigned long f_type, bool object);
 
+/* The name of a file system of this statfs f_type that folds names
+ * (case, trailing dots), or NULL (fold.c). */
+const char *nt_fs_folding(unsigned long f_type);
+
+/* 1 when names in folder dir fold (its file system, or ext4/f2fs/tmpfs
+ * casefold on it), *why naming which; 0 when not; -errno. */
+int nt_dir_folds(const char *dir, const char **why);
+
 /* Character devices an O_CREAT open may reach. */
 enum nt_dev {
 	NT_DEV_OPEN,   /* null, zero, full, random, urandom, ptmx, pty */
@@ -93,6 +102,41 @@ enum nt_dev {
 	NT_DEV_REFUSE, /* anything else (/dev/console of the host, ...) */
 };
 enum nt_dev nt_chardev(dev_t rdev);
+
+/* Whether an open with flags asks for no more access than a descriptor
+ * opened with access mode `have` (O_RDONLY, O_WRONLY, O_RDWR, or O_PATH)
+ * already gives: reopening an inherited descriptor through /dev/fd/N must
+ * never turn a read-only stdin into a writable file. O_TRUNC counts as
+ * writing; an O_PATH request asks for nothing. */
+bool nt_access_within(int flags, int have);
+
+/* A socket address as the kernel reads it for a socket of one family
+ * (sockaddr.c). */
+enum nt_sa_kind {
+	NT_SA_OTHER,	/* nothing the guard checks (autobind, AF_UNSPEC,
+			 * other families) */
+	NT_SA_PATH,	/* AF_UNIX: a name in a folder */
+	NT_SA_ABSTRACT, /* AF_UNIX: an abstract name (the socket's netns) */
+	NT_SA_PORT,	/* AF_INET, AF_INET6: a port */
+	NT_SA_GROUPS,	/* AF_NETLINK: multicast groups (a bit mask) */
+};
+struct nt_sockaddr {
+	enum nt_sa_kind kind;
+	uint16_t port;
+	uint32_t groups;
+	char path[109]; /* sun_path and its end */
+};
+
+/* Reads addr (alen bytes, at most sizeof(struct sockaddr_storage)) as
+ * bind(2) and connect(2) read it on a socket of family `domain`: 0 and
+ * *out, or -EINVAL where the kernel refuses the length before anything
+ * else. */
+int nt_sockaddr_parse(int domain, const void *addr, size_t alen,
+		      struct nt_sockaddr *out);
+
+/* Whether netlink multicast groups (nl_groups of a bind or connect) may be
+ * joined by a task without CAP_NET_ADMIN, as the kernel would let it. */
+bool nt_netlink_groups_ok(int protocol, uint32_t groups);
 
 /* tty_nr (field 7 of /proc/PID/stat) of stat's text: 0 or -EINVAL. The
  * command name (field 2) may hold spaces and parentheses: fields are

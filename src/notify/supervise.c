@@ -2,7 +2,7 @@
  *
  * lnk-init's filter notifies every creating syscall (open/openat with
  * O_CREAT, creat, mkdir(at), mknod(at), symlink(at), link(at),
- * rename(at|at2), bind). For each one we:
+ * rename(at|at2), bind), and connect. For each one we:
  *  1. pin the task (/proc/TID), read its path arguments ONCE
  *     (process_vm_readv) and check the notification is still valid, so the
  *     pid was not reused;
@@ -45,6 +45,18 @@
  * No setuid or setgid bit is ever created (a --write folder is on the host;
  * lnk-init's filter refuses them too).
  *
+ * Inside the grants only. The sandbox's mount tree is what its grants
+ * show, but the program also holds descriptors of the host's (its stdin,
+ * stdout, stderr: `./prog < deploy.sh`), and a walk from one stays on
+ * the host. So every folder we act in, and every object we link or
+ * connect to, must lie on a mount of the task's mount namespace
+ * (on_sandbox_mounts); a host object named by the task's own descriptor
+ * (/dev/stdin, /dev/fd/N) is reopened with at most that descriptor's
+ * access mode, taken from the very open file (pidfd_getfd). Socket
+ * addresses are read by the socket's family, as the kernel reads them
+ * (sockaddr.c); a pathname unix socket is connected only when a socket
+ * of the sandbox's network namespace is bound to it (do_connect).
+ *
  * Threads: a pool of worker/executor pairs (a FIFO open blocks its pair
  * until a peer opens it: pitfall 9; the pool grows when all are busy, up
  * to POOL_MAX). Blocking FIFO opens are capped at FIFO_MAX at a time;
@@ -71,7 +83,13 @@
  *    them at once the next fails with EAGAIN;
  *  - ports below 1024: refused unless the task holds CAP_NET_BIND_SERVICE
  *    (ip_unprivileged_port_start of the sandbox is not read);
- *  - an open whose fd cannot be injected (EMFILE) has created the file.
+ *  - an open whose fd cannot be injected (EMFILE) has created the file;
+ *  - connect: a server inside sees the client's pid as 0 (SO_PEERCRED
+ *    names us, outside its pid namespace), and a blocking connect waits
+ *    without being interrupted by the program's signals;
+ *  - bind and connect of socket families other than unix, IPv4, IPv6,
+ *    netlink, AF_ALG and vsock: EPERM (their checks were not audited for
+ *    what our privilege in the sandbox's namespaces would pass).
  */
 #include "notify/internal.h"
 
@@ -106,6 +124,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+
 #include "common/esc.h"
 #include "common/fdpass.h"
 
@@ -136,7 +159,8 @@ enum op_kind {
 	OP_SYMLINK,
 	OP_LINK,
 	OP_RENAME,
-	OP_BIND
+	OP_BIND,
+	OP_CONNECT
 };
 
 /* Which argument is which; -1 for none. The syscall table here must match
@@ -184,6 +208,8 @@ static const struct op ops[] = {
     {__NR_renameat2, OP_RENAME, 0, 1, 2, 3, 4, -1, -1, 0},
     /* bind: p1 is the socket fd, p2 the address, flags its length */
     {__NR_bind, OP_BIND, -1, 0, -1, 1, 2, -1, -1, 0},
+    /* connect: as bind */
+    {__NR_connect, OP_CONNECT, -1, 0, -1, 1, 2, -1, -1, 0},
 };
 
 struct job;
@@ -214,6 +240,20 @@ struct notify {
 	pthread_mutex_t mu;	/* workers[], receiver_done, stats */
 	pthread_cond_t done_cv; /* the receiver ended */
 	struct worker *workers[POOL_MAX];
+	/* A NETLINK_SOCK_DIAG socket lnk-init made in the sandbox's network
+	 * namespace (which unix sockets were bound inside), or -1; one
+	 * query at a time, under diag_mu. */
+	int diag;
+	uint32_t diag_seq;
+	pthread_mutex_t diag_mu;
+	/* The sandbox's mount namespace (nested ones cannot be made: lnk-init
+	 * refuses CLONE_NEWNS) and mounts found in it (unique ids, never
+	 * reused): opening /proc/TID/ns/mnt and statmount cost more than
+	 * the rest of a call. Under mnt_mu. */
+	pthread_mutex_t mnt_mu;
+	uint64_t mntns;
+	uint64_t mnt_in[64];
+	size_t nmnt_in;
 	size_t nworkers;
 	atomic_size_t idle;
 	atomic_int fifo_blocked; /* executors in a blocking FIFO open */
@@ -235,6 +275,7 @@ struct notify {
  * forbids ptrace-like access), so it never opens /proc/TID. */
 struct task {
 	pid_t tid;
+	uint64_t id;	   /* the notification's */
 	int procfd;	   /* /proc/TID, O_PATH: pinned to this task; -1 in the
 		     * executor's hands */
 	struct nt_ctx ctx; /* rootfd: the task's root, opened by the worker */
@@ -246,9 +287,15 @@ struct task {
 	 * the fd of /dev/fd/N, ...), or -errno; -1 when it starts at the
 	 * root or is unused */
 	int base[2];
-	struct worker *w; /* whose executor opens existing objects */
-	int sfd;	  /* bind: the task's socket, or -1 */
-	int ctty;	  /* O_PATH on its controlling terminal; NT_CTTY_UNKNOWN
+	/* The access mode (O_ACCMODE, or O_PATH) of the task's descriptor
+	 * each base is, when a path names that descriptor (/dev/stdin,
+	 * /dev/fd/N, a dirfd); O_PATH for its cwd or root. */
+	int base_acc[2];
+	int pidfd;	     /* the task (pidfd_open), or -1 until needed */
+	struct worker *w;    /* whose executor opens existing objects */
+	int sfd;	     /* bind: the task's socket, or -1 */
+	int sdomain, sproto; /* its family and protocol */
+	int ctty; /* O_PATH on its controlling terminal; NT_CTTY_UNKNOWN
 		   * until asked for, NT_CTTY_NONE when it has none */
 };
 
@@ -266,6 +313,8 @@ static void task_close(struct task *t)
 			close(t->base[i]);
 	if (t->sfd >= 0)
 		close(t->sfd);
+	if (t->pidfd >= 0)
+		close(t->pidfd);
 	if (t->ctty >= 0)
 		close(t->ctty);
 }
@@ -468,10 +517,10 @@ static void where_close(struct where *w)
 	w->parent = -1;
 }
 
-/* Where a path starts, as the task sees it: *rel is set to "cwd" or
- * "fd/N" under /proc/TID and 0 returned; 1 when it starts at the task's
- * root (absolute); -EBADF for a bad dirfd. Pure. */
-static int base_of(int dirfd, const char *path, char *rel, size_t cap)
+/* Where a path starts, as the task sees it: *fd is set to the task's
+ * descriptor it starts at (-1 for its cwd) and 0 returned; 1 when it
+ * starts at the task's root (absolute); -EBADF for a bad dirfd. Pure. */
+static int base_of(int dirfd, const char *path, int *fd)
 {
 	struct nt_path np;
 
@@ -480,35 +529,228 @@ static int base_of(int dirfd, const char *path, char *rel, size_t cap)
 	case NT_BASE_ROOT:
 		return 1;
 	case NT_BASE_FD:
-		snprintf(rel, cap, "fd/%d", np.fd);
+		*fd = np.fd;
 		return 0;
 	case NT_BASE_CWD:
-		snprintf(rel, cap, "cwd");
+		*fd = -1;
 		return 0;
 	case NT_BASE_DIRFD:
 		if (dirfd == AT_FDCWD)
-			snprintf(rel, cap, "cwd");
+			*fd = -1;
 		else if (dirfd < 0)
 			return -EBADF;
 		else
-			snprintf(rel, cap, "fd/%d", dirfd);
+			*fd = dirfd;
 		return 0;
 	}
 	return -EBADF;
 }
 
-/* The worker's half: opens (O_PATH) where path starts. -1 when it starts
- * at the root, else an fd or -errno (kept for the executor to report at
- * the same point as the native call would). */
-static int base_prepare(struct task *t, int dirfd, const char *path)
-{
-	char rel[32];
-	int r = base_of(dirfd, path, rel, sizeof(rel));
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
 
+/* The task's own descriptor fd, as the very open file it holds
+ * (pidfd_getfd): its access mode is then the one it was opened with, and
+ * what we act on is what we looked at (opening /proc/TID/fd/N by name
+ * could meet another file dup2'ed there meanwhile). A thread with a
+ * descriptor table of its own (unshare(CLONE_FILES)) is asked by its tid;
+ * before Linux 6.9 (no PIDFD_THREAD), by its thread group. */
+static int task_getfd(struct task *t, int fd)
+{
+	if (t->pidfd < 0) {
+		t->pidfd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
+		if (t->pidfd < 0 && errno == EINVAL && task_status(t) == 0)
+			t->pidfd = (int)syscall(SYS_pidfd_open, t->tgid, 0);
+		if (t->pidfd < 0)
+			return -EPERM;
+		/* pidfd_open takes a number, which a task killed since
+		 * prep's check could have passed on to another process: the
+		 * notification still pending means the task still lives, so
+		 * the pidfd is its own. */
+		uint64_t id = t->id;
+		if (ioctl(t->w->n->listener, SECCOMP_IOCTL_NOTIF_ID_VALID,
+			  &id) < 0)
+			return -ENOENT;
+	}
+	int r = (int)syscall(SYS_pidfd_getfd, t->pidfd, fd, 0);
+	if (r < 0)
+		return errno == EBADF ? -EBADF : -EPERM;
+	return r;
+}
+
+/* The worker's half: opens where path starts. -1 when it starts at the
+ * root, else an fd (O_PATH on the cwd, or the task's descriptor itself,
+ * its access mode in *acc) or -errno (kept for the executor to report at
+ * the same point as the native call would). */
+static int base_prepare(struct task *t, int dirfd, const char *path, int *acc)
+{
+	int fdnum, fd;
+	int r = base_of(dirfd, path, &fdnum);
+
+	*acc = O_PATH;
 	if (r != 0)
 		return r > 0 ? -1 : r;
-	int fd = openat(t->procfd, rel, O_PATH | O_CLOEXEC);
-	return fd < 0 ? (errno == ENOENT ? -EBADF : -EPERM) : fd;
+	if (fdnum < 0) {
+		fd = openat(t->procfd, "cwd", O_PATH | O_CLOEXEC);
+		return fd < 0 ? -EPERM : fd;
+	}
+	fd = task_getfd(t, fdnum);
+	if (fd < 0)
+		return fd;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0) {
+		close(fd);
+		return -EPERM;
+	}
+	*acc = (fl & O_PATH) ? O_PATH : (fl & O_ACCMODE);
+	return fd;
+}
+
+/* ---- what the sandbox's grants reach ---- */
+
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+#ifndef NS_GET_MNTNS_ID
+#define NS_GET_MNTNS_ID _IOR(0xb7, 0x5, uint64_t)
+#endif
+#define NR_STATMOUNT 457 /* the shared table of new syscalls */
+
+struct nt_mnt_id_req {
+	uint32_t size, spare;
+	uint64_t mnt_id, param, mnt_ns_id;
+};
+
+/* The old (non-unique) mount id of fd in /proc/TID/mountinfo: kernels
+ * without statmount (before 6.11). The id cannot be reused while fd holds
+ * its mount. 1 found, 0 not, -EPERM unknown. */
+static int mount_in_mountinfo(struct task *t, int fd)
+{
+	struct statx sx;
+	char line[8192];
+	int r = 0;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) < 0 ||
+	    !(sx.stx_mask & STATX_MNT_ID))
+		return -EPERM;
+	int mfd = openat(t->procfd, "mountinfo", O_RDONLY | O_CLOEXEC);
+	if (mfd < 0)
+		return -EPERM;
+	FILE *f = fdopen(mfd, "r");
+	if (!f) {
+		close(mfd);
+		return -EPERM;
+	}
+	bool start = true; /* line holds the start of a line */
+	while (r == 0 && fgets(line, sizeof(line), f)) {
+		char *end;
+		unsigned long long id = strtoull(line, &end, 10);
+		if (start && end != line && *end == ' ' && id == sx.stx_mnt_id)
+			r = 1;
+		start = strchr(line, '\n') != NULL;
+	}
+	fclose(f);
+	return r;
+}
+
+/* 1 when fd lies on a mount of the task's mount namespace, 0 when not
+ * (the host's: an inherited stdin, stdout or folder; a pipe or socket),
+ * -EPERM when it cannot be told. The sandbox's mount tree is exactly
+ * what its grants show, with their read-only, hidden and missing places
+ * (write confinement is mount-based), and a walk on descriptors never
+ * leaves the namespace of the mount it starts on. So this is the test of
+ * "inside the grants" for whatever the guard is asked to act on. */
+static int on_sandbox_mounts(struct task *t, int fd)
+{
+	struct notify *n = t->w->n;
+	struct statx sx;
+	uint64_t ns;
+
+	pthread_mutex_lock(&n->mnt_mu);
+	ns = n->mntns;
+	pthread_mutex_unlock(&n->mnt_mu);
+	if (!ns) {
+		int nsfd = openat(t->procfd, "ns/mnt", O_RDONLY | O_CLOEXEC);
+		if (nsfd < 0)
+			return -EPERM;
+		if (ioctl(nsfd, NS_GET_MNTNS_ID, &ns) < 0 || !ns)
+			ns = UINT64_MAX; /* before 6.10: mountinfo */
+		close(nsfd);
+		pthread_mutex_lock(&n->mnt_mu);
+		n->mntns = ns;
+		pthread_mutex_unlock(&n->mnt_mu);
+	}
+	if (ns == UINT64_MAX ||
+	    statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID_UNIQUE, &sx) < 0 ||
+	    !(sx.stx_mask & STATX_MNT_ID_UNIQUE))
+		return mount_in_mountinfo(t, fd);
+	bool known = false;
+	pthread_mutex_lock(&n->mnt_mu);
+	for (size_t i = 0; i < n->nmnt_in && !known; i++)
+		known = n->mnt_in[i] == sx.stx_mnt_id;
+	pthread_mutex_unlock(&n->mnt_mu);
+	if (known)
+		return 1;
+	struct nt_mnt_id_req req = {
+	    .size = sizeof(req),
+	    .mnt_id = sx.stx_mnt_id,
+	    .param = 0x1, /* STATMOUNT_SB_BASIC: the least there is */
+	    .mnt_ns_id = ns,
+	};
+	union {
+		uint64_t align;
+		char b[512];
+	} buf;
+	if (syscall(NR_STATMOUNT, &req, buf.b, sizeof(buf.b), 0) == 0) {
+		pthread_mutex_lock(&n->mnt_mu);
+		if (n->nmnt_in < ARRAY_SIZE(n->mnt_in))
+			n->mnt_in[n->nmnt_in++] = sx.stx_mnt_id;
+		pthread_mutex_unlock(&n->mnt_mu);
+		return 1;
+	}
+	if (errno == ENOENT)
+		return 0;
+	if (errno == ENOSYS || errno == EINVAL)
+		return mount_in_mountinfo(t, fd);
+	return -EPERM;
+}
+
+/* 0 when the guard may act beneath or on fd for the task; -EACCES (what
+ * Landlock answers the program natively) when fd is not inside its
+ * grants. */
+static int reach_ok(struct task *t, int fd)
+{
+	int r = on_sandbox_mounts(t, fd);
+
+	return r > 0 ? 0 : r == 0 ? -EACCES : r;
+}
+
+/* An object the path names BY a descriptor of the task (/dev/stdout,
+ * /dev/fd/N, /proc/self/fd/N), reopened with flags: inside the grants,
+ * the mounts decide as for any path; outside them (the host's stdin or
+ * stdout, a pipe) never more than the descriptor has, acc its access
+ * mode: an inherited read-only deploy.sh stays read only, an append-only
+ * log stays unread. */
+static int fd_reopen_ok(struct task *t, int o, int acc, int flags)
+{
+	int r = on_sandbox_mounts(t, o);
+
+	if (r < 0)
+		return r;
+	if (r > 0 || nt_access_within(flags, acc))
+		return 0;
+	return -EACCES;
+}
+
+/* The end of locate: the folder found must be inside the sandbox's
+ * grants, whatever it was reached from (a descriptor of the host's folder
+ * given as stdin: `mkdir /dev/fd/0/.git`). */
+static int located(struct task *t, struct where *w, int r)
+{
+	if (r == 0 && (r = reach_ok(t, w->parent)) < 0)
+		where_close(w);
+	return r;
 }
 
 /* Resolves the parent of path as the task sees it; base is the prepared
@@ -529,8 +771,10 @@ static int locate(struct task *t, int base, const char *path, struct where *w)
 		if ((size_t)snprintf(abs, sizeof(abs), "/%s", np.rest) >=
 		    sizeof(abs))
 			return -ENAMETOOLONG;
-		return nt_lookup_parent(&t->ctx, -1, abs, &w->parent, w->last,
-					sizeof(w->last), &w->slash);
+		return located(t, w,
+			       nt_lookup_parent(&t->ctx, -1, abs, &w->parent,
+						w->last, sizeof(w->last),
+						&w->slash));
 	}
 	if (base < 0)
 		return base == -1 ? -EBADF : base;
@@ -542,8 +786,9 @@ static int locate(struct task *t, int base, const char *path, struct where *w)
 	struct stat st;
 	if (fstat(base, &st) < 0 || !S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	return nt_lookup_parent(&t->ctx, base, np.rest, &w->parent, w->last,
-				sizeof(w->last), &w->slash);
+	return located(t, w,
+		       nt_lookup_parent(&t->ctx, base, np.rest, &w->parent,
+					w->last, sizeof(w->last), &w->slash));
 }
 
 /* The error a non-mkdir creation gets natively for "name/" (the kernel
@@ -673,7 +918,11 @@ static int open_existing(struct notify *n, struct task *t, int o, int flags)
 		}
 	}
 	if (flags & O_PATH) {
-		int fd = fcntl(use, F_DUPFD_CLOEXEC, 0);
+		/* a new O_PATH file: `use` may be the task's own open file
+		 * (pidfd_getfd), whose access a dup would hand over */
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/thread-self/fd/%d", use);
+		int fd = open(p, O_PATH | O_CLOEXEC);
 		return fd < 0 ? -errno : fd;
 	}
 	if (S_ISDIR(st.st_mode) && (flags & O_CREAT))
@@ -682,8 +931,8 @@ static int open_existing(struct notify *n, struct task *t, int o, int flags)
 	return exec_open(t->w, use, flags, S_ISFIFO(st.st_mode));
 }
 
-static int do_open(struct notify *n, struct task *t, int base, const char *path,
-		   int flags, mode_t mode)
+static int do_open(struct notify *n, struct task *t, int base, int acc,
+		   const char *path, int flags, mode_t mode)
 {
 	struct where w;
 	int r = locate(t, base, path, &w);
@@ -707,6 +956,8 @@ static int do_open(struct notify *n, struct task *t, int base, const char *path,
 			return -EEXIST;
 		if (flags & O_NOFOLLOW)
 			return -ELOOP;
+		if ((r = fd_reopen_ok(t, w.magic, acc, flags)) < 0)
+			return r;
 		return open_existing(n, t, w.magic, flags);
 	}
 	for (int hop = 0;; hop++) {
@@ -965,22 +1216,26 @@ static int do_link(struct notify *n, struct task *t, int obase, const char *old,
 				r = -errno;
 				goto out;
 			}
-			if ((r = link_source_ok(srcfd)) < 0)
-				goto out;
-			r = linkat(o.parent, o.last, nw.parent, nw.last, 0) < 0
-				? -errno
-				: 0;
-			goto out;
+			/* linked below by this descriptor, never again by
+			 * name: a swap of o.last in between cannot change
+			 * what gets the new name (a symlink's own O_PATH
+			 * file links the symlink itself) */
+			snprintf(src, sizeof(src), "/proc/thread-self/fd/%d",
+				 srcfd);
 		}
 	}
 	{
-		/* what the proc link names, checked like any source */
+		/* what the proc link names, checked like any source: an
+		 * ordinary object, inside the grants (an inherited host
+		 * file is not given a name in a write folder) */
 		int chk = open(src, O_PATH | O_CLOEXEC);
 		if (chk < 0) {
 			r = -errno;
 			goto out;
 		}
 		r = link_source_ok(chk);
+		if (r == 0 && (r = on_sandbox_mounts(t, chk)) >= 0)
+			r = r > 0 ? 0 : -EXDEV;
 		close(chk);
 		if (r < 0)
 			goto out;
@@ -1059,55 +1314,51 @@ out:
 
 #define CAP_BIT(c) (1ULL << (c))
 
-/* The filesystem path of an AF_UNIX address (into path, sized
- * sizeof(sun_path) + 1), or false for an abstract, unnamed or other
- * address. */
-static bool bind_path(const struct sockaddr_storage *ss, size_t alen,
-		      char *path)
+/* Socket families the guard binds for: those whose bind checks no
+ * capability the guard would hold in the sandbox's namespaces (it owns
+ * their user namespace, so any ns_capable() there passes for it) that
+ * it does not check by hand below. Any other family is refused: a
+ * sandbox has no device for them, and their binds were not audited. */
+static bool bind_family_ok(int domain)
 {
-	const struct sockaddr_un *un = (const struct sockaddr_un *)ss;
-
-	if (ss->ss_family != AF_UNIX ||
-	    alen <= offsetof(struct sockaddr_un, sun_path) ||
-	    un->sun_path[0] == '\0')
-		return false;
-	size_t plen = alen - offsetof(struct sockaddr_un, sun_path);
-	memcpy(path, un->sun_path, plen);
-	path[plen] = '\0';
-	return true;
+	return domain == AF_UNIX || domain == AF_INET || domain == AF_INET6 ||
+	       domain == AF_NETLINK || domain == AF_ALG || domain == AF_VSOCK;
 }
 
-/* t->sfd is the task's socket (pidfd_getfd, by the worker); base where
- * a path address starts. */
+/* t->sfd is the task's socket (pidfd_getfd, by the worker), sa its
+ * address as the kernel reads it for that socket (nt_sockaddr_parse);
+ * base where a path address starts. */
 static int do_bind(struct notify *n, struct task *t, int base,
+		   const struct nt_sockaddr *sa,
 		   const struct sockaddr_storage *ss, size_t alen)
 {
 	const struct sockaddr_un *un = (const struct sockaddr_un *)ss;
-	char path[sizeof(un->sun_path) + 1];
 	int r, sfd = t->sfd;
 
 	if (sfd < 0)
 		return -EBADF;
-	/* Port checks by hand: our bind would hold CAP_NET_BIND_SERVICE in
-	 * the sandbox's network namespace (we own its user namespace). */
-	uint16_t port = 0;
-	if (ss->ss_family == AF_INET && alen >= sizeof(struct sockaddr_in))
-		port = ntohs(((const struct sockaddr_in *)ss)->sin_port);
-	else if (ss->ss_family == AF_INET6 &&
-		 alen >= sizeof(struct sockaddr_in6))
-		port = ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
-	if (port && port < 1024 && !(t->capeff & CAP_BIT(CAP_NET_BIND_SERVICE)))
+	if (!bind_family_ok(t->sdomain))
+		return -EPERM;
+	/* Checks by hand what our bind would pass with the privilege we
+	 * hold in the sandbox's network namespace: a port below 1024
+	 * (CAP_NET_BIND_SERVICE), netlink multicast groups that need
+	 * CAP_NET_ADMIN there. */
+	if (sa->kind == NT_SA_PORT && sa->port && sa->port < 1024 &&
+	    !(t->capeff & CAP_BIT(CAP_NET_BIND_SERVICE)))
 		return -EACCES;
+	if (sa->kind == NT_SA_GROUPS && !(t->capeff & CAP_BIT(CAP_NET_ADMIN)) &&
+	    !nt_netlink_groups_ok(t->sproto, sa->groups))
+		return -EPERM;
 
-	if (!bind_path(ss, alen, path)) {
-		/* No path: an address family, abstract or autobind. */
+	if (sa->kind != NT_SA_PATH) {
+		/* No path: a port, abstract or autobind, netlink. */
 		return bind(sfd, (const struct sockaddr *)ss, (socklen_t)alen) <
 			       0
 			   ? -errno
 			   : 0;
 	}
 	struct where w;
-	r = locate(t, base, path, &w);
+	r = locate(t, base, sa->path, &w);
 	if (r < 0)
 		return r;
 	if (w.magic >= 0 || is_dots(w.last))
@@ -1134,6 +1385,186 @@ static int do_bind(struct notify *n, struct task *t, int base,
 			(void)!chdir("/");
 		}
 	}
+	where_close(&w);
+	return r;
+}
+
+/* The kernel's dev_t (MAJOR << 20 | MINOR), as sock_diag reports it. */
+static uint32_t kernel_dev(dev_t d)
+{
+	return (uint32_t)((major(d) << 20) | (minor(d) & 0xfffff));
+}
+
+/* 1 when a unix socket of the sandbox's network namespace is bound to the
+ * socket file st describes, 0 when none is (a host daemon's socket, or
+ * one whose socket is gone), -EPERM when it cannot be told. Asks the
+ * kernel (UNIX_DIAG, on lnk-init's netlink socket in that namespace)
+ * rather than a list of our own binds: a name we bound can be replaced
+ * by rename before we could read its inode, a socket's own binding
+ * cannot. The inode number is 32 bits wide there. */
+static int sandbox_socket(struct notify *n, const struct stat *st)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req r;
+	} req = {
+	    .nlh = {.nlmsg_len = sizeof(req),
+		    .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		    .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
+	    .r = {.sdiag_family = AF_UNIX,
+		  .udiag_states = ~0u,
+		  .udiag_show = UDIAG_SHOW_VFS},
+	};
+	union {
+		struct nlmsghdr h;
+		char b[16384];
+	} buf;
+	uint32_t want_dev = kernel_dev(st->st_dev);
+	uint32_t want_ino = (uint32_t)st->st_ino;
+	int found = 0, r = -EPERM;
+	bool done = false;
+
+	if (n->diag < 0)
+		return -EPERM;
+	pthread_mutex_lock(&n->diag_mu);
+	req.nlh.nlmsg_seq = ++n->diag_seq;
+	if (send(n->diag, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
+		goto out;
+	while (!done) {
+		ssize_t len = recv(n->diag, buf.b, sizeof(buf.b), 0);
+		if (len <= 0)
+			goto out;
+		for (struct nlmsghdr *h = &buf.h; NLMSG_OK(h, (size_t)len);
+		     h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_seq != req.nlh.nlmsg_seq)
+				continue; /* an old answer */
+			if (h->nlmsg_type == NLMSG_DONE) {
+				done = true;
+				break;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR)
+				goto out;
+			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+			    h->nlmsg_len <
+				NLMSG_LENGTH(sizeof(struct unix_diag_msg)))
+				continue;
+			struct unix_diag_msg *m = NLMSG_DATA(h);
+			int alen =
+			    (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+			for (struct rtattr *a = (struct rtattr *)(m + 1);
+			     RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+				struct unix_diag_vfs v;
+				if (a->rta_type != UNIX_DIAG_VFS ||
+				    RTA_PAYLOAD(a) < sizeof(v))
+					continue;
+				memcpy(&v, RTA_DATA(a), sizeof(v));
+				if (v.udiag_vfs_ino == want_ino &&
+				    v.udiag_vfs_dev == want_dev)
+					found = 1;
+			}
+		}
+	}
+	r = found;
+out:
+	pthread_mutex_unlock(&n->diag_mu);
+	return r;
+}
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+/* 1 when socket sfd lives in the sandbox's network namespace (that of
+ * lnk-init's sock_diag socket), 0 when not (one the program inherited
+ * from the host), -EPERM when it cannot be told. */
+static int in_sandbox_netns(struct notify *n, int sfd)
+{
+	uint64_t a, b;
+	socklen_t la = sizeof(a), lb = sizeof(b);
+
+	if (n->diag < 0 ||
+	    getsockopt(n->diag, SOL_SOCKET, SO_NETNS_COOKIE, &a, &la) < 0 ||
+	    getsockopt(sfd, SOL_SOCKET, SO_NETNS_COOKIE, &b, &lb) < 0)
+		return -EPERM;
+	return a == b;
+}
+
+/* connect(2) for the task. A read-only mount does not stop connect() on
+ * a unix socket in it, so a host daemon's socket under a granted folder
+ * (a gpg-agent under --read '~') would answer: a path is resolved here
+ * like any other (in the task's root, inside its grants, symlinks
+ * followed by hand), and connected only when the socket file is bound by
+ * a socket of the sandbox's own network namespace; then by our
+ * descriptor on that very file (/proc/thread-self/fd/N), never by the
+ * name again. Every other address (abstract ones are in the sandbox's
+ * network namespace, a port) is connected as given, read as bind reads
+ * it. */
+static int do_connect(struct notify *n, struct task *t, int base,
+		      const struct nt_sockaddr *sa,
+		      const struct sockaddr_storage *ss, size_t alen)
+{
+	int r, o = -1, sfd = t->sfd;
+	struct where w = {.parent = -1};
+
+	if (sfd < 0)
+		return -EBADF;
+	if (!bind_family_ok(t->sdomain))
+		return -EPERM;
+	if (sa->kind == NT_SA_GROUPS && !(t->capeff & CAP_BIT(CAP_NET_ADMIN)) &&
+	    !nt_netlink_groups_ok(t->sproto, sa->groups))
+		return -EPERM;
+	/* An abstract name is looked up in the socket's network namespace:
+	 * the sandbox's own holds only the program's, but a unix socket it
+	 * inherited from the host reaches the host's (a D-Bus or X11
+	 * abstract socket), which the program's Landlock domain refuses
+	 * natively (its abstract-socket scope) and ours would not. */
+	if (sa->kind == NT_SA_ABSTRACT && (r = in_sandbox_netns(n, sfd)) <= 0)
+		return r == 0 ? -EPERM : r;
+	if (sa->kind != NT_SA_PATH)
+		return connect(sfd, (const struct sockaddr *)ss,
+			       (socklen_t)alen) < 0
+			   ? -errno
+			   : 0;
+
+	r = locate(t, base, sa->path, &w);
+	if (r < 0)
+		return r;
+	if (w.magic >= 0) {
+		/* /proc/self/fd/N of an O_PATH socket file it holds */
+		if ((r = reach_ok(t, w.magic)) < 0)
+			goto out;
+		o = fcntl(w.magic, F_DUPFD_CLOEXEC, 0);
+		if (o < 0) {
+			r = -EPERM;
+			goto out;
+		}
+	} else if (w.slash) {
+		r = slash_err(&w) == -EEXIST ? -ECONNREFUSED : -ENOENT;
+		goto out;
+	} else if ((o = open_old_followed(t, &w)) < 0) {
+		r = o == -EPERM ? -ECONNREFUSED : o;
+		goto out;
+	}
+	struct stat st;
+	if (fstat(o, &st) < 0) {
+		r = -EPERM;
+		goto out;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		r = -ECONNREFUSED; /* as the kernel answers a non-socket */
+		goto out;
+	}
+	r = sandbox_socket(n, &st);
+	if (r <= 0) {
+		r = r == 0 ? -EACCES : r;
+		goto out;
+	}
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	snprintf(a.sun_path, sizeof(a.sun_path), "/proc/thread-self/fd/%d", o);
+	r = connect(sfd, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno : 0;
+out:
+	if (o >= 0)
+		close(o);
 	where_close(&w);
 	return r;
 }
@@ -1187,6 +1618,7 @@ struct job {
 	char p1[PATH_MAX], p2[PATH_MAX];
 	struct sockaddr_storage ss; /* bind */
 	size_t alen;
+	struct nt_sockaddr sa; /* ss as the kernel reads it */
 };
 
 /* The worker's half: everything that needs ptrace rights over the task,
@@ -1199,22 +1631,24 @@ static int prep(struct notify *n, struct job *j)
 	const struct seccomp_notif *req = j->req;
 	const struct op *op = j->op;
 	struct task *t = &j->t;
-	char dir[32], path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	char dir[32];
 	int r = 0;
 
 	snprintf(dir, sizeof(dir), "/proc/%d", t->tid);
 	t->procfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (t->procfd < 0)
 		return -EPERM;
-	if (op->kind != OP_BIND) {
+	if (op->kind != OP_BIND && op->kind != OP_CONNECT) {
 		r = read_str(t->tid, req->data.args[op->p1], j->p1,
 			     sizeof(j->p1));
 		if (r == 0 && op->p2 >= 0)
 			r = read_str(t->tid, req->data.args[op->p2], j->p2,
 				     sizeof(j->p2));
 	} else {
-		uint64_t alen = req->data.args[op->flags];
-		if (alen > sizeof(j->ss) || alen < sizeof(sa_family_t))
+		/* an int to the kernel: only the low 32 bits count */
+		int alen = (int)(uint32_t)req->data.args[op->flags];
+		if (alen > (int)sizeof(j->ss) ||
+		    alen < (int)sizeof(sa_family_t))
 			r = -EINVAL;
 		else
 			r = read_mem(t->tid, req->data.args[op->p2], &j->ss,
@@ -1236,30 +1670,43 @@ static int prep(struct notify *n, struct job *j)
 	case OP_MKNOD:
 		if (task_status(t) < 0)
 			return -EPERM;
-		t->base[0] = base_prepare(t, arg_fd(req, op->dfd1), j->p1);
+		t->base[0] = base_prepare(t, arg_fd(req, op->dfd1), j->p1,
+					  &t->base_acc[0]);
 		break;
 	case OP_SYMLINK:
-		t->base[1] = base_prepare(t, arg_fd(req, op->dfd2), j->p2);
+		t->base[1] = base_prepare(t, arg_fd(req, op->dfd2), j->p2,
+					  &t->base_acc[1]);
 		break;
 	case OP_LINK:
 	case OP_RENAME:
-		t->base[0] = base_prepare(t, arg_fd(req, op->dfd1), j->p1);
-		t->base[1] = base_prepare(t, arg_fd(req, op->dfd2), j->p2);
+		t->base[0] = base_prepare(t, arg_fd(req, op->dfd1), j->p1,
+					  &t->base_acc[0]);
+		t->base[1] = base_prepare(t, arg_fd(req, op->dfd2), j->p2,
+					  &t->base_acc[1]);
 		break;
-	case OP_BIND: {
+	case OP_BIND:
+	case OP_CONNECT: {
 		if (task_status(t) < 0)
 			return -EPERM;
-		int pidfd = (int)syscall(SYS_pidfd_open, t->tgid, 0);
-		if (pidfd < 0)
-			return -EPERM;
-		t->sfd = (int)syscall(SYS_pidfd_getfd, pidfd,
-				      (int)req->data.args[op->p1], 0);
-		int e = errno;
-		close(pidfd);
+		t->sfd = task_getfd(t, (int)req->data.args[op->p1]);
 		if (t->sfd < 0)
-			return e == EBADF ? -EBADF : -EPERM;
-		if (bind_path(&j->ss, j->alen, path))
-			t->base[0] = base_prepare(t, AT_FDCWD, path);
+			return t->sfd;
+		socklen_t sl = sizeof(int);
+		if (getsockopt(t->sfd, SOL_SOCKET, SO_DOMAIN, &t->sdomain,
+			       &sl) < 0)
+			return errno == ENOTSOCK ? -ENOTSOCK : -EPERM;
+		sl = sizeof(int);
+		if (getsockopt(t->sfd, SOL_SOCKET, SO_PROTOCOL, &t->sproto,
+			       &sl) < 0)
+			return -EPERM;
+		/* the address read by the socket's family, as the kernel
+		 * will read the same bytes */
+		r = nt_sockaddr_parse(t->sdomain, &j->ss, j->alen, &j->sa);
+		if (r < 0)
+			return r;
+		if (j->sa.kind == NT_SA_PATH)
+			t->base[0] = base_prepare(t, AT_FDCWD, j->sa.path,
+						  &t->base_acc[0]);
 		break;
 	}
 	}
@@ -1278,7 +1725,7 @@ static int execute(struct notify *n, struct job *j)
 	case OP_OPEN: {
 		int flags = op->fixed_flags ? op->fixed_flags
 					    : (int)req->data.args[op->flags];
-		return do_open(n, t, t->base[0], j->p1, flags,
+		return do_open(n, t, t->base[0], t->base_acc[0], j->p1, flags,
 			       (mode_t)req->data.args[op->mode] & 07777);
 	}
 	case OP_MKDIR:
@@ -1299,7 +1746,9 @@ static int execute(struct notify *n, struct job *j)
 		    n, t, t->base[0], j->p1, t->base[1], j->p2,
 		    op->flags >= 0 ? (unsigned)req->data.args[op->flags] : 0);
 	case OP_BIND:
-		return do_bind(n, t, t->base[0], &j->ss, j->alen);
+		return do_bind(n, t, t->base[0], &j->sa, &j->ss, j->alen);
+	case OP_CONNECT:
+		return do_connect(n, t, t->base[0], &j->sa, &j->ss, j->alen);
 	}
 	return -ENOSYS;
 }
@@ -1368,9 +1817,12 @@ static int handle(struct notify *n, struct worker *w,
 	j->req = req;
 	j->op = op;
 	j->t = (struct task){.tid = (pid_t)req->pid,
+			     .id = req->id,
 			     .procfd = -1,
 			     .ctx = {.rootfd = -1, .procfd = -1},
 			     .base = {-1, -1},
+			     .base_acc = {O_PATH, O_PATH},
+			     .pidfd = -1,
 			     .sfd = -1,
 			     .ctty = NT_CTTY_UNKNOWN};
 	j->t.w = w;
@@ -1648,8 +2100,8 @@ static int recv_listener(struct notify *n)
 {
 	struct pollfd p[2] = {{n->sock, POLLIN, 0}, {n->stopfd, POLLIN, 0}};
 	char byte;
-	int fds[1];
-	size_t nfds = 1;
+	int fds[2];
+	size_t nfds = 2;
 
 	for (;;) {
 		if (poll(p, 2, -1) < 0) {
@@ -1661,13 +2113,17 @@ static int recv_listener(struct notify *n)
 			return -ECANCELED;
 		break;
 	}
+	/* the listener, and lnk-init's sock_diag socket when it could
+	 * make one (without it, no pathname unix socket is connected) */
 	ssize_t r = fd_recv(n->sock, fds, &nfds, &byte, 1);
-	if (r <= 0 || nfds != 1) {
+	if (r <= 0 || nfds < 1) {
 		if (r > 0)
 			for (size_t i = 0; i < nfds; i++)
 				close(fds[i]);
 		return r < 0 ? (int)r : -EPIPE;
 	}
+	if (nfds == 2)
+		n->diag = fds[1];
 	return fds[0];
 }
 
@@ -1748,6 +2204,9 @@ int notify_start(const struct notify_plan *np, int sock, struct notify **out,
 
 	n->sock = sock;
 	n->listener = -1;
+	n->diag = -1;
+	pthread_mutex_init(&n->diag_mu, NULL);
+	pthread_mutex_init(&n->mnt_mu, NULL);
 	n->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (n->stopfd < 0) {
 		r = -errno;
@@ -1892,6 +2351,10 @@ void notify_stop(struct notify *n)
 		return; /* a thread still uses n: never free it under it */
 	if (n->listener >= 0)
 		close(n->listener);
+	if (n->diag >= 0)
+		close(n->diag);
+	pthread_mutex_destroy(&n->diag_mu);
+	pthread_mutex_destroy(&n->mnt_mu);
 	close(n->stopfd);
 	if (n->ll_ruleset >= 0)
 		close(n->ll_ruleset);

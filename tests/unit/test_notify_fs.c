@@ -1,8 +1,10 @@
 /* What the dot-file supervisor may touch for the program (the confused
  * deputy the red team found): the file systems it may create on or open
  * from, the character devices an O_CREAT open may reach, and how it finds
- * the program's controlling terminal in /proc/PID/stat. Row tables. */
+ * the program's controlling terminal in /proc/PID/stat, and how much a
+ * reopened descriptor may give. Row tables. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -156,13 +158,71 @@ static void tty_dev(void **state)
 	assert_true(nt_tty_dev(1024) == makedev(4, 0));
 }
 
+/* Reopening a descriptor (/dev/stdin, /dev/fd/N) never gives more than
+ * the descriptor has: rows of (flags asked, access held, allowed). */
+struct acc_row {
+	int flags, have;
+	bool ok;
+};
+
+static const struct acc_row acc_rows[] = {
+    /* a read-only stdin (`< deploy.sh`) */
+    {O_RDONLY | O_CREAT, O_RDONLY, true},
+    {O_WRONLY | O_CREAT, O_RDONLY, false},
+    {O_RDWR | O_CREAT, O_RDONLY, false},
+    {O_RDONLY | O_CREAT | O_TRUNC, O_RDONLY, false}, /* truncates */
+    {O_WRONLY | O_CREAT | O_APPEND, O_RDONLY, false},
+    {O_ACCMODE | O_CREAT, O_RDONLY, false}, /* 3: needs read and write */
+    {O_PATH | O_CREAT, O_RDONLY, true},
+    /* a write-only stdout (`>> app.log`) */
+    {O_WRONLY | O_CREAT | O_TRUNC, O_WRONLY, true},
+    {O_WRONLY | O_CREAT | O_APPEND, O_WRONLY, true},
+    {O_RDONLY | O_CREAT, O_WRONLY, false},
+    {O_RDWR | O_CREAT, O_WRONLY, false},
+    /* read and write: anything */
+    {O_RDWR | O_CREAT | O_TRUNC, O_RDWR, true},
+    {O_RDONLY | O_CREAT, O_RDWR, true},
+    {O_ACCMODE | O_CREAT, O_RDWR, true},
+    /* an O_PATH descriptor (or a cwd): nothing but another O_PATH */
+    {O_RDONLY | O_CREAT, O_PATH, false},
+    {O_WRONLY | O_CREAT, O_PATH, false},
+    {O_PATH, O_PATH, true},
+};
+
+static void access_within(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(acc_rows); i++) {
+		if (nt_access_within(acc_rows[i].flags, acc_rows[i].have) !=
+		    acc_rows[i].ok)
+			fail_msg("row %zu: flags %#o have %#o: want %d", i,
+				 acc_rows[i].flags, acc_rows[i].have,
+				 acc_rows[i].ok);
+	}
+}
+
+/* File systems whose names fold: a write folder on one is not guarded
+ * (the grant is refused), since ".ENVRC" or ".envrc." is the same file. */
+static void folding_fs(void **state)
+{
+	(void)state;
+	assert_string_equal(nt_fs_folding(0x4D44), "vfat");
+	assert_string_equal(nt_fs_folding(0x2011BAB0), "exfat");
+	assert_string_equal(nt_fs_folding(0x7366746E), "ntfs3");
+	assert_string_equal(nt_fs_folding(0xFF534D42), "cifs");
+	assert_string_equal(nt_fs_folding(0x482B), "hfsplus");
+	assert_null(nt_fs_folding(0xEF53));	/* ext4: casefold per folder */
+	assert_null(nt_fs_folding(0x01021994)); /* tmpfs: likewise */
+	assert_null(nt_fs_folding(0x9123683E)); /* btrfs */
+	assert_null(nt_fs_folding(0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(fs_types),
-	    cmocka_unit_test(char_devices),
-	    cmocka_unit_test(stat_tty_nr),
-	    cmocka_unit_test(tty_dev),
+	    cmocka_unit_test(fs_types),	     cmocka_unit_test(char_devices),
+	    cmocka_unit_test(stat_tty_nr),   cmocka_unit_test(tty_dev),
+	    cmocka_unit_test(access_within), cmocka_unit_test(folding_fs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

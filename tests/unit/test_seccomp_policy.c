@@ -174,7 +174,7 @@ static uint32_t eval(const struct filters *f, uint32_t arch, uint32_t nr,
 #define NATIVE AUDIT_ARCH_X86_64
 #define ERRNO(e) (SECCOMP_RET_ERRNO | (e))
 
-static struct filters build(bool dot_guard)
+static struct filters build(enum seccomp_notify dot_guard)
 {
 	struct filters f;
 	struct lnk_err err = {0};
@@ -367,6 +367,30 @@ static void notify_rules(void **state)
 	free(ng.main);
 }
 
+/* A folder granted, no dot file kept: connect() alone goes to the
+ * supervisor (a host daemon's unix socket in the folder), every creation
+ * runs natively. */
+static void notify_connect_only(void **state)
+{
+	struct filters c = build(SN_CONNECT);
+
+	(void)state;
+	for (size_t i = 0; i < seccomp_notified_count; i++) {
+		const struct seccomp_notified *n = &seccomp_notified[i];
+		uint64_t a[3] = {0, 0, 0};
+		if (n->creat_flag_arg >= 0)
+			a[n->creat_flag_arg] = O_CREAT | O_WRONLY;
+		assert_int_equal(
+		    eval(&c, NATIVE, (uint32_t)n->nr, a[0], a[1], a[2]),
+		    n->nr == SYS_connect ? SECCOMP_RET_USER_NOTIF
+					 : SECCOMP_RET_ALLOW);
+	}
+	/* the refusals stay */
+	assert_int_equal(eval(&c, NATIVE, SYS_io_uring_setup, 0, 0, 0),
+			 ERRNO(ENOSYS));
+	free(c.main);
+}
+
 /* No setuid or setgid file can be made (a --write folder is on the host):
  * chmod in all its forms, and the mode of a creating open, creat, mkdir and
  * mknod. With the dot-file guard the creating calls are also notified: the
@@ -491,6 +515,7 @@ int main(void)
 	    cmocka_unit_test(notify_rules),
 	    cmocka_unit_test(setid_bits),
 	    cmocka_unit_test(personality),
+	    cmocka_unit_test(notify_connect_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,7 @@
 #include "common/util.h"
 #include "init/seccomp_policy.h"
 
-static void same(bool dot_guard)
+static void same(enum seccomp_notify dot_guard)
 {
 	struct sock_filter *want;
 	const struct sock_filter *got;
@@ -49,6 +49,12 @@ static void guard_is_libseccomps(void **state)
 	same(true);
 }
 
+static void connect_is_libseccomps(void **state)
+{
+	(void)state;
+	same(SN_CONNECT);
+}
+
 /* The two differ (the guard adds the notify rules), so a mix-up of the
  * arrays cannot pass the comparisons above by accident. */
 static void guard_differs(void **state)
@@ -66,6 +72,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(plain_is_libseccomps),
 	    cmocka_unit_test(guard_is_libseccomps),
+	    cmocka_unit_test(connect_is_libseccomps),
 	    cmocka_unit_test(guard_differs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
