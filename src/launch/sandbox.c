@@ -117,10 +117,9 @@ static void log_refusal(void *ctx, const struct notify_guard *g,
 
 	log_target(target, sizeof(target), g->dir, name);
 	db_queue_add(ctx, "file", target, DB_REFUSED,
-		     g->name ? "the missing target of a dot-file link at the "
-			       "top of a --write folder"
-			     : "a dot file at the top of a --write folder; "
-			       "--write-dot-files allows it");
+		     g->why ? g->why
+			    : "a dot file at the top of a --write folder; "
+			      "--write-dot-files allows it");
 }
 
 /* Whether the spec itself lets no program run: its [commands] has no allow
@@ -317,15 +316,24 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		wire_plan_listeners(&s.wp, &s.listeners, &s.nlisteners);
 	}
 
-	r = notify_plan(pol, &s.np, err);
+	/* What runs outside later: read-only binds and guarded names. */
+	struct strv hidden = {0};
+	strv_copy(&hidden, &pol->always_hidden);
+	paths_always_hidden(req->home, &hidden);
+	const struct strv *hd = policy_list(pol, K_FILES_HIDE);
+	for (size_t i = 0; i < hd->n; i++)
+		strv_push(&hidden, hd->v[i]);
+	struct protect_in pro = {
+	    .write = policy_list(pol, K_FILES_WRITE),
+	    .lifted = policy_list(pol, K_FILES_WRITE_DOT_FILES),
+	    .hidden = &hidden,
+	    .home = req->home,
+	};
+	r = notify_protect(&pro, &s.np, &s.ro_over, err);
+	strv_free(&hidden);
 	if (r < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	bool guard = r == 1;
-	const struct strv *wr = policy_list(pol, K_FILES_WRITE);
-	const struct strv *wdf = policy_list(pol, K_FILES_WRITE_DOT_FILES);
-	for (size_t i = 0; i < wr->n; i++)
-		if (!strv_contains(wdf, wr->v[i]))
-			dotguard_mounts_in(wr->v[i], wr, &s.ro_over);
 
 	struct strv argv = {0};
 	strv_push(&argv, req->probe ? req->probe : req->argv[0]);

@@ -346,6 +346,23 @@ static int read_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
 
 /* ---- refusals ---- */
 
+/* What stderr says of a refused name: which rule, and how to lift it. */
+static char *refusal_text(const struct notify_guard *g, const char *name)
+{
+	if (g->always)
+		return xasprintf("lnk: refused to create %s in %s: %s\n", name,
+				 g->dir, g->why);
+	if (g->why)
+		return xasprintf("lnk: refused to create %s in %s: %s; "
+				 "--write-dot-files on its write folder "
+				 "allows it\n",
+				 name, g->dir, g->why);
+	return xasprintf("lnk: refused to create %s at the top of %s: it "
+			 "would run outside the sandbox; --write-dot-files %s "
+			 "allows it\n",
+			 name, g->dir, g->dir);
+}
+
 /* Reported once per folder and name, on stderr and to on_refusal. Names
  * match without regard to case (nt_decide), and so are counted: else
  * .envrc, .Envrc, .ENVRC, ... (2^19 spellings of .pre-commit-config.yaml)
@@ -367,17 +384,7 @@ static void refuse(struct notify *n, const struct notify_guard *g,
 		strv_push(&n->refused_pairs, pair);
 	pthread_mutex_unlock(&n->mu);
 	if (first && !n->plan.quiet) {
-		_cleanup_free_ char *msg =
-		    g->name ? xasprintf("lnk: refused to create %s, which a "
-					"dot-file link at the top of %s names: "
-					"it would run outside the sandbox; "
-					"--write-dot-files %s allows it\n",
-					name, g->dir, g->dir)
-			    : xasprintf("lnk: refused to create %s at the top "
-					"of %s: it would run outside the "
-					"sandbox; --write-dot-files %s allows "
-					"it\n",
-					name, g->dir, g->dir);
+		_cleanup_free_ char *msg = refusal_text(g, name);
 		term_write(STDERR_FILENO, msg);
 	}
 	if (first && n->plan.on_refusal)

@@ -1013,3 +1013,241 @@ def test_log_holds_no_path_headers_or_body(lnk, home):
     for p in (home / ".lnk").rglob("*"):
         if p.is_file():
             assert b"s3cr3t" not in p.read_bytes(), p
+
+
+# --- what runs outside later: the write guard's classes ---
+#
+# Protection by a list of names at the top kept missing things; these
+# attacks each plant something a program on the host later runs or trusts,
+# by class: a folder git (or another VCS) would use, every repository the
+# top one knows, the folders and files a repository's config names, the
+# home folder's top, a protected link's target chain, the folders holding
+# a hidden one.
+
+def git(*args, cwd=None, check=True):
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent",
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "LANG": "C"}
+    return subprocess.run(["git", "-c", "safe.directory=*", *map(str, args)],
+                          cwd=cwd, env=env, capture_output=True, text=True,
+                          check=check)
+
+
+def test_write_top_never_becomes_a_git_directory(lnk, work):
+    """Threat: `git init --bare .` at the top; the user's next git there runs
+    core.fsmonitor. HEAD, objects, refs, config are not dot files."""
+    cp = sh(lnk, "git init -q --bare . ; git config core.bare false; "
+                 "echo 'ref: refs/heads/main' > HEAD; ln -s x HEAD; true",
+            "--write", work)
+    assert not (work / "HEAD").exists() and not (work / "HEAD").is_symlink(), \
+        cp.stderr
+    r = subprocess.run(["git", "-c", "safe.directory=*", "rev-parse",
+                        "--absolute-git-dir"], cwd=work,
+                       env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent",
+                            "GIT_CEILING_DIRECTORIES": str(work.parent)},
+                       capture_output=True, text=True)
+    assert r.returncode != 0, r.stdout
+
+
+def test_bare_repository_at_top_protected_like_dot_git(lnk, work):
+    """Threat: the write folder IS a bare repository: rewrite its config,
+    plant a hook, repoint HEAD."""
+    git("init", "-q", "--bare", work)
+    config = (work / "config").read_text()
+    head = (work / "HEAD").read_text()
+    cp = sh(lnk, "git config core.fsmonitor 'touch pwned'; "
+                 "echo '[core] fsmonitor = x' >> config; "
+                 "printf '#!/bin/sh\\n' > hooks/pre-commit; "
+                 "echo 'ref: refs/heads/evil' > HEAD; mv hooks hooks.old; "
+                 "mv config config.old; true", "--write", work)
+    assert (work / "config").read_text() == config, cp.stderr
+    assert (work / "HEAD").read_text() == head
+    assert not (work / "hooks" / "pre-commit").exists()
+    assert not (work / "hooks.old").exists()
+    assert not (work / "config.old").exists()
+
+
+def make_repo_with_submodule(work, populated=True):
+    git("init", "-q", work)
+    (work / ".gitmodules").write_text(
+        '[submodule "lib/sub"]\n\tpath = lib/sub\n\turl = ./up\n')
+    (work / "lib" / "sub").mkdir(parents=True)
+    git("init", "-q", "--bare", work / ".git" / "modules" / "lib" / "sub")
+    git("config", "-f", work / ".git/modules/lib/sub/config",
+        "core.worktree", "../../../../lib/sub")
+    if populated:
+        (work / "lib" / "sub" / ".git").write_text(
+            "gitdir: ../../.git/modules/lib/sub\n")
+
+
+@pytest.mark.parametrize("populated", [True, False])
+def test_submodule_gitfile_cannot_point_elsewhere(lnk, work, populated):
+    """Threat: copy the submodule's git dir, set core.fsmonitor there and
+    point lib/sub/.git at the copy: the user's plain `git status` at the top
+    recurses into it and runs the command."""
+    make_repo_with_submodule(work, populated)
+    before = (work / "lib/sub/.git").read_text() if populated else None
+    cp = sh(lnk, """
+        cd lib/sub
+        git init -q --bare evil.git
+        echo 'gitdir: evil.git' > .git
+        rm -f .git; echo 'gitdir: evil.git' > .git
+        cd ..; mv sub sub.old; mkdir -p sub; echo 'gitdir: x' > sub/.git
+        mv ../lib ../lib2; true""", "--write", work)
+    if populated:
+        assert (work / "lib/sub/.git").read_text() == before, cp.stderr
+    else:
+        assert not (work / "lib/sub/.git").exists(), cp.stderr
+    assert not (work / "lib/sub.old").exists()
+    assert not (work / "lib2").exists()
+
+
+def test_worktree_gitfile_protected(lnk, work):
+    """Threat: a linked worktree's .git file, repointed to a git dir of the
+    program's, is used by the user's next git there."""
+    git("init", "-q", work)
+    git("-C", work, "commit", "-q", "--allow-empty", "-m", "x")
+    git("-C", work, "worktree", "add", "-q", work / "wt")
+    before = (work / "wt" / ".git").read_text()
+    cp = sh(lnk, "echo 'gitdir: /tmp' > wt/.git; mv wt wt.old; true",
+            "--write", work)
+    assert (work / "wt" / ".git").read_text() == before, cp.stderr
+    assert not (work / "wt.old").exists()
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_hooks_path_and_included_config_protected(lnk, work, missing):
+    """Threat: .git/config sets core.hooksPath = .githooks (and includes
+    a config from the project): plant a pre-commit hook there, or an
+    fsmonitor in the included file."""
+    git("init", "-q", work)
+    git("-C", work, "config", "core.hooksPath", ".githooks")
+    git("-C", work, "config", "include.path", "../shared.gitconfig")
+    git("-C", work, "config", "includeIf.onbranch:main.path",
+        "../conf/branch.gitconfig")
+    if not missing:
+        (work / ".githooks").mkdir()
+        (work / "shared.gitconfig").write_text("[user]\n\tname = me\n")
+        (work / "conf").mkdir()
+        (work / "conf" / "branch.gitconfig").write_text("")
+    cp = sh(lnk, """
+        mkdir -p .githooks; printf '#!/bin/sh\\ntouch pwned\\n' > .githooks/pre-commit
+        echo '[core] fsmonitor = touch pwned' >> shared.gitconfig
+        mkdir -p conf; echo '[core] fsmonitor = touch pwned' >> conf/branch.gitconfig
+        mv conf conf.old; true""", "--write", work)
+    assert not (work / ".githooks" / "pre-commit").exists(), cp.stderr
+    for f in ("shared.gitconfig", "conf/branch.gitconfig"):
+        p = work / f
+        assert not p.exists() or "fsmonitor" not in p.read_text(), f
+    assert not (work / "conf.old").exists()
+
+
+RUNS_OUTSIDE_NAMES = [
+    "mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml",
+    ".mise", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml",
+    ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".hg", ".jj", ".sl", ".svn",
+    ".bzr", ".envrc.local", ".env", ".dir-locals.el", ".exrc", ".nvim.lua",
+    ".nvimrc", ".tool-versions", "_darcs", ".pijul", ".fslckout",
+    "_FOSSIL_"]
+
+
+@pytest.mark.parametrize("name", RUNS_OUTSIDE_NAMES)
+def test_more_names_that_run_outside_not_created(lnk, work, name):
+    """Threat: mise, lefthook, yarn, pnpm, other VCS, direnv, editors run
+    what these names hold when the user next works in the folder."""
+    cp = sh(lnk, f"mkdir {name} 2>/dev/null || echo evil > {name}",
+            "--write", work)
+    assert not (work / name).exists(), cp.stderr
+
+
+HOME_NEW_NAMES = [".bash_aliases", ".vim", ".xsessionrc", ".xsession",
+                  ".xinitrc", ".psqlrc", ".sqliterc", ".irbrc", ".ghci",
+                  ".netrc", ".forward", ".muttrc", ".screenrc",
+                  ".not-yet-invented-rc", "bin"]
+
+
+@pytest.mark.parametrize("holds", [False, True])
+@pytest.mark.parametrize("name", HOME_NEW_NAMES)
+def test_home_top_keeps_every_dot_name(lnk, home, name, holds):
+    """Threat: --write '~' (or a folder holding it) plants ~/.bash_aliases
+    (sourced by Debian's .bashrc), ~/.vim/plugin/x.vim, ~/bin/ls (on PATH
+    through Debian's .profile): no list of names is complete."""
+    grant = home.parent if holds else home
+    cp = sh(lnk, f"mkdir -p ~/{name}/plugin 2>/dev/null || "
+                 f"echo evil > ~/{name}", "--write", grant)
+    assert not (home / name).exists(), cp.stderr
+
+
+def test_home_existing_dot_names_read_only(lnk, home):
+    """Threat: append to an existing ~/.bash_aliases, or move it away and
+    put another in its place."""
+    f = home / ".bash_aliases"
+    f.write_text("alias ll='ls -l'\n")
+    (home / ".vim" / "plugin").mkdir(parents=True)
+    cp = sh(lnk, "echo 'touch ~/pwned' >> ~/.bash_aliases; "
+                 "echo x > ~/.vim/plugin/x.vim; mv ~/.vim ~/vim.old; "
+                 "mv ~/.bash_aliases ~/ba; true", "--write", home)
+    assert f.read_text() == "alias ll='ls -l'\n", cp.stderr
+    assert not (home / ".vim" / "plugin" / "x.vim").exists()
+    assert not (home / "vim.old").exists() and not (home / "ba").exists()
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_protected_link_target_chain_not_replaceable(lnk, work, dangling):
+    """Threat: .envrc -> config/envrc (stow-style dotfiles): move config
+    away, make a new one, and the host's .envrc runs the program's text."""
+    (work / ".envrc").symlink_to("config/envrc")
+    if not dangling:
+        (work / "config").mkdir()
+        (work / "config" / "envrc").write_text("export A=1\n")
+    cp = sh(lnk, "mv config config.old; mkdir -p config; "
+                 "echo 'echo PWNED' > config/envrc; true", "--write", work)
+    if dangling:
+        assert not (work / "config" / "envrc").exists(), cp.stderr
+    else:
+        assert (work / "config" / "envrc").read_text() == "export A=1\n", \
+            cp.stderr
+        assert not (work / "config.old").exists()
+
+
+def test_folder_holding_a_hidden_folder_not_renamed(lnk, home):
+    """Threat: with --write '~', `mv ~/Link ~/Link.moved; mkdir -p
+    ~/Link/Agents`: the next sandbox hides the empty new folder and shows
+    the host's agents' files at ~/Link.moved/Agents."""
+    (home / "Link" / "Agents").mkdir(parents=True)
+    (home / "Link" / "Agents" / "a").write_text("agent\n")
+    cp = sh(lnk, "mv ~/Link ~/Link.moved; mkdir -p ~/Link/Agents; true",
+            "--write", home)
+    assert (home / "Link" / "Agents" / "a").exists(), cp.stderr
+    assert not (home / "Link.moved").exists()
+
+
+def test_folder_holding_a_hide_not_renamed(lnk, work):
+    """Threat: --hide work/secret; rename work/outer (which holds it) and
+    the next run with the same --hide shows the moved secret."""
+    (work / "outer" / "secret").mkdir(parents=True)
+    (work / "outer" / "secret" / "k").write_text("key\n")
+    cp = sh(lnk, "mv outer outer2; mkdir -p outer/secret; true",
+            "--write", work, "--hide", work / "outer" / "secret")
+    assert (work / "outer" / "secret" / "k").exists(), cp.stderr
+    assert not (work / "outer2").exists()
+
+
+@pytest.mark.xfail(strict=False, reason="HOLE: chmod/chown/ACL of the top "
+                   "are not refused yet")
+@pytest.mark.parametrize("how", ["chmod 0777 .", "chmod 0777 .git",
+                                 "setfacl -m o::rwx . 2>/dev/null || "
+                                 "python3 -c 'import os; os.setxattr(\".\", "
+                                 "\"system.posix_acl_access\", "
+                                 "bytes.fromhex(\"02000000010007000000000004000700000000002000070000000000\"))'"])
+def test_write_top_mode_cannot_be_loosened(lnk, work, how):
+    """Threat: `chmod 0777 .` or an ACL on the top: after the run any local
+    account can plant what the guard refuses."""
+    git("init", "-q", work)
+    os.chmod(work, 0o755)
+    os.chmod(work / ".git", 0o755)
+    cp = sh(lnk, f"{how}; true", "--write", work)
+    assert (work.stat().st_mode & 0o7777) == 0o755, cp.stderr
+    assert ((work / ".git").stat().st_mode & 0o7777) == 0o755
+    assert "system.posix_acl_access" not in os.listxattr(work)
