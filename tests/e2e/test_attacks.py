@@ -1234,20 +1234,46 @@ def test_folder_holding_a_hide_not_renamed(lnk, work):
     assert not (work / "outer2").exists()
 
 
-@pytest.mark.xfail(strict=False, reason="HOLE: chmod/chown/ACL of the top "
-                   "are not refused yet")
-@pytest.mark.parametrize("how", ["chmod 0777 .", "chmod 0777 .git",
-                                 "setfacl -m o::rwx . 2>/dev/null || "
-                                 "python3 -c 'import os; os.setxattr(\".\", "
-                                 "\"system.posix_acl_access\", "
-                                 "bytes.fromhex(\"02000000010007000000000004000700000000002000070000000000\"))'"])
+ACL_0777 = ("python3 -c 'import os; os.setxattr(\".\", "
+            "\"system.posix_acl_access\", bytes.fromhex("
+            "\"0200000001000700ffffffff04000700ffffffff"
+            "20000700ffffffff\"))'")
+
+
+@pytest.mark.parametrize("how", [
+    "chmod 0777 .", "chmod 0777 .git", "chmod 0777 lib", "chown 1:1 .",
+    "chown -h 1:1 .", "chmod 0777 /proc/self/cwd", "chmod 0777 ../project",
+    "python3 -c 'import os; os.chmod(os.open(\".\", os.O_RDONLY), 0o777)'",
+    "python3 -c 'import os; os.chmod(\"\", 0o777, dir_fd=os.open(\".\","
+    " os.O_PATH))' 2>/dev/null; python3 -c 'import os; "
+    "os.chmod(os.open(\".\", os.O_PATH), 0o777)'",
+    ACL_0777])
 def test_write_top_mode_cannot_be_loosened(lnk, work, how):
-    """Threat: `chmod 0777 .` or an ACL on the top: after the run any local
+    """Threat: `chmod 0777 .`, a new owner or an ACL on the top (or on a
+    folder on the way to a protected entry): after the run any local
     account can plant what the guard refuses."""
     git("init", "-q", work)
-    os.chmod(work, 0o755)
-    os.chmod(work / ".git", 0o755)
+    (work / "lib").mkdir()
+    (work / ".envrc").symlink_to("lib/envrc")
+    (work / "lib" / "envrc").write_text("")
+    for p in (work, work / ".git", work / "lib"):
+        os.chmod(p, 0o755)
+    before = {p: p.stat() for p in (work, work / ".git", work / "lib")}
     cp = sh(lnk, f"{how}; true", "--write", work)
-    assert (work.stat().st_mode & 0o7777) == 0o755, cp.stderr
-    assert ((work / ".git").stat().st_mode & 0o7777) == 0o755
-    assert "system.posix_acl_access" not in os.listxattr(work)
+    for p, st in before.items():
+        now = p.stat()
+        assert (now.st_mode, now.st_uid, now.st_gid) == \
+            (st.st_mode, st.st_uid, st.st_gid), (p, cp.stderr)
+        assert "system.posix_acl_access" not in os.listxattr(p), p
+
+
+def test_metadata_of_own_files_still_changes(lnk, work):
+    """The guard refuses loosening what it protects, not chmod itself."""
+    cp = sh(lnk, "touch f && chmod 0600 f && mkdir d && chmod 0700 d && "
+                 "ln -s f l && chmod 0640 l && chown -h $(id -u) l && "
+                 "python3 -c 'import os; os.setxattr(\"f\", \"user.a\", b\"1\")'"
+                 " && echo ok", "--write", work)
+    assert cp.stdout.strip() == "ok", cp.stderr
+    assert (work / "f").stat().st_mode & 0o7777 == 0o640
+    assert (work / "d").stat().st_mode & 0o7777 == 0o700
+    assert os.getxattr(work / "f", "user.a") == b"1"
