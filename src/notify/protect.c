@@ -604,6 +604,53 @@ static void git_top(struct pctx *c, const char *w)
 	}
 }
 
+/* The repository a write folder lies in (git's discovery walks up from
+ * where it runs): its config may name a hooks folder inside the write
+ * folder, and its submodules' .git files may lie there. */
+static void git_enclosing(struct pctx *c, const char *w)
+{
+	_cleanup_free_ char *d = xstrdup(w);
+
+	for (;;) {
+		char *s = strrchr(d, '/');
+		if (!s || s == d)
+			return;
+		*s = '\0';
+		_cleanup_free_ char *dg = xasprintf("%s/.git", d);
+		struct stat st;
+		if (lstat(dg, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			scan_gitdir(c, dg, d, 0);
+		} else {
+			_cleanup_free_ char *t = gitfile_target(dg);
+			if (t)
+				scan_gitdir(c, t, d, 0);
+		}
+		return;
+	}
+}
+
+/* Yarn runs the release and the plugins .yarnrc.yml names, kept in
+ * .yarn/releases and .yarn/plugins; the rest of .yarn (its cache, the
+ * install state) is written by every install. */
+static void yarn_top(struct pctx *c, const char *w)
+{
+	static const char *const sub[] = {"releases", "plugins"};
+	_cleanup_free_ char *rc = xasprintf("%s/.yarnrc.yml", w);
+	struct stat st;
+
+	if (lstat(rc, &st) < 0)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(sub); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/.yarn/%s", w, sub[i]);
+		protect_path(c, p,
+			     "yarn runs the release and plugins .yarnrc.yml "
+			     "names",
+			     false, true);
+	}
+}
+
 /* Non-dot names at the top of the home folder that run code. */
 static const char *const home_names[] = {
     "bin", /* on PATH through Debian's default .profile */
@@ -700,6 +747,8 @@ int notify_protect(const struct protect_in *in, struct notify_plan *np,
 					     false, true);
 		}
 		git_top(&c, w);
+		git_enclosing(&c, w);
+		yarn_top(&c, w);
 	}
 	if (holder(&c, rin.home, false))
 		home_top(&c, rin.home);

@@ -80,7 +80,6 @@ static const struct dot_file list[] = {
     /* Package managers. */
     {".yarnrc", "yarn runs the yarn-path script it names"},
     {".pnpmfile.cjs", "pnpm runs it at every install"},
-    {".yarn", "yarn runs the release and plugins it holds"},
     /* Editors that run a project's settings. */
     {".dir-locals.el", "Emacs evaluates what it sets"},
     {".exrc", "vim and nvim run it (exrc)"},

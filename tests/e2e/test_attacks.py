@@ -1103,6 +1103,22 @@ def test_submodule_gitfile_cannot_point_elsewhere(lnk, work, populated):
     assert not (work / "lib2").exists()
 
 
+def test_submodule_below_a_write_folder_in_a_repository(lnk, work):
+    """Threat: only a subfolder of the repository is granted (--write
+    lib); the submodule's .git file lies in it, and the repository's
+    core.hooksPath names a folder in it."""
+    make_repo_with_submodule(work)
+    git("-C", work, "config", "core.hooksPath", "lib/hooks")
+    before = (work / "lib/sub/.git").read_text()
+    cp = sh(lnk, """
+        echo 'gitdir: /tmp/evil.git' > sub/.git; mv sub sub.old
+        mkdir -p hooks; printf '#!/bin/sh\\n' > hooks/pre-commit; true""",
+            "--write", work / "lib", cwd=work / "lib")
+    assert (work / "lib/sub/.git").read_text() == before, cp.stderr
+    assert not (work / "lib/sub.old").exists()
+    assert not (work / "lib/hooks/pre-commit").exists()
+
+
 def test_worktree_gitfile_protected(lnk, work):
     """Threat: a linked worktree's .git file, repointed to a git dir of the
     program's, is used by the user's next git there."""
@@ -1159,6 +1175,25 @@ def test_more_names_that_run_outside_not_created(lnk, work, name):
     cp = sh(lnk, f"mkdir {name} 2>/dev/null || echo evil > {name}",
             "--write", work)
     assert not (work / name).exists(), cp.stderr
+
+
+def test_yarn_release_protected(lnk, work):
+    """Threat: .yarnrc.yml's yarnPath names .yarn/releases/yarn.cjs, which
+    the user's next `yarn` runs: replace it; the install cache stays
+    writable."""
+    (work / ".yarnrc.yml").write_text("yarnPath: .yarn/releases/yarn.cjs\n")
+    (work / ".yarn" / "releases").mkdir(parents=True)
+    (work / ".yarn" / "releases" / "yarn.cjs").write_text("// yarn\n")
+    cp = sh(lnk, "echo 'evil()' > .yarn/releases/yarn.cjs; "
+                 "mv .yarn/releases .yarn/r2; mv .yarn .yarn2; "
+                 "mkdir -p .yarn/plugins && echo x > .yarn/plugins/p.cjs; "
+                 "mkdir -p .yarn/cache && echo ok > .yarn/cache/a.zip; true",
+            "--write", work)
+    assert (work / ".yarn/releases/yarn.cjs").read_text() == "// yarn\n", \
+        cp.stderr
+    assert not (work / ".yarn/plugins").exists()
+    assert not (work / ".yarn2").exists()
+    assert (work / ".yarn/cache/a.zip").read_text() == "ok\n"
 
 
 HOME_NEW_NAMES = [".bash_aliases", ".vim", ".xsessionrc", ".xsession",
