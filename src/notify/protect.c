@@ -11,8 +11,9 @@
  *    HEAD, config, hooks are not dot files. A top that is not one at start
  *    never gets a HEAD; a top that is one (a bare repository) keeps its
  *    HEAD, config and hooks read only, like .git;
- *  - every repository the top one knows: submodules (.gitmodules and
- *    .git/modules, at any depth) and linked worktrees, whose `.git` file
+ *  - every repository the top one (or the one a write folder lies in)
+ *    knows: submodules (.gitmodules, .git/modules and the index's
+ *    gitlinks, at any depth) and linked worktrees, whose `.git` file
  *    below the top would otherwise be pointed at a git directory of the
  *    program's, with its own core.fsmonitor, which the user's next plain
  *    `git status` at the top runs;
@@ -40,6 +41,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +269,7 @@ struct git_repo {
 	const char *gitdir;   /* the git directory */
 	const char *worktree; /* its working tree, or NULL (bare, global) */
 	char *core_worktree;  /* core.worktree as written, when set */
+	bool sha256;	      /* extensions.objectFormat = sha256 */
 };
 
 static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
@@ -287,6 +290,9 @@ static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 				     "core.hooksPath names it: git runs the "
 				     "hooks it holds",
 				     false, true);
+	} else if (strcmp(section, "extensions") == 0 &&
+		   strcmp(key, "objectformat") == 0) {
+		g->sha256 = strcmp(val, "sha256") == 0;
 	} else if (strcmp(section, "core") == 0 &&
 		   strcmp(key, "worktree") == 0) {
 		free(g->core_worktree);
@@ -426,6 +432,101 @@ static void protect_dot_git(struct pctx *c, const char *worktree, int depth)
 	scan_gitdir(c, t, worktree, depth + 1);
 }
 
+/* The index: how large a file is read (a big repository's is tens of
+ * MiB), and the gitlinks (submodules) it records. */
+#define INDEX_MAX (256u << 20)
+#define GITLINK 0160000u
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Each gitlink path of the index (git's index-format.txt, versions 2 to
+ * 4) is a submodule git recurses into whether .gitmodules names it or
+ * not: its .git is protected. Stops at anything malformed. */
+static void scan_index(struct pctx *c, const char *gitdir, const char *worktree,
+		       bool sha256, int depth)
+{
+	_cleanup_free_ char *f = xasprintf("%s/index", gitdir);
+	_cleanup_close_ int fd =
+	    open(f, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < 12 || (uint64_t)st.st_size > INDEX_MAX)
+		return;
+	size_t len = (size_t)st.st_size;
+	_cleanup_free_ unsigned char *b = xmalloc(len);
+	size_t got = 0;
+	while (got < len) {
+		ssize_t r = read(fd, b + got, len - got);
+		if (r <= 0)
+			return;
+		got += (size_t)r;
+	}
+	uint32_t ver = be32(b + 4), n = be32(b + 8);
+	if (memcmp(b, "DIRC", 4) != 0 || ver < 2 || ver > 4)
+		return;
+	size_t hash = sha256 ? 32 : 20, pos = 12;
+	char name[PATH_MAX] = "";
+	size_t namelen = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		size_t start = pos, fixed = 40 + hash + 2;
+		if (len - pos < fixed)
+			return;
+		uint32_t mode = be32(b + pos + 24);
+		unsigned flags =
+		    (unsigned)b[pos + 40 + hash] << 8 | b[pos + 40 + hash + 1];
+		pos += fixed;
+		if (flags & 0x4000) { /* extended flags (v3) */
+			if (ver < 3 || len - pos < 2)
+				return;
+			pos += 2;
+		}
+		if (ver == 4) {
+			/* prefix compression: drop N bytes of the previous
+			 * name, then a NUL-terminated suffix */
+			uint64_t drop = 0;
+			unsigned char ch;
+			do {
+				if (pos >= len)
+					return;
+				ch = b[pos++];
+				drop = (drop << 7) | (ch & 127);
+				if (ch & 128)
+					drop++;
+			} while ((ch & 128) && drop < PATH_MAX);
+			if (drop > namelen)
+				return;
+			namelen -= (size_t)drop;
+		} else {
+			namelen = 0;
+		}
+		const unsigned char *e = memchr(b + pos, '\0', len - pos);
+		if (!e || namelen + (size_t)(e - (b + pos)) >= sizeof(name))
+			return;
+		memcpy(name + namelen, b + pos, (size_t)(e - (b + pos)));
+		namelen += (size_t)(e - (b + pos));
+		name[namelen] = '\0';
+		pos = (size_t)(e - b) + 1;
+		if (ver < 4) {
+			/* NUL padding to a multiple of 8 from the entry */
+			size_t total = (pos - start + 7) & ~(size_t)7;
+			if (len - start < total)
+				return;
+			pos = start + total;
+		}
+		if ((mode & 0170000u) == GITLINK && name[0] != '/' &&
+		    !strstr(name, "..")) {
+			_cleanup_free_ char *sub =
+			    xasprintf("%s/%s", worktree, name);
+			protect_dot_git(c, sub, depth);
+		}
+	}
+}
+
 /* .gitmodules of a working tree: each submodule's path. */
 static void scan_gitmodules(struct pctx *c, const char *worktree, int depth)
 {
@@ -506,6 +607,8 @@ static void scan_gitdir(struct pctx *c, const char *gitdir,
 	_cleanup_free_ char *cfg = xasprintf("%s/config", gitdir);
 	scan_config(c, cfg, &g, 0);
 	free(g.core_worktree);
+	if (worktree)
+		scan_index(c, gitdir, worktree, g.sha256, depth);
 
 	/* A linked worktree's git directory shares the main one's. */
 	_cleanup_free_ char *cdf = xasprintf("%s/commondir", gitdir);

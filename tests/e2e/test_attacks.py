@@ -1119,6 +1119,29 @@ def test_submodule_below_a_write_folder_in_a_repository(lnk, work):
     assert not (work / "lib/hooks/pre-commit").exists()
 
 
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_submodule_only_in_the_index_protected(lnk, work, version):
+    """Threat: a gitlink the index records without a .gitmodules entry is
+    still a submodule git status recurses into: repoint its .git."""
+    git("init", "-q", work)
+    for i in range(3):
+        (work / f"f{i}").write_text("x\n")
+        git("-C", work, "add", f"f{i}")
+    git("-C", work, "update-index", "--add", "--cacheinfo",
+        "160000,1111111111111111111111111111111111111111,deep/er/sub")
+    git("-C", work, "update-index", "--index-version", version)
+    if version == "3":  # an extended entry: intent to add
+        (work / "n").write_text("n\n")
+        git("-C", work, "add", "-N", "n")
+    (work / "deep/er/sub").mkdir(parents=True)
+    (work / "deep/er/sub/.git").write_text("gitdir: ../../../.git/x\n")
+    cp = sh(lnk, "echo 'gitdir: /tmp/evil.git' > deep/er/sub/.git; "
+                 "mv deep/er deep/er2; mv deep deep2; true", "--write", work)
+    assert (work / "deep/er/sub/.git").read_text() == \
+        "gitdir: ../../../.git/x\n", cp.stderr
+    assert not (work / "deep2").exists()
+
+
 def test_worktree_gitfile_protected(lnk, work):
     """Threat: a linked worktree's .git file, repointed to a git dir of the
     program's, is used by the user's next git there."""
