@@ -298,9 +298,9 @@ static void plan_dot_files(const struct policy *p, struct bait *b,
 		if (planted) {
 			_cleanup_free_ char *pp = pretty(home, planted);
 			_cleanup_free_ char *what =
-			    xasprintf("write the existing dot file %s", pp);
+			    xasprintf("write %s, which runs outside", pp);
 			struct check_try *t =
-			    add(l, "dot files", e, what, "append\t%s\t%s",
+			    add(l, "runs outside", e, what, "append\t%s\t%s",
 				planted, "echo lnk-check-leaked\n");
 			if (guarded) {
 				t->host = CH_UNCHANGED;
@@ -310,8 +310,9 @@ static void plan_dot_files(const struct policy *p, struct bait *b,
 			}
 		}
 		if (missing) {
-			add_create(l, b, p, home, "dot files",
-				   "a dot file at the top of a --write folder",
+			add_create(l, b, p, home, "runs outside",
+				   "a file that runs outside, at the top of a "
+				   "--write folder",
 				   missing, guarded);
 			/* A file of its own, renamed onto the dot name. */
 			_cleanup_free_ char *src = xasprintf(
@@ -319,15 +320,15 @@ static void plan_dot_files(const struct policy *p, struct bait *b,
 			    home_top_kept(p, home, missing) ? "" : ".", b->tag,
 			    i);
 			bait_expect(b, src);
-			add(l, "dot files", CHECK_ALLOW,
+			add(l, "runs outside", CHECK_ALLOW,
 			    "create a file to rename",
 			    "create\t%s\t" BAIT_MARK "%s", src, b->secret);
 			_cleanup_free_ char *pm = pretty(home, missing);
 			_cleanup_free_ char *what =
 			    xasprintf("rename a file onto %s", pm);
 			struct check_try *t =
-			    add(l, "dot files", e, what, "rename\t%s\t%s", src,
-				missing);
+			    add(l, "runs outside", e, what, "rename\t%s\t%s",
+				src, missing);
 			if (guarded) {
 				t->host = CH_ABSENT;
 				t->host_path = xstrdup(missing);
@@ -340,10 +341,10 @@ static void plan_dot_files(const struct policy *p, struct bait *b,
 			    i);
 			bait_expect(b, to);
 			_cleanup_free_ char *pp = pretty(home, planted);
-			_cleanup_free_ char *what =
-			    xasprintf("rename the dot file %s away", pp);
+			_cleanup_free_ char *what = xasprintf(
+			    "rename %s, which runs outside, away", pp);
 			struct check_try *t =
-			    add(l, "dot files", e, what, "rename\t%s\t%s",
+			    add(l, "runs outside", e, what, "rename\t%s\t%s",
 				planted, to);
 			if (guarded) {
 				t->host = CH_UNCHANGED;

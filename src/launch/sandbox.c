@@ -118,7 +118,8 @@ static void log_refusal(void *ctx, const struct notify_guard *g,
 	log_target(target, sizeof(target), g->dir, name);
 	db_queue_add(ctx, "file", target, DB_REFUSED,
 		     g->why ? g->why
-			    : "a dot file at the top of a --write folder; "
+			    : "a file that runs outside, at the top of a "
+			      "--write folder; "
 			      "--write-dot-files allows it");
 }
 

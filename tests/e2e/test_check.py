@@ -107,7 +107,7 @@ def test_grants_no_leak(lnk, home, work):
     assert hid and all(t["result"] == "blocked" for t in hid)
     st = [t for t in doc["tries"] if t["area"] == "settings"]
     assert st and all(t["result"] == "blocked" for t in st)
-    dots = by["dot files"]
+    dots = by["runs outside"]
     assert any(t["result"] == "blocked" and "create" in t["try"]
                for t in dots)
     assert any(t["result"] == "blocked" and "rename" in t["try"]
