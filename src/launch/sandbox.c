@@ -324,14 +324,21 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	const struct strv *hd = policy_list(pol, K_FILES_HIDE);
 	for (size_t i = 0; i < hd->n; i++)
 		strv_push(&hidden, hd->v[i]);
+	struct strv grants = {0};
+	strv_copy(&grants, policy_list(pol, K_FILES_READ));
+	const struct strv *wl = policy_list(pol, K_FILES_WRITE);
+	for (size_t i = 0; i < wl->n; i++)
+		strv_push(&grants, wl->v[i]);
 	struct protect_in pro = {
-	    .write = policy_list(pol, K_FILES_WRITE),
+	    .write = wl,
 	    .lifted = policy_list(pol, K_FILES_WRITE_DOT_FILES),
 	    .hidden = &hidden,
+	    .grants = &grants,
 	    .home = req->home,
 	};
 	r = notify_protect(&pro, &s.np, &s.ro_over, err);
 	strv_free(&hidden);
+	strv_free(&grants);
 	if (r < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	bool guard = r == 1;

@@ -92,6 +92,9 @@ struct protect_in {
 	const struct strv *write;  /* the write folders, absolute, real */
 	const struct strv *lifted; /* --write-dot-files */
 	const struct strv *hidden; /* always hidden and --hide, absolute */
+	const struct strv *grants; /* --read and --write folders: mounted
+				    * too, where another write folder may
+				    * hold them; may be NULL */
 	const char *home;
 };
 int notify_protect(const struct protect_in *in, struct notify_plan *np,

@@ -24,8 +24,10 @@
  *    so EVERY dot name is read only and none can be created, and ~/bin
  *    (on PATH through Debian's .profile) with it;
  *  - the folders on the way to a hidden folder (~/.lnk, ~/Link/Agents,
- *    ~/Link/History, --hide): renamed, they would carry the hidden content
- *    to a path the next sandbox shows. Never lifted by --write-dot-files.
+ *    ~/Link/History, --hide) or to another grant inside a write folder:
+ *    renamed, they would carry the hidden content to a path the next
+ *    sandbox shows, or leave the grant's path to the program. Never
+ *    lifted by --write-dot-files.
  *
  * One mechanism serves all: protect_path walks a path the way the kernel
  * does, following links by hand, and every (folder, name) it meets inside a
@@ -863,6 +865,18 @@ int notify_protect(const struct protect_in *in, struct notify_plan *np,
 		    is_write_folder(&c, h))
 			continue;
 		protect_path(&c, h, "it holds a folder hidden from the sandbox",
+			     true, false);
+	}
+	/* A grant inside a write folder is a mount of its own: moved away,
+	 * the next run's grant of that path would name what the program put
+	 * there instead. */
+	for (size_t i = 0; in->grants && i < in->grants->n; i++) {
+		const char *g = in->grants->v[i];
+		struct stat st;
+		if (lstat(g, &st) < 0 || !holder(&c, g, true) ||
+		    is_write_folder(&c, g))
+			continue;
+		protect_path(&c, g, "it holds a folder granted on its own",
 			     true, false);
 	}
 	r = np->n > 0;

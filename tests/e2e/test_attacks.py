@@ -1298,6 +1298,17 @@ ACL_0777 = ("python3 -c 'import os; os.setxattr(\".\", "
             "20000700ffffffff\"))'")
 
 
+def test_folder_holding_another_grant_not_renamed(lnk, home, work):
+    """Threat: --write '~' --read ~/project/docs: move ~/project away and
+    put a link at its place; the next run's --read ~/project/docs (or a
+    --write of it) then names what the program chose."""
+    (work / "docs").mkdir()
+    cp = sh(lnk, "mv ~/project ~/p2; mkdir -p ~/project; true",
+            "--write", home, "--read", work / "docs")
+    assert (work / "docs").is_dir() and not (home / "p2").exists(), \
+        cp.stderr
+
+
 @pytest.mark.parametrize("how", [
     "chmod 0777 .", "chmod 0777 .git", "chmod 0777 lib", "chown 1:1 .",
     "chown -h 1:1 .", "chmod 0777 /proc/self/cwd", "chmod 0777 ../project",
