@@ -56,12 +56,17 @@
 #define NEST_MAX 8
 /* Bytes read of one config or gitfile: a real one is far smaller. */
 #define CONFIG_MAX (1 << 20)
+/* Guarded names at most: each creation compares against every one, so a
+ * hostile .gitmodules or index listing a million submodules must end in
+ * a refusal to run, not in a crawl. */
+#define GUARDS_MAX 8192
 
 struct pctx {
 	const struct protect_in *in;
 	struct notify_plan *np;
 	struct strv *ro;
 	struct strv seen; /* config files parsed (include loops) */
+	bool overflow;	  /* more than GUARDS_MAX: refuse to run */
 };
 
 static bool within(const char *p, const char *dir)
@@ -105,6 +110,10 @@ static void guard_name(struct pctx *c, const char *dir, const char *name,
 	if (!holder(c, dir, always) || stat(dir, &st) < 0 ||
 	    !S_ISDIR(st.st_mode))
 		return;
+	if (c->np->n >= GUARDS_MAX) {
+		c->overflow = true;
+		return;
+	}
 	struct notify_guard g = {
 	    .dev = st.st_dev,
 	    .ino = st.st_ino,
@@ -474,7 +483,7 @@ static void scan_index(struct pctx *c, const char *gitdir, const char *worktree,
 	size_t hash = sha256 ? 32 : 20, pos = 12;
 	char name[PATH_MAX] = "";
 	size_t namelen = 0;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n && !c->overflow; i++) {
 		size_t start = pos, fixed = 40 + hash + 2;
 		if (len - pos < fixed)
 			return;
@@ -535,7 +544,7 @@ static void scan_gitmodules(struct pctx *c, const char *worktree, int depth)
 	_cleanup_free_ char *f = xasprintf("%s/.gitmodules", worktree);
 	_cleanup_free_ char *text = read_small(f);
 
-	for (char *line = text, *nl; line && *line; line = nl) {
+	for (char *line = text, *nl; line && *line && !c->overflow; line = nl) {
 		nl = strchr(line, '\n');
 		if (nl)
 			*nl++ = '\0';
@@ -878,6 +887,15 @@ int notify_protect(const struct protect_in *in, struct notify_plan *np,
 			continue;
 		protect_path(&c, g, "it holds a folder granted on its own",
 			     true, false);
+	}
+	if (c.overflow) {
+		r = err_set(err, -E2BIG,
+			    "cannot protect what runs outside the sandbox in "
+			    "the write folders: more than %d entries "
+			    "(submodules, worktrees, links); grant a smaller "
+			    "folder, or name it with --write-dot-files",
+			    GUARDS_MAX);
+		goto out;
 	}
 	r = np->n > 0;
 out:

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "common/buf.h"
 #include "notify/internal.h"
 
 static char top[PATH_MAX];
@@ -250,6 +251,31 @@ static void hostile_input(void **state)
 	result_free(&r);
 }
 
+/* A .gitmodules naming more submodules than can be guarded: a clear
+ * refusal to run, not a crawl. */
+static void too_many(void **state)
+{
+	(void)state;
+	struct buf b = {0};
+	put("t/.git/objects", NULL, 0);
+	for (int i = 0; i < 10000; i++)
+		buf_printf(&b, "[submodule \"s%d\"]\n\tpath = s%d\n", i, i);
+	put("t/.gitmodules", b.p, b.len);
+	buf_free(&b);
+	struct strv w = {0}, none = {0};
+	strv_pushf(&w, "%s/t", top);
+	struct protect_in in = {
+	    .write = &w, .lifted = &none, .hidden = &none, .home = "/none"};
+	struct notify_plan np = {0};
+	struct strv ro = {0};
+	struct lnk_err err = {0};
+	assert_int_equal(notify_protect(&in, &np, &ro, &err), -E2BIG);
+	assert_non_null(strstr(err.msg, "more than"));
+	notify_plan_free(&np);
+	strv_free(&ro);
+	strv_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +284,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(home_top, setup, teardown),
 	    cmocka_unit_test_setup_teardown(link_chain, setup, teardown),
 	    cmocka_unit_test_setup_teardown(hostile_input, setup, teardown),
+	    cmocka_unit_test_setup_teardown(too_many, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
