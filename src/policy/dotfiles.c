@@ -85,6 +85,27 @@ static const struct dot_file list[] = {
     {".exrc", "vim and nvim run it (exrc)"},
     {".nvim.lua", "nvim runs it (exrc)"},
     {".nvimrc", "nvim runs it (exrc)"},
+    {".dir-locals-2.el", "Emacs evaluates what it sets"},
+    {".lvimrc", "vim's localvimrc runs it"},
+    {".lazy.lua", "lazy.nvim runs it as a local plugin spec"},
+    {".zed", "Zed starts the language servers and tasks it names"},
+    {".helix", "Helix starts the language servers it names"},
+    {".devcontainer.json", "the editor builds and runs the container it "
+			   "names"},
+    /* Interpreters and debuggers that run a file in the current folder. */
+    {".pdbrc", "pdb runs it"},
+    {".irbrc", "irb runs it"},
+    {".pryrc", "pry runs it"},
+    {".ghci", "ghci runs it"},
+    {".octaverc", "Octave runs it"},
+    /* Toolchains and hooks chosen per folder. */
+    {"rust-toolchain", "rustup runs the toolchain it names, a path too"},
+    {"rust-toolchain.toml", "rustup runs the toolchain it names, a path "
+			    "too"},
+    {".huskyrc", "husky runs the hooks it names"},
+    {".huskyrc.json", "husky runs the hooks it names"},
+    {".huskyrc.js", "husky runs it"},
+    {".overcommit.yml", "overcommit runs the hooks it names"},
 };
 
 const struct dot_file *dot_files(size_t *n)

@@ -1188,7 +1188,10 @@ RUNS_OUTSIDE_NAMES = [
     ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".hg", ".jj", ".sl", ".svn",
     ".bzr", ".envrc.local", ".env", ".dir-locals.el", ".exrc", ".nvim.lua",
     ".nvimrc", ".tool-versions", "_darcs", ".pijul", ".fslckout",
-    "_FOSSIL_"]
+    "_FOSSIL_", ".dir-locals-2.el", ".lvimrc", ".lazy.lua", ".zed", ".helix",
+    ".devcontainer.json", ".pdbrc", ".irbrc", ".pryrc", ".ghci", ".octaverc",
+    "rust-toolchain", "rust-toolchain.toml", ".huskyrc", ".huskyrc.json",
+    ".huskyrc.js", ".overcommit.yml"]
 
 
 @pytest.mark.parametrize("name", RUNS_OUTSIDE_NAMES)
