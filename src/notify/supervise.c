@@ -425,21 +425,42 @@ static int read_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
 
 /* ---- refusals ---- */
 
-/* What stderr says of a refused name: which rule, and how to lift it. */
-static char *refusal_text(const struct notify_guard *g, const char *name)
+/* A name or path for the user's terminal: the program chose the name, and
+ * a repository's files the deeper folders, so every control byte, DEL and
+ * every byte past ASCII (C1 controls, bidirectional overrides) is shown
+ * as \xNN, never sent. */
+static char *printable(const char *s)
 {
+	char *out = xmalloc(4 * strlen(s) + 1), *o = out;
+
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c < 0x20 || *c >= 0x7f || *c == '\\')
+			o += sprintf(o, "\\x%02x", *c);
+		else
+			*o++ = (char)*c;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* What stderr says of a refused name: which rule, and how to lift it. */
+static char *refusal_text(const struct notify_guard *g, const char *rawname)
+{
+	_cleanup_free_ char *name = printable(rawname);
+	_cleanup_free_ char *dir = printable(g->dir);
+
 	if (g->always)
 		return xasprintf("lnk: refused to create %s in %s: %s\n", name,
-				 g->dir, g->why);
+				 dir, g->why);
 	if (g->why)
 		return xasprintf("lnk: refused to create %s in %s: %s; "
 				 "--write-dot-files on its write folder "
 				 "allows it\n",
-				 name, g->dir, g->why);
+				 name, dir, g->why);
 	return xasprintf("lnk: refused to create %s at the top of %s: it "
 			 "would run outside the sandbox; --write-dot-files %s "
 			 "allows it\n",
-			 name, g->dir, g->dir);
+			 name, dir, dir);
 }
 
 /* Reported once per folder and name, on stderr and to on_refusal. Names
@@ -1417,11 +1438,12 @@ static void refuse_attr(struct notify *n, const struct notify_guard *g)
 		strv_push(&n->refused_pairs, pair);
 	pthread_mutex_unlock(&n->mu);
 	if (first && !n->plan.quiet) {
+		_cleanup_free_ char *dir = printable(g->dir);
 		_cleanup_free_ char *msg = xasprintf(
 		    "lnk: refused to change the mode, owner or ACL of %s: "
 		    "other accounts could then plant what runs outside the "
 		    "sandbox\n",
-		    g->dir);
+		    dir);
 		term_write(STDERR_FILENO, msg);
 	}
 }

@@ -1349,3 +1349,20 @@ def test_metadata_of_own_files_still_changes(lnk, work):
     assert (work / "f").stat().st_mode & 0o7777 == 0o640
     assert (work / "d").stat().st_mode & 0o7777 == 0o700
     assert os.getxattr(work / "f", "user.a") == b"1"
+
+
+def test_refusal_message_escapes_hostile_names(lnk, home):
+    """Threat: a refused name holding terminal escapes (a title, OSC 52,
+    a C1 CSI) reaches the user's terminal through lnk's own message."""
+    cp = py(lnk, r"""
+        import os
+        for n in ('.\x1b]0;pwned\x07', '.\xc2\x9b2J', '.a\u202ex'):
+            try:
+                open(os.path.expanduser('~/') + n, 'w')
+            except OSError:
+                pass
+        """, "--write", home)
+    assert "refused to create" in cp.stderr, cp.stderr
+    assert "\x1b" not in cp.stderr and "\x07" not in cp.stderr
+    assert "\u009b" not in cp.stderr and "\u202e" not in cp.stderr
+    assert not [p for p in home.iterdir() if p.name.startswith(".a")]
