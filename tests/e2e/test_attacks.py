@@ -1284,6 +1284,18 @@ def test_folder_holding_a_hidden_folder_not_renamed(lnk, home):
     assert not (home / "Link.moved").exists()
 
 
+def test_home_not_renamed_under_a_grant_above_it(lnk, home):
+    """Threat: a write grant above the home folder: rename the home away
+    and make a new one; the next sandbox hides the new empty ~/.lnk and
+    shows the real one (the log, the specs, the sockets) at the moved
+    path."""
+    lnk.run("--", "true", check=True)  # lnk makes its ~/.lnk
+    cp = sh(lnk, f"mv {home} {home}.moved; mkdir -p {home}/.lnk; true",
+            "--write", home.parent)
+    assert not pathlib.Path(f"{home}.moved").exists(), cp.stderr
+    assert (home / ".lnk").is_dir()
+
+
 def test_folder_holding_a_hide_not_renamed(lnk, work):
     """Threat: --hide work/secret; rename work/outer (which holds it) and
     the next run with the same --hide shows the moved secret."""
