@@ -139,6 +139,25 @@ static int shown(const struct policy *p, const char *home, const char *path)
 }
 
 /* ~/x for people. */
+/* Whether path is a new name at the top of the home folder that a write
+ * grant holding the home folder keeps from being created (every dot name
+ * there runs or is trusted outside: src/notify/protect.c). */
+static bool home_top_kept(const struct policy *p, const char *home,
+			  const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = strlen(home);
+	if (!slash || (size_t)(slash - path) != n ||
+	    strncmp(path, home, n) != 0 || slash[1] != '.')
+		return false;
+	const struct strv *wr = policy_list(p, K_FILES_WRITE);
+	const struct strv *wdf = policy_list(p, K_FILES_WRITE_DOT_FILES);
+	for (size_t i = 0; i < wr->n; i++)
+		if (covers(wr->v[i], home) && !strv_contains(wdf, wr->v[i]))
+			return true;
+	return false;
+}
+
 static char *pretty(const char *home, const char *path)
 {
 	size_t n = strlen(home);
@@ -193,6 +212,7 @@ static void add_create(struct check_list *l, struct bait *b,
 		       bool dot_guarded)
 {
 	int s = shown(p, home, path);
+	dot_guarded = dot_guarded || home_top_kept(p, home, path);
 	enum check_expect e = s == 2 && !dot_guarded ? CHECK_ALLOW : CHECK_DENY;
 	_cleanup_free_ char *pp = pretty(home, path);
 	_cleanup_free_ char *what = xasprintf("create %s (%s)", pp, where);
@@ -280,9 +300,9 @@ static void plan_dot_files(const struct policy *p, struct bait *b,
 		if (planted) {
 			_cleanup_free_ char *pp = pretty(home, planted);
 			_cleanup_free_ char *what =
-			    xasprintf("write the existing dot file %s", pp);
+			    xasprintf("write %s, which runs outside", pp);
 			struct check_try *t =
-			    add(l, "dot files", e, what, "append\t%s\t%s",
+			    add(l, "runs outside", e, what, "append\t%s\t%s",
 				planted, "echo lnk-check-leaked\n");
 			if (guarded) {
 				t->host = CH_UNCHANGED;
@@ -292,36 +312,41 @@ static void plan_dot_files(const struct policy *p, struct bait *b,
 			}
 		}
 		if (missing) {
-			add_create(l, b, p, home, "dot files",
-				   "a dot file at the top of a --write folder",
+			add_create(l, b, p, home, "runs outside",
+				   "a file that runs outside, at the top of a "
+				   "--write folder",
 				   missing, guarded);
 			/* A file of its own, renamed onto the dot name. */
-			_cleanup_free_ char *src =
-			    xasprintf("%s/.lnk-check-%s-r%zu", w, b->tag, i);
+			_cleanup_free_ char *src = xasprintf(
+			    "%s/%slnk-check-%s-r%zu", w,
+			    home_top_kept(p, home, missing) ? "" : ".", b->tag,
+			    i);
 			bait_expect(b, src);
-			add(l, "dot files", CHECK_ALLOW,
+			add(l, "runs outside", CHECK_ALLOW,
 			    "create a file to rename",
 			    "create\t%s\t" BAIT_MARK "%s", src, b->secret);
 			_cleanup_free_ char *pm = pretty(home, missing);
 			_cleanup_free_ char *what =
 			    xasprintf("rename a file onto %s", pm);
 			struct check_try *t =
-			    add(l, "dot files", e, what, "rename\t%s\t%s", src,
-				missing);
+			    add(l, "runs outside", e, what, "rename\t%s\t%s",
+				src, missing);
 			if (guarded) {
 				t->host = CH_ABSENT;
 				t->host_path = xstrdup(missing);
 			}
 		}
 		if (planted) {
-			_cleanup_free_ char *to =
-			    xasprintf("%s/.lnk-check-%s-m%zu", w, b->tag, i);
+			_cleanup_free_ char *to = xasprintf(
+			    "%s/%slnk-check-%s-m%zu", w,
+			    home_top_kept(p, home, planted) ? "" : ".", b->tag,
+			    i);
 			bait_expect(b, to);
 			_cleanup_free_ char *pp = pretty(home, planted);
-			_cleanup_free_ char *what =
-			    xasprintf("rename the dot file %s away", pp);
+			_cleanup_free_ char *what = xasprintf(
+			    "rename %s, which runs outside, away", pp);
 			struct check_try *t =
-			    add(l, "dot files", e, what, "rename\t%s\t%s",
+			    add(l, "runs outside", e, what, "rename\t%s\t%s",
 				planted, to);
 			if (guarded) {
 				t->host = CH_UNCHANGED;
@@ -330,6 +355,62 @@ static void plan_dot_files(const struct policy *p, struct bait *b,
 				    xasprintf(BAIT_MARK "%s\n", b->secret);
 			}
 		}
+	}
+}
+
+/* Whether w holds a hidden folder that exists (always hidden or --hide):
+ * then its mode stays even under --write-dot-files. */
+static bool holds_hidden(const struct policy *p, const char *home,
+			 const char *w)
+{
+	struct strv h = {0};
+	bool r = false;
+	strv_copy(&h, &p->always_hidden);
+	paths_always_hidden(home, &h);
+	const struct strv *hd = policy_list(p, K_FILES_HIDE);
+	for (size_t i = 0; i < hd->n; i++)
+		strv_push(&h, hd->v[i]);
+	for (size_t i = 0; i < h.n && !r; i++) {
+		struct stat st;
+		r = strcmp(h.v[i], w) != 0 && covers(w, h.v[i]) &&
+		    lstat(h.v[i], &st) == 0;
+	}
+	strv_free(&h);
+	return r;
+}
+
+/* What runs outside beyond the listed names (docs/runs-outside.md): the
+ * top of a write folder never becomes a git repository, and its mode
+ * (so who else may write there) cannot change; nor can the mode of a
+ * folder that holds a hidden one, even under --write-dot-files. The mode
+ * try sets the mode the folder already has: refused under the guard,
+ * harmless if not. */
+static void plan_runs_outside(const struct policy *p, struct bait *b,
+			      const char *home, struct check_list *l)
+{
+	const struct strv *wr = policy_list(p, K_FILES_WRITE);
+	const struct strv *wdf = policy_list(p, K_FILES_WRITE_DOT_FILES);
+	for (size_t i = 0; i < wr->n; i++) {
+		const char *w = wr->v[i];
+		bool guarded = !strv_contains(wdf, w);
+		_cleanup_free_ char *pw = pretty(home, w);
+		struct stat st;
+		if (stat(w, &st) == 0) {
+			_cleanup_free_ char *what =
+			    xasprintf("change the mode of %s", pw);
+			bool kept = guarded || holds_hidden(p, home, w);
+			add(l, "runs outside", kept ? CHECK_DENY : CHECK_ALLOW,
+			    what, "chmod\t%s\t%o", w,
+			    (unsigned)(st.st_mode & 07777));
+		}
+		_cleanup_free_ char *objects = xasprintf("%s/objects", w);
+		_cleanup_free_ char *head = xasprintf("%s/HEAD", w);
+		if (lstat(head, &st) < 0 && errno == ENOENT &&
+		    !(stat(objects, &st) == 0 && S_ISDIR(st.st_mode)))
+			add_create(l, b, p, home, "runs outside",
+				   "a git HEAD that makes the folder a "
+				   "repository",
+				   head, guarded);
 	}
 }
 
@@ -632,6 +713,7 @@ void check_plan(const struct policy *p, struct bait *b, const char *home,
 	*out = (struct check_list){0};
 	plan_files(p, b, home, out);
 	plan_dot_files(p, b, home, out);
+	plan_runs_outside(p, b, home, out);
 	plan_process(p, b, out);
 	plan_commands(p, out);
 	plan_network(p, b, needs_wire(p), out);

@@ -1,7 +1,7 @@
 /* lnk sandbox log: every call on the wires of the sandboxes (product text,
  * "See every call on the wire"): when (UTC), which sandbox, the verb, where
- * to, and what happened; and the dot files the guard refused to create
- * (verb file, target FOLDER/NAME, issue 4). The log never holds a request's
+ * to, and what happened; and the files that run outside the guard refused
+ * to create (verb file, target FOLDER/NAME). The log never holds a request's
  * path, header or body, so this prints none.
  *
  * Exit status: 0; 2 usage; 125 the log cannot be read. */
@@ -29,10 +29,10 @@ static void usage(FILE *f)
 	    "failed when allowed but nothing answered.\n"
 	    "\n"
 	    "Verbs: connect (HTTPS, a CONNECT to host:port), http (a plain\n"
-	    "http:// request), tcp (SOCKS5 or a --port), and file: a dot file\n"
-	    "the program tried to create at the top of a --write folder, refused\n"
-	    "(its TARGET is FOLDER/NAME; logged once per name and sandbox, with\n"
-	    "or without a wire).\n"
+	    "http:// request), tcp (SOCKS5 or a --port), and file: a file that\n"
+	    "runs outside which the program tried to create in a --write\n"
+	    "folder, refused (its TARGET is FOLDER/NAME; logged once per name\n"
+	    "and sandbox, with or without a wire).\n"
 	    "\n"
 	    "  --lines N        the latest N calls (default 40)\n"
 	    "  --sandbox NAME   only this sandbox's calls\n"

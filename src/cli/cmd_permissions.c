@@ -53,9 +53,14 @@ static void text_out(FILE *f)
 			key_out(f, &t[i]);
 			if (t[i].id != K_FILES_WRITE_DOT_FILES)
 				continue;
-			fputs("    the dot files kept read only at the top of "
-			      "each write folder:\n",
-			      f);
+			fputs(
+			    "    what runs outside, kept read only at the top "
+			    "of each write folder (besides: a new git\n"
+			    "    repository, submodules and worktrees, "
+			    "core.hooksPath, every dot name at the top\n"
+			    "    of the home folder; lnk-sandbox(1), FILES "
+			    "THAT RUN OUTSIDE):\n",
+			    f);
 			size_t n;
 			const struct dot_file *d = dot_files(&n);
 			for (size_t j = 0; j < n; j++)

@@ -56,6 +56,15 @@
 
 /* ---- 1. refused outright ------------------------------------------------ */
 
+/* fchmodat2 (Linux 6.6) is newer than libseccomp 2.5.4's table: its number
+ * is the same on x86_64 and aarch64 (the shared table of new syscalls). */
+#define NR_FCHMODAT2 452
+/* The *xattrat calls (Linux 6.13), likewise: setting an attribute (an ACL)
+ * by a path in memory the supervisor never sees; refused, so programs fall
+ * back to setxattr, which it does see. */
+#define NR_SETXATTRAT 463
+#define NR_REMOVEXATTRAT 466
+
 struct refusal {
 	const char *name;
 	int nr;
@@ -132,6 +141,11 @@ static const struct refusal refused[] = {
 	 * "shocker" escape from containers. */
     REFUSE(open_by_handle_at, EPERM),
     REFUSE(name_to_handle_at, EPERM),
+
+    /* Extended attributes by a path the supervisor cannot see (see
+     * NR_SETXATTRAT). */
+    {"setxattrat", NR_SETXATTRAT, ENOSYS},
+    {"removexattrat", NR_REMOVEXATTRAT, ENOSYS},
 };
 
 /* CLONE_NEW* in clone() and unshare(): checked one bit at a time, so that
@@ -190,6 +204,26 @@ const struct seccomp_notified seccomp_notified[] = {
     {"renameat2", SCMP_SYS(renameat2), -1},
     {"bind", SCMP_SYS(bind), -1},
     {"connect", SCMP_SYS(connect), -1},
+    /* Mode, owner and extended attributes (a POSIX ACL is one): refused
+     * on the top of a write folder and on what the guard protects, where
+     * loosening them would let other accounts plant what the program may
+     * not; performed by the supervisor elsewhere. The set-id bits stay
+     * refused here (the notify rule of a call with a mode excludes
+     * them). */
+    {"chmod", SCMP_SYS(chmod), -1},
+    {"fchmod", SCMP_SYS(fchmod), -1},
+    {"fchmodat", SCMP_SYS(fchmodat), -1},
+    {"fchmodat2", NR_FCHMODAT2, -1},
+    {"chown", SCMP_SYS(chown), -1},
+    {"lchown", SCMP_SYS(lchown), -1},
+    {"fchown", SCMP_SYS(fchown), -1},
+    {"fchownat", SCMP_SYS(fchownat), -1},
+    {"setxattr", SCMP_SYS(setxattr), -1},
+    {"lsetxattr", SCMP_SYS(lsetxattr), -1},
+    {"fsetxattr", SCMP_SYS(fsetxattr), -1},
+    {"removexattr", SCMP_SYS(removexattr), -1},
+    {"lremovexattr", SCMP_SYS(lremovexattr), -1},
+    {"fremovexattr", SCMP_SYS(fremovexattr), -1},
 };
 const size_t seccomp_notified_count = ARRAY_SIZE(seccomp_notified);
 
@@ -232,9 +266,6 @@ struct setid_rule {
 #ifndef __O_TMPFILE
 #define __O_TMPFILE 020000000
 #endif
-/* fchmodat2 (Linux 6.6) is newer than libseccomp 2.5.4's table: its number
- * is the same on x86_64 and aarch64 (the shared table of new syscalls). */
-#define NR_FCHMODAT2 452
 
 static const struct setid_rule setid_rules[] = {
     {"chmod", SCMP_SYS(chmod), 1, -1},

@@ -181,10 +181,10 @@ static void log_refusal(void *ctx, const struct notify_guard *g,
 
 	log_target(target, sizeof(target), g->dir, name);
 	db_queue_add(ctx, "file", target, DB_REFUSED,
-		     g->name ? "the missing target of a dot-file link at the "
-			       "top of a --write folder"
-			     : "a dot file at the top of a --write folder; "
-			       "--write-dot-files allows it");
+		     g->why ? g->why
+			    : "a file that runs outside, at the top of a "
+			      "--write folder; "
+			      "--write-dot-files allows it");
 }
 
 /* Whether the spec itself lets no program run: its [commands] has no allow
@@ -363,22 +363,38 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		wire_plan_listeners(&s.wp, &s.listeners, &s.nlisteners);
 	}
 
-	r = notify_plan(pol, &s.np, err);
+	/* What runs outside later: read-only binds and guarded names. */
+	struct strv hidden = {0};
+	strv_copy(&hidden, &pol->always_hidden);
+	paths_always_hidden(req->home, &hidden);
+	const struct strv *hd = policy_list(pol, K_FILES_HIDE);
+	for (size_t i = 0; i < hd->n; i++)
+		strv_push(&hidden, hd->v[i]);
+	struct strv grants = {0};
+	strv_copy(&grants, policy_list(pol, K_FILES_READ));
+	const struct strv *wl = policy_list(pol, K_FILES_WRITE);
+	for (size_t i = 0; i < wl->n; i++)
+		strv_push(&grants, wl->v[i]);
+	struct protect_in pro = {
+	    .write = wl,
+	    .lifted = policy_list(pol, K_FILES_WRITE_DOT_FILES),
+	    .hidden = &hidden,
+	    .grants = &grants,
+	    .home = req->home,
+	};
+	r = notify_protect(&pro, &s.np, &s.ro_over, err);
+	strv_free(&hidden);
+	strv_free(&grants);
 	if (r < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	/* The supervisor also decides connect() on unix sockets, since a
 	 * read-only mount does not stop it: a host daemon's socket under a
 	 * granted folder must not answer. So it runs whenever any folder
-	 * is granted; without dot files to keep, for connect() alone
+	 * is granted; without names to keep, for connect() alone
 	 * (creations then run natively, at full speed). */
 	bool dot = r == 1;
 	bool guard = dot || policy_list(pol, K_FILES_READ)->n > 0 ||
 		     policy_list(pol, K_FILES_WRITE)->n > 0;
-	const struct strv *wr = policy_list(pol, K_FILES_WRITE);
-	const struct strv *wdf = policy_list(pol, K_FILES_WRITE_DOT_FILES);
-	for (size_t i = 0; i < wr->n; i++)
-		if (!strv_contains(wdf, wr->v[i]))
-			dotguard_mounts_in(wr->v[i], wr, &s.ro_over);
 
 	/* Made now, though nothing else acts before the plan is whole: the
 	 * plan names the folder mkdtemp chooses. */

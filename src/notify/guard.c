@@ -160,8 +160,9 @@ const struct notify_guard *nt_decide(const struct notify_guard *g, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		if (g[i].dev != dev || g[i].ino != ino)
 			continue;
-		if (g[i].name ? strcasecmp(g[i].name, last) == 0
-			      : is_dot_file_nocase(last))
+		if (g[i].name	   ? strcasecmp(g[i].name, last) == 0
+		    : g[i].any_dot ? last[0] == '.'
+				   : is_dot_file_nocase(last))
 			return &g[i];
 	}
 	return NULL;
@@ -173,8 +174,6 @@ bool is_dot_file_nocase(const char *name)
 	size_t n;
 	const struct dot_file *d = dot_files(&n);
 
-	if (name[0] != '.')
-		return false;
 	for (size_t i = 0; i < n; i++)
 		if (strcasecmp(d[i].name, name) == 0)
 			return true;
@@ -291,23 +290,36 @@ void dotguard_mounts(const char *write_dir, struct strv *ro_paths)
 	dotguard_mounts_in(write_dir, NULL, ro_paths);
 }
 
-static void plan_push(struct notify_plan *np, dev_t dev, ino_t ino,
-		      const char *dir, const char *name)
+void notify_plan_push(struct notify_plan *np, const struct notify_guard *ng)
 {
 	for (size_t i = 0; i < np->n; i++) {
 		const struct notify_guard *g = &np->guards[i];
-		if (g->dev == dev && g->ino == ino &&
-		    ((!g->name && !name) ||
-		     (g->name && name && strcmp(g->name, name) == 0)))
+		if (g->dev == ng->dev && g->ino == ng->ino &&
+		    g->any_dot == ng->any_dot &&
+		    ((!g->name && !ng->name) ||
+		     (g->name && ng->name && strcmp(g->name, ng->name) == 0)))
 			return;
 	}
 	np->guards = xrealloc(np->guards, (np->n + 1) * sizeof(*np->guards));
-	np->guards[np->n++] = (struct notify_guard){
+	np->guards[np->n] = *ng;
+	np->guards[np->n].dir = xstrdup(ng->dir);
+	np->guards[np->n].name = ng->name ? xstrdup(ng->name) : NULL;
+	np->n++;
+}
+
+static void plan_push(struct notify_plan *np, dev_t dev, ino_t ino,
+		      const char *dir, const char *name)
+{
+	struct notify_guard g = {
 	    .dev = dev,
 	    .ino = ino,
-	    .dir = xstrdup(dir),
-	    .name = name ? xstrdup(name) : NULL,
+	    .dir = (char *)dir,
+	    .name = (char *)name,
+	    .why = name ? "a dot-file link at the top of a --write folder "
+			  "names it"
+			: NULL,
 	};
+	notify_plan_push(np, &g);
 }
 
 int notify_plan_add(struct notify_plan *np, const char *dir,

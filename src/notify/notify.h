@@ -35,9 +35,17 @@
 struct notify_guard {
 	dev_t dev;
 	ino_t ino;
-	char *dir;  /* the --write folder, for messages */
-	char *name; /* NULL: every listed dot file; else only this name (the
-		     * missing target of a dot-file symlink at the top) */
+	char *dir;    /* the --write folder (or the guarded folder), for
+		     * messages */
+	char *name;   /* NULL: every listed dot file; else only this name (the
+		     * missing target of a dot-file symlink at the top, a
+		     * folder on the way to a protected entry, ...) */
+	bool any_dot; /* with name NULL: every name that starts with a dot
+		       * (the top of the home folder) */
+	const char *why; /* static text: what runs or trusts the name; NULL
+			  * for the listed dot files at the top */
+	bool always;	 /* not lifted by --write-dot-files (a folder that
+			  * holds a hidden one) */
 };
 
 /* Called from a worker thread on the first refusal of each name (without
@@ -68,6 +76,29 @@ int notify_plan(const struct policy *p, struct notify_plan *np,
 int notify_plan_add(struct notify_plan *np, const char *dir,
 		    struct lnk_err *err);
 void notify_plan_free(struct notify_plan *np);
+/* Adds one guard (copied; dir and name duplicated), once. */
+void notify_plan_push(struct notify_plan *np, const struct notify_guard *g);
+
+/* Everything a run protects in its write folders, by class
+ * (docs/runs-outside.md): the listed names at the top of each, a git
+ * directory at the top, every repository the top one knows (submodules,
+ * worktrees), the hooks folder and included files its config names, the
+ * whole top of the home folder, the target chain of each protected link,
+ * and the folders that hold a hidden one. Existing entries are appended
+ * to ro_paths (to ro-bind over themselves), names that must not be
+ * created or renamed become guards in np. home is the user's home folder.
+ * Returns 1 when a guard is needed, 0 when not, or -errno with err set. */
+struct protect_in {
+	const struct strv *write;  /* the write folders, absolute, real */
+	const struct strv *lifted; /* --write-dot-files */
+	const struct strv *hidden; /* always hidden and --hide, absolute */
+	const struct strv *grants; /* --read and --write folders: mounted
+				    * too, where another write folder may
+				    * hold them; may be NULL */
+	const char *home;
+};
+int notify_protect(const struct protect_in *in, struct notify_plan *np,
+		   struct strv *ro_paths, struct lnk_err *err);
 
 /* The existing dot files at the top of write_dir to ro-bind over themselves
  * (`--ro-bind P P`, after the `--bind` of the write folders), appended to

@@ -120,6 +120,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <dirent.h>
 #include <time.h>
 #include <unistd.h>
@@ -145,6 +146,11 @@
 #define RENAME_WHITEOUT (1 << 2)
 #endif
 
+/* fchmodat2 (Linux 6.6): the same number on x86_64 and aarch64. */
+#define NR_FCHMODAT2 452
+/* The largest extended attribute value (XATTR_SIZE_MAX). */
+#define XATTR_MAX 65536
+
 #define POOL_START 4
 #define POOL_MAX 128 /* worker/executor pairs */
 /* Blocking FIFO opens at once: well under POOL_MAX, so that ordinary
@@ -160,7 +166,8 @@ enum op_kind {
 	OP_LINK,
 	OP_RENAME,
 	OP_BIND,
-	OP_CONNECT
+	OP_CONNECT,
+	OP_ATTR /* mode, owner, xattrs: see attr_ops */
 };
 
 /* Which argument is which; -1 for none. The syscall table here must match
@@ -210,7 +217,79 @@ static const struct op ops[] = {
     {__NR_bind, OP_BIND, -1, 0, -1, 1, 2, -1, -1, 0},
     /* connect: as bind */
     {__NR_connect, OP_CONNECT, -1, 0, -1, 1, 2, -1, -1, 0},
+/* metadata: arguments in attr_ops */
+#ifdef __NR_chmod
+    {__NR_chmod, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+#endif
+    {__NR_fchmod, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_fchmodat, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {NR_FCHMODAT2, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+#ifdef __NR_chown
+    {__NR_chown, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+#endif
+#ifdef __NR_lchown
+    {__NR_lchown, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+#endif
+    {__NR_fchown, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_fchownat, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_setxattr, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_lsetxattr, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_fsetxattr, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_removexattr, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_lremovexattr, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_fremovexattr, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
 };
+
+/* The calls that change an object's mode, owner or extended attributes
+ * (a POSIX ACL is one). On the top of a write folder and on the folders
+ * and entries the guard protects they are refused: `chmod 0777 .` or an
+ * ACL would let any local account plant, after the run, what the guard
+ * keeps the program from planting. Elsewhere we perform them on the
+ * object we resolved (never CONTINUE: the path could change between our
+ * check and the kernel's use). */
+enum attr_kind { ATTR_MODE, ATTR_OWNER, ATTR_XSET, ATTR_XREMOVE };
+
+struct attr_op {
+	long nr;
+	enum attr_kind kind;
+	signed char fd;		/* the object's fd (f* calls), else -1 */
+	signed char dfd, path;	/* the dirfd (-1: AT_FDCWD) and path */
+	signed char flags;	/* AT_* flags, -1 for none */
+	bool nofollow;		/* lchown, lsetxattr, lremovexattr */
+	signed char a, b, c, d; /* mode | uid, gid | name, value, size,
+				 * xattr flags | name */
+};
+
+static const struct attr_op attr_ops[] = {
+#ifdef __NR_chmod
+    {__NR_chmod, ATTR_MODE, -1, -1, 0, -1, false, 1, -1, -1, -1},
+#endif
+    {__NR_fchmod, ATTR_MODE, 0, -1, -1, -1, false, 1, -1, -1, -1},
+    {__NR_fchmodat, ATTR_MODE, -1, 0, 1, -1, false, 2, -1, -1, -1},
+    {NR_FCHMODAT2, ATTR_MODE, -1, 0, 1, 3, false, 2, -1, -1, -1},
+#ifdef __NR_chown
+    {__NR_chown, ATTR_OWNER, -1, -1, 0, -1, false, 1, 2, -1, -1},
+#endif
+#ifdef __NR_lchown
+    {__NR_lchown, ATTR_OWNER, -1, -1, 0, -1, true, 1, 2, -1, -1},
+#endif
+    {__NR_fchown, ATTR_OWNER, 0, -1, -1, -1, false, 1, 2, -1, -1},
+    {__NR_fchownat, ATTR_OWNER, -1, 0, 1, 4, false, 2, 3, -1, -1},
+    {__NR_setxattr, ATTR_XSET, -1, -1, 0, -1, false, 1, 2, 3, 4},
+    {__NR_lsetxattr, ATTR_XSET, -1, -1, 0, -1, true, 1, 2, 3, 4},
+    {__NR_fsetxattr, ATTR_XSET, 0, -1, -1, -1, false, 1, 2, 3, 4},
+    {__NR_removexattr, ATTR_XREMOVE, -1, -1, 0, -1, false, 1, -1, -1, -1},
+    {__NR_lremovexattr, ATTR_XREMOVE, -1, -1, 0, -1, true, 1, -1, -1, -1},
+    {__NR_fremovexattr, ATTR_XREMOVE, 0, -1, -1, -1, false, 1, -1, -1, -1},
+};
+
+static const struct attr_op *find_attr_op(long nr)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(attr_ops); i++)
+		if (attr_ops[i].nr == nr)
+			return &attr_ops[i];
+	return NULL;
+}
 
 struct job;
 
@@ -396,6 +475,28 @@ static int read_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
 
 /* ---- refusals ---- */
 
+/* What stderr says of a refused name: which rule, and how to lift it.
+ * The program chose the name, and a repository's files the deeper
+ * folders: both escaped (common/esc.h). */
+static char *refusal_text(const struct notify_guard *g, const char *rawname)
+{
+	_cleanup_free_ char *name = esc_dup(rawname);
+	_cleanup_free_ char *dir = esc_dup(g->dir);
+
+	if (g->always)
+		return xasprintf("lnk: refused to create %s in %s: %s\n", name,
+				 dir, g->why);
+	if (g->why)
+		return xasprintf("lnk: refused to create %s in %s: %s; "
+				 "--write-dot-files on its write folder "
+				 "allows it\n",
+				 name, dir, g->why);
+	return xasprintf("lnk: refused to create %s at the top of %s: it "
+			 "would run outside the sandbox; --write-dot-files %s "
+			 "allows it\n",
+			 name, dir, dir);
+}
+
 /* Reported once per folder and name, on stderr and to on_refusal. Names
  * match without regard to case (nt_decide), and so are counted: else
  * .envrc, .Envrc, .ENVRC, ... (2^19 spellings of .pre-commit-config.yaml)
@@ -417,19 +518,7 @@ static void refuse(struct notify *n, const struct notify_guard *g,
 		strv_push(&n->refused_pairs, pair);
 	pthread_mutex_unlock(&n->mu);
 	if (first && !n->plan.quiet) {
-		/* The name is the program's: escaped (common/esc.h). */
-		_cleanup_free_ char *nm = esc_dup(name), *dir = esc_dup(g->dir);
-		_cleanup_free_ char *msg =
-		    g->name ? xasprintf("lnk: refused to create %s, which a "
-					"dot-file link at the top of %s names: "
-					"it would run outside the sandbox; "
-					"--write-dot-files %s allows it\n",
-					nm, dir, dir)
-			    : xasprintf("lnk: refused to create %s at the top "
-					"of %s: it would run outside the "
-					"sandbox; --write-dot-files %s allows "
-					"it\n",
-					nm, dir, dir);
+		_cleanup_free_ char *msg = refusal_text(g, name);
 		term_write(STDERR_FILENO, msg);
 	}
 	if (first && n->plan.on_refusal)
@@ -1619,7 +1708,240 @@ struct job {
 	struct sockaddr_storage ss; /* bind */
 	size_t alen;
 	struct nt_sockaddr sa; /* ss as the kernel reads it */
+	void *xval;	       /* setxattr's value, read once (malloc'd) */
+	size_t xlen;
 };
+
+/* ---- metadata (OP_ATTR) ---- */
+
+/* The worker's half of a metadata call: reads the path, the attribute's
+ * name and value once, and opens where the path starts (or takes the
+ * task's descriptor). */
+static int prep_attr(struct notify *n, struct job *j)
+{
+	const struct seccomp_notif *req = j->req;
+	const struct attr_op *a = find_attr_op(req->data.nr);
+	struct task *t = &j->t;
+	int r = 0;
+
+	if (!a)
+		return -ENOSYS;
+	if (a->path >= 0)
+		r = read_str(t->tid, req->data.args[a->path], j->p1,
+			     sizeof(j->p1));
+	if (r == 0 && (a->kind == ATTR_XSET || a->kind == ATTR_XREMOVE))
+		r = read_str(t->tid, req->data.args[a->a], j->p2,
+			     sizeof(j->p2));
+	if (r == 0 && a->kind == ATTR_XSET) {
+		uint64_t len = req->data.args[a->c];
+		if (len > XATTR_MAX)
+			r = -E2BIG;
+		else {
+			j->xlen = (size_t)len;
+			j->xval = xmalloc(len ? (size_t)len : 1);
+			if (len)
+				r = read_mem(t->tid, req->data.args[a->b],
+					     j->xval, (size_t)len);
+		}
+	}
+	if (!id_valid(n, req->id))
+		return -ENOENT;
+	if (r < 0)
+		return r;
+	if (task_status(t) < 0)
+		return -EPERM;
+	t->ctx.rootfd =
+	    openat(t->procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (t->ctx.rootfd < 0)
+		return -EPERM;
+	if (a->fd >= 0) {
+		t->sfd = task_getfd(t, (int)req->data.args[a->fd]);
+		return t->sfd < 0 ? t->sfd : 0;
+	}
+	t->base[0] = base_prepare(
+	    t, a->dfd >= 0 ? (int)req->data.args[a->dfd] : AT_FDCWD, j->p1,
+	    &t->base_acc[0]);
+	return 0;
+}
+
+/* An O_PATH fd on the object path names, following a final symlink by
+ * hand unless nofollow. 0 or -errno. */
+static int attr_object(struct task *t, int base, const char *path,
+		       bool nofollow, int *out)
+{
+	struct where w;
+	int r = locate(t, base, path, &w);
+
+	if (r < 0)
+		return r;
+	if (w.magic >= 0) {
+		*out = fcntl(w.magic, F_DUPFD_CLOEXEC, 3);
+		return *out < 0 ? -EPERM : 0;
+	}
+	r = -ELOOP;
+	for (int hop = 0; hop <= 40; hop++) {
+		if (is_dots(w.last)) {
+			/* "." or "..": a folder, resolved inside the root */
+			r = nt_open_dir(&t->ctx, w.parent, w.last, out);
+			break;
+		}
+		int o =
+		    openat(w.parent, w.last, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (o < 0) {
+			r = -errno;
+			break;
+		}
+		if (fstat(o, &st) < 0) {
+			close(o);
+			r = -EPERM;
+			break;
+		}
+		if (S_ISLNK(st.st_mode) && (!nofollow || w.slash)) {
+			close(o);
+			if ((r = follow(t, &w)) < 0)
+				break;
+			r = -ELOOP;
+			continue;
+		}
+		if (w.slash && !S_ISDIR(st.st_mode)) {
+			close(o);
+			r = -ENOTDIR;
+			break;
+		}
+		*out = o;
+		r = 0;
+		break;
+	}
+	where_close(&w);
+	return r;
+}
+
+/* The guard whose folder st is (the top of a write folder, a folder on
+ * the way to a protected entry), or NULL. */
+static const struct notify_guard *attr_guard(struct notify *n,
+					     const struct stat *st)
+{
+	for (size_t i = 0; i < n->plan.n; i++)
+		if (n->plan.guards[i].dev == st->st_dev &&
+		    n->plan.guards[i].ino == st->st_ino)
+			return &n->plan.guards[i];
+	return NULL;
+}
+
+static void refuse_attr(struct notify *n, const struct notify_guard *g)
+{
+	bool first;
+	_cleanup_free_ char *pair = xasprintf("%s\t(metadata)", g->dir);
+
+	pthread_mutex_lock(&n->mu);
+	n->refused++;
+	first = !strv_contains(&n->refused_pairs, pair);
+	if (first)
+		strv_push(&n->refused_pairs, pair);
+	pthread_mutex_unlock(&n->mu);
+	if (first && !n->plan.quiet) {
+		_cleanup_free_ char *dir = esc_dup(g->dir);
+		_cleanup_free_ char *msg = xasprintf(
+		    "lnk: refused to change the mode, owner or ACL of %s: "
+		    "other accounts could then plant what runs outside the "
+		    "sandbox\n",
+		    dir);
+		term_write(STDERR_FILENO, msg);
+	}
+}
+
+/* Performs the metadata call on obj, unless obj is protected. */
+static int attr_apply(struct notify *n, struct job *j, const struct attr_op *a,
+		      int obj)
+{
+	const struct seccomp_notif *req = j->req;
+	struct stat st;
+	struct statfs sf;
+	char p[64];
+	int r;
+
+	if (fstat(obj, &st) < 0 || fstatfs(obj, &sf) < 0)
+		return -EPERM;
+	if (!nt_fs_ok((unsigned long)sf.f_type, true))
+		return -EPERM;
+	const struct notify_guard *g = attr_guard(n, &st);
+	if (g) {
+		refuse_attr(n, g);
+		return -EPERM;
+	}
+	snprintf(p, sizeof(p), "/proc/thread-self/fd/%d", obj);
+	bool fdcall = a->fd >= 0;
+	switch (a->kind) {
+	case ATTR_MODE: {
+		mode_t mode = (mode_t)req->data.args[a->a] & 07777;
+		if (mode & (S_ISUID | S_ISGID))
+			return -EPERM; /* see lnk-init's filter */
+		if (fdcall)
+			r = fchmod(obj, mode);
+		else if (S_ISLNK(st.st_mode))
+			return -EOPNOTSUPP;
+		else
+			r = chmod(p, mode);
+		break;
+	}
+	case ATTR_OWNER: {
+		uid_t uid = (uid_t)req->data.args[a->a];
+		gid_t gid = (gid_t)req->data.args[a->b];
+		r = fdcall ? fchown(obj, uid, gid)
+			   : fchownat(obj, "", uid, gid, AT_EMPTY_PATH);
+		break;
+	}
+	case ATTR_XSET: {
+		int xf = (int)req->data.args[a->d];
+		if (fdcall)
+			r = fsetxattr(obj, j->p2, j->xval, j->xlen, xf);
+		else if (S_ISLNK(st.st_mode))
+			return -EPERM; /* no user attributes on links */
+		else
+			r = setxattr(p, j->p2, j->xval, j->xlen, xf);
+		break;
+	}
+	case ATTR_XREMOVE:
+		if (fdcall)
+			r = fremovexattr(obj, j->p2);
+		else if (S_ISLNK(st.st_mode))
+			return -EPERM;
+		else
+			r = removexattr(p, j->p2);
+		break;
+	default:
+		return -ENOSYS;
+	}
+	return r < 0 ? -errno : 0;
+}
+
+static int do_attr(struct notify *n, struct job *j)
+{
+	const struct attr_op *a = find_attr_op(j->req->data.nr);
+	struct task *t = &j->t;
+	int obj, r;
+
+	if (!a)
+		return -ENOSYS;
+	if (a->fd >= 0)
+		return t->sfd < 0 ? -EBADF : attr_apply(n, j, a, t->sfd);
+	int flags = a->flags >= 0 ? (int)j->req->data.args[a->flags] : 0;
+	if (!*j->p1) {
+		if (!(flags & AT_EMPTY_PATH))
+			return -ENOENT;
+		if (t->base[0] < 0)
+			return t->base[0] == -1 ? -EBADF : t->base[0];
+		return attr_apply(n, j, a, t->base[0]);
+	}
+	r = attr_object(t, t->base[0], j->p1,
+			a->nofollow || (flags & AT_SYMLINK_NOFOLLOW), &obj);
+	if (r < 0)
+		return r;
+	r = attr_apply(n, j, a, obj);
+	close(obj);
+	return r;
+}
 
 /* The worker's half: everything that needs ptrace rights over the task,
  * done before the executor (which has none) runs. Reads the task's memory
@@ -1638,6 +1960,8 @@ static int prep(struct notify *n, struct job *j)
 	t->procfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (t->procfd < 0)
 		return -EPERM;
+	if (op->kind == OP_ATTR)
+		return prep_attr(n, j);
 	if (op->kind != OP_BIND && op->kind != OP_CONNECT) {
 		r = read_str(t->tid, req->data.args[op->p1], j->p1,
 			     sizeof(j->p1));
@@ -1684,6 +2008,8 @@ static int prep(struct notify *n, struct job *j)
 		t->base[1] = base_prepare(t, arg_fd(req, op->dfd2), j->p2,
 					  &t->base_acc[1]);
 		break;
+	case OP_ATTR:
+		break; /* prep_attr */
 	case OP_BIND:
 	case OP_CONNECT: {
 		if (task_status(t) < 0)
@@ -1749,6 +2075,8 @@ static int execute(struct notify *n, struct job *j)
 		return do_bind(n, t, t->base[0], &j->sa, &j->ss, j->alen);
 	case OP_CONNECT:
 		return do_connect(n, t, t->base[0], &j->sa, &j->ss, j->alen);
+	case OP_ATTR:
+		return do_attr(n, j);
 	}
 	return -ENOSYS;
 }
@@ -1816,6 +2144,8 @@ static int handle(struct notify *n, struct worker *w,
 		return -ENOSYS; /* notified but not ours: never continue */
 	j->req = req;
 	j->op = op;
+	j->xval = NULL;
+	j->xlen = 0;
 	j->t = (struct task){.tid = (pid_t)req->pid,
 			     .id = req->id,
 			     .procfd = -1,
@@ -1836,6 +2166,8 @@ static int handle(struct notify *n, struct worker *w,
 		*cloexec = flags & O_CLOEXEC;
 	}
 	task_close(&j->t);
+	free(j->xval);
+	j->xval = NULL;
 	return r;
 }
 

@@ -52,6 +52,60 @@ static const struct dot_file list[] = {
     {".aws", "the AWS tools run its credential_process"},
     {".pam_environment", "the login sets the environment it holds"},
     {".xprofile", "the display manager sources it"},
+    /* Version control that finds a repository by a folder at the top: a
+     * planted one is used (its hooks and config run) at the next command
+     * there. */
+    {".hg", "Mercurial runs the hooks of its hgrc"},
+    {".jj", "Jujutsu uses the repository and config it holds"},
+    {".sl", "Sapling runs the hooks of its config"},
+    {".svn", "Subversion uses the working copy it holds"},
+    {".bzr", "Breezy runs the hooks and plugins it names"},
+    {".pijul", "Pijul runs the hooks of its config"},
+    {"_darcs", "darcs runs the posthooks of its prefs"},
+    {".fslckout", "Fossil uses the repository it names"},
+    {"_FOSSIL_", "Fossil uses the repository it names"},
+    /* Tool managers and their environment, run on cd. */
+    {"mise.toml", "mise runs its hooks and tasks when you cd into the folder"},
+    {"mise.local.toml", "mise runs its hooks when you cd into the folder"},
+    {".mise.local.toml", "mise runs its hooks when you cd into the folder"},
+    {".mise", "mise reads its config and tasks from it"},
+    {".tool-versions", "asdf and mise install and run the versions it names"},
+    {".envrc.local", "direnv setups source it"},
+    {".env", "direnv, mise and dotenv load it into your shell"},
+    /* Git hook managers. */
+    {"lefthook.yml", "lefthook runs the commands it names at each commit"},
+    {".lefthook.yml", "lefthook runs the commands it names at each commit"},
+    {"lefthook-local.yml", "lefthook runs the commands it names"},
+    {".lefthook", "lefthook runs the scripts it holds"},
+    /* Package managers. */
+    {".yarnrc", "yarn runs the yarn-path script it names"},
+    {".pnpmfile.cjs", "pnpm runs it at every install"},
+    /* Editors that run a project's settings. */
+    {".dir-locals.el", "Emacs evaluates what it sets"},
+    {".exrc", "vim and nvim run it (exrc)"},
+    {".nvim.lua", "nvim runs it (exrc)"},
+    {".nvimrc", "nvim runs it (exrc)"},
+    {".dir-locals-2.el", "Emacs evaluates what it sets"},
+    {".lvimrc", "vim's localvimrc runs it"},
+    {".lazy.lua", "lazy.nvim runs it as a local plugin spec"},
+    {".zed", "Zed starts the language servers and tasks it names"},
+    {".helix", "Helix starts the language servers it names"},
+    {".devcontainer.json", "the editor builds and runs the container it "
+			   "names"},
+    /* Interpreters and debuggers that run a file in the current folder. */
+    {".pdbrc", "pdb runs it"},
+    {".irbrc", "irb runs it"},
+    {".pryrc", "pry runs it"},
+    {".ghci", "ghci runs it"},
+    {".octaverc", "Octave runs it"},
+    /* Toolchains and hooks chosen per folder. */
+    {"rust-toolchain", "rustup runs the toolchain it names, a path too"},
+    {"rust-toolchain.toml", "rustup runs the toolchain it names, a path "
+			    "too"},
+    {".huskyrc", "husky runs the hooks it names"},
+    {".huskyrc.json", "husky runs the hooks it names"},
+    {".huskyrc.js", "husky runs it"},
+    {".overcommit.yml", "overcommit runs the hooks it names"},
 };
 
 const struct dot_file *dot_files(size_t *n)

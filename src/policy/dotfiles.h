@@ -1,8 +1,10 @@
-/* The one list of dot files that run outside the sandbox (product text:
- * "Let it commit", "the full list"). At the top of every --write folder these
+/* The one list of names that run outside the sandbox (product text:
+ * "Let it commit", "the full list"): most are dot files, some are not
+ * (mise.toml, lefthook.yml). At the top of every --write folder these
  * names are read only and cannot be created, because what is written there
  * runs as the user, outside the sandbox, the next time they run git, cd into
- * the folder (direnv) or open it in an editor. */
+ * the folder (direnv) or open it in an editor. The list is one class of
+ * several: src/notify/protect.c adds the rest (docs/runs-outside.md). */
 #pragma once
 
 #include <stdbool.h>

@@ -40,8 +40,8 @@ static const struct key_def table[K__COUNT] = {
     [K_FILES_WRITE_DOT_FILES] = {K_FILES_WRITE_DOT_FILES, "files",
 				 "write_dot_files", "--write-dot-files", "DIR",
 				 KT_PATHS, MERGE_REPLACE,
-				 "a write folder whose dot files at the top "
-				 "(.git, .envrc, ...) it may change, so it "
+				 "a write folder where it may change what "
+				 "runs outside (.git, .envrc, ...), so it "
 				 "can commit"},
     [K_INTERNET_HOSTS] = {K_INTERNET_HOSTS, "internet", "hosts",
 			  "--internet-host", "HOST", KT_HOSTS, MERGE_REPLACE,

@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -129,6 +130,14 @@ static void t_rename(const char *id, const char *from, const char *to)
 		report_errno(id, errno, file_refusal(errno));
 	else
 		putf(id, "reached", "renamed");
+}
+
+static void t_chmod(const char *id, const char *path, const char *mode)
+{
+	if (chmod(path, (mode_t)strtoul(mode, NULL, 8)) < 0)
+		report_errno(id, errno, file_refusal(errno));
+	else
+		putf(id, "reached", "changed");
 }
 
 static void t_env(const char *id, const char *name)
@@ -891,6 +900,9 @@ static void one(char *spec)
 	} else if (!strcmp(k, "rename")) {
 		ARGS(2);
 		t_rename(id, w[2], w[3]);
+	} else if (!strcmp(k, "chmod")) {
+		ARGS(2);
+		t_chmod(id, w[2], w[3]);
 	} else if (!strcmp(k, "env")) {
 		ARGS(1);
 		t_env(id, w[2]);

@@ -2406,3 +2406,367 @@ def test_host_stdin_file_not_linked_into_write_folder(lnk, work, tmp_path):
     assert "LINKED" not in cp.stdout and "empty-path -1" in cp.stdout, \
         cp.stdout + cp.stderr
     assert deploy.stat().st_nlink == 1
+
+# --- what runs outside later: the write guard's classes ---
+#
+# Protection by a list of names at the top kept missing things; these
+# attacks each plant something a program on the host later runs or trusts,
+# by class: a folder git (or another VCS) would use, every repository the
+# top one knows, the folders and files a repository's config names, the
+# home folder's top, a protected link's target chain, the folders holding
+# a hidden one.
+
+def git(*args, cwd=None, check=True):
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent",
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "LANG": "C"}
+    return subprocess.run(["git", "-c", "safe.directory=*", *map(str, args)],
+                          cwd=cwd, env=env, capture_output=True, text=True,
+                          check=check)
+
+
+def test_write_top_never_becomes_a_git_directory(lnk, work):
+    """Threat: `git init --bare .` at the top; the user's next git there runs
+    core.fsmonitor. HEAD, objects, refs, config are not dot files."""
+    cp = sh(lnk, "git init -q --bare . ; git config core.bare false; "
+                 "echo 'ref: refs/heads/main' > HEAD; ln -s x HEAD; true",
+            "--write", work)
+    assert not (work / "HEAD").exists() and not (work / "HEAD").is_symlink(), \
+        cp.stderr
+    r = subprocess.run(["git", "-c", "safe.directory=*", "rev-parse",
+                        "--absolute-git-dir"], cwd=work,
+                       env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent",
+                            "GIT_CEILING_DIRECTORIES": str(work.parent)},
+                       capture_output=True, text=True)
+    assert r.returncode != 0, r.stdout
+
+
+def test_bare_repository_at_top_protected_like_dot_git(lnk, work):
+    """Threat: the write folder IS a bare repository: rewrite its config,
+    plant a hook, repoint HEAD."""
+    git("init", "-q", "--bare", work)
+    config = (work / "config").read_text()
+    head = (work / "HEAD").read_text()
+    cp = sh(lnk, "git config core.fsmonitor 'touch pwned'; "
+                 "echo '[core] fsmonitor = x' >> config; "
+                 "printf '#!/bin/sh\\n' > hooks/pre-commit; "
+                 "echo 'ref: refs/heads/evil' > HEAD; mv hooks hooks.old; "
+                 "mv config config.old; true", "--write", work)
+    assert (work / "config").read_text() == config, cp.stderr
+    assert (work / "HEAD").read_text() == head
+    assert not (work / "hooks" / "pre-commit").exists()
+    assert not (work / "hooks.old").exists()
+    assert not (work / "config.old").exists()
+
+
+def make_repo_with_submodule(work, populated=True):
+    git("init", "-q", work)
+    (work / ".gitmodules").write_text(
+        '[submodule "lib/sub"]\n\tpath = lib/sub\n\turl = ./up\n')
+    (work / "lib" / "sub").mkdir(parents=True)
+    git("init", "-q", "--bare", work / ".git" / "modules" / "lib" / "sub")
+    git("config", "-f", work / ".git/modules/lib/sub/config",
+        "core.worktree", "../../../../lib/sub")
+    if populated:
+        (work / "lib" / "sub" / ".git").write_text(
+            "gitdir: ../../.git/modules/lib/sub\n")
+
+
+@pytest.mark.parametrize("populated", [True, False])
+def test_submodule_gitfile_cannot_point_elsewhere(lnk, work, populated):
+    """Threat: copy the submodule's git dir, set core.fsmonitor there and
+    point lib/sub/.git at the copy: the user's plain `git status` at the top
+    recurses into it and runs the command."""
+    make_repo_with_submodule(work, populated)
+    before = (work / "lib/sub/.git").read_text() if populated else None
+    cp = sh(lnk, """
+        cd lib/sub
+        git init -q --bare evil.git
+        echo 'gitdir: evil.git' > .git
+        rm -f .git; echo 'gitdir: evil.git' > .git
+        cd ..; mv sub sub.old; mkdir -p sub; echo 'gitdir: x' > sub/.git
+        mv ../lib ../lib2; true""", "--write", work)
+    if populated:
+        assert (work / "lib/sub/.git").read_text() == before, cp.stderr
+    else:
+        assert not (work / "lib/sub/.git").exists(), cp.stderr
+    assert not (work / "lib/sub.old").exists()
+    assert not (work / "lib2").exists()
+
+
+def test_submodule_below_a_write_folder_in_a_repository(lnk, work):
+    """Threat: only a subfolder of the repository is granted (--write
+    lib); the submodule's .git file lies in it, and the repository's
+    core.hooksPath names a folder in it."""
+    make_repo_with_submodule(work)
+    git("-C", work, "config", "core.hooksPath", "lib/hooks")
+    before = (work / "lib/sub/.git").read_text()
+    cp = sh(lnk, """
+        echo 'gitdir: /tmp/evil.git' > sub/.git; mv sub sub.old
+        mkdir -p hooks; printf '#!/bin/sh\\n' > hooks/pre-commit; true""",
+            "--write", work / "lib", cwd=work / "lib")
+    assert (work / "lib/sub/.git").read_text() == before, cp.stderr
+    assert not (work / "lib/sub.old").exists()
+    assert not (work / "lib/hooks/pre-commit").exists()
+
+
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_submodule_only_in_the_index_protected(lnk, work, version):
+    """Threat: a gitlink the index records without a .gitmodules entry is
+    still a submodule git status recurses into: repoint its .git."""
+    git("init", "-q", work)
+    for i in range(3):
+        (work / f"f{i}").write_text("x\n")
+        git("-C", work, "add", f"f{i}")
+    git("-C", work, "update-index", "--add", "--cacheinfo",
+        "160000,1111111111111111111111111111111111111111,deep/er/sub")
+    git("-C", work, "update-index", "--index-version", version)
+    if version == "3":  # an extended entry: intent to add
+        (work / "n").write_text("n\n")
+        git("-C", work, "add", "-N", "n")
+    (work / "deep/er/sub").mkdir(parents=True)
+    (work / "deep/er/sub/.git").write_text("gitdir: ../../../.git/x\n")
+    cp = sh(lnk, "echo 'gitdir: /tmp/evil.git' > deep/er/sub/.git; "
+                 "mv deep/er deep/er2; mv deep deep2; true", "--write", work)
+    assert (work / "deep/er/sub/.git").read_text() == \
+        "gitdir: ../../../.git/x\n", cp.stderr
+    assert not (work / "deep2").exists()
+
+
+def test_worktree_gitfile_protected(lnk, work):
+    """Threat: a linked worktree's .git file, repointed to a git dir of the
+    program's, is used by the user's next git there."""
+    git("init", "-q", work)
+    git("-C", work, "commit", "-q", "--allow-empty", "-m", "x")
+    git("-C", work, "worktree", "add", "-q", work / "wt")
+    before = (work / "wt" / ".git").read_text()
+    cp = sh(lnk, "echo 'gitdir: /tmp' > wt/.git; mv wt wt.old; true",
+            "--write", work)
+    assert (work / "wt" / ".git").read_text() == before, cp.stderr
+    assert not (work / "wt.old").exists()
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_hooks_path_and_included_config_protected(lnk, work, missing):
+    """Threat: .git/config sets core.hooksPath = .githooks (and includes
+    a config from the project): plant a pre-commit hook there, or an
+    fsmonitor in the included file."""
+    git("init", "-q", work)
+    git("-C", work, "config", "core.hooksPath", ".githooks")
+    git("-C", work, "config", "include.path", "../shared.gitconfig")
+    git("-C", work, "config", "includeIf.onbranch:main.path",
+        "../conf/branch.gitconfig")
+    if not missing:
+        (work / ".githooks").mkdir()
+        (work / "shared.gitconfig").write_text("[user]\n\tname = me\n")
+        (work / "conf").mkdir()
+        (work / "conf" / "branch.gitconfig").write_text("")
+    cp = sh(lnk, """
+        mkdir -p .githooks; printf '#!/bin/sh\\ntouch pwned\\n' > .githooks/pre-commit
+        echo '[core] fsmonitor = touch pwned' >> shared.gitconfig
+        mkdir -p conf; echo '[core] fsmonitor = touch pwned' >> conf/branch.gitconfig
+        mv conf conf.old; true""", "--write", work)
+    assert not (work / ".githooks" / "pre-commit").exists(), cp.stderr
+    for f in ("shared.gitconfig", "conf/branch.gitconfig"):
+        p = work / f
+        assert not p.exists() or "fsmonitor" not in p.read_text(), f
+    assert not (work / "conf.old").exists()
+
+
+RUNS_OUTSIDE_NAMES = [
+    "mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml",
+    ".mise", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml",
+    ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".hg", ".jj", ".sl", ".svn",
+    ".bzr", ".envrc.local", ".env", ".dir-locals.el", ".exrc", ".nvim.lua",
+    ".nvimrc", ".tool-versions", "_darcs", ".pijul", ".fslckout",
+    "_FOSSIL_", ".dir-locals-2.el", ".lvimrc", ".lazy.lua", ".zed", ".helix",
+    ".devcontainer.json", ".pdbrc", ".irbrc", ".pryrc", ".ghci", ".octaverc",
+    "rust-toolchain", "rust-toolchain.toml", ".huskyrc", ".huskyrc.json",
+    ".huskyrc.js", ".overcommit.yml"]
+
+
+@pytest.mark.parametrize("name", RUNS_OUTSIDE_NAMES)
+def test_more_names_that_run_outside_not_created(lnk, work, name):
+    """Threat: mise, lefthook, yarn, pnpm, other VCS, direnv, editors run
+    what these names hold when the user next works in the folder."""
+    cp = sh(lnk, f"mkdir {name} 2>/dev/null || echo evil > {name}",
+            "--write", work)
+    assert not (work / name).exists(), cp.stderr
+
+
+def test_yarn_release_protected(lnk, work):
+    """Threat: .yarnrc.yml's yarnPath names .yarn/releases/yarn.cjs, which
+    the user's next `yarn` runs: replace it; the install cache stays
+    writable."""
+    (work / ".yarnrc.yml").write_text("yarnPath: .yarn/releases/yarn.cjs\n")
+    (work / ".yarn" / "releases").mkdir(parents=True)
+    (work / ".yarn" / "releases" / "yarn.cjs").write_text("// yarn\n")
+    cp = sh(lnk, "echo 'evil()' > .yarn/releases/yarn.cjs; "
+                 "mv .yarn/releases .yarn/r2; mv .yarn .yarn2; "
+                 "mkdir -p .yarn/plugins && echo x > .yarn/plugins/p.cjs; "
+                 "mkdir -p .yarn/cache && echo ok > .yarn/cache/a.zip; true",
+            "--write", work)
+    assert (work / ".yarn/releases/yarn.cjs").read_text() == "// yarn\n", \
+        cp.stderr
+    assert not (work / ".yarn/plugins").exists()
+    assert not (work / ".yarn2").exists()
+    assert (work / ".yarn/cache/a.zip").read_text() == "ok\n"
+
+
+HOME_NEW_NAMES = [".bash_aliases", ".vim", ".xsessionrc", ".xsession",
+                  ".xinitrc", ".psqlrc", ".sqliterc", ".irbrc", ".ghci",
+                  ".netrc", ".forward", ".muttrc", ".screenrc",
+                  ".not-yet-invented-rc", "bin"]
+
+
+@pytest.mark.parametrize("holds", [False, True])
+@pytest.mark.parametrize("name", HOME_NEW_NAMES)
+def test_home_top_keeps_every_dot_name(lnk, home, name, holds):
+    """Threat: --write '~' (or a folder holding it) plants ~/.bash_aliases
+    (sourced by Debian's .bashrc), ~/.vim/plugin/x.vim, ~/bin/ls (on PATH
+    through Debian's .profile): no list of names is complete."""
+    grant = home.parent if holds else home
+    cp = sh(lnk, f"mkdir -p ~/{name}/plugin 2>/dev/null || "
+                 f"echo evil > ~/{name}", "--write", grant)
+    assert not (home / name).exists(), cp.stderr
+
+
+def test_home_existing_dot_names_read_only(lnk, home):
+    """Threat: append to an existing ~/.bash_aliases, or move it away and
+    put another in its place."""
+    f = home / ".bash_aliases"
+    f.write_text("alias ll='ls -l'\n")
+    (home / ".vim" / "plugin").mkdir(parents=True)
+    cp = sh(lnk, "echo 'touch ~/pwned' >> ~/.bash_aliases; "
+                 "echo x > ~/.vim/plugin/x.vim; mv ~/.vim ~/vim.old; "
+                 "mv ~/.bash_aliases ~/ba; true", "--write", home)
+    assert f.read_text() == "alias ll='ls -l'\n", cp.stderr
+    assert not (home / ".vim" / "plugin" / "x.vim").exists()
+    assert not (home / "vim.old").exists() and not (home / "ba").exists()
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_protected_link_target_chain_not_replaceable(lnk, work, dangling):
+    """Threat: .envrc -> config/envrc (stow-style dotfiles): move config
+    away, make a new one, and the host's .envrc runs the program's text."""
+    (work / ".envrc").symlink_to("config/envrc")
+    if not dangling:
+        (work / "config").mkdir()
+        (work / "config" / "envrc").write_text("export A=1\n")
+    cp = sh(lnk, "mv config config.old; mkdir -p config; "
+                 "echo 'echo PWNED' > config/envrc; true", "--write", work)
+    if dangling:
+        assert not (work / "config" / "envrc").exists(), cp.stderr
+    else:
+        assert (work / "config" / "envrc").read_text() == "export A=1\n", \
+            cp.stderr
+        assert not (work / "config.old").exists()
+
+
+def test_folder_holding_a_hidden_folder_not_renamed(lnk, home):
+    """Threat: with --write '~', `mv ~/Link ~/Link.moved; mkdir -p
+    ~/Link/Agents`: the next sandbox hides the empty new folder and shows
+    the host's agents' files at ~/Link.moved/Agents."""
+    (home / "Link" / "Agents").mkdir(parents=True)
+    (home / "Link" / "Agents" / "a").write_text("agent\n")
+    cp = sh(lnk, "mv ~/Link ~/Link.moved; mkdir -p ~/Link/Agents; true",
+            "--write", home)
+    assert (home / "Link" / "Agents" / "a").exists(), cp.stderr
+    assert not (home / "Link.moved").exists()
+
+
+def test_home_not_renamed_under_a_grant_above_it(lnk, home):
+    """Threat: a write grant above the home folder: rename the home away
+    and make a new one; the next sandbox hides the new empty ~/.lnk and
+    shows the real one (the log, the specs, the sockets) at the moved
+    path."""
+    lnk.run("--", "true", check=True)  # lnk makes its ~/.lnk
+    cp = sh(lnk, f"mv {home} {home}.moved; mkdir -p {home}/.lnk; true",
+            "--write", home.parent)
+    assert not pathlib.Path(f"{home}.moved").exists(), cp.stderr
+    assert (home / ".lnk").is_dir()
+
+
+def test_folder_holding_a_hide_not_renamed(lnk, work):
+    """Threat: --hide work/secret; rename work/outer (which holds it) and
+    the next run with the same --hide shows the moved secret."""
+    (work / "outer" / "secret").mkdir(parents=True)
+    (work / "outer" / "secret" / "k").write_text("key\n")
+    cp = sh(lnk, "mv outer outer2; mkdir -p outer/secret; true",
+            "--write", work, "--hide", work / "outer" / "secret")
+    assert (work / "outer" / "secret" / "k").exists(), cp.stderr
+    assert not (work / "outer2").exists()
+
+
+ACL_0777 = ("python3 -c 'import os; os.setxattr(\".\", "
+            "\"system.posix_acl_access\", bytes.fromhex("
+            "\"0200000001000700ffffffff04000700ffffffff"
+            "20000700ffffffff\"))'")
+
+
+def test_folder_holding_another_grant_not_renamed(lnk, home, work):
+    """Threat: --write '~' --read ~/project/docs: move ~/project away and
+    put a link at its place; the next run's --read ~/project/docs (or a
+    --write of it) then names what the program chose."""
+    (work / "docs").mkdir()
+    cp = sh(lnk, "mv ~/project ~/p2; mkdir -p ~/project; true",
+            "--write", home, "--read", work / "docs")
+    assert (work / "docs").is_dir() and not (home / "p2").exists(), \
+        cp.stderr
+
+
+@pytest.mark.parametrize("how", [
+    "chmod 0777 .", "chmod 0777 .git", "chmod 0777 lib", "chown 1:1 .",
+    "chown -h 1:1 .", "chmod 0777 /proc/self/cwd", "chmod 0777 ../project",
+    "python3 -c 'import os; os.chmod(os.open(\".\", os.O_RDONLY), 0o777)'",
+    "python3 -c 'import os; os.chmod(\"\", 0o777, dir_fd=os.open(\".\","
+    " os.O_PATH))' 2>/dev/null; python3 -c 'import os; "
+    "os.chmod(os.open(\".\", os.O_PATH), 0o777)'",
+    ACL_0777])
+def test_write_top_mode_cannot_be_loosened(lnk, work, how):
+    """Threat: `chmod 0777 .`, a new owner or an ACL on the top (or on a
+    folder on the way to a protected entry): after the run any local
+    account can plant what the guard refuses."""
+    git("init", "-q", work)
+    (work / "lib").mkdir()
+    (work / ".envrc").symlink_to("lib/envrc")
+    (work / "lib" / "envrc").write_text("")
+    for p in (work, work / ".git", work / "lib"):
+        os.chmod(p, 0o755)
+    before = {p: p.stat() for p in (work, work / ".git", work / "lib")}
+    cp = sh(lnk, f"{how}; true", "--write", work)
+    for p, st in before.items():
+        now = p.stat()
+        assert (now.st_mode, now.st_uid, now.st_gid) == \
+            (st.st_mode, st.st_uid, st.st_gid), (p, cp.stderr)
+        assert "system.posix_acl_access" not in os.listxattr(p), p
+
+
+def test_metadata_of_own_files_still_changes(lnk, work):
+    """The guard refuses loosening what it protects, not chmod itself."""
+    cp = sh(lnk, "touch f && chmod 0600 f && mkdir d && chmod 0700 d && "
+                 "ln -s f l && chmod 0640 l && chown -h $(id -u) l && "
+                 "python3 -c 'import os; os.setxattr(\"f\", \"user.a\", b\"1\")'"
+                 " && echo ok", "--write", work)
+    assert cp.stdout.strip() == "ok", cp.stderr
+    assert (work / "f").stat().st_mode & 0o7777 == 0o640
+    assert (work / "d").stat().st_mode & 0o7777 == 0o700
+    assert os.getxattr(work / "f", "user.a") == b"1"
+
+
+def test_refusal_message_escapes_hostile_names(lnk, home):
+    """Threat: a refused name holding terminal escapes (a title, OSC 52,
+    a C1 CSI) reaches the user's terminal through lnk's own message."""
+    cp = py(lnk, r"""
+        import os
+        for n in ('.\x1b]0;pwned\x07', '.\xc2\x9b2J', '.a\u202ex'):
+            try:
+                open(os.path.expanduser('~/') + n, 'w')
+            except OSError:
+                pass
+        """, "--write", home)
+    assert "refused to create" in cp.stderr, cp.stderr
+    assert "\x1b" not in cp.stderr and "\x07" not in cp.stderr
+    assert "\u009b" not in cp.stderr and "\u202e" not in cp.stderr
+    assert not [p for p in home.iterdir() if p.name.startswith(".a")]

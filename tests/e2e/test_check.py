@@ -107,7 +107,7 @@ def test_grants_no_leak(lnk, home, work):
     assert hid and all(t["result"] == "blocked" for t in hid)
     st = [t for t in doc["tries"] if t["area"] == "settings"]
     assert st and all(t["result"] == "blocked" for t in st)
-    dots = by["dot files"]
+    dots = by["runs outside"]
     assert any(t["result"] == "blocked" and "create" in t["try"]
                for t in dots)
     assert any(t["result"] == "blocked" and "rename" in t["try"]
@@ -223,3 +223,27 @@ def test_release_build_ignores_the_hook(lnk, home):
     if "LEAKED" in cp.stdout and not HOOKS:
         pytest.fail("LNK_BIN is a test-hooks build: " + cp.stdout)
     assert cp.returncode == 0, cp.stdout + cp.stderr
+
+
+@pytest.mark.parametrize("lifted", [False, True])
+def test_home_write_runs_outside_tries(lnk, home, lifted):
+    """With --write '~' every dot name at the home's top is kept, its mode
+    cannot change and no git HEAD appears there; --write-dot-files lifts
+    it. Nothing is missed either way."""
+    extra = ["--write-dot-files", home] if lifted else []
+    cp = lnk("sandbox", "check", "--write", home, *extra, "--json")
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    doc = json.loads(cp.stdout)
+    assert doc["leaked"] is False
+    bad = [t for t in doc["tries"] if t["result"] in ("missed", "leaked")]
+    assert bad == [], bad
+    ro = [t for t in doc["tries"] if t["area"] == "runs outside"]
+    assert any("change the mode" in t["try"] for t in ro), ro
+    assert any("HEAD" in t["try"] for t in ro), ro
+    want = "allowed" if lifted else "blocked"
+    assert all(t["result"] == want for t in ro if "HEAD" in t["try"]), ro
+    # ~/.lnk is hidden: the folder holding it keeps its mode regardless.
+    assert all(t["result"] == "blocked" for t in ro
+               if "change the mode" in t["try"]), ro
+    assert bait_left(home) == []
+    assert not (home / "HEAD").exists()

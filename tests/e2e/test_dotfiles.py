@@ -561,7 +561,7 @@ def test_refusal_recorded_in_call_log(via, lnk, work, wire):
     for r in files:
         assert r["sandbox"] == "dotlog"
         assert r["outcome"] == "refused"
-        assert "dot file at the top" in r["reason"]
+        assert "runs outside, at the top" in r["reason"]
         assert r["time"].endswith("Z")
     # --refused and --sandbox find them; the table shows them too
     assert len([r for r in _log_rows(lnk, "--refused", "--sandbox",

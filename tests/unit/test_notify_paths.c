@@ -142,6 +142,10 @@ static const struct notify_guard guards[] = {
     {.dev = 8, .ino = 100, .dir = "/home/u/p", .name = "envrc.local"},
     /* ... and one whose target lies in another folder */
     {.dev = 9, .ino = 7, .dir = "/home/u/q", .name = "real.rc"},
+    /* the top of the home folder: every dot name */
+    {.dev = 9, .ino = 50, .dir = "/home/u", .any_dot = true},
+    /* a non-dot name on the way to a protected entry */
+    {.dev = 9, .ino = 50, .dir = "/home/u", .name = "bin"},
 };
 
 struct decide_row {
@@ -195,6 +199,19 @@ static const struct decide_row decide_rows[] = {
     {8, 200, "envrc.local", -1},
     {9, 7, "real.rc", 3},
     {9, 7, ".envrc", -1}, /* only the named target there */
+    /* the listed names without a dot */
+    {8, 100, "mise.toml", 0},
+    {8, 100, "LEFTHOOK.YML", 0},
+    {8, 100, "_darcs", 0},
+    {8, 100, "HEAD", -1}, /* the git class is planned per folder */
+    /* every dot name at the top of the home folder, and only those */
+    {9, 50, ".bash_aliases", 4},
+    {9, 50, ".not-yet-invented", 4},
+    {9, 50, "...", 4},
+    {9, 50, "notes.txt", -1},
+    {9, 50, "bin", 5},
+    {9, 50, "BIN", 5},
+    {9, 51, ".bash_aliases", -1},
 };
 
 static void test_decide(void **state)

@@ -1,0 +1,904 @@
+/* What a run protects in its write folders, by class: what a program on the
+ * host will later run or trust of what the sandbox can write or move
+ * (docs/runs-outside.md is the inventory). A list of names at the top of a
+ * folder keeps missing things, so each class here is a rule:
+ *
+ *  - the listed names at the top (src/policy/dotfiles.c), and the target
+ *    chain of each that is a link (.envrc -> config/envrc: moving config
+ *    away and making a new one would change what direnv runs);
+ *  - a git directory at the top: git takes any folder holding HEAD,
+ *    objects and refs for a repository (setup.c, is_git_directory), and
+ *    HEAD, config, hooks are not dot files. A top that is not one at start
+ *    never gets a HEAD; a top that is one (a bare repository) keeps its
+ *    HEAD, config and hooks read only, like .git;
+ *  - every repository the top one (or the one a write folder lies in)
+ *    knows: submodules (.gitmodules, .git/modules and the index's
+ *    gitlinks, at any depth) and linked worktrees, whose `.git` file
+ *    below the top would otherwise be pointed at a git directory of the
+ *    program's, with its own core.fsmonitor, which the user's next plain
+ *    `git status` at the top runs;
+ *  - what a repository's config (and the user's global one) names outside
+ *    the git directory: core.hooksPath, include.path, includeIf.*.path;
+ *  - the top of the home folder, when a write folder is it or holds it:
+ *    shells, X sessions, editors and countless tools read a dot file there,
+ *    so EVERY dot name is read only and none can be created, and ~/bin
+ *    (on PATH through Debian's .profile) with it;
+ *  - the folders on the way to a hidden folder (~/.lnk, ~/Link/Agents,
+ *    ~/Link/History, --hide) or to another grant inside a write folder:
+ *    renamed, they would carry the hidden content to a path the next
+ *    sandbox shows, or leave the grant's path to the program. Never
+ *    lifted by --write-dot-files.
+ *
+ * One mechanism serves all: protect_path walks a path the way the kernel
+ * does, following links by hand, and every (folder, name) it meets inside a
+ * write folder becomes a guard: that name can be neither created (when
+ * missing) nor renamed (when present) by the supervisor; the object at the
+ * end, when it exists, is bind-mounted read only over itself (a mount point
+ * can be neither removed nor renamed). Nothing here reads a file the
+ * program chose as anything but data: git's config is parsed by hand,
+ * never by running git (which would run its fsmonitor). */
+#include "notify/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy/dotfiles.h"
+
+/* How deep nested repositories and config includes are followed. */
+#define NEST_MAX 8
+/* Bytes read of one config or gitfile: a real one is far smaller. */
+#define CONFIG_MAX (1 << 20)
+/* Guarded names at most: each creation compares against every one, so a
+ * hostile .gitmodules or index listing a million submodules must end in
+ * a refusal to run, not in a crawl. */
+#define GUARDS_MAX 8192
+
+struct pctx {
+	const struct protect_in *in;
+	struct notify_plan *np;
+	struct strv *ro;
+	struct strv seen; /* config files parsed (include loops) */
+	bool overflow;	  /* more than GUARDS_MAX: refuse to run */
+};
+
+static bool within(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return p[0] == '/';
+	return strncmp(p, dir, n) == 0 && (p[n] == '/' || p[n] == '\0');
+}
+
+static bool lifted(const struct pctx *c, const char *w)
+{
+	for (size_t i = 0; c->in->lifted && i < c->in->lifted->n; i++)
+		if (strcmp(c->in->lifted->v[i], w) == 0)
+			return true;
+	return false;
+}
+
+/* The write folder that holds p (the innermost), or NULL. A path inside a
+ * folder --write-dot-files names counts as held only for `always`. */
+static const char *holder(const struct pctx *c, const char *p, bool always)
+{
+	const char *best = NULL;
+
+	for (size_t i = 0; i < c->in->write->n; i++) {
+		const char *w = c->in->write->v[i];
+		if (within(p, w) && (!best || strlen(w) > strlen(best)))
+			best = w;
+	}
+	if (best && !always && lifted(c, best))
+		return NULL;
+	return best;
+}
+
+static void guard_name(struct pctx *c, const char *dir, const char *name,
+		       const char *why, bool always)
+{
+	struct stat st;
+
+	if (!holder(c, dir, always) || stat(dir, &st) < 0 ||
+	    !S_ISDIR(st.st_mode))
+		return;
+	if (c->np->n >= GUARDS_MAX) {
+		c->overflow = true;
+		return;
+	}
+	struct notify_guard g = {
+	    .dev = st.st_dev,
+	    .ino = st.st_ino,
+	    .dir = (char *)dir,
+	    .name = (char *)name,
+	    .why = why,
+	    .always = always,
+	};
+	notify_plan_push(c->np, &g);
+}
+
+static bool is_write_folder(const struct pctx *c, const char *p)
+{
+	for (size_t i = 0; i < c->in->write->n; i++)
+		if (strcmp(c->in->write->v[i], p) == 0)
+			return true;
+	return false;
+}
+
+/* Walks path (absolute) component by component, following links by hand
+ * (at most 40): each (folder, name) met inside a write folder is guarded;
+ * the object at the end, when it exists, lies inside a write folder and
+ * bind is set, is listed for a read-only bind over itself. */
+static void protect_path(struct pctx *c, const char *path, const char *why,
+			 bool always, bool bind)
+{
+	char cur[PATH_MAX] = "";
+	_cleanup_free_ char *rest = xstrdup(path);
+	int hops = 0;
+	size_t pos = 0;
+
+	if (path[0] != '/')
+		return;
+	for (;;) {
+		while (rest[pos] == '/')
+			pos++;
+		if (!rest[pos])
+			break;
+		size_t end = pos;
+		while (rest[end] && rest[end] != '/')
+			end++;
+		char comp[NAME_MAX + 1];
+		if (end - pos > NAME_MAX)
+			return;
+		memcpy(comp, rest + pos, end - pos);
+		comp[end - pos] = '\0';
+		pos = end;
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			char *s = strrchr(cur, '/');
+			if (s)
+				*s = '\0';
+			continue;
+		}
+		char next[PATH_MAX];
+		if ((size_t)snprintf(next, sizeof(next), "%s/%s", cur, comp) >=
+		    sizeof(next))
+			return;
+		guard_name(c, cur[0] ? cur : "/", comp, why, always);
+		struct stat st;
+		if (lstat(next, &st) < 0)
+			return; /* missing: its name is guarded */
+		if (!S_ISLNK(st.st_mode)) {
+			if (pos < strlen(rest) && !S_ISDIR(st.st_mode))
+				return;
+			memcpy(cur, next, sizeof(cur));
+			continue;
+		}
+		if (++hops > 40)
+			return;
+		char target[PATH_MAX];
+		ssize_t n = readlink(next, target, sizeof(target) - 1);
+		if (n <= 0)
+			return;
+		target[n] = '\0';
+		char *nrest = xasprintf("%s/%s", target, rest + pos);
+		free(rest);
+		rest = nrest;
+		pos = 0;
+		if (target[0] == '/')
+			cur[0] = '\0';
+	}
+	if (bind && cur[0] && holder(c, cur, always) &&
+	    !is_write_folder(c, cur) && !strv_contains(c->ro, cur))
+		strv_push(c->ro, cur);
+}
+
+/* ---- git's files, read as data ---- */
+
+static char *read_small(const char *path)
+{
+	_cleanup_close_ int fd =
+	    open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > CONFIG_MAX)
+		return NULL;
+	char *buf = xmalloc((size_t)st.st_size + 1);
+	size_t got = 0;
+	while (got < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	buf[got] = '\0';
+	return buf;
+}
+
+/* path made absolute: "~/x" from the home folder, "x" from base. NULL for
+ * what cannot be told ("~user/x", an empty value). */
+static char *expand(const struct pctx *c, const char *v, const char *base)
+{
+	if (!*v)
+		return NULL;
+	if (v[0] == '/')
+		return xstrdup(v);
+	if (v[0] == '~')
+		return v[1] == '/' ? xasprintf("%s%s", c->in->home, v + 1)
+				   : NULL;
+	return base ? xasprintf("%s/%s", base, v) : NULL;
+}
+
+static char *dir_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s == path ? xstrdup("/") : xstrndup(path, (size_t)(s - path));
+}
+
+/* One git config value, unquoted and unescaped in place; p points after
+ * the '='. Returns the value (within the line). */
+static char *config_value(char *p)
+{
+	char *out = p, *start = p, *last_kept = p;
+	bool quoted = false;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (; *p; p++) {
+		if (*p == '"') {
+			quoted = !quoted;
+			last_kept = out;
+			continue;
+		}
+		if (!quoted && (*p == '#' || *p == ';'))
+			break;
+		if (*p == '\\' && p[1]) {
+			p++;
+			*out++ = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+			last_kept = out;
+			continue;
+		}
+		*out++ = *p;
+		if (quoted || (*p != ' ' && *p != '\t'))
+			last_kept = out;
+	}
+	*last_kept = '\0';
+	return start;
+}
+
+struct git_repo {
+	const char *gitdir;   /* the git directory */
+	const char *worktree; /* its working tree, or NULL (bare, global) */
+	char *core_worktree;  /* core.worktree as written, when set */
+	bool sha256;	      /* extensions.objectFormat = sha256 */
+};
+
+static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
+			int depth);
+
+/* The config's keys that name files outside the git directory. */
+static void config_key(struct pctx *c, const char *file, struct git_repo *g,
+		       const char *section, const char *key, const char *val,
+		       int depth)
+{
+	if (strcmp(section, "core") == 0 && strcmp(key, "hookspath") == 0) {
+		/* Relative: from where hooks run, the top of the working tree
+		 * (the git directory for a bare repository). */
+		_cleanup_free_ char *p =
+		    expand(c, val, g->worktree ? g->worktree : g->gitdir);
+		if (p)
+			protect_path(c, p,
+				     "core.hooksPath names it: git runs the "
+				     "hooks it holds",
+				     false, true);
+	} else if (strcmp(section, "extensions") == 0 &&
+		   strcmp(key, "objectformat") == 0) {
+		g->sha256 = strcmp(val, "sha256") == 0;
+	} else if (strcmp(section, "core") == 0 &&
+		   strcmp(key, "worktree") == 0) {
+		free(g->core_worktree);
+		g->core_worktree = xstrdup(val);
+	} else if ((strcmp(section, "include") == 0 ||
+		    strcmp(section, "includeif") == 0) &&
+		   strcmp(key, "path") == 0) {
+		_cleanup_free_ char *base = dir_of(file);
+		_cleanup_free_ char *p = expand(c, val, base);
+		if (!p)
+			return;
+		protect_path(c, p,
+			     "a git config includes it: git runs what it "
+			     "sets",
+			     false, true);
+		scan_config(c, p, g, depth + 1);
+	}
+}
+
+/* Parses a git config file (git-config(1), CONFIGURATION FILE) as far as
+ * sections, keys and values go. */
+static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
+			int depth)
+{
+	if (depth > NEST_MAX || strv_contains(&c->seen, file))
+		return;
+	strv_push(&c->seen, file);
+	_cleanup_free_ char *text = read_small(file);
+	char section[64] = "";
+
+	for (char *line = text, *nl; line && *line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		else
+			nl = line + strlen(line);
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '[') {
+			size_t n = 0;
+			p++;
+			while (*p && *p != ']' && *p != ' ' && *p != '"' &&
+			       *p != '.' && n + 1 < sizeof(section)) {
+				char ch = *p++;
+				section[n++] = (char)(ch >= 'A' && ch <= 'Z'
+							  ? ch - 'A' + 'a'
+							  : ch);
+			}
+			section[n] = '\0';
+			char *close = strchr(p, ']');
+			if (!close)
+				continue;
+			p = close + 1;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (!*p || *p == '#' || *p == ';')
+				continue;
+		}
+		char key[64];
+		size_t n = 0;
+		while (((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			(*p >= '0' && *p <= '9') || *p == '-') &&
+		       n + 1 < sizeof(key)) {
+			char ch = *p++;
+			key[n++] =
+			    (char)(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a'
+							  : ch);
+		}
+		key[n] = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!n || *p != '=')
+			continue;
+		config_key(c, file, g, section, key, config_value(p + 1),
+			   depth);
+	}
+}
+
+/* "gitdir: X" of a gitfile, made absolute from its folder; NULL when the
+ * file is not one. */
+static char *gitfile_target(const char *file)
+{
+	_cleanup_free_ char *text = read_small(file);
+
+	if (!text || strncmp(text, "gitdir: ", 8) != 0)
+		return NULL;
+	char *v = text + 8;
+	v[strcspn(v, "\r\n")] = '\0';
+	if (!*v)
+		return NULL;
+	if (v[0] == '/')
+		return xstrdup(v);
+	_cleanup_free_ char *base = dir_of(file);
+	return xasprintf("%s/%s", base, v);
+}
+
+/* Whether git takes dir for a git directory: HEAD, objects/ and refs/
+ * (setup.c is_git_directory; commondir moves objects and refs, never
+ * HEAD). */
+static bool is_git_dir(const char *dir)
+{
+	struct stat st;
+	_cleanup_free_ char *h = xasprintf("%s/HEAD", dir);
+	_cleanup_free_ char *o = xasprintf("%s/objects", dir);
+	_cleanup_free_ char *r = xasprintf("%s/refs", dir);
+
+	return lstat(h, &st) == 0 && stat(o, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       stat(r, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void scan_gitdir(struct pctx *c, const char *gitdir,
+			const char *worktree, int depth);
+
+/* A working tree's .git (a folder or a gitfile) belongs to a repository
+ * the top one knows: it, and the git directory it names, are protected
+ * like the top .git. */
+static void protect_dot_git(struct pctx *c, const char *worktree, int depth)
+{
+	_cleanup_free_ char *dg = xasprintf("%s/.git", worktree);
+	struct stat st;
+
+	protect_path(c, dg,
+		     "the .git of a repository the top one knows (a "
+		     "submodule or a worktree): git runs its hooks and config",
+		     false, true);
+	if (lstat(dg, &st) < 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		scan_gitdir(c, dg, worktree, depth + 1);
+		return;
+	}
+	_cleanup_free_ char *t = gitfile_target(dg);
+	if (!t)
+		return;
+	protect_path(c, t, "the git directory a .git file names", false, true);
+	scan_gitdir(c, t, worktree, depth + 1);
+}
+
+/* The index: how large a file is read (a big repository's is tens of
+ * MiB), and the gitlinks (submodules) it records. */
+#define INDEX_MAX (256u << 20)
+#define GITLINK 0160000u
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Each gitlink path of the index (git's index-format.txt, versions 2 to
+ * 4) is a submodule git recurses into whether .gitmodules names it or
+ * not: its .git is protected. Stops at anything malformed. */
+static void scan_index(struct pctx *c, const char *gitdir, const char *worktree,
+		       bool sha256, int depth)
+{
+	_cleanup_free_ char *f = xasprintf("%s/index", gitdir);
+	_cleanup_close_ int fd =
+	    open(f, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < 12 || (uint64_t)st.st_size > INDEX_MAX)
+		return;
+	size_t len = (size_t)st.st_size;
+	_cleanup_free_ unsigned char *b = xmalloc(len);
+	size_t got = 0;
+	while (got < len) {
+		ssize_t r = read(fd, b + got, len - got);
+		if (r <= 0)
+			return;
+		got += (size_t)r;
+	}
+	uint32_t ver = be32(b + 4), n = be32(b + 8);
+	if (memcmp(b, "DIRC", 4) != 0 || ver < 2 || ver > 4)
+		return;
+	size_t hash = sha256 ? 32 : 20, pos = 12;
+	char name[PATH_MAX] = "";
+	size_t namelen = 0;
+	for (uint32_t i = 0; i < n && !c->overflow; i++) {
+		size_t start = pos, fixed = 40 + hash + 2;
+		if (len - pos < fixed)
+			return;
+		uint32_t mode = be32(b + pos + 24);
+		unsigned flags =
+		    (unsigned)b[pos + 40 + hash] << 8 | b[pos + 40 + hash + 1];
+		pos += fixed;
+		if (flags & 0x4000) { /* extended flags (v3) */
+			if (ver < 3 || len - pos < 2)
+				return;
+			pos += 2;
+		}
+		if (ver == 4) {
+			/* prefix compression: drop N bytes of the previous
+			 * name, then a NUL-terminated suffix */
+			uint64_t drop = 0;
+			unsigned char ch;
+			do {
+				if (pos >= len)
+					return;
+				ch = b[pos++];
+				drop = (drop << 7) | (ch & 127);
+				if (ch & 128)
+					drop++;
+			} while ((ch & 128) && drop < PATH_MAX);
+			if (drop > namelen)
+				return;
+			namelen -= (size_t)drop;
+		} else {
+			namelen = 0;
+		}
+		const unsigned char *e = memchr(b + pos, '\0', len - pos);
+		if (!e || namelen + (size_t)(e - (b + pos)) >= sizeof(name))
+			return;
+		memcpy(name + namelen, b + pos, (size_t)(e - (b + pos)));
+		namelen += (size_t)(e - (b + pos));
+		name[namelen] = '\0';
+		pos = (size_t)(e - b) + 1;
+		if (ver < 4) {
+			/* NUL padding to a multiple of 8 from the entry */
+			size_t total = (pos - start + 7) & ~(size_t)7;
+			if (len - start < total)
+				return;
+			pos = start + total;
+		}
+		if ((mode & 0170000u) == GITLINK && name[0] != '/' &&
+		    !strstr(name, "..")) {
+			_cleanup_free_ char *sub =
+			    xasprintf("%s/%s", worktree, name);
+			protect_dot_git(c, sub, depth);
+		}
+	}
+}
+
+/* .gitmodules of a working tree: each submodule's path. */
+static void scan_gitmodules(struct pctx *c, const char *worktree, int depth)
+{
+	_cleanup_free_ char *f = xasprintf("%s/.gitmodules", worktree);
+	_cleanup_free_ char *text = read_small(f);
+
+	for (char *line = text, *nl; line && *line && !c->overflow; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		else
+			nl = line + strlen(line);
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (strncmp(p, "path", 4) != 0)
+			continue;
+		p += 4;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != '=')
+			continue;
+		const char *v = config_value(p + 1);
+		if (!*v || v[0] == '/')
+			continue;
+		_cleanup_free_ char *sub = xasprintf("%s/%s", worktree, v);
+		protect_dot_git(c, sub, depth);
+	}
+}
+
+/* The submodules' git directories under modules/ (names may hold '/'):
+ * each names its working tree in core.worktree. */
+static void scan_modules(struct pctx *c, const char *dir, int depth)
+{
+	if (depth > NEST_MAX)
+		return;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' &&
+		    (!e->d_name[1] || strcmp(e->d_name, "..") == 0))
+			continue;
+		_cleanup_free_ char *m = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(m, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (!is_git_dir(m)) {
+			scan_modules(c, m, depth + 1);
+			continue;
+		}
+		struct git_repo g = {.gitdir = m};
+		_cleanup_free_ char *cfg = xasprintf("%s/config", m);
+		scan_config(c, cfg, &g, 0);
+		if (g.core_worktree) {
+			_cleanup_free_ char *wt =
+			    g.core_worktree[0] == '/'
+				? xstrdup(g.core_worktree)
+				: xasprintf("%s/%s", m, g.core_worktree);
+			protect_dot_git(c, wt, depth + 1);
+			scan_gitmodules(c, wt, depth + 1);
+		}
+		free(g.core_worktree);
+		_cleanup_free_ char *sub = xasprintf("%s/modules", m);
+		scan_modules(c, sub, depth + 1);
+	}
+	closedir(d);
+}
+
+static void scan_gitdir(struct pctx *c, const char *gitdir,
+			const char *worktree, int depth)
+{
+	if (depth > NEST_MAX)
+		return;
+	struct git_repo g = {.gitdir = gitdir, .worktree = worktree};
+	_cleanup_free_ char *cfg = xasprintf("%s/config", gitdir);
+	scan_config(c, cfg, &g, 0);
+	free(g.core_worktree);
+	if (worktree)
+		scan_index(c, gitdir, worktree, g.sha256, depth);
+
+	/* A linked worktree's git directory shares the main one's. */
+	_cleanup_free_ char *cdf = xasprintf("%s/commondir", gitdir);
+	_cleanup_free_ char *cd = read_small(cdf);
+	if (cd) {
+		cd[strcspn(cd, "\r\n")] = '\0';
+		_cleanup_free_ char *common =
+		    cd[0] == '/' ? xstrdup(cd) : xasprintf("%s/%s", gitdir, cd);
+		if (cd[0]) {
+			protect_path(c, common,
+				     "the git directory a worktree shares",
+				     false, true);
+			_cleanup_free_ char *ccfg =
+			    xasprintf("%s/config", common);
+			struct git_repo cg = {.gitdir = common,
+					      .worktree = worktree};
+			scan_config(c, ccfg, &cg, 0);
+			free(cg.core_worktree);
+		}
+	}
+
+	/* Linked worktrees: worktrees/NAME/gitdir holds the path of the
+	 * worktree's .git file. */
+	_cleanup_free_ char *wtd = xasprintf("%s/worktrees", gitdir);
+	DIR *d = opendir(wtd);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		_cleanup_free_ char *f =
+		    xasprintf("%s/%s/gitdir", wtd, e->d_name);
+		_cleanup_free_ char *t = read_small(f);
+		if (!t)
+			continue;
+		t[strcspn(t, "\r\n")] = '\0';
+		if (t[0] == '/')
+			protect_path(c, t,
+				     "the .git file of a worktree of the "
+				     "repository",
+				     false, true);
+	}
+	if (d)
+		closedir(d);
+
+	_cleanup_free_ char *mods = xasprintf("%s/modules", gitdir);
+	scan_modules(c, mods, depth + 1);
+	if (worktree)
+		scan_gitmodules(c, worktree, depth);
+}
+
+/* The names a bare repository keeps read only, like .git. */
+static const char *const bare_names[] = {
+    "HEAD", "config", "hooks", "info", "commondir", "worktrees", "modules",
+};
+
+static void git_top(struct pctx *c, const char *w)
+{
+	if (is_git_dir(w)) {
+		for (size_t i = 0; i < ARRAY_SIZE(bare_names); i++) {
+			_cleanup_free_ char *p =
+			    xasprintf("%s/%s", w, bare_names[i]);
+			protect_path(c, p,
+				     "the write folder is a git repository: "
+				     "git runs its hooks and config",
+				     false, true);
+		}
+		scan_gitdir(c, w, NULL, 0);
+	} else {
+		/* Never a new repository: without HEAD, git takes no folder
+		 * for one. An existing HEAD that is not one stays read only,
+		 * and objects and refs are not made beside it. */
+		static const char why[] =
+		    "git would take the write folder for a repository and run "
+		    "its config";
+		_cleanup_free_ char *head = xasprintf("%s/HEAD", w);
+		struct stat st;
+		protect_path(c, head, why, false, true);
+		if (lstat(head, &st) == 0) {
+			guard_name(c, w, "objects", why, false);
+			guard_name(c, w, "refs", why, false);
+		}
+	}
+	_cleanup_free_ char *dg = xasprintf("%s/.git", w);
+	struct stat st;
+	if (lstat(dg, &st) < 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		scan_gitdir(c, dg, w, 0);
+		return;
+	}
+	_cleanup_free_ char *t = gitfile_target(dg);
+	if (t) {
+		protect_path(c, t, "the git directory the top's .git names",
+			     false, true);
+		scan_gitdir(c, t, w, 0);
+	}
+}
+
+/* The repository a write folder lies in (git's discovery walks up from
+ * where it runs): its config may name a hooks folder inside the write
+ * folder, and its submodules' .git files may lie there. */
+static void git_enclosing(struct pctx *c, const char *w)
+{
+	_cleanup_free_ char *d = xstrdup(w);
+
+	for (;;) {
+		char *s = strrchr(d, '/');
+		if (!s || s == d)
+			return;
+		*s = '\0';
+		_cleanup_free_ char *dg = xasprintf("%s/.git", d);
+		struct stat st;
+		if (lstat(dg, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			scan_gitdir(c, dg, d, 0);
+		} else {
+			_cleanup_free_ char *t = gitfile_target(dg);
+			if (t)
+				scan_gitdir(c, t, d, 0);
+		}
+		return;
+	}
+}
+
+/* Yarn runs the release and the plugins .yarnrc.yml names, kept in
+ * .yarn/releases and .yarn/plugins; the rest of .yarn (its cache, the
+ * install state) is written by every install. */
+static void yarn_top(struct pctx *c, const char *w)
+{
+	static const char *const sub[] = {"releases", "plugins"};
+	_cleanup_free_ char *rc = xasprintf("%s/.yarnrc.yml", w);
+	struct stat st;
+
+	if (lstat(rc, &st) < 0)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(sub); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/.yarn/%s", w, sub[i]);
+		protect_path(c, p,
+			     "yarn runs the release and plugins .yarnrc.yml "
+			     "names",
+			     false, true);
+	}
+}
+
+/* Non-dot names at the top of the home folder that run code. */
+static const char *const home_names[] = {
+    "bin", /* on PATH through Debian's default .profile */
+};
+
+static void home_top(struct pctx *c, const char *home)
+{
+	struct stat st;
+
+	if (stat(home, &st) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	if (holder(c, home, false)) {
+		struct notify_guard g = {
+		    .dev = st.st_dev,
+		    .ino = st.st_ino,
+		    .dir = (char *)home,
+		    .any_dot = true,
+		    .why = "at the top of the home folder every dot name is "
+			   "kept: shells, sessions, editors and tools run "
+			   "them",
+		};
+		notify_plan_push(c->np, &g);
+	}
+	DIR *d = opendir(home);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] != '.' || strcmp(e->d_name, ".") == 0 ||
+		    strcmp(e->d_name, "..") == 0)
+			continue;
+		_cleanup_free_ char *p = xasprintf("%s/%s", home, e->d_name);
+		if (c->in->hidden && strv_contains(c->in->hidden, p))
+			continue;
+		protect_path(c, p,
+			     "a dot name at the top of the home folder: "
+			     "shells, sessions, editors and tools run it",
+			     false, true);
+	}
+	if (d)
+		closedir(d);
+	for (size_t i = 0; i < ARRAY_SIZE(home_names); i++) {
+		_cleanup_free_ char *p =
+		    xasprintf("%s/%s", home, home_names[i]);
+		protect_path(c, p, "the shell runs the programs it holds",
+			     false, true);
+	}
+}
+
+/* The user's own git config may name a hooks folder or include a file
+ * inside a write folder too. */
+static void git_global(struct pctx *c)
+{
+	const char *files[] = {".gitconfig", ".config/git/config"};
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		_cleanup_free_ char *f =
+		    xasprintf("%s/%s", c->in->home, files[i]);
+		struct git_repo g = {0};
+		scan_config(c, f, &g, 0);
+		free(g.core_worktree);
+	}
+	struct git_repo g = {0};
+	scan_config(c, "/etc/gitconfig", &g, 0);
+	free(g.core_worktree);
+}
+
+int notify_protect(const struct protect_in *in, struct notify_plan *np,
+		   struct strv *ro_paths, struct lnk_err *err)
+{
+	struct pctx c = {.in = in, .np = np, .ro = ro_paths};
+	_cleanup_free_ char *home = realpath(in->home, NULL);
+	struct protect_in rin = *in;
+	size_t nd;
+	const struct dot_file *d = dot_files(&nd);
+	int r = 0;
+
+	if (home)
+		rin.home = home;
+	c.in = &rin;
+	for (size_t i = 0; i < in->write->n; i++) {
+		const char *w = in->write->v[i];
+		if (lifted(&c, w))
+			continue;
+		if ((r = notify_plan_add(np, w, err)) < 0)
+			goto out;
+		dotguard_mounts_in(w, in->write, ro_paths);
+		/* A listed name that is a link: its whole target chain. */
+		for (size_t j = 0; j < nd; j++) {
+			_cleanup_free_ char *p =
+			    xasprintf("%s/%s", w, d[j].name);
+			struct stat st;
+			if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
+				protect_path(&c, p,
+					     "a protected link at the top of "
+					     "a write folder leads through it",
+					     false, true);
+		}
+		git_top(&c, w);
+		git_enclosing(&c, w);
+		yarn_top(&c, w);
+	}
+	if (holder(&c, rin.home, false))
+		home_top(&c, rin.home);
+	git_global(&c);
+	for (size_t i = 0; in->hidden && i < in->hidden->n; i++) {
+		const char *h = in->hidden->v[i];
+		struct stat st;
+		if (lstat(h, &st) < 0 || !holder(&c, h, true) ||
+		    is_write_folder(&c, h))
+			continue;
+		protect_path(&c, h, "it holds a folder hidden from the sandbox",
+			     true, false);
+	}
+	/* A grant inside a write folder is a mount of its own: moved away,
+	 * the next run's grant of that path would name what the program put
+	 * there instead. */
+	for (size_t i = 0; in->grants && i < in->grants->n; i++) {
+		const char *g = in->grants->v[i];
+		struct stat st;
+		if (lstat(g, &st) < 0 || !holder(&c, g, true) ||
+		    is_write_folder(&c, g))
+			continue;
+		protect_path(&c, g, "it holds a folder granted on its own",
+			     true, false);
+	}
+	if (c.overflow) {
+		r = err_set(err, -E2BIG,
+			    "cannot protect what runs outside the sandbox in "
+			    "the write folders: more than %d entries "
+			    "(submodules, worktrees, links); grant a smaller "
+			    "folder, or name it with --write-dot-files",
+			    GUARDS_MAX);
+		goto out;
+	}
+	r = np->n > 0;
+out:
+	strv_free(&c.seen);
+	return r;
+}
