@@ -14,7 +14,7 @@
 #include "common/util.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
-#include "policy/trust.h"
+#include "spec/trust.h"
 #include "store/paths.h"
 #include "store/secure.h"
 

@@ -6,6 +6,56 @@
 #include "common/util.h"
 #include "store/paths.h"
 #include "store/secure.h"
+#include "store/state.h"
+
+int ctl_control_entry(const char *home, const struct state_entry *e,
+		      enum ctl_op op, int timeout_ms, struct ctl_reply *rep,
+		      struct lnk_err *err)
+{
+	/* The socket's path comes from the name, not from the database: the
+	 * one place that knows the layout is paths.c. */
+	_cleanup_free_ char *path = ctl_socket_path(home, e->name);
+	if (!path)
+		return err_set(err, -ENOENT,
+			       "no sandbox named '%s' is running here",
+			       e->name);
+	int r = ctl_request(path, op, timeout_ms, rep, err);
+	if (r < 0)
+		return err_prefix(err, "%s: ", e->name);
+	switch (rep->result) {
+	case CTL_R_OK:
+		return 0;
+	case CTL_R_NOT_OWNER:
+		return err_set(
+		    err, -EPERM,
+		    "the wire of '%s' refused us: only the user who runs a sandbox (uid %u) can %s it",
+		    e->name, (unsigned)e->uid, ctl_op_name(op));
+	case CTL_R_BAD:
+		return err_set(
+		    err, -EPROTO,
+		    "the wire of '%s' did not understand '%s': is it an older lnk? Stop it with 'lnk sandbox stop'",
+		    e->name, ctl_op_name(op));
+	case CTL_R_FAILED:
+		break;
+	}
+	return err_set(err, -EIO, "the wire of '%s' could not %s", e->name,
+		       ctl_op_name(op));
+}
+
+int ctl_control(const char *home, const char *name, enum ctl_op op,
+		int timeout_ms, struct ctl_reply *rep, struct lnk_err *err)
+{
+	struct state *st = NULL;
+	int r = state_open(home, &st, err);
+	if (r < 0)
+		return r;
+	struct state_entry e;
+	r = state_find(st, name, &e, err);
+	state_close(st);
+	if (r < 0)
+		return r;
+	return ctl_control_entry(home, &e, op, timeout_ms, rep, err);
+}
 
 char *cli_home(void)
 {

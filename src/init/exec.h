@@ -2,7 +2,7 @@
 #pragma once
 
 #include "common/err.h"
-#include "init/initcfg.h"
+#include "proto/initcfg.h"
 
 /* Closes every descriptor above 2 (DESIGN.md invariant 4: nothing the init
  * held, such as the config memfd, the wire or supervisor sockets, reaches

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "common/err.h"
-#include "init/initcfg.h"
+#include "proto/initcfg.h"
 
 /* The highest Landlock ABI this kernel offers (1..), or -ENOSYS when the
  * kernel was built without Landlock, or -EOPNOTSUPP when it is built in but

@@ -40,11 +40,11 @@
 #include "common/fdpass.h"
 #include "common/util.h"
 #include "init/exec.h"
-#include "init/initcfg.h"
+#include "proto/initcfg.h"
 #include "init/landlock.h"
 #include "init/reaper.h"
 #include "init/seccomp_policy.h"
-#include "wire/handoff.h"
+#include "proto/handoff.h"
 
 __attribute__((noreturn)) static void fail_layer(const char *layer,
 						 const struct lnk_err *err)

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "spec/toml.h"
+#include "toml/toml.h"
 
 #define MIB (1024ULL * 1024)
 

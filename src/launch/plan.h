@@ -12,7 +12,7 @@
 
 #include "common/err.h"
 #include "common/util.h"
-#include "init/initcfg.h"
+#include "proto/initcfg.h"
 #include "launch/bwrap.h"
 #include "launch/host.h"
 #include "launch/limits.h"

@@ -16,7 +16,7 @@
 
 #include "config.h"
 #include "common/buf.h"
-#include "init/initcfg.h"
+#include "proto/initcfg.h"
 #include "launch/env.h"
 #include "launch/devnodes.h"
 #include "launch/host.h"

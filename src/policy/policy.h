@@ -14,7 +14,7 @@
 #include "common/err.h"
 #include "common/util.h"
 #include "policy/keys.h"
-#include "spec/toml.h"
+#include "toml/toml.h"
 
 struct key_value {
 	bool set;	     /* given by a flag or the spec, even if empty */
@@ -49,14 +49,6 @@ void policy_free(struct policy *p);
 /* Records one flag's argument for key id (validates its form, not paths). */
 int policy_add_flag(struct policy *p, enum key_id id, const char *arg,
 		    struct lnk_err *err);
-
-/* Parses a spec file into p (which must be fresh). Errors carry
- * file:line:col and the closest valid key. */
-int policy_load_spec(struct policy *p, const char *path, struct lnk_err *err);
-/* The same from text in memory; dir is where relative paths resolve. */
-int policy_load_spec_text(struct policy *p, const char *text, size_t len,
-			  const char *name, const char *dir,
-			  struct lnk_err *err);
 
 /* Applies flags over a spec-loaded policy, by each key's merge rule. */
 void policy_merge_flags(struct policy *p, const struct policy *flags);

@@ -1,7 +1,7 @@
 /* Specs: TOML text <-> policy (DESIGN.md, "One model, three faces").
  *
- * Reading a spec is declared in policy/policy.h (policy_load_spec,
- * policy_load_spec_text) and lives in spec.c; writing one is here
+ * Reading a spec (policy_load_spec, policy_load_spec_text) is in
+ * spec.c; writing one is here
  * (emit.c). The emitted text is canonical: one policy, one text, so that
  * emit -> parse -> emit is identical and the trust digest of what a spec
  * opens does not depend on how its author formatted it.
@@ -9,6 +9,14 @@
 #pragma once
 
 #include "policy/policy.h"
+
+/* Parses a spec file into p (which must be fresh). Errors carry
+ * file:line:col and the closest valid key. */
+int policy_load_spec(struct policy *p, const char *path, struct lnk_err *err);
+/* The same from text in memory; dir is where relative paths resolve. */
+int policy_load_spec_text(struct policy *p, const char *text, size_t len,
+			  const char *name, const char *dir,
+			  struct lnk_err *err);
 
 enum spec_emit_flags {
 	/* Only the grants: no name, no version. What trust digests. */

@@ -50,8 +50,7 @@
 
 #include "common/err.h"
 #include "net/grammar.h"
-#include "wire/ctl.h"
-#include "wire/trip.h"
+#include "proto/ctl.h"
 
 #define STATE_NAME_MAX SANDBOX_NAME_MAX
 

@@ -52,71 +52,11 @@
 #include <sys/types.h>
 
 #include "common/err.h"
+#include "proto/ctl.h"
 #include "wire/trip.h"
 
-#define CTL_VERSION 1
-#define CTL_REQ_SIZE 8
-#define CTL_REPLY_SIZE 128
-#define CTL_DETAIL_MAX 88 /* with the NUL */
 #define CTL_CLIENT_TIMEOUT_MS 2000
 #define CTL_MAX_CLIENTS 16
-
-enum ctl_op {
-	CTL_PAUSE = 1,
-	CTL_RESUME = 2,
-	CTL_STOP = 3,
-	CTL_STOP_OFF = 4,
-	CTL_STATUS = 5,
-};
-
-enum ctl_result {
-	CTL_R_OK = 0,
-	CTL_R_NOT_OWNER = 1, /* the peer's uid is not the wire's */
-	CTL_R_BAD = 2,	     /* malformed request */
-	CTL_R_FAILED = 3,    /* the wire could not do it */
-};
-
-enum ctl_cause {
-	CTL_CAUSE_NONE = 0, /* open */
-	CTL_CAUSE_HAND = 1, /* lnk sandbox pause */
-	CTL_CAUSE_STOP = 2, /* lnk sandbox stop */
-	CTL_CAUSE_TRIP = 3, /* a tripwire; rule says which */
-};
-
-/* A wire's state, as the handler reports it and STATUS carries it. */
-struct ctl_status {
-	bool closed;
-	enum ctl_cause cause;
-	enum trip_rule rule;
-	uint32_t conns;	  /* open connections */
-	int64_t since_ms; /* closed since (unix ms), or 0 */
-	uint64_t up, down;
-	char detail[CTL_DETAIL_MAX]; /* e.g. the target that tripped it */
-};
-
-struct ctl_reply {
-	enum ctl_op op; /* 0 when refused before any request */
-	enum ctl_result result;
-	struct ctl_status st;
-};
-
-/* Wire format, pure (unit-tested, fuzzable). The parsers return 0 or
- * -EBADMSG and never read beyond len. */
-void ctl_encode_request(enum ctl_op op, uint8_t out[CTL_REQ_SIZE]);
-int ctl_parse_request(const uint8_t *buf, size_t len, enum ctl_op *op);
-void ctl_encode_reply(const struct ctl_reply *r, uint8_t out[CTL_REPLY_SIZE]);
-int ctl_parse_reply(const uint8_t *buf, size_t len, struct ctl_reply *r);
-
-const char *ctl_op_name(enum ctl_op op);      /* "pause", ... */
-const char *ctl_cause_name(enum ctl_cause c); /* "hand", "stop", "tripped" */
-/* "by hand", "by stop", "tripped" for the table. */
-const char *ctl_cause_text(enum ctl_cause c);
-enum ctl_cause ctl_cause_from_name(const char *s); /* NONE if unknown */
-
-/* Copies src into dst (cap bytes with the NUL) escaped to printable
- * ASCII without markup (common/esc.h, ESC_ASCII), "..." when cut: a target
- * the program chose reaches a terminal, a desktop and the paused table. */
-void ctl_printable(char *dst, size_t cap, const char *src);
 
 /* ~/.lnk/sandbox/run/<name>.sock; NULL if name is not a valid name. */
 char *ctl_socket_path(const char *home, const char *name);
@@ -152,19 +92,6 @@ void ctl_server_close(struct ctl_server *s);
  * than CTL_R_OK is returned as 0 with rep->result set. */
 int ctl_request(const char *path, enum ctl_op op, int timeout_ms,
 		struct ctl_reply *rep, struct lnk_err *err);
-
-/* What the commands use: finds the sandbox name running in home's
- * registry (store/state.h) and sends op to its wire. Errors, each with a
- * message: -ENOENT no sandbox of that name runs here; -EPERM the wire
- * refused us as not its owner; -EPROTO it found our request malformed;
- * -EIO it could not do it; else ctl_request's errors. */
-int ctl_control(const char *home, const char *name, enum ctl_op op,
-		int timeout_ms, struct ctl_reply *rep, struct lnk_err *err);
-/* The same for an entry already found (stop goes through every one). */
-struct state_entry;
-int ctl_control_entry(const char *home, const struct state_entry *e,
-		      enum ctl_op op, int timeout_ms, struct ctl_reply *rep,
-		      struct lnk_err *err);
 
 /* Tells the person that the wire of name paused itself: always one line on
  * err_fd ("lnk: run-1234: wire paused: 30 calls refused within a minute

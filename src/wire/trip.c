@@ -144,46 +144,6 @@ bool trip_note(struct trip *t, int64_t now_ms, enum trip_event ev,
 	return false;
 }
 
-const char *trip_rule_text(enum trip_rule r)
-{
-	switch (r) {
-	case TRIP_REFUSED_RATE:
-		return "30 calls refused within a minute";
-	case TRIP_REFUSED_TARGETS:
-		return "20 different targets refused within 10 minutes";
-	case TRIP_METADATA:
-		return "a call to a cloud metadata address";
-	case TRIP_NONE:
-		break;
-	}
-	return "";
-}
-
-const char *trip_rule_name(enum trip_rule r)
-{
-	switch (r) {
-	case TRIP_REFUSED_RATE:
-		return "refused-rate";
-	case TRIP_REFUSED_TARGETS:
-		return "refused-targets";
-	case TRIP_METADATA:
-		return "metadata";
-	case TRIP_NONE:
-		break;
-	}
-	return "";
-}
-
-enum trip_rule trip_rule_from_name(const char *s)
-{
-	static const enum trip_rule all[] = {
-	    TRIP_REFUSED_RATE, TRIP_REFUSED_TARGETS, TRIP_METADATA};
-	for (size_t i = 0; s && i < sizeof(all) / sizeof(all[0]); i++)
-		if (strcmp(s, trip_rule_name(all[i])) == 0)
-			return all[i];
-	return TRIP_NONE;
-}
-
 /* The address classes own the list of metadata addresses (net/addr.c), so
  * the tripwire and the filter cannot disagree about one. */
 bool trip_addr_is_metadata(int family, const void *addr)

@@ -38,6 +38,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "proto/ctl.h"
+
 #define TRIP_RATE_COUNT 30
 #define TRIP_RATE_WINDOW_MS (60 * 1000)
 #define TRIP_TARGETS 20
@@ -45,13 +47,6 @@
 /* A target is "host:port"; longer ones are kept as a prefix plus a hash of
  * the whole (so they stay distinct and the struct stays fixed). */
 #define TRIP_TARGET_MAX 255
-
-enum trip_rule {
-	TRIP_NONE = 0,
-	TRIP_REFUSED_RATE = 1,	  /* 30 calls refused within a minute */
-	TRIP_REFUSED_TARGETS = 2, /* 20 different targets in 10 minutes */
-	TRIP_METADATA = 3,	  /* a call to a cloud metadata address */
-};
 
 enum trip_event {
 	TRIP_EV_REFUSED,  /* the wire refused a call (not for being paused) */
@@ -93,14 +88,6 @@ bool trip_note(struct trip *t, int64_t now_ms, enum trip_event ev,
 
 /* True when t has tripped (until trip_reset). */
 bool trip_tripped(const struct trip *t);
-
-/* "30 calls refused within a minute", for people. */
-const char *trip_rule_text(enum trip_rule r);
-/* "refused-rate", "refused-targets", "metadata" (stored, --json); "" for
- * TRIP_NONE. */
-const char *trip_rule_name(enum trip_rule r);
-/* The inverse of trip_rule_name; TRIP_NONE for anything else. */
-enum trip_rule trip_rule_from_name(const char *s);
 
 /* A cloud metadata address: 169.254.169.254 (AWS, GCP, Azure, ...),
  * 100.100.100.200 (Alibaba), fd00:ec2::254 (AWS IPv6), and their

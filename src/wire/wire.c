@@ -19,7 +19,7 @@
 #include "net/grammar.h"
 #include "store/paths.h"
 #include "wire/confine.h"
-#include "wire/handoff.h"
+#include "proto/handoff.h"
 #include "wire/keeper.h"
 #include "wire/wire_int.h"
 

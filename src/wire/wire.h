@@ -17,7 +17,7 @@
 
 #include "common/err.h"
 #include "common/util.h"
-#include "init/initcfg.h"
+#include "proto/initcfg.h"
 #include "policy/policy.h"
 
 #define WIRE_HTTP_PORT 3128

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "net/grammar.h"
-#include "wire/handoff.h"
+#include "proto/handoff.h"
 #include "wire/wire.h"
 
 static int write_file(const char *path, const char *s)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "init/initcfg.h"
+#include "proto/initcfg.h"
 #include "store/db.h"
 #include "store/state.h"
 #include "wire/ctl.h"

@@ -5,7 +5,7 @@
  * very same bytes (the format has one spelling per config), so nothing is
  * silently dropped or reinterpreted between what was checked and what is
  * used. */
-#include "init/initcfg.h"
+#include "proto/initcfg.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * or undefined behaviour. On success the tree is walked to check what the
  * parser promises: depth within TOML_MAX_DEPTH, NUL-terminated strings,
  * valid UTF-8 keys, positions set. */
-#include "spec/toml.h"
+#include "toml/toml.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/util.h"
-#include "spec/toml.h"
+#include "toml/toml.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -12,7 +12,7 @@
 
 #include "common/buf.h"
 #include "common/util.h"
-#include "init/initcfg.h"
+#include "proto/initcfg.h"
 
 static void sample(struct init_config *c)
 {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "policy/trust.h"
+#include "spec/trust.h"
 #include "spec/spec.h"
 #include "store/paths.h"
 

@@ -9,7 +9,7 @@
  * turn lookups quadratic. Errors name the file, line and column (in
  * characters) and what was expected there.
  */
-#include "spec/toml.h"
+#include "toml/toml.h"
 
 #include "common/buf.h"
 #include "common/esc.h"

@@ -1,4 +1,4 @@
-#include "wire/handoff.h"
+#include "proto/handoff.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

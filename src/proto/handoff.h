@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
-#include "init/initcfg.h"
+#include "proto/initcfg.h"
 
 #define HANDOFF_MAGIC 0x574b4e4cu /* "LNKW" little-endian */
 #define HANDOFF_VERSION 1

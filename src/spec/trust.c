@@ -1,6 +1,6 @@
 /* "Asked first": the record of accepted specs and the question on the
  * terminal. See trust.h for the threat. */
-#include "policy/trust.h"
+#include "spec/trust.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include "common/buf.h"
 #include "common/esc.h"
 #include "spec/spec.h"
-#include "spec/toml.h"
+#include "toml/toml.h"
 #include "store/paths.h"
 
 #define RECORD_MAX (4u << 20)

@@ -8,7 +8,7 @@
  * Every length is checked against what is left and against a fixed bound
  * before anything is allocated.
  */
-#include "init/initcfg.h"
+#include "proto/initcfg.h"
 
 #include <errno.h>
 #include <string.h>
