@@ -5,7 +5,13 @@ Each folder under src/ is a module. A file in folder A that includes
 "B/x.h" makes A depend on B. The graph must be acyclic, so each folder
 can be built as a library on top of the ones it depends on.
 
-Usage: tests/modgraph.py [SRC_DIR]   (prints the graph; exit 1 on a cycle)
+With --declared NAME=DEP,DEP ... (what each folder's meson.build
+declares), it also fails when a folder includes from one it does not
+declare, or is not declared at all: the build links only the declared
+libraries, in an order that cannot hold a cycle.
+
+Usage: tests/modgraph.py [SRC_DIR] [--declared NAME=DEPS ...]
+       (prints the graph; exit 1 on a cycle or an undeclared dependency)
 """
 import os
 import re
@@ -65,9 +71,34 @@ def cycles(graph):
     return out
 
 
+def undeclared(graph, declared):
+    """Messages for every include edge the declarations do not allow."""
+    out = []
+    for folder, deps in graph.items():
+        if folder not in declared:
+            out.append(f'{folder}: not declared in any meson.build')
+            continue
+        for dep, first in sorted(deps.items()):
+            if dep not in declared[folder]:
+                out.append(f'{folder} -> {dep} (first: {first}) is not '
+                           f'among its declared dependencies; add it to '
+                           f'src/{folder}/meson.build if {dep} does not '
+                           f'depend on {folder}')
+    return out
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, '..', 'src')
+    args = sys.argv[1:]
+    declared = None
+    if '--declared' in args:
+        i = args.index('--declared')
+        declared = {}
+        for item in args[i + 1:]:
+            name, _, deps = item.partition('=')
+            declared[name] = set(d for d in deps.split(',') if d)
+        args = args[:i]
+    src = args[0] if args else os.path.join(here, '..', 'src')
     graph = folder_graph(src)
     for folder, deps in graph.items():
         print(f'{folder} -> {" ".join(sorted(deps)) or "(none)"}',
@@ -80,7 +111,10 @@ def main():
             for b, first in sorted(graph[a].items()):
                 if b in members:
                     print(f'  {a} -> {b} (first: {first})', file=sys.stderr)
-    return 1 if found else 0
+    bad = undeclared(graph, declared) if declared is not None else []
+    for msg in bad:
+        print(msg, file=sys.stderr)
+    return 1 if found or bad else 0
 
 
 if __name__ == '__main__':
