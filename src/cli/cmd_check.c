@@ -30,8 +30,6 @@
 #include "config.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
-#include "store/paths.h"
-#include "store/secure.h"
 
 extern char **environ;
 
@@ -223,18 +221,18 @@ static int watch_run(struct watch *w, struct bait *b, int rfd, int efd, int sfd)
 	return 0;
 }
 
-int cmd_check(int argc, char **argv)
+int cmd_check(int argc, char **argv, const struct cli_ctx *cx)
 {
 	struct grants g;
 	struct policy pol;
 	bool pol_init = false, json = false;
 	struct lnk_err err = {0};
 	int r, ret = LNK_EXIT_FAIL;
-	_cleanup_free_ char *home = NULL, *cwd = NULL;
+	const char *home = cx->home;
+	_cleanup_free_ char *cwd = NULL;
 	_cleanup_free_ char *probe = NULL, *name = NULL;
 	_cleanup_close_ int sfd = -1;
 
-	spawn_cloexec_inherited();
 	grants_init(&g);
 	for (int i = 1; i < argc;) {
 		if (strcmp(argv[i], "--json") == 0) {
@@ -278,14 +276,6 @@ int cmd_check(int argc, char **argv)
 	cwd = getcwd(NULL, 0);
 	if (!cwd) {
 		warnx_("cannot read the working folder: %s", strerror(errno));
-		goto out;
-	}
-	if (paths_home(&home, &err) < 0) {
-		warnx_("%s", err.msg);
-		goto out;
-	}
-	if (secure_settings(home, true, &err) < 0) {
-		warnx_("%s", err.msg);
 		goto out;
 	}
 	r = grants_build_policy(&g, cwd, home, &pol, &err);

@@ -34,7 +34,6 @@
 #include "launch/env.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
-#include "store/paths.h"
 #include "store/secure.h"
 
 extern char **environ;
@@ -123,17 +122,17 @@ static void session_argv(int argc, char **argv, int rest, struct strv *out)
 	strv_push(out, cmd);
 }
 
-int cmd_enter(int argc, char **argv)
+int cmd_enter(int argc, char **argv, const struct cli_ctx *cx)
 {
 	struct grants g;
 	struct policy pol;
 	bool pol_init = false, check = false;
 	struct lnk_err err = {0};
 	int r, ret = LNK_EXIT_FAIL, rest = argc;
-	_cleanup_free_ char *folder = NULL, *home = NULL, *name = NULL;
+	const char *home = cx->home;
+	_cleanup_free_ char *folder = NULL, *name = NULL;
 	struct strv prog = {0};
 
-	spawn_cloexec_inherited();
 	grants_init(&g);
 	for (int i = 1; i < argc;) {
 		const char *a = argv[i];
@@ -214,11 +213,9 @@ int cmd_enter(int argc, char **argv)
 		ret = grants_fail(r, &err);
 		goto out;
 	}
-	if (paths_home(&home, &err) < 0) {
-		warnx_("%s", err.msg);
-		goto out;
-	}
-	if (secure_settings(home, !check, &err) < 0) {
+	/* main proved ~/.lnk this user's if it exists (CMD_HOME); a session
+	 * makes it, --check only reads. */
+	if (!check && secure_settings(home, true, &err) < 0) {
 		warnx_("%s", err.msg);
 		goto out;
 	}

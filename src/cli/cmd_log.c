@@ -94,7 +94,7 @@ static size_t width(const struct strv *v, const char *head)
 	return w;
 }
 
-int cmd_log(int argc, char **argv)
+int cmd_log(int argc, char **argv, const struct cli_ctx *cx)
 {
 	static const char *const opts[] = {"--lines", "--sandbox", "--refused",
 					   "--json",  "--help",	   NULL};
@@ -145,7 +145,7 @@ int cmd_log(int argc, char **argv)
 	}
 
 	struct lnk_err err = {0};
-	_cleanup_free_ char *home = cli_home();
+	const char *home = cx->home;
 	_cleanup_free_ char *path = paths_db(home);
 	struct db *db;
 	int r = db_open(path, true, &db, &err);

@@ -27,7 +27,7 @@ static void usage(FILE *f)
 	    f);
 }
 
-int cmd_pause(int argc, char **argv)
+int cmd_pause(int argc, char **argv, const struct cli_ctx *cx)
 {
 	const char *name;
 	int rc = cli_one_name("pause", argc, argv, usage, &name);
@@ -35,7 +35,7 @@ int cmd_pause(int argc, char **argv)
 		return rc;
 
 	struct ctl_reply rep;
-	rc = cli_control(name, CTL_PAUSE, &rep);
+	rc = cli_control(cx->home, name, CTL_PAUSE, &rep);
 	if (rc >= 0)
 		return rc;
 	char nm[STATE_NAME_MAX + 1];

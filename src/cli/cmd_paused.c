@@ -56,7 +56,7 @@ struct row {
 	int64_t since;
 };
 
-int cmd_paused(int argc, char **argv)
+int cmd_paused(int argc, char **argv, const struct cli_ctx *cx)
 {
 	bool json = false;
 	int rc = cli_json_only("paused", argc, argv, usage, &json);
@@ -64,7 +64,7 @@ int cmd_paused(int argc, char **argv)
 		return rc;
 
 	struct lnk_err err = {0};
-	_cleanup_free_ char *home = cli_home();
+	const char *home = cx->home;
 	struct state *st;
 	if (state_open(home, &st, &err) < 0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);

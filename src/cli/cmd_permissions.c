@@ -129,8 +129,9 @@ static void json_out(FILE *f)
 	buf_free(&b);
 }
 
-int cmd_permissions(int argc, char **argv)
+int cmd_permissions(int argc, char **argv, const struct cli_ctx *cx)
 {
+	(void)cx; /* no first steps (main.c) */
 	bool json = false;
 	int rc = cli_json_only("permissions", argc, argv, usage, &json);
 	if (rc >= 0)

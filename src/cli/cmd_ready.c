@@ -284,8 +284,9 @@ static const char *word(enum verdict v)
 	return "?";
 }
 
-int cmd_ready(int argc, char **argv)
+int cmd_ready(int argc, char **argv, const struct cli_ctx *cx)
 {
+	(void)cx; /* no first steps (main.c) */
 	bool json = false;
 	int rc = cli_json_only("ready", argc, argv, usage, &json);
 	if (rc >= 0)

@@ -25,7 +25,7 @@ static void usage(FILE *f)
 	    f);
 }
 
-int cmd_resume(int argc, char **argv)
+int cmd_resume(int argc, char **argv, const struct cli_ctx *cx)
 {
 	const char *name;
 	int rc = cli_one_name("resume", argc, argv, usage, &name);
@@ -33,7 +33,7 @@ int cmd_resume(int argc, char **argv)
 		return rc;
 
 	struct ctl_reply rep;
-	rc = cli_control(name, CTL_RESUME, &rep);
+	rc = cli_control(cx->home, name, CTL_RESUME, &rep);
 	if (rc >= 0)
 		return rc;
 	char nm[STATE_NAME_MAX + 1];
@@ -46,7 +46,7 @@ int cmd_resume(int argc, char **argv)
 	printf("resumed %s: its wire is open\n", nm);
 	/* A stop in force still closes every wire that starts. */
 	struct lnk_err err = {0};
-	_cleanup_free_ char *home = cli_home();
+	const char *home = cx->home;
 	struct state *st;
 	bool stopped = false;
 	if (state_open(home, &st, &err) == 0) {

@@ -15,8 +15,6 @@
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
 #include "spec/trust.h"
-#include "store/paths.h"
-#include "store/secure.h"
 
 extern char **environ;
 
@@ -74,15 +72,11 @@ static int fail(struct run_state *s, int status, const struct lnk_err *err)
 	return status;
 }
 
-int cmd_run(int argc, char **argv)
+int cmd_run(int argc, char **argv, const struct cli_ctx *cx)
 {
 	struct run_state s = {0};
 	struct lnk_err err = {0};
 	int r;
-
-	/* Whatever lnk inherited (a directory, a socket, a pipe) never
-	 * reaches the wire, bwrap or the program (invariant 4). */
-	spawn_cloexec_inherited();
 
 	r = grants_parse("run", argc, argv,
 			 GRANTS_SPEC | GRANTS_YES | GRANTS_PROGRAM, &s.g, &err);
@@ -103,23 +97,13 @@ int cmd_run(int argc, char **argv)
 		return LNK_EXIT_USAGE;
 	}
 
-	_cleanup_free_ char *home = NULL;
+	const char *home = cx->home;
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
 	if (!cwd) {
 		err_set(&err, -errno, "cannot read the working folder: %s",
 			strerror(errno));
 		return fail(&s, LNK_EXIT_FAIL, &err);
 	}
-	if ((r = paths_home(&home, &err)) < 0)
-		return fail(&s, LNK_EXIT_FAIL, &err);
-	/* ~/.lnk must exist before the mounts are planned: only a folder
-	 * that exists gets its hiding tmpfs, and the wire creates its log in
-	 * it while the program runs, which a grant of the home would then
-	 * show (invariant 1). It must be this user's alone: store/secure.h
-	 * says why. */
-	if ((r = secure_settings(home, true, &err)) < 0)
-		return fail(&s, LNK_EXIT_FAIL, &err);
-
 	r = grants_build_policy(&s.g, cwd, home, &s.pol, &err);
 	s.pol_init = true;
 	if (r < 0) {

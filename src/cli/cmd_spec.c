@@ -28,8 +28,9 @@ static void usage(FILE *f)
 	grants_help(f);
 }
 
-int cmd_spec(int argc, char **argv)
+int cmd_spec(int argc, char **argv, const struct cli_ctx *cx)
 {
+	(void)cx; /* no first steps (main.c) */
 	struct grants g;
 	struct lnk_err err = {0};
 	int r = grants_parse("spec", argc, argv, GRANTS_SPEC, &g, &err);

@@ -136,7 +136,7 @@ static int stop_off(const char *home, struct state *st)
 	return status;
 }
 
-int cmd_stop(int argc, char **argv)
+int cmd_stop(int argc, char **argv, const struct cli_ctx *cx)
 {
 	bool off = false;
 	for (int i = 1; i < argc; i++) {
@@ -160,7 +160,7 @@ int cmd_stop(int argc, char **argv)
 	}
 
 	struct lnk_err err = {0};
-	_cleanup_free_ char *home = cli_home();
+	const char *home = cx->home;
 	struct state *st;
 	if (state_open(home, &st, &err) < 0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);

@@ -96,14 +96,14 @@ static int wireless(const char *home, struct out *o, struct lnk_err *err)
 	return 0;
 }
 
-int cmd_traffic(int argc, char **argv)
+int cmd_traffic(int argc, char **argv, const struct cli_ctx *cx)
 {
 	struct out o = {0};
 	int rc = cli_json_only("traffic", argc, argv, usage, &o.json);
 	if (rc >= 0)
 		return rc;
 	struct lnk_err err = {0};
-	_cleanup_free_ char *home = cli_home();
+	const char *home = cx->home;
 	_cleanup_free_ char *path = paths_db(home);
 	struct db *db;
 	int r = db_open(path, true, &db, &err);

@@ -8,26 +8,46 @@
 
 #include "wire/ctl.h"
 
+/* What a command needs done before it starts. main() does it, once, in
+ * this order, before the command's own code: a new command names its
+ * needs in the table and cannot forget them. */
+enum command_flags {
+	/* Starts a sandbox: every descriptor lnk inherited is made
+	 * close-on-exec first (spawn_cloexec_inherited). */
+	CMD_SANDBOX = 1u << 0,
+	/* Uses ~/.lnk: the home folder is found and ~/.lnk proved this
+	 * user's alone (secure_settings) before the command reads it. */
+	CMD_HOME = 1u << 1,
+	/* With CMD_HOME: a missing ~/.lnk is made first. */
+	CMD_HOME_MAKE = 1u << 2,
+};
+
+/* What main's first steps found, for the command. */
+struct cli_ctx {
+	const char *home; /* with CMD_HOME; else NULL */
+};
+
 struct command {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	int (*fn)(int argc, char **argv, const struct cli_ctx *cx);
+	unsigned flags;	     /* enum command_flags */
 	const char *summary; /* one line for `lnk sandbox --help` */
 };
 
 const struct command *commands_table(size_t *n);
 
-int cmd_ready(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_spec(int argc, char **argv);
-int cmd_permissions(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_log(int argc, char **argv);
-int cmd_traffic(int argc, char **argv);
-int cmd_stop(int argc, char **argv);
-int cmd_pause(int argc, char **argv);
-int cmd_resume(int argc, char **argv);
-int cmd_paused(int argc, char **argv);
-int cmd_enter(int argc, char **argv);
+int cmd_ready(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_run(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_spec(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_permissions(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_check(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_log(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_traffic(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_stop(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_pause(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_resume(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_paused(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_enter(int argc, char **argv, const struct cli_ctx *cx);
 
 /* Shared by commands: is arg one of -h/--help. */
 bool is_help(const char *arg);
@@ -48,13 +68,11 @@ int cli_json_only(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
 int cli_one_name(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
 		 const char **name);
 
-/* The home folder, or exit 125 saying why. */
-char *cli_home(void);
-
 /* Sends op to the wire of the sandbox name (pause, resume). Returns -1 with
  * rep filled, else the exit status after saying why (1: no such sandbox;
  * 125: its wire did not answer or refused us). */
-int cli_control(const char *name, enum ctl_op op, struct ctl_reply *rep);
+int cli_control(const char *home, const char *name, enum ctl_op op,
+		struct ctl_reply *rep);
 
 /* What the commands use: finds the sandbox name running in home's
  * registry (store/state.h) and sends op to its wire. Errors, each with a

@@ -4,8 +4,6 @@
 
 #include "cli/commands.h"
 #include "common/util.h"
-#include "store/paths.h"
-#include "store/secure.h"
 #include "store/state.h"
 
 int ctl_control_entry(const char *home, const struct state_entry *e,
@@ -57,20 +55,10 @@ int ctl_control(const char *home, const char *name, enum ctl_op op,
 	return ctl_control_entry(home, &e, op, timeout_ms, rep, err);
 }
 
-char *cli_home(void)
+int cli_control(const char *home, const char *name, enum ctl_op op,
+		struct ctl_reply *rep)
 {
 	struct lnk_err err = {0};
-	char *home = NULL;
-	if (paths_home(&home, &err) < 0 ||
-	    secure_settings(home, true, &err) < 0)
-		diex(LNK_EXIT_FAIL, "%s", err.msg);
-	return home;
-}
-
-int cli_control(const char *name, enum ctl_op op, struct ctl_reply *rep)
-{
-	struct lnk_err err = {0};
-	_cleanup_free_ char *home = cli_home();
 	int r = ctl_control(home, name, op, 2000, rep, &err);
 	if (r == -ENOENT) {
 		warnx_("%s; 'lnk sandbox traffic' lists the running "

@@ -5,22 +5,35 @@
 #include "config.h"
 #include "cli/commands.h"
 #include "common/util.h"
+#include "launch/spawn.h"
+#include "store/paths.h"
+#include "store/secure.h"
 
 static const struct command table[] = {
-    {"ready", cmd_ready, "whether the sandbox can run here, and what it needs"},
-    {"run", cmd_run, "run a program in the sandbox"},
-    {"spec", cmd_spec,
+    {"ready", cmd_ready, 0,
+     "whether the sandbox can run here, and what it needs"},
+    {"run", cmd_run, CMD_SANDBOX | CMD_HOME | CMD_HOME_MAKE,
+     "run a program in the sandbox"},
+    {"spec", cmd_spec, 0,
      "print a spec from flags, or a spec with paths absolute"},
-    {"permissions", cmd_permissions,
+    {"permissions", cmd_permissions, 0,
      "list each section of a spec and its flags"},
-    {"check", cmd_check, "try from inside what the sandbox should not allow"},
-    {"log", cmd_log, "every call on the proxies of the sandboxes"},
-    {"traffic", cmd_traffic, "bytes up and down of each running wire"},
-    {"stop", cmd_stop, "close every wire and stop every sandbox here"},
-    {"pause", cmd_pause, "close the wire of one sandbox"},
-    {"resume", cmd_resume, "open the wire of one sandbox again"},
-    {"paused", cmd_paused, "which wires are closed, and why"},
-    {"enter", cmd_enter, "a session in a sandbox, for an SSH forced command"},
+    {"check", cmd_check, CMD_SANDBOX | CMD_HOME | CMD_HOME_MAKE,
+     "try from inside what the sandbox should not allow"},
+    {"log", cmd_log, CMD_HOME | CMD_HOME_MAKE,
+     "every call on the proxies of the sandboxes"},
+    {"traffic", cmd_traffic, CMD_HOME | CMD_HOME_MAKE,
+     "bytes up and down of each running wire"},
+    {"stop", cmd_stop, CMD_HOME | CMD_HOME_MAKE,
+     "close every wire and stop every sandbox here"},
+    {"pause", cmd_pause, CMD_HOME | CMD_HOME_MAKE,
+     "close the wire of one sandbox"},
+    {"resume", cmd_resume, CMD_HOME | CMD_HOME_MAKE,
+     "open the wire of one sandbox again"},
+    {"paused", cmd_paused, CMD_HOME | CMD_HOME_MAKE,
+     "which wires are closed, and why"},
+    {"enter", cmd_enter, CMD_SANDBOX | CMD_HOME,
+     "a session in a sandbox, for an SSH forced command"},
 };
 
 const struct command *commands_table(size_t *n)
@@ -52,6 +65,25 @@ static void usage_sandbox(FILE *f)
 	fputs(
 	    "\n'lnk sandbox <command> --help' describes each. See lnk-sandbox(1).\n",
 	    f);
+}
+
+/* The first steps the table asks for, then the command. */
+static int run_command(const struct command *c, int argc, char **argv)
+{
+	if (c->flags & CMD_SANDBOX)
+		spawn_cloexec_inherited();
+	_cleanup_free_ char *home = NULL;
+	struct cli_ctx cx = {0};
+	if (c->flags & CMD_HOME) {
+		struct lnk_err err = {0};
+		if (paths_home(&home, &err) < 0 ||
+		    secure_settings(home, c->flags & CMD_HOME_MAKE, &err) < 0) {
+			warnx_("%s", err.msg);
+			return LNK_EXIT_FAIL;
+		}
+		cx.home = home;
+	}
+	return c->fn(argc, argv, &cx);
 }
 
 int main(int argc, char **argv)
@@ -86,7 +118,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
 		if (strcmp(argv[2], table[i].name) == 0)
-			return table[i].fn(argc - 2, argv + 2);
+			return run_command(&table[i], argc - 2, argv + 2);
 
 	const char *names[ARRAY_SIZE(table)];
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++)

@@ -113,7 +113,7 @@ static void hand_off_listeners(const struct init_config *c)
 	if (c->wire_fd < 0)
 		return;
 	/* Made here, before any restriction, in the sandbox's own network
-	 * namespace; the wire accepts on them directly (src/wire/handoff.h).
+	 * namespace; the wire accepts on them directly (src/proto/handoff.h).
 	 * A listener that cannot be made fails closed: a program whose
 	 * proxy nobody listens on would fail in confusing ways. */
 	if (c->nlisteners &&

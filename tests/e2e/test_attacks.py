@@ -2770,3 +2770,44 @@ def test_refusal_message_escapes_hostile_names(lnk, home):
     assert "\x1b" not in cp.stderr and "\x07" not in cp.stderr
     assert "\u009b" not in cp.stderr and "\u202e" not in cp.stderr
     assert not [p for p in home.iterdir() if p.name.startswith(".a")]
+
+
+# --- the command table: first steps done once, by main ---
+# Every command the table marks as using ~/.lnk has it proved the user's by
+# main() before its own code runs (src/cli/main.c), so a command added
+# later cannot forget it.
+
+# The commands that never read or write ~/.lnk.
+_NO_SETTINGS = {"ready", "spec", "permissions"}
+
+
+def _table_commands(lnk):
+    cp = lnk("sandbox", "--help", check=True)
+    names, listing = [], False
+    for line in cp.stdout.splitlines():
+        if line == "commands:":
+            listing = True
+        elif listing and line.startswith("  "):
+            names.append(line.split()[0])
+        elif listing:
+            break
+    return names
+
+
+def test_every_command_using_settings_proves_them_first(lnk, home, tmp_path):
+    """Threat: a command that opens the log, the registry or a control
+    socket in a ~/.lnk someone else controls, because it parsed its
+    arguments, or forgot the check, before proving ~/.lnk the user's.
+    Every command in the table is tried, so a new one is too."""
+    names = _table_commands(lnk)
+    assert {"run", "enter", "pause", "stop"} <= set(names), names
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    (home / ".lnk").symlink_to(elsewhere)
+    for name in names:
+        if name in _NO_SETTINGS:
+            continue
+        cp = lnk("sandbox", name)
+        _settings_refused(lnk, cp, home / ".lnk")
+        assert "symbolic link" in cp.stderr, (name, cp.stderr)
+    assert list(elsewhere.iterdir()) == []

@@ -4,7 +4,7 @@ listener, descriptors, exit codes; and [commands] allow through
 
 Most tests drive lnk-init directly under bwrap with a config encoded here
 (an independent implementation of the format documented in
-src/init/initcfg.h), so that Landlock can be tested ALONE: a path that the
+src/proto/initcfg.h), so that Landlock can be tested ALONE: a path that the
 mounts make readable or writable but the config leaves out must still be
 refused, which only Landlock can do.
 """
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(
     reason="needs bwrap, lnk-init and tests/helpers/try_syscall built")
 
 
-# ---- the config format (src/init/initcfg.h) ----
+# ---- the config format (src/proto/initcfg.h) ----
 
 def _s(x):
     b = x.encode() if isinstance(x, str) else x

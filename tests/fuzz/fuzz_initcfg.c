@@ -1,4 +1,4 @@
-/* libFuzzer target for the init config decoder (init/initcfg.h): the bytes
+/* libFuzzer target for the init config decoder (proto/initcfg.h): the bytes
  * lnk-init reads from its config fd. Any input must give a config that
  * passes every check, or a clean refusal with a message; never a crash, a
  * leak or undefined behaviour. A decoded config must also re-encode to the

@@ -1,4 +1,4 @@
-/* The init config (init/initcfg.h): encode/decode round trip, and hostile
+/* The init config (proto/initcfg.h): encode/decode round trip, and hostile
  * bytes refused: every truncation, oversized lengths, garbage, trailing
  * bytes, NULs inside strings, bad descriptors and relative paths. */
 #include <setjmp.h>
