@@ -1,10 +1,11 @@
 """Dot files at the top of write folders: read only, never created, no
 placeholders (issue 4, DESIGN.md invariant 2).
 
-The guard runs through `lnk sandbox run` once that carries it; until then
-through notify-harness (src/notify/harness.c), which does what lnk will:
-ro-binds the existing dot files, installs an equivalent notify filter inside
-bwrap and runs our supervisor. LNK_DOTFILES_VIA=lnk|harness forces one.
+The guard runs through `lnk sandbox run`: when run fails, these tests fail.
+LNK_DOTFILES_VIA=harness runs them through notify-harness
+(src/notify/harness.c) instead, to work on the supervisor alone: it ro-binds
+the existing dot files, installs an equivalent notify filter inside bwrap
+and runs our supervisor.
 """
 import os
 import pathlib
@@ -31,26 +32,34 @@ GIT_ENV = {
 }
 
 
-def _lnk_run_works(tmp):
+def _lnk_run_fails(tmp):
+    """Why `lnk sandbox run --write TMP -- true` fails, or None."""
     try:
         cp = subprocess.run([LNK, "sandbox", "run", "--write", str(tmp), "--",
-                             "true"], capture_output=True, timeout=30,
-                            cwd=str(tmp))
-    except OSError:
-        return False
-    return cp.returncode == 0
+                             "true"], capture_output=True, text=True,
+                            timeout=30, cwd=str(tmp))
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return str(e)
+    if cp.returncode != 0:
+        return f"exit {cp.returncode}: {cp.stderr.strip()}"
+    return None
 
 
 @pytest.fixture(scope="module")
 def via(tmp_path_factory):
-    forced = os.environ.get("LNK_DOTFILES_VIA")
-    if forced:
-        return forced
-    if _lnk_run_works(tmp_path_factory.mktemp("probe")):
-        return "lnk"
-    if not HARNESS.exists():
-        pytest.skip("neither `lnk sandbox run` nor notify-harness is built")
-    return "harness"
+    forced = os.environ.get("LNK_DOTFILES_VIA", "lnk")
+    if forced == "harness":
+        if not HARNESS.exists():
+            pytest.fail(f"LNK_DOTFILES_VIA=harness but {HARNESS} is not "
+                        "built")
+        return "harness"
+    if forced != "lnk":
+        pytest.fail(f"LNK_DOTFILES_VIA={forced!r}: 'lnk' or 'harness'")
+    why = _lnk_run_fails(tmp_path_factory.mktemp("probe"))
+    if why:
+        pytest.fail(f"`lnk sandbox run` fails, so the guard cannot be "
+                    f"tested: {why}")
+    return "lnk"
 
 
 class Box:
