@@ -1,6 +1,6 @@
 /* lnk sandbox check [grants | --spec FILE] [--json]
  *
- * Product text, "Check the sandbox" and "What it reports". Plants bait
+ * lnk-sandbox(1), COMMANDS, check. Plants bait
  * outside (src/check/bait.c), runs lnk-probe in the very sandbox `run`
  * builds from the same grants (launch/sandbox.h), judges each try
  * (src/check/report.c), and removes every bait, also when interrupted:

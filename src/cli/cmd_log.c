@@ -1,5 +1,5 @@
-/* lnk sandbox log: every call on the wires of the sandboxes (product text,
- * "See every call on the wire"): when (UTC), which sandbox, the verb, where
+/* lnk sandbox log: every call on the wires of the sandboxes (lnk-sandbox(1),
+ * COMMANDS, log): when (UTC), which sandbox, the verb, where
  * to, and what happened; and the files that run outside the guard refused
  * to create (verb file, target FOLDER/NAME). The log never holds a request's
  * path, header or body, so this prints none.

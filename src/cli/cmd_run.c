@@ -1,6 +1,6 @@
 /* lnk sandbox run [grants] [--spec F] [--yes] -- PROGRAM ARGS...
  *
- * Product text, "Run a program". The whole launch is planned first (policy,
+ * lnk-sandbox(1), COMMANDS, run. The whole launch is planned first (policy,
  * program, mounts, init config, wire, dot-file guard); only then does
  * anything start: the wire process, the notify threads, bwrap.
  */

@@ -1,5 +1,5 @@
 /* lnk sandbox spec: a spec from flags, or a spec with its paths absolute
- * and flags applied (product text, "Describe a sandbox in a file"). */
+ * and flags applied (lnk-sandbox(1), SPECS). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

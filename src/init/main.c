@@ -5,7 +5,7 @@
  *
  * bwrap starts it in the sandbox's namespaces; it reads its whole
  * configuration from the sealed memfd N (made by lnk with initcfg_encode),
- * then, in this order (DESIGN.md, "Processes of one lnk sandbox run"):
+ * then, in this order (docs/design.md, "The processes of one run"):
  *
  *   1. the wire's listening sockets, made here in the sandbox's network
  *      namespace and handed out on wire_fd;
@@ -254,7 +254,7 @@ int main(int argc, char **argv)
 		fail_layer("the lifeline", &err);
 
 	/* lnk was told to stop while the sandbox was being made: the
-	 * program never starts, and lnk reports the signal as today. */
+	 * program never starts, and lnk reports the signal (128+N). */
 	if ((sig = reaper_stop_requested()) > 0)
 		return 128 + sig;
 	/* Checked again last: lnk may have died while init confined itself. */

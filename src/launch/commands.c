@@ -5,7 +5,7 @@
  * the same inode). The kernel also opens, with execute rights, the ELF
  * interpreter of a dynamic program and the interpreter of a script, so
  * those are added too; without the loader, every dynamic program would be
- * refused (measured, notes spike 2).
+ * refused (docs/kernel-facts.md, landlock-exec-needs-interpreter).
  *
  * Files read here are hostile input (a script or a binary in a project
  * folder): every offset and length read from them is bounded and checked.

@@ -1,7 +1,7 @@
 /* One sandbox, from a resolved policy to the program's exit (sandbox.h).
  *
- * Moved here from cmd_run.c unchanged in behaviour, so that check and
- * enter start the very sandbox run starts: a check that built its own
+ * Shared by run, check and enter, so that check and enter start the very
+ * sandbox run starts: a check that built its own
  * would prove nothing about run.
  */
 #include <errno.h>
@@ -190,7 +190,7 @@ static void log_refusal(void *ctx, const struct notify_guard *g,
 /* Whether the spec itself lets no program run: its [commands] has no allow
  * (or an empty one) and no --command beside it. Then any program is
  * refused, and saying which spec and which key beats "'true' is not
- * allowed" (issue 2: a spec with no sections runs no program, and says so
+ * allowed" (a spec with no sections runs no program, and says so
  * clearly when asked to run one). */
 static bool spec_runs_nothing(const struct policy *p)
 {

@@ -1,7 +1,7 @@
 /* THE table of keys, and the check of one entry of each key's type.
  *
  * Flags, specs, `lnk sandbox permissions`, `lnk sandbox spec` and --help
- * all read this table (DESIGN.md, "One model, three faces"). Every entry a
+ * all read this table (docs/design.md, "One model"). Every entry a
  * flag or a spec gives is checked here before anything else sees it: a spec
  * can come from anyone, so each check is strict and says what to write
  * instead.

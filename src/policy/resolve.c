@@ -1,6 +1,6 @@
 /* Paths of a policy made absolute and real, and the grants that must never
- * be given refused (DESIGN.md, invariant 1; product text, "What it can't
- * open").
+ * be given refused (docs/design.md, invariant 1; lnk-sandbox(1),
+ * SPECS).
  *
  * Threat: a spec comes from anyone. A grant of /, /proc, /sys, /dev, /run or
  * $XDG_RUNTIME_DIR, or of a socket or device, would let the program reach
@@ -363,8 +363,8 @@ int policy_resolve(struct policy *p, const char *cwd, const char *home,
 	/* Defaults. Flags alone: a person typed them for this one run, and a
 	 * program without its tools is useless, so every system program may
 	 * run. A spec states what it runs: without [commands] it runs
-	 * nothing (the product: "a spec with no sections ... runs no
-	 * program"), and the run code says so. */
+	 * nothing (lnk-sandbox(1), SPECS: "a spec with no sections ...
+	 * runs no program"), and the run code says so. */
 	if (!p->spec_path && !p->spec_name && !p->k[K_COMMANDS_ALLOW].set)
 		policy_push(&p->k[K_COMMANDS_ALLOW], "*", (struct toml_pos){0});
 
