@@ -1,4 +1,4 @@
-"""Stop, pause, resume, paused and the tripwires (issue 6).
+"""Stop, pause, resume, paused and the tripwires.
 
 Two halves:
 - The commands against a stand-in wire (this file's FakeWire: the real
@@ -336,8 +336,8 @@ def _probe_real(tmp_path_factory):
         time.sleep(0.05)
     p.wait()
     if not ok:
-        return ("the wire does not serve its control socket yet (the "
-                "wire's integration of src/wire/ctl.h, issue 6)")
+        return ("the wire does not serve its control socket "
+                "(src/wire/ctl.c)")
     return None
 
 

@@ -1,6 +1,6 @@
 """lnk sandbox spec and lnk sandbox permissions: the one keys table seen from
-the command line (product text: "Every flag is a key", "Describe a sandbox
-in a file")."""
+the command line (lnk-sandbox(1), GRANTS and
+SPECS)."""
 import json
 import re
 import subprocess
@@ -135,7 +135,8 @@ def test_permissions_lists_every_section(lnk):
                  "--internet-host", "--lan-host", "--port", "--tool",
                  "--browser-open", "--command", "--env", "--name"]:
         assert flag in out, flag
-    # The dot files under write_dot_files: the product's "full list".
+    # The dot files under write_dot_files: the full list of lnk-sandbox(1),
+    # FILES THAT RUN OUTSIDE.
     for dot in [".git", ".envrc", ".vscode", ".idea", ".github", ".husky"]:
         assert re.search(rf"^\s+{re.escape(dot)}\s", out, re.M), dot
     assert "xn--" in out

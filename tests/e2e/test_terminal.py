@@ -1,6 +1,6 @@
 """lnk sandbox run on a real terminal: the program gets its own
-pseudo-terminal that lnk relays (DESIGN.md, "The supervisor holds the
-terminal"). Interactive shells work, the window size passes through, ^C
+pseudo-terminal that lnk relays (docs/design.md, "The processes of one
+run"). Interactive shells work, the window size passes through, ^C
 reaches the program, TIOCSTI is refused, and the user's terminal is left as
 it was found."""
 import errno
@@ -221,8 +221,8 @@ def test_bash_job_control(lnk):
 
 
 def test_ctrl_z_without_job_control_does_not_hang(lnk):
-    """The program's group is orphaned (pid 1 left the pty's session), as
-    it was under bwrap's reaper: ^Z on a program without job control is
+    """The program's group is orphaned (pid 1 left the pty's session):
+    ^Z on a program without job control is
     discarded by the kernel, not left stopped with nobody to continue it."""
     pid, fd = spawn_on_pty(lnk, ["--", "/bin/sh", "-c",
                                  "echo ready; read x; echo got-$x"])
