@@ -11,11 +11,11 @@
  *      namespace and handed out on wire_fd;
  *   2. PR_SET_NO_NEW_PRIVS;
  *   3. Landlock;
- *   4. seccomp, last (with the dot-file guard, its listener goes out on
- *      notify_fd);
+ *   4. seccomp, last (with the guard, whenever a folder is granted, its
+ *      listener goes out on notify_fd);
  *   5. close every descriptor above 2 but the lifeline (a pipe that hangs
- *      up when lnk dies: then the sandbox ends, reaper.c), then fork: the child (confined by
- *      1-4, inherited) enters a Landlock domain nested in this one, takes a
+ *      up when lnk dies: then the sandbox ends, reaper.c), then fork: the
+ *      child (confined by 1-4, inherited) enters a Landlock domain nested in this one, takes a
  *      process group of its own, chdirs and execs the program; this
  *      process stays as pid 1, reaps, forwards lnk's signals and exits
  *      with the program's status (reaper.c says why it is safe).
