@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/grants.h"
 #include "common/util.h"
+#include "launch/grantcheck.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
 #include "policy/trust.h"
@@ -102,6 +103,13 @@ int cmd_run(int argc, char **argv)
 		return LNK_EXIT_USAGE;
 	}
 
+	if (grantcheck_inside_sandbox()) {
+		warnx_("this is already inside a lnk sandbox, and a sandbox "
+		       "cannot start inside another; run lnk outside it");
+		state_free(&s);
+		return LNK_EXIT_FAIL;
+	}
+
 	_cleanup_free_ char *home = NULL;
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
 	if (!cwd) {
@@ -126,6 +134,11 @@ int cmd_run(int argc, char **argv)
 		state_free(&s);
 		return r;
 	}
+	/* Before asking: a grant bwrap would refuse is refused here, in the
+	 * user's words, not as bwrap's message and the program's status. */
+	if ((r = grantcheck(&s.pol, &err)) < 0)
+		return fail(&s, r == -EINVAL ? LNK_EXIT_USAGE : LNK_EXIT_FAIL,
+			    &err);
 	if ((r = trust_check(&s.pol, home, s.g.yes, &err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, &err);
 

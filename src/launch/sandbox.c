@@ -18,6 +18,7 @@
 #include "common/buf.h"
 #include "init/initcfg.h"
 #include "launch/env.h"
+#include "launch/grantcheck.h"
 #include "launch/host.h"
 #include "launch/plan.h"
 #include "launch/sandbox.h"
@@ -191,6 +192,48 @@ static int check_name_free(const char *home, const char *name,
 	return 0;
 }
 
+/* The program starts in the current folder only when the sandbox shows
+ * it; otherwise in the first --write folder or the empty home, and a
+ * command meant for one folder would act on another. Said every time, on
+ * stderr; a relative program path would name a different file there (or
+ * none), so it is refused. */
+static int say_where(const struct sandbox_req *req, const char *chdir_to,
+		     struct lnk_err *err)
+{
+	const char *prog = req->argv[0];
+
+	if (strcmp(chdir_to, req->cwd) == 0)
+		return 0;
+	if (prog[0] != '/' && strchr(prog, '/'))
+		return err_set(err, -EINVAL,
+			       "'%s' is relative to the current folder, which "
+			       "no grant shows inside; grant it (--read . or "
+			       "--write .) or give the program's absolute path",
+			       prog);
+	warnx_("the current folder is not granted: the program starts in "
+	       "'%s' (grant it with --read . or --write .)",
+	       chdir_to);
+	return 0;
+}
+
+/* Grants that are accepted (a spec written today stays valid) but that
+ * nothing serves yet: said at start, so nobody waits for them. */
+static void say_unserved(const struct policy *p)
+{
+	if (policy_list(p, K_TOOLS_ALLOW)->n) {
+		_cleanup_free_ char *o = policy_origin(p, K_TOOLS_ALLOW, 0);
+		warnx_("%s: tools are not served yet, so the program reaches "
+		       "no tool",
+		       o);
+	}
+	if (policy_list(p, K_BROWSER_OPEN)->n) {
+		_cleanup_free_ char *o = policy_origin(p, K_BROWSER_OPEN, 0);
+		warnx_("%s: opening pages in the browser is not served yet, "
+		       "so the program opens no page",
+		       o);
+	}
+}
+
 static int exit_for(int r)
 {
 	if (r == -ENOENT)
@@ -299,6 +342,17 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		pol = &s.probe_pol;
 	}
 
+	if (grantcheck_inside_sandbox()) {
+		r = err_set(err, -EPERM,
+			    "this is already inside a lnk sandbox, and a "
+			    "sandbox cannot start inside another; run lnk "
+			    "outside it");
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+	}
+	if ((r = grantcheck(pol, err)) < 0)
+		return fail(&s, r == -EINVAL ? LNK_EXIT_USAGE : LNK_EXIT_FAIL,
+			    r, status);
+
 	_cleanup_free_ char *vcache = paths_bwrap_cache(req->home);
 	if ((r = host_gather(&s.host, vcache, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
@@ -316,6 +370,11 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		wire_plan_env(&s.wp, &s.extra_env);
 		wire_plan_listeners(&s.wp, &s.listeners, &s.nlisteners);
 	}
+
+	/* Prompts and scripts can tell they run in a sandbox, and which:
+	 * the name is checked (letters, digits, '.', '_', '-'; at most 64,
+	 * which is also the kernel's limit for a host name). */
+	strv_pushf(&s.extra_env, "LNK_SANDBOX=%s", name);
 
 	r = notify_plan(pol, &s.np, err);
 	if (r < 0)
@@ -355,6 +414,13 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		r = refuse_no_commands(pol, req->argv[0], err);
 	if (r < 0)
 		return fail(&s, exit_for(r), r, status);
+	/* bwrap's --unshare-all gives the sandbox its own UTS namespace. */
+	strv_push(&s.plan.bw.opts, "--hostname");
+	strv_push(&s.plan.bw.opts, name);
+	if (!req->probe && (r = say_where(req, s.plan.bw.chdir, err)) < 0)
+		return fail(&s, LNK_EXIT_USAGE, r, status);
+	if (!req->probe)
+		say_unserved(pol);
 	if (req->probe)
 		plan_probe(&s, req->probe);
 #ifdef LNK_TEST_HOOKS
@@ -362,7 +428,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 #endif
 
 	if ((r = initcfg_encode(&s.plan.init, &s.cfg)) < 0) {
-		err_set(err, r, "cannot encode the init config: %s",
+		err_set(err, r, "cannot prepare the sandbox's settings: %s",
 			strerror(-r));
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
@@ -391,7 +457,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	if (guard) {
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 			       s.notify_pair) < 0) {
-			r = err_set(err, -errno, "cannot connect the guard: %s",
+			r = err_set(err, -errno,
+				    "cannot start the dot-file protection: %s",
 				    strerror(errno));
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 		}

@@ -321,11 +321,13 @@ int notify_plan_add(struct notify_plan *np, const char *dir,
 			       "write folder '%s' is not an absolute path",
 			       dir);
 	if (stat(dir, &st) < 0)
-		return err_set(err, -errno, "cannot guard '%s': %s", dir,
+		return err_set(err, -errno,
+			       "cannot protect the dot files of '%s': %s", dir,
 			       strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return err_set(err, -ENOTDIR, "cannot guard '%s': not a folder",
-			       dir);
+		return err_set(
+		    err, -ENOTDIR,
+		    "cannot protect the dot files of '%s': not a folder", dir);
 	plan_push(np, st.st_dev, st.st_ino, dir, NULL);
 
 	/* A dangling dot-file symlink (.envrc -> envrc.local, missing): the
