@@ -240,6 +240,8 @@ static int exit_for(int r)
 		return LNK_EXIT_NOT_FOUND;
 	if (r == -EACCES)
 		return LNK_EXIT_CANNOT_EXEC;
+	if (r == -EISDIR || r == -ENOTDIR)
+		return LNK_EXIT_USAGE; /* a --command folder, misspelt */
 	return LNK_EXIT_FAIL;
 }
 

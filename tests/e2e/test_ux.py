@@ -3,6 +3,8 @@ program starts, what the sandbox is called inside, and grants that do
 nothing yet. Each runs as an unprivileged user and as root."""
 import os
 import pathlib
+import shlex
+import shutil
 import stat
 
 import pytest
@@ -137,3 +139,91 @@ def test_tool_and_browser_open_say_they_do_nothing_yet(lnk):
         in cp.stderr
     cp = lnk.run("--write", ".", "--", "true")
     assert cp.stderr == "", cp.stderr
+
+
+# --- [commands] folders: a trailing slash allows the programs under it ---
+
+def make_tool(folder, name, text="#!/bin/sh\necho ran {name}\n"):
+    folder.mkdir(parents=True, exist_ok=True)
+    p = folder / name
+    p.write_text(text.format(name=name))
+    p.chmod(0o755)
+    return p
+
+
+def test_command_folder_with_slash_allows_programs_under_it(lnk, work):
+    make_tool(work / "tools" / "sub", "t.sh")
+    # relative to the working folder for a flag
+    cp = lnk.run("--write", ".", "--command", "tools/", "--command", "sh",
+                 "--", "tools/sub/t.sh")
+    assert cp.returncode == 0, cp
+    assert cp.stdout.strip() == "ran t.sh"
+    # absolute
+    cp = lnk.run("--write", ".", "--command", f"{work}/tools/", "--",
+                 f"{work}/tools/sub/t.sh")
+    assert cp.returncode == 0, cp
+    # a program outside the folder stays refused, by lnk and by the kernel
+    cp = lnk.run("--write", ".", "--command", "tools/", "--", "/usr/bin/id")
+    assert cp.returncode == 126, cp
+    cp = lnk.run("--write", ".", "--command", "tools/", "--", "tools/sub/t.sh",
+                 "x")
+    assert cp.returncode == 0, cp
+    cp = lnk.run("--write", ".", "--command", "tools/", "--command", "sh",
+                 "--", "sh", "-c", "/usr/bin/id; echo $?")
+    assert cp.stdout.strip().endswith("126"), cp
+
+
+def test_command_folder_without_slash_is_refused(lnk, work):
+    make_tool(work / "tools", "t.sh")
+    cp = lnk.run("--write", ".", "--command", f"{work}/tools", "--",
+                 f"{work}/tools/t.sh")
+    assert cp.returncode == 2, cp
+    assert f"write '{work}/tools/'" in cp.stderr
+    assert "trailing slash" in cp.stderr
+    assert "ran" not in cp.stdout
+
+
+def test_command_folder_in_a_spec_is_relative_to_the_spec(lnk, home, work):
+    make_tool(work / "bin", "t.sh")
+    (work / "app.toml").write_text(
+        'version = 1\n[files]\nwrite = ["."]\n'
+        '[commands]\nallow = ["bin/", "sh"]\n')
+    # run from elsewhere: the folder is the spec's, not the working one
+    cp = lnk.run("--yes", "--spec", str(work / "app.toml"), "--",
+                 f"{work}/bin/t.sh", cwd=str(home))
+    assert cp.returncode == 0, cp
+    assert cp.stdout.strip() == "ran t.sh"
+
+
+NPM = shutil.which("npm")
+
+
+@pytest.mark.skipif(not NPM or not shutil.which("node"),
+                    reason="npm and node are not installed")
+def test_readme_spec_runs_npm_test(lnk, work):
+    """The README's spec example, as written, runs `npm test` of a project
+    whose test script runs a program from node_modules/.bin."""
+    (work / "package.json").write_text(
+        '{"name":"app","version":"1.0.0","scripts":'
+        '{"test":"mytool && node -e \\"console.log(1+1)\\""}}')
+    make_tool(work / "node_modules" / "mytool" / "bin", "mytool.js",
+              '#!/usr/bin/env node\nconsole.log("mytool ran")\n')
+    (work / "node_modules" / ".bin").mkdir()
+    (work / "node_modules" / ".bin" / "mytool").symlink_to(
+        "../mytool/bin/mytool.js")
+    readme = (pathlib.Path(os.environ.get("LNK_SOURCE") or
+                           pathlib.Path(__file__).resolve().parents[2])
+              / "README.md")
+    if not readme.exists():
+        pytest.skip(f"the README is not at {readme}")
+    line = next(ln for ln in readme.read_text().splitlines()
+                if ln.startswith("lnk sandbox spec ") and "npm" in ln)
+    words = shlex.split(line.split(">")[0])[3:]
+    words = [str(work) if w == "~/code/app" else w for w in words]
+    spec = lnk("sandbox", "spec", *words)
+    assert spec.returncode == 0, spec
+    (work / "app.toml").write_text(spec.stdout)
+    cp = lnk.run("--yes", "--spec", "app.toml", "--", "npm", "test",
+                 timeout=120)
+    assert cp.returncode == 0, cp
+    assert "mytool ran" in cp.stdout and "\n2\n" in cp.stdout, cp.stdout
