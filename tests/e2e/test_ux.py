@@ -5,7 +5,7 @@ import os
 import pathlib
 import shlex
 import shutil
-import stat
+import subprocess
 
 import pytest
 
@@ -227,3 +227,37 @@ def test_readme_spec_runs_npm_test(lnk, work):
                  timeout=120)
     assert cp.returncode == 0, cp
     assert "mytool ran" in cp.stdout and "\n2\n" in cp.stdout, cp.stdout
+
+
+# --- the thrown-away home, and the README's fixes for it ---
+
+def test_readme_git_commit_example_works_as_written(lnk, home, work):
+    if not shutil.which("git"):
+        pytest.skip("git is not installed")
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Tester\n\temail = t@example.com\n")
+    genv = {"GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q"], ["add", "."]):
+        subprocess.run(["git", *args], cwd=work, check=True,
+                       env=lnk.env(genv))
+    (work / "f").write_text("1")
+    subprocess.run(["git", "add", "f"], cwd=work, check=True,
+                   env=lnk.env(genv))
+    subprocess.run(["git", "commit", "-qm", "one"], cwd=work, check=True,
+                   env=lnk.env(genv))
+    (work / "f").write_text("2")
+    readme = (pathlib.Path(os.environ.get("LNK_SOURCE") or
+                           pathlib.Path(__file__).resolve().parents[2])
+              / "README.md")
+    if not readme.exists():
+        pytest.skip(f"the README is not at {readme}")
+    line = next(ln for ln in readme.read_text().splitlines()
+                if ln.startswith("lnk sandbox run") and "git commit" in ln)
+    words = shlex.split(line)[3:]
+    words = [str(home / ".gitconfig") if w == "~/.gitconfig" else w
+             for w in words]
+    cp = lnk.run(*words)
+    assert cp.returncode == 0, cp
+    log = subprocess.run(["git", "log", "--format=%an %s", "-1"], cwd=work,
+                         capture_output=True, text=True, env=lnk.env(genv))
+    assert log.stdout.strip() == "Tester fix", log
