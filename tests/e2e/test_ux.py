@@ -261,3 +261,34 @@ def test_readme_git_commit_example_works_as_written(lnk, home, work):
     log = subprocess.run(["git", "log", "--format=%an %s", "-1"], cwd=work,
                          capture_output=True, text=True, env=lnk.env(genv))
     assert log.stdout.strip() == "Tester fix", log
+
+
+# --- check: risks of the grants themselves ---
+
+def test_check_warns_home_readable_with_any_internet_host(lnk):
+    cp = lnk("sandbox", "check", "--read", "~", "--internet-host", "*",
+             timeout=120)
+    assert cp.returncode == 0, cp
+    assert "nothing leaked" in cp.stdout
+    assert ("warning: the home folder is readable and any internet host "
+            "is reachable") in cp.stdout, cp.stdout
+    # either alone: no warning
+    cp = lnk("sandbox", "check", "--read", "~", timeout=120)
+    assert "warning: the home folder" not in cp.stdout
+    cp = lnk("sandbox", "check", "--internet-host", "*", timeout=120)
+    assert "warning: the home folder" not in cp.stdout
+
+
+def test_check_warns_write_folder_with_other_repositories(lnk, work):
+    (work / ".git").mkdir()
+    cp = lnk("sandbox", "check", "--write", ".", timeout=120)
+    assert cp.returncode == 0, cp
+    assert "holds other repositories" not in cp.stdout  # its own .git
+    (work / "vendor" / "lib" / ".git").mkdir(parents=True)
+    (work / "other\x1b[31m" / ".git").mkdir(parents=True)
+    cp = lnk("sandbox", "check", "--write", ".", timeout=120)
+    assert cp.returncode == 0, cp
+    line = next(ln for ln in cp.stdout.splitlines()
+                if "holds other repositories" in ln)
+    assert "vendor/lib" in line and f"'{work}'" in line
+    assert "\x1b" not in cp.stdout
