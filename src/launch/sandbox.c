@@ -23,6 +23,7 @@
 #include "launch/plan.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
+#include "launch/stopnote.h"
 #include "notify/notify.h"
 #include "store/db.h"
 #include "store/paths.h"
@@ -421,8 +422,14 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	strv_push(&s.plan.bw.opts, name);
 	if (!req->probe && (r = say_where(req, s.plan.bw.chdir, err)) < 0)
 		return fail(&s, LNK_EXIT_USAGE, r, status);
-	if (!req->probe)
+	int64_t stop_since = 0, started_ms = state_now_ms();
+	if (!req->probe) {
 		say_unserved(pol);
+		if (stopnote_in_force(req->home, &stop_since))
+			warnx_("a stop is in force ('lnk sandbox stop'): this "
+			       "sandbox's network stays closed until 'lnk "
+			       "sandbox stop --off'");
+	}
 	if (req->probe)
 		plan_probe(&s, req->probe);
 #ifdef LNK_TEST_HOOKS
@@ -524,6 +531,12 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 				    s.plan.bwrap);
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
+	/* Ended by a signal while a stop began: say who ended it, or the
+	 * user sees a program gone without a word. */
+	if (!req->probe && res.status > 128 &&
+	    stopnote_in_force(req->home, &stop_since) &&
+	    stop_since >= started_ms)
+		warnx_("stopped by 'lnk sandbox stop'");
 	*status = res.status;
 	state_free(&s);
 	return 0;

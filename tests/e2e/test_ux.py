@@ -6,6 +6,7 @@ import pathlib
 import shlex
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -292,3 +293,43 @@ def test_check_warns_write_folder_with_other_repositories(lnk, work):
                 if "holds other repositories" in ln)
     assert "vendor/lib" in line and f"'{work}'" in line
     assert "\x1b" not in cp.stdout
+
+
+# --- stop: the stopped sandbox and later ones say so ---
+
+def test_stop_is_said_to_the_stopped_sandbox_and_to_later_ones(lnk):
+    # a network grant, so that the sandbox is in the registry stop reads
+    # (the test host name is never reached: the program makes no call)
+    args = [lnk.bin, "sandbox", "run", "--write", ".", "--internet-host",
+            "example.invalid", "--", "sh", "-c", "echo ready; sleep 30"]
+    p = subprocess.Popen(args, cwd=str(lnk.cwd), env=lnk.env(),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        # the wire registers itself as the program starts: stop (which
+        # stays in force and may be repeated) until it has stopped it
+        for _ in range(100):
+            st = lnk("sandbox", "stop")
+            assert st.returncode == 0, st
+            if "stopped run-" in st.stdout:
+                break
+            time.sleep(0.1)
+        assert "stopped run-" in st.stdout, st
+        out, err = p.communicate(timeout=30)
+        assert p.returncode == 128 + 15, (p.returncode, err)
+        assert "lnk: stopped by 'lnk sandbox stop'" in err, err
+        cp = lnk.run("--write", ".", "--", "true")
+        assert cp.returncode == 0, cp
+        assert "a stop is in force ('lnk sandbox stop')" in cp.stderr
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        lnk("sandbox", "stop", "--off")
+    cp = lnk.run("--write", ".", "--", "true")
+    assert "stop is in force" not in cp.stderr, cp.stderr
+    # a program ended by a signal with no stop: not a word about stop
+    cp = lnk.run("--write", ".", "--", "sh", "-c", "kill -TERM $$")
+    assert cp.returncode == 128 + 15, cp
+    assert "stopped by" not in cp.stderr
