@@ -333,3 +333,29 @@ def test_stop_is_said_to_the_stopped_sandbox_and_to_later_ones(lnk):
     cp = lnk.run("--write", ".", "--", "sh", "-c", "kill -TERM $$")
     assert cp.returncode == 128 + 15, cp
     assert "stopped by" not in cp.stderr
+
+
+# --- specs: acceptances per set of flags, and the flag named ---
+
+def test_flag_beside_spec_is_named_and_switching_back_is_not_asked(
+        lnk, home, work):
+    other = home / "other"
+    other.mkdir()
+    (work / "app.toml").write_text(
+        'version = 1\n[files]\nwrite = ["."]\n[commands]\nallow = ["true"]\n')
+    # no terminal to ask on
+    run = lambda *a: lnk.run(*a, start_new_session=True,  # noqa: E731
+                             stdin=subprocess.DEVNULL)
+    assert run("--yes", "--spec", "app.toml", "--", "true").returncode == 0
+    cp = run("--spec", "app.toml", "--write", str(other), "--", "true")
+    assert cp.returncode == 125, cp
+    assert "with --write beside it" in cp.stderr, cp.stderr
+    cp = run("--yes", "--spec", "app.toml", "--write", str(other), "--",
+             "true")
+    assert cp.returncode == 0, cp
+    # back and forth: both were accepted, neither asks
+    for extra in ([], ["--write", str(other)], []):
+        cp = run("--spec", "app.toml", *extra, "--", "true")
+        assert cp.returncode == 0, (extra, cp)
+    record = (home / ".lnk" / "specs" / "sandbox.toml").read_text()
+    assert "text = " in record
