@@ -235,6 +235,35 @@ static void say_unserved(const struct policy *p)
 	}
 }
 
+/* A spec's fixed name would keep two commands of one spec (npm run dev and
+ * npm test) from running at once: while it is taken, a run of the spec
+ * takes the next free one, "app-2", and says so. A name given with
+ * --name is the person's choice and is refused instead. */
+static int pick_free_name(const struct policy *pol, const char *home,
+			  char **name, struct lnk_err *err)
+{
+	int r = check_name_free(home, *name, err);
+	const struct key_value *kv = &pol->k[K_NAME];
+
+	if (r != -EEXIST || kv->from_flag || !pol->spec_path)
+		return r;
+	for (int i = 2; i < 100; i++) {
+		_cleanup_free_ char *next = xasprintf("%s-%d", *name, i);
+		if (strlen(next) > 64)
+			break; /* no longer a valid name: refuse as taken */
+		struct lnk_err ignored = {0};
+		if (check_name_free(home, next, &ignored) == 0) {
+			warnx_("a sandbox named '%s' is already running; this "
+			       "one is '%s'",
+			       *name, next);
+			free(*name);
+			*name = steal_pointer(&next);
+			return 0;
+		}
+	}
+	return r;
+}
+
 static int exit_for(int r)
 {
 	if (r == -ENOENT)
@@ -363,7 +392,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	_cleanup_free_ char *name =
 	    req->name ? xstrdup(req->name) : xasprintf("run-%d", (int)getpid());
 	/* run-<pid> is ours alone: only a name given can be taken. */
-	if (req->name && (r = check_name_free(req->home, name, err)) < 0)
+	if (req->name && (r = pick_free_name(pol, req->home, &name, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	bool wire = needs_wire(pol);
 	if (wire) {

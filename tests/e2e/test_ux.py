@@ -359,3 +359,36 @@ def test_flag_beside_spec_is_named_and_switching_back_is_not_asked(
         assert cp.returncode == 0, (extra, cp)
     record = (home / ".lnk" / "specs" / "sandbox.toml").read_text()
     assert "text = " in record
+
+
+def test_second_run_of_a_named_spec_gets_the_next_free_name(lnk, work):
+    (work / "app.toml").write_text(
+        'name = "app"\nversion = 1\n[files]\nwrite = ["."]\n'
+        '[internet]\nhosts = ["example.invalid"]\n'
+        '[commands]\nallow = ["sh", "sleep"]\n')
+    first = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--yes", "--spec", "app.toml", "--",
+         "sh", "-c", "echo ready; sleep 30"], cwd=str(work), env=lnk.env(),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        assert first.stdout.readline().strip() == "ready"
+        # the first registers as its wire starts: wait until it shows
+        for _ in range(100):
+            if "app " in lnk("sandbox", "traffic").stdout:
+                break
+            time.sleep(0.1)
+        cp = lnk.run("--yes", "--spec", "app.toml", "--", "sh", "-c",
+                     'echo "$LNK_SANDBOX"')
+        assert cp.returncode == 0, cp
+        assert cp.stdout.strip() == "app-2"
+        assert "a sandbox named 'app' is already running; this one is " \
+            "'app-2'" in cp.stderr
+        # a name given with --name is the person's: refused, not renamed
+        cp = lnk.run("--yes", "--spec", "app.toml", "--name", "app", "--",
+                     "sh", "-c", "true")
+        assert cp.returncode == 125, cp
+        assert "choose another --name" in cp.stderr
+    finally:
+        first.kill()
+        first.wait()
