@@ -7,6 +7,7 @@ import shlex
 import shutil
 import subprocess
 import time
+import tomllib
 
 import pytest
 
@@ -392,3 +393,33 @@ def test_second_run_of_a_named_spec_gets_the_next_free_name(lnk, work):
     finally:
         first.kill()
         first.wait()
+
+
+# --- spec: paths as written, so a spec can live in its repository ---
+
+def test_spec_keeps_paths_as_written_and_spec_spec_prints_absolute(
+        lnk, home, work):
+    (work / "sub").mkdir()
+    (home / "docs").mkdir()
+    made = lnk("sandbox", "spec", "--write", ".", "--read", "~/docs",
+               "--read", str(work / "sub"), "--command", "node_modules/",
+               "--command", "sh", check=True).stdout
+    assert 'write = ["."]' in made
+    assert 'read = ["~/docs", "sub"]' in made
+    assert 'allow = ["node_modules/", "sh"]' in made
+    assert str(work) not in made and str(home) not in made
+    (work / "node_modules").mkdir()
+    (work / "app.toml").write_text(made)
+    absolute = lnk("sandbox", "spec", "--spec", "app.toml",
+                   check=True).stdout
+    spec = tomllib.loads(absolute)
+    assert spec["files"]["write"] == [str(work)]
+    assert spec["files"]["read"] == [str(home / "docs"), str(work / "sub")]
+    assert spec["commands"]["allow"] == [f"{work}/node_modules/", "sh"]
+    # the repository moves: the spec follows it
+    moved = home / "moved"
+    work.rename(moved)
+    cp = lnk.run("--yes", "--spec", str(moved / "app.toml"), "--", "sh",
+                 "-c", "pwd", cwd=str(moved))
+    assert cp.returncode == 0, cp
+    assert cp.stdout.strip() == str(moved)
