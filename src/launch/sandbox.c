@@ -566,6 +566,16 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    stopnote_in_force(req->home, &stop_since) &&
 	    stop_since >= started_ms)
 		warnx_("stopped by 'lnk sandbox stop'");
+	/* 126 is what shells (and npm, make, env) exit with when a program
+	 * cannot run; under [commands] that is most often Landlock refusing
+	 * one. lnk cannot see which without watching every execve, so it
+	 * says where to look rather than naming one. */
+	if (!req->probe && res.status == LNK_EXIT_CANNOT_EXEC &&
+	    !policy_any_command(pol))
+		warnx_("the program exited with 126 (a program could not "
+		       "run): if its message above says 'Permission denied' "
+		       "for a program, [commands] does not allow it; add "
+		       "--command NAME, or its folder with a trailing slash");
 	*status = res.status;
 	state_free(&s);
 	return 0;

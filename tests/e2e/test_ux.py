@@ -423,3 +423,15 @@ def test_spec_keeps_paths_as_written_and_spec_spec_prints_absolute(
                  "-c", "pwd", cwd=str(moved))
     assert cp.returncode == 0, cp
     assert cp.stdout.strip() == str(moved)
+
+
+def test_exit_126_under_commands_points_at_commands(lnk):
+    cp = lnk.run("--write", ".", "--command", "sh", "--", "sh", "-c",
+                 "/usr/bin/id")
+    assert cp.returncode == 126, cp
+    assert "Permission denied" in cp.stderr
+    assert "[commands] does not allow it; add --command NAME" in cp.stderr
+    # every program allowed: 126 is the program's own business
+    cp = lnk.run("--write", ".", "--", "sh", "-c", "exit 126")
+    assert cp.returncode == 126, cp
+    assert "[commands]" not in cp.stderr
