@@ -10,22 +10,33 @@
  */
 #include "launch/grantcheck.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "launch/bwrap.h"
 
+/* strerror's text, lowercase as lnk's messages are: "permission denied". */
+static const char *why(int e, char buf[128])
+{
+	snprintf(buf, 128, "%s", strerror(e));
+	buf[0] = (char)tolower((unsigned char)buf[0]);
+	return buf;
+}
+
 static int check_write(const struct policy *p, size_t i, struct lnk_err *err)
 {
 	const char *d = policy_list(p, K_FILES_WRITE)->v[i];
 	_cleanup_free_ char *o = policy_origin(p, K_FILES_WRITE, i);
 	struct stat st;
+	char eb[128];
 
 	if (stat(d, &st) < 0)
 		return err_set(err, -EACCES, "%s: cannot use '%s': %s", o, d,
-			       strerror(errno));
+			       why(errno, eb));
 	if (!S_ISDIR(st.st_mode))
 		return err_set(err, -EINVAL,
 			       "%s: '%s' is a file: --write takes a folder; "
@@ -35,7 +46,7 @@ static int check_write(const struct policy *p, size_t i, struct lnk_err *err)
 		return err_set(err, -EACCES,
 			       "%s: you cannot write '%s' (%s); grant a "
 			       "folder you can write",
-			       o, d, strerror(errno));
+			       o, d, why(errno, eb));
 	return 0;
 }
 
@@ -44,15 +55,16 @@ static int check_read(const struct policy *p, size_t i, struct lnk_err *err)
 	const char *f = policy_list(p, K_FILES_READ)->v[i];
 	_cleanup_free_ char *o = policy_origin(p, K_FILES_READ, i);
 	struct stat st;
+	char eb[128];
 
 	if (stat(f, &st) < 0)
 		return err_set(err, -EACCES, "%s: cannot use '%s': %s", o, f,
-			       strerror(errno));
+			       why(errno, eb));
 	if (access(f, S_ISDIR(st.st_mode) ? R_OK | X_OK : R_OK) < 0)
 		return err_set(err, -EACCES,
 			       "%s: you cannot read '%s' (%s); grant only "
 			       "what you can read",
-			       o, f, strerror(errno));
+			       o, f, why(errno, eb));
 	return 0;
 }
 
