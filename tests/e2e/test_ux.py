@@ -365,10 +365,12 @@ def test_flag_beside_spec_is_named_and_switching_back_is_not_asked(
 def test_second_run_of_a_named_spec_gets_the_next_free_name(lnk, work):
     (work / "app.toml").write_text(
         'name = "app"\nversion = 1\n[files]\nwrite = ["."]\n'
-        '[internet]\nhosts = ["example.invalid"]\n'
         '[commands]\nallow = ["sh", "sleep"]\n')
+    # the first with a network grant, so that it is in the registry the
+    # name is checked against (the host is never reached)
     first = subprocess.Popen(
-        [lnk.bin, "sandbox", "run", "--yes", "--spec", "app.toml", "--",
+        [lnk.bin, "sandbox", "run", "--yes", "--spec", "app.toml",
+         "--internet-host", "example.invalid", "--",
          "sh", "-c", "echo ready; sleep 30"], cwd=str(work), env=lnk.env(),
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
