@@ -2543,7 +2543,8 @@ int notify_start(const struct notify_plan *np, int sock, struct notify **out,
 	if (n->stopfd < 0) {
 		r = -errno;
 		free(n);
-		return err_set(err, r, "cannot start the dot-file guard: %s",
+		return err_set(err, r,
+			       "cannot start the dot-file protection: %s",
 			       strerror(-r));
 	}
 	plan_copy(&n->plan, np);
@@ -2568,7 +2569,8 @@ int notify_start(const struct notify_plan *np, int sock, struct notify **out,
 		if (n->ll_ruleset >= 0)
 			close(n->ll_ruleset);
 		free(n);
-		return err_set(err, -r, "cannot start the dot-file guard: %s",
+		return err_set(err, -r,
+			       "cannot start the dot-file protection: %s",
 			       strerror(r));
 	}
 	n->receiver_started = true;
