@@ -2548,7 +2548,8 @@ int notify_start(const struct notify_plan *np, int sock, struct notify **out,
 	if (n->stopfd < 0) {
 		r = -errno;
 		free(n);
-		return err_set(err, r, "cannot start the dot-file guard: %s",
+		return err_set(err, r,
+			       "cannot start the dot-file protection: %s",
 			       strerror(-r));
 	}
 	plan_copy(&n->plan, np);
@@ -2573,7 +2574,8 @@ int notify_start(const struct notify_plan *np, int sock, struct notify **out,
 		if (n->ll_ruleset >= 0)
 			close(n->ll_ruleset);
 		free(n);
-		return err_set(err, -r, "cannot start the dot-file guard: %s",
+		return err_set(err, -r,
+			       "cannot start the dot-file protection: %s",
 			       strerror(r));
 	}
 	n->receiver_started = true;
