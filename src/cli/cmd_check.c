@@ -28,6 +28,7 @@
 #include "common/buf.h"
 #include "common/util.h"
 #include "config.h"
+#include "launch/limits.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
 #include "store/paths.h"
@@ -101,6 +102,31 @@ static char *find_probe(void)
 	return NULL;
 }
 
+/* The bounds sandbox_run sets (launch/limits.h), read the same way: the
+ * settings file, then the kernel's own tmpfs size (half the memory) where
+ * it sets none. A bad settings file is sandbox_run's to report. */
+static void limits_seen(const char *home, struct check_limits *out)
+{
+	struct limits l;
+	struct limits_where w = {0};
+	struct lnk_err err = {0};
+	limits_defaults(&l);
+	_cleanup_free_ char *settings = paths_settings(home);
+	if (limits_load_settings(settings, &l, &err) < 0)
+		limits_defaults(&l);
+	limits_find(&w);
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	*out = (struct check_limits){
+	    .tmp_bound = l.tmp_size
+			     ? (l.tmp_size + page - 1) / page * page
+			     : (uint64_t)sysconf(_SC_PHYS_PAGES) / 2 * page,
+	    .tasks = l.tasks,
+	    .root = geteuid() == 0,
+	    .line = limits_describe(&w, &l),
+	};
+	limits_where_free(&w);
+}
+
 struct check_run {
 	struct sandbox_req req;
 	const struct bait *bait;
@@ -114,8 +140,10 @@ __attribute__((noreturn)) static void launcher(struct check_run *cr, int batch,
 					       int out, int errfd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (nul < 0 || dup2(nul, STDIN_FILENO) < 0 ||
+	/* stdin: a file of check's outside the grants, read only, which
+	 * the probe must not reopen for writing. */
+	int in = open(cr->bait->stdin_file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (in < 0 || dup2(in, STDIN_FILENO) < 0 ||
 	    dup2(out, STDOUT_FILENO) < 0 || dup2(errfd, STDERR_FILENO) < 0)
 		_exit(LNK_EXIT_FAIL);
 	/* Bait that travels with lnk itself: a secret in its environment,
@@ -329,8 +357,16 @@ int cmd_check(int argc, char **argv)
 		warnx_("%s", err.msg);
 		goto out;
 	}
+	/* The folders check hides in its own bait (as --hide would): one
+	 * inside each write folder that holds a hidden folder. */
+	for (size_t i = 0; i < b.hide_added.n; i++)
+		policy_push(&pol.k[K_FILES_HIDE], b.hide_added.v[i],
+			    (struct toml_pos){0});
+	struct check_limits lim;
+	limits_seen(home, &lim);
 	struct check_list tries;
-	check_plan(&pol, &b, home, &tries);
+	check_plan(&pol, &b, home, &lim, &tries);
+	free((char *)lim.line);
 
 	struct watch w = {.child = -1};
 	name = xasprintf("check-%d", (int)getpid());
