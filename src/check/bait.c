@@ -257,11 +257,12 @@ static int plant_chains(struct bait *b, const struct policy *p,
 		_cleanup_free_ char *dir = xasprintf("%s/%s", w, name);
 		_cleanup_free_ char *target = xasprintf("%s/envrc", dir);
 		_cleanup_free_ char *rel = xasprintf("%s/envrc", name);
-		int r;
-		if ((r = plant_dir(b, dir, err)) < 0 ||
-		    (r = plant_file(b, target, err)) < 0 ||
-		    (r = plant_link(b, link, rel, err)) < 0)
-			return r;
+		/* A folder check cannot plant in: no try there (what was
+		 * made is recorded and removed). */
+		if (plant_dir(b, dir, err) < 0 ||
+		    plant_file(b, target, err) < 0 ||
+		    plant_link(b, link, rel, err) < 0)
+			continue;
 		strv_push(&b->chains, w);
 		strv_push(&b->chains, link);
 		strv_push(&b->chains, dir);
@@ -307,11 +308,9 @@ static int plant_hide_holders(struct bait *b, const struct policy *p,
 		_cleanup_free_ char *hid = xasprintf("%s/lnk-check-in", holder);
 		_cleanup_free_ char *file =
 		    xasprintf("%s/.lnk-check-%s", hid, b->tag);
-		int r;
-		if ((r = plant_dir(b, holder, err)) < 0 ||
-		    (r = plant_dir(b, hid, err)) < 0 ||
-		    (r = plant_file(b, file, err)) < 0)
-			return r;
+		if (plant_dir(b, holder, err) < 0 ||
+		    plant_dir(b, hid, err) < 0 || plant_file(b, file, err) < 0)
+			continue;
 		strv_push(&b->hide_holders, w);
 		strv_push(&b->hide_holders, holder);
 		strv_push(&b->hide_holders, file);
