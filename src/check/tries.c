@@ -890,6 +890,20 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		add(l, "network", CHECK_DENY, what, "tcp\t%s\t%s",
 		    b->host_addrs.v[i], b->host_addrs.v[i + 1]);
 	}
+	/* A port below 1024, in every address form the kernel accepts:
+	 * the guard, when it performs a bind, must read the address as the
+	 * kernel does (its own bind is privileged in the sandbox). */
+	static const char *const low[][3] = {
+	    {"127.0.0.1", "16", "an IPv4 address"},
+	    {"::1", "28", "a 28-byte IPv6 address"},
+	    {"::1", "24", "a 24-byte IPv6 address (no scope id)"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(low); i++) {
+		snprintf(what, sizeof(what),
+			 "bind port 80 inside with %s (below 1024)", low[i][2]);
+		add(l, "network", CHECK_DENY, what, "bind\t%s\t80\t%s",
+		    low[i][0], low[i][1]);
+	}
 	{
 		bool home_shown = false;
 		const char *hs = b->home_socket;

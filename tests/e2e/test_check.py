@@ -433,3 +433,16 @@ def test_stale_folders_and_links_removed_only_when_ours(lnk, home):
     assert not d.exists() and not link.is_symlink()
     assert (theirs / "notes").read_text() == "kept\n"
     assert their_link.is_symlink()
+
+
+@pytest.mark.parametrize("grant", [False, True])
+def test_low_port_bind_in_every_address_form(lnk, home, work, grant):
+    """A port below 1024 in each form the kernel takes (IPv6 in 24 and 28
+    bytes), with the guard performing binds (a folder granted) and
+    without."""
+    doc = check_json(lnk, *(["--write", work] if grant else []))
+    binds = [t for t in tries(doc, "network") if t["try"].startswith("bind ")]
+    assert any("24-byte" in t["try"] for t in binds), binds
+    assert any("28-byte" in t["try"] for t in binds), binds
+    assert any("IPv4" in t["try"] for t in binds), binds
+    assert all(t["result"] == "blocked" for t in binds), binds
