@@ -585,6 +585,68 @@ static void plan_limits(const struct policy *p, const char *home,
 	}
 }
 
+/* The repositories the top one knows: each submodule .gitmodules names
+ * under a write folder. Its gitfile is opened for writing, nothing
+ * written; into a git directory a bait file is created. */
+static void plan_submodules(const struct policy *p, struct bait *b,
+			    const char *home, struct check_list *l)
+{
+	const struct strv *wr = policy_list(p, K_FILES_WRITE);
+	const struct strv *wdf = policy_list(p, K_FILES_WRITE_DOT_FILES);
+	for (size_t i = 0; i < wr->n; i++) {
+		const char *w = wr->v[i];
+		bool guarded = !strv_contains(wdf, w);
+		_cleanup_free_ char *gm = xasprintf("%s/.gitmodules", w);
+		_cleanup_free_ char *top = xasprintf("%s/.git", w);
+		struct stat st;
+		if (lstat(top, &st) < 0)
+			continue;
+		FILE *f = fopen(gm, "re");
+		char line[PATH_MAX];
+		int n = 0;
+		while (f && n < 4 && fgets(line, sizeof(line), f)) {
+			char *k = line + strspn(line, " \t");
+			if (strncmp(k, "path", 4) != 0)
+				continue;
+			k += 4 + strspn(k + 4, " \t");
+			if (*k != '=')
+				continue;
+			k++;
+			k += strspn(k, " \t");
+			k[strcspn(k, "\r\n")] = '\0';
+			size_t kl = strlen(k);
+			while (kl && (k[kl - 1] == ' ' || k[kl - 1] == '\t'))
+				k[--kl] = '\0';
+			if (!kl || k[0] == '/' || strstr(k, ".."))
+				continue;
+			_cleanup_free_ char *g = xasprintf("%s/%s/.git", w, k);
+			if (lstat(g, &st) < 0)
+				continue;
+			_cleanup_free_ char *pg = pretty(home, g);
+			enum check_expect e =
+			    guarded ? CHECK_DENY : CHECK_ALLOW;
+			if (S_ISREG(st.st_mode)) {
+				_cleanup_free_ char *what = xasprintf(
+				    "open %s, a submodule's gitfile, for "
+				    "writing",
+				    pg);
+				add(l, "runs outside", e, what, "openw\t%s", g);
+				n++;
+			} else if (S_ISDIR(st.st_mode)) {
+				_cleanup_free_ char *c = xasprintf(
+				    "%s/lnk-check-%s-s%d", g, b->tag, n);
+				_cleanup_free_ char *where =
+				    xasprintf("a submodule's git directory");
+				add_create(l, b, p, home, "runs outside", where,
+					   c, guarded);
+				n++;
+			}
+		}
+		if (f)
+			fclose(f);
+	}
+}
+
 static void plan_process(const struct policy *p, const struct bait *b,
 			 struct check_list *l)
 {
@@ -1059,6 +1121,7 @@ void check_plan(const struct policy *p, struct bait *b, const char *home,
 	plan_dot_files(p, b, home, out);
 	plan_runs_outside(p, b, home, out);
 	plan_chains(p, b, home, out);
+	plan_submodules(p, b, home, out);
 	plan_hide_holders(b, home, out);
 	plan_kernel(out);
 	plan_process(p, b, out);

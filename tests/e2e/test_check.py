@@ -446,3 +446,30 @@ def test_low_port_bind_in_every_address_form(lnk, home, work, grant):
     assert any("28-byte" in t["try"] for t in binds), binds
     assert any("IPv4" in t["try"] for t in binds), binds
     assert all(t["result"] == "blocked" for t in binds), binds
+
+
+@pytest.mark.parametrize("lifted", [False, True])
+def test_submodule_tries(lnk, home, work, lifted):
+    """Each submodule .gitmodules names is protected like the top .git:
+    its gitfile cannot be opened for writing, nothing can be created in
+    its git directory; --write-dot-files lifts both."""
+    (work / ".git").mkdir()
+    (work / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (work / ".git" / "modules" / "a").mkdir(parents=True)
+    (work / "a").mkdir()
+    (work / "a" / ".git").write_text("gitdir: ../.git/modules/a\n")
+    (work / "b" / ".git").mkdir(parents=True)
+    (work / ".gitmodules").write_text(
+        '[submodule "a"]\n\tpath = a\n[submodule "b"]\n\tpath = b\n'
+        '[submodule "c"]\n\tpath = ../outside\n')
+    extra = ["--write-dot-files", work] if lifted else []
+    doc = check_json(lnk, "--write", work, *extra)
+    sub = [t for t in tries(doc, "runs outside") if "submodule" in t["try"]]
+    assert any("a/.git, a submodule's gitfile" in t["try"] for t in sub), sub
+    assert any("b/.git/lnk-check-" in t["try"] for t in sub), sub
+    assert len(sub) == 2, sub
+    want = "allowed" if lifted else "blocked"
+    assert all(t["result"] == want for t in sub), sub
+    assert (work / "a" / ".git").read_text() == "gitdir: ../.git/modules/a\n"
+    assert list((work / "b" / ".git").iterdir()) == []
+    assert bait_left(home, work) == []
