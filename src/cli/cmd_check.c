@@ -257,7 +257,8 @@ int cmd_check(int argc, char **argv)
 {
 	struct grants g;
 	struct policy pol;
-	bool pol_init = false, json = false;
+	struct policy run_pol; /* pol and the folders check hides */
+	bool pol_init = false, run_pol_init = false, json = false;
 	struct lnk_err err = {0};
 	int r, ret = LNK_EXIT_FAIL;
 	_cleanup_free_ char *home = NULL, *cwd = NULL;
@@ -360,14 +361,17 @@ int cmd_check(int argc, char **argv)
 		goto out;
 	}
 	/* The folders check hides in its own bait (as --hide would): one
-	 * inside each write folder that holds a hidden folder. */
+	 * inside each write folder that holds a hidden folder. The sandbox
+	 * and the tries have them; what check says of your grants does not. */
+	policy_copy(&run_pol, &pol);
+	run_pol_init = true;
 	for (size_t i = 0; i < b.hide_added.n; i++)
-		policy_push(&pol.k[K_FILES_HIDE], b.hide_added.v[i],
+		policy_push(&run_pol.k[K_FILES_HIDE], b.hide_added.v[i],
 			    (struct toml_pos){0});
 	struct check_limits lim;
 	limits_seen(home, &lim);
 	struct check_list tries;
-	check_plan(&pol, &b, home, &lim, &tries);
+	check_plan(&run_pol, &b, home, &lim, &tries);
 	free((char *)lim.line);
 
 	struct watch w = {.child = -1};
@@ -375,7 +379,7 @@ int cmd_check(int argc, char **argv)
 	struct check_run cr = {
 	    .req =
 		{
-		    .pol = &pol,
+		    .pol = &run_pol,
 		    .home = home,
 		    .cwd = cwd,
 		    .name = name,
@@ -463,5 +467,7 @@ out:
 	grants_free(&g);
 	if (pol_init)
 		policy_free(&pol);
+	if (run_pol_init)
+		policy_free(&run_pol);
 	return ret;
 }
