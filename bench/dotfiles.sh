@@ -1,8 +1,9 @@
 #!/bin/sh
-# The dot-file guard's cost on ordinary work (issue 4): the same workloads
-# in a write folder without and with the guard, side by side in one run,
-# median of RUNS each, and the ratio. Target: at most 1.5x. A benchmark: it
-# prints figures and never fails on a time.
+# The dot-file guard's cost on ordinary work (docs/kernel-facts.md,
+# notify-cost): the same workloads in a write folder without and with the
+# guard, side by side in one run, median of RUNS each, and the ratio.
+# Target: at most 1.5x. A benchmark: it prints figures and never fails on a
+# time.
 #
 #   bench/dotfiles.sh [BUILD_DIR]      (default: build)
 #   RUNS=5 FILES=10000 GITFILES=3000 VIA=harness bench/dotfiles.sh build-x
@@ -78,7 +79,7 @@ for i in range($FILES):
 		;;
 	git)
 		# the files exist first; git works below the top (repo/), as
-		# the product says a repository it makes there is its own
+		# lnk-sandbox(1) says a repository it makes there is its own
 		mkdir -p "$d/repo"
 		python3 -c "
 import os

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Start time of `lnk sandbox run` against bare bwrap with the same mounts
-# (issue 5: at most 2x). Prints figures side by side; never fails on a time.
+# (the aim: at most 2x). Prints figures side by side; never fails on a time.
 #
 #   bench/start.sh [LNK]        (default build/lnk; RUNS=N to change)
 #
@@ -153,7 +153,7 @@ if $CC -O2 -D_GNU_SOURCE -I "$ROOT/src" -I "$BUILD" -o "$T/start_plan" \
 			"bare bwrap, exactly the mounts of the next" "@$T/plan2" ';;' \
 			"lnk sandbox run --write . --internet-host '*' -- true" \
 			"$LNK" sandbox run --write . --internet-host '*' -- true
-		echo "  (issue 5's target: line 4 at most 2x line 3)"
+		echo "  (the aim: line 4 at most 2x line 3)"
 	fi
 else
 	echo "(cannot build bench/start_plan.c against $BUILD: no exact figures)"

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Figures for the wire (issue 5), side by side; never fails on a time.
+"""Figures for the wire, side by side; never fails on a time.
 
     bench/wire_bench.py [BUILD_DIR]     (default build)
 

@@ -1,4 +1,4 @@
-/* lnk sandbox check (product text, "Check the sandbox", "What it reports").
+/* lnk sandbox check (lnk-sandbox(1), COMMANDS, check).
  *
  * Three jobs, one file each:
  *   bait.c    plants bait outside the sandbox (secrets in files, an

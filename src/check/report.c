@@ -1,9 +1,9 @@
 /* The verdicts of lnk sandbox check, the table and the JSON (check.h).
  *
- * The product text's words, exactly: blocked (the sandbox stopped it),
- * allowed (a grant lets it through, as it should), failed (allowed but it
- * did not work here), missed (should have been allowed and was not), open
- * (a known gap), leaked (something nothing allows got through).
+ * The words of lnk-sandbox(1), COMMANDS, check, exactly: blocked (the sandbox
+ * stopped it), allowed (a grant lets it through, as it should), failed (allowed
+ * but it did not work here), missed (should have been allowed and was not),
+ * open (a known gap), leaked (something nothing allows got through).
  */
 #include <errno.h>
 #include <fcntl.h>

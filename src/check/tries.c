@@ -1,5 +1,5 @@
 /* The tries of lnk sandbox check: for each promise of the sandbox
- * (DESIGN.md, invariants 1-5 and the product's "Check the sandbox"), what
+ * (docs/design.md, invariants 1-5; lnk-sandbox(1), COMMANDS, check), what
  * the probe does inside and what the grants say should happen (check.h).
  */
 #include <arpa/inet.h>
@@ -270,7 +270,7 @@ static void plan_files(const struct policy *p, struct bait *b, const char *home,
 }
 
 /* The dot-file list at the top of each write folder: write, create,
- * rename (DESIGN.md invariant 2). */
+ * rename (docs/design.md, invariant 2). */
 static void plan_dot_files(const struct policy *p, struct bait *b,
 			   const char *home, struct check_list *l)
 {
@@ -724,7 +724,7 @@ static bool is_name(const char *h)
 	return h[0] != '*' && !strchr(h, ':');
 }
 
-/* Loopback in every spelling a filter could miss (DESIGN.md invariant 3:
+/* Loopback in every spelling a filter could miss (docs/design.md, invariant 3:
  * no 127.1, no decimal or hex forms, no IPv4-mapped IPv6). */
 static const char *const loop_http[] = {
     "127.0.0.1",
@@ -1088,7 +1088,7 @@ static void plan_network(const struct policy *p, const struct bait *b,
 	}
 
 	/* A cloud's metadata service, last: any call to it pauses the wire
-	 * (product text, "A wire that pauses itself"). */
+	 * (lnk-sandbox(1), COMMANDS, paused: tripwires). */
 	static const char *const meta[] = {
 	    "169.254.169.254:80",
 	    "[::ffff:169.254.169.254]:80",

@@ -1,6 +1,6 @@
 /* lnk sandbox check [grants | --spec FILE] [--json]
  *
- * Product text, "Check the sandbox" and "What it reports". Plants bait
+ * lnk-sandbox(1), COMMANDS, check. Plants bait
  * outside (src/check/bait.c), runs lnk-probe in the very sandbox `run`
  * builds from the same grants (launch/sandbox.h), judges each try
  * (src/check/report.c), and removes every bait, also when interrupted:
@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check/advice.h"
 #include "check/check.h"
 #include "cli/commands.h"
 #include "cli/grants.h"
@@ -454,8 +455,16 @@ out_bait:
 		struct buf o = {0};
 		if (json)
 			check_json(&tries, &o);
-		else
+		else {
 			check_table(&tries, home, &o);
+			/* Not leaks: risks of the grants themselves. */
+			struct strv adv = {0};
+			_cleanup_free_ char *hreal = realpath(home, NULL);
+			check_advice(&pol, hreal ? hreal : home, &adv);
+			for (size_t i = 0; i < adv.n; i++)
+				buf_printf(&o, "%s\n", adv.v[i]);
+			strv_free(&adv);
+		}
 		fputs(o.p, stdout);
 		buf_free(&o);
 		ret = check_count(&tries, CV_LEAKED) ? LNK_EXIT_LEAKED : 0;

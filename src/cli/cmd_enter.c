@@ -1,6 +1,6 @@
 /* lnk sandbox enter --spec FILE --folder DIR [--check] [-- COMMAND...]
  *
- * Product text, "Let someone SSH into a sandbox", "A session", "--check".
+ * lnk-sandbox(1), COMMANDS, enter.
  * What a key's forced command runs:
  *
  *   restrict,pty,command="lnk sandbox enter --spec /etc/lnk/users/alice/

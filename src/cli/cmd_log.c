@@ -1,5 +1,5 @@
-/* lnk sandbox log: every call on the wires of the sandboxes (product text,
- * "See every call on the wire"): when (UTC), which sandbox, the verb, where
+/* lnk sandbox log: every call on the wires of the sandboxes (lnk-sandbox(1),
+ * COMMANDS, log): when (UTC), which sandbox, the verb, where
  * to, and what happened; and the files that run outside the guard refused
  * to create (verb file, target FOLDER/NAME). The log never holds a request's
  * path, header or body, so this prints none.
@@ -14,6 +14,7 @@
 #include "common/buf.h"
 #include "common/esc.h"
 #include "common/util.h"
+#include "launch/grantcheck.h"
 #include "store/db.h"
 #include "store/paths.h"
 
@@ -143,6 +144,12 @@ int cmd_log(int argc, char **argv)
 			q.sandbox = v;
 		}
 	}
+
+	/* ~/.lnk is hidden inside: "no calls logged yet" would be false. */
+	if (grantcheck_inside_sandbox())
+		diex(LNK_EXIT_FAIL, "this is inside a lnk sandbox, which "
+				    "cannot read the log; run 'lnk sandbox "
+				    "log' outside it");
 
 	struct lnk_err err = {0};
 	_cleanup_free_ char *home = cli_home();

@@ -1,5 +1,5 @@
 /* lnk sandbox pause NAME: close the wire of one sandbox while its program
- * keeps running (product text, "Stop or pause a sandbox").
+ * keeps running (lnk-sandbox(1), COMMANDS, pause).
  *
  * Exit status: 0 paused (or already closed); 1 no sandbox of that name runs
  * here; 2 usage; 125 lnk could not (its wire does not answer, or refuses us

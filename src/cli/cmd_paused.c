@@ -1,5 +1,5 @@
 /* lnk sandbox paused: which wires are closed, and why: by hand, by stop, or
- * tripped (with the rule), and since when (product text, "Seeing it").
+ * tripped (with the rule), and since when (lnk-sandbox(1), COMMANDS, paused).
  *
  * The registry (store/state.h) says which sandboxes run; each wire is asked
  * its state over its control socket, so the answer is the wire's own. A

@@ -1,5 +1,5 @@
 /* lnk sandbox permissions: each section of a spec, its keys and their
- * flags, from the keys table (product text, "Every flag is a key"). */
+ * flags, from the keys table (lnk-sandbox(1), GRANTS). */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* lnk sandbox ready: whether the sandbox can run here, and what it needs.
  *
- * Product text, "Make the sandbox work on this machine". One line per check,
+ * lnk-sandbox(1), COMMANDS, ready. One line per check,
  * each from a real probe (host.c): a sysctl that says "allowed" proves
  * nothing, so user namespaces, bubblewrap, Landlock and seccomp user
  * notification are each tried. Exits 0 only when run will work.

@@ -1,6 +1,6 @@
 /* lnk sandbox run [grants] [--spec F] [--yes] -- PROGRAM ARGS...
  *
- * Product text, "Run a program". The whole launch is planned first (policy,
+ * lnk-sandbox(1), COMMANDS, run. The whole launch is planned first (policy,
  * program, mounts, init config, wire, dot-file guard); only then does
  * anything start: the wire process, the notify threads, bwrap.
  */
@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/grants.h"
 #include "common/util.h"
+#include "launch/grantcheck.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
 #include "policy/trust.h"
@@ -30,7 +31,8 @@ static void usage(FILE *f)
 	    "libraries and nothing else unless a grant opens it; it has no\n"
 	    "network; its environment is cleared (PATH, HOME, USER, LOGNAME,\n"
 	    "SHELL, TERM, LANG or LC_ALL, the proxy variables and the names\n"
-	    "given with --env pass). Arguments after -- reach it unchanged.\n"
+	    "given with --env pass; LNK_SANDBOX and the host name are the\n"
+	    "sandbox's name). Arguments after -- reach it unchanged.\n"
 	    "run exits with the program's status (128+N when signal N ended\n"
 	    "it; 125 when lnk failed, 126 when it cannot run, 127 when it is\n"
 	    "not found).\n"
@@ -103,6 +105,13 @@ int cmd_run(int argc, char **argv)
 		return LNK_EXIT_USAGE;
 	}
 
+	if (grantcheck_inside_sandbox()) {
+		warnx_("this is already inside a lnk sandbox, and a sandbox "
+		       "cannot start inside another; run lnk outside it");
+		state_free(&s);
+		return LNK_EXIT_FAIL;
+	}
+
 	_cleanup_free_ char *home = NULL;
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
 	if (!cwd) {
@@ -127,6 +136,11 @@ int cmd_run(int argc, char **argv)
 		state_free(&s);
 		return r;
 	}
+	/* Before asking: a grant bwrap would refuse is refused here, in the
+	 * user's words, not as bwrap's message and the program's status. */
+	if ((r = grantcheck(&s.pol, &err)) < 0)
+		return fail(&s, r == -EINVAL ? LNK_EXIT_USAGE : LNK_EXIT_FAIL,
+			    &err);
 	if ((r = trust_check(&s.pol, home, s.g.yes, &err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, &err);
 

@@ -1,6 +1,6 @@
 /* lnk sandbox stop [--off]: close every wire here and stop every sandboxed
  * program, however it behaves; the stop persists for sandboxes started
- * later until --off (product text, "Stop or pause a sandbox").
+ * later until --off (lnk-sandbox(1), COMMANDS, stop).
  *
  * Order, and why:
  *   1. record the stop first, so a sandbox starting meanwhile either is in

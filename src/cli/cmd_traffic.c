@@ -1,6 +1,6 @@
 /* lnk sandbox traffic: what each running sandbox's wire has carried since
- * it started, up from the sandbox and down to it (product text, "See what
- * each sandbox sent"). Each wire refreshes its counters in lnk.db every
+ * it started, up from the sandbox and down to it (lnk-sandbox(1),
+ * COMMANDS, traffic). Each wire refreshes its counters in lnk.db every
  * tick; a wire that ended, or whose process is gone, is not running.
  *
  * Exit status: 0; 2 usage; 125 the database cannot be read. */

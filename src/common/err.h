@@ -2,7 +2,8 @@
  *
  * Core functions return 0 or a negative errno and fill a struct lnk_err with
  * a message a person can act on (what went wrong, where, what to do). Only
- * top-level command code prints and exits (DESIGN.md, Conventions).
+ * top-level command code prints and exits (docs/design.md,
+ * "Conventions the security core keeps").
  */
 #pragma once
 

@@ -4,12 +4,12 @@
 #include "common/err.h"
 #include "init/initcfg.h"
 
-/* Closes every descriptor above 2 (DESIGN.md invariant 4: nothing the init
- * held, such as the config memfd, the wire or supervisor sockets, reaches
- * the program), changes to c->cwd and executes c->argv with exactly
- * c->env. Returns only on failure: -errno with err filled, where
- * -ENOENT from execve means "not found" (exit 127), any other execve error
- * "cannot execute" (126); *stage tells which step failed. */
+/* Closes every descriptor above 2 (docs/design.md, invariant 4: nothing the
+ * init held, such as the config memfd, the wire or supervisor sockets, reaches
+ * the program), changes to c->cwd and executes c->argv with exactly c->env.
+ * Returns only on failure: -errno with err filled, where -ENOENT from execve
+ * means "not found" (exit 127), any other execve error "cannot execute" (126);
+ * *stage tells which step failed. */
 enum init_exec_stage {
 	INIT_EXEC_FDS,
 	INIT_EXEC_CWD,

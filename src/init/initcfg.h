@@ -1,10 +1,11 @@
 /* The init's configuration: everything lnk-init needs to know, built by lnk
  * outside the sandbox and read by lnk-init inside from an inherited memfd.
  *
- * Config crosses into the sandbox only on file descriptors, never in a file
- * the sandbox can write (DESIGN.md). The memfd is sealed before bwrap starts,
- * so nothing can change it between planning and use. The decoder treats the
- * bytes as hostile anyway (fuzzed): every length is bounded and checked.
+ * Config crosses into the sandbox only on file descriptors, never in a file the
+ * sandbox can write (docs/design.md, "Trust boundaries"). The memfd is sealed
+ * before bwrap starts, so nothing can change it between planning and use. The
+ * decoder treats the bytes as hostile anyway (fuzzed): every length is bounded
+ * and checked.
  */
 #pragma once
 
@@ -36,7 +37,8 @@ struct init_config {
 			       * interpreters); ignored when exec_any */
 	bool exec_any;	      /* every readable system program may run */
 	/* Landlock is required unless this is set: a zeroed config fails
-	 * closed (DESIGN.md: if any requested restriction fails, do not exec).
+	 * closed (docs/design.md, "Fail closed": a layer that cannot be
+	 * applied stops the launch).
 	 * Set it only where `lnk sandbox ready` reported Landlock missing and
 	 * the user accepted running on the mounts alone. */
 	bool landlock_optional;

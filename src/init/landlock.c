@@ -6,11 +6,12 @@
  * refused by the other. It also carries the one thing mounts cannot say:
  * which files may be executed ([commands] allow). That list is a guard
  * against launching the wrong program, not containment: `ld.so FILE`, a
- * memfd and any allowed interpreter get past it (DESIGN.md invariant 2;
- * notes/seccomp-notify-and-landlock.md, spike 2).
+ * memfd and any allowed interpreter get past it (docs/design.md, invariant 2;
+ * docs/kernel-facts.md, landlock-exec-bypasses).
  *
  * Creations done by the dot-file supervisor happen outside this domain and
- * bypass it: write confinement stays mount-based (notes, pitfall 11).
+ * bypass it: write confinement stays mount-based (docs/kernel-facts.md,
+ * notify-bypasses-landlock).
  *
  * ABI: every filesystem right the kernel knows is handled (so nothing the
  * kernel can refuse is left open by omission), falling through from the

@@ -5,17 +5,17 @@
  *
  * bwrap starts it in the sandbox's namespaces; it reads its whole
  * configuration from the sealed memfd N (made by lnk with initcfg_encode),
- * then, in this order (DESIGN.md, "Processes of one lnk sandbox run"):
+ * then, in this order (docs/design.md, "The processes of one run"):
  *
  *   1. the wire's listening sockets, made here in the sandbox's network
  *      namespace and handed out on wire_fd;
  *   2. PR_SET_NO_NEW_PRIVS;
  *   3. Landlock;
- *   4. seccomp, last (with the dot-file guard, its listener goes out on
- *      notify_fd);
+ *   4. seccomp, last (with the guard, whenever a folder is granted, its
+ *      listener goes out on notify_fd);
  *   5. close every descriptor above 2 but the lifeline (a pipe that hangs
- *      up when lnk dies: then the sandbox ends, reaper.c), then fork: the child (confined by
- *      1-4, inherited) enters a Landlock domain nested in this one, takes a
+ *      up when lnk dies: then the sandbox ends, reaper.c), then fork: the
+ *      child (confined by 1-4, inherited) enters a Landlock domain nested in this one, takes a
  *      process group of its own, chdirs and execs the program; this
  *      process stays as pid 1, reaps, forwards lnk's signals and exits
  *      with the program's status (reaper.c says why it is safe).
@@ -254,7 +254,7 @@ int main(int argc, char **argv)
 		fail_layer("the lifeline", &err);
 
 	/* lnk was told to stop while the sandbox was being made: the
-	 * program never starts, and lnk reports the signal as today. */
+	 * program never starts, and lnk reports the signal (128+N). */
 	if ((sig = reaper_stop_requested()) > 0)
 		return 128 + sig;
 	/* Checked again last: lnk may have died while init confined itself. */

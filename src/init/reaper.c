@@ -1,13 +1,13 @@
 /* lnk-init as the sandbox's pid 1 (see reaper.h).
  *
  * Why: without bwrap's --as-pid-1, the sandbox's pid 1 is bubblewrap's own
- * reaper, which runs with no seccomp filter and no Landlock domain. Once a
- * hole in the dot-file supervisor let the program write into its memory,
- * it ran code there unconfined (tests/e2e/test_attacks.py,
+ * reaper, which runs with no seccomp filter and no Landlock domain: a hole
+ * in the dot-file supervisor that let the program write into its memory
+ * would run code there unconfined (tests/e2e/test_attacks.py,
  * test_pid1_memory_*). Landlock's ptrace and signal scoping keep the
- * program away from it today; this is the second layer: no unconfined
+ * program away from pid 1; this is the second layer: no unconfined
  * process exists inside the sandbox at all. lnk-init is pid 1, applies
- * NO_NEW_PRIVS, Landlock and seccomp to itself exactly as before, and only
+ * NO_NEW_PRIVS, Landlock and seccomp to itself, and only
  * then forks the program, which inherits all three.
  *
  * What pid 1 does, and why it is safe next to a hostile program:
@@ -16,8 +16,10 @@
  *   before the fork (the config memfd, the wire and notify sockets, any
  *   bwrap left) but the lifeline: the read end of a pipe only lnk writes
  *   to (never does), whose hang-up tells pid 1 that lnk is gone, so that
- *   it kills everything and exits (DESIGN.md invariant 5; bwrap's
- *   --die-with-parent missed a lnk killed while bwrap made the sandbox). Its memory holds the init config, which is the program's
+ *   it kills everything and exits (docs/design.md, invariant 5; bwrap's
+ *   --die-with-parent misses a lnk killed while bwrap makes the sandbox:
+ *   docs/kernel-facts.md, die-with-parent-misses-setup). Its memory holds
+ *   the init config, which is the program's
  *   own argv, environment and grants, and it frees that too.
  * - The program cannot trace it or read its memory. pid 1 is non-dumpable
  *   (PR_SET_DUMPABLE 0): ptrace, /proc/1/mem, /proc/1/environ,
@@ -44,7 +46,7 @@
  * so job control in bash works and ^C, ^Z and SIGWINCH from the pty reach
  * it and not pid 1. pid 1 then leaves the terminal's session (setsid), so
  * no terminal signal ever reaches pid 1, and the program's group is
- * orphaned as it was under bwrap's reaper: a ^Z on a program without job
+ * orphaned: a ^Z on a program without job
  * control is discarded by the kernel instead of stopping it with nobody
  * left to continue it.
  *
@@ -59,8 +61,8 @@
  *
  * Exit: when the program exits, pid 1 exits at once with its status (128+N
  * for signal N; exec failures of the child keep their 126 and 127), and
- * the kernel kills everything else in the namespace (DESIGN.md invariant
- * 5: when the program exits, everything it started is gone).
+ * the kernel kills everything else in the namespace (docs/design.md,
+ * invariant 5: when the program exits, everything it started is gone).
  */
 #include "init/reaper.h"
 

@@ -7,7 +7,7 @@
  * than in every sandbox: the same bytes, without a libseccomp to load and a
  * compile to run on each start (about 0.5 ms together, measured).
  * tests/unit/test_seccomp_prebuilt.c proves the built-in filters identical
- * to what libseccomp exports now, for both dot_guard values.
+ * to what libseccomp exports at test time, for both dot_guard values.
  */
 #include <errno.h>
 #include <linux/audit.h>

@@ -7,7 +7,8 @@
  * surface a sandboxed program has no business touching, closes the calls
  * that would get around the other layers, and (with the dot-file guard)
  * hands creations to the supervisor outside, which performs them itself
- * (DESIGN.md invariant 2; notes/seccomp-notify-and-landlock.md, spike 1).
+ * (docs/design.md, invariant 2; docs/kernel-facts.md,
+ * notify-perform-not-continue).
  *
  * Only the native architecture may call anything: a 32-bit (int 0x80) or
  * x32 syscall has other numbers, which a filter written for the native ones

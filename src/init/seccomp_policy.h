@@ -38,8 +38,8 @@ extern const size_t seccomp_notified_count;
 /* The entry for a native syscall number, or NULL if it is not notified. */
 const struct seccomp_notified *seccomp_notified_lookup(int nr);
 
-/* The compiled filter (the main one, built with libseccomp now). dot_guard
- * adds the notify rules. *prog is malloc'd; 0 or -errno with err filled.
+/* The compiled filter (the main one, built with libseccomp at run time).
+ * dot_guard adds the notify rules. *prog is malloc'd; 0 or -errno with err filled.
  * In seccomp_policy.c: lnk and the build's generator (seccomp_gen.c) only;
  * lnk-init does not link libseccomp. */
 int seccomp_policy_export(enum seccomp_notify notify, struct sock_filter **prog,

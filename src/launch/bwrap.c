@@ -453,7 +453,7 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 
 	/* A copy is written where its path is, so under a grant that shows
 	 * the host (a --write of /etc) it would overwrite the host's file:
-	 * there, mount it as before. Elsewhere each copy takes the next
+	 * there, bind the host's file itself. Elsewhere each copy takes the next
 	 * descriptor slot. A system link (/etc/localtime) under such a grant
 	 * is already there, as the host has it: making it again fails
 	 * ("File exists"), so it is left out. */
@@ -501,11 +501,12 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	strv_push(o, "--cap-drop");
 	strv_push(o, "ALL");
 	/* No --die-with-parent: lnk-init's lifeline ends the sandbox when lnk
-	 * dies (invariant 5; launch/spawn.c). --die-with-parent killed bwrap
-	 * with a lnk SIGKILLed during bwrap's setup, before bwrap's go-ahead
-	 * to its child: that child then waited for it forever, in its own
-	 * namespaces, or (killed just after) ran the program bound to
-	 * nothing, as it binds itself only just before its exec. Without it,
+	 * dies (invariant 5; launch/spawn.c). --die-with-parent would kill
+	 * bwrap with a lnk SIGKILLed during bwrap's setup, before bwrap's
+	 * go-ahead to its child: that child then waits for it forever, in its
+	 * own namespaces, or (killed just after) runs the program bound to
+	 * nothing, as it binds itself only just before its exec
+	 * (docs/kernel-facts.md, die-with-parent-misses-setup). Without it,
 	 * bwrap finishes the setup, lnk-init finds the lifeline hung up and
 	 * exits, and bwrap exits with it. */
 	/* lnk-init is the sandbox's pid 1, not bwrap's reaper: then no

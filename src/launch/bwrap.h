@@ -5,7 +5,7 @@
  * the bwrap options that make it and the Landlock lists that mirror it. It
  * touches nothing: no stat, no open, no environment. bubblewrap is the only
  * namespace code we run; we build its arguments and never mount anything
- * ourselves (DESIGN.md, "Processes of one lnk sandbox run").
+ * ourselves (docs/design.md, "The processes of one run").
  */
 #pragma once
 

@@ -5,7 +5,7 @@
  * the same inode). The kernel also opens, with execute rights, the ELF
  * interpreter of a dynamic program and the interpreter of a script, so
  * those are added too; without the loader, every dynamic program would be
- * refused (measured, notes spike 2).
+ * refused (docs/kernel-facts.md, landlock-exec-needs-interpreter).
  *
  * Files read here are hostile input (a script or a binary in a project
  * folder): every offset and length read from them is bounded and checked.
@@ -363,6 +363,60 @@ static int script_allowed(const char *prog, const char *program,
 	return interp_allowed(program, x, xp, path_env, allowed, err);
 }
 
+/* An entry written with a trailing slash is a folder: the programs under
+ * it may run. Landlock grants EXECUTE beneath a folder with one rule, so
+ * the folder itself goes to exec_files. An entry without the slash that
+ * names a folder is refused: it would allow nothing, silently. */
+static bool is_folder_entry(const char *a)
+{
+	size_t n = strlen(a);
+
+	return n > 1 && a[n - 1] == '/';
+}
+
+static int add_folder(const char *a, struct strv *folders, struct lnk_err *err)
+{
+	_cleanup_free_ char *real = realpath(a, NULL);
+	struct stat st;
+
+	if (!real || stat(real, &st) < 0)
+		return err_set(err, -ENOTDIR,
+			       "--command '%s': no such folder; give a folder "
+			       "that exists",
+			       a);
+	if (!S_ISDIR(st.st_mode))
+		return err_set(err, -ENOTDIR,
+			       "--command '%s': not a folder; drop the "
+			       "trailing slash to allow this one program",
+			       a);
+	add_unique(folders, real);
+	return 0;
+}
+
+static int refuse_bare_folder(const char *a, struct lnk_err *err)
+{
+	struct stat st;
+
+	if (strchr(a, '/') && stat(a, &st) == 0 && S_ISDIR(st.st_mode))
+		return err_set(err, -EISDIR,
+			       "--command '%s' is a folder: write '%s/' (with "
+			       "the trailing slash) to allow the programs "
+			       "under it",
+			       a, a);
+	return 0;
+}
+
+static bool under_folder(const struct strv *folders, const char *real)
+{
+	for (size_t i = 0; i < folders->n; i++) {
+		size_t n = strlen(folders->v[i]);
+		if (strncmp(real, folders->v[i], n) == 0 &&
+		    (real[n] == '/' || (n == 1 && real[0] == '/')))
+			return true;
+	}
+	return false;
+}
+
 int commands_resolve(const struct strv *allow, bool any, const char *path_env,
 		     const char *program, struct strv *exec_files,
 		     char **program_path, struct lnk_err *err)
@@ -387,7 +441,15 @@ int commands_resolve(const struct strv *allow, bool any, const char *path_env,
 		return 0;
 	}
 
+	struct strv folders = {0};
 	for (size_t i = 0; allow && i < allow->n; i++) {
+		if (is_folder_entry(allow->v[i])) {
+			if ((r = add_folder(allow->v[i], &folders, err)) < 0)
+				goto out;
+			continue;
+		}
+		if ((r = refuse_bare_folder(allow->v[i], err)) < 0)
+			goto out;
 		_cleanup_free_ char *p = resolve_name(allow->v[i], path_env);
 		if (p)
 			chain(p, path_env, 0, &allowed, NULL);
@@ -398,6 +460,10 @@ int commands_resolve(const struct strv *allow, bool any, const char *path_env,
 		r = err_set(err, -ENOENT, "'%s' not found", prog_s);
 		goto out;
 	}
+	/* A program under an allowed folder is allowed as if listed: its
+	 * loader and interpreters with it. */
+	if (under_folder(&folders, preal))
+		chain(prog, path_env, 0, &allowed, NULL);
 	if (!strv_contains(&allowed, preal)) {
 		/* A script not in the list runs when its interpreters do:
 		 * running it is running them (`python3 x.py` is allowed
@@ -408,10 +474,13 @@ int commands_resolve(const struct strv *allow, bool any, const char *path_env,
 			goto out;
 		add_unique(&allowed, preal);
 	}
+	for (size_t i = 0; i < folders.n; i++)
+		add_unique(exec_files, folders.v[i]);
 	for (size_t i = 0; i < allowed.n; i++)
 		add_unique(exec_files, allowed.v[i]);
 	*program_path = steal_pointer(&prog);
 out:
+	strv_free(&folders);
 	strv_free(&allowed);
 	return r;
 }

@@ -3,7 +3,8 @@
  *
  * Runs OUTSIDE the sandbox, at plan time. The list is a guard against
  * launching the wrong program, not containment: `ld.so FILE`, memfd
- * execution and any allowed interpreter get past it (DESIGN.md invariant 2).
+ * execution and any allowed interpreter get past it (docs/kernel-facts.md,
+ * landlock-exec-bypasses).
  */
 #pragma once
 

@@ -1,5 +1,5 @@
-/* The whole launch, planned before anything forks (DESIGN.md, "Plan
- * everything before acting"): the bwrap options, the init config, the
+/* The whole launch, planned before anything forks (docs/design.md,
+ * "One model"): the bwrap options, the init config, the
  * generated /etc/passwd and /etc/group, and the descriptor layout.
  *
  * Descriptors reach bwrap in fixed slots, so the plan can name them before

@@ -1,7 +1,7 @@
 /* One sandbox, from a resolved policy to the program's exit (sandbox.h).
  *
- * Moved here from cmd_run.c unchanged in behaviour, so that check and
- * enter start the very sandbox run starts: a check that built its own
+ * Shared by run, check and enter, so that check and enter start the very
+ * sandbox run starts: a check that built its own
  * would prove nothing about run.
  */
 #include <errno.h>
@@ -19,11 +19,13 @@
 #include "init/initcfg.h"
 #include "launch/env.h"
 #include "launch/devnodes.h"
+#include "launch/grantcheck.h"
 #include "launch/host.h"
 #include "launch/limits.h"
 #include "launch/plan.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
+#include "launch/stopnote.h"
 #include "notify/notify.h"
 #include "store/db.h"
 #include "store/hidden.h"
@@ -190,7 +192,7 @@ static void log_refusal(void *ctx, const struct notify_guard *g,
 /* Whether the spec itself lets no program run: its [commands] has no allow
  * (or an empty one) and no --command beside it. Then any program is
  * refused, and saying which spec and which key beats "'true' is not
- * allowed" (issue 2: a spec with no sections runs no program, and says so
+ * allowed" (a spec with no sections runs no program, and says so
  * clearly when asked to run one). */
 static bool spec_runs_nothing(const struct policy *p)
 {
@@ -226,12 +228,112 @@ static int refuse_no_commands(const struct policy *p, const char *program,
 		       spec, base, base);
 }
 
+/* A sandbox of that name that runs here already, caught before anything
+ * starts, so that a spec's name can give way to the next free one. The
+ * check is best effort: registry_enter has the last word. */
+static int check_name_free(const char *home, const char *name,
+			   struct lnk_err *err)
+{
+	_cleanup_free_ char *db = paths_db(home);
+	struct state *st;
+	struct state_entry e;
+	struct lnk_err ignored = {0};
+
+	if (access(db, F_OK) < 0)
+		return 0; /* nothing ever ran here: no open, no file made */
+	if (state_open(home, &st, &ignored) < 0)
+		return 0;
+	int r = state_find(st, name, &e, &ignored);
+	state_close(st);
+	/* an entry a killed lnk left is stale: the name is free */
+	if (r == 0 &&
+	    (e.supervisor.pid <= 0 || state_proc_alive(&e.supervisor)))
+		return err_set(err, -EEXIST,
+			       "a sandbox named '%s' is already running here; "
+			       "choose another --name",
+			       name);
+	return 0;
+}
+
+/* The program starts in the current folder only when the sandbox shows
+ * it; otherwise in the first --write folder or the empty home, and a
+ * command meant for one folder would act on another. Said every time, on
+ * stderr; a relative program path would name a different file there (or
+ * none), so it is refused. */
+static int say_where(const struct sandbox_req *req, const char *chdir_to,
+		     struct lnk_err *err)
+{
+	const char *prog = req->argv[0];
+
+	if (strcmp(chdir_to, req->cwd) == 0)
+		return 0;
+	if (prog[0] != '/' && strchr(prog, '/'))
+		return err_set(err, -EINVAL,
+			       "'%s' is relative to the current folder, which "
+			       "no grant shows inside; grant it (--read . or "
+			       "--write .) or give the program's absolute path",
+			       prog);
+	warnx_("the current folder is not granted: the program starts in "
+	       "'%s' (grant it with --read . or --write .)",
+	       chdir_to);
+	return 0;
+}
+
+/* Grants that are accepted (a spec written today stays valid) but that
+ * nothing serves yet: said at start, so nobody waits for them. */
+static void say_unserved(const struct policy *p)
+{
+	if (policy_list(p, K_TOOLS_ALLOW)->n) {
+		_cleanup_free_ char *o = policy_origin(p, K_TOOLS_ALLOW, 0);
+		warnx_("%s: tools are not served yet, so the program reaches "
+		       "no tool",
+		       o);
+	}
+	if (policy_list(p, K_BROWSER_OPEN)->n) {
+		_cleanup_free_ char *o = policy_origin(p, K_BROWSER_OPEN, 0);
+		warnx_("%s: opening pages in the browser is not served yet, "
+		       "so the program opens no page",
+		       o);
+	}
+}
+
+/* A spec's fixed name would keep two commands of one spec (npm run dev and
+ * npm test) from running at once: while it is taken, a run of the spec
+ * takes the next free one, "app-2", and says so. A name given with
+ * --name is the person's choice and is refused instead. */
+static int pick_free_name(const struct policy *pol, const char *home,
+			  char **name, struct lnk_err *err)
+{
+	int r = check_name_free(home, *name, err);
+	const struct key_value *kv = &pol->k[K_NAME];
+
+	if (r != -EEXIST || kv->from_flag || !pol->spec_path)
+		return r;
+	for (int i = 2; i < 100; i++) {
+		_cleanup_free_ char *next = xasprintf("%s-%d", *name, i);
+		if (strlen(next) > 64)
+			break; /* no longer a valid name: refuse as taken */
+		struct lnk_err ignored = {0};
+		if (check_name_free(home, next, &ignored) == 0) {
+			warnx_("a sandbox named '%s' is already running; this "
+			       "one is '%s'",
+			       *name, next);
+			free(*name);
+			*name = steal_pointer(&next);
+			return 0;
+		}
+	}
+	return r;
+}
+
 static int exit_for(int r)
 {
 	if (r == -ENOENT)
 		return LNK_EXIT_NOT_FOUND;
 	if (r == -EACCES)
 		return LNK_EXIT_CANNOT_EXEC;
+	if (r == -EISDIR || r == -ENOTDIR)
+		return LNK_EXIT_USAGE; /* a --command folder, misspelt */
 	return LNK_EXIT_FAIL;
 }
 
@@ -335,6 +437,16 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		pol = &s.probe_pol;
 	}
 
+	if (grantcheck_inside_sandbox()) {
+		r = err_set(err, -EPERM,
+			    "this is already inside a lnk sandbox, and a "
+			    "sandbox cannot start inside another; run lnk "
+			    "outside it");
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+	}
+	if ((r = grantcheck(pol, err)) < 0)
+		return fail(&s, r == -EINVAL ? LNK_EXIT_USAGE : LNK_EXIT_FAIL,
+			    r, status);
 	/* The folders every sandbox hides must be the ones lnk saw before:
 	 * one moved or swapped would be shown where it is now. */
 	if ((r = hidden_check(req->home, err)) < 0)
@@ -350,6 +462,9 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 
 	s.name =
 	    req->name ? xstrdup(req->name) : xasprintf("run-%d", (int)getpid());
+	/* run-<pid> is ours alone: only a name given can be taken. */
+	if (req->name && (r = pick_free_name(pol, req->home, &s.name, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
 	const char *name = s.name;
 	bool wire = needs_wire(pol);
 	if ((r = registry_enter(req->home, name, wire, err)) < 0)
@@ -362,6 +477,11 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		wire_plan_env(&s.wp, &s.extra_env);
 		wire_plan_listeners(&s.wp, &s.listeners, &s.nlisteners);
 	}
+
+	/* Prompts and scripts can tell they run in a sandbox, and which:
+	 * the name is checked (letters, digits, '.', '_', '-'; at most 64,
+	 * which is also the kernel's limit for a host name). */
+	strv_pushf(&s.extra_env, "LNK_SANDBOX=%s", name);
 
 	/* What runs outside later: read-only binds and guarded names. */
 	struct strv hidden = {0};
@@ -432,6 +552,19 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		r = refuse_no_commands(pol, req->argv[0], err);
 	if (r < 0)
 		return fail(&s, exit_for(r), r, status);
+	/* bwrap's --unshare-all gives the sandbox its own UTS namespace. */
+	strv_push(&s.plan.bw.opts, "--hostname");
+	strv_push(&s.plan.bw.opts, name);
+	if (!req->probe && (r = say_where(req, s.plan.bw.chdir, err)) < 0)
+		return fail(&s, LNK_EXIT_USAGE, r, status);
+	int64_t stop_since = 0, started_ms = state_now_ms();
+	if (!req->probe) {
+		say_unserved(pol);
+		if (stopnote_in_force(req->home, &stop_since))
+			warnx_("a stop is in force ('lnk sandbox stop'): this "
+			       "sandbox's network stays closed until 'lnk "
+			       "sandbox stop --off'");
+	}
 	if (req->probe)
 		plan_probe(&s, req->probe);
 #ifdef LNK_TEST_HOOKS
@@ -439,7 +572,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 #endif
 
 	if ((r = initcfg_encode(&s.plan.init, &s.cfg)) < 0) {
-		err_set(err, r, "cannot encode the init config: %s",
+		err_set(err, r, "cannot prepare the sandbox's settings: %s",
 			strerror(-r));
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
@@ -472,7 +605,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	if (guard) {
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 			       s.notify_pair) < 0) {
-			r = err_set(err, -errno, "cannot connect the guard: %s",
+			r = err_set(err, -errno,
+				    "cannot start the dot-file protection: %s",
 				    strerror(errno));
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 		}
@@ -540,6 +674,22 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 				    s.plan.bwrap);
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
+	/* Ended by a signal while a stop began: say who ended it, or the
+	 * user sees a program gone without a word. */
+	if (!req->probe && res.status > 128 &&
+	    stopnote_in_force(req->home, &stop_since) &&
+	    stop_since >= started_ms)
+		warnx_("stopped by 'lnk sandbox stop'");
+	/* 126 is what shells (and npm, make, env) exit with when a program
+	 * cannot run; under [commands] that is most often Landlock refusing
+	 * one. lnk cannot see which without watching every execve, so it
+	 * says where to look rather than naming one. */
+	if (!req->probe && res.status == LNK_EXIT_CANNOT_EXEC &&
+	    !policy_any_command(pol))
+		warnx_("the program exited with 126 (a program could not "
+		       "run): if its message above says 'Permission denied' "
+		       "for a program, [commands] does not allow it; add "
+		       "--command NAME, or its folder with a trailing slash");
 	*status = res.status;
 	state_free(&s);
 	return 0;

@@ -3,9 +3,9 @@
  * every command that starts a sandbox (run, check, enter), so that check
  * tests exactly what run builds and enter runs exactly what run runs.
  *
- * Plan everything before acting (DESIGN.md): the wire plan, the dot-file
- * guard and the launch plan are all built before the wire process, the
- * guard's threads or bwrap start.
+ * Plan everything before acting (docs/design.md, "One model"): the wire plan,
+ * the dot-file guard and the launch plan are all built before the wire process,
+ * the guard's threads or bwrap start.
  */
 #pragma once
 

@@ -361,7 +361,7 @@ static void forward(struct loop *l, int sig)
 	 * and its go-ahead to the child, it leaves that child waiting
 	 * forever (lnk-init never runs, so its lifeline cannot end it).
 	 * lnk-init, given the signal, stops before the program starts
-	 * (128+N, as before). */
+	 * (128+N). */
 	if (!l->held)
 		l->held = sig;
 }

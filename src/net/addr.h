@@ -1,4 +1,4 @@
-/* Address classes and strict IP literals (DESIGN.md, invariant 3).
+/* Address classes and strict IP literals (docs/design.md, invariant 3).
  *
  * The wire decides what a call may reach by the address it connects to, not
  * by the name it was asked for: a name can resolve anywhere (DNS rebinding),

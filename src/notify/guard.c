@@ -334,10 +334,12 @@ int notify_plan_add(struct notify_plan *np, const char *dir,
 			       "write folder '%s' is not an absolute path",
 			       dir);
 	if (stat(dir, &st) < 0)
-		return err_set(err, -errno, "cannot guard '%s': %s", dir,
+		return err_set(err, -errno,
+			       "cannot protect the dot files of '%s': %s", dir,
 			       strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return err_set(err, -ENOTDIR, "cannot guard '%s': not a folder",
+		return err_set(err, -ENOTDIR,
+			       "cannot protect the files of '%s': not a folder",
 			       dir);
 	const char *fold = NULL;
 	if (nt_dir_folds(dir, &fold) > 0)

@@ -1,5 +1,5 @@
-/* notify-harness: a test bed for the dot-file guard, until `lnk sandbox run`
- * and lnk-init carry it. It does what lnk will: plan the guard, ro-bind the
+/* notify-harness: a test bed for the dot-file guard outside `lnk sandbox
+ * run`. It does what lnk does: plan the guard, ro-bind the
  * existing dot files, start bwrap, and inside it install a notify filter
  * equivalent to lnk-init's and hand the listener back over a socketpair.
  *

@@ -11,7 +11,8 @@
 /* Where a path a sandboxed task passed starts, after rewriting the magic
  * links the supervisor cannot follow for it: /proc/self inside the sandbox
  * names the sandboxed task, but for the supervisor (in another pid
- * namespace) it names nothing, or the wrong process (pitfall 7). */
+ * namespace) it names nothing, or the wrong process (docs/kernel-facts.md,
+ * magic-links). */
 enum nt_base {
 	NT_BASE_DIRFD, /* relative: the syscall's dirfd (or its cwd) */
 	NT_BASE_ROOT,  /* absolute: the task's root */

@@ -1,6 +1,6 @@
 /* The dot-file guard: at the top of each --write folder, the dot files that
  * run outside the sandbox (src/policy/dotfiles.c) are read only and can never
- * be created (DESIGN.md, invariant 2).
+ * be created (docs/design.md, invariant 2).
  *
  * Two halves:
  *  - existing names are made read only by the mounts: the bwrap argv
@@ -13,7 +13,8 @@
  *    result (SECCOMP_IOCTL_NOTIF_ADDFD for opens). It never lets the kernel
  *    "continue" a call whose decision depends on a path: another thread of
  *    the program could swap the path between check and use
- *    (notes/seccomp-notify-and-landlock.md measured that escape in 1 s).
+ *    (docs/kernel-facts.md, notify-perform-not-continue: that escape
+ *    takes about a second).
  *
  * Nothing is ever created on the host to achieve this: no placeholders.
  */

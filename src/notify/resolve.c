@@ -1,10 +1,10 @@
 /* Resolving a sandboxed task's path on descriptors, inside its own root.
  *
- * The supervisor runs outside the sandbox, so every lookup it makes for a
- * task must behave as the task's would: start at the task's cwd, dirfd or
- * root (through /proc/TID), stay inside the task's root, and never let the
- * kernel follow a symlink relative to the SUPERVISOR's root, or a write
- * lands on the host (notes, pitfall 8). openat2 does the walk:
+ * The supervisor runs outside the sandbox, so every lookup it makes for a task
+ * must behave as the task's would: start at the task's cwd, dirfd or root
+ * (through /proc/TID), stay inside the task's root, and never let the kernel
+ * follow a symlink relative to the SUPERVISOR's root, or a write lands on the
+ * host (docs/kernel-facts.md, no-follow-in-own-root). openat2 does the walk:
  *  - absolute paths: RESOLVE_IN_ROOT from the task's root (absolute
  *    symlinks met on the way are taken relative to it, ".." stops at it);
  *  - relative paths: RESOLVE_BENEATH from the base; it answers EXDEV when

@@ -16,12 +16,13 @@
  * The kernel never re-reads the task's memory, so a thread that swaps the
  * path after our read changes nothing: race-free by construction. We never
  * use SECCOMP_USER_NOTIF_FLAG_CONTINUE. Fail closed: any error before the
- * operation answers EPERM. Every notification is answered (pitfall 10).
+ * operation answers EPERM. Every notification is answered
+ * (docs/kernel-facts.md, answer-every-notification).
  *
- * The confused deputy. Whatever we open, we open for the program, but with
- * our credentials and outside its Landlock domain; found by the red team:
- * open("/proc/1/mem", O_RDWR|O_CREAT) handed the program bwrap's pid 1
- * (no seccomp, no Landlock) to write code into. Three layers keep us from
+ * The confused deputy. Whatever we open, we open for the program, but with our
+ * credentials and outside its Landlock domain: open("/proc/1/mem",
+ * O_RDWR|O_CREAT) would hand the program a pid 1 to write code into
+ * (tests/e2e/test_attacks.py, test_pid1_memory_*). Three layers keep us from
  * granting more than the program's own call would get:
  *  - split duty: what already exists (an O_CREAT open of an existing file,
  *    /dev/null, a reopened /dev/stdout) is opened by an EXECUTOR thread
@@ -57,15 +58,15 @@
  * (sockaddr.c); a pathname unix socket is connected only when a socket
  * of the sandbox's network namespace is bound to it (do_connect).
  *
- * Threads: a pool of worker/executor pairs (a FIFO open blocks its pair
- * until a peer opens it: pitfall 9; the pool grows when all are busy, up
- * to POOL_MAX). Blocking FIFO opens are capped at FIFO_MAX at a time;
- * beyond that the program gets EAGAIN, so a flood of them cannot starve
- * every other creation. Each worker unshares CLONE_FS, since umask and
- * fchdir are per process otherwise. Capabilities are dropped in the
- * receiver before any worker exists (workers inherit them): a root
- * supervisor would otherwise create files with DAC override where the
- * sandboxed root could not (pitfall 6).
+ * Threads: a pool of worker/executor pairs (a FIFO open blocks its pair until a
+ * peer opens it: docs/kernel-facts.md, fifo-needs-a-pool; the pool grows when
+ * all are busy, up to POOL_MAX). Blocking FIFO opens are capped at FIFO_MAX at
+ * a time; beyond that the program gets EAGAIN, so a flood of them cannot starve
+ * every other creation. Each worker unshares CLONE_FS, since umask and fchdir
+ * are per process otherwise. Capabilities are dropped in the receiver before
+ * any worker exists (workers inherit them): a root supervisor would otherwise
+ * create files with DAC override where the sandboxed root could not
+ * (docs/kernel-facts.md, root-guard-drops-capabilities).
  *
  * Known differences from the native calls (none of them creates more than
  * the native call could):
@@ -154,7 +155,8 @@
 #define POOL_START 4
 #define POOL_MAX 128 /* worker/executor pairs */
 /* Blocking FIFO opens at once: well under POOL_MAX, so that ordinary
- * creations always find a free pair (the red team's flood of 300). */
+ * creations always find a free pair (tests/e2e/test_attacks.py floods it
+ * with 300). */
 #define FIFO_MAX 48
 #define NT_SIG SIGURG /* ignored by default; interrupts a stuck worker */
 
@@ -932,10 +934,11 @@ static int reopen(int o, int flags)
 }
 
 /* A FIFO opened for reading, or for writing with no reader yet, blocks
- * until its peer comes (pitfall 9), holding this worker pair. At most
- * FIFO_MAX wait at once; beyond, EAGAIN: a flood of them (the red team's
- * 300) must not leave no pair for every other creation. A writer first
- * tries without blocking: with a reader there, it never waits. */
+ * until its peer comes (docs/kernel-facts.md, fifo-needs-a-pool), holding this
+ * worker pair. At most FIFO_MAX wait at once; beyond, EAGAIN: a flood of them
+ * (300 in tests/e2e/test_attacks.py) must not leave no pair for every other
+ * creation. A writer first tries without blocking: with a reader there, it
+ * never waits. */
 static int open_fifo(struct notify *n, int o, int flags)
 {
 	int acc = flags & O_ACCMODE, fd;
@@ -980,8 +983,8 @@ static int open_existing(struct notify *n, struct task *t, int o, int flags)
 	if (fstat(o, &st) < 0 || fstatfs(o, &sf) < 0)
 		return -EPERM;
 	/* /proc/1/mem, maps, environ, /sys/...: never (the confused
-	 * deputy the red team found). EACCES, as Landlock answers the
-	 * program's own open. */
+	 * deputy: tests/e2e/test_attacks.py, test_pid1_memory_*). EACCES, as
+	 * Landlock answers the program's own open. */
 	if (!nt_fs_ok((unsigned long)sf.f_type, true) || S_ISBLK(st.st_mode))
 		return -EACCES;
 	if (S_ISCHR(st.st_mode)) {
@@ -2190,7 +2193,8 @@ static void serve(struct notify *n, struct worker *w,
 		close(r);
 		if (fr >= 0)
 			goto done;
-		/* Answer anyway (pitfall 10): EMFILE in the task, or it was
+		/* Answer anyway (docs/kernel-facts.md,
+		 * answer-every-notification): EMFILE in the task, or it was
 		 * interrupted. The file exists now; natively EMFILE would come
 		 * first, a small difference kept because the alternative is
 		 * a task that hangs forever. */
@@ -2482,7 +2486,8 @@ static void *receiver_main(void *arg)
 	if (l >= 0) {
 		n->listener = l;
 		/* The woken task runs on our CPU: halves the cost of a
-		 * notification on this VM (notes, (e)); absent on old
+		 * notification on a 2-vCPU VM (docs/kernel-facts.md,
+		 * notify-cost); absent on old
 		 * kernels, which is fine. */
 		(void)ioctl(l, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 			    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
@@ -2543,7 +2548,8 @@ int notify_start(const struct notify_plan *np, int sock, struct notify **out,
 	if (n->stopfd < 0) {
 		r = -errno;
 		free(n);
-		return err_set(err, r, "cannot start the dot-file guard: %s",
+		return err_set(err, r,
+			       "cannot start the dot-file protection: %s",
 			       strerror(-r));
 	}
 	plan_copy(&n->plan, np);
@@ -2568,7 +2574,8 @@ int notify_start(const struct notify_plan *np, int sock, struct notify **out,
 		if (n->ll_ruleset >= 0)
 			close(n->ll_ruleset);
 		free(n);
-		return err_set(err, -r, "cannot start the dot-file guard: %s",
+		return err_set(err, -r,
+			       "cannot start the dot-file protection: %s",
 			       strerror(r));
 	}
 	n->receiver_started = true;

@@ -1,5 +1,5 @@
-/* The one list of names that run outside the sandbox (product text:
- * "Let it commit", "the full list"): most are dot files, some are not
+/* The one list of names that run outside the sandbox (lnk-sandbox(1),
+ * FILES THAT RUN OUTSIDE): most are dot files, some are not
  * (mise.toml, lefthook.yml). At the top of every --write folder these
  * names are read only and cannot be created, because what is written there
  * runs as the user, outside the sandbox, the next time they run git, cd into

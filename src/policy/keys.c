@@ -1,7 +1,7 @@
 /* THE table of keys, and the check of one entry of each key's type.
  *
  * Flags, specs, `lnk sandbox permissions`, `lnk sandbox spec` and --help
- * all read this table (DESIGN.md, "One model, three faces"). Every entry a
+ * all read this table (docs/design.md, "One model"). Every entry a
  * flag or a spec gives is checked here before anything else sees it: a spec
  * can come from anyone, so each check is strict and says what to write
  * instead.
@@ -478,9 +478,12 @@ int key_normalize(const struct key_def *d, const char *s, size_t len,
 			return BAD("%s: '*' stands alone, for every system "
 				   "program",
 				   q);
-		if (s[0] != '/' && s[0] != '~' && memchr(s, '/', len))
-			return BAD("%s: give a name found on PATH or an "
-				   "absolute path, not a relative one",
+		/* A relative folder (trailing slash) is the spec's, or the
+		 * working folder's for a flag; a relative program is not. */
+		if (s[0] != '/' && s[0] != '~' && memchr(s, '/', len) &&
+		    s[len - 1] != '/')
+			return BAD("%s: give a name found on PATH, an "
+				   "absolute path, or a folder ending in '/'",
 				   q);
 		if (s[0] == '~' && (len == 1 || s[1] != '/'))
 			return BAD("%s: only '~/' is expanded; give the "

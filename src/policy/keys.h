@@ -1,4 +1,4 @@
-/* THE table of keys (DESIGN.md, "One model, three faces").
+/* THE table of keys (docs/design.md, "One model").
  *
  * Every grant is a key of a spec and every flag is a key. Flag parsing, spec
  * parsing, `lnk sandbox permissions`, `lnk sandbox spec` and --help all read
@@ -69,8 +69,6 @@ const struct key_def *key_by_name(const char *section, const char *key);
 /* The sections in the order specs print them: files, internet, lan,
  * localhost, tools, browser, commands. NULL-terminated. */
 const char *const *keys_sections(void);
-
-/* Added by the policy engineer. */
 
 /* Checks one entry given for key d (a flag's argument, or one string of a
  * spec's array; len bytes, which may hold a NUL a TOML string smuggled in)

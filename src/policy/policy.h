@@ -4,7 +4,7 @@
  * that key of the file's, except --hide which adds). Everything downstream
  * (bwrap argv, init config, wire config, canonical TOML, trust digest) is a
  * pure function of a resolved policy, built and checked before anything
- * forks, mounts or writes (DESIGN.md, "Plan everything before acting").
+ * forks, mounts or writes (docs/design.md, "One model").
  */
 #pragma once
 
@@ -25,7 +25,7 @@ struct key_value {
 	char *str;	     /* KT_NAME */
 	int64_t num;	     /* KT_VERSION */
 	struct toml_pos pos; /* where the spec set it ({0,0} for flags) */
-	/* Added by the policy engineer: where each list entry came from,
+	/* Where each list entry came from,
 	 * parallel to list.v ({0,0} for a flag's entry). --hide adds to the
 	 * file's list, so one list can mix a spec's entries (relative to the
 	 * spec's folder) and flags' (relative to the working folder). */
@@ -81,8 +81,6 @@ static inline bool policy_has(const struct policy *p, enum key_id id)
 }
 /* True when commands allow "*" (every system program may run). */
 bool policy_any_command(const struct policy *p);
-
-/* Added by the policy engineer. */
 
 /* Appends one already-normalized entry to a list key, with where it came
  * from; drops duplicates. */

@@ -1,6 +1,6 @@
 /* Paths of a policy made absolute and real, and the grants that must never
- * be given refused (DESIGN.md, invariant 1; product text, "What it can't
- * open").
+ * be given refused (docs/design.md, invariant 1; lnk-sandbox(1),
+ * SPECS).
  *
  * Threat: a spec comes from anyone. A grant of /, /proc, /sys, /dev, /run or
  * $XDG_RUNTIME_DIR, or of a socket or device, would let the program reach
@@ -296,13 +296,21 @@ static int resolve_path(struct policy *p, enum key_id id, size_t i,
 	return 0;
 }
 
-static int resolve_command(struct policy *p, size_t i, const char *home,
-			   char **out)
+static int resolve_command(struct policy *p, size_t i, const char *cwd,
+			   const char *home, char **out)
 {
-	const char *c = p->k[K_COMMANDS_ALLOW].list.v[i];
-	(void)p;
+	const struct key_value *kv = &p->k[K_COMMANDS_ALLOW];
+	const char *c = kv->list.v[i];
 	if (c[0] == '~' && c[1] == '/')
 		*out = xasprintf("%s%s", home, c + 1);
+	else if (c[0] != '/' && strchr(c, '/'))
+		/* a folder of programs, relative to where it was written */
+		*out = xasprintf("%s/%s",
+				 kv->item_pos && kv->item_pos[i].line &&
+					 p->spec_dir
+				     ? p->spec_dir
+				     : cwd,
+				 c);
 	else
 		*out = xstrdup(c);
 	return 0;
@@ -330,7 +338,7 @@ int policy_resolve(struct policy *p, const char *cwd, const char *home,
 			int e = d->type == KT_PATHS
 				    ? resolve_path(p, (enum key_id)id, i, cwd,
 						   home, home_real, &r, err)
-				    : resolve_command(p, i, home, &r);
+				    : resolve_command(p, i, cwd, home, &r);
 			if (e < 0) {
 				policy_clear_key(&nk);
 				return e;
@@ -363,8 +371,8 @@ int policy_resolve(struct policy *p, const char *cwd, const char *home,
 	/* Defaults. Flags alone: a person typed them for this one run, and a
 	 * program without its tools is useless, so every system program may
 	 * run. A spec states what it runs: without [commands] it runs
-	 * nothing (the product: "a spec with no sections ... runs no
-	 * program"), and the run code says so. */
+	 * nothing (lnk-sandbox(1), SPECS: "a spec with no sections ...
+	 * runs no program"), and the run code says so. */
 	if (!p->spec_path && !p->spec_name && !p->k[K_COMMANDS_ALLOW].set)
 		policy_push(&p->k[K_COMMANDS_ALLOW], "*", (struct toml_pos){0});
 

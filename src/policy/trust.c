@@ -27,9 +27,14 @@ void trust_digest(const struct policy *p, char out[7 + 2 * SHA256_LEN + 1])
 	sha256_hex(text, strlen(text), out + 7);
 }
 
+/* Acceptances kept per spec file: one per set of flags beside it that
+ * was accepted, so that switching back to one does not ask again. */
+#define TRUST_KEEP 8
+
 struct record {
 	char *path;
 	char *digest;
+	char *text; /* the canonical text accepted, or NULL (older records) */
 };
 
 static void records_free(struct record *r, size_t n)
@@ -37,6 +42,7 @@ static void records_free(struct record *r, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(r[i].path);
 		free(r[i].digest);
+		free(r[i].text);
 	}
 	free(r);
 }
@@ -76,28 +82,49 @@ static void records_read(const char *file, struct record **out, size_t *n)
 			const char *digest = str_of(t, "digest");
 			if (!path || !digest)
 				continue;
+			const char *canon = str_of(t, "text");
 			(*out)[*n].path = xstrdup(path);
 			(*out)[*n].digest = xstrdup(digest);
+			(*out)[*n].text = canon ? xstrdup(canon) : NULL;
 			(*n)++;
 		}
 	}
 	toml_free(root);
 }
 
-int trust_lookup(const char *home, const char *spec_path, const char *digest,
-		 enum trust_state *st, struct lnk_err *err)
+/* The state, and the text last accepted for spec_path (*last, or NULL;
+ * caller frees) to show what changed. */
+static void lookup(const char *home, const char *spec_path, const char *digest,
+		   enum trust_state *st, char **last)
 {
-	(void)err;
 	_cleanup_free_ char *file = paths_specs_file(home);
 	struct record *r;
 	size_t n;
 	records_read(file, &r, &n);
 	*st = TRUST_NEW;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(r[i].path, spec_path) == 0)
-			*st = strcmp(r[i].digest, digest) == 0 ? TRUST_SAME
-							       : TRUST_CHANGED;
+	if (last)
+		*last = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(r[i].path, spec_path) != 0)
+			continue;
+		if (strcmp(r[i].digest, digest) == 0) {
+			*st = TRUST_SAME;
+			break;
+		}
+		*st = TRUST_CHANGED;
+		if (last) {
+			free(*last);
+			*last = r[i].text ? xstrdup(r[i].text) : NULL;
+		}
+	}
 	records_free(r, n);
+}
+
+int trust_lookup(const char *home, const char *spec_path, const char *digest,
+		 enum trust_state *st, struct lnk_err *err)
+{
+	(void)err;
+	lookup(home, spec_path, digest, st, NULL);
 	return 0;
 }
 
@@ -154,8 +181,33 @@ static int write_atomic(const char *dir, const char *file, const char *text,
 	return 0;
 }
 
+static void put_record(struct buf *b, const char *path, const char *digest,
+		       const char *text)
+{
+	buf_puts(b, "\n[[spec]]\npath = ");
+	buf_toml_str(b, path, strlen(path));
+	buf_puts(b, "\ndigest = ");
+	buf_toml_str(b, digest, strlen(digest));
+	if (text && valid_utf8(text)) {
+		buf_puts(b, "\ntext = ");
+		buf_toml_str(b, text, strlen(text));
+	}
+	buf_putc(b, '\n');
+}
+
+static int record_text(const char *home, const char *spec_path,
+		       const char *digest, const char *text,
+		       struct lnk_err *err);
+
 int trust_record(const char *home, const char *spec_path, const char *digest,
 		 struct lnk_err *err)
+{
+	return record_text(home, spec_path, digest, NULL, err);
+}
+
+static int record_text(const char *home, const char *spec_path,
+		       const char *digest, const char *text,
+		       struct lnk_err *err)
 {
 	if (!valid_utf8(spec_path))
 		return 0; /* asks again next time; nothing is opened by it */
@@ -178,25 +230,34 @@ int trust_record(const char *home, const char *spec_path, const char *digest,
 	size_t n;
 	records_read(file, &rec, &n);
 	struct buf b = {0};
-	buf_puts(&b, "# The specs run here, and the SHA-256 of what each "
-		     "opened when it was accepted.\n"
-		     "# Written by lnk: a spec missing here, or opening "
-		     "something different now, asks first.\n");
+	buf_puts(&b, "# The specs run here, the SHA-256 of what each opened "
+		     "when it was accepted,\n"
+		     "# and its canonical text (to show what changed). One "
+		     "entry per set of flags\n"
+		     "# beside it. Written by lnk: a spec missing here, or "
+		     "opening something\n"
+		     "# different now, asks first.\n");
+	/* This spec's other acceptances: the newest TRUST_KEEP - 1 that
+	 * differ from this one, which goes last (the newest). */
+	size_t same = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rec[i].path, spec_path) == 0 &&
+		    strcmp(rec[i].digest, digest) != 0)
+			same++;
+	size_t skip = same >= TRUST_KEEP ? same - (TRUST_KEEP - 1) : 0;
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(rec[i].path, spec_path) == 0)
-			continue;
-		buf_puts(&b, "\n[[spec]]\npath = ");
-		buf_toml_str(&b, rec[i].path, strlen(rec[i].path));
-		buf_puts(&b, "\ndigest = ");
-		buf_toml_str(&b, rec[i].digest, strlen(rec[i].digest));
-		buf_putc(&b, '\n');
+		if (strcmp(rec[i].path, spec_path) == 0) {
+			if (strcmp(rec[i].digest, digest) == 0)
+				continue;
+			if (skip) {
+				skip--;
+				continue;
+			}
+		}
+		put_record(&b, rec[i].path, rec[i].digest, rec[i].text);
 	}
 	records_free(rec, n);
-	buf_puts(&b, "\n[[spec]]\npath = ");
-	buf_toml_str(&b, spec_path, strlen(spec_path));
-	buf_puts(&b, "\ndigest = ");
-	buf_toml_str(&b, digest, strlen(digest));
-	buf_putc(&b, '\n');
+	put_record(&b, spec_path, digest, text);
 	r = write_atomic(dir, file, b.p, err);
 	buf_free(&b);
 	return r;
@@ -220,6 +281,67 @@ static bool read_answer(int fd)
 	return strcasecmp(line, "y") == 0 || strcasecmp(line, "yes") == 0;
 }
 
+/* What a canonical text opens, one line a grant (policy_describe). An
+ * unreadable text describes nothing, so everything shows as added. */
+static void describe_text(const struct policy *p, const char *text,
+			  struct strv *out)
+{
+	struct policy q;
+	struct lnk_err ignored = {0};
+
+	policy_init(&q);
+	if (policy_load_spec_text(&q, text, strlen(text), "accepted",
+				  p->spec_dir ? p->spec_dir : "/",
+				  &ignored) == 0)
+		policy_describe(&q, out);
+	policy_free(&q);
+}
+
+/* "+ line" for what now opens and did not, "- line" for the reverse. */
+static void show_changes(struct buf *q, const struct policy *p, const char *old,
+			 const char *now)
+{
+	struct strv a = {0}, b = {0};
+
+	describe_text(p, old, &a);
+	describe_text(p, now, &b);
+	for (size_t i = 0; i < b.n; i++)
+		if (!strv_contains(&a, b.v[i])) {
+			buf_puts(q, "  + ");
+			buf_puts(q, b.v[i]); /* escaped by policy_describe */
+			buf_putc(q, '\n');
+		}
+	for (size_t i = 0; i < a.n; i++)
+		if (!strv_contains(&b, a.v[i])) {
+			buf_puts(q, "  - ");
+			buf_puts(q, a.v[i]); /* escaped by policy_describe */
+			buf_putc(q, '\n');
+		}
+	strv_free(&a);
+	strv_free(&b);
+}
+
+/* The flags given beside the spec, "--write and --hide", or NULL: a
+ * changed acceptance may be theirs, not the file's. */
+static char *flags_beside(const struct policy *p)
+{
+	struct buf b = {0};
+	size_t n = 0;
+
+	for (size_t id = 0; id < K__COUNT; id++) {
+		const struct key_value *kv = &p->k[id];
+		const struct key_def *d = key_def((enum key_id)id);
+		bool flag = kv->from_flag;
+		for (size_t i = 0; !flag && kv->item_pos && i < kv->list.n; i++)
+			flag = kv->item_pos[i].line == 0;
+		if (!flag || !d->flag)
+			continue;
+		buf_printf(&b, "%s%s", n ? ", " : "", d->flag);
+		n++;
+	}
+	return n ? buf_steal(&b) : NULL;
+}
+
 int trust_check_fds(const struct policy *p, const char *home, bool yes,
 		    int in_fd, int out_fd, struct lnk_err *err)
 {
@@ -227,23 +349,29 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 		return 0; /* typed by the person for this run: nothing to ask */
 	char digest[7 + 2 * SHA256_LEN + 1];
 	trust_digest(p, digest);
+	_cleanup_free_ char *now =
+	    spec_emit_flags(p, SPEC_EMIT_GRANTS_ONLY | SPEC_EMIT_SPEC_ONLY);
+	_cleanup_free_ char *last = NULL;
 	enum trust_state st;
-	int r = trust_lookup(home, p->spec_path, digest, &st, err);
-	if (r < 0)
-		return r;
+	int r;
+	lookup(home, p->spec_path, digest, &st, &last);
 	if (st == TRUST_SAME)
 		return 0;
 	if (yes)
-		return trust_record(home, p->spec_path, digest, err);
+		return record_text(home, p->spec_path, digest, now, err);
+	_cleanup_free_ char *flags = flags_beside(p);
 
 	/* The spec's path, escaped (common/esc.h): a folder a cloned
 	 * repository named must not redraw the question. */
 	struct buf shown = {0};
 	esc_append(&shown, p->spec_path, strlen(p->spec_path), ESC_TEXT);
-	const char *what = st == TRUST_NEW
-			       ? "is new here"
-			       : "opens something different since you "
-				 "accepted it";
+	_cleanup_free_ char *what =
+	    st == TRUST_NEW ? xstrdup("is new here")
+	    : flags	    ? xasprintf("opens something different with %s "
+						"beside it than when you accepted it",
+					flags)
+			    : xstrdup("opens something different since you "
+					      "accepted it");
 	if (in_fd < 0) {
 		r = err_set(err, -EPERM,
 			    "spec '%s' %s, and there is no terminal to ask on: "
@@ -255,16 +383,24 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 	}
 
 	struct buf q = {0};
-	buf_printf(&q, "lnk: spec '%s' %s. It %s:\n", shown.p, what,
-		   st == TRUST_NEW ? "opens" : "now opens");
-	struct strv lines = {0};
-	policy_describe(p, &lines);
-	for (size_t i = 0; i < lines.n; i++) {
-		buf_puts(&q, "  ");
-		buf_puts(&q, lines.v[i]); /* escaped by policy_describe */
-		buf_putc(&q, '\n');
+	if (st == TRUST_CHANGED && last) {
+		/* What changed, not every grant again. */
+		buf_printf(&q, "lnk: spec '%s' %s. What changed:\n", shown.p,
+			   what);
+		show_changes(&q, p, last, now);
+	} else {
+		buf_printf(&q, "lnk: spec '%s' %s. It %s:\n", shown.p, what,
+			   st == TRUST_NEW ? "opens" : "now opens");
+		struct strv lines = {0};
+		policy_describe(p, &lines);
+		for (size_t i = 0; i < lines.n; i++) {
+			buf_puts(&q, "  ");
+			buf_puts(&q,
+				 lines.v[i]); /* escaped by policy_describe */
+			buf_putc(&q, '\n');
+		}
+		strv_free(&lines);
 	}
-	strv_free(&lines);
 	buf_puts(&q, "Run it with these grants? [y/N] ");
 	/* Keys typed before the question (or pasted, or pushed by a program
 	 * into the terminal's input) must not answer it. */
@@ -282,7 +418,7 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 		return r;
 	}
 	buf_free(&shown);
-	return trust_record(home, p->spec_path, digest, err);
+	return record_text(home, p->spec_path, digest, now, err);
 }
 
 int trust_check(const struct policy *p, const char *home, bool yes,

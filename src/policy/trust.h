@@ -1,6 +1,6 @@
-/* "Asked first" (product text): a spec not run here before, or one that
- * opens something different now than when it was accepted, shows what it
- * opens and asks on the terminal before anything runs.
+/* Asked first (lnk-sandbox(1), COMMANDS, run, --yes): a spec not run here
+ * before, or one that opens something different now than when it was accepted,
+ * shows what it opens and asks on the terminal before anything runs.
  *
  * Threat: a spec can come from anyone (a cloned repository's app.toml), and
  * a program allowed to write the folder holding its own spec could widen

@@ -1,10 +1,10 @@
 /* TOML -> policy: a spec file's sections and keys, through the keys table.
  *
- * A spec can come from anyone (product text, "Asked first"): every key is
- * looked up in the table, every value's TOML type checked, every entry
- * checked by key_normalize, and anything unknown refused with where it is
- * and the closest valid name. Nothing here touches the file system beyond
- * reading the spec: paths are resolved by policy_resolve.
+ * A spec can come from anyone (lnk-sandbox(1), COMMANDS, run, --yes): every key
+ * is looked up in the table, every value's TOML type checked, every entry
+ * checked by key_normalize, and anything unknown refused with where it is and
+ * the closest valid name. Nothing here touches the file system beyond reading
+ * the spec: paths are resolved by policy_resolve.
  */
 #include "spec/spec.h"
 

@@ -1,4 +1,4 @@
-/* Specs: TOML text <-> policy (DESIGN.md, "One model, three faces").
+/* Specs: TOML text <-> policy (docs/design.md, "One model").
  *
  * Reading a spec is declared in policy/policy.h (policy_load_spec,
  * policy_load_spec_text) and lives in spec.c; writing one is here

@@ -1,6 +1,6 @@
 /* TOML 1.0.0 parser (our own: Debian ships no C TOML library).
  *
- * Specs come from anyone (product text: "A spec can come from anyone"), so
+ * Specs come from anyone (docs/design.md, "Trust boundaries"), so
  * this parser treats every byte as hostile: strict UTF-8, bounded nesting,
  * no recursion without a depth limit, and an error with file:line:col that
  * says what was expected.

@@ -1,4 +1,4 @@
-/* The sandbox database, ~/.lnk/sandbox/lnk.db (DESIGN.md, Storage).
+/* The sandbox database, ~/.lnk/sandbox/lnk.db (docs/design.md, "Storage").
  *
  * SQLite in WAL mode with a busy timeout, so many wires (one per running
  * sandbox) write while `lnk sandbox log` reads. A wire never writes on its

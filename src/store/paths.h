@@ -1,4 +1,4 @@
-/* The only code that knows the layout of ~/.lnk (DESIGN.md, Storage).
+/* The only code that knows the layout of ~/.lnk (docs/design.md, "Storage").
  *
  * ~/.lnk is lnk's settings folder (0700). No sandbox may ever read it: it
  * holds the call log, the accepted specs and the control sockets, and a

@@ -1,11 +1,11 @@
 /* The wire's grants: which hosts, LAN machines and loopback ports a sandbox
- * may reach (product text, "Choose what it can reach").
+ * may reach (lnk-sandbox(1), GRANTS).
  *
  * A call passes two checks. First the name or literal it asks for must match
  * a grant (filter_match_host). Then every address it resolves to must be
  * allowed for that grant (filter_check_addr), and the wire connects to
  * exactly those addresses: a name that matches a pattern but resolves to
- * this machine or its network is refused (DESIGN.md, invariant 3). What is
+ * this machine or its network is refused (docs/design.md, invariant 3). What is
  * this machine or its network is the kernel's answer for that address at
  * that moment (route.h), besides what the address's class says.
  */

@@ -1,5 +1,5 @@
 /* Tripwires: a wire that pauses itself when its calls look like no normal
- * work (product text, "A wire that pauses itself").
+ * work (lnk-sandbox(1), COMMANDS, paused).
  *
  * Three rules:
  *   - 30 calls refused within a minute (the 30th refusal comes less than

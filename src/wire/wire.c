@@ -186,7 +186,7 @@ void wire_plan_listeners(const struct wire_plan *wp, struct init_listener **l,
 						     .port = wp->ports[i]};
 }
 
-/* ---- closing and opening (issue 6) ---- */
+/* ---- closing and opening (pause, resume, stop, trip) ---- */
 
 const char *wire_closed_reason(const struct wire *w)
 {

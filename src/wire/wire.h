@@ -1,6 +1,6 @@
-/* The wire: the per-sandbox proxy outside the sandbox (DESIGN.md,
- * invariants 3 and 7; product text "Choose what it can reach", "See every
- * call on the wire", "See what each sandbox sent").
+/* The wire: the per-sandbox proxy outside the sandbox (docs/design.md,
+ * invariants 3, 7 and 9; lnk-sandbox(1), GRANTS and COMMANDS, log and
+ * traffic).
  *
  * Planned before anything forks (wire_plan is pure but for reading
  * LNK_DNS_SERVER), then started as its own process (wire_start). It gets

@@ -11,7 +11,7 @@
  * with handoff_send exactly as lnk-init does, and the proxy variables of
  * wire_plan_env in its environment. Exits with the command's status.
  * With --home, the wire also registers and serves its control socket
- * under DIR/.lnk (issue 6), as under `lnk sandbox run`. */
+ * under DIR/.lnk, as under `lnk sandbox run`. */
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>

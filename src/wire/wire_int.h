@@ -18,7 +18,7 @@
 #include "wire/trip.h"
 #include "wire/wire.h"
 
-/* Hostile clients get bounded time (DESIGN.md, relayd's "a bad client
+/* Hostile clients get bounded time (as in relayd: "a bad client
  * closes that client only"): a slow head, a slow name, a slow connect. */
 #define WIRE_HEAD_TIMEOUT_MS 10000
 #define WIRE_DNS_TIMEOUT_MS 10000
@@ -63,7 +63,7 @@ struct wire {
 	pid_t supervisor; /* `lnk sandbox run`, which stop signals */
 	char *scratch;
 	int spare_fd; /* given up under EMFILE to accept and close */
-	/* Issue 6: the control socket, the registry and the closed state. */
+	/* The control socket, the registry and the closed state. */
 	struct ctl_server *ctl; /* NULL without a home (the harness) */
 	struct loop_handler ctl_h;
 	struct state *state;

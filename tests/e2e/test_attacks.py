@@ -1,5 +1,5 @@
-"""Red team: attacks from inside a sandbox, the way a hostile script or AI
-agent would try them (DESIGN.md, Security invariants 1-7).
+"""Attacks from inside a sandbox, the way a hostile script or AI agent would
+try them (docs/design.md, invariants 1-9).
 
 Each test PASSES when the sandbox holds and FAILS when the attack works, so
 it guards against regressions. A hole found and not yet fixed is marked
@@ -346,17 +346,11 @@ def test_existing_git_cannot_be_changed_or_moved(lnk, work):
     assert not (work / "gone").exists() and not (work / "g").exists()
 
 
-# Fixed (src/init/seccomp_policy.c "no setuid or setgid files", and the
-# supervisor strips the bits); kept as the record of what the hole was.
-SETUID_REASON = (
-    "HOLE: chmod u+s and open(O_CREAT, 04755) work in a --write folder; run "
-    "as root this leaves a setuid-root binary on the host that any local "
-    "user can run for a root shell (the nosuid mount holds only inside). "
-    "Fix: the seccomp filter refuses chmod/fchmod/fchmodat(2) with "
-    "S_ISUID|S_ISGID in the mode (a register argument) and the supervisor "
-    "strips them from the mode of opens/mkdirs/mknods it performs")
-
-
+# Run as root, a setuid binary left in a --write folder gives any local
+# user a root shell (the nosuid mount holds only inside). Refused by the
+# seccomp filter (src/init/seccomp_policy.c, "no setuid or setgid files":
+# chmod/fchmod/fchmodat(2) with S_ISUID|S_ISGID in the mode) and by the
+# guard, which strips the bits from the modes of the creations it performs.
 @pytest.mark.parametrize("how", ["chmod", "open-mode", "mknod-mode",
                                  "tmpfile-mode", "fchmod"])
 def test_no_setuid_file_lands_on_host(lnk, work, how):
@@ -830,7 +824,7 @@ def test_host_processes_unreachable(lnk):
 
 def test_no_unconfined_process_inside(lnk, work):
     """Threat: a process inside without seccomp or Landlock (bwrap's own
-    reaper was one, and a supervisor hole once ran code in it). Every
+    reaper, or a process a guard hole could write code into). Every
     process inside, pid 1 included, has the filter and NO_NEW_PRIVS, and
     pid 1 is lnk-init, not bwrap. With the dot-file guard and the wire's
     listeners on, the two paths where init does the most."""
@@ -1513,7 +1507,9 @@ def test_folder_names_are_escaped_in_every_printer(lnk, work, tmp_path):
     assert cp.returncode == 0, cp.stderr
     assert_clean(cp.stdout, "spec")
     spec = tomllib.loads(cp.stdout.decode())
-    assert spec["files"]["write"] == [os.fsdecode(good)], cp.stdout
+    # spec keeps a path under the current folder relative to it
+    [w] = spec["files"]["write"]
+    assert os.path.join(str(lnk.cwd), w) == os.fsdecode(good), cp.stdout
 
     # TOML holds only UTF-8: refused, saying which path
     cp = lnk_raw(lnk, "sandbox", "spec", "--write", bad)

@@ -1,6 +1,6 @@
 """lnk sandbox check: bait, the probe in run's sandbox, the report.
 
-Product text, "Check the sandbox" and "What it reports". The weakened build
+lnk-sandbox(1), COMMANDS, check. The weakened build
 (a test-hooks build, meson -Dtest_hooks=true) is found through
 LNK_BIN_HOOKS; without it that test skips and says so.
 """

@@ -1,4 +1,4 @@
-"""Stop, pause, resume, paused and the tripwires (issue 6).
+"""Stop, pause, resume, paused and the tripwires.
 
 Two halves:
 - The commands against a stand-in wire (this file's FakeWire: the real
@@ -336,8 +336,8 @@ def _probe_real(tmp_path_factory):
         time.sleep(0.05)
     p.wait()
     if not ok:
-        return ("the wire does not serve its control socket yet (the "
-                "wire's integration of src/wire/ctl.h, issue 6)")
+        return ("the wire does not serve its control socket "
+                "(src/wire/ctl.c)")
     return None
 
 
@@ -482,6 +482,10 @@ def test_stop_ends_programs_and_persists_for_new_runs(real, lnk, work):
     p, out = start_holder(lnk, work, "hold-2", srv.port)
     try:
         assert wait_for(lambda: notes(out), 15), "holder did not start"
+        # The stubborn one started first, but may register later: stop
+        # acts on what is registered when it runs.
+        assert wait_for(lambda: "stubborn" in lnk(
+            "sandbox", "traffic").stdout, 15), "stubborn did not start"
         cp = lnk("sandbox", "stop", check=True, timeout=30)
         assert p.wait(timeout=10) is not None
         assert stubborn.wait(timeout=10) is not None

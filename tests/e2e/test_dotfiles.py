@@ -1,8 +1,8 @@
 """Dot files at the top of write folders: read only, never created, no
-placeholders (issue 4, DESIGN.md invariant 2).
+placeholders (docs/design.md, invariant 2).
 
-The guard runs through `lnk sandbox run` once that carries it; until then
-through notify-harness (src/notify/harness.c), which does what lnk will:
+The guard runs through `lnk sandbox run`; where run does not work here,
+through notify-harness (src/notify/harness.c), which does what lnk does:
 ro-binds the existing dot files, installs an equivalent notify filter inside
 bwrap and runs our supervisor. LNK_DOTFILES_VIA=lnk|harness forces one.
 """
@@ -539,7 +539,7 @@ def _log_rows(lnk, *args):
 
 @pytest.mark.parametrize("wire", [False, True], ids=["no-wire", "wire"])
 def test_refusal_recorded_in_call_log(via, lnk, work, wire):
-    """Issue 4: a refused dot file is recorded for `lnk sandbox log`, once
+    """A refused dot file is recorded for `lnk sandbox log`, once
     per name, with or without a wire (the wire starts only with a network
     grant): verb file, target the --write folder and the name at its top,
     never a deeper path."""

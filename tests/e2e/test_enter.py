@@ -1,5 +1,5 @@
-"""lnk sandbox enter behind a real sshd (product text, "Let someone SSH
-into a sandbox").
+"""lnk sandbox enter behind a real sshd (lnk-sandbox(1), COMMANDS,
+enter).
 
 The test starts its own sshd on a loopback port with its own host key and
 config, and a test user whose authorized_keys forces `lnk sandbox enter`.

@@ -1,6 +1,6 @@
 """lnk sandbox ready: one line per check, each from a real probe, and exit
-0 only when run works (product text, "Make the sandbox work on this
-machine")."""
+0 only when run works (lnk-sandbox(1), COMMANDS,
+ready)."""
 import json
 
 CHECKS = ("bubblewrap", "user namespaces", "lnk-init", "landlock",

@@ -1,6 +1,6 @@
 """lnk sandbox run, end to end: the walls (reads, writes, hidden folders,
 ~/.lnk), the environment, inherited descriptors, processes, exit codes and
-signals (DESIGN.md invariants 1, 4, 5). Each test fails if its layer is
+signals (docs/design.md, invariants 1, 4, 5). Each test fails if its layer is
 removed: it asserts what the program saw from inside, not lnk's word."""
 import os
 import pathlib
@@ -468,7 +468,7 @@ def test_lnk_settings_made_during_the_run_stay_hidden(lnk, home):
     assert out.strip().endswith("end")
 
 
-# --- a spec that runs no program (issue 2) ---------------------------------
+# --- a spec that runs no program -------------------------------------------
 
 def test_spec_without_commands_says_it_runs_no_program(lnk, work):
     """A spec with no sections runs no program, and says so clearly when
@@ -596,14 +596,14 @@ def _gone_within(token, home, seconds):
     return True
 
 
-# Invariant 5: when lnk dies, the sandbox dies. SIGKILLed while bwrap was
-# still making the sandbox, lnk used to leave part of it behind: with
-# --die-with-parent, bwrap died with lnk and its child waited forever for
-# bwrap's go-ahead, or ran the program unbound (it sets PR_SET_PDEATHSIG
-# only just before it execs). The lifeline (a pipe whose write end only lnk
-# holds; lnk-init exits when it hangs up) closes that window. The delays sweep lnk's start, bwrap's
-# setup and the first moments of the program; the last runs kill a program
-# that is surely running.
+# Invariant 5: when lnk dies, the sandbox dies, also when lnk is SIGKILLed
+# while bwrap is still making the sandbox: with --die-with-parent, bwrap
+# would die with lnk and its child wait forever for bwrap's go-ahead, or
+# run the program unbound (docs/kernel-facts.md,
+# die-with-parent-misses-setup). The lifeline (a pipe whose write end only
+# lnk holds; lnk-init exits when it hangs up) closes that window. The
+# delays sweep lnk's start, bwrap's setup and the first moments of the
+# program; the last runs kill a program that is surely running.
 REPS = int(os.environ.get("LNK_LIFELINE_REPS", "30"))
 
 

@@ -1,6 +1,6 @@
 """lnk sandbox run on a real terminal: the program gets its own
-pseudo-terminal that lnk relays (DESIGN.md, "The supervisor holds the
-terminal"). Interactive shells work, the window size passes through, ^C
+pseudo-terminal that lnk relays (docs/design.md, "The processes of one
+run"). Interactive shells work, the window size passes through, ^C
 reaches the program, TIOCSTI is refused, and the user's terminal is left as
 it was found."""
 import errno
@@ -221,8 +221,8 @@ def test_bash_job_control(lnk):
 
 
 def test_ctrl_z_without_job_control_does_not_hang(lnk):
-    """The program's group is orphaned (pid 1 left the pty's session), as
-    it was under bwrap's reaper: ^Z on a program without job control is
+    """The program's group is orphaned (pid 1 left the pty's session):
+    ^Z on a program without job control is
     discarded by the kernel, not left stopped with nobody to continue it."""
     pid, fd = spawn_on_pty(lnk, ["--", "/bin/sh", "-c",
                                  "echo ready; read x; echo got-$x"])
@@ -237,3 +237,34 @@ def test_ctrl_z_without_job_control_does_not_hang(lnk):
         os.close(fd)
     assert b"got-go" in out, out
     assert status == 0
+
+
+# --- what the user sees on the terminal ---
+
+def test_terminal_shows_stop_and_where_the_program_starts(lnk, home):
+    """On a person's terminal: the folder the program starts in when the
+    current one is not granted, the sandbox's name in the prompt's
+    variables, and 'stopped by lnk sandbox stop' when stop ends it."""
+    other = home / "other"
+    other.mkdir()
+    pid, fd = spawn_on_pty(lnk, ["--write", str(other), "--internet-host",
+                                 "example.invalid", "--", "/bin/sh", "-c",
+                                 'echo "name=$LNK_SANDBOX"; pwd; '
+                                 "while :; do sleep 0.1; done"])
+    try:
+        out = read_until(fd, str(other).encode() + b"\r\n")
+        assert b"current folder is not granted" in out, out
+        assert b"name=run-" in out, out
+        for _ in range(100):
+            st = lnk("sandbox", "stop")
+            if "stopped run-" in st.stdout:
+                break
+            time.sleep(0.1)
+        assert "stopped run-" in st.stdout, st
+        out += read_until(fd, b"lnk sandbox stop'")
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+        lnk("sandbox", "stop", "--off")
+    assert b"lnk: stopped by 'lnk sandbox stop'" in out, out
+    assert status == 128 + signal.SIGTERM

@@ -1,8 +1,8 @@
-"""The wire end to end (issue 5): real clients (curl, Python) through the
+"""The wire end to end: real clients (curl, Python) through the
 wire against real servers.
 
-Until `lnk sandbox run` carries the wire, these drive lnk-wire-harness
-(src/wire/wire_harness.c): the wire exactly as run starts it, with the
+These drive lnk-wire-harness (src/wire/wire_harness.c), so that a client
+can be driven directly: the wire exactly as run starts it, with the
 client in a network namespace of its own that has loopback only and the
 listeners handed over by handoff_send, as lnk-init does.
 
@@ -184,7 +184,7 @@ def test_internet_hosts_http_https_socks_python(harness, lnk):
 def test_star_never_reaches_this_machine_or_network(harness, lnk):
     f = nethosts()
     # meta last: a name that resolves to the metadata service trips the
-    # wire (issue 6), which then refuses everything as paused
+    # wire (its control socket), which then refuses everything as paused
     names = ["rebind", "self", "mixed", "private", "meta"]
     script = ("curl -s -o /dev/null -w 'hostside %{http_code}\\n' "
               f"http://{f['HOST_SIDE_IP']}/; "

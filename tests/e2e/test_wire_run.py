@@ -1,4 +1,4 @@
-"""The wire end to end through `lnk sandbox run` (issue 5): real clients
+"""The wire end to end through `lnk sandbox run`: real clients
 inside real sandboxes (curl, git, Python) against real servers.
 
 "Internet" hosts come from tests/e2e/nethosts.sh (198.18.0.0/15 behind a

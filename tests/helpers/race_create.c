@@ -4,7 +4,8 @@
  * ".envrc" as fast as it can; the other creates through that buffer in a
  * loop (MODE: open, mkdir, symlink, rename, link, mknod). A supervisor that
  * checks the path and then lets the kernel re-read it ("continue") loses
- * this race within a second (notes/seccomp-notify-and-landlock.md). After
+ * this race within a second (docs/kernel-facts.md,
+ * notify-perform-not-continue). After
  * every success we look for .envrc. Prints the counts; exits 1 if .envrc
  * was ever created, 0 if not, 2 on usage or setup errors.
  */

@@ -419,7 +419,7 @@ static void etc_copies(void **state)
 
 /* Where a grant shows the host's /etc, a copy would be written into the
  * host's file: there the file is bound and passwd/group are mounted from
- * their data (--ro-bind-data), as before copies existed. */
+ * their data (--ro-bind-data). */
 static void etc_copies_under_a_grant(void **state)
 {
 	(void)state;
@@ -509,7 +509,7 @@ static void etc_trees(void **state)
 	teardown_fixture(&f);
 
 	/* A grant of the folder, or of /etc, shows the host's instead: none
-	 * of the copies is made (the folder is bound under /etc, as before);
+	 * of the copies is made (the folder is bound under /etc);
 	 * a --hide of it hides all of it. */
 	const char *cases[][3] = {
 	    {"write", "/etc/py", "--bind /etc/py /etc/py\n"},

@@ -367,6 +367,52 @@ static void hostile_elf(void **state)
 	free(w);
 }
 
+/* A folder with a trailing slash allows the programs under it, and goes to
+ * the exec list whole (Landlock grants beneath it); without the slash it is
+ * refused, saying to add it. */
+static void folder_entries(void **state)
+{
+	struct fx *f = *state;
+	struct strv exec = {0};
+	char *pp = NULL, folder[PATH_MAX], bare[PATH_MAX], prog[PATH_MAX];
+	struct lnk_err err = {0};
+
+	snprintf(folder, sizeof(folder), "%s/", f->bin);
+	snprintf(bare, sizeof(bare), "%s", f->bin);
+	snprintf(prog, sizeof(prog), "%s/scr", f->bin);
+	const char *const with_slash[] = {folder, NULL};
+	assert_int_equal(resolve(f, with_slash, false, prog, &exec, &pp, &err),
+			 0);
+	char *rb = real(f->bin);
+	assert_true(strv_contains(&exec, rb));
+	/* its interpreter with it, as for a listed script */
+	char *sh = real("/bin/sh");
+	assert_true(strv_contains(&exec, sh));
+	free(sh);
+	free(pp);
+	pp = NULL;
+	strv_free(&exec);
+	/* a program outside the folder stays refused */
+	assert_int_equal(
+	    resolve(f, with_slash, false, "/usr/bin/id", &exec, &pp, &err),
+	    -EACCES);
+	strv_free(&exec);
+	const char *const no_slash[] = {bare, NULL};
+	assert_int_equal(resolve(f, no_slash, false, prog, &exec, &pp, &err),
+			 -EISDIR);
+	assert_non_null(strstr(err.msg, "trailing slash"));
+	assert_null(pp);
+	strv_free(&exec);
+	/* a folder entry that is no folder */
+	char notdir[PATH_MAX];
+	snprintf(notdir, sizeof(notdir), "%s/scr/", f->bin);
+	const char *const nd[] = {notdir, NULL};
+	assert_int_equal(resolve(f, nd, false, prog, &exec, &pp, &err),
+			 -ENOTDIR);
+	strv_free(&exec);
+	free(rb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +426,7 @@ int main(void)
 	    cmocka_unit_test(script_interpreter_not_allowed),
 	    cmocka_unit_test(endless_chain_bounded),
 	    cmocka_unit_test(hostile_elf),
+	    cmocka_unit_test(folder_entries),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,5 +1,6 @@
 /* What the dot-file supervisor may touch for the program (the confused
- * deputy the red team found): the file systems it may create on or open
+ * deputy of src/notify/supervise.c, attacked by test_pid1_memory_* in
+ * tests/e2e/test_attacks.py): the file systems it may create on or open
  * from, the character devices an O_CREAT open may reach, and how it finds
  * the program's controlling terminal in /proc/PID/stat, and how much a
  * reopened descriptor may give. Row tables. */

@@ -1,8 +1,8 @@
 /* The filters lnk-init loads (compiled at build time by seccomp-gen into
  * seccomp_prebuilt.c) are the very filters libseccomp compiles from
- * seccomp_policy.c now, instruction for instruction, for both dot_guard
- * values: a policy edit, a libseccomp upgrade or a stale generated file
- * fails here instead of shipping a filter nobody read. What each filter
+ * seccomp_policy.c at test time, instruction for instruction, for both
+ * dot_guard values: a policy edit, a libseccomp upgrade or a stale generated
+ * file fails here instead of shipping a filter nobody read. What each filter
  * does is proved by test_seccomp_policy.c and tests/e2e/test_init.py. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -131,7 +131,7 @@ static void product_example(void **state)
 	struct lnk_err err = {0};
 	assert_int_equal(load(text, &p, &err), 0);
 	char *t = spec_emit(&p);
-	/* Already canonical: the product's example is printed as written. */
+	/* A typical spec, already canonical: printed as written. */
 	assert_string_equal(t, text);
 	free(t);
 	assert_string_equal(p.k[K_NAME].str, "app");

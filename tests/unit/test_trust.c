@@ -262,14 +262,19 @@ static void record_keeps_others_and_fails_closed(void **state)
 	char *text = NULL;
 	size_t len;
 	assert_int_equal(read_file(f, 1 << 20, &text, &len), 0);
-	/* One entry a spec, the earlier tests' specs kept. */
-	size_t n = 0, n1 = 0;
+	/* One entry a spec and digest, the earlier tests' specs kept (a
+	 * spec accepted as it changed keeps each acceptance). */
+	size_t n = 0, n1 = 0, n2 = 0;
 	for (char *s = text; (s = strstr(s, "[[spec]]")); s++)
 		n++;
 	for (char *s = text; (s = strstr(s, "/one.toml\"")); s++)
 		n1++;
-	assert_int_equal(n, 3);
+	for (char *s = text; (s = strstr(s, "/two.toml\"")); s++)
+		n2++;
+	assert_true(n > 4);
 	assert_int_equal(n1, 1);
+	assert_int_equal(n2, 1);
+	assert_non_null(strstr(text, "text = \""));
 	assert_non_null(strstr(text, "digest = \"sha256:"));
 	free(text);
 
@@ -285,6 +290,67 @@ static void record_keeps_others_and_fails_closed(void **state)
 	free(f);
 	policy_free(&p1);
 	policy_free(&p2);
+}
+
+/* Acceptances are kept per set of grants: switching back to one accepted
+ * before does not ask, a change shows only what changed, and at most a
+ * few are kept per spec. */
+static void switching_back_is_not_asked(void **state)
+{
+	(void)state;
+	char spec[400];
+	snprintf(spec, sizeof(spec), "%s/back.toml", proj);
+	const char *a = "[localhost]\nports = [10]\n";
+	const char *b = "[localhost]\nports = [10, 11]\n";
+	struct policy p;
+	char shown[4096];
+	struct lnk_err err = {0};
+
+	write_spec(spec, a);
+	load(spec, &p);
+	assert_int_equal(ask(&p, true, NULL, shown, sizeof(shown), &err), 0);
+	policy_free(&p);
+	write_spec(spec, b);
+	load(spec, &p);
+	assert_int_equal(ask(&p, false, "y\n", shown, sizeof(shown), &err), 0);
+	assert_non_null(strstr(shown, "What changed:\n  + "));
+	assert_non_null(strstr(shown, "11"));
+	assert_null(strstr(shown, "  - "));
+	policy_free(&p);
+	/* back to a: accepted before, not asked */
+	write_spec(spec, a);
+	load(spec, &p);
+	assert_int_equal(ask(&p, false, NULL, shown, sizeof(shown), &err), 0);
+	policy_free(&p);
+	/* many more: the oldest go, the newest stay */
+	for (int i = 0; i < 12; i++) {
+		char t[64];
+		snprintf(t, sizeof(t), "[localhost]\nports = [%d]\n", 100 + i);
+		write_spec(spec, t);
+		load(spec, &p);
+		assert_int_equal(
+		    ask(&p, true, NULL, shown, sizeof(shown), &err), 0);
+		policy_free(&p);
+	}
+	char *f = paths_specs_file(home);
+	char *text = NULL;
+	size_t len;
+	assert_int_equal(read_file(f, 1 << 20, &text, &len), 0);
+	size_t n = 0;
+	for (char *s = text; (s = strstr(s, "/back.toml\"")); s++)
+		n++;
+	assert_int_equal(n, 8);
+	free(text);
+	free(f);
+	write_spec(spec, "[localhost]\nports = [111]\n");
+	load(spec, &p);
+	assert_int_equal(ask(&p, false, NULL, shown, sizeof(shown), &err), 0);
+	policy_free(&p);
+	write_spec(spec, a);
+	load(spec, &p);
+	assert_int_equal(ask(&p, false, NULL, shown, sizeof(shown), &err),
+			 -EPERM);
+	policy_free(&p);
 }
 
 /* A folder named with escape sequences cannot redraw the question. */
@@ -345,6 +411,7 @@ int main(void)
 	    cmocka_unit_test(symlink_grant_refused_before_asking),
 	    cmocka_unit_test(flags_alone_never_asked),
 	    cmocka_unit_test(record_keeps_others_and_fails_closed),
+	    cmocka_unit_test(switching_back_is_not_asked),
 	    cmocka_unit_test(question_escapes_controls),
 	    cmocka_unit_test(digest_is_of_what_it_opens),
 	};

@@ -1,0 +1,439 @@
+"""What the user sees: lnk's own words instead of bubblewrap's, where the
+program starts, what the sandbox is called inside, and grants that do
+nothing yet. Each runs as an unprivileged user and as root."""
+import os
+import pathlib
+import shlex
+import shutil
+import subprocess
+import time
+import tomllib
+
+import pytest
+
+from conftest import IS_ROOT, LNK
+
+
+def lnk_said(cp):
+    """The messages on stderr are lnk's, none is bubblewrap's."""
+    assert "bwrap" not in cp.stderr, cp.stderr
+    for word in ("guard", "plan", " init"):
+        assert word not in cp.stderr, cp.stderr
+
+
+# --- grants bwrap would refuse: refused first, in lnk's words ---
+
+def test_write_and_hide_same_folder_is_usage_error(lnk):
+    cp = lnk.run("--write", ".", "--hide", ".", "--", "true")
+    assert cp.returncode == 2, cp
+    assert "--hide" in cp.stderr and "--write" in cp.stderr
+    lnk_said(cp)
+
+
+def test_write_a_file_is_usage_error(lnk, work):
+    (work / "notes.txt").write_text("x")
+    cp = lnk.run("--write", "notes.txt", "--", "true")
+    assert cp.returncode == 2, cp
+    assert "--write takes a folder; use --read for a file" in cp.stderr
+    lnk_said(cp)
+
+
+@pytest.mark.skipif(IS_ROOT, reason="root can enter every folder")
+def test_write_a_folder_the_user_cannot_enter(lnk, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o711)
+    inner = locked / "inner"
+    inner.mkdir(mode=0o555)
+    cp = lnk.run("--write", str(inner), "--", "true")
+    assert cp.returncode == 125, cp
+    assert "cannot write" in cp.stderr and str(inner) in cp.stderr
+    lnk_said(cp)
+    if os.access("/root", os.X_OK):
+        return
+    cp = lnk.run("--write", "/root", "--", "true")
+    assert cp.returncode == 125, cp
+    assert "'/root'" in cp.stderr
+    lnk_said(cp)
+
+
+@pytest.mark.skipif(IS_ROOT, reason="root can read every folder")
+def test_read_a_folder_the_user_cannot_read(lnk, tmp_path):
+    d = tmp_path / "secret"
+    d.mkdir()
+    d.chmod(0o311)
+    try:
+        cp = lnk.run("--read", str(d), "--", "true")
+    finally:
+        d.chmod(0o755)
+    assert cp.returncode == 125, cp
+    assert "cannot read" in cp.stderr and str(d) in cp.stderr
+    lnk_said(cp)
+
+
+def test_sandbox_inside_a_sandbox_says_so(lnk):
+    bindir = str(pathlib.Path(LNK).resolve().parent)
+    cp = lnk.run("--read", bindir, "--", LNK, "sandbox", "run", "--",
+                 "true")
+    assert cp.returncode == 125, cp
+    assert "already inside a lnk sandbox" in cp.stderr, cp.stderr
+    assert "namespace" not in cp.stderr
+    cp = lnk.run("--read", bindir, "--", LNK, "sandbox", "log")
+    assert cp.returncode == 125, cp
+    assert "cannot read the log" in cp.stderr, cp.stderr
+    assert "no calls logged yet" not in cp.stdout
+
+
+# --- where the program starts ---
+
+def test_current_folder_not_granted_is_said(lnk, home, work):
+    other = home / "other"
+    other.mkdir()
+    cp = lnk.run("--write", str(other), "--", "pwd")
+    assert cp.returncode == 0, cp
+    assert cp.stdout.strip() == str(other)
+    assert "current folder is not granted" in cp.stderr
+    assert str(other) in cp.stderr
+    # granted: not a word
+    cp = lnk.run("--write", ".", "--", "pwd")
+    assert cp.returncode == 0, cp
+    assert cp.stdout.strip() == str(work)
+    assert "not granted" not in cp.stderr
+
+
+def test_relative_program_in_an_ungranted_folder_is_refused(lnk, home,
+                                                            work):
+    script = work / "clean.sh"
+    script.write_text("#!/bin/sh\necho cleaned\n")
+    script.chmod(0o755)
+    other = home / "other"
+    other.mkdir()
+    cp = lnk.run("--write", str(other), "--", "./clean.sh")
+    assert cp.returncode == 2, cp
+    assert "'./clean.sh' is relative to the current folder" in cp.stderr
+    assert "cleaned" not in cp.stdout
+    cp = lnk.run("--write", ".", "--", "./clean.sh")
+    assert cp.returncode == 0, cp
+    assert cp.stdout.strip() == "cleaned"
+
+
+# --- the sandbox shows itself ---
+
+def test_sandbox_name_in_environment_and_hostname(lnk):
+    cp = lnk.run("--name", "shown", "--write", ".", "--", "sh", "-c",
+                 'echo "$LNK_SANDBOX"; cat /proc/sys/kernel/hostname')
+    assert cp.returncode == 0, cp
+    assert cp.stdout.split() == ["shown", "shown"]
+    cp = lnk.run("--write", ".", "--", "sh", "-c", 'echo "$LNK_SANDBOX"')
+    assert cp.stdout.strip().startswith("run-"), cp
+
+
+# --- grants that nothing serves yet ---
+
+def test_tool_and_browser_open_say_they_do_nothing_yet(lnk):
+    cp = lnk.run("--write", ".", "--tool", "gh", "--", "true")
+    assert cp.returncode == 0, cp
+    assert "--tool: tools are not served yet" in cp.stderr
+    cp = lnk.run("--write", ".", "--browser-open", "https://example.com/",
+                 "--", "true")
+    assert cp.returncode == 0, cp
+    assert "--browser-open: opening pages in the browser is not served" \
+        in cp.stderr
+    cp = lnk.run("--write", ".", "--", "true")
+    assert cp.stderr == "", cp.stderr
+
+
+# --- [commands] folders: a trailing slash allows the programs under it ---
+
+def make_tool(folder, name, text="#!/bin/sh\necho ran {name}\n"):
+    folder.mkdir(parents=True, exist_ok=True)
+    p = folder / name
+    p.write_text(text.format(name=name))
+    p.chmod(0o755)
+    return p
+
+
+def test_command_folder_with_slash_allows_programs_under_it(lnk, work):
+    make_tool(work / "tools" / "sub", "t.sh")
+    # relative to the working folder for a flag
+    cp = lnk.run("--write", ".", "--command", "tools/", "--command", "sh",
+                 "--", "tools/sub/t.sh")
+    assert cp.returncode == 0, cp
+    assert cp.stdout.strip() == "ran t.sh"
+    # absolute
+    cp = lnk.run("--write", ".", "--command", f"{work}/tools/", "--",
+                 f"{work}/tools/sub/t.sh")
+    assert cp.returncode == 0, cp
+    # a program outside the folder stays refused, by lnk and by the kernel
+    cp = lnk.run("--write", ".", "--command", "tools/", "--", "/usr/bin/id")
+    assert cp.returncode == 126, cp
+    cp = lnk.run("--write", ".", "--command", "tools/", "--", "tools/sub/t.sh",
+                 "x")
+    assert cp.returncode == 0, cp
+    cp = lnk.run("--write", ".", "--command", "tools/", "--command", "sh",
+                 "--", "sh", "-c", "/usr/bin/id; echo $?")
+    assert cp.stdout.strip().endswith("126"), cp
+
+
+def test_command_folder_without_slash_is_refused(lnk, work):
+    make_tool(work / "tools", "t.sh")
+    cp = lnk.run("--write", ".", "--command", f"{work}/tools", "--",
+                 f"{work}/tools/t.sh")
+    assert cp.returncode == 2, cp
+    assert f"write '{work}/tools/'" in cp.stderr
+    assert "trailing slash" in cp.stderr
+    assert "ran" not in cp.stdout
+
+
+def test_command_folder_in_a_spec_is_relative_to_the_spec(lnk, home, work):
+    make_tool(work / "bin", "t.sh")
+    (work / "app.toml").write_text(
+        'version = 1\n[files]\nwrite = ["."]\n'
+        '[commands]\nallow = ["bin/", "sh"]\n')
+    # run from elsewhere: the folder is the spec's, not the working one
+    cp = lnk.run("--yes", "--spec", str(work / "app.toml"), "--",
+                 f"{work}/bin/t.sh", cwd=str(home))
+    assert cp.returncode == 0, cp
+    assert cp.stdout.strip() == "ran t.sh"
+
+
+NPM = shutil.which("npm")
+
+
+@pytest.mark.skipif(not NPM or not shutil.which("node"),
+                    reason="npm and node are not installed")
+def test_readme_spec_runs_npm_test(lnk, work):
+    """The README's spec example, as written, runs `npm test` of a project
+    whose test script runs a program from node_modules/.bin."""
+    (work / "package.json").write_text(
+        '{"name":"app","version":"1.0.0","scripts":'
+        '{"test":"mytool && node -e \\"console.log(1+1)\\""}}')
+    make_tool(work / "node_modules" / "mytool" / "bin", "mytool.js",
+              '#!/usr/bin/env node\nconsole.log("mytool ran")\n')
+    (work / "node_modules" / ".bin").mkdir()
+    (work / "node_modules" / ".bin" / "mytool").symlink_to(
+        "../mytool/bin/mytool.js")
+    readme = (pathlib.Path(os.environ.get("LNK_SOURCE") or
+                           pathlib.Path(__file__).resolve().parents[2])
+              / "README.md")
+    if not readme.exists():
+        pytest.skip(f"the README is not at {readme}")
+    line = next(ln for ln in readme.read_text().splitlines()
+                if ln.startswith("lnk sandbox spec ") and "npm" in ln)
+    words = shlex.split(line.split(">")[0])[3:]
+    words = [str(work) if w == "~/code/app" else w for w in words]
+    spec = lnk("sandbox", "spec", *words)
+    assert spec.returncode == 0, spec
+    (work / "app.toml").write_text(spec.stdout)
+    cp = lnk.run("--yes", "--spec", "app.toml", "--", "npm", "test",
+                 timeout=120)
+    assert cp.returncode == 0, cp
+    assert "mytool ran" in cp.stdout and "\n2\n" in cp.stdout, cp.stdout
+
+
+# --- the thrown-away home, and the README's fixes for it ---
+
+def test_readme_git_commit_example_works_as_written(lnk, home, work):
+    if not shutil.which("git"):
+        pytest.skip("git is not installed")
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Tester\n\temail = t@example.com\n")
+    genv = {"GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q"], ["add", "."]):
+        subprocess.run(["git", *args], cwd=work, check=True,
+                       env=lnk.env(genv))
+    (work / "f").write_text("1")
+    subprocess.run(["git", "add", "f"], cwd=work, check=True,
+                   env=lnk.env(genv))
+    subprocess.run(["git", "commit", "-qm", "one"], cwd=work, check=True,
+                   env=lnk.env(genv))
+    (work / "f").write_text("2")
+    readme = (pathlib.Path(os.environ.get("LNK_SOURCE") or
+                           pathlib.Path(__file__).resolve().parents[2])
+              / "README.md")
+    if not readme.exists():
+        pytest.skip(f"the README is not at {readme}")
+    line = next(ln for ln in readme.read_text().splitlines()
+                if ln.startswith("lnk sandbox run") and "git commit" in ln)
+    words = shlex.split(line)[3:]
+    words = [str(home / ".gitconfig") if w == "~/.gitconfig" else w
+             for w in words]
+    cp = lnk.run(*words)
+    assert cp.returncode == 0, cp
+    log = subprocess.run(["git", "log", "--format=%an %s", "-1"], cwd=work,
+                         capture_output=True, text=True, env=lnk.env(genv))
+    assert log.stdout.strip() == "Tester fix", log
+
+
+# --- check: risks of the grants themselves ---
+
+def test_check_warns_home_readable_with_any_internet_host(lnk):
+    cp = lnk("sandbox", "check", "--read", "~", "--internet-host", "*",
+             timeout=120)
+    assert cp.returncode == 0, cp
+    assert "nothing leaked" in cp.stdout
+    assert ("warning: the home folder is readable and any internet host "
+            "is reachable") in cp.stdout, cp.stdout
+    # either alone: no warning
+    cp = lnk("sandbox", "check", "--read", "~", timeout=120)
+    assert "warning: the home folder" not in cp.stdout
+    cp = lnk("sandbox", "check", "--internet-host", "*", timeout=120)
+    assert "warning: the home folder" not in cp.stdout
+
+
+def test_check_warns_write_folder_with_other_repositories(lnk, work):
+    (work / ".git").mkdir()
+    cp = lnk("sandbox", "check", "--write", ".", timeout=120)
+    assert cp.returncode == 0, cp
+    assert "holds other repositories" not in cp.stdout  # its own .git
+    (work / "vendor" / "lib" / ".git").mkdir(parents=True)
+    (work / "other\x1b[31m" / ".git").mkdir(parents=True)
+    cp = lnk("sandbox", "check", "--write", ".", timeout=120)
+    assert cp.returncode == 0, cp
+    line = next(ln for ln in cp.stdout.splitlines()
+                if "holds other repositories" in ln)
+    assert "vendor/lib" in line and f"'{work}'" in line
+    assert "\x1b" not in cp.stdout
+
+
+# --- stop: the stopped sandbox and later ones say so ---
+
+def test_stop_is_said_to_the_stopped_sandbox_and_to_later_ones(lnk):
+    # a network grant, so that the sandbox is in the registry stop reads
+    # (the test host name is never reached: the program makes no call)
+    args = [lnk.bin, "sandbox", "run", "--write", ".", "--internet-host",
+            "example.invalid", "--", "sh", "-c", "echo ready; sleep 30"]
+    p = subprocess.Popen(args, cwd=str(lnk.cwd), env=lnk.env(),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        # the wire registers itself as the program starts: stop (which
+        # stays in force and may be repeated) until it has stopped it
+        for _ in range(100):
+            st = lnk("sandbox", "stop")
+            assert st.returncode == 0, st
+            if "stopped run-" in st.stdout:
+                break
+            time.sleep(0.1)
+        assert "stopped run-" in st.stdout, st
+        out, err = p.communicate(timeout=30)
+        assert p.returncode == 128 + 15, (p.returncode, err)
+        assert "lnk: stopped by 'lnk sandbox stop'" in err, err
+        cp = lnk.run("--write", ".", "--", "true")
+        assert cp.returncode == 0, cp
+        assert "a stop is in force ('lnk sandbox stop')" in cp.stderr
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        lnk("sandbox", "stop", "--off")
+    cp = lnk.run("--write", ".", "--", "true")
+    assert "stop is in force" not in cp.stderr, cp.stderr
+    # a program ended by a signal with no stop: not a word about stop
+    cp = lnk.run("--write", ".", "--", "sh", "-c", "kill -TERM $$")
+    assert cp.returncode == 128 + 15, cp
+    assert "stopped by" not in cp.stderr
+
+
+# --- specs: acceptances per set of flags, and the flag named ---
+
+def test_flag_beside_spec_is_named_and_switching_back_is_not_asked(
+        lnk, home, work):
+    other = home / "other"
+    other.mkdir()
+    (work / "app.toml").write_text(
+        'version = 1\n[files]\nwrite = ["."]\n[commands]\nallow = ["true"]\n')
+    # no terminal to ask on
+    run = lambda *a: lnk.run(*a, start_new_session=True,  # noqa: E731
+                             stdin=subprocess.DEVNULL)
+    assert run("--yes", "--spec", "app.toml", "--", "true").returncode == 0
+    cp = run("--spec", "app.toml", "--write", str(other), "--", "true")
+    assert cp.returncode == 125, cp
+    assert "with --write beside it" in cp.stderr, cp.stderr
+    cp = run("--yes", "--spec", "app.toml", "--write", str(other), "--",
+             "true")
+    assert cp.returncode == 0, cp
+    # back and forth: both were accepted, neither asks
+    for extra in ([], ["--write", str(other)], []):
+        cp = run("--spec", "app.toml", *extra, "--", "true")
+        assert cp.returncode == 0, (extra, cp)
+    record = (home / ".lnk" / "specs" / "sandbox.toml").read_text()
+    assert "text = " in record
+
+
+def test_second_run_of_a_named_spec_gets_the_next_free_name(lnk, work):
+    (work / "app.toml").write_text(
+        'name = "app"\nversion = 1\n[files]\nwrite = ["."]\n'
+        '[commands]\nallow = ["sh", "sleep"]\n')
+    # the first with a network grant, so that it is in the registry the
+    # name is checked against (the host is never reached)
+    first = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--yes", "--spec", "app.toml",
+         "--internet-host", "example.invalid", "--",
+         "sh", "-c", "echo ready; sleep 30"], cwd=str(work), env=lnk.env(),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        assert first.stdout.readline().strip() == "ready"
+        # the first registers as its wire starts: wait until it shows
+        for _ in range(100):
+            if "app " in lnk("sandbox", "traffic").stdout:
+                break
+            time.sleep(0.1)
+        cp = lnk.run("--yes", "--spec", "app.toml", "--", "sh", "-c",
+                     'echo "$LNK_SANDBOX"')
+        assert cp.returncode == 0, cp
+        assert cp.stdout.strip() == "app-2"
+        assert "a sandbox named 'app' is already running; this one is " \
+            "'app-2'" in cp.stderr
+        # a name given with --name is the person's: refused, not renamed
+        cp = lnk.run("--yes", "--spec", "app.toml", "--name", "app", "--",
+                     "sh", "-c", "true")
+        assert cp.returncode == 125, cp
+        assert "choose another --name" in cp.stderr
+    finally:
+        first.kill()
+        first.wait()
+
+
+# --- spec: paths as written, so a spec can live in its repository ---
+
+def test_spec_keeps_paths_as_written_and_spec_spec_prints_absolute(
+        lnk, home, work):
+    (work / "sub").mkdir()
+    (home / "docs").mkdir()
+    made = lnk("sandbox", "spec", "--write", ".", "--read", "~/docs",
+               "--read", str(work / "sub"), "--command", "node_modules/",
+               "--command", "sh", check=True).stdout
+    assert 'write = ["."]' in made
+    assert 'read = ["~/docs", "sub"]' in made
+    assert 'allow = ["node_modules/", "sh"]' in made
+    assert str(work) not in made and str(home) not in made
+    (work / "node_modules").mkdir()
+    (work / "app.toml").write_text(made)
+    absolute = lnk("sandbox", "spec", "--spec", "app.toml",
+                   check=True).stdout
+    spec = tomllib.loads(absolute)
+    assert spec["files"]["write"] == [str(work)]
+    assert spec["files"]["read"] == [str(home / "docs"), str(work / "sub")]
+    assert spec["commands"]["allow"] == [f"{work}/node_modules/", "sh"]
+    # the repository moves: the spec follows it
+    moved = home / "moved"
+    work.rename(moved)
+    cp = lnk.run("--yes", "--spec", str(moved / "app.toml"), "--", "sh",
+                 "-c", "pwd", cwd=str(moved))
+    assert cp.returncode == 0, cp
+    assert cp.stdout.strip() == str(moved)
+
+
+def test_exit_126_under_commands_points_at_commands(lnk):
+    cp = lnk.run("--write", ".", "--command", "sh", "--", "sh", "-c",
+                 "/usr/bin/id")
+    assert cp.returncode == 126, cp
+    assert "Permission denied" in cp.stderr
+    assert "[commands] does not allow it; add --command NAME" in cp.stderr
+    # every program allowed: 126 is the program's own business
+    cp = lnk.run("--write", ".", "--", "sh", "-c", "exit 126")
+    assert cp.returncode == 126, cp
+    assert "[commands]" not in cp.stderr
