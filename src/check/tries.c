@@ -561,9 +561,12 @@ static void plan_limits(const struct policy *p, const char *home,
 		return;
 	if (lim->line)
 		l->limits_line = xstrdup(lim->line);
+	/* Each is the sandbox's own, in memory, unless a grant shows the
+	 * host's folder there. */
 	const char *mem[] = {"/tmp", "/var/tmp", "/dev/shm", home};
-	size_t n = ARRAY_SIZE(mem) - (shown(p, home, home) ? 1 : 0);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(mem); i++) {
+		if (shown(p, home, mem[i]))
+			continue;
 		_cleanup_free_ char *pm =
 		    i == 3 ? xstrdup("the empty home folder") : xstrdup(mem[i]);
 		_cleanup_free_ char *what =
