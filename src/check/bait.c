@@ -11,10 +11,13 @@
  * form: a record that someone edited can never make check delete a
  * person's file.
  */
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <limits.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stddef.h>
@@ -92,6 +95,36 @@ static int plant_file(struct bait *b, const char *path, struct lnk_err *err)
 		return err_set(err, r, "cannot write bait '%s': %s", path,
 			       strerror(-r));
 	return 0;
+}
+
+/* A folder of check's: recorded first, removed only when empty. */
+static int plant_dir(struct bait *b, const char *path, struct lnk_err *err)
+{
+	record(b, 'd', path);
+	strv_push(&b->dirs, path);
+	if (mkdir(path, 0700) < 0)
+		return err_set(err, -errno, "cannot plant bait '%s': %s", path,
+			       strerror(errno));
+	return 0;
+}
+
+/* A link of check's: removed only while it is a link to a name of
+ * check's. */
+static int plant_link(struct bait *b, const char *path, const char *target,
+		      struct lnk_err *err)
+{
+	record(b, 'l', path);
+	strv_push(&b->links, path);
+	if (symlink(target, path) < 0)
+		return err_set(err, -errno, "cannot plant bait '%s': %s", path,
+			       strerror(errno));
+	return 0;
+}
+
+void bait_expect_dir(struct bait *b, const char *path)
+{
+	record(b, 'd', path);
+	strv_push(&b->dirs, path);
 }
 
 static void add_server(struct bait *b, int fd, const char *what,
@@ -195,6 +228,165 @@ static int plant_dot_files(struct bait *b, const struct policy *p,
 	return 0;
 }
 
+/* Names that run outside and are files (direnv, mise, asdf, vim): one
+ * free in a write folder becomes a link into a folder of check's, so the
+ * probe can try the way to its target. */
+static const char *const chain_names[] = {".envrc", ".mise.toml",
+					  ".tool-versions", ".exrc"};
+
+static int plant_chains(struct bait *b, const struct policy *p,
+			struct lnk_err *err)
+{
+	const struct strv *wr = policy_list(p, K_FILES_WRITE);
+	for (size_t i = 0; i < wr->n; i++) {
+		const char *w = wr->v[i];
+		_cleanup_free_ char *link = NULL;
+		for (size_t j = 0; j < ARRAY_SIZE(chain_names) && !link; j++) {
+			char *c = xasprintf("%s/%s", w, chain_names[j]);
+			struct stat st;
+			if (!strv_contains(&b->dot_planted, c) &&
+			    lstat(c, &st) < 0 && errno == ENOENT)
+				link = c;
+			else
+				free(c);
+		}
+		if (!link)
+			continue;
+		_cleanup_free_ char *name =
+		    xasprintf("lnk-check-%s-c%zu", b->tag, i);
+		_cleanup_free_ char *dir = xasprintf("%s/%s", w, name);
+		_cleanup_free_ char *target = xasprintf("%s/envrc", dir);
+		_cleanup_free_ char *rel = xasprintf("%s/envrc", name);
+		/* A folder check cannot plant in: no try there (what was
+		 * made is recorded and removed). */
+		if (plant_dir(b, dir, err) < 0 ||
+		    plant_file(b, target, err) < 0 ||
+		    plant_link(b, link, rel, err) < 0)
+			continue;
+		strv_push(&b->chains, w);
+		strv_push(&b->chains, link);
+		strv_push(&b->chains, dir);
+		strv_push(&b->chains, target);
+	}
+	return 0;
+}
+
+/* Whether a hidden folder that exists lies below w. */
+static bool holds_hidden(const struct policy *p, const char *home,
+			 const char *w)
+{
+	struct strv h = {0};
+	bool r = false;
+	strv_copy(&h, &p->always_hidden);
+	paths_always_hidden(home, &h);
+	strv_copy(&h, policy_list(p, K_FILES_HIDE));
+	size_t n = strlen(w);
+	for (size_t i = 0; i < h.n && !r; i++) {
+		struct stat st;
+		r = strncmp(h.v[i], w, n) == 0 &&
+		    (h.v[i][n] == '/' || strcmp(w, "/") == 0) &&
+		    lstat(h.v[i], &st) == 0;
+	}
+	strv_free(&h);
+	return r;
+}
+
+/* In each write folder that holds a hidden folder: a folder of check's
+ * holding one that check hides (cmd_check adds it to the grants as
+ * --hide would), so the probe can try to move a folder that holds a
+ * hidden one without touching one of yours. */
+static int plant_hide_holders(struct bait *b, const struct policy *p,
+			      const char *home, struct lnk_err *err)
+{
+	const struct strv *wr = policy_list(p, K_FILES_WRITE);
+	for (size_t i = 0; i < wr->n; i++) {
+		const char *w = wr->v[i];
+		if (!holds_hidden(p, home, w))
+			continue;
+		_cleanup_free_ char *holder =
+		    xasprintf("%s/lnk-check-%s-h%zu", w, b->tag, i);
+		_cleanup_free_ char *hid = xasprintf("%s/lnk-check-in", holder);
+		_cleanup_free_ char *file =
+		    xasprintf("%s/.lnk-check-%s", hid, b->tag);
+		if (plant_dir(b, holder, err) < 0 ||
+		    plant_dir(b, hid, err) < 0 || plant_file(b, file, err) < 0)
+			continue;
+		strv_push(&b->hide_holders, w);
+		strv_push(&b->hide_holders, holder);
+		strv_push(&b->hide_holders, file);
+		strv_push(&b->hide_added, hid);
+		strv_push(&b->hidden_files, file);
+	}
+	return 0;
+}
+
+/* This machine's own addresses, not loopback nor link-local: a server on
+ * each (at most a few), which the wire must never reach for the program
+ * (they are this machine, whatever '*' allows). */
+#define HOST_ADDRS_MAX 4
+static void plant_host_servers(struct bait *b)
+{
+	struct ifaddrs *ifa = NULL;
+	if (getifaddrs(&ifa) < 0)
+		return;
+	for (struct ifaddrs *i = ifa; i && b->host_addrs.n < 2 * HOST_ADDRS_MAX;
+	     i = i->ifa_next) {
+		if (!i->ifa_addr || (i->ifa_flags & IFF_LOOPBACK))
+			continue;
+		int fam = i->ifa_addr->sa_family;
+		struct sockaddr_storage ss = {0};
+		socklen_t len;
+		char a[INET6_ADDRSTRLEN];
+		if (fam == AF_INET) {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+			*s4 = *(struct sockaddr_in *)i->ifa_addr;
+			uint32_t v = ntohl(s4->sin_addr.s_addr);
+			if ((v >> 24) == 127 || (v >> 16) == 0xa9fe)
+				continue;
+			s4->sin_port = 0;
+			len = sizeof(*s4);
+			inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		} else if (fam == AF_INET6) {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+			*s6 = *(struct sockaddr_in6 *)i->ifa_addr;
+			if (IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr) ||
+			    IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) ||
+			    IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+				continue;
+			s6->sin6_port = 0;
+			len = sizeof(*s6);
+			inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		} else {
+			continue;
+		}
+		if (strv_contains(&b->host_addrs, a))
+			continue;
+		int fd =
+		    socket(fam, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			continue;
+		int one = 1;
+		if (fam == AF_INET6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+				   sizeof(one));
+		if (bind(fd, (struct sockaddr *)&ss, len) < 0 ||
+		    listen(fd, 16) < 0 ||
+		    getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+			close(fd);
+			continue; /* a tentative address: no try there */
+		}
+		uint16_t port = ntohs(
+		    fam == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+				   : ((struct sockaddr_in6 *)&ss)->sin6_port);
+		_cleanup_free_ char *what =
+		    xasprintf(fam == AF_INET6 ? "[%s]:%u" : "%s:%u", a, port);
+		add_server(b, fd, what, NULL);
+		strv_push(&b->host_addrs, a);
+		strv_pushf(&b->host_addrs, "%u", port);
+	}
+	freeifaddrs(ifa);
+}
+
 int bait_plant(struct bait *b, const struct policy *p, const char *home,
 	       struct lnk_err *err)
 {
@@ -261,7 +453,14 @@ int bait_plant(struct bait *b, const struct policy *p, const char *home,
 			}
 		}
 	}
-	if ((r = plant_dot_files(b, p, err)) < 0)
+	if ((r = plant_dot_files(b, p, err)) < 0 ||
+	    (r = plant_chains(b, p, err)) < 0 ||
+	    (r = plant_hide_holders(b, p, home, err)) < 0)
+		goto fail;
+	/* The probe's stdin (cmd_check opens it read only): reopened
+	 * through /dev/stdin it must stay read only. */
+	b->stdin_file = xasprintf("/tmp/lnk-check-%s-in", b->tag);
+	if ((r = plant_file(b, b->stdin_file, err)) < 0)
 		goto fail;
 
 	/* The inherited descriptor: lnk holds it without CLOEXEC; cmd_check
@@ -346,6 +545,8 @@ int bait_plant(struct bait *b, const struct policy *p, const char *home,
 		strv_push(&b->ports_served, ports->v[i]);
 	}
 
+	plant_host_servers(b);
+
 	/* A host process with a name to look for from inside. */
 	snprintf(b->comm, sizeof(b->comm), "lnkchk%.8s", b->tag);
 	prctl(PR_SET_NAME, b->comm, 0, 0, 0);
@@ -374,12 +575,38 @@ void bait_serve(struct bait *b, size_t i)
 	}
 }
 
+/* A link check made: it still is one, to a name of check's. */
+static bool is_our_link(const char *path)
+{
+	char t[PATH_MAX];
+	ssize_t n = readlink(path, t, sizeof(t) - 1);
+	if (n < 0)
+		return false;
+	t[n] = '\0';
+	return strncmp(t, "lnk-check-", 10) == 0 && !strstr(t, "..");
+}
+
+/* A folder check made: its name has the tag's form; rmdir removes it
+ * only when empty, so nothing of anyone else's goes with it. */
+static bool is_our_dir(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	struct stat st;
+	return strncmp(base, "lnk-check-", 10) == 0 && lstat(path, &st) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
 static void remove_path(char kind, const char *path)
 {
 	if (kind == 'f' && is_ours(path))
 		unlink(path);
 	else if (kind == 's' && is_our_socket(path))
 		unlink(path);
+	else if (kind == 'l' && is_our_link(path))
+		unlink(path);
+	else if (kind == 'd' && is_our_dir(path))
+		rmdir(path);
 }
 
 void bait_remove(struct bait *b)
@@ -406,6 +633,10 @@ void bait_remove(struct bait *b)
 		remove_path('s', b->home_dgram);
 	for (size_t i = 0; i < b->files.n; i++)
 		remove_path('f', b->files.v[i]);
+	for (size_t i = 0; i < b->links.n; i++)
+		remove_path('l', b->links.v[i]);
+	for (size_t i = b->dirs.n; i-- > 0;)
+		remove_path('d', b->dirs.v[i]);
 	if (b->fd >= 0)
 		close(b->fd);
 	b->fd = -1;
@@ -418,6 +649,13 @@ void bait_remove(struct bait *b)
 	strv_free(&b->hidden_files);
 	strv_free(&b->granted_files);
 	strv_free(&b->dot_planted);
+	strv_free(&b->chains);
+	strv_free(&b->hide_holders);
+	strv_free(&b->hide_added);
+	strv_free(&b->dirs);
+	strv_free(&b->links);
+	strv_free(&b->host_addrs);
+	free(b->stdin_file);
 	strv_free(&b->ports_served);
 	free(b->secret);
 	free(b->record);
@@ -460,11 +698,18 @@ void bait_clean_stale(const char *home, struct strv *removed)
 		if (sscanf(text, "p %d", &pid) == 1 && pid > 0 &&
 		    (kill(pid, 0) == 0 || errno == EPERM))
 			continue;
+		/* Files, sockets and links first; then the folders,
+		 * deepest (last recorded) first. */
+		struct strv dirs = {0};
 		for (char *line = strtok(text, "\n"); line;
 		     line = strtok(NULL, "\n")) {
-			if ((line[0] != 'f' && line[0] != 's') ||
+			if (!strchr("fsld", line[0]) || !line[0] ||
 			    line[1] != ' ')
 				continue;
+			if (line[0] == 'd') {
+				strv_push(&dirs, line + 2);
+				continue;
+			}
 			struct stat st;
 			if (lstat(line + 2, &st) < 0)
 				continue;
@@ -472,6 +717,15 @@ void bait_clean_stale(const char *home, struct strv *removed)
 			if (lstat(line + 2, &st) < 0 && removed)
 				strv_push(removed, line + 2);
 		}
+		for (size_t i = dirs.n; i-- > 0;) {
+			struct stat st;
+			if (lstat(dirs.v[i], &st) < 0)
+				continue;
+			remove_path('d', dirs.v[i]);
+			if (lstat(dirs.v[i], &st) < 0 && removed)
+				strv_push(removed, dirs.v[i]);
+		}
+		strv_free(&dirs);
 		unlink(path);
 	}
 	closedir(d);

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "common/buf.h"
 #include "common/err.h"
@@ -51,13 +52,27 @@ struct bait {
 	struct strv granted_files; /* one in each --read and --write folder
 				    * (pairs: folder, file) */
 	struct strv dot_planted;   /* pairs: write folder, planted dot file */
-	char *env_name;		   /* LNK_CHECK_SECRET_<TAG> */
-	int fd;			   /* the descriptor lnk inherits: tmp_file */
-	uint16_t port;		   /* the bait server's loopback port */
-	char *unix_path;	   /* a socket in /tmp, outside */
-	char *abstract;		   /* "@lnk-check-<tag>" */
-	char *home_socket;	   /* a socket in the home folder */
-	char *home_dgram;	   /* a datagram socket there, or NULL */
+	/* A protected name that is a link into a folder of check's, in each
+	 * write folder where one is free: quads of write folder, link,
+	 * folder on its way, the target file. */
+	struct strv chains;
+	/* A folder of check's that holds a folder hidden as --hide, in each
+	 * write folder that holds a hidden folder: triples of write folder,
+	 * holder, the file in the hidden folder. */
+	struct strv hide_holders;
+	struct strv hide_added; /* the hidden folders: cmd_check hides them */
+	struct strv dirs;	/* folders check made: removed when empty */
+	struct strv links;	/* links check made */
+	char *stdin_file;	/* /tmp/lnk-check-<tag>-in: the probe's stdin */
+	struct strv host_addrs; /* pairs: an address of this machine (not
+				 * loopback), the port check serves there */
+	char *env_name;		/* LNK_CHECK_SECRET_<TAG> */
+	int fd;			/* the descriptor lnk inherits: tmp_file */
+	uint16_t port;		/* the bait server's loopback port */
+	char *unix_path;	/* a socket in /tmp, outside */
+	char *abstract;		/* "@lnk-check-<tag>" */
+	char *home_socket;	/* a socket in the home folder */
+	char *home_dgram;	/* a datagram socket there, or NULL */
 	int home_dgram_fd;
 	struct bait_server *srv;
 	size_t nsrv;
@@ -74,6 +89,9 @@ int bait_plant(struct bait *b, const struct policy *p, const char *home,
 void bait_serve(struct bait *b, size_t i);
 /* Records a path the probe may write, so the removal covers it too. */
 void bait_expect(struct bait *b, const char *path);
+/* The same for a folder the probe may make (by a rename): removed when
+ * empty, after the files. */
+void bait_expect_dir(struct bait *b, const char *path);
 /* Removes everything planted or expected (only files that carry
  * BAIT_MARK, and sockets check made), closes the servers and the record,
  * and frees b. Safe to call twice. */
@@ -85,9 +103,12 @@ void bait_clean_stale(const char *home, struct strv *removed);
 /* ---- tries.c ----------------------------------------------------------- */
 
 enum check_expect {
-	CHECK_DENY,  /* nothing grants it */
-	CHECK_ALLOW, /* a grant lets it through */
-	CHECK_GAP,   /* a known gap: it may get through (check_gaps) */
+	CHECK_DENY,   /* nothing grants it */
+	CHECK_ALLOW,  /* a grant lets it through */
+	CHECK_GAP,    /* a known gap: it may get through (check_gaps) */
+	CHECK_REFUSE, /* nothing grants it, and only a refusal shows it: a
+		       * call that timed out may have gone out (a neighbour
+		       * that did not answer proves nothing) */
 };
 
 enum check_outcome {
@@ -111,6 +132,8 @@ enum check_host {
 	CH_NONE,
 	CH_ABSENT,    /* host_path must not exist */
 	CH_UNCHANGED, /* host_path must still hold host_content */
+	CH_CTIME,     /* host_path's inode must not change (its ctime is
+		       * host_ctime): a chmod to the mode it has */
 };
 
 struct check_try {
@@ -128,6 +151,7 @@ struct check_try {
 	enum check_host host;
 	char *host_path;
 	char *host_content;
+	struct timespec host_ctime;
 	/* Filled from the probe's answer and the host. */
 	enum check_outcome out;
 	char *detail;
@@ -139,6 +163,17 @@ struct check_list {
 	size_t n, cap;
 	int batches; /* how many sandboxes the tries need */
 	int refused_in_batch;
+	char *limits_line; /* what limits the sandbox's memory and tasks */
+};
+
+/* The bounds lnk sets on a sandbox (launch/limits.h), as check sees them
+ * outside. */
+struct check_limits {
+	uint64_t tmp_bound; /* bytes each file system in memory holds at
+			     * most (the kernel's half of memory for 0) */
+	uint64_t tasks;	    /* RLIMIT_NPROC inside; 0: none */
+	bool root;	    /* the kernel exempts uid 0 from RLIMIT_NPROC */
+	const char *line;   /* for people: limits_describe */
 };
 
 /* Refused proxy calls per sandbox: under both tripwires' counts. */
@@ -150,7 +185,7 @@ struct check_list {
  * it pauses the wire at once). home is absolute. Paths the probe may
  * write are recorded in b (bait_expect) so they are removed afterwards. */
 void check_plan(const struct policy *p, struct bait *b, const char *home,
-		struct check_list *out);
+		const struct check_limits *lim, struct check_list *out);
 void check_list_free(struct check_list *l);
 
 /* The known gaps (man page, "GAPS AND LIMITS"): name, reason. */

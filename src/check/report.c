@@ -40,6 +40,7 @@ enum check_verdict check_verdict_of(enum check_expect e, enum check_outcome o,
 {
 	switch (e) {
 	case CHECK_DENY:
+	case CHECK_REFUSE:
 		/* For a write, the host is the judge: a file created in the
 		 * sandbox's private /tmp or empty home reached nothing. */
 		if (h != CH_NONE)
@@ -48,8 +49,11 @@ enum check_verdict check_verdict_of(enum check_expect e, enum check_outcome o,
 		case CO_REACHED:
 			return CV_LEAKED;
 		case CO_REFUSED:
-		case CO_ERROR:
 			return CV_BLOCKED;
+		case CO_ERROR:
+			/* A call that timed out was not refused: it may have
+			 * gone out to a machine that did not answer. */
+			return e == CHECK_REFUSE ? CV_FAILED : CV_BLOCKED;
 		case CO_NONE:
 			return CV_FAILED;
 		}
@@ -94,6 +98,16 @@ static bool host_ok(const struct check_try *t, char **why)
 		    memcmp(now, t->host_content, len) == 0)
 			return true;
 		*why = xasprintf("%s changed on this machine", t->host_path);
+		return false;
+	}
+	case CH_CTIME: {
+		struct stat st;
+		if (stat(t->host_path, &st) == 0 &&
+		    st.st_ctim.tv_sec == t->host_ctime.tv_sec &&
+		    st.st_ctim.tv_nsec == t->host_ctime.tv_nsec)
+			return true;
+		*why =
+		    xasprintf("%s was changed on this machine", t->host_path);
 		return false;
 	}
 	}
@@ -149,7 +163,11 @@ void check_judge(struct check_list *l, const char *out, size_t len)
 			   t->v == CV_BLOCKED) {
 			free(t->detail);
 			t->detail = xstrdup(
-			    "written inside only; nothing reached this machine");
+			    t->host == CH_CTIME
+				? "a copy inside only; nothing reached this "
+				  "machine"
+				: "written inside only; nothing reached this "
+				  "machine");
 		}
 	}
 }
@@ -188,6 +206,11 @@ void check_table(const struct check_list *l, const char *home, struct buf *b)
 		   l->n, check_count(l, CV_BLOCKED), check_count(l, CV_ALLOWED),
 		   check_count(l, CV_FAILED), check_count(l, CV_MISSED),
 		   check_count(l, CV_OPEN), leaked);
+	if (l->limits_line) {
+		buf_puts(b, "limits: ");
+		esc_append(b, l->limits_line, strlen(l->limits_line), ESC_LINE);
+		buf_putc(b, '\n');
+	}
 	if (leaked)
 		buf_puts(b, "LEAKED: something nothing allows got through; "
 			    "please report it (lnk-sandbox(1), SECURITY)\n");
@@ -204,6 +227,8 @@ static const char *expect_name(enum check_expect e)
 		return "allow";
 	case CHECK_GAP:
 		return "gap";
+	case CHECK_REFUSE:
+		return "deny";
 	}
 	return "?";
 }
@@ -242,6 +267,11 @@ void check_json(const struct check_list *l, struct buf *b)
 		buf_printf(b, "%s\"%s\":%zu", v ? "," : "",
 			   check_verdict_name((enum check_verdict)v),
 			   check_count(l, (enum check_verdict)v));
-	buf_printf(b, "},\"leaked\":%s}\n",
+	buf_puts(b, "}");
+	if (l->limits_line) {
+		buf_puts(b, ",\"limits\":");
+		jstr(b, l->limits_line);
+	}
+	buf_printf(b, ",\"leaked\":%s}\n",
 		   check_count(l, CV_LEAKED) ? "true" : "false");
 }

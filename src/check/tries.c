@@ -4,6 +4,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -414,6 +416,240 @@ static void plan_runs_outside(const struct policy *p, struct bait *b,
 	}
 }
 
+/* The way to what a protected link names (.envrc -> lnk-check-…/envrc,
+ * planted by check): the target stays read only and the folder on its
+ * way cannot move, unless --write-dot-files names the folder. */
+static void plan_chains(const struct policy *p, struct bait *b,
+			const char *home, struct check_list *l)
+{
+	const struct strv *wdf = policy_list(p, K_FILES_WRITE_DOT_FILES);
+	for (size_t i = 0; i + 3 < b->chains.n; i += 4) {
+		const char *w = b->chains.v[i], *link = b->chains.v[i + 1];
+		const char *dir = b->chains.v[i + 2];
+		const char *target = b->chains.v[i + 3];
+		bool guarded = !strv_contains(wdf, w);
+		enum check_expect e = guarded ? CHECK_DENY : CHECK_ALLOW;
+		_cleanup_free_ char *pl = pretty(home, link);
+		_cleanup_free_ char *pt = pretty(home, target);
+		_cleanup_free_ char *content =
+		    xasprintf(BAIT_MARK "%s\n", b->secret);
+
+		_cleanup_free_ char *w1 = xasprintf(
+		    "write %s, the target of %s (a link that runs outside)", pt,
+		    pl);
+		struct check_try *t =
+		    add(l, "runs outside", e, w1, "append\t%s\t%s", target,
+			"echo lnk-check-leaked\n");
+		if (guarded) {
+			t->host = CH_UNCHANGED;
+			t->host_path = xstrdup(target);
+			t->host_content = xstrdup(content);
+		}
+
+		_cleanup_free_ char *to = xasprintf("%s-moved", dir);
+		_cleanup_free_ char *to_file = xasprintf("%s/envrc", to);
+		bait_expect_dir(b, to);
+		bait_expect(b, to_file);
+		_cleanup_free_ char *pd = pretty(home, dir);
+		_cleanup_free_ char *w2 = xasprintf(
+		    "rename %s, on the way to the target of %s", pd, pl);
+		t = add(l, "runs outside", e, w2, "rename\t%s\t%s", dir, to);
+		if (guarded) {
+			t->host = CH_UNCHANGED;
+			t->host_path = xstrdup(link); /* read through it */
+			t->host_content = xstrdup(content);
+		}
+	}
+}
+
+/* A folder that holds a hidden one (check's own, hidden as --hide would)
+ * cannot move, whatever --write-dot-files says: the next sandbox would
+ * show the hidden content at the new path. */
+static void plan_hide_holders(struct bait *b, const char *home,
+			      struct check_list *l)
+{
+	for (size_t i = 0; i + 2 < b->hide_holders.n; i += 3) {
+		const char *holder = b->hide_holders.v[i + 1];
+		const char *file = b->hide_holders.v[i + 2];
+		_cleanup_free_ char *to = xasprintf("%s-moved", holder);
+		_cleanup_free_ char *to_in = xasprintf("%s/lnk-check-in", to);
+		_cleanup_free_ char *to_file =
+		    xasprintf("%s/%s", to_in, strrchr(file, '/') + 1);
+		bait_expect_dir(b, to);
+		bait_expect_dir(b, to_in);
+		bait_expect(b, to_file);
+		_cleanup_free_ char *ph = pretty(home, holder);
+		_cleanup_free_ char *what =
+		    xasprintf("rename %s, which holds a hidden folder", ph);
+		struct check_try *t = add(l, "hidden", CHECK_DENY, what,
+					  "rename\t%s\t%s", holder, to);
+		t->host = CH_UNCHANGED;
+		t->host_path = xstrdup(file);
+		t->host_content = xasprintf(BAIT_MARK "%s\n", b->secret);
+	}
+}
+
+/* What uid 0 inside would own of the host's kernel: settings in /proc/sys
+ * (kernel.core_pattern runs a program as root at the next crash), the
+ * sysrq trigger, a device node's mode. Each is opened for writing and
+ * written nothing, or set to the mode it has: harmless where it goes
+ * through; tried as any user. */
+static const char *const kernel_files[] = {
+    "/proc/sys/kernel/core_pattern",
+    "/proc/sys/vm/drop_caches",
+    "/proc/sys/fs/binfmt_misc/register",
+    "/proc/sysrq-trigger",
+};
+
+static void plan_kernel(struct check_list *l)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(kernel_files); i++) {
+		struct stat st;
+		if (stat(kernel_files[i], &st) < 0)
+			continue; /* not on this kernel: nothing to try */
+		_cleanup_free_ char *what = xasprintf(
+		    "open %s for writing (a setting of the host's kernel)",
+		    kernel_files[i]);
+		add(l, "kernel", CHECK_DENY, what, "openw\t%s",
+		    kernel_files[i]);
+	}
+	struct stat st;
+	if (stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode)) {
+		struct check_try *t =
+		    add(l, "devices", CHECK_DENY,
+			"change the mode of /dev/null (to the one it has)",
+			"chmod\t/dev/null\t%o", (unsigned)(st.st_mode & 07777));
+		t->host = CH_CTIME;
+		t->host_path = xstrdup("/dev/null");
+		t->host_ctime = st.st_ctim;
+	}
+}
+
+/* The probe's stdin is a file of check's outside the grants, opened read
+ * only: named through /dev/stdin with O_CREAT (which the guard, not the
+ * kernel, performs) it must stay read only. */
+static void plan_stdin(const struct policy *p, const struct bait *b,
+		       const char *home, struct check_list *l)
+{
+	static const char *const names[] = {"/dev/stdin", "/proc/self/fd/0"};
+	bool writable = shown(p, home, b->stdin_file) == 2;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *what = xasprintf(
+		    "write the host's file given as stdin (read only), "
+		    "opened as %s with O_CREAT",
+		    names[i]);
+		struct check_try *t = add(
+		    l, "descriptors", writable ? CHECK_ALLOW : CHECK_DENY, what,
+		    "appendc\t%s\t%s", names[i], "echo lnk-check-leaked\n");
+		if (!writable) {
+			t->host = CH_UNCHANGED;
+			t->host_path = xstrdup(b->stdin_file);
+			t->host_content =
+			    xasprintf(BAIT_MARK "%s\n", b->secret);
+		}
+	}
+}
+
+/* The bounds on the host's memory and processes: a write one page past
+ * each file system in memory (a fallocate the tmpfs refuses before it
+ * takes a page), and the task limit as the program sees it (read, never
+ * a fork past it). */
+static void plan_limits(const struct policy *p, const char *home,
+			const struct check_limits *lim, struct check_list *l)
+{
+	if (!lim)
+		return;
+	if (lim->line)
+		l->limits_line = xstrdup(lim->line);
+	/* Each is the sandbox's own, in memory, unless a grant shows the
+	 * host's folder there. */
+	const char *mem[] = {"/tmp", "/var/tmp", "/dev/shm", home};
+	for (size_t i = 0; i < ARRAY_SIZE(mem); i++) {
+		if (shown(p, home, mem[i]))
+			continue;
+		_cleanup_free_ char *pm =
+		    i == 3 ? xstrdup("the empty home folder") : xstrdup(mem[i]);
+		_cleanup_free_ char *what =
+		    lim->tmp_bound % (1u << 20)
+			? xasprintf("write past the %" PRIu64 " bytes %s holds",
+				    lim->tmp_bound, pm)
+			: xasprintf("write past the %" PRIu64 " MiB %s holds",
+				    lim->tmp_bound >> 20, pm);
+		add(l, "limits", CHECK_REFUSE, what, "fill\t%s\t%" PRIu64,
+		    mem[i], lim->tmp_bound);
+	}
+	if (lim->tasks && !lim->root) {
+		_cleanup_free_ char *what = xasprintf(
+		    "run more than %" PRIu64
+		    " tasks (RLIMIT_NPROC, read: no fork past it is tried)",
+		    lim->tasks);
+		add(l, "limits", CHECK_REFUSE, what, "tasks\t%" PRIu64,
+		    lim->tasks);
+	}
+}
+
+/* The repositories the top one knows: each submodule .gitmodules names
+ * under a write folder. Its gitfile is opened for writing, nothing
+ * written; into a git directory a bait file is created. */
+static void plan_submodules(const struct policy *p, struct bait *b,
+			    const char *home, struct check_list *l)
+{
+	const struct strv *wr = policy_list(p, K_FILES_WRITE);
+	const struct strv *wdf = policy_list(p, K_FILES_WRITE_DOT_FILES);
+	for (size_t i = 0; i < wr->n; i++) {
+		const char *w = wr->v[i];
+		bool guarded = !strv_contains(wdf, w);
+		_cleanup_free_ char *gm = xasprintf("%s/.gitmodules", w);
+		_cleanup_free_ char *top = xasprintf("%s/.git", w);
+		struct stat st;
+		if (lstat(top, &st) < 0)
+			continue;
+		FILE *f = fopen(gm, "re");
+		char line[PATH_MAX];
+		int n = 0;
+		while (f && n < 4 && fgets(line, sizeof(line), f)) {
+			char *k = line + strspn(line, " \t");
+			if (strncmp(k, "path", 4) != 0)
+				continue;
+			k += 4 + strspn(k + 4, " \t");
+			if (*k != '=')
+				continue;
+			k++;
+			k += strspn(k, " \t");
+			k[strcspn(k, "\r\n")] = '\0';
+			size_t kl = strlen(k);
+			while (kl && (k[kl - 1] == ' ' || k[kl - 1] == '\t'))
+				k[--kl] = '\0';
+			if (!kl || k[0] == '/' || strstr(k, ".."))
+				continue;
+			_cleanup_free_ char *g = xasprintf("%s/%s/.git", w, k);
+			if (lstat(g, &st) < 0)
+				continue;
+			_cleanup_free_ char *pg = pretty(home, g);
+			enum check_expect e =
+			    guarded ? CHECK_DENY : CHECK_ALLOW;
+			if (S_ISREG(st.st_mode)) {
+				_cleanup_free_ char *what = xasprintf(
+				    "open %s, a submodule's gitfile, for "
+				    "writing",
+				    pg);
+				add(l, "runs outside", e, what, "openw\t%s", g);
+				n++;
+			} else if (S_ISDIR(st.st_mode)) {
+				_cleanup_free_ char *c = xasprintf(
+				    "%s/lnk-check-%s-s%d", g, b->tag, n);
+				_cleanup_free_ char *where =
+				    xasprintf("a submodule's git directory");
+				add_create(l, b, p, home, "runs outside", where,
+					   c, guarded);
+				n++;
+			}
+		}
+		if (f)
+			fclose(f);
+	}
+}
+
 static void plan_process(const struct policy *p, const struct bait *b,
 			 struct check_list *l)
 {
@@ -512,15 +748,135 @@ static const char *const loop_http[] = {
 /* A refused call through the proxy: a new sandbox every
  * CHECK_REFUSED_PER_BATCH of them, or for each one when alone is set (a
  * metadata call pauses its wire at once). */
-static void proxy_deny(struct check_list *l, bool alone, const char *what,
-		       const char *probe)
+static struct check_try *proxy_deny(struct check_list *l, bool alone,
+				    const char *what, const char *probe)
 {
 	if (alone || l->refused_in_batch >= CHECK_REFUSED_PER_BATCH) {
 		l->batches++;
 		l->refused_in_batch = 0;
 	}
-	add(l, "proxy", CHECK_DENY, what, "%s", probe);
+	struct check_try *t = add(l, "proxy", CHECK_DENY, what, "%s", probe);
 	l->refused_in_batch++;
+	return t;
+}
+
+/* This machine's addresses (every interface's). */
+static void own_addrs(struct strv *out)
+{
+	struct ifaddrs *ifa = NULL;
+	if (getifaddrs(&ifa) < 0)
+		return;
+	for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
+		char a[INET6_ADDRSTRLEN];
+		if (!i->ifa_addr)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET)
+			inet_ntop(
+			    AF_INET,
+			    &((struct sockaddr_in *)i->ifa_addr)->sin_addr, a,
+			    sizeof(a));
+		else if (i->ifa_addr->sa_family == AF_INET6)
+			inet_ntop(
+			    AF_INET6,
+			    &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, a,
+			    sizeof(a));
+		else
+			continue;
+		strv_push(out, a);
+	}
+	freeifaddrs(ifa);
+}
+
+#define NEIGHBOURS_MAX 4
+#define RT_GATEWAY 0x0002    /* RTF_GATEWAY */
+#define RT_REJECT 0x0200     /* RTF_REJECT */
+#define RT_LOCAL 0x80000000u /* RTF_LOCAL: an address of this machine */
+
+static void neighbour_push(struct strv *out, const struct strv *own,
+			   const char *a)
+{
+	if (out->n < NEIGHBOURS_MAX && !strv_contains(own, a) &&
+	    !strv_contains(out, a))
+		strv_push(out, a);
+}
+
+/* Machines of this machine's network that a sandbox could name: each
+ * gateway, and the first address of each network on a link (a route
+ * without a gateway) that is not this machine's own. A live neighbour
+ * cannot be known, so one that does not answer proves nothing. */
+static void neighbours(struct strv *out)
+{
+	struct strv own = {0};
+	own_addrs(&own);
+	FILE *f = fopen("/proc/net/route", "re");
+	char line[512];
+	while (f && fgets(line, sizeof(line), f)) {
+		char ifn[32];
+		unsigned dst, gw, flags, mask;
+		if (sscanf(line, "%31s %x %x %x %*d %*d %*d %x", ifn, &dst, &gw,
+			   &flags, &mask) != 5 ||
+		    strcmp(ifn, "lo") == 0 || strcmp(ifn, "*") == 0 ||
+		    (flags & RT_REJECT))
+			continue;
+		char a[INET_ADDRSTRLEN];
+		struct in_addr ia;
+		if (flags & RT_GATEWAY) {
+			ia.s_addr = gw;
+			inet_ntop(AF_INET, &ia, a, sizeof(a));
+			neighbour_push(out, &own, a);
+			continue;
+		}
+		uint32_t m = ntohl(mask), net = ntohl(dst) & m;
+		if (!m)
+			continue;
+		uint32_t last = net | ~m;
+		for (uint32_t x = m == 0xffffffffu ? net : net + 1;
+		     x <= last && x <= net + 2; x++) {
+			ia.s_addr = htonl(x);
+			inet_ntop(AF_INET, &ia, a, sizeof(a));
+			if (!strv_contains(&own, a)) {
+				neighbour_push(out, &own, a);
+				break;
+			}
+		}
+	}
+	if (f)
+		fclose(f);
+	f = fopen("/proc/net/ipv6_route", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char dst[33], nh[33], ifn[32];
+		unsigned plen, flags;
+		if (sscanf(line, "%32s %x %*s %*x %32s %*x %*x %*x %x %31s",
+			   dst, &plen, nh, &flags, ifn) != 5 ||
+		    strcmp(ifn, "lo") == 0 || (flags & (RT_REJECT | RT_LOCAL)))
+			continue;
+		struct in6_addr d, g;
+		for (int k = 0; k < 16; k++) {
+			unsigned x, y;
+			sscanf(dst + 2 * k, "%2x", &x);
+			sscanf(nh + 2 * k, "%2x", &y);
+			d.s6_addr[k] = (uint8_t)x;
+			g.s6_addr[k] = (uint8_t)y;
+		}
+		char a[INET6_ADDRSTRLEN];
+		if (flags & RT_GATEWAY) {
+			if (IN6_IS_ADDR_LINKLOCAL(&g))
+				continue; /* needs an interface to name */
+			inet_ntop(AF_INET6, &g, a, sizeof(a));
+			neighbour_push(out, &own, a);
+			continue;
+		}
+		if (plen == 0 || plen > 128 || IN6_IS_ADDR_LINKLOCAL(&d) ||
+		    IN6_IS_ADDR_MULTICAST(&d))
+			continue;
+		if (plen < 128)
+			d.s6_addr[15] |= 1;
+		inet_ntop(AF_INET6, &d, a, sizeof(a));
+		neighbour_push(out, &own, a);
+	}
+	if (f)
+		fclose(f);
+	strv_free(&own);
 }
 
 static void plan_network(const struct policy *p, const struct bait *b,
@@ -591,6 +947,28 @@ static void plan_network(const struct policy *p, const struct bait *b,
 	add(l, "network", CHECK_DENY,
 	    "connect to an abstract unix socket outside", "unix\t%s",
 	    b->abstract);
+	for (size_t i = 0; i + 1 < b->host_addrs.n; i += 2) {
+		snprintf(what, sizeof(what),
+			 "connect directly to this machine's address %s, port "
+			 "%s",
+			 b->host_addrs.v[i], b->host_addrs.v[i + 1]);
+		add(l, "network", CHECK_DENY, what, "tcp\t%s\t%s",
+		    b->host_addrs.v[i], b->host_addrs.v[i + 1]);
+	}
+	/* A port below 1024, in every address form the kernel accepts:
+	 * the guard, when it performs a bind, must read the address as the
+	 * kernel does (its own bind is privileged in the sandbox). */
+	static const char *const low[][3] = {
+	    {"127.0.0.1", "16", "an IPv4 address"},
+	    {"::1", "28", "a 28-byte IPv6 address"},
+	    {"::1", "24", "a 24-byte IPv6 address (no scope id)"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(low); i++) {
+		snprintf(what, sizeof(what),
+			 "bind port 80 inside with %s (below 1024)", low[i][2]);
+		add(l, "network", CHECK_DENY, what, "bind\t%s\t80\t%s",
+		    low[i][0], low[i][1]);
+	}
 	{
 		bool home_shown = false;
 		const char *hs = b->home_socket;
@@ -679,6 +1057,37 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		}
 		proxy_deny(l, false, "SOCKS5 address 192.168.0.1:80 (LAN)",
 			   "socks\tip4\t192.168.0.1\t80");
+
+		/* This machine by another address than loopback, where
+		 * check serves the secret: never reached, whatever '*'
+		 * allows. */
+		for (size_t i = 0; i + 1 < b->host_addrs.n; i += 2) {
+			bool v6 = strchr(b->host_addrs.v[i], ':') != NULL;
+			snprintf(what, sizeof(what),
+				 "CONNECT %s%s%s:%s (this machine's address)",
+				 v6 ? "[" : "", b->host_addrs.v[i],
+				 v6 ? "]" : "", b->host_addrs.v[i + 1]);
+			snprintf(pr, sizeof(pr), "http\t%s%s%s:%s",
+				 v6 ? "[" : "", b->host_addrs.v[i],
+				 v6 ? "]" : "", b->host_addrs.v[i + 1]);
+			proxy_deny(l, false, what, pr);
+		}
+		/* Its network: the gateways and a machine on each link.
+		 * Only the wire's refusal proves it (a neighbour that is
+		 * not there answers nothing either). */
+		struct strv nb = {0};
+		neighbours(&nb);
+		for (size_t i = 0; i < nb.n; i++) {
+			bool v6 = strchr(nb.v[i], ':') != NULL;
+			snprintf(what, sizeof(what),
+				 "CONNECT %s%s%s:80 (this machine's network: a "
+				 "gateway or a machine on a link)",
+				 v6 ? "[" : "", nb.v[i], v6 ? "]" : "");
+			snprintf(pr, sizeof(pr), "http\t%s%s%s:80",
+				 v6 ? "[" : "", nb.v[i], v6 ? "]" : "");
+			proxy_deny(l, false, what, pr)->expect = CHECK_REFUSE;
+		}
+		strv_free(&nb);
 	}
 
 	/* A cloud's metadata service, last: any call to it pauses the wire
@@ -708,13 +1117,19 @@ static bool needs_wire(const struct policy *p)
 }
 
 void check_plan(const struct policy *p, struct bait *b, const char *home,
-		struct check_list *out)
+		const struct check_limits *lim, struct check_list *out)
 {
 	*out = (struct check_list){0};
 	plan_files(p, b, home, out);
 	plan_dot_files(p, b, home, out);
 	plan_runs_outside(p, b, home, out);
+	plan_chains(p, b, home, out);
+	plan_submodules(p, b, home, out);
+	plan_hide_holders(b, home, out);
+	plan_kernel(out);
 	plan_process(p, b, out);
+	plan_stdin(p, b, home, out);
+	plan_limits(p, home, lim, out);
 	plan_commands(p, out);
 	plan_network(p, b, needs_wire(p), out);
 }
@@ -729,5 +1144,6 @@ void check_list_free(struct check_list *l)
 		free(l->t[i].detail);
 	}
 	free(l->t);
+	free(l->limits_line);
 	*l = (struct check_list){0};
 }

@@ -29,6 +29,7 @@
 #include "common/buf.h"
 #include "common/util.h"
 #include "config.h"
+#include "launch/limits.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
 
@@ -51,8 +52,10 @@ static void usage(FILE *f)
 	    "--hide\n"
 	    "folder and in /tmp, an environment variable, an inherited "
 	    "descriptor,\n"
-	    "a server on another loopback port, unix sockets), runs a probe "
-	    "in the\n"
+	    "a server on another loopback port and on this machine's other\n"
+	    "addresses, unix sockets, a file as the probe's stdin, a link and "
+	    "a\n"
+	    "folder in each write folder), runs a probe in the\n"
 	    "sandbox 'lnk sandbox run' builds from the same grants, reports "
 	    "each\n"
 	    "try, and removes the bait, also when interrupted.\n"
@@ -100,6 +103,31 @@ static char *find_probe(void)
 	return NULL;
 }
 
+/* The bounds sandbox_run sets (launch/limits.h), read the same way: the
+ * settings file, then the kernel's own tmpfs size (half the memory) where
+ * it sets none. A bad settings file is sandbox_run's to report. */
+static void limits_seen(const char *home, struct check_limits *out)
+{
+	struct limits l;
+	struct limits_where w = {0};
+	struct lnk_err err = {0};
+	limits_defaults(&l);
+	_cleanup_free_ char *settings = paths_settings(home);
+	if (limits_load_settings(settings, &l, &err) < 0)
+		limits_defaults(&l);
+	limits_find(&w);
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	*out = (struct check_limits){
+	    .tmp_bound = l.tmp_size
+			     ? (l.tmp_size + page - 1) / page * page
+			     : (uint64_t)sysconf(_SC_PHYS_PAGES) / 2 * page,
+	    .tasks = l.tasks,
+	    .root = geteuid() == 0,
+	    .line = limits_describe(&w, &l),
+	};
+	limits_where_free(&w);
+}
+
 struct check_run {
 	struct sandbox_req req;
 	const struct bait *bait;
@@ -113,8 +141,10 @@ __attribute__((noreturn)) static void launcher(struct check_run *cr, int batch,
 					       int out, int errfd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (nul < 0 || dup2(nul, STDIN_FILENO) < 0 ||
+	/* stdin: a file of check's outside the grants, read only, which
+	 * the probe must not reopen for writing. */
+	int in = open(cr->bait->stdin_file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (in < 0 || dup2(in, STDIN_FILENO) < 0 ||
 	    dup2(out, STDOUT_FILENO) < 0 || dup2(errfd, STDERR_FILENO) < 0)
 		_exit(LNK_EXIT_FAIL);
 	/* Bait that travels with lnk itself: a secret in its environment,
@@ -226,7 +256,8 @@ int cmd_check(int argc, char **argv, const struct cli_ctx *cx)
 {
 	struct grants g;
 	struct policy pol;
-	bool pol_init = false, json = false;
+	struct policy run_pol; /* pol and the folders check hides */
+	bool pol_init = false, run_pol_init = false, json = false;
 	struct lnk_err err = {0};
 	int r, ret = LNK_EXIT_FAIL;
 	const char *home = cx->home;
@@ -320,15 +351,26 @@ int cmd_check(int argc, char **argv, const struct cli_ctx *cx)
 		warnx_("%s", err.msg);
 		goto out;
 	}
+	/* The folders check hides in its own bait (as --hide would): one
+	 * inside each write folder that holds a hidden folder. The sandbox
+	 * and the tries have them; what check says of your grants does not. */
+	policy_copy(&run_pol, &pol);
+	run_pol_init = true;
+	for (size_t i = 0; i < b.hide_added.n; i++)
+		policy_push(&run_pol.k[K_FILES_HIDE], b.hide_added.v[i],
+			    (struct toml_pos){0});
+	struct check_limits lim;
+	limits_seen(home, &lim);
 	struct check_list tries;
-	check_plan(&pol, &b, home, &tries);
+	check_plan(&run_pol, &b, home, &lim, &tries);
+	free((char *)lim.line);
 
 	struct watch w = {.child = -1};
 	name = xasprintf("check-%d", (int)getpid());
 	struct check_run cr = {
 	    .req =
 		{
-		    .pol = &pol,
+		    .pol = &run_pol,
 		    .home = home,
 		    .cwd = cwd,
 		    .name = name,
@@ -424,5 +466,7 @@ out:
 	grants_free(&g);
 	if (pol_init)
 		policy_free(&pol);
+	if (run_pol_init)
+		policy_free(&run_pol);
 	return ret;
 }

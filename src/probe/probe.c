@@ -19,6 +19,7 @@
  * the sandbox it tests. Every call is bounded by a timeout.
  */
 #include <arpa/inet.h>
+#include <linux/magic.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,8 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -870,6 +873,230 @@ static void t_exec(const char *id, char **argv)
 		     WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 }
 
+/* Opens path for writing and writes nothing: a kernel setting
+ * (/proc/sys, /proc/sysrq-trigger) acts only on a write, so the try is
+ * harmless even where the open goes through. */
+static void t_openw(const char *id, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		report_errno(id, errno, file_refusal(errno));
+		return;
+	}
+	close(fd);
+	putf(id, "reached", "opened for writing (nothing written)");
+}
+
+/* Writes one page past the size of the file system in memory at dir, if
+ * that size is at most max; a tmpfs checks a fallocate against its size
+ * before it takes a page, so the try costs nothing when the bound holds.
+ * A larger (or unbounded) one is reported, never filled. */
+static void t_fill(const char *id, const char *dir, const char *maxs)
+{
+	unsigned long long max = strtoull(maxs, NULL, 10);
+	struct statfs sf;
+	if (statfs(dir, &sf) < 0) {
+		report_errno(id, errno, false);
+		return;
+	}
+	if (sf.f_type != TMPFS_MAGIC) {
+		putf(id, "error", "%s is not a file system in memory", dir);
+		return;
+	}
+	unsigned long long size =
+	    (unsigned long long)sf.f_blocks * (unsigned long long)sf.f_bsize;
+	if (size == 0 || size > max) {
+		putf(id, "reached",
+		     "%s holds %llu bytes (0: no bound), more than %llu; not "
+		     "filled",
+		     dir, size, max);
+		return;
+	}
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		report_errno(id, errno, false);
+		return;
+	}
+	off_t len = (off_t)(size + (unsigned long long)sf.f_bsize);
+	int r = fallocate(fd, 0, 0, len);
+	int e = errno;
+	close(fd);
+	if (r == 0)
+		putf(id, "reached", "wrote %lld bytes in %s, which holds %llu",
+		     (long long)len, dir, size);
+	else
+		report_errno(id, e, e == ENOSPC || e == EFBIG);
+}
+
+/* The task limit a process inside sees (RLIMIT_NPROC), read, not tried:
+ * refused when fork fails past at most max tasks. */
+static void t_tasks(const char *id, const char *maxs)
+{
+	unsigned long long max = strtoull(maxs, NULL, 10);
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NPROC, &rl) < 0) {
+		report_errno(id, errno, false);
+		return;
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= max)
+		putf(id, "refused", "fork fails past %llu tasks (RLIMIT_NPROC)",
+		     (unsigned long long)rl.rlim_cur);
+	else if (rl.rlim_cur == RLIM_INFINITY)
+		putf(id, "reached", "no task limit (RLIMIT_NPROC unlimited)");
+	else
+		putf(id, "reached", "RLIMIT_NPROC is %llu, more than %llu",
+		     (unsigned long long)rl.rlim_cur, max);
+}
+
+/* Binds host:port in the sandbox's own network namespace, with the
+ * address len bytes long (IPv6: 24 and 28 both accepted by the kernel).
+ * Harmless where it goes through: the port is the sandbox's own. */
+static void t_bind(const char *id, const char *host, const char *port,
+		   const char *lens)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fam = parse_addr(host, port, &ss, &len);
+	if (fam < 0) {
+		putf(id, "error", "'%s' is not an address", host);
+		return;
+	}
+	long want = strtol(lens, NULL, 10);
+	if (want > 0 && (size_t)want <= sizeof(ss))
+		len = (socklen_t)want;
+	int fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		report_errno(id, errno, false);
+		return;
+	}
+	int r = bind(fd, (struct sockaddr *)&ss, len);
+	int e = errno;
+	close(fd);
+	if (r == 0)
+		putf(id, "reached", "bound with a %u-byte address",
+		     (unsigned)len);
+	else
+		report_errno(id, e, e == EACCES || e == EPERM);
+}
+
+/* One act per kind: w[0] is the first argument after the kind. */
+struct act {
+	const char *kind;
+	int nargs; /* at least so many */
+	void (*fn)(const char *id, char **w);
+};
+
+static void a_read(const char *id, char **w)
+{
+	t_read(id, w[0]);
+}
+static void a_create(const char *id, char **w)
+{
+	t_write(id, w[0], w[1], O_CREAT | O_EXCL);
+}
+static void a_append(const char *id, char **w)
+{
+	t_write(id, w[0], w[1], O_APPEND);
+}
+/* A file named by a descriptor (/dev/stdin) opened with O_CREAT, which
+ * sends it to the guard, not the kernel. */
+static void a_appendc(const char *id, char **w)
+{
+	t_write(id, w[0], w[1], O_CREAT | O_APPEND);
+}
+static void a_openw(const char *id, char **w)
+{
+	t_openw(id, w[0]);
+}
+static void a_rename(const char *id, char **w)
+{
+	t_rename(id, w[0], w[1]);
+}
+static void a_chmod(const char *id, char **w)
+{
+	t_chmod(id, w[0], w[1]);
+}
+static void a_env(const char *id, char **w)
+{
+	t_env(id, w[0]);
+}
+static void a_fds(const char *id, char **w)
+{
+	(void)w;
+	t_fds(id);
+}
+static void a_procs(const char *id, char **w)
+{
+	t_procs(id, w[0], w[1]);
+}
+static void a_tiocsti(const char *id, char **w)
+{
+	t_tiocsti(id, w[0] ? strtoul(w[0], NULL, 16) : 0);
+}
+static void a_sys(const char *id, char **w)
+{
+	t_sys(id, w[0]);
+}
+static void a_tcp(const char *id, char **w)
+{
+	t_tcp(id, w[0], w[1]);
+}
+static void a_unix(const char *id, char **w)
+{
+	t_unix(id, w[0]);
+}
+static void a_unixdg(const char *id, char **w)
+{
+	t_unixdg(id, w[0]);
+}
+static void a_dns(const char *id, char **w)
+{
+	t_dns(id, w[0]);
+}
+static void a_http(const char *id, char **w)
+{
+	t_http(id, w[0]);
+}
+static void a_httpget(const char *id, char **w)
+{
+	t_httpget(id, w[0]);
+}
+static void a_socks(const char *id, char **w)
+{
+	t_socks(id, w[0], w[1], w[2]);
+}
+static void a_exec(const char *id, char **w)
+{
+	t_exec(id, w);
+}
+static void a_fill(const char *id, char **w)
+{
+	t_fill(id, w[0], w[1]);
+}
+static void a_tasks(const char *id, char **w)
+{
+	t_tasks(id, w[0]);
+}
+static void a_bind(const char *id, char **w)
+{
+	t_bind(id, w[0], w[1], w[2]);
+}
+
+static const struct act acts[] = {
+    {"read", 1, a_read},       {"create", 2, a_create},
+    {"append", 2, a_append},   {"appendc", 2, a_appendc},
+    {"openw", 1, a_openw},     {"rename", 2, a_rename},
+    {"chmod", 2, a_chmod},     {"env", 1, a_env},
+    {"fds", 0, a_fds},	       {"procs", 2, a_procs},
+    {"tiocsti", 0, a_tiocsti}, {"sys", 1, a_sys},
+    {"tcp", 2, a_tcp},	       {"unix", 1, a_unix},
+    {"unixdg", 1, a_unixdg},   {"dns", 1, a_dns},
+    {"http", 1, a_http},       {"httpget", 1, a_httpget},
+    {"socks", 3, a_socks},     {"exec", 1, a_exec},
+    {"fill", 2, a_fill},       {"tasks", 1, a_tasks},
+    {"bind", 3, a_bind},
+};
+
 static void one(char *spec)
 {
 	char *w[MAXWORDS + 1] = {0};
@@ -881,69 +1108,18 @@ static void one(char *spec)
 			*s++ = '\0';
 	}
 	const char *id = w[0], *k = n > 1 ? w[1] : "";
-#define ARGS(c)                                                           \
-	do {                                                              \
-		if (n < (c) + 2) {                                        \
-			putf(id, "error", "%s needs %d arguments", k, c); \
-			return;                                           \
-		}                                                         \
-	} while (0)
-	if (!strcmp(k, "read")) {
-		ARGS(1);
-		t_read(id, w[2]);
-	} else if (!strcmp(k, "create")) {
-		ARGS(2);
-		t_write(id, w[2], w[3], O_CREAT | O_EXCL);
-	} else if (!strcmp(k, "append")) {
-		ARGS(2);
-		t_write(id, w[2], w[3], O_APPEND);
-	} else if (!strcmp(k, "rename")) {
-		ARGS(2);
-		t_rename(id, w[2], w[3]);
-	} else if (!strcmp(k, "chmod")) {
-		ARGS(2);
-		t_chmod(id, w[2], w[3]);
-	} else if (!strcmp(k, "env")) {
-		ARGS(1);
-		t_env(id, w[2]);
-	} else if (!strcmp(k, "fds")) {
-		t_fds(id);
-	} else if (!strcmp(k, "procs")) {
-		ARGS(2);
-		t_procs(id, w[2], w[3]);
-	} else if (!strcmp(k, "tiocsti")) {
-		t_tiocsti(id, n > 2 ? strtoul(w[2], NULL, 16) : 0);
-	} else if (!strcmp(k, "sys")) {
-		ARGS(1);
-		t_sys(id, w[2]);
-	} else if (!strcmp(k, "tcp")) {
-		ARGS(2);
-		t_tcp(id, w[2], w[3]);
-	} else if (!strcmp(k, "unix")) {
-		ARGS(1);
-		t_unix(id, w[2]);
-	} else if (!strcmp(k, "unixdg")) {
-		ARGS(1);
-		t_unixdg(id, w[2]);
-	} else if (!strcmp(k, "dns")) {
-		ARGS(1);
-		t_dns(id, w[2]);
-	} else if (!strcmp(k, "http")) {
-		ARGS(1);
-		t_http(id, w[2]);
-	} else if (!strcmp(k, "httpget")) {
-		ARGS(1);
-		t_httpget(id, w[2]);
-	} else if (!strcmp(k, "socks")) {
-		ARGS(3);
-		t_socks(id, w[2], w[3], w[4]);
-	} else if (!strcmp(k, "exec")) {
-		ARGS(1);
-		t_exec(id, w + 2);
-	} else {
-		putf(id, "error", "unknown try '%s'", k);
+	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++) {
+		if (strcmp(k, acts[i].kind) != 0)
+			continue;
+		if (n < acts[i].nargs + 2) {
+			putf(id, "error", "%s needs %d arguments", k,
+			     acts[i].nargs);
+			return;
+		}
+		acts[i].fn(id, w + 2);
+		return;
 	}
-#undef ARGS
+	putf(id, "error", "unknown try '%s'", k);
 }
 
 int main(int argc, char **argv)

@@ -4,6 +4,7 @@ lnk-sandbox(1), COMMANDS, check. The weakened build
 (a test-hooks build, meson -Dtest_hooks=true) is found through
 LNK_BIN_HOOKS; without it that test skips and says so.
 """
+import ipaddress
 import json
 import os
 import pathlib
@@ -14,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import LNK
+from conftest import IS_ROOT, LNK
 
 HOOKS = os.environ.get("LNK_BIN_HOOKS")
 
@@ -38,7 +39,8 @@ def rows(out):
     """(result, area, text) of each table row."""
     r = []
     for line in out.splitlines()[1:]:
-        if not line.strip() or line.startswith(("nothing", "LEAKED")) \
+        if not line.strip() or line.startswith(("nothing", "LEAKED",
+                                                "limits: ")) \
                 or " tries: " in line:
             continue
         parts = line.split(None, 2)
@@ -247,3 +249,227 @@ def test_home_write_runs_outside_tries(lnk, home, lifted):
                if "change the mode" in t["try"]), ro
     assert bait_left(home) == []
     assert not (home / "HEAD").exists()
+
+
+def tries(doc, area):
+    return [t for t in doc["tries"] if t["area"] == area]
+
+
+def check_json(lnk, *args, **kw):
+    cp = lnk("sandbox", "check", *args, "--json", timeout=180, **kw)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    doc = json.loads(cp.stdout)
+    assert doc["leaked"] is False, [t for t in doc["tries"]
+                                    if t["result"] == "leaked"]
+    return doc
+
+
+def test_kernel_device_and_stdin_tries(lnk, home):
+    """What uid 0 would own of the host's kernel (tried as any user), and
+    the host file given as the probe's stdin, reopened for writing."""
+    doc = check_json(lnk)
+    kern = tries(doc, "kernel")
+    assert any("/proc/sys/kernel/core_pattern" in t["try"] for t in kern), \
+        kern
+    if os.path.exists("/proc/sysrq-trigger"):
+        assert any("/proc/sysrq-trigger" in t["try"] for t in kern), kern
+    assert kern and all(t["result"] == "blocked" for t in kern), kern
+    # Opened for writing: EROFS (read-only /proc) as root, EACCES as user.
+    assert all(("EROFS" if IS_ROOT else "EACCES") in t["detail"]
+               or "EROFS" in t["detail"] for t in kern), kern
+    dev = tries(doc, "devices")
+    assert len(dev) == 1 and "/dev/null" in dev[0]["try"], dev
+    assert dev[0]["result"] == "blocked", dev
+    assert "changed on this machine" not in dev[0]["detail"], dev
+    fds = [t for t in tries(doc, "descriptors") if "stdin" in t["try"]]
+    assert {"/dev/stdin", "/proc/self/fd/0"} == {
+        t["try"].split(" opened as ")[1].split()[0] for t in fds}, fds
+    assert all(t["result"] == "blocked" for t in fds), fds
+    assert not [p for p in pathlib.Path("/tmp").glob("lnk-check-*-in")
+                if p.stat().st_uid == os.geteuid()]
+    assert bait_left(home) == []
+
+
+def test_limits_tries_follow_the_settings(lnk, home):
+    """Each file system in memory refuses a write one page past the bound
+    settings.toml gives it; the task limit is read inside (a user's; the
+    kernel exempts root) and the limits are reported as a line."""
+    settings = home / ".lnk" / "sandbox" / "settings.toml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('[limits]\ntmp_size = "8M"\ntasks = 1500\n')
+    doc = check_json(lnk)
+    lim = tries(doc, "limits")
+    fills = [t for t in lim if "write past" in t["try"]]
+    where = {t["try"].split(" MiB ")[1].rsplit(" holds", 1)[0]
+             for t in fills}
+    assert where == {"/tmp", "/var/tmp", "/dev/shm",
+                     "the empty home folder"}, fills
+    assert all("8 MiB" in t["try"] and t["result"] == "blocked"
+               and "ENOSPC" in t["detail"] for t in fills), fills
+    tasks = [t for t in lim if "tasks" in t["try"]]
+    if IS_ROOT:
+        assert tasks == [], tasks
+    else:
+        assert len(tasks) == 1 and "1500" in tasks[0]["try"], tasks
+        assert tasks[0]["result"] == "blocked", tasks
+        assert "1500" in tasks[0]["detail"], tasks
+    assert "tasks 1500" in doc["limits"] and "8 MiB" in doc["limits"], doc
+    cp = lnk("sandbox", "check")
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert any(line.startswith("limits: ") and "tasks 1500" in line
+               for line in cp.stdout.splitlines()), cp.stdout
+    # A home folder the grants show is not in memory: no try there.
+    doc = check_json(lnk, "--read", home)
+    fills = [t for t in tries(doc, "limits") if "write past" in t["try"]]
+    assert len(fills) == 3 and all(t["result"] == "blocked"
+                                   for t in fills), fills
+
+
+def this_machine():
+    """This machine's addresses check tries: not loopback, not
+    link-local."""
+    out = subprocess.run(["ip", "-j", "addr"], capture_output=True,
+                         text=True, check=True).stdout
+    addrs = []
+    for link in json.loads(out):
+        for a in link.get("addr_info", []):
+            ip = ipaddress.ip_address(a["local"])
+            if not (ip.is_loopback or ip.is_link_local):
+                addrs.append(str(ip))
+    return addrs
+
+
+def test_wire_this_machine_and_its_network(lnk, home):
+    """Under '*', this machine's own addresses (check serves the secret on
+    each) and its network (gateways, a machine on each link) are refused
+    by the wire; directly, the sandbox has no route to them."""
+    doc = check_json(lnk, "--internet-host", "*")
+    mine = this_machine()
+    assert mine, "this machine has no address but loopback"
+    direct = [t for t in tries(doc, "network")
+              if "this machine's address" in t["try"]]
+    proxied = [t for t in tries(doc, "proxy")
+               if "(this machine's address)" in t["try"]]
+    for a in mine[:4]:
+        assert any(f"address {a}," in t["try"] for t in direct), (a, direct)
+        assert any(a in t["try"] for t in proxied), (a, proxied)
+    assert all(t["result"] == "blocked" for t in direct + proxied), \
+        direct + proxied
+    assert all("403" in t["detail"] for t in proxied), proxied
+    routes = subprocess.run(["ip", "route", "show", "default"],
+                            capture_output=True, text=True).stdout
+    nb = [t for t in tries(doc, "proxy") if "this machine's network" in
+          t["try"]]
+    if "via" in routes:
+        gw = routes.split("via")[1].split()[0]
+        assert any(f"CONNECT {gw}:80" in t["try"] for t in nb), (gw, nb)
+    # The wire refuses each by its route: a refusal, not a timeout.
+    assert all(t["result"] == "blocked" and "403" in t["detail"]
+               for t in nb), nb
+    assert bait_left(home) == []
+
+
+@pytest.mark.parametrize("lifted", [False, True])
+def test_link_chain_and_hide_holder_tries(lnk, home, work, lifted):
+    """check plants, in the write folder, a protected link into a folder
+    of its own and a folder of its own that holds one it hides: the way
+    to the link's target cannot move or change (unless --write-dot-files
+    names the folder), and the folder holding a hidden one never moves.
+    Nothing of check's is left."""
+    (work / "secret").mkdir()
+    extra = ["--write-dot-files", work] if lifted else []
+    doc = check_json(lnk, "--write", work, "--hide", work / "secret",
+                     *extra)
+    ro = tries(doc, "runs outside")
+    chain = [t for t in ro if "the target of" in t["try"]]
+    assert len(chain) == 2, ro
+    assert any(t["try"].startswith("write ") for t in chain), chain
+    assert any(t["try"].startswith("rename ") for t in chain), chain
+    want = "allowed" if lifted else "blocked"
+    assert all(t["result"] == want for t in chain), chain
+    holder = [t for t in tries(doc, "hidden")
+              if "holds a hidden folder" in t["try"]]
+    assert len(holder) == 1 and holder[0]["result"] == "blocked", holder
+    # What it hides is hidden: its file is read as such.
+    hid = [t for t in tries(doc, "hidden") if t["try"].startswith("read ")]
+    assert len(hid) >= 2 and all(t["result"] == "blocked" for t in hid), hid
+    assert bait_left(home, work) == []
+    assert not (work / ".envrc").exists() and not (work / ".envrc").is_symlink()
+    assert sorted(p.name for p in work.iterdir()) == ["secret"]
+
+
+def test_no_hidden_folder_no_holder_try(lnk, home, work):
+    """A write folder that holds no hidden folder: check hides nothing of
+    its own there."""
+    doc = check_json(lnk, "--write", work)
+    assert not [t for t in doc["tries"]
+                if "holds a hidden folder" in t["try"]]
+    assert [t for t in tries(doc, "runs outside")
+            if "the target of" in t["try"]]
+    assert sorted(p.name for p in work.iterdir()) == []
+
+
+def test_stale_folders_and_links_removed_only_when_ours(lnk, home):
+    rec = home / ".lnk" / "sandbox" / "check"
+    rec.mkdir(parents=True)
+    tag = "00000000feedbeef"
+    d = home / f"lnk-check-{tag}-c0"
+    d.mkdir()
+    f = d / "envrc"
+    f.write_text(f"lnk-check-bait lnk-check-secret-{tag}\n")
+    link = home / ".envrc"
+    link.symlink_to(f"lnk-check-{tag}-c0/envrc")
+    # A person's: a folder with their file in it, and their own link.
+    theirs = home / f"lnk-check-{tag}-h0"
+    theirs.mkdir()
+    (theirs / "notes").write_text("kept\n")
+    their_link = home / ".mise.toml"
+    their_link.symlink_to("conf/mise.toml")
+    (rec / f"{tag}.bait").write_text(
+        f"p 999999999\nd {d}\nf {f}\nl {link}\nd {theirs}\n"
+        f"l {their_link}\n")
+    cp = lnk("sandbox", "check")
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert not d.exists() and not link.is_symlink()
+    assert (theirs / "notes").read_text() == "kept\n"
+    assert their_link.is_symlink()
+
+
+@pytest.mark.parametrize("grant", [False, True])
+def test_low_port_bind_in_every_address_form(lnk, home, work, grant):
+    """A port below 1024 in each form the kernel takes (IPv6 in 24 and 28
+    bytes), with the guard performing binds (a folder granted) and
+    without."""
+    doc = check_json(lnk, *(["--write", work] if grant else []))
+    binds = [t for t in tries(doc, "network") if t["try"].startswith("bind ")]
+    assert any("24-byte" in t["try"] for t in binds), binds
+    assert any("28-byte" in t["try"] for t in binds), binds
+    assert any("IPv4" in t["try"] for t in binds), binds
+    assert all(t["result"] == "blocked" for t in binds), binds
+
+
+@pytest.mark.parametrize("lifted", [False, True])
+def test_submodule_tries(lnk, home, work, lifted):
+    """Each submodule .gitmodules names is protected like the top .git:
+    its gitfile cannot be opened for writing, nothing can be created in
+    its git directory; --write-dot-files lifts both."""
+    (work / ".git").mkdir()
+    (work / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (work / ".git" / "modules" / "a").mkdir(parents=True)
+    (work / "a").mkdir()
+    (work / "a" / ".git").write_text("gitdir: ../.git/modules/a\n")
+    (work / "b" / ".git").mkdir(parents=True)
+    (work / ".gitmodules").write_text(
+        '[submodule "a"]\n\tpath = a\n[submodule "b"]\n\tpath = b\n'
+        '[submodule "c"]\n\tpath = ../outside\n')
+    extra = ["--write-dot-files", work] if lifted else []
+    doc = check_json(lnk, "--write", work, *extra)
+    sub = [t for t in tries(doc, "runs outside") if "submodule" in t["try"]]
+    assert any("a/.git, a submodule's gitfile" in t["try"] for t in sub), sub
+    assert any("b/.git/lnk-check-" in t["try"] for t in sub), sub
+    assert len(sub) == 2, sub
+    want = "allowed" if lifted else "blocked"
+    assert all(t["result"] == want for t in sub), sub
+    assert (work / "a" / ".git").read_text() == "gitdir: ../.git/modules/a\n"
+    assert list((work / "b" / ".git").iterdir()) == []
+    assert bait_left(home, work) == []

@@ -5,6 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -34,6 +37,14 @@ static void test_verdict_table(void **state)
 	    {CHECK_ALLOW, CO_NONE, CH_NONE, true, CV_FAILED},
 	    {CHECK_GAP, CO_REACHED, CH_NONE, true, CV_OPEN},
 	    {CHECK_GAP, CO_REFUSED, CH_NONE, true, CV_BLOCKED},
+	    /* only a refusal proves it: a timeout may have gone out */
+	    {CHECK_REFUSE, CO_REFUSED, CH_NONE, true, CV_BLOCKED},
+	    {CHECK_REFUSE, CO_ERROR, CH_NONE, true, CV_FAILED},
+	    {CHECK_REFUSE, CO_REACHED, CH_NONE, true, CV_LEAKED},
+	    {CHECK_REFUSE, CO_NONE, CH_NONE, true, CV_FAILED},
+	    /* a chmod judged by the host node's ctime */
+	    {CHECK_DENY, CO_REACHED, CH_CTIME, true, CV_BLOCKED},
+	    {CHECK_DENY, CO_REFUSED, CH_CTIME, false, CV_LEAKED},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		assert_int_equal(check_verdict_of(rows[i].e, rows[i].o,
@@ -86,6 +97,61 @@ static void test_judge_hostile_output(void **state)
 	check_list_free(&l);
 }
 
+/* A chmod to the mode a node has changes nothing but its ctime: the
+ * host's node is the judge, whatever the probe says. */
+static void test_judge_ctime(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/lnk-unit-ctime-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	for (int changed = 0; changed < 2; changed++) {
+		struct check_list l = {0};
+		l.t = calloc(1, sizeof(*l.t));
+		l.t[l.n] = mk("t0", CHECK_DENY);
+		l.t[l.n].host = CH_CTIME;
+		l.t[l.n].host_path = strdup(path);
+		l.t[l.n].host_ctime = st.st_ctim;
+		l.n++;
+		if (changed) {
+			struct timespec ts = {0, 2000000};
+			nanosleep(&ts, NULL);
+			assert_int_equal(chmod(path, st.st_mode & 07777), 0);
+		}
+		const char out[] = "t0\trefused\tEPERM\n";
+		check_judge(&l, out, sizeof(out) - 1);
+		assert_int_equal(l.t[0].v, changed ? CV_LEAKED : CV_BLOCKED);
+		check_list_free(&l);
+	}
+	unlink(path);
+}
+
+/* The limits line is lnk's own text but names folders: escaped in the
+ * table, a string in the JSON. */
+static void test_limits_line(void **state)
+{
+	(void)state;
+	struct check_list l = {0};
+	l.t = calloc(1, sizeof(*l.t));
+	l.t[l.n++] = mk("t0", CHECK_DENY);
+	l.limits_line = strdup("tasks 4096 under /x\x1b]0;t\x07");
+	const char out[] = "t0\trefused\tEPERM\n";
+	check_judge(&l, out, sizeof(out) - 1);
+	struct buf b = {0};
+	check_table(&l, "/home/u", &b);
+	assert_non_null(strstr(b.p, "limits: tasks 4096 under /x"));
+	assert_null(strchr(b.p, '\x1b'));
+	buf_free(&b);
+	check_json(&l, &b);
+	assert_non_null(strstr(b.p, "\"limits\":\"tasks 4096"));
+	assert_null(strchr(b.p, '\x1b'));
+	buf_free(&b);
+	check_list_free(&l);
+}
+
 static void test_gaps_have_reasons(void **state)
 {
 	(void)state;
@@ -103,6 +169,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_verdict_table),
 	    cmocka_unit_test(test_judge_hostile_output),
+	    cmocka_unit_test(test_judge_ctime),
+	    cmocka_unit_test(test_limits_line),
 	    cmocka_unit_test(test_gaps_have_reasons),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
