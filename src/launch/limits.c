@@ -171,7 +171,7 @@ static void lower_one(uint64_t *have, uint64_t asked, bool zero_is_none,
 	_cleanup_free_ char *h =
 	    d->type == KT_SIZE ? human(*have) : xasprintf("%" PRIu64, *have);
 	strv_pushf(notes,
-		   "%s: %s is above the %s%s of your settings, and a spec "
+		   "%s: %s is above the %s%s your settings give, and a spec "
 		   "or flag can only lower it: the sandbox keeps %s (raise "
 		   "it in ~/.lnk/sandbox/settings.toml)",
 		   o, p->k[id].str, h, what, h);

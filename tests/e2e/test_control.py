@@ -622,8 +622,8 @@ def test_a_spec_cannot_loosen_the_settings_tripwire(real, lnk, work, home):
     f = trip_spec(work, "refused_calls = 10\n")
     cp = run_caller(lnk, work, "trip-set", ["--spec", f, "--yes"],
                     ["http://denied.test/"] * 4)
-    assert "[tripwires] refused_calls: 10 is above the 4 calls of your " \
-        "settings" in cp.stderr, cp.stderr
+    assert "[tripwires] refused_calls: 10 is above the 4 calls your " \
+        "settings give" in cp.stderr, cp.stderr
     assert "lnk: trip-set: wire paused: too many calls refused" \
         in cp.stderr, cp.stderr
     # A flag is a key too, and lowers further.

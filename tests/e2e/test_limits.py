@@ -220,9 +220,9 @@ print('HELD 256M')
 """
     cp = lnk.run("--spec", f, "--yes", "--", "/usr/bin/python3", "-c", code,
                  timeout=120)
-    assert "app.toml:5:1: [limits] memory: 8G is above the 64 MiB of " \
-        "your settings" in cp.stderr, cp.stderr
-    assert "[limits] tasks: 100000 is above the 32 of your settings" \
+    assert "app.toml:5:1: [limits] memory: 8G is above the 64 MiB your " \
+        "settings give" in cp.stderr, cp.stderr
+    assert "[limits] tasks: 100000 is above the 32 your settings give" \
         in cp.stderr, cp.stderr
     assert "the sandbox keeps 64 MiB" in cp.stderr
     assert "HELD" not in cp.stdout

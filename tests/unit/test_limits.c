@@ -129,7 +129,8 @@ static void lower(void **state)
 	assert_int_equal(l.trip_calls, 30);	   /* the default stays */
 	assert_int_equal(l.trip_targets, 20);	   /* 0 keeps it */
 	assert_int_equal(notes.n, 2);
-	assert_non_null(strstr(notes.v[0], "--memory: 4G is above the 1 GiB"));
+	assert_non_null(strstr(
+	    notes.v[0], "--memory: 4G is above the 1 GiB your settings give"));
 	assert_non_null(strstr(notes.v[1], "--trip-refused-calls: 40 is above "
 					   "the 30 calls"));
 	strv_free(&notes);
