@@ -265,3 +265,26 @@ def test_bad_tripwire_settings_are_refused(lnk, home):
         assert cp.returncode == 125, (cp.returncode, cp.stderr)
         assert what in cp.stderr and "settings.toml:" in cp.stderr, \
             cp.stderr
+
+
+def test_a_changed_limit_asks_again(lnk, work):
+    """The trust digest covers [limits] and [tripwires]: a spec accepted
+    with one limit asks again when it changes, not when it is written
+    another way."""
+    f = spec(work, '[limits]\nmemory = "1G"\n[tripwires]\nrefused_calls = 5\n')
+    assert lnk.run("--spec", f, "--yes", "--", "/usr/bin/python3", "-c",
+                   "pass").returncode == 0
+    f.write_text(f.read_text().replace('"1G"', '"1024M"'))
+    cp = lnk.run("--spec", f, "--", "/usr/bin/python3", "-c", "pass",
+                 stdin=subprocess.DEVNULL)
+    assert cp.returncode == 0, cp.stderr
+    for old, new in (('"1024M"', '"512M"'), ("refused_calls = 5",
+                                             "refused_calls = 4")):
+        f.write_text(f.read_text().replace(old, new))
+        cp = lnk.run("--spec", f, "--", "/usr/bin/python3", "-c", "pass",
+                     stdin=subprocess.DEVNULL)
+        assert cp.returncode == 125, cp.stderr
+        assert "opens something different since you accepted it" \
+            in cp.stderr, cp.stderr
+        assert lnk.run("--spec", f, "--yes", "--", "/usr/bin/python3",
+                       "-c", "pass").returncode == 0
