@@ -32,6 +32,7 @@
 #include "launch/limits.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
+#include "store/paths.h"
 
 extern char **environ;
 

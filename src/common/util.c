@@ -160,7 +160,8 @@ const char *closest_word(const char *word, const char *const *cands, size_t n)
 
 /* "lnk: " and the message, escaped (common/esc.h) as one line of lnk's:
  * a value a format quoted raw cannot reach the terminal as a control. */
-static void vwarn(const char *fmt, va_list ap)
+__attribute__((format(printf, 1, 0))) static void vwarn(const char *fmt,
+							va_list ap)
 {
 	_cleanup_free_ char *s = NULL;
 	if (vasprintf(&s, fmt, ap) < 0)

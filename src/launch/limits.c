@@ -15,6 +15,7 @@
 
 #include "common/util.h"
 #include "toml/toml.h"
+#include "wire/trip.h"
 
 #define MIB (1024ULL * 1024)
 
@@ -33,44 +34,9 @@ void limits_defaults(struct limits *l)
 
 int limits_parse_size(const char *s, uint64_t *out)
 {
-	uint64_t v = 0, mul = 1;
-	const char *p = s;
-
-	if (!s || *s < '0' || *s > '9')
+	if (!s)
 		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	switch (*p) {
-	case '\0':
-		break;
-	case 'K':
-	case 'k':
-		mul = 1024;
-		break;
-	case 'M':
-	case 'm':
-		mul = MIB;
-		break;
-	case 'G':
-	case 'g':
-		mul = 1024 * MIB;
-		break;
-	case 'T':
-	case 't':
-		mul = 1024 * 1024 * MIB;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (*p && p[1])
-		return -EINVAL;
-	if (v && mul > UINT64_MAX / v)
-		return -EINVAL;
-	*out = v * mul;
-	return 0;
+	return key_parse_size(s, strlen(s), out);
 }
 
 static int size_value(const char *file, const struct toml_kv *kv, uint64_t *out,
@@ -91,6 +57,48 @@ static int size_value(const char *file, const struct toml_kv *kv, uint64_t *out,
 		       file, kv->pos.line, kv->key);
 }
 
+/* [tripwires]: the two thresholds, whole numbers from 0 (the default)
+ * to the most the wire holds. There is no key for the metadata rule: it
+ * cannot be turned off. */
+static int load_tripwires(const char *path, const struct toml_value *root,
+			  struct limits *l, struct lnk_err *err)
+{
+	const struct toml_kv *t = toml_find(root, "tripwires");
+	if (!t)
+		return 0;
+	if (t->val->type != TOML_TABLE)
+		return err_set(err, -EINVAL, "%s:%u: tripwires must be a table",
+			       path, t->pos.line);
+	for (size_t i = 0; i < t->val->u.tab.n; i++) {
+		const struct toml_kv *kv = &t->val->u.tab.items[i];
+		const struct toml_value *v = kv->val;
+		unsigned *dst, max;
+		if (strcmp(kv->key, "refused_calls") == 0) {
+			dst = &l->trip_calls;
+			max = TRIP_RATE_MAX;
+		} else if (strcmp(kv->key, "refused_targets") == 0) {
+			dst = &l->trip_targets;
+			max = TRIP_TARGETS_MAX;
+		} else {
+			return err_set(
+			    err, -EINVAL,
+			    "%s:%u: [tripwires] has no key '%s'; it "
+			    "takes refused_calls and refused_targets "
+			    "(the metadata tripwire cannot be "
+			    "turned off)",
+			    path, kv->pos.line, kv->key);
+		}
+		if (v->type != TOML_INTEGER || v->u.i < 0 || v->u.i > max)
+			return err_set(
+			    err, -EINVAL,
+			    "%s:%u: [tripwires] %s must be a whole "
+			    "number from 1 to %u (0 for the default)",
+			    path, kv->pos.line, kv->key, max);
+		*dst = (unsigned)v->u.i;
+	}
+	return 0;
+}
+
 int limits_load_settings(const char *path, struct limits *l,
 			 struct lnk_err *err)
 {
@@ -109,7 +117,7 @@ int limits_load_settings(const char *path, struct limits *l,
 		return r;
 	const struct toml_kv *t = toml_find(root, "limits");
 	if (!t)
-		goto out;
+		goto trip;
 	if (t->val->type != TOML_TABLE) {
 		r = err_set(err, -EINVAL, "%s:%u: limits must be a table", path,
 			    t->pos.line);
@@ -138,9 +146,61 @@ int limits_load_settings(const char *path, struct limits *l,
 		if (r < 0)
 			goto out;
 	}
+trip:
+	r = load_tripwires(path, root, l, err);
 out:
 	toml_free(root);
 	return r;
+}
+
+static char *human(uint64_t v);
+
+/* A value above 0 lowers; 0 or the same keeps. */
+static void lower_one(uint64_t *have, uint64_t asked, bool zero_is_none,
+		      const struct policy *p, enum key_id id, const char *what,
+		      struct strv *notes)
+{
+	if (!asked || asked == *have)
+		return;
+	if (asked < *have || (zero_is_none && *have == 0)) {
+		*have = asked;
+		return;
+	}
+	const struct key_def *d = key_def(id);
+	_cleanup_free_ char *o = policy_origin(p, id, 0);
+	_cleanup_free_ char *h =
+	    d->type == KT_SIZE ? human(*have) : xasprintf("%" PRIu64, *have);
+	strv_pushf(notes,
+		   "%s: %s is above the %s%s your settings give, and a spec "
+		   "or flag can only lower it: the sandbox keeps %s (raise "
+		   "it in ~/.lnk/sandbox/settings.toml)",
+		   o, p->k[id].str, h, what, h);
+}
+
+void limits_lower(struct limits *l, const struct policy *p, struct strv *notes)
+{
+	static const struct {
+		enum key_id id;
+		int slot;
+	} keys[] = {
+	    {K_LIMITS_MEMORY, 0}, {K_LIMITS_TASKS, 1}, {K_LIMITS_TMP_SIZE, 2}};
+	uint64_t *slot[] = {&l->memory, &l->tasks, &l->tmp_size};
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const struct key_value *kv = &p->k[keys[i].id];
+		if (kv->set)
+			lower_one(slot[keys[i].slot], key_scalar_value(kv->str),
+				  true, p, keys[i].id, "", notes);
+	}
+	uint64_t calls = l->trip_calls ? l->trip_calls : TRIP_RATE_COUNT;
+	uint64_t targets = l->trip_targets ? l->trip_targets : TRIP_TARGETS;
+	if (p->k[K_TRIP_CALLS].set)
+		lower_one(&calls, key_scalar_value(p->k[K_TRIP_CALLS].str),
+			  false, p, K_TRIP_CALLS, " calls", notes);
+	if (p->k[K_TRIP_TARGETS].set)
+		lower_one(&targets, key_scalar_value(p->k[K_TRIP_TARGETS].str),
+			  false, p, K_TRIP_TARGETS, " targets", notes);
+	l->trip_calls = (unsigned)calls;
+	l->trip_targets = (unsigned)targets;
 }
 
 /* ---- where: found from /proc/self/mountinfo and /proc/self/cgroup ---- */

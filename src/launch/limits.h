@@ -22,11 +22,17 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "common/util.h"
+#include "policy/policy.h"
 
 struct limits {
 	uint64_t memory;   /* bytes the sandbox may use; 0: no limit */
 	uint64_t tasks;	   /* processes and threads; 0: no limit */
 	uint64_t tmp_size; /* bytes of each tmpfs; 0: the kernel's default */
+	/* The wire's tripwires (wire/trip.h): calls refused within a minute
+	 * and different targets refused within 10 minutes; 0: the default
+	 * (30 and 20). */
+	unsigned trip_calls, trip_targets;
 };
 
 /* The defaults: half the machine's memory, 4096 tasks, an eighth of the
@@ -34,14 +40,23 @@ struct limits {
 void limits_defaults(struct limits *l);
 
 /* "512M", "4G", "1048576": a size in bytes (K, M, G, T are powers of
- * 1024), or "0" for no limit. 0 or -EINVAL. */
+ * 1024), or "0" for no limit; the grammar of key_parse_size, the one for
+ * specs and flags too. 0 or -EINVAL. */
 int limits_parse_size(const char *s, uint64_t *out);
 
-/* [limits] of the settings file at path over l: memory = "4G",
- * tasks = 2048, tmp_size = "1G". A missing file changes nothing. 0 or
- * -errno with err naming the file, line and key. */
+/* [limits] and [tripwires] of the settings file at path over l:
+ * memory = "4G", tasks = 2048, tmp_size = "1G"; refused_calls = 10,
+ * refused_targets = 5. A missing file changes nothing. 0 or -errno with
+ * err naming the file, line and key. */
 int limits_load_settings(const char *path, struct limits *l,
 			 struct lnk_err *err);
+
+/* The [limits] and [tripwires] keys of policy p over the settings' l.
+ * A spec comes from anyone, so it may only make the sandbox smaller and
+ * its wire stricter: a value below the settings' replaces it; one above
+ * is not taken, and a line for the person saying so (with where it was
+ * written) is appended to notes. A 0 threshold keeps the settings'. */
+void limits_lower(struct limits *l, const struct policy *p, struct strv *notes);
 
 enum limits_kind {
 	LIMITS_CGROUP2, /* a cgroup v2 folder lnk may write */

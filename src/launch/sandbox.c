@@ -459,6 +459,11 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	_cleanup_free_ char *settings = paths_settings(req->home);
 	if ((r = limits_load_settings(settings, &s.lim, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
+	struct strv notes = {0};
+	limits_lower(&s.lim, pol, &notes);
+	for (size_t i = 0; i < notes.n; i++)
+		warnx_("%s", notes.v[i]);
+	strv_free(&notes);
 
 	s.name =
 	    req->name ? xstrdup(req->name) : xasprintf("run-%d", (int)getpid());
@@ -474,6 +479,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		if ((r = wire_plan(pol, name, req->home, &s.wp, err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 		s.wp_init = true;
+		s.wp.trip_calls = s.lim.trip_calls;
+		s.wp.trip_targets = s.lim.trip_targets;
 		wire_plan_env(&s.wp, &s.extra_env);
 		wire_plan_listeners(&s.wp, &s.listeners, &s.nlisteners);
 	}

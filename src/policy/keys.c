@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
@@ -75,11 +76,35 @@ static const struct key_def table[K__COUNT] = {
 			KT_ENV, MERGE_REPLACE,
 			"an environment variable passed in from lnk's "
 			"environment, by name; repeats"},
+    [K_LIMITS_MEMORY] = {K_LIMITS_MEMORY, "limits", "memory", "--memory",
+			 "SIZE", KT_SIZE, MERGE_REPLACE,
+			 "the memory it may use, tmpfs files included, such "
+			 "as \"512M\" or \"2G\"; only lowers the limit of "
+			 "your settings"},
+    [K_LIMITS_TASKS] = {K_LIMITS_TASKS, "limits", "tasks", "--tasks", "N",
+			KT_COUNT, MERGE_REPLACE,
+			"the processes and threads it may have at once; only "
+			"lowers the limit of your settings"},
+    [K_LIMITS_TMP_SIZE] = {K_LIMITS_TMP_SIZE, "limits", "tmp_size",
+			   "--tmp-size", "SIZE", KT_SIZE, MERGE_REPLACE,
+			   "the size of each of its /tmp, /var/tmp, /dev/shm "
+			   "and empty home; only lowers the limit of your "
+			   "settings"},
+    [K_TRIP_CALLS] = {K_TRIP_CALLS, "tripwires", "refused_calls",
+		      "--trip-refused-calls", "N", KT_COUNT, MERGE_REPLACE,
+		      "the wire pauses itself at this many calls refused "
+		      "within a minute (30 unless your settings say; only "
+		      "lowers it, 0 keeps it)"},
+    [K_TRIP_TARGETS] = {K_TRIP_TARGETS, "tripwires", "refused_targets",
+			"--trip-refused-targets", "N", KT_COUNT, MERGE_REPLACE,
+			"the wire pauses itself at this many different "
+			"targets refused within 10 minutes (20 unless your "
+			"settings say; only lowers it, 0 keeps it)"},
 };
 
 static const char *const sections[] = {
-    "files", "internet", "lan",	     "localhost",
-    "tools", "browser",	 "commands", NULL,
+    "files",   "internet", "lan",    "localhost", "tools",
+    "browser", "commands", "limits", "tripwires", NULL,
 };
 
 const struct key_def *keys_table(void)
@@ -140,6 +165,8 @@ bool key_is_list(enum key_type t)
 	switch (t) {
 	case KT_NAME:
 	case KT_VERSION:
+	case KT_SIZE:
+	case KT_COUNT:
 		return false;
 	case KT_PATHS:
 	case KT_HOSTS:
@@ -177,6 +204,10 @@ const char *key_type_desc(enum key_type t)
 		return "list of programs";
 	case KT_ENV:
 		return "list of variable names";
+	case KT_SIZE:
+		return "size";
+	case KT_COUNT:
+		return "whole number";
 	}
 	return "?";
 }
@@ -187,7 +218,10 @@ const char *key_toml_type(enum key_type t)
 	case KT_NAME:
 		return "string";
 	case KT_VERSION:
+	case KT_COUNT:
 		return "integer";
+	case KT_SIZE:
+		return "string";
 	case KT_PORTS:
 		return "array of integers";
 	case KT_PATHS:
@@ -202,9 +236,106 @@ const char *key_toml_type(enum key_type t)
 	return "?";
 }
 
-/* ---- checks of one entry ---------------------------------------------- */
-
 #define BAD(...) err_set(err, -EINVAL, __VA_ARGS__)
+
+/* ---- sizes and counts ------------------------------------------------ */
+
+int key_parse_size(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0, mul = 1;
+	size_t i = 0;
+
+	if (!s || len == 0 || s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < len) {
+		switch (s[i]) {
+		case 'K':
+		case 'k':
+			mul = 1ULL << 10;
+			break;
+		case 'M':
+		case 'm':
+			mul = 1ULL << 20;
+			break;
+		case 'G':
+		case 'g':
+			mul = 1ULL << 30;
+			break;
+		case 'T':
+		case 't':
+			mul = 1ULL << 40;
+			break;
+		default:
+			return -EINVAL;
+		}
+		if (i + 1 != len)
+			return -EINVAL;
+	}
+	if (v && mul > UINT64_MAX / v)
+		return -EINVAL;
+	*out = v * mul;
+	return 0;
+}
+
+/* One size is written one way ("2G", not "2048M"), so the canonical text,
+ * and with it the trust digest, does not change with how it was written. */
+static char *size_norm(uint64_t v)
+{
+	static const char units[] = "TGMK";
+	for (int i = 0; units[i]; i++) {
+		uint64_t m = 1ULL << (10 * (4 - i));
+		if (v % m == 0)
+			return xasprintf("%" PRIu64 "%c", v / m, units[i]);
+	}
+	return xasprintf("%" PRIu64, v);
+}
+
+uint64_t key_scalar_value(const char *norm)
+{
+	uint64_t v = 0;
+	if (!norm || key_parse_size(norm, strlen(norm), &v) < 0)
+		return 0;
+	return v;
+}
+
+/* A count: digits only, at most a million (no limit or threshold of lnk
+ * needs more; the bound keeps every consumer's arithmetic simple). */
+#define KEY_COUNT_MAX 1000000
+
+static int check_scalar(const struct key_def *d, const char *s, size_t len,
+			const char *q, char **out, struct lnk_err *err)
+{
+	uint64_t v;
+	if (d->type == KT_COUNT) {
+		for (size_t i = 0; i < len; i++)
+			if (s[i] < '0' || s[i] > '9')
+				return BAD("%s is not a whole number", q);
+		if (key_parse_size(s, len, &v) < 0 || v > KEY_COUNT_MAX)
+			return BAD("%s is not a whole number up to %d", q,
+				   KEY_COUNT_MAX);
+	} else if (key_parse_size(s, len, &v) < 0) {
+		return BAD("%s is not a size: write it as \"512M\" or \"2G\" "
+			   "(K, M, G, T are powers of 1024)",
+			   q);
+	}
+	/* A spec or flag only lowers the limits of the settings: 0 would
+	 * read as "no limit", which is not its to give. */
+	if (v == 0 && (d->id == K_LIMITS_MEMORY || d->id == K_LIMITS_TASKS ||
+		       d->id == K_LIMITS_TMP_SIZE))
+		return BAD("%s: 0 would be no limit, and a spec or flag can "
+			   "only lower the limits of your settings; leave "
+			   "the key out to keep them",
+			   q);
+	*out = d->type == KT_SIZE ? size_norm(v) : xasprintf("%" PRIu64, v);
+	return 0;
+}
+
+/* ---- checks of one entry ---------------------------------------------- */
 
 static bool has_non_ascii(const char *s, size_t len)
 {
@@ -498,6 +629,9 @@ int key_normalize(const struct key_def *d, const char *s, size_t len,
 		*out = xstrndup(s, len);
 		return 0;
 	}
+	case KT_SIZE:
+	case KT_COUNT:
+		return check_scalar(d, s, len, q, out, err);
 	}
 	return BAD("%s: unknown key type", q);
 }

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/err.h"
 
@@ -27,6 +28,11 @@ enum key_id {
 	K_BROWSER_OPEN,		 /* [browser] open          --browser-open */
 	K_COMMANDS_ALLOW,	 /* [commands] allow        --command */
 	K_COMMANDS_ENV,		 /* [commands] env          --env */
+	K_LIMITS_MEMORY,	 /* [limits] memory         --memory */
+	K_LIMITS_TASKS,		 /* [limits] tasks          --tasks */
+	K_LIMITS_TMP_SIZE,	 /* [limits] tmp_size       --tmp-size */
+	K_TRIP_CALLS,	/* [tripwires] refused_calls --trip-refused-calls */
+	K_TRIP_TARGETS, /* [tripwires] refused_targets --trip-refused-targets */
 	K__COUNT
 };
 
@@ -41,6 +47,8 @@ enum key_type {
 	KT_URLS,  /* page patterns the program may open: http(s) URL prefix */
 	KT_COMMANDS, /* programs it may run: a name on PATH, a path, or '*' */
 	KT_ENV,	     /* environment variable names passed from lnk's */
+	KT_SIZE,     /* one size in bytes: "512M", "2G" (K, M, G, T: 1024s) */
+	KT_COUNT,    /* one whole number */
 };
 
 enum merge_rule {
@@ -67,7 +75,7 @@ const struct key_def *key_by_flag(const char *name);
 /* The row for section.key (section NULL for top level), or NULL. */
 const struct key_def *key_by_name(const char *section, const char *key);
 /* The sections in the order specs print them: files, internet, lan,
- * localhost, tools, browser, commands. NULL-terminated. */
+ * localhost, tools, browser, commands, limits, tripwires. NULL-terminated. */
 const char *const *keys_sections(void);
 
 /* Checks one entry given for key d (a flag's argument, or one string of a
@@ -85,8 +93,18 @@ int key_normalize(const struct key_def *d, const char *s, size_t len,
 const char *key_type_desc(enum key_type t);
 /* The TOML type a spec gives it: "array of strings", "string", ... */
 const char *key_toml_type(enum key_type t);
-/* True for keys that hold a list (everything but name and version). */
+/* True for keys that hold a list (everything but name, version, sizes and
+ * counts). */
 bool key_is_list(enum key_type t);
 /* The key names of section (NULL: top level, with the section names too),
  * into out (at most max), for "did you mean" hints. Returns the count. */
 size_t keys_names_in(const char *section, const char **out, size_t max);
+
+/* The one grammar of sizes, for specs, flags and settings.toml: digits,
+ * then an optional K, M, G or T (powers of 1024, either case), nothing
+ * else: "512M", "4g", "1048576". 0 or -EINVAL (also on overflow). */
+int key_parse_size(const char *s, size_t len, uint64_t *out);
+
+/* The value of a KT_SIZE or KT_COUNT entry in its normal form (as
+ * key_normalize made it); 0 for NULL. */
+uint64_t key_scalar_value(const char *norm);

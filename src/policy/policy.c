@@ -222,6 +222,30 @@ static void describe_entry(enum key_id id, const char *v, struct strv *out)
 		strv_pushf(out, "gets the variable %s from your environment",
 			   v);
 		return;
+	case K_LIMITS_MEMORY:
+		strv_pushf(out, "uses at most %s of memory", v);
+		return;
+	case K_LIMITS_TASKS:
+		strv_pushf(out, "has at most %s processes and threads", v);
+		return;
+	case K_LIMITS_TMP_SIZE:
+		strv_pushf(out,
+			   "has at most %s in each of /tmp, /var/tmp, "
+			   "/dev/shm and its home",
+			   v);
+		return;
+	case K_TRIP_CALLS:
+		strv_pushf(out,
+			   "pauses its wire at %s calls refused within a "
+			   "minute",
+			   v);
+		return;
+	case K_TRIP_TARGETS:
+		strv_pushf(out,
+			   "pauses its wire at %s different targets "
+			   "refused within 10 minutes",
+			   v);
+		return;
 	}
 }
 
@@ -240,4 +264,13 @@ void policy_describe(const struct policy *p, struct strv *out)
 			       "no program");
 	else if (!p->k[K_COMMANDS_ALLOW].list.n)
 		strv_push(out, "runs no program ([commands] allow is empty)");
+	/* Limits open nothing, but a changed one is asked about again, so
+	 * the question shows them (a 0 threshold keeps the settings'). */
+	for (size_t i = 0; i < K__COUNT; i++) {
+		const struct key_value *kv = &p->k[i];
+		enum key_type t = key_def((enum key_id)i)->type;
+		if ((t == KT_SIZE || t == KT_COUNT) && kv->set && kv->str &&
+		    strcmp(kv->str, "0") != 0)
+			describe_entry((enum key_id)i, kv->str, out);
+	}
 }

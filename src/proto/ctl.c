@@ -197,9 +197,9 @@ const char *trip_rule_text(enum trip_rule r)
 {
 	switch (r) {
 	case TRIP_REFUSED_RATE:
-		return "30 calls refused within a minute";
+		return "too many calls refused within a minute";
 	case TRIP_REFUSED_TARGETS:
-		return "20 different targets refused within 10 minutes";
+		return "too many different targets refused within 10 minutes";
 	case TRIP_METADATA:
 		return "a call to a cloud metadata address";
 	case TRIP_NONE:

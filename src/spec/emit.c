@@ -126,7 +126,8 @@ char *spec_emit_flags(const struct policy *p, unsigned flags)
 			if (!d->section || strcmp(d->section, secs[s]) != 0)
 				continue;
 			const struct key_value *kv = &p->k[i];
-			if (!keep_key(kv, flags))
+			if (!keep_key(kv, flags) ||
+			    (!key_is_list(d->type) && !kv->str))
 				continue;
 			if (!header) {
 				if (b.len)
@@ -134,8 +135,17 @@ char *spec_emit_flags(const struct policy *p, unsigned flags)
 				buf_printf(&b, "[%s]\n", secs[s]);
 				header = true;
 			}
-			emit_list(&b, d, kv, flags);
-			emit_raw_bytes(&b, d, kv, flags);
+			if (key_is_list(d->type)) {
+				emit_list(&b, d, kv, flags);
+				emit_raw_bytes(&b, d, kv, flags);
+			} else if (d->type == KT_SIZE) {
+				buf_printf(&b, "%s = ", d->key);
+				buf_toml_str(&b, kv->str, strlen(kv->str));
+				buf_putc(&b, '\n');
+			} else {
+				/* KT_COUNT: checked digits (keys.c) */
+				buf_printf(&b, "%s = %s\n", d->key, kv->str);
+			}
 		}
 	}
 	return buf_steal(&b);

@@ -131,6 +131,38 @@ static int load_key(struct ctx *c, const struct key_def *d,
 		dst->set = true;
 		return 0;
 	}
+	case KT_SIZE:
+	case KT_COUNT: {
+		/* A size is a string ("512M") or a number of bytes; a count
+		 * is a number. Both go through the flag's check, so a spec
+		 * and a flag accept the same values. */
+		char num[32], *norm = NULL;
+		const char *s;
+		size_t len;
+		if (v->type == TOML_INTEGER) {
+			if (v->u.i < 0)
+				return fail_at(c, vpos,
+					       "%s must not be negative", kn);
+			len = (size_t)snprintf(num, sizeof(num), "%lld",
+					       (long long)v->u.i);
+			s = num;
+		} else if (v->type == TOML_STRING && d->type == KT_SIZE) {
+			s = v->u.str.s;
+			len = v->u.str.len;
+		} else {
+			return fail_at(c, vpos, "%s must be %s, not %s", kn,
+				       d->type == KT_SIZE
+					   ? "a size such as \"512M\""
+					   : "an integer",
+				       a_type(v->type));
+		}
+		if (key_normalize(d, s, len, &norm, c->err) < 0)
+			return err_prefix(c->err, "%s:%u:%u: %s: ", c->name,
+					  vpos.line, vpos.col, kn);
+		dst->str = norm;
+		dst->set = true;
+		return 0;
+	}
 	case KT_PATHS:
 	case KT_HOSTS:
 	case KT_LAN:
@@ -202,7 +234,8 @@ static int unknown(struct ctx *c, const char *section, const struct toml_kv *kv)
 		return fail_at(c, pos,
 			       "unknown section %s; the sections are [files], "
 			       "[internet], [lan], [localhost], [tools], "
-			       "[browser] and [commands]",
+			       "[browser], [commands], [limits] and "
+			       "[tripwires]",
 			       q);
 	}
 	if (best)

@@ -94,7 +94,7 @@ int ctl_request(const char *path, enum ctl_op op, int timeout_ms,
 		struct ctl_reply *rep, struct lnk_err *err);
 
 /* Tells the person that the wire of name paused itself: always one line on
- * err_fd ("lnk: run-1234: wire paused: 30 calls refused within a minute
+ * err_fd ("lnk: run-1234: wire paused: too many calls refused within a minute
  * ...; 'lnk sandbox resume run-1234' opens it"), and a desktop notification
  * when DBUS_SESSION_BUS_ADDRESS is set and notify-send is on PATH: started
  * with fork+exec (no shell) and a clean environment (the bus's and the

@@ -89,6 +89,9 @@ static int parse_route(const struct nlmsghdr *nh, struct route_answer *out)
 	return 0;
 }
 
+/* NLMSG_OK compares the header's u32 length with the int count left. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
 int route_parse_reply(const void *buf, size_t len, uint32_t seq,
 		      struct route_answer *out)
 {
@@ -113,6 +116,7 @@ int route_parse_reply(const void *buf, size_t len, uint32_t seq,
 	}
 	return -EAGAIN;
 }
+#pragma GCC diagnostic pop
 
 enum route_where route_judge(const struct route_answer *ans,
 			     const struct lnk_addr *dst)

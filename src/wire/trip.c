@@ -9,14 +9,28 @@
 
 #include "net/addr.h"
 
-void trip_init(struct trip *t)
+static unsigned threshold(unsigned v, unsigned def, unsigned max)
+{
+	if (v == 0)
+		return def;
+	return v > max ? max : v;
+}
+
+void trip_init_at(struct trip *t, unsigned calls, unsigned targets)
 {
 	memset(t, 0, sizeof(*t));
+	t->rate_limit = threshold(calls, TRIP_RATE_COUNT, TRIP_RATE_MAX);
+	t->targets_limit = threshold(targets, TRIP_TARGETS, TRIP_TARGETS_MAX);
+}
+
+void trip_init(struct trip *t)
+{
+	trip_init_at(t, 0, 0);
 }
 
 void trip_reset(struct trip *t)
 {
-	trip_init(t);
+	trip_init_at(t, t->rate_limit, t->targets_limit);
 }
 
 bool trip_tripped(const struct trip *t)
@@ -77,12 +91,13 @@ static bool trip_now(struct trip *t, enum trip_rule r, int64_t now,
 static bool note_rate(struct trip *t, int64_t now)
 {
 	t->rate[t->rate_head] = now;
-	t->rate_head = (t->rate_head + 1) % TRIP_RATE_COUNT;
-	if (t->rate_n < TRIP_RATE_COUNT)
+	t->rate_head = (t->rate_head + 1) % t->rate_limit;
+	if (t->rate_n < t->rate_limit)
 		t->rate_n++;
-	if (t->rate_n < TRIP_RATE_COUNT)
+	if (t->rate_n < t->rate_limit)
 		return false;
-	/* The ring is full: its oldest entry is the first of the last 30. */
+	/* The ring is full: its oldest entry is the first of the last
+	 * rate_limit. */
 	int64_t first = t->rate[t->rate_head];
 	return now - first < TRIP_RATE_WINDOW_MS;
 }
@@ -101,12 +116,12 @@ static bool note_target(struct trip *t, int64_t now, const char *key)
 			t->targets[i].last_ms = now;
 			return false;
 		}
-	/* Not yet full: ntargets < TRIP_TARGETS, since reaching it trips and
-	 * a tripped machine notes nothing until trip_reset. */
+	/* Not yet full: ntargets < targets_limit, since reaching it trips
+	 * and a tripped machine notes nothing until trip_reset. */
 	struct trip_target *e = &t->targets[t->ntargets++];
 	e->last_ms = now;
 	memcpy(e->key, key, sizeof(e->key));
-	return t->ntargets >= TRIP_TARGETS;
+	return t->ntargets >= t->targets_limit;
 }
 
 bool trip_note(struct trip *t, int64_t now_ms, enum trip_event ev,
@@ -121,8 +136,8 @@ bool trip_note(struct trip *t, int64_t now_ms, enum trip_event ev,
 	 * old refusals look new forever: treat it as no time passing. */
 	int64_t last = 0;
 	if (t->rate_n)
-		last = t->rate[(t->rate_head + TRIP_RATE_COUNT - 1) %
-			       TRIP_RATE_COUNT];
+		last =
+		    t->rate[(t->rate_head + t->rate_limit - 1) % t->rate_limit];
 	for (unsigned i = 0; i < t->ntargets; i++)
 		if (t->targets[i].last_ms > last)
 			last = t->targets[i].last_ms;

@@ -7,6 +7,9 @@
  *   - 20 different targets refused within 10 minutes (the same target
  *     refused again counts once, and refreshes its time);
  *   - any call to a cloud metadata address: at once.
+ * The two counts are thresholds the user's settings may set, up to
+ * TRIP_RATE_MAX and TRIP_TARGETS_MAX, and a spec may only lower
+ * (launch/limits.h); the metadata rule has no threshold and no off.
  *
  * Why: a program that was turned (prompt injection, a hostile package)
  * probes: it scans hosts, hammers refusals, or reaches for the metadata
@@ -20,7 +23,7 @@
  * TRIP_TARGETS entries, and reaching that count is the trip).
  *
  * How the wire uses this
- *   struct trip t; trip_init(&t);              once, at start
+ *   struct trip t; trip_init_at(&t, calls, targets);   once, at start
  *   on each call it refuses (not for "paused"/"stopped" refusals):
  *       if (trip_note(&t, now_ms, TRIP_EV_REFUSED, "host:port", &v)) ...
  *   on each call whose target (an IP literal, a resolved address, or a
@@ -40,10 +43,14 @@
 
 #include "proto/ctl.h"
 
-#define TRIP_RATE_COUNT 30
+#define TRIP_RATE_COUNT 30 /* the default threshold */
 #define TRIP_RATE_WINDOW_MS (60 * 1000)
-#define TRIP_TARGETS 20
+#define TRIP_TARGETS 20 /* the default threshold */
 #define TRIP_TARGETS_WINDOW_MS (10 * 60 * 1000)
+/* The highest thresholds: the memory of struct trip is fixed, whatever a
+ * program does, so it holds this many and no more. */
+#define TRIP_RATE_MAX 1000
+#define TRIP_TARGETS_MAX 200
 /* A target is "host:port"; longer ones are kept as a prefix plus a hash of
  * the whole (so they stay distinct and the struct stays fixed). */
 #define TRIP_TARGET_MAX 255
@@ -67,16 +74,23 @@ struct trip_target {
 struct trip {
 	bool tripped;
 	struct trip_verdict verdict;
-	/* Ring of the times of the last TRIP_RATE_COUNT refusals. */
-	int64_t rate[TRIP_RATE_COUNT];
+	/* The thresholds: 1..TRIP_RATE_MAX and 1..TRIP_TARGETS_MAX. */
+	unsigned rate_limit, targets_limit;
+	/* Ring of the times of the last rate_limit refusals. */
+	int64_t rate[TRIP_RATE_MAX];
 	unsigned rate_head, rate_n;
-	/* Distinct targets refused within the window, at most TRIP_TARGETS. */
-	struct trip_target targets[TRIP_TARGETS];
+	/* Distinct targets refused within the window, at most
+	 * targets_limit. */
+	struct trip_target targets[TRIP_TARGETS_MAX];
 	unsigned ntargets;
 };
 
+/* With the default thresholds (30 and 20). */
 void trip_init(struct trip *t);
-/* Forgets every count and the trip (on RESUME). */
+/* With thresholds calls and targets; 0 is the default, and one above the
+ * maximum is the maximum. */
+void trip_init_at(struct trip *t, unsigned calls, unsigned targets);
+/* Forgets every count and the trip (on RESUME); keeps the thresholds. */
 void trip_reset(struct trip *t);
 
 /* Notes one event at now_ms (monotonic, non-decreasing; a clock going back

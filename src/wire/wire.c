@@ -196,10 +196,11 @@ const char *wire_closed_reason(const struct wire *w)
 	case CTL_CAUSE_TRIP:
 		switch (w->rule) {
 		case TRIP_REFUSED_RATE:
-			return "paused: 30 calls refused within a minute";
+			return "paused: too many calls refused within a "
+			       "minute";
 		case TRIP_REFUSED_TARGETS:
-			return "paused: 20 different targets refused within "
-			       "10 minutes";
+			return "paused: too many different targets refused "
+			       "within 10 minutes";
 		case TRIP_METADATA:
 			return "paused: a call to a cloud metadata address";
 		case TRIP_NONE:
@@ -318,7 +319,7 @@ static void on_ctl(struct loop_handler *h, uint32_t ev)
 static int wire_control_start(struct wire *w, struct lnk_err *err)
 {
 	const struct wire_plan *wp = w->wp;
-	trip_init(&w->trip);
+	trip_init_at(&w->trip, wp->trip_calls, wp->trip_targets);
 	if (!wp->home)
 		return 0;
 	int r = state_open_at(wp->db_path, &w->state, err);

@@ -34,6 +34,9 @@ struct wire_plan {
 	struct strv lan_hosts;		/* [lan] hosts */
 	uint16_t *ports;		/* [localhost] ports */
 	size_t nports;
+	/* The tripwires' thresholds (wire/trip.h), settings and spec
+	 * combined (launch/limits.h); 0: the default. */
+	unsigned trip_calls, trip_targets;
 };
 
 /* From a resolved policy. 0 or -errno (a bad LNK_DNS_SERVER, a bad port). */

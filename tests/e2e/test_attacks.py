@@ -2807,3 +2807,83 @@ def test_every_command_using_settings_proves_them_first(lnk, home, tmp_path):
         _settings_refused(lnk, cp, home / ".lnk")
         assert "symbolic link" in cp.stderr, (name, cp.stderr)
     assert list(elsewhere.iterdir()) == []
+
+# --- a spec's limits and tripwires ---
+
+SPEC_FORKER = """
+import os, time
+kids, failed = [], 0
+for _ in range(100):
+    try:
+        pid = os.fork()
+    except OSError:
+        failed += 1
+        continue
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+    kids.append(pid)
+print(len(kids), failed)
+"""
+
+SPEC_CALLER = r"""
+import os, sys, urllib.request
+opener = urllib.request.build_opener(urllib.request.ProxyHandler(
+    {"http": os.environ.get("HTTP_PROXY") or os.environ["http_proxy"]}))
+for url in sys.argv[1:]:
+    try:
+        opener.open(url, timeout=5).read()
+    except Exception:
+        pass
+"""
+
+
+def _user_settings(home, text):
+    d = home / ".lnk" / "sandbox"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "settings.toml").write_text(text)
+
+
+def test_spec_cannot_raise_the_task_limit(lnk, home, work):
+    """Threat: a spec from a repository asks for 100000 tasks (or none) to
+    fork the host out of processes; the user's settings say 32."""
+    ready = json.loads(lnk("sandbox", "ready", "--json").stdout)
+    (c,) = [c for c in ready["checks"] if c["check"] == "limits"]
+    if "tasks and memory not limited" in c["detail"]:
+        pytest.skip("nothing limits tasks here: " + c["detail"])
+    _user_settings(home, "[limits]\ntasks = 32\n")
+    f = work / "app.toml"
+    for limits in ("tasks = 100000\n", "tasks = 0\n"):
+        f.write_text('version = 1\n[commands]\nallow = ["python3"]\n'
+                     "[limits]\n" + limits)
+        cp = lnk.run("--spec", f, "--yes", "--", "python3", "-c",
+                     SPEC_FORKER, timeout=120)
+        if limits == "tasks = 0\n":
+            assert cp.returncode == 2, cp.stderr
+            assert "0 would be no limit" in cp.stderr, cp.stderr
+            continue
+        assert cp.returncode == 0, cp.stderr
+        made, failed = map(int, cp.stdout.split())
+        assert made < 32 and failed > 60, cp.stdout
+
+
+def test_spec_cannot_loosen_or_turn_off_tripwires(lnk, work):
+    """Threat: a spec sets the tripwires so high (or to 0) that a program
+    probing the network never pauses its wire, or turns off the metadata
+    one. The default 30 still trips; metadata cannot be named."""
+    f = work / "app.toml"
+    (work / "caller.py").write_text(SPEC_CALLER)
+    for trip in ("refused_calls = 1000000\n", "refused_calls = 0\n"):
+        f.write_text('version = 1\n[files]\nwrite = ["."]\n'
+                     '[internet]\nhosts = ["allowed.test"]\n'
+                     '[commands]\nallow = ["python3"]\n'
+                     "[tripwires]\n" + trip)
+        cp = lnk("sandbox", "run", "--name", "trip-loose", "--spec", f,
+                 "--yes", "--", "python3", f"{work}/caller.py",
+                 *["http://denied.test/"] * 30, timeout=120,
+                 stdin=subprocess.DEVNULL, cwd=work)
+        assert "wire paused: too many calls refused" in cp.stderr, cp.stderr
+    f.write_text('version = 1\n[tripwires]\nmetadata = false\n')
+    cp = lnk.run("--spec", f, "--yes", "--", "/bin/true")
+    assert cp.returncode == 2 and "unknown key 'metadata'" in cp.stderr, \
+        cp.stderr

@@ -528,9 +528,9 @@ for url in sys.argv[1:]:
 
 @pytest.mark.parametrize("rule,urls,text", [
     ("refused-rate", ["http://denied.test/"] * 30,
-     "30 calls refused within a minute"),
+     "too many calls refused within a minute"),
     ("refused-targets", [f"http://d{i}.test/" for i in range(20)],
-     "20 different targets refused within 10 minutes"),
+     "too many different targets refused within 10 minutes"),
     ("metadata", ["http://169.254.169.254/latest/meta-data/"],
      "a call to a cloud metadata address"),
 ])
@@ -580,6 +580,57 @@ def test_trip_shows_in_paused(real, lnk, work):
     finally:
         p.kill()
         p.wait()
+
+
+def trip_spec(work, tripwires):
+    f = work / "trip.toml"
+    f.write_text('version = 1\n[files]\nwrite = ["."]\n'
+                 '[internet]\nhosts = ["allowed.test"]\n'
+                 '[commands]\nallow = ["python3"]\n'
+                 "[tripwires]\n" + tripwires)
+    return f
+
+
+def run_caller(lnk, work, name, grants, urls):
+    (work / "caller.py").write_text(CALLER)
+    return lnk("sandbox", "run", "--name", name, *grants, "--",
+               "python3", f"{work}/caller.py", *urls, timeout=90,
+               stdin=subprocess.DEVNULL, cwd=work)
+
+
+@pytest.mark.parametrize("key,urls", [
+    ("refused_calls = 3\n", ["http://denied.test/"] * 3),
+    ("refused_targets = 2\n", ["http://d1.test/", "http://d2.test/"]),
+])
+def test_a_spec_lowers_a_tripwire(real, lnk, work, key, urls):
+    """The spec's lower threshold trips after that many refusals; one
+    short of it does not."""
+    f = trip_spec(work, key)
+    cp = run_caller(lnk, work, "trip-low", ["--spec", f, "--yes"], urls)
+    assert "lnk: trip-low: wire paused: too many" in cp.stderr, cp.stderr
+    cp = run_caller(lnk, work, "trip-short", ["--spec", f, "--yes"],
+                    urls[:-1])
+    assert "wire paused" not in cp.stderr, cp.stderr
+
+
+def test_a_spec_cannot_loosen_the_settings_tripwire(real, lnk, work, home):
+    """Settings lower refused_calls to 4; a spec's 10 is not taken (and
+    lnk says so): the fourth refusal trips."""
+    d = home / ".lnk" / "sandbox"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "settings.toml").write_text("[tripwires]\nrefused_calls = 4\n")
+    f = trip_spec(work, "refused_calls = 10\n")
+    cp = run_caller(lnk, work, "trip-set", ["--spec", f, "--yes"],
+                    ["http://denied.test/"] * 4)
+    assert "[tripwires] refused_calls: 10 is above the 4 calls your " \
+        "settings give" in cp.stderr, cp.stderr
+    assert "lnk: trip-set: wire paused: too many calls refused" \
+        in cp.stderr, cp.stderr
+    # A flag is a key too, and lowers further.
+    cp = run_caller(lnk, work, "trip-flag",
+                    ["--spec", f, "--yes", "--trip-refused-calls", "2"],
+                    ["http://denied.test/"] * 2)
+    assert "wire paused: too many calls refused" in cp.stderr, cp.stderr
 
 
 # The env of these runs has PATH=/usr/bin:/bin; runuser lives in sbin.

@@ -164,3 +164,127 @@ def test_what_a_killed_lnk_left_is_removed_by_the_next(lnk, home, work):
         assert cp.returncode == 0, cp.stderr
         time.sleep(0.2)
     assert not left()
+
+
+# --- limits as keys of a spec: a spec or flag only lowers ---------------
+
+FORKER = """
+import os, time
+kids, failed = [], 0
+for _ in range(100):
+    try:
+        pid = os.fork()
+    except OSError:
+        failed += 1
+        continue
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+    kids.append(pid)
+print(len(kids), failed)
+"""
+
+
+def spec(work, text):
+    f = work / "app.toml"
+    f.write_text('version = 1\n[commands]\nallow = ["/usr/bin/python3"]\n'
+                 + text)
+    return f
+
+
+def test_a_spec_lowers_the_task_limit(lnk, home, work):
+    """Settings give the default 4096 tasks; the spec's 16 applies."""
+    c = limits_line(lnk)
+    if "tasks and memory not limited" in c["detail"]:
+        pytest.skip("nothing limits tasks here: " + c["detail"])
+    f = spec(work, "[limits]\ntasks = 16\n")
+    cp = lnk.run("--spec", f, "--yes", "--", "/usr/bin/python3", "-c",
+                 FORKER, timeout=120)
+    assert cp.returncode == 0, cp.stderr
+    made, failed = map(int, cp.stdout.split())
+    assert made < 16 and failed > 80, cp.stdout
+
+
+def test_a_spec_cannot_raise_memory_or_tasks(lnk, home, work):
+    """A spec comes from anyone: one asking for more than the settings
+    give keeps the settings' limit, and lnk says so, with where."""
+    settings(home, '[limits]\nmemory = "64M"\ntasks = 32\ntmp_size = "512M"\n')
+    f = spec(work, '[limits]\nmemory = "8G"\ntasks = 100000\n')
+    code = "print('ran')\n" if "a cgroup of its own" not in \
+        limits_line(lnk)["detail"] else """
+with open('/dev/shm/fill', 'wb') as f:
+    for _ in range(256):
+        f.write(b'x' * (1 << 20))
+        f.flush()
+print('HELD 256M')
+"""
+    cp = lnk.run("--spec", f, "--yes", "--", "/usr/bin/python3", "-c", code,
+                 timeout=120)
+    assert "app.toml:5:1: [limits] memory: 8G is above the 64 MiB your " \
+        "settings give" in cp.stderr, cp.stderr
+    assert "[limits] tasks: 100000 is above the 32 your settings give" \
+        in cp.stderr, cp.stderr
+    assert "the sandbox keeps 64 MiB" in cp.stderr
+    assert "HELD" not in cp.stdout
+
+
+def test_tmp_size_flag_lowers_and_spec_round_trips(lnk, home, work):
+    cp = py(lnk, "import os; s = os.statvfs('/tmp'); "
+                 "print(s.f_blocks * s.f_frsize)", "--tmp-size", "4M")
+    assert cp.returncode == 0, cp.stderr
+    assert int(cp.stdout) <= 4 << 20, cp.stdout
+    f = spec(work, '[limits]\nmemory = "2048M"\ntasks = 64\n'
+             'tmp_size = 1048576\n[tripwires]\nrefused_calls = 3\n'
+             'refused_targets = 0\n')
+    cp = lnk("sandbox", "spec", "--spec", str(f), check=True)
+    assert '[limits]\nmemory = "2G"\ntasks = 64\ntmp_size = "1M"\n\n' \
+        '[tripwires]\nrefused_calls = 3\nrefused_targets = 0\n' \
+        in cp.stdout, cp.stdout
+
+
+@pytest.mark.parametrize("text,what", [
+    ('[limits]\nmemory = "0"\n', "0 would be no limit"),
+    ('[limits]\nmemory = "2GB"\n', "is not a size"),
+    ("[limits]\ntasks = \"64\"\n", "tasks must be an integer"),
+    ("[tripwires]\nrefused_calls = -1\n", "must not be negative"),
+    ("[tripwires]\nmetadata = false\n", "unknown key 'metadata'"),
+])
+def test_bad_limit_keys_are_refused(lnk, work, text, what):
+    f = spec(work, text)
+    cp = lnk.run("--spec", f, "--yes", "--", "/bin/true")
+    assert cp.returncode == 2, (cp.returncode, cp.stderr)
+    assert what in cp.stderr and "app.toml:" in cp.stderr, cp.stderr
+
+
+def test_bad_tripwire_settings_are_refused(lnk, home):
+    for text, what in [("[tripwires]\nrefused_calls = 5000\n", "from 1 to"),
+                       ("[tripwires]\nmetadata = 0\n",
+                        "cannot be turned off")]:
+        settings(home, text)
+        cp = lnk.run("--", "/bin/true")
+        assert cp.returncode == 125, (cp.returncode, cp.stderr)
+        assert what in cp.stderr and "settings.toml:" in cp.stderr, \
+            cp.stderr
+
+
+def test_a_changed_limit_asks_again(lnk, work):
+    """The trust digest covers [limits] and [tripwires]: a spec accepted
+    with one limit asks again when it changes, not when it is written
+    another way."""
+    f = spec(work, '[limits]\nmemory = "1G"\n[tripwires]\nrefused_calls = 5\n')
+    assert lnk.run("--spec", f, "--yes", "--", "/usr/bin/python3", "-c",
+                   "pass").returncode == 0
+    f.write_text(f.read_text().replace('"1G"', '"1024M"'))
+    cp = lnk.run("--spec", f, "--", "/usr/bin/python3", "-c", "pass",
+                 stdin=subprocess.DEVNULL)
+    assert cp.returncode == 0, cp.stderr
+    for old, new in (('"1024M"', '"512M"'), ("refused_calls = 5",
+                                             "refused_calls = 4")):
+        f.write_text(f.read_text().replace(old, new))
+        cp = lnk.run("--spec", f, "--", "/usr/bin/python3", "-c", "pass",
+                     stdin=subprocess.DEVNULL)
+        assert cp.returncode == 125, cp.stderr
+        assert "opens something different since you accepted it" \
+            in cp.stderr, cp.stderr
+        assert lnk.run("--spec", f, "--yes", "--", "/usr/bin/python3",
+                       "-c", "pass").returncode == 0

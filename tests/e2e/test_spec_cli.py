@@ -134,7 +134,9 @@ def test_permissions_lists_every_section(lnk):
         assert re.search(rf"^\[{sec}\]$", out, re.M), sec
     for flag in ["--write", "--read", "--hide", "--write-dot-files",
                  "--internet-host", "--lan-host", "--port", "--tool",
-                 "--browser-open", "--command", "--env", "--name"]:
+                 "--browser-open", "--command", "--env", "--name",
+                 "--memory", "--tasks", "--tmp-size", "--trip-refused-calls",
+                 "--trip-refused-targets"]:
         assert flag in out, flag
     # The dot files under write_dot_files: the full list of lnk-sandbox(1),
     # FILES THAT RUN OUTSIDE.
@@ -147,13 +149,19 @@ def test_permissions_json(lnk):
     data = json.loads(lnk("sandbox", "permissions", "--json",
                           check=True).stdout)
     assert data["sections"] == ["files", "internet", "lan", "localhost",
-                                "tools", "browser", "commands"]
+                                "tools", "browser", "commands", "limits",
+                                "tripwires"]
     by = {(k["section"], k["key"]): k for k in data["keys"]}
     assert by[("files", "write")]["flag"] == "--write"
     assert by[("files", "hide")]["merge"] == "add"
     assert by[("files", "write")]["merge"] == "replace"
     assert by[("localhost", "ports")]["type"] == "array of integers"
     assert by[(None, "version")]["flag"] is None
+    assert by[("limits", "memory")]["flag"] == "--memory"
+    assert by[("limits", "tasks")]["type"] == "integer"
+    assert by[("tripwires", "refused_calls")]["flag"] == \
+        "--trip-refused-calls"
+    assert not any(k["key"] == "metadata" for k in data["keys"])
     assert any(d["name"] == ".git" for d in data["dot_files"])
 
 

@@ -92,6 +92,32 @@ static const struct row rows[] = {
     {K_COMMANDS_ENV, "A-B", NULL, "letters, digits"},
     {K_COMMANDS_ENV, "", NULL, "1 to 128"},
     /* paths: form only here */
+    /* Sizes: one grammar (K, M, G, T are 1024s), one way to write each. */
+    {K_LIMITS_MEMORY, "512M", "512M", NULL},
+    {K_LIMITS_MEMORY, "2048m", "2G", NULL},
+    {K_LIMITS_MEMORY, "1073741824", "1G", NULL},
+    {K_LIMITS_MEMORY, "1000", "1000", NULL},
+    {K_LIMITS_MEMORY, "0", NULL, "only lower"},
+    {K_LIMITS_MEMORY, "0G", NULL, "only lower"},
+    {K_LIMITS_MEMORY, "2 G", NULL, "not a size"},
+    {K_LIMITS_MEMORY, "2GB", NULL, "not a size"},
+    {K_LIMITS_MEMORY, "-1", NULL, "not a size"},
+    {K_LIMITS_MEMORY, "99999999999999999999", NULL, "not a size"},
+    {K_LIMITS_MEMORY, "16777216T", NULL, "not a size"},
+    {K_LIMITS_MEMORY, "", NULL, "not a size"},
+    {K_LIMITS_TMP_SIZE, "64k", "64K", NULL},
+    {K_LIMITS_TMP_SIZE, "0", NULL, "only lower"},
+    /* Counts: digits only. */
+    {K_LIMITS_TASKS, "64", "64", NULL},
+    {K_LIMITS_TASKS, "0064", "64", NULL},
+    {K_LIMITS_TASKS, "0", NULL, "only lower"},
+    {K_LIMITS_TASKS, "64k", NULL, "not a whole number"},
+    {K_LIMITS_TASKS, "1000001", NULL, "up to 1000000"},
+    {K_TRIP_CALLS, "0", "0", NULL},
+    {K_TRIP_CALLS, "3", "3", NULL},
+    {K_TRIP_CALLS, "-3", NULL, "not a whole number"},
+    {K_TRIP_TARGETS, "5", "5", NULL},
+    {K_TRIP_TARGETS, "five", NULL, "not a whole number"},
     {K_FILES_WRITE, ".", ".", NULL},
     {K_FILES_WRITE, "~", "~", NULL},
     {K_FILES_READ, "~/a b", "~/a b", NULL},
@@ -203,12 +229,13 @@ static void table_is_whole(void **state)
 	assert_null(key_by_name(NULL, "write"));
 	assert_ptr_equal(key_by_name(NULL, "version"), &t[K_VERSION]);
 	assert_null(key_def(K__COUNT));
-	const char *want[] = {"files", "internet", "lan",      "localhost",
-			      "tools", "browser",  "commands", NULL};
+	const char *want[] = {"files",	   "internet", "lan",	   "localhost",
+			      "tools",	   "browser",  "commands", "limits",
+			      "tripwires", NULL};
 	const char *const *s = keys_sections();
 	for (size_t i = 0; want[i]; i++)
 		assert_string_equal(s[i], want[i]);
-	assert_null(s[7]);
+	assert_null(s[9]);
 }
 
 static void names_for_hints(void **state)
@@ -220,7 +247,7 @@ static void names_for_hints(void **state)
 	assert_string_equal(n[0], "write");
 	assert_string_equal(n[3], "write_dot_files");
 	c = keys_names_in(NULL, n, 32);
-	assert_int_equal(c, 2 + 7);
+	assert_int_equal(c, 2 + 9);
 	assert_string_equal(closest_word("wirte", n, c) ? "x" : "x", "x");
 	c = keys_names_in("commands", n, 32);
 	assert_string_equal(closest_word("alow", n, c), "allow");

@@ -15,6 +15,7 @@
 #include "common/buf.h"
 #include "policy/policy.h"
 #include "spec/spec.h"
+#include "spec/trust.h"
 
 static int load(const char *text, struct policy *p, struct lnk_err *err)
 {
@@ -215,7 +216,19 @@ static const char *const pool[K__COUNT][6] = {
 			"https://*.example.org/docs#frag"},
     [K_COMMANDS_ALLOW] = {"*", "node", "/usr/bin/git", "sh", "python3"},
     [K_COMMANDS_ENV] = {"FOO", "_BAR", "LANG", "x1"},
+    [K_LIMITS_MEMORY] = {"512M", "2G", "1048577", "3k", "1T"},
+    [K_LIMITS_TASKS] = {"1", "64", "4096"},
+    [K_LIMITS_TMP_SIZE] = {"64M", "1G"},
+    [K_TRIP_CALLS] = {"0", "3", "30"},
+    [K_TRIP_TARGETS] = {"0", "1", "20"},
 };
+
+/* Keys with one value (name, sizes, counts) are set with a value or not
+ * at all: "set and empty" is a list's state. */
+static bool one_value(int id)
+{
+	return !key_is_list(key_def((enum key_id)id)->type);
+}
 
 static size_t pool_n(int id)
 {
@@ -252,7 +265,7 @@ static void table_round_trips(void **state)
 		struct policy e;
 		policy_init(&e);
 		e.k[id].set = true;
-		if (id != K_NAME)
+		if (!one_value(id))
 			round_trip(&e);
 		policy_free(&e);
 		round_trip(&all);
@@ -281,7 +294,7 @@ static void random_round_trips(void **state)
 				continue;
 			size_t n = pool_n(id);
 			size_t take = next() % (n + 1);
-			if (take == 0 && id != K_NAME)
+			if (take == 0 && !one_value(id))
 				p.k[id].set = true; /* set, empty */
 			for (size_t j = 0; j < take; j++) {
 				struct lnk_err err = {0};
@@ -294,6 +307,45 @@ static void random_round_trips(void **state)
 		round_trip(&p);
 		policy_free(&p);
 	}
+}
+
+/* The trust digest covers the limits and tripwires: a spec whose limit
+ * changed is asked about again; one written another way is not. */
+static void digest_covers_limits(void **state)
+{
+	(void)state;
+	static const char *const texts[] = {
+	    "[limits]\ntasks = 64\n",
+	    "[limits]\ntasks = 32\n",
+	    "[limits]\nmemory = \"1G\"\n",
+	    "[limits]\nmemory = \"2G\"\n",
+	    "[limits]\ntmp_size = \"1G\"\n",
+	    "[tripwires]\nrefused_calls = 3\n",
+	    "[tripwires]\nrefused_calls = 4\n",
+	    "[tripwires]\nrefused_targets = 3\n",
+	    "",
+	};
+	char d[ARRAY_SIZE(texts)][7 + 2 * SHA256_LEN + 1];
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
+		struct policy p;
+		struct lnk_err err = {0};
+		if (load(texts[i], &p, &err) != 0)
+			fail_msg("'%s': %s", texts[i], err.msg);
+		trust_digest(&p, d[i]);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(d[i], d[j]) == 0)
+				fail_msg("'%s' and '%s' have one digest",
+					 texts[i], texts[j]);
+		policy_free(&p);
+	}
+	/* "1024M" is "1G": the same limit, the same digest. */
+	struct policy p;
+	struct lnk_err err = {0};
+	char again[7 + 2 * SHA256_LEN + 1];
+	assert_int_equal(load("[limits]\nmemory = 1073741824\n", &p, &err), 0);
+	trust_digest(&p, again);
+	assert_string_equal(again, d[2]);
+	policy_free(&p);
 }
 
 /* Spec-only emit leaves out what flags replaced and what --hide added. */
@@ -447,6 +499,7 @@ int main(void)
 	    cmocka_unit_test(table_round_trips),
 	    cmocka_unit_test(random_round_trips),
 	    cmocka_unit_test(spec_only_emit),
+	    cmocka_unit_test(digest_covers_limits),
 	    cmocka_unit_test(long_lists_one_a_line),
 	    cmocka_unit_test(mutated_specs),
 	    cmocka_unit_test(bytes_that_are_not_utf8),

@@ -208,13 +208,77 @@ static void clock_going_back(void **state)
 	assert_true(refuse(&t, 0, "a.test:1", NULL));
 }
 
+/* Lower thresholds trip sooner, by the same windows. */
+static void thresholds_set_lower(void **state)
+{
+	(void)state;
+	struct trip t;
+	struct trip_verdict v;
+	trip_init_at(&t, 3, 0);
+	assert_false(refuse(&t, 0, "a.test:443", NULL));
+	assert_false(refuse(&t, 1 * SEC, "a.test:443", NULL));
+	assert_true(refuse(&t, 2 * SEC, "a.test:443", &v));
+	assert_int_equal(v.rule, TRIP_REFUSED_RATE);
+	/* Resume keeps the thresholds. */
+	trip_reset(&t);
+	assert_false(refuse(&t, 10 * SEC, "a.test:443", NULL));
+	assert_false(refuse(&t, 11 * SEC, "a.test:443", NULL));
+	assert_true(refuse(&t, 12 * SEC, "a.test:443", NULL));
+	/* Three refusals spread over more than a minute: no trip. */
+	trip_init_at(&t, 3, 0);
+	assert_false(refuse(&t, 0, "a.test:443", NULL));
+	assert_false(refuse(&t, 30 * SEC, "a.test:443", NULL));
+	assert_false(refuse(&t, 60 * SEC, "a.test:443", NULL));
+	/* Targets: the second different one trips at 2. */
+	trip_init_at(&t, 0, 2);
+	assert_false(refuse(&t, 0, "a.test:1", NULL));
+	assert_false(refuse(&t, 1, "a.test:1", NULL));
+	assert_true(refuse(&t, 2, "b.test:1", &v));
+	assert_int_equal(v.rule, TRIP_REFUSED_TARGETS);
+}
+
+/* 0 is the default; above the most the struct holds is that most; a
+ * raised threshold (the user's settings) is honoured up to it. */
+static void thresholds_bounds(void **state)
+{
+	(void)state;
+	struct trip t;
+	trip_init_at(&t, 0, 0);
+	assert_int_equal(t.rate_limit, TRIP_RATE_COUNT);
+	assert_int_equal(t.targets_limit, TRIP_TARGETS);
+	trip_init_at(&t, 1u << 30, 1u << 30);
+	assert_int_equal(t.rate_limit, TRIP_RATE_MAX);
+	assert_int_equal(t.targets_limit, TRIP_TARGETS_MAX);
+	/* The table never overflows at the maximum: every target distinct,
+	 * one a second spread so the rate rule does not come first. */
+	int i;
+	for (i = 0; i < TRIP_TARGETS_MAX - 1; i++) {
+		char tg[32];
+		snprintf(tg, sizeof(tg), "h%d.test:1", i);
+		assert_false(refuse(&t, (int64_t)i * SEC, tg, NULL));
+	}
+	assert_true(refuse(&t, (int64_t)i * SEC, "last.test:1", NULL));
+	/* Raised to 40: 30 in a minute no longer trips, 40 does. */
+	trip_init_at(&t, 40, 0);
+	for (i = 0; i < 39; i++)
+		assert_false(refuse(&t, i, "a.test:1", NULL));
+	assert_true(refuse(&t, 39, "a.test:1", NULL));
+	/* Metadata has no threshold: at once, whatever they are. */
+	trip_init_at(&t, TRIP_RATE_MAX, TRIP_TARGETS_MAX);
+	assert_true(
+	    trip_note(&t, 0, TRIP_EV_METADATA, "169.254.169.254:80", NULL));
+}
+
 static void rule_names(void **state)
 {
 	(void)state;
+	/* The thresholds are the settings' or a spec's: the text names
+	 * none, so it never says 30 where 3 tripped. */
 	assert_string_equal(trip_rule_text(TRIP_REFUSED_RATE),
-			    "30 calls refused within a minute");
+			    "too many calls refused within a minute");
 	assert_string_equal(trip_rule_text(TRIP_REFUSED_TARGETS),
-			    "20 different targets refused within 10 minutes");
+			    "too many different targets refused within 10 "
+			    "minutes");
 	for (int r = TRIP_REFUSED_RATE; r <= TRIP_METADATA; r++)
 		assert_int_equal(
 		    trip_rule_from_name(trip_rule_name((enum trip_rule)r)), r);
@@ -279,6 +343,8 @@ int main(void)
 	    cmocka_unit_test(flood_is_bounded),
 	    cmocka_unit_test(long_targets_stay_distinct),
 	    cmocka_unit_test(clock_going_back),
+	    cmocka_unit_test(thresholds_set_lower),
+	    cmocka_unit_test(thresholds_bounds),
 	    cmocka_unit_test(rule_names),
 	    cmocka_unit_test(metadata_addresses),
 	};
