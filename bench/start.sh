@@ -16,7 +16,7 @@ LNK=$(readlink -f "${1:-$ROOT/build/lnk}")
 RUNS=${RUNS:-40}
 [ -x "$LNK" ] || { echo "no lnk at $LNK: build it first"; exit 0; }
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+trap 'rm -rf "$T" ${DEVCOPIES:-}' EXIT
 export HOME=$T/home
 mkdir -p "$HOME/project"
 cd "$HOME/project" || exit 0
@@ -75,6 +75,16 @@ if [ ! -s "$T/bwrap-args" ] || [ ! -s "$T/bwrap-args-bare" ]; then
 fi
 mapfile -t BW <"$T/bwrap-args"
 mapfile -t BW0 <"$T/bwrap-args-bare"
+# As root, lnk binds copies of the device nodes from a folder of /dev it
+# removes at exit: bare bwrap gets the same copies, removed afterwards.
+DEVCOPIES=$(printf '%s\n' "${BW[@]}" "${BW0[@]}" |
+	grep -o '^/dev/\.lnk-[^/]*' | sort -u || true)
+for d in $DEVCOPIES; do
+	mkdir -p "$d"
+	for n in null zero full random urandom tty; do
+		[ -e "$d/$n" ] || cp -a "/dev/$n" "$d/$n"
+	done
+done
 echo "bare bwrap: ${#BW0[@]} and ${#BW[@]} arguments, as lnk builds them"
 for set in BW0 BW; do
 	declare -n A=$set
