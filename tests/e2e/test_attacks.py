@@ -2550,21 +2550,21 @@ def test_hooks_path_and_included_config_protected(lnk, work, missing):
     fsmonitor in the included file."""
     git("init", "-q", work)
     git("-C", work, "config", "core.hooksPath", ".githooks")
-    git("-C", work, "config", "include.path", "../shared.gitconfig")
+    git("-C", work, "config", "include.path", "../project.gitconfig")
     git("-C", work, "config", "includeIf.onbranch:main.path",
         "../conf/branch.gitconfig")
     if not missing:
         (work / ".githooks").mkdir()
-        (work / "shared.gitconfig").write_text("[user]\n\tname = me\n")
+        (work / "project.gitconfig").write_text("[user]\n\tname = me\n")
         (work / "conf").mkdir()
         (work / "conf" / "branch.gitconfig").write_text("")
     cp = sh(lnk, """
         mkdir -p .githooks; printf '#!/bin/sh\\ntouch pwned\\n' > .githooks/pre-commit
-        echo '[core] fsmonitor = touch pwned' >> shared.gitconfig
+        echo '[core] fsmonitor = touch pwned' >> project.gitconfig
         mkdir -p conf; echo '[core] fsmonitor = touch pwned' >> conf/branch.gitconfig
         mv conf conf.old; true""", "--write", work)
     assert not (work / ".githooks" / "pre-commit").exists(), cp.stderr
-    for f in ("shared.gitconfig", "conf/branch.gitconfig"):
+    for f in ("project.gitconfig", "conf/branch.gitconfig"):
         p = work / f
         assert not p.exists() or "fsmonitor" not in p.read_text(), f
     assert not (work / "conf.old").exists()

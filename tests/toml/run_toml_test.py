@@ -6,7 +6,7 @@ Usage: run_toml_test.py DECODER
 The corpus, the first that is present:
   1. $TOML_TEST_DIR: a toml-test checkout (with files-toml-1.0.0) or any
      folder holding valid/ and invalid/;
-  2. a full toml-test checkout at ../shared/toml-test beside the project,
+  2. a full toml-test checkout in the folder shared/toml-test next to the checkout (optional),
      when present: its files-toml-1.0.0 lists the cases;
   3. the cases Debian ships in golang-github-burntsushi-toml-dev (install.sh
      installs it): every valid/**/*.toml and invalid/**/*.toml there.
