@@ -210,4 +210,5 @@ size_t check_count(const struct check_list *l, enum check_verdict v);
 
 /* The table for people, and one JSON object for machines. */
 void check_table(const struct check_list *l, const char *home, struct buf *out);
-void check_json(const struct check_list *l, struct buf *out);
+void check_json(const struct check_list *l, const struct strv *warnings,
+		struct buf *out);

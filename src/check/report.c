@@ -238,7 +238,8 @@ static void jstr(struct buf *b, const char *s)
 	buf_json_str(b, s ? s : "", s ? strlen(s) : 0);
 }
 
-void check_json(const struct check_list *l, struct buf *b)
+void check_json(const struct check_list *l, const struct strv *warnings,
+		struct buf *b)
 {
 	buf_puts(b, "{\"tries\":[");
 	for (size_t i = 0; i < l->n; i++) {
@@ -272,6 +273,13 @@ void check_json(const struct check_list *l, struct buf *b)
 		buf_puts(b, ",\"limits\":");
 		jstr(b, l->limits_line);
 	}
+	buf_puts(b, ",\"warnings\":[");
+	for (size_t i = 0; i < warnings->n; i++) {
+		if (i)
+			buf_putc(b, ',');
+		jstr(b, warnings->v[i]);
+	}
+	buf_putc(b, ']');
 	buf_printf(b, ",\"leaked\":%s}\n",
 		   check_count(l, CV_LEAKED) ? "true" : "false");
 }

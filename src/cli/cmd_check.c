@@ -444,18 +444,18 @@ out_bait:
 		ret = failed_status ? failed_status : LNK_EXIT_FAIL;
 	} else {
 		struct buf o = {0};
+		/* Not leaks: risks of the grants themselves, in both forms. */
+		struct strv adv = {0};
+		_cleanup_free_ char *hreal = realpath(home, NULL);
+		check_advice(&pol, hreal ? hreal : home, &adv);
 		if (json)
-			check_json(&tries, &o);
+			check_json(&tries, &adv, &o);
 		else {
 			check_table(&tries, home, &o);
-			/* Not leaks: risks of the grants themselves. */
-			struct strv adv = {0};
-			_cleanup_free_ char *hreal = realpath(home, NULL);
-			check_advice(&pol, hreal ? hreal : home, &adv);
 			for (size_t i = 0; i < adv.n; i++)
 				buf_printf(&o, "%s\n", adv.v[i]);
-			strv_free(&adv);
 		}
+		strv_free(&adv);
 		fputs(o.p, stdout);
 		buf_free(&o);
 		ret = check_count(&tries, CV_LEAKED) ? LNK_EXIT_LEAKED : 0;

@@ -284,6 +284,8 @@ int main(int argc, char **argv)
 		run_program(&cfg, abi, tty);
 	/* The program's argv and environment are its own business. */
 	lifeline = cfg.lifeline_fd;
+	char *temp_home = cfg.temp_home;
+	cfg.temp_home = NULL;
 	initcfg_free(&cfg);
-	reaper_run(pid, lifeline);
+	reaper_run(pid, lifeline, temp_home);
 }

@@ -83,6 +83,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "init/discard.h"
 
 #ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 #define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
@@ -320,7 +321,7 @@ static int status_of(int wstatus)
 	return LNK_EXIT_FAIL;
 }
 
-void reaper_run(pid_t program, int lifeline)
+void reaper_run(pid_t program, int lifeline, const char *temp_home)
 {
 	sigset_t s;
 
@@ -359,8 +360,16 @@ void reaper_run(pid_t program, int lifeline)
 		int st;
 		pid_t w;
 		while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-			if (w == program)
+			if (w == program) {
+				if (temp_home) {
+					/* What the program left in the
+					 * thrown-away home, counted once
+					 * nothing can change it. */
+					kill(-1, SIGKILL);
+					discard_report(temp_home);
+				}
 				_exit(status_of(st));
+			}
 		if (w < 0 && errno == ECHILD)
 			_exit(
 			    LNK_EXIT_FAIL); /* cannot be: the program is ours */

@@ -52,5 +52,7 @@ int reaper_child_setup(int abi, int tty, struct lnk_err *err);
  * program, and exits with the program's status (128+N for signal N) as soon
  * as it is gone; the kernel then kills everything left in the namespace.
  * When the lifeline (or -1: none) hangs up, it kills everything and exits
- * with 128+SIGKILL. */
-__attribute__((noreturn)) void reaper_run(pid_t program, int lifeline);
+ * with 128+SIGKILL. With temp_home (the thrown-away home, or NULL), it
+ * first says on a terminal how many files the program left there. */
+__attribute__((noreturn)) void reaper_run(pid_t program, int lifeline,
+					 const char *temp_home);

@@ -394,6 +394,7 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 		home_granted |= path_covers(wr->v[i], in->home);
 	if (!home_granted)
 		add(&t, BM_TMPFS, in->home, NULL, -1);
+	out->home_temporary = !home_granted;
 	for (size_t i = 0; i < rd->n; i++) {
 		if ((r = check_abs("--read", rd->v[i], err)) < 0)
 			goto fail;

@@ -121,6 +121,8 @@ struct bwrap_out {
 	struct bwrap_mount *mounts;
 	size_t nmounts;
 	char *chdir;	      /* where the program starts */
+	bool home_temporary;  /* the home inside is an empty tmpfs, thrown
+			       * away at the end */
 	struct strv ll_read;  /* Landlock: what the mounts let it read */
 	struct strv ll_write; /* Landlock: what the mounts let it write */
 	struct strv files;    /* the etc_files copied: files[i] is read from

@@ -193,6 +193,8 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	strv_copy(&out->init.ll_read, &out->bw.ll_read);
 	strv_copy(&out->init.ll_write, &out->bw.ll_write);
 	out->init.cwd = xstrdup(out->bw.chdir);
+	if (out->bw.home_temporary)
+		out->init.temp_home = xstrdup(in->home);
 	out->init.wire_fd = in->wire ? LAUNCH_FD_WIRE : -1;
 	out->init.notify_fd =
 	    in->notify || in->notify_connect ? LAUNCH_FD_NOTIFY : -1;

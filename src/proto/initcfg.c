@@ -30,6 +30,7 @@ void initcfg_free(struct init_config *c)
 	strv_free(&c->ll_exec);
 	free(c->listeners);
 	free(c->cwd);
+	free(c->temp_home);
 	strv_free(&c->argv);
 	strv_free(&c->env);
 	memset(c, 0, sizeof(*c));
@@ -105,7 +106,8 @@ int initcfg_encode(const struct init_config *c, struct buf *out)
 				      c->listeners[i].port >> 8};
 		buf_append(out, l, sizeof(l));
 	}
-	if ((r = put_str(out, c->cwd)) < 0 ||
+	if ((r = put_str(out, c->temp_home)) < 0 ||
+	    (r = put_str(out, c->cwd)) < 0 ||
 	    (r = put_strv(out, &c->argv)) < 0 ||
 	    (r = put_strv(out, &c->env)) < 0)
 		return r;
@@ -332,6 +334,16 @@ static int decode(struct rd *r, struct init_config *c)
 		return err_set(r->err, -EINVAL,
 			       "init config: listeners but no wire_fd");
 
+	if ((e = get_str(r, &c->temp_home, "temp_home")) < 0)
+		return e;
+	if (c->temp_home[0] == '\0') {
+		free(c->temp_home);
+		c->temp_home = NULL;
+	} else if (c->temp_home[0] != '/') {
+		return err_set(r->err, -EINVAL,
+			       "init config: temp_home '%s' is not absolute",
+			       c->temp_home);
+	}
 	if ((e = get_str(r, &c->cwd, "cwd")) < 0)
 		return e;
 	if (c->cwd[0] != '/')

@@ -16,7 +16,7 @@
 #include "common/err.h"
 #include "common/util.h"
 
-#define INITCFG_VERSION 3
+#define INITCFG_VERSION 4
 
 enum init_listener_kind {
 	INIT_L_HTTP,  /* the wire's HTTP proxy port inside */
@@ -66,6 +66,11 @@ struct init_config {
 	/* RLIMIT_NPROC for the program, 0 for none: the tasks of this
 	 * sandbox's user namespace (launch/limits.h). */
 	uint32_t nproc;
+
+	/* The home folder inside when it is an empty tmpfs thrown away at
+	 * the end, else NULL: at exit, init says on a terminal how many
+	 * files the program left there (init/discard.h). */
+	char *temp_home;
 
 	/* The program. argv[0] is the path to execute (already resolved). */
 	char *cwd;

@@ -268,3 +268,52 @@ def test_terminal_shows_stop_and_where_the_program_starts(lnk, home):
         lnk("sandbox", "stop", "--off")
     assert b"lnk: stopped by 'lnk sandbox stop'" in out, out
     assert status == 128 + signal.SIGTERM
+
+
+def test_terminal_says_how_many_files_the_thrown_away_home_lost(lnk, home):
+    """The home inside is an empty tmpfs: on a terminal, lnk says at exit
+    how many files the program wrote there (links count, folders and
+    granted folders below the home do not); nothing when it wrote none,
+    when the home is granted, or off a terminal."""
+    kept = home / "kept"
+    kept.mkdir()
+    pid, fd = spawn_on_pty(lnk, [
+        "--write", ".", "--write", str(kept), "--", "/bin/sh", "-c",
+        'touch ~/a; mkdir -p ~/d/e; echo x > ~/d/e/b; ln -s /etc ~/l; '
+        f'touch {kept}/k1 {kept}/k2; echo done'])
+    try:
+        out = read_until(fd, b"with --write to keep files")
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert status == 0
+    assert b"lnk: 3 files the program wrote in the home folder were " \
+           b"thrown away" in out, out
+
+    pid, fd = spawn_on_pty(lnk, ["--write", ".", "--", "/bin/sh", "-c",
+                                 "mkdir ~/only-a-folder; echo done"])
+    try:
+        out = read_until(fd, b"\x00never")
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert status == 0 and b"done" in out, out
+    assert b"thrown away" not in out, out
+
+    # the home granted: it is the real one, nothing is thrown away
+    pid, fd = spawn_on_pty(lnk, ["--write", str(home), "--", "/bin/sh",
+                                 "-c", "touch ~/real-file; echo done"])
+    try:
+        out = read_until(fd, b"\x00never")
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert status == 0 and b"done" in out, out
+    assert b"thrown away" not in out, out
+    assert (home / "real-file").exists()
+
+    # off a terminal: not a word
+    cp = lnk("sandbox", "run", "--write", ".", "--", "/bin/sh", "-c",
+             "touch ~/a")
+    assert cp.returncode == 0, cp
+    assert "thrown away" not in cp.stderr, cp

@@ -1,6 +1,7 @@
 """What the user sees: lnk's own words instead of bubblewrap's, where the
 program starts, what the sandbox is called inside, and grants that do
 nothing yet. Each runs as an unprivileged user and as root."""
+import json
 import os
 import pathlib
 import shlex
@@ -294,6 +295,19 @@ def test_check_warns_write_folder_with_other_repositories(lnk, work):
                 if "holds other repositories" in ln)
     assert "vendor/lib" in line and f"'{work}'" in line
     assert "\x1b" not in cp.stdout
+    # --json carries the same warnings, as JSON strings
+    cp = lnk("sandbox", "check", "--write", ".", "--json", timeout=120)
+    assert cp.returncode == 0, cp
+    doc = json.loads(cp.stdout)
+    assert any("holds other repositories" in w and "vendor/lib" in w
+               for w in doc["warnings"]), doc["warnings"]
+    assert not any("\x1b" in w for w in doc["warnings"])
+
+
+def test_check_json_warnings_empty_without_risk(lnk):
+    cp = lnk("sandbox", "check", "--json", timeout=120)
+    assert cp.returncode == 0, cp
+    assert json.loads(cp.stdout)["warnings"] == []
 
 
 # --- stop: the stopped sandbox and later ones say so ---

@@ -88,8 +88,14 @@ static void test_judge_hostile_output(void **state)
 	assert_int_equal(check_count(&l, CV_LEAKED), 1);
 
 	struct buf b = {0};
-	check_json(&l, &b);
+	struct strv w = {0};
+	strv_push(&w, "warning: \"~\" readable\n");
+	check_json(&l, &w, &b);
 	assert_non_null(strstr(b.p, "\"leaked\":true"));
+	/* Warnings are strings a folder name may reach: escaped as JSON. */
+	assert_non_null(
+	    strstr(b.p, "\"warnings\":[\"warning: \\\"~\\\" readable\\n\"]"));
+	strv_free(&w);
 	buf_free(&b);
 	check_table(&l, "/home/u", &b);
 	assert_non_null(strstr(b.p, "LEAKED"));
@@ -145,8 +151,10 @@ static void test_limits_line(void **state)
 	assert_non_null(strstr(b.p, "limits: tasks 4096 under /x"));
 	assert_null(strchr(b.p, '\x1b'));
 	buf_free(&b);
-	check_json(&l, &b);
+	struct strv none = {0};
+	check_json(&l, &none, &b);
 	assert_non_null(strstr(b.p, "\"limits\":\"tasks 4096"));
+	assert_non_null(strstr(b.p, "\"warnings\":[]"));
 	assert_null(strchr(b.p, '\x1b'));
 	buf_free(&b);
 	check_list_free(&l);
