@@ -659,35 +659,18 @@ static int escape(struct parser *ps, struct buf *b)
 	int c = peek_at(ps, 1);
 	size_t digits = 0;
 
-	switch (c) {
-	case 'b':
-		buf_putc(b, '\b');
-		break;
-	case 't':
-		buf_putc(b, '\t');
-		break;
-	case 'n':
-		buf_putc(b, '\n');
-		break;
-	case 'f':
-		buf_putc(b, '\f');
-		break;
-	case 'r':
-		buf_putc(b, '\r');
-		break;
-	case '"':
-		buf_putc(b, '"');
-		break;
-	case '\\':
-		buf_putc(b, '\\');
-		break;
-	case 'u':
+	/* The one-character escapes, each beside what it stands for. */
+	static const char from[] = "btnfr\"\\";
+	static const char to[] = "\b\t\n\f\r\"\\";
+	const char *k = c > 0 ? strchr(from, c) : NULL;
+
+	if (k && *k)
+		buf_putc(b, to[k - from]);
+	else if (c == 'u')
 		digits = 4;
-		break;
-	case 'U':
+	else if (c == 'U')
 		digits = 8;
-		break;
-	default:
+	else {
 		adv(ps);
 		return fail_at(ps, pos, -EINVAL,
 			       "invalid escape sequence: expected one of "
