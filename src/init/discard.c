@@ -58,9 +58,9 @@ static void walk_dir(struct walk *w, int dfd, int depth)
 			w->more = 1;
 			continue;
 		}
-		int sub = openat(dirfd(d), e->d_name,
-				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-				     O_CLOEXEC);
+		int sub =
+		    openat(dirfd(d), e->d_name,
+			   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub >= 0)
 			walk_dir(w, sub, depth + 1);
 	}

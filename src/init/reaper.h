@@ -55,4 +55,4 @@ int reaper_child_setup(int abi, int tty, struct lnk_err *err);
  * with 128+SIGKILL. With temp_home (the thrown-away home, or NULL), it
  * first says on a terminal how many files the program left there. */
 __attribute__((noreturn)) void reaper_run(pid_t program, int lifeline,
-					 const char *temp_home);
+					  const char *temp_home);

@@ -851,6 +851,22 @@ static char *dupkey(const struct keypart *k)
 	return s;
 }
 
+/* A table under key k of t, which has no such key yet: made by a dotted
+ * key or by a header's leading keys (flags say which), on k's line. */
+static struct toml_value *new_subtable(struct parser *ps, struct toml_value *t,
+				       const struct keypart *k, unsigned flags,
+				       int *r)
+{
+	struct toml_value *nt =
+	    new_node(ps, TOML_TABLE, k->pos, N(t)->depth + 1, r);
+
+	if (!nt)
+		return NULL;
+	N(nt)->flags = flags;
+	tab_add(ps, t, dupkey(k), k->n, k->pos, nt);
+	return nt;
+}
+
 /* key = simple-key *( ws '.' ws simple-key ); leaves trailing ws. */
 static int parse_key(struct parser *ps, struct keypath *kp)
 {
@@ -1435,13 +1451,8 @@ static int parse_keyval(struct parser *ps, struct toml_value *t)
 		struct keypart *k = &kp.v[i];
 		struct toml_kv *kv = tab_find(ps, t, k->s, k->n);
 		if (!kv) {
-			struct toml_value *nt = new_node(ps, TOML_TABLE, k->pos,
-							 N(t)->depth + 1, &r);
-			if (!nt)
+			if (!(t = new_subtable(ps, t, k, F_DOTTED, &r)))
 				goto out;
-			N(nt)->flags = F_DOTTED;
-			tab_add(ps, t, dupkey(k), k->n, k->pos, nt);
-			t = nt;
 			continue;
 		}
 		struct toml_value *c = kv->val;
@@ -1529,13 +1540,8 @@ static int parse_header(struct parser *ps)
 		struct keypart *k = &kp.v[i];
 		struct toml_kv *kv = tab_find(ps, t, k->s, k->n);
 		if (!kv) {
-			struct toml_value *nt = new_node(ps, TOML_TABLE, k->pos,
-							 N(t)->depth + 1, &r);
-			if (!nt)
+			if (!(t = new_subtable(ps, t, k, F_IMPLICIT, &r)))
 				goto out;
-			N(nt)->flags = F_IMPLICIT;
-			tab_add(ps, t, dupkey(k), k->n, k->pos, nt);
-			t = nt;
 			continue;
 		}
 		struct toml_value *c = kv->val;
