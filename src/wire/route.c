@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <linux/netlink.h>
+#include <net/if.h>
 #include <linux/rtnetlink.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -71,6 +72,10 @@ static int parse_route(const struct nlmsghdr *nh, struct route_answer *out)
 			out->gateway.family = n == 4 ? AF_INET : AF_INET6;
 			memcpy(out->gateway.a, RTA_DATA(ra), n);
 			out->has_gateway = 1;
+		} else if (ra->rta_type == RTA_OIF) {
+			if (n != sizeof(int))
+				return -EBADMSG;
+			memcpy(&out->oif, RTA_DATA(ra), sizeof(int));
 		} else if (ra->rta_type == RTA_VIA) {
 			/* an IPv4 route through an IPv6 gateway */
 			const struct rtvia *v = RTA_DATA(ra);
@@ -119,7 +124,7 @@ int route_parse_reply(const void *buf, size_t len, uint32_t seq,
 #pragma GCC diagnostic pop
 
 enum route_where route_judge(const struct route_answer *ans,
-			     const struct lnk_addr *dst)
+			     const struct lnk_addr *dst, int p2p)
 {
 	if (ans->error)
 		return ROUTE_NONE;
@@ -128,7 +133,9 @@ enum route_where route_judge(const struct route_answer *ans,
 		return ROUTE_LOCAL;
 	case RTN_UNICAST:
 		if (!ans->has_gateway)
-			return ROUTE_LAN; /* on-link: this machine's network */
+			/* on-link: this machine's network, but for the far
+			 * end of a point-to-point device */
+			return p2p == 1 ? ROUTE_INTERNET : ROUTE_LAN;
 		/* the gateway itself (a route "via X onlink" to X) */
 		if (addr_equal(&ans->gateway, dst))
 			return ROUTE_LAN;
@@ -141,43 +148,110 @@ enum route_where route_judge(const struct route_answer *ans,
 	}
 }
 
+size_t route_build_link_request(int ifindex, uint32_t seq, void *buf)
+{
+	memset(buf, 0, ROUTE_REQ_MAX);
+	struct nlmsghdr *nh = buf;
+	struct ifinfomsg *ifi = NLMSG_DATA(nh);
+	nh->nlmsg_type = RTM_GETLINK;
+	nh->nlmsg_flags = NLM_F_REQUEST;
+	nh->nlmsg_seq = seq;
+	nh->nlmsg_len = NLMSG_LENGTH(sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	return nh->nlmsg_len;
+}
+
+int route_parse_link_reply(const void *buf, size_t len, uint32_t seq)
+{
+	/* Only the fixed header is read: a link message's attributes
+	 * (statistics, names) may not fit the buffer, and are not needed. */
+	if (len < NLMSG_HDRLEN)
+		return -EAGAIN;
+	const struct nlmsghdr *nh = buf;
+	if (nh->nlmsg_seq != seq)
+		return -EAGAIN;
+	if (nh->nlmsg_type != RTM_NEWLINK ||
+	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)) ||
+	    len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
+		return -EBADMSG;
+	const struct ifinfomsg *ifi = NLMSG_DATA(nh);
+	return (ifi->ifi_flags & IFF_POINTOPOINT) ? 1 : 0;
+}
+
+/* Sends one request and waits for the kernel's answer to it: the reply's
+ * length in u, or -1. Answers to earlier questions that timed out may come
+ * first; only the kernel's (port 0) count. */
+union route_reply {
+	struct nlmsghdr nh;
+	char b[8192];
+};
+
+static ssize_t ask(struct route_sock *rs, const void *req, size_t n,
+		   union route_reply *u,
+		   ssize_t (*mine)(const void *, size_t, uint32_t, void *),
+		   uint32_t seq, void *out)
+{
+	/* send() without an address goes to the kernel (an unconnected
+	 * netlink socket's peer is port 0); with one, the confined wire's
+	 * filter would hand every lookup to the keeper for nothing */
+	if (send(rs->fd, req, n, 0) != (ssize_t)n)
+		return -1;
+	for (int tries = 0; tries < 16; tries++) {
+		struct sockaddr_nl from;
+		socklen_t fl = sizeof(from);
+		ssize_t r = recvfrom(rs->fd, u->b, sizeof(u->b), 0,
+				     (struct sockaddr *)&from, &fl);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		if (fl != sizeof(from) || from.nl_pid != 0)
+			continue;
+		ssize_t p = mine(u->b, (size_t)r, seq, out);
+		if (p == -EAGAIN)
+			continue;
+		return p;
+	}
+	return -1;
+}
+
+static ssize_t route_reply(const void *buf, size_t len, uint32_t seq, void *out)
+{
+	return route_parse_reply(buf, len, seq, out);
+}
+
+static ssize_t link_reply(const void *buf, size_t len, uint32_t seq, void *out)
+{
+	int p = route_parse_link_reply(buf, len, seq);
+	if (p < 0)
+		return p;
+	*(int *)out = p;
+	return 0;
+}
+
 enum route_where route_lookup(struct route_sock *rs, const struct lnk_addr *dst)
 {
 	if (rs->fd < 0)
 		return ROUTE_NONE;
 	char req[ROUTE_REQ_MAX];
+	union route_reply u;
+	struct route_answer ans;
 	uint32_t seq = ++rs->seq;
 	size_t n = route_build_request(dst, seq, req);
-	/* send() without an address goes to the kernel (an unconnected
-	 * netlink socket's peer is port 0); with one, the confined wire's
-	 * filter would hand every lookup to the keeper for nothing */
-	if (send(rs->fd, req, n, 0) != (ssize_t)n)
+	if (ask(rs, req, n, &u, route_reply, seq, &ans) < 0)
 		return ROUTE_NONE;
-	/* answers to earlier questions that timed out may come first */
-	for (int tries = 0; tries < 16; tries++) {
-		union {
-			struct nlmsghdr nh;
-			char b[8192];
-		} u;
-		struct sockaddr_nl from;
-		socklen_t fl = sizeof(from);
-		ssize_t r = recvfrom(rs->fd, u.b, sizeof(u.b), 0,
-				     (struct sockaddr *)&from, &fl);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return ROUTE_NONE;
-		if (fl != sizeof(from) || from.nl_pid != 0)
-			continue; /* only the kernel's answer counts */
-		struct route_answer ans;
-		int p = route_parse_reply(u.b, (size_t)r, seq, &ans);
-		if (p == -EAGAIN)
-			continue;
-		if (p < 0)
-			return ROUTE_NONE;
-		return route_judge(&ans, dst);
+	/* On-link: is it the far end of a point-to-point device? Without a
+	 * clear answer it stays this machine's network (the stricter). */
+	int p2p = 0;
+	if (!ans.error && ans.type == RTN_UNICAST && !ans.has_gateway &&
+	    ans.oif > 0) {
+		seq = ++rs->seq;
+		n = route_build_link_request(ans.oif, seq, req);
+		if (ask(rs, req, n, &u, link_reply, seq, &p2p) < 0)
+			p2p = 0;
 	}
-	return ROUTE_NONE;
+	return route_judge(&ans, dst, p2p);
 }
 
 enum route_where route_where_for(struct route_sock *rs,

@@ -19,7 +19,8 @@
 enum route_where {
 	ROUTE_INTERNET, /* unicast through a gateway */
 	ROUTE_LOCAL,	/* delivered to this machine (type local) */
-	ROUTE_LAN,	/* on a directly connected network, or a gateway */
+	ROUTE_LAN,	/* on a directly connected network (not through a
+			 * point-to-point device), or a gateway */
 	ROUTE_NONE,	/* no usable route: blackhole, unreachable,
 			 * prohibit, broadcast, multicast, or no answer */
 };
@@ -30,6 +31,7 @@ struct route_answer {
 	unsigned char type; /* RTN_* */
 	int has_gateway;    /* RTA_GATEWAY or RTA_VIA */
 	struct lnk_addr gateway;
+	int oif; /* RTA_OIF: the device it leaves by, 0 when not said */
 };
 
 /* The NETLINK_ROUTE socket the lookups use, opened once at setup (before
@@ -55,9 +57,19 @@ size_t route_build_request(const struct lnk_addr *dst, uint32_t seq, void *buf);
 int route_parse_reply(const void *buf, size_t len, uint32_t seq,
 		      struct route_answer *out);
 
-/* What an answer means for dst. */
+/* What an answer means for dst. An on-link route is this machine's
+ * network, unless the device is point-to-point (p2p: 1): a full-tunnel
+ * VPN (wg-quick, OpenVPN's tun) or PPP routes the whole internet on-link
+ * through one, and the one machine at its other end is no neighbour. The
+ * address classes still refuse private and special addresses there. */
 enum route_where route_judge(const struct route_answer *ans,
-			     const struct lnk_addr *dst);
+			     const struct lnk_addr *dst, int p2p);
+
+/* The RTM_GETLINK request for device ifindex, and whether the reply says
+ * it is point-to-point: 1 or 0, -EAGAIN when buf holds no message for seq,
+ * -EBADMSG when it is malformed or an error. */
+size_t route_build_link_request(int ifindex, uint32_t seq, void *buf);
+int route_parse_link_reply(const void *buf, size_t len, uint32_t seq);
 
 /* Asks the kernel where dst is. Any failure to get an answer is
  * ROUTE_NONE: the caller refuses (fail closed). */

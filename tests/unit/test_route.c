@@ -8,6 +8,11 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
@@ -54,14 +59,20 @@ static size_t fake_error(char *buf, uint32_t seq, int error)
 	return NLMSG_ALIGN(nh->nlmsg_len);
 }
 
-static enum route_where judge(const char *buf, size_t len, uint32_t seq,
-			      const char *dst)
+static enum route_where judge_p2p(const char *buf, size_t len, uint32_t seq,
+				  const char *dst, int p2p)
 {
 	struct route_answer ans;
 	struct lnk_addr d;
 	assert_int_equal(addr_parse_literal(dst, &d), LIT_ADDR);
 	assert_int_equal(route_parse_reply(buf, len, seq, &ans), 0);
-	return route_judge(&ans, &d);
+	return route_judge(&ans, &d, p2p);
+}
+
+static enum route_where judge(const char *buf, size_t len, uint32_t seq,
+			      const char *dst)
+{
+	return judge_p2p(buf, len, seq, dst, 0);
 }
 
 static void test_answers(void **state)
@@ -75,8 +86,15 @@ static void test_answers(void **state)
 	assert_int_equal(judge(buf, n, 7, "192.0.2.1"), ROUTE_LAN);
 	n = fake_route(buf, 7, RTN_UNICAST, NULL);
 	assert_int_equal(judge(buf, n, 7, "203.0.113.5"), ROUTE_LAN);
+	/* on-link through a point-to-point device (a full-tunnel VPN, PPP):
+	 * the far end is no neighbour; an unknown answer stays the LAN */
+	assert_int_equal(judge_p2p(buf, n, 7, "203.0.113.5", 1),
+			 ROUTE_INTERNET);
+	assert_int_equal(judge_p2p(buf, n, 7, "203.0.113.5", -EBADMSG),
+			 ROUTE_LAN);
 	n = fake_route(buf, 7, RTN_LOCAL, NULL);
 	assert_int_equal(judge(buf, n, 7, "198.18.78.1"), ROUTE_LOCAL);
+	assert_int_equal(judge_p2p(buf, n, 7, "198.18.78.1", 1), ROUTE_LOCAL);
 	static const unsigned char refused[] = {RTN_BLACKHOLE, RTN_UNREACHABLE,
 						RTN_PROHIBIT,  RTN_THROW,
 						RTN_BROADCAST, RTN_MULTICAST,
@@ -147,6 +165,70 @@ static void test_request(void **state)
 	assert_memory_equal(RTA_DATA(ra), d.a, 16);
 }
 
+static void test_link(void **state)
+{
+	(void)state;
+	char buf[256] = {0};
+	size_t n = route_build_link_request(3, 11, buf);
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	struct ifinfomsg *ifi = NLMSG_DATA(nh);
+	assert_true(n <= ROUTE_REQ_MAX);
+	assert_int_equal(nh->nlmsg_type, RTM_GETLINK);
+	assert_int_equal(ifi->ifi_index, 3);
+	/* the kernel's answer, as the request with its type changed */
+	nh->nlmsg_type = RTM_NEWLINK;
+	ifi->ifi_flags = IFF_UP | IFF_POINTOPOINT | IFF_NOARP;
+	assert_int_equal(route_parse_link_reply(buf, n, 11), 1);
+	ifi->ifi_flags = IFF_UP | IFF_BROADCAST;
+	assert_int_equal(route_parse_link_reply(buf, n, 11), 0);
+	assert_int_equal(route_parse_link_reply(buf, n, 12), -EAGAIN);
+	assert_int_equal(route_parse_link_reply(buf, 8, 11), -EAGAIN);
+	assert_int_equal(route_parse_link_reply(buf, NLMSG_HDRLEN + 2, 11),
+			 -EBADMSG);
+	nh->nlmsg_type = NLMSG_ERROR;
+	assert_int_equal(route_parse_link_reply(buf, n, 11), -EBADMSG);
+}
+
+/* A real point-to-point device (tun, as OpenVPN and many VPNs make) and
+ * an ordinary one (veth), in a network namespace of this test's own. */
+static void test_kernel_p2p(void **state)
+{
+	(void)state;
+	if (geteuid() != 0 || access("/dev/net/tun", R_OK | W_OK) != 0 ||
+	    system("command -v ip >/dev/null 2>&1") != 0)
+		skip(); /* needs root (tun), /dev/net/tun and ip(8) */
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNET) != 0)
+			_exit(77);
+		if (system("ip tuntap add mode tun dev lnkt0 && "
+			   "ip link set lnkt0 up && "
+			   "ip link add lnkv0 type veth peer name lnkv1 && "
+			   "ip link set lnkv0 up && ip link set lnkv1 up && "
+			   "ip route add 198.18.251.0/24 dev lnkt0 && "
+			   "ip route add 198.18.252.0/24 dev lnkv0") != 0)
+			_exit(77);
+		struct route_sock rs;
+		struct lnk_addr a;
+		if (route_open(&rs) != 0)
+			_exit(2);
+		addr_parse_literal("198.18.251.5", &a);
+		if (route_lookup(&rs, &a) != ROUTE_INTERNET)
+			_exit(3);
+		addr_parse_literal("198.18.252.5", &a);
+		if (route_lookup(&rs, &a) != ROUTE_LAN)
+			_exit(4);
+		_exit(0);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77)
+		skip(); /* no tun or veth in this kernel */
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* The real kernel, on loopback only: 127.0.0.1 is this machine. */
 static void test_kernel(void **state)
 {
@@ -169,7 +251,9 @@ int main(void)
 	    cmocka_unit_test(test_answers),
 	    cmocka_unit_test(test_stale_and_bad),
 	    cmocka_unit_test(test_request),
+	    cmocka_unit_test(test_link),
 	    cmocka_unit_test(test_kernel),
+	    cmocka_unit_test(test_kernel_p2p),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
