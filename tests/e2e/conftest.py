@@ -18,6 +18,24 @@ IS_ROOT = os.geteuid() == 0
 HELPERS = pathlib.Path(os.environ.get("LNK_HELPERS")
                        or ROOT / "build" / "tests" / "helpers")
 
+# A Python program that forks 100 children that sleep, and prints how many
+# it made and how many forks failed: the task limit's probe.
+FORKER = """
+import os, time
+kids, failed = [], 0
+for _ in range(100):
+    try:
+        pid = os.fork()
+    except OSError:
+        failed += 1
+        continue
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+    kids.append(pid)
+print(len(kids), failed)
+"""
+
 
 def helper(name):
     """Absolute path of a built test helper; skips if it was not built."""

@@ -24,7 +24,7 @@ import time
 
 import pytest
 
-from conftest import HELPERS, IS_ROOT, LNK, helper
+from conftest import FORKER, HELPERS, IS_ROOT, LNK, helper
 
 PY = "/usr/bin/python3"
 
@@ -2810,22 +2810,6 @@ def test_every_command_using_settings_proves_them_first(lnk, home, tmp_path):
 
 # --- a spec's limits and tripwires ---
 
-SPEC_FORKER = """
-import os, time
-kids, failed = [], 0
-for _ in range(100):
-    try:
-        pid = os.fork()
-    except OSError:
-        failed += 1
-        continue
-    if pid == 0:
-        time.sleep(30)
-        os._exit(0)
-    kids.append(pid)
-print(len(kids), failed)
-"""
-
 SPEC_CALLER = r"""
 import os, sys, urllib.request
 opener = urllib.request.build_opener(urllib.request.ProxyHandler(
@@ -2857,7 +2841,7 @@ def test_spec_cannot_raise_the_task_limit(lnk, home, work):
         f.write_text('version = 1\n[commands]\nallow = ["python3"]\n'
                      "[limits]\n" + limits)
         cp = lnk.run("--spec", f, "--yes", "--", "python3", "-c",
-                     SPEC_FORKER, timeout=120)
+                     FORKER, timeout=120)
         if limits == "tasks = 0\n":
             assert cp.returncode == 2, cp.stderr
             assert "0 would be no limit" in cp.stderr, cp.stderr

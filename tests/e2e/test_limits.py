@@ -10,6 +10,7 @@ import subprocess
 import time
 
 import pytest
+from conftest import FORKER
 
 
 def settings(home, text):
@@ -68,21 +69,7 @@ def test_forking_past_the_task_limit_fails(lnk, home):
     if "tasks and memory not limited" in c["detail"]:
         pytest.skip("nothing limits tasks here: " + c["detail"])
     settings(home, "[limits]\ntasks = 32\n")
-    cp = py(lnk, """
-import os, time
-kids, failed = [], 0
-for _ in range(100):
-    try:
-        pid = os.fork()
-    except OSError:
-        failed += 1
-        continue
-    if pid == 0:
-        time.sleep(30)
-        os._exit(0)
-    kids.append(pid)
-print(len(kids), failed)
-""", timeout=120)
+    cp = py(lnk, FORKER, timeout=120)
     assert cp.returncode == 0, cp.stderr
     made, failed = map(int, cp.stdout.split())
     assert made < 32 and failed > 60, cp.stdout
@@ -167,23 +154,6 @@ def test_what_a_killed_lnk_left_is_removed_by_the_next(lnk, home, work):
 
 
 # --- limits as keys of a spec: a spec or flag only lowers ---------------
-
-FORKER = """
-import os, time
-kids, failed = [], 0
-for _ in range(100):
-    try:
-        pid = os.fork()
-    except OSError:
-        failed += 1
-        continue
-    if pid == 0:
-        time.sleep(30)
-        os._exit(0)
-    kids.append(pid)
-print(len(kids), failed)
-"""
-
 
 def spec(work, text):
     f = work / "app.toml"
