@@ -44,14 +44,14 @@ def _sv(v):
 def encode(argv, env=("PATH=/usr/bin:/bin",), cwd="/", ll_read=(),
            ll_write=(), ll_exec=(), exec_any=True, dot_guard=False,
            landlock_optional=False, notify_fd=-1, wire_fd=-1,
-           lifeline_fd=-1, nproc=0):
+           lifeline_fd=-1, nproc=0, temp_home=""):
     flags = (1 if exec_any else 0) | (2 if dot_guard else 0) | \
         (4 if landlock_optional else 0)
-    out = b"LNKI" + struct.pack("<IIiiiI", 3, flags, notify_fd, wire_fd,
+    out = b"LNKI" + struct.pack("<IIiiiI", 4, flags, notify_fd, wire_fd,
                                 lifeline_fd, nproc)
     out += _sv(ll_read) + _sv(ll_write) + _sv(ll_exec)
     out += struct.pack("<I", 0)  # no listeners
-    out += _s(cwd) + _sv(argv) + _sv(env)
+    out += _s(temp_home) + _s(cwd) + _sv(argv) + _sv(env)
     return out
 
 
