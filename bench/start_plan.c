@@ -22,7 +22,7 @@
 #include "common/util.h"
 #include "launch/host.h"
 #include "launch/plan.h"
-#include "notify/notify.h"
+#include "guard/guard.h"
 #include "policy/policy.h"
 #include "store/paths.h"
 

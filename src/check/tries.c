@@ -143,7 +143,7 @@ static int shown(const struct policy *p, const char *home, const char *path)
 /* ~/x for people. */
 /* Whether path is a new name at the top of the home folder that a write
  * grant holding the home folder keeps from being created (every dot name
- * there runs or is trusted outside: src/notify/protect.c). */
+ * there runs or is trusted outside: src/guard/protect.c). */
 static bool home_top_kept(const struct policy *p, const char *home,
 			  const char *path)
 {

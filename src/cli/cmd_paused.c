@@ -1,7 +1,7 @@
 /* lnk sandbox paused: which wires are closed, and why: by hand, by stop, or
  * tripped (with the rule), and since when (lnk-sandbox(1), COMMANDS, paused).
  *
- * The registry (store/state.h) says which sandboxes run; each wire is asked
+ * The registry (store/registry.h) says which sandboxes run; each wire is asked
  * its state over its control socket, so the answer is the wire's own. A
  * wire that does not answer is shown as down: its sandbox has no network.
  *
@@ -16,7 +16,7 @@
 #include "common/esc.h"
 #include "common/util.h"
 #include "store/paths.h"
-#include "store/state.h"
+#include "store/registry.h"
 #include "wire/ctl.h"
 
 static void usage(FILE *f)

@@ -9,7 +9,7 @@
 
 #include "cli/commands.h"
 #include "common/util.h"
-#include "store/state.h"
+#include "store/registry.h"
 #include "wire/ctl.h"
 
 static void usage(FILE *f)

@@ -34,7 +34,7 @@
 #include "cli/commands.h"
 #include "common/util.h"
 #include "store/paths.h"
-#include "store/state.h"
+#include "store/registry.h"
 #include "wire/ctl.h"
 
 #define GRACE_MS 2000

@@ -16,7 +16,7 @@
 #include "common/util.h"
 #include "store/db.h"
 #include "store/paths.h"
-#include "store/state.h"
+#include "store/registry.h"
 
 /* A wire refreshes its row every quarter second; one silent this long is
  * stuck or gone. */
@@ -61,7 +61,7 @@ static void on_wire(const struct db_wire_row *r, void *ud)
 }
 
 /* The running sandboxes without a network grant: no wire, nothing
- * carried, but running (the registry, store/state.h). */
+ * carried, but running (the registry, store/registry.h). */
 static int wireless(const char *home, struct out *o, struct lnk_err *err)
 {
 	struct state *st;

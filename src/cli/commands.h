@@ -75,7 +75,7 @@ int cli_control(const char *home, const char *name, enum ctl_op op,
 		struct ctl_reply *rep);
 
 /* What the commands use: finds the sandbox name running in home's
- * registry (store/state.h) and sends op to its wire. Errors, each with a
+ * registry (store/registry.h) and sends op to its wire. Errors, each with a
  * message: -ENOENT no sandbox of that name runs here; -EPERM the wire
  * refused us as not its owner; -EPROTO it found our request malformed;
  * -EIO it could not do it; else ctl_request's errors. */

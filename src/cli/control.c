@@ -4,7 +4,7 @@
 
 #include "cli/commands.h"
 #include "common/util.h"
-#include "store/state.h"
+#include "store/registry.h"
 
 int ctl_control_entry(const char *home, const struct state_entry *e,
 		      enum ctl_op op, int timeout_ms, struct ctl_reply *rep,

@@ -160,7 +160,7 @@ static const uint64_t clone_new_flags[] = {
 /* FS_IOC_SETFLAGS (chattr) could set the casefold attribute on the empty
  * top of a write folder, after which ".vſcode" is the ".vscode" a host
  * editor opens: the dot-file guard refuses names by their spelling, and
- * refuses write grants on folders that fold (src/notify/fold.c). The
+ * refuses write grants on folders that fold (src/guard/fold.c). The
  * other flags it sets are rare in a sandbox (+C no copy-on-write), or
  * need a capability the sandbox never holds (+i, +a).
  *
@@ -176,7 +176,7 @@ static const uint32_t refused_ioctls[] = {TIOCSTI, TIOCLINUX,
 
 /* ---- 2. notified to the supervisor (dot_guard) --------------------------- */
 
-/* Every call that can create a name in a folder. The supervisor (src/notify)
+/* Every call that can create a name in a folder. The supervisor (src/guard)
  * resolves the path once, on fds, refuses the protected dot files at the
  * top of each write folder, and otherwise performs the call itself and
  * answers with the result (ADDFD for opens). It never answers CONTINUE:
@@ -256,7 +256,7 @@ static int rule_err(struct lnk_err *err, int r, const char *name)
  * argument, so a masked compare on it is exact. Setgid on folders (group
  * inheritance) goes too: rare in a project, and one rule is easier to trust.
  * The dot-file supervisor strips the same bits from the modes it creates
- * with (src/notify), should a rule here ever be missed. */
+ * with (src/guard), should a rule here ever be missed. */
 struct setid_rule {
 	const char *name;
 	int nr;

@@ -50,7 +50,7 @@ struct bwrap_in {
 	const struct strv *etc_trees;
 
 	/* Paths ro-bound over themselves after the grants: the existing dot
-	 * files at the top of each --write folder (notify.h,
+	 * files at the top of each --write folder (guard/guard.h,
 	 * dotguard_mounts_in). NULL for none. */
 	const struct strv *ro_over;
 

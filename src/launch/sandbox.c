@@ -26,11 +26,11 @@
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
 #include "launch/stopnote.h"
-#include "notify/notify.h"
+#include "guard/guard.h"
 #include "store/db.h"
 #include "store/hidden.h"
 #include "store/paths.h"
-#include "store/state.h"
+#include "store/registry.h"
 #include "wire/ctl.h"
 #include "wire/wire.h"
 
@@ -49,7 +49,7 @@ static bool needs_wire(const struct policy *p)
  * anything starts (a name that runs already is refused here, not once the
  * program runs); the connection is closed again at once, so none is
  * carried into the wire's fork. When lnk is killed the entry stays until a
- * reader finds its supervisor gone (store/state.h). */
+ * reader finds its supervisor gone (store/registry.h). */
 static int registry_enter(const char *home, const char *name, bool wire,
 			  struct lnk_err *err)
 {

@@ -2,14 +2,14 @@
  * sandbox started during a stop has its network closed, which would
  * otherwise look like a broken network) and at the end (a program ended
  * by stop would otherwise end without a word). Nothing is enforced here:
- * the stop itself lives in src/store/state.c and the wire. */
+ * the stop itself lives in src/store/registry.c and the wire. */
 #include "launch/stopnote.h"
 
 #include <unistd.h>
 
 #include "common/util.h"
 #include "store/paths.h"
-#include "store/state.h"
+#include "store/registry.h"
 
 bool stopnote_in_force(const char *home, int64_t *since_ms)
 {

@@ -21,7 +21,7 @@
 #include "common/util.h"
 #include "store/paths.h"
 #include "store/secure.h"
-#include "store/state.h"
+#include "store/registry.h"
 
 char *ctl_socket_path(const char *home, const char *name)
 {

@@ -22,7 +22,7 @@
  * CTL_CLIENT_TIMEOUT_MS is closed.
  *
  * How the wire uses this
- *   at start (after state_register, see store/state.h):
+ *   at start (after state_register, see store/registry.h):
  *       struct ctl_server *cs;
  *       ctl_server_open(home, name, &cs, &err);      listening, 0700/0600
  *       epoll_ctl(ep, EPOLL_CTL_ADD, ctl_server_fd(cs), EPOLLIN)

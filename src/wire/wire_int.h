@@ -9,7 +9,7 @@
 
 #include "proto/initcfg.h"
 #include "store/db.h"
-#include "store/state.h"
+#include "store/registry.h"
 #include "wire/ctl.h"
 #include "wire/dns.h"
 #include "wire/filter.h"

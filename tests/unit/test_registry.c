@@ -1,4 +1,4 @@
-/* The registry of running sandboxes and the stop (store/state.h), on a real
+/* The registry of running sandboxes and the stop (store/registry.h), on a real
  * SQLite file, with real and dead processes. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +17,7 @@
 #include "common/util.h"
 #include "store/hidden.h"
 #include "store/secure.h"
-#include "store/state.h"
+#include "store/registry.h"
 
 struct fixture {
 	char home[64];

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 struct fx {
 	char top[PATH_MAX]; /* T */

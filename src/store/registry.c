@@ -1,6 +1,6 @@
 /* The registry of running sandboxes and the closed/stopped state (see
- * state.h), in tables of their own in ~/.lnk/sandbox/lnk.db. */
-#include "store/state.h"
+ * registry.h), in tables of their own in ~/.lnk/sandbox/lnk.db. */
+#include "store/registry.h"
 
 #include <ctype.h>
 #include <errno.h>

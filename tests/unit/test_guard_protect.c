@@ -1,4 +1,4 @@
-/* What a run protects by class (src/notify/protect.c), on real folders:
+/* What a run protects by class (src/guard/protect.c), on real folders:
  * git's config, .gitmodules and index read as data (hostile ones too), the
  * home folder's top, link chains, holders of hidden folders. */
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "common/buf.h"
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 static char top[PATH_MAX];
 

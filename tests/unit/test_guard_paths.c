@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 struct rw_row {
 	const char *path;

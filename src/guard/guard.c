@@ -1,7 +1,7 @@
 /* The pure parts of the dot-file guard: magic-link rewriting, path
  * splitting, the decision; and the plan (which folders, which dot-file
  * entries to ro-bind). */
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -92,7 +92,7 @@
  *    netlink, AF_ALG and vsock: EPERM (their checks were not audited for
  *    what our privilege in the sandbox's namespaces would pass).
  */
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "../../src/init/seccomp_policy.c"
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 static void test_same_table(void **state)
 {

@@ -14,7 +14,7 @@
  *  - always RESOLVE_NO_MAGICLINKS: /proc/PID/{fd,cwd,root} links would
  *    jump anywhere, including outside the task's root.
  */
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
  * Inside, the casefold attribute cannot be set (lnk-init's filter refuses
  * FS_IOC_SETFLAGS), so a folder cannot start folding after this check.
  */
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

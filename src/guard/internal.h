@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "notify/notify.h"
+#include "guard/guard.h"
 
 /* Where a path a sandboxed task passed starts, after rewriting the magic
  * links the supervisor cannot follow for it: /proc/self inside the sandbox

@@ -1,9 +1,9 @@
-/* notify-harness: a test bed for the dot-file guard outside `lnk sandbox
+/* guard-harness: a test bed for the dot-file guard outside `lnk sandbox
  * run`. It does what lnk does: plan the guard, ro-bind the
  * existing dot files, start bwrap, and inside it install a notify filter
  * equivalent to lnk-init's and hand the listener back over a socketpair.
  *
- *   notify-harness [-w DIR] [-g DIR] [-a SRC:DEST] [-C DIR] [-n] -- PROG...
+ *   guard-harness [-w DIR] [-g DIR] [-a SRC:DEST] [-C DIR] [-n] -- PROG...
  *     -w DIR       a write folder, its dot files guarded
  *     -g DIR       a write folder with --write-dot-files (not guarded)
  *     -a SRC:DEST  bind SRC at DEST too (an alias of a write folder)
@@ -29,14 +29,14 @@
 
 #include "common/fdpass.h"
 #include "common/util.h"
-#include "notify/notify.h"
+#include "guard/guard.h"
 
 #if defined(__x86_64__)
 #define NT_ARCH AUDIT_ARCH_X86_64
 #elif defined(__aarch64__)
 #define NT_ARCH AUDIT_ARCH_AARCH64
 #else
-#error "notify-harness: add this architecture"
+#error "guard-harness: add this architecture"
 #endif
 
 #define LD_NR \
@@ -130,7 +130,7 @@ static int inner(int sock, char **argv)
 	char byte = 'L';
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		perror("notify-harness: no_new_privs");
+		perror("guard-harness: no_new_privs");
 		return 125;
 	}
 	int l = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
@@ -138,19 +138,19 @@ static int inner(int sock, char **argv)
 				 SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
 			     &prog);
 	if (l < 0) {
-		perror("notify-harness: seccomp");
+		perror("guard-harness: seccomp");
 		return 125;
 	}
 	int r = fd_send(sock, &l, 1, &byte, 1);
 	close(l);
 	close(sock);
 	if (r < 0) {
-		fprintf(stderr, "notify-harness: send listener: %s\n",
+		fprintf(stderr, "guard-harness: send listener: %s\n",
 			strerror(-r));
 		return 125;
 	}
 	execvp(argv[0], argv);
-	fprintf(stderr, "notify-harness: %s: %s\n", argv[0], strerror(errno));
+	fprintf(stderr, "guard-harness: %s: %s\n", argv[0], strerror(errno));
 	return errno == ENOENT ? 127 : 126;
 }
 
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		if (i + 1 >= argc && strcmp(argv[i], "-n"))
-			diex(2, "usage: notify-harness [-w DIR] [-g DIR] "
+			diex(2, "usage: guard-harness [-w DIR] [-g DIR] "
 				"[-a SRC:DEST] [-C DIR] [-n] -- PROG...");
 		if (!strcmp(argv[i], "-w"))
 			strv_push_take(&guarded, realpath(argv[++i], NULL));

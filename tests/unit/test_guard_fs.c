@@ -1,5 +1,5 @@
 /* What the dot-file supervisor may touch for the program (the confused
- * deputy of src/notify/supervise.c, attacked by test_pid1_memory_* in
+ * deputy of src/guard/supervise.c, attacked by test_pid1_memory_* in
  * tests/e2e/test_attacks.py): the file systems it may create on or open
  * from, the character devices an O_CREAT open may reach, and how it finds
  * the program's controlling terminal in /proc/PID/stat, and how much a
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "common/util.h"
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 struct fs_row {
 	unsigned long type;

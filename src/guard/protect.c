@@ -37,7 +37,7 @@
  * can be neither removed nor renamed). Nothing here reads a file the
  * program chose as anything but data: git's config is parsed by hand,
  * never by running git (which would run its fsmonitor). */
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 #include <dirent.h>
 #include <errno.h>

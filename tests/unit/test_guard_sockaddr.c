@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "common/util.h"
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 struct sa_row {
 	const char *what;

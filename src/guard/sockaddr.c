@@ -8,7 +8,7 @@
  * SIN6_LEN_RFC2133). Whatever this reads, the kernel gets the same bytes
  * and the same length afterwards and answers its own errors.
  */
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 #include <errno.h>
 #include <linux/netlink.h>
