@@ -81,8 +81,8 @@ int main(int argc, char **argv)
 	bool wire = policy_list(&pol, K_INTERNET_HOSTS)->n ||
 		    policy_list(&pol, K_LAN_HOSTS)->n ||
 		    policy_list(&pol, K_LOCALHOST_PORTS)->n;
-	struct notify_plan np = {0};
-	int r = notify_plan(&pol, &np, &err);
+	struct guard_plan np = {0};
+	int r = guard_plan(&pol, &np, &err);
 	if (r < 0)
 		goto fail;
 	struct strv ro_over = {0};
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 	const struct strv *wdf = policy_list(&pol, K_FILES_WRITE_DOT_FILES);
 	for (size_t k = 0; k < wr->n; k++)
 		if (!strv_contains(wdf, wr->v[k]))
-			dotguard_mounts_in(wr->v[k], wr, &ro_over);
+			guard_mounts_in(wr->v[k], wr, &ro_over);
 	char *prog[] = {argv[i + 1], NULL};
 	struct plan_in pin = {
 	    .pol = &pol,

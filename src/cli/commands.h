@@ -82,7 +82,7 @@ int cli_control(const char *home, const char *name, enum ctl_op op,
 int ctl_control(const char *home, const char *name, enum ctl_op op,
 		int timeout_ms, struct ctl_reply *rep, struct lnk_err *err);
 /* The same for an entry already found (stop goes through every one). */
-struct state_entry;
-int ctl_control_entry(const char *home, const struct state_entry *e,
+struct registry_entry;
+int ctl_control_entry(const char *home, const struct registry_entry *e,
 		      enum ctl_op op, int timeout_ms, struct ctl_reply *rep,
 		      struct lnk_err *err);

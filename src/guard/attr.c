@@ -67,7 +67,7 @@ static const struct attr_op *find_attr_op(long nr)
 /* The worker's half of a metadata call: reads the path, the attribute's
  * name and value once, and opens where the path starts (or takes the
  * task's descriptor). */
-int guard_prep_attr(struct notify *n, struct job *j)
+int guard_prep_attr(struct guard *n, struct job *j)
 {
 	const struct seccomp_notif *req = j->req;
 	const struct attr_op *a = find_attr_op(req->data.nr);
@@ -132,7 +132,7 @@ static int attr_object(struct task *t, int base, const char *path,
 	for (int hop = 0; hop <= 40; hop++) {
 		if (guard_is_dots(w.last)) {
 			/* "." or "..": a folder, resolved inside the root */
-			r = nt_open_dir(&t->ctx, w.parent, w.last, out);
+			r = guard_open_dir(&t->ctx, w.parent, w.last, out);
 			break;
 		}
 		int o =
@@ -169,8 +169,8 @@ static int attr_object(struct task *t, int base, const char *path,
 
 /* The guard whose folder st is (the top of a write folder, a folder on
  * the way to a protected entry), or NULL. */
-static const struct notify_guard *attr_guard(struct notify *n,
-					     const struct stat *st)
+static const struct guard_rule *attr_guard(struct guard *n,
+					   const struct stat *st)
 {
 	for (size_t i = 0; i < n->plan.n; i++)
 		if (n->plan.guards[i].dev == st->st_dev &&
@@ -180,7 +180,7 @@ static const struct notify_guard *attr_guard(struct notify *n,
 }
 
 /* Performs the metadata call on obj, unless obj is protected. */
-static int attr_apply(struct notify *n, struct job *j, const struct attr_op *a,
+static int attr_apply(struct guard *n, struct job *j, const struct attr_op *a,
 		      int obj)
 {
 	const struct seccomp_notif *req = j->req;
@@ -191,9 +191,9 @@ static int attr_apply(struct notify *n, struct job *j, const struct attr_op *a,
 
 	if (fstat(obj, &st) < 0 || fstatfs(obj, &sf) < 0)
 		return -EPERM;
-	if (!nt_fs_ok((unsigned long)sf.f_type, true))
+	if (!guard_fs_ok((unsigned long)sf.f_type, true))
 		return -EPERM;
-	const struct notify_guard *g = attr_guard(n, &st);
+	const struct guard_rule *g = attr_guard(n, &st);
 	if (g) {
 		guard_refuse_attr(n, g);
 		return -EPERM;
@@ -244,7 +244,7 @@ static int attr_apply(struct notify *n, struct job *j, const struct attr_op *a,
 	return r < 0 ? -errno : 0;
 }
 
-int guard_do_attr(struct notify *n, struct job *j)
+int guard_do_attr(struct guard *n, struct job *j)
 {
 	const struct attr_op *a = find_attr_op(j->req->data.nr);
 	struct task *t = &j->t;

@@ -16,7 +16,7 @@
 #define RENAME_WHITEOUT (1 << 2)
 #endif
 
-int guard_do_mkdir(struct notify *n, struct task *t, int base, const char *path,
+int guard_do_mkdir(struct guard *n, struct task *t, int base, const char *path,
 		   mode_t mode)
 {
 	struct where w;
@@ -39,7 +39,7 @@ int guard_do_mkdir(struct notify *n, struct task *t, int base, const char *path,
 	return r;
 }
 
-int guard_do_mknod(struct notify *n, struct task *t, int base, const char *path,
+int guard_do_mknod(struct guard *n, struct task *t, int base, const char *path,
 		   mode_t mode, dev_t dev)
 {
 	struct where w;
@@ -68,7 +68,7 @@ int guard_do_mknod(struct notify *n, struct task *t, int base, const char *path,
 	return r;
 }
 
-int guard_do_symlink(struct notify *n, struct task *t, const char *target,
+int guard_do_symlink(struct guard *n, struct task *t, const char *target,
 		     int base, const char *path)
 {
 	struct where w;
@@ -100,7 +100,7 @@ static int link_source_ok(int fd)
 
 	if (fstat(fd, &st) < 0 || fstatfs(fd, &sf) < 0)
 		return -EPERM;
-	if (!nt_fs_ok((unsigned long)sf.f_type, true))
+	if (!guard_fs_ok((unsigned long)sf.f_type, true))
 		return -EACCES;
 	if (S_ISREG(st.st_mode) &&
 	    ((st.st_mode & S_ISUID) ||
@@ -134,7 +134,7 @@ int guard_open_old_followed(struct task *t, struct where *w)
 	return -ELOOP;
 }
 
-int guard_do_link(struct notify *n, struct task *t, int obase, const char *old,
+int guard_do_link(struct guard *n, struct task *t, int obase, const char *old,
 		  int nbase, const char *newp, int flags)
 {
 	struct where o = {.parent = -1}, nw = {.parent = -1};
@@ -233,9 +233,8 @@ out:
 	return r;
 }
 
-int guard_do_rename(struct notify *n, struct task *t, int obase,
-		    const char *old, int nbase, const char *newp,
-		    unsigned flags)
+int guard_do_rename(struct guard *n, struct task *t, int obase, const char *old,
+		    int nbase, const char *newp, unsigned flags)
 {
 	struct where o = {.parent = -1}, nw = {.parent = -1};
 	char ol[NAME_MAX + 2], nl[NAME_MAX + 2];

@@ -101,7 +101,7 @@ static const struct op *find_op(long nr)
 	return NULL;
 }
 
-bool nt_handles(long nr, int *flags_arg)
+bool guard_handles(long nr, int *flags_arg)
 {
 	const struct op *op = find_op(nr);
 
@@ -116,12 +116,12 @@ static int arg_fd(const struct seccomp_notif *req, int i)
 	return i < 0 ? AT_FDCWD : (int)req->data.args[i];
 }
 
-bool guard_id_valid(struct notify *n, uint64_t id)
+bool guard_id_valid(struct guard *n, uint64_t id)
 {
 	return ioctl(n->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-static void reply(struct notify *n, uint64_t id, int r)
+static void reply(struct guard *n, uint64_t id, int r)
 {
 	struct seccomp_notif_resp resp = {.id = id};
 
@@ -137,7 +137,7 @@ static void reply(struct notify *n, uint64_t id, int r)
  * once (what we check is what we do), checks the notification is still
  * live (so /proc/TID is the task that asked), and opens O_PATH its root
  * and where each path starts. 0 or -errno (the answer). */
-static int prep(struct notify *n, struct job *j)
+static int prep(struct guard *n, struct job *j)
 {
 	const struct seccomp_notif *req = j->req;
 	const struct op *op = j->op;
@@ -216,10 +216,10 @@ static int prep(struct notify *n, struct job *j)
 			return -EPERM;
 		/* the address read by the socket's family, as the kernel
 		 * will read the same bytes */
-		r = nt_sockaddr_parse(t->sdomain, &j->ss, j->alen, &j->sa);
+		r = guard_sockaddr_parse(t->sdomain, &j->ss, j->alen, &j->sa);
 		if (r < 0)
 			return r;
-		if (j->sa.kind == NT_SA_PATH)
+		if (j->sa.kind == GUARD_SA_PATH)
 			t->base[0] = guard_base_prepare(t, AT_FDCWD, j->sa.path,
 							&t->base_acc[0]);
 		break;
@@ -230,7 +230,7 @@ static int prep(struct notify *n, struct job *j)
 
 /* The call itself, on what prep opened. Returns -errno, 0, or an fd to
  * inject (opens). */
-static int execute(struct notify *n, struct job *j)
+static int execute(struct guard *n, struct job *j)
 {
 	const struct seccomp_notif *req = j->req;
 	const struct op *op = j->op;
@@ -274,7 +274,7 @@ static int execute(struct notify *n, struct job *j)
 
 /* Returns the answer: -errno, 0, or for opens an fd of ours (>= 0 flagged
  * by *is_fd) to inject. */
-static int handle(struct notify *n, struct worker *w,
+static int handle(struct guard *n, struct worker *w,
 		  const struct seccomp_notif *req, bool *is_fd, int *cloexec)
 {
 	const struct op *op = find_op(req->data.nr);
@@ -296,7 +296,7 @@ static int handle(struct notify *n, struct worker *w,
 			     .base_acc = {O_PATH, O_PATH},
 			     .pidfd = -1,
 			     .sfd = -1,
-			     .ctty = NT_CTTY_UNKNOWN};
+			     .ctty = GUARD_CTTY_UNKNOWN};
 	j->t.w = w;
 	r = prep(n, j);
 	if (r == 0)
@@ -313,7 +313,7 @@ static int handle(struct notify *n, struct worker *w,
 	return r;
 }
 
-void guard_serve(struct notify *n, struct worker *w,
+void guard_serve(struct guard *n, struct worker *w,
 		 const struct seccomp_notif *req, bool broken)
 {
 	bool is_fd = false;

@@ -32,9 +32,9 @@
 #include "guard/guard.h"
 
 #if defined(__x86_64__)
-#define NT_ARCH AUDIT_ARCH_X86_64
+#define GUARD_ARCH AUDIT_ARCH_X86_64
 #elif defined(__aarch64__)
-#define NT_ARCH AUDIT_ARCH_AARCH64
+#define GUARD_ARCH AUDIT_ARCH_AARCH64
 #else
 #error "guard-harness: add this architecture"
 #endif
@@ -47,7 +47,7 @@
  * calls -> NOTIFY; openat2 and io_uring_setup -> ENOSYS; else allow. */
 static size_t build_filter(struct sock_filter *f)
 {
-	static const long notify_nrs[] = {
+	static const long guarded_nrs[] = {
 #ifdef __NR_creat
 	    __NR_creat,
 #endif
@@ -80,7 +80,7 @@ static size_t build_filter(struct sock_filter *f)
 	f[k++] = (struct sock_filter)BPF_STMT(
 	    BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-					      NT_ARCH, 1, 0);
+					      GUARD_ARCH, 1, 0);
 	f[k++] = (struct sock_filter)RET(SECCOMP_RET_KILL_PROCESS);
 	f[k++] = (struct sock_filter)LD_NR;
 #ifdef __x86_64__
@@ -89,9 +89,9 @@ static size_t build_filter(struct sock_filter *f)
 					      0x40000000, 0, 1);
 	f[k++] = (struct sock_filter)RET(SECCOMP_RET_KILL_PROCESS);
 #endif
-	for (size_t i = 0; i < ARRAY_SIZE(notify_nrs); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(guarded_nrs); i++) {
 		f[k++] = (struct sock_filter)BPF_JUMP(
-		    BPF_JMP | BPF_JEQ | BPF_K, (unsigned)notify_nrs[i], 0, 1);
+		    BPF_JMP | BPF_JEQ | BPF_K, (unsigned)guarded_nrs[i], 0, 1);
 		f[k++] = (struct sock_filter)RET(SECCOMP_RET_USER_NOTIF);
 	}
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
@@ -191,13 +191,13 @@ int main(int argc, char **argv)
 		if (!guarded.v[j])
 			diex(2, "a -w folder does not exist");
 
-	struct notify_plan np = {0};
+	struct guard_plan np = {0};
 	struct lnk_err err = {0};
 	for (size_t j = 0; !no_guard && j < guarded.n; j++)
-		if (notify_plan_add(&np, guarded.v[j], &err) < 0)
+		if (guard_plan_add(&np, guarded.v[j], &err) < 0)
 			diex(125, "%s", err.msg);
 	for (size_t j = 0; !no_guard && j < guarded.n; j++)
-		dotguard_mounts_in(guarded.v[j], &guarded, &ro);
+		guard_mounts_in(guarded.v[j], &guarded, &ro);
 
 	int sp[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
@@ -272,17 +272,17 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	close(sp[1]);
-	struct notify *n = NULL;
-	if (!no_guard && notify_start(&np, sp[0], &n, &err) < 0) {
+	struct guard *n = NULL;
+	if (!no_guard && guard_start(&np, sp[0], &n, &err) < 0) {
 		kill(pid, SIGKILL);
 		diex(125, "%s", err.msg);
 	}
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	notify_stop(n);
+	guard_stop(n);
 	close(sp[0]);
-	notify_plan_free(&np);
+	guard_plan_free(&np);
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return WEXITSTATUS(st);

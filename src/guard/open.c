@@ -33,7 +33,7 @@ int guard_reopen(int o, int flags)
  * (300 in tests/e2e/test_attacks.py) must not leave no pair for every other
  * creation. A writer first tries without blocking: with a reader there, it
  * never waits. */
-int guard_open_fifo(struct notify *n, int o, int flags)
+int guard_open_fifo(struct guard *n, int o, int flags)
 {
 	int acc = flags & O_ACCMODE, fd;
 
@@ -65,7 +65,7 @@ int guard_open_fifo(struct notify *n, int o, int flags)
 /* The object (O_PATH) an O_CREAT open found already there: checked here,
  * then opened without O_CREAT by the executor (restricted). Returns an fd
  * or -errno. */
-static int open_existing(struct notify *n, struct task *t, int o, int flags)
+static int open_existing(struct guard *n, struct task *t, int o, int flags)
 {
 	struct stat st;
 	struct statfs sf;
@@ -76,27 +76,27 @@ static int open_existing(struct notify *n, struct task *t, int o, int flags)
 	/* /proc/1/mem, maps, environ, /sys/...: never (the confused
 	 * deputy: tests/e2e/test_attacks.py, test_pid1_memory_*). EACCES, as
 	 * Landlock answers the program's own open. */
-	if (!nt_fs_ok((unsigned long)sf.f_type, true) || S_ISBLK(st.st_mode))
+	if (!guard_fs_ok((unsigned long)sf.f_type, true) || S_ISBLK(st.st_mode))
 		return -EACCES;
 	if (S_ISCHR(st.st_mode)) {
-		switch (nt_chardev(st.st_rdev)) {
-		case NT_DEV_OPEN:
+		switch (guard_chardev(st.st_rdev)) {
+		case GUARD_DEV_OPEN:
 			break;
-		case NT_DEV_CTTY:
+		case GUARD_DEV_CTTY:
 			/* /dev/tty names the CALLER's terminal: ours would
 			 * be the user's real one, past the program's pty. */
-			if (t->ctty == NT_CTTY_UNKNOWN)
+			if (t->ctty == GUARD_CTTY_UNKNOWN)
 				t->ctty = guard_find_ctty(t);
 			if (t->ctty < 0)
 				return -ENXIO;
 			use = t->ctty;
 			if (fstat(use, &st) < 0 || fstatfs(use, &sf) < 0 ||
-			    !nt_fs_ok((unsigned long)sf.f_type, true) ||
+			    !guard_fs_ok((unsigned long)sf.f_type, true) ||
 			    !S_ISCHR(st.st_mode) ||
-			    nt_chardev(st.st_rdev) != NT_DEV_OPEN)
+			    guard_chardev(st.st_rdev) != GUARD_DEV_OPEN)
 				return -ENXIO;
 			break;
-		case NT_DEV_REFUSE:
+		case GUARD_DEV_REFUSE:
 			return -EACCES;
 		}
 	}
@@ -114,7 +114,7 @@ static int open_existing(struct notify *n, struct task *t, int o, int flags)
 	return guard_exec_open(t->w, use, flags, S_ISFIFO(st.st_mode));
 }
 
-int guard_do_open(struct notify *n, struct task *t, int base, int acc,
+int guard_do_open(struct guard *n, struct task *t, int base, int acc,
 		  const char *path, int flags, mode_t mode)
 {
 	struct where w;

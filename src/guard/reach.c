@@ -19,7 +19,7 @@
 #endif
 #define NR_STATMOUNT 457 /* the shared table of new syscalls */
 
-struct nt_mnt_id_req {
+struct mnt_id_req {
 	uint32_t size, spare;
 	uint64_t mnt_id, param, mnt_ns_id;
 };
@@ -65,7 +65,7 @@ static int mount_in_mountinfo(struct task *t, int fd)
  * "inside the grants" for whatever the guard is asked to act on. */
 int guard_on_sandbox_mounts(struct task *t, int fd)
 {
-	struct notify *n = t->w->n;
+	struct guard *n = t->w->n;
 	struct statx sx;
 	uint64_t ns;
 
@@ -94,7 +94,7 @@ int guard_on_sandbox_mounts(struct task *t, int fd)
 	pthread_mutex_unlock(&n->mnt_mu);
 	if (known)
 		return 1;
-	struct nt_mnt_id_req req = {
+	struct mnt_id_req req = {
 	    .size = sizeof(req),
 	    .mnt_id = sx.stx_mnt_id,
 	    .param = 0x1, /* STATMOUNT_SB_BASIC: the least there is */
@@ -140,7 +140,7 @@ int guard_fd_reopen_ok(struct task *t, int o, int acc, int flags)
 
 	if (r < 0)
 		return r;
-	if (r > 0 || nt_access_within(flags, acc))
+	if (r > 0 || guard_access_within(flags, acc))
 		return 0;
 	return -EACCES;
 }

@@ -12,7 +12,7 @@
 /* What stderr says of a refused name: which rule, and how to lift it.
  * The program chose the name, and a repository's files the deeper
  * folders: both escaped (common/esc.h). */
-static char *refusal_text(const struct notify_guard *g, const char *rawname)
+static char *refusal_text(const struct guard_rule *g, const char *rawname)
 {
 	_cleanup_free_ char *name = esc_dup(rawname);
 	_cleanup_free_ char *dir = esc_dup(g->dir);
@@ -33,7 +33,7 @@ static char *refusal_text(const struct notify_guard *g, const char *rawname)
 
 /* Counts one refused call; true the first time pair ("dir\tname") is
  * refused, when it is reported. */
-static bool count_refusal(struct notify *n, const char *pair)
+static bool count_refusal(struct guard *n, const char *pair)
 {
 	bool first;
 
@@ -47,11 +47,11 @@ static bool count_refusal(struct notify *n, const char *pair)
 }
 
 /* Reported once per folder and name, on stderr and to on_refusal. Names
- * match without regard to case (nt_decide), and so are counted: else
+ * match without regard to case (guard_decide), and so are counted: else
  * .envrc, .Envrc, .ENVRC, ... (2^19 spellings of .pre-commit-config.yaml)
  * would each be a new line on the user's terminal and in the call log,
  * and a longer list to search under the lock. */
-static void refuse(struct notify *n, const struct notify_guard *g,
+static void refuse(struct guard *n, const struct guard_rule *g,
 		   const char *name)
 {
 	bool first;
@@ -71,7 +71,7 @@ static void refuse(struct notify *n, const struct notify_guard *g,
 
 /* A change of mode, owner or ACL of a guarded folder, reported once per
  * folder. */
-void guard_refuse_attr(struct notify *n, const struct notify_guard *g)
+void guard_refuse_attr(struct guard *n, const struct guard_rule *g)
 {
 	bool first;
 	_cleanup_free_ char *pair = xasprintf("%s\t(metadata)", g->dir);
@@ -93,7 +93,7 @@ void guard_refuse_attr(struct notify *n, const struct notify_guard *g)
  * created and the native call fails the same way (open without O_EXCL
  * retries without O_CREAT); else -EPERM, reported. -EPERM when the parent
  * cannot be checked (fail closed). */
-int guard_check(struct notify *n, int parent, const char *last)
+int guard_check(struct guard *n, int parent, const char *last)
 {
 	struct stat st;
 	struct statfs sf;
@@ -102,10 +102,10 @@ int guard_check(struct notify *n, int parent, const char *last)
 		return -EPERM;
 	/* Never create on /proc, /sys or another pseudo file system: what
 	 * it makes (or opens) is a kernel object, not a file. */
-	if (!nt_fs_ok((unsigned long)sf.f_type, false))
+	if (!guard_fs_ok((unsigned long)sf.f_type, false))
 		return -EACCES;
-	const struct notify_guard *g =
-	    nt_decide(n->plan.guards, n->plan.n, st.st_dev, st.st_ino, last);
+	const struct guard_rule *g =
+	    guard_decide(n->plan.guards, n->plan.n, st.st_dev, st.st_ino, last);
 	if (!g)
 		return 0;
 	if (fstatat(parent, last, &st, AT_SYMLINK_NOFOLLOW) == 0)
@@ -114,14 +114,14 @@ int guard_check(struct notify *n, int parent, const char *last)
 	return -EPERM;
 }
 
-bool guard_refuses(struct notify *n, int parent, const char *last)
+bool guard_refuses(struct guard *n, int parent, const char *last)
 {
 	struct stat st;
 
 	if (fstat(parent, &st) < 0)
 		return true;
-	return nt_decide(n->plan.guards, n->plan.n, st.st_dev, st.st_ino,
-			 last) != NULL;
+	return guard_decide(n->plan.guards, n->plan.n, st.st_dev, st.st_ino,
+			    last) != NULL;
 }
 
 /* 1 when name in dir is the root of a mount (seen from dir, that is in

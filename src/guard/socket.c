@@ -30,10 +30,10 @@ static bool bind_family_ok(int domain)
 }
 
 /* t->sfd is the task's socket (pidfd_getfd, by the worker), sa its
- * address as the kernel reads it for that socket (nt_sockaddr_parse);
+ * address as the kernel reads it for that socket (guard_sockaddr_parse);
  * base where a path address starts. */
-int guard_do_bind(struct notify *n, struct task *t, int base,
-		  const struct nt_sockaddr *sa,
+int guard_do_bind(struct guard *n, struct task *t, int base,
+		  const struct guard_sockaddr *sa,
 		  const struct sockaddr_storage *ss, size_t alen)
 {
 	const struct sockaddr_un *un = (const struct sockaddr_un *)ss;
@@ -47,14 +47,15 @@ int guard_do_bind(struct notify *n, struct task *t, int base,
 	 * hold in the sandbox's network namespace: a port below 1024
 	 * (CAP_NET_BIND_SERVICE), netlink multicast groups that need
 	 * CAP_NET_ADMIN there. */
-	if (sa->kind == NT_SA_PORT && sa->port && sa->port < 1024 &&
+	if (sa->kind == GUARD_SA_PORT && sa->port && sa->port < 1024 &&
 	    !(t->capeff & CAP_BIT(CAP_NET_BIND_SERVICE)))
 		return -EACCES;
-	if (sa->kind == NT_SA_GROUPS && !(t->capeff & CAP_BIT(CAP_NET_ADMIN)) &&
-	    !nt_netlink_groups_ok(t->sproto, sa->groups))
+	if (sa->kind == GUARD_SA_GROUPS &&
+	    !(t->capeff & CAP_BIT(CAP_NET_ADMIN)) &&
+	    !guard_netlink_groups_ok(t->sproto, sa->groups))
 		return -EPERM;
 
-	if (sa->kind != NT_SA_PATH) {
+	if (sa->kind != GUARD_SA_PATH) {
 		/* No path: a port, abstract or autobind, netlink. */
 		return bind(sfd, (const struct sockaddr *)ss, (socklen_t)alen) <
 			       0
@@ -107,7 +108,7 @@ static uint32_t kernel_dev(dev_t d)
  * rather than a list of our own binds: a name we bound can be replaced
  * by rename before we could read its inode, a socket's own binding
  * cannot. The inode number is 32 bits wide there. */
-static int sandbox_socket(struct notify *n, const struct stat *st)
+static int sandbox_socket(struct guard *n, const struct stat *st)
 {
 	struct {
 		struct nlmsghdr nlh;
@@ -182,7 +183,7 @@ out:
 /* 1 when socket sfd lives in the sandbox's network namespace (that of
  * lnk-init's sock_diag socket), 0 when not (one the program inherited
  * from the host), -EPERM when it cannot be told. */
-static int in_sandbox_netns(struct notify *n, int sfd)
+static int in_sandbox_netns(struct guard *n, int sfd)
 {
 	uint64_t a, b;
 	socklen_t la = sizeof(a), lb = sizeof(b);
@@ -204,8 +205,8 @@ static int in_sandbox_netns(struct notify *n, int sfd)
  * name again. Every other address (abstract ones are in the sandbox's
  * network namespace, a port) is connected as given, read as bind reads
  * it. */
-int guard_do_connect(struct notify *n, struct task *t, int base,
-		     const struct nt_sockaddr *sa,
+int guard_do_connect(struct guard *n, struct task *t, int base,
+		     const struct guard_sockaddr *sa,
 		     const struct sockaddr_storage *ss, size_t alen)
 {
 	int r, o = -1, sfd = t->sfd;
@@ -215,17 +216,19 @@ int guard_do_connect(struct notify *n, struct task *t, int base,
 		return -EBADF;
 	if (!bind_family_ok(t->sdomain))
 		return -EPERM;
-	if (sa->kind == NT_SA_GROUPS && !(t->capeff & CAP_BIT(CAP_NET_ADMIN)) &&
-	    !nt_netlink_groups_ok(t->sproto, sa->groups))
+	if (sa->kind == GUARD_SA_GROUPS &&
+	    !(t->capeff & CAP_BIT(CAP_NET_ADMIN)) &&
+	    !guard_netlink_groups_ok(t->sproto, sa->groups))
 		return -EPERM;
 	/* An abstract name is looked up in the socket's network namespace:
 	 * the sandbox's own holds only the program's, but a unix socket it
 	 * inherited from the host reaches the host's (a D-Bus or X11
 	 * abstract socket), which the program's Landlock domain refuses
 	 * natively (its abstract-socket scope) and ours would not. */
-	if (sa->kind == NT_SA_ABSTRACT && (r = in_sandbox_netns(n, sfd)) <= 0)
+	if (sa->kind == GUARD_SA_ABSTRACT &&
+	    (r = in_sandbox_netns(n, sfd)) <= 0)
 		return r == 0 ? -EPERM : r;
-	if (sa->kind != NT_SA_PATH)
+	if (sa->kind != GUARD_SA_PATH)
 		return connect(sfd, (const struct sockaddr *)ss,
 			       (socklen_t)alen) < 0
 			   ? -errno

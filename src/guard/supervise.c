@@ -25,9 +25,9 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
-#define NT_SIG SIGURG /* ignored by default; interrupts a stuck worker */
+#define GUARD_SIG SIGURG /* ignored by default; interrupts a stuck worker */
 
-static void nt_sig_handler(int sig)
+static void on_guard_sig(int sig)
 {
 	(void)sig; /* only interrupts a blocking open */
 }
@@ -75,7 +75,7 @@ static int make_ruleset(void)
 
 /* Restricts the calling executor thread: its own umask and cwd, no new
  * privileges, and the Landlock domain above. All three are per thread. */
-static int executor_restrict(struct notify *n)
+static int executor_restrict(struct guard *n)
 {
 	if (unshare(CLONE_FS) < 0)
 		return -errno;
@@ -93,14 +93,14 @@ static int executor_restrict(struct notify *n)
 static void *executor_main(void *arg)
 {
 	struct worker *w = arg;
-	struct notify *n = w->n;
+	struct guard *n = w->n;
 	bool broken = executor_restrict(n) < 0;
 	sigset_t ss;
 
-	/* NT_SIG interrupts a FIFO open whose peer never comes, when lnk
+	/* GUARD_SIG interrupts a FIFO open whose peer never comes, when lnk
 	 * stops. */
 	sigemptyset(&ss);
-	sigaddset(&ss, NT_SIG);
+	sigaddset(&ss, GUARD_SIG);
 	pthread_sigmask(SIG_UNBLOCK, &ss, NULL);
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
@@ -143,7 +143,7 @@ int guard_exec_open(struct worker *w, int o, int flags, bool fifo)
 }
 
 /* With n->mu held. */
-static int spawn_worker(struct notify *n);
+static int spawn_worker(struct guard *n);
 
 /* Whether every task of the filter is gone: the listener then polls
  * POLLHUP (the kernel's seccomp_notify_poll, once the filter has no user
@@ -151,7 +151,7 @@ static int spawn_worker(struct notify *n);
  * killed between our wake-up and the lookup (the filter lives on: wait for
  * the next), or the filter has no user left, when RECV no longer waits and
  * answers ENOENT at once, every time: retrying then spun both cores for
- * milliseconds at the end of every guarded run, until notify_stop. */
+ * milliseconds at the end of every guarded run, until guard_stop. */
 static bool filter_gone(int listener)
 {
 	struct pollfd p = {listener, 0, 0};
@@ -167,7 +167,7 @@ static bool filter_gone(int listener)
 static void *worker_main(void *arg)
 {
 	struct worker *self = arg;
-	struct notify *n = self->n;
+	struct guard *n = self->n;
 	/* umask and cwd become this thread's own; if not, every call it
 	 * takes is refused rather than racing another worker's umask. */
 	bool broken = unshare(CLONE_FS) < 0;
@@ -175,12 +175,12 @@ static void *worker_main(void *arg)
 	sigset_t ss;
 
 	sigemptyset(&ss);
-	sigaddset(&ss, NT_SIG);
+	sigaddset(&ss, GUARD_SIG);
 	pthread_sigmask(SIG_UNBLOCK, &ss, NULL);
 	while (!atomic_load(&n->finishing)) {
 		memset(&req, 0, sizeof(req));
-		/* Blocks until a notification comes; notify_stop interrupts
-		 * it with NT_SIG (EINTR) once the filter is gone. */
+		/* Blocks until a notification comes; guard_stop interrupts
+		 * it with GUARD_SIG (EINTR) once the filter is gone. */
 		if (ioctl(n->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -216,7 +216,7 @@ static void worker_free(struct worker *w)
 	free(w);
 }
 
-static int spawn_worker(struct notify *n)
+static int spawn_worker(struct guard *n)
 {
 	struct worker *w;
 	int r;
@@ -250,7 +250,7 @@ static int spawn_worker(struct notify *n)
 	return 0;
 }
 
-static int recv_listener(struct notify *n)
+static int recv_listener(struct guard *n)
 {
 	struct pollfd p[2] = {{n->sock, POLLIN, 0}, {n->stopfd, POLLIN, 0}};
 	char byte;
@@ -282,15 +282,15 @@ static int recv_listener(struct notify *n)
 }
 
 /* The manager: takes the listener, starts the pool, and watches for the
- * end (the filter gone, or notify_stop). */
+ * end (the filter gone, or guard_stop). */
 static void *receiver_main(void *arg)
 {
-	struct notify *n = arg;
+	struct guard *n = arg;
 	sigset_t ss;
 
 	/* Every signal stays with lnk's own threads (its signalfd would
 	 * never see a SIGCHLD the kernel handed to one of ours); workers
-	 * inherit this and take only NT_SIG. */
+	 * inherit this and take only GUARD_SIG. */
 	sigfillset(&ss);
 	pthread_sigmask(SIG_BLOCK, &ss, NULL);
 
@@ -338,7 +338,7 @@ static void *receiver_main(void *arg)
 	return NULL;
 }
 
-static void plan_copy(struct notify_plan *dst, const struct notify_plan *src)
+static void plan_copy(struct guard_plan *dst, const struct guard_plan *src)
 {
 	*dst = *src;
 	dst->guards = xcalloc(src->n ? src->n : 1, sizeof(*dst->guards));
@@ -350,10 +350,10 @@ static void plan_copy(struct notify_plan *dst, const struct notify_plan *src)
 	}
 }
 
-int notify_start(const struct notify_plan *np, int sock, struct notify **out,
-		 struct lnk_err *err)
+int guard_start(const struct guard_plan *np, int sock, struct guard **out,
+		struct lnk_err *err)
 {
-	struct notify *n = xcalloc(1, sizeof(*n));
+	struct guard *n = xcalloc(1, sizeof(*n));
 	struct sigaction sa, old;
 	int r;
 
@@ -375,19 +375,20 @@ int notify_start(const struct notify_plan *np, int sock, struct notify **out,
 	pthread_mutex_init(&n->mu, NULL);
 	pthread_cond_init(&n->done_cv, NULL);
 
-	/* A no-op handler without SA_RESTART, so notify_stop can interrupt
+	/* A no-op handler without SA_RESTART, so guard_stop can interrupt
 	 * a worker stuck opening a FIFO whose peer died. Only installed
 	 * over the default (ignore) disposition. */
-	if (sigaction(NT_SIG, NULL, &old) == 0 && old.sa_handler == SIG_DFL) {
+	if (sigaction(GUARD_SIG, NULL, &old) == 0 &&
+	    old.sa_handler == SIG_DFL) {
 		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = nt_sig_handler;
+		sa.sa_handler = on_guard_sig;
 		sigemptyset(&sa.sa_mask);
-		(void)sigaction(NT_SIG, &sa, NULL);
+		(void)sigaction(GUARD_SIG, &sa, NULL);
 	}
 
 	r = pthread_create(&n->receiver, NULL, receiver_main, n);
 	if (r) {
-		notify_plan_free(&n->plan);
+		guard_plan_free(&n->plan);
 		close(n->stopfd);
 		if (n->ll_ruleset >= 0)
 			close(n->ll_ruleset);
@@ -401,7 +402,7 @@ int notify_start(const struct notify_plan *np, int sock, struct notify **out,
 	return 0;
 }
 
-void notify_wait(struct notify *n)
+void guard_wait(struct guard *n)
 {
 	if (!n)
 		return;
@@ -411,8 +412,8 @@ void notify_wait(struct notify *n)
 	pthread_mutex_unlock(&n->mu);
 }
 
-void notify_get_stats(struct notify *n, struct notify_stats *st,
-		      struct strv *refused_pairs)
+void guard_get_stats(struct guard *n, struct guard_stats *st,
+		     struct strv *refused_pairs)
 {
 	pthread_mutex_lock(&n->mu);
 	st->notifications = n->notifications;
@@ -437,7 +438,7 @@ static bool timespec_before(const struct timespec *a, const struct timespec *b)
 	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-/* Joins w's thread (which joins its executor), kicking both with NT_SIG
+/* Joins w's thread (which joins its executor), kicking both with GUARD_SIG
  * between short waits; false (and the thread detached) after 2 s. */
 static bool join_worker(struct worker *w)
 {
@@ -450,10 +451,10 @@ static bool join_worker(struct worker *w)
 	clock_gettime(CLOCK_REALTIME, &end);
 	end.tv_sec += 2;
 	for (;;) {
-		pthread_kill(w->th, NT_SIG);
+		pthread_kill(w->th, GUARD_SIG);
 		pthread_mutex_lock(&w->mu);
 		if (!w->exec_done)
-			pthread_kill(w->exec_th, NT_SIG);
+			pthread_kill(w->exec_th, GUARD_SIG);
 		pthread_mutex_unlock(&w->mu);
 		clock_gettime(CLOCK_REALTIME, &now);
 		if (!timespec_before(&now, &end))
@@ -473,7 +474,7 @@ static bool join_worker(struct worker *w)
 	return false;
 }
 
-void notify_stop(struct notify *n)
+void guard_stop(struct guard *n)
 {
 	uint64_t one = 1;
 	bool leak = false;
@@ -487,7 +488,7 @@ void notify_stop(struct notify *n)
 
 	/* Workers have usually ended by themselves (RECV fails once the
 	 * filter is gone), or wait in NOTIF_RECV, or sit in a FIFO open whose
-	 * task is gone: interrupt them (NT_SIG, no SA_RESTART) until they
+	 * task is gone: interrupt them (GUARD_SIG, no SA_RESTART) until they
 	 * exit, for up to two seconds each, then leave a stuck one be. The
 	 * wait between kicks starts at 20 us and doubles up to 10 ms: a kick
 	 * can land just before a thread blocks, so it is repeated, but the
@@ -516,7 +517,7 @@ void notify_stop(struct notify *n)
 	if (n->ll_ruleset >= 0)
 		close(n->ll_ruleset);
 	strv_free(&n->refused_pairs);
-	notify_plan_free(&n->plan);
+	guard_plan_free(&n->plan);
 	pthread_mutex_destroy(&n->mu);
 	pthread_cond_destroy(&n->done_cv);
 	free(n);

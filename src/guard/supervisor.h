@@ -44,7 +44,7 @@
  *    Landlock domain, hence two threads;
  *  - file systems: we never open or create anything on a pseudo file system
  *    (procfs, sysfs, ...): only on the on-disk, network and memory file
- *    systems of nt_fs_ok, checked on the parent folder and on an existing
+ *    systems of guard_fs_ok, checked on the parent folder and on an existing
  *    object (EACCES, as Landlock answers the program natively);
  *  - devices: /dev/tty would be OUR controlling terminal (the user's real
  *    one, past the program's pty): it is mapped to the task's own
@@ -134,11 +134,11 @@ struct worker {
 	bool quit;	/* the executor ends */
 	bool exec_done; /* the executor returned (with mu: kill is safe) */
 	struct job *jb; /* this pair's one job (two paths: 8 KiB) */
-	struct notify *n;
+	struct guard *n;
 };
 
-struct notify {
-	struct notify_plan plan; /* deep copy */
+struct guard {
+	struct guard_plan plan; /* deep copy */
 	int sock, listener, stopfd;
 	pthread_t receiver;
 	bool receiver_started;
@@ -179,10 +179,11 @@ struct notify {
  * forbids ptrace-like access), so it never opens /proc/TID. */
 struct task {
 	pid_t tid;
-	uint64_t id;	   /* the notification's */
-	int procfd;	   /* /proc/TID, O_PATH: pinned to this task; -1 in the
+	uint64_t id; /* the notification's */
+	int procfd;  /* /proc/TID, O_PATH: pinned to this task; -1 in the
 		     * executor's hands */
-	struct nt_ctx ctx; /* rootfd: the task's root, opened by the worker */
+	struct guard_ctx
+	    ctx; /* rootfd: the task's root, opened by the worker */
 	bool status_read;
 	mode_t umask;
 	pid_t tgid;
@@ -199,12 +200,12 @@ struct task {
 	struct worker *w;    /* whose executor opens existing objects */
 	int sfd;	     /* bind: the task's socket, or -1 */
 	int sdomain, sproto; /* its family and protocol */
-	int ctty; /* O_PATH on its controlling terminal; NT_CTTY_UNKNOWN
-		   * until asked for, NT_CTTY_NONE when it has none */
+	int ctty; /* O_PATH on its controlling terminal; GUARD_CTTY_UNKNOWN
+		   * until asked for, GUARD_CTTY_NONE when it has none */
 };
 
-#define NT_CTTY_UNKNOWN (-2)
-#define NT_CTTY_NONE (-3)
+#define GUARD_CTTY_UNKNOWN (-2)
+#define GUARD_CTTY_NONE (-3)
 
 struct where {
 	int parent; /* -1 for a magic link */
@@ -223,8 +224,8 @@ struct job {
 	char p1[PATH_MAX], p2[PATH_MAX];
 	struct sockaddr_storage ss; /* bind */
 	size_t alen;
-	struct nt_sockaddr sa; /* ss as the kernel reads it */
-	void *xval;	       /* setxattr's value, read once (malloc'd) */
+	struct guard_sockaddr sa; /* ss as the kernel reads it */
+	void *xval;		  /* setxattr's value, read once (malloc'd) */
 	size_t xlen;
 };
 
@@ -239,7 +240,7 @@ int guard_read_str(pid_t tid, uint64_t addr, char *buf, size_t cap);
 int guard_read_mem(pid_t tid, uint64_t addr, void *buf, size_t len);
 /* The task's descriptor fd as the very open file it holds; fd or -errno. */
 int guard_task_getfd(struct task *t, int fd);
-/* The task's controlling terminal, O_PATH, or NT_CTTY_NONE. */
+/* The task's controlling terminal, O_PATH, or GUARD_CTTY_NONE. */
 int guard_find_ctty(struct task *t);
 
 /* ---- refusals (refuse.c) ---- */
@@ -247,11 +248,11 @@ int guard_find_ctty(struct task *t);
 /* 0 when creating last in parent is allowed; -EEXIST for an existing
  * guarded name, -EPERM (reported) for a new one, -EACCES on a pseudo
  * file system. */
-int guard_check(struct notify *n, int parent, const char *last);
+int guard_check(struct guard *n, int parent, const char *last);
 /* Whether the plan guards last in parent (true when it cannot tell). */
-bool guard_refuses(struct notify *n, int parent, const char *last);
+bool guard_refuses(struct guard *n, int parent, const char *last);
 /* Reports a refused change of g's folder's mode, owner or ACL. */
-void guard_refuse_attr(struct notify *n, const struct notify_guard *g);
+void guard_refuse_attr(struct guard *n, const struct guard_rule *g);
 /* 1 when name in dir is a mount point, 0 when not, -EPERM unknown. */
 int guard_mount_point_at(int dir, const char *name);
 bool guard_is_dots(const char *s);
@@ -284,38 +285,37 @@ int guard_fd_reopen_ok(struct task *t, int o, int acc, int flags);
 
 /* Each returns the answer: -errno, 0, or (opens) an fd to inject. */
 int guard_reopen(int o, int flags);
-int guard_open_fifo(struct notify *n, int o, int flags);
-int guard_do_open(struct notify *n, struct task *t, int base, int acc,
+int guard_open_fifo(struct guard *n, int o, int flags);
+int guard_do_open(struct guard *n, struct task *t, int base, int acc,
 		  const char *path, int flags, mode_t mode);
-int guard_do_mkdir(struct notify *n, struct task *t, int base, const char *path,
+int guard_do_mkdir(struct guard *n, struct task *t, int base, const char *path,
 		   mode_t mode);
-int guard_do_mknod(struct notify *n, struct task *t, int base, const char *path,
+int guard_do_mknod(struct guard *n, struct task *t, int base, const char *path,
 		   mode_t mode, dev_t dev);
-int guard_do_symlink(struct notify *n, struct task *t, const char *target,
+int guard_do_symlink(struct guard *n, struct task *t, const char *target,
 		     int base, const char *path);
-int guard_do_link(struct notify *n, struct task *t, int obase, const char *old,
+int guard_do_link(struct guard *n, struct task *t, int obase, const char *old,
 		  int nbase, const char *newp, int flags);
-int guard_do_rename(struct notify *n, struct task *t, int obase,
-		    const char *old, int nbase, const char *newp,
-		    unsigned flags);
+int guard_do_rename(struct guard *n, struct task *t, int obase, const char *old,
+		    int nbase, const char *newp, unsigned flags);
 /* An O_PATH fd on what w names, a final symlink followed by hand. */
 int guard_open_old_followed(struct task *t, struct where *w);
-int guard_do_bind(struct notify *n, struct task *t, int base,
-		  const struct nt_sockaddr *sa,
+int guard_do_bind(struct guard *n, struct task *t, int base,
+		  const struct guard_sockaddr *sa,
 		  const struct sockaddr_storage *ss, size_t alen);
-int guard_do_connect(struct notify *n, struct task *t, int base,
-		     const struct nt_sockaddr *sa,
+int guard_do_connect(struct guard *n, struct task *t, int base,
+		     const struct guard_sockaddr *sa,
 		     const struct sockaddr_storage *ss, size_t alen);
 /* The worker's half of a metadata call, then the call. */
-int guard_prep_attr(struct notify *n, struct job *j);
-int guard_do_attr(struct notify *n, struct job *j);
+int guard_prep_attr(struct guard *n, struct job *j);
+int guard_do_attr(struct guard *n, struct job *j);
 
 /* ---- one notification (dispatch.c) ---- */
 
 /* Whether the notification id is still pending (its task alive). */
-bool guard_id_valid(struct notify *n, uint64_t id);
+bool guard_id_valid(struct guard *n, uint64_t id);
 /* Handles and answers one notification (every one is answered). */
-void guard_serve(struct notify *n, struct worker *w,
+void guard_serve(struct guard *n, struct worker *w,
 		 const struct seccomp_notif *req, bool broken);
 
 /* ---- threads (supervise.c) ---- */

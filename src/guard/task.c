@@ -141,7 +141,7 @@ int guard_task_getfd(struct task *t, int fd)
 
 /* The task's controlling terminal, O_PATH, found among its open
  * descriptors (the worker's job: it needs ptrace rights over the task);
- * NT_CTTY_NONE when it has none or holds none open. */
+ * GUARD_CTTY_NONE when it has none or holds none open. */
 int guard_find_ctty(struct task *t)
 {
 	char buf[1024];
@@ -150,24 +150,24 @@ int guard_find_ctty(struct task *t)
 	ssize_t len;
 
 	if (fd < 0)
-		return NT_CTTY_NONE;
+		return GUARD_CTTY_NONE;
 	len = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (len <= 0)
-		return NT_CTTY_NONE;
+		return GUARD_CTTY_NONE;
 	buf[len] = '\0';
-	if (nt_stat_tty_nr(buf, &nr) < 0 || nr == 0)
-		return NT_CTTY_NONE;
-	dev_t want = nt_tty_dev(nr);
+	if (guard_stat_tty_nr(buf, &nr) < 0 || nr == 0)
+		return GUARD_CTTY_NONE;
+	dev_t want = guard_tty_dev(nr);
 	int dfd = openat(t->procfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
-		return NT_CTTY_NONE;
+		return GUARD_CTTY_NONE;
 	DIR *d = fdopendir(dfd);
 	if (!d) {
 		close(dfd);
-		return NT_CTTY_NONE;
+		return GUARD_CTTY_NONE;
 	}
-	int found = NT_CTTY_NONE;
+	int found = GUARD_CTTY_NONE;
 	struct dirent *e;
 	while (found < 0 && (e = readdir(d))) {
 		struct stat st;

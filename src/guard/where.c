@@ -20,19 +20,19 @@ void guard_where_close(struct where *w)
  * starts at the task's root (absolute); -EBADF for a bad dirfd. Pure. */
 static int base_of(int dirfd, const char *path, int *fd)
 {
-	struct nt_path np;
+	struct guard_path np;
 
-	nt_rewrite(path, &np);
+	guard_rewrite(path, &np);
 	switch (np.base) {
-	case NT_BASE_ROOT:
+	case GUARD_BASE_ROOT:
 		return 1;
-	case NT_BASE_FD:
+	case GUARD_BASE_FD:
 		*fd = np.fd;
 		return 0;
-	case NT_BASE_CWD:
+	case GUARD_BASE_CWD:
 		*fd = -1;
 		return 0;
-	case NT_BASE_DIRFD:
+	case GUARD_BASE_DIRFD:
 		if (dirfd == AT_FDCWD)
 			*fd = -1;
 		else if (dirfd < 0)
@@ -86,7 +86,7 @@ static int located(struct task *t, struct where *w, int r)
  * start of this path (guard_base_prepare). */
 int guard_locate(struct task *t, int base, const char *path, struct where *w)
 {
-	struct nt_path np;
+	struct guard_path np;
 	char abs[PATH_MAX];
 
 	w->parent = -1;
@@ -94,16 +94,16 @@ int guard_locate(struct task *t, int base, const char *path, struct where *w)
 	w->slash = false;
 	if (!*path)
 		return -ENOENT;
-	nt_rewrite(path, &np);
-	if (np.base == NT_BASE_ROOT) {
+	guard_rewrite(path, &np);
+	if (np.base == GUARD_BASE_ROOT) {
 		/* Absolute, or /proc/self/root/...: IN_ROOT from its root. */
 		if ((size_t)snprintf(abs, sizeof(abs), "/%s", np.rest) >=
 		    sizeof(abs))
 			return -ENAMETOOLONG;
 		return located(t, w,
-			       nt_lookup_parent(&t->ctx, -1, abs, &w->parent,
-						w->last, sizeof(w->last),
-						&w->slash));
+			       guard_lookup_parent(&t->ctx, -1, abs, &w->parent,
+						   w->last, sizeof(w->last),
+						   &w->slash));
 	}
 	if (base < 0)
 		return base == -1 ? -EBADF : base;
@@ -116,8 +116,9 @@ int guard_locate(struct task *t, int base, const char *path, struct where *w)
 	if (fstat(base, &st) < 0 || !S_ISDIR(st.st_mode))
 		return -ENOTDIR;
 	return located(t, w,
-		       nt_lookup_parent(&t->ctx, base, np.rest, &w->parent,
-					w->last, sizeof(w->last), &w->slash));
+		       guard_lookup_parent(&t->ctx, base, np.rest, &w->parent,
+					   w->last, sizeof(w->last),
+					   &w->slash));
 }
 
 /* The error a non-mkdir creation gets natively for "name/" (the kernel
@@ -143,9 +144,9 @@ int guard_follow(struct task *t, struct where *w)
 	if (n == 0)
 		return -ENOENT;
 	struct where nw;
-	int r =
-	    nt_lookup_parent(&t->ctx, target[0] == '/' ? -1 : w->parent, target,
-			     &nw.parent, nw.last, sizeof(nw.last), &nw.slash);
+	int r = guard_lookup_parent(&t->ctx, target[0] == '/' ? -1 : w->parent,
+				    target, &nw.parent, nw.last,
+				    sizeof(nw.last), &nw.slash);
 	if (r < 0)
 		return r;
 	close(w->parent);

@@ -51,7 +51,7 @@ struct bwrap_in {
 
 	/* Paths ro-bound over themselves after the grants: the existing dot
 	 * files at the top of each --write folder (guard/guard.h,
-	 * dotguard_mounts_in). NULL for none. */
+	 * guard_mounts_in). NULL for none. */
 	const struct strv *ro_over;
 
 	/* Folders always hidden (~/.lnk, ~/Link/Agents, ~/Link/History, and

@@ -66,7 +66,7 @@ struct wire {
 	/* The control socket, the registry and the closed state. */
 	struct ctl_server *ctl; /* NULL without a home (the harness) */
 	struct loop_handler ctl_h;
-	struct state *state;
+	struct registry *state;
 	bool registered;
 	struct trip trip;
 	bool closed;	/* every new call is refused */

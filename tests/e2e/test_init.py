@@ -43,11 +43,11 @@ def _sv(v):
 
 def encode(argv, env=("PATH=/usr/bin:/bin",), cwd="/", ll_read=(),
            ll_write=(), ll_exec=(), exec_any=True, dot_guard=False,
-           landlock_optional=False, notify_fd=-1, wire_fd=-1,
+           landlock_optional=False, guard_fd=-1, wire_fd=-1,
            lifeline_fd=-1, nproc=0):
     flags = (1 if exec_any else 0) | (2 if dot_guard else 0) | \
         (4 if landlock_optional else 0)
-    out = b"LNKI" + struct.pack("<IIiiiI", 3, flags, notify_fd, wire_fd,
+    out = b"LNKI" + struct.pack("<IIiiiI", 3, flags, guard_fd, wire_fd,
                                 lifeline_fd, nproc)
     out += _sv(ll_read) + _sv(ll_write) + _sv(ll_exec)
     out += struct.pack("<I", 0)  # no listeners
@@ -323,7 +323,7 @@ def test_listener_goes_out_and_nothing_leaks_in():
               "mkdir /tmp/d 2>&1 || echo mkdir-refused")
     p = run_init(["/bin/sh", "-c", script], popen=True,
                  pass_fds=(child.fileno(), stray), dot_guard=True,
-                 notify_fd=child.fileno())
+                 guard_fd=child.fileno())
     child.close()
     os.close(stray)
     try:
@@ -485,8 +485,8 @@ def test_program_cannot_trace_signal_or_read_pid1():
 
 
 def test_guard_needs_the_native_filter_loaded_with_listener():
-    cp = run_init(["/bin/true"], dot_guard=True, notify_fd=-1)
-    assert cp.returncode == 125 and "no notify_fd" in cp.stderr
+    cp = run_init(["/bin/true"], dot_guard=True, guard_fd=-1)
+    assert cp.returncode == 125 and "no guard_fd" in cp.stderr
 
 
 # ---- [commands] allow, through lnk sandbox run ----
