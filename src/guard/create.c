@@ -16,25 +16,44 @@
 #define RENAME_WHITEOUT (1 << 2)
 #endif
 
+/* Where a new name goes: 0 with w located (guard_where_close it), or the
+ * answer: -EEXIST when the path is a magic link or ends in "." or "..",
+ * as natively. */
+static int new_name(struct task *t, int base, const char *path, struct where *w)
+{
+	int r = guard_locate(t, base, path, w);
+
+	if (r < 0)
+		return r;
+	if (w->magic >= 0 || guard_is_dots(w->last)) {
+		guard_where_close(w);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/* Takes the task's umask for the creation that follows: 0, or -EPERM
+ * when it cannot be read (fail closed). */
+static int task_umask(struct task *t)
+{
+	if (guard_task_status(t) < 0)
+		return -EPERM;
+	umask(t->umask);
+	return 0;
+}
+
 int guard_do_mkdir(struct guard *n, struct task *t, int base, const char *path,
 		   mode_t mode)
 {
 	struct where w;
-	int r = guard_locate(t, base, path, &w);
+	int r = new_name(t, base, path, &w);
 
 	mode &= (mode_t) ~(S_ISUID | S_ISGID); /* see guard_do_open */
 	if (r < 0)
 		return r;
-	if (w.magic >= 0 || guard_is_dots(w.last))
-		r = -EEXIST;
-	else if ((r = guard_check(n, w.parent, w.last)) == 0) {
-		if (guard_task_status(t) < 0)
-			r = -EPERM;
-		else {
-			umask(t->umask);
-			r = mkdirat(w.parent, w.last, mode) < 0 ? -errno : 0;
-		}
-	}
+	if ((r = guard_check(n, w.parent, w.last)) == 0 &&
+	    (r = task_umask(t)) == 0)
+		r = mkdirat(w.parent, w.last, mode) < 0 ? -errno : 0;
 	guard_where_close(&w);
 	return r;
 }
@@ -43,26 +62,20 @@ int guard_do_mknod(struct guard *n, struct task *t, int base, const char *path,
 		   mode_t mode, dev_t dev)
 {
 	struct where w;
-	int r = guard_locate(t, base, path, &w);
+	int r = new_name(t, base, path, &w);
 
 	mode &= (mode_t) ~(S_ISUID | S_ISGID); /* see guard_do_open */
 	if (r < 0)
 		return r;
-	if (w.magic >= 0 || guard_is_dots(w.last))
-		r = -EEXIST;
-	else if (S_ISCHR(mode) || S_ISBLK(mode))
+	if (S_ISCHR(mode) || S_ISBLK(mode))
 		r = -EACCES; /* never granted by the sandbox's Landlock either
 			      * (a whiteout 0:0 needs no capability) */
 	else if ((r = guard_check(n, w.parent, w.last)) == 0) {
 		if (w.slash)
 			r = guard_slash_err(&w);
-		else if (guard_task_status(t) < 0)
-			r = -EPERM;
-		else {
-			umask(t->umask);
+		else if ((r = task_umask(t)) == 0)
 			r = mknodat(w.parent, w.last, mode, dev) < 0 ? -errno
 								     : 0;
-		}
 	}
 	guard_where_close(&w);
 	return r;
@@ -72,13 +85,11 @@ int guard_do_symlink(struct guard *n, struct task *t, const char *target,
 		     int base, const char *path)
 {
 	struct where w;
-	int r = guard_locate(t, base, path, &w);
+	int r = new_name(t, base, path, &w);
 
 	if (r < 0)
 		return r;
-	if (w.magic >= 0 || guard_is_dots(w.last))
-		r = -EEXIST;
-	else if ((r = guard_check(n, w.parent, w.last)) == 0) {
+	if ((r = guard_check(n, w.parent, w.last)) == 0) {
 		if (w.slash)
 			r = guard_slash_err(&w);
 		else

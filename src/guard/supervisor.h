@@ -137,6 +137,7 @@ struct worker {
 	struct guard *n;
 };
 
+/* The running supervisor of one sandbox (guard_start). */
 struct guard {
 	struct guard_plan plan; /* deep copy */
 	int sock, listener, stopfd;

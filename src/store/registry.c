@@ -59,21 +59,31 @@ int64_t registry_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The start of /proc/PID/FILE, NUL-terminated: 0, or -ESRCH when the
+ * process is gone. */
+static int read_proc(pid_t pid, const char *file, char *buf, size_t cap)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	ssize_t n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	return 0;
+}
+
 /* Reads the state letter and start time of pid from /proc/PID/stat. The
  * command name (field 2) can hold spaces and ')': parse after the LAST
  * ')'. */
 static int proc_stat(pid_t pid, char *st, uint64_t *start)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char buf[1024];
+	if (read_proc(pid, "stat", buf, sizeof(buf)) < 0)
 		return -ESRCH;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
 	char *p = strrchr(buf, ')');
 	if (!p)
 		return -EIO;
@@ -142,16 +152,9 @@ int registry_proc_pidfd(const struct registry_proc *p)
 /* The real and effective uid of pid (the "Uid:" line of its status). */
 static int proc_uids(pid_t pid, uid_t *ruid, uid_t *euid)
 {
-	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char buf[4096];
+	if (read_proc(pid, "status", buf, sizeof(buf)) < 0)
 		return -ESRCH;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
 	const char *u = strstr(buf, "\nUid:");
 	unsigned r, e;
 	if (!u || sscanf(u + 5, "%u %u", &r, &e) != 2)
