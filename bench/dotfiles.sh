@@ -9,7 +9,7 @@
 #   RUNS=5 FILES=10000 GITFILES=3000 VIA=harness bench/dotfiles.sh build-x
 #
 # It runs through `lnk sandbox run` when that works, else through
-# guard-harness (what lnk does: bwrap + the notify filter + our
+# guard-harness (what lnk does: bwrap + the seccomp filter that notifies + our
 # supervisor; -n is the same bwrap without the guard).
 set -eu
 BUILD=$(cd "${1:-build}" && pwd)

@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 	    .argv = prog,
 	    .argc = 1,
 	    .wire = wire,
-	    .notify = r == 1,
+	    .guard = r == 1,
 	    .ro_over = &ro_over,
 	};
 	struct launch_plan pl;

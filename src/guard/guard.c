@@ -262,7 +262,7 @@ void guard_mounts_in(const char *write_dir, const struct strv *write_dirs,
 		    xasprintf("%s/%s", write_dir, d[i].name);
 		struct stat st;
 		if (lstat(p, &st) < 0)
-			continue; /* missing: the notify guard's job */
+			continue; /* missing: the supervisor's job */
 		if (!S_ISLNK(st.st_mode)) {
 			if (!strv_contains(ro_paths, p))
 				strv_push(ro_paths, p);

@@ -69,8 +69,9 @@ struct guard_plan {
 
 /* Plans the guard for a resolved policy: every [files] write folder except
  * those in write_dot_files. Returns 1 when a guard is needed (then lnk-init
- * must install the notify filter: init_config.dot_guard), 0 when not, or
- * -errno with err set. np must be zeroed; free it with guard_plan_free. */
+ * must install the filter that notifies: init_config.dot_guard), 0 when
+ * not, or -errno with err set. np must be zeroed; free it with
+ * guard_plan_free. */
 int guard_plan(const struct policy *p, struct guard_plan *np,
 	       struct lnk_err *err);
 /* Adds one folder (absolute, symlinks resolved) to a plan. 0 or -errno. */

@@ -195,10 +195,10 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	out->init.cwd = xstrdup(out->bw.chdir);
 	out->init.wire_fd = in->wire ? LAUNCH_FD_WIRE : -1;
 	out->init.guard_fd =
-	    in->notify || in->guard_connect_only ? LAUNCH_FD_GUARD : -1;
+	    in->guard || in->guard_connect_only ? LAUNCH_FD_GUARD : -1;
 	out->init.lifeline_fd = LAUNCH_FD_LIFELINE;
-	out->init.dot_guard = in->notify;
-	out->init.connect_guard = in->guard_connect_only && !in->notify;
+	out->init.dot_guard = in->guard;
+	out->init.connect_guard = in->guard_connect_only && !in->guard;
 	if (in->nlisteners) {
 		out->init.listeners =
 		    xcalloc(in->nlisteners, sizeof(*in->listeners));

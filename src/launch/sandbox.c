@@ -102,7 +102,7 @@ struct sb_state {
 	struct wire_plan wp;
 	bool wp_init;
 	struct guard_plan np;
-	struct guard *notify;
+	struct guard *guard;
 	struct db_queue *logq; /* the guard's refusals, for `lnk sandbox log` */
 	struct strv extra_env, ro_over;
 	struct init_listener *listeners;
@@ -130,8 +130,8 @@ static void close_pair(int p[2])
 static void state_free(struct sb_state *s)
 {
 	/* The guard's workers add to the queue: stop them first. */
-	guard_stop(s->notify);
-	s->notify = NULL;
+	guard_stop(s->guard);
+	s->guard = NULL;
 	db_queue_stop(s->logq);
 	s->logq = NULL;
 	if (s->probe_pol_init)
@@ -541,7 +541,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .argc = (int)argv.n,
 	    .pty = req->pty,
 	    .wire = wire,
-	    .notify = dot,
+	    .guard = dot,
 	    .guard_connect_only = guard && !dot,
 	    .extra_env = &s.extra_env,
 	    .listeners = s.listeners,
@@ -623,7 +623,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 		s.np.on_refusal = log_refusal;
 		s.np.on_refusal_ctx = s.logq;
-		if ((r = guard_start(&s.np, s.guard_pair[0], &s.notify, err)) <
+		if ((r = guard_start(&s.np, s.guard_pair[0], &s.guard, err)) <
 		    0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
@@ -653,8 +653,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	 * takes longest), and stop the guard's threads while it does. */
 	if (s.wire_pid > 0)
 		close_pair(s.lifeline);
-	guard_stop(s.notify);
-	s.notify = NULL;
+	guard_stop(s.guard);
+	s.guard = NULL;
 	db_queue_stop(s.logq); /* commits the refusals left */
 	s.logq = NULL;
 	if (s.wire_pid > 0) {

@@ -48,7 +48,7 @@ struct spawn_result {
 };
 
 /* Blocks the signals the supervisor handles, so that every thread started
- * afterwards (the notify supervisor) leaves them to it. Call early. */
+ * afterwards (the guard) leaves them to it. Call early. */
 void spawn_block_signals(void);
 
 /* Marks every descriptor above 2 close-on-exec: descriptors lnk inherited

@@ -279,13 +279,13 @@ static int decode(struct rd *r, struct init_config *c)
 		return err_set(r->err, -EINVAL,
 			       "init config: guard_fd and wire_fd are both %d",
 			       c->guard_fd);
-	/* init closes the wire and notify sockets once used but keeps the
+	/* init closes the wire and guard sockets once used but keeps the
 	 * lifeline to the end: one descriptor cannot be two of them. */
 	if (c->lifeline_fd >= 0 &&
 	    (c->lifeline_fd == c->guard_fd || c->lifeline_fd == c->wire_fd))
 		return err_set(r->err, -EINVAL,
 			       "init config: lifeline_fd %d is also the wire "
-			       "or notify socket",
+			       "or guard socket",
 			       c->lifeline_fd);
 
 	if ((e = get_strv(r, &c->ll_read, "ll_read")) < 0 ||

@@ -44,7 +44,7 @@ struct init_config {
 	bool landlock_optional;
 
 	/* seccomp: with dot_guard, the filter notifies creations (and
-	 * connect) to the supervisor (src/notify) and the listener goes out
+	 * connect) to the guard (src/guard) and the listener goes out
 	 * on guard_fd; with connect_guard alone, only connect (a folder is
 	 * granted, whose unix sockets a read-only mount leaves open). */
 	bool dot_guard;

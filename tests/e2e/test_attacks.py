@@ -852,7 +852,7 @@ def test_no_unconfined_process_inside(lnk, work):
 
 
 def test_pid1_holds_no_descriptor(lnk, work):
-    """Threat: pid 1 keeps the config memfd, the wire or notify socket,
+    """Threat: pid 1 keeps the config memfd, the wire or guard socket,
     for a program that gets into it to use. Read from outside, on the
     host's /proc (pid 1 is non-dumpable: only root may look)."""
     if not IS_ROOT:

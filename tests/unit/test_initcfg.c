@@ -159,7 +159,7 @@ static void put32(char *p, uint32_t v)
 	p[3] = (char)(v >> 24);
 }
 
-/* Header fields at fixed offsets: magic 0, version 4, flags 8, notify 12,
+/* Header fields at fixed offsets: magic 0, version 4, flags 8, guard 12,
  * wire 16, lifeline 20, nproc 24, ll_read count 28, first ll_read length
  * 32. */
 static void bad_header_fields_refused(void **state)
@@ -179,8 +179,8 @@ static void bad_header_fields_refused(void **state)
 	    {20, 2, "lifeline_fd 2 is not a valid descriptor"}, /* stderr */
 	    {20, 0x80000000, "lifeline_fd -2147483648 is not a valid"},
 	    {20, 65536, "lifeline_fd 65536 is not a valid descriptor"},
-	    {20, 5, "lifeline_fd 5 is also the wire or notify socket"},
-	    {20, 6, "lifeline_fd 6 is also the wire or notify socket"},
+	    {20, 5, "lifeline_fd 5 is also the wire or guard socket"},
+	    {20, 6, "lifeline_fd 6 is also the wire or guard socket"},
 	    {28, 0xffffffff, "claims"},
 	    {28, 70000, "claims"},
 	    {32, 0xfffffff0, "more than the limit"},
@@ -271,7 +271,7 @@ static void semantic_refusals(void **state)
 
 	sample(&c);
 	c.lifeline_fd = c.wire_fd;
-	check_refused(&c, "lifeline_fd 6 is also the wire or notify socket");
+	check_refused(&c, "lifeline_fd 6 is also the wire or guard socket");
 }
 
 /* A NUL inside a string would cut a path short after it was checked. */
