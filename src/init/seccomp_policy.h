@@ -1,9 +1,11 @@
 /* The sandbox's seccomp policy: what the program may never call, and (with
  * the dot-file guard) which calls are handed to the supervisor.
  *
- * The whole policy is in seccomp_policy.c, one readable file. The table of
- * notified syscalls is exported here so that the supervisor (src/notify)
- * handles exactly the calls the filter sends it, and nothing else.
+ * The whole policy is in seccomp_policy.c, one readable file of tables
+ * (libc only). seccomp_build.c builds the filter from them with libseccomp;
+ * the tables are exported here so that the supervisor (src/guard) handles
+ * exactly the calls the filter sends it, and `lnk sandbox check`
+ * (lnk-probe) and the tests try exactly the refusals it makes.
  */
 #pragma once
 
