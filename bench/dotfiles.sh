@@ -9,14 +9,14 @@
 #   RUNS=5 FILES=10000 GITFILES=3000 VIA=harness bench/dotfiles.sh build-x
 #
 # It runs through `lnk sandbox run` when that works, else through
-# notify-harness (what lnk does: bwrap + the notify filter + our
+# guard-harness (what lnk does: bwrap + the seccomp filter that notifies + our
 # supervisor; -n is the same bwrap without the guard).
 set -eu
 BUILD=$(cd "${1:-build}" && pwd)
 RUNS=${RUNS:-5}
 FILES=${FILES:-10000}
 GITFILES=${GITFILES:-3000}
-HARNESS=$BUILD/src/notify/notify-harness
+HARNESS=$BUILD/src/guard/guard-harness
 LNK=$BUILD/lnk
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/lnk-bench-dotfiles.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT

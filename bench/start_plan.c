@@ -22,7 +22,7 @@
 #include "common/util.h"
 #include "launch/host.h"
 #include "launch/plan.h"
-#include "notify/notify.h"
+#include "guard/guard.h"
 #include "policy/policy.h"
 #include "store/paths.h"
 
@@ -81,8 +81,8 @@ int main(int argc, char **argv)
 	bool wire = policy_list(&pol, K_INTERNET_HOSTS)->n ||
 		    policy_list(&pol, K_LAN_HOSTS)->n ||
 		    policy_list(&pol, K_LOCALHOST_PORTS)->n;
-	struct notify_plan np = {0};
-	int r = notify_plan(&pol, &np, &err);
+	struct guard_plan np = {0};
+	int r = guard_plan(&pol, &np, &err);
 	if (r < 0)
 		goto fail;
 	struct strv ro_over = {0};
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 	const struct strv *wdf = policy_list(&pol, K_FILES_WRITE_DOT_FILES);
 	for (size_t k = 0; k < wr->n; k++)
 		if (!strv_contains(wdf, wr->v[k]))
-			dotguard_mounts_in(wr->v[k], wr, &ro_over);
+			guard_mounts_in(wr->v[k], wr, &ro_over);
 	char *prog[] = {argv[i + 1], NULL};
 	struct plan_in pin = {
 	    .pol = &pol,
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 	    .argv = prog,
 	    .argc = 1,
 	    .wire = wire,
-	    .notify = r == 1,
+	    .guard = r == 1,
 	    .ro_over = &ro_over,
 	};
 	struct launch_plan pl;

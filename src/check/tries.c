@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check/check.h"
+#include "init/seccomp_policy.h"
 #include "launch/commands.h"
 #include "launch/env.h"
 #include "net/grammar.h"
@@ -48,57 +49,6 @@ const struct check_gap *check_gaps(size_t *n)
 	*n = ARRAY_SIZE(gaps);
 	return gaps;
 }
-
-/* The system calls the seccomp filter refuses (src/init/seccomp_policy.c),
- * each tried by the probe. */
-static const char *const refused_syscalls[] = {
-    "io_uring_setup",
-    "io_uring_enter",
-    "io_uring_register",
-    "openat2",
-    "clone3",
-    "userfaultfd",
-    "perf_event_open",
-    "bpf",
-    "keyctl",
-    "add_key",
-    "request_key",
-    "init_module",
-    "finit_module",
-    "delete_module",
-    "kexec_load",
-    "kexec_file_load",
-    "reboot",
-    "acct",
-    "swapon",
-    "swapoff",
-    "syslog",
-    "quotactl",
-    "vhangup",
-    "iopl",
-    "ioperm",
-    "settimeofday",
-    "clock_settime",
-    "adjtimex",
-    "clock_adjtime",
-    "mount",
-    "umount2",
-    "pivot_root",
-    "chroot",
-    "fsopen",
-    "fsconfig",
-    "fsmount",
-    "fspick",
-    "move_mount",
-    "open_tree",
-    "mount_setattr",
-    "setns",
-    "open_by_handle_at",
-    "name_to_handle_at",
-    "unshare_user",
-    "unshare_net",
-    "unshare_mount",
-};
 
 static bool covers(const char *dir, const char *p)
 {
@@ -143,7 +93,7 @@ static int shown(const struct policy *p, const char *home, const char *path)
 /* ~/x for people. */
 /* Whether path is a new name at the top of the home folder that a write
  * grant holding the home folder keeps from being created (every dot name
- * there runs or is trusted outside: src/notify/protect.c). */
+ * there runs or is trusted outside: src/guard/protect.c). */
 static bool home_top_kept(const struct policy *p, const char *home,
 			  const char *path)
 {
@@ -674,11 +624,15 @@ static void plan_process(const struct policy *p, const struct bait *b,
 	add(l, "terminal", CHECK_DENY,
 	    "push input with TIOCSTI and high bits set in the request",
 	    "tiocsti\t100000000");
-	for (size_t i = 0; i < ARRAY_SIZE(refused_syscalls); i++) {
-		_cleanup_free_ char *what =
-		    xasprintf("call %s", refused_syscalls[i]);
-		add(l, "system calls", CHECK_DENY, what, "sys\t%s",
-		    refused_syscalls[i]);
+	/* Every refusal the seccomp policy lists, as its own try (the call
+	 * and arguments come from the policy: lnk-probe has no list). */
+	struct seccomp_try t;
+	for (size_t i = 0; seccomp_try_get(i, &t) == 0; i++) {
+		_cleanup_free_ char *what = xasprintf("call %s", t.name);
+		add(l, "system calls", CHECK_DENY, what,
+		    "sys\t%s\t%ld\t%ld,%ld,%ld,%ld,%ld,%ld", t.name, t.nr,
+		    t.args[0], t.args[1], t.args[2], t.args[3], t.args[4],
+		    t.args[5]);
 	}
 }
 

@@ -9,7 +9,7 @@
 
 #include "cli/commands.h"
 #include "common/util.h"
-#include "store/state.h"
+#include "store/registry.h"
 #include "wire/ctl.h"
 
 static void usage(FILE *f)
@@ -38,7 +38,7 @@ int cmd_pause(int argc, char **argv, const struct cli_ctx *cx)
 	rc = cli_control(cx->home, name, CTL_PAUSE, &rep);
 	if (rc >= 0)
 		return rc;
-	char nm[STATE_NAME_MAX + 1];
+	char nm[REGISTRY_NAME_MAX + 1];
 	ctl_printable(nm, sizeof(nm), name);
 	if (rep.st.closed && rep.st.cause != CTL_CAUSE_HAND)
 		printf("%s: its wire stays closed (%s); its program runs on\n",

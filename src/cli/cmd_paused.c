@@ -1,7 +1,7 @@
 /* lnk sandbox paused: which wires are closed, and why: by hand, by stop, or
  * tripped (with the rule), and since when (lnk-sandbox(1), COMMANDS, paused).
  *
- * The registry (store/state.h) says which sandboxes run; each wire is asked
+ * The registry (store/registry.h) says which sandboxes run; each wire is asked
  * its state over its control socket, so the answer is the wire's own. A
  * wire that does not answer is shown as down: its sandbox has no network.
  *
@@ -16,7 +16,7 @@
 #include "common/esc.h"
 #include "common/util.h"
 #include "store/paths.h"
-#include "store/state.h"
+#include "store/registry.h"
 #include "wire/ctl.h"
 
 static void usage(FILE *f)
@@ -48,7 +48,7 @@ static void fmt_time(int64_t ms, char out[32])
 }
 
 struct row {
-	char name[STATE_NAME_MAX + 1];
+	char name[REGISTRY_NAME_MAX + 1];
 	const char *why; /* "hand", "stop", "tripped", "down", "no-wire" */
 	const char *why_text;
 	enum trip_rule rule;
@@ -65,19 +65,19 @@ int cmd_paused(int argc, char **argv, const struct cli_ctx *cx)
 
 	struct lnk_err err = {0};
 	const char *home = cx->home;
-	struct state *st;
-	if (state_open(home, &st, &err) < 0)
+	struct registry *st;
+	if (registry_open(home, &st, &err) < 0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
 	bool stopped = false;
 	int64_t stop_since = 0;
-	struct state_entry *v = NULL;
+	struct registry_entry *v = NULL;
 	size_t n = 0;
-	if (state_stop_get(st, &stopped, &stop_since, &err) < 0 ||
-	    state_list(st, &v, &n, &err) < 0) {
-		state_close(st);
+	if (registry_stop_get(st, &stopped, &stop_since, &err) < 0 ||
+	    registry_list(st, &v, &n, &err) < 0) {
+		registry_close(st);
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
 	}
-	state_close(st);
+	registry_close(st);
 
 	struct row *rows = xcalloc(n ? n : 1, sizeof(*rows));
 	size_t nr = 0;
@@ -86,7 +86,7 @@ int cmd_paused(int argc, char **argv, const struct cli_ctx *cx)
 		struct row *r = &rows[nr];
 		struct lnk_err e2 = {0};
 		snprintf(r->name, sizeof(r->name), "%s", v[i].name);
-		if (!state_entry_has_wire(&v[i])) {
+		if (!registry_entry_has_wire(&v[i])) {
 			/* No network grant: no wire to close, no network. */
 			r->why = "no-wire";
 			r->why_text = "no wire";

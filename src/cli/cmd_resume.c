@@ -9,7 +9,7 @@
 
 #include "cli/commands.h"
 #include "common/util.h"
-#include "store/state.h"
+#include "store/registry.h"
 #include "wire/ctl.h"
 
 static void usage(FILE *f)
@@ -36,7 +36,7 @@ int cmd_resume(int argc, char **argv, const struct cli_ctx *cx)
 	rc = cli_control(cx->home, name, CTL_RESUME, &rep);
 	if (rc >= 0)
 		return rc;
-	char nm[STATE_NAME_MAX + 1];
+	char nm[REGISTRY_NAME_MAX + 1];
 	ctl_printable(nm, sizeof(nm), name);
 	if (rep.st.closed) {
 		warnx_("the wire of %s stays closed (%s)", nm,
@@ -47,11 +47,11 @@ int cmd_resume(int argc, char **argv, const struct cli_ctx *cx)
 	/* A stop in force still closes every wire that starts. */
 	struct lnk_err err = {0};
 	const char *home = cx->home;
-	struct state *st;
+	struct registry *st;
 	bool stopped = false;
-	if (state_open(home, &st, &err) == 0) {
-		(void)state_stop_get(st, &stopped, NULL, &err);
-		state_close(st);
+	if (registry_open(home, &st, &err) == 0) {
+		(void)registry_stop_get(st, &stopped, NULL, &err);
+		registry_close(st);
 	}
 	if (stopped)
 		warnx_(

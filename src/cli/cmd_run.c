@@ -2,7 +2,7 @@
  *
  * lnk-sandbox(1), COMMANDS, run. The whole launch is planned first (policy,
  * program, mounts, init config, wire, dot-file guard); only then does
- * anything start: the wire process, the notify threads, bwrap.
+ * anything start: the wire process, the guard's threads, bwrap.
  */
 #include <errno.h>
 #include <stdio.h>

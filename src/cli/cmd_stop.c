@@ -34,7 +34,7 @@
 #include "cli/commands.h"
 #include "common/util.h"
 #include "store/paths.h"
-#include "store/state.h"
+#include "store/registry.h"
 #include "wire/ctl.h"
 
 #define GRACE_MS 2000
@@ -101,20 +101,20 @@ static void wait_exit(int *fds, size_t n, int timeout_ms)
 	free(idx);
 }
 
-static int stop_off(const char *home, struct state *st)
+static int stop_off(const char *home, struct registry *st)
 {
 	struct lnk_err err = {0};
-	if (state_stop_set(st, false, 0, &err) < 0)
+	if (registry_stop_set(st, false, 0, &err) < 0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
-	struct state_entry *v = NULL;
+	struct registry_entry *v = NULL;
 	size_t n = 0;
-	if (state_list(st, &v, &n, &err) < 0)
+	if (registry_list(st, &v, &n, &err) < 0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
 	int status = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct ctl_reply rep;
 		struct lnk_err e2 = {0};
-		if (!state_entry_has_wire(&v[i]))
+		if (!registry_entry_has_wire(&v[i]))
 			continue;
 		if (ctl_control_entry(home, &v[i], CTL_STOP_OFF, 2000, &rep,
 				      &e2) < 0) {
@@ -161,22 +161,22 @@ int cmd_stop(int argc, char **argv, const struct cli_ctx *cx)
 
 	struct lnk_err err = {0};
 	const char *home = cx->home;
-	struct state *st;
-	if (state_open(home, &st, &err) < 0)
+	struct registry *st;
+	if (registry_open(home, &st, &err) < 0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
 	if (off) {
 		int r = stop_off(home, st);
-		state_close(st);
+		registry_close(st);
 		return r;
 	}
 
-	if (state_stop_set(st, true, state_now_ms(), &err) < 0)
+	if (registry_stop_set(st, true, registry_now_ms(), &err) < 0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
-	struct state_entry *v = NULL;
+	struct registry_entry *v = NULL;
 	size_t n = 0;
-	if (state_list(st, &v, &n, &err) < 0)
+	if (registry_list(st, &v, &n, &err) < 0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
-	state_close(st);
+	registry_close(st);
 
 	int status = 0;
 	/* 2. Every wire closed, first (a sandbox without a network grant
@@ -184,13 +184,13 @@ int cmd_stop(int argc, char **argv, const struct cli_ctx *cx)
 	for (size_t i = 0; i < n; i++) {
 		struct ctl_reply rep;
 		struct lnk_err e2 = {0};
-		if (!state_entry_has_wire(&v[i]))
+		if (!registry_entry_has_wire(&v[i]))
 			continue;
 		if (ctl_control_entry(home, &v[i], CTL_STOP, 1000, &rep, &e2) ==
 		    0)
 			continue;
 		struct lnk_err e3 = {0};
-		int fd = state_proc_open(&v[i].wire, NULL, &e3);
+		int fd = registry_proc_open(&v[i].wire, NULL, &e3);
 		if (fd == -EPERM) {
 			fprintf(stderr, "lnk: %s: %s\n", v[i].name, e3.msg);
 			status = LNK_EXIT_FAIL;
@@ -208,9 +208,9 @@ int cmd_stop(int argc, char **argv, const struct cli_ctx *cx)
 	int *fds = xcalloc(n ? n : 1, sizeof(int));
 	bool *skip = xcalloc(n ? n : 1, sizeof(bool));
 	for (size_t i = 0; i < n; i++) {
-		const struct state_proc *p = &v[i].supervisor;
+		const struct registry_proc *p = &v[i].supervisor;
 		struct lnk_err e3 = {0};
-		fds[i] = state_proc_open(p, NULL, &e3);
+		fds[i] = registry_proc_open(p, NULL, &e3);
 		if (fds[i] == -EPERM) {
 			fprintf(stderr, "lnk: %s: %s\n", v[i].name, e3.msg);
 			status = LNK_EXIT_FAIL;
@@ -235,7 +235,8 @@ int cmd_stop(int argc, char **argv, const struct cli_ctx *cx)
 		if (fds[i] < 0)
 			continue;
 		struct lnk_err e3 = {0};
-		int box = state_proc_open(&v[i].sandbox, &v[i].supervisor, &e3);
+		int box =
+		    registry_proc_open(&v[i].sandbox, &v[i].supervisor, &e3);
 		if (box >= 0) {
 			send_signal(box, SIGKILL);
 			close(box);
@@ -254,7 +255,8 @@ int cmd_stop(int argc, char **argv, const struct cli_ctx *cx)
 			continue;
 		}
 		printf("stopped %s: %s, programs %s\n", v[i].name,
-		       state_entry_has_wire(&v[i]) ? "wire closed" : "no wire",
+		       registry_entry_has_wire(&v[i]) ? "wire closed"
+						      : "no wire",
 		       killed[i] ? "killed after 2 s" : "ended");
 	}
 	if (n == 0)

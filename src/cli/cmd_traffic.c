@@ -16,7 +16,7 @@
 #include "common/util.h"
 #include "store/db.h"
 #include "store/paths.h"
-#include "store/state.h"
+#include "store/registry.h"
 
 /* A wire refreshes its row every quarter second; one silent this long is
  * stuck or gone. */
@@ -61,21 +61,21 @@ static void on_wire(const struct db_wire_row *r, void *ud)
 }
 
 /* The running sandboxes without a network grant: no wire, nothing
- * carried, but running (the registry, store/state.h). */
+ * carried, but running (the registry, store/registry.h). */
 static int wireless(const char *home, struct out *o, struct lnk_err *err)
 {
-	struct state *st;
-	int r = state_open(home, &st, err);
+	struct registry *st;
+	int r = registry_open(home, &st, err);
 	if (r < 0)
 		return r;
-	struct state_entry *v = NULL;
+	struct registry_entry *v = NULL;
 	size_t n = 0;
-	r = state_list(st, &v, &n, err);
-	state_close(st);
+	r = registry_list(st, &v, &n, err);
+	registry_close(st);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++) {
-		if (state_entry_has_wire(&v[i]))
+		if (registry_entry_has_wire(&v[i]))
 			continue;
 		char since[32];
 		db_format_time((time_t)(v[i].started_ms / 1000), since);

@@ -75,14 +75,14 @@ int cli_control(const char *home, const char *name, enum ctl_op op,
 		struct ctl_reply *rep);
 
 /* What the commands use: finds the sandbox name running in home's
- * registry (store/state.h) and sends op to its wire. Errors, each with a
+ * registry (store/registry.h) and sends op to its wire. Errors, each with a
  * message: -ENOENT no sandbox of that name runs here; -EPERM the wire
  * refused us as not its owner; -EPROTO it found our request malformed;
  * -EIO it could not do it; else ctl_request's errors. */
 int ctl_control(const char *home, const char *name, enum ctl_op op,
 		int timeout_ms, struct ctl_reply *rep, struct lnk_err *err);
 /* The same for an entry already found (stop goes through every one). */
-struct state_entry;
-int ctl_control_entry(const char *home, const struct state_entry *e,
+struct registry_entry;
+int ctl_control_entry(const char *home, const struct registry_entry *e,
 		      enum ctl_op op, int timeout_ms, struct ctl_reply *rep,
 		      struct lnk_err *err);

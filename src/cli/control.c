@@ -4,9 +4,9 @@
 
 #include "cli/commands.h"
 #include "common/util.h"
-#include "store/state.h"
+#include "store/registry.h"
 
-int ctl_control_entry(const char *home, const struct state_entry *e,
+int ctl_control_entry(const char *home, const struct registry_entry *e,
 		      enum ctl_op op, int timeout_ms, struct ctl_reply *rep,
 		      struct lnk_err *err)
 {
@@ -43,13 +43,13 @@ int ctl_control_entry(const char *home, const struct state_entry *e,
 int ctl_control(const char *home, const char *name, enum ctl_op op,
 		int timeout_ms, struct ctl_reply *rep, struct lnk_err *err)
 {
-	struct state *st = NULL;
-	int r = state_open(home, &st, err);
+	struct registry *st = NULL;
+	int r = registry_open(home, &st, err);
 	if (r < 0)
 		return r;
-	struct state_entry e;
-	r = state_find(st, name, &e, err);
-	state_close(st);
+	struct registry_entry e;
+	r = registry_find(st, name, &e, err);
+	registry_close(st);
 	if (r < 0)
 		return r;
 	return ctl_control_entry(home, &e, op, timeout_ms, rep, err);

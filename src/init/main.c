@@ -12,7 +12,7 @@
  *   2. PR_SET_NO_NEW_PRIVS;
  *   3. Landlock;
  *   4. seccomp, last (with the guard, whenever a folder is granted, its
- *      listener goes out on notify_fd);
+ *      listener goes out on guard_fd);
  *   5. close every descriptor above 2 but the lifeline (a pipe that hangs
  *      up when lnk dies: then the sandbox ends, reaper.c), then fork: the
  *      child (confined by 1-4, inherited) enters a Landlock domain nested in this one, takes a
@@ -164,7 +164,7 @@ static void apply_seccomp(const struct init_config *c)
 		fail_layer("seccomp", &err);
 	if (mode != SN_NONE) {
 		fds[0] = listener;
-		r = fd_send(c->notify_fd, fds, nfds, "L", 1);
+		r = fd_send(c->guard_fd, fds, nfds, "L", 1);
 		/* The program must never hold its own listener: it could
 		 * answer its own creations. */
 		close(listener);
@@ -177,7 +177,7 @@ static void apply_seccomp(const struct init_config *c)
 				strerror(-r));
 			fail_layer("the dot-file guard", &err);
 		}
-		close(c->notify_fd);
+		close(c->guard_fd);
 	}
 }
 

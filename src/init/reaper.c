@@ -13,7 +13,7 @@
  * What pid 1 does, and why it is safe next to a hostile program:
  *
  * - It holds nothing worth taking. Every descriptor above 2 is closed
- *   before the fork (the config memfd, the wire and notify sockets, any
+ *   before the fork (the config memfd, the wire and guard sockets, any
  *   bwrap left) but the lifeline: the read end of a pipe only lnk writes
  *   to (never does), whose hang-up tells pid 1 that lnk is gone, so that
  *   it kills everything and exits (docs/design.md, invariant 5; bwrap's

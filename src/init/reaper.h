@@ -15,7 +15,7 @@
 void reaper_init(void);
 
 /* Closes every descriptor above 2 of pid 1 itself: the config memfd, the
- * wire and notify sockets, whatever bwrap left open; all but keep (the
+ * wire and guard sockets, whatever bwrap left open; all but keep (the
  * lifeline, or -1), which it marks close-on-exec so that the program never
  * holds it. */
 int reaper_close_fds(int keep, struct lnk_err *err);

@@ -2,6 +2,13 @@
  * sandbox-seccomp-filter.c): read this to know what a sandboxed program can
  * never call.
  *
+ * This file is the policy as data, the one source of every refusal: the
+ * filter is built from these tables (seccomp_build.c, with libseccomp),
+ * `lnk sandbox check` tries each refusal inside a sandbox (lnk-probe reads
+ * the same tables, seccomp_try_get), and the tests run each try against
+ * the compiled filter and in a real sandbox. A refusal added here is built,
+ * tried and tested without another list to edit.
+ *
  * Shape: allow by default, refuse a list. bubblewrap's namespaces, the
  * mounts and Landlock are the boundary; this filter removes kernel attack
  * surface a sandboxed program has no business touching, closes the calls
@@ -32,32 +39,70 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <linux/fs.h>
-#include <linux/seccomp.h>
 #include <sched.h>
-#include <seccomp.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include "common/util.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
 #endif
-#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
-#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+
+/* Calls some architectures do not have (aarch64 has only the *at forms,
+ * and no iopl or ioperm): -1 there, and no rule or try is made for them. */
+#ifndef __NR_open
+#define __NR_open (-1)
+#endif
+#ifndef __NR_creat
+#define __NR_creat (-1)
+#endif
+#ifndef __NR_mkdir
+#define __NR_mkdir (-1)
+#endif
+#ifndef __NR_mknod
+#define __NR_mknod (-1)
+#endif
+#ifndef __NR_symlink
+#define __NR_symlink (-1)
+#endif
+#ifndef __NR_link
+#define __NR_link (-1)
+#endif
+#ifndef __NR_rename
+#define __NR_rename (-1)
+#endif
+#ifndef __NR_renameat
+#define __NR_renameat (-1)
+#endif
+#ifndef __NR_chmod
+#define __NR_chmod (-1)
+#endif
+#ifndef __NR_chown
+#define __NR_chown (-1)
+#endif
+#ifndef __NR_lchown
+#define __NR_lchown (-1)
+#endif
+#ifndef __NR_iopl
+#define __NR_iopl (-1)
+#endif
+#ifndef __NR_ioperm
+#define __NR_ioperm (-1)
 #endif
 
 /* ---- 1. refused outright ------------------------------------------------ */
 
-/* fchmodat2 (Linux 6.6) is newer than libseccomp 2.5.4's table: its number
+/* fchmodat2 (Linux 6.6) is newer than Debian 12's headers: its number
  * is the same on x86_64 and aarch64 (the shared table of new syscalls). */
 #define NR_FCHMODAT2 452
 /* The *xattrat calls (Linux 6.13), likewise: setting an attribute (an ACL)
@@ -66,101 +111,112 @@
 #define NR_SETXATTRAT 463
 #define NR_REMOVEXATTRAT 466
 
-struct refusal {
-	const char *name;
-	int nr;
-	int errnum;
-};
-
-#define REFUSE(sys, e)                 \
-	{                              \
-#sys, SCMP_SYS(sys), e \
+/* Each refusal with the arguments of its try: chosen so that the kernel,
+ * without the filter, answers otherwise (EINVAL, EBADF or EFAULT from an
+ * argument it checks first, or success) than the filter's errno, so a try
+ * proves the filter and not the kernel's own refusal. */
+#define REFUSE(sys, e, ...)          \
+	{                            \
+#sys, __NR_##sys, e, \
+		{                    \
+			__VA_ARGS__  \
+		}                    \
 	}
 
-static const struct refusal refused[] = {
+const struct seccomp_refusal seccomp_refused[] = {
     /* io_uring performs opens, mkdirs and renames from a kernel ring,
 	 * never passing through seccomp: with it the dot-file guard is void
 	 * (measured: IORING_OP_OPENAT(.envrc) succeeded). */
-    REFUSE(io_uring_setup, ENOSYS),
-    REFUSE(io_uring_enter, ENOSYS),
-    REFUSE(io_uring_register, ENOSYS),
+    REFUSE(io_uring_setup, ENOSYS, 0, 0),
+    REFUSE(io_uring_enter, ENOSYS, -1, 0, 0, 0, 0, 0),
+    REFUSE(io_uring_register, ENOSYS, -1, 0, 0, 0),
     /* Flags in memory: O_CREAT and CLONE_NEW* cannot be seen here. */
-    REFUSE(openat2, ENOSYS),
-    REFUSE(clone3, ENOSYS),
+    REFUSE(openat2, ENOSYS, AT_FDCWD, 0, 0, 0),
+    REFUSE(clone3, ENOSYS, 0, 0),
 
     /* Exploitation aids and large kernel surfaces, not namespaced. */
-    REFUSE(userfaultfd, EPERM),	    /* stalls kernel copies: wins races */
-    REFUSE(perf_event_open, EPERM), /* side channels, many kernel bugs */
-    REFUSE(bpf, EPERM),
+    REFUSE(userfaultfd, EPERM,
+	   0x7fffffff), /* stalls kernel copies: wins races */
+    REFUSE(perf_event_open, EPERM, 0, 0, -1, -1,
+	   -1), /* side channels, many kernel bugs */
+    REFUSE(bpf, EPERM, -1, 0, 0),
     /* The kernel keyring is per user, not per sandbox: a program could
 	 * read or plant the user's keys outside. */
-    REFUSE(keyctl, EPERM),
-    REFUSE(add_key, EPERM),
-    REFUSE(request_key, EPERM),
+    REFUSE(keyctl, EPERM, -1, 0, 0, 0, 0),
+    REFUSE(add_key, EPERM, 0, 0, 0, 0, 0),
+    REFUSE(request_key, EPERM, 0, 0, 0, 0),
 
     /* The machine itself. */
-    REFUSE(init_module, EPERM),
-    REFUSE(finit_module, EPERM),
-    REFUSE(delete_module, EPERM),
-    REFUSE(kexec_load, EPERM),
-    REFUSE(kexec_file_load, EPERM),
-    REFUSE(reboot, EPERM),
-    REFUSE(acct, EPERM),
-    REFUSE(swapon, EPERM),
-    REFUSE(swapoff, EPERM),
-    REFUSE(syslog, EPERM), /* the kernel log leaks addresses */
-    REFUSE(quotactl, EPERM),
-    REFUSE(vhangup, EPERM),
-    REFUSE(iopl, EPERM),
-    REFUSE(ioperm, EPERM),
-    REFUSE(settimeofday, EPERM),
-    REFUSE(clock_settime, EPERM),
-    REFUSE(adjtimex, EPERM),
-    REFUSE(clock_adjtime, EPERM),
+    REFUSE(init_module, EPERM, 0, 0, 0),
+    REFUSE(finit_module, EPERM, -1, 0, 0),
+    REFUSE(delete_module, EPERM, 0, 0),
+    REFUSE(kexec_load, EPERM, 0, 0, 0, 0),
+    REFUSE(kexec_file_load, EPERM, -1, -1, 0, 0, 0),
+    REFUSE(reboot, EPERM, 0, 0, 0, 0),
+    REFUSE(acct, EPERM, 1),
+    REFUSE(swapon, EPERM, 1, 0),
+    REFUSE(swapoff, EPERM, 1),
+    REFUSE(syslog, EPERM, -1, 0, 0), /* the kernel log leaks addresses */
+    REFUSE(quotactl, EPERM, 0, 0, 0, 0),
+    REFUSE(vhangup, EPERM, 0),
+    REFUSE(iopl, EPERM, 4),
+    REFUSE(ioperm, EPERM, 0, 0, 0),
+    REFUSE(settimeofday, EPERM, 1, 0),
+    REFUSE(clock_settime, EPERM, -1, 0),
+    REFUSE(adjtimex, EPERM, 1),
+    REFUSE(clock_adjtime, EPERM, -1, 1),
 
     /* The mount table: the sandbox's view is bwrap's, fixed before the
 	 * program starts. Only a nested user namespace could grant the
 	 * capability; both are refused. */
-    REFUSE(mount, EPERM),
-    REFUSE(umount2, EPERM),
-    REFUSE(pivot_root, EPERM),
-    REFUSE(chroot, EPERM),
-    REFUSE(fsopen, EPERM),
-    REFUSE(fsconfig, EPERM),
-    REFUSE(fsmount, EPERM),
-    REFUSE(fspick, EPERM),
-    REFUSE(move_mount, EPERM),
-    REFUSE(open_tree, EPERM),
-    REFUSE(mount_setattr, EPERM),
+    REFUSE(mount, EPERM, 0, 0, 0, 0, 0),
+    REFUSE(umount2, EPERM, 0, -1),
+    REFUSE(pivot_root, EPERM, 0, 0),
+    REFUSE(chroot, EPERM, 1),
+    REFUSE(fsopen, EPERM, 0, 0xffffffff),
+    REFUSE(fsconfig, EPERM, -1, 0xffffffff, 0, 0, 0),
+    REFUSE(fsmount, EPERM, -1, 0xffffffff, 0),
+    REFUSE(fspick, EPERM, -1, 0, 0xffffffff),
+    REFUSE(move_mount, EPERM, -1, 0, -1, 0, 0xffffffff),
+    REFUSE(open_tree, EPERM, -1, 0, 0xffffffff),
+    REFUSE(mount_setattr, EPERM, -1, 0, 0xffffffff, 0, 0),
 
     /* No nested namespaces: entering another namespace, or making one
 	 * (a user namespace hands out every capability over new kernel
 	 * objects: the main source of unprivileged kernel exploits). */
-    REFUSE(setns, EPERM),
+    REFUSE(setns, EPERM, -1, 0),
 
     /* File handles address inodes directly, beneath any mount: the
 	 * "shocker" escape from containers. */
-    REFUSE(open_by_handle_at, EPERM),
-    REFUSE(name_to_handle_at, EPERM),
+    REFUSE(open_by_handle_at, EPERM, -1, 0, 0),
+    REFUSE(name_to_handle_at, EPERM, AT_FDCWD, 0, 0, 0, -1),
 
     /* Extended attributes by a path the supervisor cannot see (see
      * NR_SETXATTRAT). */
-    {"setxattrat", NR_SETXATTRAT, ENOSYS},
-    {"removexattrat", NR_REMOVEXATTRAT, ENOSYS},
+    {"setxattrat", NR_SETXATTRAT, ENOSYS, {-1, 0, 0xffffffff, 0, 0, 0}},
+    {"removexattrat", NR_REMOVEXATTRAT, ENOSYS, {-1, 0, 0xffffffff, 0}},
 };
+const size_t seccomp_refused_count = ARRAY_SIZE(seccomp_refused);
 
 /* CLONE_NEW* in clone() and unshare(): checked one bit at a time, so that
  * any of them set refuses the call. CLONE_NEWTIME shares its bit with the
  * exit signal in clone(), so it only counts for unshare(). */
-static const uint64_t clone_new_flags[] = {
-    CLONE_NEWNS,   CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
-    CLONE_NEWUSER, CLONE_NEWPID,    CLONE_NEWNET,
+#define NEW_FLAG(f, unshare_only)   \
+	{                           \
+#f, f, unshare_only \
+	}
+const struct seccomp_clone_flag seccomp_clone_flags[] = {
+    NEW_FLAG(CLONE_NEWNS, false),   NEW_FLAG(CLONE_NEWCGROUP, false),
+    NEW_FLAG(CLONE_NEWUTS, false),  NEW_FLAG(CLONE_NEWIPC, false),
+    NEW_FLAG(CLONE_NEWUSER, false), NEW_FLAG(CLONE_NEWPID, false),
+    NEW_FLAG(CLONE_NEWNET, false),  NEW_FLAG(CLONE_NEWTIME, true),
 };
+const size_t seccomp_clone_flags_count = ARRAY_SIZE(seccomp_clone_flags);
 
 /* FS_IOC_SETFLAGS (chattr) could set the casefold attribute on the empty
  * top of a write folder, after which ".vſcode" is the ".vscode" a host
  * editor opens: the dot-file guard refuses names by their spelling, and
- * refuses write grants on folders that fold (src/notify/fold.c). The
+ * refuses write grants on folders that fold (src/guard/fold.c). The
  * other flags it sets are rare in a sandbox (+C no copy-on-write), or
  * need a capability the sandbox never holds (+i, +a).
  *
@@ -170,13 +226,21 @@ static const uint64_t clone_new_flags[] = {
  * kernel reads ioctl's cmd as 32 bits, so the compare is masked to the low
  * 32: a cmd with high bits set is still TIOCSTI to the kernel and must
  * still match here (CVE-2019-10063, flatpak). */
-static const uint32_t refused_ioctls[] = {TIOCSTI, TIOCLINUX,
-					  /* chattr: see below */
-					  FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS};
+#define IOCTL(cmd)        \
+	{                 \
+#cmd, cmd \
+	}
+const struct seccomp_ioctl seccomp_refused_ioctls[] = {
+    IOCTL(TIOCSTI),
+    IOCTL(TIOCLINUX),
+    IOCTL(FS_IOC_SETFLAGS), /* chattr: see above */
+    IOCTL(FS_IOC32_SETFLAGS),
+};
+const size_t seccomp_refused_ioctls_count = ARRAY_SIZE(seccomp_refused_ioctls);
 
 /* ---- 2. notified to the supervisor (dot_guard) --------------------------- */
 
-/* Every call that can create a name in a folder. The supervisor (src/notify)
+/* Every call that can create a name in a folder. The supervisor (src/guard)
  * resolves the path once, on fds, refuses the protected dot files at the
  * top of each write folder, and otherwise performs the call itself and
  * answers with the result (ADDFD for opens). It never answers CONTINUE:
@@ -189,42 +253,42 @@ static const uint32_t refused_ioctls[] = {TIOCSTI, TIOCLINUX,
  * the sandbox (a host daemon's socket under a granted folder is refused),
  * and, the address being in memory too, performs every connect. */
 const struct seccomp_notified seccomp_notified[] = {
-    {"open", SCMP_SYS(open), 1},
-    {"openat", SCMP_SYS(openat), 2},
-    {"creat", SCMP_SYS(creat), -1},
-    {"mkdir", SCMP_SYS(mkdir), -1},
-    {"mkdirat", SCMP_SYS(mkdirat), -1},
-    {"mknod", SCMP_SYS(mknod), -1},
-    {"mknodat", SCMP_SYS(mknodat), -1},
-    {"symlink", SCMP_SYS(symlink), -1},
-    {"symlinkat", SCMP_SYS(symlinkat), -1},
-    {"link", SCMP_SYS(link), -1},
-    {"linkat", SCMP_SYS(linkat), -1},
-    {"rename", SCMP_SYS(rename), -1},
-    {"renameat", SCMP_SYS(renameat), -1},
-    {"renameat2", SCMP_SYS(renameat2), -1},
-    {"bind", SCMP_SYS(bind), -1},
-    {"connect", SCMP_SYS(connect), -1},
+    {"open", __NR_open, 1},
+    {"openat", __NR_openat, 2},
+    {"creat", __NR_creat, -1},
+    {"mkdir", __NR_mkdir, -1},
+    {"mkdirat", __NR_mkdirat, -1},
+    {"mknod", __NR_mknod, -1},
+    {"mknodat", __NR_mknodat, -1},
+    {"symlink", __NR_symlink, -1},
+    {"symlinkat", __NR_symlinkat, -1},
+    {"link", __NR_link, -1},
+    {"linkat", __NR_linkat, -1},
+    {"rename", __NR_rename, -1},
+    {"renameat", __NR_renameat, -1},
+    {"renameat2", __NR_renameat2, -1},
+    {"bind", __NR_bind, -1},
+    {"connect", __NR_connect, -1},
     /* Mode, owner and extended attributes (a POSIX ACL is one): refused
      * on the top of a write folder and on what the guard protects, where
      * loosening them would let other accounts plant what the program may
      * not; performed by the supervisor elsewhere. The set-id bits stay
      * refused here (the notify rule of a call with a mode excludes
      * them). */
-    {"chmod", SCMP_SYS(chmod), -1},
-    {"fchmod", SCMP_SYS(fchmod), -1},
-    {"fchmodat", SCMP_SYS(fchmodat), -1},
+    {"chmod", __NR_chmod, -1},
+    {"fchmod", __NR_fchmod, -1},
+    {"fchmodat", __NR_fchmodat, -1},
     {"fchmodat2", NR_FCHMODAT2, -1},
-    {"chown", SCMP_SYS(chown), -1},
-    {"lchown", SCMP_SYS(lchown), -1},
-    {"fchown", SCMP_SYS(fchown), -1},
-    {"fchownat", SCMP_SYS(fchownat), -1},
-    {"setxattr", SCMP_SYS(setxattr), -1},
-    {"lsetxattr", SCMP_SYS(lsetxattr), -1},
-    {"fsetxattr", SCMP_SYS(fsetxattr), -1},
-    {"removexattr", SCMP_SYS(removexattr), -1},
-    {"lremovexattr", SCMP_SYS(lremovexattr), -1},
-    {"fremovexattr", SCMP_SYS(fremovexattr), -1},
+    {"chown", __NR_chown, -1},
+    {"lchown", __NR_lchown, -1},
+    {"fchown", __NR_fchown, -1},
+    {"fchownat", __NR_fchownat, -1},
+    {"setxattr", __NR_setxattr, -1},
+    {"lsetxattr", __NR_lsetxattr, -1},
+    {"fsetxattr", __NR_fsetxattr, -1},
+    {"removexattr", __NR_removexattr, -1},
+    {"lremovexattr", __NR_lremovexattr, -1},
+    {"fremovexattr", __NR_fremovexattr, -1},
 };
 const size_t seccomp_notified_count = ARRAY_SIZE(seccomp_notified);
 
@@ -234,15 +298,6 @@ const struct seccomp_notified *seccomp_notified_lookup(int nr)
 		if (seccomp_notified[i].nr == nr)
 			return &seccomp_notified[i];
 	return NULL;
-}
-
-/* ---- building ----------------------------------------------------------- */
-
-static int rule_err(struct lnk_err *err, int r, const char *name)
-{
-	return err_set(err, r < 0 ? r : -EINVAL,
-		       "seccomp: cannot add the rule for %s: %s", name,
-		       strerror(r < 0 ? -r : EINVAL));
 }
 
 /* ---- 1b. no setuid or setgid files -------------------------------------- */
@@ -256,230 +311,127 @@ static int rule_err(struct lnk_err *err, int r, const char *name)
  * argument, so a masked compare on it is exact. Setgid on folders (group
  * inheritance) goes too: rare in a project, and one rule is easier to trust.
  * The dot-file supervisor strips the same bits from the modes it creates
- * with (src/notify), should a rule here ever be missed. */
-struct setid_rule {
-	const char *name;
-	int nr;
-	int mode_arg;
-	int flags_arg; /* -1: every call; else only with O_CREAT/O_TMPFILE */
-};
-
+ * with (src/guard), should a rule here ever be missed. */
 #ifndef __O_TMPFILE
 #define __O_TMPFILE 020000000
 #endif
 
-static const struct setid_rule setid_rules[] = {
-    {"chmod", SCMP_SYS(chmod), 1, -1},
-    {"fchmod", SCMP_SYS(fchmod), 1, -1},
-    {"fchmodat", SCMP_SYS(fchmodat), 2, -1},
-    {"fchmodat2", NR_FCHMODAT2, 2, -1},
-    {"creat", SCMP_SYS(creat), 1, -1},
-    {"mkdir", SCMP_SYS(mkdir), 1, -1},
-    {"mkdirat", SCMP_SYS(mkdirat), 2, -1},
-    {"mknod", SCMP_SYS(mknod), 1, -1},
-    {"mknodat", SCMP_SYS(mknodat), 2, -1},
-    {"open", SCMP_SYS(open), 2, 1},
-    {"openat", SCMP_SYS(openat), 3, 2},
+const struct seccomp_setid_rule seccomp_setid_rules[] = {
+    {"chmod", __NR_chmod, 1, -1},	{"fchmod", __NR_fchmod, 1, -1},
+    {"fchmodat", __NR_fchmodat, 2, -1}, {"fchmodat2", NR_FCHMODAT2, 2, -1},
+    {"creat", __NR_creat, 1, -1},	{"mkdir", __NR_mkdir, 1, -1},
+    {"mkdirat", __NR_mkdirat, 2, -1},	{"mknod", __NR_mknod, 1, -1},
+    {"mknodat", __NR_mknodat, 2, -1},	{"open", __NR_open, 2, 1},
+    {"openat", __NR_openat, 3, 2},
 };
+const size_t seccomp_setid_rules_count = ARRAY_SIZE(seccomp_setid_rules);
 
-/* The mode argument of a syscall that takes one, or -1. */
-static int setid_mode_arg(int nr)
+/* ---- the tries of every refusal ----------------------------------------- */
+
+static void try_set(struct seccomp_try *t, long nr, int errnum,
+		    const long args[6], const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static void try_set(struct seccomp_try *t, long nr, int errnum,
+		    const long args[6], const char *fmt, ...)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(setid_rules); i++)
-		if (setid_rules[i].nr == nr)
-			return setid_rules[i].mode_arg;
-	return -1;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->name, sizeof(t->name), fmt, ap);
+	va_end(ap);
+	t->nr = nr;
+	t->errnum = errnum;
+	memcpy(t->args, args, sizeof(t->args));
 }
 
-/* With the dot-file guard the same open, creat, mkdir and mknod calls are
- * also NOTIFIED. libseccomp cannot nest a refusal under a broader notify
- * rule of the same syscall (measured: added after it, the refusal is
- * dropped without an error; added before, the notify rule fails with
- * EEXIST), so the notify rule of a call with a mode takes one more
- * condition, "no set-id bit in the mode", and the three rules never
- * overlap (tests/unit/test_seccomp_policy.c runs both filters). */
-static int add_notify_rule(scmp_filter_ctx ctx,
-			   const struct seccomp_notified *n)
+/* The tries in order: the refused calls, CLONE_NEW* in unshare and clone,
+ * the ioctls, each set-id bit in each call that takes a mode, and the
+ * personality filter of seccomp_load.c. *k counts; true when the next one
+ * is the i-th. Calls this architecture lacks are left out. */
+static bool try_nth(size_t i, size_t *k, long nr)
 {
-	int mode_arg = setid_mode_arg(n->nr);
-	struct scmp_arg_cmp c[2];
-	unsigned k = 0;
-
-	if (n->creat_flag_arg >= 0)
-		c[k++] = SCMP_CMP((unsigned)n->creat_flag_arg,
-				  SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT);
-	if (mode_arg >= 0)
-		c[k++] = SCMP_CMP((unsigned)mode_arg, SCMP_CMP_MASKED_EQ,
-				  S_ISUID | S_ISGID, 0);
-	return seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, n->nr, k, c);
+	return nr >= 0 && (*k)++ == i;
 }
 
-/* The refusals, one rule per bit (a masked compare tests equality). */
-static int add_setid_rules(scmp_filter_ctx ctx, struct lnk_err *err)
+int seccomp_try_get(size_t i, struct seccomp_try *t)
 {
-	static const uint64_t bits[] = {S_ISUID, S_ISGID};
-	static const uint64_t creating[] = {O_CREAT, __O_TMPFILE};
+	static const long set_bits[] = {S_ISUID, S_ISGID};
+	static const char *const set_names[] = {"S_ISUID", "S_ISGID"};
+	static const long creating[] = {O_CREAT, __O_TMPFILE};
+	static const char *const creating_names[] = {"O_CREAT", "O_TMPFILE"};
+	size_t k = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(setid_rules); i++) {
-		const struct setid_rule *s = &setid_rules[i];
-		for (size_t b = 0; b < ARRAY_SIZE(bits); b++) {
-			struct scmp_arg_cmp mode =
-			    SCMP_CMP((unsigned)s->mode_arg, SCMP_CMP_MASKED_EQ,
-				     bits[b], bits[b]);
-			int r;
-			if (s->flags_arg < 0) {
-				r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-						     s->nr, 1, mode);
-				if (r < 0)
-					return rule_err(err, r, s->name);
-				continue;
+	for (size_t r = 0; r < seccomp_refused_count; r++) {
+		const struct seccomp_refusal *f = &seccomp_refused[r];
+		if (try_nth(i, &k, f->nr)) {
+			try_set(t, f->nr, f->errnum, f->try_args, "%s",
+				f->name);
+			return 0;
+		}
+	}
+	for (size_t c = 0; c < seccomp_clone_flags_count; c++) {
+		const struct seccomp_clone_flag *f = &seccomp_clone_flags[c];
+		/* bit 0 is no unshare flag, and CLONE_NEWNS with CLONE_FS
+		 * is invalid for clone: the kernel says EINVAL */
+		const long un[6] = {(long)(f->flag | 1)};
+		const long cl[6] = {
+		    (long)(f->flag | CLONE_NEWNS | CLONE_FS | SIGCHLD)};
+		if (try_nth(i, &k, __NR_unshare)) {
+			try_set(t, __NR_unshare, EPERM, un, "unshare %s",
+				f->name);
+			return 0;
+		}
+		if (!f->unshare_only && try_nth(i, &k, __NR_clone)) {
+			try_set(t, __NR_clone, EPERM, cl, "clone %s", f->name);
+			return 0;
+		}
+	}
+	for (size_t c = 0; c < seccomp_refused_ioctls_count; c++) {
+		const struct seccomp_ioctl *f = &seccomp_refused_ioctls[c];
+		const long a[6] = {-1, (long)f->cmd}; /* fd -1: EBADF */
+		if (try_nth(i, &k, __NR_ioctl)) {
+			try_set(t, __NR_ioctl, EPERM, a, "ioctl %s", f->name);
+			return 0;
+		}
+	}
+	for (size_t s = 0; s < seccomp_setid_rules_count; s++) {
+		const struct seccomp_setid_rule *f = &seccomp_setid_rules[s];
+		size_t nc = f->flags_arg < 0 ? 1 : ARRAY_SIZE(creating);
+		for (size_t b = 0; b < ARRAY_SIZE(set_bits); b++) {
+			for (size_t c = 0; c < nc; c++) {
+				/* every path and fd invalid: EFAULT, EBADF */
+				long a[6] = {-1, -1, -1, -1, -1, -1};
+				a[f->mode_arg] = set_bits[b] | 0755;
+				if (f->flags_arg >= 0)
+					a[f->flags_arg] = creating[c] | O_RDWR;
+				if (!try_nth(i, &k, f->nr))
+					continue;
+				if (f->flags_arg < 0)
+					try_set(t, f->nr, EPERM, a, "%s %s",
+						f->name, set_names[b]);
+				else
+					try_set(t, f->nr, EPERM, a, "%s %s %s",
+						f->name, creating_names[c],
+						set_names[b]);
+				return 0;
 			}
-			for (size_t c = 0; c < ARRAY_SIZE(creating); c++) {
-				r = seccomp_rule_add(
-				    ctx, SCMP_ACT_ERRNO(EPERM), s->nr, 2,
-				    SCMP_CMP((unsigned)s->flags_arg,
-					     SCMP_CMP_MASKED_EQ, creating[c],
-					     creating[c]),
-				    mode);
-				if (r < 0)
-					return rule_err(err, r, s->name);
-			}
 		}
 	}
-	return 0;
+	/* seccomp_load.c: every persona but the default and the query */
+	const long pers[6] = {0x0400000 /* READ_IMPLIES_EXEC */};
+	if (try_nth(i, &k, __NR_personality)) {
+		try_set(t, __NR_personality, EPERM, pers,
+			"personality READ_IMPLIES_EXEC");
+		return 0;
+	}
+	return -ENOENT;
 }
 
-static int build(enum seccomp_notify notify, scmp_filter_ctx *out,
-		 struct lnk_err *err)
+int seccomp_try_find(const char *name, struct seccomp_try *t)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	int r;
-
-	if (!ctx)
-		return err_set(err, -ENOMEM, "seccomp: cannot start a filter");
-	/* Any architecture but the native one: kill (see the top). x32
-	 * numbers on x86_64 are caught by libseccomp as a bad arch too. */
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
-			     SCMP_ACT_KILL_PROCESS);
-	if (r < 0)
-		goto fail_attr;
-	/* We set NO_NEW_PRIVS ourselves, before Landlock, and load the BPF
-	 * ourselves: libseccomp must not do either. */
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
-	if (r < 0)
-		goto fail_attr;
-
-	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(refused[i].errnum),
-				     refused[i].nr, 0);
-		if (r < 0) {
-			rule_err(err, r, refused[i].name);
-			goto fail;
-		}
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(clone_new_flags); i++) {
-		uint64_t f = clone_new_flags[i];
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-				     SCMP_SYS(clone), 1,
-				     SCMP_A0(SCMP_CMP_MASKED_EQ, f, f));
-		if (r < 0) {
-			rule_err(err, r, "clone");
-			goto fail;
-		}
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-				     SCMP_SYS(unshare), 1,
-				     SCMP_A0(SCMP_CMP_MASKED_EQ, f, f));
-		if (r < 0) {
-			rule_err(err, r, "unshare");
-			goto fail;
-		}
-	}
-	r = seccomp_rule_add(
-	    ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
-	    SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWTIME, CLONE_NEWTIME));
-	if (r < 0) {
-		rule_err(err, r, "unshare");
-		goto fail;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(refused_ioctls); i++) {
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-				     SCMP_SYS(ioctl), 1,
-				     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu,
-					     refused_ioctls[i]));
-		if (r < 0) {
-			rule_err(err, r, "ioctl");
-			goto fail;
-		}
-	}
-
-	if ((r = add_setid_rules(ctx, err)) < 0)
-		goto fail;
-	for (size_t i = 0; notify != SN_NONE && i < seccomp_notified_count;
-	     i++) {
-		const struct seccomp_notified *n = &seccomp_notified[i];
-		if (notify == SN_CONNECT && n->nr != SCMP_SYS(connect))
-			continue;
-		r = add_notify_rule(ctx, n);
-		if (r < 0) {
-			rule_err(err, r, n->name);
-			goto fail;
-		}
-	}
-	*out = ctx;
-	return 0;
-
-fail_attr:
-	err_set(err, r, "seccomp: cannot set a filter attribute: %s",
-		strerror(-r));
-fail:
-	seccomp_release(ctx);
-	return r;
-}
-
-int seccomp_policy_export(enum seccomp_notify notify, struct sock_filter **prog,
-			  size_t *len, struct lnk_err *err)
-{
-	scmp_filter_ctx ctx = NULL;
-	_cleanup_close_ int mfd = -1;
-	char *data = NULL;
-	size_t n = 0;
-	int r;
-
-	*prog = NULL;
-	*len = 0;
-	if ((r = build(notify, &ctx, err)) < 0)
-		return r;
-	/* libseccomp 2.5 has no attribute for WAIT_KILLABLE_RECV, so it
-	 * cannot load the filter the way the guard needs: export the BPF and
-	 * load it ourselves. */
-	mfd = memfd_create("lnk-seccomp", MFD_CLOEXEC);
-	if (mfd < 0) {
-		r = -errno;
-		seccomp_release(ctx);
-		return err_set(err, r, "seccomp: cannot create a memfd: %s",
-			       strerror(-r));
-	}
-	r = seccomp_export_bpf(ctx, mfd);
-	seccomp_release(ctx);
-	if (r < 0)
-		return err_set(err, r, "seccomp: cannot compile the filter: %s",
-			       strerror(-r));
-	if (lseek(mfd, 0, SEEK_SET) < 0)
-		return err_set(err, -errno,
-			       "seccomp: cannot rewind the filter");
-	r = read_fd_all(mfd, BPF_MAXINSNS * sizeof(struct sock_filter), &data,
-			&n);
-	if (r < 0)
-		return err_set(err, r, "seccomp: cannot read the filter: %s",
-			       strerror(-r));
-	if (n == 0 || n % sizeof(struct sock_filter)) {
-		free(data);
-		return err_set(err, -EINVAL,
-			       "seccomp: the compiled filter has a bad size "
-			       "(%zu bytes)",
-			       n);
-	}
-	*prog = (struct sock_filter *)data;
-	*len = n / sizeof(struct sock_filter);
-	return 0;
+	for (size_t i = 0; seccomp_try_get(i, t) == 0; i++)
+		if (strcmp(t->name, name) == 0)
+			return 0;
+	return -ENOENT;
 }

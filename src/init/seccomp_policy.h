@@ -1,15 +1,18 @@
 /* The sandbox's seccomp policy: what the program may never call, and (with
  * the dot-file guard) which calls are handed to the supervisor.
  *
- * The whole policy is in seccomp_policy.c, one readable file. The table of
- * notified syscalls is exported here so that the supervisor (src/notify)
- * handles exactly the calls the filter sends it, and nothing else.
+ * The whole policy is in seccomp_policy.c, one readable file of tables
+ * (libc only). seccomp_build.c builds the filter from them with libseccomp;
+ * the tables are exported here so that the supervisor (src/guard) handles
+ * exactly the calls the filter sends it, and `lnk sandbox check`
+ * (lnk-probe) and the tests try exactly the refusals it makes.
  */
 #pragma once
 
 #include <linux/filter.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/err.h"
 
@@ -22,10 +25,64 @@ enum seccomp_notify {
 			 * file is kept (creations run natively) */
 };
 
+/* A call refused outright, with the arguments of its try. */
+struct seccomp_refusal {
+	const char *name; /* "io_uring_setup" */
+	long nr;    /* native number; -1 when this architecture lacks it */
+	int errnum; /* what the filter answers */
+	long try_args[6];
+};
+extern const struct seccomp_refusal seccomp_refused[];
+extern const size_t seccomp_refused_count;
+
+/* A CLONE_NEW* flag, refused in unshare() and (unless unshare_only) in
+ * clone(). */
+struct seccomp_clone_flag {
+	const char *name; /* "CLONE_NEWUSER" */
+	uint64_t flag;
+	bool unshare_only;
+};
+extern const struct seccomp_clone_flag seccomp_clone_flags[];
+extern const size_t seccomp_clone_flags_count;
+
+/* An ioctl request refused whatever the high 32 bits of the argument. */
+struct seccomp_ioctl {
+	const char *name; /* "TIOCSTI" */
+	uint32_t cmd;
+};
+extern const struct seccomp_ioctl seccomp_refused_ioctls[];
+extern const size_t seccomp_refused_ioctls_count;
+
+/* A call that takes a mode: refused when the mode holds S_ISUID or
+ * S_ISGID (and, when flags_arg >= 0, the flags create a file). */
+struct seccomp_setid_rule {
+	const char *name;
+	long nr; /* -1 when this architecture lacks it */
+	int mode_arg;
+	int flags_arg; /* -1: every call; else only with O_CREAT/O_TMPFILE */
+};
+extern const struct seccomp_setid_rule seccomp_setid_rules[];
+extern const size_t seccomp_setid_rules_count;
+
+/* One try of one refusal: a call the filter refuses with errnum, and the
+ * kernel without the filter answers otherwise. name is what check reports
+ * ("bpf", "unshare CLONE_NEWUSER", "ioctl TIOCSTI", "chmod S_ISUID", ...). */
+struct seccomp_try {
+	char name[48];
+	long nr;
+	long args[6];
+	int errnum;
+};
+/* The i-th try of every refusal of the policy (the tables above and the
+ * personality filter): 0, or -ENOENT past the last. */
+int seccomp_try_get(size_t i, struct seccomp_try *t);
+/* The try called name: 0, or -ENOENT. */
+int seccomp_try_find(const char *name, struct seccomp_try *t);
+
 /* One syscall the filter notifies (SCMP_ACT_NOTIFY) when dot_guard is set. */
 struct seccomp_notified {
 	const char *name; /* "openat" */
-	int nr;		  /* native syscall number (SCMP_SYS) */
+	int nr;		  /* native syscall number; -1 when absent */
 	/* -1: every call is notified. Otherwise the index of the flags
 	 * argument: the call is notified only when (args[i] & O_CREAT) is set
 	 * (open: 1, openat: 2); calls without O_CREAT run natively. */
@@ -40,7 +97,7 @@ const struct seccomp_notified *seccomp_notified_lookup(int nr);
 
 /* The compiled filter (the main one, built with libseccomp at run time).
  * dot_guard adds the notify rules. *prog is malloc'd; 0 or -errno with err filled.
- * In seccomp_policy.c: lnk and the build's generator (seccomp_gen.c) only;
+ * In seccomp_build.c: lnk and the build's generator (seccomp_gen.c) only;
  * lnk-init does not link libseccomp. */
 int seccomp_policy_export(enum seccomp_notify notify, struct sock_filter **prog,
 			  size_t *len, struct lnk_err *err);

@@ -50,8 +50,8 @@ struct bwrap_in {
 	const struct strv *etc_trees;
 
 	/* Paths ro-bound over themselves after the grants: the existing dot
-	 * files at the top of each --write folder (notify.h,
-	 * dotguard_mounts_in). NULL for none. */
+	 * files at the top of each --write folder (guard/guard.h,
+	 * guard_mounts_in). NULL for none. */
 	const struct strv *ro_over;
 
 	/* Folders always hidden (~/.lnk, ~/Link/Agents, ~/Link/History, and

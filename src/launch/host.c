@@ -693,7 +693,7 @@ enum {
 	NP_NO_FD,
 };
 
-static void notify_probe_child(int sock)
+static void listener_probe_child(int sock)
 {
 	/* getppid() is answered by the parent with a descriptor. */
 	static const struct sock_filter f[] = {
@@ -724,7 +724,7 @@ static void notify_probe_child(int sock)
 	_exit(NP_OK);
 }
 
-static int notify_answer(int lfd, struct lnk_err *err)
+static int listener_answer(int lfd, struct lnk_err *err)
 {
 	struct seccomp_notif_sizes sizes;
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
@@ -780,7 +780,7 @@ int host_probe_seccomp_notify(struct lnk_err *err)
 	}
 	if (pid == 0) {
 		close(sp[0]);
-		notify_probe_child(sp[1]);
+		listener_probe_child(sp[1]);
 	}
 	close(sp[1]);
 	int r = 0;
@@ -791,7 +791,7 @@ int host_probe_seccomp_notify(struct lnk_err *err)
 	if (poll(&pfd, 1, 5000) == 1) {
 		ssize_t n = fd_recv(sp[0], fds, &nfds, &c, 1);
 		if (n == 1 && nfds == 1)
-			r = notify_answer(fds[0], err);
+			r = listener_answer(fds[0], err);
 	}
 	if (fds[0] >= 0)
 		close(fds[0]);

@@ -91,7 +91,7 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 {
 	int r;
 	*out = (struct launch_plan){0};
-	out->init.notify_fd = -1;
+	out->init.guard_fd = -1;
 	out->init.wire_fd = -1;
 	out->init.lifeline_fd = -1;
 	out->init.nproc = in->limits ? in->limits->tasks : 0;
@@ -196,11 +196,11 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	if (out->bw.home_temporary)
 		out->init.temp_home = xstrdup(in->home);
 	out->init.wire_fd = in->wire ? LAUNCH_FD_WIRE : -1;
-	out->init.notify_fd =
-	    in->notify || in->notify_connect ? LAUNCH_FD_NOTIFY : -1;
+	out->init.guard_fd =
+	    in->guard || in->guard_connect_only ? LAUNCH_FD_GUARD : -1;
 	out->init.lifeline_fd = LAUNCH_FD_LIFELINE;
-	out->init.dot_guard = in->notify;
-	out->init.connect_guard = in->notify_connect && !in->notify;
+	out->init.dot_guard = in->guard;
+	out->init.connect_guard = in->guard_connect_only && !in->guard;
 	if (in->nlisteners) {
 		out->init.listeners =
 		    xcalloc(in->nlisteners, sizeof(*in->listeners));

@@ -25,7 +25,7 @@ enum launch_fd {
 	LAUNCH_FD_GROUP = 6,	 /* --ro-bind-data: /etc/group */
 	LAUNCH_FD_INFO = 7,	 /* bwrap --info-fd: the sandbox's pid 1 */
 	LAUNCH_FD_WIRE = 8,	 /* init's end of the wire socket */
-	LAUNCH_FD_NOTIFY = 9,	 /* init's end of the notify socket */
+	LAUNCH_FD_GUARD = 9,	 /* init's end of the guard's socket */
 	LAUNCH_FD_LIFELINE = 10, /* init's read end of the lifeline pipe:
 				  * hangs up when lnk dies (spawn.c) */
 	LAUNCH_FD_INFO_PEER = 11, /* a read end of --info-fd's pipe for bwrap
@@ -44,9 +44,9 @@ struct plan_in {
 	int argc;
 	bool pty;		      /* the program gets a pty */
 	bool wire;		      /* a wire socket goes in LAUNCH_FD_WIRE */
-	bool notify;		      /* a notify socket in LAUNCH_FD_NOTIFY:
+	bool guard;		      /* the guard's socket in LAUNCH_FD_GUARD:
 					 * the dot-file guard is on */
-	bool notify_connect;	      /* one for connect() alone (a folder is
+	bool guard_connect_only;      /* one for connect() alone (a folder is
 			      * granted, no dot file kept) */
 	const struct strv *extra_env; /* the wire's proxy variables */
 	const struct init_listener *listeners; /* the wire's, copied */

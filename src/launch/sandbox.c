@@ -26,11 +26,11 @@
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
 #include "launch/stopnote.h"
-#include "notify/notify.h"
+#include "guard/guard.h"
 #include "store/db.h"
 #include "store/hidden.h"
 #include "store/paths.h"
-#include "store/state.h"
+#include "store/registry.h"
 #include "wire/ctl.h"
 #include "wire/wire.h"
 
@@ -49,19 +49,19 @@ static bool needs_wire(const struct policy *p)
  * anything starts (a name that runs already is refused here, not once the
  * program runs); the connection is closed again at once, so none is
  * carried into the wire's fork. When lnk is killed the entry stays until a
- * reader finds its supervisor gone (store/state.h). */
+ * reader finds its supervisor gone (store/registry.h). */
 static int registry_enter(const char *home, const char *name, bool wire,
 			  struct lnk_err *err)
 {
-	struct state *st;
-	int r = state_open(home, &st, err);
+	struct registry *st;
+	int r = registry_open(home, &st, err);
 	if (r < 0)
 		return r;
-	struct state_entry e;
+	struct registry_entry e;
 	memset(&e, 0, sizeof(e));
 	snprintf(e.name, sizeof(e.name), "%s", name);
 	e.uid = getuid();
-	e.started_ms = state_now_ms();
+	e.started_ms = registry_now_ms();
 	/* A wire to come is said at once (its socket), so that until it
 	 * joins, the sandbox is not taken for one without a wire. */
 	if (wire) {
@@ -69,12 +69,12 @@ static int registry_enter(const char *home, const char *name, bool wire,
 		if (sock)
 			snprintf(e.socket, sizeof(e.socket), "%s", sock);
 	}
-	if ((r = state_proc_self(getpid(), &e.supervisor)) < 0) {
-		state_close(st);
+	if ((r = registry_proc_self(getpid(), &e.supervisor)) < 0) {
+		registry_close(st);
 		return err_set(err, r, "cannot read this process's start time");
 	}
-	r = state_register(st, &e, err);
-	state_close(st);
+	r = registry_register(st, &e, err);
+	registry_close(st);
 	if (r == -EEXIST)
 		return err_set(err, r,
 			       "a sandbox named '%s' is already running here; "
@@ -86,12 +86,12 @@ static int registry_enter(const char *home, const char *name, bool wire,
 /* Best effort: an entry left behind is stale once this process ends. */
 static void registry_leave(const char *home, const char *name)
 {
-	struct state *st;
+	struct registry *st;
 	struct lnk_err ignored = {0};
-	if (state_open(home, &st, &ignored) < 0)
+	if (registry_open(home, &st, &ignored) < 0)
 		return;
-	(void)state_unregister(st, name, &ignored);
-	state_close(st);
+	(void)registry_unregister(st, name, &ignored);
+	registry_close(st);
 }
 
 struct sb_state {
@@ -101,13 +101,13 @@ struct sb_state {
 	struct launch_plan plan;
 	struct wire_plan wp;
 	bool wp_init;
-	struct notify_plan np;
-	struct notify *notify;
+	struct guard_plan np;
+	struct guard *guard;
 	struct db_queue *logq; /* the guard's refusals, for `lnk sandbox log` */
 	struct strv extra_env, ro_over;
 	struct init_listener *listeners;
 	size_t nlisteners;
-	int wire_pair[2], notify_pair[2], lifeline[2];
+	int wire_pair[2], guard_pair[2], lifeline[2];
 	pid_t wire_pid;
 	struct buf cfg;
 	struct limits lim;
@@ -130,8 +130,8 @@ static void close_pair(int p[2])
 static void state_free(struct sb_state *s)
 {
 	/* The guard's workers add to the queue: stop them first. */
-	notify_stop(s->notify);
-	s->notify = NULL;
+	guard_stop(s->guard);
+	s->guard = NULL;
 	db_queue_stop(s->logq);
 	s->logq = NULL;
 	if (s->probe_pol_init)
@@ -140,12 +140,12 @@ static void state_free(struct sb_state *s)
 	plan_free(&s->plan);
 	if (s->wp_init)
 		wire_plan_free(&s->wp);
-	notify_plan_free(&s->np);
+	guard_plan_free(&s->np);
 	strv_free(&s->extra_env);
 	strv_free(&s->ro_over);
 	free(s->listeners);
 	close_pair(s->wire_pair);
-	close_pair(s->notify_pair);
+	close_pair(s->guard_pair);
 	close_pair(s->lifeline);
 	buf_free(&s->cfg);
 	limits_cgroup_end(&s->cg);
@@ -176,8 +176,7 @@ static void log_target(char *out, size_t cap, const char *dir, const char *name)
 
 /* The guard's hook (a worker thread, while the program waits): queue only,
  * the queue's own thread writes to SQLite. */
-static void log_refusal(void *ctx, const struct notify_guard *g,
-			const char *name)
+static void log_refusal(void *ctx, const struct guard_rule *g, const char *name)
 {
 	char target[DB_TARGET_MAX];
 
@@ -235,19 +234,19 @@ static int check_name_free(const char *home, const char *name,
 			   struct lnk_err *err)
 {
 	_cleanup_free_ char *db = paths_db(home);
-	struct state *st;
-	struct state_entry e;
+	struct registry *st;
+	struct registry_entry e;
 	struct lnk_err ignored = {0};
 
 	if (access(db, F_OK) < 0)
 		return 0; /* nothing ever ran here: no open, no file made */
-	if (state_open(home, &st, &ignored) < 0)
+	if (registry_open(home, &st, &ignored) < 0)
 		return 0;
-	int r = state_find(st, name, &e, &ignored);
-	state_close(st);
+	int r = registry_find(st, name, &e, &ignored);
+	registry_close(st);
 	/* an entry a killed lnk left is stale: the name is free */
 	if (r == 0 &&
-	    (e.supervisor.pid <= 0 || state_proc_alive(&e.supervisor)))
+	    (e.supervisor.pid <= 0 || registry_proc_alive(&e.supervisor)))
 		return err_set(err, -EEXIST,
 			       "a sandbox named '%s' is already running here; "
 			       "choose another --name",
@@ -418,7 +417,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 {
 	struct sb_state s = {
 	    .wire_pair = {-1, -1},
-	    .notify_pair = {-1, -1},
+	    .guard_pair = {-1, -1},
 	    .lifeline = {-1, -1},
 	    .wire_pid = -1,
 	    .cg = LIMITS_CGROUP_INIT,
@@ -509,7 +508,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .grants = &grants,
 	    .home = req->home,
 	};
-	r = notify_protect(&pro, &s.np, &s.ro_over, err);
+	r = guard_protect(&pro, &s.np, &s.ro_over, err);
 	strv_free(&hidden);
 	strv_free(&grants);
 	if (r < 0)
@@ -542,8 +541,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .argc = (int)argv.n,
 	    .pty = req->pty,
 	    .wire = wire,
-	    .notify = dot,
-	    .notify_connect = guard && !dot,
+	    .guard = dot,
+	    .guard_connect_only = guard && !dot,
 	    .extra_env = &s.extra_env,
 	    .listeners = s.listeners,
 	    .nlisteners = s.nlisteners,
@@ -564,7 +563,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	strv_push(&s.plan.bw.opts, name);
 	if (!req->probe && (r = say_where(req, s.plan.bw.chdir, err)) < 0)
 		return fail(&s, LNK_EXIT_USAGE, r, status);
-	int64_t stop_since = 0, started_ms = state_now_ms();
+	int64_t stop_since = 0, started_ms = registry_now_ms();
 	if (!req->probe) {
 		say_unserved(pol);
 		if (stopnote_in_force(req->home, &stop_since))
@@ -611,7 +610,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	}
 	if (guard) {
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
-			       s.notify_pair) < 0) {
+			       s.guard_pair) < 0) {
 			r = err_set(err, -errno,
 				    "cannot start the dot-file protection: %s",
 				    strerror(errno));
@@ -624,8 +623,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 		s.np.on_refusal = log_refusal;
 		s.np.on_refusal_ctx = s.logq;
-		if ((r = notify_start(&s.np, s.notify_pair[0], &s.notify,
-				      err)) < 0)
+		if ((r = guard_start(&s.np, s.guard_pair[0], &s.guard, err)) <
+		    0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
 
@@ -638,7 +637,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .passwd = s.plan.passwd,
 	    .group = s.plan.group,
 	    .wire_fd = s.wire_pair[1],
-	    .notify_fd = s.notify_pair[1],
+	    .guard_fd = s.guard_pair[1],
 	    .files = s.plan.files,
 	    .nfiles = s.plan.nfiles,
 	    .pty = s.plan.pty,
@@ -654,8 +653,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	 * takes longest), and stop the guard's threads while it does. */
 	if (s.wire_pid > 0)
 		close_pair(s.lifeline);
-	notify_stop(s.notify);
-	s.notify = NULL;
+	guard_stop(s.guard);
+	s.guard = NULL;
 	db_queue_stop(s.logq); /* commits the refusals left */
 	s.logq = NULL;
 	if (s.wire_pid > 0) {

@@ -567,8 +567,8 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 
 	/* Slots, in enum launch_fd order from LAUNCH_FD_ARGS, then the
 	 * copied /etc files from LAUNCH_FD_END. */
-	const int fixed[] = {args,	 cfg,	       pw,     gr,    info_w,
-			     r->wire_fd, r->notify_fd, life_r, info_r};
+	const int fixed[] = {args,	 cfg,	      pw,     gr,    info_w,
+			     r->wire_fd, r->guard_fd, life_r, info_r};
 	_Static_assert(ARRAY_SIZE(fixed) == LAUNCH_FD_END - LAUNCH_FD_ARGS,
 		       "one source per slot");
 	nsrc = ARRAY_SIZE(fixed) + r->nfiles;

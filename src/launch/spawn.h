@@ -22,7 +22,7 @@ struct spawn_req {
 	const char *config;	 /* the encoded init config */
 	size_t config_len;
 	const char *passwd, *group; /* generated /etc files, or NULL */
-	int wire_fd, notify_fd;	    /* init's ends, or -1 */
+	int wire_fd, guard_fd;	    /* init's ends, or -1 */
 	const int *files; /* to slots LAUNCH_FD_END + i (launch_plan.files) */
 	size_t nfiles;
 	bool pty;
@@ -48,7 +48,7 @@ struct spawn_result {
 };
 
 /* Blocks the signals the supervisor handles, so that every thread started
- * afterwards (the notify supervisor) leaves them to it. Call early. */
+ * afterwards (the guard) leaves them to it. Call early. */
 void spawn_block_signals(void);
 
 /* Marks every descriptor above 2 close-on-exec: descriptors lnk inherited

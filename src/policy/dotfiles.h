@@ -4,7 +4,7 @@
  * names are read only and cannot be created, because what is written there
  * runs as the user, outside the sandbox, the next time they run git, cd into
  * the folder (direnv) or open it in an editor. The list is one class of
- * several: src/notify/protect.c adds the rest (docs/runs-outside.md). */
+ * several: src/guard/protect.c adds the rest (docs/runs-outside.md). */
 #pragma once
 
 #include <stdbool.h>

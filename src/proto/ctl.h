@@ -1,7 +1,7 @@
 /* The control protocol between the commands and a wire: the requests and
  * replies of the control socket, their fixed form (wire/ctl.h tells it
  * whole), and the names of the causes and tripwire rules that the replies
- * carry and the registry (store/state.h) records. Pure: no I/O. Every
+ * carry and the registry (store/registry.h) records. Pure: no I/O. Every
  * byte a peer sends is decoded here and checked. */
 #pragma once
 

@@ -34,7 +34,7 @@ void initcfg_free(struct init_config *c)
 	strv_free(&c->argv);
 	strv_free(&c->env);
 	memset(c, 0, sizeof(*c));
-	c->notify_fd = -1;
+	c->guard_fd = -1;
 	c->wire_fd = -1;
 	c->lifeline_fd = -1;
 }
@@ -91,7 +91,7 @@ int initcfg_encode(const struct init_config *c, struct buf *out)
 	buf_append(out, INITCFG_MAGIC, 4);
 	put_u32(out, INITCFG_VERSION);
 	put_u32(out, flags);
-	put_u32(out, (uint32_t)c->notify_fd);
+	put_u32(out, (uint32_t)c->guard_fd);
 	put_u32(out, (uint32_t)c->wire_fd);
 	put_u32(out, (uint32_t)c->lifeline_fd);
 	put_u32(out, c->nproc);
@@ -261,33 +261,33 @@ static int decode(struct rd *r, struct init_config *c)
 	c->connect_guard = flags & FLAG_CONNECT_GUARD;
 	c->landlock_optional = flags & FLAG_LANDLOCK_OPTIONAL;
 
-	if ((e = get_u32(r, &nfd, "notify_fd")) < 0 ||
-	    (e = check_fd(r, nfd, &c->notify_fd, "notify_fd")) < 0 ||
+	if ((e = get_u32(r, &nfd, "guard_fd")) < 0 ||
+	    (e = check_fd(r, nfd, &c->guard_fd, "guard_fd")) < 0 ||
 	    (e = get_u32(r, &wfd, "wire_fd")) < 0 ||
 	    (e = check_fd(r, wfd, &c->wire_fd, "wire_fd")) < 0 ||
 	    (e = get_u32(r, &lfd, "lifeline_fd")) < 0 ||
 	    (e = check_fd(r, lfd, &c->lifeline_fd, "lifeline_fd")) < 0 ||
 	    (e = get_u32(r, &c->nproc, "nproc")) < 0)
 		return e;
-	if (c->dot_guard && c->notify_fd < 0)
+	if (c->dot_guard && c->guard_fd < 0)
 		return err_set(r->err, -EINVAL,
 			       "init config: dot_guard is set but there is no "
-			       "notify_fd");
-	if (c->connect_guard && c->notify_fd < 0)
+			       "guard_fd");
+	if (c->connect_guard && c->guard_fd < 0)
 		return err_set(r->err, -EINVAL,
 			       "init config: connect_guard is set but there is "
-			       "no notify_fd");
-	if (c->notify_fd >= 0 && c->notify_fd == c->wire_fd)
+			       "no guard_fd");
+	if (c->guard_fd >= 0 && c->guard_fd == c->wire_fd)
 		return err_set(r->err, -EINVAL,
-			       "init config: notify_fd and wire_fd are both %d",
-			       c->notify_fd);
-	/* init closes the wire and notify sockets once used but keeps the
+			       "init config: guard_fd and wire_fd are both %d",
+			       c->guard_fd);
+	/* init closes the wire and guard sockets once used but keeps the
 	 * lifeline to the end: one descriptor cannot be two of them. */
 	if (c->lifeline_fd >= 0 &&
-	    (c->lifeline_fd == c->notify_fd || c->lifeline_fd == c->wire_fd))
+	    (c->lifeline_fd == c->guard_fd || c->lifeline_fd == c->wire_fd))
 		return err_set(r->err, -EINVAL,
 			       "init config: lifeline_fd %d is also the wire "
-			       "or notify socket",
+			       "or guard socket",
 			       c->lifeline_fd);
 
 	if ((e = get_strv(r, &c->ll_read, "ll_read")) < 0 ||
@@ -382,7 +382,7 @@ int initcfg_decode(const char *data, size_t len, struct init_config *c,
 	int e;
 
 	memset(c, 0, sizeof(*c));
-	c->notify_fd = -1;
+	c->guard_fd = -1;
 	c->wire_fd = -1;
 	c->lifeline_fd = -1;
 	if (len > INITCFG_MAX_BYTES)

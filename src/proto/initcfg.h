@@ -44,12 +44,12 @@ struct init_config {
 	bool landlock_optional;
 
 	/* seccomp: with dot_guard, the filter notifies creations (and
-	 * connect) to the supervisor (src/notify) and the listener goes out
-	 * on notify_fd; with connect_guard alone, only connect (a folder is
+	 * connect) to the guard (src/guard) and the listener goes out
+	 * on guard_fd; with connect_guard alone, only connect (a folder is
 	 * granted, whose unix sockets a read-only mount leaves open). */
 	bool dot_guard;
 	bool connect_guard;
-	int notify_fd; /* inherited unix socket to the supervisor, or -1 */
+	int guard_fd; /* inherited unix socket to the supervisor, or -1 */
 
 	/* The wire: init creates these listeners inside the sandbox's network
 	 * namespace and hands them to the wire on wire_fd. */
@@ -85,7 +85,7 @@ int initcfg_decode(const char *data, size_t len, struct init_config *c,
 
 /* Wire format (all integers little-endian; see initcfg.c for the bounds):
  *   "LNKI" u32 version u32 flags(bit0 exec_any, bit1 dot_guard,
- *   bit2 landlock_optional, bit3 connect_guard) i32 notify_fd i32 wire_fd
+ *   bit2 landlock_optional, bit3 connect_guard) i32 guard_fd i32 wire_fd
  *   i32 lifeline_fd u32 nproc
  *   strv ll_read, strv ll_write, strv ll_exec
  *   u32 nlisteners { u8 kind, u16 port }*

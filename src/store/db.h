@@ -19,7 +19,7 @@
 
 struct db;
 
-/* How every writing connection to lnk.db is set up (db.c and state.c).
+/* How every writing connection to lnk.db is set up (db.c and registry.c).
  *
  * WAL with synchronous=NORMAL: a commit writes the WAL without an fsync;
  * the WAL is synced only when it is checkpointed. That is crash-safe for

@@ -21,11 +21,11 @@
 #include "common/util.h"
 #include "store/paths.h"
 #include "store/secure.h"
-#include "store/state.h"
+#include "store/registry.h"
 
 char *ctl_socket_path(const char *home, const char *name)
 {
-	if (!state_name_valid(name))
+	if (!registry_name_valid(name))
 		return NULL;
 	_cleanup_free_ char *dir = paths_run_dir(home);
 	return xasprintf("%s/%s.sock", dir, name);
@@ -484,7 +484,7 @@ static bool find_on_path(const char *prog, char *out, size_t cap)
 
 void ctl_notify_trip(const char *name, const struct trip_verdict *v, int err_fd)
 {
-	char nm[STATE_NAME_MAX + 1], tgt[TRIP_TARGET_MAX + 1];
+	char nm[REGISTRY_NAME_MAX + 1], tgt[TRIP_TARGET_MAX + 1];
 	ctl_printable(nm, sizeof(nm), name);
 	ctl_printable(tgt, sizeof(tgt), v->target);
 	char line[1024];

@@ -22,7 +22,7 @@
  * CTL_CLIENT_TIMEOUT_MS is closed.
  *
  * How the wire uses this
- *   at start (after state_register, see store/state.h):
+ *   at start (after registry_register, see store/registry.h):
  *       struct ctl_server *cs;
  *       ctl_server_open(home, name, &cs, &err);      listening, 0700/0600
  *       epoll_ctl(ep, EPOLL_CTL_ADD, ctl_server_fd(cs), EPOLLIN)
@@ -39,7 +39,7 @@
  *       CTL_STATUS   change nothing
  *   "close the wire": refuse new calls with the reason "paused" (or
  *   "stopped"), end every open connection now, record it with
- *   state_set_closed; "open": state_set_open. Returns CTL_R_OK, or
+ *   registry_set_closed; "open": registry_set_open. Returns CTL_R_OK, or
  *   CTL_R_FAILED if it could not.
  *   when it trips: ctl_notify_trip(name, &verdict, 2)  (the keeper)
  *   at exit: ctl_server_close(cs)                    unlinks the socket

@@ -31,8 +31,8 @@
  *   trip_addr_is_metadata) is a cloud metadata address, allowed or not:
  *       if (trip_note(&t, now_ms, TRIP_EV_METADATA, "host:port", &v)) ...
  *   trip_note returns true exactly once, when a rule trips: the wire then
- *   closes itself (cause tripped), records v with state_set_closed
- *   (store/state.h) and calls ctl_notify_trip (wire/ctl.h). While tripped,
+ *   closes itself (cause tripped), records v with registry_set_closed
+ *   (store/registry.h) and calls ctl_notify_trip (wire/ctl.h). While tripped,
  *   trip_note returns false and counts nothing. On RESUME the wire calls
  *   trip_reset(&t) so the counting starts afresh.
  */

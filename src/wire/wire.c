@@ -225,12 +225,12 @@ static void wire_close(struct wire *w, enum ctl_cause cause,
 	w->close_now = true;
 	w->cause = cause;
 	w->rule = rule;
-	w->closed_ms = state_now_ms();
+	w->closed_ms = registry_now_ms();
 	ctl_printable(w->detail, sizeof(w->detail), detail ? detail : "");
 	if (w->registered) {
 		struct lnk_err err = {0};
-		if (state_set_closed(w->state, w->wp->name, cause, rule,
-				     w->detail, w->closed_ms, &err) < 0)
+		if (registry_set_closed(w->state, w->wp->name, cause, rule,
+					w->detail, w->closed_ms, &err) < 0)
 			fprintf(stderr, "lnk: wire: %s\n", err.msg);
 	}
 }
@@ -245,7 +245,7 @@ static void wire_open(struct wire *w)
 	w->detail[0] = '\0';
 	if (w->registered) {
 		struct lnk_err err = {0};
-		if (state_set_open(w->state, w->wp->name, &err) < 0)
+		if (registry_set_open(w->state, w->wp->name, &err) < 0)
 			fprintf(stderr, "lnk: wire: %s\n", err.msg);
 	}
 }
@@ -322,16 +322,16 @@ static int wire_control_start(struct wire *w, struct lnk_err *err)
 	trip_init_at(&w->trip, wp->trip_calls, wp->trip_targets);
 	if (!wp->home)
 		return 0;
-	int r = state_open_at(wp->db_path, &w->state, err);
+	int r = registry_open_at(wp->db_path, &w->state, err);
 	if (r < 0)
 		return r;
-	struct state_entry e;
+	struct registry_entry e;
 	memset(&e, 0, sizeof(e));
 	snprintf(e.name, sizeof(e.name), "%s", wp->name);
 	e.uid = getuid();
-	state_proc_self(w->supervisor, &e.supervisor);
-	state_proc_self(getpid(), &e.wire);
-	e.started_ms = state_now_ms();
+	registry_proc_self(w->supervisor, &e.supervisor);
+	registry_proc_self(getpid(), &e.wire);
+	e.started_ms = registry_now_ms();
 	_cleanup_free_ char *sock = ctl_socket_path(wp->home, wp->name);
 	if (sock)
 		snprintf(e.socket, sizeof(e.socket), "%s", sock);
@@ -346,11 +346,11 @@ static int wire_control_start(struct wire *w, struct lnk_err *err)
 				       wp->name);
 		return r;
 	}
-	if ((r = state_register_wire(w->state, &e, err)) < 0)
+	if ((r = registry_register_wire(w->state, &e, err)) < 0)
 		return r;
 	w->registered = true;
 	bool stopped = false;
-	if ((r = state_stop_get(w->state, &stopped, NULL, err)) < 0)
+	if ((r = registry_stop_get(w->state, &stopped, NULL, err)) < 0)
 		return r;
 	if (stopped)
 		wire_close(w, CTL_CAUSE_STOP, TRIP_NONE, "");
@@ -371,9 +371,9 @@ static void wire_control_end(struct wire *w)
 	}
 	if (w->registered) {
 		struct lnk_err err = {0};
-		state_unregister_wire(w->state, w->wp->name, &err);
+		registry_unregister_wire(w->state, w->wp->name, &err);
 	}
-	state_close(w->state);
+	registry_close(w->state);
 	w->state = NULL;
 }
 
@@ -741,7 +741,7 @@ static int watch_wire(const struct wire_plan *wp, int chan, pid_t wire)
 	else
 		snprintf(why, sizeof(why), "failed (status %d)",
 			 WEXITSTATUS(st));
-	char nm[STATE_NAME_MAX + 1];
+	char nm[REGISTRY_NAME_MAX + 1];
 	ctl_printable(nm, sizeof(nm), name);
 	char line[512];
 	snprintf(line, sizeof(line),

@@ -9,7 +9,7 @@
 
 #include "proto/initcfg.h"
 #include "store/db.h"
-#include "store/state.h"
+#include "store/registry.h"
 #include "wire/ctl.h"
 #include "wire/dns.h"
 #include "wire/filter.h"
@@ -66,7 +66,7 @@ struct wire {
 	/* The control socket, the registry and the closed state. */
 	struct ctl_server *ctl; /* NULL without a home (the harness) */
 	struct loop_handler ctl_h;
-	struct state *state;
+	struct registry *state;
 	bool registered;
 	struct trip trip;
 	bool closed;	/* every new call is refused */

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import IS_ROOT, LNK
+from conftest import IS_ROOT, LNK, helper
 
 HOOKS = os.environ.get("LNK_BIN_HOOKS")
 
@@ -473,3 +473,20 @@ def test_submodule_tries(lnk, home, work, lifted):
     assert (work / "a" / ".git").read_text() == "gitdir: ../.git/modules/a\n"
     assert list((work / "b" / ".git").iterdir()) == []
     assert bait_left(home, work) == []
+
+
+def test_every_refusal_of_the_policy_tried(lnk, home):
+    """check tries every refusal the seccomp policy lists (its own table,
+    src/init/seccomp_policy.c, as try_syscall --list prints it), and each
+    is blocked."""
+    listed = subprocess.run([helper("try_syscall"), "--list"],
+                            capture_output=True, text=True, timeout=30,
+                            check=True).stdout.splitlines()
+    names = [line.split("\t")[0] for line in listed]
+    assert len(names) > 60 and "bpf" in names, names
+    doc = check_json(lnk)
+    sys_tries = {t["try"]: t for t in tries(doc, "system calls")}
+    for name in names:
+        t = sys_tries.get(f"call {name}")
+        assert t is not None, (name, sorted(sys_tries))
+        assert t["result"] == "blocked", t

@@ -2,8 +2,8 @@
 placeholders (docs/design.md, invariant 2).
 
 The guard runs through `lnk sandbox run`: when run fails, these tests fail.
-LNK_DOTFILES_VIA=harness runs them through notify-harness
-(src/notify/harness.c) instead, to work on the supervisor alone: it ro-binds
+LNK_DOTFILES_VIA=harness runs them through guard-harness
+(src/guard/harness.c) instead, to work on the supervisor alone: it ro-binds
 the existing dot files, installs an equivalent notify filter inside bwrap
 and runs our supervisor.
 """
@@ -21,7 +21,7 @@ from conftest import LNK
 
 BUILD = pathlib.Path(LNK).resolve().parent
 HARNESS = pathlib.Path(os.environ.get("LNK_NOTIFY_HARNESS") or
-                       BUILD / "src" / "notify" / "notify-harness")
+                       BUILD / "src" / "guard" / "guard-harness")
 RACE = pathlib.Path(os.environ.get("LNK_RACE_CREATE") or
                     BUILD / "tests" / "helpers" / "race_create")
 PY = "/usr/bin/python3"

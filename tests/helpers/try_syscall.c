@@ -3,6 +3,12 @@
  * said.
  *
  *   try_syscall NAME [HEX]
+ *   try_syscall --list       every refusal of the policy: "NAME<TAB>ERRNO"
+ *
+ * NAME is a try of the seccomp policy (src/init/seccomp_policy.c,
+ * seccomp_try_get: the call and its arguments come from there), or one of
+ * the calls below that take HEX (an ioctl cmd, clone or unshare flags, a
+ * persona) or that the policy allows.
  *
  * Prints "ok" or "errno N" on stdout and exits 0, or 1 when the call
  * failed. A call killed by seccomp never prints: the caller sees SIGSYS.
@@ -30,6 +36,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "init/seccomp_policy.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -67,6 +75,7 @@ static long i386_getpid(void)
 
 int main(int argc, char **argv)
 {
+	struct seccomp_try t;
 	const char *n;
 	long r;
 
@@ -76,93 +85,20 @@ int main(int argc, char **argv)
 	}
 	n = argv[1];
 	errno = 0;
-	if (!strcmp(n, "io_uring_setup"))
-		r = syscall(SYS_io_uring_setup, 0, NULL); /* native EINVAL */
-	else if (!strcmp(n, "io_uring_enter"))
-		r = syscall(SYS_io_uring_enter, -1, 0, 0, 0, NULL, 0);
-	else if (!strcmp(n, "io_uring_register"))
-		r = syscall(SYS_io_uring_register, -1, 0, NULL, 0);
-	else if (!strcmp(n, "openat2"))
-		r = syscall(SYS_openat2, AT_FDCWD, "/", NULL, 0);
-	else if (!strcmp(n, "clone3"))
-		r = syscall(SYS_clone3, NULL, 0); /* native EINVAL */
-	else if (!strcmp(n, "userfaultfd"))
-		r = syscall(SYS_userfaultfd, 0x7fffffff);
-	else if (!strcmp(n, "perf_event_open"))
-		r = syscall(SYS_perf_event_open, NULL, 0, -1, -1, ~0UL);
-	else if (!strcmp(n, "bpf"))
-		r = syscall(SYS_bpf, -1, NULL, 0);
-	else if (!strcmp(n, "keyctl"))
-		r = syscall(SYS_keyctl, -1, 0, 0, 0, 0); /* native EOPNOTSUPP */
-	else if (!strcmp(n, "add_key"))
-		r = syscall(SYS_add_key, NULL, NULL, NULL, 0, 0);
-	else if (!strcmp(n, "request_key"))
-		r = syscall(SYS_request_key, NULL, NULL, NULL, 0);
-	else if (!strcmp(n, "init_module"))
-		r = syscall(SYS_init_module, NULL, 0, NULL);
-	else if (!strcmp(n, "finit_module"))
-		r = syscall(SYS_finit_module, -1, NULL, 0);
-	else if (!strcmp(n, "delete_module"))
-		r = syscall(SYS_delete_module, NULL, 0);
-	else if (!strcmp(n, "kexec_load"))
-		r = syscall(SYS_kexec_load, 0, 0, NULL, 0);
-	else if (!strcmp(n, "kexec_file_load"))
-		r = syscall(SYS_kexec_file_load, -1, -1, 0, NULL, 0);
-	else if (!strcmp(n, "reboot"))
-		r = syscall(SYS_reboot, 0, 0, 0, NULL);
-	else if (!strcmp(n, "acct"))
-		r = syscall(SYS_acct, (void *)1);
-	else if (!strcmp(n, "swapon"))
-		r = syscall(SYS_swapon, (void *)1, 0);
-	else if (!strcmp(n, "swapoff"))
-		r = syscall(SYS_swapoff, (void *)1);
-	else if (!strcmp(n, "syslog"))
-		r = syscall(SYS_syslog, -1, NULL, 0); /* native EINVAL */
-	else if (!strcmp(n, "quotactl"))
-		r = syscall(SYS_quotactl, 0, NULL, 0, NULL);
-	else if (!strcmp(n, "vhangup"))
-		r = syscall(SYS_vhangup);
-	else if (!strcmp(n, "iopl"))
-		r = syscall(SYS_iopl, 4); /* native EINVAL */
-	else if (!strcmp(n, "ioperm"))
-		r = syscall(SYS_ioperm, 0, 0, 0); /* native EINVAL */
-	else if (!strcmp(n, "settimeofday"))
-		r = syscall(SYS_settimeofday, (void *)1, NULL);
-	else if (!strcmp(n, "clock_settime"))
-		r = syscall(SYS_clock_settime, -1, NULL); /* native EINVAL */
-	else if (!strcmp(n, "adjtimex"))
-		r = syscall(SYS_adjtimex, (void *)1); /* native EFAULT */
-	else if (!strcmp(n, "clock_adjtime"))
-		r = syscall(SYS_clock_adjtime, -1, (void *)1);
-	else if (!strcmp(n, "mount"))
-		r = syscall(SYS_mount, NULL, NULL, NULL, 0, NULL);
-	else if (!strcmp(n, "umount2"))
-		r = syscall(SYS_umount2, NULL, -1); /* native EINVAL */
-	else if (!strcmp(n, "pivot_root"))
-		r = syscall(SYS_pivot_root, NULL, NULL);
-	else if (!strcmp(n, "chroot"))
-		r = syscall(SYS_chroot, (void *)1); /* native EFAULT */
-	else if (!strcmp(n, "fsopen"))
-		r = syscall(SYS_fsopen, NULL, ~0U);
-	else if (!strcmp(n, "fsconfig"))
-		r = syscall(SYS_fsconfig, -1, ~0U, NULL, NULL, 0);
-	else if (!strcmp(n, "fsmount"))
-		r = syscall(SYS_fsmount, -1, ~0U, 0);
-	else if (!strcmp(n, "fspick"))
-		r = syscall(SYS_fspick, -1, NULL, ~0U);
-	else if (!strcmp(n, "move_mount"))
-		r = syscall(SYS_move_mount, -1, NULL, -1, NULL, ~0U);
-	else if (!strcmp(n, "open_tree"))
-		r = syscall(SYS_open_tree, -1, NULL, ~0U);
-	else if (!strcmp(n, "mount_setattr"))
-		r = syscall(SYS_mount_setattr, -1, NULL, ~0U, NULL, 0);
-	else if (!strcmp(n, "setns"))
-		r = syscall(SYS_setns, -1, 0); /* native EBADF */
-	else if (!strcmp(n, "open_by_handle_at"))
-		r = syscall(SYS_open_by_handle_at, -1, NULL, 0);
-	else if (!strcmp(n, "name_to_handle_at"))
-		r = syscall(SYS_name_to_handle_at, AT_FDCWD, NULL, NULL, NULL,
-			    ~0);
+	if (!strcmp(n, "--list")) {
+		/* every try of the policy, and the errno the filter gives */
+		for (size_t i = 0; seccomp_try_get(i, &t) == 0; i++)
+			printf("%s\t%d\n", t.name, t.errnum);
+		return 0;
+	}
+	if (seccomp_try_find(n, &t) == 0) {
+		r = syscall(t.nr, t.args[0], t.args[1], t.args[2], t.args[3],
+			    t.args[4], t.args[5]);
+		if (t.nr == SYS_clone && r == 0)
+			_exit(0);
+		if (t.nr == SYS_clone && r > 0)
+			waitpid((pid_t)r, NULL, __WALL);
+	}
 	/* ioctl on fd -1: natively EBADF; HEX is the full 64-bit cmd. */
 	else if (!strcmp(n, "ioctl"))
 		r = syscall(SYS_ioctl, -1, hexarg(argc, argv, TIOCSTI), NULL);

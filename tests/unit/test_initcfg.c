@@ -26,7 +26,7 @@ static void sample(struct init_config *c)
 	c->exec_any = false;
 	c->dot_guard = true;
 	c->landlock_optional = true;
-	c->notify_fd = 5;
+	c->guard_fd = 5;
 	c->wire_fd = 6;
 	c->lifeline_fd = 10;
 	c->nproc = 4096;
@@ -79,7 +79,7 @@ static void roundtrip(void **state)
 	assert_int_equal(d.dot_guard, true);
 	assert_int_equal(d.connect_guard, false);
 	assert_int_equal(d.landlock_optional, true);
-	assert_int_equal(d.notify_fd, 5);
+	assert_int_equal(d.guard_fd, 5);
 	assert_int_equal(d.wire_fd, 6);
 	assert_int_equal(d.lifeline_fd, 10);
 	assert_int_equal(d.nproc, 4096);
@@ -101,7 +101,7 @@ static void zeroed_fails_closed(void **state)
 	struct lnk_err err = {0};
 
 	(void)state;
-	c.notify_fd = c.wire_fd = c.lifeline_fd = -1;
+	c.guard_fd = c.wire_fd = c.lifeline_fd = -1;
 	c.cwd = xstrdup("/");
 	strv_push(&c.argv, "/bin/true");
 	assert_int_equal(initcfg_encode(&c, &b), 0);
@@ -159,7 +159,7 @@ static void put32(char *p, uint32_t v)
 	p[3] = (char)(v >> 24);
 }
 
-/* Header fields at fixed offsets: magic 0, version 4, flags 8, notify 12,
+/* Header fields at fixed offsets: magic 0, version 4, flags 8, guard 12,
  * wire 16, lifeline 20, nproc 24, ll_read count 28, first ll_read length
  * 32. */
 static void bad_header_fields_refused(void **state)
@@ -179,8 +179,8 @@ static void bad_header_fields_refused(void **state)
 	    {20, 2, "lifeline_fd 2 is not a valid descriptor"}, /* stderr */
 	    {20, 0x80000000, "lifeline_fd -2147483648 is not a valid"},
 	    {20, 65536, "lifeline_fd 65536 is not a valid descriptor"},
-	    {20, 5, "lifeline_fd 5 is also the wire or notify socket"},
-	    {20, 6, "lifeline_fd 6 is also the wire or notify socket"},
+	    {20, 5, "lifeline_fd 5 is also the wire or guard socket"},
+	    {20, 6, "lifeline_fd 6 is also the wire or guard socket"},
 	    {28, 0xffffffff, "claims"},
 	    {28, 70000, "claims"},
 	    {32, 0xfffffff0, "more than the limit"},
@@ -260,18 +260,18 @@ static void semantic_refusals(void **state)
 	check_refused(&c, "listeners but no wire_fd");
 
 	sample(&c);
-	c.notify_fd = -1;
-	check_refused(&c, "dot_guard is set but there is no notify_fd");
+	c.guard_fd = -1;
+	check_refused(&c, "dot_guard is set but there is no guard_fd");
 
 	sample(&c);
 	c.dot_guard = false;
 	c.connect_guard = true;
-	c.notify_fd = -1;
-	check_refused(&c, "connect_guard is set but there is no notify_fd");
+	c.guard_fd = -1;
+	check_refused(&c, "connect_guard is set but there is no guard_fd");
 
 	sample(&c);
 	c.lifeline_fd = c.wire_fd;
-	check_refused(&c, "lifeline_fd 6 is also the wire or notify socket");
+	check_refused(&c, "lifeline_fd 6 is also the wire or guard socket");
 }
 
 /* A NUL inside a string would cut a path short after it was checked. */

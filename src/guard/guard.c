@@ -1,7 +1,7 @@
 /* The pure parts of the dot-file guard: magic-link rewriting, path
  * splitting, the decision; and the plan (which folders, which dot-file
  * entries to ro-bind). */
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -66,7 +66,7 @@ static const char *skip_slashes(const char *p)
 	return p;
 }
 
-void nt_rewrite(const char *path, struct nt_path *out)
+void guard_rewrite(const char *path, struct guard_path *out)
 {
 	const char *p = path, *c[4];
 	size_t l[4];
@@ -75,10 +75,10 @@ void nt_rewrite(const char *path, struct nt_path *out)
 	out->fd = -1;
 	out->rest = path;
 	if (path[0] != '/') {
-		out->base = NT_BASE_DIRFD;
+		out->base = GUARD_BASE_DIRFD;
 		return;
 	}
-	out->base = NT_BASE_ROOT;
+	out->base = GUARD_BASE_ROOT;
 	out->rest = skip_slashes(path);
 
 	if (!next_comp(&p, &c[0], &l[0]) || !next_comp(&p, &c[1], &l[1]))
@@ -87,7 +87,7 @@ void nt_rewrite(const char *path, struct nt_path *out)
 		static const char *const std[] = {"stdin", "stdout", "stderr"};
 		for (int i = 0; i < 3; i++) {
 			if (comp_is(c[1], l[1], std[i])) {
-				out->base = NT_BASE_FD;
+				out->base = GUARD_BASE_FD;
 				out->fd = i;
 				out->rest = skip_slashes(p);
 				return;
@@ -95,7 +95,7 @@ void nt_rewrite(const char *path, struct nt_path *out)
 		}
 		if (comp_is(c[1], l[1], "fd") && next_comp(&p, &c[2], &l[2]) &&
 		    comp_fd(c[2], l[2], &fd)) {
-			out->base = NT_BASE_FD;
+			out->base = GUARD_BASE_FD;
 			out->fd = fd;
 			out->rest = skip_slashes(p);
 		}
@@ -108,14 +108,14 @@ void nt_rewrite(const char *path, struct nt_path *out)
 	if (!next_comp(&p, &c[2], &l[2]))
 		return;
 	if (comp_is(c[2], l[2], "cwd")) {
-		out->base = NT_BASE_CWD;
+		out->base = GUARD_BASE_CWD;
 		out->rest = skip_slashes(p);
 	} else if (comp_is(c[2], l[2], "root")) {
-		out->base = NT_BASE_ROOT;
+		out->base = GUARD_BASE_ROOT;
 		out->rest = skip_slashes(p);
 	} else if (comp_is(c[2], l[2], "fd") && next_comp(&p, &c[3], &l[3]) &&
 		   comp_fd(c[3], l[3], &fd)) {
-		out->base = NT_BASE_FD;
+		out->base = GUARD_BASE_FD;
 		out->fd = fd;
 		out->rest = skip_slashes(p);
 	}
@@ -123,8 +123,8 @@ void nt_rewrite(const char *path, struct nt_path *out)
 	 * supervisor (or hits a magic link: ELOOP): it fails closed. */
 }
 
-int nt_split(const char *path, char *dirbuf, size_t dircap, char *lastbuf,
-	     size_t lastcap, bool *slash)
+int guard_split(const char *path, char *dirbuf, size_t dircap, char *lastbuf,
+		size_t lastcap, bool *slash)
 {
 	size_t len = strlen(path), end, start;
 
@@ -154,22 +154,22 @@ int nt_split(const char *path, char *dirbuf, size_t dircap, char *lastbuf,
 	return 0;
 }
 
-const struct notify_guard *nt_decide(const struct notify_guard *g, size_t n,
-				     dev_t dev, ino_t ino, const char *last)
+const struct guard_rule *guard_decide(const struct guard_rule *g, size_t n,
+				      dev_t dev, ino_t ino, const char *last)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (g[i].dev != dev || g[i].ino != ino)
 			continue;
 		if (g[i].name	   ? strcasecmp(g[i].name, last) == 0
 		    : g[i].any_dot ? last[0] == '.'
-				   : is_dot_file_nocase(last))
+				   : guard_dot_file_nocase(last))
 			return &g[i];
 	}
 	return NULL;
 }
 
-/* is_dot_file, ignoring case (see nt_decide). */
-bool is_dot_file_nocase(const char *name)
+/* is_dot_file, ignoring case (see guard_decide). */
+bool guard_dot_file_nocase(const char *name)
 {
 	size_t n;
 	const struct dot_file *d = dot_files(&n);
@@ -251,8 +251,8 @@ static bool path_within(const char *p, const char *dir)
 	return strncmp(p, dir, n) == 0 && (p[n] == '/' || p[n] == '\0');
 }
 
-void dotguard_mounts_in(const char *write_dir, const struct strv *write_dirs,
-			struct strv *ro_paths)
+void guard_mounts_in(const char *write_dir, const struct strv *write_dirs,
+		     struct strv *ro_paths)
 {
 	size_t n;
 	const struct dot_file *d = dot_files(&n);
@@ -262,7 +262,7 @@ void dotguard_mounts_in(const char *write_dir, const struct strv *write_dirs,
 		    xasprintf("%s/%s", write_dir, d[i].name);
 		struct stat st;
 		if (lstat(p, &st) < 0)
-			continue; /* missing: the notify guard's job */
+			continue; /* missing: the supervisor's job */
 		if (!S_ISLNK(st.st_mode)) {
 			if (!strv_contains(ro_paths, p))
 				strv_push(ro_paths, p);
@@ -285,15 +285,15 @@ void dotguard_mounts_in(const char *write_dir, const struct strv *write_dirs,
 	}
 }
 
-void dotguard_mounts(const char *write_dir, struct strv *ro_paths)
+void guard_mounts(const char *write_dir, struct strv *ro_paths)
 {
-	dotguard_mounts_in(write_dir, NULL, ro_paths);
+	guard_mounts_in(write_dir, NULL, ro_paths);
 }
 
-void notify_plan_push(struct notify_plan *np, const struct notify_guard *ng)
+void guard_plan_push(struct guard_plan *np, const struct guard_rule *ng)
 {
 	for (size_t i = 0; i < np->n; i++) {
-		const struct notify_guard *g = &np->guards[i];
+		const struct guard_rule *g = &np->guards[i];
 		if (g->dev == ng->dev && g->ino == ng->ino &&
 		    g->any_dot == ng->any_dot &&
 		    ((!g->name && !ng->name) ||
@@ -307,10 +307,10 @@ void notify_plan_push(struct notify_plan *np, const struct notify_guard *ng)
 	np->n++;
 }
 
-static void plan_push(struct notify_plan *np, dev_t dev, ino_t ino,
+static void plan_push(struct guard_plan *np, dev_t dev, ino_t ino,
 		      const char *dir, const char *name)
 {
-	struct notify_guard g = {
+	struct guard_rule g = {
 	    .dev = dev,
 	    .ino = ino,
 	    .dir = (char *)dir,
@@ -319,11 +319,10 @@ static void plan_push(struct notify_plan *np, dev_t dev, ino_t ino,
 			  "names it"
 			: NULL,
 	};
-	notify_plan_push(np, &g);
+	guard_plan_push(np, &g);
 }
 
-int notify_plan_add(struct notify_plan *np, const char *dir,
-		    struct lnk_err *err)
+int guard_plan_add(struct guard_plan *np, const char *dir, struct lnk_err *err)
 {
 	struct stat st;
 	size_t n;
@@ -342,7 +341,7 @@ int notify_plan_add(struct notify_plan *np, const char *dir,
 			       "cannot protect the files of '%s': not a folder",
 			       dir);
 	const char *fold = NULL;
-	if (nt_dir_folds(dir, &fold) > 0)
+	if (guard_dir_folds(dir, &fold) > 0)
 		return err_set(err, -EOPNOTSUPP,
 			       "cannot keep the dot files at the top of '%s' "
 			       "read only: its file system (%s) takes other "
@@ -373,7 +372,7 @@ int notify_plan_add(struct notify_plan *np, const char *dir,
 	return 0;
 }
 
-void notify_plan_free(struct notify_plan *np)
+void guard_plan_free(struct guard_plan *np)
 {
 	for (size_t i = 0; i < np->n; i++) {
 		free(np->guards[i].dir);
@@ -384,8 +383,8 @@ void notify_plan_free(struct notify_plan *np)
 	np->n = 0;
 }
 
-int notify_plan(const struct policy *p, struct notify_plan *np,
-		struct lnk_err *err)
+int guard_plan(const struct policy *p, struct guard_plan *np,
+	       struct lnk_err *err)
 {
 	const struct strv *w = policy_list(p, K_FILES_WRITE);
 	const struct strv *wd = policy_list(p, K_FILES_WRITE_DOT_FILES);
@@ -400,7 +399,7 @@ int notify_plan(const struct policy *p, struct notify_plan *np,
 				  a.st_dev == b.st_dev && a.st_ino == b.st_ino);
 		if (lifted)
 			continue;
-		int r = notify_plan_add(np, w->v[i], err);
+		int r = guard_plan_add(np, w->v[i], err);
 		if (r < 0)
 			return r;
 	}
@@ -461,7 +460,7 @@ static const unsigned long fs_ok_object[] = {
     0x50495045UL, /* pipefs: `echo > /dev/stdout` into a pipe */
 };
 
-bool nt_fs_ok(unsigned long f_type, bool object)
+bool guard_fs_ok(unsigned long f_type, bool object)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(fs_ok_any); i++)
 		if (fs_ok_any[i] == f_type)
@@ -472,22 +471,22 @@ bool nt_fs_ok(unsigned long f_type, bool object)
 	return false;
 }
 
-enum nt_dev nt_chardev(dev_t rdev)
+enum guard_dev guard_chardev(dev_t rdev)
 {
 	unsigned ma = major(rdev), mi = minor(rdev);
 
 	if (ma == 1 && (mi == 3 || mi == 5 || mi == 7 || mi == 8 || mi == 9))
-		return NT_DEV_OPEN; /* null zero full random urandom */
+		return GUARD_DEV_OPEN; /* null zero full random urandom */
 	if (ma == 5 && mi == 0)
-		return NT_DEV_CTTY;
+		return GUARD_DEV_CTTY;
 	if (ma == 5 && mi == 2)
-		return NT_DEV_OPEN; /* ptmx: a new pty of the sandbox's own */
+		return GUARD_DEV_OPEN; /* ptmx: a new pty of the sandbox's own */
 	if (ma >= 136 && ma <= 143)
-		return NT_DEV_OPEN; /* pty slaves (/dev/pts/N) */
-	return NT_DEV_REFUSE;
+		return GUARD_DEV_OPEN; /* pty slaves (/dev/pts/N) */
+	return GUARD_DEV_REFUSE;
 }
 
-bool nt_access_within(int flags, int have)
+bool guard_access_within(int flags, int have)
 {
 	int want = flags & O_ACCMODE;
 
@@ -504,7 +503,7 @@ bool nt_access_within(int flags, int have)
 	return (!rd || hrd) && (!wr || hwr);
 }
 
-int nt_stat_tty_nr(const char *stat, unsigned long *tty_nr)
+int guard_stat_tty_nr(const char *stat, unsigned long *tty_nr)
 {
 	const char *p = strrchr(stat, ')');
 
@@ -532,7 +531,7 @@ int nt_stat_tty_nr(const char *stat, unsigned long *tty_nr)
 	return 0;
 }
 
-dev_t nt_tty_dev(unsigned long nr)
+dev_t guard_tty_dev(unsigned long nr)
 {
 	return makedev((unsigned)((nr >> 8) & 0xfff),
 		       (unsigned)((nr & 0xff) | ((nr >> 12) & 0xfff00)));

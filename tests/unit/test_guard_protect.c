@@ -1,4 +1,4 @@
-/* What a run protects by class (src/notify/protect.c), on real folders:
+/* What a run protects by class (src/guard/protect.c), on real folders:
  * git's config, .gitmodules and index read as data (hostile ones too), the
  * home folder's top, link chains, holders of hidden folders. */
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "common/buf.h"
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 static char top[PATH_MAX];
 
@@ -68,7 +68,7 @@ static int teardown(void **state)
 }
 
 struct result {
-	struct notify_plan np;
+	struct guard_plan np;
 	struct strv ro;
 };
 
@@ -88,14 +88,14 @@ static void plan(const char *home, const char *const *write,
 	    .write = &w, .lifted = &lifted, .hidden = &h, .home = hp};
 	struct lnk_err err = {0};
 	*r = (struct result){0};
-	assert_true(notify_protect(&in, &r->np, &r->ro, &err) >= 0);
+	assert_true(guard_protect(&in, &r->np, &r->ro, &err) >= 0);
 	strv_free(&w);
 	strv_free(&h);
 }
 
 static void result_free(struct result *r)
 {
-	notify_plan_free(&r->np);
+	guard_plan_free(&r->np);
 	strv_free(&r->ro);
 }
 
@@ -107,8 +107,8 @@ static bool refused(const struct result *r, const char *rel, const char *name)
 	snprintf(p, sizeof(p), "%s/%s", top, rel);
 	if (stat(p, &st) < 0)
 		fail_msg("stat %s: %s", p, strerror(errno));
-	return nt_decide(r->np.guards, r->np.n, st.st_dev, st.st_ino, name) !=
-	       NULL;
+	return guard_decide(r->np.guards, r->np.n, st.st_dev, st.st_ino,
+			    name) != NULL;
 }
 
 static bool bound(const struct result *r, const char *rel)
@@ -266,12 +266,12 @@ static void too_many(void **state)
 	strv_pushf(&w, "%s/t", top);
 	struct protect_in in = {
 	    .write = &w, .lifted = &none, .hidden = &none, .home = "/none"};
-	struct notify_plan np = {0};
+	struct guard_plan np = {0};
 	struct strv ro = {0};
 	struct lnk_err err = {0};
-	assert_int_equal(notify_protect(&in, &np, &ro, &err), -E2BIG);
+	assert_int_equal(guard_protect(&in, &np, &ro, &err), -E2BIG);
 	assert_non_null(strstr(err.msg, "more than"));
-	notify_plan_free(&np);
+	guard_plan_free(&np);
 	strv_free(&ro);
 	strv_free(&w);
 }

@@ -8,7 +8,7 @@
  * SIN6_LEN_RFC2133). Whatever this reads, the kernel gets the same bytes
  * and the same length afterwards and answers its own errors.
  */
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 #include <errno.h>
 #include <linux/netlink.h>
@@ -18,15 +18,15 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-int nt_sockaddr_parse(int domain, const void *addr, size_t alen,
-		      struct nt_sockaddr *out)
+int guard_sockaddr_parse(int domain, const void *addr, size_t alen,
+			 struct guard_sockaddr *out)
 {
 	const unsigned char *b = addr;
 	sa_family_t fam = 0;
 	const size_t pathoff = offsetof(struct sockaddr_un, sun_path);
 
 	memset(out, 0, sizeof(*out));
-	out->kind = NT_SA_OTHER;
+	out->kind = GUARD_SA_OTHER;
 	if (alen >= sizeof(fam))
 		memcpy(&fam, b, sizeof(fam));
 	switch (domain) {
@@ -41,13 +41,14 @@ int nt_sockaddr_parse(int domain, const void *addr, size_t alen,
 		if (alen > sizeof(struct sockaddr_un))
 			return -EINVAL;
 		if (b[pathoff] == '\0') {
-			out->kind = NT_SA_ABSTRACT; /* in the socket's netns */
+			out->kind =
+			    GUARD_SA_ABSTRACT; /* in the socket's netns */
 			return 0;
 		}
 		/* the kernel ends the path at alen, or at a NUL before */
 		memcpy(out->path, b + pathoff, alen - pathoff);
 		out->path[alen - pathoff] = '\0';
-		out->kind = NT_SA_PATH;
+		out->kind = GUARD_SA_PATH;
 		return 0;
 	case AF_INET:
 	case AF_INET6:
@@ -58,7 +59,7 @@ int nt_sockaddr_parse(int domain, const void *addr, size_t alen,
 		 * kernel would refuse the address for is still a port. */
 		if (alen >= offsetof(struct sockaddr_in, sin_port) +
 				sizeof(in_port_t)) {
-			out->kind = NT_SA_PORT;
+			out->kind = GUARD_SA_PORT;
 			out->port = (uint16_t)((b[2] << 8) | b[3]);
 		}
 		return 0;
@@ -67,7 +68,7 @@ int nt_sockaddr_parse(int domain, const void *addr, size_t alen,
 		if (alen >= sizeof(struct sockaddr_nl) && fam == AF_NETLINK) {
 			struct sockaddr_nl nl;
 			memcpy(&nl, b, sizeof(nl));
-			out->kind = NT_SA_GROUPS;
+			out->kind = GUARD_SA_GROUPS;
 			out->groups = nl.nl_groups;
 		}
 		return 0;
@@ -80,7 +81,7 @@ int nt_sockaddr_parse(int domain, const void *addr, size_t alen,
  * network namespace (rtnetlink_bind); nl_groups bit n is group n + 1. */
 #define RTNLGRP_MROUTE_R_BITS ((1u << (30 - 1)) | (1u << (31 - 1)))
 
-bool nt_netlink_groups_ok(int protocol, uint32_t groups)
+bool guard_netlink_groups_ok(int protocol, uint32_t groups)
 {
 	if (!groups)
 		return true;

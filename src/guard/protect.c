@@ -37,7 +37,7 @@
  * can be neither removed nor renamed). Nothing here reads a file the
  * program chose as anything but data: git's config is parsed by hand,
  * never by running git (which would run its fsmonitor). */
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -63,7 +63,7 @@
 
 struct pctx {
 	const struct protect_in *in;
-	struct notify_plan *np;
+	struct guard_plan *np;
 	struct strv *ro;
 	struct strv seen; /* config files parsed (include loops) */
 	bool overflow;	  /* more than GUARDS_MAX: refuse to run */
@@ -114,7 +114,7 @@ static void guard_name(struct pctx *c, const char *dir, const char *name,
 		c->overflow = true;
 		return;
 	}
-	struct notify_guard g = {
+	struct guard_rule g = {
 	    .dev = st.st_dev,
 	    .ino = st.st_ino,
 	    .dir = (char *)dir,
@@ -122,7 +122,7 @@ static void guard_name(struct pctx *c, const char *dir, const char *name,
 	    .why = why,
 	    .always = always,
 	};
-	notify_plan_push(c->np, &g);
+	guard_plan_push(c->np, &g);
 }
 
 static bool is_write_folder(const struct pctx *c, const char *p)
@@ -777,7 +777,7 @@ static void home_top(struct pctx *c, const char *home)
 	if (stat(home, &st) < 0 || !S_ISDIR(st.st_mode))
 		return;
 	if (holder(c, home, false)) {
-		struct notify_guard g = {
+		struct guard_rule g = {
 		    .dev = st.st_dev,
 		    .ino = st.st_ino,
 		    .dir = (char *)home,
@@ -786,7 +786,7 @@ static void home_top(struct pctx *c, const char *home)
 			   "kept: shells, sessions, editors and tools run "
 			   "them",
 		};
-		notify_plan_push(c->np, &g);
+		guard_plan_push(c->np, &g);
 	}
 	DIR *d = opendir(home);
 	struct dirent *e;
@@ -829,8 +829,8 @@ static void git_global(struct pctx *c)
 	free(g.core_worktree);
 }
 
-int notify_protect(const struct protect_in *in, struct notify_plan *np,
-		   struct strv *ro_paths, struct lnk_err *err)
+int guard_protect(const struct protect_in *in, struct guard_plan *np,
+		  struct strv *ro_paths, struct lnk_err *err)
 {
 	struct pctx c = {.in = in, .np = np, .ro = ro_paths};
 	_cleanup_free_ char *home = realpath(in->home, NULL);
@@ -846,9 +846,9 @@ int notify_protect(const struct protect_in *in, struct notify_plan *np,
 		const char *w = in->write->v[i];
 		if (lifted(&c, w))
 			continue;
-		if ((r = notify_plan_add(np, w, err)) < 0)
+		if ((r = guard_plan_add(np, w, err)) < 0)
 			goto out;
-		dotguard_mounts_in(w, in->write, ro_paths);
+		guard_mounts_in(w, in->write, ro_paths);
 		/* A listed name that is a link: its whole target chain. */
 		for (size_t j = 0; j < nd; j++) {
 			_cleanup_free_ char *p =

@@ -1,5 +1,5 @@
 /* What the dot-file supervisor may touch for the program (the confused
- * deputy of src/notify/supervise.c, attacked by test_pid1_memory_* in
+ * deputy of src/guard/open.c, attacked by test_pid1_memory_* in
  * tests/e2e/test_attacks.py): the file systems it may create on or open
  * from, the character devices an O_CREAT open may reach, and how it finds
  * the program's controlling terminal in /proc/PID/stat, and how much a
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "common/util.h"
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 struct fs_row {
 	unsigned long type;
@@ -65,41 +65,41 @@ static void fs_types(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(fs_rows); i++) {
 		const struct fs_row *r = &fs_rows[i];
-		if (nt_fs_ok(r->type, false) != r->parent ||
-		    nt_fs_ok(r->type, true) != r->object)
+		if (guard_fs_ok(r->type, false) != r->parent ||
+		    guard_fs_ok(r->type, true) != r->object)
 			fail_msg("%s (0x%lx): parent %d object %d", r->name,
-				 r->type, nt_fs_ok(r->type, false),
-				 nt_fs_ok(r->type, true));
+				 r->type, guard_fs_ok(r->type, false),
+				 guard_fs_ok(r->type, true));
 	}
 }
 
 struct dev_row {
 	unsigned ma, mi;
-	enum nt_dev want;
+	enum guard_dev want;
 };
 
 static const struct dev_row dev_rows[] = {
-    {1, 3, NT_DEV_OPEN},   /* null */
-    {1, 5, NT_DEV_OPEN},   /* zero */
-    {1, 7, NT_DEV_OPEN},   /* full */
-    {1, 8, NT_DEV_OPEN},   /* random */
-    {1, 9, NT_DEV_OPEN},   /* urandom */
-    {5, 2, NT_DEV_OPEN},   /* ptmx */
-    {136, 0, NT_DEV_OPEN}, /* /dev/pts/0 */
-    {143, 1048575, NT_DEV_OPEN},
-    {5, 0, NT_DEV_CTTY},    /* /dev/tty: the caller's */
-    {5, 1, NT_DEV_REFUSE},  /* /dev/console */
-    {1, 1, NT_DEV_REFUSE},  /* /dev/mem */
-    {1, 2, NT_DEV_REFUSE},  /* /dev/kmem */
-    {1, 4, NT_DEV_REFUSE},  /* /dev/port */
-    {1, 11, NT_DEV_REFUSE}, /* /dev/kmsg */
-    {4, 0, NT_DEV_REFUSE},  /* /dev/tty0: a virtual console */
-    {4, 1, NT_DEV_REFUSE},
-    {0, 0, NT_DEV_REFUSE},    /* a whiteout */
-    {10, 229, NT_DEV_REFUSE}, /* /dev/fuse */
-    {10, 200, NT_DEV_REFUSE}, /* /dev/net/tun */
-    {135, 0, NT_DEV_REFUSE},
-    {144, 0, NT_DEV_REFUSE},
+    {1, 3, GUARD_DEV_OPEN},   /* null */
+    {1, 5, GUARD_DEV_OPEN},   /* zero */
+    {1, 7, GUARD_DEV_OPEN},   /* full */
+    {1, 8, GUARD_DEV_OPEN},   /* random */
+    {1, 9, GUARD_DEV_OPEN},   /* urandom */
+    {5, 2, GUARD_DEV_OPEN},   /* ptmx */
+    {136, 0, GUARD_DEV_OPEN}, /* /dev/pts/0 */
+    {143, 1048575, GUARD_DEV_OPEN},
+    {5, 0, GUARD_DEV_CTTY},    /* /dev/tty: the caller's */
+    {5, 1, GUARD_DEV_REFUSE},  /* /dev/console */
+    {1, 1, GUARD_DEV_REFUSE},  /* /dev/mem */
+    {1, 2, GUARD_DEV_REFUSE},  /* /dev/kmem */
+    {1, 4, GUARD_DEV_REFUSE},  /* /dev/port */
+    {1, 11, GUARD_DEV_REFUSE}, /* /dev/kmsg */
+    {4, 0, GUARD_DEV_REFUSE},  /* /dev/tty0: a virtual console */
+    {4, 1, GUARD_DEV_REFUSE},
+    {0, 0, GUARD_DEV_REFUSE},	 /* a whiteout */
+    {10, 229, GUARD_DEV_REFUSE}, /* /dev/fuse */
+    {10, 200, GUARD_DEV_REFUSE}, /* /dev/net/tun */
+    {135, 0, GUARD_DEV_REFUSE},
+    {144, 0, GUARD_DEV_REFUSE},
 };
 
 static void char_devices(void **state)
@@ -107,9 +107,9 @@ static void char_devices(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(dev_rows); i++) {
 		const struct dev_row *r = &dev_rows[i];
-		if (nt_chardev(makedev(r->ma, r->mi)) != r->want)
+		if (guard_chardev(makedev(r->ma, r->mi)) != r->want)
 			fail_msg("%u:%u: got %d, want %d", r->ma, r->mi,
-				 nt_chardev(makedev(r->ma, r->mi)), r->want);
+				 guard_chardev(makedev(r->ma, r->mi)), r->want);
 	}
 }
 
@@ -140,7 +140,7 @@ static void stat_tty_nr(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(stat_rows); i++) {
 		unsigned long v = 12345;
-		int r = nt_stat_tty_nr(stat_rows[i].stat, &v);
+		int r = guard_stat_tty_nr(stat_rows[i].stat, &v);
 		if (r != stat_rows[i].ret ||
 		    (r == 0 && v != stat_rows[i].tty_nr))
 			fail_msg("'%s': %d %lu", stat_rows[i].stat, r, v);
@@ -152,11 +152,11 @@ static void tty_dev(void **state)
 	(void)state;
 	/* /dev/pts/0 is 136:0, tty_nr 34816; a minor above 255 keeps its
 	 * high bits in tty_nr's bits 20-31 */
-	assert_true(nt_tty_dev(34816) == makedev(136, 0));
-	assert_true(nt_tty_dev(34817) == makedev(136, 1));
-	assert_true(nt_tty_dev((136u << 8) | 0x34 | (0x12u << 20)) ==
+	assert_true(guard_tty_dev(34816) == makedev(136, 0));
+	assert_true(guard_tty_dev(34817) == makedev(136, 1));
+	assert_true(guard_tty_dev((136u << 8) | 0x34 | (0x12u << 20)) ==
 		    makedev(136, 0x1234));
-	assert_true(nt_tty_dev(1024) == makedev(4, 0));
+	assert_true(guard_tty_dev(1024) == makedev(4, 0));
 }
 
 /* Reopening a descriptor (/dev/stdin, /dev/fd/N) never gives more than
@@ -194,7 +194,7 @@ static void access_within(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(acc_rows); i++) {
-		if (nt_access_within(acc_rows[i].flags, acc_rows[i].have) !=
+		if (guard_access_within(acc_rows[i].flags, acc_rows[i].have) !=
 		    acc_rows[i].ok)
 			fail_msg("row %zu: flags %#o have %#o: want %d", i,
 				 acc_rows[i].flags, acc_rows[i].have,
@@ -207,15 +207,15 @@ static void access_within(void **state)
 static void folding_fs(void **state)
 {
 	(void)state;
-	assert_string_equal(nt_fs_folding(0x4D44), "vfat");
-	assert_string_equal(nt_fs_folding(0x2011BAB0), "exfat");
-	assert_string_equal(nt_fs_folding(0x7366746E), "ntfs3");
-	assert_string_equal(nt_fs_folding(0xFF534D42), "cifs");
-	assert_string_equal(nt_fs_folding(0x482B), "hfsplus");
-	assert_null(nt_fs_folding(0xEF53));	/* ext4: casefold per folder */
-	assert_null(nt_fs_folding(0x01021994)); /* tmpfs: likewise */
-	assert_null(nt_fs_folding(0x9123683E)); /* btrfs */
-	assert_null(nt_fs_folding(0));
+	assert_string_equal(guard_fs_folding(0x4D44), "vfat");
+	assert_string_equal(guard_fs_folding(0x2011BAB0), "exfat");
+	assert_string_equal(guard_fs_folding(0x7366746E), "ntfs3");
+	assert_string_equal(guard_fs_folding(0xFF534D42), "cifs");
+	assert_string_equal(guard_fs_folding(0x482B), "hfsplus");
+	assert_null(guard_fs_folding(0xEF53)); /* ext4: casefold per folder */
+	assert_null(guard_fs_folding(0x01021994)); /* tmpfs: likewise */
+	assert_null(guard_fs_folding(0x9123683E)); /* btrfs */
+	assert_null(guard_fs_folding(0));
 }
 
 int main(void)

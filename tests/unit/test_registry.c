@@ -1,4 +1,4 @@
-/* The registry of running sandboxes and the stop (store/state.h), on a real
+/* The registry of running sandboxes and the stop (store/registry.h), on a real
  * SQLite file, with real and dead processes. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,11 +17,11 @@
 #include "common/util.h"
 #include "store/hidden.h"
 #include "store/secure.h"
-#include "store/state.h"
+#include "store/registry.h"
 
 struct fixture {
 	char home[64];
-	struct state *s;
+	struct registry *s;
 };
 
 static int setup(void **state)
@@ -31,7 +31,7 @@ static int setup(void **state)
 	if (!mkdtemp(f->home))
 		return -1;
 	struct lnk_err err = {0};
-	if (state_open(f->home, &f->s, &err) < 0) {
+	if (registry_open(f->home, &f->s, &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		return -1;
 	}
@@ -42,7 +42,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	state_close(f->s);
+	registry_close(f->s);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->home);
 	if (system(cmd) != 0)
@@ -52,7 +52,7 @@ static int teardown(void **state)
 }
 
 /* A process that has exited and been reaped: its pid is free. */
-static struct state_proc dead_proc(void)
+static struct registry_proc dead_proc(void)
 {
 	int p[2];
 	assert_int_equal(pipe(p), 0);
@@ -69,25 +69,25 @@ static struct state_proc dead_proc(void)
 	char c;
 	assert_int_equal(read(p[0], &c, 1), 1);
 	close(p[0]);
-	struct state_proc sp;
-	assert_int_equal(state_proc_self(pid, &sp), 0);
-	assert_true(state_proc_alive(&sp));
+	struct registry_proc sp;
+	assert_int_equal(registry_proc_self(pid, &sp), 0);
+	assert_true(registry_proc_alive(&sp));
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	assert_false(state_proc_alive(&sp));
+	assert_false(registry_proc_alive(&sp));
 	return sp;
 }
 
-static void entry(struct state_entry *e, const char *name,
-		  struct state_proc sup)
+static void entry(struct registry_entry *e, const char *name,
+		  struct registry_proc sup)
 {
 	memset(e, 0, sizeof(*e));
 	snprintf(e->name, sizeof(e->name), "%s", name);
 	e->uid = getuid();
 	e->supervisor = sup;
-	assert_int_equal(state_proc_self(getpid(), &e->wire), 0);
+	assert_int_equal(registry_proc_self(getpid(), &e->wire), 0);
 	snprintf(e->socket, sizeof(e->socket), "/x/%s.sock", name);
-	e->started_ms = state_now_ms();
+	e->started_ms = registry_now_ms();
 }
 
 static void files_are_private(void **state)
@@ -106,15 +106,15 @@ static void register_find_list(void **state)
 {
 	struct fixture *f = *state;
 	struct lnk_err err = {0};
-	struct state_proc me;
-	assert_int_equal(state_proc_self(getpid(), &me), 0);
-	struct state_entry e, got;
+	struct registry_proc me;
+	assert_int_equal(registry_proc_self(getpid(), &me), 0);
+	struct registry_entry e, got;
 	entry(&e, "run-1", me);
-	assert_int_equal(state_register(f->s, &e, &err), 0);
+	assert_int_equal(registry_register(f->s, &e, &err), 0);
 	entry(&e, "alpha", me);
-	assert_int_equal(state_register(f->s, &e, &err), 0);
+	assert_int_equal(registry_register(f->s, &e, &err), 0);
 
-	assert_int_equal(state_find(f->s, "run-1", &got, &err), 0);
+	assert_int_equal(registry_find(f->s, "run-1", &got, &err), 0);
 	assert_string_equal(got.name, "run-1");
 	assert_int_equal(got.supervisor.pid, getpid());
 	assert_int_equal(got.supervisor.start, me.start);
@@ -124,33 +124,34 @@ static void register_find_list(void **state)
 
 	/* A live name cannot be taken twice. */
 	entry(&e, "run-1", me);
-	assert_int_equal(state_register(f->s, &e, &err), -EEXIST);
+	assert_int_equal(registry_register(f->s, &e, &err), -EEXIST);
 	assert_non_null(strstr(err.msg, "already running"));
 	/* Invalid names are refused, and never found. */
 	entry(&e, "../x", me);
-	assert_int_equal(state_register(f->s, &e, &err), -EINVAL);
-	assert_int_equal(state_find(f->s, "../x", &got, &err), -ENOENT);
-	assert_int_equal(state_find(f->s, "nope", &got, &err), -ENOENT);
+	assert_int_equal(registry_register(f->s, &e, &err), -EINVAL);
+	assert_int_equal(registry_find(f->s, "../x", &got, &err), -ENOENT);
+	assert_int_equal(registry_find(f->s, "nope", &got, &err), -ENOENT);
 	assert_non_null(strstr(err.msg, "no sandbox named 'nope'"));
 
-	struct state_entry *v;
+	struct registry_entry *v;
 	size_t n;
-	assert_int_equal(state_list(f->s, &v, &n, &err), 0);
+	assert_int_equal(registry_list(f->s, &v, &n, &err), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(v[0].name, "alpha");
 	assert_string_equal(v[1].name, "run-1");
 	free(v);
 
 	/* The sandbox's pid, once bwrap runs. */
-	assert_int_equal(state_set_sandbox(f->s, "run-1", getpid(), &err), 0);
-	assert_int_equal(state_find(f->s, "run-1", &got, &err), 0);
+	assert_int_equal(registry_set_sandbox(f->s, "run-1", getpid(), &err),
+			 0);
+	assert_int_equal(registry_find(f->s, "run-1", &got, &err), 0);
 	assert_int_equal(got.sandbox.pid, getpid());
-	assert_int_equal(state_set_sandbox(f->s, "ghost", getpid(), &err),
+	assert_int_equal(registry_set_sandbox(f->s, "ghost", getpid(), &err),
 			 -ENOENT);
 
-	assert_int_equal(state_unregister(f->s, "run-1", &err), 0);
-	assert_int_equal(state_find(f->s, "run-1", &got, &err), -ENOENT);
-	assert_int_equal(state_unregister(f->s, "run-1", &err), -ENOENT);
+	assert_int_equal(registry_unregister(f->s, "run-1", &err), 0);
+	assert_int_equal(registry_find(f->s, "run-1", &got, &err), -ENOENT);
+	assert_int_equal(registry_unregister(f->s, "run-1", &err), -ENOENT);
 }
 
 /* Closing the last connection does not checkpoint (no fsyncs at every
@@ -160,20 +161,20 @@ static void no_checkpoint_on_close(void **state)
 {
 	struct fixture *f = *state;
 	struct lnk_err err = {0};
-	struct state_proc me;
-	assert_int_equal(state_proc_self(getpid(), &me), 0);
-	struct state_entry e, got;
+	struct registry_proc me;
+	assert_int_equal(registry_proc_self(getpid(), &me), 0);
+	struct registry_entry e, got;
 	entry(&e, "kept", me);
-	assert_int_equal(state_register(f->s, &e, &err), 0);
-	state_close(f->s);
+	assert_int_equal(registry_register(f->s, &e, &err), 0);
+	registry_close(f->s);
 	f->s = NULL;
 	char p[128];
 	struct stat st;
 	snprintf(p, sizeof(p), "%s/.lnk/sandbox/lnk.db-wal", f->home);
 	assert_int_equal(stat(p, &st), 0);
 	assert_true(st.st_size > 0);
-	assert_int_equal(state_open(f->home, &f->s, &err), 0);
-	assert_int_equal(state_find(f->s, "kept", &got, &err), 0);
+	assert_int_equal(registry_open(f->home, &f->s, &err), 0);
+	assert_int_equal(registry_find(f->s, "kept", &got, &err), 0);
 	assert_int_equal(got.supervisor.pid, getpid());
 }
 
@@ -181,57 +182,57 @@ static void stale_entries_cleaned(void **state)
 {
 	struct fixture *f = *state;
 	struct lnk_err err = {0};
-	struct state_proc me;
-	assert_int_equal(state_proc_self(getpid(), &me), 0);
-	struct state_entry e, got;
+	struct registry_proc me;
+	assert_int_equal(registry_proc_self(getpid(), &me), 0);
+	struct registry_entry e, got;
 
 	entry(&e, "gone", dead_proc());
-	assert_int_equal(state_register(f->s, &e, &err), 0);
+	assert_int_equal(registry_register(f->s, &e, &err), 0);
 	/* A recycled pid: ours, with another start time. */
-	struct state_proc recycled = me;
+	struct registry_proc recycled = me;
 	recycled.start = me.start + 1;
 	entry(&e, "recycled", recycled);
-	assert_int_equal(state_register(f->s, &e, &err), 0);
+	assert_int_equal(registry_register(f->s, &e, &err), 0);
 	entry(&e, "live", me);
-	assert_int_equal(state_register(f->s, &e, &err), 0);
+	assert_int_equal(registry_register(f->s, &e, &err), 0);
 
 	/* Stale entries are never "running". */
-	assert_int_equal(state_find(f->s, "gone", &got, &err), -ENOENT);
-	assert_int_equal(state_find(f->s, "recycled", &got, &err), -ENOENT);
+	assert_int_equal(registry_find(f->s, "gone", &got, &err), -ENOENT);
+	assert_int_equal(registry_find(f->s, "recycled", &got, &err), -ENOENT);
 
 	size_t removed = 0;
-	assert_int_equal(state_clean_stale(f->s, &removed, &err), 0);
+	assert_int_equal(registry_clean_stale(f->s, &removed, &err), 0);
 	assert_int_equal(removed, 2);
-	struct state_entry *v;
+	struct registry_entry *v;
 	size_t n;
-	assert_int_equal(state_list(f->s, &v, &n, &err), 0);
+	assert_int_equal(registry_list(f->s, &v, &n, &err), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(v[0].name, "live");
 	free(v);
 
 	/* A dead sandbox's name can be used again. */
 	entry(&e, "gone2", dead_proc());
-	assert_int_equal(state_register(f->s, &e, &err), 0);
+	assert_int_equal(registry_register(f->s, &e, &err), 0);
 	entry(&e, "gone2", me);
-	assert_int_equal(state_register(f->s, &e, &err), 0);
-	assert_int_equal(state_find(f->s, "gone2", &got, &err), 0);
+	assert_int_equal(registry_register(f->s, &e, &err), 0);
+	assert_int_equal(registry_find(f->s, "gone2", &got, &err), 0);
 }
 
 static void closed_state(void **state)
 {
 	struct fixture *f = *state;
 	struct lnk_err err = {0};
-	struct state_proc me;
-	assert_int_equal(state_proc_self(getpid(), &me), 0);
-	struct state_entry e, got;
+	struct registry_proc me;
+	assert_int_equal(registry_proc_self(getpid(), &me), 0);
+	struct registry_entry e, got;
 	entry(&e, "w", me);
-	assert_int_equal(state_register(f->s, &e, &err), 0);
+	assert_int_equal(registry_register(f->s, &e, &err), 0);
 
-	assert_int_equal(state_set_closed(f->s, "w", CTL_CAUSE_TRIP,
-					  TRIP_REFUSED_TARGETS,
-					  "h19.test:443\x1b[31m", 1234, &err),
-			 0);
-	assert_int_equal(state_find(f->s, "w", &got, &err), 0);
+	assert_int_equal(
+	    registry_set_closed(f->s, "w", CTL_CAUSE_TRIP, TRIP_REFUSED_TARGETS,
+				"h19.test:443\x1b[31m", 1234, &err),
+	    0);
+	assert_int_equal(registry_find(f->s, "w", &got, &err), 0);
 	assert_true(got.closed);
 	assert_int_equal(got.cause, CTL_CAUSE_TRIP);
 	assert_int_equal(got.rule, TRIP_REFUSED_TARGETS);
@@ -239,23 +240,23 @@ static void closed_state(void **state)
 	/* Stored printable: the table never prints an escape sequence. */
 	assert_string_equal(got.detail, "h19.test:443\\x1b[31m");
 
-	assert_int_equal(
-	    state_set_closed(f->s, "w", CTL_CAUSE_HAND, TRIP_NONE, "", 5, &err),
-	    0);
-	assert_int_equal(state_find(f->s, "w", &got, &err), 0);
+	assert_int_equal(registry_set_closed(f->s, "w", CTL_CAUSE_HAND,
+					     TRIP_NONE, "", 5, &err),
+			 0);
+	assert_int_equal(registry_find(f->s, "w", &got, &err), 0);
 	assert_int_equal(got.cause, CTL_CAUSE_HAND);
 	assert_int_equal(got.rule, TRIP_NONE);
 
-	assert_int_equal(state_set_open(f->s, "w", &err), 0);
-	assert_int_equal(state_find(f->s, "w", &got, &err), 0);
+	assert_int_equal(registry_set_open(f->s, "w", &err), 0);
+	assert_int_equal(registry_find(f->s, "w", &got, &err), 0);
 	assert_false(got.closed);
 	assert_int_equal(got.cause, CTL_CAUSE_NONE);
 
-	assert_int_equal(
-	    state_set_closed(f->s, "w", CTL_CAUSE_NONE, TRIP_NONE, "", 5, &err),
-	    -EINVAL);
-	assert_int_equal(state_set_closed(f->s, "nobody", CTL_CAUSE_HAND,
-					  TRIP_NONE, "", 5, &err),
+	assert_int_equal(registry_set_closed(f->s, "w", CTL_CAUSE_NONE,
+					     TRIP_NONE, "", 5, &err),
+			 -EINVAL);
+	assert_int_equal(registry_set_closed(f->s, "nobody", CTL_CAUSE_HAND,
+					     TRIP_NONE, "", 5, &err),
 			 -ENOENT);
 }
 
@@ -265,31 +266,31 @@ static void stop_persists(void **state)
 	struct lnk_err err = {0};
 	bool on = true;
 	int64_t since = -1;
-	assert_int_equal(state_stop_get(f->s, &on, &since, &err), 0);
+	assert_int_equal(registry_stop_get(f->s, &on, &since, &err), 0);
 	assert_false(on);
 	assert_int_equal(since, 0);
 
-	assert_int_equal(state_stop_set(f->s, true, 1000, &err), 0);
+	assert_int_equal(registry_stop_set(f->s, true, 1000, &err), 0);
 	/* A second stop keeps the first time. */
-	assert_int_equal(state_stop_set(f->s, true, 2000, &err), 0);
+	assert_int_equal(registry_stop_set(f->s, true, 2000, &err), 0);
 
 	/* Another connection (a wire starting later) sees it. */
-	struct state *s2;
-	assert_int_equal(state_open(f->home, &s2, &err), 0);
-	assert_int_equal(state_stop_get(s2, &on, &since, &err), 0);
+	struct registry *s2;
+	assert_int_equal(registry_open(f->home, &s2, &err), 0);
+	assert_int_equal(registry_stop_get(s2, &on, &since, &err), 0);
 	assert_true(on);
 	assert_int_equal(since, 1000);
 	/* Closing and reopening: it persists. */
-	state_close(s2);
-	assert_int_equal(state_open(f->home, &s2, &err), 0);
-	assert_int_equal(state_stop_get(s2, &on, NULL, &err), 0);
+	registry_close(s2);
+	assert_int_equal(registry_open(f->home, &s2, &err), 0);
+	assert_int_equal(registry_stop_get(s2, &on, NULL, &err), 0);
 	assert_true(on);
 
 	/* stop --off. */
-	assert_int_equal(state_stop_set(s2, false, 0, &err), 0);
-	assert_int_equal(state_stop_get(f->s, &on, &since, &err), 0);
+	assert_int_equal(registry_stop_set(s2, false, 0, &err), 0);
+	assert_int_equal(registry_stop_get(f->s, &on, &since, &err), 0);
 	assert_false(on);
-	state_close(s2);
+	registry_close(s2);
 }
 
 static void many_writers(void **state)
@@ -302,27 +303,27 @@ static void many_writers(void **state)
 	for (int k = 0; k < N; k++) {
 		kids[k] = fork();
 		if (kids[k] == 0) {
-			struct state *s;
+			struct registry *s;
 			struct lnk_err err = {0};
-			if (state_open(f->home, &s, &err) < 0)
+			if (registry_open(f->home, &s, &err) < 0)
 				_exit(2);
-			struct state_entry e;
+			struct registry_entry e;
 			memset(&e, 0, sizeof(e));
 			snprintf(e.name, sizeof(e.name), "kid-%d", k);
 			e.uid = getuid();
-			if (state_proc_self(getpid(), &e.supervisor) < 0 ||
-			    state_register(s, &e, &err) < 0)
+			if (registry_proc_self(getpid(), &e.supervisor) < 0 ||
+			    registry_register(s, &e, &err) < 0)
 				_exit(3);
 			for (int i = 0; i < ROUNDS; i++) {
-				if (state_set_closed(s, e.name, CTL_CAUSE_HAND,
-						     TRIP_NONE, "", i,
-						     &err) < 0 ||
-				    state_set_open(s, e.name, &err) < 0) {
+				if (registry_set_closed(
+					s, e.name, CTL_CAUSE_HAND, TRIP_NONE,
+					"", i, &err) < 0 ||
+				    registry_set_open(s, e.name, &err) < 0) {
 					fprintf(stderr, "%s\n", err.msg);
 					_exit(4);
 				}
 			}
-			state_close(s);
+			registry_close(s);
 			_exit(0);
 		}
 	}
@@ -335,26 +336,26 @@ static void many_writers(void **state)
 	/* All exited: all stale now. */
 	size_t removed = 0;
 	struct lnk_err err = {0};
-	assert_int_equal(state_clean_stale(f->s, &removed, &err), 0);
+	assert_int_equal(registry_clean_stale(f->s, &removed, &err), 0);
 	assert_int_equal(removed, N);
 }
 
 static void pidfd_checks_start_time(void **state)
 {
 	(void)state;
-	struct state_proc me;
-	assert_int_equal(state_proc_self(getpid(), &me), 0);
-	int fd = state_proc_pidfd(&me);
+	struct registry_proc me;
+	assert_int_equal(registry_proc_self(getpid(), &me), 0);
+	int fd = registry_proc_pidfd(&me);
 	assert_true(fd >= 0);
 	close(fd);
-	struct state_proc other = me;
+	struct registry_proc other = me;
 	other.start++;
-	assert_int_equal(state_proc_pidfd(&other), -ESRCH);
-	struct state_proc d = dead_proc();
-	assert_true(state_proc_pidfd(&d) < 0);
-	struct state_proc zero = {0};
-	assert_int_equal(state_proc_pidfd(&zero), -ESRCH);
-	assert_false(state_proc_alive(&zero));
+	assert_int_equal(registry_proc_pidfd(&other), -ESRCH);
+	struct registry_proc d = dead_proc();
+	assert_true(registry_proc_pidfd(&d) < 0);
+	struct registry_proc zero = {0};
+	assert_int_equal(registry_proc_pidfd(&zero), -ESRCH);
+	assert_false(registry_proc_alive(&zero));
 }
 
 /* A child that waits for a byte on fd, then exits; with prog, it runs
@@ -378,10 +379,10 @@ static void open_proves_lnk_process(void **state)
 {
 	(void)state;
 	struct lnk_err err = {0};
-	struct state_proc me, kid, other;
-	assert_int_equal(state_proc_self(getpid(), &me), 0);
+	struct registry_proc me, kid, other;
+	assert_int_equal(registry_proc_self(getpid(), &me), 0);
 	/* This very executable: ours. */
-	int fd = state_proc_open(&me, NULL, &err);
+	int fd = registry_proc_open(&me, NULL, &err);
 	assert_true(fd >= 0);
 	close(fd);
 	/* A fork (the wire is one): the same executable, ours. */
@@ -389,12 +390,12 @@ static void open_proves_lnk_process(void **state)
 	assert_int_equal(pipe(pipefd), 0);
 	pid_t k = child(pipefd[0], pipefd[1], NULL);
 	assert_true(k > 0);
-	assert_int_equal(state_proc_self(k, &kid), 0);
-	fd = state_proc_open(&kid, NULL, &err);
+	assert_int_equal(registry_proc_self(k, &kid), 0);
+	fd = registry_proc_open(&kid, NULL, &err);
 	assert_true(fd >= 0);
 	close(fd);
 	/* As a sandbox: the child of a proven lnk process. */
-	fd = state_proc_open(&kid, &me, &err);
+	fd = registry_proc_open(&kid, &me, &err);
 	assert_true(fd >= 0);
 	close(fd);
 	/* Another program (a forged row's sleep): never. */
@@ -408,18 +409,18 @@ static void open_proves_lnk_process(void **state)
 			break;
 		usleep(10000);
 	}
-	assert_int_equal(state_proc_self(o, &other), 0);
-	assert_int_equal(state_proc_open(&other, NULL, &err), -EPERM);
+	assert_int_equal(registry_proc_self(o, &other), 0);
+	assert_int_equal(registry_proc_open(&other, NULL, &err), -EPERM);
 	assert_non_null(strstr(err.msg, "does not run lnk"));
 	/* Nor as a sandbox of a process it is not the child of. */
-	assert_int_equal(state_proc_open(&other, &kid, &err), -EPERM);
+	assert_int_equal(registry_proc_open(&other, &kid, &err), -EPERM);
 	kill(o, SIGKILL);
 	waitpid(o, NULL, 0);
 	close(pipefd[1]);
 	waitpid(k, NULL, 0);
 	close(pipefd[0]);
 	/* Gone: -ESRCH. */
-	assert_int_equal(state_proc_open(&kid, NULL, &err), -ESRCH);
+	assert_int_equal(registry_proc_open(&kid, NULL, &err), -ESRCH);
 }
 
 static void settings_must_be_ours(void **state)
@@ -570,43 +571,43 @@ static void wire_joins_supervisors_entry(void **state)
 {
 	struct fixture *f = *state;
 	struct lnk_err err = {0};
-	struct state_proc me;
-	assert_int_equal(state_proc_self(getpid(), &me), 0);
-	struct state_entry sup;
+	struct registry_proc me;
+	assert_int_equal(registry_proc_self(getpid(), &me), 0);
+	struct registry_entry sup;
 	entry(&sup, "both", me);
-	sup.wire = (struct state_proc){0};
+	sup.wire = (struct registry_proc){0};
 	sup.socket[0] = '\0';
-	assert_int_equal(state_register(f->s, &sup, &err), 0);
-	struct state_entry got;
-	assert_int_equal(state_find(f->s, "both", &got, &err), 0);
-	assert_false(state_entry_has_wire(&got));
-	struct state_entry w;
+	assert_int_equal(registry_register(f->s, &sup, &err), 0);
+	struct registry_entry got;
+	assert_int_equal(registry_find(f->s, "both", &got, &err), 0);
+	assert_false(registry_entry_has_wire(&got));
+	struct registry_entry w;
 	entry(&w, "both", me);
-	assert_int_equal(state_register_wire(f->s, &w, &err), 0);
-	assert_int_equal(state_find(f->s, "both", &got, &err), 0);
-	assert_true(state_entry_has_wire(&got));
+	assert_int_equal(registry_register_wire(f->s, &w, &err), 0);
+	assert_int_equal(registry_find(f->s, "both", &got, &err), 0);
+	assert_true(registry_entry_has_wire(&got));
 	assert_int_equal(got.wire.pid, getpid());
 	assert_string_equal(got.socket, "/x/both.sock");
 	/* Another supervisor's wire, same name, while this one lives. */
-	struct state_proc other = me;
+	struct registry_proc other = me;
 	other.start++;
 	entry(&w, "both", other);
-	assert_int_equal(state_register_wire(f->s, &w, &err), -EEXIST);
+	assert_int_equal(registry_register_wire(f->s, &w, &err), -EEXIST);
 	/* A wire alone (its test harness) registers itself. */
 	entry(&w, "alone", me);
-	assert_int_equal(state_register_wire(f->s, &w, &err), 0);
-	assert_int_equal(state_find(f->s, "alone", &got, &err), 0);
+	assert_int_equal(registry_register_wire(f->s, &w, &err), 0);
+	assert_int_equal(registry_find(f->s, "alone", &got, &err), 0);
 	/* A wire that ends leaves the entry to its live supervisor... */
-	assert_int_equal(state_unregister_wire(f->s, "both", &err), 0);
-	assert_int_equal(state_find(f->s, "both", &got, &err), 0);
+	assert_int_equal(registry_unregister_wire(f->s, "both", &err), 0);
+	assert_int_equal(registry_find(f->s, "both", &got, &err), 0);
 	/* ...and removes one whose supervisor is gone. */
-	struct state_entry dead;
+	struct registry_entry dead;
 	entry(&dead, "orphan", dead_proc());
-	assert_int_equal(state_register(f->s, &dead, &err), 0);
-	assert_int_equal(state_unregister_wire(f->s, "orphan", &err), 0);
+	assert_int_equal(registry_register(f->s, &dead, &err), 0);
+	assert_int_equal(registry_unregister_wire(f->s, "orphan", &err), 0);
 	size_t n = 0;
-	struct state_entry *v = NULL;
-	assert_int_equal(state_list(f->s, &v, &n, &err), 0);
+	struct registry_entry *v = NULL;
+	assert_int_equal(registry_list(f->s, &v, &n, &err), 0);
 	for (size_t i = 0; i < n; i++)
 		assert_string_not_equal(v[i].name, "orphan");
 	free(v);

@@ -1,9 +1,9 @@
-/* notify-harness: a test bed for the dot-file guard outside `lnk sandbox
+/* guard-harness: a test bed for the dot-file guard outside `lnk sandbox
  * run`. It does what lnk does: plan the guard, ro-bind the
  * existing dot files, start bwrap, and inside it install a notify filter
  * equivalent to lnk-init's and hand the listener back over a socketpair.
  *
- *   notify-harness [-w DIR] [-g DIR] [-a SRC:DEST] [-C DIR] [-n] -- PROG...
+ *   guard-harness [-w DIR] [-g DIR] [-a SRC:DEST] [-C DIR] [-n] -- PROG...
  *     -w DIR       a write folder, its dot files guarded
  *     -g DIR       a write folder with --write-dot-files (not guarded)
  *     -a SRC:DEST  bind SRC at DEST too (an alias of a write folder)
@@ -29,14 +29,14 @@
 
 #include "common/fdpass.h"
 #include "common/util.h"
-#include "notify/notify.h"
+#include "guard/guard.h"
 
 #if defined(__x86_64__)
-#define NT_ARCH AUDIT_ARCH_X86_64
+#define GUARD_ARCH AUDIT_ARCH_X86_64
 #elif defined(__aarch64__)
-#define NT_ARCH AUDIT_ARCH_AARCH64
+#define GUARD_ARCH AUDIT_ARCH_AARCH64
 #else
-#error "notify-harness: add this architecture"
+#error "guard-harness: add this architecture"
 #endif
 
 #define LD_NR \
@@ -47,7 +47,7 @@
  * calls -> NOTIFY; openat2 and io_uring_setup -> ENOSYS; else allow. */
 static size_t build_filter(struct sock_filter *f)
 {
-	static const long notify_nrs[] = {
+	static const long guarded_nrs[] = {
 #ifdef __NR_creat
 	    __NR_creat,
 #endif
@@ -80,7 +80,7 @@ static size_t build_filter(struct sock_filter *f)
 	f[k++] = (struct sock_filter)BPF_STMT(
 	    BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-					      NT_ARCH, 1, 0);
+					      GUARD_ARCH, 1, 0);
 	f[k++] = (struct sock_filter)RET(SECCOMP_RET_KILL_PROCESS);
 	f[k++] = (struct sock_filter)LD_NR;
 #ifdef __x86_64__
@@ -89,9 +89,9 @@ static size_t build_filter(struct sock_filter *f)
 					      0x40000000, 0, 1);
 	f[k++] = (struct sock_filter)RET(SECCOMP_RET_KILL_PROCESS);
 #endif
-	for (size_t i = 0; i < ARRAY_SIZE(notify_nrs); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(guarded_nrs); i++) {
 		f[k++] = (struct sock_filter)BPF_JUMP(
-		    BPF_JMP | BPF_JEQ | BPF_K, (unsigned)notify_nrs[i], 0, 1);
+		    BPF_JMP | BPF_JEQ | BPF_K, (unsigned)guarded_nrs[i], 0, 1);
 		f[k++] = (struct sock_filter)RET(SECCOMP_RET_USER_NOTIF);
 	}
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
@@ -130,7 +130,7 @@ static int inner(int sock, char **argv)
 	char byte = 'L';
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		perror("notify-harness: no_new_privs");
+		perror("guard-harness: no_new_privs");
 		return 125;
 	}
 	int l = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
@@ -138,19 +138,19 @@ static int inner(int sock, char **argv)
 				 SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
 			     &prog);
 	if (l < 0) {
-		perror("notify-harness: seccomp");
+		perror("guard-harness: seccomp");
 		return 125;
 	}
 	int r = fd_send(sock, &l, 1, &byte, 1);
 	close(l);
 	close(sock);
 	if (r < 0) {
-		fprintf(stderr, "notify-harness: send listener: %s\n",
+		fprintf(stderr, "guard-harness: send listener: %s\n",
 			strerror(-r));
 		return 125;
 	}
 	execvp(argv[0], argv);
-	fprintf(stderr, "notify-harness: %s: %s\n", argv[0], strerror(errno));
+	fprintf(stderr, "guard-harness: %s: %s\n", argv[0], strerror(errno));
 	return errno == ENOENT ? 127 : 126;
 }
 
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		if (i + 1 >= argc && strcmp(argv[i], "-n"))
-			diex(2, "usage: notify-harness [-w DIR] [-g DIR] "
+			diex(2, "usage: guard-harness [-w DIR] [-g DIR] "
 				"[-a SRC:DEST] [-C DIR] [-n] -- PROG...");
 		if (!strcmp(argv[i], "-w"))
 			strv_push_take(&guarded, realpath(argv[++i], NULL));
@@ -191,13 +191,13 @@ int main(int argc, char **argv)
 		if (!guarded.v[j])
 			diex(2, "a -w folder does not exist");
 
-	struct notify_plan np = {0};
+	struct guard_plan np = {0};
 	struct lnk_err err = {0};
 	for (size_t j = 0; !no_guard && j < guarded.n; j++)
-		if (notify_plan_add(&np, guarded.v[j], &err) < 0)
+		if (guard_plan_add(&np, guarded.v[j], &err) < 0)
 			diex(125, "%s", err.msg);
 	for (size_t j = 0; !no_guard && j < guarded.n; j++)
-		dotguard_mounts_in(guarded.v[j], &guarded, &ro);
+		guard_mounts_in(guarded.v[j], &guarded, &ro);
 
 	int sp[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
@@ -272,17 +272,17 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	close(sp[1]);
-	struct notify *n = NULL;
-	if (!no_guard && notify_start(&np, sp[0], &n, &err) < 0) {
+	struct guard *n = NULL;
+	if (!no_guard && guard_start(&np, sp[0], &n, &err) < 0) {
 		kill(pid, SIGKILL);
 		diex(125, "%s", err.msg);
 	}
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	notify_stop(n);
+	guard_stop(n);
 	close(sp[0]);
-	notify_plan_free(&np);
+	guard_plan_free(&np);
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return WEXITSTATUS(st);

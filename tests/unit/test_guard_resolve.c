@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 struct fx {
 	char top[PATH_MAX]; /* T */
@@ -115,7 +115,7 @@ static int opendir_path(const char *p)
 static void test_parent_is_top(void **state)
 {
 	struct fx *f = *state;
-	struct nt_ctx c = {.rootfd = opendir_path("/"), .procfd = -1};
+	struct guard_ctx c = {.rootfd = opendir_path("/"), .procfd = -1};
 	char sub[PATH_MAX], deep[PATH_MAX], abs[PATH_MAX];
 	snprintf(sub, sizeof(sub), "%s/sub", f->w);
 	snprintf(deep, sizeof(deep), "%s/sub/deep", f->w);
@@ -146,8 +146,9 @@ static void test_parent_is_top(void **state)
 		int parent = -1;
 		char last[NAME_MAX + 1];
 		bool slash;
-		int r = nt_lookup_parent(&c, rows[i].base, rows[i].path,
-					 &parent, last, sizeof(last), &slash);
+		int r =
+		    guard_lookup_parent(&c, rows[i].base, rows[i].path, &parent,
+					last, sizeof(last), &slash);
 		if (r < 0)
 			fail_msg("%s: %s", rows[i].path, strerror(-r));
 		same_dir(parent, f->w);
@@ -167,14 +168,15 @@ static void test_stays_in_task_root(void **state)
 	struct fx *f = *state;
 	char sub[PATH_MAX];
 	snprintf(sub, sizeof(sub), "%s/sub", f->w);
-	struct nt_ctx c = {.rootfd = opendir_path(sub), .procfd = -1};
+	struct guard_ctx c = {.rootfd = opendir_path(sub), .procfd = -1};
 	int parent = -1;
 	char last[NAME_MAX + 1];
 	bool slash;
 
 	/* sub/rootlink -> "/" is the task's root (sub), not the host's */
-	assert_int_equal(nt_lookup_parent(&c, c.rootfd, "/rootlink/deep/x",
-					  &parent, last, sizeof(last), &slash),
+	assert_int_equal(guard_lookup_parent(&c, c.rootfd, "/rootlink/deep/x",
+					     &parent, last, sizeof(last),
+					     &slash),
 			 0);
 	char deep[PATH_MAX];
 	snprintf(deep, sizeof(deep), "%s/sub/deep", f->w);
@@ -182,22 +184,23 @@ static void test_stays_in_task_root(void **state)
 	close(parent);
 
 	/* ".." above the task's root stays at its root */
-	assert_int_equal(nt_lookup_parent(&c, c.rootfd, "/../../deep/x",
-					  &parent, last, sizeof(last), &slash),
+	assert_int_equal(guard_lookup_parent(&c, c.rootfd, "/../../deep/x",
+					     &parent, last, sizeof(last),
+					     &slash),
 			 0);
 	same_dir(parent, deep);
 	close(parent);
 
 	/* the host's /etc is not in this root */
-	assert_int_equal(nt_lookup_parent(&c, c.rootfd, "/etc/x", &parent, last,
-					  sizeof(last), &slash),
+	assert_int_equal(guard_lookup_parent(&c, c.rootfd, "/etc/x", &parent,
+					     last, sizeof(last), &slash),
 			 -ENOENT);
 
 	/* a relative walk that leaves the base, from a base whose path only
 	 * makes sense in our root: refused, never resolved in ours */
 	int dfd = opendir_path(deep);
-	int r = nt_lookup_parent(&c, dfd, "../rootlink/../../x", &parent, last,
-				 sizeof(last), &slash);
+	int r = guard_lookup_parent(&c, dfd, "../rootlink/../../x", &parent,
+				    last, sizeof(last), &slash);
 	assert_true(r < 0);
 	close(dfd);
 	close(c.rootfd);
@@ -206,19 +209,20 @@ static void test_stays_in_task_root(void **state)
 static void test_no_magic_links(void **state)
 {
 	(void)state;
-	struct nt_ctx c = {.rootfd = opendir_path("/"), .procfd = -1};
+	struct guard_ctx c = {.rootfd = opendir_path("/"), .procfd = -1};
 	int parent = -1, cwd = opendir_path(".");
 	char last[NAME_MAX + 1];
 	bool slash;
 
 	/* /proc/self/cwd would jump anywhere: ELOOP, never followed */
-	assert_int_equal(nt_lookup_parent(&c, c.rootfd, "/proc/self/cwd/x",
-					  &parent, last, sizeof(last), &slash),
+	assert_int_equal(guard_lookup_parent(&c, c.rootfd, "/proc/self/cwd/x",
+					     &parent, last, sizeof(last),
+					     &slash),
 			 -ELOOP);
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/self/fd/%d/x", cwd);
-	assert_int_equal(nt_lookup_parent(&c, c.rootfd, p, &parent, last,
-					  sizeof(last), &slash),
+	assert_int_equal(guard_lookup_parent(&c, c.rootfd, p, &parent, last,
+					     sizeof(last), &slash),
 			 -ELOOP);
 	close(cwd);
 	close(c.rootfd);
@@ -230,7 +234,7 @@ static void test_mounts(void **state)
 	struct strv ro = {0}, wds = {0};
 	char p[PATH_MAX];
 
-	dotguard_mounts(f->w, &ro);
+	guard_mounts(f->w, &ro);
 	snprintf(p, sizeof(p), "%s/.git", f->w);
 	assert_true(strv_contains(&ro, p));
 	snprintf(p, sizeof(p), "%s/.npmrc", f->w);
@@ -256,14 +260,14 @@ static void test_mounts(void **state)
 
 	strv_push(&wds, f->w);
 	strv_push(&wds, f->w2);
-	dotguard_mounts_in(f->w, &wds, &ro);
+	guard_mounts_in(f->w, &wds, &ro);
 	assert_true(strv_contains(&ro, p));
 	assert_int_equal(ro.n, 4);
 	strv_free(&ro);
 	strv_free(&wds);
 
 	/* a folder with no dot files: nothing */
-	dotguard_mounts(f->w2, &ro);
+	guard_mounts(f->w2, &ro);
 	assert_int_equal(ro.n, 0);
 	strv_free(&ro);
 }
@@ -272,7 +276,7 @@ static void test_plan(void **state)
 {
 	struct fx *f = *state;
 	struct policy p;
-	struct notify_plan np = {0};
+	struct guard_plan np = {0};
 	struct lnk_err err = {0};
 	struct stat st;
 
@@ -280,39 +284,39 @@ static void test_plan(void **state)
 	strv_push(&p.k[K_FILES_WRITE].list, f->w);
 	strv_push(&p.k[K_FILES_WRITE].list, f->w2);
 	p.k[K_FILES_WRITE].set = true;
-	assert_int_equal(notify_plan(&p, &np, &err), 1);
+	assert_int_equal(guard_plan(&p, &np, &err), 1);
 	/* w, w2, and w's dangling .idea -> idea.local */
 	assert_int_equal(np.n, 3);
 	assert_int_equal(stat(f->w, &st), 0);
 	assert_non_null(
-	    nt_decide(np.guards, np.n, st.st_dev, st.st_ino, ".envrc"));
-	const struct notify_guard *g =
-	    nt_decide(np.guards, np.n, st.st_dev, st.st_ino, "idea.local");
+	    guard_decide(np.guards, np.n, st.st_dev, st.st_ino, ".envrc"));
+	const struct guard_rule *g =
+	    guard_decide(np.guards, np.n, st.st_dev, st.st_ino, "idea.local");
 	assert_non_null(g);
 	assert_string_equal(g->dir, f->w);
-	assert_null(nt_decide(np.guards, np.n, st.st_dev, st.st_ino, "x"));
-	notify_plan_free(&np);
+	assert_null(guard_decide(np.guards, np.n, st.st_dev, st.st_ino, "x"));
+	guard_plan_free(&np);
 
 	/* --write-dot-files lifts it for that folder only */
 	strv_push(&p.k[K_FILES_WRITE_DOT_FILES].list, f->w);
 	memset(&np, 0, sizeof(np));
-	assert_int_equal(notify_plan(&p, &np, &err), 1);
+	assert_int_equal(guard_plan(&p, &np, &err), 1);
 	assert_int_equal(np.n, 1);
 	assert_string_equal(np.guards[0].dir, f->w2);
-	notify_plan_free(&np);
+	guard_plan_free(&np);
 
 	strv_push(&p.k[K_FILES_WRITE_DOT_FILES].list, f->w2);
 	memset(&np, 0, sizeof(np));
-	assert_int_equal(notify_plan(&p, &np, &err), 0);
-	notify_plan_free(&np);
+	assert_int_equal(guard_plan(&p, &np, &err), 0);
+	guard_plan_free(&np);
 
 	/* a folder that is gone: a clear error */
 	memset(&np, 0, sizeof(np));
-	assert_int_equal(notify_plan_add(&np, "/nonexistent/lnk", &err),
+	assert_int_equal(guard_plan_add(&np, "/nonexistent/lnk", &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "/nonexistent/lnk"));
-	assert_int_equal(notify_plan_add(&np, "relative", &err), -EINVAL);
-	notify_plan_free(&np);
+	assert_int_equal(guard_plan_add(&np, "relative", &err), -EINVAL);
+	guard_plan_free(&np);
 	strv_free(&p.k[K_FILES_WRITE].list);
 	strv_free(&p.k[K_FILES_WRITE_DOT_FILES].list);
 }

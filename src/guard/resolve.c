@@ -14,7 +14,7 @@
  *  - always RESOLVE_NO_MAGICLINKS: /proc/PID/{fd,cwd,root} links would
  *    jump anywhere, including outside the task's root.
  */
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,7 +49,7 @@ static int openat2_dir(int dirfd, const char *path, unsigned long long resolve)
  * the root of its mount namespace, which is the task's root under bwrap),
  * trusted only after it resolves in the task's root to the very same
  * folder. */
-static int open_dir_from_root(struct nt_ctx *c, int basefd, const char *dir,
+static int open_dir_from_root(struct guard_ctx *c, int basefd, const char *dir,
 			      int *out)
 {
 	char link[64], base[PATH_MAX], full[PATH_MAX];
@@ -64,7 +64,7 @@ static int open_dir_from_root(struct nt_ctx *c, int basefd, const char *dir,
 	base[n] = '\0';
 	if (base[0] != '/')
 		return -EPERM; /* "pipe:[…]", an anonymous inode: not a path */
-	int root = nt_root(c);
+	int root = guard_root(c);
 	if (root < 0)
 		return -EPERM;
 	int fd = openat2_dir(root, base, RESOLVE_IN_ROOT);
@@ -85,7 +85,7 @@ static int open_dir_from_root(struct nt_ctx *c, int basefd, const char *dir,
 	return 0;
 }
 
-int nt_root(struct nt_ctx *c)
+int guard_root(struct guard_ctx *c)
 {
 	if (c->rootfd < 0 && c->procfd >= 0) {
 		c->rootfd =
@@ -96,12 +96,12 @@ int nt_root(struct nt_ctx *c)
 	return c->rootfd < 0 ? -EPERM : c->rootfd;
 }
 
-int nt_open_dir(struct nt_ctx *c, int basefd, const char *dir, int *out)
+int guard_open_dir(struct guard_ctx *c, int basefd, const char *dir, int *out)
 {
 	int fd;
 
 	if (dir[0] == '/') {
-		int root = nt_root(c);
+		int root = guard_root(c);
 		if (root < 0)
 			return -EPERM;
 		fd = openat2_dir(root, dir, RESOLVE_IN_ROOT);
@@ -116,13 +116,13 @@ int nt_open_dir(struct nt_ctx *c, int basefd, const char *dir, int *out)
 	return 0;
 }
 
-int nt_lookup_parent(struct nt_ctx *c, int basefd, const char *path,
-		     int *parent, char *last, size_t lastcap, bool *slash)
+int guard_lookup_parent(struct guard_ctx *c, int basefd, const char *path,
+			int *parent, char *last, size_t lastcap, bool *slash)
 {
 	char dir[PATH_MAX];
-	int r = nt_split(path, dir, sizeof(dir), last, lastcap, slash);
+	int r = guard_split(path, dir, sizeof(dir), last, lastcap, slash);
 
 	if (r < 0)
 		return r;
-	return nt_open_dir(c, basefd, dir, parent);
+	return guard_open_dir(c, basefd, dir, parent);
 }

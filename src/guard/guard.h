@@ -4,7 +4,7 @@
  *
  * Two halves:
  *  - existing names are made read only by the mounts: the bwrap argv
- *    ro-binds each path dotguard_mounts() lists over itself (a mount point
+ *    ro-binds each path guard_mounts() lists over itself (a mount point
  *    also cannot be unlinked or renamed: EBUSY);
  *  - names that do not exist are never created: lnk-init installs a seccomp
  *    filter that NOTIFIES every creating syscall and hands the listener to
@@ -33,7 +33,7 @@
  * refused. Matching on (dev, ino) rather than on a path also catches the
  * folder reached through an alias (a second bind mount, /proc/self/cwd, a
  * symlink). */
-struct notify_guard {
+struct guard_rule {
 	dev_t dev;
 	ino_t ino;
 	char *dir;    /* the --write folder (or the guarded folder), for
@@ -56,29 +56,29 @@ struct notify_guard {
  * spelled it, always one component at the top of g->dir. Must be
  * thread-safe, and must never block (no I/O that can wait, no SQLite):
  * the program's call waits on it. */
-typedef void (*notify_refusal_fn)(void *ctx, const struct notify_guard *g,
-				  const char *name);
+typedef void (*guard_refusal_fn)(void *ctx, const struct guard_rule *g,
+				 const char *name);
 
-struct notify_plan {
-	struct notify_guard *guards;
+struct guard_plan {
+	struct guard_rule *guards;
 	size_t n;
-	bool quiet; /* true: do not print refusals on stderr */
-	notify_refusal_fn on_refusal; /* optional: the call log's queue */
+	bool quiet;		     /* true: do not print refusals on stderr */
+	guard_refusal_fn on_refusal; /* optional: the call log's queue */
 	void *on_refusal_ctx;
 };
 
 /* Plans the guard for a resolved policy: every [files] write folder except
  * those in write_dot_files. Returns 1 when a guard is needed (then lnk-init
- * must install the notify filter: init_config.dot_guard), 0 when not, or
- * -errno with err set. np must be zeroed; free it with notify_plan_free. */
-int notify_plan(const struct policy *p, struct notify_plan *np,
-		struct lnk_err *err);
+ * must install the filter that notifies: init_config.dot_guard), 0 when
+ * not, or -errno with err set. np must be zeroed; free it with
+ * guard_plan_free. */
+int guard_plan(const struct policy *p, struct guard_plan *np,
+	       struct lnk_err *err);
 /* Adds one folder (absolute, symlinks resolved) to a plan. 0 or -errno. */
-int notify_plan_add(struct notify_plan *np, const char *dir,
-		    struct lnk_err *err);
-void notify_plan_free(struct notify_plan *np);
+int guard_plan_add(struct guard_plan *np, const char *dir, struct lnk_err *err);
+void guard_plan_free(struct guard_plan *np);
 /* Adds one guard (copied; dir and name duplicated), once. */
-void notify_plan_push(struct notify_plan *np, const struct notify_guard *g);
+void guard_plan_push(struct guard_plan *np, const struct guard_rule *g);
 
 /* Everything a run protects in its write folders, by class
  * (docs/runs-outside.md): the listed names at the top of each, a git
@@ -98,8 +98,8 @@ struct protect_in {
 				    * hold them; may be NULL */
 	const char *home;
 };
-int notify_protect(const struct protect_in *in, struct notify_plan *np,
-		   struct strv *ro_paths, struct lnk_err *err);
+int guard_protect(const struct protect_in *in, struct guard_plan *np,
+		  struct strv *ro_paths, struct lnk_err *err);
 
 /* The existing dot files at the top of write_dir to ro-bind over themselves
  * (`--ro-bind P P`, after the `--bind` of the write folders), appended to
@@ -111,37 +111,37 @@ int notify_protect(const struct protect_in *in, struct notify_plan *np,
  * listed only when it lies inside write_dir or one of write_dirs (then
  * writing through the link would change what runs outside); a target
  * elsewhere is already unwritable (or invisible) in the sandbox. A dangling
- * dot-file symlink is guarded by notify_plan instead (its target name may
+ * dot-file symlink is guarded by guard_plan instead (its target name may
  * not be created). write_dirs may be NULL. */
-void dotguard_mounts(const char *write_dir, struct strv *ro_paths);
-void dotguard_mounts_in(const char *write_dir, const struct strv *write_dirs,
-			struct strv *ro_paths);
+void guard_mounts(const char *write_dir, struct strv *ro_paths);
+void guard_mounts_in(const char *write_dir, const struct strv *write_dirs,
+		     struct strv *ro_paths);
 
-struct notify;
+struct guard;
 
 /* Starts the supervisor: a receiver thread takes the seccomp listener from
  * sock (fd_recv, one descriptor) and serves notifications with a pool of
  * workers until the filter is gone (every sandboxed task exited) or
- * notify_stop. The plan is copied. sock stays the caller's to close after
- * notify_stop. Capabilities are dropped in the supervisor's own threads only.
+ * guard_stop. The plan is copied. sock stays the caller's to close after
+ * guard_stop. Capabilities are dropped in the supervisor's own threads only.
  * 0 or -errno. */
-int notify_start(const struct notify_plan *np, int sock, struct notify **out,
-		 struct lnk_err *err);
+int guard_start(const struct guard_plan *np, int sock, struct guard **out,
+		struct lnk_err *err);
 
 /* Stops serving (call it once the sandbox has exited: a task still
  * blocked in a notified call would then get ENOSYS from the kernel), joins
  * every thread and frees n. NULL is fine. */
-void notify_stop(struct notify *n);
+void guard_stop(struct guard *n);
 
 /* Blocks until the listener reports that the filter is gone (or it never
- * arrived). Optional: notify_stop alone is enough. */
-void notify_wait(struct notify *n);
+ * arrived). Optional: guard_stop alone is enough. */
+void guard_wait(struct guard *n);
 
 /* Refusals so far: count of refused calls and a copy of the distinct
  * (dir, name) pairs ("dir\tname" each, the name in lower case). */
-struct notify_stats {
+struct guard_stats {
 	unsigned long notifications; /* handled */
 	unsigned long refused;	     /* refused calls, all names */
 };
-void notify_get_stats(struct notify *n, struct notify_stats *st,
-		      struct strv *refused_pairs);
+void guard_get_stats(struct guard *n, struct guard_stats *st,
+		     struct strv *refused_pairs);

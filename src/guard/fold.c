@@ -6,11 +6,11 @@
  * opens would let the program create the protected file under another
  * spelling. What a folding file system stores cannot be known before the
  * create, so a write folder on one is not guarded at all: the grant is
- * refused (notify_plan_add) unless --write-dot-files lifts the guard.
+ * refused (guard_plan_add) unless --write-dot-files lifts the guard.
  * Inside, the casefold attribute cannot be set (lnk-init's filter refuses
  * FS_IOC_SETFLAGS), so a folder cannot start folding after this check.
  */
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +42,7 @@ static const struct {
     {0x786F4256UL, "vboxsf"}, /* a Windows or macOS host's folder */
 };
 
-const char *nt_fs_folding(unsigned long f_type)
+const char *guard_fs_folding(unsigned long f_type)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(folding); i++)
 		if (folding[i].type == f_type)
@@ -50,7 +50,7 @@ const char *nt_fs_folding(unsigned long f_type)
 	return NULL;
 }
 
-int nt_dir_folds(const char *dir, const char **why)
+int guard_dir_folds(const char *dir, const char **why)
 {
 	struct statfs sf;
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -60,7 +60,7 @@ int nt_dir_folds(const char *dir, const char **why)
 		return -errno;
 	if (fstatfs(fd, &sf) < 0) {
 		r = -errno;
-	} else if ((*why = nt_fs_folding((unsigned long)sf.f_type))) {
+	} else if ((*why = guard_fs_folding((unsigned long)sf.f_type))) {
 		r = 1;
 	} else {
 		/* ext4 and f2fs casefold, tmpfs casefold: per folder */

@@ -9,62 +9,62 @@
 
 #include <cmocka.h>
 
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 struct rw_row {
 	const char *path;
-	enum nt_base base;
+	enum guard_base base;
 	int fd;
 	const char *rest;
 };
 
 static const struct rw_row rw_rows[] = {
     /* relative paths stay relative to the dirfd */
-    {"x", NT_BASE_DIRFD, -1, "x"},
-    {"sub/../.envrc", NT_BASE_DIRFD, -1, "sub/../.envrc"},
-    {"dev/stdout", NT_BASE_DIRFD, -1, "dev/stdout"},
-    {"proc/self/cwd/x", NT_BASE_DIRFD, -1, "proc/self/cwd/x"},
+    {"x", GUARD_BASE_DIRFD, -1, "x"},
+    {"sub/../.envrc", GUARD_BASE_DIRFD, -1, "sub/../.envrc"},
+    {"dev/stdout", GUARD_BASE_DIRFD, -1, "dev/stdout"},
+    {"proc/self/cwd/x", GUARD_BASE_DIRFD, -1, "proc/self/cwd/x"},
     /* absolute: the task's root, leading slashes dropped */
-    {"/", NT_BASE_ROOT, -1, ""},
-    {"/home/u/p/.envrc", NT_BASE_ROOT, -1, "home/u/p/.envrc"},
-    {"//home//u", NT_BASE_ROOT, -1, "home//u"},
-    {"/dev/null", NT_BASE_ROOT, -1, "dev/null"},
-    {"/dev/fdx/3", NT_BASE_ROOT, -1, "dev/fdx/3"},
-    {"/devx/stdout", NT_BASE_ROOT, -1, "devx/stdout"},
+    {"/", GUARD_BASE_ROOT, -1, ""},
+    {"/home/u/p/.envrc", GUARD_BASE_ROOT, -1, "home/u/p/.envrc"},
+    {"//home//u", GUARD_BASE_ROOT, -1, "home//u"},
+    {"/dev/null", GUARD_BASE_ROOT, -1, "dev/null"},
+    {"/dev/fdx/3", GUARD_BASE_ROOT, -1, "dev/fdx/3"},
+    {"/devx/stdout", GUARD_BASE_ROOT, -1, "devx/stdout"},
     /* /dev/std* and /dev/fd/N: the task's fd */
-    {"/dev/stdin", NT_BASE_FD, 0, ""},
-    {"/dev/stdout", NT_BASE_FD, 1, ""},
-    {"/dev/stderr", NT_BASE_FD, 2, ""},
-    {"/dev/stdout/", NT_BASE_FD, 1, ""},
-    {"//dev/./stderr", NT_BASE_FD, 2, ""},
-    {"/dev/fd/3", NT_BASE_FD, 3, ""},
-    {"/dev/fd/3/.envrc", NT_BASE_FD, 3, ".envrc"},
-    {"/dev/fd//12//a/b", NT_BASE_FD, 12, "a/b"},
-    {"/dev/fd/0", NT_BASE_FD, 0, ""},
+    {"/dev/stdin", GUARD_BASE_FD, 0, ""},
+    {"/dev/stdout", GUARD_BASE_FD, 1, ""},
+    {"/dev/stderr", GUARD_BASE_FD, 2, ""},
+    {"/dev/stdout/", GUARD_BASE_FD, 1, ""},
+    {"//dev/./stderr", GUARD_BASE_FD, 2, ""},
+    {"/dev/fd/3", GUARD_BASE_FD, 3, ""},
+    {"/dev/fd/3/.envrc", GUARD_BASE_FD, 3, ".envrc"},
+    {"/dev/fd//12//a/b", GUARD_BASE_FD, 12, "a/b"},
+    {"/dev/fd/0", GUARD_BASE_FD, 0, ""},
     /* not fd numbers: left to resolve (and fail) in the task's root */
-    {"/dev/fd/03", NT_BASE_ROOT, -1, "dev/fd/03"},
-    {"/dev/fd/-1", NT_BASE_ROOT, -1, "dev/fd/-1"},
-    {"/dev/fd/x", NT_BASE_ROOT, -1, "dev/fd/x"},
-    {"/dev/fd/99999999999", NT_BASE_ROOT, -1, "dev/fd/99999999999"},
-    {"/dev/fd", NT_BASE_ROOT, -1, "dev/fd"},
+    {"/dev/fd/03", GUARD_BASE_ROOT, -1, "dev/fd/03"},
+    {"/dev/fd/-1", GUARD_BASE_ROOT, -1, "dev/fd/-1"},
+    {"/dev/fd/x", GUARD_BASE_ROOT, -1, "dev/fd/x"},
+    {"/dev/fd/99999999999", GUARD_BASE_ROOT, -1, "dev/fd/99999999999"},
+    {"/dev/fd", GUARD_BASE_ROOT, -1, "dev/fd"},
     /* /proc/self and /proc/thread-self */
-    {"/proc/self/fd/4", NT_BASE_FD, 4, ""},
-    {"/proc/self/fd/4/sub/.git", NT_BASE_FD, 4, "sub/.git"},
-    {"/proc/thread-self/fd/5/x", NT_BASE_FD, 5, "x"},
-    {"/proc/self/cwd", NT_BASE_CWD, -1, ""},
-    {"/proc/self/cwd/.envrc", NT_BASE_CWD, -1, ".envrc"},
-    {"/proc/self/cwd/../.envrc", NT_BASE_CWD, -1, "../.envrc"},
-    {"/proc/./self/./cwd/x", NT_BASE_CWD, -1, "x"},
-    {"/proc/thread-self/cwd/x", NT_BASE_CWD, -1, "x"},
-    {"/proc/self/root/etc/x", NT_BASE_ROOT, -1, "etc/x"},
-    {"/proc/self/root", NT_BASE_ROOT, -1, ""},
+    {"/proc/self/fd/4", GUARD_BASE_FD, 4, ""},
+    {"/proc/self/fd/4/sub/.git", GUARD_BASE_FD, 4, "sub/.git"},
+    {"/proc/thread-self/fd/5/x", GUARD_BASE_FD, 5, "x"},
+    {"/proc/self/cwd", GUARD_BASE_CWD, -1, ""},
+    {"/proc/self/cwd/.envrc", GUARD_BASE_CWD, -1, ".envrc"},
+    {"/proc/self/cwd/../.envrc", GUARD_BASE_CWD, -1, "../.envrc"},
+    {"/proc/./self/./cwd/x", GUARD_BASE_CWD, -1, "x"},
+    {"/proc/thread-self/cwd/x", GUARD_BASE_CWD, -1, "x"},
+    {"/proc/self/root/etc/x", GUARD_BASE_ROOT, -1, "etc/x"},
+    {"/proc/self/root", GUARD_BASE_ROOT, -1, ""},
     /* a trailing "." is kept: "x/." must not become "x" */
-    {"/proc/self/cwd/x/.", NT_BASE_CWD, -1, "x/."},
+    {"/proc/self/cwd/x/.", GUARD_BASE_CWD, -1, "x/."},
     /* other /proc entries resolve in the task's root (and fail there) */
-    {"/proc/self", NT_BASE_ROOT, -1, "proc/self"},
-    {"/proc/self/exe", NT_BASE_ROOT, -1, "proc/self/exe"},
-    {"/proc/1/cwd/x", NT_BASE_ROOT, -1, "proc/1/cwd/x"},
-    {"/proc/selfish/cwd", NT_BASE_ROOT, -1, "proc/selfish/cwd"},
+    {"/proc/self", GUARD_BASE_ROOT, -1, "proc/self"},
+    {"/proc/self/exe", GUARD_BASE_ROOT, -1, "proc/self/exe"},
+    {"/proc/1/cwd/x", GUARD_BASE_ROOT, -1, "proc/1/cwd/x"},
+    {"/proc/selfish/cwd", GUARD_BASE_ROOT, -1, "proc/selfish/cwd"},
 };
 
 static void test_rewrite(void **state)
@@ -72,8 +72,8 @@ static void test_rewrite(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(rw_rows) / sizeof(rw_rows[0]); i++) {
 		const struct rw_row *r = &rw_rows[i];
-		struct nt_path p;
-		nt_rewrite(r->path, &p);
+		struct guard_path p;
+		guard_rewrite(r->path, &p);
 		if (p.base != r->base || p.fd != r->fd ||
 		    strcmp(p.rest, r->rest) != 0)
 			fail_msg("%s: got base %d fd %d rest '%s', want %d %d "
@@ -114,8 +114,8 @@ static void test_split(void **state)
 		const struct split_row *r = &split_rows[i];
 		char dir[64], last[64];
 		bool slash = false;
-		int ret = nt_split(r->path, dir, sizeof(dir), last,
-				   sizeof(last), &slash);
+		int ret = guard_split(r->path, dir, sizeof(dir), last,
+				      sizeof(last), &slash);
 		if (ret != r->ret)
 			fail_msg("%s: ret %d want %d", r->path, ret, r->ret);
 		if (ret < 0)
@@ -127,15 +127,15 @@ static void test_split(void **state)
 	}
 	char small[4], last[64];
 	bool s;
-	assert_int_equal(
-	    nt_split("abcdef/x", small, sizeof(small), last, sizeof(last), &s),
-	    -ENAMETOOLONG);
-	assert_int_equal(
-	    nt_split("x/abcdef", last, sizeof(last), small, sizeof(small), &s),
-	    -ENAMETOOLONG);
+	assert_int_equal(guard_split("abcdef/x", small, sizeof(small), last,
+				     sizeof(last), &s),
+			 -ENAMETOOLONG);
+	assert_int_equal(guard_split("x/abcdef", last, sizeof(last), small,
+				     sizeof(small), &s),
+			 -ENAMETOOLONG);
 }
 
-static const struct notify_guard guards[] = {
+static const struct guard_rule guards[] = {
     {.dev = 8, .ino = 100, .dir = "/home/u/p", .name = NULL},
     {.dev = 8, .ino = 200, .dir = "/home/u/q", .name = NULL},
     /* a dangling .envrc -> envrc.local in /home/u/p */
@@ -220,9 +220,9 @@ static void test_decide(void **state)
 	for (size_t i = 0; i < sizeof(decide_rows) / sizeof(decide_rows[0]);
 	     i++) {
 		const struct decide_row *r = &decide_rows[i];
-		const struct notify_guard *g =
-		    nt_decide(guards, sizeof(guards) / sizeof(guards[0]),
-			      r->dev, r->ino, r->last);
+		const struct guard_rule *g =
+		    guard_decide(guards, sizeof(guards) / sizeof(guards[0]),
+				 r->dev, r->ino, r->last);
 		int got = g ? (int)(g - guards) : -1;
 		if (got != r->want)
 			fail_msg("(%lu,%lu) '%s': got %d want %d",
@@ -230,7 +230,7 @@ static void test_decide(void **state)
 				 r->last, got, r->want);
 	}
 	/* no guards: everything allowed */
-	assert_null(nt_decide(NULL, 0, 8, 100, ".envrc"));
+	assert_null(guard_decide(NULL, 0, 8, 100, ".envrc"));
 }
 
 int main(void)

@@ -6,23 +6,23 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "notify/notify.h"
+#include "guard/guard.h"
 
 /* Where a path a sandboxed task passed starts, after rewriting the magic
  * links the supervisor cannot follow for it: /proc/self inside the sandbox
  * names the sandboxed task, but for the supervisor (in another pid
  * namespace) it names nothing, or the wrong process (docs/kernel-facts.md,
  * magic-links). */
-enum nt_base {
-	NT_BASE_DIRFD, /* relative: the syscall's dirfd (or its cwd) */
-	NT_BASE_ROOT,  /* absolute: the task's root */
-	NT_BASE_FD,    /* /dev/fd/N, /dev/std*, /proc/self/fd/N: its fd N */
-	NT_BASE_CWD,   /* /proc/self/cwd: its cwd */
+enum guard_base {
+	GUARD_BASE_DIRFD, /* relative: the syscall's dirfd (or its cwd) */
+	GUARD_BASE_ROOT,  /* absolute: the task's root */
+	GUARD_BASE_FD,	  /* /dev/fd/N, /dev/std*, /proc/self/fd/N: its fd N */
+	GUARD_BASE_CWD,	  /* /proc/self/cwd: its cwd */
 };
 
-struct nt_path {
-	enum nt_base base;
-	int fd;		  /* NT_BASE_FD */
+struct guard_path {
+	enum guard_base base;
+	int fd;		  /* GUARD_BASE_FD */
 	const char *rest; /* the remainder, relative to base (points into
 			   * the input); "" when the path IS the magic link */
 };
@@ -30,7 +30,7 @@ struct nt_path {
 /* Classifies path (never NULL). Only the magic prefixes are matched, on
  * components with empty and "." ones skipped ("//dev/./fd/3/x"); the rest
  * is kept byte for byte so "x/." keeps its meaning. */
-void nt_rewrite(const char *path, struct nt_path *out);
+void guard_rewrite(const char *path, struct guard_path *out);
 
 /* Splits a path into its folder part and last component: dir is written to
  * dirbuf ("" for none, "/" for the root), last to lastbuf; *slash tells
@@ -38,27 +38,27 @@ void nt_rewrite(const char *path, struct nt_path *out);
  * "", -ENAMETOOLONG. A last component of "." or ".." is returned as is:
  * callers must never hand it to the kernel relative to a resolved folder
  * (".." would climb out of the task's root in the supervisor's view). */
-int nt_split(const char *path, char *dirbuf, size_t dircap, char *lastbuf,
-	     size_t lastcap, bool *slash);
+int guard_split(const char *path, char *dirbuf, size_t dircap, char *lastbuf,
+		size_t lastcap, bool *slash);
 
 /* The decision, pure: the guard that refuses creating `last` in the folder
  * (dev, ino), or NULL when it is allowed. Names compare without regard to
  * case, since a case-insensitive folder (vfat, ext4 casefold) would make
  * ".ENVRC" the file direnv runs. */
-const struct notify_guard *nt_decide(const struct notify_guard *g, size_t n,
-				     dev_t dev, ino_t ino, const char *last);
+const struct guard_rule *guard_decide(const struct guard_rule *g, size_t n,
+				      dev_t dev, ino_t ino, const char *last);
 
 /* Whether the supervisor handles syscall nr, and for open-like calls the
  * index of the flags argument (-1 when every call is handled, e.g. creat,
  * whose flags are fixed). Kept in step with lnk-init's filter
  * (src/init/seccomp_policy.c) by a unit test. */
-bool nt_handles(long nr, int *flags_arg);
+bool guard_handles(long nr, int *flags_arg);
 
 /* is_dot_file without regard to case. */
-bool is_dot_file_nocase(const char *name);
+bool guard_dot_file_nocase(const char *name);
 
 /* Resolution on descriptors (resolve.c). */
-struct nt_ctx {
+struct guard_ctx {
 	int rootfd; /* the task's root, O_PATH; -1 until needed */
 	int procfd; /* /proc/TID, to open rootfd lazily; -1 when rootfd is
 		     * given */
@@ -66,17 +66,17 @@ struct nt_ctx {
 
 /* The task's root (opened on first use: most paths are relative and
  * never need it). An fd owned by c, or -errno. */
-int nt_root(struct nt_ctx *c);
+int guard_root(struct guard_ctx *c);
 
 /* Opens (O_PATH) the folder `dir` of a path relative to basefd (absolute
  * dir: relative to ctx->rootfd), inside the task's root, never following a
  * magic link, never letting the kernel follow a symlink out of the task's
  * root. 0 or -errno; *out the fd. */
-int nt_open_dir(struct nt_ctx *c, int basefd, const char *dir, int *out);
+int guard_open_dir(struct guard_ctx *c, int basefd, const char *dir, int *out);
 
-/* nt_split + nt_open_dir. */
-int nt_lookup_parent(struct nt_ctx *c, int basefd, const char *path,
-		     int *parent, char *last, size_t lastcap, bool *slash);
+/* guard_split + guard_open_dir. */
+int guard_lookup_parent(struct guard_ctx *c, int basefd, const char *path,
+			int *parent, char *last, size_t lastcap, bool *slash);
 
 /* ---- what the supervisor may touch for the task (guard.c, pure) ---- */
 
@@ -86,43 +86,43 @@ int nt_lookup_parent(struct nt_ctx *c, int basefd, const char *path,
  * never procfs, sysfs, cgroupfs, debugfs, nsfs, bpffs, ... whose "files"
  * are kernel objects (/proc/1/mem: the confused deputy). Objects may also
  * be pipes and pty devices (reopening /dev/stdout). */
-bool nt_fs_ok(unsigned long f_type, bool object);
+bool guard_fs_ok(unsigned long f_type, bool object);
 
 /* The name of a file system of this statfs f_type that folds names
  * (case, trailing dots), or NULL (fold.c). */
-const char *nt_fs_folding(unsigned long f_type);
+const char *guard_fs_folding(unsigned long f_type);
 
 /* 1 when names in folder dir fold (its file system, or ext4/f2fs/tmpfs
  * casefold on it), *why naming which; 0 when not; -errno. */
-int nt_dir_folds(const char *dir, const char **why);
+int guard_dir_folds(const char *dir, const char **why);
 
 /* Character devices an O_CREAT open may reach. */
-enum nt_dev {
-	NT_DEV_OPEN,   /* null, zero, full, random, urandom, ptmx, pty */
-	NT_DEV_CTTY,   /* /dev/tty: the CALLER's terminal, mapped */
-	NT_DEV_REFUSE, /* anything else (/dev/console of the host, ...) */
+enum guard_dev {
+	GUARD_DEV_OPEN,	  /* null, zero, full, random, urandom, ptmx, pty */
+	GUARD_DEV_CTTY,	  /* /dev/tty: the CALLER's terminal, mapped */
+	GUARD_DEV_REFUSE, /* anything else (/dev/console of the host, ...) */
 };
-enum nt_dev nt_chardev(dev_t rdev);
+enum guard_dev guard_chardev(dev_t rdev);
 
 /* Whether an open with flags asks for no more access than a descriptor
  * opened with access mode `have` (O_RDONLY, O_WRONLY, O_RDWR, or O_PATH)
  * already gives: reopening an inherited descriptor through /dev/fd/N must
  * never turn a read-only stdin into a writable file. O_TRUNC counts as
  * writing; an O_PATH request asks for nothing. */
-bool nt_access_within(int flags, int have);
+bool guard_access_within(int flags, int have);
 
 /* A socket address as the kernel reads it for a socket of one family
  * (sockaddr.c). */
-enum nt_sa_kind {
-	NT_SA_OTHER,	/* nothing the guard checks (autobind, AF_UNSPEC,
+enum guard_sa_kind {
+	GUARD_SA_OTHER,	   /* nothing the guard checks (autobind, AF_UNSPEC,
 			 * other families) */
-	NT_SA_PATH,	/* AF_UNIX: a name in a folder */
-	NT_SA_ABSTRACT, /* AF_UNIX: an abstract name (the socket's netns) */
-	NT_SA_PORT,	/* AF_INET, AF_INET6: a port */
-	NT_SA_GROUPS,	/* AF_NETLINK: multicast groups (a bit mask) */
+	GUARD_SA_PATH,	   /* AF_UNIX: a name in a folder */
+	GUARD_SA_ABSTRACT, /* AF_UNIX: an abstract name (the socket's netns) */
+	GUARD_SA_PORT,	   /* AF_INET, AF_INET6: a port */
+	GUARD_SA_GROUPS,   /* AF_NETLINK: multicast groups (a bit mask) */
 };
-struct nt_sockaddr {
-	enum nt_sa_kind kind;
+struct guard_sockaddr {
+	enum guard_sa_kind kind;
 	uint16_t port;
 	uint32_t groups;
 	char path[109]; /* sun_path and its end */
@@ -132,16 +132,16 @@ struct nt_sockaddr {
  * bind(2) and connect(2) read it on a socket of family `domain`: 0 and
  * *out, or -EINVAL where the kernel refuses the length before anything
  * else. */
-int nt_sockaddr_parse(int domain, const void *addr, size_t alen,
-		      struct nt_sockaddr *out);
+int guard_sockaddr_parse(int domain, const void *addr, size_t alen,
+			 struct guard_sockaddr *out);
 
 /* Whether netlink multicast groups (nl_groups of a bind or connect) may be
  * joined by a task without CAP_NET_ADMIN, as the kernel would let it. */
-bool nt_netlink_groups_ok(int protocol, uint32_t groups);
+bool guard_netlink_groups_ok(int protocol, uint32_t groups);
 
 /* tty_nr (field 7 of /proc/PID/stat) of stat's text: 0 or -EINVAL. The
  * command name (field 2) may hold spaces and parentheses: fields are
  * counted after its LAST ')'. */
-int nt_stat_tty_nr(const char *stat, unsigned long *tty_nr);
+int guard_stat_tty_nr(const char *stat, unsigned long *tty_nr);
 /* The device number tty_nr encodes (the kernel's new_encode_dev). */
-dev_t nt_tty_dev(unsigned long tty_nr);
+dev_t guard_tty_dev(unsigned long tty_nr);

@@ -1,6 +1,6 @@
 /* The registry of running sandboxes and the closed/stopped state (see
- * state.h), in tables of their own in ~/.lnk/sandbox/lnk.db. */
-#include "store/state.h"
+ * registry.h), in tables of their own in ~/.lnk/sandbox/lnk.db. */
+#include "store/registry.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include "store/db.h"
 #include "store/paths.h"
 
-struct state {
+struct registry {
 	sqlite3 *db;
 	char *path;
 };
@@ -47,16 +47,33 @@ static const char schema[] =
     " id INTEGER PRIMARY KEY CHECK (id = 1),"
     " since_ms INTEGER NOT NULL);";
 
-bool state_name_valid(const char *name)
+bool registry_name_valid(const char *name)
 {
 	return sandbox_name_valid(name);
 }
 
-int64_t state_now_ms(void)
+int64_t registry_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The start of /proc/PID/FILE, NUL-terminated: 0, or -ESRCH when the
+ * process is gone. */
+static int read_proc(pid_t pid, const char *file, char *buf, size_t cap)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	ssize_t n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	return 0;
 }
 
 /* Reads the state letter and start time of pid from /proc/PID/stat. The
@@ -64,16 +81,9 @@ int64_t state_now_ms(void)
  * ')'. */
 static int proc_stat(pid_t pid, char *st, uint64_t *start)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char buf[1024];
+	if (read_proc(pid, "stat", buf, sizeof(buf)) < 0)
 		return -ESRCH;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
 	char *p = strrchr(buf, ')');
 	if (!p)
 		return -EIO;
@@ -96,7 +106,7 @@ static int proc_stat(pid_t pid, char *st, uint64_t *start)
 	return -EIO;
 }
 
-int state_proc_self(pid_t pid, struct state_proc *p)
+int registry_proc_self(pid_t pid, struct registry_proc *p)
 {
 	char st;
 	uint64_t start;
@@ -110,7 +120,7 @@ int state_proc_self(pid_t pid, struct state_proc *p)
 	return 0;
 }
 
-bool state_proc_alive(const struct state_proc *p)
+bool registry_proc_alive(const struct registry_proc *p)
 {
 	char st;
 	uint64_t start;
@@ -122,7 +132,7 @@ bool state_proc_alive(const struct state_proc *p)
 	return st != 'Z' && st != 'X' && start == p->start;
 }
 
-int state_proc_pidfd(const struct state_proc *p)
+int registry_proc_pidfd(const struct registry_proc *p)
 {
 	if (p->pid <= 0)
 		return -ESRCH;
@@ -132,7 +142,7 @@ int state_proc_pidfd(const struct state_proc *p)
 	/* pidfds are O_CLOEXEC from the kernel. The pidfd pins the process
 	 * it names; checking the start time AFTER opening it proves that
 	 * process is the registered one, not a newcomer with its pid. */
-	if (!state_proc_alive(p)) {
+	if (!registry_proc_alive(p)) {
 		close(fd);
 		return -ESRCH;
 	}
@@ -142,16 +152,9 @@ int state_proc_pidfd(const struct state_proc *p)
 /* The real and effective uid of pid (the "Uid:" line of its status). */
 static int proc_uids(pid_t pid, uid_t *ruid, uid_t *euid)
 {
-	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char buf[4096];
+	if (read_proc(pid, "status", buf, sizeof(buf)) < 0)
 		return -ESRCH;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
 	const char *u = strstr(buf, "\nUid:");
 	unsigned r, e;
 	if (!u || sscanf(u + 5, "%u %u", &r, &e) != 2)
@@ -208,10 +211,10 @@ static bool proc_runs_lnk(pid_t pid)
 	       strncmp(them, me, (size_t)a) == 0 && strcmp(them + a, del) == 0;
 }
 
-int state_proc_open(const struct state_proc *p, const struct state_proc *parent,
-		    struct lnk_err *err)
+int registry_proc_open(const struct registry_proc *p,
+		       const struct registry_proc *parent, struct lnk_err *err)
 {
-	int fd = state_proc_pidfd(p);
+	int fd = registry_proc_pidfd(p);
 	if (fd < 0)
 		return err_set(err, fd, "process %d no longer runs",
 			       (int)p->pid);
@@ -237,7 +240,8 @@ int state_proc_open(const struct state_proc *p, const struct state_proc *parent,
 		/* bwrap is the supervisor's own child, and the supervisor is
 		 * proven first. */
 		if (proc_ppid(p->pid) != parent->pid ||
-		    !state_proc_alive(parent) || !proc_runs_lnk(parent->pid)) {
+		    !registry_proc_alive(parent) ||
+		    !proc_runs_lnk(parent->pid)) {
 			close(fd);
 			return err_set(err, -EPERM,
 				       "process %d is not the sandbox of the "
@@ -263,7 +267,7 @@ int state_proc_open(const struct state_proc *p, const struct state_proc *parent,
 	return fd;
 }
 
-static int db_err(struct state *s, struct lnk_err *err, const char *what)
+static int db_err(struct registry *s, struct lnk_err *err, const char *what)
 {
 	int code = sqlite3_errcode(s->db);
 	int e = (code == SQLITE_BUSY || code == SQLITE_LOCKED) ? -EBUSY : -EIO;
@@ -271,7 +275,8 @@ static int db_err(struct state *s, struct lnk_err *err, const char *what)
 		       sqlite3_errmsg(s->db));
 }
 
-int state_open_at(const char *path, struct state **out, struct lnk_err *err)
+int registry_open_at(const char *path, struct registry **out,
+		     struct lnk_err *err)
 {
 	sqlite3 *db = NULL;
 	int rc = sqlite3_open_v2(path, &db,
@@ -285,7 +290,7 @@ int state_open_at(const char *path, struct state **out, struct lnk_err *err)
 		sqlite3_close(db);
 		return r;
 	}
-	struct state *s = xcalloc(1, sizeof(*s));
+	struct registry *s = xcalloc(1, sizeof(*s));
 	s->db = db;
 	s->path = xstrdup(path);
 	/* Many wires and commands write at once: wait for the lock rather
@@ -300,24 +305,24 @@ int state_open_at(const char *path, struct state **out, struct lnk_err *err)
 	if (sqlite3_exec(db, DB_PRAGMAS, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK) {
 		int r = db_err(s, err, "cannot set up the database");
-		state_close(s);
+		registry_close(s);
 		return r;
 	}
 	*out = s;
 	return 0;
 }
 
-int state_open(const char *home, struct state **out, struct lnk_err *err)
+int registry_open(const char *home, struct registry **out, struct lnk_err *err)
 {
 	_cleanup_free_ char *dir = paths_sandbox_dir(home);
 	int r = paths_ensure_dir(dir, err);
 	if (r < 0)
 		return r;
 	_cleanup_free_ char *path = paths_db(home);
-	return state_open_at(path, out, err);
+	return registry_open_at(path, out, err);
 }
 
-void state_close(struct state *s)
+void registry_close(struct registry *s)
 {
 	if (!s)
 		return;
@@ -326,7 +331,7 @@ void state_close(struct state *s)
 	free(s);
 }
 
-static int prep(struct state *s, const char *sql, sqlite3_stmt **st,
+static int prep(struct registry *s, const char *sql, sqlite3_stmt **st,
 		struct lnk_err *err)
 {
 	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
@@ -334,7 +339,7 @@ static int prep(struct state *s, const char *sql, sqlite3_stmt **st,
 	return 0;
 }
 
-static int exec(struct state *s, const char *sql, struct lnk_err *err)
+static int exec(struct registry *s, const char *sql, struct lnk_err *err)
 {
 	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
 		return db_err(s, err, "cannot read or write");
@@ -351,7 +356,7 @@ static void copy_text(char *dst, size_t cap, sqlite3_stmt *st, int col)
 	snprintf(dst, cap, "%s", t ? (const char *)t : "");
 }
 
-static void row_to_entry(sqlite3_stmt *st, struct state_entry *e)
+static void row_to_entry(sqlite3_stmt *st, struct registry_entry *e)
 {
 	memset(e, 0, sizeof(*e));
 	copy_text(e->name, sizeof(e->name), st, 0);
@@ -377,20 +382,20 @@ static void row_to_entry(sqlite3_stmt *st, struct state_entry *e)
 
 /* A sandbox lives while its supervisor does (the wire's, when no
  * supervisor was recorded). */
-static bool entry_live(const struct state_entry *e)
+static bool entry_live(const struct registry_entry *e)
 {
 	if (e->supervisor.pid > 0)
-		return state_proc_alive(&e->supervisor);
-	return state_proc_alive(&e->wire);
+		return registry_proc_alive(&e->supervisor);
+	return registry_proc_alive(&e->wire);
 }
 
-bool state_entry_has_wire(const struct state_entry *e)
+bool registry_entry_has_wire(const struct registry_entry *e)
 {
 	return e->wire.pid > 0 || e->socket[0];
 }
 
-int state_register(struct state *s, const struct state_entry *e,
-		   struct lnk_err *err)
+int registry_register(struct registry *s, const struct registry_entry *e,
+		      struct lnk_err *err)
 {
 	int r = sandbox_name_check(e->name, strlen(e->name), err);
 	if (r < 0)
@@ -407,7 +412,7 @@ int state_register(struct state *s, const struct state_entry *e,
 		goto rollback;
 	sqlite3_bind_text(st, 1, e->name, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		struct state_entry old;
+		struct registry_entry old;
 		row_to_entry(st, &old);
 		if (entry_live(&old)) {
 			sqlite3_finalize(st);
@@ -452,8 +457,8 @@ rollback:
 	return r;
 }
 
-int state_register_wire(struct state *s, const struct state_entry *e,
-			struct lnk_err *err)
+int registry_register_wire(struct registry *s, const struct registry_entry *e,
+			   struct lnk_err *err)
 {
 	int r = exec(s, "BEGIN IMMEDIATE", err);
 	if (r < 0)
@@ -483,14 +488,14 @@ int state_register_wire(struct state *s, const struct state_entry *e,
 		goto rollback;
 	/* No supervisor's entry (the wire alone, as in its test harness):
 	 * the wire's own. */
-	return joined ? 0 : state_register(s, e, err);
+	return joined ? 0 : registry_register(s, e, err);
 rollback:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return r;
 }
 
 /* Runs a one-row change; -ENOENT when no row named name. */
-static int change(struct state *s, const char *sql, const char *name,
+static int change(struct registry *s, const char *sql, const char *name,
 		  void (*bind)(sqlite3_stmt *, const void *), const void *arg,
 		  struct lnk_err *err)
 {
@@ -515,16 +520,16 @@ static int change(struct state *s, const char *sql, const char *name,
 
 static void bind_proc(sqlite3_stmt *st, const void *arg)
 {
-	const struct state_proc *p = arg;
+	const struct registry_proc *p = arg;
 	sqlite3_bind_int64(st, 2, p->pid);
 	sqlite3_bind_int64(st, 3, (int64_t)p->start);
 }
 
-int state_set_sandbox(struct state *s, const char *name, pid_t pid,
-		      struct lnk_err *err)
+int registry_set_sandbox(struct registry *s, const char *name, pid_t pid,
+			 struct lnk_err *err)
 {
-	struct state_proc p;
-	if (state_proc_self(pid, &p) < 0)
+	struct registry_proc p;
+	if (registry_proc_self(pid, &p) < 0)
 		return err_set(err, -ESRCH, "process %d does not run",
 			       (int)pid);
 	return change(s,
@@ -533,25 +538,26 @@ int state_set_sandbox(struct state *s, const char *name, pid_t pid,
 		      name, bind_proc, &p, err);
 }
 
-int state_unregister(struct state *s, const char *name, struct lnk_err *err)
+int registry_unregister(struct registry *s, const char *name,
+			struct lnk_err *err)
 {
 	return change(s, "DELETE FROM ctl_sandboxes WHERE name = ?1", name,
 		      NULL, NULL, err);
 }
 
-int state_unregister_wire(struct state *s, const char *name,
-			  struct lnk_err *err)
+int registry_unregister_wire(struct registry *s, const char *name,
+			     struct lnk_err *err)
 {
 	/* The wire is confined by now and cannot read /proc, so it cannot
 	 * tell whether its supervisor still runs: an entry a supervisor
 	 * made is left to that supervisor (or, when it was killed, to the
 	 * next reader that finds it dead). The wire removes only an entry
 	 * it made alone. */
-	struct state_entry e;
+	struct registry_entry e;
 	struct lnk_err ignored = {0};
-	if (state_find(s, name, &e, &ignored) == 0 && e.supervisor.pid > 0)
+	if (registry_find(s, name, &e, &ignored) == 0 && e.supervisor.pid > 0)
 		return 0;
-	return state_unregister(s, name, err);
+	return registry_unregister(s, name, err);
 }
 
 struct closed_args {
@@ -574,9 +580,9 @@ static void bind_closed(sqlite3_stmt *st, const void *arg)
 	sqlite3_bind_int64(st, 5, a->at);
 }
 
-int state_set_closed(struct state *s, const char *name, enum ctl_cause cause,
-		     enum trip_rule rule, const char *detail, int64_t at_ms,
-		     struct lnk_err *err)
+int registry_set_closed(struct registry *s, const char *name,
+			enum ctl_cause cause, enum trip_rule rule,
+			const char *detail, int64_t at_ms, struct lnk_err *err)
 {
 	if (cause == CTL_CAUSE_NONE)
 		return err_set(err, -EINVAL, "a closed wire needs a cause");
@@ -587,7 +593,7 @@ int state_set_closed(struct state *s, const char *name, enum ctl_cause cause,
 		      name, bind_closed, &a, err);
 }
 
-int state_set_open(struct state *s, const char *name, struct lnk_err *err)
+int registry_set_open(struct registry *s, const char *name, struct lnk_err *err)
 {
 	return change(s,
 		      "UPDATE ctl_sandboxes SET closed = 0, cause = '', "
@@ -595,7 +601,7 @@ int state_set_open(struct state *s, const char *name, struct lnk_err *err)
 		      name, NULL, NULL, err);
 }
 
-static int read_all(struct state *s, struct state_entry **out, size_t *n,
+static int read_all(struct registry *s, struct registry_entry **out, size_t *n,
 		    struct lnk_err *err)
 {
 	sqlite3_stmt *st;
@@ -604,7 +610,7 @@ static int read_all(struct state *s, struct state_entry **out, size_t *n,
 	int r = prep(s, q, &st, err);
 	if (r < 0)
 		return r;
-	struct state_entry *v = NULL;
+	struct registry_entry *v = NULL;
 	size_t len = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -626,9 +632,10 @@ static int read_all(struct state *s, struct state_entry **out, size_t *n,
 	return 0;
 }
 
-int state_clean_stale(struct state *s, size_t *removed, struct lnk_err *err)
+int registry_clean_stale(struct registry *s, size_t *removed,
+			 struct lnk_err *err)
 {
-	struct state_entry *v = NULL;
+	struct registry_entry *v = NULL;
 	size_t n = 0, gone = 0;
 	int r = read_all(s, &v, &n, err);
 	if (r < 0)
@@ -662,13 +669,13 @@ int state_clean_stale(struct state *s, size_t *removed, struct lnk_err *err)
 	return r < 0 ? r : 0;
 }
 
-int state_list(struct state *s, struct state_entry **out, size_t *n,
-	       struct lnk_err *err)
+int registry_list(struct registry *s, struct registry_entry **out, size_t *n,
+		  struct lnk_err *err)
 {
-	int r = state_clean_stale(s, NULL, err);
+	int r = registry_clean_stale(s, NULL, err);
 	if (r < 0)
 		return r;
-	struct state_entry *v = NULL;
+	struct registry_entry *v = NULL;
 	size_t len = 0;
 	if ((r = read_all(s, &v, &len, err)) < 0)
 		return r;
@@ -682,10 +689,10 @@ int state_list(struct state *s, struct state_entry **out, size_t *n,
 	return 0;
 }
 
-int state_find(struct state *s, const char *name, struct state_entry *out,
-	       struct lnk_err *err)
+int registry_find(struct registry *s, const char *name,
+		  struct registry_entry *out, struct lnk_err *err)
 {
-	if (!state_name_valid(name))
+	if (!registry_name_valid(name))
 		return err_set(err, -ENOENT,
 			       "no sandbox named '%s' is running here", name);
 	sqlite3_stmt *st;
@@ -709,7 +716,8 @@ int state_find(struct state *s, const char *name, struct state_entry *out,
 	return 0;
 }
 
-int state_stop_set(struct state *s, bool on, int64_t at_ms, struct lnk_err *err)
+int registry_stop_set(struct registry *s, bool on, int64_t at_ms,
+		      struct lnk_err *err)
 {
 	if (!on)
 		return exec(s, "DELETE FROM ctl_stop", err);
@@ -727,8 +735,8 @@ int state_stop_set(struct state *s, bool on, int64_t at_ms, struct lnk_err *err)
 	return r;
 }
 
-int state_stop_get(struct state *s, bool *on, int64_t *since_ms,
-		   struct lnk_err *err)
+int registry_stop_get(struct registry *s, bool *on, int64_t *since_ms,
+		      struct lnk_err *err)
 {
 	sqlite3_stmt *st;
 	int r = prep(s, "SELECT since_ms FROM ctl_stop WHERE id = 1", &st, err);

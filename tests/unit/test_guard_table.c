@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "../../src/init/seccomp_policy.c"
-#include "notify/internal.h"
+#include "guard/internal.h"
 
 static void test_same_table(void **state)
 {
@@ -20,7 +20,7 @@ static void test_same_table(void **state)
 	for (size_t i = 0; i < seccomp_notified_count; i++) {
 		const struct seccomp_notified *e = &seccomp_notified[i];
 		int flags_arg = -2;
-		if (!nt_handles(e->nr, &flags_arg))
+		if (!guard_handles(e->nr, &flags_arg))
 			fail_msg("lnk-init notifies %s, the supervisor does "
 				 "not handle it",
 				 e->name);
@@ -35,9 +35,9 @@ static void test_unknown_not_handled(void **state)
 {
 	(void)state;
 	int f;
-	assert_false(nt_handles(__NR_unlink, &f));
-	assert_false(nt_handles(__NR_openat2, &f));
-	assert_false(nt_handles(-1, &f));
+	assert_false(guard_handles(__NR_unlink, &f));
+	assert_false(guard_handles(__NR_openat2, &f));
+	assert_false(guard_handles(-1, &f));
 }
 
 int main(void)

@@ -1,0 +1,347 @@
+/* One notification: which call it is, the worker's half (prep), the
+ * call (execute), and the answer. */
+#include "guard/supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum op_kind {
+	OP_OPEN,
+	OP_MKDIR,
+	OP_MKNOD,
+	OP_SYMLINK,
+	OP_LINK,
+	OP_RENAME,
+	OP_BIND,
+	OP_CONNECT,
+	OP_ATTR /* mode, owner, xattrs: see attr.c */
+};
+
+/* Which argument is which; -1 for none. The syscall table here must match
+ * what lnk-init's filter notifies (src/init/seccomp_policy.h): a syscall
+ * notified but missing here is answered ENOSYS, never continued. */
+struct op {
+	long nr;
+	enum op_kind kind;
+	signed char dfd1, p1, dfd2, p2, flags, mode, dev;
+	int fixed_flags; /* creat: O_CREAT|O_WRONLY|O_TRUNC */
+};
+
+static const struct op ops[] = {
+#ifdef __NR_open
+    {__NR_open, OP_OPEN, -1, 0, -1, -1, 1, 2, -1, 0},
+#endif
+#ifdef __NR_creat
+    {__NR_creat, OP_OPEN, -1, 0, -1, -1, -1, 1, -1,
+     O_CREAT | O_WRONLY | O_TRUNC},
+#endif
+    {__NR_openat, OP_OPEN, 0, 1, -1, -1, 2, 3, -1, 0},
+#ifdef __NR_mkdir
+    {__NR_mkdir, OP_MKDIR, -1, 0, -1, -1, -1, 1, -1, 0},
+#endif
+    {__NR_mkdirat, OP_MKDIR, 0, 1, -1, -1, -1, 2, -1, 0},
+#ifdef __NR_mknod
+    {__NR_mknod, OP_MKNOD, -1, 0, -1, -1, -1, 1, 2, 0},
+#endif
+    {__NR_mknodat, OP_MKNOD, 0, 1, -1, -1, -1, 2, 3, 0},
+/* symlink: p1 is the link's text (never resolved), p2 the new name */
+#ifdef __NR_symlink
+    {__NR_symlink, OP_SYMLINK, -1, 0, -1, 1, -1, -1, -1, 0},
+#endif
+    {__NR_symlinkat, OP_SYMLINK, -1, 0, 1, 2, -1, -1, -1, 0},
+#ifdef __NR_link
+    {__NR_link, OP_LINK, -1, 0, -1, 1, -1, -1, -1, 0},
+#endif
+    {__NR_linkat, OP_LINK, 0, 1, 2, 3, 4, -1, -1, 0},
+#ifdef __NR_rename
+    {__NR_rename, OP_RENAME, -1, 0, -1, 1, -1, -1, -1, 0},
+#endif
+#ifdef __NR_renameat
+    {__NR_renameat, OP_RENAME, 0, 1, 2, 3, -1, -1, -1, 0},
+#endif
+    {__NR_renameat2, OP_RENAME, 0, 1, 2, 3, 4, -1, -1, 0},
+    /* bind: p1 is the socket fd, p2 the address, flags its length */
+    {__NR_bind, OP_BIND, -1, 0, -1, 1, 2, -1, -1, 0},
+    /* connect: as bind */
+    {__NR_connect, OP_CONNECT, -1, 0, -1, 1, 2, -1, -1, 0},
+/* metadata: arguments in attr.c's table */
+#ifdef __NR_chmod
+    {__NR_chmod, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+#endif
+    {__NR_fchmod, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_fchmodat, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {NR_FCHMODAT2, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+#ifdef __NR_chown
+    {__NR_chown, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+#endif
+#ifdef __NR_lchown
+    {__NR_lchown, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+#endif
+    {__NR_fchown, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_fchownat, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_setxattr, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_lsetxattr, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_fsetxattr, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_removexattr, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_lremovexattr, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+    {__NR_fremovexattr, OP_ATTR, -1, -1, -1, -1, -1, -1, -1, 0},
+};
+
+static const struct op *find_op(long nr)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
+		if (ops[i].nr == nr)
+			return &ops[i];
+	return NULL;
+}
+
+bool guard_handles(long nr, int *flags_arg)
+{
+	const struct op *op = find_op(nr);
+
+	if (!op)
+		return false;
+	*flags_arg = op->kind == OP_OPEN && !op->fixed_flags ? op->flags : -1;
+	return true;
+}
+
+static int arg_fd(const struct seccomp_notif *req, int i)
+{
+	return i < 0 ? AT_FDCWD : (int)req->data.args[i];
+}
+
+bool guard_id_valid(struct guard *n, uint64_t id)
+{
+	return ioctl(n->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+static void reply(struct guard *n, uint64_t id, int r)
+{
+	struct seccomp_notif_resp resp = {.id = id};
+
+	if (r < 0)
+		resp.error = r;
+	else
+		resp.val = r;
+	(void)ioctl(n->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+/* The worker's half: everything that needs ptrace rights over the task,
+ * done before the executor (which has none) runs. Reads the task's memory
+ * once (what we check is what we do), checks the notification is still
+ * live (so /proc/TID is the task that asked), and opens O_PATH its root
+ * and where each path starts. 0 or -errno (the answer). */
+static int prep(struct guard *n, struct job *j)
+{
+	const struct seccomp_notif *req = j->req;
+	const struct op *op = j->op;
+	struct task *t = &j->t;
+	char dir[32];
+	int r = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d", t->tid);
+	t->procfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (t->procfd < 0)
+		return -EPERM;
+	if (op->kind == OP_ATTR)
+		return guard_prep_attr(n, j);
+	if (op->kind != OP_BIND && op->kind != OP_CONNECT) {
+		r = guard_read_str(t->tid, req->data.args[op->p1], j->p1,
+				   sizeof(j->p1));
+		if (r == 0 && op->p2 >= 0)
+			r = guard_read_str(t->tid, req->data.args[op->p2],
+					   j->p2, sizeof(j->p2));
+	} else {
+		/* an int to the kernel: only the low 32 bits count */
+		int alen = (int)(uint32_t)req->data.args[op->flags];
+		if (alen > (int)sizeof(j->ss) ||
+		    alen < (int)sizeof(sa_family_t))
+			r = -EINVAL;
+		else
+			r = guard_read_mem(t->tid, req->data.args[op->p2],
+					   &j->ss, (size_t)alen);
+		j->alen = (size_t)alen;
+	}
+	if (!guard_id_valid(n, req->id))
+		return -ENOENT;
+	if (r < 0)
+		return r;
+	t->ctx.rootfd =
+	    openat(t->procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (t->ctx.rootfd < 0)
+		return -EPERM;
+
+	switch (op->kind) {
+	case OP_OPEN:
+	case OP_MKDIR:
+	case OP_MKNOD:
+		if (guard_task_status(t) < 0)
+			return -EPERM;
+		t->base[0] = guard_base_prepare(t, arg_fd(req, op->dfd1), j->p1,
+						&t->base_acc[0]);
+		break;
+	case OP_SYMLINK:
+		t->base[1] = guard_base_prepare(t, arg_fd(req, op->dfd2), j->p2,
+						&t->base_acc[1]);
+		break;
+	case OP_LINK:
+	case OP_RENAME:
+		t->base[0] = guard_base_prepare(t, arg_fd(req, op->dfd1), j->p1,
+						&t->base_acc[0]);
+		t->base[1] = guard_base_prepare(t, arg_fd(req, op->dfd2), j->p2,
+						&t->base_acc[1]);
+		break;
+	case OP_ATTR:
+		break; /* guard_prep_attr */
+	case OP_BIND:
+	case OP_CONNECT: {
+		if (guard_task_status(t) < 0)
+			return -EPERM;
+		t->sfd = guard_task_getfd(t, (int)req->data.args[op->p1]);
+		if (t->sfd < 0)
+			return t->sfd;
+		socklen_t sl = sizeof(int);
+		if (getsockopt(t->sfd, SOL_SOCKET, SO_DOMAIN, &t->sdomain,
+			       &sl) < 0)
+			return errno == ENOTSOCK ? -ENOTSOCK : -EPERM;
+		sl = sizeof(int);
+		if (getsockopt(t->sfd, SOL_SOCKET, SO_PROTOCOL, &t->sproto,
+			       &sl) < 0)
+			return -EPERM;
+		/* the address read by the socket's family, as the kernel
+		 * will read the same bytes */
+		r = guard_sockaddr_parse(t->sdomain, &j->ss, j->alen, &j->sa);
+		if (r < 0)
+			return r;
+		if (j->sa.kind == GUARD_SA_PATH)
+			t->base[0] = guard_base_prepare(t, AT_FDCWD, j->sa.path,
+							&t->base_acc[0]);
+		break;
+	}
+	}
+	return 0;
+}
+
+/* The call itself, on what prep opened. Returns -errno, 0, or an fd to
+ * inject (opens). */
+static int execute(struct guard *n, struct job *j)
+{
+	const struct seccomp_notif *req = j->req;
+	const struct op *op = j->op;
+	struct task *t = &j->t;
+
+	switch (op->kind) {
+	case OP_OPEN: {
+		int flags = op->fixed_flags ? op->fixed_flags
+					    : (int)req->data.args[op->flags];
+		return guard_do_open(n, t, t->base[0], t->base_acc[0], j->p1,
+				     flags,
+				     (mode_t)req->data.args[op->mode] & 07777);
+	}
+	case OP_MKDIR:
+		return guard_do_mkdir(n, t, t->base[0], j->p1,
+				      (mode_t)req->data.args[op->mode] & 07777);
+	case OP_MKNOD:
+		return guard_do_mknod(n, t, t->base[0], j->p1,
+				      (mode_t)req->data.args[op->mode],
+				      (dev_t)(unsigned)req->data.args[op->dev]);
+	case OP_SYMLINK:
+		return guard_do_symlink(n, t, j->p1, t->base[1], j->p2);
+	case OP_LINK:
+		return guard_do_link(
+		    n, t, t->base[0], j->p1, t->base[1], j->p2,
+		    op->flags >= 0 ? (int)req->data.args[op->flags] : 0);
+	case OP_RENAME:
+		return guard_do_rename(
+		    n, t, t->base[0], j->p1, t->base[1], j->p2,
+		    op->flags >= 0 ? (unsigned)req->data.args[op->flags] : 0);
+	case OP_BIND:
+		return guard_do_bind(n, t, t->base[0], &j->sa, &j->ss, j->alen);
+	case OP_CONNECT:
+		return guard_do_connect(n, t, t->base[0], &j->sa, &j->ss,
+					j->alen);
+	case OP_ATTR:
+		return guard_do_attr(n, j);
+	}
+	return -ENOSYS;
+}
+
+/* Returns the answer: -errno, 0, or for opens an fd of ours (>= 0 flagged
+ * by *is_fd) to inject. */
+static int handle(struct guard *n, struct worker *w,
+		  const struct seccomp_notif *req, bool *is_fd, int *cloexec)
+{
+	const struct op *op = find_op(req->data.nr);
+	struct job *j = w->jb;
+	int r;
+
+	*is_fd = false;
+	if (!op)
+		return -ENOSYS; /* notified but not ours: never continue */
+	j->req = req;
+	j->op = op;
+	j->xval = NULL;
+	j->xlen = 0;
+	j->t = (struct task){.tid = (pid_t)req->pid,
+			     .id = req->id,
+			     .procfd = -1,
+			     .ctx = {.rootfd = -1, .procfd = -1},
+			     .base = {-1, -1},
+			     .base_acc = {O_PATH, O_PATH},
+			     .pidfd = -1,
+			     .sfd = -1,
+			     .ctty = GUARD_CTTY_UNKNOWN};
+	j->t.w = w;
+	r = prep(n, j);
+	if (r == 0)
+		r = execute(n, j);
+	if (r >= 0 && op->kind == OP_OPEN) {
+		int flags = op->fixed_flags ? op->fixed_flags
+					    : (int)req->data.args[op->flags];
+		*is_fd = true;
+		*cloexec = flags & O_CLOEXEC;
+	}
+	guard_task_close(&j->t);
+	free(j->xval);
+	j->xval = NULL;
+	return r;
+}
+
+void guard_serve(struct guard *n, struct worker *w,
+		 const struct seccomp_notif *req, bool broken)
+{
+	bool is_fd = false;
+	int cloexec = 0;
+	int r = broken ? -EPERM : handle(n, w, req, &is_fd, &cloexec);
+
+	if (is_fd && r >= 0) {
+		struct seccomp_notif_addfd a = {
+		    .id = req->id,
+		    .flags = SECCOMP_ADDFD_FLAG_SEND,
+		    .srcfd = (unsigned)r,
+		    .newfd_flags = cloexec ? O_CLOEXEC : 0,
+		};
+		int fr = ioctl(n->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+		int e = errno;
+		close(r);
+		if (fr >= 0)
+			goto done;
+		/* Answer anyway (docs/kernel-facts.md,
+		 * answer-every-notification): EMFILE in the task, or it was
+		 * interrupted. The file exists now; natively EMFILE would come
+		 * first, a small difference kept because the alternative is
+		 * a task that hangs forever. */
+		r = e == ENOENT ? -ENOENT : -e;
+	}
+	reply(n, req->id, r < 0 ? r : 0);
+done:
+	pthread_mutex_lock(&n->mu);
+	n->notifications++;
+	pthread_mutex_unlock(&n->mu);
+}

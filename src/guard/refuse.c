@@ -1,0 +1,152 @@
+/* Refusals: the guard's decision for one name in one folder, and what
+ * stderr and the call log say of it. */
+#include "guard/supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include "common/esc.h"
+
+/* What stderr says of a refused name: which rule, and how to lift it.
+ * The program chose the name, and a repository's files the deeper
+ * folders: both escaped (common/esc.h). */
+static char *refusal_text(const struct guard_rule *g, const char *rawname)
+{
+	_cleanup_free_ char *name = esc_dup(rawname);
+	_cleanup_free_ char *dir = esc_dup(g->dir);
+
+	if (g->always)
+		return xasprintf("lnk: refused to create %s in %s: %s\n", name,
+				 dir, g->why);
+	if (g->why)
+		return xasprintf("lnk: refused to create %s in %s: %s; "
+				 "--write-dot-files on its write folder "
+				 "allows it\n",
+				 name, dir, g->why);
+	return xasprintf("lnk: refused to create %s at the top of %s: it "
+			 "would run outside the sandbox; --write-dot-files %s "
+			 "allows it\n",
+			 name, dir, dir);
+}
+
+/* Counts one refused call; true the first time pair ("dir\tname") is
+ * refused, when it is reported. */
+static bool count_refusal(struct guard *n, const char *pair)
+{
+	bool first;
+
+	pthread_mutex_lock(&n->mu);
+	n->refused++;
+	first = !strv_contains(&n->refused_pairs, pair);
+	if (first)
+		strv_push(&n->refused_pairs, pair);
+	pthread_mutex_unlock(&n->mu);
+	return first;
+}
+
+/* Reported once per folder and name, on stderr and to on_refusal. Names
+ * match without regard to case (guard_decide), and so are counted: else
+ * .envrc, .Envrc, .ENVRC, ... (2^19 spellings of .pre-commit-config.yaml)
+ * would each be a new line on the user's terminal and in the call log,
+ * and a longer list to search under the lock. */
+static void refuse(struct guard *n, const struct guard_rule *g,
+		   const char *name)
+{
+	bool first;
+	_cleanup_free_ char *pair = xasprintf("%s\t%s", g->dir, name);
+
+	for (char *c = strchr(pair, '\t') + 1; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	first = count_refusal(n, pair);
+	if (first && !n->plan.quiet) {
+		_cleanup_free_ char *msg = refusal_text(g, name);
+		term_write(STDERR_FILENO, msg);
+	}
+	if (first && n->plan.on_refusal)
+		n->plan.on_refusal(n->plan.on_refusal_ctx, g, name);
+}
+
+/* A change of mode, owner or ACL of a guarded folder, reported once per
+ * folder. */
+void guard_refuse_attr(struct guard *n, const struct guard_rule *g)
+{
+	bool first;
+	_cleanup_free_ char *pair = xasprintf("%s\t(metadata)", g->dir);
+
+	first = count_refusal(n, pair);
+	if (first && !n->plan.quiet) {
+		_cleanup_free_ char *dir = esc_dup(g->dir);
+		_cleanup_free_ char *msg = xasprintf(
+		    "lnk: refused to change the mode, owner or ACL of %s: "
+		    "other accounts could then plant what runs outside the "
+		    "sandbox\n",
+		    dir);
+		term_write(STDERR_FILENO, msg);
+	}
+}
+
+/* 0 when creating `last` in parent is allowed. For a guarded name:
+ * -EEXIST (unreported) when it exists already, since then nothing can be
+ * created and the native call fails the same way (open without O_EXCL
+ * retries without O_CREAT); else -EPERM, reported. -EPERM when the parent
+ * cannot be checked (fail closed). */
+int guard_check(struct guard *n, int parent, const char *last)
+{
+	struct stat st;
+	struct statfs sf;
+
+	if (fstat(parent, &st) < 0 || fstatfs(parent, &sf) < 0)
+		return -EPERM;
+	/* Never create on /proc, /sys or another pseudo file system: what
+	 * it makes (or opens) is a kernel object, not a file. */
+	if (!guard_fs_ok((unsigned long)sf.f_type, false))
+		return -EACCES;
+	const struct guard_rule *g =
+	    guard_decide(n->plan.guards, n->plan.n, st.st_dev, st.st_ino, last);
+	if (!g)
+		return 0;
+	if (fstatat(parent, last, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	refuse(n, g, last);
+	return -EPERM;
+}
+
+bool guard_refuses(struct guard *n, int parent, const char *last)
+{
+	struct stat st;
+
+	if (fstat(parent, &st) < 0)
+		return true;
+	return guard_decide(n->plan.guards, n->plan.n, st.st_dev, st.st_ino,
+			    last) != NULL;
+}
+
+/* 1 when name in dir is the root of a mount (seen from dir, that is in
+ * the task's mount tree), 0 when not or missing, -EPERM when it cannot be
+ * told (fail closed). */
+int guard_mount_point_at(int dir, const char *name)
+{
+	struct statx a, b;
+
+	if (statx(dir, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) < 0 ||
+	    !(a.stx_mask & STATX_MNT_ID))
+		return -EPERM;
+	if (statx(dir, name, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &b) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!(b.stx_mask & STATX_MNT_ID))
+		return -EPERM;
+	if (b.stx_mnt_id != a.stx_mnt_id)
+		return 1;
+	return (b.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+		       (b.stx_attributes & STATX_ATTR_MOUNT_ROOT)
+		   ? 1
+		   : 0;
+}
+
+bool guard_is_dots(const char *s)
+{
+	return strcmp(s, ".") == 0 || strcmp(s, "..") == 0;
+}
