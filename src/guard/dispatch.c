@@ -318,6 +318,17 @@ void guard_serve(struct guard *n, struct worker *w,
 {
 	bool is_fd = false;
 	int cloexec = 0;
+
+	if (guard_is_exec(req->data.nr)) {
+		/* Seen, never decided here (exec.c): the kernel runs it and
+		 * Landlock decides, even when the guard is broken. */
+		if (!broken && n->plan.exec_note)
+			guard_exec_note(n, w, req);
+		struct seccomp_notif_resp resp = {
+		    .id = req->id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE};
+		(void)ioctl(n->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		goto done;
+	}
 	int r = broken ? -EPERM : handle(n, w, req, &is_fd, &cloexec);
 
 	if (is_fd && r >= 0) {

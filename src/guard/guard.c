@@ -381,6 +381,28 @@ void guard_plan_free(struct guard_plan *np)
 	free(np->guards);
 	np->guards = NULL;
 	np->n = 0;
+	free(np->exec_ids);
+	np->exec_ids = NULL;
+	np->nexec = 0;
+	np->exec_note = false;
+}
+
+void guard_plan_exec(struct guard_plan *np, const struct strv *allowed)
+{
+	np->exec_note = true;
+	np->exec_ids =
+	    xcalloc(allowed->n ? allowed->n : 1, sizeof(*np->exec_ids));
+	np->nexec = 0;
+	for (size_t i = 0; i < allowed->n; i++) {
+		struct stat st;
+		if (stat(allowed->v[i], &st) < 0)
+			continue;
+		np->exec_ids[np->nexec++] = (struct guard_exec_id){
+		    .dev = st.st_dev,
+		    .ino = st.st_ino,
+		    .dir = S_ISDIR(st.st_mode),
+		};
+	}
 }
 
 int guard_plan(const struct policy *p, struct guard_plan *np,

@@ -59,12 +59,33 @@ struct guard_rule {
 typedef void (*guard_refusal_fn)(void *ctx, const struct guard_rule *g,
 				 const char *name);
 
+/* Called from a worker thread the first time the program executes a file
+ * [commands] does not allow (Landlock refuses it: the guard only names
+ * it), with the path the sandbox sees it at. The same rules as for
+ * guard_refusal_fn. */
+typedef void (*guard_exec_fn)(void *ctx, const char *path);
+
+/* A file or folder [commands] allows: the file itself, or every file
+ * beneath the folder (as Landlock's EXECUTE rule on it). */
+struct guard_exec_id {
+	dev_t dev;
+	ino_t ino;
+	bool dir;
+};
+
 struct guard_plan {
 	struct guard_rule *guards;
 	size_t n;
 	bool quiet;		     /* true: do not print refusals on stderr */
 	guard_refusal_fn on_refusal; /* optional: the call log's queue */
 	void *on_refusal_ctx;
+	/* With exec_note, executions are notified and the ones these do
+	 * not allow are named (guard_plan_exec). */
+	bool exec_note;
+	struct guard_exec_id *exec_ids;
+	size_t nexec;
+	guard_exec_fn on_exec; /* optional: the call log's queue */
+	void *on_exec_ctx;
 };
 
 /* Plans the guard for a resolved policy: every [files] write folder except
@@ -77,6 +98,10 @@ int guard_plan(const struct policy *p, struct guard_plan *np,
 /* Adds one folder (absolute, symlinks resolved) to a plan. 0 or -errno. */
 int guard_plan_add(struct guard_plan *np, const char *dir, struct lnk_err *err);
 void guard_plan_free(struct guard_plan *np);
+/* Sets np to name executions the allowed list (Landlock's EXECUTE paths:
+ * files, and folders for everything beneath) does not cover. Paths that
+ * are missing are left out: nothing there can run. */
+void guard_plan_exec(struct guard_plan *np, const struct strv *allowed);
 /* Adds one guard (copied; dir and name duplicated), once. */
 void guard_plan_push(struct guard_plan *np, const struct guard_rule *g);
 
@@ -142,6 +167,8 @@ void guard_wait(struct guard *n);
 struct guard_stats {
 	unsigned long notifications; /* handled */
 	unsigned long refused;	     /* refused calls, all names */
+	unsigned long exec_named;    /* programs named as [commands]
+				      * refuses them */
 };
 void guard_get_stats(struct guard *n, struct guard_stats *st,
 		     struct strv *refused_pairs);

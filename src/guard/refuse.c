@@ -33,7 +33,7 @@ static char *refusal_text(const struct guard_rule *g, const char *rawname)
 
 /* Counts one refused call; true the first time pair ("dir\tname") is
  * refused, when it is reported. */
-static bool count_refusal(struct guard *n, const char *pair)
+bool guard_count_refusal(struct guard *n, const char *pair)
 {
 	bool first;
 
@@ -60,7 +60,7 @@ static void refuse(struct guard *n, const struct guard_rule *g,
 	for (char *c = strchr(pair, '\t') + 1; *c; c++)
 		if (*c >= 'A' && *c <= 'Z')
 			*c = (char)(*c - 'A' + 'a');
-	first = count_refusal(n, pair);
+	first = guard_count_refusal(n, pair);
 	if (first && !n->plan.quiet) {
 		_cleanup_free_ char *msg = refusal_text(g, name);
 		term_write(STDERR_FILENO, msg);
@@ -76,7 +76,7 @@ void guard_refuse_attr(struct guard *n, const struct guard_rule *g)
 	bool first;
 	_cleanup_free_ char *pair = xasprintf("%s\t(metadata)", g->dir);
 
-	first = count_refusal(n, pair);
+	first = guard_count_refusal(n, pair);
 	if (first && !n->plan.quiet) {
 		_cleanup_free_ char *dir = esc_dup(g->dir);
 		_cleanup_free_ char *msg = xasprintf(

@@ -348,6 +348,11 @@ static void plan_copy(struct guard_plan *dst, const struct guard_plan *src)
 		dst->guards[i].name =
 		    src->guards[i].name ? xstrdup(src->guards[i].name) : NULL;
 	}
+	dst->exec_ids =
+	    xcalloc(src->nexec ? src->nexec : 1, sizeof(*dst->exec_ids));
+	if (src->nexec)
+		memcpy(dst->exec_ids, src->exec_ids,
+		       src->nexec * sizeof(*dst->exec_ids));
 }
 
 int guard_start(const struct guard_plan *np, int sock, struct guard **out,
@@ -418,6 +423,7 @@ void guard_get_stats(struct guard *n, struct guard_stats *st,
 	pthread_mutex_lock(&n->mu);
 	st->notifications = n->notifications;
 	st->refused = n->refused;
+	st->exec_named = n->exec_named;
 	if (refused_pairs)
 		strv_copy(refused_pairs, &n->refused_pairs);
 	pthread_mutex_unlock(&n->mu);

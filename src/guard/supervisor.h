@@ -20,7 +20,9 @@
  *     answer with the result, opens by injecting the fd (ADDFD_FLAG_SEND).
  * The kernel never re-reads the task's memory, so a thread that swaps the
  * path after our read changes nothing: race-free by construction. We never
- * use SECCOMP_USER_NOTIF_FLAG_CONTINUE. Fail closed: any error before the
+ * use SECCOMP_USER_NOTIF_FLAG_CONTINUE for a call we decide; only
+ * executions, which Landlock decides, continue after we named a refused
+ * one (exec.c). Fail closed: any error before the
  * operation answers EPERM. Every notification is answered
  * (docs/kernel-facts.md, answer-every-notification).
  *
@@ -171,7 +173,7 @@ struct guard {
 	int ll_ruleset;
 	bool receiver_done, broken;
 
-	unsigned long notifications, refused;
+	unsigned long notifications, refused, exec_named;
 	struct strv refused_pairs; /* "dir\tname", printed once each */
 };
 
@@ -310,6 +312,18 @@ int guard_do_connect(struct guard *n, struct task *t, int base,
 /* The worker's half of a metadata call, then the call. */
 int guard_prep_attr(struct guard *n, struct job *j);
 int guard_do_attr(struct guard *n, struct job *j);
+
+/* ---- executions, named (exec.c) ---- */
+
+/* Whether nr is execve or execveat. */
+bool guard_is_exec(long nr);
+/* Names the file an execution runs when [commands] does not allow it;
+ * never answers (the caller lets the kernel run it). */
+void guard_exec_note(struct guard *n, struct worker *w,
+		     const struct seccomp_notif *req);
+/* Counts one refused call; true the first time key is refused (then it
+ * is reported). */
+bool guard_count_refusal(struct guard *n, const char *key);
 
 /* ---- one notification (dispatch.c) ---- */
 

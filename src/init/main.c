@@ -150,9 +150,11 @@ static void apply_seccomp(const struct init_config *c)
 	 * is refused (fail closed), nothing else. */
 	int fds[2] = {-1, -1};
 	size_t nfds = 1;
-	enum seccomp_notify mode = c->dot_guard	      ? SN_ALL
+	enum seccomp_notify mode =
+	    (enum seccomp_notify)((c->dot_guard	      ? SN_ALL
 				   : c->connect_guard ? SN_CONNECT
-						      : SN_NONE;
+						      : SN_NONE) |
+				  (c->exec_guard ? SN_EXEC : 0));
 	if (mode != SN_NONE) {
 		fds[1] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
 				NETLINK_SOCK_DIAG);

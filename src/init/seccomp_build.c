@@ -159,15 +159,25 @@ static int build(enum seccomp_notify notify, scmp_filter_ctx *out,
 
 	if ((r = add_setid_rules(ctx, err)) < 0)
 		goto fail;
-	for (size_t i = 0; notify != SN_NONE && i < seccomp_notified_count;
+	for (size_t i = 0;
+	     (notify & (SN_ALL | SN_CONNECT)) && i < seccomp_notified_count;
 	     i++) {
 		const struct seccomp_notified *n = &seccomp_notified[i];
-		if (n->nr < 0 ||
-		    (notify == SN_CONNECT && n->nr != __NR_connect))
+		if (n->nr < 0 || (!(notify & SN_ALL) && n->nr != __NR_connect))
 			continue;
 		r = add_notify_rule(ctx, n);
 		if (r < 0) {
 			rule_err(err, r, n->name);
+			goto fail;
+		}
+	}
+	/* Executions are only seen, never decided here: Landlock's
+	 * EXECUTE rights refuse what [commands] does not allow. */
+	static const int execs[] = {__NR_execve, __NR_execveat};
+	for (size_t i = 0; (notify & SN_EXEC) && i < ARRAY_SIZE(execs); i++) {
+		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, execs[i], 0);
+		if (r < 0) {
+			rule_err(err, r, i ? "execveat" : "execve");
 			goto fail;
 		}
 	}

@@ -79,20 +79,10 @@ static int load(const struct sock_filter *insns, size_t n, unsigned flags)
 void seccomp_policy_prebuilt(enum seccomp_notify notify,
 			     const struct sock_filter **prog, size_t *len)
 {
-	switch (notify) {
-	case SN_ALL:
-		*prog = seccomp_prebuilt_guard;
-		*len = seccomp_prebuilt_guard_len;
-		return;
-	case SN_CONNECT:
-		*prog = seccomp_prebuilt_connect;
-		*len = seccomp_prebuilt_connect_len;
-		return;
-	case SN_NONE:
-		break;
-	}
-	*prog = seccomp_prebuilt_plain;
-	*len = seccomp_prebuilt_plain_len;
+	unsigned m = (unsigned)notify & (SN_MODES - 1);
+
+	*prog = seccomp_prebuilt[m].prog;
+	*len = seccomp_prebuilt[m].len;
 }
 
 int seccomp_policy_install(enum seccomp_notify notify, int *listener,

@@ -16,14 +16,19 @@
 
 #include "common/err.h"
 
-/* What the main filter hands to the supervisor. SN_ALL is 1, so a bool
+/* What the main filter hands to the supervisor: SN_ALL or SN_CONNECT,
+ * and SN_EXEC beside either (or alone). SN_ALL is 1, so a bool
  * "dot_guard" of true still means every notified call. */
 enum seccomp_notify {
 	SN_NONE = 0,	/* nothing: no listener */
 	SN_ALL = 1,	/* every call of seccomp_notified (dot files kept) */
 	SN_CONNECT = 2, /* connect only: a folder is granted, but no dot
 			 * file is kept (creations run natively) */
+	SN_EXEC = 4,	/* execve and execveat too, only to be named: the
+			 * supervisor lets the kernel run them (Landlock
+			 * decides) and names a program [commands] refuses */
 };
+#define SN_MODES 8 /* every combination of the bits above */
 
 /* A call refused outright, with the arguments of its try. */
 struct seccomp_refusal {
@@ -105,12 +110,13 @@ int seccomp_policy_export(enum seccomp_notify notify, struct sock_filter **prog,
 /* The same two filters as compiled at build time by seccomp_gen.c from
  * seccomp_policy_export (the generated seccomp_prebuilt.c): what lnk-init
  * loads. The rest is in seccomp_load.c, which needs no libseccomp. */
-extern const struct sock_filter seccomp_prebuilt_plain[];
-extern const size_t seccomp_prebuilt_plain_len;
-extern const struct sock_filter seccomp_prebuilt_guard[];
-extern const size_t seccomp_prebuilt_guard_len;
-extern const struct sock_filter seccomp_prebuilt_connect[];
-extern const size_t seccomp_prebuilt_connect_len;
+struct seccomp_prebuilt {
+	const struct sock_filter *prog;
+	size_t len;
+};
+/* By mode (the bits of enum seccomp_notify; SN_ALL with SN_CONNECT is
+ * SN_ALL): the table seccomp_prebuilt.c defines. */
+extern const struct seccomp_prebuilt seccomp_prebuilt[SN_MODES];
 void seccomp_policy_prebuilt(enum seccomp_notify notify,
 			     const struct sock_filter **prog, size_t *len);
 

@@ -196,8 +196,12 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	if (out->bw.home_temporary)
 		out->init.temp_home = xstrdup(in->home);
 	out->init.wire_fd = in->wire ? LAUNCH_FD_WIRE : -1;
+	/* With [commands], executions go to the guard to be named. */
+	out->init.exec_guard = !out->init.exec_any;
 	out->init.guard_fd =
-	    in->guard || in->guard_connect_only ? LAUNCH_FD_GUARD : -1;
+	    in->guard || in->guard_connect_only || out->init.exec_guard
+		? LAUNCH_FD_GUARD
+		: -1;
 	out->init.lifeline_fd = LAUNCH_FD_LIFELINE;
 	out->init.dot_guard = in->guard;
 	out->init.connect_guard = in->guard_connect_only && !in->guard;

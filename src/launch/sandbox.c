@@ -188,6 +188,21 @@ static void log_refusal(void *ctx, const struct guard_rule *g, const char *name)
 			      "--write-dot-files allows it");
 }
 
+static void log_exec(void *ctx, const char *path)
+{
+	char target[DB_TARGET_MAX];
+	size_t len = strlen(path);
+
+	/* A long path keeps its end: the program's name. */
+	if (len < sizeof(target))
+		snprintf(target, sizeof(target), "%s", path);
+	else
+		snprintf(target, sizeof(target), "...%s",
+			 path + len - (sizeof(target) - 4));
+	db_queue_add(ctx, "exec", target, DB_REFUSED,
+		     "[commands] does not allow it; --command allows it");
+}
+
 /* Whether the spec itself lets no program run: its [commands] has no allow
  * (or an empty one) and no --command beside it. Then any program is
  * refused, and saying which spec and which key beats "'true' is not
@@ -519,8 +534,12 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	 * is granted; without names to keep, for connect() alone
 	 * (creations then run natively, at full speed). */
 	bool dot = r == 1;
-	bool guard = dot || policy_list(pol, K_FILES_READ)->n > 0 ||
-		     policy_list(pol, K_FILES_WRITE)->n > 0;
+	bool folders = policy_list(pol, K_FILES_READ)->n > 0 ||
+		       policy_list(pol, K_FILES_WRITE)->n > 0;
+	/* With [commands], it also names each program Landlock refuses to
+	 * run (a shell would only say "Permission denied"). */
+	bool exec_note = !policy_any_command(pol);
+	bool guard = dot || folders || exec_note;
 
 	/* Made now, though nothing else acts before the plan is whole: the
 	 * plan names the folder mkdtemp chooses. */
@@ -542,7 +561,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .pty = req->pty,
 	    .wire = wire,
 	    .guard = dot,
-	    .guard_connect_only = guard && !dot,
+	    .guard_connect_only = folders && !dot,
 	    .extra_env = &s.extra_env,
 	    .listeners = s.listeners,
 	    .nlisteners = s.nlisteners,
@@ -623,6 +642,11 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 		s.np.on_refusal = log_refusal;
 		s.np.on_refusal_ctx = s.logq;
+		if (exec_note) {
+			guard_plan_exec(&s.np, &s.plan.init.ll_exec);
+			s.np.on_exec = log_exec;
+			s.np.on_exec_ctx = s.logq;
+		}
 		if ((r = guard_start(&s.np, s.guard_pair[0], &s.guard, err)) <
 		    0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
@@ -646,6 +670,9 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	};
 	struct spawn_result res;
 	r = spawn_run(&sreq, &res, err);
+	struct guard_stats gs = {0};
+	if (s.guard)
+		guard_get_stats(s.guard, &gs, NULL);
 	limits_cgroup_end(&s.cg);
 	devnodes_remove(&s.dev);
 
@@ -688,10 +715,10 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		warnx_("stopped by 'lnk sandbox stop'");
 	/* 126 is what shells (and npm, make, env) exit with when a program
 	 * cannot run; under [commands] that is most often Landlock refusing
-	 * one. lnk cannot see which without watching every execve, so it
-	 * says where to look rather than naming one. */
+	 * one. The guard names the ones it saw (exec.c); for the rest (an
+	 * interpreter a script names, fexecve) say where to look. */
 	if (!req->probe && res.status == LNK_EXIT_CANNOT_EXEC &&
-	    !policy_any_command(pol))
+	    !policy_any_command(pol) && gs.exec_named == 0)
 		warnx_("the program exited with 126 (a program could not "
 		       "run): if its message above says 'Permission denied' "
 		       "for a program, [commands] does not allow it; add "

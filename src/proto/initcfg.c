@@ -17,9 +17,10 @@
 #define FLAG_DOT_GUARD (1u << 1)
 #define FLAG_LANDLOCK_OPTIONAL (1u << 2)
 #define FLAG_CONNECT_GUARD (1u << 3)
+#define FLAG_EXEC_GUARD (1u << 4)
 #define FLAGS_KNOWN                                                \
 	(FLAG_EXEC_ANY | FLAG_DOT_GUARD | FLAG_LANDLOCK_OPTIONAL | \
-	 FLAG_CONNECT_GUARD)
+	 FLAG_CONNECT_GUARD | FLAG_EXEC_GUARD)
 
 void initcfg_free(struct init_config *c)
 {
@@ -85,6 +86,8 @@ int initcfg_encode(const struct init_config *c, struct buf *out)
 		flags |= FLAG_DOT_GUARD;
 	if (c->connect_guard)
 		flags |= FLAG_CONNECT_GUARD;
+	if (c->exec_guard)
+		flags |= FLAG_EXEC_GUARD;
 	if (c->landlock_optional)
 		flags |= FLAG_LANDLOCK_OPTIONAL;
 
@@ -259,6 +262,7 @@ static int decode(struct rd *r, struct init_config *c)
 	c->exec_any = flags & FLAG_EXEC_ANY;
 	c->dot_guard = flags & FLAG_DOT_GUARD;
 	c->connect_guard = flags & FLAG_CONNECT_GUARD;
+	c->exec_guard = flags & FLAG_EXEC_GUARD;
 	c->landlock_optional = flags & FLAG_LANDLOCK_OPTIONAL;
 
 	if ((e = get_u32(r, &nfd, "guard_fd")) < 0 ||
@@ -273,6 +277,10 @@ static int decode(struct rd *r, struct init_config *c)
 		return err_set(r->err, -EINVAL,
 			       "init config: dot_guard is set but there is no "
 			       "guard_fd");
+	if (c->exec_guard && c->guard_fd < 0)
+		return err_set(r->err, -EINVAL,
+			       "init config: exec_guard is set but there is "
+			       "no guard_fd");
 	if (c->connect_guard && c->guard_fd < 0)
 		return err_set(r->err, -EINVAL,
 			       "init config: connect_guard is set but there is "

@@ -49,6 +49,9 @@ struct init_config {
 	 * granted, whose unix sockets a read-only mount leaves open). */
 	bool dot_guard;
 	bool connect_guard;
+	/* with exec_guard (beside either, or alone), execve and execveat
+	 * too: the supervisor names a program [commands] refuses */
+	bool exec_guard;
 	int guard_fd; /* inherited unix socket to the supervisor, or -1 */
 
 	/* The wire: init creates these listeners inside the sandbox's network
@@ -85,7 +88,7 @@ int initcfg_decode(const char *data, size_t len, struct init_config *c,
 
 /* Wire format (all integers little-endian; see initcfg.c for the bounds):
  *   "LNKI" u32 version u32 flags(bit0 exec_any, bit1 dot_guard,
- *   bit2 landlock_optional, bit3 connect_guard) i32 guard_fd i32 wire_fd
+ *   bit2 landlock_optional, bit3 connect_guard, bit4 exec_guard) i32 guard_fd i32 wire_fd
  *   i32 lifeline_fd u32 nproc
  *   strv ll_read, strv ll_write, strv ll_exec
  *   u32 nlisteners { u8 kind, u16 port }*

@@ -441,11 +441,66 @@ def test_spec_keeps_paths_as_written_and_spec_spec_prints_absolute(
     assert cp.stdout.strip() == str(moved)
 
 
+def test_program_refused_by_commands_is_named(lnk, work):
+    """Landlock refuses what [commands] does not allow with EACCES, and a
+    shell says only "Permission denied": lnk names the program once, with
+    the flag that allows it, on stderr and in the log (verb exec)."""
+    cp = lnk.run("--write", ".", "--command", "sh", "--", "sh", "-c",
+                 "/usr/bin/id; /usr/bin/id; ls >/dev/null; nosuchprog; "
+                 "exit 0")
+    assert cp.returncode == 0, cp
+    line = ("lnk: refused to run /usr/bin/id: [commands] does not allow "
+            "it; --command /usr/bin/id allows it")
+    assert cp.stderr.count(line) == 1, cp.stderr
+    ls = shutil.which("ls")
+    assert f"lnk: refused to run {os.path.realpath(ls)}:" in cp.stderr, \
+        cp.stderr
+    # a missing program is the shell's own "not found", not lnk's
+    assert "nosuchprog" not in "".join(
+        ln for ln in cp.stderr.splitlines() if ln.startswith("lnk:"))
+    rows = [json.loads(ln) for ln in
+            lnk("sandbox", "log", "--json").stdout.splitlines()]
+    execs = [r for r in rows if r.get("verb") == "exec"]
+    assert any(r["target"] == "/usr/bin/id" and r["outcome"] == "refused"
+               for r in execs), execs
+    # allowed programs, a folder of programs: not a word
+    tools = work / "tools"
+    tools.mkdir()
+    (tools / "hello").write_text("#!/bin/sh\necho hello\n")
+    (tools / "hello").chmod(0o755)
+    cp = lnk.run("--write", ".", "--command", "sh", "--command",
+                 f"{tools}/", "--", "sh", "-c", f"{tools}/hello")
+    assert cp.returncode == 0 and cp.stdout.strip() == "hello", cp
+    assert "refused to run" not in cp.stderr, cp.stderr
+
+
+def test_refused_program_name_is_escaped(lnk, work):
+    """The program chose the file's name: it is escaped where it is said."""
+    evil = work / "x\x1b]0;pwned\x07"
+    evil.write_text("#!/bin/sh\necho ran\n")
+    evil.chmod(0o755)
+    cp = lnk.run("--write", ".", "--command", "sh", "--", "sh", "-c",
+                 f"'{evil}'; exit 0")
+    assert cp.returncode == 0, cp
+    assert "ran" not in cp.stdout
+    named = [ln for ln in cp.stderr.splitlines()
+             if ln.startswith("lnk: refused to run")]
+    assert len(named) == 1, cp.stderr
+    assert "\x1b" not in named[0] and "\x07" not in named[0], named
+
+
 def test_exit_126_under_commands_points_at_commands(lnk):
+    # named: the 126 hint is not repeated
     cp = lnk.run("--write", ".", "--command", "sh", "--", "sh", "-c",
                  "/usr/bin/id")
     assert cp.returncode == 126, cp
     assert "Permission denied" in cp.stderr
+    assert "refused to run /usr/bin/id" in cp.stderr
+    assert "exited with 126" not in cp.stderr
+    # not named (the program's own 126): where to look
+    cp = lnk.run("--write", ".", "--command", "sh", "--", "sh", "-c",
+                 "exit 126")
+    assert cp.returncode == 126, cp
     assert "[commands] does not allow it; add --command NAME" in cp.stderr
     # every program allowed: 126 is the program's own business
     cp = lnk.run("--write", ".", "--", "sh", "-c", "exit 126")

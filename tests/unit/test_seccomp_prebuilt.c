@@ -37,43 +37,39 @@ static void same(enum seccomp_notify dot_guard)
 	free(want);
 }
 
-static void plain_is_libseccomps(void **state)
+/* Every mode lnk-init may load: each bit alone and together. */
+static void every_mode_is_libseccomps(void **state)
 {
 	(void)state;
-	same(false);
+	for (int m = 0; m < SN_MODES; m++)
+		if (!((m & SN_ALL) && (m & SN_CONNECT)))
+			same((enum seccomp_notify)m);
 }
 
-static void guard_is_libseccomps(void **state)
+/* They differ (each bit adds notify rules), so a mix-up of the arrays
+ * cannot pass the comparisons above by accident; SN_ALL with SN_CONNECT
+ * is SN_ALL. */
+static void modes_differ(void **state)
 {
 	(void)state;
-	same(true);
-}
-
-static void connect_is_libseccomps(void **state)
-{
-	(void)state;
-	same(SN_CONNECT);
-}
-
-/* The two differ (the guard adds the notify rules), so a mix-up of the
- * arrays cannot pass the comparisons above by accident. */
-static void guard_differs(void **state)
-{
-	(void)state;
-	const struct sock_filter *a, *b;
-	size_t na, nb;
-	seccomp_policy_prebuilt(false, &a, &na);
-	seccomp_policy_prebuilt(true, &b, &nb);
-	assert_true(nb > na);
+	const struct sock_filter *p[SN_MODES];
+	size_t n[SN_MODES];
+	for (int m = 0; m < SN_MODES; m++)
+		seccomp_policy_prebuilt((enum seccomp_notify)m, &p[m], &n[m]);
+	assert_true(n[SN_ALL] > n[SN_NONE]);
+	assert_true(n[SN_CONNECT] > n[SN_NONE]);
+	assert_true(n[SN_EXEC] > n[SN_NONE]);
+	assert_true(n[SN_ALL | SN_EXEC] > n[SN_ALL]);
+	assert_true(n[SN_CONNECT | SN_EXEC] > n[SN_CONNECT]);
+	assert_ptr_equal(p[SN_ALL | SN_CONNECT], p[SN_ALL]);
+	assert_ptr_equal(p[SN_ALL | SN_CONNECT | SN_EXEC], p[SN_ALL | SN_EXEC]);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(plain_is_libseccomps),
-	    cmocka_unit_test(guard_is_libseccomps),
-	    cmocka_unit_test(connect_is_libseccomps),
-	    cmocka_unit_test(guard_differs),
+	    cmocka_unit_test(every_mode_is_libseccomps),
+	    cmocka_unit_test(modes_differ),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
