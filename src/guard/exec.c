@@ -32,6 +32,9 @@
 
 /* Folders walked up from the file before the walk gives up (unknown). */
 #define EXEC_UP_MAX 256
+/* Programs named per run: a program that makes and runs a million files
+ * must not flood the terminal, the log or the guard's memory. */
+#define EXEC_NAMED_MAX 64
 
 static bool listed(const struct guard_plan *p, const struct stat *st, bool dir)
 {
@@ -85,10 +88,13 @@ static void name_it(struct guard *n, const struct stat *st, int fd,
 	    xasprintf("\texec\t%llu:%llu", (unsigned long long)st->st_dev,
 		      (unsigned long long)st->st_ino);
 
-	if (!guard_count_refusal(n, key))
+	pthread_mutex_lock(&n->mu);
+	bool full = n->exec_named >= EXEC_NAMED_MAX;
+	pthread_mutex_unlock(&n->mu);
+	if (full || !guard_count_refusal(n, key))
 		return;
 	pthread_mutex_lock(&n->mu);
-	n->exec_named++;
+	unsigned long named = ++n->exec_named;
 	pthread_mutex_unlock(&n->mu);
 	/* Where the sandbox sees it: the same path as on the host for
 	 * every granted or system folder. */
@@ -108,6 +114,10 @@ static void name_it(struct guard *n, const struct stat *st, int fd,
 	}
 	if (n->plan.on_exec)
 		n->plan.on_exec(n->plan.on_exec_ctx, path);
+	if (named == EXEC_NAMED_MAX && !n->plan.quiet)
+		term_write(STDERR_FILENO,
+			   "lnk: [commands] may refuse more programs; only "
+			   "the first 64 are named\n");
 }
 
 bool guard_is_exec(long nr)

@@ -506,3 +506,21 @@ def test_exit_126_under_commands_points_at_commands(lnk):
     cp = lnk.run("--write", ".", "--", "sh", "-c", "exit 126")
     assert cp.returncode == 126, cp
     assert "[commands]" not in cp.stderr
+
+
+def test_programs_named_are_bounded(lnk, work):
+    """A program that makes and runs hundreds of refused files gets the
+    first 64 named and one line saying so, not a flood."""
+    d = work / "many"
+    d.mkdir()
+    for i in range(100):
+        f = d / f"p{i}"
+        f.write_text("#!/bin/sh\n")
+        f.chmod(0o755)
+    cp = lnk.run("--write", ".", "--command", "sh", "--", "sh", "-c",
+                 f"for f in {d}/*; do \"$f\" 2>/dev/null; done; exit 0")
+    assert cp.returncode == 0, cp
+    named = [ln for ln in cp.stderr.splitlines()
+             if ln.startswith("lnk: refused to run")]
+    assert len(named) == 64, len(named)
+    assert "only the first 64 are named" in cp.stderr
