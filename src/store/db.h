@@ -18,6 +18,7 @@
 #include "common/err.h"
 
 struct db;
+struct sqlite3;
 
 /* How every writing connection to lnk.db is set up (db.c and state.c).
  *
@@ -39,6 +40,15 @@ struct db;
 	"PRAGMA synchronous=NORMAL;"      \
 	"PRAGMA wal_autocheckpoint=1000;" \
 	"PRAGMA journal_size_limit=4194304;"
+
+/* Sets up a new writing connection h: DB_PRAGMAS, then sql (the caller's
+ * CREATE TABLE IF NOT EXISTS). Two processes that open a new lnk.db at the
+ * same moment (sandboxes started together, their wires) both switch it to
+ * WAL, and SQLite answers the loser SQLITE_BUSY at once, busy timeout or
+ * not (a read lock upgraded to a write lock is never waited for): so a
+ * busy answer is retried, every statement being idempotent, for up to
+ * timeout_ms. Returns an SQLite result code; *msg (sqlite3_free) says why. */
+int db_setup(struct sqlite3 *h, const char *sql, int timeout_ms, char **msg);
 
 /* Opens (and creates, with its folder 0700) the database at path. With
  * readonly, a missing file is -ENOENT and nothing is created. */
