@@ -47,11 +47,19 @@ static bool needs_wire(const struct policy *p)
  * network grant or without: `stop` must reach the ones that can still
  * change files, and `paused` and `traffic` list them. Registered before
  * anything starts (a name that runs already is refused here, not once the
- * program runs); the connection is closed again at once, so none is
- * carried into the wire's fork. When lnk is killed the entry stays until a
- * reader finds its supervisor gone (store/registry.h). */
-static int registry_enter(const char *home, const char *name, bool wire,
-			  struct lnk_err *err)
+ * program runs). registry_register checks the name and enters it in one
+ * transaction, so two sandboxes starting with one name cannot both have
+ * it. A spec's fixed name would keep two commands of one spec (npm run dev
+ * and npm test) from running at once: while it is taken, a run of the
+ * spec takes the next free one, "app-2", and says so; a name given with
+ * --name is the person's choice and is refused instead. Whether a stop
+ * is in force is read on the same connection, after the entry is made
+ * (so a concurrent `stop` either sees the entry or is seen here). One
+ * open of lnk.db for all of it, closed again at once, so none is carried
+ * into the wire's fork. When lnk is killed the entry stays until a reader
+ * finds its supervisor gone (store/registry.h). */
+static int registry_enter(const char *home, char **name, bool may_move,
+			  bool wire, bool *stopped, struct lnk_err *err)
 {
 	struct registry *st;
 	int r = registry_open(home, &st, err);
@@ -59,28 +67,55 @@ static int registry_enter(const char *home, const char *name, bool wire,
 		return r;
 	struct registry_entry e;
 	memset(&e, 0, sizeof(e));
-	snprintf(e.name, sizeof(e.name), "%s", name);
 	e.uid = getuid();
 	e.started_ms = registry_now_ms();
-	/* A wire to come is said at once (its socket), so that until it
-	 * joins, the sandbox is not taken for one without a wire. */
-	if (wire) {
-		_cleanup_free_ char *sock = ctl_socket_path(home, name);
-		if (sock)
-			snprintf(e.socket, sizeof(e.socket), "%s", sock);
-	}
 	if ((r = registry_proc_self(getpid(), &e.supervisor)) < 0) {
 		registry_close(st);
 		return err_set(err, r, "cannot read this process's start time");
 	}
-	r = registry_register(st, &e, err);
+	_cleanup_free_ char *try = xstrdup(*name);
+	for (int i = 2;; i++) {
+		snprintf(e.name, sizeof(e.name), "%s", try);
+		/* A wire to come is said at once (its socket), so that until
+		 * it joins, the sandbox is not taken for one without a
+		 * wire. */
+		e.socket[0] = '\0';
+		if (wire) {
+			_cleanup_free_ char *sock = ctl_socket_path(home, try);
+			if (sock)
+				snprintf(e.socket, sizeof(e.socket), "%s",
+					 sock);
+		}
+		r = registry_register(st, &e, err);
+		if (r != -EEXIST || !may_move || i >= 100)
+			break;
+		free(try);
+		try = xasprintf("%s-%d", *name, i);
+		if (strlen(try) > REGISTRY_NAME_MAX)
+			break; /* no longer a valid name: refuse as taken */
+	}
+	*stopped = false;
+	if (r == 0) {
+		struct lnk_err ignored = {0};
+		if (registry_stop_get(st, stopped, NULL, &ignored) < 0)
+			*stopped = false;
+	}
 	registry_close(st);
 	if (r == -EEXIST)
 		return err_set(err, r,
 			       "a sandbox named '%s' is already running here; "
 			       "choose another --name",
-			       name);
-	return r;
+			       *name);
+	if (r < 0)
+		return r;
+	if (strcmp(try, *name) != 0) {
+		warnx_("a sandbox named '%s' is already running; this one is "
+		       "'%s'",
+		       *name, try);
+		free(*name);
+		*name = steal_pointer(&try);
+	}
+	return 0;
 }
 
 /* Best effort: an entry left behind is stale once this process ends. */
@@ -242,33 +277,6 @@ static int refuse_no_commands(const struct policy *p, const char *program,
 		       spec, base, base);
 }
 
-/* A sandbox of that name that runs here already, caught before anything
- * starts, so that a spec's name can give way to the next free one. The
- * check is best effort: registry_enter has the last word. */
-static int check_name_free(const char *home, const char *name,
-			   struct lnk_err *err)
-{
-	_cleanup_free_ char *db = paths_db(home);
-	struct registry *st;
-	struct registry_entry e;
-	struct lnk_err ignored = {0};
-
-	if (access(db, F_OK) < 0)
-		return 0; /* nothing ever ran here: no open, no file made */
-	if (registry_open(home, &st, &ignored) < 0)
-		return 0;
-	int r = registry_find(st, name, &e, &ignored);
-	registry_close(st);
-	/* an entry a killed lnk left is stale: the name is free */
-	if (r == 0 &&
-	    (e.supervisor.pid <= 0 || registry_proc_alive(&e.supervisor)))
-		return err_set(err, -EEXIST,
-			       "a sandbox named '%s' is already running here; "
-			       "choose another --name",
-			       name);
-	return 0;
-}
-
 /* The program starts in the current folder only when the sandbox shows
  * it; otherwise in the first --write folder or the empty home, and a
  * command meant for one folder would act on another. Said every time, on
@@ -309,35 +317,6 @@ static void say_unserved(const struct policy *p)
 		       "so the program opens no page",
 		       o);
 	}
-}
-
-/* A spec's fixed name would keep two commands of one spec (npm run dev and
- * npm test) from running at once: while it is taken, a run of the spec
- * takes the next free one, "app-2", and says so. A name given with
- * --name is the person's choice and is refused instead. */
-static int pick_free_name(const struct policy *pol, const char *home,
-			  char **name, struct lnk_err *err)
-{
-	int r = check_name_free(home, *name, err);
-	const struct key_value *kv = &pol->k[K_NAME];
-
-	if (r != -EEXIST || kv->from_flag || !pol->spec_path)
-		return r;
-	for (int i = 2; i < 100; i++) {
-		_cleanup_free_ char *next = xasprintf("%s-%d", *name, i);
-		if (strlen(next) > 64)
-			break; /* no longer a valid name: refuse as taken */
-		struct lnk_err ignored = {0};
-		if (check_name_free(home, next, &ignored) == 0) {
-			warnx_("a sandbox named '%s' is already running; this "
-			       "one is '%s'",
-			       *name, next);
-			free(*name);
-			*name = steal_pointer(&next);
-			return 0;
-		}
-	}
-	return r;
 }
 
 static int exit_for(int r)
@@ -481,14 +460,16 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 
 	s.name =
 	    req->name ? xstrdup(req->name) : xasprintf("run-%d", (int)getpid());
-	/* run-<pid> is ours alone: only a name given can be taken. */
-	if (req->name && (r = pick_free_name(pol, req->home, &s.name, err)) < 0)
-		return fail(&s, LNK_EXIT_FAIL, r, status);
-	const char *name = s.name;
 	bool wire = needs_wire(pol);
-	if ((r = registry_enter(req->home, name, wire, err)) < 0)
+	/* run-<pid> is ours alone: only a spec's own name gives way */
+	bool may_move =
+	    req->name && !pol->k[K_NAME].from_flag && pol->spec_path;
+	bool stopped = false;
+	if ((r = registry_enter(req->home, &s.name, may_move, wire, &stopped,
+				err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	s.home = req->home;
+	const char *name = s.name;
 	if (wire) {
 		if ((r = wire_plan(pol, name, req->home, &s.wp, err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
@@ -585,7 +566,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	int64_t stop_since = 0, started_ms = registry_now_ms();
 	if (!req->probe) {
 		say_unserved(pol);
-		if (stopnote_in_force(req->home, &stop_since))
+		if (stopped)
 			warnx_("a stop is in force ('lnk sandbox stop'): this "
 			       "sandbox's network stays closed until 'lnk "
 			       "sandbox stop --off'");

@@ -70,6 +70,23 @@ void db_format_time(time_t t, char out[32])
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+int db_setup(sqlite3 *h, const char *sql, int timeout_ms, char **msg)
+{
+	int waited = 0, rc;
+
+	for (;;) {
+		sqlite3_free(*msg);
+		*msg = NULL;
+		rc = sqlite3_exec(h, DB_PRAGMAS, NULL, NULL, msg);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(h, sql, NULL, NULL, msg);
+		if ((rc & 0xff) != SQLITE_BUSY || waited >= timeout_ms)
+			return rc;
+		sqlite3_sleep(5);
+		waited += 5;
+	}
+}
+
 int db_open(const char *path, bool readonly, struct db **out,
 	    struct lnk_err *err)
 {
@@ -107,10 +124,7 @@ int db_open(const char *path, bool readonly, struct db **out,
 	sqlite3_db_config(db->h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	if (!readonly) {
 		char *msg = NULL;
-		if (sqlite3_exec(db->h, DB_PRAGMAS, NULL, NULL, &msg) !=
-			SQLITE_OK ||
-		    sqlite3_exec(db->h, schema, NULL, NULL, &msg) !=
-			SQLITE_OK) {
+		if (db_setup(db->h, schema, 10000, &msg) != SQLITE_OK) {
 			r = err_set(err, -EIO, "database '%s': %s", path,
 				    msg ? msg : "cannot set it up");
 			sqlite3_free(msg);

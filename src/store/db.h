@@ -18,6 +18,7 @@
 #include "common/err.h"
 
 struct db;
+struct sqlite3;
 
 /* How every writing connection to lnk.db is set up (db.c and registry.c).
  *
@@ -32,13 +33,29 @@ struct db;
  * is not folded back into the database (with fsyncs) whenever the last
  * connection closes. It is still checkpointed, and so stays bounded:
  * SQLite's automatic checkpoint runs on the commit that takes the WAL past
- * wal_autocheckpoint pages (about 4 MB), and journal_size_limit then cuts
- * the file back to 4 MB once the checkpoint lets the WAL start over. */
-#define DB_PRAGMAS                        \
-	"PRAGMA journal_mode=WAL;"        \
-	"PRAGMA synchronous=NORMAL;"      \
-	"PRAGMA wal_autocheckpoint=1000;" \
+ * wal_autocheckpoint pages, and journal_size_limit then cuts the file back
+ * to 4 MB once the checkpoint lets the WAL start over.
+ *
+ * Kept small (100 pages, about 400 kB): the first connection to open the
+ * file when no other has it open (every `lnk sandbox run` on a machine
+ * with no sandbox running) rebuilds the WAL's index by reading and
+ * checksumming every frame since the last checkpoint, about 0.7 ms of CPU
+ * per MB. At 4 MB that was 3 ms for each open, several per run; a
+ * checkpoint every few dozen runs costs less. */
+#define DB_PRAGMAS                       \
+	"PRAGMA journal_mode=WAL;"       \
+	"PRAGMA synchronous=NORMAL;"     \
+	"PRAGMA wal_autocheckpoint=100;" \
 	"PRAGMA journal_size_limit=4194304;"
+
+/* Sets up a new writing connection h: DB_PRAGMAS, then sql (the caller's
+ * CREATE TABLE IF NOT EXISTS). Two processes that open a new lnk.db at the
+ * same moment (sandboxes started together, their wires) both switch it to
+ * WAL, and SQLite answers the loser SQLITE_BUSY at once, busy timeout or
+ * not (a read lock upgraded to a write lock is never waited for): so a
+ * busy answer is retried, every statement being idempotent, for up to
+ * timeout_ms. Returns an SQLite result code; *msg (sqlite3_free) says why. */
+int db_setup(struct sqlite3 *h, const char *sql, int timeout_ms, char **msg);
 
 /* Opens (and creates, with its folder 0700) the database at path. With
  * readonly, a missing file is -ENOENT and nothing is created. */

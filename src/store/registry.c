@@ -302,8 +302,10 @@ int registry_open_at(const char *path, struct registry **out,
 	 * loss may lose the last registrations; a reboot ends their
 	 * sandboxes anyway. */
 	sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-	if (sqlite3_exec(db, DB_PRAGMAS, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK) {
+	char *msg = NULL;
+	int rc2 = db_setup(db, schema, 5000, &msg);
+	sqlite3_free(msg);
+	if (rc2 != SQLITE_OK) {
 		int r = db_err(s, err, "cannot set up the database");
 		registry_close(s);
 		return r;

@@ -88,18 +88,23 @@ void keeper_send_trip(int chan, const struct trip_verdict *v)
 
 /* ---- the check ---- */
 
-bool keeper_is_local(const struct lnk_addr *a)
+bool keeper_is_local(void *rs, const struct lnk_addr *a)
 {
 	/* The routing table's answer for this exact address, as the wire's
 	 * filter asks it (route.c): a local route (an interface's address,
 	 * AnyIP) is this machine. No answer counts as this machine too, so
 	 * the keeper fails closed. A bind probe would be fooled by
 	 * net.ipv4.ip_nonlocal_bind. */
-	struct route_sock rs;
-	if (route_open(&rs) < 0)
-		return true;
-	enum route_where w = route_lookup(&rs, a);
-	route_close(&rs);
+	struct route_sock own;
+	struct route_sock *use = rs;
+	if (!use) {
+		if (route_open(&own) < 0)
+			return true;
+		use = &own;
+	}
+	enum route_where w = route_lookup(use, a);
+	if (use == &own)
+		route_close(&own);
 	return w == ROUTE_LOCAL || w == ROUTE_NONE;
 }
 
@@ -166,9 +171,10 @@ int keeper_dest_check(const struct keeper_rules *kr, int domain,
 		*why = "a cloud metadata address";
 		return -EACCES;
 	}
-	bool here = c == AC_LOOPBACK || c == AC_UNSPECIFIED ||
-		    kr->is_local(&a) ||
-		    (inner.family != a.family && kr->is_local(&inner));
+	bool here =
+	    c == AC_LOOPBACK || c == AC_UNSPECIFIED ||
+	    kr->is_local(kr->local_ctx, &a) ||
+	    (inner.family != a.family && kr->is_local(kr->local_ctx, &inner));
 	if (!here)
 		return 0; /* the wire's own filter decided this one */
 	/* --port P: the wire connects to 127.0.0.1:P or [::1]:P, nothing
@@ -466,11 +472,17 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 	k.kr.is_local = keeper_is_local;
+	/* one route socket for the keeper's life, not one per call */
+	struct route_sock rs;
+	if (route_open(&rs) == 0)
+		k.kr.local_ctx = &rs;
 	k.pidfd = (int)syscall(SYS_pidfd_open, wire, 0);
 	if (k.pidfd < 0) {
 		int r = -errno;
 		kill(wire, SIGKILL);
 		waitpid(wire, NULL, 0);
+		if (k.kr.local_ctx)
+			route_close(&rs);
 		return r;
 	}
 	int st = 0;
@@ -515,6 +527,8 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 		close(k.notify);
 	if (k.chan >= 0)
 		close(k.chan);
+	if (k.kr.local_ctx)
+		route_close(&rs);
 	close(k.pidfd);
 	return st;
 }

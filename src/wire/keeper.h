@@ -55,15 +55,17 @@ struct keeper_rules {
 	struct lnk_addr dns[KEEPER_MAX_DNS];
 	uint16_t dns_port[KEEPER_MAX_DNS];
 	size_t ndns;
-	/* Is a one of this machine's addresses? keeper_is_local, or a fake
-	 * in tests. */
-	bool (*is_local)(const struct lnk_addr *a);
+	/* Is a one of this machine's addresses? keeper_is_local (its ctx
+	 * the keeper's route socket), or a fake in tests. */
+	bool (*is_local)(void *ctx, const struct lnk_addr *a);
+	void *local_ctx;
 };
 
-/* Asks the kernel's routing table at the time of the call: an address
- * with a local route (any interface's, and local routes such as AnyIP) is
- * this machine's; no answer counts as this machine's. */
-bool keeper_is_local(const struct lnk_addr *a);
+/* Asks the kernel's routing table at the time of the call, through rs (a
+ * struct route_sock opened once by the keeper; NULL opens one for this
+ * call): an address with a local route (any interface's, and local routes
+ * such as AnyIP) is this machine's; no answer counts as this machine's. */
+bool keeper_is_local(void *rs, const struct lnk_addr *a);
 
 /* May a socket of this domain (AF_INET, AF_INET6, AF_NETLINK) connect or
  * send to sa? 0, or -errno (EACCES: this machine, metadata, another

@@ -479,15 +479,14 @@ def test_stop_ends_programs_and_persists_for_new_runs(real, lnk, work):
          "trap '' TERM; while :; do sleep 0.1; done"],
         env=lnk.env(), cwd=str(work), stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL)
-    # One sandbox at a time: stop acts on what is registered when it runs.
-    # (Two wired sandboxes starting at the same moment can fail to hand
-    # their listeners to the wire; that is a bug of its own, not this
-    # test's subject.)
-    assert wait_for(lambda: "stubborn" in lnk(
-        "sandbox", "traffic").stdout, 15), "stubborn did not start"
+    # Both start at once, on a new lnk.db.
     p, out = start_holder(lnk, work, "hold-2", srv.port)
     try:
         assert wait_for(lambda: notes(out), 15), "holder did not start"
+        # The stubborn one started first, but may register later: stop
+        # acts on what is registered when it runs.
+        assert wait_for(lambda: "stubborn" in lnk(
+            "sandbox", "traffic").stdout, 15), "stubborn did not start"
         cp = lnk("sandbox", "stop", check=True, timeout=30)
         assert p.wait(timeout=10) is not None
         assert stubborn.wait(timeout=10) is not None

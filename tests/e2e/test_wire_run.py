@@ -469,3 +469,65 @@ def test_wire_dies_sandbox_has_no_network(lnk, net, work):
         p.kill()
         _, err = p.communicate(timeout=30)
     assert "the wire" in err and "no network" in err, err
+
+
+def test_many_sandboxes_started_at_once(lnk, net, work):
+    """Eight sandboxes with a wire and four without, on a new lnk.db,
+    started at the same moment (each waits on a pipe, and one write to
+    each lets them all go): each starts, reaches its host through its own
+    wire, and is listed while it runs."""
+    o = net["ORIGIN"]
+    go = work / "go"
+    wired = [f"wired-{i}" for i in range(8)]
+    bare = [f"bare-{i}" for i in range(4)]
+    wait = f"while [ ! -e {go} ]; do sleep 0.1; done"
+    procs = {}
+    for i, name in enumerate(wired + bare):
+        if name in wired:
+            # half of them with a folder granted: the guard runs too
+            grants = ["--write" if i % 2 else "--read", str(work),
+                      "--internet-host", o]
+            script = f"{CURL} http://{o}/hello.txt; echo; {wait}"
+        else:
+            grants = ["--write", str(work)]
+            script = f"echo alone; {wait}"
+        procs[name] = subprocess.Popen(
+            ["sh", "-c", 'read -r _; exec "$@"', "sh", lnk.bin, "sandbox",
+             "run", "--name", name, *grants, "--", "sh", "-c", script],
+            cwd=str(work),
+            env=lnk.env({"LNK_DNS_SERVER": net["LNK_DNS_SERVER"]}),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+    try:
+        for p in procs.values():
+            p.stdin.write("\n")
+        for p in procs.values():
+            p.stdin.close()
+            p.stdin = None
+
+        def listed():
+            cp = lnk("sandbox", "traffic", "--json")
+            return {json.loads(line)["sandbox"]: json.loads(line)
+                    for line in cp.stdout.splitlines()}
+        deadline = time.monotonic() + 60
+        seen = {}
+        while time.monotonic() < deadline:
+            seen = listed()
+            if set(seen) >= set(procs) or any(
+                    p.poll() is not None for p in procs.values()):
+                break
+            time.sleep(0.3)
+        assert set(seen) >= set(procs), (sorted(seen), {
+            n: p.poll() for n, p in procs.items()})
+        assert all(seen[n].get("wire") is False for n in bare)
+        assert all("wire" not in seen[n] for n in wired), seen
+    finally:
+        go.write_text("")
+        done = {n: p.communicate(timeout=60) for n, p in procs.items()}
+    for name, (out, err) in done.items():
+        assert procs[name].returncode == 0, f"{name}: {err}"
+        assert "cannot" not in err and "wire" not in err, f"{name}: {err}"
+        want = f"hello from {o}" if name in wired else "alone"
+        assert out.strip() == want, f"{name}: {out!r} {err!r}"
+    rows = [r for r in calls(lnk) if r["outcome"] == "ended"]
+    assert sorted(r["sandbox"] for r in rows) == sorted(wired), rows

@@ -363,6 +363,70 @@ static void test_queue_without_wire(void **state)
 	db_queue_stop(q1);
 }
 
+/* Sandboxes started together open a new lnk.db at the same moment; the
+ * switch to WAL upgrades a read lock, which SQLite never waits for (busy
+ * timeout or not): db_setup waits for the other connection instead. */
+static void test_setup_waits_for_a_new_file(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/lnk-test-dbsetup-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	_cleanup_free_ char *path = xasprintf("%s/lnk.db", dir);
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	/* Another process holds the write lock of the new file for 300 ms,
+	 * as the first sandbox does while it switches it to WAL. (Its own
+	 * process: SQLite's locks are per process, and no connection may
+	 * cross a fork.) */
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sqlite3 *a = NULL;
+		if (sqlite3_open(path, &a) != SQLITE_OK ||
+		    sqlite3_exec(a, "BEGIN IMMEDIATE", NULL, NULL, NULL) !=
+			SQLITE_OK)
+			_exit(1);
+		(void)!write(p[1], "x", 1);
+		usleep(300 * 1000);
+		_exit(sqlite3_exec(a, "COMMIT", NULL, NULL, NULL) ? 1 : 0);
+	}
+	close(p[1]);
+	char c;
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	sqlite3 *b = NULL;
+	assert_int_equal(sqlite3_open(path, &b), SQLITE_OK);
+	sqlite3_busy_timeout(b, 5000);
+	/* the premise: the busy timeout alone does not wait */
+	assert_int_equal(sqlite3_exec(b, DB_PRAGMAS, NULL, NULL, NULL),
+			 SQLITE_BUSY);
+	char *msg = NULL;
+	assert_int_equal(
+	    db_setup(b, "CREATE TABLE IF NOT EXISTS t(x);", 5000, &msg),
+	    SQLITE_OK);
+	sqlite3_free(msg);
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	/* and a lock held past the time given is still an error */
+	sqlite3 *a = NULL;
+	assert_int_equal(sqlite3_open(path, &a), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(a, "BEGIN IMMEDIATE", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_busy_timeout(b, 0);
+	msg = NULL;
+	assert_int_equal(
+	    db_setup(b, "CREATE TABLE IF NOT EXISTS u(x);", 50, &msg) & 0xff,
+	    SQLITE_BUSY);
+	sqlite3_free(msg);
+	sqlite3_exec(a, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(a);
+	sqlite3_close(b);
+	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +435,7 @@ int main(void)
 	    cmocka_unit_test(test_writer_log_down_and_back),
 	    cmocka_unit_test(test_wal_checkpointed_not_on_close),
 	    cmocka_unit_test(test_queue_without_wire),
+	    cmocka_unit_test(test_setup_waits_for_a_new_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

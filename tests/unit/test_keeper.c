@@ -22,6 +22,7 @@
 
 #include "wire/confine.h"
 #include "wire/keeper.h"
+#include "wire/route.h"
 
 struct row {
 	int domain;
@@ -64,8 +65,9 @@ static const struct row rows[] = {
 
 /* This machine, for the rows: loopback is decided by class, 192.0.2.77
  * stands for an address of one of its interfaces. */
-static bool fake_local(const struct lnk_addr *a)
+static bool fake_local(void *ctx, const struct lnk_addr *a)
 {
+	(void)ctx;
 	static const uint8_t own[4] = {192, 0, 2, 77};
 	return a->family == AF_INET && memcmp(a->a, own, 4) == 0;
 }
@@ -140,14 +142,13 @@ static void short_addresses_refused(void **state)
 
 /* The kernel's answer: loopback and an interface's address are this
  * machine, a documentation address is not. */
-static void kernel_knows_this_machine(void **state)
+static void kernel_knows_this_machine_on(struct route_sock *rs)
 {
-	(void)state;
 	struct lnk_addr a = {.family = AF_INET};
 	inet_pton(AF_INET, "127.0.0.1", a.a);
-	assert_true(keeper_is_local(&a));
+	assert_true(keeper_is_local(rs, &a));
 	inet_pton(AF_INET, "198.51.100.1", a.a);
-	assert_false(keeper_is_local(&a));
+	assert_false(keeper_is_local(rs, &a));
 	struct ifaddrs *ifa, *i;
 	assert_int_equal(getifaddrs(&ifa), 0);
 	for (i = ifa; i; i = i->ifa_next)
@@ -155,9 +156,22 @@ static void kernel_knows_this_machine(void **state)
 			memcpy(a.a,
 			       &((struct sockaddr_in *)i->ifa_addr)->sin_addr,
 			       4);
-			assert_true(keeper_is_local(&a));
+			assert_true(keeper_is_local(rs, &a));
 		}
 	freeifaddrs(ifa);
+}
+
+/* With a socket of its own per call, and with the keeper's one socket
+ * reused for every call. */
+static void kernel_knows_this_machine(void **state)
+{
+	(void)state;
+	kernel_knows_this_machine_on(NULL);
+	struct route_sock rs;
+	assert_int_equal(route_open(&rs), 0);
+	for (int i = 0; i < 3; i++)
+		kernel_knows_this_machine_on(&rs);
+	route_close(&rs);
 }
 
 #if defined(__SANITIZE_ADDRESS__)
