@@ -522,6 +522,12 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	bool dot = r == 1;
 	bool guard = dot || policy_list(pol, K_FILES_READ)->n > 0 ||
 		     policy_list(pol, K_FILES_WRITE)->n > 0;
+	/* With a wire it also brings every TCP connect of the program to
+	 * another address to the wire (src/notify/tproxy.c). */
+	if (wire) {
+		guard = true;
+		s.np.tcp_port = s.wp.tcp_port;
+	}
 
 	/* Made now, though nothing else acts before the plan is whole: the
 	 * plan names the folder mkdtemp chooses. */

@@ -64,6 +64,8 @@ struct notify_plan {
 	size_t n;
 	bool quiet; /* true: do not print refusals on stderr */
 	notify_refusal_fn on_refusal; /* optional: the call log's queue */
+	uint16_t tcp_port; /* the wire's transparent listener inside, or 0
+			    * without a wire (src/notify/tproxy.c) */
 	void *on_refusal_ctx;
 };
 

@@ -1612,6 +1612,11 @@ static int do_connect(struct notify *n, struct task *t, int base,
 	 * natively (its abstract-socket scope) and ours would not. */
 	if (sa->kind == NT_SA_ABSTRACT && (r = in_sandbox_netns(n, sfd)) <= 0)
 		return r == 0 ? -EPERM : r;
+	/* TCP to anywhere but the sandbox's loopback: through the wire */
+	if (sa->kind == NT_SA_PORT &&
+	    (r = nt_tproxy_connect(sfd, t->sdomain, n->plan.tcp_port, ss,
+				   alen)) <= 0)
+		return r;
 	if (sa->kind != NT_SA_PATH)
 		return connect(sfd, (const struct sockaddr *)ss,
 			       (socklen_t)alen) < 0

@@ -75,7 +75,8 @@ int handoff_send(int wire_fd, const struct init_listener *l, size_t n,
 	memset(&m, 0, sizeof(m));
 	for (size_t i = 0; i < n; i++) {
 		for (int v6 = 0; v6 < 2; v6++) {
-			if (v6 && l[i].kind != INIT_L_PORT)
+			if (v6 && l[i].kind != INIT_L_PORT &&
+			    l[i].kind != INIT_L_TCP)
 				continue;
 			int fd = -1, r = listen_on(v6 ? AF_INET6 : AF_INET,
 						   l[i].port, &fd, err);

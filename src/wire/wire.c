@@ -89,6 +89,10 @@ int wire_plan_make(const char *name, const char *db_path,
 	while (port_taken(wp, wp->socks_port) ||
 	       wp->socks_port == wp->http_port)
 		wp->socks_port++;
+	wp->tcp_port = WIRE_TCP_PORT;
+	while (port_taken(wp, wp->tcp_port) || wp->tcp_port == wp->http_port ||
+	       wp->tcp_port == wp->socks_port)
+		wp->tcp_port++;
 	const char *dns = getenv("LNK_DNS_SERVER");
 	if (dns && *dns) {
 		int r = check_dns_server(dns, err);
@@ -175,14 +179,16 @@ void wire_plan_env(const struct wire_plan *wp, struct strv *env)
 void wire_plan_listeners(const struct wire_plan *wp, struct init_listener **l,
 			 size_t *n)
 {
-	*n = 2 + wp->nports;
+	*n = 3 + wp->nports;
 	*l = xcalloc(*n, sizeof(**l));
 	(*l)[0] =
 	    (struct init_listener){.kind = INIT_L_HTTP, .port = wp->http_port};
 	(*l)[1] = (struct init_listener){.kind = INIT_L_SOCKS,
 					 .port = wp->socks_port};
+	(*l)[2] =
+	    (struct init_listener){.kind = INIT_L_TCP, .port = wp->tcp_port};
 	for (size_t i = 0; i < wp->nports; i++)
-		(*l)[2 + i] = (struct init_listener){.kind = INIT_L_PORT,
+		(*l)[3 + i] = (struct init_listener){.kind = INIT_L_PORT,
 						     .port = wp->ports[i]};
 }
 
@@ -435,6 +441,8 @@ static int adopt_listener(struct wire *w, const struct handoff_listener *hl,
 		kind = INIT_L_SOCKS;
 	else if (hl->tag.kind == INIT_L_PORT && port_taken(wp, port))
 		kind = INIT_L_PORT;
+	else if (hl->tag.kind == INIT_L_TCP && port == wp->tcp_port)
+		kind = INIT_L_TCP;
 	else
 		return err_set(err, -EPROTO,
 			       "the sandbox handed over a listener on port %u "
