@@ -527,6 +527,13 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	if (wire) {
 		guard = true;
 		s.np.tcp_port = s.wp.tcp_port;
+		/* and its resolver is the wire's (src/wire/dnsd.h) */
+		if ((r = host_add_etc_text(&s.host, "/etc/resolv.conf",
+					   "# the sandbox's wire answers "
+					   "for the names it may reach\n"
+					   "nameserver 127.0.0.1\n",
+					   err)) < 0)
+			return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
 
 	/* Made now, though nothing else acts before the plan is whole: the

@@ -250,6 +250,7 @@ static void answer_and_linger(struct conn *c, int status, enum socks5_rep rep,
 		break;
 	}
 	case INIT_L_PORT:
+	case INIT_L_DNS: /* dnsd.c's, never a conn */
 		break;
 	}
 	dns_cancel(c->q); /* a late answer must not act twice */
@@ -454,12 +455,44 @@ static void route(struct conn *c, const char *raw, uint16_t port,
 	c->q = dns_resolve(w->dns, c->host, dns_done, c);
 }
 
-/* A transparent connect to address a: routed as a SOCKS5 request for the
- * address. */
+/* A transparent connect to address a. An address the sandbox's resolver
+ * answered for a name (dnsd.h) is a call to that name: the name must
+ * match a grant for this port, and the address, resolved by the wire
+ * itself, must pass the address rules now; the wire connects to it and
+ * to nothing else (no second lookup to rebind). Any other address is a
+ * SOCKS5 request for the address. */
 static void tproxy_route(struct conn *c, const struct lnk_addr *a,
 			 uint16_t port)
 {
-	route(c, NULL, port, a);
+	struct wire *w = c->w;
+	const char *name = dnsd_name_for(w->dnsd, a);
+	if (!name) {
+		route(c, NULL, port, a);
+		return;
+	}
+	c->port = port;
+	snprintf(c->host, sizeof(c->host), "%s", name);
+	set_target(c, c->host, port);
+	if (w->closed) {
+		refuse_closed(c);
+		return;
+	}
+	if (trip_target_is_metadata(c->host) || addr_classify(a) == AC_METADATA)
+		wire_trip_note(w, TRIP_EV_METADATA, c->target);
+	c->grants = filter_match_host(&w->filter, c->host, NULL, port);
+	if (!c->grants) {
+		refuse(c, SOCKS5_NOT_ALLOWED,
+		       "host not in the sandbox's grants");
+		return;
+	}
+	const char *why = check_addr(c, a);
+	if (why) {
+		refuse(c, SOCKS5_NOT_ALLOWED, why);
+		return;
+	}
+	c->addrs[0] = *a;
+	c->naddrs = 1;
+	start_connect(c);
 }
 
 static const char *errno_reason(int e)
@@ -530,6 +563,7 @@ static void connected(struct conn *c)
 		c->u2c.len = 1;
 		break;
 	case INIT_L_PORT:
+	case INIT_L_DNS:
 		break;
 	}
 	c->st = CS_RELAY;
@@ -615,6 +649,9 @@ void conn_accept(struct wire *w, struct listener *l, int fd)
 		c->verb = "tcp";
 		c->deadline = loop_now_ms() + WIRE_HEAD_TIMEOUT_MS;
 		set_interest(c);
+		break;
+	case INIT_L_DNS:
+		conn_close(c); /* dnsd.c serves these */
 		break;
 	case INIT_L_TCP:
 		c->st = CS_TPROXY_HEAD;

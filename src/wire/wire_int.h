@@ -12,6 +12,7 @@
 #include "store/state.h"
 #include "wire/ctl.h"
 #include "wire/dns.h"
+#include "wire/dnsd.h"
 #include "wire/filter.h"
 #include "wire/loop.h"
 #include "wire/route.h"
@@ -45,6 +46,7 @@ struct wire {
 	const struct wire_plan *wp;
 	struct loop *loop;
 	struct dns *dns;
+	struct dnsd *dnsd; /* the sandbox's resolver */
 	struct filter filter;
 	struct route_sock route; /* asked for every address called */
 	struct db_writer *writer;
