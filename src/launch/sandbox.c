@@ -189,6 +189,13 @@ static void log_refusal(void *ctx, const struct notify_guard *g,
 			      "--write-dot-files allows it");
 }
 
+/* A datagram the guard refused (src/notify/tproxy.c), once per target. */
+static void log_net_refusal(void *ctx, const char *verb, const char *target,
+			    const char *why)
+{
+	db_queue_add(ctx, verb, target, DB_REFUSED, why);
+}
+
 /* Whether the spec itself lets no program run: its [commands] has no allow
  * (or an empty one) and no --command beside it. Then any program is
  * refused, and saying which spec and which key beats "'true' is not
@@ -636,6 +643,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		if ((r = db_queue_start(dbp, name, 250, &s.logq, err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 		s.np.on_refusal = log_refusal;
+		s.np.on_net_refusal = log_net_refusal;
 		s.np.on_refusal_ctx = s.logq;
 		if ((r = notify_start(&s.np, s.notify_pair[0], &s.notify,
 				      err)) < 0)

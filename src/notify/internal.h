@@ -148,6 +148,15 @@ bool nt_netlink_groups_ok(int protocol, uint32_t groups);
 struct sockaddr_storage;
 int nt_tproxy_connect(int sfd, int domain, uint16_t tcp_port,
 		      const struct sockaddr_storage *ss, size_t alen);
+/* When nt_tproxy_connect refused a datagram socket: its verb ("udp",
+ * "icmp") and target ("ADDRESS:PORT") for the log, else verb "". */
+struct nt_refused_dgram {
+	const char *verb;
+	char target[64];
+};
+int nt_tproxy_connect_dgram(int sfd, int domain, uint16_t tcp_port,
+			    const struct sockaddr_storage *ss, size_t alen,
+			    struct nt_refused_dgram *out);
 
 /* tty_nr (field 7 of /proc/PID/stat) of stat's text: 0 or -EINVAL. The
  * command name (field 2) may hold spaces and parentheses: fields are

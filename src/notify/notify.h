@@ -59,11 +59,19 @@ struct notify_guard {
 typedef void (*notify_refusal_fn)(void *ctx, const struct notify_guard *g,
 				  const char *name);
 
+/* Called once per (verb, target) when the guard refuses a datagram
+ * socket's connect to an address outside the sandbox (verb "udp" or
+ * "icmp", target "ADDRESS:PORT"). Thread-safe, never blocking, as
+ * notify_refusal_fn. */
+typedef void (*notify_net_fn)(void *ctx, const char *verb, const char *target,
+			      const char *why);
+
 struct notify_plan {
 	struct notify_guard *guards;
 	size_t n;
 	bool quiet; /* true: do not print refusals on stderr */
 	notify_refusal_fn on_refusal; /* optional: the call log's queue */
+	notify_net_fn on_net_refusal; /* optional, with on_refusal_ctx */
 	uint16_t tcp_port; /* the wire's transparent listener inside, or 0
 			    * without a wire (src/notify/tproxy.c) */
 	void *on_refusal_ctx;

@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -168,11 +169,21 @@ static void disconnect(int sfd)
 int nt_tproxy_connect(int sfd, int domain, uint16_t tcp_port,
 		      const struct sockaddr_storage *ss, size_t alen)
 {
+	struct nt_refused_dgram d;
+	return nt_tproxy_connect_dgram(sfd, domain, tcp_port, ss, alen, &d);
+}
+
+int nt_tproxy_connect_dgram(int sfd, int domain, uint16_t tcp_port,
+			    const struct sockaddr_storage *ss, size_t alen,
+			    struct nt_refused_dgram *out)
+{
 	struct lnk_addr a;
 	uint16_t port;
 	int type = 0, proto = 0, r;
 	socklen_t l = sizeof(int);
 
+	out->verb = "";
+	out->target[0] = '\0';
 	if (!tcp_port || (domain != AF_INET && domain != AF_INET6))
 		return 1;
 	if (!dest_of(domain, ss, alen, &a, &port))
@@ -187,8 +198,18 @@ int nt_tproxy_connect(int sfd, int domain, uint16_t tcp_port,
 	l = sizeof(int);
 	if (getsockopt(sfd, SOL_SOCKET, SO_PROTOCOL, &proto, &l) < 0)
 		return -EPERM;
-	if (type == SOCK_DGRAM)
-		return -ECONNREFUSED; /* no UDP leaves the sandbox */
+	if (type == SOCK_DGRAM) {
+		/* no datagram leaves the sandbox; QUIC falls back to TCP */
+		char at[48];
+		addr_format(&a, at, sizeof(at));
+		out->verb = proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6
+				? "icmp"
+				: "udp";
+		snprintf(out->target, sizeof(out->target), "%s%s%s:%u",
+			 a.family == AF_INET6 ? "[" : "", at,
+			 a.family == AF_INET6 ? "]" : "", port);
+		return -ECONNREFUSED;
+	}
 	if (type != SOCK_STREAM ||
 	    (proto != IPPROTO_TCP && proto != IPPROTO_MPTCP))
 		return 1; /* no route: the kernel answers */
