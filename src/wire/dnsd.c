@@ -67,7 +67,7 @@ int dnsd_parse(const uint8_t *m, size_t len, struct dnsd_question *q)
 		if (l == 0)
 			break;
 		/* no compression, no extended labels in a question */
-		if (l > 63 || off + l > len || nlen + l + 1 > 254)
+		if (l > 63 || off + l > len || (nlen ? nlen + 1 : 0) + l > 253)
 			return RCODE_FORMERR;
 		if (nlen)
 			q->name[nlen++] = '.';
