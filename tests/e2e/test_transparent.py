@@ -226,3 +226,34 @@ for i in range(200):
     assert rest.strip().splitlines()[-1] == "refused 111", rest
     assert any(r["target"] == f"{o}:80" and r["reason"] == "paused"
                for r in calls(lnk)), calls(lnk)
+
+
+def test_ssh_and_git_clone_over_ssh(lnk, net, work):
+    """ssh and git over ssh ignore the proxy variables: with the host
+    granted by name they reach its sshd; an ungranted host they do not."""
+    if "SSH_KEY" not in net or not pathlib.Path(net["SSH_KEY"]).exists():
+        pytest.skip("no sshd on the test hosts: run "
+                    "'tests/e2e/nethosts.sh ssh' as root")
+    if not shutil.which("ssh") or not shutil.which("git"):
+        pytest.skip("ssh or git is not installed")
+    key = work / "id_test"
+    key.write_bytes(pathlib.Path(net["SSH_KEY"]).read_bytes())
+    key.chmod(0o600)
+    o, x = net["ORIGIN"], net["OTHER"]
+    opts = (f"-i {key} -o StrictHostKeyChecking=no "
+            "-o UserKnownHostsFile=/dev/null -o BatchMode=yes "
+            "-o ConnectTimeout=15")
+    (work / "ssh.sh").write_text(
+        f"ssh {opts} root@{o} </dev/null | head -c 60; echo\n"
+        f"GIT_SSH_COMMAND=\"ssh {opts}\" git clone -q root@{o}:repo.git "
+        f"{work}/clone && cat {work}/clone/README\n"
+        f"ssh {opts} root@{x} </dev/null; echo other=$?\n")
+    cp = run(lnk, net, ["--write", work, "--internet-host", o],
+             f"sh {work}/ssh.sh")
+    assert "HEAD" in cp.stdout, cp.stdout + cp.stderr
+    assert "cloned through the wire" in cp.stdout, cp.stdout + cp.stderr
+    assert "other=255" in cp.stdout, cp.stdout
+    rows = calls(lnk)
+    assert sum(r["verb"] == "tcp" and r["target"] == f"{o}:22"
+               for r in rows) == 2, rows
+    assert any(r["verb"] == "dns" and r["target"] == x for r in rows)
