@@ -521,6 +521,18 @@ static void on_handoff(struct loop_handler *h, uint32_t ev)
 	int r = handoff_recv_one(h->fd, &pl.v, &pl.n, &err);
 	for (size_t i = 0; r >= 0 && i < pl.n; i++) {
 		int a = adopt_listener(w, &pl.v[i], &err);
+		if (a < 0 && pl.v[i].tag.kind == INIT_L_DNS) {
+			/* without its resolver the sandbox keeps the proxy
+			 * and the transparent path by address: say so once,
+			 * go on */
+			if (!w->dns_warned)
+				fprintf(stderr,
+					"lnk: wire: %s; programs without proxy "
+					"settings cannot look up names\n",
+					err.msg);
+			w->dns_warned = true;
+			continue;
+		}
 		if (a < 0)
 			r = a;
 		else

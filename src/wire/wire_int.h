@@ -61,6 +61,7 @@ struct wire {
 	struct loop_handler handoff, lifeline;
 	int keeper; /* the channel to the keeper (keeper.h) */
 	bool handed_off, stopping;
+	bool dns_warned;  /* the resolver could not be set up, said once */
 	bool failed;	  /* stopping because the wire cannot go on */
 	pid_t supervisor; /* `lnk sandbox run`, which stop signals */
 	char *scratch;
