@@ -3098,3 +3098,27 @@ def test_transparent_metadata_trips_the_wire(lnk):
     assert "meta refused 111" in cp.stdout, cp.stdout + cp.stderr
     assert "next CONNECTED" not in cp.stdout, cp.stdout
     assert "wire paused" in cp.stderr, cp.stderr
+
+
+def test_star_never_reaches_this_machine_without_proxy_variables(lnk):
+    """Threat: the attacks of test_star_never_reaches_local_routes_or_on_link
+    again, by a curl that ignores the proxy (--noproxy '*'): by address,
+    by a name that resolves there, through a host pattern."""
+    f = nethosts()
+    targets = [f["ANYIP_IP"], "anyip.lnk-test", f["HOST_SIDE_IP"],
+               "self.lnk-test", f["ROUTER_IP"], "router.lnk-test",
+               "rebind.lnk-test", "mixed.lnk-test", "meta.lnk-test"]
+    curl = "curl -s --noproxy '*' --max-time 10"
+    script = f"{curl} -w ' ok %{{http_code}}\\n' http://{f['ORIGIN']}/hello.txt; "
+    for t in targets:
+        script += f"{curl} -w ' {t} %{{http_code}}\\n' http://{t}/secret.txt; "
+    for grant in ("*", "*.lnk-test"):
+        cp, _ = wire_net(lnk, script, "--internet-host", grant)
+        assert "hello from origin" in cp.stdout, cp.stdout + cp.stderr
+        assert "a server of this machine" not in cp.stdout, cp.stdout
+        assert "hello from the router" not in cp.stdout, cp.stdout
+        for t in targets:
+            assert f" {t} 000" in cp.stdout, cp.stdout + cp.stderr
+    reasons = refused_reasons(lnk)
+    assert reasons[f"{f['ANYIP_IP']}:80"] == "address of this machine"
+    assert reasons["anyip.lnk-test"] == "address of this machine"

@@ -195,6 +195,17 @@ def test_lan_grant_with_port_reaches_that_port(lnk, net, work):
     got = lines(cp.stdout)
     assert got[f"{r}:80"].startswith("OK"), cp.stdout + cp.stderr
     assert got[f"{r}:81"] == "ERR ECONNREFUSED", cp.stdout
+    # by name: the resolver answers for the LAN name, and the grant's
+    # port holds for the address it answered
+    n = "router.lnk-test"
+    cp = run(lnk, net, ["--read", work, "--lan-host", f"{n}:80"],
+             client(work, f"{n}:80", f"{n}:81", f"{r}:81"))
+    got = lines(cp.stdout)
+    assert got[f"{n}:80"].startswith("OK"), cp.stdout + cp.stderr
+    assert got[f"{n}:81"] == "ERR ECONNREFUSED", cp.stdout
+    assert got[f"{r}:81"] == "ERR ECONNREFUSED", cp.stdout
+    assert any(x["target"] == f"{n}:81" and x["outcome"] == "refused"
+               for x in calls(lnk)), calls(lnk)
 
 
 def test_pause_refuses_transparent_connects(lnk, net, work):
