@@ -102,7 +102,8 @@ static int wait_for(int fd, short ev, int ms)
 }
 
 /* Connects sfd to the transparent listener on the sandbox's loopback (the
- * socket is in the sandbox's network namespace, whoever calls connect). */
+ * socket is in the sandbox's network namespace, whoever calls connect:
+ * docs/kernel-facts.md, socket-keeps-its-netns). */
 static int connect_listener(int sfd, int domain, uint16_t port)
 {
 	struct sockaddr_storage ss;

@@ -287,7 +287,10 @@ static bool sandbox_socket(const struct keeper *k, int fd)
 }
 
 /* The sandbox's DNS socket (keeper_bind_dns): bound to its 127.0.0.1:53;
- * a TCP one listens. Only an unbound IPv4 socket of the sandbox. */
+ * a TCP one listens. Only an unbound IPv4 socket of the sandbox: the
+ * keeper owns the sandbox's user namespace and so may bind its low ports
+ * (docs/kernel-facts.md, userns-owner-binds-low-ports), which a hijacked
+ * wire must not turn into a port of this machine. */
 static bool bind_dns(struct keeper *k, uint32_t remote)
 {
 	int fd = take_fd(k, remote), type = 0, dom = 0;
