@@ -87,8 +87,10 @@ def test_raw_client_reaches_granted_host_only(lnk, net, work):
     # and its address, written out, is refused at connect
     assert got["198.18.0.3:80"] == "ERR ECONNREFUSED", cp.stdout
     rows = calls(lnk)
+    # the bytes each way are counted as for any call
     assert any(r["verb"] == "tcp" and r["target"] == f"{o}:80" and
-               r["outcome"] in ("ended", "allowed") for r in rows), rows
+               r["outcome"] == "ended" and r["up"] > 0 and r["down"] > 0
+               for r in rows), rows
     assert any(r["verb"] == "dns" and r["target"] == x and
                r["outcome"] == "refused" and
                r["reason"] == "host not in the sandbox's grants"
@@ -268,3 +270,26 @@ def test_ssh_and_git_clone_over_ssh(lnk, net, work):
     assert sum(r["verb"] == "tcp" and r["target"] == f"{o}:22"
                for r in rows) == 2, rows
     assert any(r["verb"] == "dns" and r["target"] == x for r in rows)
+
+
+def test_refusals_without_proxy_settings_trip_the_wire(lnk, net, work):
+    """The tripwires count transparent refusals: 30 refused within a
+    minute pause the wire, and the next call, to a granted host, is
+    refused too."""
+    (work / "many.py").write_text(r"""
+import socket, sys
+for i in range(31):
+    try:
+        socket.create_connection(("198.18.0.3", 80), timeout=5).close()
+    except OSError:
+        pass
+try:
+    socket.create_connection((sys.argv[1], 80), timeout=5).close()
+    print("granted OK")
+except OSError as e:
+    print("granted refused", e.errno)
+""")
+    cp = run(lnk, net, ["--read", work, "--internet-host", net["ORIGIN"]],
+             f"python3 {work}/many.py {net['ORIGIN']}")
+    assert "wire paused: too many calls refused" in cp.stderr, cp.stderr
+    assert "granted refused" in cp.stdout, cp.stdout
