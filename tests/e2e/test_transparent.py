@@ -293,3 +293,60 @@ except OSError as e:
              f"python3 {work}/many.py {net['ORIGIN']}")
     assert "wire paused: too many calls refused" in cp.stderr, cp.stderr
     assert "granted refused" in cp.stdout, cp.stdout
+
+
+def test_wire_dies_transparent_path_closed(lnk, net, work):
+    """Fail closed: when the wire dies, a connect without proxy settings
+    is refused at once (its listener died with it) and names no longer
+    resolve; the program runs on."""
+    import os
+    import signal
+    import sqlite3
+    import time
+    a = net["ORIGIN_IP"]
+    (work / "try.py").write_text(r"""
+import socket, sys, time
+out = sys.argv[1]
+while True:
+    try:
+        socket.create_connection((sys.argv[2], 80), timeout=3).close()
+        r = "ok"
+    except OSError as e:
+        r = "down:%s" % e.errno
+    with open(out, "a") as f:
+        f.write(r + "\n")
+    time.sleep(0.2)
+""")
+    out = work / "tries"
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", "tp-dies", "--write",
+         str(work), "--internet-host", "*", "--", "python3",
+         str(work / "try.py"), str(out), a], cwd=str(work),
+        env=lnk.env({"LNK_DNS_SERVER": net["LNK_DNS_SERVER"]}),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        def lines():
+            return out.read_text().split() if out.exists() else []
+        deadline = time.monotonic() + 20
+        while "ok" not in lines() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "ok" in lines(), lines()
+        db = sqlite3.connect(str(lnk.home / ".lnk" / "sandbox" / "lnk.db"),
+                             timeout=5)
+        try:
+            (pid,) = db.execute("SELECT wire_pid FROM ctl_sandboxes WHERE "
+                                "name = 'tp-dies'").fetchone()
+        finally:
+            db.close()
+        os.kill(pid, signal.SIGKILL)
+        n = len(lines())
+        deadline = time.monotonic() + 10
+        while len(lines()) < n + 5 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        after = lines()[n + 1:]
+        assert after and all(x == "down:111" for x in after), after
+        assert p.poll() is None
+    finally:
+        p.kill()
+        p.communicate(timeout=30)
