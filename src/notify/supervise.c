@@ -1639,8 +1639,8 @@ static int do_connect(struct notify *n, struct task *t, int base,
 	/* TCP to anywhere but the sandbox's loopback: through the wire */
 	if (sa->kind == NT_SA_PORT) {
 		struct nt_refused_dgram d;
-		r = nt_tproxy_connect_dgram(sfd, t->sdomain, n->plan.tcp_port,
-					    ss, alen, &d);
+		r = nt_tproxy_connect(sfd, t->sdomain, n->plan.tcp_port, ss,
+				      alen, &d);
 		if (d.verb[0])
 			dgram_refused(n, &d);
 		if (r <= 0)

@@ -168,23 +168,16 @@ static void disconnect(int sfd)
 }
 
 int nt_tproxy_connect(int sfd, int domain, uint16_t tcp_port,
-		      const struct sockaddr_storage *ss, size_t alen)
-{
-	struct nt_refused_dgram d;
-	return nt_tproxy_connect_dgram(sfd, domain, tcp_port, ss, alen, &d);
-}
-
-int nt_tproxy_connect_dgram(int sfd, int domain, uint16_t tcp_port,
-			    const struct sockaddr_storage *ss, size_t alen,
-			    struct nt_refused_dgram *out)
+		      const struct sockaddr_storage *ss, size_t alen,
+		      struct nt_refused_dgram *refused)
 {
 	struct lnk_addr a;
 	uint16_t port;
 	int type = 0, proto = 0, r;
 	socklen_t l = sizeof(int);
 
-	out->verb = "";
-	out->target[0] = '\0';
+	refused->verb = "";
+	refused->target[0] = '\0';
 	if (!tcp_port || (domain != AF_INET && domain != AF_INET6))
 		return 1;
 	if (!dest_of(domain, ss, alen, &a, &port))
@@ -203,10 +196,10 @@ int nt_tproxy_connect_dgram(int sfd, int domain, uint16_t tcp_port,
 		/* no datagram leaves the sandbox; QUIC falls back to TCP */
 		char at[48];
 		addr_format(&a, at, sizeof(at));
-		out->verb = proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6
-				? "icmp"
-				: "udp";
-		snprintf(out->target, sizeof(out->target), "%s%s%s:%u",
+		refused->verb = proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6
+				    ? "icmp"
+				    : "udp";
+		snprintf(refused->target, sizeof(refused->target), "%s%s%s:%u",
 			 a.family == AF_INET6 ? "[" : "", at,
 			 a.family == AF_INET6 ? "]" : "", port);
 		return -ECONNREFUSED;
