@@ -833,6 +833,16 @@ static void neighbours(struct strv *out)
 	strv_free(&own);
 }
 
+/* Whether an internet grant names host (a name or pattern). */
+static bool granted_name(const struct policy *p, const char *host)
+{
+	const struct strv *h = policy_list(p, K_INTERNET_HOSTS);
+	for (size_t i = 0; i < h->n; i++)
+		if (host_pattern_match(h->v[i], host))
+			return true;
+	return false;
+}
+
 static void plan_network(const struct policy *p, const struct bait *b,
 			 bool wire, struct check_list *l)
 {
@@ -850,6 +860,14 @@ static void plan_network(const struct policy *p, const struct bait *b,
 			    "reach %s:443 through the proxy (--internet-host)",
 			    h->v[i]);
 			add(l, "proxy", CHECK_ALLOW, what, "http\t%s:443",
+			    h->v[i]);
+			/* and without: a raw client, the wire's resolver
+			 * and the transparent path */
+			snprintf(what, sizeof(what),
+				 "connect to %s:443 without proxy settings "
+				 "(--internet-host)",
+				 h->v[i]);
+			add(l, "network", CHECK_ALLOW, what, "tcpname\t%s\t443",
 			    h->v[i]);
 		}
 		const struct strv *lan = policy_list(p, K_LAN_HOSTS);
@@ -890,11 +908,36 @@ static void plan_network(const struct policy *p, const struct bait *b,
 	add(l, "network", CHECK_DENY, what, "tcp\t127.0.0.1\t%u", port);
 	snprintf(what, sizeof(what), "connect directly to [::1]:%u", port);
 	add(l, "network", CHECK_DENY, what, "tcp\t::1\t%u", port);
+	/* Without proxy settings. With a wire, a TCP connect goes through it
+	 * (the transparent path) and names come from its resolver: what no
+	 * grant names is refused there. '*' names every internet host. */
+	bool star = strv_contains(policy_list(p, K_INTERNET_HOSTS), "*");
+	if (!wire)
+		add(l, "network", CHECK_DENY,
+		    "connect directly to the internet (198.18.0.10:80, a "
+		    "test address)",
+		    "tcp\t198.18.0.10\t80");
+	else if (!star)
+		add(l, "network", CHECK_DENY,
+		    "connect without proxy settings to a host no grant names "
+		    "(198.18.0.10:80, a test address)",
+		    "tcp\t198.18.0.10\t80");
+	if (!wire)
+		add(l, "network", CHECK_DENY,
+		    "resolve a name without the proxy (DNS)",
+		    "dns\texample.com");
+	else if (!star && !granted_name(p, "example.com"))
+		add(l, "network", CHECK_DENY,
+		    "resolve a name no grant names (example.com)",
+		    "dns\texample.com");
+	if (wire && policy_list(p, K_LAN_HOSTS)->n == 0)
+		add(l, "network", CHECK_DENY,
+		    "connect without proxy settings to the LAN "
+		    "(192.168.0.1:80)",
+		    "tcp\t192.168.0.1\t80");
+	/* never sent: connect() is refused, or there is no route */
 	add(l, "network", CHECK_DENY,
-	    "connect directly to the internet (198.18.0.10:80, a test address)",
-	    "tcp\t198.18.0.10\t80");
-	add(l, "network", CHECK_DENY, "resolve a name without the proxy (DNS)",
-	    "dns\texample.com");
+	    "send DNS to another server (8.8.8.8:53, UDP)", "udp\t8.8.8.8\t53");
 	snprintf(what, sizeof(what), "connect to a unix socket outside (%s)",
 		 b->unix_path);
 	add(l, "network", CHECK_DENY, what, "unix\t%s", b->unix_path);
@@ -1061,6 +1104,11 @@ static void plan_network(const struct policy *p, const struct bait *b,
 	proxy_deny(l, true,
 		   "SOCKS5 address 169.254.169.254:80 (cloud metadata)",
 		   "socks\tip4\t169.254.169.254\t80");
+	proxy_deny(l, true,
+		   "connect without proxy settings to 169.254.169.254:80 "
+		   "(cloud metadata)",
+		   "tcp\t169.254.169.254\t80")
+	    ->area = "network";
 }
 
 static bool needs_wire(const struct policy *p)

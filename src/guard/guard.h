@@ -21,6 +21,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -65,6 +66,13 @@ typedef void (*guard_refusal_fn)(void *ctx, const struct guard_rule *g,
  * guard_refusal_fn. */
 typedef void (*guard_exec_fn)(void *ctx, const char *path);
 
+/* Called once per (verb, target) when the guard refuses a datagram
+ * socket's connect to an address outside the sandbox (verb "udp" or
+ * "icmp", target "ADDRESS:PORT"). Thread-safe, never blocking, as
+ * guard_refusal_fn. */
+typedef void (*guard_net_fn)(void *ctx, const char *verb, const char *target,
+			     const char *why);
+
 /* A file or folder [commands] allows: the file itself, or every file
  * beneath the folder (as Landlock's EXECUTE rule on it). */
 struct guard_exec_id {
@@ -78,6 +86,9 @@ struct guard_plan {
 	size_t n;
 	bool quiet;		     /* true: do not print refusals on stderr */
 	guard_refusal_fn on_refusal; /* optional: the call log's queue */
+	guard_net_fn on_net_refusal; /* optional, with on_refusal_ctx */
+	uint16_t tcp_port; /* the wire's transparent listener inside, or 0
+			    * without a wire (src/guard/tproxy.c) */
 	void *on_refusal_ctx;
 	/* With exec_note, executions are notified and the ones these do
 	 * not allow are named (guard_plan_exec). */

@@ -139,6 +139,23 @@ int guard_sockaddr_parse(int domain, const void *addr, size_t alen,
  * joined by a task without CAP_NET_ADMIN, as the kernel would let it. */
 bool guard_netlink_groups_ok(int protocol, uint32_t groups);
 
+/* The transparent path (tproxy.c): connect(2) of socket sfd (of this
+ * domain) to ss, for the program. 1 when it is not the transparent path's
+ * (the caller connects as given: the sandbox's loopback, another
+ * protocol, an address the kernel refuses itself); else the answer, 0 or
+ * -errno: a TCP connect made through the wire's listener at tcp_port, or
+ * a datagram socket's refused, then named in *refused for the log (verb
+ * "udp" or "icmp", target "ADDRESS:PORT"; verb "" otherwise). tcp_port 0
+ * (no wire): always 1. */
+struct sockaddr_storage;
+struct guard_refused_dgram {
+	const char *verb;
+	char target[64];
+};
+int guard_tproxy_connect(int sfd, int domain, uint16_t tcp_port,
+			 const struct sockaddr_storage *ss, size_t alen,
+			 struct guard_refused_dgram *refused);
+
 /* tty_nr (field 7 of /proc/PID/stat) of stat's text: 0 or -EINVAL. The
  * command name (field 2) may hold spaces and parentheses: fields are
  * counted after its LAST ')'. */

@@ -195,6 +195,30 @@ static int in_sandbox_netns(struct guard *n, int sfd)
 	return a == b;
 }
 
+/* A datagram refused for leaving the sandbox: logged once per verb and
+ * target (a program retrying must not flood the log), up to a bound. */
+static void dgram_refused(struct guard *n,
+			  const struct guard_refused_dgram *d)
+{
+	char key[80];
+	bool first = false;
+
+	if (!n->plan.on_net_refusal)
+		return;
+	snprintf(key, sizeof(key), "%s %s", d->verb, d->target);
+	pthread_mutex_lock(&n->mu);
+	if (!strv_contains(&n->dgram_refused, key) &&
+	    n->dgram_refused.n < 1024) {
+		strv_push(&n->dgram_refused, key);
+		first = true;
+	}
+	pthread_mutex_unlock(&n->mu);
+	if (first)
+		n->plan.on_net_refusal(n->plan.on_refusal_ctx, d->verb,
+				       d->target,
+				       "no datagram leaves the sandbox");
+}
+
 /* connect(2) for the task. A read-only mount does not stop connect() on
  * a unix socket in it, so a host daemon's socket under a granted folder
  * (a gpg-agent under --read '~') would answer: a path is resolved here
@@ -228,6 +252,16 @@ int guard_do_connect(struct guard *n, struct task *t, int base,
 	if (sa->kind == GUARD_SA_ABSTRACT &&
 	    (r = in_sandbox_netns(n, sfd)) <= 0)
 		return r == 0 ? -EPERM : r;
+	/* TCP to anywhere but the sandbox's loopback: through the wire */
+	if (sa->kind == GUARD_SA_PORT) {
+		struct guard_refused_dgram d;
+		r = guard_tproxy_connect(sfd, t->sdomain, n->plan.tcp_port, ss,
+					 alen, &d);
+		if (d.verb[0])
+			dgram_refused(n, &d);
+		if (r <= 0)
+			return r;
+	}
 	if (sa->kind != GUARD_SA_PATH)
 		return connect(sfd, (const struct sockaddr *)ss,
 			       (socklen_t)alen) < 0

@@ -523,6 +523,7 @@ void guard_stop(struct guard *n)
 	if (n->ll_ruleset >= 0)
 		close(n->ll_ruleset);
 	strv_free(&n->refused_pairs);
+	strv_free(&n->dgram_refused);
 	guard_plan_free(&n->plan);
 	pthread_mutex_destroy(&n->mu);
 	pthread_cond_destroy(&n->done_cv);

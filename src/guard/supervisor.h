@@ -175,6 +175,7 @@ struct guard {
 
 	unsigned long notifications, refused, exec_named;
 	struct strv refused_pairs; /* "dir\tname", printed once each */
+	struct strv dgram_refused; /* "verb target", logged once each */
 };
 
 /* Everything the executor needs of the task, opened beforehand by the

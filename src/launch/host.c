@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -112,6 +113,33 @@ static bool copy_file(struct host_facts *h, const char *path)
 	h->etc_modes[n] = st.st_mode & 0111 ? 0555 : 0444;
 	strv_push(&h->etc_files, path);
 	return true;
+}
+
+int host_add_etc_text(struct host_facts *h, const char *path, const char *text,
+		      struct lnk_err *err)
+{
+	size_t len = strlen(text);
+	int fd = memfd_create("lnk-etc", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return err_set(err, -errno, "cannot make %s: %s", path,
+			       strerror(errno));
+	errno = 0;
+	if (write(fd, text, len) != (ssize_t)len || lseek(fd, 0, SEEK_SET) ||
+	    fcntl(fd, F_ADD_SEALS,
+		  F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) <
+		0) {
+		int e = errno ? errno : EIO;
+		close(fd);
+		return err_set(err, -e, "cannot make %s: %s", path,
+			       strerror(e));
+	}
+	size_t n = h->etc_files.n;
+	h->etc_fds = xrealloc(h->etc_fds, (n + 1) * sizeof(int));
+	h->etc_modes = xrealloc(h->etc_modes, (n + 1) * sizeof(unsigned));
+	h->etc_fds[n] = fd;
+	h->etc_modes[n] = 0444;
+	strv_push(&h->etc_files, path);
+	return 0;
 }
 
 /* The folder path, its files, links and folders (sorted, for a stable

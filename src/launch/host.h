@@ -41,6 +41,10 @@ struct host_facts {
 int host_gather(struct host_facts *h, const char *version_cache,
 		struct lnk_err *err);
 void host_facts_free(struct host_facts *h);
+/* A generated /etc file: text, copied into the sandbox read only at path
+ * (replacing the host's, which is never read). 0 or -errno. */
+int host_add_etc_text(struct host_facts *h, const char *path, const char *text,
+		      struct lnk_err *err);
 
 /* bubblewrap's path: the first of a fixed list of system folders (never
  * the user's PATH, which a sandboxed program may have written to). */

@@ -238,6 +238,13 @@ static void log_exec(void *ctx, const char *path)
 		     "[commands] does not allow it; --command allows it");
 }
 
+/* A datagram the guard refused (src/guard/tproxy.c), once per target. */
+static void log_net_refusal(void *ctx, const char *verb, const char *target,
+			    const char *why)
+{
+	db_queue_add(ctx, verb, target, DB_REFUSED, why);
+}
+
 /* Whether the spec itself lets no program run: its [commands] has no allow
  * (or an empty one) and no --command beside it. Then any program is
  * refused, and saying which spec and which key beats "'true' is not
@@ -520,7 +527,20 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	/* With [commands], it also names each program Landlock refuses to
 	 * run (a shell would only say "Permission denied"). */
 	bool exec_note = !policy_any_command(pol);
-	bool guard = dot || folders || exec_note;
+	/* With a wire it also brings every TCP connect of the program to
+	 * another address to the wire (src/guard/tproxy.c). */
+	bool connects = folders || wire;
+	bool guard = dot || connects || exec_note;
+	if (wire) {
+		s.np.tcp_port = s.wp.tcp_port;
+		/* and its resolver is the wire's (src/wire/dnsd.h) */
+		if ((r = host_add_etc_text(&s.host, "/etc/resolv.conf",
+					   "# the sandbox's wire answers "
+					   "for the names it may reach\n"
+					   "nameserver 127.0.0.1\n",
+					   err)) < 0)
+			return fail(&s, LNK_EXIT_FAIL, r, status);
+	}
 
 	/* Made now, though nothing else acts before the plan is whole: the
 	 * plan names the folder mkdtemp chooses. */
@@ -542,7 +562,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .pty = req->pty,
 	    .wire = wire,
 	    .guard = dot,
-	    .guard_connect_only = folders && !dot,
+	    .guard_connect_only = connects && !dot,
 	    .extra_env = &s.extra_env,
 	    .listeners = s.listeners,
 	    .nlisteners = s.nlisteners,
@@ -622,6 +642,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		if ((r = db_queue_start(dbp, name, 250, &s.logq, err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 		s.np.on_refusal = log_refusal;
+		s.np.on_net_refusal = log_net_refusal;
 		s.np.on_refusal_ctx = s.logq;
 		if (exec_note) {
 			guard_plan_exec(&s.np, &s.plan.init.ll_exec);

@@ -434,6 +434,59 @@ static void t_tcp(const char *id, const char *host, const char *port)
 		putf(id, "error", "connected, then closed at once");
 }
 
+/* A raw TCP client by name, without proxy settings: the name resolved by
+ * the sandbox's resolver, then t_tcp on its first address. */
+static void t_tcpname(const char *id, const char *name, const char *port)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
+	struct addrinfo *ai = NULL;
+	char a[INET6_ADDRSTRLEN] = "";
+	int r = getaddrinfo(name, NULL, &hints, &ai);
+	if (r != 0) {
+		putf(id, "refused", "%s", gai_strerror(r));
+		return;
+	}
+	if (ai->ai_family == AF_INET)
+		inet_ntop(AF_INET,
+			  &((struct sockaddr_in *)ai->ai_addr)->sin_addr, a,
+			  sizeof(a));
+	else if (ai->ai_family == AF_INET6)
+		inet_ntop(AF_INET6,
+			  &((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr, a,
+			  sizeof(a));
+	freeaddrinfo(ai);
+	t_tcp(id, a, port);
+}
+
+/* A datagram to host:port on a connected socket (DNS to another server,
+ * QUIC): reached when it was sent. */
+static void t_udp(const char *id, const char *host, const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fam = parse_addr(host, port, &ss, &len);
+	if (fam < 0) {
+		putf(id, "error", "'%s' is not an address", host);
+		return;
+	}
+	int fd = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		report_errno(id, errno, net_refusal(errno));
+		return;
+	}
+	/* a DNS query's header: no question, nothing a server answers */
+	static const char q[12] = {0x12, 0x34};
+	if (connect(fd, (struct sockaddr *)&ss, len) < 0 ||
+	    send(fd, q, sizeof(q), 0) < 0) {
+		int e = errno;
+		close(fd);
+		report_errno(id, e, net_refusal(e));
+		return;
+	}
+	close(fd);
+	putf(id, "reached", "a datagram was sent");
+}
+
 /* A datagram sent straight to path (sendto, no connect). */
 static void t_unixdg(const char *id, const char *path)
 {
@@ -997,6 +1050,14 @@ static void a_tasks(const char *id, char **w)
 {
 	t_tasks(id, w[0]);
 }
+static void a_tcpname(const char *id, char **w)
+{
+	t_tcpname(id, w[0], w[1]);
+}
+static void a_udp(const char *id, char **w)
+{
+	t_udp(id, w[0], w[1]);
+}
 static void a_bind(const char *id, char **w)
 {
 	t_bind(id, w[0], w[1], w[2]);
@@ -1014,7 +1075,8 @@ static const struct act acts[] = {
     {"http", 1, a_http},       {"httpget", 1, a_httpget},
     {"socks", 3, a_socks},     {"exec", 1, a_exec},
     {"fill", 2, a_fill},       {"tasks", 1, a_tasks},
-    {"bind", 3, a_bind},
+    {"bind", 3, a_bind},       {"tcpname", 2, a_tcpname},
+    {"udp", 2, a_udp},
 };
 
 static void one(char *spec)

@@ -75,7 +75,42 @@ int handoff_send(int wire_fd, const struct init_listener *l, size_t n,
 	memset(&m, 0, sizeof(m));
 	for (size_t i = 0; i < n; i++) {
 		for (int v6 = 0; v6 < 2; v6++) {
-			if (v6 && l[i].kind != INIT_L_PORT)
+			/* the resolver: one UDP, one TCP socket, unbound (port
+			 * 53 needs a right nothing inside holds) */
+			if (l[i].kind == INIT_L_DNS) {
+				int fd =
+				    socket(AF_INET,
+					   (v6 ? SOCK_STREAM : SOCK_DGRAM) |
+					       SOCK_CLOEXEC,
+					   0);
+				if (fd < 0) {
+					int e = errno;
+					for (size_t j = 0; j < m.n; j++)
+						close(fds[j]);
+					return err_set(
+					    err, -e,
+					    "cannot make the sandbox's DNS "
+					    "socket: %s",
+					    strerror(e));
+				}
+				if (m.n == HANDOFF_PER_MSG) {
+					int r = flush_msg(wire_fd, &m, fds,
+							  false, err);
+					if (r < 0) {
+						close(fd);
+						return r;
+					}
+				}
+				m.e[m.n] = (struct handoff_entry){
+				    .kind = (uint8_t)l[i].kind,
+				    .family = 4,
+				    .port = l[i].port,
+				};
+				fds[m.n++] = fd;
+				continue;
+			}
+			if (v6 && l[i].kind != INIT_L_PORT &&
+			    l[i].kind != INIT_L_TCP)
 				continue;
 			int fd = -1, r = listen_on(v6 ? AF_INET6 : AF_INET,
 						   l[i].port, &fd, err);

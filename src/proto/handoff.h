@@ -42,7 +42,8 @@ struct handoff_msg {
 #define HANDOFF_MSG_SIZE sizeof(struct handoff_msg)
 
 /* lnk-init: creates the listeners of l (HTTP and SOCKS on 127.0.0.1; each
- * --port on 127.0.0.1 and [::1], the latter skipped when the namespace has
+ * --port, and the transparent listener, on 127.0.0.1 and [::1], the latter
+ * skipped when the namespace has
  * no IPv6) and sends them on wire_fd. The listeners are closed here once
  * sent. 0 or -errno. */
 int handoff_send(int wire_fd, const struct init_listener *l, size_t n,

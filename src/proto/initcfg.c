@@ -321,6 +321,8 @@ static int decode(struct rd *r, struct init_config *c)
 			case INIT_L_HTTP:
 			case INIT_L_SOCKS:
 			case INIT_L_PORT:
+			case INIT_L_TCP:
+			case INIT_L_DNS:
 				break;
 			default:
 				return err_set(r->err, -EINVAL,

@@ -22,6 +22,10 @@ enum init_listener_kind {
 	INIT_L_HTTP,  /* the wire's HTTP proxy port inside */
 	INIT_L_SOCKS, /* the wire's SOCKS5 port inside */
 	INIT_L_PORT,  /* an allowed --port: 127.0.0.1:P and [::1]:P inside */
+	INIT_L_DNS,   /* the sandbox's resolver: an unbound UDP and TCP socket
+		       * the wire's keeper binds to 127.0.0.1:53 */
+	INIT_L_TCP,   /* the transparent path: 127.0.0.1:P and [::1]:P, where
+		       * the guard brings the program's TCP connects */
 };
 
 struct init_listener {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "proto/tproxy.h"
 #include "wire/http.h"
 #include "wire/socks5.h"
 #include "wire/wire_int.h"
@@ -23,6 +24,7 @@ enum cstate {
 	CS_HTTP_HEAD,
 	CS_SOCKS_GREET,
 	CS_SOCKS_REQ,
+	CS_TPROXY_HEAD, /* the guard's head (proto/tproxy.h) */
 	CS_RESOLVE,
 	CS_CONNECT,
 	CS_RELAY,
@@ -165,6 +167,7 @@ static void set_interest(struct conn *c)
 	case CS_HTTP_HEAD:
 	case CS_SOCKS_GREET:
 	case CS_SOCKS_REQ:
+	case CS_TPROXY_HEAD:
 	case CS_LINGER:
 		ce = EPOLLIN;
 		break;
@@ -188,6 +191,30 @@ static void set_interest(struct conn *c)
 		conn_close(c);
 	else if (c->uh.fd >= 0 && loop_set(l, &c->uh, ue) < 0)
 		conn_close(c);
+}
+
+/* The transparent path's verdict for a SOCKS5 reply code: the same
+ * refusals, one byte (proto/tproxy.h). */
+static uint8_t tproxy_verdict_of(enum socks5_rep rep)
+{
+	switch (rep) {
+	case SOCKS5_NOT_ALLOWED:
+		return TPROXY_REFUSED;
+	case SOCKS5_CONN_REFUSED:
+		return TPROXY_CONN_REFUSED;
+	case SOCKS5_TTL_EXPIRED:
+		return TPROXY_TIMEDOUT;
+	case SOCKS5_NET_UNREACH:
+		return TPROXY_NET_UNREACH;
+	case SOCKS5_HOST_UNREACH:
+		return TPROXY_HOST_UNREACH;
+	case SOCKS5_OK:
+	case SOCKS5_FAILURE:
+	case SOCKS5_CMD_UNSUPPORTED:
+	case SOCKS5_ATYP_UNSUPPORTED:
+		break;
+	}
+	return TPROXY_FAILED;
 }
 
 /* A refusal or failure the program can read: 403/502/504 with the reason
@@ -216,7 +243,14 @@ static void answer_and_linger(struct conn *c, int status, enum socks5_rep rep,
 		}
 		break;
 	}
+	case INIT_L_TCP: {
+		uint8_t v = tproxy_verdict_of(rep);
+		if (send(c->ch.fd, &v, 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		}
+		break;
+	}
 	case INIT_L_PORT:
+	case INIT_L_DNS: /* dnsd.c's, never a conn */
 		break;
 	}
 	dns_cancel(c->q); /* a late answer must not act twice */
@@ -421,6 +455,46 @@ static void route(struct conn *c, const char *raw, uint16_t port,
 	c->q = dns_resolve(w->dns, c->host, dns_done, c);
 }
 
+/* A transparent connect to address a. An address the sandbox's resolver
+ * answered for a name (dnsd.h) is a call to that name: the name must
+ * match a grant for this port, and the address, resolved by the wire
+ * itself, must pass the address rules now; the wire connects to it and
+ * to nothing else (no second lookup to rebind). Any other address is a
+ * SOCKS5 request for the address. */
+static void tproxy_route(struct conn *c, const struct lnk_addr *a,
+			 uint16_t port)
+{
+	struct wire *w = c->w;
+	const char *name = dnsd_name_for(w->dnsd, a);
+	if (!name) {
+		route(c, NULL, port, a);
+		return;
+	}
+	c->port = port;
+	snprintf(c->host, sizeof(c->host), "%s", name);
+	set_target(c, c->host, port);
+	if (w->closed) {
+		refuse_closed(c);
+		return;
+	}
+	if (trip_target_is_metadata(c->host) || addr_classify(a) == AC_METADATA)
+		wire_trip_note(w, TRIP_EV_METADATA, c->target);
+	c->grants = filter_match_host(&w->filter, c->host, NULL, port);
+	if (!c->grants) {
+		refuse(c, SOCKS5_NOT_ALLOWED,
+		       "host not in the sandbox's grants");
+		return;
+	}
+	const char *why = check_addr(c, a);
+	if (why) {
+		refuse(c, SOCKS5_NOT_ALLOWED, why);
+		return;
+	}
+	c->addrs[0] = *a;
+	c->naddrs = 1;
+	start_connect(c);
+}
+
 static const char *errno_reason(int e)
 {
 	switch (e) {
@@ -482,7 +556,14 @@ static void connected(struct conn *c)
 		c->u2c.len = n;
 		break;
 	}
+	case INIT_L_TCP:
+		/* the verdict, before any byte of the destination's */
+		c->u2c.buf = xcalloc(1, 1);
+		c->u2c.buf[0] = TPROXY_OK;
+		c->u2c.len = 1;
+		break;
 	case INIT_L_PORT:
+	case INIT_L_DNS:
 		break;
 	}
 	c->st = CS_RELAY;
@@ -565,6 +646,15 @@ void conn_accept(struct wire *w, struct listener *l, int fd)
 		break;
 	case INIT_L_SOCKS:
 		c->st = CS_SOCKS_GREET;
+		c->verb = "tcp";
+		c->deadline = loop_now_ms() + WIRE_HEAD_TIMEOUT_MS;
+		set_interest(c);
+		break;
+	case INIT_L_DNS:
+		conn_close(c); /* dnsd.c serves these */
+		break;
+	case INIT_L_TCP:
+		c->st = CS_TPROXY_HEAD;
 		c->verb = "tcp";
 		c->deadline = loop_now_ms() + WIRE_HEAD_TIMEOUT_MS;
 		set_interest(c);
@@ -716,6 +806,34 @@ static void socks_input(struct conn *c)
 	route(c, req.host, req.port, req.is_addr ? &req.addr : NULL);
 }
 
+/* The transparent path: a fixed head naming the address and port the
+ * program connected to. Whoever sent it (the guard, or the program
+ * itself on the listener), it is routed as a SOCKS5 request for that
+ * address would be. */
+static void tproxy_input(struct conn *c)
+{
+	int r = read_more(c, TPROXY_HEAD_SIZE);
+	if (r == 2)
+		return;
+	if (r <= 0 && c->in_len < TPROXY_HEAD_SIZE) {
+		conn_close(c);
+		return;
+	}
+	if (c->in_len < TPROXY_HEAD_SIZE)
+		return;
+	struct lnk_addr a;
+	uint16_t port;
+	if (tproxy_head_decode((uint8_t *)c->in, c->in_len, &a, &port) < 0) {
+		bad_request(c, 400, SOCKS5_FAILURE,
+			    "malformed transparent connection head");
+		return;
+	}
+	free(c->in);
+	c->in = NULL;
+	c->in_len = 0;
+	tproxy_route(c, &a, port);
+}
+
 static void linger_input(struct conn *c)
 {
 	char sink[4096];
@@ -844,6 +962,9 @@ static void on_client(struct loop_handler *h, uint32_t ev)
 	case CS_SOCKS_REQ:
 		socks_input(c);
 		break;
+	case CS_TPROXY_HEAD:
+		tproxy_input(c);
+		break;
 	case CS_RELAY:
 		relay(c);
 		break;
@@ -888,6 +1009,7 @@ void conn_tick(struct wire *w, int64_t now)
 		case CS_HTTP_HEAD:
 		case CS_SOCKS_GREET:
 		case CS_SOCKS_REQ:
+		case CS_TPROXY_HEAD:
 		case CS_LINGER:
 		case CS_RELAY:
 			conn_close(c); /* slow client: only this one ends */

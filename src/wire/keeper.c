@@ -32,6 +32,7 @@
 /* Every message is KEEPER_MSG_SIZE bytes; byte 0 its kind:
  *   'A' a DNS server: [1] 4 or 6, [2..3] port (big-endian), [4..19] address
  *   'L' the seccomp listener: [4..7] its descriptor number in the wire
+ *   'B' bind a DNS socket: [4..7] its descriptor number in the wire
  *   'T' a trip: [1] the rule, [2] the target's length, [4..] the target,
  *       printable ASCII (ctl_printable) and no NUL within that length
  * and the keeper's one reply, 'K' (one byte), when it holds the listener. */
@@ -39,8 +40,14 @@ enum {
 	M_DNS = 'A',
 	M_LISTENER = 'L',
 	M_TRIP = 'T',
+	M_BIND = 'B',
 	M_ACK = 'K',
+	M_NACK = 'N',
 };
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
 
 /* ---- the wire's side ---- */
 
@@ -71,6 +78,24 @@ int keeper_send_listener(int chan, int notify_fd, struct lnk_err *err)
 		return err_set(err, -EIO,
 			       "its keeper did not take the seccomp "
 			       "listener");
+	return 0;
+}
+
+int keeper_bind_dns(int chan, int fd, struct lnk_err *err)
+{
+	uint8_t m[KEEPER_MSG_SIZE] = {M_BIND};
+	uint32_t n = (uint32_t)fd;
+	memcpy(m + 4, &n, sizeof(n));
+	if (send(chan, m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m))
+		return err_set(err, -EIO, "cannot reach its keeper");
+	uint8_t ack = 0;
+	ssize_t r;
+	while ((r = recv(chan, &ack, 1, 0)) < 0 && errno == EINTR)
+		;
+	if (r != 1 || ack != M_ACK)
+		return err_set(err, -EADDRINUSE,
+			       "cannot serve DNS on the sandbox's "
+			       "127.0.0.1:53");
 	return 0;
 }
 
@@ -204,6 +229,7 @@ struct keeper {
 	bool setup_done;
 	int64_t last_desktop_ms;
 	int64_t last_refusal_ms;
+	uint64_t netns;	  /* the keeper's own network namespace (its cookie) */
 	const char *sock; /* the wire's control socket, or NULL */
 	dev_t sock_dev;	  /* and its identity once the wire made it */
 	ino_t sock_ino;
@@ -252,6 +278,52 @@ static void say_refused(struct keeper *k, const char *call,
 	fprintf(stderr,
 		"lnk: %s: the wire's keeper refused its %s to %s (%s)\n", nm,
 		call, where, why);
+}
+
+/* Whether fd is a socket of another network namespace than the
+ * keeper's: one the sandbox handed the wire (the wire makes its own in
+ * the keeper's). The sandbox's namespace has loopback only. */
+static bool sandbox_socket(const struct keeper *k, int fd)
+{
+	uint64_t c = 0;
+	socklen_t l = sizeof(c);
+	return k->netns &&
+	       getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &c, &l) == 0 &&
+	       c != k->netns;
+}
+
+/* The sandbox's DNS socket (keeper_bind_dns): bound to its 127.0.0.1:53;
+ * a TCP one listens. Only an unbound IPv4 socket of the sandbox: the
+ * keeper owns the sandbox's user namespace and so may bind its low ports
+ * (docs/kernel-facts.md, userns-owner-binds-low-ports), which a hijacked
+ * wire must not turn into a port of this machine. */
+static bool bind_dns(struct keeper *k, uint32_t remote)
+{
+	int fd = take_fd(k, remote), type = 0, dom = 0;
+	socklen_t l = sizeof(int);
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	bool ok = false;
+	if (fd < 0)
+		return false;
+	if (sandbox_socket(k, fd) &&
+	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) == 0 &&
+	    dom == AF_INET &&
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) == 0 &&
+	    (type == SOCK_DGRAM || type == SOCK_STREAM) &&
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) == 0 &&
+	    sa.sin_port == 0) {
+		int one = 1;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		sa = (struct sockaddr_in){.sin_family = AF_INET,
+					  .sin_port = htons(53),
+					  .sin_addr.s_addr =
+					      htonl(INADDR_LOOPBACK)};
+		ok = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+		     (type == SOCK_DGRAM || listen(fd, 64) == 0);
+	}
+	close(fd);
+	return ok;
 }
 
 /* connect(fd, addr, len) or sendto(fd, buf, n, flags, addr, len), made
@@ -308,9 +380,11 @@ static int64_t serve_call(struct keeper *k, const struct seccomp_notif *rq,
 		free(data);
 		return 0;
 	}
-	const char *why;
-	int r = keeper_dest_check(&k->kr, domain, (struct sockaddr *)&ss,
-				  (socklen_t)alen, &why);
+	const char *why = "";
+	int r = sandbox_socket(k, fd)
+		    ? 0 /* the sandbox's namespace: its loopback only */
+		    : keeper_dest_check(&k->kr, domain, (struct sockaddr *)&ss,
+					(socklen_t)alen, &why);
 	int64_t val = 0;
 	if (r == -EACCES)
 		say_refused(k, is_connect ? "connect" : "send",
@@ -444,6 +518,13 @@ static void on_chan(struct keeper *k)
 		if (k->setup_done)
 			on_trip(k, m);
 		return;
+	case M_BIND: {
+		uint32_t fd;
+		memcpy(&fd, m + 4, sizeof(fd));
+		uint8_t ack = k->setup_done && bind_dns(k, fd) ? M_ACK : M_NACK;
+		(void)!send(k->chan, &ack, 1, MSG_NOSIGNAL);
+		return;
+	}
 	default:
 		return;
 	}
@@ -476,6 +557,15 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 	struct route_sock rs;
 	if (route_open(&rs) == 0)
 		k.kr.local_ctx = &rs;
+	int own = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	socklen_t cl = sizeof(k.netns);
+	if (own >= 0) {
+		if (getsockopt(own, SOL_SOCKET, SO_NETNS_COOKIE, &k.netns,
+			       &cl) < 0)
+			k.netns =
+			    0; /* then no socket counts as the sandbox's */
+		close(own);
+	}
 	k.pidfd = (int)syscall(SYS_pidfd_open, wire, 0);
 	if (k.pidfd < 0) {
 		int r = -errno;

@@ -11,6 +11,10 @@
  *    unspecified address, this machine's own addresses) but the granted
  *    --port on loopback and the DNS servers, and never a cloud metadata
  *    address;
+ *  - it binds the sandbox's DNS sockets to port 53 inside (and nothing
+ *    else: only sockets of another network namespace than its own, whose
+ *    every address is the sandbox's), and lets the wire send on such
+ *    sockets to any address, all of which are the sandbox's loopback;
  *  - it shows a desktop notification when the wire trips, from a
  *    fixed-size message whose only text is the escaped, length-bounded
  *    target, running notify-send with a clean environment.
@@ -43,6 +47,12 @@ int keeper_send_dns(int chan, const struct lnk_addr *a, uint16_t port);
 /* Hands over the seccomp listener (setup's last message) and waits for
  * the keeper to hold it; the caller then closes its own. 0 or -errno. */
 int keeper_send_listener(int chan, int notify_fd, struct lnk_err *err);
+/* Asks the keeper to bind the sandbox's DNS socket fd (an unbound IPv4
+ * UDP or TCP socket of the sandbox's network namespace) to 127.0.0.1:53
+ * there, and a TCP one to listen: the port needs a right the confined
+ * wire does not hold and the keeper holds in the sandbox's namespaces
+ * only (it owns them). Waits for the answer. 0 or -errno. */
+int keeper_bind_dns(int chan, int fd, struct lnk_err *err);
 /* The wire tripped: never blocks (a message that does not fit is lost,
  * the line on the terminal with it). */
 void keeper_send_trip(int chan, const struct trip_verdict *v);

@@ -23,6 +23,10 @@
 #include "wire/keeper.h"
 #include "wire/wire_int.h"
 
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
 static bool port_taken(const struct wire_plan *wp, uint16_t p)
 {
 	for (size_t i = 0; i < wp->nports; i++)
@@ -89,6 +93,10 @@ int wire_plan_make(const char *name, const char *db_path,
 	while (port_taken(wp, wp->socks_port) ||
 	       wp->socks_port == wp->http_port)
 		wp->socks_port++;
+	wp->tcp_port = WIRE_TCP_PORT;
+	while (port_taken(wp, wp->tcp_port) || wp->tcp_port == wp->http_port ||
+	       wp->tcp_port == wp->socks_port)
+		wp->tcp_port++;
 	const char *dns = getenv("LNK_DNS_SERVER");
 	if (dns && *dns) {
 		int r = check_dns_server(dns, err);
@@ -175,14 +183,17 @@ void wire_plan_env(const struct wire_plan *wp, struct strv *env)
 void wire_plan_listeners(const struct wire_plan *wp, struct init_listener **l,
 			 size_t *n)
 {
-	*n = 2 + wp->nports;
+	*n = 4 + wp->nports;
 	*l = xcalloc(*n, sizeof(**l));
 	(*l)[0] =
 	    (struct init_listener){.kind = INIT_L_HTTP, .port = wp->http_port};
 	(*l)[1] = (struct init_listener){.kind = INIT_L_SOCKS,
 					 .port = wp->socks_port};
+	(*l)[2] =
+	    (struct init_listener){.kind = INIT_L_TCP, .port = wp->tcp_port};
+	(*l)[3] = (struct init_listener){.kind = INIT_L_DNS, .port = 53};
 	for (size_t i = 0; i < wp->nports; i++)
-		(*l)[2 + i] = (struct init_listener){.kind = INIT_L_PORT,
+		(*l)[4 + i] = (struct init_listener){.kind = INIT_L_PORT,
 						     .port = wp->ports[i]};
 }
 
@@ -404,10 +415,46 @@ static void on_accept(struct loop_handler *h, uint32_t ev)
 	}
 }
 
+/* The resolver's sockets: unbound IPv4 UDP or TCP sockets of the
+ * sandbox's network namespace (not the wire's own), which the keeper
+ * binds to the sandbox's 127.0.0.1:53 (keeper.h); then dnsd serves them. */
+static int adopt_dns(struct wire *w, const struct handoff_listener *hl,
+		     struct lnk_err *err)
+{
+	int type = 0, dom = 0;
+	uint64_t mine = 0, theirs = 0;
+	socklen_t l = sizeof(int), cl = sizeof(uint64_t);
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	if (getsockopt(hl->fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
+	    (type != SOCK_DGRAM && type != SOCK_STREAM) ||
+	    getsockopt(hl->fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 ||
+	    dom != AF_INET ||
+	    getsockname(hl->fd, (struct sockaddr *)&sa, &sl) < 0 ||
+	    sa.sin_port != 0 ||
+	    getsockopt(w->route.fd, SOL_SOCKET, SO_NETNS_COOKIE, &mine, &cl) <
+		0 ||
+	    getsockopt(hl->fd, SOL_SOCKET, SO_NETNS_COOKIE, &theirs, &cl) < 0 ||
+	    mine == theirs)
+		return err_set(err, -EPROTO,
+			       "the sandbox handed over a DNS socket that is "
+			       "no unbound socket of its own");
+	int r = keeper_bind_dns(w->keeper, hl->fd, err);
+	if (r < 0)
+		return r;
+	int fl = fcntl(hl->fd, F_GETFL);
+	if (fl < 0 || fcntl(hl->fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return err_set(err, -errno, "cannot set up a DNS socket: %s",
+			       strerror(errno));
+	return dnsd_serve(w->dnsd, hl->fd, type == SOCK_STREAM, err);
+}
+
 /* The sender is inside the sandbox: check each socket ourselves. */
 static int adopt_listener(struct wire *w, const struct handoff_listener *hl,
 			  struct lnk_err *err)
 {
+	if (hl->tag.kind == INIT_L_DNS)
+		return adopt_dns(w, hl, err);
 	int type = 0, acc = 0, dom = 0;
 	socklen_t l = sizeof(int);
 	struct sockaddr_storage ss;
@@ -435,6 +482,8 @@ static int adopt_listener(struct wire *w, const struct handoff_listener *hl,
 		kind = INIT_L_SOCKS;
 	else if (hl->tag.kind == INIT_L_PORT && port_taken(wp, port))
 		kind = INIT_L_PORT;
+	else if (hl->tag.kind == INIT_L_TCP && port == wp->tcp_port)
+		kind = INIT_L_TCP;
 	else
 		return err_set(err, -EPROTO,
 			       "the sandbox handed over a listener on port %u "
@@ -472,6 +521,18 @@ static void on_handoff(struct loop_handler *h, uint32_t ev)
 	int r = handoff_recv_one(h->fd, &pl.v, &pl.n, &err);
 	for (size_t i = 0; r >= 0 && i < pl.n; i++) {
 		int a = adopt_listener(w, &pl.v[i], &err);
+		if (a < 0 && pl.v[i].tag.kind == INIT_L_DNS) {
+			/* without its resolver the sandbox keeps the proxy
+			 * and the transparent path by address: say so once,
+			 * go on */
+			if (!w->dns_warned)
+				fprintf(stderr,
+					"lnk: wire: %s; programs without proxy "
+					"settings cannot look up names\n",
+					err.msg);
+			w->dns_warned = true;
+			continue;
+		}
 		if (a < 0)
 			r = a;
 		else
@@ -647,6 +708,7 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	}
 	if (loop_new(&w.loop, &err) < 0 ||
 	    dns_new(&w.dns, w.loop, wp->dns_server, &err) < 0 ||
+	    !(w.dnsd = dnsd_new(&w)) ||
 	    db_writer_open(wp->db_path, wp->name, (long)getpid(), WIRE_TICK_MS,
 			   &w.writer, &err) < 0 ||
 	    wire_control_start(&w, &err) < 0 || wire_confine(&w, &err) < 0 ||
@@ -683,6 +745,7 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 				ctl_server_tick(w.ctl, now);
 			conn_tick(&w, now);
 			conn_reap(&w);
+			dnsd_tick(w.dnsd, now);
 			db_writer_submit(w.writer, &w.batch, w.up, w.down);
 			wire_log_health(&w);
 			next_tick = now + WIRE_TICK_MS;
@@ -705,6 +768,7 @@ out:
 		close(w.listeners[i].h.fd);
 	}
 	free(w.listeners);
+	dnsd_free(w.dnsd);
 	dns_free(w.dns);
 	loop_free(w.loop);
 	filter_free(&w.filter);

@@ -22,6 +22,9 @@
 
 #define WIRE_HTTP_PORT 3128
 #define WIRE_SOCKS_PORT 1080
+/* The transparent listener: the guard brings every TCP connect of the
+ * program to another address here (proto/tproxy.h). */
+#define WIRE_TCP_PORT 1081
 
 struct wire_plan {
 	char *name;	  /* the sandbox's name */
@@ -30,6 +33,7 @@ struct wire_plan {
 	char *db_path;	  /* ~/.lnk/sandbox/lnk.db */
 	char *dns_server; /* "IP:PORT" from LNK_DNS_SERVER, or NULL */
 	uint16_t http_port, socks_port; /* listeners inside the sandbox */
+	uint16_t tcp_port;		/* the transparent listener inside */
 	struct strv internet_hosts;	/* [internet] hosts */
 	struct strv lan_hosts;		/* [lan] hosts */
 	uint16_t *ports;		/* [localhost] ports */

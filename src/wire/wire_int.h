@@ -12,6 +12,7 @@
 #include "store/registry.h"
 #include "wire/ctl.h"
 #include "wire/dns.h"
+#include "wire/dnsd.h"
 #include "wire/filter.h"
 #include "wire/loop.h"
 #include "wire/route.h"
@@ -45,6 +46,7 @@ struct wire {
 	const struct wire_plan *wp;
 	struct loop *loop;
 	struct dns *dns;
+	struct dnsd *dnsd; /* the sandbox's resolver */
 	struct filter filter;
 	struct route_sock route; /* asked for every address called */
 	struct db_writer *writer;
@@ -59,6 +61,7 @@ struct wire {
 	struct loop_handler handoff, lifeline;
 	int keeper; /* the channel to the keeper (keeper.h) */
 	bool handed_off, stopping;
+	bool dns_warned;  /* the resolver could not be set up, said once */
 	bool failed;	  /* stopping because the wire cannot go on */
 	pid_t supervisor; /* `lnk sandbox run`, which stop signals */
 	char *scratch;

@@ -35,8 +35,14 @@
 # A git repository, http://origin.lnk-test/repo.git, served by the same
 # HTTP server (git's "dumb" HTTP protocol: plain files, which the wire's
 # absolute-form HTTP carries like any other download).
+# An sshd on 198.18.0.2:22 (origin.lnk-test) for a program that ignores
+# proxy settings: root with the key $DIR/ssh/client_key (SSH_KEY in the
+# env file) runs only `git-upload-pack` of that same repository (a forced
+# command: read only, nothing else), so `git clone root@origin.lnk-test:x`
+# clones it and `ssh root@origin.lnk-test` prints its refs.
 #
 #   nethosts.sh repo   (re)make only the repository (servers keep running)
+#   nethosts.sh ssh    (re)start only the sshd (the others keep running)
 set -eu
 
 NS=lnk-nethosts
@@ -81,6 +87,43 @@ repo() {
 	git -C "$r" update-server-info
 	rm -rf "$t"
 	chmod -R a+rX "$r"
+}
+
+sshd_up() {
+	d="$DIR/ssh"
+	[ -f "$DIR/sshd.pid" ] && kill "$(cat "$DIR/sshd.pid")" 2>/dev/null || true
+	rm -rf "$d"
+	mkdir -p "$d" /run/sshd
+	ssh-keygen -q -t ed25519 -N '' -f "$d/host_key"
+	ssh-keygen -q -t ed25519 -N '' -C lnk-test -f "$d/client_key"
+	# a test key that opens one read-only repository: readable by the
+	# unprivileged test user, who copies it (ssh wants it private)
+	chmod 755 "$d"
+	chmod 644 "$d/client_key"
+	printf 'restrict,command="git-upload-pack %s" %s\n' \
+		"$DIR/www/repo.git" "$(cat "$d/client_key.pub")" \
+		> "$d/authorized_keys"
+	cat > "$d/sshd_config" <<EOT
+ListenAddress 198.18.0.2:22
+HostKey $d/host_key
+PidFile $DIR/sshd.pid
+AuthorizedKeysFile $d/authorized_keys
+AllowUsers root
+PermitRootLogin forced-commands-only
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+EOT
+	ip netns exec "$NS" /usr/sbin/sshd -f "$d/sshd_config" -E "$d/sshd.log"
+	i=0
+	until ip netns exec "$NS" ss -Hltn 'sport = :22' | grep -q .; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || die "the sshd did not start"
+		sleep 0.1
+	done
+	grep -q '^SSH_KEY=' "$ENV" 2>/dev/null ||
+		echo "SSH_KEY=$d/client_key" >> "$ENV"
 }
 
 up() {
@@ -220,11 +263,13 @@ ECHO_HOST_PORT=8080
 CA_FILE=$DIR/cert.pem
 EOT
 	chmod 644 "$ENV"
+	if [ -x /usr/sbin/sshd ]; then sshd_up; fi
 }
 
 case "${1:-}" in
 up) up ;;
 repo) [ -d "$DIR/www" ] || die "no test hosts: run 'nethosts.sh up' first"; repo ;;
+ssh) [ -d "$DIR/www" ] || die "no test hosts: run 'nethosts.sh up' first"; sshd_up ;;
 down) down; echo "left the blackhole route for 198.18.0.0/15 in place" ;;
-*) echo "usage: nethosts.sh up|down|repo" >&2; exit 2 ;;
+*) echo "usage: nethosts.sh up|down|repo|ssh" >&2; exit 2 ;;
 esac

@@ -2868,3 +2868,238 @@ def test_spec_cannot_loosen_or_turn_off_tripwires(lnk, work):
     cp = lnk.run("--spec", f, "--yes", "--", "/bin/true")
     assert cp.returncode == 2 and "unknown key 'metadata'" in cp.stderr, \
         cp.stderr
+
+
+# --- transparent path ---
+# Programs that ignore the proxy variables: the guard brings every TCP
+# connect to the wire (src/guard/tproxy.c), the wire's resolver answers
+# only for granted names (src/wire/dnsd.c). Each attack runs with the
+# proxy variables removed, so nothing goes through them.
+
+NOPROXY_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
+               "ALL_PROXY", "all_proxy")
+
+TP_PRELUDE = """
+import errno, os, socket, struct
+for k in %r:
+    os.environ.pop(k, None)
+def tcp(fam, addr, wait=5):
+    s = socket.socket(fam)
+    s.settimeout(wait)
+    try:
+        s.connect(addr)
+        s.sendall(b"GET /secret.txt HTTP/1.0\\r\\n\\r\\n")
+        d = s.recv(200)
+        return "CONNECTED " + repr(d)
+    except OSError as e:
+        return "refused " + str(e.errno)
+    finally:
+        s.close()
+""" % (NOPROXY_ENV,)
+
+
+def tp_net(lnk, code, *grants):
+    f = nethosts()
+    return py(lnk, TP_PRELUDE + textwrap.dedent(code), *grants, timeout=120,
+              env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]}), f
+
+
+def test_transparent_never_reaches_this_machine(lnk, recorder):
+    """Threat: a program without proxy settings connects by address or by
+    name to this machine (its own addresses, a local route, IPv4-mapped
+    IPv6), its network, or a name that resolves there, under '*'."""
+    f = nethosts()
+    v4, v6 = int(socket.AF_INET), int(socket.AF_INET6)
+    targets = [(v4, (a, recorder.port))
+               for a in local_addresses() if not a.startswith("127.")]
+    targets += [(v4, (f["ANYIP_IP"], 80)), (v4, (f["ROUTER_IP"], 80)),
+                (v4, ("10.0.0.1", 80)),
+                (v6, ("::ffff:" + f["HOST_SIDE_IP"], recorder.port)),
+                (v6, ("::ffff:" + f["ANYIP_IP"], 80))]
+    names = ["anyip.lnk-test", "self.lnk-test", "router.lnk-test",
+             "private.lnk-test", "rebind.lnk-test", "mixed.lnk-test"]
+    cp, _ = tp_net(lnk, f"""
+        for fam, addr in {targets!r}:
+            print(addr, tcp(fam, tuple(addr)))
+        for n in {names!r}:
+            try:
+                a = socket.gethostbyname(n)
+            except OSError as e:
+                print(n, "noname"); continue
+            print(n, a, tcp(socket.AF_INET, (a, 80)))
+        print("origin", tcp(socket.AF_INET, ("origin.lnk-test", 80)))
+    """, "--internet-host", "*")
+    assert "origin CONNECTED" in cp.stdout, cp.stdout + cp.stderr
+    assert cp.stdout.count("CONNECTED") == 1, cp.stdout
+    assert "a server of this machine" not in cp.stdout
+    for n in names:
+        assert f"{n} noname" in cp.stdout, cp.stdout
+    assert recorder.hits == []
+    reasons = refused_reasons(lnk)
+    assert reasons[f"{f['ANYIP_IP']}:80"] == "address of this machine"
+    assert reasons["rebind.lnk-test"] != "", reasons
+
+
+def test_forged_transparent_head_gains_nothing(lnk, recorder):
+    """Threat: the program speaks to the transparent listener itself and
+    names in the head what no grant reaches (this machine's loopback and
+    addresses, an ungranted host), or sends heads of a wrong form."""
+    import struct
+    f = nethosts()
+    def head(fam, addr, port):
+        b = socket.inet_pton(fam, addr)
+        return (b"LNKT\x01" + bytes([4 if fam == socket.AF_INET else 6]) +
+                struct.pack(">H", port) + b.ljust(16, b"\0"))
+    heads = [head(socket.AF_INET, "127.0.0.1", recorder.port),
+             head(socket.AF_INET, f["HOST_SIDE_IP"], recorder.port),
+             head(socket.AF_INET6, "::ffff:127.0.0.1", recorder.port),
+             head(socket.AF_INET6, "::1", recorder.port),
+             head(socket.AF_INET, "198.18.0.3", 80),
+             head(socket.AF_INET, "169.254.169.254", 80),
+             # a v4 head with bytes after its address, a bad magic, a
+             # bad version, port 0, a short head
+             head(socket.AF_INET, "198.18.0.3", 80)[:12] + b"\1" * 12,
+             b"LNKX" + head(socket.AF_INET, "198.18.0.2", 80)[4:],
+             b"LNKT\x02" + head(socket.AF_INET, "198.18.0.2", 80)[5:],
+             head(socket.AF_INET, "198.18.0.2", 0),
+             b"LNKT\x01\x04"]
+    cp, _ = tp_net(lnk, f"""
+        for h in {heads!r}:
+            s = socket.create_connection(("127.0.0.1", 1081), timeout=5)
+            s.sendall(h)
+            try:
+                v = s.recv(1)
+                if v == b"\\0":
+                    s.sendall(b"GET / HTTP/1.0\\r\\n\\r\\n")
+                    print("CONNECTED", s.recv(100))
+                else:
+                    print("verdict", v)
+            except OSError as e:
+                print("closed", e.errno)
+            s.close()
+    """, "--internet-host", f["ORIGIN"])
+    assert "CONNECTED" not in cp.stdout, cp.stdout + cp.stderr
+    assert cp.stdout.count("\n") == len(heads), cp.stdout + cp.stderr
+    assert recorder.hits == []
+
+
+def test_datagrams_never_leave_the_sandbox(lnk):
+    """Threat: UDP (DNS to another server, QUIC, a tunnel) or ICMP reaches
+    a host outside, connected or not. A UDP server on this machine's
+    address in the test network must never receive a byte."""
+    import errno
+    f = nethosts()
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.bind(("0.0.0.0", 0))
+    u.settimeout(0.5)
+    port = u.getsockname()[1]
+    try:
+        cp, _ = tp_net(lnk, f"""
+            for dst in [("8.8.8.8", 53), ("{f['HOST_SIDE_IP']}", {port}),
+                        ("{f['ORIGIN_IP']}", 443)]:
+                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                try:
+                    s.sendto(b"x", dst); print(dst, "sendto SENT")
+                except OSError as e:
+                    print(dst, "sendto", e.errno)
+                try:
+                    s.connect(dst); s.send(b"y"); print(dst, "SENT")
+                except OSError as e:
+                    print(dst, "connect", e.errno)
+            try:
+                socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                              socket.IPPROTO_ICMP)
+                print("RAW ICMP")
+            except OSError as e:
+                print("raw", e.errno)
+        """, "--internet-host", "*")
+        try:
+            got = u.recv(10)
+        except OSError:
+            got = None
+    finally:
+        u.close()
+    assert "SENT" not in cp.stdout and "RAW ICMP" not in cp.stdout, \
+        cp.stdout + cp.stderr
+    assert f"('8.8.8.8', 53) connect {errno.ECONNREFUSED}" in cp.stdout
+    assert got is None
+    out = lnk("sandbox", "log", "--json", "--lines", "50").stdout
+    udp = [r for r in map(json.loads, out.splitlines()) if r["verb"] == "udp"]
+    assert sorted(r["target"] for r in udp) == sorted(
+        ["8.8.8.8:53", f"{f['HOST_SIDE_IP']}:{port}",
+         f"{f['ORIGIN_IP']}:443"]), udp
+
+
+def test_hostile_dns_queries_answered_or_dropped(lnk):
+    """Threat: malformed queries (compression in the question, two
+    questions, oversized labels, an answer instead of a question, a
+    truncated message, a TCP length that lies) crash or hang the wire's
+    resolver; afterwards it must still answer a granted name."""
+    cp, f = tp_net(lnk, """
+        import time
+        q = lambda name: (b"\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00"
+                          b"\\x00\\x00" + b"".join(bytes([len(l)]) + l
+                          for l in name.split(b".")) + b"\\x00\\x00\\x01"
+                          b"\\x00\\x01")
+        bad = [b"", b"\\x00" * 5, b"\\x12\\x34\\x81\\x80" + b"\\x00" * 8,
+               q(b"origin.lnk-test")[:12] + b"\\xc0\\x0c\\x00\\x01\\x00\\x01",
+               q(b"origin.lnk-test").replace(b"\\x00\\x01\\x00\\x00",
+                                             b"\\x00\\x02\\x00\\x00", 1),
+               q(b"a" * 64 + b".lnk-test"), q(b"origin.lnk-test")[:-3],
+               q(b"x" * 63 + b"." + b"y" * 63 + b"." + b"z" * 63 + b"." +
+                 b"w" * 63), b"\\xff" * 4096]
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.settimeout(2)
+        for b in bad:
+            u.sendto(b, ("127.0.0.1", 53))
+            try:
+                r = u.recv(4096); print("answer", r[3] & 15)
+            except OSError:
+                print("dropped")
+        t = socket.create_connection(("127.0.0.1", 53), timeout=3)
+        t.sendall(b"\\xff\\xff" + b"\\x00" * 100)
+        t.close()
+        t = socket.create_connection(("127.0.0.1", 53), timeout=3)
+        t.sendall(b"\\x00\\x05abc")
+        t.close()
+        print("good", socket.gethostbyname("origin.lnk-test"))
+    """, "--internet-host", "origin.lnk-test")
+    assert f"good {f['ORIGIN_IP']}" in cp.stdout, cp.stdout + cp.stderr
+    assert "the wire" not in cp.stderr, cp.stderr
+
+
+def test_transparent_metadata_trips_the_wire(lnk):
+    """Threat: a program without proxy settings reaches for a cloud's
+    metadata service by address; the wire refuses and pauses itself, so
+    the next call (to a granted host) is refused too."""
+    cp, f = tp_net(lnk, """
+        print("meta", tcp(socket.AF_INET, ("169.254.169.254", 80)))
+        print("next", tcp(socket.AF_INET, ("origin.lnk-test", 80)))
+    """, "--internet-host", "*")
+    assert "meta refused 111" in cp.stdout, cp.stdout + cp.stderr
+    assert "next CONNECTED" not in cp.stdout, cp.stdout
+    assert "wire paused" in cp.stderr, cp.stderr
+
+
+def test_star_never_reaches_this_machine_without_proxy_variables(lnk):
+    """Threat: the attacks of test_star_never_reaches_local_routes_or_on_link
+    again, by a curl that ignores the proxy (--noproxy '*'): by address,
+    by a name that resolves there, through a host pattern."""
+    f = nethosts()
+    targets = [f["ANYIP_IP"], "anyip.lnk-test", f["HOST_SIDE_IP"],
+               "self.lnk-test", f["ROUTER_IP"], "router.lnk-test",
+               "rebind.lnk-test", "mixed.lnk-test", "meta.lnk-test"]
+    curl = "curl -s --noproxy '*' --max-time 10"
+    script = f"{curl} -w ' ok %{{http_code}}\\n' http://{f['ORIGIN']}/hello.txt; "
+    for t in targets:
+        script += f"{curl} -w ' {t} %{{http_code}}\\n' http://{t}/secret.txt; "
+    for grant in ("*", "*.lnk-test"):
+        cp, _ = wire_net(lnk, script, "--internet-host", grant)
+        assert "hello from origin" in cp.stdout, cp.stdout + cp.stderr
+        assert "a server of this machine" not in cp.stdout, cp.stdout
+        assert "hello from the router" not in cp.stdout, cp.stdout
+        for t in targets:
+            assert f" {t} 000" in cp.stdout, cp.stdout + cp.stderr
+    reasons = refused_reasons(lnk)
+    assert reasons[f"{f['ANYIP_IP']}:80"] == "address of this machine"
+    assert reasons["anyip.lnk-test"] == "address of this machine"

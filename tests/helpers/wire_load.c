@@ -12,7 +12,10 @@
  *   wire_load idle PORT N PID     holds N connections, then prints
  *                                 "HELD RSS_KIB" (PID's VmRSS)
  *
- * Loopback only. A benchmark helper: errors print and exit 1. */
+ * Loopback, unless WIRE_LOAD_ADDR names another IPv4 address to serve on
+ * and dial (bench/transparent.sh: a test host in 198.18.0.0/15); with
+ * WIRE_LOAD_PROXY=IP:PORT a client asks that HTTP proxy to CONNECT to it
+ * first. A benchmark helper: errors print and exit 1. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,16 +48,62 @@ static void die(const char *what)
 	exit(1);
 }
 
+static void load_addr(struct sockaddr_in *a)
+{
+	const char *s = getenv("WIRE_LOAD_ADDR");
+	a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (s && inet_pton(AF_INET, s, &a->sin_addr) != 1) {
+		errno = EINVAL;
+		die("WIRE_LOAD_ADDR");
+	}
+}
+
 static int dial(int port)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET,
 				.sin_port = htons((uint16_t)port)};
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+	load_addr(&a);
+	const char *proxy = getenv("WIRE_LOAD_PROXY");
+	struct sockaddr_in p = {.sin_family = AF_INET};
+	if (proxy) {
+		char ip[32];
+		int pp = 0;
+		if (sscanf(proxy, "%31[0-9.]:%d", ip, &pp) != 2 ||
+		    inet_pton(AF_INET, ip, &p.sin_addr) != 1) {
+			errno = EINVAL;
+			die("WIRE_LOAD_PROXY");
+		}
+		p.sin_port = htons((uint16_t)pp);
+	}
+	if (fd < 0 ||
+	    connect(fd, (struct sockaddr *)(proxy ? &p : &a), sizeof(a)) < 0)
 		die("connect");
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (proxy) {
+		char req[128], ip[32], b[256];
+		inet_ntop(AF_INET, &a.sin_addr, ip, sizeof(ip));
+		int n =
+		    snprintf(req, sizeof(req),
+			     "CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n",
+			     ip, port, ip, port);
+		if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n)
+			die("CONNECT");
+		/* the answer, to its blank line, one byte at a time */
+		size_t got = 0;
+		while (got < sizeof(b) - 1) {
+			if (recv(fd, b + got, 1, 0) != 1)
+				die("CONNECT answer");
+			got++;
+			if (got >= 4 && memcmp(b + got - 4, "\r\n\r\n", 4) == 0)
+				break;
+		}
+		if (got < 12 || memcmp(b + 9, "200", 3) != 0) {
+			errno = EPROTO;
+			die("CONNECT refused");
+		}
+	}
 	return fd;
 }
 
@@ -85,7 +134,7 @@ static int serve(long long size)
 		die("memfd");
 	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET};
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	load_addr(&a);
 	socklen_t al = sizeof(a);
 	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) < 0 ||
 	    listen(ls, 4096) < 0 ||
