@@ -197,8 +197,7 @@ static int in_sandbox_netns(struct guard *n, int sfd)
 
 /* A datagram refused for leaving the sandbox: logged once per verb and
  * target (a program retrying must not flood the log), up to a bound. */
-static void dgram_refused(struct guard *n,
-			  const struct guard_refused_dgram *d)
+static void dgram_refused(struct guard *n, const struct guard_refused_dgram *d)
 {
 	char key[80];
 	bool first = false;

@@ -168,8 +168,8 @@ static void disconnect(int sfd)
 }
 
 int guard_tproxy_connect(int sfd, int domain, uint16_t tcp_port,
-		      const struct sockaddr_storage *ss, size_t alen,
-		      struct guard_refused_dgram *refused)
+			 const struct sockaddr_storage *ss, size_t alen,
+			 struct guard_refused_dgram *refused)
 {
 	struct lnk_addr a;
 	uint16_t port;
