@@ -350,3 +350,37 @@ while True:
     finally:
         p.kill()
         p.communicate(timeout=30)
+
+
+ICMP = r"""
+import socket
+for kind, proto in (("raw", socket.SOCK_RAW), ("ping", socket.SOCK_DGRAM)):
+    try:
+        s = socket.socket(socket.AF_INET, proto, socket.IPPROTO_ICMP)
+    except OSError as e:
+        print(kind, "socket", e.errno)
+        continue
+    try:
+        s.settimeout(5)
+        s.connect(("198.18.0.2", 0))
+        s.send(b"\x08\x00\xf7\xff\x00\x00\x00\x00")
+        print(kind, "sent")
+    except OSError as e:
+        print(kind, "connect", e.errno)
+"""
+
+
+def test_icmp_refused_at_once(lnk, net, work):
+    """ICMP never leaves: a raw socket is refused when made, a ping
+    socket is refused when made or at its connect (and logged, verb
+    icmp); nothing waits."""
+    (work / "icmp.py").write_text(ICMP)
+    cp = run(lnk, net, ["--write", work, "--internet-host", "*"],
+             f"python3 {work}/icmp.py")
+    out = cp.stdout.splitlines()
+    assert len(out) == 2, cp.stdout + cp.stderr
+    assert all("sent" not in ln for ln in out), out
+    assert out[0].startswith("raw socket"), out
+    if out[1].startswith("ping connect"):
+        assert any(r["verb"] == "icmp" and r["target"].startswith(
+            "198.18.0.2") for r in calls(lnk)), calls(lnk)
