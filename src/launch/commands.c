@@ -484,3 +484,24 @@ out:
 	strv_free(&allowed);
 	return r;
 }
+
+int commands_allowed(const struct strv *allow, const char *path_env,
+		     struct strv *exec_files, struct strv *exec_folders,
+		     struct lnk_err *err)
+{
+	for (size_t i = 0; allow && i < allow->n; i++) {
+		int r;
+		if (is_folder_entry(allow->v[i])) {
+			if ((r = add_folder(allow->v[i], exec_folders, err)) <
+			    0)
+				return r;
+			continue;
+		}
+		if ((r = refuse_bare_folder(allow->v[i], err)) < 0)
+			return r;
+		_cleanup_free_ char *p = resolve_name(allow->v[i], path_env);
+		if (p)
+			chain(p, path_env, 0, exec_files, NULL);
+	}
+	return 0;
+}
