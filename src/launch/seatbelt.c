@@ -323,9 +323,10 @@ static int emit_rule(struct buf *b, const struct sb_rule *m,
 				return r;
 			buf_putc(b, ')');
 		}
-		buf_puts(b, "\n  (require-all");
-		if ((r = filter(b, "subpath", m->path, err)) < 0)
+		buf_puts(b, "\n  (require-all\n    (subpath ");
+		if ((r = sbpl_quote(b, m->path, err)) < 0)
 			return r;
+		buf_putc(b, ')');
 		buf_puts(b, "\n    (regex ");
 		if ((r = ci_regex(b, depth_of(m->path), err)) < 0)
 			return r;
