@@ -137,6 +137,7 @@ int cmd_spec(int argc, char **argv, const struct cli_ctx *cx)
 	bool seatbelt = false;
 	int r = 0;
 
+	/* grants_parse's loop, with --seatbelt beside the grant flags. */
 	grants_init(&g);
 	for (int i = 1; i < argc && r >= 0 && !g.help;) {
 		const char *a = argv[i];
@@ -145,18 +146,31 @@ int cmd_spec(int argc, char **argv, const struct cli_ctx *cx)
 			i++;
 			continue;
 		}
-		r = grants_take(argc, argv, &i, GRANTS_SPEC, &g, &err);
-		if (r == 0) {
-			static const char *const own[] = {
-			    "--spec", "--seatbelt", "--help", NULL};
-			grants_free(&g);
-			if (a[0] == '-')
-				return usage_unknown_option("spec", a, own);
-			warnx_("unexpected argument '%s' for 'lnk sandbox "
-			       "spec'; it takes only options",
-			       a);
-			return LNK_EXIT_USAGE;
+		if (strcmp(a, "--") == 0) {
+			if (i + 1 < argc)
+				r = err_set(&err, -EINVAL,
+					    "'lnk sandbox spec' runs no "
+					    "program: nothing goes after '--'");
+			break;
 		}
+		r = grants_take(argc, argv, &i, GRANTS_SPEC, &g, &err);
+		if (r != 0)
+			continue;
+		if (a[0] == '-' && a[1] != '\0') {
+			/* "did you mean" among every flag spec takes */
+			struct strv own = {0};
+			grants_flag_names(GRANTS_SPEC, &own);
+			strv_push(&own, "--seatbelt");
+			int rc = usage_unknown_option(
+			    "spec", a, (const char *const *)own.v);
+			strv_free(&own);
+			grants_free(&g);
+			return rc;
+		}
+		r = err_set(&err, -EINVAL,
+			    "unexpected argument '%s' for 'lnk sandbox spec'; "
+			    "see 'lnk sandbox spec --help'",
+			    a);
 	}
 	if (r < 0) {
 		grants_free(&g);
