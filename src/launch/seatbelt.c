@@ -49,6 +49,8 @@ static const char *const etc_dirs[] = {
     "/private/etc/paths.d",
     /* /etc/localtime links into it */
     "/private/var/db/timezone",
+    /* /bin/sh reads which shell it is (bash, dash or zsh) from here */
+    "/private/var/select",
     NULL,
 };
 
@@ -87,12 +89,15 @@ enum sb_kind {
 	SB_READ,  /* --read: read only */
 	SB_WRITE, /* --write */
 	SB_DOT,	  /* the names of dotfiles.h at the top of a write folder */
+	SB_KEPT,  /* one of the Mac's own kept names under the home's top */
 	SB_HIDE,  /* --hide */
 };
 
 struct sb_rule {
 	enum sb_kind kind;
-	char *path; /* absolute, normalized; SB_DOT: the write folder */
+	char *path;	  /* absolute, normalized; SB_DOT: the write folder */
+	char *top;	  /* SB_KEPT: the home folder (path is top/name) */
+	const char *name; /* SB_KEPT: the name */
 };
 
 struct sb_table {
@@ -109,6 +114,7 @@ static int rank(enum sb_kind k)
 {
 	switch (k) {
 	case SB_READ:
+	case SB_KEPT:
 		return 0;
 	case SB_WRITE:
 		return 1;
@@ -143,8 +149,10 @@ static void add(struct sb_table *t, enum sb_kind kind, const char *path)
 
 static void table_free(struct sb_table *t)
 {
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
 		free(t->r[i].path);
+		free(t->r[i].top);
+	}
 	free(t->r);
 	*t = (struct sb_table){0};
 }
@@ -224,37 +232,55 @@ static int filter(struct buf *b, const char *kind, const char *path,
 	return r;
 }
 
-/* The kept names at depth components below the root, in any letter case:
- * APFS and HFS+ ignore case by default, so ".GIT" is ".git" to git, and a
- * rule by exact name alone would let a program create it. The regex holds
- * no user text: a count, and the names of dotfiles.h, whose every
- * character is a letter, a digit, '.', '_' or '-' (anything else is
- * refused: a bug), each written as a bracket of its cases. */
-static int ci_regex(struct buf *b, size_t depth, struct lnk_err *err)
+/* What a program writes under the home folder's top that runs outside on
+ * a Mac, beside dotfiles.h's names: launchd starts the LaunchAgents at the
+ * next login, and programs read Preferences and Application Support as
+ * their settings (the Mac's ~/.config). Caches and Logs stay writable. */
+static const char *const mac_home_kept[] = {
+    "Library/LaunchAgents",
+    "Library/Preferences",
+    "Library/Application Support",
+    NULL,
+};
+
+/* The names kept at the top of a write folder: dotfiles.h's. */
+static void kept_names(struct strv *out)
 {
 	size_t n;
 	const struct dot_file *d = dot_files(&n);
+	for (size_t i = 0; i < n; i++)
+		strv_push(out, d[i].name);
+}
 
+/* The kept names at depth components below the root, in any letter case:
+ * APFS and HFS+ ignore case by default, so ".GIT" is ".git" to git, and a
+ * rule by exact name alone would let a program create it. The regex holds
+ * no user text: a count, and lnk's own names, whose every character is a
+ * letter, a digit, '.', '_', '-', ' ' or '/' (anything else is refused: a
+ * bug), each written as a bracket of its cases. */
+static int ci_regex(struct buf *b, size_t depth, const struct strv *names,
+		    struct lnk_err *err)
+{
 	buf_puts(b, "#\"^");
 	for (size_t i = 0; i < depth; i++)
 		buf_puts(b, "/[^/]+");
 	buf_puts(b, "/(");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < names->n; i++) {
 		if (i)
 			buf_putc(b, '|');
-		for (const char *c = d[i].name; *c; c++) {
+		for (const char *c = names->v[i]; *c; c++) {
 			char lo = *c, up = *c;
 			if (*c >= 'a' && *c <= 'z')
 				up = (char)(*c - 'a' + 'A');
 			else if (*c >= 'A' && *c <= 'Z')
 				lo = (char)(*c - 'A' + 'a');
-			else if (!(*c >= '0' && *c <= '9') && *c != '.' &&
-				 *c != '_' && *c != '-')
+			else if (!(*c >= '0' && *c <= '9') &&
+				 !strchr("._- /", *c))
 				return err_set(err, -EINVAL,
 					       "the kept name '%s' holds '%c'; "
 					       "this is a bug in lnk, please "
 					       "report it",
-					       d[i].name, *c);
+					       names->v[i], *c);
 			if (lo != up)
 				buf_printf(b, "[%c%c]", lo, up);
 			else
@@ -302,36 +328,53 @@ static int emit_rule(struct buf *b, const struct sb_rule *m,
 		r = filter(b, "subpath", m->path, err);
 		buf_puts(b, ")\n");
 		return r;
-	case SB_DOT: {
-		/* The names are the table's own (dotfiles.h): no user text. */
-		size_t n;
-		const struct dot_file *d = dot_files(&n);
-		buf_puts(b,
-			 "\n;; Kept at the top of this folder, not written, "
-			 "created or moved: what is\n;; written there runs "
-			 "outside the sandbox (git's hooks, direnv, editors;\n"
-			 ";; lnk-sandbox(1), FILES THAT RUN OUTSIDE). "
-			 "By exact name, then in any letter\n;; case "
-			 "(the Mac's disks ignore case).\n(deny file-write*");
-		for (size_t i = 0; i < n; i++) {
+	case SB_DOT:
+	case SB_KEPT: {
+		/* The names are lnk's own (kept_names, mac_home_kept): no
+		 * user text. */
+		struct strv names = {0};
+		const char *top = m->kind == SB_KEPT ? m->top : m->path;
+		if (m->kind == SB_KEPT) {
+			strv_push(&names, m->name);
+			buf_puts(b,
+				 "\n;; At the home folder's top, not written, "
+				 "created or moved: launchd runs\n;; "
+				 "LaunchAgents at login, programs read "
+				 "Preferences and Application Support\n;; "
+				 "as settings. Its own rule, after any grant "
+				 "above it. In any letter case.\n");
+		} else {
+			kept_names(&names);
+			buf_puts(b, "\n;; Kept at the top of this folder, not "
+				    "written, created or moved: what is\n;; "
+				    "written there runs outside the sandbox "
+				    "(git's hooks, direnv, editors;\n;; "
+				    "lnk-sandbox(1), FILES THAT RUN OUTSIDE). "
+				    "By exact name, then in any letter\n;; "
+				    "case (the Mac's disks ignore case).\n");
+		}
+		buf_puts(b, "(deny file-write*");
+		for (size_t i = 0; i < names.n && r == 0; i++) {
 			_cleanup_free_ char *q =
-			    xasprintf("%s/%s", m->path, d[i].name);
+			    xasprintf("%s/%s", top, names.v[i]);
 			if ((r = filter(b, "literal", q, err)) < 0)
-				return r;
+				break;
 			buf_puts(b, " (subpath ");
 			if ((r = sbpl_quote(b, q, err)) < 0)
-				return r;
+				break;
 			buf_putc(b, ')');
 		}
-		buf_puts(b, "\n  (require-all\n    (subpath ");
-		if ((r = sbpl_quote(b, m->path, err)) < 0)
-			return r;
-		buf_putc(b, ')');
-		buf_puts(b, "\n    (regex ");
-		if ((r = ci_regex(b, depth_of(m->path), err)) < 0)
-			return r;
-		buf_puts(b, ")))\n");
-		return 0;
+		if (r == 0) {
+			buf_puts(b, "\n  (require-all\n    (subpath ");
+			r = sbpl_quote(b, top, err);
+		}
+		if (r == 0) {
+			buf_puts(b, ")\n    (regex ");
+			r = ci_regex(b, depth_of(top), &names, err);
+			buf_puts(b, ")))\n");
+		}
+		strv_free(&names);
+		return r;
 	}
 	}
 	return 0;
@@ -419,9 +462,21 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void add_dots(struct sb_table *t, const char *top)
+/* The kept names of a write folder's top; at the home folder's top also
+ * the Mac's own, each at its own path, so that a grant between the top and
+ * it (a --write of ~/Library) comes before it, as its mount would. */
+static void add_dots(struct sb_table *t, const char *top, const char *home)
 {
 	add(t, SB_DOT, top);
+	if (strcmp(top, home) != 0)
+		return;
+	for (size_t i = 0; mac_home_kept[i]; i++) {
+		_cleanup_free_ char *p =
+		    xasprintf("%s/%s", top, mac_home_kept[i]);
+		add(t, SB_KEPT, p);
+		t->r[t->n - 1].top = xstrdup(top);
+		t->r[t->n - 1].name = mac_home_kept[i];
+	}
 }
 
 int seatbelt_build(const struct seatbelt_in *in, char **out,
@@ -470,7 +525,7 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 		add(&t, SB_WRITE, wr->v[i]);
 		ancestors(wr->v[i], &anc);
 		if (!strv_contains(lift, wr->v[i]))
-			add_dots(&t, wr->v[i]);
+			add_dots(&t, wr->v[i], in->home);
 	}
 	/* The home folder's top holds the shells' and tools' startup files:
 	 * kept when a --write folder above it shows it (as the guard does on
@@ -479,7 +534,7 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 		if (strcmp(wr->v[i], in->home) != 0 &&
 		    path_covers(wr->v[i], in->home) &&
 		    !strv_contains(lift, in->home)) {
-			add_dots(&t, in->home);
+			add_dots(&t, in->home, in->home);
 			break;
 		}
 	for (size_t i = 0; i < hd->n; i++) {
@@ -635,20 +690,21 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 		buf_puts(&b, ")\n");
 	}
 
+	for (size_t i = 0; i < t.n; i++)
+		if ((r = emit_rule(&b, &t.r[i], err)) < 0)
+			goto out;
+
 	if (in->scratch) {
 		buf_puts(&b,
 			 "\n;; The sandbox's own folder: its TMPDIR and its "
 			 "empty home, removed at its\n;; end (the host's "
-			 "/tmp is every program's, so it stays closed).\n"
+			 "/tmp is every program's, so it stays closed); after "
+			 "the grants,\n;; so none closes it.\n"
 			 "(allow " OPS_READ " file-write*");
 		if ((r = filter(&b, "subpath", in->scratch, err)) < 0)
 			goto out;
 		buf_puts(&b, ")\n");
 	}
-
-	for (size_t i = 0; i < t.n; i++)
-		if ((r = emit_rule(&b, &t.r[i], err)) < 0)
-			goto out;
 
 	if (anc.n) {
 		buf_puts(&b,

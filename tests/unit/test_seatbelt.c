@@ -698,9 +698,11 @@ static uint32_t rnd(uint32_t n)
 
 /* Path pieces, the hostile ones among them. */
 static const char *const pieces[] = {
-    "a",	 "b",  "sub",	    ".git",  "x\"y",   "back\\slash",
-    "new\nline", ".*", "[ab]",	    "(p)|q", "^$",     "; c",
-    "#\"r",	 "é",  "tab\there", "Link",  "Agents", ".lnk",
+    "a",	   "b",		"sub",	".git",	   "x\"y",
+    "back\\slash", "new\nline", ".*",	"[ab]",	   "(p)|q",
+    "^$",	   "; c",	"#\"r", "é",	   "tab\there",
+    "Link",	   "Agents",	".lnk", "Library", "LaunchAgents",
+    "Preferences",
 };
 
 static char *rand_path(const char *base)
@@ -743,33 +745,59 @@ static enum mk model_kind(const struct policy *p, const char *path,
 	return k;
 }
 
-/* path is a kept name (any case) at the top of a write folder whose dot
- * files are not lifted, or below one. */
-static bool model_kept(const struct policy *p, const char *path)
+/* The Mac's own kept names at the home folder's top (seatbelt.c). */
+static const char *const mac_home[] = {"Library/LaunchAgents",
+				       "Library/Preferences",
+				       "Library/Application Support"};
+
+/* path is name (any case) at the top of top, or below it. */
+static bool at_top(const char *top, const char *name, const char *path)
+{
+	size_t n = strlen(top), len = strlen(name);
+	return strncmp(top, path, n) == 0 && path[n] == '/' &&
+	       strncasecmp(path + n + 1, name, len) == 0 &&
+	       (path[n + 1 + len] == '\0' || path[n + 1 + len] == '/');
+}
+
+/* path is a kept name at the top of a write folder whose dot files are
+ * not lifted (or of the home folder, when a write folder above shows it),
+ * and no write grant at or inside that name opens it again (its rule
+ * comes later, as its mount does). */
+static bool model_kept(const struct policy *p, const char *home,
+		       const char *path)
 {
 	const struct strv *wr = policy_list(p, K_FILES_WRITE);
 	const struct strv *lift = policy_list(p, K_FILES_WRITE_DOT_FILES);
+	struct strv tops = {0};
 	size_t nd;
 	const struct dot_file *d = dot_files(&nd);
+	bool kept = false;
+
 	for (size_t i = 0; i < wr->n; i++) {
-		size_t n = strlen(wr->v[i]);
-		if (strv_contains(lift, wr->v[i]) ||
-		    strncmp(wr->v[i], path, n) != 0 || path[n] != '/')
-			continue;
-		const char *rest = path + n + 1;
-		size_t len = strcspn(rest, "/");
-		for (size_t j = 0; j < nd; j++)
-			if (strlen(d[j].name) == len &&
-			    strncasecmp(d[j].name, rest, len) == 0) {
-				/* a grant deeper than the kept name, inside
-				 * it, opens again: its own rule is later */
-				const char *top;
-				enum mk k = model_kind(p, path, &top);
-				return !(k == MK_WRITE &&
-					 strlen(top) >= n + 1 + len);
-			}
+		if (!strv_contains(lift, wr->v[i]))
+			strv_push(&tops, wr->v[i]);
+		if (covers(wr->v[i], home) && strcmp(wr->v[i], home) != 0 &&
+		    !strv_contains(lift, home) && !strv_contains(&tops, home))
+			strv_push(&tops, home);
 	}
-	return false;
+	for (size_t i = 0; i < tops.n && !kept; i++) {
+		const char *t = tops.v[i];
+		size_t hit = 0;
+		for (size_t j = 0; j < nd && !hit; j++)
+			if (at_top(t, d[j].name, path))
+				hit = strlen(d[j].name);
+		for (size_t j = 0; !strcmp(t, home) && j < ARRAY_SIZE(mac_home);
+		     j++)
+			if (!hit && at_top(t, mac_home[j], path))
+				hit = strlen(mac_home[j]);
+		if (!hit)
+			continue;
+		const char *top;
+		enum mk k = model_kind(p, path, &top);
+		kept = !(k == MK_WRITE && strlen(top) >= strlen(t) + 1 + hit);
+	}
+	strv_free(&tops);
+	return kept;
 }
 
 static bool in_hidden(const struct policy *p, const char *path)
@@ -781,12 +809,12 @@ static bool in_hidden(const struct policy *p, const char *path)
 }
 
 static void check_path(const struct node *prof, const struct policy *p,
-		       const char *path, const char *profile)
+		       const char *home, const char *path, const char *profile)
 {
 	const char *top;
 	enum mk k = model_kind(p, path, &top);
 	bool hidden = in_hidden(p, path);
-	bool want_w = k == MK_WRITE && !hidden && !model_kept(p, path);
+	bool want_w = k == MK_WRITE && !hidden && !model_kept(p, home, path);
 	bool want_r = (k == MK_WRITE || k == MK_READ) && !hidden;
 	bool got_w = allowed(prof, OP_WRITE, path, -1);
 	bool got_r = allowed(prof, OP_READ, path, -1);
@@ -831,6 +859,18 @@ static void properties(void **state)
 			strv_pushf(&probes, "%s/%s/hooks/pre-commit", g, c);
 			strv_pushf(&probes, "%s/sub/%s", g, c);
 		}
+		/* sometimes the home folder itself, or the folder above */
+		if (rnd(4) == 0) {
+			const char *h = rnd(2) ? home : "/Users";
+			grant(&f, K_FILES_WRITE, h);
+			if (rnd(3) == 0)
+				grant(&f, K_FILES_WRITE_DOT_FILES,
+				      rnd(2) ? h : home);
+		}
+		strv_pushf(&probes, "%s/.zshrc", home);
+		strv_pushf(&probes, "%s/library/launchagents/x.plist", home);
+		strv_pushf(&probes, "%s/Library/Caches/x", home);
+		strv_pushf(&probes, "%s/Library/Application Support/x", home);
 		for (size_t i = 0; i < 6; i++) {
 			strv_push_take(&probes, rand_path(home));
 			strv_push_take(&probes, rand_path("/Users"));
@@ -843,7 +883,7 @@ static void properties(void **state)
 
 		struct node *prof = build_and_read(&f);
 		for (size_t i = 0; i < probes.n; i++)
-			check_path(prof, &f.p, probes.v[i], f.out);
+			check_path(prof, &f.p, home, probes.v[i], f.out);
 		/* The system is read, never written. */
 		assert_true(allowed(prof, OP_READ, "/usr/bin/env", -1));
 		assert_false(allowed(prof, OP_WRITE, "/usr/bin/env", -1));
