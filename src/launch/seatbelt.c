@@ -457,6 +457,27 @@ static void ancestors(const char *path, struct strv *out)
 	}
 }
 
+/* The folders above what a rule keeps read only, kept or closed, where a
+ * write grant (or the sandbox's own folder) would let the program move or
+ * remove them: Seatbelt's rules are by path, so renaming ~/Link would
+ * carry ~/Link/Agents out from under its rule, and renaming a write folder
+ * its .git. On Linux the mount moves with its folder; here the folders
+ * themselves are pinned (what is inside them is not). */
+static void pin(const char *path, const struct strv *wr, const char *scratch,
+		struct strv *out)
+{
+	struct strv a = {0};
+	ancestors(path, &a);
+	for (size_t i = 0; i < a.n; i++) {
+		bool open = scratch && path_covers(scratch, a.v[i]);
+		for (size_t j = 0; j < wr->n && !open; j++)
+			open = path_covers(wr->v[j], a.v[i]);
+		if (open && !strv_contains(out, a.v[i]))
+			strv_push(out, a.v[i]);
+	}
+	strv_free(&a);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -484,7 +505,7 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 {
 	const struct policy *p = in->pol;
 	struct sb_table t = {0};
-	struct strv anc = {0};
+	struct strv anc = {0}, pinned = {0};
 	struct buf b = {0};
 	int r;
 
@@ -706,6 +727,37 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 		buf_puts(&b, ")\n");
 	}
 
+	/* What a rule keeps (each path of the table but the write grants,
+	 * a kept name's folder, the hidden ones): its folders pinned. */
+	for (size_t i = 0; i < t.n; i++) {
+		const struct sb_rule *m = &t.r[i];
+		if (m->kind == SB_WRITE)
+			continue;
+		if (m->kind == SB_DOT) {
+			_cleanup_free_ char *x = xasprintf("%s/x", m->path);
+			pin(x, wr, in->scratch, &pinned);
+		} else {
+			pin(m->path, wr, in->scratch, &pinned);
+		}
+	}
+	for (size_t i = 0; i < hidden->n; i++)
+		pin(hidden->v[i], wr, in->scratch, &pinned);
+	if (pinned.n) {
+		qsort(pinned.v, pinned.n, sizeof(*pinned.v), cmp_str);
+		buf_puts(&b,
+			 "\n;; The folders above what is kept, read only or "
+			 "closed are not moved, removed\n;; or changed "
+			 "themselves: the rules are by path, and a moved "
+			 "folder would carry\n;; what is below it out from "
+			 "under its rule (on Linux the mount moves with\n"
+			 ";; it). What is inside them is not affected.\n"
+			 "(deny file-write*");
+		for (size_t i = 0; i < pinned.n; i++)
+			if ((r = filter(&b, "literal", pinned.v[i], err)) < 0)
+				goto out;
+		buf_puts(&b, ")\n");
+	}
+
 	if (anc.n) {
 		buf_puts(&b,
 			 "\n;; The folders above each grant, their metadata "
@@ -735,5 +787,6 @@ out:
 	buf_free(&b);
 	table_free(&t);
 	strv_free(&anc);
+	strv_free(&pinned);
 	return r;
 }

@@ -808,13 +808,38 @@ static bool in_hidden(const struct policy *p, const char *path)
 	return false;
 }
 
+/* path is a folder above something a rule keeps read only, kept or
+ * closed: pinned, not itself written (moved, removed). */
+static bool model_pinned(const struct policy *p, const char *home,
+			 const char *path)
+{
+	struct strv prot = {0};
+	const struct strv *wr = policy_list(p, K_FILES_WRITE);
+	const struct strv *lift = policy_list(p, K_FILES_WRITE_DOT_FILES);
+	strv_copy(&prot, policy_list(p, K_FILES_READ));
+	strv_copy(&prot, policy_list(p, K_FILES_HIDE));
+	strv_copy(&prot, &p->always_hidden);
+	for (size_t i = 0; i < wr->n; i++) {
+		if (!strv_contains(lift, wr->v[i]))
+			strv_pushf(&prot, "%s/.git", wr->v[i]);
+		if (covers(wr->v[i], home) && !strv_contains(lift, home))
+			strv_pushf(&prot, "%s/Library/Preferences", home);
+	}
+	bool pinned = false;
+	for (size_t i = 0; i < prot.n && !pinned; i++)
+		pinned = covers(path, prot.v[i]) && strcmp(path, prot.v[i]);
+	strv_free(&prot);
+	return pinned;
+}
+
 static void check_path(const struct node *prof, const struct policy *p,
 		       const char *home, const char *path, const char *profile)
 {
 	const char *top;
 	enum mk k = model_kind(p, path, &top);
 	bool hidden = in_hidden(p, path);
-	bool want_w = k == MK_WRITE && !hidden && !model_kept(p, home, path);
+	bool want_w = k == MK_WRITE && !hidden && !model_kept(p, home, path) &&
+		      !model_pinned(p, home, path);
 	bool want_r = (k == MK_WRITE || k == MK_READ) && !hidden;
 	bool got_w = allowed(prof, OP_WRITE, path, -1);
 	bool got_r = allowed(prof, OP_READ, path, -1);
