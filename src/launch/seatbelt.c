@@ -568,7 +568,8 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 			goto out;
 	if (in->scratch)
 		ancestors(in->scratch, &anc);
-	qsort(t.r, t.n, sizeof(*t.r), cmp_rule);
+	if (t.n)
+		qsort(t.r, t.n, sizeof(*t.r), cmp_rule);
 	if (anc.n)
 		qsort(anc.v, anc.n, sizeof(*anc.v), cmp_str);
 

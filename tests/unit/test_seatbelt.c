@@ -364,6 +364,8 @@ static void teardown(struct fixture *f)
 static struct node *build_and_read(struct fixture *f)
 {
 	struct lnk_err err = {0};
+	free(f->out);
+	f->out = NULL;
 	int r = seatbelt_build(&f->in, &f->out, &err);
 	if (r < 0)
 		fail_msg("seatbelt_build: %s", err.msg);
