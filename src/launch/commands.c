@@ -12,7 +12,9 @@
  */
 #include "launch/commands.h"
 
+#ifndef __APPLE__
 #include <elf.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -88,6 +90,12 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off)
 /* The PT_INTERP of an ELF file, or NULL (static, not ELF, malformed). */
 static char *elf_interp(int fd)
 {
+#ifdef __APPLE__
+	/* Mach-O: the kernel maps dyld itself, and Seatbelt's process-exec
+	 * is asked of the program alone (launch/seatbelt.c). */
+	(void)fd;
+	return NULL;
+#else
 	unsigned char ident[EI_NIDENT];
 	uint64_t phoff;
 	unsigned phnum, phentsize;
@@ -162,6 +170,7 @@ static char *elf_interp(int fd)
 		return s;
 	}
 	return NULL;
+#endif
 }
 
 /* The shebang line, split as the kernel does: the interpreter, then the
