@@ -149,15 +149,25 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	};
 	env_build(&ei, &env);
 
-	struct strv none = {0};
+	/* commands_resolve lists a folder entry's folder among the files
+	 * (Landlock allows beneath it); Seatbelt needs it as a subpath. */
+	struct strv exec_files = {0}, exec_folders = {0};
+	for (size_t i = 0; i < files.n; i++) {
+		struct stat st;
+		bool dir = stat(files.v[i], &st) == 0 && S_ISDIR(st.st_mode);
+		strv_push(dir ? &exec_folders : &exec_files, files.v[i]);
+	}
 	struct seatbelt_in si = {
 	    .pol = p,
 	    .home = req->home,
 	    .scratch = scratch,
-	    .exec_files = &files,
-	    .exec_folders = &none,
+	    .exec_files = &exec_files,
+	    .exec_folders = &exec_folders,
 	};
-	if ((r = seatbelt_build(&si, &profile, err)) < 0)
+	r = seatbelt_build(&si, &profile, err);
+	strv_free(&exec_files);
+	strv_free(&exec_folders);
+	if (r < 0)
 		goto out;
 
 	/* Where it starts: the folder lnk was started in when a grant shows
