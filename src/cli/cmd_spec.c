@@ -8,13 +8,17 @@
 #include "cli/commands.h"
 #include "cli/grants.h"
 #include "common/util.h"
+#include "launch/commands.h"
+#include "launch/env.h"
+#include "launch/seatbelt.h"
 #include "spec/spec.h"
 #include "store/paths.h"
+#include "wire/wire.h"
 
 static void usage(FILE *f)
 {
 	fputs(
-	    "usage: lnk sandbox spec [--spec FILE] [grants]\n"
+	    "usage: lnk sandbox spec [--seatbelt] [--spec FILE] [grants]\n"
 	    "\n"
 	    "Prints a spec: from the grant flags, a spec to start from, with\n"
 	    "the paths as written (~ stays ~; one under this folder becomes\n"
@@ -22,9 +26,14 @@ static void usage(FILE *f)
 	    "the flags applied (a flag replaces the file's key, --hide adds\n"
 	    "to it) and every path absolute.\n"
 	    "\n"
+	    "  --seatbelt   print the macOS Seatbelt profile of the sandbox\n"
+	    "               instead (SBPL, for sandbox-exec -f), its paths\n"
+	    "               and [commands] resolved on this machine\n"
+	    "\n"
 	    "  lnk sandbox spec --write ~/code/app --internet-host '*' "
 	    "--command node > app.toml\n"
 	    "  lnk sandbox spec --spec app.toml\n"
+	    "  lnk sandbox spec --seatbelt --spec app.toml > app.sb\n"
 	    "\n",
 	    f);
 	grants_help(f);
@@ -69,12 +78,100 @@ static void paths_as_written(struct policy *p, const struct policy *flags,
 	}
 }
 
+/* The Seatbelt profile of p, as the macOS launcher builds it but for the
+ * parts only a run has: no sandbox folder (TMPDIR), no terminal, and the
+ * wire's ports where it would listen first. */
+static int print_seatbelt(const struct policy *p, const char *home)
+{
+	struct lnk_err err = {0};
+	struct strv files = {0}, folders = {0};
+	struct wire_plan wp = {0};
+	bool wire = policy_list(p, K_INTERNET_HOSTS)->n ||
+		    policy_list(p, K_LAN_HOSTS)->n;
+	_cleanup_free_ char *text = NULL;
+	int r = seatbelt_refusals(p, &err), ret = LNK_EXIT_FAIL;
+
+	if (r < 0) {
+		warnx_("%s", err.msg);
+		return LNK_EXIT_USAGE;
+	}
+	if (!policy_any_command(p))
+		r = commands_allowed(policy_list(p, K_COMMANDS_ALLOW),
+				     ENV_SANDBOX_PATH, &files, &folders, &err);
+	if (r == 0 && wire)
+		r = wire_plan(p, "spec", home, &wp, &err);
+	if (r == 0) {
+		struct seatbelt_in in = {
+		    .pol = p,
+		    .home = home,
+		    .exec_files = &files,
+		    .exec_folders = &folders,
+		    .wire_http_port = wire ? wp.http_port : 0,
+		    .wire_socks_port = wire ? wp.socks_port : 0,
+		};
+		r = seatbelt_build(&in, &text, &err);
+	}
+	if (wire)
+		wire_plan_free(&wp);
+	strv_free(&files);
+	strv_free(&folders);
+	if (r < 0) {
+		warnx_("%s", err.msg);
+		return r == -EINVAL || r == -ENOTDIR || r == -EISDIR
+			   ? LNK_EXIT_USAGE
+			   : LNK_EXIT_FAIL;
+	}
+	fputs(text, stdout);
+	if (fflush(stdout) != 0) {
+		warnx_("cannot write the profile: %s", strerror(errno));
+		return ret;
+	}
+	return 0;
+}
+
 int cmd_spec(int argc, char **argv, const struct cli_ctx *cx)
 {
 	(void)cx; /* no first steps (main.c) */
 	struct grants g;
 	struct lnk_err err = {0};
-	int r = grants_parse("spec", argc, argv, GRANTS_SPEC, &g, &err);
+	bool seatbelt = false;
+	int r = 0;
+
+	/* grants_parse's loop, with --seatbelt beside the grant flags. */
+	grants_init(&g);
+	for (int i = 1; i < argc && r >= 0 && !g.help;) {
+		const char *a = argv[i];
+		if (strcmp(a, "--seatbelt") == 0) {
+			seatbelt = true;
+			i++;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			if (i + 1 < argc)
+				r = err_set(&err, -EINVAL,
+					    "'lnk sandbox spec' runs no "
+					    "program: nothing goes after '--'");
+			break;
+		}
+		r = grants_take(argc, argv, &i, GRANTS_SPEC, &g, &err);
+		if (r != 0)
+			continue;
+		if (a[0] == '-' && a[1] != '\0') {
+			/* "did you mean" among every flag spec takes */
+			struct strv own = {0};
+			grants_flag_names(GRANTS_SPEC, &own);
+			strv_push(&own, "--seatbelt");
+			int rc = usage_unknown_option(
+			    "spec", a, (const char *const *)own.v);
+			strv_free(&own);
+			grants_free(&g);
+			return rc;
+		}
+		r = err_set(&err, -EINVAL,
+			    "unexpected argument '%s' for 'lnk sandbox spec'; "
+			    "see 'lnk sandbox spec --help'",
+			    a);
+	}
 	if (r < 0) {
 		grants_free(&g);
 		return grants_fail(r, &err);
@@ -96,6 +193,14 @@ int cmd_spec(int argc, char **argv, const struct cli_ctx *cx)
 	}
 	struct policy p;
 	r = grants_build_policy(&g, cwd, home, &p, &err);
+	if (seatbelt) {
+		grants_free(&g);
+		if (r < 0)
+			return grants_fail(r, &err);
+		r = print_seatbelt(&p, home);
+		policy_free(&p);
+		return r;
+	}
 	if (r == 0 && !g.spec)
 		paths_as_written(&p, &g.flags, cwd);
 	grants_free(&g);

@@ -12,7 +12,9 @@
  */
 #include "launch/commands.h"
 
+#ifndef __APPLE__
 #include <elf.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -88,6 +90,12 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off)
 /* The PT_INTERP of an ELF file, or NULL (static, not ELF, malformed). */
 static char *elf_interp(int fd)
 {
+#ifdef __APPLE__
+	/* Mach-O: the kernel maps dyld itself, and Seatbelt's process-exec
+	 * is asked of the program alone (launch/seatbelt.c). */
+	(void)fd;
+	return NULL;
+#else
 	unsigned char ident[EI_NIDENT];
 	uint64_t phoff;
 	unsigned phnum, phentsize;
@@ -162,6 +170,7 @@ static char *elf_interp(int fd)
 		return s;
 	}
 	return NULL;
+#endif
 }
 
 /* The shebang line, split as the kernel does: the interpreter, then the
@@ -483,4 +492,25 @@ out:
 	strv_free(&folders);
 	strv_free(&allowed);
 	return r;
+}
+
+int commands_allowed(const struct strv *allow, const char *path_env,
+		     struct strv *exec_files, struct strv *exec_folders,
+		     struct lnk_err *err)
+{
+	for (size_t i = 0; allow && i < allow->n; i++) {
+		int r;
+		if (is_folder_entry(allow->v[i])) {
+			if ((r = add_folder(allow->v[i], exec_folders, err)) <
+			    0)
+				return r;
+			continue;
+		}
+		if ((r = refuse_bare_folder(allow->v[i], err)) < 0)
+			return r;
+		_cleanup_free_ char *p = resolve_name(allow->v[i], path_env);
+		if (p)
+			chain(p, path_env, 0, exec_files, NULL);
+	}
+	return 0;
 }

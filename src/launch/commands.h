@@ -45,3 +45,12 @@
 int commands_resolve(const struct strv *allow, bool any, const char *path_env,
 		     const char *program, struct strv *exec_files,
 		     char **program_path, struct lnk_err *err);
+
+/* The allow list alone, without a program to run (a Seatbelt profile
+ * printed to read): each entry's file and its chain, as commands_resolve
+ * appends them, into exec_files, and each folder entry (a trailing slash)
+ * into exec_folders, realpaths. Entries not found are skipped. 0, or
+ * -ENOTDIR / -EISDIR for a folder entry written wrong. */
+int commands_allowed(const struct strv *allow, const char *path_env,
+		     struct strv *exec_files, struct strv *exec_folders,
+		     struct lnk_err *err);

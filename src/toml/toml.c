@@ -1656,7 +1656,8 @@ static uint64_t make_seed(const void *salt)
 {
 	uint64_t s = 0;
 
-	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != sizeof(s))
+	/* getentropy: Linux and macOS both have it (getrandom is Linux's). */
+	if (getentropy(&s, sizeof(s)) != 0)
 		s = (uint64_t)(uintptr_t)salt * 0xD6E8FEB86659FD93ull;
 	return s;
 }

@@ -3103,3 +3103,123 @@ def test_star_never_reaches_this_machine_without_proxy_variables(lnk):
     reasons = refused_reasons(lnk)
     assert reasons[f"{f['ANYIP_IP']}:80"] == "address of this machine"
     assert reasons["anyip.lnk-test"] == "address of this machine"
+
+# --- the macOS Seatbelt profile ---
+
+def _sbpl_forms(text):
+    """Reads an SBPL profile as Seatbelt's TinyScheme reader would: lists,
+    symbols, "strings" with the escapes \\" \\\\ \\n \\t \\r only, #"regex"
+    literals, ; comments. Returns the top-level forms as nested lists,
+    strings as ('str', value); fails on anything else."""
+    i, n = 0, len(text)
+
+    def form():
+        nonlocal i
+        while i < n:
+            c = text[i]
+            if c in " \t\r\n":
+                i += 1
+            elif c == ";":
+                while i < n and text[i] != "\n":
+                    i += 1
+            else:
+                break
+        assert i < n, "unended form"
+        c = text[i]
+        if c == "(":
+            i += 1
+            out = []
+            while True:
+                while i < n and text[i] in " \t\r\n":
+                    i += 1
+                assert i < n, "unbalanced ("
+                if text[i] == ")":
+                    i += 1
+                    return out
+                out.append(form())
+        assert c != ")", "stray )"
+        if c == '"':
+            i += 1
+            s = []
+            while True:
+                assert i < n, "unended string"
+                ch = text[i]
+                i += 1
+                if ch == '"':
+                    return ("str", "".join(s))
+                assert ord(ch) >= 0x20 and ch != "\x7f", "raw control"
+                if ch == "\\":
+                    e = text[i]
+                    i += 1
+                    s.append({'"': '"', "\\": "\\", "n": "\n", "t": "\t",
+                              "r": "\r"}[e])
+                else:
+                    s.append(ch)
+        if text.startswith('#"', i):
+            j = text.index('"', i + 2)
+            r = text[i + 2:j]
+            assert "\\" not in r and "\n" not in r
+            i = j + 1
+            return ("regex", r)
+        j = i
+        while j < n and text[j] not in ' \t\r\n();"':
+            j += 1
+        assert j > i, f"unexpected {c!r}"
+        sym = text[i:j]
+        i = j
+        return sym
+
+    forms = []
+    while True:
+        while i < n and text[i] in " \t\r\n":
+            i += 1
+        if i < n and text[i] == ";":
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        if i >= n:
+            return forms
+        forms.append(form())
+
+
+def test_seatbelt_profile_folder_names_cannot_add_rules(lnk, work):
+    """Threat: a folder whose name holds a quote, a backslash, a newline or
+    SBPL's own syntax ends the string it is written in and adds a rule
+    to the printed profile, (allow default) or a write grant elsewhere.
+    Every name stays one string, read back whole."""
+    names = ['x") (allow default) (allow file-write* (subpath "',
+             'a\\" (allow default)',
+             'nl\n(allow default)\n;',
+             '#"^.*" [regex]* (|)',
+             "tab\there ; (allow network*)"]
+    for name in names:
+        d = work / name
+        d.mkdir()
+        cp = lnk("sandbox", "spec", "--seatbelt", "--write", d, cwd=work)
+        assert cp.returncode == 0, cp.stderr
+        forms = _sbpl_forms(cp.stdout)
+        assert all(isinstance(f, list) and f and
+                   f[0] in ("version", "allow", "deny") for f in forms)
+        assert ["allow", "default"] not in forms
+        written = []
+        for f in forms:
+            if f[0] == "allow" and "file-write*" in f:
+                assert any(isinstance(x, list) for x in f), f
+                written += [x[1][1] for x in f
+                            if isinstance(x, list) and x[0] == "subpath"]
+        assert written == [os.path.realpath(d)], written
+        assert not any(f[0] == "allow" and any(
+            isinstance(x, str) and x.startswith("network") for x in f[1:])
+            for f in forms)
+
+
+def test_seatbelt_profile_refuses_a_control_character(lnk, work):
+    """Threat: a name SBPL has no escape for (an ESC) reaches the profile
+    raw, or the terminal through the message. Refused, escaped."""
+    d = work / "esc\x1b[2Jx"
+    d.mkdir()
+    cp = lnk("sandbox", "spec", "--seatbelt", "--write", d, cwd=work)
+    assert cp.returncode == 2, cp.stderr
+    assert cp.stdout == ""
+    assert "control character" in cp.stderr
+    assert "\x1b" not in cp.stderr

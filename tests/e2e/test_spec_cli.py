@@ -217,3 +217,24 @@ def test_the_wire_refuses_an_ambiguous_literal_in_the_spec_words(lnk, work):
     reasons = [json.loads(line)["reason"] for line in log.stdout.splitlines()
                if json.loads(line)["target"].startswith("1.0x7f")]
     assert reasons == [AMBIGUOUS], log.stdout
+
+
+def test_spec_seatbelt_prints_the_profile(lnk, home, work):
+    """--seatbelt prints the macOS profile of the same grants: deny by
+    default, the write folder and its kept dot files, the port."""
+    r = lnk("sandbox", "spec", "--seatbelt", "--write", str(work),
+            "--port", "5432", cwd=work)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "(deny default)" in out
+    assert f'(subpath "{work}")' in out
+    assert f'(literal "{work}/.git")' in out
+    assert '(remote tcp "localhost:5432")' in out
+    assert f'(subpath "{home}/.lnk")' in out
+
+
+def test_spec_seatbelt_refuses_what_macos_cannot_enforce(lnk, work):
+    r = lnk("sandbox", "spec", "--seatbelt", "--memory", "1G", cwd=work)
+    assert r.returncode == 2
+    assert "[limits] memory (--memory) cannot be enforced on macOS" in r.stderr
+    assert r.stdout == ""

@@ -1,0 +1,62 @@
+/* The policy as a Seatbelt profile (macOS): a pure function, golden-tested.
+ *
+ * The macOS twin of bwrap.c: from a resolved policy and a few facts of the
+ * launch it writes the whole sandbox profile in SBPL, the language
+ * sandbox_init(3) and sandbox-exec(1) read. Deny by default; every rule
+ * says why in a comment; the same mount table bwrap.c builds becomes the
+ * same rules here, in the same order, so a later (deeper) rule wins as a
+ * later mount does (Seatbelt applies the last rule that matches).
+ *
+ * Paths enter the profile only as string literals inside `literal` and
+ * `subpath` filters, escaped by sbpl_quote: no path a user, a spec or the
+ * file system chose can end a string, start a form or be read as a
+ * pattern. The few `regex` filters hold no user text, only counts and the
+ * names of dotfiles.h. It touches nothing: no stat, no open, no environment.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/util.h"
+#include "policy/policy.h"
+
+struct seatbelt_in {
+	const struct policy *pol; /* resolved (policy_resolve) */
+	const char *home;	  /* the user's home, absolute */
+	/* The sandbox's own folder, made by the launcher and removed after:
+	 * its tmp/ is the program's TMPDIR and its home/ the empty HOME
+	 * (the host's /tmp is shared by every program, so it stays closed).
+	 * NULL: none (a profile printed to read). */
+	const char *scratch;
+	/* The program's terminal (the pty lnk made for it), or NULL. */
+	const char *tty;
+	/* [commands], as commands.h resolved them on this machine: files
+	 * (realpaths) and folders (a trailing slash in the spec) that may run.
+	 * Unused when the policy runs every program. */
+	const struct strv *exec_files;
+	const struct strv *exec_folders;
+	/* The wire's proxy ports on this machine's loopback, when the policy
+	 * reaches the network through it (wire/wire.h); 0: no wire. */
+	uint16_t wire_http_port, wire_socks_port;
+};
+
+/* The keys Seatbelt cannot enforce, refused (not ignored) so that a spec
+ * never runs with less than it says: [limits] memory, tasks and tmp_size.
+ * 0, or -EOPNOTSUPP naming the key and what to do. */
+int seatbelt_refusals(const struct policy *p, struct lnk_err *err);
+
+/* Writes the profile into *out (allocated, NUL-terminated). 0 or -errno:
+ * -EOPNOTSUPP for a key macOS cannot enforce (seatbelt_refusals), -EINVAL
+ * for a path that is not absolute and normalized (a bug) or that holds a
+ * control character SBPL has no escape for. */
+int seatbelt_build(const struct seatbelt_in *in, char **out,
+		   struct lnk_err *err);
+
+/* Appends s as an SBPL string literal, quotes included: '"' and '\' are
+ * escaped with a backslash, newline, tab and carriage return as \n \t \r.
+ * -EINVAL for any other control character (0x01..0x1f, 0x7f), which a
+ * profile could not say unambiguously. */
+int sbpl_quote(struct buf *b, const char *s, struct lnk_err *err);
