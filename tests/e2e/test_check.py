@@ -32,7 +32,16 @@ def bait_left(*folders):
 
 
 def tmp_bait():
-    return set(str(p) for p in pathlib.Path("/tmp").glob("lnk-check-*"))
+    """This user's lnk-check-* names in /tmp (another user's check running
+    at the same time is not this test's to count)."""
+    mine = set()
+    for p in pathlib.Path("/tmp").glob("lnk-check-*"):
+        try:
+            if p.lstat().st_uid == os.getuid():
+                mine.add(str(p))
+        except FileNotFoundError:
+            pass
+    return mine
 
 
 def rows(out):
