@@ -16,6 +16,7 @@
 
 #include "common/buf.h"
 #include "wire/http.h"
+#include "wire/model.h"
 #include "wire/socks5.h"
 #include "wire/wire_int.h"
 
@@ -150,6 +151,7 @@ static void conn_close(struct conn *c)
 
 void conn_reap(struct wire *w)
 {
+	model_reap(w);
 	while (w->graveyard) {
 		struct conn *c = w->graveyard;
 		w->graveyard = c->next;
@@ -642,6 +644,17 @@ static void http_head(struct conn *c)
 				    "request head too large");
 		return;
 	}
+	if (h == HTTP_BAD && c->w->wp->nmodels &&
+	    model_wants(c->in, c->in_len)) {
+		/* a call on the model route: its own reader takes the
+		 * client (model.h) */
+		loop_del(c->w->loop, &c->ch);
+		int fd = c->ch.fd;
+		c->ch.fd = -1;
+		model_take(c->w, fd, c->seq, c->in, c->in_len);
+		conn_close(c);
+		return;
+	}
 	if (h == HTTP_BAD) {
 		bad_request(c, req.status, SOCKS5_FAILURE, req.why);
 		return;
@@ -879,6 +892,7 @@ static void on_upstream(struct loop_handler *h, uint32_t ev)
 
 void conn_tick(struct wire *w, int64_t now)
 {
+	model_tick(w, now);
 	struct conn *c = w->conns, *next;
 	for (; c; c = next) {
 		next = c->next;
@@ -905,6 +919,7 @@ void conn_tick(struct wire *w, int64_t now)
 
 void conn_close_all(struct wire *w)
 {
+	model_close_all(w);
 	while (w->conns)
 		conn_close(w->conns);
 }

@@ -18,10 +18,19 @@
 #include "common/err.h"
 #include "common/util.h"
 #include "proto/initcfg.h"
+#include "policy/models.h"
 #include "policy/policy.h"
 
 #define WIRE_HTTP_PORT 3128
 #define WIRE_SOCKS_PORT 1080
+
+/* A model route (--model) and the API key the wire adds to its calls,
+ * read from lnk's environment or a key file before anything forks; the
+ * key never enters the sandbox. */
+struct model_route {
+	struct model_def d;
+	char *key;
+};
 
 struct wire_plan {
 	char *name;	  /* the sandbox's name */
@@ -37,6 +46,8 @@ struct wire_plan {
 	/* The tripwires' thresholds (wire/trip.h), settings and spec
 	 * combined (launch/limits.h); 0: the default. */
 	unsigned trip_calls, trip_targets;
+	struct model_route *models; /* [internet] models */
+	size_t nmodels;
 };
 
 /* From a resolved policy. 0 or -errno (a bad LNK_DNS_SERVER, a bad port). */
@@ -48,6 +59,14 @@ int wire_plan_make(const char *name, const char *db_path,
 		   const struct strv *lan_hosts, const uint16_t *ports,
 		   size_t nports, struct wire_plan *wp, struct lnk_err *err);
 void wire_plan_free(struct wire_plan *wp);
+
+/* The model routes of models (normalized entries) with their keys: from
+ * lnk's environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, NAME_API_KEY) or
+ * home's ~/.lnk/sandbox/NAME.key (a regular file of the user's, mode 0600
+ * or stricter). A route without a key is refused: 0 or -errno
+ * (model_plan.c). */
+int wire_plan_models(struct wire_plan *wp, const struct strv *models,
+		     const char *home, struct lnk_err *err);
 
 /* The program's proxy settings: HTTP_PROXY, HTTPS_PROXY, ALL_PROXY
  * (socks5h://), their lowercase forms, and NO_PROXY=localhost,127.0.0.1,::1
