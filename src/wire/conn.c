@@ -539,7 +539,7 @@ static void try_connect(struct conn *c)
 
 void conn_accept(struct wire *w, struct listener *l, int fd)
 {
-	if (w->nconns >= w->max_conns) {
+	if (w->nconns + w->nmodel_conns >= w->max_conns) {
 		/* the cap: this client is closed, everyone else goes on */
 		close(fd);
 		return;

@@ -48,6 +48,8 @@
 /* Answer bytes read from TLS but not yet taken by the program: reading
  * stops there (the provider waits, the wire does not grow). */
 #define MODEL_PEND_MAX (256u * 1024)
+/* The request bytes all calls may hold at once. */
+#define MODEL_HELD_MAX (256u << 20)
 
 enum mstate {
 	MS_REQ,	    /* reading the program's request */
@@ -68,6 +70,7 @@ struct mconn {
 	bool logged;
 	char target[DB_TARGET_MAX];
 	struct buf in; /* the request so far */
+	size_t held;   /* counted in the wire's model_held */
 	size_t head_len;
 	size_t body_len;
 	bool sent_continue;
@@ -207,6 +210,16 @@ static void mc_log(struct mconn *m, enum db_outcome o, const char *reason)
 	}
 }
 
+/* The request bytes this call holds (its request, then the rewritten one
+ * until it is sent) count against MODEL_HELD_MAX for all calls together:
+ * many connections with large bodies cannot take the wire's memory. */
+static void hold(struct mconn *m, size_t n)
+{
+	m->w->model_held += n;
+	m->w->model_held -= m->held;
+	m->held = n;
+}
+
 static void mc_unlink(struct mconn *m)
 {
 	struct wire *w = m->w;
@@ -257,6 +270,7 @@ static void mc_close(struct mconn *m)
 	if (m->out.p)
 		explicit_bzero(m->out.p, m->out.len); /* it holds the key */
 	buf_free(&m->out);
+	hold(m, 0);
 	buf_free(&m->ahead);
 	buf_free(&m->pend);
 	usage_free(&m->ur);
@@ -324,6 +338,7 @@ static void answer(struct mconn *m, int status, const char *why)
 		m->uh.fd = -1;
 	}
 	buf_free(&m->in);
+	hold(m, m->out.len);
 	shutdown(m->ch.fd, SHUT_WR);
 	m->st = MS_LINGER;
 	m->deadline = loop_now_ms() + WIRE_LINGER_MS;
@@ -565,6 +580,7 @@ static void request_ready(struct mconn *m, const char *tgt, size_t tl,
 	m->up = m->in.len;
 	w->up += m->in.len;
 	buf_free(&m->in);
+	hold(m, m->out.len);
 	start_resolve(m);
 }
 
@@ -588,7 +604,15 @@ static void request_input(struct mconn *m)
 			refuse(m, 413, "the request is too large", false);
 			return;
 		}
+		if (m->w->model_held + (size_t)n > MODEL_HELD_MAX) {
+			refuse(m, 503,
+			       "too many large model requests at once; try "
+			       "again",
+			       false);
+			return;
+		}
 		buf_append(&m->in, tmp, (size_t)n);
+		hold(m, m->in.len);
 	}
 	if (!m->head_len) {
 		const char *end = NULL;
@@ -698,6 +722,7 @@ void model_take(struct wire *w, int fd, int64_t seq, const char *in, size_t len)
 	w->models = m;
 	w->nmodel_conns++;
 	buf_append(&m->in, in, len);
+	hold(m, m->in.len);
 	m->st = MS_REQ;
 	m->deadline = loop_now_ms() + MODEL_REQ_TIMEOUT_MS;
 	set_interest(m);
@@ -931,8 +956,18 @@ static int flush_client(struct mconn *m)
 		ssize_t n = send(m->ch.fd, m->pend.p + m->pend_off,
 				 m->pend.len - m->pend_off,
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0)
-			return (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				return -1;
+			/* a slow program: keep only what waits */
+			if (m->pend_off >= MODEL_PEND_MAX) {
+				memmove(m->pend.p, m->pend.p + m->pend_off,
+					m->pend.len - m->pend_off + 1);
+				m->pend.len -= m->pend_off;
+				m->pend_off = 0;
+			}
+			return 0;
+		}
 		m->pend_off += (size_t)n;
 		m->down += (uint64_t)n;
 		m->w->down += (uint64_t)n;
@@ -972,6 +1007,7 @@ static void relay(struct mconn *m)
 	if (m->out_off == m->out.len && m->out.p) {
 		explicit_bzero(m->out.p, m->out.len);
 		buf_free(&m->out);
+		hold(m, 0);
 		m->out_off = 0;
 	}
 	/* the answer back, while the program keeps up */

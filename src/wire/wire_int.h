@@ -85,6 +85,7 @@ struct wire {
 	struct mconn *models;
 	struct mconn *model_graveyard;
 	size_t nmodel_conns;
+	size_t model_held; /* request bytes the model calls hold */
 };
 
 /* Why a call is refused while the log cannot be written. */
