@@ -300,6 +300,40 @@ def test_paused_wire_refuses_the_route(lnk, net):
     assert rows and rows[-1]["outcome"] == "refused"
 
 
+def test_pause_ends_a_stream_that_never_ends(lnk, net):
+    """Closing the wire ends an open model call like any other: the
+    program's stream is cut (curl 18), not left to its own timeout (28)."""
+    key = secret()
+    script = (curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                        {"model": "m-never", "stream": True},
+                        "-o /dev/null --max-time 50").replace(
+                            "--max-time 20 ", "")
+              + "; echo rc=$?")
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", "mstop", "--model", CUSTOM,
+         "--", "sh", "-c", script], cwd=str(lnk.cwd),
+        env=lnk.env(base_env(net, FAKE_API_KEY=key)),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            rows = model_rows(lnk, "mstop") if (
+                lnk.home / ".lnk" / "sandbox" / "lnk.db").exists() else []
+            if rows and rows[-1]["outcome"] == "allowed":
+                break
+            time.sleep(0.1)
+        assert rows and rows[-1]["outcome"] == "allowed", rows
+        lnk("sandbox", "pause", "mstop", check=True)
+        out, err = p.communicate(timeout=45)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert "rc=18" in out, (out, err)
+    (r,) = model_rows(lnk, "mstop")
+    assert r["outcome"] == "ended" and r["down"] > 0
+    assert r["tokens_in"] is None
+
+
 def test_traffic_shows_tokens_per_route(lnk, net):
     key = secret()
     script = ";".join([
