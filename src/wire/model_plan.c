@@ -153,6 +153,23 @@ int wire_plan_models(struct wire_plan *wp, const struct strv *models,
 	return 0;
 }
 
+int wire_plan_models_env(const struct wire_plan *wp, const struct strv *pass,
+			 struct lnk_err *err)
+{
+	for (size_t i = 0; i < wp->nmodels; i++) {
+		char var[MODEL_NAME_MAX + 16];
+		model_key_var(&wp->models[i].d, var, sizeof(var));
+		if (pass && strv_contains(pass, var))
+			return err_set(err, -EINVAL,
+				       "--env %s would put the key of the "
+				       "model route '%s' inside the sandbox; "
+				       "the route adds it from outside: leave "
+				       "--env %s out",
+				       var, wp->models[i].d.name, var);
+	}
+	return 0;
+}
+
 void model_plan_free(struct wire_plan *wp)
 {
 	for (size_t i = 0; i < wp->nmodels; i++) {

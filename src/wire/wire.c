@@ -146,7 +146,9 @@ int wire_plan(const struct policy *p, const char *name, const char *home,
 	}
 	wp->home = xstrdup(home);
 	if ((r = wire_plan_models(wp, policy_list(p, K_INTERNET_MODELS), home,
-				  err)) < 0) {
+				  err)) < 0 ||
+	    (r = wire_plan_models_env(wp, policy_list(p, K_COMMANDS_ENV),
+				      err)) < 0) {
 		wire_plan_free(wp);
 		return r;
 	}

@@ -67,6 +67,10 @@ void wire_plan_free(struct wire_plan *wp);
  * (model_plan.c). */
 int wire_plan_models(struct wire_plan *wp, const struct strv *models,
 		     const char *home, struct lnk_err *err);
+/* Refuses --env NAME for a route's key variable: the key would enter the
+ * sandbox that the route exists to keep it out of. 0 or -EINVAL. */
+int wire_plan_models_env(const struct wire_plan *wp, const struct strv *pass,
+			 struct lnk_err *err);
 
 /* The program's proxy settings: HTTP_PROXY, HTTPS_PROXY, ALL_PROXY
  * (socks5h://), their lowercase forms, and NO_PROXY=localhost,127.0.0.1,::1

@@ -3003,3 +3003,17 @@ def test_model_route_probing_trips_the_wire(lnk, work):
                  env=_model_env(f, tm.secret()), timeout=120)
     # 20 different routes refused within 10 minutes, or 30 calls
     assert "wire paused: too many" in cp.stderr, cp.stderr
+
+
+def test_model_key_cannot_be_passed_in_by_env(lnk, work):
+    """Threat: a spec that grants a route also passes the route's key
+    variable with [commands] env, so the key the route keeps outside is in
+    the program's environment after all."""
+    f = work / "app.toml"
+    f.write_text('version = 1\n[internet]\nmodels = ["openai"]\n'
+                 '[commands]\nenv = ["OPENAI_API_KEY"]\n')
+    cp = lnk.run("--spec", f, "--yes", "--", "sh", "-c",
+                 "echo $OPENAI_API_KEY", env={"OPENAI_API_KEY": "sk-real"})
+    assert cp.returncode == 125, (cp.stdout, cp.stderr)
+    assert "sk-real" not in cp.stdout
+    assert "--env OPENAI_API_KEY would put the key" in cp.stderr
