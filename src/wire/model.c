@@ -548,7 +548,16 @@ static void request_ready(struct mconn *m, const char *tgt, size_t tl,
 	static const char ask_in[] = "\"include_usage\":true";
 	size_t at = 0;
 	const char *add = NULL;
-	if (json && d->api == MODEL_API_OPENAI && ri.stream) {
+	/* only the completions endpoints take stream_options: another
+	 * (the Responses API, a gateway's own) might refuse it */
+	size_t pathl = 0;
+	while (pathl < restl && rest[pathl] != '?')
+		pathl++;
+	static const char comp[] = "/completions";
+	bool completions =
+	    pathl >= sizeof(comp) - 1 &&
+	    !memcmp(rest + pathl - (sizeof(comp) - 1), comp, sizeof(comp) - 1);
+	if (json && d->api == MODEL_API_OPENAI && ri.stream && completions) {
 		if (!ri.has_stream_options) {
 			at = ri.obj_open;
 			add = ask;

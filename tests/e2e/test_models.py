@@ -149,6 +149,34 @@ def test_custom_route_json_and_stream_counted(lnk, net):
     assert key.encode() not in db and mark.encode() not in db
 
 
+def test_stream_options_only_for_completions(lnk, net):
+    """stream_options goes only to a completions endpoint, added into the
+    object the program sent (its own stream_options kept, an
+    include_usage it set left as it is)."""
+    key, mark = secret(), uuid.uuid4().hex
+    script = ";".join([
+        curl_post("LNK_MODEL_FAKE_URL", "/responses",
+                  {"model": "m-stream", "stream": True, "mark": mark},
+                  "-o /dev/null"),
+        curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                  {"model": "m-stream", "stream": True, "mark": mark,
+                   "stream_options": {}}, "-o /dev/null"),
+        curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                  {"model": "m-stream", "stream": True, "mark": mark,
+                   "stream_options": {"include_usage": False}},
+                  "-o /dev/null"),
+    ])
+    cp = run_sh(lnk, "mopts", script, base_env(net, FAKE_API_KEY=key),
+                "--model", CUSTOM)
+    assert cp.returncode == 0, cp.stderr
+    got = received(mark)
+    assert [json.loads(e["body"]).get("stream_options") for e in got] == [
+        None, {"include_usage": True}, {"include_usage": False}]
+    rows = model_rows(lnk, "mopts")
+    assert [(r["tokens_in"], r["tokens_out"]) for r in rows] == [
+        (None, None), (O_IN, O_OUT), (None, None)]
+
+
 def test_program_credentials_dropped_and_key_never_inside(lnk, net):
     """The key from a 0600 key file: absent from the sandbox's
     environment, files and /proc; present at the provider; the program's
