@@ -19,6 +19,8 @@ The model name in the request picks the answer:
   garbage    bytes that are not HTTP, then close
   never      a stream that never ends (a ping every 50 ms)
   cut        a stream cut after message_start / the first chunk
+  huge       a JSON answer of 8 MiB (its usage at the end, past what the
+             reader holds: the tokens stay unknown, the bytes all pass)
 Usage: input 11, output 7 for Anthropic (message_start says output 1,
 message_delta 7); prompt 13, completion 5 for OpenAI (only when the stream
 asked for it with stream_options.include_usage, as OpenAI does).
@@ -181,6 +183,11 @@ def serve(s):
         if kind == "nousage":
             obj.pop("usage")
         send_json(s, 200, obj)
+        return
+    if kind == "huge":
+        send_json(s, 200, {"id": "c1", "choices": [{"message": {
+            "content": "x" * (8 << 20)}}], "usage": {
+            "prompt_tokens": O_IN, "completion_tokens": O_OUT}})
         return
     if kind == "never":
         s.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"

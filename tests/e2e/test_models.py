@@ -247,6 +247,7 @@ def test_hostile_answers_clear_errors_and_the_wire_serves_on(lnk, net):
         call("m-cut", stream=True),
         call("m-error"),
         call("m-nousage"),
+        call("m-huge"),
         call("m-json"),
     ])
     cp = run_sh(lnk, "mhostile", script, base_env(net, FAKE_API_KEY=key),
@@ -263,7 +264,10 @@ def test_hostile_answers_clear_errors_and_the_wire_serves_on(lnk, net):
     rows = {r["target"]: r for r in model_rows(lnk, "mhostile")}
     assert rows["fake/m-garbage"]["status"] == 0
     assert "not HTTP" in rows["fake/m-garbage"]["reason"]
-    for m in ("m-garbage", "m-never", "m-cut", "m-error", "m-nousage"):
+    huge = json.loads((lnk.cwd / "out-m-huge").read_text())
+    assert len(huge["choices"][0]["message"]["content"]) == 8 << 20
+    for m in ("m-garbage", "m-never", "m-cut", "m-error", "m-nousage",
+              "m-huge"):
         r = rows["fake/" + m]
         assert r["tokens_in"] is None and r["tokens_out"] is None, r
     assert rows["fake/m-cut"]["reason"] == "the provider's answer was cut short"
