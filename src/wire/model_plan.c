@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <openssl/x509.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -99,11 +100,31 @@ static void test_origin(struct model_def *d)
 }
 #endif
 
+/* The wire reads the CA store when it starts; one that is not there is
+ * said now, before the sandbox starts without a working route. */
+static int check_ca(struct lnk_err *err)
+{
+	const char *file = getenv(X509_get_default_cert_file_env());
+	const char *dir = getenv(X509_get_default_cert_dir_env());
+	if (!file || !*file)
+		file = X509_get_default_cert_file();
+	if (access(file, R_OK) == 0 || (dir && *dir))
+		return 0;
+	return err_set(err, -ENOENT,
+		       "--model: no CA certificates to check providers with "
+		       "at '%s': install ca-certificates, or set "
+		       "SSL_CERT_FILE",
+		       file);
+}
+
 int wire_plan_models(struct wire_plan *wp, const struct strv *models,
 		     const char *home, struct lnk_err *err)
 {
 	if (!models || !models->n)
 		return 0;
+	int rc0 = check_ca(err);
+	if (rc0 < 0)
+		return rc0;
 	wp->models = xcalloc(models->n, sizeof(*wp->models));
 	for (size_t i = 0; i < models->n; i++) {
 		struct model_route *r = &wp->models[wp->nmodels];

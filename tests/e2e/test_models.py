@@ -224,6 +224,11 @@ def test_no_key_or_a_shared_key_file_refused(lnk, net):
     cp = lnk.run("--model", CUSTOM, "--", "true", env=base_env(net))
     assert cp.returncode == 125
     assert "chmod 600" in cp.stderr
+    kf.chmod(0o600)
+    cp = lnk.run("--model", CUSTOM, "--", "true",
+                 env=base_env(net, SSL_CERT_FILE="/nonexistent/ca.pem"))
+    assert cp.returncode == 125
+    assert "no CA certificates" in cp.stderr and "SSL_CERT_FILE" in cp.stderr
     kf.unlink()
     kf.symlink_to("/etc/hostname")
     cp = lnk.run("--model", CUSTOM, "--", "true", env=base_env(net))
