@@ -8,7 +8,8 @@
 set -eu
 cd "$(dirname "$0")"
 
-# Runtime: bubblewrap. Build: compiler, meson, ninja, the libraries.
+# Runtime: bubblewrap, the CA certificates (--model's TLS). Build:
+# compiler, meson, ninja, the libraries (OpenSSL for --model).
 # Tests: cmocka, python3-pytest, and the real peers the end-to-end tests
 # start on loopback or in a network namespace (curl, git, iproute2,
 # dnsmasq, openssl, openssh); the toml-test conformance cases that Debian
@@ -17,7 +18,8 @@ cd "$(dirname "$0")"
 # Benchmarks: hyperfine, strace.
 PACKAGES="bubblewrap gcc libc6-dev clang libclang-rt-dev clang-format meson \
 ninja-build pkg-config \
-libseccomp-dev libsqlite3-dev libc-ares-dev libcap-dev libcmocka-dev \
+libseccomp-dev libsqlite3-dev libc-ares-dev libssl-dev ca-certificates \
+libcap-dev libcmocka-dev \
 golang-github-burntsushi-toml-dev \
 python3 python3-pytest curl git iproute2 dnsmasq-base openssl \
 openssh-server openssh-client procps util-linux passwd \
@@ -33,6 +35,10 @@ for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing="$missing $p"
 done
+# Tests: node and npm run the model SDKs' tests (tests/package.json); a
+# node installed another way (with its own npm) is kept as it is.
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 if [ -n "$missing" ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq

@@ -1114,6 +1114,7 @@ static void plan_network(const struct policy *p, const struct bait *b,
 static bool needs_wire(const struct policy *p)
 {
 	return policy_list(p, K_INTERNET_HOSTS)->n ||
+	       policy_list(p, K_INTERNET_MODELS)->n ||
 	       policy_list(p, K_LAN_HOSTS)->n ||
 	       policy_list(p, K_LOCALHOST_PORTS)->n;
 }

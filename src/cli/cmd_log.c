@@ -30,7 +30,11 @@ static void usage(FILE *f)
 	    "failed when allowed but nothing answered.\n"
 	    "\n"
 	    "Verbs: connect (HTTPS, a CONNECT to host:port), http (a plain\n"
-	    "http:// request), tcp (SOCKS5 or a --port), and file: a file that\n"
+	    "http:// request), tcp (SOCKS5 or a --port), model (a call on a\n"
+	    "--model route: TARGET is ROUTE/MODEL, WHAT adds the answer's\n"
+	    "status and the tokens in and out it said, '?' when it did not;\n"
+	    "in JSON status, tokens_in and tokens_out, null when not said),\n"
+	    "and file: a file that\n"
 	    "runs outside which the program tried to create in a --write\n"
 	    "folder, refused (its TARGET is FOLDER/NAME; logged once per name\n"
 	    "and sandbox, with or without a wire).\n"
@@ -65,8 +69,24 @@ static void on_row(const struct db_call_row *r, void *ud)
 		buf_json_str(b, r->outcome, strlen(r->outcome));
 		buf_puts(b, ",\"reason\":");
 		buf_json_str(b, r->reason, strlen(r->reason));
-		buf_printf(b, ",\"up\":%lld,\"down\":%lld}\n", (long long)r->up,
+		buf_printf(b, ",\"up\":%lld,\"down\":%lld", (long long)r->up,
 			   (long long)r->down);
+		if (r->has_usage) {
+			/* a model call: the answer's status and tokens, null
+			 * where the answer did not say */
+			buf_printf(b, ",\"status\":%d", r->status);
+			if (r->tokens_in >= 0)
+				buf_printf(b, ",\"tokens_in\":%lld",
+					   (long long)r->tokens_in);
+			else
+				buf_puts(b, ",\"tokens_in\":null");
+			if (r->tokens_out >= 0)
+				buf_printf(b, ",\"tokens_out\":%lld",
+					   (long long)r->tokens_out);
+			else
+				buf_puts(b, ",\"tokens_out\":null");
+		}
+		buf_puts(b, "}\n");
 		return;
 	}
 	/* A target is the program's word (a host it named, a file name):
@@ -77,7 +97,20 @@ static void on_row(const struct db_call_row *r, void *ud)
 	strv_push_take(&rs->target, esc_dup(r->target));
 	_cleanup_free_ char *outcome = esc_dup(r->outcome);
 	_cleanup_free_ char *reason = esc_dup(r->reason);
-	if (strcmp(r->outcome, "ended") == 0)
+	if (strcmp(r->outcome, "ended") == 0 && r->has_usage) {
+		char in[24] = "?", out[24] = "?";
+		if (r->tokens_in >= 0)
+			snprintf(in, sizeof(in), "%lld",
+				 (long long)r->tokens_in);
+		if (r->tokens_out >= 0)
+			snprintf(out, sizeof(out), "%lld",
+				 (long long)r->tokens_out);
+		strv_pushf(&rs->what,
+			   "ended, status %d, %lld up, %lld down, tokens %s in "
+			   "%s out%s%s",
+			   r->status, (long long)r->up, (long long)r->down, in,
+			   out, r->reason[0] ? ": " : "", reason);
+	} else if (strcmp(r->outcome, "ended") == 0)
 		strv_pushf(&rs->what, "ended, %lld up, %lld down",
 			   (long long)r->up, (long long)r->down);
 	else if (r->reason[0])

@@ -29,7 +29,10 @@ static void usage(FILE *f)
 	    "\n"
 	    "Prints each running sandbox's wire: SANDBOX, UP (bytes from the\n"
 	    "sandbox), DOWN (bytes to it) and SINCE (UTC), since it started. A\n"
-	    "sandbox without a network grant shows as \"no wire\".\n"
+	    "sandbox without a network grant shows as \"no wire\". Under a wire\n"
+	    "with --model routes, a line per route: its calls and the tokens in\n"
+	    "and out its answers gave (calls whose answers gave none are\n"
+	    "counted apart, never guessed).\n"
 	    "\n"
 	    "  --json   one JSON object per line\n",
 	    f);
@@ -39,7 +42,36 @@ struct out {
 	bool json;
 	size_t n;
 	struct buf b;
+	struct db *db;
+	bool first;
 };
+
+/* A wire's model calls by route: tokens in and out of the answers that
+ * said, and the calls whose answers did not (never guessed). */
+static void on_model(const struct db_model_row *r, void *ud)
+{
+	struct out *o = ud;
+	if (o->json) {
+		buf_puts(&o->b, o->first ? "" : ",");
+		o->first = false;
+		buf_puts(&o->b, "{\"provider\":");
+		buf_json_str(&o->b, r->provider, strlen(r->provider));
+		buf_printf(&o->b,
+			   ",\"calls\":%lld,\"tokens_in\":%lld,"
+			   "\"tokens_out\":%lld,\"unknown\":%lld}",
+			   (long long)r->calls, (long long)r->tokens_in,
+			   (long long)r->tokens_out, (long long)r->unknown);
+		return;
+	}
+	char pv[64];
+	buf_printf(&o->b, "  model %s: %lld calls, tokens %lld in, %lld out",
+		   esc_to(pv, sizeof(pv), r->provider), (long long)r->calls,
+		   (long long)r->tokens_in, (long long)r->tokens_out);
+	if (r->unknown)
+		buf_printf(&o->b, " (%lld without usage)",
+			   (long long)r->unknown);
+	buf_putc(&o->b, '\n');
+}
 
 static void on_wire(const struct db_wire_row *r, void *ud)
 {
@@ -50,14 +82,20 @@ static void on_wire(const struct db_wire_row *r, void *ud)
 		buf_json_str(&o->b, r->sandbox, strlen(r->sandbox));
 		buf_printf(&o->b, ",\"pid\":%ld,\"since\":", r->pid);
 		buf_json_str(&o->b, r->started, strlen(r->started));
-		buf_printf(&o->b, ",\"up\":%lld,\"down\":%lld}\n",
+		buf_printf(&o->b, ",\"up\":%lld,\"down\":%lld,\"models\":[",
 			   (long long)r->up, (long long)r->down);
+		o->first = true;
+		struct lnk_err err = {0};
+		(void)db_model_read(o->db, r->id, on_model, o, &err);
+		buf_puts(&o->b, "]}\n");
 		return;
 	}
 	char nm[256], st[64]; /* escaped (common/esc.h) for the terminal */
 	buf_printf(&o->b, "%-24s  %14lld  %14lld  %s\n",
 		   esc_to(nm, sizeof(nm), r->sandbox), (long long)r->up,
 		   (long long)r->down, esc_to(st, sizeof(st), r->started));
+	struct lnk_err err = {0};
+	(void)db_model_read(o->db, r->id, on_model, o, &err);
 }
 
 /* The running sandboxes without a network grant: no wire, nothing
@@ -108,6 +146,7 @@ int cmd_traffic(int argc, char **argv, const struct cli_ctx *cx)
 	struct db *db;
 	int r = db_open(path, true, &db, &err);
 	if (r == 0) {
+		o.db = db;
 		r = db_traffic_read(db, TRAFFIC_STALE_SECS, on_wire, &o, &err);
 		db_close(db);
 		if (r < 0 && strstr(err.msg, "no such table"))

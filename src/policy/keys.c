@@ -19,6 +19,7 @@
 #include "common/esc.h"
 #include "common/util.h"
 #include "net/grammar.h"
+#include "policy/models.h"
 
 static const struct key_def table[K__COUNT] = {
     [K_NAME] = {K_NAME, NULL, "name", "--name", "NAME", KT_NAME, MERGE_REPLACE,
@@ -50,6 +51,12 @@ static const struct key_def table[K__COUNT] = {
 			  "'*.example.com' for the names under it, or '*' for "
 			  "any; never this machine or its network; write "
 			  "non-ASCII names in their xn-- form"},
+    [K_INTERNET_MODELS] = {K_INTERNET_MODELS, "internet", "models", "--model",
+			   "MODEL", KT_MODELS, MERGE_REPLACE,
+			   "a hosted model it may call through the wire, which "
+			   "adds your API key from outside: 'anthropic', "
+			   "'openai', or 'NAME=https://host/base' for one that "
+			   "speaks the OpenAI API"},
     [K_LAN_HOSTS] = {K_LAN_HOSTS, "lan", "hosts", "--lan-host", "HOST", KT_LAN,
 		     MERGE_REPLACE,
 		     "a machine on this network: a name, an address or a "
@@ -176,6 +183,7 @@ bool key_is_list(enum key_type t)
 	case KT_URLS:
 	case KT_COMMANDS:
 	case KT_ENV:
+	case KT_MODELS:
 		return true;
 	}
 	return false;
@@ -204,6 +212,8 @@ const char *key_type_desc(enum key_type t)
 		return "list of programs";
 	case KT_ENV:
 		return "list of variable names";
+	case KT_MODELS:
+		return "list of model routes";
 	case KT_SIZE:
 		return "size";
 	case KT_COUNT:
@@ -231,6 +241,7 @@ const char *key_toml_type(enum key_type t)
 	case KT_URLS:
 	case KT_COMMANDS:
 	case KT_ENV:
+	case KT_MODELS:
 		return "array of strings";
 	}
 	return "?";
@@ -632,6 +643,16 @@ int key_normalize(const struct key_def *d, const char *s, size_t len,
 	case KT_SIZE:
 	case KT_COUNT:
 		return check_scalar(d, s, len, q, out, err);
+	case KT_MODELS: {
+		struct model_def md;
+		int r = model_parse(s, len, &md, err);
+		if (r)
+			return r;
+		char norm[MODEL_ENTRY_MAX];
+		model_format(&md, norm, sizeof(norm));
+		*out = xstrdup(norm);
+		return 0;
+	}
 	}
 	return BAD("%s: unknown key type", q);
 }

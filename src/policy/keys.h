@@ -22,6 +22,7 @@ enum key_id {
 	K_FILES_HIDE,		 /* [files] hide            --hide (adds) */
 	K_FILES_WRITE_DOT_FILES, /* [files] write_dot_files --write-dot-files */
 	K_INTERNET_HOSTS,	 /* [internet] hosts        --internet-host */
+	K_INTERNET_MODELS,	 /* [internet] models       --model */
 	K_LAN_HOSTS,		 /* [lan] hosts             --lan-host */
 	K_LOCALHOST_PORTS,	 /* [localhost] ports       --port */
 	K_TOOLS_ALLOW,		 /* [tools] allow           --tool */
@@ -49,6 +50,7 @@ enum key_type {
 	KT_ENV,	     /* environment variable names passed from lnk's */
 	KT_SIZE,     /* one size in bytes: "512M", "2G" (K, M, G, T: 1024s) */
 	KT_COUNT,    /* one whole number */
+	KT_MODELS,   /* model routes: "anthropic", "NAME=https://host/base" */
 };
 
 enum merge_rule {

@@ -200,6 +200,12 @@ static void describe_entry(enum key_id id, const char *v, struct strv *out)
 		else
 			strv_pushf(out, "reaches internet host %s", v);
 		return;
+	case K_INTERNET_MODELS:
+		strv_pushf(out,
+			   "calls the hosted model %s with your key, which "
+			   "stays outside",
+			   v);
+		return;
 	case K_LAN_HOSTS:
 		strv_pushf(out, "reaches %s on this network", v);
 		return;

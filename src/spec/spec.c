@@ -171,6 +171,7 @@ static int load_key(struct ctx *c, const struct key_def *d,
 	case KT_URLS:
 	case KT_COMMANDS:
 	case KT_ENV:
+	case KT_MODELS:
 		break;
 	}
 

@@ -40,6 +40,15 @@ static const char schema[] =
     " up INTEGER NOT NULL DEFAULT 0,"
     " down INTEGER NOT NULL DEFAULT 0);"
     "CREATE UNIQUE INDEX IF NOT EXISTS calls_wire_seq ON calls(wire, seq);"
+    /* a model call's answer (verb model): never a prompt or a key */
+    "CREATE TABLE IF NOT EXISTS model_usage("
+    " wire INTEGER NOT NULL,"
+    " seq INTEGER NOT NULL,"
+    " provider TEXT NOT NULL,"
+    " status INTEGER NOT NULL DEFAULT 0,"
+    " tokens_in INTEGER," /* NULL: the answer did not say */
+    " tokens_out INTEGER,"
+    " PRIMARY KEY(wire, seq));"
     "CREATE INDEX IF NOT EXISTS calls_sandbox ON calls(sandbox, id);";
 
 static int sql_err(struct db *db, struct lnk_err *err, const char *what)
@@ -190,6 +199,18 @@ void db_batch_update(struct db_batch *b, int64_t seq, enum db_outcome o,
 	op->down = down;
 }
 
+void db_batch_usage(struct db_batch *b, int64_t seq, const char *provider,
+		    int status, int64_t tokens_in, int64_t tokens_out)
+{
+	struct db_op *op = batch_push(b);
+	op->usage = true;
+	op->seq = seq;
+	copy_str(op->provider, sizeof(op->provider), provider);
+	op->status = status;
+	op->tokens_in = tokens_in;
+	op->tokens_out = tokens_out;
+}
+
 void db_batch_free(struct db_batch *b)
 {
 	free(b->v);
@@ -238,7 +259,7 @@ static int tx_end(struct db *db, int r, struct db_batch *b, struct lnk_err *err)
 int db_flush(struct db *db, int64_t wire_id, struct db_batch *b, uint64_t up,
 	     uint64_t down, bool ended, struct lnk_err *err)
 {
-	sqlite3_stmt *ins = NULL, *upd = NULL, *wire = NULL;
+	sqlite3_stmt *ins = NULL, *upd = NULL, *wire = NULL, *use = NULL;
 	int r = 0;
 	char now[32];
 	time_t t = time(NULL);
@@ -261,17 +282,34 @@ int db_flush(struct db *db, int64_t wire_id, struct db_batch *b, uint64_t up,
 	    sqlite3_prepare_v2(db->h,
 			       "UPDATE wires SET up = ?2, down = ?3, "
 			       "updated = ?4, ended = ?5 WHERE id = ?1",
-			       -1, &wire, NULL) != SQLITE_OK) {
+			       -1, &wire, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->h,
+			       "INSERT OR REPLACE INTO model_usage(wire, seq, "
+			       "provider, status, tokens_in, tokens_out) "
+			       "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+			       -1, &use, NULL) != SQLITE_OK) {
 		r = sql_err(db, err, "cannot prepare the log statements");
 		goto out;
 	}
 	for (size_t i = 0; i < b->n; i++) {
 		const struct db_op *op = &b->v[i];
-		sqlite3_stmt *st = op->update ? upd : ins;
+		sqlite3_stmt *st = op->usage ? use : op->update ? upd : ins;
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, wire_id);
 		sqlite3_bind_int64(st, 2, op->seq);
-		if (op->update) {
+		if (op->usage) {
+			sqlite3_bind_text(st, 3, op->provider, -1,
+					  SQLITE_STATIC);
+			sqlite3_bind_int(st, 4, op->status);
+			if (op->tokens_in >= 0)
+				sqlite3_bind_int64(st, 5, op->tokens_in);
+			else
+				sqlite3_bind_null(st, 5);
+			if (op->tokens_out >= 0)
+				sqlite3_bind_int64(st, 6, op->tokens_out);
+			else
+				sqlite3_bind_null(st, 6);
+		} else if (op->update) {
 			sqlite3_bind_text(st, 3, db_outcome_name(op->outcome),
 					  -1, SQLITE_STATIC);
 			sqlite3_bind_text(st, 4, op->reason, -1, SQLITE_STATIC);
@@ -310,6 +348,7 @@ out:
 	sqlite3_finalize(ins);
 	sqlite3_finalize(upd);
 	sqlite3_finalize(wire);
+	sqlite3_finalize(use);
 	return tx_end(db, r, b, err);
 }
 
@@ -720,11 +759,20 @@ int db_log_read(struct db *db, const struct db_log_query *q,
 	sqlite3_stmt *st = NULL;
 	/* the latest N, printed oldest first */
 	const char *sql =
+	    "SELECT c.id, c.time, c.sandbox, c.verb, c.target, c.outcome, "
+	    "c.reason, c.up, c.down, u.provider IS NOT NULL, u.status, "
+	    "u.tokens_in, u.tokens_out FROM (SELECT * FROM calls WHERE (?1 "
+	    "IS NULL OR sandbox = ?1) AND (?2 = 0 OR outcome = 'refused') "
+	    "ORDER BY id DESC LIMIT ?3) AS c LEFT JOIN model_usage AS u ON "
+	    "u.wire = c.wire AND u.seq = c.seq ORDER BY c.id";
+	/* a log no wire of this version has opened has no model calls */
+	const char *old =
 	    "SELECT id, time, sandbox, verb, target, outcome, reason, up, "
-	    "down FROM (SELECT * FROM calls WHERE (?1 IS NULL OR sandbox = ?1) "
-	    "AND (?2 = 0 OR outcome = 'refused') ORDER BY id DESC LIMIT ?3) "
-	    "ORDER BY id";
-	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+	    "down, 0, 0, NULL, NULL FROM (SELECT * FROM calls WHERE (?1 IS "
+	    "NULL OR sandbox = ?1) AND (?2 = 0 OR outcome = 'refused') ORDER "
+	    "BY id DESC LIMIT ?3) ORDER BY id";
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK &&
+	    sqlite3_prepare_v2(db->h, old, -1, &st, NULL) != SQLITE_OK)
 		return sql_err(db, err, "cannot read the log");
 	if (q->sandbox)
 		sqlite3_bind_text(st, 1, q->sandbox, -1, SQLITE_STATIC);
@@ -744,6 +792,14 @@ int db_log_read(struct db *db, const struct db_log_query *q,
 		    .reason = (const char *)sqlite3_column_text(st, 6),
 		    .up = sqlite3_column_int64(st, 7),
 		    .down = sqlite3_column_int64(st, 8),
+		    .has_usage = sqlite3_column_int(st, 9) != 0,
+		    .status = sqlite3_column_int(st, 10),
+		    .tokens_in = sqlite3_column_type(st, 11) == SQLITE_NULL
+				     ? -1
+				     : sqlite3_column_int64(st, 11),
+		    .tokens_out = sqlite3_column_type(st, 12) == SQLITE_NULL
+				      ? -1
+				      : sqlite3_column_int64(st, 12),
 		};
 		cb(&row, ud);
 	}
@@ -765,7 +821,7 @@ int db_traffic_read(struct db *db, long stale_secs,
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(db->h,
 			       "SELECT sandbox, pid, started, updated, up, "
-			       "down FROM wires WHERE ended IS NULL AND "
+			       "down, id FROM wires WHERE ended IS NULL AND "
 			       "updated >= ?1 ORDER BY id",
 			       -1, &st, NULL) != SQLITE_OK)
 		return sql_err(db, err, "cannot read the wires");
@@ -781,6 +837,7 @@ int db_traffic_read(struct db *db, long stale_secs,
 		    .updated = updated,
 		    .up = sqlite3_column_int64(st, 4),
 		    .down = sqlite3_column_int64(st, 5),
+		    .id = sqlite3_column_int64(st, 6),
 		};
 		/* a wire killed without a word leaves its row open */
 		if (pid_alive(row.pid))
@@ -789,5 +846,40 @@ int db_traffic_read(struct db *db, long stale_secs,
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return sql_err(db, err, "cannot read the wires");
+	return 0;
+}
+
+int db_model_read(struct db *db, int64_t wire_id,
+		  void (*cb)(const struct db_model_row *, void *), void *ud,
+		  struct lnk_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(
+		db->h,
+		"SELECT provider, COUNT(*), SUM(tokens_in IS NULL OR "
+		"tokens_out IS NULL), TOTAL(tokens_in), TOTAL(tokens_out) "
+		"FROM model_usage WHERE wire = ?1 GROUP BY provider ORDER BY "
+		"provider",
+		-1, &st, NULL) != SQLITE_OK) {
+		/* a database from before model routes: none to show */
+		if (strstr(sqlite3_errmsg(db->h), "no such table"))
+			return 0;
+		return sql_err(db, err, "cannot read the model calls");
+	}
+	sqlite3_bind_int64(st, 1, wire_id);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_model_row row = {
+		    .provider = (const char *)sqlite3_column_text(st, 0),
+		    .calls = sqlite3_column_int64(st, 1),
+		    .unknown = sqlite3_column_int64(st, 2),
+		    .tokens_in = (int64_t)sqlite3_column_double(st, 3),
+		    .tokens_out = (int64_t)sqlite3_column_double(st, 4),
+		};
+		cb(&row, ud);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_err(db, err, "cannot read the model calls");
 	return 0;
 }

@@ -74,9 +74,11 @@ const char *db_outcome_name(enum db_outcome o);
 #define DB_VERB_MAX 16
 #define DB_TARGET_MAX 270
 #define DB_REASON_MAX 96
+#define DB_PROVIDER_MAX 40
 
 struct db_op {
 	bool update; /* change the call seq (else insert it) */
+	bool usage;  /* a model call's answer: provider, status, tokens */
 	int64_t seq; /* the call's number within its wire */
 	time_t when;
 	char verb[DB_VERB_MAX];
@@ -84,6 +86,11 @@ struct db_op {
 	enum db_outcome outcome;
 	char reason[DB_REASON_MAX];
 	uint64_t up, down;
+	/* with usage: the route's name, the answer's HTTP status (0: none),
+	 * and the tokens it said it used (-1: it did not say) */
+	char provider[DB_PROVIDER_MAX];
+	int status;
+	int64_t tokens_in, tokens_out;
 };
 
 struct db_batch {
@@ -97,6 +104,9 @@ void db_batch_call(struct db_batch *b, int64_t seq, time_t when,
 /* The call seq ended, failed, ...: its outcome and bytes now. */
 void db_batch_update(struct db_batch *b, int64_t seq, enum db_outcome o,
 		     const char *reason, uint64_t up, uint64_t down);
+/* A model call's answer (verb "model"): kept beside the call seq. */
+void db_batch_usage(struct db_batch *b, int64_t seq, const char *provider,
+		    int status, int64_t tokens_in, int64_t tokens_out);
 void db_batch_free(struct db_batch *b);
 
 /* Registers a running wire; *wire_id names it in later calls. */
@@ -172,6 +182,11 @@ struct db_call_row {
 	const char *sandbox, *verb, *target, *outcome, *reason; /* reason may
 								  * be "" */
 	int64_t up, down;
+	/* a model call's answer: has_usage, then its HTTP status (0: none)
+	 * and tokens (-1: not said) */
+	bool has_usage;
+	int status;
+	int64_t tokens_in, tokens_out;
 };
 struct db_log_query {
 	long lines;	     /* the latest N (N > 0) */
@@ -184,6 +199,7 @@ int db_log_read(struct db *db, const struct db_log_query *q,
 		struct lnk_err *err);
 
 struct db_wire_row {
+	int64_t id;
 	const char *sandbox;
 	long pid;
 	const char *started, *updated;
@@ -194,6 +210,17 @@ struct db_wire_row {
 int db_traffic_read(struct db *db, long stale_secs,
 		    void (*cb)(const struct db_wire_row *, void *), void *ud,
 		    struct lnk_err *err);
+
+/* One wire's model calls by provider: calls, the tokens of the answers
+ * that said, and how many did not say. */
+struct db_model_row {
+	const char *provider;
+	int64_t calls, unknown;
+	int64_t tokens_in, tokens_out;
+};
+int db_model_read(struct db *db, int64_t wire_id,
+		  void (*cb)(const struct db_model_row *, void *), void *ud,
+		  struct lnk_err *err);
 
 /* "2024-05-01T12:00:00Z" (21 bytes with the NUL). */
 void db_format_time(time_t t, char out[32]);

@@ -17,6 +17,7 @@
 #include "common/buf.h"
 #include "proto/tproxy.h"
 #include "wire/http.h"
+#include "wire/model.h"
 #include "wire/socks5.h"
 #include "wire/wire_int.h"
 
@@ -152,6 +153,7 @@ static void conn_close(struct conn *c)
 
 void conn_reap(struct wire *w)
 {
+	model_reap(w);
 	while (w->graveyard) {
 		struct conn *c = w->graveyard;
 		w->graveyard = c->next;
@@ -618,7 +620,7 @@ static void try_connect(struct conn *c)
 
 void conn_accept(struct wire *w, struct listener *l, int fd)
 {
-	if (w->nconns >= w->max_conns) {
+	if (w->nconns + w->nmodel_conns >= w->max_conns) {
 		/* the cap: this client is closed, everyone else goes on */
 		close(fd);
 		return;
@@ -730,6 +732,17 @@ static void http_head(struct conn *c)
 		if (r <= 0)
 			bad_request(c, 431, SOCKS5_FAILURE,
 				    "request head too large");
+		return;
+	}
+	if (h == HTTP_BAD && c->w->wp->nmodels &&
+	    model_wants(c->in, c->in_len)) {
+		/* a call on the model route: its own reader takes the
+		 * client (model.h) */
+		loop_del(c->w->loop, &c->ch);
+		int fd = c->ch.fd;
+		c->ch.fd = -1;
+		model_take(c->w, fd, c->seq, c->in, c->in_len);
+		conn_close(c);
 		return;
 	}
 	if (h == HTTP_BAD) {
@@ -1000,6 +1013,7 @@ static void on_upstream(struct loop_handler *h, uint32_t ev)
 
 void conn_tick(struct wire *w, int64_t now)
 {
+	model_tick(w, now);
 	struct conn *c = w->conns, *next;
 	for (; c; c = next) {
 		next = c->next;
@@ -1027,6 +1041,7 @@ void conn_tick(struct wire *w, int64_t now)
 
 void conn_close_all(struct wire *w)
 {
+	model_close_all(w);
 	while (w->conns)
 		conn_close(w->conns);
 }

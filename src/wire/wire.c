@@ -21,6 +21,7 @@
 #include "wire/confine.h"
 #include "proto/handoff.h"
 #include "wire/keeper.h"
+#include "wire/model.h"
 #include "wire/wire_int.h"
 
 #ifndef SO_NETNS_COOKIE
@@ -152,6 +153,13 @@ int wire_plan(const struct policy *p, const char *name, const char *home,
 		return r;
 	}
 	wp->home = xstrdup(home);
+	if ((r = wire_plan_models(wp, policy_list(p, K_INTERNET_MODELS), home,
+				  err)) < 0 ||
+	    (r = wire_plan_models_env(wp, policy_list(p, K_COMMANDS_ENV),
+				      err)) < 0) {
+		wire_plan_free(wp);
+		return r;
+	}
 	return 0;
 }
 
@@ -164,6 +172,7 @@ void wire_plan_free(struct wire_plan *wp)
 	strv_free(&wp->internet_hosts);
 	strv_free(&wp->lan_hosts);
 	free(wp->ports);
+	model_plan_free(wp);
 	memset(wp, 0, sizeof(*wp));
 }
 
@@ -178,6 +187,7 @@ void wire_plan_env(const struct wire_plan *wp, struct strv *env)
 	strv_pushf(env, "all_proxy=socks5h://127.0.0.1:%u", wp->socks_port);
 	strv_push(env, "NO_PROXY=localhost,127.0.0.1,::1");
 	strv_push(env, "no_proxy=localhost,127.0.0.1,::1");
+	model_plan_env(wp, env);
 }
 
 void wire_plan_listeners(const struct wire_plan *wp, struct init_listener **l,
@@ -711,8 +721,8 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	    !(w.dnsd = dnsd_new(&w)) ||
 	    db_writer_open(wp->db_path, wp->name, (long)getpid(), WIRE_TICK_MS,
 			   &w.writer, &err) < 0 ||
-	    wire_control_start(&w, &err) < 0 || wire_confine(&w, &err) < 0 ||
-	    db_writer_run(w.writer, &err) < 0)
+	    wire_control_start(&w, &err) < 0 || model_tls_setup(&w, &err) < 0 ||
+	    wire_confine(&w, &err) < 0 || db_writer_run(w.writer, &err) < 0)
 		goto out;
 	w.handoff = (struct loop_handler){.fn = on_handoff, .fd = handoff_fd};
 	w.lifeline =
@@ -772,6 +782,7 @@ out:
 	dns_free(w.dns);
 	loop_free(w.loop);
 	filter_free(&w.filter);
+	model_tls_free(&w);
 	route_close(&w.route);
 	free(w.scratch);
 	if (w.spare_fd >= 0)

@@ -18,6 +18,7 @@
 #include "common/err.h"
 #include "common/util.h"
 #include "proto/initcfg.h"
+#include "policy/models.h"
 #include "policy/policy.h"
 
 #define WIRE_HTTP_PORT 3128
@@ -25,6 +26,14 @@
 /* The transparent listener: the guard brings every TCP connect of the
  * program to another address here (proto/tproxy.h). */
 #define WIRE_TCP_PORT 1081
+
+/* A model route (--model) and the API key the wire adds to its calls,
+ * read from lnk's environment or a key file before anything forks; the
+ * key never enters the sandbox. */
+struct model_route {
+	struct model_def d;
+	char *key;
+};
 
 struct wire_plan {
 	char *name;	  /* the sandbox's name */
@@ -41,6 +50,8 @@ struct wire_plan {
 	/* The tripwires' thresholds (wire/trip.h), settings and spec
 	 * combined (launch/limits.h); 0: the default. */
 	unsigned trip_calls, trip_targets;
+	struct model_route *models; /* [internet] models */
+	size_t nmodels;
 };
 
 /* From a resolved policy. 0 or -errno (a bad LNK_DNS_SERVER, a bad port). */
@@ -52,6 +63,18 @@ int wire_plan_make(const char *name, const char *db_path,
 		   const struct strv *lan_hosts, const uint16_t *ports,
 		   size_t nports, struct wire_plan *wp, struct lnk_err *err);
 void wire_plan_free(struct wire_plan *wp);
+
+/* The model routes of models (normalized entries) with their keys: from
+ * lnk's environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, NAME_API_KEY) or
+ * home's ~/.lnk/sandbox/NAME.key (a regular file of the user's, mode 0600
+ * or stricter). A route without a key is refused: 0 or -errno
+ * (model_plan.c). */
+int wire_plan_models(struct wire_plan *wp, const struct strv *models,
+		     const char *home, struct lnk_err *err);
+/* Refuses --env NAME for a route's key variable: the key would enter the
+ * sandbox that the route exists to keep it out of. 0 or -EINVAL. */
+int wire_plan_models_env(const struct wire_plan *wp, const struct strv *pass,
+			 struct lnk_err *err);
 
 /* The program's proxy settings: HTTP_PROXY, HTTPS_PROXY, ALL_PROXY
  * (socks5h://), their lowercase forms, and NO_PROXY=localhost,127.0.0.1,::1

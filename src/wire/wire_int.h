@@ -82,6 +82,13 @@ struct wire {
 	 * that could not be logged. Set and cleared each tick from the
 	 * writer's last commit. */
 	bool log_down;
+	/* The model routes (model.h): their calls, and the TLS context
+	 * made before the wire was confined. */
+	struct ssl_ctx_st *tls;
+	struct mconn *models;
+	struct mconn *model_graveyard;
+	size_t nmodel_conns;
+	size_t model_held; /* request bytes the model calls hold */
 };
 
 /* Why a call is refused while the log cannot be written. */

@@ -3223,3 +3223,132 @@ def test_seatbelt_profile_refuses_a_control_character(lnk, work):
     assert cp.stdout == ""
     assert "control character" in cp.stderr
     assert "\x1b" not in cp.stderr
+
+# --- model routes ---
+# The route to a hosted model (--model): the key stays outside, the
+# program cannot aim it at another host, nor reach the provider any other
+# way, nor slip a second request past the reader. Provider, CA and key as
+# in test_models.py.
+
+def _model_env(f, key):
+    return {"LNK_DNS_SERVER": f["LNK_DNS_SERVER"],
+            "SSL_CERT_FILE": f["CA_FILE"], "FAKE_API_KEY": key}
+
+
+def _model_net():
+    import test_models
+    f = nethosts()
+    if not test_models.provider_up():
+        if not IS_ROOT:
+            pytest.skip("the fake provider is not up: run "
+                        "tests/e2e/fake_provider.sh up as root")
+        subprocess.run(["sh", str(pathlib.Path(__file__).parent /
+                                  "fake_provider.sh"), "up"], check=True)
+    return f, test_models
+
+
+def test_model_route_opens_no_connect_to_the_provider(lnk, work):
+    """Threat: the route is a way around the grants: the program CONNECTs
+    (or SOCKS) to the provider's host itself, with no key added, or with
+    TLS of its own that the wire cannot read."""
+    f, tm = _model_net()
+    script = ("curl -s -o /dev/null -w '%{http_code}\\n' --cacert "
+              f"{f['CA_FILE']} https://origin.lnk-test:8443/v1/models; "
+              "curl -s -o /dev/null -w '%{http_code}\\n' --proxy "
+              "socks5h://127.0.0.1:1080 --cacert " + f["CA_FILE"] +
+              " https://origin.lnk-test:8443/v1/models; "
+              "curl -s -o /dev/null -w '%{http_code}\\n' "
+              "http://origin.lnk-test:8443/v1/models")
+    cp = lnk.run("--model", tm.CUSTOM, "--", "sh", "-c", script,
+                 env=_model_env(f, tm.secret()), timeout=60)
+    codes = cp.stdout.split()
+    assert "200" not in codes, cp.stdout
+    rows = lnk("sandbox", "log", "--json", check=True).stdout
+    refused = [json.loads(l) for l in rows.splitlines()
+               if json.loads(l)["outcome"] == "refused"]
+    assert len(refused) == 3, rows
+    assert all("not in the sandbox's grants" in r["reason"]
+               for r in refused), refused
+
+
+def test_model_route_cannot_aim_the_key_elsewhere(lnk, work):
+    """Threat: the program makes the wire send the key to a host of its
+    choice: a Host header, an absolute URL on the route's port, a path
+    that climbs out of the base, a second route name that is not granted."""
+    f, tm = _model_net()
+    key, mark = tm.secret(), tm.uuid.uuid4().hex
+    body = json.dumps({"model": "m-json", "mark": mark})
+    script = ";".join([
+        f"curl -s -o /dev/null -H 'Host: other.lnk-test' "
+        f"\"$LNK_MODEL_FAKE_URL/chat/completions\" -d '{body}'",
+        # the proxy's absolute form names loopback: refused there
+        "curl -s -o /dev/null -w '%{http_code}\\n' --noproxy '' --proxy "
+        "http://127.0.0.1:3128 \"$LNK_MODEL_FAKE_URL/chat/completions\" "
+        f"-d '{body}'",
+        "curl -s --path-as-is -o /dev/null -w '%{http_code}\\n' "
+        "\"$LNK_MODEL_FAKE_URL/./chat/completions\" -d '{}'",
+        "curl -s -o /dev/null -w '%{http_code}\\n' "
+        "\"http://127.0.0.1:3128/model/FAKE/chat/completions\" -d '{}'",
+    ])
+    cp = lnk.run("--model", tm.CUSTOM, "--", "sh", "-c", script,
+                 env=_model_env(f, key), timeout=60)
+    assert cp.stdout.split() == ["403", "400", "403"], cp.stdout
+    got = tm.received(mark)
+    assert len(got) == 1, got
+    assert got[0]["headers"]["host"] == ["origin.lnk-test:8443"]
+
+
+def test_model_route_takes_one_request_per_connection(lnk, work):
+    """Threat: a request smuggled behind the first on the same connection
+    (a body longer than its Content-Length, a pipelined second request)
+    reaches the provider with the key but without being read or logged."""
+    f, tm = _model_net()
+    key, mark = tm.secret(), tm.uuid.uuid4().hex
+    first = json.dumps({"model": "m-json", "mark": mark + "-1"})
+    second = json.dumps({"model": "m-json", "mark": mark + "-2"})
+    smuggle = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+               f"Content-Length: {len(second)}\r\n\r\n{second}")
+    raw = (f"POST /model/fake/chat/completions HTTP/1.1\r\nHost: x\r\n"
+           f"Content-Length: {len(first)}\r\n\r\n{first}"
+           f"POST /model/fake/chat/completions HTTP/1.1\r\nHost: x\r\n"
+           f"Content-Length: {len(second)}\r\n\r\n{second}" + smuggle)
+    prog = ("import socket, sys\n"
+            "s = socket.create_connection(('127.0.0.1', 3128))\n"
+            "s.sendall(sys.argv[1].encode())\n"
+            "out = b''\n"
+            "while True:\n"
+            "    b = s.recv(65536)\n"
+            "    if not b: break\n"
+            "    out += b\n"
+            "print(out.count(b'HTTP/1.1 200'))\n")
+    cp = lnk.run("--model", tm.CUSTOM, "--", "python3", "-c", prog, raw,
+                 env=_model_env(f, key), timeout=60)
+    assert cp.stdout.split() == ["1"], (cp.stdout, cp.stderr)
+    assert len(tm.received(mark + "-1")) == 1
+    assert tm.received(mark + "-2") == []
+
+
+def test_model_route_probing_trips_the_wire(lnk, work):
+    """Threat: a program guesses route names and paths without end; each
+    refusal counts for the tripwire, which pauses the wire."""
+    f, tm = _model_net()
+    script = ("for i in $(seq 40); do curl -s -o /dev/null "
+              "http://127.0.0.1:3128/model/guess$i/v1/models; done")
+    cp = lnk.run("--model", tm.CUSTOM, "--", "sh", "-c", script,
+                 env=_model_env(f, tm.secret()), timeout=120)
+    # 20 different routes refused within 10 minutes, or 30 calls
+    assert "wire paused: too many" in cp.stderr, cp.stderr
+
+
+def test_model_key_cannot_be_passed_in_by_env(lnk, work):
+    """Threat: a spec that grants a route also passes the route's key
+    variable with [commands] env, so the key the route keeps outside is in
+    the program's environment after all."""
+    f = work / "app.toml"
+    f.write_text('version = 1\n[internet]\nmodels = ["openai"]\n'
+                 '[commands]\nenv = ["OPENAI_API_KEY"]\n')
+    cp = lnk.run("--spec", f, "--yes", "--", "sh", "-c",
+                 "echo $OPENAI_API_KEY", env={"OPENAI_API_KEY": "sk-real"})
+    assert cp.returncode == 125, (cp.stdout, cp.stderr)
+    assert "sk-real" not in cp.stdout
+    assert "--env OPENAI_API_KEY would put the key" in cp.stderr

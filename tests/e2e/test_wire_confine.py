@@ -143,3 +143,35 @@ def test_trip_still_reaches_the_desktop_with_a_clean_environment(lnk, work):
     assert envs.get("DBUS_SESSION_BUS_ADDRESS") == "unix:path=/nonexistent"
     assert "LNK_TEST_SECRET" not in envs and "LD_PRELOAD" not in envs, envs
     assert envs.get("PATH") == "/usr/local/bin:/usr/bin:/bin", envs
+
+
+def test_a_model_routes_wire_is_confined_alike(lnk, work):
+    """With a model route the wire loads the CA store and sets up TLS
+    before it confines itself: it runs under the same filter and holds no
+    descriptor of a certificate file or folder afterwards (the Landlock
+    domain reaches no file beyond its database's, so none could be read
+    later either)."""
+    if not ENV_FILE.exists():
+        pytest.skip("no test hosts: run tests/e2e/nethosts.sh up as root")
+    f = dict(l.partition("=")[::2] for l in ENV_FILE.read_text().split())
+    env = lnk.env({"LNK_DNS_SERVER": f["LNK_DNS_SERVER"],
+                   "SSL_CERT_FILE": f["CA_FILE"],
+                   "SSL_CERT_DIR": "/etc/ssl/certs",
+                   "FAKE_API_KEY": "sk-confine"})
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", "mconf", "--model",
+         "fake=https://origin.lnk-test:8443/v1", "--", "sleep", "60"],
+        cwd=str(work), env=env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        pid, st = confined_wire(lnk, "mconf")
+        for cap in ("CapInh", "CapPrm", "CapEff", "CapAmb"):
+            assert int(st[cap], 16) == 0, (cap, st[cap])
+        assert st["NoNewPrivs"] == "1" and st["Seccomp"] == "2"
+        fds = [os.readlink(f"/proc/{pid}/fd/{n}")
+               for n in os.listdir(f"/proc/{pid}/fd")]
+        assert not [d for d in fds if "cert" in d or "/etc/ssl" in d], fds
+        assert p.poll() is None, p.stderr.read()
+    finally:
+        p.terminate()
+        p.communicate(timeout=30)

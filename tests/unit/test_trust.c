@@ -400,6 +400,27 @@ static void digest_is_of_what_it_opens(void **state)
 	    policy_load_spec_text(&b, t3, strlen(t3), "b", "/", &err), 0);
 	trust_digest(&b, db);
 	assert_string_not_equal(da, db);
+	/* a model route is a grant: another route, another digest; one
+	 * written another way, the same */
+	const char *m1 = "[internet]\nmodels = [\"gw=https://a.example/v1\"]\n";
+	const char *m2 =
+	    "[internet]\nmodels = [\"GW=HTTPS://A.example/v1/\"]\n";
+	const char *m3 = "[internet]\nmodels = [\"gw=https://b.example/v1\"]\n";
+	char d1[80], d2[80], d3[80];
+	struct policy c;
+	const char *const mt[] = {m1, m2, m3};
+	char *const md[] = {d1, d2, d3};
+	for (int i = 0; i < 3; i++) {
+		policy_init(&c);
+		assert_int_equal(policy_load_spec_text(&c, mt[i], strlen(mt[i]),
+						       "m", "/", &err),
+				 0);
+		trust_digest(&c, md[i]);
+		policy_free(&c);
+	}
+	assert_string_equal(d1, d2);
+	assert_string_not_equal(d1, d3);
+	assert_string_not_equal(d1, da);
 	policy_free(&a);
 	policy_free(&b);
 }

@@ -1,0 +1,513 @@
+"""Model routes (man lnk-sandbox, GRANTS, --model): the program reaches a
+hosted model through the wire on loopback, the wire adds the key from
+outside over TLS, and counts the tokens each answer says it used.
+
+The provider is fake_provider.py in the test network (origin.lnk-test,
+port 8443, the test CA's certificate, given to lnk by SSL_CERT_FILE), with
+known usage: Anthropic 11 in / 7 out, OpenAI 13 in / 5 out. The built-in
+routes are pointed at it only by the test build's LNK_TEST_MODEL_ORIGIN
+(LNK_BIN_HOOKS); the custom route needs no hook. Run as the user and as
+root; the provider is started by fake_provider.sh (as root: run-all does,
+and so does this file when it runs as root).
+"""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import time
+import uuid
+
+import pytest
+
+from conftest import IS_ROOT, Lnk
+
+HERE = pathlib.Path(__file__).resolve().parent
+ENV_FILE = pathlib.Path("/run/lnk-nethosts.env")
+FAKE_DIR = pathlib.Path("/run/lnk-fakemodel")
+REQUESTS = FAKE_DIR / "requests.jsonl"
+ORIGIN = "https://origin.lnk-test:8443"
+CUSTOM = f"fake={ORIGIN}/v1"
+A_IN, A_OUT = 11, 7
+O_IN, O_OUT = 13, 5
+
+
+def provider_up():
+    pid = FAKE_DIR / "pid"
+    try:
+        os.kill(int(pid.read_text()), 0)
+        return True
+    except PermissionError:
+        return True  # root's, alive
+    except (OSError, ValueError):
+        return False
+
+
+@pytest.fixture
+def net():
+    if not ENV_FILE.exists():
+        pytest.skip("no test hosts: run tests/e2e/nethosts.sh up as root")
+    f = dict(line.partition("=")[::2] for line in ENV_FILE.read_text().split())
+    if not provider_up():
+        if not IS_ROOT:
+            pytest.skip("the fake provider is not up: run "
+                        "tests/e2e/fake_provider.sh up as root")
+        subprocess.run(["sh", str(HERE / "fake_provider.sh"), "up"],
+                       check=True)
+    return f
+
+
+def secret():
+    return "sk-test-" + uuid.uuid4().hex
+
+
+def base_env(f, **extra):
+    env = {"LNK_DNS_SERVER": f["LNK_DNS_SERVER"],
+           "SSL_CERT_FILE": f["CA_FILE"]}
+    env.update(extra)
+    return env
+
+
+def hooks_lnk(lnk):
+    h = os.environ.get("LNK_BIN_HOOKS")
+    if not h:
+        pytest.skip("LNK_BIN_HOOKS is not set: the built-in routes are "
+                    "pointed at the fake provider only by a test build")
+    l2 = Lnk(lnk.home, lnk.cwd)
+    l2.bin = h
+    return l2
+
+
+def received(marker):
+    """The requests the provider got whose body holds marker."""
+    out = []
+    for line in REQUESTS.read_text().splitlines():
+        e = json.loads(line)
+        if marker in e["body"]:
+            out.append(e)
+    return out
+
+
+def log_rows(lnk, name):
+    cp = lnk("sandbox", "log", "--json", "--sandbox", name, check=True)
+    return [json.loads(l) for l in cp.stdout.splitlines()]
+
+
+def model_rows(lnk, name):
+    return [r for r in log_rows(lnk, name) if r["verb"] == "model"]
+
+
+def curl_post(url_var, path, body, extra=""):
+    """A shell line: POST body to $url_var/path, print the answer."""
+    return (f"curl -sS --max-time 20 {extra} -H 'content-type: "
+            f"application/json' \"${url_var}{path}\" -d '{json.dumps(body)}'")
+
+
+def run_sh(lnk, name, script, env, *grants, timeout=90):
+    return lnk.run("--name", name, *grants, "--", "sh", "-c", script,
+                   env=env, timeout=timeout)
+
+
+# ---- the custom (OpenAI-compatible) route: JSON, streams, the key ----
+
+
+def test_custom_route_json_and_stream_counted(lnk, net):
+    key, mark = secret(), uuid.uuid4().hex
+    script = ";".join([
+        curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                  {"model": "m-json", "mark": mark}),
+        "echo",
+        curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                  {"model": "m-stream", "stream": True, "mark": mark}),
+        curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                  {"model": "m-bytewise", "stream": True, "mark": mark}),
+    ])
+    cp = run_sh(lnk, "mjson", script, base_env(net, FAKE_API_KEY=key),
+                "--model", CUSTOM)
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stdout.count("hello from fake") == 1
+    assert cp.stdout.count("from fake") == 3
+    assert "[DONE]" in cp.stdout
+    got = received(mark)
+    assert len(got) == 3
+    for e in got:
+        assert e["path"] == "/v1/chat/completions"
+        assert e["headers"]["authorization"] == [f"Bearer {key}"]
+        assert e["headers"]["host"] == ["origin.lnk-test:8443"]
+    # the stream asked for its usage, the JSON call was left alone
+    assert '"include_usage":true' in got[1]["body"]
+    assert "include_usage" not in got[0]["body"]
+    rows = model_rows(lnk, "mjson")
+    assert [r["target"] for r in rows] == [
+        "fake/m-json", "fake/m-stream", "fake/m-bytewise"]
+    for r in rows:
+        assert r["outcome"] == "ended" and r["status"] == 200, r
+        assert (r["tokens_in"], r["tokens_out"]) == (O_IN, O_OUT), r
+        assert r["up"] > 0 and r["down"] > 0
+    # the log never holds the key or the prompt
+    db = (lnk.home / ".lnk" / "sandbox" / "lnk.db").read_bytes()
+    assert key.encode() not in db and mark.encode() not in db
+
+
+def test_stream_options_only_for_completions(lnk, net):
+    """stream_options goes only to a completions endpoint, added into the
+    object the program sent (its own stream_options kept, an
+    include_usage it set left as it is)."""
+    key, mark = secret(), uuid.uuid4().hex
+    script = ";".join([
+        curl_post("LNK_MODEL_FAKE_URL", "/responses",
+                  {"model": "m-stream", "stream": True, "mark": mark},
+                  "-o /dev/null"),
+        curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                  {"model": "m-stream", "stream": True, "mark": mark,
+                   "stream_options": {}}, "-o /dev/null"),
+        curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                  {"model": "m-stream", "stream": True, "mark": mark,
+                   "stream_options": {"include_usage": False}},
+                  "-o /dev/null"),
+    ])
+    cp = run_sh(lnk, "mopts", script, base_env(net, FAKE_API_KEY=key),
+                "--model", CUSTOM)
+    assert cp.returncode == 0, cp.stderr
+    got = received(mark)
+    assert [json.loads(e["body"]).get("stream_options") for e in got] == [
+        None, {"include_usage": True}, {"include_usage": False}]
+    rows = model_rows(lnk, "mopts")
+    assert [(r["tokens_in"], r["tokens_out"]) for r in rows] == [
+        (None, None), (O_IN, O_OUT), (None, None)]
+
+
+def test_program_credentials_dropped_and_key_never_inside(lnk, net):
+    """The key from a 0600 key file: absent from the sandbox's
+    environment, files and /proc; present at the provider; the program's
+    own Authorization and x-api-key never reach the provider."""
+    key, mark = secret(), uuid.uuid4().hex
+    kdir = lnk.home / ".lnk" / "sandbox"
+    kdir.mkdir(parents=True, exist_ok=True)
+    kf = kdir / "fake.key"
+    kf.write_text(key + "\n")
+    kf.chmod(0o600)
+    script = ";".join([
+        "env > env.txt",
+        "cat /proc/*/environ /proc/*/cmdline > proc.txt 2>/dev/null",
+        "cat ~/.lnk/sandbox/fake.key > keyfile.txt 2>&1",
+        "grep -rsl -- '" + key[:12] + "' ~ /tmp /run /etc > grep.txt",
+        curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                  {"model": "m-json", "mark": mark},
+                  "-H 'Authorization: Bearer stolen' -H 'x-api-key: stolen'"
+                  " -H 'api-key: stolen' -H 'Cookie: c=1'"),
+    ])
+    cp = run_sh(lnk, "mkey", script, base_env(net), "--model", CUSTOM,
+                "--write", ".")
+    assert cp.returncode == 0, cp.stderr
+    for f in ("env.txt", "proc.txt", "keyfile.txt", "grep.txt"):
+        assert key not in (lnk.cwd / f).read_text(errors="replace"), f
+    env = (lnk.cwd / "env.txt").read_text()
+    assert "LNK_MODEL_FAKE_URL=http://127.0.0.1:" in env
+    assert "FAKE_API_KEY" not in env
+    (e,) = received(mark)
+    assert e["headers"]["authorization"] == [f"Bearer {key}"]
+    for h in ("x-api-key", "api-key", "cookie"):
+        assert h not in e["headers"], e["headers"]
+    assert "stolen" not in json.dumps(e)
+
+
+def test_no_key_or_a_shared_key_file_refused(lnk, net):
+    cp = lnk.run("--model", CUSTOM, "--", "true", env=base_env(net))
+    assert cp.returncode == 125
+    assert "no API key" in cp.stderr and "FAKE_API_KEY" in cp.stderr
+    kdir = lnk.home / ".lnk" / "sandbox"
+    kdir.mkdir(parents=True, exist_ok=True)
+    kf = kdir / "fake.key"
+    kf.write_text("sk-x\n")
+    kf.chmod(0o644)
+    cp = lnk.run("--model", CUSTOM, "--", "true", env=base_env(net))
+    assert cp.returncode == 125
+    assert "chmod 600" in cp.stderr
+    kf.chmod(0o600)
+    cp = lnk.run("--model", CUSTOM, "--", "true",
+                 env=base_env(net, SSL_CERT_FILE="/nonexistent/ca.pem"))
+    assert cp.returncode == 125
+    assert "no CA certificates" in cp.stderr and "SSL_CERT_FILE" in cp.stderr
+    kf.unlink()
+    kf.symlink_to("/etc/hostname")
+    cp = lnk.run("--model", CUSTOM, "--", "true", env=base_env(net))
+    assert cp.returncode == 125, cp.stderr
+
+
+def test_hostile_answers_clear_errors_and_the_wire_serves_on(lnk, net):
+    key, mark = secret(), uuid.uuid4().hex
+
+    def call(model, extra="", stream=False):
+        body = {"model": model, "mark": mark}
+        if stream:
+            body["stream"] = True
+        return (curl_post("LNK_MODEL_FAKE_URL", "/chat/completions", body,
+                          extra + " -o out-" + model + " -w '%{http_code}\\n'")
+                + "; echo rc=$?")
+
+    script = ";".join([
+        call("m-garbage"),
+        call("m-never", "--max-time 2", stream=True),
+        call("m-cut", stream=True),
+        call("m-error"),
+        call("m-nousage"),
+        call("m-huge"),
+        call("m-json"),
+    ])
+    cp = run_sh(lnk, "mhostile", script, base_env(net, FAKE_API_KEY=key),
+                "--model", CUSTOM, "--write", ".")
+    lines = cp.stdout.split()
+    # garbage: a clear 502 from the wire, never the provider's bytes
+    assert lines[0] == "502", cp.stdout
+    assert "not HTTP" in (lnk.cwd / "out-m-garbage").read_text()
+    # never ending: the program's own timeout ends it (curl 28)
+    assert "rc=28" in lines
+    # the error answer passes as the provider gave it
+    assert "fake error" in (lnk.cwd / "out-m-error").read_text()
+    assert lines[-2:] == ["200", "rc=0"], cp.stdout
+    rows = {r["target"]: r for r in model_rows(lnk, "mhostile")}
+    assert rows["fake/m-garbage"]["status"] == 0
+    assert "not HTTP" in rows["fake/m-garbage"]["reason"]
+    huge = json.loads((lnk.cwd / "out-m-huge").read_text())
+    assert len(huge["choices"][0]["message"]["content"]) == 8 << 20
+    for m in ("m-garbage", "m-never", "m-cut", "m-error", "m-nousage",
+              "m-huge"):
+        r = rows["fake/" + m]
+        assert r["tokens_in"] is None and r["tokens_out"] is None, r
+    assert rows["fake/m-cut"]["reason"] == "the provider's answer was cut short"
+    assert rows["fake/m-error"]["status"] == 400
+    assert (rows["fake/m-json"]["tokens_in"],
+            rows["fake/m-json"]["tokens_out"]) == (O_IN, O_OUT)
+
+
+def test_hostile_requests_refused(lnk, net):
+    key = secret()
+    big = lnk.cwd / "big.json"
+    with open(big, "w") as f:
+        f.write('{"model":"m-json","x":"')
+        f.write("a" * (33 << 20))
+        f.write('"}')
+    script = ";".join([
+        # another route's name, a path that climbs out of the base
+        "curl -s -o /dev/null -w '%{http_code}\\n' "
+        "http://127.0.0.1:3128/model/openai/v1/models",
+        "curl -s --path-as-is -o /dev/null -w '%{http_code}\\n' "
+        "\"$LNK_MODEL_FAKE_URL/../../secret\"",
+        "curl -s --path-as-is -o /dev/null -w '%{http_code}\\n' "
+        "\"$LNK_MODEL_FAKE_URL/%2e%2e/secret\"",
+        # chunked request bodies and huge ones
+        "curl -s -o /dev/null -w '%{http_code}\\n' -H 'Transfer-Encoding: "
+        "chunked' \"$LNK_MODEL_FAKE_URL/chat/completions\" -d '{}'",
+        "curl -s -o /dev/null -w '%{http_code}\\n' "
+        "\"$LNK_MODEL_FAKE_URL/chat/completions\" --data-binary @big.json",
+        # and the route still serves
+        curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                  {"model": "m-json"}, "-o /dev/null -w '%{http_code}\\n'"),
+    ])
+    cp = run_sh(lnk, "mreq", script, base_env(net, FAKE_API_KEY=key),
+                "--model", CUSTOM, "--read", ".", timeout=120)
+    assert cp.stdout.split() == ["403", "400", "400", "411", "413", "200"], \
+        (cp.stdout, cp.stderr)
+
+
+def test_paused_wire_refuses_the_route(lnk, net):
+    key = secret()
+    script = ("while [ ! -e go ]; do sleep 0.1; done; "
+              + curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                          {"model": "m-json"}))
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", "mpause", "--model", CUSTOM,
+         "--write", ".", "--", "sh", "-c", script], cwd=str(lnk.cwd),
+        env=lnk.env(base_env(net, FAKE_API_KEY=key)),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            if lnk("sandbox", "pause", "mpause").returncode == 0:
+                break
+            time.sleep(0.1)
+        (lnk.cwd / "go").touch()
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert "paused" in out, (out, err)
+    rows = model_rows(lnk, "mpause")
+    assert rows and rows[-1]["outcome"] == "refused"
+
+
+def test_pause_ends_a_stream_that_never_ends(lnk, net):
+    """Closing the wire ends an open model call like any other: the
+    program's stream is cut (curl 18), not left to its own timeout (28)."""
+    key = secret()
+    script = (curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                        {"model": "m-never", "stream": True},
+                        "-o /dev/null --max-time 50").replace(
+                            "--max-time 20 ", "")
+              + "; echo rc=$?")
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", "mstop", "--model", CUSTOM,
+         "--", "sh", "-c", script], cwd=str(lnk.cwd),
+        env=lnk.env(base_env(net, FAKE_API_KEY=key)),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            rows = model_rows(lnk, "mstop") if (
+                lnk.home / ".lnk" / "sandbox" / "lnk.db").exists() else []
+            if rows and rows[-1]["outcome"] == "allowed":
+                break
+            time.sleep(0.1)
+        assert rows and rows[-1]["outcome"] == "allowed", rows
+        lnk("sandbox", "pause", "mstop", check=True)
+        out, err = p.communicate(timeout=45)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert "rc=18" in out, (out, err)
+    (r,) = model_rows(lnk, "mstop")
+    assert r["outcome"] == "ended" and r["down"] > 0
+    assert r["tokens_in"] is None
+
+
+def test_traffic_shows_tokens_per_route(lnk, net):
+    key = secret()
+    script = ";".join([
+        curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                  {"model": "m-json"}, "-o /dev/null"),
+        curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                  {"model": "m-bytewise", "stream": True}, "-o /dev/null"),
+        curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                  {"model": "m-nousage"}, "-o /dev/null"),
+        "touch done", "sleep 60"])
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", "mtraffic", "--model", CUSTOM,
+         "--write", ".", "--", "sh", "-c", script], cwd=str(lnk.cwd),
+        env=lnk.env(base_env(net, FAKE_API_KEY=key)),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        want = {"provider": "fake", "calls": 3, "tokens_in": 2 * O_IN,
+                "tokens_out": 2 * O_OUT, "unknown": 1}
+        got = None
+        end = time.monotonic() + 40
+        while time.monotonic() < end:
+            cp = lnk("sandbox", "traffic", "--json", check=True)
+            for line in cp.stdout.splitlines():
+                w = json.loads(line)
+                if w["sandbox"] == "mtraffic" and w.get("models"):
+                    got = w["models"]
+            if got == [want]:
+                break
+            time.sleep(0.2)
+        assert got == [want], got
+        text = lnk("sandbox", "traffic", check=True).stdout
+        assert "model fake: 3 calls, tokens 26 in, 10 out (1 without " \
+            "usage)" in text, text
+    finally:
+        p.terminate()
+        p.communicate(timeout=30)
+
+
+# ---- the built-in routes (a test build points them at the fake) ----
+
+
+def test_builtin_anthropic_route(lnk, net):
+    lh = hooks_lnk(lnk)
+    key, mark = secret(), uuid.uuid4().hex
+    script = ";".join([
+        'echo "$ANTHROPIC_BASE_URL $ANTHROPIC_API_KEY"',
+        curl_post("ANTHROPIC_BASE_URL", "/v1/messages",
+                  {"model": "claude-json", "max_tokens": 5, "mark": mark},
+                  "-H 'x-api-key: stolen' -H 'anthropic-version: 2023-06-01'"),
+        curl_post("ANTHROPIC_BASE_URL", "/v1/messages",
+                  {"model": "claude-stream", "stream": True, "mark": mark}),
+        curl_post("ANTHROPIC_BASE_URL", "/v1/messages",
+                  {"model": "claude-bytewise", "stream": True, "mark": mark}),
+    ])
+    env = base_env(net, ANTHROPIC_API_KEY=key,
+                   LNK_TEST_MODEL_ORIGIN=f"anthropic={ORIGIN}")
+    cp = run_sh(lh, "manth", script, env, "--model", "anthropic")
+    assert cp.returncode == 0, cp.stderr
+    first = cp.stdout.splitlines()[0]
+    assert first.startswith("http://127.0.0.1:") and "/model/anthropic " in first
+    assert key not in cp.stdout
+    got = received(mark)
+    assert len(got) == 3
+    for e in got:
+        assert e["path"] == "/v1/messages"
+        assert e["headers"]["x-api-key"] == [key]
+        assert "authorization" not in e["headers"]
+    assert got[0]["headers"]["anthropic-version"] == ["2023-06-01"]
+    assert "include_usage" not in got[1]["body"]
+    rows = model_rows(lh, "manth")
+    assert len(rows) == 3
+    for r in rows:
+        assert (r["tokens_in"], r["tokens_out"]) == (A_IN, A_OUT), r
+
+
+def node_modules():
+    nm = HERE / "node" / "node_modules"
+    if not shutil.which("node"):
+        pytest.skip("no node: ./install.sh --deps installs it")
+    if not (nm / "@anthropic-ai" / "sdk").exists() or \
+            not (nm / "openai").exists():
+        pytest.skip("the SDKs are not installed: npm ci in "
+                    "tests/e2e/node (tests/run-all does)")
+    return HERE / "node"
+
+
+def test_official_sdks_inside(lnk, net):
+    """The official SDKs, run by node inside with nothing but the routes
+    granted: a message, a streamed message and an error answer each,
+    with the tokens the fake provider gave."""
+    lh = hooks_lnk(lnk)
+    nd = node_modules()
+    key_a, key_o = secret(), secret()
+    # a custom route must not be needed: the built-ins both go to the fake
+    env = base_env(net, ANTHROPIC_API_KEY=key_a, OPENAI_API_KEY=key_o,
+                   LNK_TEST_MODEL_ORIGIN=f"anthropic={ORIGIN}")
+    cp = lh.run("--name", "msdk", "--model", "anthropic", "--read", str(nd),
+                "--", "node", str(nd / "sdk_anthropic.mjs"), env=env,
+                timeout=120)
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+    out = json.loads(cp.stdout.strip().splitlines()[-1])
+    assert out == {"message": "hello from fake", "usage": [A_IN, A_OUT],
+                   "stream": "hello from fake", "error": 400}, out
+    env["LNK_TEST_MODEL_ORIGIN"] = f"openai={ORIGIN}/v1"
+    cp = lh.run("--name", "msdk2", "--model", "openai", "--read", str(nd),
+                "--", "node", str(nd / "sdk_openai.mjs"), env=env,
+                timeout=120)
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+    out = json.loads(cp.stdout.strip().splitlines()[-1])
+    assert out == {"message": "hello from fake", "usage": [O_IN, O_OUT],
+                   "stream": "hello from fake", "error": 400}, out
+    for name, want in (("msdk", (A_IN, A_OUT)), ("msdk2", (O_IN, O_OUT))):
+        rows = model_rows(lh, name)
+        ok = [r for r in rows if r["status"] == 200]
+        assert len(ok) == 2, rows
+        for r in ok:
+            assert (r["tokens_in"], r["tokens_out"]) == want, r
+        assert [r["status"] for r in rows].count(400) == 1, rows
+
+
+# ---- the grant: spec, permissions ----
+
+
+def test_models_key_of_a_spec(lnk, work):
+    spec = work / "app.toml"
+    spec.write_text('[internet]\nmodels = ["OpenAI", '
+                    '"gw=https://LLM.example.com/v1/", "anthropic"]\n')
+    cp = lnk("sandbox", "spec", "--spec", spec, check=True)
+    assert 'models = ["openai", "gw=https://llm.example.com/v1", ' \
+        '"anthropic"]' in cp.stdout, cp.stdout
+    cp = lnk("sandbox", "permissions", "--json", check=True)
+    keys = json.loads(cp.stdout)["keys"]
+    (k,) = [k for k in keys if k["flag"] == "--model"]
+    assert (k["section"], k["key"], k["type"]) == (
+        "internet", "models", "array of strings")
+    spec.write_text('[internet]\nmodels = ["gemini"]\n')
+    cp = lnk("sandbox", "spec", "--spec", spec)
+    assert cp.returncode == 2 and "no built-in model route" in cp.stderr
+    cp = lnk("sandbox", "spec", "--model", "x=http://a.example/v1")
+    assert cp.returncode == 2 and "https://" in cp.stderr
