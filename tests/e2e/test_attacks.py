@@ -2868,3 +2868,71 @@ def test_spec_cannot_loosen_or_turn_off_tripwires(lnk, work):
     cp = lnk.run("--spec", f, "--yes", "--", "/bin/true")
     assert cp.returncode == 2 and "unknown key 'metadata'" in cp.stderr, \
         cp.stderr
+
+# --- attacker, second look ---
+
+# Names a program or a repository chose, each a different way a pasted
+# suggestion could become more than the one value lnk means: more words
+# (more grants), a command substitution, a tilde, a quote of its own.
+PASTED_NAMES = [
+    "a --write ~ --write-dot-files ~ --internet-host *",
+    "b;touch${IFS}pwned",
+    "c$(touch pwned)`touch pwned`",
+    "it's ~",
+]
+
+
+def _pasted_words(text, flag, tmp_path):
+    """What a shell makes of the value lnk suggests after FLAG (the text up
+    to ' allows it' or ' or '), pasted: the words bash gives a program."""
+    start = text.index(flag + " ") + len(flag) + 1
+    end = min(i for i in (text.find(" allows it", start),
+                          text.find(" or [commands]", start)) if i > 0)
+    cp = subprocess.run(["bash", "-c", 'printf "%s\\0" ' + text[start:end]],
+                        capture_output=True, text=True, cwd=tmp_path,
+                        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+                             "IFS": " "})
+    return cp.stdout.split("\0")[:-1]
+
+
+@pytest.mark.parametrize("name", PASTED_NAMES)
+def test_refused_program_suggestion_is_one_shell_word(lnk, work, tmp_path,
+                                                      name):
+    """Threat: a program names a file it made 'a --write ~ --internet-host
+    *' (or '$(...)') and runs it; lnk's "--command X allows it" is what a
+    user pastes to allow it, and pasted it would grant the whole home and
+    the internet, or run a command. The suggested value must be exactly
+    the path, one word, whatever the program chose."""
+    cp = lnk.run("--write", work, "--command", PY, "--", PY, "-c",
+                 "import os, shutil, sys\n"
+                 "n = os.path.join(os.getcwd(), sys.argv[1])\n"
+                 "shutil.copy('/bin/true', n); os.chmod(n, 0o755)\n"
+                 "try: os.execv(n, [n])\n"
+                 "except OSError: pass\n", name, cwd=work)
+    line = [l for l in cp.stderr.splitlines() if "refused to run" in l]
+    assert line, cp.stderr
+    assert _pasted_words(line[0], "--command", tmp_path) == \
+        [str(work / name)], line[0]
+    assert not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize("name", PASTED_NAMES)
+def test_script_interpreter_suggestion_is_one_shell_word(lnk, work,
+                                                         tmp_path, name):
+    """Threat: a cloned repository's script names an interpreter the
+    repository holds, called 'x;touch${IFS}pwned'; lnk's "add --command X"
+    for it, pasted, runs the repository's command as the user. A shebang
+    ends at a blank, so a blank is written as ${IFS}."""
+    name = name.replace(" ", "${IFS}")
+    interp = work / name
+    shutil.copy("/bin/sh", interp)
+    script = work / "run.sh"
+    script.write_text(f"#!{interp}\ntrue\n")
+    script.chmod(0o755)
+    cp = lnk.run("--write", work, "--command", "true", "--", script,
+                 cwd=work)
+    assert cp.returncode != 0 and "--command" in cp.stderr, cp.stderr
+    assert _pasted_words(cp.stderr, "--command", tmp_path) == [name], \
+        cp.stderr
+    assert not (tmp_path / "pwned").exists()
+
