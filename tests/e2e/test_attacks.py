@@ -2936,3 +2936,32 @@ def test_script_interpreter_suggestion_is_one_shell_word(lnk, work,
         cp.stderr
     assert not (tmp_path / "pwned").exists()
 
+
+# Files at the top of a project that a tool run outside later trusts: git
+# LFS's .lfsconfig (lfs.url: where the next `git push` uploads the files a
+# program wrote, and asks for credentials), git-review's .gitreview (the
+# host the next `git review` pushes to over ssh), and the CI systems beside
+# .github and .gitlab-ci.yml, which run a pushed file with the project's
+# secrets.
+TRUSTED_LATER_NAMES = [
+    ".lfsconfig", ".gitreview", ".circleci", ".travis.yml", "Jenkinsfile",
+    ".buildkite", "azure-pipelines.yml", "bitbucket-pipelines.yml",
+    ".drone.yml", ".woodpecker.yml", ".woodpecker", ".gitea", ".forgejo",
+    ".cirrus.yml"]
+
+
+@pytest.mark.parametrize("name", TRUSTED_LATER_NAMES)
+def test_files_tools_trust_later_not_created(lnk, work, name):
+    """Threat: a program with no network plants .lfsconfig naming its own
+    server, so the user's next `git push` carries what it wrote (secrets it
+    read) there; or a CI file that runs at the next push with the
+    project's secrets. Each is refused at the top of a write folder, and an
+    existing one stays read only."""
+    cp = sh(lnk, f"mkdir {name} 2>/dev/null || echo evil > {name}",
+            "--write", work)
+    assert not (work / name).exists(), cp.stderr
+    (work / name).write_text("mine\n")
+    cp = sh(lnk, f"echo evil >> {name}; mv {name} x; rm -f {name}",
+            "--write", work)
+    assert (work / name).read_text() == "mine\n", cp.stderr
+
