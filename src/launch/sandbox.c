@@ -529,6 +529,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .hidden = &hidden,
 	    .grants = &grants,
 	    .home = req->home,
+	    .path_env = env_lookup(req->host_env, "PATH"),
 	};
 	r = guard_protect(&pro, &s.np, &s.ro_over, err);
 	strv_free(&hidden);

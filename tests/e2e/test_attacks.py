@@ -2965,3 +2965,30 @@ def test_files_tools_trust_later_not_created(lnk, work, name):
             "--write", work)
     assert (work / name).read_text() == "mine\n", cp.stderr
 
+
+def test_folders_on_path_not_planted(lnk, work):
+    """Threat: the user runs lnk from a shell whose PATH starts with a
+    folder inside the write folder (an activated virtualenv's .venv/bin,
+    ~/go/bin); the program puts a `git` or `ls` there, or makes the
+    missing folder, or moves the folder away and makes its own: the
+    user's next command runs the program's file, as the user, outside.
+    Every absolute PATH folder inside a write folder is kept read only and
+    cannot be created or replaced."""
+    venv = work / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    gobin = work / "go" / "bin"
+    path = f"{venv}:{gobin}:/usr/local/bin:/usr/bin:/bin"
+    cp = lnk.run("--write", work, "--", "/bin/sh", "-c",
+                 "echo evil > .venv/bin/git; mkdir -p go/bin; "
+                 "echo evil > go/bin/ls; mv .venv v2; mkdir -p .venv/bin; "
+                 "echo evil > .venv/bin/git; mv go g2; mkdir -p go/bin; "
+                 "echo evil > go/bin/ls; chmod 0777 .venv/bin",
+                 env={"PATH": path})
+    assert not (venv / "git").exists(), cp.stderr
+    assert not (gobin / "ls").exists() and not gobin.exists(), cp.stderr
+    assert venv.stat().st_mode & 0o777 == 0o755, cp.stderr
+    # what lifts the rest lifts this: the folder is the user's to give
+    cp = lnk.run("--write", work, "--write-dot-files", work, "--",
+                 "/bin/sh", "-c", "echo ok > .venv/bin/tool",
+                 env={"PATH": path})
+    assert (venv / "tool").exists(), cp.stderr
