@@ -222,6 +222,39 @@ char *esc_dup(const char *s)
 	return buf_steal(&b);
 }
 
+static bool word_safe(const char *s)
+{
+	if (!*s)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("_@+:,./-", *p)))
+			return false;
+	return true;
+}
+
+char *esc_word_dup(const char *s)
+{
+	struct buf b = {0};
+
+	if (word_safe(s)) {
+		buf_puts(&b, s);
+		return buf_steal(&b);
+	}
+	buf_putc(&b, '\'');
+	for (const char *p = s;;) {
+		const char *q = strchr(p, '\'');
+		size_t n = q ? (size_t)(q - p) : strlen(p);
+		esc_append(&b, p, n, ESC_TEXT);
+		if (!q)
+			break;
+		buf_puts(&b, "'\\''");
+		p = q + 1;
+	}
+	buf_putc(&b, '\'');
+	return buf_steal(&b);
+}
+
 void esc_msg(char *msg, size_t cap, enum esc_form form)
 {
 	char *copy = xstrdup(msg);

@@ -87,6 +87,14 @@ const char *esc_to_n(char *dst, size_t cap, const char *s, size_t n);
 /* s in ESC_TEXT, allocated. */
 char *esc_dup(const char *s);
 
+/* s as one word of a POSIX shell command line, allocated: as it is when
+ * it holds only letters, digits and _ @ + : , . / - (and is not empty),
+ * else between single quotes (a quote of its own as '\''), in ESC_TEXT.
+ * Threat: a value lnk suggests after a flag ("--command X allows it") is
+ * pasted into a shell; a name the program or a file chose must not become
+ * more words (more grants), a tilde, a glob or a command substitution. */
+char *esc_word_dup(const char *s);
+
 /* Rewrites msg (a NUL-terminated message in a cap-byte buffer) in place in
  * the given form (ESC_LINE or ESC_LINES), cut with "..." when the escaped
  * text does not fit. */

@@ -105,11 +105,13 @@ static void name_it(struct guard *n, const struct stat *st, int fd,
 	else
 		path[len] = '\0';
 	if (!n->plan.quiet) {
+		/* The suggestion is pasted into a shell: one word. */
 		_cleanup_free_ char *e = esc_dup(path);
+		_cleanup_free_ char *w = esc_word_dup(path);
 		_cleanup_free_ char *msg =
 		    xasprintf("lnk: refused to run %s: [commands] does not "
 			      "allow it; --command %s allows it\n",
-			      e, e);
+			      e, w);
 		term_write(STDERR_FILENO, msg);
 	}
 	if (n->plan.on_exec)

@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/esc.h"
 #include "policy/dotfiles.h"
 
 /* Next component of *p (skipping slashes and "."), or false at the end. */
@@ -341,13 +342,16 @@ int guard_plan_add(struct guard_plan *np, const char *dir, struct lnk_err *err)
 			       "cannot protect the files of '%s': not a folder",
 			       dir);
 	const char *fold = NULL;
-	if (guard_dir_folds(dir, &fold) > 0)
+	if (guard_dir_folds(dir, &fold) > 0) {
+		/* The flag's value is pasted into a shell: one word. */
+		_cleanup_free_ char *word = esc_word_dup(dir);
 		return err_set(err, -EOPNOTSUPP,
 			       "cannot keep the dot files at the top of '%s' "
 			       "read only: its file system (%s) takes other "
 			       "spellings for the same name; use a folder on "
 			       "another file system, or --write-dot-files %s",
-			       dir, fold, dir);
+			       dir, fold, word);
+	}
 	plan_push(np, st.st_dev, st.st_ino, dir, NULL);
 
 	/* A dangling dot-file symlink (.envrc -> envrc.local, missing): the

@@ -133,6 +133,7 @@ struct protect_in {
 				    * too, where another write folder may
 				    * hold them; may be NULL */
 	const char *home;
+	const char *path_env; /* lnk's PATH, the user's shell's; may be NULL */
 };
 int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		  struct strv *ro_paths, struct lnk_err *err);

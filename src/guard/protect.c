@@ -23,6 +23,10 @@
  *    shells, X sessions, editors and countless tools read a dot file there,
  *    so EVERY dot name is read only and none can be created, and ~/bin
  *    (on PATH through Debian's .profile) with it;
+ *  - every folder on the user's PATH (lnk's own, as the shell gave it)
+ *    that lies in a write folder: a program put there runs in place of
+ *    the one the user types next (an activated virtualenv's .venv/bin,
+ *    ~/go/bin), so it is read only, and a missing one cannot be made;
  *  - the folders on the way to a hidden folder (~/.lnk, ~/Link/Agents,
  *    ~/Link/History, --hide) or to another grant inside a write folder:
  *    renamed, they would carry the hidden content to a path the next
@@ -829,6 +833,23 @@ static void git_global(struct pctx *c)
 	free(g.core_worktree);
 }
 
+/* Each absolute folder of PATH: the shell looks a command up there
+ * before /usr/bin, so a file the program leaves in one runs as the user.
+ * A relative entry ("." or empty) names whatever folder the user is in
+ * then, which no rule can know (man page, GAPS AND LIMITS). */
+static void path_folders(struct pctx *c, const char *path_env)
+{
+	_cleanup_free_ char *all = xstrdup(path_env ? path_env : "");
+
+	for (char *save = NULL, *e = strtok_r(all, ":", &save); e;
+	     e = strtok_r(NULL, ":", &save))
+		if (e[0] == '/')
+			protect_path(c, e,
+				     "it is a folder on your PATH: your "
+				     "shell runs what it holds",
+				     false, true);
+}
+
 int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		  struct strv *ro_paths, struct lnk_err *err)
 {
@@ -866,6 +887,7 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 	}
 	if (holder(&c, rin.home, false))
 		home_top(&c, rin.home);
+	path_folders(&c, in->path_env);
 	git_global(&c);
 	for (size_t i = 0; in->hidden && i < in->hidden->n; i++) {
 		const char *h = in->hidden->v[i];

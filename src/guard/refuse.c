@@ -25,10 +25,12 @@ static char *refusal_text(const struct guard_rule *g, const char *rawname)
 				 "--write-dot-files on its write folder "
 				 "allows it\n",
 				 name, dir, g->why);
+	/* The flag's value is pasted into a shell: one word. */
+	_cleanup_free_ char *word = esc_word_dup(g->dir);
 	return xasprintf("lnk: refused to create %s at the top of %s: it "
 			 "would run outside the sandbox; --write-dot-files %s "
 			 "allows it\n",
-			 name, dir, dir);
+			 name, dir, word);
 }
 
 /* Counts one refused call; true the first time pair ("dir\tname") is

@@ -306,7 +306,7 @@ static int interp_allowed(const char *program, const char *name,
 	int r = 0;
 	/* The script, and the interpreter its first line names, are the
 	 * program's words: escaped (common/esc.h) before they are shown. */
-	char prog_s[256], name_s[256], base_s[256];
+	char prog_s[256], name_s[256];
 	esc_to(prog_s, sizeof(prog_s), program);
 
 	if (path)
@@ -321,11 +321,13 @@ static int interp_allowed(const char *program, const char *name,
 	for (size_t i = 0; i < need.n; i++) {
 		if (strv_contains(allowed, need.v[i]))
 			continue;
+		/* A file chose the interpreter's name, and the flag's
+		 * value is pasted into a shell: one word. */
+		_cleanup_free_ char *word = esc_word_dup(base_name(name));
 		r = err_set(err, -EACCES,
 			    "'%s' is a script run by '%s', which is not "
 			    "allowed: add --command %s or [commands] allow",
-			    prog_s, esc_to(name_s, sizeof(name_s), name),
-			    esc_to(base_s, sizeof(base_s), base_name(name)));
+			    prog_s, esc_to(name_s, sizeof(name_s), name), word);
 		goto out;
 	}
 out:
@@ -341,17 +343,18 @@ static int script_allowed(const char *prog, const char *program,
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *interp = NULL, *arg = NULL, *ireal = NULL;
 	_cleanup_free_ char *x = NULL, *xp = NULL;
-	char prog_s[256], base_s[256], interp_s[256], arg_s[256];
+	char prog_s[256], interp_s[256], arg_s[256];
 	int r;
 
 	fd = open(prog, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 || !shebang(fd, &interp, &arg))
-		return err_set(
-		    err, -EACCES,
-		    "'%s' is not allowed: add --command %s or "
-		    "[commands] allow",
-		    esc_to(prog_s, sizeof(prog_s), program),
-		    esc_to(base_s, sizeof(base_s), base_name(program)));
+	if (fd < 0 || !shebang(fd, &interp, &arg)) {
+		/* The flag's value is pasted into a shell: one word. */
+		_cleanup_free_ char *word = esc_word_dup(base_name(program));
+		return err_set(err, -EACCES,
+			       "'%s' is not allowed: add --command %s or "
+			       "[commands] allow",
+			       esc_to(prog_s, sizeof(prog_s), program), word);
+	}
 	r = interp_allowed(program, interp, interp[0] == '/' ? interp : NULL,
 			   path_env, allowed, err);
 	if (r < 0)

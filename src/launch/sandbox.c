@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "common/buf.h"
+#include "common/esc.h"
 #include "proto/initcfg.h"
 #include "launch/env.h"
 #include "launch/devnodes.h"
@@ -267,22 +268,28 @@ static int refuse_no_commands(const struct policy *p, const char *program,
 	const char *base = strrchr(program, '/');
 
 	base = base ? base + 1 : program;
+	/* What each suggestion holds is pasted, into a spec or a shell: a
+	 * TOML string, one shell word. */
+	struct buf t = {0};
+	buf_toml_str(&t, base, strlen(base));
+	_cleanup_free_ char *toml = buf_steal(&t);
+	_cleanup_free_ char *word = esc_word_dup(base);
 	if (a->set)
 		return err_set(
 		    err, -EACCES,
 		    "%s:%d: [commands] allow is empty, so it runs no "
-		    "program: add \"%s\" to it, or --command %s",
-		    spec, a->pos.line, base, base);
+		    "program: add %s to it, or --command %s",
+		    spec, a->pos.line, toml, word);
 	if (e->set && !e->from_flag)
 		return err_set(err, -EACCES,
 			       "%s's [commands] has no allow, so it runs no "
-			       "program: add allow = [\"%s\"] to it, or "
+			       "program: add allow = [%s] to it, or "
 			       "--command %s",
-			       spec, base, base);
+			       spec, toml, word);
 	return err_set(err, -EACCES,
 		       "%s has no [commands] section, so it runs no program: "
-		       "add [commands] allow = [\"%s\"] to it, or --command %s",
-		       spec, base, base);
+		       "add [commands] allow = [%s] to it, or --command %s",
+		       spec, toml, word);
 }
 
 /* The program starts in the current folder only when the sandbox shows
@@ -511,6 +518,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .hidden = &hidden,
 	    .grants = &grants,
 	    .home = req->home,
+	    .path_env = env_lookup(req->host_env, "PATH"),
 	};
 	r = guard_protect(&pro, &s.np, &s.ro_over, err);
 	strv_free(&hidden);

@@ -106,6 +106,25 @@ static const struct dot_file list[] = {
     {".huskyrc.json", "husky runs the hooks it names"},
     {".huskyrc.js", "husky runs it"},
     {".overcommit.yml", "overcommit runs the hooks it names"},
+    /* Trusted by a tool that sends the project away: the next push uploads
+     * to the server these name, or runs them with the project's secrets. */
+    {".lfsconfig", "git lfs uploads the next push's files to the server it "
+		   "names"},
+    {".gitreview", "git review pushes to the host it names"},
+    {".circleci", "CI runs its config with the project's secrets"},
+    {".travis.yml", "CI runs it with the project's secrets"},
+    {"Jenkinsfile", "CI runs it with the project's secrets"},
+    {".buildkite", "CI runs its pipeline with the project's secrets"},
+    {"azure-pipelines.yml", "CI runs it with the project's secrets"},
+    {"bitbucket-pipelines.yml", "CI runs it with the project's secrets"},
+    {".drone.yml", "CI runs it with the project's secrets"},
+    {".woodpecker.yml", "CI runs it with the project's secrets"},
+    {".woodpecker.yaml", "CI runs it with the project's secrets"},
+    {".woodpecker", "CI runs its workflows with the project's secrets"},
+    {".gitea", "Gitea Actions runs its workflows with the project's secrets"},
+    {".forgejo", "Forgejo Actions runs its workflows with the project's "
+		 "secrets"},
+    {".cirrus.yml", "CI runs it with the project's secrets"},
 };
 
 const struct dot_file *dot_files(size_t *n)

@@ -3352,3 +3352,127 @@ def test_model_key_cannot_be_passed_in_by_env(lnk, work):
     assert cp.returncode == 125, (cp.stdout, cp.stderr)
     assert "sk-real" not in cp.stdout
     assert "--env OPENAI_API_KEY would put the key" in cp.stderr
+
+# --- attacker, second look ---
+
+# Names a program or a repository chose, each a different way a pasted
+# suggestion could become more than the one value lnk means: more words
+# (more grants), a command substitution, a tilde, a quote of its own.
+PASTED_NAMES = [
+    "a --write ~ --write-dot-files ~ --internet-host *",
+    "b;touch${IFS}pwned",
+    "c$(touch pwned)`touch pwned`",
+    "it's ~",
+]
+
+
+def _pasted_words(text, flag, tmp_path):
+    """What a shell makes of the value lnk suggests after FLAG (the text up
+    to ' allows it' or ' or '), pasted: the words bash gives a program."""
+    start = text.index(flag + " ") + len(flag) + 1
+    end = min(i for i in (text.find(" allows it", start),
+                          text.find(" or [commands]", start)) if i > 0)
+    cp = subprocess.run(["bash", "-c", 'printf "%s\\0" ' + text[start:end]],
+                        capture_output=True, text=True, cwd=tmp_path,
+                        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+                             "IFS": " "})
+    return cp.stdout.split("\0")[:-1]
+
+
+@pytest.mark.parametrize("name", PASTED_NAMES)
+def test_refused_program_suggestion_is_one_shell_word(lnk, work, tmp_path,
+                                                      name):
+    """Threat: a program names a file it made 'a --write ~ --internet-host
+    *' (or '$(...)') and runs it; lnk's "--command X allows it" is what a
+    user pastes to allow it, and pasted it would grant the whole home and
+    the internet, or run a command. The suggested value must be exactly
+    the path, one word, whatever the program chose."""
+    cp = lnk.run("--write", work, "--command", PY, "--", PY, "-c",
+                 "import os, shutil, sys\n"
+                 "n = os.path.join(os.getcwd(), sys.argv[1])\n"
+                 "shutil.copy('/bin/true', n); os.chmod(n, 0o755)\n"
+                 "try: os.execv(n, [n])\n"
+                 "except OSError: pass\n", name, cwd=work)
+    line = [l for l in cp.stderr.splitlines() if "refused to run" in l]
+    assert line, cp.stderr
+    assert _pasted_words(line[0], "--command", tmp_path) == \
+        [str(work / name)], line[0]
+    assert not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize("name", PASTED_NAMES)
+def test_script_interpreter_suggestion_is_one_shell_word(lnk, work,
+                                                         tmp_path, name):
+    """Threat: a cloned repository's script names an interpreter the
+    repository holds, called 'x;touch${IFS}pwned'; lnk's "add --command X"
+    for it, pasted, runs the repository's command as the user. A shebang
+    ends at a blank, so a blank is written as ${IFS}."""
+    name = name.replace(" ", "${IFS}")
+    interp = work / name
+    shutil.copy("/bin/sh", interp)
+    script = work / "run.sh"
+    script.write_text(f"#!{interp}\ntrue\n")
+    script.chmod(0o755)
+    cp = lnk.run("--write", work, "--command", "true", "--", script,
+                 cwd=work)
+    assert cp.returncode != 0 and "--command" in cp.stderr, cp.stderr
+    assert _pasted_words(cp.stderr, "--command", tmp_path) == [name], \
+        cp.stderr
+    assert not (tmp_path / "pwned").exists()
+
+
+# Files at the top of a project that a tool run outside later trusts: git
+# LFS's .lfsconfig (lfs.url: where the next `git push` uploads the files a
+# program wrote, and asks for credentials), git-review's .gitreview (the
+# host the next `git review` pushes to over ssh), and the CI systems beside
+# .github and .gitlab-ci.yml, which run a pushed file with the project's
+# secrets.
+TRUSTED_LATER_NAMES = [
+    ".lfsconfig", ".gitreview", ".circleci", ".travis.yml", "Jenkinsfile",
+    ".buildkite", "azure-pipelines.yml", "bitbucket-pipelines.yml",
+    ".drone.yml", ".woodpecker.yml", ".woodpecker", ".gitea", ".forgejo",
+    ".cirrus.yml"]
+
+
+@pytest.mark.parametrize("name", TRUSTED_LATER_NAMES)
+def test_files_tools_trust_later_not_created(lnk, work, name):
+    """Threat: a program with no network plants .lfsconfig naming its own
+    server, so the user's next `git push` carries what it wrote (secrets it
+    read) there; or a CI file that runs at the next push with the
+    project's secrets. Each is refused at the top of a write folder, and an
+    existing one stays read only."""
+    cp = sh(lnk, f"mkdir {name} 2>/dev/null || echo evil > {name}",
+            "--write", work)
+    assert not (work / name).exists(), cp.stderr
+    (work / name).write_text("mine\n")
+    cp = sh(lnk, f"echo evil >> {name}; mv {name} x; rm -f {name}",
+            "--write", work)
+    assert (work / name).read_text() == "mine\n", cp.stderr
+
+
+def test_folders_on_path_not_planted(lnk, work):
+    """Threat: the user runs lnk from a shell whose PATH starts with a
+    folder inside the write folder (an activated virtualenv's .venv/bin,
+    ~/go/bin); the program puts a `git` or `ls` there, or makes the
+    missing folder, or moves the folder away and makes its own: the
+    user's next command runs the program's file, as the user, outside.
+    Every absolute PATH folder inside a write folder is kept read only and
+    cannot be created or replaced."""
+    venv = work / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    gobin = work / "go" / "bin"
+    path = f"{venv}:{gobin}:/usr/local/bin:/usr/bin:/bin"
+    cp = lnk.run("--write", work, "--", "/bin/sh", "-c",
+                 "echo evil > .venv/bin/git; mkdir -p go/bin; "
+                 "echo evil > go/bin/ls; mv .venv v2; mkdir -p .venv/bin; "
+                 "echo evil > .venv/bin/git; mv go g2; mkdir -p go/bin; "
+                 "echo evil > go/bin/ls; chmod 0777 .venv/bin",
+                 env={"PATH": path})
+    assert not (venv / "git").exists(), cp.stderr
+    assert not (gobin / "ls").exists() and not gobin.exists(), cp.stderr
+    assert venv.stat().st_mode & 0o777 == 0o755, cp.stderr
+    # what lifts the rest lifts this: the folder is the user's to give
+    cp = lnk.run("--write", work, "--write-dot-files", work, "--",
+                 "/bin/sh", "-c", "echo ok > .venv/bin/tool",
+                 env={"PATH": path})
+    assert (venv / "tool").exists(), cp.stderr

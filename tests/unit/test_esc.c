@@ -248,6 +248,37 @@ static void utf8_decoder(void **state)
 	assert_false(esc_utf8_valid("\xed\xbf\xbf", 3));
 }
 
+/* A suggested flag value pasted into a shell stays one word, the value. */
+static void shell_words(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in, *out;
+	} words[] = {
+	    {"/usr/bin/python3", "/usr/bin/python3"},
+	    {"a-b_c.d+e@f:g,h", "a-b_c.d+e@f:g,h"},
+	    {"", "''"},
+	    {"a --write ~", "'a --write ~'"},
+	    {"x;id", "'x;id'"},
+	    {"$(id)`id`", "'$(id)`id`'"},
+	    {"~", "'~'"},
+	    {"=ls", "'=ls'"},
+	    {"*", "'*'"},
+	    {"it's", "'it'\\''s'"},
+	    {"'", "''\\'''"},
+	    {"a\x1b"
+	     "b",
+	     "'a\\x1bb'"},
+	    {"a\nb", "'a\\x0ab'"},
+	    {"\xe2\x80\xae", "'\\u{202e}'"},
+	};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		char *w = esc_word_dup(words[i].in);
+		assert_string_equal(w, words[i].out);
+		free(w);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +288,7 @@ int main(void)
 	    cmocka_unit_test(message_forms),
 	    cmocka_unit_test(cut_between_pieces),
 	    cmocka_unit_test(utf8_decoder),
+	    cmocka_unit_test(shell_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
