@@ -708,8 +708,8 @@ int db_log_read(struct db *db, const struct db_log_query *q,
 	const char *sql =
 	    "SELECT id, time, sandbox, verb, target, outcome, reason, up, "
 	    "down FROM (SELECT * FROM calls WHERE (?1 IS NULL OR sandbox = ?1) "
-	    "AND (?2 = 0 OR outcome = 'refused') ORDER BY id DESC LIMIT ?3) "
-	    "ORDER BY id";
+	    "AND (?2 = 0 OR outcome = 'refused') AND (?4 IS NULL OR time >= ?4) "
+	    "AND id > ?5 ORDER BY id DESC LIMIT ?3) ORDER BY id";
 	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
 		return sql_err(db, err, "cannot read the log");
 	if (q->sandbox)
@@ -717,7 +717,12 @@ int db_log_read(struct db *db, const struct db_log_query *q,
 	else
 		sqlite3_bind_null(st, 1);
 	sqlite3_bind_int(st, 2, q->refused);
-	sqlite3_bind_int64(st, 3, q->lines);
+	sqlite3_bind_int64(st, 3, q->lines > 0 ? q->lines : -1);
+	if (q->since)
+		sqlite3_bind_text(st, 4, q->since, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 4);
+	sqlite3_bind_int64(st, 5, q->after);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_call_row row = {
