@@ -2887,3 +2887,81 @@ def test_spec_cannot_loosen_or_turn_off_tripwires(lnk, work):
     cp = lnk.run("--spec", f, "--yes", "--", "/bin/true")
     assert cp.returncode == 2 and "unknown key 'metadata'" in cp.stderr, \
         cp.stderr
+
+
+# --- shell completions: what lnk prints runs in the user's shell ---
+
+
+HOSTILE_NAMES = ["$(touch pwned1)", "`touch pwned2`", "x;touch pwned3",
+                 "${IFS}$(touch${IFS}pwned4)", "*"]
+
+
+def test_completion_takes_sandbox_names_as_data(lnk, tmp_path):
+    """Threat: a name the completion gets from lnk (a running sandbox's)
+    holds shell syntax, and the completion script expands it in the user's
+    interactive shell, as compgen -W or eval would. Names are data: offered
+    as they are, never run. (lnk itself prints only names of the name
+    grammar; a stub lnk here prints worse.)"""
+    stub = tmp_path / "stub"
+    stub.mkdir()
+    names = "\n".join(HOSTILE_NAMES) + "\n"
+    (stub / "lnk").write_text("#!/bin/sh\nprintf '%s' '" +
+                              names.replace("'", "'\\''") + "'\n")
+    (stub / "lnk").chmod(0o755)
+    scripts = {}
+    for shell in ("bash", "fish"):
+        cp = lnk("sandbox", "completion", shell)
+        assert cp.returncode == 0, cp.stderr
+        scripts[shell] = tmp_path / f"lnk.{shell}"
+        scripts[shell].write_text(cp.stdout)
+    env = lnk.env({"PATH": f"{stub}:/usr/bin:/bin"})
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    cp = subprocess.run(
+        ["bash", "-c", 'source "$1"; COMP_WORDS=(lnk sandbox pause ""); '
+         'COMP_CWORD=3; _lnk; printf "%s\\n" "${COMPREPLY[@]}"', "_",
+         str(scripts["bash"])], cwd=str(cwd), env=env, capture_output=True,
+        text=True, timeout=60)
+    assert cp.returncode == 0, cp.stderr
+    assert sorted(cp.stdout.splitlines()) == sorted(HOSTILE_NAMES)
+    if shutil.which("fish"):
+        cp = subprocess.run(
+            ["fish", "--no-config", "-c",
+             f"source {scripts['fish']}; complete -C 'lnk sandbox pause '"],
+            cwd=str(cwd), env=env, capture_output=True, text=True,
+            timeout=60)
+        assert "`touch pwned2`" in cp.stdout, cp
+    assert list(cwd.iterdir()) == [], "a name ran as a command"
+
+
+def test_complete_prints_only_names_of_the_grammar(lnk, home):
+    """Threat: the registry is edited (it is the user's own file, but a
+    completion must not turn its text into commands): `lnk sandbox
+    complete` prints only names of the name grammar."""
+    import sqlite3
+    p = subprocess.Popen([lnk.bin, "sandbox", "run", "--name", "good-name",
+                          "--internet-host", "a.lnk-test", "--", "/bin/sh",
+                          "-c", "read x"], cwd=str(lnk.cwd), env=lnk.env(),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    try:
+        db = home / ".lnk" / "sandbox" / "lnk.db"
+        deadline = time.monotonic() + 60
+        while lnk("sandbox", "complete", "sandboxes").stdout != \
+                "good-name\n":
+            assert p.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        con = sqlite3.connect(str(db), timeout=30)
+        cols = [r[1] for r in con.execute("PRAGMA table_info(ctl_sandboxes)")]
+        row = con.execute("SELECT * FROM ctl_sandboxes WHERE name = ?",
+                          ("good-name",)).fetchone()
+        bad = list(row)
+        bad[cols.index("name")] = "$(touch pwned)"
+        con.execute(f"INSERT INTO ctl_sandboxes VALUES "
+                    f"({','.join('?' * len(bad))})", bad)
+        con.commit()
+        con.close()
+        out = lnk("sandbox", "complete", "sandboxes").stdout
+        assert out == "good-name\n", out
+    finally:
+        p.communicate(b"\n", timeout=60)
