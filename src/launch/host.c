@@ -50,24 +50,41 @@ char *host_find_bwrap(void)
 	return NULL;
 }
 
-char *host_find_init(void)
+char *host_find_helper(const char *name)
 {
 	char self[PATH_MAX];
 	if (realpath("/proc/self/exe", self)) {
 		char *slash = strrchr(self, '/');
 		if (slash) {
 			*slash = '\0';
-			char *p = xasprintf("%s/lnk-init", self);
+			/* a build tree: the helpers beside lnk; an install
+			 * unpacked anywhere (dpkg -x): PREFIX/bin/lnk beside
+			 * PREFIX/lib/lnk/ */
+			char *p = xasprintf("%s/%s", self, name);
 			if (is_exec_file(p))
 				return p;
 			free(p);
+			p = xasprintf("%s/../lib/lnk/%s", self, name);
+			if (is_exec_file(p)) {
+				char real[PATH_MAX];
+				char *r = realpath(p, real) ? xstrdup(real) : p;
+				if (r != p)
+					free(p);
+				return r;
+			}
+			free(p);
 		}
 	}
-	char *p = xasprintf("%s/lnk-init", LNK_LIBEXECDIR);
+	char *p = xasprintf("%s/%s", LNK_LIBEXECDIR, name);
 	if (is_exec_file(p))
 		return p;
 	free(p);
 	return NULL;
+}
+
+char *host_find_init(void)
+{
+	return host_find_helper("lnk-init");
 }
 
 /* Bigger /etc files are bound: a copy of each costs memory per sandbox. */

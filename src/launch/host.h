@@ -46,8 +46,11 @@ void host_facts_free(struct host_facts *h);
  * the user's PATH, which a sandboxed program may have written to). */
 char *host_find_bwrap(void);
 
-/* lnk-init: next to the realpath of /proc/self/exe (a build tree), else
- * in LNK_LIBEXECDIR. NULL when neither exists. */
+/* A helper program of lnk (lnk-init, lnk-probe): next to the realpath of
+ * /proc/self/exe (a build tree), else in ../lib/lnk from there (an
+ * install unpacked under another root), else in LNK_LIBEXECDIR. Each is
+ * where only who installed lnk could write. NULL when none exists. */
+char *host_find_helper(const char *name);
 char *host_find_init(void);
 
 /* Runs `bwrap --version`. 0 and ver filled, or -errno. */
