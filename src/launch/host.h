@@ -84,6 +84,16 @@ int host_probe_seccomp_filter(struct lnk_err *err);
  * answers one of its system calls with a descriptor. */
 int host_probe_seccomp_notify(struct lnk_err *err);
 
+/* What /etc/os-release (else /usr/lib/os-release) says of this system:
+ * its ID, VERSION_ID and PRETTY_NAME (the file's words: escape before
+ * printing), each cut to fit. 0 or -errno. */
+struct host_os {
+	char id[32], version_id[32], pretty[128];
+};
+int host_os_release(struct host_os *os);
+/* True on Ubuntu major.minor or newer. */
+bool host_os_ubuntu_since(const struct host_os *os, int major, int minor);
+
 /* The AppArmor profile that lets bwrap create user namespaces on systems
  * that restrict them (Ubuntu 23.10 and newer). */
 #define HOST_APPARMOR_PROFILE_PATH "/etc/apparmor.d/bwrap"
