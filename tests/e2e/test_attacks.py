@@ -2965,3 +2965,57 @@ def test_complete_prints_only_names_of_the_grammar(lnk, home):
         assert out == "good-name\n", out
     finally:
         p.communicate(b"\n", timeout=60)
+
+
+# --- log --follow: the program's words, live, on a terminal ---
+
+
+def test_follow_escapes_what_the_program_named_and_colours_only_ours(
+        lnk, work):
+    """Threat: a program names hosts with terminal escapes while someone
+    follows the log on a terminal; the follower prints them as they come.
+    Every column is escaped, and the only escapes are lnk's colour."""
+    import pty
+    import re
+    import select
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(str(lnk.cwd))
+        os.execve(lnk.bin, [lnk.bin, "sandbox", "log", "-f"],
+                  lnk.env({"TERM": "xterm"}))
+    try:
+        name = HOSTILE_BYTES + b".example"
+        cp = py(lnk, PROXY_PRELUDE + textwrap.dedent(f"""
+            socks(3, bytes([len({name!r})]) + {name!r}, 443)
+            raw(3128, b"CONNECT follow-end.example:443 HTTP/1.1\\r\\n\\r\\n", 1)
+        """), "--internet-host", "origin.lnk-test")
+        assert cp.returncode == 0, cp.stderr
+        got = b""
+        while b"follow-end.example" not in got:
+            r, _, _ = select.select([fd], [], [], 60)
+            assert r, got
+            got += os.read(fd, 65536)
+        # the wire stores a name it refused with its odd bytes replaced;
+        # whatever reaches the log, the follower escapes it again
+        assert b"pwned" in got, got.decode("utf-8", "replace")
+        ours = re.sub(rb"\x1b\[(31|33|0)m", b"", got)
+        assert_clean(ours, "log -f on a terminal", allow_cr=True)
+    finally:
+        os.kill(pid, signal.SIGTERM)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    js = subprocess.Popen([lnk.bin, "sandbox", "log", "-f", "--json"],
+                          cwd=str(lnk.cwd), env=lnk.env(),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        got = b""
+        while b"follow-end.example" not in got:
+            r, _, _ = select.select([js.stdout], [], [], 60)
+            assert r, got
+            got += os.read(js.stdout.fileno(), 65536)
+        assert_clean(got, "log -f --json")
+        targets = [json.loads(l)["target"] for l in got.splitlines()]
+        assert any("pwned" in t for t in targets), targets
+    finally:
+        js.terminate()
+        js.communicate(timeout=30)
