@@ -50,6 +50,29 @@ char *host_find_bwrap(void)
 	return NULL;
 }
 
+/* Whether the helper at p, in PREFIX/lib/lnk beside lnk's own folder
+ * dir, is as much root's as an install is: lnk's folder, the helper's
+ * folder and the helper owned by root and writable by no one else. An
+ * unpacked package (dpkg -x as root) is; a copy of lnk in a folder of the
+ * user's is not. Threat: a sandbox that may write the folder above a
+ * user's own lnk (a --write of the home folder, with ~/bin/lnk) plants
+ * ~/lib/lnk/lnk-init, the program that confines the next sandbox. */
+static bool root_only(const char *dir, const char *p)
+{
+	_cleanup_free_ char *pdir = xstrdup(p);
+	char *slash = strrchr(pdir, '/');
+	if (slash)
+		*slash = '\0';
+	const char *paths[] = {dir, pdir, p};
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+		struct stat st;
+		if (stat(paths[i], &st) < 0 || st.st_uid != 0 ||
+		    (st.st_mode & (S_IWGRP | S_IWOTH)))
+			return false;
+	}
+	return is_exec_file(p);
+}
+
 char *host_find_helper(const char *name)
 {
 	char self[PATH_MAX];
@@ -65,7 +88,7 @@ char *host_find_helper(const char *name)
 				return p;
 			free(p);
 			p = xasprintf("%s/../lib/lnk/%s", self, name);
-			if (is_exec_file(p)) {
+			if (root_only(self, p)) {
 				char real[PATH_MAX];
 				char *r = realpath(p, real) ? xstrdup(real) : p;
 				if (r != p)

@@ -47,9 +47,9 @@ void host_facts_free(struct host_facts *h);
 char *host_find_bwrap(void);
 
 /* A helper program of lnk (lnk-init, lnk-probe): next to the realpath of
- * /proc/self/exe (a build tree), else in ../lib/lnk from there (an
- * install unpacked under another root), else in LNK_LIBEXECDIR. Each is
- * where only who installed lnk could write. NULL when none exists. */
+ * /proc/self/exe (a build tree), else in ../lib/lnk from there when that
+ * and lnk's folder are root's alone (an install unpacked under another
+ * root), else in LNK_LIBEXECDIR. NULL when none exists. */
 char *host_find_helper(const char *name);
 char *host_find_init(void);
 

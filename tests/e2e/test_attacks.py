@@ -3019,3 +3019,33 @@ def test_follow_escapes_what_the_program_named_and_colours_only_ours(
     finally:
         js.terminate()
         js.communicate(timeout=30)
+
+
+# --- where lnk finds its helpers ---
+
+
+def test_helpers_beside_a_users_copy_of_lnk_are_not_taken(lnk, tmp_path):
+    """Threat: lnk finds its helpers in PREFIX/lib/lnk beside its own
+    folder, so an unpacked package runs where it lies. A user's own copy
+    of lnk (~/bin/lnk) would then take ~/lib/lnk/lnk-init, which a sandbox
+    with a --write of the home folder can plant: the program that confines
+    the next sandbox. Only a tree that is root's alone counts."""
+    if IS_ROOT:
+        pytest.skip("root's own files are root's: the tree is trusted")
+    prefix = tmp_path / "prefix"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "lib" / "lnk").mkdir(parents=True)
+    shutil.copy2(LNK, prefix / "bin" / "lnk")
+    planted = prefix / "lib" / "lnk" / "lnk-init"
+    planted.write_text("#!/bin/sh\nexit 0\n")
+    planted.chmod(0o755)
+    cp = subprocess.run([str(prefix / "bin" / "lnk"), "sandbox", "ready"],
+                        capture_output=True, text=True, env=lnk.env(),
+                        cwd=str(lnk.cwd), timeout=120)
+    assert "lnk-init" in cp.stdout, cp.stdout
+    assert str(planted) not in cp.stdout, cp.stdout
+    cp = subprocess.run([str(prefix / "bin" / "lnk"), "sandbox", "run",
+                         "--", "/bin/true"], capture_output=True,
+                        text=True, env=lnk.env(), cwd=str(lnk.cwd),
+                        timeout=120)
+    assert str(planted) not in cp.stdout + cp.stderr
