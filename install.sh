@@ -14,7 +14,10 @@ cd "$(dirname "$0")"
 # start on loopback or in a network namespace (curl, git, iproute2,
 # dnsmasq, openssl, openssh); the toml-test conformance cases that Debian
 # ships in golang-github-burntsushi-toml-dev; clang and its runtime
-# libraries (libFuzzer, sanitizers) for the fuzz targets tests/run-all runs.
+# libraries (libFuzzer, sanitizers) for the fuzz targets tests/run-all runs;
+# zsh and fish, whose completion scripts the tests parse and drive.
+# The Debian package (dpkg-buildpackage -b, which tests/run-all builds and
+# checks): debhelper, dpkg-dev and lintian.
 # Benchmarks: hyperfine, strace.
 PACKAGES="bubblewrap gcc libc6-dev clang libclang-rt-dev clang-format meson \
 ninja-build pkg-config \
@@ -22,7 +25,8 @@ libseccomp-dev libsqlite3-dev libc-ares-dev libssl-dev ca-certificates \
 libcap-dev libcmocka-dev \
 golang-github-burntsushi-toml-dev \
 python3 python3-pytest curl git iproute2 dnsmasq-base openssl \
-openssh-server openssh-client procps util-linux passwd \
+openssh-server openssh-client procps util-linux passwd zsh fish \
+debhelper dpkg-dev lintian \
 hyperfine strace"
 
 if [ "$(id -u)" != 0 ]; then

@@ -29,6 +29,7 @@
 #include "common/buf.h"
 #include "common/util.h"
 #include "config.h"
+#include "launch/host.h"
 #include "launch/limits.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
@@ -83,25 +84,10 @@ static void usage(FILE *f)
 	grants_help(f);
 }
 
-/* lnk-probe: next to lnk (a build tree), else in LNK_LIBEXECDIR. */
+/* lnk-probe: where lnk's helpers are (launch/host.h). */
 static char *find_probe(void)
 {
-	char self[PATH_MAX];
-	if (realpath("/proc/self/exe", self)) {
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			char *p = xasprintf("%s/lnk-probe", self);
-			if (access(p, X_OK) == 0)
-				return p;
-			free(p);
-		}
-	}
-	char *p = xasprintf("%s/lnk-probe", LNK_LIBEXECDIR);
-	if (access(p, X_OK) == 0)
-		return p;
-	free(p);
-	return NULL;
+	return host_find_helper("lnk-probe");
 }
 
 /* The bounds sandbox_run sets (launch/limits.h), read the same way: the

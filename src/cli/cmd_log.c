@@ -4,16 +4,24 @@
  * to create (verb file, target FOLDER/NAME). The log never holds a request's
  * path, header or body, so this prints none.
  *
+ * --follow reads the database again every POLL_MS for calls with a larger
+ * id than the last it printed: it never talks to a wire, so a follower
+ * cannot slow one down, and it sees every wire of this user alike.
+ *
  * Exit status: 0; 2 usage; 125 the log cannot be read. */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "common/esc.h"
 #include "common/util.h"
+#include "common/when.h"
 #include "launch/grantcheck.h"
 #include "store/db.h"
 #include "store/paths.h"
@@ -21,8 +29,8 @@
 static void usage(FILE *f)
 {
 	fputs(
-	    "usage: lnk sandbox log [--lines N] [--sandbox NAME] [--refused] "
-	    "[--json]\n"
+	    "usage: lnk sandbox log [--lines N] [--sandbox NAME] [--refused]\n"
+	    "                       [--since TIME] [--follow] [--json]\n"
 	    "\n"
 	    "Prints the latest calls on the sandboxes' wires, oldest first:\n"
 	    "TIME (UTC), SANDBOX, VERB, TARGET and WHAT happened: allowed,\n"
@@ -39,22 +47,38 @@ static void usage(FILE *f)
 	    "folder, refused (its TARGET is FOLDER/NAME; logged once per name\n"
 	    "and sandbox, with or without a wire).\n"
 	    "\n"
-	    "  --lines N        the latest N calls (default 40)\n"
+	    "  --lines N        the latest N calls (default 40; with --since,\n"
+	    "                   every call since TIME)\n"
 	    "  --sandbox NAME   only this sandbox's calls\n"
 	    "  --refused        only refused calls\n"
-	    "  --json           one JSON object per line\n",
+	    "  --since TIME     only calls at or after TIME: RFC 3339\n"
+	    "                   (2024-05-01T12:00:00Z) or a span back from\n"
+	    "                   now (90s, 10m, 2h, 7d)\n"
+	    "  -f, --follow     then print each new call as it is logged, on\n"
+	    "                   every wire of yours, until interrupted\n"
+	    "  --json           one JSON object per line\n"
+	    "\n"
+	    "On a terminal, refused and failed calls are in colour; never in\n"
+	    "a pipe, nor when NO_COLOR is set.\n",
 	    f);
 }
 
+/* How often --follow looks for new calls: a wire commits its calls every
+ * tick, so a call shows within about a tick and this. */
+#define POLL_MS 250
+
 struct rows {
-	struct strv time, sandbox, verb, target, what;
-	bool json;
+	struct strv time, sandbox, verb, target, what, outcome;
+	bool json, colour;
+	int64_t last; /* the largest id seen */
 	struct buf out;
 };
 
 static void on_row(const struct db_call_row *r, void *ud)
 {
 	struct rows *rs = ud;
+	if (r->id > rs->last)
+		rs->last = r->id;
 	if (rs->json) {
 		struct buf *b = &rs->out;
 		buf_puts(b, "{\"time\":");
@@ -95,6 +119,7 @@ static void on_row(const struct db_call_row *r, void *ud)
 	strv_push_take(&rs->sandbox, esc_dup(r->sandbox));
 	strv_push_take(&rs->verb, esc_dup(r->verb));
 	strv_push_take(&rs->target, esc_dup(r->target));
+	strv_push(&rs->outcome, r->outcome);
 	_cleanup_free_ char *outcome = esc_dup(r->outcome);
 	_cleanup_free_ char *reason = esc_dup(r->reason);
 	if (strcmp(r->outcome, "ended") == 0 && r->has_usage) {
@@ -119,21 +144,121 @@ static void on_row(const struct db_call_row *r, void *ud)
 		strv_push(&rs->what, outcome);
 }
 
-static size_t width(const struct strv *v, const char *head)
+static void rows_clear(struct rows *rs)
+{
+	strv_free(&rs->time);
+	strv_free(&rs->sandbox);
+	strv_free(&rs->verb);
+	strv_free(&rs->target);
+	strv_free(&rs->what);
+	strv_free(&rs->outcome);
+	buf_free(&rs->out);
+}
+
+static int width(const struct strv *v, const char *head, int least)
 {
 	size_t w = strlen(head);
 	for (size_t i = 0; i < v->n; i++)
 		if (strlen(v->v[i]) > w)
 			w = strlen(v->v[i]);
-	return w;
+	return (int)w > least ? (int)w : least;
+}
+
+/* Colour only for a person: stdout a terminal, NO_COLOR unset or empty
+ * (no-color.org), and a terminal that is not "dumb". */
+static bool want_colour(void)
+{
+	const char *no = getenv("NO_COLOR");
+	const char *term = getenv("TERM");
+	return isatty(STDOUT_FILENO) && !(no && *no) &&
+	       !(term && strcmp(term, "dumb") == 0);
+}
+
+/* SGR of a call's outcome, or NULL: red refused, yellow failed. */
+static const char *colour_of(const char *outcome)
+{
+	if (strcmp(outcome, "refused") == 0)
+		return "\033[31m";
+	if (strcmp(outcome, "failed") == 0)
+		return "\033[33m";
+	return NULL;
+}
+
+struct widths {
+	int t, s, v, g;
+};
+
+static void print_rows(struct rows *rs, const struct widths *w)
+{
+	for (size_t i = 0; i < rs->time.n; i++) {
+		const char *c = rs->colour ? colour_of(rs->outcome.v[i]) : NULL;
+		printf("%-*s  %-*s  %-*s  %-*s  %s%s%s\n", w->t, rs->time.v[i],
+		       w->s, rs->sandbox.v[i], w->v, rs->verb.v[i], w->g,
+		       rs->target.v[i], c ? c : "", rs->what.v[i],
+		       c ? "\033[0m" : "");
+	}
+}
+
+/* Writes what the rows hold and empties them; false when stdout is gone
+ * (a reader such as head that has had enough). */
+static bool emit(struct rows *rs, const struct widths *w)
+{
+	if (rs->json && rs->out.len)
+		fwrite(rs->out.p, 1, rs->out.len, stdout);
+	else if (!rs->json)
+		print_rows(rs, w);
+	rows_clear(rs);
+	return fflush(stdout) == 0;
+}
+
+/* The database, waiting for it with --follow: a user's first wire makes
+ * it. Returns 0, -ENOENT (none, without follow), or -errno. */
+static int open_log(const char *path, bool follow, struct db **db,
+		    struct lnk_err *err)
+{
+	for (;;) {
+		int r = db_open(path, true, db, err);
+		if (r != -ENOENT || !follow)
+			return r;
+		poll(NULL, 0, POLL_MS);
+	}
+}
+
+/* Reads the calls q asks for into rs; a database no wire has written yet
+ * has no calls table, which is no calls. */
+static int read_calls(struct db *db, const struct db_log_query *q,
+		      struct rows *rs, struct lnk_err *err)
+{
+	int r = db_log_read(db, q, on_row, rs, err);
+	if (r < 0 && strstr(err->msg, "no such table"))
+		return 0;
+	return r;
+}
+
+static int follow(struct db *db, struct db_log_query *q, struct rows *rs,
+		  const struct widths *w)
+{
+	struct lnk_err err = {0};
+	q->lines = 0;
+	for (;;) {
+		q->after = rs->last;
+		if (read_calls(db, q, rs, &err) < 0)
+			diex(LNK_EXIT_FAIL, "%s", err.msg);
+		if (!emit(rs, w))
+			return errno == EPIPE ? 0 : LNK_EXIT_FAIL;
+		poll(NULL, 0, POLL_MS);
+	}
 }
 
 int cmd_log(int argc, char **argv, const struct cli_ctx *cx)
 {
 	static const char *const opts[] = {"--lines", "--sandbox", "--refused",
-					   "--json",  "--help",	   NULL};
+					   "--since", "--follow",  "--json",
+					   "--help",  NULL};
 	struct db_log_query q = {.lines = 40};
 	struct rows rs = {0};
+	bool follow_on = false, lines_given = false;
+	char since[32];
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = NULL;
@@ -149,11 +274,14 @@ int cmd_log(int argc, char **argv, const struct cli_ctx *cx)
 			rs.json = true;
 			continue;
 		}
+		if (strcmp(a, "--follow") == 0 || strcmp(a, "-f") == 0) {
+			follow_on = true;
+			continue;
+		}
 		size_t n = strcspn(a, "=");
-		if (strncmp(a, "--lines", n) == 0 && n == 7)
-			v = a[n] ? a + n + 1
-				 : (i + 1 < argc ? argv[++i] : NULL);
-		else if (strncmp(a, "--sandbox", n) == 0 && n == 9)
+		if ((strncmp(a, "--lines", n) == 0 && n == 7) ||
+		    (strncmp(a, "--sandbox", n) == 0 && n == 9) ||
+		    (strncmp(a, "--since", n) == 0 && n == 7))
 			v = a[n] ? a + n + 1
 				 : (i + 1 < argc ? argv[++i] : NULL);
 		else
@@ -162,7 +290,7 @@ int cmd_log(int argc, char **argv, const struct cli_ctx *cx)
 			warnx_("'%.*s' needs a value", (int)n, a);
 			return LNK_EXIT_USAGE;
 		}
-		if (n == 7) {
+		if (strncmp(a, "--lines", n) == 0) {
 			char *end;
 			errno = 0;
 			long l = strtol(v, &end, 10);
@@ -173,10 +301,23 @@ int cmd_log(int argc, char **argv, const struct cli_ctx *cx)
 				return LNK_EXIT_USAGE;
 			}
 			q.lines = l;
+			lines_given = true;
+		} else if (strncmp(a, "--since", n) == 0) {
+			struct lnk_err err = {0};
+			time_t t;
+			if (when_parse(v, time(NULL), &t, &err) < 0) {
+				warnx_("--since: %s", err.msg);
+				return LNK_EXIT_USAGE;
+			}
+			db_format_time(t, since);
+			q.since = since;
 		} else {
 			q.sandbox = v;
 		}
 	}
+	if (q.since && !lines_given)
+		q.lines = 0;
+	rs.colour = !rs.json && want_colour();
 
 	/* ~/.lnk is hidden inside: "no calls logged yet" would be false. */
 	if (grantcheck_inside_sandbox())
@@ -188,7 +329,7 @@ int cmd_log(int argc, char **argv, const struct cli_ctx *cx)
 	const char *home = cx->home;
 	_cleanup_free_ char *path = paths_db(home);
 	struct db *db;
-	int r = db_open(path, true, &db, &err);
+	int r = open_log(path, follow_on, &db, &err);
 	if (r == -ENOENT) {
 		if (!rs.json)
 			puts("no calls logged yet");
@@ -196,41 +337,33 @@ int cmd_log(int argc, char **argv, const struct cli_ctx *cx)
 	}
 	if (r < 0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
-	r = db_log_read(db, &q, on_row, &rs, &err);
-	db_close(db);
+	r = read_calls(db, &q, &rs, &err);
 	if (r < 0) {
-		/* a database no wire has written yet has no calls table */
-		if (strstr(err.msg, "no such table")) {
-			if (!rs.json)
-				puts("no calls logged yet");
-			return 0;
-		}
+		db_close(db);
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
 	}
-	if (rs.json) {
-		if (rs.out.len)
-			fwrite(rs.out.p, 1, rs.out.len, stdout);
-		buf_free(&rs.out);
-		return 0;
-	}
-	if (rs.time.n == 0) {
+	/* Following, the columns keep the widths of the first lines (at
+	 * least these), and a longer value later only pushes its line. */
+	struct widths w = {
+	    width(&rs.time, "TIME", follow_on ? 20 : 0),
+	    width(&rs.sandbox, "SANDBOX", follow_on ? 12 : 0),
+	    width(&rs.verb, "VERB", follow_on ? 7 : 0),
+	    width(&rs.target, "TARGET", follow_on ? 24 : 0),
+	};
+	if (!rs.json && rs.time.n == 0 && !follow_on) {
+		db_close(db);
 		puts("no calls logged yet");
 		return 0;
 	}
-	int wt = (int)width(&rs.time, "TIME"),
-	    ws = (int)width(&rs.sandbox, "SANDBOX"),
-	    wv = (int)width(&rs.verb, "VERB"),
-	    wg = (int)width(&rs.target, "TARGET");
-	printf("%-*s  %-*s  %-*s  %-*s  %s\n", wt, "TIME", ws, "SANDBOX", wv,
-	       "VERB", wg, "TARGET", "WHAT");
-	for (size_t i = 0; i < rs.time.n; i++)
-		printf("%-*s  %-*s  %-*s  %-*s  %s\n", wt, rs.time.v[i], ws,
-		       rs.sandbox.v[i], wv, rs.verb.v[i], wg, rs.target.v[i],
-		       rs.what.v[i]);
-	strv_free(&rs.time);
-	strv_free(&rs.sandbox);
-	strv_free(&rs.verb);
-	strv_free(&rs.target);
-	strv_free(&rs.what);
-	return 0;
+	if (!rs.json)
+		printf("%-*s  %-*s  %-*s  %-*s  %s\n", w.t, "TIME", w.s,
+		       "SANDBOX", w.v, "VERB", w.g, "TARGET", "WHAT");
+	bool ok = emit(&rs, &w);
+	if (ok && follow_on)
+		r = follow(db, &q, &rs, &w);
+	else
+		r = ok || errno == EPIPE ? 0 : LNK_EXIT_FAIL;
+	db_close(db);
+	rows_clear(&rs);
+	return r;
 }

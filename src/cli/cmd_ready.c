@@ -105,8 +105,39 @@ static void print_profile_commands(FILE *f, const char *profile)
 		HOST_APPARMOR_PROFILE_PATH);
 }
 
+/* Why bubblewrap cannot make a sandbox here, and the profile (when not
+ * NULL), before anything is asked or printed to run. */
+static void explain_apparmor(FILE *f, const char *profile)
+{
+	struct host_os os;
+	struct buf name = {0};
+	bool ubuntu = host_os_release(&os) == 0 && os.pretty[0];
+	if (ubuntu) /* the file's words: escaped (common/esc.h) */
+		esc_append(&name, os.pretty, strlen(os.pretty), ESC_LINE);
+	fprintf(f,
+		"\n%s%s restricts unprivileged user namespaces with AppArmor "
+		"(kernel.apparmor_restrict_unprivileged_userns=1), and "
+		"bubblewrap needs one to make a sandbox.%s A profile that "
+		"allows them to bubblewrap alone lifts it for bubblewrap, as "
+		"Ubuntu's own profiles do for other programs that need them; "
+		"everything else stays restricted.\n%s%s%s%s",
+		ubuntu ? "" : "This system", ubuntu ? name.p : "",
+		ubuntu && host_os_ubuntu_since(&os, 23, 10)
+		    ? " (Ubuntu does so from 23.10 on.)"
+		    : "",
+		profile ? "\nThe profile, for " : "",
+		profile ? HOST_APPARMOR_PROFILE_PATH : "",
+		profile ? ":\n\n" : "", profile ? profile : "");
+	buf_free(&name);
+}
+
 /* Asks on the terminal, never on a pipe: a script piping "y" into lnk
  * must not install a profile behind the person's back. */
+static bool can_ask(void)
+{
+	return isatty(STDIN_FILENO) && access("/dev/tty", R_OK | W_OK) == 0;
+}
+
 static bool ask_yes(const char *question)
 {
 	_cleanup_fclose_ FILE *tty = fopen("/dev/tty", "r+e");
@@ -120,16 +151,23 @@ static bool ask_yes(const char *question)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
-/* On Ubuntu 23.10 and newer: offer to add the profile with sudo, or print
- * the two commands. Returns true when bubblewrap works afterwards. */
-static bool offer_apparmor(const char *bwrap, bool json)
+enum offer { OFFER_PRINTED, OFFER_FAILED, OFFER_ADDED_BWRAP_FAILS, OFFER_OK };
+
+/* On Ubuntu 23.10 and newer: explain, show the profile, offer to add it
+ * with sudo on a terminal, else print the two commands. */
+static enum offer offer_apparmor(const char *bwrap, bool json,
+				 struct lnk_err *err)
 {
 	_cleanup_free_ char *profile = host_apparmor_profile(bwrap);
-	if (json || !ask_yes("AppArmor stops bubblewrap from creating user "
-			     "namespaces. Add a profile for it now, with "
-			     "sudo?")) {
-		print_profile_commands(json ? stderr : stdout, profile);
-		return false;
+	FILE *f = json ? stderr : stdout;
+	bool terminal = !json && can_ask();
+	/* On a terminal the profile is shown before the question; else it
+	 * is in the commands printed. */
+	explain_apparmor(f, terminal ? profile : NULL);
+	fflush(f);
+	if (!terminal || !ask_yes("\nAdd this profile now, with sudo?")) {
+		print_profile_commands(f, profile);
+		return OFFER_PRINTED;
 	}
 	char *const tee[] = {"sudo", "tee", HOST_APPARMOR_PROFILE_PATH, NULL};
 	char *const parse[] = {"sudo", "apparmor_parser", "-r",
@@ -138,10 +176,10 @@ static bool offer_apparmor(const char *bwrap, bool json)
 	    run_with_input(parse, NULL) != 0) {
 		printf("lnk: adding the profile failed\n");
 		print_profile_commands(stdout, profile);
-		return false;
+		return OFFER_FAILED;
 	}
-	struct lnk_err err = {0};
-	return host_probe_bwrap(bwrap, &err) == 0;
+	return host_probe_bwrap(bwrap, err) == 0 ? OFFER_OK
+						 : OFFER_ADDED_BWRAP_FAILS;
 }
 
 static void check_bwrap(struct report *rep, const char *bwrap, bool json)
@@ -175,22 +213,34 @@ static void check_bwrap(struct report *rep, const char *bwrap, bool json)
 	if (host_probe_bwrap(bwrap, &err) == 0) {
 		add(rep, "user namespaces", V_OK,
 		    "user namespaces work (bubblewrap made a sandbox)%s",
-		    restricted ? "; AppArmor restricts them, but not for "
-				 "bubblewrap"
-			       : "");
+		    !restricted	    ? ""
+		    : getuid() == 0 ? "; AppArmor restricts them for users "
+				      "other than root"
+				    : "; AppArmor restricts them, but not for "
+				      "bubblewrap");
 		return;
 	}
 	if (restricted && getuid() != 0) {
-		if (offer_apparmor(bwrap, json)) {
+		switch (offer_apparmor(bwrap, json, &err)) {
+		case OFFER_OK:
 			add(rep, "user namespaces", V_OK,
 			    "user namespaces work: the AppArmor profile for "
 			    "bubblewrap is in place");
 			return;
+		case OFFER_ADDED_BWRAP_FAILS:
+			add(rep, "user namespaces", V_FAIL,
+			    "the AppArmor profile for bubblewrap was added, "
+			    "but %s",
+			    err.msg);
+			return;
+		case OFFER_PRINTED:
+		case OFFER_FAILED:
+			break;
 		}
 		add(rep, "user namespaces", V_FAIL,
 		    "AppArmor restricts unprivileged user namespaces "
 		    "(kernel.apparmor_restrict_unprivileged_userns=1): add the "
-		    "profile for bubblewrap (commands above)");
+		    "profile for bubblewrap (the two commands above)");
 		return;
 	}
 	_cleanup_free_ char *hint = host_userns_hint();

@@ -31,7 +31,17 @@ struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv, const struct cli_ctx *cx);
 	unsigned flags;	     /* enum command_flags */
-	const char *summary; /* one line for `lnk sandbox --help` */
+	const char *summary; /* one line for `lnk sandbox --help`; NULL
+			      * leaves the command out (it is for the
+			      * shell's completion, not for a person) */
+	/* The command's options for the shell completions
+	 * (cmd_completion.c), space separated: "--flag", "--flag=META" (META
+	 * DIR completes folders, FILE files, CMD programs, "@kind" what
+	 * `lnk sandbox complete kind` prints; another is a word), "@kind"
+	 * for its positional arguments, "+keys" for every grant flag of the
+	 * keys table, "--" when a program follows. --help is implied. A test
+	 * checks these against each command's --help. */
+	const char *opts;
 };
 
 const struct command *commands_table(size_t *n);
@@ -48,6 +58,8 @@ int cmd_pause(int argc, char **argv, const struct cli_ctx *cx);
 int cmd_resume(int argc, char **argv, const struct cli_ctx *cx);
 int cmd_paused(int argc, char **argv, const struct cli_ctx *cx);
 int cmd_enter(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_completion(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_complete(int argc, char **argv, const struct cli_ctx *cx);
 
 /* Shared by commands: is arg one of -h/--help. */
 bool is_help(const char *arg);

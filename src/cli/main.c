@@ -11,29 +11,38 @@
 
 static const struct command table[] = {
     {"ready", cmd_ready, 0,
-     "whether the sandbox can run here, and what it needs"},
+     "whether the sandbox can run here, and what it needs", "--json"},
     {"run", cmd_run, CMD_SANDBOX | CMD_HOME | CMD_HOME_MAKE,
-     "run a program in the sandbox"},
+     "run a program in the sandbox", "+keys --spec=FILE --yes --"},
     {"spec", cmd_spec, 0,
-     "print a spec from flags, or a spec with paths absolute"},
+     "print a spec from flags, or a spec with paths absolute",
+     "+keys --spec=FILE"},
     {"permissions", cmd_permissions, 0,
-     "list each section of a spec and its flags"},
+     "list each section of a spec and its flags", "--json"},
     {"check", cmd_check, CMD_SANDBOX | CMD_HOME | CMD_HOME_MAKE,
-     "try from inside what the sandbox should not allow"},
+     "try from inside what the sandbox should not allow",
+     "+keys --spec=FILE --yes --json"},
     {"log", cmd_log, CMD_HOME | CMD_HOME_MAKE,
-     "every call on the proxies of the sandboxes"},
+     "every call on the proxies of the sandboxes",
+     "--lines=N --sandbox=@sandboxes --refused --since=TIME "
+     "--follow -f --json"},
     {"traffic", cmd_traffic, CMD_HOME | CMD_HOME_MAKE,
-     "bytes up and down of each running wire"},
+     "bytes up and down of each running wire", "--json"},
     {"stop", cmd_stop, CMD_HOME | CMD_HOME_MAKE,
-     "close every wire and stop every sandbox here"},
+     "close every wire and stop every sandbox here", "--off"},
     {"pause", cmd_pause, CMD_HOME | CMD_HOME_MAKE,
-     "close the wire of one sandbox"},
+     "close the wire of one sandbox", "@sandboxes"},
     {"resume", cmd_resume, CMD_HOME | CMD_HOME_MAKE,
-     "open the wire of one sandbox again"},
+     "open the wire of one sandbox again", "@sandboxes"},
     {"paused", cmd_paused, CMD_HOME | CMD_HOME_MAKE,
-     "which wires are closed, and why"},
+     "which wires are closed, and why", "--json"},
     {"enter", cmd_enter, CMD_SANDBOX | CMD_HOME,
-     "a session in a sandbox, for an SSH forced command"},
+     "a session in a sandbox, for an SSH forced command",
+     "+keys --spec=FILE --folder=DIR --check --"},
+    /* For the shell, not in --help: the completion scripts, and the
+     * values they ask lnk for (cmd_completion.c). */
+    {"completion", cmd_completion, 0, NULL, NULL},
+    {"complete", cmd_complete, CMD_HOME, NULL, NULL},
 };
 
 const struct command *commands_table(size_t *n)
@@ -61,7 +70,9 @@ static void usage_sandbox(FILE *f)
 {
 	fputs("usage: lnk sandbox <command> [options]\n\ncommands:\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
-		fprintf(f, "  %-12s %s\n", table[i].name, table[i].summary);
+		if (table[i].summary)
+			fprintf(f, "  %-12s %s\n", table[i].name,
+				table[i].summary);
 	fputs(
 	    "\n'lnk sandbox <command> --help' describes each. See lnk-sandbox(1).\n",
 	    f);
@@ -120,10 +131,13 @@ int main(int argc, char **argv)
 		if (strcmp(argv[2], table[i].name) == 0)
 			return run_command(&table[i], argc - 2, argv + 2);
 
+	/* Only the commands a person is shown are suggested. */
 	const char *names[ARRAY_SIZE(table)];
+	size_t n = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
-		names[i] = table[i].name;
-	const char *best = closest_word(argv[2], names, ARRAY_SIZE(table));
+		if (table[i].summary)
+			names[n++] = table[i].name;
+	const char *best = closest_word(argv[2], names, n);
 	if (best)
 		warnx_(
 		    "unknown command 'sandbox %s'; did you mean 'sandbox %s'?",

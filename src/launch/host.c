@@ -51,24 +51,64 @@ char *host_find_bwrap(void)
 	return NULL;
 }
 
-char *host_find_init(void)
+/* Whether the helper at p, in PREFIX/lib/lnk beside lnk's own folder
+ * dir, is as much root's as an install is: lnk's folder, the helper's
+ * folder and the helper owned by root and writable by no one else. An
+ * unpacked package (dpkg -x as root) is; a copy of lnk in a folder of the
+ * user's is not. Threat: a sandbox that may write the folder above a
+ * user's own lnk (a --write of the home folder, with ~/bin/lnk) plants
+ * ~/lib/lnk/lnk-init, the program that confines the next sandbox. */
+static bool root_only(const char *dir, const char *p)
+{
+	_cleanup_free_ char *pdir = xstrdup(p);
+	char *slash = strrchr(pdir, '/');
+	if (slash)
+		*slash = '\0';
+	const char *paths[] = {dir, pdir, p};
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+		struct stat st;
+		if (stat(paths[i], &st) < 0 || st.st_uid != 0 ||
+		    (st.st_mode & (S_IWGRP | S_IWOTH)))
+			return false;
+	}
+	return is_exec_file(p);
+}
+
+char *host_find_helper(const char *name)
 {
 	char self[PATH_MAX];
 	if (realpath("/proc/self/exe", self)) {
 		char *slash = strrchr(self, '/');
 		if (slash) {
 			*slash = '\0';
-			char *p = xasprintf("%s/lnk-init", self);
+			/* a build tree: the helpers beside lnk; an install
+			 * unpacked anywhere (dpkg -x): PREFIX/bin/lnk beside
+			 * PREFIX/lib/lnk/ */
+			char *p = xasprintf("%s/%s", self, name);
 			if (is_exec_file(p))
 				return p;
 			free(p);
+			p = xasprintf("%s/../lib/lnk/%s", self, name);
+			if (root_only(self, p)) {
+				char real[PATH_MAX];
+				char *r = realpath(p, real) ? xstrdup(real) : p;
+				if (r != p)
+					free(p);
+				return r;
+			}
+			free(p);
 		}
 	}
-	char *p = xasprintf("%s/lnk-init", LNK_LIBEXECDIR);
+	char *p = xasprintf("%s/%s", LNK_LIBEXECDIR, name);
 	if (is_exec_file(p))
 		return p;
 	free(p);
 	return NULL;
+}
+
+char *host_find_init(void)
+{
+	return host_find_helper("lnk-init");
 }
 
 /* Bigger /etc files are bound: a copy of each costs memory per sandbox. */
@@ -587,8 +627,32 @@ int host_probe_userns(struct lnk_err *err)
 		       strerror(e));
 }
 
+/* Where the files that describe this host are read: "" (the real /), or
+ * in a test build the folder LNK_TEST_HOST_ROOT names. */
+static const char *host_root(void)
+{
+#ifdef LNK_TEST_HOOKS
+	/* TEST BUILDS ONLY (meson -Dtest_hooks=true): the sysctls and
+	 * os-release that ready reads come from under this folder, so the
+	 * tests can show ready an Ubuntu that restricts user namespaces. A
+	 * release build has no such code at all. */
+	const char *r = getenv("LNK_TEST_HOST_ROOT");
+	if (r && r[0] == '/')
+		return r;
+#endif
+	return "";
+}
+
 int host_probe_bwrap(const char *bwrap, struct lnk_err *err)
 {
+#ifdef LNK_TEST_HOOKS
+	/* TEST BUILDS ONLY: under LNK_TEST_HOST_ROOT, a restriction there
+	 * stops bwrap as AppArmor would, for everyone but root. */
+	if (host_root()[0] && getuid() != 0 && host_apparmor_restricts_userns())
+		return err_set(err, -EPERM,
+			       "bubblewrap cannot make a sandbox: bwrap: "
+			       "setting up uid map: Permission denied");
+#endif
 	char *const argv[] = {(char *)bwrap,
 			      "--unshare-all",
 			      "--unshare-user",
@@ -618,9 +682,10 @@ int host_probe_bwrap(const char *bwrap, struct lnk_err *err)
 
 static int read_sysctl_int(const char *path)
 {
+	_cleanup_free_ char *full = xasprintf("%s%s", host_root(), path);
 	_cleanup_free_ char *s = NULL;
 	size_t len;
-	if (read_file(path, 64, &s, &len) < 0)
+	if (read_file(full, 64, &s, &len) < 0)
 		return -1;
 	return atoi(s);
 }
@@ -630,6 +695,63 @@ int host_apparmor_restricts_userns(void)
 	return read_sysctl_int(
 		   "/proc/sys/kernel/apparmor_restrict_unprivileged_userns") ==
 	       1;
+}
+
+/* One value of os-release (os-release(5)): KEY=value, the value maybe in
+ * double quotes with backslash escapes. Into out (cap bytes), cut. */
+static void os_value(const char *v, char *out, size_t cap)
+{
+	size_t n = 0;
+	bool quoted = *v == '"' || *v == '\'';
+	char q = quoted ? *v++ : 0;
+	for (; *v && *v != '\n' && n + 1 < cap; v++) {
+		if (quoted && *v == q)
+			break;
+		if (quoted && *v == '\\' && v[1])
+			v++;
+		out[n++] = *v;
+	}
+	out[n] = '\0';
+}
+
+int host_os_release(struct host_os *os)
+{
+	memset(os, 0, sizeof(*os));
+	const char *paths[] = {"/etc/os-release", "/usr/lib/os-release"};
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r = -ENOENT;
+	for (size_t i = 0; i < ARRAY_SIZE(paths) && r < 0; i++) {
+		_cleanup_free_ char *full =
+		    xasprintf("%s%s", host_root(), paths[i]);
+		r = read_file(full, 65536, &text, &len);
+	}
+	if (r < 0)
+		return r;
+	for (char *line = text; line && *line;) {
+		char *next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, "ID=", 3) == 0)
+			os_value(line + 3, os->id, sizeof(os->id));
+		else if (strncmp(line, "VERSION_ID=", 11) == 0)
+			os_value(line + 11, os->version_id,
+				 sizeof(os->version_id));
+		else if (strncmp(line, "PRETTY_NAME=", 12) == 0)
+			os_value(line + 12, os->pretty, sizeof(os->pretty));
+		line = next;
+	}
+	return 0;
+}
+
+bool host_os_ubuntu_since(const struct host_os *os, int major, int minor)
+{
+	if (strcmp(os->id, "ubuntu") != 0)
+		return false;
+	int a = 0, b = 0;
+	if (sscanf(os->version_id, "%d.%d", &a, &b) < 1)
+		return false;
+	return a > major || (a == major && b >= minor);
 }
 
 char *host_userns_hint(void)
@@ -651,15 +773,20 @@ char *host_userns_hint(void)
 char *host_apparmor_profile(const char *bwrap)
 {
 	/* Gives bwrap, and only bwrap, the right to create user namespaces;
-	 * everything else stays restricted. */
+	 * everything else stays restricted. The shape of the profiles Ubuntu
+	 * ships for other programs that need them (unconfined, userns). */
 	return xasprintf(
+	    "# lnk: lets bubblewrap, and only it, create user namespaces where\n"
+	    "# AppArmor restricts them "
+	    "(kernel.apparmor_restrict_unprivileged_userns=1)\n"
 	    "abi <abi/4.0>,\n"
 	    "include <tunables/global>\n"
 	    "\n"
-	    "# lnk sandbox: let bubblewrap create user namespaces\n"
 	    "profile bwrap %s flags=(unconfined) {\n"
 	    "  userns,\n"
 	    "\n"
+	    "  # Site-specific additions and overrides. See local/README for "
+	    "details.\n"
 	    "  include if exists <local/bwrap>\n"
 	    "}\n",
 	    bwrap);

@@ -50,8 +50,11 @@ int host_add_etc_text(struct host_facts *h, const char *path, const char *text,
  * the user's PATH, which a sandboxed program may have written to). */
 char *host_find_bwrap(void);
 
-/* lnk-init: next to the realpath of /proc/self/exe (a build tree), else
- * in LNK_LIBEXECDIR. NULL when neither exists. */
+/* A helper program of lnk (lnk-init, lnk-probe): next to the realpath of
+ * /proc/self/exe (a build tree), else in ../lib/lnk from there when that
+ * and lnk's folder are root's alone (an install unpacked under another
+ * root), else in LNK_LIBEXECDIR. NULL when none exists. */
+char *host_find_helper(const char *name);
 char *host_find_init(void);
 
 /* Runs `bwrap --version`. 0 and ver filled, or -errno. */
@@ -84,6 +87,16 @@ int host_probe_seccomp_filter(struct lnk_err *err);
  * and WAIT_KILLABLE_RECV, for real: a child installs a filter, the parent
  * answers one of its system calls with a descriptor. */
 int host_probe_seccomp_notify(struct lnk_err *err);
+
+/* What /etc/os-release (else /usr/lib/os-release) says of this system:
+ * its ID, VERSION_ID and PRETTY_NAME (the file's words: escape before
+ * printing), each cut to fit. 0 or -errno. */
+struct host_os {
+	char id[32], version_id[32], pretty[128];
+};
+int host_os_release(struct host_os *os);
+/* True on Ubuntu major.minor or newer. */
+bool host_os_ubuntu_since(const struct host_os *os, int major, int minor);
 
 /* The AppArmor profile that lets bwrap create user namespaces on systems
  * that restrict them (Ubuntu 23.10 and newer). */

@@ -763,13 +763,15 @@ int db_log_read(struct db *db, const struct db_log_query *q,
 	    "c.reason, c.up, c.down, u.provider IS NOT NULL, u.status, "
 	    "u.tokens_in, u.tokens_out FROM (SELECT * FROM calls WHERE (?1 "
 	    "IS NULL OR sandbox = ?1) AND (?2 = 0 OR outcome = 'refused') "
+	    "AND (?4 IS NULL OR time >= ?4) AND id > ?5 "
 	    "ORDER BY id DESC LIMIT ?3) AS c LEFT JOIN model_usage AS u ON "
 	    "u.wire = c.wire AND u.seq = c.seq ORDER BY c.id";
 	/* a log no wire of this version has opened has no model calls */
 	const char *old =
 	    "SELECT id, time, sandbox, verb, target, outcome, reason, up, "
 	    "down, 0, 0, NULL, NULL FROM (SELECT * FROM calls WHERE (?1 IS "
-	    "NULL OR sandbox = ?1) AND (?2 = 0 OR outcome = 'refused') ORDER "
+	    "NULL OR sandbox = ?1) AND (?2 = 0 OR outcome = 'refused') AND "
+	    "(?4 IS NULL OR time >= ?4) AND id > ?5 ORDER "
 	    "BY id DESC LIMIT ?3) ORDER BY id";
 	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK &&
 	    sqlite3_prepare_v2(db->h, old, -1, &st, NULL) != SQLITE_OK)
@@ -779,7 +781,12 @@ int db_log_read(struct db *db, const struct db_log_query *q,
 	else
 		sqlite3_bind_null(st, 1);
 	sqlite3_bind_int(st, 2, q->refused);
-	sqlite3_bind_int64(st, 3, q->lines);
+	sqlite3_bind_int64(st, 3, q->lines > 0 ? q->lines : -1);
+	if (q->since)
+		sqlite3_bind_text(st, 4, q->since, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 4);
+	sqlite3_bind_int64(st, 5, q->after);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_call_row row = {

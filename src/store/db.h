@@ -189,11 +189,18 @@ struct db_call_row {
 	int64_t tokens_in, tokens_out;
 };
 struct db_log_query {
-	long lines;	     /* the latest N (N > 0) */
+	long lines;	     /* the latest N; 0: every one that matches */
 	const char *sandbox; /* or NULL */
 	bool refused;	     /* only refused calls */
+	const char *since;   /* "2024-05-01T12:00:00Z": calls at or after
+			      * it (the stored times sort as text), or NULL */
+	int64_t after;	     /* only calls whose id is above it (a follower
+			      * gives the last id it printed), or 0 */
 };
-/* Calls oldest first (the latest q->lines of them). */
+/* Calls oldest first (the latest q->lines of them). Ids only grow: SQLite
+ * gives a new row the largest id plus one inside the one write
+ * transaction, and calls are never deleted, so a reader that asks for
+ * ids above the last it saw misses none. */
 int db_log_read(struct db *db, const struct db_log_query *q,
 		void (*cb)(const struct db_call_row *, void *), void *ud,
 		struct lnk_err *err);

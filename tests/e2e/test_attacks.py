@@ -3476,3 +3476,164 @@ def test_folders_on_path_not_planted(lnk, work):
                  "/bin/sh", "-c", "echo ok > .venv/bin/tool",
                  env={"PATH": path})
     assert (venv / "tool").exists(), cp.stderr
+
+# --- shell completions: what lnk prints runs in the user's shell ---
+
+
+HOSTILE_NAMES = ["$(touch pwned1)", "`touch pwned2`", "x;touch pwned3",
+                 "${IFS}$(touch${IFS}pwned4)", "*"]
+
+
+def test_completion_takes_sandbox_names_as_data(lnk, tmp_path):
+    """Threat: a name the completion gets from lnk (a running sandbox's)
+    holds shell syntax, and the completion script expands it in the user's
+    interactive shell, as compgen -W or eval would. Names are data: offered
+    as they are, never run. (lnk itself prints only names of the name
+    grammar; a stub lnk here prints worse.)"""
+    stub = tmp_path / "stub"
+    stub.mkdir()
+    names = "\n".join(HOSTILE_NAMES) + "\n"
+    (stub / "lnk").write_text("#!/bin/sh\nprintf '%s' '" +
+                              names.replace("'", "'\\''") + "'\n")
+    (stub / "lnk").chmod(0o755)
+    scripts = {}
+    for shell in ("bash", "fish"):
+        cp = lnk("sandbox", "completion", shell)
+        assert cp.returncode == 0, cp.stderr
+        scripts[shell] = tmp_path / f"lnk.{shell}"
+        scripts[shell].write_text(cp.stdout)
+    env = lnk.env({"PATH": f"{stub}:/usr/bin:/bin"})
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    cp = subprocess.run(
+        ["bash", "-c", 'source "$1"; COMP_WORDS=(lnk sandbox pause ""); '
+         'COMP_CWORD=3; _lnk; printf "%s\\n" "${COMPREPLY[@]}"', "_",
+         str(scripts["bash"])], cwd=str(cwd), env=env, capture_output=True,
+        text=True, timeout=60)
+    assert cp.returncode == 0, cp.stderr
+    assert sorted(cp.stdout.splitlines()) == sorted(HOSTILE_NAMES)
+    if shutil.which("fish"):
+        cp = subprocess.run(
+            ["fish", "--no-config", "-c",
+             f"source {scripts['fish']}; complete -C 'lnk sandbox pause '"],
+            cwd=str(cwd), env=env, capture_output=True, text=True,
+            timeout=60)
+        assert "`touch pwned2`" in cp.stdout, cp
+    assert list(cwd.iterdir()) == [], "a name ran as a command"
+
+
+def test_complete_prints_only_names_of_the_grammar(lnk, home):
+    """Threat: the registry is edited (it is the user's own file, but a
+    completion must not turn its text into commands): `lnk sandbox
+    complete` prints only names of the name grammar."""
+    import sqlite3
+    p = subprocess.Popen([lnk.bin, "sandbox", "run", "--name", "good-name",
+                          "--internet-host", "a.lnk-test", "--", "/bin/sh",
+                          "-c", "read x"], cwd=str(lnk.cwd), env=lnk.env(),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    try:
+        db = home / ".lnk" / "sandbox" / "lnk.db"
+        deadline = time.monotonic() + 60
+        while lnk("sandbox", "complete", "sandboxes").stdout != \
+                "good-name\n":
+            assert p.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        con = sqlite3.connect(str(db), timeout=30)
+        cols = [r[1] for r in con.execute("PRAGMA table_info(ctl_sandboxes)")]
+        row = con.execute("SELECT * FROM ctl_sandboxes WHERE name = ?",
+                          ("good-name",)).fetchone()
+        bad = list(row)
+        bad[cols.index("name")] = "$(touch pwned)"
+        con.execute(f"INSERT INTO ctl_sandboxes VALUES "
+                    f"({','.join('?' * len(bad))})", bad)
+        con.commit()
+        con.close()
+        out = lnk("sandbox", "complete", "sandboxes").stdout
+        assert out == "good-name\n", out
+    finally:
+        p.communicate(b"\n", timeout=60)
+
+
+# --- log --follow: the program's words, live, on a terminal ---
+
+
+def test_follow_escapes_what_the_program_named_and_colours_only_ours(
+        lnk, work):
+    """Threat: a program names hosts with terminal escapes while someone
+    follows the log on a terminal; the follower prints them as they come.
+    Every column is escaped, and the only escapes are lnk's colour."""
+    import pty
+    import re
+    import select
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(str(lnk.cwd))
+        os.execve(lnk.bin, [lnk.bin, "sandbox", "log", "-f"],
+                  lnk.env({"TERM": "xterm"}))
+    try:
+        name = HOSTILE_BYTES + b".example"
+        cp = py(lnk, PROXY_PRELUDE + textwrap.dedent(f"""
+            socks(3, bytes([len({name!r})]) + {name!r}, 443)
+            raw(3128, b"CONNECT follow-end.example:443 HTTP/1.1\\r\\n\\r\\n", 1)
+        """), "--internet-host", "origin.lnk-test")
+        assert cp.returncode == 0, cp.stderr
+        got = b""
+        while b"follow-end.example" not in got:
+            r, _, _ = select.select([fd], [], [], 60)
+            assert r, got
+            got += os.read(fd, 65536)
+        # the wire stores a name it refused with its odd bytes replaced;
+        # whatever reaches the log, the follower escapes it again
+        assert b"pwned" in got, got.decode("utf-8", "replace")
+        ours = re.sub(rb"\x1b\[(31|33|0)m", b"", got)
+        assert_clean(ours, "log -f on a terminal", allow_cr=True)
+    finally:
+        os.kill(pid, signal.SIGTERM)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    js = subprocess.Popen([lnk.bin, "sandbox", "log", "-f", "--json"],
+                          cwd=str(lnk.cwd), env=lnk.env(),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        got = b""
+        while b"follow-end.example" not in got:
+            r, _, _ = select.select([js.stdout], [], [], 60)
+            assert r, got
+            got += os.read(js.stdout.fileno(), 65536)
+        assert_clean(got, "log -f --json")
+        targets = [json.loads(l)["target"] for l in got.splitlines()]
+        assert any("pwned" in t for t in targets), targets
+    finally:
+        js.terminate()
+        js.communicate(timeout=30)
+
+
+# --- where lnk finds its helpers ---
+
+
+def test_helpers_beside_a_users_copy_of_lnk_are_not_taken(lnk, tmp_path):
+    """Threat: lnk finds its helpers in PREFIX/lib/lnk beside its own
+    folder, so an unpacked package runs where it lies. A user's own copy
+    of lnk (~/bin/lnk) would then take ~/lib/lnk/lnk-init, which a sandbox
+    with a --write of the home folder can plant: the program that confines
+    the next sandbox. Only a tree that is root's alone counts."""
+    if IS_ROOT:
+        pytest.skip("root's own files are root's: the tree is trusted")
+    prefix = tmp_path / "prefix"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "lib" / "lnk").mkdir(parents=True)
+    shutil.copy2(LNK, prefix / "bin" / "lnk")
+    planted = prefix / "lib" / "lnk" / "lnk-init"
+    planted.write_text("#!/bin/sh\nexit 0\n")
+    planted.chmod(0o755)
+    cp = subprocess.run([str(prefix / "bin" / "lnk"), "sandbox", "ready"],
+                        capture_output=True, text=True, env=lnk.env(),
+                        cwd=str(lnk.cwd), timeout=120)
+    assert "lnk-init" in cp.stdout, cp.stdout
+    assert str(planted) not in cp.stdout, cp.stdout
+    cp = subprocess.run([str(prefix / "bin" / "lnk"), "sandbox", "run",
+                         "--", "/bin/true"], capture_output=True,
+                        text=True, env=lnk.env(), cwd=str(lnk.cwd),
+                        timeout=120)
+    assert str(planted) not in cp.stdout + cp.stderr

@@ -1,0 +1,529 @@
+/* lnk sandbox completion SHELL, and lnk sandbox complete KIND: the shell
+ * completions, made from the command table (main.c: each row's options)
+ * and the keys table (policy/keys.h: every grant flag), so a new command,
+ * option or key completes without anyone touching a script.
+ *
+ * The build runs `lnk sandbox completion bash|zsh|fish` and installs what it
+ * prints (completions/meson.build). The scripts are static text but for
+ * the values only lnk knows, such as the names of the running sandboxes:
+ * for those they run `lnk sandbox complete KIND`, which prints one per
+ * line. A new kind (ask IDs, tool names) is one more case in
+ * complete_kind() below and "@kind" in a command's options.
+ *
+ * Threat: a completion script runs in the user's interactive shell, with
+ * what lnk prints as its input. Everything a script holds is a constant of
+ * lnk's tables, checked here to be made only of characters no shell treats
+ * specially; the names `complete` prints are sandbox names, printed only
+ * when they keep to the name grammar; and the scripts take them as data,
+ * never through eval or compgen -W (which would expand $(...) in them).
+ *
+ * Both commands are left out of `lnk sandbox --help` (no summary): they
+ * are for the shell, not for a person. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "common/buf.h"
+#include "common/util.h"
+#include "policy/keys.h"
+#include "store/paths.h"
+#include "store/registry.h"
+
+/* One option of a command, as the completions see it. */
+struct copt {
+	char name[64]; /* "--write", "-f" */
+	char kind[32]; /* "" no value; "dir", "file", "cmd", "word", "@x" */
+};
+
+struct ccmd {
+	const char *name, *summary;
+	struct copt o[64];
+	size_t n;
+	char pos[32]; /* "@x": positional arguments of that kind */
+	bool program; /* "--": a program and its arguments follow */
+};
+
+/* A word a script holds unquoted: letters, digits, '-', '_', '.', '@'. */
+static bool plain(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') ||
+		      ('0' <= *s && *s <= '9') || strchr("-_.@", *s)))
+			return false;
+	return true;
+}
+
+/* What a flag's value completes to, from its metavar in the options of
+ * the command table ("DIR", "FILE", "CMD", "@kind"; others are words). */
+static void kind_of_metavar(const char *mv, char out[32])
+{
+	if (strcmp(mv, "DIR") == 0)
+		snprintf(out, 32, "dir");
+	else if (strcmp(mv, "FILE") == 0)
+		snprintf(out, 32, "file");
+	else if (strcmp(mv, "CMD") == 0)
+		snprintf(out, 32, "cmd");
+	else if (mv[0] == '@')
+		snprintf(out, 32, "%s", mv);
+	else
+		snprintf(out, 32, "word");
+}
+
+static void add_opt(struct ccmd *c, const char *name, const char *kind)
+{
+	if (c->n == ARRAY_SIZE(c->o) || !plain(name) ||
+	    (kind[0] && !plain(kind)))
+		diex(LNK_EXIT_FAIL,
+		     "completion: option '%s' of '%s' is not a plain word",
+		     name, c->name);
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->o[i].name, name) == 0)
+			return;
+	snprintf(c->o[c->n].name, sizeof(c->o[0].name), "%s", name);
+	snprintf(c->o[c->n].kind, sizeof(c->o[0].kind), "%s", kind);
+	c->n++;
+}
+
+/* The key flags: folders complete as folders, programs as commands. */
+static void add_keys(struct ccmd *c)
+{
+	const struct key_def *t = keys_table();
+	for (size_t i = 0; i < K__COUNT; i++) {
+		if (!t[i].flag)
+			continue;
+		const char *kind = "word";
+		switch (t[i].type) {
+		case KT_PATHS:
+			kind = "dir";
+			break;
+		case KT_COMMANDS:
+			kind = "cmd";
+			break;
+		case KT_NAME:
+		case KT_VERSION:
+		case KT_HOSTS:
+		case KT_LAN:
+		case KT_PORTS:
+		case KT_TOOLS:
+		case KT_URLS:
+		case KT_MODELS:
+		case KT_ENV:
+		case KT_SIZE:
+		case KT_COUNT:
+			break;
+		}
+		add_opt(c, t[i].flag, kind);
+	}
+}
+
+/* A row's options: words separated by spaces, each "--flag", "--flag=META",
+ * "@kind" (positional arguments), "+keys" (every key flag) or "--". */
+static void parse_row(const struct command *row, struct ccmd *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->name = row->name;
+	c->summary = row->summary;
+	if (!plain(row->name))
+		diex(LNK_EXIT_FAIL,
+		     "completion: command '%s' is not a plain "
+		     "word",
+		     row->name);
+	_cleanup_free_ char *s = xstrdup(row->opts ? row->opts : "");
+	char *save = NULL;
+	for (char *w = strtok_r(s, " ", &save); w;
+	     w = strtok_r(NULL, " ", &save)) {
+		if (strcmp(w, "+keys") == 0) {
+			add_keys(c);
+		} else if (strcmp(w, "--") == 0) {
+			c->program = true;
+		} else if (w[0] == '@') {
+			if (!plain(w))
+				diex(LNK_EXIT_FAIL, "completion: '%s'", w);
+			snprintf(c->pos, sizeof(c->pos), "%s", w);
+		} else {
+			char kind[32] = "";
+			char *eq = strchr(w, '=');
+			if (eq) {
+				*eq = '\0';
+				kind_of_metavar(eq + 1, kind);
+			}
+			add_opt(c, w, kind);
+		}
+	}
+	add_opt(c, "--help", "");
+	add_opt(c, "-h", "");
+}
+
+/* The visible commands (a row without a summary is for the shell). */
+static size_t load(struct ccmd **out)
+{
+	size_t n;
+	const struct command *t = commands_table(&n);
+	struct ccmd *v = xcalloc(n, sizeof(*v));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (t[i].summary)
+			parse_row(&t[i], &v[k++]);
+	*out = v;
+	return k;
+}
+
+/* A summary inside single quotes: every ' made '\'' (sh) or \' (fish). */
+static void put_quoted(struct buf *b, const char *s, const char *quote)
+{
+	for (; *s; s++)
+		if (*s == '\'')
+			buf_puts(b, quote);
+		else
+			buf_putc(b, *s);
+}
+
+static const char HEAD[] =
+    "# generated by 'lnk sandbox completion %s' from lnk's command and\n"
+    "# keys tables; do not edit (src/cli/cmd_completion.c)\n";
+
+/* bash: one function; the command's options and the kind of each flag's
+ * value are case arms. Sandbox names come back as data (read, never
+ * compgen -W, which would expand what they hold). */
+static void gen_bash(struct buf *b, const struct ccmd *c, size_t n)
+{
+	buf_printf(b, HEAD, "bash");
+	buf_puts(b,
+		 "_lnk_values() {\n"
+		 "\tlocal v\n"
+		 "\twhile IFS= read -r v; do\n"
+		 "\t\t[[ $v == \"$2\"* ]] && COMPREPLY+=(\"$v\")\n"
+		 "\tdone < <(command lnk sandbox complete \"$1\" 2>/dev/null)\n"
+		 "}\n"
+		 "_lnk_kind() {\n"
+		 "\tcase \"$1 $2\" in\n");
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < c[i].n; j++)
+			if (c[i].o[j].kind[0])
+				buf_printf(b, "\t\"%s %s\") echo %s ;;\n",
+					   c[i].name, c[i].o[j].name,
+					   c[i].o[j].kind);
+	buf_puts(b, "\tesac\n"
+		    "}\n"
+		    "_lnk() {\n"
+		    "\tlocal cur=${COMP_WORDS[COMP_CWORD]} i kind flag\n"
+		    "\tlocal prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+		    "\tCOMPREPLY=()\n"
+		    "\tif ((COMP_CWORD == 1)); then\n"
+		    "\t\tCOMPREPLY=($(compgen -W 'sandbox --help --version' "
+		    "-- \"$cur\"))\n"
+		    "\t\treturn\n"
+		    "\tfi\n"
+		    "\t[[ ${COMP_WORDS[1]} == sandbox ]] || return\n"
+		    "\tif ((COMP_CWORD == 2)); then\n"
+		    "\t\tCOMPREPLY=($(compgen -W '--help");
+	for (size_t i = 0; i < n; i++)
+		buf_printf(b, " %s", c[i].name);
+	buf_puts(b, "' -- \"$cur\"))\n"
+		    "\t\treturn\n"
+		    "\tfi\n"
+		    "\tlocal cmd=${COMP_WORDS[2]}\n"
+		    "\t# after --: a program, then its own arguments\n"
+		    "\tfor ((i = 3; i < COMP_CWORD; i++)); do\n"
+		    "\t\tif [[ ${COMP_WORDS[i]} == -- ]]; then\n"
+		    "\t\t\tif ((i + 1 == COMP_CWORD)); then\n"
+		    "\t\t\t\tCOMPREPLY=($(compgen -c -- \"$cur\"))\n"
+		    "\t\t\telse\n"
+		    "\t\t\t\tcompopt -o default 2>/dev/null\n"
+		    "\t\t\tfi\n"
+		    "\t\t\treturn\n"
+		    "\t\tfi\n"
+		    "\tdone\n"
+		    "\t# --flag VALUE and --flag=VALUE ('=' is a word break)\n"
+		    "\tflag=$prev\n"
+		    "\tif [[ $cur == = ]]; then\n"
+		    "\t\tcur=\n"
+		    "\telif [[ $prev == = ]] && ((COMP_CWORD > 3)); then\n"
+		    "\t\tflag=${COMP_WORDS[COMP_CWORD-2]}\n"
+		    "\tfi\n"
+		    "\tkind=$(_lnk_kind \"$cmd\" \"$flag\")\n"
+		    "\tcase $kind in\n"
+		    "\tdir)\n"
+		    "\t\tcompopt -o filenames 2>/dev/null\n"
+		    "\t\tCOMPREPLY=($(compgen -d -- \"$cur\"))\n"
+		    "\t\treturn ;;\n"
+		    "\tfile)\n"
+		    "\t\tcompopt -o filenames 2>/dev/null\n"
+		    "\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
+		    "\t\treturn ;;\n"
+		    "\tcmd)\n"
+		    "\t\tCOMPREPLY=($(compgen -c -- \"$cur\"))\n"
+		    "\t\treturn ;;\n"
+		    "\t@*)\n"
+		    "\t\t_lnk_values \"${kind#@}\" \"$cur\"\n"
+		    "\t\treturn ;;\n"
+		    "\tword) return ;;\n"
+		    "\tesac\n"
+		    "\tcase \"$cmd\" in\n");
+	for (size_t i = 0; i < n; i++) {
+		buf_printf(b,
+			   "\t%s)\n\t\tif [[ $cur == -* ]]; then\n"
+			   "\t\t\tCOMPREPLY=($(compgen -W '",
+			   c[i].name);
+		for (size_t j = 0; j < c[i].n; j++)
+			buf_printf(b, "%s%s", j ? " " : "", c[i].o[j].name);
+		if (c[i].program)
+			buf_puts(b, " --");
+		buf_puts(b, "' -- \"$cur\"))\n");
+		if (c[i].pos[0])
+			buf_printf(b,
+				   "\t\telse\n\t\t\t_lnk_values %s "
+				   "\"$cur\"\n",
+				   c[i].pos + 1);
+		buf_puts(b, "\t\tfi ;;\n");
+	}
+	buf_puts(b, "\tesac\n"
+		    "}\n"
+		    "complete -F _lnk lnk\n");
+}
+
+/* zsh: the same shape, with each command's summary shown. */
+static void gen_zsh(struct buf *b, const struct ccmd *c, size_t n)
+{
+	buf_puts(b, "#compdef lnk\n");
+	buf_printf(b, HEAD, "zsh");
+	buf_puts(b, "_lnk_values() {\n"
+		    "\tlocal -a v\n"
+		    "\tv=(${(f)\"$(command lnk sandbox complete $1 "
+		    "2>/dev/null)\"})\n"
+		    "\tcompadd -a v\n"
+		    "}\n"
+		    "_lnk() {\n"
+		    "\tlocal i cmd kind\n"
+		    "\tif ((CURRENT == 2)); then\n"
+		    "\t\tcompadd sandbox --help --version\n"
+		    "\t\treturn\n"
+		    "\tfi\n"
+		    "\t[[ $words[2] == sandbox ]] || return 1\n"
+		    "\tif ((CURRENT == 3)); then\n"
+		    "\t\tlocal -a cmds\n"
+		    "\t\tcmds=(\n");
+	for (size_t i = 0; i < n; i++) {
+		buf_printf(b, "\t\t\t'%s:", c[i].name);
+		_cleanup_free_ char *sum = xstrdup(c[i].summary);
+		for (char *p = sum; *p; p++)
+			if (*p == ':')
+				*p = ',';
+		put_quoted(b, sum, "'\\''");
+		buf_puts(b, "'\n");
+	}
+	buf_puts(b, "\t\t)\n"
+		    "\t\t_describe command cmds\n"
+		    "\t\treturn\n"
+		    "\tfi\n"
+		    "\tcmd=$words[3]\n"
+		    "\tfor ((i = 4; i < CURRENT; i++)); do\n"
+		    "\t\tif [[ $words[i] == -- ]]; then\n"
+		    "\t\t\tif ((i + 1 == CURRENT)); then\n"
+		    "\t\t\t\t_command_names -e\n"
+		    "\t\t\telse\n"
+		    "\t\t\t\t_files\n"
+		    "\t\t\tfi\n"
+		    "\t\t\treturn\n"
+		    "\t\tfi\n"
+		    "\tdone\n"
+		    "\tcase \"$cmd $words[CURRENT-1]\" in\n");
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < c[i].n; j++) {
+			const struct copt *o = &c[i].o[j];
+			if (!o->kind[0])
+				continue;
+			buf_printf(b, "\t\"%s %s\") ", c[i].name, o->name);
+			if (strcmp(o->kind, "dir") == 0)
+				buf_puts(b, "_files -/");
+			else if (strcmp(o->kind, "file") == 0)
+				buf_puts(b, "_files");
+			else if (strcmp(o->kind, "cmd") == 0)
+				buf_puts(b, "_command_names -e");
+			else if (o->kind[0] == '@')
+				buf_printf(b, "_lnk_values %s", o->kind + 1);
+			else
+				buf_puts(b, "_message value");
+			buf_puts(b, "; return ;;\n");
+		}
+	buf_puts(b, "\tesac\n"
+		    "\tcase $cmd in\n");
+	for (size_t i = 0; i < n; i++) {
+		buf_printf(b,
+			   "\t%s)\n\t\tif [[ $PREFIX == -* ]]; then\n"
+			   "\t\t\tcompadd -- ",
+			   c[i].name);
+		for (size_t j = 0; j < c[i].n; j++)
+			buf_printf(b, "%s%s", j ? " " : "", c[i].o[j].name);
+		if (c[i].program)
+			buf_puts(b, " --");
+		buf_puts(b, "\n");
+		if (c[i].pos[0])
+			buf_printf(b, "\t\telse\n\t\t\t_lnk_values %s\n",
+				   c[i].pos + 1);
+		buf_puts(b, "\t\tfi ;;\n");
+	}
+	buf_puts(b, "\tesac\n"
+		    "}\n"
+		    "_lnk \"$@\"\n");
+}
+
+/* fish: one `complete` line per command and option, each with a
+ * condition on the command word. */
+static void gen_fish(struct buf *b, const struct ccmd *c, size_t n)
+{
+	buf_printf(b, HEAD, "fish");
+	buf_puts(
+	    b,
+	    "function __lnk_using\n"
+	    "\tset -l w (commandline -opc)\n"
+	    "\ttest (count $w) -ge 3; and test \"$w[2]\" = sandbox; and "
+	    "test \"$w[3]\" = $argv[1]; and not contains -- -- $w\n"
+	    "end\n"
+	    "function __lnk_no_command\n"
+	    "\tset -l w (commandline -opc)\n"
+	    "\ttest (count $w) -eq 2; and test \"$w[2]\" = sandbox\n"
+	    "end\n"
+	    "function __lnk_program\n"
+	    "\tset -l w (commandline -opc)\n"
+	    "\ttest (count $w) -ge 3; and test \"$w[2]\" = sandbox; and "
+	    "test \"$w[-1]\" = --\n"
+	    "end\n"
+	    "complete -c lnk -f\n"
+	    "complete -c lnk -n 'test (count (commandline -opc)) -eq 1' -a "
+	    "sandbox\n"
+	    "complete -c lnk -n 'test (count (commandline -opc)) -eq 1' -l "
+	    "version\n"
+	    "complete -c lnk -n __lnk_program -a '(__fish_complete_command)'\n");
+	for (size_t i = 0; i < n; i++) {
+		buf_printf(b, "complete -c lnk -n __lnk_no_command -a %s -d '",
+			   c[i].name);
+		put_quoted(b, c[i].summary, "\\'");
+		buf_puts(b, "'\n");
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].pos[0])
+			buf_printf(b,
+				   "complete -c lnk -n '__lnk_using %s' -a "
+				   "'(command lnk sandbox complete %s "
+				   "2>/dev/null)'\n",
+				   c[i].name, c[i].pos + 1);
+		for (size_t j = 0; j < c[i].n; j++) {
+			const struct copt *o = &c[i].o[j];
+			bool lng = o->name[1] == '-';
+			buf_printf(b,
+				   "complete -c lnk -n '__lnk_using %s' %s %s",
+				   c[i].name, lng ? "-l" : "-s",
+				   o->name + (lng ? 2 : 1));
+			if (strcmp(o->kind, "dir") == 0)
+				buf_puts(b, " -r -a '(__fish_complete_"
+					    "directories (commandline -ct))'");
+			else if (strcmp(o->kind, "file") == 0)
+				buf_puts(b, " -r -F");
+			else if (strcmp(o->kind, "cmd") == 0)
+				buf_puts(b, " -r -a '(__fish_complete_"
+					    "command)'");
+			else if (o->kind[0] == '@')
+				buf_printf(b,
+					   " -r -a '(command lnk sandbox "
+					   "complete %s 2>/dev/null)'",
+					   o->kind + 1);
+			else if (o->kind[0])
+				buf_puts(b, " -r");
+			buf_puts(b, "\n");
+		}
+	}
+}
+
+static void usage_completion(FILE *f)
+{
+	fputs("usage: lnk sandbox completion bash|zsh|fish\n"
+	      "\n"
+	      "Prints the shell's completion script for lnk (the build\n"
+	      "installs them; see lnk-sandbox(1), SHELL COMPLETION).\n",
+	      f);
+}
+
+int cmd_completion(int argc, char **argv, const struct cli_ctx *cx)
+{
+	(void)cx; /* no first steps (main.c) */
+	if (argc == 2 && is_help(argv[1])) {
+		usage_completion(stdout);
+		return 0;
+	}
+	if (argc != 2) {
+		usage_completion(stderr);
+		return LNK_EXIT_USAGE;
+	}
+	struct ccmd *c;
+	size_t n = load(&c);
+	struct buf b = {0};
+	if (strcmp(argv[1], "bash") == 0)
+		gen_bash(&b, c, n);
+	else if (strcmp(argv[1], "zsh") == 0)
+		gen_zsh(&b, c, n);
+	else if (strcmp(argv[1], "fish") == 0)
+		gen_fish(&b, c, n);
+	else {
+		free(c);
+		warnx_("'lnk sandbox completion' knows bash, zsh and fish, "
+		       "not that; see 'lnk sandbox completion --help'");
+		return LNK_EXIT_USAGE;
+	}
+	free(c);
+	fwrite(b.p, 1, b.len, stdout);
+	buf_free(&b);
+	return fflush(stdout) == 0 ? 0 : LNK_EXIT_FAIL;
+}
+
+/* The running sandboxes' names, those that keep to the name grammar (a
+ * name lands in a shell's completion). No ~/.lnk, or no database yet:
+ * none, and nothing is made. */
+static int list_sandboxes(const char *home)
+{
+	_cleanup_free_ char *path = paths_db(home);
+	if (access(path, F_OK) < 0)
+		return 0;
+	struct lnk_err err = {0};
+	struct registry *s;
+	struct registry_entry *v = NULL;
+	size_t n = 0;
+	if (registry_open_at(path, &s, &err) < 0)
+		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	int r = registry_list(s, &v, &n, &err);
+	registry_close(s);
+	if (r < 0)
+		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	for (size_t i = 0; i < n; i++)
+		if (registry_name_valid(v[i].name) && plain(v[i].name))
+			printf("%s\n", v[i].name);
+	free(v);
+	return 0;
+}
+
+/* The values a completion asks lnk for, by kind. Here is where a new
+ * kind goes: "asks" (the IDs of waiting questions, for answer) and
+ * "tools" (the tools added, for tool remove) are one case each, named as
+ * "@asks" / "@tools" in the command's options in main.c. */
+static int complete_kind(const char *kind, const char *home)
+{
+	if (strcmp(kind, "sandboxes") == 0)
+		return list_sandboxes(home);
+	warnx_("'lnk sandbox complete' knows sandboxes, not that");
+	return LNK_EXIT_USAGE;
+}
+
+int cmd_complete(int argc, char **argv, const struct cli_ctx *cx)
+{
+	if (argc != 2 || argv[1][0] == '-') {
+		fputs("usage: lnk sandbox complete sandboxes\n", stderr);
+		return LNK_EXIT_USAGE;
+	}
+	int r = complete_kind(argv[1], cx->home);
+	return r != 0 ? r : (fflush(stdout) == 0 ? 0 : LNK_EXIT_FAIL);
+}
