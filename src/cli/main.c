@@ -16,7 +16,7 @@ static const struct command table[] = {
      "run a program in the sandbox", "+keys --spec=FILE --yes --"},
     {"spec", cmd_spec, 0,
      "print a spec from flags, or a spec with paths absolute",
-     "+keys --spec=FILE"},
+     "+keys --spec=FILE --seatbelt"},
     {"permissions", cmd_permissions, 0,
      "list each section of a spec and its flags", "--json"},
     {"check", cmd_check, CMD_SANDBOX | CMD_HOME | CMD_HOME_MAKE,
