@@ -61,6 +61,7 @@ static int parse_route(const struct nlmsghdr *nh, struct route_answer *out)
 		return -EBADMSG;
 	const struct rtmsg *rt = NLMSG_DATA(nh);
 	out->type = rt->rtm_type;
+	out->dst_len = rt->rtm_dst_len;
 	int alen = RTM_PAYLOAD(nh);
 	for (const struct rtattr *ra = RTM_RTA(rt); RTA_OK(ra, alen);
 	     ra = RTA_NEXT(ra, alen)) {
@@ -249,6 +250,22 @@ enum route_where route_lookup(struct route_sock *rs, const struct lnk_addr *dst)
 		seq = ++rs->seq;
 		n = route_build_link_request(ans.oif, seq, req);
 		if (ask(rs, req, n, &u, link_reply, seq, &p2p) < 0)
+			p2p = 0;
+	}
+	/* A full tunnel carries the internet: its route is the default one
+	 * (or the two halves OpenVPN and wg-quick add). A narrower route
+	 * through the device is a split tunnel to one network (a company's,
+	 * however numbered): the network, not the internet. The route that
+	 * matched is asked for by RTM_F_FIB_MATCH; no clear answer keeps the
+	 * stricter. */
+	if (p2p == 1) {
+		struct route_answer fib;
+		seq = ++rs->seq;
+		n = route_build_request(dst, seq, req);
+		((struct rtmsg *)NLMSG_DATA((struct nlmsghdr *)req))
+		    ->rtm_flags = RTM_F_FIB_MATCH;
+		if (ask(rs, req, n, &u, route_reply, seq, &fib) < 0 ||
+		    fib.error || fib.dst_len > ROUTE_TUNNEL_PREFIX_MAX)
 			p2p = 0;
 	}
 	return route_judge(&ans, dst, p2p);

@@ -32,7 +32,12 @@ struct route_answer {
 	int has_gateway;    /* RTA_GATEWAY or RTA_VIA */
 	struct lnk_addr gateway;
 	int oif; /* RTA_OIF: the device it leaves by, 0 when not said */
+	unsigned char dst_len; /* the prefix length of the route */
 };
+
+/* The longest prefix of a route through a point-to-point device that
+ * still carries the internet: the default route (0) or its halves (1). */
+#define ROUTE_TUNNEL_PREFIX_MAX 1
 
 /* The NETLINK_ROUTE socket the lookups use, opened once at setup (before
  * the wire is confined) and reused for every call. */
@@ -58,10 +63,12 @@ int route_parse_reply(const void *buf, size_t len, uint32_t seq,
 		      struct route_answer *out);
 
 /* What an answer means for dst. An on-link route is this machine's
- * network, unless the device is point-to-point (p2p: 1): a full-tunnel
- * VPN (wg-quick, OpenVPN's tun) or PPP routes the whole internet on-link
- * through one, and the one machine at its other end is no neighbour. The
- * address classes still refuse private and special addresses there. */
+ * network, unless p2p is 1: the device is point-to-point AND the route
+ * that matched is a full tunnel's (prefix 0 or 1): a VPN (wg-quick,
+ * OpenVPN's tun) or PPP routes the whole internet on-link through one, and
+ * the one machine at its other end is no neighbour. A narrower route
+ * through such a device (a split tunnel) stays the network it leads to.
+ * The address classes still refuse private and special addresses. */
 enum route_where route_judge(const struct route_answer *ans,
 			     const struct lnk_addr *dst, int p2p);
 

@@ -190,7 +190,11 @@ static void test_link(void **state)
 }
 
 /* A real point-to-point device (tun, as OpenVPN and many VPNs make) and
- * an ordinary one (veth), in a network namespace of this test's own. */
+ * an ordinary one (veth), in a network namespace of this test's own: the
+ * two halves of the internet through the tun (a full tunnel, as OpenVPN
+ * and wg-quick route it) are the internet; a narrower route through the
+ * same tun (a split tunnel to one network) and a route on the veth are
+ * the network they lead to. */
 static void test_kernel_p2p(void **state)
 {
 	(void)state;
@@ -207,15 +211,20 @@ static void test_kernel_p2p(void **state)
 			   "ip link add lnkv0 type veth peer name lnkv1 && "
 			   "ip link set lnkv0 up && ip link set lnkv1 up && "
 			   "ip route add 198.18.251.0/24 dev lnkt0 && "
-			   "ip route add 198.18.252.0/24 dev lnkv0") != 0)
+			   "ip route add 198.18.252.0/24 dev lnkv0 && "
+			   "ip route add 0.0.0.0/1 dev lnkt0 && "
+			   "ip route add 128.0.0.0/1 dev lnkt0") != 0)
 			_exit(77);
 		struct route_sock rs;
 		struct lnk_addr a;
 		if (route_open(&rs) != 0)
 			_exit(2);
-		addr_parse_literal("198.18.251.5", &a);
+		addr_parse_literal("198.18.253.5", &a);
 		if (route_lookup(&rs, &a) != ROUTE_INTERNET)
 			_exit(3);
+		addr_parse_literal("198.18.251.5", &a);
+		if (route_lookup(&rs, &a) != ROUTE_LAN)
+			_exit(5);
 		addr_parse_literal("198.18.252.5", &a);
 		if (route_lookup(&rs, &a) != ROUTE_LAN)
 			_exit(4);
