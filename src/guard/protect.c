@@ -889,11 +889,14 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		home_top(&c, rin.home);
 	path_folders(&c, in->path_env);
 	git_global(&c);
+	/* A hidden folder that does not exist yet is kept too: the walk
+	 * stops at the first missing name and guards it, so the program
+	 * cannot make ~/Link/Agents a link or a folder of its own, which
+	 * would stop every later sandbox or show it what the program put
+	 * there. */
 	for (size_t i = 0; in->hidden && i < in->hidden->n; i++) {
 		const char *h = in->hidden->v[i];
-		struct stat st;
-		if (lstat(h, &st) < 0 || !holder(&c, h, true) ||
-		    is_write_folder(&c, h))
+		if (!holder(&c, h, true) || is_write_folder(&c, h))
 			continue;
 		protect_path(&c, h, "it holds a folder hidden from the sandbox",
 			     true, false);

@@ -3637,3 +3637,24 @@ def test_helpers_beside_a_users_copy_of_lnk_are_not_taken(lnk, tmp_path):
                         text=True, env=lnk.env(), cwd=str(lnk.cwd),
                         timeout=120)
     assert str(planted) not in cp.stdout + cp.stderr
+
+
+# --- lead: hidden folders that do not exist yet ---
+
+def test_missing_hidden_folder_cannot_be_planted(lnk, home):
+    """Threat: with --write '~' and no ~/Link yet, the program makes
+    ~/Link/Agents a link (or a folder of its own); every later sandbox
+    then refuses to start, or would be shown what the program put there.
+    The path to a hidden folder that does not exist is kept like the
+    folders that hold one: its names cannot be created."""
+    link = home / "Link"
+    if link.exists():
+        shutil.rmtree(link)
+    cp = sh(lnk, """
+        mkdir -p ~/Link/Agents; echo mkdir=$?
+        ln -s /tmp ~/Link; echo ln=$?
+        true""", "--write", home)
+    assert not link.exists() and not link.is_symlink(), cp.stdout
+    assert "mkdir=0" not in cp.stdout and "ln=0" not in cp.stdout, cp.stdout
+    cp = lnk.run("--write", home, "--", "true")
+    assert cp.returncode == 0, cp.stderr
