@@ -32,6 +32,8 @@ static const struct command table[] = {
      "open the wire of one sandbox again"},
     {"paused", cmd_paused, CMD_HOME | CMD_HOME_MAKE,
      "which wires are closed, and why"},
+    {"tool", cmd_tool, CMD_HOME | CMD_HOME_MAKE,
+     "the calls of tools outside that run at once: add, list, remove"},
     {"enter", cmd_enter, CMD_SANDBOX | CMD_HOME,
      "a session in a sandbox, for an SSH forced command"},
 };

@@ -26,11 +26,13 @@
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
 #include "launch/stopnote.h"
+#include "launch/tools.h"
 #include "notify/notify.h"
 #include "store/db.h"
 #include "store/hidden.h"
 #include "store/paths.h"
 #include "store/state.h"
+#include "tools/proto.h"
 #include "wire/ctl.h"
 #include "wire/wire.h"
 
@@ -114,6 +116,7 @@ struct sb_state {
 	struct limits_where lw;
 	struct limits_cgroup cg;
 	struct devnodes dev;
+	struct sb_tools tools;
 	const char *home; /* set once registered: state_free leaves */
 	char *name;
 };
@@ -151,6 +154,7 @@ static void state_free(struct sb_state *s)
 	limits_cgroup_end(&s->cg);
 	limits_where_free(&s->lw);
 	devnodes_remove(&s->dev);
+	sb_tools_end(&s->tools);
 	if (s->home)
 		registry_leave(s->home, s->name);
 	free(s->name);
@@ -283,12 +287,6 @@ static int say_where(const struct sandbox_req *req, const char *chdir_to,
  * nothing serves yet: said at start, so nobody waits for them. */
 static void say_unserved(const struct policy *p)
 {
-	if (policy_list(p, K_TOOLS_ALLOW)->n) {
-		_cleanup_free_ char *o = policy_origin(p, K_TOOLS_ALLOW, 0);
-		warnx_("%s: tools are not served yet, so the program reaches "
-		       "no tool",
-		       o);
-	}
 	if (policy_list(p, K_BROWSER_OPEN)->n) {
 		_cleanup_free_ char *o = policy_origin(p, K_BROWSER_OPEN, 0);
 		warnx_("%s: opening pages in the browser is not served yet, "
@@ -422,6 +420,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .lifeline = {-1, -1},
 	    .wire_pid = -1,
 	    .cg = LIMITS_CGROUP_INIT,
+	    .tools = SB_TOOLS_INIT,
 	};
 	const struct policy *pol = req->pol;
 	int r;
@@ -485,6 +484,18 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		wire_plan_listeners(&s.wp, &s.listeners, &s.nlisteners);
 	}
 
+	/* Tools outside: planned (their real paths) and listened for now,
+	 * so a tool missing on this machine stops the start. Their clients
+	 * come first on PATH inside. */
+	int tools = sb_tools_plan(&s.tools, pol, req->home, req->host_env, err);
+	if (tools < 0)
+		return fail(&s,
+			    tools == -EINVAL ? LNK_EXIT_USAGE : LNK_EXIT_FAIL,
+			    tools, status);
+	if (tools)
+		strv_pushf(&s.extra_env, "PATH=%s:%s", TOOLS_BIN_INSIDE,
+			   ENV_SANDBOX_PATH);
+
 	/* Prompts and scripts can tell they run in a sandbox, and which:
 	 * the name is checked (letters, digits, '.', '_', '-'; at most 64,
 	 * which is also the kernel's limit for a host name). */
@@ -520,6 +531,12 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	 * is granted; without names to keep, for connect() alone
 	 * (creations then run natively, at full speed). */
 	bool dot = r == 1;
+	/* The broker's socket is lnk's, bound in on purpose: the guard lets
+	 * the program connect to that one file. */
+	if (tools) {
+		s.np.tool_sock_dev = s.tools.sock_dev;
+		s.np.tool_sock_ino = s.tools.sock_ino;
+	}
 	bool guard = dot || policy_list(pol, K_FILES_READ)->n > 0 ||
 		     policy_list(pol, K_FILES_WRITE)->n > 0;
 
@@ -529,7 +546,12 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 
 	struct strv argv = {0};
-	strv_push(&argv, req->probe ? req->probe : req->argv[0]);
+	if (req->probe)
+		strv_push(&argv, req->probe);
+	else if (tools && sb_tools_has(&s.tools, req->argv[0]))
+		strv_push(&argv, s.tools.client); /* made its inside path */
+	else
+		strv_push(&argv, req->argv[0]);
 	for (int i = 1; i < req->argc; i++)
 		strv_push(&argv, req->argv[i]);
 	struct plan_in pin = {
@@ -574,6 +596,9 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	}
 	if (req->probe)
 		plan_probe(&s, req->probe);
+	if (tools)
+		sb_tools_mount(&s.tools, &s.plan,
+			       req->probe ? NULL : req->argv[0]);
 #ifdef LNK_TEST_HOOKS
 	test_weaken(req, &s.plan);
 #endif
@@ -608,6 +633,13 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		s.wire_pair[0] = -1;
 		close(s.lifeline[0]);
 		s.lifeline[0] = -1;
+	}
+	if (tools) {
+		/* The wire's ends (-1 without a wire, which ends the list). */
+		int keep_out[] = {s.wire_pair[1], s.lifeline[1], -1};
+		if ((r = sb_tools_start(&s.tools, name, req->home,
+					req->host_env, keep_out, err)) < 0)
+			return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
 	if (guard) {
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
@@ -650,6 +682,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	limits_cgroup_end(&s.cg);
 	devnodes_remove(&s.dev);
 
+	/* The sandbox is gone: its tools end with it. */
+	sb_tools_end(&s.tools);
 	/* The sandbox is gone: end the wire first (its last write to the log
 	 * takes longest), and stop the guard's threads while it does. */
 	if (s.wire_pid > 0)

@@ -65,6 +65,11 @@ struct notify_plan {
 	bool quiet; /* true: do not print refusals on stderr */
 	notify_refusal_fn on_refusal; /* optional: the call log's queue */
 	void *on_refusal_ctx;
+	/* The tools broker's socket (launch/tools.h), bound in by lnk: the
+	 * one unix socket from outside the program may connect to; 0 when
+	 * the sandbox has no tools. */
+	dev_t tool_sock_dev;
+	ino_t tool_sock_ino;
 };
 
 /* Plans the guard for a resolved policy: every [files] write folder except

@@ -402,6 +402,26 @@ static int check_tool(const char *s, size_t len, const char *q, char **out,
 					   "'gh', not a path",
 					   q);
 			}
+			/* The name is a file's name inside (the tool's
+			 * client) and a word of a hint to run: plain. */
+			if (words == 0 &&
+			    (!(isalnum(c) || strchr("._+-", c)) ||
+			     (j == start && (c == '.' || c == '-')) ||
+			     i - start > 64)) {
+				buf_free(&b);
+				return BAD("%s: a tool's name is letters, "
+					   "digits, '.', '_', '+' and '-', not "
+					   "starting with '.' or '-'",
+					   q);
+			}
+			/* An argument that starts with '-' is an option,
+			 * after the words an allowed call names. */
+			if (words > 0 && j == start && c == '-') {
+				buf_free(&b);
+				return BAD("%s: a call is the leading words of "
+					   "the arguments, before any option",
+					   q);
+			}
 		}
 		if (words)
 			buf_putc(&b, ' ');
