@@ -490,7 +490,9 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	int tools = sb_tools_plan(&s.tools, pol, req->home, req->host_env, err);
 	if (tools < 0)
 		return fail(&s,
-			    tools == -EINVAL ? LNK_EXIT_USAGE : LNK_EXIT_FAIL,
+			    tools == -EINVAL || tools == -ENOENT
+				? LNK_EXIT_USAGE
+				: LNK_EXIT_FAIL,
 			    tools, status);
 	if (tools)
 		strv_pushf(&s.extra_env, "PATH=%s:%s", TOOLS_BIN_INSIDE,

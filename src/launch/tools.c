@@ -50,8 +50,9 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 	if (!policy_list(pol, K_TOOLS_ALLOW)->n)
 		return 0;
 	_cleanup_free_ char *sp = tools_store_path(home);
+	/* A bad settings file is lnk's failure (125), not a usage error. */
 	if ((r = tools_store_load(sp, &st, err)) < 0)
-		return r;
+		return r == -EINVAL ? -EBADMSG : r;
 	r = tools_plan_make(pol, &st, env_lookup(host_env, "PATH"), &t->plan,
 			    err);
 	tools_store_free(&st);

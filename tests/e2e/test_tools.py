@@ -1,0 +1,206 @@
+"""Tools that run outside the sandbox (--tool, [tools] allow) and the calls
+stored with `lnk sandbox tool` (lnk-sandbox(1), TOOLS AND ASKING).
+
+A tool here is a script in a folder on lnk's PATH only (never granted to
+the sandbox): what it writes outside every grant proves it ran outside.
+"""
+import json
+import os
+import pathlib
+import textwrap
+
+import pytest
+
+PY = "/usr/bin/python3"
+
+TOOL = r"""#!/bin/sh
+# a tool outside: says where and how it runs, and leaves a mark
+out="@OUT@"
+echo "$$" > "$out/pid"
+echo "args:$*" >> "$out/calls"
+case "$1" in
+  status) echo "cwd:$(pwd)"; echo "token:${TOOL_TOKEN:-none}"; exit 7 ;;
+  wait) trap 'echo INT > "$out/signal"; exit 42' INT
+        echo started; while :; do sleep 0.1; done ;;
+  sleep) echo "$$" > "$out/sleeper"; echo started; exec sleep 300 ;;
+  alive) p=$(cat "$out/sleeper"); if kill -0 "$p" 2>/dev/null; then echo alive; else echo gone; fi ;;
+  *) echo "ran:$*" ;;
+esac
+"""
+
+
+@pytest.fixture
+def tool(tmp_path, lnk):
+    """A tool 'mytool' on lnk's PATH, and the folder it marks (outside every
+    grant). lnk runs with TOOL_TOKEN set, as a credential would be."""
+    bindir = tmp_path / "toolbin"
+    out = tmp_path / "toolout"
+    bindir.mkdir()
+    out.mkdir()
+    t = bindir / "mytool"
+    t.write_text(TOOL.replace("@OUT@", str(out)))
+    t.chmod(0o755)
+    bindir.chmod(0o755)
+    out.chmod(0o777)
+    base = lnk.env
+
+    def env(extra=None):
+        e = base(extra)
+        e["PATH"] = f"{bindir}:{e['PATH']}"
+        e["TOOL_TOKEN"] = "s3cret"
+        return e
+    lnk.env = env
+    return out
+
+
+def calls(out):
+    f = out / "calls"
+    return f.read_text().splitlines() if f.exists() else []
+
+
+def test_tool_runs_outside_with_its_status_and_lnks_environment(lnk, work,
+                                                                  tool):
+    cp = lnk.run("--write", work, "--tool", "mytool", "--", "/bin/sh", "-c",
+                 f"cd {work} && mytool status; echo st=$?; "
+                 f"echo inside-token=${{TOOL_TOKEN:-none}}; "
+                 f"cat {tool}/calls || echo no-mark-inside")
+    assert cp.returncode == 0, cp.stderr
+    assert f"cwd:{work}" in cp.stdout
+    assert "token:s3cret" in cp.stdout  # lnk's environment, outside
+    assert "st=7" in cp.stdout
+    assert "inside-token=none" in cp.stdout  # never the sandbox's
+    assert "no-mark-inside" in cp.stdout  # its mark is outside every grant
+    assert calls(tool) == ["args:status"]
+
+
+def test_program_that_is_a_tool_runs_outside(lnk, tool):
+    cp = lnk.run("--tool", "mytool", "--", "mytool", "status")
+    assert cp.returncode == 7, cp.stderr
+    assert calls(tool) == ["args:status"]
+
+
+def test_tool_not_granted_does_not_exist_inside(lnk, tool):
+    cp = lnk.run("--", "/bin/sh", "-c",
+                 "command -v mytool || echo none; ls /run/lnk/bin 2>&1")
+    assert "none" in cp.stdout
+    assert "mytool" not in cp.stdout.replace("none", "")
+    assert calls(tool) == []
+
+
+def test_missing_tool_stops_the_start(lnk):
+    cp = lnk.run("--tool", "no-such-tool-here", "--", "/bin/true")
+    assert cp.returncode == 2
+    assert "--tool: no program 'no-such-tool-here' on lnk's PATH" \
+        in cp.stderr, cp.stderr
+
+
+def test_prefix_allows_only_its_calls_and_refusal_names_the_fix(lnk, tool):
+    script = "mytool pr list --x; echo st=$?; mytool issue list -a; echo st=$?"
+    cp = lnk.run("--tool", "mytool pr", "--", "/bin/sh", "-c", script)
+    assert cp.returncode == 0, cp.stderr
+    assert "ran:pr list --x" in cp.stdout and "st=0" in cp.stdout
+    assert "st=126" in cp.stdout
+    assert ("no one to ask; to let it through, run outside the sandbox: "
+            "lnk sandbox tool add mytool --allow 'issue list'") in cp.stderr
+    assert calls(tool) == ["args:pr list --x"]
+    # the hint's own command lets it through
+    lnk("sandbox", "tool", "add", "mytool", "--allow", "issue list",
+        check=True)
+    cp = lnk.run("--tool", "mytool pr", "--", "/bin/sh", "-c", script)
+    assert cp.stdout.count("st=0") == 2, cp.stderr
+    assert calls(tool)[-1] == "args:issue list -a"
+
+
+def test_tool_folder_outside_grants_is_the_first_write_folder(lnk, work,
+                                                               tool):
+    cp = lnk.run("--write", work, "--tool", "mytool", "--", "/bin/sh", "-c",
+                 "cd /tmp && mytool status")
+    assert f"cwd:{work}" in cp.stdout
+    assert f"mytool runs in '{work}'" in cp.stderr
+
+
+def test_tool_calls_are_logged_without_the_rest_of_argv(lnk, tool):
+    lnk.run("--name", "tl", "--tool", "mytool pr", "--", "/bin/sh", "-c",
+            "mytool pr view SECRETARG; mytool auth token SECRET2")
+    cp = lnk("sandbox", "log", "--json", "--sandbox", "tl", check=True)
+    rows = [json.loads(x) for x in cp.stdout.splitlines()]
+    tools = [r for r in rows if r["verb"] == "tool"]
+    assert [(r["target"], r["outcome"]) for r in tools] == [
+        ("mytool pr", "ended"), ("mytool", "refused")], rows
+    assert "exit status 0" in tools[0]["reason"]
+    assert "SECRET" not in cp.stdout
+
+
+def test_ctrl_c_reaches_the_tool(lnk, tool):
+    code = """
+        import signal, subprocess
+        p = subprocess.Popen(["mytool", "wait"], stdout=subprocess.PIPE)
+        assert p.stdout.readline() == b"started\\n"
+        p.send_signal(signal.SIGINT)
+        print("status", p.wait())
+    """
+    cp = lnk.run("--tool", "mytool", "--", PY, "-c", textwrap.dedent(code))
+    assert "status 42" in cp.stdout, cp.stderr
+    assert (tool / "signal").read_text() == "INT\n"
+
+
+def test_client_killed_mid_call_ends_the_tool(lnk, tool):
+    code = """
+        import subprocess, time
+        p = subprocess.Popen(["mytool", "sleep"], stdout=subprocess.PIPE)
+        assert p.stdout.readline() == b"started\\n"
+        p.kill()
+        p.wait()
+        for _ in range(400):
+            r = subprocess.run(["mytool", "alive"], capture_output=True)
+            if r.stdout == b"gone\\n":
+                break
+            time.sleep(0.05)
+        print(r.stdout.decode().strip())
+    """
+    cp = lnk.run("--tool", "mytool", "--", PY, "-c", textwrap.dedent(code))
+    assert cp.stdout.strip() == "gone", (cp.stdout, cp.stderr)
+    logged = lnk("sandbox", "log", "--json").stdout
+    assert "ended as its client went away" in logged
+
+
+def test_tool_cli_add_list_remove(lnk, home):
+    assert lnk("sandbox", "tool", "list", "--json").stdout == "[]\n"
+    lnk("sandbox", "tool", "add", "gh", "--allow", "pr   list", check=True)
+    lnk("sandbox", "tool", "add", "gh", "--allow", "*", check=True)
+    lnk("sandbox", "tool", "add", "kubectl", "--allow", "get pods",
+        check=True)
+    got = json.loads(lnk("sandbox", "tool", "list", "--json").stdout)
+    assert got == [{"tool": "gh", "allow": ["pr list", "*"]},
+                   {"tool": "kubectl", "allow": ["get pods"]}]
+    f = home / ".lnk" / "sandbox" / "tools.toml"
+    assert (f.stat().st_mode & 0o777) == 0o600
+    assert '["gh"]\nallow = ["pr list", "*"]' in f.read_text()
+    cp = lnk("sandbox", "tool", "list")
+    assert "gh       pr list" in cp.stdout
+    lnk("sandbox", "tool", "remove", "gh", "--allow", "pr list", check=True)
+    cp = lnk("sandbox", "tool", "remove", "gh", "--allow", "pr list")
+    assert cp.returncode == 1 and "no stored call 'pr list'" in cp.stderr
+    lnk("sandbox", "tool", "remove", "kubectl", check=True)
+    got = json.loads(lnk("sandbox", "tool", "list", "--json").stdout)
+    assert got == [{"tool": "gh", "allow": ["*"]}]
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["add", "../gh", "--allow", "x"], "is not a tool's name"),
+    (["add", "gh"], "--allow"),
+    (["add", "gh", "--allow", "-x"], "before any option"),
+    (["add", "gh", "--allow", "pr\nlist"], "control character"),
+    (["frob"], "unknown"),
+])
+def test_tool_cli_refuses_bad_input(lnk, args, msg):
+    cp = lnk("sandbox", "tool", *args)
+    assert cp.returncode == 2 and msg in cp.stderr, cp.stderr
+
+
+def test_tool_store_edited_badly_is_refused_with_its_line(lnk, home, tool):
+    d = home / ".lnk" / "sandbox"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "tools.toml").write_text('["mytool"]\nallow = ["a", 3]\n')
+    cp = lnk.run("--tool", "mytool x", "--", "/bin/true")
+    assert cp.returncode == 125 and "tools.toml:2" in cp.stderr, cp.stderr
