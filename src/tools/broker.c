@@ -288,7 +288,7 @@ static void take_call(struct broker *b, struct call *c)
 	}
 	if (n <= 0)
 		call_end(c);
-	else if (mh.msg_flags & MSG_CTRUNC)
+	else if ((mh.msg_flags & MSG_CTRUNC) || nfd > TOOLS_NFDS)
 		refuse(b, c, "?",
 		       "a tool call with more than three descriptors: a tool "
 		       "gets stdin, stdout and stderr, nothing else");
