@@ -15,5 +15,6 @@ if [ ! -f "$out/build.ninja" ]; then
 		-Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 fi
 ninja -C "$out" tests/fuzz/fuzz_toml tests/fuzz/fuzz_initcfg \
-	tests/fuzz/fuzz_http tests/fuzz/fuzz_socks5 tests/fuzz/fuzz_esc
-echo "built $out/tests/fuzz/fuzz_{toml,initcfg,http,socks5,esc}"
+	tests/fuzz/fuzz_http tests/fuzz/fuzz_socks5 tests/fuzz/fuzz_esc \
+	tests/fuzz/fuzz_toolcall
+echo "built $out/tests/fuzz/fuzz_{toml,initcfg,http,socks5,esc,toolcall}"
