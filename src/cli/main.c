@@ -34,6 +34,10 @@ static const struct command table[] = {
      "which wires are closed, and why"},
     {"tool", cmd_tool, CMD_HOME | CMD_HOME_MAKE,
      "the calls of tools outside that run at once: add, list, remove"},
+    {"asks", cmd_asks, CMD_HOME | CMD_HOME_MAKE,
+     "the questions sandboxes wait on"},
+    {"answer", cmd_answer, CMD_HOME | CMD_HOME_MAKE,
+     "answer a sandbox's question: ID yes|no"},
     {"enter", cmd_enter, CMD_SANDBOX | CMD_HOME,
      "a session in a sandbox, for an SSH forced command"},
 };

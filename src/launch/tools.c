@@ -14,6 +14,7 @@
 #include "launch/bwrap.h"
 #include "launch/env.h"
 #include "store/paths.h"
+#include "tools/asks.h"
 #include "tools/broker.h"
 #include "tools/proto.h"
 #include "tools/store.h"
@@ -79,6 +80,10 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 	paths_always_hidden(home, &t->hidden);
 	strv_copy(&t->hidden, policy_list(pol, K_FILES_HIDE));
 	strv_push_take(&t->hidden, paths_lnk_dir(home));
+	t->asks_dir = asks_dir(home);
+	_cleanup_free_ char *settings = paths_settings(home);
+	if ((r = asks_wait_setting(settings, &t->ask_wait_s, err)) < 0)
+		return r == -EINVAL ? -EBADMSG : r;
 	const struct strv *w = policy_list(pol, K_FILES_WRITE);
 	t->fallback = xstrdup(w->n ? w->v[0] : "/");
 	return 1;
@@ -142,7 +147,7 @@ void sb_tools_mount(struct sb_tools *t, struct launch_plan *pl,
 }
 
 int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
-		   char *const *host_env, const int *close_fds,
+		   char *const *host_env, const int *close_fds, bool can_ask,
 		   struct lnk_err *err)
 {
 	_cleanup_free_ char *db = paths_db(home);
@@ -166,6 +171,9 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 	    .grants = &t->grants,
 	    .hidden = &t->hidden,
 	    .fallback = t->fallback,
+	    .can_ask = can_ask,
+	    .asks_dir = t->asks_dir,
+	    .ask_wait_s = t->ask_wait_s,
 	};
 	int r = tools_broker_start(&in, &t->pid, err);
 	close(t->life[0]);
@@ -204,6 +212,8 @@ void sb_tools_end(struct sb_tools *t)
 	t->client = NULL;
 	free(t->fallback);
 	t->fallback = NULL;
+	free(t->asks_dir);
+	t->asks_dir = NULL;
 	strv_free(&t->grants);
 	strv_free(&t->hidden);
 	tools_plan_free(&t->plan);

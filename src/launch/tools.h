@@ -24,6 +24,8 @@ struct sb_tools {
 	char *fallback;
 	int life[2];
 	pid_t pid;
+	char *asks_dir;
+	unsigned ask_wait_s;
 };
 #define SB_TOOLS_INIT                                        \
 	{                                                    \
@@ -46,7 +48,7 @@ void sb_tools_mount(struct sb_tools *t, struct launch_plan *pl,
 /* Forks the broker. close_fds: lnk's descriptors it must not keep, -1
  * ended. 0 or -errno. */
 int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
-		   char *const *host_env, const int *close_fds,
+		   char *const *host_env, const int *close_fds, bool can_ask,
 		   struct lnk_err *err);
 /* Ends the broker (every tool still running ends with it) and removes
  * the socket. Safe to call more than once. */

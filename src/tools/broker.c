@@ -20,6 +20,8 @@
 
 #include "common/esc.h"
 #include "store/db.h"
+#include "common/buf.h"
+#include "tools/asks.h"
 #include "tools/call.h"
 #include "tools/proto.h"
 
@@ -68,6 +70,14 @@ struct call {
 	pid_t pid;	 /* the tool (its process group), or 0 */
 	char *target;	 /* the log's target */
 	const char *why; /* how it ended, when the client went first */
+	char how[64];	 /* "allowed", or the question and its answer */
+	/* While a question waits: the call, its descriptors, the question. */
+	bool asking;
+	struct tools_call tc;
+	const struct tool_grant *g;
+	int fds[TOOLS_NFDS];
+	char id[ASK_ID_LEN + 1];
+	int64_t expires_ms;
 };
 
 struct broker {
@@ -92,6 +102,10 @@ static void call_end(struct call *c)
 {
 	if (c->sock >= 0)
 		close(c->sock);
+	if (c->asking)
+		for (int i = 0; i < TOOLS_NFDS; i++)
+			close(c->fds[i]);
+	tools_call_free(&c->tc);
 	free(c->target);
 	memset(c, 0, sizeof(*c));
 	c->sock = -1;
@@ -182,12 +196,112 @@ static void exec_tool(const char *path, char *const *argv, char *const *env,
 	_exit(127);
 }
 
+static void run_tool(struct broker *b, struct call *c,
+		     const struct tool_grant *g, struct tools_call *tc,
+		     const int fds[TOOLS_NFDS]);
+
+/* A call outside the allow lists, with someone to ask: the question is
+ * recorded for `lnk sandbox asks` and said on lnk's terminal (never the
+ * program's: it cannot see the id), and the call waits, holding its
+ * descriptors, until an answer, its expiry or its client's end. */
+static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
+		struct tools_call *tc, const int fds[TOOLS_NFDS])
+{
+	struct lnk_err e = {0};
+	struct buf q = {0};
+
+	buf_puts(&q, g->name);
+	for (size_t i = 0; i < tc->args.n && q.len < 300; i++) {
+		buf_putc(&q, ' ');
+		buf_puts(&q, tc->args.v[i]);
+	}
+	if (q.len > 300) {
+		q.len = 300;
+		buf_puts(&q, "...");
+	}
+	_cleanup_free_ char *raw = buf_steal(&q);
+	_cleanup_free_ char *text = esc_dup(raw);
+	struct ask a = {.sandbox = (char *)b->in->sandbox, .question = text};
+	asks_new_id(a.id);
+	a.expires_ms = asks_now_ms() + (int64_t)b->in->ask_wait_s * 1000;
+	c->target = xstrdup(g->name);
+	if (asks_put(b->in->asks_dir, &a, &e) < 0) {
+		_cleanup_free_ char *t = steal_ptr(&c->target);
+		refuse(b, c, t, e.msg);
+		tools_call_free(tc);
+		return;
+	}
+	for (int i = 0; i < TOOLS_NFDS; i++)
+		c->fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
+	c->asking = true;
+	c->tc = *tc;
+	memset(tc, 0, sizeof(*tc));
+	c->g = g;
+	c->expires_ms = a.expires_ms;
+	snprintf(c->id, sizeof(c->id), "%s", a.id);
+	_cleanup_free_ char *say_it = xasprintf(
+	    "lnk: sandbox %s asks to run, outside: %s\n"
+	    "lnk: answer from another shell within %u s (else no): lnk "
+	    "sandbox answer %s yes (or no)\n",
+	    b->in->sandbox, text, b->in->ask_wait_s, a.id);
+	term_write(2, say_it);
+}
+
+/* The questions waiting: answered, expired, or still waiting. */
+static void check_asks(struct broker *b)
+{
+	int64_t now = asks_now_ms();
+
+	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++) {
+		struct call *c = &b->calls[i];
+		bool yes = false;
+		char m[200];
+		if (!c->asking)
+			continue;
+		int got = asks_answered(b->in->asks_dir, c->id, &yes);
+		if (!got && c->expires_ms > now)
+			continue;
+		asks_withdraw(b->in->asks_dir, c->id);
+		if (got && yes) {
+			int fds[TOOLS_NFDS];
+			memcpy(fds, c->fds, sizeof(fds));
+			c->asking = false;
+			snprintf(c->how, sizeof(c->how),
+				 "asked %s: answered yes", c->id);
+			struct tools_call tc = c->tc;
+			memset(&c->tc, 0, sizeof(c->tc));
+			run_tool(b, c, c->g, &tc, fds);
+			tools_call_free(&tc);
+			for (int k = 0; k < TOOLS_NFDS; k++)
+				close(fds[k]);
+			continue;
+		}
+		if (got)
+			snprintf(m, sizeof(m), "asked %s: answered no", c->id);
+		else
+			snprintf(
+			    m, sizeof(m),
+			    "asked %s: no answer within %u s, which counts "
+			    "as no",
+			    c->id, b->in->ask_wait_s);
+		_cleanup_free_ char *t = steal_ptr(&c->target);
+		refuse(b, c, t, m);
+	}
+}
+
+static bool any_asking(const struct broker *b)
+{
+	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
+		if (b->calls[i].asking)
+			return true;
+	return false;
+}
+
 static void start_call(struct broker *b, struct call *c, ssize_t len,
 		       const int fds[TOOLS_NFDS])
 {
 	struct tools_call tc;
 	struct lnk_err e = {0};
-	char real[PATH_MAX];
 	size_t matched = 0;
 
 	if (tools_call_decode(b->buf, (size_t)len, &tc, &e) < 0) {
@@ -205,6 +319,10 @@ static void start_call(struct broker *b, struct call *c, ssize_t len,
 		tools_call_free(&tc);
 		return;
 	}
+	if (!tools_allowed(g, &tc.args, &matched) && b->in->can_ask) {
+		ask(b, c, g, &tc, fds);
+		return;
+	}
 	if (!tools_allowed(g, &tc.args, &matched)) {
 		_cleanup_free_ char *hint = tools_hint_call(&tc.args);
 		_cleanup_free_ char *m = xasprintf(
@@ -217,7 +335,18 @@ static void start_call(struct broker *b, struct call *c, ssize_t len,
 		return;
 	}
 	c->target = tools_log_target(g->name, &tc.args, matched);
-	const char *dir = pick_cwd(b, tc.cwd, real);
+	snprintf(c->how, sizeof(c->how), "allowed");
+	run_tool(b, c, g, &tc, fds);
+	tools_call_free(&tc);
+}
+
+/* Runs an allowed call's tool; tc is freed by the caller. */
+static void run_tool(struct broker *b, struct call *c,
+		     const struct tool_grant *g, struct tools_call *tc,
+		     const int fds[TOOLS_NFDS])
+{
+	char real[PATH_MAX];
+	const char *dir = pick_cwd(b, tc->cwd, real);
 	if (!dir) {
 		dir = b->in->fallback;
 		char note[PATH_MAX + 200];
@@ -229,15 +358,14 @@ static void start_call(struct broker *b, struct call *c, ssize_t len,
 	}
 	int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
-		refuse(b, c, c->target, "the tool's folder cannot be opened");
-		tools_call_free(&tc);
+		_cleanup_free_ char *t = steal_ptr(&c->target);
+		refuse(b, c, t, "the tool's folder cannot be opened");
 		return;
 	}
 	struct strv argv = {0};
 	strv_push(&argv, g->name);
-	for (size_t i = 0; i < tc.args.n; i++)
-		strv_push(&argv, tc.args.v[i]);
-	tools_call_free(&tc);
+	for (size_t i = 0; i < tc->args.n; i++)
+		strv_push(&argv, tc->args.v[i]);
 	pid_t pid = fork();
 	if (pid == 0)
 		exec_tool(g->path, argv.v, b->in->env, fds, dirfd);
@@ -308,6 +436,24 @@ static void take_call(struct broker *b, struct call *c)
 		close(fds[i]);
 }
 
+/* A waiting call's client: gone takes its question back. */
+static void withdraw_if_gone(struct broker *b, struct call *c)
+{
+	char m[16];
+	ssize_t n = recv(c->sock, m, sizeof(m), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n > 0)
+		return; /* a signal for a tool not started: nothing to do */
+	asks_withdraw(b->in->asks_dir, c->id);
+	char why[80];
+	snprintf(why, sizeof(why), "asked %s: withdrawn, its client went away",
+		 c->id);
+	db_queue_add(b->log, "tool", c->target, DB_REFUSED, why);
+	call_end(c);
+}
+
 /* A running call's client: a signal to pass on, or gone. */
 static void client_says(struct broker *b, struct call *c)
 {
@@ -343,8 +489,8 @@ static void reap(struct broker *b)
 				 : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws)
 						   : 125;
 			char why[128];
-			snprintf(why, sizeof(why), "allowed, %sexit status %d",
-				 c->why ? c->why : "", st);
+			snprintf(why, sizeof(why), "%s, %sexit status %d",
+				 c->how, c->why ? c->why : "", st);
 			if (c->sock >= 0) {
 				unsigned char x[2] = {'X', (unsigned char)st};
 				(void)send(c->sock, x, 2,
@@ -391,7 +537,7 @@ static void serve(struct broker *b, int sfd)
 				p[n++] = (struct pollfd){.fd = b->calls[i].sock,
 							 .events = POLLIN};
 			}
-		if (poll(p, n, -1) < 0) {
+		if (poll(p, n, any_asking(b) ? 200 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return;
@@ -408,13 +554,16 @@ static void serve(struct broker *b, int sfd)
 			struct call *c = &b->calls[idx[k - 3]];
 			if (!p[k].revents || c->sock != p[k].fd)
 				continue;
-			if (c->pid == 0)
+			if (c->asking)
+				withdraw_if_gone(b, c);
+			else if (c->pid == 0)
 				take_call(b, c);
 			else
 				client_says(b, c);
 		}
 		if (p[2].revents)
 			accept_one(b);
+		check_asks(b);
 	}
 }
 
@@ -439,7 +588,13 @@ static void broker_main(const struct tools_broker_in *in)
 	if (sfd < 0 || db_queue_start(in->db, in->sandbox, 250, &b.log, &e) < 0)
 		_exit(125);
 	serve(&b, sfd);
-	/* The sandbox is over: every tool still running ends with it. */
+	/* The sandbox is over: every tool still running ends with it, and
+	 * every question still waiting is taken back. */
+	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
+		if (b.calls[i].asking) {
+			asks_withdraw(in->asks_dir, b.calls[i].id);
+			call_end(&b.calls[i]);
+		}
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
 		if (b.calls[i].pid > 0) {
 			kill(-b.calls[i].pid, SIGKILL);

@@ -31,6 +31,9 @@ struct tools_broker_in {
 	const char *fallback;	   /* where a tool runs when the program's
 				    * folder is no grant: the first --write
 				    * folder, or "/" */
+	bool can_ask;		   /* someone to ask: lnk holds a terminal */
+	const char *asks_dir;	   /* ~/.lnk/sandbox/asks */
+	unsigned ask_wait_s;	   /* a question's wait, then no */
 };
 
 /* A unix socket at <dir>/tools.sock in a new private folder under /tmp,

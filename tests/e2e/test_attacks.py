@@ -3047,3 +3047,26 @@ def test_many_tool_calls_at_once_are_refused_and_end_cleanly(
     """, "--tool", "mytool")
     assert cp.stdout.splitlines()[-1] == "8 X", (cp.stdout, cp.stderr)
     assert tool_calls(outside_tool) == ["args:after"]
+
+
+def test_program_cannot_answer_its_own_question(lnk, outside_tool):
+    """Threat: while its call waits for the user, the program finds the
+    question (its id, its file) and answers yes itself."""
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    script = ("mytool issue close 1 & "
+              "sleep 1; ls -a $HOME/.lnk /run/lnk 2>&1; "
+              "for f in $HOME/.lnk/sandbox/asks/*.q /tmp/*.q; do "
+              "echo yes > ${f%.q}.a; done 2>&1; wait; echo st=$?")
+    pid, fd = spawn_on_pty(lnk, ["--write", lnk.cwd, "--tool", "mytool pr",
+                                 "--", "/bin/sh", "-c", script])
+    try:
+        out = read_until(fd, b"(or no)")
+        asks = json.loads(lnk("sandbox", "asks", "--json").stdout)
+        out += read_until(fd, b"sleep-done", timeout=3)
+        lnk("sandbox", "answer", asks[0]["id"], "no", check=True)
+        out += read_until(fd, b"never", timeout=30)
+    finally:
+        wait_status(pid)
+        os.close(fd)
+    assert tool_calls(outside_tool) == [], out
+    assert b"answered no" in out, out

@@ -204,3 +204,81 @@ def test_tool_store_edited_badly_is_refused_with_its_line(lnk, home, tool):
     (d / "tools.toml").write_text('["mytool"]\nallow = ["a", 3]\n')
     cp = lnk.run("--tool", "mytool x", "--", "/bin/true")
     assert cp.returncode == 125 and "tools.toml:2" in cp.stderr, cp.stderr
+
+
+# --- asking: a call outside the allow lists, with lnk on a terminal ---
+
+def _asked(lnk, tool, script, answer=None, settings=None):
+    """Runs script in a sandbox granting 'mytool pr', lnk on a pty; answers
+    the question it asks from another process (this one) with answer, or
+    leaves it. Returns (terminal output, the question listed)."""
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    if settings:
+        d = lnk.home / ".lnk" / "sandbox"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "settings.toml").write_text(settings)
+    pid, fd = spawn_on_pty(lnk, ["--name", "asker", "--tool", "mytool pr",
+                                 "--", "/bin/sh", "-c", script])
+    try:
+        out = read_until(fd, b"(or no)")
+        asks = json.loads(lnk("sandbox", "asks", "--json",
+                              check=True).stdout)
+        if answer:
+            lnk("sandbox", "answer", asks[0]["id"], answer, check=True)
+        out += read_until(fd, b"never", timeout=30)
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert status == 0, out
+    return out.decode(), asks
+
+
+def test_answer_yes_allows_the_call_once(lnk, tool):
+    out, asks = _asked(lnk, tool, "mytool issue view 5; echo st=$?", "yes")
+    assert [(a["sandbox"], a["question"]) for a in asks] == [
+        ("asker", "mytool issue view 5")]
+    assert 0 < asks[0]["left"] <= 120
+    assert "st=0" in out
+    assert calls(tool) == ["args:issue view 5"]
+    # answered questions leave asks, and the answer is in the log
+    assert json.loads(lnk("sandbox", "asks", "--json").stdout) == []
+    log = lnk("sandbox", "log", "--json", "--sandbox", "asker").stdout
+    assert f"asked {asks[0]['id']}: answered yes, exit status 0" in log
+    # the first answer counts
+    cp = lnk("sandbox", "answer", asks[0]["id"], "no")
+    assert cp.returncode == 1 and "no question" in cp.stderr
+
+
+def test_answer_no_refuses_the_call(lnk, tool):
+    out, asks = _asked(lnk, tool, "mytool issue close 1; echo st=$?", "no")
+    assert "st=126" in out and "answered no" in out
+    assert calls(tool) == []
+    log = lnk("sandbox", "log", "--json", "--sandbox", "asker").stdout
+    assert f"asked {asks[0]['id']}: answered no" in log
+
+
+def test_unanswered_question_expires_as_no(lnk, tool):
+    out, asks = _asked(lnk, tool, "mytool issue close 1; echo st=$?",
+                       settings="ask_wait = 1\n")
+    assert "within 1 s" in out
+    assert "st=126" in out and "which counts as no" in out
+    assert calls(tool) == []
+    assert json.loads(lnk("sandbox", "asks", "--json").stdout) == []
+
+
+def test_asks_and_answer_refuse_bad_input(lnk):
+    assert lnk("sandbox", "asks").stdout == "no question is waiting\n"
+    cp = lnk("sandbox", "answer", "../../x", "yes")
+    assert cp.returncode == 2 and "not a question's id" in cp.stderr
+    cp = lnk("sandbox", "answer", "abcdef", "maybe")
+    assert cp.returncode == 2 and "answer yes or no" in cp.stderr
+    cp = lnk("sandbox", "answer", "abcdef", "yes")
+    assert cp.returncode == 1 and "no question 'abcdef'" in cp.stderr
+
+
+def test_ask_wait_setting_is_checked(lnk, tool):
+    d = lnk.home / ".lnk" / "sandbox"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "settings.toml").write_text("ask_wait = 0\n")
+    cp = lnk.run("--tool", "mytool", "--", "/bin/true")
+    assert cp.returncode == 125 and "ask_wait" in cp.stderr, cp.stderr
