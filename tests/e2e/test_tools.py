@@ -282,3 +282,16 @@ def test_ask_wait_setting_is_checked(lnk, tool):
     (d / "settings.toml").write_text("ask_wait = 0\n")
     cp = lnk.run("--tool", "mytool", "--", "/bin/true")
     assert cp.returncode == 125 and "ask_wait" in cp.stderr, cp.stderr
+
+
+def test_check_tries_the_tools(lnk, tool):
+    cp = lnk("sandbox", "check", "--tool", "mytool pr", timeout=180)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    lines = [x for x in cp.stdout.splitlines() if " tools " in x]
+    assert len(lines) == 2, cp.stdout
+    assert all(x.startswith("blocked") for x in lines), lines
+    assert "lnk sandbox tool add mytool --allow 'lnk-check-call'" in lines[1]
+    assert calls(tool) == []
+    cp = lnk("sandbox", "check", timeout=180)
+    assert any(x.startswith("blocked") and "lnk-check-tool" in x
+               for x in cp.stdout.splitlines()), cp.stdout
