@@ -78,7 +78,8 @@ static void on_row(const struct db_call_row *r, void *ud)
 	_cleanup_free_ char *outcome = esc_dup(r->outcome);
 	_cleanup_free_ char *reason = esc_dup(r->reason);
 	/* A tool's call carries no bytes: its reason holds its status. */
-	if (strcmp(r->outcome, "ended") == 0 && strcmp(r->verb, "tool") != 0)
+	if (strcmp(r->outcome, "ended") == 0 && strcmp(r->verb, "tool") != 0 &&
+	    strcmp(r->verb, "page") != 0)
 		strv_pushf(&rs->what, "ended, %lld up, %lld down",
 			   (long long)r->up, (long long)r->down);
 	else if (r->reason[0])

@@ -283,18 +283,6 @@ static int say_where(const struct sandbox_req *req, const char *chdir_to,
 	return 0;
 }
 
-/* Grants that are accepted (a spec written today stays valid) but that
- * nothing serves yet: said at start, so nobody waits for them. */
-static void say_unserved(const struct policy *p)
-{
-	if (policy_list(p, K_BROWSER_OPEN)->n) {
-		_cleanup_free_ char *o = policy_origin(p, K_BROWSER_OPEN, 0);
-		warnx_("%s: opening pages in the browser is not served yet, "
-		       "so the program opens no page",
-		       o);
-	}
-}
-
 /* A spec's fixed name would keep two commands of one spec (npm run dev and
  * npm test) from running at once: while it is taken, a run of the spec
  * takes the next free one, "app-2", and says so. A name given with
@@ -497,6 +485,9 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	if (tools)
 		strv_pushf(&s.extra_env, "PATH=%s:%s", TOOLS_BIN_INSIDE,
 			   ENV_SANDBOX_PATH);
+	if (tools && s.tools.plan.pages.n)
+		strv_pushf(&s.extra_env, "BROWSER=%s/www-browser",
+			   TOOLS_BIN_INSIDE);
 
 	/* Prompts and scripts can tell they run in a sandbox, and which:
 	 * the name is checked (letters, digits, '.', '_', '-'; at most 64,
@@ -590,7 +581,6 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		return fail(&s, LNK_EXIT_USAGE, r, status);
 	int64_t stop_since = 0, started_ms = state_now_ms();
 	if (!req->probe) {
-		say_unserved(pol);
 		if (stopnote_in_force(req->home, &stop_since))
 			warnx_("a stop is in force ('lnk sandbox stop'): this "
 			       "sandbox's network stays closed until 'lnk "

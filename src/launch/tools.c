@@ -48,7 +48,8 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 	struct stat sb;
 	int r;
 
-	if (!policy_list(pol, K_TOOLS_ALLOW)->n)
+	if (!policy_list(pol, K_TOOLS_ALLOW)->n &&
+	    !policy_list(pol, K_BROWSER_OPEN)->n)
 		return 0;
 	_cleanup_free_ char *sp = tools_store_path(home);
 	/* A bad settings file is lnk's failure (125), not a usage error. */
@@ -59,6 +60,8 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 	tools_store_free(&st);
 	if (r < 0)
 		return r;
+	t->plan.desktop = env_lookup(host_env, "DISPLAY") ||
+			  env_lookup(host_env, "WAYLAND_DISPLAY");
 	if (!(t->client = find_client()))
 		return err_set(err, -ENOENT,
 			       "lnk-tool is missing: it is neither next to "

@@ -112,6 +112,23 @@ int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 		else if (!strv_contains(&g->allow, sp + 1))
 			strv_push(&g->allow, sp + 1);
 	}
+	/* Pages: the clients a program calls to open one, and the desktop's
+	 * opener outside (none: every page is refused, nothing to open it
+	 * in). */
+	const struct strv *pg = policy_list(p, K_BROWSER_OPEN);
+	static const char *const clients[] = {"xdg-open", "sensible-browser",
+					      "www-browser"};
+	for (size_t i = 0; pg->n && i < ARRAY_SIZE(clients); i++) {
+		if (find(out, clients[i]))
+			continue;
+		out->t = xrealloc(out->t, (out->n + 1) * sizeof(*out->t));
+		struct tool_grant *g = &out->t[out->n++];
+		memset(g, 0, sizeof(*g));
+		g->name = xstrdup(clients[i]);
+		g->page = true;
+		(void)lookup("xdg-open", path, &g->path);
+	}
+	strv_copy(&out->pages, pg);
 	for (size_t i = 0; stored && i < out->n; i++) {
 		struct tool_grant *g = &out->t[i];
 		const struct strv *s = tools_store_calls(stored, g->name);
@@ -132,6 +149,7 @@ void tools_plan_free(struct tools_plan *p)
 		free(p->t[i].path);
 		strv_free(&p->t[i].allow);
 	}
+	strv_free(&p->pages);
 	free(p->t);
 	memset(p, 0, sizeof(*p));
 }

@@ -15,6 +15,8 @@ struct tool_grant {
 	char *path;	   /* the real program, absolute, found on lnk's PATH
 			    * when the sandbox starts */
 	bool any;	   /* every call runs at once */
+	bool page;	   /* a page client: path is the desktop's opener
+			    * (xdg-open), NULL when this machine has none */
 	struct strv allow; /* else: calls whose leading arguments are one of
 			    * these ("pr", "pr list"), words joined by one
 			    * space */
@@ -23,6 +25,8 @@ struct tool_grant {
 struct tools_plan {
 	struct tool_grant *t;
 	size_t n;
+	struct strv pages; /* [browser] open: the pages opened at once */
+	bool desktop;	   /* a desktop session to open a page in */
 };
 
 /* A tool's name as a file name inside and a word of a hint: letters,

@@ -23,6 +23,7 @@
 #include "common/buf.h"
 #include "tools/asks.h"
 #include "tools/call.h"
+#include "tools/page.h"
 #include "tools/proto.h"
 
 int tools_listen(int *fd, char **dir, struct lnk_err *err)
@@ -66,11 +67,12 @@ void tools_unlisten(char *dir)
 /* ---- the broker process ---- */
 
 struct call {
-	int sock;	 /* the client, or -1 once it is gone */
-	pid_t pid;	 /* the tool (its process group), or 0 */
-	char *target;	 /* the log's target */
-	const char *why; /* how it ended, when the client went first */
-	char how[64];	 /* "allowed", or the question and its answer */
+	int sock;	  /* the client, or -1 once it is gone */
+	pid_t pid;	  /* the tool (its process group), or 0 */
+	char *target;	  /* the log's target */
+	const char *why;  /* how it ended, when the client went first */
+	char how[64];	  /* "allowed", or the question and its answer */
+	const char *verb; /* the log's: "tool", or "page" */
 	/* While a question waits: the call, its descriptors, the question. */
 	bool asking;
 	struct tools_call tc;
@@ -111,12 +113,35 @@ static void call_end(struct call *c)
 	c->sock = -1;
 }
 
+/* Refuses a call: msg to the client, why (NULL: msg) to the log. */
+static void refuse_why(struct broker *b, struct call *c, const char *target,
+		       const char *msg, const char *why)
+{
+	say(c->sock, 'R', msg);
+	db_queue_add(b->log, c->verb ? c->verb : "tool", target, DB_REFUSED,
+		     why ? why : msg);
+	call_end(c);
+}
+
 static void refuse(struct broker *b, struct call *c, const char *target,
 		   const char *msg)
 {
-	say(c->sock, 'R', msg);
-	db_queue_add(b->log, "tool", target, DB_REFUSED, msg);
-	call_end(c);
+	refuse_why(b, c, target, msg, NULL);
+}
+
+/* "file:", "javascript:": the scheme alone of a URL refused, for the log
+ * (never its path), or "?". */
+static char *scheme_of(const char *url)
+{
+	size_t n = strspn(url, "abcdefghijklmnopqrstuvwxyz"
+			       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
+	if (n == 0 || n > 16 || url[n] != ':')
+		return xstrdup("?");
+	char *s = xstrndup(url, n + 1);
+	for (char *p = s; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return s;
 }
 
 static bool under(const char *path, const char *dir)
@@ -289,6 +314,59 @@ static void check_asks(struct broker *b)
 	}
 }
 
+/* A page to open: a granted one opens at once with the desktop's opener,
+ * any other http(s) page asks, anything else is refused. Only the scheme
+ * and host reach the log. */
+static void page_call(struct broker *b, struct call *c,
+		      const struct tool_grant *g, struct tools_call *tc,
+		      const int fds[TOOLS_NFDS])
+{
+	struct lnk_err e = {0};
+	char *norm = NULL, *origin = NULL;
+
+	c->verb = "page";
+	if (tc->args.n != 1 || tc->args.v[0][0] == '-') {
+		refuse(b, c, "?",
+		       "give one page to open: an http:// or "
+		       "https:// URL");
+		tools_call_free(tc);
+		return;
+	}
+	if (page_check(tc->args.v[0], &norm, &origin, &e) < 0) {
+		_cleanup_free_ char *sch = scheme_of(tc->args.v[0]);
+		refuse_why(b, c, sch, e.msg,
+			   "not an http:// or https:// page to open, with one "
+			   "host");
+		tools_call_free(tc);
+		return;
+	}
+	if (!b->in->plan->desktop || !g->path) {
+		refuse(b, c, origin,
+		       "there is no desktop here to open a page in");
+	} else if (page_allowed(&b->in->plan->pages, norm)) {
+		c->target = xstrdup(origin);
+		snprintf(c->how, sizeof(c->how), "allowed");
+		/* The opener gets the normal URL, one argument, never an
+		 * option. */
+		strv_free(&tc->args);
+		strv_push(&tc->args, norm);
+		run_tool(b, c, g, tc, fds);
+	} else if (b->in->can_ask) {
+		strv_free(&tc->args);
+		strv_push(&tc->args, norm);
+		ask(b, c, g, tc, fds);
+		free(c->target);
+		c->target = xstrdup(origin);
+	} else {
+		refuse(b, c, origin,
+		       "this page is not one [browser] open grants, and there "
+		       "is no one to ask; grant it with --browser-open");
+	}
+	free(norm);
+	free(origin);
+	tools_call_free(tc);
+}
+
 static bool any_asking(const struct broker *b)
 {
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
@@ -309,6 +387,10 @@ static void start_call(struct broker *b, struct call *c, ssize_t len,
 		return;
 	}
 	const struct tool_grant *g = tools_plan_find(b->in->plan, tc.tool);
+	if (g && g->page) {
+		page_call(b, c, g, &tc, fds);
+		return;
+	}
 	if (!g) {
 		char q[96];
 		_cleanup_free_ char *m =
@@ -347,7 +429,9 @@ static void run_tool(struct broker *b, struct call *c,
 {
 	char real[PATH_MAX];
 	const char *dir = pick_cwd(b, tc->cwd, real);
-	if (!dir) {
+	if (!dir && c->verb && strcmp(c->verb, "page") == 0) {
+		dir = "/"; /* an opener needs no folder of the program's */
+	} else if (!dir) {
 		dir = b->in->fallback;
 		char note[PATH_MAX + 200];
 		snprintf(note, sizeof(note),
@@ -496,8 +580,9 @@ static void reap(struct broker *b)
 				(void)send(c->sock, x, 2,
 					   MSG_NOSIGNAL | MSG_DONTWAIT);
 			}
-			db_queue_add(b->log, "tool", c->target,
-				     c->why ? DB_FAILED : DB_ENDED, why);
+			db_queue_add(b->log, c->verb ? c->verb : "tool",
+				     c->target, c->why ? DB_FAILED : DB_ENDED,
+				     why);
 			call_end(c);
 		}
 	}

@@ -3070,3 +3070,47 @@ def test_program_cannot_answer_its_own_question(lnk, outside_tool):
         os.close(fd)
     assert tool_calls(outside_tool) == [], out
     assert b"answered no" in out, out
+
+
+@pytest.mark.parametrize("url", [
+    "file:///etc/passwd",
+    "FILE:///etc/shadow",
+    "javascript:alert(1)",
+    "data:text/html,<script>x</script>",
+    "https://good.example.org@evil.test/docs",
+    "https://good.example.org.evil.test/docs",
+    "https://evil.test/#https://good.example.org/docs",
+    "https://evil.test/?https://good.example.org/docs",
+    "https:\\\\evil.test\\docs",
+    " https://good.example.org/docs",
+    "https://good.example.org/docs\nhttps://evil.test",
+    "http://good.example.org/docs",
+    "https://*.example.org/docs",
+    "--new-window",
+])
+def test_page_scheme_and_host_tricks_are_refused(lnk, tmp_path, url):
+    """Threat: a page that is not the granted one (another scheme, a host
+    hidden behind '@', a suffix, a fragment) opened in the user's browser
+    outside the sandbox."""
+    bindir = tmp_path / "openbin"
+    bindir.mkdir()
+    outdir = tmp_path / "openout"
+    outdir.mkdir()
+    outdir.chmod(0o777)
+    rec = outdir / "opened"
+    o = bindir / "xdg-open"
+    o.write_text(f"#!/bin/sh\necho \"$*\" >> {rec}\n")
+    o.chmod(0o755)
+    bindir.chmod(0o755)
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra), "DISPLAY": ":99",
+                                  "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    cp = lnk.run("--browser-open", "https://*.example.org/docs", "--",
+                 "xdg-open", url)
+    assert cp.returncode == 126, (cp.stdout, cp.stderr)
+    assert not rec.exists(), rec.read_text()
+    # the honest page still opens
+    cp = lnk.run("--browser-open", "https://*.example.org/docs", "--",
+                 "xdg-open", "https://good.example.org/docs/a")
+    assert cp.returncode == 0, cp.stderr
+    assert rec.read_text() == "https://good.example.org/docs/a\n"

@@ -295,3 +295,76 @@ def test_check_tries_the_tools(lnk, tool):
     cp = lnk("sandbox", "check", timeout=180)
     assert any(x.startswith("blocked") and "lnk-check-tool" in x
                for x in cp.stdout.splitlines()), cp.stdout
+
+
+# --- pages: --browser-open, opened outside by a recording opener ---
+
+@pytest.fixture
+def opener(tool, tmp_path):
+    """A recording xdg-open on lnk's PATH (beside mytool); returns the file
+    it records each page in."""
+    o = tmp_path / "toolbin" / "xdg-open"
+    rec = tool / "opened"
+    o.write_text(f"#!/bin/sh\necho \"$*\" >> {rec}\n")
+    o.chmod(0o755)
+    return rec
+
+
+def opened(rec):
+    return rec.read_text().splitlines() if rec.exists() else []
+
+
+def test_granted_page_opens_outside_and_logs_only_its_host(lnk, opener):
+    cp = lnk.run("--name", "pg", "--browser-open", "https://*.example.org/docs",
+                 "--", "/bin/sh", "-c",
+                 "xdg-open 'https://a.example.org/docs/x?tok=SECRET'; "
+                 "echo st=$?; $BROWSER https://evil.test/; echo st=$?; "
+                 "echo browser=$BROWSER",
+                 env={"DISPLAY": ":99"})
+    assert "st=0" in cp.stdout and "st=126" in cp.stdout, cp.stderr
+    assert "browser=/run/lnk/bin/www-browser" in cp.stdout
+    assert opened(opener) == ["https://a.example.org/docs/x?tok=SECRET"]
+    assert "not one [browser] open grants, and there is no one to ask" \
+        in cp.stderr
+    log = lnk("sandbox", "log", "--json", "--sandbox", "pg").stdout
+    rows = [json.loads(x) for x in log.splitlines()]
+    assert [(r["verb"], r["target"], r["outcome"]) for r in rows] == [
+        ("page", "https://a.example.org", "ended"),
+        ("page", "https://evil.test", "refused")], rows
+    assert "SECRET" not in log and "/docs" not in log
+
+
+def test_page_without_a_desktop_is_refused_at_once(lnk, opener):
+    cp = lnk.run("--browser-open", "https://example.org", "--", "xdg-open",
+                 "https://example.org/")
+    assert cp.returncode == 126
+    assert "no desktop here to open a page in" in cp.stderr
+    assert opened(opener) == []
+
+
+def test_page_clients_exist_only_with_a_browser_grant(lnk, opener):
+    cp = lnk.run("--", "/bin/sh", "-c", "command -v xdg-open || echo none",
+                 env={"DISPLAY": ":99"})
+    assert cp.stdout.strip() in ("none", "/usr/bin/xdg-open"), cp.stdout
+    assert opened(opener) == []
+
+
+def test_other_page_asks_and_opens_on_yes(lnk, opener):
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra), "DISPLAY": ":99"}
+    pid, fd = spawn_on_pty(lnk, ["--browser-open", "https://example.org/",
+                                 "--", "/bin/sh", "-c",
+                                 "xdg-open https://other.test/p; echo st=$?"])
+    try:
+        out = read_until(fd, b"(or no)")
+        asks = json.loads(lnk("sandbox", "asks", "--json").stdout)
+        assert [a["question"] for a in asks] == [
+            "xdg-open https://other.test/p"], out
+        lnk("sandbox", "answer", asks[0]["id"], "yes", check=True)
+        out += read_until(fd, b"never", timeout=30)
+    finally:
+        wait_status(pid)
+        os.close(fd)
+    assert b"st=0" in out, out
+    assert opened(opener) == ["https://other.test/p"]
