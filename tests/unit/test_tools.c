@@ -15,6 +15,7 @@
 #include "common/buf.h"
 #include "tools/allow.h"
 #include "tools/call.h"
+#include "tools/page.h"
 #include "tools/proto.h"
 #include "tools/store.h"
 
@@ -215,6 +216,54 @@ static void test_store_round_trip(void **state)
 	free(path);
 }
 
+static void test_pages(void **state)
+{
+	(void)state;
+	struct strv pats = {0};
+	struct lnk_err e = {0};
+	char *n, *o;
+
+	strv_push(&pats, "https://*.example.org/docs");
+	strv_push(&pats, "http://plain.test");
+	struct {
+		const char *url;
+		int ok;	     /* page_check */
+		int allowed; /* page_allowed */
+		const char *origin;
+	} rows[] = {
+	    {"https://a.example.org/docs/x?q=1", 1, 1, "https://a.example.org"},
+	    {"HTTPS://A.Example.ORG/docs", 1, 1, "https://a.example.org"},
+	    {"https://example.org/docs", 1, 0, NULL},
+	    {"https://a.example.org/doc", 1, 0, NULL},
+	    {"https://a.example.org.evil.test/docs", 1, 0, NULL},
+	    {"https://evil.test/#https://a.example.org/docs", 1, 0, NULL},
+	    {"http://a.example.org/docs", 1, 0, NULL},
+	    {"http://plain.test/anything", 1, 1, "http://plain.test"},
+	    {"http://plain.test:8080/", 1, 0, NULL},
+	    {"https://x@a.example.org/docs", 0, 0, NULL},
+	    {"https://*.example.org/docs", 0, 0, NULL},
+	    {"file:///etc/passwd", 0, 0, NULL},
+	    {"javascript:alert(1)", 0, 0, NULL},
+	    {" https://a.example.org/docs", 0, 0, NULL},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int r = page_check(rows[i].url, &n, &o, &e);
+		if ((r == 0) != rows[i].ok)
+			fail_msg("%s: check %d", rows[i].url, r);
+		if (r < 0)
+			continue;
+		if (page_allowed(&pats, n) != (bool)rows[i].allowed)
+			fail_msg("%s: allowed", rows[i].url);
+		if (rows[i].origin)
+			assert_string_equal(o, rows[i].origin);
+		free(n);
+		free(o);
+	}
+	assert_true(page_client_name("xdg-open"));
+	assert_false(page_client_name("gh"));
+	strv_free(&pats);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +274,7 @@ int main(void)
 	    cmocka_unit_test(test_hint),
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_store_round_trip),
+	    cmocka_unit_test(test_pages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
