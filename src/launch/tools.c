@@ -13,6 +13,7 @@
 #include "config.h"
 #include "launch/bwrap.h"
 #include "launch/env.h"
+#include "policy/keys.h"
 #include "store/paths.h"
 #include "tools/asks.h"
 #include "tools/broker.h"
@@ -87,6 +88,10 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 	_cleanup_free_ char *settings = paths_settings(home);
 	if ((r = asks_wait_setting(settings, &t->ask_wait_s, err)) < 0)
 		return r == -EINVAL ? -EBADMSG : r;
+	/* The spec's or flag's wait, checked 1 to 3600 (policy/keys.c). */
+	if (pol->k[K_TOOLS_ASK_WAIT].set)
+		t->ask_wait_s =
+		    (unsigned)key_scalar_value(pol->k[K_TOOLS_ASK_WAIT].str);
 	const struct strv *w = policy_list(pol, K_FILES_WRITE);
 	t->fallback = xstrdup(w->n ? w->v[0] : "/");
 	return 1;

@@ -208,7 +208,7 @@ def test_tool_store_edited_badly_is_refused_with_its_line(lnk, home, tool):
 
 # --- asking: a call outside the allow lists, with lnk on a terminal ---
 
-def _asked(lnk, tool, script, answer=None, settings=None):
+def _asked(lnk, tool, script, answer=None, settings=None, extra=()):
     """Runs script in a sandbox granting 'mytool pr', lnk on a pty; answers
     the question it asks from another process (this one) with answer, or
     leaves it. Returns (terminal output, the question listed)."""
@@ -217,7 +217,8 @@ def _asked(lnk, tool, script, answer=None, settings=None):
         d = lnk.home / ".lnk" / "sandbox"
         d.mkdir(parents=True, exist_ok=True)
         (d / "settings.toml").write_text(settings)
-    pid, fd = spawn_on_pty(lnk, ["--name", "asker", "--tool", "mytool pr",
+    pid, fd = spawn_on_pty(lnk, [*extra, "--name", "asker", "--tool",
+                                 "mytool pr",
                                  "--", "/bin/sh", "-c", script])
     try:
         out = read_until(fd, b"(or no)")
@@ -368,3 +369,14 @@ def test_other_page_asks_and_opens_on_yes(lnk, opener):
         os.close(fd)
     assert b"st=0" in out, out
     assert opened(opener) == ["https://other.test/p"]
+
+
+def test_ask_wait_of_a_spec_or_flag_replaces_the_setting(lnk, tool):
+    out, asks = _asked(lnk, tool, "mytool issue close 1; echo st=$?",
+                       settings="ask_wait = 600\n", extra=("--ask-wait", 1))
+    assert "within 1 s" in out and "st=126" in out
+    assert calls(tool) == []
+    cp = lnk("sandbox", "spec", "--tool", "mytool", "--ask-wait", "30")
+    assert "[tools]\nallow = [\"mytool\"]\nask_wait = 30\n" in cp.stdout
+    cp = lnk.run("--ask-wait", "0", "--", "/bin/true")
+    assert cp.returncode == 2 and "1 to 3600" in cp.stderr
