@@ -380,3 +380,26 @@ def test_ask_wait_of_a_spec_or_flag_replaces_the_setting(lnk, tool):
     assert "[tools]\nallow = [\"mytool\"]\nask_wait = 30\n" in cp.stdout
     cp = lnk.run("--ask-wait", "0", "--", "/bin/true")
     assert cp.returncode == 2 and "1 to 3600" in cp.stderr
+
+
+def test_another_user_can_neither_see_nor_answer(lnk, tmp_path):
+    """Questions live in ~/.lnk, the user's alone: lnk refuses another
+    user's settings folder before it reads a question or writes an answer
+    (as root too: `sudo -E` with a user's HOME is refused)."""
+    if os.geteuid() == 0:
+        other = tmp_path / "other"
+        asks = other / ".lnk" / "sandbox" / "asks"
+        asks.mkdir(parents=True)
+        (asks / "abcdef.q").write_text("theirs\n99999999999999\ngh x\n")
+        for p in [other, *other.rglob("*")]:
+            os.chown(p, 65534, 65534)
+        for p in [other / ".lnk", other / ".lnk" / "sandbox", asks]:
+            p.chmod(0o700)
+    else:
+        other = pathlib.Path("/root")
+    for args in (["asks", "--json"], ["answer", "abcdef", "yes"]):
+        cp = lnk("sandbox", *args, env={"HOME": str(other)})
+        assert cp.returncode == 125, (args, cp.stdout, cp.stderr)
+        assert "gh x" not in cp.stdout
+    if os.geteuid() == 0:
+        assert not (asks / "abcdef.a").exists()
