@@ -204,6 +204,8 @@ static void exec_tool(const char *path, char *const *argv, char *const *env,
 	int hi[TOOLS_NFDS];
 
 	setsid();
+	/* A broker killed outright takes its tool with it. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (int i = 0; i < TOOLS_NFDS; i++)
 		if ((hi[i] = fcntl(fds[i], F_DUPFD, 10)) < 0)
 			_exit(125);
@@ -658,9 +660,9 @@ static void broker_main(const struct tools_broker_in *in)
 	struct lnk_err e = {0};
 	sigset_t chld;
 
-	/* Ended with lnk however lnk ends: the lifeline covers an orderly
-	 * end, this a SIGKILLed lnk. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* No PR_SET_PDEATHSIG here: a SIGKILLed lnk closes the lifeline
+	 * too, and the broker must live to end its tools' process groups
+	 * (a death signal would kill it before it could). */
 	for (const int *f = in->close_fds; f && *f != -1; f++)
 		close(*f);
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)

@@ -403,3 +403,26 @@ def test_another_user_can_neither_see_nor_answer(lnk, tmp_path):
         assert "gh x" not in cp.stdout
     if os.geteuid() == 0:
         assert not (asks / "abcdef.a").exists()
+
+
+def test_lnk_killed_mid_call_ends_the_tool(lnk, tool):
+    import signal
+    import subprocess
+    import time
+    p = subprocess.Popen([lnk.bin, "sandbox", "run", "--tool", "mytool", "--",
+                          "mytool", "sleep"], env=lnk.env(), cwd=lnk.cwd,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert p.stdout.readline() == b"started\n"
+    pid = int((tool / "sleeper").read_text())
+    os.kill(pid, 0)  # the tool runs
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    for _ in range(200):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        raise AssertionError("the tool outlived lnk")
