@@ -182,6 +182,7 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 	    .can_ask = can_ask,
 	    .asks_dir = t->asks_dir,
 	    .ask_wait_s = t->ask_wait_s,
+	    .sock_dir = t->dir,
 	};
 	int r = tools_broker_start(&in, &t->pid, err);
 	close(t->life[0]);

@@ -697,6 +697,8 @@ static void broker_main(const struct tools_broker_in *in)
 				     DB_FAILED, b.calls[i].why);
 		}
 	db_queue_stop(b.log);
+	if (in->sock_dir)
+		tools_unlisten(xstrdup(in->sock_dir));
 	_exit(0);
 }
 

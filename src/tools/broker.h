@@ -34,6 +34,8 @@ struct tools_broker_in {
 	bool can_ask;		   /* someone to ask: lnk holds a terminal */
 	const char *asks_dir;	   /* ~/.lnk/sandbox/asks */
 	unsigned ask_wait_s;	   /* a question's wait, then no */
+	char *sock_dir; /* tools_listen's folder: removed at the end, also
+			 * when lnk was killed */
 };
 
 /* A unix socket at <dir>/tools.sock in a new private folder under /tmp,
