@@ -1129,6 +1129,9 @@ static void plan_tools(const struct policy *p, const char *home,
 	add(l, "tools", CHECK_DENY,
 	    "call a tool no grant names (lnk-check-tool)",
 	    "tool\tlnk-check-tool\tx");
+	/* A page of another scheme is refused whatever [browser] grants. */
+	add(l, "tools", CHECK_DENY, "open a file: URL in the browser",
+	    "tool\txdg-open\tfile:///etc/passwd");
 	for (size_t i = 0; i < t->n; i++) {
 		const char *sp = strchr(t->v[i], ' ');
 		bool whole = false;

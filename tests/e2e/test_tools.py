@@ -289,9 +289,15 @@ def test_check_tries_the_tools(lnk, tool):
     cp = lnk("sandbox", "check", "--tool", "mytool pr", timeout=180)
     assert cp.returncode == 0, cp.stdout + cp.stderr
     lines = [x for x in cp.stdout.splitlines() if " tools " in x]
-    assert len(lines) == 2, cp.stdout
+    assert len(lines) == 3, cp.stdout
     assert all(x.startswith("blocked") for x in lines), lines
-    assert "lnk sandbox tool add mytool --allow 'lnk-check-call'" in lines[1]
+    assert "open a file: URL" in lines[1]
+    assert "lnk sandbox tool add mytool --allow 'lnk-check-call'" in lines[2]
+    cp = lnk("sandbox", "check", "--browser-open", "https://example.org/",
+             timeout=180, env={"DISPLAY": ":99"})
+    assert any(x.startswith("blocked") and "file: URL" in x and
+               "is not a page" in x for x in cp.stdout.splitlines()), \
+        cp.stdout
     assert calls(tool) == []
     cp = lnk("sandbox", "check", timeout=180)
     assert any(x.startswith("blocked") and "lnk-check-tool" in x
