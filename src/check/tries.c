@@ -21,6 +21,7 @@
 #include "net/grammar.h"
 #include "policy/dotfiles.h"
 #include "store/paths.h"
+#include "tools/store.h"
 
 static const struct check_gap gaps[] = {
     {"datagrams to unix sockets in a granted folder",
@@ -1111,6 +1112,56 @@ static void plan_network(const struct policy *p, const struct bait *b,
 	    ->area = "network";
 }
 
+/* Tools (lnk-sandbox(1), TOOLS AND ASKING): a tool no grant names does
+ * not exist, and check has no one to ask, so a granted tool's call
+ * outside its allow list is refused, naming the command that allows it.
+ * A tool granted whole has no call to refuse. */
+static void plan_tools(const struct policy *p, const char *home,
+		       struct check_list *l)
+{
+	const struct strv *t = policy_list(p, K_TOOLS_ALLOW);
+	struct tools_store st;
+	struct lnk_err ignored = {0};
+	_cleanup_free_ char *sp_path = tools_store_path(home);
+	char what[200];
+
+	/* A store lnk cannot read stops the sandbox itself, and says so. */
+	if (tools_store_load(sp_path, &st, &ignored) < 0)
+		memset(&st, 0, sizeof(st));
+	add(l, "tools", CHECK_DENY,
+	    "call a tool no grant names (lnk-check-tool)",
+	    "tool\tlnk-check-tool\tx");
+	/* A page of another scheme is refused whatever [browser] grants. */
+	add(l, "tools", CHECK_DENY, "open a file: URL in the browser",
+	    "tool\txdg-open\tfile:///etc/passwd");
+	for (size_t i = 0; i < t->n; i++) {
+		const char *sp = strchr(t->v[i], ' ');
+		bool whole = false;
+		if (!sp)
+			continue;
+		for (size_t j = 0; j < t->n; j++)
+			whole =
+			    whole || (strncmp(t->v[j], t->v[i],
+					      (size_t)(sp - t->v[i])) == 0 &&
+				      t->v[j][sp - t->v[i]] == '\0');
+		bool dup = false;
+		for (size_t j = 0; j < i; j++)
+			dup = dup || strncmp(t->v[j], t->v[i],
+					     (size_t)(sp - t->v[i]) + 1) == 0;
+		_cleanup_free_ char *name =
+		    xstrndup(t->v[i], (size_t)(sp - t->v[i]));
+		const struct strv *stored = tools_store_calls(&st, name);
+		if (whole || dup || (stored && strv_contains(stored, "*")))
+			continue;
+		snprintf(what, sizeof(what),
+			 "call %s outside its allow list, with no one to ask",
+			 name);
+		add(l, "tools", CHECK_DENY, what, "tool\t%s\tlnk-check-call",
+		    name);
+	}
+	tools_store_free(&st);
+}
+
 static bool needs_wire(const struct policy *p)
 {
 	return policy_list(p, K_INTERNET_HOSTS)->n ||
@@ -1135,6 +1186,7 @@ void check_plan(const struct policy *p, struct bait *b, const char *home,
 	plan_limits(p, home, lim, out);
 	plan_commands(p, out);
 	plan_network(p, b, needs_wire(p), out);
+	plan_tools(p, home, out);
 }
 
 void check_list_free(struct check_list *l)

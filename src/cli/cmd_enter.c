@@ -276,6 +276,7 @@ int cmd_enter(int argc, char **argv, const struct cli_ctx *cx)
 	    .argc = (int)prog.n,
 	    .pty = spawn_wants_pty(),
 	    .end_on_hangup = true,
+	    .no_one_to_ask = true,
 	};
 	if (sandbox_run(&req, &ret, &err) < 0)
 		warnx_("%s", err.msg);

@@ -135,7 +135,10 @@ static void on_row(const struct db_call_row *r, void *ud)
 			   "%s out%s%s",
 			   r->status, (long long)r->up, (long long)r->down, in,
 			   out, r->reason[0] ? ": " : "", reason);
-	} else if (strcmp(r->outcome, "ended") == 0)
+	} else if (strcmp(r->outcome, "ended") == 0 &&
+		   /* a tool's call carries no bytes: its reason holds its
+		    * status */
+		   strcmp(r->verb, "tool") != 0 && strcmp(r->verb, "page") != 0)
 		strv_pushf(&rs->what, "ended, %lld up, %lld down",
 			   (long long)r->up, (long long)r->down);
 	else if (r->reason[0])

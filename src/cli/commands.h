@@ -60,6 +60,9 @@ int cmd_paused(int argc, char **argv, const struct cli_ctx *cx);
 int cmd_enter(int argc, char **argv, const struct cli_ctx *cx);
 int cmd_completion(int argc, char **argv, const struct cli_ctx *cx);
 int cmd_complete(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_tool(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_asks(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_answer(int argc, char **argv, const struct cli_ctx *cx);
 
 /* Shared by commands: is arg one of -h/--help. */
 bool is_help(const char *arg);

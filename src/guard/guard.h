@@ -97,6 +97,11 @@ struct guard_plan {
 	size_t nexec;
 	guard_exec_fn on_exec; /* optional: the call log's queue */
 	void *on_exec_ctx;
+	/* The tools broker's socket (launch/tools.h), bound in by lnk: the
+	 * one unix socket from outside the program may connect to; 0 when
+	 * the sandbox has no tools. */
+	dev_t tool_sock_dev;
+	ino_t tool_sock_ino;
 };
 
 /* Plans the guard for a resolved policy: every [files] write folder except

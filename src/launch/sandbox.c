@@ -28,10 +28,12 @@
 #include "launch/spawn.h"
 #include "launch/stopnote.h"
 #include "guard/guard.h"
+#include "launch/tools.h"
 #include "store/db.h"
 #include "store/hidden.h"
 #include "store/paths.h"
 #include "store/registry.h"
+#include "tools/proto.h"
 #include "wire/ctl.h"
 #include "wire/wire.h"
 
@@ -151,6 +153,7 @@ struct sb_state {
 	struct limits_where lw;
 	struct limits_cgroup cg;
 	struct devnodes dev;
+	struct sb_tools tools;
 	const char *home; /* set once registered: state_free leaves */
 	char *name;
 };
@@ -188,6 +191,7 @@ static void state_free(struct sb_state *s)
 	limits_cgroup_end(&s->cg);
 	limits_where_free(&s->lw);
 	devnodes_remove(&s->dev);
+	sb_tools_end(&s->tools);
 	if (s->home)
 		registry_leave(s->home, s->name);
 	free(s->name);
@@ -316,24 +320,6 @@ static int say_where(const struct sandbox_req *req, const char *chdir_to,
 	return 0;
 }
 
-/* Grants that are accepted (a spec written today stays valid) but that
- * nothing serves yet: said at start, so nobody waits for them. */
-static void say_unserved(const struct policy *p)
-{
-	if (policy_list(p, K_TOOLS_ALLOW)->n) {
-		_cleanup_free_ char *o = policy_origin(p, K_TOOLS_ALLOW, 0);
-		warnx_("%s: tools are not served yet, so the program reaches "
-		       "no tool",
-		       o);
-	}
-	if (policy_list(p, K_BROWSER_OPEN)->n) {
-		_cleanup_free_ char *o = policy_origin(p, K_BROWSER_OPEN, 0);
-		warnx_("%s: opening pages in the browser is not served yet, "
-		       "so the program opens no page",
-		       o);
-	}
-}
-
 static int exit_for(int r)
 {
 	if (r == -ENOENT)
@@ -430,6 +416,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .lifeline = {-1, -1},
 	    .wire_pid = -1,
 	    .cg = LIMITS_CGROUP_INIT,
+	    .tools = SB_TOOLS_INIT,
 	};
 	const struct policy *pol = req->pol;
 	int r;
@@ -495,6 +482,23 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		wire_plan_listeners(&s.wp, &s.listeners, &s.nlisteners);
 	}
 
+	/* Tools outside: planned (their real paths) and listened for now,
+	 * so a tool missing on this machine stops the start. Their clients
+	 * come first on PATH inside. */
+	int tools = sb_tools_plan(&s.tools, pol, req->home, req->host_env, err);
+	if (tools < 0)
+		return fail(&s,
+			    tools == -EINVAL || tools == -ENOENT
+				? LNK_EXIT_USAGE
+				: LNK_EXIT_FAIL,
+			    tools, status);
+	if (tools)
+		strv_pushf(&s.extra_env, "PATH=%s:%s", TOOLS_BIN_INSIDE,
+			   ENV_SANDBOX_PATH);
+	if (tools && s.tools.plan.pages.n)
+		strv_pushf(&s.extra_env, "BROWSER=%s/www-browser",
+			   TOOLS_BIN_INSIDE);
+
 	/* Prompts and scripts can tell they run in a sandbox, and which:
 	 * the name is checked (letters, digits, '.', '_', '-'; at most 64,
 	 * which is also the kernel's limit for a host name). */
@@ -531,6 +535,12 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	 * is granted; without names to keep, for connect() alone
 	 * (creations then run natively, at full speed). */
 	bool dot = r == 1;
+	/* The broker's socket is lnk's, bound in on purpose: the guard lets
+	 * the program connect to that one file. */
+	if (tools) {
+		s.np.tool_sock_dev = s.tools.sock_dev;
+		s.np.tool_sock_ino = s.tools.sock_ino;
+	}
 	bool folders = policy_list(pol, K_FILES_READ)->n > 0 ||
 		       policy_list(pol, K_FILES_WRITE)->n > 0;
 	/* With [commands], it also names each program Landlock refuses to
@@ -557,7 +567,12 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 
 	struct strv argv = {0};
-	strv_push(&argv, req->probe ? req->probe : req->argv[0]);
+	if (req->probe)
+		strv_push(&argv, req->probe);
+	else if (tools && sb_tools_has(&s.tools, req->argv[0]))
+		strv_push(&argv, s.tools.client); /* made its inside path */
+	else
+		strv_push(&argv, req->argv[0]);
 	for (int i = 1; i < req->argc; i++)
 		strv_push(&argv, req->argv[i]);
 	struct plan_in pin = {
@@ -594,7 +609,6 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		return fail(&s, LNK_EXIT_USAGE, r, status);
 	int64_t stop_since = 0, started_ms = registry_now_ms();
 	if (!req->probe) {
-		say_unserved(pol);
 		if (stopped)
 			warnx_("a stop is in force ('lnk sandbox stop'): this "
 			       "sandbox's network stays closed until 'lnk "
@@ -602,6 +616,9 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	}
 	if (req->probe)
 		plan_probe(&s, req->probe);
+	if (tools)
+		sb_tools_mount(&s.tools, &s.plan,
+			       req->probe ? NULL : req->argv[0]);
 #ifdef LNK_TEST_HOOKS
 	test_weaken(req, &s.plan);
 #endif
@@ -636,6 +653,16 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		s.wire_pair[0] = -1;
 		close(s.lifeline[0]);
 		s.lifeline[0] = -1;
+	}
+	if (tools) {
+		/* The wire's ends (-1 without a wire, which ends the list). */
+		int keep_out[] = {s.wire_pair[1], s.lifeline[1], -1};
+		/* Someone to ask: lnk holds the terminal it started from. */
+		bool can_ask = req->pty && !req->probe && !req->no_one_to_ask;
+		if ((r = sb_tools_start(&s.tools, name, req->home,
+					req->host_env, keep_out, can_ask,
+					err)) < 0)
+			return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
 	if (guard) {
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
@@ -687,6 +714,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	limits_cgroup_end(&s.cg);
 	devnodes_remove(&s.dev);
 
+	/* The sandbox is gone: its tools end with it. */
+	sb_tools_end(&s.tools);
 	/* The sandbox is gone: end the wire first (its last write to the log
 	 * takes longest), and stop the guard's threads while it does. */
 	if (s.wire_pid > 0)

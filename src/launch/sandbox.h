@@ -32,6 +32,9 @@ struct sandbox_req {
 	/* enter: the sandbox ends with the session's connection
 	 * (spawn.h, end_on_hangup) */
 	bool end_on_hangup;
+	/* No one can be asked (enter: an SSH forced command): a tool's call
+	 * outside its allow lists is refused at once. */
+	bool no_one_to_ask;
 	/* check only: lnk-probe on the host (absolute). It is bound read
 	 * only at SANDBOX_PROBE_PATH and run as the program with argv[1..];
 	 * argv[0] is ignored. Landlock may execute it even when [commands]

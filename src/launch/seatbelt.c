@@ -398,6 +398,7 @@ int seatbelt_refusals(const struct policy *p, struct lnk_err *err)
 		case K_LAN_HOSTS:	/* the wire */
 		case K_LOCALHOST_PORTS: /* network-outbound */
 		case K_TOOLS_ALLOW:	/* the wire's, where served */
+		case K_TOOLS_ASK_WAIT:	/* the broker's */
 		case K_BROWSER_OPEN:	/* the wire's, where served */
 		case K_COMMANDS_ALLOW:	/* process-exec */
 		case K_COMMANDS_ENV:	/* the launcher's environment */

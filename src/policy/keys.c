@@ -70,6 +70,11 @@ static const struct key_def table[K__COUNT] = {
 		       KT_TOOLS, MERGE_REPLACE,
 		       "a tool that runs outside the sandbox, or 'tool "
 		       "subcommand...' to allow only those calls of it"},
+    [K_TOOLS_ASK_WAIT] = {K_TOOLS_ASK_WAIT, "tools", "ask_wait", "--ask-wait",
+			  "SECONDS", KT_COUNT, MERGE_REPLACE,
+			  "the seconds a tool's call or a page waits for your "
+			  "answer before it counts as no, 1 to 3600 (120 "
+			  "unless your settings say)"},
     [K_BROWSER_OPEN] = {K_BROWSER_OPEN, "browser", "open", "--browser-open",
 			"URL", KT_URLS, MERGE_REPLACE,
 			"an http:// or https:// page (a prefix; '*.' before "
@@ -342,6 +347,8 @@ static int check_scalar(const struct key_def *d, const char *s, size_t len,
 			   "only lower the limits of your settings; leave "
 			   "the key out to keep them",
 			   q);
+	if (d->id == K_TOOLS_ASK_WAIT && (v < 1 || v > 3600))
+		return BAD("%s: a question waits 1 to 3600 seconds", q);
 	*out = d->type == KT_SIZE ? size_norm(v) : xasprintf("%" PRIu64, v);
 	return 0;
 }
@@ -411,6 +418,26 @@ static int check_tool(const char *s, size_t len, const char *q, char **out,
 				buf_free(&b);
 				return BAD("%s: the tool is a name, such as "
 					   "'gh', not a path",
+					   q);
+			}
+			/* The name is a file's name inside (the tool's
+			 * client) and a word of a hint to run: plain. */
+			if (words == 0 &&
+			    (!(isalnum(c) || strchr("._+-", c)) ||
+			     (j == start && (c == '.' || c == '-')) ||
+			     i - start > 64)) {
+				buf_free(&b);
+				return BAD("%s: a tool's name is letters, "
+					   "digits, '.', '_', '+' and '-', not "
+					   "starting with '.' or '-'",
+					   q);
+			}
+			/* An argument that starts with '-' is an option,
+			 * after the words an allowed call names. */
+			if (words > 0 && j == start && c == '-') {
+				buf_free(&b);
+				return BAD("%s: a call is the leading words of "
+					   "the arguments, before any option",
 					   q);
 			}
 		}

@@ -26,6 +26,7 @@ enum key_id {
 	K_LAN_HOSTS,		 /* [lan] hosts             --lan-host */
 	K_LOCALHOST_PORTS,	 /* [localhost] ports       --port */
 	K_TOOLS_ALLOW,		 /* [tools] allow           --tool */
+	K_TOOLS_ASK_WAIT,	 /* [tools] ask_wait        --ask-wait */
 	K_BROWSER_OPEN,		 /* [browser] open          --browser-open */
 	K_COMMANDS_ALLOW,	 /* [commands] allow        --command */
 	K_COMMANDS_ENV,		 /* [commands] env          --env */

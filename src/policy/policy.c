@@ -252,6 +252,9 @@ static void describe_entry(enum key_id id, const char *v, struct strv *out)
 			   "refused within 10 minutes",
 			   v);
 		return;
+	case K_TOOLS_ASK_WAIT:
+		strv_pushf(out, "a question waits %s seconds for an answer", v);
+		return;
 	}
 }
 

@@ -3658,3 +3658,229 @@ def test_missing_hidden_folder_cannot_be_planted(lnk, home):
     assert "mkdir=0" not in cp.stdout and "ln=0" not in cp.stdout, cp.stdout
     cp = lnk.run("--write", home, "--", "true")
     assert cp.returncode == 0, cp.stderr
+
+# --- tools ---
+# A granted tool runs outside, as the user; the program talks to its broker
+# over /run/lnk/tools.sock. These attacks speak that socket by hand, as a
+# hostile program would, and check outside that no tool ran unless allowed.
+
+TOOL_SCRIPT = """#!/bin/sh
+echo "args:$*" >> "@OUT@/calls"
+echo "cwd:$(pwd)"
+"""
+
+RAW_CALL = """
+import array, os, socket, struct, sys
+sys.stdout.reconfigure(line_buffering=True)  # in order with the tool's
+def call(tool, cwd, args, fds=(0, 1, 2), raw=None):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect("/run/lnk/tools.sock")
+    msg = raw if raw is not None else (
+        b"LNKT" + struct.pack("<II", 1, 2 + len(args))
+        + b"".join(x.encode() + b"\\0" for x in [tool, cwd, *args]))
+    anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
+    s.sendmsg([msg], anc if fds else [])
+    r = s.recv(65536)
+    s.close()
+    return r
+"""
+
+
+def raw_py(lnk, code, *grants):
+    """Python CODE in a sandbox, with call() to speak the socket by hand."""
+    return lnk.run(*grants, "--", PY, "-c", RAW_CALL + textwrap.dedent(code),
+                   timeout=60)
+
+
+@pytest.fixture
+def outside_tool(tmp_path, lnk):
+    """'mytool' on lnk's PATH only; returns the folder it marks."""
+    bindir, out = tmp_path / "toolbin", tmp_path / "toolout"
+    bindir.mkdir()
+    out.mkdir()
+    out.chmod(0o777)
+    t = bindir / "mytool"
+    t.write_text(TOOL_SCRIPT.replace("@OUT@", str(out)))
+    t.chmod(0o755)
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra),
+                                  "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    return out
+
+
+def tool_calls(out):
+    f = out / "calls"
+    return f.read_text().splitlines() if f.exists() else []
+
+
+def test_tool_call_with_extra_descriptors_is_refused(lnk, outside_tool):
+    """Threat: a call hands the tool a fourth descriptor (a socket or file
+    of the program's) for the tool to use outside."""
+    cp = raw_py(lnk, """
+        r = call("mytool", "/", ["x"], fds=(0, 1, 2, 0))
+        print(r[:1].decode(), r[1:].decode())
+    """, "--tool", "mytool")
+    assert cp.stdout.startswith("R "), (cp.stdout, cp.stderr)
+    assert "more than three descriptors" in cp.stdout
+    assert tool_calls(outside_tool) == []
+
+
+@pytest.mark.parametrize("raw,why", [
+    ("b'hello'", "not a tool call"),
+    ("b'LNKT' + struct.pack('<II', 9, 3) + b'mytool\\0/\\0x\\0'", "version"),
+    ("b'LNKT' + struct.pack('<II', 1, 3) + b'mytool\\0/\\0x'", "cut short"),
+    ("b'LNKT' + struct.pack('<II', 1, 99999) + b'mytool\\0/\\0' * 3",
+     "more than 4096"),
+    ("b'LNKT' + struct.pack('<II', 1, 2) + b'mytool\\0/\\0junk'", "after"),
+])
+def test_tool_call_garbage_is_refused_and_the_broker_lives(
+        lnk, outside_tool, raw, why):
+    """Threat: hostile bytes on the broker's socket crash it or run
+    something; the next honest call must still work."""
+    cp = raw_py(lnk, f"""
+        r = call("", "", [], raw={raw})
+        print(r[:1].decode(), r[1:].decode())
+        print(call("mytool", "/", ["honest"])[:1].decode())
+    """, "--tool", "mytool")
+    lines = cp.stdout.splitlines()
+    assert lines[0].startswith("R ") and why in lines[0], (cp.stdout,
+                                                          cp.stderr)
+    assert lines[-1] == "X", cp.stdout
+    assert tool_calls(outside_tool) == ["args:honest"]
+
+
+@pytest.mark.parametrize("name", ["../../../bin/sh", "/bin/sh", "sh",
+                                  "mytool/../sh", ""])
+def test_tool_call_cannot_name_another_program(lnk, outside_tool, name):
+    """Threat: the call names a program by path, or a tool not granted,
+    for the broker to run outside."""
+    cp = raw_py(lnk, f"""
+        r = call({name!r}, "/", ["-c", "echo pwned > {outside_tool}/pwned"])
+        print(r[:1].decode(), r[1:].decode())
+    """, "--tool", "mytool")
+    assert cp.stdout.startswith("R "), (cp.stdout, cp.stderr)
+    assert not (outside_tool / "pwned").exists()
+    assert tool_calls(outside_tool) == []
+
+
+def test_tool_call_with_a_folder_as_stdin_is_refused(lnk, work,
+                                                     outside_tool):
+    """Threat: a descriptor of a folder handed to a tool that acts on its
+    stdin outside."""
+    cp = raw_py(lnk, f"""
+        d = os.open({str(work)!r}, os.O_RDONLY | os.O_DIRECTORY)
+        r = call("mytool", "/", ["x"], fds=(d, 1, 2))
+        print(r[:1].decode(), r[1:].decode())
+    """, "--write", work, "--tool", "mytool")
+    assert cp.stdout.startswith("R ") and "folder" in cp.stdout, cp.stdout
+    assert tool_calls(outside_tool) == []
+
+
+def test_tool_cwd_cannot_be_a_hidden_folder(lnk, home, work, outside_tool):
+    """Threat: the call says its folder is one the program cannot see
+    (lnk's settings, a --hide folder), for the tool to act in outside."""
+    hidden = work / "secret"
+    hidden.mkdir()
+    (home / ".lnk").mkdir(exist_ok=True)
+    for cwd in (hidden, home / ".lnk"):
+        cp = raw_py(lnk, f"""
+            r = call("mytool", {str(cwd)!r}, ["x"])
+            print(r[:1].decode())
+        """, "--write", work, "--hide", hidden, "--tool", "mytool")
+        assert cp.stdout.splitlines() == [f"cwd:{work}", "X"], \
+            (cp.stdout, cp.stderr)
+        assert f"mytool runs in '{work}'" in cp.stderr
+
+
+def test_many_tool_calls_at_once_are_refused_and_end_cleanly(
+        lnk, outside_tool):
+    """Threat: connections held open without a call starve the broker or
+    exhaust it; the surplus is refused, and once they go, calls work."""
+    cp = raw_py(lnk, """
+        held, refused = [], 0
+        for _ in range(40):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect("/run/lnk/tools.sock")
+            held.append(s)
+        for s in held[32:]:
+            r = s.recv(4096)
+            refused += r.startswith(b"R") and b"too many" in r
+        for s in held:
+            s.close()
+        import time
+        for _ in range(100):
+            r = call("mytool", "/", ["after"])
+            if r[:1] == b"X":
+                break
+            time.sleep(0.05)
+        print(refused, r[:1].decode())
+    """, "--tool", "mytool")
+    assert cp.stdout.splitlines()[-1] == "8 X", (cp.stdout, cp.stderr)
+    assert tool_calls(outside_tool) == ["args:after"]
+
+
+def test_program_cannot_answer_its_own_question(lnk, outside_tool):
+    """Threat: while its call waits for the user, the program finds the
+    question (its id, its file) and answers yes itself."""
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    script = ("mytool issue close 1 & "
+              "sleep 1; ls -a $HOME/.lnk /run/lnk 2>&1; "
+              "for f in $HOME/.lnk/sandbox/asks/*.q /tmp/*.q; do "
+              "echo yes > ${f%.q}.a; done 2>&1; wait; echo st=$?")
+    pid, fd = spawn_on_pty(lnk, ["--write", lnk.cwd, "--tool", "mytool pr",
+                                 "--", "/bin/sh", "-c", script])
+    try:
+        out = read_until(fd, b"(or no)")
+        asks = json.loads(lnk("sandbox", "asks", "--json").stdout)
+        out += read_until(fd, b"sleep-done", timeout=3)
+        lnk("sandbox", "answer", asks[0]["id"], "no", check=True)
+        out += read_until(fd, b"never", timeout=30)
+    finally:
+        wait_status(pid)
+        os.close(fd)
+    assert tool_calls(outside_tool) == [], out
+    assert b"answered no" in out, out
+
+
+@pytest.mark.parametrize("url", [
+    "file:///etc/passwd",
+    "FILE:///etc/shadow",
+    "javascript:alert(1)",
+    "data:text/html,<script>x</script>",
+    "https://good.example.org@evil.test/docs",
+    "https://good.example.org.evil.test/docs",
+    "https://evil.test/#https://good.example.org/docs",
+    "https://evil.test/?https://good.example.org/docs",
+    "https:\\\\evil.test\\docs",
+    " https://good.example.org/docs",
+    "https://good.example.org/docs\nhttps://evil.test",
+    "http://good.example.org/docs",
+    "https://*.example.org/docs",
+    "--new-window",
+])
+def test_page_scheme_and_host_tricks_are_refused(lnk, tmp_path, url):
+    """Threat: a page that is not the granted one (another scheme, a host
+    hidden behind '@', a suffix, a fragment) opened in the user's browser
+    outside the sandbox."""
+    bindir = tmp_path / "openbin"
+    bindir.mkdir()
+    outdir = tmp_path / "openout"
+    outdir.mkdir()
+    outdir.chmod(0o777)
+    rec = outdir / "opened"
+    o = bindir / "xdg-open"
+    o.write_text(f"#!/bin/sh\necho \"$*\" >> {rec}\n")
+    o.chmod(0o755)
+    bindir.chmod(0o755)
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra), "DISPLAY": ":99",
+                                  "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    cp = lnk.run("--browser-open", "https://*.example.org/docs", "--",
+                 "xdg-open", url)
+    assert cp.returncode == 126, (cp.stdout, cp.stderr)
+    assert not rec.exists(), rec.read_text()
+    # the honest page still opens
+    cp = lnk.run("--browser-open", "https://*.example.org/docs", "--",
+                 "xdg-open", "https://good.example.org/docs/a")
+    assert cp.returncode == 0, cp.stderr
+    assert rec.read_text() == "https://good.example.org/docs/a\n"

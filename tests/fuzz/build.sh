@@ -17,5 +17,6 @@ fi
 ninja -C "$out" tests/fuzz/fuzz_toml tests/fuzz/fuzz_initcfg \
 	tests/fuzz/fuzz_http tests/fuzz/fuzz_socks5 tests/fuzz/fuzz_esc \
 	tests/fuzz/fuzz_dnsd \
-	tests/fuzz/fuzz_usage
-echo "built $out/tests/fuzz/fuzz_{toml,initcfg,http,socks5,esc,dnsd,usage}"
+	tests/fuzz/fuzz_usage \
+	tests/fuzz/fuzz_toolcall
+echo "built $out/tests/fuzz/fuzz_{toml,initcfg,http,socks5,esc,dnsd,usage,toolcall}"

@@ -42,6 +42,11 @@ static const struct row rows[] = {
     {K_TOOLS_ALLOW, "gh\tpr", NULL, "control character"},
     {K_TOOLS_ALLOW, "gh pr\n", NULL, "control character"},
     {K_TOOLS_ALLOW, "gh \x1b[2J", NULL, "control character"},
+    {K_TOOLS_ALLOW, "git-lfs", "git-lfs", NULL},
+    {K_TOOLS_ALLOW, "..", NULL, "not starting with"},
+    {K_TOOLS_ALLOW, "-x", NULL, "not starting with"},
+    {K_TOOLS_ALLOW, "g$h", NULL, "letters, digits"},
+    {K_TOOLS_ALLOW, "gh --repo", NULL, "before any option"},
     /* pages */
     {K_BROWSER_OPEN, "https://example.com/", "https://example.com/", NULL},
     {K_BROWSER_OPEN, "HTTPS://Example.COM/Path?Q=A",

@@ -1,0 +1,214 @@
+/* A sandbox's tools, set up and ended by run (launch/tools.h). */
+#include "launch/tools.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "launch/bwrap.h"
+#include "launch/env.h"
+#include "policy/keys.h"
+#include "store/paths.h"
+#include "tools/asks.h"
+#include "tools/broker.h"
+#include "launch/host.h"
+#include "tools/proto.h"
+#include "tools/store.h"
+
+/* lnk-tool: found like lnk's other helpers (host_find_helper). */
+static char *find_client(void)
+{
+	return host_find_helper("lnk-tool");
+}
+
+int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
+		  const char *home, char *const *host_env, struct lnk_err *err)
+{
+	struct tools_store st;
+	struct stat sb;
+	int r;
+
+	if (!policy_list(pol, K_TOOLS_ALLOW)->n &&
+	    !policy_list(pol, K_BROWSER_OPEN)->n)
+		return 0;
+	_cleanup_free_ char *sp = tools_store_path(home);
+	/* A bad settings file is lnk's failure (125), not a usage error. */
+	if ((r = tools_store_load(sp, &st, err)) < 0)
+		return r == -EINVAL ? -EBADMSG : r;
+	r = tools_plan_make(pol, &st, env_lookup(host_env, "PATH"), &t->plan,
+			    err);
+	tools_store_free(&st);
+	if (r < 0)
+		return r;
+	t->plan.desktop = env_lookup(host_env, "DISPLAY") ||
+			  env_lookup(host_env, "WAYLAND_DISPLAY");
+	if (!(t->client = find_client()))
+		return err_set(err, -ENOENT,
+			       "lnk-tool is missing: it is neither next to "
+			       "lnk nor in %s; reinstall lnk",
+			       LNK_LIBEXECDIR);
+	if ((r = tools_listen(&t->listen_fd, &t->dir, err)) < 0)
+		return r;
+	t->sock = xasprintf("%s/tools.sock", t->dir);
+	if (stat(t->sock, &sb) < 0)
+		return err_set(err, -errno, "cannot read '%s': %s", t->sock,
+			       strerror(errno));
+	t->sock_dev = sb.st_dev;
+	t->sock_ino = sb.st_ino;
+
+	/* Where a tool may run: a granted folder no hidden one closes. */
+	strv_copy(&t->grants, policy_list(pol, K_FILES_READ));
+	strv_copy(&t->grants, policy_list(pol, K_FILES_WRITE));
+	strv_copy(&t->hidden, &pol->always_hidden);
+	paths_always_hidden(home, &t->hidden);
+	strv_copy(&t->hidden, policy_list(pol, K_FILES_HIDE));
+	strv_push_take(&t->hidden, paths_lnk_dir(home));
+	t->asks_dir = asks_dir(home);
+	_cleanup_free_ char *settings = paths_settings(home);
+	if ((r = asks_wait_setting(settings, &t->ask_wait_s, err)) < 0)
+		return r == -EINVAL ? -EBADMSG : r;
+	/* The spec's or flag's wait, checked 1 to 3600 (policy/keys.c). */
+	if (pol->k[K_TOOLS_ASK_WAIT].set)
+		t->ask_wait_s =
+		    (unsigned)key_scalar_value(pol->k[K_TOOLS_ASK_WAIT].str);
+	const struct strv *w = policy_list(pol, K_FILES_WRITE);
+	t->fallback = xstrdup(w->n ? w->v[0] : "/");
+	return 1;
+}
+
+bool sb_tools_has(const struct sb_tools *t, const char *argv0)
+{
+	return !strchr(argv0, '/') && tools_plan_find(&t->plan, argv0);
+}
+
+/* Inserts one --ro-bind right after the bind of lnk-init, while the root
+ * is still writable (bwrap makes the mount point) and before the final
+ * --remount-ro of /. */
+static void bind_after_init(struct strv *opts, const char *src, const char *dst)
+{
+	size_t at = opts->n;
+
+	for (size_t i = 0; i + 2 < opts->n; i++)
+		if (strcmp(opts->v[i], "--ro-bind") == 0 &&
+		    strcmp(opts->v[i + 2], BWRAP_INIT_PATH) == 0) {
+			at = i + 3;
+			break;
+		}
+	strv_push(opts, "--ro-bind");
+	strv_push(opts, src);
+	strv_push(opts, dst);
+	char *w[3] = {opts->v[opts->n - 3], opts->v[opts->n - 2],
+		      opts->v[opts->n - 1]};
+	memmove(opts->v + at + 3, opts->v + at,
+		(opts->n - 3 - at) * sizeof(char *));
+	memcpy(opts->v + at, w, sizeof(w));
+}
+
+void sb_tools_mount(struct sb_tools *t, struct launch_plan *pl,
+		    const char *argv0)
+{
+	char real[PATH_MAX];
+	const char *rc = realpath(t->client, real) ? real : t->client;
+
+	bind_after_init(&pl->bw.opts, t->sock, TOOLS_SOCK_INSIDE);
+	for (size_t i = 0; i < t->plan.n; i++) {
+		_cleanup_free_ char *in =
+		    xasprintf("%s/%s", TOOLS_BIN_INSIDE, t->plan.t[i].name);
+		bind_after_init(&pl->bw.opts, t->client, in);
+		strv_push(&pl->init.ll_exec, in);
+		strv_push(&pl->init.ll_read, in);
+	}
+	if (argv0 && sb_tools_has(t, argv0)) {
+		free(pl->init.argv.v[0]);
+		pl->init.argv.v[0] =
+		    xasprintf("%s/%s", TOOLS_BIN_INSIDE, argv0);
+		/* The client's host path is no file inside. */
+		for (size_t i = 0; i < pl->init.ll_exec.n; i++)
+			if (strcmp(pl->init.ll_exec.v[i], rc) == 0 ||
+			    strcmp(pl->init.ll_exec.v[i], t->client) == 0) {
+				free(pl->init.ll_exec.v[i]);
+				pl->init.ll_exec.v[i] =
+				    xstrdup(pl->init.argv.v[0]);
+			}
+	}
+}
+
+int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
+		   char *const *host_env, const int *close_fds, bool can_ask,
+		   struct lnk_err *err)
+{
+	_cleanup_free_ char *db = paths_db(home);
+	int fds[16], n = 0;
+
+	if (pipe2(t->life, O_CLOEXEC) < 0)
+		return err_set(err, -errno, "cannot start the tools: %s",
+			       strerror(errno));
+	for (const int *f = close_fds; f && *f != -1 && n < 14; f++)
+		fds[n++] = *f;
+	fds[n++] = t->life[1];
+	fds[n] = -1;
+	struct tools_broker_in in = {
+	    .plan = &t->plan,
+	    .listen_fd = t->listen_fd,
+	    .lifeline_fd = t->life[0],
+	    .close_fds = fds,
+	    .db = db,
+	    .sandbox = name,
+	    .env = host_env,
+	    .grants = &t->grants,
+	    .hidden = &t->hidden,
+	    .fallback = t->fallback,
+	    .can_ask = can_ask,
+	    .asks_dir = t->asks_dir,
+	    .ask_wait_s = t->ask_wait_s,
+	    .sock_dir = t->dir,
+	};
+	int r = tools_broker_start(&in, &t->pid, err);
+	close(t->life[0]);
+	t->life[0] = -1;
+	/* The broker's socket is its own now. */
+	close(t->listen_fd);
+	t->listen_fd = -1;
+	return r;
+}
+
+void sb_tools_end(struct sb_tools *t)
+{
+	if (t->life[1] >= 0) {
+		close(t->life[1]);
+		t->life[1] = -1;
+	}
+	if (t->life[0] >= 0) {
+		close(t->life[0]);
+		t->life[0] = -1;
+	}
+	if (t->pid > 0) {
+		int st;
+		while (waitpid(t->pid, &st, 0) < 0 && errno == EINTR)
+			;
+		t->pid = -1;
+	}
+	if (t->listen_fd >= 0) {
+		close(t->listen_fd);
+		t->listen_fd = -1;
+	}
+	tools_unlisten(t->dir);
+	t->dir = NULL;
+	free(t->sock);
+	t->sock = NULL;
+	free(t->client);
+	t->client = NULL;
+	free(t->fallback);
+	t->fallback = NULL;
+	free(t->asks_dir);
+	t->asks_dir = NULL;
+	strv_free(&t->grants);
+	strv_free(&t->hidden);
+	tools_plan_free(&t->plan);
+}

@@ -1,0 +1,55 @@
+/* A sandbox's tools, as run sets them up (src/tools does the work): the
+ * plan made at start, the socket and the clients bound inside, and the
+ * broker process from start to end. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "common/err.h"
+#include "common/util.h"
+#include "launch/plan.h"
+#include "policy/policy.h"
+#include "tools/allow.h"
+
+struct sb_tools {
+	struct tools_plan plan;
+	int listen_fd;
+	char *dir;    /* the socket's private folder on the host */
+	char *sock;   /* dir/tools.sock */
+	char *client; /* lnk-tool on the host */
+	dev_t sock_dev;
+	ino_t sock_ino;
+	struct strv grants, hidden;
+	char *fallback;
+	int life[2];
+	pid_t pid;
+	char *asks_dir;
+	unsigned ask_wait_s;
+};
+#define SB_TOOLS_INIT                                        \
+	{                                                    \
+		.listen_fd = -1, .life = {-1, -1}, .pid = -1 \
+	}
+
+/* The tools the policy grants, their real paths found on lnk's PATH, and
+ * the calls stored in ~/.lnk/sandbox/tools.toml; with any, the socket
+ * made and listening. 1 when there are tools, 0 when none, or -errno. */
+int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
+		  const char *home, char *const *host_env, struct lnk_err *err);
+/* Whether argv0 (a name, as the command line gives it) is a tool. */
+bool sb_tools_has(const struct sb_tools *t, const char *argv0);
+/* The binds (the socket and a client under each tool's name) and the
+ * Landlock rules of the clients, into the plan. A program that is a tool
+ * itself (run -- gh ...) was planned as the client's host path, which is
+ * made its inside path here. */
+void sb_tools_mount(struct sb_tools *t, struct launch_plan *pl,
+		    const char *argv0);
+/* Forks the broker. close_fds: lnk's descriptors it must not keep, -1
+ * ended. 0 or -errno. */
+int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
+		   char *const *host_env, const int *close_fds, bool can_ask,
+		   struct lnk_err *err);
+/* Ends the broker (every tool still running ends with it) and removes
+ * the socket. Safe to call more than once. */
+void sb_tools_end(struct sb_tools *t);

@@ -1,0 +1,717 @@
+/* The tools broker (broker.h). One process, one poll loop: the listening
+ * socket, the lifeline, SIGCHLD, and one connection per call. */
+#include "tools/broker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/esc.h"
+#include "store/db.h"
+#include "common/buf.h"
+#include "tools/asks.h"
+#include "tools/call.h"
+#include "tools/page.h"
+#include "tools/proto.h"
+
+int tools_listen(int *fd, char **dir, struct lnk_err *err)
+{
+	char tmpl[] = "/tmp/lnk-tools-XXXXXX";
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int r, s;
+
+	if (!mkdtemp(tmpl))
+		return err_set(err, -errno,
+			       "cannot make a folder for the tools' socket in "
+			       "/tmp: %s",
+			       strerror(errno));
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s/tools.sock", tmpl);
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    chmod(a.sun_path, 0600) < 0 || listen(s, 64) < 0) {
+		r = -errno;
+		if (s >= 0)
+			close(s);
+		unlink(a.sun_path);
+		rmdir(tmpl);
+		return err_set(err, r, "cannot listen for tool calls: %s",
+			       strerror(-r));
+	}
+	*fd = s;
+	*dir = xstrdup(tmpl);
+	return 0;
+}
+
+void tools_unlisten(char *dir)
+{
+	if (!dir)
+		return;
+	_cleanup_free_ char *sock = xasprintf("%s/tools.sock", dir);
+	unlink(sock);
+	rmdir(dir);
+	free(dir);
+}
+
+/* ---- the broker process ---- */
+
+struct call {
+	int sock;	  /* the client, or -1 once it is gone */
+	pid_t pid;	  /* the tool (its process group), or 0 */
+	char *target;	  /* the log's target */
+	const char *why;  /* how it ended, when the client went first */
+	char how[64];	  /* "allowed", or the question and its answer */
+	const char *verb; /* the log's: "tool", or "page" */
+	/* While a question waits: the call, its descriptors, the question. */
+	bool asking;
+	struct tools_call tc;
+	const struct tool_grant *g;
+	int fds[TOOLS_NFDS];
+	char id[ASK_ID_LEN + 1];
+	int64_t expires_ms;
+};
+
+struct broker {
+	const struct tools_broker_in *in;
+	struct db_queue *log;
+	struct call calls[TOOLS_MAX_CALLS];
+	char *buf; /* one call message, TOOLS_MAX_CALL + 1 */
+};
+
+static void say(int sock, char kind, const char *text)
+{
+	size_t n = strlen(text);
+	char *m = xmalloc(n + 1);
+
+	m[0] = kind;
+	memcpy(m + 1, text, n);
+	(void)send(sock, m, n + 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	free(m);
+}
+
+static void call_end(struct call *c)
+{
+	if (c->sock >= 0)
+		close(c->sock);
+	if (c->asking)
+		for (int i = 0; i < TOOLS_NFDS; i++)
+			close(c->fds[i]);
+	tools_call_free(&c->tc);
+	free(c->target);
+	memset(c, 0, sizeof(*c));
+	c->sock = -1;
+}
+
+/* Refuses a call: msg to the client, why (NULL: msg) to the log. */
+static void refuse_why(struct broker *b, struct call *c, const char *target,
+		       const char *msg, const char *why)
+{
+	say(c->sock, 'R', msg);
+	db_queue_add(b->log, c->verb ? c->verb : "tool", target, DB_REFUSED,
+		     why ? why : msg);
+	call_end(c);
+}
+
+static void refuse(struct broker *b, struct call *c, const char *target,
+		   const char *msg)
+{
+	refuse_why(b, c, target, msg, NULL);
+}
+
+/* "file:", "javascript:": the scheme alone of a URL refused, for the log
+ * (never its path), or "?". */
+static char *scheme_of(const char *url)
+{
+	size_t n = strspn(url, "abcdefghijklmnopqrstuvwxyz"
+			       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
+	if (n == 0 || n > 16 || url[n] != ':')
+		return xstrdup("?");
+	char *s = xstrndup(url, n + 1);
+	for (char *p = s; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return s;
+}
+
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || !path[n]);
+}
+
+/* The folder outside where the tool runs: the program's own when it is a
+ * granted folder, the same path on both sides, that no hidden folder
+ * closes; else the fallback. The path is the client's word, so it is
+ * resolved here (a link the program made is followed on the host) and
+ * checked after. A folder the program cannot see is never chosen: a
+ * tool's working folder decides what it reads and writes. */
+static const char *pick_cwd(const struct broker *b, const char *cwd, char *real)
+{
+	const struct tools_broker_in *in = b->in;
+	size_t best = 0;
+
+	if (cwd[0] != '/' || !realpath(cwd, real))
+		return NULL;
+	for (size_t i = 0; i < in->grants->n; i++)
+		if (under(real, in->grants->v[i]) &&
+		    strlen(in->grants->v[i]) > best)
+			best = strlen(in->grants->v[i]);
+	if (!best)
+		return NULL;
+	for (size_t i = 0; i < in->hidden->n; i++)
+		if (under(real, in->hidden->v[i]) &&
+		    strlen(in->hidden->v[i]) > best)
+			return NULL;
+	return real;
+}
+
+/* Each descriptor must be an open file, pipe, socket or device: no
+ * folder (a tool handed one would act in a folder the program chose)
+ * and no O_PATH handle. */
+static int fds_ok(const int fds[TOOLS_NFDS])
+{
+	for (int i = 0; i < TOOLS_NFDS; i++) {
+		struct stat st;
+		int fl = fcntl(fds[i], F_GETFL);
+		if (fl < 0 || (fl & O_PATH) || fstat(fds[i], &st) < 0 ||
+		    S_ISDIR(st.st_mode))
+			return -1;
+	}
+	return 0;
+}
+
+/* The child: the tool, in a session of its own (no controlling terminal:
+ * it never reads lnk's terminal), with the three descriptors and nothing
+ * else, default signals, lnk's environment. Async-signal-safe only. */
+static void exec_tool(const char *path, char *const *argv, char *const *env,
+		      const int fds[TOOLS_NFDS], int dirfd)
+{
+	sigset_t none;
+	int hi[TOOLS_NFDS];
+
+	setsid();
+	/* A broker killed outright takes its tool with it. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (int i = 0; i < TOOLS_NFDS; i++)
+		if ((hi[i] = fcntl(fds[i], F_DUPFD, 10)) < 0)
+			_exit(125);
+	for (int i = 0; i < TOOLS_NFDS; i++)
+		if (dup2(hi[i], i) < 0)
+			_exit(125);
+	if (fchdir(dirfd) < 0)
+		_exit(125);
+	close_range(3, ~0u, 0);
+	for (int s = 1; s < NSIG; s++)
+		signal(s, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execve(path, argv, env);
+	_exit(127);
+}
+
+static void run_tool(struct broker *b, struct call *c,
+		     const struct tool_grant *g, struct tools_call *tc,
+		     const int fds[TOOLS_NFDS]);
+
+/* A call outside the allow lists, with someone to ask: the question is
+ * recorded for `lnk sandbox asks` and said on lnk's terminal (never the
+ * program's: it cannot see the id), and the call waits, holding its
+ * descriptors, until an answer, its expiry or its client's end. */
+static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
+		struct tools_call *tc, const int fds[TOOLS_NFDS])
+{
+	struct lnk_err e = {0};
+	struct buf q = {0};
+
+	buf_puts(&q, g->name);
+	for (size_t i = 0; i < tc->args.n && q.len < 300; i++) {
+		buf_putc(&q, ' ');
+		buf_puts(&q, tc->args.v[i]);
+	}
+	if (q.len > 300) {
+		q.len = 300;
+		buf_puts(&q, "...");
+	}
+	_cleanup_free_ char *raw = buf_steal(&q);
+	_cleanup_free_ char *text = esc_dup(raw);
+	struct ask a = {.sandbox = (char *)b->in->sandbox, .question = text};
+	asks_new_id(a.id);
+	a.expires_ms = asks_now_ms() + (int64_t)b->in->ask_wait_s * 1000;
+	c->target = xstrdup(g->name);
+	if (asks_put(b->in->asks_dir, &a, &e) < 0) {
+		_cleanup_free_ char *t = steal_ptr(&c->target);
+		refuse(b, c, t, e.msg);
+		tools_call_free(tc);
+		return;
+	}
+	for (int i = 0; i < TOOLS_NFDS; i++)
+		c->fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
+	c->asking = true;
+	c->tc = *tc;
+	memset(tc, 0, sizeof(*tc));
+	c->g = g;
+	c->expires_ms = a.expires_ms;
+	snprintf(c->id, sizeof(c->id), "%s", a.id);
+	_cleanup_free_ char *say_it = xasprintf(
+	    "lnk: sandbox %s asks to run, outside: %s\n"
+	    "lnk: answer from another shell within %u s (else no): lnk "
+	    "sandbox answer %s yes (or no)\n",
+	    b->in->sandbox, text, b->in->ask_wait_s, a.id);
+	term_write(2, say_it);
+}
+
+/* The questions waiting: answered, expired, or still waiting. */
+static void check_asks(struct broker *b)
+{
+	int64_t now = asks_now_ms();
+
+	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++) {
+		struct call *c = &b->calls[i];
+		bool yes = false;
+		char m[200];
+		if (!c->asking)
+			continue;
+		int got = asks_answered(b->in->asks_dir, c->id, &yes);
+		if (!got && c->expires_ms > now)
+			continue;
+		asks_withdraw(b->in->asks_dir, c->id);
+		if (got && yes) {
+			int fds[TOOLS_NFDS];
+			memcpy(fds, c->fds, sizeof(fds));
+			c->asking = false;
+			snprintf(c->how, sizeof(c->how),
+				 "asked %s: answered yes", c->id);
+			struct tools_call tc = c->tc;
+			memset(&c->tc, 0, sizeof(c->tc));
+			run_tool(b, c, c->g, &tc, fds);
+			tools_call_free(&tc);
+			for (int k = 0; k < TOOLS_NFDS; k++)
+				close(fds[k]);
+			continue;
+		}
+		if (got)
+			snprintf(m, sizeof(m), "asked %s: answered no", c->id);
+		else
+			snprintf(
+			    m, sizeof(m),
+			    "asked %s: no answer within %u s, which counts "
+			    "as no",
+			    c->id, b->in->ask_wait_s);
+		_cleanup_free_ char *t = steal_ptr(&c->target);
+		refuse(b, c, t, m);
+	}
+}
+
+/* A page to open: a granted one opens at once with the desktop's opener,
+ * any other http(s) page asks, anything else is refused. Only the scheme
+ * and host reach the log. */
+static void page_call(struct broker *b, struct call *c,
+		      const struct tool_grant *g, struct tools_call *tc,
+		      const int fds[TOOLS_NFDS])
+{
+	struct lnk_err e = {0};
+	char *norm = NULL, *origin = NULL;
+
+	c->verb = "page";
+	if (tc->args.n != 1 || tc->args.v[0][0] == '-') {
+		refuse(b, c, "?",
+		       "give one page to open: an http:// or "
+		       "https:// URL");
+		tools_call_free(tc);
+		return;
+	}
+	if (page_check(tc->args.v[0], &norm, &origin, &e) < 0) {
+		_cleanup_free_ char *sch = scheme_of(tc->args.v[0]);
+		refuse_why(b, c, sch, e.msg,
+			   "not an http:// or https:// page to open, with one "
+			   "host");
+		tools_call_free(tc);
+		return;
+	}
+	if (!b->in->plan->desktop || !g->path) {
+		refuse(b, c, origin,
+		       "there is no desktop here to open a page in");
+	} else if (page_allowed(&b->in->plan->pages, norm)) {
+		c->target = xstrdup(origin);
+		snprintf(c->how, sizeof(c->how), "allowed");
+		/* The opener gets the normal URL, one argument, never an
+		 * option. */
+		strv_free(&tc->args);
+		strv_push(&tc->args, norm);
+		run_tool(b, c, g, tc, fds);
+	} else if (b->in->can_ask) {
+		strv_free(&tc->args);
+		strv_push(&tc->args, norm);
+		ask(b, c, g, tc, fds);
+		free(c->target);
+		c->target = xstrdup(origin);
+	} else {
+		refuse(b, c, origin,
+		       "this page is not one [browser] open grants, and there "
+		       "is no one to ask; grant it with --browser-open");
+	}
+	free(norm);
+	free(origin);
+	tools_call_free(tc);
+}
+
+static bool any_asking(const struct broker *b)
+{
+	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
+		if (b->calls[i].asking)
+			return true;
+	return false;
+}
+
+static void start_call(struct broker *b, struct call *c, ssize_t len,
+		       const int fds[TOOLS_NFDS])
+{
+	struct tools_call tc;
+	struct lnk_err e = {0};
+	size_t matched = 0;
+
+	if (tools_call_decode(b->buf, (size_t)len, &tc, &e) < 0) {
+		refuse(b, c, "?", e.msg);
+		return;
+	}
+	const struct tool_grant *g = tools_plan_find(b->in->plan, tc.tool);
+	if (g && g->page) {
+		page_call(b, c, g, &tc, fds);
+		return;
+	}
+	if (!g) {
+		char q[96];
+		_cleanup_free_ char *m =
+		    xasprintf("%s is no tool of this sandbox (--tool grants "
+			      "one)",
+			      esc_to(q, sizeof(q), tc.tool));
+		refuse(b, c, "?", m);
+		tools_call_free(&tc);
+		return;
+	}
+	if (!tools_allowed(g, &tc.args, &matched) && b->in->can_ask) {
+		ask(b, c, g, &tc, fds);
+		return;
+	}
+	if (!tools_allowed(g, &tc.args, &matched)) {
+		_cleanup_free_ char *hint = tools_hint_call(&tc.args);
+		_cleanup_free_ char *m = xasprintf(
+		    "this call is not in %s's allow list, and there is no "
+		    "one to ask; to let it through, run outside the "
+		    "sandbox: lnk sandbox tool add %s --allow '%s'",
+		    g->name, g->name, hint);
+		refuse(b, c, g->name, m);
+		tools_call_free(&tc);
+		return;
+	}
+	c->target = tools_log_target(g->name, &tc.args, matched);
+	snprintf(c->how, sizeof(c->how), "allowed");
+	run_tool(b, c, g, &tc, fds);
+	tools_call_free(&tc);
+}
+
+/* Runs an allowed call's tool; tc is freed by the caller. */
+static void run_tool(struct broker *b, struct call *c,
+		     const struct tool_grant *g, struct tools_call *tc,
+		     const int fds[TOOLS_NFDS])
+{
+	char real[PATH_MAX];
+	const char *dir = pick_cwd(b, tc->cwd, real);
+	if (!dir && c->verb && strcmp(c->verb, "page") == 0) {
+		dir = "/"; /* an opener needs no folder of the program's */
+	} else if (!dir) {
+		dir = b->in->fallback;
+		char note[PATH_MAX + 200];
+		snprintf(note, sizeof(note),
+			 "lnk: %s runs in '%s' (its folder is no granted "
+			 "folder outside)\n",
+			 g->name, dir);
+		term_write(fds[2], note);
+	}
+	int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		_cleanup_free_ char *t = steal_ptr(&c->target);
+		refuse(b, c, t, "the tool's folder cannot be opened");
+		return;
+	}
+	struct strv argv = {0};
+	strv_push(&argv, g->name);
+	for (size_t i = 0; i < tc->args.n; i++)
+		strv_push(&argv, tc->args.v[i]);
+	pid_t pid = fork();
+	if (pid == 0)
+		exec_tool(g->path, argv.v, b->in->env, fds, dirfd);
+	int fe = errno;
+	strv_free(&argv);
+	close(dirfd);
+	if (pid < 0) {
+		char m[160];
+		snprintf(m, sizeof(m), "cannot start the tool: %s",
+			 strerror(fe));
+		_cleanup_free_ char *t = steal_ptr(&c->target);
+		refuse(b, c, t, m);
+		return;
+	}
+	c->pid = pid;
+}
+
+/* A new connection's first message: the call, with its descriptors. */
+static void take_call(struct broker *b, struct call *c)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int) * TOOLS_NFDS)];
+	} ctl;
+	struct iovec iov = {.iov_base = b->buf, .iov_len = TOOLS_MAX_CALL + 1};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctl.b,
+			    .msg_controllen = sizeof(ctl.b)};
+	int fds[TOOLS_NFDS * 2], nfd = 0;
+
+	ssize_t n = recvmsg(c->sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); n >= 0 && h;
+	     h = CMSG_NXTHDR(&mh, h)) {
+		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(fd));
+			if (nfd < (int)ARRAY_SIZE(fds))
+				fds[nfd++] = fd;
+			else
+				close(fd);
+		}
+	}
+	if (n <= 0)
+		call_end(c);
+	else if ((mh.msg_flags & MSG_CTRUNC) || nfd > TOOLS_NFDS)
+		refuse(b, c, "?",
+		       "a tool call with more than three descriptors: a tool "
+		       "gets stdin, stdout and stderr, nothing else");
+	else if (mh.msg_flags & MSG_TRUNC)
+		refuse(b, c, "?", "a tool call larger than 256 KiB");
+	else if (nfd != TOOLS_NFDS)
+		refuse(b, c, "?",
+		       "a tool call without its three descriptors (stdin, "
+		       "stdout, stderr)");
+	else if (fds_ok(fds) < 0)
+		refuse(b, c, "?",
+		       "a tool call whose stdin, stdout or stderr is a folder "
+		       "or no open file");
+	else
+		start_call(b, c, n, fds);
+	for (int i = 0; i < nfd; i++)
+		close(fds[i]);
+}
+
+/* A waiting call's client: gone takes its question back. */
+static void withdraw_if_gone(struct broker *b, struct call *c)
+{
+	char m[16];
+	ssize_t n = recv(c->sock, m, sizeof(m), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n > 0)
+		return; /* a signal for a tool not started: nothing to do */
+	asks_withdraw(b->in->asks_dir, c->id);
+	char why[80];
+	snprintf(why, sizeof(why), "asked %s: withdrawn, its client went away",
+		 c->id);
+	db_queue_add(b->log, "tool", c->target, DB_REFUSED, why);
+	call_end(c);
+}
+
+/* A running call's client: a signal to pass on, or gone. */
+static void client_says(struct broker *b, struct call *c)
+{
+	unsigned char m[16];
+	ssize_t n = recv(c->sock, m, sizeof(m), MSG_DONTWAIT);
+
+	(void)b;
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		/* The client died or hung up: its tool is ended with it. */
+		kill(-c->pid, SIGKILL);
+		close(c->sock);
+		c->sock = -1;
+		c->why = "ended as its client went away, ";
+		return;
+	}
+	if (n == 2 && m[0] == 'S' && tools_signal_ok(m[1]))
+		kill(-c->pid, m[1]);
+}
+
+static void reap(struct broker *b)
+{
+	int ws;
+	pid_t p;
+
+	while ((p = waitpid(-1, &ws, WNOHANG)) > 0) {
+		for (size_t i = 0; i < TOOLS_MAX_CALLS; i++) {
+			struct call *c = &b->calls[i];
+			if (c->pid != p)
+				continue;
+			int st = WIFEXITED(ws)	   ? WEXITSTATUS(ws)
+				 : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws)
+						   : 125;
+			char why[128];
+			snprintf(why, sizeof(why), "%s, %sexit status %d",
+				 c->how, c->why ? c->why : "", st);
+			if (c->sock >= 0) {
+				unsigned char x[2] = {'X', (unsigned char)st};
+				(void)send(c->sock, x, 2,
+					   MSG_NOSIGNAL | MSG_DONTWAIT);
+			}
+			db_queue_add(b->log, c->verb ? c->verb : "tool",
+				     c->target, c->why ? DB_FAILED : DB_ENDED,
+				     why);
+			call_end(c);
+		}
+	}
+}
+
+static void accept_one(struct broker *b)
+{
+	int s =
+	    accept4(b->in->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (s < 0)
+		return;
+	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
+		if (b->calls[i].sock < 0 && b->calls[i].pid == 0) {
+			b->calls[i].sock = s;
+			return;
+		}
+	say(s, 'R', "too many tool calls at once: wait for one to end");
+	db_queue_add(b->log, "tool", "?", DB_REFUSED,
+		     "too many tool calls at once");
+	close(s);
+}
+
+static void serve(struct broker *b, int sfd)
+{
+	struct pollfd p[3 + TOOLS_MAX_CALLS];
+
+	for (;;) {
+		size_t n = 0, idx[TOOLS_MAX_CALLS];
+		p[n++] =
+		    (struct pollfd){.fd = b->in->lifeline_fd, .events = POLLIN};
+		p[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
+		p[n++] =
+		    (struct pollfd){.fd = b->in->listen_fd, .events = POLLIN};
+		for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
+			if (b->calls[i].sock >= 0) {
+				idx[n - 3] = i;
+				p[n++] = (struct pollfd){.fd = b->calls[i].sock,
+							 .events = POLLIN};
+			}
+		if (poll(p, n, any_asking(b) ? 200 : -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (p[0].revents)
+			return; /* the sandbox is over */
+		if (p[1].revents) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) > 0)
+				;
+			reap(b);
+		}
+		for (size_t k = 3; k < n; k++) {
+			struct call *c = &b->calls[idx[k - 3]];
+			if (!p[k].revents || c->sock != p[k].fd)
+				continue;
+			if (c->asking)
+				withdraw_if_gone(b, c);
+			else if (c->pid == 0)
+				take_call(b, c);
+			else
+				client_says(b, c);
+		}
+		if (p[2].revents)
+			accept_one(b);
+		check_asks(b);
+	}
+}
+
+static void broker_main(const struct tools_broker_in *in)
+{
+	struct broker b = {.in = in};
+	struct lnk_err e = {0};
+	sigset_t chld;
+
+	/* No PR_SET_PDEATHSIG here: a SIGKILLed lnk closes the lifeline
+	 * too, and the broker must live to end its tools' process groups
+	 * (a death signal would kill it before it could). */
+	for (const int *f = in->close_fds; f && *f != -1; f++)
+		close(*f);
+	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
+		b.calls[i].sock = -1;
+	b.buf = xmalloc(TOOLS_MAX_CALL + 1);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0 || db_queue_start(in->db, in->sandbox, 250, &b.log, &e) < 0)
+		_exit(125);
+	serve(&b, sfd);
+	/* The sandbox is over: every tool still running ends with it, and
+	 * every question still waiting is taken back. */
+	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
+		if (b.calls[i].asking) {
+			asks_withdraw(in->asks_dir, b.calls[i].id);
+			call_end(&b.calls[i]);
+		}
+	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
+		if (b.calls[i].pid > 0) {
+			kill(-b.calls[i].pid, SIGKILL);
+			b.calls[i].why = "allowed, ended with the sandbox";
+		}
+	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
+		if (b.calls[i].pid > 0) {
+			int ws;
+			while (waitpid(b.calls[i].pid, &ws, 0) < 0 &&
+			       errno == EINTR)
+				;
+			db_queue_add(b.log, "tool", b.calls[i].target,
+				     DB_FAILED, b.calls[i].why);
+		}
+	db_queue_stop(b.log);
+	if (in->sock_dir)
+		tools_unlisten(xstrdup(in->sock_dir));
+	_exit(0);
+}
+
+int tools_broker_start(const struct tools_broker_in *in, pid_t *pid,
+		       struct lnk_err *err)
+{
+	pid_t p = fork();
+
+	if (p < 0)
+		return err_set(err, -errno, "cannot start the tools broker: %s",
+			       strerror(errno));
+	if (p == 0)
+		broker_main(in);
+	*pid = p;
+	return 0;
+}

@@ -1,0 +1,50 @@
+/* The tools broker: a process of lnk's, outside the sandbox, that takes
+ * the calls of the clients inside (proto.h) and runs the real tools as the
+ * user, with lnk's own environment.
+ *
+ * It reads no network bytes and holds no grant of the program's: what it
+ * trusts is the plan lnk made at start (which tools, their real paths,
+ * which calls run at once). Everything a client sends is hostile: the
+ * call is decoded with bounds (call.c), exactly three descriptors are
+ * taken and any more refuse the call (the kernel drops the rest), and a
+ * tool runs only under the name of a granted tool, at the path found on
+ * the host at start, never a path the call names. */
+#pragma once
+
+#include <sys/types.h>
+
+#include "common/err.h"
+#include "common/util.h"
+#include "tools/allow.h"
+
+struct tools_broker_in {
+	const struct tools_plan *plan;
+	int listen_fd;	      /* bound and listening (tools_listen) */
+	int lifeline_fd;      /* read end: hangs up when the sandbox is over */
+	const int *close_fds; /* lnk's other descriptors the broker must not
+			       * hold (the wire's lifeline), -1 ended */
+	const char *db;	      /* the call log's database */
+	const char *sandbox;  /* its name in the log */
+	char *const *env;     /* lnk's own environment, for the tools */
+	const struct strv *grants; /* --read and --write folders, real */
+	const struct strv *hidden; /* folders closed inside, real */
+	const char *fallback;	   /* where a tool runs when the program's
+				    * folder is no grant: the first --write
+				    * folder, or "/" */
+	bool can_ask;		   /* someone to ask: lnk holds a terminal */
+	const char *asks_dir;	   /* ~/.lnk/sandbox/asks */
+	unsigned ask_wait_s;	   /* a question's wait, then no */
+	char *sock_dir; /* tools_listen's folder: removed at the end, also
+			 * when lnk was killed */
+};
+
+/* A unix socket at <dir>/tools.sock in a new private folder under /tmp,
+ * listening. *dir is for tools_unlisten. 0 or -errno. */
+int tools_listen(int *fd, char **dir, struct lnk_err *err);
+/* Removes what tools_listen made. */
+void tools_unlisten(char *dir);
+
+/* Forks the broker. It serves until lifeline_fd hangs up, then ends every
+ * tool still running (its whole process group) and exits. 0 or -errno. */
+int tools_broker_start(const struct tools_broker_in *in, pid_t *pid,
+		       struct lnk_err *err);

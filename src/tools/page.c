@@ -1,0 +1,71 @@
+/* Pages (page.h). */
+#include "tools/page.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "policy/keys.h"
+
+bool page_client_name(const char *name)
+{
+	return strcmp(name, "xdg-open") == 0 ||
+	       strcmp(name, "sensible-browser") == 0 ||
+	       strcmp(name, "www-browser") == 0;
+}
+
+/* The length of "scheme://authority" in a normal URL. */
+static size_t origin_len(const char *u)
+{
+	const char *a = strstr(u, "://");
+	size_t i = a ? (size_t)(a - u) + 3 : 0;
+
+	while (u[i] && u[i] != '/' && u[i] != '?' && u[i] != '#')
+		i++;
+	return i;
+}
+
+int page_check(const char *url, char **norm, char **origin, struct lnk_err *err)
+{
+	char *n = NULL;
+	int r =
+	    key_normalize(key_def(K_BROWSER_OPEN), url, strlen(url), &n, err);
+
+	if (r < 0)
+		return r;
+	size_t o = origin_len(n);
+	if (memchr(n, '*', o)) {
+		free(n);
+		return err_set(err, -EINVAL,
+			       "a page to open names one host, not a pattern");
+	}
+	*origin = xstrndup(n, o);
+	*norm = n;
+	return 0;
+}
+
+bool page_allowed(const struct strv *patterns, const char *norm)
+{
+	size_t uo = origin_len(norm);
+	const char *us = strstr(norm, "://");
+
+	for (size_t i = 0; i < patterns->n; i++) {
+		const char *p = patterns->v[i];
+		size_t po = origin_len(p);
+		const char *ps = strstr(p, "://");
+		if (!ps || !us || ps - p != us - norm ||
+		    strncmp(p, norm, (size_t)(ps - p)) != 0)
+			continue; /* another scheme */
+		const char *ph = ps + 3, *uh = us + 3;
+		size_t phl = (size_t)(p + po - ph),
+		       uhl = (size_t)(norm + uo - uh);
+		bool host;
+		if (phl > 2 && ph[0] == '*' && ph[1] == '.')
+			host = uhl > phl - 1 && memcmp(uh + uhl - (phl - 1),
+						       ph + 1, phl - 1) == 0;
+		else
+			host = phl == uhl && memcmp(ph, uh, phl) == 0;
+		if (host && strncmp(norm + uo, p + po, strlen(p + po)) == 0)
+			return true;
+	}
+	return false;
+}

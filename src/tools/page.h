@@ -1,0 +1,23 @@
+/* Pages a program may open in the user's browser ([browser] open,
+ * --browser-open): the URL a client sends is the program's, checked with
+ * the grammar of the grants themselves (policy/keys.c) and matched
+ * against them. Pure. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "common/err.h"
+#include "common/util.h"
+
+/* The names the page clients have inside: xdg-open, sensible-browser,
+ * www-browser ($BROWSER names the last). */
+bool page_client_name(const char *name);
+/* Checks url (http:// or https:// only, no '@' before the host, no
+ * wildcard, ASCII, no space) into its normal form and its origin
+ * ("https://host[:port]", for the log). 0 or -EINVAL with a message. */
+int page_check(const char *url, char **norm, char **origin,
+	       struct lnk_err *err);
+/* Whether a normal URL lies under one of the granted patterns: the same
+ * scheme, the same host (or a name under a '*.' one), its path starting
+ * with the pattern's. */
+bool page_allowed(const struct strv *patterns, const char *norm);

@@ -1,0 +1,434 @@
+"""Tools that run outside the sandbox (--tool, [tools] allow) and the calls
+stored with `lnk sandbox tool` (lnk-sandbox(1), TOOLS AND ASKING).
+
+A tool here is a script in a folder on lnk's PATH only (never granted to
+the sandbox): what it writes outside every grant proves it ran outside.
+"""
+import json
+import os
+import pathlib
+import textwrap
+
+import pytest
+
+PY = "/usr/bin/python3"
+
+TOOL = r"""#!/bin/sh
+# a tool outside: says where and how it runs, and leaves a mark
+out="@OUT@"
+echo "$$" > "$out/pid"
+echo "args:$*" >> "$out/calls"
+case "$1" in
+  status) echo "cwd:$(pwd)"; echo "token:${TOOL_TOKEN:-none}"; exit 7 ;;
+  wait) trap 'echo INT > "$out/signal"; exit 42' INT
+        echo started; while :; do sleep 0.1; done ;;
+  sleep) echo "$$" > "$out/sleeper"; echo started; exec sleep 300 ;;
+  alive) p=$(cat "$out/sleeper"); if kill -0 "$p" 2>/dev/null; then echo alive; else echo gone; fi ;;
+  *) echo "ran:$*" ;;
+esac
+"""
+
+
+@pytest.fixture
+def tool(tmp_path, lnk):
+    """A tool 'mytool' on lnk's PATH, and the folder it marks (outside every
+    grant). lnk runs with TOOL_TOKEN set, as a credential would be."""
+    bindir = tmp_path / "toolbin"
+    out = tmp_path / "toolout"
+    bindir.mkdir()
+    out.mkdir()
+    t = bindir / "mytool"
+    t.write_text(TOOL.replace("@OUT@", str(out)))
+    t.chmod(0o755)
+    bindir.chmod(0o755)
+    out.chmod(0o777)
+    base = lnk.env
+
+    def env(extra=None):
+        e = base(extra)
+        e["PATH"] = f"{bindir}:{e['PATH']}"
+        e["TOOL_TOKEN"] = "s3cret"
+        return e
+    lnk.env = env
+    return out
+
+
+def calls(out):
+    f = out / "calls"
+    return f.read_text().splitlines() if f.exists() else []
+
+
+def test_tool_runs_outside_with_its_status_and_lnks_environment(lnk, work,
+                                                                  tool):
+    cp = lnk.run("--write", work, "--tool", "mytool", "--", "/bin/sh", "-c",
+                 f"cd {work} && mytool status; echo st=$?; "
+                 f"echo inside-token=${{TOOL_TOKEN:-none}}; "
+                 f"cat {tool}/calls || echo no-mark-inside")
+    assert cp.returncode == 0, cp.stderr
+    assert f"cwd:{work}" in cp.stdout
+    assert "token:s3cret" in cp.stdout  # lnk's environment, outside
+    assert "st=7" in cp.stdout
+    assert "inside-token=none" in cp.stdout  # never the sandbox's
+    assert "no-mark-inside" in cp.stdout  # its mark is outside every grant
+    assert calls(tool) == ["args:status"]
+
+
+def test_program_that_is_a_tool_runs_outside(lnk, tool):
+    cp = lnk.run("--tool", "mytool", "--", "mytool", "status")
+    assert cp.returncode == 7, cp.stderr
+    assert calls(tool) == ["args:status"]
+
+
+def test_tool_not_granted_does_not_exist_inside(lnk, tool):
+    cp = lnk.run("--", "/bin/sh", "-c",
+                 "command -v mytool || echo none; ls /run/lnk/bin 2>&1")
+    assert "none" in cp.stdout
+    assert "mytool" not in cp.stdout.replace("none", "")
+    assert calls(tool) == []
+
+
+def test_missing_tool_stops_the_start(lnk):
+    cp = lnk.run("--tool", "no-such-tool-here", "--", "/bin/true")
+    assert cp.returncode == 2
+    assert "--tool: no program 'no-such-tool-here' on lnk's PATH" \
+        in cp.stderr, cp.stderr
+
+
+def test_prefix_allows_only_its_calls_and_refusal_names_the_fix(lnk, tool):
+    script = "mytool pr list --x; echo st=$?; mytool issue list -a; echo st=$?"
+    cp = lnk.run("--tool", "mytool pr", "--", "/bin/sh", "-c", script)
+    assert cp.returncode == 0, cp.stderr
+    assert "ran:pr list --x" in cp.stdout and "st=0" in cp.stdout
+    assert "st=126" in cp.stdout
+    assert ("no one to ask; to let it through, run outside the sandbox: "
+            "lnk sandbox tool add mytool --allow 'issue list'") in cp.stderr
+    assert calls(tool) == ["args:pr list --x"]
+    # the hint's own command lets it through
+    lnk("sandbox", "tool", "add", "mytool", "--allow", "issue list",
+        check=True)
+    cp = lnk.run("--tool", "mytool pr", "--", "/bin/sh", "-c", script)
+    assert cp.stdout.count("st=0") == 2, cp.stderr
+    assert calls(tool)[-1] == "args:issue list -a"
+
+
+def test_tool_folder_outside_grants_is_the_first_write_folder(lnk, work,
+                                                               tool):
+    cp = lnk.run("--write", work, "--tool", "mytool", "--", "/bin/sh", "-c",
+                 "cd /tmp && mytool status")
+    assert f"cwd:{work}" in cp.stdout
+    assert f"mytool runs in '{work}'" in cp.stderr
+
+
+def test_tool_calls_are_logged_without_the_rest_of_argv(lnk, tool):
+    lnk.run("--name", "tl", "--tool", "mytool pr", "--", "/bin/sh", "-c",
+            "mytool pr view SECRETARG; mytool auth token SECRET2")
+    cp = lnk("sandbox", "log", "--json", "--sandbox", "tl", check=True)
+    rows = [json.loads(x) for x in cp.stdout.splitlines()]
+    tools = [r for r in rows if r["verb"] == "tool"]
+    assert [(r["target"], r["outcome"]) for r in tools] == [
+        ("mytool pr", "ended"), ("mytool", "refused")], rows
+    assert "exit status 0" in tools[0]["reason"]
+    assert "SECRET" not in cp.stdout
+
+
+def test_ctrl_c_reaches_the_tool(lnk, tool):
+    code = """
+        import signal, subprocess
+        p = subprocess.Popen(["mytool", "wait"], stdout=subprocess.PIPE)
+        assert p.stdout.readline() == b"started\\n"
+        p.send_signal(signal.SIGINT)
+        print("status", p.wait())
+    """
+    cp = lnk.run("--tool", "mytool", "--", PY, "-c", textwrap.dedent(code))
+    assert "status 42" in cp.stdout, cp.stderr
+    assert (tool / "signal").read_text() == "INT\n"
+
+
+def test_client_killed_mid_call_ends_the_tool(lnk, tool):
+    code = """
+        import subprocess, time
+        p = subprocess.Popen(["mytool", "sleep"], stdout=subprocess.PIPE)
+        assert p.stdout.readline() == b"started\\n"
+        p.kill()
+        p.wait()
+        for _ in range(400):
+            r = subprocess.run(["mytool", "alive"], capture_output=True)
+            if r.stdout == b"gone\\n":
+                break
+            time.sleep(0.05)
+        print(r.stdout.decode().strip())
+    """
+    cp = lnk.run("--tool", "mytool", "--", PY, "-c", textwrap.dedent(code))
+    assert cp.stdout.strip() == "gone", (cp.stdout, cp.stderr)
+    logged = lnk("sandbox", "log", "--json").stdout
+    assert "ended as its client went away" in logged
+
+
+def test_tool_cli_add_list_remove(lnk, home):
+    assert lnk("sandbox", "tool", "list", "--json").stdout == "[]\n"
+    lnk("sandbox", "tool", "add", "gh", "--allow", "pr   list", check=True)
+    lnk("sandbox", "tool", "add", "gh", "--allow", "*", check=True)
+    lnk("sandbox", "tool", "add", "kubectl", "--allow", "get pods",
+        check=True)
+    got = json.loads(lnk("sandbox", "tool", "list", "--json").stdout)
+    assert got == [{"tool": "gh", "allow": ["pr list", "*"]},
+                   {"tool": "kubectl", "allow": ["get pods"]}]
+    f = home / ".lnk" / "sandbox" / "tools.toml"
+    assert (f.stat().st_mode & 0o777) == 0o600
+    assert '["gh"]\nallow = ["pr list", "*"]' in f.read_text()
+    cp = lnk("sandbox", "tool", "list")
+    assert "gh       pr list" in cp.stdout
+    lnk("sandbox", "tool", "remove", "gh", "--allow", "pr list", check=True)
+    cp = lnk("sandbox", "tool", "remove", "gh", "--allow", "pr list")
+    assert cp.returncode == 1 and "no stored call 'pr list'" in cp.stderr
+    lnk("sandbox", "tool", "remove", "kubectl", check=True)
+    got = json.loads(lnk("sandbox", "tool", "list", "--json").stdout)
+    assert got == [{"tool": "gh", "allow": ["*"]}]
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["add", "../gh", "--allow", "x"], "is not a tool's name"),
+    (["add", "gh"], "--allow"),
+    (["add", "gh", "--allow", "-x"], "before any option"),
+    (["add", "gh", "--allow", "pr\nlist"], "control character"),
+    (["frob"], "unknown"),
+])
+def test_tool_cli_refuses_bad_input(lnk, args, msg):
+    cp = lnk("sandbox", "tool", *args)
+    assert cp.returncode == 2 and msg in cp.stderr, cp.stderr
+
+
+def test_tool_store_edited_badly_is_refused_with_its_line(lnk, home, tool):
+    d = home / ".lnk" / "sandbox"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "tools.toml").write_text('["mytool"]\nallow = ["a", 3]\n')
+    cp = lnk.run("--tool", "mytool x", "--", "/bin/true")
+    assert cp.returncode == 125 and "tools.toml:2" in cp.stderr, cp.stderr
+
+
+# --- asking: a call outside the allow lists, with lnk on a terminal ---
+
+def _asked(lnk, tool, script, answer=None, settings=None, extra=()):
+    """Runs script in a sandbox granting 'mytool pr', lnk on a pty; answers
+    the question it asks from another process (this one) with answer, or
+    leaves it. Returns (terminal output, the question listed)."""
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    if settings:
+        d = lnk.home / ".lnk" / "sandbox"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "settings.toml").write_text(settings)
+    pid, fd = spawn_on_pty(lnk, [*extra, "--name", "asker", "--tool",
+                                 "mytool pr",
+                                 "--", "/bin/sh", "-c", script])
+    try:
+        out = read_until(fd, b"(or no)")
+        asks = json.loads(lnk("sandbox", "asks", "--json",
+                              check=True).stdout)
+        if answer:
+            lnk("sandbox", "answer", asks[0]["id"], answer, check=True)
+        out += read_until(fd, b"never", timeout=30)
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert status == 0, out
+    return out.decode(), asks
+
+
+def test_answer_yes_allows_the_call_once(lnk, tool):
+    out, asks = _asked(lnk, tool, "mytool issue view 5; echo st=$?", "yes")
+    assert [(a["sandbox"], a["question"]) for a in asks] == [
+        ("asker", "mytool issue view 5")]
+    assert 0 < asks[0]["left"] <= 120
+    assert "st=0" in out
+    assert calls(tool) == ["args:issue view 5"]
+    # answered questions leave asks, and the answer is in the log
+    assert json.loads(lnk("sandbox", "asks", "--json").stdout) == []
+    log = lnk("sandbox", "log", "--json", "--sandbox", "asker").stdout
+    assert f"asked {asks[0]['id']}: answered yes, exit status 0" in log
+    # the first answer counts
+    cp = lnk("sandbox", "answer", asks[0]["id"], "no")
+    assert cp.returncode == 1 and "no question" in cp.stderr
+
+
+def test_answer_no_refuses_the_call(lnk, tool):
+    out, asks = _asked(lnk, tool, "mytool issue close 1; echo st=$?", "no")
+    assert "st=126" in out and "answered no" in out
+    assert calls(tool) == []
+    log = lnk("sandbox", "log", "--json", "--sandbox", "asker").stdout
+    assert f"asked {asks[0]['id']}: answered no" in log
+
+
+def test_unanswered_question_expires_as_no(lnk, tool):
+    out, asks = _asked(lnk, tool, "mytool issue close 1; echo st=$?",
+                       settings="ask_wait = 1\n")
+    assert "within 1 s" in out
+    assert "st=126" in out and "which counts as no" in out
+    assert calls(tool) == []
+    assert json.loads(lnk("sandbox", "asks", "--json").stdout) == []
+
+
+def test_asks_and_answer_refuse_bad_input(lnk):
+    assert lnk("sandbox", "asks").stdout == "no question is waiting\n"
+    cp = lnk("sandbox", "answer", "../../x", "yes")
+    assert cp.returncode == 2 and "not a question's id" in cp.stderr
+    cp = lnk("sandbox", "answer", "abcdef", "maybe")
+    assert cp.returncode == 2 and "answer yes or no" in cp.stderr
+    cp = lnk("sandbox", "answer", "abcdef", "yes")
+    assert cp.returncode == 1 and "no question 'abcdef'" in cp.stderr
+
+
+def test_ask_wait_setting_is_checked(lnk, tool):
+    d = lnk.home / ".lnk" / "sandbox"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "settings.toml").write_text("ask_wait = 0\n")
+    cp = lnk.run("--tool", "mytool", "--", "/bin/true")
+    assert cp.returncode == 125 and "ask_wait" in cp.stderr, cp.stderr
+
+
+def test_check_tries_the_tools(lnk, tool):
+    cp = lnk("sandbox", "check", "--tool", "mytool pr", timeout=180)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    lines = [x for x in cp.stdout.splitlines() if " tools " in x]
+    assert len(lines) == 3, cp.stdout
+    assert all(x.startswith("blocked") for x in lines), lines
+    assert "open a file: URL" in lines[1]
+    assert "lnk sandbox tool add mytool --allow 'lnk-check-call'" in lines[2]
+    cp = lnk("sandbox", "check", "--browser-open", "https://example.org/",
+             timeout=180, env={"DISPLAY": ":99"})
+    assert any(x.startswith("blocked") and "file: URL" in x and
+               "is not a page" in x for x in cp.stdout.splitlines()), \
+        cp.stdout
+    assert calls(tool) == []
+    cp = lnk("sandbox", "check", timeout=180)
+    assert any(x.startswith("blocked") and "lnk-check-tool" in x
+               for x in cp.stdout.splitlines()), cp.stdout
+
+
+# --- pages: --browser-open, opened outside by a recording opener ---
+
+@pytest.fixture
+def opener(tool, tmp_path):
+    """A recording xdg-open on lnk's PATH (beside mytool); returns the file
+    it records each page in."""
+    o = tmp_path / "toolbin" / "xdg-open"
+    rec = tool / "opened"
+    o.write_text(f"#!/bin/sh\necho \"$*\" >> {rec}\n")
+    o.chmod(0o755)
+    return rec
+
+
+def opened(rec):
+    return rec.read_text().splitlines() if rec.exists() else []
+
+
+def test_granted_page_opens_outside_and_logs_only_its_host(lnk, opener):
+    cp = lnk.run("--name", "pg", "--browser-open", "https://*.example.org/docs",
+                 "--", "/bin/sh", "-c",
+                 "xdg-open 'https://a.example.org/docs/x?tok=SECRET'; "
+                 "echo st=$?; $BROWSER https://evil.test/; echo st=$?; "
+                 "echo browser=$BROWSER",
+                 env={"DISPLAY": ":99"})
+    assert "st=0" in cp.stdout and "st=126" in cp.stdout, cp.stderr
+    assert "browser=/run/lnk/bin/www-browser" in cp.stdout
+    assert opened(opener) == ["https://a.example.org/docs/x?tok=SECRET"]
+    assert "not one [browser] open grants, and there is no one to ask" \
+        in cp.stderr
+    log = lnk("sandbox", "log", "--json", "--sandbox", "pg").stdout
+    rows = [json.loads(x) for x in log.splitlines()]
+    assert [(r["verb"], r["target"], r["outcome"]) for r in rows] == [
+        ("page", "https://a.example.org", "ended"),
+        ("page", "https://evil.test", "refused")], rows
+    assert "SECRET" not in log and "/docs" not in log
+
+
+def test_page_without_a_desktop_is_refused_at_once(lnk, opener):
+    cp = lnk.run("--browser-open", "https://example.org", "--", "xdg-open",
+                 "https://example.org/")
+    assert cp.returncode == 126
+    assert "no desktop here to open a page in" in cp.stderr
+    assert opened(opener) == []
+
+
+def test_page_clients_exist_only_with_a_browser_grant(lnk, opener):
+    cp = lnk.run("--", "/bin/sh", "-c", "command -v xdg-open || echo none",
+                 env={"DISPLAY": ":99"})
+    assert cp.stdout.strip() in ("none", "/usr/bin/xdg-open"), cp.stdout
+    assert opened(opener) == []
+
+
+def test_other_page_asks_and_opens_on_yes(lnk, opener):
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra), "DISPLAY": ":99"}
+    pid, fd = spawn_on_pty(lnk, ["--browser-open", "https://example.org/",
+                                 "--", "/bin/sh", "-c",
+                                 "xdg-open https://other.test/p; echo st=$?"])
+    try:
+        out = read_until(fd, b"(or no)")
+        asks = json.loads(lnk("sandbox", "asks", "--json").stdout)
+        assert [a["question"] for a in asks] == [
+            "xdg-open https://other.test/p"], out
+        lnk("sandbox", "answer", asks[0]["id"], "yes", check=True)
+        out += read_until(fd, b"never", timeout=30)
+    finally:
+        wait_status(pid)
+        os.close(fd)
+    assert b"st=0" in out, out
+    assert opened(opener) == ["https://other.test/p"]
+
+
+def test_ask_wait_of_a_spec_or_flag_replaces_the_setting(lnk, tool):
+    out, asks = _asked(lnk, tool, "mytool issue close 1; echo st=$?",
+                       settings="ask_wait = 600\n", extra=("--ask-wait", 1))
+    assert "within 1 s" in out and "st=126" in out
+    assert calls(tool) == []
+    cp = lnk("sandbox", "spec", "--tool", "mytool", "--ask-wait", "30")
+    assert "[tools]\nallow = [\"mytool\"]\nask_wait = 30\n" in cp.stdout
+    cp = lnk.run("--ask-wait", "0", "--", "/bin/true")
+    assert cp.returncode == 2 and "1 to 3600" in cp.stderr
+
+
+def test_another_user_can_neither_see_nor_answer(lnk, tmp_path):
+    """Questions live in ~/.lnk, the user's alone: lnk refuses another
+    user's settings folder before it reads a question or writes an answer
+    (as root too: `sudo -E` with a user's HOME is refused)."""
+    if os.geteuid() == 0:
+        other = tmp_path / "other"
+        asks = other / ".lnk" / "sandbox" / "asks"
+        asks.mkdir(parents=True)
+        (asks / "abcdef.q").write_text("theirs\n99999999999999\ngh x\n")
+        for p in [other, *other.rglob("*")]:
+            os.chown(p, 65534, 65534)
+        for p in [other / ".lnk", other / ".lnk" / "sandbox", asks]:
+            p.chmod(0o700)
+    else:
+        other = pathlib.Path("/root")
+    for args in (["asks", "--json"], ["answer", "abcdef", "yes"]):
+        cp = lnk("sandbox", *args, env={"HOME": str(other)})
+        assert cp.returncode == 125, (args, cp.stdout, cp.stderr)
+        assert "gh x" not in cp.stdout
+    if os.geteuid() == 0:
+        assert not (asks / "abcdef.a").exists()
+
+
+def test_lnk_killed_mid_call_ends_the_tool(lnk, tool):
+    import signal
+    import subprocess
+    import time
+    p = subprocess.Popen([lnk.bin, "sandbox", "run", "--tool", "mytool", "--",
+                          "mytool", "sleep"], env=lnk.env(), cwd=lnk.cwd,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert p.stdout.readline() == b"started\n"
+    pid = int((tool / "sleeper").read_text())
+    os.kill(pid, 0)  # the tool runs
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    for _ in range(200):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        raise AssertionError("the tool outlived lnk")
