@@ -267,8 +267,9 @@ static int db_err(struct state *s, struct lnk_err *err, const char *what)
 {
 	int code = sqlite3_errcode(s->db);
 	int e = (code == SQLITE_BUSY || code == SQLITE_LOCKED) ? -EBUSY : -EIO;
-	return err_set(err, e, "%s '%s': %s", what, s->path,
-		       sqlite3_errmsg(s->db));
+	return err_set(err, e, "%s '%s': %s%s", what, s->path,
+		       sqlite3_errmsg(s->db),
+		       db_damage_hint(sqlite3_extended_errcode(s->db)));
 }
 
 int state_open_at(const char *path, struct state **out, struct lnk_err *err)
@@ -297,9 +298,19 @@ int state_open_at(const char *path, struct state **out, struct lnk_err *err)
 	 * loss may lose the last registrations; a reboot ends their
 	 * sandboxes anyway. */
 	sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-	if (sqlite3_exec(db, DB_PRAGMAS, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK) {
+	if (sqlite3_exec(db, DB_PRAGMAS, NULL, NULL, NULL) != SQLITE_OK) {
 		int r = db_err(s, err, "cannot set up the database");
+		state_close(s);
+		return r;
+	}
+	/* The version first: a newer lnk's tables are not to be touched. */
+	int r = db_schema_check(db, path, true, err);
+	if (r < 0) {
+		state_close(s);
+		return r;
+	}
+	if (sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK) {
+		r = db_err(s, err, "cannot set up the database");
 		state_close(s);
 		return r;
 	}
