@@ -29,7 +29,11 @@ static void usage(FILE *f)
 	    "\n"
 	    "Prints each running sandbox's wire: SANDBOX, UP (bytes from the\n"
 	    "sandbox), DOWN (bytes to it) and SINCE (UTC), since it started. A\n"
-	    "sandbox without a network grant shows as \"no wire\".\n"
+	    "sandbox without a network grant shows as \"no wire\". Bytes are\n"
+	    "counted as they pass to and from the targets: the proxies' own\n"
+	    "handshakes (CONNECT, SOCKS5) are not, and a plain http:// request\n"
+	    "counts as sent on (its head without the proxy's form); the log's\n"
+	    "up and down count the same way.\n"
 	    "\n"
 	    "  --json   one JSON object per line\n",
 	    f);
