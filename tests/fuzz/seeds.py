@@ -30,6 +30,8 @@ SOURCES = {
     "initcfg": ["test_initcfg.c"],
     "ctl": ["test_ctl.c"],
     "handoff": [],
+    "notify": ["test_notify_paths.c", "test_notify_fs.c",
+               "test_notify_sockaddr.c"],
 }
 
 LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -138,6 +140,9 @@ def main():
         if target == "grammar":
             # The first byte picks the parser (fuzz_grammar.c).
             seeds = [bytes([k]) + s for s in seeds for k in range(7)]
+        if target == "notify":
+            # The first byte picks the parser (fuzz_notify.c).
+            seeds = [bytes([k]) + s for s in seeds for k in range(4)]
         if target == "spec":
             corpus = ROOT / "tests" / "fuzz" / "corpus" / "toml"
             if corpus.is_dir():
