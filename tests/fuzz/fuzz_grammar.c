@@ -42,12 +42,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const char *why = NULL;
 		if (host_normalize(z, out, &why) == 0) {
 			plain(out);
+			/* What the wire goes on with (a name or an address,
+			 * not an ambiguous form it refuses) is normal: a
+			 * second pass changes nothing. */
+			struct lnk_addr a;
+			if (addr_parse_literal(out, &a) == LIT_AMBIGUOUS)
+				break;
 			char again[HOST_MAX + 1];
 			if (host_normalize(out, again, &why) != 0 ||
 			    strcmp(out, again) != 0)
 				abort();
-			struct lnk_addr a;
-			(void)addr_parse_literal(out, &a);
 		} else if (!why) {
 			abort();
 		}

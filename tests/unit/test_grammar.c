@@ -106,6 +106,9 @@ static const struct text_row request_rows[] = {
     {"-a.example", NULL, "starting or ending with '-'"},
     {"1.0x7f", "1.0x7f", NULL}, /* the caller refuses it as ambiguous */
     {"127.1", "127.1", NULL},
+    /* Not a name (a ':'), so only one trailing dot goes: what is left is
+     * no literal either, and the caller refuses it as ambiguous. */
+    {"1.2.:.z..", "1.2.:.z.", NULL},
     {"exa/mple.com", NULL, "invalid character"},
     {"b\xc3\xbc"
      "cher.de",
