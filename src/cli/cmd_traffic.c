@@ -29,10 +29,14 @@ static void usage(FILE *f)
 	    "\n"
 	    "Prints each running sandbox's wire: SANDBOX, UP (bytes from the\n"
 	    "sandbox), DOWN (bytes to it) and SINCE (UTC), since it started. A\n"
-	    "sandbox without a network grant shows as \"no wire\". Under a wire\n"
-	    "with --model routes, a line per route: its calls and the tokens in\n"
-	    "and out its answers gave (calls whose answers gave none are\n"
-	    "counted apart, never guessed).\n"
+	    "sandbox without a network grant shows as \"no wire\". Bytes are\n"
+	    "counted as they pass to and from the targets: the proxies' own\n"
+	    "handshakes (CONNECT, SOCKS5) are not, and a plain http:// request\n"
+	    "counts as sent on (its head without the proxy's form); the log's\n"
+	    "up and down count the same way. Under a wire with --model routes,\n"
+	    "a line per route: its calls and the tokens in and out its\n"
+	    "answers gave (calls whose answers gave none are counted apart,\n"
+	    "never guessed).\n"
 	    "\n"
 	    "  --json   one JSON object per line\n",
 	    f);

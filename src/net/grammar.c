@@ -426,13 +426,16 @@ void lan_rule_format(const struct lan_rule *r, char *out, size_t cap)
 	if (!r->is_net)
 		buf_puts(&b, r->name);
 	else {
+		/* An IPv6 range with a port keeps its prefix inside the
+		 * brackets ("[fd00::/8]:22"), the one form the parser reads
+		 * back: the normal form goes into specs and trust digests. */
 		addr_format(&r->net, t, sizeof(t));
-		if (r->net.family == AF_INET6 && r->port)
-			buf_printf(&b, "[%s]", t);
-		else
-			buf_puts(&b, t);
+		bool br = r->net.family == AF_INET6 && r->port;
+		buf_printf(&b, "%s%s", br ? "[" : "", t);
 		if (r->prefix != bits)
 			buf_printf(&b, "/%u", r->prefix);
+		if (br)
+			buf_puts(&b, "]");
 	}
 	if (r->port)
 		buf_printf(&b, ":%u", r->port);

@@ -116,8 +116,12 @@ int ctl_parse_reply(const uint8_t *buf, size_t len, struct ctl_reply *r)
 		n++;
 	if (n == CTL_DETAIL_MAX)
 		return -EBADMSG; /* not terminated */
+	/* Printable ASCII without markup (< > &), as the encoder writes it:
+	 * the detail reaches terminals, the paused table and desktop
+	 * notifications, whose body is markup. */
 	for (size_t i = 0; i < n; i++)
-		if (d[i] < 0x20 || d[i] >= 0x7f)
+		if (d[i] < 0x20 || d[i] >= 0x7f || d[i] == '<' || d[i] == '>' ||
+		    d[i] == '&')
 			return -EBADMSG;
 	for (size_t i = n; i < CTL_DETAIL_MAX; i++)
 		if (d[i])

@@ -51,10 +51,62 @@ static const char schema[] =
     " PRIMARY KEY(wire, seq));"
     "CREATE INDEX IF NOT EXISTS calls_sandbox ON calls(sandbox, id);";
 
+const char *db_damage_hint(int code)
+{
+	switch (code & 0xff) {
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return "; the file is damaged or not lnk's: move it away and "
+		       "lnk starts a new one (the calls logged in it stay in "
+		       "the moved file)";
+	case SQLITE_FULL:
+		return "; the disk is full: make room";
+	case SQLITE_READONLY:
+		return "; its folder is read-only: lnk needs to write there";
+	}
+	return "";
+}
+
 static int sql_err(struct db *db, struct lnk_err *err, const char *what)
 {
-	return err_set(err, -EIO, "database '%s': %s: %s", db->path, what,
-		       sqlite3_errmsg(db->h));
+	return err_set(err, -EIO, "database '%s': %s: %s%s", db->path, what,
+		       sqlite3_errmsg(db->h),
+		       db_damage_hint(sqlite3_extended_errcode(db->h)));
+}
+
+int db_schema_check(struct sqlite3 *h, const char *path, bool writable,
+		    struct lnk_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int v = -1;
+	if (sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL) ==
+		SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (v < 0)
+		return err_set(err, -EIO, "cannot read the database '%s': %s%s",
+			       path, sqlite3_errmsg(h),
+			       db_damage_hint(sqlite3_extended_errcode(h)));
+	if (v > DB_SCHEMA_VERSION)
+		return err_set(
+		    err, -EPROTO,
+		    "the database '%s' is from a newer lnk (its "
+		    "schema is %d, this lnk knows %d): run that lnk, "
+		    "or move the file away and this one starts a "
+		    "new log",
+		    path, v, DB_SCHEMA_VERSION);
+	if (writable && v < DB_SCHEMA_VERSION) {
+		char sql[64];
+		snprintf(sql, sizeof(sql), "PRAGMA user_version=%d",
+			 DB_SCHEMA_VERSION);
+		if (sqlite3_exec(h, sql, NULL, NULL, NULL) != SQLITE_OK)
+			return err_set(
+			    err, -EIO, "cannot set up the database '%s': %s%s",
+			    path, sqlite3_errmsg(h),
+			    db_damage_hint(sqlite3_extended_errcode(h)));
+	}
+	return 0;
 }
 
 const char *db_outcome_name(enum db_outcome o)
@@ -133,9 +185,28 @@ int db_open(const char *path, bool readonly, struct db **out,
 	sqlite3_db_config(db->h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	if (!readonly) {
 		char *msg = NULL;
+		/* the pragmas alone first (retried while a new file is
+		 * switched to WAL by another opener): the version is read
+		 * before any table is made */
+		if (db_setup(db->h, "", 10000, &msg) != SQLITE_OK) {
+			r = err_set(
+			    err, -EIO, "database '%s': %s%s", path,
+			    msg ? msg : "cannot set it up",
+			    db_damage_hint(sqlite3_extended_errcode(db->h)));
+			sqlite3_free(msg);
+			goto fail;
+		}
+	}
+	r = db_schema_check(db->h, path, !readonly, err);
+	if (r < 0)
+		goto fail;
+	if (!readonly) {
+		char *msg = NULL;
 		if (db_setup(db->h, schema, 10000, &msg) != SQLITE_OK) {
-			r = err_set(err, -EIO, "database '%s': %s", path,
-				    msg ? msg : "cannot set it up");
+			r = err_set(
+			    err, -EIO, "database '%s': %s%s", path,
+			    msg ? msg : "cannot set it up",
+			    db_damage_hint(sqlite3_extended_errcode(db->h)));
 			sqlite3_free(msg);
 			goto fail;
 		}

@@ -57,6 +57,24 @@ struct sqlite3;
  * timeout_ms. Returns an SQLite result code; *msg (sqlite3_free) says why. */
 int db_setup(struct sqlite3 *h, const char *sql, int timeout_ms, char **msg);
 
+/* The form of lnk.db's tables this lnk reads and writes, kept in SQLite's
+ * user_version. A file from a newer lnk is refused rather than written
+ * (its tables may mean something else, and a wire must never run with a
+ * log it cannot write); one with no version yet gets this one. */
+#define DB_SCHEMA_VERSION 1
+
+struct sqlite3;
+/* Checks h's schema version (before its tables are created or used) and,
+ * when writable, records DB_SCHEMA_VERSION in a file that has none. Also
+ * the first read of the file, so a file that is not a database or is
+ * damaged is refused here. 0, or -EPROTO (newer) / -EIO with a message
+ * that names path and says what to do. */
+int db_schema_check(struct sqlite3 *h, const char *path, bool writable,
+		    struct lnk_err *err);
+/* "; ..." what to do about a damaged or foreign file when SQLite's error
+ * code says that is the trouble, else "". */
+const char *db_damage_hint(int sqlite_code);
+
 /* Opens (and creates, with its folder 0700) the database at path. With
  * readonly, a missing file is -ENOENT and nothing is created. */
 int db_open(const char *path, bool readonly, struct db **out,

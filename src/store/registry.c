@@ -271,8 +271,9 @@ static int db_err(struct registry *s, struct lnk_err *err, const char *what)
 {
 	int code = sqlite3_errcode(s->db);
 	int e = (code == SQLITE_BUSY || code == SQLITE_LOCKED) ? -EBUSY : -EIO;
-	return err_set(err, e, "%s '%s': %s", what, s->path,
-		       sqlite3_errmsg(s->db));
+	return err_set(err, e, "%s '%s': %s%s", what, s->path,
+		       sqlite3_errmsg(s->db),
+		       db_damage_hint(sqlite3_extended_errcode(s->db)));
 }
 
 int registry_open_at(const char *path, struct registry **out,
@@ -303,10 +304,24 @@ int registry_open_at(const char *path, struct registry **out,
 	 * sandboxes anyway. */
 	sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	char *msg = NULL;
-	int rc2 = db_setup(db, schema, 5000, &msg);
+	int rc2 = db_setup(db, "", 5000, &msg);
 	sqlite3_free(msg);
 	if (rc2 != SQLITE_OK) {
 		int r = db_err(s, err, "cannot set up the database");
+		registry_close(s);
+		return r;
+	}
+	/* The version first: a newer lnk's tables are not to be touched. */
+	int r = db_schema_check(db, path, true, err);
+	if (r < 0) {
+		registry_close(s);
+		return r;
+	}
+	msg = NULL;
+	rc2 = db_setup(db, schema, 5000, &msg);
+	sqlite3_free(msg);
+	if (rc2 != SQLITE_OK) {
+		r = db_err(s, err, "cannot set up the database");
 		registry_close(s);
 		return r;
 	}

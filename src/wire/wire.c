@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -790,6 +791,30 @@ out:
 	return status;
 }
 
+/* A wire that ended before its sandbox is a row of the log too (verb
+ * "wire", outcome failed): whoever reads the log later must see that the
+ * calls stop there because the network was gone, not because the program
+ * made none. The wire cannot write it (it is dead); its keeper does, on a
+ * connection of its own. A log that cannot be written is said on stderr:
+ * the line above has told the person already. */
+static void log_wire_end(const struct wire_plan *wp, const char *why)
+{
+	if (!wp->db_path)
+		return;
+	struct db *db = NULL;
+	struct lnk_err err = {0};
+	struct db_batch b = {0};
+	char reason[DB_REASON_MAX];
+	snprintf(reason, sizeof(reason), "the wire %s; no network from then on",
+		 why);
+	db_batch_call(&b, 0, time(NULL), "wire", "", DB_FAILED, reason, 0, 0);
+	if (db_open(wp->db_path, false, &db, &err) < 0 ||
+	    db_record(db, wp->name, &b, &err) < 0)
+		warnx_("call log: %s", err.msg);
+	db_batch_free(&b);
+	db_close(db);
+}
+
 /* The wire's keeper (keeper.c) serves the confined wire until it ends;
  * then, when it ended before its sandbox (killed, by its filter too,
  * crashed, or failed), this says so on lnk's stderr. The
@@ -824,6 +849,7 @@ static int watch_wire(const struct wire_plan *wp, int chan, pid_t wire)
 		 "on (its program runs on)\n",
 		 nm, why);
 	term_write(STDERR_FILENO, line);
+	log_wire_end(wp, why);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 

@@ -522,3 +522,34 @@ def test_programs_named_are_bounded(lnk, work):
              if ln.startswith("lnk: refused to run")]
     assert len(named) == 64, len(named)
     assert "only the first 64 are named" in cp.stderr
+
+
+# --- faults: lnk.db damaged or from a newer lnk ---
+
+@pytest.mark.parametrize("damage", ["not-a-database", "newer"])
+def test_damaged_or_newer_database_is_named_never_a_crash(lnk, work, damage):
+    """A call log lnk cannot trust is refused by every command that opens
+    it, naming the file and saying what to do; never a crash, and never a
+    sandbox started without a log it can write."""
+    import sqlite3
+    assert lnk.run("--write", work, "--", "true").returncode == 0
+    db = lnk.home / ".lnk" / "sandbox" / "lnk.db"
+    assert db.exists()
+    for side in ("-wal", "-shm"):
+        pathlib.Path(f"{db}{side}").unlink(missing_ok=True)
+    if damage == "newer":
+        c = sqlite3.connect(db)
+        c.execute("PRAGMA user_version=999")
+        c.commit()
+        c.close()
+        want = "newer lnk"
+    else:
+        db.write_bytes(b"this is not a database " * 200)
+        want = "move it away"
+    for args in (("sandbox", "log"), ("sandbox", "paused"),
+                 ("sandbox", "traffic"),
+                 ("sandbox", "run", "--write", work, "--", "true")):
+        cp = lnk(*args)
+        assert cp.returncode == 125, (args, cp.returncode, cp.stderr)
+        assert str(db) in cp.stderr, cp.stderr
+        assert want in cp.stderr, cp.stderr

@@ -469,6 +469,11 @@ def test_wire_dies_sandbox_has_no_network(lnk, net, work):
         p.kill()
         _, err = p.communicate(timeout=30)
     assert "the wire" in err and "no network" in err, err
+    # The log says so too: the calls stop there because the network went.
+    rows = [r for r in calls(lnk, "--sandbox", "dies") if r["verb"] == "wire"]
+    assert len(rows) == 1, rows
+    assert rows[0]["outcome"] == "failed"
+    assert "killed (signal 9)" in rows[0]["reason"], rows[0]
 
 
 def test_many_sandboxes_started_at_once(lnk, net, work):

@@ -122,6 +122,15 @@ static void reply_roundtrip_and_checks(void **state)
 	memcpy(c, b, sizeof(c));
 	memset(c + 40, 'a', CTL_DETAIL_MAX);
 	assert_int_equal(ctl_parse_reply(c, sizeof(c), &g), -EBADMSG);
+	/* Markup the encoder never writes: a detail
+	 * reaches a desktop notification's body. */
+	for (const char *m = "<>&"; *m; m++) {
+		memcpy(c, b, sizeof(c));
+		memset(c + 40, 0, CTL_DETAIL_MAX);
+		memcpy(c + 40, "e&-target", 9);
+		c[41] = (uint8_t)*m;
+		assert_int_equal(ctl_parse_reply(c, sizeof(c), &g), -EBADMSG);
+	}
 
 	/* The encoder makes hostile detail printable (no escape sequences
 	 * reach a terminal) and never overflows. */

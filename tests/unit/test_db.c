@@ -18,6 +18,7 @@
 
 #include "common/util.h"
 #include "store/db.h"
+#include "store/registry.h"
 
 struct collect {
 	struct strv rows;
@@ -427,6 +428,67 @@ static void test_setup_waits_for_a_new_file(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A database from a newer lnk, or a file that is no database or is
+ * damaged: every opener refuses it with a message that names the file and
+ * says what to do, and writes nothing into it. */
+static void test_newer_or_damaged_refused(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *path = tmpdb();
+	struct db *db = NULL;
+	struct lnk_err err = {0};
+	assert_int_equal(db_open(path, false, &db, &err), 0);
+	db_close(db);
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	int v = -1;
+	sqlite3_stmt *st;
+	assert_int_equal(
+	    sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL),
+	    SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	assert_int_equal(v, DB_SCHEMA_VERSION);
+	assert_int_equal(
+	    sqlite3_exec(h, "PRAGMA user_version=99", NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(h);
+
+	for (int ro = 0; ro < 2; ro++) {
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(db_open(path, ro, &db, &err), -EPROTO);
+		assert_non_null(strstr(err.msg, path));
+		assert_non_null(strstr(err.msg, "newer lnk"));
+		assert_non_null(strstr(err.msg, "move the file away"));
+	}
+	struct registry *s = NULL;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(registry_open_at(path, &s, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, path));
+
+	/* Not a database at all. */
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 4096; i++)
+		fputc("not a database "[i % 15], f);
+	fclose(f);
+	_cleanup_free_ char *wal = xasprintf("%s-wal", path);
+	_cleanup_free_ char *shm = xasprintf("%s-shm", path);
+	unlink(wal);
+	unlink(shm);
+	for (int ro = 0; ro < 2; ro++) {
+		memset(&err, 0, sizeof(err));
+		assert_true(db_open(path, ro, &db, &err) < 0);
+		assert_non_null(strstr(err.msg, path));
+		assert_non_null(strstr(err.msg, "move it away"));
+	}
+	memset(&err, 0, sizeof(err));
+	assert_true(registry_open_at(path, &s, &err) < 0);
+	assert_non_null(strstr(err.msg, path));
+	assert_non_null(strstr(err.msg, "move it away"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -436,6 +498,7 @@ int main(void)
 	    cmocka_unit_test(test_wal_checkpointed_not_on_close),
 	    cmocka_unit_test(test_queue_without_wire),
 	    cmocka_unit_test(test_setup_waits_for_a_new_file),
+	    cmocka_unit_test(test_newer_or_damaged_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -106,6 +106,9 @@ static const struct text_row request_rows[] = {
     {"-a.example", NULL, "starting or ending with '-'"},
     {"1.0x7f", "1.0x7f", NULL}, /* the caller refuses it as ambiguous */
     {"127.1", "127.1", NULL},
+    /* Not a name (a ':'), so only one trailing dot goes: what is left is
+     * no literal either, and the caller refuses it as ambiguous. */
+    {"1.2.:.z..", "1.2.:.z.", NULL},
     {"exa/mple.com", NULL, "invalid character"},
     {"b\xc3\xbc"
      "cher.de",
@@ -251,6 +254,9 @@ static const struct text_row lan_rows[] = {
     {"fd00::/8", "fd00::/8", NULL},
     {"FE80::0001", "fe80::1", NULL},
     {"[fe80::1]:22", "[fe80::1]:22", NULL},
+    /* a range with a port: the normal form must parse back */
+    {"[FD00::/8]:22", "[fd00::/8]:22", NULL},
+    {"[fd00::/8]:22", "[fd00::/8]:22", NULL},
     {"[fd00::]", "fd00::", NULL},
     {"169.254.0.0/16", "169.254.0.0/16", NULL},
     {"0.0.0.0/0", "0.0.0.0/0", NULL},

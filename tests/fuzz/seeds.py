@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Writes seed inputs for the fuzz targets, made from this tree only:
+
+  tests/fuzz/seeds.py OUTDIR
+
+OUTDIR/<target>/ gets one file per seed: the string literals and byte
+arrays of the unit tests of that target's parser (tests/unit/test_*.c,
+the rows every refusal and acceptance is tested with), the TOML cases kept
+in tests/fuzz/corpus/toml for the spec loader too, and valid messages of
+the binary protocols built here from their documented form (proto/ctl.h,
+proto/handoff.h). tests/run-all and a long run (README.md here) pass
+OUTDIR/<target> and tests/fuzz/corpus/<target> to the target as seeds."""
+import hashlib
+import pathlib
+import re
+import struct
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+UNIT = ROOT / "tests" / "unit"
+
+# target -> the unit tests whose rows feed it
+SOURCES = {
+    "toml": ["test_toml.c", "test_spec.c"],
+    "spec": ["test_spec.c", "test_policy.c", "test_trust.c"],
+    "http": ["test_http.c", "test_filter.c"],
+    "socks5": ["test_socks5.c"],
+    "esc": ["test_esc.c", "test_term.c"],
+    "grammar": ["test_grammar.c", "test_addr.c", "test_keys.c"],
+    "initcfg": ["test_initcfg.c"],
+    "ctl": ["test_ctl.c"],
+    "handoff": [],
+    "guard": ["test_guard_paths.c", "test_guard_fs.c",
+               "test_guard_sockaddr.c"],
+}
+
+LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+ARRAY = re.compile(r"\{\s*((?:(?:0x[0-9a-fA-F]+|\d+|'.')\s*,\s*){2,}"
+                   r"(?:0x[0-9a-fA-F]+|\d+|'.')?)\s*,?\s*\}")
+
+
+def unescape(s):
+    out = bytearray()
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c != "\\":
+            out += c.encode()
+            i += 1
+            continue
+        n = s[i + 1]
+        i += 2
+        simple = {"n": 10, "r": 13, "t": 9, "\\": 92, '"': 34, "'": 39,
+                  "a": 7, "b": 8, "f": 12, "v": 11, "e": 27, "?": 63}
+        if n in simple:
+            out.append(simple[n])
+        elif n == "x":
+            m = re.match(r"[0-9a-fA-F]{1,2}", s[i:])
+            out.append(int(m.group(0), 16))
+            i += len(m.group(0))
+        elif n in "01234567":
+            m = re.match(r"[0-7]{0,2}", s[i:])
+            out.append(int(n + m.group(0), 8) & 0xFF)
+            i += len(m.group(0))
+        else:
+            out += n.encode()
+    return bytes(out)
+
+
+def literals(text):
+    """Each run of adjacent string literals, joined as C joins them."""
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"^\s*#.*$", " ", text, flags=re.M)
+    out = []
+    pos = 0
+    while True:
+        m = LIT.search(text, pos)
+        if not m:
+            break
+        parts = [m.group(1)]
+        end = m.end()
+        while True:
+            n = re.match(r'\s*"((?:[^"\\\n]|\\.)*)"', text[end:])
+            if not n:
+                break
+            parts.append(n.group(1))
+            end += n.end()
+        out.append(unescape("".join(parts)))
+        pos = end
+    for m in ARRAY.finditer(text):
+        b = bytearray()
+        for v in re.split(r"\s*,\s*", m.group(1).strip().rstrip(",")):
+            v = v.strip()
+            if not v:
+                continue
+            b.append((ord(v[1]) if v.startswith("'") else int(v, 0)) & 0xFF)
+        out.append(bytes(b))
+    return out
+
+
+def ctl_seeds():
+    out = []
+    for op in range(1, 6):
+        out.append(b"LNKc\x01" + bytes([op, 0, 0]))
+    for op, closed, cause, rule, detail in (
+            (5, 0, 0, 0, b""), (1, 1, 1, 0, b""), (3, 1, 2, 0, b""),
+            (5, 1, 3, 3, b"169.254.169.254:80"), (0, 0, 0, 0, b"")):
+        r = b"LNKr\x01" + bytes([op, 0, closed, cause, rule, 0, 0])
+        r += struct.pack("<IqQQ", 3, 1700000000000 if closed else 0,
+                         1234, 56789)
+        r += detail.ljust(88, b"\0")
+        out.append(r)
+    return out
+
+
+def handoff_seeds():
+    out = []
+    for nfds, last, entries in ((0, 1, []), (1, 1, [(1, 4, 3128)]),
+                                (3, 1, [(1, 4, 3128), (2, 4, 1080),
+                                        (3, 6, 8080)]),
+                                (2, 0, [(3, 4, 5432), (3, 6, 5432)])):
+        m = struct.pack("<IBBBB", 0x574B4E4C, 1, last, len(entries), 0)
+        for k, fam, port in entries:
+            m += struct.pack("<BBH", k, fam, port)
+        m += b"\0" * (4 * (32 - len(entries)))
+        out.append(bytes([nfds]) + m)
+    return out
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: tests/fuzz/seeds.py OUTDIR")
+    outdir = pathlib.Path(sys.argv[1])
+    for target, files in SOURCES.items():
+        seeds = []
+        for f in files:
+            p = UNIT / f
+            if p.exists():
+                seeds += literals(p.read_text(errors="replace"))
+        if target == "grammar":
+            # The first byte picks the parser (fuzz_grammar.c).
+            seeds = [bytes([k]) + s for s in seeds for k in range(7)]
+        if target == "guard":
+            # The first byte picks the parser (fuzz_guard.c).
+            seeds = [bytes([k]) + s for s in seeds for k in range(4)]
+        if target == "spec":
+            corpus = ROOT / "tests" / "fuzz" / "corpus" / "toml"
+            if corpus.is_dir():
+                seeds += [p.read_bytes() for p in sorted(corpus.iterdir())
+                          if p.is_file()]
+        if target == "ctl":
+            seeds += ctl_seeds()
+        if target == "handoff":
+            seeds += handoff_seeds()
+        d = outdir / target
+        d.mkdir(parents=True, exist_ok=True)
+        n = 0
+        for s in seeds:
+            if not s:
+                continue
+            (d / hashlib.sha1(s).hexdigest()).write_bytes(s)
+            n += 1
+        print(f"{target}: {n} seeds")
+
+
+if __name__ == "__main__":
+    main()
