@@ -40,8 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 1: { /* its folder and last component */
 		char dir[256], last[64];
 		bool slash;
-		int r =
-		    guard_split(z, dir, sizeof(dir), last, sizeof(last), &slash);
+		int r = guard_split(z, dir, sizeof(dir), last, sizeof(last),
+				    &slash);
 		if (r == 0 &&
 		    (strlen(dir) >= sizeof(dir) ||
 		     strlen(last) >= sizeof(last) || strchr(last, '/')))
