@@ -293,8 +293,12 @@ static void check_asks(struct broker *b)
 			int fds[TOOLS_NFDS];
 			memcpy(fds, c->fds, sizeof(fds));
 			c->asking = false;
+			/* the question's ID through a copy: GCC cannot tell
+			 * two members of one struct apart (-Wrestrict) */
+			char id[sizeof(c->id)];
+			memcpy(id, c->id, sizeof(id));
 			snprintf(c->how, sizeof(c->how),
-				 "asked %s: answered yes", c->id);
+				 "asked %s: answered yes", id);
 			struct tools_call tc = c->tc;
 			memset(&c->tc, 0, sizeof(c->tc));
 			run_tool(b, c, c->g, &tc, fds);
