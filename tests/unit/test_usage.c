@@ -176,8 +176,8 @@ static void hostile_answers(void **state)
 	static const char *const bad[] = {
 	    "\x00\xff garbage\r\n\r\n",
 	    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-	    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-	    "ffffffffffffffffff\r\n",
+	    ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+	     "ffffffffffffffffff\r\n"),
 	    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
