@@ -4,11 +4,9 @@
 Usage: run_toml_test.py DECODER
 
 The corpus, the first that is present:
-  1. $TOML_TEST_DIR: a toml-test checkout (with files-toml-1.0.0) or any
-     folder holding valid/ and invalid/;
-  2. a full toml-test checkout in the folder shared/toml-test next to the checkout (optional),
-     when present: its files-toml-1.0.0 lists the cases;
-  3. the cases Debian ships in golang-github-burntsushi-toml-dev (install.sh
+  1. $TOML_TEST_DIR: a toml-test checkout (with files-toml-1.0.0, which
+     then lists the cases) or any folder holding valid/ and invalid/;
+  2. the cases Debian ships in golang-github-burntsushi-toml-dev (install.sh
      installs it): every valid/**/*.toml and invalid/**/*.toml there.
 With none of them the run fails and says what to install: a conformance
 test that finds no cases must not pass.
@@ -31,7 +29,6 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
 DEBIAN_CASES = Path(
     "/usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests"
 )
@@ -188,9 +185,6 @@ def find_corpus():
     env = os.environ.get("TOML_TEST_DIR")
     if env:
         return Path(env), "TOML_TEST_DIR", list_cases(Path(env))
-    folder = ROOT.parent / "shared" / "toml-test"
-    if (folder / "files-toml-1.0.0").is_file():
-        return folder, "toml-test (full checkout)", list_cases(folder)
     if (DEBIAN_CASES / "valid").is_dir():
         return (
             DEBIAN_CASES,
