@@ -401,6 +401,23 @@ static int parse_addr(const char *host, const char *port,
 	return -1;
 }
 
+/* The socket of a network try to host:port (nonblocking), with the
+ * address in *ss; -1 after reporting the try when the address does not
+ * parse or the socket is refused. */
+static int try_socket(const char *id, const char *host, const char *port,
+		      int type, struct sockaddr_storage *ss, socklen_t *len)
+{
+	int fam = parse_addr(host, port, ss, len);
+	if (fam < 0) {
+		putf(id, "error", "'%s' is not an address", host);
+		return -1;
+	}
+	int fd = socket(fam, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		report_errno(id, errno, net_refusal(errno));
+	return fd;
+}
+
 /* A direct connection, and what the other end says first. For a port the
  * sandbox forwards (--port), the connection to its own listener always
  * succeeds: only an answer, or one held open, shows it reached the host. */
@@ -408,16 +425,9 @@ static void t_tcp(const char *id, const char *host, const char *port)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	int fam = parse_addr(host, port, &ss, &len);
-	if (fam < 0) {
-		putf(id, "error", "'%s' is not an address", host);
+	int fd = try_socket(id, host, port, SOCK_STREAM, &ss, &len);
+	if (fd < 0)
 		return;
-	}
-	int fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0) {
-		report_errno(id, errno, net_refusal(errno));
-		return;
-	}
 	int r = connect_to(fd, (struct sockaddr *)&ss, len);
 	if (r < 0) {
 		close(fd);
@@ -465,16 +475,9 @@ static void t_udp(const char *id, const char *host, const char *port)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	int fam = parse_addr(host, port, &ss, &len);
-	if (fam < 0) {
-		putf(id, "error", "'%s' is not an address", host);
+	int fd = try_socket(id, host, port, SOCK_DGRAM, &ss, &len);
+	if (fd < 0)
 		return;
-	}
-	int fd = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0) {
-		report_errno(id, errno, net_refusal(errno));
-		return;
-	}
 	/* a DNS query's header: no question, nothing a server answers */
 	static const char q[12] = {0x12, 0x34};
 	if (connect(fd, (struct sockaddr *)&ss, len) < 0 ||
