@@ -4,6 +4,10 @@
 #
 #   nethosts.sh up     make them; writes the facts to /run/lnk-nethosts.env
 #   nethosts.sh down   remove them
+#   nethosts.sh status exit 0 only if every server and the DNS answer now
+#                      (an env file alone proves nothing: the servers die
+#                      with the session that started them, the namespaces
+#                      and the file stay)
 #
 # Safety first: 198.18.0.0/15 (benchmarking, RFC 2544) is blackholed BEFORE
 # anything else, and checked, so no test traffic can ever leave this
@@ -266,10 +270,37 @@ EOT
 	if [ -x /usr/sbin/sshd ]; then sshd_up; fi
 }
 
+# Every server answers once, and the DNS server names origin.lnk-test.
+alive() {
+	[ -f "$ENV" ] && [ -d "$DIR/www" ] || return 1
+	for p in "$DIR"/*.pid; do
+		[ -f "$p" ] && kill -0 "$(cat "$p")" 2>/dev/null || return 1
+	done
+	for u in http://198.18.0.2/hello.txt http://198.18.0.2:8080/ \
+		 http://198.18.78.1/secret.txt http://198.18.1.2/router.txt; do
+		curl -s -o /dev/null --max-time 2 "$u" || return 1
+	done
+	curl -s -o /dev/null --max-time 2 -k https://198.18.0.2/hello.txt ||
+		return 1
+	"$PY" - "$DNS_PORT" <<'PY' || return 1
+import socket, sys
+q = bytes.fromhex("abcd01000001000000000000") + b"".join(
+    bytes([len(p)]) + p.encode() for p in "origin.lnk-test".split(".")) \
+    + b"\0\0\x01\0\x01"
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+s.sendto(q, ("127.0.0.1", int(sys.argv[1])))
+a = s.recv(512)
+sys.exit(0 if a[:2] == q[:2] and bytes([198, 18, 0, 2]) in a else 1)
+PY
+}
+
 case "${1:-}" in
 up) up ;;
+status) if alive; then echo "the test hosts answer"; else
+	echo "the test hosts are not (all) up: run 'nethosts.sh up'" >&2; exit 1; fi ;;
 repo) [ -d "$DIR/www" ] || die "no test hosts: run 'nethosts.sh up' first"; repo ;;
 ssh) [ -d "$DIR/www" ] || die "no test hosts: run 'nethosts.sh up' first"; sshd_up ;;
 down) down; echo "left the blackhole route for 198.18.0.0/15 in place" ;;
-*) echo "usage: nethosts.sh up|down|repo|ssh" >&2; exit 2 ;;
+*) echo "usage: nethosts.sh up|down|status|repo|ssh" >&2; exit 2 ;;
 esac
