@@ -5,15 +5,23 @@
 #
 #   fake_provider.sh up     start it; requests are logged to $DIR/requests.jsonl
 #   fake_provider.sh down   stop it
+#   fake_provider.sh status exit 0 only if it is running
 set -eu
 NS=lnk-nethosts
 DIR=/run/lnk-fakemodel
 CERTS=/run/lnk-nethosts
 HERE=$(cd "$(dirname "$0")" && pwd)
 
+# The pid file outlives a session that ended, and its pid may now be
+# another program's: it counts only while it is our provider.
+ours() {
+	[ -f "$DIR/pid" ] && tr '\0' ' ' 2>/dev/null \
+		< "/proc/$(cat "$DIR/pid")/cmdline" | grep -q "$DIR/fake_provider.py"
+}
+
 case "${1:-}" in
 up)
-	if [ -f "$DIR/pid" ] && kill -0 "$(cat "$DIR/pid")" 2>/dev/null; then
+	if ours; then
 		exit 0
 	fi
 	[ -f "$CERTS/cert.pem" ] || { echo "fake_provider.sh: the network test hosts are not up" >&2; exit 1; }
@@ -33,12 +41,15 @@ up)
 	echo "fake_provider.sh: it did not start: $(cat "$DIR/log")" >&2
 	exit 1
 	;;
+status)
+	ours
+	;;
 down)
-	[ -f "$DIR/pid" ] && kill "$(cat "$DIR/pid")" 2>/dev/null || true
+	if ours; then kill "$(cat "$DIR/pid")" 2>/dev/null || true; fi
 	rm -rf "$DIR"
 	;;
 *)
-	echo "usage: fake_provider.sh up|down" >&2
+	echo "usage: fake_provider.sh up|down|status" >&2
 	exit 2
 	;;
 esac

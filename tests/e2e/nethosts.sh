@@ -64,10 +64,17 @@ blackhole() {
 		die "the blackhole route for 198.18.0.0/15 is missing; refusing to go on"
 }
 
+# A server that died with its session left its pid file behind, and the
+# pid may now be another program's: a pid counts only while its command
+# line names our folder.
+ours() {
+	tr '\0' ' ' 2>/dev/null < "/proc/$(cat "$1")/cmdline" | grep -q "$DIR"
+}
+
 down() {
 	for p in "$DIR"/*.pid; do
 		[ -f "$p" ] || continue
-		kill "$(cat "$p")" 2>/dev/null || true
+		ours "$p" && kill "$(cat "$p")" 2>/dev/null || true
 	done
 	ip netns pids "$NS" 2>/dev/null | xargs -r kill 2>/dev/null || true
 	ip netns pids "$RT" 2>/dev/null | xargs -r kill 2>/dev/null || true
@@ -274,7 +281,7 @@ EOT
 alive() {
 	[ -f "$ENV" ] && [ -d "$DIR/www" ] || return 1
 	for p in "$DIR"/*.pid; do
-		[ -f "$p" ] && kill -0 "$(cat "$p")" 2>/dev/null || return 1
+		[ -f "$p" ] && ours "$p" || return 1
 	done
 	for u in http://198.18.0.2/hello.txt http://198.18.0.2:8080/ \
 		 http://198.18.78.1/secret.txt http://198.18.1.2/router.txt; do
