@@ -383,3 +383,37 @@ def test_without_a_pty_a_watched_stderr_asks_another_shell(lnk, tmp_path,
     finally:
         p.close()
     assert calls(tool) == ["args:issue close 7"]
+
+
+def test_in_the_background_no_one_is_asked(lnk, tool):
+    """stderr a terminal, but lnk in a process group that is not its
+    foreground (a job in the background): no one watches, the call is
+    refused at once with the hint."""
+    import pty
+    from test_terminal import read_until, wait_status
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            kid = os.fork()
+            if kid == 0:
+                os.setpgid(0, 0)  # not the terminal's foreground
+                devnull = os.open("/dev/null", os.O_RDONLY)
+                os.dup2(devnull, 0)
+                os.chdir(str(lnk.cwd))
+                os.execve(LNK, [LNK, "sandbox", "run", "--tool", "mytool pr",
+                                "--", "/bin/sh", "-c",
+                                "mytool issue close 7; echo st=$?"],
+                          lnk.env())
+            os._exit(os.waitstatus_to_exitcode(os.waitpid(kid, 0)[1]))
+        finally:
+            os._exit(126)
+    try:
+        out = read_until(fd, b"st=", timeout=30)
+        out += read_until(fd, b"\n", timeout=5)
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert status == 0, out
+    assert b"st=126" in out and b"no one to ask" in out, out
+    assert b"(or no)" not in out
+    assert calls(tool) == []
