@@ -657,11 +657,18 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	if (tools) {
 		/* The wire's ends (-1 without a wire, which ends the list). */
 		int keep_out[] = {s.wire_pair[1], s.lifeline[1], -1};
-		/* Someone to ask: lnk holds the terminal it started from. */
-		bool can_ask = req->pty && !req->probe && !req->no_one_to_ask;
+		/* Someone to ask: lnk holds the terminal it started from
+		 * (a pty: it asks there, with a code), or, without a pty,
+		 * its stderr is a terminal whose foreground lnk is (a
+		 * person watches, and answers from another shell; a job in
+		 * the background has no one). */
+		bool watched = isatty(STDERR_FILENO) &&
+			       tcgetpgrp(STDERR_FILENO) == getpgrp();
+		bool can_ask =
+		    (req->pty || watched) && !req->probe && !req->no_one_to_ask;
 		if ((r = sb_tools_start(&s.tools, name, req->home,
 					req->host_env, keep_out, can_ask,
-					err)) < 0)
+					req->pty, err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
 	if (guard) {
@@ -705,6 +712,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .pty = s.plan.pty,
 	    .end_on_hangup = req->end_on_hangup,
 	    .cgroup_procs = {s.cg.procs[0], s.cg.procs[1]},
+	    .ask = s.tools.ask,
 	};
 	struct spawn_result res;
 	r = spawn_run(&sreq, &res, err);

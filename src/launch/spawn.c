@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "launch/askterm.h"
 #include "launch/plan.h"
 #include "launch/spawn.h"
 
@@ -392,12 +393,21 @@ static void on_signal(struct loop *l, int sig)
 	}
 }
 
-/* Copies what the program wrote on its pty to lnk's stdout. false at the
- * end (EIO: every process closed the pty). */
+/* Copies what the program wrote on its pty to lnk's stdout, or, while a
+ * question is on the terminal, holds it (askterm.h). false at the end
+ * (EIO: every process closed the pty). */
 static bool relay_out(struct loop *l)
 {
 	char b[16384];
-	ssize_t n = read(l->p->master, b, sizeof(b));
+	bool hold = askterm_asking(l->r->ask);
+	size_t room = hold ? askterm_hold_room(l->r->ask) : sizeof(b);
+	if (room == 0)
+		return true; /* held full: the pty waits, nothing is dropped */
+	ssize_t n = read(l->p->master, b, room < sizeof(b) ? room : sizeof(b));
+	if (n > 0 && hold) {
+		askterm_hold(l->r->ask, b, (size_t)n);
+		return true;
+	}
 	if (n > 0) {
 		write_all(STDOUT_FILENO, b, (size_t)n);
 		return true;
@@ -409,6 +419,17 @@ static bool relay_out(struct loop *l)
 
 static void relay_in(struct loop *l)
 {
+	if (askterm_asking(l->r->ask)) {
+		/* A question is up: these keystrokes are lnk's, never the
+		 * program's. */
+		char k[256];
+		ssize_t n = read(STDIN_FILENO, k, sizeof(k));
+		if (n > 0)
+			askterm_keys(l->r->ask, k, (size_t)n);
+		else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+			l->stdin_open = false;
+		return;
+	}
 	ssize_t n =
 	    read(STDIN_FILENO, l->in + l->inlen, sizeof(l->in) - l->inlen);
 	if (n > 0) {
@@ -434,23 +455,35 @@ static void flush_in(struct loop *l)
 static int run_loop(struct loop *l, int sfd)
 {
 	while (!l->exited) {
-		struct pollfd pf[5];
+		struct pollfd pf[6];
 		int n = 0, i_sig = -1, i_info = -1, i_in = -1, i_m = -1;
-		int i_out = -1, timeout = -1;
+		int i_out = -1, i_ask = -1, timeout = -1;
+		bool asking = askterm_asking(l->r->ask);
 		pf[i_sig = n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		if (l->info >= 0)
 			pf[i_info = n++] =
 			    (struct pollfd){.fd = l->info, .events = POLLIN};
 		if (l->r->pty && l->master_open) {
-			short ev = POLLIN;
+			/* While a question is up, the pty is read only while
+			 * there is room to hold what it says. */
+			short ev = !asking || askterm_hold_room(l->r->ask)
+				       ? POLLIN
+				       : 0;
 			if (l->inlen)
 				ev |= POLLOUT;
-			pf[i_m = n++] =
-			    (struct pollfd){.fd = l->p->master, .events = ev};
-			if (l->stdin_open && l->inlen < sizeof(l->in))
+			if (ev)
+				pf[i_m = n++] = (struct pollfd){
+				    .fd = l->p->master, .events = ev};
+			if (l->stdin_open &&
+			    (asking || l->inlen < sizeof(l->in)))
 				pf[i_in = n++] = (struct pollfd){
 				    .fd = STDIN_FILENO, .events = POLLIN};
 		}
+		if (askterm_fd(l->r->ask) >= 0)
+			pf[i_ask = n++] = (struct pollfd){
+			    .fd = askterm_fd(l->r->ask), .events = POLLIN};
+		if (asking)
+			timeout = askterm_timeout_ms(l->r->ask);
 		/* Without a pty, lnk's stdout is the connection: POLLERR (a
 		 * pipe whose reader closed) or POLLHUP (a socket or terminal
 		 * whose other end did) says it is gone. */
@@ -464,7 +497,8 @@ static int run_loop(struct loop *l, int sfd)
 				*l->lifeline = -1;
 				continue;
 			}
-			timeout = (int)left;
+			if (timeout < 0 || left < timeout)
+				timeout = (int)left;
 		}
 		if (poll(pf, (nfds_t)n, timeout) < 0) {
 			if (errno == EINTR)
@@ -478,10 +512,14 @@ static int run_loop(struct loop *l, int sfd)
 		}
 		if (i_info >= 0 && pf[i_info].revents)
 			read_info(l);
+		if (i_ask >= 0 && pf[i_ask].revents)
+			askterm_readable(l->r->ask);
+		askterm_tick(l->r->ask);
 		if (i_m >= 0) {
 			if (pf[i_m].revents & POLLOUT)
 				flush_in(l);
-			if (pf[i_m].revents & (POLLIN | POLLHUP | POLLERR))
+			if ((pf[i_m].events & POLLIN) &&
+			    (pf[i_m].revents & (POLLIN | POLLHUP | POLLERR)))
 				l->master_open = relay_out(l);
 		}
 		if (i_in >= 0 && pf[i_in].revents)
@@ -495,7 +533,9 @@ static int run_loop(struct loop *l, int sfd)
 		    waitpid(l->bwrap, &l->wstatus, WNOHANG) == l->bwrap)
 			l->exited = true;
 	}
-	/* Whatever the program wrote last is still in the pty. */
+	/* A question still up ends with the sandbox, and what it held is
+	 * shown; whatever the program wrote last is still in the pty. */
+	askterm_finish(l->r->ask);
 	if (l->r->pty && l->master_open)
 		while (relay_out(l)) {
 			struct pollfd pf = {.fd = l->p->master,

@@ -15,6 +15,8 @@
 #include "common/err.h"
 #include "common/util.h"
 
+struct askterm;
+
 struct spawn_req {
 	const char *bwrap;	 /* bubblewrap's path */
 	const struct strv *opts; /* its options: go in a sealed memfd */
@@ -36,6 +38,9 @@ struct spawn_req {
 	/* cgroup.procs of the sandbox's cgroups, open for writing, or -1
 	 * (launch/limits.h): bwrap moves itself in before it runs. */
 	int cgroup_procs[2];
+	/* With a pty and tools that ask: the terminal as an answerer of the
+	 * sandbox's questions (askterm.h), or NULL. */
+	struct askterm *ask;
 };
 
 /* Time for a program that handles SIGHUP to save its state (a shell its

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "launch/askterm.h"
 #include "launch/bwrap.h"
 #include "launch/env.h"
 #include "policy/keys.h"
@@ -141,18 +142,25 @@ void sb_tools_mount(struct sb_tools *t, struct launch_plan *pl,
 
 int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 		   char *const *host_env, const int *close_fds, bool can_ask,
-		   struct lnk_err *err)
+		   bool terminal, struct lnk_err *err)
 {
 	_cleanup_free_ char *db = paths_db(home);
-	int fds[16], n = 0;
+	int fds[16], n = 0, ask[2] = {-1, -1};
 
-	if (pipe2(t->life, O_CLOEXEC) < 0)
+	if (pipe2(t->life, O_CLOEXEC) < 0 ||
+	    (can_ask && terminal && pipe2(ask, O_CLOEXEC) < 0))
 		return err_set(err, -errno, "cannot start the tools: %s",
 			       strerror(errno));
-	for (const int *f = close_fds; f && *f != -1 && n < 14; f++)
+	for (const int *f = close_fds; f && *f != -1 && n < 13; f++)
 		fds[n++] = *f;
 	fds[n++] = t->life[1];
+	if (ask[0] >= 0)
+		fds[n++] = ask[0];
 	fds[n] = -1;
+	/* The broker never waits on lnk: a question lnk has not read yet
+	 * stays answerable from another shell. */
+	if (ask[1] >= 0)
+		fcntl(ask[1], F_SETFL, O_NONBLOCK);
 	struct tools_broker_in in = {
 	    .plan = &t->plan,
 	    .listen_fd = t->listen_fd,
@@ -165,6 +173,7 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 	    .hidden = &t->hidden,
 	    .fallback = t->fallback,
 	    .can_ask = can_ask,
+	    .ask_fd = ask[1],
 	    .asks_dir = t->asks_dir,
 	    .ask_wait_s = t->ask_wait_s,
 	    .sock_dir = t->dir,
@@ -172,6 +181,14 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 	int r = tools_broker_start(&in, &t->pid, err);
 	close(t->life[0]);
 	t->life[0] = -1;
+	if (ask[1] >= 0)
+		close(ask[1]);
+	if (ask[0] >= 0 && r == 0) {
+		fcntl(ask[0], F_SETFL, O_NONBLOCK);
+		t->ask = askterm_new(ask[0], t->asks_dir, STDOUT_FILENO);
+	} else if (ask[0] >= 0) {
+		close(ask[0]);
+	}
 	/* The broker's socket is its own now. */
 	close(t->listen_fd);
 	t->listen_fd = -1;
@@ -180,6 +197,8 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 
 void sb_tools_end(struct sb_tools *t)
 {
+	askterm_free(t->ask);
+	t->ask = NULL;
 	if (t->life[1] >= 0) {
 		close(t->life[1]);
 		t->life[1] = -1;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/esc.h"
 #include "common/util.h"
 #include "store/paths.h"
@@ -107,8 +108,20 @@ static int read_q(const char *dir, const char *id, struct ask *a)
 	snprintf(a->id, sizeof(a->id), "%s", id);
 	a->sandbox = esc_dup(l1);
 	a->expires_ms = strtoll(l2 + 1, NULL, 10);
-	a->question = esc_dup(l3 + 1);
+	/* Escaped by the broker already: escaped again as a line, so that a
+	 * backslash of its escapes is not doubled, while a file someone else
+	 * wrote still shows no control character. */
+	struct buf q = {0};
+	esc_append(&q, l3 + 1, strlen(l3 + 1), ESC_LINE);
+	a->question = buf_steal(&q);
 	return 0;
+}
+
+int asks_get(const char *dir, const char *id, struct ask *a)
+{
+	if (!asks_id_ok(id))
+		return -EINVAL;
+	return read_q(dir, id, a);
 }
 
 static int by_expiry(const void *x, const void *y)

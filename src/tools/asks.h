@@ -35,6 +35,10 @@ int asks_put(const char *dir, const struct ask *a, struct lnk_err *err);
 int asks_list(const char *dir, int64_t now_ms, struct ask **v, size_t *n,
 	      struct lnk_err *err);
 void asks_free(struct ask *v, size_t n);
+/* The question id (its fields escaped for a terminal), answered or not,
+ * expired or not; free its sandbox and question. 0 or -errno (-ENOENT:
+ * no such question). */
+int asks_get(const char *dir, const char *id, struct ask *a);
 /* Answers id: -ENOENT when no such question waits (or it expired),
  * -EEXIST when it was answered already. */
 int asks_answer(const char *dir, const char *id, bool yes, int64_t now_ms,

@@ -227,6 +227,20 @@ static void run_tool(struct broker *b, struct call *c,
 		     const struct tool_grant *g, struct tools_call *tc,
 		     const int fds[TOOLS_NFDS]);
 
+/* Tells lnk's terminal prompt (launch/askterm.h) of a question ('a') or
+ * of how one ended ('e', how: y n t g). A line is shorter than PIPE_BUF,
+ * so it is written whole or not at all; a full pipe loses it, and the
+ * question stays answerable from another shell. */
+static void tell_terminal(const struct broker *b, char kind, const char *id,
+			  char how)
+{
+	char m[16];
+	int n = kind == 'a' ? snprintf(m, sizeof(m), "a %s\n", id)
+			    : snprintf(m, sizeof(m), "e %s %c\n", id, how);
+	if (b->in->ask_fd >= 0 && write(b->in->ask_fd, m, (size_t)n) < 0) {
+	}
+}
+
 /* A call outside the allow lists, with someone to ask: the question is
  * recorded for `lnk sandbox asks` and said on lnk's terminal (never the
  * program's: it cannot see the id), and the call waits, holding its
@@ -266,6 +280,11 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 	c->g = g;
 	c->expires_ms = a.expires_ms;
 	snprintf(c->id, sizeof(c->id), "%s", a.id);
+	if (b->in->ask_fd >= 0) {
+		/* lnk asks on its terminal, with a code (askterm.h). */
+		tell_terminal(b, 'a', a.id, 0);
+		return;
+	}
 	_cleanup_free_ char *say_it = xasprintf(
 	    "lnk: sandbox %s asks to run, outside: %s\n"
 	    "lnk: answer from another shell within %u s (else no): lnk "
@@ -289,6 +308,7 @@ static void check_asks(struct broker *b)
 		if (!got && c->expires_ms > now)
 			continue;
 		asks_withdraw(b->in->asks_dir, c->id);
+		tell_terminal(b, 'e', c->id, !got ? 't' : yes ? 'y' : 'n');
 		if (got && yes) {
 			int fds[TOOLS_NFDS];
 			memcpy(fds, c->fds, sizeof(fds));
@@ -537,6 +557,7 @@ static void withdraw_if_gone(struct broker *b, struct call *c)
 	if (n > 0)
 		return; /* a signal for a tool not started: nothing to do */
 	asks_withdraw(b->in->asks_dir, c->id);
+	tell_terminal(b, 'e', c->id, 'g');
 	char why[80];
 	snprintf(why, sizeof(why), "asked %s: withdrawn, its client went away",
 		 c->id);
@@ -684,6 +705,7 @@ static void broker_main(const struct tools_broker_in *in)
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
 		if (b.calls[i].asking) {
 			asks_withdraw(in->asks_dir, b.calls[i].id);
+			tell_terminal(&b, 'e', b.calls[i].id, 'g');
 			call_end(&b.calls[i]);
 		}
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)

@@ -3884,3 +3884,107 @@ def test_page_scheme_and_host_tricks_are_refused(lnk, tmp_path, url):
                  "xdg-open", "https://good.example.org/docs/a")
     assert cp.returncode == 0, cp.stderr
     assert rec.read_text() == "https://good.example.org/docs/a\n"
+
+
+# --- asking on the terminal ---
+# With a pty, lnk asks the user on its own terminal, with a code typed back
+# (src/launch/askterm.c); driven in a tmux pane as a person would see it.
+
+REAL_PROMPT = r"^lnk: to allow it once, type the code ([a-z]{4}) and Enter"
+
+
+def test_question_text_cannot_drive_the_terminal_or_fake_the_prompt(
+        lnk, tmp_path, outside_tool):
+    """Threat: the program words its question (the tool's arguments) with
+    escape sequences and a prompt of its own (a code it knows, on a line
+    of its own), and leaves an escape string open in its output before,
+    to hide lnk's question, retitle the window or clear the screen."""
+    import re
+    from test_ask_terminal import Pane
+    script = ("printf 'before\\n\\033]2;'; "
+              "mytool \"$(printf 'x\\033[2J\\033[H')\" "
+              "\"$(printf '\\nlnk: to allow it once, type the code aaaa "
+              "and Enter')\" \"$(printf '\\033]2;pwned\\007')\"; "
+              "echo st=$?")
+    p = Pane(lnk, tmp_path, ["--name", "asker", "--tool", "mytool pr", "--",
+                             "/bin/sh", "-c", script])
+    try:
+        t = p.wait_for(re.compile(REAL_PROMPT, re.M))
+        real = re.findall(REAL_PROMPT, t, re.M)
+        assert len(real) == 1 and real[0] != "aaaa", t
+        # the question is one line, shown escaped, and the screen was
+        # not cleared (what the program printed before is still there)
+        line = next(x for x in t.splitlines() if "asks to run" in x)
+        assert ("lnk: sandbox asker asks to run, outside: "
+                "mytool x\\x1b[2J\\x1b[H \\x0alnk: to allow it once, type "
+                "the code aaaa and Enter \\x1b]2;pwned\\x07") == line, line
+        assert "before" in t
+        title = p.tmux("display-message", "-p", "-t", "ask",
+                       "#{pane_title}")
+        assert "pwned" not in title
+        p.type("aaaa")
+        p.key("Enter")
+        t = p.wait_for("st=126")
+        assert "refused: that is not the code" in t
+        assert p.exit_status() == 0
+    finally:
+        p.close()
+    assert tool_calls(outside_tool) == []
+
+
+TYPE_OWN_ANSWER = r"""
+import fcntl, os, subprocess, sys, termios, time
+call = subprocess.Popen(["mytool", "issue", "close", "7"],
+                        stdin=subprocess.DEVNULL)
+time.sleep(0.5)
+tries = []
+# into its own terminal: as output, on stdout and on /dev/tty
+for w in (b"\r", b"yes\r", b"aaaa\r\n", b"\x1b"):
+    os.write(1, w)
+    fd = os.open("/dev/tty", os.O_RDWR)
+    os.write(fd, w)
+    os.close(fd)
+# as input, pushed into its terminal (TIOCSTI)
+for ch in b"yes\r\x1b":
+    try:
+        fcntl.ioctl(0, termios.TIOCSTI, bytes([ch]))
+        tries.append("sti-ok")
+    except OSError as e:
+        tries.append(f"sti-{e.errno}")
+open("tried", "w").write(" ".join(tries))
+call.wait()
+print("st=%d" % call.returncode)
+"""
+
+
+def test_program_cannot_type_its_own_answer(lnk, tmp_path, outside_tool):
+    """Threat: while its call waits, the program types into its own
+    terminal (writes, /dev/tty, TIOCSTI) an Enter, a yes or a guessed code,
+    for lnk to take as the user's keystrokes."""
+    import re
+    from test_ask_terminal import Pane
+    p = Pane(lnk, tmp_path, ["--name", "asker", "--write", lnk.cwd,
+                             "--tool", "mytool pr", "--", PY, "-c",
+                             TYPE_OWN_ANSWER])
+    try:
+        t = p.wait_for(re.compile(REAL_PROMPT, re.M))
+        at = t.index("lnk: to allow it once")
+        for _ in range(300):
+            if (lnk.cwd / "tried").exists():
+                break
+            time.sleep(0.1)
+        tried = (lnk.cwd / "tried").read_text()
+        assert "sti-ok" not in tried, tried
+        # the question is still up, unanswered: nothing the program did
+        # was a keystroke of lnk's
+        t = p.text()
+        assert "(question " not in t[at:], t
+        assert json.loads(lnk("sandbox", "asks", "--json").stdout) != []
+        assert tool_calls(outside_tool) == []
+        p.key("Escape")
+        t = p.wait_for("st=126")
+        assert "lnk: refused (question " in t
+        assert p.exit_status() == 0
+    finally:
+        p.close()
+    assert tool_calls(outside_tool) == []

@@ -1,0 +1,344 @@
+/* Questions asked on the terminal the sandbox started from (askterm.h).
+ *
+ * The channel from the broker is a pipe, not inotify on the asks folder:
+ * only the broker (forked by lnk, outside) holds its write end, so nothing
+ * inside the sandbox can put a question or an ending in it; it carries the
+ * questions of this sandbox only (the asks folder holds every sandbox's of
+ * this user); it says how a question ended elsewhere (answered, expired,
+ * its call gone) where a vanished file would not; and it hangs up when the
+ * broker dies. What it carries is an id and one letter; the question's
+ * text is read from the asks folder, which no sandbox reaches.
+ *
+ * Lines on the pipe: "a ID" a question, "e ID X" its end, X one of y
+ * (allowed), n (refused), t (no answer in time), g (its call went away). */
+#include "launch/askterm.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/util.h"
+#include "tools/asks.h"
+
+/* Letters that cannot be taken for a digit or for one another (no b g i
+ * l o q s u v z): sixteen, so a random byte picks one without bias. */
+static const char code_letters[] = "acdefhjkmnprtwxy";
+#define CODE_LEN 4
+#define TYPED_MAX 16
+#define QUEUE_MAX 64
+/* The broker looks for answers five times a second: its own ending of an
+ * expired question comes first, and this is the fallback. */
+#define LATE_GRACE_MS 2000
+
+struct askterm {
+	int fd, out;
+	char *dir;
+	char line[128]; /* a line from the pipe, not yet whole */
+	size_t linelen;
+	/* The question up, or id[0] == 0. */
+	char id[ASK_ID_LEN + 1];
+	int64_t expires_ms;
+	char code[CODE_LEN + 1];
+	char typed[TYPED_MAX];
+	size_t ntyped;
+	/* The questions waiting their turn, oldest first. */
+	char queue[QUEUE_MAX][ASK_ID_LEN + 1];
+	size_t nqueue;
+	struct buf held;
+};
+
+static void say(struct askterm *a, const char *s)
+{
+	write_all(a->out, s, strlen(s));
+}
+
+struct askterm *askterm_new(int fd, const char *asks_dir, int out)
+{
+	struct askterm *a = xcalloc(1, sizeof(*a));
+	a->fd = fd;
+	a->out = out;
+	a->dir = xstrdup(asks_dir);
+	return a;
+}
+
+int askterm_fd(const struct askterm *a)
+{
+	return a ? a->fd : -1;
+}
+
+bool askterm_asking(const struct askterm *a)
+{
+	return a && a->id[0];
+}
+
+size_t askterm_hold_room(const struct askterm *a)
+{
+	if (!askterm_asking(a) || a->held.len >= ASKTERM_HOLD_MAX)
+		return 0;
+	return ASKTERM_HOLD_MAX - a->held.len;
+}
+
+void askterm_hold(struct askterm *a, const char *p, size_t n)
+{
+	if (a)
+		buf_append(&a->held, p, n);
+}
+
+static void new_code(char code[CODE_LEN + 1])
+{
+	unsigned char r[CODE_LEN] = {0};
+	/* getrandom waits only for the pool at boot; should it fail, the
+	 * code is empty, which nothing typed matches: refused. */
+	bool ok = getrandom(r, sizeof(r), 0) == (ssize_t)sizeof(r);
+
+	for (size_t i = 0; i < CODE_LEN; i++)
+		code[i] = code_letters[r[i] % (sizeof(code_letters) - 1)];
+	code[ok ? CODE_LEN : 0] = '\0';
+	explicit_bzero(r, sizeof(r));
+}
+
+static void show_typed(struct askterm *a)
+{
+	struct buf b = {0};
+	buf_puts(&b, "\r\x1b[2Klnk: code: ");
+	buf_append(&b, a->typed, a->ntyped);
+	write_all(a->out, b.p, b.len);
+	buf_free(&b);
+}
+
+/* Puts the oldest waiting question up, if none is. */
+static void next(struct askterm *a)
+{
+	while (!a->id[0] && a->nqueue) {
+		char id[ASK_ID_LEN + 1];
+		struct ask q;
+		bool yes;
+		memcpy(id, a->queue[0], sizeof(id));
+		memmove(a->queue[0], a->queue[1],
+			--a->nqueue * sizeof(a->queue[0]));
+		if (asks_get(a->dir, id, &q) < 0)
+			continue; /* ended before its turn */
+		int64_t left = q.expires_ms - asks_now_ms();
+		if (left <= 0 || asks_answered(a->dir, id, &yes)) {
+			free(q.sandbox);
+			free(q.question);
+			continue;
+		}
+		memcpy(a->id, id, sizeof(id));
+		a->expires_ms = q.expires_ms;
+		a->ntyped = 0;
+		new_code(a->code);
+		/* CAN ends an escape sequence or string the program's output
+		 * left open (an OSC would swallow the question), and SGR 0
+		 * undoes a colour or invisible text it set. The question and
+		 * the sandbox's name are escaped (asks_get). */
+		struct buf b = {0};
+		buf_printf(&b,
+			   "\x18\x1b[0m\r\n"
+			   "lnk: sandbox %s asks to run, outside: %s\r\n"
+			   "lnk: to allow it once, type the code %s and Enter "
+			   "within %lld s; anything else, or Esc, refuses\r\n"
+			   "lnk: or answer from another shell: lnk sandbox "
+			   "answer %s yes (or no)\r\n",
+			   q.sandbox, q.question, a->code,
+			   (long long)((left + 999) / 1000), id);
+		write_all(a->out, b.p, b.len);
+		buf_free(&b);
+		free(q.sandbox);
+		free(q.question);
+		show_typed(a);
+	}
+}
+
+/* Takes the question down with how it ended, shows what the program wrote
+ * meanwhile, and puts up the next one. */
+static void end(struct askterm *a, const char *how)
+{
+	_cleanup_free_ char *m =
+	    xasprintf("\r\x1b[2Klnk: %s (question %s)\r\n", how, a->id);
+	say(a, m);
+	explicit_bzero(a->code, sizeof(a->code));
+	explicit_bzero(a->typed, sizeof(a->typed));
+	a->ntyped = 0;
+	a->id[0] = '\0';
+	if (a->held.len)
+		write_all(a->out, a->held.p, a->held.len);
+	buf_free(&a->held);
+	next(a);
+}
+
+static bool code_typed(const struct askterm *a)
+{
+	if (a->ntyped != CODE_LEN || !a->code[0])
+		return false;
+	for (size_t i = 0; i < CODE_LEN; i++) {
+		char c = a->typed[i];
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (c != a->code[i])
+			return false;
+	}
+	return true;
+}
+
+/* Enter, or Esc (yes = false, at once): the answer as `answer` gives it;
+ * the first answer counts, so one from elsewhere may have come first. */
+static void answer(struct askterm *a, bool yes, const char *how)
+{
+	struct lnk_err e = {0};
+	bool other;
+	int r = asks_answer(a->dir, a->id, yes, asks_now_ms(), &e);
+
+	if (r == -EEXIST && asks_answered(a->dir, a->id, &other))
+		end(a, other ? "answered elsewhere first: allowed once"
+			     : "answered elsewhere first: refused");
+	else if (r == -EEXIST)
+		end(a, "answered elsewhere first");
+	else if (r < 0)
+		end(a, "no answer in time, which counts as no");
+	else
+		end(a, how);
+}
+
+void askterm_keys(struct askterm *a, const char *p, size_t n)
+{
+	for (size_t i = 0; askterm_asking(a) && i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+		if (c == '\r' || c == '\n') {
+			if (code_typed(a))
+				answer(a, true, "allowed once");
+			else
+				answer(a, false,
+				       "refused: that is not the code");
+			return; /* the rest was typed for this question */
+		}
+		if (c == 0x1b || c == 0x03 || c == 0x04) {
+			answer(a, false, "refused");
+			return;
+		}
+		if ((c == 0x7f || c == 0x08) && a->ntyped) {
+			a->ntyped--;
+		} else if (((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    (c >= '0' && c <= '9')) &&
+			   a->ntyped < TYPED_MAX) {
+			a->typed[a->ntyped++] = (char)c;
+		} else {
+			continue;
+		}
+		show_typed(a);
+	}
+}
+
+static bool take_line(struct askterm *a, const char *l)
+{
+	char id[ASK_ID_LEN + 1];
+
+	if (strlen(l) < 2 + ASK_ID_LEN || l[1] != ' ')
+		return false;
+	memcpy(id, l + 2, ASK_ID_LEN);
+	id[ASK_ID_LEN] = '\0';
+	if (!asks_id_ok(id))
+		return false;
+	if (l[0] == 'a' && l[2 + ASK_ID_LEN] == '\0') {
+		if (a->nqueue < QUEUE_MAX)
+			memcpy(a->queue[a->nqueue++], id, sizeof(id));
+		next(a);
+		return true;
+	}
+	if (l[0] != 'e' || l[2 + ASK_ID_LEN] != ' ')
+		return false;
+	for (size_t i = 0; i < a->nqueue; i++)
+		if (strcmp(a->queue[i], id) == 0) {
+			memmove(a->queue[i], a->queue[i + 1],
+				(a->nqueue - i - 1) * sizeof(a->queue[0]));
+			a->nqueue--;
+			break;
+		}
+	if (strcmp(a->id, id) != 0)
+		return true; /* not up: answered here, or not shown yet */
+	switch (l[3 + ASK_ID_LEN]) {
+	case 'y':
+		end(a, "answered elsewhere: allowed once");
+		break;
+	case 'n':
+		end(a, "answered elsewhere: refused");
+		break;
+	case 't':
+		end(a, "no answer in time, which counts as no");
+		break;
+	default:
+		end(a, "withdrawn: its call went away");
+		break;
+	}
+	return true;
+}
+
+void askterm_readable(struct askterm *a)
+{
+	char b[512];
+	ssize_t n;
+
+	if (!a || a->fd < 0)
+		return;
+	n = read(a->fd, b, sizeof(b));
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		/* The broker is gone: so is every question it asked. */
+		close(a->fd);
+		a->fd = -1;
+		a->nqueue = 0;
+		if (askterm_asking(a))
+			end(a, "withdrawn: the sandbox's tools ended");
+		return;
+	}
+	for (ssize_t i = 0; i < n; i++) {
+		if (b[i] != '\n') {
+			if (a->linelen < sizeof(a->line) - 1)
+				a->line[a->linelen++] = b[i];
+			continue;
+		}
+		a->line[a->linelen] = '\0';
+		take_line(a, a->line);
+		a->linelen = 0;
+	}
+}
+
+int askterm_timeout_ms(const struct askterm *a)
+{
+	if (!askterm_asking(a))
+		return -1;
+	int64_t left = a->expires_ms + LATE_GRACE_MS - asks_now_ms();
+	return left <= 0 ? 0 : left > 60000 ? 60000 : (int)left;
+}
+
+void askterm_tick(struct askterm *a)
+{
+	if (askterm_asking(a) && askterm_timeout_ms(a) == 0)
+		end(a, "no answer in time, which counts as no");
+}
+
+void askterm_finish(struct askterm *a)
+{
+	if (!a)
+		return;
+	a->nqueue = 0;
+	if (askterm_asking(a))
+		end(a, "withdrawn: the sandbox ended");
+}
+
+void askterm_free(struct askterm *a)
+{
+	if (!a)
+		return;
+	askterm_finish(a);
+	if (a->fd >= 0)
+		close(a->fd);
+	buf_free(&a->held);
+	free(a->dir);
+	free(a);
+}

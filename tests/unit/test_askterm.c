@@ -1,0 +1,261 @@
+/* The terminal's prompt (src/launch/askterm.c), with pipes for the broker
+ * and the terminal: the code answers yes, anything else no; the program's
+ * output is held, bounded, and shown whole after; an ending from the
+ * broker takes the prompt down; lines that are not the broker's are
+ * ignored; the code is written nowhere but the terminal. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "common/util.h"
+#include "launch/askterm.h"
+#include "tools/asks.h"
+
+struct fix {
+	char dir[64];
+	int broker[2]; /* the broker writes [1] */
+	int term;      /* the terminal: a file askterm writes */
+	off_t seen;    /* what screen() showed already */
+	struct askterm *a;
+};
+
+static int setup(void **state)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "/tmp/lnk-askterm-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	assert_int_equal(pipe2(f->broker, O_CLOEXEC | O_NONBLOCK), 0);
+	f->term = memfd_create("terminal", MFD_CLOEXEC);
+	assert_true(f->term >= 0);
+	f->a = askterm_new(f->broker[0], f->dir, f->term);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fix *f = *state;
+	askterm_free(f->a);
+	close(f->broker[1]);
+	close(f->term);
+	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+/* A question recorded as the broker records one, and told. */
+static void ask(struct fix *f, const char *id, const char *question)
+{
+	struct lnk_err e = {0};
+	struct ask a = {.sandbox = "box", .question = (char *)question};
+	snprintf(a.id, sizeof(a.id), "%s", id);
+	a.expires_ms = asks_now_ms() + 60000;
+	assert_int_equal(asks_put(f->dir, &a, &e), 0);
+	char line[32];
+	int n = snprintf(line, sizeof(line), "a %s\n", id);
+	assert_int_equal(write(f->broker[1], line, (size_t)n), n);
+	askterm_readable(f->a);
+}
+
+static void tell(struct fix *f, const char *line)
+{
+	assert_int_equal(write(f->broker[1], line, strlen(line)),
+			 (ssize_t)strlen(line));
+	askterm_readable(f->a);
+}
+
+/* What the terminal shows since last asked. */
+static char *screen(struct fix *f)
+{
+	static char b[1 << 22];
+	ssize_t n = pread(f->term, b, sizeof(b) - 1, f->seen);
+	assert_true(n >= 0);
+	b[n] = '\0';
+	f->seen += n;
+	return b;
+}
+
+static void code_of(const char *s, char code[5])
+{
+	const char *p = strstr(s, "type the code ");
+	assert_non_null(p);
+	memcpy(code, p + strlen("type the code "), 4);
+	code[4] = '\0';
+}
+
+static int answered(struct fix *f, const char *id)
+{
+	bool yes = false;
+	if (!asks_answered(f->dir, id, &yes))
+		return -1;
+	return yes;
+}
+
+static void test_code_allows_once(void **state)
+{
+	struct fix *f = *state;
+	char code[5];
+
+	ask(f, "abc234", "mytool issue close 7");
+	assert_true(askterm_asking(f->a));
+	char *s = screen(f);
+	assert_non_null(
+	    strstr(s, "asks to run, outside: mytool issue close 7"));
+	code_of(s, code);
+	for (size_t i = 0; i < 4; i++)
+		assert_non_null(strchr("acdefhjkmnprtwxy", code[i]));
+	/* the code is in no file the asks folder holds */
+	_cleanup_free_ char *q = xasprintf("%s/abc234.q", f->dir);
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	assert_int_equal(read_file(q, 1 << 16, &text, &len), 0);
+	assert_null(strstr(text, code));
+	/* typed with a slip mended, in capitals */
+	char keys[16];
+	snprintf(keys, sizeof(keys), "x\x7f%c%c%c%c\r", code[0] - 32,
+		 code[1] - 32, code[2], code[3]);
+	askterm_keys(f->a, keys, strlen(keys));
+	assert_false(askterm_asking(f->a));
+	assert_int_equal(answered(f, "abc234"), 1);
+	assert_non_null(strstr(screen(f), "allowed once (question abc234)"));
+}
+
+static void test_anything_else_refuses(void **state)
+{
+	struct fix *f = *state;
+	char code[5];
+
+	ask(f, "abc235", "t x");
+	code_of(screen(f), code);
+	char keys[8];
+	snprintf(keys, sizeof(keys), "%.3s\r", code); /* three of four */
+	askterm_keys(f->a, keys, strlen(keys));
+	assert_int_equal(answered(f, "abc235"), 0);
+	assert_non_null(strstr(screen(f), "not the code"));
+
+	ask(f, "abc236", "t y");
+	code_of(screen(f), code);
+	snprintf(keys, sizeof(keys), "%.2s\x1b", code); /* Esc: at once */
+	askterm_keys(f->a, keys, strlen(keys));
+	assert_false(askterm_asking(f->a));
+	assert_int_equal(answered(f, "abc236"), 0);
+	/* the code of one question does not answer the next */
+	ask(f, "abc237", "t z");
+	char old[5];
+	memcpy(old, code, 5);
+	code_of(screen(f), code);
+	if (strcmp(old, code) != 0) {
+		snprintf(keys, sizeof(keys), "%s\r", old);
+		askterm_keys(f->a, keys, strlen(keys));
+		assert_int_equal(answered(f, "abc237"), 0);
+	}
+}
+
+static void test_output_held_bounded_and_shown_after(void **state)
+{
+	struct fix *f = *state;
+	char chunk[4096];
+
+	assert_int_equal(askterm_hold_room(f->a), 0); /* nothing up */
+	ask(f, "abc238", "t x");
+	(void)screen(f);
+	memset(chunk, 'Z', sizeof(chunk));
+	size_t held = 0;
+	while (askterm_hold_room(f->a)) {
+		size_t n = askterm_hold_room(f->a) < sizeof(chunk)
+			       ? askterm_hold_room(f->a)
+			       : sizeof(chunk);
+		askterm_hold(f->a, chunk, n);
+		held += n;
+	}
+	assert_int_equal(held, ASKTERM_HOLD_MAX);
+	assert_int_equal(askterm_hold_room(f->a), 0);
+	tell(f, "e abc238 y\n"); /* answered elsewhere */
+	assert_false(askterm_asking(f->a));
+	char *s = screen(f);
+	char *after = strstr(s, "answered elsewhere: allowed once");
+	assert_non_null(after);
+	size_t z = 0;
+	for (char *p = after; *p; p++)
+		z += *p == 'Z';
+	assert_int_equal(z, ASKTERM_HOLD_MAX);
+}
+
+static void test_one_at_a_time_and_endings(void **state)
+{
+	struct fix *f = *state;
+
+	ask(f, "abc239", "first");
+	ask(f, "abc23a", "second");
+	ask(f, "abc23b", "third");
+	char *s = screen(f);
+	assert_non_null(strstr(s, "first"));
+	assert_null(strstr(s, "second"));
+	/* the one waiting its turn ends: it is never shown */
+	tell(f, "e abc23a g\n");
+	tell(f, "e abc239 t\n");
+	s = screen(f);
+	assert_non_null(strstr(s, "no answer in time"));
+	assert_null(strstr(s, "second"));
+	assert_non_null(strstr(s, "third"));
+	assert_true(askterm_asking(f->a));
+	/* lines that are not the broker's are ignored */
+	tell(f, "e abc23b\n");
+	tell(f, "e ../../x y\n");
+	tell(f, "x abc23b y\n");
+	tell(f, "a abc23b extra\n");
+	char lng[300];
+	memset(lng, 'a', sizeof(lng) - 1);
+	lng[sizeof(lng) - 1] = '\n';
+	assert_int_equal(write(f->broker[1], lng, sizeof(lng)),
+			 (ssize_t)sizeof(lng));
+	askterm_readable(f->a);
+	assert_true(askterm_asking(f->a));
+	/* the broker gone: its questions with it */
+	close(f->broker[1]);
+	f->broker[1] = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	askterm_readable(f->a);
+	assert_false(askterm_asking(f->a));
+	assert_int_equal(askterm_fd(f->a), -1);
+	assert_non_null(strstr(screen(f), "withdrawn"));
+}
+
+static void test_null_is_no_terminal(void **state)
+{
+	(void)state;
+	assert_false(askterm_asking(NULL));
+	assert_int_equal(askterm_fd(NULL), -1);
+	assert_int_equal(askterm_hold_room(NULL), 0);
+	assert_int_equal(askterm_timeout_ms(NULL), -1);
+	askterm_keys(NULL, "x", 1);
+	askterm_tick(NULL);
+	askterm_finish(NULL);
+	askterm_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest t[] = {
+	    cmocka_unit_test_setup_teardown(test_code_allows_once, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_anything_else_refuses, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_output_held_bounded_and_shown_after, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_one_at_a_time_and_endings,
+					    setup, teardown),
+	    cmocka_unit_test(test_null_is_no_terminal),
+	};
+	return cmocka_run_group_tests(t, NULL, NULL);
+}
