@@ -657,11 +657,12 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	if (tools) {
 		/* The wire's ends (-1 without a wire, which ends the list). */
 		int keep_out[] = {s.wire_pair[1], s.lifeline[1], -1};
-		/* Someone to ask: lnk holds the terminal it started from. */
-		bool can_ask = req->pty && !req->probe && !req->no_one_to_ask;
+		/* Someone to ask: lnk holds the terminal it started from,
+		 * or a desktop session (the broker finds out which). */
+		bool may_ask = !req->probe && !req->no_one_to_ask;
 		if ((r = sb_tools_start(&s.tools, name, req->home,
-					req->host_env, keep_out, can_ask,
-					err)) < 0)
+					req->host_env, keep_out,
+					may_ask && req->pty, may_ask, err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
 	if (guard) {

@@ -23,6 +23,7 @@
 #include "common/buf.h"
 #include "tools/asks.h"
 #include "tools/call.h"
+#include "tools/desktop.h"
 #include "tools/page.h"
 #include "tools/proto.h"
 
@@ -86,8 +87,17 @@ struct broker {
 	const struct tools_broker_in *in;
 	struct db_queue *log;
 	struct call calls[TOOLS_MAX_CALLS];
-	char *buf; /* one call message, TOOLS_MAX_CALL + 1 */
+	char *buf;    /* one call message, TOOLS_MAX_CALL + 1 */
+	int desktop;  /* the desktop process's socket (desktop.h), or -1 */
+	bool can_ask; /* a terminal, or a desktop channel */
 };
+
+/* Takes a question back from every channel: `asks`, and the desktop. */
+static void withdraw(struct broker *b, const char *id)
+{
+	asks_withdraw(b->in->asks_dir, id);
+	desktop_withdraw(b->desktop, id);
+}
 
 static void say(int sock, char kind, const char *text)
 {
@@ -266,6 +276,7 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 	c->g = g;
 	c->expires_ms = a.expires_ms;
 	snprintf(c->id, sizeof(c->id), "%s", a.id);
+	desktop_ask(b->desktop, a.id, text);
 	_cleanup_free_ char *say_it = xasprintf(
 	    "lnk: sandbox %s asks to run, outside: %s\n"
 	    "lnk: answer from another shell within %u s (else no): lnk "
@@ -288,7 +299,7 @@ static void check_asks(struct broker *b)
 		int got = asks_answered(b->in->asks_dir, c->id, &yes);
 		if (!got && c->expires_ms > now)
 			continue;
-		asks_withdraw(b->in->asks_dir, c->id);
+		withdraw(b, c->id);
 		if (got && yes) {
 			int fds[TOOLS_NFDS];
 			memcpy(fds, c->fds, sizeof(fds));
@@ -357,7 +368,7 @@ static void page_call(struct broker *b, struct call *c,
 		strv_free(&tc->args);
 		strv_push(&tc->args, norm);
 		run_tool(b, c, g, tc, fds);
-	} else if (b->in->can_ask) {
+	} else if (b->can_ask) {
 		strv_free(&tc->args);
 		strv_push(&tc->args, norm);
 		ask(b, c, g, tc, fds);
@@ -407,7 +418,7 @@ static void start_call(struct broker *b, struct call *c, ssize_t len,
 		tools_call_free(&tc);
 		return;
 	}
-	if (!tools_allowed(g, &tc.args, &matched) && b->in->can_ask) {
+	if (!tools_allowed(g, &tc.args, &matched) && b->can_ask) {
 		ask(b, c, g, &tc, fds);
 		return;
 	}
@@ -536,7 +547,7 @@ static void withdraw_if_gone(struct broker *b, struct call *c)
 		return;
 	if (n > 0)
 		return; /* a signal for a tool not started: nothing to do */
-	asks_withdraw(b->in->asks_dir, c->id);
+	withdraw(b, c->id);
 	char why[80];
 	snprintf(why, sizeof(why), "asked %s: withdrawn, its client went away",
 		 c->id);
@@ -660,15 +671,28 @@ static void serve(struct broker *b, int sfd)
 
 static void broker_main(const struct tools_broker_in *in)
 {
-	struct broker b = {.in = in};
+	struct broker b = {.in = in, .desktop = -1};
 	struct lnk_err e = {0};
 	sigset_t chld;
+	pid_t desktop_pid;
 
 	/* No PR_SET_PDEATHSIG here: a SIGKILLed lnk closes the lifeline
 	 * too, and the broker must live to end its tools' process groups
 	 * (a death signal would kill it before it could). */
 	for (const int *f = in->close_fds; f && *f != -1; f++)
 		close(*f);
+	/* The desktop process first, while the broker has no thread (the
+	 * log's writer is one). */
+	struct desktop_in din = {.bus = in->bus,
+				 .dialog = in->dialog,
+				 .env = in->env,
+				 .asks_dir = in->asks_dir,
+				 .sandbox = in->sandbox,
+				 .wait_s = in->ask_wait_s};
+	b.can_ask = in->can_ask;
+	if (in->bus &&
+	    desktop_start(&din, &b.desktop, &desktop_pid) != DESKTOP_NONE)
+		b.can_ask = true;
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
 		b.calls[i].sock = -1;
 	b.buf = xmalloc(TOOLS_MAX_CALL + 1);
@@ -683,7 +707,7 @@ static void broker_main(const struct tools_broker_in *in)
 	 * every question still waiting is taken back. */
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
 		if (b.calls[i].asking) {
-			asks_withdraw(in->asks_dir, b.calls[i].id);
+			withdraw(&b, b.calls[i].id);
 			call_end(&b.calls[i]);
 		}
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
@@ -701,6 +725,9 @@ static void broker_main(const struct tools_broker_in *in)
 				     DB_FAILED, b.calls[i].why);
 		}
 	db_queue_stop(b.log);
+	/* Its end takes back what is still on the screen. */
+	if (b.desktop >= 0)
+		close(b.desktop);
 	if (in->sock_dir)
 		tools_unlisten(xstrdup(in->sock_dir));
 	_exit(0);

@@ -32,6 +32,10 @@ struct tools_broker_in {
 				    * folder is no grant: the first --write
 				    * folder, or "/" */
 	bool can_ask;		   /* someone to ask: lnk holds a terminal */
+	const char *bus;	   /* a desktop session's bus, where the
+				    * program may be asked on the desktop
+				    * (desktop.h), or NULL */
+	const char *dialog;	   /* zenity or kdialog, or NULL */
 	const char *asks_dir;	   /* ~/.lnk/sandbox/asks */
 	unsigned ask_wait_s;	   /* a question's wait, then no */
 	char *sock_dir; /* tools_listen's folder: removed at the end, also
