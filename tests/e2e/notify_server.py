@@ -99,6 +99,7 @@ class Server(dbus.service.Object):
         return False
 
     def close(self, nid, reason):
+        self.record(call="closed", id=nid, reason=reason)
         self.open.discard(nid)
         self.NotificationClosed(dbus.UInt32(nid), dbus.UInt32(reason))
         return False
