@@ -92,11 +92,21 @@ struct broker {
 	bool can_ask; /* a terminal, or a desktop channel */
 };
 
+/* The desktop process is gone (its bus went away): without a terminal,
+ * the calls from now on have no one to ask. */
+static void desktop_gone(struct broker *b)
+{
+	close(b->desktop);
+	b->desktop = -1;
+	b->can_ask = b->in->can_ask;
+}
+
 /* Takes a question back from every channel: `asks`, and the desktop. */
 static void withdraw(struct broker *b, const char *id)
 {
 	asks_withdraw(b->in->asks_dir, id);
-	desktop_withdraw(b->desktop, id);
+	if (desktop_withdraw(b->desktop, id) < 0)
+		desktop_gone(b);
 }
 
 static void say(int sock, char kind, const char *text)
@@ -276,7 +286,8 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 	c->g = g;
 	c->expires_ms = a.expires_ms;
 	snprintf(c->id, sizeof(c->id), "%s", a.id);
-	desktop_ask(b->desktop, a.id, text);
+	if (desktop_ask(b->desktop, a.id, text) < 0)
+		desktop_gone(b);
 	_cleanup_free_ char *say_it = xasprintf(
 	    "lnk: sandbox %s asks to run, outside: %s\n"
 	    "lnk: answer from another shell within %u s (else no): lnk "
@@ -624,7 +635,8 @@ static void accept_one(struct broker *b)
 
 static void serve(struct broker *b, int sfd)
 {
-	struct pollfd p[3 + TOOLS_MAX_CALLS];
+	enum { FIXED = 4 }; /* lifeline, signals, listener, desktop */
+	struct pollfd p[FIXED + TOOLS_MAX_CALLS];
 
 	for (;;) {
 		size_t n = 0, idx[TOOLS_MAX_CALLS];
@@ -633,9 +645,12 @@ static void serve(struct broker *b, int sfd)
 		p[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		p[n++] =
 		    (struct pollfd){.fd = b->in->listen_fd, .events = POLLIN};
+		/* The desktop process says nothing after its hello: input or
+		 * a hang-up is its end. */
+		p[n++] = (struct pollfd){.fd = b->desktop, .events = POLLIN};
 		for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
 			if (b->calls[i].sock >= 0) {
-				idx[n - 3] = i;
+				idx[n - FIXED] = i;
 				p[n++] = (struct pollfd){.fd = b->calls[i].sock,
 							 .events = POLLIN};
 			}
@@ -652,8 +667,10 @@ static void serve(struct broker *b, int sfd)
 				;
 			reap(b);
 		}
-		for (size_t k = 3; k < n; k++) {
-			struct call *c = &b->calls[idx[k - 3]];
+		if (p[3].revents && b->desktop >= 0)
+			desktop_gone(b);
+		for (size_t k = FIXED; k < n; k++) {
+			struct call *c = &b->calls[idx[k - FIXED]];
 			if (!p[k].revents || c->sock != p[k].fd)
 				continue;
 			if (c->asking)

@@ -511,6 +511,9 @@ static void serve(struct desk *d, int sock, int sfd)
 		}
 		if (p[2].revents)
 			bus_read(d);
+		/* Notifications without a bus: no channel left. */
+		if (d->ch == DESKTOP_NOTIFY && !d->bus)
+			break;
 		if (p[0].revents && !broker_says(d, sock, m))
 			break;
 	}
@@ -591,12 +594,12 @@ enum desktop_channel desktop_start(const struct desktop_in *in, int *fd,
 	return DESKTOP_NONE;
 }
 
-static void say(int fd, char kind, const char *id, const char *text)
+static int say(int fd, char kind, const char *id, const char *text)
 {
 	size_t n = text ? strlen(text) : 0;
 
 	if (fd < 0 || !asks_id_ok(id))
-		return;
+		return 0;
 	if (n > MSG_MAX - 1 - ASK_ID_LEN)
 		n = MSG_MAX - 1 - ASK_ID_LEN;
 	char *m = xmalloc(1 + ASK_ID_LEN + n);
@@ -604,16 +607,19 @@ static void say(int fd, char kind, const char *id, const char *text)
 	memcpy(m + 1, id, ASK_ID_LEN);
 	if (n)
 		memcpy(m + 1 + ASK_ID_LEN, text, n);
-	(void)send(fd, m, 1 + ASK_ID_LEN + n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	ssize_t w =
+	    send(fd, m, 1 + ASK_ID_LEN + n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	int r = w < 0 && (errno == EPIPE || errno == ECONNRESET) ? -EPIPE : 0;
 	free(m);
+	return r;
 }
 
-void desktop_ask(int fd, const char *id, const char *question)
+int desktop_ask(int fd, const char *id, const char *question)
 {
-	say(fd, 'A', id, question);
+	return say(fd, 'A', id, question);
 }
 
-void desktop_withdraw(int fd, const char *id)
+int desktop_withdraw(int fd, const char *id)
 {
-	say(fd, 'W', id, NULL);
+	return say(fd, 'W', id, NULL);
 }

@@ -20,7 +20,7 @@
  *   broker -> desktop: 'A' ID(6) question: show it;
  *       'W' ID(6): take it back (answered elsewhere, expired, withdrawn)
  * The socket's end is the sandbox's end: every question still shown is
- * taken back. */
+ * taken back. The process ends when its session bus goes away. */
 #pragma once
 
 #include <stdbool.h>
@@ -56,7 +56,8 @@ char *desktop_session_bus(char *const *env);
 enum desktop_channel desktop_start(const struct desktop_in *in, int *fd,
 				   pid_t *pid);
 
-/* Shows a question (text in ESC_TEXT) / takes it back. A process gone
- * already is no error: the question keeps waiting on the other channels. */
-void desktop_ask(int fd, const char *id, const char *question);
-void desktop_withdraw(int fd, const char *id);
+/* Shows a question (text in ESC_TEXT) / takes it back. 0, or -EPIPE when
+ * the process is gone (its bus went away): the question keeps waiting on
+ * the other channels, and fd is the caller's to close. */
+int desktop_ask(int fd, const char *id, const char *question);
+int desktop_withdraw(int fd, const char *id);

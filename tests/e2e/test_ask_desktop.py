@@ -79,13 +79,18 @@ class Desktop:
         raise AssertionError(f"the server got no {call}: {self.rows()}")
 
     def stop(self):
+        """Ends the server and the bus (once: the bus's pid is not used
+        again after)."""
         for p in self.procs:
             p.kill()
             p.wait()
-        try:
-            os.kill(self.bus_pid, 9)
-        except ProcessLookupError:
-            pass
+        self.procs = []
+        if self.bus_pid:
+            try:
+                os.kill(self.bus_pid, 9)
+            except ProcessLookupError:
+                pass
+            self.bus_pid = None
 
 
 @pytest.fixture
@@ -215,6 +220,26 @@ def test_no_answer_within_the_wait_refuses_and_closes(lnk, tool,
     closed = on_desktop.wait_for("CloseNotification")
     assert [c["id"] for c in closed] == [n["id"]]
     assert "no answer within 1 s" in log_of(lnk)[0]["reason"]
+
+
+def test_bus_gone_leaves_no_one_to_ask(lnk, tool, on_desktop):
+    """The session bus ends while a question waits: that question keeps
+    waiting (here until its expiry), and the next call, with no terminal
+    and no desktop left, is refused at once with the hint."""
+    d = lnk.home / ".lnk" / "sandbox"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "settings.toml").write_text("ask_wait = 5\n")
+    on_desktop.server(act="none")
+    p, ask = start_asking(lnk, "mytool issue close 5; echo st=$?; "
+                          "mytool issue close 6; echo st=$?")
+    on_desktop.wait_for("Notify")
+    on_desktop.stop()
+    out, err = p.communicate(timeout=60)
+    assert out.splitlines() == ["st=126", "st=126"], (out, err)
+    assert "no answer within 5 s" in log_of(lnk)[0]["reason"]
+    assert err.count("asks to run, outside") == 1, err
+    assert "issue close 6" not in err and "there is no one to ask" in err
+    assert calls(tool) == []
 
 
 def test_question_text_arrives_escaped(lnk, tool, on_desktop):
