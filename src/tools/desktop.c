@@ -425,10 +425,21 @@ static void on_signal(struct desk *d, DBusMessage *m)
 		answer(d, s, false);
 }
 
-static void bus_read(struct desk *d)
+/* The signals libdbus holds: read from the socket now, or while a call
+ * waited for its reply (then the socket shows nothing new). */
+static void bus_drain(struct desk *d)
 {
 	DBusMessage *m;
 
+	while (d->bus && (m = dbus_connection_pop_message(d->bus))) {
+		if (dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_SIGNAL)
+			on_signal(d, m);
+		dbus_message_unref(m);
+	}
+}
+
+static void bus_read(struct desk *d)
+{
 	if (!d->bus)
 		return;
 	if (!dbus_connection_read_write(d->bus, 0) ||
@@ -438,11 +449,7 @@ static void bus_read(struct desk *d)
 		bus_drop(d);
 		return;
 	}
-	while ((m = dbus_connection_pop_message(d->bus))) {
-		if (dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_SIGNAL)
-			on_signal(d, m);
-		dbus_message_unref(m);
-	}
+	bus_drain(d);
 }
 
 /* A dialog's end: Allow (0) is yes, Deny (1) is no; its timeout or any
@@ -499,6 +506,7 @@ static void serve(struct desk *d, int sock, int sfd)
 				      {.fd = sfd, .events = POLLIN},
 				      {.fd = -1, .events = POLLIN}};
 		int bfd = -1;
+		bus_drain(d);
 		if (d->bus && dbus_connection_get_unix_fd(d->bus, &bfd))
 			p[2].fd = bfd;
 		if (poll(p, 3, -1) < 0 && errno != EINTR)
