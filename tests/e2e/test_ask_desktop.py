@@ -222,6 +222,19 @@ def test_no_answer_within_the_wait_refuses_and_closes(lnk, tool,
     assert "no answer within 1 s" in log_of(lnk)[0]["reason"]
 
 
+def test_sandbox_ended_while_asking_closes_the_notification(lnk, tool,
+                                                            on_desktop):
+    on_desktop.server(act="none")
+    p, ask = start_asking(lnk, "mytool issue close 7; echo st=$?")
+    [n] = on_desktop.wait_for("Notify")
+    p.terminate()
+    p.communicate(timeout=60)
+    closed = on_desktop.wait_for("CloseNotification")
+    assert [c["id"] for c in closed] == [n["id"]]
+    assert json.loads(lnk("sandbox", "asks", "--json").stdout) == []
+    assert calls(tool) == []
+
+
 def test_bus_gone_leaves_no_one_to_ask(lnk, tool, on_desktop):
     """The session bus ends while a question waits: that question keeps
     waiting (here until its expiry), and the next call, with no terminal
