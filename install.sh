@@ -15,17 +15,21 @@ cd "$(dirname "$0")"
 # dnsmasq, openssl, openssh); the toml-test conformance cases that Debian
 # ships in golang-github-burntsushi-toml-dev; clang and its runtime
 # libraries (libFuzzer, sanitizers) for the fuzz targets tests/run-all runs;
-# zsh and fish, whose completion scripts the tests parse and drive.
+# zsh and fish, whose completion scripts the tests parse and drive;
+# dbus-daemon, python3-dbus and python3-gi, a session bus and the
+# notification server the desktop asking tests start. Build: libdbus-1-dev
+# (questions shown as desktop notifications).
 # The Debian package (dpkg-buildpackage -b, which tests/run-all builds and
 # checks): debhelper, dpkg-dev and lintian.
 # Benchmarks: hyperfine, strace.
 PACKAGES="bubblewrap gcc libc6-dev clang libclang-rt-dev clang-format meson \
 ninja-build pkg-config \
 libseccomp-dev libsqlite3-dev libc-ares-dev libssl-dev ca-certificates \
-libcap-dev libcmocka-dev \
+libcap-dev libcmocka-dev libdbus-1-dev \
 golang-github-burntsushi-toml-dev \
 python3 python3-pytest curl git iproute2 dnsmasq-base openssl \
 openssh-server openssh-client procps util-linux passwd zsh fish \
+dbus-daemon python3-dbus python3-gi \
 debhelper dpkg-dev lintian \
 hyperfine strace"
 

@@ -661,14 +661,15 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		 * (a pty: it asks there, with a code), or, without a pty,
 		 * its stderr is a terminal whose foreground lnk is (a
 		 * person watches, and answers from another shell; a job in
-		 * the background has no one). */
+		 * the background has no one); or a desktop session (the
+		 * broker finds out whether there is one). */
+		bool may_ask = !req->probe && !req->no_one_to_ask;
 		bool watched = isatty(STDERR_FILENO) &&
 			       tcgetpgrp(STDERR_FILENO) == getpgrp();
-		bool can_ask =
-		    (req->pty || watched) && !req->probe && !req->no_one_to_ask;
+		bool can_ask = (req->pty || watched) && may_ask;
 		if ((r = sb_tools_start(&s.tools, name, req->home,
 					req->host_env, keep_out, can_ask,
-					req->pty, err)) < 0)
+					req->pty, may_ask, err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
 	if (guard) {

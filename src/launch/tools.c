@@ -18,6 +18,7 @@
 #include "store/paths.h"
 #include "tools/asks.h"
 #include "tools/broker.h"
+#include "tools/desktop.h"
 #include "launch/host.h"
 #include "tools/proto.h"
 #include "tools/store.h"
@@ -78,6 +79,12 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 	if (pol->k[K_TOOLS_ASK_WAIT].set)
 		t->ask_wait_s =
 		    (unsigned)key_scalar_value(pol->k[K_TOOLS_ASK_WAIT].str);
+	/* A desktop session: questions are shown on it too. */
+	if ((t->bus = desktop_session_bus(host_env)) &&
+	    tools_lookup("zenity", env_lookup(host_env, "PATH"), &t->dialog) <
+		0)
+		(void)tools_lookup("kdialog", env_lookup(host_env, "PATH"),
+				   &t->dialog);
 	const struct strv *w = policy_list(pol, K_FILES_WRITE);
 	t->fallback = xstrdup(w->n ? w->v[0] : "/");
 	return 1;
@@ -142,7 +149,7 @@ void sb_tools_mount(struct sb_tools *t, struct launch_plan *pl,
 
 int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 		   char *const *host_env, const int *close_fds, bool can_ask,
-		   bool terminal, struct lnk_err *err)
+		   bool terminal, bool desktop, struct lnk_err *err)
 {
 	_cleanup_free_ char *db = paths_db(home);
 	int fds[16], n = 0, ask[2] = {-1, -1};
@@ -174,6 +181,8 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 	    .fallback = t->fallback,
 	    .can_ask = can_ask,
 	    .ask_fd = ask[1],
+	    .bus = desktop ? t->bus : NULL,
+	    .dialog = t->dialog,
 	    .asks_dir = t->asks_dir,
 	    .ask_wait_s = t->ask_wait_s,
 	    .sock_dir = t->dir,
@@ -227,6 +236,10 @@ void sb_tools_end(struct sb_tools *t)
 	t->fallback = NULL;
 	free(t->asks_dir);
 	t->asks_dir = NULL;
+	free(t->bus);
+	t->bus = NULL;
+	free(t->dialog);
+	t->dialog = NULL;
 	strv_free(&t->grants);
 	strv_free(&t->hidden);
 	tools_plan_free(&t->plan);

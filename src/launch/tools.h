@@ -29,6 +29,8 @@ struct sb_tools {
 	/* The terminal as an answerer (sb_tools_start's terminal), or NULL:
 	 * the relay's (spawn_req.ask). */
 	struct askterm *ask;
+	char *bus;    /* the desktop session's bus (desktop.h), or NULL */
+	char *dialog; /* zenity or kdialog on lnk's PATH, or NULL */
 };
 #define SB_TOOLS_INIT                                        \
 	{                                                    \
@@ -49,12 +51,13 @@ bool sb_tools_has(const struct sb_tools *t, const char *argv0);
 void sb_tools_mount(struct sb_tools *t, struct launch_plan *pl,
 		    const char *argv0);
 /* Forks the broker. close_fds: lnk's descriptors it must not keep, -1
- * ended. can_ask: someone can answer its questions; terminal: lnk holds
- * the terminal it started from (a pty) and asks there (t->ask). 0 or
- * -errno. */
+ * ended. can_ask: someone at a terminal can answer its questions;
+ * terminal: lnk holds the terminal it started from (a pty) and asks there
+ * (t->ask); desktop: a question may also go to the desktop session, when
+ * there is one. 0 or -errno. */
 int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 		   char *const *host_env, const int *close_fds, bool can_ask,
-		   bool terminal, struct lnk_err *err);
+		   bool terminal, bool desktop, struct lnk_err *err);
 /* Ends the broker (every tool still running ends with it) and removes
  * the socket. Safe to call more than once. */
 void sb_tools_end(struct sb_tools *t);

@@ -44,7 +44,7 @@ const struct tool_grant *tools_plan_find(const struct tools_plan *p,
 
 /* The program named on the host's PATH: the first executable regular
  * file, its real path. */
-static int lookup(const char *name, const char *path, char **out)
+int tools_lookup(const char *name, const char *path, char **out)
 {
 	const char *s = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
 
@@ -99,7 +99,7 @@ int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 			g = &out->t[out->n++];
 			memset(g, 0, sizeof(*g));
 			g->name = xstrdup(name);
-			if (lookup(name, path, &g->path) < 0) {
+			if (tools_lookup(name, path, &g->path) < 0) {
 				tools_plan_free(out);
 				return err_set(err, -ENOENT,
 					       "%s: no program '%s' on lnk's "
@@ -126,7 +126,7 @@ int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 		memset(g, 0, sizeof(*g));
 		g->name = xstrdup(clients[i]);
 		g->page = true;
-		(void)lookup("xdg-open", path, &g->path);
+		(void)tools_lookup("xdg-open", path, &g->path);
 	}
 	strv_copy(&out->pages, pg);
 	for (size_t i = 0; stored && i < out->n; i++) {

@@ -33,6 +33,10 @@ struct tools_plan {
  * digits, '.', '_', '+', '-', up to 64, not starting with '.' or '-'. */
 bool tools_name_ok(const char *name);
 
+/* The program name on path (as tools_plan_make looks tools up): its real
+ * path, allocated, in *out. 0 or -ENOENT. */
+int tools_lookup(const char *name, const char *path, char **out);
+
 /* The plan from a resolved policy's [tools] allow and the stored calls
  * (may be NULL). Each tool is looked up in path (lnk's own PATH, or the
  * system's when it has none): its absolute path, symlinks resolved, is

@@ -23,6 +23,7 @@
 #include "common/buf.h"
 #include "tools/asks.h"
 #include "tools/call.h"
+#include "tools/desktop.h"
 #include "tools/page.h"
 #include "tools/proto.h"
 
@@ -86,8 +87,27 @@ struct broker {
 	const struct tools_broker_in *in;
 	struct db_queue *log;
 	struct call calls[TOOLS_MAX_CALLS];
-	char *buf; /* one call message, TOOLS_MAX_CALL + 1 */
+	char *buf;    /* one call message, TOOLS_MAX_CALL + 1 */
+	int desktop;  /* the desktop process's socket (desktop.h), or -1 */
+	bool can_ask; /* a terminal, or a desktop channel */
 };
+
+/* The desktop process is gone (its bus went away): without a terminal,
+ * the calls from now on have no one to ask. */
+static void desktop_gone(struct broker *b)
+{
+	close(b->desktop);
+	b->desktop = -1;
+	b->can_ask = b->in->can_ask;
+}
+
+/* Takes a question back from every channel: `asks`, and the desktop. */
+static void withdraw(struct broker *b, const char *id)
+{
+	asks_withdraw(b->in->asks_dir, id);
+	if (desktop_withdraw(b->desktop, id) < 0)
+		desktop_gone(b);
+}
 
 static void say(int sock, char kind, const char *text)
 {
@@ -280,6 +300,8 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 	c->g = g;
 	c->expires_ms = a.expires_ms;
 	snprintf(c->id, sizeof(c->id), "%s", a.id);
+	if (desktop_ask(b->desktop, a.id, text) < 0)
+		desktop_gone(b);
 	if (b->in->ask_fd >= 0) {
 		/* lnk asks on its terminal, with a code (askterm.h). */
 		tell_terminal(b, 'a', a.id, 0);
@@ -307,7 +329,7 @@ static void check_asks(struct broker *b)
 		int got = asks_answered(b->in->asks_dir, c->id, &yes);
 		if (!got && c->expires_ms > now)
 			continue;
-		asks_withdraw(b->in->asks_dir, c->id);
+		withdraw(b, c->id);
 		tell_terminal(b, 'e', c->id, !got ? 't' : yes ? 'y' : 'n');
 		if (got && yes) {
 			int fds[TOOLS_NFDS];
@@ -377,7 +399,7 @@ static void page_call(struct broker *b, struct call *c,
 		strv_free(&tc->args);
 		strv_push(&tc->args, norm);
 		run_tool(b, c, g, tc, fds);
-	} else if (b->in->can_ask) {
+	} else if (b->can_ask) {
 		strv_free(&tc->args);
 		strv_push(&tc->args, norm);
 		ask(b, c, g, tc, fds);
@@ -427,7 +449,7 @@ static void start_call(struct broker *b, struct call *c, ssize_t len,
 		tools_call_free(&tc);
 		return;
 	}
-	if (!tools_allowed(g, &tc.args, &matched) && b->in->can_ask) {
+	if (!tools_allowed(g, &tc.args, &matched) && b->can_ask) {
 		ask(b, c, g, &tc, fds);
 		return;
 	}
@@ -556,7 +578,7 @@ static void withdraw_if_gone(struct broker *b, struct call *c)
 		return;
 	if (n > 0)
 		return; /* a signal for a tool not started: nothing to do */
-	asks_withdraw(b->in->asks_dir, c->id);
+	withdraw(b, c->id);
 	tell_terminal(b, 'e', c->id, 'g');
 	char why[80];
 	snprintf(why, sizeof(why), "asked %s: withdrawn, its client went away",
@@ -634,7 +656,8 @@ static void accept_one(struct broker *b)
 
 static void serve(struct broker *b, int sfd)
 {
-	struct pollfd p[3 + TOOLS_MAX_CALLS];
+	enum { FIXED = 4 }; /* lifeline, signals, listener, desktop */
+	struct pollfd p[FIXED + TOOLS_MAX_CALLS];
 
 	for (;;) {
 		size_t n = 0, idx[TOOLS_MAX_CALLS];
@@ -643,9 +666,12 @@ static void serve(struct broker *b, int sfd)
 		p[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		p[n++] =
 		    (struct pollfd){.fd = b->in->listen_fd, .events = POLLIN};
+		/* The desktop process says nothing after its hello: input or
+		 * a hang-up is its end. */
+		p[n++] = (struct pollfd){.fd = b->desktop, .events = POLLIN};
 		for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
 			if (b->calls[i].sock >= 0) {
-				idx[n - 3] = i;
+				idx[n - FIXED] = i;
 				p[n++] = (struct pollfd){.fd = b->calls[i].sock,
 							 .events = POLLIN};
 			}
@@ -662,8 +688,10 @@ static void serve(struct broker *b, int sfd)
 				;
 			reap(b);
 		}
-		for (size_t k = 3; k < n; k++) {
-			struct call *c = &b->calls[idx[k - 3]];
+		if (p[3].revents && b->desktop >= 0)
+			desktop_gone(b);
+		for (size_t k = FIXED; k < n; k++) {
+			struct call *c = &b->calls[idx[k - FIXED]];
 			if (!p[k].revents || c->sock != p[k].fd)
 				continue;
 			if (c->asking)
@@ -681,15 +709,28 @@ static void serve(struct broker *b, int sfd)
 
 static void broker_main(const struct tools_broker_in *in)
 {
-	struct broker b = {.in = in};
+	struct broker b = {.in = in, .desktop = -1};
 	struct lnk_err e = {0};
 	sigset_t chld;
+	pid_t desktop_pid;
 
 	/* No PR_SET_PDEATHSIG here: a SIGKILLed lnk closes the lifeline
 	 * too, and the broker must live to end its tools' process groups
 	 * (a death signal would kill it before it could). */
 	for (const int *f = in->close_fds; f && *f != -1; f++)
 		close(*f);
+	/* The desktop process first, while the broker has no thread (the
+	 * log's writer is one). */
+	struct desktop_in din = {.bus = in->bus,
+				 .dialog = in->dialog,
+				 .env = in->env,
+				 .asks_dir = in->asks_dir,
+				 .sandbox = in->sandbox,
+				 .wait_s = in->ask_wait_s};
+	b.can_ask = in->can_ask;
+	if (in->bus &&
+	    desktop_start(&din, &b.desktop, &desktop_pid) != DESKTOP_NONE)
+		b.can_ask = true;
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
 		b.calls[i].sock = -1;
 	b.buf = xmalloc(TOOLS_MAX_CALL + 1);
@@ -704,7 +745,7 @@ static void broker_main(const struct tools_broker_in *in)
 	 * every question still waiting is taken back. */
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
 		if (b.calls[i].asking) {
-			asks_withdraw(in->asks_dir, b.calls[i].id);
+			withdraw(&b, b.calls[i].id);
 			tell_terminal(&b, 'e', b.calls[i].id, 'g');
 			call_end(&b.calls[i]);
 		}
@@ -723,6 +764,9 @@ static void broker_main(const struct tools_broker_in *in)
 				     DB_FAILED, b.calls[i].why);
 		}
 	db_queue_stop(b.log);
+	/* Its end takes back what is still on the screen. */
+	if (b.desktop >= 0)
+		close(b.desktop);
 	if (in->sock_dir)
 		tools_unlisten(xstrdup(in->sock_dir));
 	_exit(0);

@@ -31,13 +31,17 @@ struct tools_broker_in {
 	const char *fallback;	   /* where a tool runs when the program's
 				    * folder is no grant: the first --write
 				    * folder, or "/" */
-	bool can_ask;		   /* someone to ask (sandbox.c says who) */
+	bool can_ask; /* someone at a terminal to ask (sandbox.c says who) */
 	/* The write end of the pipe to lnk's prompt on its terminal
 	 * (launch/askterm.h: each question's id, and how it ended), or -1:
 	 * then a question is said on stderr. */
 	int ask_fd;
-	const char *asks_dir; /* ~/.lnk/sandbox/asks */
-	unsigned ask_wait_s;  /* a question's wait, then no */
+	const char *bus;	   /* a desktop session's bus, where the
+				    * program may be asked on the desktop
+				    * (desktop.h), or NULL */
+	const char *dialog;	   /* zenity or kdialog, or NULL */
+	const char *asks_dir;	   /* ~/.lnk/sandbox/asks */
+	unsigned ask_wait_s;	   /* a question's wait, then no */
 	/* tools_listen's folder: removed at the end, also when lnk was
 	 * killed. */
 	char *sock_dir;

@@ -3988,3 +3988,66 @@ def test_program_cannot_type_its_own_answer(lnk, tmp_path, outside_tool):
     finally:
         p.close()
     assert tool_calls(outside_tool) == []
+
+
+# --- asking on the desktop ---
+# A question is shown on the desktop's session bus (a notification with
+# Allow and Deny); the program must not press Allow itself.
+
+BUS_TRIES = """
+import os, socket, subprocess, sys
+addr = os.environ.get("DBUS_SESSION_BUS_ADDRESS")
+print("address:", addr)
+for path in [sys.argv[1], os.environ.get("XDG_RUNTIME_DIR", "/x") + "/bus"]:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(path)
+        s.sendall(b"\\0AUTH EXTERNAL 30\\r\\n")
+        print("reached", path, s.recv(100))
+    except OSError as e:
+        print("unreachable", path, e.errno)
+cp = subprocess.run(["mytool", "issue", "close", "1"])
+print("st=%d" % cp.returncode)
+"""
+
+
+@pytest.mark.parametrize("granted", [False, True])
+def test_program_cannot_reach_the_session_bus_to_answer_itself(
+        lnk, outside_tool, tmp_path, granted):
+    """Threat: the program answers its own question on the desktop: it
+    finds the session bus lnk shows the question on (its address in the
+    environment, its socket in the file system) and invokes the Allow
+    action, or talks to the notification server. Also when the user
+    passes the address in and grants the bus's folder: the socket is
+    bound outside, so the guard refuses the connect."""
+    from test_ask_desktop import Desktop, _missing
+    why = _missing()
+    if why:
+        pytest.skip(why)
+    desk = Desktop(tmp_path / "desktop")
+    try:
+        desk.server(act="none")
+        base = lnk.env
+        # the runtime folder is never granted (lnk refuses it): the
+        # granted case has the bus in a folder of its own
+        run = {} if granted else {"XDG_RUNTIME_DIR": str(desk.run)}
+        lnk.env = lambda extra=None: {**base(extra), **desk.env, **run}
+        d = lnk.home / ".lnk" / "sandbox"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "settings.toml").write_text("ask_wait = 2\n")
+        grants = ("--read", str(desk.run), "--env",
+                  "DBUS_SESSION_BUS_ADDRESS") if granted else ()
+        cp = lnk.run("--tool", "mytool pr", *grants, "--", PY, "-c",
+                     BUS_TRIES, str(desk.run / "bus"), timeout=60)
+        out = cp.stdout
+        assert "reached" not in out, out
+        assert out.count("unreachable") == 2, (out, cp.stderr)
+        if not granted:
+            assert "address: None" in out, out
+        assert "st=126" in out, (out, cp.stderr)
+        # the question was shown, and only the server's own signals answer
+        assert len(desk.rows("Notify")) == 1
+        assert desk.rows("invoked") == []
+        assert tool_calls(outside_tool) == []
+    finally:
+        desk.stop()
