@@ -665,7 +665,7 @@ static void test_attack(void)
 #endif
 
 /* From here on the wire reads what the sandbox sends: confine it
- * (confine.c) and hand its seccomp listener to the keeper. */
+ * (confine.h) and hand its seccomp listener to the keeper. */
 static int wire_confine(struct wire *w, struct lnk_err *err)
 {
 	if (w->keeper < 0)
