@@ -55,23 +55,22 @@ void loop_free(struct loop *l)
 int loop_set(struct loop *l, struct loop_handler *h, uint32_t events)
 {
 	events &= LOOP_IN | LOOP_OUT;
-	if (events == h->mask)
-		return 0;
-	struct kevent ch[2];
-	int n = 0;
 	static const struct {
 		uint32_t bit;
 		int16_t filter;
 	} f[] = {{LOOP_IN, EVFILT_READ}, {LOOP_OUT, EVFILT_WRITE}};
+	/* one filter at a time, so h->mask always says what is registered,
+	 * even when the second change fails */
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
-		if ((events ^ h->mask) & f[i].bit)
-			EV_SET(&ch[n++], (uintptr_t)h->fd, f[i].filter,
-			       (events & f[i].bit) ? EV_ADD : EV_DELETE, 0, 0,
-			       h);
+		if (!((events ^ h->mask) & f[i].bit))
+			continue;
+		struct kevent ch;
+		EV_SET(&ch, (uintptr_t)h->fd, f[i].filter,
+		       (events & f[i].bit) ? EV_ADD : EV_DELETE, 0, 0, h);
+		if (kevent(l->kq, &ch, 1, NULL, 0, NULL) < 0)
+			return -errno;
+		h->mask ^= f[i].bit;
 	}
-	if (kevent(l->kq, ch, n, NULL, 0, NULL) < 0)
-		return -errno;
-	h->mask = events;
 	return 0;
 }
 
