@@ -1,3 +1,5 @@
+/* The calls whose close-on-exec, signal and process forms differ between
+ * Linux and macOS (compat.h says why and what each does). */
 #include "common/compat.h"
 
 #include <errno.h>
