@@ -24,13 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "check/check.h"
 #include "net/grammar.h"
 #include "policy/dotfiles.h"
@@ -141,7 +141,7 @@ static void add_server(struct bait *b, int fd, const char *what,
 
 static int listen_inet(int fam, uint16_t port, uint16_t *bound)
 {
-	int fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int fd = socket_cloexec(fam, SOCK_STREAM, 0, COMPAT_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	int one = 1;
@@ -189,7 +189,7 @@ static int listen_unix(const char *path, bool abstract)
 		sa.sun_path[0] = '\0';
 	else
 		len++;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int fd = socket_cloexec(AF_UNIX, SOCK_STREAM, 0, COMPAT_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (bind(fd, (struct sockaddr *)&sa, len) < 0 || listen(fd, 16) < 0) {
@@ -361,8 +361,7 @@ static void plant_host_servers(struct bait *b)
 		}
 		if (strv_contains(&b->host_addrs, a))
 			continue;
-		int fd =
-		    socket(fam, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		int fd = socket_cloexec(fam, SOCK_STREAM, 0, COMPAT_NONBLOCK);
 		if (fd < 0)
 			continue;
 		int one = 1;
@@ -394,7 +393,7 @@ int bait_plant(struct bait *b, const struct policy *p, const char *home,
 	*b = (struct bait){.record_fd = -1, .fd = -1, .home_dgram_fd = -1};
 
 	uint64_t rnd = 0;
-	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+	if (getentropy(&rnd, sizeof(rnd)) != 0)
 		return err_set(err, -EIO, "cannot read random bytes for bait");
 	snprintf(b->tag, sizeof(b->tag), "%016llx", (unsigned long long)rnd);
 	b->secret = xasprintf("lnk-check-secret-%s", b->tag);
@@ -515,8 +514,7 @@ int bait_plant(struct bait *b, const struct policy *p, const char *home,
 		_cleanup_free_ char *dg =
 		    xasprintf("%s/.lnk-check-%s-dg.sock", home, b->tag);
 		struct sockaddr_un sa = {.sun_family = AF_UNIX};
-		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			    0);
+		fd = socket_cloexec(AF_UNIX, SOCK_DGRAM, 0, COMPAT_NONBLOCK);
 		if (fd >= 0 && strlen(dg) < sizeof(sa.sun_path)) {
 			memcpy(sa.sun_path, dg, strlen(dg));
 			record(b, 's', dg);
@@ -549,7 +547,7 @@ int bait_plant(struct bait *b, const struct policy *p, const char *home,
 
 	/* A host process with a name to look for from inside. */
 	snprintf(b->comm, sizeof(b->comm), "lnkchk%.8s", b->tag);
-	prctl(PR_SET_NAME, b->comm, 0, 0, 0);
+	proc_set_name(b->comm);
 	return 0;
 fail:
 	bait_remove(b);
@@ -561,8 +559,8 @@ void bait_serve(struct bait *b, size_t i)
 	if (i >= b->nsrv)
 		return;
 	for (int k = 0; k < 8; k++) {
-		int c = accept4(b->srv[i].fd, NULL, NULL,
-				SOCK_CLOEXEC | SOCK_NONBLOCK);
+		int c =
+		    accept_cloexec(b->srv[i].fd, NULL, NULL, COMPAT_NONBLOCK);
 		if (c < 0)
 			return;
 		_cleanup_free_ char *ans = xasprintf(

@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "check/check.h"
+#ifdef __linux__
 #include "init/seccomp_policy.h"
+#endif
 #include "launch/commands.h"
 #include "launch/env.h"
 #include "net/grammar.h"
@@ -625,8 +627,10 @@ static void plan_process(const struct policy *p, const struct bait *b,
 	add(l, "terminal", CHECK_DENY,
 	    "push input with TIOCSTI and high bits set in the request",
 	    "tiocsti\t100000000");
+#ifdef __linux__
 	/* Every refusal the seccomp policy lists, as its own try (the call
-	 * and arguments come from the policy: lnk-probe has no list). */
+	 * and arguments come from the policy: lnk-probe has no list). macOS
+	 * has no seccomp: its profile's refusals are files and ports. */
 	struct seccomp_try t;
 	for (size_t i = 0; seccomp_try_get(i, &t) == 0; i++) {
 		_cleanup_free_ char *what = xasprintf("call %s", t.name);
@@ -635,6 +639,7 @@ static void plan_process(const struct policy *p, const struct bait *b,
 		    t.args[0], t.args[1], t.args[2], t.args[3], t.args[4],
 		    t.args[5]);
 	}
+#endif
 }
 
 /* The commands list: an unlisted system program must not run; a listed

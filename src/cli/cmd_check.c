@@ -16,12 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "check/advice.h"
 #include "check/check.h"
 #include "cli/commands.h"
@@ -127,7 +126,7 @@ struct check_run {
 __attribute__((noreturn)) static void launcher(struct check_run *cr, int batch,
 					       int out, int errfd)
 {
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	(void)die_with_parent(SIGTERM);
 	/* stdin: a file of check's outside the grants, read only, which
 	 * the probe must not reopen for writing. */
 	int in = open(cr->bait->stdin_file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -168,9 +167,8 @@ struct watch {
 
 static void on_signals(struct watch *w, int sfd)
 {
-	struct signalfd_siginfo si;
-	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-		int sig = (int)si.ssi_signo;
+	int sig;
+	while ((sig = sigfd_next(sfd)) > 0) {
 		if (sig == SIGCHLD)
 			continue;
 		/* End the sandbox; the bait comes off once it is gone. */
@@ -321,7 +319,7 @@ int cmd_check(int argc, char **argv, const struct cli_ctx *cx)
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaddset(&ss, sigs[i]);
 	sigprocmask(SIG_BLOCK, &ss, NULL);
-	sfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+	sfd = sigfd_open(&ss, COMPAT_NONBLOCK);
 	if (sfd < 0) {
 		warnx_("signalfd: %s", strerror(errno));
 		goto out;
@@ -370,11 +368,11 @@ int cmd_check(int argc, char **argv, const struct cli_ctx *cx)
 	int failed_status = 0;
 	for (int batch = 0; batch < tries.batches && !w.interrupted; batch++) {
 		int pp[2], ep[2];
-		if (pipe2(pp, O_CLOEXEC) < 0) {
+		if (pipe_cloexec(pp, 0) < 0) {
 			warnx_("pipe: %s", strerror(errno));
 			goto out_bait;
 		}
-		if (pipe2(ep, O_CLOEXEC) < 0) {
+		if (pipe_cloexec(ep, 0) < 0) {
 			warnx_("pipe: %s", strerror(errno));
 			close(pp[0]);
 			close(pp[1]);

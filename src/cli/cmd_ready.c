@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "cli/commands.h"
 #ifdef __APPLE__
 #include "launch/macos.h"
@@ -71,7 +72,7 @@ static void usage(FILE *f)
 static int run_with_input(char *const *argv, const char *data)
 {
 	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0)
+	if (pipe_cloexec(p, 0) < 0)
 		return -1;
 	pid_t pid = fork();
 	if (pid < 0)

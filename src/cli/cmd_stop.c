@@ -27,11 +27,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "common/compat.h"
 #include "common/util.h"
 #include "store/paths.h"
 #include "store/registry.h"
@@ -56,11 +56,9 @@ static void usage(FILE *f)
 	    f);
 }
 
-static int send_signal(int pidfd, int sig)
+static int send_signal(int pidfd, const struct registry_proc *p, int sig)
 {
-	if (syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
-		return -errno;
-	return 0;
+	return proc_signal(pidfd, p->pid, sig);
 }
 
 static int64_t mono_ms(void)
@@ -199,7 +197,7 @@ int cmd_stop(int argc, char **argv, const struct cli_ctx *cx)
 			warnx_(
 			    "%s; ending that wire, so its sandbox has no network",
 			    e2.msg);
-			send_signal(fd, SIGKILL);
+			send_signal(fd, &v[i].wire, SIGKILL);
 			close(fd);
 		}
 	}
@@ -220,7 +218,7 @@ int cmd_stop(int argc, char **argv, const struct cli_ctx *cx)
 			fds[i] = -1; /* already gone, or not lnk's */
 			continue;
 		}
-		int r = send_signal(fds[i], SIGTERM);
+		int r = send_signal(fds[i], p, SIGTERM);
 		if (r < 0) {
 			warnx_("cannot stop %s (pid %d): %s", v[i].name,
 			       (int)p->pid, strerror(-r));
@@ -238,10 +236,10 @@ int cmd_stop(int argc, char **argv, const struct cli_ctx *cx)
 		int box =
 		    registry_proc_open(&v[i].sandbox, &v[i].supervisor, &e3);
 		if (box >= 0) {
-			send_signal(box, SIGKILL);
+			send_signal(box, &v[i].sandbox, SIGKILL);
 			close(box);
 		}
-		send_signal(fds[i], SIGKILL);
+		send_signal(fds[i], &v[i].supervisor, SIGKILL);
 		killed[i] = true;
 	}
 	wait_exit(fds, n, GRACE_MS);

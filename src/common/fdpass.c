@@ -5,6 +5,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/compat.h"
+
 int fd_send(int sock, const int *fds, size_t nfds, const void *data, size_t len)
 {
 	union {
@@ -51,7 +53,7 @@ ssize_t fd_recv(int sock, int *fds, size_t *nfds, void *data, size_t cap)
 
 	*nfds = 0;
 	do
-		r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+		r = recvmsg_cloexec(sock, &msg, 0);
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return -errno;

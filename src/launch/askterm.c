@@ -91,9 +91,10 @@ void askterm_hold(struct askterm *a, const char *p, size_t n)
 static void new_code(char code[CODE_LEN + 1])
 {
 	unsigned char r[CODE_LEN] = {0};
-	/* getrandom waits only for the pool at boot; should it fail, the
-	 * code is empty, which nothing typed matches: refused. */
-	bool ok = getrandom(r, sizeof(r), 0) == (ssize_t)sizeof(r);
+	/* getentropy (Linux's getrandom, also on macOS) waits only for the
+	 * pool at boot; should it fail, the code is empty, which nothing
+	 * typed matches: refused. */
+	bool ok = getentropy(r, sizeof(r)) == 0;
 
 	for (size_t i = 0; i < CODE_LEN; i++)
 		code[i] = code_letters[r[i] % (sizeof(code_letters) - 1)];

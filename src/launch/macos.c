@@ -12,9 +12,10 @@
  * The exit status is the program's, 128+N for a signal, 125 for lnk's own
  * failure, 126 and 127 as on Linux.
  *
- * Not yet here, and refused rather than run with less: the wire (it is
- * built on Linux's epoll, seccomp and rtnetlink), so [internet] and [lan]
- * grants say so; --port is a rule of the profile and needs no wire.
+ * Not yet here, and refused rather than run with less: the wire (its
+ * macOS loop, route lookups and profile are written, not run, and its
+ * keeper makes connects through seccomp), so [internet] and [lan] grants
+ * say so; --port is a rule of the profile and needs no wire.
  * tests/portable/check compiles this file on Linux against a declaration
  * of sandbox_init (tests/portable/macos/), with the Linux-only headers and
  * calls made errors.

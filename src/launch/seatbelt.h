@@ -20,6 +20,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
+#include "common/sbpl.h"
 #include "common/util.h"
 #include "policy/policy.h"
 
@@ -54,9 +55,3 @@ int seatbelt_refusals(const struct policy *p, struct lnk_err *err);
  * control character SBPL has no escape for. */
 int seatbelt_build(const struct seatbelt_in *in, char **out,
 		   struct lnk_err *err);
-
-/* Appends s as an SBPL string literal, quotes included: '"' and '\' are
- * escaped with a backslash, newline, tab and carriage return as \n \t \r.
- * -EINVAL for any other control character (0x01..0x1f, 0x7f), which a
- * profile could not say unambiguously. */
-int sbpl_quote(struct buf *b, const char *s, struct lnk_err *err);

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "config.h"
 #include "launch/askterm.h"
 #include "launch/bwrap.h"
@@ -154,8 +155,8 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 	_cleanup_free_ char *db = paths_db(home);
 	int fds[16], n = 0, ask[2] = {-1, -1};
 
-	if (pipe2(t->life, O_CLOEXEC) < 0 ||
-	    (can_ask && terminal && pipe2(ask, O_CLOEXEC) < 0))
+	if (pipe_cloexec(t->life, 0) < 0 ||
+	    (can_ask && terminal && pipe_cloexec(ask, 0) < 0))
 		return err_set(err, -errno, "cannot start the tools: %s",
 			       strerror(errno));
 	for (const int *f = close_fds; f && *f != -1 && n < 13; f++)

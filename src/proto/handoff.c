@@ -7,12 +7,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "common/fdpass.h"
 #include "common/util.h"
 
 static int listen_on(int family, uint16_t port, int *out, struct lnk_err *err)
 {
-	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket_cloexec(family, SOCK_STREAM, 0, 0);
 	if (fd < 0)
 		return -errno;
 	int one = 1;
@@ -78,11 +79,9 @@ int handoff_send(int wire_fd, const struct init_listener *l, size_t n,
 			/* the resolver: one UDP, one TCP socket, unbound (port
 			 * 53 needs a right nothing inside holds) */
 			if (l[i].kind == INIT_L_DNS) {
-				int fd =
-				    socket(AF_INET,
-					   (v6 ? SOCK_STREAM : SOCK_DGRAM) |
-					       SOCK_CLOEXEC,
-					   0);
+				int fd = socket_cloexec(
+				    AF_INET, v6 ? SOCK_STREAM : SOCK_DGRAM, 0,
+				    0);
 				if (fd < 0) {
 					int e = errno;
 					for (size_t j = 0; j < m.n; j++)

@@ -12,7 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __linux__
 #include <sys/statfs.h>
+#else
+#include <sys/statvfs.h>
+#endif
 #include <unistd.h>
 
 #include "common/util.h"
@@ -49,12 +53,20 @@ static void recs_add(struct recs *r, unsigned long long dev,
  * not, so a folder is still known after a reboot. */
 static unsigned long long fs_id(const char *path)
 {
+#ifdef __linux__
 	struct statfs sf;
 	if (statfs(path, &sf) < 0)
 		return 0;
 	unsigned long long a = (unsigned)sf.f_fsid.__val[0];
 	unsigned long long b = (unsigned)sf.f_fsid.__val[1];
 	return a << 32 | b;
+#else
+	/* macOS' file system id is its device number: what it has */
+	struct statvfs sv;
+	if (statvfs(path, &sv) < 0)
+		return 0;
+	return sv.f_fsid;
+#endif
 }
 
 static const struct rec *recs_find(const struct recs *r, const char *path)

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "common/util.h"
 #include "net/grammar.h"
 #include "store/db.h"
@@ -136,12 +136,12 @@ int registry_proc_pidfd(const struct registry_proc *p)
 {
 	if (p->pid <= 0)
 		return -ESRCH;
-	int fd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+	int fd = proc_open(p->pid);
 	if (fd < 0)
-		return -errno;
-	/* pidfds are O_CLOEXEC from the kernel. The pidfd pins the process
-	 * it names; checking the start time AFTER opening it proves that
-	 * process is the registered one, not a newcomer with its pid. */
+		return fd;
+	/* The handle pins the process it names; checking the start time
+	 * AFTER opening it proves that process is the registered one, not a
+	 * newcomer with its pid. */
 	if (!registry_proc_alive(p)) {
 		close(fd);
 		return -ESRCH;

@@ -36,7 +36,7 @@ void asks_new_id(char id[ASK_ID_LEN + 1])
 	static const char set[] = "abcdefghijkmnpqrstuvwxyz23456789";
 	unsigned char r[ASK_ID_LEN];
 
-	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+	if (getentropy(r, sizeof(r)) != 0)
 		for (size_t i = 0; i < sizeof(r); i++)
 			r[i] = (unsigned char)(rand() ^ (int)asks_now_ms());
 	for (size_t i = 0; i < ASK_ID_LEN; i++)

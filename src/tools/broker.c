@@ -10,14 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "common/esc.h"
 #include "store/db.h"
 #include "common/buf.h"
@@ -39,7 +38,7 @@ int tools_listen(int *fd, char **dir, struct lnk_err *err)
 			       "/tmp: %s",
 			       strerror(errno));
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s/tools.sock", tmpl);
-	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	s = socket_cloexec(AF_UNIX, SOCK_SEQPACKET, 0, COMPAT_NONBLOCK);
 	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 ||
 	    chmod(a.sun_path, 0600) < 0 || listen(s, 64) < 0) {
 		r = -errno;
@@ -207,7 +206,7 @@ static int fds_ok(const int fds[TOOLS_NFDS])
 	for (int i = 0; i < TOOLS_NFDS; i++) {
 		struct stat st;
 		int fl = fcntl(fds[i], F_GETFL);
-		if (fl < 0 || (fl & O_PATH) || fstat(fds[i], &st) < 0 ||
+		if (fl < 0 || (fl & COMPAT_O_PATH) || fstat(fds[i], &st) < 0 ||
 		    S_ISDIR(st.st_mode))
 			return -1;
 	}
@@ -225,7 +224,7 @@ static void exec_tool(const char *path, char *const *argv, char *const *env,
 
 	setsid();
 	/* A broker killed outright takes its tool with it. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	(void)die_with_parent(SIGKILL);
 	for (int i = 0; i < TOOLS_NFDS; i++)
 		if ((hi[i] = fcntl(fds[i], F_DUPFD, 10)) < 0)
 			_exit(125);
@@ -234,7 +233,7 @@ static void exec_tool(const char *path, char *const *argv, char *const *env,
 			_exit(125);
 	if (fchdir(dirfd) < 0)
 		_exit(125);
-	close_range(3, ~0u, 0);
+	close_from(3);
 	for (int s = 1; s < NSIG; s++)
 		signal(s, SIG_DFL);
 	sigemptyset(&none);
@@ -488,7 +487,7 @@ static void run_tool(struct broker *b, struct call *c,
 			 g->name, dir);
 		term_write(fds[2], note);
 	}
-	int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int dirfd = open(dir, COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
 		_cleanup_free_ char *t = steal_ptr(&c->target);
 		refuse(b, c, t, "the tool's folder cannot be opened");
@@ -529,7 +528,7 @@ static void take_call(struct broker *b, struct call *c)
 			    .msg_controllen = sizeof(ctl.b)};
 	int fds[TOOLS_NFDS * 2], nfd = 0;
 
-	ssize_t n = recvmsg(c->sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	ssize_t n = recvmsg_cloexec(c->sock, &mh, MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); n >= 0 && h;
@@ -639,8 +638,7 @@ static void reap(struct broker *b)
 
 static void accept_one(struct broker *b)
 {
-	int s =
-	    accept4(b->in->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int s = accept_cloexec(b->in->listen_fd, NULL, NULL, COMPAT_NONBLOCK);
 	if (s < 0)
 		return;
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
@@ -683,8 +681,7 @@ static void serve(struct broker *b, int sfd)
 		if (p[0].revents)
 			return; /* the sandbox is over */
 		if (p[1].revents) {
-			struct signalfd_siginfo si;
-			while (read(sfd, &si, sizeof(si)) > 0)
+			while (sigfd_next(sfd) > 0)
 				;
 			reap(b);
 		}
@@ -737,7 +734,7 @@ static void broker_main(const struct tools_broker_in *in)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);
-	int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	int sfd = sigfd_open(&chld, COMPAT_NONBLOCK);
 	if (sfd < 0 || db_queue_start(in->db, in->sandbox, 250, &b.log, &e) < 0)
 		_exit(125);
 	serve(&b, sfd);

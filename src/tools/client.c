@@ -15,11 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "tools/proto.h"
 
 static int fail(const char *tool, const char *what)
@@ -100,9 +100,9 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGPIPE);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sigdelset(&set, SIGPIPE);
-	int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	int sfd = sigfd_open(&set, 0);
 
-	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int s = socket_cloexec(AF_UNIX, SOCK_SEQPACKET, 0, 0);
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", TOOLS_SOCK_INSIDE);
 	if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a)) < 0) {
@@ -144,10 +144,9 @@ int main(int argc, char **argv)
 			return fail(tool, "cannot wait for the tool");
 		}
 		if (sfd >= 0 && pf[1].revents) {
-			struct signalfd_siginfo si;
-			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-				unsigned char m[2] = {
-				    'S', (unsigned char)si.ssi_signo};
+			int sig = sigfd_next(sfd);
+			if (sig > 0) {
+				unsigned char m[2] = {'S', (unsigned char)sig};
 				(void)send(s, m, 2, MSG_NOSIGNAL);
 			}
 		}

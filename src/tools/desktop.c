@@ -10,13 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/compat.h"
 #include "common/esc.h"
 #include "common/util.h"
 #include "tools/asks.h"
@@ -329,7 +329,7 @@ static void dialog(struct desk *d, struct shown *s, const char *title,
 		if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 ||
 		    dup2(nul, 2) < 0)
 			_exit(125);
-		close_range(3, ~0u, 0);
+		close_from(3);
 		for (int sig = 1; sig < NSIG; sig++)
 			signal(sig, SIG_DFL);
 		sigemptyset(&none);
@@ -512,8 +512,7 @@ static void serve(struct desk *d, int sock, int sfd)
 		if (poll(p, 3, -1) < 0 && errno != EINTR)
 			break;
 		if (p[1].revents) {
-			struct signalfd_siginfo si;
-			while (read(sfd, &si, sizeof(si)) > 0)
+			while (sigfd_next(sfd) > 0)
 				;
 			reap(d);
 		}
@@ -540,14 +539,17 @@ static void desktop_main(const struct desktop_in *in, int sock)
 
 	/* Nothing of the broker's but this socket: no client's descriptor,
 	 * no listening socket. */
-	if (sock > 3)
-		close_range(3, (unsigned)sock - 1, 0);
-	close_range((unsigned)sock + 1, ~0u, 0);
+	if (sock != 3) {
+		if (dup_cloexec_to(sock, 3) < 0)
+			_exit(0);
+		sock = 3;
+	}
+	close_from(4);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);
-	int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	int sfd = sigfd_open(&chld, COMPAT_NONBLOCK);
 
 	if (bus_open(&d))
 		d.ch = DESKTOP_NOTIFY;
@@ -570,8 +572,7 @@ enum desktop_channel desktop_start(const struct desktop_in *in, int *fd,
 
 	*fd = -1;
 	*pid = 0;
-	if (!in->bus ||
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+	if (!in->bus || socketpair_cloexec(AF_UNIX, SOCK_SEQPACKET, 0, sv) < 0)
 		return DESKTOP_NONE;
 	pid_t p = fork();
 	if (p == 0) {

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "common/buf.h"
 #include "proto/tproxy.h"
 #include "wire/http.h"
@@ -145,7 +146,7 @@ static void conn_close(struct conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	w->nconns--;
-	/* freed after this epoll batch: another event for it may wait */
+	/* freed after this loop batch: another event for it may wait */
 	c->next = w->graveyard;
 	c->prev = NULL;
 	w->graveyard = c;
@@ -171,22 +172,22 @@ static void set_interest(struct conn *c)
 	case CS_SOCKS_REQ:
 	case CS_TPROXY_HEAD:
 	case CS_LINGER:
-		ce = EPOLLIN;
+		ce = LOOP_IN;
 		break;
 	case CS_RESOLVE:
 		break;
 	case CS_CONNECT:
-		ue = EPOLLOUT;
+		ue = LOOP_OUT;
 		break;
 	case CS_RELAY:
 		if (!c->c2u.eof && !pending(&c->c2u))
-			ce |= EPOLLIN;
+			ce |= LOOP_IN;
 		if (pending(&c->u2c))
-			ce |= EPOLLOUT;
+			ce |= LOOP_OUT;
 		if (!c->u2c.eof && !pending(&c->u2c))
-			ue |= EPOLLIN;
+			ue |= LOOP_IN;
 		if (pending(&c->c2u))
-			ue |= EPOLLOUT;
+			ue |= LOOP_OUT;
 		break;
 	}
 	if (c->ch.fd >= 0 && loop_set(l, &c->ch, ce) < 0)
@@ -593,8 +594,8 @@ static void try_connect(struct conn *c)
 			loop_del(c->w->loop, &c->uh);
 			close(c->uh.fd);
 		}
-		c->uh.fd = socket(
-		    a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		c->uh.fd =
+		    socket_cloexec(a->family, SOCK_STREAM, 0, COMPAT_NONBLOCK);
 		if (c->uh.fd < 0) {
 			c->last_err = errno;
 			continue;
@@ -863,6 +864,38 @@ static void linger_input(struct conn *c)
 
 /* Moves what it can from src to dst for one direction. Returns -1 when the
  * connection broke. */
+#ifdef __linux__
+/* Bulk on Linux goes socket -> pipe -> socket by splice, never through
+ * the wire's memory. */
+static int splice_pipe(int p[2])
+{
+	if (pipe_cloexec(p, COMPAT_NONBLOCK) < 0)
+		return -1;
+	fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+	return 0;
+}
+
+static ssize_t splice_move(int from, int to, size_t n)
+{
+	return splice(from, NULL, to, NULL, n,
+		      SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+}
+#else
+/* No splice on macOS: every byte goes through the scratch buffer. */
+static int splice_pipe(int p[2])
+{
+	(void)p;
+	return -1;
+}
+
+static ssize_t splice_move(int from, int to, size_t n)
+{
+	(void)from, (void)to, (void)n;
+	errno = ENOSYS;
+	return -1;
+}
+#endif
+
 static int pump(struct conn *c, struct dir *d, int src, int dst, bool up)
 {
 	struct wire *w = c->w;
@@ -883,9 +916,7 @@ static int pump(struct conn *c, struct dir *d, int src, int dst, bool up)
 			continue;
 		}
 		if (d->inpipe) {
-			ssize_t n =
-			    splice(d->pipe[0], NULL, dst, NULL, d->inpipe,
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			ssize_t n = splice_move(d->pipe[0], dst, d->inpipe);
 			if (n < 0)
 				return (errno == EAGAIN || errno == EINTR) ? 0
 									   : -1;
@@ -902,15 +933,12 @@ static int pump(struct conn *c, struct dir *d, int src, int dst, bool up)
 			return 0;
 		}
 		if (d->total >= WIRE_SPLICE_AFTER && d->pipe[0] < 0) {
-			if (pipe2(d->pipe, O_NONBLOCK | O_CLOEXEC) == 0)
-				fcntl(d->pipe[1], F_SETPIPE_SZ, 1 << 20);
-			else
+			if (splice_pipe(d->pipe) < 0)
 				d->pipe[0] = d->pipe[1] = -1;
 		}
 		ssize_t n;
 		if (d->pipe[0] >= 0) {
-			n = splice(src, NULL, d->pipe[1], NULL, 1 << 20,
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			n = splice_move(src, d->pipe[1], 1 << 20);
 			if (n > 0)
 				d->inpipe = (size_t)n;
 		} else {

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -17,11 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "common/esc.h"
 #include "common/util.h"
 #include "store/paths.h"
 #include "store/secure.h"
 #include "store/registry.h"
+#include "wire/loop.h"
 
 char *ctl_socket_path(const char *home, const char *name)
 {
@@ -45,6 +46,13 @@ static int make_addr(const char *path, struct sockaddr_un *sa, socklen_t *len,
 	if (n < sizeof(sa->sun_path)) {
 		memcpy(sa->sun_path, path, n + 1);
 	} else {
+#ifndef __linux__
+		/* no /proc to name the folder by: the path must fit */
+		return err_set(err, -ENAMETOOLONG,
+			       "socket path '%s' is too long: it must be "
+			       "under %zu bytes here; use a shorter HOME",
+			       path, sizeof(sa->sun_path));
+#else
 		const char *slash = strrchr(path, '/');
 		if (!slash || slash == path)
 			return err_set(err, -ENAMETOOLONG,
@@ -65,13 +73,18 @@ static int make_addr(const char *path, struct sockaddr_un *sa, socklen_t *len,
 				       slash + 1);
 		}
 		*dirfd = fd;
+#endif
 	}
 	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 			   strlen(sa->sun_path) + 1);
 	return 0;
 }
 
+struct ctl_server;
+
 struct ctl_client {
+	struct loop_handler h;
+	struct ctl_server *s;
 	int fd;		/* -1: free slot */
 	bool not_owner; /* another user: whatever it sends, NOT_OWNER */
 	size_t have;
@@ -79,19 +92,29 @@ struct ctl_client {
 	int64_t accepted_ms;
 };
 
+/* The server keeps an event loop of its own over the listener and its
+ * clients; its descriptor is the one the wire's loop watches (loop.h). */
 struct ctl_server {
-	int listen_fd, epfd;
+	int listen_fd;
+	struct loop *loop;
+	struct loop_handler lh; /* the listener's */
 	uid_t owner;
 	char *path;
 	struct ctl_client c[CTL_MAX_CLIENTS];
+	/* while ctl_server_dispatch runs: what its handlers need */
+	ctl_handler_fn fn;
+	void *ctx;
+	int64_t now;
+	int handled;
 };
-
-#define LISTENER_TAG UINT32_MAX
 
 int ctl_server_fd(const struct ctl_server *s)
 {
-	return s->epfd;
+	return loop_fd(s->loop);
 }
+
+static void on_listener(struct loop_handler *h, uint32_t events);
+static void on_client(struct loop_handler *h, uint32_t events);
 
 unsigned ctl_server_clients(const struct ctl_server *s)
 {
@@ -105,7 +128,7 @@ unsigned ctl_server_clients(const struct ctl_server *s)
  * stale (its wire died) or a name is in use. */
 static int probe_live(const struct sockaddr_un *sa, socklen_t len)
 {
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = socket_cloexec(AF_UNIX, SOCK_STREAM, 0, COMPAT_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	int r = connect(fd, (const struct sockaddr *)sa, len);
@@ -146,13 +169,13 @@ int ctl_server_open_at(const char *path, uid_t owner, struct ctl_server **out,
 	}
 
 	_cleanup_close_ int fd =
-	    socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	    socket_cloexec(AF_UNIX, SOCK_STREAM, 0, COMPAT_NONBLOCK);
 	if (fd < 0)
 		return err_set(err, -errno, "cannot create a socket: %s",
 			       strerror(errno));
 	/* The socket file takes the socket inode's mode at bind (less the
 	 * umask): 0600 from the start, no window where others could
-	 * connect. The folder is 0700 too; SO_PEERCRED is the last word. */
+	 * connect. The folder is 0700 too; the peer's uid is the last word. */
 	(void)fchmod(fd, 0600);
 	if (bind(fd, (struct sockaddr *)&sa, len) < 0)
 		return err_set(err, -errno, "cannot listen on '%s': %s", path,
@@ -164,24 +187,24 @@ int ctl_server_open_at(const char *path, uid_t owner, struct ctl_server **out,
 		return err_set(err, r, "cannot listen on '%s': %s", path,
 			       strerror(-r));
 	}
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	if (ep < 0) {
-		r = -errno;
+	struct loop *l;
+	r = loop_new(&l, err);
+	if (r < 0) {
 		unlink(path);
-		return err_set(err, r, "cannot create an epoll: %s",
-			       strerror(-r));
+		return r;
 	}
-	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = LISTENER_TAG};
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
-		r = -errno;
-		close(ep);
+	struct ctl_server *s = xcalloc(1, sizeof(*s));
+	s->lh = (struct loop_handler){.fn = on_listener, .fd = fd};
+	r = loop_set(l, &s->lh, LOOP_IN);
+	if (r < 0) {
+		loop_free(l);
+		free(s);
 		unlink(path);
 		return err_set(err, r, "cannot watch '%s': %s", path,
 			       strerror(-r));
 	}
-	struct ctl_server *s = xcalloc(1, sizeof(*s));
 	s->listen_fd = steal_fd(&fd);
-	s->epfd = ep;
+	s->loop = l;
 	s->owner = owner;
 	s->path = xstrdup(path);
 	for (size_t i = 0; i < CTL_MAX_CLIENTS; i++)
@@ -210,7 +233,7 @@ static void client_close(struct ctl_server *s, struct ctl_client *c)
 {
 	if (c->fd < 0)
 		return;
-	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	loop_del(s->loop, &c->h);
 	close(c->fd);
 	c->fd = -1;
 	c->have = 0;
@@ -235,26 +258,23 @@ static void accept_all(struct ctl_server *s, int64_t now)
 {
 	/* Bounded per call, so a connect flood cannot starve the wire. */
 	for (int k = 0; k < 64; k++) {
-		int fd = accept4(s->listen_fd, NULL, NULL,
-				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd =
+		    accept_cloexec(s->listen_fd, NULL, NULL, COMPAT_NONBLOCK);
 		if (fd < 0)
 			return;
-		struct ucred cr;
-		socklen_t cl = sizeof(cr);
+		uid_t peer;
 		/* Another user is refused whatever it asks: its request is
 		 * read only so that the close does not reset it before it
 		 * reads the refusal, and the handler never sees it. */
-		bool not_owner =
-		    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0 ||
-		    cl != sizeof(cr) || cr.uid != s->owner;
+		bool not_owner = peer_uid(fd, &peer) < 0 || peer != s->owner;
 		struct ctl_client *c = NULL;
 		for (size_t i = 0; i < CTL_MAX_CLIENTS && !c; i++)
 			if (s->c[i].fd < 0) {
 				c = &s->c[i];
-				struct epoll_event ev = {
-				    .events = EPOLLIN, .data.u32 = (uint32_t)i};
-				if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) <
-				    0)
+				c->h = (struct loop_handler){.fn = on_client,
+							     .fd = fd};
+				c->s = s;
+				if (loop_set(s->loop, &c->h, LOOP_IN) < 0)
 					c = NULL;
 				break;
 			}
@@ -322,20 +342,33 @@ bad:
 	return 0;
 }
 
+static void on_listener(struct loop_handler *h, uint32_t events)
+{
+	(void)events;
+	struct ctl_server *s =
+	    (struct ctl_server *)((char *)h - offsetof(struct ctl_server, lh));
+	accept_all(s, s->now);
+}
+
+static void on_client(struct loop_handler *h, uint32_t events)
+{
+	(void)events;
+	struct ctl_client *c = (struct ctl_client *)h; /* its first member */
+	if (c->fd >= 0)
+		c->s->handled += client_read(c->s, c, c->s->fn, c->s->ctx);
+}
+
 int ctl_server_dispatch(struct ctl_server *s, int64_t now_ms, ctl_handler_fn h,
 			void *ctx)
 {
-	struct epoll_event ev[CTL_MAX_CLIENTS + 1];
-	int n = epoll_wait(s->epfd, ev, (int)ARRAY_SIZE(ev), 0);
-	int handled = 0;
-	for (int i = 0; i < n; i++) {
-		uint32_t tag = ev[i].data.u32;
-		if (tag == LISTENER_TAG)
-			accept_all(s, now_ms);
-		else if (tag < CTL_MAX_CLIENTS && s->c[tag].fd >= 0)
-			handled += client_read(s, &s->c[tag], h, ctx);
-	}
-	return handled;
+	s->fn = h;
+	s->ctx = ctx;
+	s->now = now_ms;
+	s->handled = 0;
+	(void)loop_once(s->loop, 0);
+	s->fn = NULL;
+	s->ctx = NULL;
+	return s->handled;
 }
 
 void ctl_server_tick(struct ctl_server *s, int64_t now_ms)
@@ -352,8 +385,9 @@ void ctl_server_close(struct ctl_server *s)
 		return;
 	for (size_t i = 0; i < CTL_MAX_CLIENTS; i++)
 		client_close(s, &s->c[i]);
+	loop_del(s->loop, &s->lh);
 	close(s->listen_fd);
-	close(s->epfd);
+	loop_free(s->loop);
 	unlink(s->path);
 	free(s->path);
 	free(s);
@@ -385,7 +419,7 @@ int ctl_request(const char *path, enum ctl_op op, int timeout_ms,
 		return err_prefix(err,
 				  "will not talk to the wire at '%s': ", path);
 	_cleanup_close_ int fd =
-	    socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	    socket_cloexec(AF_UNIX, SOCK_STREAM, 0, COMPAT_NONBLOCK);
 	if (fd < 0)
 		return err_set(err, -errno, "cannot create a socket: %s",
 			       strerror(errno));
@@ -400,17 +434,16 @@ int ctl_request(const char *path, enum ctl_op op, int timeout_ms,
 	}
 	/* The wire runs as us: a peer of any other uid is not our wire,
 	 * and its answer would be a lie. */
-	struct ucred cr;
-	socklen_t cl = sizeof(cr);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0)
-		return err_set(err, -errno,
-			       "cannot tell who listens at '%s': %s", path,
-			       strerror(errno));
-	if (cr.uid != geteuid())
+	uid_t peer;
+	r = peer_uid(fd, &peer);
+	if (r < 0)
+		return err_set(err, r, "cannot tell who listens at '%s': %s",
+			       path, strerror(-r));
+	if (peer != geteuid())
 		return err_set(err, -EPERM,
 			       "the socket '%s' is served by uid %u, not by "
 			       "you: it is no wire of yours; nothing was sent",
-			       path, (unsigned)cr.uid);
+			       path, (unsigned)peer);
 	uint8_t req[CTL_REQ_SIZE];
 	ctl_encode_request(op, req);
 	if (send(fd, req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req))

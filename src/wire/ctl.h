@@ -25,9 +25,9 @@
  *   at start (after registry_register, see store/registry.h):
  *       struct ctl_server *cs;
  *       ctl_server_open(home, name, &cs, &err);      listening, 0700/0600
- *       epoll_ctl(ep, EPOLL_CTL_ADD, ctl_server_fd(cs), EPOLLIN)
- *   when that fd is readable (one fd: the server keeps its own epoll over
- *   the listener and its clients):
+ *       a loop handler on ctl_server_fd(cs), LOOP_IN (wire/loop.h)
+ *   when that fd is readable (one fd: the server keeps its own event loop
+ *   over the listener and its clients):
  *       ctl_server_dispatch(cs, now_ms, on_ctl, wire);
  *   about once a second (its timer):
  *       ctl_server_tick(cs, now_ms);                 closes slow clients

@@ -36,8 +36,8 @@ static void sock_event(struct loop_handler *h, uint32_t events)
 	int fd = h->fd;
 	ares_process_fd(
 	    s->d->chan,
-	    (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) ? fd : ARES_SOCKET_BAD,
-	    (events & EPOLLOUT) ? fd : ARES_SOCKET_BAD);
+	    (events & (LOOP_IN | LOOP_ERR | LOOP_HUP)) ? fd : ARES_SOCKET_BAD,
+	    (events & LOOP_OUT) ? fd : ARES_SOCKET_BAD);
 }
 
 /* c-ares tells us which of its sockets want reading or writing. */
@@ -64,7 +64,7 @@ static void sock_state(void *data, ares_socket_t fd, int readable, int writable)
 		d->socks = s;
 	}
 	loop_set(d->loop, &s->h,
-		 (readable ? EPOLLIN : 0) | (writable ? EPOLLOUT : 0));
+		 (readable ? LOOP_IN : 0) | (writable ? LOOP_OUT : 0));
 }
 
 int dns_new(struct dns **out, struct loop *l, const char *server,

@@ -1,5 +1,5 @@
-/* Name resolution that never blocks the wire's loop (c-ares on the loop's
- * epoll). The answer's addresses are what the wire checks and then
+/* Name resolution that never blocks the wire's loop (c-ares on that
+ * loop). The answer's addresses are what the wire checks and then
  * connects to, each exactly once: no second lookup can rebind a name. */
 #pragma once
 

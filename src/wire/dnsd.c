@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "common/util.h"
 #include "wire/wire_int.h"
 
@@ -480,7 +481,7 @@ static void tcp_rearm(struct tcp_client *tc)
 			return;
 		}
 	}
-	if (loop_set(tc->d->w->loop, &tc->h, EPOLLIN) < 0)
+	if (loop_set(tc->d->w->loop, &tc->h, LOOP_IN) < 0)
 		tcp_close(tc);
 }
 
@@ -512,8 +513,7 @@ static void on_tcp_listen(struct loop_handler *h, uint32_t ev)
 	struct dnsd *d = s->d;
 	(void)ev;
 	for (int i = 0; i < 16; i++) {
-		int fd =
-		    accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept_cloexec(h->fd, NULL, NULL, COMPAT_NONBLOCK);
 		if (fd < 0)
 			return;
 		if (d->nclients >= TCP_CLIENTS_MAX) {
@@ -555,7 +555,7 @@ int dnsd_serve(struct dnsd *d, int fd, bool stream, struct lnk_err *err)
 	    .d = d,
 	    .stream = stream,
 	};
-	if (loop_set(d->w->loop, &s->h, EPOLLIN) < 0)
+	if (loop_set(d->w->loop, &s->h, LOOP_IN) < 0)
 		return err_set(err, -EIO, "cannot watch the DNS socket");
 	d->nsocks++;
 	return 0;

@@ -1,6 +1,6 @@
 /* The keeper: the wire's parent, outside the wire's confinement.
  *
- * The wire (confine.c) may not reach this machine, run programs or open
+ * The wire (confine_linux.c) may not reach this machine, run programs or open
  * files; three things it needs do that, so the keeper does them for it,
  * and it never parses the program's bytes:
  *  - it waits for the wire, and says on lnk's terminal when the wire ends

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "common/buf.h"
 #include "wire/http.h"
 #include "wire/usage.h"
@@ -284,30 +285,30 @@ static void set_interest(struct mconn *m)
 	switch (m->st) {
 	case MS_REQ:
 	case MS_LINGER:
-		ce = EPOLLIN;
+		ce = LOOP_IN;
 		break;
 	case MS_RESOLVE:
-		ce = EPOLLIN; /* only to see the program leave */
+		ce = LOOP_IN; /* only to see the program leave */
 		break;
 	case MS_CONNECT:
-		ce = EPOLLIN;
-		ue = EPOLLOUT;
+		ce = LOOP_IN;
+		ue = LOOP_OUT;
 		break;
 	case MS_TLS:
 	case MS_RELAY: {
 		size_t pend = m->pend.len - m->pend_off;
 		/* the program: its turn to take what waits, else only to
 		 * see it leave */
-		ce = pend ? EPOLLOUT : EPOLLIN;
+		ce = pend ? LOOP_OUT : LOOP_IN;
 		if (m->up_eof || !m->ssl)
 			break;
 		/* the provider: the way OpenSSL waits, and reading only
 		 * while the program keeps up */
 		if (SSL_want_write(m->ssl) ||
 		    (m->out_off < m->out.len && !SSL_want_read(m->ssl)))
-			ue |= EPOLLOUT;
+			ue |= LOOP_OUT;
 		if (pend < MODEL_PEND_MAX || m->st == MS_TLS)
-			ue |= EPOLLIN;
+			ue |= LOOP_IN;
 		break;
 	}
 	}
@@ -828,8 +829,8 @@ static void try_connect(struct mconn *m)
 			loop_del(m->w->loop, &m->uh);
 			close(m->uh.fd);
 		}
-		m->uh.fd = socket(
-		    a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		m->uh.fd =
+		    socket_cloexec(a->family, SOCK_STREAM, 0, COMPAT_NONBLOCK);
 		if (m->uh.fd < 0) {
 			m->last_err = errno;
 			continue;
@@ -876,7 +877,7 @@ static void tls_start(struct mconn *m)
 	SSL_set_connect_state(m->ssl);
 	m->st = MS_TLS;
 	m->deadline = loop_now_ms() + WIRE_CONNECT_TIMEOUT_MS;
-	on_upstream(&m->uh, EPOLLOUT);
+	on_upstream(&m->uh, LOOP_OUT);
 }
 
 /* The answer's head: kept until whole, then passed on with its
@@ -1021,7 +1022,7 @@ static void relay(struct mconn *m)
 	}
 	/* the answer back, while the program keeps up */
 	/* a bounded turn, but what OpenSSL holds decrypted is always
-	 * taken: epoll cannot see it */
+	 * taken: the event loop cannot see it */
 	for (int round = 0;
 	     !m->up_eof && (round < 64 || SSL_pending(m->ssl) > 0); round++) {
 		if (m->pend.len - m->pend_off >= MODEL_PEND_MAX)
@@ -1163,7 +1164,7 @@ static void on_client(struct loop_handler *h, uint32_t ev)
 		return;
 	}
 	case MS_RELAY:
-		if (ev & EPOLLOUT) {
+		if (ev & LOOP_OUT) {
 			relay(m);
 			return;
 		}

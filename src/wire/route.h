@@ -1,5 +1,7 @@
-/* Where an address is, in the kernel's own words: a route lookup
- * (rtnetlink RTM_GETROUTE) for the exact destination, per call.
+/* Where an address is, in the kernel's own words: a route lookup for the
+ * exact destination, per call: rtnetlink's RTM_GETROUTE on Linux
+ * (route_linux.c), the routing socket's RTM_GET on macOS (route_macos.c);
+ * what an answer means for a connection is route.c's, shared.
  *
  * The address classes (addr.h) say what an address is by its number; they
  * cannot say that a public address is this machine's (a VPN, DHCP, an IPv6
@@ -25,6 +27,8 @@ enum route_where {
 			 * prohibit, broadcast, multicast, or no answer */
 };
 
+/* ---- rtnetlink's messages (route_linux.c), unit-tested on their own ---- */
+
 /* What a reply said (parsed from the kernel's message). */
 struct route_answer {
 	int error;	    /* -errno from NLMSG_ERROR, 0 with a route */
@@ -34,22 +38,6 @@ struct route_answer {
 	int oif; /* RTA_OIF: the device it leaves by, 0 when not said */
 	unsigned char dst_len; /* the prefix length of the route */
 };
-
-/* The longest prefix of a route through a point-to-point device that
- * still carries the internet: the default route (0) or its halves (1). */
-#define ROUTE_TUNNEL_PREFIX_MAX 1
-
-/* The NETLINK_ROUTE socket the lookups use, opened once at setup (before
- * the wire is confined) and reused for every call. */
-struct route_sock {
-	int fd;
-	uint32_t seq;
-};
-
-/* Opens rs (CLOEXEC, a receive timeout so a lost answer cannot hang the
- * wire). 0 or -errno. */
-int route_open(struct route_sock *rs);
-void route_close(struct route_sock *rs);
 
 /* Builds the RTM_GETROUTE request for dst into buf (at least
  * ROUTE_REQ_MAX bytes); returns its length. */
@@ -77,6 +65,25 @@ enum route_where route_judge(const struct route_answer *ans,
  * -EBADMSG when it is malformed or an error. */
 size_t route_build_link_request(int ifindex, uint32_t seq, void *buf);
 int route_parse_link_reply(const void *buf, size_t len, uint32_t seq);
+
+/* ---- every platform ---- */
+
+/* The longest prefix of a route through a point-to-point device that
+ * still carries the internet: the default route (0) or its halves (1). */
+#define ROUTE_TUNNEL_PREFIX_MAX 1
+
+/* The routing socket the lookups use (NETLINK_ROUTE, or PF_ROUTE on
+ * macOS), opened once at setup (before the wire is confined) and reused
+ * for every call. */
+struct route_sock {
+	int fd;
+	uint32_t seq;
+};
+
+/* Opens rs (CLOEXEC, a receive timeout so a lost answer cannot hang the
+ * wire). 0 or -errno. */
+int route_open(struct route_sock *rs);
+void route_close(struct route_sock *rs);
 
 /* Asks the kernel where dst is. Any failure to get an answer is
  * ROUTE_NONE: the caller refuses (fail closed). */

@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "config.h"
 #include "net/grammar.h"
 #include "store/paths.h"
@@ -378,7 +378,7 @@ static int wire_control_start(struct wire *w, struct lnk_err *err)
 		wire_close(w, CTL_CAUSE_STOP, TRIP_NONE, "");
 	w->ctl_h =
 	    (struct loop_handler){.fn = on_ctl, .fd = ctl_server_fd(w->ctl)};
-	if (loop_set(w->loop, &w->ctl_h, EPOLLIN) < 0)
+	if (loop_set(w->loop, &w->ctl_h, LOOP_IN) < 0)
 		return err_set(err, -EINVAL,
 			       "cannot watch the wire's control socket");
 	return 0;
@@ -407,8 +407,7 @@ static void on_accept(struct loop_handler *h, uint32_t ev)
 	struct wire *w = l->w;
 	(void)ev;
 	for (int i = 0; i < 64; i++) {
-		int fd =
-		    accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept_cloexec(h->fd, NULL, NULL, COMPAT_NONBLOCK);
 		if (fd >= 0) {
 			conn_accept(w, l, fd);
 			continue;
@@ -417,7 +416,7 @@ static void on_accept(struct loop_handler *h, uint32_t ev)
 			/* out of descriptors: refuse one client (close it)
 			 * rather than spin on a listener we cannot drain */
 			close(w->spare_fd);
-			fd = accept4(h->fd, NULL, NULL, SOCK_CLOEXEC);
+			fd = accept_cloexec(h->fd, NULL, NULL, 0);
 			if (fd >= 0)
 				close(fd);
 			w->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -569,7 +568,7 @@ static void on_handoff(struct loop_handler *h, uint32_t ev)
 		for (size_t i = 0; i < w->nlisteners; i++) {
 			struct listener *li = &w->listeners[i];
 			li->h.mask = 0;
-			if (loop_set(w->loop, &li->h, EPOLLIN) < 0) {
+			if (loop_set(w->loop, &li->h, LOOP_IN) < 0) {
 				fprintf(stderr, "lnk: wire: cannot watch a "
 						"listener\n");
 				w->stopping = w->failed = true;
@@ -649,11 +648,11 @@ static void test_attack(void)
 	struct sockaddr_in sa = {.sin_family = AF_INET,
 				 .sin_port = htons((uint16_t)atoi(port)),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket_cloexec(AF_INET, SOCK_STREAM, 0, 0);
 	int r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
 	fprintf(stderr, "lnk-test-attack: connect loopback: %s\n",
 		r == 0 ? "connected" : strerror(errno));
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = socket_cloexec(AF_INET, SOCK_DGRAM, 0, 0);
 	ssize_t n = sendto(fd, "x", 1, 0, (struct sockaddr *)&sa, sizeof(sa));
 	fprintf(stderr, "lnk-test-attack: sendto loopback: %s\n",
 		n == 1 ? "sent" : strerror(errno));
@@ -666,7 +665,7 @@ static void test_attack(void)
 #endif
 
 /* From here on the wire reads what the sandbox sends: confine it
- * (confine.c) and hand its seccomp listener to the keeper. */
+ * (confine.h) and hand its seccomp listener to the keeper. */
 static int wire_confine(struct wire *w, struct lnk_err *err)
 {
 	if (w->keeper < 0)
@@ -728,8 +727,8 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	w.handoff = (struct loop_handler){.fn = on_handoff, .fd = handoff_fd};
 	w.lifeline =
 	    (struct loop_handler){.fn = on_lifeline, .fd = lifeline_fd};
-	if (loop_set(w.loop, &w.handoff, EPOLLIN) < 0 ||
-	    loop_set(w.loop, &w.lifeline, EPOLLIN) < 0) {
+	if (loop_set(w.loop, &w.handoff, LOOP_IN) < 0 ||
+	    loop_set(w.loop, &w.lifeline, LOOP_IN) < 0) {
 		err_set(&err, -EINVAL, "cannot watch the wire's sockets");
 		goto out;
 	}
@@ -858,7 +857,7 @@ static int move_fd(int fd, int target)
 {
 	if (fd == target)
 		return fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ? -errno : 0;
-	if (dup3(fd, target, O_CLOEXEC) < 0)
+	if (dup_cloexec_to(fd, target) < 0)
 		return -errno;
 	close(fd);
 	return 0;
@@ -880,7 +879,7 @@ int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	 * holding the lifeline's write end (or the sandbox's end of the
 	 * handoff) would keep it alive after the supervisor is gone. */
 	setsid(); /* the terminal's ^C is for the program, not the wire */
-	prctl(PR_SET_NAME, "lnk-wire", 0, 0, 0);
+	proc_set_name("lnk-wire");
 	int h = fcntl(handoff_fd, F_DUPFD_CLOEXEC, 100);
 	int l = fcntl(lifeline_fd, F_DUPFD_CLOEXEC, 100);
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -889,14 +888,14 @@ int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 		fprintf(stderr, "lnk: wire: cannot set up its descriptors\n");
 		_exit(LNK_EXIT_FAIL);
 	}
-	close_range(5, ~0U, 0);
+	close_from(5);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
 	pid_t supervisor = getppid();
 	/* The keeper's channel: fixed-size messages (keeper.h). */
 	int kp[2];
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, kp) < 0) {
+	if (socketpair_cloexec(AF_UNIX, SOCK_SEQPACKET, 0, kp) < 0) {
 		fprintf(stderr, "lnk: wire: cannot set up its keeper\n");
 		_exit(LNK_EXIT_FAIL);
 	}
@@ -915,6 +914,6 @@ int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	close(3);
 	close(4);
 	close(kp[1]);
-	prctl(PR_SET_NAME, "lnk-wire-keep", 0, 0, 0);
+	proc_set_name("lnk-wire-keep");
 	_exit(watch_wire(wp, kp[0], wire));
 }

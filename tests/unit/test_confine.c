@@ -1,4 +1,4 @@
-/* The wire's confinement (src/wire/confine.c), each act in a child that
+/* The wire's confinement (src/wire/confine_linux.c), each act in a child that
  * confines itself first: what must work works, what must not is refused
  * (errno) or kills the child (SIGSYS), other architectures included. */
 #include <errno.h>

@@ -1,13 +1,20 @@
+/* The event loop on Linux: epoll (loop.h). */
 #include "wire/loop.h"
 
 #include <errno.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
 
 #define LOOP_BATCH 256
+
+/* loop.h's events are epoll's: passed through both ways, untranslated. */
+_Static_assert(LOOP_IN == EPOLLIN && LOOP_OUT == EPOLLOUT &&
+		   LOOP_ERR == EPOLLERR && LOOP_HUP == EPOLLHUP,
+	       "the loop's events are epoll's");
 
 struct loop {
 	int epfd;
@@ -70,6 +77,11 @@ int loop_once(struct loop *l, int timeout_ms)
 			h->fn(h, l->ev[i].events);
 	}
 	return n;
+}
+
+int loop_fd(const struct loop *l)
+{
+	return l->epfd;
 }
 
 int64_t loop_now_ms(void)

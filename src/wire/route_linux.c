@@ -1,0 +1,273 @@
+/* Route lookups on Linux: rtnetlink (route.h). */
+#include "wire/route.h"
+
+#include <errno.h>
+#include <linux/netlink.h>
+#include <net/if.h>
+#include <linux/rtnetlink.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+int route_open(struct route_sock *rs)
+{
+	rs->seq = 0;
+	rs->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (rs->fd < 0)
+		return -errno;
+	/* the kernel answers while handling our send; a second is a lost
+	 * answer, and a lost answer refuses the call */
+	struct timeval tv = {.tv_sec = 1};
+	if (setsockopt(rs->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+		int e = -errno;
+		close(rs->fd);
+		rs->fd = -1;
+		return e;
+	}
+	return 0;
+}
+
+void route_close(struct route_sock *rs)
+{
+	if (rs->fd >= 0)
+		close(rs->fd);
+	rs->fd = -1;
+}
+
+size_t route_build_request(const struct lnk_addr *dst, uint32_t seq, void *buf)
+{
+	size_t alen = dst->family == AF_INET ? 4 : 16;
+	memset(buf, 0, ROUTE_REQ_MAX);
+	struct nlmsghdr *nh = buf;
+	struct rtmsg *rt = NLMSG_DATA(nh);
+	nh->nlmsg_type = RTM_GETROUTE;
+	nh->nlmsg_flags = NLM_F_REQUEST;
+	nh->nlmsg_seq = seq;
+	rt->rtm_family = (unsigned char)dst->family;
+	rt->rtm_dst_len = (unsigned char)(alen * 8);
+	struct rtattr *ra =
+	    (struct rtattr *)((char *)rt + NLMSG_ALIGN(sizeof(*rt)));
+	ra->rta_type = RTA_DST;
+	ra->rta_len = (unsigned short)RTA_LENGTH(alen);
+	memcpy(RTA_DATA(ra), dst->a, alen);
+	nh->nlmsg_len =
+	    NLMSG_LENGTH(NLMSG_ALIGN(sizeof(*rt)) + RTA_SPACE(alen));
+	return nh->nlmsg_len;
+}
+
+static int parse_route(const struct nlmsghdr *nh, struct route_answer *out)
+{
+	if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
+		return -EBADMSG;
+	const struct rtmsg *rt = NLMSG_DATA(nh);
+	out->type = rt->rtm_type;
+	out->dst_len = rt->rtm_dst_len;
+	int alen = RTM_PAYLOAD(nh);
+	for (const struct rtattr *ra = RTM_RTA(rt); RTA_OK(ra, alen);
+	     ra = RTA_NEXT(ra, alen)) {
+		size_t n = RTA_PAYLOAD(ra);
+		if (ra->rta_type == RTA_GATEWAY) {
+			if (n != 4 && n != 16)
+				return -EBADMSG;
+			memset(&out->gateway, 0, sizeof(out->gateway));
+			out->gateway.family = n == 4 ? AF_INET : AF_INET6;
+			memcpy(out->gateway.a, RTA_DATA(ra), n);
+			out->has_gateway = 1;
+		} else if (ra->rta_type == RTA_OIF) {
+			if (n != sizeof(int))
+				return -EBADMSG;
+			memcpy(&out->oif, RTA_DATA(ra), sizeof(int));
+		} else if (ra->rta_type == RTA_VIA) {
+			/* an IPv4 route through an IPv6 gateway */
+			const struct rtvia *v = RTA_DATA(ra);
+			if (n < sizeof(*v))
+				return -EBADMSG;
+			size_t vn = n - sizeof(*v);
+			memset(&out->gateway, 0, sizeof(out->gateway));
+			if ((v->rtvia_family == AF_INET && vn == 4) ||
+			    (v->rtvia_family == AF_INET6 && vn == 16)) {
+				out->gateway.family = v->rtvia_family;
+				memcpy(out->gateway.a, v->rtvia_addr, vn);
+			}
+			out->has_gateway = 1;
+		}
+	}
+	return 0;
+}
+
+/* NLMSG_OK compares the header's u32 length with the int count left. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+int route_parse_reply(const void *buf, size_t len, uint32_t seq,
+		      struct route_answer *out)
+{
+	memset(out, 0, sizeof(*out));
+	int left = len > 1 << 20 ? 1 << 20 : (int)len;
+	for (const struct nlmsghdr *nh = buf; NLMSG_OK(nh, left);
+	     nh = NLMSG_NEXT(nh, left)) {
+		if (nh->nlmsg_seq != seq)
+			continue; /* a late answer to an earlier question */
+		if (nh->nlmsg_type == NLMSG_ERROR) {
+			if (nh->nlmsg_len <
+			    NLMSG_LENGTH(sizeof(struct nlmsgerr)))
+				return -EBADMSG;
+			const struct nlmsgerr *e = NLMSG_DATA(nh);
+			/* an error of 0 is an acknowledgement: no route */
+			out->error = e->error < 0 ? e->error : -ENODATA;
+			return 0;
+		}
+		if (nh->nlmsg_type == RTM_NEWROUTE)
+			return parse_route(nh, out);
+		return -EBADMSG;
+	}
+	return -EAGAIN;
+}
+#pragma GCC diagnostic pop
+
+enum route_where route_judge(const struct route_answer *ans,
+			     const struct lnk_addr *dst, int p2p)
+{
+	if (ans->error)
+		return ROUTE_NONE;
+	switch (ans->type) {
+	case RTN_LOCAL:
+		return ROUTE_LOCAL;
+	case RTN_UNICAST:
+		if (!ans->has_gateway)
+			/* on-link: this machine's network, but for the far
+			 * end of a point-to-point device */
+			return p2p == 1 ? ROUTE_INTERNET : ROUTE_LAN;
+		/* the gateway itself (a route "via X onlink" to X) */
+		if (addr_equal(&ans->gateway, dst))
+			return ROUTE_LAN;
+		return ROUTE_INTERNET;
+	default:
+		/* blackhole, unreachable, prohibit, throw, broadcast,
+		 * anycast, multicast, nat, or a type this code does not
+		 * know: not a destination for a call */
+		return ROUTE_NONE;
+	}
+}
+
+size_t route_build_link_request(int ifindex, uint32_t seq, void *buf)
+{
+	memset(buf, 0, ROUTE_REQ_MAX);
+	struct nlmsghdr *nh = buf;
+	struct ifinfomsg *ifi = NLMSG_DATA(nh);
+	nh->nlmsg_type = RTM_GETLINK;
+	nh->nlmsg_flags = NLM_F_REQUEST;
+	nh->nlmsg_seq = seq;
+	nh->nlmsg_len = NLMSG_LENGTH(sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	return nh->nlmsg_len;
+}
+
+int route_parse_link_reply(const void *buf, size_t len, uint32_t seq)
+{
+	/* Only the fixed header is read: a link message's attributes
+	 * (statistics, names) may not fit the buffer, and are not needed. */
+	if (len < NLMSG_HDRLEN)
+		return -EAGAIN;
+	const struct nlmsghdr *nh = buf;
+	if (nh->nlmsg_seq != seq)
+		return -EAGAIN;
+	if (nh->nlmsg_type != RTM_NEWLINK ||
+	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)) ||
+	    len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
+		return -EBADMSG;
+	const struct ifinfomsg *ifi = NLMSG_DATA(nh);
+	return (ifi->ifi_flags & IFF_POINTOPOINT) ? 1 : 0;
+}
+
+/* Sends one request and waits for the kernel's answer to it: the reply's
+ * length in u, or -1. Answers to earlier questions that timed out may come
+ * first; only the kernel's (port 0) count. */
+union route_reply {
+	struct nlmsghdr nh;
+	char b[8192];
+};
+
+static ssize_t ask(struct route_sock *rs, const void *req, size_t n,
+		   union route_reply *u,
+		   ssize_t (*mine)(const void *, size_t, uint32_t, void *),
+		   uint32_t seq, void *out)
+{
+	/* send() without an address goes to the kernel (an unconnected
+	 * netlink socket's peer is port 0); with one, the confined wire's
+	 * filter would hand every lookup to the keeper for nothing */
+	if (send(rs->fd, req, n, 0) != (ssize_t)n)
+		return -1;
+	for (int tries = 0; tries < 16; tries++) {
+		struct sockaddr_nl from;
+		socklen_t fl = sizeof(from);
+		ssize_t r = recvfrom(rs->fd, u->b, sizeof(u->b), 0,
+				     (struct sockaddr *)&from, &fl);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		if (fl != sizeof(from) || from.nl_pid != 0)
+			continue;
+		ssize_t p = mine(u->b, (size_t)r, seq, out);
+		if (p == -EAGAIN)
+			continue;
+		return p;
+	}
+	return -1;
+}
+
+static ssize_t route_reply(const void *buf, size_t len, uint32_t seq, void *out)
+{
+	return route_parse_reply(buf, len, seq, out);
+}
+
+static ssize_t link_reply(const void *buf, size_t len, uint32_t seq, void *out)
+{
+	int p = route_parse_link_reply(buf, len, seq);
+	if (p < 0)
+		return p;
+	*(int *)out = p;
+	return 0;
+}
+
+enum route_where route_lookup(struct route_sock *rs, const struct lnk_addr *dst)
+{
+	if (rs->fd < 0)
+		return ROUTE_NONE;
+	char req[ROUTE_REQ_MAX];
+	union route_reply u;
+	struct route_answer ans;
+	uint32_t seq = ++rs->seq;
+	size_t n = route_build_request(dst, seq, req);
+	if (ask(rs, req, n, &u, route_reply, seq, &ans) < 0)
+		return ROUTE_NONE;
+	/* On-link: is it the far end of a point-to-point device? Without a
+	 * clear answer it stays this machine's network (the stricter). */
+	int p2p = 0;
+	if (!ans.error && ans.type == RTN_UNICAST && !ans.has_gateway &&
+	    ans.oif > 0) {
+		seq = ++rs->seq;
+		n = route_build_link_request(ans.oif, seq, req);
+		if (ask(rs, req, n, &u, link_reply, seq, &p2p) < 0)
+			p2p = 0;
+	}
+	/* A full tunnel carries the internet: its route is the default one
+	 * (or the two halves OpenVPN and wg-quick add). A narrower route
+	 * through the device is a split tunnel to one network (a company's,
+	 * however numbered): the network, not the internet. The route that
+	 * matched is asked for by RTM_F_FIB_MATCH; no clear answer keeps the
+	 * stricter. */
+	if (p2p == 1) {
+		struct route_answer fib;
+		seq = ++rs->seq;
+		n = route_build_request(dst, seq, req);
+		((struct rtmsg *)NLMSG_DATA((struct nlmsghdr *)req))
+		    ->rtm_flags = RTM_F_FIB_MATCH;
+		if (ask(rs, req, n, &u, route_reply, seq, &fib) < 0 ||
+		    fib.error || fib.dst_len > ROUTE_TUNNEL_PREFIX_MAX)
+			p2p = 0;
+	}
+	return route_judge(&ans, dst, p2p);
+}
