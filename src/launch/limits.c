@@ -219,16 +219,16 @@ static bool has_word(const char *list, const char *word, char sep)
 }
 
 /* The mount point of the first cgroup2 mount (ctrl NULL), or of the cgroup
- * v1 hierarchy with controller ctrl. Mount points with escapes (spaces)
- * are skipped. */
-static char *cgroup_mount(const char *ctrl)
+ * v1 hierarchy with controller ctrl, in mountinfo_text (the text of
+ * /proc/self/mountinfo, read once for every question). Mount points with
+ * escapes (spaces) are skipped. */
+static char *cgroup_mount(const char *mountinfo_text, const char *ctrl)
 {
-	_cleanup_free_ char *mi = NULL;
-	size_t len;
+	if (!mountinfo_text)
+		return NULL;
+	_cleanup_free_ char *mi = xstrdup(mountinfo_text);
 	char *found = NULL;
 
-	if (read_file("/proc/self/mountinfo", 1 << 22, &mi, &len) < 0)
-		return NULL;
 	for (char *line = mi, *next; line && *line && !found; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -254,16 +254,15 @@ static char *cgroup_mount(const char *ctrl)
 	return found;
 }
 
-/* lnk's own cgroup in the hierarchy of ctrl (NULL: v2), from
- * /proc/self/cgroup, or NULL. */
-static char *own_cgroup(const char *ctrl)
+/* lnk's own cgroup in the hierarchy of ctrl (NULL: v2), from cgroup_text
+ * (the text of /proc/self/cgroup), or NULL. */
+static char *own_cgroup(const char *cgroup_text, const char *ctrl)
 {
-	_cleanup_free_ char *cg = NULL;
-	size_t len;
+	if (!cgroup_text)
+		return NULL;
+	_cleanup_free_ char *cg = xstrdup(cgroup_text);
 	char *found = NULL;
 
-	if (read_file("/proc/self/cgroup", 1 << 16, &cg, &len) < 0)
-		return NULL;
 	for (char *line = cg, *next; line && *line && !found; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -327,16 +326,22 @@ void limits_find(struct limits_where *w)
 {
 	*w = (struct limits_where){.kind = LIMITS_NONE};
 
-	_cleanup_free_ char *m2 = cgroup_mount(NULL);
-	_cleanup_free_ char *o2 = own_cgroup(NULL);
+	_cleanup_free_ char *mi = NULL, *cg = NULL;
+	size_t len;
+	if (read_file("/proc/self/mountinfo", 1 << 22, &mi, &len) < 0)
+		mi = NULL;
+	if (read_file("/proc/self/cgroup", 1 << 16, &cg, &len) < 0)
+		cg = NULL;
+	_cleanup_free_ char *m2 = cgroup_mount(mi, NULL);
+	_cleanup_free_ char *o2 = own_cgroup(cg, NULL);
 	if ((w->parent[0] = nearest(m2, o2, true))) {
 		w->kind = LIMITS_CGROUP2;
 		return;
 	}
-	_cleanup_free_ char *mp = cgroup_mount("pids");
-	_cleanup_free_ char *op = own_cgroup("pids");
-	_cleanup_free_ char *mm = cgroup_mount("memory");
-	_cleanup_free_ char *om = own_cgroup("memory");
+	_cleanup_free_ char *mp = cgroup_mount(mi, "pids");
+	_cleanup_free_ char *op = own_cgroup(cg, "pids");
+	_cleanup_free_ char *mm = cgroup_mount(mi, "memory");
+	_cleanup_free_ char *om = own_cgroup(cg, "memory");
 	w->parent[0] = nearest(mp, op, false);
 	w->parent[1] = nearest(mm, om, false);
 	if (w->parent[0] && w->parent[1]) {
