@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,8 @@ static bool needs_wire(const struct policy *p)
  * into the wire's fork. When lnk is killed the entry stays until a reader
  * finds its supervisor gone (store/registry.h). */
 static int registry_enter(const char *home, char **name, bool may_move,
-			  bool wire, bool *stopped, struct lnk_err *err)
+			  bool wire, bool *stopped, char **moved_from,
+			  struct lnk_err *err)
 {
 	struct registry *st;
 	int r = registry_open(home, &st, err);
@@ -113,13 +115,32 @@ static int registry_enter(const char *home, char **name, bool may_move,
 	if (r < 0)
 		return r;
 	if (strcmp(try, *name) != 0) {
-		warnx_("a sandbox named '%s' is already running; this one is "
-		       "'%s'",
-		       *name, try);
-		free(*name);
+		*moved_from = *name;
 		*name = steal_pointer(&try);
 	}
 	return 0;
+}
+
+/* registry_enter on a thread of its own, while the supervisor reads the
+ * host (host_gather, the limits): the two share nothing, and each spends
+ * about a millisecond waiting on files (lnk.db's WAL index, /etc). The
+ * thread only registers; it prints nothing, and it has ended before the
+ * supervisor forks anything. */
+struct enter_job {
+	const char *home;
+	char **name;
+	bool may_move, wire, stopped;
+	char *moved_from;
+	int r;
+	struct lnk_err err;
+};
+
+static void *enter_main(void *arg)
+{
+	struct enter_job *j = arg;
+	j->r = registry_enter(j->home, j->name, j->may_move, j->wire,
+			      &j->stopped, &j->moved_from, &j->err);
+	return NULL;
 }
 
 /* Best effort: an entry left behind is stale once this process ends. */
@@ -447,30 +468,54 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	if ((r = hidden_check(req->home, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 
+	s.name =
+	    req->name ? xstrdup(req->name) : xasprintf("run-%d", (int)getpid());
+	bool wire = needs_wire(pol);
+	/* run-<pid> is ours alone: only a spec's own name gives way */
+	struct enter_job ej = {
+	    .home = req->home,
+	    .name = &s.name,
+	    .may_move =
+		req->name && !pol->k[K_NAME].from_flag && pol->spec_path,
+	    .wire = wire,
+	};
+	pthread_t enter_th;
+	bool threaded = pthread_create(&enter_th, NULL, enter_main, &ej) == 0;
+	if (!threaded)
+		enter_main(&ej);
+
 	_cleanup_free_ char *vcache = paths_bwrap_cache(req->home);
-	if ((r = host_gather(&s.host, vcache, err)) < 0)
-		return fail(&s, LNK_EXIT_FAIL, r, status);
+	int rh = host_gather(&s.host, vcache, err);
 	limits_defaults(&s.lim);
 	_cleanup_free_ char *settings = paths_settings(req->home);
-	if ((r = limits_load_settings(settings, &s.lim, err)) < 0)
-		return fail(&s, LNK_EXIT_FAIL, r, status);
+	int rl = rh < 0 ? 0 : limits_load_settings(settings, &s.lim, err);
+
+	if (threaded)
+		pthread_join(enter_th, NULL);
+	/* Registered: from here every way out removes the entry. */
+	if (ej.r == 0)
+		s.home = req->home;
+	if (rh < 0 || rl < 0) {
+		free(ej.moved_from);
+		return fail(&s, LNK_EXIT_FAIL, rh < 0 ? rh : rl, status);
+	}
+	if (ej.r < 0) {
+		if (err)
+			*err = ej.err;
+		return fail(&s, LNK_EXIT_FAIL, ej.r, status);
+	}
+	if (ej.moved_from) {
+		warnx_("a sandbox named '%s' is already running; this one is "
+		       "'%s'",
+		       ej.moved_from, s.name);
+		free(ej.moved_from);
+	}
+	bool stopped = ej.stopped;
 	struct strv notes = {0};
 	limits_lower(&s.lim, pol, &notes);
 	for (size_t i = 0; i < notes.n; i++)
 		warnx_("%s", notes.v[i]);
 	strv_free(&notes);
-
-	s.name =
-	    req->name ? xstrdup(req->name) : xasprintf("run-%d", (int)getpid());
-	bool wire = needs_wire(pol);
-	/* run-<pid> is ours alone: only a spec's own name gives way */
-	bool may_move =
-	    req->name && !pol->k[K_NAME].from_flag && pol->spec_path;
-	bool stopped = false;
-	if ((r = registry_enter(req->home, &s.name, may_move, wire, &stopped,
-				err)) < 0)
-		return fail(&s, LNK_EXIT_FAIL, r, status);
-	s.home = req->home;
 	const char *name = s.name;
 	if (wire) {
 		if ((r = wire_plan(pol, name, req->home, &s.wp, err)) < 0)
