@@ -448,7 +448,31 @@ static void remove_stale(const char *parent)
 	closedir(d);
 }
 
-static int make_one(const char *parent, const char *tag, int slot,
+/* The file the child that becomes bwrap writes "0" to (spawn.c). v1 has
+ * two: cgroup.procs moves the writer's whole thread group, and to keep it
+ * whole the kernel takes a global lock for writing that waits for an RCU
+ * grace period (10 to 20 ms here, as long as bare bwrap's whole start);
+ * tasks moves the writer's thread alone, without that lock. The child is
+ * a fresh fork, one thread, so its thread is all of it, and everything
+ * bwrap starts later is born inside. v2 has no such file for a process
+ * that is not threaded: cgroup.procs. */
+static int open_procs(const char *dir, bool v1, struct lnk_err *err)
+{
+	_cleanup_free_ char *procs = xasprintf("%s/cgroup.procs", dir);
+	if (v1) {
+		_cleanup_free_ char *tasks = xasprintf("%s/tasks", dir);
+		int fd = open(tasks, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+	}
+	int fd = open(procs, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(err, -errno, "cannot open '%s': %s", procs,
+			       strerror(errno));
+	return fd;
+}
+
+static int make_one(const char *parent, const char *tag, int slot, bool v1,
 		    struct limits_cgroup *cg, struct lnk_err *err)
 {
 	char *dir = xasprintf("%s/lnk-%s", parent, tag);
@@ -466,11 +490,10 @@ static int make_one(const char *parent, const char *tag, int slot,
 		return -e;
 	}
 	cg->dir[slot] = dir;
-	_cleanup_free_ char *procs = xasprintf("%s/cgroup.procs", dir);
-	cg->procs[slot] = open(procs, O_WRONLY | O_CLOEXEC);
-	if (cg->procs[slot] < 0)
-		return err_set(err, -errno, "cannot open '%s': %s", procs,
-			       strerror(errno));
+	int fd = open_procs(dir, v1, err);
+	if (fd < 0)
+		return fd;
+	cg->procs[slot] = fd;
 	return 0;
 }
 
@@ -483,7 +506,7 @@ int limits_cgroup_make(const struct limits_where *w, const struct limits *l,
 	*cg = (struct limits_cgroup)LIMITS_CGROUP_INIT;
 	switch (w->kind) {
 	case LIMITS_CGROUP2:
-		if ((r = make_one(w->parent[0], tag, 0, cg, err)) < 0 ||
+		if ((r = make_one(w->parent[0], tag, 0, false, cg, err)) < 0 ||
 		    (r = write_value(cg->dir[0], "memory.max", l->memory,
 				     err)) < 0 ||
 		    (r = write_value(cg->dir[0], "pids.max", l->tasks, err)) <
@@ -491,10 +514,10 @@ int limits_cgroup_make(const struct limits_where *w, const struct limits *l,
 			break;
 		return 0;
 	case LIMITS_CGROUP1:
-		if ((r = make_one(w->parent[0], tag, 0, cg, err)) < 0 ||
+		if ((r = make_one(w->parent[0], tag, 0, true, cg, err)) < 0 ||
 		    (r = write_value(cg->dir[0], "pids.max", l->tasks, err)) <
 			0 ||
-		    (r = make_one(w->parent[1], tag, 1, cg, err)) < 0 ||
+		    (r = make_one(w->parent[1], tag, 1, true, cg, err)) < 0 ||
 		    (r = write_value(cg->dir[1], "memory.limit_in_bytes",
 				     l->memory, err)) < 0)
 			break;
