@@ -451,8 +451,9 @@ static void remove_stale(const char *parent)
 /* The file the child that becomes bwrap writes "0" to (spawn.c). v1 has
  * two: cgroup.procs moves the writer's whole thread group, and to keep it
  * whole the kernel takes a global lock for writing that waits for an RCU
- * grace period (10 to 20 ms here, as long as bare bwrap's whole start);
- * tasks moves the writer's thread alone, without that lock. The child is
+ * grace period (6 to 22 ms here, as long as bare bwrap's whole start);
+ * tasks moves the writer's thread alone, without that lock
+ * (docs/kernel-facts.md, cgroup1-tasks-skips-threadgroup-lock). The child is
  * a fresh fork, one thread, so its thread is all of it, and everything
  * bwrap starts later is born inside. v2 has no such file for a process
  * that is not threaded: cgroup.procs. */
