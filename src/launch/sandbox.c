@@ -60,12 +60,13 @@ static bool needs_wire(const struct policy *p)
  * --name is the person's choice and is refused instead. Whether a stop
  * is in force is read on the same connection, after the entry is made
  * (so a concurrent `stop` either sees the entry or is seen here). One
- * open of lnk.db for all of it, closed again at once, so none is carried
- * into the wire's fork. When lnk is killed the entry stays until a reader
- * finds its supervisor gone (store/registry.h). */
+ * open of lnk.db for all of it, kept in *keep for the removal at the end
+ * (registry_leave), so that a run opens lnk.db once, unless a child that
+ * uses SQLite is forked (keep_from_forks). When lnk is killed the entry
+ * stays until a reader finds its supervisor gone (store/registry.h). */
 static int registry_enter(const char *home, char **name, bool may_move,
 			  bool wire, bool *stopped, char **moved_from,
-			  struct lnk_err *err)
+			  struct registry **keep, struct lnk_err *err)
 {
 	struct registry *st;
 	int r = registry_open(home, &st, err);
@@ -105,6 +106,7 @@ static int registry_enter(const char *home, char **name, bool may_move,
 		struct lnk_err ignored = {0};
 		if (registry_stop_get(st, stopped, NULL, &ignored) < 0)
 			*stopped = false;
+		*keep = steal_pointer(&st);
 	}
 	registry_close(st);
 	if (r == -EEXIST)
@@ -125,12 +127,14 @@ static int registry_enter(const char *home, char **name, bool may_move,
  * host (host_gather, the limits): the two share nothing, and each spends
  * about a millisecond waiting on files (lnk.db's WAL index, /etc). The
  * thread only registers; it prints nothing, and it has ended before the
- * supervisor forks anything. */
+ * supervisor forks a child that runs lnk's code (the only fork meanwhile,
+ * of bwrap --version when its cache misses, execs at once). */
 struct enter_job {
 	const char *home;
 	char **name;
 	bool may_move, wire, stopped;
 	char *moved_from;
+	struct registry *reg;
 	int r;
 	struct lnk_err err;
 };
@@ -139,16 +143,18 @@ static void *enter_main(void *arg)
 {
 	struct enter_job *j = arg;
 	j->r = registry_enter(j->home, j->name, j->may_move, j->wire,
-			      &j->stopped, &j->moved_from, &j->err);
+			      &j->stopped, &j->moved_from, &j->reg, &j->err);
 	return NULL;
 }
 
-/* Best effort: an entry left behind is stale once this process ends. */
-static void registry_leave(const char *home, const char *name)
+/* Best effort: an entry left behind is stale once this process ends. On
+ * the connection registry_enter kept, or a new one. */
+static void registry_leave(struct registry *kept, const char *home,
+			   const char *name)
 {
-	struct registry *st;
+	struct registry *st = kept;
 	struct lnk_err ignored = {0};
-	if (registry_open(home, &st, &ignored) < 0)
+	if (!st && registry_open(home, &st, &ignored) < 0)
 		return;
 	(void)registry_unregister(st, name, &ignored);
 	registry_close(st);
@@ -177,7 +183,19 @@ struct sb_state {
 	struct sb_tools tools;
 	const char *home; /* set once registered: state_free leaves */
 	char *name;
+	struct registry *reg; /* registry_enter's connection, or NULL */
 };
+
+/* The wire, its keeper and the tools broker are forked, not exec'd, and
+ * open lnk.db themselves: none may inherit an open connection, whose
+ * per-process lock records (SQLite's, in memory) would be the parent's.
+ * The child that becomes bwrap execs at once, and nothing in it reads
+ * the database, so the kept connection may stay across that fork. */
+static void keep_from_forks(struct sb_state *s)
+{
+	registry_close(s->reg);
+	s->reg = NULL;
+}
 
 static void close_pair(int p[2])
 {
@@ -214,7 +232,9 @@ static void state_free(struct sb_state *s)
 	devnodes_remove(&s->dev);
 	sb_tools_end(&s->tools);
 	if (s->home)
-		registry_leave(s->home, s->name);
+		registry_leave(steal_pointer(&s->reg), s->home, s->name);
+	registry_close(s->reg);
+	s->reg = NULL;
 	free(s->name);
 }
 
@@ -493,8 +513,10 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	if (threaded)
 		pthread_join(enter_th, NULL);
 	/* Registered: from here every way out removes the entry. */
-	if (ej.r == 0)
+	if (ej.r == 0) {
 		s.home = req->home;
+		s.reg = ej.reg;
+	}
 	if (rh < 0 || rl < 0) {
 		free(ej.moved_from);
 		return fail(&s, LNK_EXIT_FAIL, rh < 0 ? rh : rl, status);
@@ -682,6 +704,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	if ((r = limits_cgroup_make(&s.lw, &s.lim, tag, &s.cg, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	spawn_block_signals();
+	if (wire || tools)
+		keep_from_forks(&s);
 	if (wire) {
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 			       s.wire_pair) < 0 ||
