@@ -163,7 +163,8 @@ if [ "${#ALIBS[@]}" -gt 0 ] &&
 	if "$T/start_plan" "$T/plan0" --write . -- true >/dev/null &&
 		"$T/start_plan" "$T/plan2" --write . --internet-host '*' \
 			-- true >/dev/null; then
-		echo "start time, exact mounts (start_time, $RUNS rounds, ms)"
+		echo "start time, exact mounts (start_time, $RUNS rounds, ms;" \
+			"cpu: median CPU of the run's processes)"
 		"$T/start_time" "$RUNS" \
 			"bare bwrap, exactly the mounts of the next" "@$T/plan0" ';;' \
 			"lnk sandbox run --write . -- true" \
@@ -171,8 +172,8 @@ if [ "${#ALIBS[@]}" -gt 0 ] &&
 			"bare bwrap, exactly the mounts of the next" "@$T/plan2" ';;' \
 			"lnk sandbox run --write . --internet-host '*' -- true" \
 			"$LNK" sandbox run --write . --internet-host '*' -- true
-		echo "  (the aims: line 2 at most 1.5x line 1, line 4 at most" \
-			"2x line 3)"
+		echo "  (the aims: line 2 at most 1.5x bwrap, line 4 at most" \
+			"2x bwrap; each x bwrap is against the line above it)"
 	fi
 else
 	echo "(cannot build bench/start_plan.c against $BUILD: no exact figures)"

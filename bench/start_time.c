@@ -1,5 +1,7 @@
 /* bench/start_time: wall time from fork to exit of a few commands, run in
- * turn (round robin, so a busy machine slows all of them alike).
+ * turn (round robin, so a busy machine slows all of them alike), and the
+ * CPU time of each run's whole process tree (the rusage of the run and of
+ * every process it waited for), which a busy machine disturbs less.
  *
  *   start_time RUNS LABEL CMD [ARGS...] [';;' LABEL CMD [ARGS...]]...
  *
@@ -8,7 +10,7 @@
  * DIR/prog as the command (in place of lnk-init),
  * the info descriptor (7) on a pipe read to its end as lnk reads it.
  * Prints min, 10th percentile, median and mean in ms, and each median
- * against the first command's. libc only, so the harness itself costs
+ * (wall, then CPU) against the bare bwrap (@DIR) command before it. libc only, so the harness itself costs
  * the same fork and wait for every command.
  */
 #include <dirent.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +29,7 @@ struct job {
 	char **argv; /* NULL-terminated */
 	const char *dir;
 	double *t;
+	double *c; /* CPU ms of each run */
 	bool failed;
 };
 
@@ -71,7 +75,7 @@ static void bare(const struct job *j, int info)
 	_exit(127);
 }
 
-static double run(struct job *j)
+static double run(struct job *j, double *cpu)
 {
 	int ip[2] = {-1, -1};
 	if (j->dir && pipe(ip) < 0)
@@ -98,8 +102,12 @@ static double run(struct job *j)
 		close(ip[0]);
 	}
 	int st;
-	waitpid(pid, &st, 0);
+	struct rusage ru;
+	memset(&ru, 0, sizeof(ru));
+	wait4(pid, &st, 0, &ru);
 	double t = now_ms() - t0;
+	*cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 	if ((!WIFEXITED(st) || WEXITSTATUS(st) != 0) && !j->failed) {
 		fprintf(stderr, "start_time: '%s' failed (status %d)\n",
 			j->label, st);
@@ -131,27 +139,34 @@ int main(int argc, char **argv)
 		if (i < argc)
 			argv[i++] = NULL;
 		j->t = calloc((size_t)runs, sizeof(double));
+		j->c = calloc((size_t)runs, sizeof(double));
 	}
+	double cpu;
 	for (int w = 0; w < 5; w++)
 		for (int k = 0; k < n; k++)
-			run(&jobs[k]);
+			run(&jobs[k], &cpu);
 	for (int r = 0; r < runs; r++)
 		for (int k = 0; k < n; k++)
-			jobs[k].t[r] = run(&jobs[k]);
-	double base = 0;
-	printf("  %-58s %7s %7s %7s %7s %7s\n", "", "min", "p10", "median",
-	       "mean", "x first");
+			jobs[k].t[r] = run(&jobs[k], &jobs[k].c[r]);
+	double base = 0, cbase = 0;
+	printf("  %-54s %6s %6s %6s %6s %7s %6s %7s\n", "", "min", "p10",
+	       "median", "mean", "x bwrap", "cpu", "x bwrap");
 	for (int k = 0; k < n; k++) {
 		struct job *j = &jobs[k];
 		double sum = 0;
 		qsort(j->t, (size_t)runs, sizeof(double), cmp);
 		for (int r = 0; r < runs; r++)
 			sum += j->t[r];
-		double med = j->t[runs / 2];
-		if (k == 0)
+		qsort(j->c, (size_t)runs, sizeof(double), cmp);
+		double med = j->t[runs / 2], cmed = j->c[runs / 2];
+		if (k == 0 || j->dir) {
 			base = med;
-		printf("  %-58s %7.2f %7.2f %7.2f %7.2f %7.2f\n", j->label,
-		       j->t[0], j->t[runs / 10], med, sum / runs, med / base);
+			cbase = cmed;
+		}
+		printf("  %-54s %6.2f %6.2f %6.2f %6.2f %7.2f %6.2f %7.2f\n",
+		       j->label, j->t[0], j->t[runs / 10], med, sum / runs,
+		       med / base, cmed,
+		       cmed > 0 && cbase > 0 ? cmed / cbase : 0);
 	}
 	return 0;
 }

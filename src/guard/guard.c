@@ -252,19 +252,33 @@ static bool path_within(const char *p, const char *dir)
 	return strncmp(p, dir, n) == 0 && (p[n] == '/' || p[n] == '\0');
 }
 
-void guard_mounts_in(const char *write_dir, const struct strv *write_dirs,
-		     struct strv *ro_paths)
+mode_t *guard_dot_types(const char *dir)
+{
+	size_t n;
+	const struct dot_file *d = dot_files(&n);
+	mode_t *types = xcalloc(n ? n : 1, sizeof(*types));
+
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, d[i].name);
+		struct stat st;
+		if (lstat(p, &st) == 0)
+			types[i] = st.st_mode & S_IFMT;
+	}
+	return types;
+}
+
+void guard_mounts_seen(const char *write_dir, const struct strv *write_dirs,
+		       const mode_t *types, struct strv *ro_paths)
 {
 	size_t n;
 	const struct dot_file *d = dot_files(&n);
 
 	for (size_t i = 0; i < n; i++) {
+		if (!types[i])
+			continue; /* missing: the supervisor's job */
 		_cleanup_free_ char *p =
 		    xasprintf("%s/%s", write_dir, d[i].name);
-		struct stat st;
-		if (lstat(p, &st) < 0)
-			continue; /* missing: the supervisor's job */
-		if (!S_ISLNK(st.st_mode)) {
+		if (types[i] != S_IFLNK) {
 			if (!strv_contains(ro_paths, p))
 				strv_push(ro_paths, p);
 			continue;
@@ -284,6 +298,13 @@ void guard_mounts_in(const char *write_dir, const struct strv *write_dirs,
 		    !strv_contains(ro_paths, real))
 			strv_push(ro_paths, real);
 	}
+}
+
+void guard_mounts_in(const char *write_dir, const struct strv *write_dirs,
+		     struct strv *ro_paths)
+{
+	_cleanup_free_ mode_t *types = guard_dot_types(write_dir);
+	guard_mounts_seen(write_dir, write_dirs, types, ro_paths);
 }
 
 void guard_mounts(const char *write_dir, struct strv *ro_paths)
@@ -325,6 +346,17 @@ static void plan_push(struct guard_plan *np, dev_t dev, ino_t ino,
 
 int guard_plan_add(struct guard_plan *np, const char *dir, struct lnk_err *err)
 {
+	if (dir[0] != '/')
+		return err_set(err, -EINVAL,
+			       "write folder '%s' is not an absolute path",
+			       dir);
+	_cleanup_free_ mode_t *types = guard_dot_types(dir);
+	return guard_plan_add_seen(np, dir, types, err);
+}
+
+int guard_plan_add_seen(struct guard_plan *np, const char *dir,
+			const mode_t *types, struct lnk_err *err)
+{
 	struct stat st;
 	size_t n;
 	const struct dot_file *d = dot_files(&n);
@@ -358,11 +390,11 @@ int guard_plan_add(struct guard_plan *np, const char *dir, struct lnk_err *err)
 	 * program must not create its target either, or the next `cd` runs
 	 * it. Guard the target's name in its folder. */
 	for (size_t i = 0; i < n; i++) {
+		if (types[i] != S_IFLNK)
+			continue;
 		_cleanup_free_ char *p = xasprintf("%s/%s", dir, d[i].name);
 		_cleanup_free_ char *real = NULL;
-		struct stat ls, ds;
-		if (lstat(p, &ls) < 0 || !S_ISLNK(ls.st_mode))
-			continue;
+		struct stat ds;
 		int r = follow_chain(p, &real);
 		if (r != 0)
 			continue;

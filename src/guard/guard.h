@@ -113,6 +113,19 @@ int guard_plan(const struct policy *p, struct guard_plan *np,
 	       struct lnk_err *err);
 /* Adds one folder (absolute, symlinks resolved) to a plan. 0 or -errno. */
 int guard_plan_add(struct guard_plan *np, const char *dir, struct lnk_err *err);
+
+/* What each name of dot_files() is at the top of dir: its type
+ * (st_mode & S_IFMT, from lstat), or 0 when missing. One lstat each, so
+ * that the passes that plan one write folder (guard_plan_add_seen,
+ * guard_mounts_seen, and guard_protect's own) ask once, not each again.
+ * Returns a new array of dot_files()'s length; free it. */
+mode_t *guard_dot_types(const char *dir);
+/* guard_plan_add and guard_mounts_in, with the types guard_dot_types gave
+ * for that folder. */
+int guard_plan_add_seen(struct guard_plan *np, const char *dir,
+			const mode_t *types, struct lnk_err *err);
+void guard_mounts_seen(const char *write_dir, const struct strv *write_dirs,
+		       const mode_t *types, struct strv *ro_paths);
 void guard_plan_free(struct guard_plan *np);
 /* Sets np to name executions the allowed list (Landlock's EXECUTE paths:
  * files, and folders for everything beneath) does not cover. Paths that

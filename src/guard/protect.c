@@ -867,19 +867,20 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		const char *w = in->write->v[i];
 		if (lifted(&c, w))
 			continue;
-		if ((r = guard_plan_add(np, w, err)) < 0)
+		_cleanup_free_ mode_t *types = guard_dot_types(w);
+		if ((r = guard_plan_add_seen(np, w, types, err)) < 0)
 			goto out;
-		guard_mounts_in(w, in->write, ro_paths);
+		guard_mounts_seen(w, in->write, types, ro_paths);
 		/* A listed name that is a link: its whole target chain. */
 		for (size_t j = 0; j < nd; j++) {
+			if (types[j] != S_IFLNK)
+				continue;
 			_cleanup_free_ char *p =
 			    xasprintf("%s/%s", w, d[j].name);
-			struct stat st;
-			if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
-				protect_path(&c, p,
-					     "a protected link at the top of "
-					     "a write folder leads through it",
-					     false, true);
+			protect_path(&c, p,
+				     "a protected link at the top of "
+				     "a write folder leads through it",
+				     false, true);
 		}
 		git_top(&c, w);
 		git_enclosing(&c, w);

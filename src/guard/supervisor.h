@@ -117,7 +117,11 @@
 /* fchmodat2 (Linux 6.6): the same number on x86_64 and aarch64. */
 #define NR_FCHMODAT2 452
 
-#define POOL_START 4
+/* One pair at the start: each pair is two threads that unshare, restrict
+ * themselves and wait, made while the sandbox starts on the same CPUs, and
+ * most programs make their calls one at a time. The pool grows by a pair
+ * whenever the last idle worker takes a call (supervise.c). */
+#define POOL_START 1
 #define POOL_MAX 128 /* worker/executor pairs */
 
 struct job;

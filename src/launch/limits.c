@@ -219,16 +219,16 @@ static bool has_word(const char *list, const char *word, char sep)
 }
 
 /* The mount point of the first cgroup2 mount (ctrl NULL), or of the cgroup
- * v1 hierarchy with controller ctrl. Mount points with escapes (spaces)
- * are skipped. */
-static char *cgroup_mount(const char *ctrl)
+ * v1 hierarchy with controller ctrl, in mountinfo_text (the text of
+ * /proc/self/mountinfo, read once for every question). Mount points with
+ * escapes (spaces) are skipped. */
+static char *cgroup_mount(const char *mountinfo_text, const char *ctrl)
 {
-	_cleanup_free_ char *mi = NULL;
-	size_t len;
+	if (!mountinfo_text)
+		return NULL;
+	_cleanup_free_ char *mi = xstrdup(mountinfo_text);
 	char *found = NULL;
 
-	if (read_file("/proc/self/mountinfo", 1 << 22, &mi, &len) < 0)
-		return NULL;
 	for (char *line = mi, *next; line && *line && !found; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -254,16 +254,15 @@ static char *cgroup_mount(const char *ctrl)
 	return found;
 }
 
-/* lnk's own cgroup in the hierarchy of ctrl (NULL: v2), from
- * /proc/self/cgroup, or NULL. */
-static char *own_cgroup(const char *ctrl)
+/* lnk's own cgroup in the hierarchy of ctrl (NULL: v2), from cgroup_text
+ * (the text of /proc/self/cgroup), or NULL. */
+static char *own_cgroup(const char *cgroup_text, const char *ctrl)
 {
-	_cleanup_free_ char *cg = NULL;
-	size_t len;
+	if (!cgroup_text)
+		return NULL;
+	_cleanup_free_ char *cg = xstrdup(cgroup_text);
 	char *found = NULL;
 
-	if (read_file("/proc/self/cgroup", 1 << 16, &cg, &len) < 0)
-		return NULL;
 	for (char *line = cg, *next; line && *line && !found; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -327,16 +326,22 @@ void limits_find(struct limits_where *w)
 {
 	*w = (struct limits_where){.kind = LIMITS_NONE};
 
-	_cleanup_free_ char *m2 = cgroup_mount(NULL);
-	_cleanup_free_ char *o2 = own_cgroup(NULL);
+	_cleanup_free_ char *mi = NULL, *cg = NULL;
+	size_t len;
+	if (read_file("/proc/self/mountinfo", 1 << 22, &mi, &len) < 0)
+		mi = NULL;
+	if (read_file("/proc/self/cgroup", 1 << 16, &cg, &len) < 0)
+		cg = NULL;
+	_cleanup_free_ char *m2 = cgroup_mount(mi, NULL);
+	_cleanup_free_ char *o2 = own_cgroup(cg, NULL);
 	if ((w->parent[0] = nearest(m2, o2, true))) {
 		w->kind = LIMITS_CGROUP2;
 		return;
 	}
-	_cleanup_free_ char *mp = cgroup_mount("pids");
-	_cleanup_free_ char *op = own_cgroup("pids");
-	_cleanup_free_ char *mm = cgroup_mount("memory");
-	_cleanup_free_ char *om = own_cgroup("memory");
+	_cleanup_free_ char *mp = cgroup_mount(mi, "pids");
+	_cleanup_free_ char *op = own_cgroup(cg, "pids");
+	_cleanup_free_ char *mm = cgroup_mount(mi, "memory");
+	_cleanup_free_ char *om = own_cgroup(cg, "memory");
 	w->parent[0] = nearest(mp, op, false);
 	w->parent[1] = nearest(mm, om, false);
 	if (w->parent[0] && w->parent[1]) {
@@ -443,7 +448,32 @@ static void remove_stale(const char *parent)
 	closedir(d);
 }
 
-static int make_one(const char *parent, const char *tag, int slot,
+/* The file the child that becomes bwrap writes "0" to (spawn.c). v1 has
+ * two: cgroup.procs moves the writer's whole thread group, and to keep it
+ * whole the kernel takes a global lock for writing that waits for an RCU
+ * grace period (6 to 22 ms here, as long as bare bwrap's whole start);
+ * tasks moves the writer's thread alone, without that lock
+ * (docs/kernel-facts.md, cgroup1-tasks-skips-threadgroup-lock). The child is
+ * a fresh fork, one thread, so its thread is all of it, and everything
+ * bwrap starts later is born inside. v2 has no such file for a process
+ * that is not threaded: cgroup.procs. */
+static int open_procs(const char *dir, bool v1, struct lnk_err *err)
+{
+	_cleanup_free_ char *procs = xasprintf("%s/cgroup.procs", dir);
+	if (v1) {
+		_cleanup_free_ char *tasks = xasprintf("%s/tasks", dir);
+		int fd = open(tasks, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+	}
+	int fd = open(procs, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(err, -errno, "cannot open '%s': %s", procs,
+			       strerror(errno));
+	return fd;
+}
+
+static int make_one(const char *parent, const char *tag, int slot, bool v1,
 		    struct limits_cgroup *cg, struct lnk_err *err)
 {
 	char *dir = xasprintf("%s/lnk-%s", parent, tag);
@@ -461,11 +491,10 @@ static int make_one(const char *parent, const char *tag, int slot,
 		return -e;
 	}
 	cg->dir[slot] = dir;
-	_cleanup_free_ char *procs = xasprintf("%s/cgroup.procs", dir);
-	cg->procs[slot] = open(procs, O_WRONLY | O_CLOEXEC);
-	if (cg->procs[slot] < 0)
-		return err_set(err, -errno, "cannot open '%s': %s", procs,
-			       strerror(errno));
+	int fd = open_procs(dir, v1, err);
+	if (fd < 0)
+		return fd;
+	cg->procs[slot] = fd;
 	return 0;
 }
 
@@ -478,7 +507,7 @@ int limits_cgroup_make(const struct limits_where *w, const struct limits *l,
 	*cg = (struct limits_cgroup)LIMITS_CGROUP_INIT;
 	switch (w->kind) {
 	case LIMITS_CGROUP2:
-		if ((r = make_one(w->parent[0], tag, 0, cg, err)) < 0 ||
+		if ((r = make_one(w->parent[0], tag, 0, false, cg, err)) < 0 ||
 		    (r = write_value(cg->dir[0], "memory.max", l->memory,
 				     err)) < 0 ||
 		    (r = write_value(cg->dir[0], "pids.max", l->tasks, err)) <
@@ -486,10 +515,10 @@ int limits_cgroup_make(const struct limits_where *w, const struct limits *l,
 			break;
 		return 0;
 	case LIMITS_CGROUP1:
-		if ((r = make_one(w->parent[0], tag, 0, cg, err)) < 0 ||
+		if ((r = make_one(w->parent[0], tag, 0, true, cg, err)) < 0 ||
 		    (r = write_value(cg->dir[0], "pids.max", l->tasks, err)) <
 			0 ||
-		    (r = make_one(w->parent[1], tag, 1, cg, err)) < 0 ||
+		    (r = make_one(w->parent[1], tag, 1, true, cg, err)) < 0 ||
 		    (r = write_value(cg->dir[1], "memory.limit_in_bytes",
 				     l->memory, err)) < 0)
 			break;

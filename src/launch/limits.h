@@ -80,7 +80,8 @@ char *limits_describe(const struct limits_where *w, const struct limits *l);
  * itself in (spawn.c) by writing "0" to each procs descriptor. */
 struct limits_cgroup {
 	char *dir[2];
-	int procs[2]; /* cgroup.procs, open for writing, or -1 */
+	int procs[2]; /* cgroup.procs (v1: tasks, limits.c says why), open
+		       * for writing, or -1 */
 };
 
 #define LIMITS_CGROUP_INIT                               \

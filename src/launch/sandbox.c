@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,11 +60,13 @@ static bool needs_wire(const struct policy *p)
  * --name is the person's choice and is refused instead. Whether a stop
  * is in force is read on the same connection, after the entry is made
  * (so a concurrent `stop` either sees the entry or is seen here). One
- * open of lnk.db for all of it, closed again at once, so none is carried
- * into the wire's fork. When lnk is killed the entry stays until a reader
- * finds its supervisor gone (store/registry.h). */
+ * open of lnk.db for all of it, kept in *keep for the removal at the end
+ * (registry_leave), so that a run opens lnk.db once, unless a child that
+ * uses SQLite is forked (keep_from_forks). When lnk is killed the entry
+ * stays until a reader finds its supervisor gone (store/registry.h). */
 static int registry_enter(const char *home, char **name, bool may_move,
-			  bool wire, bool *stopped, struct lnk_err *err)
+			  bool wire, bool *stopped, char **moved_from,
+			  struct registry **keep, struct lnk_err *err)
 {
 	struct registry *st;
 	int r = registry_open(home, &st, err);
@@ -103,6 +106,7 @@ static int registry_enter(const char *home, char **name, bool may_move,
 		struct lnk_err ignored = {0};
 		if (registry_stop_get(st, stopped, NULL, &ignored) < 0)
 			*stopped = false;
+		*keep = steal_pointer(&st);
 	}
 	registry_close(st);
 	if (r == -EEXIST)
@@ -113,21 +117,44 @@ static int registry_enter(const char *home, char **name, bool may_move,
 	if (r < 0)
 		return r;
 	if (strcmp(try, *name) != 0) {
-		warnx_("a sandbox named '%s' is already running; this one is "
-		       "'%s'",
-		       *name, try);
-		free(*name);
+		*moved_from = *name;
 		*name = steal_pointer(&try);
 	}
 	return 0;
 }
 
-/* Best effort: an entry left behind is stale once this process ends. */
-static void registry_leave(const char *home, const char *name)
+/* registry_enter on a thread of its own, while the supervisor reads the
+ * host (host_gather, the limits): the two share nothing, and each spends
+ * about a millisecond waiting on files (lnk.db's WAL index, /etc). The
+ * thread only registers; it prints nothing, and it has ended before the
+ * supervisor forks a child that runs lnk's code (the only fork meanwhile,
+ * of bwrap --version when its cache misses, execs at once). */
+struct enter_job {
+	const char *home;
+	char **name;
+	bool may_move, wire, stopped;
+	char *moved_from;
+	struct registry *reg;
+	int r;
+	struct lnk_err err;
+};
+
+static void *enter_main(void *arg)
 {
-	struct registry *st;
+	struct enter_job *j = arg;
+	j->r = registry_enter(j->home, j->name, j->may_move, j->wire,
+			      &j->stopped, &j->moved_from, &j->reg, &j->err);
+	return NULL;
+}
+
+/* Best effort: an entry left behind is stale once this process ends. On
+ * the connection registry_enter kept, or a new one. */
+static void registry_leave(struct registry *kept, const char *home,
+			   const char *name)
+{
+	struct registry *st = kept;
 	struct lnk_err ignored = {0};
-	if (registry_open(home, &st, &ignored) < 0)
+	if (!st && registry_open(home, &st, &ignored) < 0)
 		return;
 	(void)registry_unregister(st, name, &ignored);
 	registry_close(st);
@@ -156,7 +183,19 @@ struct sb_state {
 	struct sb_tools tools;
 	const char *home; /* set once registered: state_free leaves */
 	char *name;
+	struct registry *reg; /* registry_enter's connection, or NULL */
 };
+
+/* The wire, its keeper and the tools broker are forked, not exec'd, and
+ * open lnk.db themselves: none may inherit an open connection, whose
+ * per-process lock records (SQLite's, in memory) would be the parent's.
+ * The child that becomes bwrap execs at once, and nothing in it reads
+ * the database, so the kept connection may stay across that fork. */
+static void keep_from_forks(struct sb_state *s)
+{
+	registry_close(s->reg);
+	s->reg = NULL;
+}
 
 static void close_pair(int p[2])
 {
@@ -193,7 +232,9 @@ static void state_free(struct sb_state *s)
 	devnodes_remove(&s->dev);
 	sb_tools_end(&s->tools);
 	if (s->home)
-		registry_leave(s->home, s->name);
+		registry_leave(steal_pointer(&s->reg), s->home, s->name);
+	registry_close(s->reg);
+	s->reg = NULL;
 	free(s->name);
 }
 
@@ -447,30 +488,56 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	if ((r = hidden_check(req->home, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 
+	s.name =
+	    req->name ? xstrdup(req->name) : xasprintf("run-%d", (int)getpid());
+	bool wire = needs_wire(pol);
+	/* run-<pid> is ours alone: only a spec's own name gives way */
+	struct enter_job ej = {
+	    .home = req->home,
+	    .name = &s.name,
+	    .may_move =
+		req->name && !pol->k[K_NAME].from_flag && pol->spec_path,
+	    .wire = wire,
+	};
+	pthread_t enter_th;
+	bool threaded = pthread_create(&enter_th, NULL, enter_main, &ej) == 0;
+	if (!threaded)
+		enter_main(&ej);
+
 	_cleanup_free_ char *vcache = paths_bwrap_cache(req->home);
-	if ((r = host_gather(&s.host, vcache, err)) < 0)
-		return fail(&s, LNK_EXIT_FAIL, r, status);
+	int rh = host_gather(&s.host, vcache, err);
 	limits_defaults(&s.lim);
 	_cleanup_free_ char *settings = paths_settings(req->home);
-	if ((r = limits_load_settings(settings, &s.lim, err)) < 0)
-		return fail(&s, LNK_EXIT_FAIL, r, status);
+	int rl = rh < 0 ? 0 : limits_load_settings(settings, &s.lim, err);
+
+	if (threaded)
+		pthread_join(enter_th, NULL);
+	/* Registered: from here every way out removes the entry. */
+	if (ej.r == 0) {
+		s.home = req->home;
+		s.reg = ej.reg;
+	}
+	if (rh < 0 || rl < 0) {
+		free(ej.moved_from);
+		return fail(&s, LNK_EXIT_FAIL, rh < 0 ? rh : rl, status);
+	}
+	if (ej.r < 0) {
+		if (err)
+			*err = ej.err;
+		return fail(&s, LNK_EXIT_FAIL, ej.r, status);
+	}
+	if (ej.moved_from) {
+		warnx_("a sandbox named '%s' is already running; this one is "
+		       "'%s'",
+		       ej.moved_from, s.name);
+		free(ej.moved_from);
+	}
+	bool stopped = ej.stopped;
 	struct strv notes = {0};
 	limits_lower(&s.lim, pol, &notes);
 	for (size_t i = 0; i < notes.n; i++)
 		warnx_("%s", notes.v[i]);
 	strv_free(&notes);
-
-	s.name =
-	    req->name ? xstrdup(req->name) : xasprintf("run-%d", (int)getpid());
-	bool wire = needs_wire(pol);
-	/* run-<pid> is ours alone: only a spec's own name gives way */
-	bool may_move =
-	    req->name && !pol->k[K_NAME].from_flag && pol->spec_path;
-	bool stopped = false;
-	if ((r = registry_enter(req->home, &s.name, may_move, wire, &stopped,
-				err)) < 0)
-		return fail(&s, LNK_EXIT_FAIL, r, status);
-	s.home = req->home;
 	const char *name = s.name;
 	if (wire) {
 		if ((r = wire_plan(pol, name, req->home, &s.wp, err)) < 0)
@@ -637,6 +704,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	if ((r = limits_cgroup_make(&s.lw, &s.lim, tag, &s.cg, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	spawn_block_signals();
+	if (wire || tools)
+		keep_from_forks(&s);
 	if (wire) {
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 			       s.wire_pair) < 0 ||

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -131,10 +132,27 @@ void db_format_time(time_t t, char out[32])
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The WAL hook (db.h, DB_WAL_PAGES): runs after a commit, its locks
+ * released. TRUNCATE copies the WAL into the database and empties the
+ * file; it waits for no one (busy timeout 0 meanwhile): with a writer or
+ * a reader in the way it does what a passive checkpoint does, and the
+ * next commit tries again. arg is the connection's busy timeout in ms. */
+static int wal_bound(void *arg, sqlite3 *h, const char *name, int pages)
+{
+	if (pages < DB_WAL_PAGES)
+		return SQLITE_OK;
+	sqlite3_busy_timeout(h, 0);
+	(void)sqlite3_wal_checkpoint_v2(h, name, SQLITE_CHECKPOINT_TRUNCATE,
+					NULL, NULL);
+	sqlite3_busy_timeout(h, (int)(intptr_t)arg);
+	return SQLITE_OK;
+}
+
 int db_setup(sqlite3 *h, const char *sql, int timeout_ms, char **msg)
 {
 	int waited = 0, rc;
 
+	sqlite3_wal_hook(h, wal_bound, (void *)(intptr_t)timeout_ms);
 	for (;;) {
 		sqlite3_free(*msg);
 		*msg = NULL;

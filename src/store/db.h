@@ -31,30 +31,37 @@ struct sqlite3;
  *
  * Connections are opened with SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, so the WAL
  * is not folded back into the database (with fsyncs) whenever the last
- * connection closes. It is still checkpointed, and so stays bounded:
- * SQLite's automatic checkpoint runs on the commit that takes the WAL past
- * wal_autocheckpoint pages, and journal_size_limit then cuts the file back
- * to 4 MB once the checkpoint lets the WAL start over.
+ * connection closes. It is still bounded: the commit that takes the WAL
+ * past DB_WAL_PAGES checkpoints it with TRUNCATE (db_setup's WAL hook),
+ * which empties the file. SQLite's own automatic checkpoint
+ * (wal_autocheckpoint) is not enough here: it copies the WAL into the
+ * database, but the WAL starts over only at the next write of the same
+ * connection, and lnk's connections close after a write or two. The next
+ * opener rebuilds the WAL's index from the file with no memory of that
+ * checkpoint, finds every frame valid again, and copies them all again at
+ * each commit: the WAL grew without end (8 MB after a thousand runs) and
+ * every commit paid a whole checkpoint.
  *
  * Kept small (100 pages, about 400 kB): the first connection to open the
  * file when no other has it open (every `lnk sandbox run` on a machine
  * with no sandbox running) rebuilds the WAL's index by reading and
  * checksumming every frame since the last checkpoint, about 0.7 ms of CPU
- * per MB. At 4 MB that was 3 ms for each open, several per run; a
- * checkpoint every few dozen runs costs less. */
-#define DB_PRAGMAS                       \
-	"PRAGMA journal_mode=WAL;"       \
-	"PRAGMA synchronous=NORMAL;"     \
-	"PRAGMA wal_autocheckpoint=100;" \
+ * per MB, twice per run. A checkpoint every few dozen runs costs less. */
+#define DB_WAL_PAGES 100
+#define DB_PRAGMAS                   \
+	"PRAGMA journal_mode=WAL;"   \
+	"PRAGMA synchronous=NORMAL;" \
 	"PRAGMA journal_size_limit=4194304;"
 
-/* Sets up a new writing connection h: DB_PRAGMAS, then sql (the caller's
- * CREATE TABLE IF NOT EXISTS). Two processes that open a new lnk.db at the
+/* Sets up a new writing connection h: DB_PRAGMAS, the WAL's bound (see
+ * above), then sql (the caller's CREATE TABLE IF NOT EXISTS). Two processes that open a new lnk.db at the
  * same moment (sandboxes started together, their wires) both switch it to
  * WAL, and SQLite answers the loser SQLITE_BUSY at once, busy timeout or
  * not (a read lock upgraded to a write lock is never waited for): so a
  * busy answer is retried, every statement being idempotent, for up to
- * timeout_ms. Returns an SQLite result code; *msg (sqlite3_free) says why. */
+ * timeout_ms (also the busy timeout the connection is set to, which the
+ * WAL hook puts back). Returns an SQLite result code; *msg (sqlite3_free)
+ * says why. */
 int db_setup(struct sqlite3 *h, const char *sql, int timeout_ms, char **msg);
 
 /* The form of lnk.db's tables this lnk reads and writes, kept in SQLite's

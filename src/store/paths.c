@@ -69,6 +69,14 @@ void paths_always_hidden(const char *home, struct strv *out)
 
 int paths_ensure_dir(const char *path, struct lnk_err *err)
 {
+	struct stat st;
+	/* Already there (every run after the first): the folders above it
+	 * exist too, and each mkdir below would answer EEXIST. */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if ((st.st_mode & 077) && st.st_uid == geteuid())
+			chmod(path, 0700);
+		return 0;
+	}
 	char *p = xstrdup(path);
 	int r = 0;
 	for (char *s = p + 1;; s++) {
@@ -87,7 +95,6 @@ int paths_ensure_dir(const char *path, struct lnk_err *err)
 			break;
 	}
 	if (!r) {
-		struct stat st;
 		if (stat(path, &st) < 0)
 			r = err_set(err, -errno, "cannot use folder '%s': %s",
 				    path, strerror(errno));

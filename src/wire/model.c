@@ -22,11 +22,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <openssl/err.h>
-#include <openssl/rand.h>
-#include <openssl/ssl.h>
-#include <openssl/x509_vfy.h>
-#include <openssl/x509v3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +33,7 @@
 #include "common/compat.h"
 #include "common/buf.h"
 #include "wire/http.h"
+#include "wire/tls_lib.h"
 #include "wire/usage.h"
 #include "wire/wire_int.h"
 
@@ -104,41 +100,50 @@ static void on_upstream(struct loop_handler *h, uint32_t ev);
 
 /* Every certificate of a PEM file into the store now: the confined wire
  * can open no file later, so nothing may be looked up lazily. */
-static int load_file(X509_STORE *st, const char *path)
+static int load_file(const struct tls_lib *T, X509_STORE *st, const char *path)
 {
-	return X509_STORE_load_file(st, path) == 1 ? 0 : -1;
+	return T->X509_STORE_load_file(st, path) == 1 ? 0 : -1;
 }
 
 int model_tls_setup(struct wire *w, struct lnk_err *err)
 {
 	if (!w->wp->nmodels)
 		return 0;
-	if (OPENSSL_init_ssl(OPENSSL_INIT_LOAD_SSL_STRINGS |
-				 OPENSSL_INIT_LOAD_CRYPTO_STRINGS |
-				 OPENSSL_INIT_NO_LOAD_CONFIG,
-			     NULL) != 1)
+	int r = tls_lib_load(&w->tl, err);
+	if (r < 0)
+		return r;
+	const struct tls_lib *T = w->tl;
+	if (T->OPENSSL_init_ssl(OPENSSL_INIT_LOAD_SSL_STRINGS |
+				    OPENSSL_INIT_LOAD_CRYPTO_STRINGS |
+				    OPENSSL_INIT_NO_LOAD_CONFIG,
+				NULL) != 1)
 		return err_set(err, -EIO, "cannot start OpenSSL");
-	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+	SSL_CTX *ctx = T->SSL_CTX_new(T->TLS_client_method());
 	if (!ctx)
 		return err_set(err, -ENOMEM, "cannot make a TLS context");
-	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
-				  SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	/* SSL_CTX_set_min_proto_version and SSL_CTX_set_mode, which are
+	 * macros over SSL_CTX_ctrl */
+	T->SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION,
+			NULL);
+	T->SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	T->SSL_CTX_ctrl(ctx, SSL_CTRL_MODE,
+			SSL_MODE_ENABLE_PARTIAL_WRITE |
+			    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER,
+			NULL);
 	/* an end without close_notify is an end: the answer's own framing
 	 * (a length, the last chunk) says whether it was whole */
-	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION |
-				     SSL_OP_IGNORE_UNEXPECTED_EOF);
-	X509_STORE *st = SSL_CTX_get_cert_store(ctx);
+	T->SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION |
+					SSL_OP_IGNORE_UNEXPECTED_EOF);
+	X509_STORE *st = T->SSL_CTX_get_cert_store(ctx);
 	/* As OpenSSL programs do: SSL_CERT_FILE replaces the default file,
 	 * SSL_CERT_DIR the default folder. The default folder holds the same
 	 * certificates as the default file on Debian (ca-certificates makes
 	 * both), so it is read only when SSL_CERT_DIR names one. */
-	const char *file = getenv(X509_get_default_cert_file_env());
+	const char *file = getenv(T->X509_get_default_cert_file_env());
 	if (!file || !*file)
-		file = X509_get_default_cert_file();
-	int loaded = load_file(st, file) == 0;
-	const char *dirs = getenv(X509_get_default_cert_dir_env());
+		file = T->X509_get_default_cert_file();
+	int loaded = load_file(T, st, file) == 0;
+	const char *dirs = getenv(T->X509_get_default_cert_dir_env());
 	if (dirs && *dirs) {
 		_cleanup_free_ char *copy = xstrdup(dirs);
 		char *save = NULL;
@@ -153,14 +158,14 @@ int model_tls_setup(struct wire *w, struct lnk_err *err)
 					continue;
 				_cleanup_free_ char *p =
 				    xasprintf("%s/%s", d, de->d_name);
-				loaded |= load_file(st, p) == 0;
+				loaded |= load_file(T, st, p) == 0;
 			}
 			closedir(dh);
 		}
 	}
-	ERR_clear_error();
+	T->ERR_clear_error();
 	if (!loaded) {
-		SSL_CTX_free(ctx);
+		T->SSL_CTX_free(ctx);
 		return err_set(err, -ENOENT,
 			       "--model: no CA certificates to check the "
 			       "provider with (read '%s'%s%s): install "
@@ -170,22 +175,25 @@ int model_tls_setup(struct wire *w, struct lnk_err *err)
 	/* One handshake object now: whatever OpenSSL sets up on first use
 	 * (its random generator, its methods) is set up before the wire
 	 * is confined. */
-	SSL *warm = SSL_new(ctx);
+	SSL *warm = T->SSL_new(ctx);
 	unsigned char rnd[16];
-	if (!warm || RAND_bytes(rnd, sizeof(rnd)) != 1) {
-		SSL_free(warm);
-		SSL_CTX_free(ctx);
+	if (!warm || T->RAND_bytes(rnd, sizeof(rnd)) != 1) {
+		T->SSL_free(warm);
+		T->SSL_CTX_free(ctx);
 		return err_set(err, -EIO, "cannot set up TLS");
 	}
-	SSL_free(warm);
+	T->SSL_free(warm);
 	w->tls = ctx;
 	return 0;
 }
 
 void model_tls_free(struct wire *w)
 {
-	SSL_CTX_free(w->tls);
+	if (w->tls)
+		w->tl->SSL_CTX_free(w->tls);
 	w->tls = NULL;
+	tls_lib_free(w->tl);
+	w->tl = NULL;
 }
 
 /* ---- the request ---- */
@@ -259,7 +267,7 @@ static void mc_close(struct mconn *m)
 	loop_del(w->loop, &m->ch);
 	loop_del(w->loop, &m->uh);
 	if (m->ssl) {
-		SSL_free(m->ssl);
+		m->w->tl->SSL_free(m->ssl);
 		m->ssl = NULL;
 	}
 	if (m->ch.fd >= 0)
@@ -304,8 +312,9 @@ static void set_interest(struct mconn *m)
 			break;
 		/* the provider: the way OpenSSL waits, and reading only
 		 * while the program keeps up */
-		if (SSL_want_write(m->ssl) ||
-		    (m->out_off < m->out.len && !SSL_want_read(m->ssl)))
+		int want = m->w->tl->SSL_want(m->ssl);
+		if (want == SSL_WRITING ||
+		    (m->out_off < m->out.len && want != SSL_READING))
 			ue |= LOOP_OUT;
 		if (pend < MODEL_PEND_MAX || m->st == MS_TLS)
 			ue |= LOOP_IN;
@@ -330,7 +339,7 @@ static void answer(struct mconn *m, int status, const char *why)
 	dns_cancel(m->q);
 	m->q = NULL;
 	if (m->ssl) {
-		SSL_free(m->ssl);
+		m->w->tl->SSL_free(m->ssl);
 		m->ssl = NULL;
 	}
 	if (m->uh.fd >= 0) {
@@ -861,20 +870,24 @@ static void tls_start(struct mconn *m)
 {
 	int one = 1;
 	setsockopt(m->uh.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	m->ssl = SSL_new(m->w->tls);
+	const struct tls_lib *T = m->w->tl;
+	m->ssl = T->SSL_new(m->w->tls);
 	const char *host = m->r->d.host;
 	struct lnk_addr lit;
 	bool is_lit = addr_parse_literal(host, &lit) == LIT_ADDR;
-	if (!m->ssl || SSL_set_fd(m->ssl, m->uh.fd) != 1 ||
-	    (!is_lit && SSL_set_tlsext_host_name(m->ssl, host) != 1) ||
-	    (!is_lit && SSL_set1_host(m->ssl, host) != 1) ||
-	    (is_lit && X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(m->ssl),
-						     host) != 1)) {
-		ERR_clear_error();
+	/* SSL_set_tlsext_host_name is a macro over SSL_ctrl */
+	if (!m->ssl || T->SSL_set_fd(m->ssl, m->uh.fd) != 1 ||
+	    (!is_lit &&
+	     T->SSL_ctrl(m->ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME,
+			 TLSEXT_NAMETYPE_host_name, (void *)host) != 1) ||
+	    (!is_lit && T->SSL_set1_host(m->ssl, host) != 1) ||
+	    (is_lit && T->X509_VERIFY_PARAM_set1_ip_asc(
+			   T->SSL_get0_param(m->ssl), host) != 1)) {
+		T->ERR_clear_error();
 		fail(m, 502, "cannot set up TLS");
 		return;
 	}
-	SSL_set_connect_state(m->ssl);
+	T->SSL_set_connect_state(m->ssl);
 	m->st = MS_TLS;
 	m->deadline = loop_now_ms() + WIRE_CONNECT_TIMEOUT_MS;
 	on_upstream(&m->uh, LOOP_OUT);
@@ -995,20 +1008,21 @@ static bool answer_done(struct mconn *m)
 static void relay(struct mconn *m)
 {
 	struct wire *w = m->w;
+	const struct tls_lib *T = w->tl;
 	if (flush_client(m) < 0) {
 		mc_close(m);
 		return;
 	}
 	/* the request out */
 	while (m->out_off < m->out.len) {
-		ERR_clear_error();
-		int n = SSL_write(m->ssl, m->out.p + m->out_off,
-				  (int)(m->out.len - m->out_off));
+		T->ERR_clear_error();
+		int n = T->SSL_write(m->ssl, m->out.p + m->out_off,
+				     (int)(m->out.len - m->out_off));
 		if (n > 0) {
 			m->out_off += (size_t)n;
 			continue;
 		}
-		int e = SSL_get_error(m->ssl, n);
+		int e = T->SSL_get_error(m->ssl, n);
 		if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
 			break;
 		fail(m, 502, "the provider closed before taking the request");
@@ -1024,11 +1038,12 @@ static void relay(struct mconn *m)
 	/* a bounded turn, but what OpenSSL holds decrypted is always
 	 * taken: the event loop cannot see it */
 	for (int round = 0;
-	     !m->up_eof && (round < 64 || SSL_pending(m->ssl) > 0); round++) {
+	     !m->up_eof && (round < 64 || T->SSL_pending(m->ssl) > 0);
+	     round++) {
 		if (m->pend.len - m->pend_off >= MODEL_PEND_MAX)
 			break;
-		ERR_clear_error();
-		int n = SSL_read(m->ssl, w->scratch, WIRE_SCRATCH);
+		T->ERR_clear_error();
+		int n = T->SSL_read(m->ssl, w->scratch, WIRE_SCRATCH);
 		if (n > 0) {
 			m->deadline = loop_now_ms() + MODEL_IDLE_TIMEOUT_MS;
 			answer_bytes(m, w->scratch, (size_t)n);
@@ -1042,7 +1057,7 @@ static void relay(struct mconn *m)
 				m->up_eof = true;
 			continue;
 		}
-		int e = SSL_get_error(m->ssl, n);
+		int e = T->SSL_get_error(m->ssl, n);
 		if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
 			break;
 		/* the end: a clean close_notify, or a cut; the reader
@@ -1075,8 +1090,9 @@ static void relay(struct mconn *m)
 
 static void tls_step(struct mconn *m)
 {
-	ERR_clear_error();
-	int r = SSL_do_handshake(m->ssl);
+	const struct tls_lib *T = m->w->tl;
+	T->ERR_clear_error();
+	int r = T->SSL_do_handshake(m->ssl);
 	if (r == 1) {
 		m->st = MS_RELAY;
 		m->deadline = loop_now_ms() + MODEL_IDLE_TIMEOUT_MS;
@@ -1084,20 +1100,20 @@ static void tls_step(struct mconn *m)
 		relay(m);
 		return;
 	}
-	int e = SSL_get_error(m->ssl, r);
+	int e = T->SSL_get_error(m->ssl, r);
 	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
 		set_interest(m);
 		return;
 	}
-	long v = SSL_get_verify_result(m->ssl);
+	long v = T->SSL_get_verify_result(m->ssl);
 	char why[DB_REASON_MAX];
 	if (v != X509_V_OK)
 		snprintf(why, sizeof(why),
 			 "the provider's certificate does not verify: %s",
-			 X509_verify_cert_error_string(v));
+			 T->X509_verify_cert_error_string(v));
 	else
 		snprintf(why, sizeof(why), "the TLS handshake failed");
-	ERR_clear_error();
+	T->ERR_clear_error();
 	fail(m, 502, why);
 }
 

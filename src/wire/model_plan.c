@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <openssl/x509.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "store/paths.h"
 #include "wire/model.h"
+#include "wire/tls_lib.h"
 #include "wire/wire.h"
 
 #define KEY_MAX 4096
@@ -104,10 +104,16 @@ static void test_origin(struct model_def *d)
  * said now, before the sandbox starts without a working route. */
 static int check_ca(struct lnk_err *err)
 {
-	const char *file = getenv(X509_get_default_cert_file_env());
-	const char *dir = getenv(X509_get_default_cert_dir_env());
+	struct tls_lib *T;
+	int r = tls_lib_load(&T, err);
+	if (r < 0)
+		return r;
+	const char *file = getenv(T->X509_get_default_cert_file_env());
+	const char *dir = getenv(T->X509_get_default_cert_dir_env());
+	_cleanup_free_ char *deflt = xstrdup(T->X509_get_default_cert_file());
+	tls_lib_free(T);
 	if (!file || !*file)
-		file = X509_get_default_cert_file();
+		file = deflt;
 	if (access(file, R_OK) == 0 || (dir && *dir))
 		return 0;
 	return err_set(err, -ENOENT,

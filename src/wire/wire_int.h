@@ -83,8 +83,10 @@ struct wire {
 	 * writer's last commit. */
 	bool log_down;
 	/* The model routes (model.h): their calls, and the TLS context
-	 * made before the wire was confined. */
+	 * made before the wire was confined, with the OpenSSL it was made
+	 * by (tls_lib.h: opened only with a route). */
 	struct ssl_ctx_st *tls;
+	struct tls_lib *tl;
 	struct mconn *models;
 	struct mconn *model_graveyard;
 	size_t nmodel_conns;

@@ -252,10 +252,10 @@ static void test_writer_log_down_and_back(void **state)
 }
 
 /* No checkpoint when the last connection closes (it fsynced the WAL and
- * the database at the end of every wire), yet the WAL stays bounded:
- * SQLite's automatic checkpoint folds it into the database as it grows
- * past about 4 MB, and journal_size_limit cuts the file back. Each round
- * is one wire: open, one batch, close, as `lnk sandbox run` does. */
+ * the database at the end of every wire), yet the WAL stays bounded: the
+ * commit that takes it past DB_WAL_PAGES folds it into the database and
+ * empties it. Each round is one wire: open, one batch, close, as `lnk
+ * sandbox run` does. */
 static void test_wal_checkpointed_not_on_close(void **state)
 {
 	(void)state;
@@ -279,9 +279,9 @@ static void test_wal_checkpointed_not_on_close(void **state)
 		assert_int_equal(db_flush(db, wid, &b, 0, 0, true, &err), 0);
 		db_batch_free(&b);
 		db_close(db);
-		/* closing the last connection left the WAL as it was */
+		/* closing the last connection left the WAL where it was */
 		off_t ws = file_size(wal);
-		assert_true(ws > 0);
+		assert_true(ws >= 0);
 		if (ws > wal_max)
 			wal_max = ws;
 	}
@@ -300,6 +300,36 @@ static void test_wal_checkpointed_not_on_close(void **state)
 	assert_int_equal(c.rows.n, (size_t)(rounds * calls));
 	strv_free(&c.rows);
 	db_close(db);
+}
+
+/* The registry's way: each connection opens, commits once and closes. A
+ * checkpoint of SQLite's own lets the WAL start over only at the same
+ * connection's next write, and the next opener, which rebuilds the WAL's
+ * index from the file, no longer knows it was checkpointed: the WAL grew
+ * by every commit, without end, and each open read it all. */
+static void test_wal_bounded_one_commit_per_open(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *path = tmpdb();
+	_cleanup_free_ char *wal = xasprintf("%s-wal", path);
+	struct lnk_err err = {0};
+	off_t wal_max = 0;
+	const int rounds = 400;
+	for (int r = 0; r < rounds; r++) {
+		struct db *db;
+		int64_t wid;
+		assert_int_equal(db_open(path, false, &db, &err), 0);
+		assert_int_equal(db_wire_begin(db, "w", 1, &wid, &err), 0);
+		db_close(db);
+		off_t ws = file_size(wal);
+		if (ws > wal_max)
+			wal_max = ws;
+	}
+	/* a frame is a 4 kB page and its 24-byte head; a commit here
+	 * writes a few */
+	print_message("wal at most %lld bytes after %d commits\n",
+		      (long long)wal_max, rounds);
+	assert_true(wal_max <= (DB_WAL_PAGES + 10) * (4096 + 24) + 32);
 }
 
 /* Calls outside any wire (the guard's refusals): queued without waiting on
@@ -496,6 +526,7 @@ int main(void)
 	    cmocka_unit_test(test_concurrent_writers),
 	    cmocka_unit_test(test_writer_log_down_and_back),
 	    cmocka_unit_test(test_wal_checkpointed_not_on_close),
+	    cmocka_unit_test(test_wal_bounded_one_commit_per_open),
 	    cmocka_unit_test(test_queue_without_wire),
 	    cmocka_unit_test(test_setup_waits_for_a_new_file),
 	    cmocka_unit_test(test_newer_or_damaged_refused),
