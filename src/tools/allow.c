@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -71,6 +72,64 @@ static int lookup(const char *name, const char *path, char **out)
 	return -ENOENT;
 }
 
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || !path[n]);
+}
+
+/* The write folder real lies in, or NULL. */
+static const char *write_folder_of(const struct policy *p, const char *real)
+{
+	const struct strv *w = policy_list(p, K_FILES_WRITE);
+
+	for (size_t i = 0; i < w->n; i++)
+		if (under(real, w->v[i]))
+			return w->v[i];
+	return NULL;
+}
+
+/* A tool runs outside, as the user: a program it is, or a script's
+ * interpreter, that lies in a write folder is the sandbox's to rewrite,
+ * and its code would run outside at the next call. Such a tool is refused
+ * (the script's "#!" line is read once, here). */
+static int tool_writable(const struct policy *p, const char *o,
+			 const char *name, const char *real,
+			 struct lnk_err *err)
+{
+	char line[256], interp[PATH_MAX], q[160], qw[PATH_MAX + 64];
+	const char *w = write_folder_of(p, real);
+	const char *what = real;
+
+	if (!w) {
+		FILE *f = fopen(real, "re");
+		size_t n = f ? fread(line, 1, sizeof(line) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		line[n] = '\0';
+		if (n > 2 && line[0] == '#' && line[1] == '!') {
+			char *s = line + 2;
+			s += strspn(s, " \t");
+			s[strcspn(s, " \t\n")] = '\0';
+			if (*s == '/' && realpath(s, interp) &&
+			    (w = write_folder_of(p, interp)))
+				what = interp;
+		}
+	}
+	if (!w)
+		return 0;
+	return err_set(err, -EINVAL,
+		       "%s: the tool %s runs '%s', inside the write folder "
+		       "'%s', where the program could change what runs "
+		       "outside; install it elsewhere, or grant that folder "
+		       "with --read",
+		       o, name, esc_to(qw, sizeof(qw), what),
+		       esc_to(q, sizeof(q), w));
+}
+
 int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 		    const char *path, struct tools_plan *out,
 		    struct lnk_err *err)
@@ -106,6 +165,10 @@ int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 					       "PATH to run as the tool",
 					       o, name);
 			}
+			if (tool_writable(p, o, name, g->path, err) < 0) {
+				tools_plan_free(out);
+				return -EINVAL;
+			}
 		}
 		if (!sp)
 			g->any = true;
@@ -126,7 +189,12 @@ int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 		memset(g, 0, sizeof(*g));
 		g->name = xstrdup(clients[i]);
 		g->page = true;
-		(void)lookup("xdg-open", path, &g->path);
+		if (lookup("xdg-open", path, &g->path) == 0 &&
+		    tool_writable(p, "--browser-open", "xdg-open", g->path,
+				  err) < 0) {
+			tools_plan_free(out);
+			return -EINVAL;
+		}
 	}
 	strv_copy(&out->pages, pg);
 	for (size_t i = 0; stored && i < out->n; i++) {

@@ -84,6 +84,7 @@ struct call {
 
 struct broker {
 	const struct tools_broker_in *in;
+	struct strv env; /* the tools' environment (tools_env) */
 	struct db_queue *log;
 	struct call calls[TOOLS_MAX_CALLS];
 	char *buf; /* one call message, TOOLS_MAX_CALL + 1 */
@@ -458,7 +459,7 @@ static void run_tool(struct broker *b, struct call *c,
 		strv_push(&argv, tc->args.v[i]);
 	pid_t pid = fork();
 	if (pid == 0)
-		exec_tool(g->path, argv.v, b->in->env, fds, dirfd);
+		exec_tool(g->path, argv.v, b->env.v, fds, dirfd);
 	int fe = errno;
 	strv_free(&argv);
 	close(dirfd);
@@ -658,6 +659,35 @@ static void serve(struct broker *b, int sfd)
 	}
 }
 
+/* lnk's environment for the tools, but PATH keeps only absolute folders:
+ * an empty or relative entry is the tool's working folder, the program's
+ * own, so a command the tool runs by name would be the program's file,
+ * run outside. */
+static void tools_env(char *const *env, struct strv *out)
+{
+	for (char *const *e = env; e && *e; e++) {
+		if (strncmp(*e, "PATH=", 5) != 0) {
+			strv_push(out, *e);
+			continue;
+		}
+		struct buf p = {0};
+		buf_puts(&p, "PATH=");
+		for (const char *s = *e + 5; *s;) {
+			size_t n = strcspn(s, ":");
+			if (n && s[0] == '/') {
+				if (p.len > 5)
+					buf_putc(&p, ':');
+				buf_append(&p, s, n);
+			}
+			s += n;
+			if (*s == ':')
+				s++;
+		}
+		_cleanup_free_ char *v = buf_steal(&p);
+		strv_push(out, v);
+	}
+}
+
 static void broker_main(const struct tools_broker_in *in)
 {
 	struct broker b = {.in = in};
@@ -672,6 +702,7 @@ static void broker_main(const struct tools_broker_in *in)
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
 		b.calls[i].sock = -1;
 	b.buf = xmalloc(TOOLS_MAX_CALL + 1);
+	tools_env(in->env, &b.env);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);

@@ -24,6 +24,37 @@ static size_t origin_len(const char *u)
 	return i;
 }
 
+/* Whether the path (from its first '/' to the query or fragment) holds
+ * what a browser resolves before it asks the server: a '.' or '..'
+ * segment, plain or percent-encoded, or a backslash, which browsers read
+ * as '/'. A grant is a path prefix, so docs/../admin would match
+ * https://host/docs and open /admin. */
+static bool path_moves(const char *p)
+{
+	for (; *p && *p != '?' && *p != '#'; p++) {
+		if (*p == '\\')
+			return true;
+		if (*p != '/')
+			continue;
+		const char *s = p + 1;
+		size_t dots = 0;
+		for (;;) {
+			if (*s == '.')
+				s++;
+			else if (s[0] == '%' && s[1] == '2' &&
+				 (s[2] == 'e' || s[2] == 'E'))
+				s += 3;
+			else
+				break;
+			dots++;
+		}
+		if (dots && dots <= 2 &&
+		    (!*s || *s == '/' || *s == '\\' || *s == '?' || *s == '#'))
+			return true;
+	}
+	return false;
+}
+
 int page_check(const char *url, char **norm, char **origin, struct lnk_err *err)
 {
 	char *n = NULL;
@@ -37,6 +68,13 @@ int page_check(const char *url, char **norm, char **origin, struct lnk_err *err)
 		free(n);
 		return err_set(err, -EINVAL,
 			       "a page to open names one host, not a pattern");
+	}
+	if (path_moves(n + o)) {
+		free(n);
+		return err_set(
+		    err, -EINVAL,
+		    "a page with a '.' or '..' folder or a backslash "
+		    "in its path: give the page's own path");
 	}
 	*origin = xstrndup(n, o);
 	*norm = n;

@@ -3884,3 +3884,124 @@ def test_page_scheme_and_host_tricks_are_refused(lnk, tmp_path, url):
                  "xdg-open", "https://good.example.org/docs/a")
     assert cp.returncode == 0, cp.stderr
     assert rec.read_text() == "https://good.example.org/docs/a\n"
+
+# --- attacks on tools, pages, models, the transparent path ---
+# A tool runs outside, as the user: whatever decides what it executes (its
+# file, its interpreter, the folders of its PATH) must be out of the
+# program's reach. A page opens in the user's browser: only a granted one.
+
+
+def _tool_on_path(lnk, tmp_path, text, name="mytool"):
+    """NAME on lnk's PATH only (a folder outside every grant), with TEXT."""
+    bindir = tmp_path / "toolbin2"
+    bindir.mkdir(exist_ok=True)
+    t = bindir / name
+    t.write_text(text)
+    t.chmod(0o755)
+    bindir.chmod(0o755)
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra),
+                                  "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    return t
+
+
+@pytest.mark.parametrize("how", ["link", "interpreter"])
+def test_tool_the_program_can_rewrite_is_refused(lnk, work, tmp_path, how):
+    """Threat: the tool's real file (a PATH entry's link into the project,
+    `ln -s ~/code/app/bin/deploy ~/bin/`) or its script's interpreter
+    (`#!/home/u/code/app/.venv/bin/python`) lies in a write folder: the
+    program rewrites it and calls the tool, and its own code runs outside,
+    as the user. Such a tool stops the start."""
+    marker = tmp_path / "pwned"
+    evil = f"#!/bin/sh\necho pwned > {marker}\n"
+    inside = work / "tools"
+    inside.mkdir()
+    if how == "link":
+        real = inside / "mytool"
+        real.write_text("#!/bin/sh\necho honest\n")
+        real.chmod(0o755)
+        bindir = tmp_path / "toolbin2"
+        bindir.mkdir()
+        (bindir / "mytool").symlink_to(real)
+        bindir.chmod(0o755)
+        base = lnk.env
+        lnk.env = lambda extra=None: {
+            **base(extra), "PATH": f"{bindir}:{base(extra)['PATH']}"}
+        target = real
+    else:
+        interp = inside / "interp"
+        interp.write_text("#!/bin/sh\nexec /bin/sh \"$@\"\n")
+        interp.chmod(0o755)
+        _tool_on_path(lnk, tmp_path, f"#!{interp}\necho honest\n")
+        target = interp
+    cp = sh(lnk, f"printf '{evil}' > {target}; chmod +x {target}; "
+            "mytool hi", "--write", work, "--tool", "mytool")
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
+    assert "write folder" in cp.stderr, cp.stderr
+
+
+def test_tool_path_has_no_folder_the_program_writes(lnk, work, tmp_path):
+    """Threat: lnk's PATH holds '.' or an empty entry (the current folder);
+    a tool runs with lnk's environment in the program's folder, so a
+    command the tool runs by name (`ls`, `git`) is the program's file
+    there, run outside. The tool's PATH keeps only absolute folders."""
+    marker = tmp_path / "pwned"
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\nls >/dev/null 2>&1\n"
+                  "echo \"PATH=$PATH\"\n")
+    base = lnk.env
+    for path in (".:{}", ":{}", "{}:", "bin:{}"):
+        lnk.env = lambda extra=None, p=path: {
+            **base(extra), "PATH": p.format(base(extra)["PATH"])}
+        cp = sh(lnk, f"mkdir -p bin; for f in ls bin/ls; do "
+                f"printf '#!/bin/sh\\necho pwned > {marker}\\n' > $f; "
+                "chmod +x $f; done; mytool", "--write", work,
+                "--tool", "mytool")
+        assert not marker.exists(), (path, cp.stdout, cp.stderr)
+        assert cp.returncode == 0, (path, cp.stdout, cp.stderr)
+        entries = cp.stdout.strip().split("=", 1)[1].split(":")
+        assert all(e.startswith("/") for e in entries), cp.stdout
+
+
+@pytest.mark.parametrize("url", [
+    "https://good.example.org/docs/../admin",
+    "https://good.example.org/docs/./../admin",
+    "https://good.example.org/docs/a/../../admin",
+    "https://good.example.org/docs/%2e%2e/admin",
+    "https://good.example.org/docs/.%2E/admin",
+    "https://good.example.org/docs/%2E./admin",
+    "https://good.example.org/docs/..",
+    "https://good.example.org/docs\\..\\admin",
+    "https://good.example.org/docs/..\\admin",
+])
+def test_page_dot_segments_cannot_leave_the_granted_path(lnk, tmp_path,
+                                                         url):
+    """Threat: the grant is a path prefix (https://*.example.org/docs); a
+    browser resolves '..' (also %2e%2e, and '\\' as '/') before it asks the
+    server, so docs/../admin opens a page the grant does not name."""
+    bindir = tmp_path / "openbin"
+    bindir.mkdir()
+    outdir = tmp_path / "openout"
+    outdir.mkdir()
+    outdir.chmod(0o777)
+    rec = outdir / "opened"
+    o = bindir / "xdg-open"
+    o.write_text(f"#!/bin/sh\necho \"$*\" >> {rec}\n")
+    o.chmod(0o755)
+    bindir.chmod(0o755)
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra), "DISPLAY": ":99",
+                                  "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    cp = lnk.run("--browser-open", "https://*.example.org/docs", "--",
+                 "xdg-open", url)
+    assert cp.returncode == 126, (cp.stdout, cp.stderr)
+    assert not rec.exists(), rec.read_text()
+    # a dot inside a name, and a query holding '..', still open
+    for ok in ("https://good.example.org/docs/v1.2/a..b",
+               "https://good.example.org/docs/a?p=../x"):
+        cp = lnk.run("--browser-open", "https://*.example.org/docs", "--",
+                     "xdg-open", ok)
+        assert cp.returncode == 0, (ok, cp.stderr)
+    assert rec.read_text().splitlines() == [
+        "https://good.example.org/docs/v1.2/a..b",
+        "https://good.example.org/docs/a?p=../x"]
