@@ -156,28 +156,44 @@ static bool under(const char *path, const char *dir)
 
 /* The folder outside where the tool runs: the program's own when it is a
  * granted folder, the same path on both sides, that no hidden folder
- * closes; else the fallback. The path is the client's word, so it is
- * resolved here (a link the program made is followed on the host) and
- * checked after. A folder the program cannot see is never chosen: a
- * tool's working folder decides what it reads and writes. */
-static const char *pick_cwd(const struct broker *b, const char *cwd, char *real)
+ * closes; else -1 (the fallback). The path is the client's word, and the
+ * program can swap a folder on it for a link at any moment: so it is
+ * opened first, and what is checked is where that descriptor is (its path
+ * read back from /proc), the folder the tool then enters. A path checked
+ * and then opened again could be a link by the time it is opened. A
+ * folder the program cannot see is never chosen: a tool's working folder
+ * decides what it reads and writes. */
+static int pick_cwd(const struct broker *b, const char *cwd)
 {
 	const struct tools_broker_in *in = b->in;
+	char link[64], real[PATH_MAX];
 	size_t best = 0;
 
-	if (cwd[0] != '/' || !realpath(cwd, real))
-		return NULL;
+	if (cwd[0] != '/')
+		return -1;
+	int fd = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, real, sizeof(real) - 1);
+	if (n <= 0 || real[0] != '/') {
+		close(fd);
+		return -1;
+	}
+	real[n] = '\0';
 	for (size_t i = 0; i < in->grants->n; i++)
 		if (under(real, in->grants->v[i]) &&
 		    strlen(in->grants->v[i]) > best)
 			best = strlen(in->grants->v[i]);
-	if (!best)
-		return NULL;
-	for (size_t i = 0; i < in->hidden->n; i++)
+	for (size_t i = 0; best && i < in->hidden->n; i++)
 		if (under(real, in->hidden->v[i]) &&
 		    strlen(in->hidden->v[i]) > best)
-			return NULL;
-	return real;
+			best = 0;
+	if (!best) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* Each descriptor must be an open file, pipe, socket or device: no
@@ -434,20 +450,21 @@ static void run_tool(struct broker *b, struct call *c,
 		     const struct tool_grant *g, struct tools_call *tc,
 		     const int fds[TOOLS_NFDS])
 {
-	char real[PATH_MAX];
-	const char *dir = pick_cwd(b, tc->cwd, real);
-	if (!dir && c->verb && strcmp(c->verb, "page") == 0) {
-		dir = "/"; /* an opener needs no folder of the program's */
-	} else if (!dir) {
-		dir = b->in->fallback;
+	bool page = c->verb && strcmp(c->verb, "page") == 0;
+	/* an opener needs no folder of the program's */
+	int dirfd = page ? -1 : pick_cwd(b, tc->cwd);
+	if (dirfd < 0 && page) {
+		dirfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else if (dirfd < 0) {
+		const char *dir = b->in->fallback;
 		char note[PATH_MAX + 200];
 		snprintf(note, sizeof(note),
 			 "lnk: %s runs in '%s' (its folder is no granted "
 			 "folder outside)\n",
 			 g->name, dir);
 		term_write(fds[2], note);
+		dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
-	int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
 		_cleanup_free_ char *t = steal_ptr(&c->target);
 		refuse(b, c, t, "the tool's folder cannot be opened");

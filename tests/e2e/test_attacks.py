@@ -4005,3 +4005,52 @@ def test_page_dot_segments_cannot_leave_the_granted_path(lnk, tmp_path,
     assert rec.read_text().splitlines() == [
         "https://good.example.org/docs/v1.2/a..b",
         "https://good.example.org/docs/a?p=../x"]
+
+
+def test_tool_cwd_swapped_for_a_link_never_leaves_the_grants(lnk, work,
+                                                            tmp_path):
+    """Threat: the call's folder is checked, then entered; between the two
+    the program swaps a folder on its path for a link to one outside every
+    grant (renameat2 RENAME_EXCHANGE, atomic), and the tool acts there, as
+    the user. Unfixed, some tens of 1000 calls won the race."""
+    deep = "/".join(f"x{i}" for i in range(40))
+    outside = tmp_path / "outside"
+    (outside / deep).mkdir(parents=True)
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\npwd -P\n")
+    cp = py(lnk, f"""
+        import array, ctypes, os, socket, struct, threading
+        os.makedirs("d/{deep}")
+        os.symlink({str(outside)!r}, "dl")
+        libc = ctypes.CDLL(None, use_errno=True)
+        stop = False
+        def swap():
+            while not stop:
+                libc.renameat2(-100, b"d", -100, b"dl", 2)
+        t = threading.Thread(target=swap)
+        t.start()
+        r, w = os.pipe()
+        os.set_blocking(r, False)
+        msg = (b"LNKT" + struct.pack("<II", 1, 2) + b"mytool\\0"
+               + os.getcwd().encode() + b"/d/{deep}\\0")
+        ran, out = 0, b""
+        for _ in range(1000):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect("/run/lnk/tools.sock")
+            s.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                               array.array("i", [0, w, w]))])
+            ran += s.recv(64)[:1] == b"X"
+            s.close()
+            try:
+                out += os.read(r, 1 << 16)
+            except BlockingIOError:
+                pass
+        stop = True
+        t.join()
+        print(ran)
+        print(out.decode())
+    """, "--write", work, "--tool", "mytool", timeout=180)
+    assert cp.returncode == 0, cp.stderr
+    lines = cp.stdout.splitlines()
+    assert int(lines[0]) > 900, cp.stdout[-2000:]
+    assert not [x for x in lines if x.startswith(str(outside))], \
+        [x for x in lines if x.startswith(str(outside))][:5]
