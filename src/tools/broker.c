@@ -676,32 +676,62 @@ static void serve(struct broker *b, int sfd)
 	}
 }
 
-/* lnk's environment for the tools, but PATH keeps only absolute folders:
- * an empty or relative entry is the tool's working folder, the program's
- * own, so a command the tool runs by name would be the program's file,
- * run outside. */
+/* Whether a variable of lnk's environment names where a program finds
+ * what it runs or loads: PATH and every *PATH (LD_LIBRARY_PATH,
+ * PYTHONPATH, NODE_PATH, CLASSPATH, GIT_EXEC_PATH, ...), every *LIB
+ * (PERL5LIB, RUBYLIB), every *_DIRS (XDG_DATA_DIRS), the loader's
+ * LD_PRELOAD and LD_AUDIT, and the files a shell runs first (BASH_ENV,
+ * ENV). */
+static bool search_var(const char *e, size_t n)
+{
+	static const char *const ends[] = {"PATH", "LIB", "_DIRS"};
+	static const char *const exact[] = {"LD_PRELOAD", "LD_AUDIT",
+					    "BASH_ENV", "ENV"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(exact); i++)
+		if (strlen(exact[i]) == n && !strncmp(e, exact[i], n))
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(ends); i++) {
+		size_t k = strlen(ends[i]);
+		if (n >= k && !strncmp(e + n - k, ends[i], k))
+			return true;
+	}
+	return false;
+}
+
+/* lnk's environment for the tools, with only the absolute entries of each
+ * search_var: an empty or relative entry (":/opt/lib", left by `export
+ * LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib`) is the tool's working
+ * folder, the program's own, so a library, module or command the tool
+ * finds there would be the program's file, run outside as the user. */
 static void tools_env(char *const *env, struct strv *out)
 {
 	for (char *const *e = env; e && *e; e++) {
-		if (strncmp(*e, "PATH=", 5) != 0) {
+		const char *eq = strchr(*e, '=');
+		size_t n = eq ? (size_t)(eq - *e) : 0;
+		if (!eq || !search_var(*e, n)) {
 			strv_push(out, *e);
 			continue;
 		}
+		/* the loader splits LD_PRELOAD at spaces too */
+		const char *sep =
+		    n == 10 && !strncmp(*e, "LD_PRELOAD", n) ? ": " : ":";
 		struct buf p = {0};
-		buf_puts(&p, "PATH=");
-		for (const char *s = *e + 5; *s;) {
-			size_t n = strcspn(s, ":");
-			if (n && s[0] == '/') {
-				if (p.len > 5)
+		buf_append(&p, *e, n + 1);
+		for (const char *s = eq + 1; *s;) {
+			size_t k = strcspn(s, sep);
+			if (k && s[0] == '/') {
+				if (p.len > n + 1)
 					buf_putc(&p, ':');
-				buf_append(&p, s, n);
+				buf_append(&p, s, k);
 			}
-			s += n;
-			if (*s == ':')
+			s += k;
+			if (*s)
 				s++;
 		}
 		_cleanup_free_ char *v = buf_steal(&p);
-		strv_push(out, v);
+		if (strlen(v) > n + 1)
+			strv_push(out, v);
 	}
 }
 

@@ -4054,3 +4054,29 @@ def test_tool_cwd_swapped_for_a_link_never_leaves_the_grants(lnk, work,
     assert int(lines[0]) > 900, cp.stdout[-2000:]
     assert not [x for x in lines if x.startswith(str(outside))], \
         [x for x in lines if x.startswith(str(outside))][:5]
+
+
+@pytest.mark.parametrize("var,plant,tool", [
+    ("PYTHONPATH", "json.py",
+     "#!/usr/bin/python3\nimport json\nprint('tool ok')\n"),
+    ("LD_LIBRARY_PATH", "libc.so.6", "#!/bin/sh\necho tool ok\n"),
+])
+def test_tool_search_paths_have_no_folder_the_program_writes(
+        lnk, work, tmp_path, var, plant, tool):
+    """Threat: `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib` left an
+    empty first entry in the user's shell, which the loader (and Python,
+    for PYTHONPATH) reads as the current folder; the tool runs there, in
+    the program's folder, and loads the program's libc.so.6 or json.py
+    outside, as the user."""
+    marker = tmp_path / "pwned"
+    _tool_on_path(lnk, tmp_path, tool)
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra), var: ":/nonexistent"}
+    code = (f"open({str(marker)!r}, 'w').write('x')\n"
+            if plant.endswith(".py") else "not a library\n")
+    (tmp_path / "plant").write_text(code)
+    cp = sh(lnk, f"cp {tmp_path}/plant {plant}; mytool", "--write", work,
+            "--read", tmp_path / "plant", "--tool", "mytool")
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 0 and cp.stdout == "tool ok\n", \
+        (cp.returncode, cp.stdout, cp.stderr)
