@@ -254,17 +254,26 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 	struct lnk_err e = {0};
 	struct buf q = {0};
 
+	/* The user answers for the call shown, so it shows the call itself:
+	 * each argument one shell word (quoted when it holds a space or a
+	 * quote, so two arguments never read as one, nor one as two), and
+	 * what does not fit said, never dropped unsaid (an argument padded
+	 * out of sight hides the ones after it). */
+	size_t k = 0;
 	buf_puts(&q, g->name);
-	for (size_t i = 0; i < tc->args.n && q.len < 300; i++) {
+	for (; k < tc->args.n; k++) {
+		_cleanup_free_ char *w = esc_word_dup(tc->args.v[k]);
+		if (q.len + 1 + strlen(w) > ASK_QUESTION_MAX)
+			break;
 		buf_putc(&q, ' ');
-		buf_puts(&q, tc->args.v[i]);
+		buf_puts(&q, w);
 	}
-	if (q.len > 300) {
-		q.len = 300;
-		buf_puts(&q, "...");
-	}
-	_cleanup_free_ char *raw = buf_steal(&q);
-	_cleanup_free_ char *text = esc_dup(raw);
+	if (k < tc->args.n)
+		buf_printf(&q,
+			   " ... (%zu more argument%s not shown: answer no "
+			   "unless you know them)",
+			   tc->args.n - k, tc->args.n - k == 1 ? "" : "s");
+	_cleanup_free_ char *text = buf_steal(&q);
 	struct ask a = {.sandbox = (char *)b->in->sandbox, .question = text};
 	asks_new_id(a.id);
 	a.expires_ms = asks_now_ms() + (int64_t)b->in->ask_wait_s * 1000;

@@ -4080,3 +4080,37 @@ def test_tool_search_paths_have_no_folder_the_program_writes(
     assert not marker.exists(), (cp.stdout, cp.stderr)
     assert cp.returncode == 0 and cp.stdout == "tool ok\n", \
         (cp.returncode, cp.stdout, cp.stderr)
+
+
+def test_question_shows_the_exact_call(lnk, outside_tool):
+    """Threat: the user answers for the call the question shows. The
+    program asks with arguments that read as others: one argument holding
+    spaces shown as several words, or an argument padded so long that the
+    ones after it (a --delete) fall off the question unsaid."""
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    pad = "x" * 5000
+    script = ("mytool issue 'close 7 --comment ok' & "
+              f"mytool issue view {pad} --delete & wait; echo never")
+    pid, fd = spawn_on_pty(lnk, ["--write", lnk.cwd, "--tool", "mytool pr",
+                                 "--ask-wait", "20", "--", "/bin/sh", "-c",
+                                 script])
+    try:
+        out = read_until(fd, b"(or no)")
+        for _ in range(100):
+            asks = json.loads(lnk("sandbox", "asks", "--json").stdout)
+            if len(asks) == 2:
+                break
+            time.sleep(0.1)
+        for a in asks:
+            lnk("sandbox", "answer", a["id"], "no")
+        out += read_until(fd, b"never", timeout=30)
+    finally:
+        wait_status(pid)
+        os.close(fd)
+    qs = sorted(a["question"] for a in asks)
+    assert len(qs) == 2, (qs, out)
+    assert qs[0] == "mytool issue 'close 7 --comment ok'", qs
+    assert qs[1].startswith("mytool issue view "), qs
+    assert "--delete" in qs[1] or "2 more arguments not shown" in qs[1], \
+        qs[1][-200:]
+    assert tool_calls(outside_tool) == []
