@@ -4114,3 +4114,75 @@ def test_question_shows_the_exact_call(lnk, outside_tool):
     assert "--delete" in qs[1] or "2 more arguments not shown" in qs[1], \
         qs[1][-200:]
     assert tool_calls(outside_tool) == []
+
+
+def test_tool_reopening_its_stdout_cannot_write_what_is_read_only(
+        lnk, work, tmp_path):
+    """Threat: the program hands a tool, as stdout and stderr, a file it
+    may only read (a dot file at the top of its write folder, a --read
+    file), opened read only; the tool, outside, writes to /dev/stdout or
+    /dev/stderr (as many scripts' error paths do), which opens the file
+    anew through /proc/self/fd, for writing, with the user's rights."""
+    (work / ".git").mkdir()
+    cfg = work / ".git" / "config"
+    cfg.write_text("[core]\n")
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    (ro / "f").write_text("mine\n")
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\n"
+                  "echo '[core] fsmonitor = evil' > /dev/stdout\n"
+                  "echo '[core] fsmonitor = evil' >> /dev/stderr\n")
+    cp = raw_py(lnk, f"""
+        for p in (".git/config", {str(ro / "f")!r}):
+            fd = os.open(p, os.O_RDONLY)
+            r = call("mytool", os.getcwd(), [], fds=(0, fd, fd))
+            print(p, r[:1].decode())
+    """, "--write", work, "--read", ro, "--tool", "mytool")
+    assert cfg.read_text() == "[core]\n", (cp.stdout, cp.stderr)
+    assert (ro / "f").read_text() == "mine\n", (cp.stdout, cp.stderr)
+    assert cp.returncode == 0, cp.stderr
+
+
+def test_tool_call_with_an_o_path_descriptor_is_refused(lnk, work,
+                                                        tmp_path):
+    """Threat: an O_PATH handle (to a file the program may not open, or
+    to a folder) handed to a tool as stdin, for the tool to open anew
+    outside through /proc/self/fd with the user's rights."""
+    marker = tmp_path / "ran"
+    _tool_on_path(lnk, tmp_path, f"#!/bin/sh\ntouch {marker}\n")
+    cp = raw_py(lnk, f"""
+        for p in ("/etc/passwd", {str(work)!r}):
+            fd = os.open(p, os.O_PATH)
+            r = call("mytool", "/", [], fds=(fd, 1, 2))
+            print(r[:1].decode(), r[1:].decode())
+    """, "--write", work, "--tool", "mytool")
+    lines = cp.stdout.splitlines()
+    assert len(lines) == 2 and all(x.startswith("R ") for x in lines), \
+        (cp.stdout, cp.stderr)
+    assert not marker.exists()
+
+
+def test_icmp_echo_never_leaves_the_sandbox(lnk):
+    """Threat: an unprivileged ICMP echo socket (no raw socket needed)
+    pings this machine or the test network, a channel out that no proxy
+    sees, or a scan of the network's hosts."""
+    f = nethosts()
+    cp, _ = tp_net(lnk, f"""
+        for fam, proto, dst in (
+                (socket.AF_INET, socket.IPPROTO_ICMP, "{f['HOST_SIDE_IP']}"),
+                (socket.AF_INET, socket.IPPROTO_ICMP, "{f['ORIGIN_IP']}"),
+                (socket.AF_INET6, socket.IPPROTO_ICMPV6, "::1")):
+            try:
+                s = socket.socket(fam, socket.SOCK_DGRAM, proto)
+                s.settimeout(2)
+                echo = b"\\x08" if fam == socket.AF_INET else b"\\x80"
+                s.sendto(echo + b"\\x00\\x00\\x00\\x12\\x34\\x00\\x01",
+                         (dst, 0))
+                s.recv(64)
+                print(dst, "ANSWERED")
+            except OSError as e:
+                print(dst, "no", e.errno)
+    """, "--internet-host", "*")
+    assert cp.returncode == 0, cp.stderr
+    assert "ANSWERED" not in cp.stdout, cp.stdout
+    assert cp.stdout.count(" no ") == 3, cp.stdout
