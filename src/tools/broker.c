@@ -181,6 +181,15 @@ static int pick_cwd(const struct broker *b, const char *cwd)
 		return -1;
 	}
 	real[n] = '\0';
+	/* The path read back must name that very folder here: a folder of
+	 * another mount namespace (through /proc/PID/root) reads back as
+	 * the path it has there, and a removed one with " (deleted)". */
+	struct stat fs, ps;
+	if (fstat(fd, &fs) < 0 || stat(real, &ps) < 0 ||
+	    fs.st_dev != ps.st_dev || fs.st_ino != ps.st_ino) {
+		close(fd);
+		return -1;
+	}
 	for (size_t i = 0; i < in->grants->n; i++)
 		if (under(real, in->grants->v[i]) &&
 		    strlen(in->grants->v[i]) > best)

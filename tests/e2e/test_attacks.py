@@ -4186,3 +4186,26 @@ def test_icmp_echo_never_leaves_the_sandbox(lnk):
     assert cp.returncode == 0, cp.stderr
     assert "ANSWERED" not in cp.stdout, cp.stdout
     assert cp.stdout.count(" no ") == 3, cp.stdout
+
+
+def test_model_provider_not_reached_without_proxy_settings(lnk, work):
+    """Threat: the route's provider is granted only as the route; a
+    program that ignores the proxy variables connects to the provider's
+    address itself (the transparent path), with TLS of its own the wire
+    cannot read: calls no route sees or counts."""
+    f, tm = _model_net()
+    cp = py(lnk, f"""
+        import socket
+        for dst in (("{f['ORIGIN_IP']}", 8443), ("origin.lnk-test", 8443)):
+            try:
+                socket.create_connection(dst, timeout=5)
+                print("CONNECTED", dst)
+            except OSError as e:
+                print("no", e.errno)
+    """, "--model", tm.CUSTOM, env=_model_env(f, tm.secret()))
+    assert "CONNECTED" not in cp.stdout, cp.stdout
+    assert cp.stdout.count("no ") == 2, (cp.stdout, cp.stderr)
+    rows = [json.loads(l) for l in lnk("sandbox", "log", "--json",
+                                       check=True).stdout.splitlines()]
+    assert any(r["outcome"] == "refused" and
+               r["target"] == f"{f['ORIGIN_IP']}:8443" for r in rows), rows
