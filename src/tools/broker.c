@@ -224,7 +224,7 @@ static int fds_ok(const int fds[TOOLS_NFDS])
  * it never reads lnk's terminal), with the three descriptors and nothing
  * else, default signals, lnk's environment. Async-signal-safe only. */
 static void exec_tool(const char *path, char *const *argv, char *const *env,
-		      const int fds[TOOLS_NFDS], int dirfd)
+		      const int fds[TOOLS_NFDS], int dirfd, const char *note)
 {
 	sigset_t none;
 	int hi[TOOLS_NFDS];
@@ -240,6 +240,16 @@ static void exec_tool(const char *path, char *const *argv, char *const *env,
 			_exit(125);
 	if (fchdir(dirfd) < 0)
 		_exit(125);
+	/* Said by the tool's process, not the broker: the program's stderr
+	 * may be a pipe nobody reads (a write would block the broker for
+	 * good) or one whose reader is gone. */
+	for (size_t n = note ? strlen(note) : 0; n;) {
+		ssize_t w = write(2, note, n);
+		if (w <= 0)
+			break;
+		note += w;
+		n -= (size_t)w;
+	}
 	close_range(3, ~0u, 0);
 	for (int s = 1; s < NSIG; s++)
 		signal(s, SIG_DFL);
@@ -469,18 +479,18 @@ static void run_tool(struct broker *b, struct call *c,
 		     const int fds[TOOLS_NFDS])
 {
 	bool page = c->verb && strcmp(c->verb, "page") == 0;
+	char note[PATH_MAX + 240] = "";
 	/* an opener needs no folder of the program's */
 	int dirfd = page ? -1 : pick_cwd(b, tc->cwd);
 	if (dirfd < 0 && page) {
 		dirfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	} else if (dirfd < 0) {
 		const char *dir = b->in->fallback;
-		char note[PATH_MAX + 200];
+		char q[PATH_MAX + 16];
 		snprintf(note, sizeof(note),
 			 "lnk: %s runs in '%s' (its folder is no granted "
 			 "folder outside)\n",
-			 g->name, dir);
-		term_write(fds[2], note);
+			 g->name, esc_to(q, sizeof(q), dir));
 		dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
 	if (dirfd < 0) {
@@ -494,7 +504,7 @@ static void run_tool(struct broker *b, struct call *c,
 		strv_push(&argv, tc->args.v[i]);
 	pid_t pid = fork();
 	if (pid == 0)
-		exec_tool(g->path, argv.v, b->env.v, fds, dirfd);
+		exec_tool(g->path, argv.v, b->env.v, fds, dirfd, note);
 	int fe = errno;
 	strv_free(&argv);
 	close(dirfd);
@@ -768,6 +778,9 @@ static void broker_main(const struct tools_broker_in *in)
 		b.calls[i].sock = -1;
 	b.buf = xmalloc(TOOLS_MAX_CALL + 1);
 	tools_env(in->env, &b.env);
+	/* A call's descriptor whose reader is gone must not end the
+	 * broker: its tools would outlive the sandbox. */
+	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);

@@ -4209,3 +4209,39 @@ def test_model_provider_not_reached_without_proxy_settings(lnk, work):
                                        check=True).stdout.splitlines()]
     assert any(r["outcome"] == "refused" and
                r["target"] == f"{f['ORIGIN_IP']}:8443" for r in rows), rows
+
+
+@pytest.mark.parametrize("pipe", ["closed", "full"])
+def test_tool_stderr_pipe_cannot_stop_the_broker(lnk, work, tmp_path,
+                                                 pipe):
+    """Threat: the broker writes a note ("runs in ...") to the call's
+    stderr itself. Given a pipe whose reader is gone, the write's SIGPIPE
+    killed the broker: tools then outlived the sandbox and no call was
+    served. Given a full pipe nobody reads, the write blocked the broker
+    for good: no call served, no tool ended, and lnk waits on it."""
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\necho \"ran $*\"\n")
+    cp = raw_py(lnk, f"""
+        r, w = os.pipe()
+        if {pipe!r} == "closed":
+            os.close(r)
+        else:
+            os.set_blocking(w, False)
+            try:
+                while True:
+                    os.write(w, b"x" * 4096)
+            except BlockingIOError:
+                pass
+            os.set_blocking(w, True)
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.connect("/run/lnk/tools.sock")
+        msg = (b"LNKT" + struct.pack("<II", 1, 3) + b"mytool\\0/\\0first\\0")
+        s.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                           array.array("i", [0, 1, w]))])
+        import signal
+        signal.alarm(20)
+        print("second", call("mytool", os.getcwd(), ["second"])[:1])
+        print("done")
+        os._exit(0)
+    """, "--write", work, "--tool", "mytool")
+    assert "second b'X'" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "ran second" in cp.stdout, (cp.stdout, cp.stderr)
