@@ -72,24 +72,29 @@ static int lookup(const char *name, const char *path, char **out)
 	return -ENOENT;
 }
 
-static bool under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || !path[n]);
-}
-
-/* The write folder real lies in, or NULL. */
+/* The write folder real lies in, or NULL: by identity (device and
+ * inode), real itself and its folders up to /, against each write
+ * folder's, so a folder bound at another path here (a bind mount of the
+ * project elsewhere) is the same folder. */
 static const char *write_folder_of(const struct policy *p, const char *real)
 {
 	const struct strv *w = policy_list(p, K_FILES_WRITE);
+	char d[PATH_MAX];
+	struct stat ws, ds;
 
-	for (size_t i = 0; i < w->n; i++)
-		if (under(real, w->v[i]))
-			return w->v[i];
-	return NULL;
+	snprintf(d, sizeof(d), "%s", real);
+	for (;;) {
+		if (stat(d, &ds) == 0)
+			for (size_t i = 0; i < w->n; i++)
+				if (stat(w->v[i], &ws) == 0 &&
+				    ws.st_dev == ds.st_dev &&
+				    ws.st_ino == ds.st_ino)
+					return w->v[i];
+		char *sl = strrchr(d, '/');
+		if (!sl || strcmp(d, "/") == 0)
+			return NULL;
+		sl[sl == d ? 1 : 0] = '\0';
+	}
 }
 
 /* A tool runs outside, as the user: a program it is, or a script's

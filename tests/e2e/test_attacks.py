@@ -3905,7 +3905,7 @@ def _tool_on_path(lnk, tmp_path, text, name="mytool"):
     return t
 
 
-@pytest.mark.parametrize("how", ["link", "interpreter"])
+@pytest.mark.parametrize("how", ["link", "interpreter", "bind"])
 def test_tool_the_program_can_rewrite_is_refused(lnk, work, tmp_path, how):
     """Threat: the tool's real file (a PATH entry's link into the project,
     `ln -s ~/code/app/bin/deploy ~/bin/`) or its script's interpreter
@@ -3928,14 +3928,34 @@ def test_tool_the_program_can_rewrite_is_refused(lnk, work, tmp_path, how):
         lnk.env = lambda extra=None: {
             **base(extra), "PATH": f"{bindir}:{base(extra)['PATH']}"}
         target = real
-    else:
+    elif how == "interpreter":
         interp = inside / "interp"
         interp.write_text("#!/bin/sh\nexec /bin/sh \"$@\"\n")
         interp.chmod(0o755)
         _tool_on_path(lnk, tmp_path, f"#!{interp}\necho honest\n")
         target = interp
-    cp = sh(lnk, f"printf '{evil}' > {target}; chmod +x {target}; "
-            "mytool hi", "--write", work, "--tool", "mytool")
+    else:
+        # the same folder at another path: a bind mount of the project
+        if not IS_ROOT:
+            pytest.skip("a bind mount needs root")
+        real = inside / "mytool"
+        real.write_text("#!/bin/sh\necho honest\n")
+        real.chmod(0o755)
+        bound = tmp_path / "toolbin2"
+        bound.mkdir()
+        subprocess.run(["mount", "--bind", str(work), str(bound)],
+                       check=True)
+        bindir = bound / "tools"
+        base = lnk.env
+        lnk.env = lambda extra=None: {
+            **base(extra), "PATH": f"{bindir}:{base(extra)['PATH']}"}
+        target = real
+    try:
+        cp = sh(lnk, f"printf '{evil}' > {target}; chmod +x {target}; "
+                "mytool hi", "--write", work, "--tool", "mytool")
+    finally:
+        if how == "bind":
+            subprocess.run(["umount", str(tmp_path / "toolbin2")])
     assert not marker.exists(), (cp.stdout, cp.stderr)
     assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
     assert "write folder" in cp.stderr, cp.stderr
@@ -4088,7 +4108,7 @@ def test_question_shows_the_exact_call(lnk, outside_tool):
     spaces shown as several words, or an argument padded so long that the
     ones after it (a --delete) fall off the question unsaid."""
     from test_terminal import read_until, spawn_on_pty, wait_status
-    pad = "x" * 5000
+    pad = "x" * 6000
     script = ("mytool issue 'close 7 --comment ok' & "
               f"mytool issue view {pad} --delete & wait; echo never")
     pid, fd = spawn_on_pty(lnk, ["--write", lnk.cwd, "--tool", "mytool pr",
