@@ -4265,3 +4265,35 @@ def test_tool_stderr_pipe_cannot_stop_the_broker(lnk, work, tmp_path,
     """, "--write", work, "--tool", "mytool")
     assert "second b'X'" in cp.stdout, (cp.stdout, cp.stderr)
     assert "ran second" in cp.stdout, (cp.stdout, cp.stderr)
+
+
+@pytest.mark.parametrize("host", ["rebind.lnk-test", "mixed.lnk-test",
+                                  "127.0.0.1"])
+def test_model_route_never_sends_the_key_to_this_machine(lnk, work, host):
+    """Threat: a spec's route names a provider whose name resolves to this
+    machine (DNS rebinding, an answer holding loopback among others) or
+    is loopback itself: the wire would hand the user's key to whatever
+    listens there, outside the sandbox. A listener here must see nothing."""
+    f = nethosts()
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    srv.settimeout(0.5)
+    port = srv.getsockname()[1]
+    route = f"fake=https://{host}:{port}/v1"
+    try:
+        cp = lnk.run("--model", route, "--", "sh", "-c",
+                     "curl -s -o /dev/null -w '%{http_code}\\n' "
+                     "\"$LNK_MODEL_FAKE_URL/chat/completions\" -d '{}'",
+                     env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"],
+                          "FAKE_API_KEY": "sk-test-never"}, timeout=60)
+        try:
+            c, _ = srv.accept()
+            c.close()
+            reached = True
+        except OSError:
+            reached = False
+    finally:
+        srv.close()
+    assert not reached, (cp.stdout, cp.stderr)
+    assert cp.stdout.split() in (["403"], ["502"]), (cp.stdout, cp.stderr)
