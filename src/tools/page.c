@@ -24,32 +24,45 @@ static size_t origin_len(const char *u)
 	return i;
 }
 
+/* The length of the percent-escape %HH of c at p (either case), or 0. */
+static size_t pct(const char *p, char c)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char u = (unsigned char)c;
+
+	return p[0] == '%' && (p[1] | 0x20) == hex[u >> 4] &&
+		       (p[2] | 0x20) == hex[u & 15]
+		   ? 3
+		   : 0;
+}
+
 /* Whether the path (from its first '/' to the query or fragment) holds
- * what a browser resolves before it asks the server: a '.' or '..'
- * segment, plain or percent-encoded, or a backslash, which browsers read
- * as '/'. A grant is a path prefix, so docs/../admin would match
- * https://host/docs and open /admin. */
+ * what a browser or the server resolves before it serves the page: a '.'
+ * or '..' segment, its dots plain or percent-encoded, its slashes plain
+ * or %2F (servers such as nginx decode the path before they resolve it),
+ * or a backslash, plain or %5C, which browsers read as '/'. A grant is a
+ * path prefix, so docs/../admin would match https://host/docs and open
+ * /admin. */
 static bool path_moves(const char *p)
 {
 	for (; *p && *p != '?' && *p != '#'; p++) {
-		if (*p == '\\')
+		if (*p == '\\' || pct(p, '\\'))
 			return true;
-		if (*p != '/')
+		size_t sl = *p == '/' ? 1 : pct(p, '/');
+		if (!sl)
 			continue;
-		const char *s = p + 1;
-		size_t dots = 0;
-		for (;;) {
+		const char *s = p + sl;
+		size_t dots = 0, k;
+		for (;; dots++) {
 			if (*s == '.')
 				s++;
-			else if (s[0] == '%' && s[1] == '2' &&
-				 (s[2] == 'e' || s[2] == 'E'))
-				s += 3;
+			else if ((k = pct(s, '.')))
+				s += k;
 			else
 				break;
-			dots++;
 		}
 		if (dots && dots <= 2 &&
-		    (!*s || *s == '/' || *s == '\\' || *s == '?' || *s == '#'))
+		    (!*s || *s == '/' || pct(s, '/') || *s == '?' || *s == '#'))
 			return true;
 	}
 	return false;

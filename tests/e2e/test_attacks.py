@@ -3993,12 +3993,17 @@ def test_tool_path_has_no_folder_the_program_writes(lnk, work, tmp_path):
     "https://good.example.org/docs/..",
     "https://good.example.org/docs\\..\\admin",
     "https://good.example.org/docs/..\\admin",
+    "https://good.example.org/docs/..%2Fadmin",
+    "https://good.example.org/docs%2f..%2fadmin",
+    "https://good.example.org/docs/a%5C..%5Cadmin",
 ])
 def test_page_dot_segments_cannot_leave_the_granted_path(lnk, tmp_path,
                                                          url):
     """Threat: the grant is a path prefix (https://*.example.org/docs); a
     browser resolves '..' (also %2e%2e, and '\\' as '/') before it asks the
-    server, so docs/../admin opens a page the grant does not name."""
+    server, and a server such as nginx decodes %2F before it resolves, so
+    docs/../admin or docs/..%2Fadmin opens a page the grant does not
+    name."""
     bindir = tmp_path / "openbin"
     bindir.mkdir()
     outdir = tmp_path / "openout"

@@ -252,6 +252,11 @@ static void test_pages(void **state)
 	    {"https://a.example.org/docs/.%2e?x", 0, 0, NULL},
 	    {"https://a.example.org/docs\\..\\admin", 0, 0, NULL},
 	    {"https://a.example.org/docs/a\\b", 0, 0, NULL},
+	    {"https://a.example.org/docs/..%2Fadmin", 0, 0, NULL},
+	    {"https://a.example.org/docs%2f..%2fadmin", 0, 0, NULL},
+	    {"https://a.example.org/docs/%2e%2E%2f", 0, 0, NULL},
+	    {"https://a.example.org/docs/a%5cb", 0, 0, NULL},
+	    {"https://a.example.org/docs/a%2Fb%2e", 1, 1, NULL},
 	    /* dots that are no segment, and a query's or fragment's */
 	    {"https://a.example.org/docs/.../a..b/.x", 1, 1, NULL},
 	    {"https://a.example.org/docs/a?p=../x#/../y", 1, 1, NULL},
