@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -71,6 +72,69 @@ int tools_lookup(const char *name, const char *path, char **out)
 	return -ENOENT;
 }
 
+/* The write folder real lies in, or NULL: by identity (device and
+ * inode), real itself and its folders up to /, against each write
+ * folder's, so a folder bound at another path here (a bind mount of the
+ * project elsewhere) is the same folder. */
+static const char *write_folder_of(const struct policy *p, const char *real)
+{
+	const struct strv *w = policy_list(p, K_FILES_WRITE);
+	char d[PATH_MAX];
+	struct stat ws, ds;
+
+	snprintf(d, sizeof(d), "%s", real);
+	for (;;) {
+		if (stat(d, &ds) == 0)
+			for (size_t i = 0; i < w->n; i++)
+				if (stat(w->v[i], &ws) == 0 &&
+				    ws.st_dev == ds.st_dev &&
+				    ws.st_ino == ds.st_ino)
+					return w->v[i];
+		char *sl = strrchr(d, '/');
+		if (!sl || strcmp(d, "/") == 0)
+			return NULL;
+		sl[sl == d ? 1 : 0] = '\0';
+	}
+}
+
+/* A tool runs outside, as the user: a program it is, or a script's
+ * interpreter, that lies in a write folder is the sandbox's to rewrite,
+ * and its code would run outside at the next call. Such a tool is refused
+ * (the script's "#!" line is read once, here). */
+static int tool_writable(const struct policy *p, const char *o,
+			 const char *name, const char *real,
+			 struct lnk_err *err)
+{
+	char line[256], interp[PATH_MAX], q[160], qw[PATH_MAX + 64];
+	const char *w = write_folder_of(p, real);
+	const char *what = real;
+
+	if (!w) {
+		FILE *f = fopen(real, "re");
+		size_t n = f ? fread(line, 1, sizeof(line) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		line[n] = '\0';
+		if (n > 2 && line[0] == '#' && line[1] == '!') {
+			char *s = line + 2;
+			s += strspn(s, " \t");
+			s[strcspn(s, " \t\n")] = '\0';
+			if (*s == '/' && realpath(s, interp) &&
+			    (w = write_folder_of(p, interp)))
+				what = interp;
+		}
+	}
+	if (!w)
+		return 0;
+	return err_set(err, -EINVAL,
+		       "%s: the tool %s runs '%s', inside the write folder "
+		       "'%s', where the program could change what runs "
+		       "outside; install it elsewhere, or grant that folder "
+		       "with --read",
+		       o, name, esc_to(qw, sizeof(qw), what),
+		       esc_to(q, sizeof(q), w));
+}
+
 int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 		    const char *path, struct tools_plan *out,
 		    struct lnk_err *err)
@@ -106,6 +170,10 @@ int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 					       "PATH to run as the tool",
 					       o, name);
 			}
+			if (tool_writable(p, o, name, g->path, err) < 0) {
+				tools_plan_free(out);
+				return -EINVAL;
+			}
 		}
 		if (!sp)
 			g->any = true;
@@ -126,7 +194,12 @@ int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 		memset(g, 0, sizeof(*g));
 		g->name = xstrdup(clients[i]);
 		g->page = true;
-		(void)tools_lookup("xdg-open", path, &g->path);
+		if (tools_lookup("xdg-open", path, &g->path) == 0 &&
+		    tool_writable(p, "--browser-open", "xdg-open", g->path,
+				  err) < 0) {
+			tools_plan_free(out);
+			return -EINVAL;
+		}
 	}
 	strv_copy(&out->pages, pg);
 	for (size_t i = 0; stored && i < out->n; i++) {

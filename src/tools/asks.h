@@ -17,6 +17,8 @@
 #define ASK_ID_LEN 6
 #define ASK_WAIT_DEFAULT_S 120
 #define ASK_WAIT_MAX_S 3600
+/* The bytes of a question's call shown; what does not fit is said. */
+#define ASK_QUESTION_MAX 5000 /* a page of 4096 bytes fits */
 
 struct ask {
 	char id[ASK_ID_LEN + 1];

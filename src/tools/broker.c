@@ -84,6 +84,7 @@ struct call {
 
 struct broker {
 	const struct tools_broker_in *in;
+	struct strv env; /* the tools' environment (tools_env) */
 	struct db_queue *log;
 	struct call calls[TOOLS_MAX_CALLS];
 	char *buf;    /* one call message, TOOLS_MAX_CALL + 1 */
@@ -174,28 +175,53 @@ static bool under(const char *path, const char *dir)
 
 /* The folder outside where the tool runs: the program's own when it is a
  * granted folder, the same path on both sides, that no hidden folder
- * closes; else the fallback. The path is the client's word, so it is
- * resolved here (a link the program made is followed on the host) and
- * checked after. A folder the program cannot see is never chosen: a
- * tool's working folder decides what it reads and writes. */
-static const char *pick_cwd(const struct broker *b, const char *cwd, char *real)
+ * closes; else -1 (the fallback). The path is the client's word, and the
+ * program can swap a folder on it for a link at any moment: so it is
+ * opened first, and what is checked is where that descriptor is (its path
+ * read back from /proc), the folder the tool then enters. A path checked
+ * and then opened again could be a link by the time it is opened. A
+ * folder the program cannot see is never chosen: a tool's working folder
+ * decides what it reads and writes. */
+static int pick_cwd(const struct broker *b, const char *cwd)
 {
 	const struct tools_broker_in *in = b->in;
+	char link[64], real[PATH_MAX];
 	size_t best = 0;
 
-	if (cwd[0] != '/' || !realpath(cwd, real))
-		return NULL;
+	if (cwd[0] != '/')
+		return -1;
+	int fd = open(cwd, COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, real, sizeof(real) - 1);
+	if (n <= 0 || real[0] != '/') {
+		close(fd);
+		return -1;
+	}
+	real[n] = '\0';
+	/* The path read back must name that very folder here: a folder of
+	 * another mount namespace (through /proc/PID/root) reads back as
+	 * the path it has there, and a removed one with " (deleted)". */
+	struct stat fs, ps;
+	if (fstat(fd, &fs) < 0 || stat(real, &ps) < 0 ||
+	    fs.st_dev != ps.st_dev || fs.st_ino != ps.st_ino) {
+		close(fd);
+		return -1;
+	}
 	for (size_t i = 0; i < in->grants->n; i++)
 		if (under(real, in->grants->v[i]) &&
 		    strlen(in->grants->v[i]) > best)
 			best = strlen(in->grants->v[i]);
-	if (!best)
-		return NULL;
-	for (size_t i = 0; i < in->hidden->n; i++)
+	for (size_t i = 0; best && i < in->hidden->n; i++)
 		if (under(real, in->hidden->v[i]) &&
 		    strlen(in->hidden->v[i]) > best)
-			return NULL;
-	return real;
+			best = 0;
+	if (!best) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* Each descriptor must be an open file, pipe, socket or device: no
@@ -217,7 +243,7 @@ static int fds_ok(const int fds[TOOLS_NFDS])
  * it never reads lnk's terminal), with the three descriptors and nothing
  * else, default signals, lnk's environment. Async-signal-safe only. */
 static void exec_tool(const char *path, char *const *argv, char *const *env,
-		      const int fds[TOOLS_NFDS], int dirfd)
+		      const int fds[TOOLS_NFDS], int dirfd, const char *note)
 {
 	sigset_t none;
 	int hi[TOOLS_NFDS];
@@ -233,6 +259,16 @@ static void exec_tool(const char *path, char *const *argv, char *const *env,
 			_exit(125);
 	if (fchdir(dirfd) < 0)
 		_exit(125);
+	/* Said by the tool's process, not the broker: the program's stderr
+	 * may be a pipe nobody reads (a write would block the broker for
+	 * good) or one whose reader is gone. */
+	for (size_t n = note ? strlen(note) : 0; n;) {
+		ssize_t w = write(2, note, n);
+		if (w <= 0)
+			break;
+		note += w;
+		n -= (size_t)w;
+	}
 	close_from(3);
 	for (int s = 1; s < NSIG; s++)
 		signal(s, SIG_DFL);
@@ -270,17 +306,26 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 	struct lnk_err e = {0};
 	struct buf q = {0};
 
+	/* The user answers for the call shown, so it shows the call itself:
+	 * each argument one shell word (quoted when it holds a space or a
+	 * quote, so two arguments never read as one, nor one as two), and
+	 * what does not fit said, never dropped unsaid (an argument padded
+	 * out of sight hides the ones after it). */
+	size_t k = 0;
 	buf_puts(&q, g->name);
-	for (size_t i = 0; i < tc->args.n && q.len < 300; i++) {
+	for (; k < tc->args.n; k++) {
+		_cleanup_free_ char *w = esc_word_dup(tc->args.v[k]);
+		if (q.len + 1 + strlen(w) > ASK_QUESTION_MAX)
+			break;
 		buf_putc(&q, ' ');
-		buf_puts(&q, tc->args.v[i]);
+		buf_puts(&q, w);
 	}
-	if (q.len > 300) {
-		q.len = 300;
-		buf_puts(&q, "...");
-	}
-	_cleanup_free_ char *raw = buf_steal(&q);
-	_cleanup_free_ char *text = esc_dup(raw);
+	if (k < tc->args.n)
+		buf_printf(&q,
+			   " ... (%zu more argument%s not shown: answer no "
+			   "unless you know them)",
+			   tc->args.n - k, tc->args.n - k == 1 ? "" : "s");
+	_cleanup_free_ char *text = buf_steal(&q);
 	struct ask a = {.sandbox = (char *)b->in->sandbox, .question = text};
 	asks_new_id(a.id);
 	a.expires_ms = asks_now_ms() + (int64_t)b->in->ask_wait_s * 1000;
@@ -474,20 +519,21 @@ static void run_tool(struct broker *b, struct call *c,
 		     const struct tool_grant *g, struct tools_call *tc,
 		     const int fds[TOOLS_NFDS])
 {
-	char real[PATH_MAX];
-	const char *dir = pick_cwd(b, tc->cwd, real);
-	if (!dir && c->verb && strcmp(c->verb, "page") == 0) {
-		dir = "/"; /* an opener needs no folder of the program's */
-	} else if (!dir) {
-		dir = b->in->fallback;
-		char note[PATH_MAX + 200];
+	bool page = c->verb && strcmp(c->verb, "page") == 0;
+	char note[PATH_MAX + 240] = "";
+	/* an opener needs no folder of the program's */
+	int dirfd = page ? -1 : pick_cwd(b, tc->cwd);
+	if (dirfd < 0 && page) {
+		dirfd = open("/", COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
+	} else if (dirfd < 0) {
+		const char *dir = b->in->fallback;
+		char q[PATH_MAX + 16];
 		snprintf(note, sizeof(note),
 			 "lnk: %s runs in '%s' (its folder is no granted "
 			 "folder outside)\n",
-			 g->name, dir);
-		term_write(fds[2], note);
+			 g->name, esc_to(q, sizeof(q), dir));
+		dirfd = open(dir, COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
 	}
-	int dirfd = open(dir, COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
 		_cleanup_free_ char *t = steal_ptr(&c->target);
 		refuse(b, c, t, "the tool's folder cannot be opened");
@@ -499,7 +545,7 @@ static void run_tool(struct broker *b, struct call *c,
 		strv_push(&argv, tc->args.v[i]);
 	pid_t pid = fork();
 	if (pid == 0)
-		exec_tool(g->path, argv.v, b->in->env, fds, dirfd);
+		exec_tool(g->path, argv.v, b->env.v, fds, dirfd, note);
 	int fe = errno;
 	strv_free(&argv);
 	close(dirfd);
@@ -704,6 +750,65 @@ static void serve(struct broker *b, int sfd)
 	}
 }
 
+/* Whether a variable of lnk's environment names where a program finds
+ * what it runs or loads: PATH and every *PATH (LD_LIBRARY_PATH,
+ * PYTHONPATH, NODE_PATH, CLASSPATH, GIT_EXEC_PATH, ...), every *LIB
+ * (PERL5LIB, RUBYLIB), every *_DIRS (XDG_DATA_DIRS), the loader's
+ * LD_PRELOAD and LD_AUDIT, and the files a shell runs first (BASH_ENV,
+ * ENV). */
+static bool search_var(const char *e, size_t n)
+{
+	static const char *const ends[] = {"PATH", "LIB", "_DIRS"};
+	static const char *const exact[] = {"LD_PRELOAD", "LD_AUDIT",
+					    "BASH_ENV", "ENV"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(exact); i++)
+		if (strlen(exact[i]) == n && !strncmp(e, exact[i], n))
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(ends); i++) {
+		size_t k = strlen(ends[i]);
+		if (n >= k && !strncmp(e + n - k, ends[i], k))
+			return true;
+	}
+	return false;
+}
+
+/* lnk's environment for the tools, with only the absolute entries of each
+ * search_var: an empty or relative entry (":/opt/lib", left by `export
+ * LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib`) is the tool's working
+ * folder, the program's own, so a library, module or command the tool
+ * finds there would be the program's file, run outside as the user. */
+static void tools_env(char *const *env, struct strv *out)
+{
+	for (char *const *e = env; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		size_t n = eq ? (size_t)(eq - *e) : 0;
+		if (!eq || !search_var(*e, n)) {
+			strv_push(out, *e);
+			continue;
+		}
+		/* the loader splits LD_PRELOAD at spaces too */
+		const char *sep =
+		    n == 10 && !strncmp(*e, "LD_PRELOAD", n) ? ": " : ":";
+		struct buf p = {0};
+		buf_append(&p, *e, n + 1);
+		for (const char *s = eq + 1; *s;) {
+			size_t k = strcspn(s, sep);
+			if (k && s[0] == '/') {
+				if (p.len > n + 1)
+					buf_putc(&p, ':');
+				buf_append(&p, s, k);
+			}
+			s += k;
+			if (*s)
+				s++;
+		}
+		_cleanup_free_ char *v = buf_steal(&p);
+		if (strlen(v) > n + 1)
+			strv_push(out, v);
+	}
+}
+
 static void broker_main(const struct tools_broker_in *in)
 {
 	struct broker b = {.in = in, .desktop = -1};
@@ -731,6 +836,10 @@ static void broker_main(const struct tools_broker_in *in)
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
 		b.calls[i].sock = -1;
 	b.buf = xmalloc(TOOLS_MAX_CALL + 1);
+	tools_env(in->env, &b.env);
+	/* A call's descriptor whose reader is gone must not end the
+	 * broker: its tools would outlive the sandbox. */
+	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);

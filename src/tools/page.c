@@ -24,6 +24,50 @@ static size_t origin_len(const char *u)
 	return i;
 }
 
+/* The length of the percent-escape %HH of c at p (either case), or 0. */
+static size_t pct(const char *p, char c)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char u = (unsigned char)c;
+
+	return p[0] == '%' && (p[1] | 0x20) == hex[u >> 4] &&
+		       (p[2] | 0x20) == hex[u & 15]
+		   ? 3
+		   : 0;
+}
+
+/* Whether the path (from its first '/' to the query or fragment) holds
+ * what a browser or the server resolves before it serves the page: a '.'
+ * or '..' segment, its dots plain or percent-encoded, its slashes plain
+ * or %2F (servers such as nginx decode the path before they resolve it),
+ * or a backslash, plain or %5C, which browsers read as '/'. A grant is a
+ * path prefix, so docs/../admin would match https://host/docs and open
+ * /admin. */
+static bool path_moves(const char *p)
+{
+	for (; *p && *p != '?' && *p != '#'; p++) {
+		if (*p == '\\' || pct(p, '\\'))
+			return true;
+		size_t sl = *p == '/' ? 1 : pct(p, '/');
+		if (!sl)
+			continue;
+		const char *s = p + sl;
+		size_t dots = 0, k;
+		for (;; dots++) {
+			if (*s == '.')
+				s++;
+			else if ((k = pct(s, '.')))
+				s += k;
+			else
+				break;
+		}
+		if (dots && dots <= 2 &&
+		    (!*s || *s == '/' || pct(s, '/') || *s == '?' || *s == '#'))
+			return true;
+	}
+	return false;
+}
+
 int page_check(const char *url, char **norm, char **origin, struct lnk_err *err)
 {
 	char *n = NULL;
@@ -37,6 +81,13 @@ int page_check(const char *url, char **norm, char **origin, struct lnk_err *err)
 		free(n);
 		return err_set(err, -EINVAL,
 			       "a page to open names one host, not a pattern");
+	}
+	if (path_moves(n + o)) {
+		free(n);
+		return err_set(
+		    err, -EINVAL,
+		    "a page with a '.' or '..' folder or a backslash "
+		    "in its path: give the page's own path");
 	}
 	*origin = xstrndup(n, o);
 	*norm = n;

@@ -13,7 +13,8 @@
  * www-browser ($BROWSER names the last). */
 bool page_client_name(const char *name);
 /* Checks url (http:// or https:// only, no '@' before the host, no
- * wildcard, ASCII, no space) into its normal form and its origin
+ * wildcard, ASCII, no space, no '.' or '..' segment or backslash in its
+ * path) into its normal form and its origin
  * ("https://host[:port]", for the log). 0 or -EINVAL with a message. */
 int page_check(const char *url, char **norm, char **origin,
 	       struct lnk_err *err);

@@ -4051,3 +4051,422 @@ def test_program_cannot_reach_the_session_bus_to_answer_itself(
         assert tool_calls(outside_tool) == []
     finally:
         desk.stop()
+
+
+# --- attacks on tools, pages, models, the transparent path ---
+# A tool runs outside, as the user: whatever decides what it executes (its
+# file, its interpreter, the folders of its PATH) must be out of the
+# program's reach. A page opens in the user's browser: only a granted one.
+
+
+def _tool_on_path(lnk, tmp_path, text, name="mytool"):
+    """NAME on lnk's PATH only (a folder outside every grant), with TEXT."""
+    bindir = tmp_path / "toolbin2"
+    bindir.mkdir(exist_ok=True)
+    t = bindir / name
+    t.write_text(text)
+    t.chmod(0o755)
+    bindir.chmod(0o755)
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra),
+                                  "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    return t
+
+
+@pytest.mark.parametrize("how", ["link", "interpreter", "bind"])
+def test_tool_the_program_can_rewrite_is_refused(lnk, work, tmp_path, how):
+    """Threat: the tool's real file (a PATH entry's link into the project,
+    `ln -s ~/code/app/bin/deploy ~/bin/`) or its script's interpreter
+    (`#!/home/u/code/app/.venv/bin/python`) lies in a write folder: the
+    program rewrites it and calls the tool, and its own code runs outside,
+    as the user. Such a tool stops the start."""
+    marker = tmp_path / "pwned"
+    evil = f"#!/bin/sh\necho pwned > {marker}\n"
+    inside = work / "tools"
+    inside.mkdir()
+    if how == "link":
+        real = inside / "mytool"
+        real.write_text("#!/bin/sh\necho honest\n")
+        real.chmod(0o755)
+        bindir = tmp_path / "toolbin2"
+        bindir.mkdir()
+        (bindir / "mytool").symlink_to(real)
+        bindir.chmod(0o755)
+        base = lnk.env
+        lnk.env = lambda extra=None: {
+            **base(extra), "PATH": f"{bindir}:{base(extra)['PATH']}"}
+        target = real
+    elif how == "interpreter":
+        interp = inside / "interp"
+        interp.write_text("#!/bin/sh\nexec /bin/sh \"$@\"\n")
+        interp.chmod(0o755)
+        _tool_on_path(lnk, tmp_path, f"#!{interp}\necho honest\n")
+        target = interp
+    else:
+        # the same folder at another path: a bind mount of the project
+        if not IS_ROOT:
+            pytest.skip("a bind mount needs root")
+        real = inside / "mytool"
+        real.write_text("#!/bin/sh\necho honest\n")
+        real.chmod(0o755)
+        bound = tmp_path / "toolbin2"
+        bound.mkdir()
+        subprocess.run(["mount", "--bind", str(work), str(bound)],
+                       check=True)
+        bindir = bound / "tools"
+        base = lnk.env
+        lnk.env = lambda extra=None: {
+            **base(extra), "PATH": f"{bindir}:{base(extra)['PATH']}"}
+        target = real
+    try:
+        cp = sh(lnk, f"printf '{evil}' > {target}; chmod +x {target}; "
+                "mytool hi", "--write", work, "--tool", "mytool")
+    finally:
+        if how == "bind":
+            subprocess.run(["umount", str(tmp_path / "toolbin2")])
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
+    assert "write folder" in cp.stderr, cp.stderr
+
+
+def test_tool_path_has_no_folder_the_program_writes(lnk, work, tmp_path):
+    """Threat: lnk's PATH holds '.' or an empty entry (the current folder);
+    a tool runs with lnk's environment in the program's folder, so a
+    command the tool runs by name (`ls`, `git`) is the program's file
+    there, run outside. The tool's PATH keeps only absolute folders."""
+    marker = tmp_path / "pwned"
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\nls >/dev/null 2>&1\n"
+                  "echo \"PATH=$PATH\"\n")
+    base = lnk.env
+    for path in (".:{}", ":{}", "{}:", "bin:{}"):
+        lnk.env = lambda extra=None, p=path: {
+            **base(extra), "PATH": p.format(base(extra)["PATH"])}
+        cp = sh(lnk, f"mkdir -p bin; for f in ls bin/ls; do "
+                f"printf '#!/bin/sh\\necho pwned > {marker}\\n' > $f; "
+                "chmod +x $f; done; mytool", "--write", work,
+                "--tool", "mytool")
+        assert not marker.exists(), (path, cp.stdout, cp.stderr)
+        assert cp.returncode == 0, (path, cp.stdout, cp.stderr)
+        entries = cp.stdout.strip().split("=", 1)[1].split(":")
+        assert all(e.startswith("/") for e in entries), cp.stdout
+
+
+@pytest.mark.parametrize("url", [
+    "https://good.example.org/docs/../admin",
+    "https://good.example.org/docs/./../admin",
+    "https://good.example.org/docs/a/../../admin",
+    "https://good.example.org/docs/%2e%2e/admin",
+    "https://good.example.org/docs/.%2E/admin",
+    "https://good.example.org/docs/%2E./admin",
+    "https://good.example.org/docs/..",
+    "https://good.example.org/docs\\..\\admin",
+    "https://good.example.org/docs/..\\admin",
+    "https://good.example.org/docs/..%2Fadmin",
+    "https://good.example.org/docs%2f..%2fadmin",
+    "https://good.example.org/docs/a%5C..%5Cadmin",
+])
+def test_page_dot_segments_cannot_leave_the_granted_path(lnk, tmp_path,
+                                                         url):
+    """Threat: the grant is a path prefix (https://*.example.org/docs); a
+    browser resolves '..' (also %2e%2e, and '\\' as '/') before it asks the
+    server, and a server such as nginx decodes %2F before it resolves, so
+    docs/../admin or docs/..%2Fadmin opens a page the grant does not
+    name."""
+    bindir = tmp_path / "openbin"
+    bindir.mkdir()
+    outdir = tmp_path / "openout"
+    outdir.mkdir()
+    outdir.chmod(0o777)
+    rec = outdir / "opened"
+    o = bindir / "xdg-open"
+    o.write_text(f"#!/bin/sh\necho \"$*\" >> {rec}\n")
+    o.chmod(0o755)
+    bindir.chmod(0o755)
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra), "DISPLAY": ":99",
+                                  "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    cp = lnk.run("--browser-open", "https://*.example.org/docs", "--",
+                 "xdg-open", url)
+    assert cp.returncode == 126, (cp.stdout, cp.stderr)
+    assert not rec.exists(), rec.read_text()
+    # a dot inside a name, and a query holding '..', still open
+    for ok in ("https://good.example.org/docs/v1.2/a..b",
+               "https://good.example.org/docs/a?p=../x"):
+        cp = lnk.run("--browser-open", "https://*.example.org/docs", "--",
+                     "xdg-open", ok)
+        assert cp.returncode == 0, (ok, cp.stderr)
+    assert rec.read_text().splitlines() == [
+        "https://good.example.org/docs/v1.2/a..b",
+        "https://good.example.org/docs/a?p=../x"]
+
+
+def test_tool_cwd_swapped_for_a_link_never_leaves_the_grants(lnk, work,
+                                                            tmp_path):
+    """Threat: the call's folder is checked, then entered; between the two
+    the program swaps a folder on its path for a link to one outside every
+    grant (renameat2 RENAME_EXCHANGE, atomic), and the tool acts there, as
+    the user. Unfixed, some tens of 1000 calls won the race."""
+    deep = "/".join(f"x{i}" for i in range(40))
+    outside = tmp_path / "outside"
+    (outside / deep).mkdir(parents=True)
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\npwd -P\n")
+    cp = py(lnk, f"""
+        import array, ctypes, os, socket, struct, threading
+        os.makedirs("d/{deep}")
+        os.symlink({str(outside)!r}, "dl")
+        libc = ctypes.CDLL(None, use_errno=True)
+        stop = False
+        def swap():
+            while not stop:
+                libc.renameat2(-100, b"d", -100, b"dl", 2)
+        t = threading.Thread(target=swap)
+        t.start()
+        r, w = os.pipe()
+        os.set_blocking(r, False)
+        msg = (b"LNKT" + struct.pack("<II", 1, 2) + b"mytool\\0"
+               + os.getcwd().encode() + b"/d/{deep}\\0")
+        ran, out = 0, b""
+        for _ in range(1000):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect("/run/lnk/tools.sock")
+            s.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                               array.array("i", [0, w, w]))])
+            ran += s.recv(64)[:1] == b"X"
+            s.close()
+            try:
+                out += os.read(r, 1 << 16)
+            except BlockingIOError:
+                pass
+        stop = True
+        t.join()
+        print(ran)
+        print(out.decode())
+    """, "--write", work, "--tool", "mytool", timeout=180)
+    assert cp.returncode == 0, cp.stderr
+    lines = cp.stdout.splitlines()
+    assert int(lines[0]) > 900, cp.stdout[-2000:]
+    assert not [x for x in lines if x.startswith(str(outside))], \
+        [x for x in lines if x.startswith(str(outside))][:5]
+
+
+@pytest.mark.parametrize("var,plant,tool", [
+    ("PYTHONPATH", "json.py",
+     "#!/usr/bin/python3\nimport json\nprint('tool ok')\n"),
+    ("LD_LIBRARY_PATH", "libc.so.6", "#!/bin/sh\necho tool ok\n"),
+])
+def test_tool_search_paths_have_no_folder_the_program_writes(
+        lnk, work, tmp_path, var, plant, tool):
+    """Threat: `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib` left an
+    empty first entry in the user's shell, which the loader (and Python,
+    for PYTHONPATH) reads as the current folder; the tool runs there, in
+    the program's folder, and loads the program's libc.so.6 or json.py
+    outside, as the user."""
+    marker = tmp_path / "pwned"
+    _tool_on_path(lnk, tmp_path, tool)
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra), var: ":/nonexistent"}
+    code = (f"open({str(marker)!r}, 'w').write('x')\n"
+            if plant.endswith(".py") else "not a library\n")
+    (tmp_path / "plant").write_text(code)
+    cp = sh(lnk, f"cp {tmp_path}/plant {plant}; mytool", "--write", work,
+            "--read", tmp_path / "plant", "--tool", "mytool")
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 0 and cp.stdout == "tool ok\n", \
+        (cp.returncode, cp.stdout, cp.stderr)
+
+
+def test_question_shows_the_exact_call(lnk, outside_tool):
+    """Threat: the user answers for the call the question shows. The
+    program asks with arguments that read as others: one argument holding
+    spaces shown as several words, or an argument padded so long that the
+    ones after it (a --delete) fall off the question unsaid."""
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    pad = "x" * 6000
+    script = ("mytool issue 'close 7 --comment ok' & "
+              f"mytool issue view {pad} --delete & wait; echo never")
+    pid, fd = spawn_on_pty(lnk, ["--write", lnk.cwd, "--tool", "mytool pr",
+                                 "--ask-wait", "20", "--", "/bin/sh", "-c",
+                                 script])
+    try:
+        out = read_until(fd, b"(or no)")
+        for _ in range(100):
+            asks = json.loads(lnk("sandbox", "asks", "--json").stdout)
+            if len(asks) == 2:
+                break
+            time.sleep(0.1)
+        for a in asks:
+            lnk("sandbox", "answer", a["id"], "no")
+        out += read_until(fd, b"never", timeout=30)
+    finally:
+        wait_status(pid)
+        os.close(fd)
+    qs = sorted(a["question"] for a in asks)
+    assert len(qs) == 2, (qs, out)
+    assert qs[0] == "mytool issue 'close 7 --comment ok'", qs
+    assert qs[1].startswith("mytool issue view "), qs
+    assert "--delete" in qs[1] or "2 more arguments not shown" in qs[1], \
+        qs[1][-200:]
+    assert tool_calls(outside_tool) == []
+
+
+def test_tool_reopening_its_stdout_cannot_write_what_is_read_only(
+        lnk, work, tmp_path):
+    """Threat: the program hands a tool, as stdout and stderr, a file it
+    may only read (a dot file at the top of its write folder, a --read
+    file), opened read only; the tool, outside, writes to /dev/stdout or
+    /dev/stderr (as many scripts' error paths do), which opens the file
+    anew through /proc/self/fd, for writing, with the user's rights."""
+    (work / ".git").mkdir()
+    cfg = work / ".git" / "config"
+    cfg.write_text("[core]\n")
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    (ro / "f").write_text("mine\n")
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\n"
+                  "echo '[core] fsmonitor = evil' > /dev/stdout\n"
+                  "echo '[core] fsmonitor = evil' >> /dev/stderr\n")
+    cp = raw_py(lnk, f"""
+        for p in (".git/config", {str(ro / "f")!r}):
+            fd = os.open(p, os.O_RDONLY)
+            r = call("mytool", os.getcwd(), [], fds=(0, fd, fd))
+            print(p, r[:1].decode())
+    """, "--write", work, "--read", ro, "--tool", "mytool")
+    assert cfg.read_text() == "[core]\n", (cp.stdout, cp.stderr)
+    assert (ro / "f").read_text() == "mine\n", (cp.stdout, cp.stderr)
+    assert cp.returncode == 0, cp.stderr
+
+
+def test_tool_call_with_an_o_path_descriptor_is_refused(lnk, work,
+                                                        tmp_path):
+    """Threat: an O_PATH handle (to a file the program may not open, or
+    to a folder) handed to a tool as stdin, for the tool to open anew
+    outside through /proc/self/fd with the user's rights."""
+    marker = tmp_path / "ran"
+    _tool_on_path(lnk, tmp_path, f"#!/bin/sh\ntouch {marker}\n")
+    cp = raw_py(lnk, f"""
+        for p in ("/etc/passwd", {str(work)!r}):
+            fd = os.open(p, os.O_PATH)
+            r = call("mytool", "/", [], fds=(fd, 1, 2))
+            print(r[:1].decode(), r[1:].decode())
+    """, "--write", work, "--tool", "mytool")
+    lines = cp.stdout.splitlines()
+    assert len(lines) == 2 and all(x.startswith("R ") for x in lines), \
+        (cp.stdout, cp.stderr)
+    assert not marker.exists()
+
+
+def test_icmp_echo_never_leaves_the_sandbox(lnk):
+    """Threat: an unprivileged ICMP echo socket (no raw socket needed)
+    pings this machine or the test network, a channel out that no proxy
+    sees, or a scan of the network's hosts."""
+    f = nethosts()
+    cp, _ = tp_net(lnk, f"""
+        for fam, proto, dst in (
+                (socket.AF_INET, socket.IPPROTO_ICMP, "{f['HOST_SIDE_IP']}"),
+                (socket.AF_INET, socket.IPPROTO_ICMP, "{f['ORIGIN_IP']}"),
+                (socket.AF_INET6, socket.IPPROTO_ICMPV6, "::1")):
+            try:
+                s = socket.socket(fam, socket.SOCK_DGRAM, proto)
+                s.settimeout(2)
+                echo = b"\\x08" if fam == socket.AF_INET else b"\\x80"
+                s.sendto(echo + b"\\x00\\x00\\x00\\x12\\x34\\x00\\x01",
+                         (dst, 0))
+                s.recv(64)
+                print(dst, "ANSWERED")
+            except OSError as e:
+                print(dst, "no", e.errno)
+    """, "--internet-host", "*")
+    assert cp.returncode == 0, cp.stderr
+    assert "ANSWERED" not in cp.stdout, cp.stdout
+    assert cp.stdout.count(" no ") == 3, cp.stdout
+
+
+def test_model_provider_not_reached_without_proxy_settings(lnk, work):
+    """Threat: the route's provider is granted only as the route; a
+    program that ignores the proxy variables connects to the provider's
+    address itself (the transparent path), with TLS of its own the wire
+    cannot read: calls no route sees or counts."""
+    f, tm = _model_net()
+    cp = py(lnk, f"""
+        import socket
+        for dst in (("{f['ORIGIN_IP']}", 8443), ("origin.lnk-test", 8443)):
+            try:
+                socket.create_connection(dst, timeout=5)
+                print("CONNECTED", dst)
+            except OSError as e:
+                print("no", e.errno)
+    """, "--model", tm.CUSTOM, env=_model_env(f, tm.secret()))
+    assert "CONNECTED" not in cp.stdout, cp.stdout
+    assert cp.stdout.count("no ") == 2, (cp.stdout, cp.stderr)
+    rows = [json.loads(l) for l in lnk("sandbox", "log", "--json",
+                                       check=True).stdout.splitlines()]
+    assert any(r["outcome"] == "refused" and
+               r["target"] == f"{f['ORIGIN_IP']}:8443" for r in rows), rows
+
+
+@pytest.mark.parametrize("pipe", ["closed", "full"])
+def test_tool_stderr_pipe_cannot_stop_the_broker(lnk, work, tmp_path,
+                                                 pipe):
+    """Threat: the broker writes a note ("runs in ...") to the call's
+    stderr itself. Given a pipe whose reader is gone, the write's SIGPIPE
+    killed the broker: tools then outlived the sandbox and no call was
+    served. Given a full pipe nobody reads, the write blocked the broker
+    for good: no call served, no tool ended, and lnk waits on it."""
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\necho \"ran $*\"\n")
+    cp = raw_py(lnk, f"""
+        r, w = os.pipe()
+        if {pipe!r} == "closed":
+            os.close(r)
+        else:
+            os.set_blocking(w, False)
+            try:
+                while True:
+                    os.write(w, b"x" * 4096)
+            except BlockingIOError:
+                pass
+            os.set_blocking(w, True)
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.connect("/run/lnk/tools.sock")
+        msg = (b"LNKT" + struct.pack("<II", 1, 3) + b"mytool\\0/\\0first\\0")
+        s.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                           array.array("i", [0, 1, w]))])
+        import signal
+        signal.alarm(20)
+        print("second", call("mytool", os.getcwd(), ["second"])[:1])
+        print("done")
+        os._exit(0)
+    """, "--write", work, "--tool", "mytool")
+    assert "second b'X'" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "ran second" in cp.stdout, (cp.stdout, cp.stderr)
+
+
+@pytest.mark.parametrize("host", ["rebind.lnk-test", "mixed.lnk-test",
+                                  "127.0.0.1"])
+def test_model_route_never_sends_the_key_to_this_machine(lnk, work, host):
+    """Threat: a spec's route names a provider whose name resolves to this
+    machine (DNS rebinding, an answer holding loopback among others) or
+    is loopback itself: the wire would hand the user's key to whatever
+    listens there, outside the sandbox. A listener here must see nothing."""
+    f = nethosts()
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    srv.settimeout(0.5)
+    port = srv.getsockname()[1]
+    route = f"fake=https://{host}:{port}/v1"
+    try:
+        cp = lnk.run("--model", route, "--", "sh", "-c",
+                     "curl -s -o /dev/null -w '%{http_code}\\n' "
+                     "\"$LNK_MODEL_FAKE_URL/chat/completions\" -d '{}'",
+                     env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"],
+                          "FAKE_API_KEY": "sk-test-never"}, timeout=60)
+        try:
+            c, _ = srv.accept()
+            c.close()
+            reached = True
+        except OSError:
+            reached = False
+    finally:
+        srv.close()
+    assert not reached, (cp.stdout, cp.stderr)
+    assert cp.stdout.split() in (["403"], ["502"]), (cp.stdout, cp.stderr)

@@ -245,6 +245,21 @@ static void test_pages(void **state)
 	    {"file:///etc/passwd", 0, 0, NULL},
 	    {"javascript:alert(1)", 0, 0, NULL},
 	    {" https://a.example.org/docs", 0, 0, NULL},
+	    /* what a browser resolves before it asks: out of the prefix */
+	    {"https://a.example.org/docs/../admin", 0, 0, NULL},
+	    {"https://a.example.org/docs/.", 0, 0, NULL},
+	    {"https://a.example.org/docs/%2E%2e/admin", 0, 0, NULL},
+	    {"https://a.example.org/docs/.%2e?x", 0, 0, NULL},
+	    {"https://a.example.org/docs\\..\\admin", 0, 0, NULL},
+	    {"https://a.example.org/docs/a\\b", 0, 0, NULL},
+	    {"https://a.example.org/docs/..%2Fadmin", 0, 0, NULL},
+	    {"https://a.example.org/docs%2f..%2fadmin", 0, 0, NULL},
+	    {"https://a.example.org/docs/%2e%2E%2f", 0, 0, NULL},
+	    {"https://a.example.org/docs/a%5cb", 0, 0, NULL},
+	    {"https://a.example.org/docs/a%2Fb%2e", 1, 1, NULL},
+	    /* dots that are no segment, and a query's or fragment's */
+	    {"https://a.example.org/docs/.../a..b/.x", 1, 1, NULL},
+	    {"https://a.example.org/docs/a?p=../x#/../y", 1, 1, NULL},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		int r = page_check(rows[i].url, &n, &o, &e);
