@@ -36,9 +36,9 @@ struct tools_broker_in {
 	 * (launch/askterm.h: each question's id, and how it ended), or -1:
 	 * then a question is said on stderr. */
 	int ask_fd;
-	const char *bus;      /* a desktop session's bus, where the
-				    * program may be asked on the desktop
-				    * (desktop.h), or NULL */
+	/* A desktop session's bus, where the program may be asked on the
+	 * desktop (desktop.h), or NULL. */
+	const char *bus;
 	const char *dialog;   /* zenity or kdialog, or NULL */
 	const char *asks_dir; /* ~/.lnk/sandbox/asks */
 	unsigned ask_wait_s;  /* a question's wait, then no */
