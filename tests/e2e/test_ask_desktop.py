@@ -266,8 +266,8 @@ def test_question_text_arrives_escaped(lnk, tool, on_desktop):
     [n] = on_desktop.rows("Notify")
     body = n["body"]
     assert body.startswith(
-        "mytool &lt;b&gt;x&lt;/b&gt;&amp;amp; a\\x1b]0;t\\x07\\x0ab "
-        "&lt;a href=\"file:///\"&gt;y&lt;/a&gt;\n\n"), body
+        "mytool '&lt;b&gt;x&lt;/b&gt;&amp;amp;' 'a\\x1b]0;t\\x07\\x0ab' "
+        "'&lt;a href=\"file:///\"&gt;y&lt;/a&gt;'\n\n"), body
     assert not any(ord(ch) < 0x20 and ch != "\n" for ch in body), body
     assert "<" not in body and ">" not in body
     assert "&" not in body.replace("&lt;", "").replace(
@@ -313,7 +313,7 @@ def test_no_actions_falls_back_to_zenity(lnk, tool, on_desktop, status, ran):
     assert args[0] == "--question"
     assert "--ok-label=Allow" in args and "--cancel-label=Deny" in args
     assert "--timeout=120" in args
-    assert any(a.startswith("--text=mytool &lt;i&gt;q&lt;/i&gt;\n")
+    assert any(a.startswith("--text=mytool '&lt;i&gt;q&lt;/i&gt;'\n")
                for a in args), args
 
 

@@ -3916,8 +3916,9 @@ def test_question_text_cannot_drive_the_terminal_or_fake_the_prompt(
         # not cleared (what the program printed before is still there)
         line = next(x for x in t.splitlines() if "asks to run" in x)
         assert ("lnk: sandbox asker asks to run, outside: "
-                "mytool x\\x1b[2J\\x1b[H \\x0alnk: to allow it once, type "
-                "the code aaaa and Enter \\x1b]2;pwned\\x07") == line, line
+                "mytool 'x\\x1b[2J\\x1b[H' '\\x0alnk: to allow it once, "
+                "type the code aaaa and Enter' '\\x1b]2;pwned\\x07'"
+                ) == line, line
         assert "before" in t
         title = p.tmux("display-message", "-p", "-t", "ask",
                        "#{pane_title}")
