@@ -102,18 +102,9 @@ static int load_tripwires(const char *path, const struct toml_value *root,
 int limits_load_settings(const char *path, struct limits *l,
 			 struct lnk_err *err)
 {
-	_cleanup_free_ char *text = NULL;
 	struct toml_value *root = NULL;
-	size_t len;
-	int r;
-
-	r = read_file(path, 1 << 20, &text, &len);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return err_set(err, r, "cannot read '%s': %s", path,
-			       strerror(-r));
-	if ((r = toml_parse(text, len, path, &root, err)) < 0)
+	int r = toml_load_optional(path, 1 << 20, &root, err);
+	if (r < 0 || !root)
 		return r;
 	const struct toml_kv *t = toml_find(root, "limits");
 	if (!t)

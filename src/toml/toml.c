@@ -389,6 +389,22 @@ void toml_free(struct toml_value *v)
 	free(v);
 }
 
+int toml_load_optional(const char *path, size_t max, struct toml_value **out,
+		       struct lnk_err *err)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+
+	*out = NULL;
+	int r = read_file(path, max, &text, &len);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return err_set(err, r, "cannot read '%s': %s", path,
+			       strerror(-r));
+	return toml_parse(text, len, path, out, err);
+}
+
 const struct toml_kv *toml_find(const struct toml_value *t, const char *key)
 {
 	if (!t || t->type != TOML_TABLE || !key)
