@@ -249,6 +249,32 @@ static char *dir_of(const char *path)
 	return s == path ? xstrdup("/") : xstrndup(path, (size_t)(s - path));
 }
 
+/* p past its spaces and tabs. */
+static char *skip_blanks(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* The next line of a git config file read whole (git-config(1) syntax:
+ * .git/config, an included file, .gitmodules), cut at its '\n' in place
+ * and past its leading blanks; *cur moves to the line after. NULL at the
+ * end of the text (or with no text: the file could not be read). */
+static char *next_line(char **cur)
+{
+	char *line = *cur;
+	if (!line || !*line)
+		return NULL;
+	char *nl = strchr(line, '\n');
+	if (nl)
+		*nl++ = '\0';
+	else
+		nl = line + strlen(line);
+	*cur = nl;
+	return skip_blanks(line);
+}
+
 /* One git config value, unquoted and unescaped in place; p points after
  * the '='. Returns the value (within the line). */
 static char *config_value(char *p)
@@ -256,9 +282,7 @@ static char *config_value(char *p)
 	char *out = p, *start = p, *last_kept = p;
 	bool quoted = false;
 
-	while (*p == ' ' || *p == '\t')
-		p++;
-	for (; *p; p++) {
+	for (p = skip_blanks(p); *p; p++) {
 		if (*p == '"') {
 			quoted = !quoted;
 			last_kept = out;
@@ -338,15 +362,7 @@ static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 	_cleanup_free_ char *text = read_small(file);
 	char section[64] = "";
 
-	for (char *line = text, *nl; line && *line; line = nl) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = '\0';
-		else
-			nl = line + strlen(line);
-		char *p = line;
-		while (*p == ' ' || *p == '\t')
-			p++;
+	for (char *cur = text, *p; (p = next_line(&cur));) {
 		if (*p == '[') {
 			size_t n = 0;
 			p++;
@@ -361,9 +377,7 @@ static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 			char *close = strchr(p, ']');
 			if (!close)
 				continue;
-			p = close + 1;
-			while (*p == ' ' || *p == '\t')
-				p++;
+			p = skip_blanks(close + 1);
 			if (!*p || *p == '#' || *p == ';')
 				continue;
 		}
@@ -378,8 +392,7 @@ static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 							  : ch);
 		}
 		key[n] = '\0';
-		while (*p == ' ' || *p == '\t')
-			p++;
+		p = skip_blanks(p);
 		if (!n || *p != '=')
 			continue;
 		config_key(c, file, g, section, key, config_value(p + 1),
@@ -548,20 +561,10 @@ static void scan_gitmodules(struct pctx *c, const char *worktree, int depth)
 	_cleanup_free_ char *f = xasprintf("%s/.gitmodules", worktree);
 	_cleanup_free_ char *text = read_small(f);
 
-	for (char *line = text, *nl; line && *line && !c->overflow; line = nl) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = '\0';
-		else
-			nl = line + strlen(line);
-		char *p = line;
-		while (*p == ' ' || *p == '\t')
-			p++;
+	for (char *cur = text, *p; !c->overflow && (p = next_line(&cur));) {
 		if (strncmp(p, "path", 4) != 0)
 			continue;
-		p += 4;
-		while (*p == ' ' || *p == '\t')
-			p++;
+		p = skip_blanks(p + 4);
 		if (*p != '=')
 			continue;
 		const char *v = config_value(p + 1);
