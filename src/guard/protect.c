@@ -435,29 +435,47 @@ static bool is_git_dir(const char *dir)
 static void scan_gitdir(struct pctx *c, const char *gitdir,
 			const char *worktree, int depth);
 
+/* folder's .git as git's discovery takes it: false when there is none.
+ * Else *gitdir is the git directory it leads to: the .git folder itself,
+ * or the one a .git file names (*named then true: it lies elsewhere and is
+ * protected on its own); NULL when a .git file names none. */
+static bool dot_git(const char *folder, char **gitdir, bool *named)
+{
+	_cleanup_free_ char *dg = xasprintf("%s/.git", folder);
+	struct stat st;
+
+	*gitdir = NULL;
+	*named = false;
+	if (lstat(dg, &st) < 0)
+		return false;
+	if (S_ISDIR(st.st_mode)) {
+		*gitdir = xstrdup(dg);
+		return true;
+	}
+	*gitdir = gitfile_target(dg);
+	*named = *gitdir != NULL;
+	return true;
+}
+
 /* A working tree's .git (a folder or a gitfile) belongs to a repository
  * the top one knows: it, and the git directory it names, are protected
  * like the top .git. */
 static void protect_dot_git(struct pctx *c, const char *worktree, int depth)
 {
 	_cleanup_free_ char *dg = xasprintf("%s/.git", worktree);
-	struct stat st;
+	_cleanup_free_ char *gd = NULL;
+	bool named;
 
 	protect_path(c, dg,
 		     "the .git of a repository the top one knows (a "
 		     "submodule or a worktree): git runs its hooks and config",
 		     false, true);
-	if (lstat(dg, &st) < 0)
+	if (!dot_git(worktree, &gd, &named) || !gd)
 		return;
-	if (S_ISDIR(st.st_mode)) {
-		scan_gitdir(c, dg, worktree, depth + 1);
-		return;
-	}
-	_cleanup_free_ char *t = gitfile_target(dg);
-	if (!t)
-		return;
-	protect_path(c, t, "the git directory a .git file names", false, true);
-	scan_gitdir(c, t, worktree, depth + 1);
+	if (named)
+		protect_path(c, gd, "the git directory a .git file names",
+			     false, true);
+	scan_gitdir(c, gd, worktree, depth + 1);
 }
 
 /* The index: how large a file is read (a big repository's is tens of
@@ -709,20 +727,14 @@ static void git_top(struct pctx *c, const char *w)
 			guard_name(c, w, "refs", why, false);
 		}
 	}
-	_cleanup_free_ char *dg = xasprintf("%s/.git", w);
-	struct stat st;
-	if (lstat(dg, &st) < 0)
+	_cleanup_free_ char *gd = NULL;
+	bool named;
+	if (!dot_git(w, &gd, &named) || !gd)
 		return;
-	if (S_ISDIR(st.st_mode)) {
-		scan_gitdir(c, dg, w, 0);
-		return;
-	}
-	_cleanup_free_ char *t = gitfile_target(dg);
-	if (t) {
-		protect_path(c, t, "the git directory the top's .git names",
+	if (named)
+		protect_path(c, gd, "the git directory the top's .git names",
 			     false, true);
-		scan_gitdir(c, t, w, 0);
-	}
+	scan_gitdir(c, gd, w, 0);
 }
 
 /* The repository a write folder lies in (git's discovery walks up from
@@ -737,17 +749,12 @@ static void git_enclosing(struct pctx *c, const char *w)
 		if (!s || s == d)
 			return;
 		*s = '\0';
-		_cleanup_free_ char *dg = xasprintf("%s/.git", d);
-		struct stat st;
-		if (lstat(dg, &st) < 0)
+		_cleanup_free_ char *gd = NULL;
+		bool named;
+		if (!dot_git(d, &gd, &named))
 			continue;
-		if (S_ISDIR(st.st_mode)) {
-			scan_gitdir(c, dg, d, 0);
-		} else {
-			_cleanup_free_ char *t = gitfile_target(dg);
-			if (t)
-				scan_gitdir(c, t, d, 0);
-		}
+		if (gd)
+			scan_gitdir(c, gd, d, 0);
 		return;
 	}
 }
