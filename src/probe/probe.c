@@ -418,6 +418,25 @@ static int try_socket(const char *id, const char *host, const char *port,
 	return fd;
 }
 
+/* Connects fd (nonblocking) to the try's address and reads what the other
+ * end says first, within BANNER_TIMEOUT_MS, into *n (read_some's answer:
+ * the bytes read, or -errno, -ETIMEDOUT when nothing was said in time);
+ * fd is closed either way. False after reporting a refused or failed
+ * connect. */
+static bool connect_read(const char *id, int fd, const struct sockaddr *sa,
+			 socklen_t len, char *b, size_t cap, ssize_t *n)
+{
+	int r = connect_to(fd, sa, len);
+	if (r < 0) {
+		close(fd);
+		report_errno(id, -r, net_refusal(-r));
+		return false;
+	}
+	*n = read_some(fd, b, cap, BANNER_TIMEOUT_MS);
+	close(fd);
+	return true;
+}
+
 /* A direct connection, and what the other end says first. For a port the
  * sandbox forwards (--port), the connection to its own listener always
  * succeeds: only an answer, or one held open, shows it reached the host. */
@@ -428,15 +447,11 @@ static void t_tcp(const char *id, const char *host, const char *port)
 	int fd = try_socket(id, host, port, SOCK_STREAM, &ss, &len);
 	if (fd < 0)
 		return;
-	int r = connect_to(fd, (struct sockaddr *)&ss, len);
-	if (r < 0) {
-		close(fd);
-		report_errno(id, -r, net_refusal(-r));
-		return;
-	}
 	char b[200];
-	ssize_t n = read_some(fd, b, sizeof(b), BANNER_TIMEOUT_MS);
-	close(fd);
+	ssize_t n;
+	if (!connect_read(id, fd, (struct sockaddr *)&ss, len, b, sizeof(b),
+			  &n))
+		return;
 	if (n > 0)
 		put(id, "reached", b, (size_t)n);
 	else if (n == -ETIMEDOUT)
@@ -540,15 +555,11 @@ static void t_unix(const char *id, const char *path)
 	int fd = unix_socket(id, path, SOCK_STREAM | SOCK_NONBLOCK, &sa, &len);
 	if (fd < 0)
 		return;
-	int r = connect_to(fd, (struct sockaddr *)&sa, len);
-	if (r < 0) {
-		close(fd);
-		report_errno(id, -r, net_refusal(-r));
-		return;
-	}
 	char b[200];
-	ssize_t k = read_some(fd, b, sizeof(b), BANNER_TIMEOUT_MS);
-	close(fd);
+	ssize_t k;
+	if (!connect_read(id, fd, (struct sockaddr *)&sa, len, b, sizeof(b),
+			  &k))
+		return;
 	if (k > 0)
 		put(id, "reached", b, (size_t)k);
 	else
