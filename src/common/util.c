@@ -223,6 +223,17 @@ int read_fd_all(int fd, size_t max, char **out, size_t *len)
 	return 0;
 }
 
+int hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 int read_file(const char *path, size_t max, char **out, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

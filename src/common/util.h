@@ -82,6 +82,9 @@ void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn)) void diex(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The value of the hex digit c (0-9, a-f, A-F), or -1 for any other. */
+int hex_value(int c);
+
 /* Reads a whole file (at most max bytes). 0 or -errno. */
 int read_file(const char *path, size_t max, char **out, size_t *len);
 /* Reads all of fd (at most max bytes). 0 or -errno. */

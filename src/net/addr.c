@@ -1,5 +1,7 @@
 #include "net/addr.h"
 
+#include "common/util.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -44,9 +46,7 @@ static bool last_label_numeric(const char *s)
 		return false;
 	if (l[0] == '0' && (l[1] == 'x' || l[1] == 'X')) {
 		for (l += 2; *l; l++)
-			if (!((*l >= '0' && *l <= '9') ||
-			      (*l >= 'a' && *l <= 'f') ||
-			      (*l >= 'A' && *l <= 'F')))
+			if (hex_value(*l) < 0)
 				return false;
 		return true;
 	}

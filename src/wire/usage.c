@@ -2,6 +2,8 @@
  * request's few top-level keys, and the answer's usage as it streams by. */
 #include "wire/usage.h"
 
+#include "common/util.h"
+
 #include <string.h>
 #include <strings.h>
 
@@ -33,12 +35,6 @@ static void ws(struct jp *p)
 		p->i++;
 }
 
-static bool hexd(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-	       (c >= 'A' && c <= 'F');
-}
-
 /* A string; *raw and *rl are its bytes between the quotes, escapes and
  * all. 0 or -1. */
 static int string(struct jp *p, const char **raw, size_t *rl)
@@ -66,7 +62,7 @@ static int string(struct jp *p, const char **raw, size_t *rl)
 				if (p->i + 4 >= p->n)
 					return -1;
 				for (int k = 1; k <= 4; k++)
-					if (!hexd(p->s[p->i + k]))
+					if (hex_value(p->s[p->i + k]) < 0)
 						return -1;
 				p->i += 4;
 			} else if (!strchr("\"\\/bfnrt", e) || e == '\0') {
@@ -520,17 +516,6 @@ static void body_end(struct usage_reader *u)
 	u->state = RS_DONE;
 }
 
-static int hexv(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The one character the chunk syntax allows here: on it, the next state;
  * on any other, the answer is bad and no longer read. */
 static bool chunk_expect(struct usage_reader *u, char c, char want, int next)
@@ -549,7 +534,7 @@ static void chunked_feed(struct usage_reader *u, const char *p, size_t n)
 		char c = p[i];
 		switch (u->cstate) {
 		case CH_SIZE: {
-			int h = hexv(c);
+			int h = hex_value(c);
 			if (h >= 0) {
 				if (++u->cdigits > 15) {
 					u->state = RS_BAD;
