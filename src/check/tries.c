@@ -715,6 +715,24 @@ static struct check_try *proxy_deny(struct check_list *l, bool alone,
 	return t;
 }
 
+/* A CONNECT through the wire to hostport ("host:port", an IPv6 host in
+ * brackets) that must be denied; why says what the address is. */
+static struct check_try *connect_deny(struct check_list *l, bool alone,
+				      const char *hostport, const char *why)
+{
+	char what[300], pr[200];
+	snprintf(what, sizeof(what), "CONNECT %s (%s)", hostport, why);
+	snprintf(pr, sizeof(pr), "http\t%s", hostport);
+	return proxy_deny(l, alone, what, pr);
+}
+
+/* "host:port", an IPv6 host in brackets. */
+static void host_port(char *out, size_t n, const char *host, const char *port)
+{
+	bool v6 = strchr(host, ':') != NULL;
+	snprintf(out, n, "%s%s%s:%s", v6 ? "[" : "", host, v6 ? "]" : "", port);
+}
+
 /* This machine's addresses (every interface's). */
 static void own_addrs(struct strv *out)
 {
@@ -1002,16 +1020,14 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		return;
 	}
 
-	char pr[200];
+	char pr[200], hp[200];
 	/* The refused calls start in a sandbox of their own. */
 	l->refused_in_batch = CHECK_REFUSED_PER_BATCH;
 	/* Through the proxy toward this machine, every spelling, both
 	 * protocols. */
 	for (size_t i = 0; i < ARRAY_SIZE(loop_http); i++) {
-		snprintf(what, sizeof(what), "CONNECT %s:%u (loopback)",
-			 loop_http[i], port);
-		snprintf(pr, sizeof(pr), "http\t%s:%u", loop_http[i], port);
-		proxy_deny(l, false, what, pr);
+		snprintf(hp, sizeof(hp), "%s:%u", loop_http[i], port);
+		connect_deny(l, false, hp, "loopback");
 	}
 	snprintf(what, sizeof(what), "GET http://127.0.0.1:%u/ (loopback)",
 		 port);
@@ -1047,12 +1063,8 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		    "[fe80::1]:80",
 		    "[::ffff:192.168.0.1]:80",
 		};
-		for (size_t i = 0; i < ARRAY_SIZE(lan); i++) {
-			snprintf(what, sizeof(what), "CONNECT %s (LAN)",
-				 lan[i]);
-			snprintf(pr, sizeof(pr), "http\t%s", lan[i]);
-			proxy_deny(l, false, what, pr);
-		}
+		for (size_t i = 0; i < ARRAY_SIZE(lan); i++)
+			connect_deny(l, false, lan[i], "LAN");
 		proxy_deny(l, false, "SOCKS5 address 192.168.0.1:80 (LAN)",
 			   "socks\tip4\t192.168.0.1\t80");
 
@@ -1060,15 +1072,9 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		 * check serves the secret: never reached, whatever '*'
 		 * allows. */
 		for (size_t i = 0; i + 1 < b->host_addrs.n; i += 2) {
-			bool v6 = strchr(b->host_addrs.v[i], ':') != NULL;
-			snprintf(what, sizeof(what),
-				 "CONNECT %s%s%s:%s (this machine's address)",
-				 v6 ? "[" : "", b->host_addrs.v[i],
-				 v6 ? "]" : "", b->host_addrs.v[i + 1]);
-			snprintf(pr, sizeof(pr), "http\t%s%s%s:%s",
-				 v6 ? "[" : "", b->host_addrs.v[i],
-				 v6 ? "]" : "", b->host_addrs.v[i + 1]);
-			proxy_deny(l, false, what, pr);
+			host_port(hp, sizeof(hp), b->host_addrs.v[i],
+				  b->host_addrs.v[i + 1]);
+			connect_deny(l, false, hp, "this machine's address");
 		}
 		/* Its network: the gateways and a machine on each link.
 		 * Only the wire's refusal proves it (a neighbour that is
@@ -1076,14 +1082,11 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		struct strv nb = {0};
 		neighbours(&nb);
 		for (size_t i = 0; i < nb.n; i++) {
-			bool v6 = strchr(nb.v[i], ':') != NULL;
-			snprintf(what, sizeof(what),
-				 "CONNECT %s%s%s:80 (this machine's network: a "
-				 "gateway or a machine on a link)",
-				 v6 ? "[" : "", nb.v[i], v6 ? "]" : "");
-			snprintf(pr, sizeof(pr), "http\t%s%s%s:80",
-				 v6 ? "[" : "", nb.v[i], v6 ? "]" : "");
-			proxy_deny(l, false, what, pr)->expect = CHECK_REFUSE;
+			host_port(hp, sizeof(hp), nb.v[i], "80");
+			connect_deny(l, false, hp,
+				     "this machine's network: a gateway or a "
+				     "machine on a link")
+			    ->expect = CHECK_REFUSE;
 		}
 		strv_free(&nb);
 	}
@@ -1096,12 +1099,8 @@ static void plan_network(const struct policy *p, const struct bait *b,
 	    "2852039166:80",
 	    "metadata.google.internal:80",
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(meta); i++) {
-		snprintf(what, sizeof(what), "CONNECT %s (cloud metadata)",
-			 meta[i]);
-		snprintf(pr, sizeof(pr), "http\t%s", meta[i]);
-		proxy_deny(l, true, what, pr);
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(meta); i++)
+		connect_deny(l, true, meta[i], "cloud metadata");
 	proxy_deny(l, true,
 		   "SOCKS5 address 169.254.169.254:80 (cloud metadata)",
 		   "socks\tip4\t169.254.169.254\t80");
