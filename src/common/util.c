@@ -223,6 +223,18 @@ int read_fd_all(int fd, size_t max, char **out, size_t *len)
 	return 0;
 }
 
+char *line_next(char **cur)
+{
+	char *line = *cur;
+	if (!line || !*line)
+		return NULL;
+	char *nl = strchr(line, '\n');
+	if (nl)
+		*nl++ = '\0';
+	*cur = nl;
+	return line;
+}
+
 int hex_value(int c)
 {
 	if (c >= '0' && c <= '9')

@@ -82,6 +82,11 @@ void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn)) void diex(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The next line of a text read whole: the line at *cur, cut at its '\n'
+ * in place; *cur moves to the line after (NULL after the last). NULL at the
+ * end of the text, or with no text (*cur NULL). */
+char *line_next(char **cur);
+
 /* The value of the hex digit c (0-9, a-f, A-F), or -1 for any other. */
 int hex_value(int c);
 

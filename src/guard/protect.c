@@ -258,21 +258,12 @@ static char *skip_blanks(char *p)
 }
 
 /* The next line of a git config file read whole (git-config(1) syntax:
- * .git/config, an included file, .gitmodules), cut at its '\n' in place
- * and past its leading blanks; *cur moves to the line after. NULL at the
- * end of the text (or with no text: the file could not be read). */
+ * .git/config, an included file, .gitmodules), past its leading blanks;
+ * NULL at the end (or with no text: the file could not be read). */
 static char *next_line(char **cur)
 {
-	char *line = *cur;
-	if (!line || !*line)
-		return NULL;
-	char *nl = strchr(line, '\n');
-	if (nl)
-		*nl++ = '\0';
-	else
-		nl = line + strlen(line);
-	*cur = nl;
-	return skip_blanks(line);
+	char *line = line_next(cur);
+	return line ? skip_blanks(line) : NULL;
 }
 
 /* One git config value, unquoted and unescaped in place; p points after

@@ -220,10 +220,7 @@ static char *cgroup_mount(const char *ctrl)
 
 	if (read_file("/proc/self/mountinfo", 1 << 22, &mi, &len) < 0)
 		return NULL;
-	for (char *line = mi, *next; line && *line && !found; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
+	for (char *cur = mi, *line; !found && (line = line_next(&cur));) {
 		char *sep = strstr(line, " - ");
 		if (!sep)
 			continue;
@@ -255,10 +252,7 @@ static char *own_cgroup(const char *ctrl)
 
 	if (read_file("/proc/self/cgroup", 1 << 16, &cg, &len) < 0)
 		return NULL;
-	for (char *line = cg, *next; line && *line && !found; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
+	for (char *cur = cg, *line; !found && (line = line_next(&cur));) {
 		char *c1 = strchr(line, ':');
 		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		if (!c2 || c2[1] != '/')
