@@ -51,14 +51,6 @@ const struct check_gap *check_gaps(size_t *n)
 	return gaps;
 }
 
-static bool covers(const char *dir, const char *p)
-{
-	size_t n = strlen(dir);
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(dir, p, n) == 0 && (p[n] == '\0' || p[n] == '/');
-}
-
 /* What the mounts show at path: as in bwrap.c, the deepest mount wins.
  * 0 nothing, 1 read, 2 write. */
 static int shown(const struct policy *p, const char *home, const char *path)
@@ -73,7 +65,7 @@ static int shown(const struct policy *p, const char *home, const char *path)
 		const struct strv *l = policy_list(p, keys[k].id);
 		for (size_t i = 0; i < l->n; i++) {
 			size_t n = strlen(l->v[i]);
-			if (covers(l->v[i], path) && n >= best) {
+			if (path_within(path, l->v[i]) && n >= best) {
 				best = n;
 				what = keys[k].v;
 			}
@@ -83,7 +75,8 @@ static int shown(const struct policy *p, const char *home, const char *path)
 	strv_copy(&hidden, &p->always_hidden);
 	paths_always_hidden(home, &hidden);
 	for (size_t i = 0; i < hidden.n; i++)
-		if (covers(hidden.v[i], path) && strlen(hidden.v[i]) >= best) {
+		if (path_within(path, hidden.v[i]) &&
+		    strlen(hidden.v[i]) >= best) {
 			best = strlen(hidden.v[i]);
 			what = 0;
 		}
@@ -106,7 +99,8 @@ static bool home_top_kept(const struct policy *p, const char *home,
 	const struct strv *wr = policy_list(p, K_FILES_WRITE);
 	const struct strv *wdf = policy_list(p, K_FILES_WRITE_DOT_FILES);
 	for (size_t i = 0; i < wr->n; i++)
-		if (covers(wr->v[i], home) && !strv_contains(wdf, wr->v[i]))
+		if (path_within(home, wr->v[i]) &&
+		    !strv_contains(wdf, wr->v[i]))
 			return true;
 	return false;
 }
@@ -325,7 +319,7 @@ static bool holds_hidden(const struct policy *p, const char *home,
 		strv_push(&h, hd->v[i]);
 	for (size_t i = 0; i < h.n && !r; i++) {
 		struct stat st;
-		r = strcmp(h.v[i], w) != 0 && covers(w, h.v[i]) &&
+		r = strcmp(h.v[i], w) != 0 && path_within(h.v[i], w) &&
 		    lstat(h.v[i], &st) == 0;
 	}
 	strv_free(&h);
@@ -994,9 +988,9 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		const struct strv *rd = policy_list(p, K_FILES_READ);
 		const struct strv *wr = policy_list(p, K_FILES_WRITE);
 		for (size_t i = 0; i < rd->n; i++)
-			home_shown |= covers(rd->v[i], hs);
+			home_shown |= path_within(hs, rd->v[i]);
 		for (size_t i = 0; i < wr->n; i++)
-			home_shown |= covers(wr->v[i], hs);
+			home_shown |= path_within(hs, wr->v[i]);
 		add(l, "network", CHECK_DENY,
 		    home_shown ? "connect to a host's unix socket in a granted "
 				 "folder (the home folder)"

@@ -223,6 +223,14 @@ int read_fd_all(int fd, size_t max, char **out, size_t *len)
 	return 0;
 }
 
+bool path_within(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
 char *line_next(char **cur)
 {
 	char *line = *cur;

@@ -73,15 +73,6 @@ struct pctx {
 	bool overflow;	  /* more than GUARDS_MAX: refuse to run */
 };
 
-static bool within(const char *p, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return p[0] == '/';
-	return strncmp(p, dir, n) == 0 && (p[n] == '/' || p[n] == '\0');
-}
-
 static bool lifted(const struct pctx *c, const char *w)
 {
 	for (size_t i = 0; c->in->lifted && i < c->in->lifted->n; i++)
@@ -98,7 +89,7 @@ static const char *holder(const struct pctx *c, const char *p, bool always)
 
 	for (size_t i = 0; i < c->in->write->n; i++) {
 		const char *w = c->in->write->v[i];
-		if (within(p, w) && (!best || strlen(w) > strlen(best)))
+		if (path_within(p, w) && (!best || strlen(w) > strlen(best)))
 			best = w;
 	}
 	if (best && !always && lifted(c, best))

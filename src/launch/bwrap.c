@@ -133,7 +133,7 @@ static const struct bwrap_mount *deepest(const struct table *t, size_t upto,
 {
 	const struct bwrap_mount *best = NULL;
 	for (size_t i = 0; i < upto; i++)
-		if (folder_covers(t->m[i].path, path))
+		if (path_within(path, t->m[i].path))
 			best = &t->m[i]; /* sorted: later covers are deeper */
 	return best;
 }
@@ -167,8 +167,7 @@ static bool shows_host(const struct bwrap_mount *m)
 static bool in_tree(const struct strv *trees, const char *p)
 {
 	for (size_t i = 0; trees && i < trees->n; i++)
-		if (strcmp(trees->v[i], p) != 0 &&
-		    folder_covers(trees->v[i], p))
+		if (strcmp(trees->v[i], p) != 0 && path_within(p, trees->v[i]))
 			return true;
 	return false;
 }
@@ -329,7 +328,7 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 		const char *m = in->proc_masks->v[i];
 		if ((r = folder_check("a /proc file", m, err)) < 0)
 			goto fail;
-		if (!folder_covers("/proc", m) || strcmp(m, "/proc") == 0) {
+		if (!path_within(m, "/proc") || strcmp(m, "/proc") == 0) {
 			r = err_set(err, -EINVAL,
 				    "'%s' is not a file in /proc; this is a "
 				    "bug in lnk, please report it",
@@ -361,9 +360,9 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	/* An empty, private home unless a grant brings the real one. */
 	bool home_granted = false;
 	for (size_t i = 0; i < rd->n; i++)
-		home_granted |= folder_covers(rd->v[i], in->home);
+		home_granted |= path_within(in->home, rd->v[i]);
 	for (size_t i = 0; i < wr->n; i++)
-		home_granted |= folder_covers(wr->v[i], in->home);
+		home_granted |= path_within(in->home, wr->v[i]);
 	if (!home_granted)
 		add(&t, BM_TMPFS, in->home, NULL, -1);
 	out->home_temporary = !home_granted;

@@ -6,14 +6,6 @@
 #include "common/util.h"
 #include "launch/folders.h"
 
-bool folder_covers(const char *a, const char *p)
-{
-	size_t n = strlen(a);
-	if (strcmp(a, "/") == 0)
-		return true;
-	return strncmp(a, p, n) == 0 && (p[n] == '\0' || p[n] == '/');
-}
-
 int folder_check(const char *what, const char *p, struct lnk_err *err)
 {
 	if (!p || p[0] != '/')

@@ -15,9 +15,6 @@
 #include "common/err.h"
 #include "policy/policy.h"
 
-/* a is p or one of its ancestors. */
-bool folder_covers(const char *a, const char *p);
-
 /* 0 if p is absolute and normalized (no "//", "/./", "/../", no trailing
  * "/", "/." or "/.."), else -EINVAL naming what (the flag or the host
  * fact): the policy and the host facts come normalized, so anything else

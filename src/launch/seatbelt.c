@@ -440,9 +440,9 @@ static void pin(const char *path, const struct strv *wr, const char *scratch,
 	struct strv a = {0};
 	ancestors(path, &a);
 	for (size_t i = 0; i < a.n; i++) {
-		bool open = scratch && folder_covers(scratch, a.v[i]);
+		bool open = scratch && path_within(a.v[i], scratch);
 		for (size_t j = 0; j < wr->n && !open; j++)
-			open = folder_covers(wr->v[j], a.v[i]);
+			open = path_within(a.v[i], wr->v[j]);
 		if (open && !strv_contains(out, a.v[i]))
 			strv_push(out, a.v[i]);
 	}
@@ -531,7 +531,7 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 	 * Linux, guard/protect.c), unless --write-dot-files names it. */
 	for (size_t i = 0; i < wr->n; i++)
 		if (strcmp(wr->v[i], in->home) != 0 &&
-		    folder_covers(wr->v[i], in->home) &&
+		    path_within(in->home, wr->v[i]) &&
 		    !strv_contains(lift, in->home)) {
 			add_dots(&t, in->home, in->home);
 			break;
