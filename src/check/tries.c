@@ -172,6 +172,20 @@ static void add_create(struct check_list *l, struct bait *b,
 	}
 }
 
+/* A write of a new file in each folder of dirs (where: which grant they
+ * are), named by the bait's tag, mark and the folder's index. */
+static void add_create_each(struct check_list *l, struct bait *b,
+			    const struct policy *p, const char *home,
+			    const struct strv *dirs, char mark,
+			    const char *where)
+{
+	for (size_t i = 0; i < dirs->n; i++) {
+		_cleanup_free_ char *f = xasprintf("%s/.lnk-check-%s-%c%zu",
+						   dirs->v[i], b->tag, mark, i);
+		add_create(l, b, p, home, "writes", where, f, false);
+	}
+}
+
 static void plan_files(const struct policy *p, struct bait *b, const char *home,
 		       struct check_list *l)
 {
@@ -196,22 +210,12 @@ static void plan_files(const struct policy *p, struct bait *b, const char *home,
 	add_create(l, b, p, home, "settings", "lnk's settings", lw, false);
 	_cleanup_free_ char *tw = xasprintf("/tmp/lnk-check-%s-w", b->tag);
 	add_create(l, b, p, home, "writes", "/tmp, private inside", tw, false);
-	const struct strv *rd = policy_list(p, K_FILES_READ);
-	for (size_t i = 0; i < rd->n; i++) {
-		_cleanup_free_ char *f =
-		    xasprintf("%s/.lnk-check-%s-w%zu", rd->v[i], b->tag, i);
-		add_create(l, b, p, home, "writes", "a --read folder", f,
-			   false);
-	}
+	add_create_each(l, b, p, home, policy_list(p, K_FILES_READ), 'w',
+			"a --read folder");
 	_cleanup_free_ char *uw = xasprintf("/usr/lnk-check-%s-w", b->tag);
 	add_create(l, b, p, home, "writes", "the system", uw, false);
-	const struct strv *wr = policy_list(p, K_FILES_WRITE);
-	for (size_t i = 0; i < wr->n; i++) {
-		_cleanup_free_ char *f =
-		    xasprintf("%s/.lnk-check-%s-n%zu", wr->v[i], b->tag, i);
-		add_create(l, b, p, home, "writes", "a --write folder", f,
-			   false);
-	}
+	add_create_each(l, b, p, home, policy_list(p, K_FILES_WRITE), 'n',
+			"a --write folder");
 }
 
 /* The dot-file list at the top of each write folder: write, create,
