@@ -271,20 +271,16 @@ static int plant_chains(struct bait *b, const struct policy *p,
 	return 0;
 }
 
-/* Whether a hidden folder that exists lies below w. */
-static bool holds_hidden(const struct policy *p, const char *home,
-			 const char *w)
+bool bait_holds_hidden(const struct policy *p, const char *home, const char *w)
 {
 	struct strv h = {0};
 	bool r = false;
 	strv_copy(&h, &p->always_hidden);
 	paths_always_hidden(home, &h);
 	strv_copy(&h, policy_list(p, K_FILES_HIDE));
-	size_t n = strlen(w);
 	for (size_t i = 0; i < h.n && !r; i++) {
 		struct stat st;
-		r = strncmp(h.v[i], w, n) == 0 &&
-		    (h.v[i][n] == '/' || strcmp(w, "/") == 0) &&
+		r = strcmp(h.v[i], w) != 0 && path_within(h.v[i], w) &&
 		    lstat(h.v[i], &st) == 0;
 	}
 	strv_free(&h);
@@ -301,7 +297,7 @@ static int plant_hide_holders(struct bait *b, const struct policy *p,
 	const struct strv *wr = policy_list(p, K_FILES_WRITE);
 	for (size_t i = 0; i < wr->n; i++) {
 		const char *w = wr->v[i];
-		if (!holds_hidden(p, home, w))
+		if (!bait_holds_hidden(p, home, w))
 			continue;
 		_cleanup_free_ char *holder =
 		    xasprintf("%s/lnk-check-%s-h%zu", w, b->tag, i);

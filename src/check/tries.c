@@ -309,27 +309,6 @@ static void plan_dot_files(const struct policy *p, struct bait *b,
 	}
 }
 
-/* Whether w holds a hidden folder that exists (always hidden or --hide):
- * then its mode stays even under --write-dot-files. */
-static bool holds_hidden(const struct policy *p, const char *home,
-			 const char *w)
-{
-	struct strv h = {0};
-	bool r = false;
-	strv_copy(&h, &p->always_hidden);
-	paths_always_hidden(home, &h);
-	const struct strv *hd = policy_list(p, K_FILES_HIDE);
-	for (size_t i = 0; i < hd->n; i++)
-		strv_push(&h, hd->v[i]);
-	for (size_t i = 0; i < h.n && !r; i++) {
-		struct stat st;
-		r = strcmp(h.v[i], w) != 0 && path_within(h.v[i], w) &&
-		    lstat(h.v[i], &st) == 0;
-	}
-	strv_free(&h);
-	return r;
-}
-
 /* What runs outside beyond the listed names (docs/runs-outside.md): the
  * top of a write folder never becomes a git repository, and its mode
  * (so who else may write there) cannot change; nor can the mode of a
@@ -349,7 +328,7 @@ static void plan_runs_outside(const struct policy *p, struct bait *b,
 		if (stat(w, &st) == 0) {
 			_cleanup_free_ char *what =
 			    xasprintf("change the mode of %s", pw);
-			bool kept = guarded || holds_hidden(p, home, w);
+			bool kept = guarded || bait_holds_hidden(p, home, w);
 			add(l, "runs outside", kept ? CHECK_DENY : CHECK_ALLOW,
 			    what, "chmod\t%s\t%o", w,
 			    (unsigned)(st.st_mode & 07777));
