@@ -66,6 +66,26 @@ const char *const *bwrap_root_list(void)
 	return root_list;
 }
 
+void bwrap_bind_after_init(struct strv *opts, const char *src, const char *dst)
+{
+	size_t at = opts->n;
+	for (size_t i = 0; i + 2 < opts->n; i++)
+		if (strcmp(opts->v[i], "--ro-bind") == 0 &&
+		    strcmp(opts->v[i + 2], BWRAP_INIT_PATH) == 0) {
+			at = i + 3;
+			break;
+		}
+	strv_push(opts, "--ro-bind");
+	strv_push(opts, src);
+	strv_push(opts, dst);
+	/* Rotate the three new words into place. */
+	char *w[3] = {opts->v[opts->n - 3], opts->v[opts->n - 2],
+		      opts->v[opts->n - 1]};
+	memmove(opts->v + at + 3, opts->v + at,
+		(opts->n - 3 - at) * sizeof(char *));
+	memcpy(opts->v + at, w, sizeof(w));
+}
+
 struct table {
 	struct bwrap_mount *m;
 	size_t n, cap;

@@ -573,6 +573,46 @@ static void refusals(void **state)
 	teardown_fixture(&f);
 }
 
+/* A bind added after the plan is built (check's probe, the tools' socket
+ * and clients) lands right after lnk-init's, before the remount of /. */
+static void bind_after_init(void **state)
+{
+	(void)state;
+	struct strv o = {0};
+	const char *before[] = {"--tmpfs", "/tmp",	    "--ro-bind",
+				"/h/init", BWRAP_INIT_PATH, "--remount-ro",
+				"/"};
+	for (size_t i = 0; i < ARRAY_SIZE(before); i++)
+		strv_push(&o, before[i]);
+	bwrap_bind_after_init(&o, "/h/probe", "/run/lnk/probe");
+	bwrap_bind_after_init(&o, "/h/sock", "/run/lnk/tools.sock");
+	const char *want[] = {"--tmpfs",
+			      "/tmp",
+			      "--ro-bind",
+			      "/h/init",
+			      BWRAP_INIT_PATH,
+			      "--ro-bind",
+			      "/h/sock",
+			      "/run/lnk/tools.sock",
+			      "--ro-bind",
+			      "/h/probe",
+			      "/run/lnk/probe",
+			      "--remount-ro",
+			      "/"};
+	assert_int_equal(o.n, ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		assert_string_equal(o.v[i], want[i]);
+	assert_null(o.v[o.n]);
+	strv_free(&o);
+
+	/* no bind of lnk-init: at the end */
+	bwrap_bind_after_init(&o, "/a", "/b");
+	assert_int_equal(o.n, 3);
+	assert_string_equal(o.v[0], "--ro-bind");
+	assert_string_equal(o.v[2], "/b");
+	strv_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -592,6 +632,7 @@ int main(void)
 	    cmocka_unit_test(read_etc_keeps_host_links),
 	    cmocka_unit_test(etc_trees),
 	    cmocka_unit_test(refusals),
+	    cmocka_unit_test(bind_after_init),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
