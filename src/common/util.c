@@ -243,6 +243,14 @@ char *line_next(char **cur)
 	return line;
 }
 
+bool has_non_ascii(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			return true;
+	return false;
+}
+
 int hex_value(int c)
 {
 	if (c >= '0' && c <= '9')

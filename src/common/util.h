@@ -91,6 +91,9 @@ bool path_within(const char *p, const char *dir);
  * end of the text, or with no text (*cur NULL). */
 char *line_next(char **cur);
 
+/* s (len bytes) holds a byte outside ASCII. */
+bool has_non_ascii(const char *s, size_t len);
+
 /* The value of the hex digit c (0-9, a-f, A-F), or -1 for any other. */
 int hex_value(int c);
 

@@ -8,6 +8,7 @@
 
 #include "common/buf.h"
 #include "common/esc.h"
+#include "common/util.h"
 
 void net_quote(char *dst, size_t cap, const char *s, size_t len)
 {
@@ -36,14 +37,6 @@ int port_parse(const char *s, size_t len, uint16_t *out)
 		return -EINVAL;
 	*out = (uint16_t)v;
 	return 0;
-}
-
-static bool has_non_ascii(const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)s[i] >= 0x80)
-			return true;
-	return false;
 }
 
 /* A host as written must be plain ASCII text: a NUL would cut it short
