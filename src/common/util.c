@@ -55,13 +55,21 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-char *xasprintf(const char *fmt, ...)
+static char *xvasprintf(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
+static char *xvasprintf(const char *fmt, va_list ap)
 {
 	char *s;
-	va_list ap;
-	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)
 		oom();
+	return s;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
 	return s;
 }
@@ -83,11 +91,9 @@ void strv_push(struct strv *sv, const char *s)
 
 void strv_pushf(struct strv *sv, const char *fmt, ...)
 {
-	char *s;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		oom();
+	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
 	strv_push_take(sv, s);
 }
