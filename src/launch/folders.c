@@ -6,6 +6,15 @@
 #include "common/util.h"
 #include "launch/folders.h"
 
+static int not_normalized(const char *what, const char *p, struct lnk_err *err)
+{
+	return err_set(
+	    err, -EINVAL,
+	    "%s '%s' is not a normalized path; this is a bug in lnk, "
+	    "please report it",
+	    what, p);
+}
+
 int folder_check(const char *what, const char *p, struct lnk_err *err)
 {
 	if (!p || p[0] != '/')
@@ -13,16 +22,21 @@ int folder_check(const char *what, const char *p, struct lnk_err *err)
 			       "%s '%s' is not an absolute path; this is a bug "
 			       "in lnk, please report it",
 			       what, p ? p : "(null)");
+	if (strstr(p, "/../") || strstr(p, "/./") || strstr(p, "//"))
+		return not_normalized(what, p, err);
+	return 0;
+}
+
+int folder_check_exact(const char *what, const char *p, struct lnk_err *err)
+{
+	int r = folder_check(what, p, err);
+	if (r < 0)
+		return r;
 	size_t n = strlen(p);
-	if (strstr(p, "/../") || strstr(p, "/./") || strstr(p, "//") ||
-	    (n > 1 && p[n - 1] == '/') ||
+	if ((n > 1 && p[n - 1] == '/') ||
 	    (n >= 3 && strcmp(p + n - 3, "/..") == 0) ||
 	    (n >= 2 && strcmp(p + n - 2, "/.") == 0))
-		return err_set(
-		    err, -EINVAL,
-		    "%s '%s' is not a normalized path; this is a bug "
-		    "in lnk, please report it",
-		    what, p);
+		return not_normalized(what, p, err);
 	return 0;
 }
 
@@ -57,7 +71,7 @@ int folder_grants(const struct policy *p, struct folder **out, size_t *n,
 	for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
 		const struct strv *v = policy_list(p, lists[l].key);
 		for (size_t i = 0; i < v->n; i++) {
-			int r = folder_check(lists[l].flag, v->v[i], err);
+			int r = folder_check_exact(lists[l].flag, v->v[i], err);
 			if (r < 0) {
 				free(f);
 				return r;

@@ -15,11 +15,16 @@
 #include "common/err.h"
 #include "policy/policy.h"
 
-/* 0 if p is absolute and normalized (no "//", "/./", "/../", no trailing
- * "/", "/." or "/.."), else -EINVAL naming what (the flag or the host
- * fact): the policy and the host facts come normalized, so anything else
- * is a bug that must not reach a mount or a rule. */
+/* 0 if p is absolute with no "//", "/./" or "/../" in it, else -EINVAL
+ * naming what (the flag or the host fact): anything else is a bug that
+ * must not reach a mount or a rule. bwrap takes the host facts so (a HOME
+ * of "/home/u/" is the same folder to it). */
 int folder_check(const char *what, const char *p, struct lnk_err *err);
+
+/* folder_check, and no trailing "/", "/." or "/.." either: the form
+ * realpath gives, which the policy's grants have, and which Seatbelt's
+ * rules need (they compare paths as text). */
+int folder_check_exact(const char *what, const char *p, struct lnk_err *err);
 
 /* The order of two table entries, each a path and the rank of its kind
  * (higher wins at one path): by path with strcmp, which puts every path
@@ -38,7 +43,8 @@ struct folder {
 	const char *path; /* the policy's own string */
 };
 
-/* The policy's [files] grants, each checked with folder_check: the reads,
+/* The policy's [files] grants, each checked with folder_check_exact: the
+ * reads,
  * then the writes, then the hides. *out (free it) holds *n entries; the
  * caller adds them to its table, which folder_order sorts. */
 int folder_grants(const struct policy *p, struct folder **out, size_t *n,

@@ -487,16 +487,17 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 			       "lnk, please report it");
 	if ((r = seatbelt_refusals(p, err)) < 0)
 		return r;
-	if ((r = folder_check("home", in->home, err)) < 0)
+	if ((r = folder_check_exact("home", in->home, err)) < 0)
 		return r;
 	if (strcmp(in->home, "/") == 0)
 		return err_set(err, -EINVAL,
 			       "the home folder is '/'; set HOME to your own "
 			       "folder");
-	if (in->scratch &&
-	    (r = folder_check("the sandbox's folder", in->scratch, err)) < 0)
+	if (in->scratch && (r = folder_check_exact("the sandbox's folder",
+						   in->scratch, err)) < 0)
 		return r;
-	if (in->tty && (r = folder_check("the terminal", in->tty, err)) < 0)
+	if (in->tty &&
+	    (r = folder_check_exact("the terminal", in->tty, err)) < 0)
 		return r;
 
 	const struct strv *wr = policy_list(p, K_FILES_WRITE);
@@ -537,8 +538,8 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 			break;
 		}
 	for (size_t i = 0; i < hidden->n; i++)
-		if ((r = folder_check("a hidden folder", hidden->v[i], err)) <
-		    0)
+		if ((r = folder_check_exact("a hidden folder", hidden->v[i],
+					    err)) < 0)
 			goto out;
 	if (in->scratch)
 		ancestors(in->scratch, &anc);
@@ -578,14 +579,15 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 				     "entry ends in a slash.\n"
 				     "(allow process-exec");
 			for (size_t i = 0; ef && i < ef->n; i++)
-				if ((r = folder_check("a command", ef->v[i],
-						      err)) < 0 ||
+				if ((r = folder_check_exact(
+					 "a command", ef->v[i], err)) < 0 ||
 				    (r = filter(&b, "literal", ef->v[i], err)) <
 					0)
 					goto out;
 			for (size_t i = 0; ed && i < ed->n; i++)
-				if ((r = folder_check("a command folder",
-						      ed->v[i], err)) < 0 ||
+				if ((r = folder_check_exact("a command folder",
+							    ed->v[i], err)) <
+					0 ||
 				    (r = filter(&b, "subpath", ed->v[i], err)) <
 					0)
 					goto out;

@@ -13,6 +13,7 @@
 
 #include "common/buf.h"
 #include "launch/bwrap.h"
+#include "launch/folders.h"
 
 struct fixture {
 	struct policy p;
@@ -613,6 +614,37 @@ static void bind_after_init(void **state)
 	strv_free(&o);
 }
 
+/* The two path checks: bwrap takes a host fact with a trailing '/' (the
+ * same folder to it), the grants and Seatbelt's rules only the exact form. */
+static void folder_checks(void **state)
+{
+	(void)state;
+	struct lnk_err err = {0};
+	assert_int_equal(folder_check("home", "/home/u/", &err), 0);
+	assert_int_equal(folder_check("home", "/", &err), 0);
+	assert_int_equal(folder_check_exact("home", "/", &err), 0);
+	assert_int_equal(folder_check_exact("home", "/home/u", &err), 0);
+	const char *bad_both[] = {"home/u", "/home//u", "/home/./u",
+				  "/home/../u"};
+	for (size_t i = 0; i < ARRAY_SIZE(bad_both); i++) {
+		assert_int_equal(folder_check("home", bad_both[i], &err),
+				 -EINVAL);
+		assert_int_equal(folder_check_exact("home", bad_both[i], &err),
+				 -EINVAL);
+	}
+	const char *bad_exact[] = {"/home/u/", "/home/u/.", "/home/u/.."};
+	for (size_t i = 0; i < ARRAY_SIZE(bad_exact); i++) {
+		assert_int_equal(folder_check("home", bad_exact[i], &err), 0);
+		assert_int_equal(folder_check_exact("home", bad_exact[i], &err),
+				 -EINVAL);
+		assert_non_null(strstr(err.msg, "not a normalized path"));
+	}
+	/* a parent before its children, at one path the weaker rank first */
+	assert_true(folder_order("/a", 3, "/a/b", 0) < 0);
+	assert_true(folder_order("/a", 3, "/a", 2) > 0);
+	assert_int_equal(folder_order("/a", 2, "/a", 2), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -633,6 +665,7 @@ int main(void)
 	    cmocka_unit_test(etc_trees),
 	    cmocka_unit_test(refusals),
 	    cmocka_unit_test(bind_after_init),
+	    cmocka_unit_test(folder_checks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
