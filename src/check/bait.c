@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "check/check.h"
+#include "net/addr.h"
 #include "net/grammar.h"
 #include "policy/dotfiles.h"
 #include "store/paths.h"
@@ -146,22 +147,10 @@ static int listen_inet(int fam, uint16_t port, uint16_t *bound)
 		return -errno;
 	int one = 1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	struct sockaddr_storage ss = {0};
-	socklen_t len;
-	if (fam == AF_INET) {
-		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-		a->sin_family = AF_INET;
-		a->sin_port = htons(port);
-		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		len = sizeof(*a);
-	} else {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons(port);
-		a->sin6_addr = in6addr_loopback;
+	struct sockaddr_storage ss;
+	socklen_t len = addr_loopback_sockaddr(fam, port, &ss);
+	if (fam != AF_INET)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-		len = sizeof(*a);
-	}
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 16) < 0) {
 		int e = errno;
 		close(fd);

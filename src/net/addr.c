@@ -304,6 +304,19 @@ socklen_t addr_to_sockaddr(const struct lnk_addr *a, uint16_t port,
 	return sizeof(*s);
 }
 
+socklen_t addr_loopback_sockaddr(int family, uint16_t port,
+				 struct sockaddr_storage *ss)
+{
+	struct lnk_addr a = {.family = family == AF_INET ? AF_INET : AF_INET6};
+	if (a.family == AF_INET) {
+		a.a[0] = 127;
+		a.a[3] = 1;
+	} else {
+		a.a[15] = 1;
+	}
+	return addr_to_sockaddr(&a, port, ss);
+}
+
 void addr_format(const struct lnk_addr *a, char *out, size_t cap)
 {
 	if (!inet_ntop(a->family, a->a, out, (socklen_t)cap))
