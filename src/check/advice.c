@@ -25,16 +25,6 @@
 #define REPO_DIRS_MAX 4000
 #define REPO_NAMES_SHOWN 3
 
-static bool covers(const char *dir, const char *path)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(path, dir, n) == 0 &&
-	       (path[n] == '\0' || path[n] == '/');
-}
-
 static bool grants_home(const struct policy *p, const char *home)
 {
 	const enum key_id ids[] = {K_FILES_READ, K_FILES_WRITE};
@@ -42,7 +32,7 @@ static bool grants_home(const struct policy *p, const char *home)
 	for (size_t k = 0; k < ARRAY_SIZE(ids); k++) {
 		const struct strv *g = policy_list(p, ids[k]);
 		for (size_t i = 0; i < g->n; i++)
-			if (covers(g->v[i], home))
+			if (path_within(home, g->v[i]))
 				return true;
 	}
 	return false;

@@ -32,6 +32,7 @@
 
 #include "common/compat.h"
 #include "check/check.h"
+#include "net/addr.h"
 #include "net/grammar.h"
 #include "policy/dotfiles.h"
 #include "store/paths.h"
@@ -146,22 +147,10 @@ static int listen_inet(int fam, uint16_t port, uint16_t *bound)
 		return -errno;
 	int one = 1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	struct sockaddr_storage ss = {0};
-	socklen_t len;
-	if (fam == AF_INET) {
-		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-		a->sin_family = AF_INET;
-		a->sin_port = htons(port);
-		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		len = sizeof(*a);
-	} else {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons(port);
-		a->sin6_addr = in6addr_loopback;
+	struct sockaddr_storage ss;
+	socklen_t len = addr_loopback_sockaddr(fam, port, &ss);
+	if (fam != AF_INET)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-		len = sizeof(*a);
-	}
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 16) < 0) {
 		int e = errno;
 		close(fd);
@@ -271,20 +260,16 @@ static int plant_chains(struct bait *b, const struct policy *p,
 	return 0;
 }
 
-/* Whether a hidden folder that exists lies below w. */
-static bool holds_hidden(const struct policy *p, const char *home,
-			 const char *w)
+bool bait_holds_hidden(const struct policy *p, const char *home, const char *w)
 {
 	struct strv h = {0};
 	bool r = false;
 	strv_copy(&h, &p->always_hidden);
 	paths_always_hidden(home, &h);
 	strv_copy(&h, policy_list(p, K_FILES_HIDE));
-	size_t n = strlen(w);
 	for (size_t i = 0; i < h.n && !r; i++) {
 		struct stat st;
-		r = strncmp(h.v[i], w, n) == 0 &&
-		    (h.v[i][n] == '/' || strcmp(w, "/") == 0) &&
+		r = strcmp(h.v[i], w) != 0 && path_within(h.v[i], w) &&
 		    lstat(h.v[i], &st) == 0;
 	}
 	strv_free(&h);
@@ -301,7 +286,7 @@ static int plant_hide_holders(struct bait *b, const struct policy *p,
 	const struct strv *wr = policy_list(p, K_FILES_WRITE);
 	for (size_t i = 0; i < wr->n; i++) {
 		const char *w = wr->v[i];
-		if (!holds_hidden(p, home, w))
+		if (!bait_holds_hidden(p, home, w))
 			continue;
 		_cleanup_free_ char *holder =
 		    xasprintf("%s/lnk-check-%s-h%zu", w, b->tag, i);

@@ -96,6 +96,11 @@ void bait_expect_dir(struct bait *b, const char *path);
  * BAIT_MARK, and sockets check made), closes the servers and the record,
  * and frees b. Safe to call twice. */
 void bait_remove(struct bait *b);
+
+/* Whether a hidden folder that exists (always hidden or --hide) lies below
+ * w: bait plants a holder of one there, and the probe's mode try on w is
+ * refused even under --write-dot-files. */
+bool bait_holds_hidden(const struct policy *p, const char *home, const char *w);
 /* Removes the bait of earlier checks that died before removing their own
  * (their process is gone). The paths removed are appended to removed. */
 void bait_clean_stale(const char *home, struct strv *removed);

@@ -53,14 +53,6 @@ const struct check_gap *check_gaps(size_t *n)
 	return gaps;
 }
 
-static bool covers(const char *dir, const char *p)
-{
-	size_t n = strlen(dir);
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(dir, p, n) == 0 && (p[n] == '\0' || p[n] == '/');
-}
-
 /* What the mounts show at path: as in bwrap.c, the deepest mount wins.
  * 0 nothing, 1 read, 2 write. */
 static int shown(const struct policy *p, const char *home, const char *path)
@@ -75,7 +67,7 @@ static int shown(const struct policy *p, const char *home, const char *path)
 		const struct strv *l = policy_list(p, keys[k].id);
 		for (size_t i = 0; i < l->n; i++) {
 			size_t n = strlen(l->v[i]);
-			if (covers(l->v[i], path) && n >= best) {
+			if (path_within(path, l->v[i]) && n >= best) {
 				best = n;
 				what = keys[k].v;
 			}
@@ -85,7 +77,8 @@ static int shown(const struct policy *p, const char *home, const char *path)
 	strv_copy(&hidden, &p->always_hidden);
 	paths_always_hidden(home, &hidden);
 	for (size_t i = 0; i < hidden.n; i++)
-		if (covers(hidden.v[i], path) && strlen(hidden.v[i]) >= best) {
+		if (path_within(path, hidden.v[i]) &&
+		    strlen(hidden.v[i]) >= best) {
 			best = strlen(hidden.v[i]);
 			what = 0;
 		}
@@ -108,7 +101,8 @@ static bool home_top_kept(const struct policy *p, const char *home,
 	const struct strv *wr = policy_list(p, K_FILES_WRITE);
 	const struct strv *wdf = policy_list(p, K_FILES_WRITE_DOT_FILES);
 	for (size_t i = 0; i < wr->n; i++)
-		if (covers(wr->v[i], home) && !strv_contains(wdf, wr->v[i]))
+		if (path_within(home, wr->v[i]) &&
+		    !strv_contains(wdf, wr->v[i]))
 			return true;
 	return false;
 }
@@ -180,6 +174,20 @@ static void add_create(struct check_list *l, struct bait *b,
 	}
 }
 
+/* A write of a new file in each folder of dirs (where: which grant they
+ * are), named by the bait's tag, mark and the folder's index. */
+static void add_create_each(struct check_list *l, struct bait *b,
+			    const struct policy *p, const char *home,
+			    const struct strv *dirs, char mark,
+			    const char *where)
+{
+	for (size_t i = 0; i < dirs->n; i++) {
+		_cleanup_free_ char *f = xasprintf("%s/.lnk-check-%s-%c%zu",
+						   dirs->v[i], b->tag, mark, i);
+		add_create(l, b, p, home, "writes", where, f, false);
+	}
+}
+
 static void plan_files(const struct policy *p, struct bait *b, const char *home,
 		       struct check_list *l)
 {
@@ -204,22 +212,12 @@ static void plan_files(const struct policy *p, struct bait *b, const char *home,
 	add_create(l, b, p, home, "settings", "lnk's settings", lw, false);
 	_cleanup_free_ char *tw = xasprintf("/tmp/lnk-check-%s-w", b->tag);
 	add_create(l, b, p, home, "writes", "/tmp, private inside", tw, false);
-	const struct strv *rd = policy_list(p, K_FILES_READ);
-	for (size_t i = 0; i < rd->n; i++) {
-		_cleanup_free_ char *f =
-		    xasprintf("%s/.lnk-check-%s-w%zu", rd->v[i], b->tag, i);
-		add_create(l, b, p, home, "writes", "a --read folder", f,
-			   false);
-	}
+	add_create_each(l, b, p, home, policy_list(p, K_FILES_READ), 'w',
+			"a --read folder");
 	_cleanup_free_ char *uw = xasprintf("/usr/lnk-check-%s-w", b->tag);
 	add_create(l, b, p, home, "writes", "the system", uw, false);
-	const struct strv *wr = policy_list(p, K_FILES_WRITE);
-	for (size_t i = 0; i < wr->n; i++) {
-		_cleanup_free_ char *f =
-		    xasprintf("%s/.lnk-check-%s-n%zu", wr->v[i], b->tag, i);
-		add_create(l, b, p, home, "writes", "a --write folder", f,
-			   false);
-	}
+	add_create_each(l, b, p, home, policy_list(p, K_FILES_WRITE), 'n',
+			"a --write folder");
 }
 
 /* The dot-file list at the top of each write folder: write, create,
@@ -313,27 +311,6 @@ static void plan_dot_files(const struct policy *p, struct bait *b,
 	}
 }
 
-/* Whether w holds a hidden folder that exists (always hidden or --hide):
- * then its mode stays even under --write-dot-files. */
-static bool holds_hidden(const struct policy *p, const char *home,
-			 const char *w)
-{
-	struct strv h = {0};
-	bool r = false;
-	strv_copy(&h, &p->always_hidden);
-	paths_always_hidden(home, &h);
-	const struct strv *hd = policy_list(p, K_FILES_HIDE);
-	for (size_t i = 0; i < hd->n; i++)
-		strv_push(&h, hd->v[i]);
-	for (size_t i = 0; i < h.n && !r; i++) {
-		struct stat st;
-		r = strcmp(h.v[i], w) != 0 && covers(w, h.v[i]) &&
-		    lstat(h.v[i], &st) == 0;
-	}
-	strv_free(&h);
-	return r;
-}
-
 /* What runs outside beyond the listed names (docs/runs-outside.md): the
  * top of a write folder never becomes a git repository, and its mode
  * (so who else may write there) cannot change; nor can the mode of a
@@ -353,7 +330,7 @@ static void plan_runs_outside(const struct policy *p, struct bait *b,
 		if (stat(w, &st) == 0) {
 			_cleanup_free_ char *what =
 			    xasprintf("change the mode of %s", pw);
-			bool kept = guarded || holds_hidden(p, home, w);
+			bool kept = guarded || bait_holds_hidden(p, home, w);
 			add(l, "runs outside", kept ? CHECK_DENY : CHECK_ALLOW,
 			    what, "chmod\t%s\t%o", w,
 			    (unsigned)(st.st_mode & 07777));
@@ -720,6 +697,24 @@ static struct check_try *proxy_deny(struct check_list *l, bool alone,
 	return t;
 }
 
+/* A CONNECT through the wire to hostport ("host:port", an IPv6 host in
+ * brackets) that must be denied; why says what the address is. */
+static struct check_try *connect_deny(struct check_list *l, bool alone,
+				      const char *hostport, const char *why)
+{
+	char what[300], pr[200];
+	snprintf(what, sizeof(what), "CONNECT %s (%s)", hostport, why);
+	snprintf(pr, sizeof(pr), "http\t%s", hostport);
+	return proxy_deny(l, alone, what, pr);
+}
+
+/* "host:port", an IPv6 host in brackets. */
+static void host_port(char *out, size_t n, const char *host, const char *port)
+{
+	bool v6 = strchr(host, ':') != NULL;
+	snprintf(out, n, "%s%s%s:%s", v6 ? "[" : "", host, v6 ? "]" : "", port);
+}
+
 /* This machine's addresses (every interface's). */
 static void own_addrs(struct strv *out)
 {
@@ -981,9 +976,9 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		const struct strv *rd = policy_list(p, K_FILES_READ);
 		const struct strv *wr = policy_list(p, K_FILES_WRITE);
 		for (size_t i = 0; i < rd->n; i++)
-			home_shown |= covers(rd->v[i], hs);
+			home_shown |= path_within(hs, rd->v[i]);
 		for (size_t i = 0; i < wr->n; i++)
-			home_shown |= covers(wr->v[i], hs);
+			home_shown |= path_within(hs, wr->v[i]);
 		add(l, "network", CHECK_DENY,
 		    home_shown ? "connect to a host's unix socket in a granted "
 				 "folder (the home folder)"
@@ -1007,16 +1002,14 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		return;
 	}
 
-	char pr[200];
+	char pr[200], hp[200];
 	/* The refused calls start in a sandbox of their own. */
 	l->refused_in_batch = CHECK_REFUSED_PER_BATCH;
 	/* Through the proxy toward this machine, every spelling, both
 	 * protocols. */
 	for (size_t i = 0; i < ARRAY_SIZE(loop_http); i++) {
-		snprintf(what, sizeof(what), "CONNECT %s:%u (loopback)",
-			 loop_http[i], port);
-		snprintf(pr, sizeof(pr), "http\t%s:%u", loop_http[i], port);
-		proxy_deny(l, false, what, pr);
+		snprintf(hp, sizeof(hp), "%s:%u", loop_http[i], port);
+		connect_deny(l, false, hp, "loopback");
 	}
 	snprintf(what, sizeof(what), "GET http://127.0.0.1:%u/ (loopback)",
 		 port);
@@ -1052,12 +1045,8 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		    "[fe80::1]:80",
 		    "[::ffff:192.168.0.1]:80",
 		};
-		for (size_t i = 0; i < ARRAY_SIZE(lan); i++) {
-			snprintf(what, sizeof(what), "CONNECT %s (LAN)",
-				 lan[i]);
-			snprintf(pr, sizeof(pr), "http\t%s", lan[i]);
-			proxy_deny(l, false, what, pr);
-		}
+		for (size_t i = 0; i < ARRAY_SIZE(lan); i++)
+			connect_deny(l, false, lan[i], "LAN");
 		proxy_deny(l, false, "SOCKS5 address 192.168.0.1:80 (LAN)",
 			   "socks\tip4\t192.168.0.1\t80");
 
@@ -1065,15 +1054,9 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		 * check serves the secret: never reached, whatever '*'
 		 * allows. */
 		for (size_t i = 0; i + 1 < b->host_addrs.n; i += 2) {
-			bool v6 = strchr(b->host_addrs.v[i], ':') != NULL;
-			snprintf(what, sizeof(what),
-				 "CONNECT %s%s%s:%s (this machine's address)",
-				 v6 ? "[" : "", b->host_addrs.v[i],
-				 v6 ? "]" : "", b->host_addrs.v[i + 1]);
-			snprintf(pr, sizeof(pr), "http\t%s%s%s:%s",
-				 v6 ? "[" : "", b->host_addrs.v[i],
-				 v6 ? "]" : "", b->host_addrs.v[i + 1]);
-			proxy_deny(l, false, what, pr);
+			host_port(hp, sizeof(hp), b->host_addrs.v[i],
+				  b->host_addrs.v[i + 1]);
+			connect_deny(l, false, hp, "this machine's address");
 		}
 		/* Its network: the gateways and a machine on each link.
 		 * Only the wire's refusal proves it (a neighbour that is
@@ -1081,14 +1064,11 @@ static void plan_network(const struct policy *p, const struct bait *b,
 		struct strv nb = {0};
 		neighbours(&nb);
 		for (size_t i = 0; i < nb.n; i++) {
-			bool v6 = strchr(nb.v[i], ':') != NULL;
-			snprintf(what, sizeof(what),
-				 "CONNECT %s%s%s:80 (this machine's network: a "
-				 "gateway or a machine on a link)",
-				 v6 ? "[" : "", nb.v[i], v6 ? "]" : "");
-			snprintf(pr, sizeof(pr), "http\t%s%s%s:80",
-				 v6 ? "[" : "", nb.v[i], v6 ? "]" : "");
-			proxy_deny(l, false, what, pr)->expect = CHECK_REFUSE;
+			host_port(hp, sizeof(hp), nb.v[i], "80");
+			connect_deny(l, false, hp,
+				     "this machine's network: a gateway or a "
+				     "machine on a link")
+			    ->expect = CHECK_REFUSE;
 		}
 		strv_free(&nb);
 	}
@@ -1101,12 +1081,8 @@ static void plan_network(const struct policy *p, const struct bait *b,
 	    "2852039166:80",
 	    "metadata.google.internal:80",
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(meta); i++) {
-		snprintf(what, sizeof(what), "CONNECT %s (cloud metadata)",
-			 meta[i]);
-		snprintf(pr, sizeof(pr), "http\t%s", meta[i]);
-		proxy_deny(l, true, what, pr);
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(meta); i++)
+		connect_deny(l, true, meta[i], "cloud metadata");
 	proxy_deny(l, true,
 		   "SOCKS5 address 169.254.169.254:80 (cloud metadata)",
 		   "socks\tip4\t169.254.169.254\t80");

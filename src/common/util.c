@@ -55,13 +55,21 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-char *xasprintf(const char *fmt, ...)
+static char *xvasprintf(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
+static char *xvasprintf(const char *fmt, va_list ap)
 {
 	char *s;
-	va_list ap;
-	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)
 		oom();
+	return s;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
 	return s;
 }
@@ -83,11 +91,9 @@ void strv_push(struct strv *sv, const char *s)
 
 void strv_pushf(struct strv *sv, const char *fmt, ...)
 {
-	char *s;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		oom();
+	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
 	strv_push_take(sv, s);
 }
@@ -221,6 +227,45 @@ int read_fd_all(int fd, size_t max, char **out, size_t *len)
 	if (len)
 		*len = n;
 	return 0;
+}
+
+bool path_within(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+char *line_next(char **cur)
+{
+	char *line = *cur;
+	if (!line || !*line)
+		return NULL;
+	char *nl = strchr(line, '\n');
+	if (nl)
+		*nl++ = '\0';
+	*cur = nl;
+	return line;
+}
+
+bool has_non_ascii(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			return true;
+	return false;
+}
+
+int hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }
 
 int read_file(const char *path, size_t max, char **out, size_t *len)

@@ -82,6 +82,21 @@ void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn)) void diex(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* p is dir or a path inside it, by its components ("/a/bc" is not inside
+ * "/a/b"); every path is inside "/". Both absolute and normalized. */
+bool path_within(const char *p, const char *dir);
+
+/* The next line of a text read whole: the line at *cur, cut at its '\n'
+ * in place; *cur moves to the line after (NULL after the last). NULL at the
+ * end of the text, or with no text (*cur NULL). */
+char *line_next(char **cur);
+
+/* s (len bytes) holds a byte outside ASCII. */
+bool has_non_ascii(const char *s, size_t len);
+
+/* The value of the hex digit c (0-9, a-f, A-F), or -1 for any other. */
+int hex_value(int c);
+
 /* Reads a whole file (at most max bytes). 0 or -errno. */
 int read_file(const char *path, size_t max, char **out, size_t *len);
 /* Reads all of fd (at most max bytes). 0 or -errno. */

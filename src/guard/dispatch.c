@@ -288,16 +288,7 @@ static int handle(struct guard *n, struct worker *w,
 	j->op = op;
 	j->xval = NULL;
 	j->xlen = 0;
-	j->t = (struct task){.tid = (pid_t)req->pid,
-			     .id = req->id,
-			     .procfd = -1,
-			     .ctx = {.rootfd = -1, .procfd = -1},
-			     .base = {-1, -1},
-			     .base_acc = {O_PATH, O_PATH},
-			     .pidfd = -1,
-			     .sfd = -1,
-			     .ctty = GUARD_CTTY_UNKNOWN};
-	j->t.w = w;
+	j->t = guard_task_new(req, w);
 	r = prep(n, j);
 	if (r == 0)
 		r = execute(n, j);

@@ -132,16 +132,7 @@ void guard_exec_note(struct guard *n, struct worker *w,
 {
 	bool at = req->data.nr == __NR_execveat;
 	char *path = w->jb->p1;
-	struct task t = {.tid = (pid_t)req->pid,
-			 .id = req->id,
-			 .procfd = -1,
-			 .ctx = {.rootfd = -1, .procfd = -1},
-			 .base = {-1, -1},
-			 .base_acc = {O_PATH, O_PATH},
-			 .pidfd = -1,
-			 .sfd = -1,
-			 .ctty = GUARD_CTTY_UNKNOWN,
-			 .w = w};
+	struct task t = guard_task_new(req, w);
 	struct where wh = {.parent = -1, .magic = -1};
 	char dir[32];
 	int fd = -1;

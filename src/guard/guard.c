@@ -243,15 +243,6 @@ static int follow_chain(const char *path, char **real)
 	return -ELOOP;
 }
 
-static bool path_within(const char *p, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(p, dir, n) == 0 && (p[n] == '/' || p[n] == '\0');
-}
-
 mode_t *guard_dot_types(const char *dir)
 {
 	size_t n;

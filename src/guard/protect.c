@@ -73,15 +73,6 @@ struct pctx {
 	bool overflow;	  /* more than GUARDS_MAX: refuse to run */
 };
 
-static bool within(const char *p, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return p[0] == '/';
-	return strncmp(p, dir, n) == 0 && (p[n] == '/' || p[n] == '\0');
-}
-
 static bool lifted(const struct pctx *c, const char *w)
 {
 	for (size_t i = 0; c->in->lifted && i < c->in->lifted->n; i++)
@@ -98,7 +89,7 @@ static const char *holder(const struct pctx *c, const char *p, bool always)
 
 	for (size_t i = 0; i < c->in->write->n; i++) {
 		const char *w = c->in->write->v[i];
-		if (within(p, w) && (!best || strlen(w) > strlen(best)))
+		if (path_within(p, w) && (!best || strlen(w) > strlen(best)))
 			best = w;
 	}
 	if (best && !always && lifted(c, best))
@@ -249,6 +240,23 @@ static char *dir_of(const char *path)
 	return s == path ? xstrdup("/") : xstrndup(path, (size_t)(s - path));
 }
 
+/* p past its spaces and tabs. */
+static char *skip_blanks(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* The next line of a git config file read whole (git-config(1) syntax:
+ * .git/config, an included file, .gitmodules), past its leading blanks;
+ * NULL at the end (or with no text: the file could not be read). */
+static char *next_line(char **cur)
+{
+	char *line = line_next(cur);
+	return line ? skip_blanks(line) : NULL;
+}
+
 /* One git config value, unquoted and unescaped in place; p points after
  * the '='. Returns the value (within the line). */
 static char *config_value(char *p)
@@ -256,9 +264,7 @@ static char *config_value(char *p)
 	char *out = p, *start = p, *last_kept = p;
 	bool quoted = false;
 
-	while (*p == ' ' || *p == '\t')
-		p++;
-	for (; *p; p++) {
+	for (p = skip_blanks(p); *p; p++) {
 		if (*p == '"') {
 			quoted = !quoted;
 			last_kept = out;
@@ -338,15 +344,7 @@ static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 	_cleanup_free_ char *text = read_small(file);
 	char section[64] = "";
 
-	for (char *line = text, *nl; line && *line; line = nl) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = '\0';
-		else
-			nl = line + strlen(line);
-		char *p = line;
-		while (*p == ' ' || *p == '\t')
-			p++;
+	for (char *cur = text, *p; (p = next_line(&cur));) {
 		if (*p == '[') {
 			size_t n = 0;
 			p++;
@@ -361,9 +359,7 @@ static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 			char *close = strchr(p, ']');
 			if (!close)
 				continue;
-			p = close + 1;
-			while (*p == ' ' || *p == '\t')
-				p++;
+			p = skip_blanks(close + 1);
 			if (!*p || *p == '#' || *p == ';')
 				continue;
 		}
@@ -378,8 +374,7 @@ static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 							  : ch);
 		}
 		key[n] = '\0';
-		while (*p == ' ' || *p == '\t')
-			p++;
+		p = skip_blanks(p);
 		if (!n || *p != '=')
 			continue;
 		config_key(c, file, g, section, key, config_value(p + 1),
@@ -422,29 +417,47 @@ static bool is_git_dir(const char *dir)
 static void scan_gitdir(struct pctx *c, const char *gitdir,
 			const char *worktree, int depth);
 
+/* folder's .git as git's discovery takes it: false when there is none.
+ * Else *gitdir is the git directory it leads to: the .git folder itself,
+ * or the one a .git file names (*named then true: it lies elsewhere and is
+ * protected on its own); NULL when a .git file names none. */
+static bool dot_git(const char *folder, char **gitdir, bool *named)
+{
+	_cleanup_free_ char *dg = xasprintf("%s/.git", folder);
+	struct stat st;
+
+	*gitdir = NULL;
+	*named = false;
+	if (lstat(dg, &st) < 0)
+		return false;
+	if (S_ISDIR(st.st_mode)) {
+		*gitdir = xstrdup(dg);
+		return true;
+	}
+	*gitdir = gitfile_target(dg);
+	*named = *gitdir != NULL;
+	return true;
+}
+
 /* A working tree's .git (a folder or a gitfile) belongs to a repository
  * the top one knows: it, and the git directory it names, are protected
  * like the top .git. */
 static void protect_dot_git(struct pctx *c, const char *worktree, int depth)
 {
 	_cleanup_free_ char *dg = xasprintf("%s/.git", worktree);
-	struct stat st;
+	_cleanup_free_ char *gd = NULL;
+	bool named;
 
 	protect_path(c, dg,
 		     "the .git of a repository the top one knows (a "
 		     "submodule or a worktree): git runs its hooks and config",
 		     false, true);
-	if (lstat(dg, &st) < 0)
+	if (!dot_git(worktree, &gd, &named) || !gd)
 		return;
-	if (S_ISDIR(st.st_mode)) {
-		scan_gitdir(c, dg, worktree, depth + 1);
-		return;
-	}
-	_cleanup_free_ char *t = gitfile_target(dg);
-	if (!t)
-		return;
-	protect_path(c, t, "the git directory a .git file names", false, true);
-	scan_gitdir(c, t, worktree, depth + 1);
+	if (named)
+		protect_path(c, gd, "the git directory a .git file names",
+			     false, true);
+	scan_gitdir(c, gd, worktree, depth + 1);
 }
 
 /* The index: how large a file is read (a big repository's is tens of
@@ -548,20 +561,10 @@ static void scan_gitmodules(struct pctx *c, const char *worktree, int depth)
 	_cleanup_free_ char *f = xasprintf("%s/.gitmodules", worktree);
 	_cleanup_free_ char *text = read_small(f);
 
-	for (char *line = text, *nl; line && *line && !c->overflow; line = nl) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = '\0';
-		else
-			nl = line + strlen(line);
-		char *p = line;
-		while (*p == ' ' || *p == '\t')
-			p++;
+	for (char *cur = text, *p; !c->overflow && (p = next_line(&cur));) {
 		if (strncmp(p, "path", 4) != 0)
 			continue;
-		p += 4;
-		while (*p == ' ' || *p == '\t')
-			p++;
+		p = skip_blanks(p + 4);
 		if (*p != '=')
 			continue;
 		const char *v = config_value(p + 1);
@@ -706,20 +709,14 @@ static void git_top(struct pctx *c, const char *w)
 			guard_name(c, w, "refs", why, false);
 		}
 	}
-	_cleanup_free_ char *dg = xasprintf("%s/.git", w);
-	struct stat st;
-	if (lstat(dg, &st) < 0)
+	_cleanup_free_ char *gd = NULL;
+	bool named;
+	if (!dot_git(w, &gd, &named) || !gd)
 		return;
-	if (S_ISDIR(st.st_mode)) {
-		scan_gitdir(c, dg, w, 0);
-		return;
-	}
-	_cleanup_free_ char *t = gitfile_target(dg);
-	if (t) {
-		protect_path(c, t, "the git directory the top's .git names",
+	if (named)
+		protect_path(c, gd, "the git directory the top's .git names",
 			     false, true);
-		scan_gitdir(c, t, w, 0);
-	}
+	scan_gitdir(c, gd, w, 0);
 }
 
 /* The repository a write folder lies in (git's discovery walks up from
@@ -734,17 +731,12 @@ static void git_enclosing(struct pctx *c, const char *w)
 		if (!s || s == d)
 			return;
 		*s = '\0';
-		_cleanup_free_ char *dg = xasprintf("%s/.git", d);
-		struct stat st;
-		if (lstat(dg, &st) < 0)
+		_cleanup_free_ char *gd = NULL;
+		bool named;
+		if (!dot_git(d, &gd, &named))
 			continue;
-		if (S_ISDIR(st.st_mode)) {
-			scan_gitdir(c, dg, d, 0);
-		} else {
-			_cleanup_free_ char *t = gitfile_target(dg);
-			if (t)
-				scan_gitdir(c, t, d, 0);
-		}
+		if (gd)
+			scan_gitdir(c, gd, d, 0);
 		return;
 	}
 }

@@ -239,6 +239,10 @@ struct job {
 
 /* ---- one sandboxed task (task.c) ---- */
 
+/* The task of notification req, handled by worker w, with nothing opened
+ * yet: every descriptor -1 (so guard_task_close is safe at once), its
+ * bases at the root, its terminal not asked for. */
+struct task guard_task_new(const struct seccomp_notif *req, struct worker *w);
 void guard_task_close(struct task *t);
 /* Reads the task's umask, thread group and effective capabilities once.
  * 0, or -errno (fail closed). */

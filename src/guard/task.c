@@ -13,6 +13,20 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+struct task guard_task_new(const struct seccomp_notif *req, struct worker *w)
+{
+	return (struct task){.tid = (pid_t)req->pid,
+			     .id = req->id,
+			     .procfd = -1,
+			     .ctx = {.rootfd = -1, .procfd = -1},
+			     .base = {-1, -1},
+			     .base_acc = {O_PATH, O_PATH},
+			     .pidfd = -1,
+			     .sfd = -1,
+			     .ctty = GUARD_CTTY_UNKNOWN,
+			     .w = w};
+}
+
 void guard_task_close(struct task *t)
 {
 	if (t->procfd >= 0)

@@ -118,21 +118,12 @@ struct added_list {
 	size_t n, cap;
 };
 
-static bool beneath(const char *dir, const char *path)
-{
-	size_t n = strlen(dir);
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(dir, path, n) == 0 &&
-	       (path[n] == '\0' || path[n] == '/');
-}
-
 static bool covered(const struct added_list *a, const char *path,
 		    uint64_t rights)
 {
 	for (size_t i = 0; i < a->n; i++)
 		if ((a->v[i].rights & rights) == rights &&
-		    beneath(a->v[i].path, path))
+		    path_within(path, a->v[i].path))
 			return true;
 	return false;
 }

@@ -82,15 +82,9 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "common/landlock_defs.h"
 #include "common/util.h"
 #include "init/discard.h"
-
-#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
-#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
-#endif
-#ifndef LANDLOCK_SCOPE_SIGNAL
-#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
-#endif
 
 static const int forwarded[] = {SIGINT, SIGQUIT, SIGTERM,
 				SIGHUP, SIGUSR1, SIGUSR2};

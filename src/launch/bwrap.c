@@ -18,6 +18,7 @@
 
 #include "launch/bwrap.h"
 #include "launch/devnodes.h"
+#include "launch/folders.h"
 
 /* The /etc that programs need, and why each. Nothing else of /etc enters:
  * it holds the machine's secrets and identity (shadow, sudoers, ssh host
@@ -65,13 +66,24 @@ const char *const *bwrap_root_list(void)
 	return root_list;
 }
 
-/* a is p or one of its ancestors. */
-static bool path_covers(const char *a, const char *p)
+void bwrap_bind_after_init(struct strv *opts, const char *src, const char *dst)
 {
-	size_t n = strlen(a);
-	if (strcmp(a, "/") == 0)
-		return true;
-	return strncmp(a, p, n) == 0 && (p[n] == '\0' || p[n] == '/');
+	size_t at = opts->n;
+	for (size_t i = 0; i + 2 < opts->n; i++)
+		if (strcmp(opts->v[i], "--ro-bind") == 0 &&
+		    strcmp(opts->v[i + 2], BWRAP_INIT_PATH) == 0) {
+			at = i + 3;
+			break;
+		}
+	strv_push(opts, "--ro-bind");
+	strv_push(opts, src);
+	strv_push(opts, dst);
+	/* Rotate the three new words into place. */
+	char *w[3] = {opts->v[opts->n - 3], opts->v[opts->n - 2],
+		      opts->v[opts->n - 1]};
+	memmove(opts->v + at + 3, opts->v + at,
+		(opts->n - 3 - at) * sizeof(char *));
+	memcpy(opts->v + at, w, sizeof(w));
 }
 
 struct table {
@@ -122,15 +134,11 @@ static int rank(enum bwrap_mount_kind k)
 	return 0;
 }
 
-/* strcmp sorts every path before its extensions, so a parent always comes
- * before its children; ties go to the weaker kind first. */
+/* A parent before its children, at one path the weaker kind first. */
 static int cmp_mount(const void *a, const void *b)
 {
 	const struct bwrap_mount *x = a, *y = b;
-	int c = strcmp(x->path, y->path);
-	if (c)
-		return c;
-	return rank(x->kind) - rank(y->kind);
+	return folder_order(x->path, rank(x->kind), y->path, rank(y->kind));
 }
 
 static void mount_free(struct bwrap_mount *m)
@@ -145,7 +153,7 @@ static const struct bwrap_mount *deepest(const struct table *t, size_t upto,
 {
 	const struct bwrap_mount *best = NULL;
 	for (size_t i = 0; i < upto; i++)
-		if (path_covers(t->m[i].path, path))
+		if (path_within(path, t->m[i].path))
 			best = &t->m[i]; /* sorted: later covers are deeper */
 	return best;
 }
@@ -179,7 +187,7 @@ static bool shows_host(const struct bwrap_mount *m)
 static bool in_tree(const struct strv *trees, const char *p)
 {
 	for (size_t i = 0; trees && i < trees->n; i++)
-		if (strcmp(trees->v[i], p) != 0 && path_covers(trees->v[i], p))
+		if (strcmp(trees->v[i], p) != 0 && path_within(p, trees->v[i]))
 			return true;
 	return false;
 }
@@ -193,22 +201,6 @@ static bool in_made(const struct strv *made, const char *p)
 		if (strlen(made->v[i]) == n && strncmp(made->v[i], p, n) == 0)
 			return true;
 	return false;
-}
-
-static int check_abs(const char *what, const char *p, struct lnk_err *err)
-{
-	if (!p || p[0] != '/')
-		return err_set(err, -EINVAL,
-			       "%s '%s' is not an absolute path; this is a bug "
-			       "in lnk, please report it",
-			       what, p ? p : "(null)");
-	if (strstr(p, "/../") || strstr(p, "/./") || strstr(p, "//"))
-		return err_set(
-		    err, -EINVAL,
-		    "%s '%s' is not a normalized path; this is a bug "
-		    "in lnk, please report it",
-		    what, p);
-	return 0;
 }
 
 static void emit(struct strv *o, const struct bwrap_mount *m,
@@ -321,9 +313,9 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 		return err_set(err, -EINVAL,
 			       "the policy is not resolved; this is a bug in "
 			       "lnk, please report it");
-	if ((r = check_abs("home", in->home, err)) < 0 ||
-	    (r = check_abs("lnk-init", in->init_path, err)) < 0 ||
-	    (r = check_abs("the current folder", in->cwd, err)) < 0)
+	if ((r = folder_check("home", in->home, err)) < 0 ||
+	    (r = folder_check("lnk-init", in->init_path, err)) < 0 ||
+	    (r = folder_check("the current folder", in->cwd, err)) < 0)
 		return r;
 	if (strcmp(in->home, "/") == 0)
 		return err_set(err, -EINVAL,
@@ -354,9 +346,9 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	add(&t, BM_PROC, "/proc", NULL, -1);
 	for (size_t i = 0; in->proc_masks && i < in->proc_masks->n; i++) {
 		const char *m = in->proc_masks->v[i];
-		if ((r = check_abs("a /proc file", m, err)) < 0)
+		if ((r = folder_check("a /proc file", m, err)) < 0)
 			goto fail;
-		if (!path_covers("/proc", m) || strcmp(m, "/proc") == 0) {
+		if (!path_within(m, "/proc") || strcmp(m, "/proc") == 0) {
 			r = err_set(err, -EINVAL,
 				    "'%s' is not a file in /proc; this is a "
 				    "bug in lnk, please report it",
@@ -367,8 +359,8 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	}
 	add(&t, BM_DEV, "/dev", NULL, -1);
 	if (in->dev_nodes_dir) {
-		if ((r = check_abs("the device nodes' folder",
-				   in->dev_nodes_dir, err)) < 0)
+		if ((r = folder_check("the device nodes' folder",
+				      in->dev_nodes_dir, err)) < 0)
 			goto fail;
 		for (const char *const *n = devnodes_names(); *n; n++) {
 			_cleanup_free_ char *src =
@@ -384,43 +376,40 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 
 	const struct strv *rd = policy_list(p, K_FILES_READ);
 	const struct strv *wr = policy_list(p, K_FILES_WRITE);
-	const struct strv *hd = policy_list(p, K_FILES_HIDE);
 
 	/* An empty, private home unless a grant brings the real one. */
 	bool home_granted = false;
 	for (size_t i = 0; i < rd->n; i++)
-		home_granted |= path_covers(rd->v[i], in->home);
+		home_granted |= path_within(in->home, rd->v[i]);
 	for (size_t i = 0; i < wr->n; i++)
-		home_granted |= path_covers(wr->v[i], in->home);
+		home_granted |= path_within(in->home, wr->v[i]);
 	if (!home_granted)
 		add(&t, BM_TMPFS, in->home, NULL, -1);
 	out->home_temporary = !home_granted;
-	for (size_t i = 0; i < rd->n; i++) {
-		if ((r = check_abs("--read", rd->v[i], err)) < 0)
-			goto fail;
-		add(&t, BM_RO, rd->v[i], NULL, -1);
-	}
-	for (size_t i = 0; i < wr->n; i++) {
-		if ((r = check_abs("--write", wr->v[i], err)) < 0)
-			goto fail;
-		add(&t, BM_RW, wr->v[i], NULL, -1);
-	}
+	static const enum bwrap_mount_kind grant_mount[] = {
+	    [FOLDER_READ] = BM_RO,
+	    [FOLDER_WRITE] = BM_RW,
+	    [FOLDER_HIDE] = BM_HIDE,
+	};
+	struct folder *g = NULL;
+	size_t ng;
+	if ((r = folder_grants(p, &g, &ng, err)) < 0)
+		goto fail;
+	for (size_t i = 0; i < ng; i++)
+		add(&t, grant_mount[g[i].kind], g[i].path, NULL, -1);
+	free(g);
 	for (size_t i = 0; in->ro_over && i < in->ro_over->n; i++) {
-		if ((r = check_abs("a dot file", in->ro_over->v[i], err)) < 0)
+		if ((r = folder_check("a dot file", in->ro_over->v[i], err)) <
+		    0)
 			goto fail;
 		add(&t, BM_RO, in->ro_over->v[i], NULL, -1);
-	}
-	for (size_t i = 0; i < hd->n; i++) {
-		if ((r = check_abs("--hide", hd->v[i], err)) < 0)
-			goto fail;
-		add(&t, BM_HIDE, hd->v[i], NULL, -1);
 	}
 	/* ~/.lnk holds the log, the accepted specs and the control sockets;
 	 * a program that could read or change them could change its own
 	 * policy (invariant 6). Hidden even inside a granted folder. */
 	for (size_t i = 0; in->hidden && i < in->hidden->n; i++) {
-		if ((r = check_abs("a hidden folder", in->hidden->v[i], err)) <
-		    0)
+		if ((r = folder_check("a hidden folder", in->hidden->v[i],
+				      err)) < 0)
 			goto fail;
 		add(&t, BM_HIDE, in->hidden->v[i], NULL, -1);
 	}

@@ -139,3 +139,9 @@ const char *const *bwrap_etc_list(void);
 
 /* The top-level system folders a sandbox reads, NULL-terminated. */
 const char *const *bwrap_root_list(void);
+
+/* Adds "--ro-bind src dst" to bwrap_build's options right after the bind
+ * of lnk-init: the root is still writable there (bwrap makes dst's mount
+ * point) and the final --remount-ro of / comes after. At the end when
+ * there is no such bind. */
+void bwrap_bind_after_init(struct strv *opts, const char *src, const char *dst);

@@ -728,10 +728,7 @@ int host_os_release(struct host_os *os)
 	}
 	if (r < 0)
 		return r;
-	for (char *line = text; line && *line;) {
-		char *next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
+	for (char *cur = text, *line; (line = line_next(&cur));) {
 		if (strncmp(line, "ID=", 3) == 0)
 			os_value(line + 3, os->id, sizeof(os->id));
 		else if (strncmp(line, "VERSION_ID=", 11) == 0)
@@ -739,7 +736,6 @@ int host_os_release(struct host_os *os)
 				 sizeof(os->version_id));
 		else if (strncmp(line, "PRETTY_NAME=", 12) == 0)
 			os_value(line + 12, os->pretty, sizeof(os->pretty));
-		line = next;
 	}
 	return 0;
 }

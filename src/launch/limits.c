@@ -102,18 +102,9 @@ static int load_tripwires(const char *path, const struct toml_value *root,
 int limits_load_settings(const char *path, struct limits *l,
 			 struct lnk_err *err)
 {
-	_cleanup_free_ char *text = NULL;
 	struct toml_value *root = NULL;
-	size_t len;
-	int r;
-
-	r = read_file(path, 1 << 20, &text, &len);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return err_set(err, r, "cannot read '%s': %s", path,
-			       strerror(-r));
-	if ((r = toml_parse(text, len, path, &root, err)) < 0)
+	int r = toml_load_optional(path, 1 << 20, &root, err);
+	if (r < 0 || !root)
 		return r;
 	const struct toml_kv *t = toml_find(root, "limits");
 	if (!t)
@@ -229,10 +220,7 @@ static char *cgroup_mount(const char *mountinfo_text, const char *ctrl)
 	_cleanup_free_ char *mi = xstrdup(mountinfo_text);
 	char *found = NULL;
 
-	for (char *line = mi, *next; line && *line && !found; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
+	for (char *cur = mi, *line; !found && (line = line_next(&cur));) {
 		char *sep = strstr(line, " - ");
 		if (!sep)
 			continue;
@@ -263,10 +251,7 @@ static char *own_cgroup(const char *cgroup_text, const char *ctrl)
 	_cleanup_free_ char *cg = xstrdup(cgroup_text);
 	char *found = NULL;
 
-	for (char *line = cg, *next; line && *line && !found; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
+	for (char *cur = cg, *line; !found && (line = line_next(&cur));) {
 		char *c1 = strchr(line, ':');
 		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		if (!c2 || c2[1] != '/')

@@ -372,39 +372,13 @@ static int exit_for(int r)
 	return LNK_EXIT_FAIL;
 }
 
-/* Inserts words into opts right after the bind of lnk-init, so the probe
- * is mounted while the root is still writable (bwrap makes the mount
- * point) and before the final --remount-ro of /. */
-static void insert_after_init(struct strv *opts, const char *const *words,
-			      size_t n)
-{
-	size_t at = opts->n;
-	for (size_t i = 0; i + 2 < opts->n; i++)
-		if (strcmp(opts->v[i], "--ro-bind") == 0 &&
-		    strcmp(opts->v[i + 2], BWRAP_INIT_PATH) == 0) {
-			at = i + 3;
-			break;
-		}
-	size_t old = opts->n;
-	for (size_t i = 0; i < n; i++)
-		strv_push(opts, words[i]);
-	/* Rotate the new tail into place. */
-	char *tail[8];
-	for (size_t i = 0; i < n && i < ARRAY_SIZE(tail); i++)
-		tail[i] = opts->v[old + i];
-	memmove(opts->v + at + n, opts->v + at, (old - at) * sizeof(char *));
-	for (size_t i = 0; i < n && i < ARRAY_SIZE(tail); i++)
-		opts->v[at + i] = tail[i];
-}
-
 /* check's probe: runs as the program, from a read-only bind beside init.
  * Landlock's lists name paths as the sandbox sees them, so the probe's
  * host path is replaced by SANDBOX_PROBE_PATH. */
 static void plan_probe(struct sb_state *s, const char *probe)
 {
 	struct launch_plan *pl = &s->plan;
-	const char *words[] = {"--ro-bind", probe, SANDBOX_PROBE_PATH};
-	insert_after_init(&pl->bw.opts, words, ARRAY_SIZE(words));
+	bwrap_bind_after_init(&pl->bw.opts, probe, SANDBOX_PROBE_PATH);
 
 	free(pl->init.argv.v[0]);
 	pl->init.argv.v[0] = xstrdup(SANDBOX_PROBE_PATH);

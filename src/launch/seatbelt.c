@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launch/folders.h"
 #include "launch/seatbelt.h"
 #include "policy/dotfiles.h"
 
@@ -129,10 +130,7 @@ static int rank(enum sb_kind k)
 static int cmp_rule(const void *a, const void *b)
 {
 	const struct sb_rule *x = a, *y = b;
-	int c = strcmp(x->path, y->path);
-	if (c)
-		return c;
-	return rank(x->kind) - rank(y->kind);
+	return folder_order(x->path, rank(x->kind), y->path, rank(y->kind));
 }
 
 static void add(struct sb_table *t, enum sb_kind kind, const char *path)
@@ -155,35 +153,6 @@ static void table_free(struct sb_table *t)
 	}
 	free(t->r);
 	*t = (struct sb_table){0};
-}
-
-/* a is p or one of its ancestors. */
-static bool path_covers(const char *a, const char *p)
-{
-	size_t n = strlen(a);
-	if (strcmp(a, "/") == 0)
-		return true;
-	return strncmp(a, p, n) == 0 && (p[n] == '\0' || p[n] == '/');
-}
-
-static int check_abs(const char *what, const char *p, struct lnk_err *err)
-{
-	if (!p || p[0] != '/')
-		return err_set(err, -EINVAL,
-			       "%s '%s' is not an absolute path; this is a bug "
-			       "in lnk, please report it",
-			       what, p ? p : "(null)");
-	size_t n = strlen(p);
-	if (strstr(p, "/../") || strstr(p, "/./") || strstr(p, "//") ||
-	    (n > 1 && p[n - 1] == '/') ||
-	    (n >= 3 && strcmp(p + n - 3, "/..") == 0) ||
-	    (n >= 2 && strcmp(p + n - 2, "/.") == 0))
-		return err_set(
-		    err, -EINVAL,
-		    "%s '%s' is not a normalized path; this is a bug "
-		    "in lnk, please report it",
-		    what, p);
-	return 0;
 }
 
 /* One filter: (KIND "PATH"). */
@@ -435,9 +404,9 @@ static void pin(const char *path, const struct strv *wr, const char *scratch,
 	struct strv a = {0};
 	ancestors(path, &a);
 	for (size_t i = 0; i < a.n; i++) {
-		bool open = scratch && path_covers(scratch, a.v[i]);
+		bool open = scratch && path_within(a.v[i], scratch);
 		for (size_t j = 0; j < wr->n && !open; j++)
-			open = path_covers(wr->v[j], a.v[i]);
+			open = path_within(a.v[i], wr->v[j]);
 		if (open && !strv_contains(out, a.v[i]))
 			strv_push(out, a.v[i]);
 	}
@@ -482,55 +451,59 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 			       "lnk, please report it");
 	if ((r = seatbelt_refusals(p, err)) < 0)
 		return r;
-	if ((r = check_abs("home", in->home, err)) < 0)
+	if ((r = folder_check_exact("home", in->home, err)) < 0)
 		return r;
 	if (strcmp(in->home, "/") == 0)
 		return err_set(err, -EINVAL,
 			       "the home folder is '/'; set HOME to your own "
 			       "folder");
-	if (in->scratch &&
-	    (r = check_abs("the sandbox's folder", in->scratch, err)) < 0)
+	if (in->scratch && (r = folder_check_exact("the sandbox's folder",
+						   in->scratch, err)) < 0)
 		return r;
-	if (in->tty && (r = check_abs("the terminal", in->tty, err)) < 0)
+	if (in->tty &&
+	    (r = folder_check_exact("the terminal", in->tty, err)) < 0)
 		return r;
 
-	const struct strv *rd = policy_list(p, K_FILES_READ);
 	const struct strv *wr = policy_list(p, K_FILES_WRITE);
-	const struct strv *hd = policy_list(p, K_FILES_HIDE);
 	const struct strv *lift = policy_list(p, K_FILES_WRITE_DOT_FILES);
 	const struct strv *hidden = &p->always_hidden;
 
-	for (size_t i = 0; i < rd->n; i++) {
-		if ((r = check_abs("--read", rd->v[i], err)) < 0)
-			goto out;
-		add(&t, SB_READ, rd->v[i]);
-		ancestors(rd->v[i], &anc);
+	struct folder *g = NULL;
+	size_t ng;
+	if ((r = folder_grants(p, &g, &ng, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < ng; i++) {
+		const char *path = g[i].path;
+		switch (g[i].kind) {
+		case FOLDER_READ:
+			add(&t, SB_READ, path);
+			ancestors(path, &anc);
+			break;
+		case FOLDER_WRITE:
+			add(&t, SB_WRITE, path);
+			ancestors(path, &anc);
+			if (!strv_contains(lift, path))
+				add_dots(&t, path, in->home);
+			break;
+		case FOLDER_HIDE:
+			add(&t, SB_HIDE, path);
+			break;
+		}
 	}
-	for (size_t i = 0; i < wr->n; i++) {
-		if ((r = check_abs("--write", wr->v[i], err)) < 0)
-			goto out;
-		add(&t, SB_WRITE, wr->v[i]);
-		ancestors(wr->v[i], &anc);
-		if (!strv_contains(lift, wr->v[i]))
-			add_dots(&t, wr->v[i], in->home);
-	}
+	free(g);
 	/* The home folder's top holds the shells' and tools' startup files:
 	 * kept when a --write folder above it shows it (as the guard does on
 	 * Linux, guard/protect.c), unless --write-dot-files names it. */
 	for (size_t i = 0; i < wr->n; i++)
 		if (strcmp(wr->v[i], in->home) != 0 &&
-		    path_covers(wr->v[i], in->home) &&
+		    path_within(in->home, wr->v[i]) &&
 		    !strv_contains(lift, in->home)) {
 			add_dots(&t, in->home, in->home);
 			break;
 		}
-	for (size_t i = 0; i < hd->n; i++) {
-		if ((r = check_abs("--hide", hd->v[i], err)) < 0)
-			goto out;
-		add(&t, SB_HIDE, hd->v[i]);
-	}
 	for (size_t i = 0; i < hidden->n; i++)
-		if ((r = check_abs("a hidden folder", hidden->v[i], err)) < 0)
+		if ((r = folder_check_exact("a hidden folder", hidden->v[i],
+					    err)) < 0)
 			goto out;
 	if (in->scratch)
 		ancestors(in->scratch, &anc);
@@ -570,14 +543,15 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 				     "entry ends in a slash.\n"
 				     "(allow process-exec");
 			for (size_t i = 0; ef && i < ef->n; i++)
-				if ((r = check_abs("a command", ef->v[i],
-						   err)) < 0 ||
+				if ((r = folder_check_exact(
+					 "a command", ef->v[i], err)) < 0 ||
 				    (r = filter(&b, "literal", ef->v[i], err)) <
 					0)
 					goto out;
 			for (size_t i = 0; ed && i < ed->n; i++)
-				if ((r = check_abs("a command folder", ed->v[i],
-						   err)) < 0 ||
+				if ((r = folder_check_exact("a command folder",
+							    ed->v[i], err)) <
+					0 ||
 				    (r = filter(&b, "subpath", ed->v[i], err)) <
 					0)
 					goto out;

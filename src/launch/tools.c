@@ -96,40 +96,17 @@ bool sb_tools_has(const struct sb_tools *t, const char *argv0)
 	return !strchr(argv0, '/') && tools_plan_find(&t->plan, argv0);
 }
 
-/* Inserts one --ro-bind right after the bind of lnk-init, while the root
- * is still writable (bwrap makes the mount point) and before the final
- * --remount-ro of /. */
-static void bind_after_init(struct strv *opts, const char *src, const char *dst)
-{
-	size_t at = opts->n;
-
-	for (size_t i = 0; i + 2 < opts->n; i++)
-		if (strcmp(opts->v[i], "--ro-bind") == 0 &&
-		    strcmp(opts->v[i + 2], BWRAP_INIT_PATH) == 0) {
-			at = i + 3;
-			break;
-		}
-	strv_push(opts, "--ro-bind");
-	strv_push(opts, src);
-	strv_push(opts, dst);
-	char *w[3] = {opts->v[opts->n - 3], opts->v[opts->n - 2],
-		      opts->v[opts->n - 1]};
-	memmove(opts->v + at + 3, opts->v + at,
-		(opts->n - 3 - at) * sizeof(char *));
-	memcpy(opts->v + at, w, sizeof(w));
-}
-
 void sb_tools_mount(struct sb_tools *t, struct launch_plan *pl,
 		    const char *argv0)
 {
 	char real[PATH_MAX];
 	const char *rc = realpath(t->client, real) ? real : t->client;
 
-	bind_after_init(&pl->bw.opts, t->sock, TOOLS_SOCK_INSIDE);
+	bwrap_bind_after_init(&pl->bw.opts, t->sock, TOOLS_SOCK_INSIDE);
 	for (size_t i = 0; i < t->plan.n; i++) {
 		_cleanup_free_ char *in =
 		    xasprintf("%s/%s", TOOLS_BIN_INSIDE, t->plan.t[i].name);
-		bind_after_init(&pl->bw.opts, t->client, in);
+		bwrap_bind_after_init(&pl->bw.opts, t->client, in);
 		strv_push(&pl->init.ll_exec, in);
 		strv_push(&pl->init.ll_read, in);
 	}

@@ -1,5 +1,7 @@
 #include "net/addr.h"
 
+#include "common/util.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -44,9 +46,7 @@ static bool last_label_numeric(const char *s)
 		return false;
 	if (l[0] == '0' && (l[1] == 'x' || l[1] == 'X')) {
 		for (l += 2; *l; l++)
-			if (!((*l >= '0' && *l <= '9') ||
-			      (*l >= 'a' && *l <= 'f') ||
-			      (*l >= 'A' && *l <= 'F')))
+			if (hex_value(*l) < 0)
 				return false;
 		return true;
 	}
@@ -302,6 +302,19 @@ socklen_t addr_to_sockaddr(const struct lnk_addr *a, uint16_t port,
 	s->sin6_port = htons(port);
 	memcpy(&s->sin6_addr, a->a, 16);
 	return sizeof(*s);
+}
+
+socklen_t addr_loopback_sockaddr(int family, uint16_t port,
+				 struct sockaddr_storage *ss)
+{
+	struct lnk_addr a = {.family = family == AF_INET ? AF_INET : AF_INET6};
+	if (a.family == AF_INET) {
+		a.a[0] = 127;
+		a.a[3] = 1;
+	} else {
+		a.a[15] = 1;
+	}
+	return addr_to_sockaddr(&a, port, ss);
 }
 
 void addr_format(const struct lnk_addr *a, char *out, size_t cap)

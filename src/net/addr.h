@@ -75,5 +75,9 @@ bool addr_in_net(const struct lnk_addr *a, const struct lnk_addr *net,
 int addr_from_sockaddr(const struct sockaddr *sa, struct lnk_addr *out);
 socklen_t addr_to_sockaddr(const struct lnk_addr *a, uint16_t port,
 			   struct sockaddr_storage *ss);
+/* The loopback of family (AF_INET: 127.0.0.1, else ::1) at port, as
+ * addr_to_sockaddr writes it. */
+socklen_t addr_loopback_sockaddr(int family, uint16_t port,
+				 struct sockaddr_storage *ss);
 /* Text form: "1.2.3.4" or "2001:db8::1" (no brackets). */
 void addr_format(const struct lnk_addr *a, char *out, size_t cap);

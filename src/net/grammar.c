@@ -8,6 +8,7 @@
 
 #include "common/buf.h"
 #include "common/esc.h"
+#include "common/util.h"
 
 void net_quote(char *dst, size_t cap, const char *s, size_t len)
 {
@@ -38,12 +39,21 @@ int port_parse(const char *s, size_t len, uint16_t *out)
 	return 0;
 }
 
-static bool has_non_ascii(const char *s, size_t len)
+/* A host as written must be plain ASCII text: a NUL would cut it short
+ * where C reads it, and a name outside ASCII could look like another (a
+ * homograph); its xn-- form says which it is. q is s quoted for messages. */
+static int host_text_check(const char *q, const char *s, size_t len,
+			   struct lnk_err *err)
 {
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)s[i] >= 0x80)
-			return true;
-	return false;
+	if (memchr(s, '\0', len))
+		return err_set(err, -EINVAL, "%s holds a NUL character", q);
+	if (has_non_ascii(s, len))
+		return err_set(err, -EINVAL,
+			       "%s has letters outside ASCII: write an "
+			       "international name in its xn-- form (its "
+			       "A-label, as 'idn2' prints it)",
+			       q);
+	return 0;
 }
 
 const char *dns_name_why(const char *s, size_t len)
@@ -199,14 +209,9 @@ int host_pattern_parse(const char *s, size_t len, char *out,
 		       struct lnk_err *err)
 {
 	QUOTE(q, s, len);
-	if (memchr(s, '\0', len))
-		return err_set(err, -EINVAL, "%s holds a NUL character", q);
-	if (has_non_ascii(s, len))
-		return err_set(err, -EINVAL,
-			       "%s has letters outside ASCII: write an "
-			       "international name in its xn-- form (its "
-			       "A-label, as 'idn2' prints it)",
-			       q);
+	int r = host_text_check(q, s, len, err);
+	if (r < 0)
+		return r;
 	if (len == 1 && s[0] == '*') {
 		strcpy(out, "*");
 		return 0;
@@ -345,14 +350,9 @@ int lan_rule_parse(const char *s, size_t len, struct lan_rule *r,
 {
 	QUOTE(q, s, len);
 	memset(r, 0, sizeof(*r));
-	if (memchr(s, '\0', len))
-		return err_set(err, -EINVAL, "%s holds a NUL character", q);
-	if (has_non_ascii(s, len))
-		return err_set(err, -EINVAL,
-			       "%s has letters outside ASCII: write an "
-			       "international name in its xn-- form (its "
-			       "A-label, as 'idn2' prints it)",
-			       q);
+	int rc = host_text_check(q, s, len, err);
+	if (rc < 0)
+		return rc;
 	if (len == 0)
 		return err_set(err, -EINVAL,
 			       "an empty LAN host: give a name, an address or "

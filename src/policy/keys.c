@@ -355,14 +355,6 @@ static int check_scalar(const struct key_def *d, const char *s, size_t len,
 
 /* ---- checks of one entry ---------------------------------------------- */
 
-static bool has_non_ascii(const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)s[i] >= 0x80)
-			return true;
-	return false;
-}
-
 /* Internet host patterns: '*', an exact name or address, or '*.suffix'
  * (the grammar's, as the wire reads them). */
 static int check_host(const char *s, size_t len, char **out,

@@ -22,15 +22,6 @@
 
 #include "store/paths.h"
 
-/* a is b, or a folder inside b. Both absolute and real. */
-static bool path_within(const char *a, const char *b)
-{
-	size_t n = strlen(b);
-	if (n == 1 && b[0] == '/')
-		return true;
-	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
-}
-
 /* The real form of a folder that may not exist (for comparisons): its
  * realpath when it exists, else the path itself. */
 static char *real_or_same(const char *path)

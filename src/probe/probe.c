@@ -418,6 +418,25 @@ static int try_socket(const char *id, const char *host, const char *port,
 	return fd;
 }
 
+/* Connects fd (nonblocking) to the try's address and reads what the other
+ * end says first, within BANNER_TIMEOUT_MS, into *n (read_some's answer:
+ * the bytes read, or -errno, -ETIMEDOUT when nothing was said in time);
+ * fd is closed either way. False after reporting a refused or failed
+ * connect. */
+static bool connect_read(const char *id, int fd, const struct sockaddr *sa,
+			 socklen_t len, char *b, size_t cap, ssize_t *n)
+{
+	int r = connect_to(fd, sa, len);
+	if (r < 0) {
+		close(fd);
+		report_errno(id, -r, net_refusal(-r));
+		return false;
+	}
+	*n = read_some(fd, b, cap, BANNER_TIMEOUT_MS);
+	close(fd);
+	return true;
+}
+
 /* A direct connection, and what the other end says first. For a port the
  * sandbox forwards (--port), the connection to its own listener always
  * succeeds: only an answer, or one held open, shows it reached the host. */
@@ -428,15 +447,11 @@ static void t_tcp(const char *id, const char *host, const char *port)
 	int fd = try_socket(id, host, port, SOCK_STREAM, &ss, &len);
 	if (fd < 0)
 		return;
-	int r = connect_to(fd, (struct sockaddr *)&ss, len);
-	if (r < 0) {
-		close(fd);
-		report_errno(id, -r, net_refusal(-r));
-		return;
-	}
 	char b[200];
-	ssize_t n = read_some(fd, b, sizeof(b), BANNER_TIMEOUT_MS);
-	close(fd);
+	ssize_t n;
+	if (!connect_read(id, fd, (struct sockaddr *)&ss, len, b, sizeof(b),
+			  &n))
+		return;
 	if (n > 0)
 		put(id, "reached", b, (size_t)n);
 	else if (n == -ETIMEDOUT)
@@ -491,22 +506,39 @@ static void t_udp(const char *id, const char *host, const char *port)
 	putf(id, "reached", "a datagram was sent");
 }
 
+/* The socket of a try to the unix socket at path ("@name": the abstract
+ * name), with its address in *sa and *len; -1 after reporting the try when
+ * the path is too long or the socket is refused. */
+static int unix_socket(const char *id, const char *path, int type,
+		       struct sockaddr_un *sa, socklen_t *len)
+{
+	size_t n = strlen(path);
+	*sa = (struct sockaddr_un){.sun_family = AF_UNIX};
+	if (n >= sizeof(sa->sun_path)) {
+		putf(id, "error", "path too long");
+		return -1;
+	}
+	memcpy(sa->sun_path, path, n);
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	if (path[0] == '@')
+		sa->sun_path[0] = '\0'; /* abstract */
+	else
+		(*len)++;
+	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		report_errno(id, errno, false);
+	return fd;
+}
+
 /* A datagram sent straight to path (sendto, no connect). */
 static void t_unixdg(const char *id, const char *path)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	size_t n = strlen(path);
-	if (n >= sizeof(sa.sun_path)) {
-		putf(id, "error", "path too long");
+	struct sockaddr_un sa;
+	socklen_t len;
+	int fd = unix_socket(id, path, SOCK_DGRAM | SOCK_NONBLOCK, &sa, &len);
+	if (fd < 0)
 		return;
-	}
-	memcpy(sa.sun_path, path, n);
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0) {
-		report_errno(id, errno, false);
-		return;
-	}
-	if (sendto(fd, "x", 1, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+	if (sendto(fd, "x", 1, 0, (struct sockaddr *)&sa, len) < 0) {
 		int e = errno;
 		close(fd);
 		report_errno(id, e, net_refusal(e));
@@ -518,32 +550,16 @@ static void t_unixdg(const char *id, const char *path)
 
 static void t_unix(const char *id, const char *path)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	size_t n = strlen(path);
-	if (n >= sizeof(sa.sun_path)) {
-		putf(id, "error", "path too long");
+	struct sockaddr_un sa;
+	socklen_t len;
+	int fd = unix_socket(id, path, SOCK_STREAM | SOCK_NONBLOCK, &sa, &len);
+	if (fd < 0)
 		return;
-	}
-	memcpy(sa.sun_path, path, n);
-	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
-	if (path[0] == '@')
-		sa.sun_path[0] = '\0'; /* abstract */
-	else
-		len++;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0) {
-		report_errno(id, errno, false);
-		return;
-	}
-	int r = connect_to(fd, (struct sockaddr *)&sa, len);
-	if (r < 0) {
-		close(fd);
-		report_errno(id, -r, net_refusal(-r));
-		return;
-	}
 	char b[200];
-	ssize_t k = read_some(fd, b, sizeof(b), BANNER_TIMEOUT_MS);
-	close(fd);
+	ssize_t k;
+	if (!connect_read(id, fd, (struct sockaddr *)&sa, len, b, sizeof(b),
+			  &k))
+		return;
 	if (k > 0)
 		put(id, "reached", b, (size_t)k);
 	else
@@ -1073,18 +1089,17 @@ static void a_bind(const char *id, char **w)
  * Refused: the broker's words; reached: a tool ran. */
 static void t_tool(const char *id, const char *tool, const char *arg)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct sockaddr_un sa;
+	socklen_t salen;
 	char msg[600], r[1024];
 	uint32_t v = htole32(1), n = htole32(3);
 	int len, fds[3];
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "/run/lnk/tools.sock");
-	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (s < 0) {
-		report_errno(id, errno, false);
+	int s =
+	    unix_socket(id, "/run/lnk/tools.sock", SOCK_SEQPACKET, &sa, &salen);
+	if (s < 0)
 		return;
-	}
-	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+	if (connect(s, (struct sockaddr *)&sa, salen) < 0) {
 		int e = errno;
 		close(s);
 		report_errno(id, e, e == ENOENT || net_refusal(e));

@@ -10,6 +10,7 @@
 #include "common/compat.h"
 #include "common/fdpass.h"
 #include "common/util.h"
+#include "net/addr.h"
 
 static int listen_on(int family, uint16_t port, int *out, struct lnk_err *err)
 {
@@ -18,22 +19,10 @@ static int listen_on(int family, uint16_t port, int *out, struct lnk_err *err)
 		return -errno;
 	int one = 1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	struct sockaddr_storage ss = {0};
-	socklen_t len;
-	if (family == AF_INET) {
-		struct sockaddr_in *s = (void *)&ss;
-		s->sin_family = AF_INET;
-		s->sin_port = htons(port);
-		s->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		len = sizeof(*s);
-	} else {
-		struct sockaddr_in6 *s = (void *)&ss;
-		s->sin6_family = AF_INET6;
-		s->sin6_port = htons(port);
-		s->sin6_addr = in6addr_loopback;
+	struct sockaddr_storage ss;
+	socklen_t len = addr_loopback_sockaddr(family, port, &ss);
+	if (family != AF_INET)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-		len = sizeof(*s);
-	}
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 4096) < 0) {
 		int e = errno;
 		close(fd);

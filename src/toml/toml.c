@@ -389,6 +389,22 @@ void toml_free(struct toml_value *v)
 	free(v);
 }
 
+int toml_load_optional(const char *path, size_t max, struct toml_value **out,
+		       struct lnk_err *err)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+
+	*out = NULL;
+	int r = read_file(path, max, &text, &len);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return err_set(err, r, "cannot read '%s': %s", path,
+			       strerror(-r));
+	return toml_parse(text, len, path, out, err);
+}
+
 const struct toml_kv *toml_find(const struct toml_value *t, const char *key)
 {
 	if (!t || t->type != TOML_TABLE || !key)
@@ -641,17 +657,6 @@ static void put_utf8(struct buf *b, uint32_t cp)
 	buf_append(b, o, n);
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* At '\\' in a basic string (not a line-ending backslash). */
 static int escape(struct parser *ps, struct buf *b)
 {
@@ -683,7 +688,7 @@ static int escape(struct parser *ps, struct buf *b)
 		return 0;
 	uint32_t cp = 0;
 	for (size_t i = 0; i < digits; i++) {
-		int h = hexval(peek(ps));
+		int h = hex_value(peek(ps));
 		if (h < 0)
 			return fail(ps,
 				    "expected %zu hex digits after '\\%c', "
@@ -949,10 +954,11 @@ static int parse_radix(struct parser *ps, struct toml_pos pos, const char *s,
 	size_t ndig = 0;
 
 	for (size_t i = 2; i < n; i++) {
-		int d = hexval(s[i]);
+		int d = hex_value(s[i]);
 		if (s[i] == '_') {
-			if (!prev_digit || i + 1 >= n || hexval(s[i + 1]) < 0 ||
-			    (unsigned)hexval(s[i + 1]) >= base)
+			if (!prev_digit || i + 1 >= n ||
+			    hex_value(s[i + 1]) < 0 ||
+			    (unsigned)hex_value(s[i + 1]) >= base)
 				return fail_at(ps, pos, -EINVAL,
 					       "invalid %s integer: '_' must "
 					       "sit between two digits",

@@ -86,6 +86,14 @@ int toml_parse(const char *text, size_t len, const char *name,
 
 void toml_free(struct toml_value *v);
 
+/* Reads the TOML file at path (at most max bytes) and parses it as
+ * toml_parse does. A settings file nobody wrote is no error: a missing file
+ * returns 0 with *out NULL, so the caller keeps its defaults. Any other
+ * read failure (a directory, no permission, too long) is refused with the
+ * path named rather than silently taken for defaults. */
+int toml_load_optional(const char *path, size_t max, struct toml_value **out,
+		       struct lnk_err *err);
+
 /* The key/value of table t named key, or NULL. */
 const struct toml_kv *toml_find(const struct toml_value *t, const char *key);
 

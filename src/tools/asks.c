@@ -233,19 +233,11 @@ void asks_withdraw(const char *dir, const char *id)
 int asks_wait_setting(const char *settings, unsigned *seconds,
 		      struct lnk_err *err)
 {
-	_cleanup_free_ char *text = NULL;
 	struct toml_value *root = NULL;
-	size_t len;
-	int r;
 
 	*seconds = ASK_WAIT_DEFAULT_S;
-	r = read_file(settings, 1 << 20, &text, &len);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return err_set(err, r, "cannot read '%s': %s", settings,
-			       strerror(-r));
-	if ((r = toml_parse(text, len, settings, &root, err)) < 0)
+	int r = toml_load_optional(settings, 1 << 20, &root, err);
+	if (r < 0 || !root)
 		return r;
 	const struct toml_kv *kv = toml_find(root, "ask_wait");
 	if (kv && (kv->val->type != TOML_INTEGER || kv->val->u.i < 1 ||

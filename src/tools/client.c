@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/compat.h"
+#include "common/fdpass.h"
 #include "tools/proto.h"
 
 static int fail(const char *tool, const char *what)
@@ -112,25 +113,11 @@ int main(int argc, char **argv)
 			 TOOLS_SOCK_INSIDE, strerror(errno));
 		return fail(tool, m);
 	}
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(fds))];
-	} ctl;
-	memset(&ctl, 0, sizeof(ctl));
-	struct iovec iov = {.iov_base = msg, .iov_len = len};
-	struct msghdr mh = {.msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = ctl.b,
-			    .msg_controllen = sizeof(ctl.b)};
-	struct cmsghdr *h = CMSG_FIRSTHDR(&mh);
-	h->cmsg_level = SOL_SOCKET;
-	h->cmsg_type = SCM_RIGHTS;
-	h->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(h), fds, sizeof(fds));
-	if (sendmsg(s, &mh, MSG_NOSIGNAL) < 0) {
+	int sr = fd_send(s, fds, TOOLS_NFDS, msg, len);
+	if (sr < 0) {
 		char m[200];
 		snprintf(m, sizeof(m), "cannot send the call: %s",
-			 strerror(errno));
+			 strerror(-sr));
 		return fail(tool, m);
 	}
 	free(msg);

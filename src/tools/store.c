@@ -125,20 +125,12 @@ void tools_store_free(struct tools_store *s)
 int tools_store_load(const char *path, struct tools_store *s,
 		     struct lnk_err *err)
 {
-	_cleanup_free_ char *text = NULL;
 	struct toml_value *root = NULL;
-	size_t len;
 	char q[160];
-	int r;
 
 	memset(s, 0, sizeof(*s));
-	r = read_file(path, 1 << 20, &text, &len);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return err_set(err, r, "cannot read '%s': %s", path,
-			       strerror(-r));
-	if ((r = toml_parse(text, len, path, &root, err)) < 0)
+	int r = toml_load_optional(path, 1 << 20, &root, err);
+	if (r < 0 || !root)
 		return r;
 	for (size_t i = 0; i < root->u.tab.n && r == 0; i++) {
 		const struct toml_kv *t = &root->u.tab.items[i];

@@ -530,6 +530,18 @@ static enum socks5_rep errno_socks(int e)
 	}
 }
 
+/* A new connection waits for its head (the HTTP request, the SOCKS5
+ * greeting, the transparent proxy's header) in state st, for at most
+ * WIRE_HEAD_TIMEOUT_MS: a hostile client that connects and stays silent
+ * is closed, not kept. */
+static void await_head(struct conn *c, enum cstate st, const char *verb)
+{
+	c->st = st;
+	c->verb = verb;
+	c->deadline = loop_now_ms() + WIRE_HEAD_TIMEOUT_MS;
+	set_interest(c);
+}
+
 static void set_nodelay(int fd)
 {
 	int one = 1;
@@ -642,25 +654,16 @@ void conn_accept(struct wire *w, struct listener *l, int fd)
 	set_nodelay(fd);
 	switch (l->kind) {
 	case INIT_L_HTTP:
-		c->st = CS_HTTP_HEAD;
-		c->verb = "http";
-		c->deadline = loop_now_ms() + WIRE_HEAD_TIMEOUT_MS;
-		set_interest(c);
+		await_head(c, CS_HTTP_HEAD, "http");
 		break;
 	case INIT_L_SOCKS:
-		c->st = CS_SOCKS_GREET;
-		c->verb = "tcp";
-		c->deadline = loop_now_ms() + WIRE_HEAD_TIMEOUT_MS;
-		set_interest(c);
+		await_head(c, CS_SOCKS_GREET, "tcp");
 		break;
 	case INIT_L_DNS:
 		conn_close(c); /* dnsd.c serves these */
 		break;
 	case INIT_L_TCP:
-		c->st = CS_TPROXY_HEAD;
-		c->verb = "tcp";
-		c->deadline = loop_now_ms() + WIRE_HEAD_TIMEOUT_MS;
-		set_interest(c);
+		await_head(c, CS_TPROXY_HEAD, "tcp");
 		break;
 	case INIT_L_PORT: {
 		/* --port P: inside 127.0.0.1:P is this machine's

@@ -188,6 +188,16 @@ static bool header_dropped(const char *h, size_t n)
 	return false;
 }
 
+void http_put_host(struct buf *out, const char *host, unsigned port,
+		   unsigned default_port)
+{
+	bool v6 = strchr(host, ':') != NULL;
+	buf_printf(out, "Host: %s%s%s", v6 ? "[" : "", host, v6 ? "]" : "");
+	if (port != default_port)
+		buf_printf(out, ":%u", port);
+	buf_puts(out, "\r\n");
+}
+
 void http_rewrite_head(const char *buf, const struct http_req *r,
 		       struct buf *out)
 {
@@ -202,11 +212,7 @@ void http_rewrite_head(const char *buf, const struct http_req *r,
 	/* The Host the upstream sees is the host the grants checked: on a
 	 * shared address (virtual hosts, a CDN) the client's own Host would
 	 * reach another site than the one allowed and logged. */
-	bool v6 = strchr(r->host, ':') != NULL;
-	buf_printf(out, "Host: %s%s%s", v6 ? "[" : "", r->host, v6 ? "]" : "");
-	if (r->port != 80)
-		buf_printf(out, ":%u", r->port);
-	buf_puts(out, "\r\n");
+	http_put_host(out, r->host, r->port, 80);
 	size_t nl = r->headers_off;
 	while (nl < r->head_len - 2) {
 		const char *h = buf + nl;

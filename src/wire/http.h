@@ -49,5 +49,11 @@ void http_rewrite_head(const char *buf, const struct http_req *r,
 		       struct buf *out);
 
 /* A complete response the proxy sends itself (403, 400, 502, 504). */
+/* "Host: HOST[:PORT]\r\n" for an upstream request: an IPv6 host in
+ * brackets, the port left out where it is the scheme's own (default_port:
+ * 80 for http, 443 for https). */
+void http_put_host(struct buf *out, const char *host, unsigned port,
+		   unsigned default_port);
+
 void http_error_response(struct buf *out, int status, const char *target,
 			 const char *why);

@@ -530,11 +530,7 @@ static void request_ready(struct mconn *m, const char *tgt, size_t tl,
 		buf_putc(o, '/');
 	buf_append(o, rest, restl);
 	buf_puts(o, " HTTP/1.1\r\n");
-	bool v6 = strchr(d->host, ':') != NULL;
-	buf_printf(o, "Host: %s%s%s", v6 ? "[" : "", d->host, v6 ? "]" : "");
-	if (d->port != 443)
-		buf_printf(o, ":%u", d->port);
-	buf_puts(o, "\r\n");
+	http_put_host(o, d->host, d->port, 443);
 	/* the program's headers, but the dropped ones */
 	const char *h = m->in.p;
 	const char *p = memchr(h, '\n', m->head_len) + 1;

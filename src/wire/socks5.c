@@ -40,24 +40,18 @@ int socks5_parse_request(const uint8_t *b, size_t len, struct socks5_req *r,
 	}
 	size_t need;
 	switch (b[3]) {
-	case 1:
-		need = 4 + 4 + 2;
+	case 1:	  /* IPv4: 4 bytes */
+	case 4: { /* IPv6: 16 bytes */
+		size_t alen = b[3] == 1 ? 4 : 16;
+		need = 4 + alen + 2;
 		if (len < need)
 			return 0;
 		r->is_addr = 1;
-		r->addr.family = AF_INET;
-		memcpy(r->addr.a, b + 4, 4);
+		r->addr.family = b[3] == 1 ? AF_INET : AF_INET6;
+		memcpy(r->addr.a, b + 4, alen);
 		addr_format(&r->addr, r->host, sizeof(r->host));
 		break;
-	case 4:
-		need = 4 + 16 + 2;
-		if (len < need)
-			return 0;
-		r->is_addr = 1;
-		r->addr.family = AF_INET6;
-		memcpy(r->addr.a, b + 4, 16);
-		addr_format(&r->addr, r->host, sizeof(r->host));
-		break;
+	}
 	case 3: {
 		if (len < 5)
 			return 0;

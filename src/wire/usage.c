@@ -2,6 +2,8 @@
  * request's few top-level keys, and the answer's usage as it streams by. */
 #include "wire/usage.h"
 
+#include "common/util.h"
+
 #include <string.h>
 #include <strings.h>
 
@@ -33,12 +35,6 @@ static void ws(struct jp *p)
 		p->i++;
 }
 
-static bool hexd(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-	       (c >= 'A' && c <= 'F');
-}
-
 /* A string; *raw and *rl are its bytes between the quotes, escapes and
  * all. 0 or -1. */
 static int string(struct jp *p, const char **raw, size_t *rl)
@@ -66,7 +62,7 @@ static int string(struct jp *p, const char **raw, size_t *rl)
 				if (p->i + 4 >= p->n)
 					return -1;
 				for (int k = 1; k <= 4; k++)
-					if (!hexd(p->s[p->i + k]))
+					if (hex_value(p->s[p->i + k]) < 0)
 						return -1;
 				p->i += 4;
 			} else if (!strchr("\"\\/bfnrt", e) || e == '\0') {
@@ -153,28 +149,63 @@ static enum member_kind usage_member(const char *raw, size_t rl)
 
 static int value(struct jp *p, int depth, bool usage, int64_t *num);
 
+/* Past an object's or array's opening character: true (the closing one
+ * read too) when it is empty. */
+static bool open_empty(struct jp *p, char close)
+{
+	p->i++;
+	ws(p);
+	if (p->i < p->n && p->s[p->i] == close) {
+		p->i++;
+		return true;
+	}
+	return false;
+}
+
+/* A member's key and its ':', with the white space around them. */
+static int member_key(struct jp *p, const char **k, size_t *kl)
+{
+	ws(p);
+	if (string(p, k, kl) < 0)
+		return -1;
+	ws(p);
+	if (p->i >= p->n || p->s[p->i] != ':')
+		return -1;
+	p->i++;
+	ws(p);
+	return 0;
+}
+
+/* After a member or an element: 1 past a ',' (another follows), 0 past
+ * the closing character, -1 on anything else (the text ended, or is not
+ * JSON). */
+static int next_item(struct jp *p, char close)
+{
+	ws(p);
+	if (p->i >= p->n)
+		return -1;
+	if (p->s[p->i] == ',') {
+		p->i++;
+		return 1;
+	}
+	if (p->s[p->i] != close)
+		return -1;
+	p->i++;
+	return 0;
+}
+
 /* An object; with usage, it is a "usage" object and its direct members
  * name the counts. */
 static int object(struct jp *p, int depth, bool usage)
 {
 	int64_t in = -1, out = -1;
-	p->i++; /* '{' */
-	ws(p);
-	if (p->i < p->n && p->s[p->i] == '}') {
-		p->i++;
+	if (open_empty(p, '}'))
 		return 0;
-	}
-	for (;;) {
+	for (int more = 1; more;) {
 		const char *k;
 		size_t kl;
-		ws(p);
-		if (string(p, &k, &kl) < 0)
+		if (member_key(p, &k, &kl) < 0)
 			return -1;
-		ws(p);
-		if (p->i >= p->n || p->s[p->i] != ':')
-			return -1;
-		p->i++;
-		ws(p);
 		int64_t v = -1;
 		bool inner_usage = key_is(k, kl, "usage");
 		if (value(p, depth + 1, inner_usage, &v) < 0)
@@ -191,17 +222,8 @@ static int object(struct jp *p, int depth, bool usage)
 				break;
 			}
 		}
-		ws(p);
-		if (p->i >= p->n)
+		if ((more = next_item(p, '}')) < 0)
 			return -1;
-		if (p->s[p->i] == ',') {
-			p->i++;
-			continue;
-		}
-		if (p->s[p->i] != '}')
-			return -1;
-		p->i++;
-		break;
 	}
 	if (usage) {
 		if (in >= 0)
@@ -214,29 +236,17 @@ static int object(struct jp *p, int depth, bool usage)
 
 static int array(struct jp *p, int depth)
 {
-	p->i++; /* '[' */
-	ws(p);
-	if (p->i < p->n && p->s[p->i] == ']') {
-		p->i++;
+	if (open_empty(p, ']'))
 		return 0;
-	}
-	for (;;) {
+	for (int more = 1; more;) {
 		ws(p);
 		int64_t v;
 		if (value(p, depth + 1, false, &v) < 0)
 			return -1;
-		ws(p);
-		if (p->i >= p->n)
+		if ((more = next_item(p, ']')) < 0)
 			return -1;
-		if (p->s[p->i] == ',') {
-			p->i++;
-			continue;
-		}
-		if (p->s[p->i] != ']')
-			return -1;
-		p->i++;
-		return 0;
 	}
+	return 0;
 }
 
 /* One value; *num is a whole number's value, else -1. */
@@ -294,23 +304,14 @@ int usage_scan_request(const char *body, size_t n, struct model_req_info *ri)
 	ws(&p);
 	if (p.i >= p.n || p.s[p.i] != '{')
 		return -1;
-	ri->obj_open = ++p.i;
-	ws(&p);
-	if (p.i < p.n && p.s[p.i] == '}') {
-		p.i++;
+	ri->obj_open = p.i + 1;
+	if (open_empty(&p, '}'))
 		goto end;
-	}
-	for (;;) {
+	for (int more = 1; more;) {
 		const char *k;
 		size_t kl;
-		ws(&p);
-		if (string(&p, &k, &kl) < 0)
+		if (member_key(&p, &k, &kl) < 0)
 			return -1;
-		ws(&p);
-		if (p.i >= p.n || p.s[p.i] != ':')
-			return -1;
-		p.i++;
-		ws(&p);
 		size_t vstart = p.i;
 		if (key_is(k, kl, "stream_options") && p.i < p.n &&
 		    p.s[p.i] == '{') {
@@ -322,16 +323,10 @@ int usage_scan_request(const char *body, size_t n, struct model_req_info *ri)
 			while (q.i < q.n && q.s[q.i] != '}') {
 				const char *k2;
 				size_t k2l;
-				ws(&q);
-				if (string(&q, &k2, &k2l) < 0)
+				if (member_key(&q, &k2, &k2l) < 0)
 					return -1;
 				if (key_is(k2, k2l, "include_usage"))
 					ri->has_include_usage = true;
-				ws(&q);
-				if (q.i >= q.n || q.s[q.i] != ':')
-					return -1;
-				q.i++;
-				ws(&q);
 				if (value(&q, 2, false, &v) < 0)
 					return -1;
 				ws(&q);
@@ -357,17 +352,8 @@ int usage_scan_request(const char *body, size_t n, struct model_req_info *ri)
 		if (key_is(k, kl, "stream"))
 			ri->stream = p.i - vstart == 4 &&
 				     memcmp(body + vstart, "true", 4) == 0;
-		ws(&p);
-		if (p.i >= p.n)
+		if ((more = next_item(&p, '}')) < 0)
 			return -1;
-		if (p.s[p.i] == ',') {
-			p.i++;
-			continue;
-		}
-		if (p.s[p.i] != '}')
-			return -1;
-		p.i++;
-		break;
 	}
 end:
 	ws(&p);
@@ -530,15 +516,16 @@ static void body_end(struct usage_reader *u)
 	u->state = RS_DONE;
 }
 
-static int hexv(char c)
+/* The one character the chunk syntax allows here: on it, the next state;
+ * on any other, the answer is bad and no longer read. */
+static bool chunk_expect(struct usage_reader *u, char c, char want, int next)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	if (c != want) {
+		u->state = RS_BAD;
+		return false;
+	}
+	u->cstate = next;
+	return true;
 }
 
 static void chunked_feed(struct usage_reader *u, const char *p, size_t n)
@@ -547,7 +534,7 @@ static void chunked_feed(struct usage_reader *u, const char *p, size_t n)
 		char c = p[i];
 		switch (u->cstate) {
 		case CH_SIZE: {
-			int h = hexv(c);
+			int h = hex_value(c);
 			if (h >= 0) {
 				if (++u->cdigits > 15) {
 					u->state = RS_BAD;
@@ -572,15 +559,13 @@ static void chunked_feed(struct usage_reader *u, const char *p, size_t n)
 			i++;
 			break;
 		case CH_SIZE_LF:
-			if (c != '\n') {
-				u->state = RS_BAD;
-				return;
-			}
-			i++;
-			u->cdigits = 0;
 			/* after the last chunk: trailer lines, then the
 			 * blank line that ends the body */
-			u->cstate = u->crem ? CH_DATA : CH_TRAILER;
+			if (!chunk_expect(u, c, '\n',
+					  u->crem ? CH_DATA : CH_TRAILER))
+				return;
+			i++;
+			u->cdigits = 0;
 			u->tlen = 0;
 			break;
 		case CH_DATA: {
@@ -595,19 +580,13 @@ static void chunked_feed(struct usage_reader *u, const char *p, size_t n)
 			break;
 		}
 		case CH_DATA_CR:
-			if (c != '\r') {
-				u->state = RS_BAD;
+			if (!chunk_expect(u, c, '\r', CH_DATA_LF))
 				return;
-			}
-			u->cstate = CH_DATA_LF;
 			i++;
 			break;
 		case CH_DATA_LF:
-			if (c != '\n') {
-				u->state = RS_BAD;
+			if (!chunk_expect(u, c, '\n', CH_SIZE))
 				return;
-			}
-			u->cstate = CH_SIZE;
 			i++;
 			break;
 		case CH_TRAILER:

@@ -7,6 +7,7 @@ test can see another's settings.
 """
 import os
 import pathlib
+import socket
 import subprocess
 
 import pytest
@@ -43,6 +44,15 @@ def helper(name):
     if not p.exists():
         pytest.skip(f"test helper {name} is not built ({p})")
     return str(p)
+
+
+def free_port():
+    """A loopback TCP port free at the moment of asking."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
 
 
 class Lnk:

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import IS_ROOT, LNK, helper
+from conftest import IS_ROOT, LNK, free_port, helper
 
 HOOKS = os.environ.get("LNK_BIN_HOOKS")
 
@@ -80,14 +80,6 @@ def silent_server():
     s.bind(("127.0.0.1", 0))
     s.listen(8)
     return s
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def test_grants_no_leak(lnk, home, work):

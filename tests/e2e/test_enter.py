@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from conftest import LNK
+from conftest import LNK, free_port
 
 IS_ROOT = os.geteuid() == 0
 SSH_USER = "lnk-enter-e2e"
@@ -76,14 +76,6 @@ def test_usage(lnk, tmp_path):
 
 
 # ---- a real sshd ----------------------------------------------------------
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ import http.server
 
 import pytest
 
-from conftest import LNK
+from conftest import LNK, free_port
 
 BUILD = pathlib.Path(LNK).resolve().parent
 HARNESS = os.environ.get("LNK_WIRE_HARNESS") or str(
@@ -81,14 +81,6 @@ def loopback_server():
     t.start()
     yield srv.server_address[1]
     srv.shutdown()
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def test_port_reaches_loopback_and_nothing_else(harness, lnk,

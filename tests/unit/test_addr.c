@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -121,9 +123,29 @@ static void test_in_net(void **state)
 	assert_false(addr_in_net(&a, &n, 129));
 }
 
+/* The loopback sockaddr the bait servers and lnk-init's listeners bind. */
+static void loopback_sockaddr(void **state)
+{
+	(void)state;
+	struct sockaddr_storage ss;
+	socklen_t len = addr_loopback_sockaddr(AF_INET, 8080, &ss);
+	const struct sockaddr_in *s4 = (const void *)&ss;
+	assert_int_equal(len, sizeof(*s4));
+	assert_int_equal(s4->sin_family, AF_INET);
+	assert_int_equal(ntohs(s4->sin_port), 8080);
+	assert_int_equal(ntohl(s4->sin_addr.s_addr), INADDR_LOOPBACK);
+	len = addr_loopback_sockaddr(AF_INET6, 53, &ss);
+	const struct sockaddr_in6 *s6 = (const void *)&ss;
+	assert_int_equal(len, sizeof(*s6));
+	assert_int_equal(s6->sin6_family, AF_INET6);
+	assert_int_equal(ntohs(s6->sin6_port), 53);
+	assert_memory_equal(&s6->sin6_addr, &in6addr_loopback, 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(loopback_sockaddr),
 	    cmocka_unit_test(test_rows),
 	    cmocka_unit_test(test_equal),
 	    cmocka_unit_test(test_in_net),

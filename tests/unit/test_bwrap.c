@@ -13,6 +13,7 @@
 
 #include "common/buf.h"
 #include "launch/bwrap.h"
+#include "launch/folders.h"
 
 struct fixture {
 	struct policy p;
@@ -573,6 +574,77 @@ static void refusals(void **state)
 	teardown_fixture(&f);
 }
 
+/* A bind added after the plan is built (check's probe, the tools' socket
+ * and clients) lands right after lnk-init's, before the remount of /. */
+static void bind_after_init(void **state)
+{
+	(void)state;
+	struct strv o = {0};
+	const char *before[] = {"--tmpfs", "/tmp",	    "--ro-bind",
+				"/h/init", BWRAP_INIT_PATH, "--remount-ro",
+				"/"};
+	for (size_t i = 0; i < ARRAY_SIZE(before); i++)
+		strv_push(&o, before[i]);
+	bwrap_bind_after_init(&o, "/h/probe", "/run/lnk/probe");
+	bwrap_bind_after_init(&o, "/h/sock", "/run/lnk/tools.sock");
+	const char *want[] = {"--tmpfs",
+			      "/tmp",
+			      "--ro-bind",
+			      "/h/init",
+			      BWRAP_INIT_PATH,
+			      "--ro-bind",
+			      "/h/sock",
+			      "/run/lnk/tools.sock",
+			      "--ro-bind",
+			      "/h/probe",
+			      "/run/lnk/probe",
+			      "--remount-ro",
+			      "/"};
+	assert_int_equal(o.n, ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		assert_string_equal(o.v[i], want[i]);
+	assert_null(o.v[o.n]);
+	strv_free(&o);
+
+	/* no bind of lnk-init: at the end */
+	bwrap_bind_after_init(&o, "/a", "/b");
+	assert_int_equal(o.n, 3);
+	assert_string_equal(o.v[0], "--ro-bind");
+	assert_string_equal(o.v[2], "/b");
+	strv_free(&o);
+}
+
+/* The two path checks: bwrap takes a host fact with a trailing '/' (the
+ * same folder to it), the grants and Seatbelt's rules only the exact form. */
+static void folder_checks(void **state)
+{
+	(void)state;
+	struct lnk_err err = {0};
+	assert_int_equal(folder_check("home", "/home/u/", &err), 0);
+	assert_int_equal(folder_check("home", "/", &err), 0);
+	assert_int_equal(folder_check_exact("home", "/", &err), 0);
+	assert_int_equal(folder_check_exact("home", "/home/u", &err), 0);
+	const char *bad_both[] = {"home/u", "/home//u", "/home/./u",
+				  "/home/../u"};
+	for (size_t i = 0; i < ARRAY_SIZE(bad_both); i++) {
+		assert_int_equal(folder_check("home", bad_both[i], &err),
+				 -EINVAL);
+		assert_int_equal(folder_check_exact("home", bad_both[i], &err),
+				 -EINVAL);
+	}
+	const char *bad_exact[] = {"/home/u/", "/home/u/.", "/home/u/.."};
+	for (size_t i = 0; i < ARRAY_SIZE(bad_exact); i++) {
+		assert_int_equal(folder_check("home", bad_exact[i], &err), 0);
+		assert_int_equal(folder_check_exact("home", bad_exact[i], &err),
+				 -EINVAL);
+		assert_non_null(strstr(err.msg, "not a normalized path"));
+	}
+	/* a parent before its children, at one path the weaker rank first */
+	assert_true(folder_order("/a", 3, "/a/b", 0) < 0);
+	assert_true(folder_order("/a", 3, "/a", 2) > 0);
+	assert_int_equal(folder_order("/a", 2, "/a", 2), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -592,6 +664,8 @@ int main(void)
 	    cmocka_unit_test(read_etc_keeps_host_links),
 	    cmocka_unit_test(etc_trees),
 	    cmocka_unit_test(refusals),
+	    cmocka_unit_test(bind_after_init),
+	    cmocka_unit_test(folder_checks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,133 @@
+/* common/util.h's shared helpers (path_within, line_next, hex_value) and
+ * toml_load_optional: each replaced copies in several files, so each is
+ * pinned here by the cases the copies handled. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/util.h"
+#include "toml/toml.h"
+
+static void path_within_by_components(void **state)
+{
+	(void)state;
+	assert_true(path_within("/a/b", "/a/b"));
+	assert_true(path_within("/a/b/c", "/a/b"));
+	assert_true(path_within("/a/b/c/d", "/a"));
+	/* a longer name is not inside the shorter one */
+	assert_false(path_within("/a/bc", "/a/b"));
+	assert_false(path_within("/a", "/a/b"));
+	assert_false(path_within("/b", "/a"));
+	/* every path is inside the root */
+	assert_true(path_within("/", "/"));
+	assert_true(path_within("/etc/passwd", "/"));
+}
+
+static void line_next_cuts_in_place(void **state)
+{
+	(void)state;
+	char text[] = "one\n\n  three\nfour";
+	char *cur = text, *l;
+	const char *want[] = {"one", "", "  three", "four"};
+	size_t n = 0;
+	while ((l = line_next(&cur))) {
+		assert_true(n < 4);
+		assert_string_equal(l, want[n]);
+		n++;
+	}
+	assert_int_equal(n, 4);
+	/* a last '\n' ends the text without an empty line after it */
+	char t2[] = "a\nb\n";
+	cur = t2;
+	assert_string_equal(line_next(&cur), "a");
+	assert_string_equal(line_next(&cur), "b");
+	assert_null(line_next(&cur));
+	/* no text (a file that could not be read) */
+	cur = NULL;
+	assert_null(line_next(&cur));
+}
+
+static void hex_value_digits_only(void **state)
+{
+	(void)state;
+	assert_int_equal(hex_value('0'), 0);
+	assert_int_equal(hex_value('9'), 9);
+	assert_int_equal(hex_value('a'), 10);
+	assert_int_equal(hex_value('F'), 15);
+	assert_int_equal(hex_value('g'), -1);
+	assert_int_equal(hex_value('G'), -1);
+	assert_int_equal(hex_value('/'), -1);
+	assert_int_equal(hex_value(':'), -1);
+	assert_int_equal(hex_value('\0'), -1);
+	assert_int_equal(hex_value((char)0xe6), -1);
+}
+
+static void toml_load_optional_cases(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/lnk-test-util-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *missing = xasprintf("%s/none.toml", dir);
+	char *good = xasprintf("%s/good.toml", dir);
+	char *bad = xasprintf("%s/bad.toml", dir);
+	struct lnk_err err = {0};
+	struct toml_value *root = (struct toml_value *)1;
+
+	/* missing: no error, no table, the caller keeps its defaults */
+	assert_int_equal(toml_load_optional(missing, 1 << 20, &root, &err), 0);
+	assert_null(root);
+
+	FILE *f = fopen(good, "we");
+	assert_non_null(f);
+	fputs("ask_wait = 30\n", f);
+	fclose(f);
+	assert_int_equal(toml_load_optional(good, 1 << 20, &root, &err), 0);
+	assert_non_null(root);
+	const struct toml_kv *kv = toml_find(root, "ask_wait");
+	assert_non_null(kv);
+	assert_int_equal(kv->val->u.i, 30);
+	toml_free(root);
+
+	/* a syntax error names the file */
+	f = fopen(bad, "we");
+	assert_non_null(f);
+	fputs("ask_wait = \n", f);
+	fclose(f);
+	assert_true(toml_load_optional(bad, 1 << 20, &root, &err) < 0);
+	assert_null(root);
+	assert_non_null(strstr(err.msg, "bad.toml"));
+
+	/* a folder where the file should be: refused with its path, not
+	 * taken for defaults */
+	assert_true(toml_load_optional(dir, 1 << 20, &root, &err) < 0);
+	assert_non_null(strstr(err.msg, "cannot read"));
+
+	unlink(good);
+	unlink(bad);
+	rmdir(dir);
+	free(missing);
+	free(good);
+	free(bad);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(path_within_by_components),
+	    cmocka_unit_test(line_next_cuts_in_place),
+	    cmocka_unit_test(hex_value_digits_only),
+	    cmocka_unit_test(toml_load_optional_cases),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
