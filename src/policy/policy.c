@@ -7,6 +7,7 @@
 
 #include "common/buf.h"
 #include "common/esc.h"
+#include "policy/models.h"
 
 void policy_init(struct policy *p)
 {
@@ -200,12 +201,27 @@ static void describe_entry(enum key_id id, const char *v, struct strv *out)
 		else
 			strv_pushf(out, "reaches internet host %s", v);
 		return;
-	case K_INTERNET_MODELS:
+	case K_INTERNET_MODELS: {
+		/* Whose key goes where: a spec's own route
+		 * (NAME=https://host) receives the user's NAME_API_KEY, so
+		 * the question names the key and the host it goes to, not
+		 * only the route's name. */
+		struct model_def d;
+		struct lnk_err ignored = {0};
+		char var[MODEL_NAME_MAX + 16];
+		if (model_parse(v, strlen(v), &d, &ignored) < 0) {
+			strv_pushf(out, "calls the hosted model %s", v);
+			return;
+		}
+		model_key_var(&d, var, sizeof(var));
 		strv_pushf(out,
-			   "calls the hosted model %s with your key, which "
-			   "stays outside",
-			   v);
+			   "sends your %s (or ~/.lnk/sandbox/%s.key) to %s%s, "
+			   "for the model route %s; the key stays outside",
+			   var, d.name, d.host,
+			   d.builtin ? "" : " (a route the spec names)",
+			   d.name);
 		return;
+	}
 	case K_LAN_HOSTS:
 		strv_pushf(out, "reaches %s on this network", v);
 		return;

@@ -535,6 +535,17 @@ static void describe_lines(void **state)
 	assert_string_equal(out.v[1], "connects to port 80 on this machine");
 	assert_string_equal(out.v[2], "runs every system program");
 	strv_free(&out);
+	/* a model route names the key it is given and the host it goes to */
+	assert_int_equal(policy_add_flag(&p, K_INTERNET_MODELS,
+					 "gemini=https://models.example/v1",
+					 &err),
+			 0);
+	policy_describe(&p, &out);
+	assert_true(strv_contains(
+	    &out, "sends your GEMINI_API_KEY (or ~/.lnk/sandbox/gemini.key) "
+		  "to models.example (a route the spec names), for the model "
+		  "route gemini; the key stays outside"));
+	strv_free(&out);
 	policy_free(&p);
 }
 
