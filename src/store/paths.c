@@ -7,18 +7,49 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The home folder as every path under it is compared: "/home/u/" and
+ * "/home//u" are /home/u (a doubled or trailing slash is common in HOME);
+ * a "." or ".." in it is refused rather than guessed, since which folder
+ * ".." names depends on links. */
+static int home_norm(const char *h, const char *from, char **out,
+		     struct lnk_err *err)
+{
+	char *n = xmalloc(strlen(h) + 1), *o = n;
+
+	for (const char *p = h; *p;) {
+		while (*p == '/')
+			p++;
+		size_t k = strcspn(p, "/");
+		if (!k)
+			break;
+		if ((k == 1 && p[0] == '.') ||
+		    (k == 2 && p[0] == '.' && p[1] == '.')) {
+			free(n);
+			return err_set(err, -EINVAL,
+				       "%s names your home folder with '.' or "
+				       "'..' in it: set HOME to its plain path",
+				       from);
+		}
+		*o++ = '/';
+		memcpy(o, p, k);
+		o += k;
+		p += k;
+	}
+	if (o == n)
+		*o++ = '/';
+	*o = '\0';
+	*out = n;
+	return 0;
+}
+
 int paths_home(char **out, struct lnk_err *err)
 {
 	const char *h = getenv("HOME");
-	if (h && h[0] == '/') {
-		*out = xstrdup(h);
-		return 0;
-	}
+	if (h && h[0] == '/')
+		return home_norm(h, "HOME", out, err);
 	struct passwd *pw = getpwuid(getuid());
-	if (pw && pw->pw_dir && pw->pw_dir[0] == '/') {
-		*out = xstrdup(pw->pw_dir);
-		return 0;
-	}
+	if (pw && pw->pw_dir && pw->pw_dir[0] == '/')
+		return home_norm(pw->pw_dir, "your passwd entry", out, err);
 	return err_set(err, -ENOENT,
 		       "cannot find your home folder: set HOME to its path");
 }

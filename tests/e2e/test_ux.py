@@ -553,3 +553,27 @@ def test_damaged_or_newer_database_is_named_never_a_crash(lnk, work, damage):
         assert cp.returncode == 125, (args, cp.returncode, cp.stderr)
         assert str(db) in cp.stderr, cp.stderr
         assert want in cp.stderr, cp.stderr
+
+
+# --- the home folder as HOME names it ---
+
+def test_home_with_a_trailing_or_doubled_slash_works(lnk, work):
+    """HOME=/home/u/ (or /home//u) is the same home: its hidden folders
+    are found and hidden, and the run works."""
+    h = str(lnk.home)
+    for home in (h + "/", h.replace("/home", "//home") + "//"):
+        cp = lnk.run("--write", ".", "--", "sh", "-c",
+                     "echo ok; ls -a ~/.lnk 2>&1 || true",
+                     env={"HOME": home})
+        assert cp.returncode == 0, (home, cp.stderr)
+        assert cp.stdout.startswith("ok\n"), (home, cp.stdout)
+        assert "bug in lnk" not in cp.stderr, cp.stderr
+        lnk_said(cp)
+
+
+def test_home_with_dot_dot_is_refused_clearly(lnk, work):
+    home = str(lnk.home / ".." / lnk.home.name)
+    cp = lnk.run("--write", ".", "--", "true", env={"HOME": home})
+    assert cp.returncode == 125, cp
+    assert "HOME names your home folder with '.' or '..'" in cp.stderr
+    lnk_said(cp)
