@@ -20,6 +20,7 @@
 #include "common/esc.h"
 #include "common/util.h"
 #include "tools/asks.h"
+#include "tools/dbus_lib.h"
 #include "tools/proto.h"
 
 #define NOTE_NAME "org.freedesktop.Notifications"
@@ -40,6 +41,29 @@ static const char *env_get(char *const *env, const char *name)
 		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
 			return env[i] + n + 1;
 	return NULL;
+}
+
+/* A D-Bus address for the socket at path: "unix:path=" and the path with
+ * every byte but [-0-9A-Za-z_/.\\*] as %XX, as the address syntax
+ * escapes values (a ',' or ';' or '=' in the path must not start another
+ * key). */
+static char *bus_address(const char *path)
+{
+	static const char hex[] = "0123456789abcdef";
+	struct buf b = {0};
+
+	buf_puts(&b, "unix:path=");
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+		if ((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') ||
+		    (*c >= 'A' && *c <= 'Z') || strchr("-_/.\\*", *c)) {
+			buf_putc(&b, (char)*c);
+			continue;
+		}
+		buf_putc(&b, '%');
+		buf_putc(&b, hex[*c >> 4]);
+		buf_putc(&b, hex[*c & 15]);
+	}
+	return buf_steal(&b);
 }
 
 char *desktop_session_bus(char *const *env)
@@ -63,12 +87,7 @@ char *desktop_session_bus(char *const *env)
 	if (lstat(p, &st) < 0 || !S_ISSOCK(st.st_mode) ||
 	    st.st_uid != geteuid())
 		return NULL;
-	char *esc = dbus_address_escape_value(p);
-	if (!esc)
-		return NULL;
-	char *addr = xasprintf("unix:path=%s", esc);
-	dbus_free(esc);
-	return addr;
+	return bus_address(p);
 }
 
 /* ---- the desktop process ---- */
@@ -82,6 +101,7 @@ struct shown {
 
 struct desk {
 	const struct desktop_in *in;
+	struct dbus_lib *L; /* libdbus, opened by this process (dbus_lib.h) */
 	DBusConnection *bus;
 	enum desktop_channel ch;
 	struct shown s[TOOLS_MAX_CALLS];
@@ -129,8 +149,8 @@ static void bus_drop(struct desk *d)
 {
 	if (!d->bus)
 		return;
-	dbus_connection_close(d->bus);
-	dbus_connection_unref(d->bus);
+	d->L->dbus_connection_close(d->bus);
+	d->L->dbus_connection_unref(d->bus);
 	d->bus = NULL;
 }
 
@@ -140,89 +160,95 @@ static DBusMessage *call(struct desk *d, DBusMessage *m)
 
 	if (!m)
 		return NULL;
-	dbus_error_init(&e);
-	DBusMessage *r =
-	    dbus_connection_send_with_reply_and_block(d->bus, m, CALL_MS, &e);
-	dbus_message_unref(m);
-	dbus_error_free(&e);
+	d->L->dbus_error_init(&e);
+	DBusMessage *r = d->L->dbus_connection_send_with_reply_and_block(
+	    d->bus, m, CALL_MS, &e);
+	d->L->dbus_message_unref(m);
+	d->L->dbus_error_free(&e);
 	return r;
 }
 
-static DBusMessage *note_call(const char *member)
+static DBusMessage *note_call(struct desk *d, const char *member)
 {
-	return dbus_message_new_method_call(NOTE_NAME, NOTE_PATH, NOTE_IFACE,
-					    member);
+	return d->L->dbus_message_new_method_call(NOTE_NAME, NOTE_PATH,
+						  NOTE_IFACE, member);
 }
 
 /* The server's capabilities hold "actions": it can show Allow and Deny. */
 static bool has_actions(struct desk *d)
 {
-	DBusMessage *r = call(d, note_call("GetCapabilities"));
+	DBusMessage *r = call(d, note_call(d, "GetCapabilities"));
 	DBusMessageIter it, arr;
 	bool yes = false;
 
 	if (!r)
 		return false;
-	if (dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN &&
-	    dbus_message_iter_init(r, &it) &&
-	    dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_ARRAY &&
-	    dbus_message_iter_get_element_type(&it) == DBUS_TYPE_STRING) {
-		dbus_message_iter_recurse(&it, &arr);
-		while (dbus_message_iter_get_arg_type(&arr) ==
+	if (d->L->dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN &&
+	    d->L->dbus_message_iter_init(r, &it) &&
+	    d->L->dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_ARRAY &&
+	    d->L->dbus_message_iter_get_element_type(&it) == DBUS_TYPE_STRING) {
+		d->L->dbus_message_iter_recurse(&it, &arr);
+		while (d->L->dbus_message_iter_get_arg_type(&arr) ==
 		       DBUS_TYPE_STRING) {
 			const char *cap;
-			dbus_message_iter_get_basic(&arr, &cap);
+			d->L->dbus_message_iter_get_basic(&arr, &cap);
 			if (strcmp(cap, "actions") == 0)
 				yes = true;
-			dbus_message_iter_next(&arr);
+			d->L->dbus_message_iter_next(&arr);
 		}
 	}
-	dbus_message_unref(r);
+	d->L->dbus_message_unref(r);
 	return yes;
 }
 
 static bool bus_open(struct desk *d)
 {
 	DBusError e;
+	struct lnk_err ignored = {0};
 
-	dbus_error_init(&e);
-	d->bus = dbus_connection_open_private(d->in->bus, &e);
+	/* Without libdbus there is no bus to show questions on: the dialog
+	 * tool, or no desktop channel. */
+	if (!d->L && dbus_lib_load(&d->L, &ignored) < 0)
+		return false;
+	d->L->dbus_error_init(&e);
+	d->bus = d->L->dbus_connection_open_private(d->in->bus, &e);
 	if (!d->bus) {
-		dbus_error_free(&e);
+		d->L->dbus_error_free(&e);
 		return false;
 	}
-	dbus_connection_set_exit_on_disconnect(d->bus, FALSE);
-	if (!dbus_bus_register(d->bus, &e) || !has_actions(d)) {
-		dbus_error_free(&e);
+	d->L->dbus_connection_set_exit_on_disconnect(d->bus, FALSE);
+	if (!d->L->dbus_bus_register(d->bus, &e) || !has_actions(d)) {
+		d->L->dbus_error_free(&e);
 		bus_drop(d);
 		return false;
 	}
 	/* The signals of every sender: each is checked against the server
 	 * that showed the notification (on_signal). */
-	dbus_bus_add_match(d->bus,
-			   "type='signal',interface='" NOTE_IFACE
-			   "',path='" NOTE_PATH "'",
-			   &e);
-	if (dbus_error_is_set(&e)) {
-		dbus_error_free(&e);
+	d->L->dbus_bus_add_match(d->bus,
+				 "type='signal',interface='" NOTE_IFACE
+				 "',path='" NOTE_PATH "'",
+				 &e);
+	if (d->L->dbus_error_is_set(&e)) {
+		d->L->dbus_error_free(&e);
 		bus_drop(d);
 		return false;
 	}
 	return true;
 }
 
-static void dict_entry(DBusMessageIter *dict, const char *key, int type,
-		       const char *sig, const void *val)
+static void dict_entry(struct desk *d, DBusMessageIter *dict, const char *key,
+		       int type, const char *sig, const void *val)
 {
 	DBusMessageIter ent, var;
 
-	dbus_message_iter_open_container(dict, DBUS_TYPE_DICT_ENTRY, NULL,
-					 &ent);
-	dbus_message_iter_append_basic(&ent, DBUS_TYPE_STRING, &key);
-	dbus_message_iter_open_container(&ent, DBUS_TYPE_VARIANT, sig, &var);
-	dbus_message_iter_append_basic(&var, type, val);
-	dbus_message_iter_close_container(&ent, &var);
-	dbus_message_iter_close_container(dict, &ent);
+	d->L->dbus_message_iter_open_container(dict, DBUS_TYPE_DICT_ENTRY, NULL,
+					       &ent);
+	d->L->dbus_message_iter_append_basic(&ent, DBUS_TYPE_STRING, &key);
+	d->L->dbus_message_iter_open_container(&ent, DBUS_TYPE_VARIANT, sig,
+					       &var);
+	d->L->dbus_message_iter_append_basic(&var, type, val);
+	d->L->dbus_message_iter_close_container(&ent, &var);
+	d->L->dbus_message_iter_close_container(dict, &ent);
 }
 
 /* Notify: the question, Allow and Deny, critical (it stays until
@@ -232,7 +258,7 @@ static void notify(struct desk *d, struct shown *s, const char *title,
 		   const char *body)
 {
 	static const char *const actions[] = {"allow", "Allow", "deny", "Deny"};
-	DBusMessage *m = note_call("Notify");
+	DBusMessage *m = note_call(d, "Notify");
 	DBusMessageIter it, arr;
 	const char *app = "lnk", *icon = "dialog-question";
 	dbus_uint32_t replaces = 0;
@@ -242,53 +268,55 @@ static void notify(struct desk *d, struct shown *s, const char *title,
 
 	if (!m)
 		return;
-	dbus_message_iter_init_append(m, &it);
-	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &app);
-	dbus_message_iter_append_basic(&it, DBUS_TYPE_UINT32, &replaces);
-	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &icon);
-	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &title);
-	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &body);
-	dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "s", &arr);
+	d->L->dbus_message_iter_init_append(m, &it);
+	d->L->dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &app);
+	d->L->dbus_message_iter_append_basic(&it, DBUS_TYPE_UINT32, &replaces);
+	d->L->dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &icon);
+	d->L->dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &title);
+	d->L->dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &body);
+	d->L->dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "s", &arr);
 	for (size_t i = 0; i < ARRAY_SIZE(actions); i++)
-		dbus_message_iter_append_basic(&arr, DBUS_TYPE_STRING,
-					       &actions[i]);
-	dbus_message_iter_close_container(&it, &arr);
-	dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &arr);
-	dict_entry(&arr, "urgency", DBUS_TYPE_BYTE, "y", &urgency);
-	dict_entry(&arr, "resident", DBUS_TYPE_BOOLEAN, "b", &resident);
-	dbus_message_iter_close_container(&it, &arr);
-	dbus_message_iter_append_basic(&it, DBUS_TYPE_INT32, &expire);
+		d->L->dbus_message_iter_append_basic(&arr, DBUS_TYPE_STRING,
+						     &actions[i]);
+	d->L->dbus_message_iter_close_container(&it, &arr);
+	d->L->dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}",
+					       &arr);
+	dict_entry(d, &arr, "urgency", DBUS_TYPE_BYTE, "y", &urgency);
+	dict_entry(d, &arr, "resident", DBUS_TYPE_BOOLEAN, "b", &resident);
+	d->L->dbus_message_iter_close_container(&it, &arr);
+	d->L->dbus_message_iter_append_basic(&it, DBUS_TYPE_INT32, &expire);
 
 	DBusMessage *r = call(d, m);
 	dbus_uint32_t nid = 0;
 	DBusError e;
-	dbus_error_init(&e);
-	if (r && dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN &&
-	    dbus_message_get_args(r, &e, DBUS_TYPE_UINT32, &nid,
-				  DBUS_TYPE_INVALID) &&
-	    nid && dbus_message_get_sender(r)) {
+	d->L->dbus_error_init(&e);
+	if (r &&
+	    d->L->dbus_message_get_type(r) == DBUS_MESSAGE_TYPE_METHOD_RETURN &&
+	    d->L->dbus_message_get_args(r, &e, DBUS_TYPE_UINT32, &nid,
+					DBUS_TYPE_INVALID) &&
+	    nid && d->L->dbus_message_get_sender(r)) {
 		s->nid = nid;
-		s->server = xstrdup(dbus_message_get_sender(r));
+		s->server = xstrdup(d->L->dbus_message_get_sender(r));
 	}
-	dbus_error_free(&e);
+	d->L->dbus_error_free(&e);
 	if (r)
-		dbus_message_unref(r);
+		d->L->dbus_message_unref(r);
 }
 
 static void close_note(struct desk *d, struct shown *s)
 {
 	if (!s->nid || !d->bus)
 		return;
-	DBusMessage *m = note_call("CloseNotification");
+	DBusMessage *m = note_call(d, "CloseNotification");
 	dbus_uint32_t nid = s->nid;
-	if (m && dbus_message_append_args(m, DBUS_TYPE_UINT32, &nid,
-					  DBUS_TYPE_INVALID)) {
-		dbus_message_set_no_reply(m, TRUE);
-		dbus_connection_send(d->bus, m, NULL);
-		dbus_connection_flush(d->bus);
+	if (m && d->L->dbus_message_append_args(m, DBUS_TYPE_UINT32, &nid,
+						DBUS_TYPE_INVALID)) {
+		d->L->dbus_message_set_no_reply(m, TRUE);
+		d->L->dbus_connection_send(d->bus, m, NULL);
+		d->L->dbus_connection_flush(d->bus);
 	}
 	if (m)
-		dbus_message_unref(m);
+		d->L->dbus_message_unref(m);
 	s->nid = 0;
 }
 
@@ -391,22 +419,23 @@ static void on_signal(struct desk *d, DBusMessage *m)
 {
 	DBusError e;
 	dbus_uint32_t nid = 0, reason = 0;
-	const char *key = NULL, *from = dbus_message_get_sender(m);
+	const char *key = NULL, *from = d->L->dbus_message_get_sender(m);
 	struct shown *s = NULL;
-	bool action = dbus_message_is_signal(m, NOTE_IFACE, "ActionInvoked");
+	bool action =
+	    d->L->dbus_message_is_signal(m, NOTE_IFACE, "ActionInvoked");
 	bool closed =
-	    dbus_message_is_signal(m, NOTE_IFACE, "NotificationClosed");
+	    d->L->dbus_message_is_signal(m, NOTE_IFACE, "NotificationClosed");
 
 	if (!action && !closed)
 		return;
-	dbus_error_init(&e);
-	if (action ? !dbus_message_get_args(m, &e, DBUS_TYPE_UINT32, &nid,
-					    DBUS_TYPE_STRING, &key,
-					    DBUS_TYPE_INVALID)
-		   : !dbus_message_get_args(m, &e, DBUS_TYPE_UINT32, &nid,
-					    DBUS_TYPE_UINT32, &reason,
-					    DBUS_TYPE_INVALID)) {
-		dbus_error_free(&e);
+	d->L->dbus_error_init(&e);
+	if (action ? !d->L->dbus_message_get_args(m, &e, DBUS_TYPE_UINT32, &nid,
+						  DBUS_TYPE_STRING, &key,
+						  DBUS_TYPE_INVALID)
+		   : !d->L->dbus_message_get_args(m, &e, DBUS_TYPE_UINT32, &nid,
+						  DBUS_TYPE_UINT32, &reason,
+						  DBUS_TYPE_INVALID)) {
+		d->L->dbus_error_free(&e);
 		return;
 	}
 	for (size_t i = 0; i < TOOLS_MAX_CALLS && nid; i++)
@@ -431,10 +460,10 @@ static void bus_drain(struct desk *d)
 {
 	DBusMessage *m;
 
-	while (d->bus && (m = dbus_connection_pop_message(d->bus))) {
-		if (dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_SIGNAL)
+	while (d->bus && (m = d->L->dbus_connection_pop_message(d->bus))) {
+		if (d->L->dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_SIGNAL)
 			on_signal(d, m);
-		dbus_message_unref(m);
+		d->L->dbus_message_unref(m);
 	}
 }
 
@@ -442,8 +471,8 @@ static void bus_read(struct desk *d)
 {
 	if (!d->bus)
 		return;
-	if (!dbus_connection_read_write(d->bus, 0) ||
-	    !dbus_connection_get_is_connected(d->bus)) {
+	if (!d->L->dbus_connection_read_write(d->bus, 0) ||
+	    !d->L->dbus_connection_get_is_connected(d->bus)) {
 		/* The bus is gone: the questions keep waiting on the
 		 * other channels. */
 		bus_drop(d);
@@ -507,7 +536,7 @@ static void serve(struct desk *d, int sock, int sfd)
 				      {.fd = -1, .events = POLLIN}};
 		int bfd = -1;
 		bus_drain(d);
-		if (d->bus && dbus_connection_get_unix_fd(d->bus, &bfd))
+		if (d->bus && d->L->dbus_connection_get_unix_fd(d->bus, &bfd))
 			p[2].fd = bfd;
 		if (poll(p, 3, -1) < 0 && errno != EINTR)
 			break;
