@@ -499,11 +499,24 @@ static void start_call(struct broker *b, struct call *c, ssize_t len,
 	}
 	if (!tools_allowed(g, &tc.args, &matched)) {
 		_cleanup_free_ char *hint = tools_hint_call(&tc.args);
-		_cleanup_free_ char *m = xasprintf(
-		    "this call is not in %s's allow list, and there is no "
-		    "one to ask; to let it through, run outside the "
-		    "sandbox: lnk sandbox tool add %s --allow '%s'",
-		    g->name, g->name, hint);
+		/* A call whose first word is no plain word (a flag, a path)
+		 * cannot be allowed alone: the only line to paste would
+		 * allow every call, so it is said as that, not as this
+		 * call's fix. */
+		_cleanup_free_ char *m =
+		    strcmp(hint, "*") == 0
+			? xasprintf("this call is not in %s's allow list, and "
+				    "there is no one to ask; its first word "
+				    "is no plain word, so it cannot be "
+				    "allowed alone (lnk sandbox tool add %s "
+				    "--allow '*', run outside the sandbox, "
+				    "would allow every call of %s)",
+				    g->name, g->name, g->name)
+			: xasprintf("this call is not in %s's allow list, and "
+				    "there is no one to ask; to let it "
+				    "through, run outside the sandbox: lnk "
+				    "sandbox tool add %s --allow '%s'",
+				    g->name, g->name, hint);
 		refuse(b, c, g->name, m);
 		tools_call_free(&tc);
 		return;

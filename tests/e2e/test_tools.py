@@ -111,6 +111,20 @@ def test_prefix_allows_only_its_calls_and_refusal_names_the_fix(lnk, tool):
     assert calls(tool)[-1] == "args:issue list -a"
 
 
+def test_call_that_cannot_be_allowed_alone_offers_no_paste_that_allows_all(
+        lnk, tool):
+    """A call starting with a flag cannot be allowed alone; the refusal
+    says what '*' would do instead of offering it as this call's fix."""
+    cp = lnk.run("--tool", "mytool pr", "--", "/bin/sh", "-c",
+                 "mytool --repo x/y issue close 1; echo st=$?")
+    assert "st=126" in cp.stdout, cp.stderr
+    assert "to let it through" not in cp.stderr, cp.stderr
+    assert ("its first word is no plain word, so it cannot be allowed "
+            "alone (lnk sandbox tool add mytool --allow '*', run outside "
+            "the sandbox, would allow every call of mytool)") in cp.stderr
+    assert calls(tool) == []
+
+
 def test_tool_folder_outside_grants_is_the_first_write_folder(lnk, work,
                                                                tool):
     cp = lnk.run("--write", work, "--tool", "mytool", "--", "/bin/sh", "-c",
