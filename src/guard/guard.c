@@ -248,11 +248,22 @@ mode_t *guard_dot_types(const char *dir)
 	size_t n;
 	const struct dot_file *d = dot_files(&n);
 	mode_t *types = xcalloc(n ? n : 1, sizeof(*types));
+	/* Each name looked up from the folder, not from the root: the same
+	 * lookup of its last component (not followed), without walking the
+	 * folder's path a hundred times. */
+	_cleanup_close_ int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *p = xasprintf("%s/%s", dir, d[i].name);
 		struct stat st;
-		if (lstat(p, &st) == 0)
+		int r;
+		if (dfd >= 0) {
+			r = fstatat(dfd, d[i].name, &st, AT_SYMLINK_NOFOLLOW);
+		} else {
+			_cleanup_free_ char *p =
+			    xasprintf("%s/%s", dir, d[i].name);
+			r = lstat(p, &st);
+		}
+		if (r == 0)
 			types[i] = st.st_mode & S_IFMT;
 	}
 	return types;

@@ -115,7 +115,7 @@ int guard_plan(const struct policy *p, struct guard_plan *np,
 int guard_plan_add(struct guard_plan *np, const char *dir, struct lnk_err *err);
 
 /* What each name of dot_files() is at the top of dir: its type
- * (st_mode & S_IFMT, from lstat), or 0 when missing. One lstat each, so
+ * (st_mode & S_IFMT, not following it), or 0 when missing. Once each, so
  * that the passes that plan one write folder (guard_plan_add_seen,
  * guard_mounts_seen, and guard_protect's own) ask once, not each again.
  * Returns a new array of dot_files()'s length; free it. */

@@ -124,11 +124,16 @@ static int registry_enter(const char *home, char **name, bool may_move,
 }
 
 /* registry_enter on a thread of its own, while the supervisor reads the
- * host (host_gather, the limits): the two share nothing, and each spends
- * about a millisecond waiting on files (lnk.db's WAL index, /etc). The
- * thread only registers; it prints nothing, and it has ended before the
- * supervisor forks a child that runs lnk's code (the only fork meanwhile,
- * of bwrap --version when its cache misses, execs at once). */
+ * host and plans the sandbox (host_gather, the limits, the guard's plan,
+ * bwrap's options): they share nothing, and each spends about a
+ * millisecond waiting on files (lnk.db's WAL index, /etc, the write
+ * folders). The thread only registers; it prints nothing, and it has ended
+ * before the supervisor acts (enter_wait): before the cgroup, the device
+ * nodes' removal, any fork of a child that runs lnk's code (the only fork
+ * meanwhile, of bwrap --version when its cache misses, execs at once). A
+ * name that may move is waited for at once, as everything after names the
+ * sandbox; a fixed one (run-<pid>, --name) is only taken or refused, and a
+ * refusal still ends the run before anything starts. */
 struct enter_job {
 	const char *home;
 	char **name;
@@ -137,6 +142,8 @@ struct enter_job {
 	struct registry *reg;
 	int r;
 	struct lnk_err err;
+	pthread_t th;
+	bool threaded;
 };
 
 static void *enter_main(void *arg)
@@ -183,8 +190,29 @@ struct sb_state {
 	struct sb_tools tools;
 	const char *home; /* set once registered: state_free leaves */
 	char *name;
-	struct registry *reg; /* registry_enter's connection, or NULL */
+	struct registry *reg;	 /* registry_enter's connection, or NULL */
+	struct enter_job *enter; /* the registration not yet waited for */
+	/* its refusal is the run's error, before a later one's */
+	bool enter_first;
+	struct lnk_err *err;
 };
+
+/* Waits for the registration, once; from then on every way out removes
+ * the entry (state_free). Its result. */
+static int enter_wait(struct sb_state *s)
+{
+	struct enter_job *j = s->enter;
+	if (!j)
+		return 0;
+	s->enter = NULL;
+	if (j->threaded)
+		pthread_join(j->th, NULL);
+	if (j->r == 0) {
+		s->home = j->home;
+		s->reg = j->reg;
+	}
+	return j->r;
+}
 
 /* The wire, its keeper and the tools broker are forked, not exec'd, and
  * open lnk.db themselves: none may inherit an open connection, whose
@@ -418,9 +446,23 @@ static void test_weaken(const struct sandbox_req *req, struct launch_plan *pl)
 
 static int fail(struct sb_state *s, int status, int r, int *out)
 {
+	struct enter_job *j = s->enter;
+	if (enter_wait(s) < 0 && s->enter_first) {
+		if (s->err)
+			*s->err = j->err;
+		status = LNK_EXIT_FAIL;
+		r = j->r;
+	}
 	*out = status;
 	state_free(s);
 	return r;
+}
+
+static int enter_fail(struct sb_state *s, const struct enter_job *j, int *out)
+{
+	if (s->err)
+		*s->err = j->err;
+	return fail(s, LNK_EXIT_FAIL, j->r, out);
 }
 
 int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
@@ -432,6 +474,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .wire_pid = -1,
 	    .cg = LIMITS_CGROUP_INIT,
 	    .tools = SB_TOOLS_INIT,
+	    .err = err,
 	};
 	const struct policy *pol = req->pol;
 	int r;
@@ -473,10 +516,10 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		req->name && !pol->k[K_NAME].from_flag && pol->spec_path,
 	    .wire = wire,
 	};
-	pthread_t enter_th;
-	bool threaded = pthread_create(&enter_th, NULL, enter_main, &ej) == 0;
-	if (!threaded)
+	ej.threaded = pthread_create(&ej.th, NULL, enter_main, &ej) == 0;
+	if (!ej.threaded)
 		enter_main(&ej);
+	s.enter = &ej;
 
 	_cleanup_free_ char *vcache = paths_bwrap_cache(req->home);
 	int rh = host_gather(&s.host, vcache, err);
@@ -484,29 +527,20 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	_cleanup_free_ char *settings = paths_settings(req->home);
 	int rl = rh < 0 ? 0 : limits_load_settings(settings, &s.lim, err);
 
-	if (threaded)
-		pthread_join(enter_th, NULL);
-	/* Registered: from here every way out removes the entry. */
-	if (ej.r == 0) {
-		s.home = req->home;
-		s.reg = ej.reg;
-	}
 	if (rh < 0 || rl < 0) {
+		r = fail(&s, LNK_EXIT_FAIL, rh < 0 ? rh : rl, status);
 		free(ej.moved_from);
-		return fail(&s, LNK_EXIT_FAIL, rh < 0 ? rh : rl, status);
+		return r;
 	}
-	if (ej.r < 0) {
-		if (err)
-			*err = ej.err;
-		return fail(&s, LNK_EXIT_FAIL, ej.r, status);
-	}
-	if (ej.moved_from) {
+	s.enter_first = true;
+	if (ej.may_move && enter_wait(&s) < 0)
+		return enter_fail(&s, &ej, status);
+	if (ej.may_move && ej.moved_from) {
 		warnx_("a sandbox named '%s' is already running; this one is "
 		       "'%s'",
 		       ej.moved_from, s.name);
 		free(ej.moved_from);
 	}
-	bool stopped = ej.stopped;
 	struct strv notes = {0};
 	limits_lower(&s.lim, pol, &notes);
 	for (size_t i = 0; i < notes.n; i++)
@@ -646,11 +680,13 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	/* bwrap's --unshare-all gives the sandbox its own UTS namespace. */
 	strv_push(&s.plan.bw.opts, "--hostname");
 	strv_push(&s.plan.bw.opts, name);
+	if (enter_wait(&s) < 0)
+		return enter_fail(&s, &ej, status);
 	if (!req->probe && (r = say_where(req, s.plan.bw.chdir, err)) < 0)
 		return fail(&s, LNK_EXIT_USAGE, r, status);
 	int64_t stop_since = 0, started_ms = registry_now_ms();
 	if (!req->probe) {
-		if (stopped)
+		if (ej.stopped)
 			warnx_("a stop is in force ('lnk sandbox stop'): this "
 			       "sandbox's network stays closed until 'lnk "
 			       "sandbox stop --off'");
