@@ -4,6 +4,7 @@
 #pragma once
 
 #include <linux/landlock.h>
+#include <stdint.h>
 
 #ifndef LANDLOCK_ACCESS_FS_REFER
 #define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
@@ -20,3 +21,18 @@
 #ifndef LANDLOCK_SCOPE_SIGNAL
 #define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
 #endif
+
+/* Every file-system right the kernel's Landlock ABI abi knows: what a
+ * ruleset handles, so that a right it does not name is denied too. */
+static inline uint64_t landlock_fs_rights(int abi)
+{
+	uint64_t all = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1 */
+
+	if (abi >= 2)
+		all |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		all |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		all |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return all;
+}

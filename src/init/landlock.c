@@ -64,20 +64,6 @@ static const char *const system_read[] = {
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
 };
 
-/* The handled filesystem rights of each ABI, newest first. */
-static uint64_t fs_rights_for_abi(int abi)
-{
-	uint64_t all = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1 */
-
-	if (abi >= 2)
-		all |= LANDLOCK_ACCESS_FS_REFER;
-	if (abi >= 3)
-		all |= LANDLOCK_ACCESS_FS_TRUNCATE;
-	if (abi >= 5)
-		all |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-	return all;
-}
-
 int landlock_abi(struct lnk_err *err)
 {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
@@ -262,7 +248,7 @@ int landlock_apply(const struct init_config *c, struct lnk_err *err)
 
 	if ((abi = landlock_abi(err)) < 0)
 		return abi;
-	attr.handled_access_fs = fs_rights_for_abi(abi);
+	attr.handled_access_fs = landlock_fs_rights(abi);
 	/* ABI 6: the program cannot signal, or connect to an abstract unix
 	 * socket of, anything outside its own domain (bwrap's pid 1, or a
 	 * host daemon should a namespace ever be shared). */

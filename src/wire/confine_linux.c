@@ -74,18 +74,6 @@ struct ll_attr {
 	uint64_t scoped;
 };
 
-static uint64_t ll_fs_rights(int abi)
-{
-	uint64_t all = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;
-	if (abi >= 2)
-		all |= LANDLOCK_ACCESS_FS_REFER;
-	if (abi >= 3)
-		all |= LANDLOCK_ACCESS_FS_TRUNCATE;
-	if (abi >= 5)
-		all |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-	return all;
-}
-
 /* One rule for path; a missing optional file is no error. */
 static int ll_allow(int ruleset, const char *path, uint64_t rights,
 		    uint64_t handled, bool optional, struct lnk_err *err)
@@ -120,7 +108,8 @@ static int confine_landlock(const struct confine_plan *cp, struct lnk_err *err)
 			       "cannot confine itself; it needs Linux 5.13 or "
 			       "newer with landlock in lsm=",
 			       strerror(errno));
-	struct ll_attr attr = {.handled_access_fs = ll_fs_rights((int)abi)};
+	struct ll_attr attr = {.handled_access_fs =
+				   landlock_fs_rights((int)abi)};
 	if (abi >= 6)
 		attr.scoped =
 		    LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;

@@ -3842,6 +3842,25 @@ def test_program_cannot_answer_its_own_question(lnk, outside_tool):
     assert b"answered no" in out, out
 
 
+
+def recording_opener(lnk, tmp_path):
+    """An xdg-open outside that records each page it is asked to open, first
+    on lnk's PATH, with a display: the file it writes to."""
+    bindir = tmp_path / "openbin"
+    bindir.mkdir()
+    outdir = tmp_path / "openout"
+    outdir.mkdir()
+    outdir.chmod(0o777)
+    rec = outdir / "opened"
+    o = bindir / "xdg-open"
+    o.write_text(f"#!/bin/sh\necho \"$*\" >> {rec}\n")
+    o.chmod(0o755)
+    bindir.chmod(0o755)
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra), "DISPLAY": ":99",
+                                  "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    return rec
+
 @pytest.mark.parametrize("url", [
     "file:///etc/passwd",
     "FILE:///etc/shadow",
@@ -3862,19 +3881,7 @@ def test_page_scheme_and_host_tricks_are_refused(lnk, tmp_path, url):
     """Threat: a page that is not the granted one (another scheme, a host
     hidden behind '@', a suffix, a fragment) opened in the user's browser
     outside the sandbox."""
-    bindir = tmp_path / "openbin"
-    bindir.mkdir()
-    outdir = tmp_path / "openout"
-    outdir.mkdir()
-    outdir.chmod(0o777)
-    rec = outdir / "opened"
-    o = bindir / "xdg-open"
-    o.write_text(f"#!/bin/sh\necho \"$*\" >> {rec}\n")
-    o.chmod(0o755)
-    bindir.chmod(0o755)
-    base = lnk.env
-    lnk.env = lambda extra=None: {**base(extra), "DISPLAY": ":99",
-                                  "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    rec = recording_opener(lnk, tmp_path)
     cp = lnk.run("--browser-open", "https://*.example.org/docs", "--",
                  "xdg-open", url)
     assert cp.returncode == 126, (cp.stdout, cp.stderr)
@@ -4173,19 +4180,7 @@ def test_page_dot_segments_cannot_leave_the_granted_path(lnk, tmp_path,
     server, and a server such as nginx decodes %2F before it resolves, so
     docs/../admin or docs/..%2Fadmin opens a page the grant does not
     name."""
-    bindir = tmp_path / "openbin"
-    bindir.mkdir()
-    outdir = tmp_path / "openout"
-    outdir.mkdir()
-    outdir.chmod(0o777)
-    rec = outdir / "opened"
-    o = bindir / "xdg-open"
-    o.write_text(f"#!/bin/sh\necho \"$*\" >> {rec}\n")
-    o.chmod(0o755)
-    bindir.chmod(0o755)
-    base = lnk.env
-    lnk.env = lambda extra=None: {**base(extra), "DISPLAY": ":99",
-                                  "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    rec = recording_opener(lnk, tmp_path)
     cp = lnk.run("--browser-open", "https://*.example.org/docs", "--",
                  "xdg-open", url)
     assert cp.returncode == 126, (cp.stdout, cp.stderr)
