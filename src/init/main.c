@@ -14,7 +14,9 @@
  *   4. seccomp, last (with the guard, whenever a folder is granted, its
  *      listener goes out on guard_fd);
  *   5. close every descriptor above 2 but the lifeline (a pipe that hangs
- *      up when lnk dies: then the sandbox ends, reaper.c), then fork: the
+ *      up when lnk dies: then the sandbox ends, reaper.c), wait for lnk's
+ *      go-ahead on it (its one byte, once the sandbox is in the
+ *      registry), then fork: the
  *      child (confined by 1-4, inherited) enters a Landlock domain nested in this one, takes a
  *      process group of its own, chdirs and execs the program; this
  *      process stays as pid 1, reaps, forwards lnk's signals and exits
@@ -255,6 +257,12 @@ int main(int argc, char **argv)
 	if (reaper_lifeline_arm(cfg.lifeline_fd, &err) < 0)
 		fail_layer("the lifeline", &err);
 
+	/* lnk's go-ahead, its one byte on the lifeline: 'y' once the
+	 * sandbox is in the registry (so `stop` and the log find it by its
+	 * name before the program runs). 'n' (its name refused: lnk says
+	 * why) or none (lnk died) and the program never starts. */
+	if ((r = reaper_lifeline_wait(cfg.lifeline_fd)) < 0)
+		return r == -EPERM ? LNK_EXIT_FAIL : 128 + SIGKILL;
 	/* lnk was told to stop while the sandbox was being made: the
 	 * program never starts, and lnk reports the signal (128+N). */
 	if ((sig = reaper_stop_requested()) > 0)

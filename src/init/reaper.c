@@ -15,7 +15,8 @@
  * - It holds nothing worth taking. Every descriptor above 2 is closed
  *   before the fork (the config memfd, the wire and guard sockets, any
  *   bwrap left) but the lifeline: the read end of a pipe only lnk writes
- *   to (never does), whose hang-up tells pid 1 that lnk is gone, so that
+ *   to (one byte, its go-ahead, read before the program starts), whose
+ *   hang-up tells pid 1 that lnk is gone, so that
  *   it kills everything and exits (docs/design.md, invariant 5; bwrap's
  *   --die-with-parent misses a lnk killed while bwrap makes the sandbox:
  *   docs/kernel-facts.md, die-with-parent-misses-setup). Its memory holds
@@ -167,6 +168,22 @@ int reaper_lifeline_arm(int lifeline, struct lnk_err *err)
 	return 0;
 }
 
+int reaper_lifeline_wait(int lifeline)
+{
+	char go = 0;
+	ssize_t n;
+
+	if (lifeline < 0)
+		return 0;
+	/* Signals are blocked in pid 1 (reaper_init): no EINTR but a
+	 * stop's, which the caller reads next. */
+	while ((n = read(lifeline, &go, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		return -EPIPE;
+	return go == 'y' ? 0 : -EPERM;
+}
+
 bool reaper_lifeline_lost(int lifeline)
 {
 	struct pollfd pf = {.fd = lifeline, .events = POLLIN};
@@ -180,8 +197,10 @@ bool reaper_lifeline_lost(int lifeline)
 	while (poll(&pf, 1, 0) < 0)
 		if (errno != EINTR)
 			return true;
-	/* lnk never writes: any event (POLLHUP, POLLERR) means it is gone. */
-	return pf.revents != 0;
+	/* lnk writes one byte only, its go-ahead (reaper_lifeline_wait),
+	 * which may wait unread: any other event (POLLHUP, POLLERR,
+	 * POLLNVAL) means lnk is gone. */
+	return (pf.revents & ~POLLIN) != 0;
 }
 
 /* Sent by a process outside the sandbox's pid namespace (lnk's supervisor,

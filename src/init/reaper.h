@@ -25,6 +25,11 @@ int reaper_close_fds(int keep, struct lnk_err *err);
  * reaper_lifeline_lost (a hang-up before arming sends nothing). */
 int reaper_lifeline_arm(int lifeline, struct lnk_err *err);
 
+/* Waits for lnk's one byte on the lifeline, its go-ahead for the program:
+ * 0 for 'y' (or no lifeline), -EPERM for another byte (lnk refuses the
+ * run and says why), -EPIPE when it hangs up first (lnk is gone). */
+int reaper_lifeline_wait(int lifeline);
+
 /* The lifeline (init_config.lifeline_fd) is a pipe whose only writer is
  * lnk: true when it hung up (lnk is gone) or is not a usable pipe, so the
  * sandbox must end. Does not wait. */

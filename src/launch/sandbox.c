@@ -127,13 +127,13 @@ static int registry_enter(const char *home, char **name, bool may_move,
  * host and plans the sandbox (host_gather, the limits, the guard's plan,
  * bwrap's options): they share nothing, and each spends about a
  * millisecond waiting on files (lnk.db's WAL index, /etc, the write
- * folders). The thread only registers; it prints nothing, and it has ended
- * before the supervisor acts (enter_wait): before the cgroup, the device
- * nodes' removal, any fork of a child that runs lnk's code (the only fork
- * meanwhile, of bwrap --version when its cache misses, execs at once). A
- * name that may move is waited for at once, as everything after names the
- * sandbox; a fixed one (run-<pid>, --name) is only taken or refused, and a
- * refusal still ends the run before anything starts. */
+ * folders), and then beside bwrap's own setup. The thread only registers;
+ * it prints nothing, and it has ended (enter_wait) before any fork of a
+ * child that runs lnk's code (the wire, the tools broker; bwrap and bwrap
+ * --version exec at once) and before the program runs (hold_for_entry).
+ * A name that may move is waited for at once, as everything after names
+ * the sandbox; a fixed one (run-<pid>, --name) is only taken or refused,
+ * and a refusal ends the run before anything of the program starts. */
 struct enter_job {
 	const char *home;
 	char **name;
@@ -368,13 +368,15 @@ static int refuse_no_commands(const struct policy *p, const char *program,
 /* The program starts in the current folder only when the sandbox shows
  * it; otherwise in the first --write folder or the empty home, and a
  * command meant for one folder would act on another. Said every time, on
- * stderr; a relative program path would name a different file there (or
- * none), so it is refused. */
+ * stderr (by hold_for_entry, once the run is not refused: *elsewhere); a
+ * relative program path would name a different file there (or none), so
+ * it is refused. */
 static int say_where(const struct sandbox_req *req, const char *chdir_to,
-		     struct lnk_err *err)
+		     bool *elsewhere, struct lnk_err *err)
 {
 	const char *prog = req->argv[0];
 
+	*elsewhere = false;
 	if (strcmp(chdir_to, req->cwd) == 0)
 		return 0;
 	if (prog[0] != '/' && strchr(prog, '/'))
@@ -383,9 +385,36 @@ static int say_where(const struct sandbox_req *req, const char *chdir_to,
 			       "no grant shows inside; grant it (--read . or "
 			       "--write .) or give the program's absolute path",
 			       prog);
-	warnx_("the current folder is not granted: the program starts in "
-	       "'%s' (grant it with --read . or --write .)",
-	       chdir_to);
+	*elsewhere = true;
+	return 0;
+}
+
+/* spawn_run's hold: while bwrap makes the sandbox, the registration's
+ * end, and what is said before the program runs. The program waits for
+ * it (lnk-init reads the answer first), so a refused name still ends the
+ * run before anything of the program starts, and `stop` and the log
+ * find the sandbox by its name from the program's first instruction. */
+struct hold_ctx {
+	struct sb_state *s;
+	const struct enter_job *j;
+	const char *elsewhere; /* the folder the program starts in, or NULL */
+	bool probe;
+};
+
+static int hold_for_entry(void *arg)
+{
+	struct hold_ctx *h = arg;
+	int r = enter_wait(h->s);
+	if (r < 0)
+		return r;
+	if (h->elsewhere)
+		warnx_("the current folder is not granted: the program starts "
+		       "in '%s' (grant it with --read . or --write .)",
+		       h->elsewhere);
+	if (!h->probe && h->j->stopped)
+		warnx_("a stop is in force ('lnk sandbox stop'): this "
+		       "sandbox's network stays closed until 'lnk sandbox "
+		       "stop --off'");
 	return 0;
 }
 
@@ -516,7 +545,14 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		req->name && !pol->k[K_NAME].from_flag && pol->spec_path,
 	    .wire = wire,
 	};
+	/* With every signal blocked, as the thread inherits them: one that
+	 * is the supervisor's (spawn_block_signals) must not end lnk on it
+	 * while it runs beside bwrap. */
+	sigset_t all, was;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &was);
 	ej.threaded = pthread_create(&ej.th, NULL, enter_main, &ej) == 0;
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
 	if (!ej.threaded)
 		enter_main(&ej);
 	s.enter = &ej;
@@ -680,17 +716,22 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	/* bwrap's --unshare-all gives the sandbox its own UTS namespace. */
 	strv_push(&s.plan.bw.opts, "--hostname");
 	strv_push(&s.plan.bw.opts, name);
-	if (enter_wait(&s) < 0)
+	/* The wire and the tools broker are forked, not exec'd: the
+	 * registration must have ended before (keep_from_forks). Without
+	 * them it runs on beside bwrap's setup (hold_for_entry). */
+	if ((wire || tools) && enter_wait(&s) < 0)
 		return enter_fail(&s, &ej, status);
-	if (!req->probe && (r = say_where(req, s.plan.bw.chdir, err)) < 0)
+	bool elsewhere = false;
+	if (!req->probe &&
+	    (r = say_where(req, s.plan.bw.chdir, &elsewhere, err)) < 0)
 		return fail(&s, LNK_EXIT_USAGE, r, status);
+	struct hold_ctx hold = {
+	    .s = &s,
+	    .j = &ej,
+	    .elsewhere = elsewhere ? s.plan.bw.chdir : NULL,
+	    .probe = req->probe != NULL,
+	};
 	int64_t stop_since = 0, started_ms = registry_now_ms();
-	if (!req->probe) {
-		if (ej.stopped)
-			warnx_("a stop is in force ('lnk sandbox stop'): this "
-			       "sandbox's network stays closed until 'lnk "
-			       "sandbox stop --off'");
-	}
 	if (req->probe)
 		plan_probe(&s, req->probe);
 	if (tools)
@@ -793,6 +834,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .end_on_hangup = req->end_on_hangup,
 	    .cgroup_procs = {s.cg.procs[0], s.cg.procs[1]},
 	    .ask = s.tools.ask,
+	    .hold = hold_for_entry,
+	    .hold_ctx = &hold,
 	};
 	struct spawn_result res;
 	r = spawn_run(&sreq, &res, err);
@@ -819,6 +862,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	}
 	if (r < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
+	if (res.held) /* the name refused: the program never ran */
+		return enter_fail(&s, &ej, status);
 	if (!res.started && res.status != 0 && res.status < 128) {
 		/* Why bwrap could not make the sandbox, and where to look. */
 		_cleanup_free_ char *hint = host_userns_hint();

@@ -637,6 +637,14 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 	/* lnk keeps only the write end, open until it returns (or dies). */
 	close(life_r);
 	life_r = -1;
+	/* One byte on the lifeline, the only one lnk ever writes: 'y' lets
+	 * lnk-init run the program, 'n' ends the sandbox first. Written
+	 * while bwrap makes the sandbox, so what hold waits for (the
+	 * registry entry) costs no time of the start. */
+	char go = r->hold && r->hold(r->hold_ctx) != 0 ? 'n' : 'y';
+	res->held = go == 'n';
+	while (write(life_w, &go, 1) < 0 && errno == EINTR)
+		;
 	if (r->pty) {
 		close(p.slave);
 		p.slave = -1;

@@ -41,6 +41,12 @@ struct spawn_req {
 	/* With a pty and tools that ask: the terminal as an answerer of the
 	 * sandbox's questions (askterm.h), or NULL. */
 	struct askterm *ask;
+	/* Called once bwrap is forked, while it makes the sandbox: 0 lets
+	 * the program run, anything else ends the sandbox before it does
+	 * (lnk-init reads the answer on the lifeline before it forks the
+	 * program). NULL: the program may run at once. */
+	int (*hold)(void *ctx);
+	void *hold_ctx;
 };
 
 /* Time for a program that handles SIGHUP to save its state (a shell its
@@ -50,6 +56,7 @@ struct spawn_req {
 struct spawn_result {
 	int status;   /* what lnk exits with */
 	bool started; /* bwrap made the sandbox (it reported its pid 1) */
+	bool held;    /* hold refused: the program never ran */
 };
 
 /* Blocks the signals the supervisor handles, so that every thread started

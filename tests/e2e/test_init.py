@@ -556,6 +556,7 @@ def test_lifeline_hangup_ends_program_and_its_children():
                   "sleep 60.4242 & ls /proc/self/fd; echo ready; wait"],
                  pass_fds=(r,), lifeline_fd=r, popen=True)
     os.close(r)
+    os.write(w, b"y")  # lnk's go-ahead: the sandbox is registered
     try:
         fds = []
         while (line := p.stdout.readline().strip()) != "ready":
@@ -575,6 +576,36 @@ def test_lifeline_hangup_ends_program_and_its_children():
                 assert not f.read().endswith(b"sleep\x0060.4242\x00")
         except OSError:
             pass
+
+
+@pytest.mark.parametrize("answer", [b"n", b""])
+def test_program_waits_for_the_go_ahead_and_never_runs_without_it(
+        tmp_path, answer):
+    # lnk says 'n' (the name was refused), or dies after bwrap started
+    # without a word: lnk-init is running and waiting, the program never
+    # starts
+    r, w = os.pipe()
+    p = run_init(["/bin/sh", "-c", "touch /run/w/ran"],
+                 binds=[("--bind", str(tmp_path), "/run/w")],
+                 ll_write=["/run/w"], pass_fds=(r,), lifeline_fd=r,
+                 popen=True)
+    os.close(r)
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            p.wait(timeout=0.5)
+        assert not (tmp_path / "ran").exists()
+        if answer:
+            os.write(w, answer)
+        os.close(w)
+        w = -1
+        assert p.wait(timeout=5) == (125 if answer else 128 + 9)
+    finally:
+        if w >= 0:
+            os.close(w)
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert not (tmp_path / "ran").exists()
 
 
 def test_lifeline_that_is_not_a_pipe_fails_closed(tmp_path):
