@@ -166,6 +166,21 @@ int db_setup(sqlite3 *h, const char *sql, int timeout_ms, char **msg)
 	}
 }
 
+/* db_setup with sql, or -EIO with a message naming the file (and what a
+ * damaged one needs). */
+static int setup_or_say(sqlite3 *h, const char *path, const char *sql,
+			struct lnk_err *err)
+{
+	char *msg = NULL;
+
+	if (db_setup(h, sql, 10000, &msg) == SQLITE_OK)
+		return 0;
+	int r = err_set(err, -EIO, "database '%s': %s%s", path,
+			msg ? msg : "cannot set it up",
+			db_damage_hint(sqlite3_extended_errcode(h)));
+	sqlite3_free(msg);
+	return r;
+}
 int db_open(const char *path, bool readonly, struct db **out,
 	    struct lnk_err *err)
 {
@@ -201,34 +216,16 @@ int db_open(const char *path, bool readonly, struct db **out,
 	 * every `lnk sandbox log`): the slowest part of a sandbox's end. The
 	 * WAL is checkpointed instead as it grows (db_tune). */
 	sqlite3_db_config(db->h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-	if (!readonly) {
-		char *msg = NULL;
-		/* the pragmas alone first (retried while a new file is
-		 * switched to WAL by another opener): the version is read
-		 * before any table is made */
-		if (db_setup(db->h, "", 10000, &msg) != SQLITE_OK) {
-			r = err_set(
-			    err, -EIO, "database '%s': %s%s", path,
-			    msg ? msg : "cannot set it up",
-			    db_damage_hint(sqlite3_extended_errcode(db->h)));
-			sqlite3_free(msg);
-			goto fail;
-		}
-	}
+	/* the pragmas alone first (retried while a new file is switched to
+	 * WAL by another opener): the version is read before any table is
+	 * made */
+	if (!readonly && (r = setup_or_say(db->h, path, "", err)) < 0)
+		goto fail;
 	r = db_schema_check(db->h, path, !readonly, err);
 	if (r < 0)
 		goto fail;
-	if (!readonly) {
-		char *msg = NULL;
-		if (db_setup(db->h, schema, 10000, &msg) != SQLITE_OK) {
-			r = err_set(
-			    err, -EIO, "database '%s': %s%s", path,
-			    msg ? msg : "cannot set it up",
-			    db_damage_hint(sqlite3_extended_errcode(db->h)));
-			sqlite3_free(msg);
-			goto fail;
-		}
-	}
+	if (!readonly && (r = setup_or_say(db->h, path, schema, err)) < 0)
+		goto fail;
 	*out = db;
 	return 0;
 fail:

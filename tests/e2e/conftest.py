@@ -55,6 +55,21 @@ def free_port():
     return p
 
 
+def on_lnk_path(lnk, folder, name, text, **env):
+    """A program NAME with TEXT in FOLDER (outside every grant), put first
+    on lnk's own PATH, with ENV added to lnk's environment: a tool or an
+    opener lnk finds outside, never inside. Returns the program's path."""
+    folder.mkdir(exist_ok=True)
+    prog = folder / name
+    prog.write_text(text)
+    prog.chmod(0o755)
+    folder.chmod(0o755)
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra), **env,
+                                  "PATH": f"{folder}:{base(extra)['PATH']}"}
+    return prog
+
+
 class Lnk:
     """Runs `lnk` with a private HOME and a minimal, known environment."""
 

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from conftest import LNK
+from conftest import LNK, on_lnk_path
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,
                                 reason="tmux is not installed")
@@ -109,17 +109,11 @@ class Pane:
 @pytest.fixture
 def tool(tmp_path, lnk):
     """'mytool' on lnk's PATH only; returns the folder it marks."""
-    bindir, out = tmp_path / "toolbin", tmp_path / "toolout"
-    bindir.mkdir()
+    out = tmp_path / "toolout"
     out.mkdir()
     out.chmod(0o777)
-    bindir.chmod(0o755)
-    t = bindir / "mytool"
-    t.write_text(TOOL.replace("@OUT@", str(out)))
-    t.chmod(0o755)
-    base = lnk.env
-    lnk.env = lambda extra=None: {**base(extra),
-                                  "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    on_lnk_path(lnk, tmp_path / "toolbin", "mytool",
+                TOOL.replace("@OUT@", str(out)))
     return out
 
 

@@ -24,7 +24,7 @@ import time
 
 import pytest
 
-from conftest import FORKER, HELPERS, IS_ROOT, LNK, helper
+from conftest import FORKER, HELPERS, IS_ROOT, LNK, helper, on_lnk_path
 
 PY = "/usr/bin/python3"
 
@@ -3695,16 +3695,11 @@ def raw_py(lnk, code, *grants):
 @pytest.fixture
 def outside_tool(tmp_path, lnk):
     """'mytool' on lnk's PATH only; returns the folder it marks."""
-    bindir, out = tmp_path / "toolbin", tmp_path / "toolout"
-    bindir.mkdir()
+    out = tmp_path / "toolout"
     out.mkdir()
     out.chmod(0o777)
-    t = bindir / "mytool"
-    t.write_text(TOOL_SCRIPT.replace("@OUT@", str(out)))
-    t.chmod(0o755)
-    base = lnk.env
-    lnk.env = lambda extra=None: {**base(extra),
-                                  "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    on_lnk_path(lnk, tmp_path / "toolbin", "mytool",
+                TOOL_SCRIPT.replace("@OUT@", str(out)))
     return out
 
 
@@ -3846,19 +3841,12 @@ def test_program_cannot_answer_its_own_question(lnk, outside_tool):
 def recording_opener(lnk, tmp_path):
     """An xdg-open outside that records each page it is asked to open, first
     on lnk's PATH, with a display: the file it writes to."""
-    bindir = tmp_path / "openbin"
-    bindir.mkdir()
     outdir = tmp_path / "openout"
     outdir.mkdir()
     outdir.chmod(0o777)
     rec = outdir / "opened"
-    o = bindir / "xdg-open"
-    o.write_text(f"#!/bin/sh\necho \"$*\" >> {rec}\n")
-    o.chmod(0o755)
-    bindir.chmod(0o755)
-    base = lnk.env
-    lnk.env = lambda extra=None: {**base(extra), "DISPLAY": ":99",
-                                  "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    on_lnk_path(lnk, tmp_path / "openbin", "xdg-open",
+                f"#!/bin/sh\necho \"$*\" >> {rec}\n", DISPLAY=":99")
     return rec
 
 @pytest.mark.parametrize("url", [
@@ -4069,16 +4057,7 @@ def test_program_cannot_reach_the_session_bus_to_answer_itself(
 
 def _tool_on_path(lnk, tmp_path, text, name="mytool"):
     """NAME on lnk's PATH only (a folder outside every grant), with TEXT."""
-    bindir = tmp_path / "toolbin2"
-    bindir.mkdir(exist_ok=True)
-    t = bindir / name
-    t.write_text(text)
-    t.chmod(0o755)
-    bindir.chmod(0o755)
-    base = lnk.env
-    lnk.env = lambda extra=None: {**base(extra),
-                                  "PATH": f"{bindir}:{base(extra)['PATH']}"}
-    return t
+    return on_lnk_path(lnk, tmp_path / "toolbin2", name, text)
 
 
 @pytest.mark.parametrize("how", ["link", "interpreter", "bind"])
