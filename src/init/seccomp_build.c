@@ -117,6 +117,13 @@ static int build(enum seccomp_notify notify, scmp_filter_ctx *out,
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
 	if (r < 0)
 		goto fail_attr;
+	/* A binary tree of syscall numbers, not a list: the kernel runs
+	 * the filter once per syscall number when it is loaded (to cache the
+	 * ones always allowed), and the program runs it on every call. A
+	 * list of about 150 numbers cost 0.4 ms of each start (measured). */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	if (r < 0)
+		goto fail_attr;
 
 	for (size_t i = 0; i < seccomp_refused_count; i++) {
 		const struct seccomp_refusal *f = &seccomp_refused[i];

@@ -284,6 +284,10 @@ static int confine_seccomp(int *notify_fd, struct lnk_err *err)
 	 * architecture, which kills. */
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
 			     SCMP_ACT_KILL_PROCESS);
+	/* A binary tree of syscall numbers rather than a list: cheaper to
+	 * load, and to run on each of the wire's calls. */
+	if (r == 0)
+		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(allow_always); i++)
 		r = rule(ctx, SCMP_ACT_ALLOW, allow_always[i], 0, NULL);
 
