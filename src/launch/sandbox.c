@@ -123,17 +123,23 @@ static int registry_enter(const char *home, char **name, bool may_move,
 	return 0;
 }
 
-/* registry_enter on a thread of its own, while the supervisor reads the
- * host and plans the sandbox (host_gather, the limits, the guard's plan,
- * bwrap's options): they share nothing, and each spends about a
- * millisecond waiting on files (lnk.db's WAL index, /etc, the write
- * folders), and then beside bwrap's own setup. The thread only registers;
- * it prints nothing, and it has ended (enter_wait) before any fork of a
- * child that runs lnk's code (the wire, the tools broker; bwrap and bwrap
- * --version exec at once) and before the program runs (hold_for_entry).
+/* registry_enter runs beside other work, never before it:
+ *
+ * - A sandbox with neither a wire nor tools registers after bwrap is
+ *   forked (hold_for_entry), on the supervisor's own thread, while bwrap
+ *   makes the sandbox: that takes ten times longer, so the registration
+ *   costs the start nothing, and no thread is made for it. (On a thread
+ *   from the start, it competed with the planning for the second core and
+ *   waited for it to wake: 0.9 ms more, measured.)
+ * - With a wire or tools, whose children are forked and must not inherit
+ *   an open connection (keep_from_forks), it runs on a thread of its own
+ *   while the supervisor reads the host and plans the sandbox, and has
+ *   ended (enter_wait) before the first of those forks.
+ *
  * A name that may move is waited for at once, as everything after names
  * the sandbox; a fixed one (run-<pid>, --name) is only taken or refused,
- * and a refusal ends the run before anything of the program starts. */
+ * and a refusal ends the run before anything of the program starts. The
+ * registration prints nothing. */
 struct enter_job {
 	const char *home;
 	char **name;
@@ -143,7 +149,8 @@ struct enter_job {
 	int r;
 	struct lnk_err err;
 	pthread_t th;
-	bool threaded;
+	bool threaded; /* on a thread of its own */
+	bool deferred; /* run by enter_wait, after bwrap is forked */
 };
 
 static void *enter_main(void *arg)
@@ -207,6 +214,8 @@ static int enter_wait(struct sb_state *s)
 	s->enter = NULL;
 	if (j->threaded)
 		pthread_join(j->th, NULL);
+	else if (j->deferred)
+		enter_main(j);
 	if (j->r == 0) {
 		s->home = j->home;
 		s->reg = j->reg;
@@ -389,6 +398,28 @@ static int say_where(const struct sandbox_req *req, const char *chdir_to,
 	return 0;
 }
 
+/* The guard's threads and the call log's queue, started while bwrap
+ * makes the sandbox: lnk-init hands the guard its listener only after
+ * that, and waits for lnk's go-ahead, which follows this. */
+static int guard_begin(struct sb_state *s, const char *home, bool exec_note)
+{
+	/* Refusals are recorded whether or not the sandbox has a wire (the
+	 * wire starts only with a network grant). */
+	_cleanup_free_ char *dbp = paths_db(home);
+	int r = db_queue_start(dbp, s->name, 250, &s->logq, s->err);
+	if (r < 0)
+		return r;
+	s->np.on_refusal = log_refusal;
+	s->np.on_net_refusal = log_net_refusal;
+	s->np.on_refusal_ctx = s->logq;
+	if (exec_note) {
+		guard_plan_exec(&s->np, &s->plan.init.ll_exec);
+		s->np.on_exec = log_exec;
+		s->np.on_exec_ctx = s->logq;
+	}
+	return guard_start(&s->np, s->guard_pair[0], &s->guard, s->err);
+}
+
 /* spawn_run's hold: while bwrap makes the sandbox, the registration's
  * end, and what is said before the program runs. The program waits for
  * it (lnk-init reads the answer first), so a refused name still ends the
@@ -398,7 +429,10 @@ struct hold_ctx {
 	struct sb_state *s;
 	const struct enter_job *j;
 	const char *elsewhere; /* the folder the program starts in, or NULL */
+	const char *home;
 	bool probe;
+	bool guard, exec_note; /* guard_begin's */
+	int guard_r;	       /* its failure, or 0 */
 };
 
 static int hold_for_entry(void *arg)
@@ -407,6 +441,9 @@ static int hold_for_entry(void *arg)
 	int r = enter_wait(h->s);
 	if (r < 0)
 		return r;
+	if (h->guard &&
+	    (h->guard_r = guard_begin(h->s, h->home, h->exec_note)) < 0)
+		return h->guard_r;
 	if (h->elsewhere)
 		warnx_("the current folder is not granted: the program starts "
 		       "in '%s' (grant it with --read . or --write .)",
@@ -476,7 +513,11 @@ static void test_weaken(const struct sandbox_req *req, struct launch_plan *pl)
 static int fail(struct sb_state *s, int status, int r, int *out)
 {
 	struct enter_job *j = s->enter;
-	if (enter_wait(s) < 0 && s->enter_first) {
+	/* A registration not yet made is not made for a run that ends before
+	 * its refusal would come first. */
+	if (j && j->deferred && !s->enter_first)
+		s->enter = NULL;
+	else if (enter_wait(s) < 0 && s->enter_first) {
 		if (s->err)
 			*s->err = j->err;
 		status = LNK_EXIT_FAIL;
@@ -545,20 +586,25 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		req->name && !pol->k[K_NAME].from_flag && pol->spec_path,
 	    .wire = wire,
 	};
-	/* With every signal blocked, as the thread inherits them: one that
-	 * is the supervisor's (spawn_block_signals) must not end lnk on it
-	 * while it runs beside bwrap. */
-	sigset_t all, was;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &was);
-	ej.threaded = pthread_create(&ej.th, NULL, enter_main, &ej) == 0;
-	pthread_sigmask(SIG_SETMASK, &was, NULL);
-	if (!ej.threaded)
-		enter_main(&ej);
+	ej.deferred = !ej.may_move && !wire && !policy_wants_tools(pol);
+	if (!ej.deferred) {
+		/* With every signal blocked, as the thread inherits them: one
+		 * that is the supervisor's (spawn_block_signals) must not end
+		 * lnk on it while it runs. */
+		sigset_t all, was;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &was);
+		ej.threaded =
+		    pthread_create(&ej.th, NULL, enter_main, &ej) == 0;
+		pthread_sigmask(SIG_SETMASK, &was, NULL);
+		if (!ej.threaded)
+			enter_main(&ej);
+	}
 	s.enter = &ej;
 
 	_cleanup_free_ char *vcache = paths_bwrap_cache(req->home);
-	int rh = host_gather(&s.host, vcache, err);
+	_cleanup_free_ char *ncache = paths_etc_names_cache(req->home);
+	int rh = host_gather(&s.host, vcache, ncache, err);
 	limits_defaults(&s.lim);
 	_cleanup_free_ char *settings = paths_settings(req->home);
 	int rl = rh < 0 ? 0 : limits_load_settings(settings, &s.lim, err);
@@ -747,9 +793,11 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
 
-	/* Act: the sandbox's cgroup, the wire (a process, before any
-	 * thread), then the guard's threads, then bwrap. Signals are blocked first, so the threads
-	 * leave them to the supervisor. */
+	/* Act: the sandbox's cgroup, the wire and the tools broker
+	 * (processes, before any thread), then bwrap, and while it makes the
+	 * sandbox the registration and the guard's threads (hold_for_entry).
+	 * Signals are blocked first, so the threads leave them to the
+	 * supervisor. */
 	limits_find(&s.lw);
 	_cleanup_free_ char *tag = xasprintf("%s-%d", name, (int)getpid());
 	if ((r = limits_cgroup_make(&s.lw, &s.lim, tag, &s.cg, err)) < 0)
@@ -792,31 +840,18 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 					req->pty, may_ask, err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
-	if (guard) {
-		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
-			       s.guard_pair) < 0) {
-			r = err_set(err, -errno,
-				    "cannot start the dot-file protection: %s",
-				    strerror(errno));
-			return fail(&s, LNK_EXIT_FAIL, r, status);
-		}
-		/* Refusals are recorded whether or not the sandbox has a
-		 * wire (the wire starts only with a network grant). */
-		_cleanup_free_ char *dbp = paths_db(req->home);
-		if ((r = db_queue_start(dbp, name, 250, &s.logq, err)) < 0)
-			return fail(&s, LNK_EXIT_FAIL, r, status);
-		s.np.on_refusal = log_refusal;
-		s.np.on_net_refusal = log_net_refusal;
-		s.np.on_refusal_ctx = s.logq;
-		if (exec_note) {
-			guard_plan_exec(&s.np, &s.plan.init.ll_exec);
-			s.np.on_exec = log_exec;
-			s.np.on_exec_ctx = s.logq;
-		}
-		if ((r = guard_start(&s.np, s.guard_pair[0], &s.guard, err)) <
-		    0)
-			return fail(&s, LNK_EXIT_FAIL, r, status);
+	/* The guard's socket now, for bwrap's child to inherit; its threads
+	 * start while bwrap makes the sandbox (guard_begin). */
+	if (guard && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+				s.guard_pair) < 0) {
+		r = err_set(err, -errno,
+			    "cannot start the dot-file protection: %s",
+			    strerror(errno));
+		return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
+	hold.guard = guard;
+	hold.exec_note = exec_note;
+	hold.home = req->home;
 
 	struct spawn_req sreq = {
 	    .bwrap = s.plan.bwrap,
@@ -862,6 +897,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	}
 	if (r < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
+	if (res.held && hold.guard_r < 0) /* the program never ran */
+		return fail(&s, LNK_EXIT_FAIL, hold.guard_r, status);
 	if (res.held) /* the name refused: the program never ran */
 		return enter_fail(&s, &ej, status);
 	if (!res.started && res.status != 0 && res.status < 128) {

@@ -37,8 +37,7 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 	struct stat sb;
 	int r;
 
-	if (!policy_list(pol, K_TOOLS_ALLOW)->n &&
-	    !policy_list(pol, K_BROWSER_OPEN)->n)
+	if (!policy_wants_tools(pol))
 		return 0;
 	_cleanup_free_ char *sp = tools_store_path(home);
 	/* A bad settings file is lnk's failure (125), not a usage error. */

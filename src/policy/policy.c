@@ -150,6 +150,12 @@ bool policy_equal(const struct policy *a, const struct policy *b)
 	return true;
 }
 
+bool policy_wants_tools(const struct policy *p)
+{
+	return p->k[K_TOOLS_ALLOW].list.n > 0 ||
+	       p->k[K_BROWSER_OPEN].list.n > 0;
+}
+
 bool policy_any_command(const struct policy *p)
 {
 	return strv_contains(&p->k[K_COMMANDS_ALLOW].list, "*");

@@ -72,6 +72,9 @@ static inline bool policy_has(const struct policy *p, enum key_id id)
 	return p->k[id].set;
 }
 /* True when commands allow "*" (every system program may run). */
+/* Whether the policy grants tools outside or pages to open (a tools
+ * broker runs beside the sandbox). */
+bool policy_wants_tools(const struct policy *p);
 bool policy_any_command(const struct policy *p);
 
 /* Appends one already-normalized entry to a list key, with where it came
