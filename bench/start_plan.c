@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 
 	/* As sandbox_run: host facts, the wire, the guard, the plan. */
 	struct host_facts host;
-	if (host_gather(&host, NULL, &err) < 0)
+	if (host_gather(&host, NULL, NULL, &err) < 0)
 		goto fail;
 	bool wire = policy_list(&pol, K_INTERNET_HOSTS)->n ||
 		    policy_list(&pol, K_LAN_HOSTS)->n ||

@@ -112,6 +112,17 @@ void strv_copy(struct strv *dst, const struct strv *src)
 		strv_push(dst, src->v[i]);
 }
 
+static int strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strv_sort(struct strv *sv)
+{
+	if (sv->n > 1)
+		qsort(sv->v, sv->n, sizeof(char *), strp_cmp);
+}
+
 void strv_free(struct strv *sv)
 {
 	for (size_t i = 0; i < sv->n; i++)

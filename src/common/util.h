@@ -71,6 +71,8 @@ void strv_pushf(struct strv *sv, const char *fmt, ...)
 bool strv_contains(const struct strv *sv, const char *s);
 void strv_copy(struct strv *dst, const struct strv *src); /* appends */
 void strv_free(struct strv *sv);
+/* Sorts the strings (strcmp order). */
+void strv_sort(struct strv *sv);
 
 /* Levenshtein distance, for "did you mean" hints. */
 size_t edit_distance(const char *a, const char *b);

@@ -2,13 +2,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
 #include <linux/filter.h>
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <poll.h>
-#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -26,6 +24,7 @@
 #include "config.h"
 #include "common/buf.h"
 #include "common/fdpass.h"
+#include "launch/account.h"
 #include "launch/bwrap.h"
 #include "launch/host.h"
 
@@ -211,8 +210,7 @@ static bool copy_tree(struct host_facts *h, const char *path, int depth,
 	}
 	closedir(d);
 	if (ok)
-		qsort(names.v, names.n, sizeof(char *),
-		      (int (*)(const void *, const void *))strcmp);
+		strv_sort(&names);
 	for (size_t i = 0; ok && i < names.n; i++) {
 		const char *p = names.v[i];
 		struct stat st;
@@ -300,11 +298,10 @@ static char *bwrap_key(const char *bwrap)
 			 bwrap);
 }
 
-#define CACHE_MAGIC "lnk bwrap-version 1\n"
-
-/* The cached version for key, or -ENOENT. Strict: any other content is a
- * miss, and the probe runs again. */
-static int cache_read(const char *cache, const char *key, int ver[3])
+/* The small caches in ~/.lnk/sandbox (no sandbox can write there): read
+ * whole, only when a regular file of this user's. -ENOENT on any doubt:
+ * the caller then works the answer out again. */
+static int cache_get(const char *cache, char **text, size_t *len)
 {
 	_cleanup_close_ int fd =
 	    open(cache, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -313,32 +310,22 @@ static int cache_read(const char *cache, const char *key, int ver[3])
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid())
 		return -ENOENT;
-	_cleanup_free_ char *s = NULL;
-	size_t len;
-	if (read_fd_all(fd, 4096, &s, &len) < 0)
+	if (read_fd_all(fd, 65536, text, len) < 0)
 		return -ENOENT;
-	size_t ml = strlen(CACHE_MAGIC), kl = strlen(key);
-	if (len < ml + kl + 1 || memcmp(s, CACHE_MAGIC, ml) != 0 ||
-	    memcmp(s + ml, key, kl) != 0 || s[ml + kl] != '\n')
+	if (strlen(*text) != *len) {
+		free(*text);
+		*text = NULL;
 		return -ENOENT;
-	int a, b, c, n = -1;
-	if (sscanf(s + ml + kl + 1, "%d.%d.%d\n%n", &a, &b, &c, &n) != 3 ||
-	    n < 0 || ml + kl + 1 + (size_t)n != len || a < 0 || b < 0 ||
-	    c < 0 || a > 999 || b > 999 || c > 999)
-		return -ENOENT;
-	ver[0] = a;
-	ver[1] = b;
-	ver[2] = c;
+	}
 	return 0;
 }
 
 /* Best effort: written whole (temp file + rename), so a reader sees the old
- * file or the new one; a failure only means the probe runs next time. */
-static void cache_write(const char *cache, const char *key, const int ver[3])
+ * file or the new one; a failure only means the work is done again next
+ * time. */
+static void cache_put(const char *cache, const char *text)
 {
 	_cleanup_free_ char *tmp = xasprintf("%s.%d.tmp", cache, (int)getpid());
-	_cleanup_free_ char *text = xasprintf("%s%s\n%d.%d.%d\n", CACHE_MAGIC,
-					      key, ver[0], ver[1], ver[2]);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		      0600);
 	if (fd < 0 && errno == ENOENT) {
@@ -360,6 +347,38 @@ static void cache_write(const char *cache, const char *key, const int ver[3])
 		r = -1;
 	if (r < 0 || rename(tmp, cache) < 0)
 		unlink(tmp);
+}
+
+#define CACHE_MAGIC "lnk bwrap-version 1\n"
+
+/* The cached version for key, or -ENOENT. Strict: any other content is a
+ * miss, and the probe runs again. */
+static int cache_read(const char *cache, const char *key, int ver[3])
+{
+	_cleanup_free_ char *s = NULL;
+	size_t len;
+	if (cache_get(cache, &s, &len) < 0)
+		return -ENOENT;
+	size_t ml = strlen(CACHE_MAGIC), kl = strlen(key);
+	if (len < ml + kl + 1 || memcmp(s, CACHE_MAGIC, ml) != 0 ||
+	    memcmp(s + ml, key, kl) != 0 || s[ml + kl] != '\n')
+		return -ENOENT;
+	int a, b, c, n = -1;
+	if (sscanf(s + ml + kl + 1, "%d.%d.%d\n%n", &a, &b, &c, &n) != 3 ||
+	    n < 0 || ml + kl + 1 + (size_t)n != len || a < 0 || b < 0 ||
+	    c < 0 || a > 999 || b > 999 || c > 999)
+		return -ENOENT;
+	ver[0] = a;
+	ver[1] = b;
+	ver[2] = c;
+	return 0;
+}
+
+static void cache_write(const char *cache, const char *key, const int ver[3])
+{
+	_cleanup_free_ char *text = xasprintf("%s%s\n%d.%d.%d\n", CACHE_MAGIC,
+					      key, ver[0], ver[1], ver[2]);
+	cache_put(cache, text);
 }
 
 int host_bwrap_version_cached(const char *bwrap, const char *cache, int ver[3],
@@ -415,15 +434,81 @@ static void gather_proc_masks(struct host_facts *h)
 	}
 	closedir(d);
 	/* readdir's order is the kernel's: sort for a stable argv. */
-	qsort(names.v, names.n, sizeof(char *),
-	      (int (*)(const void *, const void *))strcmp);
+	strv_sort(&names);
 	for (size_t i = 0; i < names.n; i++)
 		strv_push(&h->proc_masks, names.v[i]);
 	strv_free(&names);
 }
 
+#define NAMES_MAGIC "lnk etc-names 1\n"
+
+/* The identity and times of /etc: any entry made, removed or renamed in it
+ * changes its mtime and ctime (and no one can set a ctime back). */
+static char *etc_key(const char *prefix)
+{
+	struct stat st;
+	if (stat("/etc", &st) < 0)
+		return NULL;
+	return xasprintf("%s%s\n%llu %llu %lld.%09ld %lld.%09ld\n", NAMES_MAGIC,
+			 prefix, (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+}
+
+/* A name of /etc that the glob prefix* stands for. */
+static bool glob_name(const char *name, const char *prefix)
+{
+	return strncmp(name, prefix, strlen(prefix)) == 0 &&
+	       !strchr(name, '/') && strcmp(name, ".") != 0 &&
+	       strcmp(name, "..") != 0;
+}
+
+/* "/etc/NAME" for each entry of /etc whose name begins with prefix,
+ * sorted. Reading /etc whole costs 0.15 to 0.3 ms on every start (ext4
+ * builds the hash tree of its 150 entries on each read; measured), so the
+ * names are kept in cache (when not NULL) with /etc's key: exact, as any
+ * change of /etc's entries changes the key. Only names that begin with
+ * prefix are taken from the cache, so even a cache someone wrote by hand
+ * names nothing else of /etc. */
+static void etc_names(const char *cache, const char *prefix, struct strv *out)
+{
+	_cleanup_free_ char *key = cache ? etc_key(prefix) : NULL;
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	if (key && cache_get(cache, &text, &len) == 0 &&
+	    strncmp(text, key, strlen(key)) == 0) {
+		char *cur = text + strlen(key), *line;
+		bool ok = true;
+		while (ok && (line = line_next(&cur)))
+			if ((ok = glob_name(line, prefix)))
+				strv_pushf(out, "/etc/%s", line);
+		if (ok)
+			return;
+		strv_free(out);
+	}
+	DIR *d = opendir("/etc");
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (glob_name(de->d_name, prefix))
+			strv_pushf(out, "/etc/%s", de->d_name);
+	closedir(d);
+	/* readdir's order is the file system's: sort for a stable argv. */
+	strv_sort(out);
+	if (!key)
+		return;
+	struct buf b = {0};
+	buf_puts(&b, key);
+	for (size_t i = 0; i < out->n; i++)
+		buf_printf(&b, "%s\n", out->v[i] + strlen("/etc/"));
+	cache_put(cache, b.p ? b.p : "");
+	buf_free(&b);
+}
+
 int host_gather(struct host_facts *h, const char *version_cache,
-		struct lnk_err *err)
+		const char *names_cache, struct lnk_err *err)
 {
 	(void)err;
 	*h = (struct host_facts){0};
@@ -463,35 +548,20 @@ int host_gather(struct host_facts *h, const char *version_cache,
 			continue;
 		}
 		/* "/etc/python3*": the entries of /etc with that prefix. */
-		const char *prefix = *e + strlen("/etc/");
-		size_t plen = n - 1 - strlen("/etc/");
-		DIR *d = opendir("/etc");
-		if (!d)
-			continue;
+		_cleanup_free_ char *prefix =
+		    xstrndup(*e + strlen("/etc/"), n - 1 - strlen("/etc/"));
 		struct strv names = {0};
-		struct dirent *de;
-		while ((de = readdir(d)))
-			if (strncmp(de->d_name, prefix, plen) == 0)
-				strv_pushf(&names, "/etc/%s", de->d_name);
-		closedir(d);
-		/* readdir's order is the file system's: sort for a stable
-		 * argv. */
-		qsort(names.v, names.n, sizeof(char *),
-		      (int (*)(const void *, const void *))strcmp);
+		etc_names(names_cache, prefix, &names);
 		for (size_t i = 0; i < names.n; i++)
 			gather_etc_entry(h, names.v[i]);
 		strv_free(&names);
 	}
 
-	struct passwd *pw = getpwuid(h->uid);
-	if (pw) {
-		h->user = xstrdup(pw->pw_name);
-		if (pw->pw_shell && pw->pw_shell[0] == '/')
-			h->shell = xstrdup(pw->pw_shell);
-	}
-	struct group *gr = getgrgid(h->gid);
-	if (gr)
-		h->group = xstrdup(gr->gr_name);
+	struct account a;
+	account_lookup("/etc", h->uid, h->gid, &a);
+	h->user = a.user;
+	h->shell = a.shell;
+	h->group = a.group;
 	return 0;
 }
 

@@ -35,11 +35,12 @@ struct host_facts {
 };
 
 /* Fills h from the file system, passwd and `bwrap --version` (through
- * version_cache when not NULL: see host_bwrap_version_cached). Missing
- * bubblewrap or lnk-init are not errors here (NULL): the caller says what
- * to do. 0 or -errno. */
+ * version_cache when not NULL: see host_bwrap_version_cached; and the
+ * names of /etc a glob of the list stands for through names_cache, when
+ * not NULL: paths_etc_names_cache). Missing bubblewrap or lnk-init are not
+ * errors here (NULL): the caller says what to do. 0 or -errno. */
 int host_gather(struct host_facts *h, const char *version_cache,
-		struct lnk_err *err);
+		const char *names_cache, struct lnk_err *err);
 void host_facts_free(struct host_facts *h);
 /* A generated /etc file: text, copied into the sandbox read only at path
  * (replacing the host's, which is never read). 0 or -errno. */

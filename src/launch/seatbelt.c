@@ -413,11 +413,6 @@ static void pin(const char *path, const struct strv *wr, const char *scratch,
 	strv_free(&a);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The kept names of a write folder's top; at the home folder's top also
  * the Mac's own, each at its own path, so that a grant between the top and
  * it (a --write of ~/Library) comes before it, as its mount would. */
@@ -510,7 +505,7 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 	if (t.n)
 		qsort(t.r, t.n, sizeof(*t.r), cmp_rule);
 	if (anc.n)
-		qsort(anc.v, anc.n, sizeof(*anc.v), cmp_str);
+		strv_sort(&anc);
 
 	buf_puts(&b, ";; lnk sandbox: a Seatbelt profile, generated from the "
 		     "policy.\n"
@@ -684,7 +679,7 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 	for (size_t i = 0; i < hidden->n; i++)
 		pin(hidden->v[i], wr, in->scratch, &pinned);
 	if (pinned.n) {
-		qsort(pinned.v, pinned.n, sizeof(*pinned.v), cmp_str);
+		strv_sort(&pinned);
 		buf_puts(&b,
 			 "\n;; The folders above what is kept, read only or "
 			 "closed are not moved, removed\n;; or changed "

@@ -78,6 +78,10 @@ char *paths_bwrap_cache(const char *home)
 {
 	return xasprintf("%s/.lnk/sandbox/bwrap-version", home);
 }
+char *paths_etc_names_cache(const char *home)
+{
+	return xasprintf("%s/.lnk/sandbox/etc-names", home);
+}
 char *paths_hidden_record(const char *home)
 {
 	return xasprintf("%s/.lnk/sandbox/hidden-folders", home);

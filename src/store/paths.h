@@ -25,6 +25,9 @@ char *paths_specs_file(const char *home); /* ~/.lnk/specs/sandbox.toml */
 /* ~/.lnk/sandbox/bwrap-version: the version `bwrap --version` said, keyed
  * by the binary's identity, so run does not fork it every time. */
 char *paths_bwrap_cache(const char *home);
+/* ~/.lnk/sandbox/etc-names: the names of /etc that a glob of the /etc list
+ * stands for, with /etc's identity (launch/host.c). */
+char *paths_etc_names_cache(const char *home);
 
 /* Folders every sandbox hides, even inside a granted folder: ~/.lnk,
  * ~/Link/Agents, ~/Link/History. Appended to out, absolute. */

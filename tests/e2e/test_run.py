@@ -56,6 +56,32 @@ def test_etc_secrets_absent(lnk):
     assert names <= {"root", me, "nobody"}
 
 
+def test_etc_globbed_names_as_outside_and_cache_names_nothing_else(lnk,
+                                                                   home):
+    """The /etc entries a glob of the list stands for (python3*) are those
+    outside, first run and cached alike; a cache written by hand with /etc's
+    key cannot bring in anything else of /etc (shadow, a path with '/')."""
+    want = sorted(n for n in os.listdir("/etc") if n.startswith("python3"))
+    script = "cd /etc && ls -d python3* 2>/dev/null; ls -d shadow sudoers " \
+             "2>/dev/null; true"
+    for _ in range(2):  # made, then read from the cache
+        cp = sh(lnk, script)
+        assert cp.stdout.split() == want, cp.stdout
+    cache = home / ".lnk" / "sandbox" / "etc-names"
+    lines = cache.read_text().splitlines()
+    st = os.stat("/etc")
+    assert lines[:3] == ["lnk etc-names 1", "python3",
+                         f"{st.st_dev} {st.st_ino} "
+                         f"{st.st_mtime_ns // 10**9}."
+                         f"{st.st_mtime_ns % 10**9:09d} "
+                         f"{st.st_ctime_ns // 10**9}."
+                         f"{st.st_ctime_ns % 10**9:09d}"], lines
+    for bad in ("shadow", "python3/../shadow", "../etc/sudoers"):
+        cache.write_text("\n".join(lines[:3] + [bad]) + "\n")
+        cp = sh(lnk, script)
+        assert cp.stdout.split() == want, (bad, cp.stdout)
+
+
 def test_read_is_read_only(lnk, home):
     d = home / "docs"
     d.mkdir()
