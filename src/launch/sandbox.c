@@ -243,6 +243,14 @@ static void close_pair(int p[2])
 		}
 }
 
+/* The registry entry removed, once. */
+static void sb_leave(struct sb_state *s)
+{
+	if (s->home)
+		registry_leave(steal_pointer(&s->reg), s->home, s->name);
+	s->home = NULL;
+}
+
 static void state_free(struct sb_state *s)
 {
 	/* The guard's workers add to the queue: stop them first. */
@@ -268,8 +276,7 @@ static void state_free(struct sb_state *s)
 	limits_where_free(&s->lw);
 	devnodes_remove(&s->dev);
 	sb_tools_end(&s->tools);
-	if (s->home)
-		registry_leave(steal_pointer(&s->reg), s->home, s->name);
+	sb_leave(s);
 	registry_close(s->reg);
 	s->reg = NULL;
 	free(s->name);
@@ -444,6 +451,14 @@ static int hold_for_entry(void *arg)
 	if (h->guard &&
 	    (h->guard_r = guard_begin(h->s, h->home, h->exec_note)) < 0)
 		return h->guard_r;
+	/* With a wire or tools the connection was closed for their forks
+	 * (keep_from_forks): opened again now, while bwrap makes the
+	 * sandbox, so that removing the entry at the end does not pay for
+	 * an open (about 1 ms) after the program. */
+	struct lnk_err ignored = {0};
+	if (!h->s->reg && h->s->home &&
+	    registry_open(h->s->home, &h->s->reg, &ignored) < 0)
+		h->s->reg = NULL;
 	if (h->elsewhere)
 		warnx_("the current folder is not granted: the program starts "
 		       "in '%s' (grant it with --read . or --write .)",
@@ -890,6 +905,9 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	s.guard = NULL;
 	db_queue_stop(s.logq); /* commits the refusals left */
 	s.logq = NULL;
+	/* While the wire writes its last calls: the entry needs nothing of
+	 * the wire's, and the wire's own update of it then changes nothing. */
+	sb_leave(&s);
 	if (s.wire_pid > 0) {
 		int st;
 		while (waitpid(s.wire_pid, &st, 0) < 0 && errno == EINTR)
