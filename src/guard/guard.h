@@ -192,6 +192,12 @@ void guard_stop(struct guard *n);
  * arrived). Optional: guard_stop alone is enough. */
 void guard_wait(struct guard *n);
 
+/* A descriptor that turns readable once the listener reports the filter
+ * gone: every process of the sandbox has ended, though the kernel may still
+ * be taking its namespaces down (and bwrap has not exited yet). Owned by
+ * n; -1 for NULL. */
+int guard_ended_fd(struct guard *n);
+
 /* Refusals so far: count of refused calls and a copy of the distinct
  * (dir, name) pairs ("dir\tname" each, the name in lower case). */
 struct guard_stats {

@@ -324,9 +324,13 @@ static void *receiver_main(void *arg)
 					continue;
 				break;
 			}
-			if (p[1].revents ||
-			    (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
+			if (p[1].revents)
 				break;
+			if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+				uint64_t one = 1;
+				(void)!write(n->endedfd, &one, sizeof(one));
+				break;
+			}
 		}
 	}
 
@@ -368,8 +372,13 @@ int guard_start(const struct guard_plan *np, int sock, struct guard **out,
 	pthread_mutex_init(&n->diag_mu, NULL);
 	pthread_mutex_init(&n->mnt_mu, NULL);
 	n->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (n->stopfd < 0) {
+	n->endedfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (n->stopfd < 0 || n->endedfd < 0) {
 		r = -errno;
+		if (n->stopfd >= 0)
+			close(n->stopfd);
+		if (n->endedfd >= 0)
+			close(n->endedfd);
 		free(n);
 		return err_set(err, r,
 			       "cannot start the dot-file protection: %s",
@@ -395,6 +404,7 @@ int guard_start(const struct guard_plan *np, int sock, struct guard **out,
 	if (r) {
 		guard_plan_free(&n->plan);
 		close(n->stopfd);
+		close(n->endedfd);
 		if (n->ll_ruleset >= 0)
 			close(n->ll_ruleset);
 		free(n);
@@ -415,6 +425,11 @@ void guard_wait(struct guard *n)
 	while (!n->receiver_done)
 		pthread_cond_wait(&n->done_cv, &n->mu);
 	pthread_mutex_unlock(&n->mu);
+}
+
+int guard_ended_fd(struct guard *n)
+{
+	return n ? n->endedfd : -1;
 }
 
 void guard_get_stats(struct guard *n, struct guard_stats *st,
@@ -520,6 +535,7 @@ void guard_stop(struct guard *n)
 	pthread_mutex_destroy(&n->diag_mu);
 	pthread_mutex_destroy(&n->mnt_mu);
 	close(n->stopfd);
+	close(n->endedfd);
 	if (n->ll_ruleset >= 0)
 		close(n->ll_ruleset);
 	strv_free(&n->refused_pairs);

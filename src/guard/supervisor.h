@@ -147,6 +147,7 @@ struct worker {
 struct guard {
 	struct guard_plan plan; /* deep copy */
 	int sock, listener, stopfd;
+	int endedfd; /* written once the filter is gone */
 	pthread_t receiver;
 	bool receiver_started;
 

@@ -273,6 +273,7 @@ struct loop {
 	int *lifeline;
 	bool hung_up, watch_out;
 	struct timespec end_at;
+	int ended_fd; /* spawn_req's ended_fd, until ended is called */
 };
 
 static void forward(struct loop *l, int sig);
@@ -455,9 +456,9 @@ static void flush_in(struct loop *l)
 static int run_loop(struct loop *l, int sfd)
 {
 	while (!l->exited) {
-		struct pollfd pf[6];
+		struct pollfd pf[7];
 		int n = 0, i_sig = -1, i_info = -1, i_in = -1, i_m = -1;
-		int i_out = -1, i_ask = -1, timeout = -1;
+		int i_out = -1, i_ask = -1, i_end = -1, timeout = -1;
 		bool asking = askterm_asking(l->r->ask);
 		pf[i_sig = n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		if (l->info >= 0)
@@ -490,6 +491,9 @@ static int run_loop(struct loop *l, int sfd)
 		if (l->watch_out)
 			pf[i_out = n++] =
 			    (struct pollfd){.fd = STDOUT_FILENO, .events = 0};
+		if (l->ended_fd >= 0)
+			pf[i_end = n++] = (struct pollfd){.fd = l->ended_fd,
+							  .events = POLLIN};
 		if (l->hung_up && *l->lifeline >= 0) {
 			int64_t left = ms_until(&l->end_at);
 			if (left <= 0) {
@@ -512,6 +516,10 @@ static int run_loop(struct loop *l, int sfd)
 		}
 		if (i_info >= 0 && pf[i_info].revents)
 			read_info(l);
+		if (i_end >= 0 && pf[i_end].revents) {
+			l->ended_fd = -1;
+			l->r->ended(l->r->ended_ctx);
+		}
 		if (i_ask >= 0 && pf[i_ask].revents)
 			askterm_readable(l->r->ask);
 		askterm_tick(l->r->ask);
@@ -662,6 +670,9 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 	l->master_open = r->pty;
 	l->lifeline = &life_w;
 	l->watch_out = r->end_on_hangup && !r->pty;
+	l->ended_fd = r->ended_fd && r->ended && !res->held
+			  ? r->ended_fd(r->ended_ctx)
+			  : -1;
 	ret = run_loop(l, sfd);
 	if (ret < 0) {
 		/* The loop failed: do not leave a sandbox behind. */

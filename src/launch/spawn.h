@@ -47,6 +47,14 @@ struct spawn_req {
 	 * program). NULL: the program may run at once. */
 	int (*hold)(void *ctx);
 	void *hold_ctx;
+	/* Asked once hold has answered: a descriptor that turns readable
+	 * when every process of the sandbox has ended, before bwrap itself
+	 * exits (the kernel still takes the sandbox's namespaces down), or
+	 * -1. ended is called then, once, so that lnk's own teardown runs
+	 * beside the kernel's. NULL: none. */
+	int (*ended_fd)(void *ctx);
+	void (*ended)(void *ctx);
+	void *ended_ctx;
 };
 
 /* Time for a program that handles SIGHUP to save its state (a shell its
