@@ -29,12 +29,18 @@ capture() {
 	out=$1
 	shift
 	command -v strace >/dev/null || return 0
-	strace -f -qq -s 1000000 -e trace=read -o "$T/trace" \
+	# -ff: one file per process, so that no read is split in two lines
+	# by another process's call ("<unfinished ...>")
+	rm -f "$T"/trace.*
+	strace -ff -qq -s 1000000 -e trace=read -o "$T/trace" \
 		"$LNK" sandbox run "$@" -- true
-	/usr/bin/python3 - "$T/trace" >"$out" <<'PY'
-import re, sys
+	/usr/bin/python3 - "$T" >"$out" <<'PY'
+import glob, re, sys
 best = None
-for line in open(sys.argv[1], encoding="latin1"):
+lines = []
+for f in sorted(glob.glob(sys.argv[1] + "/trace.*")):
+    lines += open(f, encoding="latin1").readlines()
+for line in lines:
     m = re.search(r'read\(\d+, "(.*)", \d+\) = \d+', line)
     if m and "--unshare" in m.group(1):
         s = m.group(1).encode("latin1").decode("unicode_escape")

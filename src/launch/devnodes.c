@@ -31,10 +31,10 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* The folders a lnk killed with SIGKILL left: ".lnk-<pid>-XXXXXX" whose
- * pid no longer runs. */
-static void remove_stale(void)
+void devnodes_sweep(void)
 {
+	if (getuid() != 0)
+		return;
 	DIR *d = opendir("/dev");
 	struct dirent *de;
 
@@ -63,7 +63,6 @@ int devnodes_make(struct devnodes *d, struct lnk_err *err)
 	/* In /dev: the host's device file system, where nodes work (a
 	 * tmpfs such as /run is mounted nodev). 0700: only root may open
 	 * the copies outside. */
-	remove_stale();
 	_cleanup_free_ char *tmpl =
 	    xasprintf("/dev/.lnk-%d-XXXXXX", (int)getpid());
 	if (!mkdtemp(tmpl))

@@ -30,3 +30,9 @@ int devnodes_make(struct devnodes *d, struct lnk_err *err);
 
 /* Removes the copies and the folder. */
 void devnodes_remove(struct devnodes *d);
+
+/* As root: removes the folders a lnk killed with SIGKILL left in /dev
+ * (".lnk-<pid>-XXXXXX" whose pid no longer runs). Reading /dev costs a
+ * tenth of a millisecond: called while bwrap makes the sandbox, not before
+ * it starts. */
+void devnodes_sweep(void);

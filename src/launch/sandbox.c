@@ -489,6 +489,7 @@ static int hold_for_entry(void *arg)
 	if (!h->s->reg && h->s->home &&
 	    registry_open(h->s->home, &h->s->reg, &ignored) < 0)
 		h->s->reg = NULL;
+	devnodes_sweep();
 	if (h->elsewhere)
 		warnx_("the current folder is not granted: the program starts "
 		       "in '%s' (grant it with --read . or --write .)",

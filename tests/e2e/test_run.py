@@ -5,6 +5,7 @@ removed: it asserts what the program saw from inside, not lnk's word."""
 import os
 import pathlib
 import pwd
+import shutil
 import signal
 import subprocess
 import time
@@ -80,6 +81,27 @@ def test_etc_globbed_names_as_outside_and_cache_names_nothing_else(lnk,
         cache.write_text("\n".join(lines[:3] + [bad]) + "\n")
         cp = sh(lnk, script)
         assert cp.stdout.split() == want, (bad, cp.stdout)
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="device node copies are made "
+                    "only as root")
+def test_dev_copies_a_killed_lnk_left_are_swept(lnk):
+    """As root each sandbox copies its device nodes into /dev/.lnk-PID-*; a
+    lnk killed with SIGKILL leaves its folder, which a later run removes
+    (and only when that pid no longer runs)."""
+    dead = pathlib.Path("/dev/.lnk-999999999-abcdef")
+    live = pathlib.Path(f"/dev/.lnk-{os.getpid()}-abcdef")
+    for d in (dead, live):
+        d.mkdir(mode=0o700)
+        (d / "null").write_text("")
+    try:
+        sh(lnk, "true")
+        assert not dead.exists()
+        assert (live / "null").exists()
+    finally:
+        for d in (dead, live):
+            if d.exists():
+                shutil.rmtree(d)
 
 
 def test_read_is_read_only(lnk, home):
