@@ -49,8 +49,14 @@ static inline void tmark(const char *l)
 # (file, text the mark goes before, name); in the order of a start
 MARKS = [
     ("src/cli/main.c", "\tif (argc < 2) {", "main"),
+    ("src/cli/main.c", "\t\tif (paths_home(&home, &err) < 0 ||",
+     "~/.lnk checks"),
+    ("src/cli/main.c", "\treturn c->fn(argc, argv, &cx);", "command"),
+    ("src/cli/cmd_run.c", "\tr = grants_build_policy(", "policy"),
+    ("src/cli/cmd_run.c", "\tif ((r = trust_check", "trust check"),
     ("src/launch/sandbox.c", "\tif (grantcheck_inside_sandbox()) {",
      "sandbox_run"),
+    ("src/launch/sandbox.c", "\tif ((r = hidden_check(", "hidden check"),
     ("src/launch/sandbox.c", "\t_cleanup_free_ char *vcache", "host"),
     ("src/launch/host.c", "\tgather_proc_masks(h);", "host: /proc"),
     ("src/launch/host.c", "\tfor (const char *const *e = bwrap_etc_list",
