@@ -4445,3 +4445,102 @@ def test_model_route_never_sends_the_key_to_this_machine(lnk, work, host):
         srv.close()
     assert not reached, (cp.stdout, cp.stderr)
     assert cp.stdout.split() in (["403"], ["502"]), (cp.stdout, cp.stderr)
+
+
+# --- leftovers: hard-linked tools and their loader ---
+# A tool runs outside, as the user (or root). Its file, its interpreter and
+# the folders its loader searches must be out of the program's reach: a
+# second name (a hard link) of the file inside a write folder, or an ELF's
+# RPATH/RUNPATH or loader there, is the same as the file being there.
+
+EVIL_TOOL = "#!/bin/sh\necho pwned > {marker}\n"
+
+
+def _cc(tmp_path, src, out, *args):
+    """Compiles SRC (C text) to OUT with the host's cc; skips without one."""
+    cc = shutil.which("cc")
+    if not cc:
+        pytest.skip("no C compiler on this machine to build the ELF file")
+    c = tmp_path / (out.name + ".c")
+    c.write_text(src)
+    subprocess.run([cc, "-o", str(out), str(c), *args], check=True)
+    out.chmod(0o755)
+    return out
+
+
+@pytest.mark.parametrize("what", ["tool", "interpreter"])
+def test_tool_hard_linked_into_a_write_folder_is_refused(lnk, work, tmp_path,
+                                                         what):
+    """Threat: the tool's file, or its script's interpreter, has a second
+    name (a hard link: `ln`, `cp -al`, perf's ~/.debug, a package store) in
+    a write folder; the program writes the file through that name and calls
+    the tool, and its own code runs outside. Such a tool stops the start."""
+    marker = tmp_path / "pwned"
+    inside = work / "tools"
+    inside.mkdir()
+    if what == "tool":
+        prog = _tool_on_path(lnk, tmp_path, "#!/bin/sh\necho honest\n")
+        os.link(prog, inside / "mytool")
+        target = inside / "mytool"
+    else:
+        ibin = tmp_path / "interpbin"
+        ibin.mkdir()
+        interp = ibin / "interp"
+        interp.write_text("#!/bin/sh\nexec /bin/sh \"$@\"\n")
+        interp.chmod(0o755)
+        os.link(interp, inside / "interp")
+        _tool_on_path(lnk, tmp_path, f"#!{interp}\necho honest\n")
+        target = inside / "interp"
+    cp = sh(lnk, f"printf '{EVIL_TOOL.format(marker=marker)}' > {target}; "
+            "mytool hi", "--write", work, "--tool", "mytool")
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
+    assert "hard link" in cp.stderr and str(target) in cp.stderr, cp.stderr
+
+
+def test_tool_hard_linked_outside_every_write_folder_runs(lnk, work,
+                                                          tmp_path):
+    """The rule is precise: a tool whose other names are all outside the
+    write folders (perl and perl5.36.0 in /usr/bin) runs."""
+    prog = _tool_on_path(lnk, tmp_path, "#!/bin/sh\necho honest\n")
+    os.link(prog, prog.parent / "mytool-1.0")
+    (tmp_path / "elsewhere").mkdir()
+    os.link(prog, tmp_path / "elsewhere" / "mytool")
+    cp = lnk.run("--write", work, "--tool", "mytool", "--", "mytool")
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+    assert cp.stdout.strip() == "honest", cp.stdout
+
+
+@pytest.mark.parametrize("how", ["runpath", "rpath", "origin", "loader"])
+def test_tool_whose_loader_reads_a_write_folder_is_refused(lnk, work,
+                                                           tmp_path, how):
+    """Threat: an ELF tool's RUNPATH or RPATH (absolute, or $ORIGIN/..
+    through a link) names a folder inside a write folder, or its loader
+    (PT_INTERP) lies there: the program plants a library there (or
+    rewrites the loader) and the tool loads it outside."""
+    libdir = work / "lib"
+    libdir.mkdir()
+    bindir = tmp_path / "toolbin2"
+    bindir.mkdir()
+    src = "int main(void) { return 0; }\n"
+    if how == "runpath":
+        args = [f"-Wl,-rpath,/nonexistent:{libdir}", "-Wl,--enable-new-dtags"]
+    elif how == "rpath":
+        args = [f"-Wl,-rpath,{libdir}", "-Wl,--disable-new-dtags"]
+    elif how == "origin":
+        (bindir / "deps").symlink_to(work)
+        args = ["-Wl,-rpath,$ORIGIN/deps/lib"]
+    else:
+        ld = "/lib64/ld-linux-x86-64.so.2"
+        if not os.path.exists(ld):
+            pytest.skip("no x86-64 loader to copy on this machine")
+        shutil.copy(ld, libdir / "ld.so")
+        args = [f"-Wl,--dynamic-linker={libdir}/ld.so"]
+    _cc(tmp_path, src, bindir / "mytool", *args)
+    bindir.chmod(0o755)
+    base = lnk.env
+    lnk.env = lambda extra=None: {
+        **base(extra), "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    cp = lnk.run("--write", work, "--tool", "mytool", "--", "mytool")
+    assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
+    assert "write folder" in cp.stderr and "mytool" in cp.stderr, cp.stderr
