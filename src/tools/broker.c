@@ -834,11 +834,14 @@ static void broker_main(const struct tools_broker_in *in)
 	 * (a death signal would kill it before it could). */
 	for (const int *f = in->close_fds; f && *f != -1; f++)
 		close(*f);
+	b.buf = xmalloc(TOOLS_MAX_CALL + 1);
+	tools_env(in->env, &b.env);
 	/* The desktop process first, while the broker has no thread (the
-	 * log's writer is one). */
+	 * log's writer is one). Its dialog tool gets the tools' environment:
+	 * no search path of the program's folder. */
 	struct desktop_in din = {.bus = in->bus,
 				 .dialog = in->dialog,
-				 .env = in->env,
+				 .env = b.env.v,
 				 .asks_dir = in->asks_dir,
 				 .sandbox = in->sandbox,
 				 .wait_s = in->ask_wait_s};
@@ -848,8 +851,6 @@ static void broker_main(const struct tools_broker_in *in)
 		b.can_ask = true;
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
 		b.calls[i].sock = -1;
-	b.buf = xmalloc(TOOLS_MAX_CALL + 1);
-	tools_env(in->env, &b.env);
 	/* A call's descriptor whose reader is gone must not end the
 	 * broker: its tools would outlive the sandbox. */
 	signal(SIGPIPE, SIG_IGN);

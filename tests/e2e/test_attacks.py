@@ -4544,3 +4544,48 @@ def test_tool_whose_loader_reads_a_write_folder_is_refused(lnk, work,
     cp = lnk.run("--write", work, "--tool", "mytool", "--", "mytool")
     assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
     assert "write folder" in cp.stderr and "mytool" in cp.stderr, cp.stderr
+
+
+# --- leftovers: lnk's own loader path ---
+# `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib` leaves an empty entry,
+# the current folder, often a write folder. lnk opens OpenSSL (a model
+# route) and libdbus (the desktop's questions) by name, outside: a library
+# of that name an earlier sandbox left in the folder would run as the user.
+
+PLANTED_LIB = """
+#include <fcntl.h>
+#include <unistd.h>
+__attribute__((constructor)) static void planted(void)
+{
+    int fd = open("@MARKER@", O_WRONLY | O_CREAT | O_APPEND, 0666);
+    if (fd >= 0) {
+        (void)write(fd, "@NAME@\\n", sizeof("@NAME@\\n") - 1);
+        close(fd);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("ldpath", [":/nonexistent", "/nonexistent:",
+                                    "/nonexistent::/x", ".", "lib"])
+def test_library_left_in_the_working_folder_never_loads_outside(
+        lnk, work, tmp_path, ldpath):
+    """Threat: a sandbox writes libssl.so.3 and libdbus-1.so.3 into its
+    write folder; the next lnk started there, with an empty or relative
+    LD_LIBRARY_PATH entry, opens them outside (as the user, or root) for
+    a model route and for the desktop's questions."""
+    marker = tmp_path / "loaded"
+    for d in (work, work / "lib"):
+        d.mkdir(exist_ok=True)
+        for name in ("libssl.so.3", "libdbus-1.so.3"):
+            _cc(tmp_path, PLANTED_LIB.replace("@MARKER@", str(marker))
+                .replace("@NAME@", name), d / name, "-shared", "-fPIC")
+    on_lnk_path(lnk, tmp_path / "toolbin3", "mytool", "#!/bin/sh\n")
+    cp = lnk.run("--write", work, "--tool", "mytool",
+                 "--model", "fake=https://127.0.0.1:9/v1", "--", "true",
+                 env={"LD_LIBRARY_PATH": ldpath, "FAKE_API_KEY": "sk-x",
+                      "DISPLAY": ":99",
+                      "DBUS_SESSION_BUS_ADDRESS":
+                      f"unix:path={tmp_path}/no-bus"})
+    assert not marker.exists(), (marker.read_text(), cp.stderr)
+    assert cp.returncode == 0, (cp.returncode, cp.stdout, cp.stderr)
