@@ -4589,3 +4589,39 @@ def test_library_left_in_the_working_folder_never_loads_outside(
                       f"unix:path={tmp_path}/no-bus"})
     assert not marker.exists(), (marker.read_text(), cp.stderr)
     assert cp.returncode == 0, (cp.returncode, cp.stdout, cp.stderr)
+
+
+def test_dialog_tool_gets_no_search_path_of_the_programs_folder(
+        lnk, work, tmp_path):
+    """Threat: the desktop's dialog tool (zenity, a GTK program) ran with
+    lnk's raw environment in lnk's folder, a write folder: an empty
+    LD_LIBRARY_PATH entry loaded a library the program left there, and
+    GTK's own *PATH and *_DIRS variables found its modules there. The
+    dialog gets the tools' environment (absolute entries only) in /."""
+    import test_ask_desktop as ad
+    why = ad._missing()
+    if why:
+        pytest.skip(why)
+    d = ad.Desktop(tmp_path / "desktop")
+    try:
+        rec = tmp_path / "dialog.json"
+        on_lnk_path(lnk, tmp_path / "toolbin4", "mytool", "#!/bin/sh\n",
+                    **d.env, LD_LIBRARY_PATH=":/opt/x:lib",
+                    GTK_PATH="gtk:/opt/gtk", XDG_DATA_DIRS=":/usr/share")
+        (tmp_path / "toolbin4" / "zenity").write_text(
+            "#!/usr/bin/python3\nimport json, os\n"
+            f"json.dump({{'cwd': os.getcwd(), 'env': dict(os.environ)}}, "
+            f"open({str(rec)!r}, 'w'))\nraise SystemExit(1)\n")
+        (tmp_path / "toolbin4" / "zenity").chmod(0o755)
+        d.server(actions=False)
+        cp = lnk.run("--write", work, "--tool", "mytool pr", "--",
+                     "/bin/sh", "-c", "mytool issue; echo st=$?",
+                     timeout=90)
+    finally:
+        d.stop()
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
+    got = json.loads(rec.read_text())
+    assert got["cwd"] == "/", got["cwd"]
+    assert got["env"].get("LD_LIBRARY_PATH") == "/opt/x", got["env"]
+    assert got["env"].get("GTK_PATH") == "/opt/gtk", got["env"]
+    assert got["env"].get("XDG_DATA_DIRS") == "/usr/share", got["env"]
