@@ -4625,3 +4625,47 @@ def test_dialog_tool_gets_no_search_path_of_the_programs_folder(
     assert got["env"].get("LD_LIBRARY_PATH") == "/opt/x", got["env"]
     assert got["env"].get("GTK_PATH") == "/opt/gtk", got["env"]
     assert got["env"].get("XDG_DATA_DIRS") == "/usr/share", got["env"]
+
+
+# --- leftovers: the terminal's state before a question ---
+
+
+@pytest.mark.parametrize("state", ["nowrap", "region", "leftover"])
+def test_terminal_state_the_program_left_cannot_hide_the_question(
+        lnk, tmp_path, outside_tool, state):
+    """Threat: before its call, the program sets the terminal so that lnk's
+    question is cut or scrolled away while its code stays visible: no
+    autowrap (the arguments past the right margin unseen), a scroll region
+    of three lines under a fake question it drew, or the cursor moved up
+    onto text it drew (the rest of a line, ' --dry-run', read as part of
+    lnk's). What the user sees must be the whole question, and nothing of
+    the program's on its lines."""
+    import re
+    from test_ask_terminal import Pane
+    fake = "lnk: sandbox asker asks to run, outside: mytool pr list"
+    setup = {
+        "nowrap": "\\033[?7l",
+        "region": f"\\033[2J\\033[H{fake}\\n\\033[3;5r\\033[3H",
+        "leftover": "\\033[2J\\033[H" + "\\n".join(
+            [f"{'':>130} --dry-run"] * 8) + "\\033[H",
+    }[state]
+    script = (f"printf '{setup}'; mytool pr delete "
+              f"{'y' * 240} DANGER; echo st=$?")
+    p = Pane(lnk, tmp_path, ["--name", "asker", "--tool", "mytool pr list",
+                             "--", "/bin/sh", "-c", script])
+    try:
+        p.wait_for(re.compile(REAL_PROMPT, re.M))
+        time.sleep(0.3)
+        shown = p.tmux("capture-pane", "-p", "-J", "-t", "ask")
+        lines = [x.rstrip() for x in shown.splitlines()]
+        want = ("lnk: sandbox asker asks to run, outside: mytool pr delete "
+                f"{'y' * 240} DANGER")
+        assert want in lines, shown
+        assert re.search(REAL_PROMPT, shown, re.M), shown
+        assert "dry-run" not in "".join(
+            x for x in lines if x.startswith("lnk:")), shown
+        p.key("Escape")
+        p.wait_for("st=126")
+    finally:
+        p.close()
+    assert tool_calls(outside_tool) == []
