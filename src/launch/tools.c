@@ -68,6 +68,7 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 	/* Where a tool may run: a granted folder no hidden one closes. */
 	strv_copy(&t->grants, policy_list(pol, K_FILES_READ));
 	strv_copy(&t->grants, policy_list(pol, K_FILES_WRITE));
+	strv_copy(&t->writes, policy_list(pol, K_FILES_WRITE));
 	strv_copy(&t->hidden, &pol->always_hidden);
 	paths_always_hidden(home, &t->hidden);
 	strv_copy(&t->hidden, policy_list(pol, K_FILES_HIDE));
@@ -155,6 +156,7 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 	    .sandbox = name,
 	    .env = host_env,
 	    .grants = &t->grants,
+	    .writes = &t->writes,
 	    .hidden = &t->hidden,
 	    .fallback = t->fallback,
 	    .can_ask = can_ask,
@@ -219,6 +221,7 @@ void sb_tools_end(struct sb_tools *t)
 	free(t->dialog);
 	t->dialog = NULL;
 	strv_free(&t->grants);
+	strv_free(&t->writes);
 	strv_free(&t->hidden);
 	tools_plan_free(&t->plan);
 }

@@ -25,6 +25,7 @@
 #include "tools/desktop.h"
 #include "tools/page.h"
 #include "tools/proto.h"
+#include "tools/reach.h"
 
 int tools_listen(int *fd, char **dir, struct lnk_err *err)
 {
@@ -787,11 +788,14 @@ static bool search_var(const char *e, size_t n)
 }
 
 /* lnk's environment for the tools, with only the absolute entries of each
- * search_var: an empty or relative entry (":/opt/lib", left by `export
- * LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib`) is the tool's working
- * folder, the program's own, so a library, module or command the tool
- * finds there would be the program's file, run outside as the user. */
-static void tools_env(char *const *env, struct strv *out)
+ * search_var outside every write folder: an empty or relative entry
+ * (":/opt/lib", left by `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib`)
+ * is the tool's working folder, the program's own, and an absolute one in
+ * a write folder (an activated virtualenv's bin, PYTHONPATH=~/code/app/src)
+ * is the program's to fill, so a library, module or command the tool finds
+ * there would be the program's file, run outside as the user. */
+static void tools_env(char *const *env, const struct strv *writes,
+		      struct strv *out)
 {
 	for (char *const *e = env; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
@@ -807,7 +811,9 @@ static void tools_env(char *const *env, struct strv *out)
 		buf_append(&p, *e, n + 1);
 		for (const char *s = eq + 1; *s;) {
 			size_t k = strcspn(s, sep);
-			if (k && s[0] == '/') {
+			_cleanup_free_ char *one = xstrndup(s, k);
+			if (k && s[0] == '/' &&
+			    !(writes && tools_write_folder_of(writes, one))) {
 				if (p.len > n + 1)
 					buf_putc(&p, ':');
 				buf_append(&p, s, k);
@@ -835,7 +841,7 @@ static void broker_main(const struct tools_broker_in *in)
 	for (const int *f = in->close_fds; f && *f != -1; f++)
 		close(*f);
 	b.buf = xmalloc(TOOLS_MAX_CALL + 1);
-	tools_env(in->env, &b.env);
+	tools_env(in->env, in->writes, &b.env);
 	/* The desktop process first, while the broker has no thread (the
 	 * log's writer is one). Its dialog tool gets the tools' environment:
 	 * no search path of the program's folder. */

@@ -23,12 +23,7 @@
 #define PHDR_MAX 4096
 #define DYN_MAX 4096
 
-/* The write folder path lies in, or NULL: by identity (device and
- * inode), path itself and its folders up to /, against each write
- * folder's, so a folder bound at another path here (a bind mount of the
- * project elsewhere) is the same folder. A path that does not exist yet
- * is in the folder of its nearest parent that does. */
-static const char *write_folder_of(const struct strv *w, const char *path)
+const char *tools_write_folder_of(const struct strv *w, const char *path)
 {
 	char d[PATH_MAX];
 	struct stat ws, ds;
@@ -181,7 +176,7 @@ static bool check_file(const struct strv *w, const char *real,
 	char dir[PATH_MAX];
 
 	snprintf(r->what, sizeof(r->what), "%s", real);
-	if ((r->folder = write_folder_of(w, real))) {
+	if ((r->folder = tools_write_folder_of(w, real))) {
 		r->kind = REACH_IN;
 		return true;
 	}
@@ -257,7 +252,7 @@ static bool check_search(const struct strv *w, const char *file,
 		}
 	}
 	path[n < sizeof(path) ? n : sizeof(path) - 1] = '\0';
-	if ((r->folder = write_folder_of(w, path))) {
+	if ((r->folder = tools_write_folder_of(w, path))) {
 		r->kind = REACH_LIBPATH;
 		return true;
 	}

@@ -31,6 +31,13 @@ struct tool_reach {
 	const char *folder;  /* the write folder (an entry of write) */
 };
 
+/* The entry of write (the write folders) path lies in, or NULL: by
+ * identity (device and inode), path itself and its folders up to /,
+ * against each write folder's, so a folder bound at another path here (a
+ * bind mount of the project elsewhere) is the same folder. A path that
+ * does not exist yet is in the folder of its nearest parent that does. */
+const char *tools_write_folder_of(const struct strv *write, const char *path);
+
 /* Whether the program could change what the tool real (its real path)
  * runs, with write its write folders: real itself, a script's "#!"
  * interpreter, an ELF file's loader (PT_INTERP), each lying in a write

@@ -4669,3 +4669,34 @@ def test_terminal_state_the_program_left_cannot_hide_the_question(
     finally:
         p.close()
     assert tool_calls(outside_tool) == []
+
+
+# --- leftovers: the tools' search paths ---
+
+
+@pytest.mark.parametrize("var", ["PATH", "LD_LIBRARY_PATH", "PYTHONPATH"])
+def test_tool_search_path_inside_a_write_folder_is_dropped(lnk, work,
+                                                          tmp_path, var):
+    """Threat: lnk's environment names a folder inside a write folder by
+    its absolute path (an activated virtualenv's .venv/bin, direnv's
+    node_modules/.bin, PYTHONPATH=~/code/app/src): a tool, outside, runs
+    or loads from there by name (`ls`, `git`, a module), and the program
+    puts its own file there first. Such an entry is dropped from the
+    tool's environment, as a relative one is."""
+    marker = tmp_path / "pwned"
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\nls >/dev/null 2>&1\n"
+                  f"echo \"{var}=${var}\"\n")
+    inside = work / "bin"
+    inside.mkdir()
+    base = lnk.env
+    lnk.env = lambda extra=None: {
+        **base(extra),
+        var: f"{inside}:/opt/x" + (":" + base(extra)["PATH"]
+                                   if var == "PATH" else "")}
+    cp = sh(lnk, f"printf '#!/bin/sh\\necho pwned > {marker}\\n' > "
+            f"{inside}/ls; chmod +x {inside}/ls; mytool",
+            "--write", work, "--tool", "mytool")
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+    got = cp.stdout.strip().split("=", 1)[1].split(":")
+    assert str(inside) not in got and "/opt/x" in got, cp.stdout
