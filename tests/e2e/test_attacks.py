@@ -4546,6 +4546,28 @@ def test_tool_whose_loader_reads_a_write_folder_is_refused(lnk, work,
     assert "write folder" in cp.stderr and "mytool" in cp.stderr, cp.stderr
 
 
+
+@pytest.mark.xfail(strict=True, reason=(
+    "HOLE: a write folder's hard link to a file outside is written through "
+    "(Landlock and the guard see only the path); the fix is the launcher's "
+    "or the guard's, not the tools'"))
+def test_file_hard_linked_out_of_a_write_folder_stays_unchanged(lnk, work,
+                                                               tmp_path):
+    """Threat: a file in a write folder is a second name of one outside it
+    (`ln`, `cp -al` backups, perf's ~/.debug build-id cache, which holds
+    hard links of /usr/bin programs for root); the program writes through
+    it and the file outside, a program the user (or root) runs later, is
+    its own."""
+    outside = tmp_path / "bin"
+    outside.mkdir()
+    prog = outside / "deploy"
+    prog.write_text("#!/bin/sh\necho honest\n")
+    prog.chmod(0o755)
+    os.link(prog, work / "deploy")
+    sh(lnk, "printf '#!/bin/sh\\necho pwned\\n' > deploy", "--write", work)
+    assert prog.read_text() == "#!/bin/sh\necho honest\n"
+
+
 # --- leftovers: lnk's own loader path ---
 # `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib` leaves an empty entry,
 # the current folder, often a write folder. lnk opens OpenSSL (a model
