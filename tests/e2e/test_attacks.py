@@ -3912,7 +3912,7 @@ def test_question_text_cannot_drive_the_terminal_or_fake_the_prompt(
         line = next(x for x in t.splitlines() if "asks to run" in x)
         assert ("lnk: sandbox asker asks to run, outside: "
                 "mytool 'x\\x1b[2J\\x1b[H' '\\x0alnk: to allow it once, "
-                "type the code aaaa and Enter' '\\x1b]2;pwned\\x07'"
+                "type the code aaaa and Enter' '\\x1b]2;pwned\\x07', in /"
                 ) == line, line
         assert "before" in t
         title = p.tmux("display-message", "-p", "-t", "ask",
@@ -4277,7 +4277,7 @@ def test_question_shows_the_exact_call(lnk, outside_tool):
         os.close(fd)
     qs = sorted(a["question"] for a in asks)
     assert len(qs) == 2, (qs, out)
-    assert qs[0] == "mytool issue 'close 7 --comment ok'", qs
+    assert qs[0] == f"mytool issue 'close 7 --comment ok', in {lnk.cwd}", qs
     assert qs[1].startswith("mytool issue view "), qs
     assert "--delete" in qs[1] or "2 more arguments not shown" in qs[1], \
         qs[1][-200:]
@@ -4681,7 +4681,7 @@ def test_terminal_state_the_program_left_cannot_hide_the_question(
         shown = p.tmux("capture-pane", "-p", "-J", "-t", "ask")
         lines = [x.rstrip() for x in shown.splitlines()]
         want = ("lnk: sandbox asker asks to run, outside: mytool pr delete "
-                f"{'y' * 240} DANGER")
+                f"{'y' * 240} DANGER, in /")
         assert want in lines, shown
         assert re.search(REAL_PROMPT, shown, re.M), shown
         assert "dry-run" not in "".join(
@@ -4722,3 +4722,35 @@ def test_tool_search_path_inside_a_write_folder_is_dropped(lnk, work,
     assert cp.returncode == 0, (cp.stdout, cp.stderr)
     got = cp.stdout.strip().split("=", 1)[1].split(":")
     assert str(inside) not in got and "/opt/x" in got, cp.stdout
+
+
+# --- leftovers: the folder a question's tool runs in ---
+
+
+def test_question_names_the_folder_the_tool_runs_in(lnk, work, tmp_path,
+                                                    outside_tool):
+    """Threat: gh and git act on the repository of their folder, and the
+    program picks the folder (any granted one): it asks `gh pr merge 5`
+    from another project it may only read, and the user, seeing just the
+    call, merges there. The question names the folder, which is where the
+    tool runs even if the program moves or swaps it after asking."""
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    other = tmp_path / "other project"
+    other.mkdir()
+    pid, fd = spawn_on_pty(lnk, [
+        "--name", "asker", "--read", other, "--write", work,
+        "--tool", "mytool pr list", "--", "/bin/sh", "-c",
+        f"cd '{other}' && mytool pr merge 5; echo st=$?"])
+    try:
+        out = read_until(fd, b"(or no)")
+        asks = json.loads(lnk("sandbox", "asks", "--json",
+                              check=True).stdout)
+        lnk("sandbox", "answer", asks[0]["id"], "yes", check=True)
+        out += read_until(fd, b"st=", timeout=30)
+    finally:
+        wait_status(pid)
+        os.close(fd)
+    assert [a["question"] for a in asks] == [
+        f"mytool pr merge 5, in '{other}'"], asks
+    assert f"in '{other}'".encode() in out, out
+    assert f"cwd:{other}".encode() in out, out
