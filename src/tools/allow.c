@@ -77,13 +77,13 @@ int tools_lookup(const char *name, const char *path, char **out)
  * change (reach.h) would run the program's code outside at its next
  * call, and is refused. Read once, here. */
 static int tool_writable(const struct policy *p, const char *o,
-			 const char *name, const char *real,
+			 const char *name, const char *real, const char *path,
 			 struct lnk_err *err)
 {
 	char q[160], qw[PATH_MAX + 64], qn[PATH_MAX + 64];
 	struct tool_reach r;
 
-	if (!tool_reach(policy_list(p, K_FILES_WRITE), real, &r))
+	if (!tool_reach(policy_list(p, K_FILES_WRITE), path, real, &r))
 		return 0;
 	esc_to(qw, sizeof(qw), r.what);
 	esc_to(qn, sizeof(qn), r.name);
@@ -171,7 +171,7 @@ int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 					       "PATH to run as the tool",
 					       o, name);
 			}
-			if (tool_writable(p, o, name, g->path, err) < 0) {
+			if (tool_writable(p, o, name, g->path, path, err) < 0) {
 				tools_plan_free(out);
 				return -EINVAL;
 			}
@@ -197,7 +197,7 @@ int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 		g->page = true;
 		if (tools_lookup("xdg-open", path, &g->path) == 0 &&
 		    tool_writable(p, "--browser-open", "xdg-open", g->path,
-				  err) < 0) {
+				  path, err) < 0) {
 			tools_plan_free(out);
 			return -EINVAL;
 		}

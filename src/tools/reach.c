@@ -12,9 +12,12 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "tools/allow.h"
 
 #define SHEBANG_MAX 256	       /* the kernel reads no more (BINPRM_BUF_SIZE) */
 #define INTERP_DEPTH 4	       /* the kernel's nesting of script interpreters */
@@ -472,11 +475,43 @@ static bool check_elf(const struct strv *w, int fd, const char *real,
 }
 #endif
 
+static bool check_exec(const struct strv *w, const char *path, const char *real,
+		       unsigned depth, struct tool_reach *r);
+
+/* The program "#!/usr/bin/env [-S] [VAR=value] NAME" runs: NAME as env
+ * finds it, on the tools' PATH (lnk's absolute entries); a NAME with a
+ * '/' is a path, a relative one found from the tool's folder. args is the
+ * rest of the "#!" line after env. */
+static bool check_env(const struct strv *w, const char *path, const char *real,
+		      char *args, unsigned depth, struct tool_reach *r)
+{
+	char *save = NULL, *found = NULL;
+
+	for (char *t = strtok_r(args, " \t", &save); t;
+	     t = strtok_r(NULL, " \t", &save)) {
+		if (t[0] == '-' || strchr(t, '='))
+			continue;
+		if (strchr(t, '/')) {
+			char ip[PATH_MAX];
+			if (t[0] != '/')
+				return check_search(w, real, t, r);
+			return realpath(t, ip) &&
+			       check_exec(w, path, ip, depth + 1, r);
+		}
+		if (tools_lookup(t, path, &found) < 0)
+			return false;
+		bool hit = check_exec(w, path, found, depth + 1, r);
+		free(found);
+		return hit;
+	}
+	return false;
+}
+
 /* The file real, and what the kernel runs to run it: a script's
- * interpreter (itself perhaps a script), an ELF file's loader and the
- * paths it searches. */
-static bool check_exec(const struct strv *w, const char *real, unsigned depth,
-		       struct tool_reach *r)
+ * interpreter (itself perhaps a script, or env and the program it finds
+ * on path), an ELF file's loader and the paths it searches. */
+static bool check_exec(const struct strv *w, const char *path, const char *real,
+		       unsigned depth, struct tool_reach *r)
 {
 	char line[SHEBANG_MAX + 1], interp[PATH_MAX];
 
@@ -489,25 +524,32 @@ static bool check_exec(const struct strv *w, const char *real, unsigned depth,
 	if (n > 2 && line[0] == '#' && line[1] == '!') {
 		close(fd);
 		line[n] = '\0';
+		line[strcspn(line, "\n")] = '\0';
 		char *s = line + 2;
 		s += strspn(s, " \t");
-		s[strcspn(s, " \t\n")] = '\0';
+		char *rest = s + strcspn(s, " \t");
+		if (*rest)
+			*rest++ = '\0';
 		if (!*s)
 			return false;
 		if (s[0] != '/')
 			return check_search(w, real, s, r);
 		if (depth >= INTERP_DEPTH || !realpath(s, interp))
 			return false;
-		return check_exec(w, interp, depth + 1, r);
+		if (check_exec(w, path, interp, depth + 1, r))
+			return true;
+		const char *base = strrchr(interp, '/') + 1;
+		return strcmp(base, "env") == 0 &&
+		       check_env(w, path, real, rest, depth, r);
 	}
 	bool hit = check_elf(w, fd, real, r);
 	close(fd);
 	return hit;
 }
 
-bool tool_reach(const struct strv *write, const char *real,
+bool tool_reach(const struct strv *write, const char *path, const char *real,
 		struct tool_reach *r)
 {
 	memset(r, 0, sizeof(*r));
-	return check_exec(write, real, 0, r);
+	return check_exec(write, path, real, 0, r);
 }

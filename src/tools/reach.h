@@ -40,10 +40,11 @@ const char *tools_write_folder_of(const struct strv *write, const char *path);
 
 /* Whether the program could change what the tool real (its real path)
  * runs, with write its write folders: real itself, a script's "#!"
- * interpreter, an ELF file's loader (PT_INTERP), each lying in a write
+ * interpreter (with "#!/usr/bin/env NAME", NAME looked up on path as
+ * tools_lookup does), an ELF file's loader (PT_INTERP), each lying in a write
  * folder or having a second name (a hard link) there that the program
  * may write through, or the folders an ELF file's loader searches first
  * (RPATH, RUNPATH, a DT_NEEDED path) lying in one. true with *r filled,
  * false when none. */
-bool tool_reach(const struct strv *write, const char *real,
+bool tool_reach(const struct strv *write, const char *path, const char *real,
 		struct tool_reach *r);

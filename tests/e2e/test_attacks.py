@@ -4468,7 +4468,7 @@ def _cc(tmp_path, src, out, *args):
     return out
 
 
-@pytest.mark.parametrize("what", ["tool", "interpreter"])
+@pytest.mark.parametrize("what", ["tool", "interpreter", "env"])
 def test_tool_hard_linked_into_a_write_folder_is_refused(lnk, work, tmp_path,
                                                          what):
     """Threat: the tool's file, or its script's interpreter, has a second
@@ -4483,13 +4483,21 @@ def test_tool_hard_linked_into_a_write_folder_is_refused(lnk, work, tmp_path,
         os.link(prog, inside / "mytool")
         target = inside / "mytool"
     else:
+        # the interpreter named, or found on PATH by #!/usr/bin/env
         ibin = tmp_path / "interpbin"
         ibin.mkdir()
         interp = ibin / "interp"
         interp.write_text("#!/bin/sh\nexec /bin/sh \"$@\"\n")
         interp.chmod(0o755)
+        ibin.chmod(0o755)
         os.link(interp, inside / "interp")
-        _tool_on_path(lnk, tmp_path, f"#!{interp}\necho honest\n")
+        _tool_on_path(lnk, tmp_path, f"#!{interp}\necho honest\n"
+                      if what == "interpreter" else
+                      "#!/usr/bin/env interp\necho honest\n")
+        if what == "env":
+            base = lnk.env
+            lnk.env = lambda extra=None: {
+                **base(extra), "PATH": f"{base(extra)['PATH']}:{ibin}"}
         target = inside / "interp"
     cp = sh(lnk, f"printf '{EVIL_TOOL.format(marker=marker)}' > {target}; "
             "mytool hi", "--write", work, "--tool", "mytool")
