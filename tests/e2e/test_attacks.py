@@ -4762,3 +4762,31 @@ def test_question_names_the_folder_the_tool_runs_in(lnk, work, tmp_path,
         f"mytool pr merge 5, in '{other}'"], asks
     assert f"in '{other}'".encode() in out, out
     assert f"cwd:{other}".encode() in out, out
+
+
+def test_dialog_tool_the_program_can_rewrite_is_not_run(lnk, work, tmp_path):
+    """Threat: the desktop's dialog tool (zenity, found on lnk's PATH) runs
+    outside, as the user, like a tool: one with a second name (a hard
+    link) in a write folder, or lying in one, is the program's to rewrite
+    before it calls a tool that asks. Such a dialog tool is not used."""
+    import test_ask_desktop as ad
+    why = ad._missing()
+    if why:
+        pytest.skip(why)
+    marker = tmp_path / "pwned"
+    d = ad.Desktop(tmp_path / "desktop")
+    try:
+        on_lnk_path(lnk, tmp_path / "toolbin4", "mytool", "#!/bin/sh\n",
+                    **d.env)
+        zen = tmp_path / "toolbin4" / "zenity"
+        zen.write_text("#!/bin/sh\nexit 1\n")
+        zen.chmod(0o755)
+        os.link(zen, work / "zenity")
+        d.server(actions=False)
+        cp = sh(lnk, f"printf '#!/bin/sh\\necho pwned > {marker}\\n' > "
+                "zenity; mytool issue; echo st=$?", "--write", work,
+                "--tool", "mytool pr", timeout=90)
+    finally:
+        d.stop()
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
