@@ -839,19 +839,45 @@ static bool search_var(const char *e, size_t n)
 	return false;
 }
 
+/* Whether a value, or one of its ':'-separated entries, is an absolute
+ * path in a write folder. */
+static bool names_write_folder(const struct strv *writes, const char *v)
+{
+	for (const char *s = v; writes && *s;) {
+		size_t k = strcspn(s, ":");
+		if (k && s[0] == '/') {
+			_cleanup_free_ char *one = xstrndup(s, k);
+			if (tools_write_folder_of(writes, one))
+				return true;
+		}
+		s += k;
+		if (*s)
+			s++;
+	}
+	return false;
+}
+
 /* lnk's environment for the tools, with only the absolute entries of each
  * search_var outside every write folder: an empty or relative entry
  * (":/opt/lib", left by `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib`)
  * is the tool's working folder, the program's own, and an absolute one in
  * a write folder (an activated virtualenv's bin, PYTHONPATH=~/code/app/src)
  * is the program's to fill, so a library, module or command the tool finds
- * there would be the program's file, run outside as the user. */
+ * there would be the program's file, run outside as the user. Any other
+ * variable naming a path in a write folder (XDG_CONFIG_HOME, or
+ * GIT_CONFIG_GLOBAL, pointed into the project by direnv) is left out
+ * whole: the tool would trust the program's file as its configuration.
+ * HOME stays: without it no tool finds its own files. */
 static void tools_env(char *const *env, const struct strv *writes,
 		      struct strv *out)
 {
 	for (char *const *e = env; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 		size_t n = eq ? (size_t)(eq - *e) : 0;
+		if (eq && !search_var(*e, n) &&
+		    !(n == 4 && !strncmp(*e, "HOME", 4)) &&
+		    names_write_folder(writes, eq + 1))
+			continue;
 		if (!eq || !search_var(*e, n)) {
 			strv_push(out, *e);
 			continue;

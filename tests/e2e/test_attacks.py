@@ -4790,3 +4790,35 @@ def test_dialog_tool_the_program_can_rewrite_is_not_run(lnk, work, tmp_path):
         d.stop()
     assert not marker.exists(), (cp.stdout, cp.stderr)
     assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
+
+
+def test_tool_environment_names_no_file_the_program_writes(lnk, work,
+                                                           tmp_path):
+    """Threat: lnk's environment points a tool's configuration into a write
+    folder (direnv's XDG_CONFIG_HOME=~/code/app/.config, GIT_CONFIG_GLOBAL,
+    a project's NPM_CONFIG_USERCONFIG): the program writes that file, and
+    git, run outside as a tool, runs the fsmonitor command it names. A
+    variable of lnk's whose value is a path in a write folder is left out
+    of the tools' environment (HOME excepted)."""
+    if not shutil.which("git"):
+        pytest.skip("git is not installed")
+    marker = tmp_path / "pwned"
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo.chmod(0o777)
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\n"
+                  f"cd {repo} && git status >/dev/null 2>&1\n"
+                  "env | grep -c -e ^XDG_CONFIG_HOME= -e ^GIT_CONFIG_GLOBAL= "
+                  "-e ^MY_FILES= || true\n")
+    base = lnk.env
+    lnk.env = lambda extra=None: {
+        **base(extra), "XDG_CONFIG_HOME": f"{work}/.config",
+        "GIT_CONFIG_GLOBAL": f"{work}/gitconfig",
+        "MY_FILES": f"/opt/x:{work}/y"}
+    evil = f'[core]\\n\\tfsmonitor = "echo pwned > {marker}; false"\\n'
+    cp = sh(lnk, f"mkdir -p .config/git; printf '{evil}' > .config/git/"
+            f"config; printf '{evil}' > gitconfig; mytool",
+            "--write", work, "--tool", "mytool")
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+    assert cp.stdout.strip() == "0", cp.stdout
