@@ -60,6 +60,9 @@ struct askterm {
 	char queue[QUEUE_MAX][ASK_ID_LEN + 1];
 	size_t nqueue;
 	struct buf held;
+	/* The pipe was seen readable once and left unread (askterm_readable
+	 * says why). */
+	bool waited;
 };
 
 static void say(struct askterm *a, const char *s)
@@ -296,6 +299,16 @@ void askterm_readable(struct askterm *a)
 
 	if (!a || a->fd < 0)
 		return;
+	/* lnk's loop reads this pipe before the program's pty: what the
+	 * program wrote before its call, already in the pty when the
+	 * question comes, would be held and shown after it. So the pipe is
+	 * read one turn later (it stays readable, so that turn comes at
+	 * once), after the pty has been read. */
+	if (!a->waited) {
+		a->waited = true;
+		return;
+	}
+	a->waited = false;
 	n = read(a->fd, b, sizeof(b));
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
