@@ -33,6 +33,17 @@ static const char code_letters[] = "acdefhjkmnprtwxy";
 /* The broker looks for answers five times a second: its own ending of an
  * expired question comes first, and this is the fallback. */
 #define LATE_GRACE_MS 2000
+/* Before a question: CAN ends an escape sequence or string left open (an
+ * OSC would swallow the question); SGR 0 undoes a colour or invisible
+ * text; SI and ESC ( B put back ASCII (line drawing garbles the code);
+ * the scroll region is the whole screen again, the cursor kept where it
+ * was (a region of three lines would scroll the question away under a
+ * fake one drawn above); autowrap on (off, the arguments past the margin
+ * are unseen); the cursor shown, replace mode; then a new line and the
+ * rest of the screen cleared, so no text the program drew further along
+ * those lines reads as part of the question. */
+#define TERM_SANE \
+	"\030\033[0m\017\033(B\0337\033[r\0338\033[?7h\033[?25h\033[4l\r\n\033[J"
 
 struct askterm {
 	int fd, out;
@@ -49,6 +60,9 @@ struct askterm {
 	char queue[QUEUE_MAX][ASK_ID_LEN + 1];
 	size_t nqueue;
 	struct buf held;
+	/* The pipe was seen readable once and left unread (askterm_readable
+	 * says why). */
+	bool waited;
 };
 
 static void say(struct askterm *a, const char *s)
@@ -133,19 +147,19 @@ static void next(struct askterm *a)
 		a->expires_ms = q.expires_ms;
 		a->ntyped = 0;
 		new_code(a->code);
-		/* CAN ends an escape sequence or string the program's output
-		 * left open (an OSC would swallow the question), and SGR 0
-		 * undoes a colour or invisible text it set. The question and
-		 * the sandbox's name are escaped (asks_get). */
+		/* The question and the sandbox's name are escaped
+		 * (asks_get); what comes first undoes the state the
+		 * program's output left, which could show the code and hide
+		 * the question. */
 		struct buf b = {0};
 		buf_printf(&b,
-			   "\x18\x1b[0m\r\n"
+			   "%s"
 			   "lnk: sandbox %s asks to run, outside: %s\r\n"
 			   "lnk: to allow it once, type the code %s and Enter "
 			   "within %lld s; anything else, or Esc, refuses\r\n"
 			   "lnk: or answer from another shell: lnk sandbox "
 			   "answer %s yes (or no)\r\n",
-			   q.sandbox, q.question, a->code,
+			   TERM_SANE, q.sandbox, q.question, a->code,
 			   (long long)((left + 999) / 1000), id);
 		write_all(a->out, b.p, b.len);
 		buf_free(&b);
@@ -285,6 +299,16 @@ void askterm_readable(struct askterm *a)
 
 	if (!a || a->fd < 0)
 		return;
+	/* lnk's loop reads this pipe before the program's pty: what the
+	 * program wrote before its call, already in the pty when the
+	 * question comes, would be held and shown after it. So the pipe is
+	 * read one turn later (it stays readable, so that turn comes at
+	 * once), after the pty has been read. */
+	if (!a->waited) {
+		a->waited = true;
+		return;
+	}
+	a->waited = false;
 	n = read(a->fd, b, sizeof(b));
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;

@@ -22,12 +22,33 @@
 #include "tools/desktop.h"
 #include "launch/host.h"
 #include "tools/proto.h"
+#include "tools/reach.h"
 #include "tools/store.h"
 
 /* lnk-tool: found like lnk's other helpers (host_find_helper). */
 static char *find_client(void)
 {
 	return host_find_helper("lnk-tool");
+}
+
+/* The dialog tool, zenity or kdialog, on lnk's PATH, or NULL. It runs
+ * outside, as the user, and its exit status is the answer: one the
+ * program could change (tools/reach.h) is not used, as if missing. */
+static char *find_dialog(const struct policy *pol, const char *path)
+{
+	static const char *const names[] = {"zenity", "kdialog"};
+	struct tool_reach r;
+	char *d = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (tools_lookup(names[i], path, &d) < 0)
+			continue;
+		if (!tool_reach(policy_list(pol, K_FILES_WRITE), path, d, &r))
+			return d;
+		free(d);
+		d = NULL;
+	}
+	return NULL;
 }
 
 int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
@@ -67,6 +88,7 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 	/* Where a tool may run: a granted folder no hidden one closes. */
 	strv_copy(&t->grants, policy_list(pol, K_FILES_READ));
 	strv_copy(&t->grants, policy_list(pol, K_FILES_WRITE));
+	strv_copy(&t->writes, policy_list(pol, K_FILES_WRITE));
 	strv_copy(&t->hidden, &pol->always_hidden);
 	paths_always_hidden(home, &t->hidden);
 	strv_copy(&t->hidden, policy_list(pol, K_FILES_HIDE));
@@ -80,11 +102,8 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 		t->ask_wait_s =
 		    (unsigned)key_scalar_value(pol->k[K_TOOLS_ASK_WAIT].str);
 	/* A desktop session: questions are shown on it too. */
-	if ((t->bus = desktop_session_bus(host_env)) &&
-	    tools_lookup("zenity", env_lookup(host_env, "PATH"), &t->dialog) <
-		0)
-		(void)tools_lookup("kdialog", env_lookup(host_env, "PATH"),
-				   &t->dialog);
+	if ((t->bus = desktop_session_bus(host_env)))
+		t->dialog = find_dialog(pol, env_lookup(host_env, "PATH"));
 	const struct strv *w = policy_list(pol, K_FILES_WRITE);
 	t->fallback = xstrdup(w->n ? w->v[0] : "/");
 	return 1;
@@ -154,6 +173,7 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 	    .sandbox = name,
 	    .env = host_env,
 	    .grants = &t->grants,
+	    .writes = &t->writes,
 	    .hidden = &t->hidden,
 	    .fallback = t->fallback,
 	    .can_ask = can_ask,
@@ -218,6 +238,7 @@ void sb_tools_end(struct sb_tools *t)
 	free(t->dialog);
 	t->dialog = NULL;
 	strv_free(&t->grants);
+	strv_free(&t->writes);
 	strv_free(&t->hidden);
 	tools_plan_free(&t->plan);
 }

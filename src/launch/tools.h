@@ -20,7 +20,7 @@ struct sb_tools {
 	char *client; /* lnk-tool on the host */
 	dev_t sock_dev;
 	ino_t sock_ino;
-	struct strv grants, hidden;
+	struct strv grants, hidden, writes;
 	char *fallback;
 	int life[2];
 	pid_t pid;

@@ -11,6 +11,7 @@
 
 #include "common/buf.h"
 #include "common/esc.h"
+#include "tools/reach.h"
 #include "tools/store.h"
 
 bool tools_name_ok(const char *name)
@@ -72,67 +73,67 @@ int tools_lookup(const char *name, const char *path, char **out)
 	return -ENOENT;
 }
 
-/* The write folder real lies in, or NULL: by identity (device and
- * inode), real itself and its folders up to /, against each write
- * folder's, so a folder bound at another path here (a bind mount of the
- * project elsewhere) is the same folder. */
-static const char *write_folder_of(const struct policy *p, const char *real)
-{
-	const struct strv *w = policy_list(p, K_FILES_WRITE);
-	char d[PATH_MAX];
-	struct stat ws, ds;
-
-	snprintf(d, sizeof(d), "%s", real);
-	for (;;) {
-		if (stat(d, &ds) == 0)
-			for (size_t i = 0; i < w->n; i++)
-				if (stat(w->v[i], &ws) == 0 &&
-				    ws.st_dev == ds.st_dev &&
-				    ws.st_ino == ds.st_ino)
-					return w->v[i];
-		char *sl = strrchr(d, '/');
-		if (!sl || strcmp(d, "/") == 0)
-			return NULL;
-		sl[sl == d ? 1 : 0] = '\0';
-	}
-}
-
-/* A tool runs outside, as the user: a program it is, or a script's
- * interpreter, that lies in a write folder is the sandbox's to rewrite,
- * and its code would run outside at the next call. Such a tool is refused
- * (the script's "#!" line is read once, here). */
+/* A tool runs outside, as the user (or root): a tool the program could
+ * change (reach.h) would run the program's code outside at its next
+ * call, and is refused. Read once, here. */
 static int tool_writable(const struct policy *p, const char *o,
-			 const char *name, const char *real,
+			 const char *name, const char *real, const char *path,
 			 struct lnk_err *err)
 {
-	char line[256], interp[PATH_MAX], q[160], qw[PATH_MAX + 64];
-	const char *w = write_folder_of(p, real);
-	const char *what = real;
+	char q[160], qw[PATH_MAX + 64], qn[PATH_MAX + 64];
+	struct tool_reach r;
 
-	if (!w) {
-		FILE *f = fopen(real, "re");
-		size_t n = f ? fread(line, 1, sizeof(line) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		line[n] = '\0';
-		if (n > 2 && line[0] == '#' && line[1] == '!') {
-			char *s = line + 2;
-			s += strspn(s, " \t");
-			s[strcspn(s, " \t\n")] = '\0';
-			if (*s == '/' && realpath(s, interp) &&
-			    (w = write_folder_of(p, interp)))
-				what = interp;
-		}
-	}
-	if (!w)
+	if (!tool_reach(policy_list(p, K_FILES_WRITE), path, real, &r))
 		return 0;
+	esc_to(qw, sizeof(qw), r.what);
+	esc_to(qn, sizeof(qn), r.name);
+	if (r.folder)
+		esc_to(q, sizeof(q), r.folder);
+	switch (r.kind) {
+	case REACH_LINK:
+		return err_set(err, -EINVAL,
+			       "%s: the tool %s runs '%s', which has another "
+			       "name (a hard link) '%s' in the write folder "
+			       "'%s', through which the program could change "
+			       "what runs outside; give '%s' a file of its "
+			       "own (cp it to a new name, then mv that over "
+			       "it), or grant that folder with --read",
+			       o, name, qw, qn, q, qw);
+	case REACH_LINK_UNSURE:
+		return err_set(err, -EINVAL,
+			       "%s: the tool %s runs '%s', a file with other "
+			       "names (hard links) that lnk could not all find "
+			       "outside the write folder '%s' (too many files, "
+			       "or one lnk cannot read); give '%s' a file of "
+			       "its own (cp it to a new name, then mv that "
+			       "over it), or grant that folder with --read",
+			       o, name, qw, q, qw);
+	case REACH_LIBPATH:
+		return err_set(err, -EINVAL,
+			       "%s: the tool %s runs '%s', whose loader looks "
+			       "for libraries in '%s', in the write folder "
+			       "'%s', where the program could plant one that "
+			       "runs outside; build it without that path "
+			       "(RPATH, RUNPATH), or grant that folder with "
+			       "--read",
+			       o, name, qw, qn, q);
+	case REACH_HERE:
+		return err_set(err, -EINVAL,
+			       "%s: the tool %s runs '%s', which names '%s', a "
+			       "relative path: it is found from the folder the "
+			       "tool runs in, where the program could put its "
+			       "own; make that path absolute",
+			       o, name, qw, qn);
+	case REACH_NONE:
+	case REACH_IN:
+		break;
+	}
 	return err_set(err, -EINVAL,
-		       "%s: the tool %s runs '%s', inside the write folder "
-		       "'%s', where the program could change what runs "
-		       "outside; install it elsewhere, or grant that folder "
-		       "with --read",
-		       o, name, esc_to(qw, sizeof(qw), what),
-		       esc_to(q, sizeof(q), w));
+		       "%s: the tool %s runs '%s', inside the write "
+		       "folder '%s', where the program could change "
+		       "what runs outside; install it elsewhere, or "
+		       "grant that folder with --read",
+		       o, name, qw, q);
 }
 
 int tools_plan_make(const struct policy *p, const struct tools_store *stored,
@@ -170,7 +171,7 @@ int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 					       "PATH to run as the tool",
 					       o, name);
 			}
-			if (tool_writable(p, o, name, g->path, err) < 0) {
+			if (tool_writable(p, o, name, g->path, path, err) < 0) {
 				tools_plan_free(out);
 				return -EINVAL;
 			}
@@ -196,7 +197,7 @@ int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 		g->page = true;
 		if (tools_lookup("xdg-open", path, &g->path) == 0 &&
 		    tool_writable(p, "--browser-open", "xdg-open", g->path,
-				  err) < 0) {
+				  path, err) < 0) {
 			tools_plan_free(out);
 			return -EINVAL;
 		}

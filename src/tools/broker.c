@@ -25,6 +25,7 @@
 #include "tools/desktop.h"
 #include "tools/page.h"
 #include "tools/proto.h"
+#include "tools/reach.h"
 
 int tools_listen(int *fd, char **dir, struct lnk_err *err)
 {
@@ -80,6 +81,11 @@ struct call {
 	int fds[TOOLS_NFDS];
 	char id[ASK_ID_LEN + 1];
 	int64_t expires_ms;
+	/* The folder the tool runs in, chosen when it was asked (the
+	 * question names it), and the note on its stderr. */
+	bool has_dir;
+	int dirfd;
+	char *note;
 };
 
 struct broker {
@@ -127,6 +133,9 @@ static void call_end(struct call *c)
 	if (c->asking)
 		for (int i = 0; i < TOOLS_NFDS; i++)
 			close(c->fds[i]);
+	if (c->has_dir)
+		close(c->dirfd);
+	free(c->note);
 	tools_call_free(&c->tc);
 	free(c->target);
 	memset(c, 0, sizeof(*c));
@@ -182,10 +191,11 @@ static bool under(const char *path, const char *dir)
  * and then opened again could be a link by the time it is opened. A
  * folder the program cannot see is never chosen: a tool's working folder
  * decides what it reads and writes. */
-static int pick_cwd(const struct broker *b, const char *cwd)
+static int pick_cwd(const struct broker *b, const char *cwd,
+		    char real[PATH_MAX])
 {
 	const struct tools_broker_in *in = b->in;
-	char link[64], real[PATH_MAX];
+	char link[64];
 	size_t best = 0;
 
 	if (cwd[0] != '/')
@@ -194,7 +204,7 @@ static int pick_cwd(const struct broker *b, const char *cwd)
 	if (fd < 0)
 		return -1;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(link, real, sizeof(real) - 1);
+	ssize_t n = readlink(link, real, PATH_MAX - 1);
 	if (n <= 0 || real[0] != '/') {
 		close(fd);
 		return -1;
@@ -222,6 +232,32 @@ static int pick_cwd(const struct broker *b, const char *cwd)
 		return -1;
 	}
 	return fd;
+}
+
+/* The folder a call's tool runs in, open, with its path in where and the
+ * note for the tool's stderr (empty, or why it is the fallback); -1 when
+ * it cannot be opened. */
+static int tool_dir(const struct broker *b, const struct call *c,
+		    const struct tool_grant *g, const char *cwd,
+		    char where[PATH_MAX], char *note, size_t cap)
+{
+	bool page = c->verb && strcmp(c->verb, "page") == 0;
+	const char *dir = page ? "/" : b->in->fallback;
+
+	note[0] = '\0';
+	/* an opener needs no folder of the program's */
+	int dirfd = page ? -1 : pick_cwd(b, cwd, where);
+	if (dirfd >= 0)
+		return dirfd;
+	if (!page) {
+		char q[PATH_MAX + 16];
+		snprintf(note, cap,
+			 "lnk: %s runs in '%s' (its folder is no granted "
+			 "folder outside)\n",
+			 g->name, esc_to(q, sizeof(q), dir));
+	}
+	snprintf(where, PATH_MAX, "%s", dir);
+	return open(dir, COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
 }
 
 /* Each descriptor must be an open file, pipe, socket or device: no
@@ -305,6 +341,27 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 {
 	struct lnk_err e = {0};
 	struct buf q = {0};
+	char where[PATH_MAX], note[PATH_MAX + 240];
+	bool page = c->verb && strcmp(c->verb, "page") == 0;
+
+	/* The folder is chosen now and named in the question: a tool such
+	 * as gh or git acts on the repository of its folder, and the
+	 * program picks which (any granted one). The tool runs there. */
+	int dirfd = tool_dir(b, c, g, tc->cwd, where, note, sizeof(note));
+	if (dirfd < 0) {
+		refuse(b, c, g->name, "the tool's folder cannot be opened");
+		tools_call_free(tc);
+		return;
+	}
+	c->has_dir = true;
+	c->dirfd = dirfd;
+	c->note = xstrdup(note);
+	_cleanup_free_ char *wq = esc_word_dup(where);
+	_cleanup_free_ char *in =
+	    page ? xstrdup("")
+	    : strlen(wq) < ASK_QUESTION_MAX / 4
+		? xasprintf(", in %s", wq)
+		: xstrdup(", in a folder whose path is too long to show");
 
 	/* The user answers for the call shown, so it shows the call itself:
 	 * each argument one shell word (quoted when it holds a space or a
@@ -315,7 +372,7 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 	buf_puts(&q, g->name);
 	for (; k < tc->args.n; k++) {
 		_cleanup_free_ char *w = esc_word_dup(tc->args.v[k]);
-		if (q.len + 1 + strlen(w) > ASK_QUESTION_MAX)
+		if (q.len + 1 + strlen(w) + strlen(in) > ASK_QUESTION_MAX)
 			break;
 		buf_putc(&q, ' ');
 		buf_puts(&q, w);
@@ -325,6 +382,7 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 			   " ... (%zu more argument%s not shown: answer no "
 			   "unless you know them)",
 			   tc->args.n - k, tc->args.n - k == 1 ? "" : "s");
+	buf_puts(&q, in);
 	_cleanup_free_ char *text = buf_steal(&q);
 	struct ask a = {.sandbox = (char *)b->in->sandbox, .question = text};
 	asks_new_id(a.id);
@@ -527,25 +585,20 @@ static void start_call(struct broker *b, struct call *c, ssize_t len,
 	tools_call_free(&tc);
 }
 
-/* Runs an allowed call's tool; tc is freed by the caller. */
+/* Runs an allowed call's tool, in the folder chosen when it was asked, if
+ * it was; tc is freed by the caller. */
 static void run_tool(struct broker *b, struct call *c,
 		     const struct tool_grant *g, struct tools_call *tc,
 		     const int fds[TOOLS_NFDS])
 {
-	bool page = c->verb && strcmp(c->verb, "page") == 0;
-	char note[PATH_MAX + 240] = "";
-	/* an opener needs no folder of the program's */
-	int dirfd = page ? -1 : pick_cwd(b, tc->cwd);
-	if (dirfd < 0 && page) {
-		dirfd = open("/", COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
-	} else if (dirfd < 0) {
-		const char *dir = b->in->fallback;
-		char q[PATH_MAX + 16];
-		snprintf(note, sizeof(note),
-			 "lnk: %s runs in '%s' (its folder is no granted "
-			 "folder outside)\n",
-			 g->name, esc_to(q, sizeof(q), dir));
-		dirfd = open(dir, COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
+	char note[PATH_MAX + 240] = "", where[PATH_MAX];
+	int dirfd;
+	if (c->has_dir) {
+		dirfd = c->dirfd;
+		c->has_dir = false;
+		snprintf(note, sizeof(note), "%s", c->note ? c->note : "");
+	} else {
+		dirfd = tool_dir(b, c, g, tc->cwd, where, note, sizeof(note));
 	}
 	if (dirfd < 0) {
 		_cleanup_free_ char *t = steal_ptr(&c->target);
@@ -786,16 +839,45 @@ static bool search_var(const char *e, size_t n)
 	return false;
 }
 
+/* Whether a value, or one of its ':'-separated entries, is an absolute
+ * path in a write folder. */
+static bool names_write_folder(const struct strv *writes, const char *v)
+{
+	for (const char *s = v; writes && *s;) {
+		size_t k = strcspn(s, ":");
+		if (k && s[0] == '/') {
+			_cleanup_free_ char *one = xstrndup(s, k);
+			if (tools_write_folder_of(writes, one))
+				return true;
+		}
+		s += k;
+		if (*s)
+			s++;
+	}
+	return false;
+}
+
 /* lnk's environment for the tools, with only the absolute entries of each
- * search_var: an empty or relative entry (":/opt/lib", left by `export
- * LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib`) is the tool's working
- * folder, the program's own, so a library, module or command the tool
- * finds there would be the program's file, run outside as the user. */
-static void tools_env(char *const *env, struct strv *out)
+ * search_var outside every write folder: an empty or relative entry
+ * (":/opt/lib", left by `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib`)
+ * is the tool's working folder, the program's own, and an absolute one in
+ * a write folder (an activated virtualenv's bin, PYTHONPATH=~/code/app/src)
+ * is the program's to fill, so a library, module or command the tool finds
+ * there would be the program's file, run outside as the user. Any other
+ * variable naming a path in a write folder (XDG_CONFIG_HOME, or
+ * GIT_CONFIG_GLOBAL, pointed into the project by direnv) is left out
+ * whole: the tool would trust the program's file as its configuration.
+ * HOME stays: without it no tool finds its own files. */
+static void tools_env(char *const *env, const struct strv *writes,
+		      struct strv *out)
 {
 	for (char *const *e = env; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 		size_t n = eq ? (size_t)(eq - *e) : 0;
+		if (eq && !search_var(*e, n) &&
+		    !(n == 4 && !strncmp(*e, "HOME", 4)) &&
+		    names_write_folder(writes, eq + 1))
+			continue;
 		if (!eq || !search_var(*e, n)) {
 			strv_push(out, *e);
 			continue;
@@ -807,7 +889,9 @@ static void tools_env(char *const *env, struct strv *out)
 		buf_append(&p, *e, n + 1);
 		for (const char *s = eq + 1; *s;) {
 			size_t k = strcspn(s, sep);
-			if (k && s[0] == '/') {
+			_cleanup_free_ char *one = xstrndup(s, k);
+			if (k && s[0] == '/' &&
+			    !(writes && tools_write_folder_of(writes, one))) {
 				if (p.len > n + 1)
 					buf_putc(&p, ':');
 				buf_append(&p, s, k);
@@ -834,11 +918,14 @@ static void broker_main(const struct tools_broker_in *in)
 	 * (a death signal would kill it before it could). */
 	for (const int *f = in->close_fds; f && *f != -1; f++)
 		close(*f);
+	b.buf = xmalloc(TOOLS_MAX_CALL + 1);
+	tools_env(in->env, in->writes, &b.env);
 	/* The desktop process first, while the broker has no thread (the
-	 * log's writer is one). */
+	 * log's writer is one). Its dialog tool gets the tools' environment:
+	 * no search path of the program's folder. */
 	struct desktop_in din = {.bus = in->bus,
 				 .dialog = in->dialog,
-				 .env = in->env,
+				 .env = b.env.v,
 				 .asks_dir = in->asks_dir,
 				 .sandbox = in->sandbox,
 				 .wait_s = in->ask_wait_s};
@@ -848,8 +935,6 @@ static void broker_main(const struct tools_broker_in *in)
 		b.can_ask = true;
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
 		b.calls[i].sock = -1;
-	b.buf = xmalloc(TOOLS_MAX_CALL + 1);
-	tools_env(in->env, &b.env);
 	/* A call's descriptor whose reader is gone must not end the
 	 * broker: its tools would outlive the sandbox. */
 	signal(SIGPIPE, SIG_IGN);

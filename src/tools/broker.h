@@ -27,6 +27,7 @@ struct tools_broker_in {
 	const char *sandbox;  /* its name in the log */
 	char *const *env;     /* lnk's own environment, for the tools */
 	const struct strv *grants; /* --read and --write folders, real */
+	const struct strv *writes; /* --write folders */
 	const struct strv *hidden; /* folders closed inside, real */
 	const char *fallback;	   /* where a tool runs when the program's
 				    * folder is no grant: the first --write

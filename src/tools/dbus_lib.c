@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "common/dlsoname.h"
 #include "common/util.h"
 
 #define DBUS_SONAME "libdbus-1.so.3"
@@ -19,13 +20,13 @@
 int dbus_lib_load(struct dbus_lib **out, struct lnk_err *err)
 {
 	*out = NULL;
-	void *h = dlopen(DBUS_SONAME, RTLD_NOW | RTLD_LOCAL);
+	const char *why;
+	void *h = dl_open_soname(DBUS_SONAME, RTLD_NOW | RTLD_LOCAL, &why);
 	if (!h) {
-		const char *why = dlerror();
 		return err_set(err, -ENOENT,
 			       "questions on the desktop need %s, which cannot "
 			       "be loaded (%s): install libdbus-1-3",
-			       DBUS_SONAME, why ? why : "not found");
+			       DBUS_SONAME, why);
 	}
 	struct dbus_lib *l = xcalloc(1, sizeof(*l));
 	const char *missing = NULL;

@@ -320,7 +320,8 @@ static void close_note(struct desk *d, struct shown *s)
 	s->nid = 0;
 }
 
-/* The dialog tool, as the user, with lnk's environment: its buttons are
+/* The dialog tool, as the user, with the tools' environment (lnk's, its
+ * search paths' relative entries dropped), in "/": its buttons are
  * Allow and Deny, and it gives up when the question expires. Everything
  * is built before the fork. */
 static void dialog(struct desk *d, struct shown *s, const char *title,
@@ -362,7 +363,8 @@ static void dialog(struct desk *d, struct shown *s, const char *title,
 			signal(sig, SIG_DFL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		execve(tool, argv.v, d->in->env);
+		execve(tool, argv.v,
+		       d->in->env ? d->in->env : (char *[]){NULL});
 		_exit(127);
 	}
 	strv_free(&argv);
@@ -574,6 +576,11 @@ static void desktop_main(const struct desktop_in *in, int sock)
 		sock = 3;
 	}
 	close_from(4);
+	/* Nothing of the program's folder: the dialog tool runs in "/",
+	 * where a relative search path (GTK's modules, the loader's) finds
+	 * nothing a sandbox wrote. */
+	if (chdir("/") < 0)
+		_exit(0);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);

@@ -31,7 +31,7 @@
 struct desktop_in {
 	const char *bus;      /* the session bus's address */
 	const char *dialog;   /* zenity or kdialog, absolute, or NULL */
-	char *const *env;     /* lnk's own environment, for the dialog */
+	char *const *env;     /* the tools' environment, for the dialog */
 	const char *asks_dir; /* where an answer is written */
 	const char *sandbox;  /* its name, in the question's title */
 	unsigned wait_s;      /* a question's wait: the notification's */

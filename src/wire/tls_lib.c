@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dlsoname.h"
 #include "common/util.h"
 
 #define STR_(x) #x
@@ -25,13 +26,13 @@
 int tls_lib_load(struct tls_lib **out, struct lnk_err *err)
 {
 	*out = NULL;
-	void *h = dlopen(TLS_SONAME, RTLD_NOW | RTLD_LOCAL);
+	const char *why;
+	void *h = dl_open_soname(TLS_SONAME, RTLD_NOW | RTLD_LOCAL, &why);
 	if (!h) {
-		const char *why = dlerror();
 		return err_set(err, -ENOENT,
 			       "--model needs OpenSSL's %s, which cannot be "
 			       "loaded (%s): install libssl3",
-			       TLS_SONAME, why ? why : "not found");
+			       TLS_SONAME, why);
 	}
 	struct tls_lib *t = xcalloc(1, sizeof(*t));
 	const char *missing = NULL;

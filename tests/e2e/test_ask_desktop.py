@@ -267,7 +267,7 @@ def test_question_text_arrives_escaped(lnk, tool, on_desktop):
     body = n["body"]
     assert body.startswith(
         "mytool '&lt;b&gt;x&lt;/b&gt;&amp;amp;' 'a\\x1b]0;t\\x07\\x0ab' "
-        "'&lt;a href=\"file:///\"&gt;y&lt;/a&gt;'\n\n"), body
+        "'&lt;a href=\"file:///\"&gt;y&lt;/a&gt;', in /\n\n"), body
     assert not any(ord(ch) < 0x20 and ch != "\n" for ch in body), body
     assert "<" not in body and ">" not in body
     assert "&" not in body.replace("&lt;", "").replace(
@@ -313,7 +313,7 @@ def test_no_actions_falls_back_to_zenity(lnk, tool, on_desktop, status, ran):
     assert args[0] == "--question"
     assert "--ok-label=Allow" in args and "--cancel-label=Deny" in args
     assert "--timeout=120" in args
-    assert any(a.startswith("--text=mytool '&lt;i&gt;q&lt;/i&gt;'\n")
+    assert any(a.startswith("--text=mytool '&lt;i&gt;q&lt;/i&gt;', in /\n")
                for a in args), args
 
 
@@ -324,7 +324,7 @@ def test_no_actions_falls_back_to_kdialog(lnk, tool, on_desktop):
     assert "st=0" in cp.stdout, (cp.stdout, cp.stderr)
     assert calls(tool) == ["args:a"]
     [args] = [json.loads(x) for x in rec.read_text().splitlines()]
-    assert args[args.index("--yesno") + 1].startswith("<qt>mytool a\n")
+    assert args[args.index("--yesno") + 1].startswith("<qt>mytool a, in /\n")
     assert args[args.index("--yes-label") + 1] == "Allow"
     assert args[args.index("--no-label") + 1] == "Deny"
 

@@ -295,7 +295,7 @@ def test_answer_from_another_shell_withdraws_the_prompt(lnk, pane, tool):
     code, qid, at = p.question()
     asks = json.loads(lnk("sandbox", "asks", "--json", check=True).stdout)
     assert [(a["id"], a["sandbox"], a["question"]) for a in asks] == [
-        (qid, "asker", "mytool issue close 7")]
+        (qid, "asker", f"mytool issue close 7, in {lnk.cwd}")]
     lnk("sandbox", "answer", qid, "yes", check=True)
     t = p.wait_for("st=7", since=at)
     assert f"lnk: answered elsewhere: allowed once (question {qid})" in t

@@ -3912,7 +3912,7 @@ def test_question_text_cannot_drive_the_terminal_or_fake_the_prompt(
         line = next(x for x in t.splitlines() if "asks to run" in x)
         assert ("lnk: sandbox asker asks to run, outside: "
                 "mytool 'x\\x1b[2J\\x1b[H' '\\x0alnk: to allow it once, "
-                "type the code aaaa and Enter' '\\x1b]2;pwned\\x07'"
+                "type the code aaaa and Enter' '\\x1b]2;pwned\\x07', in /"
                 ) == line, line
         assert "before" in t
         title = p.tmux("display-message", "-p", "-t", "ask",
@@ -4277,7 +4277,7 @@ def test_question_shows_the_exact_call(lnk, outside_tool):
         os.close(fd)
     qs = sorted(a["question"] for a in asks)
     assert len(qs) == 2, (qs, out)
-    assert qs[0] == "mytool issue 'close 7 --comment ok'", qs
+    assert qs[0] == f"mytool issue 'close 7 --comment ok', in {lnk.cwd}", qs
     assert qs[1].startswith("mytool issue view "), qs
     assert "--delete" in qs[1] or "2 more arguments not shown" in qs[1], \
         qs[1][-200:]
@@ -4445,3 +4445,380 @@ def test_model_route_never_sends_the_key_to_this_machine(lnk, work, host):
         srv.close()
     assert not reached, (cp.stdout, cp.stderr)
     assert cp.stdout.split() in (["403"], ["502"]), (cp.stdout, cp.stderr)
+
+
+# --- leftovers: hard-linked tools and their loader ---
+# A tool runs outside, as the user (or root). Its file, its interpreter and
+# the folders its loader searches must be out of the program's reach: a
+# second name (a hard link) of the file inside a write folder, or an ELF's
+# RPATH/RUNPATH or loader there, is the same as the file being there.
+
+EVIL_TOOL = "#!/bin/sh\necho pwned > {marker}\n"
+
+
+def _cc(tmp_path, src, out, *args):
+    """Compiles SRC (C text) to OUT with the host's cc; skips without one."""
+    cc = shutil.which("cc")
+    if not cc:
+        pytest.skip("no C compiler on this machine to build the ELF file")
+    c = tmp_path / (out.name + ".c")
+    c.write_text(src)
+    subprocess.run([cc, "-o", str(out), str(c), *args], check=True)
+    out.chmod(0o755)
+    return out
+
+
+@pytest.mark.parametrize("what", ["tool", "interpreter", "env"])
+def test_tool_hard_linked_into_a_write_folder_is_refused(lnk, work, tmp_path,
+                                                         what):
+    """Threat: the tool's file, or its script's interpreter, has a second
+    name (a hard link: `ln`, `cp -al`, perf's ~/.debug, a package store) in
+    a write folder; the program writes the file through that name and calls
+    the tool, and its own code runs outside. Such a tool stops the start."""
+    marker = tmp_path / "pwned"
+    inside = work / "tools"
+    inside.mkdir()
+    if what == "tool":
+        prog = _tool_on_path(lnk, tmp_path, "#!/bin/sh\necho honest\n")
+        os.link(prog, inside / "mytool")
+        target = inside / "mytool"
+    else:
+        # the interpreter named, or found on PATH by #!/usr/bin/env
+        ibin = tmp_path / "interpbin"
+        ibin.mkdir()
+        interp = ibin / "interp"
+        interp.write_text("#!/bin/sh\nexec /bin/sh \"$@\"\n")
+        interp.chmod(0o755)
+        ibin.chmod(0o755)
+        os.link(interp, inside / "interp")
+        _tool_on_path(lnk, tmp_path, f"#!{interp}\necho honest\n"
+                      if what == "interpreter" else
+                      "#!/usr/bin/env interp\necho honest\n")
+        if what == "env":
+            base = lnk.env
+            lnk.env = lambda extra=None: {
+                **base(extra), "PATH": f"{base(extra)['PATH']}:{ibin}"}
+        target = inside / "interp"
+    cp = sh(lnk, f"printf '{EVIL_TOOL.format(marker=marker)}' > {target}; "
+            "mytool hi", "--write", work, "--tool", "mytool")
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
+    assert "hard link" in cp.stderr and str(target) in cp.stderr, cp.stderr
+
+
+def test_tool_hard_linked_outside_every_write_folder_runs(lnk, work,
+                                                          tmp_path):
+    """The rule is precise: a tool whose other names are all outside the
+    write folders (perl and perl5.36.0 in /usr/bin) runs."""
+    prog = _tool_on_path(lnk, tmp_path, "#!/bin/sh\necho honest\n")
+    os.link(prog, prog.parent / "mytool-1.0")
+    (tmp_path / "elsewhere").mkdir()
+    os.link(prog, tmp_path / "elsewhere" / "mytool")
+    cp = lnk.run("--write", work, "--tool", "mytool", "--", "mytool")
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+    assert cp.stdout.strip() == "honest", cp.stdout
+
+
+@pytest.mark.parametrize("how", ["runpath", "rpath", "origin", "loader"])
+def test_tool_whose_loader_reads_a_write_folder_is_refused(lnk, work,
+                                                           tmp_path, how):
+    """Threat: an ELF tool's RUNPATH or RPATH (absolute, or $ORIGIN/..
+    through a link) names a folder inside a write folder, or its loader
+    (PT_INTERP) lies there: the program plants a library there (or
+    rewrites the loader) and the tool loads it outside."""
+    libdir = work / "lib"
+    libdir.mkdir()
+    bindir = tmp_path / "toolbin2"
+    bindir.mkdir()
+    src = "int main(void) { return 0; }\n"
+    if how == "runpath":
+        args = [f"-Wl,-rpath,/nonexistent:{libdir}", "-Wl,--enable-new-dtags"]
+    elif how == "rpath":
+        args = [f"-Wl,-rpath,{libdir}", "-Wl,--disable-new-dtags"]
+    elif how == "origin":
+        (bindir / "deps").symlink_to(work)
+        args = ["-Wl,-rpath,$ORIGIN/deps/lib"]
+    else:
+        ld = "/lib64/ld-linux-x86-64.so.2"
+        if not os.path.exists(ld):
+            pytest.skip("no x86-64 loader to copy on this machine")
+        shutil.copy(ld, libdir / "ld.so")
+        args = [f"-Wl,--dynamic-linker={libdir}/ld.so"]
+    _cc(tmp_path, src, bindir / "mytool", *args)
+    bindir.chmod(0o755)
+    base = lnk.env
+    lnk.env = lambda extra=None: {
+        **base(extra), "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    cp = lnk.run("--write", work, "--tool", "mytool", "--", "mytool")
+    assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
+    assert "write folder" in cp.stderr and "mytool" in cp.stderr, cp.stderr
+
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "HOLE: a write folder's hard link to a file outside is written through "
+    "(Landlock and the guard see only the path); the fix is the launcher's "
+    "or the guard's, not the tools'"))
+def test_file_hard_linked_out_of_a_write_folder_stays_unchanged(lnk, work,
+                                                               tmp_path):
+    """Threat: a file in a write folder is a second name of one outside it
+    (`ln`, `cp -al` backups, perf's ~/.debug build-id cache, which holds
+    hard links of /usr/bin programs for root); the program writes through
+    it and the file outside, a program the user (or root) runs later, is
+    its own."""
+    outside = tmp_path / "bin"
+    outside.mkdir()
+    prog = outside / "deploy"
+    prog.write_text("#!/bin/sh\necho honest\n")
+    prog.chmod(0o755)
+    os.link(prog, work / "deploy")
+    sh(lnk, "printf '#!/bin/sh\\necho pwned\\n' > deploy", "--write", work)
+    assert prog.read_text() == "#!/bin/sh\necho honest\n"
+
+
+# --- leftovers: lnk's own loader path ---
+# `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib` leaves an empty entry,
+# the current folder, often a write folder. lnk opens OpenSSL (a model
+# route) and libdbus (the desktop's questions) by name, outside: a library
+# of that name an earlier sandbox left in the folder would run as the user.
+
+PLANTED_LIB = """
+#include <fcntl.h>
+#include <unistd.h>
+__attribute__((constructor)) static void planted(void)
+{
+    int fd = open("@MARKER@", O_WRONLY | O_CREAT | O_APPEND, 0666);
+    if (fd >= 0) {
+        (void)write(fd, "@NAME@\\n", sizeof("@NAME@\\n") - 1);
+        close(fd);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("ldpath", [":/nonexistent", "/nonexistent:",
+                                    "/nonexistent::/x", ".", "lib"])
+def test_library_left_in_the_working_folder_never_loads_outside(
+        lnk, work, tmp_path, ldpath):
+    """Threat: a sandbox writes libssl.so.3 and libdbus-1.so.3 into its
+    write folder; the next lnk started there, with an empty or relative
+    LD_LIBRARY_PATH entry, opens them outside (as the user, or root) for
+    a model route and for the desktop's questions."""
+    marker = tmp_path / "loaded"
+    for d in (work, work / "lib"):
+        d.mkdir(exist_ok=True)
+        for name in ("libssl.so.3", "libdbus-1.so.3"):
+            _cc(tmp_path, PLANTED_LIB.replace("@MARKER@", str(marker))
+                .replace("@NAME@", name), d / name, "-shared", "-fPIC")
+    on_lnk_path(lnk, tmp_path / "toolbin3", "mytool", "#!/bin/sh\n")
+    cp = lnk.run("--write", work, "--tool", "mytool",
+                 "--model", "fake=https://127.0.0.1:9/v1", "--", "true",
+                 env={"LD_LIBRARY_PATH": ldpath, "FAKE_API_KEY": "sk-x",
+                      "DISPLAY": ":99",
+                      "DBUS_SESSION_BUS_ADDRESS":
+                      f"unix:path={tmp_path}/no-bus"})
+    assert not marker.exists(), (marker.read_text(), cp.stderr)
+    assert cp.returncode == 0, (cp.returncode, cp.stdout, cp.stderr)
+
+
+def test_dialog_tool_gets_no_search_path_of_the_programs_folder(
+        lnk, work, tmp_path):
+    """Threat: the desktop's dialog tool (zenity, a GTK program) ran with
+    lnk's raw environment in lnk's folder, a write folder: an empty
+    LD_LIBRARY_PATH entry loaded a library the program left there, and
+    GTK's own *PATH and *_DIRS variables found its modules there. The
+    dialog gets the tools' environment (absolute entries only) in /."""
+    import test_ask_desktop as ad
+    why = ad._missing()
+    if why:
+        pytest.skip(why)
+    d = ad.Desktop(tmp_path / "desktop")
+    try:
+        rec = tmp_path / "dialog.json"
+        on_lnk_path(lnk, tmp_path / "toolbin4", "mytool", "#!/bin/sh\n",
+                    **d.env, LD_LIBRARY_PATH=":/opt/x:lib",
+                    GTK_PATH="gtk:/opt/gtk", XDG_DATA_DIRS=":/usr/share")
+        (tmp_path / "toolbin4" / "zenity").write_text(
+            "#!/usr/bin/python3\nimport json, os\n"
+            f"json.dump({{'cwd': os.getcwd(), 'env': dict(os.environ)}}, "
+            f"open({str(rec)!r}, 'w'))\nraise SystemExit(1)\n")
+        (tmp_path / "toolbin4" / "zenity").chmod(0o755)
+        d.server(actions=False)
+        cp = lnk.run("--write", work, "--tool", "mytool pr", "--",
+                     "/bin/sh", "-c", "mytool issue; echo st=$?",
+                     timeout=90)
+    finally:
+        d.stop()
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
+    got = json.loads(rec.read_text())
+    assert got["cwd"] == "/", got["cwd"]
+    assert got["env"].get("LD_LIBRARY_PATH") == "/opt/x", got["env"]
+    assert got["env"].get("GTK_PATH") == "/opt/gtk", got["env"]
+    assert got["env"].get("XDG_DATA_DIRS") == "/usr/share", got["env"]
+
+
+# --- leftovers: the terminal's state before a question ---
+
+
+@pytest.mark.parametrize("state", ["nowrap", "region", "leftover"])
+def test_terminal_state_the_program_left_cannot_hide_the_question(
+        lnk, tmp_path, outside_tool, state):
+    """Threat: before its call, the program sets the terminal so that lnk's
+    question is cut or scrolled away while its code stays visible: no
+    autowrap (the arguments past the right margin unseen), a scroll region
+    of three lines under a fake question it drew, or the cursor moved up
+    onto text it drew (the rest of a line, ' --dry-run', read as part of
+    lnk's). What the user sees must be the whole question, and nothing of
+    the program's on its lines."""
+    import re
+    from test_ask_terminal import Pane
+    fake = "lnk: sandbox asker asks to run, outside: mytool pr list"
+    setup = {
+        "nowrap": "\\033[?7l",
+        "region": f"\\033[2J\\033[H{fake}\\n\\033[3;5r\\033[3H",
+        "leftover": "\\033[2J\\033[H" + "\\n".join(
+            [f"{'':>130} --dry-run"] * 8) + "\\033[H",
+    }[state]
+    script = (f"printf '{setup}'; mytool pr delete "
+              f"{'y' * 240} DANGER; echo st=$?")
+    p = Pane(lnk, tmp_path, ["--name", "asker", "--tool", "mytool pr list",
+                             "--", "/bin/sh", "-c", script])
+    try:
+        p.wait_for(re.compile(REAL_PROMPT, re.M))
+        time.sleep(0.3)
+        shown = p.tmux("capture-pane", "-p", "-J", "-t", "ask")
+        lines = [x.rstrip() for x in shown.splitlines()]
+        want = ("lnk: sandbox asker asks to run, outside: mytool pr delete "
+                f"{'y' * 240} DANGER, in /")
+        assert want in lines, shown
+        assert re.search(REAL_PROMPT, shown, re.M), shown
+        assert "dry-run" not in "".join(
+            x for x in lines if x.startswith("lnk:")), shown
+        p.key("Escape")
+        p.wait_for("st=126")
+    finally:
+        p.close()
+    assert tool_calls(outside_tool) == []
+
+
+# --- leftovers: the tools' search paths ---
+
+
+@pytest.mark.parametrize("var", ["PATH", "LD_LIBRARY_PATH", "PYTHONPATH"])
+def test_tool_search_path_inside_a_write_folder_is_dropped(lnk, work,
+                                                          tmp_path, var):
+    """Threat: lnk's environment names a folder inside a write folder by
+    its absolute path (an activated virtualenv's .venv/bin, direnv's
+    node_modules/.bin, PYTHONPATH=~/code/app/src): a tool, outside, runs
+    or loads from there by name (`ls`, `git`, a module), and the program
+    puts its own file there first. Such an entry is dropped from the
+    tool's environment, as a relative one is."""
+    marker = tmp_path / "pwned"
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\nls >/dev/null 2>&1\n"
+                  f"echo \"{var}=${var}\"\n")
+    inside = work / "bin"
+    inside.mkdir()
+    base = lnk.env
+    lnk.env = lambda extra=None: {
+        **base(extra),
+        var: f"{inside}:/opt/x" + (":" + base(extra)["PATH"]
+                                   if var == "PATH" else "")}
+    cp = sh(lnk, f"printf '#!/bin/sh\\necho pwned > {marker}\\n' > "
+            f"{inside}/ls; chmod +x {inside}/ls; mytool",
+            "--write", work, "--tool", "mytool")
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+    got = cp.stdout.strip().split("=", 1)[1].split(":")
+    assert str(inside) not in got and "/opt/x" in got, cp.stdout
+
+
+# --- leftovers: the folder a question's tool runs in ---
+
+
+def test_question_names_the_folder_the_tool_runs_in(lnk, work, tmp_path,
+                                                    outside_tool):
+    """Threat: gh and git act on the repository of their folder, and the
+    program picks the folder (any granted one): it asks `gh pr merge 5`
+    from another project it may only read, and the user, seeing just the
+    call, merges there. The question names the folder, which is where the
+    tool runs even if the program moves or swaps it after asking."""
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    other = tmp_path / "other project"
+    other.mkdir()
+    pid, fd = spawn_on_pty(lnk, [
+        "--name", "asker", "--read", other, "--write", work,
+        "--tool", "mytool pr list", "--", "/bin/sh", "-c",
+        f"cd '{other}' && mytool pr merge 5; echo st=$?"])
+    try:
+        out = read_until(fd, b"(or no)")
+        asks = json.loads(lnk("sandbox", "asks", "--json",
+                              check=True).stdout)
+        lnk("sandbox", "answer", asks[0]["id"], "yes", check=True)
+        out += read_until(fd, b"st=", timeout=30)
+    finally:
+        wait_status(pid)
+        os.close(fd)
+    assert [a["question"] for a in asks] == [
+        f"mytool pr merge 5, in '{other}'"], asks
+    assert f"in '{other}'".encode() in out, out
+    assert f"cwd:{other}".encode() in out, out
+
+
+def test_dialog_tool_the_program_can_rewrite_is_not_run(lnk, work, tmp_path):
+    """Threat: the desktop's dialog tool (zenity, found on lnk's PATH) runs
+    outside, as the user, like a tool: one with a second name (a hard
+    link) in a write folder, or lying in one, is the program's to rewrite
+    before it calls a tool that asks. Such a dialog tool is not used."""
+    import test_ask_desktop as ad
+    why = ad._missing()
+    if why:
+        pytest.skip(why)
+    marker = tmp_path / "pwned"
+    d = ad.Desktop(tmp_path / "desktop")
+    try:
+        on_lnk_path(lnk, tmp_path / "toolbin4", "mytool", "#!/bin/sh\n",
+                    **d.env)
+        zen = tmp_path / "toolbin4" / "zenity"
+        zen.write_text("#!/bin/sh\nexit 1\n")
+        zen.chmod(0o755)
+        os.link(zen, work / "zenity")
+        d.server(actions=False)
+        cp = sh(lnk, f"printf '#!/bin/sh\\necho pwned > {marker}\\n' > "
+                "zenity; mytool issue; echo st=$?", "--write", work,
+                "--tool", "mytool pr", timeout=90)
+    finally:
+        d.stop()
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
+
+
+def test_tool_environment_names_no_file_the_program_writes(lnk, work,
+                                                           tmp_path):
+    """Threat: lnk's environment points a tool's configuration into a write
+    folder (direnv's XDG_CONFIG_HOME=~/code/app/.config, GIT_CONFIG_GLOBAL,
+    a project's NPM_CONFIG_USERCONFIG): the program writes that file, and
+    git, run outside as a tool, runs the fsmonitor command it names. A
+    variable of lnk's whose value is a path in a write folder is left out
+    of the tools' environment (HOME excepted)."""
+    if not shutil.which("git"):
+        pytest.skip("git is not installed")
+    marker = tmp_path / "pwned"
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo.chmod(0o777)
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\n"
+                  f"cd {repo} && git status >/dev/null 2>&1\n"
+                  "env | grep -c -e ^XDG_CONFIG_HOME= -e ^GIT_CONFIG_GLOBAL= "
+                  "-e ^MY_FILES= || true\n")
+    base = lnk.env
+    lnk.env = lambda extra=None: {
+        **base(extra), "XDG_CONFIG_HOME": f"{work}/.config",
+        "GIT_CONFIG_GLOBAL": f"{work}/gitconfig",
+        "MY_FILES": f"/opt/x:{work}/y"}
+    evil = f'[core]\\n\\tfsmonitor = "echo pwned > {marker}; false"\\n'
+    cp = sh(lnk, f"mkdir -p .config/git; printf '{evil}' > .config/git/"
+            f"config; printf '{evil}' > gitconfig; mytool",
+            "--write", work, "--tool", "mytool")
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+    assert cp.stdout.strip() == "0", cp.stdout

@@ -251,7 +251,7 @@ def _asked(lnk, tool, script, answer=None, settings=None, extra=()):
 def test_answer_yes_allows_the_call_once(lnk, tool):
     out, asks = _asked(lnk, tool, "mytool issue view 5; echo st=$?", "yes")
     assert [(a["sandbox"], a["question"]) for a in asks] == [
-        ("asker", "mytool issue view 5")]
+        ("asker", "mytool issue view 5, in /")]
     assert 0 < asks[0]["left"] <= 120
     assert "st=0" in out
     assert calls(tool) == ["args:issue view 5"]

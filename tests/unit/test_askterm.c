@@ -54,6 +54,14 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* lnk's loop reading the pipe: it is read on the second turn that finds
+ * it readable, after the pty's output of the first. */
+static void turn(struct fix *f)
+{
+	askterm_readable(f->a);
+	askterm_readable(f->a);
+}
+
 /* A question recorded as the broker records one, and told. */
 static void ask(struct fix *f, const char *id, const char *question)
 {
@@ -65,14 +73,14 @@ static void ask(struct fix *f, const char *id, const char *question)
 	char line[32];
 	int n = snprintf(line, sizeof(line), "a %s\n", id);
 	assert_int_equal(write(f->broker[1], line, (size_t)n), n);
-	askterm_readable(f->a);
+	turn(f);
 }
 
 static void tell(struct fix *f, const char *line)
 {
 	assert_int_equal(write(f->broker[1], line, strlen(line)),
 			 (ssize_t)strlen(line));
-	askterm_readable(f->a);
+	turn(f);
 }
 
 /* What the terminal shows since last asked. */
@@ -220,15 +228,35 @@ static void test_one_at_a_time_and_endings(void **state)
 	lng[sizeof(lng) - 1] = '\n';
 	assert_int_equal(write(f->broker[1], lng, sizeof(lng)),
 			 (ssize_t)sizeof(lng));
-	askterm_readable(f->a);
+	turn(f);
 	assert_true(askterm_asking(f->a));
 	/* the broker gone: its questions with it */
 	close(f->broker[1]);
 	f->broker[1] = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	askterm_readable(f->a);
+	turn(f);
 	assert_false(askterm_asking(f->a));
 	assert_int_equal(askterm_fd(f->a), -1);
 	assert_non_null(strstr(screen(f), "withdrawn"));
+}
+
+/* A question waits one turn of lnk's loop: the program's output already
+ * in its pty is shown first. */
+static void test_question_waits_a_turn(void **state)
+{
+	struct fix *f = *state;
+	struct lnk_err e = {0};
+	struct ask a = {.sandbox = "box", .question = "mytool x"};
+
+	snprintf(a.id, sizeof(a.id), "%s", "abc235");
+	a.expires_ms = asks_now_ms() + 60000;
+	assert_int_equal(asks_put(f->dir, &a, &e), 0);
+	assert_int_equal(write(f->broker[1], "a abc235\n", 9), 9);
+	askterm_readable(f->a);
+	assert_false(askterm_asking(f->a));
+	assert_string_equal(screen(f), "");
+	askterm_readable(f->a);
+	assert_true(askterm_asking(f->a));
+	assert_non_null(strstr(screen(f), "mytool x"));
 }
 
 static void test_null_is_no_terminal(void **state)
@@ -255,6 +283,8 @@ int main(void)
 		test_output_held_bounded_and_shown_after, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_one_at_a_time_and_endings,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_question_waits_a_turn, setup,
+					    teardown),
 	    cmocka_unit_test(test_null_is_no_terminal),
 	};
 	return cmocka_run_group_tests(t, NULL, NULL);

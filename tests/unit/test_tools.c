@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -17,6 +19,7 @@
 #include "tools/call.h"
 #include "tools/page.h"
 #include "tools/proto.h"
+#include "tools/reach.h"
 #include "tools/store.h"
 
 static void msg(struct buf *b, uint32_t version, uint32_t n)
@@ -279,6 +282,95 @@ static void test_pages(void **state)
 	strv_free(&pats);
 }
 
+static void put(const char *path, const void *p, size_t n, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, p, n), (ssize_t)n);
+	close(fd);
+}
+
+/* What a tool's file lets the program change (reach.c): hard links into
+ * a write folder, relative interpreters, env's program; and ELF files cut
+ * short or garbled are read without a crash. */
+static void test_reach(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/lnk-test-reach-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *w = xasprintf("%s/w", dir), *bin = xasprintf("%s/bin", dir);
+	char *tool = xasprintf("%s/tool", bin), *name = NULL;
+	struct strv writes = {0};
+	struct tool_reach r;
+	const char *sh = "#!/bin/sh\nexit 0\n";
+
+	assert_int_equal(mkdir(w, 0755), 0);
+	assert_int_equal(mkdir(bin, 0755), 0);
+	strv_push(&writes, w);
+	put(tool, sh, strlen(sh), 0755);
+	assert_false(tool_reach(&writes, "/usr/bin:/bin", tool, &r));
+	/* a second name beside it is no reach; one in the write folder is */
+	name = xasprintf("%s/tool-1.0", bin);
+	assert_int_equal(link(tool, name), 0);
+	assert_false(tool_reach(&writes, "/usr/bin:/bin", tool, &r));
+	free(name);
+	name = xasprintf("%s/deep/er", w);
+	char *deep = xasprintf("%s/deep", w);
+	assert_int_equal(mkdir(deep, 0755), 0);
+	free(deep);
+	assert_int_equal(link(tool, name), 0);
+	assert_true(tool_reach(&writes, "/usr/bin:/bin", tool, &r));
+	assert_int_equal(r.kind, REACH_LINK);
+	assert_string_equal(r.name, name);
+	assert_string_equal(r.folder, w);
+	unlink(name);
+	/* a relative interpreter is found from the tool's folder */
+	put(tool, "#!python3\n", 10, 0755);
+	assert_true(tool_reach(&writes, "/usr/bin:/bin", tool, &r));
+	assert_int_equal(r.kind, REACH_HERE);
+	assert_string_equal(r.name, "python3");
+	/* env's program, found on the path, lying in the write folder */
+	char *envd = xasprintf("%s/envprog", w);
+	put(envd, sh, strlen(sh), 0755);
+	const char *viaenv = "#!/usr/bin/env -S VAR=1 envprog -x\n";
+	put(tool, viaenv, strlen(viaenv), 0755);
+	char *path = xasprintf("/nonexistent:%s", w);
+	assert_true(tool_reach(&writes, path, tool, &r));
+	assert_int_equal(r.kind, REACH_IN);
+	assert_string_equal(r.what, envd);
+	assert_false(tool_reach(&writes, "/usr/bin:/bin", tool, &r));
+	/* this very program's ELF file, cut short and garbled: read with
+	 * bounds, never a crash */
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	static unsigned char elf[65536];
+	ssize_t n = read(fd, elf, sizeof(elf));
+	close(fd);
+	assert_true(n > 4096);
+	assert_false(
+	    tool_reach(&writes, "/usr/bin:/bin", "/proc/self/exe", &r));
+	uint32_t seed = 12345;
+	for (int i = 0; i < 400; i++) {
+		size_t len = (size_t)(i * 37) % (size_t)n;
+		unsigned char copy[4096];
+		size_t k = len < sizeof(copy) ? len : sizeof(copy);
+		memcpy(copy, elf, k);
+		for (int j = 0; i % 2 && j < 8 && k; j++) {
+			seed = seed * 1103515245u + 12345u;
+			copy[(seed >> 8) % k] = (unsigned char)(seed >> 16);
+		}
+		put(tool, copy, k, 0755);
+		(void)tool_reach(&writes, "/usr/bin:/bin", tool, &r);
+	}
+	free(path);
+	free(envd);
+	free(name);
+	free(tool);
+	free(bin);
+	free(w);
+	strv_free(&writes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +382,7 @@ int main(void)
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_store_round_trip),
 	    cmocka_unit_test(test_pages),
+	    cmocka_unit_test(test_reach),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
