@@ -289,6 +289,24 @@ int read_file(const char *path, size_t max, char **out, size_t *len)
 	return r;
 }
 
+int pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	if (off > INT64_MAX)
+		return -EINVAL;
+	while (got < n) {
+		ssize_t k =
+		    pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EINVAL;
+		got += (size_t)k;
+	}
+	return 0;
+}
+
 int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

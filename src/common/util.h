@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +104,9 @@ int hex_value(int c);
 int read_file(const char *path, size_t max, char **out, size_t *len);
 /* Reads all of fd (at most max bytes). 0 or -errno. */
 int read_fd_all(int fd, size_t max, char **out, size_t *len);
+/* Reads exactly n bytes of fd at offset off, retrying on EINTR and short
+ * reads. 0, or -errno (-EINVAL: the file ends first, or off is too big). */
+int pread_all(int fd, void *buf, size_t n, uint64_t off);
 /* Writes all of buf to fd, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t len);
 

@@ -90,22 +90,46 @@ static int id_line(char *text, unsigned id, char **out)
 	return -ENOENT;
 }
 
-int account_from_files(const char *etc, const char *db, unsigned id,
-		       char **line)
+/* account_from_files, with nsswitch.conf's text (NULL: unreadable) read
+ * once for both databases. */
+static int from_files(const char *etc, const char *nss, const char *db,
+		      unsigned id, char **line)
 {
-	_cleanup_free_ char *nss_path = xasprintf("%s/nsswitch.conf", etc);
 	_cleanup_free_ char *db_path = xasprintf("%s/%s", etc, db);
-	_cleanup_free_ char *nss = NULL, *text = NULL;
+	_cleanup_free_ char *conf = nss ? xstrdup(nss) : NULL;
+	_cleanup_free_ char *text = NULL;
 	size_t len;
 
 	*line = NULL;
-	if (read_file(nss_path, ACCOUNT_FILE_MAX, &nss, &len) < 0 ||
-	    strlen(nss) != len || !files_first(nss, db))
+	if (!conf || !files_first(conf, db))
 		return -ENOENT;
 	if (read_file(db_path, ACCOUNT_FILE_MAX, &text, &len) < 0 ||
 	    strlen(text) != len)
 		return -ENOENT;
 	return id_line(text, id, line);
+}
+
+/* nsswitch.conf under etc, whole, or NULL. */
+static char *nss_read(const char *etc)
+{
+	_cleanup_free_ char *path = xasprintf("%s/nsswitch.conf", etc);
+	char *text = NULL;
+	size_t len;
+
+	if (read_file(path, ACCOUNT_FILE_MAX, &text, &len) < 0)
+		return NULL;
+	if (strlen(text) != len) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+int account_from_files(const char *etc, const char *db, unsigned id,
+		       char **line)
+{
+	_cleanup_free_ char *nss = nss_read(etc);
+	return from_files(etc, nss, db, id, line);
 }
 
 /* Field n (from 0) of a ':'-separated line, copied; NULL past the end. */
@@ -125,9 +149,10 @@ static char *field(const char *line, int n)
 void account_lookup(const char *etc, uid_t uid, gid_t gid, struct account *a)
 {
 	_cleanup_free_ char *pl = NULL, *gl = NULL;
+	_cleanup_free_ char *nss = nss_read(etc);
 
 	*a = (struct account){0};
-	if (account_from_files(etc, "passwd", (unsigned)uid, &pl) == 0) {
+	if (from_files(etc, nss, "passwd", (unsigned)uid, &pl) == 0) {
 		a->user = field(pl, 0);
 		a->shell = field(pl, 6);
 	} else {
@@ -145,7 +170,7 @@ void account_lookup(const char *etc, uid_t uid, gid_t gid, struct account *a)
 		free(a->user);
 		a->user = NULL;
 	}
-	if (account_from_files(etc, "group", (unsigned)gid, &gl) == 0) {
+	if (from_files(etc, nss, "group", (unsigned)gid, &gl) == 0) {
 		a->group = field(gl, 0);
 	} else {
 		struct group *gr = getgrgid(gid);

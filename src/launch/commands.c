@@ -23,11 +23,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/elf.h"
 #include "common/esc.h"
 
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #define SHEBANG_MAX 256 /* the kernel reads no more (BINPRM_BUF_SIZE) */
-#define PHDR_MAX 4096
 
 static bool is_exec_file(const char *path)
 {
@@ -69,24 +69,6 @@ static char *resolve_name(const char *name, const char *path_env)
 	return NULL;
 }
 
-static int read_at(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-
-	if (off > INT64_MAX)
-		return -EINVAL;
-	while (got < n) {
-		ssize_t r =
-		    pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EINVAL;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
 /* The PT_INTERP of an ELF file, or NULL (static, not ELF, malformed). */
 static char *elf_interp(int fd)
 {
@@ -96,74 +78,21 @@ static char *elf_interp(int fd)
 	(void)fd;
 	return NULL;
 #else
-	unsigned char ident[EI_NIDENT];
-	uint64_t phoff;
-	unsigned phnum, phentsize;
-	bool is64;
+	struct elf_file e;
+	struct elf_phdr p;
 
-	if (read_at(fd, ident, sizeof(ident), 0) < 0 ||
-	    memcmp(ident, ELFMAG, SELFMAG) != 0)
+	if (!elf_open(fd, &e))
 		return NULL;
-		/* Only our own byte order: a foreign ELF cannot run here anyway. */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (ident[EI_DATA] != ELFDATA2LSB)
-		return NULL;
-#else
-	if (ident[EI_DATA] != ELFDATA2MSB)
-		return NULL;
-#endif
-	if (ident[EI_CLASS] == ELFCLASS64) {
-		Elf64_Ehdr eh;
-		if (read_at(fd, &eh, sizeof(eh), 0) < 0)
+	for (unsigned i = 0; i < e.phnum; i++) {
+		if (!elf_phdr(fd, &e, i, &p))
 			return NULL;
-		is64 = true;
-		phoff = eh.e_phoff;
-		phnum = eh.e_phnum;
-		phentsize = eh.e_phentsize;
-		if (phentsize < sizeof(Elf64_Phdr))
-			return NULL;
-	} else if (ident[EI_CLASS] == ELFCLASS32) {
-		Elf32_Ehdr eh;
-		if (read_at(fd, &eh, sizeof(eh), 0) < 0)
-			return NULL;
-		is64 = false;
-		phoff = eh.e_phoff;
-		phnum = eh.e_phnum;
-		phentsize = eh.e_phentsize;
-		if (phentsize < sizeof(Elf32_Phdr))
-			return NULL;
-	} else {
-		return NULL;
-	}
-	if (phnum > PHDR_MAX)
-		return NULL;
-	for (unsigned i = 0; i < phnum; i++) {
-		uint64_t at = phoff + (uint64_t)i * phentsize, off, sz;
-		uint32_t type;
-		if (at < phoff)
-			return NULL; /* overflow */
-		if (is64) {
-			Elf64_Phdr ph;
-			if (read_at(fd, &ph, sizeof(ph), at) < 0)
-				return NULL;
-			type = ph.p_type;
-			off = ph.p_offset;
-			sz = ph.p_filesz;
-		} else {
-			Elf32_Phdr ph;
-			if (read_at(fd, &ph, sizeof(ph), at) < 0)
-				return NULL;
-			type = ph.p_type;
-			off = ph.p_offset;
-			sz = ph.p_filesz;
-		}
-		if (type != PT_INTERP)
+		if (p.type != PT_INTERP)
 			continue;
-		if (sz < 2 || sz > PATH_MAX)
+		if (p.filesz < 2 || p.filesz > PATH_MAX)
 			return NULL;
-		char *s = xmalloc(sz + 1);
-		if (read_at(fd, s, sz, off) < 0 || s[sz - 1] != '\0' ||
-		    strlen(s) != sz - 1) {
+		char *s = xmalloc(p.filesz + 1);
+		if (pread_all(fd, s, p.filesz, p.off) < 0 ||
+		    s[p.filesz - 1] != '\0' || strlen(s) != p.filesz - 1) {
 			free(s);
 			return NULL;
 		}

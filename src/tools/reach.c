@@ -17,13 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/elf.h"
 #include "tools/allow.h"
 
 #define SHEBANG_MAX 256	       /* the kernel reads no more (BINPRM_BUF_SIZE) */
 #define INTERP_DEPTH 4	       /* the kernel's nesting of script interpreters */
 #define LINK_SEARCH_MAX 200000 /* entries of a write folder looked through */
 #define LINK_SEARCH_DEPTH 128
-#define PHDR_MAX 4096
 #define DYN_MAX 4096
 
 const char *tools_write_folder_of(const struct strv *w, const char *path)
@@ -262,109 +262,7 @@ static bool check_search(const struct strv *w, const char *file,
 	return false;
 }
 
-static int read_at(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-
-	if (off > INT64_MAX)
-		return -EINVAL;
-	while (got < n) {
-		ssize_t k =
-		    pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EINVAL;
-		got += (size_t)k;
-	}
-	return 0;
-}
-
 #ifndef __APPLE__
-struct elf {
-	bool is64;
-	uint64_t phoff;
-	unsigned phnum, phentsize;
-};
-
-static bool elf_open(int fd, struct elf *e)
-{
-	unsigned char ident[EI_NIDENT];
-
-	if (read_at(fd, ident, sizeof(ident), 0) < 0 ||
-	    memcmp(ident, ELFMAG, SELFMAG) != 0)
-		return false;
-		/* Only our own byte order: a foreign ELF cannot run here. */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (ident[EI_DATA] != ELFDATA2LSB)
-		return false;
-#else
-	if (ident[EI_DATA] != ELFDATA2MSB)
-		return false;
-#endif
-	if (ident[EI_CLASS] == ELFCLASS64) {
-		Elf64_Ehdr eh;
-		if (read_at(fd, &eh, sizeof(eh), 0) < 0)
-			return false;
-		*e = (struct elf){true, eh.e_phoff, eh.e_phnum, eh.e_phentsize};
-		return e->phentsize >= sizeof(Elf64_Phdr) &&
-		       e->phnum <= PHDR_MAX;
-	}
-	if (ident[EI_CLASS] == ELFCLASS32) {
-		Elf32_Ehdr eh;
-		if (read_at(fd, &eh, sizeof(eh), 0) < 0)
-			return false;
-		*e =
-		    (struct elf){false, eh.e_phoff, eh.e_phnum, eh.e_phentsize};
-		return e->phentsize >= sizeof(Elf32_Phdr) &&
-		       e->phnum <= PHDR_MAX;
-	}
-	return false;
-}
-
-struct phdr {
-	uint32_t type;
-	uint64_t off, vaddr, filesz;
-};
-
-static bool elf_phdr(int fd, const struct elf *e, unsigned i, struct phdr *p)
-{
-	uint64_t at = e->phoff + (uint64_t)i * e->phentsize;
-
-	if (at < e->phoff)
-		return false;
-	if (e->is64) {
-		Elf64_Phdr ph;
-		if (read_at(fd, &ph, sizeof(ph), at) < 0)
-			return false;
-		*p = (struct phdr){ph.p_type, ph.p_offset, ph.p_vaddr,
-				   ph.p_filesz};
-	} else {
-		Elf32_Phdr ph;
-		if (read_at(fd, &ph, sizeof(ph), at) < 0)
-			return false;
-		*p = (struct phdr){ph.p_type, ph.p_offset, ph.p_vaddr,
-				   ph.p_filesz};
-	}
-	return true;
-}
-
-/* The file offset of the address vaddr, from the PT_LOAD holding it. */
-static bool elf_offset(int fd, const struct elf *e, uint64_t vaddr,
-		       uint64_t *off)
-{
-	struct phdr p;
-
-	for (unsigned i = 0; i < e->phnum; i++)
-		if (elf_phdr(fd, e, i, &p) && p.type == PT_LOAD &&
-		    vaddr >= p.vaddr && vaddr - p.vaddr < p.filesz &&
-		    p.off + (vaddr - p.vaddr) >= p.off) {
-			*off = p.off + (vaddr - p.vaddr);
-			return true;
-		}
-	return false;
-}
-
 /* A NUL-ended string of at most PATH_MAX - 1 bytes at off, or false. */
 static bool elf_string(int fd, uint64_t off, uint64_t left, char *out)
 {
@@ -386,8 +284,8 @@ static bool elf_string(int fd, uint64_t off, uint64_t left, char *out)
 static bool check_elf(const struct strv *w, int fd, const char *real,
 		      struct tool_reach *r)
 {
-	struct elf e;
-	struct phdr p, dyn = {0};
+	struct elf_file e;
+	struct elf_phdr p, dyn = {0};
 	char s[PATH_MAX], interp[PATH_MAX];
 
 	if (!elf_open(fd, &e))
@@ -417,13 +315,13 @@ static bool check_elf(const struct strv *w, int fd, const char *real,
 		uint64_t val;
 		if (e.is64) {
 			Elf64_Dyn d;
-			if (read_at(fd, &d, sizeof(d), dyn.off + i * esz) < 0)
+			if (pread_all(fd, &d, sizeof(d), dyn.off + i * esz) < 0)
 				return false;
 			tag = d.d_tag;
 			val = d.d_un.d_val;
 		} else {
 			Elf32_Dyn d;
-			if (read_at(fd, &d, sizeof(d), dyn.off + i * esz) < 0)
+			if (pread_all(fd, &d, sizeof(d), dyn.off + i * esz) < 0)
 				return false;
 			tag = d.d_tag;
 			val = d.d_un.d_val;

@@ -1,8 +1,13 @@
 /* What a route lookup means for a connection, on every platform; the
- * lookups themselves are route_linux.c's and route_macos.c's. */
+ * lookups themselves are route_linux.c's and route_macos.c's, which share
+ * the routing socket's setup here. */
 #include "wire/route.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 enum route_where route_where_for(struct route_sock *rs,
 				 const struct lnk_addr *dst)
@@ -40,4 +45,27 @@ const char *route_where_name(enum route_where w)
 		return "no route";
 	}
 	return "unknown";
+}
+
+int route_sock_ready(struct route_sock *rs)
+{
+	if (rs->fd < 0)
+		return -errno;
+	/* The kernel answers while handling our send: a second is a lost
+	 * answer, and a lost answer refuses the call. */
+	struct timeval tv = {.tv_sec = 1};
+	if (setsockopt(rs->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+		int e = -errno;
+		close(rs->fd);
+		rs->fd = -1;
+		return e;
+	}
+	return 0;
+}
+
+void route_close(struct route_sock *rs)
+{
+	if (rs->fd >= 0)
+		close(rs->fd);
+	rs->fd = -1;
 }

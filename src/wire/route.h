@@ -84,6 +84,9 @@ struct route_sock {
  * wire). 0 or -errno. */
 int route_open(struct route_sock *rs);
 void route_close(struct route_sock *rs);
+/* route_open's second half, the same on every platform: rs->fd (or -1,
+ * with errno) given its receive timeout; closed on failure. 0 or -errno. */
+int route_sock_ready(struct route_sock *rs);
 
 /* Asks the kernel where dst is. Any failure to get an answer is
  * ROUTE_NONE: the caller refuses (fail closed). */

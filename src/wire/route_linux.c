@@ -14,25 +14,7 @@ int route_open(struct route_sock *rs)
 {
 	rs->seq = 0;
 	rs->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (rs->fd < 0)
-		return -errno;
-	/* the kernel answers while handling our send; a second is a lost
-	 * answer, and a lost answer refuses the call */
-	struct timeval tv = {.tv_sec = 1};
-	if (setsockopt(rs->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
-		int e = -errno;
-		close(rs->fd);
-		rs->fd = -1;
-		return e;
-	}
-	return 0;
-}
-
-void route_close(struct route_sock *rs)
-{
-	if (rs->fd >= 0)
-		close(rs->fd);
-	rs->fd = -1;
+	return route_sock_ready(rs);
 }
 
 size_t route_build_request(const struct lnk_addr *dst, uint32_t seq, void *buf)

@@ -28,24 +28,7 @@ int route_open(struct route_sock *rs)
 {
 	rs->seq = 0;
 	rs->fd = socket_cloexec(PF_ROUTE, SOCK_RAW, AF_UNSPEC, 0);
-	if (rs->fd < 0)
-		return -errno;
-	/* a second is a lost answer, and a lost answer refuses the call */
-	struct timeval tv = {.tv_sec = 1};
-	if (setsockopt(rs->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
-		int e = -errno;
-		close(rs->fd);
-		rs->fd = -1;
-		return e;
-	}
-	return 0;
-}
-
-void route_close(struct route_sock *rs)
-{
-	if (rs->fd >= 0)
-		close(rs->fd);
-	rs->fd = -1;
+	return route_sock_ready(rs);
 }
 
 /* What the kernel said about one destination. */
