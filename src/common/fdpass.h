@@ -2,8 +2,10 @@
  *
  * Policy travels only outward-in (invariant 6); descriptors travel inward-out:
  * the init inside the sandbox hands its listening sockets to the wire and its
- * seccomp listener to the supervisor. The receiver always takes them with
- * MSG_CMSG_CLOEXEC so they never leak into a program it starts. */
+ * seccomp listener to the supervisor. One kind goes in: the sandbox's own
+ * cgroup v1 files, to lnk-init (src/init/main.c, recv_cgroup). The receiver
+ * always takes them with MSG_CMSG_CLOEXEC so they never leak into a program
+ * it starts. */
 #pragma once
 
 #include <stddef.h>

@@ -3,6 +3,7 @@
  * entries to ro-bind). */
 #include "guard/internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -243,16 +244,100 @@ static int follow_chain(const char *path, char **real)
 	return -ELOOP;
 }
 
+/* d_type as st_mode's type bits; 0 when the file system does not say. */
+static mode_t dtype_mode(unsigned char t)
+{
+	switch (t) {
+	case DT_REG:
+		return S_IFREG;
+	case DT_DIR:
+		return S_IFDIR;
+	case DT_LNK:
+		return S_IFLNK;
+	case DT_FIFO:
+		return S_IFIFO;
+	case DT_SOCK:
+		return S_IFSOCK;
+	case DT_CHR:
+		return S_IFCHR;
+	case DT_BLK:
+		return S_IFBLK;
+	default:
+		return 0;
+	}
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct dot_file *const *)a)[0]->name,
+		      ((const struct dot_file *const *)b)[0]->name);
+}
+
+/* How much of a folder is listed before its names are looked up one by
+ * one instead: a folder of a few thousand entries still lists in a few
+ * reads, a huge one costs no more than the hundred lookups. */
+#define DOT_LIST_BYTES (4 * 32768)
+
+/* types[] from one listing of dfd: a project folder holds tens of
+ * entries, and reading them (one or two getdents) costs far less than a
+ * lookup of each of the hundred names (measured: 0.1 to 0.2 ms of every
+ * start). The names are matched exactly, as a lookup would: a folder
+ * whose file system folds names is refused before any of this matters
+ * (fold.c). An entry whose type the listing does not give is looked up.
+ * false when the folder is larger than DOT_LIST_BYTES or cannot be read:
+ * the caller looks each name up. */
+static bool dot_types_listed(int dfd, const struct dot_file *d, size_t n,
+			     mode_t *types)
+{
+	_cleanup_free_ const struct dot_file **by = xcalloc(n, sizeof(*by));
+	for (size_t i = 0; i < n; i++)
+		by[i] = &d[i];
+	qsort(by, n, sizeof(*by), name_cmp);
+	union {
+		struct dirent64 align;
+		char b[32768];
+	} buf;
+	size_t total = 0;
+	ssize_t got;
+	while ((got = getdents64(dfd, buf.b, sizeof(buf.b))) > 0) {
+		if ((total += (size_t)got) > DOT_LIST_BYTES)
+			return false;
+		for (ssize_t off = 0; off < got;) {
+			struct dirent64 *de = (struct dirent64 *)(buf.b + off);
+			off += de->d_reclen;
+			struct dot_file key = {.name = de->d_name};
+			const struct dot_file *kp = &key;
+			const struct dot_file **hit =
+			    bsearch(&kp, by, n, sizeof(*by), name_cmp);
+			if (!hit)
+				continue;
+			size_t i = (size_t)(*hit - d);
+			struct stat st;
+			types[i] = dtype_mode(de->d_type);
+			if (!types[i] && fstatat(dfd, de->d_name, &st,
+						 AT_SYMLINK_NOFOLLOW) == 0)
+				types[i] = st.st_mode & S_IFMT;
+		}
+	}
+	return got == 0;
+}
+
 mode_t *guard_dot_types(const char *dir)
 {
 	size_t n;
 	const struct dot_file *d = dot_files(&n);
 	mode_t *types = xcalloc(n ? n : 1, sizeof(*types));
+	_cleanup_close_ int dfd =
+	    open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+
+	if (dfd >= 0 && dot_types_listed(dfd, d, n, types))
+		return types;
+	memset(types, 0, (n ? n : 1) * sizeof(*types));
+	if (dfd < 0) /* a folder it may search but not list */
+		dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	/* Each name looked up from the folder, not from the root: the same
 	 * lookup of its last component (not followed), without walking the
 	 * folder's path a hundred times. */
-	_cleanup_close_ int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 		int r;

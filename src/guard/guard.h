@@ -187,6 +187,10 @@ int guard_start(const struct guard_plan *np, int sock, struct guard **out,
  * blocked in a notified call would then get ENOSYS from the kernel), joins
  * every thread and frees n. NULL is fine. */
 void guard_stop(struct guard *n);
+/* Asks the threads to end without waiting for them, so that they end
+ * while the caller does something else; guard_stop then joins them.
+ * NULL is fine. */
+void guard_stop_begin(struct guard *n);
 
 /* Blocks until the listener reports that the filter is gone (or it never
  * arrived). Optional: guard_stop alone is enough. */

@@ -495,6 +495,14 @@ static bool join_worker(struct worker *w)
 	return false;
 }
 
+void guard_stop_begin(struct guard *n)
+{
+	uint64_t one = 1;
+
+	if (n)
+		(void)!write(n->stopfd, &one, sizeof(one));
+}
+
 void guard_stop(struct guard *n)
 {
 	uint64_t one = 1;

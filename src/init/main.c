@@ -16,7 +16,8 @@
  *   5. close every descriptor above 2 but the lifeline (a pipe that hangs
  *      up when lnk dies: then the sandbox ends, reaper.c), wait for lnk's
  *      go-ahead on it (its one byte, once the sandbox is in the
- *      registry), then fork: the
+ *      registry; with cgroup v1 limits, take the sandbox's cgroup that
+ *      lnk sent on the guard's socket before it), then fork: the
  *      child (confined by 1-4, inherited) enters a Landlock domain nested in this one, takes a
  *      process group of its own, chdirs and execs the program; this
  *      process stays as pid 1, reaps, forwards lnk's signals and exits
@@ -28,15 +29,18 @@
  * executed, 127 it is not there.
  */
 #include <errno.h>
+#include <linux/magic.h>
 #include <linux/netlink.h>
-#include <sys/socket.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "common/fdpass.h"
@@ -140,7 +144,9 @@ static int apply_landlock(const struct init_config *c)
 	fail_layer("landlock", &err);
 }
 
-static void apply_seccomp(const struct init_config *c)
+/* Returns the guard's socket when the sandbox's cgroup is still to come
+ * on it (cgroup_on_guard: recv_cgroup), else -1 (closed, or none). */
+static int apply_seccomp(const struct init_config *c)
 {
 	struct lnk_err err = {0};
 	int listener = -1, r;
@@ -181,19 +187,71 @@ static void apply_seccomp(const struct init_config *c)
 				strerror(-r));
 			fail_layer("the dot-file guard", &err);
 		}
+		if (c->cgroup_on_guard)
+			return c->guard_fd;
 		close(c->guard_fd);
 	}
+	return -1;
+}
+
+/* The sandbox's cgroups, sent by lnk on the guard's socket before its
+ * go-ahead (init_config.cgroup_on_guard): "C" with the tasks file of each
+ * hierarchy, one or two. They are the only descriptors that come into the
+ * sandbox from outside after bwrap: each must be a file of a cgroup file
+ * system, and the program's process uses it once, to move itself in, and
+ * closes it before anything of the program runs. Already queued when the
+ * go-ahead has come, so it never waits: missing, the program never runs. */
+static int recv_cgroup(int sock, int cgroup[2], struct lnk_err *err)
+{
+	struct pollfd pf = {.fd = sock, .events = POLLIN};
+	int fds[2] = {-1, -1};
+	size_t n = 2;
+	char tag = 0;
+
+	if (sock < 0 || poll(&pf, 1, 0) != 1 || !(pf.revents & POLLIN))
+		return err_set(err, -EPROTO, "lnk sent none");
+	ssize_t r = fd_recv(sock, fds, &n, &tag, 1);
+	bool ok = r == 1 && tag == 'C' && n >= 1;
+	for (size_t i = 0; ok && i < n; i++) {
+		struct statfs sf;
+		ok = fstatfs(fds[i], &sf) == 0 &&
+		     (sf.f_type == CGROUP_SUPER_MAGIC ||
+		      sf.f_type == CGROUP2_SUPER_MAGIC);
+	}
+	if (!ok) {
+		for (size_t i = 0; r > 0 && i < n; i++)
+			close(fds[i]);
+		return err_set(err, -EPROTO,
+			       "lnk's message is not the cgroup's files");
+	}
+	cgroup[0] = fds[0];
+	cgroup[1] = n > 1 ? fds[1] : -1;
+	return 0;
 }
 
 /* The forked child: the program's own Landlock domain and process group,
  * then init_exec. Exit codes as the top says. */
-__attribute__((noreturn)) static void run_program(const struct init_config *c,
-						  int abi, int tty)
+__attribute__((noreturn)) static void
+run_program(const struct init_config *c, int abi, int tty, const int cgroup[2])
 {
 	struct lnk_err err = {0};
 	enum init_exec_stage stage;
 	int r;
 
+	/* First, into the sandbox's cgroups (cgroup v1): everything the
+	 * program does, from its exec on, is counted there ("0": this
+	 * process, one thread). It fails closed: a program outside its
+	 * limits never runs. */
+	for (int i = 0; i < 2; i++) {
+		if (cgroup[i] < 0)
+			continue;
+		if (write(cgroup[i], "0", 1) != 1) {
+			err_set(&err, -errno, "cannot move into it: %s",
+				strerror(errno));
+			fail_layer("the sandbox's cgroup", &err);
+		}
+		close(cgroup[i]);
+	}
 	/* Only pid 1 watches the lifeline (also close-on-exec). */
 	if (c->lifeline_fd >= 0)
 		close(c->lifeline_fd);
@@ -249,10 +307,12 @@ int main(int argc, char **argv)
 		fail_layer("no_new_privs", &err);
 	}
 	abi = apply_landlock(&cfg);
-	apply_seccomp(&cfg);
-	/* pid 1 keeps no descriptor: the program must not reach one
+	int guard = apply_seccomp(&cfg);
+	/* pid 1 keeps no descriptor but the lifeline (and the guard's socket
+	 * until the cgroup has come on it): the program must not reach one
 	 * through it either (invariant 4). */
-	if (reaper_close_fds(cfg.lifeline_fd, &err) < 0)
+	const int keep[] = {cfg.lifeline_fd, guard};
+	if (reaper_close_fds(keep, ARRAY_SIZE(keep), &err) < 0)
 		fail_layer("the descriptor cleanup", &err);
 	if (reaper_lifeline_arm(cfg.lifeline_fd, &err) < 0)
 		fail_layer("the lifeline", &err);
@@ -270,6 +330,11 @@ int main(int argc, char **argv)
 	/* Checked again last: lnk may have died while init confined itself. */
 	if (reaper_lifeline_lost(cfg.lifeline_fd))
 		return 128 + SIGKILL;
+	int cgroup[2] = {-1, -1};
+	if (cfg.cgroup_on_guard && recv_cgroup(guard, cgroup, &err) < 0)
+		fail_layer("the sandbox's cgroup", &err);
+	if (guard >= 0)
+		close(guard);
 
 	/* The sandbox's tasks, where no cgroup limits them: the kernel
 	 * counts RLIMIT_NPROC per user namespace, so this is the count of
@@ -291,7 +356,10 @@ int main(int argc, char **argv)
 		fail_layer("the program's process", &err);
 	}
 	if (pid == 0)
-		run_program(&cfg, abi, tty);
+		run_program(&cfg, abi, tty, cgroup);
+	for (int i = 0; i < 2; i++)
+		if (cgroup[i] >= 0)
+			close(cgroup[i]);
 	/* The program's argv and environment are its own business. */
 	lifeline = cfg.lifeline_fd;
 	char *temp_home = cfg.temp_home;

@@ -73,6 +73,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -130,22 +131,41 @@ static int close_from_to(unsigned lo, unsigned hi, struct lnk_err *err)
 	return 0;
 }
 
-int reaper_close_fds(int keep, struct lnk_err *err)
+static int int_cmp(const void *a, const void *b)
 {
+	return *(const int *)a - *(const int *)b;
+}
+
+int reaper_close_fds(const int *keep, size_t nkeep, struct lnk_err *err)
+{
+	int k[REAPER_KEEP_MAX];
+	size_t n = 0;
+	unsigned from = 3U;
 	int r;
 
-	if (keep < 3)
-		return close_from_to(3U, ~0U, err);
-	if ((r = close_from_to(3U, (unsigned)keep - 1, err)) < 0 ||
-	    (r = close_from_to((unsigned)keep + 1, ~0U, err)) < 0)
+	for (size_t i = 0; i < nkeep && n < REAPER_KEEP_MAX; i++)
+		if (keep[i] >= 3)
+			k[n++] = keep[i];
+	qsort(k, n, sizeof(*k), int_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && k[i] == k[i - 1])
+			continue;
+		if ((unsigned)k[i] > from &&
+		    (r = close_from_to(from, (unsigned)k[i] - 1, err)) < 0)
+			return r;
+		from = (unsigned)k[i] + 1;
+	}
+	if ((r = close_from_to(from, ~0U, err)) < 0)
 		return r;
-	/* pid 1 keeps the lifeline; the program must not (it could keep
-	 * the pipe's read end open, which is harmless, but it is nothing
-	 * of its own: invariant 4). run_program closes it too. */
-	if (fcntl(keep, F_SETFD, FD_CLOEXEC) < 0)
-		return err_set(err, -errno,
-			       "the lifeline descriptor %d is not open: %s",
-			       keep, strerror(errno));
+	/* pid 1 keeps them, close-on-exec; the program must not hold them
+	 * (the pipe's read end would be harmless, but it is nothing of its
+	 * own: invariant 4): run_program closes the lifeline, and pid 1 the
+	 * guard's socket before the fork. */
+	for (size_t i = 0; i < n; i++)
+		if (fcntl(k[i], F_SETFD, FD_CLOEXEC) < 0)
+			return err_set(err, -errno,
+				       "the kept descriptor %d is not open: %s",
+				       k[i], strerror(errno));
 	return 0;
 }
 

@@ -41,6 +41,10 @@ struct host_facts {
  * errors here (NULL): the caller says what to do. 0 or -errno. */
 int host_gather(struct host_facts *h, const char *version_cache,
 		const char *names_cache, struct lnk_err *err);
+/* Closes the copied /etc files' descriptors (etc_fds, then -1): once
+ * bwrap has them, lnk needs them no more, and closing them while bwrap
+ * makes the sandbox keeps that off the end of the run. */
+void host_close_etc(struct host_facts *h);
 void host_facts_free(struct host_facts *h);
 /* A generated /etc file: text, copied into the sandbox read only at path
  * (replacing the host's, which is never read). 0 or -errno. */

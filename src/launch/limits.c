@@ -463,8 +463,6 @@ static int make_one(const char *parent, const char *tag, int slot, bool v1,
 {
 	char *dir = xasprintf("%s/lnk-%s", parent, tag);
 
-	remove_stale(parent);
-
 	/* A folder left by a lnk that was killed: nothing runs in it, as
 	 * its pid (in tag) is ours now. */
 	if (mkdir(dir, 0755) < 0 &&
@@ -514,6 +512,29 @@ int limits_cgroup_make(const struct limits_where *w, const struct limits *l,
 	}
 	limits_cgroup_end(cg);
 	return r;
+}
+
+void limits_cgroup_sweep(const struct limits_where *w)
+{
+	if (w->kind != LIMITS_CGROUP1 && w->kind != LIMITS_CGROUP2)
+		return;
+	for (int i = 0; i < 2; i++)
+		if (w->parent[i])
+			remove_stale(w->parent[i]);
+}
+
+int limits_cgroup_try_end(struct limits_cgroup *cg)
+{
+	for (int i = 0; i < 2; i++) {
+		if (cg->procs[i] >= 0)
+			close(cg->procs[i]);
+		cg->procs[i] = -1;
+		if (cg->dir[i] && rmdir(cg->dir[i]) == 0) {
+			free(cg->dir[i]);
+			cg->dir[i] = NULL;
+		}
+	}
+	return cg->dir[0] || cg->dir[1] ? -EBUSY : 0;
 }
 
 void limits_cgroup_end(struct limits_cgroup *cg)

@@ -76,12 +76,22 @@ void limits_where_free(struct limits_where *w);
 /* One line for `ready`: what applies, and where. */
 char *limits_describe(const struct limits_where *w, const struct limits *l);
 
-/* One sandbox's cgroup: made before bwrap starts; bwrap's process moves
- * itself in (spawn.c) by writing "0" to each procs descriptor. */
+/* One sandbox's cgroup: made before bwrap starts. Who moves in, by
+ * writing "0" to each procs descriptor:
+ * - cgroup v1 (inside): the program's own process, forked by lnk-init
+ *   (init_config.cgroup_fd), before anything of the program runs. The
+ *   cgroup then holds the program's processes alone, not bwrap and not
+ *   pid 1, so it is empty, and lnk can remove it, as soon as they are
+ *   gone; before bwrap exits, while the kernel takes the sandbox's pid 1
+ *   and namespaces down.
+ * - cgroup v2: bwrap's process (spawn.c), before it runs. Inside the
+ *   sandbox's cgroup namespace v2 refuses a move to a cgroup outside it,
+ *   so the whole sandbox is in it, and it is removed after bwrap exits. */
 struct limits_cgroup {
 	char *dir[2];
 	int procs[2]; /* cgroup.procs (v1: tasks, limits.c says why), open
 		       * for writing, or -1 */
+	bool inside;  /* v1: the program's process moves in (see above) */
 };
 
 #define LIMITS_CGROUP_INIT                               \
@@ -100,3 +110,11 @@ int limits_cgroup_make(const struct limits_where *w, const struct limits *l,
 /* Closes the descriptors and removes the folders (once bwrap has exited:
  * the sandbox's processes are gone then). */
 void limits_cgroup_end(struct limits_cgroup *cg);
+/* One try of limits_cgroup_end that never waits: 0 when every folder is
+ * gone (or none was made), -EBUSY when a process is still in one (the
+ * folders are kept for limits_cgroup_end). */
+int limits_cgroup_try_end(struct limits_cgroup *cg);
+/* Removes the cgroups lnks killed with SIGKILL left under w's parents
+ * (their pid no longer runs). Reading the parents costs: called while
+ * bwrap makes the sandbox, not before. */
+void limits_cgroup_sweep(const struct limits_where *w);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "common/fdpass.h"
 #include "common/buf.h"
 #include "common/esc.h"
 #include "proto/initcfg.h"
@@ -268,11 +269,23 @@ static void sb_ended(void *arg)
 		close_pair(s->lifeline);
 	if (s->guard)
 		guard_get_stats(s->guard, &s->gs, NULL);
+	/* The threads are asked to end first and joined after the entry's
+	 * removal: waking a thread on the other CPU takes longer than the
+	 * removal itself on a small VM, and this way neither waits. */
+	guard_stop_begin(s->guard);
+	db_queue_stop_begin(s->logq);
+	sb_leave(s);
 	guard_stop(s->guard);
 	s->guard = NULL;
 	db_queue_stop(s->logq); /* commits the refusals left */
 	s->logq = NULL;
-	sb_leave(s);
+	/* As root, the copies of the device nodes, and a cgroup only the
+	 * program's processes were in (launch/limits.h): nothing inside uses
+	 * them any more. One that cannot be removed yet is removed after
+	 * bwrap has exited. */
+	devnodes_remove(&s->dev);
+	if (s->cg.inside)
+		(void)limits_cgroup_try_end(&s->cg);
 }
 
 static int sb_ended_fd(void *arg)
@@ -470,7 +483,33 @@ struct hold_ctx {
 	bool probe;
 	bool guard, exec_note; /* guard_begin's */
 	int guard_r;	       /* its failure, or 0 */
+	/* The cgroup's tag, when it is made here and goes to lnk-init on the
+	 * guard's socket (sandbox_run), else NULL; cgroup_r: its failure. */
+	const char *cgroup_tag;
+	int cgroup_r;
 };
+
+/* The sandbox's cgroup v1, made now and handed to lnk-init before the
+ * go-ahead (init_config.cgroup_on_guard): "C" and the tasks file of each
+ * hierarchy on the guard's socket. lnk's own copies are closed then: the
+ * cgroup is removed as soon as the program's processes are gone
+ * (sb_ended). */
+static int cgroup_to_init(struct sb_state *s, const char *tag)
+{
+	int r = limits_cgroup_make(&s->lw, &s->lim, tag, &s->cg, s->err);
+	if (r < 0)
+		return r;
+	s->cg.inside = true;
+	if ((r = fd_send(s->guard_pair[0], s->cg.procs, 2, "C", 1)) < 0)
+		return err_set(s->err, r,
+			       "cannot hand the sandbox its cgroup: %s",
+			       strerror(-r));
+	for (int i = 0; i < 2; i++) {
+		close(s->cg.procs[i]);
+		s->cg.procs[i] = -1;
+	}
+	return 0;
+}
 
 static int hold_for_entry(void *arg)
 {
@@ -481,6 +520,10 @@ static int hold_for_entry(void *arg)
 	if (h->guard &&
 	    (h->guard_r = guard_begin(h->s, h->home, h->exec_note)) < 0)
 		return h->guard_r;
+	limits_cgroup_sweep(&h->s->lw);
+	if (h->cgroup_tag &&
+	    (h->cgroup_r = cgroup_to_init(h->s, h->cgroup_tag)) < 0)
+		return h->cgroup_r;
 	/* With a wire or tools the connection was closed for their forks
 	 * (keep_from_forks): opened again now, while bwrap makes the
 	 * sandbox, so that removing the entry at the end does not pay for
@@ -490,6 +533,8 @@ static int hold_for_entry(void *arg)
 	    registry_open(h->s->home, &h->s->reg, &ignored) < 0)
 		h->s->reg = NULL;
 	devnodes_sweep();
+	/* bwrap holds its own copies of the /etc files now. */
+	host_close_etc(&h->s->host);
 	if (h->elsewhere)
 		warnx_("the current folder is not granted: the program starts "
 		       "in '%s' (grant it with --read . or --write .)",
@@ -833,21 +878,31 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	test_weaken(req, &s.plan);
 #endif
 
+	/* The sandbox's cgroup. With cgroup v1 and the guard's socket, it
+	 * is made while bwrap makes the sandbox (mkdir in the memory
+	 * hierarchy alone takes a third of a millisecond) and goes to
+	 * lnk-init on that socket, whose child for the program moves in
+	 * (launch/limits.h says why); else now, and bwrap's process moves
+	 * in. */
+	limits_find(&s.lw);
+	_cleanup_free_ char *tag = xasprintf("%s-%d", name, (int)getpid());
+	bool cg_later = s.lw.kind == LIMITS_CGROUP1 && guard;
+	s.plan.init.cgroup_on_guard = cg_later;
+	if (!cg_later &&
+	    (r = limits_cgroup_make(&s.lw, &s.lim, tag, &s.cg, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+	hold.cgroup_tag = cg_later ? tag : NULL;
+
 	if ((r = initcfg_encode(&s.plan.init, &s.cfg)) < 0) {
 		err_set(err, r, "cannot prepare the sandbox's settings: %s",
 			strerror(-r));
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
 
-	/* Act: the sandbox's cgroup, the wire and the tools broker
-	 * (processes, before any thread), then bwrap, and while it makes the
-	 * sandbox the registration and the guard's threads (hold_for_entry).
-	 * Signals are blocked first, so the threads leave them to the
-	 * supervisor. */
-	limits_find(&s.lw);
-	_cleanup_free_ char *tag = xasprintf("%s-%d", name, (int)getpid());
-	if ((r = limits_cgroup_make(&s.lw, &s.lim, tag, &s.cg, err)) < 0)
-		return fail(&s, LNK_EXIT_FAIL, r, status);
+	/* Act: the wire and the tools broker (processes, before any
+	 * thread), then bwrap, and while it makes the sandbox the
+	 * registration and the guard's threads (hold_for_entry). Signals are
+	 * blocked first, so the threads leave them to the supervisor. */
 	spawn_block_signals();
 	if (wire || tools)
 		keep_from_forks(&s);
@@ -938,6 +993,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	if (res.held && hold.guard_r < 0) /* the program never ran */
 		return fail(&s, LNK_EXIT_FAIL, hold.guard_r, status);
+	if (res.held && hold.cgroup_r < 0)
+		return fail(&s, LNK_EXIT_FAIL, hold.cgroup_r, status);
 	if (res.held) /* the name refused: the program never ran */
 		return enter_fail(&s, &ej, status);
 	if (!res.started && res.status != 0 && res.status < 128) {

@@ -175,7 +175,9 @@ __attribute__((noreturn)) static void child(const struct spawn_req *r,
 	if (!r->pty)
 		setpgid(0, 0);
 	/* Into the sandbox's cgroups before bwrap runs, so that every
-	 * process it makes is counted there ("0": the writer itself). */
+	 * process it makes is counted there ("0": the writer itself): when
+	 * lnk made them before bwrap (cgroup v2, or no guard's socket to
+	 * hand them to lnk-init on; launch/limits.h). */
 	for (int i = 0; i < 2; i++)
 		if (r->cgroup_procs[i] >= 0 &&
 		    write(r->cgroup_procs[i], "0", 1) != 1) {
@@ -682,6 +684,14 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 
 	close(info_w);
 	info_w = -1;
+	/* bwrap holds its options, lnk-init's settings and the account
+	 * files now; closed here, while bwrap makes the sandbox, not after
+	 * it. */
+	cleanup_closep(&args);
+	cleanup_closep(&cfg);
+	cleanup_closep(&pw);
+	cleanup_closep(&gr);
+	args = cfg = pw = gr = -1;
 	/* lnk keeps only the write end, open until it returns (or dies). */
 	close(life_r);
 	life_r = -1;

@@ -36,7 +36,8 @@ struct spawn_req {
 	 * program ignored it. */
 	bool end_on_hangup;
 	/* cgroup.procs of the sandbox's cgroups, open for writing, or -1
-	 * (launch/limits.h): bwrap moves itself in before it runs. */
+	 * (launch/limits.h): bwrap moves itself in before it runs. Not
+	 * for a cgroup the program's process moves into (sandbox.c). */
 	int cgroup_procs[2];
 	/* With a pty and tools that ask: the terminal as an answerer of the
 	 * sandbox's questions (askterm.h), or NULL. */

@@ -18,9 +18,10 @@
 #define FLAG_LANDLOCK_OPTIONAL (1u << 2)
 #define FLAG_CONNECT_GUARD (1u << 3)
 #define FLAG_EXEC_GUARD (1u << 4)
+#define FLAG_CGROUP_ON_GUARD (1u << 5)
 #define FLAGS_KNOWN                                                \
 	(FLAG_EXEC_ANY | FLAG_DOT_GUARD | FLAG_LANDLOCK_OPTIONAL | \
-	 FLAG_CONNECT_GUARD | FLAG_EXEC_GUARD)
+	 FLAG_CONNECT_GUARD | FLAG_EXEC_GUARD | FLAG_CGROUP_ON_GUARD)
 
 void initcfg_free(struct init_config *c)
 {
@@ -90,6 +91,8 @@ int initcfg_encode(const struct init_config *c, struct buf *out)
 		flags |= FLAG_EXEC_GUARD;
 	if (c->landlock_optional)
 		flags |= FLAG_LANDLOCK_OPTIONAL;
+	if (c->cgroup_on_guard)
+		flags |= FLAG_CGROUP_ON_GUARD;
 
 	buf_append(out, INITCFG_MAGIC, 4);
 	put_u32(out, INITCFG_VERSION);
@@ -264,6 +267,7 @@ static int decode(struct rd *r, struct init_config *c)
 	c->connect_guard = flags & FLAG_CONNECT_GUARD;
 	c->exec_guard = flags & FLAG_EXEC_GUARD;
 	c->landlock_optional = flags & FLAG_LANDLOCK_OPTIONAL;
+	c->cgroup_on_guard = flags & FLAG_CGROUP_ON_GUARD;
 
 	if ((e = get_u32(r, &nfd, "guard_fd")) < 0 ||
 	    (e = check_fd(r, nfd, &c->guard_fd, "guard_fd")) < 0 ||
@@ -285,12 +289,17 @@ static int decode(struct rd *r, struct init_config *c)
 		return err_set(r->err, -EINVAL,
 			       "init config: connect_guard is set but there is "
 			       "no guard_fd");
+	if (c->cgroup_on_guard && c->guard_fd < 0)
+		return err_set(r->err, -EINVAL,
+			       "init config: cgroup_on_guard is set but there "
+			       "is no guard_fd");
 	if (c->guard_fd >= 0 && c->guard_fd == c->wire_fd)
 		return err_set(r->err, -EINVAL,
 			       "init config: guard_fd and wire_fd are both %d",
 			       c->guard_fd);
-	/* init closes the wire and guard sockets once used but keeps the
-	 * lifeline to the end: one descriptor cannot be two of them. */
+	/* init closes the wire's socket once used but keeps the lifeline
+	 * and the guard's socket to the end: one descriptor cannot be two
+	 * of them. */
 	if (c->lifeline_fd >= 0 &&
 	    (c->lifeline_fd == c->guard_fd || c->lifeline_fd == c->wire_fd))
 		return err_set(r->err, -EINVAL,

@@ -16,7 +16,7 @@
 #include "common/err.h"
 #include "common/util.h"
 
-#define INITCFG_VERSION 4
+#define INITCFG_VERSION 5
 
 enum init_listener_kind {
 	INIT_L_HTTP,  /* the wire's HTTP proxy port inside */
@@ -70,6 +70,15 @@ struct init_config {
 	 * SIGKILLed while bwrap is still making the sandbox. */
 	int lifeline_fd;
 
+	/* The sandbox's cgroups come on guard_fd: after the go-ahead, one
+	 * message "C" with the tasks file of each of its cgroup v1
+	 * hierarchies (lnk makes them while bwrap makes the sandbox). The
+	 * program's process moves itself in ("0") before anything of the
+	 * program runs, so the cgroup holds the program's processes and
+	 * nothing else (not pid 1, not bwrap), and lnk can remove it as soon
+	 * as they are gone. Without the message the program never runs. */
+	bool cgroup_on_guard;
+
 	/* RLIMIT_NPROC for the program, 0 for none: the tasks of this
 	 * sandbox's user namespace (launch/limits.h). */
 	uint32_t nproc;
@@ -92,7 +101,8 @@ int initcfg_decode(const char *data, size_t len, struct init_config *c,
 
 /* Wire format (all integers little-endian; see initcfg.c for the bounds):
  *   "LNKI" u32 version u32 flags(bit0 exec_any, bit1 dot_guard,
- *   bit2 landlock_optional, bit3 connect_guard, bit4 exec_guard) i32 guard_fd i32 wire_fd
+ *   bit2 landlock_optional, bit3 connect_guard, bit4 exec_guard,
+ *   bit5 cgroup_on_guard) i32 guard_fd i32 wire_fd
  *   i32 lifeline_fd u32 nproc
  *   strv ll_read, strv ll_write, strv ll_exec
  *   u32 nlisteners { u8 kind, u16 port }*

@@ -820,6 +820,16 @@ void db_queue_add(struct db_queue *q, const char *verb, const char *target,
 	pthread_mutex_unlock(&q->lock);
 }
 
+void db_queue_stop_begin(struct db_queue *q)
+{
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->lock);
+	q->stop = true;
+	pthread_cond_signal(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+}
+
 void db_queue_stop(struct db_queue *q)
 {
 	if (!q)

@@ -199,6 +199,9 @@ void db_queue_add(struct db_queue *q, const char *verb, const char *target,
 		  enum db_outcome o, const char *reason);
 /* Commits what is queued, joins the thread, frees q. NULL is fine. */
 void db_queue_stop(struct db_queue *q);
+/* Tells the thread to commit what is queued and end, without waiting:
+ * db_queue_stop then joins it. NULL is fine. */
+void db_queue_stop_begin(struct db_queue *q);
 
 /* Readers. */
 struct db_call_row {

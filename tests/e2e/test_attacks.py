@@ -4822,3 +4822,117 @@ def test_tool_environment_names_no_file_the_program_writes(lnk, work,
     assert not marker.exists(), (cp.stdout, cp.stderr)
     assert cp.returncode == 0, (cp.stdout, cp.stderr)
     assert cp.stdout.strip() == "0", cp.stdout
+
+
+# =============================================================================
+# What is left when lnk returns
+#
+# lnk does its own end of a run (the registry, the guard's threads, the
+# device nodes, a cgroup only the program was in) as soon as the guard sees
+# every process of the sandbox gone, while the kernel still takes the
+# sandbox's namespaces down, and returns once bwrap has exited. Returning
+# earlier, on a status lnk-init could send, would leave bwrap to whoever
+# adopts it: these tests hold both ends.
+
+def _run_to_file(lnk, tmp_path, *args, timeout=60):
+    """lnk sandbox run ARGS, its output to a file, not a pipe: the caller
+    waits for lnk alone (a pipe's end would also wait for bwrap)."""
+    out = tmp_path / "out"
+    with open(out, "w") as f:
+        p = subprocess.Popen([lnk.bin, "sandbox", "run", *map(str, args)],
+                             stdout=f, stderr=subprocess.STDOUT,
+                             env=lnk.env(), cwd=lnk.cwd)
+        rc = p.wait(timeout=timeout)
+    return rc, out.read_text()
+
+
+def test_run_returns_only_once_nothing_of_the_sandbox_runs(lnk, work,
+                                                           tmp_path):
+    """Threat: a program leaves processes behind that would outlive it (one
+    ignoring every signal it may, one in a session of its own, one
+    stopped), so that they still run when lnk has returned and the user
+    believes the sandbox gone. When lnk returns, no process of the sandbox
+    is left, every time."""
+    tag = f"lnkleft{os.getpid()}x{time.time_ns()}"
+    script = (
+        "import os, signal, subprocess\n"
+        "for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):\n"
+        "    signal.signal(s, signal.SIG_IGN)\n"
+        f"a = ['/bin/bash', '-c', 'exec -a {tag} /bin/sleep 600']\n"
+        "subprocess.Popen(a)\n"
+        "subprocess.Popen(a, start_new_session=True)\n"
+        "p = subprocess.Popen(a)\n"
+        "os.kill(p.pid, signal.SIGSTOP)\n"
+        "os._exit(3)\n")
+    for _ in range(5):
+        rc, out = _run_to_file(lnk, tmp_path, "--write", work, "--",
+                               "/usr/bin/python3", "-c", script)
+        left = subprocess.run(["pgrep", "-f", tag], capture_output=True,
+                              text=True).stdout.split()
+        for pid in left:
+            os.kill(int(pid), signal.SIGKILL)
+        assert rc == 3, out
+        assert left == [], f"still running when lnk returned: {left}"
+
+
+def test_run_leaves_no_process_behind_for_its_caller_to_reap(lnk, work,
+                                                            tmp_path):
+    """Threat: lnk returns while bwrap (or anything else it started) still
+    runs. The orphan is adopted by the nearest subreaper or by pid 1, and
+    in a container whose pid 1 is node or python it is never reaped:
+    every run would leave a zombie until the container runs out of pids.
+    The test process is a subreaper: whatever lnk leaves behind becomes
+    its child, and there must be none when lnk has returned."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    PR_SET_CHILD_SUBREAPER = 36
+    assert libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    try:
+        for _ in range(5):
+            rc, out = _run_to_file(lnk, tmp_path, "--write", work, "--",
+                                   "/bin/true")
+            assert rc == 0, out
+            try:
+                left = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                left = None
+            assert left is None, f"lnk left a child behind: {left}"
+    finally:
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+        while True:
+            try:
+                if os.waitpid(-1, 0)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+
+
+def test_program_holds_no_socket_to_lnk(lnk, work):
+    """Threat: pid 1 keeps the guard's socket until lnk has sent the
+    sandbox's cgroup on it (cgroup v1), and the program, holding it, would
+    talk to lnk's guard or take a cgroup file sent later. pid 1 keeps it
+    close-on-exec and closes it before the fork: the program starts with
+    no descriptor but its stdio, and a send on any number fails."""
+    cp = lnk.run("--write", work, "--", "/usr/bin/python3", "-c", """
+import os, socket
+fds = []
+for f in os.listdir('/proc/self/fd'):
+    try:
+        fds.append((int(f), os.readlink(f'/proc/self/fd/{f}')))
+    except OSError:
+        pass  # listdir's own, closed by now
+print(sorted(f for f, _ in fds if f > 2))
+for f in range(3, 64):
+    try:
+        s = socket.socket(fileno=f)
+    except OSError:
+        continue
+    try:
+        s.send(b'E\\0\\0\\0\\0')
+        print('sent on', f)
+    except OSError:
+        pass
+    s.detach()
+""")
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stdout == "[]\n", cp.stdout

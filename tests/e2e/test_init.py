@@ -15,6 +15,7 @@ import shutil
 import socket
 import struct
 import subprocess
+import time
 
 import pytest
 
@@ -44,10 +45,10 @@ def _sv(v):
 def encode(argv, env=("PATH=/usr/bin:/bin",), cwd="/", ll_read=(),
            ll_write=(), ll_exec=(), exec_any=True, dot_guard=False,
            landlock_optional=False, guard_fd=-1, wire_fd=-1,
-           lifeline_fd=-1, nproc=0, temp_home=""):
+           lifeline_fd=-1, nproc=0, temp_home="", cgroup_on_guard=False):
     flags = (1 if exec_any else 0) | (2 if dot_guard else 0) | \
-        (4 if landlock_optional else 0)
-    out = b"LNKI" + struct.pack("<IIiiiI", 4, flags, guard_fd, wire_fd,
+        (4 if landlock_optional else 0) | (32 if cgroup_on_guard else 0)
+    out = b"LNKI" + struct.pack("<IIiiiI", 5, flags, guard_fd, wire_fd,
                                 lifeline_fd, nproc)
     out += _sv(ll_read) + _sv(ll_write) + _sv(ll_exec)
     out += struct.pack("<I", 0)  # no listeners
@@ -355,6 +356,86 @@ def test_listener_goes_out_and_nothing_leaks_in():
     assert [x for x in lines if x.isdigit()] in (["0", "1", "2", "3"],
                                                  ["0", "1", "2"]), out
     assert "Function not implemented" in out and "mkdir-refused" in out
+
+
+def _cgroup_run(send, script="echo ran"):
+    """lnk-init with cgroup_on_guard: the test plays lnk on the guard's
+    socket and the lifeline: takes the listener, then send(parent) says
+    what lnk would, then the go-ahead."""
+    parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    os.set_inheritable(child.fileno(), True)
+    life_r, life_w = os.pipe()
+    p = run_init(["/bin/sh", "-c", script], popen=True,
+                 pass_fds=(child.fileno(), life_r), dot_guard=True,
+                 guard_fd=child.fileno(), lifeline_fd=life_r,
+                 cgroup_on_guard=True)
+    child.close()
+    os.close(life_r)
+    try:
+        msg, fds, _, _ = socket.recv_fds(parent, 16, 4)
+        assert msg == b"L", msg
+        for fd in fds:
+            os.close(fd)
+        send(parent)
+        os.write(life_w, b"y")  # lnk's go-ahead, after what it sends
+        out, err = p.communicate(timeout=30)
+    finally:
+        parent.close()
+        os.close(life_w)
+        if p.poll() is None:
+            p.kill()
+    return p.returncode, out, err
+
+
+def test_cgroup_never_sent_the_program_never_runs():
+    """A config that says the cgroup comes on the guard's socket, and
+    nothing came: the program would run outside its limits, so it never
+    runs (fail closed)."""
+    rc, out, err = _cgroup_run(lambda sock: None)
+    assert rc == 125 and "ran" not in out, (rc, out, err)
+    assert "the sandbox's cgroup: lnk sent none" in err, err
+
+
+def test_cgroup_message_with_no_cgroup_file_is_refused():
+    """What comes on the guard's socket into the sandbox must be a cgroup
+    file system's: a pipe (or any other descriptor) is refused, and the
+    program never runs."""
+    def send(sock):
+        r, w = os.pipe()
+        socket.send_fds(sock, [b"C"], [r, w])
+        os.close(r)
+        os.close(w)
+    rc, out, err = _cgroup_run(send)
+    assert rc == 125 and "ran" not in out, (rc, out, err)
+    assert "not the cgroup's files" in err, err
+
+
+def test_the_program_moves_into_the_cgroup_sent_pid1_stays_out():
+    """With the tasks file of a cgroup v1 hierarchy sent, the program's
+    process moves itself in before it runs; pid 1 stays where it was."""
+    base = pathlib.Path("/sys/fs/cgroup/pids")
+    if os.geteuid() != 0 or not (base / "tasks").exists():
+        pytest.skip("needs root and the cgroup v1 pids hierarchy")
+    cg = base / f"lnk-test-{os.getpid()}"
+    cg.mkdir()
+    try:
+        def send(sock):
+            fd = os.open(cg / "tasks", os.O_WRONLY)
+            socket.send_fds(sock, [b"C"], [fd])
+            os.close(fd)
+        rc, out, err = _cgroup_run(
+            send, "grep :pids: /proc/self/cgroup; grep :pids: /proc/1/cgroup")
+    finally:
+        for _ in range(100):
+            try:
+                cg.rmdir()
+                break
+            except OSError:
+                time.sleep(0.05)
+    assert rc == 0, (rc, out, err)
+    mine, init = out.splitlines()
+    assert mine.endswith(f"/lnk-test-{os.getpid()}"), out
+    assert "lnk-test" not in init, out
 
 
 # ---- lnk-init as the sandbox's pid 1 (src/init/reaper.c) ----

@@ -93,6 +93,36 @@ print('HELD 256M')
     assert cp.returncode != 0
 
 
+def test_the_cgroup_holds_the_program_alone_and_is_gone_at_return(lnk,
+                                                                  work):
+    """With cgroup v1 (root here) and the guard (a folder is granted), the
+    program's own process moves itself into the sandbox's cgroup before
+    it runs: the cgroup counts the program's processes, not pid 1 or
+    bwrap, so lnk can remove it as soon as they are gone, and it is gone
+    when run returns (even with its output in a file, so that nothing
+    waits for bwrap)."""
+    c = limits_line(lnk)
+    parents = re.findall(r"under (/\S+?)(?: and (/\S+?))?:", c["detail"])
+    if "a cgroup of its own" not in c["detail"] or not parents \
+            or not parents[0][1]:
+        pytest.skip("no cgroup v1 here: " + c["detail"])
+    out = lnk.cwd / "cgroups.txt"
+    with open(out, "w") as f:
+        p = subprocess.Popen(
+            [lnk.bin, "sandbox", "run", "--write", str(work), "--",
+             "/bin/sh", "-c",
+             "grep -E ':(pids|memory):' /proc/self/cgroup; echo; "
+             "grep -E ':(pids|memory):' /proc/1/cgroup"],
+            stdout=f, stderr=subprocess.STDOUT, env=lnk.env(), cwd=lnk.cwd)
+        assert p.wait(timeout=60) == 0, out.read_text()
+        gone = [os.path.exists(f"{d}/lnk-run-{p.pid}-{p.pid}")
+                for d in parents[0] if d]
+    mine, init = out.read_text().split("\n\n")
+    assert mine.count(f"/lnk-run-{p.pid}-{p.pid}") == 2, mine
+    assert "lnk-run" not in init, init
+    assert gone == [False, False], (parents, gone)
+
+
 def test_ready_says_which_limit_applies(lnk, home):
     settings(home, '[limits]\nmemory = "1G"\ntasks = 100\ntmp_size = "64M"\n')
     c = limits_line(lnk)

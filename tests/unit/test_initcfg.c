@@ -29,6 +29,7 @@ static void sample(struct init_config *c)
 	c->guard_fd = 5;
 	c->wire_fd = 6;
 	c->lifeline_fd = 10;
+	c->cgroup_on_guard = true;
 	c->nproc = 4096;
 	c->nlisteners = 3;
 	c->listeners = xcalloc(3, sizeof(*c->listeners));
@@ -82,6 +83,7 @@ static void roundtrip(void **state)
 	assert_int_equal(d.guard_fd, 5);
 	assert_int_equal(d.wire_fd, 6);
 	assert_int_equal(d.lifeline_fd, 10);
+	assert_int_equal(d.cgroup_on_guard, true);
 	assert_int_equal(d.nproc, 4096);
 	assert_int_equal(d.nlisteners, 3);
 	for (size_t i = 0; i < 3; i++) {
@@ -109,6 +111,7 @@ static void zeroed_fails_closed(void **state)
 	assert_false(d.landlock_optional);
 	assert_false(d.exec_any);
 	assert_false(d.dot_guard);
+	assert_false(d.cgroup_on_guard);
 	assert_int_equal(d.env.n, 0);
 	initcfg_free(&c);
 	initcfg_free(&d);
@@ -272,6 +275,11 @@ static void semantic_refusals(void **state)
 	sample(&c);
 	c.lifeline_fd = c.wire_fd;
 	check_refused(&c, "lifeline_fd 6 is also the wire or guard socket");
+
+	sample(&c);
+	c.dot_guard = false;
+	c.guard_fd = -1;
+	check_refused(&c, "cgroup_on_guard is set but there is no guard_fd");
 }
 
 /* A NUL inside a string would cut a path short after it was checked. */
