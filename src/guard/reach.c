@@ -11,18 +11,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef STATX_MNT_ID_UNIQUE
-#define STATX_MNT_ID_UNIQUE 0x00004000U
-#endif
+#include "common/statmount.h"
+
 #ifndef NS_GET_MNTNS_ID
 #define NS_GET_MNTNS_ID _IOR(0xb7, 0x5, uint64_t)
 #endif
-#define NR_STATMOUNT 457 /* the shared table of new syscalls */
-
-struct mnt_id_req {
-	uint32_t size, spare;
-	uint64_t mnt_id, param, mnt_ns_id;
-};
 
 /* The old (non-unique) mount id of fd in /proc/TID/mountinfo: kernels
  * without statmount (before 6.11). The id cannot be reused while fd holds
@@ -97,7 +90,7 @@ int guard_on_sandbox_mounts(struct task *t, int fd)
 	struct mnt_id_req req = {
 	    .size = sizeof(req),
 	    .mnt_id = sx.stx_mnt_id,
-	    .param = 0x1, /* STATMOUNT_SB_BASIC: the least there is */
+	    .param = LNK_STATMOUNT_SB_BASIC, /* the least there is */
 	    .mnt_ns_id = ns,
 	};
 	union {
