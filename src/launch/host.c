@@ -487,9 +487,13 @@ static void gather_proc_masks(struct host_facts *h)
 			const char *n = de->d_name;
 			if ((pids = n[0] >= '0' && n[0] <= '9'))
 				break;
+			/* Only regular files are masked: the listing says
+			 * which are, without a lookup of each folder and
+			 * link (sys, net, self...). */
 			if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 ||
 			    strcmp(n, "keys") == 0 ||
-			    strcmp(n, "key-users") == 0)
+			    strcmp(n, "key-users") == 0 ||
+			    (de->d_type != DT_REG && de->d_type != DT_UNKNOWN))
 				continue;
 			if (fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 			    !S_ISREG(st.st_mode) || (st.st_mode & S_IROTH) ||
