@@ -33,6 +33,6 @@ void devnodes_remove(struct devnodes *d);
 
 /* As root: removes the folders a lnk killed with SIGKILL left in /dev
  * (".lnk-<pid>-XXXXXX" whose pid no longer runs). Reading /dev costs a
- * tenth of a millisecond: called while bwrap makes the sandbox, not before
- * it starts. */
+ * tenth of a millisecond: called as the sandbox ends, while the kernel
+ * takes it down, not on the way to its start. */
 void devnodes_sweep(void);

@@ -115,6 +115,6 @@ void limits_cgroup_end(struct limits_cgroup *cg);
  * folders are kept for limits_cgroup_end). */
 int limits_cgroup_try_end(struct limits_cgroup *cg);
 /* Removes the cgroups lnks killed with SIGKILL left under w's parents
- * (their pid no longer runs). Reading the parents costs: called while
- * bwrap makes the sandbox, not before. */
+ * (their pid no longer runs). Reading the parents costs: called as the
+ * sandbox ends (sandbox.c), not on the way to its start. */
 void limits_cgroup_sweep(const struct limits_where *w);

@@ -176,6 +176,7 @@ static void registry_leave(struct registry *kept, const char *home,
 }
 
 struct sb_state {
+	bool swept;		 /* what killed lnks left: sb_ended */
 	struct policy probe_pol; /* the policy plus the probe, for check */
 	bool probe_pol_init;
 	struct host_facts host;
@@ -286,6 +287,14 @@ static void sb_ended(void *arg)
 	devnodes_remove(&s->dev);
 	if (s->cg.inside)
 		(void)limits_cgroup_try_end(&s->cg);
+	/* What lnks killed with SIGKILL left (device nodes' folders, cgroups):
+	 * swept now, while the kernel takes this sandbox down, and not while
+	 * bwrap makes it, where the second CPU is better left to bwrap. */
+	if (!s->swept) {
+		s->swept = true;
+		devnodes_sweep();
+		limits_cgroup_sweep(&s->lw);
+	}
 }
 
 static int sb_ended_fd(void *arg)
@@ -520,7 +529,6 @@ static int hold_for_entry(void *arg)
 	if (h->guard &&
 	    (h->guard_r = guard_begin(h->s, h->home, h->exec_note)) < 0)
 		return h->guard_r;
-	limits_cgroup_sweep(&h->s->lw);
 	if (h->cgroup_tag &&
 	    (h->cgroup_r = cgroup_to_init(h->s, h->cgroup_tag)) < 0)
 		return h->cgroup_r;
@@ -532,7 +540,6 @@ static int hold_for_entry(void *arg)
 	if (!h->s->reg && h->s->home &&
 	    registry_open(h->s->home, &h->s->reg, &ignored) < 0)
 		h->s->reg = NULL;
-	devnodes_sweep();
 	/* bwrap holds its own copies of the /etc files now. */
 	host_close_etc(&h->s->host);
 	if (h->elsewhere)
