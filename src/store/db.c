@@ -834,10 +834,7 @@ void db_queue_stop(struct db_queue *q)
 {
 	if (!q)
 		return;
-	pthread_mutex_lock(&q->lock);
-	q->stop = true;
-	pthread_cond_signal(&q->cond);
-	pthread_mutex_unlock(&q->lock);
+	db_queue_stop_begin(q);
 	pthread_join(q->thread, NULL);
 	db_close(q->db);
 	db_batch_free(&q->pending);
