@@ -76,15 +76,17 @@ void limits_where_free(struct limits_where *w);
 /* One line for `ready`: what applies, and where. */
 char *limits_describe(const struct limits_where *w, const struct limits *l);
 
-/* One sandbox's cgroup: made before bwrap starts. Who moves in, by
- * writing "0" to each procs descriptor:
- * - cgroup v1 (inside): the program's own process, forked by lnk-init
- *   (init_config.cgroup_fd), before anything of the program runs. The
- *   cgroup then holds the program's processes alone, not bwrap and not
- *   pid 1, so it is empty, and lnk can remove it, as soon as they are
- *   gone; before bwrap exits, while the kernel takes the sandbox's pid 1
- *   and namespaces down.
- * - cgroup v2: bwrap's process (spawn.c), before it runs. Inside the
+/* One sandbox's cgroup. Who moves in, by writing "0" to each procs
+ * descriptor:
+ * - cgroup v1 with the guard's socket (inside): made while bwrap makes
+ *   the sandbox and sent to lnk-init on that socket
+ *   (init_config.cgroup_on_guard); the program's own process, forked by
+ *   lnk-init, moves in before anything of the program runs. The cgroup
+ *   then holds the program's processes alone, not bwrap and not pid 1,
+ *   so it is empty, and lnk removes it, as soon as they are gone: before
+ *   bwrap exits, while the kernel takes pid 1 and its namespaces down.
+ * - otherwise (cgroup v2, or no guard's socket): made before bwrap starts,
+ *   and bwrap's process moves in (spawn.c) before it runs. Inside the
  *   sandbox's cgroup namespace v2 refuses a move to a cgroup outside it,
  *   so the whole sandbox is in it, and it is removed after bwrap exits. */
 struct limits_cgroup {
