@@ -18,6 +18,7 @@
 
 #include "common/buf.h"
 #include "guard/internal.h"
+#include "policy/dotfiles.h"
 
 static char top[PATH_MAX];
 
@@ -276,6 +277,68 @@ static void too_many(void **state)
 	strv_free(&w);
 }
 
+/* The type of the listed dot name, from guard_dot_types on dir. */
+static mode_t type_of(const char *dir, const char *name)
+{
+	size_t n;
+	const struct dot_file *d = dot_files(&n);
+	mode_t *t = guard_dot_types(dir);
+	mode_t r = (mode_t)-1;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(d[i].name, name) == 0)
+			r = t[i];
+	free(t);
+	if (r == (mode_t)-1)
+		fail_msg("%s is not a listed name", name);
+	return r;
+}
+
+/* guard_dot_types reads a folder's listing (d_type) and looks each name
+ * up only when the folder is too big to list: both give the same types,
+ * a missing name is 0, and a name in another case is not the name. */
+static void dot_types(void **state)
+{
+	(void)state;
+	char small[PATH_MAX + 8], big[PATH_MAX + 8], p[PATH_MAX + 64];
+	snprintf(small, sizeof(small), "%s/small", top);
+	snprintf(big, sizeof(big), "%s/big", top);
+	for (int k = 0; k < 2; k++) {
+		const char *dir = k ? big : small;
+		const char *base = k ? "big" : "small";
+		char rel[64];
+		snprintf(rel, sizeof(rel), "%s/.git/objects", base);
+		put(rel, NULL, 0);
+		snprintf(rel, sizeof(rel), "%s/.envrc", base);
+		puts_(rel, "echo hi\n");
+		snprintf(rel, sizeof(rel), "%s/.VSCODE", base);
+		put(rel, NULL, 0);
+		snprintf(p, sizeof(p), "%s/.npmrc", dir);
+		assert_int_equal(symlink("/etc/hostname", p), 0);
+		snprintf(p, sizeof(p), "%s/.bashrc", dir);
+		assert_int_equal(mkfifo(p, 0600), 0);
+		/* the big one lists more than guard_dot_types reads at once */
+		for (int i = 0; i < (k ? 6000 : 40); i++) {
+			snprintf(p, sizeof(p),
+				 "%s/an-ordinary-file-with-a-long-name-%05d",
+				 dir, i);
+			int fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+			assert_true(fd >= 0);
+			close(fd);
+		}
+		assert_int_equal(type_of(dir, ".git"), S_IFDIR);
+		assert_int_equal(type_of(dir, ".envrc"), S_IFREG);
+		assert_int_equal(type_of(dir, ".npmrc"), S_IFLNK);
+		assert_int_equal(type_of(dir, ".bashrc"), S_IFIFO);
+		assert_int_equal(type_of(dir, ".vscode"), 0);
+		assert_int_equal(type_of(dir, ".gitmodules"), 0);
+	}
+	/* A folder that cannot be listed, only searched: looked up. */
+	assert_int_equal(chmod(small, 0311), 0);
+	if (geteuid() != 0)
+		assert_int_equal(type_of(small, ".envrc"), S_IFREG);
+	assert_int_equal(chmod(small, 0755), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +348,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(link_chain, setup, teardown),
 	    cmocka_unit_test_setup_teardown(hostile_input, setup, teardown),
 	    cmocka_unit_test_setup_teardown(too_many, setup, teardown),
+	    cmocka_unit_test_setup_teardown(dot_types, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
