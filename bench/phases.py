@@ -81,7 +81,7 @@ MARKS = [
     ("src/init/main.c", "\tabi = apply_landlock(&cfg);", "init: landlock"),
     ("src/init/main.c", "\tint guard = apply_seccomp(&cfg);",
      "init: seccomp"),
-    ("src/init/main.c", "\tconst int keep[] = {cfg.lifeline_fd, guard};",
+    ("src/init/main.c", "\tif (reaper_close_fds(cfg.lifeline_fd, guard,",
      "init: fds"),
     ("src/init/main.c", "\tif ((r = reaper_lifeline_wait",
      "init: go-ahead wait"),

@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/dents.h"
 #include "common/esc.h"
 #include "policy/dotfiles.h"
 
@@ -244,29 +245,6 @@ static int follow_chain(const char *path, char **real)
 	return -ELOOP;
 }
 
-/* d_type as st_mode's type bits; 0 when the file system does not say. */
-static mode_t dtype_mode(unsigned char t)
-{
-	switch (t) {
-	case DT_REG:
-		return S_IFREG;
-	case DT_DIR:
-		return S_IFDIR;
-	case DT_LNK:
-		return S_IFLNK;
-	case DT_FIFO:
-		return S_IFIFO;
-	case DT_SOCK:
-		return S_IFSOCK;
-	case DT_CHR:
-		return S_IFCHR;
-	case DT_BLK:
-		return S_IFBLK;
-	default:
-		return 0;
-	}
-}
-
 static int name_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct dot_file *const *)a)[0]->name,
@@ -297,29 +275,25 @@ static bool dot_types_listed(int dfd, const struct dot_file *d, size_t n,
 		struct dirent64 align;
 		char b[32768];
 	} buf;
-	size_t total = 0;
-	ssize_t got;
-	while ((got = getdents64(dfd, buf.b, sizeof(buf.b))) > 0) {
-		if ((total += (size_t)got) > DOT_LIST_BYTES)
+	struct dents ls = DENTS_INIT(dfd, buf.b);
+	const struct dirent64 *de;
+	while ((de = dents_next(&ls))) {
+		if (ls.total > DOT_LIST_BYTES)
 			return false;
-		for (ssize_t off = 0; off < got;) {
-			struct dirent64 *de = (struct dirent64 *)(buf.b + off);
-			off += de->d_reclen;
-			struct dot_file key = {.name = de->d_name};
-			const struct dot_file *kp = &key;
-			const struct dot_file **hit =
-			    bsearch(&kp, by, n, sizeof(*by), name_cmp);
-			if (!hit)
-				continue;
-			size_t i = (size_t)(*hit - d);
-			struct stat st;
-			types[i] = dtype_mode(de->d_type);
-			if (!types[i] && fstatat(dfd, de->d_name, &st,
-						 AT_SYMLINK_NOFOLLOW) == 0)
-				types[i] = st.st_mode & S_IFMT;
-		}
+		struct dot_file key = {.name = de->d_name};
+		const struct dot_file *kp = &key;
+		const struct dot_file **hit =
+		    bsearch(&kp, by, n, sizeof(*by), name_cmp);
+		if (!hit)
+			continue;
+		size_t i = (size_t)(*hit - d);
+		struct stat st;
+		types[i] = dents_mode(de->d_type);
+		if (!types[i] &&
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			types[i] = st.st_mode & S_IFMT;
 	}
-	return got == 0;
+	return ls.err == 0;
 }
 
 mode_t *guard_dot_types(const char *dir)

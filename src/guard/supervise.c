@@ -505,12 +505,11 @@ void guard_stop_begin(struct guard *n)
 
 void guard_stop(struct guard *n)
 {
-	uint64_t one = 1;
 	bool leak = false;
 
 	if (!n)
 		return;
-	(void)!write(n->stopfd, &one, sizeof(one));
+	guard_stop_begin(n);
 	if (n->receiver_started)
 		pthread_join(n->receiver, NULL);
 	atomic_store(&n->finishing, true);

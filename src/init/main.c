@@ -311,8 +311,7 @@ int main(int argc, char **argv)
 	/* pid 1 keeps no descriptor but the lifeline (and the guard's socket
 	 * until the cgroup has come on it): the program must not reach one
 	 * through it either (invariant 4). */
-	const int keep[] = {cfg.lifeline_fd, guard};
-	if (reaper_close_fds(keep, ARRAY_SIZE(keep), &err) < 0)
+	if (reaper_close_fds(cfg.lifeline_fd, guard, &err) < 0)
 		fail_layer("the descriptor cleanup", &err);
 	if (reaper_lifeline_arm(cfg.lifeline_fd, &err) < 0)
 		fail_layer("the lifeline", &err);

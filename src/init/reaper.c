@@ -73,7 +73,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -131,24 +130,15 @@ static int close_from_to(unsigned lo, unsigned hi, struct lnk_err *err)
 	return 0;
 }
 
-static int int_cmp(const void *a, const void *b)
+int reaper_close_fds(int keep, int keep2, struct lnk_err *err)
 {
-	return *(const int *)a - *(const int *)b;
-}
-
-int reaper_close_fds(const int *keep, size_t nkeep, struct lnk_err *err)
-{
-	int k[REAPER_KEEP_MAX];
-	size_t n = 0;
+	int lo = keep < keep2 ? keep : keep2, hi = keep < keep2 ? keep2 : keep;
+	int k[2] = {lo < 3 ? -1 : lo, hi < 3 || hi == lo ? -1 : hi};
 	unsigned from = 3U;
 	int r;
 
-	for (size_t i = 0; i < nkeep && n < REAPER_KEEP_MAX; i++)
-		if (keep[i] >= 3)
-			k[n++] = keep[i];
-	qsort(k, n, sizeof(*k), int_cmp);
-	for (size_t i = 0; i < n; i++) {
-		if (i > 0 && k[i] == k[i - 1])
+	for (int i = 0; i < 2; i++) {
+		if (k[i] < 0)
 			continue;
 		if ((unsigned)k[i] > from &&
 		    (r = close_from_to(from, (unsigned)k[i] - 1, err)) < 0)
@@ -161,8 +151,8 @@ int reaper_close_fds(const int *keep, size_t nkeep, struct lnk_err *err)
 	 * (the pipe's read end would be harmless, but it is nothing of its
 	 * own: invariant 4): run_program closes the lifeline, and pid 1 the
 	 * guard's socket before the fork. */
-	for (size_t i = 0; i < n; i++)
-		if (fcntl(k[i], F_SETFD, FD_CLOEXEC) < 0)
+	for (int i = 0; i < 2; i++)
+		if (k[i] >= 0 && fcntl(k[i], F_SETFD, FD_CLOEXEC) < 0)
 			return err_set(err, -errno,
 				       "the kept descriptor %d is not open: %s",
 				       k[i], strerror(errno));

@@ -15,12 +15,11 @@
 void reaper_init(void);
 
 /* Closes every descriptor above 2 of pid 1 itself: the config memfd, the
- * wire and guard sockets, whatever bwrap left open; all but the nkeep in
- * keep (the lifeline, the guard's socket while the cgroup is still to
- * come on it; -1 for none), at most REAPER_KEEP_MAX, which it marks
- * close-on-exec so that the program never holds them. */
-#define REAPER_KEEP_MAX 8
-int reaper_close_fds(const int *keep, size_t nkeep, struct lnk_err *err);
+ * wire and guard sockets, whatever bwrap left open; all but keep and
+ * keep2 (the lifeline, the guard's socket while the cgroup is still to
+ * come on it; -1 for none), which it marks close-on-exec so that the
+ * program never holds them. */
+int reaper_close_fds(int keep, int keep2, struct lnk_err *err);
 
 /* Has the kernel send pid 1 a SIGIO when the lifeline (or -1: none) hangs
  * up; reaper_run waits for it. Call after reaper_close_fds, then check

@@ -23,6 +23,7 @@
 
 #include "config.h"
 #include "common/buf.h"
+#include "common/dents.h"
 #include "common/fdpass.h"
 #include "launch/account.h"
 #include "launch/bwrap.h"
@@ -186,7 +187,7 @@ int host_add_etc_text(struct host_facts *h, const char *path, const char *text,
 
 struct tree_entry {
 	char *name;
-	unsigned char type; /* d_type */
+	mode_t type; /* from the listing; 0: it does not say */
 };
 
 static int tree_entry_cmp(const void *a, const void *b)
@@ -195,14 +196,6 @@ static int tree_entry_cmp(const void *a, const void *b)
 		      ((const struct tree_entry *)b)->name);
 }
 
-/* The folder name of dfd (path: what the sandbox calls it), its files,
- * links and folders (sorted, for a stable argv) into the host facts.
- * false when it holds anything else (a socket, a file lnk cannot read) or
- * too much: the caller undoes it and binds. What each entry is comes from
- * the listing (d_type), and each is opened from its folder's descriptor,
- * not by its whole path: a third fewer calls than lstat, open and stat by
- * path, on every start. A file's type is checked again on the descriptor
- * (copy_file). */
 static bool copy_tree(struct host_facts *h, int dfd, const char *name,
 		      const char *path, int depth, int *budget)
 {
@@ -223,40 +216,32 @@ static bool copy_tree(struct host_facts *h, int dfd, const char *name,
 		struct dirent64 align;
 		char b[16384];
 	} buf;
-	ssize_t got;
-	while (ok && (got = getdents64(fd, buf.b, sizeof(buf.b))) > 0) {
-		for (ssize_t off = 0; ok && off < got;) {
-			struct dirent64 *de = (struct dirent64 *)(buf.b + off);
-			off += de->d_reclen;
-			if (strcmp(de->d_name, ".") == 0 ||
-			    strcmp(de->d_name, "..") == 0)
-				continue;
-			if (!(ok = --*budget >= 0))
-				break;
-			ents = xrealloc(ents, (n + 1) * sizeof(*ents));
-			ents[n].name = xstrdup(de->d_name);
-			ents[n++].type = de->d_type;
-		}
+	struct dents ls = DENTS_INIT(fd, buf.b);
+	const struct dirent64 *de;
+	while (ok && (de = dents_next(&ls))) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (!(ok = --*budget >= 0))
+			break;
+		ents = xrealloc(ents, (n + 1) * sizeof(*ents));
+		ents[n].name = xstrdup(de->d_name);
+		ents[n++].type = dents_mode(de->d_type);
 	}
-	if (got < 0)
+	if (ls.err)
 		ok = false;
 	if (ok && n)
 		qsort(ents, n, sizeof(*ents), tree_entry_cmp);
 	for (size_t i = 0; ok && i < n; i++) {
 		const char *e = ents[i].name;
 		_cleanup_free_ char *p = xasprintf("%s/%s", path, e);
-		unsigned char t = ents[i].type;
+		mode_t t = ents[i].type;
 		struct stat st;
-		if (t == DT_UNKNOWN) {
-			if (fstatat(fd, e, &st, AT_SYMLINK_NOFOLLOW) < 0)
-				t = DT_WHT; /* fails below */
-			else
-				t = S_ISLNK(st.st_mode)	  ? DT_LNK
-				    : S_ISREG(st.st_mode) ? DT_REG
-				    : S_ISDIR(st.st_mode) ? DT_DIR
-							  : DT_WHT;
-		}
-		if (t == DT_LNK) {
+		if (!t)
+			t = fstatat(fd, e, &st, AT_SYMLINK_NOFOLLOW) < 0
+				? 0 /* fails below */
+				: st.st_mode & S_IFMT;
+		if (t == S_IFLNK) {
 			/* As bound, the link is followed inside. */
 			char target[PATH_MAX];
 			ssize_t len =
@@ -267,9 +252,9 @@ static bool copy_tree(struct host_facts *h, int dfd, const char *name,
 				strv_push(&h->root_links, p);
 				strv_push(&h->root_links, target);
 			}
-		} else if (t == DT_REG) {
+		} else if (t == S_IFREG) {
 			ok = copy_file(h, fd, e, p, O_NOFOLLOW);
-		} else if (t == DT_DIR) {
+		} else if (t == S_IFDIR) {
 			ok = depth < ETC_TREE_DEPTH &&
 			     copy_tree(h, fd, e, p, depth + 1, budget);
 		} else {
@@ -478,29 +463,25 @@ static void gather_proc_masks(struct host_facts *h)
 		struct dirent64 align;
 		char b[2048];
 	} buf;
-	bool pids = false;
-	ssize_t got;
-	while (!pids && (got = getdents64(dfd, buf.b, sizeof(buf.b))) > 0) {
-		for (ssize_t off = 0; off < got && !pids;) {
-			struct dirent64 *de = (struct dirent64 *)(buf.b + off);
-			off += de->d_reclen;
-			const char *n = de->d_name;
-			if ((pids = n[0] >= '0' && n[0] <= '9'))
-				break;
-			/* Only regular files are masked: the listing says
-			 * which are, without a lookup of each folder and
-			 * link (sys, net, self...). */
-			if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 ||
-			    strcmp(n, "keys") == 0 ||
-			    strcmp(n, "key-users") == 0 ||
-			    (de->d_type != DT_REG && de->d_type != DT_UNKNOWN))
-				continue;
-			if (fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-			    !S_ISREG(st.st_mode) || (st.st_mode & S_IROTH) ||
-			    !(st.st_mode & (S_IRUSR | S_IRGRP)))
-				continue;
-			strv_pushf(&names, "/proc/%s", n);
-		}
+	struct dents ls = DENTS_INIT(dfd, buf.b);
+	const struct dirent64 *de;
+	while ((de = dents_next(&ls))) {
+		const char *n = de->d_name;
+		if (n[0] >= '0' && n[0] <= '9')
+			break;
+		/* Only regular files are masked: the listing says which are,
+		 * without a lookup of each folder and link (sys, net,
+		 * self...). */
+		mode_t t = dents_mode(de->d_type);
+		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 ||
+		    strcmp(n, "keys") == 0 || strcmp(n, "key-users") == 0 ||
+		    (t && t != S_IFREG))
+			continue;
+		if (fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || (st.st_mode & S_IROTH) ||
+		    !(st.st_mode & (S_IRUSR | S_IRGRP)))
+			continue;
+		strv_pushf(&names, "/proc/%s", n);
 	}
 	/* readdir's order is the kernel's: sort for a stable argv. */
 	strv_sort(&names);
