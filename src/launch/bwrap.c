@@ -478,6 +478,11 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	}
 	t.n = k;
 	strv_free(&made);
+	/* Whether bwrap must see the host's /sys to make these mounts. */
+	for (size_t i = 0; i < t.n; i++)
+		if (shows_host(&t.m[i]) && (path_within(t.m[i].path, "/sys") ||
+					    path_within("/sys", t.m[i].path)))
+			out->shows_sys = true;
 
 	/* Namespaces: all of them, the user namespace always (also as root:
 	 * root inside holds no capability over the host); no capability

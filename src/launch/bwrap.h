@@ -3,9 +3,11 @@
  * From a resolved policy and a few host facts (gathered by host.c, or written
  * by hand in tests) this builds the whole mount table of the sandbox, then
  * the bwrap options that make it and the Landlock lists that mirror it. It
- * touches nothing: no stat, no open, no environment. bubblewrap is the only
- * namespace code we run; we build its arguments and never mount anything
- * ourselves (docs/design.md, "The processes of one run").
+ * touches nothing: no stat, no open, no environment. bubblewrap makes the
+ * sandbox; we build its arguments and mount nothing of it ourselves. The one
+ * mount namespace lnk makes is the view of the host bwrap starts from when
+ * run as root (launch/hostview.h; docs/design.md, "The processes of one
+ * run").
  */
 #pragma once
 
@@ -66,7 +68,8 @@ struct bwrap_in {
 	const struct strv *proc_masks;
 
 	/* A folder of copies of the device nodes --dev binds from the host
-	 * (launch/devnodes.h), bound over them; NULL: none (not root). */
+	 * (launch/devnodes.h), bound over them; NULL: none (not root, or
+	 * bwrap's view of the host has them in place: launch/hostview.h). */
 	const char *dev_nodes_dir;
 
 	/* Descriptors inside bwrap (fixed slots, see plan.h): generated
@@ -127,6 +130,8 @@ struct bwrap_out {
 	struct strv ll_write; /* Landlock: what the mounts let it write */
 	struct strv files;    /* the etc_files copied: files[i] is read from
 			       * descriptor files_fd + i */
+	bool shows_sys;	      /* a bind's host path is /sys, in it, or
+			       * holds it (launch/hostview.h) */
 };
 
 int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,

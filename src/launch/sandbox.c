@@ -22,6 +22,7 @@
 #include "proto/initcfg.h"
 #include "launch/env.h"
 #include "launch/devnodes.h"
+#include "launch/hostview.h"
 #include "launch/grantcheck.h"
 #include "launch/host.h"
 #include "launch/limits.h"
@@ -196,6 +197,7 @@ struct sb_state {
 	struct limits_where lw;
 	struct limits_cgroup cg;
 	struct devnodes dev;
+	struct hostview view;
 	struct sb_tools tools;
 	struct guard_stats gs; /* the guard's, kept when it stops */
 	const char *home;      /* set once registered: state_free leaves */
@@ -327,6 +329,7 @@ static void state_free(struct sb_state *s)
 	limits_cgroup_end(&s->cg);
 	limits_where_free(&s->lw);
 	devnodes_remove(&s->dev);
+	hostview_free(&s->view);
 	sb_tools_end(&s->tools);
 	sb_leave(s);
 	registry_close(s->reg);
@@ -820,6 +823,9 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	 * plan names the folder mkdtemp chooses. */
 	if ((r = devnodes_make(&s.dev, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
+	/* bwrap finds them in place in its view of the host, or binds them
+	 * itself (launch/hostview.h). */
+	hostview_plan(&s.view, s.dev.dir);
 
 	struct strv argv = {0};
 	if (req->probe)
@@ -847,7 +853,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .nlisteners = s.nlisteners,
 	    .ro_over = &s.ro_over,
 	    .limits = &s.lim,
-	    .dev_nodes_dir = s.dev.dir,
+	    .dev_nodes_dir = s.view.on ? NULL : s.dev.dir,
 	};
 	r = plan_build(&pin, &s.plan, err);
 	strv_free(&argv);
@@ -857,6 +863,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		r = refuse_no_commands(pol, req->argv[0], err);
 	if (r < 0)
 		return fail(&s, exit_for(r), r, status);
+	s.view.detach_sys = !s.plan.bw.shows_sys;
 	/* bwrap's --unshare-all gives the sandbox its own UTS namespace. */
 	strv_push(&s.plan.bw.opts, "--hostname");
 	strv_push(&s.plan.bw.opts, name);
@@ -976,6 +983,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .pty = s.plan.pty,
 	    .end_on_hangup = req->end_on_hangup,
 	    .cgroup_procs = {s.cg.procs[0], s.cg.procs[1]},
+	    .view = s.view.on ? &s.view : NULL,
 	    .ask = s.tools.ask,
 	    .hold = hold_for_entry,
 	    .hold_ctx = &hold,

@@ -20,6 +20,7 @@
 
 #include "common/buf.h"
 #include "launch/askterm.h"
+#include "launch/hostview.h"
 #include "launch/plan.h"
 #include "launch/spawn.h"
 
@@ -154,10 +155,9 @@ static void pty_restore(struct pty *p)
 }
 
 /* In the child, between fork and exec: only async-signal-safe calls. */
-__attribute__((noreturn)) static void child(const struct spawn_req *r,
-					    const struct pty *p,
-					    const int src[], int tmp[],
-					    size_t nsrc, char *const *argv)
+__attribute__((noreturn)) static void
+child(const struct spawn_req *r, const struct pty *p, const int src[],
+      int tmp[], size_t nsrc, char *const *argv, char *const *argv_fallback)
 {
 	sigset_t fwd;
 	forwarded_set(&fwd);
@@ -204,6 +204,11 @@ __attribute__((noreturn)) static void child(const struct spawn_req *r,
 		if (isatty(2) && dup2(p->slave, 2) < 0)
 			_exit(LNK_EXIT_FAIL);
 	}
+
+	/* As root, bwrap starts from a view of the host of its own; when
+	 * that cannot be made, it binds the device nodes' copies itself. */
+	if (r->view && hostview_enter(r->view) < 0)
+		argv = argv_fallback;
 
 	/* Each descriptor into its slot: first above every slot (so no
 	 * source is overwritten), then down. tmp was allocated before the
@@ -286,12 +291,13 @@ struct child_args {
 	int *tmp;
 	size_t nsrc;
 	char *const *argv;
+	char *const *argv_fallback;
 };
 
 static int child_main(void *arg)
 {
 	const struct child_args *a = arg;
-	child(a->r, a->p, a->src, a->tmp, a->nsrc, a->argv);
+	child(a->r, a->p, a->src, a->tmp, a->nsrc, a->argv, a->argv_fallback);
 }
 
 /* The child that becomes bwrap shares lnk's memory until its exec
@@ -605,7 +611,7 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 	_cleanup_close_ int info_r = -1, info_w = -1, sfd = -1;
 	_cleanup_close_ int life_r = -1, life_w = -1;
 	struct pty p = {.master = -1, .slave = -1};
-	struct strv argv = {0};
+	struct strv argv = {0}, argv_fallback = {0};
 	_cleanup_free_ int *src = NULL;
 	_cleanup_free_ int *tmp = NULL;
 	size_t nsrc;
@@ -670,11 +676,16 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 	strv_push(&argv, "bwrap");
 	strv_push(&argv, "--args");
 	strv_pushf(&argv, "%d", LAUNCH_FD_ARGS);
-	for (size_t i = 0; i < r->tail->n; i++)
-		strv_push(&argv, r->tail->v[i]);
+	/* The same, with bwrap's own binds of the device nodes' copies, for
+	 * when the child cannot make the view of the host they are in. */
+	strv_copy(&argv_fallback, &argv);
+	if (r->view)
+		strv_copy(&argv_fallback, &r->view->fallback);
+	strv_copy(&argv, r->tail);
+	strv_copy(&argv_fallback, r->tail);
 
 	fflush(NULL);
-	struct child_args ca = {r, &p, src, tmp, nsrc, argv.v};
+	struct child_args ca = {r, &p, src, tmp, nsrc, argv.v, argv_fallback.v};
 	pid_t pid = spawn_clone(&ca);
 	if (pid < 0) {
 		ret = err_set(err, pid, "cannot start bubblewrap: %s",
@@ -753,5 +764,6 @@ out:
 	if (p.slave >= 0)
 		close(p.slave);
 	strv_free(&argv);
+	strv_free(&argv_fallback);
 	return ret;
 }

@@ -16,6 +16,7 @@
 #include "common/util.h"
 
 struct askterm;
+struct hostview;
 
 struct spawn_req {
 	const char *bwrap;	 /* bubblewrap's path */
@@ -39,6 +40,9 @@ struct spawn_req {
 	 * (launch/limits.h): bwrap moves itself in before it runs. Not
 	 * for a cgroup the program's process moves into (sandbox.c). */
 	int cgroup_procs[2];
+	/* As root: the view of the host bwrap starts from
+	 * (launch/hostview.h), or NULL. */
+	const struct hostview *view;
 	/* With a pty and tools that ask: the terminal as an answerer of the
 	 * sandbox's questions (askterm.h), or NULL. */
 	struct askterm *ask;

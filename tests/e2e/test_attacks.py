@@ -1336,18 +1336,40 @@ def test_no_kernel_file_system_of_the_host_mounted(lnk, work):
     assert "/sys" not in {m[0] for m in mounts}
 
 
-def test_host_device_nodes_keep_their_mode_and_owner(lnk):
+# How root's sandbox gets its own device nodes: bwrap finds lnk's copies in
+# place in a view of the host of its own (src/launch/hostview.h); without
+# CAP_SYS_ADMIN (a container's root), or where the kernel refuses that
+# view a mount namespace, bwrap binds the copies itself.
+DEVNODE_WAYS = ["view", "no-cap-sys-admin", "no-mount-namespace"]
+
+
+@pytest.mark.parametrize("how", DEVNODE_WAYS)
+def test_host_device_nodes_keep_their_mode_and_owner(lnk, tmp_path, how):
     """Threat: as root, chmod 0600 /dev/null inside changes the host's
     /dev/null, and every other program on the host fails to open it. Tried
     with the mode and owner each has (no change even when it works): a
     chmod that works must be on a node of the sandbox's own, never on the
     host's."""
+    if how != "view":
+        if not IS_ROOT:
+            pytest.skip("the device nodes are copied only as root")
+        wrap = tmp_path / "lnk-wrapped"
+        pre = ("setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin"
+               if how == "no-cap-sys-admin" else helper("no_mount_ns"))
+        wrap.write_text(f'#!/bin/sh\nexec {pre} {lnk.bin} "$@"\n')
+        wrap.chmod(0o755)
+        lnk.bin = str(wrap)
     host = {}
     for n in ("null", "zero", "full", "random", "urandom", "tty"):
         st = os.stat("/dev/" + n)
         host["/dev/" + n] = (st.st_dev, st.st_ino)
+    mounts = open("/proc/self/mountinfo").read()
     cp = py(lnk, """
         import os, stat
+        for line in open("/proc/self/mountinfo"):
+            f = line.split()
+            if f[4] == "/dev/null":
+                print("mount", f[3])
         for n in sorted(os.listdir("/dev")):
             p = "/dev/" + n
             st = os.lstat(p)
@@ -1365,6 +1387,17 @@ def test_host_device_nodes_keep_their_mode_and_owner(lnk):
                for l in cp.stdout.splitlines() if l.startswith("changed")}
     for p, ident in changed.items():
         assert host.get(p) != ident, (p, cp.stdout)
+    # Nothing of the view is left in the host's namespace.
+    assert open("/proc/self/mountinfo").read() == mounts
+    if not IS_ROOT:
+        return
+    assert changed, cp.stdout  # as root the copies are the program's
+    # Which way it went: in the view, bwrap's one bind of /dev/null is of
+    # the copy; otherwise it binds the host's node, then the copy over it.
+    roots = [l.split()[1] for l in cp.stdout.splitlines()
+             if l.startswith("mount")]
+    assert all(r.startswith("/.lnk-") for r in roots[-1:]), cp.stdout
+    assert len(roots) == (1 if how == "view" else 2), cp.stdout
 
 # --- terminal escapes in lnk's own output ---
 # What a file, a spec, the network or the program chose reaches the user's

@@ -302,6 +302,31 @@ static void dev_nodes(void **state)
 	teardown_fixture(&f);
 }
 
+/* Whether bwrap must see the host's /sys (launch/hostview.h): not for the
+ * sandbox's own mounts, but for a bind of a folder in it, or above it. */
+static void shows_sys(void **state)
+{
+	(void)state;
+	const struct {
+		const char *grant;
+		bool shows;
+	} cases[] = {{NULL, false},
+		     {"/sysroot", false},
+		     {"/sys/class/net", true},
+		     {"/sys", true},
+		     {"/", true}};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct fixture f;
+		setup_fixture(&f);
+		if (cases[i].grant)
+			grant(&f, K_FILES_READ, cases[i].grant);
+		struct lnk_err err = {0};
+		assert_int_equal(bwrap_build(&f.in, &f.out, &err), 0);
+		assert_int_equal(f.out.shows_sys, cases[i].shows);
+		teardown_fixture(&f);
+	}
+}
+
 /* A host /tmp folder granted with --write is bound after the private /tmp
  * tmpfs, so it shows inside it; the current folder inside it is kept. */
 static void write_under_tmp(void **state)
@@ -666,6 +691,7 @@ int main(void)
 	    cmocka_unit_test(refusals),
 	    cmocka_unit_test(bind_after_init),
 	    cmocka_unit_test(folder_checks),
+	    cmocka_unit_test(shows_sys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
