@@ -198,6 +198,11 @@ static int attr_apply(struct guard *n, struct job *j, const struct attr_op *a,
 		guard_refuse_attr(n, g);
 		return -EPERM;
 	}
+	/* Every name's, maybe one outside (shared.c). */
+	if (guard_is_shared(&st)) {
+		guard_refuse_shared(n, obj);
+		return -EPERM;
+	}
 	snprintf(p, sizeof(p), "/proc/thread-self/fd/%d", obj);
 	bool fdcall = a->fd >= 0;
 	switch (a->kind) {

@@ -20,7 +20,8 @@ enum op_kind {
 	OP_RENAME,
 	OP_BIND,
 	OP_CONNECT,
-	OP_ATTR /* mode, owner, xattrs: see attr.c */
+	OP_ATTR, /* mode, owner, xattrs: see attr.c */
+	OP_TRUNCATE
 };
 
 /* Which argument is which; -1 for none. The syscall table here must match
@@ -66,6 +67,8 @@ static const struct op ops[] = {
     {__NR_renameat, OP_RENAME, 0, 1, 2, 3, -1, -1, -1, 0},
 #endif
     {__NR_renameat2, OP_RENAME, 0, 1, 2, 3, 4, -1, -1, 0},
+    /* truncate: p1 the path; the length is argument 1 */
+    {__NR_truncate, OP_TRUNCATE, -1, 0, -1, -1, -1, -1, -1, 0},
     /* bind: p1 is the socket fd, p2 the address, flags its length */
     {__NR_bind, OP_BIND, -1, 0, -1, 1, 2, -1, -1, 0},
     /* connect: as bind */
@@ -179,6 +182,7 @@ static int prep(struct guard *n, struct job *j)
 
 	switch (op->kind) {
 	case OP_OPEN:
+	case OP_TRUNCATE:
 	case OP_MKDIR:
 	case OP_MKNOD:
 		if (guard_task_status(t) < 0)
@@ -228,6 +232,30 @@ static int prep(struct guard *n, struct job *j)
 	return 0;
 }
 
+/* truncate(2) as an open for writing (which gives a file with other names
+ * one of its own: shared.c), then ftruncate. Without blocking: a FIFO with
+ * no reader is not waited for; what is not a regular file is EINVAL, as
+ * truncate says. */
+static int do_truncate(struct guard *n, struct task *t, const char *path,
+		       off_t len)
+{
+	if (len < 0)
+		return -EINVAL;
+	int fd = guard_do_open(n, t, t->base[0], t->base_acc[0], path,
+			       O_WRONLY | O_NONBLOCK, 0);
+	if (fd == -ENXIO)
+		return -EINVAL;
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	int r = fstat(fd, &st) < 0	 ? -errno
+		: !S_ISREG(st.st_mode)	 ? -EINVAL
+		: ftruncate(fd, len) < 0 ? -errno
+					 : 0;
+	close(fd);
+	return r;
+}
+
 /* The call itself, on what prep opened. Returns -errno, 0, or an fd to
  * inject (opens). */
 static int execute(struct guard *n, struct job *j)
@@ -268,6 +296,8 @@ static int execute(struct guard *n, struct job *j)
 					j->alen);
 	case OP_ATTR:
 		return guard_do_attr(n, j);
+	case OP_TRUNCATE:
+		return do_truncate(n, t, j->p1, (off_t)req->data.args[1]);
 	}
 	return -ENOSYS;
 }

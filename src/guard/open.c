@@ -114,6 +114,27 @@ static int open_existing(struct guard *n, struct task *t, int o, int flags)
 	return guard_exec_open(t->w, use, flags, S_ISFIFO(st.st_mode));
 }
 
+/* A write to a file with other names (shared.c): the program must be
+ * allowed the write on the file as it is (the executor opens it so, without
+ * O_TRUNC, and writes nothing), then its name gets a file of its own, which
+ * is what is opened. */
+static int open_shared(struct guard *n, struct task *t, const struct where *w,
+		       int o, const struct stat *st, int flags)
+{
+	int fd = open_existing(n, t, o, flags & ~(O_TRUNC | O_CREAT | O_EXCL));
+	if (fd < 0)
+		return fd;
+	close(fd);
+	int own;
+	int r =
+	    guard_own_copy(w->parent, w->last, o, st, flags & O_TRUNC, &own);
+	if (r < 0)
+		return r;
+	r = open_existing(n, t, own, flags);
+	close(own);
+	return r;
+}
+
 int guard_do_open(struct guard *n, struct task *t, int base, int acc,
 		  const char *path, int flags, mode_t mode)
 {
@@ -141,6 +162,11 @@ int guard_do_open(struct guard *n, struct task *t, int base, int acc,
 			return -ELOOP;
 		if ((r = guard_fd_reopen_ok(t, w.magic, acc, flags)) < 0)
 			return r;
+		/* No name here to give a file of its own (shared.c). */
+		struct stat st;
+		if (guard_open_writes(flags) &&
+		    (fstat(w.magic, &st) < 0 || guard_is_shared(&st)))
+			return -EPERM;
 		return open_existing(n, t, w.magic, flags);
 	}
 	for (int hop = 0;; hop++) {
@@ -190,6 +216,11 @@ int guard_do_open(struct guard *n, struct task *t, int base, int acc,
 			if (S_ISLNK(st.st_mode) && !(flags & O_PATH)) {
 				close(o);
 				r = -ELOOP;
+				break;
+			}
+			if (guard_is_shared(&st) && guard_open_writes(flags)) {
+				r = open_shared(n, t, &w, o, &st, flags);
+				close(o);
 				break;
 			}
 			r = open_existing(n, t, o, flags);

@@ -270,6 +270,20 @@ void guard_refuse_attr(struct guard *n, const struct guard_rule *g);
 int guard_mount_point_at(int dir, const char *name);
 bool guard_is_dots(const char *s);
 
+/* ---- files with more than one name (shared.c) ---- */
+
+/* A regular file with another name (a hard link), maybe outside. */
+bool guard_is_shared(const struct stat *st);
+/* Whether an open with flags writes (O_TRUNC with O_RDONLY too). */
+bool guard_open_writes(int flags);
+/* Gives name in dir, the shared file O_PATH o (st), a file of its own: a
+ * copy of it (empty when truncating) with its mode, renamed over the name.
+ * *out: the new file (read and write); 0 or -errno, nothing left behind. */
+int guard_own_copy(int dir, const char *name, int o, const struct stat *st,
+		   bool truncating, int *out);
+/* Reports a refused change of a shared file's mode, owner or attributes. */
+void guard_refuse_shared(struct guard *n, int obj);
+
 /* ---- paths of one call (where.c) ---- */
 
 void guard_where_close(struct where *w);

@@ -58,7 +58,24 @@ static int add_notify_rule(scmp_filter_ctx ctx,
 	if (mode_arg >= 0)
 		c[k++] = SCMP_CMP((unsigned)mode_arg, SCMP_CMP_MASKED_EQ,
 				  S_ISUID | S_ISGID, 0);
-	return seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, n->nr, k, c);
+	int r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, n->nr, k, c);
+	if (r < 0 || n->creat_flag_arg < 0)
+		return r;
+	/* And every open that writes without creating: a file with other
+	 * names gets one of its own first (src/guard/shared.c). Neither
+	 * O_CREAT nor O_TMPFILE in these, so they never overlap the set-id
+	 * refusals, which need one of them. */
+	static const uint64_t writing[] = {O_WRONLY, O_RDWR, O_TRUNC};
+	for (size_t i = 0; i < ARRAY_SIZE(writing); i++) {
+		uint64_t mask = writing[i] | O_CREAT | __O_TMPFILE;
+		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, n->nr, 1,
+				     SCMP_CMP((unsigned)n->creat_flag_arg,
+					      SCMP_CMP_MASKED_EQ, mask,
+					      writing[i]));
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 /* The refusals, one rule per bit (a masked compare tests equality). */

@@ -240,7 +240,10 @@ const size_t seccomp_refused_ioctls_count = ARRAY_SIZE(seccomp_refused_ioctls);
 
 /* ---- 2. notified to the supervisor (dot_guard) --------------------------- */
 
-/* Every call that can create a name in a folder. The supervisor (src/guard)
+/* Every call that can create a name in a folder, and every open that
+ * writes (a file with more than one name gets one of its own first:
+ * src/guard/shared.c; the opens' rules are in seccomp_build.c). The
+ * supervisor (src/guard)
  * resolves the path once, on fds, refuses the protected dot files at the
  * top of each write folder, and otherwise performs the call itself and
  * answers with the result (ADDFD for opens). It never answers CONTINUE:
@@ -267,6 +270,9 @@ const struct seccomp_notified seccomp_notified[] = {
     {"rename", __NR_rename, -1},
     {"renameat", __NR_renameat, -1},
     {"renameat2", __NR_renameat2, -1},
+    /* truncate writes a file through its name: as an open that writes
+     * (src/guard/shared.c); ftruncate needs a descriptor opened so. */
+    {"truncate", __NR_truncate, -1},
     {"bind", __NR_bind, -1},
     {"connect", __NR_connect, -1},
     /* Mode, owner and extended attributes (a POSIX ACL is one): refused

@@ -4588,25 +4588,93 @@ def test_tool_whose_loader_reads_a_write_folder_is_refused(lnk, work,
 
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "HOLE: a write folder's hard link to a file outside is written through "
-    "(Landlock and the guard see only the path); the fix is the launcher's "
-    "or the guard's, not the tools'"))
+HONEST = "#!/bin/sh\necho honest\n"
+
+
+# Every way to change a file's content or mode through one of its names:
+# the program's code, what the file outside must still hold, what the name
+# inside holds afterwards (None: refused, unchanged).
+HARDLINK_WRITES = {
+    "redirect": ("open('deploy', 'w').write('pwned\\n')", "pwned\n"),
+    "append": ("open('deploy', 'a').write('pwned\\n')", HONEST + "pwned\n"),
+    "rdwr": ("fd = os.open('deploy', os.O_RDWR); os.write(fd, b'#!/bin/sh"
+             "\\necho PWNED!'); os.close(fd)", "#!/bin/sh\necho PWNED!\n"),
+    "wronly-trunc": ("fd = os.open('deploy', os.O_WRONLY | os.O_TRUNC); "
+                     "os.write(fd, b'pwned\\n'); os.close(fd)", "pwned\n"),
+    "mmap": ("import mmap; fd = os.open('deploy', os.O_RDWR); "
+             "m = mmap.mmap(fd, 0); m[0:2] = b'XX'; m.flush(); m.close(); "
+             "os.close(fd)", "XX" + HONEST[2:]),
+    "truncate": ("os.truncate('deploy', 3)", HONEST[:3]),
+    "chmod": ("os.chmod('deploy', 0o777)", None),
+    "chown": ("os.chown('deploy', os.getuid(), os.getgid())", None),
+    "xattr": ("os.setxattr('deploy', 'user.lnk', b'1')", None),
+}
+
+
+@pytest.mark.parametrize("how", sorted(HARDLINK_WRITES))
 def test_file_hard_linked_out_of_a_write_folder_stays_unchanged(lnk, work,
-                                                               tmp_path):
+                                                               tmp_path, how):
     """Threat: a file in a write folder is a second name of one outside it
-    (`ln`, `cp -al` backups, perf's ~/.debug build-id cache, which holds
-    hard links of /usr/bin programs for root); the program writes through
-    it and the file outside, a program the user (or root) runs later, is
-    its own."""
+    (`ln`, `cp -al` backups, a package store such as pnpm's, perf's
+    ~/.debug build-id cache, which holds hard links of /usr/bin programs
+    for root); the program writes through it, or makes it writable by
+    everyone, and the file outside, a program the user (or root) runs
+    later, is its own. The name inside gets a file of its own instead (or
+    the change of mode is refused), and the program's write is kept."""
     outside = tmp_path / "bin"
     outside.mkdir()
     prog = outside / "deploy"
-    prog.write_text("#!/bin/sh\necho honest\n")
+    prog.write_text(HONEST)
     prog.chmod(0o755)
     os.link(prog, work / "deploy")
-    sh(lnk, "printf '#!/bin/sh\\necho pwned\\n' > deploy", "--write", work)
-    assert prog.read_text() == "#!/bin/sh\necho honest\n"
+    code, inside = HARDLINK_WRITES[how]
+    cp = py(lnk, f"""
+        import os
+        try:
+            {code}
+            print("done")
+        except OSError as e:
+            print("refused", e.errno)
+    """, "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert prog.read_text() == HONEST, (how, cp.stdout, cp.stderr)
+    assert prog.stat().st_mode & 0o777 == 0o755
+    if inside is None:
+        assert "refused 1" in cp.stdout, cp.stdout  # EPERM
+        assert "hard links" in cp.stderr, cp.stderr
+        assert (work / "deploy").read_text() == HONEST
+    else:
+        assert "done" in cp.stdout, (cp.stdout, cp.stderr)
+        assert (work / "deploy").read_text() == inside
+        assert (work / "deploy").stat().st_mode & 0o777 == 0o755
+        assert not (work / "deploy").samefile(prog)
+    assert [p.name for p in work.iterdir()] == ["deploy"]  # no leftover
+
+
+def test_file_hard_linked_refused_where_the_program_may_not_write(lnk, work,
+                                                                 tmp_path):
+    """A shared file the program may not write is not given a copy (the
+    write fails as it would have, nothing in the folder changes)."""
+    outside = tmp_path / "ro"
+    outside.mkdir()
+    prog = outside / "tool"
+    prog.write_text(HONEST)
+    prog.chmod(0o444)
+    os.link(prog, work / "tool")
+    ino = (work / "tool").stat().st_ino
+    cp = py(lnk, """
+        import os
+        try:
+            os.open('tool', os.O_WRONLY)
+            print("opened")
+        except OSError as e:
+            print("refused", e.errno)
+    """, "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    # EACCES, also as root (no capability inside)
+    assert "refused 13" in cp.stdout, cp.stdout
+    assert (work / "tool").stat().st_ino == ino
+    assert prog.read_text() == HONEST
 
 
 # --- leftovers: lnk's own loader path ---

@@ -322,11 +322,32 @@ static void notify_rules(void **state)
 		assert_ptr_equal(seccomp_notified_lookup(n->nr), n);
 		uint64_t a[3] = {0, 0, 0};
 		if (n->creat_flag_arg >= 0) {
-			/* without O_CREAT: native, never the supervisor */
-			a[n->creat_flag_arg] = O_RDWR | O_CLOEXEC;
+			/* reading: native, never the supervisor */
+			a[n->creat_flag_arg] = O_RDONLY | O_CLOEXEC;
 			assert_int_equal(
 			    eval(&g, NATIVE, (uint32_t)n->nr, a[0], a[1], a[2]),
 			    SECCOMP_RET_ALLOW);
+			a[n->creat_flag_arg] = O_PATH | O_NOFOLLOW;
+			assert_int_equal(
+			    eval(&g, NATIVE, (uint32_t)n->nr, a[0], a[1], a[2]),
+			    SECCOMP_RET_ALLOW);
+			/* writing without creating: the supervisor, which
+			 * gives a file with other names one of its own */
+			const uint64_t writes[] = {
+			    O_WRONLY, O_RDWR, O_RDONLY | O_TRUNC,
+			    O_WRONLY | O_APPEND | 0xffffffff00000000ull,
+			    O_ACCMODE};
+			for (size_t w = 0; w < ARRAY_SIZE(writes); w++) {
+				a[n->creat_flag_arg] = writes[w];
+				assert_int_equal(eval(&g, NATIVE,
+						      (uint32_t)n->nr, a[0],
+						      a[1], a[2]),
+						 SECCOMP_RET_USER_NOTIF);
+				assert_int_equal(eval(&ng, NATIVE,
+						      (uint32_t)n->nr, a[0],
+						      a[1], a[2]),
+						 SECCOMP_RET_ALLOW);
+			}
 			a[n->creat_flag_arg] =
 			    O_CREAT | O_WRONLY | 0xffffffff00000000ull;
 		}
@@ -418,10 +439,10 @@ static void setid_bits(void **state)
 			assert_int_equal(eval(&f, NATIVE, SYS_open, 1,
 					      O_TMPFILE | O_RDWR, m),
 					 ERRNO(EPERM));
-			/* the mode means nothing without a creation */
+			/* the mode means nothing without a creation (a write
+			 * goes to the guard: shared.c) */
 			assert_int_equal(
-			    eval(&f, NATIVE, SYS_open, 1, O_WRONLY, m),
-			    SECCOMP_RET_ALLOW);
+			    eval(&f, NATIVE, SYS_open, 1, O_WRONLY, m), create);
 			assert_int_equal(
 			    eval4(&f, NATIVE, SYS_openat, 3, 1, O_RDONLY, m),
 			    SECCOMP_RET_ALLOW);
