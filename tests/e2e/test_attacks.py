@@ -4611,6 +4611,16 @@ HARDLINK_WRITES = {
 }
 
 
+def linked_out(outside, work, name, mode):
+    """outside/name (HONEST, mode), with a second name work/name."""
+    outside.mkdir()
+    prog = outside / name
+    prog.write_text(HONEST)
+    prog.chmod(mode)
+    os.link(prog, work / name)
+    return prog
+
+
 @pytest.mark.parametrize("how", sorted(HARDLINK_WRITES))
 def test_file_hard_linked_out_of_a_write_folder_stays_unchanged(lnk, work,
                                                                tmp_path, how):
@@ -4621,12 +4631,7 @@ def test_file_hard_linked_out_of_a_write_folder_stays_unchanged(lnk, work,
     everyone, and the file outside, a program the user (or root) runs
     later, is its own. The name inside gets a file of its own instead (or
     the change of mode is refused), and the program's write is kept."""
-    outside = tmp_path / "bin"
-    outside.mkdir()
-    prog = outside / "deploy"
-    prog.write_text(HONEST)
-    prog.chmod(0o755)
-    os.link(prog, work / "deploy")
+    prog = linked_out(tmp_path / "bin", work, "deploy", 0o755)
     code, inside = HARDLINK_WRITES[how]
     cp = py(lnk, f"""
         import os
@@ -4655,12 +4660,7 @@ def test_file_hard_linked_refused_where_the_program_may_not_write(lnk, work,
                                                                  tmp_path):
     """A shared file the program may not write is not given a copy (the
     write fails as it would have, nothing in the folder changes)."""
-    outside = tmp_path / "ro"
-    outside.mkdir()
-    prog = outside / "tool"
-    prog.write_text(HONEST)
-    prog.chmod(0o444)
-    os.link(prog, work / "tool")
+    prog = linked_out(tmp_path / "ro", work, "tool", 0o444)
     ino = (work / "tool").stat().st_ino
     cp = py(lnk, """
         import os
