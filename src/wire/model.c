@@ -4,8 +4,9 @@
  *
  * Threats, and what answers each:
  *  - the program wants the key: it never has it; the credentials it sends
- *    (any header naming auth, key, token or cookie) are dropped, and the
- *    key is written only into the TLS stream to the route's own host;
+ *    (any header naming auth, key, token or cookie) are dropped, the key
+ *    is written only into the TLS stream to the route's own host, and an
+ *    answer that shows it back has it masked (scrub.h);
  *  - the program aims the key elsewhere: the host, port and base path are
  *    the route's, from the plan; the path the program adds may not climb
  *    out of the base (no dot segments, no backslash);
@@ -34,6 +35,7 @@
 #include "common/buf.h"
 #include "wire/http.h"
 #include "wire/tls_lib.h"
+#include "wire/scrub.h"
 #include "wire/usage.h"
 #include "wire/wire_int.h"
 
@@ -86,6 +88,8 @@ struct mconn {
 	size_t pend_off;
 	bool up_eof;
 	struct usage_reader ur;
+	struct scrub sc; /* the key masked in the answer (scrub.h) */
+	bool sc_ended;
 	uint64_t up, down;
 	struct mconn *prev, *next;
 };
@@ -503,6 +507,8 @@ static void request_ready(struct mconn *m, const char *tgt, size_t tl,
 		answer(m, 403, why);
 		return;
 	}
+	if (m->r && m->r->key)
+		scrub_init(&m->sc, m->r->key, strlen(m->r->key));
 	if (!m->r) {
 		refuse(m, 403, "no such model route in the sandbox's grants",
 		       true);
@@ -942,7 +948,7 @@ static void head_rewrite(struct mconn *m)
 			buf_puts(&o, "Connection: close\r\n");
 		buf_puts(&o, "\r\n");
 		usage_feed(&m->ur, o.p, o.len);
-		buf_append(&m->pend, o.p, o.len);
+		scrub_feed(&m->sc, o.p, o.len, &m->pend);
 		buf_free(&o);
 		size_t rest = m->ahead.len - (size_t)(end - h);
 		memmove(m->ahead.p, end, rest);
@@ -951,7 +957,7 @@ static void head_rewrite(struct mconn *m)
 			m->head_passed = true;
 			if (rest)
 				usage_feed(&m->ur, m->ahead.p, rest);
-			buf_append(&m->pend, m->ahead.p, rest);
+			scrub_feed(&m->sc, m->ahead.p, rest, &m->pend);
 			buf_free(&m->ahead);
 		}
 	}
@@ -961,7 +967,7 @@ static void answer_bytes(struct mconn *m, const char *p, size_t n)
 {
 	if (m->head_passed) {
 		usage_feed(&m->ur, p, n);
-		buf_append(&m->pend, p, n);
+		scrub_feed(&m->sc, p, n, &m->pend);
 		return;
 	}
 	buf_append(&m->ahead, p, n);
@@ -1072,6 +1078,11 @@ static void relay(struct mconn *m)
 				 : "the provider's TLS broke");
 			return;
 		}
+	}
+	/* The answer has ended: what the scrubber held is no key. */
+	if (m->up_eof && !m->sc_ended) {
+		scrub_end(&m->sc, &m->pend);
+		m->sc_ended = true;
 	}
 	if (flush_client(m) < 0) {
 		mc_close(m);

@@ -184,6 +184,23 @@ def serve(s):
             obj.pop("usage")
         send_json(s, 200, obj)
         return
+    if kind in ("echo", "echoslow"):
+        # a debug endpoint: the request's headers back, in the head and
+        # the body; echoslow in 7-byte writes, so a reader gets it split
+        auth = (headers.get("authorization") or headers.get("x-api-key")
+                or [""])[0]
+        body = json.dumps({"you_sent": headers, "usage": {
+            "prompt_tokens": O_IN, "completion_tokens": O_OUT}}).encode()
+        raw = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+               b"X-Echo: " + auth.encode() + b"\r\n"
+               b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        if kind == "echo":
+            s.sendall(raw)
+            return
+        for i in range(0, len(raw), 7):
+            s.sendall(raw[i:i + 7])
+            time.sleep(0.002)
+        return
     if kind == "huge":
         send_json(s, 200, {"id": "c1", "choices": [{"message": {
             "content": "x" * (8 << 20)}}], "usage": {

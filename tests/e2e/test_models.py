@@ -212,6 +212,27 @@ def test_program_credentials_dropped_and_key_never_inside(lnk, net):
     assert "stolen" not in json.dumps(e)
 
 
+@pytest.mark.parametrize("kind", ["echo", "echoslow"])
+def test_key_echoed_by_the_provider_is_masked(lnk, net, kind):
+    """Threat: the program asks the route's host for something that shows
+    its request back (a debug endpoint, an error quoting the header): the
+    key would come back inside. Masked, head and body, also when it comes
+    split across reads; the rest of the answer passes as it came."""
+    key, mark = secret(), uuid.uuid4().hex
+    cp = run_sh(lnk, "mecho", curl_post(
+        "LNK_MODEL_FAKE_URL", "/chat/completions",
+        {"model": f"m-{kind}", "mark": mark}, "-i"),
+        base_env(net, FAKE_API_KEY=key), "--model", CUSTOM)
+    assert cp.returncode == 0, cp.stderr
+    assert key not in cp.stdout
+    assert key[:12] not in cp.stdout
+    assert "X-Echo: Bearer " + "*" * len(key) in cp.stdout, cp.stdout
+    body = json.loads(cp.stdout.split("\n\n", 1)[1])  # text mode: no \r
+    assert body["you_sent"]["authorization"] == ["Bearer " + "*" * len(key)]
+    (e,) = received(mark)
+    assert e["headers"]["authorization"] == [f"Bearer {key}"]
+
+
 def test_no_key_or_a_shared_key_file_refused(lnk, net):
     cp = lnk.run("--model", CUSTOM, "--", "true", env=base_env(net))
     assert cp.returncode == 125

@@ -1,0 +1,43 @@
+/* The route's key masked in what the provider answers.
+ *
+ * Threat: the program wants the key (it never has it: model.c), and asks
+ * the route's host for something that shows the request back: an endpoint
+ * under the route's base that echoes its headers (a gateway's debug page,
+ * an echo service behind a route of your own), or an error that quotes the
+ * Authorization header. Every whole occurrence of the key in the answer's
+ * bytes, head and body, becomes as many '*' (the same length, so a
+ * Content-Length or a chunk's size stays true). A tail that may be the
+ * start of the key is held until the next bytes say whether it is, so a key
+ * split across two reads is masked too. A key written otherwise (split by a
+ * chunk's framing, escaped, encoded) is not seen: the provider could always
+ * send the key anywhere; this stops the echo.
+ *
+ * A key shorter than SCRUB_MIN is not masked: so short a string would be
+ * masked in ordinary answers too (and is no secret worth the name).
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+
+#define SCRUB_MIN 12
+#define SCRUB_KEY_MAX 1024
+
+struct scrub {
+	const char *key; /* not owned; NULL: nothing to mask */
+	size_t klen;
+	char held[SCRUB_KEY_MAX]; /* a tail that may begin the key */
+	size_t nheld;
+	uint64_t masked; /* occurrences masked */
+};
+
+/* key (not copied: it must outlive s) of klen bytes. */
+void scrub_init(struct scrub *s, const char *key, size_t klen);
+/* Appends to out what of in may pass (the key masked), holding back a
+ * tail that may be the key's start. */
+void scrub_feed(struct scrub *s, const char *in, size_t n, struct buf *out);
+/* The end of the answer: appends what is held (no key, or it would have
+ * been masked). */
+void scrub_end(struct scrub *s, struct buf *out);

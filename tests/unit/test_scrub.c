@@ -1,0 +1,148 @@
+/* The route's key masked in the provider's answer (src/wire/scrub.c):
+ * whole, split across reads at every point, several times, next to a
+ * false start; a short key left alone; nothing held at the end that is
+ * not given. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/buf.h"
+#include "wire/scrub.h"
+
+static const char KEY[] = "sk-ant-api03-SECRETSECRET";
+
+/* in fed in pieces of `step` bytes (0: whole), then the end. */
+static char *run(const char *key, const char *in, size_t step, uint64_t *masked)
+{
+	struct scrub s;
+	struct buf out = {0};
+	size_t n = strlen(in);
+	scrub_init(&s, key, strlen(key));
+	for (size_t at = 0; at < n;) {
+		size_t k = step && step < n - at ? step : n - at;
+		scrub_feed(&s, in + at, k, &out);
+		at += k;
+	}
+	scrub_end(&s, &out);
+	if (masked)
+		*masked = s.masked;
+	char *r = strdup(out.p ? out.p : "");
+	buf_free(&out);
+	return r;
+}
+
+static void masked_whole_and_split(void **state)
+{
+	(void)state;
+	const char *in = "HTTP/1.1 200 OK\r\nContent-Length: 60\r\n\r\n"
+			 "{\"echo\":\"x-api-key: sk-ant-api03-SECRETSECRET\","
+			 "\"k2\":\"sk-ant-api03-SECRETSECRETsk-ant-api03-"
+			 "SECRETSECRET\"}";
+	const char *want = "HTTP/1.1 200 OK\r\nContent-Length: 60\r\n\r\n"
+			   "{\"echo\":\"x-api-key: *************************\","
+			   "\"k2\":\"***********************************"
+			   "***************\"}";
+	for (size_t step = 0; step <= strlen(in); step++) {
+		uint64_t masked = 0;
+		char *got = run(KEY, in, step, &masked);
+		assert_string_equal(got, want);
+		assert_int_equal(masked, 3);
+		free(got);
+	}
+}
+
+static void false_starts_pass_unchanged(void **state)
+{
+	(void)state;
+	/* starts of the key that do not go on, at the very end too */
+	const char *in = "sk-ant- sk-ant-api03-SECRET sk-a s";
+	for (size_t step = 0; step <= strlen(in); step++) {
+		uint64_t masked = 1;
+		char *got = run(KEY, in, step, &masked);
+		assert_string_equal(got, in);
+		assert_int_equal(masked, 0);
+		free(got);
+	}
+}
+
+static void short_key_not_masked(void **state)
+{
+	(void)state;
+	char *got = run("dummy", "a dummy answer", 0, NULL);
+	assert_string_equal(got, "a dummy answer");
+	free(got);
+	got = run("", "anything", 3, NULL);
+	assert_string_equal(got, "anything");
+	free(got);
+}
+
+/* Only what may begin the key is held: an answer's last bytes are not
+ * kept from the program while it streams. */
+static void holds_only_a_start_of_the_key(void **state)
+{
+	(void)state;
+	struct scrub s;
+	struct buf out = {0};
+	scrub_init(&s, KEY, strlen(KEY));
+	scrub_feed(&s, "data: {}\n\n", 10, &out);
+	assert_int_equal(out.len, 10);
+	scrub_feed(&s, "data: sk-an", 11, &out);
+	assert_int_equal(out.len, 16);
+	assert_int_equal(s.nheld, 5);
+	scrub_end(&s, &out);
+	assert_string_equal(out.p, "data: {}\n\ndata: sk-an");
+	buf_free(&out);
+}
+
+/* Random answers made of the key's own letters and copies of it, fed in
+ * random pieces: the same as masking the whole answer at once, left to
+ * right, and never a key left. */
+static void random_answers_as_if_whole(void **state)
+{
+	(void)state;
+	const char *key = "sk-aab-sk-aaab";
+	const char alpha[] = "sk-abx*";
+	size_t klen = strlen(key);
+	unsigned seed = 12345;
+	for (int round = 0; round < 3000; round++) {
+		char in[400];
+		size_t n = 0, want = (size_t)(rand_r(&seed) % 300);
+		while (n < want) {
+			if (rand_r(&seed) % 6 == 0 && n + klen < sizeof(in)) {
+				memcpy(in + n, key, klen);
+				n += klen;
+			} else {
+				in[n++] = alpha[rand_r(&seed) % 7];
+			}
+		}
+		in[n] = '\0';
+		/* the reference: the whole answer at once */
+		char ref[400];
+		memcpy(ref, in, n + 1);
+		for (char *h = ref; (h = strstr(h, key));) {
+			memset(h, '*', klen);
+			h += klen;
+		}
+		size_t step = 1 + (size_t)(rand_r(&seed) % 20);
+		char *got = run(key, in, step, NULL);
+		assert_string_equal(got, ref);
+		assert_null(strstr(got, key));
+		free(got);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(masked_whole_and_split),
+	    cmocka_unit_test(false_starts_pass_unchanged),
+	    cmocka_unit_test(short_key_not_masked),
+	    cmocka_unit_test(holds_only_a_start_of_the_key),
+	    cmocka_unit_test(random_answers_as_if_whole),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
