@@ -77,6 +77,7 @@ void guard_rewrite(const char *path, struct guard_path *out)
 
 	out->fd = -1;
 	out->rest = path;
+	out->proc_self = false;
 	if (path[0] != '/') {
 		out->base = GUARD_BASE_DIRFD;
 		return;
@@ -108,6 +109,7 @@ void guard_rewrite(const char *path, struct guard_path *out)
 	    !(comp_is(c[1], l[1], "self") ||
 	      comp_is(c[1], l[1], "thread-self")))
 		return;
+	out->proc_self = true;
 	if (!next_comp(&p, &c[2], &l[2]))
 		return;
 	if (comp_is(c[2], l[2], "cwd")) {
@@ -122,6 +124,8 @@ void guard_rewrite(const char *path, struct guard_path *out)
 		out->fd = fd;
 		out->rest = skip_slashes(p);
 	}
+	out->proc_self =
+	    out->base == GUARD_BASE_ROOT && out->rest == skip_slashes(path);
 	/* Anything else under /proc/self resolves to nothing for the
 	 * supervisor (or hits a magic link: ELOOP): it fails closed. */
 }

@@ -25,6 +25,10 @@ struct guard_path {
 	int fd;		  /* GUARD_BASE_FD */
 	const char *rest; /* the remainder, relative to base (points into
 			   * the input); "" when the path IS the magic link */
+	bool proc_self;	  /* under /proc/self or /proc/thread-self, but
+			   * none of its descriptors, cwd or root: the
+			   * supervisor cannot resolve it ("self" is the
+			   * task, not the supervisor) */
 };
 
 /* Classifies path (never NULL). Only the magic prefixes are matched, on

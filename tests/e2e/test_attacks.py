@@ -1246,6 +1246,27 @@ def test_kernel_settings_unwritable(lnk):
     assert int(cp.stdout.split()[1]) > 100, cp.stdout
 
 
+def test_proc_self_write_refused_as_read_only_with_a_folder(lnk, work):
+    """With a folder granted every open that writes goes to the guard,
+    which cannot resolve /proc/self (the task's, not its own): such a
+    write fails as on the read-only /proc, with EROFS, not as a missing
+    file; /proc/self/fd/N still names the task's descriptor."""
+    cp = py(lnk, """
+        import os
+        for p in ("/proc/self/oom_score_adj", "/proc/thread-self/comm",
+                  "/proc/self/fd/1"):
+            try:
+                os.close(os.open(p, os.O_WRONLY))
+                print(p, "opened")
+            except OSError as e:
+                print(p, e.errno)
+    """, "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert "/proc/self/oom_score_adj 30" in cp.stdout, cp.stdout
+    assert "/proc/thread-self/comm 30" in cp.stdout, cp.stdout
+    assert "/proc/self/fd/1 opened" in cp.stdout, cp.stdout
+
+
 def test_proc_entries_keep_their_mode_and_owner(lnk):
     """Threat: as root, chmod a /proc file: every /proc of the machine
     shares the entry, so /proc/timer_list or /proc/slabinfo becomes readable

@@ -63,6 +63,9 @@ static const struct rw_row rw_rows[] = {
     /* other /proc entries resolve in the task's root (and fail there) */
     {"/proc/self", GUARD_BASE_ROOT, -1, "proc/self"},
     {"/proc/self/exe", GUARD_BASE_ROOT, -1, "proc/self/exe"},
+    {"/proc/self/oom_score_adj", GUARD_BASE_ROOT, -1,
+     "proc/self/oom_score_adj"},
+    {"/proc/thread-self/comm", GUARD_BASE_ROOT, -1, "proc/thread-self/comm"},
     {"/proc/1/cwd/x", GUARD_BASE_ROOT, -1, "proc/1/cwd/x"},
     {"/proc/selfish/cwd", GUARD_BASE_ROOT, -1, "proc/selfish/cwd"},
 };
@@ -80,6 +83,17 @@ static void test_rewrite(void **state)
 				 "'%s'",
 				 r->path, p.base, p.fd, p.rest, r->base, r->fd,
 				 r->rest);
+		/* what under /proc/self the supervisor cannot resolve */
+		bool other = false;
+		static const char *const self[] = {"proc/self",
+						   "proc/thread-self"};
+		for (int k = 0; k < 2; k++) {
+			size_t n = strlen(self[k]);
+			other |= strncmp(r->rest, self[k], n) == 0 &&
+				 (r->rest[n] == '\0' || r->rest[n] == '/');
+		}
+		if (p.proc_self != (r->base == GUARD_BASE_ROOT && other))
+			fail_msg("%s: proc_self %d", r->path, p.proc_self);
 	}
 }
 
