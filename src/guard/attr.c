@@ -117,7 +117,7 @@ int guard_prep_attr(struct guard *n, struct job *j)
 /* An O_PATH fd on the object path names, following a final symlink by
  * hand unless nofollow. 0 or -errno. */
 static int attr_object(struct task *t, int base, const char *path,
-		       bool nofollow, int *out)
+		       bool nofollow, bool own, int *out)
 {
 	struct where w;
 	int r = guard_locate(t, base, path, &w);
@@ -158,6 +158,18 @@ static int attr_object(struct task *t, int base, const char *path,
 			close(o);
 			r = -ENOTDIR;
 			break;
+		}
+		/* A new mode for a file with other names, which its owner
+		 * may give: this name gets a file of its own first (shared.c);
+		 * another's is refused in attr_apply, as natively. */
+		if (own && guard_is_shared(&st) && st.st_uid == geteuid()) {
+			int mine;
+			r = guard_own_copy(w.parent, w.last, o, &st, false,
+					   &mine);
+			close(o);
+			if (r < 0)
+				break;
+			o = mine;
 		}
 		*out = o;
 		r = 0;
@@ -268,7 +280,8 @@ int guard_do_attr(struct guard *n, struct job *j)
 		return attr_apply(n, j, a, t->base[0]);
 	}
 	r = attr_object(t, t->base[0], j->p1,
-			a->nofollow || (flags & AT_SYMLINK_NOFOLLOW), &obj);
+			a->nofollow || (flags & AT_SYMLINK_NOFOLLOW),
+			a->kind == ATTR_MODE, &obj);
 	if (r < 0)
 		return r;
 	r = attr_apply(n, j, a, obj);

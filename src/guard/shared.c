@@ -10,10 +10,10 @@
  * is not knowable from the file, so any regular file with more than one name
  * is treated as shared:
  *  - opened for writing (open and truncate come here through the guard),
- *    the name first gets a file of its own: a copy (empty when the open
- *    truncates) with the same mode, renamed over the name, so the other
- *    names keep the file as it was;
- *  - its mode, owner or extended attributes are not changed (EPERM): that
+ *    or given a new mode by its owner, the name first gets a file of its
+ *    own: a copy (empty when the open truncates) with the same mode,
+ *    renamed over the name, so the other names keep the file as it was;
+ *  - its owner or extended attributes are not changed (EPERM): that
  *    would change every name's.
  * A descriptor the program already holds for writing was opened through
  * here, or given to lnk by the user. */
@@ -140,8 +140,8 @@ void guard_refuse_shared(struct guard *n, int obj)
 		return;
 	_cleanup_free_ char *shown = esc_dup(len > 0 ? path : "a file");
 	_cleanup_free_ char *msg = xasprintf(
-	    "lnk: refused to change the mode, owner or attributes of %s: it "
-	    "has other names (hard links), which may be outside the write "
+	    "lnk: refused to change the owner or attributes of %s: it has "
+	    "other names (hard links), which may be outside the write "
 	    "folders\n",
 	    shown);
 	term_write(STDERR_FILENO, msg);

@@ -281,7 +281,7 @@ bool guard_open_writes(int flags);
  * *out: the new file (read and write); 0 or -errno, nothing left behind. */
 int guard_own_copy(int dir, const char *name, int o, const struct stat *st,
 		   bool truncating, int *out);
-/* Reports a refused change of a shared file's mode, owner or attributes. */
+/* Reports a refused change of a shared file's owner or attributes. */
 void guard_refuse_shared(struct guard *n, int obj);
 
 /* ---- paths of one call (where.c) ---- */

@@ -4613,8 +4613,8 @@ HONEST = "#!/bin/sh\necho honest\n"
 
 
 # Every way to change a file's content or mode through one of its names:
-# the program's code, what the file outside must still hold, what the name
-# inside holds afterwards (None: refused, unchanged).
+# the program's code, and what the name inside holds afterwards (None:
+# refused, unchanged); the file outside must always still hold HONEST, 0755.
 HARDLINK_WRITES = {
     "redirect": ("open('deploy', 'w').write('pwned\\n')", "pwned\n"),
     "append": ("open('deploy', 'a').write('pwned\\n')", HONEST + "pwned\n"),
@@ -4626,7 +4626,8 @@ HARDLINK_WRITES = {
              "m = mmap.mmap(fd, 0); m[0:2] = b'XX'; m.flush(); m.close(); "
              "os.close(fd)", "XX" + HONEST[2:]),
     "truncate": ("os.truncate('deploy', 3)", HONEST[:3]),
-    "chmod": ("os.chmod('deploy', 0o777)", None),
+    "chmod": ("os.chmod('deploy', 0o777)", HONEST),
+    "fchmod": ("os.fchmod(os.open('deploy', os.O_RDONLY), 0o777)", None),
     "chown": ("os.chown('deploy', os.getuid(), os.getgid())", None),
     "xattr": ("os.setxattr('deploy', 'user.lnk', b'1')", None),
 }
@@ -4672,7 +4673,8 @@ def test_file_hard_linked_out_of_a_write_folder_stays_unchanged(lnk, work,
     else:
         assert "done" in cp.stdout, (cp.stdout, cp.stderr)
         assert (work / "deploy").read_text() == inside
-        assert (work / "deploy").stat().st_mode & 0o777 == 0o755
+        assert (work / "deploy").stat().st_mode & 0o777 == (
+            0o777 if how == "chmod" else 0o755)
         assert not (work / "deploy").samefile(prog)
     assert [p.name for p in work.iterdir()] == ["deploy"]  # no leftover
 
