@@ -21,6 +21,13 @@ struct dents {
 	size_t off;   /* the next entry in buf */
 };
 
+/* A buffer for dents, aligned for struct dirent64: name.b. */
+#define DENTS_BUF(name, bytes)         \
+	union {                        \
+		struct dirent64 align; \
+		char b[bytes];         \
+	} name
+
 #define DENTS_INIT(dirfd, b)                                \
 	{                                                   \
 		.fd = (dirfd), .buf = (b), .cap = sizeof(b) \

@@ -275,10 +275,7 @@ static bool dot_types_listed(int dfd, const struct dot_file *d, size_t n,
 	for (size_t i = 0; i < n; i++)
 		by[i] = &d[i];
 	qsort(by, n, sizeof(*by), name_cmp);
-	union {
-		struct dirent64 align;
-		char b[32768];
-	} buf;
+	DENTS_BUF(buf, 32768);
 	struct dents ls = DENTS_INIT(dfd, buf.b);
 	const struct dirent64 *de;
 	while ((de = dents_next(&ls))) {

@@ -144,9 +144,7 @@ int guard_do_open(struct guard *n, struct task *t, int base, int acc,
 	/* /proc is read only inside: a write under /proc/self that names
 	 * none of its descriptors, cwd or root fails there as it would
 	 * natively, not as a name the supervisor cannot resolve. */
-	struct guard_path gp;
-	guard_rewrite(path, &gp);
-	if (gp.proc_self && guard_open_writes(flags)) {
+	if (w.proc_self && guard_open_writes(flags)) {
 		if (r == 0)
 			guard_where_close(&w);
 		return -EROFS;

@@ -223,6 +223,8 @@ struct where {
 	int magic; /* when the path IS a magic link (/dev/stdout): O_PATH on
 		    * what it names (the task's base, not ours to close);
 		    * else -1 */
+	bool proc_self; /* guard_path.proc_self: set even when the
+			 * lookup fails */
 };
 
 /* One notification on its way from a worker to its executor. */

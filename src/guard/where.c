@@ -92,9 +92,11 @@ int guard_locate(struct task *t, int base, const char *path, struct where *w)
 	w->parent = -1;
 	w->magic = -1;
 	w->slash = false;
+	w->proc_self = false;
 	if (!*path)
 		return -ENOENT;
 	guard_rewrite(path, &np);
+	w->proc_self = np.proc_self;
 	if (np.base == GUARD_BASE_ROOT) {
 		/* Absolute, or /proc/self/root/...: IN_ROOT from its root. */
 		if ((size_t)snprintf(abs, sizeof(abs), "/%s", np.rest) >=

@@ -212,10 +212,7 @@ static bool copy_tree(struct host_facts *h, int dfd, const char *name,
 	struct tree_entry *ents = NULL;
 	size_t n = 0;
 	bool ok = true;
-	union {
-		struct dirent64 align;
-		char b[16384];
-	} buf;
+	DENTS_BUF(buf, 16384);
 	struct dents ls = DENTS_INIT(fd, buf.b);
 	const struct dirent64 *de;
 	while (ok && (de = dents_next(&ls))) {
@@ -459,10 +456,7 @@ static void gather_proc_masks(struct host_facts *h)
 	if (dfd < 0)
 		return;
 	struct strv names = {0};
-	union {
-		struct dirent64 align;
-		char b[2048];
-	} buf;
+	DENTS_BUF(buf, 2048);
 	struct dents ls = DENTS_INIT(dfd, buf.b);
 	const struct dirent64 *de;
 	while ((de = dents_next(&ls))) {

@@ -678,14 +678,16 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 	strv_pushf(&argv, "%d", LAUNCH_FD_ARGS);
 	/* The same, with bwrap's own binds of the device nodes' copies, for
 	 * when the child cannot make the view of the host they are in. */
-	strv_copy(&argv_fallback, &argv);
-	if (r->view)
+	if (r->view) {
+		strv_copy(&argv_fallback, &argv);
 		strv_copy(&argv_fallback, &r->view->fallback);
+		strv_copy(&argv_fallback, r->tail);
+	}
 	strv_copy(&argv, r->tail);
-	strv_copy(&argv_fallback, r->tail);
 
 	fflush(NULL);
-	struct child_args ca = {r, &p, src, tmp, nsrc, argv.v, argv_fallback.v};
+	struct child_args ca = {
+	    r, &p, src, tmp, nsrc, argv.v, r->view ? argv_fallback.v : argv.v};
 	pid_t pid = spawn_clone(&ca);
 	if (pid < 0) {
 		ret = err_set(err, pid, "cannot start bubblewrap: %s",
