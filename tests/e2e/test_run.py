@@ -312,6 +312,42 @@ print("bye")
     assert left == [], "processes outlived the program"
 
 
+@pytest.mark.parametrize("policy", ["SCHED_OTHER", "SCHED_BATCH",
+                                    "SCHED_IDLE"])
+def test_scheduling_policy_is_the_one_lnk_was_started_with(lnk, policy):
+    """lnk is SCHED_BATCH for the clone that becomes bwrap (a start-time
+    cut): the program, and lnk's own threads after it, still run with
+    the policy lnk was started with, whatever that was."""
+    want = getattr(os, policy)
+
+    def start_with_policy():
+        os.sched_setscheduler(0, want, os.sched_param(0))
+
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--", "/usr/bin/python3", "-c",
+         "import os, sys, time; print(os.sched_getscheduler(0), flush=True);"
+         " sys.stdin.read()"],
+        cwd=str(lnk.cwd), env=lnk.env(), text=True, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=start_with_policy)
+    try:
+        inside = p.stdout.readline().strip()
+        # the supervisor's threads, read while the program runs
+        policies = set()
+        for tid in os.listdir(f"/proc/{p.pid}/task"):
+            stat = pathlib.Path(f"/proc/{p.pid}/task/{tid}/stat").read_text()
+            policies.add(int(stat.rsplit(")", 1)[1].split()[38]))
+    finally:
+        p.stdin.close()
+        p.wait(timeout=30)
+        err = p.stderr.read()
+        p.stdout.close()
+        p.stderr.close()
+    assert p.returncode == 0, err
+    assert inside == str(want), (inside, err)
+    assert policies == {want}, policies
+
+
 # --- exit codes and signals -------------------------------------------------
 
 @pytest.mark.parametrize("code", [0, 3, 1, 42])
