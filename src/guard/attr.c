@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/statfs.h>
@@ -116,8 +117,8 @@ int guard_prep_attr(struct guard *n, struct job *j)
 
 /* An O_PATH fd on the object path names, following a final symlink by
  * hand unless nofollow. 0 or -errno. */
-static int attr_object(struct task *t, int base, const char *path,
-		       bool nofollow, bool own, int *out)
+static int attr_object(struct guard *n, struct task *t, int base,
+		       const char *path, bool nofollow, bool own, int *out)
 {
 	struct where w;
 	int r = guard_locate(t, base, path, &w);
@@ -164,7 +165,7 @@ static int attr_object(struct task *t, int base, const char *path,
 		 * another's is refused in attr_apply, as natively. */
 		if (own && guard_is_shared(&st) && st.st_uid == geteuid()) {
 			int mine;
-			r = guard_own_copy(w.parent, w.last, o, &st, false,
+			r = guard_own_copy(n, w.parent, w.last, o, &st, false,
 					   &mine);
 			close(o);
 			if (r < 0)
@@ -205,6 +206,24 @@ static int attr_apply(struct guard *n, struct job *j, const struct attr_op *a,
 		return -EPERM;
 	if (!guard_fs_ok((unsigned long)sf.f_type, true))
 		return -EPERM;
+	/* Only what lies on the sandbox's mounts (its grants, its own /tmp)
+	 * is the program's to change. A descriptor of a file outside them
+	 * (`lnk sandbox run ... < ~/bin/deploy.sh`, the user's terminal),
+	 * named by its number, /dev/stdin or /proc/self/fd/N, gives the
+	 * program what the descriptor's access allows, never the file's mode,
+	 * owner or attributes: a deploy.sh made writable by every account is
+	 * one any local user rewrites before the user runs it. An anonymous
+	 * pipe has no name anywhere. */
+	if ((unsigned long)sf.f_type != PIPEFS_MAGIC) {
+		r = guard_on_sandbox_mounts(&j->t, obj);
+		if (r == 0)
+			guard_refuse_object(
+			    n, obj, "mode, owner or attributes",
+			    "it is outside the folders this sandbox may write "
+			    "(a descriptor it was given)");
+		if (r <= 0)
+			return r < 0 ? r : -EPERM;
+	}
 	const struct guard_rule *g = attr_guard(n, &st);
 	if (g) {
 		guard_refuse_attr(n, g);
@@ -279,7 +298,7 @@ int guard_do_attr(struct guard *n, struct job *j)
 			return t->base[0] == -1 ? -EBADF : t->base[0];
 		return attr_apply(n, j, a, t->base[0]);
 	}
-	r = attr_object(t, t->base[0], j->p1,
+	r = attr_object(n, t, t->base[0], j->p1,
 			a->nofollow || (flags & AT_SYMLINK_NOFOLLOW),
 			a->kind == ATTR_MODE, &obj);
 	if (r < 0)

@@ -127,7 +127,7 @@ static int open_shared(struct guard *n, struct task *t, const struct where *w,
 	close(fd);
 	int own;
 	int r =
-	    guard_own_copy(w->parent, w->last, o, st, flags & O_TRUNC, &own);
+	    guard_own_copy(n, w->parent, w->last, o, st, flags & O_TRUNC, &own);
 	if (r < 0)
 		return r;
 	r = open_existing(n, t, own, flags);

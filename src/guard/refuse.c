@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -151,4 +153,21 @@ int guard_mount_point_at(int dir, const char *name)
 bool guard_is_dots(const char *s)
 {
 	return strcmp(s, ".") == 0 || strcmp(s, "..") == 0;
+}
+
+void guard_refuse_object(struct guard *n, int obj, const char *what,
+			 const char *why)
+{
+	char p[64], path[PATH_MAX];
+
+	snprintf(p, sizeof(p), "/proc/thread-self/fd/%d", obj);
+	ssize_t len = readlink(p, path, sizeof(path) - 1);
+	path[len > 0 ? len : 0] = '\0';
+	_cleanup_free_ char *key = xasprintf("%s\t%s", path, why);
+	if (!guard_count_refusal(n, key) || n->plan.quiet)
+		return;
+	_cleanup_free_ char *shown = esc_dup(len > 0 ? path : "a file");
+	_cleanup_free_ char *msg = xasprintf(
+	    "lnk: refused to change the %s of %s: %s\n", what, shown, why);
+	term_write(STDERR_FILENO, msg);
 }

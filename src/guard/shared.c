@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "common/esc.h"
@@ -78,14 +79,30 @@ static int copy_content(int from, int to)
 	}
 }
 
-int guard_own_copy(int dir, const char *name, int o, const struct stat *st,
-		   bool truncating, int *out)
+int guard_own_copy(struct guard *n, int dir, const char *name, int o,
+		   const struct stat *st, bool truncating, int *out)
 {
 	char tmp[64];
 	unsigned rnd = 0;
 	int fd = -1, r;
+	struct statvfs sv;
 
 	*out = -1;
+	/* The rename below is lnk's, from outside the sandbox's mount
+	 * namespace, where the kernel does not refuse to rename over one of
+	 * its mount points: over a read-only bind (a kept dot file, a --read
+	 * file in a write folder) it would detach that mount, and the name
+	 * would then be the program's to write. So the name must be one the
+	 * program could replace itself, as the mounts and the guard's rules
+	 * see it from inside. */
+	if (fstatvfs(o, &sv) < 0)
+		return -EPERM;
+	if (sv.f_flag & ST_RDONLY)
+		return -EROFS;
+	if ((r = guard_mount_point_at(dir, name)) != 0)
+		return r > 0 ? -EBUSY : r;
+	if (guard_refuses(n, dir, name))
+		return -EPERM;
 	/* A fresh name beside it (the folder is the program's to write, or
 	 * this fails as the program's write would have). */
 	for (int tries = 0; fd < 0 && tries < 16; tries++) {
@@ -130,19 +147,7 @@ int guard_own_copy(int dir, const char *name, int o, const struct stat *st,
 
 void guard_refuse_shared(struct guard *n, int obj)
 {
-	char p[64], path[PATH_MAX];
-
-	snprintf(p, sizeof(p), "/proc/thread-self/fd/%d", obj);
-	ssize_t len = readlink(p, path, sizeof(path) - 1);
-	path[len > 0 ? len : 0] = '\0';
-	_cleanup_free_ char *key = xasprintf("%s\t(shared)", path);
-	if (!guard_count_refusal(n, key) || n->plan.quiet)
-		return;
-	_cleanup_free_ char *shown = esc_dup(len > 0 ? path : "a file");
-	_cleanup_free_ char *msg = xasprintf(
-	    "lnk: refused to change the owner or attributes of %s: it has "
-	    "other names (hard links), which may be outside the write "
-	    "folders\n",
-	    shown);
-	term_write(STDERR_FILENO, msg);
+	guard_refuse_object(n, obj, "owner or attributes",
+			    "it has other names (hard links), which may be "
+			    "outside the write folders");
 }

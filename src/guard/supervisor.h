@@ -280,11 +280,18 @@ bool guard_is_shared(const struct stat *st);
 bool guard_open_writes(int flags);
 /* Gives name in dir, the shared file O_PATH o (st), a file of its own: a
  * copy of it (empty when truncating) with its mode, renamed over the name.
- * *out: the new file (read and write); 0 or -errno, nothing left behind. */
-int guard_own_copy(int dir, const char *name, int o, const struct stat *st,
-		   bool truncating, int *out);
+ * Only a name the program could replace itself: not on a read-only mount
+ * (-EROFS), not a mount point (-EBUSY), not a name the guard keeps
+ * (-EPERM). *out: the new file (read and write); 0 or -errno, nothing
+ * left behind. */
+int guard_own_copy(struct guard *n, int dir, const char *name, int o,
+		   const struct stat *st, bool truncating, int *out);
 /* Reports a refused change of a shared file's owner or attributes. */
 void guard_refuse_shared(struct guard *n, int obj);
+/* Reports, once per file and reason, a refused change of the object obj
+ * (an fd): "lnk: refused to change the WHAT of FILE: WHY". */
+void guard_refuse_object(struct guard *n, int obj, const char *what,
+			 const char *why);
 
 /* ---- paths of one call (where.c) ---- */
 

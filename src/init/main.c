@@ -158,11 +158,11 @@ static int apply_seccomp(const struct init_config *c)
 	 * is refused (fail closed), nothing else. */
 	int fds[2] = {-1, -1};
 	size_t nfds = 1;
-	enum seccomp_notify mode =
-	    (enum seccomp_notify)((c->dot_guard	      ? SN_ALL
-				   : c->connect_guard ? SN_CONNECT
-						      : SN_NONE) |
-				  (c->exec_guard ? SN_EXEC : 0));
+	enum seccomp_notify mode = (enum seccomp_notify)(
+	    (c->dot_guard	? SN_ALL
+	     : c->connect_guard ? SN_CONNECT
+				: SN_NONE) |
+	    (c->exec_guard ? SN_EXEC : 0) | (c->guard_fd >= 0 ? SN_ATTR : 0));
 	if (mode != SN_NONE) {
 		fds[1] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
 				NETLINK_SOCK_DIAG);

@@ -183,11 +183,12 @@ static int build(enum seccomp_notify notify, scmp_filter_ctx *out,
 
 	if ((r = add_setid_rules(ctx, err)) < 0)
 		goto fail;
-	for (size_t i = 0;
-	     (notify & (SN_ALL | SN_CONNECT)) && i < seccomp_notified_count;
+	for (size_t i = 0; notify != SN_NONE && i < seccomp_notified_count;
 	     i++) {
 		const struct seccomp_notified *n = &seccomp_notified[i];
-		if (n->nr < 0 || (!(notify & SN_ALL) && n->nr != __NR_connect))
+		bool want = (notify & SN_ALL) || n->attr ||
+			    (n->nr == __NR_connect && (notify & SN_CONNECT));
+		if (n->nr < 0 || !want)
 			continue;
 		r = add_notify_rule(ctx, n);
 		if (r < 0) {

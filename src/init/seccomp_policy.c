@@ -280,21 +280,23 @@ const struct seccomp_notified seccomp_notified[] = {
      * loosening them would let other accounts plant what the program may
      * not; performed by the supervisor elsewhere. The set-id bits stay
      * refused here (the notify rule of a call with a mode excludes
-     * them). */
-    {"chmod", __NR_chmod, -1},
-    {"fchmod", __NR_fchmod, -1},
-    {"fchmodat", __NR_fchmodat, -1},
-    {"fchmodat2", NR_FCHMODAT2, -1},
-    {"chown", __NR_chown, -1},
-    {"lchown", __NR_lchown, -1},
-    {"fchown", __NR_fchown, -1},
-    {"fchownat", __NR_fchownat, -1},
-    {"setxattr", __NR_setxattr, -1},
-    {"lsetxattr", __NR_lsetxattr, -1},
-    {"fsetxattr", __NR_fsetxattr, -1},
-    {"removexattr", __NR_removexattr, -1},
-    {"lremovexattr", __NR_lremovexattr, -1},
-    {"fremovexattr", __NR_fremovexattr, -1},
+     * them). Notified with any listener, not only with dot files kept:
+     * through a descriptor it was given (its stdin), the program must not
+     * change a file outside its grants (src/guard/attr.c). */
+    {"chmod", __NR_chmod, -1, true},
+    {"fchmod", __NR_fchmod, -1, true},
+    {"fchmodat", __NR_fchmodat, -1, true},
+    {"fchmodat2", NR_FCHMODAT2, -1, true},
+    {"chown", __NR_chown, -1, true},
+    {"lchown", __NR_lchown, -1, true},
+    {"fchown", __NR_fchown, -1, true},
+    {"fchownat", __NR_fchownat, -1, true},
+    {"setxattr", __NR_setxattr, -1, true},
+    {"lsetxattr", __NR_lsetxattr, -1, true},
+    {"fsetxattr", __NR_fsetxattr, -1, true},
+    {"removexattr", __NR_removexattr, -1, true},
+    {"lremovexattr", __NR_lremovexattr, -1, true},
+    {"fremovexattr", __NR_fremovexattr, -1, true},
 };
 const size_t seccomp_notified_count = ARRAY_SIZE(seccomp_notified);
 

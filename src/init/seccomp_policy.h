@@ -17,8 +17,10 @@
 #include "common/err.h"
 
 /* What the main filter hands to the supervisor: SN_ALL or SN_CONNECT,
- * and SN_EXEC beside either (or alone). SN_ALL is 1, so a bool
- * "dot_guard" of true still means every notified call. */
+ * and SN_EXEC beside either (or alone); the calls that change a mode,
+ * owner or extended attribute in every mode but SN_NONE, and alone with
+ * SN_ATTR. SN_ALL is 1, so a bool "dot_guard" of true still means every
+ * notified call. */
 enum seccomp_notify {
 	SN_NONE = 0,	/* nothing: no listener */
 	SN_ALL = 1,	/* every call of seccomp_notified (dot files kept) */
@@ -27,8 +29,11 @@ enum seccomp_notify {
 	SN_EXEC = 4,	/* execve and execveat too, only to be named: the
 			 * supervisor lets the kernel run them (Landlock
 			 * decides) and names a program [commands] refuses */
+	SN_ATTR = 8,	/* a listener for the attribute calls alone: the
+			 * program's descriptors of files outside (its stdin)
+			 * keep their mode, owner and attributes */
 };
-#define SN_MODES 8 /* every combination of the bits above */
+#define SN_MODES 16 /* every combination of the bits above */
 
 /* A call refused outright, with the arguments of its try. */
 struct seccomp_refusal {
@@ -92,6 +97,9 @@ struct seccomp_notified {
 	 * argument: the call is notified only when (args[i] & O_CREAT) is set
 	 * (open: 1, openat: 2); calls without O_CREAT run natively. */
 	int creat_flag_arg;
+	/* a call that changes a mode, owner or extended attribute: notified
+	 * whenever there is a listener (enum seccomp_notify) */
+	bool attr;
 };
 
 extern const struct seccomp_notified seccomp_notified[];
@@ -115,7 +123,7 @@ struct seccomp_prebuilt {
 	size_t len;
 };
 /* By mode (the bits of enum seccomp_notify; SN_ALL with SN_CONNECT is
- * SN_ALL): the table seccomp_prebuilt.c defines. */
+ * SN_ALL, and SN_ATTR beside another bit is that bit alone): the table seccomp_prebuilt.c defines. */
 extern const struct seccomp_prebuilt seccomp_prebuilt[SN_MODES];
 void seccomp_policy_prebuilt(enum seccomp_notify notify,
 			     const struct sock_filter **prog, size_t *len);

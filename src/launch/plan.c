@@ -198,10 +198,9 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	out->init.wire_fd = in->wire ? LAUNCH_FD_WIRE : -1;
 	/* With [commands], executions go to the guard to be named. */
 	out->init.exec_guard = !out->init.exec_any;
-	out->init.guard_fd =
-	    in->guard || in->guard_connect_only || out->init.exec_guard
-		? LAUNCH_FD_GUARD
-		: -1;
+	/* Every sandbox has a guard: it decides the attribute calls
+	 * (src/guard/attr.c), whatever else it does. */
+	out->init.guard_fd = LAUNCH_FD_GUARD;
 	out->init.lifeline_fd = LAUNCH_FD_LIFELINE;
 	out->init.dot_guard = in->guard;
 	out->init.connect_guard = in->guard_connect_only && !in->guard;

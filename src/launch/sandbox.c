@@ -807,7 +807,11 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	/* With a wire it also brings every TCP connect of the program to
 	 * another address to the wire (src/guard/tproxy.c). */
 	bool connects = folders || wire;
-	bool guard = dot || connects || exec_note;
+	/* And whatever else it does, it decides every change of a mode, an
+	 * owner or an extended attribute: through a descriptor it was given
+	 * (its stdin, a terminal), the program must not change a file outside
+	 * its grants. So every sandbox has one. */
+	bool guard = true;
 	if (wire) {
 		s.np.tcp_port = s.wp.tcp_port;
 		/* and its resolver is the wire's (src/wire/dnsd.h) */

@@ -36,6 +36,23 @@ static const struct dot_file list[] = {
      * the home folder. */
     {".claude", "Claude Code runs the hooks in its settings"},
     {".cursor", "Cursor starts the MCP servers it names"},
+    /* Coding agents run later in the project, outside any sandbox, start
+     * the MCP servers (commands) its config names, or run the commands it
+     * sets. */
+    {".gemini", "Gemini CLI starts the MCP servers of its settings"},
+    {".qwen", "Qwen Code starts the MCP servers of its settings"},
+    {".codex", "Codex starts the MCP servers of its config"},
+    {"opencode.json", "OpenCode starts the MCP servers it names"},
+    {"opencode.jsonc", "OpenCode starts the MCP servers it names"},
+    {".opencode", "OpenCode starts the MCP servers of its config"},
+    {".kiro", "Kiro starts the MCP servers of its settings"},
+    {".amazonq", "Amazon Q starts the MCP servers it names"},
+    {".roo", "Roo Code starts the MCP servers it names"},
+    {".continue", "Continue starts the MCP servers it names"},
+    {".junie", "Junie starts the MCP servers it names"},
+    {"crush.json", "Crush starts the MCP servers and LSPs it names"},
+    {".crush.json", "Crush starts the MCP servers and LSPs it names"},
+    {".aider.conf.yml", "aider runs the lint and test commands it sets"},
     {".devcontainer", "the editor builds and runs the container it names"},
     {".mise.toml", "mise runs its hooks when you cd into the folder"},
     {".yarnrc.yml", "yarn runs the yarnPath script it names"},

@@ -478,6 +478,23 @@ def test_project_dot_files_that_run_outside_not_created(lnk, work, name):
     assert not (work / name).exists(), cp.stderr
 
 
+@pytest.mark.parametrize("name", [
+    ".gemini", ".qwen", ".codex", "opencode.json", "opencode.jsonc",
+    ".opencode", ".kiro", ".amazonq", ".roo", ".continue", ".junie",
+    "crush.json", ".crush.json", ".aider.conf.yml"])
+def test_agent_configs_that_start_servers_not_created(lnk, work, name):
+    """Threat: a coding agent run later in the project, outside any
+    sandbox, starts the MCP servers its project config names (Gemini CLI
+    and Qwen Code: .gemini/settings.json, .qwen/settings.json, folder trust
+    off by default; OpenCode: opencode.json(c) or .opencode/; Kiro, Roo,
+    Continue, Junie, Crush, Codex in a trusted project) or runs the lint
+    and test commands it sets (aider): a command the program chose runs as
+    the user."""
+    cp = sh(lnk, f"mkdir {name} 2>/dev/null || echo evil > {name}",
+            "--write", work)
+    assert not (work / name).exists(), cp.stderr
+
+
 @pytest.mark.skipif(not IS_ROOT, reason="needs root to own a file as "
                     "another user")
 def test_root_supervisor_does_not_read_other_users_files(lnk, work):
@@ -4612,6 +4629,19 @@ def test_tool_whose_loader_reads_a_write_folder_is_refused(lnk, work,
 HONEST = "#!/bin/sh\necho honest\n"
 
 
+def try_call(lnk, call, *grants, **kw):
+    """Runs one python statement in a sandbox: prints "done", or "refused"
+    and the errno."""
+    return py(lnk, f"""
+        import os
+        try:
+            {call}
+            print("done")
+        except OSError as e:
+            print("refused", e.errno)
+    """, *grants, **kw)
+
+
 # Every way to change a file's content or mode through one of its names:
 # the program's code, and what the name inside holds afterwards (None:
 # refused, unchanged); the file outside must always still hold HONEST, 0755.
@@ -4655,14 +4685,7 @@ def test_file_hard_linked_out_of_a_write_folder_stays_unchanged(lnk, work,
     the change of mode is refused), and the program's write is kept."""
     prog = linked_out(tmp_path / "bin", work, "deploy", 0o755)
     code, inside = HARDLINK_WRITES[how]
-    cp = py(lnk, f"""
-        import os
-        try:
-            {code}
-            print("done")
-        except OSError as e:
-            print("refused", e.errno)
-    """, "--write", work)
+    cp = try_call(lnk, code, "--write", work)
     assert cp.returncode == 0, cp.stderr
     assert prog.read_text() == HONEST, (how, cp.stdout, cp.stderr)
     assert prog.stat().st_mode & 0o777 == 0o755
@@ -4698,6 +4721,147 @@ def test_file_hard_linked_refused_where_the_program_may_not_write(lnk, work,
     assert "refused 13" in cp.stdout, cp.stdout
     assert (work / "tool").stat().st_ino == ino
     assert prog.read_text() == HONEST
+
+
+@pytest.mark.parametrize("name", [".envrc", ".bashrc"])
+def test_chmod_of_a_hard_linked_dot_file_does_not_lift_its_read_only_mount(
+        lnk, work, tmp_path, name):
+    """Threat: a protected dot file at the top of a write folder (kept read
+    only by a bind mount) is also a second name of a file elsewhere (`cp
+    -al` backups, dotfiles hard-linked from a dotfiles repository). A chmod
+    gives such a name a file of its own: renamed over the name from outside
+    the sandbox's mount namespace, where the kernel does not refuse to
+    rename a mount point, the copy would detach the read-only bind, and the
+    program then writes what direnv or bash runs."""
+    dot = work / name
+    dot.write_text("echo honest\n")
+    (tmp_path / "backup").mkdir()
+    os.link(dot, tmp_path / "backup" / name)
+    cp = sh(lnk, f"""
+        echo 'echo PWNED' > {name} 2>/dev/null && echo wrote-before
+        chmod 600 {name} 2>/dev/null; echo chmod=$?
+        echo 'echo PWNED' > {name} 2>/dev/null && echo wrote-after
+        true
+    """, "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert "wrote-before" not in cp.stdout, cp.stdout
+    assert "wrote-after" not in cp.stdout, (cp.stdout, cp.stderr)
+    assert "chmod=0" not in cp.stdout, cp.stdout
+    assert dot.read_text() == "echo honest\n"
+    assert (tmp_path / "backup" / name).stat().st_ino == dot.stat().st_ino
+
+
+def test_chmod_of_a_hard_linked_read_grant_in_a_write_folder(lnk, work,
+                                                             tmp_path):
+    """The same through --read FILE inside a write folder: the file stays
+    read only, its mode and its other name unchanged."""
+    pol = work / "policy.json"
+    pol.write_text("{}\n")
+    pol.chmod(0o644)
+    os.link(pol, tmp_path / "policy.bak")
+    cp = sh(lnk, """
+        chmod 600 policy.json 2>/dev/null; echo chmod=$?
+        echo '{"all": true}' > policy.json 2>/dev/null && echo wrote
+        true
+    """, "--write", work, "--read", pol)
+    assert cp.returncode == 0, cp.stderr
+    assert "wrote" not in cp.stdout and "chmod=0" not in cp.stdout, \
+        cp.stdout
+    assert pol.read_text() == "{}\n"
+    assert pol.stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "policy.bak").stat().st_ino == pol.stat().st_ino
+
+
+def test_chmod_of_a_hard_linked_submodule_gitfile_runs_nothing_outside(
+        lnk, work, tmp_path):
+    """Threat, end to end: a project copied with `cp -al` (every file has a
+    second name); its submodule's `.git` file is kept read only by a bind
+    mount. Were chmod to detach that mount, the program would point the
+    gitfile at a repository of its own with a core.fsmonitor, and the
+    user's next plain `git status` at the top, outside the sandbox, would
+    run it."""
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(lnk.home),
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+
+    def git(*a, cwd=work):
+        subprocess.run(["git", *a], cwd=cwd, env=env, check=True,
+                       capture_output=True)
+
+    src = tmp_path / "subsrc"
+    src.mkdir()
+    git("init", "-q", cwd=src)
+    git("commit", "-q", "--allow-empty", "-m", "i", cwd=src)
+    git("init", "-q")
+    git("-c", "protocol.file.allow=always", "submodule", "-q", "add",
+        str(src), "lib/sub")
+    git("commit", "-qm", "s")
+    (tmp_path / "copy").mkdir()
+    os.link(work / "lib/sub/.git", tmp_path / "copy" / "gitfile")
+    marker = tmp_path / "PWNED"
+    cp = sh(lnk, f"""
+        chmod 644 lib/sub/.git &&
+        git init -q evil &&
+        git -C evil config core.fsmonitor 'touch {marker}; false' &&
+        echo "gitdir: {work}/evil/.git" > lib/sub/.git && echo planted
+        true
+    """, "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    subprocess.run(["git", "status"], cwd=work, env=env,
+                   capture_output=True)
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert "planted" not in cp.stdout, cp.stdout
+
+
+@pytest.mark.parametrize("grant", ["--read", "--write", None])
+@pytest.mark.parametrize("call", ["os.fchmod(0, 0o777)",
+                                  "os.chmod('/dev/stdin', 0o777)",
+                                  "os.chmod('/proc/self/fd/0', 0o777)",
+                                  "os.chmod(os.dup(0), 0o777)",
+                                  "os.setxattr(0, 'user.lnk', b'1')"])
+def test_host_file_given_as_stdin_keeps_its_mode(lnk, work, tmp_path, call,
+                                                 grant):
+    """Threat: `lnk sandbox run ... < ~/bin/deploy.sh`: the program holds a
+    read-only descriptor of a file outside every grant and makes it
+    writable by every account (or gives it an ACL), so that another local
+    user rewrites what the user runs next. The descriptor's access is all
+    it was given: its mode, owner and attributes are not the program's."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    prog = outside / "deploy.sh"
+    prog.write_text(HONEST)
+    prog.chmod(0o700)
+    grants = (grant, work) if grant else ()
+    with open(prog) as f:
+        cp = try_call(lnk, call, *grants, stdin=f)
+    assert cp.returncode == 0, cp.stderr
+    assert prog.stat().st_mode & 0o777 == 0o700, (call, cp.stdout)
+    assert "done" not in cp.stdout, cp.stdout
+    assert not os.listxattr(prog), os.listxattr(prog)
+
+
+@pytest.mark.parametrize("call", ["os.fchmod(0, 0o666)",
+                                  "os.chmod('/dev/stdin', 0o666)",
+                                  "os.chown(os.dup(0), -1, 0)"])
+def test_terminal_given_as_stdin_keeps_its_mode(lnk, work, call):
+    """Threat: without a pty of its own (its output is not a terminal),
+    the program holds the user's terminal as its stdin; a mode of 0666
+    would let every local account open it, read what is typed and inject
+    input. The terminal is outside the sandbox's mounts: its mode and
+    owner are not the program's."""
+    master, slave = os.openpty()
+    try:
+        tty = os.ttyname(slave)
+        before = os.stat(tty)
+        cp = try_call(lnk, call, "--write", work, stdin=slave)
+        after = os.stat(tty)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert cp.returncode == 0, cp.stderr
+    assert "done" not in cp.stdout, cp.stdout
+    assert (after.st_mode, after.st_uid, after.st_gid) == \
+        (before.st_mode, before.st_uid, before.st_gid)
 
 
 # --- leftovers: lnk's own loader path ---

@@ -365,28 +365,39 @@ static void notify_rules(void **state)
 	free(ng.main);
 }
 
-/* A folder granted, no dot file kept: connect() alone goes to the
- * supervisor (a host daemon's unix socket in the folder), every creation
- * runs natively. */
+/* A folder granted, no dot file kept: connect() goes to the supervisor
+ * (a host daemon's unix socket in the folder), and so do the attribute
+ * calls, as with every listener; every creation runs natively. With
+ * SN_EXEC or SN_ATTR alone, only the attribute calls of the table. */
 static void notify_connect_only(void **state)
 {
-	struct filters c = build(SN_CONNECT);
+	const enum seccomp_notify modes[] = {SN_CONNECT, SN_EXEC, SN_ATTR,
+					     SN_CONNECT | SN_ATTR};
 
 	(void)state;
-	for (size_t i = 0; i < seccomp_notified_count; i++) {
-		const struct seccomp_notified *n = &seccomp_notified[i];
-		uint64_t a[3] = {0, 0, 0};
-		if (n->creat_flag_arg >= 0)
-			a[n->creat_flag_arg] = O_CREAT | O_WRONLY;
-		assert_int_equal(
-		    eval(&c, NATIVE, (uint32_t)n->nr, a[0], a[1], a[2]),
-		    n->nr == SYS_connect ? SECCOMP_RET_USER_NOTIF
-					 : SECCOMP_RET_ALLOW);
+	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
+		struct filters c = build(modes[m]);
+		size_t attrs = 0;
+		for (size_t i = 0; i < seccomp_notified_count; i++) {
+			const struct seccomp_notified *n = &seccomp_notified[i];
+			uint64_t a[3] = {0, 0, 0};
+			if (n->creat_flag_arg >= 0)
+				a[n->creat_flag_arg] = O_CREAT | O_WRONLY;
+			bool notified = n->attr || (n->nr == SYS_connect &&
+						    (modes[m] & SN_CONNECT));
+			attrs += n->attr;
+			assert_int_equal(
+			    eval(&c, NATIVE, (uint32_t)n->nr, a[0], a[1], a[2]),
+			    notified ? SECCOMP_RET_USER_NOTIF
+				     : SECCOMP_RET_ALLOW);
+		}
+		/* mode, owner, extended attributes: 14 calls */
+		assert_int_equal(attrs, 14);
+		/* the refusals stay */
+		assert_int_equal(eval(&c, NATIVE, SYS_io_uring_setup, 0, 0, 0),
+				 ERRNO(ENOSYS));
+		free(c.main);
 	}
-	/* the refusals stay */
-	assert_int_equal(eval(&c, NATIVE, SYS_io_uring_setup, 0, 0, 0),
-			 ERRNO(ENOSYS));
-	free(c.main);
 }
 
 /* No setuid or setgid file can be made (a --write folder is on the host):
