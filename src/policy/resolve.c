@@ -242,7 +242,16 @@ static int resolve_path(struct policy *p, enum key_id id, size_t i,
 			       r, strerror(errno));
 
 	if (id == K_FILES_HIDE) {
-		/* Hiding only closes: any existing path may be hidden. */
+		/* Hiding only closes: any existing folder may be hidden. A
+		 * file cannot be (bwrap mounts an empty folder there). */
+		if (!S_ISDIR(st.st_mode))
+			return err_set(
+			    err, -EINVAL,
+			    "%s: '%s' is not a folder: hide closes a "
+			    "folder; hide the folder that holds it, "
+			    "and grant what you need in it with "
+			    "--read or --write",
+			    where, r);
 		*out = steal_pointer(&r);
 		return 0;
 	}

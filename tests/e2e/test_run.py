@@ -204,6 +204,18 @@ def test_missing_grant_path_is_a_clear_error(lnk, home):
     assert "does-not-exist" in cp.stderr
 
 
+def test_hide_of_a_file_is_a_clear_error(lnk, home):
+    """--hide closes a folder: a file is refused before anything starts,
+    with what to do, not bwrap's own error."""
+    secret = home / "secret.txt"
+    secret.write_text("s")
+    cp = sh(lnk, "cat ~/secret.txt", "--read", home, "--hide", secret)
+    assert cp.returncode == 2, cp.stderr
+    assert "is not a folder" in cp.stderr and "bwrap" not in cp.stderr, \
+        cp.stderr
+    assert cp.stdout == ""
+
+
 # --- environment and descriptors -------------------------------------------
 
 def test_environment_does_not_leak(lnk):
