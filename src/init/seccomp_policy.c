@@ -218,7 +218,11 @@ const size_t seccomp_clone_flags_count = ARRAY_SIZE(seccomp_clone_flags);
  * editor opens: the dot-file guard refuses names by their spelling, and
  * refuses write grants on folders that fold (src/guard/fold.c). The
  * other flags it sets are rare in a sandbox (+C no copy-on-write), or
- * need a capability the sandbox never holds (+i, +a).
+ * need a capability the sandbox never holds (+i, +a). The same flags
+ * through FS_IOC_FSSETXATTR, and the generation (FS_IOC_SETVERSION, and
+ * ext4's older number for it), go too: on a descriptor the program was
+ * given (its stdin) or a file with another name, they would change a
+ * file outside its grants (nodump hides it from backups).
  *
  * Terminal injection (invariant 5): TIOCSTI pushes bytes into the input of
  * the terminal, so a program could type commands into the user's shell
@@ -226,6 +230,8 @@ const size_t seccomp_clone_flags_count = ARRAY_SIZE(seccomp_clone_flags);
  * kernel reads ioctl's cmd as 32 bits, so the compare is masked to the low
  * 32: a cmd with high bits set is still TIOCSTI to the kernel and must
  * still match here (CVE-2019-10063, flatpak). */
+/* ext4's own number for FS_IOC_SETVERSION: _IOW('f', 4, long). */
+#define EXT4_IOC_SETVERSION _IOW('f', 4, long)
 #define IOCTL(cmd)        \
 	{                 \
 #cmd, cmd \
@@ -235,6 +241,9 @@ const struct seccomp_ioctl seccomp_refused_ioctls[] = {
     IOCTL(TIOCLINUX),
     IOCTL(FS_IOC_SETFLAGS), /* chattr: see above */
     IOCTL(FS_IOC32_SETFLAGS),
+    IOCTL(FS_IOC_FSSETXATTR), /* the same flags, xfs_io's way */
+    IOCTL(FS_IOC_SETVERSION), /* the inode's generation (ext4) */
+    IOCTL(EXT4_IOC_SETVERSION),
 };
 const size_t seccomp_refused_ioctls_count = ARRAY_SIZE(seccomp_refused_ioctls);
 

@@ -790,9 +790,13 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	/* The supervisor also decides connect() on unix sockets, since a
 	 * read-only mount does not stop it: a host daemon's socket under a
 	 * granted folder must not answer. So it runs whenever any folder
-	 * is granted; without names to keep, for connect() alone
-	 * (creations then run natively, at full speed). */
-	bool dot = r == 1;
+	 * is granted. With a write folder it takes every creation and every
+	 * open that writes even when no name is kept there
+	 * (--write-dot-files): a file with another name, maybe outside
+	 * (pnpm's store, a cp -al backup), gets one of its own before a
+	 * write (src/guard/shared.c). With --read folders alone, connect()
+	 * alone. */
+	bool dot = r == 1 || policy_list(pol, K_FILES_WRITE)->n > 0;
 	/* The broker's socket is lnk's, bound in on purpose: the guard lets
 	 * the program connect to that one file. */
 	if (tools) {

@@ -4864,6 +4864,173 @@ def test_terminal_given_as_stdin_keeps_its_mode(lnk, work, call):
         (before.st_mode, before.st_uid, before.st_gid)
 
 
+# --- file flags (chattr) of a file outside, and newer system calls ---
+
+FS_IOC_GETFLAGS = 0x80086601
+FS_IOC_FSSETXATTR = 0x401c5820
+FSX_NODUMP_NOATIME = 0x80 | 0x40   # FS_XFLAG_NODUMP | FS_XFLAG_NOATIME
+SET_FLAGS = {
+    # FS_IOC_FSSETXATTR: the fsxattr form of chattr (xfs_io chattr)
+    "ioctl-fssetxattr":
+        "import fcntl, struct; "
+        "fcntl.ioctl({fd}, 0x401c5820, "
+        "struct.pack('5I8x', 0xc0, 0, 0, 0, 0))",
+    # file_setattr(2) (Linux 6.17): the same by a path, no open at all
+    "file_setattr":
+        "import ctypes, struct; libc = ctypes.CDLL(None, use_errno=True); "
+        "a = ctypes.create_string_buffer(struct.pack('QIIII', 0xc0, 0, 0, "
+        "0, 0)); "
+        "r = libc.syscall(469, {fd}, b'', a, 24, 0x1000); "
+        "(_ for _ in ()).throw(OSError(ctypes.get_errno(), 'x')) "
+        "if r < 0 else None",
+}
+
+
+def file_flags(path):
+    import fcntl
+    import struct
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return struct.unpack("l", fcntl.ioctl(
+            fd, FS_IOC_GETFLAGS, b"\0" * 8))[0]
+    finally:
+        os.close(fd)
+
+
+def flags_settable_here(path):
+    import fcntl
+    import struct
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.ioctl(fd, FS_IOC_FSSETXATTR,
+                    struct.pack("5I8x", FSX_NODUMP_NOATIME, 0, 0, 0, 0))
+        fcntl.ioctl(fd, FS_IOC_FSSETXATTR, struct.pack("5I8x", 0, 0, 0, 0,
+                                                       0))
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def flagged_file(tmp_path, name):
+    """tmp_path/outside/NAME holding HONEST, on a file system that takes
+    fsxattr flags (else the test is skipped, saying why)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    prog = outside / name
+    prog.write_text(HONEST)
+    if not flags_settable_here(prog):
+        pytest.skip("this file system takes no fsxattr flags")
+    return prog
+
+
+@pytest.mark.parametrize("how", sorted(SET_FLAGS))
+@pytest.mark.parametrize("grant", ["--read", "--write", None])
+def test_host_file_given_as_stdin_keeps_its_flags(lnk, work, tmp_path, how,
+                                                  grant):
+    """Threat: `lnk sandbox run ... < ~/bin/deploy.sh`: the file's inode
+    flags (chattr: nodump, noatime, sync) set through FS_IOC_FSSETXATTR or
+    file_setattr(2) (FS_IOC_SETFLAGS was already refused): the program
+    changes a file outside every grant (nodump hides it from backups)."""
+    prog = flagged_file(tmp_path, "deploy.sh")
+    before = file_flags(prog)
+    grants = (grant, work) if grant else ()
+    with open(prog) as f:
+        cp = try_call(lnk, SET_FLAGS[how].format(fd=0), *grants, stdin=f)
+    assert cp.returncode == 0, cp.stderr
+    assert file_flags(prog) == before, (cp.stdout, hex(file_flags(prog)))
+    assert "done" not in cp.stdout, cp.stdout
+
+
+@pytest.mark.parametrize("how", sorted(SET_FLAGS))
+def test_hard_linked_file_keeps_its_flags(lnk, work, tmp_path, how):
+    """Threat: a file in a write folder is a second name of a file outside
+    (cp -al, pnpm's store); its inode flags set through a read-only
+    descriptor would be every name's: the file outside would change."""
+    prog = flagged_file(tmp_path, "deploy")
+    os.link(prog, work / "deploy")
+    before = file_flags(prog)
+    cp = try_call(lnk, "fd = os.open('deploy', os.O_RDONLY); " +
+                  SET_FLAGS[how].format(fd="fd"), "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert file_flags(prog) == before, (cp.stdout, hex(file_flags(prog)))
+
+
+def test_files_below_a_folder_given_as_stdin_keep_their_flags(lnk, work,
+                                                               tmp_path):
+    """Threat: `lnk sandbox run ... < ~/bin`: nothing is created or opened
+    beneath a folder given by descriptor, but file_setattr(2) opens
+    nothing: it would set the flags of any file below that folder by a
+    path relative to the descriptor, past Landlock and the guard. A call
+    newer than the filter's review answers ENOSYS."""
+    prog = flagged_file(tmp_path, "deploy.sh")
+    outside = prog.parent
+    before = file_flags(prog)
+    call = SET_FLAGS["file_setattr"].replace("b''", "b'deploy.sh'") \
+        .replace("0x1000", "0").format(fd=3)
+    code = f"import os\ntry:\n    {call}\n    print('done')\n" \
+        "except OSError as e:\n    print('refused', e.errno)\n"
+    d = os.open(outside, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        # python takes no folder as its stdin: the shell moves it to fd 3
+        cp = lnk.run("--write", work, "--", "/bin/sh", "-c",
+                     f'exec 3<&0 </dev/null; exec {PY} -c "$0"', code,
+                     stdin=d, timeout=60)
+    finally:
+        os.close(d)
+    assert cp.returncode == 0, cp.stderr
+    assert file_flags(prog) == before, (cp.stdout, hex(file_flags(prog)))
+    assert "refused 38" in cp.stdout, cp.stdout  # ENOSYS
+
+
+def test_host_file_given_as_stdin_keeps_its_generation(lnk, work, tmp_path):
+    """Threat: FS_IOC_SETVERSION (ext4's chattr -v) changes the inode's
+    generation of a file outside the grants held by descriptor."""
+    import fcntl
+    import struct
+    prog = tmp_path / "deploy.sh"
+    prog.write_text(HONEST)
+
+    def generation():
+        fd = os.open(prog, os.O_RDONLY)
+        try:
+            return struct.unpack("l", fcntl.ioctl(fd, 0x80087601,
+                                                  b"\0" * 8))[0]
+        except OSError:
+            pytest.skip("this file system has no inode generation ioctl")
+        finally:
+            os.close(fd)
+    before = generation()
+    for cmd in (0x40087602, 0x40086604):  # FS_IOC_, EXT4_IOC_SETVERSION
+        with open(prog) as f:
+            cp = try_call(lnk, f"import fcntl, struct; fcntl.ioctl(0, "
+                          f"{cmd}, struct.pack('l', {before ^ 0x5a5a}))",
+                          "--write", work, stdin=f)
+        assert cp.returncode == 0, cp.stderr
+        assert generation() == before, (hex(cmd), cp.stdout)
+
+
+@pytest.mark.parametrize("how", ["redirect", "append", "rdwr",
+                                 "wronly-trunc", "mmap", "truncate"])
+def test_hard_linked_file_stays_unchanged_with_write_dot_files(lnk, work,
+                                                               tmp_path,
+                                                               how):
+    """Threat: as test_file_hard_linked_out_of_a_write_folder_stays_unchanged,
+    in a write folder given --write-dot-files (the way to let a program
+    commit). With no name left to keep there, the guard once took only
+    connect() and the attribute calls: opens and truncate ran natively,
+    and a write through the second name changed the file outside (pnpm's
+    store, which every other project then runs)."""
+    prog = linked_out(tmp_path / "bin", work, "deploy", 0o755)
+    code, inside = HARDLINK_WRITES[how]
+    cp = try_call(lnk, code, "--write", work, "--write-dot-files", work)
+    assert cp.returncode == 0, cp.stderr
+    assert "done" in cp.stdout, (cp.stdout, cp.stderr)
+    assert prog.read_text() == HONEST, (how, cp.stdout, cp.stderr)
+    assert (work / "deploy").read_text() == inside
+
+
 # --- leftovers: lnk's own loader path ---
 # `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib` leaves an empty entry,
 # the current folder, often a write folder. lnk opens OpenSSL (a model

@@ -515,6 +515,36 @@ static void personality(void **state)
 	free(f.main);
 }
 
+/* A call newer than the policy's review answers ENOSYS, with and without
+ * the guard; the last reviewed one is the main filter's to decide
+ * (removexattrat: refused there), a plain old one is allowed. */
+static void unreviewed_calls(void **state)
+{
+	const enum seccomp_notify modes[] = {SN_NONE, SN_ALL | SN_EXEC,
+					     SN_ATTR};
+
+	(void)state;
+	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
+		struct filters f = build(modes[m]);
+		const uint32_t newer[] = {SYSCALL_FIRST_UNREVIEWED,
+					  468 /* file_getattr */,
+					  469 /* file_setattr */, 600, 1023};
+		for (size_t i = 0; i < ARRAY_SIZE(newer); i++)
+			assert_int_equal(
+			    eval(&f, NATIVE, newer[i], AT_FDCWD, 0, 0),
+			    ERRNO(ENOSYS));
+		assert_int_equal(eval(&f, NATIVE, 466 /* removexattrat */, -1,
+				      0, 0xffffffff),
+				 ERRNO(ENOSYS));
+		assert_int_equal(eval(&f, NATIVE, SYS_getpid, 0, 0, 0),
+				 SECCOMP_RET_ALLOW);
+		/* an x32 number stays the main filter's: killed */
+		assert_int_equal(eval(&f, NATIVE, X32_BIT | 469, 0, 0, 0),
+				 SECCOMP_RET_KILL_PROCESS);
+		free(f.main);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -525,6 +555,7 @@ int main(void)
 	    cmocka_unit_test(notify_rules),
 	    cmocka_unit_test(setid_bits),
 	    cmocka_unit_test(personality),
+	    cmocka_unit_test(unreviewed_calls),
 	    cmocka_unit_test(notify_connect_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
