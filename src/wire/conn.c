@@ -113,7 +113,8 @@ static void conn_log(struct conn *c, enum db_outcome o, const char *reason)
 	if (o == DB_ENDED)
 		db_batch_update(&w->batch, c->seq, o, reason, c->c2u.total,
 				c->u2c.total);
-	else /* allowed, refused or failed: nothing carried yet */
+	else if (o != DB_REFUSED || wire_refusal_logged(w))
+		/* allowed, refused or failed: nothing carried yet */
 		db_batch_call(&w->batch, c->seq, time(NULL), c->verb,
 			      c->target[0] ? c->target : "-", o, reason, 0, 0);
 	if (o == DB_ALLOWED)

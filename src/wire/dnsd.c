@@ -249,6 +249,8 @@ static void log_refused(struct dnsd *d, const char *name, const char *why)
 		 name);
 	d->nrecent++;
 	struct wire *w = d->w;
+	if (!wire_refusal_logged(w))
+		return;
 	db_batch_call(&w->batch, ++w->seq, time(NULL), "dns",
 		      name[0] ? name : "-", DB_REFUSED, why, 0, 0);
 }

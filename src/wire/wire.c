@@ -342,6 +342,7 @@ static int wire_control_start(struct wire *w, struct lnk_err *err)
 {
 	const struct wire_plan *wp = w->wp;
 	trip_init_at(&w->trip, wp->trip_calls, wp->trip_targets);
+	refusals_init(&w->refusals, loop_now_ms());
 	if (!wp->home)
 		return 0;
 	int r = registry_open_at(wp->db_path, &w->state, err);
@@ -603,6 +604,27 @@ static size_t raise_nofile(void)
 /* Reads the writer's last commit: when the log cannot be written, new
  * calls are refused (conn.c) and the person is told once, and again when
  * it can be written again. */
+bool wire_refusal_logged(struct wire *w)
+{
+	return refusals_take(&w->refusals, loop_now_ms());
+}
+
+/* The refusals counted and not logged one by one (refusals.h), as one
+ * row, when one is due. */
+static void wire_log_unlogged(struct wire *w, bool end)
+{
+	uint64_t n = refusals_due(&w->refusals, loop_now_ms(), end);
+	if (!n)
+		return;
+	char why[160];
+	snprintf(why, sizeof(why),
+		 "%llu more calls refused, not logged one by one (after %d "
+		 "at once, one a second)",
+		 (unsigned long long)n, REFUSAL_BURST);
+	db_batch_call(&w->batch, ++w->seq, time(NULL), "wire", "-", DB_REFUSED,
+		      why, 0, 0);
+}
+
 static void wire_log_health(struct wire *w)
 {
 	size_t backlog = 0;
@@ -756,6 +778,7 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 			conn_tick(&w, now);
 			conn_reap(&w);
 			dnsd_tick(w.dnsd, now);
+			wire_log_unlogged(&w, false);
 			db_writer_submit(w.writer, &w.batch, w.up, w.down);
 			wire_log_health(&w);
 			next_tick = now + WIRE_TICK_MS;
@@ -769,6 +792,7 @@ out:
 	conn_close_all(&w);
 	conn_reap(&w);
 	if (w.writer) {
+		wire_log_unlogged(&w, true);
 		db_writer_submit(w.writer, &w.batch, w.up, w.down);
 		db_writer_stop(w.writer);
 	}

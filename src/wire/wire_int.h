@@ -16,6 +16,7 @@
 #include "wire/filter.h"
 #include "wire/loop.h"
 #include "wire/route.h"
+#include "wire/refusals.h"
 #include "wire/trip.h"
 #include "wire/wire.h"
 
@@ -72,7 +73,8 @@ struct wire {
 	struct registry *state;
 	bool registered;
 	struct trip trip;
-	bool closed;	/* every new call is refused */
+	struct refusals refusals; /* how many are logged one by one */
+	bool closed;		  /* every new call is refused */
 	bool close_now; /* end the open connections after this batch */
 	enum ctl_cause cause;
 	enum trip_rule rule;
@@ -108,6 +110,9 @@ void conn_close_all(struct wire *w);
  * (cause tripped), records why and tells the person on lnk's stderr.
  * Nothing is counted while the wire is closed. */
 void wire_trip_note(struct wire *w, enum trip_event ev, const char *target);
+/* A refused call: true when its row is to be written, false when it is
+ * only counted (refusals.h: a flood cannot grow the log without bound). */
+bool wire_refusal_logged(struct wire *w);
 /* Why a closed wire refuses a call: "paused", "stopped", or "paused: "
  * and the rule that tripped. */
 const char *wire_closed_reason(const struct wire *w);

@@ -5031,6 +5031,73 @@ def test_hard_linked_file_stays_unchanged_with_write_dot_files(lnk, work,
     assert (work / "deploy").read_text() == inside
 
 
+# --- the call log under a flood of refused calls ---
+
+FLOOD_CONNECT = r"""
+import socket, sys, time
+t0 = time.time(); i = 0
+while time.time() - t0 < 10:
+    try:
+        s = socket.create_connection(("127.0.0.1", 3128), timeout=5)
+        s.sendall(f"CONNECT h{i}.flood.invalid:443 HTTP/1.1\r\n\r\n".encode())
+        s.recv(200); s.close()
+    except OSError:
+        pass
+    i += 1
+print("sent", i)
+"""
+
+FLOOD_DNS = r"""
+import socket, struct, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.setblocking(False)
+t0 = time.time(); i = 0; pad = "x" * 60
+while time.time() - t0 < 10:
+    for _ in range(200):
+        q = struct.pack(">HHHHHH", i & 0xffff, 0x100, 1, 0, 0, 0)
+        for l in f"{pad}.{i:012d}.{pad}.{pad}.flood".split("."):
+            q += bytes([len(l)]) + l.encode()
+        q += b"\0" + struct.pack(">HH", 1, 1)
+        try: s.sendto(q, ("127.0.0.1", 53))
+        except BlockingIOError: pass
+        i += 1
+    try:
+        while True: s.recv(4096)
+    except BlockingIOError: pass
+    time.sleep(0.001)
+print("sent", i)
+"""
+
+
+@pytest.mark.parametrize("code", [FLOOD_CONNECT, FLOOD_DNS],
+                         ids=["connect-after-trip", "dns-unique-names"])
+def test_program_cannot_grow_the_call_log_without_bound(lnk, work, code):
+    """Threat: a program with one host granted writes the user's disk
+    outside its folders (~/.lnk/sandbox/lnk.db) as fast as it can make
+    refused calls, tripped wire or not (measured: 0.5 to 5.5 MB a second),
+    until the disk is full and no sandbox starts, and buries the calls a
+    person looks for. Refusals past a burst are counted, and the count is
+    logged."""
+    f = nethosts()
+    (work / "flood.py").write_text(textwrap.dedent(code))
+    db = lnk.home / ".lnk/sandbox/lnk.db"
+    cp = lnk.run("--read", work, "--internet-host", f["ORIGIN"], "--",
+                 PY, str(work / "flood.py"), timeout=120,
+                 env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    assert "sent" in cp.stdout, cp.stdout + cp.stderr
+    sent = int(cp.stdout.split()[-1])
+    out = lnk("sandbox", "log", "--json", "--lines", "1000000", check=True)
+    rows = [json.loads(x) for x in out.stdout.splitlines()]
+    size = sum(p.stat().st_size for p in db.parent.glob("lnk.db*"))
+    # 10 s of refused calls: a burst and one a second, not tens or
+    # hundreds of thousands of rows (and megabytes a second)
+    assert len(rows) < 2000 and size < 5 << 20, (len(rows), size, sent)
+    # and the log says how many were not logged one by one
+    counted = [r for r in rows if "not logged one by one" in
+               json.dumps(r)]
+    assert counted, rows[-3:]
+    assert sent > 2000, sent
+
+
 # --- leftovers: lnk's own loader path ---
 # `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib` leaves an empty entry,
 # the current folder, often a write folder. lnk opens OpenSSL (a model

@@ -1,0 +1,68 @@
+/* How many refused calls the log takes one by one (src/wire/refusals.c):
+ * a burst, then one a second; the rest counted, and the count due at most
+ * once a minute and at the end. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "wire/refusals.h"
+
+static void burst_then_one_a_second(void **state)
+{
+	struct refusals r;
+
+	(void)state;
+	refusals_init(&r, 1000);
+	for (int i = 0; i < REFUSAL_BURST; i++)
+		assert_true(refusals_take(&r, 1000));
+	/* a flood: counted, not logged */
+	for (int i = 0; i < 5000; i++)
+		assert_false(refusals_take(&r, 1500));
+	assert_int_equal(r.unlogged, 5000);
+	/* a second later, one more row */
+	assert_true(refusals_take(&r, 1000 + REFUSAL_EVERY_MS));
+	assert_false(refusals_take(&r, 1000 + REFUSAL_EVERY_MS));
+	/* ten seconds later, ten */
+	int64_t t = 1000 + 11 * REFUSAL_EVERY_MS;
+	int rows = 0;
+	for (int i = 0; i < 100; i++)
+		rows += refusals_take(&r, t);
+	assert_int_equal(rows, 10);
+	/* a long quiet time fills the burst again, never more */
+	t += 1000LL * REFUSAL_EVERY_MS * REFUSAL_BURST;
+	rows = 0;
+	for (int i = 0; i < 3 * REFUSAL_BURST; i++)
+		rows += refusals_take(&r, t);
+	assert_int_equal(rows, REFUSAL_BURST);
+}
+
+static void summary_once_a_minute_and_at_the_end(void **state)
+{
+	struct refusals r;
+
+	(void)state;
+	refusals_init(&r, 0);
+	assert_int_equal(refusals_due(&r, 0, true), 0); /* nothing counted */
+	for (int i = 0; i < REFUSAL_BURST + 7; i++)
+		(void)refusals_take(&r, 10);
+	assert_int_equal(refusals_due(&r, 20, false), 0); /* not yet */
+	assert_int_equal(refusals_due(&r, REFUSAL_SUMMARY_MS, false), 7);
+	assert_int_equal(refusals_due(&r, REFUSAL_SUMMARY_MS, false), 0);
+	/* a minute refilled 60 rows: the 61st to 63rd are counted */
+	for (int i = 0; i < 63; i++)
+		(void)refusals_take(&r, REFUSAL_SUMMARY_MS + 1);
+	/* the end says what is left, whenever it comes */
+	assert_int_equal(refusals_due(&r, REFUSAL_SUMMARY_MS + 2, true), 3);
+	assert_int_equal(refusals_due(&r, REFUSAL_SUMMARY_MS + 3, true), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(burst_then_one_a_second),
+	    cmocka_unit_test(summary_once_a_minute_and_at_the_end),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
