@@ -155,19 +155,40 @@ bool guard_is_dots(const char *s)
 	return strcmp(s, ".") == 0 || strcmp(s, "..") == 0;
 }
 
+/* Files named by guard_refuse_object, at most: each is a new key to keep
+ * and a line on the terminal, and a program can be refused for as many
+ * files as it can make. */
+#define OBJECTS_NAMED_MAX 64
+
 void guard_refuse_object(struct guard *n, int obj, const char *what,
 			 const char *why)
 {
 	char p[64], path[PATH_MAX];
 
+	pthread_mutex_lock(&n->mu);
+	bool full = n->objects_named >= OBJECTS_NAMED_MAX;
+	if (full)
+		n->refused++;
+	pthread_mutex_unlock(&n->mu);
+	if (full)
+		return;
+
 	snprintf(p, sizeof(p), "/proc/thread-self/fd/%d", obj);
 	ssize_t len = readlink(p, path, sizeof(path) - 1);
 	path[len > 0 ? len : 0] = '\0';
 	_cleanup_free_ char *key = xasprintf("%s\t%s", path, why);
-	if (!guard_count_refusal(n, key) || n->plan.quiet)
+	if (!guard_count_refusal(n, key))
+		return;
+	pthread_mutex_lock(&n->mu);
+	unsigned long named = ++n->objects_named;
+	pthread_mutex_unlock(&n->mu);
+	if (n->plan.quiet)
 		return;
 	_cleanup_free_ char *shown = esc_dup(len > 0 ? path : "a file");
 	_cleanup_free_ char *msg = xasprintf(
 	    "lnk: refused to change the %s of %s: %s\n", what, shown, why);
 	term_write(STDERR_FILENO, msg);
+	if (named == OBJECTS_NAMED_MAX)
+		term_write(STDERR_FILENO, "lnk: changes of more files refused "
+					  "are not named one by one\n");
 }

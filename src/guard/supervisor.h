@@ -178,7 +178,7 @@ struct guard {
 	int ll_ruleset;
 	bool receiver_done, broken;
 
-	unsigned long notifications, refused, exec_named;
+	unsigned long notifications, refused, exec_named, objects_named;
 	struct strv refused_pairs; /* "dir\tname", printed once each */
 	struct strv dgram_refused; /* "verb target", logged once each */
 };

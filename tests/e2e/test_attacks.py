@@ -5031,6 +5031,37 @@ def test_hard_linked_file_stays_unchanged_with_write_dot_files(lnk, work,
     assert (work / "deploy").read_text() == inside
 
 
+def test_refused_changes_of_many_files_are_named_at_most_64_times(
+        lnk, work, tmp_path):
+    """Threat: each refused change of a file's owner or attributes (a
+    second name, a descriptor given) is named once per file, on the
+    terminal and in lnk's memory: a program refused for as many files as
+    it can make would grow both without bound. 64 are named, then one
+    line says the rest are not."""
+    (tmp_path / "out").mkdir()
+    for i in range(100):
+        f = work / f"f{i}"
+        f.write_text("x")
+        os.link(f, tmp_path / "out" / f"f{i}")
+    cp = py(lnk, """
+        import os
+        refused = 0
+        for i in range(100):
+            fd = os.open(f"f{i}", os.O_RDONLY)
+            try:
+                os.fchmod(fd, 0o600)
+            except PermissionError:
+                refused += 1
+            os.close(fd)
+        print("refused", refused)
+    """, "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stdout.split() == ["refused", "100"], cp.stdout
+    named = [l for l in cp.stderr.splitlines() if "refused to change" in l]
+    assert len(named) == 64, len(named)
+    assert cp.stderr.count("not named one by one") == 1, cp.stderr[-300:]
+
+
 # --- the call log under a flood of refused calls ---
 
 FLOOD_CONNECT = r"""
