@@ -5018,10 +5018,9 @@ def test_hard_linked_file_stays_unchanged_with_write_dot_files(lnk, work,
                                                                how):
     """Threat: as test_file_hard_linked_out_of_a_write_folder_stays_unchanged,
     in a write folder given --write-dot-files (the way to let a program
-    commit). With no name left to keep there, the guard once took only
-    connect() and the attribute calls: opens and truncate ran natively,
-    and a write through the second name changed the file outside (pnpm's
-    store, which every other project then runs)."""
+    commit): with no name left to keep there, opens and truncate must
+    still go to the guard, or a write through the second name changes the
+    file outside (pnpm's store, which every other project then runs)."""
     prog = linked_out(tmp_path / "bin", work, "deploy", 0o755)
     code, inside = HARDLINK_WRITES[how]
     cp = try_call(lnk, code, "--write", work, "--write-dot-files", work)
