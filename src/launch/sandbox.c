@@ -493,8 +493,8 @@ struct hold_ctx {
 	const char *elsewhere; /* the folder the program starts in, or NULL */
 	const char *home;
 	bool probe;
-	bool guard, exec_note; /* guard_begin's */
-	int guard_r;	       /* its failure, or 0 */
+	bool exec_note; /* guard_begin's */
+	int guard_r;	/* its failure, or 0 */
 	/* The cgroup's tag, when it is made here and goes to lnk-init on the
 	 * guard's socket (sandbox_run), else NULL; cgroup_r: its failure. */
 	const char *cgroup_tag;
@@ -529,8 +529,7 @@ static int hold_for_entry(void *arg)
 	int r = enter_wait(h->s);
 	if (r < 0)
 		return r;
-	if (h->guard &&
-	    (h->guard_r = guard_begin(h->s, h->home, h->exec_note)) < 0)
+	if ((h->guard_r = guard_begin(h->s, h->home, h->exec_note)) < 0)
 		return h->guard_r;
 	if (h->cgroup_tag &&
 	    (h->cgroup_r = cgroup_to_init(h->s, h->cgroup_tag)) < 0)
@@ -814,8 +813,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	/* And whatever else it does, it decides every change of a mode, an
 	 * owner or an extended attribute: through a descriptor it was given
 	 * (its stdin, a terminal), the program must not change a file outside
-	 * its grants. So every sandbox has one. */
-	bool guard = true;
+	 * its grants. So every sandbox has one (plan.c). */
 	if (wire) {
 		s.np.tcp_port = s.wp.tcp_port;
 		/* and its resolver is the wire's (src/wire/dnsd.h) */
@@ -908,7 +906,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	 * in. */
 	limits_find(&s.lw);
 	_cleanup_free_ char *tag = xasprintf("%s-%d", name, (int)getpid());
-	bool cg_later = s.lw.kind == LIMITS_CGROUP1 && guard;
+	bool cg_later = s.lw.kind == LIMITS_CGROUP1;
 	s.plan.init.cgroup_on_guard = cg_later;
 	if (!cg_later &&
 	    (r = limits_cgroup_make(&s.lw, &s.lim, tag, &s.cg, err)) < 0)
@@ -965,14 +963,13 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	}
 	/* The guard's socket now, for bwrap's child to inherit; its threads
 	 * start while bwrap makes the sandbox (guard_begin). */
-	if (guard && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
-				s.guard_pair) < 0) {
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+		       s.guard_pair) < 0) {
 		r = err_set(err, -errno,
 			    "cannot start the dot-file protection: %s",
 			    strerror(errno));
 		return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
-	hold.guard = guard;
 	hold.exec_note = exec_note;
 	hold.home = req->home;
 
