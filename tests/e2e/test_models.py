@@ -738,6 +738,17 @@ def test_models_key_of_a_spec(lnk, work):
     (k,) = [k for k in keys if k["flag"] == "--model"]
     assert (k["section"], k["key"], k["type"]) == (
         "internet", "models", "array of strings")
+    # a route's own calls: kept in one normal form
+    spec.write_text('[internet]\nmodels = ["gw=https://llm.example.com/v1 '
+                    ' POST /chat/completions ,GET /models/*"]\n')
+    cp = lnk("sandbox", "spec", "--spec", spec, check=True)
+    assert 'models = ["gw=https://llm.example.com/v1 POST ' \
+        '/chat/completions, GET /models/*"]' in cp.stdout, cp.stdout
+    for bad in ("gw=https://llm.example.com/v1 get /models",
+                "gw=https://llm.example.com/v1 GET /../files",
+                "gw=https://llm.example.com/v1 GET /files%2f"):
+        cp = lnk("sandbox", "spec", "--model", bad)
+        assert cp.returncode == 2 and "call" in cp.stderr, cp.stderr
     spec.write_text('[internet]\nmodels = ["gemini"]\n')
     cp = lnk("sandbox", "spec", "--spec", spec)
     assert cp.returncode == 2 and "no built-in model route" in cp.stderr
