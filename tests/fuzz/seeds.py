@@ -32,6 +32,7 @@ SOURCES = {
     "handoff": [],
     "guard": ["test_guard_paths.c", "test_guard_fs.c",
                "test_guard_sockaddr.c"],
+    "usage": ["test_usage.c"],
 }
 
 LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -143,6 +144,11 @@ def main():
         if target == "guard":
             # The first byte picks the parser (fuzz_guard.c).
             seeds = [bytes([k]) + s for s in seeds for k in range(4)]
+        if target == "usage":
+            # The first two bytes choose where the answer is split
+            # (fuzz_usage.c): each row whole and split in two places.
+            seeds = [bytes(k) + s for s in seeds
+                     for k in ((0, 0), (7, 3), (255, 255))]
         if target == "spec":
             corpus = ROOT / "tests" / "fuzz" / "corpus" / "toml"
             if corpus.is_dir():
