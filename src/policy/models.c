@@ -152,6 +152,11 @@ int model_parse(const char *s, size_t len, struct model_def *d,
 	memset(d, 0, sizeof(*d));
 	const char *eq = memchr(s, '=', len);
 	size_t nl = eq ? (size_t)(eq - s) : len;
+	if (!eq && memchr(s, ' ', len))
+		return BAD("%s: a built-in route carries its provider's "
+			   "inference calls; a list of calls is for a route of "
+			   "your own ('NAME=https://host/base POST /path')",
+			   q);
 	if (nl == 0 || nl > MODEL_NAME_MAX)
 		return BAD("%s: a model route is 'anthropic', 'openai', or "
 			   "'NAME=https://host/base' with a NAME of 1 to %d "
@@ -372,14 +377,26 @@ static const char *query_why(const char *q, size_t n)
 		if (c == '.' && i + 1 < n && q[i + 1] == '.')
 			return "the query has '..'";
 	}
+	/* each parameter's name, escapes decoded (the loop above checked
+	 * them) */
 	for (size_t i = 0; i < n;) {
 		size_t e = i;
 		while (e < n && q[e] != '=' && q[e] != '&')
 			e++;
-		char name[64];
-		size_t l = e - i < sizeof(name) - 1 ? e - i : sizeof(name) - 1;
-		for (size_t k = 0; k < l; k++)
-			name[k] = (char)tolower((unsigned char)q[i + k]);
+		char name[256];
+		size_t l = 0;
+		for (size_t k = i; k < e; k++) {
+			if (l == sizeof(name) - 1)
+				return "the query has a parameter name longer "
+				       "than 255 characters";
+			char c = q[k];
+			if (c == '%') {
+				c = (char)(hex_of(q[k + 1]) * 16 +
+					   hex_of(q[k + 2]));
+				k += 2;
+			}
+			name[l++] = (char)tolower((unsigned char)c);
+		}
 		name[l] = '\0';
 		if (strstr(name, "method") || strstr(name, "path") ||
 		    strstr(name, "url") || strstr(name, "uri"))

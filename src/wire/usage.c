@@ -240,8 +240,9 @@ static bool key_is(const struct jstr *s, const char *k)
 
 /* The decoded key reads as k (lower case) to a reader that matches keys
  * without regard to case, as Go's encoding/json does: ASCII letters of
- * either case, and the two characters that fold to ASCII ones, U+017F
- * (long s) to s and U+212A (Kelvin sign) to k. */
+ * either case, and the characters that fold to ASCII ones in its simple
+ * case mapping: U+017F (long s) to s, U+212A (Kelvin sign) to k, U+0130
+ * and U+0131 (dotted and dotless I) to i. */
 static bool key_folds_to(const struct jstr *s, const char *k)
 {
 	if (s->len > s->cap)
@@ -254,6 +255,9 @@ static bool key_folds_to(const struct jstr *s, const char *k)
 			i++;
 		} else if (*k == 's' && s->len - i >= 2 && b[i] == 0xc5 &&
 			   b[i + 1] == 0xbf) {
+			i += 2;
+		} else if (*k == 'i' && s->len - i >= 2 && b[i] == 0xc4 &&
+			   (b[i + 1] == 0xb0 || b[i + 1] == 0xb1)) {
 			i += 2;
 		} else if (*k == 'k' && s->len - i >= 3 && b[i] == 0xe2 &&
 			   b[i + 1] == 0x84 && b[i + 2] == 0xaa) {

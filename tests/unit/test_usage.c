@@ -319,6 +319,9 @@ static void request_refusals(void **state)
 	    {"{\"\\u017ftream\":true}", "read as \"stream\""},
 	    {"{\"stream_options\":{\"Include_Usage\":true}}",
 	     "\"include_usage\""},
+	    {"{\"stream_opt\u0131ons\":{}}", "\"stream_options\""},
+	    {"{\"stream_options\":{\"\u0130nclude_usage\":true}}",
+	     "\"include_usage\""},
 	    /* values the route reads must be what they say */
 	    {"{\"stream\":\"true\"}", "not true or false"},
 	    {"{\"stream\":1}", "not true or false"},
@@ -469,6 +472,8 @@ static void route_calls(void **state)
 	    {&o, "POST", "/chat/completions?_method=DELETE", 400},
 	    {&o, "POST", "/chat/completions?x=/../../files", 400},
 	    {&o, "POST", "/chat/completions?url=x", 400},
+	    {&o, "POST", "/chat/completions?a=1&%5Fm%65thod=DELETE", 400},
+	    {&o, "POST", "/chat/completions?X-HTTP-Method-Override=GET", 400},
 	    {&o, "POST", "/chat/completions?a=%2f", 400},
 	    {&o, "POST", "/chat/completions?a=%2E%2E", 400},
 	    {&o, "POST", "/chat/completions?a=..", 400},
@@ -496,6 +501,7 @@ static void route_calls(void **state)
 				 rows[i].target, st);
 	}
 	static const char *const bad[] = {
+	    "openai POST /files",
 	    "gw=https://h.example/v1 ",
 	    "gw=https://h.example/v1 post /x",
 	    "gw=https://h.example/v1 POST",
