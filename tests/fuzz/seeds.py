@@ -33,6 +33,7 @@ SOURCES = {
     "guard": ["test_guard_paths.c", "test_guard_fs.c",
                "test_guard_sockaddr.c"],
     "toolcall": [],
+    "usage": ["test_usage.c"],
 }
 
 LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -166,6 +167,11 @@ def main():
         if target == "guard":
             # The first byte picks the parser (fuzz_guard.c).
             seeds = [bytes([k]) + s for s in seeds for k in range(4)]
+        if target == "usage":
+            # The first two bytes choose where the answer is split
+            # (fuzz_usage.c): each row whole and split in two places.
+            seeds = [bytes(k) + s for s in seeds
+                     for k in ((0, 0), (7, 3), (255, 255))]
         if target == "spec":
             corpus = ROOT / "tests" / "fuzz" / "corpus" / "toml"
             if corpus.is_dir():
