@@ -168,6 +168,9 @@ void db_writer_submit(struct db_writer *w, struct db_batch *b, uint64_t up,
  * commit keeps its entries and is tried again each interval; *backlog is
  * how many wait. */
 #define DB_WHY_MAX 192
+/* The room a writer keeps for the log in <log>-reserve: given back when
+ * the disk fills, so the calls already carried are still written. */
+#define DB_RESERVE_BYTES (1 << 20)
 #define DB_BACKLOG_MAX 65536
 int db_writer_health(struct db_writer *w, size_t *backlog, char *why,
 		     size_t cap);

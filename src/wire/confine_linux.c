@@ -101,6 +101,8 @@ static const int wire_calls[] = {
     SCMP_SYS(fsync),
     SCMP_SYS(fdatasync),
     SCMP_SYS(ftruncate),
+    /* the log's reserve, taken again once there is room (db.h) */
+    SCMP_SYS(fallocate),
     SCMP_SYS(fstat),
     SCMP_SYS(newfstatat),
     SCMP_SYS(statx),

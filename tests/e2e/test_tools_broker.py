@@ -277,3 +277,89 @@ def test_silent_clients_and_a_flood_of_refusals_are_bounded(lnk, work, mytool,
     # every refusal is a row or in a count: 32 deadlines and the flood
     assert one_by_one + counted >= n + 32 - 5, (one_by_one, counted, n)
     assert any("within 5 s" in r["reason"] for r in refused)
+
+
+CONNECT5 = r"""
+import socket, sys, time
+for i in range(5):
+    s = socket.socket()
+    try:
+        s.connect(("127.0.0.1", int(sys.argv[1])))
+        s.sendall(b"x")
+        # the server's answer came back: the call was carried (a wire
+        # that refuses it closes the connection it accepted)
+        print("call", i, "carried" if s.recv(1) == b"y" else "refused")
+    except OSError as e:
+        print("call", i, "refused", e.errno)
+    s.close()
+    time.sleep(0.4)
+"""
+
+
+def test_wire_carries_no_call_unlogged_on_a_full_disk(lnk, home, work,
+                                                      is_root, tmp_path):
+    """Invariant 7 for the wire: the disk under ~/.lnk fills while the
+    sandbox runs (as a program with a write folder on the same file
+    system could fill it); five calls after that are each carried with
+    its row in lnk.db itself, or refused. None is carried and only
+    printed on stderr."""
+    import socket as so
+    import threading
+    if not is_root:
+        pytest.skip("mounting a full file system needs root")
+    srv = so.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+    port = srv.getsockname()[1]
+
+    def serve():
+        while True:
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                return
+            try:
+                c.recv(1)
+                c.sendall(b"y")
+            except OSError:
+                pass
+            c.close()
+    threading.Thread(target=serve, daemon=True).start()
+    (work / "c5.py").write_text(CONNECT5)
+    sb = home / ".lnk" / "sandbox"
+    sb.mkdir(parents=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m,mode=0700",
+                    "tmpfs", str(sb)], check=True)
+    try:
+        prog = (f"touch {work}/ready; while [ ! -e {work}/go ]; do "
+                f"sleep 0.05; done; {PY} c5.py {port}")
+        p = subprocess.Popen(
+            [lnk.bin, "sandbox", "run", "--name", "full", "--write", work,
+             "--port", str(port), "--", "/bin/sh", "-c", prog], cwd=work,
+            env=lnk.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True)
+        deadline = time.time() + 20
+        while not (work / "ready").exists() and time.time() < deadline:
+            time.sleep(0.05)
+        try:
+            with open(sb / "fill", "wb") as fh:
+                while True:
+                    fh.write(b"\0" * 4096)
+                    fh.flush()
+        except OSError:
+            pass  # full
+        (work / "go").touch()
+        out, err = p.communicate(timeout=60)
+        db = sqlite3.connect(f"file:{sb}/lnk.db?mode=ro", uri=True)
+        rows = list(db.execute(
+            "SELECT outcome FROM calls WHERE verb = 'tcp' AND "
+            f"target = 'localhost:{port}'"))
+        db.close()
+    finally:
+        subprocess.run(["umount", "-l", str(sb)])
+        srv.close()
+    carried = out.count("carried")
+    assert carried + out.count("refused") == 5, (out, err)
+    logged = [r[0] for r in rows if r[0] in ("allowed", "ended")]
+    assert len(logged) >= carried, (rows, out, err)
+    assert "follow here instead" not in err, err
