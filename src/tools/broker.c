@@ -530,7 +530,6 @@ static void start_call(struct broker *b, struct call *c, ssize_t len,
 {
 	struct tools_call tc;
 	struct lnk_err e = {0};
-	size_t matched = 0;
 
 	if (tools_call_decode(b->buf, (size_t)len, &tc, &e) < 0) {
 		refuse(b, c, "?", e.msg);
@@ -551,35 +550,19 @@ static void start_call(struct broker *b, struct call *c, ssize_t len,
 		tools_call_free(&tc);
 		return;
 	}
-	if (!tools_allowed(g, &tc.args, &matched) && b->can_ask) {
+	if (!tools_allowed(g, &tc.args) && b->can_ask) {
 		ask(b, c, g, &tc, fds);
 		return;
 	}
-	if (!tools_allowed(g, &tc.args, &matched)) {
-		_cleanup_free_ char *hint = tools_hint_call(&tc.args);
-		/* A call whose first word is no plain word (a flag, a path)
-		 * cannot be allowed alone: the only line to paste would
-		 * allow every call, so it is said as that, not as this
-		 * call's fix. */
-		_cleanup_free_ char *m =
-		    strcmp(hint, "*") == 0
-			? xasprintf("this call is not in %s's allow list, and "
-				    "there is no one to ask; its first word "
-				    "is no plain word, so it cannot be "
-				    "allowed alone (lnk sandbox tool add %s "
-				    "--allow '*', run outside the sandbox, "
-				    "would allow every call of %s)",
-				    g->name, g->name, g->name)
-			: xasprintf("this call is not in %s's allow list, and "
-				    "there is no one to ask; to let it "
-				    "through, run outside the sandbox: lnk "
-				    "sandbox tool add %s --allow '%s'",
-				    g->name, g->name, hint);
-		refuse(b, c, g->name, m);
+	if (!tools_allowed(g, &tc.args)) {
+		_cleanup_free_ char *m = tools_refusal_text(g, &tc.args);
+		_cleanup_free_ char *t =
+		    tools_call_text(g->name, &tc.args, DB_TARGET_MAX - 1);
+		refuse(b, c, t, m);
 		tools_call_free(&tc);
 		return;
 	}
-	c->target = tools_log_target(g->name, &tc.args, matched);
+	c->target = tools_call_text(g->name, &tc.args, DB_TARGET_MAX - 1);
 	snprintf(c->how, sizeof(c->how), "allowed");
 	run_tool(b, c, g, &tc, fds);
 	tools_call_free(&tc);
