@@ -700,6 +700,48 @@ out:
 	return tx_end(db, r, b, err);
 }
 
+int db_record_call(struct db *db, const char *sandbox, const char *verb,
+		   const char *target, enum db_outcome o, const char *reason,
+		   int64_t *row, struct lnk_err *err)
+{
+	struct db_batch b = {0};
+	int r;
+
+	db_batch_call(&b, 0, time(NULL), verb, target, o, reason, 0, 0);
+	r = db_record(db, sandbox, &b, err);
+	if (r == 0)
+		*row = sqlite3_last_insert_rowid(db->h);
+	db_batch_free(&b);
+	return r;
+}
+
+int db_record_end(struct db *db, int64_t row, enum db_outcome o,
+		  const char *reason, struct lnk_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	char why[DB_REASON_MAX];
+	int r = 0;
+
+	copy_str(why, sizeof(why), reason ? reason : "");
+	if (sqlite3_prepare_v2(db->h,
+			       "UPDATE calls SET outcome = ?1, reason = ?2 "
+			       "WHERE id = ?3 AND wire = 0",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_err(db, err, "cannot prepare the log statements");
+	sqlite3_bind_text(st, 1, db_outcome_name(o), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, why, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, row);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		r = sql_err(db, err, "cannot record how a call ended");
+	sqlite3_finalize(st);
+	return r;
+}
+
+void db_busy_wait(struct db *db, int ms)
+{
+	sqlite3_busy_timeout(db->h, ms);
+}
+
 struct db_queue {
 	char *path, *sandbox;
 	unsigned interval_ms;

@@ -181,6 +181,21 @@ void db_writer_stop(struct db_writer *w);
 int db_record(struct db *db, const char *sandbox, struct db_batch *b,
 	      struct lnk_err *err);
 
+/* One call outside any wire, written now in a transaction of its own
+ * (wire 0, as db_record): for a channel that must not carry a call whose
+ * row is not written first (the tools broker). *row names it for
+ * db_record_end. target and reason are cut to the log's sizes. 0 or -errno
+ * (a lock held past the connection's busy wait, a full disk). */
+int db_record_call(struct db *db, const char *sandbox, const char *verb,
+		   const char *target, enum db_outcome o, const char *reason,
+		   int64_t *row, struct lnk_err *err);
+/* How the call of db_record_call ended. 0 or -errno. */
+int db_record_end(struct db *db, int64_t row, enum db_outcome o,
+		  const char *reason, struct lnk_err *err);
+/* How long this connection waits for another's lock (ms) before a write
+ * fails with "database is locked". */
+void db_busy_wait(struct db *db, int ms);
+
 /* A queue for db_record, written by a thread of its own, so that whoever
  * adds to it (the guard's workers, while the program waits) never waits
  * on SQLite: db_queue_add only takes a mutex the thread holds while

@@ -3747,7 +3747,7 @@ def call(tool, cwd, args, fds=(0, 1, 2), raw=None):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect("/run/lnk/tools.sock")
     msg = raw if raw is not None else (
-        b"LNKT" + struct.pack("<II", 1, 2 + len(args))
+        b"LNKC" + struct.pack("<II", 1, 2 + len(args))
         + b"".join(x.encode() + b"\\0" for x in [tool, cwd, *args]))
     anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
     s.sendmsg([msg], anc if fds else [])
@@ -3793,11 +3793,11 @@ def test_tool_call_with_extra_descriptors_is_refused(lnk, outside_tool):
 
 @pytest.mark.parametrize("raw,why", [
     ("b'hello'", "not a tool call"),
-    ("b'LNKT' + struct.pack('<II', 9, 3) + b'mytool\\0/\\0x\\0'", "version"),
-    ("b'LNKT' + struct.pack('<II', 1, 3) + b'mytool\\0/\\0x'", "cut short"),
-    ("b'LNKT' + struct.pack('<II', 1, 99999) + b'mytool\\0/\\0' * 3",
+    ("b'LNKC' + struct.pack('<II', 9, 3) + b'mytool\\0/\\0x\\0'", "version"),
+    ("b'LNKC' + struct.pack('<II', 1, 3) + b'mytool\\0/\\0x'", "cut short"),
+    ("b'LNKC' + struct.pack('<II', 1, 99999) + b'mytool\\0/\\0' * 3",
      "more than 4096"),
-    ("b'LNKT' + struct.pack('<II', 1, 2) + b'mytool\\0/\\0junk'", "after"),
+    ("b'LNKC' + struct.pack('<II', 1, 2) + b'mytool\\0/\\0junk'", "after"),
 ])
 def test_tool_call_garbage_is_refused_and_the_broker_lives(
         lnk, outside_tool, raw, why):
@@ -4269,7 +4269,7 @@ def test_tool_cwd_swapped_for_a_link_never_leaves_the_grants(lnk, work,
         t.start()
         r, w = os.pipe()
         os.set_blocking(r, False)
-        msg = (b"LNKT" + struct.pack("<II", 1, 2) + b"mytool\\0"
+        msg = (b"LNKC" + struct.pack("<II", 1, 2) + b"mytool\\0"
                + os.getcwd().encode() + b"/d/{deep}\\0")
         ran, out = 0, b""
         for _ in range(1000):
@@ -4473,7 +4473,7 @@ def test_tool_stderr_pipe_cannot_stop_the_broker(lnk, work, tmp_path,
             os.set_blocking(w, True)
         s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         s.connect("/run/lnk/tools.sock")
-        msg = (b"LNKT" + struct.pack("<II", 1, 3) + b"mytool\\0/\\0first\\0")
+        msg = (b"LNKC" + struct.pack("<II", 1, 3) + b"mytool\\0/\\0first\\0")
         s.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                            array.array("i", [0, 1, w]))])
         import signal

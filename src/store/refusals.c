@@ -1,5 +1,5 @@
 /* How many refused calls the call log takes one by one (refusals.h). */
-#include "wire/refusals.h"
+#include "store/refusals.h"
 
 void refusals_init(struct refusals *r, int64_t now_ms)
 {
