@@ -418,13 +418,15 @@ const char *key_tool_word_why(const char *s, size_t len)
 	return NULL;
 }
 
-int key_tool_pattern(const char *s, size_t len, char **out, struct lnk_err *err)
+/* The pattern at s; q names the entry it came in (the whole --tool, or
+ * the pattern alone). */
+static int tool_pattern(const char *s, size_t len, const char *q, char **out,
+			struct lnk_err *err)
 {
-	char q[256], w[160];
+	char w[160];
 	struct buf b = {0};
 	size_t i = 0, words = 0;
 
-	net_quote(q, sizeof(q), s, len);
 	*out = NULL;
 	if (memchr(s, '\0', len))
 		return BAD("%s holds a NUL character", q);
@@ -467,6 +469,14 @@ int key_tool_pattern(const char *s, size_t len, char **out, struct lnk_err *err)
 	}
 	*out = buf_steal(&b);
 	return 0;
+}
+
+int key_tool_pattern(const char *s, size_t len, char **out, struct lnk_err *err)
+{
+	char q[256];
+
+	net_quote(q, sizeof(q), s, len);
+	return tool_pattern(s, len, q, out, err);
 }
 
 /* A tool, and optionally a call of it that runs at once: "gh" (the
@@ -514,7 +524,7 @@ static int check_tool(const char *s, size_t len, const char *q, char **out,
 		return 0;
 	}
 	_cleanup_free_ char *pat = NULL;
-	int r = key_tool_pattern(s + rest, len - rest, &pat, err);
+	int r = tool_pattern(s + rest, len - rest, q, &pat, err);
 	if (r < 0)
 		return r;
 	if (i - start + 1 + strlen(pat) > KEY_TOOL_CALL)

@@ -450,6 +450,13 @@ def test_check_tries_the_tools(lnk, tool):
     assert all(x.startswith("blocked") for x in lines), lines
     assert "open a file: URL" in lines[1]
     assert "lnk sandbox tool add mytool --allow 'lnk-check-call'" in lines[2]
+    # a pattern that allows the probe's call is not tried: the try would
+    # run the tool outside
+    cp = lnk("sandbox", "check", "--tool", "mytool *", timeout=180)
+    lines = [x for x in cp.stdout.splitlines() if " tools " in x]
+    assert len(lines) == 2 and all(x.startswith("blocked") for x in lines), \
+        cp.stdout
+    assert calls(tool) == []
     cp = lnk("sandbox", "check", "--browser-open", "https://example.org/",
              timeout=180, env={"DISPLAY": ":99"})
     assert any(x.startswith("blocked") and "file: URL" in x and
