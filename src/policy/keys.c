@@ -69,9 +69,10 @@ static const struct key_def table[K__COUNT] = {
     [K_TOOLS_ALLOW] = {K_TOOLS_ALLOW, "tools", "allow", "--tool", "TOOL",
 		       KT_TOOLS, MERGE_REPLACE,
 		       "a tool that runs outside the sandbox, as you: 'gh "
-		       "pr list' runs that call alone at once, 'gh pr view "
-		       "*' with any further arguments, 'gh' only the calls "
-		       "stored with 'lnk sandbox tool add'; others ask"},
+		       "pr list' lets exactly that call run at once, 'gh pr "
+		       "view *' that command with any further arguments, "
+		       "'gh' only the calls stored with 'lnk sandbox tool "
+		       "add'; other calls ask"},
     [K_TOOLS_ASK_WAIT] = {K_TOOLS_ASK_WAIT, "tools", "ask_wait", "--ask-wait",
 			  "SECONDS", KT_COUNT, MERGE_REPLACE,
 			  "the seconds a tool's call or a page waits for your "
