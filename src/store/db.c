@@ -169,11 +169,11 @@ int db_setup(sqlite3 *h, const char *sql, int timeout_ms, char **msg)
 /* db_setup with sql, or -EIO with a message naming the file (and what a
  * damaged one needs). */
 static int setup_or_say(sqlite3 *h, const char *path, const char *sql,
-			struct lnk_err *err)
+			int wait_ms, struct lnk_err *err)
 {
 	char *msg = NULL;
 
-	if (db_setup(h, sql, 10000, &msg) == SQLITE_OK)
+	if (db_setup(h, sql, wait_ms, &msg) == SQLITE_OK)
 		return 0;
 	int r = err_set(err, -EIO, "database '%s': %s%s", path,
 			msg ? msg : "cannot set it up",
@@ -183,6 +183,12 @@ static int setup_or_say(sqlite3 *h, const char *path, const char *sql,
 }
 int db_open(const char *path, bool readonly, struct db **out,
 	    struct lnk_err *err)
+{
+	return db_open_wait(path, readonly, 10000, out, err);
+}
+
+int db_open_wait(const char *path, bool readonly, int wait_ms, struct db **out,
+		 struct lnk_err *err)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
@@ -210,7 +216,7 @@ int db_open(const char *path, bool readonly, struct db **out,
 	}
 	/* Many wires and readers at once: wait for a lock instead of
 	 * failing, and let readers run beside the writer (WAL). */
-	sqlite3_busy_timeout(db->h, 10000);
+	sqlite3_busy_timeout(db->h, wait_ms);
 	/* The last connection to close would checkpoint the WAL into the
 	 * database, with an fsync of each, at the end of every wire (and of
 	 * every `lnk sandbox log`): the slowest part of a sandbox's end. The
@@ -219,12 +225,13 @@ int db_open(const char *path, bool readonly, struct db **out,
 	/* the pragmas alone first (retried while a new file is switched to
 	 * WAL by another opener): the version is read before any table is
 	 * made */
-	if (!readonly && (r = setup_or_say(db->h, path, "", err)) < 0)
+	if (!readonly && (r = setup_or_say(db->h, path, "", wait_ms, err)) < 0)
 		goto fail;
 	r = db_schema_check(db->h, path, !readonly, err);
 	if (r < 0)
 		goto fail;
-	if (!readonly && (r = setup_or_say(db->h, path, schema, err)) < 0)
+	if (!readonly &&
+	    (r = setup_or_say(db->h, path, schema, wait_ms, err)) < 0)
 		goto fail;
 	*out = db;
 	return 0;
@@ -735,11 +742,6 @@ int db_record_end(struct db *db, int64_t row, enum db_outcome o,
 		r = sql_err(db, err, "cannot record how a call ended");
 	sqlite3_finalize(st);
 	return r;
-}
-
-void db_busy_wait(struct db *db, int ms)
-{
-	sqlite3_busy_timeout(db->h, ms);
 }
 
 struct db_queue {

@@ -86,6 +86,10 @@ const char *db_damage_hint(int sqlite_code);
  * readonly, a missing file is -ENOENT and nothing is created. */
 int db_open(const char *path, bool readonly, struct db **out,
 	    struct lnk_err *err);
+/* The same, waiting at most wait_ms for another connection's lock
+ * (db_open waits 10 s). */
+int db_open_wait(const char *path, bool readonly, int wait_ms, struct db **out,
+		 struct lnk_err *err);
 void db_close(struct db *db);
 
 enum db_outcome {
@@ -192,9 +196,6 @@ int db_record_call(struct db *db, const char *sandbox, const char *verb,
 /* How the call of db_record_call ended. 0 or -errno. */
 int db_record_end(struct db *db, int64_t row, enum db_outcome o,
 		  const char *reason, struct lnk_err *err);
-/* How long this connection waits for another's lock (ms) before a write
- * fails with "database is locked". */
-void db_busy_wait(struct db *db, int ms);
 
 /* A queue for db_record, written by a thread of its own, so that whoever
  * adds to it (the guard's workers, while the program waits) never waits

@@ -35,3 +35,8 @@ uint64_t refusals_due(struct refusals *r, int64_t now_ms, bool end)
 	r->summary_ms = now_ms;
 	return n;
 }
+
+void refusals_count(struct refusals *r, uint64_t n)
+{
+	r->unlogged += n;
+}

@@ -37,6 +37,9 @@ void refusals_init(struct refusals *r, int64_t now_ms);
 /* A refusal: true when its row is to be written, false when it is only
  * counted. */
 bool refusals_take(struct refusals *r, int64_t now_ms);
+/* n more refusals, counted without a row of their own (a channel that
+ * could only count them). */
+void refusals_count(struct refusals *r, uint64_t n);
 /* The count for a summary row when one is due (end: the wire ends), and
  * resets it; 0 when none is. */
 uint64_t refusals_due(struct refusals *r, int64_t now_ms, bool end);

@@ -130,10 +130,7 @@ static int log_db(struct broker *b, struct lnk_err *e)
 {
 	if (b->db)
 		return 0;
-	int r = db_open(b->in->db, false, &b->db, e);
-	if (r == 0)
-		db_busy_wait(b->db, LOG_WAIT_MS);
-	return r;
+	return db_open_wait(b->in->db, false, LOG_WAIT_MS, &b->db, e);
 }
 
 /* A refusal's row, under the cap every channel keeps (refusals.h): a
@@ -775,6 +772,10 @@ static int from_reader(struct broker *b)
 		size_t k = (size_t)n - (n >= PASS_HEAD ? PASS_HEAD : (size_t)n);
 		snprintf(t, sizeof(t), "%.*s", (int)k, b->buf + PASS_HEAD);
 		log_refused(b, "tool", "?", esc_to(q, sizeof(q), t));
+	} else if (kind == 'N' && n == PASS_HEAD + 8) {
+		uint64_t k;
+		memcpy(&k, b->buf + PASS_HEAD, 8);
+		refusals_count(&b->cap, k);
 	} else if (kind == 'C' && c && !c->busy && nfd == TOOLS_NFDS &&
 		   !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		struct tools_call tc;
@@ -953,6 +954,9 @@ static void broker_main(const struct tools_broker_in *in)
 	close(pair[1]);
 	close(in->listen_fd);
 	b.pass = pair[0];
+	/* The log's connection now, before the program can call: its setup
+	 * is not on a call's way (it is tried again at a call if it fails). */
+	(void)log_db(&b, &e);
 	b.buf = xmalloc(TOOLS_MAX_CALL + PASS_HEAD + 16);
 	refusals_init(&b.cap, mono_ms());
 	tools_env(in->env, in->writes, &b.env);

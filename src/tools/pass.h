@@ -12,6 +12,8 @@
  *     'S' slot sig    its client passes a signal on
  *     'G' slot        its client went away
  *     'D' 0 text      a call the reader refused itself, for the log
+ *     'N' 0 count     more refused calls (u64) it could not tell one by
+ *                     one while the starter was behind
  *   starter -> reader
  *     'R' slot text   the call is refused: its client is told text
  *     'X' slot status the tool ended with status

@@ -34,6 +34,10 @@ struct slot {
 
 struct reader {
 	int listen_fd, pass_fd;
+	/* Refusals the starter was not told of (it was behind): sent as a
+	 * count ('N') as soon as it can take one, so that every refusal is
+	 * a row or in a count, never lost unsaid. */
+	uint64_t untold;
 	struct slot s[TOOLS_MAX_CALLS];
 	char *buf; /* one call, TOOLS_MAX_CALL + 1 */
 };
@@ -63,7 +67,16 @@ static void refuse_why(struct reader *r, int sock, const char *text,
 		       const char *why)
 {
 	say(sock, 'R', text);
-	(void)pass_send(r->pass_fd, 'D', 0, why, strnlen(why, 400), NULL, 0);
+	if (r->untold ||
+	    pass_send(r->pass_fd, 'D', 0, why, strnlen(why, 400), NULL, 0) < 0)
+		r->untold++;
+}
+
+static void tell_untold(struct reader *r)
+{
+	if (r->untold && pass_send(r->pass_fd, 'N', 0, &r->untold,
+				   sizeof(r->untold), NULL, 0) == 0)
+		r->untold = 0;
 }
 
 static void refuse(struct reader *r, int sock, const char *text)
@@ -298,6 +311,9 @@ static void serve(struct reader *r)
 	for (;;) {
 		int64_t now = now_ms();
 		int wait = deadlines(r, now);
+		tell_untold(r);
+		if (r->untold && (wait < 0 || wait > 50))
+			wait = 50;
 		size_t n = 0;
 		p[n++] = (struct pollfd){.fd = r->pass_fd, .events = POLLIN};
 		p[n++] = (struct pollfd){.fd = r->listen_fd, .events = POLLIN};
