@@ -500,6 +500,18 @@ static void test_store_round_trip(void **state)
 	big[sizeof(big) - 1] = '\0';
 	assert_true(tools_call_normalize(big, &n, &e) < 0);
 	assert_non_null(strstr(e.msg, "too long"));
+	/* --tool: the bound counts the tool's name too */
+	char *whole = xasprintf("gh %.*s", KEY_TOOL_CALL - 3, big);
+	assert_int_equal(
+	    key_normalize(key_def(K_TOOLS_ALLOW), whole, strlen(whole), &n, &e),
+	    0);
+	free(n);
+	free(whole);
+	whole = xasprintf("gh %.*s", KEY_TOOL_CALL - 2, big);
+	assert_true(key_normalize(key_def(K_TOOLS_ALLOW), whole, strlen(whole),
+				  &n, &e) < 0);
+	assert_non_null(strstr(e.msg, "too long"));
+	free(whole);
 
 	FILE *f = fopen(path, "w");
 	fputs("[\"gh\"]\nallow = [\"pr\"]\nother = 1\n", f);
