@@ -56,7 +56,9 @@ static const struct key_def table[K__COUNT] = {
 			   "a hosted model it may call through the wire, which "
 			   "adds your API key from outside: 'anthropic', "
 			   "'openai', or 'NAME=https://host/base' for one that "
-			   "speaks the OpenAI API"},
+			   "speaks the OpenAI API; a route carries model calls "
+			   "only (its provider's inference calls, or those "
+			   "listed after the URL: ' POST /path, GET /path')"},
     [K_LAN_HOSTS] = {K_LAN_HOSTS, "lan", "hosts", "--lan-host", "HOST", KT_LAN,
 		     MERGE_REPLACE,
 		     "a machine on this network: a name, an address or a "
