@@ -99,9 +99,9 @@ int page_check(const char *url, char **norm, char **origin, struct lnk_err *err)
  * below it by whole segments (a grant ending in '/' only below it), and
  * any query or fragment may follow, since neither changes the page's
  * path. A grant with a query or fragment names one page: the URL is it,
- * exactly. The threat: a string prefix let /me grant /meevil, another
- * account's pages; a '?' or '#' in the grant would let a longer URL pass
- * as a prefix. */
+ * exactly. The threat: read as a string prefix, /me would grant /meevil,
+ * another account's pages, and a '?' or '#' in a grant would let a longer
+ * URL pass. */
 static bool rest_under(const char *grant, const char *url)
 {
 	size_t gl = strlen(grant);
