@@ -600,8 +600,6 @@ static bool any_asking(const struct broker *b)
 static void start_call(struct broker *b, struct call *c, struct tools_call *tc,
 		       const int fds[TOOLS_NFDS])
 {
-	size_t matched = 0;
-
 	const struct tool_grant *g = tools_plan_find(b->in->plan, tc->tool);
 	if (g && g->page) {
 		page_call(b, c, g, tc, fds);
@@ -616,31 +614,13 @@ static void start_call(struct broker *b, struct call *c, struct tools_call *tc,
 		refuse(b, c, "?", m);
 		return;
 	}
-	c->target = tools_log_target(g->name, &tc->args, tc->args.n);
-	if (!tools_allowed(g, &tc->args, &matched) && b->can_ask) {
+	c->target = tools_call_text(g->name, &tc->args, DB_TARGET_MAX - 1);
+	if (!tools_allowed(g, &tc->args) && b->can_ask) {
 		ask(b, c, g, tc, fds);
 		return;
 	}
-	if (!tools_allowed(g, &tc->args, &matched)) {
-		_cleanup_free_ char *hint = tools_hint_call(&tc->args);
-		/* A call whose first word is no plain word (a flag, a path)
-		 * cannot be allowed alone: the only line to paste would
-		 * allow every call, so it is said as that, not as this
-		 * call's fix. */
-		_cleanup_free_ char *m =
-		    strcmp(hint, "*") == 0
-			? xasprintf("this call is not in %s's allow list, and "
-				    "there is no one to ask; its first word "
-				    "is no plain word, so it cannot be "
-				    "allowed alone (lnk sandbox tool add %s "
-				    "--allow '*', run outside the sandbox, "
-				    "would allow every call of %s)",
-				    g->name, g->name, g->name)
-			: xasprintf("this call is not in %s's allow list, and "
-				    "there is no one to ask; to let it "
-				    "through, run outside the sandbox: lnk "
-				    "sandbox tool add %s --allow '%s'",
-				    g->name, g->name, hint);
+	if (!tools_allowed(g, &tc->args)) {
+		_cleanup_free_ char *m = tools_refusal_text(g, &tc->args);
 		_cleanup_free_ char *t = steal_ptr(&c->target);
 		refuse(b, c, t, m);
 		return;
