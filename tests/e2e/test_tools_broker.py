@@ -80,7 +80,11 @@ def socket_inodes(pid):
     """The inodes of the sockets pid holds."""
     out = set()
     fdd = pathlib.Path(f"/proc/{pid}/fd")
-    for f in fdd.iterdir():
+    try:
+        fds = list(fdd.iterdir())
+    except OSError:
+        return out  # the sandbox's own (another user namespace), or gone
+    for f in fds:
         try:
             t = os.readlink(f)
         except OSError:
