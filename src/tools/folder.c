@@ -31,8 +31,10 @@ int tools_tops_make(const struct strv *writes,
 		return err_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < writes->n; i++) {
 		struct stat st;
-		if (stat(writes->v[i], &st) < 0 || !S_ISDIR(st.st_mode)) {
-			int e = S_ISDIR(st.st_mode) ? -errno : -ENOTDIR;
+		int e = stat(writes->v[i], &st) < 0 ? -errno
+			: !S_ISDIR(st.st_mode)	    ? -ENOTDIR
+						    : 0;
+		if (e < 0) {
 			tools_tops_free(out);
 			return err_set(err, e, "write folder '%s': %s",
 				       esc_to(q, sizeof(q), writes->v[i]),
@@ -99,8 +101,10 @@ int tools_folder_check(int dirfd, const struct tools_tops *tops, char *why,
 
 	if (cap)
 		why[0] = '\0';
-	if (fstat(dirfd, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		e = S_ISDIR(st.st_mode) ? -errno : -ENOTDIR;
+	e = fstat(dirfd, &st) < 0  ? -errno
+	    : !S_ISDIR(st.st_mode) ? -ENOTDIR
+				   : 0;
+	if (e < 0) {
 		snprintf(why, cap, "the tool's folder cannot be checked: %s",
 			 strerror(-e));
 		return e;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/openat2.h>
 #include <poll.h>
 #include <sched.h>
@@ -288,6 +289,14 @@ static int read_byte(int fd)
 	return n == 1 ? (unsigned char)c : -1;
 }
 
+static int drop_caps(void)
+{
+	struct __user_cap_header_struct h = {
+	    .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct d[2] = {{0}};
+	return (int)syscall(SYS_capset, &h, d);
+}
+
 /* The tool's own process, forked by pid 1. As root it enters a user
  * namespace of its own (pid 1 maps every id), with a copy of the mount
  * namespace: the kernel locks a copy's mounts together when it goes to a
@@ -319,6 +328,16 @@ static void become_tool(bool root, int errw, const int up[2], const int down[2])
 			_exit(125);
 	}
 	if (cwd_check(&e) < 0) {
+		tell(errw, &e);
+		_exit(125);
+	}
+	/* A user's tool is not root in the user namespace, so its exec drops
+	 * the namespace's capabilities anyway; dropped here already, so that
+	 * not even the caller's code before the exec could unmount what
+	 * hides. */
+	if (!root && drop_caps() < 0) {
+		err_set(&e, -errno, "cannot drop the tool's capabilities: %s",
+			strerror(errno));
 		tell(errw, &e);
 		_exit(125);
 	}
