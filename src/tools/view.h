@@ -26,8 +26,11 @@
 #include "common/err.h"
 #include "common/util.h"
 
-/* Call in the tool's forked child (single-threaded), after setsid() and
- * after fchdir() to the tool's folder, before execve.
+/* Call in the tool's forked child (single-threaded), after setsid(),
+ * after fchdir() to the tool's folder and after closing every descriptor
+ * but 0, 1 and 2 (close_from(3)), before execve. The waiter and pid 1
+ * live as long as the tool and keep what the process held then: a copy of
+ * another call's connection would keep that call's client waiting.
  *
  * hidden: real absolute paths (no links in them) to close: ~/.lnk,
  * ~/Link/Agents, ~/Link/History, each --hide folder. One that does not

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "common/util.h"
 #include "tools/folder.h"
 #include "tools/view.h"
@@ -65,11 +66,11 @@ int main(int argc, char **argv)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (fchdir(dirfd) < 0)
 			_exit(125);
+		close_from(3);
 		if (tools_view_enter(&hidden, &err) < 0) {
 			dprintf(2, "lnk: %s\n", err.msg);
 			_exit(125);
 		}
-		close(dirfd);
 		execvp(prog[0], prog);
 		_exit(127);
 	}
