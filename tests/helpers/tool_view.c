@@ -4,14 +4,16 @@
  * (tools/view.h) with the hidden paths closed.
  *
  *   tool_view [--write DIR]... [--write-dot-files DIR]... [--hide PATH]...
- *             -- PROG [ARG]...
+ *             [--plain] -- PROG [ARG]...
  *
- * The folder is the current one. Exits with the program's status (128+N
+ * --plain skips the view (the cost of the view is the difference). The
+ * folder is the current one. Exits with the program's status (128+N
  * for signal N), 126 when the folder is refused (the reason on stderr),
  * 125 when the view cannot be made (the reason on stderr). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -30,9 +32,13 @@ int main(int argc, char **argv)
 	struct lnk_err err = {0};
 	char why[8192];
 	int i = 1;
+	bool plain = false;
 
 	for (; i + 1 < argc && strcmp(argv[i], "--"); i += 2) {
-		if (!strcmp(argv[i], "--write"))
+		if (!strcmp(argv[i], "--plain")) {
+			plain = true;
+			i--;
+		} else if (!strcmp(argv[i], "--write"))
 			strv_push(&writes, argv[i + 1]);
 		else if (!strcmp(argv[i], "--write-dot-files"))
 			strv_push(&dots, argv[i + 1]);
@@ -67,7 +73,7 @@ int main(int argc, char **argv)
 		if (fchdir(dirfd) < 0)
 			_exit(125);
 		close_from(3);
-		if (tools_view_enter(&hidden, &err) < 0) {
+		if (!plain && tools_view_enter(&hidden, &err) < 0) {
 			dprintf(2, "lnk: %s\n", err.msg);
 			_exit(125);
 		}
