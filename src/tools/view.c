@@ -134,14 +134,17 @@ static int map_all(pid_t pid, struct lnk_err *err)
 	return 0;
 }
 
-/* path opened without following any link: a hidden path is real, so a
- * link in it now is a swap, and following it would hide the wrong folder
- * and leave the real one in sight. */
-static int open_exact(const char *path)
+/* path opened as the kernel resolves it, links followed (a home under a
+ * linked /home, a hidden folder that is a link: the folder it names is
+ * what to hide), but no /proc magic link. lnk's guard keeps every folder
+ * on the way to a hidden one from being renamed or made a link inside the
+ * sandbox (guard/protect.c), so what the path names now is the hidden
+ * folder. */
+static int open_named(const char *path)
 {
 	struct open_how how = {
-	    .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-	    .resolve = RESOLVE_NO_SYMLINKS,
+	    .flags = O_PATH | O_CLOEXEC,
+	    .resolve = RESOLVE_NO_MAGICLINKS,
 	};
 	long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
 	return fd < 0 ? -errno : (int)fd;
@@ -150,7 +153,7 @@ static int open_exact(const char *path)
 /* Covers one hidden path in the current mount namespace: a folder with an
  * empty tmpfs, read only, mode 0; anything else with /dev/null bound read
  * only on a mount without devices, so opening it fails. The mount goes on
- * the descriptor opened without links, not on the path again. */
+ * the descriptor opened, not on the path again. */
 static int hide_one(const char *path, struct lnk_err *err)
 {
 	char q[PATH_MAX + 16], at[64];
@@ -161,21 +164,17 @@ static int hide_one(const char *path, struct lnk_err *err)
 		return err_set(err, -EINVAL,
 			       "a hidden path must be absolute: '%s'",
 			       esc_to(q, sizeof(q), path));
-	fd = open_exact(path);
+	fd = open_named(path);
 	/* Nothing there, or nothing the user can reach: nothing a tool, as
 	 * the user, could read there either. */
 	if (fd == -ENOENT || fd == -ENOTDIR || fd == -EACCES)
 		return 0;
 	if (fd < 0)
-		return err_set(err, fd, "cannot hide '%s' from the tool: %s%s",
-			       esc_to(q, sizeof(q), path), strerror(-fd),
-			       fd == -ELOOP ? " (a link now stands in its path)"
-					    : "");
+		return err_set(err, fd, "cannot hide '%s' from the tool: %s",
+			       esc_to(q, sizeof(q), path), strerror(-fd));
 	snprintf(at, sizeof(at), "/proc/self/fd/%d", fd);
 	if (fstat(fd, &st) < 0)
 		e = -errno;
-	else if (S_ISLNK(st.st_mode))
-		e = -ELOOP; /* O_NOFOLLOW opened the link itself */
 	else if (S_ISDIR(st.st_mode)) {
 		if (mount("tmpfs", at, "tmpfs",
 			  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
@@ -186,7 +185,7 @@ static int hide_one(const char *path, struct lnk_err *err)
 	} else {
 		/* a bind takes its flags only in a remount of the new mount,
 		 * reached by opening the path again */
-		int top = open_exact(path);
+		int top = open_named(path);
 		snprintf(at, sizeof(at), "/proc/self/fd/%d", top);
 		if (top < 0 || mount(NULL, at, NULL,
 				     MS_REMOUNT | MS_BIND | MS_RDONLY |
@@ -198,12 +197,10 @@ static int hide_one(const char *path, struct lnk_err *err)
 	}
 	close(fd);
 	if (e < 0)
-		return err_set(err, e, "cannot hide '%s' from the tool: %s%s",
-			       esc_to(q, sizeof(q), path), strerror(-e),
-			       e == -ELOOP ? " (a link now stands in its path)"
-					   : "");
+		return err_set(err, e, "cannot hide '%s' from the tool: %s",
+			       esc_to(q, sizeof(q), path), strerror(-e));
 	/* What the tool will reach by that path must be the cover. */
-	fd = open_exact(path);
+	fd = open_named(path);
 	if (fd < 0 || fstat(fd, &now) < 0 ||
 	    (now.st_dev == st.st_dev && now.st_ino == st.st_ino)) {
 		if (fd >= 0)

@@ -32,10 +32,12 @@
  * live as long as the tool and keep what the process held then: a copy of
  * another call's connection would keep that call's client waiting.
  *
- * hidden: real absolute paths (no links in them) to close: ~/.lnk,
- * ~/Link/Agents, ~/Link/History, each --hide folder. One that does not
- * exist, or that the user cannot reach, is left as it is (the tool cannot
- * reach it either); one that has become a link is refused (-ELOOP).
+ * hidden: absolute paths to close: ~/.lnk, ~/Link/Agents,
+ * ~/Link/History, each --hide folder (and the real paths they link to).
+ * A link on the way is followed: what the path names now is hidden (the
+ * guard keeps the program from renaming or swapping any folder on the
+ * way). One that does not exist, or that the user cannot reach, is left
+ * as it is (the tool cannot reach it either).
  *
  * The working folder: the caller's fchdir happens before this call, so
  * the new mount namespace's copy holds it. This function checks, last,
