@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -357,6 +358,50 @@ static void test_link_in_a_hidden_path_hides_its_target(void **state)
 	unlink(link);
 }
 
+/* A broker killed outright (SIGKILL: no chance to end its tools) takes
+ * the waiter, pid 1 and the tool with it. Each holds the pipe's write
+ * end: its end of file says all are gone. */
+static void test_killed_broker_ends_them_all(void **state)
+{
+	struct fx *f = *state;
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t broker = fork();
+	assert_true(broker >= 0);
+	if (broker == 0) {
+		pid_t child = fork();
+		if (child == 0) {
+			struct lnk_err e = {0};
+			close(p[0]);
+			setsid();
+			(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (chdir(f->cwd) < 0 ||
+			    tools_view_enter(&f->hidden, &e) < 0)
+				_exit(125);
+			if (write(p[1], "r", 1) != 1)
+				_exit(124);
+			/* a survivor says so, and ends */
+			sleep(30);
+			if (write(p[1], "s", 1) != 1)
+				_exit(124);
+			_exit(0);
+		}
+		close(p[0]);
+		close(p[1]);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	char c;
+	assert_int_equal(read(p[0], &c, 1), 1);
+	assert_int_equal(kill(broker, SIGKILL), 0);
+	assert_int_equal(waitpid(broker, NULL, 0), broker);
+	/* end of file once every holder is gone; a surviving tool writes
+	 * first */
+	assert_int_equal(read(p[0], &c, 1), 0);
+	close(p[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +412,7 @@ int main(void)
 	    cmocka_unit_test(test_group_signal_reaches_the_tool),
 	    cmocka_unit_test(test_folder_beneath_a_hidden_one_is_refused),
 	    cmocka_unit_test(test_link_in_a_hidden_path_hides_its_target),
+	    cmocka_unit_test(test_killed_broker_ends_them_all),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
