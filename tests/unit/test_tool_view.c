@@ -329,6 +329,67 @@ static void test_folder_beneath_a_hidden_one_is_refused(void **state)
 	assert_non_null(strstr(err, f->secret));
 }
 
+/* A working folder held from another mount namespace (where nothing is
+ * hidden) is refused: `..` from there would walk that namespace's tree.
+ * The folder comes from a process in a mount namespace of its own,
+ * through /proc/PID/cwd. */
+static void test_folder_of_another_mount_namespace_is_refused(void **state)
+{
+	struct fx *f = *state;
+	int ready[2], hold[2];
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(hold), 0);
+	fflush(NULL);
+	pid_t other = fork();
+	assert_true(other >= 0);
+	if (other == 0) {
+		int fl = CLONE_NEWNS | (geteuid() ? CLONE_NEWUSER : 0);
+		char c;
+		close(ready[0]);
+		close(hold[1]);
+		if (unshare(fl) < 0 || chdir(f->cwd) < 0)
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1 || read(hold[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	char c, link[64], err[1024] = "";
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	snprintf(link, sizeof(link), "/proc/%d/cwd", (int)other);
+	int ep[2];
+	assert_int_equal(pipe(ep), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct lnk_err e = {0};
+		close(hold[1]);
+		setsid();
+		int d = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (d < 0 || fchdir(d) < 0)
+			_exit(124);
+		if (tools_view_enter(&f->hidden, &e) < 0) {
+			if (write(ep[1], e.msg, strlen(e.msg)) < 0) {
+			}
+			_exit(125);
+		}
+		_exit(0);
+	}
+	close(ep[1]);
+	ssize_t n = read(ep[0], err, sizeof(err) - 1);
+	err[n > 0 ? n : 0] = '\0';
+	int ws;
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	close(hold[1]);
+	assert_int_equal(waitpid(other, NULL, 0), other);
+	assert_true(WIFEXITED(ws));
+	assert_int_equal(WEXITSTATUS(ws), 125);
+	assert_non_null(strstr(err, "the tool's folder"));
+	close(ready[0]);
+	close(ready[1]);
+	close(hold[0]);
+	close(ep[0]);
+}
+
 /* A hidden path that is a link hides what it names (a home under a
  * linked /home); a relative one is refused. */
 static int target_hidden(const struct fx *f)
@@ -413,6 +474,7 @@ int main(void)
 	    cmocka_unit_test(test_folder_beneath_a_hidden_one_is_refused),
 	    cmocka_unit_test(test_link_in_a_hidden_path_hides_its_target),
 	    cmocka_unit_test(test_killed_broker_ends_them_all),
+	    cmocka_unit_test(test_folder_of_another_mount_namespace_is_refused),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
