@@ -517,6 +517,21 @@ def test_tool_at_the_top_of_the_write_folder_still_works(lnk, repo):
     assert "No commits yet" in cp.stdout or "On branch" in cp.stdout
 
 
+@NEEDS_VIEW
+def test_tool_refused_at_a_top_whose_dot_files_the_program_may_write(
+        lnk, repo, tmp_path):
+    """Threat: --write-dot-files lets the program rewrite .git/config at the
+    top: a tool there would run its fsmonitor."""
+    mark = tmp_path / "OUTSIDE_MARK"
+    script = (f"cd {repo} && {GIT} config core.fsmonitor 'touch {mark}'; "
+              f"git status; echo st=$?")
+    cp = lnk.run("--write", repo, "--write-dot-files", repo, "--tool",
+                 "git status", "--", "/bin/sh", "-c", script)
+    assert not mark.exists(), (cp.stdout, cp.stderr)
+    assert "st=0" not in cp.stdout
+    assert "--write-dot-files" in cp.stderr, cp.stderr
+
+
 @NEEDS_PATTERNS
 @NEEDS_VIEW
 def test_tool_never_reads_lnks_settings(lnk, home, repo):
