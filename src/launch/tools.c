@@ -89,6 +89,7 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 	strv_copy(&t->grants, policy_list(pol, K_FILES_READ));
 	strv_copy(&t->grants, policy_list(pol, K_FILES_WRITE));
 	strv_copy(&t->writes, policy_list(pol, K_FILES_WRITE));
+	strv_copy(&t->dots, policy_list(pol, K_FILES_WRITE_DOT_FILES));
 	strv_copy(&t->hidden, &pol->always_hidden);
 	paths_always_hidden(home, &t->hidden);
 	strv_copy(&t->hidden, policy_list(pol, K_FILES_HIDE));
@@ -174,6 +175,7 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 	    .env = host_env,
 	    .grants = &t->grants,
 	    .writes = &t->writes,
+	    .write_dot_files = &t->dots,
 	    .hidden = &t->hidden,
 	    .fallback = t->fallback,
 	    .can_ask = can_ask,
@@ -239,6 +241,7 @@ void sb_tools_end(struct sb_tools *t)
 	t->dialog = NULL;
 	strv_free(&t->grants);
 	strv_free(&t->writes);
+	strv_free(&t->dots);
 	strv_free(&t->hidden);
 	tools_plan_free(&t->plan);
 }

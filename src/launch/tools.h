@@ -20,7 +20,7 @@ struct sb_tools {
 	char *client; /* lnk-tool on the host */
 	dev_t sock_dev;
 	ino_t sock_ino;
-	struct strv grants, hidden, writes;
+	struct strv grants, hidden, writes, dots;
 	char *fallback;
 	int life[2];
 	pid_t pid;

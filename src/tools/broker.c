@@ -29,11 +29,13 @@
 #include "tools/asks.h"
 #include "tools/call.h"
 #include "tools/desktop.h"
+#include "tools/folder.h"
 #include "tools/page.h"
 #include "tools/pass.h"
 #include "tools/proto.h"
 #include "tools/reach.h"
 #include "tools/reader.h"
+#include "tools/view.h"
 
 int tools_listen(int *fd, char **dir, struct lnk_err *err)
 {
@@ -110,7 +112,8 @@ struct broker {
 	uint64_t nolog;	     /* calls refused for want of a log */
 	char nolog_why[DB_WHY_MAX];
 	struct call calls[TOOLS_MAX_CALLS];
-	char *buf;    /* one message from the reader */
+	char *buf;		/* one message from the reader */
+	struct tools_tops tops; /* the write folders' tops (folder.h) */
 	int desktop;  /* the desktop process's socket (desktop.h), or -1 */
 	bool can_ask; /* a terminal, or a desktop channel */
 };
@@ -336,25 +339,36 @@ static int pick_cwd(const struct broker *b, const char *cwd,
  * it cannot be opened. */
 static int tool_dir(const struct broker *b, const struct call *c,
 		    const struct tool_grant *g, const char *cwd,
-		    char where[PATH_MAX], char *note, size_t cap)
+		    char where[PATH_MAX], char *note, size_t cap, char *why,
+		    size_t wcap)
 {
 	bool page = c->verb && strcmp(c->verb, "page") == 0;
 	const char *dir = page ? "/" : b->in->fallback;
 
 	note[0] = '\0';
+	snprintf(why, wcap, "the tool's folder cannot be opened");
 	/* an opener needs no folder of the program's */
 	int dirfd = page ? -1 : pick_cwd(b, cwd, where);
-	if (dirfd >= 0)
-		return dirfd;
-	if (!page) {
-		char q[PATH_MAX + 16];
-		snprintf(note, cap,
-			 "lnk: %s runs in '%s' (its folder is no granted "
-			 "folder outside)\n",
-			 g->name, esc_to(q, sizeof(q), dir));
+	if (dirfd < 0) {
+		if (!page) {
+			char q[PATH_MAX + 16];
+			snprintf(note, cap,
+				 "lnk: %s runs in '%s' (its folder is no "
+				 "granted folder outside)\n",
+				 g->name, esc_to(q, sizeof(q), dir));
+		}
+		snprintf(where, PATH_MAX, "%s", dir);
+		dirfd = open(dir, COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
 	}
-	snprintf(where, PATH_MAX, "%s", dir);
-	return open(dir, COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
+	/* A tool finds its configuration upward from its folder (a
+	 * repository's core.fsmonitor, an .npmrc): never where the program
+	 * could have made one (folder.h). */
+	if (dirfd >= 0 && !page &&
+	    tools_folder_check(dirfd, &b->tops, why, wcap) < 0) {
+		close(dirfd);
+		return -1;
+	}
+	return dirfd;
 }
 
 /* The child: the tool, in a session of its own (no controlling terminal:
@@ -362,7 +376,7 @@ static int tool_dir(const struct broker *b, const struct call *c,
  * else, default signals, lnk's environment. Async-signal-safe only. */
 static void exec_tool(const struct broker *b, const char *path,
 		      char *const *argv, const int fds[TOOLS_NFDS], int dirfd,
-		      const char *note)
+		      const char *note, bool page)
 {
 	sigset_t none;
 	int hi[TOOLS_NFDS];
@@ -389,6 +403,17 @@ static void exec_tool(const struct broker *b, const char *path,
 		n -= (size_t)w;
 	}
 	close_from(3);
+	/* A view of its own where lnk's settings and the hidden folders do
+	 * not exist (view.h), whatever its arguments name. A page's opener
+	 * gets a checked http(s) URL only, and the browser it starts must
+	 * outlive the call. */
+	struct lnk_err ve = {0};
+	if (!page && tools_view_enter(b->in->hidden, &ve) < 0) {
+		term_write(2, "lnk: ");
+		term_write(2, ve.msg);
+		term_write(2, "\n");
+		_exit(125);
+	}
 	for (int s = 1; s < NSIG; s++)
 		signal(s, SIG_DFL);
 	sigemptyset(&none);
@@ -430,13 +455,12 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 	/* The folder is chosen now and named in the question: a tool such
 	 * as gh or git acts on the repository of its folder, and the
 	 * program picks which (any granted one). The tool runs there. */
-	int dirfd = tool_dir(b, c, g, tc->cwd, where, note, sizeof(note));
+	char why[PATH_MAX * 3];
+	int dirfd = tool_dir(b, c, g, tc->cwd, where, note, sizeof(note), why,
+			     sizeof(why));
 	if (dirfd < 0) {
 		_cleanup_free_ char *t = steal_ptr(&c->target);
-		refuse(b, c, t,
-		       note[0] ? note
-			       : "the tool's folder cannot be "
-				 "opened");
+		refuse(b, c, t, why);
 		return;
 	}
 	c->has_dir = true;
@@ -637,20 +661,19 @@ static void run_tool(struct broker *b, struct call *c,
 		     const int fds[TOOLS_NFDS])
 {
 	char note[PATH_MAX + 240] = "", where[PATH_MAX], msg[PASS_TEXT_MAX];
+	char why[PATH_MAX * 3];
 	int dirfd;
 	if (c->has_dir) {
 		dirfd = c->dirfd;
 		c->has_dir = false;
 		snprintf(note, sizeof(note), "%s", c->note ? c->note : "");
 	} else {
-		dirfd = tool_dir(b, c, g, tc->cwd, where, note, sizeof(note));
+		dirfd = tool_dir(b, c, g, tc->cwd, where, note, sizeof(note),
+				 why, sizeof(why));
 	}
 	if (dirfd < 0) {
 		_cleanup_free_ char *t = steal_ptr(&c->target);
-		refuse(b, c, t,
-		       note[0] ? note
-			       : "the tool's folder cannot be "
-				 "opened");
+		refuse(b, c, t, why);
 		return;
 	}
 	if (log_start(b, c, msg, sizeof(msg)) < 0) {
@@ -666,7 +689,8 @@ static void run_tool(struct broker *b, struct call *c,
 		strv_push(&argv, tc->args.v[i]);
 	pid_t pid = fork();
 	if (pid == 0)
-		exec_tool(b, g->path, argv.v, fds, dirfd, note);
+		exec_tool(b, g->path, argv.v, fds, dirfd, note,
+			  c->verb && strcmp(c->verb, "page") == 0);
 	int fe = errno;
 	strv_free(&argv);
 	close(dirfd);
@@ -959,6 +983,12 @@ static void broker_main(const struct tools_broker_in *in)
 	(void)log_db(&b, &e);
 	b.buf = xmalloc(TOOLS_MAX_CALL + PASS_HEAD + 16);
 	refusals_init(&b.cap, mono_ms());
+	if (tools_tops_make(in->writes, in->write_dot_files, &b.tops, &e) < 0) {
+		_cleanup_free_ char *m = xasprintf(
+		    "lnk: the tools broker cannot start: %s\n", e.msg);
+		term_write(2, m);
+		_exit(125);
+	}
 	tools_env(in->env, in->writes, &b.env);
 	/* The desktop process, whose dialog tool gets the tools'
 	 * environment: no search path of the program's folder. */

@@ -28,6 +28,9 @@ struct tools_broker_in {
 	char *const *env;     /* lnk's own environment, for the tools */
 	const struct strv *grants; /* --read and --write folders, real */
 	const struct strv *writes; /* --write folders */
+	/* --write-dot-files folders: their tops keep no dot file, so no tool
+	 * acts there (folder.h) */
+	const struct strv *write_dot_files;
 	const struct strv *hidden; /* folders closed inside, real */
 	const char *fallback;	   /* where a tool runs when the program's
 				    * folder is no grant: the first --write

@@ -16,7 +16,9 @@ import pytest
 PY = "/usr/bin/python3"
 
 TOOL = r"""#!/bin/sh
-# a tool outside: says where and how it runs, and leaves a mark
+# a tool outside: says where and how it runs, and leaves a mark. The
+# sleeper holds a lock on a file outside while it lives: each call runs
+# in a PID namespace of its own, so no pid can name it from another.
 out="@OUT@"
 echo "$$" > "$out/pid"
 echo "args:$*" >> "$out/calls"
@@ -24,8 +26,8 @@ case "$1" in
   status) echo "cwd:$(pwd)"; echo "token:${TOOL_TOKEN:-none}"; exit 7 ;;
   wait) trap 'echo INT > "$out/signal"; exit 42' INT
         echo started; while :; do sleep 0.1; done ;;
-  sleep) echo "$$" > "$out/sleeper"; echo started; exec sleep 300 ;;
-  alive) p=$(cat "$out/sleeper"); if kill -0 "$p" 2>/dev/null; then echo alive; else echo gone; fi ;;
+  sleep) : > "$out/sleeper"; exec flock "$out/sleeper" sh -c 'echo started; exec sleep 300' ;;
+  alive) if flock -n "$out/sleeper" true; then echo gone; else echo alive; fi ;;
   *) echo "ran:$*" ;;
 esac
 """
@@ -599,16 +601,126 @@ def test_lnk_killed_mid_call_ends_the_tool(lnk, tool):
                           "--", "mytool", "sleep"], env=lnk.env(), cwd=lnk.cwd,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert p.stdout.readline() == b"started\n"
-    pid = int((tool / "sleeper").read_text())
-    os.kill(pid, 0)  # the tool runs
+    assert not lock_free(tool / "sleeper")  # the tool runs
     p.send_signal(signal.SIGKILL)
     p.wait()
     for _ in range(200):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if lock_free(tool / "sleeper"):
             break
         time.sleep(0.05)
     else:
-        os.kill(pid, signal.SIGKILL)
         raise AssertionError("the tool outlived lnk")
+
+
+def lock_free(path):
+    """Whether no process holds the lock on path (the sleeper's)."""
+    import fcntl
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+
+
+# What a tool sees and where it acts (src/tools/view.h, src/tools/folder.h).
+
+GIT = "/usr/bin/git"
+
+
+@pytest.fixture
+def new_repo(work):
+    """The user's own repository at the top of the write folder, made
+    before the sandbox starts."""
+    subprocess_run = __import__("subprocess").run
+    subprocess_run([GIT, "init", "-q", str(work)], check=True)
+    return work
+
+
+def test_tool_refused_in_a_repository_the_program_made(lnk, work, tmp_path):
+    """Threat: with only `git status` granted, the program makes a
+    repository in its write folder whose core.fsmonitor is a command,
+    changes into it and calls the tool: git, outside, runs the command."""
+    mark = tmp_path / "OUTSIDE_MARK"  # outside every grant
+    script = (f"cd {work} && {GIT} init -q sub && "
+              f"{GIT} -C sub config core.fsmonitor 'touch {mark}' && "
+              f"cd sub && git status; echo st=$?")
+    cp = lnk.run("--write", work, "--tool", "git status", "--", "/bin/sh",
+                 "-c", script)
+    assert not mark.exists(), (cp.stdout, cp.stderr)
+    assert "st=0" not in cp.stdout, cp.stdout
+    assert f"'{work}/sub' lies inside the write folder '{work}'" \
+        in cp.stderr, cp.stderr
+    assert (f"run the tool from the top of the write folder '{work}', or "
+            "grant the project folder itself with --write") in cp.stderr
+
+
+def test_tool_at_the_top_of_the_write_folder_still_works(lnk, new_repo):
+    """The user's own repository at the top (its .git kept read only by
+    the guard) stays usable by a granted tool."""
+    cp = lnk.run("--write", new_repo, "--tool", "git status", "--", "/bin/sh",
+                 "-c", f"cd {new_repo} && git status; echo st=$?")
+    assert "st=0" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "No commits yet" in cp.stdout or "On branch" in cp.stdout
+
+
+def test_tool_refused_at_a_top_whose_dot_files_the_program_may_write(
+        lnk, new_repo, tmp_path):
+    """Threat: --write-dot-files lets the program rewrite .git/config at the
+    top: a tool there would run its fsmonitor."""
+    mark = tmp_path / "OUTSIDE_MARK"
+    script = (f"cd {new_repo} && {GIT} config core.fsmonitor 'touch {mark}'; "
+              f"git status; echo st=$?")
+    cp = lnk.run("--write", new_repo, "--write-dot-files", new_repo, "--tool",
+                 "git status", "--", "/bin/sh", "-c", script)
+    assert not mark.exists(), (cp.stdout, cp.stderr)
+    assert "st=0" not in cp.stdout
+    assert "--write-dot-files" in cp.stderr, cp.stderr
+
+
+def test_tool_never_reads_lnks_settings(lnk, home, new_repo):
+    """Threat: `git diff --no-index FILE /dev/null` prints any file the
+    user can read: a granted diff would read the model keys, the call log
+    and the questions in ~/.lnk."""
+    key = home / ".lnk" / "sandbox" / "probe.key"
+    key.parent.mkdir(parents=True, exist_ok=True)
+    key.write_text("LNKSECRET\n")
+    cp = lnk.run("--write", new_repo, "--tool", "git diff *", "--", "/bin/sh",
+                 "-c", f"cd {new_repo} && git diff --no-index {key} /dev/null; "
+                 f"echo st=$?")
+    assert "LNKSECRET" not in cp.stdout + cp.stderr
+    # git ran, and found nothing there
+    assert f"Could not access '{key}'" in cp.stderr, cp.stderr
+    assert key.read_text() == "LNKSECRET\n"  # the host's view is as it was
+
+
+def test_tool_never_reads_a_hidden_folder(lnk, new_repo):
+    """The same for a --hide folder of that sandbox."""
+    private = new_repo / "private"
+    private.mkdir()
+    (private / "s").write_text("HIDDENSECRET\n")
+    cp = lnk.run("--write", new_repo, "--hide", private, "--tool", "git diff *",
+                 "--", "/bin/sh", "-c",
+                 f"cd {new_repo} && git diff --no-index {private}/s /dev/null; "
+                 f"echo st=$?")
+    assert "HIDDENSECRET" not in cp.stdout + cp.stderr
+    assert f"Could not access '{private}/s'" in cp.stderr, cp.stderr
+
+
+def test_tool_sees_only_its_own_processes(lnk, tmp_path):
+    """Threat: the host's /proc shows the user's other processes, whose
+    /proc/PID/root is the host's view, ~/.lnk and all. A tool's /proc is
+    its own PID namespace's: pid 1 (which waits for it) and the tool."""
+    from conftest import on_lnk_path
+    on_lnk_path(lnk, tmp_path / "bin", "lsproc",
+                "#!/bin/sh\n"
+                "for p in /proc/[0-9]*; do echo \"pid ${p#/proc/}\"; done\n"
+                "echo \"self $$\"\n")
+    cp = lnk.run("--tool", "lsproc *", "--", "lsproc")
+    assert cp.returncode == 0, cp.stderr
+    pids = sorted(int(x.split()[1]) for x in cp.stdout.splitlines()
+                  if x.startswith("pid "))
+    assert pids == [1, 2], cp.stdout
+    assert "self 2" in cp.stdout

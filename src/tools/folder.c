@@ -1,0 +1,187 @@
+#include "tools/folder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/compat.h"
+#include "common/esc.h"
+
+/* More levels than any real tree has (PATH_MAX / 2): a walk that goes on
+ * longer is refused rather than followed. */
+#define MAX_LEVELS 2048
+
+int tools_tops_make(const struct strv *writes,
+		    const struct strv *write_dot_files, struct tools_tops *out,
+		    struct lnk_err *err)
+{
+	char q[PATH_MAX + 16];
+
+	out->v = NULL;
+	out->n = 0;
+	if (!writes || !writes->n)
+		return 0;
+	out->v = calloc(writes->n, sizeof(*out->v));
+	if (!out->v)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < writes->n; i++) {
+		struct stat st;
+		int e = stat(writes->v[i], &st) < 0 ? -errno
+			: !S_ISDIR(st.st_mode)	    ? -ENOTDIR
+						    : 0;
+		if (e < 0) {
+			tools_tops_free(out);
+			return err_set(err, e, "write folder '%s': %s",
+				       esc_to(q, sizeof(q), writes->v[i]),
+				       strerror(-e));
+		}
+		struct tools_top *t = &out->v[out->n++];
+		t->dev = st.st_dev;
+		t->ino = st.st_ino;
+		t->guarded = true;
+		t->path = xstrdup(writes->v[i]);
+		for (size_t j = 0; write_dot_files && j < write_dot_files->n;
+		     j++) {
+			struct stat d;
+			if (stat(write_dot_files->v[j], &d) == 0 &&
+			    d.st_dev == st.st_dev && d.st_ino == st.st_ino)
+				t->guarded = false;
+		}
+	}
+	return 0;
+}
+
+void tools_tops_free(struct tools_tops *t)
+{
+	for (size_t i = 0; t->v && i < t->n; i++)
+		free(t->v[i].path);
+	free(t->v);
+	t->v = NULL;
+	t->n = 0;
+}
+
+static const struct tools_top *top_of(const struct tools_tops *tops,
+				      const struct stat *st)
+{
+	for (size_t i = 0; i < tops->n; i++)
+		if (tops->v[i].dev == st->st_dev &&
+		    tops->v[i].ino == st->st_ino)
+			return &tops->v[i];
+	return NULL;
+}
+
+/* The folder's path, for the message only (the decision never reads
+ * it). */
+static const char *folder_name(int dirfd, char *buf, size_t cap)
+{
+	char link[64], path[PATH_MAX];
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+	ssize_t n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return "the tool's folder";
+	path[n] = '\0';
+	char e[PATH_MAX + 16];
+	snprintf(buf, cap, "'%s'", esc_to(e, sizeof(e), path));
+	return buf;
+}
+
+int tools_folder_check(int dirfd, const struct tools_tops *tops, char *why,
+		       size_t cap)
+{
+	char name[PATH_MAX + 32], q[PATH_MAX + 16];
+	const struct tools_top *here = NULL, *outer = NULL;
+	struct stat st, up;
+	int fd, e = 0;
+
+	if (cap)
+		why[0] = '\0';
+	e = fstat(dirfd, &st) < 0  ? -errno
+	    : !S_ISDIR(st.st_mode) ? -ENOTDIR
+				   : 0;
+	if (e < 0) {
+		snprintf(why, cap, "the tool's folder cannot be checked: %s",
+			 strerror(-e));
+		return e;
+	}
+	here = tops ? top_of(tops, &st) : NULL;
+	fd = openat(dirfd, ".", COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		e = -errno;
+	/* Each level above the folder: a top there means the folder lies
+	 * strictly inside that write folder. The walk goes on to / (whose
+	 * ".." is itself) to name the outermost one, where the tool would be
+	 * let act. */
+	for (int level = 0; fd >= 0; level++) {
+		if (level == MAX_LEVELS) {
+			e = -ELOOP;
+			break;
+		}
+		int parent = openat(
+		    fd, "..", COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
+		if (parent < 0 || fstat(parent, &up) < 0) {
+			e = -errno;
+			if (parent >= 0)
+				close(parent);
+			break;
+		}
+		close(fd);
+		fd = parent;
+		if (up.st_dev == st.st_dev && up.st_ino == st.st_ino)
+			break;
+		const struct tools_top *t = tops ? top_of(tops, &up) : NULL;
+		if (t)
+			outer = t;
+		st = up;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (e < 0) {
+		snprintf(why, cap,
+			 "cannot walk up from %s to check it: %s; the call is "
+			 "refused",
+			 folder_name(dirfd, name, sizeof(name)), strerror(-e));
+		return e;
+	}
+	if (outer) {
+		if (outer->guarded)
+			snprintf(why, cap,
+				 "%s lies inside the write folder '%s', where "
+				 "the program can make a repository or "
+				 "settings the tool would obey; run the tool "
+				 "from the top of the write folder '%s', or "
+				 "grant the project folder itself with --write",
+				 folder_name(dirfd, name, sizeof(name)),
+				 esc_to(q, sizeof(q), outer->path),
+				 esc_to(q, sizeof(q), outer->path));
+		else
+			snprintf(why, cap,
+				 "%s lies inside the write folder '%s', where "
+				 "the program can make a repository or "
+				 "settings the tool would obey (--write-dot-"
+				 "files leaves even its top to the program); "
+				 "run the tool from a folder outside the write "
+				 "folders, or grant the project folder itself "
+				 "with --write and no --write-dot-files",
+				 folder_name(dirfd, name, sizeof(name)),
+				 esc_to(q, sizeof(q), outer->path));
+		return -EPERM;
+	}
+	if (here && !here->guarded) {
+		snprintf(why, cap,
+			 "%s is the write folder '%s', whose dot files the "
+			 "program may change (--write-dot-files): a `.git` or "
+			 "settings there would be the tool's; run the tool "
+			 "from a folder outside the write folders, or drop "
+			 "--write-dot-files for it",
+			 folder_name(dirfd, name, sizeof(name)),
+			 esc_to(q, sizeof(q), here->path));
+		return -EPERM;
+	}
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* Whether a tool may act in a folder.
+ *
+ * Threat: tools discover their configuration upward from their folder (a
+ * `.git` folder or file, a bare repository: HEAD, objects, refs; an
+ * .npmrc, a .cargo/config.toml, ...) and obey it: git runs
+ * core.fsmonitor, core.pager, aliases, hooks. The program can create any
+ * of those in its write folders at any moment, also after a check, so a
+ * tool is let act in a folder only when no level from it up to / is one
+ * where the program could plant one:
+ *   - a level strictly inside a write folder is unsafe (the program may
+ *     create anything there);
+ *   - the top of a write folder is safe only while lnk's guard keeps its
+ *     dot files (src/policy/dotfiles.c, docs/runs-outside.md: no `.git`,
+ *     no new repository at the top), i.e. unless --write-dot-files names
+ *     it;
+ *   - a folder outside every write folder is safe (the program cannot
+ *     change it).
+ * Levels are judged by (device, inode), walked with openat(".."), never
+ * by the spelling of a path. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "common/err.h"
+#include "common/util.h"
+
+struct tools_top {
+	dev_t dev;
+	ino_t ino;
+	bool guarded; /* lnk's guard keeps its dot files (no
+		       * --write-dot-files names it) */
+	char *path;   /* for messages only */
+};
+
+/* The write folders' tops, recorded when the sandbox starts. */
+struct tools_tops {
+	struct tools_top *v;
+	size_t n;
+};
+
+/* Records each folder of writes (real paths) by (device, inode); a top is
+ * unguarded when a folder of write_dot_files (NULL for none) is the same
+ * folder. A write folder that cannot be opened is an error (-errno); one
+ * of write_dot_files that cannot be opened guards nothing more. */
+int tools_tops_make(const struct strv *writes,
+		    const struct strv *write_dot_files, struct tools_tops *out,
+		    struct lnk_err *err);
+void tools_tops_free(struct tools_tops *t);
+
+/* 0 when a tool may act in the folder dirfd (any descriptor of it, O_PATH
+ * too), -EPERM when not, with why (cap bytes, escaped) naming the folder
+ * and what to do; another -errno when the walk up fails (the call must be
+ * refused then too), also with why. */
+int tools_folder_check(int dirfd, const struct tools_tops *tops, char *why,
+		       size_t cap);

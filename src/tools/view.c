@@ -1,0 +1,491 @@
+#include "tools/view.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <linux/openat2.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/esc.h"
+
+/* The signals a caller passes to the tool's process group (Ctrl-C, a
+ * window's size, a stop's end): the waiter and pid 1 must not die of them
+ * before the tool has decided what to do with its own. */
+static const int passable[] = {SIGINT,	SIGTERM, SIGHUP,   SIGQUIT,
+			       SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
+
+static void ignore_passable(void)
+{
+	for (size_t i = 0; i < sizeof(passable) / sizeof(passable[0]); i++)
+		signal(passable[i], SIG_IGN);
+}
+
+/* The tool starts as any exec'd program expects: default dispositions,
+ * nothing blocked. */
+static void default_signals(void)
+{
+	sigset_t none;
+
+	for (int s = 1; s < NSIG; s++)
+		signal(s, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* A process that only waits must not hold the tool's stdin, stdout and
+ * stderr: the program reading the tool's output sees its end when the
+ * tool's copies close, not the waiters'. */
+static void let_go_of_stdio(void)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	for (int i = 0; i < 3; i++) {
+		if (fd >= 0)
+			(void)dup2(fd, i);
+		else
+			close(i);
+	}
+	if (fd > 2)
+		close(fd);
+}
+
+/* Sends a failure to the waiter, which returns it to the caller. One
+ * record is shorter than PIPE_BUF: written whole or not at all. */
+static void tell(int fd, const struct lnk_err *e)
+{
+	if (write(fd, e, sizeof(*e)) < 0) {
+	}
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t n = strlen(s);
+	ssize_t w = write(fd, s, n);
+	int e = w < 0 ? -errno : (size_t)w == n ? 0 : -EIO;
+	close(fd);
+	return e;
+}
+
+/* Unprivileged: the new user namespace maps the caller's uid and gid to
+ * themselves, so files keep their owners and the tool its access. The
+ * kernel lets a process map only itself, after giving up setgroups. */
+static int map_self(uid_t uid, gid_t gid, struct lnk_err *err)
+{
+	char m[64];
+	int e;
+
+	if ((e = write_file("/proc/self/setgroups", "deny")) < 0)
+		return err_set(err, e,
+			       "cannot deny setgroups in the tool's "
+			       "user namespace: %s",
+			       strerror(-e));
+	snprintf(m, sizeof(m), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if ((e = write_file("/proc/self/uid_map", m)) < 0)
+		return err_set(err, e,
+			       "cannot map uid %u in the tool's user "
+			       "namespace: %s",
+			       (unsigned)uid, strerror(-e));
+	snprintf(m, sizeof(m), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if ((e = write_file("/proc/self/gid_map", m)) < 0)
+		return err_set(err, e,
+			       "cannot map gid %u in the tool's user "
+			       "namespace: %s",
+			       (unsigned)gid, strerror(-e));
+	return 0;
+}
+
+/* Root: every id maps to itself, so root's tool keeps its access to every
+ * file (its capabilities hold over every mapped owner), yet holds none in
+ * the host's namespace. Only a process of the parent namespace with
+ * CAP_SETUID may write such a map: pid 1 writes the tool's. */
+static int map_all(pid_t pid, struct lnk_err *err)
+{
+	static const char all[] = "0 0 4294967295\n";
+	char p[64];
+	int e;
+
+	snprintf(p, sizeof(p), "/proc/%d/uid_map", (int)pid);
+	if ((e = write_file(p, all)) < 0)
+		return err_set(err, e,
+			       "cannot map the uids of the tool's user "
+			       "namespace: %s",
+			       strerror(-e));
+	snprintf(p, sizeof(p), "/proc/%d/gid_map", (int)pid);
+	if ((e = write_file(p, all)) < 0)
+		return err_set(err, e,
+			       "cannot map the gids of the tool's user "
+			       "namespace: %s",
+			       strerror(-e));
+	return 0;
+}
+
+/* path opened as the kernel resolves it, links followed (a home under a
+ * linked /home, a hidden folder that is a link: the folder it names is
+ * what to hide), but no /proc magic link. lnk's guard keeps every folder
+ * on the way to a hidden one from being renamed or made a link inside the
+ * sandbox (guard/protect.c), so what the path names now is the hidden
+ * folder. */
+static int open_named(const char *path)
+{
+	struct open_how how = {
+	    .flags = O_PATH | O_CLOEXEC,
+	    .resolve = RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* Covers one hidden path in the current mount namespace: a folder with an
+ * empty tmpfs, read only, mode 0; anything else with /dev/null bound read
+ * only on a mount without devices, so opening it fails. The mount goes on
+ * the descriptor opened, not on the path again. */
+static int hide_one(const char *path, struct lnk_err *err)
+{
+	char q[PATH_MAX + 16], at[64];
+	struct stat st, now;
+	int fd, e = 0;
+
+	if (path[0] != '/')
+		return err_set(err, -EINVAL,
+			       "a hidden path must be absolute: '%s'",
+			       esc_to(q, sizeof(q), path));
+	fd = open_named(path);
+	/* Nothing there, or nothing the user can reach: nothing a tool, as
+	 * the user, could read there either. */
+	if (fd == -ENOENT || fd == -ENOTDIR || fd == -EACCES)
+		return 0;
+	if (fd < 0)
+		return err_set(err, fd, "cannot hide '%s' from the tool: %s",
+			       esc_to(q, sizeof(q), path), strerror(-fd));
+	snprintf(at, sizeof(at), "/proc/self/fd/%d", fd);
+	if (fstat(fd, &st) < 0)
+		e = -errno;
+	else if (S_ISDIR(st.st_mode)) {
+		if (mount("tmpfs", at, "tmpfs",
+			  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			  "mode=000") < 0)
+			e = -errno;
+	} else if (mount("/dev/null", at, NULL, MS_BIND, NULL) < 0) {
+		e = -errno;
+	} else {
+		/* a bind takes its flags only in a remount of the new mount,
+		 * reached by opening the path again */
+		int top = open_named(path);
+		snprintf(at, sizeof(at), "/proc/self/fd/%d", top);
+		if (top < 0 || mount(NULL, at, NULL,
+				     MS_REMOUNT | MS_BIND | MS_RDONLY |
+					 MS_NOSUID | MS_NODEV | MS_NOEXEC,
+				     NULL) < 0)
+			e = top < 0 ? top : -errno;
+		if (top >= 0)
+			close(top);
+	}
+	close(fd);
+	if (e < 0)
+		return err_set(err, e, "cannot hide '%s' from the tool: %s",
+			       esc_to(q, sizeof(q), path), strerror(-e));
+	/* What the tool will reach by that path must be the cover. */
+	fd = open_named(path);
+	if (fd < 0 || fstat(fd, &now) < 0 ||
+	    (now.st_dev == st.st_dev && now.st_ino == st.st_ino)) {
+		if (fd >= 0)
+			close(fd);
+		return err_set(err, -EIO,
+			       "'%s' is still in sight after hiding it from "
+			       "the tool",
+			       esc_to(q, sizeof(q), path));
+	}
+	close(fd);
+	return 0;
+}
+
+/* The working folder must be what its path names in this view, mount and
+ * inode: a folder held from another mount namespace (where nothing is
+ * hidden) or one beneath a hidden folder would let `..` and relative
+ * paths walk the unhidden tree. getcwd fails for a folder out of reach of
+ * this root. */
+static int cwd_check(struct lnk_err *err)
+{
+	char path[PATH_MAX], q[PATH_MAX + 16];
+	struct statx here, named;
+
+	if (!getcwd(path, sizeof(path)) || path[0] != '/')
+		return err_set(err, -EXDEV,
+			       "the tool's folder is out of reach of its view "
+			       "of the system");
+	if (statx(AT_FDCWD, ".", 0, STATX_INO | STATX_MNT_ID, &here) < 0 ||
+	    statx(AT_FDCWD, path, 0, STATX_INO | STATX_MNT_ID, &named) < 0 ||
+	    !(here.stx_mask & named.stx_mask & STATX_MNT_ID) ||
+	    here.stx_mnt_id != named.stx_mnt_id ||
+	    here.stx_ino != named.stx_ino ||
+	    here.stx_dev_major != named.stx_dev_major ||
+	    here.stx_dev_minor != named.stx_dev_minor)
+		return err_set(err, -EXDEV,
+			       "the tool's folder '%s' is not the folder of "
+			       "that path in its view (hidden, or of another "
+			       "mount namespace)",
+			       esc_to(q, sizeof(q), path));
+	return 0;
+}
+
+/* 128+N for a tool ended by signal N, as a shell says it. */
+static int status_of(int ws)
+{
+	if (WIFEXITED(ws))
+		return WEXITSTATUS(ws);
+	if (WIFSIGNALED(ws))
+		return 128 + WTERMSIG(ws);
+	return 125;
+}
+
+/* Waits for pid, reaping whatever else ends meanwhile (pid 1 inherits
+ * the tool's orphans), and exits with its status. */
+__attribute__((noreturn)) static void wait_and_exit(pid_t pid)
+{
+	for (;;) {
+		int ws;
+		pid_t w = waitpid(-1, &ws, 0);
+		if (w == pid)
+			_exit(status_of(ws));
+		if (w < 0 && errno != EINTR)
+			_exit(125);
+	}
+}
+
+/* The parent is gone when the write end of a pipe it reads reports an
+ * error: pid 1 cannot ask getppid (its parent is outside its
+ * namespace). */
+static bool reader_gone(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = 0};
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+static int read_byte(int fd)
+{
+	char c;
+	ssize_t n;
+
+	while ((n = read(fd, &c, 1)) < 0 && errno == EINTR) {
+	}
+	return n == 1 ? (unsigned char)c : -1;
+}
+
+static int drop_caps(void)
+{
+	struct __user_cap_header_struct h = {
+	    .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct d[2] = {{0}};
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* The tool's own process, forked by pid 1. As root it enters a user
+ * namespace of its own (pid 1 maps every id), with a copy of the mount
+ * namespace: the kernel locks a copy's mounts together when it goes to a
+ * less privileged user namespace, so the tool, root there, cannot unmount
+ * what hides or the fresh /proc. Returns only on success. */
+static void become_tool(bool root, int errw, const int up[2], const int down[2])
+{
+	struct lnk_err e = {0};
+
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != 1)
+		_exit(125);
+	if (root) {
+		close(up[0]);
+		close(down[1]);
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
+			err_set(&e, -errno,
+				"cannot make the tool's user namespace: %s",
+				strerror(errno));
+			tell(errw, &e);
+			_exit(125);
+		}
+		if (write(up[1], "u", 1) != 1 || read_byte(down[0]) != 'g')
+			_exit(125);
+		close(up[1]);
+		close(down[0]);
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != 1)
+			_exit(125);
+	}
+	if (cwd_check(&e) < 0) {
+		tell(errw, &e);
+		_exit(125);
+	}
+	/* A user's tool is not root in the user namespace, so its exec drops
+	 * the namespace's capabilities anyway; dropped here already, so that
+	 * not even the caller's code before the exec could unmount what
+	 * hides. */
+	if (!root && drop_caps() < 0) {
+		err_set(&e, -errno, "cannot drop the tool's capabilities: %s",
+			strerror(errno));
+		tell(errw, &e);
+		_exit(125);
+	}
+	close(errw);
+	default_signals();
+}
+
+/* pid 1 of the tool's PID namespace: a /proc of that namespace only (the
+ * host's would show the user's other processes, whose /proc/PID/root is
+ * the host's view, hidden folders and all), then the tool. Returns only
+ * in the tool. */
+static void be_pid_one(bool root, int errw)
+{
+	struct lnk_err e = {0};
+	int up[2] = {-1, -1}, down[2] = {-1, -1};
+
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (reader_gone(errw))
+		_exit(125);
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  NULL) < 0) {
+		err_set(&e, -errno, "cannot mount the tool's /proc: %s",
+			strerror(errno));
+		tell(errw, &e);
+		_exit(125);
+	}
+	if (root && (pipe2(up, O_CLOEXEC) < 0 || pipe2(down, O_CLOEXEC) < 0)) {
+		err_set(&e, -errno, "cannot start the tool: %s",
+			strerror(errno));
+		tell(errw, &e);
+		_exit(125);
+	}
+	pid_t tool = fork();
+	if (tool < 0) {
+		err_set(&e, -errno, "cannot start the tool: %s",
+			strerror(errno));
+		tell(errw, &e);
+		_exit(125);
+	}
+	if (tool == 0) {
+		become_tool(root, errw, up, down);
+		return;
+	}
+	if (root) {
+		close(up[1]);
+		close(down[0]);
+		/* no byte: the tool failed, and said why */
+		if (read_byte(up[0]) == 'u') {
+			if (map_all(tool, &e) < 0) {
+				tell(errw, &e);
+				kill(tool, SIGKILL);
+				_exit(125);
+			}
+			if (write(down[1], "g", 1) != 1) {
+			}
+		}
+		close(up[0]);
+		close(down[1]);
+	}
+	close(errw);
+	/* Neither the tool nor anything else may read or trace pid 1 (it
+	 * holds the namespaces' capabilities). */
+	(void)prctl(PR_SET_DUMPABLE, 0);
+	let_go_of_stdio();
+	wait_and_exit(tool);
+}
+
+int tools_view_enter(const struct strv *hidden, struct lnk_err *err)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	pid_t parent = getppid();
+	bool root = uid == 0;
+	int ep[2], rc;
+
+	if (pipe2(ep, O_CLOEXEC) < 0)
+		return err_set(err, -errno, "cannot start the tool: %s",
+			       strerror(errno));
+	/* Root makes the mount and PID namespaces in the host's user
+	 * namespace, so that the tool's (a child user namespace) sees their
+	 * mounts locked; a user needs a user namespace first, and its tool,
+	 * not root there, holds no capability in it. */
+	int flags = CLONE_NEWNS | CLONE_NEWPID | (root ? 0 : CLONE_NEWUSER);
+	if (unshare(flags) < 0) {
+		rc = err_set(err, -errno,
+			     "cannot make the tool's namespaces: %s (a tool "
+			     "runs in namespaces of its own, where lnk's "
+			     "settings and the hidden folders are out of "
+			     "sight; check that user namespaces are enabled: "
+			     "lnk ready)",
+			     strerror(errno));
+		goto fail;
+	}
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(125);
+	if (!root && (rc = map_self(uid, gid, err)) < 0)
+		goto fail;
+	/* nothing mounted here reaches the host's namespace */
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
+		rc = err_set(err, -errno,
+			     "cannot make the tool's mounts private: %s",
+			     strerror(errno));
+		goto fail;
+	}
+	for (size_t i = 0; hidden && i < hidden->n; i++)
+		if ((rc = hide_one(hidden->v[i], err)) < 0)
+			goto fail;
+	ignore_passable();
+	pid_t one = fork();
+	if (one < 0) {
+		rc = err_set(err, -errno, "cannot start the tool: %s",
+			     strerror(errno));
+		goto fail;
+	}
+	if (one == 0) {
+		close(ep[0]);
+		be_pid_one(root, ep[1]);
+		return 0; /* the tool */
+	}
+	close(ep[1]);
+	(void)prctl(PR_SET_DUMPABLE, 0);
+	struct lnk_err got;
+	size_t have = 0;
+	while (have < sizeof(got)) {
+		ssize_t n =
+		    read(ep[0], (char *)&got + have, sizeof(got) - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+	}
+	close(ep[0]);
+	/* a record, or part of one: a failure before the tool */
+	if (have > 0) {
+		if (have < sizeof(got))
+			err_set(&got, -EIO, "the tool's start failed");
+		int ws;
+		kill(one, SIGKILL);
+		while (waitpid(one, &ws, 0) < 0 && errno == EINTR) {
+		}
+		got.msg[sizeof(got.msg) - 1] = '\0';
+		return err_set(err, got.code < 0 ? got.code : -EIO, "%s",
+			       got.msg);
+	}
+	let_go_of_stdio();
+	wait_and_exit(one);
+
+fail:
+	close(ep[0]);
+	close(ep[1]);
+	return rc;
+}
