@@ -54,7 +54,7 @@ static const struct part parts[] = {
      "forked by the starter for the call",
      false,
      PART_TOOL_VIEW,
-     {"src/tools/broker.c", NULL}},
+     {"src/tools/view.c", "src/tools/folder.c", NULL}},
     {"the guard",
      "always",
      "threads of lnk, while bwrap makes the sandbox",
