@@ -32,6 +32,7 @@
 #include "launch/stopnote.h"
 #include "guard/guard.h"
 #include "launch/tools.h"
+#include "store/refusals.h"
 #include "store/db.h"
 #include "store/hidden.h"
 #include "store/paths.h"
@@ -199,6 +200,8 @@ struct sb_state {
 	struct devnodes dev;
 	struct hostview view;
 	struct sb_tools tools;
+	/* The one cap on logged refusals its wire and tools broker share. */
+	struct refusals_shared *cap;
 	struct guard_stats gs; /* the guard's, kept when it stops */
 	const char *home;      /* set once registered: state_free leaves */
 	char *name;
@@ -316,6 +319,8 @@ static void state_free(struct sb_state *s)
 		policy_free(&s->probe_pol);
 	host_facts_free(&s->host);
 	plan_free(&s->plan);
+	refusals_shared_free(s->cap);
+	s->cap = NULL;
 	if (s->wp_init)
 		wire_plan_free(&s->wp);
 	guard_plan_free(&s->np);
@@ -934,6 +939,13 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	spawn_block_signals();
 	if (wire || tools)
 		keep_from_forks(&s);
+	/* One cap for the log's refusals, however many channels refuse:
+	 * mapped shared before the forks (store/refusals.h). */
+	if ((wire || tools) &&
+	    (s.cap = refusals_shared_new(refusals_clock_ms()))) {
+		s.wp.cap = s.cap;
+		s.tools.cap = s.cap;
+	}
 	if (wire) {
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 			       s.wire_pair) < 0 ||

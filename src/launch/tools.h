@@ -3,6 +3,8 @@
  * broker process from start to end. */
 #pragma once
 
+struct refusals_shared;
+
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -29,7 +31,8 @@ struct sb_tools {
 	/* The terminal as an answerer (sb_tools_start's terminal), or NULL:
 	 * the relay's (spawn_req.ask). */
 	struct askterm *ask;
-	char *bus;    /* the desktop session's bus (desktop.h), or NULL */
+	char *bus; /* the desktop session's bus (desktop.h), or NULL */
+	struct refusals_shared *cap; /* the sandbox's cap, shared; not owned */
 	char *dialog; /* zenity or kdialog on lnk's PATH, or NULL */
 };
 #define SB_TOOLS_INIT                                        \

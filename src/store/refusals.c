@@ -1,6 +1,11 @@
 /* How many refused calls the call log takes one by one (refusals.h). */
 #include "store/refusals.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <time.h>
+
 void refusals_init(struct refusals *r, int64_t now_ms)
 {
 	r->tokens = REFUSAL_BURST;
@@ -39,4 +44,74 @@ uint64_t refusals_due(struct refusals *r, int64_t now_ms, bool end)
 void refusals_count(struct refusals *r, uint64_t n)
 {
 	r->unlogged += n;
+}
+
+struct refusals_shared {
+	pthread_mutex_t lock;
+	struct refusals r;
+};
+
+int64_t refusals_clock_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+struct refusals_shared *refusals_shared_new(int64_t now_ms)
+{
+	pthread_mutexattr_t a;
+	struct refusals_shared *s =
+	    mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (s == MAP_FAILED)
+		return NULL;
+	if (pthread_mutexattr_init(&a) != 0 ||
+	    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) != 0 ||
+	    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST) != 0 ||
+	    pthread_mutex_init(&s->lock, &a) != 0) {
+		munmap(s, sizeof(*s));
+		return NULL;
+	}
+	pthread_mutexattr_destroy(&a);
+	refusals_init(&s->r, now_ms);
+	return s;
+}
+
+void refusals_shared_free(struct refusals_shared *s)
+{
+	if (s)
+		munmap(s, sizeof(*s));
+}
+
+static void lock(struct refusals_shared *s)
+{
+	/* its last holder died holding it: the state is whole (every
+	 * change is made before the unlock), so take it on */
+	if (pthread_mutex_lock(&s->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&s->lock);
+}
+
+bool refusals_shared_take(struct refusals_shared *s, int64_t now_ms)
+{
+	lock(s);
+	bool r = refusals_take(&s->r, now_ms);
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
+uint64_t refusals_shared_due(struct refusals_shared *s, int64_t now_ms,
+			     bool end)
+{
+	lock(s);
+	uint64_t n = refusals_due(&s->r, now_ms, end);
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+void refusals_shared_count(struct refusals_shared *s, uint64_t n)
+{
+	lock(s);
+	refusals_count(&s->r, n);
+	pthread_mutex_unlock(&s->lock);
 }

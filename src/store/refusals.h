@@ -43,3 +43,19 @@ void refusals_count(struct refusals *r, uint64_t n);
 /* The count for a summary row when one is due (end: the wire ends), and
  * resets it; 0 when none is. */
 uint64_t refusals_due(struct refusals *r, int64_t now_ms, bool end);
+
+/* One cap for every channel of a sandbox: the wire's refusals and the
+ * tools broker's draw on the same burst and rate, as the threat is the
+ * same log. The state lives in memory lnk maps shared before it forks
+ * them, under a robust lock (a process killed while holding it leaves it
+ * to the next). NULL from _new when no such memory can be had: then the
+ * caller keeps a cap of its own. */
+struct refusals_shared;
+/* The clock every user of a shared cap passes (CLOCK_MONOTONIC, ms). */
+int64_t refusals_clock_ms(void);
+struct refusals_shared *refusals_shared_new(int64_t now_ms);
+void refusals_shared_free(struct refusals_shared *s);
+bool refusals_shared_take(struct refusals_shared *s, int64_t now_ms);
+uint64_t refusals_shared_due(struct refusals_shared *s, int64_t now_ms,
+			     bool end);
+void refusals_shared_count(struct refusals_shared *s, uint64_t n);

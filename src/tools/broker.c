@@ -108,8 +108,10 @@ struct broker {
 	/* The call log, written by this process itself, before a call is
 	 * carried (log_start): no call runs whose row is not written. */
 	struct db *db;
-	struct refusals cap; /* how many refusals are logged one by one */
-	uint64_t nolog;	     /* calls refused for want of a log */
+	/* how many refusals are logged one by one: the sandbox's one cap,
+	 * shared with its wire, or the broker's own */
+	struct refusals_shared *cap;
+	uint64_t nolog; /* calls refused for want of a log */
 	char nolog_why[DB_WHY_MAX];
 	struct call calls[TOOLS_MAX_CALLS];
 	char *buf;		/* one message from the reader */
@@ -146,7 +148,7 @@ static void log_refused(struct broker *b, const char *verb, const char *target,
 	struct lnk_err e = {0};
 	int64_t row;
 
-	if (!refusals_take(&b->cap, mono_ms()))
+	if (!refusals_shared_take(b->cap, mono_ms()))
 		return;
 	if (log_db(b, &e) < 0 ||
 	    db_record_call(b->db, b->in->sandbox, verb, target, DB_REFUSED, why,
@@ -162,7 +164,7 @@ static void log_refused(struct broker *b, const char *verb, const char *target,
 static void log_summary(struct broker *b, bool end)
 {
 	struct lnk_err e = {0};
-	uint64_t n = refusals_due(&b->cap, mono_ms(), end);
+	uint64_t n = refusals_shared_due(b->cap, mono_ms(), end);
 	int64_t row;
 
 	if (!n)
@@ -799,7 +801,7 @@ static int from_reader(struct broker *b)
 	} else if (kind == 'N' && n == PASS_HEAD + 8) {
 		uint64_t k;
 		memcpy(&k, b->buf + PASS_HEAD, 8);
-		refusals_count(&b->cap, k);
+		refusals_shared_count(b->cap, k);
 	} else if (kind == 'C' && c && !c->busy && nfd == TOOLS_NFDS &&
 		   !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		struct tools_call tc;
@@ -982,7 +984,8 @@ static void broker_main(const struct tools_broker_in *in)
 	 * is not on a call's way (it is tried again at a call if it fails). */
 	(void)log_db(&b, &e);
 	b.buf = xmalloc(TOOLS_MAX_CALL + PASS_HEAD + 16);
-	refusals_init(&b.cap, mono_ms());
+	if (!(b.cap = in->cap) && !(b.cap = refusals_shared_new(mono_ms())))
+		_exit(125);
 	if (tools_tops_make(in->writes, in->write_dot_files, &b.tops, &e) < 0) {
 		_cleanup_free_ char *m = xasprintf(
 		    "lnk: the tools broker cannot start: %s\n", e.msg);

@@ -11,6 +11,8 @@
  * the host at start, never a path the call names. */
 #pragma once
 
+struct refusals_shared;
+
 #include <sys/types.h>
 
 #include "common/err.h"
@@ -24,8 +26,11 @@ struct tools_broker_in {
 	const int *close_fds; /* lnk's other descriptors the broker must not
 			       * hold (the wire's lifeline), -1 ended */
 	const char *db;	      /* the call log's database */
-	const char *sandbox;  /* its name in the log */
-	char *const *env;     /* lnk's own environment, for the tools */
+	/* the sandbox's one cap on logged refusals, shared with its wire
+	 * (store/refusals.h), or NULL: the broker's own */
+	struct refusals_shared *cap;
+	const char *sandbox;	   /* its name in the log */
+	char *const *env;	   /* lnk's own environment, for the tools */
 	const struct strv *grants; /* --read and --write folders, real */
 	const struct strv *writes; /* --write folders */
 	/* --write-dot-files folders: their tops keep no dot file, so no tool

@@ -342,7 +342,10 @@ static int wire_control_start(struct wire *w, struct lnk_err *err)
 {
 	const struct wire_plan *wp = w->wp;
 	trip_init_at(&w->trip, wp->trip_calls, wp->trip_targets);
-	refusals_init(&w->refusals, loop_now_ms());
+	w->cap = wp->cap;
+	if (!w->cap &&
+	    !(w->cap = w->own_cap = refusals_shared_new(loop_now_ms())))
+		return err_set(err, -ENOMEM, "cannot keep the log's cap");
 	if (!wp->home)
 		return 0;
 	int r = registry_open_at(wp->db_path, &w->state, err);
@@ -606,14 +609,14 @@ static size_t raise_nofile(void)
  * it can be written again. */
 bool wire_refusal_logged(struct wire *w)
 {
-	return refusals_take(&w->refusals, loop_now_ms());
+	return refusals_shared_take(w->cap, loop_now_ms());
 }
 
 /* The refusals counted and not logged one by one (refusals.h), as one
  * row, when one is due. */
 static void wire_log_unlogged(struct wire *w, bool end)
 {
-	uint64_t n = refusals_due(&w->refusals, loop_now_ms(), end);
+	uint64_t n = refusals_shared_due(w->cap, loop_now_ms(), end);
 	if (!n)
 		return;
 	char why[160];

@@ -12,6 +12,8 @@
  */
 #pragma once
 
+struct refusals_shared;
+
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -52,6 +54,10 @@ struct wire_plan {
 	unsigned trip_calls, trip_targets;
 	struct model_route *models; /* [internet] models */
 	size_t nmodels;
+	/* The sandbox's one cap on logged refusals, shared with its tools
+	 * broker (store/refusals.h); NULL: a cap of the wire's own. Not
+	 * owned. */
+	struct refusals_shared *cap;
 };
 
 /* From a resolved policy. 0 or -errno (a bad LNK_DNS_SERVER, a bad port). */

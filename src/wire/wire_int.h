@@ -73,8 +73,10 @@ struct wire {
 	struct registry *state;
 	bool registered;
 	struct trip trip;
-	struct refusals refusals; /* how many are logged one by one */
-	bool closed;		  /* every new call is refused */
+	/* how many are logged one by one: the plan's cap, shared with the
+	 * tools broker, or own_cap */
+	struct refusals_shared *cap, *own_cap;
+	bool closed;	/* every new call is refused */
 	bool close_now; /* end the open connections after this batch */
 	enum ctl_cause cause;
 	enum trip_rule rule;

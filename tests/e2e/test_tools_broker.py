@@ -369,3 +369,44 @@ def test_wire_carries_no_call_unlogged_on_a_full_disk(lnk, home, work,
     logged = [r[0] for r in rows if r[0] in ("allowed", "ended")]
     assert len(logged) >= carried, (rows, out, err)
     assert "follow here instead" not in err, err
+
+
+BOTH = r"""
+import os, socket, time, urllib.parse
+held = []
+for i in range(32):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect("/run/lnk/tools.sock")
+    held.append(s)
+for i in range(700):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect("/run/lnk/tools.sock")
+    s.close()
+p = urllib.parse.urlsplit(os.environ["HTTPS_PROXY"])
+for i in range(700):
+    c = socket.create_connection((p.hostname, p.port))
+    c.sendall(b"CONNECT refused%d.lnk-test:443 HTTP/1.1\r\n"
+              b"Host: refused%d.lnk-test:443\r\n\r\n" % (i, i))
+    c.recv(100)
+    c.close()
+print("done")
+"""
+
+
+def test_wire_and_tools_share_one_cap_on_refusals(lnk, work, mytool):
+    """Invariant 7 across channels: 1400 refusals, half the wire's, half
+    the tools broker's, within one burst: the log takes at most one burst
+    of rows for the sandbox, whichever channel refused, and counts the
+    rest."""
+    (work / "both.py").write_text(BOTH)
+    cp = lnk.run("--name", "cap", "--write", work, "--tool", "mytool",
+                 "--internet-host", "granted.lnk-test", "--", PY,
+                 "both.py", timeout=120)
+    assert "done" in cp.stdout, cp.stderr
+    refused = [r for r in rows(lnk, "cap") if r["outcome"] == "refused"]
+    summary = [r for r in refused if "not logged one by one" in r["reason"]]
+    assert {r["verb"] for r in refused} >= {"tool", "connect"}, refused[:3]
+    assert len(refused) - len(summary) <= 1000 + 10, len(refused)
+    counted = sum(int(r["reason"].split()[0]) for r in summary)
+    assert len(refused) - len(summary) + counted >= 1400, \
+        (len(refused), counted)
