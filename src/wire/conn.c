@@ -465,10 +465,15 @@ static void route(struct conn *c, const char *raw, uint16_t port,
  * itself, must pass the address rules now; the wire connects to it and
  * to nothing else (no second lookup to rebind). Any other address is a
  * SOCKS5 request for the address. */
-static void tproxy_route(struct conn *c, const struct lnk_addr *a,
+static void tproxy_route(struct conn *c, const struct lnk_addr *given,
 			 uint16_t port)
 {
 	struct wire *w = c->w;
+	/* An IPv6 socket's IPv4-mapped address is the IPv4 address the
+	 * kernel connects it to (a dual-stack client, Java's default): that
+	 * address, not an embedding, so it is decided and reached as such. */
+	struct lnk_addr v4;
+	const struct lnk_addr *a = addr_v4_mapped(given, &v4) ? &v4 : given;
 	const char *name = dnsd_name_for(w->dnsd, a);
 	if (!name) {
 		route(c, NULL, port, a);

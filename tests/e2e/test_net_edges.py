@@ -1,0 +1,99 @@
+"""The network's edges, end to end on the test network (nethosts.sh):
+an IPv4 grant never widens to the IPv6 forms that embed its address,
+every lookup the sandbox's resolver sends upstream is in the log, and a
+plain-HTTP connection carries one checked request, never a second one
+unchecked (docs/design.md, invariant 3 and "The transparent path").
+
+Every test runs as root and as an unprivileged user (tests/e2e/README)."""
+import json
+import pathlib
+import textwrap
+
+import pytest
+
+PY = "/usr/bin/python3"
+ENV_FILE = pathlib.Path("/run/lnk-nethosts.env")
+
+
+def nethosts():
+    if not ENV_FILE.exists():
+        pytest.skip("no test hosts: run tests/e2e/nethosts.sh up as root")
+    return dict(line.partition("=")[::2]
+                for line in ENV_FILE.read_text().split())
+
+
+def py(lnk, code, *grants, f, timeout=90):
+    return lnk.run(*grants, "--", PY, "-c", textwrap.dedent(code),
+                   timeout=timeout, env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+
+
+def rows(lnk, *args):
+    out = lnk("sandbox", "log", "--json", "--lines", "100000", *args,
+              check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+CURL = "curl -s -o /dev/null -w '{t} %{{http_code}}\\n' http://{h}/hello.txt; "
+
+
+def test_ipv4_grant_never_reaches_its_6to4_form(lnk):
+    """Threat: `--internet-host 198.18.0.2` (or a [lan] grant of one
+    address) also grants every IPv6 form that embeds that address: the
+    6to4 [2002:c612:2::1] is a relay's other machine, NAT64 a
+    translator's, and none of them is the granted host."""
+    f = nethosts()
+    forms = ["[2002:c612:2::1]", "[64:ff9b::c612:2]", "[::198.18.0.2]",
+             "[2001:0:c612:2::39ed:fffd]", "[2001:db8::5efe:c612:2]"]
+    script = CURL.format(t="plain", h=f["ORIGIN_IP"])
+    script += "".join(CURL.format(t=h, h=h) for h in forms)
+    cp = lnk.run("--internet-host", f["ORIGIN_IP"], "--", "/bin/sh", "-c",
+                 script, timeout=90,
+                 env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    assert "plain 200" in cp.stdout, cp.stdout + cp.stderr
+    for h in forms:
+        assert f"{h} 403" in cp.stdout, cp.stdout + cp.stderr
+    got = {r["target"]: r["reason"] for r in rows(lnk, "--refused")}
+    for h in forms:
+        assert got.get(f"{h}:80") == "host not in the sandbox's grants", got
+
+    # a [lan] grant of the router's one address: not its 6to4 form
+    router6 = "[2002:c612:102::2]"
+    script = CURL.format(t="router", h=f["ROUTER_IP"]).replace(
+        "hello.txt", "router.txt")
+    script += CURL.format(t="six", h=router6)
+    cp = lnk.run("--lan-host", f["ROUTER_IP"], "--", "/bin/sh", "-c", script,
+                 timeout=90, env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    assert "router 200" in cp.stdout, cp.stdout + cp.stderr
+    assert "six 403" in cp.stdout, cp.stdout + cp.stderr
+    got = {r["target"]: r["reason"] for r in rows(lnk, "--refused")}
+    # not granted, and what it embeds is this machine's network
+    assert got.get(f"{router6}:80") in (
+        "host not in the sandbox's grants",
+        "address on this machine's network, not the internet"), got
+
+
+def test_mapped_address_of_a_dual_stack_socket_is_its_ipv4(lnk):
+    """A dual-stack client (an IPv6 socket, Java's default) connects to
+    ::ffff:198.18.0.2 without proxy settings: the kernel sends that to
+    198.18.0.2, so the grant of 198.18.0.2 (and the name the resolver
+    answered) covers it, and the log names the IPv4 address."""
+    f = nethosts()
+    code = f"""
+        import socket
+        for host in ["::ffff:{f['ORIGIN_IP']}", "::ffff:198.18.0.3"]:
+            s = socket.socket(socket.AF_INET6)
+            s.settimeout(10)
+            try:
+                s.connect((host, 80))
+                s.sendall(b"GET /hello.txt HTTP/1.0\\r\\n\\r\\n")
+                print(host, s.recv(100).split(b"\\r\\n")[0].decode())
+            except OSError as e:
+                print(host, "refused", e.errno)
+            s.close()
+    """
+    cp = py(lnk, code, "--internet-host", f["ORIGIN_IP"], f=f)
+    assert f"::ffff:{f['ORIGIN_IP']} HTTP/1.0 200" in cp.stdout, \
+        cp.stdout + cp.stderr
+    assert "::ffff:198.18.0.3 refused" in cp.stdout, cp.stdout + cp.stderr
+    ended = [r for r in rows(lnk) if r["outcome"] == "ended"]
+    assert any(r["target"] == f"{f['ORIGIN_IP']}:80" for r in ended), ended
