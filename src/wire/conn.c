@@ -41,6 +41,10 @@ struct dir {
 	uint64_t total;
 	bool eof;  /* the source ended */
 	bool shut; /* and the end went on to the destination */
+	/* A plain-HTTP request's end: only left more bytes go on; what the
+	 * client sends after them is read and dropped (http.h). */
+	bool capped;
+	uint64_t left;
 };
 
 struct conn {
@@ -763,13 +767,22 @@ static void http_head(struct conn *c)
 	c->verb = req.connect ? "connect" : "http";
 	/* what goes upstream once connected: the rewritten head (only for
 	 * plain HTTP) and whatever the client sent after its head */
+	size_t after = c->in_len - req.head_len;
 	if (!req.connect) {
+		/* One request, checked, per connection: its head (rewritten,
+		 * "Connection: close") and its body go on, and nothing after
+		 * its end. A second request pipelined behind it would reach
+		 * the server with a Host and a path no grant checked. */
 		struct buf b = {0};
 		http_rewrite_head(c->in, &req, &b);
 		queue_up(c, b.p, b.len);
 		buf_free(&b);
+		if (after > req.body_len)
+			after = (size_t)req.body_len;
+		c->c2u.capped = true;
+		c->c2u.left = req.body_len - after;
 	}
-	queue_up(c, c->in + req.head_len, c->in_len - req.head_len);
+	queue_up(c, c->in + req.head_len, after);
 	free(c->in);
 	c->in = NULL;
 	c->in_len = 0;
@@ -941,17 +954,33 @@ static int pump(struct conn *c, struct dir *d, int src, int dst, bool up)
 			}
 			return 0;
 		}
+		if (d->capped && !d->left) {
+			/* past the request's end: read, never relayed */
+			ssize_t n = recv(src, w->scratch, WIRE_SCRATCH, 0);
+			if (n == 0)
+				d->eof = true;
+			else if (n < 0)
+				return (errno == EAGAIN || errno == EINTR) ? 0
+									   : -1;
+			continue;
+		}
+		size_t most = WIRE_SCRATCH;
+		if (d->capped && d->left < most)
+			most = (size_t)d->left;
 		if (d->total >= WIRE_SPLICE_AFTER && d->pipe[0] < 0) {
 			if (splice_pipe(d->pipe) < 0)
 				d->pipe[0] = d->pipe[1] = -1;
 		}
 		ssize_t n;
 		if (d->pipe[0] >= 0) {
-			n = splice_move(src, d->pipe[1], 1 << 20);
+			size_t sm = 1 << 20;
+			if (d->capped && d->left < sm)
+				sm = (size_t)d->left;
+			n = splice_move(src, d->pipe[1], sm);
 			if (n > 0)
 				d->inpipe = (size_t)n;
 		} else {
-			n = recv(src, w->scratch, WIRE_SCRATCH, 0);
+			n = recv(src, w->scratch, most, 0);
 		}
 		if (n == 0) {
 			d->eof = true;
@@ -959,6 +988,8 @@ static int pump(struct conn *c, struct dir *d, int src, int dst, bool up)
 		}
 		if (n < 0)
 			return (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+		if (d->capped)
+			d->left -= (uint64_t)n;
 		d->total += (uint64_t)n;
 		if (up)
 			w->up += (uint64_t)n;

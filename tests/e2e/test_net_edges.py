@@ -97,3 +97,54 @@ def test_mapped_address_of_a_dual_stack_socket_is_its_ipv4(lnk):
     assert "::ffff:198.18.0.3 refused" in cp.stdout, cp.stdout + cp.stderr
     ended = [r for r in rows(lnk) if r["outcome"] == "ended"]
     assert any(r["target"] == f"{f['ORIGIN_IP']}:80" for r in ended), ended
+
+
+RAW = """
+import socket
+def raw(data, wait=10):
+    s = socket.create_connection(("127.0.0.1", 3128)); s.settimeout(wait)
+    s.sendall(data); out = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b: break
+            out += b
+    except OSError:
+        pass
+    s.close(); return out
+"""
+
+
+def test_pipelined_request_never_reaches_the_server(lnk):
+    """Threat: after a plain-HTTP request to a granted host, a second
+    request pipelined on the same connection (`Host: other.lnk-test`, a
+    path the log never shows) is relayed verbatim to the server, where a
+    shared address or a proxying server serves it. The server on
+    TELL_PORT answers with every byte it received."""
+    f = nethosts()
+    if "TELL_PORT" not in f:
+        pytest.skip("the test hosts predate the server on 8081: run "
+                    "tests/e2e/nethosts.sh tell (or up) as root")
+    url = f"http://origin.lnk-test:{f['TELL_PORT']}"
+    code = RAW + textwrap.dedent(f"""
+        print("one", raw(b"GET {url}/first HTTP/1.1\\r\\nHost: origin.lnk-test"
+                         b"\\r\\n\\r\\nGET /second HTTP/1.1\\r\\n"
+                         b"Host: other.lnk-test\\r\\n\\r\\n"))
+        print("body", raw(b"POST {url}/post HTTP/1.1\\r\\nContent-Length: 5"
+                          b"\\r\\n\\r\\nhelloGET /third HTTP/1.1\\r\\n"
+                          b"Host: other.lnk-test\\r\\n\\r\\n"))
+        print("chunked", raw(b"POST {url}/c HTTP/1.1\\r\\nTransfer-Encoding: "
+                             b"chunked\\r\\n\\r\\n5\\r\\nhello\\r\\n0\\r\\n\\r\\n"
+                             b"GET /fourth HTTP/1.1\\r\\n\\r\\n"))
+    """)
+    cp = py(lnk, code, "--internet-host", "origin.lnk-test", f=f)
+    out = cp.stdout
+    one = next(l for l in out.splitlines() if l.startswith("one "))
+    body = next(l for l in out.splitlines() if l.startswith("body "))
+    chunked = next(l for l in out.splitlines() if l.startswith("chunked "))
+    assert "GET /first HTTP/1.1" in one, out + cp.stderr
+    assert "/second" not in one and "other.lnk-test" not in one, one
+    assert "POST /post HTTP/1.1" in body and "hello" in body, body
+    assert "/third" not in body and "other.lnk-test" not in body, body
+    assert "411 Length Required" in chunked, chunked
+    assert "/fourth" not in chunked, chunked
