@@ -457,6 +457,11 @@ static void route(struct conn *c, const char *raw, uint16_t port,
 		       "host not in the sandbox's grants");
 		return;
 	}
+	/* the name leaves for the resolver: counted, and watched (trip.h) */
+	if (!wire_lookup_send(w, c->host)) {
+		refuse_closed(c);
+		return;
+	}
 	c->st = CS_RESOLVE;
 	c->deadline = loop_now_ms() + WIRE_DNS_TIMEOUT_MS;
 	set_interest(c);

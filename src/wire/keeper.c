@@ -450,7 +450,7 @@ static void on_trip(struct keeper *k, const uint8_t *m)
 {
 	struct trip_verdict v;
 	memset(&v, 0, sizeof(v));
-	if (m[1] == TRIP_NONE || m[1] > TRIP_METADATA)
+	if (m[1] == TRIP_NONE || m[1] > TRIP_RULE_LAST)
 		return; /* m[2] <= 255 == TRIP_TARGET_MAX by its type */
 	v.rule = (enum trip_rule)m[1];
 	memcpy(v.target, m + 4, m[2]);

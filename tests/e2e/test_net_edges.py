@@ -6,8 +6,11 @@ unchecked (docs/design.md, invariant 3 and "The transparent path").
 
 Every test runs as root and as an unprivileged user (tests/e2e/README)."""
 import json
+import subprocess
 import pathlib
+import re
 import textwrap
+import time
 
 import pytest
 
@@ -148,3 +151,110 @@ def test_pipelined_request_never_reaches_the_server(lnk):
     assert "/third" not in body and "other.lnk-test" not in body, body
     assert "411 Length Required" in chunked, chunked
     assert "/fourth" not in chunked, chunked
+
+
+DNS_QUERIES = """
+import socket, struct, sys
+def ask(name, qtype=1):
+    q = struct.pack(">HHHHHH", 0x4c4e, 0x100, 1, 0, 0, 0) + b"".join(
+        bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\\0" + \\
+        struct.pack(">HH", qtype, 1)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(12)
+    s.sendto(q, ("127.0.0.1", 53))
+    try:
+        a = s.recv(512)
+    except OSError:
+        return "timeout"
+    return {0: "ok", 2: "servfail", 3: "nxdomain", 5: "refused"}.get(
+        a[3] & 15, str(a[3] & 15))
+"""
+
+
+def test_every_lookup_is_logged_and_a_burst_of_names_trips(lnk, work):
+    """Threat: under a granted wildcard (or '*') the program carries data
+    out in the names it asks the sandbox's resolver for: each went to the
+    upstream resolver with no log row, no traffic count and no tripwire.
+    Now each is a dns row (name and type), `traffic` counts them, and 50
+    different names under one domain within a minute pause the wire."""
+    f = nethosts()
+    code = DNS_QUERIES + textwrap.dedent("""
+        print("origin", ask("origin.lnk-test"), flush=True)
+        print("aaaa", ask("origin.lnk-test", 28), flush=True)
+        for i in range(60):
+            print("leak", i, ask("c%02d.leak.lnk-test" % i), flush=True)
+        print("done", flush=True)
+        sys.stdin.read()
+    """)
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", "dnsleak", "--internet-host",
+         "*.lnk-test", "--", PY, "-c", code],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=lnk.env({"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]}),
+        cwd=str(work))
+    try:
+        out = []
+        for line in p.stdout:
+            out.append(line.strip())
+            if line.startswith("done"):
+                break
+        text = "\n".join(out)
+        assert "origin ok" in text and "aaaa ok" in text, text
+        answers = [l.split()[2] for l in out if l.startswith("leak ")]
+        assert len(answers) == 60, text
+        # up to the 49th the name went upstream (this resolver knows none
+        # of them); the 50th tripped the wire, and from then on none leaves
+        assert "refused" not in answers[:49], text
+        assert set(answers[49:]) == {"refused"}, text
+        # traffic counts every lookup sent upstream, while it runs (the
+        # wire refreshes its counters each tick)
+        for _ in range(200):
+            mine = [w for w in map(json.loads, lnk(
+                "sandbox", "traffic", "--json",
+                check=True).stdout.splitlines())
+                if w["sandbox"] == "dnsleak"]
+            if mine and mine[0]["lookups"] >= 51:
+                break
+            time.sleep(0.1)
+        assert mine and mine[0]["lookups"] == 51, mine
+        assert " 51 " in lnk("sandbox", "traffic", check=True).stdout
+        assert "dnsleak" in lnk("sandbox", "paused", check=True).stdout
+    finally:
+        p.stdin.close()
+        err = p.stderr.read()
+        p.wait(timeout=30)
+    assert "too many different names looked up under one domain" in err, err
+    got = rows(lnk)
+    dns = {r["target"]: r for r in got if r["verb"] == "dns"}
+    assert dns["origin.lnk-test A"]["outcome"] == "ended", dns
+    assert dns["origin.lnk-test AAAA"]["outcome"] == "ended", dns
+    for i in range(49):
+        r = dns[f"c{i:02d}.leak.lnk-test A"]
+        assert r["outcome"] == "failed", r
+    r = dns["c49.leak.lnk-test A"]
+    assert r["outcome"] == "refused" and "paused" in r["reason"], r
+    text = lnk("sandbox", "log", "--lines", "1000", check=True).stdout
+    assert re.search(r"dns +c00\.leak\.lnk-test A +failed: name lookup "
+                     r"failed", text), text
+
+
+def test_a_flood_of_lookups_is_bounded_and_counted(lnk):
+    """Threat: a lookup row each, for as many names as the program likes,
+    fills the disk under ~/.lnk. The rows take the refusals' bound: a
+    burst of them one by one, then one a second, and the rest as one
+    count row, so the flood is never invisible."""
+    f = nethosts()
+    n = 1100
+    code = DNS_QUERIES + textwrap.dedent(f"""
+        got = [ask("c%d.d%d.lnk-test" % (i, i)) for i in range({n})]
+        print("answers", len(got), "refused", got.count("refused"))
+    """)
+    cp = py(lnk, code, "--internet-host", "*.lnk-test", f=f, timeout=240)
+    assert f"answers {n} refused 0" in cp.stdout, cp.stdout + cp.stderr
+    got = [r for r in rows(lnk) if r["verb"] == "dns"]
+    one_by_one = [r for r in got if r["target"] != "-"]
+    count = [r for r in got if r["target"] == "-"]
+    assert 1000 <= len(one_by_one) < n, len(one_by_one)
+    assert len(count) == 1, count
+    m = re.match(r"(\d+) more lookups, not logged one by one", count[0]["reason"])
+    assert m and len(one_by_one) + int(m.group(1)) == n, count
