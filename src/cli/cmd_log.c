@@ -140,8 +140,9 @@ static void on_row(const struct db_call_row *r, void *ud)
 			   out, r->reason[0] ? ": " : "", reason);
 	} else if (strcmp(r->outcome, "ended") == 0 &&
 		   /* a tool's call carries no bytes: its reason holds its
-		    * status */
-		   strcmp(r->verb, "tool") != 0 && strcmp(r->verb, "page") != 0)
+		    * status; a lookup's, what came of it */
+		   strcmp(r->verb, "tool") != 0 &&
+		   strcmp(r->verb, "page") != 0 && strcmp(r->verb, "dns") != 0)
 		strv_pushf(&rs->what, "ended, %lld up, %lld down",
 			   (long long)r->up, (long long)r->down);
 	else if (r->reason[0])

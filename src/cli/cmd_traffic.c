@@ -28,7 +28,8 @@ static void usage(FILE *f)
 	    "usage: lnk sandbox traffic [--json]\n"
 	    "\n"
 	    "Prints each running sandbox's wire: SANDBOX, UP (bytes from the\n"
-	    "sandbox), DOWN (bytes to it) and SINCE (UTC), since it started. A\n"
+	    "sandbox), DOWN (bytes to it), LOOKUPS (names it sent upstream to\n"
+	    "be looked up) and SINCE (UTC), since it started. A\n"
 	    "sandbox without a network grant shows as \"no wire\". Bytes are\n"
 	    "counted as they pass to and from the targets: the proxies' own\n"
 	    "handshakes (CONNECT, SOCKS5) are not, and a plain http:// request\n"
@@ -86,8 +87,11 @@ static void on_wire(const struct db_wire_row *r, void *ud)
 		buf_json_str(&o->b, r->sandbox, strlen(r->sandbox));
 		buf_printf(&o->b, ",\"pid\":%ld,\"since\":", r->pid);
 		buf_json_str(&o->b, r->started, strlen(r->started));
-		buf_printf(&o->b, ",\"up\":%lld,\"down\":%lld,\"models\":[",
-			   (long long)r->up, (long long)r->down);
+		buf_printf(&o->b,
+			   ",\"up\":%lld,\"down\":%lld,\"lookups\":%lld,"
+			   "\"models\":[",
+			   (long long)r->up, (long long)r->down,
+			   (long long)r->lookups);
 		o->first = true;
 		struct lnk_err err = {0};
 		(void)db_model_read(o->db, r->id, on_model, o, &err);
@@ -95,9 +99,10 @@ static void on_wire(const struct db_wire_row *r, void *ud)
 		return;
 	}
 	char nm[256], st[64]; /* escaped (common/esc.h) for the terminal */
-	buf_printf(&o->b, "%-24s  %14lld  %14lld  %s\n",
+	buf_printf(&o->b, "%-24s  %14lld  %14lld  %8lld  %s\n",
 		   esc_to(nm, sizeof(nm), r->sandbox), (long long)r->up,
-		   (long long)r->down, esc_to(st, sizeof(st), r->started));
+		   (long long)r->down, (long long)r->lookups,
+		   esc_to(st, sizeof(st), r->started));
 	struct lnk_err err = {0};
 	(void)db_model_read(o->db, r->id, on_model, o, &err);
 }
@@ -127,12 +132,13 @@ static int wireless(const char *home, struct out *o, struct lnk_err *err)
 			buf_json_str(&o->b, v[i].name, strlen(v[i].name));
 			buf_printf(&o->b,
 				   ",\"pid\":%ld,\"since\":\"%s\",\"up\":null,"
-				   "\"down\":null,\"wire\":false}\n",
+				   "\"down\":null,\"lookups\":null,"
+				   "\"wire\":false}\n",
 				   (long)v[i].supervisor.pid, since);
 			continue;
 		}
-		buf_printf(&o->b, "%-24s  %14s  %14s  %s\n", v[i].name,
-			   "no wire", "-", since);
+		buf_printf(&o->b, "%-24s  %14s  %14s  %8s  %s\n", v[i].name,
+			   "no wire", "-", "-", since);
 	}
 	free(v);
 	return 0;
@@ -167,8 +173,8 @@ int cmd_traffic(int argc, char **argv, const struct cli_ctx *cx)
 			puts("no sandbox is running");
 			return 0;
 		}
-		printf("%-24s  %14s  %14s  %s\n", "SANDBOX", "UP", "DOWN",
-		       "SINCE");
+		printf("%-24s  %14s  %14s  %8s  %s\n", "SANDBOX", "UP", "DOWN",
+		       "LOOKUPS", "SINCE");
 	}
 	if (o.b.len)
 		fwrite(o.b.p, 1, o.b.len, stdout);

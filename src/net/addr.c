@@ -116,7 +116,34 @@ static bool prefix_eq(const uint8_t *a, const uint8_t *p, size_t n)
 	return memcmp(a, p, n) == 0;
 }
 
-struct lnk_addr addr_unwrap(const struct lnk_addr *a)
+static void push_v4(struct lnk_addr *out, size_t *n, uint8_t a, uint8_t b,
+		    uint8_t c, uint8_t d)
+{
+	if (*n >= ADDR_EMBED_MAX)
+		return;
+	memset(&out[*n], 0, sizeof(out[*n]));
+	out[*n].family = AF_INET;
+	out[*n].a[0] = a;
+	out[*n].a[1] = b;
+	out[*n].a[2] = c;
+	out[*n].a[3] = d;
+	(*n)++;
+}
+
+bool addr_v4_mapped(const struct lnk_addr *a, struct lnk_addr *v4)
+{
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0,    0,
+					   0, 0, 0, 0, 0xff, 0xff};
+	if (a->family != AF_INET6 || !prefix_eq(a->a, mapped, 12))
+		return false;
+	memset(v4, 0, sizeof(*v4));
+	v4->family = AF_INET;
+	memcpy(v4->a, a->a + 12, 4);
+	return true;
+}
+
+size_t addr_embedded(const struct lnk_addr *a,
+		     struct lnk_addr out[ADDR_EMBED_MAX])
 {
 	static const uint8_t mapped[12] = {0, 0, 0, 0, 0,    0,
 					   0, 0, 0, 0, 0xff, 0xff};
@@ -125,26 +152,41 @@ struct lnk_addr addr_unwrap(const struct lnk_addr *a)
 	static const uint8_t zero[12] = {0};
 	static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0,
 					  0, 0,	   0,	 0,    0, 0};
-	struct lnk_addr r = *a;
+	static const uint8_t nat64_local[6] = {0, 0x64, 0xff, 0x9b, 0, 1};
+	static const uint8_t teredo[4] = {0x20, 0x01, 0, 0};
+	const uint8_t *x = a->a;
+	size_t n = 0;
 	if (a->family != AF_INET6)
-		return r;
-	const uint8_t *v4 = NULL;
-	if (prefix_eq(a->a, mapped, 12) || prefix_eq(a->a, siit, 12) ||
-	    prefix_eq(a->a, nat64, 12))
-		v4 = a->a + 12;
-	else if (prefix_eq(a->a, zero, 12)) {
+		return 0;
+	if (prefix_eq(x, mapped, 12) || prefix_eq(x, siit, 12) ||
+	    prefix_eq(x, nat64, 12))
+		push_v4(out, &n, x[12], x[13], x[14], x[15]);
+	else if (prefix_eq(x, zero, 12)) {
 		/* IPv4-compatible ::a.b.c.d; :: and ::1 stay IPv6. */
-		if (a->a[12] || a->a[13] || a->a[14] > 0 || a->a[15] > 1)
-			v4 = a->a + 12;
-	} else if (a->a[0] == 0x20 && a->a[1] == 0x02) {
-		v4 = a->a + 2; /* 6to4 2002:AABB:CCDD::/48 */
+		if (x[12] || x[13] || x[14] > 0 || x[15] > 1)
+			push_v4(out, &n, x[12], x[13], x[14], x[15]);
+		return n;
 	}
-	if (v4) {
-		memset(&r, 0, sizeof(r));
-		r.family = AF_INET;
-		memcpy(r.a, v4, 4);
+	if (x[0] == 0x20 && x[1] == 0x02) /* 6to4 2002:AABB:CCDD::/48 */
+		push_v4(out, &n, x[2], x[3], x[4], x[5]);
+	if (prefix_eq(x, teredo, 4)) {
+		/* Teredo 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC: the server,
+		 * and the client's address stored inverted */
+		push_v4(out, &n, x[4], x[5], x[6], x[7]);
+		push_v4(out, &n, (uint8_t)~x[12], (uint8_t)~x[13],
+			(uint8_t)~x[14], (uint8_t)~x[15]);
 	}
-	return r;
+	if (prefix_eq(x, nat64_local, 6)) {
+		/* the local-use prefix as a /48 (RFC 6052: bits 48-63 and
+		 * 72-87) and as a /96; a translator may use either */
+		push_v4(out, &n, x[6], x[7], x[9], x[10]);
+		push_v4(out, &n, x[12], x[13], x[14], x[15]);
+	}
+	/* ISATAP: any prefix, the interface identifier 0:5efe:a.b.c.d or
+	 * 200:5efe:a.b.c.d (the universal/local and group bits either way) */
+	if ((x[8] & 0xfc) == 0 && x[9] == 0 && x[10] == 0x5e && x[11] == 0xfe)
+		push_v4(out, &n, x[12], x[13], x[14], x[15]);
+	return n;
 }
 
 static enum addr_class classify_v6(const uint8_t *a)
@@ -177,12 +219,50 @@ static enum addr_class classify_v6(const uint8_t *a)
 	return AC_INTERNET;
 }
 
+/* How strongly a class refuses: the classes no grant reaches first, then
+ * those only a [lan] grant reaches, the internet last. */
+static int refusal_rank(enum addr_class c)
+{
+	switch (c) {
+	case AC_METADATA:
+		return 10;
+	case AC_LOOPBACK:
+		return 9;
+	case AC_UNSPECIFIED:
+		return 8;
+	case AC_BROADCAST:
+		return 7;
+	case AC_MULTICAST:
+		return 6;
+	case AC_RESERVED:
+		return 5;
+	case AC_LINK_LOCAL:
+		return 4;
+	case AC_PRIVATE:
+		return 3;
+	case AC_CGNAT:
+		return 2;
+	case AC_ULA:
+		return 1;
+	case AC_INTERNET:
+		break;
+	}
+	return 0;
+}
+
 enum addr_class addr_classify(const struct lnk_addr *a)
 {
-	struct lnk_addr u = addr_unwrap(a);
-	if (u.family == AF_INET)
-		return classify_v4(u.a);
-	return classify_v6(u.a);
+	if (a->family == AF_INET)
+		return classify_v4(a->a);
+	enum addr_class c = classify_v6(a->a);
+	struct lnk_addr e[ADDR_EMBED_MAX];
+	size_t n = addr_embedded(a, e);
+	for (size_t i = 0; i < n; i++) {
+		enum addr_class ec = classify_v4(e[i].a);
+		if (refusal_rank(ec) > refusal_rank(c))
+			c = ec;
+	}
+	return c;
 }
 
 const char *addr_class_name(enum addr_class c)
@@ -241,28 +321,26 @@ const char *addr_never_why(enum addr_class c)
 
 bool addr_equal(const struct lnk_addr *x, const struct lnk_addr *y)
 {
-	struct lnk_addr a = addr_unwrap(x), b = addr_unwrap(y);
-	if (a.family != b.family)
+	if (x->family != y->family)
 		return false;
-	return memcmp(a.a, b.a, a.family == AF_INET ? 4 : 16) == 0;
+	return memcmp(x->a, y->a, x->family == AF_INET ? 4 : 16) == 0;
 }
 
 bool addr_in_net(const struct lnk_addr *a, const struct lnk_addr *net,
 		 unsigned prefix)
 {
-	struct lnk_addr u = addr_unwrap(a);
-	struct lnk_addr n = addr_unwrap(net);
-	if (u.family != n.family)
+	const struct lnk_addr *u = a, *n = net;
+	if (u->family != n->family)
 		return false;
-	unsigned max = u.family == AF_INET ? 32 : 128;
+	unsigned max = u->family == AF_INET ? 32 : 128;
 	if (prefix > max)
 		return false;
 	unsigned full = prefix / 8, rest = prefix % 8;
-	if (memcmp(u.a, n.a, full) != 0)
+	if (memcmp(u->a, n->a, full) != 0)
 		return false;
 	if (rest) {
 		uint8_t m = (uint8_t)(0xff << (8 - rest));
-		if ((u.a[full] & m) != (n.a[full] & m))
+		if ((u->a[full] & m) != (n->a[full] & m))
 			return false;
 	}
 	return true;

@@ -45,9 +45,10 @@ enum literal_kind {
 /* Classifies host (no brackets; a trailing dot already removed). */
 enum literal_kind addr_parse_literal(const char *host, struct lnk_addr *out);
 
-/* The class of a, looking through IPv4-mapped (::ffff:0:0/96), SIIT
- * (::ffff:0:0:0/96), IPv4-compatible (::/96), NAT64 (64:ff9b::/96) and 6to4
- * (2002::/16) forms at the IPv4 address inside. */
+/* The class of a: its own, or the class of an IPv4 address it embeds
+ * (addr_embedded) when that one refuses more (::ffff:127.0.0.1 is loopback,
+ * 2002:c0a8:101:: private, 64:ff9b::a9fe:a9fe metadata). Embedding only ever
+ * adds reasons to refuse. */
 enum addr_class addr_classify(const struct lnk_addr *a);
 const char *addr_class_name(enum addr_class c);
 
@@ -62,12 +63,32 @@ const char *addr_never_why(enum addr_class c);
 /* The words for an address of this network under an internet grant. */
 #define ADDR_NOT_INTERNET_WHY "address on this network, not the internet"
 
-/* The IPv4 address an IPv6 address carries in one of the forms above, if
- * any; a itself otherwise. */
-struct lnk_addr addr_unwrap(const struct lnk_addr *a);
+/* The most IPv4 addresses one IPv6 address is read to carry. */
+#define ADDR_EMBED_MAX 4
+/* The IPv4 addresses an IPv6 address a may carry, into out; how many (0 for
+ * IPv4 and for none): IPv4-mapped (::ffff:0:0/96), SIIT (::ffff:0:0:0/96),
+ * IPv4-compatible (::/96 but :: and ::1), 6to4 (2002::/16), NAT64
+ * (64:ff9b::/96, and the local-use 64:ff9b:1::/48 read as a /48 and as a
+ * /96), Teredo (2001::/32: the server and the client) and ISATAP (an
+ * interface identifier 0:5efe or 200:5efe under any prefix).
+ *
+ * Threat: these are other machines (a relay, a translator, a tunnel's far
+ * end), so an embedded address is only ever a reason to refuse (this
+ * machine, its network, loopback, metadata behind a translator), never a
+ * match for a grant: a grant of 198.18.1.2 must not reach
+ * [2002:c612:102::2]. */
+size_t addr_embedded(const struct lnk_addr *a,
+		     struct lnk_addr out[ADDR_EMBED_MAX]);
 
+/* The IPv4 address an AF_INET6 socket connects to for a, when a is
+ * IPv4-mapped (::ffff:a.b.c.d): the kernel sends IPv4 to exactly that
+ * address, so it is that address, not an embedding. */
+bool addr_v4_mapped(const struct lnk_addr *a, struct lnk_addr *v4);
+
+/* Same family and same bytes: one spelling of one address, never through
+ * an embedding. */
 bool addr_equal(const struct lnk_addr *x, const struct lnk_addr *y);
-/* True when a is inside net/prefix (same family, after unwrapping a). */
+/* True when a is inside net/prefix (same family; no embedding). */
 bool addr_in_net(const struct lnk_addr *a, const struct lnk_addr *net,
 		 unsigned prefix);
 

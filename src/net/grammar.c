@@ -205,6 +205,20 @@ static void lower_copy(char *out, const char *s, size_t len)
 	out[len] = '\0';
 }
 
+/* A grant names an address in one spelling, and the wire matches that
+ * spelling only (addr.h): an IPv4-mapped one would match no call the
+ * program makes to the IPv4 address, so the spec says which to write. */
+static int mapped_grant(const char *q, const struct lnk_addr *v4,
+			struct lnk_err *err)
+{
+	char t[INET6_ADDRSTRLEN];
+	addr_format(v4, t, sizeof(t));
+	return err_set(err, -EINVAL,
+		       "%s: an IPv4-mapped address; grant the IPv4 address "
+		       "itself ('%s')",
+		       q, t);
+}
+
 int host_pattern_parse(const char *s, size_t len, char *out,
 		       struct lnk_err *err)
 {
@@ -238,6 +252,9 @@ int host_pattern_parse(const char *s, size_t len, char *out,
 				       "%s: " ADDR_NOT_INTERNET_WHY
 				       " (grant it with --lan-host)",
 				       q);
+		struct lnk_addr v4;
+		if (addr_v4_mapped(&a, &v4))
+			return mapped_grant(q, &v4, err);
 		addr_format(&a, out, HOST_PATTERN_MAX);
 		return 0;
 	}
@@ -341,6 +358,9 @@ static int lan_net(const char *s, size_t len, const char *q, bool bracket,
 	if (never && addr_classify(&last) == c)
 		return err_set(err, -EINVAL, "%s: %s, which no grant reaches",
 			       q, never);
+	struct lnk_addr v4;
+	if (r->prefix >= 96 && addr_v4_mapped(&r->net, &v4))
+		return mapped_grant(q, &v4, err);
 	r->is_net = true;
 	return 0;
 }

@@ -103,7 +103,7 @@ int ctl_parse_reply(const uint8_t *buf, size_t len, struct ctl_reply *r)
 	if (buf[5] != 0 && !op_valid(buf[5]))
 		return -EBADMSG;
 	if (buf[6] > CTL_R_FAILED || buf[7] > 1 || buf[8] > CTL_CAUSE_TRIP ||
-	    buf[9] > TRIP_METADATA || buf[10] || buf[11])
+	    buf[9] > TRIP_RULE_LAST || buf[10] || buf[11])
 		return -EBADMSG;
 	/* Open means no cause; closed means one. */
 	if ((buf[7] == 0) != (buf[8] == CTL_CAUSE_NONE))
@@ -206,6 +206,9 @@ const char *trip_rule_text(enum trip_rule r)
 		return "too many different targets refused within 10 minutes";
 	case TRIP_METADATA:
 		return "a call to a cloud metadata address";
+	case TRIP_DNS_NAMES:
+		return "too many different names looked up under one domain "
+		       "within a minute";
 	case TRIP_NONE:
 		break;
 	}
@@ -221,6 +224,8 @@ const char *trip_rule_name(enum trip_rule r)
 		return "refused-targets";
 	case TRIP_METADATA:
 		return "metadata";
+	case TRIP_DNS_NAMES:
+		return "dns-names";
 	case TRIP_NONE:
 		break;
 	}
@@ -229,8 +234,9 @@ const char *trip_rule_name(enum trip_rule r)
 
 enum trip_rule trip_rule_from_name(const char *s)
 {
-	static const enum trip_rule all[] = {
-	    TRIP_REFUSED_RATE, TRIP_REFUSED_TARGETS, TRIP_METADATA};
+	static const enum trip_rule all[] = {TRIP_REFUSED_RATE,
+					     TRIP_REFUSED_TARGETS,
+					     TRIP_METADATA, TRIP_DNS_NAMES};
 	for (size_t i = 0; s && i < sizeof(all) / sizeof(all[0]); i++)
 		if (strcmp(s, trip_rule_name(all[i])) == 0)
 			return all[i];

@@ -19,7 +19,10 @@ enum trip_rule {
 	TRIP_REFUSED_RATE = 1,	  /* 30 calls refused within a minute */
 	TRIP_REFUSED_TARGETS = 2, /* 20 different targets in 10 minutes */
 	TRIP_METADATA = 3,	  /* a call to a cloud metadata address */
+	TRIP_DNS_NAMES = 4,	  /* many names looked up under one domain */
 };
+/* The highest rule a message may carry. */
+#define TRIP_RULE_LAST TRIP_DNS_NAMES
 
 enum ctl_op {
 	CTL_PAUSE = 1,

@@ -52,7 +52,12 @@ static const char schema[] =
     " tokens_in INTEGER," /* NULL: the answer did not say */
     " tokens_out INTEGER,"
     " PRIMARY KEY(wire, seq));"
-    "CREATE INDEX IF NOT EXISTS calls_sandbox ON calls(sandbox, id);";
+    "CREATE INDEX IF NOT EXISTS calls_sandbox ON calls(sandbox, id);"
+    /* a wire's lookups sent upstream (a table of its own: an older lnk
+     * reads and writes the others as they were) */
+    "CREATE TABLE IF NOT EXISTS wire_lookups("
+    " wire INTEGER PRIMARY KEY,"
+    " lookups INTEGER NOT NULL DEFAULT 0);";
 
 const char *db_damage_hint(int code)
 {
@@ -355,7 +360,8 @@ static int tx_end(struct db *db, int r, struct db_batch *b, struct lnk_err *err)
 int db_flush(struct db *db, int64_t wire_id, struct db_batch *b, uint64_t up,
 	     uint64_t down, bool ended, struct lnk_err *err)
 {
-	sqlite3_stmt *ins = NULL, *upd = NULL, *wire = NULL, *use = NULL;
+	sqlite3_stmt *ins = NULL, *upd = NULL, *wire = NULL, *use = NULL,
+		     *look = NULL;
 	int r = 0;
 	char now[32];
 	time_t t = time(NULL);
@@ -383,7 +389,11 @@ int db_flush(struct db *db, int64_t wire_id, struct db_batch *b, uint64_t up,
 			       "INSERT OR REPLACE INTO model_usage(wire, seq, "
 			       "provider, status, tokens_in, tokens_out) "
 			       "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-			       -1, &use, NULL) != SQLITE_OK) {
+			       -1, &use, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->h,
+			       "INSERT OR REPLACE INTO wire_lookups(wire, "
+			       "lookups) VALUES(?1, ?2)",
+			       -1, &look, NULL) != SQLITE_OK) {
 		r = sql_err(db, err, "cannot prepare the log statements");
 		goto out;
 	}
@@ -440,11 +450,21 @@ int db_flush(struct db *db, int64_t wire_id, struct db_batch *b, uint64_t up,
 		r = sql_err(db, err, "cannot update the wire's counters");
 		goto out;
 	}
+	if (b->lookups) {
+		sqlite3_bind_int64(look, 1, wire_id);
+		sqlite3_bind_int64(look, 2, (int64_t)b->lookups);
+		if (sqlite3_step(look) != SQLITE_DONE) {
+			r = sql_err(db, err,
+				    "cannot update the wire's lookups");
+			goto out;
+		}
+	}
 out:
 	sqlite3_finalize(ins);
 	sqlite3_finalize(upd);
 	sqlite3_finalize(wire);
 	sqlite3_finalize(use);
+	sqlite3_finalize(look);
 	return tx_end(db, r, b, err);
 }
 
@@ -457,6 +477,7 @@ struct db_writer {
 	pthread_cond_t cond;
 	struct db_batch pending; /* under lock */
 	uint64_t up, down;	 /* under lock */
+	uint64_t lookups;	 /* under lock */
 	bool stop;		 /* under lock */
 	/* what the last commit said, under lock: the wire refuses calls
 	 * while the log cannot be written */
@@ -545,6 +566,7 @@ static void *writer_main(void *arg)
 			*batch_push(&mine) = w->pending.v[i];
 		w->pending.n = 0;
 		uint64_t up = w->up, down = w->down;
+		mine.lookups = w->lookups;
 		pthread_mutex_unlock(&w->lock);
 		struct lnk_err err = {0};
 		/* On failure (a disk full, a lock held too long) keep the
@@ -664,6 +686,7 @@ void db_writer_submit(struct db_writer *w, struct db_batch *b, uint64_t up,
 	b->n = 0;
 	w->up = up;
 	w->down = down;
+	w->lookups = b->lookups;
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -701,6 +724,7 @@ void db_writer_stop(struct db_writer *w)
 	} else {
 		/* never started: what was given is committed here */
 		struct lnk_err err = {0};
+		w->pending.lookups = w->lookups;
 		(void)db_flush(w->db, w->wire_id, &w->pending, w->up, w->down,
 			       true, &err);
 	}
@@ -1017,8 +1041,9 @@ int db_traffic_read(struct db *db, long stale_secs,
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(db->h,
 			       "SELECT sandbox, pid, started, updated, up, "
-			       "down, id FROM wires WHERE ended IS NULL AND "
-			       "updated >= ?1 ORDER BY id",
+			       "down, id, (SELECT lookups FROM wire_lookups "
+			       "WHERE wire = wires.id) FROM wires WHERE ended "
+			       "IS NULL AND updated >= ?1 ORDER BY id",
 			       -1, &st, NULL) != SQLITE_OK)
 		return sql_err(db, err, "cannot read the wires");
 	sqlite3_bind_int64(st, 1, (int64_t)time(NULL) - stale_secs);
@@ -1034,6 +1059,7 @@ int db_traffic_read(struct db *db, long stale_secs,
 		    .up = sqlite3_column_int64(st, 4),
 		    .down = sqlite3_column_int64(st, 5),
 		    .id = sqlite3_column_int64(st, 6),
+		    .lookups = sqlite3_column_int64(st, 7),
 		};
 		/* a wire killed without a word leaves its row open */
 		if (pid_alive(row.pid))

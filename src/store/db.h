@@ -125,6 +125,9 @@ struct db_op {
 struct db_batch {
 	struct db_op *v;
 	size_t n, cap;
+	/* A wire's lookups sent upstream so far: written with its counters
+	 * (db_writer_submit, db_flush) when not 0 */
+	uint64_t lookups;
 };
 /* A new call (verb "connect", "http" or "tcp"; target "host:port"). */
 void db_batch_call(struct db_batch *b, int64_t seq, time_t when,
@@ -258,6 +261,7 @@ struct db_wire_row {
 	long pid;
 	const char *started, *updated;
 	int64_t up, down;
+	int64_t lookups; /* names it sent upstream to be looked up */
 };
 /* Wires still running: not ended, their process alive and their counters
  * refreshed within the last stale_secs. */

@@ -41,6 +41,10 @@ struct dir {
 	uint64_t total;
 	bool eof;  /* the source ended */
 	bool shut; /* and the end went on to the destination */
+	/* A plain-HTTP request's end: only left more bytes go on; what the
+	 * client sends after them is read and dropped (http.h). */
+	bool capped;
+	uint64_t left;
 };
 
 struct conn {
@@ -453,6 +457,11 @@ static void route(struct conn *c, const char *raw, uint16_t port,
 		       "host not in the sandbox's grants");
 		return;
 	}
+	/* the name leaves for the resolver: counted, and watched (trip.h) */
+	if (!wire_lookup_send(w, c->host)) {
+		refuse_closed(c);
+		return;
+	}
 	c->st = CS_RESOLVE;
 	c->deadline = loop_now_ms() + WIRE_DNS_TIMEOUT_MS;
 	set_interest(c);
@@ -465,10 +474,15 @@ static void route(struct conn *c, const char *raw, uint16_t port,
  * itself, must pass the address rules now; the wire connects to it and
  * to nothing else (no second lookup to rebind). Any other address is a
  * SOCKS5 request for the address. */
-static void tproxy_route(struct conn *c, const struct lnk_addr *a,
+static void tproxy_route(struct conn *c, const struct lnk_addr *given,
 			 uint16_t port)
 {
 	struct wire *w = c->w;
+	/* An IPv6 socket's IPv4-mapped address is the IPv4 address the
+	 * kernel connects it to (a dual-stack client, Java's default): that
+	 * address, not an embedding, so it is decided and reached as such. */
+	struct lnk_addr v4;
+	const struct lnk_addr *a = addr_v4_mapped(given, &v4) ? &v4 : given;
 	const char *name = dnsd_name_for(w->dnsd, a);
 	if (!name) {
 		route(c, NULL, port, a);
@@ -758,13 +772,22 @@ static void http_head(struct conn *c)
 	c->verb = req.connect ? "connect" : "http";
 	/* what goes upstream once connected: the rewritten head (only for
 	 * plain HTTP) and whatever the client sent after its head */
+	size_t after = c->in_len - req.head_len;
 	if (!req.connect) {
+		/* One request, checked, per connection: its head (rewritten,
+		 * "Connection: close") and its body go on, and nothing after
+		 * its end. A second request pipelined behind it would reach
+		 * the server with a Host and a path no grant checked. */
 		struct buf b = {0};
 		http_rewrite_head(c->in, &req, &b);
 		queue_up(c, b.p, b.len);
 		buf_free(&b);
+		if (after > req.body_len)
+			after = (size_t)req.body_len;
+		c->c2u.capped = true;
+		c->c2u.left = req.body_len - after;
 	}
-	queue_up(c, c->in + req.head_len, c->in_len - req.head_len);
+	queue_up(c, c->in + req.head_len, after);
 	free(c->in);
 	c->in = NULL;
 	c->in_len = 0;
@@ -936,17 +959,33 @@ static int pump(struct conn *c, struct dir *d, int src, int dst, bool up)
 			}
 			return 0;
 		}
+		if (d->capped && !d->left) {
+			/* past the request's end: read, never relayed */
+			ssize_t n = recv(src, w->scratch, WIRE_SCRATCH, 0);
+			if (n == 0)
+				d->eof = true;
+			else if (n < 0)
+				return (errno == EAGAIN || errno == EINTR) ? 0
+									   : -1;
+			continue;
+		}
+		size_t most = WIRE_SCRATCH;
+		if (d->capped && d->left < most)
+			most = (size_t)d->left;
 		if (d->total >= WIRE_SPLICE_AFTER && d->pipe[0] < 0) {
 			if (splice_pipe(d->pipe) < 0)
 				d->pipe[0] = d->pipe[1] = -1;
 		}
 		ssize_t n;
 		if (d->pipe[0] >= 0) {
-			n = splice_move(src, d->pipe[1], 1 << 20);
+			size_t sm = 1 << 20;
+			if (d->capped && d->left < sm)
+				sm = (size_t)d->left;
+			n = splice_move(src, d->pipe[1], sm);
 			if (n > 0)
 				d->inpipe = (size_t)n;
 		} else {
-			n = recv(src, w->scratch, WIRE_SCRATCH, 0);
+			n = recv(src, w->scratch, most, 0);
 		}
 		if (n == 0) {
 			d->eof = true;
@@ -954,6 +993,8 @@ static int pump(struct conn *c, struct dir *d, int src, int dst, bool up)
 		}
 		if (n < 0)
 			return (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+		if (d->capped)
+			d->left -= (uint64_t)n;
 		d->total += (uint64_t)n;
 		if (up)
 			w->up += (uint64_t)n;

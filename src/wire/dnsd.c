@@ -144,6 +144,7 @@ struct pending {
 	uint8_t query[12 + 260]; /* header and question, echoed */
 	unsigned grants;
 	uint16_t lan_port;
+	int64_t seq; /* the lookup's log row, 0 when only counted */
 	/* where the answer goes: a UDP peer, or a TCP client */
 	struct sockaddr_storage peer;
 	socklen_t plen;
@@ -238,9 +239,34 @@ static unsigned name_grants(const struct filter *f, const char *name,
 	return g;
 }
 
+/* "A", "AAAA", or "TYPE<n>": the question's type as the log shows it. */
+static void type_name(uint16_t qtype, char *out, size_t cap)
+{
+	if (qtype == QTYPE_A)
+		snprintf(out, cap, "A");
+	else if (qtype == QTYPE_AAAA)
+		snprintf(out, cap, "AAAA");
+	else
+		snprintf(out, cap, "TYPE%u", qtype);
+}
+
+/* A lookup's log target: "NAME TYPE" ("-" for a name host_normalize did
+ * not take: only such a name reaches the log). */
+static void lookup_target(const char *name, uint16_t qtype, char *out,
+			  size_t cap)
+{
+	char t[16];
+	type_name(qtype, t, sizeof(t));
+	if (strcmp(name, "-") == 0 || !name[0])
+		snprintf(out, cap, "-");
+	else
+		snprintf(out, cap, "%s %s", name, t);
+}
+
 /* A refusal's log row, once per name among the last few (a client asks
  * for A and AAAA, and again). */
-static void log_refused(struct dnsd *d, const char *name, const char *why)
+static void log_refused(struct dnsd *d, const char *name, uint16_t qtype,
+			const char *why)
 {
 	for (size_t i = 0; i < d->nrecent && i < RECENT_REFUSALS; i++)
 		if (strcmp(d->recent[i], name) == 0)
@@ -251,8 +277,23 @@ static void log_refused(struct dnsd *d, const char *name, const char *why)
 	struct wire *w = d->w;
 	if (!wire_refusal_logged(w))
 		return;
-	db_batch_call(&w->batch, ++w->seq, time(NULL), "dns",
-		      name[0] ? name : "-", DB_REFUSED, why, 0, 0);
+	char target[HOST_MAX + 24];
+	lookup_target(name, qtype, target, sizeof(target));
+	db_batch_call(&w->batch, ++w->seq, time(NULL), "dns", target,
+		      DB_REFUSED, why, 0, 0);
+}
+
+/* How a lookup sent upstream ended, on its own row when it has one. A
+ * refusal without a row of its own is logged as one (with the refusals'
+ * bound). */
+static void log_outcome(struct dnsd *d, const struct pending *p,
+			enum db_outcome o, const char *why)
+{
+	struct wire *w = d->w;
+	if (p->seq)
+		db_batch_update(&w->batch, p->seq, o, why, 0, 0);
+	else if (o == DB_REFUSED)
+		log_refused(d, p->qs.name, p->qs.qtype, why);
 }
 
 static void tcp_close(struct tcp_client *tc);
@@ -261,6 +302,9 @@ static void tcp_rearm(struct tcp_client *tc);
 static void pending_free(struct pending *p)
 {
 	struct dnsd *d = p->d;
+	if (p->q && p->seq) /* sent, and no answer will come */
+		db_batch_update(&d->w->batch, p->seq, DB_FAILED,
+				"the client left before the answer", 0, 0);
 	dns_cancel(p->q);
 	if (p->prev)
 		p->prev->next = p->next;
@@ -318,10 +362,15 @@ static void resolved(void *ud, int status, const struct lnk_addr *addrs,
 	struct wire *w = d->w;
 	p->q = NULL;
 	int rcode = 0;
-	if (status == -ENOENT)
+	if (status == -ENOENT) {
 		rcode = RCODE_NXDOMAIN;
-	else if (status < 0)
+		log_outcome(d, p, DB_FAILED, "name not found");
+	} else if (status < 0) {
 		rcode = RCODE_SERVFAIL;
+		log_outcome(d, p, DB_FAILED,
+			    status == -ETIMEDOUT ? "name lookup timed out"
+						 : "name lookup failed");
+	}
 	for (size_t i = 0; rcode == 0 && i < n; i++) {
 		if (addr_classify(&addrs[i]) == AC_METADATA)
 			wire_trip_note(w, TRIP_EV_METADATA, p->qs.name);
@@ -331,17 +380,19 @@ static void resolved(void *ud, int status, const struct lnk_addr *addrs,
 		    &w->filter, p->grants, p->qs.name, &addrs[i], p->lan_port,
 		    route_where_for(&w->route, &addrs[i]));
 		if (why) {
-			log_refused(d, p->qs.name, why);
+			log_outcome(d, p, DB_REFUSED, why);
 			rcode = RCODE_NXDOMAIN;
 		}
 	}
 	if (rcode == 0 && w->closed) {
-		log_refused(d, p->qs.name, wire_closed_reason(w));
+		log_outcome(d, p, DB_REFUSED, wire_closed_reason(w));
 		rcode = RCODE_REFUSED;
 	}
-	if (rcode == 0)
+	if (rcode == 0) {
+		log_outcome(d, p, DB_ENDED, n ? "answered" : "no address");
 		for (size_t i = 0; i < n; i++)
 			remember(d, &addrs[i], p->qs.name);
+	}
 	send_answer(d, udp_fd(d), p, rcode, addrs, n);
 	pending_free(p);
 }
@@ -400,7 +451,7 @@ static void ask(struct dnsd *d, int sfd, const uint8_t *m, size_t len,
 	}
 	if (rcode) {
 		if (why)
-			log_refused(d, logname, why);
+			log_refused(d, logname, tmp.qs.qtype, why);
 		send_answer(d, sfd, &tmp, rcode, NULL, 0);
 		return;
 	}
@@ -413,6 +464,21 @@ static void ask(struct dnsd *d, int sfd, const uint8_t *m, size_t len,
 	if (d->npending >= PENDING_MAX) {
 		send_answer(d, sfd, &tmp, RCODE_SERVFAIL, NULL, 0);
 		return;
+	}
+	/* Every name sent upstream is a call in the log: a program under
+	 * '*' or '*.example' can carry data out in the names alone, with no
+	 * connection (the tripwire watches for that shape). */
+	if (!wire_lookup_send(w, host)) {
+		log_refused(d, host, tmp.qs.qtype, wire_closed_reason(w));
+		send_answer(d, sfd, &tmp, RCODE_REFUSED, NULL, 0);
+		return;
+	}
+	if (wire_lookup_logged(w)) {
+		char target[HOST_MAX + 24];
+		lookup_target(host, tmp.qs.qtype, target, sizeof(target));
+		tmp.seq = ++w->seq;
+		db_batch_call(&w->batch, tmp.seq, time(NULL), "dns", target,
+			      DB_ALLOWED, "", 0, 0);
 	}
 	p = xmalloc(sizeof(*p));
 	*p = tmp;

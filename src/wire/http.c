@@ -69,6 +69,32 @@ static int parse_authority(const char *s, size_t n, uint16_t defport,
 	return 0;
 }
 
+static bool header_is(const char *h, size_t n, const char *name)
+{
+	return strlen(name) == n && strncasecmp(h, name, n) == 0;
+}
+
+/* A Content-Length value: optional blanks, 1 to 18 digits, optional
+ * blanks. Anything else (a sign, a list, hex) is two parsers' chance to
+ * disagree on where the request ends. */
+static int content_length(const char *p, const char *end, uint64_t *out)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	if (p == end || end - p > 18)
+		return -1;
+	uint64_t v = 0;
+	for (; p < end; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*out = v;
+	return 0;
+}
+
 enum http_result http_parse_head(const char *buf, size_t len,
 				 struct http_req *r)
 {
@@ -132,6 +158,7 @@ enum http_result http_parse_head(const char *buf, size_t len,
 	 * the colon (both let two parsers disagree on a request). */
 	size_t nl = (size_t)(line_end - buf) + 2;
 	r->headers_off = nl;
+	bool has_te = false, has_cl = false;
 	while (nl < end - 2) {
 		const char *h = buf + nl;
 		const char *he = memchr(h, '\r', end - nl);
@@ -141,6 +168,20 @@ enum http_result http_parse_head(const char *buf, size_t len,
 		for (const char *p = h; p < colon; p++)
 			if (!is_tchar(*p))
 				return bad(r, 400, "malformed header name");
+		size_t hn = (size_t)(colon - h);
+		if (header_is(h, hn, "transfer-encoding"))
+			has_te = true;
+		if (header_is(h, hn, "content-length")) {
+			uint64_t v;
+			if (content_length(colon + 1, he, &v) < 0)
+				return bad(r, 400, "malformed Content-Length");
+			if (has_cl && v != r->body_len)
+				return bad(
+				    r, 400,
+				    "conflicting Content-Length headers");
+			has_cl = true;
+			r->body_len = v;
+		}
 		nl = (size_t)(he - buf) + 2;
 	}
 
@@ -156,6 +197,11 @@ enum http_result http_parse_head(const char *buf, size_t len,
 		return bad(r, 400,
 			   "this is a proxy: send an absolute http:// URL or "
 			   "CONNECT");
+	if (has_te)
+		return bad(
+		    r, 411,
+		    "a plain http:// request body needs a Content-Length "
+		    "(Transfer-Encoding is not relayed)");
 	const char *auth = tgt + 7, *te = tgt + tl;
 	const char *ae = auth;
 	while (ae < te && *ae != '/' && *ae != '?' && *ae != '#')
@@ -232,6 +278,8 @@ static const char *status_text(int status)
 		return "Bad Request";
 	case 403:
 		return "Forbidden";
+	case 411:
+		return "Length Required";
 	case 431:
 		return "Request Header Fields Too Large";
 	case 502:

@@ -32,10 +32,17 @@ struct http_req {
 	size_t target_off, target_len; /* origin-form path ("/x?y") */
 	size_t version_off;	       /* "HTTP/1.x" */
 	size_t headers_off;	       /* first header line */
-	int status;		       /* with HTTP_BAD */
-	const char *why;	       /* with HTTP_BAD */
+	/* absolute-form only: the body's length (Content-Length, 0 without
+	 * one); the request ends there, and nothing after it is relayed */
+	uint64_t body_len;
+	int status;	 /* with HTTP_BAD */
+	const char *why; /* with HTTP_BAD */
 };
 
+/* An absolute-form request with a Transfer-Encoding is refused (411): its
+ * end could only be found by decoding its chunks, and a request whose end
+ * the wire does not know could carry a second request to the server
+ * unchecked. Content-Length must be digits, the same in every copy. */
 enum http_result http_parse_head(const char *buf, size_t len,
 				 struct http_req *r);
 

@@ -190,16 +190,20 @@ int keeper_dest_check(const struct keeper_rules *kr, int domain,
 	    ntohs(sa->sa_family == AF_INET
 		      ? ((const struct sockaddr_in *)sa)->sin_port
 		      : ((const struct sockaddr_in6 *)sa)->sin6_port);
-	struct lnk_addr inner = addr_unwrap(&a);
+	/* the IPv4 address a mapped one is; those another form embeds only
+	 * add reasons to call it this machine (addr.h) */
+	struct lnk_addr inner = a, e[ADDR_EMBED_MAX];
+	bool mapped = addr_v4_mapped(&a, &inner);
+	size_t ne = addr_embedded(&a, e);
 	enum addr_class c = addr_classify(&a);
 	if (c == AC_METADATA) {
 		*why = "a cloud metadata address";
 		return -EACCES;
 	}
-	bool here =
-	    c == AC_LOOPBACK || c == AC_UNSPECIFIED ||
-	    kr->is_local(kr->local_ctx, &a) ||
-	    (inner.family != a.family && kr->is_local(kr->local_ctx, &inner));
+	bool here = c == AC_LOOPBACK || c == AC_UNSPECIFIED ||
+		    kr->is_local(kr->local_ctx, &a);
+	for (size_t i = 0; i < ne && !here; i++)
+		here = kr->is_local(kr->local_ctx, &e[i]);
 	if (!here)
 		return 0; /* the wire's own filter decided this one */
 	/* --port P: the wire connects to 127.0.0.1:P or [::1]:P, nothing
@@ -208,10 +212,11 @@ int keeper_dest_check(const struct keeper_rules *kr, int domain,
 					    .a = {127, 0, 0, 1}};
 	static const struct lnk_addr lo6 = {.family = AF_INET6,
 					    .a = {[15] = 1}};
-	if ((addr_equal(&a, &lo4) || addr_equal(&a, &lo6)) &&
+	if ((addr_equal(&inner, &lo4) || addr_equal(&a, &lo6)) &&
 	    port_granted(kr, port))
 		return 0;
-	if (dns_server(kr, &a, port) || dns_server(kr, &inner, port))
+	if (dns_server(kr, &a, port) ||
+	    (mapped && dns_server(kr, &inner, port)))
 		return 0;
 	*why = "this machine";
 	return -EACCES;
@@ -445,7 +450,7 @@ static void on_trip(struct keeper *k, const uint8_t *m)
 {
 	struct trip_verdict v;
 	memset(&v, 0, sizeof(v));
-	if (m[1] == TRIP_NONE || m[1] > TRIP_METADATA)
+	if (m[1] == TRIP_NONE || m[1] > TRIP_RULE_LAST)
 		return; /* m[2] <= 255 == TRIP_TARGET_MAX by its type */
 	v.rule = (enum trip_rule)m[1];
 	memcpy(v.target, m + 4, m[2]);

@@ -4,32 +4,46 @@
 #include "wire/route.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
-enum route_where route_where_for(struct route_sock *rs,
-				 const struct lnk_addr *dst)
+enum route_where route_where_with(route_lookup_fn lookup, void *ud,
+				  const struct lnk_addr *dst)
 {
-	struct lnk_addr inner = addr_unwrap(dst);
-	static const uint8_t mapped[12] = {0, 0, 0, 0, 0,    0,
-					   0, 0, 0, 0, 0xff, 0xff};
-	if (dst->family == AF_INET6 && memcmp(dst->a, mapped, 12) == 0)
-		return route_lookup(rs, &inner); /* the kernel connects v4 */
-	enum route_where w = route_lookup(rs, dst);
-	if (inner.family == dst->family || w == ROUTE_LOCAL)
+	struct lnk_addr v4;
+	if (addr_v4_mapped(dst, &v4))
+		return lookup(ud, &v4); /* the kernel connects v4 */
+	enum route_where w = lookup(ud, dst);
+	if (w == ROUTE_LOCAL)
 		return w;
 	/* an embedded IPv4 address only makes the answer stricter; no
 	 * IPv4 route to it says nothing about the IPv6 path */
-	enum route_where v4 = route_lookup(rs, &inner);
-	if (v4 == ROUTE_LOCAL)
-		return ROUTE_LOCAL;
+	struct lnk_addr e[ADDR_EMBED_MAX];
+	size_t n = addr_embedded(dst, e);
+	bool lan = false;
+	for (size_t i = 0; i < n; i++) {
+		enum route_where v = lookup(ud, &e[i]);
+		if (v == ROUTE_LOCAL)
+			return ROUTE_LOCAL;
+		lan |= v == ROUTE_LAN;
+	}
 	if (w == ROUTE_NONE)
 		return ROUTE_NONE;
-	if (v4 == ROUTE_LAN)
-		return ROUTE_LAN;
-	return w;
+	return lan ? ROUTE_LAN : w;
+}
+
+static enum route_where sock_lookup(void *ud, const struct lnk_addr *dst)
+{
+	return route_lookup(ud, dst);
+}
+
+enum route_where route_where_for(struct route_sock *rs,
+				 const struct lnk_addr *dst)
+{
+	return route_where_with(sock_lookup, rs, dst);
 }
 
 const char *route_where_name(enum route_where w)

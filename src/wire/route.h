@@ -94,11 +94,17 @@ enum route_where route_lookup(struct route_sock *rs,
 			      const struct lnk_addr *dst);
 
 /* Where a connection to dst goes: an IPv4-mapped address is looked up as
- * the IPv4 address the kernel connects to; an IPv6 address that embeds an
- * IPv4 one (NAT64, 6to4, compatible) is looked up as itself and the
- * embedded address too, and the stricter answer wins (this machine or its
- * network behind a translator is still this machine or its network). */
+ * the IPv4 address the kernel connects to; an IPv6 address that embeds
+ * IPv4 ones (addr_embedded: NAT64, 6to4, compatible, Teredo, ISATAP) is
+ * looked up as itself and each embedded address too, and the stricter
+ * answer wins (this machine or its network behind a translator is still
+ * this machine or its network). */
 enum route_where route_where_for(struct route_sock *rs,
 				 const struct lnk_addr *dst);
+/* The same with another lookup (the unit tests' fake routing table). */
+typedef enum route_where (*route_lookup_fn)(void *ud,
+					    const struct lnk_addr *dst);
+enum route_where route_where_with(route_lookup_fn lookup, void *ud,
+				  const struct lnk_addr *dst);
 
 const char *route_where_name(enum route_where w);

@@ -124,6 +124,69 @@ static bool note_target(struct trip *t, int64_t now, const char *key)
 	return t->ntargets >= t->targets_limit;
 }
 
+/* The domain a name's data would be carried under: its last two labels
+ * ("x1.granted.test" -> "granted.test"), lower case. */
+static const char *domain_of(const char *key)
+{
+	const char *last = strrchr(key, '.');
+	if (!last)
+		return key;
+	const char *p = last;
+	while (p > key && p[-1] != '.')
+		p--;
+	return p;
+}
+
+/* Whether domain entry a is a better one to give up than b. */
+static bool evict_before(const struct trip_domain *a,
+			 const struct trip_domain *b, int64_t now)
+{
+	bool a_free = !a->n || now - a->first_ms >= TRIP_NAMES_WINDOW_MS;
+	bool b_free = !b->n || now - b->first_ms >= TRIP_NAMES_WINDOW_MS;
+	if (a_free != b_free)
+		return a_free;
+	if (a->n != b->n)
+		return a->n < b->n;
+	return a->last_ms < b->last_ms;
+}
+
+static bool note_lookup(struct trip *t, int64_t now, const char *key,
+			struct trip_verdict *out)
+{
+	const char *dom = domain_of(key);
+	uint64_t dk = fnv1a(dom), nk = fnv1a(key);
+	struct trip_domain *d = NULL, *old = NULL;
+	for (unsigned i = 0; i < TRIP_DOMAINS; i++) {
+		struct trip_domain *e = &t->domains[i];
+		if (e->n && e->key == dk) {
+			d = e;
+			break;
+		}
+		/* an empty or finished entry, else the one with the fewest
+		 * names (the least like a leak), idle longest */
+		if (!old || evict_before(e, old, now))
+			old = e;
+	}
+	if (!d || now - d->first_ms >= TRIP_NAMES_WINDOW_MS) {
+		/* a new domain takes the place of the one idle longest */
+		if (!d)
+			d = old;
+		memset(d, 0, sizeof(*d));
+		d->key = dk;
+		d->first_ms = now;
+	}
+	d->last_ms = now;
+	for (unsigned i = 0; i < d->n; i++)
+		if (d->names[i] == nk)
+			return false;
+	d->names[d->n++] = nk;
+	if (d->n < TRIP_NAMES)
+		return false;
+	char what[TRIP_TARGET_MAX + 1];
+	snprintf(what, sizeof(what), "*.%s", dom);
+	return trip_now(t, TRIP_DNS_NAMES, now, what, out);
+}
+
 bool trip_note(struct trip *t, int64_t now_ms, enum trip_event ev,
 	       const char *target, struct trip_verdict *out)
 {
@@ -147,6 +210,8 @@ bool trip_note(struct trip *t, int64_t now_ms, enum trip_event ev,
 	switch (ev) {
 	case TRIP_EV_METADATA:
 		return trip_now(t, TRIP_METADATA, now_ms, key, out);
+	case TRIP_EV_LOOKUP:
+		return note_lookup(t, now_ms, key, out);
 	case TRIP_EV_REFUSED:
 		break;
 	}

@@ -1,23 +1,30 @@
 /* Tripwires: a wire that pauses itself when its calls look like no normal
  * work (lnk-sandbox(1), COMMANDS, paused).
  *
- * Three rules:
+ * Four rules:
  *   - 30 calls refused within a minute (the 30th refusal comes less than
  *     60 s after the first of the 30);
  *   - 20 different targets refused within 10 minutes (the same target
  *     refused again counts once, and refreshes its time);
- *   - any call to a cloud metadata address: at once.
+ *   - any call to a cloud metadata address: at once;
+ *   - 50 different names looked up under one domain (its last two labels)
+ *     within a minute of the first: data carried out in the names
+ *     themselves (<chunk>.evil.example), which needs no connection and
+ *     passes any grant that covers the domain ('*', '*.evil.example').
+ *     A normal program asks for a few names of a domain, and again.
  * The two counts are thresholds the user's settings may set, up to
  * TRIP_RATE_MAX and TRIP_TARGETS_MAX, and a spec may only lower
  * (launch/limits.h); the metadata rule has no threshold and no off.
  *
  * Why: a program that was turned (prompt injection, a hostile package)
- * probes: it scans hosts, hammers refusals, or reaches for the metadata
- * service that hands out cloud credentials. Pausing the wire stops the
+ * probes: it scans hosts, hammers refusals, reaches for the metadata
+ * service that hands out cloud credentials, or leaks through lookups. Pausing the wire stops the
  * exfiltration channel while a person looks.
  *
  * This is a PURE state machine: no clock, no allocation, no I/O. The caller
- * passes the time (any monotonic milliseconds; tests pass a fake clock). Its
+ * passes the time (any monotonic milliseconds; tests pass a fake clock).
+ * For TRIP_EV_LOOKUP the target is the name looked up, and a trip's
+ * verdict names its domain as "*.domain". Its
  * memory is the fixed struct trip whatever the input: a flood of distinct
  * targets cannot grow it (the distinct-target table holds at most
  * TRIP_TARGETS entries, and reaching that count is the trip).
@@ -54,10 +61,16 @@
 /* A target is "host:port"; longer ones are kept as a prefix plus a hash of
  * the whole (so they stay distinct and the struct stays fixed). */
 #define TRIP_TARGET_MAX 255
+/* The lookup rule: distinct names under one domain within the window, in
+ * a table of the last TRIP_DOMAINS domains looked up (fixed memory). */
+#define TRIP_NAMES 50
+#define TRIP_NAMES_WINDOW_MS (60 * 1000)
+#define TRIP_DOMAINS 32
 
 enum trip_event {
 	TRIP_EV_REFUSED,  /* the wire refused a call (not for being paused) */
 	TRIP_EV_METADATA, /* a call to a cloud metadata address */
+	TRIP_EV_LOOKUP,	  /* a name the wire looks up upstream */
 };
 
 struct trip_verdict {
@@ -69,6 +82,14 @@ struct trip_verdict {
 struct trip_target {
 	int64_t last_ms;
 	char key[TRIP_TARGET_MAX + 1];
+};
+
+/* One domain's names since first_ms (hashes: distinct, not kept). */
+struct trip_domain {
+	uint64_t key;
+	int64_t first_ms, last_ms;
+	unsigned n;
+	uint64_t names[TRIP_NAMES];
 };
 
 struct trip {
@@ -83,6 +104,7 @@ struct trip {
 	 * targets_limit. */
 	struct trip_target targets[TRIP_TARGETS_MAX];
 	unsigned ntargets;
+	struct trip_domain domains[TRIP_DOMAINS];
 };
 
 /* With the default thresholds (30 and 20). */

@@ -225,6 +225,9 @@ const char *wire_closed_reason(const struct wire *w)
 			       "within 10 minutes";
 		case TRIP_METADATA:
 			return "paused: a call to a cloud metadata address";
+		case TRIP_DNS_NAMES:
+			return "paused: too many different names looked up "
+			       "under one domain within a minute";
 		case TRIP_NONE:
 			break;
 		}
@@ -346,6 +349,7 @@ static int wire_control_start(struct wire *w, struct lnk_err *err)
 	if (!w->cap &&
 	    !(w->cap = w->own_cap = refusals_shared_new(loop_now_ms())))
 		return err_set(err, -ENOMEM, "cannot keep the log's cap");
+	refusals_init(&w->lookup_rows, loop_now_ms());
 	if (!wp->home)
 		return 0;
 	int r = registry_open_at(wp->db_path, &w->state, err);
@@ -612,10 +616,34 @@ bool wire_refusal_logged(struct wire *w)
 	return refusals_shared_take(w->cap, loop_now_ms());
 }
 
-/* The refusals counted and not logged one by one (refusals.h), as one
- * row, when one is due. */
+bool wire_lookup_send(struct wire *w, const char *name)
+{
+	wire_trip_note(w, TRIP_EV_LOOKUP, name);
+	if (w->closed)
+		return false;
+	w->lookups++;
+	return true;
+}
+
+bool wire_lookup_logged(struct wire *w)
+{
+	return refusals_take(&w->lookup_rows, loop_now_ms());
+}
+
+/* The refusals and lookups counted and not logged one by one
+ * (refusals.h), as one row each, when one is due. */
 static void wire_log_unlogged(struct wire *w, bool end)
 {
+	uint64_t k = refusals_due(&w->lookup_rows, loop_now_ms(), end);
+	if (k) {
+		char why[160];
+		snprintf(why, sizeof(why),
+			 "%llu more lookups, not logged one by one (after %d "
+			 "at once, one a second)",
+			 (unsigned long long)k, REFUSAL_BURST);
+		db_batch_call(&w->batch, ++w->seq, time(NULL), "dns", "-",
+			      DB_ENDED, why, 0, 0);
+	}
 	uint64_t n = refusals_shared_due(w->cap, loop_now_ms(), end);
 	if (!n)
 		return;
@@ -782,6 +810,7 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 			conn_reap(&w);
 			dnsd_tick(w.dnsd, now);
 			wire_log_unlogged(&w, false);
+			w.batch.lookups = w.lookups;
 			db_writer_submit(w.writer, &w.batch, w.up, w.down);
 			wire_log_health(&w);
 			next_tick = now + WIRE_TICK_MS;
@@ -796,6 +825,7 @@ out:
 	conn_reap(&w);
 	if (w.writer) {
 		wire_log_unlogged(&w, true);
+		w.batch.lookups = w.lookups;
 		db_writer_submit(w.writer, &w.batch, w.up, w.down);
 		db_writer_stop(w.writer);
 	}

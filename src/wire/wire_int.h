@@ -76,6 +76,10 @@ struct wire {
 	/* how many are logged one by one: the plan's cap, shared with the
 	 * tools broker, or own_cap */
 	struct refusals_shared *cap, *own_cap;
+	/* Lookups sent upstream: how many (traffic), and how many of the
+	 * resolver's are logged one by one (the refusals' cap) */
+	uint64_t lookups;
+	struct refusals lookup_rows;
 	bool closed;	/* every new call is refused */
 	bool close_now; /* end the open connections after this batch */
 	enum ctl_cause cause;
@@ -115,6 +119,15 @@ void wire_trip_note(struct wire *w, enum trip_event ev, const char *target);
 /* A refused call: true when its row is to be written, false when it is
  * only counted (refusals.h: a flood cannot grow the log without bound). */
 bool wire_refusal_logged(struct wire *w);
+/* A name the wire is about to send upstream to be looked up (dnsd.c for
+ * the sandbox's resolver, conn.c for a call to a name): noted by the
+ * tripwire (trip.h, TRIP_EV_LOOKUP), then counted for `lnk sandbox
+ * traffic`. False when the wire is closed now (this lookup tripped it):
+ * the name is not sent. */
+bool wire_lookup_send(struct wire *w, const char *name);
+/* A lookup's own log row (verb dns): true when it is to be written, false
+ * when it is only counted, with the refusals' bound (refusals.h). */
+bool wire_lookup_logged(struct wire *w);
 /* Why a closed wire refuses a call: "paused", "stopped", or "paused: "
  * and the rule that tripped. */
 const char *wire_closed_reason(const struct wire *w);

@@ -25,7 +25,10 @@
 #   hosts (netns lnk-nethosts)
 #                    198.18.0.2   origin.lnk-test: HTTP on 80, HTTPS on 443,
 #                                 on 8080 a server that answers with the
-#                                 Host header it received
+#                                 Host header it received, on 8081 one
+#                                 that answers with every byte the
+#                                 connection brought (a pipelined second
+#                                 request too)
 #                    198.18.0.3   other.lnk-test: HTTP on 80
 # Routes on this machine: 198.18.0.0/24 via 198.18.1.2, and a local route
 # 198.18.78.0/24 on lo (AnyIP: this machine, on no interface) with an HTTP
@@ -47,6 +50,7 @@
 #
 #   nethosts.sh repo   (re)make only the repository (servers keep running)
 #   nethosts.sh ssh    (re)start only the sshd (the others keep running)
+#   nethosts.sh tell   (re)start only the server on 8081
 set -eu
 
 NS=lnk-nethosts
@@ -135,6 +139,51 @@ EOT
 	done
 	grep -q '^SSH_KEY=' "$ENV" 2>/dev/null ||
 		echo "SSH_KEY=$d/client_key" >> "$ENV"
+}
+
+# What reached the server: it reads until the client is quiet for a
+# second (or 64 kB), then answers with every byte, so a test sees whether
+# bytes after a request's end were relayed.
+tell_up() {
+	[ -f "$DIR/tell.pid" ] && ours "$DIR/tell.pid" &&
+		kill "$(cat "$DIR/tell.pid")" 2>/dev/null || true
+	cat > "$DIR/tell.py" <<'PY'
+import socket, threading
+def serve(c):
+    c.settimeout(1.0)
+    got = b""
+    try:
+        while len(got) < 65536:
+            b = c.recv(65536)
+            if not b:
+                break
+            got += b
+    except OSError:
+        pass
+    try:
+        c.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: %d\r\n\r\n"
+                  % len(got) + got)
+    except OSError:
+        pass
+    c.close()
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("198.18.0.2", 8081))
+s.listen(64)
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+	ip netns exec "$NS" setsid "$PY" "$DIR/tell.py" >"$DIR/tell.log" 2>&1 &
+	echo $! > "$DIR/tell.pid"
+	i=0
+	until ip netns exec "$NS" ss -Hltn 'sport = :8081' | grep -q .; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || die "the server on 8081 did not start"
+		sleep 0.1
+	done
+	grep -q '^TELL_PORT=' "$ENV" 2>/dev/null ||
+		echo "TELL_PORT=8081" >> "$ENV"
 }
 
 up() {
@@ -275,6 +324,7 @@ CA_FILE=$DIR/cert.pem
 EOT
 	chmod 644 "$ENV"
 	if [ -x /usr/sbin/sshd ]; then sshd_up; fi
+	tell_up
 }
 
 # Every server answers once, and the DNS server names origin.lnk-test.
@@ -308,6 +358,7 @@ status) if alive; then echo "the test hosts answer"; else
 	echo "the test hosts are not (all) up: run 'nethosts.sh up'" >&2; exit 1; fi ;;
 repo) [ -d "$DIR/www" ] || die "no test hosts: run 'nethosts.sh up' first"; repo ;;
 ssh) [ -d "$DIR/www" ] || die "no test hosts: run 'nethosts.sh up' first"; sshd_up ;;
+tell) [ -d "$DIR/www" ] || die "no test hosts: run 'nethosts.sh up' first"; tell_up ;;
 down) down; echo "left the blackhole route for 198.18.0.0/15 in place" ;;
-*) echo "usage: nethosts.sh up|down|status|repo|ssh" >&2; exit 2 ;;
+*) echo "usage: nethosts.sh up|down|status|repo|ssh|tell" >&2; exit 2 ;;
 esac

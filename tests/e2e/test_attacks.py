@@ -1033,8 +1033,11 @@ def wire_net(lnk, script, *grants):
 
 
 def refused_reasons(lnk):
+    """target -> reason of each refused call; a lookup's target ("NAME
+    TYPE") by its name."""
     out = lnk("sandbox", "log", "--json", "--refused", "--lines", "200").stdout
-    return {r["target"]: r["reason"]
+    return {(r["target"].split(" ")[0] if r["verb"] == "dns"
+             else r["target"]): r["reason"]
             for r in map(json.loads, out.splitlines())}
 
 

@@ -39,7 +39,7 @@ static const struct row rows[] = {
     {"64:ff9b::a9fe:a9fe", LIT_ADDR, AC_METADATA},
     {"::ffff:0:10.0.0.1", LIT_ADDR, AC_PRIVATE},
     {"2002:7f00:1::", LIT_ADDR, AC_LOOPBACK},
-    {"64:ff9b:1::1", LIT_ADDR, AC_PRIVATE},
+    {"64:ff9b:1:c612:2:0:c612:2", LIT_ADDR, AC_PRIVATE},
     {"::1%lo", LIT_AMBIGUOUS, 0},
     {"10.1.2.3", LIT_ADDR, AC_PRIVATE},
     {"172.16.0.1", LIT_ADDR, AC_PRIVATE},
@@ -72,6 +72,22 @@ static const struct row rows[] = {
     {"2001:db8::1", LIT_ADDR, AC_INTERNET},
     {"2606:4700::1111", LIT_ADDR, AC_INTERNET},
     {"::ffff:198.18.0.2", LIT_ADDR, AC_INTERNET},
+    /* embedded IPv4 addresses add reasons to refuse, in every form */
+    {"2002:c612:102::2", LIT_ADDR, AC_INTERNET},
+    {"2002:c0a8:101::1", LIT_ADDR, AC_PRIVATE},
+    {"2002:a9fe:a9fe::1", LIT_ADDR, AC_METADATA},
+    {"64:ff9b::10.0.0.1", LIT_ADDR, AC_PRIVATE},
+    {"64:ff9b:1:7f00:1::", LIT_ADDR, AC_LOOPBACK},   /* as a /48 */
+    {"64:ff9b:1::a9fe:a9fe", LIT_ADDR, AC_METADATA}, /* as a /96 */
+    /* Teredo: the server 127.0.0.1; the client ~3f57:fefe = 192.168.1.1 */
+    {"2001:0:7f00:1::1", LIT_ADDR, AC_LOOPBACK},
+    {"2001:0:c612:2:0:0:3f57:fefe", LIT_ADDR, AC_PRIVATE},
+    {"2001:0:c612:2:0:0:39ed:fefd", LIT_ADDR, AC_INTERNET},
+    /* ISATAP under a public prefix */
+    {"2001:db8::5efe:127.0.0.1", LIT_ADDR, AC_LOOPBACK},
+    {"2001:db8::200:5efe:a9fe:a9fe", LIT_ADDR, AC_METADATA},
+    {"2001:db8::5efe:198.18.0.2", LIT_ADDR, AC_INTERNET},
+    {"fd00::5efe:10.0.0.1", LIT_ADDR, AC_PRIVATE},
     {"example.com", LIT_NAME, 0},
     {"xn--bcher-kva.example", LIT_NAME, 0},
     {"1x.example", LIT_NAME, 0},
@@ -94,15 +110,49 @@ static void test_rows(void **state)
 	}
 }
 
+/* One address, one spelling: a grant of an IPv4 address matches that
+ * address only, never an IPv6 form that embeds it (another machine). */
 static void test_equal(void **state)
 {
 	(void)state;
 	struct lnk_addr a, m;
-	addr_parse_literal("198.18.0.1", &a);
-	addr_parse_literal("::ffff:198.18.0.1", &m);
-	assert_true(addr_equal(&a, &m)); /* the mapped form is the same */
+	addr_parse_literal("198.18.1.2", &a);
+	const char *forms[] = {"::ffff:198.18.1.2", "2002:c612:102::2",
+			       "64:ff9b::c612:102", "::198.18.1.2",
+			       "2001:db8::5efe:198.18.1.2"};
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		addr_parse_literal(forms[i], &m);
+		if (addr_equal(&a, &m) || addr_equal(&m, &a))
+			fail_msg("%s equals 198.18.1.2", forms[i]);
+	}
+	addr_parse_literal("198.18.1.2", &m);
+	assert_true(addr_equal(&a, &m));
 	addr_parse_literal("198.18.0.2", &m);
 	assert_false(addr_equal(&a, &m));
+}
+
+static void test_embedded(void **state)
+{
+	(void)state;
+	struct lnk_addr a, e[ADDR_EMBED_MAX], v4;
+	char t[64];
+	addr_parse_literal("2001:0:c612:2:0:0:3f57:fefe", &a);
+	assert_int_equal(addr_embedded(&a, e), 2);
+	addr_format(&e[0], t, sizeof(t));
+	assert_string_equal(t, "198.18.0.2");
+	addr_format(&e[1], t, sizeof(t));
+	assert_string_equal(t, "192.168.1.1");
+	addr_parse_literal("198.18.1.2", &a);
+	assert_int_equal(addr_embedded(&a, e), 0);
+	addr_parse_literal("2001:db8::1", &a);
+	assert_int_equal(addr_embedded(&a, e), 0);
+	assert_false(addr_v4_mapped(&a, &v4));
+	addr_parse_literal("::ffff:198.18.1.2", &a);
+	assert_true(addr_v4_mapped(&a, &v4));
+	addr_format(&v4, t, sizeof(t));
+	assert_string_equal(t, "198.18.1.2");
+	addr_parse_literal("2002:c612:102::2", &a);
+	assert_false(addr_v4_mapped(&a, &v4));
 }
 
 static void test_in_net(void **state)
@@ -115,8 +165,11 @@ static void test_in_net(void **state)
 	addr_parse_literal("192.168.2.1", &a);
 	assert_false(addr_in_net(&a, &n, 24));
 	assert_true(addr_in_net(&a, &n, 16));
+	/* a LAN range is IPv4: no IPv6 form of its addresses is in it */
 	addr_parse_literal("::ffff:192.168.1.5", &a);
-	assert_true(addr_in_net(&a, &n, 24));
+	assert_false(addr_in_net(&a, &n, 24));
+	addr_parse_literal("2002:c0a8:105::1", &a);
+	assert_false(addr_in_net(&a, &n, 24));
 	addr_parse_literal("fd00::", &n);
 	addr_parse_literal("fd00::5", &a);
 	assert_true(addr_in_net(&a, &n, 8));
@@ -148,6 +201,7 @@ int main(void)
 	    cmocka_unit_test(loopback_sockaddr),
 	    cmocka_unit_test(test_rows),
 	    cmocka_unit_test(test_equal),
+	    cmocka_unit_test(test_embedded),
 	    cmocka_unit_test(test_in_net),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,8 +35,8 @@ static void on_call(const struct db_call_row *r, void *ud)
 static void on_wire(const struct db_wire_row *r, void *ud)
 {
 	struct collect *c = ud;
-	strv_pushf(&c->rows, "%s %lld %lld", r->sandbox, (long long)r->up,
-		   (long long)r->down);
+	strv_pushf(&c->rows, "%s %lld %lld %lld", r->sandbox, (long long)r->up,
+		   (long long)r->down, (long long)r->lookups);
 }
 
 /* Every database of this run lies under one folder, removed at the end:
@@ -119,7 +119,13 @@ static void test_batch(void **state)
 
 	assert_int_equal(db_traffic_read(db, 60, on_wire, &c, &err), 0);
 	assert_int_equal(c.rows.n, 1);
-	assert_string_equal(c.rows.v[0], "run-1 517 4821");
+	assert_string_equal(c.rows.v[0], "run-1 517 4821 0");
+	strv_free(&c.rows);
+	/* the lookups the wire sent upstream, with its counters */
+	b.lookups = 7;
+	assert_int_equal(db_flush(db, wid, &b, 517, 4821, false, &err), 0);
+	assert_int_equal(db_traffic_read(db, 60, on_wire, &c, &err), 0);
+	assert_string_equal(c.rows.v[0], "run-1 517 4821 7");
 	strv_free(&c.rows);
 	/* ended wires are not running */
 	assert_int_equal(db_flush(db, wid, &b, 600, 5000, true, &err), 0);

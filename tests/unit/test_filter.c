@@ -45,8 +45,9 @@ static const struct fake_route routes[] = {
     {"192.168.1.0", 24, ROUTE_LAN},
 };
 
-static enum route_where fake_where(const struct lnk_addr *a)
+static enum route_where fake_lookup(void *ud, const struct lnk_addr *a)
 {
+	(void)ud;
 	enum route_where w = ROUTE_INTERNET;
 	int best = -1;
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
@@ -60,6 +61,12 @@ static enum route_where fake_where(const struct lnk_addr *a)
 		}
 	}
 	return w;
+}
+
+/* The wire's answer for a: route.c's rules over the fake table. */
+static enum route_where fake_where(const struct lnk_addr *a)
+{
+	return route_where_with(fake_lookup, NULL, a);
 }
 
 /* The decision the wire makes for a host as sent and the address it
@@ -142,6 +149,60 @@ static void test_grants(void **state)
 	filter_free(&f);
 }
 
+/* Threat: a grant of one IPv4 address (or LAN range) widened to every
+ * IPv6 form that embeds it: [2002:c612:102::2] is a 6to4 relay's other
+ * machine, not 198.18.1.2. Embedded addresses only add refusals. */
+static void test_embedded_never_grants(void **state)
+{
+	(void)state;
+	static const char *const hosts[] = {"198.18.1.2", "198.18.0.2", NULL};
+	static const char *const lan[] = {"192.168.1.0/24", NULL};
+	struct filter f = make(hosts, lan);
+	assert_null(decide(&f, "198.18.0.2", NULL, 80));
+	const char *forms[] = {
+	    "2002:c612:2::1",
+	    "2002:c612:2::c612:2",
+	    "64:ff9b::c612:2",
+	    "::ffff:0:198.18.0.2",
+	    "::198.18.0.2",
+	    "::ffff:198.18.0.2",
+	    "2001:0:c612:2::39ed:fffd",
+	    "2001:db8::5efe:198.18.0.2",
+	    "2002:c0a8:105::1",
+	    "::ffff:192.168.1.5",
+	    "64:ff9b::192.168.1.5",
+	};
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+		if (!decide(&f, forms[i], NULL, 80))
+			fail_msg("%s allowed", forms[i]);
+	assert_string_equal(decide(&f, "2002:c612:2::1", NULL, 80),
+			    "host not in the sandbox's grants");
+	assert_null(decide(&f, "192.168.1.5", NULL, 80));
+	filter_free(&f);
+
+	/* under '*' an embedded address of this network or this machine
+	 * refuses; one of the internet is the internet */
+	static const char *const star[] = {"*", NULL};
+	f = make(star, NULL);
+	assert_null(decide(&f, "2002:c612:2::1", NULL, 80));
+	assert_non_null(decide(&f, "2002:c612:102::2", NULL, 80));  /* LAN */
+	assert_non_null(decide(&f, "2002:c612:4e09::1", NULL, 80)); /* here */
+	assert_non_null(decide(&f, "2001:0:c612:2::39ed:b1f6", NULL, 80));
+	assert_non_null(decide(&f, "2001:db8::5efe:198.18.78.9", NULL, 80));
+	assert_non_null(decide(&f, "2002:c0a8:105::1", NULL, 80));
+	assert_non_null(decide(&f, "2001:db8::5efe:10.1.1.1", NULL, 80));
+	filter_free(&f);
+
+	/* a [lan] grant of an IPv6 range may reach the embedding address,
+	 * but never what it embeds of this machine */
+	static const char *const lan6[] = {"2002::/16", NULL};
+	f = make(NULL, lan6);
+	assert_null(decide(&f, "2002:c0a8:105::1", NULL, 80));
+	assert_non_null(decide(&f, "2002:c612:4e09::1", NULL, 80));
+	assert_non_null(decide(&f, "2002:7f00:1::1", NULL, 80));
+	filter_free(&f);
+}
+
 /* This machine and its network as the routing table says, whatever the
  * address's class: '*' and host patterns never reach them, [lan] grants
  * reach the network but never this machine, and no route is a refusal. */
@@ -196,6 +257,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_grants),
 	    cmocka_unit_test(test_routes),
+	    cmocka_unit_test(test_embedded_never_grants),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

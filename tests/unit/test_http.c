@@ -138,6 +138,21 @@ static const struct bad bads[] = {
     {"GET http://x.test/ HTTP/1.1\r\n folded\r\n\r\n", 400},
     {"GET http://x.test/ HTTP/1.1\r\nNoColon\r\n\r\n", 400},
     {"G(T http://x.test/ HTTP/1.1\r\n\r\n", 400},
+    /* a request whose end the wire cannot know is not relayed */
+    {"POST http://x.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 411},
+    {"POST http://x.test/ HTTP/1.1\r\ntransfer-encoding: identity\r\n"
+     "Content-Length: 3\r\n\r\n",
+     411},
+    {"POST http://x.test/ HTTP/1.1\r\nContent-Length: 3\r\n"
+     "Content-Length: 4\r\n\r\n",
+     400},
+    {"POST http://x.test/ HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400},
+    {"POST http://x.test/ HTTP/1.1\r\nContent-Length: 3, 3\r\n\r\n", 400},
+    {"POST http://x.test/ HTTP/1.1\r\nContent-Length: 0x10\r\n\r\n", 400},
+    {"POST http://x.test/ HTTP/1.1\r\nContent-Length:\r\n\r\n", 400},
+    {"POST http://x.test/ HTTP/1.1\r\nContent-Length: "
+     "1234567890123456789\r\n\r\n",
+     400},
     {"\r\n\r\n", 400},
     {"GET http://x.test/\x01 HTTP/1.1\r\n\r\n", 400},
     {"GET http://x\\y.test/ HTTP/1.1\r\n\r\n", 400},
@@ -186,6 +201,28 @@ static void test_limits(void **state)
 	buf_free(&b);
 }
 
+/* Where a plain-HTTP request ends: its head and Content-Length bytes;
+ * what follows (a pipelined second request) is no part of it. */
+static void test_request_end(void **state)
+{
+	(void)state;
+	struct http_req r;
+	const char *two = "GET http://x.test/ HTTP/1.1\r\nHost: x.test\r\n\r\n"
+			  "GET / HTTP/1.1\r\nHost: other.test\r\n\r\n";
+	assert_int_equal(http_parse_head(two, strlen(two), &r), HTTP_DONE);
+	assert_int_equal(r.head_len, 45);
+	assert_int_equal(r.body_len, 0);
+	const char *post = "POST http://x.test/ HTTP/1.1\r\n"
+			   "content-length:  5 \r\nContent-Length: 5\r\n\r\n"
+			   "helloGET / HTTP/1.1\r\n\r\n";
+	assert_int_equal(http_parse_head(post, strlen(post), &r), HTTP_DONE);
+	assert_int_equal(r.body_len, 5);
+	/* CONNECT carries a tunnel, not a request body */
+	const char *c = "CONNECT x.test:443 HTTP/1.1\r\n"
+			"Transfer-Encoding: chunked\r\n\r\n";
+	assert_int_equal(http_parse_head(c, strlen(c), &r), HTTP_DONE);
+}
+
 /* Split at every byte: MORE until the last byte, then the same answer. */
 static void test_split(void **state)
 {
@@ -224,6 +261,7 @@ int main(void)
 	    cmocka_unit_test(test_bad),
 	    cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_split),
+	    cmocka_unit_test(test_request_end),
 	    cmocka_unit_test(test_error_response),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

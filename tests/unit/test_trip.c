@@ -269,6 +269,61 @@ static void thresholds_bounds(void **state)
 	    trip_note(&t, 0, TRIP_EV_METADATA, "169.254.169.254:80", NULL));
 }
 
+static bool lookup(struct trip *t, int64_t now, const char *name,
+		   struct trip_verdict *v)
+{
+	return trip_note(t, now, TRIP_EV_LOOKUP, name, v);
+}
+
+/* Threat: data carried out in the names looked up under a granted
+ * domain, with no connection: 50 different names under one domain within
+ * a minute trip, and the verdict names the domain. */
+static void lookups_burst_trips(void **state)
+{
+	(void)state;
+	struct trip t;
+	struct trip_verdict v;
+	char name[64];
+	trip_init(&t);
+	for (int i = 0; i < TRIP_NAMES - 1; i++) {
+		snprintf(name, sizeof(name), "c%d.x.leak.test", i);
+		assert_false(lookup(&t, 1000 + i * 100, name, NULL));
+	}
+	/* the same names again, and other domains, count nothing new */
+	for (int i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "c%d.x.leak.test", i % 10);
+		assert_false(lookup(&t, 7000, name, NULL));
+		snprintf(name, sizeof(name), "d%d.other%d.test", i, i);
+		assert_false(lookup(&t, 7000, name, NULL));
+	}
+	assert_true(lookup(&t, 8000, "C-last.Y.LEAK.test", &v));
+	assert_int_equal(v.rule, TRIP_DNS_NAMES);
+	assert_string_equal(v.target, "*.leak.test");
+	/* refusals do not count toward it, nor it toward them */
+	trip_reset(&t);
+	for (int i = 0; i < TRIP_NAMES + 10; i++) {
+		snprintf(name, sizeof(name), "n%d.slow.test", i);
+		/* one a 1.5 s: never 50 inside a minute of the first */
+		assert_false(
+		    lookup(&t, 100000 + (int64_t)i * 1500, name, NULL));
+	}
+	assert_false(trip_tripped(&t));
+}
+
+/* A normal program's lookups: a few names of many domains, often. */
+static void lookups_normal_work(void **state)
+{
+	(void)state;
+	struct trip t;
+	char name[64];
+	trip_init(&t);
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "h%d.site%d.test", i % 7, i % 40);
+		assert_false(lookup(&t, i * 10, name, NULL));
+	}
+	assert_false(trip_tripped(&t));
+}
+
 static void rule_names(void **state)
 {
 	(void)state;
@@ -279,7 +334,7 @@ static void rule_names(void **state)
 	assert_string_equal(trip_rule_text(TRIP_REFUSED_TARGETS),
 			    "too many different targets refused within 10 "
 			    "minutes");
-	for (int r = TRIP_REFUSED_RATE; r <= TRIP_METADATA; r++)
+	for (int r = TRIP_REFUSED_RATE; r <= TRIP_RULE_LAST; r++)
 		assert_int_equal(
 		    trip_rule_from_name(trip_rule_name((enum trip_rule)r)), r);
 	assert_int_equal(trip_rule_from_name("nope"), TRIP_NONE);
@@ -346,6 +401,8 @@ int main(void)
 	    cmocka_unit_test(thresholds_set_lower),
 	    cmocka_unit_test(thresholds_bounds),
 	    cmocka_unit_test(rule_names),
+	    cmocka_unit_test(lookups_burst_trips),
+	    cmocka_unit_test(lookups_normal_work),
 	    cmocka_unit_test(metadata_addresses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,260 @@
+"""The network's edges, end to end on the test network (nethosts.sh):
+an IPv4 grant never widens to the IPv6 forms that embed its address,
+every lookup the sandbox's resolver sends upstream is in the log, and a
+plain-HTTP connection carries one checked request, never a second one
+unchecked (docs/design.md, invariant 3 and "The transparent path").
+
+Every test runs as root and as an unprivileged user (tests/e2e/README)."""
+import json
+import subprocess
+import pathlib
+import re
+import textwrap
+import time
+
+import pytest
+
+PY = "/usr/bin/python3"
+ENV_FILE = pathlib.Path("/run/lnk-nethosts.env")
+
+
+def nethosts():
+    if not ENV_FILE.exists():
+        pytest.skip("no test hosts: run tests/e2e/nethosts.sh up as root")
+    return dict(line.partition("=")[::2]
+                for line in ENV_FILE.read_text().split())
+
+
+def py(lnk, code, *grants, f, timeout=90):
+    return lnk.run(*grants, "--", PY, "-c", textwrap.dedent(code),
+                   timeout=timeout, env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+
+
+def rows(lnk, *args):
+    out = lnk("sandbox", "log", "--json", "--lines", "100000", *args,
+              check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+CURL = "curl -s -o /dev/null -w '{t} %{{http_code}}\\n' http://{h}/hello.txt; "
+
+
+def test_ipv4_grant_never_reaches_its_6to4_form(lnk):
+    """Threat: `--internet-host 198.18.0.2` (or a [lan] grant of one
+    address) also grants every IPv6 form that embeds that address: the
+    6to4 [2002:c612:2::1] is a relay's other machine, NAT64 a
+    translator's, and none of them is the granted host."""
+    f = nethosts()
+    forms = ["[2002:c612:2::1]", "[64:ff9b::c612:2]", "[::198.18.0.2]",
+             "[2001:0:c612:2::39ed:fffd]", "[2001:db8::5efe:c612:2]"]
+    script = CURL.format(t="plain", h=f["ORIGIN_IP"])
+    script += "".join(CURL.format(t=h, h=h) for h in forms)
+    cp = lnk.run("--internet-host", f["ORIGIN_IP"], "--", "/bin/sh", "-c",
+                 script, timeout=90,
+                 env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    assert "plain 200" in cp.stdout, cp.stdout + cp.stderr
+    for h in forms:
+        assert f"{h} 403" in cp.stdout, cp.stdout + cp.stderr
+    got = {r["target"]: r["reason"] for r in rows(lnk, "--refused")}
+    for h in forms:
+        assert got.get(f"{h}:80") == "host not in the sandbox's grants", got
+
+    # a [lan] grant of the router's one address: not its 6to4 form
+    router6 = "[2002:c612:102::2]"
+    script = CURL.format(t="router", h=f["ROUTER_IP"]).replace(
+        "hello.txt", "router.txt")
+    script += CURL.format(t="six", h=router6)
+    cp = lnk.run("--lan-host", f["ROUTER_IP"], "--", "/bin/sh", "-c", script,
+                 timeout=90, env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    assert "router 200" in cp.stdout, cp.stdout + cp.stderr
+    assert "six 403" in cp.stdout, cp.stdout + cp.stderr
+    got = {r["target"]: r["reason"] for r in rows(lnk, "--refused")}
+    # not granted, and what it embeds is this machine's network
+    assert got.get(f"{router6}:80") in (
+        "host not in the sandbox's grants",
+        "address on this machine's network, not the internet"), got
+
+
+def test_mapped_address_of_a_dual_stack_socket_is_its_ipv4(lnk):
+    """A dual-stack client (an IPv6 socket, Java's default) connects to
+    ::ffff:198.18.0.2 without proxy settings: the kernel sends that to
+    198.18.0.2, so the grant of 198.18.0.2 (and the name the resolver
+    answered) covers it, and the log names the IPv4 address."""
+    f = nethosts()
+    code = f"""
+        import socket
+        for host in ["::ffff:{f['ORIGIN_IP']}", "::ffff:198.18.0.3"]:
+            s = socket.socket(socket.AF_INET6)
+            s.settimeout(10)
+            try:
+                s.connect((host, 80))
+                s.sendall(b"GET /hello.txt HTTP/1.0\\r\\n\\r\\n")
+                print(host, s.recv(100).split(b"\\r\\n")[0].decode())
+            except OSError as e:
+                print(host, "refused", e.errno)
+            s.close()
+    """
+    cp = py(lnk, code, "--internet-host", f["ORIGIN_IP"], f=f)
+    assert f"::ffff:{f['ORIGIN_IP']} HTTP/1.0 200" in cp.stdout, \
+        cp.stdout + cp.stderr
+    assert "::ffff:198.18.0.3 refused" in cp.stdout, cp.stdout + cp.stderr
+    ended = [r for r in rows(lnk) if r["outcome"] == "ended"]
+    assert any(r["target"] == f"{f['ORIGIN_IP']}:80" for r in ended), ended
+
+
+RAW = """
+import socket
+def raw(data, wait=10):
+    s = socket.create_connection(("127.0.0.1", 3128)); s.settimeout(wait)
+    s.sendall(data); out = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b: break
+            out += b
+    except OSError:
+        pass
+    s.close(); return out
+"""
+
+
+def test_pipelined_request_never_reaches_the_server(lnk):
+    """Threat: after a plain-HTTP request to a granted host, a second
+    request pipelined on the same connection (`Host: other.lnk-test`, a
+    path the log never shows) is relayed verbatim to the server, where a
+    shared address or a proxying server serves it. The server on
+    TELL_PORT answers with every byte it received."""
+    f = nethosts()
+    if "TELL_PORT" not in f:
+        pytest.skip("the test hosts predate the server on 8081: run "
+                    "tests/e2e/nethosts.sh tell (or up) as root")
+    url = f"http://origin.lnk-test:{f['TELL_PORT']}"
+    code = RAW + textwrap.dedent(f"""
+        print("one", raw(b"GET {url}/first HTTP/1.1\\r\\nHost: origin.lnk-test"
+                         b"\\r\\n\\r\\nGET /second HTTP/1.1\\r\\n"
+                         b"Host: other.lnk-test\\r\\n\\r\\n"))
+        print("body", raw(b"POST {url}/post HTTP/1.1\\r\\nContent-Length: 5"
+                          b"\\r\\n\\r\\nhelloGET /third HTTP/1.1\\r\\n"
+                          b"Host: other.lnk-test\\r\\n\\r\\n"))
+        print("chunked", raw(b"POST {url}/c HTTP/1.1\\r\\nTransfer-Encoding: "
+                             b"chunked\\r\\n\\r\\n5\\r\\nhello\\r\\n0\\r\\n\\r\\n"
+                             b"GET /fourth HTTP/1.1\\r\\n\\r\\n"))
+    """)
+    cp = py(lnk, code, "--internet-host", "origin.lnk-test", f=f)
+    out = cp.stdout
+    one = next(l for l in out.splitlines() if l.startswith("one "))
+    body = next(l for l in out.splitlines() if l.startswith("body "))
+    chunked = next(l for l in out.splitlines() if l.startswith("chunked "))
+    assert "GET /first HTTP/1.1" in one, out + cp.stderr
+    assert "/second" not in one and "other.lnk-test" not in one, one
+    assert "POST /post HTTP/1.1" in body and "hello" in body, body
+    assert "/third" not in body and "other.lnk-test" not in body, body
+    assert "411 Length Required" in chunked, chunked
+    assert "/fourth" not in chunked, chunked
+
+
+DNS_QUERIES = """
+import socket, struct, sys
+def ask(name, qtype=1):
+    q = struct.pack(">HHHHHH", 0x4c4e, 0x100, 1, 0, 0, 0) + b"".join(
+        bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\\0" + \\
+        struct.pack(">HH", qtype, 1)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(12)
+    s.sendto(q, ("127.0.0.1", 53))
+    try:
+        a = s.recv(512)
+    except OSError:
+        return "timeout"
+    return {0: "ok", 2: "servfail", 3: "nxdomain", 5: "refused"}.get(
+        a[3] & 15, str(a[3] & 15))
+"""
+
+
+def test_every_lookup_is_logged_and_a_burst_of_names_trips(lnk, work):
+    """Threat: under a granted wildcard (or '*') the program carries data
+    out in the names it asks the sandbox's resolver for: each went to the
+    upstream resolver with no log row, no traffic count and no tripwire.
+    Now each is a dns row (name and type), `traffic` counts them, and 50
+    different names under one domain within a minute pause the wire."""
+    f = nethosts()
+    code = DNS_QUERIES + textwrap.dedent("""
+        print("origin", ask("origin.lnk-test"), flush=True)
+        print("aaaa", ask("origin.lnk-test", 28), flush=True)
+        for i in range(60):
+            print("leak", i, ask("c%02d.leak.lnk-test" % i), flush=True)
+        print("done", flush=True)
+        sys.stdin.read()
+    """)
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", "dnsleak", "--internet-host",
+         "*.lnk-test", "--", PY, "-c", code],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=lnk.env({"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]}),
+        cwd=str(work))
+    try:
+        out = []
+        for line in p.stdout:
+            out.append(line.strip())
+            if line.startswith("done"):
+                break
+        text = "\n".join(out)
+        assert "origin ok" in text and "aaaa ok" in text, text
+        answers = [l.split()[2] for l in out if l.startswith("leak ")]
+        assert len(answers) == 60, text
+        # up to the 49th the name went upstream (this resolver knows none
+        # of them); the 50th tripped the wire, and from then on none leaves
+        assert "refused" not in answers[:49], text
+        assert set(answers[49:]) == {"refused"}, text
+        # traffic counts every lookup sent upstream, while it runs (the
+        # wire refreshes its counters each tick)
+        for _ in range(200):
+            mine = [w for w in map(json.loads, lnk(
+                "sandbox", "traffic", "--json",
+                check=True).stdout.splitlines())
+                if w["sandbox"] == "dnsleak"]
+            if mine and mine[0]["lookups"] >= 51:
+                break
+            time.sleep(0.1)
+        assert mine and mine[0]["lookups"] == 51, mine
+        assert " 51 " in lnk("sandbox", "traffic", check=True).stdout
+        assert "dnsleak" in lnk("sandbox", "paused", check=True).stdout
+    finally:
+        p.stdin.close()
+        err = p.stderr.read()
+        p.wait(timeout=30)
+    assert "too many different names looked up under one domain" in err, err
+    got = rows(lnk)
+    dns = {r["target"]: r for r in got if r["verb"] == "dns"}
+    assert dns["origin.lnk-test A"]["outcome"] == "ended", dns
+    assert dns["origin.lnk-test AAAA"]["outcome"] == "ended", dns
+    for i in range(49):
+        r = dns[f"c{i:02d}.leak.lnk-test A"]
+        assert r["outcome"] == "failed", r
+    r = dns["c49.leak.lnk-test A"]
+    assert r["outcome"] == "refused" and "paused" in r["reason"], r
+    text = lnk("sandbox", "log", "--lines", "1000", check=True).stdout
+    assert re.search(r"dns +c00\.leak\.lnk-test A +failed: name lookup "
+                     r"failed", text), text
+
+
+def test_a_flood_of_lookups_is_bounded_and_counted(lnk):
+    """Threat: a lookup row each, for as many names as the program likes,
+    fills the disk under ~/.lnk. The rows take the refusals' bound: a
+    burst of them one by one, then one a second, and the rest as one
+    count row, so the flood is never invisible."""
+    f = nethosts()
+    n = 1100
+    code = DNS_QUERIES + textwrap.dedent(f"""
+        got = [ask("c%d.d%d.lnk-test" % (i, i)) for i in range({n})]
+        print("answers", len(got), "refused", got.count("refused"))
+    """)
+    cp = py(lnk, code, "--internet-host", "*.lnk-test", f=f, timeout=240)
+    assert f"answers {n} refused 0" in cp.stdout, cp.stdout + cp.stderr
+    got = [r for r in rows(lnk) if r["verb"] == "dns"]
+    one_by_one = [r for r in got if r["target"] != "-"]
+    count = [r for r in got if r["target"] == "-"]
+    assert 1000 <= len(one_by_one) < n, len(one_by_one)
+    assert len(count) == 1, count
+    m = re.match(r"(\d+) more lookups, not logged one by one", count[0]["reason"])
+    assert m and len(one_by_one) + int(m.group(1)) == n, count
