@@ -101,6 +101,7 @@ struct shown {
 
 struct desk {
 	const struct desktop_in *in;
+	int sock;	    /* the broker's socket */
 	struct dbus_lib *L; /* libdbus, opened by this process (dbus_lib.h) */
 	DBusConnection *bus;
 	enum desktop_channel ch;
@@ -407,11 +408,14 @@ static void take_back(struct desk *d, struct shown *s)
 	forget(s);
 }
 
+/* The answer given on the screen, to the broker: the line is shorter
+ * than a message, so it goes whole or not at all. */
 static void answer(struct desk *d, struct shown *s, bool yes)
 {
-	struct lnk_err e = {0};
+	char m[16];
+	int n = snprintf(m, sizeof(m), "%c %s\n", yes ? 'y' : 'n', s->id);
 
-	(void)asks_answer(d->in->asks_dir, s->id, yes, asks_now_ms(), &e);
+	(void)send(d->sock, m, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 /* A signal of the notification server's: an action answers its question,
@@ -576,6 +580,7 @@ static void desktop_main(const struct desktop_in *in, int sock)
 		sock = 3;
 	}
 	close_from(4);
+	d.sock = sock;
 	/* Nothing of the program's folder: the dialog tool runs in "/",
 	 * where a relative search path (GTK's modules, the loader's) finds
 	 * nothing a sandbox wrote. */
