@@ -273,16 +273,19 @@ int answer_take(int listen_fd, char id[ASK_ID_LEN + 1], bool *yes, int *conn,
 		return err_set(err, -errno, "cannot take an answer: %s",
 			       strerror(errno));
 	}
-	/* Who it is, before anything it sent is read. */
-	if (answer_peer_check(s, why, sizeof(why)) < 0) {
-		answer_reply(s, ANSWER_REFUSED, why);
-		return 0;
-	}
+	/* Its message is taken off the socket first (a socket closed with a
+	 * message unread would reset the connection, and the answerer would
+	 * never read why it was refused), but nothing of it is looked at
+	 * before its sender is checked. */
 	struct pollfd pf = {.fd = s, .events = POLLIN};
 	int r;
 	while ((r = poll(&pf, 1, TAKE_WAIT_MS)) < 0 && errno == EINTR)
 		;
 	ssize_t n = r == 1 ? recv(s, m, sizeof(m), MSG_DONTWAIT) : -1;
+	if (answer_peer_check(s, why, sizeof(why)) < 0) {
+		answer_reply(s, ANSWER_REFUSED, why);
+		return 0;
+	}
 	if (n <= 0 || answer_line_parse(m, (size_t)n, id, yes) < 0) {
 		answer_reply(s, ANSWER_REFUSED,
 			     "that is no answer: send \"y ID\" or \"n ID\"");

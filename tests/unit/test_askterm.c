@@ -290,6 +290,59 @@ static void test_question_waits_a_turn(void **state)
 	assert_non_null(strstr(screen(f), "mytool x"));
 }
 
+/* The program pads its call so that the rows before the code would read
+ * as a harmless `git status --short`, on a terminal of 80x24 (the size
+ * when lnk cannot read it): the question on the screen fits 24 rows and
+ * 79 columns, starts with the tool and the first argument, and the row
+ * beside the code restates the call; no argument begins a row. */
+static void test_padded_question_fits_the_screen(void **state)
+{
+	struct fix *f = *state;
+	struct strv args = {0};
+	char pad[300];
+
+	strv_push(&args, "log");
+	strv_push(&args, "--output=/home/me/.bashrc");
+	memset(pad, ' ', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	for (int i = 0; i < 60; i++)
+		strv_push(&args, i % 2 ? pad : "\nlnk: sandbox box asks");
+	strv_push(&args, "status");
+	strv_push(&args, "--short");
+	ask_call(f, "abc240", &args);
+	strv_free(&args);
+	char *s = screen(f);
+	/* from the sandbox's row to the code typed: the question */
+	char *from = strstr(s, "lnk: sandbox box asks to run");
+	assert_non_null(from);
+	char *to = strstr(from, "lnk: code: ");
+	assert_non_null(to);
+	size_t rows = 1;
+	for (char *p = from; p < to; p++)
+		rows += *p == '\n';
+	assert_true(rows <= 23); /* and the row the cursor came from */
+	for (char *p = from, *e; (e = strstr(p, "\r\n")) && e < to;) {
+		assert_true(question_cols(p, (size_t)(e - p)) <= 79);
+		/* a row is lnk's, or the question's first line, or starts
+		 * with blanks and a number or lnk's fold */
+		assert_true(strncmp(p, "lnk: ", 5) == 0 ||
+			    strncmp(p, "mytool log ", 11) == 0 ||
+			    (p[0] == ' ' && p[1] == ' '));
+		p = e + 2;
+	}
+	char *first = strstr(from, "\r\n") + 2;
+	assert_true(
+	    strncmp(first, "mytool log ... (64 arguments), in /w", 36) == 0);
+	assert_non_null(strstr(first, "\r\n   1  log\r\n   2  "
+				      "'--output=/home/me/.bashrc'\r\n"));
+	assert_non_null(strstr(from, "arguments ("));
+	assert_non_null(
+	    strstr(from, "\r\nlnk: run mytool log ... (64 arguments), in /w\r\n"
+			 "lnk: type the code "));
+	askterm_keys(f->a, "\x1b", 1);
+	assert_int_equal(answered(f, "abc240"), 0);
+}
+
 static void test_null_is_no_terminal(void **state)
 {
 	(void)state;
@@ -316,6 +369,8 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_question_waits_a_turn, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_padded_question_fits_the_screen, setup, teardown),
 	    cmocka_unit_test(test_null_is_no_terminal),
 	};
 	return cmocka_run_group_tests(t, NULL, NULL);
