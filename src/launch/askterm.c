@@ -170,9 +170,10 @@ static void term_size(int fd, size_t *rows, size_t *cols)
 }
 
 /* lnk's rows around the question: the sandbox's line before it, the
- * call restated, the code, another shell's way and the code typed after
- * it, and the blank row TERM_SANE leaves. */
-#define ROWS_OF_LNK 6
+ * call restated (two rows: the call, its folder), the code, another
+ * shell's way and the code typed after it, and the blank row TERM_SANE
+ * leaves. */
+#define ROWS_OF_LNK 7
 
 /* The question's lines on the screen: the first always, then as many of
  * the others as fit in the rows left, the ones that do not said in one
@@ -246,8 +247,19 @@ static void next(struct askterm *a)
 		    "lnk: sandbox %s asks to run, outside, as you:", q.sandbox);
 		row(&b, l1, strlen(l1), cols);
 		body(&b, q.question, rows, cols);
-		_cleanup_free_ char *l2 = xasprintf("lnk: run %s", q.summary);
+		/* The summary's folder on a row of its own, so that a narrow
+		 * terminal cuts neither the call nor the folder away. */
+		char *in = strstr(q.summary, "), in ");
+		_cleanup_free_ char *l2 =
+		    in ? xasprintf("lnk: run %.*s", (int)(in + 1 - q.summary),
+				   q.summary)
+		       : xasprintf("lnk: run %s", q.summary);
 		row(&b, l2, strlen(l2), cols);
+		if (in) {
+			_cleanup_free_ char *dir =
+			    xasprintf("lnk:   in %s", in + 6);
+			row(&b, dir, strlen(dir), cols);
+		}
 		_cleanup_free_ char *l3 = xasprintf(
 		    "lnk: type the code %s and Enter within %lld s to allow "
 		    "it once (Esc: no)",

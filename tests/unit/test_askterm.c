@@ -148,8 +148,8 @@ static void test_code_allows_once(void **state)
 	assert_non_null(strstr(s, "asks to run, outside, as you:\r\n"
 				  "mytool issue ... (3 arguments), in /w\r\n"
 				  "  1  issue\r\n  2  close\r\n  3  7\r\n"));
-	assert_non_null(
-	    strstr(s, "lnk: run mytool issue ... (3 arguments), in /w\r\n"));
+	assert_non_null(strstr(s, "lnk: run mytool issue ... (3 arguments)\r\n"
+				  "lnk:   in /w\r\n"));
 	code_of(s, code);
 	for (size_t i = 0; i < 4; i++)
 		assert_non_null(strchr("acdefhjkmnprtwxy", code[i]));
@@ -336,9 +336,9 @@ static void test_padded_question_fits_the_screen(void **state)
 	assert_non_null(strstr(first, "\r\n   1  log\r\n   2  "
 				      "'--output=/home/me/.bashrc'\r\n"));
 	assert_non_null(strstr(from, "arguments ("));
-	assert_non_null(
-	    strstr(from, "\r\nlnk: run mytool log ... (64 arguments), in /w\r\n"
-			 "lnk: type the code "));
+	assert_non_null(strstr(from,
+			       "\r\nlnk: run mytool log ... (64 arguments)\r\n"
+			       "lnk:   in /w\r\nlnk: type the code "));
 	askterm_keys(f->a, "\x1b", 1);
 	assert_int_equal(answered(f, "abc240"), 0);
 }
