@@ -326,7 +326,7 @@ static void close_note(struct desk *d, struct shown *s)
  * Allow and Deny, and it gives up when the question expires. Everything
  * is built before the fork. */
 static void dialog(struct desk *d, struct shown *s, const char *title,
-		   const char *body)
+		   const char *body, const char *question, const char *tail)
 {
 	const char *tool = d->in->dialog;
 	const char *base = strrchr(tool, '/') ? strrchr(tool, '/') + 1 : tool;
@@ -335,7 +335,9 @@ static void dialog(struct desk *d, struct shown *s, const char *title,
 	strv_push(&argv, tool);
 	if (strcmp(base, "kdialog") == 0) {
 		/* Qt shows the entities of rich text as the characters they
-		 * stand for; <qt> makes the text rich text. */
+		 * stand for; <qt> makes the text rich text, where lines and
+		 * spaces would run together: the question is <pre>, its
+		 * lines and indentation kept. */
 		strv_push(&argv, "--title");
 		strv_push(&argv, title);
 		strv_push(&argv, "--yes-label");
@@ -343,7 +345,8 @@ static void dialog(struct desk *d, struct shown *s, const char *title,
 		strv_push(&argv, "--no-label");
 		strv_push(&argv, "Deny");
 		strv_push(&argv, "--yesno");
-		strv_pushf(&argv, "<qt>%s</qt>", body);
+		strv_pushf(&argv, "<qt><pre>%s</pre><p>%s</p></qt>", question,
+			   tail);
 	} else {
 		strv_push(&argv, "--question");
 		strv_pushf(&argv, "--title=%s", title);
@@ -389,15 +392,21 @@ static void show(struct desk *d, const char *id, const char *question)
 	_cleanup_free_ char *name = esc_dup(d->in->sandbox);
 	_cleanup_free_ char *title =
 	    xasprintf("lnk: sandbox %s asks to run, outside", name);
+	/* The question's lines as they are (question.h: bounded, each
+	 * argument on a numbered line), then what the buttons do. */
 	_cleanup_free_ char *q = markup(question);
-	_cleanup_free_ char *body = xasprintf(
-	    "%s\n\nAllow runs it once. Deny, or no answer within %u s, "
-	    "refuses it.",
-	    q, d->in->wait_s);
+	size_t ql = strlen(q);
+	while (ql && q[ql - 1] == '\n')
+		q[--ql] = '\0';
+	_cleanup_free_ char *tail =
+	    xasprintf("Allow runs it once. Deny, or no answer within %u s, "
+		      "refuses it.",
+		      d->in->wait_s);
+	_cleanup_free_ char *body = xasprintf("%s\n\n%s", q, tail);
 	if (d->ch == DESKTOP_NOTIFY && d->bus)
 		notify(d, s, title, body);
 	else if (d->ch == DESKTOP_DIALOG)
-		dialog(d, s, title, body);
+		dialog(d, s, title, body, q, tail);
 }
 
 static void take_back(struct desk *d, struct shown *s)
