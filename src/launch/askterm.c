@@ -154,6 +154,22 @@ static void row(struct buf *b, const char *s, size_t n, size_t cols)
 	buf_puts(b, "\r\n");
 }
 
+/* A row whose end matters as much as its start (a folder): cut in its
+ * middle, marked "[...]". */
+static void row_mid(struct buf *b, const char *s, size_t n, size_t cols)
+{
+	if (question_cols(s, n) <= cols || cols < 12) {
+		row(b, s, n, cols);
+		return;
+	}
+	size_t head = question_fit(s, n, (cols - 5) / 2);
+	size_t tail = question_fit_tail(s, n, cols - 5 - (cols - 5) / 2);
+	buf_append(b, s, head);
+	buf_puts(b, "[...]");
+	buf_append(b, s + tail, n - tail);
+	buf_puts(b, "\r\n");
+}
+
 /* The terminal's size, 80x24 when unknown; one column is left free, so
  * that a full row never leaves the cursor waiting to wrap. */
 static void term_size(int fd, size_t *rows, size_t *cols)
@@ -258,11 +274,11 @@ static void next(struct askterm *a)
 		if (in) {
 			_cleanup_free_ char *dir =
 			    xasprintf("lnk:   in %s", in + 6);
-			row(&b, dir, strlen(dir), cols);
+			row_mid(&b, dir, strlen(dir), cols);
 		}
 		_cleanup_free_ char *l3 = xasprintf(
-		    "lnk: type the code %s and Enter within %lld s to allow "
-		    "it once (Esc: no)",
+		    "lnk: to allow it once, type the code %s and Enter within "
+		    "%lld s (Esc: no)",
 		    a->code, (long long)((left + 999) / 1000));
 		row(&b, l3, strlen(l3), cols);
 		_cleanup_free_ char *l4 = xasprintf(

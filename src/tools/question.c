@@ -14,7 +14,7 @@
  * folder each keep their place on it. */
 #define HEAD_TOOL_COLS 24
 #define HEAD_ARG_COLS 40
-#define HEAD_DIR_COLS 56
+#define HEAD_DIR_COLS 120
 /* Bytes of an argument escaped to show its start: enough for any line. */
 #define ARG_PEEK (QUESTION_COLS * 4)
 
@@ -51,8 +51,7 @@ size_t question_fit(const char *s, size_t n, size_t cols)
 	return i;
 }
 
-/* The start of s that fits cols columns, from its end: its offset. */
-static size_t fit_tail(const char *s, size_t n, size_t cols)
+size_t question_fit_tail(const char *s, size_t n, size_t cols)
 {
 	size_t used = 0, i = n;
 
@@ -88,7 +87,8 @@ static char *word(const char *s, size_t cols)
 }
 
 /* A folder too long for its place: its start and its end, the cut
- * said. */
+ * marked "[...]" where it is (the person is told a part is not shown,
+ * never shown a path that could be another's). */
 static char *folder_word(const char *dir)
 {
 	_cleanup_free_ char *w = esc_word_dup(dir);
@@ -96,8 +96,8 @@ static char *folder_word(const char *dir)
 
 	if (question_cols(w, wl) <= HEAD_DIR_COLS)
 		return steal_ptr(&w);
-	size_t head = question_fit(w, wl, 20);
-	size_t tail = fit_tail(w, wl, HEAD_DIR_COLS - 20 - 5);
+	size_t head = question_fit(w, wl, 40);
+	size_t tail = question_fit_tail(w, wl, HEAD_DIR_COLS - 40 - 5);
 	return xasprintf("%.*s[...]%s", (int)head, w, w + tail);
 }
 

@@ -31,7 +31,7 @@
 #define QUESTION_ARGS_MAX (QUESTION_HEAD + QUESTION_TAIL + 1)
 /* The first line, the arguments (folded: head, one line, tail). */
 #define QUESTION_LINES (1 + QUESTION_ARGS_MAX)
-#define QUESTION_COLS 160
+#define QUESTION_COLS 240
 
 /* The question: QUESTION_LINES lines at most, each ended by '\n', each
  * printable (no control character, valid UTF-8) and at most QUESTION_COLS
@@ -43,7 +43,8 @@ char *question_text(const char *tool, const struct strv *args,
 		    const char *folder);
 
 /* One line, at most QUESTION_COLS columns: the tool, its first argument,
- * how many arguments, the folder: "git log ... (3 arguments), in /x".
+ * how many arguments, the folder: "git log ... (3 arguments), in /x". A
+ * folder of more than 120 columns shows its start and end around "[...]".
  * Allocated. */
 char *question_summary(const char *tool, const struct strv *args,
 		       const char *folder);
@@ -56,3 +57,7 @@ size_t question_cols(const char *s, size_t n);
 /* The longest start of s (n bytes) that takes at most cols columns, by
  * question_cols, ending on a whole character: its length in bytes. */
 size_t question_fit(const char *s, size_t n, size_t cols);
+
+/* Where the longest end of s (n bytes) that takes at most cols columns
+ * starts, on a whole character. */
+size_t question_fit_tail(const char *s, size_t n, size_t cols);

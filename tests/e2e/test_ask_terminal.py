@@ -456,7 +456,8 @@ def test_padded_long_question_shows_the_call_beside_the_code(lnk, pane,
     assert any(r.startswith("    2  '--output=") for r in rows), shown
     assert "lnk: run mytool log ... (305 arguments)" in rows, shown
     assert any(r.startswith("lnk:   in /") for r in rows), shown
-    assert any(r.startswith(f"lnk: type the code {code} and Enter")
+    assert any(r.startswith(
+        f"lnk: to allow it once, type the code {code} and Enter")
                for r in rows), shown
     assert "arguments (" in shown and "not shown" in shown, shown
     # no row wider than the terminal, and none of the program's
