@@ -23,6 +23,7 @@
 #include "net/grammar.h"
 #include "policy/dotfiles.h"
 #include "store/paths.h"
+#include "tools/allow.h"
 #include "tools/store.h"
 
 static const struct check_gap gaps[] = {
@@ -1094,9 +1095,10 @@ static void plan_network(const struct policy *p, const struct bait *b,
 }
 
 /* Tools (lnk-sandbox(1), TOOLS AND ASKING): a tool no grant names does
- * not exist, and check has no one to ask, so a granted tool's call
- * outside its allow list is refused, naming the command that allows it.
- * A tool granted whole has no call to refuse. */
+ * not exist, and check has no one to ask, so a granted tool's call that
+ * none of its patterns allows is refused, naming the command that allows
+ * it. A tool whose patterns allow the probe's call ('*') is not tried:
+ * the try would run the tool outside. */
 static void plan_tools(const struct policy *p, const char *home,
 		       struct check_list *l)
 {
@@ -1116,23 +1118,28 @@ static void plan_tools(const struct policy *p, const char *home,
 	add(l, "tools", CHECK_DENY, "open a file: URL in the browser",
 	    "tool\txdg-open\tfile:///etc/passwd");
 	for (size_t i = 0; i < t->n; i++) {
-		const char *sp = strchr(t->v[i], ' ');
-		bool whole = false;
-		if (!sp)
-			continue;
-		for (size_t j = 0; j < t->n; j++)
-			whole =
-			    whole || (strncmp(t->v[j], t->v[i],
-					      (size_t)(sp - t->v[i])) == 0 &&
-				      t->v[j][sp - t->v[i]] == '\0');
+		size_t nl = strcspn(t->v[i], " ");
 		bool dup = false;
 		for (size_t j = 0; j < i; j++)
-			dup = dup || strncmp(t->v[j], t->v[i],
-					     (size_t)(sp - t->v[i]) + 1) == 0;
-		_cleanup_free_ char *name =
-		    xstrndup(t->v[i], (size_t)(sp - t->v[i]));
+			dup = dup || (strncmp(t->v[j], t->v[i], nl) == 0 &&
+				      (t->v[j][nl] == ' ' || !t->v[j][nl]));
+		if (dup)
+			continue;
+		_cleanup_free_ char *name = xstrndup(t->v[i], nl);
+		struct tool_grant g = {.name = name};
+		for (size_t j = i; j < t->n; j++)
+			if (strncmp(t->v[j], name, nl) == 0 &&
+			    t->v[j][nl] == ' ')
+				strv_push(&g.allow, t->v[j] + nl + 1);
 		const struct strv *stored = tools_store_calls(&st, name);
-		if (whole || dup || (stored && strv_contains(stored, "*")))
+		for (size_t j = 0; stored && j < stored->n; j++)
+			strv_push(&g.allow, stored->v[j]);
+		struct strv probe = {0};
+		strv_push(&probe, "lnk-check-call");
+		bool runs = tools_allowed(&g, &probe);
+		strv_free(&probe);
+		strv_free(&g.allow);
+		if (runs)
 			continue;
 		snprintf(what, sizeof(what),
 			 "call %s outside its allow list, with no one to ask",

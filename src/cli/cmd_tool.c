@@ -29,9 +29,10 @@ static void usage(FILE *f)
 	    "refused when there is no one to ask. Kept in\n"
 	    "~/.lnk/sandbox/tools.toml, which you may edit.\n"
 	    "\n"
-	    "  --allow CALL   the leading arguments of the calls, such as\n"
-	    "                 'pr list' (every 'gh pr list ...'), or '*' for\n"
-	    "                 every call\n"
+	    "  --allow CALL   the whole call, its arguments as words: 'pr list'\n"
+	    "                 is exactly 'gh pr list'; '*' is any one argument,\n"
+	    "                 and as the last word any further ones ('pr view\n"
+	    "                 *'); '*' alone is every call\n"
 	    "  --json         list: [{\"tool\": \"gh\", \"allow\": [...]}, ...]\n",
 	    f);
 }
@@ -155,9 +156,9 @@ int cmd_tool(int argc, char **argv, const struct cli_ctx *cx)
 		return rc;
 	bool add = strcmp(verb, "add") == 0;
 	if (add && !call)
-		return bad(tool, ": give the calls that run at once: --allow "
-				 "'CALL' (its leading arguments), or --allow "
-				 "'*'");
+		return bad(tool, ": give the call that runs at once: --allow "
+				 "'CALL', its arguments as words ('pr list'), "
+				 "'*' for a free one");
 	if (call && tools_call_normalize(call, &norm, &err) < 0) {
 		warnx_("--allow: %s", err.msg);
 		return LNK_EXIT_USAGE;
@@ -166,15 +167,18 @@ int cmd_tool(int argc, char **argv, const struct cli_ctx *cx)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
 	if (add) {
 		r = tools_store_add(&s, tool, norm);
-		if (r == -EEXIST)
-			printf("%s: '%s' was allowed already\n", tool, norm);
+		if (r == -EEXIST) {
+			_cleanup_free_ char *q = esc_dup(norm);
+			printf("%s: '%s' was allowed already\n", tool, q);
+		}
 	} else {
 		r = tools_store_remove(&s, tool, norm);
 		if (r == -ENOENT) {
-			if (norm)
+			_cleanup_free_ char *q = norm ? esc_dup(norm) : NULL;
+			if (q)
 				warnx_("%s: no stored call '%s' (see 'lnk "
 				       "sandbox tool list')",
-				       tool, norm);
+				       tool, q);
 			else
 				warnx_("%s: no stored calls (see 'lnk sandbox "
 				       "tool list')",
@@ -189,17 +193,21 @@ int cmd_tool(int argc, char **argv, const struct cli_ctx *cx)
 		tools_store_free(&s);
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
 	}
-	if (r == 0 && add && strcmp(norm, "*") == 0)
-		printf("%s: every call runs at once in a sandbox that grants "
-		       "%s (--tool %s)\n",
-		       tool, tool, tool);
-	else if (r == 0 && add)
-		printf("%s: calls '%s ...' run at once in a sandbox that "
+	if (r == 0 && add) {
+		_cleanup_free_ char *w = tools_pattern_warning(tool, norm);
+		_cleanup_free_ char *q = esc_dup(norm);
+		printf("%s: the call '%s' runs at once in a sandbox that "
 		       "grants %s (--tool %s)\n",
-		       tool, norm, tool, tool);
-	else if (r == 0)
-		printf("%s: %s%s%s removed\n", tool, norm ? "'" : "every call",
-		       norm ? norm : "", norm ? "'" : "");
+		       tool, q, tool, tool);
+		/* Said once, where the person chose it: what a free
+		 * argument gives the program. */
+		if (w)
+			warnx_("%s", w);
+	} else if (r == 0) {
+		_cleanup_free_ char *q = norm ? esc_dup(norm) : NULL;
+		printf("%s: %s%s%s removed\n", tool, q ? "'" : "every call",
+		       q ? q : "", q ? "'" : "");
+	}
 	tools_store_free(&s);
 	return 0;
 }

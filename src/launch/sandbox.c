@@ -749,9 +749,17 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 				? LNK_EXIT_USAGE
 				: LNK_EXIT_FAIL,
 			    tools, status);
-	if (tools)
+	if (tools) {
+		/* What a pattern with free arguments gives the program, said
+		 * before it runs (tools/allow.h). */
+		struct strv tw = {0};
+		tools_plan_warnings(&s.tools.plan, &tw);
+		for (size_t i = 0; i < tw.n; i++)
+			warnx_("%s", tw.v[i]);
+		strv_free(&tw);
 		strv_pushf(&s.extra_env, "PATH=%s:%s", TOOLS_BIN_INSIDE,
 			   ENV_SANDBOX_PATH);
+	}
 	if (tools && s.tools.plan.pages.n)
 		strv_pushf(&s.extra_env, "BROWSER=%s/www-browser",
 			   TOOLS_BIN_INSIDE);

@@ -56,7 +56,9 @@ static const struct key_def table[K__COUNT] = {
 			   "a hosted model it may call through the wire, which "
 			   "adds your API key from outside: 'anthropic', "
 			   "'openai', or 'NAME=https://host/base' for one that "
-			   "speaks the OpenAI API"},
+			   "speaks the OpenAI API; a route carries model calls "
+			   "only (its provider's inference calls, or those "
+			   "listed after the URL: ' POST /path, GET /path')"},
     [K_LAN_HOSTS] = {K_LAN_HOSTS, "lan", "hosts", "--lan-host", "HOST", KT_LAN,
 		     MERGE_REPLACE,
 		     "a machine on this network: a name, an address or a "
@@ -68,8 +70,11 @@ static const struct key_def table[K__COUNT] = {
 			   "to, 1 to 65535"},
     [K_TOOLS_ALLOW] = {K_TOOLS_ALLOW, "tools", "allow", "--tool", "TOOL",
 		       KT_TOOLS, MERGE_REPLACE,
-		       "a tool that runs outside the sandbox, or 'tool "
-		       "subcommand...' to allow only those calls of it"},
+		       "a tool that runs outside the sandbox, as you: 'gh "
+		       "pr list' lets exactly that call run at once, 'gh pr "
+		       "view *' that command with any further arguments, "
+		       "'gh' only the calls stored with 'lnk sandbox tool "
+		       "add'; other calls ask"},
     [K_TOOLS_ASK_WAIT] = {K_TOOLS_ASK_WAIT, "tools", "ask_wait", "--ask-wait",
 			  "SECONDS", KT_COUNT, MERGE_REPLACE,
 			  "the seconds a tool's call or a page waits for your "
@@ -77,9 +82,9 @@ static const struct key_def table[K__COUNT] = {
 			  "unless your settings say)"},
     [K_BROWSER_OPEN] = {K_BROWSER_OPEN, "browser", "open", "--browser-open",
 			"URL", KT_URLS, MERGE_REPLACE,
-			"an http:// or https:// page (a prefix; '*.' before "
-			"the host for the names under it) it may open in "
-			"your browser"},
+			"an http:// or https:// page, and the pages below "
+			"it by whole path segments ('*.' before the host for "
+			"the names under it), it may open in your browser"},
     [K_COMMANDS_ALLOW] = {K_COMMANDS_ALLOW, "commands", "allow", "--command",
 			  "CMD", KT_COMMANDS, MERGE_REPLACE,
 			  "a program it may run: a name on PATH, an absolute "
@@ -382,12 +387,52 @@ static int check_lan(const char *s, size_t len, char **out, struct lnk_err *err)
 	return 0;
 }
 
-/* A tool, and optionally the call of it allowed: "gh" or "gh pr view". */
-static int check_tool(const char *s, size_t len, const char *q, char **out,
-		      struct lnk_err *err)
+const char *key_tool_word_why(const char *s, size_t len)
 {
+	const unsigned char *u = (const unsigned char *)s;
+
+	if (len == 0)
+		return "is empty, which a pattern cannot hold";
+	/* A word is matched whole: "a*" read as a glob would allow more than
+	 * the person meant, and read literally would never match. */
+	if (memchr(s, '*', len) && len != 1)
+		return "holds '*', which stands alone in a pattern, for one "
+		       "whole argument (it is never a glob)";
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t l = esc_utf8_next(u + i, len - i, &cp);
+		/* Controls, invisible and reordering characters, and bytes
+		 * that are not UTF-8 would show a word other than the one
+		 * matched, in a question, a hint or tools.toml. */
+		if (!l || esc_hidden(cp))
+			return "holds a control or invisible character, or a "
+			       "byte that is not UTF-8";
+		if (cp == ' ')
+			return "holds a space, which separates the words";
+		/* lnk reads no shell quoting: a quote would be matched as a
+		 * character the tool never sees, and breaks the hint's
+		 * quoting. */
+		if (cp == '\'' || cp == '"' || cp == '\\')
+			return "holds a quote or a backslash (lnk reads no "
+			       "shell quoting: write each argument as the "
+			       "tool receives it)";
+		i += l;
+	}
+	return NULL;
+}
+
+/* The pattern at s; q names the entry it came in (the whole --tool, or
+ * the pattern alone). */
+static int tool_pattern(const char *s, size_t len, const char *q, char **out,
+			struct lnk_err *err)
+{
+	char w[160];
 	struct buf b = {0};
 	size_t i = 0, words = 0;
+
+	*out = NULL;
+	if (memchr(s, '\0', len))
+		return BAD("%s holds a NUL character", q);
 	while (i < len) {
 		while (i < len && s[i] == ' ')
 			i++;
@@ -396,58 +441,99 @@ static int check_tool(const char *s, size_t len, const char *q, char **out,
 		size_t start = i;
 		while (i < len && s[i] != ' ')
 			i++;
-		for (size_t j = start; j < i; j++) {
-			unsigned char c = (unsigned char)s[j];
-			/* Control characters (tabs, newlines, escapes) would
-			 * hide what a prompt shows about the call. */
-			if (c < 0x20 || c == 0x7f) {
-				buf_free(&b);
-				return BAD("%s has a control character: a tool "
-					   "call is words separated by spaces",
-					   q);
-			}
-			if (words == 0 && (c == '/' || c >= 0x80)) {
-				buf_free(&b);
-				return BAD("%s: the tool is a name, such as "
-					   "'gh', not a path",
-					   q);
-			}
-			/* The name is a file's name inside (the tool's
-			 * client) and a word of a hint to run: plain. */
-			if (words == 0 &&
-			    (!(isalnum(c) || strchr("._+-", c)) ||
-			     (j == start && (c == '.' || c == '-')) ||
-			     i - start > 64)) {
-				buf_free(&b);
-				return BAD("%s: a tool's name is letters, "
-					   "digits, '.', '_', '+' and '-', not "
-					   "starting with '.' or '-'",
-					   q);
-			}
-			/* An argument that starts with '-' is an option,
-			 * after the words an allowed call names. */
-			if (words > 0 && j == start && c == '-') {
-				buf_free(&b);
-				return BAD("%s: a call is the leading words of "
-					   "the arguments, before any option",
-					   q);
-			}
+		const char *why = key_tool_word_why(s + start, i - start);
+		if (why) {
+			buf_free(&b);
+			net_quote(w, sizeof(w), s + start, i - start);
+			if (strstr(why, "control"))
+				return BAD("%s has a control character: its "
+					   "word %s %s",
+					   q, w, why);
+			return BAD("%s: its word %s %s", q, w, why);
 		}
-		if (words)
+		if (++words > KEY_TOOL_WORDS) {
+			buf_free(&b);
+			return BAD("%s has more than %d words", q,
+				   KEY_TOOL_WORDS);
+		}
+		if (b.len)
 			buf_putc(&b, ' ');
 		buf_append(&b, s + start, i - start);
-		words++;
 	}
 	if (!words) {
 		buf_free(&b);
-		return BAD("an empty tool: give its name, such as 'gh', or "
-			   "'gh pr view'");
+		return BAD("an empty call: give its words, such as 'pr list', "
+			   "or 'pr view *' for any further arguments");
 	}
-	if (b.len > 1024) {
+	if (b.len > KEY_TOOL_CALL) {
 		buf_free(&b);
-		return BAD("%s is too long for a tool call", q);
+		return BAD("%s is too long for a tool call (%d bytes at most)",
+			   q, KEY_TOOL_CALL);
 	}
 	*out = buf_steal(&b);
+	return 0;
+}
+
+int key_tool_pattern(const char *s, size_t len, char **out, struct lnk_err *err)
+{
+	char q[256];
+
+	net_quote(q, sizeof(q), s, len);
+	return tool_pattern(s, len, q, out, err);
+}
+
+/* A tool, and optionally a call of it that runs at once: "gh" (the
+ * calls stored for it), "gh pr list" (exactly that call), "gh pr view
+ * *" (with any further arguments). */
+static int check_tool(const char *s, size_t len, const char *q, char **out,
+		      struct lnk_err *err)
+{
+	size_t i = 0;
+
+	while (i < len && s[i] == ' ')
+		i++;
+	size_t start = i;
+	while (i < len && s[i] != ' ')
+		i++;
+	if (i == start)
+		return BAD("an empty tool: give its name, such as 'gh', or a "
+			   "call, such as 'gh pr list'");
+	for (size_t j = start; j < i; j++) {
+		unsigned char c = (unsigned char)s[j];
+		/* Control characters (tabs, newlines, escapes) would hide
+		 * what a prompt shows about the call. */
+		if (c < 0x20 || c == 0x7f)
+			return BAD("%s has a control character: a tool call "
+				   "is words separated by spaces",
+				   q);
+		if (c == '/' || c >= 0x80)
+			return BAD("%s: the tool is a name, such as 'gh', not "
+				   "a path",
+				   q);
+		/* The name is a file's name inside (the tool's client) and
+		 * a word of a hint to run: plain. */
+		if (!(isalnum(c) || strchr("._+-", c)) ||
+		    (j == start && (c == '.' || c == '-')) || i - start > 64)
+			return BAD("%s: a tool's name is letters, digits, '.', "
+				   "'_', '+' and '-', not starting with '.' "
+				   "or '-'",
+				   q);
+	}
+	size_t rest = i;
+	while (rest < len && s[rest] == ' ')
+		rest++;
+	if (rest == len) {
+		*out = xstrndup(s + start, i - start);
+		return 0;
+	}
+	_cleanup_free_ char *pat = NULL;
+	int r = tool_pattern(s + rest, len - rest, q, &pat, err);
+	if (r < 0)
+		return r;
+	if (i - start + 1 + strlen(pat) > KEY_TOOL_CALL)
+		return BAD("%s is too long for a tool call (%d bytes at most)",
+			   q, KEY_TOOL_CALL);
+	*out = xasprintf("%.*s %s", (int)(i - start), s + start, pat);
 	return 0;
 }
 

@@ -45,8 +45,8 @@ enum key_type {
 	KT_HOSTS,   /* internet host patterns: '*', name, '*.suffix' */
 	KT_LAN,	    /* LAN machines: name, address or CIDR, optional :port */
 	KT_PORTS,   /* loopback ports 1..65535 */
-	KT_TOOLS, /* "tool" or "tool call…": tools outside and calls allowed */
-	KT_URLS,  /* page patterns the program may open: http(s) URL prefix */
+	KT_TOOLS, /* "tool" or "tool pattern": tools outside and calls allowed */
+	KT_URLS,  /* pages the program may open: an http(s) page and below */
 	KT_COMMANDS, /* programs it may run: a name on PATH, a path, or '*' */
 	KT_ENV,	     /* environment variable names passed from lnk's */
 	KT_SIZE,     /* one size in bytes: "512M", "2G" (K, M, G, T: 1024s) */
@@ -91,6 +91,24 @@ const char *const *keys_sections(void);
  * key and always fails here. */
 int key_normalize(const struct key_def *d, const char *s, size_t len,
 		  char **out, struct lnk_err *err);
+
+/* A tool's call pattern (KT_TOOLS after the tool's name; tools.toml's
+ * calls): words, each matched whole against one argument, '*' alone for
+ * any one (or, last, any further ones). At most KEY_TOOL_WORDS words and
+ * KEY_TOOL_CALL bytes with the tool's name, so that a pattern, a hint to
+ * paste and a line of tools.toml stay readable. */
+#define KEY_TOOL_WORDS 64
+#define KEY_TOOL_CALL 1024
+/* Why the len bytes at s cannot be one word of a pattern, as a phrase
+ * ("holds a space"), or NULL when they can ('*' alone can: the
+ * wildcard). */
+const char *key_tool_word_why(const char *s, size_t len);
+/* Checks a pattern (words separated by spaces, at least one) into its
+ * normal form, words joined by one space. 0 or -EINVAL with a message
+ * naming the pattern and the word; the caller prefixes where it came
+ * from. */
+int key_tool_pattern(const char *s, size_t len, char **out,
+		     struct lnk_err *err);
 
 /* What a key takes, for `lnk sandbox permissions`: "list of folders". */
 const char *key_type_desc(enum key_type t);

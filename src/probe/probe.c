@@ -1105,7 +1105,7 @@ static void t_tool(const char *id, const char *tool, const char *arg)
 		report_errno(id, e, e == ENOENT || net_refusal(e));
 		return;
 	}
-	memcpy(msg, "LNKT", 4);
+	memcpy(msg, "LNKC", 4);
 	memcpy(msg + 4, &v, 4);
 	memcpy(msg + 8, &n, 4);
 	len =

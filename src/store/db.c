@@ -1,6 +1,7 @@
 #include "store/db.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -16,6 +17,7 @@
 struct db {
 	sqlite3 *h;
 	char *path;
+	int last_code; /* SQLite's code for the last failure (sql_err) */
 };
 
 static const char schema[] =
@@ -70,6 +72,7 @@ const char *db_damage_hint(int code)
 
 static int sql_err(struct db *db, struct lnk_err *err, const char *what)
 {
+	db->last_code = sqlite3_extended_errcode(db->h);
 	return err_set(err, -EIO, "database '%s': %s: %s%s", db->path, what,
 		       sqlite3_errmsg(db->h),
 		       db_damage_hint(sqlite3_extended_errcode(db->h)));
@@ -169,11 +172,11 @@ int db_setup(sqlite3 *h, const char *sql, int timeout_ms, char **msg)
 /* db_setup with sql, or -EIO with a message naming the file (and what a
  * damaged one needs). */
 static int setup_or_say(sqlite3 *h, const char *path, const char *sql,
-			struct lnk_err *err)
+			int wait_ms, struct lnk_err *err)
 {
 	char *msg = NULL;
 
-	if (db_setup(h, sql, 10000, &msg) == SQLITE_OK)
+	if (db_setup(h, sql, wait_ms, &msg) == SQLITE_OK)
 		return 0;
 	int r = err_set(err, -EIO, "database '%s': %s%s", path,
 			msg ? msg : "cannot set it up",
@@ -183,6 +186,12 @@ static int setup_or_say(sqlite3 *h, const char *path, const char *sql,
 }
 int db_open(const char *path, bool readonly, struct db **out,
 	    struct lnk_err *err)
+{
+	return db_open_wait(path, readonly, 10000, out, err);
+}
+
+int db_open_wait(const char *path, bool readonly, int wait_ms, struct db **out,
+		 struct lnk_err *err)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
@@ -210,7 +219,7 @@ int db_open(const char *path, bool readonly, struct db **out,
 	}
 	/* Many wires and readers at once: wait for a lock instead of
 	 * failing, and let readers run beside the writer (WAL). */
-	sqlite3_busy_timeout(db->h, 10000);
+	sqlite3_busy_timeout(db->h, wait_ms);
 	/* The last connection to close would checkpoint the WAL into the
 	 * database, with an fsync of each, at the end of every wire (and of
 	 * every `lnk sandbox log`): the slowest part of a sandbox's end. The
@@ -219,12 +228,13 @@ int db_open(const char *path, bool readonly, struct db **out,
 	/* the pragmas alone first (retried while a new file is switched to
 	 * WAL by another opener): the version is read before any table is
 	 * made */
-	if (!readonly && (r = setup_or_say(db->h, path, "", err)) < 0)
+	if (!readonly && (r = setup_or_say(db->h, path, "", wait_ms, err)) < 0)
 		goto fail;
 	r = db_schema_check(db->h, path, !readonly, err);
 	if (r < 0)
 		goto fail;
-	if (!readonly && (r = setup_or_say(db->h, path, schema, err)) < 0)
+	if (!readonly &&
+	    (r = setup_or_say(db->h, path, schema, wait_ms, err)) < 0)
 		goto fail;
 	*out = db;
 	return 0;
@@ -455,6 +465,13 @@ struct db_writer {
 	size_t unwritten; /* ops the writer holds and could not commit */
 	size_t dropped;	  /* refusals not kept (over DB_BACKLOG_MAX) */
 	bool running;	  /* the thread was started */
+	/* The log's reserve (DB_RESERVE_BYTES of its file system, held in
+	 * <log>-reserve): freed when a commit finds the disk full, so the
+	 * calls already carried are written after all, and made again when
+	 * there is room. While it is spent, new calls are refused
+	 * (db_writer_health). Only the writer thread touches these. */
+	int reserve_fd;
+	bool reserve_spent; /* under lock: health reads it */
 };
 
 /* Written nowhere but here: the calls of a wire that ends while its log
@@ -493,6 +510,21 @@ static void say_unwritten(const struct db_batch *b, size_t dropped,
 			dropped);
 }
 
+/* Whether the last failure was the file system's (full, or a write
+ * that failed), which the reserve's room can help with, and not a lock. */
+static bool disk_trouble(const struct db *db)
+{
+	int c = db->last_code & 0xff;
+	return c == SQLITE_FULL || c == SQLITE_IOERR;
+}
+
+/* The reserve's room, taken (again). 0 or -errno. */
+static int reserve_take(int fd)
+{
+	int r = posix_fallocate(fd, 0, DB_RESERVE_BYTES);
+	return -r;
+}
+
 static void *writer_main(void *arg)
 {
 	struct db_writer *w = arg;
@@ -521,6 +553,19 @@ static void *writer_main(void *arg)
 		 * the end, a few more tries for space to come back. */
 		int r =
 		    db_flush(w->db, w->wire_id, &mine, up, down, stop, &err);
+		/* The disk is full: the reserve's room is given to the log
+		 * now, so the calls already carried are written; the wire
+		 * refuses new ones until the reserve is whole again. */
+		bool spent = w->reserve_spent;
+		if (r < 0 && disk_trouble(w->db) && w->reserve_fd >= 0 &&
+		    !spent && ftruncate(w->reserve_fd, 0) == 0) {
+			spent = true;
+			r = db_flush(w->db, w->wire_id, &mine, up, down, stop,
+				     &err);
+		}
+		if (r == 0 && spent && w->reserve_fd >= 0 &&
+		    reserve_take(w->reserve_fd) == 0)
+			spent = false; /* room again: calls go on */
 		for (int i = 0; r < 0 && stop && i < 4; i++) {
 			struct timespec pause = {0, 250 * 1000000L};
 			nanosleep(&pause, NULL);
@@ -529,6 +574,7 @@ static void *writer_main(void *arg)
 		}
 		pthread_mutex_lock(&w->lock);
 		w->last_error = r;
+		w->reserve_spent = spent;
 		if (r < 0)
 			snprintf(w->why, sizeof(w->why), "%s", err.msg);
 		w->unwritten = mine.n;
@@ -558,6 +604,12 @@ int db_writer_open(const char *path, const char *sandbox, long pid,
 		return r;
 	}
 	w->interval_ms = interval_ms ? interval_ms : 250;
+	/* One reserve for every wire of this log: a full disk spends it
+	 * once, whichever wire finds it full first. */
+	_cleanup_free_ char *rp = xasprintf("%s-reserve", path);
+	w->reserve_fd =
+	    open(rp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	w->reserve_spent = w->reserve_fd < 0 || reserve_take(w->reserve_fd) < 0;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	*out = w;
@@ -623,6 +675,11 @@ int db_writer_health(struct db_writer *w, size_t *backlog, char *why,
 	*backlog = w->unwritten + w->pending.n;
 	if (r < 0)
 		snprintf(why, cap, "%s", w->why);
+	if (r == 0 && w->reserve_spent) {
+		snprintf(why, cap,
+			 "the disk is full: the call log's reserve is in use");
+		r = -ENOSPC;
+	}
 	pthread_mutex_unlock(&w->lock);
 	if (r >= 0 && *backlog >= DB_BACKLOG_MAX) {
 		snprintf(why, cap, "%zu calls wait to be written", *backlog);
@@ -649,6 +706,8 @@ void db_writer_stop(struct db_writer *w)
 	}
 	db_batch_free(&w->pending);
 	db_close(w->db);
+	if (w->reserve_fd >= 0)
+		close(w->reserve_fd);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->cond);
 	free(w);
@@ -698,6 +757,43 @@ int db_record(struct db *db, const char *sandbox, struct db_batch *b,
 out:
 	sqlite3_finalize(ins);
 	return tx_end(db, r, b, err);
+}
+
+int db_record_call(struct db *db, const char *sandbox, const char *verb,
+		   const char *target, enum db_outcome o, const char *reason,
+		   int64_t *row, struct lnk_err *err)
+{
+	struct db_batch b = {0};
+	int r;
+
+	db_batch_call(&b, 0, time(NULL), verb, target, o, reason, 0, 0);
+	r = db_record(db, sandbox, &b, err);
+	if (r == 0)
+		*row = sqlite3_last_insert_rowid(db->h);
+	db_batch_free(&b);
+	return r;
+}
+
+int db_record_end(struct db *db, int64_t row, enum db_outcome o,
+		  const char *reason, struct lnk_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	char why[DB_REASON_MAX];
+	int r = 0;
+
+	copy_str(why, sizeof(why), reason ? reason : "");
+	if (sqlite3_prepare_v2(db->h,
+			       "UPDATE calls SET outcome = ?1, reason = ?2 "
+			       "WHERE id = ?3 AND wire = 0",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_err(db, err, "cannot prepare the log statements");
+	sqlite3_bind_text(st, 1, db_outcome_name(o), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, why, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, row);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		r = sql_err(db, err, "cannot record how a call ended");
+	sqlite3_finalize(st);
+	return r;
 }
 
 struct db_queue {

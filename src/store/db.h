@@ -86,6 +86,10 @@ const char *db_damage_hint(int sqlite_code);
  * readonly, a missing file is -ENOENT and nothing is created. */
 int db_open(const char *path, bool readonly, struct db **out,
 	    struct lnk_err *err);
+/* The same, waiting at most wait_ms for another connection's lock
+ * (db_open waits 10 s). */
+int db_open_wait(const char *path, bool readonly, int wait_ms, struct db **out,
+		 struct lnk_err *err);
 void db_close(struct db *db);
 
 enum db_outcome {
@@ -164,6 +168,9 @@ void db_writer_submit(struct db_writer *w, struct db_batch *b, uint64_t up,
  * commit keeps its entries and is tried again each interval; *backlog is
  * how many wait. */
 #define DB_WHY_MAX 192
+/* The room a writer keeps for the log in <log>-reserve: given back when
+ * the disk fills, so the calls already carried are still written. */
+#define DB_RESERVE_BYTES (1 << 20)
 #define DB_BACKLOG_MAX 65536
 int db_writer_health(struct db_writer *w, size_t *backlog, char *why,
 		     size_t cap);
@@ -180,6 +187,18 @@ void db_writer_stop(struct db_writer *w);
  * b in one transaction; b is emptied on success. 0 or -errno. */
 int db_record(struct db *db, const char *sandbox, struct db_batch *b,
 	      struct lnk_err *err);
+
+/* One call outside any wire, written now in a transaction of its own
+ * (wire 0, as db_record): for a channel that must not carry a call whose
+ * row is not written first (the tools broker). *row names it for
+ * db_record_end. target and reason are cut to the log's sizes. 0 or -errno
+ * (a lock held past the connection's busy wait, a full disk). */
+int db_record_call(struct db *db, const char *sandbox, const char *verb,
+		   const char *target, enum db_outcome o, const char *reason,
+		   int64_t *row, struct lnk_err *err);
+/* How the call of db_record_call ended. 0 or -errno. */
+int db_record_end(struct db *db, int64_t row, enum db_outcome o,
+		  const char *reason, struct lnk_err *err);
 
 /* A queue for db_record, written by a thread of its own, so that whoever
  * adds to it (the guard's workers, while the program waits) never waits

@@ -11,6 +11,7 @@
 
 #include "common/buf.h"
 #include "common/esc.h"
+#include "policy/keys.h"
 #include "tools/reach.h"
 #include "tools/store.h"
 
@@ -176,9 +177,9 @@ int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 				return -EINVAL;
 			}
 		}
-		if (!sp)
-			g->any = true;
-		else if (!strv_contains(&g->allow, sp + 1))
+		/* The bare name grants the tool with the calls stored for
+		 * it, none of its own: never every call. */
+		if (sp && !strv_contains(&g->allow, sp + 1))
 			strv_push(&g->allow, sp + 1);
 	}
 	/* Pages: the clients a program calls to open one, and the desktop's
@@ -206,12 +207,9 @@ int tools_plan_make(const struct policy *p, const struct tools_store *stored,
 	for (size_t i = 0; stored && i < out->n; i++) {
 		struct tool_grant *g = &out->t[i];
 		const struct strv *s = tools_store_calls(stored, g->name);
-		for (size_t j = 0; s && j < s->n; j++) {
-			if (strcmp(s->v[j], "*") == 0)
-				g->any = true;
-			else if (!strv_contains(&g->allow, s->v[j]))
+		for (size_t j = 0; s && j < s->n && !g->page; j++)
+			if (!strv_contains(&g->allow, s->v[j]))
 				strv_push(&g->allow, s->v[j]);
-		}
 	}
 	return 0;
 }
@@ -228,81 +226,223 @@ void tools_plan_free(struct tools_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* How many words of call are args' leading ones, or 0 when they differ. */
-static size_t prefix_words(const char *call, const struct strv *args)
+/* Whether pattern (normal: words joined by one space) matches the whole
+ * call: each word the argument equal to it, '*' any one argument, a last
+ * '*' any number of further ones. */
+static bool pattern_matches(const char *pat, const struct strv *args)
 {
 	size_t w = 0;
-	const char *s = call;
+	const char *s = pat;
 
 	while (*s) {
 		const char *e = strchr(s, ' ');
 		size_t n = e ? (size_t)(e - s) : strlen(s);
-		if (w >= args->n || strlen(args->v[w]) != n ||
-		    memcmp(args->v[w], s, n) != 0)
-			return 0;
+		if (n == 1 && s[0] == '*') {
+			if (!e)
+				return true; /* the rest, whatever it is */
+		} else if (w >= args->n || strlen(args->v[w]) != n ||
+			   memcmp(args->v[w], s, n) != 0) {
+			return false;
+		}
+		if (w >= args->n)
+			return false; /* a '*' inside: one argument, none here */
 		w++;
 		s += n;
 		if (*s == ' ')
 			s++;
 	}
-	return w;
+	return w == args->n;
 }
 
-bool tools_allowed(const struct tool_grant *g, const struct strv *args,
-		   size_t *matched)
+bool tools_allowed(const struct tool_grant *g, const struct strv *args)
 {
-	size_t best = 0;
-
-	*matched = 0;
-	for (size_t i = 0; i < g->allow.n; i++) {
-		size_t w = prefix_words(g->allow.v[i], args);
-		if (w > best)
-			best = w;
-	}
-	if (best) {
-		*matched = best;
-		return true;
-	}
-	return g->any;
+	for (size_t i = 0; i < g->allow.n; i++)
+		if (pattern_matches(g->allow.v[i], args))
+			return true;
+	return false;
 }
 
-static bool plain_word(const char *s)
+static bool has_star(const char *pat)
 {
-	if (!*s || *s == '-' || strlen(s) > 64)
-		return false;
-	for (; *s; s++) {
-		char c = *s;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || strchr("._:@=+-", c)))
-			return false;
-	}
-	return true;
+	for (const char *s = pat; *s; s++)
+		if (*s == '*' && (s == pat || s[-1] == ' ') &&
+		    (!s[1] || s[1] == ' '))
+			return true;
+	return false;
 }
 
-char *tools_hint_call(const struct strv *args)
+char *tools_pattern_warning(const char *tool, const char *pattern)
 {
 	struct buf b = {0};
+	const char *star = strstr(pattern, "*");
 
-	for (size_t i = 0; i < args->n && i < 2 && plain_word(args->v[i]);
-	     i++) {
-		if (i)
-			buf_putc(&b, ' ');
-		buf_puts(&b, args->v[i]);
+	if (!has_star(pattern))
+		return NULL;
+	/* The words before the first '*': the command the grant names. */
+	size_t lead = star && star > pattern ? (size_t)(star - pattern) - 1 : 0;
+	bool only_last = star && !star[1];
+	bool first_free = star == pattern;
+
+	buf_puts(&b, "tool ");
+	esc_append(&b, tool, strlen(tool), ESC_TEXT);
+	buf_puts(&b, ", '");
+	esc_append(&b, pattern, strlen(pattern), ESC_TEXT);
+	buf_puts(&b, "': the program may run ");
+	if (strcmp(pattern, "*") == 0) {
+		buf_puts(&b, "every call of ");
+		esc_append(&b, tool, strlen(tool), ESC_TEXT);
+		buf_puts(&b, " it likes, outside the sandbox, as you, with "
+			     "your credentials: every command and option "
+			     "of it");
+	} else if (only_last && lead) {
+		esc_append(&b, tool, strlen(tool), ESC_TEXT);
+		buf_putc(&b, ' ');
+		esc_append(&b, pattern, lead, ESC_TEXT);
+		buf_puts(&b, " with any further arguments it likes, outside "
+			     "the sandbox, as you: every option of that "
+			     "command");
+	} else {
+		esc_append(&b, tool, strlen(tool), ESC_TEXT);
+		buf_puts(&b, " with any argument it likes where '*' stands, "
+			     "an option too, outside the sandbox, as you");
 	}
-	if (!b.len)
-		buf_puts(&b, "*");
+	/* What the common tools' options reach past the call: the threat
+	 * is the person reading "git log" and granting a file write. */
+	if (strcmp(tool, "git") == 0)
+		buf_puts(&b, "; for git that includes --output (writes any "
+			     "file you can write), --no-index (reads any "
+			     "file you can read), and -c, -C and "
+			     "--exec-path (run any program, in any "
+			     "repository)");
+	else if (strcmp(tool, "gh") == 0 && first_free)
+		buf_puts(&b, "; for gh that is every API call your token "
+			     "allows (gh api), in any repository");
+	else if (strcmp(tool, "gh") == 0)
+		buf_puts(&b, "; for gh that includes --repo: any repository "
+			     "your token reaches");
+	else
+		buf_puts(&b, "; an option can name a file the tool writes or "
+			     "reads, or a program it runs");
 	return buf_steal(&b);
 }
 
-char *tools_log_target(const char *tool, const struct strv *args,
-		       size_t matched)
+void tools_plan_warnings(const struct tools_plan *p, struct strv *out)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct tool_grant *g = &p->t[i];
+		bool all = strv_contains(&g->allow, "*");
+		for (size_t j = 0; j < g->allow.n; j++) {
+			if (all && strcmp(g->allow.v[j], "*") != 0)
+				continue; /* said by the '*' line */
+			char *w = tools_pattern_warning(g->name, g->allow.v[j]);
+			if (w)
+				strv_push_take(out, w);
+		}
+	}
+}
+
+/* " ... (+K more arguments, B bytes)" for the arguments from `from`. */
+static void fold_note(char *dst, size_t cap, const struct strv *args,
+		      size_t from)
+{
+	size_t bytes = 0;
+
+	for (size_t i = from; i < args->n; i++)
+		bytes += strlen(args->v[i]);
+	snprintf(dst, cap, " ... (+%zu more argument%s, %zu bytes)",
+		 args->n - from, args->n - from == 1 ? "" : "s", bytes);
+}
+
+char *tools_call_text(const char *tool, const struct strv *args, size_t max)
 {
 	struct buf b = {0};
+	struct strv words = {0};
+	char note[96];
+	size_t all;
 
-	buf_puts(&b, tool);
-	for (size_t i = 0; i < matched && i < args->n; i++) {
-		buf_putc(&b, ' ');
-		buf_puts(&b, args->v[i]);
+	esc_append(&b, tool, strlen(tool), ESC_TEXT);
+	all = b.len;
+	for (size_t i = 0; i < args->n; i++) {
+		strv_push_take(&words, esc_word_dup(args->v[i]));
+		all += 1 + strlen(words.v[i]);
 	}
+	size_t i = 0;
+	for (; i < args->n; i++) {
+		size_t wl = strlen(words.v[i]);
+		if (all > max) {
+			fold_note(note, sizeof(note), args, i + 1);
+			if (b.len + 1 + wl + strlen(note) > max)
+				break;
+		}
+		buf_putc(&b, ' ');
+		buf_append(&b, words.v[i], wl);
+	}
+	if (i < args->n) {
+		fold_note(note, sizeof(note), args, i);
+		buf_puts(&b, note);
+	}
+	strv_free(&words);
+	return buf_steal(&b);
+}
+
+char *tools_refusal_text(const struct tool_grant *g, const struct strv *args)
+{
+	char why[256] = "";
+	size_t bytes = strlen(g->name);
+
+	if (args->n == 0)
+		snprintf(why, sizeof(why),
+			 "it has no arguments, and only '*' (every call of "
+			 "%s) would match it",
+			 g->name);
+	else if (args->n > KEY_TOOL_WORDS)
+		snprintf(why, sizeof(why),
+			 "it has %zu arguments, more than a stored call "
+			 "holds (%d)",
+			 args->n, KEY_TOOL_WORDS);
+	for (size_t i = 0; !why[0] && i < args->n; i++) {
+		const char *a = args->v[i];
+		const char *w = strcmp(a, "*") == 0
+				    ? "is '*', which in a pattern stands for "
+				      "any argument"
+				    : key_tool_word_why(a, strlen(a));
+		if (w)
+			snprintf(why, sizeof(why), "its argument %zu %s", i + 1,
+				 w);
+		bytes += 1 + strlen(a);
+	}
+	if (!why[0] && bytes > KEY_TOOL_CALL)
+		snprintf(why, sizeof(why),
+			 "it is longer than a stored call may be (%d bytes)",
+			 KEY_TOOL_CALL);
+
+	struct buf b = {0};
+	if (!why[0]) {
+		/* Every argument is a word a pattern holds as it is: the
+		 * pattern is exactly this call, nothing after it. */
+		buf_printf(&b,
+			   "this call is not in %s's allow list, and there "
+			   "is no one to ask; to let exactly this call "
+			   "through, run outside the sandbox: lnk sandbox "
+			   "tool add %s --allow '",
+			   g->name, g->name);
+		for (size_t i = 0; i < args->n; i++) {
+			if (i)
+				buf_putc(&b, ' ');
+			esc_append(&b, args->v[i], strlen(args->v[i]),
+				   ESC_TEXT);
+		}
+		buf_putc(&b, '\'');
+		return buf_steal(&b);
+	}
+	_cleanup_free_ char *call = tools_call_text(g->name, args, 300);
+	buf_printf(&b,
+		   "this call (%s) is not in %s's allow list, and there is "
+		   "no one to ask; it cannot be stored as a call of its own: "
+		   "%s. Answer it when asked (run the sandbox where lnk can "
+		   "ask: on a terminal or a desktop), or write a pattern "
+		   "with '*' for its free arguments (lnk-sandbox(1), TOOLS "
+		   "AND ASKING)",
+		   call, g->name, why);
 	return buf_steal(&b);
 }

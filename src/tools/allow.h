@@ -14,12 +14,11 @@ struct tool_grant {
 	char *name;	   /* "gh": a plain name (tools_name_ok) */
 	char *path;	   /* the real program, absolute, found on lnk's PATH
 			    * when the sandbox starts */
-	bool any;	   /* every call runs at once */
 	bool page;	   /* a page client: path is the desktop's opener
 			    * (xdg-open), NULL when this machine has none */
-	struct strv allow; /* else: calls whose leading arguments are one of
-			    * these ("pr", "pr list"), words joined by one
-			    * space */
+	struct strv allow; /* the calls that run at once: patterns
+			    * (tools_allowed), words joined by one space,
+			    * from the grant and tools.toml */
 };
 
 struct tools_plan {
@@ -50,15 +49,37 @@ void tools_plan_free(struct tools_plan *p);
 const struct tool_grant *tools_plan_find(const struct tools_plan *p,
 					 const char *name);
 
-/* Whether a call (args: argv[1..]) runs at once. *matched is how many
- * leading arguments the allowed call named (0 for a tool allowed whole). */
-bool tools_allowed(const struct tool_grant *g, const struct strv *args,
-		   size_t *matched);
-/* The call to name in `lnk sandbox tool add TOOL --allow CALL` for args:
- * up to its first two leading words that are plain (letters, digits and
- * ". _ : @ = + -", not starting with '-'), else "*". Never more of the
- * argv, which can hold secrets. Freed by the caller. */
-char *tools_hint_call(const struct strv *args);
-/* The call log's target: the tool and its first `matched` arguments. */
-char *tools_log_target(const char *tool, const struct strv *args,
-		       size_t matched);
+/* Whether a call (args: argv[1..]) runs at once: whether one of the
+ * grant's patterns matches the whole call. A word of a pattern matches
+ * the argument equal to it; '*' matches exactly one argument, any; a '*'
+ * that is the pattern's last word matches any number of further
+ * arguments, none too ('*' alone: every call). Nothing else matches: a
+ * grant with no pattern allows no call. */
+bool tools_allowed(const struct tool_grant *g, const struct strv *args);
+
+/* What a pattern that leaves arguments free ('*') gives the program, as
+ * one line (no "lnk: ", no newline, escaped), or NULL when it has no
+ * '*'. For git and gh it names their options that reach past the call:
+ * files written or read, programs run, other repositories, every API
+ * call. */
+char *tools_pattern_warning(const char *tool, const char *pattern);
+/* Those lines for every tool of the plan, once per pattern (only '*'
+ * for a tool that has it), appended to out. */
+void tools_plan_warnings(const struct tools_plan *p, struct strv *out);
+
+/* The message a program gets for a call that is not allowed when no one
+ * can ask: it names the exact call to paste, `lnk sandbox tool add TOOL
+ * --allow '...'` with each argument one word, when a pattern can hold
+ * every argument (key_tool_word_why: no space, quote, backslash, control
+ * character, '*'; not empty; at most KEY_TOOL_WORDS words and
+ * KEY_TOOL_CALL bytes), else says why it cannot be stored and what to do
+ * instead. Never a pattern broader than the call. Escaped; freed by the
+ * caller. */
+char *tools_refusal_text(const struct tool_grant *g, const struct strv *args);
+
+/* The call as the log and messages name it: the tool, then each argument
+ * as one shell word (esc_word_dup), escaped. Past max bytes it keeps the
+ * first arguments that fit, then " ... (+K more arguments, B bytes)", B
+ * the bytes of those left out as the program sent them: at most max bytes
+ * in all, unless max is smaller than the tool's name and that note. */
+char *tools_call_text(const char *tool, const struct strv *args, size_t max);

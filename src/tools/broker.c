@@ -1,5 +1,9 @@
-/* The tools broker (broker.h). One process, one poll loop: the listening
- * socket, the lifeline, SIGCHLD, and one connection per call. */
+/* The tools broker (broker.h): two processes. Its reader (reader.h),
+ * confined, is the one that reads the clients' bytes; it hands each call
+ * on, checked and canonical, with its descriptors (pass.h). This one, the
+ * starter, decides (the plan, the person's answer), writes the call log,
+ * and runs the tools: one poll loop over the reader's socket, the
+ * lifeline, SIGCHLD, the desktop process and lnk's terminal. */
 #include "tools/broker.h"
 
 #include <errno.h>
@@ -14,20 +18,24 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/compat.h"
 #include "common/esc.h"
 #include "store/db.h"
-#include "common/buf.h"
+#include "store/refusals.h"
 #include "tools/answer.h"
 #include "tools/asks.h"
 #include "tools/call.h"
 #include "tools/desktop.h"
 #include "tools/page.h"
+#include "tools/pass.h"
 #include "tools/proto.h"
 #include "tools/question.h"
 #include "tools/reach.h"
+#include "tools/reader.h"
 
 int tools_listen(int *fd, char **dir, struct lnk_err *err)
 {
@@ -70,9 +78,11 @@ void tools_unlisten(char *dir)
 /* ---- the broker process ---- */
 
 struct call {
-	int sock;	  /* the client, or -1 once it is gone */
+	bool busy;	  /* the slot holds a call the reader handed on */
+	bool gone;	  /* its client went away */
 	pid_t pid;	  /* the tool (its process group), or 0 */
-	char *target;	  /* the log's target */
+	char *target;	  /* the log's target: the whole call, folded */
+	int64_t row;	  /* its row in the log, written before it ran */
 	const char *why;  /* how it ended, when the client went first */
 	char how[64];	  /* "allowed", or the question and its answer */
 	const char *verb; /* the log's: "tool", or "page" */
@@ -93,13 +103,122 @@ struct call {
 struct broker {
 	const struct tools_broker_in *in;
 	struct strv env; /* the tools' environment (tools_env) */
-	struct db_queue *log;
+	int pass;	 /* the reader's socket (pass.h) */
+	pid_t reader;
+	/* The call log, written by this process itself, before a call is
+	 * carried (log_start): no call runs whose row is not written. */
+	struct db *db;
+	struct refusals cap; /* how many refusals are logged one by one */
+	uint64_t nolog;	     /* calls refused for want of a log */
+	char nolog_why[DB_WHY_MAX];
 	struct call calls[TOOLS_MAX_CALLS];
-	char *buf;    /* one call message, TOOLS_MAX_CALL + 1 */
+	char *buf;    /* one message from the reader */
 	int desktop;  /* the desktop process's socket (desktop.h), or -1 */
 	bool can_ask; /* a terminal, or a desktop channel */
 	struct answer_box answers; /* the person's answers (answer.h) */
 };
+
+static int64_t mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* The log's connection, opened at the first call: a sandbox whose
+ * program calls no tool never opens it. A lock held by another process
+ * is waited for LOG_WAIT_MS, then the write fails and the call with it. */
+#define LOG_WAIT_MS 2000
+static int log_db(struct broker *b, struct lnk_err *e)
+{
+	if (b->db)
+		return 0;
+	return db_open_wait(b->in->db, false, LOG_WAIT_MS, &b->db, e);
+}
+
+/* A refusal's row, under the cap every channel keeps (refusals.h): a
+ * flood of refused calls grows the log by a burst, then a row a second,
+ * then counts. A refusal carried nothing, so one whose row cannot be
+ * written is still refused; that is said once on stderr. */
+static void log_refused(struct broker *b, const char *verb, const char *target,
+			const char *why)
+{
+	struct lnk_err e = {0};
+	int64_t row;
+
+	if (!refusals_take(&b->cap, mono_ms()))
+		return;
+	if (log_db(b, &e) < 0 ||
+	    db_record_call(b->db, b->in->sandbox, verb, target, DB_REFUSED, why,
+			   &row, &e) < 0) {
+		if (!b->nolog_why[0])
+			term_write(2, "lnk: call log: a refused tool call "
+				      "could not be logged\n");
+		snprintf(b->nolog_why, sizeof(b->nolog_why), "%s", e.msg);
+	}
+}
+
+/* The count of refusals not logged one by one, as one row, when due. */
+static void log_summary(struct broker *b, bool end)
+{
+	struct lnk_err e = {0};
+	uint64_t n = refusals_due(&b->cap, mono_ms(), end);
+	int64_t row;
+
+	if (!n)
+		return;
+	char why[DB_REASON_MAX];
+	snprintf(why, sizeof(why),
+		 "%llu more tool calls refused, not logged one by one",
+		 (unsigned long long)n);
+	if (log_db(b, &e) == 0)
+		(void)db_record_call(b->db, b->in->sandbox, "tool", "?",
+				     DB_REFUSED, why, &row, &e);
+}
+
+/* The call's row, written before it is carried. -1 when it cannot be:
+ * then the call is refused, never carried unlogged. */
+static int log_start(struct broker *b, struct call *c, char *msg, size_t cap)
+{
+	struct lnk_err e = {0};
+
+	if (log_db(b, &e) == 0 &&
+	    db_record_call(b->db, b->in->sandbox, c->verb ? c->verb : "tool",
+			   c->target ? c->target : "?", DB_ALLOWED, c->how,
+			   &c->row, &e) == 0)
+		return 0;
+	b->nolog++;
+	snprintf(b->nolog_why, sizeof(b->nolog_why), "%s", e.msg);
+	char q[DB_WHY_MAX + 16];
+	snprintf(msg, cap,
+		 "the call log cannot be written (%s), and lnk carries no "
+		 "call it cannot log: try again when it can",
+		 esc_to(q, sizeof(q), e.msg));
+	_cleanup_free_ char *say = xasprintf(
+	    "lnk: sandbox %s: a tool call was refused: the call log cannot "
+	    "be written (%s)\n",
+	    b->in->sandbox, q);
+	term_write(2, say);
+	return -1;
+}
+
+/* How a carried call ended, on its row; a row that cannot be updated is
+ * said on stderr instead, never dropped unsaid. */
+static void log_end(struct broker *b, struct call *c, enum db_outcome o,
+		    const char *why)
+{
+	struct lnk_err e = {0};
+
+	if (b->db && db_record_end(b->db, c->row, o, why, &e) == 0)
+		return;
+	char q[DB_TARGET_MAX + 16], w[DB_REASON_MAX + 16];
+	_cleanup_free_ char *say = xasprintf(
+	    "lnk: sandbox %s: call log: the end of '%s' (%s) could not be "
+	    "written\n",
+	    b->in->sandbox, esc_to(q, sizeof(q), c->target ? c->target : "?"),
+	    esc_to(w, sizeof(w), why));
+	term_write(2, say);
+}
 
 /* The desktop process is gone (its bus went away): without a terminal,
  * the calls from now on have no one to ask. */
@@ -118,21 +237,16 @@ static void withdraw(struct broker *b, const char *id)
 		desktop_gone(b);
 }
 
-static void say(int sock, char kind, const char *text)
+/* The reader tells the call's client: 'R' text, or 'X' status. */
+static void answer_client(struct broker *b, struct call *c, char kind,
+			  const void *data, size_t n)
 {
-	size_t n = strlen(text);
-	char *m = xmalloc(n + 1);
-
-	m[0] = kind;
-	memcpy(m + 1, text, n);
-	(void)send(sock, m, n + 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-	free(m);
+	(void)pass_send(b->pass, kind, (unsigned)(c - b->calls), data, n, NULL,
+			0);
 }
 
 static void call_end(struct call *c)
 {
-	if (c->sock >= 0)
-		close(c->sock);
 	if (c->asking)
 		for (int i = 0; i < TOOLS_NFDS; i++)
 			close(c->fds[i]);
@@ -142,16 +256,14 @@ static void call_end(struct call *c)
 	tools_call_free(&c->tc);
 	free(c->target);
 	memset(c, 0, sizeof(*c));
-	c->sock = -1;
 }
 
 /* Refuses a call: msg to the client, why (NULL: msg) to the log. */
 static void refuse_why(struct broker *b, struct call *c, const char *target,
 		       const char *msg, const char *why)
 {
-	say(c->sock, 'R', msg);
-	db_queue_add(b->log, c->verb ? c->verb : "tool", target, DB_REFUSED,
-		     why ? why : msg);
+	answer_client(b, c, 'R', msg, strnlen(msg, PASS_TEXT_MAX - 1));
+	log_refused(b, c->verb ? c->verb : "tool", target, why ? why : msg);
 	call_end(c);
 }
 
@@ -159,21 +271,6 @@ static void refuse(struct broker *b, struct call *c, const char *target,
 		   const char *msg)
 {
 	refuse_why(b, c, target, msg, NULL);
-}
-
-/* "file:", "javascript:": the scheme alone of a URL refused, for the log
- * (never its path), or "?". */
-static char *scheme_of(const char *url)
-{
-	size_t n = strspn(url, "abcdefghijklmnopqrstuvwxyz"
-			       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
-	if (n == 0 || n > 16 || url[n] != ':')
-		return xstrdup("?");
-	char *s = xstrndup(url, n + 1);
-	for (char *p = s; *p; p++)
-		if (*p >= 'A' && *p <= 'Z')
-			*p = (char)(*p - 'A' + 'a');
-	return s;
 }
 
 static bool under(const char *path, const char *dir)
@@ -263,26 +360,12 @@ static int tool_dir(const struct broker *b, const struct call *c,
 	return open(dir, COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
 }
 
-/* Each descriptor must be an open file, pipe, socket or device: no
- * folder (a tool handed one would act in a folder the program chose)
- * and no O_PATH handle. */
-static int fds_ok(const int fds[TOOLS_NFDS])
-{
-	for (int i = 0; i < TOOLS_NFDS; i++) {
-		struct stat st;
-		int fl = fcntl(fds[i], F_GETFL);
-		if (fl < 0 || (fl & COMPAT_O_PATH) || fstat(fds[i], &st) < 0 ||
-		    S_ISDIR(st.st_mode))
-			return -1;
-	}
-	return 0;
-}
-
 /* The child: the tool, in a session of its own (no controlling terminal:
  * it never reads lnk's terminal), with the three descriptors and nothing
  * else, default signals, lnk's environment. Async-signal-safe only. */
-static void exec_tool(const char *path, char *const *argv, char *const *env,
-		      const int fds[TOOLS_NFDS], int dirfd, const char *note)
+static void exec_tool(const struct broker *b, const char *path,
+		      char *const *argv, const int fds[TOOLS_NFDS], int dirfd,
+		      const char *note)
 {
 	sigset_t none;
 	int hi[TOOLS_NFDS];
@@ -313,13 +396,9 @@ static void exec_tool(const char *path, char *const *argv, char *const *env,
 		signal(s, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	execve(path, argv, env);
+	execve(path, argv, b->env.v);
 	_exit(127);
 }
-
-static void run_tool(struct broker *b, struct call *c,
-		     const struct tool_grant *g, struct tools_call *tc,
-		     const int fds[TOOLS_NFDS]);
 
 /* Tells lnk's terminal prompt (launch/askterm.h) of a question ('a') or
  * of how one ended ('e', how: y n t g). A line is shorter than PIPE_BUF,
@@ -334,6 +413,10 @@ static void tell_terminal(const struct broker *b, char kind, const char *id,
 	if (b->in->ask_fd >= 0 && write(b->in->ask_fd, m, (size_t)n) < 0) {
 	}
 }
+
+static void run_tool(struct broker *b, struct call *c,
+		     const struct tool_grant *g, struct tools_call *tc,
+		     const int fds[TOOLS_NFDS]);
 
 /* A call outside the allow lists, with someone to ask: the question is
  * recorded for `lnk sandbox asks` and said on lnk's terminal (never the
@@ -351,8 +434,11 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 	 * program picks which (any granted one). The tool runs there. */
 	int dirfd = tool_dir(b, c, g, tc->cwd, where, note, sizeof(note));
 	if (dirfd < 0) {
-		refuse(b, c, g->name, "the tool's folder cannot be opened");
-		tools_call_free(tc);
+		_cleanup_free_ char *t = steal_ptr(&c->target);
+		refuse(b, c, t,
+		       note[0] ? note
+			       : "the tool's folder cannot be "
+				 "opened");
 		return;
 	}
 	c->has_dir = true;
@@ -370,11 +456,9 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 			.question = text};
 	asks_new_id(a.id);
 	a.expires_ms = asks_now_ms() + (int64_t)b->in->ask_wait_s * 1000;
-	c->target = xstrdup(g->name);
 	if (asks_put(b->in->asks_dir, &a, &e) < 0) {
 		_cleanup_free_ char *t = steal_ptr(&c->target);
 		refuse(b, c, t, e.msg);
-		tools_call_free(tc);
 		return;
 	}
 	for (int i = 0; i < TOOLS_NFDS; i++)
@@ -411,6 +495,41 @@ static bool asks_waiting(void *ctx, const char *id)
 	return false;
 }
 
+/* A question ended: yes runs its call, no (or no answer in time)
+ * refuses it. */
+static void asked(struct broker *b, struct call *c, bool got, bool yes)
+{
+	char m[200];
+
+	withdraw(b, c->id);
+	tell_terminal(b, 'e', c->id, !got ? 't' : yes ? 'y' : 'n');
+	if (got && yes) {
+		int fds[TOOLS_NFDS];
+		memcpy(fds, c->fds, sizeof(fds));
+		c->asking = false;
+		/* the question's ID through a copy: GCC cannot tell two
+		 * members of one struct apart (-Wrestrict) */
+		char id[sizeof(c->id)];
+		memcpy(id, c->id, sizeof(id));
+		snprintf(c->how, sizeof(c->how), "asked %s: answered yes", id);
+		struct tools_call tc = c->tc;
+		memset(&c->tc, 0, sizeof(c->tc));
+		run_tool(b, c, c->g, &tc, fds);
+		tools_call_free(&tc);
+		for (int k = 0; k < TOOLS_NFDS; k++)
+			close(fds[k]);
+		return;
+	}
+	if (got)
+		snprintf(m, sizeof(m), "asked %s: answered no", c->id);
+	else
+		snprintf(m, sizeof(m),
+			 "asked %s: no answer within %u s, which counts as no",
+			 c->id, b->in->ask_wait_s);
+	_cleanup_free_ char *t = steal_ptr(&c->target);
+	refuse(b, c, t, m);
+}
+
 /* The questions waiting: answered, expired, or still waiting. */
 static void check_asks(struct broker *b)
 {
@@ -421,48 +540,18 @@ static void check_asks(struct broker *b)
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++) {
 		struct call *c = &b->calls[i];
 		bool yes = false;
-		char m[200];
 		if (!c->asking)
 			continue;
 		int got = answer_box_get(&b->answers, c->id, &yes);
 		if (!got && c->expires_ms > now)
 			continue;
-		withdraw(b, c->id);
-		tell_terminal(b, 'e', c->id, !got ? 't' : yes ? 'y' : 'n');
-		if (got && yes) {
-			int fds[TOOLS_NFDS];
-			memcpy(fds, c->fds, sizeof(fds));
-			c->asking = false;
-			/* the question's ID through a copy: GCC cannot tell
-			 * two members of one struct apart (-Wrestrict) */
-			char id[sizeof(c->id)];
-			memcpy(id, c->id, sizeof(id));
-			snprintf(c->how, sizeof(c->how),
-				 "asked %s: answered yes", id);
-			struct tools_call tc = c->tc;
-			memset(&c->tc, 0, sizeof(c->tc));
-			run_tool(b, c, c->g, &tc, fds);
-			tools_call_free(&tc);
-			for (int k = 0; k < TOOLS_NFDS; k++)
-				close(fds[k]);
-			continue;
-		}
-		if (got)
-			snprintf(m, sizeof(m), "asked %s: answered no", c->id);
-		else
-			snprintf(
-			    m, sizeof(m),
-			    "asked %s: no answer within %u s, which counts "
-			    "as no",
-			    c->id, b->in->ask_wait_s);
-		_cleanup_free_ char *t = steal_ptr(&c->target);
-		refuse(b, c, t, m);
+		asked(b, c, got, yes);
 	}
 }
 
-/* A page to open: a granted one opens at once with the desktop's opener,
- * any other http(s) page asks, anything else is refused. Only the scheme
- * and host reach the log. */
+/* A page to open (its URL checked and made normal by the reader, and
+ * checked again here): a granted one opens at once with the desktop's
+ * opener, any other asks. Only the scheme and host reach the log. */
 static void page_call(struct broker *b, struct call *c,
 		      const struct tool_grant *g, struct tools_call *tc,
 		      const int fds[TOOLS_NFDS])
@@ -471,38 +560,22 @@ static void page_call(struct broker *b, struct call *c,
 	char *norm = NULL, *origin = NULL;
 
 	c->verb = "page";
-	if (tc->args.n != 1 || tc->args.v[0][0] == '-') {
+	if (tc->args.n != 1 ||
+	    page_check(tc->args.v[0], &norm, &origin, &e) < 0 ||
+	    strcmp(norm, tc->args.v[0]) != 0) {
 		refuse(b, c, "?",
-		       "give one page to open: an http:// or "
-		       "https:// URL");
-		tools_call_free(tc);
-		return;
-	}
-	if (page_check(tc->args.v[0], &norm, &origin, &e) < 0) {
-		_cleanup_free_ char *sch = scheme_of(tc->args.v[0]);
-		refuse_why(b, c, sch, e.msg,
-			   "not an http:// or https:// page to open, with one "
-			   "host");
-		tools_call_free(tc);
-		return;
-	}
-	if (!b->in->plan->desktop || !g->path) {
+		       "a page to open that the broker's reader "
+		       "did not check");
+	} else if (!b->in->plan->desktop || !g->path) {
 		refuse(b, c, origin,
 		       "there is no desktop here to open a page in");
 	} else if (page_allowed(&b->in->plan->pages, norm)) {
 		c->target = xstrdup(origin);
 		snprintf(c->how, sizeof(c->how), "allowed");
-		/* The opener gets the normal URL, one argument, never an
-		 * option. */
-		strv_free(&tc->args);
-		strv_push(&tc->args, norm);
 		run_tool(b, c, g, tc, fds);
 	} else if (b->can_ask) {
-		strv_free(&tc->args);
-		strv_push(&tc->args, norm);
-		ask(b, c, g, tc, fds);
-		free(c->target);
 		c->target = xstrdup(origin);
+		ask(b, c, g, tc, fds);
 	} else {
 		refuse(b, c, origin,
 		       "this page is not one [browser] open grants, and there "
@@ -510,7 +583,6 @@ static void page_call(struct broker *b, struct call *c,
 	}
 	free(norm);
 	free(origin);
-	tools_call_free(tc);
 }
 
 static bool any_asking(const struct broker *b)
@@ -521,20 +593,12 @@ static bool any_asking(const struct broker *b)
 	return false;
 }
 
-static void start_call(struct broker *b, struct call *c, ssize_t len,
+static void start_call(struct broker *b, struct call *c, struct tools_call *tc,
 		       const int fds[TOOLS_NFDS])
 {
-	struct tools_call tc;
-	struct lnk_err e = {0};
-	size_t matched = 0;
-
-	if (tools_call_decode(b->buf, (size_t)len, &tc, &e) < 0) {
-		refuse(b, c, "?", e.msg);
-		return;
-	}
-	const struct tool_grant *g = tools_plan_find(b->in->plan, tc.tool);
+	const struct tool_grant *g = tools_plan_find(b->in->plan, tc->tool);
 	if (g && g->page) {
-		page_call(b, c, g, &tc, fds);
+		page_call(b, c, g, tc, fds);
 		return;
 	}
 	if (!g) {
@@ -542,52 +606,33 @@ static void start_call(struct broker *b, struct call *c, ssize_t len,
 		_cleanup_free_ char *m =
 		    xasprintf("%s is no tool of this sandbox (--tool grants "
 			      "one)",
-			      esc_to(q, sizeof(q), tc.tool));
+			      esc_to(q, sizeof(q), tc->tool));
 		refuse(b, c, "?", m);
-		tools_call_free(&tc);
 		return;
 	}
-	if (!tools_allowed(g, &tc.args, &matched) && b->can_ask) {
-		ask(b, c, g, &tc, fds);
+	c->target = tools_call_text(g->name, &tc->args, DB_TARGET_MAX - 1);
+	if (!tools_allowed(g, &tc->args) && b->can_ask) {
+		ask(b, c, g, tc, fds);
 		return;
 	}
-	if (!tools_allowed(g, &tc.args, &matched)) {
-		_cleanup_free_ char *hint = tools_hint_call(&tc.args);
-		/* A call whose first word is no plain word (a flag, a path)
-		 * cannot be allowed alone: the only line to paste would
-		 * allow every call, so it is said as that, not as this
-		 * call's fix. */
-		_cleanup_free_ char *m =
-		    strcmp(hint, "*") == 0
-			? xasprintf("this call is not in %s's allow list, and "
-				    "there is no one to ask; its first word "
-				    "is no plain word, so it cannot be "
-				    "allowed alone (lnk sandbox tool add %s "
-				    "--allow '*', run outside the sandbox, "
-				    "would allow every call of %s)",
-				    g->name, g->name, g->name)
-			: xasprintf("this call is not in %s's allow list, and "
-				    "there is no one to ask; to let it "
-				    "through, run outside the sandbox: lnk "
-				    "sandbox tool add %s --allow '%s'",
-				    g->name, g->name, hint);
-		refuse(b, c, g->name, m);
-		tools_call_free(&tc);
+	if (!tools_allowed(g, &tc->args)) {
+		_cleanup_free_ char *m = tools_refusal_text(g, &tc->args);
+		_cleanup_free_ char *t = steal_ptr(&c->target);
+		refuse(b, c, t, m);
 		return;
 	}
-	c->target = tools_log_target(g->name, &tc.args, matched);
 	snprintf(c->how, sizeof(c->how), "allowed");
-	run_tool(b, c, g, &tc, fds);
-	tools_call_free(&tc);
+	run_tool(b, c, g, tc, fds);
 }
 
 /* Runs an allowed call's tool, in the folder chosen when it was asked, if
- * it was; tc is freed by the caller. */
+ * it was; tc is freed by the caller. Its row is written first: a call
+ * whose row cannot be written is refused, never run. */
 static void run_tool(struct broker *b, struct call *c,
 		     const struct tool_grant *g, struct tools_call *tc,
 		     const int fds[TOOLS_NFDS])
 {
-	char note[PATH_MAX + 240] = "", where[PATH_MAX];
+	char note[PATH_MAX + 240] = "", where[PATH_MAX], msg[PASS_TEXT_MAX];
 	int dirfd;
 	if (c->has_dir) {
 		dirfd = c->dirfd;
@@ -598,7 +643,17 @@ static void run_tool(struct broker *b, struct call *c,
 	}
 	if (dirfd < 0) {
 		_cleanup_free_ char *t = steal_ptr(&c->target);
-		refuse(b, c, t, "the tool's folder cannot be opened");
+		refuse(b, c, t,
+		       note[0] ? note
+			       : "the tool's folder cannot be "
+				 "opened");
+		return;
+	}
+	if (log_start(b, c, msg, sizeof(msg)) < 0) {
+		close(dirfd);
+		_cleanup_free_ char *t = steal_ptr(&c->target);
+		answer_client(b, c, 'R', msg, strlen(msg));
+		call_end(c);
 		return;
 	}
 	struct strv argv = {0};
@@ -607,7 +662,7 @@ static void run_tool(struct broker *b, struct call *c,
 		strv_push(&argv, tc->args.v[i]);
 	pid_t pid = fork();
 	if (pid == 0)
-		exec_tool(g->path, argv.v, b->env.v, fds, dirfd, note);
+		exec_tool(b, g->path, argv.v, fds, dirfd, note);
 	int fe = errno;
 	strv_free(&argv);
 	close(dirfd);
@@ -615,104 +670,12 @@ static void run_tool(struct broker *b, struct call *c,
 		char m[160];
 		snprintf(m, sizeof(m), "cannot start the tool: %s",
 			 strerror(fe));
-		_cleanup_free_ char *t = steal_ptr(&c->target);
-		refuse(b, c, t, m);
+		log_end(b, c, DB_FAILED, m);
+		answer_client(b, c, 'R', m, strlen(m));
+		call_end(c);
 		return;
 	}
 	c->pid = pid;
-}
-
-/* A new connection's first message: the call, with its descriptors. */
-static void take_call(struct broker *b, struct call *c)
-{
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int) * TOOLS_NFDS)];
-	} ctl;
-	struct iovec iov = {.iov_base = b->buf, .iov_len = TOOLS_MAX_CALL + 1};
-	struct msghdr mh = {.msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = ctl.b,
-			    .msg_controllen = sizeof(ctl.b)};
-	int fds[TOOLS_NFDS * 2], nfd = 0;
-
-	ssize_t n = recvmsg_cloexec(c->sock, &mh, MSG_DONTWAIT);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); n >= 0 && h;
-	     h = CMSG_NXTHDR(&mh, h)) {
-		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k; i++) {
-			int fd;
-			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(fd));
-			if (nfd < (int)ARRAY_SIZE(fds))
-				fds[nfd++] = fd;
-			else
-				close(fd);
-		}
-	}
-	if (n <= 0)
-		call_end(c);
-	else if ((mh.msg_flags & MSG_CTRUNC) || nfd > TOOLS_NFDS)
-		refuse(b, c, "?",
-		       "a tool call with more than three descriptors: a tool "
-		       "gets stdin, stdout and stderr, nothing else");
-	else if (mh.msg_flags & MSG_TRUNC)
-		refuse(b, c, "?", "a tool call larger than 256 KiB");
-	else if (nfd != TOOLS_NFDS)
-		refuse(b, c, "?",
-		       "a tool call without its three descriptors (stdin, "
-		       "stdout, stderr)");
-	else if (fds_ok(fds) < 0)
-		refuse(b, c, "?",
-		       "a tool call whose stdin, stdout or stderr is a folder "
-		       "or no open file");
-	else
-		start_call(b, c, n, fds);
-	for (int i = 0; i < nfd; i++)
-		close(fds[i]);
-}
-
-/* A waiting call's client: gone takes its question back. */
-static void withdraw_if_gone(struct broker *b, struct call *c)
-{
-	char m[16];
-	ssize_t n = recv(c->sock, m, sizeof(m), MSG_DONTWAIT);
-
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n > 0)
-		return; /* a signal for a tool not started: nothing to do */
-	withdraw(b, c->id);
-	tell_terminal(b, 'e', c->id, 'g');
-	char why[80];
-	snprintf(why, sizeof(why), "asked %s: withdrawn, its client went away",
-		 c->id);
-	db_queue_add(b->log, "tool", c->target, DB_REFUSED, why);
-	call_end(c);
-}
-
-/* A running call's client: a signal to pass on, or gone. */
-static void client_says(struct broker *b, struct call *c)
-{
-	unsigned char m[16];
-	ssize_t n = recv(c->sock, m, sizeof(m), MSG_DONTWAIT);
-
-	(void)b;
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		/* The client died or hung up: its tool is ended with it. */
-		kill(-c->pid, SIGKILL);
-		close(c->sock);
-		c->sock = -1;
-		c->why = "ended as its client went away, ";
-		return;
-	}
-	if (n == 2 && m[0] == 'S' && tools_signal_ok(m[1]))
-		kill(-c->pid, m[1]);
 }
 
 static void reap(struct broker *b)
@@ -723,7 +686,7 @@ static void reap(struct broker *b)
 	while ((p = waitpid(-1, &ws, WNOHANG)) > 0) {
 		for (size_t i = 0; i < TOOLS_MAX_CALLS; i++) {
 			struct call *c = &b->calls[i];
-			if (c->pid != p)
+			if (!c->busy || c->pid != p)
 				continue;
 			int st = WIFEXITED(ws)	   ? WEXITSTATUS(ws)
 				 : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws)
@@ -731,56 +694,121 @@ static void reap(struct broker *b)
 			char why[128];
 			snprintf(why, sizeof(why), "%s, %sexit status %d",
 				 c->how, c->why ? c->why : "", st);
-			if (c->sock >= 0) {
-				unsigned char x[2] = {'X', (unsigned char)st};
-				(void)send(c->sock, x, 2,
-					   MSG_NOSIGNAL | MSG_DONTWAIT);
-			}
-			db_queue_add(b->log, c->verb ? c->verb : "tool",
-				     c->target, c->why ? DB_FAILED : DB_ENDED,
-				     why);
+			unsigned char x = (unsigned char)st;
+			answer_client(b, c, 'X', &x, 1);
+			log_end(b, c, c->why ? DB_FAILED : DB_ENDED, why);
 			call_end(c);
 		}
 	}
 }
 
-static void accept_one(struct broker *b)
+/* The client of a call went away: a question is taken back, a tool is
+ * ended with it. */
+static void client_gone(struct broker *b, struct call *c)
 {
-	int s = accept_cloexec(b->in->listen_fd, NULL, NULL, COMPAT_NONBLOCK);
-	if (s < 0)
+	if (c->asking) {
+		withdraw(b, c->id);
+		tell_terminal(b, 'e', c->id, 'g');
+		char why[80];
+		snprintf(why, sizeof(why),
+			 "asked %s: withdrawn, its client went away", c->id);
+		_cleanup_free_ char *t = steal_ptr(&c->target);
+		refuse_why(b, c, t ? t : "?", why, why);
 		return;
-	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
-		if (b->calls[i].sock < 0 && b->calls[i].pid == 0) {
-			b->calls[i].sock = s;
-			return;
+	}
+	if (c->pid > 0) {
+		kill(-c->pid, SIGKILL);
+		c->why = "ended as its client went away, ";
+	}
+	c->gone = true;
+}
+
+/* One message of the reader's (pass.h). The reader is confined but may be
+ * the program's by now: every field is checked as a client's would be.
+ * -1 when it is gone. */
+static int from_reader(struct broker *b)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int) * TOOLS_NFDS)];
+	} ctl;
+	struct iovec iov = {.iov_base = b->buf,
+			    .iov_len = TOOLS_MAX_CALL + PASS_HEAD + 16};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctl.b,
+			    .msg_controllen = sizeof(ctl.b)};
+	int fds[TOOLS_NFDS * 2], nfd = 0;
+
+	ssize_t n = recvmsg_cloexec(b->pass, &mh, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); n > 0 && h;
+	     h = CMSG_NXTHDR(&mh, h)) {
+		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t j = 0; j < k; j++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(h) + j * sizeof(int), sizeof(fd));
+			if (nfd < (int)ARRAY_SIZE(fds))
+				fds[nfd++] = fd;
+			else
+				close(fd);
 		}
-	say(s, 'R', "too many tool calls at once: wait for one to end");
-	db_queue_add(b->log, "tool", "?", DB_REFUSED,
-		     "too many tool calls at once");
-	close(s);
+	}
+	if (n <= 0)
+		return -1;
+	unsigned slot = n >= PASS_HEAD ? (unsigned char)b->buf[1] : ~0u;
+	struct call *c = slot < TOOLS_MAX_CALLS ? &b->calls[slot] : NULL;
+	char kind = b->buf[0];
+	if (kind == 'D') {
+		/* a refusal of the reader's own: its text, escaped and cut */
+		char t[DB_REASON_MAX], q[DB_REASON_MAX * 4];
+		size_t k = (size_t)n - (n >= PASS_HEAD ? PASS_HEAD : (size_t)n);
+		snprintf(t, sizeof(t), "%.*s", (int)k, b->buf + PASS_HEAD);
+		log_refused(b, "tool", "?", esc_to(q, sizeof(q), t));
+	} else if (kind == 'N' && n == PASS_HEAD + 8) {
+		uint64_t k;
+		memcpy(&k, b->buf + PASS_HEAD, 8);
+		refusals_count(&b->cap, k);
+	} else if (kind == 'C' && c && !c->busy && nfd == TOOLS_NFDS &&
+		   !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		struct tools_call tc;
+		struct lnk_err e = {0};
+		c->busy = true;
+		if (tools_call_decode_as(PASS_MAGIC, b->buf + PASS_HEAD,
+					 (size_t)n - PASS_HEAD, &tc, &e) < 0) {
+			refuse(b, c, "?", e.msg);
+		} else {
+			start_call(b, c, &tc, fds);
+			tools_call_free(&tc);
+		}
+	} else if (kind == 'S' && c && c->busy && n == PASS_HEAD + 1) {
+		int sig = (unsigned char)b->buf[PASS_HEAD];
+		if (c->pid > 0 && tools_signal_ok(sig))
+			kill(-c->pid, sig);
+	} else if (kind == 'G' && c && c->busy && n == PASS_HEAD) {
+		client_gone(b, c);
+	}
+	for (int k = 0; k < nfd; k++)
+		close(fds[k]);
+	return 0;
 }
 
 static void serve(struct broker *b, int sfd)
 {
-	enum { FIXED = 4 }; /* lifeline, signals, listener, desktop */
-	struct pollfd p[FIXED + TOOLS_MAX_CALLS];
+	enum { N = 4 }; /* lifeline, signals, the reader, desktop */
+	struct pollfd p[N];
 
 	for (;;) {
-		size_t n = 0, idx[TOOLS_MAX_CALLS];
-		p[n++] =
+		p[0] =
 		    (struct pollfd){.fd = b->in->lifeline_fd, .events = POLLIN};
-		p[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
-		p[n++] =
-		    (struct pollfd){.fd = b->in->listen_fd, .events = POLLIN};
+		p[1] = (struct pollfd){.fd = sfd, .events = POLLIN};
+		p[2] = (struct pollfd){.fd = b->pass, .events = POLLIN};
 		/* The desktop process's answers; a hang-up is its end. */
-		p[n++] = (struct pollfd){.fd = b->desktop, .events = POLLIN};
-		for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
-			if (b->calls[i].sock >= 0) {
-				idx[n - FIXED] = i;
-				p[n++] = (struct pollfd){.fd = b->calls[i].sock,
-							 .events = POLLIN};
-			}
-		if (poll(p, n, any_asking(b) ? 200 : -1) < 0) {
+		p[3] = (struct pollfd){.fd = b->desktop, .events = POLLIN};
+		if (poll(p, N, any_asking(b) ? 200 : REFUSAL_EVERY_MS) < 0) {
 			if (errno == EINTR)
 				continue;
 			return;
@@ -796,20 +824,10 @@ static void serve(struct broker *b, int sfd)
 		    answer_box_desktop(&b->answers, b->desktop, asks_waiting,
 				       b) < 0)
 			desktop_gone(b);
-		for (size_t k = FIXED; k < n; k++) {
-			struct call *c = &b->calls[idx[k - FIXED]];
-			if (!p[k].revents || c->sock != p[k].fd)
-				continue;
-			if (c->asking)
-				withdraw_if_gone(b, c);
-			else if (c->pid == 0)
-				take_call(b, c);
-			else
-				client_says(b, c);
-		}
-		if (p[2].revents)
-			accept_one(b);
+		if (p[2].revents && from_reader(b) < 0)
+			return; /* the reader is gone: no call can come */
 		check_asks(b);
+		log_summary(b, false);
 	}
 }
 
@@ -905,21 +923,42 @@ static void tools_env(char *const *env, const struct strv *writes,
 
 static void broker_main(const struct tools_broker_in *in)
 {
-	struct broker b = {.in = in, .desktop = -1};
+	struct broker b = {.in = in, .desktop = -1, .pass = -1};
 	struct lnk_err e = {0};
 	sigset_t chld;
 	pid_t desktop_pid;
+	int pair[2];
 
 	/* No PR_SET_PDEATHSIG here: a SIGKILLed lnk closes the lifeline
 	 * too, and the broker must live to end its tools' process groups
 	 * (a death signal would kill it before it could). */
 	for (const int *f = in->close_fds; f && *f != -1; f++)
 		close(*f);
-	b.buf = xmalloc(TOOLS_MAX_CALL + 1);
+	/* The reader first, while this process holds nothing it need not
+	 * give it: it keeps the clients' socket and its end of the pair. A
+	 * call (256 KiB at most) must fit the pair whole. */
+	int sz = 4 * (TOOLS_MAX_CALL + 64);
+	if (socketpair_cloexec(AF_UNIX, SOCK_SEQPACKET, 0, pair) < 0 ||
+	    setsockopt(pair[0], SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz)) < 0 ||
+	    setsockopt(pair[1], SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz)) < 0 ||
+	    tools_reader_start(in->listen_fd, pair[1], &b.reader, &e) < 0) {
+		_cleanup_free_ char *m =
+		    xasprintf("lnk: the tools broker cannot start: %s\n",
+			      e.msg[0] ? e.msg : strerror(errno));
+		term_write(2, m);
+		_exit(125);
+	}
+	close(pair[1]);
+	close(in->listen_fd);
+	b.pass = pair[0];
+	/* The log's connection now, before the program can call: its setup
+	 * is not on a call's way (it is tried again at a call if it fails). */
+	(void)log_db(&b, &e);
+	b.buf = xmalloc(TOOLS_MAX_CALL + PASS_HEAD + 16);
+	refusals_init(&b.cap, mono_ms());
 	tools_env(in->env, in->writes, &b.env);
-	/* The desktop process first, while the broker has no thread (the
-	 * log's writer is one). Its dialog tool gets the tools' environment:
-	 * no search path of the program's folder. */
+	/* The desktop process, whose dialog tool gets the tools'
+	 * environment: no search path of the program's folder. */
 	struct desktop_in din = {.bus = in->bus,
 				 .dialog = in->dialog,
 				 .env = b.env.v,
@@ -929,8 +968,6 @@ static void broker_main(const struct tools_broker_in *in)
 	if (in->bus &&
 	    desktop_start(&din, &b.desktop, &desktop_pid) != DESKTOP_NONE)
 		b.can_ask = true;
-	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
-		b.calls[i].sock = -1;
 	/* Without its socket, the terminal and the desktop still answer. */
 	if (answer_box_open(&b.answers, in->asks_dir, in->sandbox,
 			    in->answer_fd, &e) < 0) {
@@ -945,7 +982,7 @@ static void broker_main(const struct tools_broker_in *in)
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);
 	int sfd = sigfd_open(&chld, COMPAT_NONBLOCK);
-	if (sfd < 0 || db_queue_start(in->db, in->sandbox, 250, &b.log, &e) < 0)
+	if (sfd < 0)
 		_exit(125);
 	serve(&b, sfd);
 	/* The sandbox is over: every tool still running ends with it, and
@@ -957,20 +994,31 @@ static void broker_main(const struct tools_broker_in *in)
 			call_end(&b.calls[i]);
 		}
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
-		if (b.calls[i].pid > 0) {
+		if (b.calls[i].pid > 0)
 			kill(-b.calls[i].pid, SIGKILL);
-			b.calls[i].why = "allowed, ended with the sandbox";
-		}
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
 		if (b.calls[i].pid > 0) {
 			int ws;
 			while (waitpid(b.calls[i].pid, &ws, 0) < 0 &&
 			       errno == EINTR)
 				;
-			db_queue_add(b.log, "tool", b.calls[i].target,
-				     DB_FAILED, b.calls[i].why);
+			log_end(&b, &b.calls[i], DB_FAILED,
+				"allowed, ended with the sandbox");
+			call_end(&b.calls[i]);
 		}
-	db_queue_stop(b.log);
+	close(b.pass);
+	log_summary(&b, true);
+	if (b.nolog) {
+		char q[DB_WHY_MAX + 16];
+		_cleanup_free_ char *m = xasprintf(
+		    "lnk: sandbox %s: %llu tool call%s refused: the call log "
+		    "could not be written (%s)\n",
+		    in->sandbox, (unsigned long long)b.nolog,
+		    b.nolog == 1 ? " was" : "s were",
+		    esc_to(q, sizeof(q), b.nolog_why));
+		term_write(2, m);
+	}
+	db_close(b.db);
 	answer_box_close(&b.answers);
 	/* Its end takes back what is still on the screen. */
 	if (b.desktop >= 0)

@@ -9,16 +9,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "tools/proto.h"
 
 int tools_call_decode(const char *buf, size_t len, struct tools_call *c,
 		      struct lnk_err *err)
 {
+	return tools_call_decode_as(TOOLS_MAGIC, buf, len, c, err);
+}
+
+int tools_call_decode_as(const char *magic, const char *buf, size_t len,
+			 struct tools_call *c, struct lnk_err *err)
+{
 	uint32_t version, n;
 	size_t at = 12;
 
 	memset(c, 0, sizeof(*c));
-	if (len < 12 || memcmp(buf, TOOLS_MAGIC, 4) != 0)
+	if (len < 12 || memcmp(buf, magic, 4) != 0)
 		return err_set(err, -EINVAL,
 			       "this is not a tool call (run the tool by its "
 			       "name, as the sandbox's PATH has it)");
@@ -62,6 +69,24 @@ int tools_call_decode(const char *buf, size_t len, struct tools_call *c,
 			       "a tool call with bytes after its arguments");
 	}
 	return 0;
+}
+
+char *tools_call_encode(const char *magic, const struct tools_call *c,
+			size_t *len)
+{
+	uint32_t version = htole32(TOOLS_VERSION);
+	uint32_t n = htole32((uint32_t)(c->args.n + 2));
+	struct buf b = {0};
+
+	buf_append(&b, magic, 4);
+	buf_append(&b, &version, 4);
+	buf_append(&b, &n, 4);
+	buf_append(&b, c->tool, strlen(c->tool) + 1);
+	buf_append(&b, c->cwd, strlen(c->cwd) + 1);
+	for (size_t i = 0; i < c->args.n; i++)
+		buf_append(&b, c->args.v[i], strlen(c->args.v[i]) + 1);
+	*len = b.len;
+	return buf_steal(&b);
 }
 
 void tools_call_free(struct tools_call *c)

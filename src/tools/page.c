@@ -94,6 +94,30 @@ int page_check(const char *url, char **norm, char **origin, struct lnk_err *err)
 	return 0;
 }
 
+/* Whether the URL's rest (from its path on) lies under the grant's. A
+ * grant with no query or fragment names a path: the URL's path is it, or
+ * below it by whole segments (a grant ending in '/' only below it), and
+ * any query or fragment may follow, since neither changes the page's
+ * path. A grant with a query or fragment names one page: the URL is it,
+ * exactly. The threat: read as a string prefix, /me would grant /meevil,
+ * another account's pages, and a '?' or '#' in a grant would let a longer
+ * URL pass. */
+static bool rest_under(const char *grant, const char *url)
+{
+	size_t gl = strlen(grant);
+
+	if (strpbrk(grant, "?#"))
+		return strcmp(grant, url) == 0;
+	size_t ul = strcspn(url, "?#"); /* the URL's path alone */
+	if (gl == 0)
+		return true; /* the host's every page */
+	if (ul == 0)	     /* no path: the host's top, "/" */
+		return strcmp(grant, "/") == 0;
+	if (ul < gl || memcmp(url, grant, gl) != 0)
+		return false;
+	return grant[gl - 1] == '/' || ul == gl || url[gl] == '/';
+}
+
 bool page_allowed(const struct strv *patterns, const char *norm)
 {
 	size_t uo = origin_len(norm);
@@ -115,7 +139,7 @@ bool page_allowed(const struct strv *patterns, const char *norm)
 						       ph + 1, phl - 1) == 0;
 		else
 			host = phl == uhl && memcmp(ph, uh, phl) == 0;
-		if (host && strncmp(norm + uo, p + po, strlen(p + po)) == 0)
+		if (host && rest_under(p + po, norm + uo))
 			return true;
 	}
 	return false;

@@ -19,6 +19,9 @@ bool page_client_name(const char *name);
 int page_check(const char *url, char **norm, char **origin,
 	       struct lnk_err *err);
 /* Whether a normal URL lies under one of the granted patterns: the same
- * scheme, the same host (or a name under a '*.' one), its path starting
- * with the pattern's. */
+ * scheme, the same host and port (or a name under a '*.' one), and its
+ * path the grant's or below it by whole segments: https://h/me grants
+ * /me and /me/..., never /meevil; https://h/me/ only below /me/; https://h
+ * every path. Any query or fragment may follow such a grant; a grant
+ * with its own query or fragment grants that one URL exactly. */
 bool page_allowed(const struct strv *patterns, const char *norm);

@@ -5,7 +5,7 @@
  * The client is the sandboxed program's: every byte of a call is hostile
  * to the broker. One call per connection:
  *
- *   client -> broker, once:  "LNKT" u32 version u32 nstr, then nstr
+ *   client -> broker, once:  "LNKC" u32 version u32 nstr, then nstr
  *       NUL-terminated strings: the tool's name, the working folder,
  *       argv[1..]; with exactly three descriptors (SCM_RIGHTS): the
  *       tool's stdin, stdout and stderr
@@ -23,7 +23,9 @@
 
 #define TOOLS_SOCK_INSIDE "/run/lnk/tools.sock"
 #define TOOLS_BIN_INSIDE "/run/lnk/bin" /* PATH entry of the clients */
-#define TOOLS_MAGIC "LNKT"
+/* Its own magic: no other format of lnk's starts with it (the
+ * transparent path's head is "LNKT", the broker's inner hand-over "LNKB"). */
+#define TOOLS_MAGIC "LNKC"
 #define TOOLS_VERSION 1u
 #define TOOLS_MAX_CALL (256u << 10) /* bytes of one call message */
 #define TOOLS_MAX_ARGS 4096u	    /* strings of one call */

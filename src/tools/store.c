@@ -23,34 +23,9 @@ char *tools_store_path(const char *home)
 
 int tools_call_normalize(const char *call, char **out, struct lnk_err *err)
 {
-	char q[160];
-
-	if (strcmp(call, "*") == 0) {
-		*out = xstrdup("*");
-		return 0;
-	}
-	if (strchr(call, '*'))
-		return err_set(err, -EINVAL,
-			       "%s: '*' stands alone, for every call",
-			       esc_to(q, sizeof(q), call));
-	if (call[0] == '-' || strstr(call, " -"))
-		return err_set(err, -EINVAL,
-			       "%s: a call is the leading words of the "
-			       "arguments, before any option",
-			       esc_to(q, sizeof(q), call));
-	/* The tool's own grammar of words (policy/keys.c), on "x CALL". */
-	_cleanup_free_ char *whole = xasprintf("x %s", call);
-	_cleanup_free_ char *norm = NULL;
-	int r = key_normalize(key_def(K_TOOLS_ALLOW), whole, strlen(whole),
-			      &norm, err);
-	if (r < 0)
-		return r;
-	if (!strchr(norm, ' '))
-		return err_set(err, -EINVAL,
-			       "an empty call: give its leading words, such "
-			       "as 'pr list', or '*' for every call");
-	*out = xstrdup(strchr(norm, ' ') + 1);
-	return 0;
+	/* The grammar of --tool's calls (policy/keys.c): "*" is a pattern
+	 * like any other, every call. */
+	return key_tool_pattern(call, strlen(call), out, err);
 }
 
 static struct tools_store_entry *entry(struct tools_store *s, const char *t)

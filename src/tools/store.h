@@ -2,11 +2,12 @@
  * person can read and edit, written by `lnk sandbox tool add/remove`.
  *
  *   ["gh"]
- *   allow = ["pr list", "issue view"]
+ *   allow = ["pr list", "issue view *"]
  *
- * A call is the leading arguments, words joined by one space, or "*" for
- * every call. A tool listed here still exists in a sandbox only when the
- * sandbox grants it (--tool, [tools] allow). */
+ * A call is a pattern of the whole call (allow.h, tools_allowed): words
+ * joined by one space, '*' for any one argument or, last, any further
+ * ones; "*" alone is every call. A tool listed here still exists in a
+ * sandbox only when the sandbox grants it (--tool, [tools] allow). */
 #pragma once
 
 #include "common/err.h"
@@ -35,8 +36,9 @@ void tools_store_free(struct tools_store *s);
 /* The calls stored for tool, or NULL. */
 const struct strv *tools_store_calls(const struct tools_store *s,
 				     const char *tool);
-/* Checks and normalizes one call ("pr  list" -> "pr list"; "*"). 0 or
- * -EINVAL with a message. */
+/* Checks and normalizes one pattern ("pr  list" -> "pr list"; "*"), with
+ * the grammar of --tool's (key_tool_pattern). 0 or -EINVAL with a
+ * message. */
 int tools_call_normalize(const char *call, char **out, struct lnk_err *err);
 /* 0, or -EEXIST when it was there already. */
 int tools_store_add(struct tools_store *s, const char *tool, const char *call);

@@ -40,163 +40,40 @@
  *     address, and checking it and letting the wire make the call would
  *     race with the wire rewriting it.
  *
- * Run-time libseccomp, not lnk-init's filter compiled at build time: the
- * wire is an ordinary dynamic process outside the sandbox, already linked
- * with libseccomp, and the list stays here in one readable place.
+ * The mechanism is the confinement kit's (src/confine/kit.h), shared with
+ * every other process of lnk's that reads the program's bytes; what is
+ * here is the wire's own plan: its files, its calls, its rules.
  */
 #include "wire/confine.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/capability.h>
-#include <linux/landlock.h>
 #include <linux/netlink.h>
-#include <linux/sched.h>
 #include <seccomp.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#include "common/landlock_defs.h"
 #include "common/util.h"
+#include "confine/kit.h"
 
-/* ---- 1. Landlock ---- */
-
-struct ll_attr {
-	uint64_t handled_access_fs;
-	uint64_t handled_access_net;
-	uint64_t scoped;
-};
-
-/* One rule for path; a missing optional file is no error. */
-static int ll_allow(int ruleset, const char *path, uint64_t rights,
-		    uint64_t handled, bool optional, struct lnk_err *err)
-{
-	int fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0) {
-		if (optional && errno == ENOENT)
-			return 0;
-		return err_set(err, -errno, "cannot open '%s': %s", path,
-			       strerror(errno));
-	}
-	struct landlock_path_beneath_attr pb = {
-	    .allowed_access = rights & handled,
-	    .parent_fd = fd,
-	};
-	int r = 0;
-	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH,
-		    &pb, 0) < 0)
-		r = err_set(err, -errno, "landlock rule for '%s': %s", path,
-			    strerror(errno));
-	close(fd);
-	return r;
-}
-
-static int confine_landlock(const struct confine_plan *cp, struct lnk_err *err)
-{
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
-			   LANDLOCK_CREATE_RULESET_VERSION);
-	if (abi < 1)
-		return err_set(err, -ENOSYS,
-			       "landlock is not available (%s): the wire "
-			       "cannot confine itself; it needs Linux 5.13 or "
-			       "newer with landlock in lsm=",
-			       strerror(errno));
-	struct ll_attr attr = {.handled_access_fs =
-				   landlock_fs_rights((int)abi)};
-	if (abi >= 6)
-		attr.scoped =
-		    LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
-	size_t asz = abi >= 6 ? sizeof(attr) : 2 * sizeof(uint64_t);
-	if (abi < 4)
-		asz = sizeof(uint64_t);
-	int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, asz, 0);
-	if (rs < 0)
-		return err_set(err, -errno, "landlock: %s", strerror(errno));
-	uint64_t h = attr.handled_access_fs;
-	const uint64_t rw = LANDLOCK_ACCESS_FS_READ_FILE |
-			    LANDLOCK_ACCESS_FS_WRITE_FILE |
-			    LANDLOCK_ACCESS_FS_TRUNCATE;
-	_cleanup_free_ char *wal = xasprintf("%s-wal", cp->db_path);
-	_cleanup_free_ char *shm = xasprintf("%s-shm", cp->db_path);
-	int r;
-	/* SQLite: the database and, in WAL mode, its two companions (they
-	 * exist: the wire wrote to the database during setup, and no
-	 * connection deletes them, see DB_PRAGMAS). */
-	if ((r = ll_allow(rs, cp->db_path, rw, h, false, err)) < 0 ||
-	    (r = ll_allow(rs, wal, rw, h, true, err)) < 0 ||
-	    (r = ll_allow(rs, shm, rw, h, true, err)) < 0 ||
-	    /* c-ares reads /etc/hosts on every lookup */
-	    (r = ll_allow(rs, "/etc/hosts", LANDLOCK_ACCESS_FS_READ_FILE, h,
-			  true, err)) < 0 ||
-	    (r = ll_allow(rs, "/etc/resolv.conf", LANDLOCK_ACCESS_FS_READ_FILE,
-			  h, true, err)) < 0) {
-		close(rs);
-		return r;
-	}
-	if (syscall(SYS_landlock_restrict_self, rs, 0) < 0) {
-		r = err_set(err, -errno, "landlock: %s", strerror(errno));
-		close(rs);
-		return r;
-	}
-	close(rs);
-	return 0;
-}
-
-/* ---- 2. capabilities ---- */
-
-static int confine_caps(struct lnk_err *err)
-{
-	/* The bounding set first: dropping from it needs CAP_SETPCAP, which
-	 * an unprivileged wire never had (EPERM: nothing to drop then). */
-	for (int c = 0; prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++)
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EPERM)
-			return err_set(err, -errno,
-				       "cannot drop capability %d: %s", c,
-				       strerror(errno));
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&
-	    errno != EINVAL)
-		return err_set(err, -errno,
-			       "cannot clear ambient capabilities: %s",
-			       strerror(errno));
-	struct __user_cap_header_struct hdr = {.version =
-						   _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct data[2];
-	memset(data, 0, sizeof(data));
-	if (syscall(SYS_capset, &hdr, data) < 0)
-		return err_set(err, -errno, "cannot drop capabilities: %s",
-			       strerror(errno));
-	return 0;
-}
-
-/* ---- 4. seccomp ---- */
-
-/* Calls allowed whatever their arguments. */
-static const int allow_always[] = {
+/* Calls allowed whatever their arguments, beyond the kit's base. */
+static const int wire_calls[] = {
     /* the event loop: epoll over every socket, the tick's clock */
     SCMP_SYS(epoll_wait),
     SCMP_SYS(epoll_pwait),
     SCMP_SYS(epoll_pwait2),
     SCMP_SYS(epoll_ctl),
     SCMP_SYS(epoll_create1),
-    SCMP_SYS(clock_gettime),
     SCMP_SYS(clock_getres),
     SCMP_SYS(gettimeofday),
     SCMP_SYS(time),
-    SCMP_SYS(restart_syscall),
-    /* descriptors: reading, writing (stderr too), closing, O_NONBLOCK
-     * and the splice pipe's size, SQLite's byte-range locks */
+    /* descriptors: reading, writing (stderr too), O_NONBLOCK and the
+     * splice pipe's size, SQLite's byte-range locks */
     SCMP_SYS(read),
     SCMP_SYS(write),
     SCMP_SYS(readv),
     SCMP_SYS(writev),
-    SCMP_SYS(close),
     SCMP_SYS(fcntl),
     SCMP_SYS(lseek),
     /* the relay: accept on the handed-over listeners, tunnels through a
@@ -224,6 +101,8 @@ static const int allow_always[] = {
     SCMP_SYS(fsync),
     SCMP_SYS(fdatasync),
     SCMP_SYS(ftruncate),
+    /* the log's reserve, taken again once there is room (db.h) */
+    SCMP_SYS(fallocate),
     SCMP_SYS(fstat),
     SCMP_SYS(newfstatat),
     SCMP_SYS(statx),
@@ -238,18 +117,10 @@ static const int allow_always[] = {
     SCMP_SYS(readlink),
     SCMP_SYS(geteuid),
     SCMP_SYS(getuid),
-    SCMP_SYS(getpid),
-    SCMP_SYS(gettid),
     /* the free space left for the log (a full disk refuses calls
      * rather than relay them unlogged) */
     SCMP_SYS(statfs),
     SCMP_SYS(fstatfs),
-    /* memory: malloc, thread stacks, the -shm mapping; mmap and
-     * mprotect are further below (never executable) */
-    SCMP_SYS(brk),
-    SCMP_SYS(munmap),
-    SCMP_SYS(mremap),
-    SCMP_SYS(madvise),
     /* threads (the log writer: glibc sets its cancellation signal's
      * handler at the first thread) and their locks; SQLite's busy wait */
     SCMP_SYS(futex),
@@ -259,12 +130,6 @@ static const int allow_always[] = {
     SCMP_SYS(sched_yield),
     SCMP_SYS(nanosleep),
     SCMP_SYS(clock_nanosleep),
-    SCMP_SYS(rt_sigprocmask),
-    SCMP_SYS(rt_sigreturn),
-    SCMP_SYS(getrandom),
-    /* the end */
-    SCMP_SYS(exit),
-    SCMP_SYS(exit_group),
 };
 
 static int rule(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned n,
@@ -273,24 +138,13 @@ static int rule(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned n,
 	return seccomp_rule_add_array(ctx, action, nr, n, cmp);
 }
 
-static int confine_seccomp(int *notify_fd, struct lnk_err *err)
+/* The wire's rules with arguments. */
+static int wire_rules(void *c, void *arg)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
-	if (!ctx)
-		return err_set(err, -ENOMEM, "seccomp: out of memory");
+	scmp_filter_ctx ctx = c;
 	int r = 0;
-	/* Only the native architecture (x86_64 here): seccomp_init adds
-	 * nothing else, the i386 entry and x32 calls are refused as a bad
-	 * architecture, which kills. */
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
-			     SCMP_ACT_KILL_PROCESS);
-	/* A binary tree of syscall numbers rather than a list: cheaper to
-	 * load, and to run on each of the wire's calls. */
-	if (r == 0)
-		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(allow_always); i++)
-		r = rule(ctx, SCMP_ACT_ALLOW, allow_always[i], 0, NULL);
 
+	(void)arg;
 	/* New sockets: the internet and the LAN (TCP to relay, UDP and
 	 * TCP to the DNS servers), and netlink's routing family (the
 	 * routes and addresses of this machine). No unix sockets: the
@@ -317,25 +171,6 @@ static int confine_seccomp(int *notify_fd, struct lnk_err *err)
 	if (r == 0)
 		r = rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, &addr);
 
-	/* Memory is never mapped or made executable: no code that was not
-	 * loaded during setup. */
-	struct scmp_arg_cmp noexec = SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0);
-	if (r == 0)
-		r = rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1, &noexec);
-	if (r == 0)
-		r = rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1, &noexec);
-
-	/* Threads, never processes: clone only with CLONE_THREAD; clone3
-	 * hides its flags in memory, so it answers ENOSYS and glibc falls
-	 * back to clone. */
-	struct scmp_arg_cmp thread =
-	    SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD);
-	if (r == 0)
-		r = rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, &thread);
-	if (r == 0)
-		r = rule(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0,
-			 NULL);
-
 	/* ioctl: only how many bytes wait and non-blocking mode (c-ares).
 	 * Requests below and above those two answer EPERM (the seccomp
 	 * listener's own among them: the wire can never answer its own
@@ -354,30 +189,34 @@ static int confine_seccomp(int *notify_fd, struct lnk_err *err)
 	if (r == 0)
 		r = rule(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
 			 &above);
-
-	if (r == 0)
-		r = seccomp_load(ctx);
-	if (r == 0) {
-		*notify_fd = seccomp_notify_fd(ctx);
-		if (*notify_fd < 0)
-			r = *notify_fd;
-	}
-	seccomp_release(ctx);
-	if (r < 0)
-		return err_set(err, r, "cannot load its seccomp filter: %s",
-			       strerror(-r));
-	return 0;
+	return r;
 }
 
 int confine_wire(const struct confine_plan *cp, int *notify_fd,
 		 struct lnk_err *err)
 {
-	int r;
-	*notify_fd = -1;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return err_set(err, -errno, "no_new_privs: %s",
-			       strerror(errno));
-	if ((r = confine_landlock(cp, err)) < 0 || (r = confine_caps(err)) < 0)
-		return r;
-	return confine_seccomp(notify_fd, err);
+	_cleanup_free_ char *wal = xasprintf("%s-wal", cp->db_path);
+	_cleanup_free_ char *shm = xasprintf("%s-shm", cp->db_path);
+	/* SQLite: the database and, in WAL mode, its two companions (they
+	 * exist: the wire wrote to the database during setup, and no
+	 * connection deletes them, see DB_PRAGMAS); c-ares reads
+	 * /etc/hosts on every lookup. */
+	const struct kit_path paths[] = {
+	    {cp->db_path, KIT_RW, false},
+	    {wal, KIT_RW, true},
+	    {shm, KIT_RW, true},
+	    {"/etc/hosts", KIT_READ, true},
+	    {"/etc/resolv.conf", KIT_READ, true},
+	};
+	const struct kit_plan kp = {
+	    .who = "the wire",
+	    .paths = paths,
+	    .npaths = ARRAY_SIZE(paths),
+	    .allow = wire_calls,
+	    .nallow = ARRAY_SIZE(wire_calls),
+	    .threads = true,
+	    .rules = wire_rules,
+	    .notify_fd = notify_fd,
+	};
+	return kit_confine(&kp, err);
 }

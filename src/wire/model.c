@@ -393,14 +393,33 @@ static bool tchar(char c)
  * route's. */
 static bool drop_header(const char *h, size_t n)
 {
+	/* and every header a server or a gateway in front of it may take
+	 * for another method or path than the request line's (the call
+	 * checked is the request line's) */
 	static const char *const exact[] = {
-	    "host",	  "connection",	       "proxy-connection",
-	    "keep-alive", "upgrade",	       "te",
-	    "trailer",	  "transfer-encoding", "content-length",
-	    "expect",	  "accept-encoding",
+	    "host",
+	    "connection",
+	    "proxy-connection",
+	    "keep-alive",
+	    "upgrade",
+	    "te",
+	    "trailer",
+	    "transfer-encoding",
+	    "content-length",
+	    "expect",
+	    "accept-encoding",
+	    "x-http-method",
+	    "x-original-url",
+	    "x-original-uri",
+	    "x-rewrite-url",
+	    "x-forwarded-path",
+	    "x-forwarded-prefix",
+	    "x-forwarded-uri",
+	    "x-envoy-original-path",
 	};
-	static const char *const part[] = {"auth",   "key",    "token",
-					   "secret", "cookie", "proxy-"};
+	static const char *const part[] = {
+	    "auth",   "key",	"token",	   "secret",
+	    "cookie", "proxy-", "method-override", "forwarded"};
 	for (size_t i = 0; i < ARRAY_SIZE(exact); i++)
 		if (strlen(exact[i]) == n && strncasecmp(h, exact[i], n) == 0)
 			return true;
@@ -411,25 +430,6 @@ static bool drop_header(const char *h, size_t n)
 				return true;
 	}
 	return false;
-}
-
-/* The path the program adds under the route's base: printable, no
- * backslash, no dot segment (plain or percent-encoded). */
-static const char *path_why(const char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)p[i];
-		if (c <= 0x20 || c >= 0x7f || c == '\\' || c == '#')
-			return "the path has a character it may not";
-		if (c == '%' && i + 2 < n && p[i + 1] == '2' &&
-		    (p[i + 2] == 'e' || p[i + 2] == 'E'))
-			return "the path has an encoded '.'";
-		if (c == '?')
-			break; /* the query is the provider's business */
-		if (c == '/' && i + 1 < n && p[i + 1] == '.')
-			return "the path has a '.' or '..' segment";
-	}
-	return NULL;
 }
 
 /* Finds a header's value in the head (the first). */
@@ -460,9 +460,13 @@ static const char *hval(const char *h, size_t hl, const char *name, size_t *vl)
 
 static void start_resolve(struct mconn *m);
 
-/* The log's target: the route and the model the request names. */
+/* The log's target: the route, the model the request names, the method
+ * and the path the call goes to (the model API's path, under the route's
+ * base; never the query, which can hold the program's data). Bytes the
+ * head allowed but a log should not hold are shown as '?'. */
 static void set_target(struct mconn *m, const char *route, size_t rl,
-		       const char *model)
+		       const char *model, const char *method, size_t ml,
+		       const char *rest, size_t restl)
 {
 	char r[MODEL_NAME_MAX + 1];
 	size_t k = 0;
@@ -474,10 +478,20 @@ static void set_target(struct mconn *m, const char *route, size_t rl,
 			   : '?';
 	}
 	r[k] = '\0';
-	if (model && *model)
-		snprintf(m->target, sizeof(m->target), "%s/%s", r, model);
-	else
-		snprintf(m->target, sizeof(m->target), "%s", r);
+	char path[DB_TARGET_MAX];
+	size_t pl = 0;
+	const char *base = m->r ? m->r->d.base : "";
+	for (const char *b = base; *b && pl + 1 < sizeof(path); b++)
+		path[pl++] = *b;
+	for (size_t i = 0; i < restl && rest[i] != '?' && pl + 1 < sizeof(path);
+	     i++) {
+		unsigned char c = (unsigned char)rest[i];
+		path[pl++] = c > 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	path[pl] = '\0';
+	snprintf(m->target, sizeof(m->target), "%s%s%s %.*s %s", r,
+		 model && *model ? "/" : "", model ? model : "", (int)ml,
+		 method, pl ? path : "/");
 }
 
 /* The whole request is here: check it, rewrite it, and go. */
@@ -486,21 +500,19 @@ static void request_ready(struct mconn *m, const char *tgt, size_t tl,
 {
 	struct wire *w = m->w;
 	const char *body = m->in.p + m->head_len;
-	struct model_req_info ri;
-	bool json = usage_scan_request(body, m->body_len, &ri) == 0;
-	if (!json)
-		memset(&ri, 0, sizeof(ri));
 	const char *route = tgt + strlen(MODEL_PATH);
 	size_t rl = 0;
 	while (rl < tl - strlen(MODEL_PATH) && route[rl] != '/' &&
 	       route[rl] != '?')
 		rl++;
-	set_target(m, route, rl, ri.model);
+	const char *rest = route + rl;
+	size_t restl = tl - strlen(MODEL_PATH) - rl;
 	m->r = NULL;
 	for (size_t i = 0; i < w->wp->nmodels; i++)
 		if (strlen(w->wp->models[i].d.name) == rl &&
 		    memcmp(w->wp->models[i].d.name, route, rl) == 0)
 			m->r = &w->wp->models[i];
+	set_target(m, route, rl, NULL, method, ml, rest, restl);
 	if (w->closed) {
 		const char *why = wire_closed_reason(w);
 		mc_log(m, DB_REFUSED, why);
@@ -514,13 +526,24 @@ static void request_ready(struct mconn *m, const char *tgt, size_t tl,
 		       true);
 		return;
 	}
-	const char *rest = route + rl;
-	size_t restl = tl - strlen(MODEL_PATH) - rl;
-	const char *why = path_why(rest, restl);
-	if (why) {
-		refuse(m, 400, why, true);
+	/* the method and path: a model call of this route, or refused
+	 * before a byte goes out with the key (policy/models.h) */
+	const char *why = NULL;
+	int status = model_call_check(&m->r->d, method, ml, rest, restl, &why);
+	if (status) {
+		refuse(m, status, why, true);
 		return;
 	}
+	/* the body as the provider reads it: what it names and whether it
+	 * streams, or refused (usage.h) */
+	struct model_req_info ri;
+	memset(&ri, 0, sizeof(ri));
+	bool json = m->body_len > 0;
+	if (json && usage_scan_request(body, m->body_len, &ri) < 0) {
+		refuse(m, 400, ri.why, false);
+		return;
+	}
+	set_target(m, route, rl, ri.model, method, ml, rest, restl);
 	if (w->log_down) {
 		mc_log(m, DB_REFUSED, WIRE_LOG_DOWN_REASON);
 		answer(m, 503,

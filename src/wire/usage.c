@@ -2,7 +2,11 @@
  * request's few top-level keys, and the answer's usage as it streams by. */
 #include "wire/usage.h"
 
+#include "common/esc.h"
 #include "common/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <string.h>
 #include <strings.h>
@@ -13,6 +17,11 @@
 /* Token counts above this are not counts (2^53: exact in every JSON
  * reader); such a member is ignored. */
 #define TOKENS_MAX 9007199254740992LL
+/* A top-level key of a request longer than this is refused: no API has
+ * one, and each is kept to find duplicates. */
+#define REQ_KEY_MAX 256
+
+static const char MALFORMED[] = "the request body is malformed JSON";
 
 /* ---- JSON ---- */
 
@@ -26,7 +35,58 @@ struct jp {
 	const char *s;
 	size_t n, i;
 	int64_t in, out; /* what the document said so far */
+	const char *why; /* the first thing refused, for a request */
 };
+
+static int bad(struct jp *p, const char *why)
+{
+	if (!p->why)
+		p->why = why;
+	return -1;
+}
+
+/* A string's decoded bytes: up to cap kept in b (NULL: only checked), len
+ * its whole decoded length, also past cap. */
+struct jstr {
+	char *b;
+	size_t cap, len;
+	bool lone; /* it had a lone surrogate escape (decoded as U+FFFD) */
+};
+
+static void put(struct jstr *d, const char *b, size_t n)
+{
+	if (!d)
+		return;
+	if (d->b && d->len + n <= d->cap)
+		memcpy(d->b + d->len, b, n);
+	d->len += n;
+}
+
+static void put_cp(struct jstr *d, uint32_t cp)
+{
+	char u[4];
+	size_t n;
+	if (cp < 0x80) {
+		u[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		u[0] = (char)(0xc0 | (cp >> 6));
+		u[1] = (char)(0x80 | (cp & 0x3f));
+		n = 2;
+	} else if (cp < 0x10000) {
+		u[0] = (char)(0xe0 | (cp >> 12));
+		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (cp & 0x3f));
+		n = 3;
+	} else {
+		u[0] = (char)(0xf0 | (cp >> 18));
+		u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[3] = (char)(0x80 | (cp & 0x3f));
+		n = 4;
+	}
+	put(d, u, n);
+}
 
 static void ws(struct jp *p)
 {
@@ -35,49 +95,92 @@ static void ws(struct jp *p)
 		p->i++;
 }
 
-/* A string; *raw and *rl are its bytes between the quotes, escapes and
- * all. 0 or -1. */
-static int string(struct jp *p, const char **raw, size_t *rl)
+/* Four hex digits at p->i: their value, p->i past them. 0 or -1. */
+static int hex4(struct jp *p, uint32_t *v)
 {
-	if (p->i >= p->n || p->s[p->i] != '"')
+	if (p->n - p->i < 4)
 		return -1;
-	size_t start = ++p->i;
+	*v = 0;
+	for (int k = 0; k < 4; k++) {
+		int h = hex_value(p->s[p->i + k]);
+		if (h < 0)
+			return -1;
+		*v = *v * 16 + (uint32_t)h;
+	}
+	p->i += 4;
+	return 0;
+}
+
+/* A string, decoded as every JSON reader decodes it: escapes, surrogate
+ * pairs; its raw bytes must be UTF-8 (a reader that decodes another way,
+ * or replaces what is not, could see another key). 0 or -1. */
+static int string(struct jp *p, struct jstr *d)
+{
+	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	if (p->i >= p->n || p->s[p->i] != '"')
+		return bad(p, MALFORMED);
+	p->i++;
 	while (p->i < p->n) {
 		unsigned char c = (unsigned char)p->s[p->i];
 		if (c == '"') {
-			if (raw) {
-				*raw = p->s + start;
-				*rl = p->i - start;
-			}
 			p->i++;
 			return 0;
 		}
 		if (c < 0x20)
-			return -1;
-		if (c == '\\') {
-			if (++p->i >= p->n)
-				return -1;
-			char e = p->s[p->i];
-			if (e == 'u') {
-				if (p->i + 4 >= p->n)
-					return -1;
-				for (int k = 1; k <= 4; k++)
-					if (hex_value(p->s[p->i + k]) < 0)
-						return -1;
-				p->i += 4;
-			} else if (!strchr("\"\\/bfnrt", e) || e == '\0') {
-				return -1;
-			}
+			return bad(p, MALFORMED);
+		if (c >= 0x80) {
+			uint32_t cp;
+			size_t l =
+			    esc_utf8_next((const unsigned char *)p->s + p->i,
+					  p->n - p->i, &cp);
+			if (!l)
+				return bad(p, "the request body is not valid "
+					      "UTF-8");
+			put(d, p->s + p->i, l);
+			p->i += l;
+			continue;
 		}
 		p->i++;
+		if (c != '\\') {
+			put(d, (const char *)&c, 1);
+			continue;
+		}
+		if (p->i >= p->n)
+			return bad(p, MALFORMED);
+		char e = p->s[p->i++];
+		if (e != 'u') {
+			const char *k = e ? strchr(from, e) : NULL;
+			if (!k)
+				return bad(p, MALFORMED);
+			put(d, &to[k - from], 1);
+			continue;
+		}
+		uint32_t u, lo;
+		if (hex4(p, &u) < 0)
+			return bad(p, MALFORMED);
+		if (u >= 0xd800 && u <= 0xdbff && p->n - p->i >= 6 &&
+		    p->s[p->i] == '\\' && p->s[p->i + 1] == 'u') {
+			size_t at = p->i;
+			p->i += 2;
+			if (hex4(p, &lo) == 0 && lo >= 0xdc00 && lo <= 0xdfff)
+				u = 0x10000 + ((u - 0xd800) << 10) +
+				    (lo - 0xdc00);
+			else
+				p->i = at; /* read on its own next */
+		}
+		if (u >= 0xd800 && u <= 0xdfff) {
+			if (d)
+				d->lone = true;
+			u = 0xfffd;
+		}
+		put_cp(d, u);
 	}
-	return -1;
+	return bad(p, MALFORMED);
 }
 
 /* A number; *v is its value when it is a whole number in range, else -1. */
 static int number(struct jp *p, int64_t *v)
 {
-	size_t start = p->i;
 	bool whole = true;
 	int64_t acc = 0;
 	if (p->i < p->n && p->s[p->i] == '-') {
@@ -85,7 +188,7 @@ static int number(struct jp *p, int64_t *v)
 		p->i++;
 	}
 	if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9')
-		return -1;
+		return bad(p, MALFORMED);
 	if (p->s[p->i] == '0') {
 		p->i++;
 	} else {
@@ -101,7 +204,7 @@ static int number(struct jp *p, int64_t *v)
 		whole = false;
 		p->i++;
 		if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9')
-			return -1;
+			return bad(p, MALFORMED);
 		while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
 			p->i++;
 	}
@@ -111,11 +214,10 @@ static int number(struct jp *p, int64_t *v)
 		if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-'))
 			p->i++;
 		if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9')
-			return -1;
+			return bad(p, MALFORMED);
 		while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
 			p->i++;
 	}
-	(void)start;
 	*v = whole && acc <= TOKENS_MAX ? acc : -1;
 	return 0;
 }
@@ -124,25 +226,56 @@ static int literal(struct jp *p, const char *w)
 {
 	size_t l = strlen(w);
 	if (p->n - p->i < l || memcmp(p->s + p->i, w, l) != 0)
-		return -1;
+		return bad(p, MALFORMED);
 	p->i += l;
 	return 0;
 }
 
-static bool key_is(const char *raw, size_t rl, const char *k)
+/* The decoded key is k, exactly. */
+static bool key_is(const struct jstr *s, const char *k)
 {
-	return strlen(k) == rl && memcmp(raw, k, rl) == 0;
+	return s->len <= s->cap && strlen(k) == s->len &&
+	       memcmp(s->b, k, s->len) == 0;
 }
 
-static enum member_kind usage_member(const char *raw, size_t rl)
+/* The decoded key reads as k (lower case) to a reader that matches keys
+ * without regard to case, as Go's encoding/json does: ASCII letters of
+ * either case, and the characters that fold to ASCII ones in its simple
+ * case mapping: U+017F (long s) to s, U+212A (Kelvin sign) to k, U+0130
+ * and U+0131 (dotted and dotless I) to i. */
+static bool key_folds_to(const struct jstr *s, const char *k)
 {
-	if (key_is(raw, rl, "input_tokens") ||
-	    key_is(raw, rl, "prompt_tokens") ||
-	    key_is(raw, rl, "cache_creation_input_tokens") ||
-	    key_is(raw, rl, "cache_read_input_tokens"))
+	if (s->len > s->cap)
+		return false;
+	const unsigned char *b = (const unsigned char *)s->b;
+	size_t i = 0;
+	for (; *k; k++) {
+		if (i < s->len &&
+		    (b[i] | (b[i] >= 'A' && b[i] <= 'Z' ? 0x20 : 0)) == *k) {
+			i++;
+		} else if (*k == 's' && s->len - i >= 2 && b[i] == 0xc5 &&
+			   b[i + 1] == 0xbf) {
+			i += 2;
+		} else if (*k == 'i' && s->len - i >= 2 && b[i] == 0xc4 &&
+			   (b[i + 1] == 0xb0 || b[i + 1] == 0xb1)) {
+			i += 2;
+		} else if (*k == 'k' && s->len - i >= 3 && b[i] == 0xe2 &&
+			   b[i + 1] == 0x84 && b[i + 2] == 0xaa) {
+			i += 3;
+		} else {
+			return false;
+		}
+	}
+	return i == s->len;
+}
+
+static enum member_kind usage_member(const struct jstr *k)
+{
+	if (key_is(k, "input_tokens") || key_is(k, "prompt_tokens") ||
+	    key_is(k, "cache_creation_input_tokens") ||
+	    key_is(k, "cache_read_input_tokens"))
 		return M_IN;
-	if (key_is(raw, rl, "output_tokens") ||
-	    key_is(raw, rl, "completion_tokens"))
+	if (key_is(k, "output_tokens") || key_is(k, "completion_tokens"))
 		return M_OUT;
 	return M_NONE;
 }
@@ -162,15 +295,16 @@ static bool open_empty(struct jp *p, char close)
 	return false;
 }
 
-/* A member's key and its ':', with the white space around them. */
-static int member_key(struct jp *p, const char **k, size_t *kl)
+/* A member's key, decoded into k, and its ':', with the white space
+ * around them. */
+static int member_key(struct jp *p, struct jstr *k)
 {
 	ws(p);
-	if (string(p, k, kl) < 0)
+	if (string(p, k) < 0)
 		return -1;
 	ws(p);
 	if (p->i >= p->n || p->s[p->i] != ':')
-		return -1;
+		return bad(p, MALFORMED);
 	p->i++;
 	ws(p);
 	return 0;
@@ -183,13 +317,13 @@ static int next_item(struct jp *p, char close)
 {
 	ws(p);
 	if (p->i >= p->n)
-		return -1;
+		return bad(p, MALFORMED);
 	if (p->s[p->i] == ',') {
 		p->i++;
 		return 1;
 	}
 	if (p->s[p->i] != close)
-		return -1;
+		return bad(p, MALFORMED);
 	p->i++;
 	return 0;
 }
@@ -202,16 +336,15 @@ static int object(struct jp *p, int depth, bool usage)
 	if (open_empty(p, '}'))
 		return 0;
 	for (int more = 1; more;) {
-		const char *k;
-		size_t kl;
-		if (member_key(p, &k, &kl) < 0)
+		char kb[32];
+		struct jstr k = {.b = kb, .cap = sizeof(kb)};
+		if (member_key(p, &k) < 0)
 			return -1;
 		int64_t v = -1;
-		bool inner_usage = key_is(k, kl, "usage");
-		if (value(p, depth + 1, inner_usage, &v) < 0)
+		if (value(p, depth + 1, key_is(&k, "usage"), &v) < 0)
 			return -1;
 		if (usage && v >= 0) {
-			switch (usage_member(k, kl)) {
+			switch (usage_member(&k)) {
 			case M_IN:
 				in = (in < 0 ? 0 : in) + v;
 				break;
@@ -253,15 +386,17 @@ static int array(struct jp *p, int depth)
 static int value(struct jp *p, int depth, bool usage, int64_t *num)
 {
 	*num = -1;
-	if (depth > JSON_DEPTH_MAX || p->i >= p->n)
-		return -1;
+	if (depth > JSON_DEPTH_MAX)
+		return bad(p, "the request body nests deeper than 64 levels");
+	if (p->i >= p->n)
+		return bad(p, MALFORMED);
 	switch (p->s[p->i]) {
 	case '{':
 		return object(p, depth, usage);
 	case '[':
 		return array(p, depth);
 	case '"':
-		return string(p, NULL, NULL);
+		return string(p, NULL);
 	case 't':
 		return literal(p, "true");
 	case 'f':
@@ -290,74 +425,208 @@ int usage_scan_json(const char *s, size_t n, int64_t *in, int64_t *out)
 
 /* ---- the request ---- */
 
-static bool model_char(char c)
+/* The top-level keys the route reads, and whether k is one. A key that
+ * only a case-blind reader takes for one of them is refused (the provider
+ * might read it, lnk would not). -1: refused, p->why says why. */
+enum req_key { RK_OTHER, RK_MODEL, RK_STREAM, RK_STREAM_OPTIONS };
+
+static int req_key(struct jp *p, const struct jstr *k)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || strchr("._:/@+-", c) != NULL;
+	static const struct {
+		const char *name;
+		enum req_key rk;
+		const char *why;
+	} keys[] = {
+	    {"model", RK_MODEL,
+	     "the request has a key some providers read as \"model\": "
+	     "spell it \"model\""},
+	    {"stream", RK_STREAM,
+	     "the request has a key some providers read as \"stream\": "
+	     "spell it \"stream\""},
+	    {"stream_options", RK_STREAM_OPTIONS,
+	     "the request has a key some providers read as "
+	     "\"stream_options\": spell it so"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		if (key_is(k, keys[i].name))
+			return (int)keys[i].rk;
+		if (key_folds_to(k, keys[i].name))
+			return bad(p, keys[i].why);
+	}
+	return RK_OTHER;
+}
+
+/* The model's name, for the log: printable ASCII without spaces. */
+static int req_model(struct jp *p, struct model_req_info *ri)
+{
+	static const char why[] =
+	    "the request's \"model\" is not a name of 1 to 127 printable "
+	    "ASCII characters";
+	if (p->i >= p->n || p->s[p->i] != '"')
+		return bad(p, why);
+	struct jstr m = {.b = ri->model, .cap = sizeof(ri->model) - 1};
+	if (string(p, &m) < 0)
+		return -1;
+	bool ok = m.len > 0 && m.len <= m.cap;
+	for (size_t i = 0; ok && i < m.len; i++)
+		ok = ri->model[i] > 0x20 && ri->model[i] < 0x7f;
+	if (!ok) {
+		memset(ri->model, 0, sizeof(ri->model));
+		return bad(p, why);
+	}
+	ri->model[m.len] = '\0';
+	return 0;
+}
+
+/* "stream": true, false or null (as not given); anything else a lenient
+ * provider could take for true. */
+static int req_stream(struct jp *p, struct model_req_info *ri)
+{
+	if (p->n - p->i >= 4 && memcmp(p->s + p->i, "true", 4) == 0) {
+		ri->stream = true;
+		return literal(p, "true");
+	}
+	if (p->n - p->i >= 5 && memcmp(p->s + p->i, "false", 5) == 0)
+		return literal(p, "false");
+	if (p->n - p->i >= 4 && memcmp(p->s + p->i, "null", 4) == 0)
+		return literal(p, "null");
+	return bad(p, "the request's \"stream\" is not true or false");
+}
+
+/* stream_options: an object's members, is include_usage there (once)? */
+static int req_stream_options(struct jp *p, struct model_req_info *ri)
+{
+	int64_t v;
+	ri->has_stream_options = true;
+	if (p->i >= p->n || p->s[p->i] != '{')
+		return value(p, 1, false, &v);
+	ri->so_open = p->i + 1;
+	if (open_empty(p, '}'))
+		return 0;
+	for (int more = 1; more;) {
+		char kb[32];
+		struct jstr k = {.b = kb, .cap = sizeof(kb)};
+		if (member_key(p, &k) < 0)
+			return -1;
+		if (key_is(&k, "include_usage")) {
+			if (ri->has_include_usage)
+				return bad(p, "the request gives "
+					      "\"include_usage\" twice: the "
+					      "provider and lnk could read "
+					      "different ones");
+			ri->has_include_usage = true;
+		} else if (key_folds_to(&k, "include_usage")) {
+			return bad(p, "the request has a key some providers "
+				      "read as \"include_usage\": spell it so");
+		}
+		if (value(p, 2, false, &v) < 0)
+			return -1;
+		if ((more = next_item(p, '}')) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A top-level key: where its decoded bytes are in the keys' buffer, and
+ * (once all are read and the buffer moves no more) a pointer to them. */
+struct keyref {
+	size_t off, len;
+	const char *p;
+};
+
+static int keyref_cmp(const void *a, const void *b)
+{
+	const struct keyref *x = a, *y = b;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->len ? memcmp(x->p, y->p, x->len) : 0;
+}
+
+static int scan_request(struct jp *p, struct model_req_info *ri, struct buf *kb,
+			struct keyref *keys, size_t *nkeys)
+{
+	int64_t v;
+	ws(p);
+	if (p->i >= p->n || p->s[p->i] != '{')
+		return bad(p, "the request body is not one JSON object");
+	ri->obj_open = p->i + 1;
+	bool seen[4] = {false};
+	if (open_empty(p, '}'))
+		goto end;
+	for (int more = 1; more;) {
+		char b[REQ_KEY_MAX];
+		struct jstr k = {.b = b, .cap = sizeof(b)};
+		if (member_key(p, &k) < 0)
+			return -1;
+		if (k.len > k.cap)
+			return bad(p, "the request has a top-level key longer "
+				      "than 256 bytes");
+		if (*nkeys == USAGE_REQ_KEYS_MAX)
+			return bad(p, "the request has more than 1024 "
+				      "top-level keys");
+		keys[(*nkeys)++] = (struct keyref){kb->len, k.len, NULL};
+		buf_append(kb, b, k.len);
+		int rk = req_key(p, &k);
+		if (rk < 0)
+			return -1;
+		if (rk != RK_OTHER && seen[rk])
+			return bad(p,
+				   rk == RK_MODEL
+				       ? "the request gives \"model\" twice: "
+					 "the provider and lnk could read "
+					 "different ones"
+				   : rk == RK_STREAM
+				       ? "the request gives \"stream\" twice: "
+					 "the provider and lnk could read "
+					 "different ones"
+				       : "the request gives \"stream_options\" "
+					 "twice");
+		seen[rk] = true;
+		int r = rk == RK_MODEL		  ? req_model(p, ri)
+			: rk == RK_STREAM	  ? req_stream(p, ri)
+			: rk == RK_STREAM_OPTIONS ? req_stream_options(p, ri)
+						  : value(p, 1, false, &v);
+		if (r < 0)
+			return -1;
+		if ((more = next_item(p, '}')) < 0)
+			return -1;
+	}
+end:
+	ws(p);
+	if (p->i != p->n)
+		return bad(p, "the request body is more than one JSON value");
+	/* any other key twice: what the provider reads of it is its own
+	 * choice (the first, the last), and no reader here guesses it */
+	for (size_t i = 0; i < *nkeys; i++)
+		keys[i].p = kb->p + keys[i].off;
+	if (*nkeys > 1)
+		qsort(keys, *nkeys, sizeof(*keys), keyref_cmp);
+	for (size_t i = 1; i < *nkeys; i++)
+		if (keyref_cmp(&keys[i - 1], &keys[i]) == 0)
+			return bad(p,
+				   "the request gives a top-level key twice: "
+				   "the provider and lnk could read "
+				   "different ones");
+	return 0;
 }
 
 int usage_scan_request(const char *body, size_t n, struct model_req_info *ri)
 {
 	memset(ri, 0, sizeof(*ri));
 	struct jp p = {.s = body, .n = n, .in = -1, .out = -1};
-	int64_t v;
-	ws(&p);
-	if (p.i >= p.n || p.s[p.i] != '{')
+	struct buf kb = {0};
+	struct keyref *keys = xcalloc(USAGE_REQ_KEYS_MAX, sizeof(*keys));
+	size_t nkeys = 0;
+	int r = scan_request(&p, ri, &kb, keys, &nkeys);
+	free(keys);
+	buf_free(&kb);
+	if (r < 0) {
+		memset(ri, 0, sizeof(*ri));
+		snprintf(ri->why, sizeof(ri->why), "%s",
+			 p.why ? p.why : MALFORMED);
 		return -1;
-	ri->obj_open = p.i + 1;
-	if (open_empty(&p, '}'))
-		goto end;
-	for (int more = 1; more;) {
-		const char *k;
-		size_t kl;
-		if (member_key(&p, &k, &kl) < 0)
-			return -1;
-		size_t vstart = p.i;
-		if (key_is(k, kl, "stream_options") && p.i < p.n &&
-		    p.s[p.i] == '{') {
-			ri->has_stream_options = true;
-			ri->so_open = p.i + 1;
-			/* its own members: is include_usage there? */
-			struct jp q = {.s = body, .n = n, .i = p.i + 1};
-			ws(&q);
-			while (q.i < q.n && q.s[q.i] != '}') {
-				const char *k2;
-				size_t k2l;
-				if (member_key(&q, &k2, &k2l) < 0)
-					return -1;
-				if (key_is(k2, k2l, "include_usage"))
-					ri->has_include_usage = true;
-				if (value(&q, 2, false, &v) < 0)
-					return -1;
-				ws(&q);
-				if (q.i < q.n && q.s[q.i] == ',')
-					q.i++;
-				ws(&q);
-			}
-		} else if (key_is(k, kl, "stream_options")) {
-			ri->has_stream_options = true;
-		}
-		if (value(&p, 1, false, &v) < 0)
-			return -1;
-		if (key_is(k, kl, "model") && body[vstart] == '"') {
-			size_t ml = p.i - vstart - 2;
-			bool ok = ml > 0 && ml < sizeof(ri->model);
-			for (size_t i = 0; ok && i < ml; i++)
-				ok = model_char(body[vstart + 1 + i]);
-			if (ok) {
-				memcpy(ri->model, body + vstart + 1, ml);
-				ri->model[ml] = '\0';
-			}
-		}
-		if (key_is(k, kl, "stream"))
-			ri->stream = p.i - vstart == 4 &&
-				     memcmp(body + vstart, "true", 4) == 0;
-		if ((more = next_item(&p, '}')) < 0)
-			return -1;
 	}
-end:
-	ws(&p);
-	return p.i == p.n ? 0 : -1;
+	return 0;
 }
 
 /* ---- the answer ---- */

@@ -70,15 +70,28 @@ void usage_finish(struct usage_reader *u);
  * valid JSON value (nothing is updated then). */
 int usage_scan_json(const char *s, size_t n, int64_t *in, int64_t *out);
 
-/* What the program's request body says, for the log and the stream. */
+/* A request with more top-level keys than this is refused. */
+#define USAGE_REQ_KEYS_MAX 1024
+
+/* What the program's request body says, for the log and the stream, read
+ * as the provider reads it: keys and strings decoded (escapes, surrogate
+ * pairs), so "str\u0065am" is "stream". What two readers could read two
+ * ways is refused, never guessed: malformed JSON, bytes that are not
+ * UTF-8, a top-level key given twice, a key only a case-blind reader takes
+ * for one read here ("Model", "\u017ftream"), a "model" that is not a
+ * printable name, a "stream" that is not true, false or null. Bounded:
+ * JSON_DEPTH_MAX levels, USAGE_REQ_KEYS_MAX top-level keys of at most 256
+ * bytes each. */
 struct model_req_info {
-	char model[128]; /* the top-level "model" string, printable
-			  * [A-Za-z0-9._:/@+-] only, else "" */
+	char model[128]; /* the top-level "model": 1 to 127 printable ASCII
+			  * characters, no space; "" when not given */
 	bool stream;	 /* "stream": true */
 	bool has_stream_options;
 	bool has_include_usage; /* stream_options.include_usage given */
 	size_t obj_open;	/* offset just after the top-level '{' */
 	size_t so_open; /* offset just after stream_options' '{', or 0 */
+	char why[96];	/* when refused: why, a sentence for the program */
 };
-/* 0, or -1 when body is not one JSON object. */
+/* 0, or -1 (ri->why says why) when body is not one JSON object the route
+ * reads as the provider does. */
 int usage_scan_request(const char *body, size_t n, struct model_req_info *ri);

@@ -16,7 +16,7 @@
 #include "wire/filter.h"
 #include "wire/loop.h"
 #include "wire/route.h"
-#include "wire/refusals.h"
+#include "store/refusals.h"
 #include "wire/trip.h"
 #include "wire/wire.h"
 

@@ -163,7 +163,7 @@ def test_allow_runs_the_call_once_with_its_status(lnk, tool, on_desktop,
                                 "  1  status\n  2  x\n\nAllow"), n["body"]
     rows = log_of(lnk)
     assert [(r["verb"], r["target"], r["outcome"]) for r in rows] == [
-        ("tool", "mytool", "ended")], rows
+        ("tool", "mytool status x", "ended")], rows  # the whole call
     assert "answered yes, exit status 7" in rows[0]["reason"], rows
     assert json.loads(lnk("sandbox", "asks", "--json").stdout) == []
 
@@ -253,7 +253,9 @@ def test_bus_gone_leaves_no_one_to_ask(lnk, tool, on_desktop):
     assert out.splitlines() == ["st=126", "st=126"], (out, err)
     assert "no answer within 5 s" in log_of(lnk)[0]["reason"]
     assert err.count("asks to run, outside") == 1, err
-    assert "issue close 6" not in err and "there is no one to ask" in err
+    # the second call is refused with exactly its own call to allow
+    assert "there is no one to ask" in err
+    assert "lnk sandbox tool add mytool --allow 'issue close 6'" in err
     assert calls(tool) == []
 
 

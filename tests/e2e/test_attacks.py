@@ -3747,7 +3747,7 @@ def call(tool, cwd, args, fds=(0, 1, 2), raw=None):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect("/run/lnk/tools.sock")
     msg = raw if raw is not None else (
-        b"LNKT" + struct.pack("<II", 1, 2 + len(args))
+        b"LNKC" + struct.pack("<II", 1, 2 + len(args))
         + b"".join(x.encode() + b"\\0" for x in [tool, cwd, *args]))
     anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
     s.sendmsg([msg], anc if fds else [])
@@ -3785,7 +3785,7 @@ def test_tool_call_with_extra_descriptors_is_refused(lnk, outside_tool):
     cp = raw_py(lnk, """
         r = call("mytool", "/", ["x"], fds=(0, 1, 2, 0))
         print(r[:1].decode(), r[1:].decode())
-    """, "--tool", "mytool")
+    """, "--tool", "mytool *")
     assert cp.stdout.startswith("R "), (cp.stdout, cp.stderr)
     assert "more than three descriptors" in cp.stdout
     assert tool_calls(outside_tool) == []
@@ -3793,11 +3793,11 @@ def test_tool_call_with_extra_descriptors_is_refused(lnk, outside_tool):
 
 @pytest.mark.parametrize("raw,why", [
     ("b'hello'", "not a tool call"),
-    ("b'LNKT' + struct.pack('<II', 9, 3) + b'mytool\\0/\\0x\\0'", "version"),
-    ("b'LNKT' + struct.pack('<II', 1, 3) + b'mytool\\0/\\0x'", "cut short"),
-    ("b'LNKT' + struct.pack('<II', 1, 99999) + b'mytool\\0/\\0' * 3",
+    ("b'LNKC' + struct.pack('<II', 9, 3) + b'mytool\\0/\\0x\\0'", "version"),
+    ("b'LNKC' + struct.pack('<II', 1, 3) + b'mytool\\0/\\0x'", "cut short"),
+    ("b'LNKC' + struct.pack('<II', 1, 99999) + b'mytool\\0/\\0' * 3",
      "more than 4096"),
-    ("b'LNKT' + struct.pack('<II', 1, 2) + b'mytool\\0/\\0junk'", "after"),
+    ("b'LNKC' + struct.pack('<II', 1, 2) + b'mytool\\0/\\0junk'", "after"),
 ])
 def test_tool_call_garbage_is_refused_and_the_broker_lives(
         lnk, outside_tool, raw, why):
@@ -3807,7 +3807,7 @@ def test_tool_call_garbage_is_refused_and_the_broker_lives(
         r = call("", "", [], raw={raw})
         print(r[:1].decode(), r[1:].decode())
         print(call("mytool", "/", ["honest"])[:1].decode())
-    """, "--tool", "mytool")
+    """, "--tool", "mytool *")
     lines = cp.stdout.splitlines()
     assert lines[0].startswith("R ") and why in lines[0], (cp.stdout,
                                                           cp.stderr)
@@ -3823,7 +3823,7 @@ def test_tool_call_cannot_name_another_program(lnk, outside_tool, name):
     cp = raw_py(lnk, f"""
         r = call({name!r}, "/", ["-c", "echo pwned > {outside_tool}/pwned"])
         print(r[:1].decode(), r[1:].decode())
-    """, "--tool", "mytool")
+    """, "--tool", "mytool *")
     assert cp.stdout.startswith("R "), (cp.stdout, cp.stderr)
     assert not (outside_tool / "pwned").exists()
     assert tool_calls(outside_tool) == []
@@ -3837,7 +3837,7 @@ def test_tool_call_with_a_folder_as_stdin_is_refused(lnk, work,
         d = os.open({str(work)!r}, os.O_RDONLY | os.O_DIRECTORY)
         r = call("mytool", "/", ["x"], fds=(d, 1, 2))
         print(r[:1].decode(), r[1:].decode())
-    """, "--write", work, "--tool", "mytool")
+    """, "--write", work, "--tool", "mytool *")
     assert cp.stdout.startswith("R ") and "folder" in cp.stdout, cp.stdout
     assert tool_calls(outside_tool) == []
 
@@ -3852,7 +3852,7 @@ def test_tool_cwd_cannot_be_a_hidden_folder(lnk, home, work, outside_tool):
         cp = raw_py(lnk, f"""
             r = call("mytool", {str(cwd)!r}, ["x"])
             print(r[:1].decode())
-        """, "--write", work, "--hide", hidden, "--tool", "mytool")
+        """, "--write", work, "--hide", hidden, "--tool", "mytool *")
         assert cp.stdout.splitlines() == [f"cwd:{work}", "X"], \
             (cp.stdout, cp.stderr)
         assert f"mytool runs in '{work}'" in cp.stderr
@@ -3880,7 +3880,7 @@ def test_many_tool_calls_at_once_are_refused_and_end_cleanly(
                 break
             time.sleep(0.05)
         print(refused, r[:1].decode())
-    """, "--tool", "mytool")
+    """, "--tool", "mytool *")
     assert cp.stdout.splitlines()[-1] == "8 X", (cp.stdout, cp.stderr)
     assert tool_calls(outside_tool) == ["args:after"]
 
@@ -4182,7 +4182,7 @@ def test_tool_the_program_can_rewrite_is_refused(lnk, work, tmp_path, how):
         target = real
     try:
         cp = sh(lnk, f"printf '{evil}' > {target}; chmod +x {target}; "
-                "mytool hi", "--write", work, "--tool", "mytool")
+                "mytool hi", "--write", work, "--tool", "mytool *")
     finally:
         if how == "bind":
             subprocess.run(["umount", str(tmp_path / "toolbin2")])
@@ -4206,7 +4206,7 @@ def test_tool_path_has_no_folder_the_program_writes(lnk, work, tmp_path):
         cp = sh(lnk, f"mkdir -p bin; for f in ls bin/ls; do "
                 f"printf '#!/bin/sh\\necho pwned > {marker}\\n' > $f; "
                 "chmod +x $f; done; mytool", "--write", work,
-                "--tool", "mytool")
+                "--tool", "mytool *")
         assert not marker.exists(), (path, cp.stdout, cp.stderr)
         assert cp.returncode == 0, (path, cp.stdout, cp.stderr)
         entries = cp.stdout.strip().split("=", 1)[1].split(":")
@@ -4273,7 +4273,7 @@ def test_tool_cwd_swapped_for_a_link_never_leaves_the_grants(lnk, work,
         t.start()
         r, w = os.pipe()
         os.set_blocking(r, False)
-        msg = (b"LNKT" + struct.pack("<II", 1, 2) + b"mytool\\0"
+        msg = (b"LNKC" + struct.pack("<II", 1, 2) + b"mytool\\0"
                + os.getcwd().encode() + b"/d/{deep}\\0")
         ran, out = 0, b""
         for _ in range(1000):
@@ -4291,7 +4291,7 @@ def test_tool_cwd_swapped_for_a_link_never_leaves_the_grants(lnk, work,
         t.join()
         print(ran)
         print(out.decode())
-    """, "--write", work, "--tool", "mytool", timeout=180)
+    """, "--write", work, "--tool", "mytool *", timeout=180)
     assert cp.returncode == 0, cp.stderr
     lines = cp.stdout.splitlines()
     assert int(lines[0]) > 900, cp.stdout[-2000:]
@@ -4319,7 +4319,7 @@ def test_tool_search_paths_have_no_folder_the_program_writes(
             if plant.endswith(".py") else "not a library\n")
     (tmp_path / "plant").write_text(code)
     cp = sh(lnk, f"cp {tmp_path}/plant {plant}; mytool", "--write", work,
-            "--read", tmp_path / "plant", "--tool", "mytool")
+            "--read", tmp_path / "plant", "--tool", "mytool *")
     assert not marker.exists(), (cp.stdout, cp.stderr)
     assert cp.returncode == 0 and cp.stdout == "tool ok\n", \
         (cp.returncode, cp.stdout, cp.stderr)
@@ -4385,7 +4385,7 @@ def test_tool_reopening_its_stdout_cannot_write_what_is_read_only(
             fd = os.open(p, os.O_RDONLY)
             r = call("mytool", os.getcwd(), [], fds=(0, fd, fd))
             print(p, r[:1].decode())
-    """, "--write", work, "--read", ro, "--tool", "mytool")
+    """, "--write", work, "--read", ro, "--tool", "mytool *")
     assert cfg.read_text() == "[core]\n", (cp.stdout, cp.stderr)
     assert (ro / "f").read_text() == "mine\n", (cp.stdout, cp.stderr)
     assert cp.returncode == 0, cp.stderr
@@ -4403,7 +4403,7 @@ def test_tool_call_with_an_o_path_descriptor_is_refused(lnk, work,
             fd = os.open(p, os.O_PATH)
             r = call("mytool", "/", [], fds=(fd, 1, 2))
             print(r[:1].decode(), r[1:].decode())
-    """, "--write", work, "--tool", "mytool")
+    """, "--write", work, "--tool", "mytool *")
     lines = cp.stdout.splitlines()
     assert len(lines) == 2 and all(x.startswith("R ") for x in lines), \
         (cp.stdout, cp.stderr)
@@ -4482,7 +4482,7 @@ def test_tool_stderr_pipe_cannot_stop_the_broker(lnk, work, tmp_path,
             os.set_blocking(w, True)
         s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         s.connect("/run/lnk/tools.sock")
-        msg = (b"LNKT" + struct.pack("<II", 1, 3) + b"mytool\\0/\\0first\\0")
+        msg = (b"LNKC" + struct.pack("<II", 1, 3) + b"mytool\\0/\\0first\\0")
         s.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                            array.array("i", [0, 1, w]))])
         import signal
@@ -4490,7 +4490,7 @@ def test_tool_stderr_pipe_cannot_stop_the_broker(lnk, work, tmp_path,
         print("second", call("mytool", os.getcwd(), ["second"])[:1])
         print("done")
         os._exit(0)
-    """, "--write", work, "--tool", "mytool")
+    """, "--write", work, "--tool", "mytool *")
     assert "second b'X'" in cp.stdout, (cp.stdout, cp.stderr)
     assert "ran second" in cp.stdout, (cp.stdout, cp.stderr)
 
@@ -4580,7 +4580,7 @@ def test_tool_hard_linked_into_a_write_folder_is_refused(lnk, work, tmp_path,
                 **base(extra), "PATH": f"{base(extra)['PATH']}:{ibin}"}
         target = inside / "interp"
     cp = sh(lnk, f"printf '{EVIL_TOOL.format(marker=marker)}' > {target}; "
-            "mytool hi", "--write", work, "--tool", "mytool")
+            "mytool hi", "--write", work, "--tool", "mytool *")
     assert not marker.exists(), (cp.stdout, cp.stderr)
     assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
     assert "hard link" in cp.stderr and str(target) in cp.stderr, cp.stderr
@@ -4594,7 +4594,7 @@ def test_tool_hard_linked_outside_every_write_folder_runs(lnk, work,
     os.link(prog, prog.parent / "mytool-1.0")
     (tmp_path / "elsewhere").mkdir()
     os.link(prog, tmp_path / "elsewhere" / "mytool")
-    cp = lnk.run("--write", work, "--tool", "mytool", "--", "mytool")
+    cp = lnk.run("--write", work, "--tool", "mytool *", "--", "mytool")
     assert cp.returncode == 0, (cp.stdout, cp.stderr)
     assert cp.stdout.strip() == "honest", cp.stdout
 
@@ -4629,7 +4629,7 @@ def test_tool_whose_loader_reads_a_write_folder_is_refused(lnk, work,
     base = lnk.env
     lnk.env = lambda extra=None: {
         **base(extra), "PATH": f"{bindir}:{base(extra)['PATH']}"}
-    cp = lnk.run("--write", work, "--tool", "mytool", "--", "mytool")
+    cp = lnk.run("--write", work, "--tool", "mytool *", "--", "mytool")
     assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
     assert "write folder" in cp.stderr and "mytool" in cp.stderr, cp.stderr
 
@@ -5172,7 +5172,7 @@ def test_library_left_in_the_working_folder_never_loads_outside(
             _cc(tmp_path, PLANTED_LIB.replace("@MARKER@", str(marker))
                 .replace("@NAME@", name), d / name, "-shared", "-fPIC")
     on_lnk_path(lnk, tmp_path / "toolbin3", "mytool", "#!/bin/sh\n")
-    cp = lnk.run("--write", work, "--tool", "mytool",
+    cp = lnk.run("--write", work, "--tool", "mytool *",
                  "--model", "fake=https://127.0.0.1:9/v1", "--", "true",
                  env={"LD_LIBRARY_PATH": ldpath, "FAKE_API_KEY": "sk-x",
                       "DISPLAY": ":99",
@@ -5288,7 +5288,7 @@ def test_tool_search_path_inside_a_write_folder_is_dropped(lnk, work,
                                    if var == "PATH" else "")}
     cp = sh(lnk, f"printf '#!/bin/sh\\necho pwned > {marker}\\n' > "
             f"{inside}/ls; chmod +x {inside}/ls; mytool",
-            "--write", work, "--tool", "mytool")
+            "--write", work, "--tool", "mytool *")
     assert not marker.exists(), (cp.stdout, cp.stderr)
     assert cp.returncode == 0, (cp.stdout, cp.stderr)
     got = cp.stdout.strip().split("=", 1)[1].split(":")
@@ -5381,7 +5381,7 @@ def test_tool_environment_names_no_file_the_program_writes(lnk, work,
     evil = f'[core]\\n\\tfsmonitor = "echo pwned > {marker}; false"\\n'
     cp = sh(lnk, f"mkdir -p .config/git; printf '{evil}' > .config/git/"
             f"config; printf '{evil}' > gitconfig; mytool",
-            "--write", work, "--tool", "mytool")
+            "--write", work, "--tool", "mytool *")
     assert not marker.exists(), (cp.stdout, cp.stderr)
     assert cp.returncode == 0, (cp.stdout, cp.stderr)
     assert cp.stdout.strip() == "0", cp.stdout

@@ -139,7 +139,9 @@ def test_custom_route_json_and_stream_counted(lnk, net):
     assert "include_usage" not in got[0]["body"]
     rows = model_rows(lnk, "mjson")
     assert [r["target"] for r in rows] == [
-        "fake/m-json", "fake/m-stream", "fake/m-bytewise"]
+        "fake/m-json POST /v1/chat/completions",
+        "fake/m-stream POST /v1/chat/completions",
+        "fake/m-bytewise POST /v1/chat/completions"]
     for r in rows:
         assert r["outcome"] == "ended" and r["status"] == 200, r
         assert (r["tokens_in"], r["tokens_out"]) == (O_IN, O_OUT), r
@@ -287,7 +289,7 @@ def test_hostile_answers_clear_errors_and_the_wire_serves_on(lnk, net):
     # the error answer passes as the provider gave it
     assert "fake error" in (lnk.cwd / "out-m-error").read_text()
     assert lines[-2:] == ["200", "rc=0"], cp.stdout
-    rows = {r["target"]: r for r in model_rows(lnk, "mhostile")}
+    rows = {r["target"].split()[0]: r for r in model_rows(lnk, "mhostile")}
     assert rows["fake/m-garbage"]["status"] == 0
     assert "not HTTP" in rows["fake/m-garbage"]["reason"]
     huge = json.loads((lnk.cwd / "out-m-huge").read_text())
@@ -330,6 +332,215 @@ def test_hostile_requests_refused(lnk, net):
                 "--model", CUSTOM, "--read", ".", timeout=120)
     assert cp.stdout.split() == ["403", "400", "400", "411", "413", "200"], \
         (cp.stdout, cp.stderr)
+
+
+def curl_raw(path, body, extra=""):
+    """A shell line: POST body (raw JSON text, as written) to the custom
+    route's path, print the answer's status."""
+    return (f"curl -s --max-time 20 -o /dev/null -w '%{{http_code}}\\n' "
+            f"{extra} -H 'content-type: application/json' "
+            f"\"$LNK_MODEL_FAKE_URL{path}\" --data-binary '{body}'")
+
+
+def test_escaped_keys_read_as_the_provider_reads_them(lnk, net):
+    """Threat: the program writes "str\\u0065am" and "m\\u006fdel", which
+    the provider decodes as stream and model; a route that compared raw
+    bytes would add no usage request (tokens unknown) and name no model."""
+    key, mark = secret(), uuid.uuid4().hex
+    script = ";".join([
+        curl_raw("/chat/completions",
+                 '{"m\\u006fdel":"m-stream","str\\u0065am":true,'
+                 f'"mark":"{mark}"}}'),
+        curl_raw("/chat/completions",
+                 '{"\\u006d\\u006f\\u0064\\u0065\\u006c":"m\\u002djson",'
+                 f'"mark":"{mark}"}}'),
+        curl_raw("/chat/completions",
+                 '{"model":"m-stream","stream":true,"stream\\u005foptions":'
+                 f'{{"include_usage":true}},"mark":"{mark}"}}'),
+    ])
+    cp = run_sh(lnk, "mesc", script, base_env(net, FAKE_API_KEY=key),
+                "--model", CUSTOM)
+    assert cp.stdout.split() == ["200", "200", "200"], (cp.stdout, cp.stderr)
+    got = received(mark)
+    assert len(got) == 3, got
+    # the escaped stream asked for its usage; the one that gave its own
+    # (escaped) stream_options got nothing added
+    assert '"stream_options":{"include_usage":true}' in got[0]["body"]
+    assert got[2]["body"].count("include_usage") == 1
+    rows = model_rows(lnk, "mesc")
+    assert [r["target"] for r in rows] == [
+        "fake/m-stream POST /v1/chat/completions",
+        "fake/m-json POST /v1/chat/completions",
+        "fake/m-stream POST /v1/chat/completions"], rows
+    for r in rows:
+        assert (r["tokens_in"], r["tokens_out"]) == (O_IN, O_OUT), r
+
+
+def test_keys_read_two_ways_refused(lnk, net):
+    """Threat: a key given twice, or spelled so that only some readers
+    take it for the key ("Stream" to Go's case-blind reader): the provider
+    and lnk could read different values, so the call is refused, logged,
+    and never reaches the provider."""
+    key, mark = secret(), uuid.uuid4().hex
+    bodies = [
+        '{"model":"m-json","model":"m-stream","mark":"%s"}',
+        '{"model":"m-stream","stream":false,"str\\u0065am":true,'
+        '"mark":"%s"}',
+        '{"model":"m-stream","Stream":true,"mark":"%s"}',
+        '{"model":"m-json","mark":"%s","x":1,"x":2}',
+        '{"model":"m-json","mark":"%s",}',
+    ]
+    script = ";".join([curl_raw("/chat/completions", b % mark)
+                       for b in bodies] + [
+        "curl -s --max-time 20 -H 'content-type: application/json' "
+        "\"$LNK_MODEL_FAKE_URL/chat/completions\" --data-binary "
+        "'{\"model\":\"a\",\"model\":\"b\"}'"])
+    cp = run_sh(lnk, "mdup", script, base_env(net, FAKE_API_KEY=key),
+                "--model", CUSTOM)
+    lines = cp.stdout.splitlines()
+    assert lines[:5] == ["400"] * 5, (cp.stdout, cp.stderr)
+    # the program is told why
+    assert "\"model\" twice" in cp.stdout, cp.stdout
+    assert received(mark) == []
+    rows = model_rows(lnk, "mdup")
+    assert len(rows) == 6, rows
+    for r in rows:
+        assert r["outcome"] == "refused", r
+        assert r["target"] == "fake POST /v1/chat/completions", r
+    reasons = [r["reason"] for r in rows]
+    assert "\"model\" twice" in reasons[0]
+    assert "\"stream\" twice" in reasons[1]
+    assert "read as \"stream\"" in reasons[2]
+    assert "top-level key twice" in reasons[3]
+    assert "malformed JSON" in reasons[4]
+
+
+def test_route_carries_model_calls_only(lnk, net):
+    """Threat: the route adds the key to whatever the program sends under
+    its base: GET .../files (the account's stored files), DELETE
+    .../files/ID. Only the provider's inference calls pass; the rest is
+    refused before anything goes out, and logged with method and path
+    (never the query)."""
+    key, pmark, qmark = secret(), uuid.uuid4().hex, uuid.uuid4().hex
+
+    def call(method, path, extra=""):
+        return (f"curl -s --path-as-is --max-time 20 -o /dev/null "
+                f"-w '%{{http_code}}\\n' -X {method} {extra} "
+                f"\"$LNK_MODEL_FAKE_URL{path}\"")
+
+    script = ";".join([
+        call("GET", f"/files?purpose={qmark}"),
+        call("DELETE", f"/files/file-{pmark}"),
+        call("GET", "/models"),
+        call("POST", f"/files?q={qmark}", "-d '{}'"),
+        call("PUT", "/chat/completions", "-d '{}'"),
+        call("POST", "//files", "-d '{}'"),
+        call("POST", "/chat/completions/../../files", "-d '{}'"),
+        call("POST", "/chat/completions%2f..%2f..%2ffiles", "-d '{}'"),
+        call("POST", "/chat/completions?_method=DELETE", "-d '{}'"),
+        call("POST", "/chat/completions",
+             "-H 'X-HTTP-Method-Override: DELETE' -d "
+             f"'{{\"model\":\"m-json\",\"mark\":\"{pmark}\"}}'"),
+    ])
+    cp = run_sh(lnk, "mcalls", script, base_env(net, FAKE_API_KEY=key),
+                "--model", CUSTOM)
+    assert cp.stdout.split() == ["403", "403", "403", "403", "403", "400",
+                                 "400", "400", "400", "200"], \
+        (cp.stdout, cp.stderr)
+    # nothing but the model call reached the provider, without the
+    # override header
+    (e,) = received(pmark)
+    assert (e["method"], e["path"]) == ("POST", "/v1/chat/completions")
+    assert "x-http-method-override" not in e["headers"]
+    rows = model_rows(lnk, "mcalls")
+    assert [(r["target"], r["outcome"]) for r in rows[:5]] == [
+        ("fake GET /v1/files", "refused"),
+        (f"fake DELETE /v1/files/file-{pmark}", "refused"),
+        ("fake GET /v1/models", "refused"),
+        ("fake POST /v1/files", "refused"),
+        ("fake PUT /v1/chat/completions", "refused"),
+    ], rows
+    assert "not a model call" in rows[0]["reason"]
+    assert [r["outcome"] for r in rows[5:9]] == ["refused"] * 4, rows
+    assert rows[9]["target"] == "fake/m-json POST /v1/chat/completions"
+    # the query is the program's data: never in the log
+    db = (lnk.home / ".lnk" / "sandbox" / "lnk.db").read_bytes()
+    assert qmark.encode() not in db
+    text = lnk("sandbox", "log", "--sandbox", "mcalls", check=True).stdout
+    assert "GET /v1/files" in text and "DELETE /v1/files/file-" in text
+
+
+def test_own_route_carries_the_calls_it_lists(lnk, net):
+    """A route of one's own with a list: those calls and no others (not
+    even the default inference calls it did not list)."""
+    key, mark = secret(), uuid.uuid4().hex
+    route = f"{CUSTOM} GET /models/*, POST /embeddings"
+    script = ";".join([
+        "curl -s --max-time 20 -o /dev/null -w '%{http_code}\\n' "
+        f"\"$LNK_MODEL_FAKE_URL/models/m-json?x={mark}\"",
+        "curl -s --max-time 20 -o /dev/null -w '%{http_code}\\n' "
+        "\"$LNK_MODEL_FAKE_URL/models\"",
+        curl_raw("/chat/completions", f'{{"model":"m-json","x":"{mark}"}}'),
+        curl_raw("/embeddings", f'{{"model":"m-json","x":"{mark}"}}'),
+    ])
+    cp = run_sh(lnk, "mown", script, base_env(net, FAKE_API_KEY=key),
+                "--model", route)
+    assert cp.stdout.split() == ["200", "403", "403", "200"], \
+        (cp.stdout, cp.stderr)
+    rows = model_rows(lnk, "mown")
+    assert [(r["target"], r["outcome"]) for r in rows] == [
+        ("fake GET /v1/models/m-json", "ended"),
+        ("fake GET /v1/models", "refused"),
+        ("fake POST /v1/chat/completions", "refused"),
+        ("fake/m-json POST /v1/embeddings", "ended")], rows
+    assert "its entry lists" in rows[1]["reason"]
+
+
+def test_builtin_routes_carry_model_calls_only(lnk, net):
+    """The built-in routes: Anthropic's messages and count_tokens pass,
+    its files do not (GET, DELETE), nor OpenAI's."""
+    lh = hooks_lnk(lnk)
+    key, mark = secret(), uuid.uuid4().hex
+
+    def call(method, path, body=None):
+        d = f" -H 'content-type: application/json' -d '{body}'" if body \
+            else ""
+        return (f"curl -s --max-time 20 -o /dev/null -w '%{{http_code}}\\n' "
+                f"-X {method} \"$ANTHROPIC_BASE_URL{path}\"{d}")
+
+    body = json.dumps({"model": "claude-json", "mark": mark})
+    script = ";".join([
+        call("GET", "/v1/files"),
+        call("DELETE", "/v1/files/file_1"),
+        call("POST", "/v1/messages", body),
+        call("POST", "/v1/messages/count_tokens", body),
+        call("POST", "/v1/messages/batches", body),
+    ])
+    env = base_env(net, ANTHROPIC_API_KEY=key,
+                   LNK_TEST_MODEL_ORIGIN=f"anthropic={ORIGIN}")
+    cp = run_sh(lh, "mbcalls", script, env, "--model", "anthropic")
+    assert cp.stdout.split() == ["403", "403", "200", "200", "403"], \
+        (cp.stdout, cp.stderr)
+    assert [e["path"] for e in received(mark)] == [
+        "/v1/messages", "/v1/messages/count_tokens"]
+    rows = model_rows(lh, "mbcalls")
+    assert [(r["target"], r["outcome"]) for r in rows] == [
+        ("anthropic GET /v1/files", "refused"),
+        ("anthropic DELETE /v1/files/file_1", "refused"),
+        ("anthropic/claude-json POST /v1/messages", "ended"),
+        ("anthropic/claude-json POST /v1/messages/count_tokens", "ended"),
+        ("anthropic POST /v1/messages/batches", "refused")], rows
+    env["OPENAI_API_KEY"] = key
+    env["LNK_TEST_MODEL_ORIGIN"] = f"openai={ORIGIN}/v1"
+    script = ";".join([
+        c.replace("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL") for c in (
+            call("GET", "/files"), call("DELETE", "/files/file-1"),
+            call("POST", "/files", "{}"))])
+    cp = run_sh(lh, "mbcalls2", script, env, "--model", "openai")
+    assert cp.stdout.split() == ["403", "403", "403"], (cp.stdout, cp.stderr)
+    assert [r["target"] for r in model_rows(lh, "mbcalls2")] == [
+        "openai GET /v1/files", "openai DELETE /v1/files/file-1",
+        "openai POST /v1/files"]
 
 
 def test_paused_wire_refuses_the_route(lnk, net):
@@ -527,6 +738,17 @@ def test_models_key_of_a_spec(lnk, work):
     (k,) = [k for k in keys if k["flag"] == "--model"]
     assert (k["section"], k["key"], k["type"]) == (
         "internet", "models", "array of strings")
+    # a route's own calls: kept in one normal form
+    spec.write_text('[internet]\nmodels = ["gw=https://llm.example.com/v1 '
+                    ' POST /chat/completions ,GET /models/*"]\n')
+    cp = lnk("sandbox", "spec", "--spec", spec, check=True)
+    assert 'models = ["gw=https://llm.example.com/v1 POST ' \
+        '/chat/completions, GET /models/*"]' in cp.stdout, cp.stdout
+    for bad in ("gw=https://llm.example.com/v1 get /models",
+                "gw=https://llm.example.com/v1 GET /../files",
+                "gw=https://llm.example.com/v1 GET /files%2f"):
+        cp = lnk("sandbox", "spec", "--model", bad)
+        assert cp.returncode == 2 and "call" in cp.stderr, cp.stderr
     spec.write_text('[internet]\nmodels = ["gemini"]\n')
     cp = lnk("sandbox", "spec", "--spec", spec)
     assert cp.returncode == 2 and "no built-in model route" in cp.stderr

@@ -7,6 +7,8 @@ the sandbox): what it writes outside every grant proves it ran outside.
 import json
 import os
 import pathlib
+import shutil
+import subprocess
 import textwrap
 
 import pytest
@@ -60,8 +62,8 @@ def calls(out):
 
 def test_tool_runs_outside_with_its_status_and_lnks_environment(lnk, work,
                                                                   tool):
-    cp = lnk.run("--write", work, "--tool", "mytool", "--", "/bin/sh", "-c",
-                 f"cd {work} && mytool status; echo st=$?; "
+    cp = lnk.run("--write", work, "--tool", "mytool status", "--", "/bin/sh",
+                 "-c", f"cd {work} && mytool status; echo st=$?; "
                  f"echo inside-token=${{TOOL_TOKEN:-none}}; "
                  f"cat {tool}/calls || echo no-mark-inside")
     assert cp.returncode == 0, cp.stderr
@@ -74,7 +76,7 @@ def test_tool_runs_outside_with_its_status_and_lnks_environment(lnk, work,
 
 
 def test_program_that_is_a_tool_runs_outside(lnk, tool):
-    cp = lnk.run("--tool", "mytool", "--", "mytool", "status")
+    cp = lnk.run("--tool", "mytool status", "--", "mytool", "status")
     assert cp.returncode == 7, cp.stderr
     assert calls(tool) == ["args:status"]
 
@@ -94,55 +96,181 @@ def test_missing_tool_stops_the_start(lnk):
         in cp.stderr, cp.stderr
 
 
-def test_prefix_allows_only_its_calls_and_refusal_names_the_fix(lnk, tool):
-    script = "mytool pr list --x; echo st=$?; mytool issue list -a; echo st=$?"
-    cp = lnk.run("--tool", "mytool pr", "--", "/bin/sh", "-c", script)
+def test_grant_is_the_whole_call_and_refusal_names_exactly_it(lnk, tool):
+    """A grant allows its call and nothing after it; the refusal offers
+    exactly the call refused, never the shorter grant it starts with."""
+    script = ("mytool pr list; echo st=$?; mytool pr list --x; echo st=$?; "
+              "mytool issue list -a; echo st=$?")
+    cp = lnk.run("--tool", "mytool pr list", "--", "/bin/sh", "-c", script)
     assert cp.returncode == 0, cp.stderr
-    assert "ran:pr list --x" in cp.stdout and "st=0" in cp.stdout
-    assert "st=126" in cp.stdout
-    assert ("no one to ask; to let it through, run outside the sandbox: "
-            "lnk sandbox tool add mytool --allow 'issue list'") in cp.stderr
-    assert calls(tool) == ["args:pr list --x"]
-    # the hint's own command lets it through
-    lnk("sandbox", "tool", "add", "mytool", "--allow", "issue list",
+    assert cp.stdout.count("st=0") == 1 and cp.stdout.count("st=126") == 2
+    assert ("no one to ask; to let exactly this call through, run outside "
+            "the sandbox: lnk sandbox tool add mytool --allow "
+            "'pr list --x'") in cp.stderr, cp.stderr
+    assert "--allow 'issue list -a'" in cp.stderr
+    assert "--allow 'pr list'" not in cp.stderr
+    assert "--allow 'issue list'" not in cp.stderr
+    assert calls(tool) == ["args:pr list"]
+    # the hint's own command lets that call through, and only it
+    lnk("sandbox", "tool", "add", "mytool", "--allow", "issue list -a",
         check=True)
-    cp = lnk.run("--tool", "mytool pr", "--", "/bin/sh", "-c", script)
+    cp = lnk.run("--tool", "mytool pr list", "--", "/bin/sh", "-c",
+                 script + "; mytool issue list -a -b; echo st=$?")
     assert cp.stdout.count("st=0") == 2, cp.stderr
-    assert calls(tool)[-1] == "args:issue list -a"
+    assert cp.stdout.count("st=126") == 2, cp.stdout
+    assert calls(tool)[-2:] == ["args:pr list", "args:issue list -a"]
 
 
-def test_call_that_cannot_be_allowed_alone_offers_no_paste_that_allows_all(
-        lnk, tool):
-    """A call starting with a flag cannot be allowed alone; the refusal
-    says what '*' would do instead of offering it as this call's fix."""
+def test_refusal_of_a_call_that_cannot_be_stored_says_why(lnk, tool):
+    """A call with an argument a grant cannot hold (a space, a quote, '*')
+    gets no line to paste, never '*' or a shorter call: it is told why,
+    and what to do instead. A call that starts with an option is a call
+    like any other."""
     cp = lnk.run("--tool", "mytool pr", "--", "/bin/sh", "-c",
+                 "mytool issue 'close 1'; echo st=$?; "
+                 "mytool pr \\*; echo st=$?; "
                  "mytool --repo x/y issue close 1; echo st=$?")
-    assert "st=126" in cp.stdout, cp.stderr
-    assert "to let it through" not in cp.stderr, cp.stderr
-    assert ("its first word is no plain word, so it cannot be allowed "
-            "alone (lnk sandbox tool add mytool --allow '*', run outside "
-            "the sandbox, would allow every call of mytool)") in cp.stderr
+    assert cp.stdout.count("st=126") == 3, (cp.stdout, cp.stderr)
+    lines = cp.stderr.splitlines()
+    spaced = [x for x in lines if "'close 1'" in x]
+    assert len(spaced) == 1 and "tool add" not in spaced[0], lines
+    assert "its argument 2 holds a space" in spaced[0]
+    assert "Answer it when asked" in spaced[0]
+    assert "write a pattern" in spaced[0]
+    assert any("its argument 2 is '*'" in x and "tool add" not in x
+               for x in lines), lines
+    assert ("lnk sandbox tool add mytool --allow '--repo x/y issue close 1'"
+            in cp.stderr), cp.stderr
+    assert "--allow '*'" not in cp.stderr
     assert calls(tool) == []
+
+
+@pytest.fixture
+def repo(lnk, work):
+    """A git repository with one commit in the write folder, made before
+    the sandbox starts (the user's own)."""
+    if not shutil.which("git"):
+        pytest.skip("git is not installed on this machine")
+    env = {"HOME": str(lnk.home), "PATH": "/usr/bin:/bin",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q"],
+                 ["-c", "user.name=t", "-c", "user.email=t@t.test", "commit",
+                  "-q", "--allow-empty", "-m", "first"]):
+        subprocess.run(["git", *args], cwd=work, env=env, check=True)
+    return work
+
+
+def test_git_log_grant_cannot_write_a_file_with_output(lnk, repo):
+    """Threat: with --tool 'git log' (the grant a refusal used to
+    suggest), the program runs git log --output=~/.bashrc outside, as the
+    user: a file of its choosing, written with content it picks."""
+    target = lnk.home / ".bashrc"
+    cp = lnk.run("--write", repo, "--tool", "git log", "--", "/bin/sh", "-c",
+                 f"cd {repo} && git log; echo st=$?; git log -1 "
+                 f"--format=tformat:pwned --output={target}; echo st=$?")
+    assert not target.exists(), target.read_text()
+    assert "first" in cp.stdout and "st=0" in cp.stdout, cp.stderr
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
+    # the refusal names exactly that call, nothing shorter
+    assert ("lnk sandbox tool add git --allow 'log -1 --format=tformat:pwned "
+            f"--output={target}'") in cp.stderr, cp.stderr
+    assert "--allow 'log'" not in cp.stderr
+    assert "lnk: tool git" not in cp.stderr  # an exact grant: no warning
+
+
+def test_git_diff_grant_cannot_read_a_file_with_no_index(lnk, home, repo):
+    """Threat: with --tool 'git diff', git diff --no-index reads a file the
+    sandbox hides (a model key in ~/.lnk) and prints it to the program."""
+    key = home / ".lnk" / "sandbox" / "x.key"
+    key.parent.mkdir(parents=True)
+    key.write_text("sk-SECRETKEY\n")
+    cp = lnk.run("--write", repo, "--tool", "git diff", "--", "/bin/sh", "-c",
+                 f"cd {repo} && git diff --no-index {key} /dev/null; "
+                 "echo st=$?")
+    assert "SECRETKEY" not in cp.stdout + cp.stderr, cp.stdout
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
+
+
+def test_free_pattern_allows_options_and_says_so_at_start(lnk, repo):
+    """'git log *' is what a person grants knowing it: every option of git
+    log runs, and the start says so once, plainly, before the program."""
+    target = lnk.home / "out.txt"
+    cp = lnk.run("--write", repo, "--tool", "git log *", "--", "/bin/sh",
+                 "-c", f"cd {repo} && git log -1 --format=%s "
+                 f"--output={target}; echo st=$?")
+    assert "st=0" in cp.stdout, (cp.stdout, cp.stderr)
+    assert target.read_text() == "first\n"
+    warn = [x for x in cp.stderr.splitlines() if x.startswith("lnk: tool git")]
+    assert warn == [
+        "lnk: tool git, 'log *': the program may run git log with any "
+        "further arguments it likes, outside the sandbox, as you: every "
+        "option of that command; for git that includes --output (writes "
+        "any file you can write), --no-index (reads any file you can "
+        "read), and -c, -C and --exec-path (run any program, in any "
+        "repository)"], cp.stderr
+
+
+def test_bare_grant_allows_only_the_stored_calls(lnk, tool):
+    """--tool mytool alone is the tool with the calls stored for it, none
+    at first: every call is refused with no one to ask, and a stored
+    call runs, exactly."""
+    script = "mytool status; echo st=$?; mytool status -x; echo st=$?"
+    cp = lnk.run("--tool", "mytool", "--", "/bin/sh", "-c", script)
+    assert cp.stdout.count("st=126") == 2, (cp.stdout, cp.stderr)
+    assert "lnk sandbox tool add mytool --allow 'status'" in cp.stderr
+    assert "lnk: tool mytool" not in cp.stderr  # nothing free: no warning
+    assert calls(tool) == []
+    lnk("sandbox", "tool", "add", "mytool", "--allow", "status", check=True)
+    cp = lnk.run("--tool", "mytool", "--", "/bin/sh", "-c", script)
+    assert "st=7" in cp.stdout and "st=126" in cp.stdout, cp.stdout
+    assert calls(tool) == ["args:status"]
+    # tools.toml's '*' is every call, said at start
+    lnk("sandbox", "tool", "add", "mytool", "--allow", "*", check=True)
+    cp = lnk.run("--tool", "mytool", "--", "/bin/sh", "-c", script)
+    assert "st=126" not in cp.stdout, (cp.stdout, cp.stderr)
+    assert ("lnk: tool mytool, '*': the program may run every call of "
+            "mytool it likes") in cp.stderr, cp.stderr
+
+
+def test_bare_grant_asks_for_every_call(lnk, tool):
+    out, asks = _asked(lnk, tool, "mytool status; echo st=$?", "yes",
+                       grant="mytool")
+    assert [a["question"] for a in asks] == [
+        "mytool status (1 argument), in /"], out
+    assert "st=7" in out
+    assert calls(tool) == ["args:status"]
 
 
 def test_tool_folder_outside_grants_is_the_first_write_folder(lnk, work,
                                                                tool):
-    cp = lnk.run("--write", work, "--tool", "mytool", "--", "/bin/sh", "-c",
-                 "cd /tmp && mytool status")
+    cp = lnk.run("--write", work, "--tool", "mytool status", "--", "/bin/sh",
+                 "-c", "cd /tmp && mytool status")
     assert f"cwd:{work}" in cp.stdout
     assert f"mytool runs in '{work}'" in cp.stderr
 
 
-def test_tool_calls_are_logged_without_the_rest_of_argv(lnk, tool):
-    lnk.run("--name", "tl", "--tool", "mytool pr", "--", "/bin/sh", "-c",
-            "mytool pr view SECRETARG; mytool auth token SECRET2")
+def test_tool_calls_are_logged_whole(lnk, tool):
+    """The log names what ran outside: the tool and every argument, each
+    one shell word, escaped; a long call folded with its count."""
+    lnk.run("--name", "tl", "--tool", "mytool pr view *", "--", "/bin/sh",
+            "-c", "mytool pr view 5 'two words' \"$(printf 'a\\033b')\"; "
+            "mytool auth token SECRET2; mytool pr view $(seq 1 500)")
     cp = lnk("sandbox", "log", "--json", "--sandbox", "tl", check=True)
     rows = [json.loads(x) for x in cp.stdout.splitlines()]
     tools = [r for r in rows if r["verb"] == "tool"]
-    assert [(r["target"], r["outcome"]) for r in tools] == [
-        ("mytool pr", "ended"), ("mytool", "refused")], rows
+    assert [(r["target"], r["outcome"]) for r in tools[:2]] == [
+        ("mytool pr view 5 'two words' 'a\\x1bb'", "ended"),
+        ("mytool auth token SECRET2", "refused")], rows
     assert "exit status 0" in tools[0]["reason"]
-    assert "SECRET" not in cp.stdout
+    folded = tools[2]["target"]
+    assert folded.startswith("mytool pr view 1 2 3 "), folded
+    assert len(folded) <= 269, folded
+    shown = len(folded.split(" ... ")[0].split()) - 1
+    more = 502 - shown
+    size = sum(len(str(i)) for i in range(1, 501)) + 6 - sum(
+        len(w) for w in folded.split(" ... ")[0].split()[1:])
+    assert folded.endswith(f" ... (+{more} more arguments, {size} bytes)"), \
+        (folded, more, size)
 
 
 def test_ctrl_c_reaches_the_tool(lnk, tool):
@@ -153,7 +281,8 @@ def test_ctrl_c_reaches_the_tool(lnk, tool):
         p.send_signal(signal.SIGINT)
         print("status", p.wait())
     """
-    cp = lnk.run("--tool", "mytool", "--", PY, "-c", textwrap.dedent(code))
+    cp = lnk.run("--tool", "mytool wait", "--", PY, "-c",
+                 textwrap.dedent(code))
     assert "status 42" in cp.stdout, cp.stderr
     assert (tool / "signal").read_text() == "INT\n"
 
@@ -172,7 +301,8 @@ def test_client_killed_mid_call_ends_the_tool(lnk, tool):
             time.sleep(0.05)
         print(r.stdout.decode().strip())
     """
-    cp = lnk.run("--tool", "mytool", "--", PY, "-c", textwrap.dedent(code))
+    cp = lnk.run("--tool", "mytool sleep", "--tool", "mytool alive", "--",
+                 PY, "-c", textwrap.dedent(code))
     assert cp.stdout.strip() == "gone", (cp.stdout, cp.stderr)
     logged = lnk("sandbox", "log", "--json").stdout
     assert "ended as its client went away" in logged
@@ -180,8 +310,17 @@ def test_client_killed_mid_call_ends_the_tool(lnk, tool):
 
 def test_tool_cli_add_list_remove(lnk, home):
     assert lnk("sandbox", "tool", "list", "--json").stdout == "[]\n"
-    lnk("sandbox", "tool", "add", "gh", "--allow", "pr   list", check=True)
-    lnk("sandbox", "tool", "add", "gh", "--allow", "*", check=True)
+    cp = lnk("sandbox", "tool", "add", "gh", "--allow", "pr   list",
+             check=True)
+    assert cp.stdout == ("gh: the call 'pr list' runs at once in a sandbox "
+                         "that grants gh (--tool gh)\n"), cp.stdout
+    assert cp.stderr == ""  # an exact call: nothing to warn of
+    cp = lnk("sandbox", "tool", "add", "gh", "--allow", "*", check=True)
+    # a free pattern says once what it gives the program
+    assert cp.stderr.startswith("lnk: tool gh, '*': the program may run "
+                                "every call of gh it likes, outside the "
+                                "sandbox, as you"), cp.stderr
+    assert "every API call" in cp.stderr
     lnk("sandbox", "tool", "add", "kubectl", "--allow", "get pods",
         check=True)
     got = json.loads(lnk("sandbox", "tool", "list", "--json").stdout)
@@ -203,12 +342,17 @@ def test_tool_cli_add_list_remove(lnk, home):
 @pytest.mark.parametrize("args,msg", [
     (["add", "../gh", "--allow", "x"], "is not a tool's name"),
     (["add", "gh"], "--allow"),
-    (["add", "gh", "--allow", "-x"], "before any option"),
+    (["add", "gh", "--allow", "log --format='%h'"], "quote"),
+    (["add", "gh", "--allow", "pr*"], "stands alone"),
+    (["add", "gh", "--allow", "pr  "], None),
     (["add", "gh", "--allow", "pr\nlist"], "control character"),
     (["frob"], "unknown"),
 ])
 def test_tool_cli_refuses_bad_input(lnk, args, msg):
     cp = lnk("sandbox", "tool", *args)
+    if msg is None:  # a pattern normalized: "pr  " is "pr"
+        assert cp.returncode == 0 and "'pr' runs" in cp.stdout, cp.stderr
+        return
     assert cp.returncode == 2 and msg in cp.stderr, cp.stderr
 
 
@@ -222,8 +366,9 @@ def test_tool_store_edited_badly_is_refused_with_its_line(lnk, home, tool):
 
 # --- asking: a call outside the allow lists, with lnk on a terminal ---
 
-def _asked(lnk, tool, script, answer=None, settings=None, extra=()):
-    """Runs script in a sandbox granting 'mytool pr', lnk on a pty; answers
+def _asked(lnk, tool, script, answer=None, settings=None, extra=(),
+           grant="mytool pr"):
+    """Runs script in a sandbox granting grant, lnk on a pty; answers
     the question it asks from another process (this one) with answer, or
     leaves it. Returns (terminal output, the question listed)."""
     from test_terminal import read_until, spawn_on_pty, wait_status
@@ -231,8 +376,7 @@ def _asked(lnk, tool, script, answer=None, settings=None, extra=()):
         d = lnk.home / ".lnk" / "sandbox"
         d.mkdir(parents=True, exist_ok=True)
         (d / "settings.toml").write_text(settings)
-    pid, fd = spawn_on_pty(lnk, [*extra, "--name", "asker", "--tool",
-                                 "mytool pr",
+    pid, fd = spawn_on_pty(lnk, [*extra, "--name", "asker", "--tool", grant,
                                  "--", "/bin/sh", "-c", script])
     try:
         out = read_until(fd, b"(or no)")
@@ -308,6 +452,13 @@ def test_check_tries_the_tools(lnk, tool):
     assert all(x.startswith("blocked") for x in lines), lines
     assert "open a file: URL" in lines[1]
     assert "lnk sandbox tool add mytool --allow 'lnk-check-call'" in lines[2]
+    # a pattern that allows the probe's call is not tried: the try would
+    # run the tool outside
+    cp = lnk("sandbox", "check", "--tool", "mytool *", timeout=180)
+    lines = [x for x in cp.stdout.splitlines() if " tools " in x]
+    assert len(lines) == 2 and all(x.startswith("blocked") for x in lines), \
+        cp.stdout
+    assert calls(tool) == []
     cp = lnk("sandbox", "check", "--browser-open", "https://example.org/",
              timeout=180, env={"DISPLAY": ":99"})
     assert any(x.startswith("blocked") and "file: URL" in x and
@@ -354,6 +505,22 @@ def test_granted_page_opens_outside_and_logs_only_its_host(lnk, opener):
         ("page", "https://a.example.org", "ended"),
         ("page", "https://evil.test", "refused")], rows
     assert "SECRET" not in log and "/docs" not in log
+
+
+def test_page_grant_is_whole_path_segments(lnk, opener):
+    """Threat: a page grant read as a string prefix: --browser-open
+    https://example.org/me opened https://example.org/meevil/login, another
+    account's page, without asking."""
+    cp = lnk.run("--browser-open", "https://example.org/me", "--", "/bin/sh",
+                 "-c", "xdg-open https://example.org/meevil/login; echo "
+                 "st=$?; xdg-open 'https://example.org/meevil?/me'; echo "
+                 "st=$?; xdg-open https://example.org/me/repo; echo st=$?; "
+                 "xdg-open 'https://example.org/me?tab=1'; echo st=$?",
+                 env={"DISPLAY": ":99"})
+    assert cp.stdout.split() == ["st=126", "st=126", "st=0", "st=0"], \
+        (cp.stdout, cp.stderr)
+    assert opened(opener) == ["https://example.org/me/repo",
+                              "https://example.org/me?tab=1"]
 
 
 def test_page_without_a_desktop_is_refused_at_once(lnk, opener):
@@ -430,8 +597,8 @@ def test_lnk_killed_mid_call_ends_the_tool(lnk, tool):
     import signal
     import subprocess
     import time
-    p = subprocess.Popen([lnk.bin, "sandbox", "run", "--tool", "mytool", "--",
-                          "mytool", "sleep"], env=lnk.env(), cwd=lnk.cwd,
+    p = subprocess.Popen([lnk.bin, "sandbox", "run", "--tool", "mytool sleep",
+                          "--", "mytool", "sleep"], env=lnk.env(), cwd=lnk.cwd,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert p.stdout.readline() == b"started\n"
     pid = int((tool / "sleeper").read_text())

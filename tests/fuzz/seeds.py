@@ -32,6 +32,8 @@ SOURCES = {
     "handoff": [],
     "guard": ["test_guard_paths.c", "test_guard_fs.c",
                "test_guard_sockaddr.c"],
+    "toolcall": [],
+    "usage": ["test_usage.c"],
 }
 
 LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -127,6 +129,28 @@ def handoff_seeds():
     return out
 
 
+def toolcall_seeds():
+    """Tool calls as lnk-tool sends them (src/tools/proto.h), and the
+    forms the decoder refuses: cut short, bytes after, another magic."""
+    def call(magic, strs, version=1):
+        return (magic + struct.pack("<II", version, len(strs)) +
+                b"".join(x + b"\0" for x in strs))
+    out = [
+        call(b"LNKC", [b"git", b"/home/u/p", b"status"]),
+        call(b"LNKC", [b"gh", b"/", b"pr", b"list", b"--json", b"number"]),
+        call(b"LNKC", [b"xdg-open", b"/", b"https://example.com/a?b#c"]),
+        call(b"LNKC", [b"git", b"/p"] + [b"x" * 10] * 50),
+        call(b"LNKC", [b"git", b"/p", b""]),
+        call(b"LNKC", [b"git"]),
+        call(b"LNKC", [b"git", b"/p"], version=2),
+        call(b"LNKB", [b"git", b"/p", b"log"]),
+        call(b"LNKC", [b"git", b"/p", b"log"])[:-1],
+        call(b"LNKC", [b"git", b"/p", b"log"]) + b"junk",
+        b"LNKC" + struct.pack("<II", 1, 0xFFFFFFFF),
+    ]
+    return out
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: tests/fuzz/seeds.py OUTDIR")
@@ -143,6 +167,11 @@ def main():
         if target == "guard":
             # The first byte picks the parser (fuzz_guard.c).
             seeds = [bytes([k]) + s for s in seeds for k in range(4)]
+        if target == "usage":
+            # The first two bytes choose where the answer is split
+            # (fuzz_usage.c): each row whole and split in two places.
+            seeds = [bytes(k) + s for s in seeds
+                     for k in ((0, 0), (7, 3), (255, 255))]
         if target == "spec":
             corpus = ROOT / "tests" / "fuzz" / "corpus" / "toml"
             if corpus.is_dir():
@@ -152,6 +181,8 @@ def main():
             seeds += ctl_seeds()
         if target == "handoff":
             seeds += handoff_seeds()
+        if target == "toolcall":
+            seeds += toolcall_seeds()
         d = outdir / target
         d.mkdir(parents=True, exist_ok=True)
         n = 0

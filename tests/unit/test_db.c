@@ -39,9 +39,26 @@ static void on_wire(const struct db_wire_row *r, void *ud)
 		   (long long)r->down);
 }
 
+/* Every database of this run lies under one folder, removed at the end:
+ * a test run leaves nothing in /tmp. */
+static char top[] = "/tmp/lnk-test-db-XXXXXX";
+
+static int make_top(void **state)
+{
+	(void)state;
+	return mkdtemp(top) ? 0 : -1;
+}
+
+static int remove_top(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", top);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
 static char *tmpdb(void)
 {
-	char tmpl[] = "/tmp/lnk-test-db-XXXXXX";
+	_cleanup_free_ char *tmpl = xasprintf("%s/XXXXXX", top);
 	assert_non_null(mkdtemp(tmpl));
 	return xasprintf("%s/sub/lnk.db", tmpl);
 }
@@ -531,5 +548,5 @@ int main(void)
 	    cmocka_unit_test(test_setup_waits_for_a_new_file),
 	    cmocka_unit_test(test_newer_or_damaged_refused),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, make_top, remove_top);
 }

@@ -46,7 +46,16 @@ static const struct row rows[] = {
     {K_TOOLS_ALLOW, "..", NULL, "not starting with"},
     {K_TOOLS_ALLOW, "-x", NULL, "not starting with"},
     {K_TOOLS_ALLOW, "g$h", NULL, "letters, digits"},
-    {K_TOOLS_ALLOW, "gh --repo", NULL, "before any option"},
+    /* a call is a whole-call pattern: options are words, '*' alone */
+    {K_TOOLS_ALLOW, "gh --repo", "gh --repo", NULL},
+    {K_TOOLS_ALLOW, "git  log   *", "git log *", NULL},
+    {K_TOOLS_ALLOW, "gh * view", "gh * view", NULL},
+    {K_TOOLS_ALLOW, "gh *", "gh *", NULL},
+    {K_TOOLS_ALLOW, "gh pr*", NULL, "stands alone"},
+    {K_TOOLS_ALLOW, "git log --format='%h'", NULL, "quote"},
+    {K_TOOLS_ALLOW, "git log a\\b", NULL, "backslash"},
+    {K_TOOLS_ALLOW, "git log \xe2\x80\xae", NULL, "invisible"},
+    {K_TOOLS_ALLOW, "git log \xc2\x9b", NULL, "control character"},
     /* pages */
     {K_BROWSER_OPEN, "https://example.com/", "https://example.com/", NULL},
     {K_BROWSER_OPEN, "HTTPS://Example.COM/Path?Q=A",

@@ -1,4 +1,4 @@
-/* How many refused calls the log takes one by one (src/wire/refusals.c):
+/* How many refused calls the log takes one by one (src/store/refusals.c):
  * a burst, then one a second; the rest counted, and the count due at most
  * once a minute and at the end. */
 #include <setjmp.h>
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "wire/refusals.h"
+#include "store/refusals.h"
 
 static void burst_then_one_a_second(void **state)
 {

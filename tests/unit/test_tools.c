@@ -1,6 +1,7 @@
 /* Tools (src/tools): the call the broker decodes from a hostile client,
- * which calls of a tool run at once, the hint and log target that never
- * carry more of the argv than the leading words, and tools.toml. */
+ * which calls of a tool run at once (whole calls, never leading words),
+ * the refusal that offers exactly the call, the log's whole call, the
+ * warnings of free arguments, tools.toml, and the pages granted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,8 @@
 #include <cmocka.h>
 
 #include "common/buf.h"
+#include "policy/keys.h"
+#include "policy/policy.h"
 #include "tools/allow.h"
 #include "tools/call.h"
 #include "tools/page.h"
@@ -98,64 +101,312 @@ static struct strv args(const char *const *v)
 	return s;
 }
 
+/* One row: a pattern, a call, whether it runs at once. */
+struct match_row {
+	const char *pat;
+	const char *v[8];
+	bool ok;
+};
+
 static void test_allowed(void **state)
 {
 	(void)state;
-	struct tool_grant g = {.name = "gh"};
-	size_t m;
-
-	strv_push(&g.allow, "pr");
-	strv_push(&g.allow, "issue list");
-	struct strv a1 = args((const char *[]){"pr", "view", "1", NULL});
-	struct strv a2 = args((const char *[]){"issue", "list", NULL});
-	struct strv a3 = args((const char *[]){"issue", "close", NULL});
-	struct strv a4 = args((const char *[]){"prx", NULL});
-	struct strv a5 = args((const char *[]){"issue", NULL});
-	struct strv a0 = {0};
-	assert_true(tools_allowed(&g, &a1, &m));
-	assert_int_equal(m, 1);
-	assert_true(tools_allowed(&g, &a2, &m));
-	assert_int_equal(m, 2);
-	assert_false(tools_allowed(&g, &a3, &m));
-	assert_false(tools_allowed(&g, &a4, &m));
-	assert_false(tools_allowed(&g, &a5, &m));
-	assert_false(tools_allowed(&g, &a0, &m));
-	g.any = true;
-	assert_true(tools_allowed(&g, &a3, &m));
-	assert_int_equal(m, 0);
-
-	char *t = tools_log_target("gh", &a1, 1);
-	assert_string_equal(t, "gh pr");
-	free(t);
-	strv_free(&a1);
-	strv_free(&a2);
-	strv_free(&a3);
-	strv_free(&a4);
-	strv_free(&a5);
-	strv_free(&g.allow);
+	static const struct match_row rows[] = {
+	    /* a grant is the whole call: nothing after it */
+	    {"status", {"status", NULL}, true},
+	    {"status", {"status", "--short", NULL}, false},
+	    {"log", {"log", NULL}, true},
+	    /* the attacks a leading-words grant let through */
+	    {"log",
+	     {"log", "-1", "--format=x", "--output=/home/u/.bashrc", NULL},
+	     false},
+	    {"diff",
+	     {"diff", "--no-index", "/home/u/.lnk/sandbox/a.key", "/dev/null",
+	      NULL},
+	     false},
+	    {"pr list", {"pr", "list", NULL}, true},
+	    {"pr list", {"pr", "list", "--repo", "x/y", NULL}, false},
+	    {"pr list", {"pr", NULL}, false},
+	    {"pr", {"prx", NULL}, false},
+	    {"pr", {NULL}, false},
+	    /* options are words like any other, matched whole */
+	    {"log --oneline -5", {"log", "--oneline", "-5", NULL}, true},
+	    {"log --oneline -5", {"log", "--oneline", "-50", NULL}, false},
+	    {"log --oneline -5",
+	     {"log", "--oneline", "-5", "--output=x", NULL},
+	     false},
+	    /* '*' in the middle: exactly one argument, any */
+	    {"issue view * --web", {"issue", "view", "5", "--web", NULL}, true},
+	    {"issue view * --web", {"issue", "view", "--web", NULL}, false},
+	    {"issue view * --web",
+	     {"issue", "view", "5", "6", "--web", NULL},
+	     false},
+	    {"issue view * --web",
+	     {"issue", "view", "5", "--web", "x", NULL},
+	     false},
+	    {"* status", {"-C", "status", NULL}, true}, /* an option too */
+	    {"* status", {"status", NULL}, false},
+	    {"* status", {"x", "status", NULL}, true},
+	    {"* *", {"x", NULL}, true},
+	    {"* *", {NULL}, false},
+	    /* '*' last: any number of further arguments, none too */
+	    {"log *", {"log", NULL}, true},
+	    {"log *", {"log", "--output=x", NULL}, true},
+	    {"log *", {"log", "a", "b", "c", NULL}, true},
+	    {"log *", {"logx", NULL}, false},
+	    {"log *", {NULL}, false},
+	    {"view * *", {"view", NULL}, false},
+	    {"view * *", {"view", "1", NULL}, true},
+	    {"view * *", {"view", "1", "2", "3", NULL}, true},
+	    /* '*' alone: every call, none included */
+	    {"*", {NULL}, true},
+	    {"*", {"--anything", "at", "all", NULL}, true},
+	    /* an argument that is '*' is matched by '*', not as a word */
+	    {"a b", {"a", "*", NULL}, false},
+	    {"a *", {"a", "", NULL}, true},
+	    {"a", {"a", "", NULL}, false},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct tool_grant g = {.name = "git"};
+		struct strv a = args(rows[i].v);
+		strv_push(&g.allow, rows[i].pat);
+		if (tools_allowed(&g, &a) != rows[i].ok)
+			fail_msg("row %zu: '%s'", i, rows[i].pat);
+		strv_free(&a);
+		strv_free(&g.allow);
+	}
+	/* a bare grant (no pattern, nothing stored) allows no call */
+	struct tool_grant bare = {.name = "git"};
+	struct strv none = {0};
+	struct strv st = args((const char *[]){"status", NULL});
+	assert_false(tools_allowed(&bare, &none));
+	assert_false(tools_allowed(&bare, &st));
+	/* several patterns: any one */
+	strv_push(&bare.allow, "pr list");
+	strv_push(&bare.allow, "status");
+	assert_true(tools_allowed(&bare, &st));
+	strv_free(&bare.allow);
+	strv_free(&st);
 }
 
-static void test_hint(void **state)
+/* The plan: a bare --tool adds no pattern, the patterns of --tool and of
+ * tools.toml ("*" included) are the grant's. */
+static void test_plan_patterns(void **state)
 {
 	(void)state;
-	struct {
-		const char *v[4];
-		const char *want;
+	struct policy p;
+	struct tools_plan plan;
+	struct tools_store st = {0};
+	struct lnk_err e = {0};
+	struct strv none = {0};
+
+	policy_init(&p);
+	assert_int_equal(policy_add_flag(&p, K_TOOLS_ALLOW, "sh", &e), 0);
+	assert_int_equal(policy_add_flag(&p, K_TOOLS_ALLOW, "true log  *", &e),
+			 0);
+	assert_int_equal(tools_plan_make(&p, NULL, "/bin:/usr/bin", &plan, &e),
+			 0);
+	const struct tool_grant *g = tools_plan_find(&plan, "sh");
+	assert_non_null(g);
+	assert_int_equal(g->allow.n, 0);
+	assert_false(tools_allowed(g, &none));
+	g = tools_plan_find(&plan, "true");
+	assert_int_equal(g->allow.n, 1);
+	assert_string_equal(g->allow.v[0], "log *");
+	tools_plan_free(&plan);
+
+	/* tools.toml's "*" keeps meaning every call */
+	assert_int_equal(tools_store_add(&st, "sh", "*"), 0);
+	assert_int_equal(tools_store_add(&st, "true", "status"), 0);
+	assert_int_equal(tools_plan_make(&p, &st, "/bin:/usr/bin", &plan, &e),
+			 0);
+	g = tools_plan_find(&plan, "sh");
+	struct strv any = args((const char *[]){"-c", "x", NULL});
+	assert_true(tools_allowed(g, &any));
+	assert_true(tools_allowed(g, &none));
+	g = tools_plan_find(&plan, "true");
+	struct strv stv = args((const char *[]){"status", NULL});
+	struct strv stx = args((const char *[]){"status", "-x", NULL});
+	assert_true(tools_allowed(g, &stv));
+	assert_false(tools_allowed(g, &stx));
+
+	/* the warnings: one per free pattern, only '*' for a tool with it */
+	struct strv w = {0};
+	tools_plan_warnings(&plan, &w);
+	assert_int_equal(w.n, 2);
+	assert_non_null(strstr(w.v[0], "tool sh, '*': the program may run "
+				       "every call of sh"));
+	assert_non_null(strstr(w.v[1], "tool true, 'log *': the program may "
+				       "run true log with any further "
+				       "arguments"));
+	strv_free(&w);
+	strv_free(&any);
+	strv_free(&stv);
+	strv_free(&stx);
+	tools_plan_free(&plan);
+	tools_store_free(&st);
+	policy_free(&p);
+}
+
+static void test_warning(void **state)
+{
+	(void)state;
+	char *w;
+
+	assert_null(tools_pattern_warning("git", "log --oneline"));
+	assert_null(tools_pattern_warning("git", "status"));
+	w = tools_pattern_warning("git", "log *");
+	assert_non_null(strstr(w, "git log with any further arguments"));
+	assert_non_null(strstr(w, "as you"));
+	assert_non_null(strstr(w, "--output"));
+	assert_non_null(strstr(w, "--no-index"));
+	assert_non_null(strstr(w, "-c, -C and --exec-path"));
+	assert_null(strchr(w, '\n'));
+	free(w);
+	w = tools_pattern_warning("gh", "*");
+	assert_non_null(strstr(w, "every call of gh"));
+	assert_non_null(strstr(w, "every API call"));
+	free(w);
+	w = tools_pattern_warning("gh", "pr view * --web");
+	assert_non_null(strstr(w, "any argument it likes where '*' stands"));
+	free(w);
+	w = tools_pattern_warning("kubectl", "get *");
+	assert_non_null(strstr(w, "a file the tool writes or reads"));
+	free(w);
+}
+
+/* What a refusal offers: exactly the call, or why it cannot be stored;
+ * never a shorter prefix or '*'. */
+static void test_refusal(void **state)
+{
+	(void)state;
+	struct tool_grant g = {.name = "git"};
+	static const struct {
+		const char *v[6];
+		const char *want; /* in the text */
 	} rows[] = {
-	    {{"issue", "list", "--token=SECRET", NULL}, "issue list"},
-	    {{"issue", "--x", NULL}, "issue"},
-	    {{"--x", NULL}, "*"},
-	    {{NULL}, "*"},
-	    {{"a'b", NULL}, "*"},
-	    {{"api", "/user?x=$(id)", NULL}, "api"},
+	    {{"log", "--output=/home/u/.bashrc", NULL},
+	     "to let exactly this call through, run outside the sandbox: "
+	     "lnk sandbox tool add git --allow 'log --output=/home/u/.bashrc'"},
+	    {{"issue", "list", "--token=SECRET", NULL},
+	     "--allow 'issue list --token=SECRET'"},
+	    {{"--repo", "x/y", "issue", "close", "1", NULL},
+	     "--allow '--repo x/y issue close 1'"},
+	    {{"api", "/user?x=$(id)", NULL}, "--allow 'api /user?x=$(id)'"},
+	    {{"a b", NULL}, "its argument 1 holds a space"},
+	    {{"x", "a'b", NULL}, "its argument 2 holds a quote"},
+	    {{"x", "a\\b", NULL},
+	     "its argument 2 holds a quote or a backslash"},
+	    {{"x", "*", NULL}, "its argument 2 is '*'"},
+	    {{"x", "a*", NULL}, "its argument 2 holds '*'"},
+	    {{"x", "", NULL}, "its argument 2 is empty"},
+	    {{"x", "\x1b[2J", NULL}, "its argument 2 holds a control"},
+	    {{"x",
+	      "a\xe2\x80\xae"
+	      "b",
+	      NULL},
+	     "its argument 2 holds a control"},
+	    {{NULL}, "it has no arguments"},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct strv a = args(rows[i].v);
-		char *h = tools_hint_call(&a);
-		assert_string_equal(h, rows[i].want);
-		free(h);
+		char *t = tools_refusal_text(&g, &a);
+		if (!strstr(t, rows[i].want))
+			fail_msg("row %zu: '%s' lacks '%s'", i, t,
+				 rows[i].want);
+		/* lnk's own words: nothing hidden reaches the program's
+		 * terminal */
+		for (const char *c = t; *c; c++)
+			assert_false((unsigned char)*c < 0x20 || *c == 0x7f);
+		assert_null(strstr(t, "\xe2\x80\xae"));
+		if (strstr(rows[i].want, "argument") ||
+		    strstr(rows[i].want, "no arguments")) {
+			assert_null(strstr(t, "tool add"));
+			assert_non_null(strstr(t, "Answer it when asked"));
+			assert_non_null(strstr(t, "write a pattern"));
+		}
+		free(t);
 		strv_free(&a);
 	}
+	/* past the bounds of a pattern: no paste */
+	struct strv many = {0};
+	for (int i = 0; i < KEY_TOOL_WORDS + 1; i++)
+		strv_push(&many, "a");
+	char *t = tools_refusal_text(&g, &many);
+	assert_null(strstr(t, "tool add"));
+	assert_non_null(strstr(t, "65 arguments"));
+	free(t);
+	strv_free(&many);
+	char big[KEY_TOOL_CALL];
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	struct strv longer = args((const char *[]){big, NULL});
+	t = tools_refusal_text(&g, &longer);
+	assert_null(strstr(t, "tool add"));
+	assert_non_null(strstr(t, "longer than a stored call"));
+	/* and the call it names is folded, its count said */
+	assert_non_null(strstr(t, "(+1 more argument, 1023 bytes)"));
+	free(t);
+	strv_free(&longer);
+	/* what the paste says is what the grant then allows, exactly */
+	struct strv c = args((const char *[]){"log", "-5", NULL});
+	t = tools_refusal_text(&g, &c);
+	char *q = strstr(t, "--allow '");
+	assert_non_null(q);
+	q += strlen("--allow '");
+	q[strlen(q) - 1] = '\0';
+	char *norm = NULL;
+	struct lnk_err e = {0};
+	assert_int_equal(tools_call_normalize(q, &norm, &e), 0);
+	strv_push(&g.allow, norm);
+	assert_true(tools_allowed(&g, &c));
+	struct strv more = args((const char *[]){"log", "-5", "-p", NULL});
+	assert_false(tools_allowed(&g, &more));
+	free(norm);
+	free(t);
+	strv_free(&c);
+	strv_free(&more);
+	strv_free(&g.allow);
+}
+
+/* The log's whole call: each argument one shell word, escaped, folded
+ * with its count. */
+static void test_call_text(void **state)
+{
+	(void)state;
+	struct strv a = args((const char *[]){"log", "--output=/x y", "it's",
+					      "\x1b]52;c;", NULL});
+	char *t = tools_call_text("git", &a, 1000);
+	assert_string_equal(t, "git log '--output=/x y' 'it'\\''s' "
+			       "'\\x1b]52;c;'");
+	free(t);
+	/* folded: the first arguments that fit, then the rest counted */
+	t = tools_call_text("git", &a, 45);
+	assert_string_equal(t, "git log ... (+3 more arguments, 24 bytes)");
+	assert_true(strlen(t) <= 45);
+	free(t);
+	struct strv big = {0};
+	for (int i = 0; i < 1000; i++)
+		strv_push(&big, "argument");
+	t = tools_call_text("gh", &big, 269);
+	assert_true(strlen(t) <= 269);
+	assert_non_null(strstr(t, "gh argument argument"));
+	char want[64];
+	size_t shown = (strlen(t) - strlen(strstr(t, " ... (+"))) / 9;
+	snprintf(want, sizeof(want), " ... (+%zu more arguments, %zu bytes)",
+		 1000 - shown, (1000 - shown) * 8);
+	assert_non_null(strstr(t, want));
+	free(t);
+	/* max below the tool and the note: those still, never cut */
+	t = tools_call_text("gh", &big, 5);
+	assert_string_equal(t, "gh ... (+1000 more arguments, 8000 bytes)");
+	free(t);
+	struct strv none = {0};
+	t = tools_call_text("gh", &none, 10);
+	assert_string_equal(t, "gh");
+	free(t);
+	strv_free(&big);
+	strv_free(&a);
 }
 
 static void test_names(void **state)
@@ -200,10 +451,67 @@ static void test_store_round_trip(void **state)
 	tools_store_free(&t);
 	tools_store_free(&s);
 
-	assert_true(tools_call_normalize("a*", &n, &e) < 0);
-	assert_true(tools_call_normalize("pr --x", &n, &e) < 0);
-	assert_true(tools_call_normalize("", &n, &e) < 0);
-	assert_true(tools_call_normalize("a\nb", &n, &e) < 0);
+	/* patterns: options are words, '*' stands alone, no empty word,
+	 * no control, quote or hidden character, bounded */
+	static const struct {
+		const char *in, *want, *msg;
+	} pats[] = {
+	    {"pr --x", "pr --x", NULL},
+	    {" log  --oneline   *", "log --oneline *", NULL},
+	    {"*", "*", NULL},
+	    {"view * --web", "view * --web", NULL},
+	    {"a*", NULL, "stands alone"},
+	    {"log --format=*", NULL, "stands alone"},
+	    {"", NULL, "empty"},
+	    {"   ", NULL, "empty"},
+	    {"a\nb", NULL, "control character"},
+	    {"a\tb", NULL, "control character"},
+	    {"a \xe2\x80\xae"
+	     "b",
+	     NULL, "control or invisible"},
+	    {"a \xff", NULL, "not UTF-8"},
+	    {"log --format='%h'", NULL, "quote"},
+	    {"a \\b", NULL, "backslash"},
+	};
+	for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		int r = tools_call_normalize(pats[i].in, &n, &e);
+		if (pats[i].want) {
+			assert_int_equal(r, 0);
+			assert_string_equal(n, pats[i].want);
+			free(n);
+		} else if (r == 0 || !strstr(e.msg, pats[i].msg)) {
+			fail_msg("'%s': %d '%s'", pats[i].in, r, e.msg);
+		}
+	}
+	struct buf w = {0};
+	for (int i = 0; i < KEY_TOOL_WORDS; i++)
+		buf_puts(&w, "a ");
+	buf_putc(&w, '\0');
+	assert_int_equal(tools_call_normalize(w.p, &n, &e), 0);
+	free(n);
+	w.len--;
+	buf_puts(&w, "a");
+	buf_putc(&w, '\0');
+	assert_true(tools_call_normalize(w.p, &n, &e) < 0);
+	assert_non_null(strstr(e.msg, "more than 64 words"));
+	buf_free(&w);
+	char big[KEY_TOOL_CALL + 2];
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_true(tools_call_normalize(big, &n, &e) < 0);
+	assert_non_null(strstr(e.msg, "too long"));
+	/* --tool: the bound counts the tool's name too */
+	char *whole = xasprintf("gh %.*s", KEY_TOOL_CALL - 3, big);
+	assert_int_equal(
+	    key_normalize(key_def(K_TOOLS_ALLOW), whole, strlen(whole), &n, &e),
+	    0);
+	free(n);
+	free(whole);
+	whole = xasprintf("gh %.*s", KEY_TOOL_CALL - 2, big);
+	assert_true(key_normalize(key_def(K_TOOLS_ALLOW), whole, strlen(whole),
+				  &n, &e) < 0);
+	assert_non_null(strstr(e.msg, "too long"));
+	free(whole);
 
 	FILE *f = fopen(path, "w");
 	fputs("[\"gh\"]\nallow = [\"pr\"]\nother = 1\n", f);
@@ -228,6 +536,12 @@ static void test_pages(void **state)
 
 	strv_push(&pats, "https://*.example.org/docs");
 	strv_push(&pats, "http://plain.test");
+	strv_push(&pats, "https://github.com/me");
+	strv_push(&pats, "https://docs.test/guide/");
+	strv_push(&pats, "https://q.test/search?q=lnk");
+	strv_push(&pats, "https://f.test/a#top");
+	strv_push(&pats, "https://h.test");
+	strv_push(&pats, "https://root.test/");
 	struct {
 		const char *url;
 		int ok;	     /* page_check */
@@ -263,6 +577,46 @@ static void test_pages(void **state)
 	    /* dots that are no segment, and a query's or fragment's */
 	    {"https://a.example.org/docs/.../a..b/.x", 1, 1, NULL},
 	    {"https://a.example.org/docs/a?p=../x#/../y", 1, 1, NULL},
+	    /* whole path segments: /me is /me and below, never /meevil */
+	    {"https://github.com/me", 1, 1, NULL},
+	    {"https://github.com/me/", 1, 1, NULL},
+	    {"https://github.com/me/repo/issues", 1, 1, NULL},
+	    {"https://github.com/meevil/login", 1, 0, NULL},
+	    {"https://github.com/meevil", 1, 0, NULL},
+	    {"https://github.com/me%2Fx", 1, 0, NULL},
+	    {"https://github.com/me;x", 1, 0, NULL},
+	    {"https://github.com/mE", 1, 0, NULL},
+	    {"https://github.com/", 1, 0, NULL},
+	    {"https://github.com", 1, 0, NULL},
+	    /* a query or fragment never makes another path match */
+	    {"https://github.com/me?next=/evil", 1, 1, NULL},
+	    {"https://github.com/me#x", 1, 1, NULL},
+	    {"https://github.com/?/me", 1, 0, NULL},
+	    {"https://github.com/#/me", 1, 0, NULL},
+	    {"https://github.com#/me", 1, 0, NULL},
+	    {"https://github.com/x?https://github.com/me", 1, 0, NULL},
+	    {"https://github.com/meevil?/me", 1, 0, NULL},
+	    /* a grant ending in '/': below it only */
+	    {"https://docs.test/guide/", 1, 1, NULL},
+	    {"https://docs.test/guide/a", 1, 1, NULL},
+	    {"https://docs.test/guide", 1, 0, NULL},
+	    {"https://docs.test/guidex", 1, 0, NULL},
+	    /* a grant with a query or fragment: that one URL */
+	    {"https://q.test/search?q=lnk", 1, 1, NULL},
+	    {"https://q.test/search?q=lnk&x=1", 1, 0, NULL},
+	    {"https://q.test/search?q=lnkx", 1, 0, NULL},
+	    {"https://q.test/search/x?q=lnk", 1, 0, NULL},
+	    {"https://q.test/search", 1, 0, NULL},
+	    {"https://q.test/search?q=lnk#x", 1, 0, NULL},
+	    {"https://f.test/a#top", 1, 1, NULL},
+	    {"https://f.test/a#topx", 1, 0, NULL},
+	    {"https://f.test/a/b#top", 1, 0, NULL},
+	    /* a host alone, or its "/": every path of it */
+	    {"https://h.test", 1, 1, NULL},
+	    {"https://h.test/any/thing?x#y", 1, 1, NULL},
+	    {"https://root.test", 1, 1, NULL},
+	    {"https://root.test/x", 1, 1, NULL},
+	    {"https://h.test:444/", 1, 0, NULL},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		int r = page_check(rows[i].url, &n, &o, &e);
@@ -378,7 +732,10 @@ int main(void)
 	    cmocka_unit_test(test_decode_bad),
 	    cmocka_unit_test(test_signals),
 	    cmocka_unit_test(test_allowed),
-	    cmocka_unit_test(test_hint),
+	    cmocka_unit_test(test_plan_patterns),
+	    cmocka_unit_test(test_warning),
+	    cmocka_unit_test(test_refusal),
+	    cmocka_unit_test(test_call_text),
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_store_round_trip),
 	    cmocka_unit_test(test_pages),

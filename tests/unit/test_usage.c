@@ -1,7 +1,9 @@
 /* The model route's readers: usage in JSON answers and server-sent events
  * (Anthropic's and OpenAI's), chunked or not, split at every byte and
  * every pair of boundaries; the request's model, stream and
- * stream_options; hostile answers that must never yield a guess. */
+ * stream_options read as the provider reads them (escapes decoded, what
+ * could be read two ways refused); the calls a route carries; hostile
+ * answers that must never yield a guess. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -230,6 +232,11 @@ static void hostile_answers(void **state)
 	buf_free(&b);
 }
 
+static int scan(const char *r, struct model_req_info *ri)
+{
+	return usage_scan_request(r, strlen(r), ri);
+}
+
 static void request_fields(void **state)
 {
 	(void)state;
@@ -237,29 +244,289 @@ static void request_fields(void **state)
 	const char *r =
 	    " {\"model\": \"gpt-4o-mini\", \"stream\" : true,"
 	    "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
-	assert_int_equal(usage_scan_request(r, strlen(r), &ri), 0);
+	assert_int_equal(scan(r, &ri), 0);
 	assert_string_equal(ri.model, "gpt-4o-mini");
 	assert_true(ri.stream);
 	assert_false(ri.has_stream_options);
 	assert_int_equal(ri.obj_open, 2);
 	r = "{\"stream_options\":{\"x\":1},\"stream\":false,\"model\":"
-	    "\"a\\u0000b\"}";
-	assert_int_equal(usage_scan_request(r, strlen(r), &ri), 0);
+	    "\"a/b:c@d\"}";
+	assert_int_equal(scan(r, &ri), 0);
 	assert_false(ri.stream);
 	assert_true(ri.has_stream_options);
 	assert_false(ri.has_include_usage);
 	assert_int_equal(r[ri.so_open - 1], '{');
-	assert_string_equal(ri.model, ""); /* escapes: not shown */
+	assert_string_equal(ri.model, "a/b:c@d");
 	r = "{\"stream_options\":{\"include_usage\":false},\"model\":"
-	    "\"m;rm -rf\"}";
-	assert_int_equal(usage_scan_request(r, strlen(r), &ri), 0);
+	    "\"m;x\",\"stream\":null}";
+	assert_int_equal(scan(r, &ri), 0);
 	assert_true(ri.has_include_usage);
-	assert_string_equal(ri.model, ""); /* not a model's name: not shown */
-	r = "{\"model\":\"m\x1b[2J\"}";	   /* a raw control: not JSON */
-	assert_int_equal(usage_scan_request(r, strlen(r), &ri), -1);
-	assert_int_equal(usage_scan_request("[1]", 3, &ri), -1);
-	assert_int_equal(usage_scan_request("{\"a\":}", 6, &ri), -1);
-	assert_int_equal(usage_scan_request("{}", 2, &ri), 0);
+	assert_false(ri.stream);
+	assert_string_equal(ri.model, "m;x");
+	assert_int_equal(scan("{}", &ri), 0);
+	assert_int_equal(scan("{\"messages\":[]}", &ri), 0);
+	assert_string_equal(ri.model, ""); /* not given */
+}
+
+/* The provider decodes keys and strings before it reads them: so does
+ * the route, or a stream it does not see goes uncounted and a model it
+ * does not see goes unnamed. */
+static void request_escapes_decoded(void **state)
+{
+	(void)state;
+	struct model_req_info ri;
+	const char *r =
+	    "{\"m\\u006fdel\":\"gpt\\u002d4o\",\"str\\u0065am\":true}";
+	assert_int_equal(scan(r, &ri), 0);
+	assert_string_equal(ri.model, "gpt-4o");
+	assert_true(ri.stream);
+	r = "{\"\\u006D\\u006F\\u0064\\u0065\\u006C\":\"m\\/1\","
+	    "\"stream\\u005foptions\":{\"include\\u005Fusage\":true},"
+	    "\"s\\u0074ream\":true}";
+	assert_int_equal(scan(r, &ri), 0);
+	assert_string_equal(ri.model, "m/1");
+	assert_true(ri.stream);
+	assert_true(ri.has_stream_options);
+	assert_true(ri.has_include_usage);
+	/* a surrogate pair and UTF-8 in other strings are fine */
+	r = "{\"model\":\"m\",\"x\":\"\\ud83d\\ude00 \xf0\x9f\x98\x80\","
+	    "\"y\":\"\\ud800 lone in a value\"}";
+	assert_int_equal(scan(r, &ri), 0);
+}
+
+/* What two readers could read two ways is refused, with a reason. */
+static void request_refusals(void **state)
+{
+	(void)state;
+	struct model_req_info ri;
+	static const struct {
+		const char *body, *why;
+	} rows[] = {
+	    /* duplicates, however spelled */
+	    {"{\"model\":\"a\",\"model\":\"b\"}", "\"model\" twice"},
+	    {"{\"model\":\"a\",\"m\\u006fdel\":\"b\"}", "\"model\" twice"},
+	    {"{\"stream\":false,\"stream\":true}", "\"stream\" twice"},
+	    {"{\"str\\u0065am\":false,\"stream\":true}", "\"stream\" twice"},
+	    {"{\"stream_options\":{},\"stream_options\":{}}", "twice"},
+	    {"{\"stream_options\":{\"include_usage\":false,"
+	     "\"include_usage\":true}}",
+	     "\"include_usage\" twice"},
+	    {"{\"a\":1,\"b\":2,\"\\u0061\":3}", "a top-level key twice"},
+	    /* what a case-blind reader (Go's) takes for a key read here */
+	    {"{\"Model\":\"a\"}", "read as \"model\""},
+	    {"{\"STREAM\":true}", "read as \"stream\""},
+	    {"{\"\xc5\xbftream\":true}", "read as \"stream\""},
+	    {"{\"\\u017ftream\":true}", "read as \"stream\""},
+	    {"{\"stream_options\":{\"Include_Usage\":true}}",
+	     "\"include_usage\""},
+	    {"{\"stream_opt\u0131ons\":{}}", "\"stream_options\""},
+	    {"{\"stream_options\":{\"\u0130nclude_usage\":true}}",
+	     "\"include_usage\""},
+	    /* values the route reads must be what they say */
+	    {"{\"stream\":\"true\"}", "not true or false"},
+	    {"{\"stream\":1}", "not true or false"},
+	    {"{\"model\":7}", "\"model\" is not a name"},
+	    {"{\"model\":\"\"}", "\"model\" is not a name"},
+	    {"{\"model\":\"a b\"}", "\"model\" is not a name"},
+	    {"{\"model\":\"a\\u0000b\"}", "\"model\" is not a name"},
+	    {"{\"model\":\"\\u00e9\"}", "\"model\" is not a name"},
+	    /* malformed: never guessed */
+	    {"{\"model\":\"m\x1b[2J\"}", "malformed"},
+	    {"{\"model\":\"m\\x\"}", "malformed"},
+	    {"{\"model\":\"m\\u12\"}", "malformed"},
+	    {"{\"a\":}", "malformed"},
+	    {"{\"a\":1,}", "malformed"},
+	    {"{\"a\":NaN}", "malformed"},
+	    {"{\"a\":1", "malformed"},
+	    {"[1]", "not one JSON object"},
+	    {"\xef\xbb\xbf{}", "not one JSON object"},
+	    {"{} {}", "more than one JSON value"},
+	    {"{\"a\":\"\xc0\xaf\"}", "not valid UTF-8"},
+	    {"{\"a\":\"\xed\xa0\x80\"}", "not valid UTF-8"},
+	    {"{\"a\":\"\xff\"}", "not valid UTF-8"},
+	    {"{\"mod\xc3\"}", "not valid UTF-8"},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ri.why[0] = '\0';
+		if (scan(rows[i].body, &ri) != -1 ||
+		    !strstr(ri.why, rows[i].why))
+			fail_msg("row %zu: %s -> '%s'", i, rows[i].body,
+				 ri.why);
+		assert_string_equal(ri.model, "");
+		assert_false(ri.stream);
+	}
+}
+
+/* Bounded: depth, the number and the length of top-level keys. */
+static void request_bounds(void **state)
+{
+	(void)state;
+	struct model_req_info ri;
+	struct buf b = {0};
+	buf_puts(&b, "{\"a\":");
+	for (int i = 0; i < 70; i++)
+		buf_putc(&b, '[');
+	for (int i = 0; i < 70; i++)
+		buf_putc(&b, ']');
+	buf_putc(&b, '}');
+	assert_int_equal(usage_scan_request(b.p, b.len, &ri), -1);
+	assert_non_null(strstr(ri.why, "deeper"));
+	buf_free(&b);
+	buf_putc(&b, '{');
+	for (int i = 0; i <= USAGE_REQ_KEYS_MAX; i++)
+		buf_printf(&b, "%s\"k%d\":0", i ? "," : "", i);
+	buf_putc(&b, '}');
+	assert_int_equal(usage_scan_request(b.p, b.len, &ri), -1);
+	assert_non_null(strstr(ri.why, "more than 1024"));
+	/* one fewer: read, and a duplicate among many still found */
+	b.len = 0;
+	buf_putc(&b, '{');
+	for (int i = 0; i < USAGE_REQ_KEYS_MAX; i++)
+		buf_printf(&b, "%s\"k%d\":0", i ? "," : "", i);
+	buf_putc(&b, '}');
+	assert_int_equal(usage_scan_request(b.p, b.len, &ri), 0);
+	b.len = 0;
+	buf_putc(&b, '{');
+	for (int i = 0; i < 600; i++)
+		buf_printf(&b, "\"k%d\":0,", i);
+	buf_puts(&b, "\"k\\u0035\\u00311\":1}"); /* k511 */
+	assert_int_equal(usage_scan_request(b.p, b.len, &ri), -1);
+	assert_non_null(strstr(ri.why, "twice"));
+	b.len = 0;
+	buf_puts(&b, "{\"");
+	for (int i = 0; i < 257; i++)
+		buf_putc(&b, 'k');
+	buf_puts(&b, "\":1}");
+	assert_int_equal(usage_scan_request(b.p, b.len, &ri), -1);
+	assert_non_null(strstr(ri.why, "longer than 256"));
+	buf_free(&b);
+}
+
+/* The answer's keys are decoded too: a provider's escaped usage counts. */
+static void answer_keys_decoded(void **state)
+{
+	(void)state;
+	int64_t in = -1, out = -1;
+	const char *j = "{\"us\\u0061ge\":{\"prompt_\\u0074okens\":3,"
+			"\"completion_tokens\":4}}";
+	assert_int_equal(usage_scan_json(j, strlen(j), &in, &out), 0);
+	assert_int_equal(in, 3);
+	assert_int_equal(out, 4);
+}
+
+/* The calls a route carries: its provider's inference calls, or its
+ * entry's own; path tricks refused as such whatever the list says. */
+static void route_calls(void **state)
+{
+	(void)state;
+	struct model_def a, o, g, own;
+	struct lnk_err err = {0};
+	const char *why;
+	assert_int_equal(model_parse("anthropic", 9, &a, &err), 0);
+	assert_int_equal(model_parse("openai", 6, &o, &err), 0);
+	const char *e = "gw=https://llm.example.com/v1";
+	assert_int_equal(model_parse(e, strlen(e), &g, &err), 0);
+	e = "own=https://llm.example.com/v1 POST /chat/completions,GET "
+	    "/models,  GET /models/*, DELETE /x/*/y";
+	assert_int_equal(model_parse(e, strlen(e), &own, &err), 0);
+	char out[MODEL_ENTRY_MAX];
+	model_format(&own, out, sizeof(out));
+	assert_string_equal(out, "own=https://llm.example.com/v1 POST "
+				 "/chat/completions, GET /models, GET "
+				 "/models/*, DELETE /x/*/y");
+	const struct {
+		const struct model_def *d;
+		const char *method, *target;
+		int status;
+	} rows[] = {
+	    {&a, "POST", "/v1/messages", 0},
+	    {&a, "POST", "/v1/messages?beta=true", 0},
+	    {&a, "POST", "/v1/messages/count_tokens", 0},
+	    {&a, "GET", "/v1/messages", 403},
+	    {&a, "POST", "/v1/files", 403},
+	    {&a, "GET", "/v1/files", 403},
+	    {&a, "DELETE", "/v1/files/file_1", 403},
+	    {&a, "POST", "/v1/messages/batches", 403},
+	    {&a, "POST", "/v1/messages/", 403},
+	    {&a, "post", "/v1/messages", 403},
+	    {&o, "POST", "/chat/completions", 0},
+	    {&o, "POST", "/responses", 0},
+	    {&o, "POST", "/completions", 0},
+	    {&o, "POST", "/embeddings", 0},
+	    {&o, "GET", "/files", 403},
+	    {&o, "DELETE", "/files/file-abc", 403},
+	    {&o, "GET", "/models", 403},
+	    {&o, "POST", "", 403},
+	    {&o, "POST", "?x=1", 403},
+	    {&o, "GET", "/files?/chat/completions", 400},
+	    {&o, "GET", "/files?a=chat", 403},
+	    {&o, "POST", "/chat/completions/../../files", 400},
+	    {&o, "POST", "/files/../chat/completions", 400},
+	    {&o, "POST", "/./chat/completions", 400},
+	    {&o, "POST", "/%2e%2e/files", 400},
+	    {&o, "POST", "/chat%2Fcompletions", 400},
+	    {&o, "POST", "//chat/completions", 400},
+	    {&o, "POST", "/chat//completions", 400},
+	    {&o, "POST", "/chat/completions;/../files", 400},
+	    {&o, "POST", "/chat\\completions", 400},
+	    {&o, "POST", "/chat/completions?_method=DELETE", 400},
+	    {&o, "POST", "/chat/completions?x=/../../files", 400},
+	    {&o, "POST", "/chat/completions?url=x", 400},
+	    {&o, "POST", "/chat/completions?a=1&%5Fm%65thod=DELETE", 400},
+	    {&o, "POST", "/chat/completions?X-HTTP-Method-Override=GET", 400},
+	    {&o, "POST", "/chat/completions?a=%2f", 400},
+	    {&o, "POST", "/chat/completions?a=%2E%2E", 400},
+	    {&o, "POST", "/chat/completions?a=..", 400},
+	    {&o, "POST", "/chat/completions?a=%", 400},
+	    {&o, "POST", "/chat/completions?api-version=2024-10-21", 0},
+	    {&g, "POST", "/chat/completions", 0},
+	    {&g, "POST", "/messages", 403},
+	    {&g, "GET", "/models", 403},
+	    {&own, "GET", "/models", 0},
+	    {&own, "GET", "/models/gpt-4o", 0},
+	    {&own, "GET", "/models/a/b", 403},
+	    {&own, "GET", "/models/", 403},
+	    {&own, "DELETE", "/x/1/y", 0},
+	    {&own, "DELETE", "/x/1/z", 403},
+	    {&own, "POST", "/responses", 403},
+	    {&own, "POST", "/chat/completions", 0},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		why = NULL;
+		int st = model_call_check(
+		    rows[i].d, rows[i].method, strlen(rows[i].method),
+		    rows[i].target, strlen(rows[i].target), &why);
+		if (st != rows[i].status || (st && (!why || !*why)))
+			fail_msg("row %zu: %s %s -> %d", i, rows[i].method,
+				 rows[i].target, st);
+	}
+	static const char *const bad[] = {
+	    "openai POST /files",
+	    "gw=https://h.example/v1 ",
+	    "gw=https://h.example/v1 post /x",
+	    "gw=https://h.example/v1 POST",
+	    "gw=https://h.example/v1 POST x",
+	    "gw=https://h.example/v1 POST /a/../b",
+	    "gw=https://h.example/v1 POST /a/%2e",
+	    "gw=https://h.example/v1 POST /a//b",
+	    "gw=https://h.example/v1 POST /a/",
+	    "gw=https://h.example/v1 POST /a?b",
+	    "gw=https://h.example/v1 POST /a,",
+	    "gw=https://h.example/v1 POST /a*",
+	    "gw=https://h.example/v1 POST /a;b",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err.msg[0] = '\0';
+		if (model_parse(bad[i], strlen(bad[i]), &g, &err) == 0 ||
+		    !err.msg[0])
+			fail_msg("accepted: %s", bad[i]);
+	}
+	struct buf b = {0};
+	buf_puts(&b, "gw=https://h.example/v1 ");
+	for (int i = 0; i <= MODEL_CALLS_MAX; i++)
+		buf_printf(&b, "%sPOST /a%d", i ? ", " : "", i);
+	assert_int_not_equal(model_parse(b.p, b.len, &g, &err), 0);
+	buf_free(&b);
 }
 
 static void model_entries(void **state)
@@ -311,6 +578,11 @@ int main(void)
 	    cmocka_unit_test(unknown_is_never_guessed),
 	    cmocka_unit_test(hostile_answers),
 	    cmocka_unit_test(request_fields),
+	    cmocka_unit_test(request_escapes_decoded),
+	    cmocka_unit_test(request_refusals),
+	    cmocka_unit_test(request_bounds),
+	    cmocka_unit_test(answer_keys_decoded),
+	    cmocka_unit_test(route_calls),
 	    cmocka_unit_test(model_entries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,46 @@
+/* The broker's inner hand-over (pass.h). */
+#include "tools/pass.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "common/util.h"
+
+int pass_send(int sock, char kind, unsigned slot, const void *data, size_t n,
+	      const int *fds, size_t nfd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int) * 4)];
+	} ctl;
+	char *m = xmalloc(n + PASS_HEAD);
+	struct iovec iov = {.iov_base = m, .iov_len = n + PASS_HEAD};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	if (nfd > 4) {
+		free(m);
+		return -EINVAL;
+	}
+	m[0] = kind;
+	m[1] = (char)slot;
+	if (n)
+		memcpy(m + PASS_HEAD, data, n);
+	if (nfd) {
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.b;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfd);
+		struct cmsghdr *h = CMSG_FIRSTHDR(&mh);
+		h->cmsg_level = SOL_SOCKET;
+		h->cmsg_type = SCM_RIGHTS;
+		h->cmsg_len = CMSG_LEN(sizeof(int) * nfd);
+		memcpy(CMSG_DATA(h), fds, sizeof(int) * nfd);
+	}
+	ssize_t w = sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	int e = errno;
+	free(m);
+	if (w < 0)
+		return -e;
+	return (size_t)w == n + PASS_HEAD ? 0 : -EIO;
+}
