@@ -1,10 +1,13 @@
 /* lnk sandbox asks [--json] and lnk sandbox answer ID yes|no: the
  * questions sandboxes ask, answered from any shell of the same user
  * (tools/asks.h; lnk-sandbox(1), TOOLS AND ASKING). Another user's
- * ~/.lnk is theirs alone, so another user neither sees nor answers.
+ * ~/.lnk is theirs alone, so another user neither sees nor answers. The
+ * answer goes to the sandbox's broker on its answer socket, which takes
+ * it only from a process outside every sandbox (tools/answer.h).
  *
- * Exit status: 0; 1 no such question waits (or answered, expired);
- * 2 usage; 125 lnk could not read or write the folder. */
+ * Exit status: 0; 1 no such question waits (or answered, expired), or the
+ * broker refused the answer; 2 usage; 125 lnk could not read the folder
+ * or reach the broker. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include "common/buf.h"
 #include "common/esc.h"
 #include "common/util.h"
+#include "tools/answer.h"
 #include "tools/asks.h"
 
 static void usage_asks(FILE *f)
@@ -20,11 +24,15 @@ static void usage_asks(FILE *f)
 	fputs(
 	    "usage: lnk sandbox asks [--json]\n"
 	    "\n"
-	    "Lists the questions sandboxes ask and wait on: ID, SANDBOX,\n"
-	    "QUESTION and the seconds LEFT, after which a question counts as\n"
-	    "no. Answer one with 'lnk sandbox answer ID yes|no'.\n"
+	    "Lists the questions sandboxes ask and wait on: ID, SANDBOX, the\n"
+	    "seconds LEFT, after which a question counts as no, and the\n"
+	    "QUESTION in one line (the tool, its first argument, how many\n"
+	    "arguments, the folder). Answer one with\n"
+	    "'lnk sandbox answer ID yes|no'.\n"
 	    "\n"
-	    "  --json   [{\"id\", \"sandbox\", \"question\", \"left\"}, ...]\n",
+	    "  --json   [{\"id\", \"sandbox\", \"question\", \"lines\", \"left\"},\n"
+	    "           ...]: question is the one line, lines the whole\n"
+	    "           question, each argument on a numbered line\n",
 	    f);
 }
 
@@ -34,7 +42,9 @@ static void usage_answer(FILE *f)
 	    "usage: lnk sandbox answer ID yes|no\n"
 	    "\n"
 	    "Answers the question ID (see 'lnk sandbox asks'): yes allows that\n"
-	    "one call, once; no refuses it. The first answer counts.\n",
+	    "one call, once; no refuses it. The first answer counts. Answer\n"
+	    "from a shell of your own: an answer from inside a sandbox, or\n"
+	    "from a process in namespaces of its own (unshare), is refused.\n",
 	    f);
 }
 
@@ -61,7 +71,18 @@ int cmd_asks(int argc, char **argv, const struct cli_ctx *cx)
 			buf_puts(&b, ",\"sandbox\":");
 			buf_json_str(&b, v[i].sandbox, strlen(v[i].sandbox));
 			buf_puts(&b, ",\"question\":");
-			buf_json_str(&b, v[i].question, strlen(v[i].question));
+			buf_json_str(&b, v[i].summary, strlen(v[i].summary));
+			buf_puts(&b, ",\"lines\":[");
+			for (const char *l = v[i].question; *l;) {
+				size_t k = strcspn(l, "\n");
+				if (l != v[i].question)
+					buf_putc(&b, ',');
+				buf_json_str(&b, l, k);
+				l += k;
+				if (*l)
+					l++;
+			}
+			buf_putc(&b, ']');
 			buf_printf(&b, ",\"left\":%lld}",
 				   (long long)((v[i].expires_ms - now) / 1000));
 		}
@@ -78,7 +99,7 @@ int cmd_asks(int argc, char **argv, const struct cli_ctx *cx)
 			snprintf(left, sizeof(left), "%llds",
 				 (long long)((v[i].expires_ms - now) / 1000));
 			buf_printf(&b, "%-6s  %-*s  %-5s  %s\n", v[i].id,
-				   (int)ws, v[i].sandbox, left, v[i].question);
+				   (int)ws, v[i].sandbox, left, v[i].summary);
 		}
 	} else {
 		buf_puts(&b, "no question is waiting\n");
@@ -115,9 +136,21 @@ int cmd_answer(int argc, char **argv, const struct cli_ctx *cx)
 		return LNK_EXIT_USAGE;
 	}
 	_cleanup_free_ char *dir = asks_dir(cx->home);
-	int r =
-	    asks_answer(dir, id, strcmp(a, "yes") == 0, asks_now_ms(), &err);
-	if (r == -ENOENT || r == -EEXIST) {
+	struct ask qa;
+	if (asks_get(dir, id, &qa) < 0) {
+		warnx_("no question '%s' is waiting (see 'lnk sandbox asks')",
+		       id);
+		return 1;
+	}
+	bool late = qa.expires_ms <= asks_now_ms();
+	_cleanup_free_ char *sandbox = steal_ptr(&qa.sandbox);
+	ask_clear(&qa);
+	if (late) {
+		warnx_("question '%s' expired, which counts as no", id);
+		return 1;
+	}
+	int r = answer_send(dir, sandbox, id, strcmp(a, "yes") == 0, &err);
+	if (r == -ENOENT || r == -EEXIST || r == -EPERM) {
 		warnx_("%s", err.msg);
 		return 1;
 	}

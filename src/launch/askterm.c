@@ -10,11 +10,23 @@
  * text is read from the asks folder, which no sandbox reaches.
  *
  * Lines on the pipe: "a ID" a question, "e ID X" its end, X one of y
- * (allowed), n (refused), t (no answer in time), g (its call went away). */
+ * (allowed), n (refused), t (no answer in time), g (its call went away).
+ * The answer typed goes back on a second pipe, whose only writer is this
+ * process: "y ID" or "n ID" (tools/answer.h). No file is an answer.
+ *
+ * The question is laid out to fit lnk's terminal (its size from the
+ * terminal, 80x24 when unknown): the sandbox's line, the question's first
+ * line (the tool and its first argument), the arguments, each after its
+ * number (folded again when the rows are too few), then the call restated
+ * (tool, argument count, folder) beside the code, all on the screen
+ * together. No row is longer than the terminal is wide: a longer one is
+ * cut with "...", never wrapped, so no text of the program's starts a
+ * row of its own where lnk's lines stand. */
 #include "launch/askterm.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -23,6 +35,7 @@
 #include "common/buf.h"
 #include "common/util.h"
 #include "tools/asks.h"
+#include "tools/question.h"
 
 /* Letters that cannot be taken for a digit or for one another (no b g i
  * l o q s u v z): sixteen, so a random byte picks one without bias. */
@@ -47,6 +60,7 @@ static const char code_letters[] = "acdefhjkmnprtwxy";
 
 struct askterm {
 	int fd, out;
+	int answer_fd; /* the answers typed, to the broker, or -1 */
 	char *dir;
 	char line[128]; /* a line from the pipe, not yet whole */
 	size_t linelen;
@@ -70,11 +84,13 @@ static void say(struct askterm *a, const char *s)
 	write_all(a->out, s, strlen(s));
 }
 
-struct askterm *askterm_new(int fd, const char *asks_dir, int out)
+struct askterm *askterm_new(int fd, const char *asks_dir, int out,
+			    int answer_fd)
 {
 	struct askterm *a = xcalloc(1, sizeof(*a));
 	a->fd = fd;
 	a->out = out;
+	a->answer_fd = answer_fd;
 	a->dir = xstrdup(asks_dir);
 	return a;
 }
@@ -125,46 +141,154 @@ static void show_typed(struct askterm *a)
 	buf_free(&b);
 }
 
+/* One row of the screen: s (printable, from asks_get or lnk's own words)
+ * cut to cols columns with "..." when longer, never wrapped. */
+static void row(struct buf *b, const char *s, size_t n, size_t cols)
+{
+	if (question_cols(s, n) <= cols) {
+		buf_append(b, s, n);
+	} else {
+		buf_append(b, s, question_fit(s, n, cols > 3 ? cols - 3 : 0));
+		buf_puts(b, "...");
+	}
+	buf_puts(b, "\r\n");
+}
+
+/* A row whose end matters as much as its start (a folder): cut in its
+ * middle, marked "[...]". */
+static void row_mid(struct buf *b, const char *s, size_t n, size_t cols)
+{
+	if (question_cols(s, n) <= cols || cols < 12) {
+		row(b, s, n, cols);
+		return;
+	}
+	size_t head = question_fit(s, n, (cols - 5) / 2);
+	size_t tail = question_fit_tail(s, n, cols - 5 - (cols - 5) / 2);
+	buf_append(b, s, head);
+	buf_puts(b, "[...]");
+	buf_append(b, s + tail, n - tail);
+	buf_puts(b, "\r\n");
+}
+
+/* The terminal's size, 80x24 when unknown; one column is left free, so
+ * that a full row never leaves the cursor waiting to wrap. */
+static void term_size(int fd, size_t *rows, size_t *cols)
+{
+	struct winsize ws;
+
+	*rows = 24;
+	*cols = 80;
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col) {
+		*rows = ws.ws_row;
+		*cols = ws.ws_col;
+	}
+	*cols = *cols > 20 ? *cols - 1 : 19;
+}
+
+/* lnk's rows around the question: the sandbox's line before it, the
+ * call restated (two rows: the call, its folder), the code, another
+ * shell's way and the code typed after it, and the blank row TERM_SANE
+ * leaves. */
+#define ROWS_OF_LNK 7
+
+/* The question's lines on the screen: the first always, then as many of
+ * the others as fit in the rows left, the ones that do not said in one
+ * row in their middle. */
+static void body(struct buf *b, const char *q, size_t rows, size_t cols)
+{
+	const char *line[ASK_LINES_MAX + 1];
+	size_t len[ASK_LINES_MAX + 1], n = 0;
+
+	for (const char *p = q; *p && n < ASK_LINES_MAX + 1;) {
+		size_t k = strcspn(p, "\n");
+		line[n] = p;
+		len[n++] = k;
+		p += k;
+		if (*p)
+			p++;
+	}
+	if (!n)
+		return;
+	row(b, line[0], len[0], cols);
+	size_t room = rows > ROWS_OF_LNK + 1 ? rows - ROWS_OF_LNK - 1 : 1;
+	if (n - 1 <= room) {
+		for (size_t i = 1; i < n; i++)
+			row(b, line[i], len[i], cols);
+		return;
+	}
+	/* room - 1 lines shown around the fold: the first ones (the first
+	 * argument is the call's verb) and the last ones */
+	size_t head = room > 1 ? room / 2 : 0;
+	size_t tail = room > 1 ? room - 1 - head : 0;
+	for (size_t i = 1; i <= head; i++)
+		row(b, line[i], len[i], cols);
+	_cleanup_free_ char *fold = xasprintf(
+	    "  ... %zu more lines of the question not shown here (the "
+	    "terminal is too small) ...",
+	    n - 1 - head - tail);
+	row(b, fold, strlen(fold), cols);
+	for (size_t i = n - tail; i < n; i++)
+		row(b, line[i], len[i], cols);
+}
+
 /* Puts the oldest waiting question up, if none is. */
 static void next(struct askterm *a)
 {
 	while (!a->id[0] && a->nqueue) {
 		char id[ASK_ID_LEN + 1];
 		struct ask q;
-		bool yes;
+		size_t rows, cols;
 		memcpy(id, a->queue[0], sizeof(id));
 		memmove(a->queue[0], a->queue[1],
 			--a->nqueue * sizeof(a->queue[0]));
 		if (asks_get(a->dir, id, &q) < 0)
 			continue; /* ended before its turn */
 		int64_t left = q.expires_ms - asks_now_ms();
-		if (left <= 0 || asks_answered(a->dir, id, &yes)) {
-			free(q.sandbox);
-			free(q.question);
+		if (left <= 0) {
+			ask_clear(&q);
 			continue;
 		}
 		memcpy(a->id, id, sizeof(id));
 		a->expires_ms = q.expires_ms;
 		a->ntyped = 0;
 		new_code(a->code);
+		term_size(a->out, &rows, &cols);
 		/* The question and the sandbox's name are escaped
 		 * (asks_get); what comes first undoes the state the
 		 * program's output left, which could show the code and hide
 		 * the question. */
 		struct buf b = {0};
-		buf_printf(&b,
-			   "%s"
-			   "lnk: sandbox %s asks to run, outside: %s\r\n"
-			   "lnk: to allow it once, type the code %s and Enter "
-			   "within %lld s; anything else, or Esc, refuses\r\n"
-			   "lnk: or answer from another shell: lnk sandbox "
-			   "answer %s yes (or no)\r\n",
-			   TERM_SANE, q.sandbox, q.question, a->code,
-			   (long long)((left + 999) / 1000), id);
+		buf_puts(&b, TERM_SANE);
+		_cleanup_free_ char *l1 = xasprintf(
+		    "lnk: sandbox %s asks to run, outside, as you:", q.sandbox);
+		row(&b, l1, strlen(l1), cols);
+		body(&b, q.question, rows, cols);
+		/* The summary's folder on a row of its own, so that a narrow
+		 * terminal cuts neither the call nor the folder away. */
+		char *in = strstr(q.summary, "), in ");
+		_cleanup_free_ char *l2 =
+		    in ? xasprintf("lnk: run %.*s", (int)(in + 1 - q.summary),
+				   q.summary)
+		       : xasprintf("lnk: run %s", q.summary);
+		row(&b, l2, strlen(l2), cols);
+		if (in) {
+			_cleanup_free_ char *dir =
+			    xasprintf("lnk:   in %s", in + 6);
+			row_mid(&b, dir, strlen(dir), cols);
+		}
+		_cleanup_free_ char *l3 = xasprintf(
+		    "lnk: to allow it once, type the code %s and Enter within "
+		    "%lld s (Esc: no)",
+		    a->code, (long long)((left + 999) / 1000));
+		row(&b, l3, strlen(l3), cols);
+		_cleanup_free_ char *l4 = xasprintf(
+		    "lnk: or from another shell: lnk sandbox answer %s yes "
+		    "(or no)",
+		    id);
+		row(&b, l4, strlen(l4), cols);
 		write_all(a->out, b.p, b.len);
 		buf_free(&b);
-		free(q.sandbox);
-		free(q.question);
+		ask_clear(&q);
 		show_typed(a);
 	}
 }
@@ -200,21 +324,18 @@ static bool code_typed(const struct askterm *a)
 	return true;
 }
 
-/* Enter, or Esc (yes = false, at once): the answer as `answer` gives it;
- * the first answer counts, so one from elsewhere may have come first. */
+/* Enter, or Esc (yes = false, at once): the answer goes to the broker
+ * on lnk's own pipe; the first answer counts, so one from elsewhere may
+ * have come first (the broker then keeps that one). */
 static void answer(struct askterm *a, bool yes, const char *how)
 {
-	struct lnk_err e = {0};
-	bool other;
-	int r = asks_answer(a->dir, a->id, yes, asks_now_ms(), &e);
+	char m[16];
+	int n = snprintf(m, sizeof(m), "%c %s\n", yes ? 'y' : 'n', a->id);
 
-	if (r == -EEXIST && asks_answered(a->dir, a->id, &other))
-		end(a, other ? "answered elsewhere first: allowed once"
-			     : "answered elsewhere first: refused");
-	else if (r == -EEXIST)
-		end(a, "answered elsewhere first");
-	else if (r < 0)
-		end(a, "no answer in time, which counts as no");
+	/* a line is shorter than PIPE_BUF: written whole or not at all */
+	if (a->answer_fd < 0 || write(a->answer_fd, m, (size_t)n) != n)
+		end(a, "the answer did not reach the sandbox's tools; answer "
+		       "from another shell");
 	else
 		end(a, how);
 }
@@ -363,6 +484,8 @@ void askterm_free(struct askterm *a)
 	askterm_finish(a);
 	if (a->fd >= 0)
 		close(a->fd);
+	if (a->answer_fd >= 0)
+		close(a->answer_fd);
 	buf_free(&a->held);
 	free(a->dir);
 	free(a);

@@ -5,8 +5,8 @@
  * its allow list, a page), it tells lnk the question's id over a pipe of
  * their own; lnk prints the question there with a random four-letter code
  * and reads the keystrokes itself: the code and Enter allow the call once
- * (the answer goes into the asks folder as `lnk sandbox answer` writes
- * it), anything else or Esc refuses. While a question is up, the program's
+ * (the answer goes to the broker on a pipe only lnk writes, never through
+ * a file), anything else or Esc refuses. While a question is up, the program's
  * output is held (bounded: the relay stops reading the pty when it is
  * full) and its keystrokes go to lnk; then the output is shown and the
  * keystrokes go back to the program.
@@ -30,9 +30,12 @@ struct askterm;
 /* The program's output held while a question is up, at most. */
 #define ASKTERM_HOLD_MAX (1u << 20)
 
-/* Takes fd (the pipe's read end from the broker); asks_dir the questions'
- * folder, out the terminal (lnk's stdout). */
-struct askterm *askterm_new(int fd, const char *asks_dir, int out);
+/* Takes fd (the pipe's read end from the broker) and answer_fd (the write
+ * end of the pipe to the broker that carries the answers typed, "y ID" or
+ * "n ID"; -1: none); asks_dir the questions' folder, out the terminal
+ * (lnk's stdout, whose size the question is laid out to). */
+struct askterm *askterm_new(int fd, const char *asks_dir, int out,
+			    int answer_fd);
 /* Ends a question still up on the terminal (the sandbox is over), shows
  * what was held, and frees. */
 void askterm_free(struct askterm *a);

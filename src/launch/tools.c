@@ -149,22 +149,40 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 		   bool terminal, bool desktop, struct lnk_err *err)
 {
 	_cleanup_free_ char *db = paths_db(home);
-	int fds[16], n = 0, ask[2] = {-1, -1};
+	int fds[16], n = 0, ask[2] = {-1, -1}, ans[2] = {-1, -1};
 
+	/* Two pipes between lnk's prompt and the broker: the questions to
+	 * ask (broker -> lnk) and the answers typed (lnk -> broker). */
 	if (pipe_cloexec(t->life, 0) < 0 ||
-	    (can_ask && terminal && pipe_cloexec(ask, 0) < 0))
-		return err_set(err, -errno, "cannot start the tools: %s",
-			       strerror(errno));
-	for (const int *f = close_fds; f && *f != -1 && n < 13; f++)
+	    (can_ask && terminal &&
+	     (pipe_cloexec(ask, 0) < 0 || pipe_cloexec(ans, 0) < 0))) {
+		int e = errno;
+		for (int i = 0; i < 2; i++) {
+			if (ask[i] >= 0)
+				close(ask[i]);
+			if (ans[i] >= 0)
+				close(ans[i]);
+		}
+		return err_set(err, -e, "cannot start the tools: %s",
+			       strerror(e));
+	}
+	for (const int *f = close_fds; f && *f != -1 && n < 12; f++)
 		fds[n++] = *f;
 	fds[n++] = t->life[1];
 	if (ask[0] >= 0)
 		fds[n++] = ask[0];
+	if (ans[1] >= 0)
+		fds[n++] = ans[1];
 	fds[n] = -1;
 	/* The broker never waits on lnk: a question lnk has not read yet
 	 * stays answerable from another shell. */
 	if (ask[1] >= 0)
 		fcntl(ask[1], F_SETFL, O_NONBLOCK);
+	/* Nor lnk on the broker: an answer line is written whole or not. */
+	if (ans[1] >= 0)
+		fcntl(ans[1], F_SETFL, O_NONBLOCK);
+	if (ans[0] >= 0)
+		fcntl(ans[0], F_SETFL, O_NONBLOCK);
 	struct tools_broker_in in = {
 	    .plan = &t->plan,
 	    .listen_fd = t->listen_fd,
@@ -181,6 +199,7 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 	    .fallback = t->fallback,
 	    .can_ask = can_ask,
 	    .ask_fd = ask[1],
+	    .answer_fd = ans[0],
 	    .bus = desktop ? t->bus : NULL,
 	    .dialog = t->dialog,
 	    .asks_dir = t->asks_dir,
@@ -192,11 +211,17 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 	t->life[0] = -1;
 	if (ask[1] >= 0)
 		close(ask[1]);
+	if (ans[0] >= 0)
+		close(ans[0]);
 	if (ask[0] >= 0 && r == 0) {
 		fcntl(ask[0], F_SETFL, O_NONBLOCK);
-		t->ask = askterm_new(ask[0], t->asks_dir, STDOUT_FILENO);
-	} else if (ask[0] >= 0) {
-		close(ask[0]);
+		t->ask =
+		    askterm_new(ask[0], t->asks_dir, STDOUT_FILENO, ans[1]);
+	} else {
+		if (ask[0] >= 0)
+			close(ask[0]);
+		if (ans[1] >= 0)
+			close(ans[1]);
 	}
 	/* The broker's socket is its own now. */
 	close(t->listen_fd);

@@ -16,6 +16,7 @@
 #include "common/esc.h"
 #include "common/util.h"
 #include "store/paths.h"
+#include "store/registry.h"
 #include "toml/toml.h"
 
 char *asks_dir(const char *home)
@@ -60,24 +61,52 @@ static char *file(const char *dir, const char *id, const char *ext)
 	return xasprintf("%s/%s.%s", dir, id, ext);
 }
 
+/* One field of ID.q: its value escaped as one line, whatever it held. */
+static void field(struct buf *b, const char *key, const char *val, size_t n)
+{
+	buf_puts(b, key);
+	buf_putc(b, ' ');
+	esc_append(b, val, n, ESC_LINE);
+	buf_putc(b, '\n');
+}
+
 int asks_put(const char *dir, const struct ask *a, struct lnk_err *err)
 {
+	struct buf t = {0};
 	int r;
 
+	if (!registry_name_valid(a->sandbox))
+		return err_set(err, -EINVAL,
+			       "cannot record a question: the sandbox's name "
+			       "is no sandbox name");
 	if ((r = paths_ensure_dir(dir, err)) < 0)
 		return r;
 	_cleanup_free_ char *q = file(dir, a->id, "q");
 	_cleanup_free_ char *tmp = file(dir, a->id, "new");
-	_cleanup_free_ char *text =
-	    xasprintf("%s\n%lld\n%s\n", a->sandbox, (long long)a->expires_ms,
-		      a->question);
+	buf_printf(&t, "lnk-ask 2\nsandbox %s\nexpires %lld\n", a->sandbox,
+		   (long long)a->expires_ms);
+	field(&t, "summary", a->summary, strlen(a->summary));
+	/* Each line of the question a field of its own: a newline inside
+	 * one (there is none in question.h's text) is escaped, never a new
+	 * line of the file. */
+	for (const char *l = a->question; *l;) {
+		size_t n = strcspn(l, "\n");
+		field(&t, "line", l, n);
+		l += n;
+		if (*l)
+			l++;
+	}
+	buf_puts(&t, "end\n");
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
 		      0600);
-	if (fd < 0)
-		return err_set(err, -errno,
-			       "cannot record a question in '%s': %s", dir,
-			       strerror(errno));
-	r = write_all(fd, text, strlen(text));
+	if (fd < 0) {
+		r = -errno;
+		buf_free(&t);
+		return err_set(err, r, "cannot record a question in '%s': %s",
+			       dir, strerror(-r));
+	}
+	r = write_all(fd, t.p, t.len);
+	buf_free(&t);
 	close(fd);
 	if (r == 0 && rename(tmp, q) < 0)
 		r = -errno;
@@ -89,32 +118,77 @@ int asks_put(const char *dir, const struct ask *a, struct lnk_err *err)
 	return 0;
 }
 
+void ask_clear(struct ask *a)
+{
+	free(a->sandbox);
+	free(a->summary);
+	free(a->question);
+	a->sandbox = a->summary = a->question = NULL;
+}
+
+/* The value of a line "KEY VALUE", or NULL. */
+static const char *value_of(const char *line, const char *key)
+{
+	size_t k = strlen(key);
+	return strncmp(line, key, k) == 0 && line[k] == ' ' ? line + k + 1
+							    : NULL;
+}
+
+/* Reads ID.q. Written by the broker, but read as any file of the folder:
+ * every value is escaped again as a line (ESC_LINE keeps the broker's
+ * escapes as they are and shows any control character a file someone
+ * else wrote holds), and a file that breaks the format is no question. */
 static int read_q(const char *dir, const char *id, struct ask *a)
 {
 	_cleanup_free_ char *p = file(dir, id, "q");
 	_cleanup_free_ char *text = NULL;
-	size_t len;
+	struct buf q = {0};
+	size_t len, lines = 0;
+	bool ended = false;
+	const char *v;
 	int r = read_file(p, 1 << 16, &text, &len);
 
 	if (r < 0)
 		return r;
-	char *l1 = text, *l2 = strchr(l1, '\n');
-	char *l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
-	char *end = l3 ? strchr(l3 + 1, '\n') : NULL;
-	if (!end)
+	if (memchr(text, '\0', len))
 		return -EINVAL;
-	*l2 = *l3 = *end = '\0';
 	memset(a, 0, sizeof(*a));
 	snprintf(a->id, sizeof(a->id), "%s", id);
-	a->sandbox = esc_dup(l1);
-	a->expires_ms = strtoll(l2 + 1, NULL, 10);
-	/* Escaped by the broker already: escaped again as a line, so that a
-	 * backslash of its escapes is not doubled, while a file someone else
-	 * wrote still shows no control character. */
-	struct buf q = {0};
-	esc_append(&q, l3 + 1, strlen(l3 + 1), ESC_LINE);
+	char *cur = text, *l = line_next(&cur);
+	if (!l || strcmp(l, "lnk-ask 2") != 0)
+		return -EINVAL;
+	for (r = 0; r == 0 && !ended && (l = line_next(&cur));) {
+		struct buf one = {0};
+		if ((v = value_of(l, "sandbox")) && !a->sandbox) {
+			if (registry_name_valid(v))
+				a->sandbox = xstrdup(v);
+			else
+				r = -EINVAL;
+		} else if ((v = value_of(l, "expires"))) {
+			char *e;
+			a->expires_ms = strtoll(v, &e, 10);
+			r = *e ? -EINVAL : 0;
+		} else if ((v = value_of(l, "summary")) && !a->summary) {
+			esc_append(&one, v, strlen(v), ESC_LINE);
+			a->summary = buf_steal(&one);
+		} else if ((v = value_of(l, "line")) &&
+			   lines++ < ASK_LINES_MAX) {
+			esc_append(&q, v, strlen(v), ESC_LINE);
+			buf_putc(&q, '\n');
+		} else if (strcmp(l, "end") == 0) {
+			ended = true;
+		} else {
+			/* a field twice, one too many lines, or no field */
+			r = -EINVAL;
+		}
+	}
+	buf_putc(&q, '\0');
 	a->question = buf_steal(&q);
-	return 0;
+	if (r == 0 && (!ended || !a->sandbox || !a->summary || !lines))
+		r = -EINVAL;
+	if (r < 0)
+		ask_clear(a);
+	return r;
 }
 
 int asks_get(const char *dir, const char *id, struct ask *a)
@@ -153,13 +227,10 @@ int asks_list(const char *dir, int64_t now_ms, struct ask **v, size_t *n,
 			continue;
 		memcpy(id, e->d_name, ASK_ID_LEN);
 		id[ASK_ID_LEN] = '\0';
-		_cleanup_free_ char *ans = file(dir, id, "a");
-		if (!asks_id_ok(id) || access(ans, F_OK) == 0 ||
-		    read_q(dir, id, &a) < 0)
+		if (!asks_id_ok(id) || read_q(dir, id, &a) < 0)
 			continue;
 		if (a.expires_ms <= now_ms) {
-			free(a.sandbox);
-			free(a.question);
+			ask_clear(&a);
 			continue;
 		}
 		*v = xrealloc(*v, (*n + 1) * sizeof(**v));
@@ -173,61 +244,15 @@ int asks_list(const char *dir, int64_t now_ms, struct ask **v, size_t *n,
 
 void asks_free(struct ask *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].sandbox);
-		free(v[i].question);
-	}
+	for (size_t i = 0; i < n; i++)
+		ask_clear(&v[i]);
 	free(v);
-}
-
-int asks_answer(const char *dir, const char *id, bool yes, int64_t now_ms,
-		struct lnk_err *err)
-{
-	struct ask a;
-
-	if (!asks_id_ok(id) || read_q(dir, id, &a) < 0)
-		return err_set(err, -ENOENT,
-			       "no question '%s' is waiting (see 'lnk sandbox "
-			       "asks')",
-			       asks_id_ok(id) ? id : "?");
-	bool late = a.expires_ms <= now_ms;
-	free(a.sandbox);
-	free(a.question);
-	if (late)
-		return err_set(err, -ENOENT,
-			       "question '%s' expired, which counts as no", id);
-	_cleanup_free_ char *p = file(dir, id, "a");
-	int fd =
-	    open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 && errno == EEXIST)
-		return err_set(err, -EEXIST,
-			       "question '%s' was answered already", id);
-	if (fd < 0)
-		return err_set(err, -errno, "cannot answer in '%s': %s", dir,
-			       strerror(errno));
-	int r = write_all(fd, yes ? "yes\n" : "no\n", yes ? 4 : 3);
-	close(fd);
-	return r < 0 ? err_set(err, r, "cannot answer: %s", strerror(-r)) : 0;
-}
-
-int asks_answered(const char *dir, const char *id, bool *yes)
-{
-	_cleanup_free_ char *p = file(dir, id, "a");
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-
-	if (read_file(p, 16, &text, &len) < 0)
-		return 0;
-	*yes = len >= 3 && memcmp(text, "yes", 3) == 0;
-	return 1;
 }
 
 void asks_withdraw(const char *dir, const char *id)
 {
 	_cleanup_free_ char *q = file(dir, id, "q");
-	_cleanup_free_ char *a = file(dir, id, "a");
 	unlink(q);
-	unlink(a);
 }
 
 int asks_wait_setting(const char *settings, unsigned *seconds,

@@ -1,12 +1,23 @@
 /* The questions a sandbox asks, recorded in ~/.lnk/sandbox/asks/, which no
  * sandbox reaches and only its user can read (~/.lnk is theirs alone):
- * `lnk sandbox asks` lists them and `lnk sandbox answer ID yes|no`
- * answers one from any shell of the same user.
+ * `lnk sandbox asks` lists them, and lnk's terminal prompt reads the one
+ * it shows from there.
  *
- * One question is two files: ID.q (written by the broker: the sandbox,
- * when it expires, the question, one line each, escaped) and ID.a (written
- * once by answer, O_EXCL: the first answer counts). The broker removes
- * both once the question is answered, expired or withdrawn. */
+ * A question is one file, ID.q, written by the broker and removed once the
+ * question is answered, expired or withdrawn. It says what was asked; it is
+ * never an answer: answers reach the broker only from the person
+ * (tools/answer.h), never through a file, which a tool, a program or
+ * another sandbox could write.
+ *
+ * ID.q holds one field a line, "KEY VALUE", each value escaped (ESC_LINE:
+ * no newline, no control), so nothing in a tool's argument can start a
+ * line, a field or a question of its own:
+ *   lnk-ask 2
+ *   sandbox NAME          (a sandbox name: the answer socket's, answer.h)
+ *   expires UNIX_MS
+ *   summary ONE_LINE      (question.h's summary)
+ *   line TEXT             (one per line of the question, in order)
+ *   end */
 #pragma once
 
 #include <stdbool.h>
@@ -17,13 +28,14 @@
 #define ASK_ID_LEN 6
 #define ASK_WAIT_DEFAULT_S 120
 #define ASK_WAIT_MAX_S 3600
-/* The bytes of a question's call shown; what does not fit is said. */
-#define ASK_QUESTION_MAX 5000 /* a page of 4096 bytes fits */
+/* The lines of a question read back from its file, at most. */
+#define ASK_LINES_MAX 64
 
 struct ask {
 	char id[ASK_ID_LEN + 1];
-	char *sandbox;
-	char *question; /* escaped already */
+	char *sandbox;	/* a sandbox name (sandbox_name_check) */
+	char *summary;	/* one line, escaped (question.h) */
+	char *question; /* lines, each escaped and ended by '\n' */
 	int64_t expires_ms;
 };
 
@@ -37,17 +49,13 @@ int asks_put(const char *dir, const struct ask *a, struct lnk_err *err);
 int asks_list(const char *dir, int64_t now_ms, struct ask **v, size_t *n,
 	      struct lnk_err *err);
 void asks_free(struct ask *v, size_t n);
-/* The question id (its fields escaped for a terminal), answered or not,
- * expired or not; free its sandbox and question. 0 or -errno (-ENOENT:
- * no such question). */
+/* The question id (its fields escaped for a terminal), expired or not;
+ * ask_clear frees it. 0 or -errno (-ENOENT: no such question; -EINVAL: a
+ * file that is no question). */
 int asks_get(const char *dir, const char *id, struct ask *a);
-/* Answers id: -ENOENT when no such question waits (or it expired),
- * -EEXIST when it was answered already. */
-int asks_answer(const char *dir, const char *id, bool yes, int64_t now_ms,
-		struct lnk_err *err);
-/* 1 with *yes when id is answered, 0 when not yet. */
-int asks_answered(const char *dir, const char *id, bool *yes);
-/* Removes the question and its answer. */
+/* Frees what asks_get filled. */
+void ask_clear(struct ask *a);
+/* Removes the question. */
 void asks_withdraw(const char *dir, const char *id);
 /* ask_wait from settings.toml (seconds, 1 to ASK_WAIT_MAX_S), or the
  * default. 0 or -EINVAL naming the line. */

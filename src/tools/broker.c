@@ -26,6 +26,7 @@
 #include "common/esc.h"
 #include "store/db.h"
 #include "store/refusals.h"
+#include "tools/answer.h"
 #include "tools/asks.h"
 #include "tools/call.h"
 #include "tools/desktop.h"
@@ -33,6 +34,7 @@
 #include "tools/page.h"
 #include "tools/pass.h"
 #include "tools/proto.h"
+#include "tools/question.h"
 #include "tools/reach.h"
 #include "tools/reader.h"
 #include "tools/view.h"
@@ -118,6 +120,7 @@ struct broker {
 	struct tools_tops tops; /* the write folders' tops (folder.h) */
 	int desktop;  /* the desktop process's socket (desktop.h), or -1 */
 	bool can_ask; /* a terminal, or a desktop channel */
+	struct answer_box answers; /* the person's answers (answer.h) */
 };
 
 static int64_t mono_ms(void)
@@ -450,7 +453,6 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 		struct tools_call *tc, const int fds[TOOLS_NFDS])
 {
 	struct lnk_err e = {0};
-	struct buf q = {0};
 	char where[PATH_MAX], note[PATH_MAX + 240];
 	bool page = c->verb && strcmp(c->verb, "page") == 0;
 
@@ -468,35 +470,16 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 	c->has_dir = true;
 	c->dirfd = dirfd;
 	c->note = xstrdup(note);
-	_cleanup_free_ char *wq = esc_word_dup(where);
-	_cleanup_free_ char *in =
-	    page ? xstrdup("")
-	    : strlen(wq) < ASK_QUESTION_MAX / 4
-		? xasprintf(", in %s", wq)
-		: xstrdup(", in a folder whose path is too long to show");
-
-	/* The user answers for the call shown, so it shows the call itself:
-	 * each argument one shell word (quoted when it holds a space or a
-	 * quote, so two arguments never read as one, nor one as two), and
-	 * what does not fit said, never dropped unsaid (an argument padded
-	 * out of sight hides the ones after it). */
-	size_t k = 0;
-	buf_puts(&q, g->name);
-	for (; k < tc->args.n; k++) {
-		_cleanup_free_ char *w = esc_word_dup(tc->args.v[k]);
-		if (q.len + 1 + strlen(w) + strlen(in) > ASK_QUESTION_MAX)
-			break;
-		buf_putc(&q, ' ');
-		buf_puts(&q, w);
-	}
-	if (k < tc->args.n)
-		buf_printf(&q,
-			   " ... (%zu more argument%s not shown: answer no "
-			   "unless you know them)",
-			   tc->args.n - k, tc->args.n - k == 1 ? "" : "s");
-	buf_puts(&q, in);
-	_cleanup_free_ char *text = buf_steal(&q);
-	struct ask a = {.sandbox = (char *)b->in->sandbox, .question = text};
+	/* The user answers for the call shown, so it shows the call itself,
+	 * bounded and unambiguous (question.h). */
+	const char *tool = page ? "open page" : g->name;
+	_cleanup_free_ char *text =
+	    question_text(tool, &tc->args, page ? NULL : where);
+	_cleanup_free_ char *summary =
+	    question_summary(tool, &tc->args, page ? NULL : where);
+	struct ask a = {.sandbox = (char *)b->in->sandbox,
+			.summary = summary,
+			.question = text};
 	asks_new_id(a.id);
 	a.expires_ms = asks_now_ms() + (int64_t)b->in->ask_wait_s * 1000;
 	if (asks_put(b->in->asks_dir, &a, &e) < 0) {
@@ -520,11 +503,22 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 		return;
 	}
 	_cleanup_free_ char *say_it = xasprintf(
-	    "lnk: sandbox %s asks to run, outside: %s\n"
+	    "lnk: sandbox %s asks to run, outside: %s\n%s"
 	    "lnk: answer from another shell within %u s (else no): lnk "
 	    "sandbox answer %s yes (or no)\n",
-	    b->in->sandbox, text, b->in->ask_wait_s, a.id);
+	    b->in->sandbox, summary, strchr(text, '\n') + 1, b->in->ask_wait_s,
+	    a.id);
 	term_write(2, say_it);
+}
+
+/* Whether id is a question of this broker's still waiting. */
+static bool asks_waiting(void *ctx, const char *id)
+{
+	const struct broker *b = ctx;
+	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
+		if (b->calls[i].asking && strcmp(b->calls[i].id, id) == 0)
+			return true;
+	return false;
 }
 
 /* A question ended: yes runs its call, no (or no answer in time)
@@ -567,12 +561,14 @@ static void check_asks(struct broker *b)
 {
 	int64_t now = asks_now_ms();
 
+	(void)answer_box_pump(&b->answers, asks_waiting, b);
+
 	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++) {
 		struct call *c = &b->calls[i];
 		bool yes = false;
 		if (!c->asking)
 			continue;
-		int got = asks_answered(b->in->asks_dir, c->id, &yes);
+		int got = answer_box_get(&b->answers, c->id, &yes);
 		if (!got && c->expires_ms > now)
 			continue;
 		asked(b, c, got, yes);
@@ -828,7 +824,9 @@ static int from_reader(struct broker *b)
 
 static void serve(struct broker *b, int sfd)
 {
-	enum { N = 4 }; /* lifeline, signals, the reader, desktop */
+	/* lifeline, signals, the reader, desktop, and the person's answers:
+	 * the answer socket and lnk's terminal prompt (answer.h) */
+	enum { N = 6 };
 	struct pollfd p[N];
 
 	for (;;) {
@@ -836,9 +834,12 @@ static void serve(struct broker *b, int sfd)
 		    (struct pollfd){.fd = b->in->lifeline_fd, .events = POLLIN};
 		p[1] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		p[2] = (struct pollfd){.fd = b->pass, .events = POLLIN};
-		/* The desktop process says nothing after its hello: input or
-		 * a hang-up is its end. */
+		/* The desktop process's answers; a hang-up is its end. */
 		p[3] = (struct pollfd){.fd = b->desktop, .events = POLLIN};
+		p[4] = (struct pollfd){.fd = b->answers.listen_fd,
+				       .events = POLLIN};
+		p[5] = (struct pollfd){.fd = b->answers.pipe_fd,
+				       .events = POLLIN};
 		if (poll(p, N, any_asking(b) ? 200 : REFUSAL_EVERY_MS) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -851,7 +852,9 @@ static void serve(struct broker *b, int sfd)
 				;
 			reap(b);
 		}
-		if (p[3].revents && b->desktop >= 0)
+		if (p[3].revents && b->desktop >= 0 &&
+		    answer_box_desktop(&b->answers, b->desktop, asks_waiting,
+				       b) < 0)
 			desktop_gone(b);
 		if (p[2].revents && from_reader(b) < 0)
 			return; /* the reader is gone: no call can come */
@@ -998,13 +1001,19 @@ static void broker_main(const struct tools_broker_in *in)
 	struct desktop_in din = {.bus = in->bus,
 				 .dialog = in->dialog,
 				 .env = b.env.v,
-				 .asks_dir = in->asks_dir,
 				 .sandbox = in->sandbox,
 				 .wait_s = in->ask_wait_s};
 	b.can_ask = in->can_ask;
 	if (in->bus &&
 	    desktop_start(&din, &b.desktop, &desktop_pid) != DESKTOP_NONE)
 		b.can_ask = true;
+	/* Without its socket, the terminal and the desktop still answer. */
+	if (answer_box_open(&b.answers, in->asks_dir, in->sandbox,
+			    in->answer_fd, &e) < 0) {
+		_cleanup_free_ char *m = xasprintf("lnk: %s\n", e.msg);
+		term_write(2, m);
+	}
+	e = (struct lnk_err){0};
 	/* A call's descriptor whose reader is gone must not end the
 	 * broker: its tools would outlive the sandbox. */
 	signal(SIGPIPE, SIG_IGN);
@@ -1049,6 +1058,7 @@ static void broker_main(const struct tools_broker_in *in)
 		term_write(2, m);
 	}
 	db_close(b.db);
+	answer_box_close(&b.answers);
 	/* Its end takes back what is still on the screen. */
 	if (b.desktop >= 0)
 		close(b.desktop);

@@ -45,6 +45,9 @@ struct tools_broker_in {
 	 * (launch/askterm.h: each question's id, and how it ended), or -1:
 	 * then a question is said on stderr. */
 	int ask_fd;
+	/* The read end of the pipe on which lnk's prompt sends the answers
+	 * typed on its terminal ("y ID" or "n ID", tools/answer.h), or -1. */
+	int answer_fd;
 	/* A desktop session's bus, where the program may be asked on the
 	 * desktop (desktop.h), or NULL. */
 	const char *bus;

@@ -101,6 +101,7 @@ struct shown {
 
 struct desk {
 	const struct desktop_in *in;
+	int sock;	    /* the broker's socket */
 	struct dbus_lib *L; /* libdbus, opened by this process (dbus_lib.h) */
 	DBusConnection *bus;
 	enum desktop_channel ch;
@@ -325,7 +326,7 @@ static void close_note(struct desk *d, struct shown *s)
  * Allow and Deny, and it gives up when the question expires. Everything
  * is built before the fork. */
 static void dialog(struct desk *d, struct shown *s, const char *title,
-		   const char *body)
+		   const char *body, const char *question, const char *tail)
 {
 	const char *tool = d->in->dialog;
 	const char *base = strrchr(tool, '/') ? strrchr(tool, '/') + 1 : tool;
@@ -334,7 +335,9 @@ static void dialog(struct desk *d, struct shown *s, const char *title,
 	strv_push(&argv, tool);
 	if (strcmp(base, "kdialog") == 0) {
 		/* Qt shows the entities of rich text as the characters they
-		 * stand for; <qt> makes the text rich text. */
+		 * stand for; <qt> makes the text rich text, where lines and
+		 * spaces would run together: the question is <pre>, its
+		 * lines and indentation kept. */
 		strv_push(&argv, "--title");
 		strv_push(&argv, title);
 		strv_push(&argv, "--yes-label");
@@ -342,7 +345,8 @@ static void dialog(struct desk *d, struct shown *s, const char *title,
 		strv_push(&argv, "--no-label");
 		strv_push(&argv, "Deny");
 		strv_push(&argv, "--yesno");
-		strv_pushf(&argv, "<qt>%s</qt>", body);
+		strv_pushf(&argv, "<qt><pre>%s</pre><p>%s</p></qt>", question,
+			   tail);
 	} else {
 		strv_push(&argv, "--question");
 		strv_pushf(&argv, "--title=%s", title);
@@ -388,15 +392,21 @@ static void show(struct desk *d, const char *id, const char *question)
 	_cleanup_free_ char *name = esc_dup(d->in->sandbox);
 	_cleanup_free_ char *title =
 	    xasprintf("lnk: sandbox %s asks to run, outside", name);
+	/* The question's lines as they are (question.h: bounded, each
+	 * argument on a numbered line), then what the buttons do. */
 	_cleanup_free_ char *q = markup(question);
-	_cleanup_free_ char *body = xasprintf(
-	    "%s\n\nAllow runs it once. Deny, or no answer within %u s, "
-	    "refuses it.",
-	    q, d->in->wait_s);
+	size_t ql = strlen(q);
+	while (ql && q[ql - 1] == '\n')
+		q[--ql] = '\0';
+	_cleanup_free_ char *tail =
+	    xasprintf("Allow runs it once. Deny, or no answer within %u s, "
+		      "refuses it.",
+		      d->in->wait_s);
+	_cleanup_free_ char *body = xasprintf("%s\n\n%s", q, tail);
 	if (d->ch == DESKTOP_NOTIFY && d->bus)
 		notify(d, s, title, body);
 	else if (d->ch == DESKTOP_DIALOG)
-		dialog(d, s, title, body);
+		dialog(d, s, title, body, q, tail);
 }
 
 static void take_back(struct desk *d, struct shown *s)
@@ -407,11 +417,14 @@ static void take_back(struct desk *d, struct shown *s)
 	forget(s);
 }
 
+/* The answer given on the screen, to the broker: the line is shorter
+ * than a message, so it goes whole or not at all. */
 static void answer(struct desk *d, struct shown *s, bool yes)
 {
-	struct lnk_err e = {0};
+	char m[16];
+	int n = snprintf(m, sizeof(m), "%c %s\n", yes ? 'y' : 'n', s->id);
 
-	(void)asks_answer(d->in->asks_dir, s->id, yes, asks_now_ms(), &e);
+	(void)send(d->sock, m, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 /* A signal of the notification server's: an action answers its question,
@@ -576,6 +589,7 @@ static void desktop_main(const struct desktop_in *in, int sock)
 		sock = 3;
 	}
 	close_from(4);
+	d.sock = sock;
 	/* Nothing of the program's folder: the dialog tool runs in "/",
 	 * where a relative search path (GTK's modules, the loader's) finds
 	 * nothing a sandbox wrote. */

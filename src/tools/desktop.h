@@ -3,12 +3,14 @@
  * and Deny actions (org.freedesktop.Notifications on the session D-Bus,
  * through libdbus-1), or, where the notification server has no actions,
  * with a dialog tool (zenity, else kdialog). An action, or the dialog's
- * button, answers the question as `lnk sandbox answer` does (asks.h): the
- * first answer counts, whichever channel gives it.
+ * button, answers the question: the answer goes to the broker on this
+ * process's own socket (answer.h), never through a file; the first answer
+ * counts, whichever channel gives it.
  *
  * Threat: the program inside chooses the question's text (its tool's
  * arguments, its page's URL). The text reaches this process escaped
- * (ESC_TEXT: no controls, valid UTF-8) and is escaped again here for the
+ * (question.h: bounded lines, no controls, valid UTF-8, each argument on
+ * a numbered line of its own) and is escaped again here for the
  * notification body, which servers read as markup (< > &). Nothing else
  * the program sends reaches this process, and the program never reaches
  * the session bus (its socket is not inside, its address is not in the
@@ -16,7 +18,8 @@
  *
  * The broker talks to it over a SOCK_SEQPACKET socket pair:
  *   desktop -> broker, once: 'H' and the channel ('n' notifications,
- *       'd' a dialog tool, '-' none: the process then exits)
+ *       'd' a dialog tool, '-' none: the process then exits); then
+ *       "y ID\n" or "n ID\n" for each answer given on the screen
  *   broker -> desktop: 'A' ID(6) question: show it;
  *       'W' ID(6): take it back (answered elsewhere, expired, withdrawn)
  * The socket's end is the sandbox's end: every question still shown is
@@ -29,12 +32,11 @@
 #include "common/err.h"
 
 struct desktop_in {
-	const char *bus;      /* the session bus's address */
-	const char *dialog;   /* zenity or kdialog, absolute, or NULL */
-	char *const *env;     /* the tools' environment, for the dialog */
-	const char *asks_dir; /* where an answer is written */
-	const char *sandbox;  /* its name, in the question's title */
-	unsigned wait_s;      /* a question's wait: the notification's */
+	const char *bus;     /* the session bus's address */
+	const char *dialog;  /* zenity or kdialog, absolute, or NULL */
+	char *const *env;    /* the tools' environment, for the dialog */
+	const char *sandbox; /* its name, in the question's title */
+	unsigned wait_s;     /* a question's wait: the notification's */
 };
 
 enum desktop_channel {
@@ -56,7 +58,7 @@ char *desktop_session_bus(char *const *env);
 enum desktop_channel desktop_start(const struct desktop_in *in, int *fd,
 				   pid_t *pid);
 
-/* Shows a question (text in ESC_TEXT) / takes it back. 0, or -EPIPE when
+/* Shows a question (question_text's lines) / takes it back. 0, or -EPIPE when
  * the process is gone (its bus went away): the question keeps waiting on
  * the other channels, and fd is the caller's to close. */
 int desktop_ask(int fd, const char *id, const char *question);

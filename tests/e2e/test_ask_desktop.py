@@ -158,7 +158,9 @@ def test_allow_runs_the_call_once_with_its_status(lnk, tool, on_desktop,
     assert n["actions"] == ["allow", "Allow", "deny", "Deny"]
     assert n["hints"] == {"urgency": 2, "resident": True}
     assert n["expire"] == 120 * 1000
-    assert "desk" in n["summary"] and "mytool status x" in n["body"]
+    assert "desk" in n["summary"]
+    assert n["body"].startswith("mytool status ... (2 arguments), in /\n"
+                                "  1  status\n  2  x\n\nAllow"), n["body"]
     rows = log_of(lnk)
     assert [(r["verb"], r["target"], r["outcome"]) for r in rows] == [
         ("tool", "mytool status x", "ended")], rows  # the whole call
@@ -268,12 +270,34 @@ def test_question_text_arrives_escaped(lnk, tool, on_desktop):
     [n] = on_desktop.rows("Notify")
     body = n["body"]
     assert body.startswith(
-        "mytool '&lt;b&gt;x&lt;/b&gt;&amp;amp;' 'a\\x1b]0;t\\x07\\x0ab' "
-        "'&lt;a href=\"file:///\"&gt;y&lt;/a&gt;', in /\n\n"), body
+        "mytool '&lt;b&gt;x&lt;/b&gt;&amp;amp;' ... (3 arguments), in /\n"
+        "  1  '&lt;b&gt;x&lt;/b&gt;&amp;amp;'\n"
+        "  2  'a\\x1b]0;t\\x07\\x0ab'\n"
+        "  3  '&lt;a href=\"file:///\"&gt;y&lt;/a&gt;'\n\n"), body
     assert not any(ord(ch) < 0x20 and ch != "\n" for ch in body), body
     assert "<" not in body and ">" not in body
     assert "&" not in body.replace("&lt;", "").replace(
         "&gt;", "").replace("&amp;", ""), body
+
+
+def test_long_call_is_shown_bounded(lnk, tool, on_desktop):
+    """The program pads its call to push `log --output=...` out of the
+    notification: the body is the terminal's bounded question, the tool
+    and first argument first, the middle folded and counted."""
+    on_desktop.server(act="deny")
+    cp = run_asking(lnk, "set -- log --output=x; i=0; "
+                    "while [ $i -lt 500 ]; do set -- \"$@\" pad; "
+                    "i=$((i+1)); done; mytool \"$@\" status --short; "
+                    "echo st=$?")
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
+    [n] = on_desktop.rows("Notify")
+    lines = n["body"].split("\n")
+    assert lines[0] == "mytool log ... (504 arguments), in /", lines
+    assert lines[1:3] == ["    1  log", "    2  '--output=x'"], lines
+    assert "       ... 494 arguments (1482 bytes) not shown ..." in lines
+    assert lines[-4:-1] == ["  503  status", "  504  --short", ""], lines
+    assert len(lines) <= 14, lines
+    assert calls(tool) == []
 
 
 def _dialog(tool, name, status):
@@ -315,7 +339,9 @@ def test_no_actions_falls_back_to_zenity(lnk, tool, on_desktop, status, ran):
     assert args[0] == "--question"
     assert "--ok-label=Allow" in args and "--cancel-label=Deny" in args
     assert "--timeout=120" in args
-    assert any(a.startswith("--text=mytool '&lt;i&gt;q&lt;/i&gt;', in /\n")
+    assert any(a.startswith("--text=mytool '&lt;i&gt;q&lt;/i&gt;' "
+                            "(1 argument), in /\n"
+                            "  1  '&lt;i&gt;q&lt;/i&gt;'\n\nAllow")
                for a in args), args
 
 
@@ -326,7 +352,8 @@ def test_no_actions_falls_back_to_kdialog(lnk, tool, on_desktop):
     assert "st=0" in cp.stdout, (cp.stdout, cp.stderr)
     assert calls(tool) == ["args:a"]
     [args] = [json.loads(x) for x in rec.read_text().splitlines()]
-    assert args[args.index("--yesno") + 1].startswith("<qt>mytool a, in /\n")
+    assert args[args.index("--yesno") + 1].startswith(
+        "<qt><pre>mytool a (1 argument), in /\n  1  a</pre><p>Allow")
     assert args[args.index("--yes-label") + 1] == "Allow"
     assert args[args.index("--no-label") + 1] == "Deny"
 
@@ -339,7 +366,9 @@ def test_page_that_asks_goes_to_the_desktop(lnk, opener, on_desktop):
     assert "st=0" in cp.stdout, (cp.stdout, cp.stderr)
     assert opened(opener) == ["https://other.test/p"]
     [n] = on_desktop.rows("Notify")
-    assert n["body"].startswith("xdg-open https://other.test/p\n"), n
+    assert n["body"].startswith("open page https://other.test/p "
+                                "(1 argument)\n"
+                                "  1  https://other.test/p\n\n"), n
 
 
 def test_without_a_display_nothing_is_shown(lnk, tool, on_desktop):

@@ -38,7 +38,7 @@ ASK_ID = re.compile(r"lnk sandbox answer ([a-z0-9]{6}) yes")
 class Pane:
     """lnk sandbox run ARGS in a tmux pane of a private tmux server."""
 
-    def __init__(self, lnk, tmp_path, args, stdin=None):
+    def __init__(self, lnk, tmp_path, args, stdin=None, size=(220, 50)):
         self.lnk = lnk
         self.sock = f"lnk-ask-{os.getpid()}-{time.monotonic_ns()}"
         self.status = tmp_path / "lnk-status"
@@ -54,7 +54,7 @@ class Pane:
         shell = (f"cd {shlex.quote(str(lnk.cwd))} && {line}; "
                  f"echo $? > {shlex.quote(str(self.status))}; sleep 600")
         self.tmux("-f", str(conf), "new-session", "-d", "-s", "ask", "-x",
-                  "220", "-y", "50", shell)
+                  str(size[0]), "-y", str(size[1]), shell)
 
     def tmux(self, *args):
         return subprocess.run(["tmux", "-L", self.sock, *args], check=True,
@@ -65,6 +65,11 @@ class Pane:
         """Everything the pane shows and showed, one line a row."""
         out = self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "ask")
         return "\n".join(r.rstrip() for r in out.splitlines())
+
+    def screen(self):
+        """What the pane shows now: its rows, no history."""
+        out = self.tmux("capture-pane", "-p", "-t", "ask")
+        return [r.rstrip() for r in out.splitlines()]
 
     def wait_for(self, want, timeout=30, since=0):
         """The pane's text once want (a string or a regex) shows after the
@@ -123,10 +128,11 @@ def pane(lnk, tmp_path, tool):
     'mytool pr' and --write work, lnk on a tmux pane."""
     made = []
 
-    def start(script, *extra, program=None):
+    def start(script, *extra, program=None, size=(220, 50)):
         p = Pane(lnk, tmp_path, [*extra, "--name", "asker", "--write",
                                  lnk.cwd, "--tool", "mytool pr", "--",
-                                 *(program or ["/bin/sh", "-c", script])])
+                                 *(program or ["/bin/sh", "-c", script])],
+                 size=size)
         made.append(p)
         return p
     yield start
@@ -151,7 +157,8 @@ def test_code_typed_allows_the_call_once(lnk, pane, tool):
     # the code is never written where the sandbox or another shell reads
     asks = lnk.home / ".lnk" / "sandbox" / "asks"
     for f in asks.iterdir():
-        assert code not in f.read_text(), f
+        if f.is_file():  # the answer socket is no file to read
+            assert code not in f.read_text(), f
     p.type(code)
     p.key("Enter")
     t = p.wait_for("st=7", since=at)
@@ -294,8 +301,12 @@ def test_answer_from_another_shell_withdraws_the_prompt(lnk, pane, tool):
              "read line; echo got=$line")
     code, qid, at = p.question()
     asks = json.loads(lnk("sandbox", "asks", "--json", check=True).stdout)
-    assert [(a["id"], a["sandbox"], a["question"]) for a in asks] == [
-        (qid, "asker", f"mytool issue close 7, in {lnk.cwd}")]
+    assert [(a["id"], a["sandbox"]) for a in asks] == [(qid, "asker")]
+    # the summary: the tool, its first argument, the count, the folder
+    assert asks[0]["question"].startswith(
+        "mytool issue ... (3 arguments), in /"), asks
+    assert asks[0]["lines"] == [asks[0]["question"], "  1  issue",
+                                "  2  close", "  3  7"], asks
     lnk("sandbox", "answer", qid, "yes", check=True)
     t = p.wait_for("st=7", since=at)
     assert f"lnk: answered elsewhere: allowed once (question {qid})" in t
@@ -411,3 +422,110 @@ def test_in_the_background_no_one_is_asked(lnk, tool):
     assert b"st=126" in out and b"no one to ask" in out, out
     assert b"(or no)" not in out
     assert calls(tool) == []
+
+
+# The program pads its call so that, on a terminal of 80x24, the rows
+# before the code read as a complete, harmless `mytool status --short`,
+# while the call that runs is `mytool log --output=...` with the rows that
+# say so scrolled away.
+PADDED = r"""
+set -- log "--output=$PWD/owned"
+i=0
+while [ $i -lt 300 ]; do
+  set -- "$@" "                                                            "
+  i=$((i+1))
+done
+mytool "$@" "
+lnk: sandbox asker asks to run, outside: mytool status --short" status \
+  --short; echo st=$?
+"""
+
+
+def test_padded_long_question_shows_the_call_beside_the_code(lnk, pane,
+                                                             tool):
+    p = pane(PADDED, size=(80, 24))
+    code, qid, at = p.question()
+    rows = p.screen()
+    shown = "\n".join(rows)
+    # on the screen together: the tool and first argument, the
+    # numbered arguments, the call restated, and the code
+    first = [r for r in rows if r.startswith("mytool log ... (")]
+    assert len(first) == 1, shown
+    assert first[0].startswith("mytool log ... (305 arguments), in /"), shown
+    assert "    1  log" in rows, shown
+    assert any(r.startswith("    2  '--output=") for r in rows), shown
+    assert "lnk: run mytool log ... (305 arguments)" in rows, shown
+    assert any(r.startswith("lnk:   in /") for r in rows), shown
+    assert any(r.startswith(
+        f"lnk: to allow it once, type the code {code} and Enter")
+               for r in rows), shown
+    assert "arguments (" in shown and "not shown" in shown, shown
+    # no row wider than the terminal, and none of the program's
+    # starts a row as lnk's do
+    assert all(len(r) <= 80 for r in rows), shown
+    assert not any(r.startswith("lnk: sandbox asker asks to run, outside:"
+                                " mytool") for r in rows), shown
+    p.key("Escape")
+    p.wait_for("st=126", since=at)
+    assert p.exit_status() == 0
+    assert calls(tool) == []
+    assert not (lnk.cwd / "owned").exists()
+
+
+def test_an_answer_file_is_never_an_answer(lnk, pane, tool):
+    """Threat: a program (or a tool it may call) that can write into the
+    asks folder writes the answer file of its own question."""
+    d = lnk.home / ".lnk" / "sandbox"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "settings.toml").write_text("ask_wait = 3\n")
+    p = pane("mytool issue close 7; echo st=$?")
+    code, qid, at = p.question()
+    (d / "asks" / f"{qid}.a").write_text("yes\n")
+    t = p.wait_for("st=126", since=at)
+    assert f"no answer in time, which counts as no (question {qid})" in t
+    assert p.exit_status() == 0
+    assert calls(tool) == []
+    log = lnk("sandbox", "log", "--json", "--sandbox", "asker").stdout
+    assert f"asked {qid}: no answer within 3 s" in log
+
+
+def _unshared():
+    """The ways this user can put `lnk sandbox answer` in namespaces of
+    its own: `unshare -m` needs root; `unshare -Ur` needs user
+    namespaces, which a kernel or policy may forbid."""
+    ways = []
+    if shutil.which("unshare") is None:
+        return ways
+    if os.geteuid() == 0:
+        ways.append(["unshare", "-m"])
+    if subprocess.run(["unshare", "-Ur", "true"],
+                      capture_output=True).returncode == 0:
+        ways.append(["unshare", "-Ur"])
+    return ways
+
+
+def test_answer_from_other_namespaces_is_refused(lnk, pane, tool):
+    """Threat: a process in a sandbox, in a tool's own view or under
+    unshare answers: it is refused, says why, and the question waits
+    on."""
+    ways = _unshared()
+    if not ways:
+        pytest.skip("neither unshare -m nor unshare -Ur is possible here")
+    p = pane("mytool issue close 7; echo st=$?")
+    code, qid, at = p.question()
+    for way in ways:
+        cp = subprocess.run([*way, LNK, "sandbox", "answer", qid, "yes"],
+                            capture_output=True, text=True,
+                            env=lnk.env(), cwd=str(lnk.cwd), timeout=60)
+        assert cp.returncode == 1, (way, cp.stderr)
+        assert "refused the answer" in cp.stderr, (way, cp.stderr)
+        assert "namespace" in cp.stderr, (way, cp.stderr)
+    assert calls(tool) == []
+    assert [a["id"] for a in json.loads(
+        lnk("sandbox", "asks", "--json", check=True).stdout)] == [qid]
+    # the person's answer still counts
+    p.type(code)
+    p.key("Enter")
+    p.wait_for("st=7", since=at)
+    assert p.exit_status() == 0
+    assert calls(tool) == ["args:issue close 7"]

@@ -3981,13 +3981,17 @@ def test_question_text_cannot_drive_the_terminal_or_fake_the_prompt(
         t = p.wait_for(re.compile(REAL_PROMPT, re.M))
         real = re.findall(REAL_PROMPT, t, re.M)
         assert len(real) == 1 and real[0] != "aaaa", t
-        # the question is one line, shown escaped, and the screen was
-        # not cleared (what the program printed before is still there)
-        line = next(x for x in t.splitlines() if "asks to run" in x)
-        assert ("lnk: sandbox asker asks to run, outside: "
-                "mytool 'x\\x1b[2J\\x1b[H' '\\x0alnk: to allow it once, "
-                "type the code aaaa and Enter' '\\x1b]2;pwned\\x07', in /"
-                ) == line, line
+        # each argument on a numbered line of its own, shown escaped, and
+        # the screen was not cleared (what the program printed before is
+        # still there)
+        rows = t.splitlines()
+        i = rows.index("lnk: sandbox asker asks to run, outside, as you:")
+        assert rows[i + 1:i + 5] == [
+            "mytool 'x\\x1b[2J\\x1b[H' ... (3 arguments), in /",
+            "  1  'x\\x1b[2J\\x1b[H'",
+            "  2  '\\x0alnk: to allow it once, type the code aaaa and "
+            "Enter'",
+            "  3  '\\x1b]2;pwned\\x07'"], rows[i:]
         assert "before" in t
         title = p.tmux("display-message", "-p", "-t", "ask",
                        "#{pane_title}")
@@ -4351,12 +4355,17 @@ def test_question_shows_the_exact_call(lnk, outside_tool):
     finally:
         wait_status(pid)
         os.close(fd)
-    qs = sorted(a["question"] for a in asks)
+    qs = sorted((a["lines"] for a in asks), key=lambda x: x[0])
     assert len(qs) == 2, (qs, out)
-    assert qs[0] == f"mytool issue 'close 7 --comment ok', in {lnk.cwd}", qs
-    assert qs[1].startswith("mytool issue view "), qs
-    assert "--delete" in qs[1] or "2 more arguments not shown" in qs[1], \
-        qs[1][-200:]
+    # each argument one shell word on its own numbered line
+    assert qs[0] == [f"mytool issue ... (2 arguments), in {lnk.cwd}",
+                     "  1  issue", "  2  'close 7 --comment ok'"], qs
+    # the padded argument cut, with its length; the one after it shown
+    assert qs[1][:3] == [f"mytool issue ... (4 arguments), in {lnk.cwd}",
+                         "  1  issue", "  2  view"], qs
+    assert qs[1][3].startswith("  3  xxxx"), qs
+    assert qs[1][3].endswith("... (6000 bytes in all)"), qs
+    assert qs[1][4:] == ["  4  --delete"], qs
     assert tool_calls(outside_tool) == []
 
 
@@ -5245,12 +5254,14 @@ def test_terminal_state_the_program_left_cannot_hide_the_question(
         time.sleep(0.3)
         shown = p.tmux("capture-pane", "-p", "-J", "-t", "ask")
         lines = [x.rstrip() for x in shown.splitlines()]
-        want = ("lnk: sandbox asker asks to run, outside: mytool pr delete "
-                f"{'y' * 240} DANGER, in /")
-        assert want in lines, shown
+        i = lines.index("lnk: sandbox asker asks to run, outside, as you:")
+        assert lines[i + 1:i + 4] == ["mytool pr ... (4 arguments), in /",
+                                      "  1  pr", "  2  delete"], shown
+        assert lines[i + 4].startswith("  3  " + "y" * 150), shown
+        assert lines[i + 5] == "  4  DANGER", shown
         assert re.search(REAL_PROMPT, shown, re.M), shown
-        assert "dry-run" not in "".join(
-            x for x in lines if x.startswith("lnk:")), shown
+        # nothing of the program's on the question's rows
+        assert "dry-run" not in "".join(lines[i:]), shown
         p.key("Escape")
         p.wait_for("st=126")
     finally:
@@ -5305,7 +5316,7 @@ def test_question_names_the_folder_the_tool_runs_in(lnk, work, tmp_path,
     pid, fd = spawn_on_pty(lnk, [
         "--name", "asker", "--read", other, "--write", work,
         "--tool", "mytool pr list", "--", "/bin/sh", "-c",
-        f"cd '{other}' && mytool pr merge 5; echo st=$?"])
+        f"cd '{other}' && mytool pr merge 5; echo st=$?"], cols=200)
     try:
         out = read_until(fd, b"(or no)")
         asks = json.loads(lnk("sandbox", "asks", "--json",
@@ -5316,7 +5327,7 @@ def test_question_names_the_folder_the_tool_runs_in(lnk, work, tmp_path,
         wait_status(pid)
         os.close(fd)
     assert [a["question"] for a in asks] == [
-        f"mytool pr merge 5, in '{other}'"], asks
+        f"mytool pr ... (3 arguments), in '{other}'"], asks
     assert f"in '{other}'".encode() in out, out
     assert f"cwd:{other}".encode() in out, out
 

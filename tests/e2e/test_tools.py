@@ -237,7 +237,8 @@ def test_bare_grant_allows_only_the_stored_calls(lnk, tool):
 def test_bare_grant_asks_for_every_call(lnk, tool):
     out, asks = _asked(lnk, tool, "mytool status; echo st=$?", "yes",
                        grant="mytool")
-    assert [a["question"] for a in asks] == ["mytool status, in /"], out
+    assert [a["question"] for a in asks] == [
+        "mytool status (1 argument), in /"], out
     assert "st=7" in out
     assert calls(tool) == ["args:status"]
 
@@ -396,7 +397,8 @@ def _asked(lnk, tool, script, answer=None, settings=None, extra=(),
 def test_answer_yes_allows_the_call_once(lnk, tool):
     out, asks = _asked(lnk, tool, "mytool issue view 5; echo st=$?", "yes")
     assert [(a["sandbox"], a["question"]) for a in asks] == [
-        ("asker", "mytool issue view 5, in /")]
+        ("asker", "mytool issue ... (3 arguments), in /")]
+    assert asks[0]["lines"][1:] == ["  1  issue", "  2  view", "  3  5"]
     assert 0 < asks[0]["left"] <= 120
     assert "st=0" in out
     assert calls(tool) == ["args:issue view 5"]
@@ -549,7 +551,7 @@ def test_other_page_asks_and_opens_on_yes(lnk, opener):
         out = read_until(fd, b"(or no)")
         asks = json.loads(lnk("sandbox", "asks", "--json").stdout)
         assert [a["question"] for a in asks] == [
-            "xdg-open https://other.test/p"], out
+            "open page https://other.test/p (1 argument)"], out
         lnk("sandbox", "answer", asks[0]["id"], "yes", check=True)
         out += read_until(fd, b"never", timeout=30)
     finally:

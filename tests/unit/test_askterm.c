@@ -1,5 +1,7 @@
 /* The terminal's prompt (src/launch/askterm.c), with pipes for the broker
- * and the terminal: the code answers yes, anything else no; the program's
+ * and the terminal: the code answers yes, anything else no, each answer a
+ * line on the answer pipe to the broker (never a file); a long question
+ * fits the terminal whole, no row wider than it; the program's
  * output is held, bounded, and shown whole after; an ending from the
  * broker takes the prompt down; lines that are not the broker's are
  * ignored; the code is written nowhere but the terminal. */
@@ -20,10 +22,12 @@
 #include "common/util.h"
 #include "launch/askterm.h"
 #include "tools/asks.h"
+#include "tools/question.h"
 
 struct fix {
 	char dir[64];
 	int broker[2]; /* the broker writes [1] */
+	int ans[2];    /* the answers: askterm writes [1], the broker reads */
 	int term;      /* the terminal: a file askterm writes */
 	off_t seen;    /* what screen() showed already */
 	struct askterm *a;
@@ -35,9 +39,10 @@ static int setup(void **state)
 	snprintf(f->dir, sizeof(f->dir), "/tmp/lnk-askterm-XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	assert_int_equal(pipe2(f->broker, O_CLOEXEC | O_NONBLOCK), 0);
+	assert_int_equal(pipe2(f->ans, O_CLOEXEC | O_NONBLOCK), 0);
 	f->term = memfd_create("terminal", MFD_CLOEXEC);
 	assert_true(f->term >= 0);
-	f->a = askterm_new(f->broker[0], f->dir, f->term);
+	f->a = askterm_new(f->broker[0], f->dir, f->term, f->ans[1]);
 	*state = f;
 	return 0;
 }
@@ -47,6 +52,7 @@ static int teardown(void **state)
 	struct fix *f = *state;
 	askterm_free(f->a);
 	close(f->broker[1]);
+	close(f->ans[0]);
 	close(f->term);
 	_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", f->dir);
 	assert_int_equal(system(cmd), 0);
@@ -62,11 +68,14 @@ static void turn(struct fix *f)
 	askterm_readable(f->a);
 }
 
-/* A question recorded as the broker records one, and told. */
-static void ask(struct fix *f, const char *id, const char *question)
+/* A question recorded as the broker records one, and told: the call is
+ * the words of question. */
+static void ask_call(struct fix *f, const char *id, const struct strv *args)
 {
 	struct lnk_err e = {0};
-	struct ask a = {.sandbox = "box", .question = (char *)question};
+	_cleanup_free_ char *text = question_text("mytool", args, "/w");
+	_cleanup_free_ char *sum = question_summary("mytool", args, "/w");
+	struct ask a = {.sandbox = "box", .summary = sum, .question = text};
 	snprintf(a.id, sizeof(a.id), "%s", id);
 	a.expires_ms = asks_now_ms() + 60000;
 	assert_int_equal(asks_put(f->dir, &a, &e), 0);
@@ -74,6 +83,17 @@ static void ask(struct fix *f, const char *id, const char *question)
 	int n = snprintf(line, sizeof(line), "a %s\n", id);
 	assert_int_equal(write(f->broker[1], line, (size_t)n), n);
 	turn(f);
+}
+
+static void ask(struct fix *f, const char *id, const char *words)
+{
+	struct strv args = {0};
+	_cleanup_free_ char *w = xstrdup(words);
+	for (char *sp, *t = strtok_r(w, " ", &sp); t;
+	     t = strtok_r(NULL, " ", &sp))
+		strv_push(&args, t);
+	ask_call(f, id, &args);
+	strv_free(&args);
 }
 
 static void tell(struct fix *f, const char *line)
@@ -102,12 +122,19 @@ static void code_of(const char *s, char code[5])
 	code[4] = '\0';
 }
 
+/* The answer the broker got on its pipe for id: 1 yes, 0 no, -1 none. */
 static int answered(struct fix *f, const char *id)
 {
-	bool yes = false;
-	if (!asks_answered(f->dir, id, &yes))
-		return -1;
-	return yes;
+	static char got[4096];
+	static size_t n;
+	ssize_t r = read(f->ans[0], got + n, sizeof(got) - 1 - n);
+	if (r > 0)
+		n += (size_t)r;
+	got[n] = '\0';
+	char y[16], no[16];
+	snprintf(y, sizeof(y), "y %s\n", id);
+	snprintf(no, sizeof(no), "n %s\n", id);
+	return strstr(got, y) ? 1 : strstr(got, no) ? 0 : -1;
 }
 
 static void test_code_allows_once(void **state)
@@ -115,11 +142,14 @@ static void test_code_allows_once(void **state)
 	struct fix *f = *state;
 	char code[5];
 
-	ask(f, "abc234", "mytool issue close 7");
+	ask(f, "abc234", "issue close 7");
 	assert_true(askterm_asking(f->a));
 	char *s = screen(f);
-	assert_non_null(
-	    strstr(s, "asks to run, outside: mytool issue close 7"));
+	assert_non_null(strstr(s, "asks to run, outside, as you:\r\n"
+				  "mytool issue ... (3 arguments), in /w\r\n"
+				  "  1  issue\r\n  2  close\r\n  3  7\r\n"));
+	assert_non_null(strstr(s, "lnk: run mytool issue ... (3 arguments)\r\n"
+				  "lnk:   in /w\r\n"));
 	code_of(s, code);
 	for (size_t i = 0; i < 4; i++)
 		assert_non_null(strchr("acdefhjkmnprtwxy", code[i]));
@@ -245,7 +275,8 @@ static void test_question_waits_a_turn(void **state)
 {
 	struct fix *f = *state;
 	struct lnk_err e = {0};
-	struct ask a = {.sandbox = "box", .question = "mytool x"};
+	struct ask a = {
+	    .sandbox = "box", .summary = "mytool x", .question = "mytool x\n"};
 
 	snprintf(a.id, sizeof(a.id), "%s", "abc235");
 	a.expires_ms = asks_now_ms() + 60000;
@@ -257,6 +288,59 @@ static void test_question_waits_a_turn(void **state)
 	askterm_readable(f->a);
 	assert_true(askterm_asking(f->a));
 	assert_non_null(strstr(screen(f), "mytool x"));
+}
+
+/* The program pads its call so that the rows before the code would read
+ * as a harmless `git status --short`, on a terminal of 80x24 (the size
+ * when lnk cannot read it): the question on the screen fits 24 rows and
+ * 79 columns, starts with the tool and the first argument, and the row
+ * beside the code restates the call; no argument begins a row. */
+static void test_padded_question_fits_the_screen(void **state)
+{
+	struct fix *f = *state;
+	struct strv args = {0};
+	char pad[300];
+
+	strv_push(&args, "log");
+	strv_push(&args, "--output=/home/me/.bashrc");
+	memset(pad, ' ', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	for (int i = 0; i < 60; i++)
+		strv_push(&args, i % 2 ? pad : "\nlnk: sandbox box asks");
+	strv_push(&args, "status");
+	strv_push(&args, "--short");
+	ask_call(f, "abc240", &args);
+	strv_free(&args);
+	char *s = screen(f);
+	/* from the sandbox's row to the code typed: the question */
+	char *from = strstr(s, "lnk: sandbox box asks to run");
+	assert_non_null(from);
+	char *to = strstr(from, "lnk: code: ");
+	assert_non_null(to);
+	size_t rows = 1;
+	for (char *p = from; p < to; p++)
+		rows += *p == '\n';
+	assert_true(rows <= 23); /* and the row the cursor came from */
+	for (char *p = from, *e; (e = strstr(p, "\r\n")) && e < to;) {
+		assert_true(question_cols(p, (size_t)(e - p)) <= 79);
+		/* a row is lnk's, or the question's first line, or starts
+		 * with blanks and a number or lnk's fold */
+		assert_true(strncmp(p, "lnk: ", 5) == 0 ||
+			    strncmp(p, "mytool log ", 11) == 0 ||
+			    (p[0] == ' ' && p[1] == ' '));
+		p = e + 2;
+	}
+	char *first = strstr(from, "\r\n") + 2;
+	assert_true(
+	    strncmp(first, "mytool log ... (64 arguments), in /w", 36) == 0);
+	assert_non_null(strstr(first, "\r\n   1  log\r\n   2  "
+				      "'--output=/home/me/.bashrc'\r\n"));
+	assert_non_null(strstr(from, "arguments ("));
+	assert_non_null(strstr(
+	    from, "\r\nlnk: run mytool log ... (64 arguments)\r\n"
+		  "lnk:   in /w\r\nlnk: to allow it once, type the code "));
+	askterm_keys(f->a, "\x1b", 1);
+	assert_int_equal(answered(f, "abc240"), 0);
 }
 
 static void test_null_is_no_terminal(void **state)
@@ -285,6 +369,8 @@ int main(void)
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_question_waits_a_turn, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_padded_question_fits_the_screen, setup, teardown),
 	    cmocka_unit_test(test_null_is_no_terminal),
 	};
 	return cmocka_run_group_tests(t, NULL, NULL);
