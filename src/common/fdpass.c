@@ -82,3 +82,23 @@ ssize_t fd_recv(int sock, int *fds, size_t *nfds, void *data, size_t cap)
 	*nfds = got;
 	return r;
 }
+
+size_t fd_take(struct msghdr *mh, int *fds, size_t cap)
+{
+	size_t nfd = 0;
+
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(mh); h; h = CMSG_NXTHDR(mh, h)) {
+		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t j = 0; j < k; j++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(h) + j * sizeof(int), sizeof(fd));
+			if (nfd < cap)
+				fds[nfd++] = fd;
+			else
+				close(fd);
+		}
+	}
+	return nfd;
+}

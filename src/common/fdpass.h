@@ -22,3 +22,10 @@ int fd_send(int sock, const int *fds, size_t nfds, const void *data,
  * of stream, or -errno. Messages with truncated data or descriptors are
  * refused with -EMSGSIZE (and any descriptors received are closed). */
 ssize_t fd_recv(int sock, int *fds, size_t *nfds, void *data, size_t cap);
+
+/* The descriptors a message received with recvmsg carries (SCM_RIGHTS,
+ * in any number of headers): up to cap kept in fds, any more closed at
+ * once. How many were kept. Call it only after a recvmsg that did not
+ * fail (mh's control length is then the kernel's). */
+struct msghdr;
+size_t fd_take(struct msghdr *mh, int *fds, size_t cap);

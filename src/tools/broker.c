@@ -23,6 +23,7 @@
 
 #include "common/buf.h"
 #include "common/compat.h"
+#include "common/fdpass.h"
 #include "common/esc.h"
 #include "store/db.h"
 #include "store/refusals.h"
@@ -769,20 +770,8 @@ static int from_reader(struct broker *b)
 	ssize_t n = recvmsg_cloexec(b->pass, &mh, MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
-	for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); n > 0 && h;
-	     h = CMSG_NXTHDR(&mh, h)) {
-		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t j = 0; j < k; j++) {
-			int fd;
-			memcpy(&fd, CMSG_DATA(h) + j * sizeof(int), sizeof(fd));
-			if (nfd < (int)ARRAY_SIZE(fds))
-				fds[nfd++] = fd;
-			else
-				close(fd);
-		}
-	}
+	if (n > 0)
+		nfd = (int)fd_take(&mh, fds, ARRAY_SIZE(fds));
 	if (n <= 0)
 		return -1;
 	unsigned slot = n >= PASS_HEAD ? (unsigned char)b->buf[1] : ~0u;
@@ -838,8 +827,8 @@ static void serve(struct broker *b, int sfd)
 		p[3] = (struct pollfd){.fd = b->desktop, .events = POLLIN};
 		p[4] = (struct pollfd){.fd = b->answers.listen_fd,
 				       .events = POLLIN};
-		p[5] = (struct pollfd){.fd = b->answers.pipe_fd,
-				       .events = POLLIN};
+		p[5] =
+		    (struct pollfd){.fd = b->answers.pipe_fd, .events = POLLIN};
 		if (poll(p, N, any_asking(b) ? 200 : REFUSAL_EVERY_MS) < 0) {
 			if (errno == EINTR)
 				continue;

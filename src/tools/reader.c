@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/compat.h"
+#include "common/fdpass.h"
 #include "common/util.h"
 #include "confine/kit.h"
 #include "tools/call.h"
@@ -162,20 +163,8 @@ static void take_call(struct reader *r, unsigned i)
 	ssize_t n = recvmsg_cloexec(s->sock, &mh, MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); n >= 0 && h;
-	     h = CMSG_NXTHDR(&mh, h)) {
-		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t j = 0; j < k; j++) {
-			int fd;
-			memcpy(&fd, CMSG_DATA(h) + j * sizeof(int), sizeof(fd));
-			if (nfd < (int)ARRAY_SIZE(fds))
-				fds[nfd++] = fd;
-			else
-				close(fd);
-		}
-	}
+	if (n >= 0)
+		nfd = (int)fd_take(&mh, fds, ARRAY_SIZE(fds));
 	if (n <= 0) {
 		slot_free(s);
 	} else if ((mh.msg_flags & MSG_CTRUNC) || nfd > TOOLS_NFDS) {
