@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/buf.h"
 #include "common/esc.h"
@@ -219,6 +220,42 @@ static int mapped_grant(const char *q, const struct lnk_addr *v4,
 		       q, t);
 }
 
+/* The names clouds answer their instance metadata service on (the
+ * credentials of the machine's role): the one list, beside the one list of
+ * metadata addresses (net/addr.c). */
+static const char *const metadata_names[] = {
+    "metadata.google.internal",
+    "metadata.goog",
+    "instance-data.ec2.internal",
+};
+
+bool host_is_metadata_name(const char *host)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(metadata_names); i++)
+		if (strcasecmp(host, metadata_names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* A grant's normal form that names a metadata name, or a '*.' pattern
+ * above one: the wire never reaches those (its tripwire fires on the
+ * first call), so such a grant could only pause its own wire. */
+static int metadata_grant(const char *q, const char *norm,
+			  struct lnk_err *err)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(metadata_names); i++)
+		if (host_pattern_match(norm, metadata_names[i]) &&
+		    strcmp(norm, "*") != 0)
+			return err_set(err, -EINVAL,
+				       "%s: it covers '%s', a cloud's metadata "
+				       "service, which no grant reaches (a call "
+				       "there pauses the sandbox's wire); "
+				       "grant the names you need below it "
+				       "instead",
+				       q, metadata_names[i]);
+	return 0;
+}
+
 int host_pattern_parse(const char *s, size_t len, char *out,
 		       struct lnk_err *err)
 {
@@ -287,7 +324,7 @@ int host_pattern_parse(const char *s, size_t len, char *out,
 	if (wild)
 		strcpy(out, "*.");
 	lower_copy(out + (wild ? 2 : 0), name, nlen);
-	return 0;
+	return metadata_grant(q, out, err);
 }
 
 static void set_host_bits_zero(uint8_t *a, unsigned prefix, unsigned bits)
@@ -435,7 +472,7 @@ int lan_rule_parse(const char *s, size_t len, struct lan_rule *r,
 			       "(192.168.1.0/24)",
 			       q, why);
 	lower_copy(r->name, host, hlen);
-	return 0;
+	return metadata_grant(q, r->name, err);
 }
 
 void lan_rule_format(const struct lan_rule *r, char *out, size_t cap)

@@ -57,6 +57,10 @@ bool sandbox_name_valid(const char *name);
  * HOST_MAX + 1 bytes. 0 or -EINVAL with *why set. */
 int host_normalize(const char *in, char *out, const char **why);
 
+/* Whether host (a name, normal form) is one a cloud answers its metadata
+ * service on. A grant naming or covering one is refused. */
+bool host_is_metadata_name(const char *host);
+
 /* An internet host grant: '*', a DNS name, '*.suffix', or an IP literal
  * (IPv6 with or without brackets) of an internet address. Writes the
  * normal form (lower case, no trailing dot, IPv6 compressed without

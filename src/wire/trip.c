@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "net/addr.h"
+#include "net/grammar.h"
 
 static unsigned threshold(unsigned v, unsigned def, unsigned max)
 {
@@ -240,11 +241,6 @@ bool trip_addr_is_metadata(int family, const void *addr)
 
 bool trip_target_is_metadata(const char *host)
 {
-	static const char *const names[] = {
-	    "metadata.google.internal",
-	    "metadata.goog",
-	    "instance-data.ec2.internal",
-	};
 	char h[256];
 	if (!host)
 		return false;
@@ -262,8 +258,5 @@ bool trip_target_is_metadata(const char *host)
 	struct lnk_addr a;
 	if (addr_parse_literal(h, &a) == LIT_ADDR)
 		return addr_classify(&a) == AC_METADATA;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcasecmp(h, names[i]) == 0)
-			return true;
-	return false;
+	return host_is_metadata_name(h);
 }

@@ -187,6 +187,14 @@ static const struct text_row host_rows[] = {
     {"a..com", NULL, "not a host name: empty label"},
     {"a com", NULL, "not a host name: invalid character"},
     {"a\x1b[2Jb.com", NULL, "\\x1b"}, /* quoted, escaped */
+    /* a cloud's metadata names: a grant could only trip its own wire */
+    {"metadata.google.internal", NULL, "cloud's metadata service"},
+    {"Metadata.GOOG.", NULL, "covers 'metadata.goog'"},
+    {"*.internal", NULL, "covers 'metadata.google.internal'"},
+    {"*.ec2.internal", NULL, "covers 'instance-data.ec2.internal'"},
+    {"*.goog", NULL, "covers 'metadata.goog'"},
+    {"api.google.internal", "api.google.internal", NULL},
+    {"*.metadata.goog", "*.metadata.goog", NULL},
 };
 
 static void host_patterns(void **state)
