@@ -1,6 +1,9 @@
 /* The tries of lnk sandbox check: for each promise of the sandbox
  * (docs/design.md, invariants 1-5; lnk-sandbox(1), COMMANDS, check), what
  * the probe does inside and what the grants say should happen (check.h).
+ *
+ * Over 1000 lines: check's tries are tables, one row per promise tried; the
+ * length is rows, not logic.
  */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,4 +1,9 @@
-/* Facts about this machine, and the probes of `lnk sandbox ready`. */
+/* Facts about this machine, and the probes of `lnk sandbox ready`.
+ *
+ * Over 1000 lines: the facts of this machine and the probes of `ready`
+ * share their readers (user namespaces, Landlock, seccomp, AppArmor); split
+ * along those lines when the next probe is added.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

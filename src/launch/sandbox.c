@@ -3,6 +3,9 @@
  * Shared by run, check and enter, so that check and enter start the very
  * sandbox run starts: a check that built its own
  * would prove nothing about run.
+ *
+ * Over 1000 lines: sandbox_run still decides and starts each part by hand;
+ * it is to become a loop over the rows of src/launch/parts.c.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -17,6 +17,10 @@
  *
  * Small and on its own (libc only): it must not bring lnk's own code into
  * the sandbox it tests. Every call is bounded by a timeout.
+ *
+ * Over 1000 lines: lnk-probe is a static program of its own that shares no
+ * code with lnk (it runs inside the sandbox it tests), so its tries live in
+ * one file.
  */
 #include <arpa/inet.h>
 #include <linux/magic.h>

@@ -1,3 +1,9 @@
+/* The call log and the registry in SQLite (db.h).
+ *
+ * Over 1000 lines: the only file that speaks SQL: the schema, the log's
+ * writers and readers stay beside each other so that no column is written
+ * one way and read another.
+ */
 #include "store/db.h"
 
 #include <errno.h>

@@ -31,6 +31,7 @@
 #include "tools/asks.h"
 #include "tools/call.h"
 #include "tools/desktop.h"
+#include "tools/env.h"
 #include "tools/folder.h"
 #include "tools/page.h"
 #include "tools/pass.h"
@@ -39,44 +40,6 @@
 #include "tools/reach.h"
 #include "tools/reader.h"
 #include "tools/view.h"
-
-int tools_listen(int *fd, char **dir, struct lnk_err *err)
-{
-	char tmpl[] = "/tmp/lnk-tools-XXXXXX";
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	int r, s;
-
-	if (!mkdtemp(tmpl))
-		return err_set(err, -errno,
-			       "cannot make a folder for the tools' socket in "
-			       "/tmp: %s",
-			       strerror(errno));
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s/tools.sock", tmpl);
-	s = socket_cloexec(AF_UNIX, SOCK_SEQPACKET, 0, COMPAT_NONBLOCK);
-	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    chmod(a.sun_path, 0600) < 0 || listen(s, 64) < 0) {
-		r = -errno;
-		if (s >= 0)
-			close(s);
-		unlink(a.sun_path);
-		rmdir(tmpl);
-		return err_set(err, r, "cannot listen for tool calls: %s",
-			       strerror(-r));
-	}
-	*fd = s;
-	*dir = xstrdup(tmpl);
-	return 0;
-}
-
-void tools_unlisten(char *dir)
-{
-	if (!dir)
-		return;
-	_cleanup_free_ char *sock = xasprintf("%s/tools.sock", dir);
-	unlink(sock);
-	rmdir(dir);
-	free(dir);
-}
 
 /* ---- the broker process ---- */
 
@@ -849,96 +812,6 @@ static void serve(struct broker *b, int sfd)
 			return; /* the reader is gone: no call can come */
 		check_asks(b);
 		log_summary(b, false);
-	}
-}
-
-/* Whether a variable of lnk's environment names where a program finds
- * what it runs or loads: PATH and every *PATH (LD_LIBRARY_PATH,
- * PYTHONPATH, NODE_PATH, CLASSPATH, GIT_EXEC_PATH, ...), every *LIB
- * (PERL5LIB, RUBYLIB), every *_DIRS (XDG_DATA_DIRS), the loader's
- * LD_PRELOAD and LD_AUDIT, and the files a shell runs first (BASH_ENV,
- * ENV). */
-static bool search_var(const char *e, size_t n)
-{
-	static const char *const ends[] = {"PATH", "LIB", "_DIRS"};
-	static const char *const exact[] = {"LD_PRELOAD", "LD_AUDIT",
-					    "BASH_ENV", "ENV"};
-
-	for (size_t i = 0; i < ARRAY_SIZE(exact); i++)
-		if (strlen(exact[i]) == n && !strncmp(e, exact[i], n))
-			return true;
-	for (size_t i = 0; i < ARRAY_SIZE(ends); i++) {
-		size_t k = strlen(ends[i]);
-		if (n >= k && !strncmp(e + n - k, ends[i], k))
-			return true;
-	}
-	return false;
-}
-
-/* Whether a value, or one of its ':'-separated entries, is an absolute
- * path in a write folder. */
-static bool names_write_folder(const struct strv *writes, const char *v)
-{
-	for (const char *s = v; writes && *s;) {
-		size_t k = strcspn(s, ":");
-		if (k && s[0] == '/') {
-			_cleanup_free_ char *one = xstrndup(s, k);
-			if (tools_write_folder_of(writes, one))
-				return true;
-		}
-		s += k;
-		if (*s)
-			s++;
-	}
-	return false;
-}
-
-/* lnk's environment for the tools, with only the absolute entries of each
- * search_var outside every write folder: an empty or relative entry
- * (":/opt/lib", left by `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib`)
- * is the tool's working folder, the program's own, and an absolute one in
- * a write folder (an activated virtualenv's bin, PYTHONPATH=~/code/app/src)
- * is the program's to fill, so a library, module or command the tool finds
- * there would be the program's file, run outside as the user. Any other
- * variable naming a path in a write folder (XDG_CONFIG_HOME, or
- * GIT_CONFIG_GLOBAL, pointed into the project by direnv) is left out
- * whole: the tool would trust the program's file as its configuration.
- * HOME stays: without it no tool finds its own files. */
-static void tools_env(char *const *env, const struct strv *writes,
-		      struct strv *out)
-{
-	for (char *const *e = env; e && *e; e++) {
-		const char *eq = strchr(*e, '=');
-		size_t n = eq ? (size_t)(eq - *e) : 0;
-		if (eq && !search_var(*e, n) &&
-		    !(n == 4 && !strncmp(*e, "HOME", 4)) &&
-		    names_write_folder(writes, eq + 1))
-			continue;
-		if (!eq || !search_var(*e, n)) {
-			strv_push(out, *e);
-			continue;
-		}
-		/* the loader splits LD_PRELOAD at spaces too */
-		const char *sep =
-		    n == 10 && !strncmp(*e, "LD_PRELOAD", n) ? ": " : ":";
-		struct buf p = {0};
-		buf_append(&p, *e, n + 1);
-		for (const char *s = eq + 1; *s;) {
-			size_t k = strcspn(s, sep);
-			_cleanup_free_ char *one = xstrndup(s, k);
-			if (k && s[0] == '/' &&
-			    !(writes && tools_write_folder_of(writes, one))) {
-				if (p.len > n + 1)
-					buf_putc(&p, ':');
-				buf_append(&p, s, k);
-			}
-			s += k;
-			if (*s)
-				s++;
-		}
-		_cleanup_free_ char *v = buf_steal(&p);
-		if (strlen(v) > n + 1)
-			strv_push(out, v);
 	}
 }
 

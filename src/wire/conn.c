@@ -2,7 +2,12 @@
  * greeting and request, or nothing for a --port listener), decide by the
  * grants, resolve, connect to exactly the checked address, then relay both
  * ways until both are done, honouring half-close. Every call is logged
- * (outcome, reason, bytes) and never its path, headers or body. */
+ * (outcome, reason, bytes) and never its path, headers or body.
+ *
+ * Over 1000 lines: one connection's life (read, decide, resolve, connect,
+ * relay, log) as one state machine; the steps call each other through its
+ * states.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>

@@ -16,6 +16,9 @@
  *    came (after a head rewritten to close), counted by a bounded reader
  *    that never guesses; a provider whose certificate does not verify
  *    gets nothing.
+ *
+ * Over 1000 lines: one model call from request to answer (TLS, the key, the
+ * relay, usage); its readers are already apart (usage.c, scrub.c).
  */
 #include "wire/model.h"
 

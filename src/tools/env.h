@@ -1,0 +1,13 @@
+/* What the tools broker sets up for a sandbox's tools, apart from the
+ * broker itself: the clients' socket (tools_listen, declared in broker.h)
+ * and the tools' environment. */
+#pragma once
+
+#include "common/util.h"
+
+/* lnk's environment for the tools, with only the absolute entries of each
+ * search path outside every write folder, and no variable whose value
+ * names a path in a write folder (HOME excepted): a library, module,
+ * command or configuration the tool finds there would be the program's
+ * file, run or trusted outside as the user. */
+void tools_env(char *const *env, const struct strv *writes, struct strv *out);
