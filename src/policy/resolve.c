@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "policy/systree.h"
 #include "store/paths.h"
 
 /* The real form of a folder that may not exist (for comparisons): its
@@ -101,27 +102,11 @@ static const char *refusal(const char *real, const char *home_real,
 	return NULL;
 }
 
-/* System folders a write grant must never hold: what is there, root's
- * programs run or trust (configuration, programs, libraries, the boot). A
- * user cannot write them anyway; a sandbox run as root could. */
-static const char *const system_trees[] = {
-    "/etc",   "/usr",	"/bin",	   "/sbin", "/lib",
-    "/lib32", "/lib64", "/libx32", "/boot",
-};
-
-static bool in_system_tree(const char *real)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(system_trees); i++)
-		if (path_within(real, system_trees[i]))
-			return true;
-	return false;
-}
-
 /* Whether a symbolic link (st) in the folder dir (dst) is the system's,
  * not something a program in an earlier sandbox could have left: root's,
  * in a folder of root's. For a sandbox run by root everything it writes is
  * root's too, so then the folder must also be one no write grant can hold
- * ("/" and the system trees above, /proc, /sys, /dev, /run). */
+ * ("/" and the system trees of policy/systree.h, /proc, /sys, /dev, /run). */
 static bool link_is_systems(const struct stat *st, const char *dir,
 			    const struct stat *dst)
 {
@@ -130,7 +115,7 @@ static bool link_is_systems(const struct stat *st, const char *dir,
 	if (geteuid() != 0)
 		return true;
 	static const char *const kernel[] = {"/proc", "/sys", "/dev", "/run"};
-	if (strcmp(dir, "/") == 0 || in_system_tree(dir))
+	if (strcmp(dir, "/") == 0 || systree_spelled(dir))
 		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(kernel); i++)
 		if (path_within(dir, kernel[i]))
@@ -273,12 +258,22 @@ static int resolve_path(struct policy *p, enum key_id id, size_t i,
 		return err_set(err, -EINVAL, "%s: '%s' %s; %s", where, r, why,
 			       hint);
 	bool writes = id == K_FILES_WRITE || id == K_FILES_WRITE_DOT_FILES;
-	if (writes && in_system_tree(r))
-		return err_set(err, -EINVAL,
-			       "%s: '%s' is a system folder whose files the "
-			       "system's own programs run or trust; it can be "
-			       "granted only with --read",
-			       where, r);
+	bool other;
+	const char *tree = writes ? systree_holding(r, &other) : NULL;
+	if (tree)
+		return err_set(
+		    err, -EINVAL,
+		    "%s: '%s' %s the system folder %s, whose files the "
+		    "system's own programs run or trust as root (package "
+		    "scripts, cron's tables, configuration); it can be granted "
+		    "only with --read. Grant a folder of your own instead (the "
+		    "project, or a new folder under /tmp) and copy what the "
+		    "program made where it belongs yourself",
+		    where, r,
+		    other		   ? "shows, through a bind mount,"
+		    : strcmp(r, tree) == 0 ? "is"
+					   : "lies in",
+		    tree);
 	_cleanup_free_ char *link = user_link_on(abs);
 	if (link)
 		return err_set(

@@ -42,3 +42,56 @@ def test_interpreter_startup_names_not_planted(lnk, work, name):
                  f"mv {name} old; true", "--write", work)
     assert (work / name).read_text() == "(* mine *)\n", cp.stderr
     assert not (work / "old").exists()
+
+
+# --- the system's trees are never write grants -----------------------------
+
+SYSTEM_TREES = ["/var", "/var/lib", "/var/lib/dpkg", "/var/spool",
+                "/var/cache", "/var/backups", "/opt", "/srv", "/etc", "/usr",
+                "/bin", "/boot"]
+
+
+@pytest.mark.parametrize("tree", SYSTEM_TREES)
+def test_system_tree_never_a_write_grant(lnk, home, tree):
+    """Threat: as root, `--write /var/lib` (or /var) is accepted and the
+    program writes a dpkg maintainer script that dpkg later runs as root;
+    the same through a link to it. As a user, the same trees are refused
+    (where a user can write one, the same holds)."""
+    if not os.path.exists(tree):
+        pytest.skip(f"{tree} does not exist on this machine")
+    for grant in (tree, home / "link"):
+        if grant != tree:
+            grant.symlink_to(tree)
+        cp = lnk.run("--write", grant, "--", "/bin/true")
+        assert cp.returncode != 0, (grant, cp.stderr)
+        assert "--read" in cp.stderr and "of your own" in cp.stderr, \
+            cp.stderr
+    cp = lnk.run("--read", tree, "--", "/bin/true")
+    assert cp.returncode == 0, cp.stderr
+
+
+def in_private_mounts(lnk, script):
+    """Runs sh SCRIPT in a mount namespace of its own (a user namespace too
+    when not root), with lnk's environment; returns the CompletedProcess."""
+    pre = ["unshare", "-m", "--propagation", "private"]
+    if not IS_ROOT:
+        pre = ["unshare", "-r", "-m", "--propagation", "private"]
+    return subprocess.run([*pre, "/bin/sh", "-c", script], env=lnk.env(),
+                          cwd=str(lnk.cwd), capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_system_tree_through_a_bind_mount_refused(lnk, home):
+    """Threat: /var/lib shown at another path by a bind mount (a container's
+    bind, a second mount of the same file system): `--write` of that path
+    writes dpkg's scripts all the same. The tree is known by identity."""
+    bound = home / "bound"
+    bound.mkdir()
+    cp = in_private_mounts(lnk, f"""
+        mount --bind /var/lib '{bound}' || exit 99
+        '{lnk.bin}' sandbox run --write '{bound}' -- /bin/true && exit 3
+        '{lnk.bin}' sandbox run --write '{bound}/dpkg' -- /bin/true && exit 4
+        exit 0""")
+    assert cp.returncode != 99, cp.stderr
+    assert cp.returncode == 0, cp.stderr
+    assert "bind mount" in cp.stderr and "/var/lib" in cp.stderr, cp.stderr
