@@ -54,6 +54,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/pathenv.h"
 #include "policy/dotfiles.h"
 
 /* How deep nested repositories and config includes are followed. */
@@ -825,21 +826,22 @@ static void git_global(struct pctx *c)
 	free(g.core_worktree);
 }
 
-/* Each absolute folder of PATH: the shell looks a command up there
- * before /usr/bin, so a file the program leaves in one runs as the user.
- * A relative entry ("." or empty) names whatever folder the user is in
- * then, which no rule can know (man page, GAPS AND LIMITS). */
-static void path_folders(struct pctx *c, const char *path_env)
+/* Each folder of PATH, read as the shell reads it (common/pathenv.h: a
+ * leading ~ or ~user expanded): the shell looks a command up there before
+ * /usr/bin, so a file the program leaves in one runs as the user. A
+ * relative entry ("." or empty) names whatever folder the user is in then,
+ * which no rule can know: lnk reports it at start and in `ready`. */
+static void path_folders(struct pctx *c, const char *path_env, const char *home)
 {
-	_cleanup_free_ char *all = xstrdup(path_env ? path_env : "");
+	struct strv abs = {0};
 
-	for (char *save = NULL, *e = strtok_r(all, ":", &save); e;
-	     e = strtok_r(NULL, ":", &save))
-		if (e[0] == '/')
-			protect_path(c, e,
-				     "it is a folder on your PATH: your "
-				     "shell runs what it holds",
-				     false, true);
+	path_entries(path_env, home, &abs, NULL);
+	for (size_t i = 0; i < abs.n; i++)
+		protect_path(c, abs.v[i],
+			     "it is a folder on your PATH: your shell runs "
+			     "what it holds",
+			     false, true);
+	strv_free(&abs);
 }
 
 int guard_protect(const struct protect_in *in, struct guard_plan *np,
@@ -880,7 +882,7 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 	}
 	if (holder(&c, rin.home, false))
 		home_top(&c, rin.home);
-	path_folders(&c, in->path_env);
+	path_folders(&c, in->path_env, in->home);
 	git_global(&c);
 	/* A hidden folder that does not exist yet is kept too: the walk
 	 * stops at the first missing name and guards it, so the program

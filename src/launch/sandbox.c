@@ -19,6 +19,7 @@
 #include "common/fdpass.h"
 #include "common/buf.h"
 #include "common/esc.h"
+#include "common/pathenv.h"
 #include "proto/initcfg.h"
 #include "launch/env.h"
 #include "launch/devnodes.h"
@@ -725,6 +726,11 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	}
 	struct strv notes = {0};
 	limits_lower(&s.lim, pol, &notes);
+	for (size_t i = 0; i < notes.n; i++)
+		warnx_("%s", notes.v[i]);
+	strv_free(&notes);
+	path_relative_notes(env_lookup(req->host_env, "PATH"), req->home,
+			    &notes);
 	for (size_t i = 0; i < notes.n; i++)
 		warnx_("%s", notes.v[i]);
 	strv_free(&notes);

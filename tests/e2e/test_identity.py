@@ -95,3 +95,41 @@ def test_system_tree_through_a_bind_mount_refused(lnk, home):
     assert cp.returncode != 99, cp.stderr
     assert cp.returncode == 0, cp.stderr
     assert "bind mount" in cp.stderr and "/var/lib" in cp.stderr, cp.stderr
+
+
+# --- PATH read as the shell reads it ---------------------------------------
+
+def test_path_entry_with_a_tilde_not_planted(lnk, home, work):
+    """Threat: a profile sets PATH=~/project/tools:$PATH with the ~ kept
+    (quoted): bash expands it when it looks a command up, lnk's PATH rule
+    took it for relative; the program makes the folder and its `ls` runs
+    at the user's next `ls`."""
+    path = "~/project/tools:~/project/bin2:/usr/bin:/bin"
+    (work / "bin2").mkdir()
+    cp = lnk.run("--write", work, "--", "/bin/sh", "-c",
+                 "mkdir -p tools; echo evil > tools/ls; echo evil > bin2/ls;"
+                 " mv bin2 b3; mkdir bin2; echo evil > bin2/ls; true",
+                 env={"PATH": path})
+    assert not (work / "tools").exists(), cp.stderr
+    assert not (work / "bin2" / "ls").exists(), cp.stderr
+    assert not (work / "b3").exists(), cp.stderr
+
+
+def test_relative_path_entries_reported(lnk, work):
+    """Threat: PATH holds "." or an empty entry (the current folder) or a
+    relative one: whatever folder the user is in becomes a PATH folder, so
+    a file the program leaves in any folder it writes runs when typed
+    there. No rule can protect it: start and `ready` say so."""
+    path = "/usr/bin::bin:/bin:."
+    cp = lnk.run("--write", work, "--", "/bin/true", env={"PATH": path})
+    assert cp.returncode == 0, cp.stderr
+    assert "empty entry" in cp.stderr, cp.stderr
+    assert "relative entry 'bin'" in cp.stderr, cp.stderr
+    assert "relative entry '.'" in cp.stderr, cp.stderr
+    cp = lnk("sandbox", "ready", env={"PATH": path})
+    warns = [ln for ln in cp.stdout.splitlines() if ln.startswith("warn")
+             and "PATH" in ln]
+    assert len(warns) == 3, cp.stdout
+    cp = lnk("sandbox", "ready")
+    assert not [ln for ln in cp.stdout.splitlines() if "PATH" in ln and
+                ln.startswith("warn")], cp.stdout

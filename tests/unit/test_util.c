@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/pathenv.h"
 #include "common/util.h"
 #include "toml/toml.h"
 
@@ -121,6 +122,30 @@ static void toml_load_optional_cases(void **state)
 	free(bad);
 }
 
+/* PATH as bash reads it: ~ and ~user expanded, relative and empty entries
+ * apart, each once. */
+static void path_entries_as_the_shell_reads_them(void **state)
+{
+	(void)state;
+	struct strv abs = {0}, rel = {0};
+	path_entries("~/go/bin::/usr/bin:~root/x:bin:~nosuchuserhere/y:"
+		     "/usr/bin:.:~",
+		     "/home/u", &abs, &rel);
+	assert_int_equal(abs.n, 4);
+	assert_string_equal(abs.v[0], "/home/u/go/bin");
+	assert_string_equal(abs.v[1], "/usr/bin");
+	assert_string_equal(abs.v[2], "/root/x");
+	assert_string_equal(abs.v[3], "/home/u");
+	assert_int_equal(rel.n, 3);
+	assert_string_equal(rel.v[0], "");
+	assert_string_equal(rel.v[1], "bin");
+	assert_string_equal(rel.v[2], ".");
+	strv_free(&abs);
+	strv_free(&rel);
+	path_entries(NULL, "/home/u", &abs, &rel);
+	assert_int_equal(abs.n + rel.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +153,7 @@ int main(void)
 	    cmocka_unit_test(line_next_cuts_in_place),
 	    cmocka_unit_test(hex_value_digits_only),
 	    cmocka_unit_test(toml_load_optional_cases),
+	    cmocka_unit_test(path_entries_as_the_shell_reads_them),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
