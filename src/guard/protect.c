@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "common/pathenv.h"
+#include "guard/gitkeys.h"
 #include "policy/dotfiles.h"
 
 /* How deep nested repositories and config includes are followed. */
@@ -297,40 +298,71 @@ struct git_repo {
 static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 			int depth);
 
-/* The config's keys that name files outside the git directory. */
+/* Each word of a shell command that is a path: the program, or the
+ * script a program is given (`sh ~/x/hook.sh`). Relative words are from
+ * base (where git runs it: the working tree), when known. */
+static void protect_command(struct pctx *c, const char *cmd, const char *base,
+			    const char *why)
+{
+	_cleanup_free_ char *all = xstrdup(cmd);
+
+	for (char *save = NULL, *w = strtok_r(all, " \t\n;|&<>()`'\"=", &save);
+	     w; w = strtok_r(NULL, " \t\n;|&<>()`'\"=", &save)) {
+		if (w[0] != '/' && w[0] != '~' && !strchr(w, '/'))
+			continue;
+		_cleanup_free_ char *p = expand(c, w, base);
+		if (p)
+			protect_path(c, p, why, false, true);
+	}
+}
+
+/* The config's keys that name programs or files (guard/gitkeys.h, the one
+ * table), and what the repository's own format and worktree are. */
 static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 		       const char *section, const char *key, const char *val,
 		       int depth)
 {
-	if (strcmp(section, "core") == 0 && strcmp(key, "hookspath") == 0) {
-		/* Relative: from where hooks run, the top of the working tree
-		 * (the git directory for a bare repository). */
-		_cleanup_free_ char *p =
-		    expand(c, val, g->worktree ? g->worktree : g->gitdir);
-		if (p)
-			protect_path(c, p,
-				     "core.hooksPath names it: git runs the "
-				     "hooks it holds",
-				     false, true);
-	} else if (strcmp(section, "extensions") == 0 &&
-		   strcmp(key, "objectformat") == 0) {
+	if (strcmp(section, "extensions") == 0 &&
+	    strcmp(key, "objectformat") == 0) {
 		g->sha256 = strcmp(val, "sha256") == 0;
-	} else if (strcmp(section, "core") == 0 &&
-		   strcmp(key, "worktree") == 0) {
+		return;
+	}
+	if (strcmp(section, "core") == 0 && strcmp(key, "worktree") == 0) {
 		free(g->core_worktree);
 		g->core_worktree = xstrdup(val);
-	} else if ((strcmp(section, "include") == 0 ||
-		    strcmp(section, "includeif") == 0) &&
-		   strcmp(key, "path") == 0) {
-		_cleanup_free_ char *base = dir_of(file);
+		return;
+	}
+	const struct git_key *k = git_key_find(section, key);
+	if (!k)
+		return;
+	/* Relative: from where git runs, the top of the working tree (the
+	 * git directory for a bare repository); unknown for the user's own
+	 * config. */
+	const char *base = g->worktree ? g->worktree : g->gitdir;
+	switch (k->kind) {
+	case GIT_PATH: {
 		_cleanup_free_ char *p = expand(c, val, base);
+		if (p)
+			protect_path(c, p, k->why, false, true);
+		break;
+	}
+	case GIT_BANG:
+		if (val[0] != '!')
+			break;
+		protect_command(c, val + 1, base, k->why);
+		break;
+	case GIT_COMMAND:
+		protect_command(c, val[0] == '!' ? val + 1 : val, base, k->why);
+		break;
+	case GIT_INCLUDE: {
+		_cleanup_free_ char *dir = dir_of(file);
+		_cleanup_free_ char *p = expand(c, val, dir);
 		if (!p)
 			return;
-		protect_path(c, p,
-			     "a git config includes it: git runs what it "
-			     "sets",
-			     false, true);
+		protect_path(c, p, k->why, false, true);
 		scan_config(c, p, g, depth + 1);
+		break;
+	}
 	}
 }
 

@@ -133,3 +133,50 @@ def test_relative_path_entries_reported(lnk, work):
     cp = lnk("sandbox", "ready")
     assert not [ln for ln in cp.stdout.splitlines() if "PATH" in ln and
                 ln.startswith("warn")], cp.stdout
+
+
+# --- git's configuration: every key that names a program or a path ---------
+
+# key = value written into the user's ~/.gitconfig, and the file of the
+# project (a write folder) the value names.
+GIT_KEYS = [
+    ("init", "templateDir", "~/project/tmpl", "tmpl/hooks/post-checkout"),
+    ("core", "pager", "~/project/tools/pager -R", "tools/pager"),
+    ("core", "editor", "'{work}/tools/editor'", "tools/editor"),
+    ("core", "sshCommand", "{work}/tools/ssh -o x=y", "tools/ssh"),
+    ("core", "fsmonitor", "{work}/fsmon", "fsmon"),
+    ("credential", "helper", "!sh ~/project/cred.sh get", "cred.sh"),
+    ("diff", "external", "{work}/tools/diff", "tools/diff"),
+    ("gpg", "program", "{work}/tools/gpg", "tools/gpg"),
+    ("sequence", "editor", "{work}/tools/seq", "tools/seq"),
+    ('filter "x"', "clean", "{work}/tools/clean %f", "tools/clean"),
+    ('filter "x"', "process", "{work}/tools/proc", "tools/proc"),
+    ('merge "x"', "driver", "{work}/tools/merge %O %A %B", "tools/merge"),
+    ('alias', "st", "!{work}/tools/st", "tools/st"),
+]
+
+
+@pytest.mark.parametrize("existing", [False, True])
+@pytest.mark.parametrize("section,key,value,target", GIT_KEYS,
+                         ids=[f"{s.split()[0]}.{k}" for s, k, _, _ in
+                              GIT_KEYS])
+def test_git_config_programs_in_a_write_folder_protected(
+        lnk, home, work, section, key, value, target, existing):
+    """Threat: the user's ~/.gitconfig names a program or a folder inside the
+    project (init.templateDir, core.pager, core.sshCommand,
+    credential.helper, a filter or merge driver, ...): the program writes
+    it, and the user's next git runs it outside, as the user."""
+    (home / ".gitconfig").write_text(
+        f"[{section}]\n\t{key} = {value.format(work=work)}\n")
+    t = work / target
+    if existing:
+        t.parent.mkdir(parents=True, exist_ok=True)
+        t.write_text("#!/bin/sh\n")
+    cp = sh(lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
+                 f"echo 'touch ~/pwned' >> {target}; "
+                 f"mv {target.split('/')[0]} moved; true", "--write", work)
+    assert not (work / "moved").exists(), cp.stderr
+    if existing:
+        assert t.read_text() == "#!/bin/sh\n", cp.stderr
+    else:
+        assert not t.exists(), cp.stderr
