@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "common/pathenv.h"
+#include "guard/envconf.h"
 #include "guard/gitkeys.h"
 #include "policy/dotfiles.h"
 
@@ -841,21 +842,85 @@ static void home_top(struct pctx *c, const char *home)
 	}
 }
 
-/* The user's own git config may name a hooks folder or include a file
- * inside a write folder too. */
+/* The value of name in env, or NULL. */
+static const char *env_get(char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; env && env[i]; i++)
+		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+			return env[i] + n + 1;
+	return NULL;
+}
+
+static void git_global_file(struct pctx *c, const char *f)
+{
+	struct git_repo g = {0};
+	scan_config(c, f, &g, 0);
+	free(g.core_worktree);
+}
+
+/* The user's own git config may name a program or a folder inside a
+ * write folder too: each file git may read as the user's (the
+ * environment's choices and the defaults both, since the environment
+ * git runs with later is not known). */
 static void git_global(struct pctx *c)
 {
 	const char *files[] = {".gitconfig", ".config/git/config"};
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		_cleanup_free_ char *f =
 		    xasprintf("%s/%s", c->in->home, files[i]);
-		struct git_repo g = {0};
-		scan_config(c, f, &g, 0);
-		free(g.core_worktree);
+		git_global_file(c, f);
 	}
-	struct git_repo g = {0};
-	scan_config(c, "/etc/gitconfig", &g, 0);
-	free(g.core_worktree);
+	const char *xdg = env_get(c->in->env, "XDG_CONFIG_HOME");
+	if (xdg && xdg[0] == '/') {
+		_cleanup_free_ char *f = xasprintf("%s/git/config", xdg);
+		git_global_file(c, f);
+	}
+	git_global_file(c, "/etc/gitconfig");
+}
+
+/* What the user's environment names for configuration, startup or code
+ * search (guard/envconf.h, the one table), when it lies in a write
+ * folder: protected like its home default. A relative value names
+ * nothing a rule can know. */
+static void env_configs(struct pctx *c)
+{
+	size_t n;
+	const struct env_conf *e = env_confs(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *v = env_get(c->in->env, e[i].name);
+		if (!v || !*v)
+			continue;
+		switch (e[i].kind) {
+		case ENV_WHOLE:
+			protect_path(c, v, e[i].why, false, true);
+			break;
+		case ENV_GITCONFIG:
+			protect_path(c, v, e[i].why, false, true);
+			if (v[0] == '/')
+				git_global_file(c, v);
+			break;
+		case ENV_LIST: {
+			_cleanup_free_ char *all = xstrdup(v);
+			for (char *save = NULL, *p = strtok_r(all, ":", &save);
+			     p; p = strtok_r(NULL, ":", &save))
+				protect_path(c, p, e[i].why, false, true);
+			break;
+		}
+		case ENV_PARTS:
+			for (size_t j = 0; v[0] == '/' && e[i].parts[j]; j++) {
+				_cleanup_free_ char *p =
+				    xasprintf("%s/%s", v, e[i].parts[j]);
+				protect_path(c, p, e[i].why, false, true);
+			}
+			break;
+		case ENV_COMMAND:
+			protect_command(c, v, NULL, e[i].why);
+			break;
+		}
+	}
 }
 
 /* Each folder of PATH, read as the shell reads it (common/pathenv.h: a
@@ -916,6 +981,7 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		home_top(&c, rin.home);
 	path_folders(&c, in->path_env, in->home);
 	git_global(&c);
+	env_configs(&c);
 	/* A hidden folder that does not exist yet is kept too: the walk
 	 * stops at the first missing name and guards it, so the program
 	 * cannot make ~/Link/Agents a link or a folder of its own, which

@@ -16,8 +16,15 @@ from conftest import IS_ROOT
 
 
 def sh(lnk, script, *grants, timeout=60, **kw):
-    return lnk.run(*grants, "--", "/bin/sh", "-c", script, timeout=timeout,
-                   **kw)
+    """Runs SCRIPT in a sandbox with GRANTS from the project (lnk's cwd) and
+    checks that it ran to its end: a refused start would hold every attack
+    and prove nothing."""
+    marker = lnk.cwd / "ran.marker"
+    cp = lnk.run(*grants, "--", "/bin/sh", "-c",
+                 f"{script}\necho ran > '{marker}'", timeout=timeout, **kw)
+    assert marker.exists(), cp.stderr
+    marker.unlink()
+    return cp
 
 
 # --- names still missing from the list -------------------------------------
@@ -180,3 +187,65 @@ def test_git_config_programs_in_a_write_folder_protected(
         assert t.read_text() == "#!/bin/sh\n", cp.stderr
     else:
         assert not t.exists(), cp.stderr
+
+
+# --- configuration the user's environment names ----------------------------
+
+# variable, its value (under the project), the file the program plants
+ENV_CONFIGS = [
+    ("XDG_CONFIG_HOME", "conf", "conf/git/config"),
+    ("XDG_CONFIG_HOME", "conf", "conf/autostart/x.desktop"),
+    ("XDG_CONFIG_HOME", "conf", "conf/systemd/user/x.service"),
+    ("XDG_DATA_HOME", "share", "share/applications/x.desktop"),
+    ("XDG_DATA_HOME", "share", "share/autostart/x.desktop"),
+    ("XDG_DATA_HOME", "share", "share/systemd/user/x.service"),
+    ("GIT_CONFIG_GLOBAL", "gitconfig", "gitconfig"),
+    ("ZDOTDIR", "zsh", "zsh/.zshrc"),
+    ("BASH_ENV", "env.sh", "env.sh"),
+    ("ENV", "env.sh", "env.sh"),
+    ("INPUTRC", "inputrc", "inputrc"),
+    ("PYTHONSTARTUP", "startup.py", "startup.py"),
+    ("PYTHONUSERBASE", "pyuser", "pyuser/lib/x.pth"),
+    ("NODE_PATH", "nm", "nm/fs.js"),
+    ("npm_config_userconfig", "npmrc", "npmrc"),
+    ("CARGO_HOME", "cargo", "cargo/bin/ls"),
+]
+
+
+@pytest.mark.parametrize("existing", [False, True])
+@pytest.mark.parametrize("var,value,target", ENV_CONFIGS,
+                         ids=[f"{v}-{t}" for v, _, t in ENV_CONFIGS])
+def test_configuration_the_environment_names_protected(
+        lnk, work, var, value, target, existing):
+    """Threat: the user's XDG_CONFIG_HOME (ZDOTDIR, BASH_ENV,
+    GIT_CONFIG_GLOBAL, ...) lies in the project: the program creates git's
+    global config, an autostart entry or a systemd user unit there, or
+    changes the file bash sources, and the user's next login, shell or git
+    runs it."""
+    t = work / target
+    if existing:
+        t.parent.mkdir(parents=True, exist_ok=True)
+        t.write_text("# mine\n")
+    val = str(work / value)
+    if var == "NODE_PATH":
+        val = f"/nonexistent:{val}"
+    cp = sh(lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
+                 f"echo 'touch ~/pwned' >> {target}; "
+                 f"mv {value} moved; true", "--write", work,
+            env={var: val})
+    assert not (work / "moved").exists(), cp.stderr
+    if existing:
+        assert t.read_text() == "# mine\n", cp.stderr
+    else:
+        assert not t.exists(), cp.stderr
+
+
+def test_git_config_the_environment_names_is_read_for_programs(lnk, work):
+    """Threat: GIT_CONFIG_GLOBAL (outside the project) names a pager in the
+    project: rule C reads the config the environment names, not only
+    ~/.gitconfig."""
+    cfg = work.parent / "my.gitconfig"
+    cfg.write_text(f"[core]\n\tpager = {work}/tools/pager\n")
+    cp = sh(lnk, "mkdir -p tools; echo evil > tools/pager; true",
+            "--write", work, env={"GIT_CONFIG_GLOBAL": str(cfg)})
+    assert not (work / "tools" / "pager").exists(), cp.stderr

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "common/buf.h"
+#include "guard/envconf.h"
 #include "guard/gitkeys.h"
 #include "guard/internal.h"
 #include "policy/dotfiles.h"
@@ -340,9 +341,10 @@ static void dot_types(void **state)
 	assert_int_equal(chmod(small, 0755), 0);
 }
 
-/* Rule C is one table: docs/runs-outside.md names each of its keys, so
- * the inventory cannot fall behind what the guard protects. */
-static void git_keys_documented(void **state)
+/* Rules C and E are one table each: docs/runs-outside.md names each of
+ * their keys and variables, so the inventory cannot fall behind what the
+ * guard protects. */
+static void tables_documented(void **state)
 {
 	(void)state;
 	char *doc = NULL;
@@ -359,6 +361,15 @@ static void git_keys_documented(void **state)
 		assert_non_null(
 		    git_key_find(k[i].section, k[i].key ? k[i].key : "x"));
 	}
+	const struct env_conf *e = env_confs(&n);
+	for (size_t i = 0; i < n; i++) {
+		char want[128];
+		snprintf(want, sizeof(want), "`%s`", e[i].name);
+		if (!strstr(doc, want))
+			fail_msg("docs/runs-outside.md does not name %s", want);
+		if (e[i].kind == ENV_PARTS)
+			assert_non_null(e[i].parts);
+	}
 	free(doc);
 }
 
@@ -366,7 +377,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(git_classes, setup, teardown),
-	    cmocka_unit_test(git_keys_documented),
+	    cmocka_unit_test(tables_documented),
 	    cmocka_unit_test_setup_teardown(bare_top, setup, teardown),
 	    cmocka_unit_test_setup_teardown(home_top, setup, teardown),
 	    cmocka_unit_test_setup_teardown(link_chain, setup, teardown),
