@@ -795,10 +795,39 @@ static void yarn_top(struct pctx *c, const char *w)
 	}
 }
 
-/* Non-dot names at the top of the home folder that run code. */
-static const char *const home_names[] = {
-    "bin", /* on PATH through Debian's default .profile */
+/* Non-dot names of the home folder that run code: a folder on PATH, and
+ * the module folders interpreters search there by default. */
+static const struct {
+	const char *name, *why;
+} home_names[] = {
+    {"bin", "the shell runs the programs it holds (Debian's .profile puts "
+	    "it on PATH)"},
+    {"node_modules", "node loads from it any module a script under the "
+		     "home folder does not supply itself"},
+    {"perl5", "local::lib's folder: perl loads its modules and the shell "
+	      "runs its programs"},
+    {"R", "R loads the packages of the user's library in it"},
 };
+
+/* node looks for node_modules in every folder above a script, up to /: a
+ * folder above the home that a write folder holds (--write /home) is
+ * searched by every script under the home. */
+static void home_ancestors(struct pctx *c, const char *home)
+{
+	_cleanup_free_ char *d = xstrdup(home);
+
+	for (char *s; (s = strrchr(d, '/'));) {
+		*(s == d ? s + 1 : s) = '\0';
+		_cleanup_free_ char *p =
+		    xasprintf("%s/node_modules", strcmp(d, "/") == 0 ? "" : d);
+		protect_path(c, p,
+			     "node loads from it any module a script below it "
+			     "does not supply itself",
+			     false, true);
+		if (strcmp(d, "/") == 0)
+			break;
+	}
+}
 
 static void home_top(struct pctx *c, const char *home)
 {
@@ -836,10 +865,10 @@ static void home_top(struct pctx *c, const char *home)
 		closedir(d);
 	for (size_t i = 0; i < ARRAY_SIZE(home_names); i++) {
 		_cleanup_free_ char *p =
-		    xasprintf("%s/%s", home, home_names[i]);
-		protect_path(c, p, "the shell runs the programs it holds",
-			     false, true);
+		    xasprintf("%s/%s", home, home_names[i].name);
+		protect_path(c, p, home_names[i].why, false, true);
 	}
+	home_ancestors(c, home);
 }
 
 /* The value of name in env, or NULL. */

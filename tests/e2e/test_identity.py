@@ -249,3 +249,35 @@ def test_git_config_the_environment_names_is_read_for_programs(lnk, work):
     cp = sh(lnk, "mkdir -p tools; echo evil > tools/pager; true",
             "--write", work, env={"GIT_CONFIG_GLOBAL": str(cfg)})
     assert not (work / "tools" / "pager").exists(), cp.stderr
+
+
+# --- module folders of the home that are not dot names ---------------------
+
+HOME_MODULE_FOLDERS = ["node_modules", "perl5", "R"]
+
+
+@pytest.mark.parametrize("holds", [False, True])
+@pytest.mark.parametrize("name", HOME_MODULE_FOLDERS)
+def test_home_module_folders_not_planted(lnk, home, name, holds):
+    """Threat: with --write ~ (or a folder holding it), the program makes
+    ~/node_modules/fs/index.js: node loads it for any script under the home
+    that does not supply its own module; likewise local::lib's ~/perl5 and
+    R's user library ~/R."""
+    grant = home.parent if holds else home
+    cp = sh(lnk, f"mkdir -p ~/{name}/fs && echo evil > ~/{name}/fs/index.js;"
+                 " true", "--write", grant)
+    assert not (home / name).exists(), cp.stderr
+    (home / name).mkdir()
+    cp = sh(lnk, f"mkdir -p ~/{name}/fs; mv ~/{name} ~/moved; true",
+            "--write", grant)
+    assert not (home / name / "fs").exists(), cp.stderr
+    assert not (home / "moved").exists(), cp.stderr
+
+
+def test_node_modules_above_the_home_not_planted(lnk, home):
+    """Threat: --write of a folder that holds the home (/home): node looks
+    for node_modules in every folder above a script, so a node_modules
+    made beside the home is loaded by scripts under it."""
+    cp = sh(lnk, f"mkdir -p '{home.parent}/node_modules/fs'; true",
+            "--write", home.parent)
+    assert not (home.parent / "node_modules").exists(), cp.stderr
