@@ -176,7 +176,10 @@ static void protect_path(struct pctx *c, const char *path, const char *why,
 		if (lstat(next, &st) < 0)
 			return; /* missing: its name is guarded */
 		if (!S_ISLNK(st.st_mode)) {
-			if (pos < strlen(rest) && !S_ISDIR(st.st_mode))
+			/* a file with more components after it: the kernel
+			 * would fail there too (a trailing '/' is none) */
+			if (rest[pos + strspn(rest + pos, "/")] &&
+			    !S_ISDIR(st.st_mode))
 				return;
 			memcpy(cur, next, sizeof(cur));
 			continue;
@@ -871,6 +874,49 @@ static void home_top(struct pctx *c, const char *home)
 	home_ancestors(c, home);
 }
 
+/* The entries of dir that are links (and whose name starts with a dot,
+ * when dots): their whole chain, as far as it runs inside a write folder,
+ * is protected like the name itself. Threat: GNU stow, home-manager or a
+ * dotfiles repository: ~/.bashrc -> ~/dotfiles/bashrc with --write
+ * ~/dotfiles; bash sources what the program appends there. One listing of
+ * one folder's top (d_type says which are links), never a walk below. */
+static void links_of(struct pctx *c, const char *dir, bool dots,
+		     const char *why)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		if ((dots && e->d_name[0] != '.') ||
+		    strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (e->d_type != DT_LNK &&
+		    (e->d_type != DT_UNKNOWN || lstat(p, &st) < 0 ||
+		     !S_ISLNK(st.st_mode)))
+			continue;
+		protect_path(c, p, why, false, true);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Home dot names and configuration folders that are links into a write
+ * folder that does not hold the home (which home_top covers). */
+static void home_links(struct pctx *c, const char *home)
+{
+	links_of(c, home, true,
+		 "a dot name of the home folder leads to it: shells, sessions, "
+		 "editors and tools run it");
+	_cleanup_free_ char *cfg = xasprintf("%s/.config", home);
+	struct stat st;
+	if (lstat(cfg, &st) == 0 && S_ISDIR(st.st_mode))
+		links_of(c, cfg, false,
+			 "a folder of ~/.config leads to it: programs run "
+			 "their configuration");
+}
+
 /* The value of name in env, or NULL. */
 static const char *env_get(char *const *env, const char *name)
 {
@@ -882,10 +928,13 @@ static const char *env_get(char *const *env, const char *name)
 	return NULL;
 }
 
+/* The user's own config is read where its links lead (a dotfiles
+ * repository's gitconfig), as git reads it. */
 static void git_global_file(struct pctx *c, const char *f)
 {
+	_cleanup_free_ char *real = realpath(f, NULL);
 	struct git_repo g = {0};
-	scan_config(c, f, &g, 0);
+	scan_config(c, real ? real : f, &g, 0);
 	free(g.core_worktree);
 }
 
@@ -1008,6 +1057,8 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 	}
 	if (holder(&c, rin.home, false))
 		home_top(&c, rin.home);
+	else
+		home_links(&c, rin.home);
 	path_folders(&c, in->path_env, in->home);
 	git_global(&c);
 	env_configs(&c);

@@ -18,8 +18,9 @@ from conftest import IS_ROOT
 def sh(lnk, script, *grants, timeout=60, **kw):
     """Runs SCRIPT in a sandbox with GRANTS from the project (lnk's cwd) and
     checks that it ran to its end: a refused start would hold every attack
-    and prove nothing."""
-    marker = lnk.cwd / "ran.marker"
+    and prove nothing. The mark is left in the first write folder."""
+    marker = pathlib.Path(grants[list(grants).index("--write") + 1]) \
+        / "ran.marker"
     cp = lnk.run(*grants, "--", "/bin/sh", "-c",
                  f"{script}\necho ran > '{marker}'", timeout=timeout, **kw)
     assert marker.exists(), cp.stderr
@@ -281,3 +282,39 @@ def test_node_modules_above_the_home_not_planted(lnk, home):
     cp = sh(lnk, f"mkdir -p '{home.parent}/node_modules/fs'; true",
             "--write", home.parent)
     assert not (home.parent / "node_modules").exists(), cp.stderr
+
+
+# --- home dot files that are links into a write folder ---------------------
+
+def test_stow_style_home_links_protected(lnk, home):
+    """Threat: GNU stow or a dotfiles repository: ~/.bashrc ->
+    dotfiles/bashrc (through a second link), ~/.gitconfig ->
+    dotfiles/gitconfig, ~/.config/nvim -> ../dotfiles/nvim, and --write
+    ~/dotfiles: the program appends to bashrc, sets core.fsmonitor in
+    gitconfig, moves the folders on the way and makes its own; bash sources
+    it, git runs it. The gitconfig's own keys are read through the link."""
+    dots = home / "dotfiles"
+    (dots / "shell").mkdir(parents=True)
+    (dots / "nvim").mkdir()
+    (dots / "shell" / "bashrc").write_text("# mine\n")
+    (dots / "bashrc").symlink_to("shell/bashrc")
+    (dots / "gitconfig").write_text(f"[core]\n\tpager = {dots}/pager\n")
+    (home / ".bashrc").symlink_to("dotfiles/bashrc")
+    (home / ".gitconfig").symlink_to(dots / "gitconfig")
+    (home / ".config").mkdir()
+    (home / ".config" / "nvim").symlink_to("../dotfiles/nvim")
+    cp = sh(lnk, f"""cd '{dots}'
+        echo 'touch ~/pwned' >> shell/bashrc
+        echo '[core] fsmonitor = touch ~/pwned' >> gitconfig
+        echo evil > pager; echo evil > nvim/init.lua
+        mv shell shell.old; mv nvim nvim.old; mv bashrc b2; true""",
+            "--write", dots)
+    assert (dots / "shell" / "bashrc").read_text() == "# mine\n", cp.stderr
+    assert "fsmonitor" not in (dots / "gitconfig").read_text(), cp.stderr
+    assert not (dots / "pager").exists(), cp.stderr
+    assert not (dots / "nvim" / "init.lua").exists(), cp.stderr
+    for n in ("shell.old", "nvim.old", "b2"):
+        assert not (dots / n).exists(), (n, cp.stderr)
+    # the rest of the repository stays the program's to write
+    cp = sh(lnk, f"echo ok > '{dots}/README'", "--write", dots)
+    assert (dots / "README").read_text() == "ok\n", cp.stderr
