@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/util.h"
 
@@ -125,4 +126,33 @@ bool fs_place_within(const struct fs_place *p, const struct fs_place *dir)
 {
 	return p->path && dir->path && p->major == dir->major &&
 	       p->minor == dir->minor && path_within(p->path, dir->path);
+}
+
+void mounts_seen_at(const struct mount_table *t, const char *grant,
+		    const char *target, struct strv *out)
+{
+	struct fs_place tp;
+	struct stat ts;
+
+	if (stat(target, &ts) < 0 || mounts_place(t, target, &tp) < 0)
+		return;
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct mount_row *r = &t->rows[i];
+		if (r->major != tp.major || r->minor != tp.minor ||
+		    !path_within(tp.path, r->root))
+			continue;
+		const char *rest =
+		    tp.path + (strcmp(r->root, "/") == 0 ? 0 : strlen(r->root));
+		_cleanup_free_ char *alt =
+		    strcmp(r->point, "/") == 0
+			? xstrdup(rest[0] ? rest : "/")
+			: xasprintf("%s%s", r->point, rest);
+		struct stat as;
+		if (!path_within(alt, grant) || strcmp(alt, target) == 0 ||
+		    strv_contains(out, alt) || stat(alt, &as) < 0 ||
+		    as.st_dev != ts.st_dev || as.st_ino != ts.st_ino)
+			continue;
+		strv_push(out, alt);
+	}
+	fs_place_free(&tp);
 }

@@ -12,6 +12,8 @@
 
 #include <stdbool.h>
 
+#include "common/util.h"
+
 struct fs_place {
 	unsigned major, minor; /* the file system's device, as mountinfo says */
 	char *path;	       /* from the file system's root */
@@ -37,3 +39,10 @@ void fs_place_free(struct fs_place *p);
 
 /* p is dir or inside it: same file system, path within. */
 bool fs_place_within(const struct fs_place *p, const struct fs_place *dir);
+
+/* Each other path inside grant (a real path) at which the mounts show
+ * target (a real path): a bind mount of it, or of a folder that holds it,
+ * at or below grant. Checked by identity (device and inode) before it is
+ * appended to out. */
+void mounts_seen_at(const struct mount_table *t, const char *grant,
+		    const char *target, struct strv *out);

@@ -54,6 +54,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fsplace.h"
 #include "common/pathenv.h"
 #include "guard/envconf.h"
 #include "guard/gitkeys.h"
@@ -917,6 +918,25 @@ static void home_links(struct pctx *c, const char *home)
 			 "their configuration");
 }
 
+/* The home folder wherever a write folder shows it at another path (a
+ * bind mount of it, or of a folder that holds it): the home-top rule
+ * applies there too, or the program appends to .bashrc at that path. */
+static void home_elsewhere(struct pctx *c, const char *home)
+{
+	struct mount_table mt;
+	struct strv alts = {0};
+
+	if (!c->in->write->n || mounts_read(&mt) < 0)
+		return;
+	for (size_t i = 0; i < c->in->write->n; i++)
+		if (!lifted(c, c->in->write->v[i]))
+			mounts_seen_at(&mt, c->in->write->v[i], home, &alts);
+	mounts_free(&mt);
+	for (size_t i = 0; i < alts.n; i++)
+		home_top(c, alts.v[i]);
+	strv_free(&alts);
+}
+
 /* The value of name in env, or NULL. */
 static const char *env_get(char *const *env, const char *name)
 {
@@ -1059,6 +1079,7 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		home_top(&c, rin.home);
 	else
 		home_links(&c, rin.home);
+	home_elsewhere(&c, rin.home);
 	path_folders(&c, in->path_env, in->home);
 	git_global(&c);
 	env_configs(&c);

@@ -373,6 +373,9 @@ int policy_resolve(struct policy *p, const char *cwd, const char *home,
 
 	strv_free(&p->always_hidden);
 	paths_always_hidden(home_real ? home_real : home, &p->always_hidden);
+	int r = policy_hidden_by_identity(p, err);
+	if (r < 0)
+		return r;
 	p->resolved = true;
 	return 0;
 }

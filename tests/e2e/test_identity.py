@@ -318,3 +318,53 @@ def test_stow_style_home_links_protected(lnk, home):
     # the rest of the repository stays the program's to write
     cp = sh(lnk, f"echo ok > '{dots}/README'", "--write", dots)
     assert (dots / "README").read_text() == "ok\n", cp.stderr
+
+
+# --- the home and the hidden folders at a second path ----------------------
+
+SECOND_PATH = """
+    mount --bind '{home}' '{second}' || exit 99
+    {lnk} sandbox run --write '{second}' -- /bin/sh -c '
+        ls -A "{second}/.lnk" > "{second}/seen-lnk" 2>&1
+        echo evil >> "{second}/.bashrc"; mkdir "{second}/.config"
+        mv "{second}/.profile" "{second}/p2"
+        echo ran > "{second}/ran.marker"' || exit 3
+    {lnk} sandbox run --read '{second}' --write '{work}' -- /bin/sh -c '
+        ls -A "{second}/.lnk" > "{work}/seen-lnk-read" 2>&1' || exit 4
+    {lnk} sandbox run --write '{second}/.lnk' -- /bin/true &&
+        echo write >> '{tmp}/accepted'
+    {lnk} sandbox run --read '{second}/.lnk' -- /bin/true &&
+        echo read >> '{tmp}/accepted'
+    exit 0
+"""
+
+
+def test_home_at_a_second_path_known_by_identity(lnk, home, work, tmp_path):
+    """Threat: the home is also reachable at a second path (a bind mount:
+    /home bound from /data/home, a container's bind); --write or --read of
+    that path showed ~/.lnk (keys, answers, the log), and the home-top
+    rule did not apply there: .bashrc appended, new dot folders made. The
+    home and its hidden folders are recognised by identity."""
+    cp = lnk.run("--write", work, "--", "/bin/true")
+    assert cp.returncode == 0, cp.stderr
+    assert any((home / ".lnk").iterdir())
+    (home / ".bashrc").write_text("# mine\n")
+    (home / ".profile").write_text("# mine\n")
+    second = tmp_path / "second"
+    second.mkdir()
+    # As a user, lnk runs in a user namespace of its own below the one
+    # that mounted, as a user that is not root there either.
+    run = f"'{lnk.bin}'" if IS_ROOT else (
+        f"unshare --user --map-user={os.getuid()} "
+        f"--map-group={os.getgid()} '{lnk.bin}'")
+    cp = in_private_mounts(lnk, SECOND_PATH.format(
+        home=home, second=second, work=work, lnk=run, tmp=tmp_path))
+    assert cp.returncode != 99, cp.stderr
+    assert cp.returncode == 0, (cp.returncode, cp.stderr)
+    assert (home / "ran.marker").exists(), cp.stderr
+    assert (home / "seen-lnk").read_text() == "", cp.stderr
+    assert (work / "seen-lnk-read").read_text() == "", cp.stderr
+    assert (home / ".bashrc").read_text() == "# mine\n", cp.stderr
+    assert not (home / ".config").exists(), cp.stderr
+    assert (home / ".profile").exists() and not (home / "p2").exists()
+    assert not (tmp_path / "accepted").exists(), cp.stderr
