@@ -1,6 +1,7 @@
 #include "common/fsplace.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,10 +65,16 @@ int mounts_read(struct mount_table *t)
 		return r;
 	for (char *cur = t->text, *line; (line = line_next(&cur));) {
 		/* id parent major:minor root point ... */
-		char *p = line, *maj;
-		unsigned a, b;
-		if (!field(&p) || !field(&p) || !(maj = field(&p)) ||
-		    sscanf(maj, "%u:%u", &a, &b) != 2)
+		char *p = line, *maj, *end;
+		unsigned long a, b;
+		if (!field(&p) || !field(&p) || !(maj = field(&p)))
+			continue;
+		a = strtoul(maj, &end, 10);
+		if (end == maj || *end != ':')
+			continue;
+		maj = end + 1;
+		b = strtoul(maj, &end, 10);
+		if (end == maj || *end || a > UINT_MAX || b > UINT_MAX)
 			continue;
 		char *root = field(&p), *point = field(&p);
 		if (!root || !point || root[0] != '/' || point[0] != '/')
@@ -78,8 +85,10 @@ int mounts_read(struct mount_table *t)
 			cap = cap ? cap * 2 : 64;
 			t->rows = xrealloc(t->rows, cap * sizeof(*t->rows));
 		}
-		t->rows[t->n++] = (struct mount_row){
-		    .major = a, .minor = b, .root = root, .point = point};
+		t->rows[t->n++] = (struct mount_row){.major = (unsigned)a,
+						     .minor = (unsigned)b,
+						     .root = root,
+						     .point = point};
 	}
 	return 0;
 }

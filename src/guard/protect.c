@@ -943,7 +943,8 @@ static const char *env_get(char *const *env, const char *name)
 	size_t n = strlen(name);
 
 	for (size_t i = 0; env && env[i]; i++)
-		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+		if (env[i][0] == name[0] && strncmp(env[i], name, n) == 0 &&
+		    env[i][n] == '=')
 			return env[i] + n + 1;
 	return NULL;
 }

@@ -1,5 +1,6 @@
 #include "policy/systree.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,9 +52,10 @@ const char *systree_holding(const char *real, bool *other)
 		for (size_t i = 0; !hit && i < ARRAY_SIZE(trees); i++) {
 			/* /bin is usr/bin on a merged system: its place is
 			 * the real folder's */
-			_cleanup_free_ char *tr = realpath(trees[i].path, NULL);
+			char tr[PATH_MAX];
 			struct fs_place tp;
-			if (!tr || mounts_place(&mt, tr, &tp) < 0)
+			if (!realpath(trees[i].path, tr) ||
+			    mounts_place(&mt, tr, &tp) < 0)
 				continue;
 			if (trees[i].whole
 				? fs_place_within(&g, &tp)
