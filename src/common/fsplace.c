@@ -56,13 +56,23 @@ static char *field(char **cur)
 
 int mounts_read(struct mount_table *t)
 {
-	size_t len = 0, cap = 0;
+	char *text = NULL;
+	size_t len = 0;
 	int r;
 
 	*t = (struct mount_table){0};
-	if ((r = read_file("/proc/self/mountinfo", MOUNTINFO_MAX, &t->text,
+	if ((r = read_file("/proc/self/mountinfo", MOUNTINFO_MAX, &text,
 			   &len)) < 0)
 		return r;
+	mounts_parse(t, text);
+	return 0;
+}
+
+void mounts_parse(struct mount_table *t, char *text)
+{
+	size_t cap = 0;
+
+	*t = (struct mount_table){.text = text};
 	for (char *cur = t->text, *line; (line = line_next(&cur));) {
 		/* id parent major:minor root point ... */
 		char *p = line, *maj, *end;
@@ -90,7 +100,6 @@ int mounts_read(struct mount_table *t)
 						     .root = root,
 						     .point = point};
 	}
-	return 0;
 }
 
 void mounts_free(struct mount_table *t)

@@ -29,6 +29,9 @@ struct mount_table {
 /* 0, or -errno (-ENOENT where there is no mountinfo: not Linux). */
 int mounts_read(struct mount_table *t);
 void mounts_free(struct mount_table *t);
+/* The same from mountinfo's text (malloc'd; the table takes it): rows
+ * that are not of its form are skipped. */
+void mounts_parse(struct mount_table *t, char *text);
 
 /* The place of real (an absolute, real path): the last-mounted mount whose
  * mount point holds it. 0, or -ENOENT when no mount does. out->path is
