@@ -68,6 +68,8 @@
  * hostile .gitmodules or index listing a million submodules must end in
  * a refusal to run, not in a crawl. */
 #define GUARDS_MAX 8192
+/* Paths one command of a config or of the environment may name. */
+#define COMMAND_PATHS_MAX 64
 
 struct pctx {
 	const struct protect_in *in;
@@ -310,11 +312,19 @@ static void protect_command(struct pctx *c, const char *cmd, const char *base,
 			    const char *why)
 {
 	_cleanup_free_ char *all = xstrdup(cmd);
+	int words = 0;
 
 	for (char *save = NULL, *w = strtok_r(all, " \t\n;|&<>()`'\"=", &save);
 	     w; w = strtok_r(NULL, " \t\n;|&<>()`'\"=", &save)) {
 		if (w[0] != '/' && w[0] != '~' && !strchr(w, '/'))
 			continue;
+		/* A real command names a few paths; a value of thousands
+		 * (a config the user did not write) must not slow the
+		 * start: past the bound the run is refused as too big. */
+		if (++words > COMMAND_PATHS_MAX) {
+			c->overflow = true;
+			return;
+		}
 		_cleanup_free_ char *p = expand(c, w, base);
 		if (p)
 			protect_path(c, p, why, false, true);
@@ -1112,9 +1122,12 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		r = err_set(err, -E2BIG,
 			    "cannot protect what runs outside the sandbox in "
 			    "the write folders: more than %d entries "
-			    "(submodules, worktrees, links); grant a smaller "
-			    "folder, or name it with --write-dot-files",
-			    GUARDS_MAX);
+			    "(submodules, worktrees, links), or a command of "
+			    "a git config or of the environment that names "
+			    "more than %d paths; grant a smaller folder, name "
+			    "it with --write-dot-files, or shorten that "
+			    "command",
+			    GUARDS_MAX, COMMAND_PATHS_MAX);
 		goto out;
 	}
 	r = np->n > 0;

@@ -368,3 +368,15 @@ def test_home_at_a_second_path_known_by_identity(lnk, home, work, tmp_path):
     assert not (home / ".config").exists(), cp.stderr
     assert (home / ".profile").exists() and not (home / "p2").exists()
     assert not (tmp_path / "accepted").exists(), cp.stderr
+
+
+def test_git_command_naming_thousands_of_paths_refused(lnk, home, work):
+    """Threat: a config the user did not write (an include they took from
+    a project) gives a command of thousands of path words, each walked at
+    every start: past a bound, the run is refused with a clear message,
+    never a crawl."""
+    words = " ".join(f"{work}/w{i}" for i in range(5000))
+    (home / ".gitconfig").write_text(f"[core]\n\tpager = less {words}\n")
+    cp = lnk.run("--write", work, "--", "/bin/true")
+    assert cp.returncode != 0, cp.stderr
+    assert "more than 64 paths" in cp.stderr, cp.stderr
