@@ -63,7 +63,9 @@ void policy_merge_flags(struct policy *p, const struct policy *flags);
 /* Part of policy_resolve (src/policy/seen.c): a grant inside an
  * always-hidden folder at another path (a bind mount) refused; each other
  * path a grant shows a hidden folder at added to always_hidden. */
-int policy_hidden_by_identity(struct policy *p, struct lnk_err *err);
+struct mount_table;
+int policy_hidden_by_identity(struct policy *p, const struct mount_table *mt,
+			      struct lnk_err *err);
 
 int policy_resolve(struct policy *p, const char *cwd, const char *home,
 		   struct lnk_err *err);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fsplace.h"
 #include "policy/systree.h"
 #include "store/paths.h"
 
@@ -191,7 +192,8 @@ static char *origin_msg(const struct policy *p, enum key_id id, size_t i,
 
 static int resolve_path(struct policy *p, enum key_id id, size_t i,
 			const char *cwd, const char *home,
-			const char *home_real, char **out, struct lnk_err *err)
+			const char *home_real, const struct mount_table *mt,
+			char **out, struct lnk_err *err)
 {
 	struct key_value *kv = &p->k[id];
 	const char *given = kv->list.v[i];
@@ -259,7 +261,7 @@ static int resolve_path(struct policy *p, enum key_id id, size_t i,
 			       hint);
 	bool writes = id == K_FILES_WRITE || id == K_FILES_WRITE_DOT_FILES;
 	bool other;
-	const char *tree = writes ? systree_holding(r, &other) : NULL;
+	const char *tree = writes ? systree_holding(r, mt, &other) : NULL;
 	if (tree)
 		return err_set(
 		    err, -EINVAL,
@@ -311,8 +313,8 @@ static int resolve_command(struct policy *p, size_t i, const char *cwd,
 	return 0;
 }
 
-int policy_resolve(struct policy *p, const char *cwd, const char *home,
-		   struct lnk_err *err)
+static int resolve_all(struct policy *p, const char *cwd, const char *home,
+		       const struct mount_table *mt, struct lnk_err *err)
 {
 	if (!cwd || cwd[0] != '/' || !home || home[0] != '/')
 		return err_set(err, -EINVAL,
@@ -332,7 +334,7 @@ int policy_resolve(struct policy *p, const char *cwd, const char *home,
 			char *r = NULL;
 			int e = d->type == KT_PATHS
 				    ? resolve_path(p, (enum key_id)id, i, cwd,
-						   home, home_real, &r, err)
+						   home, home_real, mt, &r, err)
 				    : resolve_command(p, i, cwd, home, &r);
 			if (e < 0) {
 				policy_clear_key(&nk);
@@ -373,9 +375,23 @@ int policy_resolve(struct policy *p, const char *cwd, const char *home,
 
 	strv_free(&p->always_hidden);
 	paths_always_hidden(home_real ? home_real : home, &p->always_hidden);
-	int r = policy_hidden_by_identity(p, err);
+	int r = policy_hidden_by_identity(p, mt, err);
 	if (r < 0)
 		return r;
 	p->resolved = true;
 	return 0;
+}
+
+int policy_resolve(struct policy *p, const char *cwd, const char *home,
+		   struct lnk_err *err)
+{
+	/* The mounts, read once: the system trees and the hidden folders
+	 * are matched by identity through them. */
+	struct mount_table mt;
+	bool have = mounts_read(&mt) == 0;
+	int r = resolve_all(p, cwd, home, have ? &mt : NULL, err);
+
+	if (have)
+		mounts_free(&mt);
+	return r;
 }

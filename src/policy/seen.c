@@ -30,14 +30,14 @@ static void hidden_real(const struct policy *p, struct strv *out)
 		}
 }
 
-int policy_hidden_by_identity(struct policy *p, struct lnk_err *err)
+int policy_hidden_by_identity(struct policy *p, const struct mount_table *mt,
+			      struct lnk_err *err)
 {
-	struct mount_table mt;
 	struct strv hidden = {0}, always = {0}, alts = {0};
 	const enum key_id ids[] = {K_FILES_WRITE, K_FILES_READ};
 	int r = 0;
 
-	if (mounts_read(&mt) < 0)
+	if (!mt)
 		return 0; /* no mountinfo (not Linux): spellings only */
 	hidden_real(p, &hidden);
 	for (size_t i = 0; i < p->always_hidden.n; i++) {
@@ -49,11 +49,11 @@ int policy_hidden_by_identity(struct policy *p, struct lnk_err *err)
 		const struct strv *g = &p->k[ids[k]].list;
 		for (size_t i = 0; i < g->n && r == 0; i++) {
 			struct fs_place gp;
-			if (mounts_place(&mt, g->v[i], &gp) < 0)
+			if (mounts_place(mt, g->v[i], &gp) < 0)
 				continue;
 			for (size_t h = 0; h < always.n && r == 0; h++) {
 				struct fs_place hp;
-				if (mounts_place(&mt, always.v[h], &hp) < 0)
+				if (mounts_place(mt, always.v[h], &hp) < 0)
 					continue;
 				if (fs_place_within(&gp, &hp))
 					r = err_set(
@@ -71,8 +71,7 @@ int policy_hidden_by_identity(struct policy *p, struct lnk_err *err)
 			}
 			fs_place_free(&gp);
 			for (size_t h = 0; h < hidden.n; h++)
-				mounts_seen_at(&mt, g->v[i], hidden.v[h],
-					       &alts);
+				mounts_seen_at(mt, g->v[i], hidden.v[h], &alts);
 		}
 	}
 	for (size_t i = 0; i < alts.n; i++)
@@ -81,6 +80,5 @@ int policy_hidden_by_identity(struct policy *p, struct lnk_err *err)
 	strv_free(&alts);
 	strv_free(&always);
 	strv_free(&hidden);
-	mounts_free(&mt);
 	return r;
 }

@@ -39,34 +39,31 @@ const char *systree_spelled(const char *real)
 	return NULL;
 }
 
-const char *systree_holding(const char *real, bool *other)
+const char *systree_holding(const char *real, const struct mount_table *mt,
+			    bool *other)
 {
 	const char *hit = systree_spelled(real);
-	struct mount_table mt;
 	struct fs_place g;
 
 	*other = false;
-	if (hit || mounts_read(&mt) < 0)
+	if (hit || !mt || mounts_place(mt, real, &g) < 0)
 		return hit;
-	if (mounts_place(&mt, real, &g) == 0) {
-		for (size_t i = 0; !hit && i < ARRAY_SIZE(trees); i++) {
-			/* /bin is usr/bin on a merged system: its place is
-			 * the real folder's */
-			char tr[PATH_MAX];
-			struct fs_place tp;
-			if (!realpath(trees[i].path, tr) ||
-			    mounts_place(&mt, tr, &tp) < 0)
-				continue;
-			if (trees[i].whole
-				? fs_place_within(&g, &tp)
-				: tp.major == g.major && tp.minor == g.minor &&
-				      strcmp(tp.path, g.path) == 0)
-				hit = trees[i].path;
-			fs_place_free(&tp);
-		}
-		fs_place_free(&g);
+	for (size_t i = 0; !hit && i < ARRAY_SIZE(trees); i++) {
+		/* /bin is usr/bin on a merged system: its place is the real
+		 * folder's */
+		char tr[PATH_MAX];
+		struct fs_place tp;
+		if (!realpath(trees[i].path, tr) ||
+		    mounts_place(mt, tr, &tp) < 0)
+			continue;
+		if (trees[i].whole
+			? fs_place_within(&g, &tp)
+			: tp.major == g.major && tp.minor == g.minor &&
+			      strcmp(tp.path, g.path) == 0)
+			hit = trees[i].path;
+		fs_place_free(&tp);
 	}
-	mounts_free(&mt);
+	fs_place_free(&g);
 	*other = hit != NULL;
 	return hit;
 }

@@ -12,7 +12,10 @@
  * only (for deciding whether a root-owned link is the system's), or NULL. */
 const char *systree_spelled(const char *real);
 
-/* The tree real is or lies in, by spelling or by identity (the mounts that
- * show it), or NULL. *other is set when only identity tells: the path
- * shows the tree through a bind mount. */
-const char *systree_holding(const char *real, bool *other);
+struct mount_table;
+
+/* The tree real is or lies in, by spelling or by identity (the mounts mt
+ * lists; NULL: spelling only), or NULL. *other is set when only identity
+ * tells: the path shows the tree through a bind mount. */
+const char *systree_holding(const char *real, const struct mount_table *mt,
+			    bool *other);
