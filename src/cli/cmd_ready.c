@@ -20,6 +20,7 @@
 #endif
 #include "common/buf.h"
 #include "common/esc.h"
+#include "common/pathenv.h"
 #include "common/util.h"
 #include "launch/host.h"
 #include "launch/limits.h"
@@ -325,6 +326,23 @@ static void check_limits(struct report *rep)
 	limits_where_free(&w);
 }
 
+/* A relative PATH entry (".", "bin", an empty one) names the folder the
+ * user is in when they type a command: any folder a sandbox writes can
+ * become it, and no rule of lnk's can protect it (common/pathenv.h). */
+static void check_path(struct report *rep)
+{
+	struct strv notes = {0};
+
+	path_relative_notes(getenv("PATH"), getenv("HOME"), &notes);
+	if (!notes.n)
+		add(rep, "path", V_OK,
+		    "every PATH entry is absolute (~ read as your shell "
+		    "reads it)");
+	for (size_t i = 0; i < notes.n; i++)
+		add(rep, "path", V_WARN, "%s", notes.v[i]);
+	strv_free(&notes);
+}
+
 static const char *word(enum verdict v)
 {
 	switch (v) {
@@ -363,6 +381,7 @@ int cmd_ready(int argc, char **argv, const struct cli_ctx *cx)
 	check_landlock(&rep);
 	check_seccomp(&rep);
 	check_limits(&rep);
+	check_path(&rep);
 
 	bool ok = true;
 	for (size_t i = 0; i < rep.n; i++)

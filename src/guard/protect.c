@@ -54,6 +54,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fsplace.h"
+#include "common/pathenv.h"
+#include "guard/envconf.h"
+#include "guard/gitkeys.h"
 #include "policy/dotfiles.h"
 
 /* How deep nested repositories and config includes are followed. */
@@ -64,6 +68,8 @@
  * hostile .gitmodules or index listing a million submodules must end in
  * a refusal to run, not in a crawl. */
 #define GUARDS_MAX 8192
+/* Paths one command of a config or of the environment may name. */
+#define COMMAND_PATHS_MAX 64
 
 struct pctx {
 	const struct protect_in *in;
@@ -173,7 +179,10 @@ static void protect_path(struct pctx *c, const char *path, const char *why,
 		if (lstat(next, &st) < 0)
 			return; /* missing: its name is guarded */
 		if (!S_ISLNK(st.st_mode)) {
-			if (pos < strlen(rest) && !S_ISDIR(st.st_mode))
+			/* a file with more components after it: the kernel
+			 * would fail there too (a trailing '/' is none) */
+			if (rest[pos + strspn(rest + pos, "/")] &&
+			    !S_ISDIR(st.st_mode))
 				return;
 			memcpy(cur, next, sizeof(cur));
 			continue;
@@ -296,40 +305,79 @@ struct git_repo {
 static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 			int depth);
 
-/* The config's keys that name files outside the git directory. */
+/* Each word of a shell command that is a path: the program, or the
+ * script a program is given (`sh ~/x/hook.sh`). Relative words are from
+ * base (where git runs it: the working tree), when known. */
+static void protect_command(struct pctx *c, const char *cmd, const char *base,
+			    const char *why)
+{
+	_cleanup_free_ char *all = xstrdup(cmd);
+	int words = 0;
+
+	for (char *save = NULL, *w = strtok_r(all, " \t\n;|&<>()`'\"=", &save);
+	     w; w = strtok_r(NULL, " \t\n;|&<>()`'\"=", &save)) {
+		if (w[0] != '/' && w[0] != '~' && !strchr(w, '/'))
+			continue;
+		/* A real command names a few paths; a value of thousands
+		 * (a config the user did not write) must not slow the
+		 * start: past the bound the run is refused as too big. */
+		if (++words > COMMAND_PATHS_MAX) {
+			c->overflow = true;
+			return;
+		}
+		_cleanup_free_ char *p = expand(c, w, base);
+		if (p)
+			protect_path(c, p, why, false, true);
+	}
+}
+
+/* The config's keys that name programs or files (guard/gitkeys.h, the one
+ * table), and what the repository's own format and worktree are. */
 static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 		       const char *section, const char *key, const char *val,
 		       int depth)
 {
-	if (strcmp(section, "core") == 0 && strcmp(key, "hookspath") == 0) {
-		/* Relative: from where hooks run, the top of the working tree
-		 * (the git directory for a bare repository). */
-		_cleanup_free_ char *p =
-		    expand(c, val, g->worktree ? g->worktree : g->gitdir);
-		if (p)
-			protect_path(c, p,
-				     "core.hooksPath names it: git runs the "
-				     "hooks it holds",
-				     false, true);
-	} else if (strcmp(section, "extensions") == 0 &&
-		   strcmp(key, "objectformat") == 0) {
+	if (strcmp(section, "extensions") == 0 &&
+	    strcmp(key, "objectformat") == 0) {
 		g->sha256 = strcmp(val, "sha256") == 0;
-	} else if (strcmp(section, "core") == 0 &&
-		   strcmp(key, "worktree") == 0) {
+		return;
+	}
+	if (strcmp(section, "core") == 0 && strcmp(key, "worktree") == 0) {
 		free(g->core_worktree);
 		g->core_worktree = xstrdup(val);
-	} else if ((strcmp(section, "include") == 0 ||
-		    strcmp(section, "includeif") == 0) &&
-		   strcmp(key, "path") == 0) {
-		_cleanup_free_ char *base = dir_of(file);
+		return;
+	}
+	const struct git_key *k = git_key_find(section, key);
+	if (!k)
+		return;
+	/* Relative: from where git runs, the top of the working tree (the
+	 * git directory for a bare repository); unknown for the user's own
+	 * config. */
+	const char *base = g->worktree ? g->worktree : g->gitdir;
+	switch (k->kind) {
+	case GIT_PATH: {
 		_cleanup_free_ char *p = expand(c, val, base);
+		if (p)
+			protect_path(c, p, k->why, false, true);
+		break;
+	}
+	case GIT_BANG:
+		if (val[0] != '!')
+			break;
+		protect_command(c, val + 1, base, k->why);
+		break;
+	case GIT_COMMAND:
+		protect_command(c, val[0] == '!' ? val + 1 : val, base, k->why);
+		break;
+	case GIT_INCLUDE: {
+		_cleanup_free_ char *dir = dir_of(file);
+		_cleanup_free_ char *p = expand(c, val, dir);
 		if (!p)
 			return;
-		protect_path(c, p,
-			     "a git config includes it: git runs what it "
-			     "sets",
-			     false, true);
+		protect_path(c, p, k->why, false, true);
 		scan_config(c, p, g, depth + 1);
+		break;
+	}
 	}
 }
 
@@ -761,10 +809,39 @@ static void yarn_top(struct pctx *c, const char *w)
 	}
 }
 
-/* Non-dot names at the top of the home folder that run code. */
-static const char *const home_names[] = {
-    "bin", /* on PATH through Debian's default .profile */
+/* Non-dot names of the home folder that run code: a folder on PATH, and
+ * the module folders interpreters search there by default. */
+static const struct {
+	const char *name, *why;
+} home_names[] = {
+    {"bin", "the shell runs the programs it holds (Debian's .profile puts "
+	    "it on PATH)"},
+    {"node_modules", "node loads from it any module a script under the "
+		     "home folder does not supply itself"},
+    {"perl5", "local::lib's folder: perl loads its modules and the shell "
+	      "runs its programs"},
+    {"R", "R loads the packages of the user's library in it"},
 };
+
+/* node looks for node_modules in every folder above a script, up to /: a
+ * folder above the home that a write folder holds (--write /home) is
+ * searched by every script under the home. */
+static void home_ancestors(struct pctx *c, const char *home)
+{
+	_cleanup_free_ char *d = xstrdup(home);
+
+	for (char *s; (s = strrchr(d, '/'));) {
+		*(s == d ? s + 1 : s) = '\0';
+		_cleanup_free_ char *p =
+		    xasprintf("%s/node_modules", strcmp(d, "/") == 0 ? "" : d);
+		protect_path(c, p,
+			     "node loads from it any module a script below it "
+			     "does not supply itself",
+			     false, true);
+		if (strcmp(d, "/") == 0)
+			break;
+	}
+}
 
 static void home_top(struct pctx *c, const char *home)
 {
@@ -802,44 +879,175 @@ static void home_top(struct pctx *c, const char *home)
 		closedir(d);
 	for (size_t i = 0; i < ARRAY_SIZE(home_names); i++) {
 		_cleanup_free_ char *p =
-		    xasprintf("%s/%s", home, home_names[i]);
-		protect_path(c, p, "the shell runs the programs it holds",
-			     false, true);
+		    xasprintf("%s/%s", home, home_names[i].name);
+		protect_path(c, p, home_names[i].why, false, true);
 	}
+	home_ancestors(c, home);
 }
 
-/* The user's own git config may name a hooks folder or include a file
- * inside a write folder too. */
+/* The entries of dir that are links (and whose name starts with a dot,
+ * when dots): their whole chain, as far as it runs inside a write folder,
+ * is protected like the name itself. Threat: GNU stow, home-manager or a
+ * dotfiles repository: ~/.bashrc -> ~/dotfiles/bashrc with --write
+ * ~/dotfiles; bash sources what the program appends there. One listing of
+ * one folder's top (d_type says which are links), never a walk below. */
+static void links_of(struct pctx *c, const char *dir, bool dots,
+		     const char *why)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		if ((dots && e->d_name[0] != '.') ||
+		    strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (e->d_type != DT_LNK &&
+		    (e->d_type != DT_UNKNOWN || lstat(p, &st) < 0 ||
+		     !S_ISLNK(st.st_mode)))
+			continue;
+		protect_path(c, p, why, false, true);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Home dot names and configuration folders that are links into a write
+ * folder that does not hold the home (which home_top covers). */
+static void home_links(struct pctx *c, const char *home)
+{
+	links_of(c, home, true,
+		 "a dot name of the home folder leads to it: shells, sessions, "
+		 "editors and tools run it");
+	_cleanup_free_ char *cfg = xasprintf("%s/.config", home);
+	struct stat st;
+	if (lstat(cfg, &st) == 0 && S_ISDIR(st.st_mode))
+		links_of(c, cfg, false,
+			 "a folder of ~/.config leads to it: programs run "
+			 "their configuration");
+}
+
+/* The home folder wherever a write folder shows it at another path (a
+ * bind mount of it, or of a folder that holds it): the home-top rule
+ * applies there too, or the program appends to .bashrc at that path. */
+static void home_elsewhere(struct pctx *c, const char *home)
+{
+	struct mount_table mt;
+	struct strv alts = {0};
+
+	if (!c->in->write->n || mounts_read(&mt) < 0)
+		return;
+	for (size_t i = 0; i < c->in->write->n; i++)
+		if (!lifted(c, c->in->write->v[i]))
+			mounts_seen_at(&mt, c->in->write->v[i], home, &alts);
+	mounts_free(&mt);
+	for (size_t i = 0; i < alts.n; i++)
+		home_top(c, alts.v[i]);
+	strv_free(&alts);
+}
+
+/* The value of name in env, or NULL. */
+static const char *env_get(char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; env && env[i]; i++)
+		if (env[i][0] == name[0] && strncmp(env[i], name, n) == 0 &&
+		    env[i][n] == '=')
+			return env[i] + n + 1;
+	return NULL;
+}
+
+/* The user's own config is read where its links lead (a dotfiles
+ * repository's gitconfig), as git reads it. */
+static void git_global_file(struct pctx *c, const char *f)
+{
+	_cleanup_free_ char *real = realpath(f, NULL);
+	struct git_repo g = {0};
+	scan_config(c, real ? real : f, &g, 0);
+	free(g.core_worktree);
+}
+
+/* The user's own git config may name a program or a folder inside a
+ * write folder too: each file git may read as the user's (the
+ * environment's choices and the defaults both, since the environment
+ * git runs with later is not known). */
 static void git_global(struct pctx *c)
 {
 	const char *files[] = {".gitconfig", ".config/git/config"};
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		_cleanup_free_ char *f =
 		    xasprintf("%s/%s", c->in->home, files[i]);
-		struct git_repo g = {0};
-		scan_config(c, f, &g, 0);
-		free(g.core_worktree);
+		git_global_file(c, f);
 	}
-	struct git_repo g = {0};
-	scan_config(c, "/etc/gitconfig", &g, 0);
-	free(g.core_worktree);
+	const char *xdg = env_get(c->in->env, "XDG_CONFIG_HOME");
+	if (xdg && xdg[0] == '/') {
+		_cleanup_free_ char *f = xasprintf("%s/git/config", xdg);
+		git_global_file(c, f);
+	}
+	git_global_file(c, "/etc/gitconfig");
 }
 
-/* Each absolute folder of PATH: the shell looks a command up there
- * before /usr/bin, so a file the program leaves in one runs as the user.
- * A relative entry ("." or empty) names whatever folder the user is in
- * then, which no rule can know (man page, GAPS AND LIMITS). */
-static void path_folders(struct pctx *c, const char *path_env)
+/* What the user's environment names for configuration, startup or code
+ * search (guard/envconf.h, the one table), when it lies in a write
+ * folder: protected like its home default. A relative value names
+ * nothing a rule can know. */
+static void env_configs(struct pctx *c)
 {
-	_cleanup_free_ char *all = xstrdup(path_env ? path_env : "");
+	size_t n;
+	const struct env_conf *e = env_confs(&n);
 
-	for (char *save = NULL, *e = strtok_r(all, ":", &save); e;
-	     e = strtok_r(NULL, ":", &save))
-		if (e[0] == '/')
-			protect_path(c, e,
-				     "it is a folder on your PATH: your "
-				     "shell runs what it holds",
-				     false, true);
+	for (size_t i = 0; i < n; i++) {
+		const char *v = env_get(c->in->env, e[i].name);
+		if (!v || !*v)
+			continue;
+		switch (e[i].kind) {
+		case ENV_WHOLE:
+			protect_path(c, v, e[i].why, false, true);
+			break;
+		case ENV_GITCONFIG:
+			protect_path(c, v, e[i].why, false, true);
+			if (v[0] == '/')
+				git_global_file(c, v);
+			break;
+		case ENV_LIST: {
+			_cleanup_free_ char *all = xstrdup(v);
+			for (char *save = NULL, *p = strtok_r(all, ":", &save);
+			     p; p = strtok_r(NULL, ":", &save))
+				protect_path(c, p, e[i].why, false, true);
+			break;
+		}
+		case ENV_PARTS:
+			for (size_t j = 0; v[0] == '/' && e[i].parts[j]; j++) {
+				_cleanup_free_ char *p =
+				    xasprintf("%s/%s", v, e[i].parts[j]);
+				protect_path(c, p, e[i].why, false, true);
+			}
+			break;
+		case ENV_COMMAND:
+			protect_command(c, v, NULL, e[i].why);
+			break;
+		}
+	}
+}
+
+/* Each folder of PATH, read as the shell reads it (common/pathenv.h: a
+ * leading ~ or ~user expanded): the shell looks a command up there before
+ * /usr/bin, so a file the program leaves in one runs as the user. A
+ * relative entry ("." or empty) names whatever folder the user is in then,
+ * which no rule can know: lnk reports it at start and in `ready`. */
+static void path_folders(struct pctx *c, const char *path_env, const char *home)
+{
+	struct strv abs = {0};
+
+	path_entries(path_env, home, &abs, NULL);
+	for (size_t i = 0; i < abs.n; i++)
+		protect_path(c, abs.v[i],
+			     "it is a folder on your PATH: your shell runs "
+			     "what it holds",
+			     false, true);
+	strv_free(&abs);
 }
 
 int guard_protect(const struct protect_in *in, struct guard_plan *np,
@@ -880,8 +1088,12 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 	}
 	if (holder(&c, rin.home, false))
 		home_top(&c, rin.home);
-	path_folders(&c, in->path_env);
+	else
+		home_links(&c, rin.home);
+	home_elsewhere(&c, rin.home);
+	path_folders(&c, in->path_env, in->home);
 	git_global(&c);
+	env_configs(&c);
 	/* A hidden folder that does not exist yet is kept too: the walk
 	 * stops at the first missing name and guards it, so the program
 	 * cannot make ~/Link/Agents a link or a folder of its own, which
@@ -910,9 +1122,12 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		r = err_set(err, -E2BIG,
 			    "cannot protect what runs outside the sandbox in "
 			    "the write folders: more than %d entries "
-			    "(submodules, worktrees, links); grant a smaller "
-			    "folder, or name it with --write-dot-files",
-			    GUARDS_MAX);
+			    "(submodules, worktrees, links), or a command of "
+			    "a git config or of the environment that names "
+			    "more than %d paths; grant a smaller folder, name "
+			    "it with --write-dot-files, or shorten that "
+			    "command",
+			    GUARDS_MAX, COMMAND_PATHS_MAX);
 		goto out;
 	}
 	r = np->n > 0;

@@ -22,6 +22,7 @@
 #include "common/fdpass.h"
 #include "common/buf.h"
 #include "common/esc.h"
+#include "common/pathenv.h"
 #include "proto/initcfg.h"
 #include "launch/env.h"
 #include "launch/devnodes.h"
@@ -736,6 +737,11 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	for (size_t i = 0; i < notes.n; i++)
 		warnx_("%s", notes.v[i]);
 	strv_free(&notes);
+	path_relative_notes(env_lookup(req->host_env, "PATH"), req->home,
+			    &notes);
+	for (size_t i = 0; i < notes.n; i++)
+		warnx_("%s", notes.v[i]);
+	strv_free(&notes);
 	const char *name = s.name;
 	if (wire) {
 		if ((r = wire_plan(pol, name, req->home, &s.wp, err)) < 0)
@@ -796,6 +802,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .grants = &grants,
 	    .home = req->home,
 	    .path_env = env_lookup(req->host_env, "PATH"),
+	    .env = req->host_env,
 	};
 	r = guard_protect(&pro, &s.np, &s.ro_over, err);
 	strv_free(&hidden);

@@ -115,6 +115,12 @@ static const struct dot_file list[] = {
     {".pryrc", "pry runs it"},
     {".ghci", "ghci runs it"},
     {".octaverc", "Octave runs it"},
+    {".ocamlinit", "the OCaml toplevel and utop run it"},
+    {"irb.rc", "irb runs it"},
+    {"_irbrc", "irb runs it"},
+    {".perldb", "the Perl debugger runs it"},
+    {".Renviron", "R loads it, and it names the profile R runs"},
+    {".lldbinit", "lldb runs it when told to trust the folder's"},
     /* Toolchains and hooks chosen per folder. */
     {"rust-toolchain", "rustup runs the toolchain it names, a path too"},
     {"rust-toolchain.toml", "rustup runs the toolchain it names, a path "

@@ -39,7 +39,9 @@ struct policy {
 	char *spec_dir;	 /* where the spec's relative paths resolve */
 	bool resolved;
 	/* Set by policy_resolve from the home folder: the folders that are
-	 * always hidden (~/.lnk, ~/Link/Agents, ~/Link/History), absolute. */
+	 * always hidden (~/.lnk, ~/Link/Agents, ~/Link/History), absolute;
+	 * and every other path a grant shows one (or a --hide folder) at
+	 * (policy_hidden_by_identity). */
 	struct strv always_hidden;
 };
 
@@ -58,6 +60,13 @@ void policy_merge_flags(struct policy *p, const struct policy *flags);
  * be opened (~/.lnk, /, /proc, /sys, /dev, /run, $XDG_RUNTIME_DIR, sockets),
  * and fills defaults (a flag-only policy without --command runs every
  * system program: commands allow = ["*"]). */
+/* Part of policy_resolve (src/policy/seen.c): a grant inside an
+ * always-hidden folder at another path (a bind mount) refused; each other
+ * path a grant shows a hidden folder at added to always_hidden. */
+struct mount_table;
+int policy_hidden_by_identity(struct policy *p, const struct mount_table *mt,
+			      struct lnk_err *err);
+
 int policy_resolve(struct policy *p, const char *cwd, const char *home,
 		   struct lnk_err *err);
 

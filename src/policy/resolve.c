@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fsplace.h"
+#include "policy/systree.h"
 #include "store/paths.h"
 
 /* The real form of a folder that may not exist (for comparisons): its
@@ -101,27 +103,11 @@ static const char *refusal(const char *real, const char *home_real,
 	return NULL;
 }
 
-/* System folders a write grant must never hold: what is there, root's
- * programs run or trust (configuration, programs, libraries, the boot). A
- * user cannot write them anyway; a sandbox run as root could. */
-static const char *const system_trees[] = {
-    "/etc",   "/usr",	"/bin",	   "/sbin", "/lib",
-    "/lib32", "/lib64", "/libx32", "/boot",
-};
-
-static bool in_system_tree(const char *real)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(system_trees); i++)
-		if (path_within(real, system_trees[i]))
-			return true;
-	return false;
-}
-
 /* Whether a symbolic link (st) in the folder dir (dst) is the system's,
  * not something a program in an earlier sandbox could have left: root's,
  * in a folder of root's. For a sandbox run by root everything it writes is
  * root's too, so then the folder must also be one no write grant can hold
- * ("/" and the system trees above, /proc, /sys, /dev, /run). */
+ * ("/" and the system trees of policy/systree.h, /proc, /sys, /dev, /run). */
 static bool link_is_systems(const struct stat *st, const char *dir,
 			    const struct stat *dst)
 {
@@ -130,7 +116,7 @@ static bool link_is_systems(const struct stat *st, const char *dir,
 	if (geteuid() != 0)
 		return true;
 	static const char *const kernel[] = {"/proc", "/sys", "/dev", "/run"};
-	if (strcmp(dir, "/") == 0 || in_system_tree(dir))
+	if (strcmp(dir, "/") == 0 || systree_spelled(dir))
 		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(kernel); i++)
 		if (path_within(dir, kernel[i]))
@@ -206,7 +192,8 @@ static char *origin_msg(const struct policy *p, enum key_id id, size_t i,
 
 static int resolve_path(struct policy *p, enum key_id id, size_t i,
 			const char *cwd, const char *home,
-			const char *home_real, char **out, struct lnk_err *err)
+			const char *home_real, const struct mount_table *mt,
+			char **out, struct lnk_err *err)
 {
 	struct key_value *kv = &p->k[id];
 	const char *given = kv->list.v[i];
@@ -273,12 +260,22 @@ static int resolve_path(struct policy *p, enum key_id id, size_t i,
 		return err_set(err, -EINVAL, "%s: '%s' %s; %s", where, r, why,
 			       hint);
 	bool writes = id == K_FILES_WRITE || id == K_FILES_WRITE_DOT_FILES;
-	if (writes && in_system_tree(r))
-		return err_set(err, -EINVAL,
-			       "%s: '%s' is a system folder whose files the "
-			       "system's own programs run or trust; it can be "
-			       "granted only with --read",
-			       where, r);
+	bool other;
+	const char *tree = writes ? systree_holding(r, mt, &other) : NULL;
+	if (tree)
+		return err_set(
+		    err, -EINVAL,
+		    "%s: '%s' %s the system folder %s, whose files the "
+		    "system's own programs run or trust as root (package "
+		    "scripts, cron's tables, configuration); it can be granted "
+		    "only with --read. Grant a folder of your own instead (the "
+		    "project, or a new folder under /tmp) and copy what the "
+		    "program made where it belongs yourself",
+		    where, r,
+		    other		   ? "shows, through a bind mount,"
+		    : strcmp(r, tree) == 0 ? "is"
+					   : "lies in",
+		    tree);
 	_cleanup_free_ char *link = user_link_on(abs);
 	if (link)
 		return err_set(
@@ -316,8 +313,8 @@ static int resolve_command(struct policy *p, size_t i, const char *cwd,
 	return 0;
 }
 
-int policy_resolve(struct policy *p, const char *cwd, const char *home,
-		   struct lnk_err *err)
+static int resolve_all(struct policy *p, const char *cwd, const char *home,
+		       const struct mount_table *mt, struct lnk_err *err)
 {
 	if (!cwd || cwd[0] != '/' || !home || home[0] != '/')
 		return err_set(err, -EINVAL,
@@ -337,7 +334,7 @@ int policy_resolve(struct policy *p, const char *cwd, const char *home,
 			char *r = NULL;
 			int e = d->type == KT_PATHS
 				    ? resolve_path(p, (enum key_id)id, i, cwd,
-						   home, home_real, &r, err)
+						   home, home_real, mt, &r, err)
 				    : resolve_command(p, i, cwd, home, &r);
 			if (e < 0) {
 				policy_clear_key(&nk);
@@ -378,6 +375,23 @@ int policy_resolve(struct policy *p, const char *cwd, const char *home,
 
 	strv_free(&p->always_hidden);
 	paths_always_hidden(home_real ? home_real : home, &p->always_hidden);
+	int r = policy_hidden_by_identity(p, mt, err);
+	if (r < 0)
+		return r;
 	p->resolved = true;
 	return 0;
+}
+
+int policy_resolve(struct policy *p, const char *cwd, const char *home,
+		   struct lnk_err *err)
+{
+	/* The mounts, read once: the system trees and the hidden folders
+	 * are matched by identity through them. */
+	struct mount_table mt;
+	bool have = mounts_read(&mt) == 0;
+	int r = resolve_all(p, cwd, home, have ? &mt : NULL, err);
+
+	if (have)
+		mounts_free(&mt);
+	return r;
 }

@@ -14,7 +14,7 @@ import pytest
 from conftest import IS_ROOT
 
 CHECKS = ("bubblewrap", "user namespaces", "lnk-init", "landlock",
-          "seccomp", "seccomp notify", "limits")
+          "seccomp", "seccomp notify", "limits", "path")
 
 
 def test_ready_agrees_with_run(lnk):

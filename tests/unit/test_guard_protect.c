@@ -17,6 +17,8 @@
 #include <cmocka.h>
 
 #include "common/buf.h"
+#include "guard/envconf.h"
+#include "guard/gitkeys.h"
 #include "guard/internal.h"
 #include "policy/dotfiles.h"
 
@@ -339,10 +341,43 @@ static void dot_types(void **state)
 	assert_int_equal(chmod(small, 0755), 0);
 }
 
+/* Rules C and E are one table each: docs/runs-outside.md names each of
+ * their keys and variables, so the inventory cannot fall behind what the
+ * guard protects. */
+static void tables_documented(void **state)
+{
+	(void)state;
+	char *doc = NULL;
+	size_t len = 0, n;
+	const struct git_key *k = git_keys(&n);
+
+	assert_int_equal(read_file("docs/runs-outside.md", 1 << 20, &doc, &len),
+			 0);
+	for (size_t i = 0; i < n; i++) {
+		char want[128];
+		snprintf(want, sizeof(want), "`%s`", k[i].name);
+		if (!strstr(doc, want))
+			fail_msg("docs/runs-outside.md does not name %s", want);
+		assert_non_null(
+		    git_key_find(k[i].section, k[i].key ? k[i].key : "x"));
+	}
+	const struct env_conf *e = env_confs(&n);
+	for (size_t i = 0; i < n; i++) {
+		char want[128];
+		snprintf(want, sizeof(want), "`%s`", e[i].name);
+		if (!strstr(doc, want))
+			fail_msg("docs/runs-outside.md does not name %s", want);
+		if (e[i].kind == ENV_PARTS)
+			assert_non_null(e[i].parts);
+	}
+	free(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(git_classes, setup, teardown),
+	    cmocka_unit_test(tables_documented),
 	    cmocka_unit_test_setup_teardown(bare_top, setup, teardown),
 	    cmocka_unit_test_setup_teardown(home_top, setup, teardown),
 	    cmocka_unit_test_setup_teardown(link_chain, setup, teardown),

@@ -216,8 +216,9 @@ static void symlinks_refused_with_real_path(void **state)
 static void system_trees_refused_for_write(void **state)
 {
 	(void)state;
-	const char *const dirs[] = {"/etc", "/etc/ssh", "/usr", "/usr/bin",
-				    "/boot"};
+	const char *const dirs[] = {
+	    "/etc", "/etc/ssh", "/usr",	      "/usr/bin", "/boot",
+	    "/var", "/var/lib", "/var/spool", "/opt",	  "/srv"};
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		struct stat st;
 		if (stat(dirs[i], &st) < 0)

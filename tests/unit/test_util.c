@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/fsplace.h"
+#include "common/pathenv.h"
 #include "common/util.h"
 #include "toml/toml.h"
 
@@ -121,6 +123,70 @@ static void toml_load_optional_cases(void **state)
 	free(bad);
 }
 
+/* PATH as bash reads it: ~ and ~user expanded, relative and empty entries
+ * apart, each once. */
+static void path_entries_as_the_shell_reads_them(void **state)
+{
+	(void)state;
+	struct strv abs = {0}, rel = {0};
+	path_entries("~/go/bin::/usr/bin:~root/x:bin:~nosuchuserhere/y:"
+		     "/usr/bin:.:~",
+		     "/home/u", &abs, &rel);
+	assert_int_equal(abs.n, 4);
+	assert_string_equal(abs.v[0], "/home/u/go/bin");
+	assert_string_equal(abs.v[1], "/usr/bin");
+	assert_string_equal(abs.v[2], "/root/x");
+	assert_string_equal(abs.v[3], "/home/u");
+	assert_int_equal(rel.n, 3);
+	assert_string_equal(rel.v[0], "");
+	assert_string_equal(rel.v[1], "bin");
+	assert_string_equal(rel.v[2], ".");
+	strv_free(&abs);
+	strv_free(&rel);
+	path_entries(NULL, "/home/u", &abs, &rel);
+	assert_int_equal(abs.n + rel.n, 0);
+}
+
+/* A path's place in its file system: the mount that shows it last and
+ * deepest, its root joined with the rest; a bind of a folder gives the
+ * same place at its second path; mountinfo's octal escapes undone;
+ * malformed rows skipped. */
+static void mount_places_by_identity(void **state)
+{
+	(void)state;
+	struct mount_table t;
+	struct fs_place a, b, c;
+	mounts_parse(&t, xstrdup("1 0 8:1 / / rw - ext4 /dev/sda1 rw\n"
+				 "2 1 8:1 /home /data/ho\\040me rw - ext4 x\n"
+				 "garbage line\n"
+				 "3 1 8:2 / /home rw - ext4 /dev/sda2 rw\n"
+				 "4 1 8:x / /bad rw - ext4 y rw\n"
+				 "5 3 8:2 /u/sub /mnt/sub rw - ext4 z rw\n"));
+	assert_int_equal(t.n, 4);
+	assert_int_equal(mounts_place(&t, "/home/u/.lnk", &a), 0);
+	assert_int_equal(a.major, 8);
+	assert_int_equal(a.minor, 2);
+	assert_string_equal(a.path, "/u/.lnk");
+	/* the root file system's /home, bound at "/data/ho me" */
+	assert_int_equal(mounts_place(&t, "/data/ho me/x", &b), 0);
+	assert_int_equal(b.minor, 1);
+	assert_string_equal(b.path, "/home/x");
+	assert_false(fs_place_within(&b, &a));
+	fs_place_free(&b);
+	assert_int_equal(mounts_place(&t, "/mnt/sub/.lnk", &b), 0);
+	assert_string_equal(b.path, "/u/sub/.lnk");
+	assert_int_equal(mounts_place(&t, "/home/u", &c), 0);
+	assert_true(fs_place_within(&b, &c));
+	assert_false(fs_place_within(&c, &b));
+	fs_place_free(&a);
+	fs_place_free(&b);
+	fs_place_free(&c);
+	assert_int_equal(mounts_place(&t, "/", &a), 0);
+	assert_string_equal(a.path, "/");
+	fs_place_free(&a);
+	mounts_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +194,8 @@ int main(void)
 	    cmocka_unit_test(line_next_cuts_in_place),
 	    cmocka_unit_test(hex_value_digits_only),
 	    cmocka_unit_test(toml_load_optional_cases),
+	    cmocka_unit_test(path_entries_as_the_shell_reads_them),
+	    cmocka_unit_test(mount_places_by_identity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

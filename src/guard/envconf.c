@@ -1,0 +1,101 @@
+#include "guard/envconf.h"
+
+#include "common/util.h"
+
+/* What a desktop session runs from the data folder: desktop entries
+ * (their Exec= runs when opened, or at login from autostart), the user's
+ * systemd units and D-Bus services (started on demand). The rest of the
+ * data folder is programs' data. */
+static const char *const data_parts[] = {
+    "applications", "autostart", "systemd", "dbus-1", NULL,
+};
+
+/* What zsh reads from ZDOTDIR in place of the home folder (the compiled
+ * completion dump is sourced too). */
+static const char *const zsh_parts[] = {
+    ".zshenv",	  ".zprofile",	 ".zshrc",     ".zlogin", ".zlogout",
+    ".zcompdump", ".zshenv.zwc", ".zshrc.zwc", NULL,
+};
+
+static const struct env_conf confs[] = {
+    {"XDG_CONFIG_HOME", ENV_WHOLE, NULL,
+     "XDG_CONFIG_HOME names it: programs, the session and systemd read "
+     "their configuration (and autostart) there"},
+    {"XDG_DATA_HOME", ENV_PARTS, data_parts,
+     "it lies in XDG_DATA_HOME: the session runs the desktop entries, "
+     "units and services it holds"},
+    {"XDG_CACHE_HOME", ENV_WHOLE, NULL,
+     "XDG_CACHE_HOME names it: pre-commit and others run what they keep "
+     "there"},
+    {"GIT_CONFIG_GLOBAL", ENV_GITCONFIG, NULL,
+     "GIT_CONFIG_GLOBAL names it: git runs what it sets"},
+    {"GIT_CONFIG_SYSTEM", ENV_GITCONFIG, NULL,
+     "GIT_CONFIG_SYSTEM names it: git runs what it sets"},
+    {"ZDOTDIR", ENV_PARTS, zsh_parts, "it lies in ZDOTDIR: zsh runs it"},
+    {"BASH_ENV", ENV_WHOLE, NULL,
+     "BASH_ENV names it: every bash script sources it"},
+    {"ENV", ENV_WHOLE, NULL, "ENV names it: sh sources it"},
+    {"INPUTRC", ENV_WHOLE, NULL,
+     "INPUTRC names it: readline binds keys to commands with it"},
+    {"PYTHONSTARTUP", ENV_WHOLE, NULL,
+     "PYTHONSTARTUP names it: python runs it"},
+    {"PYTHONUSERBASE", ENV_WHOLE, NULL,
+     "PYTHONUSERBASE names it: python imports from it (and runs its "
+     ".pth files) at every start"},
+    {"NODE_PATH", ENV_LIST, NULL,
+     "NODE_PATH names it: node loads modules from it"},
+    {"npm_config_userconfig", ENV_WHOLE, NULL,
+     "npm_config_userconfig names it: npm reads scripts and registries "
+     "from it"},
+    {"NPM_CONFIG_USERCONFIG", ENV_WHOLE, NULL,
+     "NPM_CONFIG_USERCONFIG names it: npm reads scripts and registries "
+     "from it"},
+    {"npm_config_prefix", ENV_WHOLE, NULL,
+     "npm_config_prefix names it: npm installs global programs there"},
+    {"IRBRC", ENV_WHOLE, NULL, "IRBRC names it: irb runs it"},
+    {"PSQLRC", ENV_WHOLE, NULL, "PSQLRC names it: psql runs it"},
+    {"R_PROFILE_USER", ENV_WHOLE, NULL, "R_PROFILE_USER names it: R runs it"},
+    {"R_ENVIRON_USER", ENV_WHOLE, NULL, "R_ENVIRON_USER names it: R loads it"},
+    {"IPYTHONDIR", ENV_WHOLE, NULL,
+     "IPYTHONDIR names it: IPython runs its startup files"},
+    {"JUPYTER_CONFIG_DIR", ENV_WHOLE, NULL,
+     "JUPYTER_CONFIG_DIR names it: Jupyter runs its configuration"},
+    {"CARGO_HOME", ENV_WHOLE, NULL,
+     "CARGO_HOME names it: cargo runs its programs and config"},
+    {"RUSTUP_HOME", ENV_WHOLE, NULL,
+     "RUSTUP_HOME names it: rustup runs its toolchains"},
+    {"GNUPGHOME", ENV_WHOLE, NULL,
+     "GNUPGHOME names it: gpg reads keys and config from it"},
+    {"DOCKER_CONFIG", ENV_WHOLE, NULL,
+     "DOCKER_CONFIG names it: docker runs the credential helpers it "
+     "names"},
+    {"KUBECONFIG", ENV_LIST, NULL,
+     "KUBECONFIG names it: kubectl runs the exec plugins it names"},
+    {"AWS_CONFIG_FILE", ENV_WHOLE, NULL,
+     "AWS_CONFIG_FILE names it: the AWS tools run its credential_process"},
+    {"AWS_SHARED_CREDENTIALS_FILE", ENV_WHOLE, NULL,
+     "AWS_SHARED_CREDENTIALS_FILE names it: the AWS tools run its "
+     "credential_process"},
+    {"GRADLE_USER_HOME", ENV_WHOLE, NULL,
+     "GRADLE_USER_HOME names it: gradle runs its init scripts"},
+    {"GEM_HOME", ENV_WHOLE, NULL,
+     "GEM_HOME names it: ruby loads the gems it holds"},
+    {"EDITOR", ENV_COMMAND, NULL, "EDITOR names it: programs run it"},
+    {"VISUAL", ENV_COMMAND, NULL, "VISUAL names it: programs run it"},
+    {"PAGER", ENV_COMMAND, NULL, "PAGER names it: programs run it"},
+    {"GIT_EDITOR", ENV_COMMAND, NULL, "GIT_EDITOR names it: git runs it"},
+    {"GIT_PAGER", ENV_COMMAND, NULL, "GIT_PAGER names it: git runs it"},
+    {"GIT_SSH", ENV_COMMAND, NULL, "GIT_SSH names it: git runs it"},
+    {"GIT_SSH_COMMAND", ENV_COMMAND, NULL,
+     "GIT_SSH_COMMAND names it: git runs it"},
+    {"GIT_ASKPASS", ENV_COMMAND, NULL, "GIT_ASKPASS names it: git runs it"},
+    {"SSH_ASKPASS", ENV_COMMAND, NULL, "SSH_ASKPASS names it: ssh runs it"},
+    {"LESSOPEN", ENV_COMMAND, NULL,
+     "LESSOPEN names it: less runs it on every file it shows"},
+};
+
+const struct env_conf *env_confs(size_t *n)
+{
+	*n = ARRAY_SIZE(confs);
+	return confs;
+}

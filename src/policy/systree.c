@@ -1,0 +1,69 @@
+#include "policy/systree.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fsplace.h"
+#include "common/util.h"
+
+struct systree {
+	const char *path;
+	bool whole; /* every folder below it too, else the folder itself */
+};
+
+/* / and /var themselves: a write grant of either holds the rest. Below
+ * /var only what the system runs from or trusts; /var/tmp, /var/log and
+ * the like stay grantable. */
+static const struct systree trees[] = {
+    {"/", false},	  {"/var", false},	  {"/etc", true},
+    {"/usr", true},	  {"/bin", true},	  {"/sbin", true},
+    {"/lib", true},	  {"/lib32", true},	  {"/lib64", true},
+    {"/libx32", true},	  {"/boot", true},	  {"/opt", true},
+    {"/srv", true},	  {"/var/lib", true},	  {"/var/spool", true},
+    {"/var/cache", true}, {"/var/backups", true}, {"/var/opt", true},
+    {"/var/local", true},
+};
+
+static bool spelled_in(const char *real, const struct systree *t)
+{
+	return t->whole ? path_within(real, t->path)
+			: strcmp(real, t->path) == 0;
+}
+
+const char *systree_spelled(const char *real)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(trees); i++)
+		if (spelled_in(real, &trees[i]))
+			return trees[i].path;
+	return NULL;
+}
+
+const char *systree_holding(const char *real, const struct mount_table *mt,
+			    bool *other)
+{
+	const char *hit = systree_spelled(real);
+	struct fs_place g;
+
+	*other = false;
+	if (hit || !mt || mounts_place(mt, real, &g) < 0)
+		return hit;
+	for (size_t i = 0; !hit && i < ARRAY_SIZE(trees); i++) {
+		/* /bin is usr/bin on a merged system: its place is the real
+		 * folder's */
+		char tr[PATH_MAX];
+		struct fs_place tp;
+		if (!realpath(trees[i].path, tr) ||
+		    mounts_place(mt, tr, &tp) < 0)
+			continue;
+		if (trees[i].whole
+			? fs_place_within(&g, &tp)
+			: tp.major == g.major && tp.minor == g.minor &&
+			      strcmp(tp.path, g.path) == 0)
+			hit = trees[i].path;
+		fs_place_free(&tp);
+	}
+	fs_place_free(&g);
+	*other = hit != NULL;
+	return hit;
+}

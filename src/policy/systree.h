@@ -1,0 +1,21 @@
+/* The system's own trees, which no write grant may hold: what lies there,
+ * the system's programs run or trust as root (configuration, programs,
+ * libraries, the boot; dpkg's maintainer scripts in /var/lib/dpkg, cron's
+ * tables in /var/spool/cron, apt's packages in /var/cache/apt). Known by
+ * spelling AND by identity: a link or a bind mount that shows one at
+ * another path is the same tree (docs/design.md, invariant 2). */
+#pragma once
+
+#include <stdbool.h>
+
+/* The tree real (an absolute, real path) is or lies in, by its spelling
+ * only (for deciding whether a root-owned link is the system's), or NULL. */
+const char *systree_spelled(const char *real);
+
+struct mount_table;
+
+/* The tree real is or lies in, by spelling or by identity (the mounts mt
+ * lists; NULL: spelling only), or NULL. *other is set when only identity
+ * tells: the path shows the tree through a bind mount. */
+const char *systree_holding(const char *real, const struct mount_table *mt,
+			    bool *other);
