@@ -240,19 +240,19 @@ bool host_is_metadata_name(const char *host)
 /* A grant's normal form that names a metadata name, or a '*.' pattern
  * above one: the wire never reaches those (its tripwire fires on the
  * first call), so such a grant could only pause its own wire. */
-static int metadata_grant(const char *q, const char *norm,
-			  struct lnk_err *err)
+static int metadata_grant(const char *q, const char *norm, struct lnk_err *err)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(metadata_names); i++)
 		if (host_pattern_match(norm, metadata_names[i]) &&
 		    strcmp(norm, "*") != 0)
-			return err_set(err, -EINVAL,
-				       "%s: it covers '%s', a cloud's metadata "
-				       "service, which no grant reaches (a call "
-				       "there pauses the sandbox's wire); "
-				       "grant the names you need below it "
-				       "instead",
-				       q, metadata_names[i]);
+			return err_set(
+			    err, -EINVAL,
+			    "%s: it covers '%s', a cloud's metadata "
+			    "service, which no grant reaches (a call "
+			    "there pauses the sandbox's wire); "
+			    "grant the names you need below it "
+			    "instead",
+			    q, metadata_names[i]);
 	return 0;
 }
 

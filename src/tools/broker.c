@@ -231,7 +231,9 @@ static void call_end(struct call *c)
 static void refuse_why(struct broker *b, struct call *c, const char *target,
 		       const char *msg, const char *why)
 {
-	answer_client(b, c, 'R', msg, strnlen(msg, PASS_TEXT_MAX - 1));
+	size_t n = strlen(msg);
+	answer_client(b, c, 'R', msg,
+		      n < PASS_TEXT_MAX ? n : PASS_TEXT_MAX - 1);
 	log_refused(b, c->verb ? c->verb : "tool", target, why ? why : msg);
 	call_end(c);
 }
