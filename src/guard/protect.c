@@ -40,7 +40,12 @@
  * end, when it exists, is bind-mounted read only over itself (a mount point
  * can be neither removed nor renamed). Nothing here reads a file the
  * program chose as anything but data: git's config is parsed by hand,
- * never by running git (which would run its fsmonitor). */
+ * never by running git (which would run its fsmonitor).
+ *
+ * Over 1000 lines: the classes are one plan, each reading what the others
+ * found (a repository's config names the folders the next rule protects);
+ * its two tables live apart already (gitkeys.c, envconf.c).
+ */
 #include "guard/internal.h"
 
 #include <dirent.h>

@@ -642,7 +642,6 @@ static void run_tool(struct broker *b, struct call *c,
 	}
 	if (log_start(b, c, msg, sizeof(msg)) < 0) {
 		close(dirfd);
-		_cleanup_free_ char *t = steal_ptr(&c->target);
 		answer_client(b, c, 'R', msg, strlen(msg));
 		call_end(c);
 		return;

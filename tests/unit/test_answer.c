@@ -49,8 +49,8 @@ static void test_line_parse(void **state)
 	    "y abc234\n\n",
 	    "y abc23\n4",
 	    "x abc234",
-	    "y abc2\x00"
-	    "4",
+	    ("y abc2\x00"
+	     "4"),
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(

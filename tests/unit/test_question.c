@@ -217,8 +217,8 @@ static void test_stored_safely(void **state)
 	static const char *const bad[] = {
 	    "box\n123\nquestion\n",
 	    "lnk-ask 2\nsandbox box\nexpires 1\nsummary s\nline l\n",
-	    "lnk-ask 2\nsandbox box\nsandbox other\nexpires 1\nsummary s\n"
-	    "line l\nend\n",
+	    ("lnk-ask 2\nsandbox box\nsandbox other\nexpires 1\nsummary s\n"
+	     "line l\nend\n"),
 	    "lnk-ask 2\nsandbox ../x\nexpires 1\nsummary s\nline l\nend\n",
 	    "lnk-ask 2\nsandbox box\nexpires 1x\nsummary s\nline l\nend\n",
 	    "lnk-ask 2\nsandbox box\nexpires 1\nsummary s\nend\n",
