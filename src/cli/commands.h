@@ -18,6 +18,10 @@ enum command_flags {
 	/* Uses ~/.lnk: the home folder is found and ~/.lnk proved this
 	 * user's alone (secure_settings) before the command reads it. */
 	CMD_HOME = 1u << 1,
+	/* Acts on this user's sandboxes, their settings or this machine:
+	 * inside a sandbox, where none of them is, it says so and exits
+	 * 125 rather than answer falsely ("no sandbox is running"). */
+	CMD_OUTSIDE = 1u << 3,
 	/* With CMD_HOME: a missing ~/.lnk is made first. */
 	CMD_HOME_MAKE = 1u << 2,
 };

@@ -7,10 +7,11 @@
 #include "common/util.h"
 #include "launch/spawn.h"
 #include "store/paths.h"
+#include "launch/grantcheck.h"
 #include "store/secure.h"
 
 static const struct command table[] = {
-    {"ready", cmd_ready, 0,
+    {"ready", cmd_ready, CMD_OUTSIDE,
      "whether the sandbox can run here, and what it needs", "--json"},
     {"run", cmd_run, CMD_SANDBOX | CMD_HOME | CMD_HOME_MAKE,
      "run a program in the sandbox", "+keys --spec=FILE --yes --"},
@@ -26,22 +27,22 @@ static const struct command table[] = {
      "every call on the proxies of the sandboxes",
      "--lines=N --sandbox=@sandboxes --refused --since=TIME "
      "--follow -f --json"},
-    {"traffic", cmd_traffic, CMD_HOME | CMD_HOME_MAKE,
+    {"traffic", cmd_traffic, CMD_HOME | CMD_HOME_MAKE | CMD_OUTSIDE,
      "bytes up and down of each running wire", "--json"},
-    {"stop", cmd_stop, CMD_HOME | CMD_HOME_MAKE,
+    {"stop", cmd_stop, CMD_HOME | CMD_HOME_MAKE | CMD_OUTSIDE,
      "close every wire and stop every sandbox here", "--off"},
-    {"pause", cmd_pause, CMD_HOME | CMD_HOME_MAKE,
+    {"pause", cmd_pause, CMD_HOME | CMD_HOME_MAKE | CMD_OUTSIDE,
      "close the wire of one sandbox", "@sandboxes"},
-    {"resume", cmd_resume, CMD_HOME | CMD_HOME_MAKE,
+    {"resume", cmd_resume, CMD_HOME | CMD_HOME_MAKE | CMD_OUTSIDE,
      "open the wire of one sandbox again", "@sandboxes"},
-    {"paused", cmd_paused, CMD_HOME | CMD_HOME_MAKE,
+    {"paused", cmd_paused, CMD_HOME | CMD_HOME_MAKE | CMD_OUTSIDE,
      "which wires are closed, and why", "--json"},
-    {"tool", cmd_tool, CMD_HOME | CMD_HOME_MAKE,
+    {"tool", cmd_tool, CMD_HOME | CMD_HOME_MAKE | CMD_OUTSIDE,
      "the calls of tools outside that run at once: add, list, remove",
      "--allow=CALL --json"},
-    {"asks", cmd_asks, CMD_HOME | CMD_HOME_MAKE,
+    {"asks", cmd_asks, CMD_HOME | CMD_HOME_MAKE | CMD_OUTSIDE,
      "the questions sandboxes wait on", "--json"},
-    {"answer", cmd_answer, CMD_HOME | CMD_HOME_MAKE,
+    {"answer", cmd_answer, CMD_HOME | CMD_HOME_MAKE | CMD_OUTSIDE,
      "answer a sandbox's question: ID yes|no", ""},
     {"enter", cmd_enter, CMD_SANDBOX | CMD_HOME,
      "a session in a sandbox, for an SSH forced command",
@@ -88,6 +89,16 @@ static void usage_sandbox(FILE *f)
 /* The first steps the table asks for, then the command. */
 static int run_command(const struct command *c, int argc, char **argv)
 {
+	bool help = false;
+	for (int i = 1; i < argc && !help; i++)
+		help = is_help(argv[i]);
+	if ((c->flags & CMD_OUTSIDE) && !help && grantcheck_inside_sandbox()) {
+		warnx_("this is inside a lnk sandbox, where neither this "
+		       "user's sandboxes nor lnk's settings are: run 'lnk "
+		       "sandbox %s' outside it",
+		       c->name);
+		return LNK_EXIT_FAIL;
+	}
 	if (c->flags & CMD_SANDBOX)
 		spawn_cloexec_inherited();
 	_cleanup_free_ char *home = NULL;

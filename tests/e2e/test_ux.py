@@ -85,6 +85,24 @@ def test_sandbox_inside_a_sandbox_says_so(lnk):
     assert "no calls logged yet" not in cp.stdout
 
 
+@pytest.mark.parametrize("cmd", [
+    ["traffic"], ["stop"], ["pause", "x"], ["resume", "x"], ["paused"],
+    ["tool", "add", "git", "--allow", "status"], ["tool", "list"], ["asks"],
+    ["answer", "abc234", "yes"], ["ready"]])
+def test_commands_inside_a_sandbox_say_so(lnk, cmd):
+    """Inside a sandbox there are no sandboxes of this user to list, stop
+    or answer, and no settings to store a call in: each command says
+    where it is and fails, never "no sandbox is running" or "stored"."""
+    bindir = str(pathlib.Path(LNK).resolve().parent)
+    cp = lnk.run("--read", bindir, "--", LNK, "sandbox", *cmd)
+    assert cp.returncode == 125, (cmd, cp)
+    assert "inside a lnk sandbox" in cp.stderr, cp.stderr
+    assert f"run 'lnk sandbox {cmd[0]}' outside it" in cp.stderr
+    # its --help still works there
+    cp = lnk.run("--read", bindir, "--", LNK, "sandbox", cmd[0], "--help")
+    assert cp.returncode == 0, cp
+
+
 # --- where the program starts ---
 
 def test_current_folder_not_granted_is_said(lnk, home, work):
