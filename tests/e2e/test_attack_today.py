@@ -1,0 +1,33 @@
+"""Attacks on what changed today (tools' views and folders, the log, the
+model route and the wire's DNS), each written as the program inside would
+try it. A test marked xfail(strict) is a hole that still works: it fails
+while the hole exists, and its xfail goes when the hole is closed.
+"""
+import pytest
+
+from conftest import on_lnk_path
+
+MV = "#!/bin/sh\nexec /bin/mv \"$@\"\n"
+CAT = "#!/bin/sh\nexec /bin/cat \"$@\"\n"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a tool's view hides a --hide folder by its path, looked up anew at "
+    "each call (src/tools/view.c hide_one: a path that no longer exists "
+    "hides nothing); a granted tool that renames (mv, git mv) moves a "
+    "folder above the hidden one outside the guard, and the next call "
+    "reads the hidden folder under its new path"))
+def test_a_tool_cannot_read_a_hidden_folder_after_a_tool_renamed_its_parent(
+        tmp_path, lnk, home, work):
+    secret = work / "sub" / "secret"
+    secret.mkdir(parents=True)
+    (secret / "key").write_text("TOPSECRET\n")
+    on_lnk_path(lnk, tmp_path / "bin", "mv", MV)
+    on_lnk_path(lnk, tmp_path / "bin", "cat", CAT)
+    lnk("sandbox", "tool", "add", "mv", "--allow", "*", check=True)
+    lnk("sandbox", "tool", "add", "cat", "--allow", "*", check=True)
+    cp = lnk.run("--write", work, "--hide", secret, "--tool", "mv",
+                 "--tool", "cat", "--",
+                 "/bin/sh", "-c", "mv sub sub2; cat sub2/secret/key",
+                 timeout=120)
+    assert "TOPSECRET" not in cp.stdout, (cp.stdout, cp.stderr)
