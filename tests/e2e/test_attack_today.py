@@ -31,3 +31,30 @@ def test_a_tool_cannot_read_a_hidden_folder_after_a_tool_renamed_its_parent(
                  "/bin/sh", "-c", "mv sub sub2; cat sub2/secret/key",
                  timeout=120)
     assert "TOPSECRET" not in cp.stdout, (cp.stdout, cp.stderr)
+
+
+ECHO = "#!/bin/sh\necho \"ran $#\"\n"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the log's row of a call keeps only the arguments that fit from the "
+    "front (src/tools/allow.c tools_call_text, used for the row): one "
+    "long argument first pushes every later one out of the log, so the "
+    "decisive option of a call that ran (an --output=, a -c) is never "
+    "named; the question shows the last arguments, the row does not"))
+def test_the_log_names_the_last_argument_of_a_call_that_ran(
+        tmp_path, lnk, work):
+    import json
+    on_lnk_path(lnk, tmp_path / "bin", "mytool", ECHO)
+    lnk("sandbox", "tool", "add", "mytool", "--allow", "*", check=True)
+    pad = "a" * 5000
+    cp = lnk.run("--write", work, "--tool", "mytool", "--",
+                 "/bin/sh", "-c", f"mytool {pad} --output=TAILMARK",
+                 timeout=120)
+    assert "ran 2" in cp.stdout, (cp.stdout, cp.stderr)
+    out = lnk("sandbox", "log", "--json", "--lines", "1000",
+              check=True).stdout
+    rows = [json.loads(x) for x in out.splitlines()]
+    tool = [r for r in rows if r.get("verb") == "tool"]
+    assert tool, rows
+    assert "TAILMARK" in tool[-1]["target"], tool[-1]
