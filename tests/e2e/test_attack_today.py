@@ -58,3 +58,24 @@ def test_the_log_names_the_last_argument_of_a_call_that_ran(
     tool = [r for r in rows if r.get("verb") == "tool"]
     assert tool, rows
     assert "TAILMARK" in tool[-1]["target"], tool[-1]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the same hole as a --hide folder's for the always-hidden agents' "
+    "folder: src/tools/view.c hides ~/Link/Agents by its path at each "
+    "call; a granted tool that renames moves ~/Link, and the next call "
+    "reads the agents' folder under its new name"))
+def test_a_tool_cannot_read_the_agents_folder_after_a_tool_renamed_link(
+        tmp_path, lnk, home, work):
+    agents = home / "Link" / "Agents"
+    agents.mkdir(parents=True)
+    (agents / "key").write_text("AGENTSECRET\n")
+    on_lnk_path(lnk, tmp_path / "bin", "mv", MV)
+    on_lnk_path(lnk, tmp_path / "bin", "cat", CAT)
+    lnk("sandbox", "tool", "add", "mv", "--allow", "*", check=True)
+    lnk("sandbox", "tool", "add", "cat", "--allow", "*", check=True)
+    cp = lnk.run("--write", work, "--tool", "mv", "--tool", "cat", "--",
+                 "/bin/sh", "-c",
+                 f"mv {home}/Link {home}/L2; cat {home}/L2/Agents/key",
+                 timeout=120)
+    assert "AGENTSECRET" not in cp.stdout, (cp.stdout, cp.stderr)
