@@ -79,3 +79,29 @@ def test_a_tool_cannot_read_the_agents_folder_after_a_tool_renamed_link(
                  f"mv {home}/Link {home}/L2; cat {home}/L2/Agents/key",
                  timeout=120)
     assert "AGENTSECRET" not in cp.stdout, (cp.stdout, cp.stderr)
+
+
+GIT = "#!/bin/sh\nexec /usr/bin/git \"$@\"\n"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "src/tools/folder.c judges a tool's folder by this run's write "
+    "folders only: a --read folder where an earlier sandbox (with --write "
+    "on it) made a repository is a folder the program configured, and "
+    "git there runs its core.fsmonitor outside the sandbox"))
+def test_a_tool_never_runs_in_a_repository_an_earlier_sandbox_made(
+        tmp_path, lnk, work):
+    out = tmp_path / "out"
+    out.mkdir()
+    out.chmod(0o777)
+    mark = out / "pwned"
+    plant = (f"mkdir sub && cd sub && /usr/bin/git init -q . && "
+             f"/usr/bin/git config core.fsmonitor 'touch {mark}; false #'")
+    cp = lnk.run("--write", work, "--", "/bin/sh", "-c", plant,
+                 timeout=120)
+    assert cp.returncode == 0, cp.stderr
+    on_lnk_path(lnk, tmp_path / "bin", "git", GIT)
+    lnk("sandbox", "tool", "add", "git", "--allow", "status", check=True)
+    cp = lnk.run("--read", work, "--tool", "git status", "--",
+                 "/bin/sh", "-c", "cd sub && git status", timeout=120)
+    assert not mark.exists(), (cp.stdout, cp.stderr)
