@@ -138,6 +138,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *cx)
 	    .argv = argv + s.g.rest,
 	    .argc = argc - s.g.rest,
 	    .pty = spawn_wants_pty(),
+	    .changes = CHANGES_SUMMARY,
 	};
 	int status;
 	if ((r = sandbox_run(&req, &status, &err)) < 0)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "changes/run.h"
 #include "common/fdpass.h"
 #include "common/buf.h"
 #include "common/esc.h"
@@ -1020,6 +1021,10 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .ended_ctx = &s,
 	};
 	struct spawn_result res;
+	/* the run's start on each write folder's clock, before bwrap */
+	struct changes_run chg;
+	changes_run_begin(&chg, req->probe ? CHANGES_OFF : req->changes,
+			  policy_list(pol, K_FILES_WRITE));
 	r = spawn_run(&sreq, &res, err);
 	limits_cgroup_end(&s.cg);
 	devnodes_remove(&s.dev);
@@ -1066,6 +1071,12 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	 * cannot run; under [commands] that is most often Landlock refusing
 	 * one. The guard names the ones it saw (exec.c); for the rest (an
 	 * interpreter a script names, fexecve) say where to look. */
+	/* after the program's own output, before lnk exits; never its
+	 * status */
+	if (res.started)
+		changes_run_end(&chg, name, req->home, req->host_env);
+	else
+		changes_run_end(&chg, NULL, NULL, NULL);
 	if (!req->probe && res.status == LNK_EXIT_CANNOT_EXEC &&
 	    !policy_any_command(pol) && s.gs.exec_named == 0)
 		warnx_("the program exited with 126 (a program could not "
