@@ -122,3 +122,33 @@ def test_links_are_not_followed(lnk, work, home):
     assert "project/out: a link out of the write folder" in cp.stderr
     assert "~/other/Makefile: a build file" in cp.stderr
     assert "out/Makefile" not in cp.stderr
+
+
+def test_changes_off_says_nothing_and_keeps_nothing(lnk, work):
+    cp = sh(lnk, "echo x > Makefile", "--write", work, "--changes=off",
+            "--name", "off")
+    assert cp.returncode == 0, cp.stderr
+    assert "Makefile" not in cp.stderr
+    cp = lnk("sandbox", "changes", "off")
+    assert "no report" in cp.stdout
+
+
+def test_changes_full_lists_every_file(lnk, work):
+    cp = sh(lnk, "mkdir d && : > d/one && : > d/two", "--write", work,
+            "--changes", "full")
+    assert cp.returncode == 0, cp.stderr
+    assert "changed ~/project/d/one" in cp.stderr
+    assert "changed ~/project/d/two" in cp.stderr
+
+
+def test_changes_key_in_a_spec_and_a_bad_value(lnk, work):
+    spec = work.parent / "quiet.toml"
+    spec.write_text(f'version = 1\n[files]\nwrite = ["{work}"]\n'
+                    'changes = "off"\n[commands]\nallow = ["*"]\n')
+    cp = lnk.run("--spec", spec, "--yes", "--", "/bin/sh", "-c",
+                 "echo x > Makefile")
+    assert cp.returncode == 0, cp.stderr
+    assert "Makefile" not in cp.stderr
+    cp = sh(lnk, "true", "--write", work, "--changes", "some")
+    assert cp.returncode == 2
+    assert "give 'summary', 'full' or 'off'" in cp.stderr
