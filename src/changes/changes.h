@@ -78,17 +78,26 @@ const char *changes_bulky_name(size_t i);
  * ahead of it). Cheap: one open, fstat, close. */
 void changes_stamp(const char *dir, struct timespec *out);
 
+/* What a walk is told besides its folder. */
+struct changes_where {
+	/* the absolute folders of the PATH lnk was started with (a new
+	 * program there runs at your next command) */
+	const char *const *path_dirs;
+	size_t npath;
+	/* folders not walked: the program could not write them (hidden,
+	 * read only), or another write folder, walked on its own */
+	const char *const *skip;
+	size_t nskip;
+};
+
 /* Walks top (a write folder, absolute and real) for entries changed at or
  * after since, without following links or crossing into another mount,
- * and flags each by flags.c's table. path_dirs: the absolute folders of
- * the PATH lnk was started with (a new program there runs at your next
- * command). Fills *out (changes_folder_free). Returns 0, or -errno when
+ * and flags each by flags.c's table. Fills *out (changes_folder_free). Returns 0, or -errno when
  * top cannot be opened (err says why); a walk cut short by the bounds is
  * 0 with out->cut set. */
 int changes_walk(const char *top, struct timespec since,
-		 const char *const *path_dirs, size_t npath,
-		 const struct changes_bounds *b, struct changes_folder *out,
-		 struct lnk_err *err);
+		 const struct changes_where *in, const struct changes_bounds *b,
+		 struct changes_folder *out, struct lnk_err *err);
 
 void changes_folder_free(struct changes_folder *f);
 

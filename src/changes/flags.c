@@ -223,7 +223,12 @@ static char *package_json_reason(int dirfd, const char *name)
 {
 	char *text = NULL;
 	size_t len = 0;
-	if (read_small(dirfd, name, &text, &len) < 0)
+	int r = read_small(dirfd, name, &text, &len);
+	if (r == -EFBIG)
+		return xstrdup("a package.json too large for lnk to read: "
+			       "review its scripts, which run at the next npm "
+			       "install or npm run");
+	if (r < 0)
 		return NULL;
 	char *p = memmem(text, len, "\"scripts\"", 9);
 	if (!p) {
@@ -271,11 +276,11 @@ static char *package_json_reason(int dirfd, const char *name)
 		buf_free(&names);
 		return NULL;
 	}
-	char *r = xasprintf("its scripts (%s) run at the next npm install or "
-			    "npm run",
-			    (char *)names.p);
+	char *why = xasprintf("its scripts (%s) run at the next npm install "
+			      "or npm run",
+			      names.p);
 	buf_free(&names);
-	return r;
+	return why;
 }
 
 static bool config_program(const char *name)

@@ -17,12 +17,19 @@
 #include "store/paths.h"
 
 void changes_run_begin(struct changes_run *r, enum changes_mode mode,
-		       const struct strv *writes)
+		       const struct policy *pol)
 {
 	memset(r, 0, sizeof(*r));
 	r->mode = mode;
-	if (mode == CHANGES_OFF || !writes || writes->n == 0)
+	const struct strv *writes = policy_list(pol, K_FILES_WRITE);
+	if (mode == CHANGES_OFF || writes->n == 0)
 		return;
+	/* a write folder inside another is walked on its own; what the
+	 * program could not write changed by someone else */
+	strv_copy(&r->skip, writes);
+	strv_copy(&r->skip, &pol->always_hidden);
+	strv_copy(&r->skip, policy_list(pol, K_FILES_HIDE));
+	strv_copy(&r->skip, policy_list(pol, K_FILES_READ));
 	r->n = writes->n;
 	r->tops = writes->v;
 	r->since = xcalloc(r->n, sizeof(*r->since));
@@ -51,6 +58,7 @@ void changes_run_end(struct changes_run *r, const char *sandbox,
 	if (r->mode == CHANGES_OFF || r->n == 0) {
 		free(r->since);
 		r->since = NULL;
+		strv_free(&r->skip);
 		return;
 	}
 	struct changes_bounds b;
@@ -61,8 +69,13 @@ void changes_run_end(struct changes_run *r, const char *sandbox,
 	struct changes_folder *f = xcalloc(r->n, sizeof(*f));
 	for (size_t i = 0; i < r->n; i++) {
 		struct lnk_err err = {0};
-		if (changes_walk(r->tops[i], r->since[i],
-				 (const char *const *)path.v, path.n, &b, &f[i],
+		struct changes_where in = {
+		    .path_dirs = (const char *const *)path.v,
+		    .npath = path.n,
+		    .skip = (const char *const *)r->skip.v,
+		    .nskip = r->skip.n,
+		};
+		if (changes_walk(r->tops[i], r->since[i], &in, &b, &f[i],
 				 &err) < 0)
 			warnx_("%s", err.msg);
 	}
@@ -95,6 +108,7 @@ void changes_run_end(struct changes_run *r, const char *sandbox,
 		changes_folder_free(&f[i]);
 	free(f);
 	strv_free(&path);
+	strv_free(&r->skip);
 	free(r->since);
 	r->since = NULL;
 }

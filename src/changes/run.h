@@ -8,6 +8,7 @@
 
 #include "changes/changes.h"
 #include "common/util.h"
+#include "policy/policy.h"
 
 /* Reports kept in lnk.db (the newest). */
 #define CHANGES_KEEP 200
@@ -17,10 +18,13 @@ struct changes_run {
 	size_t n;
 	char *const *tops; /* the policy's write folders, borrowed */
 	struct timespec *since;
+	struct strv skip; /* hidden and read-only folders, the write ones */
 };
 
+/* pol: resolved (its write folders are walked; its hidden and read
+ * folders, which the program could not write, are not). */
 void changes_run_begin(struct changes_run *r, enum changes_mode mode,
-		       const struct strv *writes);
+		       const struct policy *pol);
 /* Prints the report on stderr per the mode and keeps it (bounded); a
  * failure is a warning, never lnk's exit status. host_env: lnk's environ,
  * for its PATH. */

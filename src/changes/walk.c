@@ -41,7 +41,10 @@ struct walk {
 	struct timespec deadline;
 	struct devino *path_dirs;
 	size_t npath;
+	struct devino *skip;
+	size_t nskip;
 	char rel[PATH_MAX];
+	char target[PATH_MAX]; /* a link's, read once at a time */
 	size_t rel_len;
 	const char *top;
 };
@@ -205,6 +208,31 @@ static int names_read(int fd, struct name **out, size_t *n, bool *bare,
 static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
 		     int bulky);
 
+static bool devino_in(const struct devino *v, size_t n, const struct stat *st)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].dev == st->st_dev && v[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+/* Folders by what they are (device, inode), never by their spelling. */
+static struct devino *devinos(const char *const *paths, size_t n, size_t *out_n)
+{
+	struct devino *v = n ? xcalloc(n, sizeof(*v)) : NULL;
+	*out_n = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stat ps;
+		if (paths[i][0] == '/' && stat(paths[i], &ps) == 0 &&
+		    S_ISDIR(ps.st_mode)) {
+			v[*out_n].dev = ps.st_dev;
+			v[*out_n].ino = ps.st_ino;
+			(*out_n)++;
+		}
+	}
+	return v;
+}
+
 static void entry(struct walk *w, int dfd, const char *name,
 		  const struct flag_where *where, int bulky, bool parent_venv)
 {
@@ -231,13 +259,14 @@ static void entry(struct walk *w, int dfd, const char *name,
 	int b = bulky >= 0 ? bulky : flags_bulky_index(name);
 	if (changed) {
 		const char *target = NULL;
-		char buf[PATH_MAX];
 		if (S_ISLNK(mode)) {
-			ssize_t l = readlinkat(dfd, name, buf, sizeof(buf) - 1);
+			ssize_t l = readlinkat(dfd, name, w->target,
+					       sizeof(w->target) - 1);
 			if (l >= 0) {
-				buf[l] = '\0';
-				if (link_leaves(w->top, w->rel, save, buf))
-					target = buf;
+				w->target[l] = '\0';
+				if (link_leaves(w->top, w->rel, save,
+						w->target))
+					target = w->target;
 			}
 		}
 		char *reason = flags_check(dfd, name, mode, where, target);
@@ -274,11 +303,13 @@ static void entry(struct walk *w, int dfd, const char *name,
 		struct flag_where cw;
 		flags_enter(where, name, false, parent_venv, &cw);
 		struct stat cst;
-		if (w->npath && fstat(cfd, &cst) == 0)
-			for (size_t i = 0; i < w->npath; i++)
-				if (w->path_dirs[i].dev == cst.st_dev &&
-				    w->path_dirs[i].ino == cst.st_ino)
-					cw.on_path = true;
+		if ((w->npath || w->nskip) && fstat(cfd, &cst) == 0) {
+			if (devino_in(w->skip, w->nskip, &cst)) {
+				close(cfd);
+				goto out;
+			}
+			cw.on_path = devino_in(w->path_dirs, w->npath, &cst);
+		}
 		walk_dir(w, cfd, &cw, b);
 	}
 out:
@@ -301,7 +332,7 @@ static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
 			here.bare_here = true;
 		}
 		for (size_t i = 0; i < n; i++) {
-			if (!w->out->cut || !w->out->cut_hard) {
+			if (!w->out->cut_hard) {
 				if (w->out->seen >= w->b->max_entries) {
 					cut(w, "more entries than the walk's "
 					       "bound");
@@ -323,9 +354,8 @@ static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
 }
 
 int changes_walk(const char *top, struct timespec since,
-		 const char *const *path_dirs, size_t npath,
-		 const struct changes_bounds *b, struct changes_folder *out,
-		 struct lnk_err *err)
+		 const struct changes_where *in, const struct changes_bounds *b,
+		 struct changes_folder *out, struct lnk_err *err)
 {
 	memset(out, 0, sizeof(*out));
 	out->top = xstrdup(top);
@@ -351,23 +381,13 @@ int changes_walk(const char *top, struct timespec since,
 		w.deadline.tv_sec++;
 		w.deadline.tv_nsec -= 1000000000;
 	}
-	w.path_dirs = npath ? xcalloc(npath, sizeof(*w.path_dirs)) : NULL;
-	for (size_t i = 0; i < npath; i++) {
-		struct stat ps;
-		if (path_dirs[i][0] == '/' && stat(path_dirs[i], &ps) == 0 &&
-		    S_ISDIR(ps.st_mode)) {
-			w.path_dirs[w.npath].dev = ps.st_dev;
-			w.path_dirs[w.npath].ino = ps.st_ino;
-			w.npath++;
-		}
-	}
+	w.path_dirs = devinos(in->path_dirs, in->npath, &w.npath);
+	w.skip = devinos(in->skip, in->nskip, &w.nskip);
 	struct flag_where top_where = {0};
-	for (size_t i = 0; i < w.npath; i++)
-		if (w.path_dirs[i].dev == st.st_dev &&
-		    w.path_dirs[i].ino == st.st_ino)
-			top_where.on_path = true;
+	top_where.on_path = devino_in(w.path_dirs, w.npath, &st);
 	walk_dir(&w, fd, &top_where, -1);
 	free(w.path_dirs);
+	free(w.skip);
 	return 0;
 }
 

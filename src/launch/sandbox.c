@@ -1023,8 +1023,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	struct spawn_result res;
 	/* the run's start on each write folder's clock, before bwrap */
 	struct changes_run chg;
-	changes_run_begin(&chg, req->probe ? CHANGES_OFF : req->changes,
-			  policy_list(pol, K_FILES_WRITE));
+	changes_run_begin(&chg, req->probe ? CHANGES_OFF : req->changes, pol);
 	r = spawn_run(&sreq, &res, err);
 	limits_cgroup_end(&s.cg);
 	devnodes_remove(&s.dev);

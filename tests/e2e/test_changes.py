@@ -152,3 +152,20 @@ def test_changes_key_in_a_spec_and_a_bad_value(lnk, work):
     cp = sh(lnk, "true", "--write", work, "--changes", "some")
     assert cp.returncode == 2
     assert "give 'summary', 'full' or 'off'" in cp.stderr
+
+
+def test_a_write_folder_inside_another_is_reported_once(lnk, work):
+    sub = work / "sub"
+    sub.mkdir()
+    cp = sh(lnk, "echo x > sub/Makefile", "--write", work, "--write", sub)
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stderr.count("Makefile: a build file") == 1, cp.stderr
+    assert "~/project/sub/Makefile: a build file" in cp.stderr
+
+
+def test_large_package_json_is_flagged_not_skipped(lnk, work):
+    cp = sh(lnk, "{ printf '{\"scripts\":{\"x\":\"y\"},\"pad\":\"'; "
+            "head -c 300000 /dev/zero | tr '\\0' a; printf '\"}'; } "
+            "> package.json", "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert "package.json: a package.json too large" in cp.stderr
