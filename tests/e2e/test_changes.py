@@ -184,3 +184,21 @@ def test_large_package_json_is_flagged_not_skipped(lnk, work):
             "> package.json", "--write", work)
     assert cp.returncode == 0, cp.stderr
     assert "package.json: a package.json too large" in cp.stderr
+
+
+def test_on_a_terminal_after_the_program_and_its_status(lnk, work):
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    pid, fd = spawn_on_pty(lnk, ["--write", work, "--", "/bin/sh", "-c",
+                                 LEFT_BEHIND])
+    try:
+        out = read_until(fd, b"never", timeout=20)
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    text = out.decode(errors="replace").replace("\r\n", "\n")
+    assert status == 3, text
+    assert "program-output" in text
+    assert text.index("program-output") < text.index("lnk: changed"), text
+    for path, why in FLAGGED.items():
+        line = [ln for ln in text.splitlines() if f"project/{path}: " in ln]
+        assert line and why in line[0], f"{path}:\n{text}"
