@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 	}
 	if (argc > 3 && strcmp(argv[3], "-v") == 0) {
 		struct buf t = {0};
-		changes_text(&t, &f, 1, CHANGES_SUMMARY, NULL);
+		changes_text(&t, &f, 1, CHANGES_SUMMARY, NULL, 0, NULL);
 		fprintf(stderr, "seen %zu\n%s", f.seen, t.p ? t.p : "");
 		buf_free(&t);
 	}

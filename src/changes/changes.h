@@ -104,9 +104,12 @@ void changes_folder_free(struct changes_folder *f);
 /* The report for a person: nothing when nothing changed; one line of
  * counts; each flagged entry on its own line with its reason; in full
  * mode each changed entry. Everything the program chose is escaped
- * (ESC_TEXT). home shortens paths to "~/...". Appends to out. */
+ * (ESC_TEXT). home shortens paths to "~/...". max_shown: at most this many
+ * flagged lines (0: all), then one line that says how many more and
+ * where to see them ('lnk sandbox changes SANDBOX'). Appends to out. */
 void changes_text(struct buf *out, const struct changes_folder *f, size_t n,
-		  enum changes_mode mode, const char *home);
+		  enum changes_mode mode, const char *home, size_t max_shown,
+		  const char *sandbox);
 
 /* The same as one JSON object: {"sandbox":..,"ended":..,"folders":[{"top",
  * "changed","bulky":{name:n},"cut","flags":[{"path","reason"}]}]}. */

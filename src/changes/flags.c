@@ -136,7 +136,7 @@ int flags_bulky_index(const char *name)
 	return -1;
 }
 
-void flags_enter(const struct flag_where *parent, const char *name, bool bare,
+void flags_enter(const struct flag_where *parent, const char *name,
 		 bool parent_venv, struct flag_where *child)
 {
 	*child = *parent;
@@ -145,12 +145,12 @@ void flags_enter(const struct flag_where *parent, const char *name, bool bare,
 	child->venv_bin = false;
 	child->on_path = false;
 	child->bare_here = false;
-	if (!parent->in_git && (strcmp(name, ".git") == 0 || bare)) {
+	if (!parent->in_git && strcmp(name, ".git") == 0) {
 		child->in_git = true;
 		child->git_hooks = false;
 		/* the top's own .git (--write-dot-files) is the user's
 		 * grant; a repository below it is the program's */
-		child->below_top = parent->depth > 0 || bare;
+		child->below_top = parent->depth > 0;
 	} else if (parent->in_git && parent->depth + 1 >= 1 &&
 		   strcmp(name, "hooks") == 0) {
 		child->git_hooks = true;

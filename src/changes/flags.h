@@ -30,10 +30,10 @@ struct flag_where {
 char *flags_check(int dirfd, const char *name, mode_t mode,
 		  const struct flag_where *w, const char *link_target);
 
-/* The flag_where of the folder name below a folder at parent. bare: the
- * folder holds HEAD, objects and refs (a bare repository); venv: the
- * parent holds pyvenv.cfg. */
-void flags_enter(const struct flag_where *parent, const char *name, bool bare,
+/* The flag_where of the folder name below a folder at parent.
+ * parent_venv: the parent holds pyvenv.cfg. (A bare repository is known
+ * only from the folder's own names: the walk sets in_git and bare_here.) */
+void flags_enter(const struct flag_where *parent, const char *name,
 		 bool parent_venv, struct flag_where *child);
 
 /* Whether a folder of this name is counted apart (flags_bulky_index) and

@@ -58,8 +58,10 @@ static void count_line(struct buf *b, const struct changes_folder *f,
 }
 
 void changes_text(struct buf *out, const struct changes_folder *f, size_t n,
-		  enum changes_mode mode, const char *home)
+		  enum changes_mode mode, const char *home, size_t max_shown,
+		  const char *sandbox)
 {
+	size_t shown = 0, more = 0;
 	if (mode == CHANGES_OFF || !changes_any(f, n))
 		return;
 	size_t flagged = 0;
@@ -84,6 +86,11 @@ void changes_text(struct buf *out, const struct changes_folder *f, size_t n,
 	buf_putc(out, '\n');
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < f[i].nflags; j++) {
+			if (max_shown && shown >= max_shown) {
+				more++;
+				continue;
+			}
+			shown++;
 			buf_puts(out, "lnk:   ");
 			shown_path(out, f[i].top, home);
 			buf_putc(out, '/');
@@ -107,6 +114,15 @@ void changes_text(struct buf *out, const struct changes_folder *f, size_t n,
 		if (f[i].nlisted < f[i].changed)
 			buf_printf(out, "lnk:   (%zu more not listed)\n",
 				   f[i].changed - f[i].nlisted);
+	}
+	if (more) {
+		buf_printf(out,
+			   "lnk:   and %zu more to review: lnk sandbox "
+			   "changes ",
+			   more);
+		esc_append(out, sandbox ? sandbox : "",
+			   sandbox ? strlen(sandbox) : 0, ESC_TEXT);
+		buf_putc(out, '\n');
 	}
 }
 

@@ -80,7 +80,7 @@ void changes_run_end(struct changes_run *r, const char *sandbox,
 			warnx_("%s", err.msg);
 	}
 	struct buf text = {0}, json = {0};
-	changes_text(&text, f, r->n, r->mode, home);
+	changes_text(&text, f, r->n, r->mode, home, CHANGES_SHOWN, sandbox);
 	if (text.len)
 		write_all(STDERR_FILENO, text.p, text.len);
 	if (changes_any(f, r->n)) {
@@ -89,7 +89,7 @@ void changes_run_end(struct changes_run *r, const char *sandbox,
 		int64_t ended =
 		    (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 		struct buf stored = {0};
-		changes_text(&stored, f, r->n, CHANGES_SUMMARY, home);
+		changes_text(&stored, f, r->n, CHANGES_SUMMARY, home, 0, NULL);
 		changes_json(&json, sandbox, ended, f, r->n);
 		_cleanup_free_ char *dbp = paths_db(home);
 		struct db *db = NULL;

@@ -12,6 +12,8 @@
 
 /* Reports kept in lnk.db (the newest). */
 #define CHANGES_KEEP 200
+/* Flagged lines on the terminal at the end of a run; the rest are kept. */
+#define CHANGES_SHOWN 50
 
 struct changes_run {
 	enum changes_mode mode;

@@ -164,8 +164,10 @@ struct name {
 	unsigned char type;
 };
 
-static int names_read(int fd, struct name **out, size_t *n, bool *bare,
-		      bool *venv)
+/* The names of one folder, at most max of them (a folder of millions
+ * would otherwise be held whole in memory): *full when there were more. */
+static int names_read(int fd, size_t max, struct name **out, size_t *n,
+		      bool *bare, bool *venv, bool *full)
 {
 	int dfd = dup(fd);
 	if (dfd < 0)
@@ -184,6 +186,10 @@ static int names_read(int fd, struct name **out, size_t *n, bool *bare,
 		if (s[0] == '.' &&
 		    (s[1] == '\0' || (s[1] == '.' && s[2] == '\0')))
 			continue;
+		if (*n >= max) {
+			*full = true;
+			break;
+		}
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 32;
 			*out = xrealloc(*out, cap * sizeof(**out));
@@ -301,7 +307,7 @@ static void entry(struct walk *w, int dfd, const char *name,
 		if (cfd < 0)
 			goto out;
 		struct flag_where cw;
-		flags_enter(where, name, false, parent_venv, &cw);
+		flags_enter(where, name, parent_venv, &cw);
 		struct stat cst;
 		if ((w->npath || w->nskip) && fstat(cfd, &cst) == 0) {
 			if (devino_in(w->skip, w->nskip, &cst)) {
@@ -322,9 +328,12 @@ static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
 {
 	struct name *names = NULL;
 	size_t n = 0;
-	bool bare = false, venv = false;
+	bool bare = false, venv = false, full = false;
 	struct flag_where here = *where;
-	if (names_read(fd, &names, &n, &bare, &venv) == 0) {
+	size_t left = w->b->max_entries > w->out->seen
+			  ? w->b->max_entries - w->out->seen
+			  : 0;
+	if (names_read(fd, left + 1, &names, &n, &bare, &venv, &full) == 0) {
 		/* a bare repository below the top: git takes it for one */
 		if (bare && !here.in_git && here.depth > 0) {
 			here.in_git = true;
@@ -347,6 +356,10 @@ static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
 			if (!w->out->cut_hard)
 				entry(w, fd, names[i].s, &here, bulky, venv);
 			free(names[i].s);
+		}
+		if (full && !w->out->cut_hard) {
+			cut(w, "more entries than the walk's bound");
+			w->out->cut_hard = true;
 		}
 	}
 	free(names);

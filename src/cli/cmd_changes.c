@@ -19,7 +19,7 @@
 #include "store/paths.h"
 
 /* Reports shown without a NAME: the last of each of this many runs. */
-#define CHANGES_SHOWN 20
+#define CHANGES_RUNS_SHOWN 20
 
 static void usage(FILE *f)
 {
@@ -102,7 +102,7 @@ int cmd_changes(int argc, char **argv, const struct cli_ctx *cx)
 	struct db *db;
 	int r = db_open(path, true, &db, &err);
 	if (r == 0) {
-		r = db_changes_read(db, name, name ? 1 : CHANGES_SHOWN,
+		r = db_changes_read(db, name, name ? 1 : CHANGES_RUNS_SHOWN,
 				    on_report, &o, &err);
 		db_close(db);
 	} else if (r == -ENOENT) {

@@ -202,3 +202,13 @@ def test_on_a_terminal_after_the_program_and_its_status(lnk, work):
     for path, why in FLAGGED.items():
         line = [ln for ln in text.splitlines() if f"project/{path}: " in ln]
         assert line and why in line[0], f"{path}:\n{text}"
+
+
+def test_many_flags_are_bounded_on_the_terminal_and_kept(lnk, work):
+    cp = sh(lnk, "for i in $(seq 60); do mkdir d$i && : > d$i/Makefile; "
+            "done", "--write", work, "--name", "many")
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stderr.count(": a build file") == 50, cp.stderr
+    assert "and 10 more to review: lnk sandbox changes many" in cp.stderr
+    cp = lnk("sandbox", "changes", "many")
+    assert cp.stdout.count(": a build file") == 60

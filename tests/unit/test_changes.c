@@ -111,16 +111,16 @@ static void table_rows(void **state)
 	free(r);
 	/* the table's folders */
 	struct flag_where child;
-	flags_enter(&deep, ".git", false, false, &child);
+	flags_enter(&deep, ".git", false, &child);
 	assert_true(child.in_git && child.below_top);
 	struct flag_where hooks;
-	flags_enter(&child, "hooks", false, false, &hooks);
+	flags_enter(&child, "hooks", false, &hooks);
 	assert_non_null(r = check("pre-commit", S_IFREG | 0755, hooks));
 	free(r);
 	assert_null(check("pre-commit.sample", S_IFREG | 0755, hooks));
-	flags_enter(&top, "node_modules", false, false, &child);
+	flags_enter(&top, "node_modules", false, &child);
 	assert_true(child.vendored);
-	flags_enter(&top, "bin", false, true, &child);
+	flags_enter(&top, "bin", true, &child);
 	assert_true(child.venv_bin);
 }
 
@@ -190,7 +190,7 @@ static void walk_tree(void **state)
 	}
 	assert_true(makefile && link);
 	struct buf t = {0};
-	changes_text(&t, &f, 1, CHANGES_SUMMARY, NULL);
+	changes_text(&t, &f, 1, CHANGES_SUMMARY, NULL, 0, NULL);
 	assert_non_null(strstr(t.p, "changed 5 files in "));
 	assert_non_null(strstr(t.p, "(2 in node_modules)"));
 	buf_free(&t);
@@ -199,7 +199,7 @@ static void walk_tree(void **state)
 	b.max_entries = 2;
 	assert_int_equal(changes_walk(top, since, &in, &b, &f, &err), 0);
 	assert_true(f.cut);
-	changes_text(&t, &f, 1, CHANGES_SUMMARY, NULL);
+	changes_text(&t, &f, 1, CHANGES_SUMMARY, NULL, 0, NULL);
 	assert_non_null(strstr(t.p, "not all looked at"));
 	buf_free(&t);
 	changes_folder_free(&f);
@@ -215,7 +215,7 @@ static void nothing_changed_says_nothing(void **state)
 	(void)state;
 	struct changes_folder f = {.top = (char *)"/w"};
 	struct buf t = {0};
-	changes_text(&t, &f, 1, CHANGES_FULL, NULL);
+	changes_text(&t, &f, 1, CHANGES_FULL, NULL, 0, NULL);
 	assert_int_equal(t.len, 0);
 	enum changes_mode m;
 	assert_int_equal(changes_mode_parse("full", &m), 0);
