@@ -52,7 +52,7 @@ struct walk {
 void changes_bounds_default(struct changes_bounds *b)
 {
 	b->max_entries = 1000000;
-	b->max_ms = 20000;
+	b->max_ms = 5000;
 	b->max_flags = 1000;
 	b->max_listed = 2000;
 	b->list = false;
