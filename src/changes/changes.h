@@ -66,9 +66,8 @@ struct changes_bounds {
 	bool list;	    /* keep the list (full mode) */
 };
 
-/* The defaults: a million entries, 5 seconds (lnk exits only after the
- * walk, with its signals still blocked: the bound is what a person waits
- * at most), 1000 flags, 2000 listed. */
+/* The defaults: a million entries, 5 seconds (a person waits for the walk
+ * at exit; a pending ^C or TERM also ends it), 1000 flags, 2000 listed. */
 void changes_bounds_default(struct changes_bounds *b);
 
 /* The names of CHANGES_NBULKY bulky folders, in their index order. */

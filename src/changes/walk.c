@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -102,6 +103,17 @@ static bool past_deadline(const struct walk *w)
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
 	return !at_or_after(w->deadline, now);
+}
+
+/* lnk walks after the program ended with its signals still blocked (the
+ * supervisor's, launch/spawn.h): a ^C or a TERM waits, pending, and ends
+ * the walk at its next look rather than after the bound. */
+static bool interrupted(void)
+{
+	sigset_t s;
+	return sigpending(&s) == 0 &&
+	       (sigismember(&s, SIGINT) == 1 || sigismember(&s, SIGTERM) == 1 ||
+		sigismember(&s, SIGHUP) == 1 || sigismember(&s, SIGQUIT) == 1);
 }
 
 static void add_flag(struct walk *w, char *reason)
@@ -350,6 +362,10 @@ static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
 					   past_deadline(w)) {
 					cut(w, "the walk took longer than its "
 					       "bound");
+					w->out->cut_hard = true;
+				} else if ((w->out->seen & 1023) == 0 &&
+					   interrupted()) {
+					cut(w, "stopped by a signal");
 					w->out->cut_hard = true;
 				}
 			}

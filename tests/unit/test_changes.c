@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -203,6 +204,20 @@ static void walk_tree(void **state)
 	assert_non_null(strstr(t.p, "not all looked at"));
 	buf_free(&t);
 	changes_folder_free(&f);
+	/* a ^C pending (lnk's signals are blocked then) ends the walk */
+	b.max_entries = 1000;
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	raise(SIGINT);
+	assert_int_equal(changes_walk(top, since, &in, &b, &f, &err), 0);
+	assert_true(f.cut);
+	assert_string_equal(f.cut_why, "stopped by a signal");
+	changes_folder_free(&f);
+	int sig;
+	sigwait(&set, &sig);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(d);
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", top, out_tmpl);
