@@ -316,8 +316,18 @@ static void entry(struct walk *w, int dfd, const char *name,
 			goto out;
 		int cfd = openat(
 		    dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0)
+		if (cfd < 0) {
+			/* a folder the program closed (chmod 0): what it
+			 * holds is unseen, so it is named */
+			if (errno == EACCES && changed)
+				add_flag(w,
+					 xstrdup("a folder lnk could not look "
+						 "into (its mode keeps you "
+						 "out too): review what it "
+						 "holds before you open it "
+						 "up"));
 			goto out;
+		}
 		struct flag_where cw;
 		flags_enter(where, name, parent_venv, &cw);
 		struct stat cst;

@@ -212,3 +212,18 @@ def test_many_flags_are_bounded_on_the_terminal_and_kept(lnk, work):
     assert "and 10 more to review: lnk sandbox changes many" in cp.stderr
     cp = lnk("sandbox", "changes", "many")
     assert cp.stdout.count(": a build file") == 60
+
+
+def test_a_folder_closed_by_its_mode_is_named(lnk, work, is_root):
+    cp = sh(lnk, "mkdir -p box/sub/.git && : > box/sub/.git/config && "
+            "chmod 0 box", "--write", work)
+    try:
+        assert cp.returncode == 0, cp.stderr
+        if is_root:
+            # root reads it: what it holds is flagged itself
+            assert "project/box/sub/.git: a repository" in cp.stderr
+        else:
+            assert "project/box: a folder lnk could not look into" \
+                in cp.stderr, cp.stderr
+    finally:
+        (work / "box").chmod(0o755)
