@@ -78,6 +78,9 @@ void gitcfg_programs(const char *text, size_t len, char ***out, size_t *n,
 	char section[64] = "", sub[64] = "";
 	bool has_sub = false;
 	const char *p = text, *end = text + len;
+	/* git skips a UTF-8 byte order mark before the first header */
+	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
@@ -119,8 +122,25 @@ void gitcfg_programs(const char *text, size_t len, char ***out, size_t *n,
 				}
 				sub[i] = '\0';
 				has_sub = true;
+				/* the rest of a long subsection */
+				while (s < eol && *s != '"') {
+					if (*s == '\\' && s + 1 < eol)
+						s++;
+					s++;
+				}
+				if (s < eol)
+					s++;
 			}
-			continue;
+			/* git reads a variable on the header's line too:
+			 * "[core] fsmonitor = x" */
+			while (s < eol && *s != ']')
+				s++;
+			if (s < eol)
+				s++;
+			while (s < eol && isspace((unsigned char)*s))
+				s++;
+			if (s == eol || *s == '#' || *s == ';')
+				continue;
 		}
 		char key[64];
 		size_t i = 0;

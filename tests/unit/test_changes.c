@@ -58,6 +58,19 @@ static void git_config_keys(void **state)
 	assert_int_equal(n, 1);
 	assert_non_null(strstr(k[0], "diff.pdf.textconv"));
 	free_keys(k, n);
+	/* what git reads too: a variable on the header's line, a byte order
+	 * mark, a long subsection, CRLF */
+	n = programs(
+	    "\xef\xbb\xbf[core] fsmonitor = x\r\n"
+	    "[filter \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"] smudge = y\n"
+	    "[core]\tpager=z # c\n",
+	    &k);
+	assert_int_equal(n, 3);
+	assert_non_null(strstr(k[0], "core.fsmonitor"));
+	assert_non_null(strstr(k[1], "filter.aaaa"));
+	assert_non_null(strstr(k[1], ".smudge runs"));
+	assert_non_null(strstr(k[2], "core.pager"));
+	free_keys(k, n);
 	struct buf many = {0};
 	buf_puts(&many, "[alias]\n");
 	for (int i = 0; i < 100; i++)
