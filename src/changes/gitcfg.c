@@ -163,7 +163,9 @@ void gitcfg_programs(const char *text, size_t len, char ***out, size_t *n,
 			vn = (size_t)(eol - v);
 		}
 		if (strcmp(section, "alias") == 0 && !has_sub) {
-			if (vn > 0 && *v == '!')
+			/* '!' runs a shell; a value that goes on to the
+			 * next line ("\\" at the end) may start with one */
+			if (vn > 0 && (*v == '!' || *v == '\\'))
 				add(out, n, max,
 				    xasprintf("alias.%s runs a shell command "
 					      "when you type git %s",

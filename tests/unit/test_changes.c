@@ -71,6 +71,9 @@ static void git_config_keys(void **state)
 	assert_non_null(strstr(k[1], ".smudge runs"));
 	assert_non_null(strstr(k[2], "core.pager"));
 	free_keys(k, n);
+	n = programs("[alias]\n\ty = \\\n!sh\n", &k);
+	assert_int_equal(n, 1);
+	free_keys(k, n);
 	struct buf many = {0};
 	buf_puts(&many, "[alias]\n");
 	for (int i = 0; i < 100; i++)
