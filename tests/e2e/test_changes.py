@@ -227,3 +227,16 @@ def test_a_folder_closed_by_its_mode_is_named(lnk, work, is_root):
                 in cp.stderr, cp.stderr
     finally:
         (work / "box").chmod(0o755)
+
+
+def test_check_uses_the_table(lnk, work):
+    """check leaves a repository below the top of each write folder, as a
+    program would, and the report a run's end gives must name it."""
+    cp = lnk("sandbox", "check", "--write", work, "--json", timeout=300)
+    out = json.loads(cp.stdout)
+    later = [t for t in out["tries"] if t["area"] == "later"]
+    assert len(later) == 1, out["tries"]
+    assert later[0]["result"] == "open", later[0]
+    assert "the end of a run names it: a repository" in later[0]["detail"]
+    assert later[0]["gap"] == "what a program leaves that runs later"
+    assert not [p for p in os.listdir(work) if p.startswith("lnk-check-")]
