@@ -1066,16 +1066,16 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    stopnote_in_force(req->home, &stop_since) &&
 	    stop_since >= started_ms)
 		warnx_("stopped by 'lnk sandbox stop'");
-	/* 126 is what shells (and npm, make, env) exit with when a program
-	 * cannot run; under [commands] that is most often Landlock refusing
-	 * one. The guard names the ones it saw (exec.c); for the rest (an
-	 * interpreter a script names, fexecve) say where to look. */
 	/* after the program's own output, before lnk exits; never its
 	 * status */
 	if (res.started)
 		changes_run_end(&chg, name, req->home, req->host_env);
 	else
 		changes_run_end(&chg, NULL, NULL, NULL);
+	/* 126 is what shells (and npm, make, env) exit with when a program
+	 * cannot run; under [commands] that is most often Landlock refusing
+	 * one. The guard names the ones it saw (exec.c); for the rest (an
+	 * interpreter a script names, fexecve) say where to look. */
 	if (!req->probe && res.status == LNK_EXIT_CANNOT_EXEC &&
 	    !policy_any_command(pol) && s.gs.exec_named == 0)
 		warnx_("the program exited with 126 (a program could not "
