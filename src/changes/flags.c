@@ -17,6 +17,7 @@
 
 #include "common/buf.h"
 #include "common/util.h"
+#include "policy/dotfiles.h"
 
 /* A manifest or a git config the program wrote is read at most this far:
  * the file is the program's, its size too. */
@@ -136,6 +137,20 @@ int flags_bulky_index(const char *name)
 	return -1;
 }
 
+/* The row of the dot-file list (the names that run outside at a write
+ * folder's top) for name, or NULL. .git has rows of its own here. */
+static const struct dot_file *dot_row(const char *name)
+{
+	if (strcmp(name, ".git") == 0 || !is_dot_file(name))
+		return NULL;
+	size_t n;
+	const struct dot_file *d = dot_files(&n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(d[i].name, name) == 0)
+			return &d[i];
+	return NULL;
+}
+
 void flags_enter(const struct flag_where *parent, const char *name,
 		 bool parent_venv, struct flag_where *child)
 {
@@ -157,6 +172,9 @@ void flags_enter(const struct flag_where *parent, const char *name,
 	}
 	if (in_list(name, vendored, sizeof(vendored) / sizeof(*vendored)))
 		child->vendored = true;
+	const struct dot_file *d;
+	if (!child->dot && !child->in_git && (d = dot_row(name)))
+		child->dot = d;
 	if (strcmp(name, "site-packages") == 0 ||
 	    strcmp(name, "dist-packages") == 0)
 		child->site = true;
@@ -345,6 +363,16 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 				       "this repository");
 		return NULL;
 	}
+	/* the names that run outside: the dot-file rules keep them at the
+	 * write folder's top; below it (a tool started in that folder reads
+	 * them), inside one of their folders, or with --write-dot-files they
+	 * are the program's */
+	const struct dot_file *d;
+	if (!w->vendored && (d = dot_row(name)))
+		return xasprintf("%s: %s, when started in this folder", d->name,
+				 d->why);
+	if (!w->vendored && w->dot && (reg || lnk))
+		return xasprintf("in %s: %s", w->dot->name, w->dot->why);
 	if (reg && w->site && ends_with(name, ".pth"))
 		return xstrdup("a .pth file: its import lines run at every "
 			       "start of this environment's python");

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct dot_file;
+
 /* Where an entry lies, as the walk knows it (each set by flags_enter for
  * the folder the walk descends into). */
 struct flag_where {
@@ -21,6 +23,9 @@ struct flag_where {
 	bool site;	/* directly in site-packages or dist-packages */
 	bool venv_bin;	/* directly in a virtualenv's bin (or Scripts) */
 	bool on_path;	/* directly in a folder of lnk's PATH */
+	/* under a folder of the dot-file list (policy/dotfiles.h: .vscode,
+	 * .husky, .cargo, ...), or NULL */
+	const struct dot_file *dot;
 };
 
 /* One changed entry: name in a folder at w; mode its st_mode; dirfd the

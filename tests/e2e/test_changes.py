@@ -240,3 +240,19 @@ def test_check_uses_the_table(lnk, work):
     assert "the end of a run names it: a repository" in later[0]["detail"]
     assert later[0]["gap"] == "what a program leaves that runs later"
     assert not [p for p in os.listdir(work) if p.startswith("lnk-check-")]
+
+
+def test_names_that_run_outside_below_the_top(lnk, work):
+    """The dot-file rules keep .npmrc, .vscode, ... at the top; below it a
+    tool started in that folder reads them: each is named, and a file
+    changed inside a folder of theirs too."""
+    (work / "pkg" / ".vscode").mkdir(parents=True)
+    (work / "pkg" / ".vscode" / "tasks.json").write_text("{}\n")
+    past(work / "pkg" / ".vscode" / "tasks.json")
+    cp = sh(lnk, "echo 'node-options=--require ./x.js' > pkg/.npmrc; "
+            "echo '{\"tasks\":[]}' > pkg/.vscode/tasks.json",
+            "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert "project/pkg/.npmrc: .npmrc: npm reads" in cp.stderr, cp.stderr
+    assert "project/pkg/.vscode/tasks.json: in .vscode: the editor" \
+        in cp.stderr, cp.stderr
