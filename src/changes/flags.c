@@ -355,7 +355,10 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 			return xstrdup("a bare repository made or changed "
 				       "below the top: git runs its config and "
 				       "hooks when a tool reads it");
-		if (reg && strcmp(name, "config") == 0 && !w->git_hooks)
+		if (reg &&
+		    (strcmp(name, "config") == 0 ||
+		     strcmp(name, "config.worktree") == 0) &&
+		    !w->git_hooks)
 			return git_config_reason(dirfd, name);
 		if (w->git_hooks && (reg || lnk) && !ends_with(name, ".sample"))
 			return xstrdup("a git hook: git runs it at the next "

@@ -135,6 +135,15 @@ static void table_rows(void **state)
 	assert_non_null(r = check("pre-commit", S_IFREG | 0755, hooks));
 	free(r);
 	assert_null(check("pre-commit.sample", S_IFREG | 0755, hooks));
+	/* the dot-file list below the top, and inside its folders */
+	assert_non_null(r = check(".npmrc", S_IFREG | 0644, deep));
+	assert_non_null(strstr(r, ".npmrc: npm reads"));
+	free(r);
+	flags_enter(&deep, ".vscode", false, &child);
+	assert_non_null(r = check("tasks.json", S_IFREG | 0644, child));
+	assert_non_null(strstr(r, "in .vscode"));
+	free(r);
+	assert_null(check(".npmrc", S_IFREG | 0644, vend));
 	flags_enter(&top, "node_modules", false, &child);
 	assert_true(child.vendored);
 	flags_enter(&top, "bin", true, &child);
