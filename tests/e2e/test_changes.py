@@ -6,7 +6,10 @@ nothing says nothing; ordinary changes are one line; lnk's exit status
 stays the program's."""
 import json
 import os
+import shutil
 import time
+
+import pytest
 
 from conftest import IS_ROOT  # noqa: F401  (both users run this file)
 
@@ -256,3 +259,23 @@ def test_names_that_run_outside_below_the_top(lnk, work):
     assert "project/pkg/.npmrc: .npmrc: npm reads" in cp.stderr, cp.stderr
     assert "project/pkg/.vscode/tasks.json: in .vscode: the editor" \
         in cp.stderr, cp.stderr
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None,
+                    reason="tmux is not installed")
+def test_under_tmux_a_person_sees_each_flag(lnk, work, tmp_path):
+    """In a tmux pane, as a person's terminal: the program's output, then
+    each flagged entry on its own line; lnk's status is the program's."""
+    from test_ask_terminal import Pane
+    pane = Pane(lnk, tmp_path, ["--write", work, "--", "/bin/sh", "-c",
+                                LEFT_BEHIND])
+    try:
+        assert pane.exit_status() == 3, pane.text()
+        text = pane.text()
+    finally:
+        pane.close()
+    assert "\x1b" not in text
+    assert text.index("program-output") < text.index("lnk: changed"), text
+    for path, why in FLAGGED.items():
+        line = [ln for ln in text.splitlines() if f"project/{path}: " in ln]
+        assert line and why in line[0], f"{path}:\n{text}"
