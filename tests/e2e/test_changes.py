@@ -126,6 +126,13 @@ def test_names_the_program_chose_are_escaped(lnk, work):
     assert "\x1b" not in cp.stderr
     assert "a\\x1b[2Jb/.git/config: alias.x runs a shell command" \
         in cp.stderr, cp.stderr
+    cp = lnk("sandbox", "changes")
+    assert "\x1b" not in cp.stdout
+    assert "a\\x1b[2Jb/.git/config: alias.x" in cp.stdout, cp.stdout
+    cp = lnk("sandbox", "changes", "--json")
+    assert "\x1b" not in cp.stdout
+    flags = json.loads(cp.stdout.splitlines()[-1])["folders"][0]["flags"]
+    assert "a\x1b[2Jb/.git/config" in [f["path"] for f in flags]
 
 
 def test_links_are_not_followed(lnk, work, home):
