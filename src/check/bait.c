@@ -128,6 +128,22 @@ void bait_expect_dir(struct bait *b, const char *path)
 	strv_push(&b->dirs, path);
 }
 
+char *bait_repo_below(struct bait *b, const char *w, size_t i)
+{
+	_cleanup_free_ char *dir =
+	    xasprintf("%s/lnk-check-%s-r%zu", w, b->tag, i);
+	char *git = xasprintf("%s/.git", dir);
+	/* recorded first: a check that dies between the two still removes
+	 * what it made */
+	bait_expect_dir(b, dir);
+	bait_expect_dir(b, git);
+	if (mkdir(dir, 0700) < 0 || mkdir(git, 0700) < 0) {
+		free(git);
+		return NULL;
+	}
+	return git;
+}
+
 static void add_server(struct bait *b, int fd, const char *what,
 		       const char *path)
 {
@@ -575,9 +591,19 @@ static bool is_our_dir(const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
+	/* the .git of a repository check made (bait_repo_below): only in a
+	 * folder of check's */
+	if (base > path && strcmp(base, ".git") == 0) {
+		const char *up = base - 1;
+		while (up > path && up[-1] != '/')
+			up--;
+		if (strncmp(up, "lnk-check-", 10) != 0)
+			return false;
+	} else if (strncmp(base, "lnk-check-", 10) != 0) {
+		return false;
+	}
 	struct stat st;
-	return strncmp(base, "lnk-check-", 10) == 0 && lstat(path, &st) == 0 &&
-	       S_ISDIR(st.st_mode);
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 static void remove_path(char kind, const char *path)

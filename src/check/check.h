@@ -92,6 +92,12 @@ void bait_expect(struct bait *b, const char *path);
 /* The same for a folder the probe may make (by a rename): removed when
  * empty, after the files. */
 void bait_expect_dir(struct bait *b, const char *path);
+/* A repository check makes below the top of write folder w (index i):
+ * w/lnk-check-<tag>-r<i>/.git, both folders recorded for removal. The
+ * probe then writes its config, as a program would leave a repository.
+ * Returns the .git folder's path (allocated), or NULL when w takes no
+ * folder of check's. */
+char *bait_repo_below(struct bait *b, const char *w, size_t i);
 /* Removes everything planted or expected (only files that carry
  * BAIT_MARK, and sockets check made), closes the servers and the record,
  * and frees b. Safe to call twice. */
@@ -139,6 +145,9 @@ enum check_host {
 	CH_UNCHANGED, /* host_path must still hold host_content */
 	CH_CTIME,     /* host_path's inode must not change (its ctime is
 		       * host_ctime): a chmod to the mode it has */
+	CH_FLAGGED,   /* the table of what runs later (src/changes/flags.c)
+		       * must name host_path when host_root, a write folder,
+		       * is walked as a run's end walks it, from host_ctime */
 };
 
 struct check_try {
@@ -155,6 +164,7 @@ struct check_try {
 	const char *gap; /* the gap's reason (CHECK_GAP) */
 	enum check_host host;
 	char *host_path;
+	char *host_root; /* CH_FLAGGED: the write folder walked */
 	char *host_content;
 	struct timespec host_ctime;
 	/* Filled from the probe's answer and the host. */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "changes/changes.h"
 #include "check/check.h"
 #include "common/esc.h"
 
@@ -70,6 +71,11 @@ enum check_verdict check_verdict_of(enum check_expect e, enum check_outcome o,
 		}
 		break;
 	case CHECK_GAP:
+		/* a leftover the report must name: open when it does */
+		if (h == CH_FLAGGED)
+			return o != CO_REACHED ? CV_BLOCKED
+			       : host_ok       ? CV_OPEN
+					       : CV_LEAKED;
 		if (h != CH_NONE && !host_ok)
 			return CV_OPEN;
 		return o == CO_REACHED ? CV_OPEN : CV_BLOCKED;
@@ -99,6 +105,34 @@ static bool host_ok(const struct check_try *t, char **why)
 			return true;
 		*why = xasprintf("%s changed on this machine", t->host_path);
 		return false;
+	}
+	case CH_FLAGGED: {
+		struct changes_bounds b;
+		changes_bounds_default(&b);
+		struct changes_where in = {0};
+		struct changes_folder f;
+		struct lnk_err err = {0};
+		size_t n = strlen(t->host_root);
+		const char *rel = t->host_path + n + 1;
+		bool named = false;
+		if (strncmp(t->host_path, t->host_root, n) == 0 &&
+		    t->host_path[n] == '/' &&
+		    changes_walk(t->host_root, t->host_ctime, &in, &b, &f,
+				 &err) == 0) {
+			for (size_t i = 0; i < f.nflags && !named; i++)
+				if (strcmp(f.flags[i].path, rel) == 0) {
+					named = true;
+					*why =
+					    xasprintf("the end of a run names "
+						      "it: %s",
+						      f.flags[i].reason);
+				}
+			changes_folder_free(&f);
+		}
+		if (!named)
+			*why = xasprintf("the end of a run would not name %s",
+					 t->host_path);
+		return named;
 	}
 	case CH_CTIME: {
 		struct stat st;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "changes/changes.h"
 #include "check/check.h"
 #ifdef __linux__
 #include "init/seccomp_policy.h"
@@ -49,6 +50,12 @@ static const struct check_gap gaps[] = {
     {"32-bit programs",
      "32-bit (int 0x80) and x32 system calls kill the program: they "
      "cannot run in the sandbox"},
+    {"what a program leaves that runs later",
+     "a repository below the top of a write folder, a build file, a "
+     "configuration file that is a program: the program may write them "
+     "(they are the project's), and the end of a run names each with what "
+     "will run it (lnk-sandbox(1), WHAT A RUN LEFT). check reports it as "
+     "open when that report names it, as leaked when it does not"},
 };
 
 const struct check_gap *check_gaps(size_t *n)
@@ -1161,6 +1168,37 @@ static bool needs_wire(const struct policy *p)
 	       policy_list(p, K_LOCALHOST_PORTS)->n;
 }
 
+/* What a program may leave in a write folder that runs later: check
+ * makes a repository's folder below the top, the probe writes its config,
+ * and the report the end of a run gives (src/changes) must name it. */
+static void plan_later(const struct policy *p, struct bait *b, const char *home,
+		       struct check_list *l)
+{
+	const struct strv *wr = policy_list(p, K_FILES_WRITE);
+	for (size_t i = 0; i < wr->n; i++) {
+		_cleanup_free_ char *git = bait_repo_below(b, wr->v[i], i);
+		if (!git)
+			continue;
+		/* the start, on the folder's clock, after check's own
+		 * folders were made */
+		struct timespec since;
+		changes_stamp(wr->v[i], &since);
+		_cleanup_free_ char *cfg = xasprintf("%s/config", git);
+		_cleanup_free_ char *pp = pretty(home, cfg);
+		_cleanup_free_ char *what =
+		    xasprintf("leave a repository below the top: write %s", pp);
+		bait_expect(b, cfg);
+		struct check_try *t =
+		    add(l, "later", CHECK_GAP, what,
+			"create\t%s\t" BAIT_MARK "%s", cfg, b->secret);
+		t->gap = gaps[ARRAY_SIZE(gaps) - 1].name;
+		t->host = CH_FLAGGED;
+		t->host_path = xstrdup(git);
+		t->host_root = xstrdup(wr->v[i]);
+		t->host_ctime = since;
+	}
+}
+
 void check_plan(const struct policy *p, struct bait *b, const char *home,
 		const struct check_limits *lim, struct check_list *out)
 {
@@ -1170,6 +1208,7 @@ void check_plan(const struct policy *p, struct bait *b, const char *home,
 	plan_runs_outside(p, b, home, out);
 	plan_chains(p, b, home, out);
 	plan_submodules(p, b, home, out);
+	plan_later(p, b, home, out);
 	plan_hide_holders(b, home, out);
 	plan_kernel(out);
 	plan_process(p, b, out);
@@ -1186,6 +1225,7 @@ void check_list_free(struct check_list *l)
 		free(l->t[i].what);
 		free(l->t[i].probe);
 		free(l->t[i].host_path);
+		free(l->t[i].host_root);
 		free(l->t[i].host_content);
 		free(l->t[i].detail);
 	}

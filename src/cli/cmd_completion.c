@@ -105,6 +105,7 @@ static void add_keys(struct ccmd *c)
 			kind = "cmd";
 			break;
 		case KT_NAME:
+		case KT_CHANGES:
 		case KT_VERSION:
 		case KT_HOSTS:
 		case KT_LAN:

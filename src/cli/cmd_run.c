@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "changes/changes.h"
 #include "cli/grants.h"
 #include "common/util.h"
 #include "launch/grantcheck.h"
@@ -72,6 +73,17 @@ static int fail(struct run_state *s, int status, const struct lnk_err *err)
 	warnx_("%s", err->msg);
 	state_free(s);
 	return status;
+}
+
+/* What the end of the run says of what it left (--changes, [files]
+ * changes): the default is what a careful user wants, every flag shown. */
+static enum changes_mode run_changes(const struct policy *p)
+{
+	enum changes_mode m = CHANGES_SUMMARY;
+	const struct key_value *kv = &p->k[K_FILES_CHANGES];
+	if (kv->set && kv->str)
+		(void)changes_mode_parse(kv->str, &m);
+	return m;
 }
 
 int cmd_run(int argc, char **argv, const struct cli_ctx *cx)
@@ -138,6 +150,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *cx)
 	    .argv = argv + s.g.rest,
 	    .argc = argc - s.g.rest,
 	    .pty = spawn_wants_pty(),
+	    .changes = run_changes(&s.pol),
 	};
 	int status;
 	if ((r = sandbox_run(&req, &status, &err)) < 0)

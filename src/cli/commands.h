@@ -56,6 +56,7 @@ int cmd_spec(int argc, char **argv, const struct cli_ctx *cx);
 int cmd_permissions(int argc, char **argv, const struct cli_ctx *cx);
 int cmd_check(int argc, char **argv, const struct cli_ctx *cx);
 int cmd_log(int argc, char **argv, const struct cli_ctx *cx);
+int cmd_changes(int argc, char **argv, const struct cli_ctx *cx);
 int cmd_traffic(int argc, char **argv, const struct cli_ctx *cx);
 int cmd_stop(int argc, char **argv, const struct cli_ctx *cx);
 int cmd_pause(int argc, char **argv, const struct cli_ctx *cx);

@@ -27,6 +27,9 @@ static const struct command table[] = {
      "every call on the proxies of the sandboxes",
      "--lines=N --sandbox=@sandboxes --refused --since=TIME "
      "--follow -f --json"},
+    {"changes", cmd_changes, CMD_HOME | CMD_HOME_MAKE | CMD_OUTSIDE,
+     "what the last runs left in their write folders that runs later",
+     "@sandboxes --json"},
     {"traffic", cmd_traffic, CMD_HOME | CMD_HOME_MAKE | CMD_OUTSIDE,
      "bytes up and down of each running wire", "--json"},
     {"stop", cmd_stop, CMD_HOME | CMD_HOME_MAKE | CMD_OUTSIDE,

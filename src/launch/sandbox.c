@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "changes/run.h"
 #include "common/fdpass.h"
 #include "common/buf.h"
 #include "common/esc.h"
@@ -1027,6 +1028,9 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .ended_ctx = &s,
 	};
 	struct spawn_result res;
+	/* the run's start on each write folder's clock, before bwrap */
+	struct changes_run chg;
+	changes_run_begin(&chg, req->probe ? CHANGES_OFF : req->changes, pol);
 	r = spawn_run(&sreq, &res, err);
 	limits_cgroup_end(&s.cg);
 	devnodes_remove(&s.dev);
@@ -1069,6 +1073,12 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    stopnote_in_force(req->home, &stop_since) &&
 	    stop_since >= started_ms)
 		warnx_("stopped by 'lnk sandbox stop'");
+	/* after the program's own output, before lnk exits; never its
+	 * status */
+	if (res.started)
+		changes_run_end(&chg, name, req->home, req->host_env);
+	else
+		changes_run_end(&chg, NULL, NULL, NULL);
 	/* 126 is what shells (and npm, make, env) exit with when a program
 	 * cannot run; under [commands] that is most often Landlock refusing
 	 * one. The guard names the ones it saw (exec.c); for the rest (an

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "changes/changes.h"
 #include "common/err.h"
 #include "policy/policy.h"
 
@@ -40,6 +41,9 @@ struct sandbox_req {
 	 * argv[0] is ignored. Landlock may execute it even when [commands]
 	 * does not list it: check runs it, not the program under test. */
 	const char *probe;
+	/* What is said, after the program ended, of what it left in its
+	 * write folders (changes/changes.h); CHANGES_OFF: no walk. */
+	enum changes_mode changes;
 };
 
 /* Plans and runs the sandbox and waits for it. Returns 0 with *status the

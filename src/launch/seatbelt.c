@@ -326,6 +326,7 @@ int seatbelt_refusals(const struct policy *p, struct lnk_err *err)
 		case K_FILES_READ:
 		case K_FILES_HIDE:
 		case K_FILES_WRITE_DOT_FILES:
+		case K_FILES_CHANGES:	/* the launcher's, after the end */
 		case K_INTERNET_HOSTS:	/* the wire */
 		case K_INTERNET_MODELS: /* the wire's routes */
 		case K_LAN_HOSTS:	/* the wire */

@@ -45,6 +45,13 @@ static const struct key_def table[K__COUNT] = {
 				 "a write folder where it may change what "
 				 "runs outside (.git, .envrc, ...), so it "
 				 "can commit"},
+    [K_FILES_CHANGES] = {K_FILES_CHANGES, "files", "changes", "--changes",
+			 "WHAT", KT_CHANGES, MERGE_REPLACE,
+			 "what lnk says on stderr, when the program ends, of "
+			 "what it left in the write folders: 'summary' (one "
+			 "line of counts and every file that runs later, "
+			 "with what runs it; the default), 'full' (and every "
+			 "file it changed) or 'off'"},
     [K_INTERNET_HOSTS] = {K_INTERNET_HOSTS, "internet", "hosts",
 			  "--internet-host", "HOST", KT_HOSTS, MERGE_REPLACE,
 			  "a host it may reach on the internet: a name, "
@@ -184,6 +191,7 @@ bool key_is_list(enum key_type t)
 	case KT_VERSION:
 	case KT_SIZE:
 	case KT_COUNT:
+	case KT_CHANGES:
 		return false;
 	case KT_PATHS:
 	case KT_HOSTS:
@@ -228,6 +236,8 @@ const char *key_type_desc(enum key_type t)
 		return "size";
 	case KT_COUNT:
 		return "whole number";
+	case KT_CHANGES:
+		return "off, summary or full";
 	}
 	return "?";
 }
@@ -236,6 +246,7 @@ const char *key_toml_type(enum key_type t)
 {
 	switch (t) {
 	case KT_NAME:
+	case KT_CHANGES:
 		return "string";
 	case KT_VERSION:
 	case KT_COUNT:
@@ -748,6 +759,14 @@ int key_normalize(const struct key_def *d, const char *s, size_t len,
 	case KT_SIZE:
 	case KT_COUNT:
 		return check_scalar(d, s, len, q, out, err);
+	case KT_CHANGES:
+		if ((len == 3 && memcmp(s, "off", 3) == 0) ||
+		    (len == 7 && memcmp(s, "summary", 7) == 0) ||
+		    (len == 4 && memcmp(s, "full", 4) == 0)) {
+			*out = xstrndup(s, len);
+			return 0;
+		}
+		return BAD("%s: give 'summary', 'full' or 'off'", q);
 	case KT_MODELS: {
 		struct model_def md;
 		int r = model_parse(s, len, &md, err);

@@ -21,6 +21,7 @@ enum key_id {
 	K_FILES_READ,		 /* [files] read            --read */
 	K_FILES_HIDE,		 /* [files] hide            --hide (adds) */
 	K_FILES_WRITE_DOT_FILES, /* [files] write_dot_files --write-dot-files */
+	K_FILES_CHANGES,	 /* [files] changes         --changes */
 	K_INTERNET_HOSTS,	 /* [internet] hosts        --internet-host */
 	K_INTERNET_MODELS,	 /* [internet] models       --model */
 	K_LAN_HOSTS,		 /* [lan] hosts             --lan-host */
@@ -52,6 +53,7 @@ enum key_type {
 	KT_SIZE,     /* one size in bytes: "512M", "2G" (K, M, G, T: 1024s) */
 	KT_COUNT,    /* one whole number */
 	KT_MODELS,   /* model routes: "anthropic", "NAME=https://host/base" */
+	KT_CHANGES,  /* what a run's end says: "off", "summary", "full" */
 };
 
 enum merge_rule {

@@ -184,6 +184,7 @@ static void describe_entry(enum key_id id, const char *v, struct strv *out)
 	switch (id) {
 	case K_NAME:
 	case K_VERSION:
+	case K_FILES_CHANGES: /* opens nothing */
 	case K__COUNT:
 		return;
 	case K_FILES_WRITE:

@@ -138,7 +138,8 @@ char *spec_emit_flags(const struct policy *p, unsigned flags)
 			if (key_is_list(d->type)) {
 				emit_list(&b, d, kv, flags);
 				emit_raw_bytes(&b, d, kv, flags);
-			} else if (d->type == KT_SIZE) {
+			} else if (d->type == KT_SIZE ||
+				   d->type == KT_CHANGES) {
 				buf_printf(&b, "%s = ", d->key);
 				buf_toml_str(&b, kv->str, strlen(kv->str));
 				buf_putc(&b, '\n');

@@ -118,7 +118,8 @@ static int load_key(struct ctx *c, const struct key_def *d,
 		dst->num = v->u.i;
 		dst->set = true;
 		return 0;
-	case KT_NAME: {
+	case KT_NAME:
+	case KT_CHANGES: {
 		if (v->type != TOML_STRING)
 			return fail_at(c, vpos, "%s must be a string, not %s",
 				       kn, a_type(v->type));

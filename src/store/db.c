@@ -63,7 +63,15 @@ static const char schema[] =
      * reads and writes the others as they were) */
     "CREATE TABLE IF NOT EXISTS wire_lookups("
     " wire INTEGER PRIMARY KEY,"
-    " lookups INTEGER NOT NULL DEFAULT 0);";
+    " lookups INTEGER NOT NULL DEFAULT 0);"
+    /* what a run left in its write folders (changes/changes.h): lnk's
+     * own report, its text already escaped; bounded by db_changes_put */
+    "CREATE TABLE IF NOT EXISTS changes("
+    " id INTEGER PRIMARY KEY,"
+    " sandbox TEXT NOT NULL,"
+    " ended INTEGER NOT NULL," /* unix milliseconds */
+    " text TEXT NOT NULL,"
+    " json TEXT NOT NULL);";
 
 const char *db_damage_hint(int code)
 {
@@ -1109,5 +1117,74 @@ int db_model_read(struct db *db, int64_t wire_id,
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return sql_err(db, err, "cannot read the model calls");
+	return 0;
+}
+
+int db_changes_put(struct db *db, const char *sandbox, int64_t ended_ms,
+		   const char *text, const char *json, long keep,
+		   struct lnk_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(
+		db->h,
+		"INSERT INTO changes(sandbox, ended, text, json) "
+		"VALUES(?1, ?2, ?3, ?4)",
+		-1, &st, NULL) != SQLITE_OK)
+		return sql_err(db, err, "cannot keep the report of changes");
+	sqlite3_bind_text(st, 1, sandbox, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, ended_ms);
+	sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, json, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_err(db, err, "cannot keep the report of changes");
+	/* bounded: the newest keep reports */
+	if (sqlite3_prepare_v2(db->h,
+			       "DELETE FROM changes WHERE id <= (SELECT id "
+			       "FROM changes ORDER BY id DESC LIMIT 1 OFFSET "
+			       "?1)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_err(db, err, "cannot bound the reports of changes");
+	sqlite3_bind_int64(st, 1, keep);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_err(db, err, "cannot bound the reports of changes");
+	return 0;
+}
+
+int db_changes_read(struct db *db, const char *sandbox, long limit,
+		    void (*cb)(const struct db_changes_row *, void *), void *ud,
+		    struct lnk_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	/* a database no lnk of this version wrote has no reports yet */
+	if (sqlite3_prepare_v2(
+		db->h,
+		"SELECT sandbox, ended, text, json FROM (SELECT * FROM changes "
+		"WHERE id IN (SELECT max(id) FROM changes WHERE ?1 IS NULL OR "
+		"sandbox = ?1 GROUP BY sandbox) ORDER BY id DESC LIMIT ?2) "
+		"ORDER BY id",
+		-1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sandbox)
+		sqlite3_bind_text(st, 1, sandbox, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 1);
+	sqlite3_bind_int64(st, 2, limit > 0 ? limit : -1);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_changes_row row = {
+		    .sandbox = (const char *)sqlite3_column_text(st, 0),
+		    .ended_ms = sqlite3_column_int64(st, 1),
+		    .text = (const char *)sqlite3_column_text(st, 2),
+		    .json = (const char *)sqlite3_column_text(st, 3),
+		};
+		cb(&row, ud);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_err(db, err, "cannot read the reports of changes");
 	return 0;
 }

@@ -225,6 +225,23 @@ void db_queue_stop(struct db_queue *q);
  * db_queue_stop then joins it. NULL is fine. */
 void db_queue_stop_begin(struct db_queue *q);
 
+/* What a run left in its write folders (changes/changes.h): its report,
+ * text (lnk's own lines, already escaped) and JSON; only the newest keep
+ * reports stay. */
+int db_changes_put(struct db *db, const char *sandbox, int64_t ended_ms,
+		   const char *text, const char *json, long keep,
+		   struct lnk_err *err);
+struct db_changes_row {
+	const char *sandbox;
+	int64_t ended_ms;
+	const char *text, *json;
+};
+/* The last report of each sandbox (of sandbox alone when not NULL), the
+ * newest limit of them (0: all kept), oldest first. */
+int db_changes_read(struct db *db, const char *sandbox, long limit,
+		    void (*cb)(const struct db_changes_row *, void *), void *ud,
+		    struct lnk_err *err);
+
 /* Readers. */
 struct db_call_row {
 	int64_t id;

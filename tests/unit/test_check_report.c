@@ -45,6 +45,11 @@ static void test_verdict_table(void **state)
 	    /* a chmod judged by the host node's ctime */
 	    {CHECK_DENY, CO_REACHED, CH_CTIME, true, CV_BLOCKED},
 	    {CHECK_DENY, CO_REFUSED, CH_CTIME, false, CV_LEAKED},
+	    /* a leftover that runs later: open when the end of a run names
+	     * it, leaked when it does not */
+	    {CHECK_GAP, CO_REACHED, CH_FLAGGED, true, CV_OPEN},
+	    {CHECK_GAP, CO_REACHED, CH_FLAGGED, false, CV_LEAKED},
+	    {CHECK_GAP, CO_REFUSED, CH_FLAGGED, false, CV_BLOCKED},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		assert_int_equal(check_verdict_of(rows[i].e, rows[i].o,

@@ -257,9 +257,10 @@ static void names_for_hints(void **state)
 	(void)state;
 	const char *n[32];
 	size_t c = keys_names_in("files", n, 32);
-	assert_int_equal(c, 4);
+	assert_int_equal(c, 5);
 	assert_string_equal(n[0], "write");
 	assert_string_equal(n[3], "write_dot_files");
+	assert_string_equal(n[4], "changes");
 	c = keys_names_in(NULL, n, 32);
 	assert_int_equal(c, 2 + 9);
 	assert_string_equal(closest_word("wirte", n, c) ? "x" : "x", "x");

@@ -206,6 +206,7 @@ static const char *const pool[K__COUNT][6] = {
 		      "/e\x1b[0m"},
     [K_FILES_HIDE] = {"/h/one", "/h/two", "/h'single'"},
     [K_FILES_WRITE_DOT_FILES] = {"/home/u/code/app", "/w"},
+    [K_FILES_CHANGES] = {"off", "full", "summary"},
     [K_INTERNET_HOSTS] = {"*", "registry.npmjs.org", "*.example.com",
 			  "192.0.2.1", "2001:db8::1", "xn--bcher-kva.example"},
     [K_LAN_HOSTS] = {"nas:22", "192.168.1.0/24", "[fe80::1]:22", "fd00::/8",

@@ -1,0 +1,419 @@
+/* THE table of what runs or is trusted later, with the reason for each
+ * row (flags.h). Every row is a class of file a tool on the host runs,
+ * sources or trusts after the sandbox ended: docs/runs-outside.md's
+ * "Open" rows point here. A new class is a new row, never a name added
+ * somewhere else.
+ */
+#include "changes/flags.h"
+
+#include "changes/changes.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/util.h"
+#include "policy/dotfiles.h"
+
+/* A manifest or a git config the program wrote is read at most this far:
+ * the file is the program's, its size too. */
+#define FLAG_READ_MAX (256 * 1024)
+
+/* Folders counted apart in the summary; the first ones also hold what
+ * others wrote (vendored: a package's own Makefile or setup.py is not the
+ * project's, and a package install writes thousands). */
+static const char *const bulky[CHANGES_NBULKY] = {
+    "node_modules", ".git",   ".venv", "venv",
+    "__pycache__",  "target", ".tox",  ".cache",
+};
+
+static const char *const vendored[] = {
+    "node_modules", "site-packages", "dist-packages", "__pycache__",
+    "target",	    ".tox",	     ".cache",	      "bower_components",
+};
+
+struct row {
+	const char *name;
+	const char *reason;
+};
+
+/* Build files and manifests: they run at the user's next build, install
+ * or test, as the user, outside any sandbox. */
+static const struct row build_files[] = {
+    {"Makefile", "runs at your next make"},
+    {"makefile", "runs at your next make"},
+    {"GNUmakefile", "runs at your next make"},
+    {"CMakeLists.txt", "runs at the next cmake configure (and an editor's "
+		       "CMake extension on open)"},
+    {"meson.build", "its run_command() runs at the next meson setup"},
+    {"configure", "runs at ./configure"},
+    {"setup.py", "runs at the next pip install or build of this folder"},
+    {"setup.cfg", "names what the next pip install of this folder runs"},
+    {"pyproject.toml", "names the build backend the next pip install of this "
+		       "folder runs"},
+    {"conftest.py", "pytest runs it at the next test run in this folder"},
+    {"noxfile.py", "runs at the next nox"},
+    {"tox.ini", "names the commands the next tox runs"},
+    {"build.rs", "cargo compiles and runs it at the next build, check or "
+		 "test (rust-analyzer too, when an editor opens the folder)"},
+    {"Cargo.toml", "names the build script and the dependencies cargo builds "
+		   "and runs at the next build"},
+    {"build.gradle", "runs at the next gradle build (and an editor's Java "
+		     "extension on open)"},
+    {"build.gradle.kts", "runs at the next gradle build (and an editor's "
+			 "Java extension on open)"},
+    {"settings.gradle", "runs at the next gradle build"},
+    {"settings.gradle.kts", "runs at the next gradle build"},
+    {"gradlew", "runs at the next ./gradlew"},
+    {"pom.xml", "names the plugins the next mvn runs"},
+    {"Rakefile", "runs at the next rake"},
+    {"Gemfile", "Ruby code bundler runs at the next bundle"},
+    {"Justfile", "runs at the next just"},
+    {"justfile", "runs at the next just"},
+    {"Taskfile.yml", "names the commands the next task runs"},
+    {"go.mod", "names the modules (and their generators) the next go build "
+	       "fetches"},
+    {"composer.json", "its scripts run at the next composer install"},
+};
+
+/* Configuration files that are programs: a tool runs them at its next
+ * start, and an editor's extension as soon as the folder opens. */
+static const char *const config_stems[] = {
+    "eslint.config",   ".eslintrc",	    "prettier.config",
+    ".prettierrc",     "vite.config",	    "vitest.config",
+    "jest.config",     "webpack.config",    "rollup.config",
+    "babel.config",    ".babelrc",	    "postcss.config",
+    "tailwind.config", "next.config",	    "nuxt.config",
+    "svelte.config",   "astro.config",	    "stylelint.config",
+    ".stylelintrc",    "playwright.config", "cypress.config",
+    "tsup.config",     "commitlint.config", "lint-staged.config",
+    ".lintstagedrc",   ".mocharc",	    "karma.conf",
+    "gulpfile",	       "Gruntfile",	    "vue.config",
+    "metro.config",
+};
+static const char *const config_exts[] = {"js", "cjs", "mjs",
+					  "ts", "cts", "mts"};
+
+/* Modules a Python started in a folder imports from that folder first
+ * (sys.path[0] is the script's folder, or the current one for -m, -c and
+ * the prompt): readline at every interactive start, the rest whenever a
+ * tool imports them. */
+static const char *const py_shadow[] = {
+    "readline",	 "rlcompleter", "os",	       "site",	     "sys",
+    "re",	 "json",	"subprocess",  "typing",     "abc",
+    "enum",	 "functools",	"collections", "io",	     "codecs",
+    "encodings", "random",	"string",      "tempfile",   "shutil",
+    "logging",	 "argparse",	"pathlib",     "socket",     "ssl",
+    "http",	 "urllib",	"email",       "base64",     "hashlib",
+    "copy",	 "types",	"warnings",    "inspect",    "ast",
+    "tokenize",	 "token",	"keyword",     "platform",   "locale",
+    "glob",	 "fnmatch",	"pip",	       "setuptools", "pkg_resources",
+    "distutils", "pytest",	"_pytest",     "pdb",	     "code",
+    "zipfile",	 "tarfile",	"uuid",
+};
+
+static bool in_list(const char *name, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, list[i]) == 0)
+			return true;
+	return false;
+}
+
+const char *changes_bulky_name(size_t i)
+{
+	return i < CHANGES_NBULKY ? bulky[i] : NULL;
+}
+
+int flags_bulky_index(const char *name)
+{
+	for (size_t i = 0; i < CHANGES_NBULKY; i++)
+		if (strcmp(name, bulky[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The row of the dot-file list (the names that run outside at a write
+ * folder's top) for name, or NULL. .git has rows of its own here. */
+static const struct dot_file *dot_row(const char *name)
+{
+	if (strcmp(name, ".git") == 0 || !is_dot_file(name))
+		return NULL;
+	size_t n;
+	const struct dot_file *d = dot_files(&n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(d[i].name, name) == 0)
+			return &d[i];
+	return NULL;
+}
+
+void flags_enter(const struct flag_where *parent, const char *name,
+		 bool parent_venv, struct flag_where *child)
+{
+	*child = *parent;
+	child->depth = parent->depth + 1;
+	child->site = false;
+	child->venv_bin = false;
+	child->on_path = false;
+	child->bare_here = false;
+	if (!parent->in_git && strcmp(name, ".git") == 0) {
+		child->in_git = true;
+		child->git_hooks = false;
+		/* the top's own .git (--write-dot-files) is the user's
+		 * grant; a repository below it is the program's */
+		child->below_top = parent->depth > 0;
+	} else if (parent->in_git && parent->depth + 1 >= 1 &&
+		   strcmp(name, "hooks") == 0) {
+		child->git_hooks = true;
+	}
+	if (in_list(name, vendored, sizeof(vendored) / sizeof(*vendored)))
+		child->vendored = true;
+	const struct dot_file *d;
+	if (!child->dot && !child->in_git && (d = dot_row(name)))
+		child->dot = d;
+	if (strcmp(name, "site-packages") == 0 ||
+	    strcmp(name, "dist-packages") == 0)
+		child->site = true;
+	if (parent_venv &&
+	    (strcmp(name, "bin") == 0 || strcmp(name, "Scripts") == 0))
+		child->venv_bin = true;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* A file of the program's, read without following a link, bounded. */
+static int read_small(int dirfd, const char *name, char **out, size_t *len)
+{
+	int fd =
+	    openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int r = 0;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode))
+		r = -EINVAL;
+	else
+		r = read_fd_all(fd, FLAG_READ_MAX, out, len);
+	close(fd);
+	return r;
+}
+
+static char *git_config_reason(int dirfd, const char *name)
+{
+	char *text = NULL;
+	size_t len = 0;
+	if (read_small(dirfd, name, &text, &len) < 0)
+		return xstrdup("a git config lnk could not read: review it "
+			       "before git reads this repository");
+	char **keys = NULL;
+	size_t n = 0;
+	gitcfg_programs(text, len, &keys, &n, 16);
+	free(text);
+	if (n == 0)
+		return NULL;
+	struct buf b = {0};
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			buf_puts(&b, "; ");
+		buf_puts(&b, keys[i]);
+		free(keys[i]);
+	}
+	free(keys);
+	return buf_steal(&b);
+}
+
+/* package.json's "scripts": npm runs them at install (the lifecycle
+ * ones) and at `npm run`, and editors list them to run. Its old content
+ * is not known, so a changed manifest with scripts is flagged, naming
+ * them. A crude scan, bounded: a key named in the object after
+ * "scripts". */
+static char *package_json_reason(int dirfd, const char *name)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int r = read_small(dirfd, name, &text, &len);
+	if (r == -EFBIG)
+		return xstrdup("a package.json too large for lnk to read: "
+			       "review its scripts, which run at the next npm "
+			       "install or npm run");
+	if (r < 0)
+		return NULL;
+	char *p = memmem(text, len, "\"scripts\"", 9);
+	if (!p) {
+		free(text);
+		return NULL;
+	}
+	char *end = text + len;
+	p += 9;
+	while (p < end && *p != '{' && *p != '}')
+		p++;
+	struct buf names = {0};
+	size_t count = 0;
+	if (p < end && *p == '{') {
+		p++;
+		/* each "key": at depth one of the scripts object */
+		int depth = 1;
+		bool want_key = true;
+		while (p < end && depth > 0 && count < 8) {
+			if (*p == '"') {
+				char *q = ++p;
+				while (p < end && *p != '"') {
+					if (*p == '\\' && p + 1 < end)
+						p++;
+					p++;
+				}
+				if (depth == 1 && want_key && p < end) {
+					if (count++)
+						buf_puts(&names, ", ");
+					size_t n = (size_t)(p - q);
+					buf_append(&names, q, n > 40 ? 40 : n);
+					want_key = false;
+				}
+			} else if (*p == '{' || *p == '[') {
+				depth++;
+			} else if (*p == '}' || *p == ']') {
+				depth--;
+			} else if (*p == ',' && depth == 1) {
+				want_key = true;
+			}
+			p++;
+		}
+	}
+	free(text);
+	if (count == 0) {
+		buf_free(&names);
+		return NULL;
+	}
+	char *why = xasprintf("its scripts (%s) run at the next npm install "
+			      "or npm run",
+			      names.p);
+	buf_free(&names);
+	return why;
+}
+
+static bool config_program(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	if (!dot || dot == name)
+		return false;
+	if (!in_list(dot + 1, config_exts,
+		     sizeof(config_exts) / sizeof(*config_exts)))
+		return false;
+	size_t stem = (size_t)(dot - name);
+	for (size_t i = 0; i < sizeof(config_stems) / sizeof(*config_stems);
+	     i++)
+		if (strlen(config_stems[i]) == stem &&
+		    strncmp(name, config_stems[i], stem) == 0)
+			return true;
+	return false;
+}
+
+static const char *py_module(const char *name, bool dir, char *tmp, size_t cap)
+{
+	size_t n = strlen(name);
+	if (!dir) {
+		if (n < 4 || !ends_with(name, ".py") || n - 3 >= cap)
+			return NULL;
+		memcpy(tmp, name, n - 3);
+		tmp[n - 3] = '\0';
+		name = tmp;
+	}
+	return in_list(name, py_shadow, sizeof(py_shadow) / sizeof(*py_shadow))
+		   ? name
+		   : NULL;
+}
+
+char *flags_check(int dirfd, const char *name, mode_t mode,
+		  const struct flag_where *w, const char *link_target)
+{
+	bool reg = S_ISREG(mode), dir = S_ISDIR(mode), lnk = S_ISLNK(mode);
+	bool exe = reg && (mode & 0111);
+
+	if (link_target)
+		return xasprintf("a link out of the write folder, to %s: a "
+				 "tool that follows it reads or writes there",
+				 link_target);
+	if (reg && (mode & (S_ISUID | S_ISGID)))
+		return xstrdup("a set-ID bit: it runs with its owner's rights "
+			       "when anyone starts it");
+	if (strcmp(name, ".git") == 0 && w->depth > 0 && !w->in_git)
+		return xstrdup("a repository made or changed below the top: "
+			       "git runs its config and hooks when your "
+			       "prompt or editor runs git in this folder");
+	if (w->in_git) {
+		if (w->bare_here && strcmp(name, "HEAD") == 0)
+			return xstrdup("a bare repository made or changed "
+				       "below the top: git runs its config and "
+				       "hooks when a tool reads it");
+		if (reg &&
+		    (strcmp(name, "config") == 0 ||
+		     strcmp(name, "config.worktree") == 0) &&
+		    !w->git_hooks)
+			return git_config_reason(dirfd, name);
+		if (w->git_hooks && (reg || lnk) && !ends_with(name, ".sample"))
+			return xstrdup("a git hook: git runs it at the next "
+				       "commit, checkout, merge or push in "
+				       "this repository");
+		return NULL;
+	}
+	/* the names that run outside: the dot-file rules keep them at the
+	 * write folder's top; below it (a tool started in that folder reads
+	 * them), inside one of their folders, or with --write-dot-files they
+	 * are the program's */
+	const struct dot_file *d;
+	if (!w->vendored && (d = dot_row(name)))
+		return xasprintf("%s: %s, when started in this folder", d->name,
+				 d->why);
+	if (!w->vendored && w->dot && (reg || lnk))
+		return xasprintf("in %s: %s", w->dot->name, w->dot->why);
+	if (reg && w->site && ends_with(name, ".pth"))
+		return xstrdup("a .pth file: its import lines run at every "
+			       "start of this environment's python");
+	if (reg && (strcmp(name, "sitecustomize.py") == 0 ||
+		    strcmp(name, "usercustomize.py") == 0))
+		return xstrdup("python runs it at every start whose path holds "
+			       "this folder");
+	if (w->venv_bin && (exe || lnk))
+		return xstrdup("a new program in a virtualenv's bin: runs when "
+			       "the environment is active and you (or a "
+			       "tool) type its name");
+	if (w->on_path && (exe || lnk))
+		return xstrdup("a new program in a folder on your PATH: runs "
+			       "when you type its name");
+	if (w->vendored)
+		return NULL;
+	char tmp[64];
+	const char *mod;
+	if (w->depth == 0 && (reg || dir) &&
+	    (mod = py_module(name, dir, tmp, sizeof(tmp))))
+		return xasprintf("shadows Python's %s: python started in this "
+				 "folder imports it first%s",
+				 mod,
+				 strcmp(mod, "readline") == 0
+				     ? " (readline: at every interactive start)"
+				     : "");
+	if (reg && strcmp(name, "package.json") == 0)
+		return package_json_reason(dirfd, name);
+	for (size_t i = 0; i < sizeof(build_files) / sizeof(*build_files); i++)
+		if (reg && strcmp(name, build_files[i].name) == 0)
+			return xasprintf("a build file: %s",
+					 build_files[i].reason);
+	if (reg && config_program(name))
+		return xstrdup("a configuration file that is a program: the "
+			       "tool runs it at its next start, an editor's "
+			       "extension as soon as the folder opens");
+	if (exe)
+		return xstrdup("executable: runs when you or a script start "
+			       "it");
+	return NULL;
+}

@@ -1,0 +1,54 @@
+/* THE table of what runs or is trusted later (docs/runs-outside.md, its
+ * "Open" rows): given one changed entry and where it lies, the reason it
+ * matters and what will run it, or NULL. `lnk sandbox check` and the end
+ * of a run both ask here, so the two never disagree.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct dot_file;
+
+/* Where an entry lies, as the walk knows it (each set by flags_enter for
+ * the folder the walk descends into). */
+struct flag_where {
+	unsigned depth; /* 0: at the top of the write folder */
+	bool in_git;	/* inside a git directory (.git or a bare one) */
+	bool git_hooks; /* inside a git directory's hooks/ */
+	bool below_top; /* that git directory is not the top's own */
+	bool bare_here; /* this folder is a bare repository below the top */
+	bool vendored;	/* under node_modules, site-packages, target, ... */
+	bool site;	/* directly in site-packages or dist-packages */
+	bool venv_bin;	/* directly in a virtualenv's bin (or Scripts) */
+	bool on_path;	/* directly in a folder of lnk's PATH */
+	/* under a folder of the dot-file list (policy/dotfiles.h: .vscode,
+	 * .husky, .cargo, ...), or NULL */
+	const struct dot_file *dot;
+};
+
+/* One changed entry: name in a folder at w; mode its st_mode; dirfd the
+ * folder's (to read a git config or a manifest, bounded, without
+ * following links); link_target: where a link that leaves the write
+ * folder points (the walk decides; NULL otherwise). Returns a reason (allocated) or NULL. */
+char *flags_check(int dirfd, const char *name, mode_t mode,
+		  const struct flag_where *w, const char *link_target);
+
+/* The flag_where of the folder name below a folder at parent.
+ * parent_venv: the parent holds pyvenv.cfg. (A bare repository is known
+ * only from the folder's own names: the walk sets in_git and bare_here.) */
+void flags_enter(const struct flag_where *parent, const char *name,
+		 bool parent_venv, struct flag_where *child);
+
+/* Whether a folder of this name is counted apart (flags_bulky_index) and
+ * holds what others wrote (a package's build files are not the
+ * project's). */
+int flags_bulky_index(const char *name);
+
+/* The program keys of a git config file (core.fsmonitor, core.pager,
+ * core.hooksPath, core.sshCommand, core.editor, filter.*, diff.*.textconv,
+ * alias.* starting with '!', include paths), one reason each, appended
+ * to *out (allocated strings, *n grows; at most max). From gitcfg.c. */
+void gitcfg_programs(const char *text, size_t len, char ***out, size_t *n,
+		     size_t max);

@@ -1,0 +1,196 @@
+/* The keys of a git config that name programs git runs (flags.h).
+ *
+ * Threat: a repository the program made or changed below the top of a
+ * write folder is the program's; its config runs what it names when the
+ * user's prompt, editor or next git command reads it. Only the file's
+ * own keys are read (an include is itself a reason), with git's syntax
+ * kept simple: [section], [section "sub"], [section.sub], key = value;
+ * anything else on a line is skipped, never acted on.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "changes/flags.h"
+#include "common/util.h"
+
+struct key_rule {
+	const char *section; /* lower case */
+	bool any_sub;	     /* section "X" with any subsection */
+	const char *key;     /* lower case; NULL: any key */
+	const char *runs;    /* when git runs it */
+};
+
+static const struct key_rule rules[] = {
+    {"core", false, "fsmonitor",
+     "runs when git reads this repository, as your prompt may on cd"},
+    {"core", false, "pager", "runs when git shows its output in a pager"},
+    {"core", false, "hookspath",
+     "makes git run its hooks from the folder it names"},
+    {"core", false, "sshcommand", "runs at the next fetch or push"},
+    {"core", false, "gitproxy", "runs at the next fetch"},
+    {"core", false, "editor", "runs at the next commit message"},
+    {"core", false, "askpass", "runs when git asks for a password"},
+    {"sequence", false, "editor", "runs at the next rebase -i"},
+    {"credential", true, "helper", "runs when git needs credentials"},
+    {"filter", true, NULL,
+     "runs when git checks out or adds the files .gitattributes names"},
+    {"diff", true, "textconv", "runs at the next git diff"},
+    {"diff", true, "command", "runs at the next git diff"},
+    {"diff", false, "external", "runs at the next git diff"},
+    {"gpg", false, "program", "runs at the next signed commit"},
+    {"gpg", true, "program", "runs at the next signed commit"},
+    {"include", false, "path",
+     "adds another config file, which may name "
+     "programs"},
+    {"includeif", true, "path",
+     "adds another config file, which may name "
+     "programs"},
+};
+
+static bool is_bool(const char *v, size_t n)
+{
+	static const char *const words[] = {"true", "false", "yes", "no",
+					    "on",   "off",   "1",   "0"};
+	if (n == 0)
+		return true;
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		if (strlen(words[i]) == n && strncasecmp(v, words[i], n) == 0)
+			return true;
+	return false;
+}
+
+static void add(char ***out, size_t *n, size_t max, char *s)
+{
+	if (*n >= max) {
+		free(s);
+		return;
+	}
+	*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+	(*out)[(*n)++] = s;
+}
+
+void gitcfg_programs(const char *text, size_t len, char ***out, size_t *n,
+		     size_t max)
+{
+	char section[64] = "", sub[64] = "";
+	bool has_sub = false;
+	const char *p = text, *end = text + len;
+	/* git skips a UTF-8 byte order mark before the first header */
+	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		const char *s = p;
+		p = eol < end ? eol + 1 : end;
+		while (s < eol && isspace((unsigned char)*s))
+			s++;
+		if (s == eol || *s == '#' || *s == ';')
+			continue;
+		if (*s == '[') {
+			/* [name], [name "sub"], [name.sub] */
+			size_t i = 0;
+			s++;
+			while (s < eol &&
+			       (isalnum((unsigned char)*s) || *s == '-' ||
+				*s == '.') &&
+			       i + 1 < sizeof(section))
+				section[i++] =
+				    (char)tolower((unsigned char)*s++);
+			section[i] = '\0';
+			has_sub = false;
+			char *dot = strchr(section, '.');
+			if (dot) {
+				*dot = '\0';
+				has_sub = true;
+				snprintf(sub, sizeof(sub), "%s", dot + 1);
+			}
+			while (s < eol && isspace((unsigned char)*s))
+				s++;
+			if (s < eol && *s == '"') {
+				i = 0;
+				s++;
+				while (s < eol && *s != '"' &&
+				       i + 1 < sizeof(sub)) {
+					if (*s == '\\' && s + 1 < eol)
+						s++;
+					sub[i++] = *s++;
+				}
+				sub[i] = '\0';
+				has_sub = true;
+				/* the rest of a long subsection */
+				while (s < eol && *s != '"') {
+					if (*s == '\\' && s + 1 < eol)
+						s++;
+					s++;
+				}
+				if (s < eol)
+					s++;
+			}
+			/* git reads a variable on the header's line too:
+			 * "[core] fsmonitor = x" */
+			while (s < eol && *s != ']')
+				s++;
+			if (s < eol)
+				s++;
+			while (s < eol && isspace((unsigned char)*s))
+				s++;
+			if (s == eol || *s == '#' || *s == ';')
+				continue;
+		}
+		char key[64];
+		size_t i = 0;
+		while (s < eol && (isalnum((unsigned char)*s) || *s == '-') &&
+		       i + 1 < sizeof(key))
+			key[i++] = (char)tolower((unsigned char)*s++);
+		key[i] = '\0';
+		if (i == 0)
+			continue;
+		while (s < eol && isspace((unsigned char)*s))
+			s++;
+		const char *v = s;
+		size_t vn = 0;
+		if (s < eol && *s == '=') {
+			v = s + 1;
+			while (v < eol && isspace((unsigned char)*v))
+				v++;
+			if (v < eol && *v == '"')
+				v++;
+			vn = (size_t)(eol - v);
+		}
+		if (strcmp(section, "alias") == 0 && !has_sub) {
+			/* '!' runs a shell; a value that goes on to the
+			 * next line ("\\" at the end) may start with one */
+			if (vn > 0 && (*v == '!' || *v == '\\'))
+				add(out, n, max,
+				    xasprintf("alias.%s runs a shell command "
+					      "when you type git %s",
+					      key, key));
+			continue;
+		}
+		for (size_t r = 0; r < sizeof(rules) / sizeof(*rules); r++) {
+			const struct key_rule *k = &rules[r];
+			if (strcmp(section, k->section) != 0 ||
+			    has_sub != k->any_sub)
+				continue;
+			if (k->key && strcmp(key, k->key) != 0)
+				continue;
+			/* core.fsmonitor = true is git's own daemon */
+			if (strcmp(key, "fsmonitor") == 0 && is_bool(v, vn))
+				continue;
+			if (has_sub)
+				add(out, n, max,
+				    xasprintf("%s.%s.%s %s", section, sub, key,
+					      k->runs));
+			else
+				add(out, n, max,
+				    xasprintf("%s.%s %s", section, key,
+					      k->runs));
+			break;
+		}
+	}
+}

