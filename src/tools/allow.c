@@ -342,15 +342,33 @@ void tools_plan_warnings(const struct tools_plan *p, struct strv *out)
 }
 
 /* " ... (+K more arguments, B bytes)" for the arguments from `from`. */
+/* The arguments from..to (exclusive) left out of a row, counted. */
 static void fold_note(char *dst, size_t cap, const struct strv *args,
-		      size_t from)
+		      size_t from, size_t to, bool tail)
 {
 	size_t bytes = 0;
 
-	for (size_t i = from; i < args->n; i++)
+	for (size_t i = from; i < to; i++)
 		bytes += strlen(args->v[i]);
-	snprintf(dst, cap, " ... (+%zu more argument%s, %zu bytes)",
-		 args->n - from, args->n - from == 1 ? "" : "s", bytes);
+	snprintf(dst, cap, " ... (+%zu more argument%s, %zu bytes)%s",
+		 to - from, to - from == 1 ? "" : "s", bytes,
+		 tail ? " ..." : "");
+}
+
+/* An argument as the log shows it: one shell word, escaped; one longer
+ * than cap is its first bytes and how long it is, so that a padded
+ * argument cannot push the ones after it out of the row. */
+static char *log_word(const char *arg, size_t cap)
+{
+	char *w = esc_word_dup(arg);
+	size_t n = strlen(arg);
+
+	if (strlen(w) <= cap)
+		return w;
+	free(w);
+	_cleanup_free_ char *head = xstrndup(arg, cap / 5 ? cap / 5 : 1);
+	_cleanup_free_ char *hw = esc_word_dup(head);
+	return xasprintf("%s...(%zu bytes)", hw, n);
 }
 
 char *tools_call_text(const char *tool, const struct strv *args, size_t max)
@@ -363,23 +381,41 @@ char *tools_call_text(const char *tool, const struct strv *args, size_t max)
 	esc_append(&b, tool, strlen(tool), ESC_TEXT);
 	all = b.len;
 	for (size_t i = 0; i < args->n; i++) {
-		strv_push_take(&words, esc_word_dup(args->v[i]));
+		strv_push_take(&words, log_word(args->v[i], max / 3));
 		all += 1 + strlen(words.v[i]);
 	}
-	size_t i = 0;
-	for (; i < args->n; i++) {
-		size_t wl = strlen(words.v[i]);
-		if (all > max) {
-			fold_note(note, sizeof(note), args, i + 1);
-			if (b.len + 1 + wl + strlen(note) > max)
-				break;
+	if (all <= max) {
+		for (size_t i = 0; i < args->n; i++) {
+			buf_putc(&b, ' ');
+			buf_puts(&b, words.v[i]);
 		}
-		buf_putc(&b, ' ');
-		buf_append(&b, words.v[i], wl);
+		strv_free(&words);
+		return buf_steal(&b);
 	}
-	if (i < args->n) {
-		fold_note(note, sizeof(note), args, i);
+	/* Folded: the last arguments that fit in half of what is left (the
+	 * ones a padded call would hide: an --output= at its end), then the
+	 * first ones in the rest, and between them the count of those left
+	 * out. */
+	fold_note(note, sizeof(note), args, 0, args->n, true);
+	size_t room =
+	    max > b.len + strlen(note) ? max - b.len - strlen(note) : 0;
+	size_t tail = args->n, used = 0;
+	while (tail > 0 && used + 1 + strlen(words.v[tail - 1]) <= room / 2)
+		used += 1 + strlen(words.v[--tail]);
+	size_t head = 0;
+	while (head < tail && used + 1 + strlen(words.v[head]) <= room)
+		used += 1 + strlen(words.v[head++]);
+	for (size_t i = 0; i < head; i++) {
+		buf_putc(&b, ' ');
+		buf_puts(&b, words.v[i]);
+	}
+	if (head < tail) {
+		fold_note(note, sizeof(note), args, head, tail, tail < args->n);
 		buf_puts(&b, note);
+	}
+	for (size_t i = tail; i < args->n; i++) {
+		buf_putc(&b, ' ');
+		buf_puts(&b, words.v[i]);
 	}
 	strv_free(&words);
 	return buf_steal(&b);

@@ -82,6 +82,10 @@ struct broker {
 	struct call calls[TOOLS_MAX_CALLS];
 	char *buf;		/* one message from the reader */
 	struct tools_tops tops; /* the write folders' tops (folder.h) */
+	/* The hidden folders held by identity from the start (view.h), and
+	 * where they are now, read again for each call. */
+	struct tools_pins pins;
+	struct strv pins_now;
 	int desktop;  /* the desktop process's socket (desktop.h), or -1 */
 	bool can_ask; /* a terminal, or a desktop channel */
 	struct answer_box answers; /* the person's answers (answer.h) */
@@ -379,7 +383,8 @@ static void exec_tool(const struct broker *b, const char *path,
 	 * gets a checked http(s) URL only, and the browser it starts must
 	 * outlive the call. */
 	struct lnk_err ve = {0};
-	if (!page && tools_view_enter(b->in->hidden, &ve) < 0) {
+	if (!page && tools_view_enter_pinned(b->in->hidden, &b->pins,
+					     &b->pins_now, &ve) < 0) {
 		term_write(2, "lnk: ");
 		term_write(2, ve.msg);
 		term_write(2, "\n");
@@ -650,6 +655,8 @@ static void run_tool(struct broker *b, struct call *c,
 	strv_push(&argv, g->name);
 	for (size_t i = 0; i < tc->args.n; i++)
 		strv_push(&argv, tc->args.v[i]);
+	strv_free(&b->pins_now);
+	tools_pins_now(&b->pins, &b->pins_now);
 	pid_t pid = fork();
 	if (pid == 0)
 		exec_tool(b, g->path, argv.v, fds, dirfd, note,
@@ -852,7 +859,10 @@ static void broker_main(const struct tools_broker_in *in)
 	b.buf = xmalloc(TOOLS_MAX_CALL + PASS_HEAD + 16);
 	if (!(b.cap = in->cap) && !(b.cap = refusals_shared_new(mono_ms())))
 		_exit(125);
-	if (tools_tops_make(in->writes, in->write_dot_files, &b.tops, &e) < 0) {
+	if (tools_tops_make(in->writes, in->write_dot_files, &b.tops, &e) < 0 ||
+	    ((tools_tops_add_reads(in->grants, &b.tops) < 0 ||
+	      tools_pins_make(in->hidden, &b.pins) < 0) &&
+	     err_set(&e, -ENOMEM, "out of memory") < 0)) {
 		_cleanup_free_ char *m = xasprintf(
 		    "lnk: the tools broker cannot start: %s\n", e.msg);
 		term_write(2, m);

@@ -56,6 +56,31 @@ int tools_tops_make(const struct strv *writes,
 	return 0;
 }
 
+static const struct tools_top *top_of(const struct tools_tops *tops,
+				      const struct stat *st);
+
+int tools_tops_add_reads(const struct strv *reads, struct tools_tops *out)
+{
+	for (size_t i = 0; reads && i < reads->n; i++) {
+		struct stat st;
+		if (stat(reads->v[i], &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    top_of(out, &st))
+			continue;
+		struct tools_top *v =
+		    realloc(out->v, (out->n + 1) * sizeof(*out->v));
+		if (!v)
+			return -ENOMEM;
+		out->v = v;
+		out->v[out->n++] =
+		    (struct tools_top){.dev = st.st_dev,
+				       .ino = st.st_ino,
+				       .guarded = true,
+				       .path = xstrdup(reads->v[i]),
+				       .read = true};
+	}
+	return 0;
+}
+
 void tools_tops_free(struct tools_tops *t)
 {
 	for (size_t i = 0; t->v && i < t->n; i++)
@@ -95,7 +120,7 @@ int tools_folder_check(int dirfd, const struct tools_tops *tops, char *why,
 		       size_t cap)
 {
 	char name[PATH_MAX + 32], q[PATH_MAX + 16];
-	const struct tools_top *here = NULL, *outer = NULL;
+	const struct tools_top *here = NULL, *outer = NULL, *reader = NULL;
 	struct stat st, up;
 	int fd, e = 0;
 
@@ -135,7 +160,9 @@ int tools_folder_check(int dirfd, const struct tools_tops *tops, char *why,
 		if (up.st_dev == st.st_dev && up.st_ino == st.st_ino)
 			break;
 		const struct tools_top *t = tops ? top_of(tops, &up) : NULL;
-		if (t)
+		if (t && t->read)
+			reader = t;
+		else if (t)
 			outer = t;
 		st = up;
 	}
@@ -147,6 +174,24 @@ int tools_folder_check(int dirfd, const struct tools_tops *tops, char *why,
 			 "refused",
 			 folder_name(dirfd, name, sizeof(name)), strerror(-e));
 		return e;
+	}
+	/* Below the top of a --read folder: nothing of this run wrote there,
+	 * but another sandbox may have (one before it, or beside it, with
+	 * --write there), and the tool's own folder is where git, npm and
+	 * the rest look first. Only the folder itself is judged so: the
+	 * levels above a write folder's guarded top are the user's
+	 * (docs/runs-outside.md, Open). */
+	if (!outer && reader && !here) {
+		outer = reader;
+		snprintf(why, cap,
+			 "%s lies inside the folder '%s', which the sandbox "
+			 "reads, where another sandbox may have made a "
+			 "repository or settings the tool would obey; run the "
+			 "tool from the top of '%s'",
+			 folder_name(dirfd, name, sizeof(name)),
+			 esc_to(q, sizeof(q), outer->path),
+			 esc_to(q, sizeof(q), outer->path));
+		return -EPERM;
 	}
 	if (outer) {
 		if (outer->guarded)

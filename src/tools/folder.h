@@ -32,6 +32,10 @@ struct tools_top {
 	bool guarded; /* lnk's guard keeps its dot files (no
 		       * --write-dot-files names it) */
 	char *path;   /* for messages only */
+	bool read;    /* a --read folder: nothing of this run writes below
+		       * it, but another sandbox (an earlier one, or one
+		       * beside it with --write there) may have made a
+		       * repository there: below its top no tool acts either */
 };
 
 /* The write folders' tops, recorded when the sandbox starts. */
@@ -48,6 +52,10 @@ int tools_tops_make(const struct strv *writes,
 		    const struct strv *write_dot_files, struct tools_tops *out,
 		    struct lnk_err *err);
 void tools_tops_free(struct tools_tops *t);
+/* Adds the --read folders (those that are no write folder) as tops: a
+ * tool may act at their top, never below it. Missing ones are left out.
+ * 0 or -ENOMEM. */
+int tools_tops_add_reads(const struct strv *reads, struct tools_tops *out);
 
 /* 0 when a tool may act in the folder dirfd (any descriptor of it, O_PATH
  * too), -EPERM when not, with why (cap bytes, escaped) naming the folder

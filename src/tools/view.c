@@ -154,7 +154,8 @@ static int open_named(const char *path)
  * empty tmpfs, read only, mode 0; anything else with /dev/null bound read
  * only on a mount without devices, so opening it fails. The mount goes on
  * the descriptor opened, not on the path again. */
-static int hide_one(const char *path, struct lnk_err *err)
+static int hide_one(const char *path, const struct tools_pin *want,
+		    struct lnk_err *err)
 {
 	char q[PATH_MAX + 16], at[64];
 	struct stat st, now;
@@ -165,6 +166,13 @@ static int hide_one(const char *path, struct lnk_err *err)
 			       "a hidden path must be absolute: '%s'",
 			       esc_to(q, sizeof(q), path));
 	fd = open_named(path);
+	/* A pinned folder must be where it was read to be a moment ago: a
+	 * tool running beside this one may have moved it again. */
+	if (want && fd < 0)
+		return err_set(err, -ESTALE,
+			       "the hidden folder '%s' moved while the tool "
+			       "started; the call is refused",
+			       esc_to(q, sizeof(q), path));
 	/* Nothing there, or nothing the user can reach: nothing a tool, as
 	 * the user, could read there either. */
 	if (fd == -ENOENT || fd == -ENOTDIR || fd == -EACCES)
@@ -175,6 +183,8 @@ static int hide_one(const char *path, struct lnk_err *err)
 	snprintf(at, sizeof(at), "/proc/self/fd/%d", fd);
 	if (fstat(fd, &st) < 0)
 		e = -errno;
+	else if (want && (st.st_dev != want->dev || st.st_ino != want->ino))
+		e = -ESTALE;
 	else if (S_ISDIR(st.st_mode)) {
 		if (mount("tmpfs", at, "tmpfs",
 			  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
@@ -402,7 +412,75 @@ static void be_pid_one(bool root, int errw)
 	wait_and_exit(tool);
 }
 
+int tools_pins_make(const struct strv *hidden, struct tools_pins *out)
+{
+	out->v = NULL;
+	out->n = 0;
+	for (size_t i = 0; hidden && i < hidden->n; i++) {
+		struct stat st;
+		int fd = open(hidden->v[i], O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* missing now: hidden by its spelling */
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			continue;
+		}
+		bool seen = false;
+		for (size_t k = 0; k < out->n && !seen; k++)
+			seen = out->v[k].dev == st.st_dev &&
+			       out->v[k].ino == st.st_ino;
+		if (seen) {
+			close(fd); /* one folder, given twice */
+			continue;
+		}
+		struct tools_pin *v =
+		    realloc(out->v, (out->n + 1) * sizeof(*out->v));
+		if (!v) {
+			close(fd);
+			return -ENOMEM;
+		}
+		out->v = v;
+		out->v[out->n++] = (struct tools_pin){
+		    .fd = fd, .dev = st.st_dev, .ino = st.st_ino};
+	}
+	return 0;
+}
+
+void tools_pins_free(struct tools_pins *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		close(p->v[i].fd);
+	free(p->v);
+	p->v = NULL;
+	p->n = 0;
+}
+
+void tools_pins_now(const struct tools_pins *p, struct strv *paths)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		char link[64], now[PATH_MAX];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", p->v[i].fd);
+		ssize_t n = readlink(link, now, sizeof(now) - 1);
+		/* gone (or not on a path any more): nothing is left to read
+		 * there; an empty entry keeps the rest in line */
+		static const char deleted[] = " (deleted)";
+		size_t dl = sizeof(deleted) - 1;
+		if (n <= 0 || now[0] != '/' ||
+		    ((size_t)n >= dl && !memcmp(now + n - dl, deleted, dl)))
+			n = 0;
+		now[n] = '\0';
+		strv_push(paths, now);
+	}
+}
+
 int tools_view_enter(const struct strv *hidden, struct lnk_err *err)
+{
+	return tools_view_enter_pinned(hidden, NULL, NULL, err);
+}
+
+int tools_view_enter_pinned(const struct strv *hidden,
+			    const struct tools_pins *pins,
+			    const struct strv *now, struct lnk_err *err)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
@@ -440,8 +518,31 @@ int tools_view_enter(const struct strv *hidden, struct lnk_err *err)
 			     strerror(errno));
 		goto fail;
 	}
+	/* The pinned folders where they are now (a tool outside the sandbox
+	 * may have renamed a folder above one), checked to be the same
+	 * folders; then every hidden path as it is spelled, for what was
+	 * missing at the start and is there now. */
+	/* deepest first: a hidden folder inside another is covered before
+	 * the outer cover takes it out of reach */
+	size_t np = pins && now ? (now->n < pins->n ? now->n : pins->n) : 0;
+	bool *done = np ? calloc(np, sizeof(*done)) : NULL;
+	for (size_t round = 0; round < np; round++) {
+		size_t best = np;
+		for (size_t i = 0; i < np; i++)
+			if (!done[i] &&
+			    (best == np ||
+			     strlen(now->v[i]) > strlen(now->v[best])))
+				best = i;
+		done[best] = true;
+		if (now->v[best][0] &&
+		    (rc = hide_one(now->v[best], &pins->v[best], err)) < 0) {
+			free(done);
+			goto fail;
+		}
+	}
+	free(done);
 	for (size_t i = 0; hidden && i < hidden->n; i++)
-		if ((rc = hide_one(hidden->v[i], err)) < 0)
+		if ((rc = hide_one(hidden->v[i], NULL, err)) < 0)
 			goto fail;
 	ignore_passable();
 	pid_t one = fork();

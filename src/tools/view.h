@@ -23,6 +23,8 @@
  * background ends with it). */
 #pragma once
 
+#include <sys/types.h>
+
 #include "common/err.h"
 #include "common/util.h"
 
@@ -53,3 +55,29 @@
  * are left ignored in the waiter; in the tool every signal is back to
  * its default and none blocked. */
 int tools_view_enter(const struct strv *hidden, struct lnk_err *err);
+
+/* The hidden folders held by what they are, from the broker's start: a
+ * tool runs outside the sandbox, where no guard keeps the folders above a
+ * hidden one in place, so a tool that renames one (mv sub sub2) would move
+ * the hidden folder out from under a path. */
+struct tools_pin {
+	int fd; /* O_PATH */
+	dev_t dev;
+	ino_t ino;
+};
+struct tools_pins {
+	struct tools_pin *v;
+	size_t n;
+};
+/* Each hidden path that exists now. 0 or -ENOMEM. */
+int tools_pins_make(const struct strv *hidden, struct tools_pins *out);
+void tools_pins_free(struct tools_pins *p);
+/* Where each pinned folder is now, one path per pin in order (read back
+ * from its descriptor; "" for one whose folder is gone). */
+void tools_pins_now(const struct tools_pins *p, struct strv *paths);
+/* tools_view_enter, hiding also each pinned folder at its path now
+ * (checked to be that very folder, else the call is refused), then each
+ * path of hidden as spelled. */
+int tools_view_enter_pinned(const struct strv *hidden,
+			    const struct tools_pins *pins,
+			    const struct strv *now, struct lnk_err *err);

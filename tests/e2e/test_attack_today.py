@@ -1,7 +1,8 @@
-"""Attacks on what changed today (tools' views and folders, the log, the
-model route and the wire's DNS), each written as the program inside would
-try it. A test marked xfail(strict) is a hole that still works: it fails
-while the hole exists, and its xfail goes when the hole is closed.
+"""Attacks on the tools' views and folders and on the log, each written as
+the program inside would try it, each failing if the attack works: a
+hidden folder moved by a tool's rename, a repository another sandbox made
+below the top of a --read folder, a padded call hiding its last argument
+from the log.
 """
 import pytest
 
@@ -11,12 +12,6 @@ MV = "#!/bin/sh\nexec /bin/mv \"$@\"\n"
 CAT = "#!/bin/sh\nexec /bin/cat \"$@\"\n"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a tool's view hides a --hide folder by its path, looked up anew at "
-    "each call (src/tools/view.c hide_one: a path that no longer exists "
-    "hides nothing); a granted tool that renames (mv, git mv) moves a "
-    "folder above the hidden one outside the guard, and the next call "
-    "reads the hidden folder under its new path"))
 def test_a_tool_cannot_read_a_hidden_folder_after_a_tool_renamed_its_parent(
         tmp_path, lnk, home, work):
     secret = work / "sub" / "secret"
@@ -36,12 +31,6 @@ def test_a_tool_cannot_read_a_hidden_folder_after_a_tool_renamed_its_parent(
 ECHO = "#!/bin/sh\necho \"ran $#\"\n"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the log's row of a call keeps only the arguments that fit from the "
-    "front (src/tools/allow.c tools_call_text, used for the row): one "
-    "long argument first pushes every later one out of the log, so the "
-    "decisive option of a call that ran (an --output=, a -c) is never "
-    "named; the question shows the last arguments, the row does not"))
 def test_the_log_names_the_last_argument_of_a_call_that_ran(
         tmp_path, lnk, work):
     import json
@@ -60,11 +49,6 @@ def test_the_log_names_the_last_argument_of_a_call_that_ran(
     assert "TAILMARK" in tool[-1]["target"], tool[-1]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the same hole as a --hide folder's for the always-hidden agents' "
-    "folder: src/tools/view.c hides ~/Link/Agents by its path at each "
-    "call; a granted tool that renames moves ~/Link, and the next call "
-    "reads the agents' folder under its new name"))
 def test_a_tool_cannot_read_the_agents_folder_after_a_tool_renamed_link(
         tmp_path, lnk, home, work):
     agents = home / "Link" / "Agents"
@@ -84,11 +68,6 @@ def test_a_tool_cannot_read_the_agents_folder_after_a_tool_renamed_link(
 GIT = "#!/bin/sh\nexec /usr/bin/git \"$@\"\n"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "src/tools/folder.c judges a tool's folder by this run's write "
-    "folders only: a --read folder where an earlier sandbox (with --write "
-    "on it) made a repository is a folder the program configured, and "
-    "git there runs its core.fsmonitor outside the sandbox"))
 def test_a_tool_never_runs_in_a_repository_an_earlier_sandbox_made(
         tmp_path, lnk, work):
     out = tmp_path / "out"

@@ -266,12 +266,15 @@ def test_tool_calls_are_logged_whole(lnk, tool):
     assert "exit status 0" in tools[0]["reason"]
     folded = tools[2]["target"]
     assert folded.startswith("mytool pr view 1 2 3 "), folded
+    assert folded.endswith(" 498 499 500"), folded  # the last ones too
     assert len(folded) <= 269, folded
-    shown = len(folded.split(" ... ")[0].split()) - 1
-    more = 502 - shown
+    head, note, tail = folded.split(" ... ")[0], folded.split(" ... ")[1], \
+        folded.split(" ... ")[2]
+    shown = head.split()[1:] + tail.split()
+    more = 502 - len(shown)
     size = sum(len(str(i)) for i in range(1, 501)) + 6 - sum(
-        len(w) for w in folded.split(" ... ")[0].split()[1:])
-    assert folded.endswith(f" ... (+{more} more arguments, {size} bytes)"), \
+        len(w) for w in shown)
+    assert note == f"(+{more} more arguments, {size} bytes)", \
         (folded, more, size)
 
 

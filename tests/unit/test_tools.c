@@ -344,8 +344,8 @@ static void test_refusal(void **state)
 	t = tools_refusal_text(&g, &longer);
 	assert_null(strstr(t, "tool add"));
 	assert_non_null(strstr(t, "longer than a stored call"));
-	/* and the call it names is folded, its count said */
-	assert_non_null(strstr(t, "(+1 more argument, 1023 bytes)"));
+	/* and the call it names is cut, its length said */
+	assert_non_null(strstr(t, "...(1023 bytes)"));
 	free(t);
 	strv_free(&longer);
 	/* what the paste says is what the grant then allows, exactly */
@@ -391,12 +391,34 @@ static void test_call_text(void **state)
 	t = tools_call_text("gh", &big, 269);
 	assert_true(strlen(t) <= 269);
 	assert_non_null(strstr(t, "gh argument argument"));
-	char want[64];
-	size_t shown = (strlen(t) - strlen(strstr(t, " ... (+"))) / 9;
-	snprintf(want, sizeof(want), " ... (+%zu more arguments, %zu bytes)",
-		 1000 - shown, (1000 - shown) * 8);
+	/* the first and the last arguments, the count of those between */
+	const char *mid = strstr(t, " ... (+");
+	assert_non_null(mid);
+	size_t head = (size_t)(mid - t - 2) / 9;
+	const char *after = strstr(mid, ") ...");
+	assert_non_null(after);
+	size_t tail = strlen(after + 5) / 9;
+	assert_true(tail > 0);
+	char want[80];
+	snprintf(want, sizeof(want),
+		 " ... (+%zu more arguments, %zu bytes) ... argument",
+		 1000 - head - tail, (1000 - head - tail) * 8);
 	assert_non_null(strstr(t, want));
 	free(t);
+	/* a padded argument cannot push the ones after it out of the row */
+	struct strv pad = {0};
+	char *long_arg = xmalloc(5001);
+	memset(long_arg, 'a', 5000);
+	long_arg[5000] = '\0';
+	strv_push(&pad, long_arg);
+	strv_push(&pad, "--output=TAILMARK");
+	t = tools_call_text("mytool", &pad, 269);
+	assert_true(strlen(t) <= 269);
+	assert_non_null(strstr(t, "(5000 bytes)"));
+	assert_non_null(strstr(t, "--output=TAILMARK"));
+	free(t);
+	free(long_arg);
+	strv_free(&pad);
 	/* max below the tool and the note: those still, never cut */
 	t = tools_call_text("gh", &big, 5);
 	assert_string_equal(t, "gh ... (+1000 more arguments, 8000 bytes)");
