@@ -86,7 +86,7 @@ def test_sandbox_inside_a_sandbox_says_so(lnk):
 
 
 @pytest.mark.parametrize("cmd", [
-    ["traffic"], ["stop"], ["pause", "x"], ["resume", "x"], ["paused"],
+    ["changes"], ["traffic"], ["stop"], ["pause", "x"], ["resume", "x"], ["paused"],
     ["tool", "add", "git", "--allow", "status"], ["tool", "list"], ["asks"],
     ["answer", "abc234", "yes"], ["ready"]])
 def test_commands_inside_a_sandbox_say_so(lnk, cmd):
