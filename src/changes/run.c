@@ -11,7 +11,10 @@
 
 #include "changes/changes.h"
 #include "changes/run.h"
+
 #include "common/buf.h"
+#include "common/esc.h"
+#include "common/notify.h"
 #include "common/util.h"
 #include "store/db.h"
 #include "store/paths.h"
@@ -83,6 +86,22 @@ void changes_run_end(struct changes_run *r, const char *sandbox,
 	changes_text(&text, f, r->n, r->mode, home, CHANGES_SHOWN, sandbox);
 	if (text.len)
 		write_all(STDERR_FILENO, text.p, text.len);
+	/* Nobody at a terminal (a job, an agent in the background) and a
+	 * desktop session: what will run later is said there too. */
+	size_t flagged = 0;
+	for (size_t i = 0; i < r->n; i++)
+		flagged += f[i].nflags;
+	if (flagged && !isatty(STDERR_FILENO)) {
+		char title[160], body[256], q[96];
+		snprintf(title, sizeof(title),
+			 "lnk: sandbox %s left what runs later",
+			 esc_to(q, sizeof(q), sandbox ? sandbox : "?"));
+		snprintf(body, sizeof(body),
+			 "%zu entr%s in its write folders will run or be "
+			 "trusted later: 'lnk sandbox changes %s' names them.",
+			 flagged, flagged == 1 ? "y" : "ies", q);
+		(void)desktop_notify(host_env, title, body, false);
+	}
 	if (changes_any(f, r->n)) {
 		struct timespec now;
 		clock_gettime(CLOCK_REALTIME, &now);

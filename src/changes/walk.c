@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __linux__
 #include <sys/sysmacros.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -74,6 +76,7 @@ int changes_mode_parse(const char *s, enum changes_mode *out)
 
 void changes_stamp(const char *dir, struct timespec *out)
 {
+#ifdef __linux__
 	clock_gettime(CLOCK_REALTIME_COARSE, out);
 	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -82,6 +85,13 @@ void changes_stamp(const char *dir, struct timespec *out)
 	if (fstat(fd, &st) == 0)
 		*out = st.st_ctim;
 	close(fd);
+#else
+	/* No unnamed file to read the file system's clock from: the
+	 * clock, a second early, so a change in the same second counts. */
+	(void)dir;
+	clock_gettime(CLOCK_REALTIME, out);
+	out->tv_sec -= 1;
+#endif
 }
 
 static bool at_or_after(struct timespec t, struct timespec since)
@@ -265,14 +275,28 @@ static void entry(struct walk *w, int dfd, const char *name,
 	memcpy(w->rel + w->rel_len, name, n + 1);
 	w->rel_len += n;
 
+#ifdef __linux__
 	struct statx sx;
 	if (statx(dfd, name,
 		  AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
 		  STATX_TYPE | STATX_MODE | STATX_CTIME, &sx) < 0)
 		goto out; /* gone since it was listed */
-	f->seen++;
 	mode_t mode = sx.stx_mode;
 	struct timespec ct = {sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec};
+	/* another mount: not what the grant wrote */
+	bool other_mount = sx.stx_dev_major != major(w->dev) ||
+			   sx.stx_dev_minor != minor(w->dev) ||
+			   ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+			    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT));
+#else
+	struct stat sx;
+	if (fstatat(dfd, name, &sx, AT_SYMLINK_NOFOLLOW) < 0)
+		goto out; /* gone since it was listed */
+	mode_t mode = sx.st_mode;
+	struct timespec ct = sx.st_ctim;
+	bool other_mount = sx.st_dev != w->dev;
+#endif
+	f->seen++;
 	bool changed = at_or_after(ct, w->since);
 	int b = bulky >= 0 ? bulky : flags_bulky_index(name);
 	if (changed) {
@@ -308,11 +332,7 @@ static void entry(struct walk *w, int dfd, const char *name,
 			cut(w, "folders nested too deep to follow");
 			goto out;
 		}
-		/* another mount: not what the grant wrote */
-		if (sx.stx_dev_major != major(w->dev) ||
-		    sx.stx_dev_minor != minor(w->dev) ||
-		    ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
-		     (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)))
+		if (other_mount)
 			goto out;
 		int cfd = openat(
 		    dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

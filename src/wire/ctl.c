@@ -18,6 +18,7 @@
 
 #include "common/compat.h"
 #include "common/esc.h"
+#include "common/notify.h"
 #include "common/util.h"
 #include "store/paths.h"
 #include "store/secure.h"
@@ -493,28 +494,6 @@ int ctl_request(const char *path, enum ctl_op op, int timeout_ms,
 	return 0;
 }
 
-/* notify-send on PATH, as an absolute path, without a shell. */
-static bool find_on_path(const char *prog, char *out, size_t cap)
-{
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		return false;
-	while (*path) {
-		const char *end = strchrnul(path, ':');
-		size_t n = (size_t)(end - path);
-		/* Only absolute entries: an empty or relative PATH entry would
-		 * run whatever sits in the wire's working folder. */
-		if (n && path[0] == '/') {
-			int w =
-			    snprintf(out, cap, "%.*s/%s", (int)n, path, prog);
-			if (w > 0 && (size_t)w < cap && access(out, X_OK) == 0)
-				return true;
-		}
-		path = *end ? end + 1 : end;
-	}
-	return false;
-}
-
 void ctl_notify_trip(const char *name, const struct trip_verdict *v, int err_fd)
 {
 	char nm[REGISTRY_NAME_MAX + 1], tgt[TRIP_TARGET_MAX + 1];
@@ -528,56 +507,10 @@ void ctl_notify_trip(const char *name, const struct trip_verdict *v, int err_fd)
 	if (w > 0)
 		term_write(err_fd, line);
 
-	const char *bus = getenv("DBUS_SESSION_BUS_ADDRESS");
-	char exe[PATH_MAX];
-	if (!bus || !*bus || !find_on_path("notify-send", exe, sizeof(exe)))
-		return;
 	char title[128], body[512];
 	snprintf(title, sizeof(title), "lnk: %s: wire paused", nm);
 	snprintf(body, sizeof(body),
 		 "%s (%s). 'lnk sandbox resume %s' opens it.",
 		 trip_rule_text(v->rule), tgt[0] ? tgt : "?", nm);
-	char *argv[] = {
-	    exe, "--app-name=lnk", "--urgency=critical", title, body, NULL};
-	/* A clean environment: only what reaches the desktop's bus, and a
-	 * fixed PATH; nothing else of lnk's (LD_PRELOAD and the like). */
-	static const char *const keep[] = {"DBUS_SESSION_BUS_ADDRESS",
-					   "DISPLAY", "WAYLAND_DISPLAY",
-					   "XDG_RUNTIME_DIR", "HOME"};
-	char envbuf[ARRAY_SIZE(keep)][1024];
-	char *envp[ARRAY_SIZE(keep) + 3];
-	size_t ne = 0;
-	envp[ne++] = "PATH=/usr/local/bin:/usr/bin:/bin";
-	envp[ne++] = "LANG=C.UTF-8";
-	for (size_t i = 0; i < ARRAY_SIZE(keep); i++) {
-		const char *val = getenv(keep[i]);
-		int n = val ? snprintf(envbuf[i], sizeof(envbuf[i]), "%s=%s",
-				       keep[i], val)
-			    : -1;
-		if (n > 0 && (size_t)n < sizeof(envbuf[i]))
-			envp[ne++] = envbuf[i];
-	}
-	envp[ne] = NULL;
-	/* Everything is built before fork: the wire has threads, so the child
-	 * may only call async-signal-safe functions. The double fork leaves
-	 * notify-send to init; the loop waits only for the middle child,
-	 * which exits at once. */
-	pid_t pid = fork();
-	if (pid == 0) {
-		if (fork() == 0) {
-			setsid();
-			int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-			if (nul >= 0) {
-				dup2(nul, 0);
-				dup2(nul, 1);
-				dup2(nul, 2);
-			}
-			execve(exe, argv, envp);
-			_exit(127);
-		}
-		_exit(0);
-	}
-	if (pid > 0)
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
+	(void)desktop_notify(environ, title, body, true);
 }

@@ -286,3 +286,41 @@ def test_under_tmux_a_person_sees_each_flag(lnk, work, tmp_path):
     for path, why in FLAGGED.items():
         line = [ln for ln in text.splitlines() if f"project/{path}: " in ln]
         assert line and why in line[0], f"{path}:\n{text}"
+
+
+def test_flagged_leftovers_are_said_on_the_desktop_without_a_terminal(
+        lnk, work, tmp_path):
+    """A run nobody watches at a terminal (a job, an agent) in a desktop
+    session: what it left that runs later is also a desktop notification,
+    through notify-send with a clean environment."""
+    from conftest import on_lnk_path
+    got = tmp_path / "notified"
+    on_lnk_path(lnk, tmp_path / "nbin", "notify-send",
+                "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + str(got) + "\n"
+                "env > " + str(got) + ".env\n",
+                DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent",
+                DISPLAY=":9", LD_PRELOAD="/nonexistent.so")
+    cp = lnk.run("--name", "desk", "--write", work, "--", "/bin/sh", "-c",
+                 "git init -q sub && git -C sub config core.fsmonitor "
+                 "'touch /tmp/x'")
+    assert cp.returncode == 0, cp.stderr
+    deadline = time.time() + 10
+    while not got.exists() and time.time() < deadline:
+        time.sleep(0.05)
+    text = got.read_text()
+    assert "lnk: sandbox desk left what runs later" in text, text
+    assert "lnk sandbox changes desk" in text, text
+    env = (tmp_path / "notified.env").read_text()
+    assert "LD_PRELOAD" not in env, env  # a clean environment
+
+
+def test_nothing_flagged_is_no_notification(lnk, work, tmp_path):
+    from conftest import on_lnk_path
+    got = tmp_path / "notified"
+    on_lnk_path(lnk, tmp_path / "nbin", "notify-send",
+                "#!/bin/sh\ntouch " + str(got) + "\n",
+                DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent")
+    cp = lnk.run("--write", work, "--", "/bin/sh", "-c", "echo hi > a.txt")
+    assert cp.returncode == 0, cp.stderr
+    time.sleep(0.5)
+    assert not got.exists()
