@@ -144,6 +144,28 @@ def test_every_process_holding_the_programs_calls_is_confined(lnk, work,
     assert p.returncode == 0, err
 
 
+def fill_up(folder):
+    """Writes into folder until its file system has no room left, as a
+    program with a write folder on that file system could."""
+    try:
+        with open(folder / "fill", "wb") as fh:
+            while True:
+                fh.write(b"\0" * 4096)
+                fh.flush()
+    except OSError:
+        pass  # full
+
+
+def outcomes(sb, where):
+    """The outcomes of the calls in the log under sb matching where."""
+    db = sqlite3.connect(f"file:{sb}/lnk.db?mode=ro", uri=True)
+    try:
+        return [r[0] for r in db.execute(
+            f"SELECT outcome FROM calls WHERE {where}")]
+    finally:
+        db.close()
+
+
 def start_waiting(lnk, work, script):
     """A sandbox whose program waits for work/go before it runs script."""
     prog = (f"touch {work}/ready; while [ ! -e {work}/go ]; do sleep 0.05; "
@@ -206,21 +228,11 @@ def test_no_tool_call_runs_when_the_log_cannot_grow(lnk, home, work, mytool,
         for f in copy.iterdir():
             (sb / f.name).write_bytes(f.read_bytes())
         p = start_waiting(lnk, work, "mytool one; echo st=$?")
-        try:
-            with open(sb / "fill", "wb") as fh:
-                while True:
-                    fh.write(b"\0" * 4096)
-                    fh.flush()
-        except OSError:
-            pass  # full
+        fill_up(sb)
         (work / "go").touch()
         out, err = p.communicate(timeout=60)
         # read while the full file system is still there
-        db = sqlite3.connect(f"file:{sb}/lnk.db?mode=ro", uri=True)
-        logged = [r[0] for r in db.execute(
-            "SELECT outcome FROM calls WHERE verb = 'tool' AND "
-            "target LIKE 'mytool one%'")]
-        db.close()
+        logged = outcomes(sb, "verb = 'tool' AND target LIKE 'mytool one%'")
     finally:
         subprocess.run(["umount", "-l", str(sb)])
     # Refused, or run with its row written: never run unlogged. (SQLite
@@ -347,26 +359,16 @@ def test_wire_carries_no_call_unlogged_on_a_full_disk(lnk, home, work,
         deadline = time.time() + 20
         while not (work / "ready").exists() and time.time() < deadline:
             time.sleep(0.05)
-        try:
-            with open(sb / "fill", "wb") as fh:
-                while True:
-                    fh.write(b"\0" * 4096)
-                    fh.flush()
-        except OSError:
-            pass  # full
+        fill_up(sb)
         (work / "go").touch()
         out, err = p.communicate(timeout=60)
-        db = sqlite3.connect(f"file:{sb}/lnk.db?mode=ro", uri=True)
-        rows = list(db.execute(
-            "SELECT outcome FROM calls WHERE verb = 'tcp' AND "
-            f"target = 'localhost:{port}'"))
-        db.close()
+        rows = outcomes(sb, f"verb = 'tcp' AND target = 'localhost:{port}'")
     finally:
         subprocess.run(["umount", "-l", str(sb)])
         srv.close()
     carried = out.count("carried")
     assert carried + out.count("refused") == 5, (out, err)
-    logged = [r[0] for r in rows if r[0] in ("allowed", "ended")]
+    logged = [r for r in rows if r in ("allowed", "ended")]
     assert len(logged) >= carried, (rows, out, err)
     assert "follow here instead" not in err, err
 
