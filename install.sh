@@ -16,6 +16,7 @@ cd "$(dirname "$0")"
 # ships in golang-github-burntsushi-toml-dev; clang and its runtime
 # libraries (libFuzzer, sanitizers) for the fuzz targets tests/run-all runs;
 # zsh and fish, whose completion scripts the tests parse and drive;
+# bash-completion, without which bash loads no completion script at all;
 # dbus-daemon, python3-dbus and python3-gi, a session bus and the
 # notification server the desktop asking tests start. Build: libdbus-1-dev
 # (questions shown as desktop notifications).
@@ -29,6 +30,7 @@ libcap-dev libcmocka-dev libdbus-1-dev \
 golang-github-burntsushi-toml-dev \
 python3 python3-pytest curl git iproute2 dnsmasq-base openssl \
 openssh-server openssh-client procps util-linux passwd zsh fish \
+bash-completion \
 dbus-daemon python3-dbus python3-gi \
 debhelper dpkg-dev lintian \
 hyperfine strace"

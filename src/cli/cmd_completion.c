@@ -7,8 +7,10 @@
  * prints (completions/meson.build). The scripts are static text but for
  * the values only lnk knows, such as the names of the running sandboxes:
  * for those they run `lnk sandbox complete KIND`, which prints one per
- * line. A new kind (ask IDs, tool names) is one more case in
- * complete_kind() below and "@kind" in a command's options.
+ * line, given the positional words typed so far (`answer` completes an
+ * ask's ID, then yes or no; `tool` its verbs, then for `remove` the tools
+ * stored). A new kind is one more case in complete_kind() below and
+ * "@kind" in a command's options.
  *
  * Threat: a completion script runs in the user's interactive shell, with
  * what lnk prints as its input. Everything a script holds is a constant of
@@ -31,6 +33,9 @@
 #include "policy/keys.h"
 #include "store/paths.h"
 #include "store/registry.h"
+#include "tools/allow.h"
+#include "tools/asks.h"
+#include "tools/store.h"
 
 /* One option of a command, as the completions see it. */
 struct copt {
@@ -199,13 +204,13 @@ static const struct arm_words bash_arms = {
     .word = "$cur",
     .offer = "COMPREPLY=($(compgen -W '",
     .offer_end = "' -- \"$cur\"))",
-    .values_end = " \"$cur\"",
+    .values_end = " \"$cur\" \"${COMP_WORDS[@]:3:COMP_CWORD-3}\"",
 };
 static const struct arm_words zsh_arms = {
     .word = "$PREFIX",
     .offer = "compadd -- ",
     .offer_end = "",
-    .values_end = "",
+    .values_end = " \"${(@)words[4,CURRENT-1]}\"",
 };
 
 /* One case arm per command, the same in bash and zsh: its options (and
@@ -235,15 +240,16 @@ static void put_cmd_arms(struct buf *b, const struct ccmd *c, size_t n,
 static void gen_bash(struct buf *b, const struct ccmd *c, size_t n)
 {
 	buf_printf(b, HEAD, "bash");
-	buf_puts(b,
-		 "_lnk_values() {\n"
-		 "\tlocal v\n"
-		 "\twhile IFS= read -r v; do\n"
-		 "\t\t[[ $v == \"$2\"* ]] && COMPREPLY+=(\"$v\")\n"
-		 "\tdone < <(command lnk sandbox complete \"$1\" 2>/dev/null)\n"
-		 "}\n"
-		 "_lnk_kind() {\n"
-		 "\tcase \"$1 $2\" in\n");
+	buf_puts(b, "_lnk_values() {\n"
+		    "\tlocal v kind=$1 cur=$2\n"
+		    "\tshift 2\n"
+		    "\twhile IFS= read -r v; do\n"
+		    "\t\t[[ $v == \"$cur\"* ]] && COMPREPLY+=(\"$v\")\n"
+		    "\tdone < <(command lnk sandbox complete \"$kind\" \"$@\" "
+		    "2>/dev/null)\n"
+		    "}\n"
+		    "_lnk_kind() {\n"
+		    "\tcase \"$1 $2\" in\n");
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < c[i].n; j++)
 			if (c[i].o[j].kind[0])
@@ -321,7 +327,7 @@ static void gen_zsh(struct buf *b, const struct ccmd *c, size_t n)
 	buf_puts(b, "_lnk_values() {\n"
 		    "\tlocal -a v\n"
 		    "\tv=(${(f)\"$(command lnk sandbox complete $1 "
-		    "2>/dev/null)\"})\n"
+		    "\"${(@)argv[2,-1]}\" 2>/dev/null)\"})\n"
 		    "\tcompadd -a v\n"
 		    "}\n"
 		    "_lnk() {\n"
@@ -423,7 +429,7 @@ static void gen_fish(struct buf *b, const struct ccmd *c, size_t n)
 			buf_printf(b,
 				   "complete -c lnk -n '__lnk_using %s' -a "
 				   "'(command lnk sandbox complete %s "
-				   "2>/dev/null)'\n",
+				   "(commandline -opc)[4..-1] 2>/dev/null)'\n",
 				   c[i].name, c[i].pos + 1);
 		for (size_t j = 0; j < c[i].n; j++) {
 			const struct copt *o = &c[i].o[j];
@@ -518,24 +524,119 @@ static int list_sandboxes(const char *home)
 	return 0;
 }
 
-/* The values a completion asks lnk for, by kind. Here is where a new
- * kind goes: "asks" (the IDs of waiting questions, for answer) and
- * "tools" (the tools added, for tool remove) are one case each, named as
- * "@asks" / "@tools" in the command's options in main.c. */
-static int complete_kind(const char *kind, const char *home)
+/* The IDs of the questions that wait, for `answer ID`; then its verdict.
+ * No ~/.lnk: none, and nothing is made (asks_list opens, never creates). */
+static int list_asks(const char *home, size_t npos)
 {
+	if (npos == 1) {
+		fputs("yes\nno\n", stdout);
+		return 0;
+	}
+	if (npos != 0)
+		return 0;
+	_cleanup_free_ char *dir = asks_dir(home);
+	struct lnk_err err = {0};
+	struct ask *v;
+	size_t n;
+	if (asks_list(dir, asks_now_ms(), &v, &n, &err) < 0)
+		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	for (size_t i = 0; i < n; i++)
+		if (asks_id_ok(v[i].id))
+			printf("%s\n", v[i].id);
+	asks_free(v, n);
+	return 0;
+}
+
+/* `tool`'s verbs, then for `tool remove` the tools stored. A name lands
+ * in the shell as data; tools_name_ok keeps it to letters, digits and
+ * ".+_-" (a hand-edited store with another name is skipped). */
+static int list_tool(const char *home, char **pos, size_t npos)
+{
+	if (npos == 0) {
+		fputs("add\nlist\nremove\n", stdout);
+		return 0;
+	}
+	if (npos != 1 || strcmp(pos[0], "remove") != 0)
+		return 0;
+	_cleanup_free_ char *path = tools_store_path(home);
+	struct tools_store s;
+	struct lnk_err err = {0};
+	if (tools_store_load(path, &s, &err) < 0)
+		return 0; /* a broken store completes nothing; `tool list` says why */
+	for (size_t i = 0; i < s.n; i++)
+		if (tools_name_ok(s.e[i].tool))
+			printf("%s\n", s.e[i].tool);
+	tools_store_free(&s);
+	return 0;
+}
+
+/* The positional words among what the user typed after the command:
+ * options are skipped, and so is the value after an option that takes one
+ * when it came as a word of its own. Only their count and, for `tool`, the
+ * verb matter. */
+static size_t positionals(const char *cmd, char **w, size_t n, char **out)
+{
+	struct ccmd *c;
+	size_t nc = load(&c), k = 0;
+	const struct ccmd *row = NULL;
+	for (size_t i = 0; i < nc; i++)
+		if (strcmp(c[i].name, cmd) == 0)
+			row = &c[i];
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(w[i], "=") == 0) { /* bash: --flag = VALUE */
+			i++;
+			continue;
+		}
+		if (w[i][0] != '-') {
+			out[k++] = w[i];
+			continue;
+		}
+		for (size_t j = 0; row && j < row->n && !strchr(w[i], '='); j++)
+			if (strcmp(row->o[j].name, w[i]) == 0 &&
+			    row->o[j].kind[0])
+				i++;
+	}
+	free(c);
+	return k;
+}
+
+/* The values a completion asks lnk for, by kind, given the positional
+ * words typed so far. Here is where a new kind goes: one case below and
+ * "@kind" in the command's options in main.c. */
+static int complete_kind(const char *kind, const char *home, char **w, size_t n)
+{
+	_cleanup_free_ char **pos = xcalloc(n + 1, sizeof(*pos));
 	if (strcmp(kind, "sandboxes") == 0)
 		return list_sandboxes(home);
-	warnx_("'lnk sandbox complete' knows sandboxes, not that");
+	if (strcmp(kind, "asks") == 0)
+		return list_asks(home, positionals("answer", w, n, pos));
+	if (strcmp(kind, "tool") == 0)
+		return list_tool(home, pos, positionals("tool", w, n, pos));
+	warnx_("'lnk sandbox complete' knows sandboxes, asks and tool, not "
+	       "that");
 	return LNK_EXIT_USAGE;
+}
+
+static void usage_complete(FILE *f)
+{
+	fputs(
+	    "usage: lnk sandbox complete sandboxes|asks|tool [WORD...]\n"
+	    "\n"
+	    "For the completion scripts: prints, one per line, what the next\n"
+	    "word can be, given the words typed after the command (WORD).\n",
+	    f);
 }
 
 int cmd_complete(int argc, char **argv, const struct cli_ctx *cx)
 {
-	if (argc != 2 || argv[1][0] == '-') {
-		fputs("usage: lnk sandbox complete sandboxes\n", stderr);
+	if (argc == 2 && is_help(argv[1])) {
+		usage_complete(stdout);
+		return 0;
+	}
+	if (argc < 2 || argv[1][0] == '-') {
+		usage_complete(stderr);
 		return LNK_EXIT_USAGE;
 	}
-	int r = complete_kind(argv[1], cx->home);
+	int r = complete_kind(argv[1], cx->home, argv + 2, (size_t)argc - 2);
 	return r != 0 ? r : (fflush(stdout) == 0 ? 0 : LNK_EXIT_FAIL);
 }

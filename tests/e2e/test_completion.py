@@ -2,6 +2,7 @@
 command table and the keys table by `lnk sandbox completion SHELL`, as the
 build installs them. bash's is driven for real: COMP_WORDS and COMP_CWORD
 set, its function called, COMPREPLY read."""
+import json
 import os
 import re
 import shutil
@@ -198,3 +199,90 @@ def test_fish_completes(lnk, tmp_path):
         capture_output=True, text=True, env=lnk.env())
     got = {l.split("\t")[0] for l in cp.stdout.splitlines()}
     assert {"--follow", "--since", "--sandbox", "--json"} <= got, cp
+
+
+def test_bash_tool_verbs_and_stored_tools(lnk, tmp_path):
+    """`tool` completes its verbs, and `tool remove` the tools stored; the
+    names come from ~/.lnk only when it exists (nothing is made)."""
+    b = Bash(lnk, tmp_path)
+    assert b("lnk", "sandbox", "tool", "") == ["add", "list", "remove"]
+    assert b("lnk", "sandbox", "tool", "re") == ["remove"]
+    assert b("lnk", "sandbox", "tool", "remove", "") == []
+    assert not (lnk.home / ".lnk" / "sandbox" / "tools.toml").exists()
+    lnk("sandbox", "tool", "add", "gh", "--allow", "pr list", check=True)
+    lnk("sandbox", "tool", "add", "kubectl", "--allow", "get pods",
+        check=True)
+    assert b("lnk", "sandbox", "tool", "remove", "") == ["gh", "kubectl"]
+    assert b("lnk", "sandbox", "tool", "remove", "k") == ["kubectl"]
+    # a verb or option already typed is not offered again as a tool
+    assert b("lnk", "sandbox", "tool", "remove", "gh", "") == []
+    assert b("lnk", "sandbox", "tool", "add", "") == []
+    assert "--allow" in b("lnk", "sandbox", "tool", "add", "gh", "--")
+
+
+def test_bash_answer_completes_waiting_ids_then_yes_no(lnk, tmp_path):
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    b = Bash(lnk, tmp_path)
+    assert b("lnk", "sandbox", "answer", "") == []
+    bindir = tmp_path / "toolbin"
+    bindir.mkdir()
+    (bindir / "mytool").write_text("#!/bin/sh\necho ran\n")
+    (bindir / "mytool").chmod(0o755)
+    bindir.chmod(0o755)
+    base = lnk.env
+
+    def env(extra=None):
+        e = base(extra)
+        e["PATH"] = f"{bindir}:{e['PATH']}"
+        return e
+    lnk.env = env
+    pid, fd = spawn_on_pty(lnk, ["--name", "asker", "--tool", "mytool",
+                                 "--", "/bin/sh", "-c", "mytool x"])
+    try:
+        read_until(fd, b"(or no)")
+        asks = json.loads(lnk("sandbox", "asks", "--json",
+                              check=True).stdout)
+        ids = [a["id"] for a in asks]
+        assert len(ids) == 1
+        assert b("lnk", "sandbox", "answer", "") == ids
+        assert b("lnk", "sandbox", "answer", ids[0], "") == ["no", "yes"]
+        assert b("lnk", "sandbox", "answer", ids[0], "y") == ["yes"]
+        assert b("lnk", "sandbox", "answer", ids[0], "no", "") == []
+        lnk("sandbox", "answer", ids[0], "no", check=True)
+    finally:
+        wait_status(pid)
+        os.close(fd)
+
+
+@pytest.mark.skipif(not shutil.which("zsh"), reason="zsh not installed")
+def test_zsh_tool_verbs_complete(lnk, tmp_path):
+    """The zsh script passes the words typed to lnk as data: `tool`
+    completes its verbs, then the stored tools after `remove`."""
+    lnk("sandbox", "tool", "add", "gh", "--allow", "pr list", check=True)
+    f = tmp_path / "_lnk"
+    f.write_text(script(lnk, "zsh"))
+    # _lnk_values is the script's own helper: call it as the arms do
+    prog = ('source "$1"; compadd() { [[ $1 == -a ]] && print -l -- ${(P)2}; }; '
+            'words=(lnk sandbox tool remove ""); CURRENT=5; '
+            '_lnk_values tool "${(@)words[4,CURRENT-1]}"')
+    cp = subprocess.run(["zsh", "-f", "-c", prog, "_", str(f)],
+                        capture_output=True, text=True,
+                        env=Bash(lnk, tmp_path).env, timeout=60)
+    assert cp.stdout.split() == ["gh"], cp
+
+
+@pytest.mark.skipif(not shutil.which("fish"), reason="fish not installed")
+def test_fish_completes_tool_verbs_and_stored_tools(lnk, tmp_path):
+    lnk("sandbox", "tool", "add", "gh", "--allow", "pr list", check=True)
+    f = tmp_path / "lnk.fish"
+    f.write_text(script(lnk, "fish"))
+    env = Bash(lnk, tmp_path).env
+
+    def fish(line):
+        cp = subprocess.run(
+            ["fish", "--no-config", "-c", f"source {f}; complete -C '{line}'"],
+            capture_output=True, text=True, env=env, timeout=60)
+        return {l.split("\t")[0] for l in cp.stdout.splitlines()}
+    assert {"add", "list", "remove"} <= fish("lnk sandbox tool ")
+    assert "gh" in fish("lnk sandbox tool remove ")
+    assert "gh" not in fish("lnk sandbox tool ")
