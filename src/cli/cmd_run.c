@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "launch/limits.h"
 #include "changes/changes.h"
 #include "cli/grants.h"
 #include "common/util.h"
@@ -86,6 +87,30 @@ static enum changes_mode run_changes(const struct policy *p)
 	return m;
 }
 
+/* What of a spec's limits this machine cannot enforce, for the question
+ * (the limits it shows are the ones that hold): without a cgroup lnk may
+ * use, no memory limit; as root without one, no task limit either
+ * (launch/limits.h). Looked for only when a spec sets one. */
+static void limits_notes(const struct policy *p, struct strv *notes)
+{
+	bool mem = p->k[K_LIMITS_MEMORY].set, tasks = p->k[K_LIMITS_TASKS].set;
+	if (!p->spec_path || (!mem && !tasks))
+		return;
+	struct limits_where w;
+	limits_find(&w);
+	if (mem && (w.kind == LIMITS_RLIMIT || w.kind == LIMITS_NONE))
+		strv_push(notes,
+			  "the memory limit does not apply here: lnk has "
+			  "no cgroup to put it in; 'lnk sandbox ready' "
+			  "says why");
+	if (tasks && w.kind == LIMITS_NONE)
+		strv_push(notes,
+			  "the process limit does not apply here: lnk has "
+			  "no cgroup to put it in, and the kernel never "
+			  "limits root's processes otherwise");
+	limits_where_free(&w);
+}
+
 int cmd_run(int argc, char **argv, const struct cli_ctx *cx)
 {
 	struct run_state s = {0};
@@ -137,7 +162,11 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *cx)
 	if ((r = grantcheck(&s.pol, &err)) < 0)
 		return fail(&s, r == -EINVAL ? LNK_EXIT_USAGE : LNK_EXIT_FAIL,
 			    &err);
-	if ((r = trust_check(&s.pol, home, s.g.yes, &err)) < 0)
+	struct strv notes = {0};
+	limits_notes(&s.pol, &notes);
+	r = trust_check(&s.pol, home, s.g.yes, &notes, &err);
+	strv_free(&notes);
+	if (r < 0)
 		return fail(&s, LNK_EXIT_FAIL, &err);
 
 	/* Plan everything before acting, then run: launch/sandbox.c. */

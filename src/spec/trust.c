@@ -13,6 +13,7 @@
 
 #include "common/buf.h"
 #include "common/esc.h"
+#include "spec/cover.h"
 #include "spec/spec.h"
 #include "toml/toml.h"
 #include "store/paths.h"
@@ -21,8 +22,7 @@
 
 void trust_digest(const struct policy *p, char out[7 + 2 * SHA256_LEN + 1])
 {
-	_cleanup_free_ char *text =
-	    spec_emit_flags(p, SPEC_EMIT_GRANTS_ONLY | SPEC_EMIT_SPEC_ONLY);
+	_cleanup_free_ char *text = spec_emit_flags(p, SPEC_EMIT_GRANTS_ONLY);
 	memcpy(out, "sha256:", 7);
 	sha256_hex(text, strlen(text), out + 7);
 }
@@ -92,10 +92,36 @@ static void records_read(const char *file, struct record **out, size_t *n)
 	toml_free(root);
 }
 
+/* A canonical text accepted before, as a policy (its paths are already
+ * absolute and real). false when it no longer reads: it then covers
+ * nothing, and the run asks. */
+static bool load_text(const struct policy *p, const char *text,
+		      struct policy *q)
+{
+	struct lnk_err ignored = {0};
+	policy_init(q);
+	if (policy_load_spec_text(q, text, strlen(text), "accepted",
+				  p->spec_dir ? p->spec_dir : "/",
+				  &ignored) == 0)
+		return true;
+	policy_free(q);
+	return false;
+}
+
+/* spec_covers, then q freed. */
+static bool covered_free(const struct policy *p, struct policy *q)
+{
+	bool c = spec_covers(q, p);
+	policy_free(q);
+	return c;
+}
+
 /* The state, and the text last accepted for spec_path (*last, or NULL;
- * caller frees) to show what changed. */
+ * caller frees) to show what changed. With p given, an acceptance that
+ * opens at least what p opens (key_within) counts as the same: a run
+ * that only narrows an accepted one is not asked about. */
 static void lookup(const char *home, const char *spec_path, const char *digest,
-		   enum trust_state *st, char **last)
+		   const struct policy *p, enum trust_state *st, char **last)
 {
 	_cleanup_free_ char *file = paths_specs_file(home);
 	struct record *r;
@@ -104,10 +130,13 @@ static void lookup(const char *home, const char *spec_path, const char *digest,
 	*st = TRUST_NEW;
 	if (last)
 		*last = NULL;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && *st != TRUST_SAME; i++) {
 		if (strcmp(r[i].path, spec_path) != 0)
 			continue;
-		if (strcmp(r[i].digest, digest) == 0) {
+		struct policy q;
+		if (strcmp(r[i].digest, digest) == 0 ||
+		    (p && r[i].text && load_text(p, r[i].text, &q) &&
+		     covered_free(p, &q))) {
 			*st = TRUST_SAME;
 			break;
 		}
@@ -117,6 +146,10 @@ static void lookup(const char *home, const char *spec_path, const char *digest,
 			*last = r[i].text ? xstrdup(r[i].text) : NULL;
 		}
 	}
+	if (*st == TRUST_SAME && last) {
+		free(*last);
+		*last = NULL;
+	}
 	records_free(r, n);
 }
 
@@ -124,7 +157,7 @@ int trust_lookup(const char *home, const char *spec_path, const char *digest,
 		 enum trust_state *st, struct lnk_err *err)
 {
 	(void)err;
-	lookup(home, spec_path, digest, st, NULL);
+	lookup(home, spec_path, digest, NULL, st, NULL);
 	return 0;
 }
 
@@ -343,18 +376,18 @@ static char *flags_beside(const struct policy *p)
 }
 
 int trust_check_fds(const struct policy *p, const char *home, bool yes,
-		    int in_fd, int out_fd, struct lnk_err *err)
+		    const struct strv *notes, int in_fd, int out_fd,
+		    struct lnk_err *err)
 {
 	if (!p->spec_path)
 		return 0; /* typed by the person for this run: nothing to ask */
 	char digest[7 + 2 * SHA256_LEN + 1];
 	trust_digest(p, digest);
-	_cleanup_free_ char *now =
-	    spec_emit_flags(p, SPEC_EMIT_GRANTS_ONLY | SPEC_EMIT_SPEC_ONLY);
+	_cleanup_free_ char *now = spec_emit_flags(p, SPEC_EMIT_GRANTS_ONLY);
 	_cleanup_free_ char *last = NULL;
 	enum trust_state st;
 	int r;
-	lookup(home, p->spec_path, digest, &st, &last);
+	lookup(home, p->spec_path, digest, p, &st, &last);
 	if (st == TRUST_SAME)
 		return 0;
 	if (yes)
@@ -401,6 +434,8 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 		}
 		strv_free(&lines);
 	}
+	for (size_t i = 0; notes && i < notes->n; i++)
+		buf_printf(&q, "  (%s)\n", notes->v[i]);
 	buf_puts(&q, "Run it with these grants? [y/N] ");
 	/* Keys typed before the question (or pasted, or pushed by a program
 	 * into the terminal's input) must not answer it. */
@@ -422,7 +457,7 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 }
 
 int trust_check(const struct policy *p, const char *home, bool yes,
-		struct lnk_err *err)
+		const struct strv *notes, struct lnk_err *err)
 {
 	/* /dev/tty, not stdin: the program's input may be a pipe, and the
 	 * question is for the person at the terminal. */
@@ -430,5 +465,5 @@ int trust_check(const struct policy *p, const char *home, bool yes,
 	    p->spec_path && !yes
 		? open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
 		: -1;
-	return trust_check_fds(p, home, yes, tty, tty, err);
+	return trust_check_fds(p, home, yes, notes, tty, tty, err);
 }

@@ -38,16 +38,20 @@ int trust_lookup(const char *home, const char *spec_path, const char *digest,
 int trust_record(const char *home, const char *spec_path, const char *digest,
 		 struct lnk_err *err);
 
-/* Asks first, on /dev/tty. Returns 0 when p may run: no spec (flags alone
+/* Asks first, on /dev/tty. notes (or NULL): lines the question shows
+ * after the grants, already escaped: what of the spec does not apply
+ * here (a limit this machine cannot enforce), so that the person is never
+ * asked about a bound that will not hold. Returns 0 when p may run: no spec (flags alone
  * are never asked), a spec accepted before that opens the same, yes (which
  * records it), or the person answered y. -EPERM when declined, or when
  * there is no terminal and no --yes (the message names --yes); another
  * -errno when the record cannot be written. p must be resolved. */
 int trust_check(const struct policy *p, const char *home, bool yes,
-		struct lnk_err *err);
+		const struct strv *notes, struct lnk_err *err);
 
 /* The same with the terminal given: the question is written to out_fd and
  * the answer read from in_fd; in_fd < 0 means there is no terminal. For
  * tests, and for a supervisor that already holds the terminal. */
 int trust_check_fds(const struct policy *p, const char *home, bool yes,
-		    int in_fd, int out_fd, struct lnk_err *err);
+		    const struct strv *notes, int in_fd, int out_fd,
+		    struct lnk_err *err);

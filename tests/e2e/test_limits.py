@@ -269,22 +269,48 @@ def test_bad_tripwire_settings_are_refused(lnk, home):
 
 def test_a_changed_limit_asks_again(lnk, work):
     """The trust digest covers [limits] and [tripwires]: a spec accepted
-    with one limit asks again when it changes, not when it is written
-    another way."""
+    with one limit asks again when it is raised or left out (the run is
+    wider), not when it is written another way or lowered (narrower)."""
     f = spec(work, '[limits]\nmemory = "1G"\n[tripwires]\nrefused_calls = 5\n')
     assert lnk.run("--spec", f, "--yes", "--", "/usr/bin/python3", "-c",
                    "pass").returncode == 0
-    f.write_text(f.read_text().replace('"1G"', '"1024M"'))
-    cp = lnk.run("--spec", f, "--", "/usr/bin/python3", "-c", "pass",
-                 stdin=subprocess.DEVNULL)
-    assert cp.returncode == 0, cp.stderr
-    for old, new in (('"1024M"', '"512M"'), ("refused_calls = 5",
-                                             "refused_calls = 4")):
+    for old, new in (('"1G"', '"1024M"'), ('"1024M"', '"512M"'),
+                     ("refused_calls = 5", "refused_calls = 4")):
         f.write_text(f.read_text().replace(old, new))
         cp = lnk.run("--spec", f, "--", "/usr/bin/python3", "-c", "pass",
-                     stdin=subprocess.DEVNULL)
-        assert cp.returncode == 125, cp.stderr
+                     stdin=subprocess.DEVNULL, start_new_session=True)
+        assert cp.returncode == 0, (new, cp.stderr)
+    for old, new in (('"512M"', '"2G"'), ("refused_calls = 4",
+                                          "refused_calls = 40"),
+                     ('memory = "2G"\n', "")):
+        f.write_text(f.read_text().replace(old, new))
+        cp = lnk.run("--spec", f, "--", "/usr/bin/python3", "-c", "pass",
+                     stdin=subprocess.DEVNULL, start_new_session=True)
+        assert cp.returncode == 125, (new, cp.stderr)
         assert "opens something different since you accepted it" \
             in cp.stderr, cp.stderr
         assert lnk.run("--spec", f, "--yes", "--", "/usr/bin/python3",
                        "-c", "pass").returncode == 0
+
+
+def test_the_question_says_which_limits_do_not_apply(lnk, work):
+    """The question shows a spec's memory limit, and says when this
+    machine cannot enforce it (no cgroup lnk may use), as `ready` does."""
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    f = spec(work, '[limits]\nmemory = "1G"\ntasks = 100\n')
+    where = limits_line(lnk)["detail"]
+    pid, fd = spawn_on_pty(lnk, ["--spec", f, "--", "/usr/bin/python3",
+                                 "-c", "pass"])
+    try:
+        out = read_until(fd, b"[y/N]").decode()
+        os.write(fd, b"n\n")
+    finally:
+        wait_status(pid)
+        os.close(fd)
+    assert "uses at most 1G of memory" in out, out
+    no_memory = "memory not limited" in where
+    assert ("the memory limit does not apply here" in out) == no_memory, \
+        (where, out)
+    no_tasks = "tasks" not in where
+    assert ("the process limit does not apply here" in out) == no_tasks, \
+        (where, out)

@@ -595,3 +595,34 @@ def test_home_with_dot_dot_is_refused_clearly(lnk, work):
     assert cp.returncode == 125, cp
     assert "HOME names your home folder with '.' or '..'" in cp.stderr
     lnk_said(cp)
+
+
+def test_spec_asks_for_what_flags_add_never_for_what_is_removed(
+        lnk, home, work):
+    """Asked first by what a run opens: a flag beside an accepted spec that
+    adds a host, a port or a variable asks (naming the flag); a --write
+    below the spec's folder, an edit that only removes, never asks."""
+    (work / "sub").mkdir()
+    (work / "app.toml").write_text(
+        'version = 1\n[files]\nwrite = ["."]\n[internet]\n'
+        'hosts = ["a.lnk-test", "b.lnk-test"]\n[commands]\n'
+        'allow = ["true"]\n')
+    run = lambda *a: lnk.run(*a, start_new_session=True,  # noqa: E731
+                             stdin=subprocess.DEVNULL)
+    assert run("--yes", "--spec", "app.toml", "--", "true").returncode == 0
+    for flag, value in (("--internet-host", "c.lnk-test"),
+                        ("--port", "8080"), ("--env", "HOME_TOKEN")):
+        cp = run("--spec", "app.toml", flag, value, "--", "true")
+        assert cp.returncode == 125, (flag, cp)
+        assert f"with {flag} beside it" in cp.stderr, cp.stderr
+    # narrower: a folder below, fewer hosts, a grant left out
+    cp = run("--spec", "app.toml", "--write", str(work / "sub"), "--",
+             "true")
+    assert cp.returncode == 0, cp.stderr
+    cp = run("--spec", "app.toml", "--internet-host", "a.lnk-test", "--",
+             "true")
+    assert cp.returncode == 0, cp.stderr
+    (work / "app.toml").write_text(
+        'version = 1\n[files]\nwrite = ["."]\n[commands]\nallow = ["true"]\n')
+    cp = run("--spec", "app.toml", "--", "true")
+    assert cp.returncode == 0, cp.stderr

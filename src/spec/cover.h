@@ -1,0 +1,21 @@
+/* Asked first, by what a run opens: a spec run with flags beside it, or
+ * edited, asks only when it opens something that no acceptance of it
+ * opened. A run that narrows an accepted one (a folder below an accepted
+ * folder, a grant left out, a lower limit, one more hidden folder) is
+ * not asked about: asking then teaches people to answer y unread.
+ *
+ * Threat: a wider run taken for a narrower one. Each key is compared by
+ * what it means, never by its text: folders by being the same or below
+ * (both real and absolute), --hide the other way round (a folder hidden
+ * before and shown now opens it), '*' of hosts and programs covering
+ * every one, limits and tripwires by value (unset is the widest); every
+ * other grant must be one accepted, exactly. A key the switch does not
+ * name does not compile (-Werror=switch-enum). */
+#pragma once
+
+#include <stdbool.h>
+
+#include "policy/policy.h"
+
+/* true when now opens nothing that was does not (both resolved). */
+bool spec_covers(const struct policy *was, const struct policy *now);
