@@ -143,3 +143,134 @@ def test_a_write_in_a_read_folder_is_not_named(lnk, repo, home):
     assert cp.returncode != 0, cp
     assert "Read-only file system" in cp.stderr, cp.stderr
     assert "lnk: refused" not in cp.stderr, cp.stderr
+
+
+# --- the log keeps a reason whole, and a tool refusal's whole call ---
+
+TOOL = "#!/bin/sh\necho ran \"$@\"\n"
+CALL = ["pr", "view", "123", "--comments", "--json",
+        "title,body,author,labels,comments,reviews,state,url"]
+
+
+def log_json(lnk, *args):
+    cp = lnk("sandbox", "log", "--json", *args, check=True)
+    return [json.loads(l) for l in cp.stdout.splitlines() if l.strip()]
+
+
+def test_a_long_reason_and_the_call_come_back_whole(lnk, tmp_path):
+    """A tool's call refused with no one to ask: its reason ends with the
+    command that lets it through, far past 95 bytes, and the log gives it
+    whole, as text and as JSON; the target is the call, not the tool's
+    name."""
+    on_lnk_path(lnk, tmp_path / "bin", "mytool", TOOL)
+    cp = lnk.run("--name", "whole", "--tool", "mytool", "--", "mytool",
+                 *CALL, stdin=subprocess.DEVNULL)
+    assert cp.returncode == 126, cp
+    fix = "lnk sandbox tool add mytool --allow '" + " ".join(CALL) + "'"
+    rows = log_json(lnk, "--sandbox", "whole")
+    assert len(rows) == 1, rows
+    assert rows[0]["target"] == "mytool " + " ".join(CALL), rows
+    assert rows[0]["reason"].endswith(fix), rows
+    assert len(rows[0]["reason"]) > 200, rows
+    text = lnk("sandbox", "log", "--sandbox", "whole", check=True).stdout
+    assert text.rstrip("\n").endswith(fix), text
+    assert "mytool " + " ".join(CALL) in text, text
+
+
+# --- the small answers ---
+
+def test_log_says_what_was_asked_when_nothing_matches(lnk):
+    cp = lnk("sandbox", "log", check=True)
+    assert cp.stdout == "no calls logged yet\n", cp
+    lnk.run("--name", "one", "--write", ".", "--", "/bin/sh", "-c",
+            "echo x > .envrc", check=False)
+    assert lnk("sandbox", "log", "--refused", check=True).stdout.count(
+        "\n") == 2  # the heading and the row
+    cp = lnk("sandbox", "log", "--sandbox", "nosuch", check=True)
+    assert cp.stdout == ("no sandbox named nosuch has logged a call "
+                         "('lnk sandbox log' shows every sandbox's)\n"), cp
+    cp = lnk("sandbox", "log", "--since", "2099-01-01T00:00:00Z",
+             check=True)
+    assert cp.stdout == "no calls since 2099-01-01T00:00:00Z in the log\n"
+    cp = lnk("sandbox", "log", "--sandbox", "one", "--since", "0s",
+             check=True)
+    # a span is said with the time it stands for (the row may fall in the
+    # same second: then it is shown instead)
+    assert (cp.stdout.startswith("no calls of sandbox one since ") and
+            cp.stdout.endswith(" (--since 0s) in the log\n")) or \
+        "TIME" in cp.stdout, cp
+    cp = lnk("sandbox", "log", "--sandbox", "one", "--since",
+             "2099-01-01T00:00:00Z", "--refused", check=True)
+    assert cp.stdout == ("no refused calls of sandbox one since "
+                         "2099-01-01T00:00:00Z in the log\n"), cp
+
+
+def no_opener(lnk):
+    path = lnk.env()["PATH"]
+    if any(os.access(os.path.join(d, "xdg-open"), os.X_OK)
+           for d in path.split(":")):
+        pytest.skip("xdg-open is installed here: nothing to miss")
+
+
+def test_a_page_with_a_display_but_no_opener_is_shown(lnk):
+    """DISPLAY set, no xdg-open: not "no desktop", but what is missing,
+    and the page on lnk's stderr so that the person can open it."""
+    no_opener(lnk)
+    url = "https://example.org/login?next=%2Fhome"
+    cp = lnk.run("--browser-open", "https://example.org/", "--", "xdg-open",
+                 url, env={"DISPLAY": ":99"})
+    assert cp.returncode == 126, cp
+    assert "no desktop" not in cp.stderr, cp.stderr
+    assert "xdg-open, which opens pages on this desktop, is not " \
+           "installed" in cp.stderr, cp.stderr
+    line = [l for l in cp.stderr.splitlines()
+            if l.startswith("lnk: sandbox ") and "open a page" in l]
+    assert len(line) == 1 and line[0].endswith(": " + url), cp.stderr
+    # with no display at all: "no desktop", and the page all the same
+    cp = lnk.run("--browser-open", "https://example.org/", "--", "xdg-open",
+                 url)
+    assert "no desktop here to open it in" in cp.stderr, cp.stderr
+    assert url in cp.stderr, cp.stderr
+
+
+def test_a_page_refused_for_dots_is_logged_so(lnk):
+    cp = lnk.run("--name", "dots", "--browser-open", "https://example.org/",
+                 "--", "xdg-open", "https://example.org/docs/../admin",
+                 env={"DISPLAY": ":99"})
+    assert cp.returncode != 0, cp
+    rows = log_json(lnk, "--sandbox", "dots")
+    assert len(rows) == 1, rows
+    assert "'.' or '..' folder" in rows[0]["reason"], rows
+    assert "admin" not in json.dumps(rows), rows  # never a page's path
+
+
+def test_run_help_names_command_folders(lnk):
+    cp = lnk("sandbox", "run", "--help", check=True)
+    text = " ".join(cp.stdout.split())
+    assert "a folder ending in '/' for every program under it" in text, \
+        cp.stdout
+
+
+def test_man_lnk_finds_the_page(tmp_path):
+    """install.sh's step after meson install: lnk.1 beside lnk-sandbox.1,
+    where meson puts it, so that `man lnk` shows it."""
+    build = pathlib.Path(LNK).resolve().parent
+    src = pathlib.Path(os.environ.get("LNK_SOURCE")
+                       or pathlib.Path(__file__).resolve().parents[2])
+    inst = json.loads(subprocess.run(
+        ["meson", "introspect", str(build), "--installed"], check=True,
+        capture_output=True, text=True).stdout)
+    dest = [d for d in inst.values() if d.endswith("/man1/lnk-sandbox.1")]
+    assert len(dest) == 1, inst
+    man1 = tmp_path / dest[0].lstrip("/")
+    man1.parent.mkdir(parents=True)
+    man1.write_bytes((src / "man" / "lnk-sandbox.1").read_bytes())
+    subprocess.run(["sh", str(src / "man" / "link-lnk.sh"), str(build)],
+                   check=True, env={**os.environ, "DESTDIR": str(tmp_path)})
+    mandir = man1.parent.parent
+    cp = subprocess.run(["man", "-M", str(mandir), "-P", "cat", "lnk"],
+                        capture_output=True, text=True,
+                        env={**os.environ, "MANWIDTH": "80"})
+    assert cp.returncode == 0, cp
+    assert "lnk-sandbox - run any program" in " ".join(cp.stdout.split()), \
+        cp.stdout[:300]
