@@ -11,6 +11,7 @@ as both)."""
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 
 import pytest
@@ -274,3 +275,56 @@ def test_man_lnk_finds_the_page(tmp_path):
     assert cp.returncode == 0, cp
     assert "lnk-sandbox - run any program" in " ".join(cp.stdout.split()), \
         cp.stdout[:300]
+
+
+def test_answer_says_what_it_answered(lnk, tmp_path):
+    """`lnk sandbox answer ID no` says the answer, the id, the sandbox and
+    the question; the refusal's row has the whole call as its target."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    from test_ask_terminal import Pane, ASK_ID
+    on_lnk_path(lnk, tmp_path / "bin", "mytool", TOOL)
+    p = Pane(lnk, tmp_path, ["--name", "asker", "--tool", "mytool pr", "--",
+                             "/bin/sh", "-c",
+                             "mytool issue close 7; echo st=$?"])
+    try:
+        t = p.wait_for(ASK_ID)
+        qid = ASK_ID.search(t).group(1)
+        cp = lnk("sandbox", "answer", qid, "no", check=True)
+        assert cp.stdout.startswith(
+            f"answered no to {qid} (sandbox asker): mytool issue"), cp
+        p.wait_for("st=126")
+    finally:
+        p.close()
+    rows = log_json(lnk, "--sandbox", "asker")
+    assert [(r["target"], r["outcome"]) for r in rows] == [
+        ("mytool issue close 7", "refused")], rows
+    assert f"asked {qid}: answered no" in rows[0]["reason"], rows
+
+
+def test_thrown_away_home_says_nothing_of_tools_own_dot_names(lnk):
+    """npm's cache and logs, a tool's ~/.cache: never the person's files,
+    so no line after every run; a file of the program's own still is."""
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    pid, fd = spawn_on_pty(lnk, [
+        "--write", ".", "--", "/bin/sh", "-c",
+        "mkdir -p ~/.npm/_logs ~/.cache/x; echo l > ~/.npm/_logs/debug.log;"
+        " echo c > ~/.cache/x/y; echo done"])
+    try:
+        out = read_until(fd, b"\x00never")
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert status == 0 and b"done" in out, out
+    assert b"thrown away" not in out, out
+
+    pid, fd = spawn_on_pty(lnk, [
+        "--write", ".", "--", "/bin/sh", "-c",
+        "mkdir -p ~/.npm; echo l > ~/.npm/l; echo r > ~/report.txt"])
+    try:
+        out = read_until(fd, b"with --write to keep files")
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert b"lnk: 1 file the program wrote in the home folder was " \
+           b"thrown away" in out, out
