@@ -23,6 +23,16 @@
  * repository's deepest files lie a few levels below .git. */
 #define KEPT_DEPTH 40
 
+/* k's path below its write folder (".git", ".venv/bin"). */
+static const char *entry_of(const struct guard_kept *k)
+{
+	const char *e = k->path + strlen(k->top);
+
+	while (*e == '/')
+		e++;
+	return *e ? e : k->path;
+}
+
 static const struct guard_kept *kept_is(const struct guard *n,
 					const struct stat *st)
 {
@@ -76,7 +86,7 @@ static const struct guard_kept *kept_find(const struct guard *n, int dir,
 static char *changed_name(const struct guard_kept *k, int dir, const char *last)
 {
 	char p[64], path[PATH_MAX];
-	const char *entry = k->path + strlen(k->top) + 1;
+	const char *entry = entry_of(k);
 
 	snprintf(p, sizeof(p), "/proc/thread-self/fd/%d", dir);
 	ssize_t len = readlink(p, path, sizeof(path) - 1);
@@ -115,7 +125,7 @@ void guard_name_kept(struct guard *n, int dir, const char *last,
 	unsigned long named = ++n->kept_named;
 	pthread_mutex_unlock(&n->mu);
 
-	const char *entry = k->path + strlen(k->top) + 1;
+	const char *entry = entry_of(k);
 	const char *why = k->why ? k->why : "it would run outside the sandbox";
 	/* The flag's value is pasted into a shell: one word. */
 	_cleanup_free_ char *word = esc_word_dup(k->top);

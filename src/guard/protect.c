@@ -231,7 +231,10 @@ static void kept_entries(struct pctx *c)
 		const char *p = c->ro->v[i];
 		const char *top = holder(c, p, false);
 		struct stat st;
-		if (!top || lstat(p, &st) < 0)
+		/* an entry below its write folder (kept.c names it from
+		 * there), never the folder itself */
+		if (!top || strncmp(p, top, strlen(top)) != 0 ||
+		    strcmp(p, top) == 0 || lstat(p, &st) < 0)
 			continue;
 		const char *why = i < c->nwhys ? c->whys[i] : NULL;
 		struct guard_plan *np = c->np;
