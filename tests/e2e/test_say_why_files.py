@@ -87,6 +87,32 @@ def test_commit_in_an_existing_repository_names_git_once(lnk, repo):
     assert ".git/index.lock" in line, line  # what was written, in it
 
 
+def test_commit_on_a_terminal_shows_the_line_once(lnk, repo):
+    """On a person's terminal (lnk relays the program's pty): lnk's line
+    is there, whole, once, beside git's own error."""
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    args = []
+    for k in GIT_ENV:
+        args += ["--env", k]
+    lnk.env = (lambda base: lambda extra=None: {**base(extra), **GIT_ENV})(
+        lnk.env)
+    pid, fd = spawn_on_pty(lnk, [*args, "--write", ".", "--", "/bin/sh",
+                                 "-c", "echo b >> a; git commit -qam one; "
+                                 "git commit -qam two; echo done"])
+    try:
+        out = read_until(fd, b"done\r\n")
+    finally:
+        wait_status(pid)
+        os.close(fd)
+    text = out.decode(errors="replace")
+    lines = [l for l in text.splitlines() if l.startswith("lnk: refused")]
+    assert len(lines) == 1, text
+    assert lines[0].startswith("lnk: refused to write .git/index.lock in "
+                               f"{repo}: .git is kept read only"), lines
+    assert lines[0].rstrip("\r").endswith(
+        f"--write-dot-files {repo} allows it"), lines
+
+
 def test_edit_of_envrc_is_named_once(lnk, repo):
     cp = run_in(lnk, "echo 'export B=2' >> .envrc; echo x > .envrc")
     assert cp.returncode != 0, cp
