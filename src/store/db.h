@@ -198,7 +198,9 @@ void db_writer_stop(struct db_writer *w);
 
 /* Calls made outside any wire, such as the dot files the guard refused to
  * create (verb "file", target "FOLDER/NAME": the --write folder and one
- * name at its top, never a deeper path). They are stored beside the wires'
+ * name at its top), or an entry kept read only in which it named a
+ * refused change ("FOLDER/ENTRY", ".git" or ".venv/bin": never what was
+ * written inside it). They are stored beside the wires'
  * calls, for the sandbox named sandbox, with no wire (wire 0). Every op of
  * b in one transaction; b is emptied on success. 0 or -errno. */
 int db_record(struct db *db, const char *sandbox, struct db_batch *b,
