@@ -44,7 +44,9 @@ static void usage_answer(FILE *f)
 	    "Answers the question ID (see 'lnk sandbox asks'): yes allows that\n"
 	    "one call, once; no refuses it. The first answer counts. Answer\n"
 	    "from a shell of your own: an answer from inside a sandbox, or\n"
-	    "from a process in namespaces of its own (unshare), is refused.\n",
+	    "from a process in namespaces of its own (unshare), is refused.\n"
+	    "It says what it answered: the answer, the id, the sandbox and\n"
+	    "the question.\n",
 	    f);
 }
 
@@ -144,6 +146,9 @@ int cmd_answer(int argc, char **argv, const struct cli_ctx *cx)
 	}
 	bool late = qa.expires_ms <= asks_now_ms();
 	_cleanup_free_ char *sandbox = steal_ptr(&qa.sandbox);
+	/* lnk's own line, escaped when the question was written (question.h),
+	 * as `asks` shows it */
+	_cleanup_free_ char *summary = steal_ptr(&qa.summary);
 	ask_clear(&qa);
 	if (late) {
 		warnx_("question '%s' expired, which counts as no", id);
@@ -156,5 +161,8 @@ int cmd_answer(int argc, char **argv, const struct cli_ctx *cx)
 	}
 	if (r < 0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
+	/* Said, so that a typed id is seen to be the question meant. */
+	printf("answered %s to %s (sandbox %s): %s\n", a, id, sandbox,
+	       summary ? summary : "");
 	return 0;
 }

@@ -242,6 +242,50 @@ static int read_calls(struct db *db, const struct db_log_query *q,
 	return r;
 }
 
+static void count_row(const struct db_call_row *r, void *ud)
+{
+	(void)r;
+	(*(size_t *)ud)++;
+}
+
+/* What an empty answer says: what was asked, so that a sandbox's name
+ * mistyped or a window too short is not read as "nothing happened". */
+static void say_none(struct db *db, const struct db_log_query *q,
+		     const char *since_arg)
+{
+	struct lnk_err err = {0};
+
+	if (!q->sandbox && !q->since && !q->refused) {
+		puts("no calls logged yet");
+		return;
+	}
+	_cleanup_free_ char *name = q->sandbox ? esc_dup(q->sandbox) : NULL;
+	if (q->sandbox) {
+		struct db_log_query any = {.lines = 1, .sandbox = q->sandbox};
+		size_t n = 0;
+		if (db_log_read(db, &any, count_row, &n, &err) == 0 && n == 0) {
+			printf("no sandbox named %s has logged a call ('lnk "
+			       "sandbox log' shows every sandbox's)\n",
+			       name);
+			return;
+		}
+	}
+	struct buf b = {0};
+	buf_puts(&b, q->refused ? "no refused calls" : "no calls");
+	if (q->sandbox)
+		buf_printf(&b, " of sandbox %s", name);
+	if (q->since) {
+		/* a span ("0s", "10m") said with the time it stands for */
+		_cleanup_free_ char *arg = esc_dup(since_arg);
+		buf_printf(&b, " since %s", q->since);
+		if (strcmp(since_arg, q->since) != 0)
+			buf_printf(&b, " (--since %s)", arg);
+	}
+	buf_puts(&b, " in the log\n");
+	fwrite(b.p, 1, b.len, stdout);
+	buf_free(&b);
+}
+
 static int follow(struct db *db, struct db_log_query *q, struct rows *rs,
 		  const struct widths *w)
 {
@@ -266,6 +310,7 @@ int cmd_log(int argc, char **argv, const struct cli_ctx *cx)
 	struct rows rs = {0};
 	bool follow_on = false, lines_given = false;
 	char since[32];
+	const char *since_arg = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = NULL;
@@ -318,6 +363,7 @@ int cmd_log(int argc, char **argv, const struct cli_ctx *cx)
 			}
 			db_format_time(t, since);
 			q.since = since;
+			since_arg = v;
 		} else {
 			q.sandbox = v;
 		}
@@ -358,8 +404,8 @@ int cmd_log(int argc, char **argv, const struct cli_ctx *cx)
 	    width(&rs.target, "TARGET", follow_on ? 24 : 0),
 	};
 	if (!rs.json && rs.time.n == 0 && !follow_on) {
+		say_none(db, &q, since_arg);
 		db_close(db);
-		puts("no calls logged yet");
 		return 0;
 	}
 	if (!rs.json)

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -21,7 +23,8 @@ enum op_kind {
 	OP_BIND,
 	OP_CONNECT,
 	OP_ATTR, /* mode, owner, xattrs: see attr.c */
-	OP_TRUNCATE
+	OP_TRUNCATE,
+	OP_UNLINK /* only seen: see unlink_note */
 };
 
 /* Which argument is which; -1 for none. The syscall table here must match
@@ -69,6 +72,14 @@ static const struct op ops[] = {
     {__NR_renameat2, OP_RENAME, 0, 1, 2, 3, 4, -1, -1, 0},
     /* truncate: p1 the path; the length is argument 1 */
     {__NR_truncate, OP_TRUNCATE, -1, 0, -1, -1, -1, -1, -1, 0},
+/* removals: only seen, to name a kept entry (unlink_note) */
+#ifdef __NR_unlink
+    {__NR_unlink, OP_UNLINK, -1, 0, -1, -1, -1, -1, -1, 0},
+#endif
+#ifdef __NR_rmdir
+    {__NR_rmdir, OP_UNLINK, -1, 0, -1, -1, -1, -1, -1, 0},
+#endif
+    {__NR_unlinkat, OP_UNLINK, 0, 1, -1, -1, 2, -1, -1, 0},
     /* bind: p1 is the socket fd, p2 the address, flags its length */
     {__NR_bind, OP_BIND, -1, 0, -1, 1, 2, -1, -1, 0},
     /* connect: as bind */
@@ -190,6 +201,10 @@ static int prep(struct guard *n, struct job *j)
 		t->base[0] = guard_base_prepare(t, arg_fd(req, op->dfd1), j->p1,
 						&t->base_acc[0]);
 		break;
+	case OP_UNLINK:
+		t->base[0] = guard_base_prepare(t, arg_fd(req, op->dfd1), j->p1,
+						&t->base_acc[0]);
+		break;
 	case OP_SYMLINK:
 		t->base[1] = guard_base_prepare(t, arg_fd(req, op->dfd2), j->p2,
 						&t->base_acc[1]);
@@ -298,8 +313,103 @@ static int execute(struct guard *n, struct job *j)
 		return guard_do_attr(n, j);
 	case OP_TRUNCATE:
 		return do_truncate(n, t, j->p1, (off_t)req->data.args[1]);
+	case OP_UNLINK:
+		break; /* never performed (guard_serve) */
 	}
 	return -ENOSYS;
+}
+
+/* path (from base) located again, and the kept entry it is or lies in
+ * named. A second resolution, for the message only: the call was
+ * answered from the first. */
+static void name_path(struct guard *n, struct task *t, int base,
+		      const char *path, const char *verb)
+{
+	struct where w;
+
+	if (base < -1 || guard_locate(t, base, path, &w) < 0)
+		return;
+	if (w.magic >= 0)
+		guard_name_kept(n, w.magic, NULL, verb);
+	else
+		guard_name_kept(n, w.parent, w.last, verb);
+	guard_where_close(&w);
+}
+
+/* The kernel refused the call in a read-only mount (EROFS) or a mount
+ * point (EBUSY): when that is an entry the guard keeps read only, it
+ * names it (kept.c) instead of leaving the person the kernel's words. */
+static void name_refused(struct guard *n, struct job *j)
+{
+	struct task *t = &j->t;
+
+	switch (j->op->kind) {
+	case OP_OPEN:
+	case OP_TRUNCATE:
+		name_path(n, t, t->base[0], j->p1, "write");
+		break;
+	case OP_MKDIR:
+	case OP_MKNOD:
+		name_path(n, t, t->base[0], j->p1, "create");
+		break;
+	case OP_SYMLINK:
+	case OP_LINK:
+		name_path(n, t, t->base[1], j->p2, "create");
+		break;
+	case OP_RENAME:
+		name_path(n, t, t->base[0], j->p1, "rename");
+		name_path(n, t, t->base[1], j->p2, "rename over");
+		break;
+	case OP_ATTR:
+		if (t->sfd >= 0)
+			guard_name_kept(n, t->sfd, NULL,
+					"change the mode, owner or attributes "
+					"of");
+		else if (*j->p1)
+			name_path(n, t, t->base[0], j->p1,
+				  "change the mode, owner or attributes of");
+		else
+			guard_name_kept(n, t->base[0], NULL,
+					"change the mode, owner or attributes "
+					"of");
+		break;
+	case OP_BIND:
+	case OP_CONNECT:
+	case OP_UNLINK:
+		break;
+	}
+}
+
+/* A removal (unlink, unlinkat, rmdir): the kernel decides it, with the
+ * program's own rights and Landlock domain, so it is let through
+ * (CONTINUE), never performed here; what depends on the path is only
+ * the message, never the answer. Before that, a removal the kernel will
+ * refuse because of an entry kept read only (the entry itself, a mount
+ * point: EBUSY; a name inside one, on its read-only mount: EROFS) is
+ * named. Nothing is read of the task when no entry is kept. */
+static void unlink_note(struct guard *n, struct worker *w,
+			const struct seccomp_notif *req, const struct op *op)
+{
+	struct job *j = w->jb;
+	struct where wh;
+	struct statfs sf;
+
+	if (!n->plan.nkept)
+		return;
+	j->req = req;
+	j->op = op;
+	j->xval = NULL;
+	j->t = guard_task_new(req, w);
+	if (prep(n, j) == 0 &&
+	    guard_locate(&j->t, j->t.base[0], j->p1, &wh) == 0) {
+		if (wh.magic < 0 && !guard_is_dots(wh.last) &&
+		    (guard_mount_point_at(wh.parent, wh.last) == 1 ||
+		     (fstatfs(wh.parent, &sf) == 0 &&
+		      (sf.f_flags & ST_RDONLY))))
+			guard_name_kept(n, wh.parent, wh.last, "remove");
+		guard_where_close(&wh);
+	}
+	guard_task_close(&j->t);
 }
 
 /* Returns the answer: -errno, 0, or for opens an fd of ours (>= 0 flagged
@@ -322,6 +432,8 @@ static int handle(struct guard *n, struct worker *w,
 	r = prep(n, j);
 	if (r == 0)
 		r = execute(n, j);
+	if ((r == -EROFS || r == -EBUSY) && n->plan.nkept)
+		name_refused(n, j);
 	if (r >= 0 && op->kind == OP_OPEN) {
 		int flags = op->fixed_flags ? op->fixed_flags
 					    : (int)req->data.args[op->flags];
@@ -340,10 +452,15 @@ void guard_serve(struct guard *n, struct worker *w,
 	bool is_fd = false;
 	int cloexec = 0;
 
-	if (guard_is_exec(req->data.nr)) {
-		/* Seen, never decided here (exec.c): the kernel runs it and
-		 * Landlock decides, even when the guard is broken. */
-		if (!broken && n->plan.exec_note)
+	const struct op *op = find_op(req->data.nr);
+	bool removal = op && op->kind == OP_UNLINK;
+	if (guard_is_exec(req->data.nr) || removal) {
+		/* Seen, never decided here (exec.c, unlink_note): the kernel
+		 * runs it and Landlock decides, even when the guard is
+		 * broken. */
+		if (!broken && removal)
+			unlink_note(n, w, req, op);
+		else if (!broken && n->plan.exec_note)
 			guard_exec_note(n, w, req);
 		struct seccomp_notif_resp resp = {
 		    .id = req->id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE};

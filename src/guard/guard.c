@@ -479,6 +479,13 @@ void guard_plan_free(struct guard_plan *np)
 	free(np->guards);
 	np->guards = NULL;
 	np->n = 0;
+	for (size_t i = 0; i < np->nkept; i++) {
+		free(np->kept[i].path);
+		free(np->kept[i].top);
+	}
+	free(np->kept);
+	np->kept = NULL;
+	np->nkept = 0;
 	free(np->exec_ids);
 	np->exec_ids = NULL;
 	np->nexec = 0;

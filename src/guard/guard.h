@@ -54,7 +54,11 @@ struct guard_rule {
  * regard to case) in each guarded folder, as stderr says it: g is the
  * guard that refused (g->dir the --write folder; g->name set when name is
  * the missing target of a dot-file link), name the name as the program
- * spelled it, always one component at the top of g->dir. Must be
+ * spelled it, one component at the top of g->dir. Also, once per entry,
+ * for a change refused on an existing entry kept read only
+ * (guard_kept): then name is the entry's path below g->dir (".git",
+ * ".venv/bin") and g->why the whole reason with the flag that lifts it,
+ * valid during the call only (copy it). Must be
  * thread-safe, and must never block (no I/O that can wait, no SQLite):
  * the program's call waits on it. */
 typedef void (*guard_refusal_fn)(void *ctx, const struct guard_rule *g,
@@ -81,9 +85,24 @@ struct guard_exec_id {
 	bool dir;
 };
 
+/* An existing entry kept read only (a read-only bind over itself: the
+ * kernel refuses every write in it, EROFS, and its removal or a rename
+ * over it, EBUSY): known by what it is, so that the guard names it, with
+ * the flag that lifts it, when the kernel refuses the program a change. */
+struct guard_kept {
+	dev_t dev;
+	ino_t ino;
+	char *path;	 /* absolute, as planned (the same path inside) */
+	char *top;	 /* the write folder it lies in (the innermost) */
+	const char *why; /* static text: what runs or trusts it; NULL for a
+			  * listed dot file (or its link's target) */
+};
+
 struct guard_plan {
 	struct guard_rule *guards;
 	size_t n;
+	struct guard_kept *kept; /* guard_protect's read-only entries */
+	size_t nkept;
 	bool quiet;		     /* true: do not print refusals on stderr */
 	guard_refusal_fn on_refusal; /* optional: the call log's queue */
 	guard_net_fn on_net_refusal; /* optional, with on_refusal_ctx */

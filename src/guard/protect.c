@@ -82,6 +82,11 @@ struct pctx {
 	struct strv *ro;
 	struct strv seen; /* config files parsed (include loops) */
 	bool overflow;	  /* more than GUARDS_MAX: refuse to run */
+	/* why each entry of ro is kept, by its index (NULL: a listed dot
+	 * file or its link's target, put there by guard_mounts_seen);
+	 * nwhys of them are set */
+	const char **whys;
+	size_t nwhys;
 };
 
 static bool lifted(const struct pctx *c, const char *w)
@@ -207,8 +212,42 @@ static void protect_path(struct pctx *c, const char *path, const char *why,
 			cur[0] = '\0';
 	}
 	if (bind && cur[0] && holder(c, cur, always) &&
-	    !is_write_folder(c, cur) && !strv_contains(c->ro, cur))
+	    !is_write_folder(c, cur) && !strv_contains(c->ro, cur)) {
+		size_t at = c->ro->n;
 		strv_push(c->ro, cur);
+		c->whys = xrealloc(c->whys, (at + 1) * sizeof(*c->whys));
+		while (c->nwhys < at)
+			c->whys[c->nwhys++] = NULL;
+		c->whys[at] = why;
+		c->nwhys = at + 1;
+	}
+}
+
+/* Each entry of ro, by what it is, for the guard to name when the kernel
+ * refuses a change in it: its write folder and why it is kept. */
+static void kept_entries(struct pctx *c)
+{
+	for (size_t i = 0; i < c->ro->n; i++) {
+		const char *p = c->ro->v[i];
+		const char *top = holder(c, p, false);
+		struct stat st;
+		/* an entry below its write folder (kept.c names it from
+		 * there), never the folder itself */
+		if (!top || strncmp(p, top, strlen(top)) != 0 ||
+		    strcmp(p, top) == 0 || lstat(p, &st) < 0)
+			continue;
+		const char *why = i < c->nwhys ? c->whys[i] : NULL;
+		struct guard_plan *np = c->np;
+		np->kept =
+		    xrealloc(np->kept, (np->nkept + 1) * sizeof(*np->kept));
+		np->kept[np->nkept++] = (struct guard_kept){
+		    .dev = st.st_dev,
+		    .ino = st.st_ino,
+		    .path = xstrdup(p),
+		    .top = xstrdup(top),
+		    .why = why,
+		};
+	}
 }
 
 /* ---- git's files, read as data ---- */
@@ -1135,8 +1174,10 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 			    GUARDS_MAX, COMMAND_PATHS_MAX);
 		goto out;
 	}
+	kept_entries(&c);
 	r = np->n > 0;
 out:
 	strv_free(&c.seen);
+	free(c.whys);
 	return r;
 }

@@ -352,6 +352,12 @@ static void plan_copy(struct guard_plan *dst, const struct guard_plan *src)
 		dst->guards[i].name =
 		    src->guards[i].name ? xstrdup(src->guards[i].name) : NULL;
 	}
+	dst->kept = xcalloc(src->nkept ? src->nkept : 1, sizeof(*dst->kept));
+	for (size_t i = 0; i < src->nkept; i++) {
+		dst->kept[i] = src->kept[i];
+		dst->kept[i].path = xstrdup(src->kept[i].path);
+		dst->kept[i].top = xstrdup(src->kept[i].top);
+	}
 	dst->exec_ids =
 	    xcalloc(src->nexec ? src->nexec : 1, sizeof(*dst->exec_ids));
 	if (src->nexec)

@@ -179,6 +179,7 @@ struct guard {
 	bool receiver_done, broken;
 
 	unsigned long notifications, refused, exec_named, objects_named;
+	unsigned long kept_named;  /* entries guard_name_kept named */
 	struct strv refused_pairs; /* "dir\tname", printed once each */
 	struct strv dgram_refused; /* "verb target", logged once each */
 };
@@ -271,6 +272,17 @@ void guard_refuse_attr(struct guard *n, const struct guard_rule *g);
 /* 1 when name in dir is a mount point, 0 when not, -EPERM unknown. */
 int guard_mount_point_at(int dir, const char *name);
 bool guard_is_dots(const char *s);
+
+/* ---- entries kept read only (kept.c) ---- */
+
+/* Names, once per entry (at most 64), on stderr and to on_refusal, a
+ * change the kernel refuses because it lies in an entry kept read only
+ * (struct guard_kept): dir a folder the call acted in (any fd the
+ * worker holds), last the name in it or NULL when dir itself was
+ * changed, verb what the program did ("write", "remove", ...). Nothing
+ * when no kept entry is or holds it. Decides nothing. */
+void guard_name_kept(struct guard *n, int dir, const char *last,
+		     const char *verb);
 
 /* ---- files with more than one name (shared.c) ---- */
 

@@ -42,6 +42,12 @@ static void walk_dir(struct walk *w, int dfd, int depth)
 
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
+		/* A dot name at the top is a tool's own (npm's cache and
+		 * logs, git's and a shell's history, ~/.config): written for
+		 * itself, never asked for by the person, so never worth a
+		 * line after every run. */
+		if (depth == 0 && e->d_name[0] == '.')
+			continue;
 		if (++w->seen > w->limit) {
 			w->more = 1;
 			break;

@@ -81,6 +81,12 @@
 #ifndef __NR_rename
 #define __NR_rename (-1)
 #endif
+#ifndef __NR_unlink
+#define __NR_unlink (-1)
+#endif
+#ifndef __NR_rmdir
+#define __NR_rmdir (-1)
+#endif
 #ifndef __NR_renameat
 #define __NR_renameat (-1)
 #endif
@@ -257,8 +263,11 @@ const size_t seccomp_refused_ioctls_count = ARRAY_SIZE(seccomp_refused_ioctls);
  * top of each write folder, and otherwise performs the call itself and
  * answers with the result (ADDFD for opens). It never answers CONTINUE:
  * check-then-continue lets the path change in between (measured: .envrc
- * created within 1 s). unlink and rmdir are absent: existing dot files are
- * read-only bind mounts. bind is here because binding an AF_UNIX socket to
+ * created within 1 s). unlink, unlinkat and rmdir are the exception: an
+ * existing dot file is a read-only bind mount, which the kernel refuses
+ * to remove itself, so the supervisor decides nothing and lets them
+ * through (CONTINUE), only naming a kept entry the kernel will refuse
+ * (src/guard/dispatch.c, unlink_note). bind is here because binding an AF_UNIX socket to
  * a path creates that name; the family is in memory, so every bind comes.
  * connect is here because a read-only mount does not stop connect() on a
  * unix socket in it: the supervisor connects only to sockets bound inside
@@ -279,6 +288,9 @@ const struct seccomp_notified seccomp_notified[] = {
     {"rename", __NR_rename, -1},
     {"renameat", __NR_renameat, -1},
     {"renameat2", __NR_renameat2, -1},
+    {"unlink", __NR_unlink, -1},
+    {"unlinkat", __NR_unlinkat, -1},
+    {"rmdir", __NR_rmdir, -1},
     /* truncate writes a file through its name: as an open that writes
      * (src/guard/shared.c); ftruncate needs a descriptor opened so. */
     {"truncate", __NR_truncate, -1},

@@ -95,7 +95,10 @@ static const struct key_def table[K__COUNT] = {
     [K_COMMANDS_ALLOW] = {K_COMMANDS_ALLOW, "commands", "allow", "--command",
 			  "CMD", KT_COMMANDS, MERGE_REPLACE,
 			  "a program it may run: a name on PATH, an absolute "
-			  "path, or '*' for every system program"},
+			  "path, a folder ending in '/' for every program "
+			  "under it (node_modules/, ~/bin/; a relative one is "
+			  "the spec's, or the working folder's for a flag), "
+			  "or '*' for every system program"},
     [K_COMMANDS_ENV] = {K_COMMANDS_ENV, "commands", "env", "--env", "NAME",
 			KT_ENV, MERGE_REPLACE,
 			"an environment variable passed in from lnk's "

@@ -276,6 +276,41 @@ static void copy_str(char *dst, size_t cap, const char *s)
 	snprintf(dst, cap, "%s", s ? s : "");
 }
 
+char *db_reason_dup(const char *reason)
+{
+	const size_t mark = sizeof(DB_REASON_CUT_MARK) - 1;
+	size_t n = reason ? strlen(reason) : 0;
+
+	if (n < DB_REASON_MAX)
+		return xstrdup(reason ? reason : "");
+	/* Room for the mark and the NUL; then back to the first byte of a
+	 * character: a UTF-8 continuation byte is 10xxxxxx. */
+	size_t keep = DB_REASON_MAX - 1 - mark;
+	while (keep > 0 && ((unsigned char)reason[keep] & 0xc0) == 0x80)
+		keep--;
+	char *out = xmalloc(keep + mark + 1);
+	memcpy(out, reason, keep);
+	memcpy(out + keep, DB_REASON_CUT_MARK, mark + 1);
+	return out;
+}
+
+/* An op's reason as it is bound and printed. */
+static const char *reason_of(const struct db_op *op)
+{
+	return op->reason ? op->reason : "";
+}
+
+/* Empties b, freeing what its ops own (an op moved to another batch is
+ * that batch's: moves copy the op and never call this on the source). */
+static void batch_clear(struct db_batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		free(b->v[i].reason);
+		b->v[i].reason = NULL;
+	}
+	b->n = 0;
+}
+
 static struct db_op *batch_push(struct db_batch *b)
 {
 	if (b->n == b->cap) {
@@ -297,7 +332,7 @@ void db_batch_call(struct db_batch *b, int64_t seq, time_t when,
 	copy_str(op->verb, sizeof(op->verb), verb);
 	copy_str(op->target, sizeof(op->target), target);
 	op->outcome = o;
-	copy_str(op->reason, sizeof(op->reason), reason);
+	op->reason = db_reason_dup(reason);
 	op->up = up;
 	op->down = down;
 }
@@ -309,7 +344,7 @@ void db_batch_update(struct db_batch *b, int64_t seq, enum db_outcome o,
 	op->update = true;
 	op->seq = seq;
 	op->outcome = o;
-	copy_str(op->reason, sizeof(op->reason), reason);
+	op->reason = db_reason_dup(reason);
 	op->up = up;
 	op->down = down;
 }
@@ -328,6 +363,7 @@ void db_batch_usage(struct db_batch *b, int64_t seq, const char *provider,
 
 void db_batch_free(struct db_batch *b)
 {
+	batch_clear(b);
 	free(b->v);
 	memset(b, 0, sizeof(*b));
 }
@@ -367,7 +403,7 @@ static int tx_end(struct db *db, int r, struct db_batch *b, struct lnk_err *err)
 	if (r < 0)
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 	else
-		b->n = 0;
+		batch_clear(b);
 	return r;
 }
 
@@ -432,7 +468,8 @@ int db_flush(struct db *db, int64_t wire_id, struct db_batch *b, uint64_t up,
 		} else if (op->update) {
 			sqlite3_bind_text(st, 3, db_outcome_name(op->outcome),
 					  -1, SQLITE_STATIC);
-			sqlite3_bind_text(st, 4, op->reason, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 4, reason_of(op), -1,
+					  SQLITE_STATIC);
 			sqlite3_bind_int64(st, 5, (int64_t)op->up);
 			sqlite3_bind_int64(st, 6, (int64_t)op->down);
 		} else {
@@ -443,7 +480,8 @@ int db_flush(struct db *db, int64_t wire_id, struct db_batch *b, uint64_t up,
 			sqlite3_bind_text(st, 5, op->target, -1, SQLITE_STATIC);
 			sqlite3_bind_text(st, 6, db_outcome_name(op->outcome),
 					  -1, SQLITE_STATIC);
-			sqlite3_bind_text(st, 7, op->reason, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 7, reason_of(op), -1,
+					  SQLITE_STATIC);
 			sqlite3_bind_int64(st, 8, (int64_t)op->up);
 			sqlite3_bind_int64(st, 9, (int64_t)op->down);
 		}
@@ -523,20 +561,21 @@ static void say_unwritten(const struct db_batch *b, size_t dropped,
 		const struct db_op *op = &b->v[i];
 		char when[32];
 		db_format_time(op->when, when);
-		const char *sep = op->reason[0] ? " " : "";
+		const char *reason = reason_of(op);
+		const char *sep = reason[0] ? " " : "";
 		if (op->update)
 			fprintf(stderr,
 				"lnk: wire:   call %lld %s%s%s, up %llu down "
 				"%llu\n",
 				(long long)op->seq,
-				db_outcome_name(op->outcome), sep, op->reason,
+				db_outcome_name(op->outcome), sep, reason,
 				(unsigned long long)op->up,
 				(unsigned long long)op->down);
 		else
 			fprintf(stderr,
 				"lnk: wire:   call %lld %s %s %s %s%s%s\n",
 				(long long)op->seq, when, op->verb, op->target,
-				db_outcome_name(op->outcome), sep, op->reason);
+				db_outcome_name(op->outcome), sep, reason);
 	}
 	if (dropped)
 		fprintf(stderr,
@@ -693,6 +732,7 @@ void db_writer_submit(struct db_writer *w, struct db_batch *b, uint64_t up,
 		    b->v[i].outcome == DB_REFUSED &&
 		    w->pending.n + w->unwritten >= DB_BACKLOG_MAX) {
 			w->dropped++;
+			free(b->v[i].reason);
 			continue;
 		}
 		*batch_push(&w->pending) = b->v[i];
@@ -786,7 +826,7 @@ int db_record(struct db *db, const char *sandbox, struct db_batch *b,
 		sqlite3_bind_text(ins, 4, op->target, -1, SQLITE_STATIC);
 		sqlite3_bind_text(ins, 5, db_outcome_name(op->outcome), -1,
 				  SQLITE_STATIC);
-		sqlite3_bind_text(ins, 6, op->reason, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 6, reason_of(op), -1, SQLITE_STATIC);
 		if (sqlite3_step(ins) != SQLITE_DONE) {
 			r = sql_err(db, err, "cannot record a call");
 			goto out;
@@ -816,10 +856,9 @@ int db_record_end(struct db *db, int64_t row, enum db_outcome o,
 		  const char *reason, struct lnk_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	char why[DB_REASON_MAX];
+	_cleanup_free_ char *why = db_reason_dup(reason);
 	int r = 0;
 
-	copy_str(why, sizeof(why), reason ? reason : "");
 	if (sqlite3_prepare_v2(db->h,
 			       "UPDATE calls SET outcome = ?1, reason = ?2 "
 			       "WHERE id = ?3 AND wire = 0",
@@ -863,13 +902,13 @@ static void queue_commit(struct db_queue *q, struct db_batch *mine, bool last)
 	if (!q->db && db_open(q->path, false, &q->db, &err) < 0) {
 		q->db = NULL;
 		queue_fail(q, &err);
-		mine->n = 0; /* no log to write to: nothing to keep */
+		batch_clear(mine); /* no log to write to: nothing to keep */
 		return;
 	}
 	if (db_record(q->db, q->sandbox, mine, &err) < 0) {
 		queue_fail(q, &err);
 		if (last || mine->n >= DB_QUEUE_MAX)
-			mine->n = 0;
+			batch_clear(mine);
 	}
 }
 

@@ -102,8 +102,20 @@ const char *db_outcome_name(enum db_outcome o);
 
 #define DB_VERB_MAX 16
 #define DB_TARGET_MAX 270
-#define DB_REASON_MAX 96
+/* A reason is stored whole up to this many bytes with its NUL: the longest
+ * lnk writes, with the command that fixes it, is a few hundred. Past it
+ * (a reason may quote what a program chose) it is cut by db_reason_dup. */
+#define DB_REASON_MAX 1024
 #define DB_PROVIDER_MAX 40
+
+/* What ends a reason db_reason_dup cut. */
+#define DB_REASON_CUT_MARK "..."
+/* reason as the log stores it (NULL: ""): whole when it fits in
+ * DB_REASON_MAX bytes with its NUL, else cut before a character (never
+ * inside a UTF-8 sequence: a reader decoding the row must not find half
+ * of one) and ended with DB_REASON_CUT_MARK, the whole at most
+ * DB_REASON_MAX - 1 bytes. A new string. */
+char *db_reason_dup(const char *reason);
 
 struct db_op {
 	bool update; /* change the call seq (else insert it) */
@@ -113,7 +125,8 @@ struct db_op {
 	char verb[DB_VERB_MAX];
 	char target[DB_TARGET_MAX];
 	enum db_outcome outcome;
-	char reason[DB_REASON_MAX];
+	char *reason; /* db_reason_dup's, owned by the batch that holds the
+		       * op; NULL for none */
 	uint64_t up, down;
 	/* with usage: the route's name, the answer's HTTP status (0: none),
 	 * and the tokens it said it used (-1: it did not say) */
@@ -185,7 +198,9 @@ void db_writer_stop(struct db_writer *w);
 
 /* Calls made outside any wire, such as the dot files the guard refused to
  * create (verb "file", target "FOLDER/NAME": the --write folder and one
- * name at its top, never a deeper path). They are stored beside the wires'
+ * name at its top), or an entry kept read only in which it named a
+ * refused change ("FOLDER/ENTRY", ".git" or ".venv/bin": never what was
+ * written inside it). They are stored beside the wires'
  * calls, for the sandbox named sandbox, with no wire (wire 0). Every op of
  * b in one transaction; b is emptied on success. 0 or -errno. */
 int db_record(struct db *db, const char *sandbox, struct db_batch *b,

@@ -77,7 +77,8 @@ struct broker {
 	/* how many refusals are logged one by one: the sandbox's one cap,
 	 * shared with its wire, or the broker's own */
 	struct refusals_shared *cap;
-	uint64_t nolog; /* calls refused for want of a log */
+	uint64_t nolog;	     /* calls refused for want of a log */
+	unsigned pages_said; /* pages shown on lnk's stderr (PAGES_SAID_MAX) */
 	char nolog_why[DB_WHY_MAX];
 	struct call calls[TOOLS_MAX_CALLS];
 	char *buf;		/* one message from the reader */
@@ -546,6 +547,28 @@ static void check_asks(struct broker *b)
 	}
 }
 
+/* Pages a sandbox shows on lnk's stderr when nothing here can open them,
+ * at most: each is a line on the person's terminal. */
+#define PAGES_SAID_MAX 8
+
+/* A page nothing here can open, shown so that the person can open it
+ * elsewhere (a login's page, say): on lnk's terminal, never the
+ * program's, escaped (the program chose it), at most PAGES_SAID_MAX. */
+static void say_page(struct broker *b, const char *why, const char *url)
+{
+	if (b->pages_said >= PAGES_SAID_MAX)
+		return;
+	_cleanup_free_ char *u = esc_dup(url);
+	_cleanup_free_ char *say = xasprintf(
+	    "lnk: sandbox %s: the program asked to open a page, and %s; "
+	    "open it yourself if you want it: %s\n",
+	    b->in->sandbox, why, u);
+	term_write(2, say);
+	if (++b->pages_said == PAGES_SAID_MAX)
+		term_write(2, "lnk: more pages nothing here can open are not "
+			      "shown\n");
+}
+
 /* A page to open (its URL checked and made normal by the reader, and
  * checked again here): a granted one opens at once with the desktop's
  * opener, any other asks. Only the scheme and host reach the log. */
@@ -563,9 +586,19 @@ static void page_call(struct broker *b, struct call *c,
 		refuse(b, c, "?",
 		       "a page to open that the broker's reader "
 		       "did not check");
-	} else if (!b->in->plan->desktop || !g->path) {
+	} else if (!b->in->plan->desktop) {
+		say_page(b, "there is no desktop here to open it in", norm);
 		refuse(b, c, origin,
 		       "there is no desktop here to open a page in");
+	} else if (!g->path) {
+		/* A display, but no opener: "no desktop" would be false. */
+		say_page(b,
+			 "xdg-open, which opens pages on this desktop, is not "
+			 "installed (apt install xdg-utils)",
+			 norm);
+		refuse(b, c, origin,
+		       "xdg-open, which opens pages on this desktop, is not "
+		       "installed here (apt install xdg-utils)");
 	} else if (page_allowed(&b->in->plan->pages, norm)) {
 		c->target = xstrdup(origin);
 		snprintf(c->how, sizeof(c->how), "allowed");

@@ -68,6 +68,13 @@ static bool path_moves(const char *p)
 	return false;
 }
 
+/* page_check's own reasons, which quote nothing of the URL: the log
+ * keeps them as they are (page_logged_why). */
+#define WHY_PATTERN "a page to open names one host, not a pattern"
+#define WHY_MOVES                                          \
+	"a page with a '.' or '..' folder or a backslash " \
+	"in its path: give the page's own path"
+
 int page_check(const char *url, char **norm, char **origin, struct lnk_err *err)
 {
 	char *n = NULL;
@@ -79,19 +86,24 @@ int page_check(const char *url, char **norm, char **origin, struct lnk_err *err)
 	size_t o = origin_len(n);
 	if (memchr(n, '*', o)) {
 		free(n);
-		return err_set(err, -EINVAL,
-			       "a page to open names one host, not a pattern");
+		return err_set(err, -EINVAL, WHY_PATTERN);
 	}
 	if (path_moves(n + o)) {
 		free(n);
-		return err_set(
-		    err, -EINVAL,
-		    "a page with a '.' or '..' folder or a backslash "
-		    "in its path: give the page's own path");
+		return err_set(err, -EINVAL, WHY_MOVES);
 	}
 	*origin = xstrndup(n, o);
 	*norm = n;
 	return 0;
+}
+
+const char *page_logged_why(const struct lnk_err *err)
+{
+	if (strcmp(err->msg, WHY_PATTERN) == 0)
+		return WHY_PATTERN;
+	if (strcmp(err->msg, WHY_MOVES) == 0)
+		return WHY_MOVES;
+	return "not an http:// or https:// page to open, with one host";
 }
 
 /* Whether the URL's rest (from its path on) lies under the grant's. A

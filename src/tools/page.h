@@ -18,6 +18,10 @@ bool page_client_name(const char *name);
  * ("https://host[:port]", for the log). 0 or -EINVAL with a message. */
 int page_check(const char *url, char **norm, char **origin,
 	       struct lnk_err *err);
+/* What the log keeps of page_check's refusal err: its reason when that
+ * quotes nothing of the URL (the log never holds a page's path), else
+ * one that says what a page must be. Static text. */
+const char *page_logged_why(const struct lnk_err *err);
 /* Whether a normal URL lies under one of the granted patterns: the same
  * scheme, the same host and port (or a name under a '*.' one), and its
  * path the grant's or below it by whole segments: https://h/me grants

@@ -131,10 +131,9 @@ static int canonical(const char *buf, size_t len, struct tools_call *tc,
 	}
 	if (page_check(tc->args.v[0], &norm, &origin, &e) < 0) {
 		snprintf(why, cap, "%s", e.msg);
-		/* the log never holds a page's path: not the message, which
+		/* the log never holds a page's path: not a message that
 		 * may quote it */
-		*logged = "not an http:// or https:// page to open, with one "
-			  "host";
+		*logged = page_logged_why(&e);
 		tools_call_free(tc);
 		return -1;
 	}

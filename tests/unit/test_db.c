@@ -16,6 +16,8 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "common/buf.h"
+#include "common/esc.h"
 #include "common/util.h"
 #include "store/db.h"
 #include "store/registry.h"
@@ -542,10 +544,104 @@ static void test_newer_or_damaged_refused(void **state)
 	assert_non_null(strstr(err.msg, "move it away"));
 }
 
+/* A reason is stored whole up to its bound; past it, cut before a
+ * character, never inside a UTF-8 sequence, and marked. */
+static void test_reason_cut(void **state)
+{
+	(void)state;
+	const size_t mark = strlen(DB_REASON_CUT_MARK);
+	char *r = db_reason_dup(NULL);
+	assert_string_equal(r, "");
+	free(r);
+
+	/* the longest that fits: whole, no mark */
+	char fits[DB_REASON_MAX];
+	memset(fits, 'a', sizeof(fits) - 1);
+	fits[sizeof(fits) - 1] = '\0';
+	r = db_reason_dup(fits);
+	assert_string_equal(r, fits);
+	free(r);
+
+	/* one more: cut, marked, within the bound */
+	char over[DB_REASON_MAX + 1];
+	memset(over, 'a', sizeof(over) - 1);
+	over[sizeof(over) - 1] = '\0';
+	r = db_reason_dup(over);
+	assert_int_equal(strlen(r), DB_REASON_MAX - 1);
+	assert_string_equal(r + strlen(r) - mark, DB_REASON_CUT_MARK);
+	assert_memory_equal(r, over, DB_REASON_MAX - 1 - mark);
+	free(r);
+
+	/* "é" (c3 a9) and "€" (e2 82 ac) across the cut, at every offset:
+	 * what is kept is valid UTF-8 and a prefix of the whole */
+	const char *chars[] = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x94\x92"};
+	for (size_t c = 0; c < 3; c++) {
+		for (size_t lead = 0; lead < 4; lead++) {
+			struct buf b = {0};
+			for (size_t i = 0; i < lead; i++)
+				buf_putc(&b, 'x');
+			while (b.len < 2 * DB_REASON_MAX)
+				buf_puts(&b, chars[c]);
+			buf_putc(&b, '\0');
+			r = db_reason_dup(b.p);
+			size_t n = strlen(r);
+			assert_true(n <= DB_REASON_MAX - 1);
+			assert_true(n > DB_REASON_MAX - 1 - mark - 4);
+			assert_string_equal(r + n - mark, DB_REASON_CUT_MARK);
+			assert_memory_equal(r, b.p, n - mark);
+			assert_true(esc_utf8_valid(r, n));
+			free(r);
+			buf_free(&b);
+		}
+	}
+}
+
+/* A long reason comes back whole from the log, from every way in: a
+ * wire's batch, a call outside a wire, and how such a call ended. */
+static void test_reason_whole_in_the_log(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *path = tmpdb();
+	struct db *db;
+	struct lnk_err err = {0};
+	assert_int_equal(db_open(path, false, &db, &err), 0);
+	char why[600];
+	for (size_t i = 0; i < sizeof(why) - 1; i++)
+		why[i] = "abcdefghij klmnopq"[i % 18];
+	why[sizeof(why) - 1] = '\0';
+
+	int64_t wid, row;
+	assert_int_equal(db_wire_begin(db, "w", (long)getpid(), &wid, &err), 0);
+	struct db_batch b = {0};
+	db_batch_call(&b, 1, 1700000000, "connect", "a.test:443", DB_REFUSED,
+		      why, 0, 0);
+	assert_int_equal(db_flush(db, wid, &b, 0, 0, false, &err), 0);
+	assert_int_equal(db_record_call(db, "w", "tool", "gh pr list",
+					DB_ALLOWED, "allowed", &row, &err),
+			 0);
+	assert_int_equal(db_record_end(db, row, DB_REFUSED, why, &err), 0);
+	db_batch_free(&b);
+
+	struct collect c = {0};
+	struct db_log_query q = {.lines = 40};
+	assert_int_equal(db_log_read(db, &q, on_call, &c, &err), 0);
+	assert_int_equal(c.rows.n, 2);
+	_cleanup_free_ char *one =
+	    xasprintf("w connect a.test:443 refused %s 0 0", why);
+	_cleanup_free_ char *two =
+	    xasprintf("w tool gh pr list refused %s 0 0", why);
+	assert_string_equal(c.rows.v[0], one);
+	assert_string_equal(c.rows.v[1], two);
+	strv_free(&c.rows);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_batch),
+	    cmocka_unit_test(test_reason_cut),
+	    cmocka_unit_test(test_reason_whole_in_the_log),
 	    cmocka_unit_test(test_concurrent_writers),
 	    cmocka_unit_test(test_writer_log_down_and_back),
 	    cmocka_unit_test(test_wal_checkpointed_not_on_close),
