@@ -65,8 +65,6 @@ else
 fi
 ninja -C build
 meson install -C build --no-rebuild
-# `man lnk` finds the page of lnk sandbox, lnk's one page.
-sh man/link-lnk.sh build
 echo
 echo "installed: $(command -v lnk || echo /usr/local/bin/lnk)"
 lnk sandbox ready || true

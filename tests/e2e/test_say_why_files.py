@@ -10,13 +10,12 @@ Each test runs as root and as an unprivileged user (run-all runs the file
 as both)."""
 import json
 import os
-import pathlib
 import shutil
 import subprocess
 
 import pytest
 
-from conftest import LNK, on_lnk_path
+from conftest import on_lnk_path
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
@@ -276,31 +275,6 @@ def test_run_help_names_command_folders(lnk):
     text = " ".join(cp.stdout.split())
     assert "a folder ending in '/' for every program under it" in text, \
         cp.stdout
-
-
-def test_man_lnk_finds_the_page(tmp_path):
-    """install.sh's step after meson install: lnk.1 beside lnk-sandbox.1,
-    where meson puts it, so that `man lnk` shows it."""
-    build = pathlib.Path(LNK).resolve().parent
-    src = pathlib.Path(os.environ.get("LNK_SOURCE")
-                       or pathlib.Path(__file__).resolve().parents[2])
-    inst = json.loads(subprocess.run(
-        ["meson", "introspect", str(build), "--installed"], check=True,
-        capture_output=True, text=True).stdout)
-    dest = [d for d in inst.values() if d.endswith("/man1/lnk-sandbox.1")]
-    assert len(dest) == 1, inst
-    man1 = tmp_path / dest[0].lstrip("/")
-    man1.parent.mkdir(parents=True)
-    man1.write_bytes((src / "man" / "lnk-sandbox.1").read_bytes())
-    subprocess.run(["sh", str(src / "man" / "link-lnk.sh"), str(build)],
-                   check=True, env={**os.environ, "DESTDIR": str(tmp_path)})
-    mandir = man1.parent.parent
-    cp = subprocess.run(["man", "-M", str(mandir), "-P", "cat", "lnk"],
-                        capture_output=True, text=True,
-                        env={**os.environ, "MANWIDTH": "80"})
-    assert cp.returncode == 0, cp
-    assert "lnk-sandbox - run any program" in " ".join(cp.stdout.split()), \
-        cp.stdout[:300]
 
 
 def test_answer_says_what_it_answered(lnk, tmp_path):
