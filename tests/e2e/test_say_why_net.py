@@ -1,0 +1,195 @@
+"""What lnk says on the terminal when the network is refused.
+
+A program that tries the network without a grant, or is refused by the
+wire, gets one `lnk:` line on lnk's stderr per refused host, naming the
+flag that allows it, at once and bounded; a lookup without a grant fails
+at once; `pause` of a sandbox without network and a `stop` that stays in
+force say so; the sandbox's own name and localhost resolve inside, so no
+lookup of them reaches the wire's log. Nothing here reaches a real host:
+every refused name is refused before it is looked up."""
+import json
+import subprocess
+import time
+
+import pytest
+
+GAI = """
+import socket, sys
+for h in sys.argv[1:]:
+    try:
+        socket.getaddrinfo(h, 443)
+        print("resolved", h)
+    except OSError as e:
+        print("failed", h, e)
+"""
+
+
+def lnk_lines(stderr):
+    return [l for l in stderr.splitlines() if l.startswith("lnk:")]
+
+
+def log_rows(lnk, *args):
+    cp = lnk("sandbox", "log", "--json", "--lines", "1000", *args,
+             check=True)
+    return [json.loads(line) for line in cp.stdout.splitlines()]
+
+
+# ---- no network grant ----
+
+def test_lookup_without_grant_fails_at_once_and_lnk_says_why(lnk, work):
+    """The 71-second hang: the lookup fails at once (a bound far below
+    any resolver timeout), and lnk names the flag on its own stderr."""
+    cp = lnk.run("--write", str(work), "--", "python3", "-c", GAI,
+                 "registry.npmjs.org", timeout=10,
+                 stdin=subprocess.DEVNULL)
+    assert cp.returncode == 0, cp.stderr
+    assert "failed registry.npmjs.org" in cp.stdout, cp.stdout
+    said = [l for l in lnk_lines(cp.stderr) if "--internet-host" in l]
+    assert len(said) == 1, cp.stderr
+    assert "no network" in said[0], said
+
+
+def test_curl_without_grant_names_the_flag(lnk, work):
+    cp = lnk.run("--write", str(work), "--", "sh", "-c",
+                 "curl -sS --max-time 5 https://example.com/; "
+                 "curl -sS --max-time 5 https://example.org/; echo rc=$?",
+                 timeout=10, stdin=subprocess.DEVNULL)
+    assert "rc=6" in cp.stdout, cp.stdout + cp.stderr
+    said = [l for l in lnk_lines(cp.stderr) if "--internet-host" in l]
+    # one line for the run, not one a lookup
+    assert len(said) == 1, cp.stderr
+
+
+# ---- refused by the wire ----
+
+def test_refused_host_names_the_flag_at_once(lnk, work, tmp_path):
+    """Said while the program runs, not at its exit: the program waits
+    for lnk's line to reach the file lnk's stderr writes."""
+    err = tmp_path / "stderr"
+    script = (f"curl -s -o /dev/null -w '%{{http_code}}\\n' "
+              f"http://nope.example/; "
+              f"i=0; while [ $i -lt 100 ] && ! grep -q nope.example "
+              f"{err}; do sleep 0.1; i=$((i+1)); done; echo waited=$i")
+    with open(err, "w") as f:
+        cp = subprocess.run(
+            [lnk.bin, "sandbox", "run", "--read", str(tmp_path),
+             "--internet-host", "allowed.example", "--", "sh", "-c",
+             script], stdout=subprocess.PIPE, stderr=f, text=True,
+            env=lnk.env(), cwd=str(work), timeout=30,
+            stdin=subprocess.DEVNULL)
+    out, stderr = cp.stdout, err.read_text()
+    assert "403" in out, out + stderr
+    assert "waited=100" not in out, out + stderr
+    said = [l for l in lnk_lines(stderr) if "nope.example" in l]
+    assert len(said) == 1, stderr
+    assert "--internet-host nope.example" in said[0], said
+
+
+def test_refused_lookup_names_the_flag(lnk, work):
+    cp = lnk.run("--internet-host", "allowed.example", "--", "python3",
+                 "-c", GAI, "nope.example", "nope.example", timeout=20,
+                 stdin=subprocess.DEVNULL)
+    assert "failed nope.example" in cp.stdout, cp.stdout + cp.stderr
+    said = [l for l in lnk_lines(cp.stderr) if "nope.example" in l]
+    assert len(said) == 1, cp.stderr
+    assert "--internet-host nope.example" in said[0], said
+
+
+def test_refused_port_names_port_flag(lnk, work):
+    cp = lnk.run("--internet-host", "allowed.example", "--", "sh", "-c",
+                 "curl -s -o /dev/null -w '%{http_code}\\n' "
+                 "--noproxy '' --proxy \"$HTTP_PROXY\" "
+                 "http://127.0.0.1:9/", timeout=20,
+                 stdin=subprocess.DEVNULL)
+    said = [l for l in lnk_lines(cp.stderr) if "127.0.0.1" in l]
+    assert len(said) == 1, cp.stdout + cp.stderr
+    assert "--port 9" in said[0], said
+
+
+def test_many_refused_hosts_give_bounded_lines(lnk, work):
+    hosts = [f"h{i}.nope.example" for i in range(12)]
+    script = "; ".join(
+        f"curl -s -o /dev/null http://{h}/" for h in hosts + hosts)
+    cp = lnk.run("--internet-host", "allowed.example", "--", "sh", "-c",
+                 script, timeout=60, stdin=subprocess.DEVNULL)
+    lines = lnk_lines(cp.stderr)
+    named = [l for l in lines if ".nope.example" in l]
+    assert 1 <= len(named) <= 8, cp.stderr
+    assert len(set(named)) == len(named), cp.stderr
+    more = [l for l in lines if "lnk sandbox log --refused" in l
+            and ".nope.example" not in l]
+    assert len(more) == 1, cp.stderr
+
+
+def test_refused_host_name_is_escaped(lnk, work):
+    """A host is the program's choice: what reaches the terminal is
+    escaped (a name the wire refuses for its form is not a host)."""
+    cp = lnk.run("--internet-host", "allowed.example", "--", "python3",
+                 "-c", GAI, "evil\x1b]0;x\x07.example", timeout=20,
+                 stdin=subprocess.DEVNULL)
+    assert "\x1b" not in cp.stderr and "\x07" not in cp.stderr, \
+        repr(cp.stderr)
+
+
+# ---- pause and stop ----
+
+def _run_bg(lnk, work, name, *grants):
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", name, *grants, "--", "sh",
+         "-c", "echo ready; exec sleep 60"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=lnk.env(), cwd=str(work), stdin=subprocess.DEVNULL)
+    assert p.stdout.readline().strip() == "ready", p.stderr.read()
+    return p
+
+
+def test_pause_without_network_says_so(lnk, work):
+    p = _run_bg(lnk, work, "nonet", "--write", str(work))
+    try:
+        cp = lnk("sandbox", "pause", "nonet")
+        assert cp.returncode == 0, cp.stdout + cp.stderr
+        assert "no network" in cp.stdout + cp.stderr, cp
+        assert "socket" not in (cp.stdout + cp.stderr).lower(), cp
+    finally:
+        p.kill()
+        p.wait()
+
+
+def test_stop_says_it_stays_and_new_sandbox_says_so(lnk, work):
+    cp = lnk("sandbox", "stop", "--help", check=True)
+    assert "stop --off" in cp.stdout, cp.stdout
+    try:
+        cp = lnk("sandbox", "stop", check=True, timeout=30)
+        assert "stays in force" in cp.stdout, cp.stdout
+        assert "lnk sandbox stop --off" in cp.stdout, cp.stdout
+        cp = lnk.run("--internet-host", "allowed.example", "--", "true",
+                     timeout=20, stdin=subprocess.DEVNULL)
+        said = [l for l in lnk_lines(cp.stderr) if "stop" in l]
+        assert len(said) == 1, cp.stderr
+        assert "lnk sandbox stop --off" in said[0], said
+    finally:
+        lnk("sandbox", "stop", "--off")
+    cp = lnk.run("--internet-host", "allowed.example", "--", "true",
+                 timeout=20, stdin=subprocess.DEVNULL)
+    assert "stop" not in cp.stderr, cp.stderr
+
+
+# ---- the sandbox's own name ----
+
+def test_own_name_resolves_inside_without_a_lookup(lnk, work):
+    cp = lnk.run("--name", "ownname", "--internet-host", "allowed.example",
+                 "--", "sh", "-c",
+                 "python3 -c 'import socket;print(socket.getfqdn())'; "
+                 "getent hosts ownname; getent hosts localhost; "
+                 "git var GIT_COMMITTER_IDENT >/dev/null 2>&1; true",
+                 timeout=30, stdin=subprocess.DEVNULL)
+    assert cp.returncode == 0, cp.stderr
+    assert "ownname" in cp.stdout, cp.stdout
+    lines = cp.stdout.splitlines()
+    assert any(l.split()[-1:] == ["ownname"] and l.startswith("127.")
+               for l in lines), cp.stdout
+    assert any("localhost" in l and (l.startswith("127.") or
+                                     l.startswith("::1")) for l in lines)
+    rows = [r for r in log_rows(lnk, "--sandbox", "ownname")
+            if r.get("verb") == "dns"]
+    assert rows == [], rows
