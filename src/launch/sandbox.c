@@ -34,6 +34,7 @@
 #include "launch/plan.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
+#include "launch/etchosts.h"
 #include "launch/stopnote.h"
 #include "guard/guard.h"
 #include "launch/tools.h"
@@ -838,6 +839,9 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	 * owner or an extended attribute: through a descriptor it was given
 	 * (its stdin, a terminal), the program must not change a file outside
 	 * its grants. So every sandbox has one (plan.c). */
+	/* its own name resolves inside (launch/etchosts.h) */
+	if ((r = etchosts_name(&s.host, name, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
 	if (wire) {
 		s.np.tcp_port = s.wp.tcp_port;
 		/* and its resolver is the wire's (src/wire/dnsd.h) */
