@@ -164,14 +164,14 @@ def test_stop_says_it_stays_and_new_sandbox_says_so(lnk, work):
         assert "lnk sandbox stop --off" in cp.stdout, cp.stdout
         cp = lnk.run("--internet-host", "allowed.example", "--", "true",
                      timeout=20, stdin=subprocess.DEVNULL)
-        said = [l for l in lnk_lines(cp.stderr) if "stop" in l]
+        said = [l for l in lnk_lines(cp.stderr) if "sandbox stop" in l]
         assert len(said) == 1, cp.stderr
         assert "lnk sandbox stop --off" in said[0], said
     finally:
         lnk("sandbox", "stop", "--off")
     cp = lnk.run("--internet-host", "allowed.example", "--", "true",
                  timeout=20, stdin=subprocess.DEVNULL)
-    assert "stop" not in cp.stderr, cp.stderr
+    assert "sandbox stop" not in cp.stderr, cp.stderr
 
 
 # ---- the sandbox's own name ----
