@@ -38,6 +38,7 @@
 #include "launch/stopnote.h"
 #include "guard/guard.h"
 #include "launch/tools.h"
+#include "wire/nonet.h"
 #include "store/refusals.h"
 #include "store/db.h"
 #include "store/hidden.h"
@@ -754,6 +755,11 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		wire_plan_env(&s.wp, &s.extra_env);
 		wire_plan_listeners(&s.wp, &s.listeners, &s.nlisteners);
 	}
+	/* Without a network grant, a resolver that refuses every name at
+	 * once and says which (src/wire/nonet.h). */
+	bool nonet = !wire && !req->probe;
+	if (nonet)
+		nonet_listeners(&s.listeners, &s.nlisteners);
 
 	/* Tools outside: planned (their real paths) and listened for now,
 	 * so a tool missing on this machine stops the start. Their clients
@@ -842,6 +848,13 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	/* its own name resolves inside (launch/etchosts.h) */
 	if ((r = etchosts_name(&s.host, name, err)) < 0)
 		return fail(&s, LNK_EXIT_FAIL, r, status);
+	if (nonet &&
+	    (r = host_add_etc_text(&s.host, "/etc/resolv.conf",
+				   "# no network grant: lnk answers every "
+				   "name 'no such name' and says which\n"
+				   "nameserver 127.0.0.1\n",
+				   err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
 	if (wire) {
 		s.np.tcp_port = s.wp.tcp_port;
 		/* and its resolver is the wire's (src/wire/dnsd.h) */
@@ -879,7 +892,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .argv = argv.v,
 	    .argc = (int)argv.n,
 	    .pty = req->pty,
-	    .wire = wire,
+	    .wire = wire || nonet, /* the handoff of the listeners */
 	    .guard = dot,
 	    .guard_connect_only = connects && !dot,
 	    .extra_env = &s.extra_env,
@@ -973,6 +986,26 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 				    &s.wire_pid, err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 		/* The wire's ends are its own now. */
+		close(s.wire_pair[0]);
+		s.wire_pair[0] = -1;
+		close(s.lifeline[0]);
+		s.lifeline[0] = -1;
+	}
+	/* The resolver without a network grant takes the wire's place in
+	 * the handoff and the lifeline, and its pid is waited for as the
+	 * wire's is. */
+	if (nonet) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+			       s.wire_pair) < 0 ||
+		    pipe2(s.lifeline, O_CLOEXEC) < 0) {
+			r = err_set(err, -errno,
+				    "cannot start the sandbox's resolver: %s",
+				    strerror(errno));
+			return fail(&s, LNK_EXIT_FAIL, r, status);
+		}
+		if ((r = nonet_start(name, s.wire_pair[0], s.lifeline[0],
+				     &s.wire_pid, err)) < 0)
+			return fail(&s, LNK_EXIT_FAIL, r, status);
 		close(s.wire_pair[0]);
 		s.wire_pair[0] = -1;
 		close(s.lifeline[0]);

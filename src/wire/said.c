@@ -15,7 +15,8 @@ static char *fix_for(const char *why, const char *sandbox, const char *word,
 		     uint16_t port, bool *port_key)
 {
 	*port_key = false;
-	if (strcmp(why, "host not in the sandbox's grants") == 0)
+	if (strcmp(why, "host not in the sandbox's grants") == 0 ||
+	    strcmp(why, "this sandbox has no network grant") == 0)
 		return xasprintf("--internet-host %s allows it (a spec's "
 				 "[internet] hosts)",
 				 word);
@@ -67,8 +68,11 @@ void wire_said_line(struct wire_said *s, const char *sandbox, const char *host,
 	if (s->n == WIRE_SAID_MAX) {
 		s->more = true;
 		snprintf(line, cap,
-			 "lnk: more hosts were refused; they are not named "
-			 "here: 'lnk sandbox log --refused' lists them\n");
+			 s->nolog ? "lnk: more hosts were refused; they are "
+				    "not named here\n"
+				  : "lnk: more hosts were refused; they are "
+				    "not named here: 'lnk sandbox log "
+				    "--refused' lists them\n");
 		return;
 	}
 	snprintf(s->keys[s->n++], WIRE_SAID_KEY, "%s", key);

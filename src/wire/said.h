@@ -22,7 +22,8 @@
 struct wire_said {
 	char keys[WIRE_SAID_MAX][WIRE_SAID_KEY];
 	size_t n;
-	bool more; /* the line that says the rest are in the log */
+	bool more;  /* the line that says the rest are in the log */
+	bool nolog; /* set by the owner: no log holds them (no wire) */
 };
 
 /* The line for a call to host (port 0: a lookup) refused for why, in

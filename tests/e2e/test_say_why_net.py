@@ -56,8 +56,24 @@ def test_curl_without_grant_names_the_flag(lnk, work):
                  timeout=10, stdin=subprocess.DEVNULL)
     assert "rc=6" in cp.stdout, cp.stdout + cp.stderr
     said = [l for l in lnk_lines(cp.stderr) if "--internet-host" in l]
-    # one line for the run, not one a lookup
-    assert len(said) == 1, cp.stderr
+    # one line a host, however many lookups curl made of it
+    assert len(said) == 2, cp.stderr
+    assert "--internet-host example.com " in said[0], said
+    assert "--internet-host example.org " in said[1], said
+
+
+def test_many_names_without_grant_give_bounded_lines(lnk, work):
+    names = [f"n{i}.nope.example" for i in range(12)]
+    cp = lnk.run("--write", str(work), "--", "python3", "-c", GAI,
+                 *(names + names), timeout=20, stdin=subprocess.DEVNULL)
+    assert cp.stdout.count("failed") == 24, cp.stdout
+    lines = lnk_lines(cp.stderr)
+    named = [l for l in lines if ".nope.example" in l]
+    assert 1 <= len(named) <= 8 and len(set(named)) == len(named), \
+        cp.stderr
+    more = [l for l in lines if "more hosts" in l]
+    # without a wire no log holds them: the line does not send one there
+    assert len(more) == 1 and "log" not in more[0], cp.stderr
 
 
 # ---- refused by the wire ----
