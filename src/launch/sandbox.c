@@ -752,6 +752,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		s.wp_init = true;
 		s.wp.trip_calls = s.lim.trip_calls;
 		s.wp.trip_targets = s.lim.trip_targets;
+		/* raw while lnk relays the pty (spawn.c) */
+		s.wp.stderr_raw = req->pty && isatty(STDERR_FILENO);
 		wire_plan_env(&s.wp, &s.extra_env);
 		wire_plan_listeners(&s.wp, &s.listeners, &s.nlisteners);
 	}

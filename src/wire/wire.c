@@ -622,7 +622,13 @@ void wire_say_refused(struct wire *w, const char *host, uint16_t port,
 	char nm[REGISTRY_NAME_MAX + 1], line[1024];
 	ctl_printable(nm, sizeof(nm), w->wp->name ? w->wp->name : "");
 	wire_said_line(&w->said, nm, host, port, why, line, sizeof(line));
-	if (line[0])
+	size_t n = strlen(line);
+	if (n && w->wp->stderr_raw && n + 1 < sizeof(line)) {
+		line[n - 1] = '\r';
+		line[n] = '\n';
+		line[n + 1] = '\0';
+	}
+	if (n)
 		term_write(STDERR_FILENO, line);
 }
 

@@ -8,6 +8,7 @@ force say so; the sandbox's own name and localhost resolve inside, so no
 lookup of them reaches the wire's log. Nothing here reaches a real host:
 every refused name is refused before it is looked up."""
 import json
+import os
 import subprocess
 import time
 
@@ -210,3 +211,30 @@ def test_own_name_resolves_inside_without_a_lookup(lnk, work):
     rows = [r for r in log_rows(lnk, "--sandbox", "ownname")
             if r.get("verb") == "dns"]
     assert rows == [], rows
+
+
+# ---- on a terminal ----
+
+@pytest.mark.parametrize("grants", [["--internet-host", "allowed.example"],
+                                    []], ids=["wire", "no-grant"])
+def test_lines_on_a_raw_terminal_start_at_the_left(lnk, work, grants):
+    """While lnk relays the program's pty its terminal is raw: a line
+    that ends in a bare newline would stair-step across the screen."""
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    pid, fd = spawn_on_pty(lnk, ["--write", str(work), *grants, "--",
+                                 "/bin/bash", "--norc", "--noprofile",
+                                 "-i"], cols=200)
+    try:
+        os.write(fd, b"curl -s -o /dev/null http://nope1.example/; "
+                     b"echo d''one\n")
+        out = read_until(fd, b"done\r\n")
+        os.write(fd, b"exit\n")
+        out += read_until(fd, b"never", timeout=3)
+    finally:
+        status = wait_status(pid)
+        os.close(fd)
+    assert status == 0, out
+    assert b"lnk: refused nope1.example" in out, out
+    line_end = b"hosts)\r\n"
+    assert line_end in out and b"hosts)\n" not in out.replace(line_end,
+                                                             b""), out
