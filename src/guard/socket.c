@@ -252,6 +252,8 @@ int guard_do_connect(struct guard *n, struct task *t, int base,
 	    (r = in_sandbox_netns(n, sfd)) <= 0)
 		return r == 0 ? -EPERM : r;
 	/* TCP to anywhere but the sandbox's loopback: through the wire */
+	if (sa->kind == GUARD_SA_PORT)
+		guard_nonet_connect(n, sfd, t->sdomain, ss, alen);
 	if (sa->kind == GUARD_SA_PORT) {
 		struct guard_refused_dgram d;
 		r = guard_tproxy_connect(sfd, t->sdomain, n->plan.tcp_port, ss,

@@ -843,6 +843,8 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	/* With a wire it also brings every TCP connect of the program to
 	 * another address to the wire (src/guard/tproxy.c). */
 	bool connects = folders || wire;
+	/* without a grant it names a connect outside (src/guard/nonet.c) */
+	s.np.no_network = !wire;
 	/* And whatever else it does, it decides every change of a mode, an
 	 * owner or an extended attribute: through a descriptor it was given
 	 * (its stdin, a terminal), the program must not change a file outside

@@ -77,6 +77,30 @@ def test_many_names_without_grant_give_bounded_lines(lnk, work):
     assert len(more) == 1 and "log" not in more[0], cp.stderr
 
 
+CONNECT = """
+import socket, sys
+for a in sys.argv[1:]:
+    try:
+        socket.create_connection((a, 443), timeout=5)
+        print("connected", a)
+    except OSError as e:
+        print("failed", a, e.errno)
+"""
+
+
+def test_connect_to_an_address_without_grant_names_the_flag(lnk, work):
+    """No lookup to name: the guard, which makes the program's connects,
+    names the address (TEST-NET, never reached: there is no route)."""
+    cp = lnk.run("--write", str(work), "--", "python3", "-c", CONNECT,
+                 "192.0.2.7", "192.0.2.7", "10.1.2.3", timeout=20,
+                 stdin=subprocess.DEVNULL)
+    assert cp.stdout.count("failed") == 3, cp.stdout + cp.stderr
+    said = [l for l in lnk_lines(cp.stderr) if "no network grant" in l]
+    assert len(said) == 2, cp.stderr
+    assert "--internet-host 192.0.2.7 allows" in said[0], said
+    assert "--lan-host 10.1.2.3 allows" in said[1], said
+
+
 # ---- refused by the wire ----
 
 def test_refused_host_names_the_flag_at_once(lnk, work, tmp_path):
