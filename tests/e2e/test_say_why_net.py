@@ -208,6 +208,16 @@ def test_stop_says_it_stays_and_new_sandbox_says_so(lnk, work):
         said = [l for l in lnk_lines(cp.stderr) if "sandbox stop" in l]
         assert len(said) == 1, cp.stderr
         assert "lnk sandbox stop --off" in said[0], said
+        # a call of a job started later: refused, and said why
+        cp = lnk.run("--internet-host", "allowed.example", "--", "sh",
+                     "-c", "curl -s -o /dev/null -w '%{http_code}\\n' "
+                     "http://allowed.example/", timeout=20,
+                     stdin=subprocess.DEVNULL)
+        assert "403" in cp.stdout, cp.stdout + cp.stderr
+        said = [l for l in lnk_lines(cp.stderr)
+                if l.startswith("lnk: refused allowed.example")]
+        assert len(said) == 1 and "stop --off' lifts it" in said[0], \
+            cp.stderr
     finally:
         lnk("sandbox", "stop", "--off")
     cp = lnk.run("--internet-host", "allowed.example", "--", "true",
