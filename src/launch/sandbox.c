@@ -843,22 +843,10 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	/* With a wire it also brings every TCP connect of the program to
 	 * another address to the wire (src/guard/tproxy.c). */
 	bool connects = folders || wire;
-	/* without a grant it names a connect outside (src/guard/nonet.c) */
-	s.np.no_network = !wire;
 	/* And whatever else it does, it decides every change of a mode, an
 	 * owner or an extended attribute: through a descriptor it was given
 	 * (its stdin, a terminal), the program must not change a file outside
 	 * its grants. So every sandbox has one (plan.c). */
-	/* its own name resolves inside (launch/etchosts.h) */
-	if ((r = etchosts_name(&s.host, name, err)) < 0)
-		return fail(&s, LNK_EXIT_FAIL, r, status);
-	if (nonet &&
-	    (r = host_add_etc_text(&s.host, "/etc/resolv.conf",
-				   "# no network grant: lnk answers every "
-				   "name 'no such name' and says which\n"
-				   "nameserver 127.0.0.1\n",
-				   err)) < 0)
-		return fail(&s, LNK_EXIT_FAIL, r, status);
 	if (wire) {
 		s.np.tcp_port = s.wp.tcp_port;
 		/* and its resolver is the wire's (src/wire/dnsd.h) */
@@ -869,6 +857,19 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 					   err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
+	/* Without one, it names a connect outside (src/guard/nonet.c), and
+	 * the resolver without network answers (src/wire/nonet.h). */
+	s.np.no_network = !wire;
+	if (nonet &&
+	    (r = host_add_etc_text(&s.host, "/etc/resolv.conf",
+				   "# no network grant: lnk answers every "
+				   "name 'no such name' and says which\n"
+				   "nameserver 127.0.0.1\n",
+				   err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+	/* its own name resolves inside (launch/etchosts.h) */
+	if ((r = etchosts_name(&s.host, name, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
 
 	/* Made now, though nothing else acts before the plan is whole: the
 	 * plan names the folder mkdtemp chooses. */
