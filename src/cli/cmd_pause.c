@@ -1,13 +1,14 @@
 /* lnk sandbox pause NAME: close the wire of one sandbox while its program
  * keeps running (lnk-sandbox(1), COMMANDS, pause).
  *
- * Exit status: 0 paused (or already closed); 1 no sandbox of that name runs
- * here; 2 usage; 125 lnk could not (its wire does not answer, or refuses us
- * as not its owner). */
+ * Exit status: 0 paused (or already closed, or it has no network to
+ * pause); 1 no sandbox of that name runs here; 2 usage; 125 lnk could not
+ * (its wire does not answer, or refuses us as not its owner). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "common/err.h"
 #include "common/util.h"
 #include "store/registry.h"
 #include "wire/ctl.h"
@@ -22,9 +23,30 @@ static void usage(FILE *f)
 	    "keeps running. 'lnk sandbox resume NAME' opens it again; 'lnk sandbox\n"
 	    "paused' lists the closed wires.\n"
 	    "\n"
-	    "Exit status: 0 paused; 1 no sandbox of that name runs here; 2 usage;\n"
-	    "125 lnk could not (the wire did not answer, or it is another user's).\n",
+	    "A sandbox without a network grant has no wire: it reaches no network,\n"
+	    "and pause says so.\n"
+	    "\n"
+	    "Exit status: 0 paused (or no network to pause); 1 no sandbox of that\n"
+	    "name runs here; 2 usage; 125 lnk could not (the wire did not answer,\n"
+	    "or it is another user's).\n",
 	    f);
+}
+
+/* True when the sandbox name runs here without a wire: it has no network
+ * grant, so there is no socket to talk to, and a socket's error would say
+ * nothing of why. Anything else (not found, a registry that cannot be
+ * read) is left to the request, which says it. */
+static bool runs_without_wire(const char *home, const char *name)
+{
+	struct registry *st = NULL;
+	struct registry_entry e;
+	struct lnk_err ignored = {0};
+	if (registry_open(home, &st, &ignored) < 0)
+		return false;
+	bool none = registry_find(st, name, &e, &ignored) == 0 &&
+		    !registry_entry_has_wire(&e);
+	registry_close(st);
+	return none;
 }
 
 int cmd_pause(int argc, char **argv, const struct cli_ctx *cx)
@@ -34,12 +56,18 @@ int cmd_pause(int argc, char **argv, const struct cli_ctx *cx)
 	if (rc >= 0)
 		return rc;
 
+	char nm[REGISTRY_NAME_MAX + 1];
+	ctl_printable(nm, sizeof(nm), name);
+	if (runs_without_wire(cx->home, name)) {
+		printf("%s has no network grant, so no wire: it reaches no "
+		       "network, and there is nothing to pause\n",
+		       nm);
+		return 0;
+	}
 	struct ctl_reply rep;
 	rc = cli_control(cx->home, name, CTL_PAUSE, &rep);
 	if (rc >= 0)
 		return rc;
-	char nm[REGISTRY_NAME_MAX + 1];
-	ctl_printable(nm, sizeof(nm), name);
 	if (rep.st.closed && rep.st.cause != CTL_CAUSE_HAND)
 		printf("%s: its wire stays closed (%s); its program runs on\n",
 		       nm, ctl_cause_text(rep.st.cause));

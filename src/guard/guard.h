@@ -108,6 +108,8 @@ struct guard_plan {
 	guard_net_fn on_net_refusal; /* optional, with on_refusal_ctx */
 	uint16_t tcp_port; /* the wire's transparent listener inside, or 0
 			    * without a wire (src/guard/tproxy.c) */
+	bool no_network;   /* no network grant: a TCP connect outside is
+			    * named on stderr (src/guard/nonet.c) */
 	void *on_refusal_ctx;
 	/* With exec_note, executions are notified and the ones these do
 	 * not allow are named (guard_plan_exec). */

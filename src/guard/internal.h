@@ -160,6 +160,11 @@ int guard_tproxy_connect(int sfd, int domain, uint16_t tcp_port,
 			 const struct sockaddr_storage *ss, size_t alen,
 			 struct guard_refused_dgram *refused);
 
+/* Without a network grant: names a TCP connect of sfd to an address
+ * outside on stderr, once an address and bounded (nonet.c). */
+void guard_nonet_connect(struct guard *n, int sfd, int domain,
+			 const struct sockaddr_storage *ss, size_t alen);
+
 /* tty_nr (field 7 of /proc/PID/stat) of stat's text: 0 or -EINVAL. The
  * command name (field 2) may hold spaces and parentheses: fields are
  * counted after its LAST ')'. */

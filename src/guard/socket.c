@@ -251,9 +251,11 @@ int guard_do_connect(struct guard *n, struct task *t, int base,
 	if (sa->kind == GUARD_SA_ABSTRACT &&
 	    (r = in_sandbox_netns(n, sfd)) <= 0)
 		return r == 0 ? -EPERM : r;
-	/* TCP to anywhere but the sandbox's loopback: through the wire */
+	/* TCP to anywhere but the sandbox's loopback: through the wire;
+	 * without one, named on stderr (nonet.c) */
 	if (sa->kind == GUARD_SA_PORT) {
 		struct guard_refused_dgram d;
+		guard_nonet_connect(n, sfd, t->sdomain, ss, alen);
 		r = guard_tproxy_connect(sfd, t->sdomain, n->plan.tcp_port, ss,
 					 alen, &d);
 		if (d.verb[0])

@@ -553,6 +553,7 @@ void guard_stop(struct guard *n)
 		close(n->ll_ruleset);
 	strv_free(&n->refused_pairs);
 	strv_free(&n->dgram_refused);
+	strv_free(&n->nonet_said);
 	guard_plan_free(&n->plan);
 	pthread_mutex_destroy(&n->mu);
 	pthread_cond_destroy(&n->done_cv);

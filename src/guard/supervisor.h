@@ -182,6 +182,8 @@ struct guard {
 	unsigned long kept_named;  /* entries guard_name_kept named */
 	struct strv refused_pairs; /* "dir\tname", printed once each */
 	struct strv dgram_refused; /* "verb target", logged once each */
+	struct strv nonet_said;	   /* addresses named without a grant */
+	bool nonet_more;	   /* and the line that says there are more */
 };
 
 /* Everything the executor needs of the task, opened beforehand by the

@@ -26,6 +26,13 @@ static const struct part parts[] = {
      {"src/wire/wire.c", "src/wire/http.c", "src/wire/socks5.c",
       "src/wire/dnsd.c", "src/wire/usage.c", "src/wire/model.c",
       "src/proto/tproxy.c", NULL}},
+    {"the resolver without network",
+     "no network grant",
+     "forked before bwrap; binds its sockets, then confined before its "
+     "first read",
+     true,
+     PART_KIT,
+     {"src/wire/nonet.c", "src/wire/dnsd.c", "src/wire/said.c", NULL}},
     {"the tools broker's starter",
      "a tool or page grant",
      "forked before bwrap; decides, logs, runs tools",

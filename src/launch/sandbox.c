@@ -34,9 +34,11 @@
 #include "launch/plan.h"
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
+#include "launch/etchosts.h"
 #include "launch/stopnote.h"
 #include "guard/guard.h"
 #include "launch/tools.h"
+#include "wire/nonet.h"
 #include "store/refusals.h"
 #include "store/db.h"
 #include "store/hidden.h"
@@ -750,9 +752,16 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		s.wp_init = true;
 		s.wp.trip_calls = s.lim.trip_calls;
 		s.wp.trip_targets = s.lim.trip_targets;
+		/* raw while lnk relays the pty (spawn.c) */
+		s.wp.stderr_raw = req->pty && isatty(STDERR_FILENO);
 		wire_plan_env(&s.wp, &s.extra_env);
 		wire_plan_listeners(&s.wp, &s.listeners, &s.nlisteners);
 	}
+	/* Without a network grant, a resolver that refuses every name at
+	 * once and says which (src/wire/nonet.h). */
+	bool nonet = !wire && !req->probe;
+	if (nonet)
+		nonet_listeners(&s.listeners, &s.nlisteners);
 
 	/* Tools outside: planned (their real paths) and listened for now,
 	 * so a tool missing on this machine stops the start. Their clients
@@ -848,6 +857,19 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 					   err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 	}
+	/* Without one, it names a connect outside (src/guard/nonet.c), and
+	 * the resolver without network answers (src/wire/nonet.h). */
+	s.np.no_network = !wire;
+	if (nonet &&
+	    (r = host_add_etc_text(&s.host, "/etc/resolv.conf",
+				   "# no network grant: lnk answers every "
+				   "name 'no such name' and says which\n"
+				   "nameserver 127.0.0.1\n",
+				   err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
+	/* its own name resolves inside (launch/etchosts.h) */
+	if ((r = etchosts_name(&s.host, name, err)) < 0)
+		return fail(&s, LNK_EXIT_FAIL, r, status);
 
 	/* Made now, though nothing else acts before the plan is whole: the
 	 * plan names the folder mkdtemp chooses. */
@@ -875,7 +897,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .argv = argv.v,
 	    .argc = (int)argv.n,
 	    .pty = req->pty,
-	    .wire = wire,
+	    .wire = wire || nonet, /* the handoff of the listeners */
 	    .guard = dot,
 	    .guard_connect_only = connects && !dot,
 	    .extra_env = &s.extra_env,
@@ -969,6 +991,26 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 				    &s.wire_pid, err)) < 0)
 			return fail(&s, LNK_EXIT_FAIL, r, status);
 		/* The wire's ends are its own now. */
+		close(s.wire_pair[0]);
+		s.wire_pair[0] = -1;
+		close(s.lifeline[0]);
+		s.lifeline[0] = -1;
+	}
+	/* The resolver without a network grant takes the wire's place in
+	 * the handoff and the lifeline, and its pid is waited for as the
+	 * wire's is. */
+	if (nonet) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+			       s.wire_pair) < 0 ||
+		    pipe2(s.lifeline, O_CLOEXEC) < 0) {
+			r = err_set(err, -errno,
+				    "cannot start the sandbox's resolver: %s",
+				    strerror(errno));
+			return fail(&s, LNK_EXIT_FAIL, r, status);
+		}
+		if ((r = nonet_start(name, s.wire_pair[0], s.lifeline[0],
+				     &s.wire_pid, err)) < 0)
+			return fail(&s, LNK_EXIT_FAIL, r, status);
 		close(s.wire_pair[0]);
 		s.wire_pair[0] = -1;
 		close(s.lifeline[0]);

@@ -284,6 +284,7 @@ static void answer_and_linger(struct conn *c, int status, enum socks5_rep rep,
 static void refuse(struct conn *c, enum socks5_rep rep, const char *why)
 {
 	conn_log(c, DB_REFUSED, why);
+	wire_say_refused(c->w, c->host, c->port, why);
 	answer_and_linger(c, 403, rep, why);
 	/* after the answer: a trip only marks the wire closed, and the
 	 * connections end after this batch */
@@ -297,6 +298,7 @@ static void refuse_closed(struct conn *c)
 {
 	const char *why = wire_closed_reason(c->w);
 	conn_log(c, DB_REFUSED, why);
+	wire_say_refused(c->w, c->host, c->port, why);
 	answer_and_linger(c, 403, SOCKS5_NOT_ALLOWED, why);
 }
 

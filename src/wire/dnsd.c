@@ -268,6 +268,7 @@ static void lookup_target(const char *name, uint16_t qtype, char *out,
 static void log_refused(struct dnsd *d, const char *name, uint16_t qtype,
 			const char *why)
 {
+	wire_say_refused(d->w, name, 0, why);
 	for (size_t i = 0; i < d->nrecent && i < RECENT_REFUSALS; i++)
 		if (strcmp(d->recent[i], name) == 0)
 			return;

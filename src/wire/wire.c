@@ -616,6 +616,22 @@ bool wire_refusal_logged(struct wire *w)
 	return refusals_shared_take(w->cap, loop_now_ms());
 }
 
+void wire_say_refused(struct wire *w, const char *host, uint16_t port,
+		      const char *why)
+{
+	char nm[REGISTRY_NAME_MAX + 1], line[1024];
+	ctl_printable(nm, sizeof(nm), w->wp->name ? w->wp->name : "");
+	wire_said_line(&w->said, nm, host, port, why, line, sizeof(line));
+	size_t n = strlen(line);
+	if (n && w->wp->stderr_raw && n + 1 < sizeof(line)) {
+		line[n - 1] = '\r';
+		line[n] = '\n';
+		line[n + 1] = '\0';
+	}
+	if (n)
+		term_write(STDERR_FILENO, line);
+}
+
 bool wire_lookup_send(struct wire *w, const char *name)
 {
 	wire_trip_note(w, TRIP_EV_LOOKUP, name);

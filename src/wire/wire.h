@@ -58,6 +58,9 @@ struct wire_plan {
 	 * broker (store/refusals.h); NULL: a cap of the wire's own. Not
 	 * owned. */
 	struct refusals_shared *cap;
+	/* lnk's stderr is its terminal, raw while lnk relays the program's
+	 * pty: the wire's lines end in CR LF (it may not ask the terminal). */
+	bool stderr_raw;
 };
 
 /* From a resolved policy. 0 or -errno (a bad LNK_DNS_SERVER, a bad port). */

@@ -16,6 +16,7 @@
 #include "wire/filter.h"
 #include "wire/loop.h"
 #include "wire/route.h"
+#include "wire/said.h"
 #include "store/refusals.h"
 #include "wire/trip.h"
 #include "wire/wire.h"
@@ -73,6 +74,7 @@ struct wire {
 	struct registry *state;
 	bool registered;
 	struct trip trip;
+	struct wire_said said; /* the refused hosts named on lnk's stderr */
 	/* how many are logged one by one: the plan's cap, shared with the
 	 * tools broker, or own_cap */
 	struct refusals_shared *cap, *own_cap;
@@ -125,6 +127,10 @@ bool wire_refusal_logged(struct wire *w);
  * traffic`. False when the wire is closed now (this lookup tripped it):
  * the name is not sent. */
 bool wire_lookup_send(struct wire *w, const char *name);
+/* A refused call to host (port 0: a lookup), said on lnk's stderr with
+ * the flag that allows it, once a host and bounded (said.h). */
+void wire_say_refused(struct wire *w, const char *host, uint16_t port,
+		      const char *why);
 /* A lookup's own log row (verb dns): true when it is to be written, false
  * when it is only counted, with the refusals' bound (refusals.h). */
 bool wire_lookup_logged(struct wire *w);

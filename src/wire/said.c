@@ -1,0 +1,91 @@
+/* What lnk's terminal says of the calls the wire refuses (said.h). */
+#include "wire/said.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/esc.h"
+#include "common/util.h"
+
+/* Whether why refuses the port of this machine, not the host: then the
+ * flag is --port, and each port is said on its own. */
+static bool port_reason(const char *why, uint16_t port)
+{
+	return port && (strcmp(why, "address of this machine") == 0 ||
+			strncmp(why, "loopback address", 16) == 0 ||
+			strcmp(why, "port not granted") == 0);
+}
+
+/* The fix for a refusal's reason, as the flag and the spec key, or NULL
+ * when no grant allows it (a metadata address, a malformed request). The
+ * reasons are the wire's own (filter.c, conn.c, dnsd.c) and the resolver's
+ * without a network grant (nonet.c). word is the escaped host, one shell
+ * word. */
+static char *fix_for(const char *why, const char *sandbox, const char *word,
+		     uint16_t port)
+{
+	if (strcmp(why, "host not in the sandbox's grants") == 0 ||
+	    strcmp(why, "this sandbox has no network grant") == 0)
+		return xasprintf("--internet-host %s allows it (a spec's "
+				 "[internet] hosts)",
+				 word);
+	if (strcmp(why, "address on this machine's network, not the "
+			"internet") == 0 ||
+	    strcmp(why, "address outside the lan grant") == 0)
+		return xasprintf("--lan-host %s allows it (a spec's [lan] "
+				 "hosts)",
+				 word);
+	if (port_reason(why, port))
+		return xasprintf("--port %u reaches this machine's port %u "
+				 "(a spec's [localhost] ports)",
+				 port, port);
+	if (strcmp(why, "stopped") == 0)
+		return xstrdup("'lnk sandbox stop' is in force for every "
+			       "sandbox here; 'lnk sandbox stop --off' lifts "
+			       "it");
+	if (strncmp(why, "paused", 6) == 0)
+		return xasprintf("'lnk sandbox resume %s' opens its wire",
+				 sandbox);
+	return NULL;
+}
+
+void wire_said_line(struct wire_said *s, const char *sandbox, const char *host,
+		    uint16_t port, const char *why, char *line, size_t cap)
+{
+	line[0] = '\0';
+	if (!host || !host[0] || strcmp(host, "-") == 0 || s->more)
+		return;
+	/* A flood of refusals of hosts said already costs a compare each,
+	 * nothing more: the key first. A host is said once whatever its
+	 * port, unless the port is what is refused. */
+	char key[WIRE_SAID_KEY];
+	snprintf(key, sizeof(key), "%s:%u", host,
+		 port_reason(why, port) ? port : 0);
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->keys[i], key) == 0)
+			return;
+	_cleanup_free_ char *word = esc_word_dup(host);
+	_cleanup_free_ char *fix = fix_for(why, sandbox, word, port);
+	/* what no grant allows (a metadata address, a reverse lookup) is in
+	 * the log; the terminal says what to type */
+	if (!fix)
+		return;
+	if (s->n == WIRE_SAID_MAX) {
+		s->more = true;
+		snprintf(line, cap,
+			 s->nolog ? "lnk: more hosts were refused; they are "
+				    "not named here\n"
+				  : "lnk: more hosts were refused; they are "
+				    "not named here: 'lnk sandbox log "
+				    "--refused' lists them\n");
+		return;
+	}
+	snprintf(s->keys[s->n++], WIRE_SAID_KEY, "%s", key);
+	_cleanup_free_ char *shown = esc_dup(host);
+	_cleanup_free_ char *reason = esc_dup(why);
+	char at[16] = "";
+	if (port)
+		snprintf(at, sizeof(at), ":%u", port);
+	snprintf(line, cap, "lnk: refused %s%s: %s; %s\n", shown, at, reason,
+		 fix);
+}
