@@ -32,23 +32,6 @@ static void usage(FILE *f)
 	    f);
 }
 
-/* True when the sandbox name runs here without a wire: it has no network
- * grant, so there is no socket to talk to, and a socket's error would say
- * nothing of why. Anything else (not found, a registry that cannot be
- * read) is left to the request, which says it. */
-static bool runs_without_wire(const char *home, const char *name)
-{
-	struct registry *st = NULL;
-	struct registry_entry e;
-	struct lnk_err ignored = {0};
-	if (registry_open(home, &st, &ignored) < 0)
-		return false;
-	bool none = registry_find(st, name, &e, &ignored) == 0 &&
-		    !registry_entry_has_wire(&e);
-	registry_close(st);
-	return none;
-}
-
 int cmd_pause(int argc, char **argv, const struct cli_ctx *cx)
 {
 	const char *name;
@@ -58,7 +41,7 @@ int cmd_pause(int argc, char **argv, const struct cli_ctx *cx)
 
 	char nm[REGISTRY_NAME_MAX + 1];
 	ctl_printable(nm, sizeof(nm), name);
-	if (runs_without_wire(cx->home, name)) {
+	if (cli_runs_without_wire(cx->home, name)) {
 		printf("%s has no network grant, so no wire: it reaches no "
 		       "network, and there is nothing to pause\n",
 		       nm);

@@ -1,9 +1,9 @@
 /* lnk sandbox resume NAME: open the wire of one sandbox again, whatever
  * closed it (by hand, by stop, or a tripwire).
  *
- * Exit status: 0 open; 1 no sandbox of that name runs here; 2 usage; 125
- * lnk could not (its wire does not answer, or refuses us as not its
- * owner). */
+ * Exit status: 0 open (or it has no network to open); 1 no sandbox of that
+ * name runs here; 2 usage; 125 lnk could not (its wire does not answer,
+ * or refuses us as not its owner). */
 #include <stdio.h>
 #include <string.h>
 
@@ -20,8 +20,12 @@ static void usage(FILE *f)
 	    "Opens the wire of the sandbox NAME again, whether it was paused by\n"
 	    "hand, closed by 'lnk sandbox stop', or paused by a tripwire.\n"
 	    "\n"
-	    "Exit status: 0 open; 1 no sandbox of that name runs here; 2 usage;\n"
-	    "125 lnk could not (the wire did not answer, or it is another user's).\n",
+	    "A sandbox without a network grant has no wire: it reaches no network,\n"
+	    "and resume says so.\n"
+	    "\n"
+	    "Exit status: 0 open (or no network to open); 1 no sandbox of that\n"
+	    "name runs here; 2 usage; 125 lnk could not (the wire did not answer,\n"
+	    "or it is another user's).\n",
 	    f);
 }
 
@@ -32,12 +36,18 @@ int cmd_resume(int argc, char **argv, const struct cli_ctx *cx)
 	if (rc >= 0)
 		return rc;
 
+	char nm[REGISTRY_NAME_MAX + 1];
+	ctl_printable(nm, sizeof(nm), name);
+	if (cli_runs_without_wire(cx->home, name)) {
+		printf("%s has no network grant, so no wire: it reaches no "
+		       "network, and there is nothing to open\n",
+		       nm);
+		return 0;
+	}
 	struct ctl_reply rep;
 	rc = cli_control(cx->home, name, CTL_RESUME, &rep);
 	if (rc >= 0)
 		return rc;
-	char nm[REGISTRY_NAME_MAX + 1];
-	ctl_printable(nm, sizeof(nm), name);
 	if (rep.st.closed) {
 		warnx_("the wire of %s stays closed (%s)", nm,
 		       ctl_cause_text(rep.st.cause));

@@ -72,3 +72,20 @@ int cli_control(const char *home, const char *name, enum ctl_op op,
 	}
 	return -1;
 }
+
+/* True when the sandbox name runs here without a wire: it has no network
+ * grant, so there is no socket to talk to, and a socket's error would say
+ * nothing of why. Anything else (not found, a registry that cannot be
+ * read) is left to the request, which says it. */
+bool cli_runs_without_wire(const char *home, const char *name)
+{
+	struct registry *st = NULL;
+	struct registry_entry e;
+	struct lnk_err ignored = {0};
+	if (registry_open(home, &st, &ignored) < 0)
+		return false;
+	bool none = registry_find(st, name, &e, &ignored) == 0 &&
+		    !registry_entry_has_wire(&e);
+	registry_close(st);
+	return none;
+}

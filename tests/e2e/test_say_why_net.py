@@ -187,10 +187,11 @@ def _run_bg(lnk, work, name, *grants):
 def test_pause_without_network_says_so(lnk, work):
     p = _run_bg(lnk, work, "nonet", "--write", str(work))
     try:
-        cp = lnk("sandbox", "pause", "nonet")
-        assert cp.returncode == 0, cp.stdout + cp.stderr
-        assert "no network" in cp.stdout + cp.stderr, cp
-        assert "socket" not in (cp.stdout + cp.stderr).lower(), cp
+        for verb in ("pause", "resume"):
+            cp = lnk("sandbox", verb, "nonet")
+            assert cp.returncode == 0, cp.stdout + cp.stderr
+            assert "no network" in cp.stdout + cp.stderr, cp
+            assert "socket" not in (cp.stdout + cp.stderr).lower(), cp
     finally:
         p.kill()
         p.wait()
