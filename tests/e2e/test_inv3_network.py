@@ -703,62 +703,10 @@ def test_a_spec_cannot_grant_what_the_wire_never_reaches(lnk, work, section,
 
 
 # =============================================================================
-# G. Tripwires
-#    Promise: the tripwires pause the wire, and a spec cannot loosen them.
+# F. Model routes
+#    Promise: a model route carries the key only to its provider, one request
+#    at a time, and opens no other way to it.
 # =============================================================================
-
-
-def test_transparent_metadata_trips_the_wire(lnk):
-    """Invariant 3 (network), promise: the tripwires pause the wire, and a spec
-    cannot loosen them.
-
-    Threat: a program without proxy settings reaches for a cloud's
-    metadata service by address; the wire refuses and pauses itself, so
-    the next call (to a granted host) is refused too."""
-    cp, f = tp_net(lnk, """
-        print("meta", tcp(socket.AF_INET, ("169.254.169.254", 80)))
-        print("next", tcp(socket.AF_INET, ("origin.lnk-test", 80)))
-    """, "--internet-host", "*")
-    assert "meta refused 111" in cp.stdout, cp.stdout + cp.stderr
-    assert "next CONNECTED" not in cp.stdout, cp.stdout
-    assert "wire paused" in cp.stderr, cp.stderr
-
-
-SPEC_CALLER = r"""
-import os, sys, urllib.request
-opener = urllib.request.build_opener(urllib.request.ProxyHandler(
-    {"http": os.environ.get("HTTP_PROXY") or os.environ["http_proxy"]}))
-for url in sys.argv[1:]:
-    try:
-        opener.open(url, timeout=5).read()
-    except Exception:
-        pass
-"""
-
-
-def test_spec_cannot_loosen_or_turn_off_tripwires(lnk, work):
-    """Invariant 3 (network), promise: the tripwires pause the wire, and a spec
-    cannot loosen them.
-
-    Threat: a spec sets the tripwires so high (or to 0) that a program
-    probing the network never pauses its wire, or turns off the metadata
-    one. The default 30 still trips; metadata cannot be named."""
-    f = work / "app.toml"
-    (work / "caller.py").write_text(SPEC_CALLER)
-    for trip in ("refused_calls = 1000000\n", "refused_calls = 0\n"):
-        f.write_text('version = 1\n[files]\nwrite = ["."]\n'
-                     '[internet]\nhosts = ["allowed.test"]\n'
-                     '[commands]\nallow = ["python3"]\n'
-                     "[tripwires]\n" + trip)
-        cp = lnk("sandbox", "run", "--name", "trip-loose", "--spec", f,
-                 "--yes", "--", "python3", f"{work}/caller.py",
-                 *["http://denied.test/"] * 30, timeout=120,
-                 stdin=subprocess.DEVNULL, cwd=work)
-        assert "wire paused: too many calls refused" in cp.stderr, cp.stderr
-    f.write_text('version = 1\n[tripwires]\nmetadata = false\n')
-    cp = lnk.run("--spec", f, "--yes", "--", "/bin/true")
-    assert cp.returncode == 2 and "unknown key 'metadata'" in cp.stderr, \
-        cp.stderr
 
 
 # The route to a hosted model (--model): the key stays outside, the
@@ -780,28 +728,6 @@ def _model_net():
         subprocess.run(["sh", str(pathlib.Path(__file__).parent /
                                   "fake_provider.sh"), "up"], check=True)
     return f, test_models
-
-
-def test_model_route_probing_trips_the_wire(lnk, work):
-    """Invariant 3 (network), promise: the tripwires pause the wire, and a spec
-    cannot loosen them.
-
-    Threat: a program guesses route names and paths without end; each
-    refusal counts for the tripwire, which pauses the wire."""
-    f, tm = _model_net()
-    script = ("for i in $(seq 40); do curl -s -o /dev/null "
-              "http://127.0.0.1:3128/model/guess$i/v1/models; done")
-    cp = lnk.run("--model", tm.CUSTOM, "--", "sh", "-c", script,
-                 env=_model_env(f, tm.secret()), timeout=120)
-    # 20 different routes refused within 10 minutes, or 30 calls
-    assert "wire paused: too many" in cp.stderr, cp.stderr
-
-
-# =============================================================================
-# F. Model routes
-#    Promise: a model route carries the key only to its provider, one request
-#    at a time, and opens no other way to it.
-# =============================================================================
 
 
 def test_model_route_opens_no_connect_to_the_provider(lnk, work):
@@ -953,6 +879,80 @@ def test_model_route_never_sends_the_key_to_this_machine(lnk, work, host):
         srv.close()
     assert not reached, (cp.stdout, cp.stderr)
     assert cp.stdout.split() in (["403"], ["502"]), (cp.stdout, cp.stderr)
+
+
+# =============================================================================
+# G. Tripwires
+#    Promise: the tripwires pause the wire, and a spec cannot loosen them.
+# =============================================================================
+
+
+def test_transparent_metadata_trips_the_wire(lnk):
+    """Invariant 3 (network), promise: the tripwires pause the wire, and a spec
+    cannot loosen them.
+
+    Threat: a program without proxy settings reaches for a cloud's
+    metadata service by address; the wire refuses and pauses itself, so
+    the next call (to a granted host) is refused too."""
+    cp, f = tp_net(lnk, """
+        print("meta", tcp(socket.AF_INET, ("169.254.169.254", 80)))
+        print("next", tcp(socket.AF_INET, ("origin.lnk-test", 80)))
+    """, "--internet-host", "*")
+    assert "meta refused 111" in cp.stdout, cp.stdout + cp.stderr
+    assert "next CONNECTED" not in cp.stdout, cp.stdout
+    assert "wire paused" in cp.stderr, cp.stderr
+
+
+SPEC_CALLER = r"""
+import os, sys, urllib.request
+opener = urllib.request.build_opener(urllib.request.ProxyHandler(
+    {"http": os.environ.get("HTTP_PROXY") or os.environ["http_proxy"]}))
+for url in sys.argv[1:]:
+    try:
+        opener.open(url, timeout=5).read()
+    except Exception:
+        pass
+"""
+
+
+def test_spec_cannot_loosen_or_turn_off_tripwires(lnk, work):
+    """Invariant 3 (network), promise: the tripwires pause the wire, and a spec
+    cannot loosen them.
+
+    Threat: a spec sets the tripwires so high (or to 0) that a program
+    probing the network never pauses its wire, or turns off the metadata
+    one. The default 30 still trips; metadata cannot be named."""
+    f = work / "app.toml"
+    (work / "caller.py").write_text(SPEC_CALLER)
+    for trip in ("refused_calls = 1000000\n", "refused_calls = 0\n"):
+        f.write_text('version = 1\n[files]\nwrite = ["."]\n'
+                     '[internet]\nhosts = ["allowed.test"]\n'
+                     '[commands]\nallow = ["python3"]\n'
+                     "[tripwires]\n" + trip)
+        cp = lnk("sandbox", "run", "--name", "trip-loose", "--spec", f,
+                 "--yes", "--", "python3", f"{work}/caller.py",
+                 *["http://denied.test/"] * 30, timeout=120,
+                 stdin=subprocess.DEVNULL, cwd=work)
+        assert "wire paused: too many calls refused" in cp.stderr, cp.stderr
+    f.write_text('version = 1\n[tripwires]\nmetadata = false\n')
+    cp = lnk.run("--spec", f, "--yes", "--", "/bin/true")
+    assert cp.returncode == 2 and "unknown key 'metadata'" in cp.stderr, \
+        cp.stderr
+
+
+def test_model_route_probing_trips_the_wire(lnk, work):
+    """Invariant 3 (network), promise: the tripwires pause the wire, and a spec
+    cannot loosen them.
+
+    Threat: a program guesses route names and paths without end; each
+    refusal counts for the tripwire, which pauses the wire."""
+    f, tm = _model_net()
+    script = ("for i in $(seq 40); do curl -s -o /dev/null "
+              "http://127.0.0.1:3128/model/guess$i/v1/models; done")
+    cp = lnk.run("--model", tm.CUSTOM, "--", "sh", "-c", script,
+                 env=_model_env(f, tm.secret()), timeout=120)
+    # 20 different routes refused within 10 minutes, or 30 calls
+    assert "wire paused: too many" in cp.stderr, cp.stderr
 
 
 # =============================================================================
