@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 /* Blocking FIFO opens at once: well under POOL_MAX, so that ordinary
- * creations always find a free pair (tests/e2e/test_attacks.py floods it
- * with 300). */
+ * creations always find a free pair (tests/e2e/test_inv5_processes.py
+ * floods it with 300). */
 #define FIFO_MAX 48
 
 /* Opens what the O_PATH fd o names as the program's own open would:
@@ -30,9 +30,9 @@ int guard_reopen(int o, int flags)
 /* A FIFO opened for reading, or for writing with no reader yet, blocks
  * until its peer comes (docs/kernel-facts.md, fifo-needs-a-pool), holding this
  * worker pair. At most FIFO_MAX wait at once; beyond, EAGAIN: a flood of them
- * (300 in tests/e2e/test_attacks.py) must not leave no pair for every other
- * creation. A writer first tries without blocking: with a reader there, it
- * never waits. */
+ * (300 in tests/e2e/test_inv5_processes.py) must not leave no pair for every
+ * other creation. A writer first tries without blocking: with a reader there,
+ * it never waits. */
 int guard_open_fifo(struct guard *n, int o, int flags)
 {
 	int acc = flags & O_ACCMODE, fd;
@@ -74,8 +74,8 @@ static int open_existing(struct guard *n, struct task *t, int o, int flags)
 	if (fstat(o, &st) < 0 || fstatfs(o, &sf) < 0)
 		return -EPERM;
 	/* /proc/1/mem, maps, environ, /sys/...: never (the confused
-	 * deputy: tests/e2e/test_attacks.py, test_pid1_memory_*). EACCES, as
-	 * Landlock answers the program's own open. */
+	 * deputy: tests/e2e/test_inv5_processes.py, test_pid1_memory_*).
+	 * EACCES, as Landlock answers the program's own open. */
 	if (!guard_fs_ok((unsigned long)sf.f_type, true) || S_ISBLK(st.st_mode))
 		return -EACCES;
 	if (S_ISCHR(st.st_mode)) {

@@ -29,8 +29,8 @@
  * The confused deputy. Whatever we open, we open for the program, but with our
  * credentials and outside its Landlock domain: open("/proc/1/mem",
  * O_RDWR|O_CREAT) would hand the program a pid 1 to write code into
- * (tests/e2e/test_attacks.py, test_pid1_memory_*). Three layers keep us from
- * granting more than the program's own call would get:
+ * (tests/e2e/test_inv5_processes.py, test_pid1_memory_*). Three layers keep
+ * us from granting more than the program's own call would get:
  *  - split duty: what already exists (an O_CREAT open of an existing file,
  *    /dev/null, a reopened /dev/stdout) is opened by an EXECUTOR thread
  *    that runs in a Landlock domain of its own (make_ruleset in

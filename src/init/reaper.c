@@ -3,7 +3,7 @@
  * Why: without bwrap's --as-pid-1, the sandbox's pid 1 is bubblewrap's own
  * reaper, which runs with no seccomp filter and no Landlock domain: a hole
  * in the dot-file supervisor that let the program write into its memory
- * would run code there unconfined (tests/e2e/test_attacks.py,
+ * would run code there unconfined (tests/e2e/test_inv5_processes.py,
  * test_pid1_memory_*). Landlock's ptrace and signal scoping keep the
  * program away from pid 1; this is the second layer: no unconfined
  * process exists inside the sandbox at all. lnk-init is pid 1, applies

@@ -31,7 +31,7 @@ static const struct dot_file list[] = {
     {".local", "programs and shells run what it holds"},
     {".ssh", "ssh reads keys and config from it"},
     {".gnupg", "gpg reads keys and config from it"},
-    /* Attacked in tests/e2e/test_attacks.py: each runs code
+    /* Attacked in tests/e2e/test_inv8_runs_outside.py: each runs code
      * outside the sandbox when it appears at the top of a project or of
      * the home folder. */
     {".claude", "Claude Code runs the hooks in its settings"},

@@ -702,7 +702,7 @@ static void tell_keeper_dns(void *ud, const struct lnk_addr *a, uint16_t port)
  * the confined wire plays a wire taken over by the program, and says on
  * stderr how each act ended: it opens ~/.ssh/id_ed25519, connects to
  * 127.0.0.1:PORT, sends a datagram there, and runs /bin/sh (the filter
- * kills it there). tests/e2e/test_attacks.py checks every act failed. */
+ * kills it there). tests/e2e/test_inv9_confined.py checks every act failed. */
 static void test_attack(void)
 {
 	const char *port = getenv("LNK_TEST_WIRE_ATTACK");

@@ -138,3 +138,23 @@ def lnk(home, work):
 @pytest.fixture
 def is_root():
     return IS_ROOT
+
+
+# The tool of the attack tests (test_inv*.py): it records each call's
+# arguments outside every grant, where attack_helpers.tool_calls() reads
+# them, so a test sees on the host whether a tool ran.
+TOOL_SCRIPT = """#!/bin/sh
+echo "args:$*" >> "@OUT@/calls"
+echo "cwd:$(pwd)"
+"""
+
+
+@pytest.fixture
+def outside_tool(tmp_path, lnk):
+    """'mytool' on lnk's PATH only; returns the folder it marks."""
+    out = tmp_path / "toolout"
+    out.mkdir()
+    out.chmod(0o777)
+    on_lnk_path(lnk, tmp_path / "toolbin", "mytool",
+                TOOL_SCRIPT.replace("@OUT@", str(out)))
+    return out

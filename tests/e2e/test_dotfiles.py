@@ -525,6 +525,19 @@ def test_renameat2_flags(box, work):
     assert (work / "f").exists()
 
 
+def test_metadata_of_own_files_still_changes(lnk, work):
+    """The guard refuses loosening what it protects, not chmod itself."""
+    cp = lnk.run("--write", work, "--", "/bin/sh", "-c",
+                 "touch f && chmod 0600 f && mkdir d && chmod 0700 d && "
+                 "ln -s f l && chmod 0640 l && chown -h $(id -u) l && "
+                 "python3 -c 'import os; os.setxattr(\"f\", \"user.a\", b\"1\")'"
+                 " && echo ok", timeout=60)
+    assert cp.stdout.strip() == "ok", cp.stderr
+    assert (work / "f").stat().st_mode & 0o7777 == 0o640
+    assert (work / "d").stat().st_mode & 0o7777 == 0o700
+    assert os.getxattr(work / "f", "user.a") == b"1"
+
+
 def test_dot_symlink_to_outside_not_exposed(box, work, home):
     secret = home / "secret"
     secret.write_text("top secret\n")

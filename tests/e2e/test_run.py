@@ -8,6 +8,7 @@ import pwd
 import shutil
 import signal
 import subprocess
+import textwrap
 import time
 
 import pytest
@@ -214,6 +215,48 @@ def test_hide_of_a_file_is_a_clear_error(lnk, home):
     assert "is not a folder" in cp.stderr and "bwrap" not in cp.stderr, \
         cp.stderr
     assert cp.stdout == ""
+
+
+@pytest.mark.parametrize("where", ["write", "tmp"])
+def test_unix_sockets_made_inside_still_answer(lnk, work, where):
+    """What must keep working: a server and client inside the sandbox, on
+    a socket in the write folder or in its /tmp, by path, relative path,
+    symlink and O_PATH descriptor; stream, datagram and abstract."""
+    code = textwrap.dedent("""
+        import os, socket, sys, threading
+        base = os.getcwd() if sys.argv[1] == "write" else "/tmp"
+        p = base + "/srv.sock"
+        srv = socket.socket(socket.AF_UNIX)
+        srv.bind(p); srv.listen(8)
+        def serve():
+            while True:
+                c, _ = srv.accept(); c.sendall(c.recv(100).upper()); c.close()
+        threading.Thread(target=serve, daemon=True).start()
+        def ask(path):
+            c = socket.socket(socket.AF_UNIX); c.connect(path)
+            c.sendall(b"ping"); r = c.recv(100); c.close(); return r
+        os.symlink(p, base + "/link.sock")
+        os.chdir(base)
+        print(ask(p), ask("srv.sock"), ask(base + "/link.sock"),
+              ask("/proc/self/fd/%d" % os.open(p, os.O_PATH)))
+        d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        d.bind(base + "/dg.sock")
+        e = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        e.connect(base + "/dg.sock"); e.send(b"dgram"); print(d.recv(10))
+        a = socket.socket(socket.AF_UNIX); a.bind(b"\\0lnk-abstract"); a.listen(1)
+        b = socket.socket(socket.AF_UNIX); b.connect(b"\\0lnk-abstract")
+        print("abstract", a.accept()[0] is not None)
+        t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(1)
+        u = socket.create_connection(t.getsockname()); print("tcp ok")
+    """)
+    # with only a read grant the guard runs for connect() alone
+    grant = "--write" if where == "write" else "--read"
+    cp = lnk.run(grant, work, "--", "/usr/bin/python3", "-c", code, where,
+                 timeout=60)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert "b'PING' b'PING' b'PING' b'PING'" in cp.stdout, cp.stdout
+    assert "b'dgram'" in cp.stdout and "abstract True" in cp.stdout
+    assert "tcp ok" in cp.stdout
 
 
 # --- environment and descriptors -------------------------------------------
@@ -540,6 +583,29 @@ def test_no_capabilities_and_no_nested_user_namespace(lnk):
     for line in cp.stdout.splitlines()[:3]:
         assert line.split()[1] == "0000000000000000", cp.stdout
     assert "no-nest" in cp.stdout
+
+
+def test_proc_self_write_refused_as_read_only_with_a_folder(lnk, work):
+    """With a folder granted every open that writes goes to the guard,
+    which cannot resolve /proc/self (the task's, not its own): such a
+    write fails as on the read-only /proc, with EROFS, not as a missing
+    file; /proc/self/fd/N still names the task's descriptor."""
+    code = textwrap.dedent("""
+        import os
+        for p in ("/proc/self/oom_score_adj", "/proc/thread-self/comm",
+                  "/proc/self/fd/1"):
+            try:
+                os.close(os.open(p, os.O_WRONLY))
+                print(p, "opened")
+            except OSError as e:
+                print(p, e.errno)
+    """)
+    cp = lnk.run("--write", work, "--", "/usr/bin/python3", "-c", code,
+                 timeout=60)
+    assert cp.returncode == 0, cp.stderr
+    assert "/proc/self/oom_score_adj 30" in cp.stdout, cp.stdout
+    assert "/proc/thread-self/comm 30" in cp.stdout, cp.stdout
+    assert "/proc/self/fd/1 opened" in cp.stdout, cp.stdout
 
 
 def test_lnk_settings_made_during_the_run_stay_hidden(lnk, home):

@@ -13,6 +13,8 @@ import textwrap
 
 import pytest
 
+from conftest import on_lnk_path
+
 PY = "/usr/bin/python3"
 
 TOOL = r"""#!/bin/sh
@@ -81,6 +83,20 @@ def test_program_that_is_a_tool_runs_outside(lnk, tool):
     cp = lnk.run("--tool", "mytool status", "--", "mytool", "status")
     assert cp.returncode == 7, cp.stderr
     assert calls(tool) == ["args:status"]
+
+
+def test_tool_hard_linked_outside_every_write_folder_runs(lnk, work,
+                                                          tmp_path):
+    """The rule is precise: a tool whose other names are all outside the
+    write folders (perl and perl5.36.0 in /usr/bin) runs."""
+    prog = on_lnk_path(lnk, tmp_path / "toolbin2", "mytool",
+                       "#!/bin/sh\necho honest\n")
+    os.link(prog, prog.parent / "mytool-1.0")
+    (tmp_path / "elsewhere").mkdir()
+    os.link(prog, tmp_path / "elsewhere" / "mytool")
+    cp = lnk.run("--write", work, "--tool", "mytool *", "--", "mytool")
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+    assert cp.stdout.strip() == "honest", cp.stdout
 
 
 def test_tool_not_granted_does_not_exist_inside(lnk, tool):
@@ -718,7 +734,6 @@ def test_tool_sees_only_its_own_processes(lnk, tmp_path):
     """Threat: the host's /proc shows the user's other processes, whose
     /proc/PID/root is the host's view, ~/.lnk and all. A tool's /proc is
     its own PID namespace's: pid 1 (which waits for it) and the tool."""
-    from conftest import on_lnk_path
     on_lnk_path(lnk, tmp_path / "bin", "lsproc",
                 "#!/bin/sh\n"
                 "for p in /proc/[0-9]*; do echo \"pid ${p#/proc/}\"; done\n"

@@ -2,7 +2,7 @@
 CONFINEMENT): no capabilities, no_new_privs, a seccomp filter; its keeper,
 unconfined, still shows desktop notifications. Read from /proc, as the
 user and as root. (What a taken-over wire can still reach is
-test_attacks.py's, "the wire's confinement".)
+test_inv9_confined.py's, "the wire's confinement".)
 """
 import os
 import pathlib

@@ -1,6 +1,6 @@
 /* What the dot-file supervisor may touch for the program (the confused
  * deputy of src/guard/open.c, attacked by test_pid1_memory_* in
- * tests/e2e/test_attacks.py): the file systems it may create on or open
+ * tests/e2e/test_inv5_processes.py): the file systems it may create on or open
  * from, the character devices an O_CREAT open may reach, and how it finds
  * the program's controlling terminal in /proc/PID/stat, and how much a
  * reopened descriptor may give. Row tables. */

@@ -1,0 +1,230 @@
+"""Invariant 7, the log never holds a request's path, headers or body, and
+does not grow without bound: refused calls and lookups past a burst are
+logged as a count. A call is never carried unlogged, also when the disk
+that holds the log is full.
+
+Attacks on it from inside a sandbox, one block a promise: each test
+PASSES when the sandbox holds and FAILS when the attack works (more in
+attack_helpers.py; a new attack: docs/HACKING.md, "Add an attack test").
+"""
+# Blocks, one a promise of the invariant:
+#   A. What a row holds
+#   B. No call unlogged
+#   C. A bounded log
+
+import json
+import subprocess
+import textwrap
+
+import pytest
+
+from conftest import IS_ROOT, on_lnk_path
+from attack_helpers import PY, nethosts, sh
+
+
+# =============================================================================
+# A. What a row holds
+#    Promise: the log never holds a request's path, headers or body, and names
+#    a call truthfully.
+# =============================================================================
+
+
+def test_log_holds_no_path_headers_or_body(lnk, home):
+    """Invariant 7 (the log), promise: the log never holds a request's path,
+    headers or body, and names a call truthfully.
+
+    Threat (invariant 7): secrets in a request's path/headers reach the log."""
+    f = nethosts()
+    cp = sh(lnk, "curl -s -H 'Authorization: Bearer s3cr3t-hdr' "
+                 "-d s3cr3t-body 'http://origin.lnk-test/s3cr3t-path?"
+                 "q=s3cr3t-query' >/dev/null; curl -s "
+                 "'http://origin.lnk-test/hello.txt?token=s3cr3t-q2'",
+            "--internet-host", "origin.lnk-test",
+            env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    assert "hello from origin" in cp.stdout, cp.stdout + cp.stderr
+    log = lnk("sandbox", "log", "--json", "--lines", "100")
+    assert "origin.lnk-test" in log.stdout, log.stdout + log.stderr
+    assert "s3cr3t" not in log.stdout
+    for p in (home / ".lnk").rglob("*"):
+        if p.is_file():
+            assert b"s3cr3t" not in p.read_bytes(), p
+
+
+ECHO = "#!/bin/sh\necho \"ran $#\"\n"
+
+
+def test_the_log_names_the_last_argument_of_a_call_that_ran(
+        tmp_path, lnk, work):
+    """Invariant 7 (the log), promise: the log never holds a request's path,
+    headers or body, and names a call truthfully.
+
+    Threat: a tool call padded with a 5000-byte argument hides its last
+    argument (--output=...) from the log row of the call that ran."""
+    import json
+    on_lnk_path(lnk, tmp_path / "bin", "mytool", ECHO)
+    lnk("sandbox", "tool", "add", "mytool", "--allow", "*", check=True)
+    pad = "a" * 5000
+    cp = lnk.run("--write", work, "--tool", "mytool", "--",
+                 "/bin/sh", "-c", f"mytool {pad} --output=TAILMARK",
+                 timeout=120)
+    assert "ran 2" in cp.stdout, (cp.stdout, cp.stderr)
+    out = lnk("sandbox", "log", "--json", "--lines", "1000",
+              check=True).stdout
+    rows = [json.loads(x) for x in out.splitlines()]
+    tool = [r for r in rows if r.get("verb") == "tool"]
+    assert tool, rows
+    assert "TAILMARK" in tool[-1]["target"], tool[-1]
+
+
+# =============================================================================
+# B. No call unlogged
+#    Promise: a call is never carried unlogged, also when the disk is full.
+# =============================================================================
+
+
+@pytest.fixture
+def small_home(tmp_path):
+    """A HOME on a file system of a few MB, shared by ~/.lnk and a write
+    folder, so the program can fill what the log needs."""
+    if not IS_ROOT:
+        pytest.skip("mounting a small file system for HOME needs root; the "
+                    "wire and its log behave the same for every user")
+    h = tmp_path / "small-home"
+    h.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=12m,mode=0700",
+                    "lnk-test-small-home", str(h)], check=True)
+    try:
+        yield h
+    finally:
+        subprocess.run(["umount", "-l", str(h)], capture_output=True)
+
+
+def test_full_disk_no_call_unlogged(small_home):
+    """Invariant 7 (the log), promise: a call is never carried unlogged, also
+    when the disk is full.
+
+    Threat: the program fills the file system holding ~/.lnk, then
+    makes calls: they are carried but never logged."""
+    from conftest import Lnk
+    f = nethosts()
+    work = small_home / "work"
+    work.mkdir()
+    lnk = Lnk(small_home, work)
+    url = f"http://origin.lnk-test/hello.txt"
+    script = f"""
+        c() {{ curl -s -o /dev/null -w '%{{http_code}}' {url}; }}
+        echo "start $(c)"
+        head -c 100M /dev/zero > {work}/fill 2>/dev/null
+        i=0; while [ $i -lt 200 ]; do
+            r=$(c); echo "full $r"; [ "$r" = 503 ] && break
+            i=$((i + 1)); sleep 0.1
+        done
+        curl -s {url} | head -c 200; echo
+        curl -s -w ' socks %{{http_code}}\\n' -o /dev/null \\
+            -x socks5h://127.0.0.1:1080 {url}
+        rm {work}/fill
+        i=0; while [ $i -lt 200 ]; do
+            r=$(c); echo "after $r"; [ "$r" = 200 ] && break
+            i=$((i + 1)); sleep 0.1
+        done
+    """
+    cp = sh(lnk, script, "--write", work, "--internet-host", "origin.lnk-test",
+            timeout=180, env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    out = cp.stdout
+    assert "start 200" in out, out + cp.stderr
+    assert "full 503" in out, out + cp.stderr
+    assert "the call log cannot be written" in out, out
+    assert "socks 000" in out or "socks 200" not in out, out
+    assert "after 200" in out, out + cp.stderr
+    assert "the call log cannot be written" in cp.stderr, cp.stderr
+    assert "the call log is written again" in cp.stderr, cp.stderr
+    carried = sum(1 for l in out.splitlines()
+                  if l.split()[-1:] == ["200"] and l.split()[0] in
+                  ("start", "full", "after"))
+    carried += out.count("hello from origin")
+    refused = out.count("full 503")
+    log = lnk("sandbox", "log", "--json", "--lines", "1000")
+    rows = [json.loads(l) for l in log.stdout.splitlines()]
+    calls = [r for r in rows if r["target"] == "origin.lnk-test:80"]
+    done = [r for r in calls if r["outcome"] in ("ended", "allowed")]
+    down = [r for r in calls if r["outcome"] == "refused"
+            and r["reason"] == "the call log cannot be written"]
+    # every call carried is logged; the refusals too, once space returned
+    assert len(done) == carried, (out, rows)
+    assert len(down) >= refused + 2, (out, rows)
+
+
+# =============================================================================
+# C. A bounded log
+#    Promise: the log does not grow without bound under a flood of refusals or
+#    lookups.
+# =============================================================================
+
+
+FLOOD_CONNECT = r"""
+import socket, sys, time
+t0 = time.time(); i = 0
+while time.time() - t0 < 10:
+    try:
+        s = socket.create_connection(("127.0.0.1", 3128), timeout=5)
+        s.sendall(f"CONNECT h{i}.flood.invalid:443 HTTP/1.1\r\n\r\n".encode())
+        s.recv(200); s.close()
+    except OSError:
+        pass
+    i += 1
+print("sent", i)
+"""
+
+
+FLOOD_DNS = r"""
+import socket, struct, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.setblocking(False)
+t0 = time.time(); i = 0; pad = "x" * 60
+while time.time() - t0 < 10:
+    for _ in range(200):
+        q = struct.pack(">HHHHHH", i & 0xffff, 0x100, 1, 0, 0, 0)
+        for l in f"{pad}.{i:012d}.{pad}.{pad}.flood".split("."):
+            q += bytes([len(l)]) + l.encode()
+        q += b"\0" + struct.pack(">HH", 1, 1)
+        try: s.sendto(q, ("127.0.0.1", 53))
+        except BlockingIOError: pass
+        i += 1
+    try:
+        while True: s.recv(4096)
+    except BlockingIOError: pass
+    time.sleep(0.001)
+print("sent", i)
+"""
+
+
+@pytest.mark.parametrize("code", [FLOOD_CONNECT, FLOOD_DNS],
+                         ids=["connect-after-trip", "dns-unique-names"])
+def test_program_cannot_grow_the_call_log_without_bound(lnk, work, code):
+    """Invariant 7 (the log), promise: the log does not grow without bound
+    under a flood of refusals or lookups.
+
+    Threat: a program with one host granted writes the user's disk
+    outside its folders (~/.lnk/sandbox/lnk.db) as fast as it can make
+    refused calls, tripped wire or not (measured: 0.5 to 5.5 MB a second),
+    until the disk is full and no sandbox starts, and buries the calls a
+    person looks for. Refusals past a burst are counted, and the count is
+    logged."""
+    f = nethosts()
+    (work / "flood.py").write_text(textwrap.dedent(code))
+    db = lnk.home / ".lnk/sandbox/lnk.db"
+    cp = lnk.run("--read", work, "--internet-host", f["ORIGIN"], "--",
+                 PY, str(work / "flood.py"), timeout=120,
+                 env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    assert "sent" in cp.stdout, cp.stdout + cp.stderr
+    sent = int(cp.stdout.split()[-1])
+    out = lnk("sandbox", "log", "--json", "--lines", "1000000", check=True)
+    rows = [json.loads(x) for x in out.stdout.splitlines()]
+    size = sum(p.stat().st_size for p in db.parent.glob("lnk.db*"))
+    # 10 s of refused calls: a burst and one a second, not tens or
+    # hundreds of thousands of rows (and megabytes a second)
+    assert len(rows) < 2000 and size < 5 << 20, (len(rows), size, sent)
+    # and the log says how many were not logged one by one
+    counted = [r for r in rows if "not logged one by one" in
+               json.dumps(r)]
+    assert counted, rows[-3:]
+    assert sent > 2000, sent

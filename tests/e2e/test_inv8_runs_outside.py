@@ -1,0 +1,1693 @@
+"""Invariant 8, what runs outside later: nothing the program writes, moves
+or leaves may be run or trusted by a program on the host afterwards: the
+dot-file list, and the classes beyond names planned by
+src/guard/protect.c (git directories, known repositories, config-named
+paths, the home folder's top, link targets, modes and owners; see
+docs/runs-outside.md); a tool run outside runs and loads nothing the
+program can write; and what lnk prints of what others chose is escaped,
+so no escape sequence reaches the user's terminal from lnk.
+
+Attacks on it from inside a sandbox, one block a promise: each test
+PASSES when the sandbox holds and FAILS when the attack works (more in
+attack_helpers.py; a new attack: docs/HACKING.md, "Add an attack test").
+"""
+# Blocks, one a promise of the invariant:
+#   A. Names that run code outside
+#   B. Git: its directories, repositories and what a config names
+#   C. The home folder's top, its module folders and link targets
+#   D. Modes and owners
+#   E. PATH and the configuration the environment names
+#   F. The system's trees
+#   G. Tools, dialogs and lnk itself, run outside
+#   H. Escapes in lnk's own output
+#   I. Completions in the user's shell
+
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import textwrap
+import time
+
+import pytest
+
+from conftest import IS_ROOT, on_lnk_path
+from attack_helpers import (PROXY_PRELUDE, PY, _tool_on_path, assert_clean,
+                            in_private_mounts, plant, py, sh)
+
+
+# =============================================================================
+# A. Names that run code outside
+#    Promise: the names that run code outside are never planted at the top of a
+#    write folder.
+# =============================================================================
+
+
+# Names that run code outside the sandbox, found missing from the protected
+# list (src/policy/dotfiles.c) by this file and added there. With --write '~'
+# the top is the home, where each of these runs as the user next time git,
+# vim, tmux, an agent... starts.
+HOME_RUNS_OUTSIDE = {
+    ".gitconfig": "git runs core.fsmonitor, core.pager, aliases from it",
+    ".vimrc": "vim runs its commands",
+    ".tmux.conf": "tmux runs run-shell lines",
+    ".inputrc": "readline macros type commands into the user's shell",
+    ".claude": "Claude Code runs the hooks in its settings.json",
+    ".cargo": "cargo runs build.rustc-wrapper; ~/.cargo/bin is on PATH",
+    ".docker": "docker runs the credential helpers config.json names",
+    ".kube": "kubectl runs exec credential plugins",
+    ".aws": "the AWS CLI runs credential_process",
+    ".gdbinit": "gdb runs it",
+    ".pam_environment": "login sets LD_PRELOAD etc. from it",
+    ".xprofile": "the display manager sources it",
+}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n) for n in sorted(HOME_RUNS_OUTSIDE)] + [
+    pytest.param(n) for n in (".bashrc", ".profile", ".ssh", ".config",
+                              ".local", ".npmrc", ".zshenv")])
+def test_home_dot_files_that_run_outside_not_created(lnk, home, name):
+    """Invariant 8 (what runs outside later), promise: the names that run code
+    outside are never planted at the top of a write folder.
+
+    Threat: --write '~' lets it plant ~/.gitconfig, ~/.vimrc, ..."""
+    cp = sh(lnk, f"echo evil > ~/{name}; mkdir -p ~/{name}/x 2>/dev/null",
+            "--write", home)
+    assert not (home / name).exists(), cp.stderr
+
+
+# Names that run code outside when they appear at the top of a project.
+PROJECT_RUNS_OUTSIDE = {
+    ".claude": "Claude Code runs the hooks of .claude/settings.json",
+    ".cursor": "Cursor starts the MCP servers of .cursor/mcp.json",
+    ".mise.toml": "mise runs its env hooks on cd, like direnv",
+    ".yarnrc.yml": "yarn runs the yarnPath script it names",
+    ".gitlab-ci.yml": "CI runs it with the project's tokens",
+    ".devcontainer": "the editor builds and runs the container it names",
+    ".Rprofile": "R runs it when started in the folder",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROJECT_RUNS_OUTSIDE))
+def test_project_dot_files_that_run_outside_not_created(lnk, work, name):
+    """Invariant 8 (what runs outside later), promise: the names that run code
+    outside are never planted at the top of a write folder.
+
+    Threat: an agent plants .claude/settings.json hooks in the project."""
+    cp = sh(lnk, f"mkdir {name} 2>/dev/null || echo evil > {name}",
+            "--write", work)
+    assert not (work / name).exists(), cp.stderr
+
+
+@pytest.mark.parametrize("name", [
+    ".gemini", ".qwen", ".codex", "opencode.json", "opencode.jsonc",
+    ".opencode", ".kiro", ".amazonq", ".roo", ".continue", ".junie",
+    "crush.json", ".crush.json", ".aider.conf.yml"])
+def test_agent_configs_that_start_servers_not_created(lnk, work, name):
+    """Invariant 8 (what runs outside later), promise: the names that run code
+    outside are never planted at the top of a write folder.
+
+    Threat: a coding agent run later in the project, outside any
+    sandbox, starts the MCP servers its project config names (Gemini CLI
+    and Qwen Code: .gemini/settings.json, .qwen/settings.json, folder trust
+    off by default; OpenCode: opencode.json(c) or .opencode/; Kiro, Roo,
+    Continue, Junie, Crush, Codex in a trusted project) or runs the lint
+    and test commands it sets (aider): a command the program chose runs as
+    the user."""
+    cp = sh(lnk, f"mkdir {name} 2>/dev/null || echo evil > {name}",
+            "--write", work)
+    assert not (work / name).exists(), cp.stderr
+
+
+RUNS_OUTSIDE_NAMES = [
+    "mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml",
+    ".mise", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml",
+    ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".hg", ".jj", ".sl", ".svn",
+    ".bzr", ".envrc.local", ".env", ".dir-locals.el", ".exrc", ".nvim.lua",
+    ".nvimrc", ".tool-versions", "_darcs", ".pijul", ".fslckout",
+    "_FOSSIL_", ".dir-locals-2.el", ".lvimrc", ".lazy.lua", ".zed", ".helix",
+    ".devcontainer.json", ".pdbrc", ".irbrc", ".pryrc", ".ghci", ".octaverc",
+    "rust-toolchain", "rust-toolchain.toml", ".huskyrc", ".huskyrc.json",
+    ".huskyrc.js", ".overcommit.yml"]
+
+
+@pytest.mark.parametrize("name", RUNS_OUTSIDE_NAMES)
+def test_more_names_that_run_outside_not_created(lnk, work, name):
+    """Invariant 8 (what runs outside later), promise: the names that run code
+    outside are never planted at the top of a write folder.
+
+    Threat: mise, lefthook, yarn, pnpm, other VCS, direnv, editors run
+    what these names hold when the user next works in the folder."""
+    cp = sh(lnk, f"mkdir {name} 2>/dev/null || echo evil > {name}",
+            "--write", work)
+    assert not (work / name).exists(), cp.stderr
+
+
+# Files at the top of a project that a tool run outside later trusts: git
+# LFS's .lfsconfig (lfs.url: where the next `git push` uploads the files a
+# program wrote, and asks for credentials), git-review's .gitreview (the
+# host the next `git review` pushes to over ssh), and the CI systems beside
+# .github and .gitlab-ci.yml, which run a pushed file with the project's
+# secrets.
+TRUSTED_LATER_NAMES = [
+    ".lfsconfig", ".gitreview", ".circleci", ".travis.yml", "Jenkinsfile",
+    ".buildkite", "azure-pipelines.yml", "bitbucket-pipelines.yml",
+    ".drone.yml", ".woodpecker.yml", ".woodpecker", ".gitea", ".forgejo",
+    ".cirrus.yml"]
+
+
+@pytest.mark.parametrize("name", TRUSTED_LATER_NAMES)
+def test_files_tools_trust_later_not_created(lnk, work, name):
+    """Invariant 8 (what runs outside later), promise: the names that run code
+    outside are never planted at the top of a write folder.
+
+    Threat: a program with no network plants .lfsconfig naming its own
+    server, so the user's next `git push` carries what it wrote (secrets it
+    read) there; or a CI file that runs at the next push with the
+    project's secrets. Each is refused at the top of a write folder, and an
+    existing one stays read only."""
+    cp = sh(lnk, f"mkdir {name} 2>/dev/null || echo evil > {name}",
+            "--write", work)
+    assert not (work / name).exists(), cp.stderr
+    (work / name).write_text("mine\n")
+    cp = sh(lnk, f"echo evil >> {name}; mv {name} x; rm -f {name}",
+            "--write", work)
+    assert (work / name).read_text() == "mine\n", cp.stderr
+
+
+def sh_to_the_end(lnk, script, *grants, timeout=60, **kw):
+    """Runs SCRIPT in a sandbox with GRANTS from the project (lnk's cwd) and
+    checks that it ran to its end: a refused start would hold every attack
+    and prove nothing. The mark is left in the first write folder."""
+    marker = pathlib.Path(grants[list(grants).index("--write") + 1]) \
+        / "ran.marker"
+    cp = lnk.run(*grants, "--", "/bin/sh", "-c",
+                 f"{script}\necho ran > '{marker}'", timeout=timeout, **kw)
+    assert marker.exists(), cp.stderr
+    marker.unlink()
+    return cp
+
+
+# Read from the folder an interpreter or debugger starts in (their startup
+# code): the OCaml toplevel and utop (.ocamlinit), irb (irb.rc, _irbrc),
+# perl -d (.perldb), R (.Renviron names the profile it runs), lldb.
+STARTUP_NAMES = [".ocamlinit", "irb.rc", "_irbrc", ".perldb", ".Renviron",
+                 ".lldbinit"]
+
+
+@pytest.mark.parametrize("name", STARTUP_NAMES)
+def test_interpreter_startup_names_not_planted(lnk, work, name):
+    """Invariant 8 (what runs outside later), promise: the names that run code
+    outside are never planted at the top of a write folder.
+
+    Threat: the program leaves `.ocamlinit` (or another startup file an
+    interpreter reads from the current folder) in the project; the user's
+    next `ocaml` or `utop` there runs it, outside."""
+    cp = sh_to_the_end(lnk, f"echo 'Sys.command \"touch pwned\";;' > {name}; true",
+            "--write", work)
+    assert not (work / name).exists(), cp.stderr
+    (work / name).write_text("(* mine *)\n")
+    cp = sh_to_the_end(lnk, f"echo 'Sys.command \"touch pwned\";;' >> {name}; "
+                 f"mv {name} old; true", "--write", work)
+    assert (work / name).read_text() == "(* mine *)\n", cp.stderr
+    assert not (work / "old").exists()
+
+
+# =============================================================================
+# B. Git: its directories, repositories and what a config names
+#    Promise: git's directories, every repository the top one knows, and what a
+#    config names are kept.
+# =============================================================================
+
+# Protection by a list of names at the top kept missing things; these
+# attacks each plant something a program on the host later runs or trusts,
+# by class: a folder git (or another VCS) would use, every repository the
+# top one knows, the folders and files a repository's config names (the
+# home folder's top and a protected link's target chain in block C).
+
+
+def test_write_top_never_becomes_a_git_directory(lnk, work):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: `git init --bare .` at the top; the user's next git there runs
+    core.fsmonitor. HEAD, objects, refs, config are not dot files."""
+    cp = sh(lnk, "git init -q --bare . ; git config core.bare false; "
+                 "echo 'ref: refs/heads/main' > HEAD; ln -s x HEAD; true",
+            "--write", work)
+    assert not (work / "HEAD").exists() and not (work / "HEAD").is_symlink(), \
+        cp.stderr
+    r = subprocess.run(["git", "-c", "safe.directory=*", "rev-parse",
+                        "--absolute-git-dir"], cwd=work,
+                       env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent",
+                            "GIT_CEILING_DIRECTORIES": str(work.parent)},
+                       capture_output=True, text=True)
+    assert r.returncode != 0, r.stdout
+
+
+def git(*args, cwd=None, check=True):
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent",
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "LANG": "C"}
+    return subprocess.run(["git", "-c", "safe.directory=*", *map(str, args)],
+                          cwd=cwd, env=env, capture_output=True, text=True,
+                          check=check)
+
+
+def test_bare_repository_at_top_protected_like_dot_git(lnk, work):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: the write folder IS a bare repository: rewrite its config,
+    plant a hook, repoint HEAD."""
+    git("init", "-q", "--bare", work)
+    config = (work / "config").read_text()
+    head = (work / "HEAD").read_text()
+    cp = sh(lnk, "git config core.fsmonitor 'touch pwned'; "
+                 "echo '[core] fsmonitor = x' >> config; "
+                 "printf '#!/bin/sh\\n' > hooks/pre-commit; "
+                 "echo 'ref: refs/heads/evil' > HEAD; mv hooks hooks.old; "
+                 "mv config config.old; true", "--write", work)
+    assert (work / "config").read_text() == config, cp.stderr
+    assert (work / "HEAD").read_text() == head
+    assert not (work / "hooks" / "pre-commit").exists()
+    assert not (work / "hooks.old").exists()
+    assert not (work / "config.old").exists()
+
+
+def make_repo_with_submodule(work, populated=True):
+    git("init", "-q", work)
+    (work / ".gitmodules").write_text(
+        '[submodule "lib/sub"]\n\tpath = lib/sub\n\turl = ./up\n')
+    (work / "lib" / "sub").mkdir(parents=True)
+    git("init", "-q", "--bare", work / ".git" / "modules" / "lib" / "sub")
+    git("config", "-f", work / ".git/modules/lib/sub/config",
+        "core.worktree", "../../../../lib/sub")
+    if populated:
+        (work / "lib" / "sub" / ".git").write_text(
+            "gitdir: ../../.git/modules/lib/sub\n")
+
+
+@pytest.mark.parametrize("populated", [True, False])
+def test_submodule_gitfile_cannot_point_elsewhere(lnk, work, populated):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: copy the submodule's git dir, set core.fsmonitor there and
+    point lib/sub/.git at the copy: the user's plain `git status` at the top
+    recurses into it and runs the command."""
+    make_repo_with_submodule(work, populated)
+    before = (work / "lib/sub/.git").read_text() if populated else None
+    cp = sh(lnk, """
+        cd lib/sub
+        git init -q --bare evil.git
+        echo 'gitdir: evil.git' > .git
+        rm -f .git; echo 'gitdir: evil.git' > .git
+        cd ..; mv sub sub.old; mkdir -p sub; echo 'gitdir: x' > sub/.git
+        mv ../lib ../lib2; true""", "--write", work)
+    if populated:
+        assert (work / "lib/sub/.git").read_text() == before, cp.stderr
+    else:
+        assert not (work / "lib/sub/.git").exists(), cp.stderr
+    assert not (work / "lib/sub.old").exists()
+    assert not (work / "lib2").exists()
+
+
+def test_submodule_below_a_write_folder_in_a_repository(lnk, work):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: only a subfolder of the repository is granted (--write
+    lib); the submodule's .git file lies in it, and the repository's
+    core.hooksPath names a folder in it."""
+    make_repo_with_submodule(work)
+    git("-C", work, "config", "core.hooksPath", "lib/hooks")
+    before = (work / "lib/sub/.git").read_text()
+    cp = sh(lnk, """
+        echo 'gitdir: /tmp/evil.git' > sub/.git; mv sub sub.old
+        mkdir -p hooks; printf '#!/bin/sh\\n' > hooks/pre-commit; true""",
+            "--write", work / "lib", cwd=work / "lib")
+    assert (work / "lib/sub/.git").read_text() == before, cp.stderr
+    assert not (work / "lib/sub.old").exists()
+    assert not (work / "lib/hooks/pre-commit").exists()
+
+
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_submodule_only_in_the_index_protected(lnk, work, version):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: a gitlink the index records without a .gitmodules entry is
+    still a submodule git status recurses into: repoint its .git."""
+    git("init", "-q", work)
+    for i in range(3):
+        (work / f"f{i}").write_text("x\n")
+        git("-C", work, "add", f"f{i}")
+    git("-C", work, "update-index", "--add", "--cacheinfo",
+        "160000,1111111111111111111111111111111111111111,deep/er/sub")
+    git("-C", work, "update-index", "--index-version", version)
+    if version == "3":  # an extended entry: intent to add
+        (work / "n").write_text("n\n")
+        git("-C", work, "add", "-N", "n")
+    (work / "deep/er/sub").mkdir(parents=True)
+    (work / "deep/er/sub/.git").write_text("gitdir: ../../../.git/x\n")
+    cp = sh(lnk, "echo 'gitdir: /tmp/evil.git' > deep/er/sub/.git; "
+                 "mv deep/er deep/er2; mv deep deep2; true", "--write", work)
+    assert (work / "deep/er/sub/.git").read_text() == \
+        "gitdir: ../../../.git/x\n", cp.stderr
+    assert not (work / "deep2").exists()
+
+
+def test_worktree_gitfile_protected(lnk, work):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: a linked worktree's .git file, repointed to a git dir of the
+    program's, is used by the user's next git there."""
+    git("init", "-q", work)
+    git("-C", work, "commit", "-q", "--allow-empty", "-m", "x")
+    git("-C", work, "worktree", "add", "-q", work / "wt")
+    before = (work / "wt" / ".git").read_text()
+    cp = sh(lnk, "echo 'gitdir: /tmp' > wt/.git; mv wt wt.old; true",
+            "--write", work)
+    assert (work / "wt" / ".git").read_text() == before, cp.stderr
+    assert not (work / "wt.old").exists()
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_hooks_path_and_included_config_protected(lnk, work, missing):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: .git/config sets core.hooksPath = .githooks (and includes
+    a config from the project): plant a pre-commit hook there, or an
+    fsmonitor in the included file."""
+    git("init", "-q", work)
+    git("-C", work, "config", "core.hooksPath", ".githooks")
+    git("-C", work, "config", "include.path", "../project.gitconfig")
+    git("-C", work, "config", "includeIf.onbranch:main.path",
+        "../conf/branch.gitconfig")
+    if not missing:
+        (work / ".githooks").mkdir()
+        (work / "project.gitconfig").write_text("[user]\n\tname = me\n")
+        (work / "conf").mkdir()
+        (work / "conf" / "branch.gitconfig").write_text("")
+    cp = sh(lnk, """
+        mkdir -p .githooks; printf '#!/bin/sh\\ntouch pwned\\n' > .githooks/pre-commit
+        echo '[core] fsmonitor = touch pwned' >> project.gitconfig
+        mkdir -p conf; echo '[core] fsmonitor = touch pwned' >> conf/branch.gitconfig
+        mv conf conf.old; true""", "--write", work)
+    assert not (work / ".githooks" / "pre-commit").exists(), cp.stderr
+    for f in ("project.gitconfig", "conf/branch.gitconfig"):
+        p = work / f
+        assert not p.exists() or "fsmonitor" not in p.read_text(), f
+    assert not (work / "conf.old").exists()
+
+
+def test_yarn_release_protected(lnk, work):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: .yarnrc.yml's yarnPath names .yarn/releases/yarn.cjs, which
+    the user's next `yarn` runs: replace it; the install cache stays
+    writable."""
+    (work / ".yarnrc.yml").write_text("yarnPath: .yarn/releases/yarn.cjs\n")
+    (work / ".yarn" / "releases").mkdir(parents=True)
+    (work / ".yarn" / "releases" / "yarn.cjs").write_text("// yarn\n")
+    cp = sh(lnk, "echo 'evil()' > .yarn/releases/yarn.cjs; "
+                 "mv .yarn/releases .yarn/r2; mv .yarn .yarn2; "
+                 "mkdir -p .yarn/plugins && echo x > .yarn/plugins/p.cjs; "
+                 "mkdir -p .yarn/cache && echo ok > .yarn/cache/a.zip; true",
+            "--write", work)
+    assert (work / ".yarn/releases/yarn.cjs").read_text() == "// yarn\n", \
+        cp.stderr
+    assert not (work / ".yarn/plugins").exists()
+    assert not (work / ".yarn2").exists()
+    assert (work / ".yarn/cache/a.zip").read_text() == "ok\n"
+
+
+# key = value written into the user's ~/.gitconfig, and the file of the
+# project (a write folder) the value names.
+GIT_KEYS = [
+    ("init", "templateDir", "~/project/tmpl", "tmpl/hooks/post-checkout"),
+    ("core", "pager", "~/project/tools/pager -R", "tools/pager"),
+    ("core", "editor", "'{work}/tools/editor'", "tools/editor"),
+    ("core", "sshCommand", "{work}/tools/ssh -o x=y", "tools/ssh"),
+    ("core", "fsmonitor", "{work}/fsmon", "fsmon"),
+    ("credential", "helper", "!sh ~/project/cred.sh get", "cred.sh"),
+    ("diff", "external", "{work}/tools/diff", "tools/diff"),
+    ("gpg", "program", "{work}/tools/gpg", "tools/gpg"),
+    ("sequence", "editor", "{work}/tools/seq", "tools/seq"),
+    ('filter "x"', "clean", "{work}/tools/clean %f", "tools/clean"),
+    ('filter "x"', "process", "{work}/tools/proc", "tools/proc"),
+    ('merge "x"', "driver", "{work}/tools/merge %O %A %B", "tools/merge"),
+    ('alias', "st", "!{work}/tools/st", "tools/st"),
+]
+
+
+@pytest.mark.parametrize("existing", [False, True])
+@pytest.mark.parametrize("section,key,value,target", GIT_KEYS,
+                         ids=[f"{s.split()[0]}.{k}" for s, k, _, _ in
+                              GIT_KEYS])
+def test_git_config_programs_in_a_write_folder_protected(
+        lnk, home, work, section, key, value, target, existing):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: the user's ~/.gitconfig names a program or a folder inside the
+    project (init.templateDir, core.pager, core.sshCommand,
+    credential.helper, a filter or merge driver, ...): the program writes
+    it, and the user's next git runs it outside, as the user."""
+    (home / ".gitconfig").write_text(
+        f"[{section}]\n\t{key} = {value.format(work=work)}\n")
+    t = work / target
+    if existing:
+        t.parent.mkdir(parents=True, exist_ok=True)
+        t.write_text("#!/bin/sh\n")
+    cp = sh_to_the_end(lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
+                 f"echo 'touch ~/pwned' >> {target}; "
+                 f"mv {target.split('/')[0]} moved; true", "--write", work)
+    assert not (work / "moved").exists(), cp.stderr
+    if existing:
+        assert t.read_text() == "#!/bin/sh\n", cp.stderr
+    else:
+        assert not t.exists(), cp.stderr
+
+
+def test_git_config_the_environment_names_is_read_for_programs(lnk, work):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: GIT_CONFIG_GLOBAL (outside the project) names a pager in the
+    project: rule C reads the config the environment names, not only
+    ~/.gitconfig."""
+    cfg = work.parent / "my.gitconfig"
+    cfg.write_text(f"[core]\n\tpager = {work}/tools/pager\n")
+    cp = sh_to_the_end(lnk, "mkdir -p tools; echo evil > tools/pager; true",
+            "--write", work, env={"GIT_CONFIG_GLOBAL": str(cfg)})
+    assert not (work / "tools" / "pager").exists(), cp.stderr
+
+
+def test_git_command_naming_thousands_of_paths_refused(lnk, home, work):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: a config the user did not write (an include they took from
+    a project) gives a command of thousands of path words, each walked at
+    every start: past a bound, the run is refused with a clear message,
+    never a crawl."""
+    words = " ".join(f"{work}/w{i}" for i in range(5000))
+    (home / ".gitconfig").write_text(f"[core]\n\tpager = less {words}\n")
+    cp = lnk.run("--write", work, "--", "/bin/true")
+    assert cp.returncode != 0, cp.stderr
+    assert "more than 64 paths" in cp.stderr, cp.stderr
+
+
+# =============================================================================
+# C. The home folder's top, its module folders and link targets
+#    Promise: the home folder's top, its module folders and the targets of
+#    protected links are kept.
+# =============================================================================
+
+
+HOME_NEW_NAMES = [".bash_aliases", ".vim", ".xsessionrc", ".xsession",
+                  ".xinitrc", ".psqlrc", ".sqliterc", ".irbrc", ".ghci",
+                  ".netrc", ".forward", ".muttrc", ".screenrc",
+                  ".not-yet-invented-rc", "bin"]
+
+
+@pytest.mark.parametrize("holds", [False, True])
+@pytest.mark.parametrize("name", HOME_NEW_NAMES)
+def test_home_top_keeps_every_dot_name(lnk, home, name, holds):
+    """Invariant 8 (what runs outside later), promise: the home folder's top,
+    its module folders and the targets of protected links are kept.
+
+    Threat: --write '~' (or a folder holding it) plants ~/.bash_aliases
+    (sourced by Debian's .bashrc), ~/.vim/plugin/x.vim, ~/bin/ls (on PATH
+    through Debian's .profile): no list of names is complete."""
+    grant = home.parent if holds else home
+    cp = sh(lnk, f"mkdir -p ~/{name}/plugin 2>/dev/null || "
+                 f"echo evil > ~/{name}", "--write", grant)
+    assert not (home / name).exists(), cp.stderr
+
+
+def test_home_existing_dot_names_read_only(lnk, home):
+    """Invariant 8 (what runs outside later), promise: the home folder's top,
+    its module folders and the targets of protected links are kept.
+
+    Threat: append to an existing ~/.bash_aliases, or move it away and
+    put another in its place."""
+    f = home / ".bash_aliases"
+    f.write_text("alias ll='ls -l'\n")
+    (home / ".vim" / "plugin").mkdir(parents=True)
+    cp = sh(lnk, "echo 'touch ~/pwned' >> ~/.bash_aliases; "
+                 "echo x > ~/.vim/plugin/x.vim; mv ~/.vim ~/vim.old; "
+                 "mv ~/.bash_aliases ~/ba; true", "--write", home)
+    assert f.read_text() == "alias ll='ls -l'\n", cp.stderr
+    assert not (home / ".vim" / "plugin" / "x.vim").exists()
+    assert not (home / "vim.old").exists() and not (home / "ba").exists()
+
+
+HOME_MODULE_FOLDERS = ["node_modules", "perl5", "R"]
+
+
+@pytest.mark.parametrize("holds", [False, True])
+@pytest.mark.parametrize("name", HOME_MODULE_FOLDERS)
+def test_home_module_folders_not_planted(lnk, home, name, holds):
+    """Invariant 8 (what runs outside later), promise: the home folder's top,
+    its module folders and the targets of protected links are kept.
+
+    Threat: with --write ~ (or a folder holding it), the program makes
+    ~/node_modules/fs/index.js: node loads it for any script under the home
+    that does not supply its own module; likewise local::lib's ~/perl5 and
+    R's user library ~/R."""
+    grant = home.parent if holds else home
+    cp = sh_to_the_end(lnk, f"mkdir -p ~/{name}/fs && echo evil > ~/{name}/fs/index.js;"
+                 " true", "--write", grant)
+    assert not (home / name).exists(), cp.stderr
+    (home / name).mkdir()
+    cp = sh_to_the_end(lnk, f"mkdir -p ~/{name}/fs; mv ~/{name} ~/moved; true",
+            "--write", grant)
+    assert not (home / name / "fs").exists(), cp.stderr
+    assert not (home / "moved").exists(), cp.stderr
+
+
+def test_node_modules_above_the_home_not_planted(lnk, home):
+    """Invariant 8 (what runs outside later), promise: the home folder's top,
+    its module folders and the targets of protected links are kept.
+
+    Threat: --write of a folder that holds the home (/home): node looks
+    for node_modules in every folder above a script, so a node_modules
+    made beside the home is loaded by scripts under it."""
+    cp = sh_to_the_end(lnk, f"mkdir -p '{home.parent}/node_modules/fs'; true",
+            "--write", home.parent)
+    assert not (home.parent / "node_modules").exists(), cp.stderr
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_protected_link_target_chain_not_replaceable(lnk, work, dangling):
+    """Invariant 8 (what runs outside later), promise: the home folder's top,
+    its module folders and the targets of protected links are kept.
+
+    Threat: .envrc -> config/envrc (stow-style dotfiles): move config
+    away, make a new one, and the host's .envrc runs the program's text."""
+    (work / ".envrc").symlink_to("config/envrc")
+    if not dangling:
+        (work / "config").mkdir()
+        (work / "config" / "envrc").write_text("export A=1\n")
+    cp = sh(lnk, "mv config config.old; mkdir -p config; "
+                 "echo 'echo PWNED' > config/envrc; true", "--write", work)
+    if dangling:
+        assert not (work / "config" / "envrc").exists(), cp.stderr
+    else:
+        assert (work / "config" / "envrc").read_text() == "export A=1\n", \
+            cp.stderr
+        assert not (work / "config.old").exists()
+
+
+def test_stow_style_home_links_protected(lnk, home):
+    """Invariant 8 (what runs outside later), promise: the home folder's top,
+    its module folders and the targets of protected links are kept.
+
+    Threat: GNU stow or a dotfiles repository: ~/.bashrc ->
+    dotfiles/bashrc (through a second link), ~/.gitconfig ->
+    dotfiles/gitconfig, ~/.config/nvim -> ../dotfiles/nvim, and --write
+    ~/dotfiles: the program appends to bashrc, sets core.fsmonitor in
+    gitconfig, moves the folders on the way and makes its own; bash sources
+    it, git runs it. The gitconfig's own keys are read through the link."""
+    dots = home / "dotfiles"
+    (dots / "shell").mkdir(parents=True)
+    (dots / "nvim").mkdir()
+    (dots / "shell" / "bashrc").write_text("# mine\n")
+    (dots / "bashrc").symlink_to("shell/bashrc")
+    (dots / "gitconfig").write_text(f"[core]\n\tpager = {dots}/pager\n")
+    (home / ".bashrc").symlink_to("dotfiles/bashrc")
+    (home / ".gitconfig").symlink_to(dots / "gitconfig")
+    (home / ".config").mkdir()
+    (home / ".config" / "nvim").symlink_to("../dotfiles/nvim")
+    cp = sh_to_the_end(lnk, f"""cd '{dots}'
+        echo 'touch ~/pwned' >> shell/bashrc
+        echo '[core] fsmonitor = touch ~/pwned' >> gitconfig
+        echo evil > pager; echo evil > nvim/init.lua
+        mv shell shell.old; mv nvim nvim.old; mv bashrc b2; true""",
+            "--write", dots)
+    assert (dots / "shell" / "bashrc").read_text() == "# mine\n", cp.stderr
+    assert "fsmonitor" not in (dots / "gitconfig").read_text(), cp.stderr
+    assert not (dots / "pager").exists(), cp.stderr
+    assert not (dots / "nvim" / "init.lua").exists(), cp.stderr
+    for n in ("shell.old", "nvim.old", "b2"):
+        assert not (dots / n).exists(), (n, cp.stderr)
+    # the rest of the repository stays the program's to write
+    cp = sh_to_the_end(lnk, f"echo ok > '{dots}/README'", "--write", dots)
+    assert (dots / "README").read_text() == "ok\n", cp.stderr
+
+
+# =============================================================================
+# D. Modes and owners
+#    Promise: the mode, owner and ACL of what is kept cannot be loosened.
+# =============================================================================
+
+
+ACL_0777 = ("python3 -c 'import os; os.setxattr(\".\", "
+            "\"system.posix_acl_access\", bytes.fromhex("
+            "\"0200000001000700ffffffff04000700ffffffff"
+            "20000700ffffffff\"))'")
+
+
+@pytest.mark.parametrize("how", [
+    "chmod 0777 .", "chmod 0777 .git", "chmod 0777 lib", "chown 1:1 .",
+    "chown -h 1:1 .", "chmod 0777 /proc/self/cwd", "chmod 0777 ../project",
+    "python3 -c 'import os; os.chmod(os.open(\".\", os.O_RDONLY), 0o777)'",
+    "python3 -c 'import os; os.chmod(\"\", 0o777, dir_fd=os.open(\".\","
+    " os.O_PATH))' 2>/dev/null; python3 -c 'import os; "
+    "os.chmod(os.open(\".\", os.O_PATH), 0o777)'",
+    ACL_0777])
+def test_write_top_mode_cannot_be_loosened(lnk, work, how):
+    """Invariant 8 (what runs outside later), promise: the mode, owner and ACL
+    of what is kept cannot be loosened.
+
+    Threat: `chmod 0777 .`, a new owner or an ACL on the top (or on a
+    folder on the way to a protected entry): after the run any local
+    account can plant what the guard refuses."""
+    git("init", "-q", work)
+    (work / "lib").mkdir()
+    (work / ".envrc").symlink_to("lib/envrc")
+    (work / "lib" / "envrc").write_text("")
+    for p in (work, work / ".git", work / "lib"):
+        os.chmod(p, 0o755)
+    before = {p: p.stat() for p in (work, work / ".git", work / "lib")}
+    cp = sh(lnk, f"{how}; true", "--write", work)
+    for p, st in before.items():
+        now = p.stat()
+        assert (now.st_mode, now.st_uid, now.st_gid) == \
+            (st.st_mode, st.st_uid, st.st_gid), (p, cp.stderr)
+        assert "system.posix_acl_access" not in os.listxattr(p), p
+
+
+# =============================================================================
+# E. PATH and the configuration the environment names
+#    Promise: the folders of the user's PATH and the files the environment
+#    names are kept, and what cannot be kept is reported.
+# =============================================================================
+
+
+def test_folders_on_path_not_planted(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the folders of the
+    user's PATH and the files the environment names are kept, and what cannot
+    be kept is reported.
+
+    Threat: the user runs lnk from a shell whose PATH starts with a
+    folder inside the write folder (an activated virtualenv's .venv/bin,
+    ~/go/bin); the program puts a `git` or `ls` there, or makes the
+    missing folder, or moves the folder away and makes its own: the
+    user's next command runs the program's file, as the user, outside.
+    Every absolute PATH folder inside a write folder is kept read only and
+    cannot be created or replaced."""
+    venv = work / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    gobin = work / "go" / "bin"
+    path = f"{venv}:{gobin}:/usr/local/bin:/usr/bin:/bin"
+    cp = lnk.run("--write", work, "--", "/bin/sh", "-c",
+                 "echo evil > .venv/bin/git; mkdir -p go/bin; "
+                 "echo evil > go/bin/ls; mv .venv v2; mkdir -p .venv/bin; "
+                 "echo evil > .venv/bin/git; mv go g2; mkdir -p go/bin; "
+                 "echo evil > go/bin/ls; chmod 0777 .venv/bin",
+                 env={"PATH": path})
+    assert not (venv / "git").exists(), cp.stderr
+    assert not (gobin / "ls").exists() and not gobin.exists(), cp.stderr
+    assert venv.stat().st_mode & 0o777 == 0o755, cp.stderr
+    # what lifts the rest lifts this: the folder is the user's to give
+    cp = lnk.run("--write", work, "--write-dot-files", work, "--",
+                 "/bin/sh", "-c", "echo ok > .venv/bin/tool",
+                 env={"PATH": path})
+    assert (venv / "tool").exists(), cp.stderr
+
+
+def test_path_entry_with_a_tilde_not_planted(lnk, home, work):
+    """Invariant 8 (what runs outside later), promise: the folders of the
+    user's PATH and the files the environment names are kept, and what cannot
+    be kept is reported.
+
+    Threat: a profile sets PATH=~/project/tools:$PATH with the ~ kept
+    (quoted): bash expands it when it looks a command up, lnk's PATH rule
+    took it for relative; the program makes the folder and its `ls` runs
+    at the user's next `ls`."""
+    path = "~/project/tools:~/project/bin2:/usr/bin:/bin"
+    (work / "bin2").mkdir()
+    cp = lnk.run("--write", work, "--", "/bin/sh", "-c",
+                 "mkdir -p tools; echo evil > tools/ls; echo evil > bin2/ls;"
+                 " mv bin2 b3; mkdir bin2; echo evil > bin2/ls; true",
+                 env={"PATH": path})
+    assert not (work / "tools").exists(), cp.stderr
+    assert not (work / "bin2" / "ls").exists(), cp.stderr
+    assert not (work / "b3").exists(), cp.stderr
+
+
+def test_relative_path_entries_reported(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the folders of the
+    user's PATH and the files the environment names are kept, and what cannot
+    be kept is reported.
+
+    Threat: PATH holds "." or an empty entry (the current folder) or a
+    relative one: whatever folder the user is in becomes a PATH folder, so
+    a file the program leaves in any folder it writes runs when typed
+    there. No rule can protect it: start and `ready` say so."""
+    path = "/usr/bin::bin:/bin:."
+    cp = lnk.run("--write", work, "--", "/bin/true", env={"PATH": path})
+    assert cp.returncode == 0, cp.stderr
+    assert "empty entry" in cp.stderr, cp.stderr
+    assert "relative entry 'bin'" in cp.stderr, cp.stderr
+    assert "relative entry '.'" in cp.stderr, cp.stderr
+    cp = lnk("sandbox", "ready", env={"PATH": path})
+    warns = [ln for ln in cp.stdout.splitlines() if ln.startswith("warn")
+             and "PATH" in ln]
+    assert len(warns) == 3, cp.stdout
+    cp = lnk("sandbox", "ready")
+    assert not [ln for ln in cp.stdout.splitlines() if "PATH" in ln and
+                ln.startswith("warn")], cp.stdout
+
+
+# variable, its value (under the project), the file the program plants
+ENV_CONFIGS = [
+    ("XDG_CONFIG_HOME", "conf", "conf/git/config"),
+    ("XDG_CONFIG_HOME", "conf", "conf/autostart/x.desktop"),
+    ("XDG_CONFIG_HOME", "conf", "conf/systemd/user/x.service"),
+    ("XDG_DATA_HOME", "share", "share/applications/x.desktop"),
+    ("XDG_DATA_HOME", "share", "share/autostart/x.desktop"),
+    ("XDG_DATA_HOME", "share", "share/systemd/user/x.service"),
+    ("GIT_CONFIG_GLOBAL", "gitconfig", "gitconfig"),
+    ("ZDOTDIR", "zsh", "zsh/.zshrc"),
+    ("BASH_ENV", "env.sh", "env.sh"),
+    ("ENV", "env.sh", "env.sh"),
+    ("INPUTRC", "inputrc", "inputrc"),
+    ("PYTHONSTARTUP", "startup.py", "startup.py"),
+    ("PYTHONUSERBASE", "pyuser", "pyuser/lib/x.pth"),
+    ("NODE_PATH", "nm", "nm/fs.js"),
+    ("npm_config_userconfig", "npmrc", "npmrc"),
+    ("CARGO_HOME", "cargo", "cargo/bin/ls"),
+]
+
+
+@pytest.mark.parametrize("existing", [False, True])
+@pytest.mark.parametrize("var,value,target", ENV_CONFIGS,
+                         ids=[f"{v}-{t}" for v, _, t in ENV_CONFIGS])
+def test_configuration_the_environment_names_protected(
+        lnk, work, var, value, target, existing):
+    """Invariant 8 (what runs outside later), promise: the folders of the
+    user's PATH and the files the environment names are kept, and what cannot
+    be kept is reported.
+
+    Threat: the user's XDG_CONFIG_HOME (ZDOTDIR, BASH_ENV,
+    GIT_CONFIG_GLOBAL, ...) lies in the project: the program creates git's
+    global config, an autostart entry or a systemd user unit there, or
+    changes the file bash sources, and the user's next login, shell or git
+    runs it."""
+    t = work / target
+    if existing:
+        t.parent.mkdir(parents=True, exist_ok=True)
+        t.write_text("# mine\n")
+    val = str(work / value)
+    if var == "NODE_PATH":
+        val = f"/nonexistent:{val}"
+    cp = sh_to_the_end(lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
+                 f"echo 'touch ~/pwned' >> {target}; "
+                 f"mv {value} moved; true", "--write", work,
+            env={var: val})
+    assert not (work / "moved").exists(), cp.stderr
+    if existing:
+        assert t.read_text() == "# mine\n", cp.stderr
+    else:
+        assert not t.exists(), cp.stderr
+
+
+# =============================================================================
+# F. The system's trees
+#    Promise: the system's trees are never a write grant, by spelling or by
+#    identity.
+# =============================================================================
+
+
+def test_etc_is_never_a_write_grant(lnk):
+    """Invariant 8 (what runs outside later), promise: the system's trees are
+    never a write grant, by spelling or by identity.
+
+    Threat: a sandbox run as root with --write /etc (or a folder in it)
+    changes what root's programs run and trust."""
+    for d in ("/etc", "/etc/default"):
+        cp = lnk.run("--write", d, "--", "true")
+        assert cp.returncode != 0, cp.stdout + cp.stderr
+        assert "system folder" in cp.stderr, cp.stderr
+    lnk.run("--read", "/etc", "--", "true", check=True)
+
+
+SYSTEM_TREES = ["/var", "/var/lib", "/var/lib/dpkg", "/var/spool",
+                "/var/cache", "/var/backups", "/opt", "/srv", "/etc", "/usr",
+                "/bin", "/boot"]
+
+
+@pytest.mark.parametrize("tree", SYSTEM_TREES)
+def test_system_tree_never_a_write_grant(lnk, home, tree):
+    """Invariant 8 (what runs outside later), promise: the system's trees are
+    never a write grant, by spelling or by identity.
+
+    Threat: as root, `--write /var/lib` (or /var) is accepted and the
+    program writes a dpkg maintainer script that dpkg later runs as root;
+    the same through a link to it. As a user, the same trees are refused
+    (where a user can write one, the same holds)."""
+    if not os.path.exists(tree):
+        pytest.skip(f"{tree} does not exist on this machine")
+    for grant in (tree, home / "link"):
+        if grant != tree:
+            grant.symlink_to(tree)
+        cp = lnk.run("--write", grant, "--", "/bin/true")
+        assert cp.returncode != 0, (grant, cp.stderr)
+        assert "--read" in cp.stderr and "of your own" in cp.stderr, \
+            cp.stderr
+    cp = lnk.run("--read", tree, "--", "/bin/true")
+    assert cp.returncode == 0, cp.stderr
+
+
+def test_system_tree_through_a_bind_mount_refused(lnk, home):
+    """Invariant 8 (what runs outside later), promise: the system's trees are
+    never a write grant, by spelling or by identity.
+
+    Threat: /var/lib shown at another path by a bind mount (a container's
+    bind, a second mount of the same file system): `--write` of that path
+    writes dpkg's scripts all the same. The tree is known by identity."""
+    bound = home / "bound"
+    bound.mkdir()
+    cp = in_private_mounts(lnk, f"""
+        mount --bind /var/lib '{bound}' || exit 99
+        '{lnk.bin}' sandbox run --write '{bound}' -- /bin/true && exit 3
+        '{lnk.bin}' sandbox run --write '{bound}/dpkg' -- /bin/true && exit 4
+        exit 0""")
+    assert cp.returncode != 99, cp.stderr
+    assert cp.returncode == 0, cp.stderr
+    assert "bind mount" in cp.stderr and "/var/lib" in cp.stderr, cp.stderr
+
+
+# =============================================================================
+# G. Tools, dialogs and lnk itself, run outside
+#    Promise: a tool, a dialog tool and lnk itself run outside and run or load
+#    nothing the program can write.
+# =============================================================================
+
+# A tool runs outside, as the user: whatever decides what it executes (its
+# file, its interpreter, the folders of its PATH, its environment) must be
+# out of the program's reach; so must lnk's own loader path and the
+# desktop's dialog tool.
+
+
+@pytest.mark.parametrize("how", ["link", "interpreter", "bind"])
+def test_tool_the_program_can_rewrite_is_refused(lnk, work, tmp_path, how):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: the tool's real file (a PATH entry's link into the project,
+    `ln -s ~/code/app/bin/deploy ~/bin/`) or its script's interpreter
+    (`#!/home/u/code/app/.venv/bin/python`) lies in a write folder: the
+    program rewrites it and calls the tool, and its own code runs outside,
+    as the user. Such a tool stops the start."""
+    marker = tmp_path / "pwned"
+    evil = f"#!/bin/sh\necho pwned > {marker}\n"
+    inside = work / "tools"
+    inside.mkdir()
+    if how == "link":
+        real = inside / "mytool"
+        real.write_text("#!/bin/sh\necho honest\n")
+        real.chmod(0o755)
+        bindir = tmp_path / "toolbin2"
+        bindir.mkdir()
+        (bindir / "mytool").symlink_to(real)
+        bindir.chmod(0o755)
+        base = lnk.env
+        lnk.env = lambda extra=None: {
+            **base(extra), "PATH": f"{bindir}:{base(extra)['PATH']}"}
+        target = real
+    elif how == "interpreter":
+        interp = inside / "interp"
+        interp.write_text("#!/bin/sh\nexec /bin/sh \"$@\"\n")
+        interp.chmod(0o755)
+        _tool_on_path(lnk, tmp_path, f"#!{interp}\necho honest\n")
+        target = interp
+    else:
+        # the same folder at another path: a bind mount of the project
+        if not IS_ROOT:
+            pytest.skip("a bind mount needs root")
+        real = inside / "mytool"
+        real.write_text("#!/bin/sh\necho honest\n")
+        real.chmod(0o755)
+        bound = tmp_path / "toolbin2"
+        bound.mkdir()
+        subprocess.run(["mount", "--bind", str(work), str(bound)],
+                       check=True)
+        bindir = bound / "tools"
+        base = lnk.env
+        lnk.env = lambda extra=None: {
+            **base(extra), "PATH": f"{bindir}:{base(extra)['PATH']}"}
+        target = real
+    try:
+        cp = sh(lnk, f"printf '{evil}' > {target}; chmod +x {target}; "
+                "mytool hi", "--write", work, "--tool", "mytool *")
+    finally:
+        if how == "bind":
+            subprocess.run(["umount", str(tmp_path / "toolbin2")])
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
+    assert "write folder" in cp.stderr, cp.stderr
+
+
+# A tool runs outside, as the user (or root). Its file, its interpreter and
+# the folders its loader searches must be out of the program's reach: a
+# second name (a hard link) of the file inside a write folder, or an ELF's
+# RPATH/RUNPATH or loader there, is the same as the file being there.
+EVIL_TOOL = "#!/bin/sh\necho pwned > {marker}\n"
+
+
+@pytest.mark.parametrize("what", ["tool", "interpreter", "env"])
+def test_tool_hard_linked_into_a_write_folder_is_refused(lnk, work, tmp_path,
+                                                         what):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: the tool's file, or its script's interpreter, has a second
+    name (a hard link: `ln`, `cp -al`, perf's ~/.debug, a package store) in
+    a write folder; the program writes the file through that name and calls
+    the tool, and its own code runs outside. Such a tool stops the start."""
+    marker = tmp_path / "pwned"
+    inside = work / "tools"
+    inside.mkdir()
+    if what == "tool":
+        prog = _tool_on_path(lnk, tmp_path, "#!/bin/sh\necho honest\n")
+        os.link(prog, inside / "mytool")
+        target = inside / "mytool"
+    else:
+        # the interpreter named, or found on PATH by #!/usr/bin/env
+        ibin = tmp_path / "interpbin"
+        ibin.mkdir()
+        interp = ibin / "interp"
+        interp.write_text("#!/bin/sh\nexec /bin/sh \"$@\"\n")
+        interp.chmod(0o755)
+        ibin.chmod(0o755)
+        os.link(interp, inside / "interp")
+        _tool_on_path(lnk, tmp_path, f"#!{interp}\necho honest\n"
+                      if what == "interpreter" else
+                      "#!/usr/bin/env interp\necho honest\n")
+        if what == "env":
+            base = lnk.env
+            lnk.env = lambda extra=None: {
+                **base(extra), "PATH": f"{base(extra)['PATH']}:{ibin}"}
+        target = inside / "interp"
+    cp = sh(lnk, f"printf '{EVIL_TOOL.format(marker=marker)}' > {target}; "
+            "mytool hi", "--write", work, "--tool", "mytool *")
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
+    assert "hard link" in cp.stderr and str(target) in cp.stderr, cp.stderr
+
+
+def _cc(tmp_path, src, out, *args):
+    """Compiles SRC (C text) to OUT with the host's cc; skips without one."""
+    cc = shutil.which("cc")
+    if not cc:
+        pytest.skip("no C compiler on this machine to build the ELF file")
+    c = tmp_path / (out.name + ".c")
+    c.write_text(src)
+    subprocess.run([cc, "-o", str(out), str(c), *args], check=True)
+    out.chmod(0o755)
+    return out
+
+
+@pytest.mark.parametrize("how", ["runpath", "rpath", "origin", "loader"])
+def test_tool_whose_loader_reads_a_write_folder_is_refused(lnk, work,
+                                                           tmp_path, how):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: an ELF tool's RUNPATH or RPATH (absolute, or $ORIGIN/..
+    through a link) names a folder inside a write folder, or its loader
+    (PT_INTERP) lies there: the program plants a library there (or
+    rewrites the loader) and the tool loads it outside."""
+    libdir = work / "lib"
+    libdir.mkdir()
+    bindir = tmp_path / "toolbin2"
+    bindir.mkdir()
+    src = "int main(void) { return 0; }\n"
+    if how == "runpath":
+        args = [f"-Wl,-rpath,/nonexistent:{libdir}", "-Wl,--enable-new-dtags"]
+    elif how == "rpath":
+        args = [f"-Wl,-rpath,{libdir}", "-Wl,--disable-new-dtags"]
+    elif how == "origin":
+        (bindir / "deps").symlink_to(work)
+        args = ["-Wl,-rpath,$ORIGIN/deps/lib"]
+    else:
+        ld = "/lib64/ld-linux-x86-64.so.2"
+        if not os.path.exists(ld):
+            pytest.skip("no x86-64 loader to copy on this machine")
+        shutil.copy(ld, libdir / "ld.so")
+        args = [f"-Wl,--dynamic-linker={libdir}/ld.so"]
+    _cc(tmp_path, src, bindir / "mytool", *args)
+    bindir.chmod(0o755)
+    base = lnk.env
+    lnk.env = lambda extra=None: {
+        **base(extra), "PATH": f"{bindir}:{base(extra)['PATH']}"}
+    cp = lnk.run("--write", work, "--tool", "mytool *", "--", "mytool")
+    assert cp.returncode == 2, (cp.returncode, cp.stdout, cp.stderr)
+    assert "write folder" in cp.stderr and "mytool" in cp.stderr, cp.stderr
+
+
+def test_tool_path_has_no_folder_the_program_writes(lnk, work, tmp_path):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: lnk's PATH holds '.' or an empty entry (the current folder);
+    a tool runs with lnk's environment in the program's folder, so a
+    command the tool runs by name (`ls`, `git`) is the program's file
+    there, run outside. The tool's PATH keeps only absolute folders."""
+    marker = tmp_path / "pwned"
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\nls >/dev/null 2>&1\n"
+                  "echo \"PATH=$PATH\"\n")
+    base = lnk.env
+    for path in (".:{}", ":{}", "{}:", "bin:{}"):
+        lnk.env = lambda extra=None, p=path: {
+            **base(extra), "PATH": p.format(base(extra)["PATH"])}
+        cp = sh(lnk, f"mkdir -p bin; for f in ls bin/ls; do "
+                f"printf '#!/bin/sh\\necho pwned > {marker}\\n' > $f; "
+                "chmod +x $f; done; mytool", "--write", work,
+                "--tool", "mytool *")
+        assert not marker.exists(), (path, cp.stdout, cp.stderr)
+        assert cp.returncode == 0, (path, cp.stdout, cp.stderr)
+        entries = cp.stdout.strip().split("=", 1)[1].split(":")
+        assert all(e.startswith("/") for e in entries), cp.stdout
+
+
+@pytest.mark.parametrize("var,plant,tool", [
+    ("PYTHONPATH", "json.py",
+     "#!/usr/bin/python3\nimport json\nprint('tool ok')\n"),
+    ("LD_LIBRARY_PATH", "libc.so.6", "#!/bin/sh\necho tool ok\n"),
+])
+def test_tool_search_paths_have_no_folder_the_program_writes(
+        lnk, work, tmp_path, var, plant, tool):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib` left an
+    empty first entry in the user's shell, which the loader (and Python,
+    for PYTHONPATH) reads as the current folder; the tool runs there, in
+    the program's folder, and loads the program's libc.so.6 or json.py
+    outside, as the user."""
+    marker = tmp_path / "pwned"
+    _tool_on_path(lnk, tmp_path, tool)
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra), var: ":/nonexistent"}
+    code = (f"open({str(marker)!r}, 'w').write('x')\n"
+            if plant.endswith(".py") else "not a library\n")
+    (tmp_path / "plant").write_text(code)
+    cp = sh(lnk, f"cp {tmp_path}/plant {plant}; mytool", "--write", work,
+            "--read", tmp_path / "plant", "--tool", "mytool *")
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 0 and cp.stdout == "tool ok\n", \
+        (cp.returncode, cp.stdout, cp.stderr)
+
+
+@pytest.mark.parametrize("var", ["PATH", "LD_LIBRARY_PATH", "PYTHONPATH"])
+def test_tool_search_path_inside_a_write_folder_is_dropped(lnk, work,
+                                                          tmp_path, var):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: lnk's environment names a folder inside a write folder by
+    its absolute path (an activated virtualenv's .venv/bin, direnv's
+    node_modules/.bin, PYTHONPATH=~/code/app/src): a tool, outside, runs
+    or loads from there by name (`ls`, `git`, a module), and the program
+    puts its own file there first. Such an entry is dropped from the
+    tool's environment, as a relative one is."""
+    marker = tmp_path / "pwned"
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\nls >/dev/null 2>&1\n"
+                  f"echo \"{var}=${var}\"\n")
+    inside = work / "bin"
+    inside.mkdir()
+    base = lnk.env
+    lnk.env = lambda extra=None: {
+        **base(extra),
+        var: f"{inside}:/opt/x" + (":" + base(extra)["PATH"]
+                                   if var == "PATH" else "")}
+    cp = sh(lnk, f"printf '#!/bin/sh\\necho pwned > {marker}\\n' > "
+            f"{inside}/ls; chmod +x {inside}/ls; mytool",
+            "--write", work, "--tool", "mytool *")
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+    got = cp.stdout.strip().split("=", 1)[1].split(":")
+    assert str(inside) not in got and "/opt/x" in got, cp.stdout
+
+
+def test_tool_environment_names_no_file_the_program_writes(lnk, work,
+                                                           tmp_path):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: lnk's environment points a tool's configuration into a write
+    folder (direnv's XDG_CONFIG_HOME=~/code/app/.config, GIT_CONFIG_GLOBAL,
+    a project's NPM_CONFIG_USERCONFIG): the program writes that file, and
+    git, run outside as a tool, runs the fsmonitor command it names. A
+    variable of lnk's whose value is a path in a write folder is left out
+    of the tools' environment (HOME excepted)."""
+    if not shutil.which("git"):
+        pytest.skip("git is not installed")
+    marker = tmp_path / "pwned"
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo.chmod(0o777)
+    _tool_on_path(lnk, tmp_path, "#!/bin/sh\n"
+                  f"cd {repo} && git status >/dev/null 2>&1\n"
+                  "env | grep -c -e ^XDG_CONFIG_HOME= -e ^GIT_CONFIG_GLOBAL= "
+                  "-e ^MY_FILES= || true\n")
+    base = lnk.env
+    lnk.env = lambda extra=None: {
+        **base(extra), "XDG_CONFIG_HOME": f"{work}/.config",
+        "GIT_CONFIG_GLOBAL": f"{work}/gitconfig",
+        "MY_FILES": f"/opt/x:{work}/y"}
+    evil = f'[core]\\n\\tfsmonitor = "echo pwned > {marker}; false"\\n'
+    cp = sh(lnk, f"mkdir -p .config/git; printf '{evil}' > .config/git/"
+            f"config; printf '{evil}' > gitconfig; mytool",
+            "--write", work, "--tool", "mytool *")
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+    assert cp.stdout.strip() == "0", cp.stdout
+
+
+GIT = "#!/bin/sh\nexec /usr/bin/git \"$@\"\n"
+
+
+def test_a_tool_never_runs_in_a_repository_an_earlier_sandbox_made(
+        tmp_path, lnk, work):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: a sandbox makes a repository below the top of its write folder
+    with a core.fsmonitor command; a later sandbox, given that folder only
+    to read, calls a granted `git status` there, which runs the command
+    outside."""
+    out = tmp_path / "out"
+    out.mkdir()
+    out.chmod(0o777)
+    mark = out / "pwned"
+    plant = (f"mkdir sub && cd sub && /usr/bin/git init -q . && "
+             f"/usr/bin/git config core.fsmonitor 'touch {mark}; false #'")
+    cp = lnk.run("--write", work, "--", "/bin/sh", "-c", plant,
+                 timeout=120)
+    assert cp.returncode == 0, cp.stderr
+    on_lnk_path(lnk, tmp_path / "bin", "git", GIT)
+    lnk("sandbox", "tool", "add", "git", "--allow", "status", check=True)
+    cp = lnk.run("--read", work, "--tool", "git status", "--",
+                 "/bin/sh", "-c", "cd sub && git status", timeout=120)
+    assert not mark.exists(), (cp.stdout, cp.stderr)
+
+
+def test_dialog_tool_gets_no_search_path_of_the_programs_folder(
+        lnk, work, tmp_path):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: the desktop's dialog tool (zenity, a GTK program) ran with
+    lnk's raw environment in lnk's folder, a write folder: an empty
+    LD_LIBRARY_PATH entry loaded a library the program left there, and
+    GTK's own *PATH and *_DIRS variables found its modules there. The
+    dialog gets the tools' environment (absolute entries only) in /."""
+    import test_ask_desktop as ad
+    why = ad._missing()
+    if why:
+        pytest.skip(why)
+    d = ad.Desktop(tmp_path / "desktop")
+    try:
+        rec = tmp_path / "dialog.json"
+        on_lnk_path(lnk, tmp_path / "toolbin4", "mytool", "#!/bin/sh\n",
+                    **d.env, LD_LIBRARY_PATH=":/opt/x:lib",
+                    GTK_PATH="gtk:/opt/gtk", XDG_DATA_DIRS=":/usr/share")
+        (tmp_path / "toolbin4" / "zenity").write_text(
+            "#!/usr/bin/python3\nimport json, os\n"
+            f"json.dump({{'cwd': os.getcwd(), 'env': dict(os.environ)}}, "
+            f"open({str(rec)!r}, 'w'))\nraise SystemExit(1)\n")
+        (tmp_path / "toolbin4" / "zenity").chmod(0o755)
+        d.server(actions=False)
+        cp = lnk.run("--write", work, "--tool", "mytool pr", "--",
+                     "/bin/sh", "-c", "mytool issue; echo st=$?",
+                     timeout=90)
+    finally:
+        d.stop()
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
+    got = json.loads(rec.read_text())
+    assert got["cwd"] == "/", got["cwd"]
+    assert got["env"].get("LD_LIBRARY_PATH") == "/opt/x", got["env"]
+    assert got["env"].get("GTK_PATH") == "/opt/gtk", got["env"]
+    assert got["env"].get("XDG_DATA_DIRS") == "/usr/share", got["env"]
+
+
+def test_dialog_tool_the_program_can_rewrite_is_not_run(lnk, work, tmp_path):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: the desktop's dialog tool (zenity, found on lnk's PATH) runs
+    outside, as the user, like a tool: one with a second name (a hard
+    link) in a write folder, or lying in one, is the program's to rewrite
+    before it calls a tool that asks. Such a dialog tool is not used."""
+    import test_ask_desktop as ad
+    why = ad._missing()
+    if why:
+        pytest.skip(why)
+    marker = tmp_path / "pwned"
+    d = ad.Desktop(tmp_path / "desktop")
+    try:
+        on_lnk_path(lnk, tmp_path / "toolbin4", "mytool", "#!/bin/sh\n",
+                    **d.env)
+        zen = tmp_path / "toolbin4" / "zenity"
+        zen.write_text("#!/bin/sh\nexit 1\n")
+        zen.chmod(0o755)
+        os.link(zen, work / "zenity")
+        d.server(actions=False)
+        cp = sh(lnk, f"printf '#!/bin/sh\\necho pwned > {marker}\\n' > "
+                "zenity; mytool issue; echo st=$?", "--write", work,
+                "--tool", "mytool pr", timeout=90)
+    finally:
+        d.stop()
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
+
+
+# `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib` leaves an empty entry,
+# the current folder, often a write folder. lnk opens OpenSSL (a model
+# route) and libdbus (the desktop's questions) by name, outside: a library
+# of that name an earlier sandbox left in the folder would run as the user.
+PLANTED_LIB = """
+#include <fcntl.h>
+#include <unistd.h>
+__attribute__((constructor)) static void planted(void)
+{
+    int fd = open("@MARKER@", O_WRONLY | O_CREAT | O_APPEND, 0666);
+    if (fd >= 0) {
+        (void)write(fd, "@NAME@\\n", sizeof("@NAME@\\n") - 1);
+        close(fd);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("ldpath", [":/nonexistent", "/nonexistent:",
+                                    "/nonexistent::/x", ".", "lib"])
+def test_library_left_in_the_working_folder_never_loads_outside(
+        lnk, work, tmp_path, ldpath):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: a sandbox writes libssl.so.3 and libdbus-1.so.3 into its
+    write folder; the next lnk started there, with an empty or relative
+    LD_LIBRARY_PATH entry, opens them outside (as the user, or root) for
+    a model route and for the desktop's questions."""
+    marker = tmp_path / "loaded"
+    for d in (work, work / "lib"):
+        d.mkdir(exist_ok=True)
+        for name in ("libssl.so.3", "libdbus-1.so.3"):
+            _cc(tmp_path, PLANTED_LIB.replace("@MARKER@", str(marker))
+                .replace("@NAME@", name), d / name, "-shared", "-fPIC")
+    on_lnk_path(lnk, tmp_path / "toolbin3", "mytool", "#!/bin/sh\n")
+    cp = lnk.run("--write", work, "--tool", "mytool *",
+                 "--model", "fake=https://127.0.0.1:9/v1", "--", "true",
+                 env={"LD_LIBRARY_PATH": ldpath, "FAKE_API_KEY": "sk-x",
+                      "DISPLAY": ":99",
+                      "DBUS_SESSION_BUS_ADDRESS":
+                      f"unix:path={tmp_path}/no-bus"})
+    assert not marker.exists(), (marker.read_text(), cp.stderr)
+    assert cp.returncode == 0, (cp.returncode, cp.stdout, cp.stderr)
+
+
+# =============================================================================
+# H. Escapes in lnk's own output
+#    Promise: what lnk prints of what others chose is escaped: no escape
+#    sequence reaches the user's terminal.
+# =============================================================================
+
+
+# ESC ] 0 (window title), OSC 52 (clipboard write), clear screen, the C1 CSI
+# character U+009B, a right-to-left override, an isolate and a tag character.
+HOSTILE = ("\x1b]0;pwned\x07\x1b]52;c;cHduZWQ=\x07\x1b[2J\x1b[H"
+           "\u009b31m\u202e\u2066\U000e0041x")
+
+
+# The same as raw bytes that are no UTF-8: a lone C1 byte, an overlong '/'.
+HOSTILE_BYTES = HOSTILE.encode() + b"\x9b\xc0\xaf"
+
+
+def lnk_raw(lnk, *args, input=None, env=None, timeout=120):
+    """lnk ARGS with bytes out (hostile output need not be UTF-8)."""
+    return subprocess.run([lnk.bin, *args], cwd=str(lnk.cwd), input=input,
+                          capture_output=True, timeout=timeout,
+                          env=lnk.env(env))
+
+
+def test_shebang_interpreter_is_escaped(lnk, work):
+    """Invariant 8 (what runs outside later), promise: what lnk prints of what
+    others chose is escaped: no escape sequence reaches the user's terminal.
+
+    Threat: a script the program wrote names an interpreter made of
+    escape sequences; lnk's refusal prints it to the user's terminal."""
+    plant(lnk, work, f"""
+        import os
+        with open("build.sh", "wb") as f:
+            f.write(b"#!/nonexistent/" + {HOSTILE_BYTES!r} + b"\\necho hi\\n")
+        os.chmod("build.sh", 0o755)
+    """)
+    cp = lnk_raw(lnk, "sandbox", "run", "--write", str(work), "--command",
+                 "sh", "--", "./build.sh")
+    assert cp.returncode != 0
+    assert b"is a script run by" in cp.stderr, cp.stderr
+    assert_clean(cp.stderr, "run's stderr")
+    assert_clean(cp.stdout, "run's stdout")
+    # shown, escaped: ESC, the C1 character, the override, the raw byte
+    for shown in (b"\\x1b]0;pwned\\x07", b"\\u{9b}31m", b"\\u{202e}",
+                  b"\\x9b\\xc0\\xaf"):
+        assert shown in cp.stderr, cp.stderr
+
+
+def test_trust_refusal_without_terminal_is_escaped(lnk, work):
+    """Invariant 8 (what runs outside later), promise: what lnk prints of what
+    others chose is escaped: no escape sequence reaches the user's terminal.
+
+    The spec's path (a folder a cloned repository named) in the refusal
+    when there is no terminal to ask on."""
+    d = os.path.join(os.fsencode(work), HOSTILE_BYTES)
+    os.mkdir(d)
+    with open(os.path.join(d, b"app.toml"), "w") as f:
+        f.write('version = 1\n[commands]\nallow = ["true"]\n')
+    cp = lnk_raw(lnk, "sandbox", "run", "--spec",
+                 os.path.join(d, b"app.toml"), "--", "true",
+                 input=b"")
+    assert cp.returncode != 0
+    assert b"\\x1b]0;pwned" in cp.stderr, cp.stderr
+    assert_clean(cp.stderr, "the refusal")
+
+
+def test_folder_names_are_escaped_in_every_printer(lnk, work, tmp_path):
+    """Invariant 8 (what runs outside later), promise: what lnk prints of what
+    others chose is escaped: no escape sequence reaches the user's terminal.
+
+    A folder the program named: errors, spec (valid TOML holding the real
+    path), enter --check and check's report."""
+    import tomllib
+    plant(lnk, work, f"""
+        import os
+        os.mkdir({HOSTILE!r})
+        os.mkdir({HOSTILE_BYTES!r})
+    """)
+    good = os.path.join(os.fsencode(work), HOSTILE.encode())
+    bad = os.path.join(os.fsencode(work), HOSTILE_BYTES)
+
+    cp = lnk_raw(lnk, "sandbox", "run", "--read",
+                 os.path.join(bad, b"missing"), "--", "true")
+    assert cp.returncode != 0
+    assert b"\\x1b]0;pwned" in cp.stderr, cp.stderr
+    assert_clean(cp.stderr, "run's refusal")
+
+    cp = lnk_raw(lnk, "sandbox", "spec", "--write", good)
+    assert cp.returncode == 0, cp.stderr
+    assert_clean(cp.stdout, "spec")
+    spec = tomllib.loads(cp.stdout.decode())
+    # spec keeps a path under the current folder relative to it
+    [w] = spec["files"]["write"]
+    assert os.path.join(str(lnk.cwd), w) == os.fsdecode(good), cp.stdout
+
+    # TOML holds only UTF-8: refused, saying which path
+    cp = lnk_raw(lnk, "sandbox", "spec", "--write", bad)
+    assert cp.returncode != 0 and cp.stdout == b"", cp.stdout
+    assert b"is not UTF-8" in cp.stderr, cp.stderr
+    assert_clean(cp.stderr, "spec of a path that is no UTF-8")
+
+    s = tmp_path / "alice.toml"
+    s.write_text('version = 1\n[commands]\nallow = ["bash"]\n')
+    cp = lnk_raw(lnk, "sandbox", "enter", "--spec", str(s), "--folder", bad,
+                 "--check")
+    assert cp.returncode == 0, cp.stderr
+    assert b"\\x1b]0;pwned" in cp.stdout, cp.stdout
+    assert_clean(cp.stdout + cp.stderr, "enter --check")
+
+    cp = lnk_raw(lnk, "sandbox", "check", "--write", bad, timeout=300)
+    assert b"\\x1b]0;pwned" in cp.stdout, cp.stdout
+    assert_clean(cp.stdout + cp.stderr, "check's report")
+    cp = lnk_raw(lnk, "sandbox", "check", "--json", "--write", bad,
+                 timeout=300)
+    assert_clean(cp.stdout + cp.stderr, "check --json")
+    json.loads(cp.stdout)
+
+
+def test_sandbox_names_are_escaped(lnk):
+    """Invariant 8 (what runs outside later), promise: what lnk prints of what
+    others chose is escaped: no escape sequence reaches the user's terminal.
+
+    A name given to --name, pause, resume: refused, and shown escaped."""
+    for args in (["run", "--name", HOSTILE_BYTES, "--", "true"],
+                 ["pause", HOSTILE_BYTES], ["resume", HOSTILE_BYTES]):
+        cp = lnk_raw(lnk, "sandbox", *args)
+        assert cp.returncode != 0, args
+        assert b"\\x1b]0;pwned" in cp.stderr, (args, cp.stderr)
+        assert_clean(cp.stdout + cp.stderr, args[0])
+
+
+def test_names_in_log_rows_are_escaped(lnk, work):
+    """Invariant 8 (what runs outside later), promise: what lnk prints of what
+    others chose is escaped: no escape sequence reaches the user's terminal.
+
+    Threat: the program names hosts with escape sequences on its wire,
+    and makes a dot file in a folder a cloned repository named; the notices,
+    the log, its JSON, paused and traffic show them."""
+    names = [HOSTILE_BYTES + b"%d.example" % i for i in range(22)]
+    # The program trips its wire (20 targets refused), then waits while
+    # paused and traffic show its sandbox.
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--internet-host", "origin.lnk-test",
+         "--", PY, "-c", textwrap.dedent(PROXY_PRELUDE) + textwrap.dedent(f"""
+            import sys, time
+            for n in {names!r}:
+                socks(3, bytes([len(n)]) + n, 443)
+                raw(3128, b"CONNECT " + n + b":443 HTTP/1.1\\r\\n\\r\\n", 1)
+            print("tripped", flush=True)
+            sys.stdin.read()
+         """)], cwd=str(lnk.cwd), stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=lnk.env())
+    try:
+        assert p.stdout.readline() == b"tripped\n"
+        for cmd in (["paused"], ["paused", "--json"], ["traffic"],
+                    ["traffic", "--json"]):
+            cp = lnk_raw(lnk, "sandbox", *cmd)
+            assert cp.returncode == 0, (cmd, cp.stderr)
+            assert_clean(cp.stdout + cp.stderr, " ".join(cmd))
+            assert b"run-" in cp.stdout, (cmd, cp.stdout)
+        assert b"tripped" in lnk_raw(lnk, "sandbox", "paused").stdout
+    finally:
+        out, err = p.communicate(b"", timeout=60)
+    assert b"wire paused" in err, err
+    assert_clean(out + err, "run (wire notices)")
+
+    plant(lnk, work, f"import os; os.mkdir({HOSTILE!r})")
+    d = os.path.join(os.fsencode(work), HOSTILE.encode())
+    cp = lnk_raw(lnk, "sandbox", "run", "--write", d, "--", "/bin/sh", "-c",
+                 "touch \"$1/.envrc\" 2>/dev/null", "sh", d)
+    assert b"refused to create" in cp.stderr, cp.stderr
+    assert b"\\x1b]0;pwned" in cp.stderr, cp.stderr
+    assert_clean(cp.stdout + cp.stderr, "run (dot-file notice)")
+
+    log = lnk_raw(lnk, "sandbox", "log", "--lines", "200")
+    assert log.returncode == 0, log.stderr
+    assert b"\\x1b]0;pwned" in log.stdout, log.stdout
+    assert_clean(log.stdout + log.stderr, "log")
+    js = lnk_raw(lnk, "sandbox", "log", "--json", "--lines", "200")
+    assert_clean(js.stdout + js.stderr, "log --json")
+    targets = [json.loads(l)["target"] for l in js.stdout.splitlines()]
+    assert any(HOSTILE + "/.envrc" in t for t in targets), targets
+
+
+def test_spec_values_and_keys_in_errors_are_escaped(lnk, work):
+    """Invariant 8 (what runs outside later), promise: what lnk prints of what
+    others chose is escaped: no escape sequence reaches the user's terminal.
+
+    A spec's bad value or unknown key, quoted in the refusal."""
+    specs = [
+        '[internet]\nhosts = ["\\u001b]0;pwned\\u0007\\u009b2J\\u202e.x"]\n',
+        '[files]\nwrite = ["relative\\u001b]0;pwned\\u0007\\u2066"]\n',
+        '[files]\n"wr\\u001b]0;pwned\\u0007ite\\u202e" = ["/"]\n',
+        '["sec\\u001b]0;pwned\\u0007\\u009b"]\nx = 1\n',
+        'name = "\\u001b]0;pwned\\u0007"\n',
+        '[commands]\nallow = ["/usr/bin/t\\u009b2K\\u001b]0;pwned\\u0007"]\n',
+    ]
+    for i, body in enumerate(specs):
+        f = work / f"s{i}.toml"
+        f.write_text("version = 1\n" + body)
+        cp = lnk_raw(lnk, "sandbox", "run", "--spec", str(f), "--yes",
+                     "--", "true")
+        assert cp.returncode != 0, body
+        assert (b"\\x1b]0;pwned" in cp.stderr
+                or b"\\u001B]0;pwned" in cp.stderr), (body, cp.stderr)
+        assert_clean(cp.stdout + cp.stderr, f"spec {body!r}")
+
+
+def test_refusal_message_escapes_hostile_names(lnk, home):
+    """Invariant 8 (what runs outside later), promise: what lnk prints of what
+    others chose is escaped: no escape sequence reaches the user's terminal.
+
+    Threat: a refused name holding terminal escapes (a title, OSC 52,
+    a C1 CSI) reaches the user's terminal through lnk's own message."""
+    cp = py(lnk, r"""
+        import os
+        for n in ('.\x1b]0;pwned\x07', '.\xc2\x9b2J', '.a\u202ex'):
+            try:
+                open(os.path.expanduser('~/') + n, 'w')
+            except OSError:
+                pass
+        """, "--write", home)
+    assert "refused to create" in cp.stderr, cp.stderr
+    assert "\x1b" not in cp.stderr and "\x07" not in cp.stderr
+    assert "\u009b" not in cp.stderr and "\u202e" not in cp.stderr
+    assert not [p for p in home.iterdir() if p.name.startswith(".a")]
+
+
+def test_follow_escapes_what_the_program_named_and_colours_only_ours(
+        lnk, work):
+    """Invariant 8 (what runs outside later), promise: what lnk prints of what
+    others chose is escaped: no escape sequence reaches the user's terminal.
+
+    Threat: a program names hosts with terminal escapes while someone
+    follows the log on a terminal; the follower prints them as they come.
+    Every column is escaped, and the only escapes are lnk's colour."""
+    import pty
+    import re
+    import select
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(str(lnk.cwd))
+        os.execve(lnk.bin, [lnk.bin, "sandbox", "log", "-f"],
+                  lnk.env({"TERM": "xterm"}))
+    try:
+        name = HOSTILE_BYTES + b".example"
+        cp = py(lnk, PROXY_PRELUDE + textwrap.dedent(f"""
+            socks(3, bytes([len({name!r})]) + {name!r}, 443)
+            raw(3128, b"CONNECT follow-end.example:443 HTTP/1.1\\r\\n\\r\\n", 1)
+        """), "--internet-host", "origin.lnk-test")
+        assert cp.returncode == 0, cp.stderr
+        got = b""
+        while b"follow-end.example" not in got:
+            r, _, _ = select.select([fd], [], [], 60)
+            assert r, got
+            got += os.read(fd, 65536)
+        # the wire stores a name it refused with its odd bytes replaced;
+        # whatever reaches the log, the follower escapes it again
+        assert b"pwned" in got, got.decode("utf-8", "replace")
+        ours = re.sub(rb"\x1b\[(31|33|0)m", b"", got)
+        assert_clean(ours, "log -f on a terminal", allow_cr=True)
+    finally:
+        os.kill(pid, signal.SIGTERM)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    js = subprocess.Popen([lnk.bin, "sandbox", "log", "-f", "--json"],
+                          cwd=str(lnk.cwd), env=lnk.env(),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        got = b""
+        while b"follow-end.example" not in got:
+            r, _, _ = select.select([js.stdout], [], [], 60)
+            assert r, got
+            got += os.read(js.stdout.fileno(), 65536)
+        assert_clean(got, "log -f --json")
+        targets = [json.loads(l)["target"] for l in got.splitlines()]
+        assert any("pwned" in t for t in targets), targets
+    finally:
+        js.terminate()
+        js.communicate(timeout=30)
+
+
+# =============================================================================
+# I. Completions in the user's shell
+#    Promise: what lnk gives the user's shell to complete is data, never a
+#    command.
+# =============================================================================
+
+
+HOSTILE_NAMES = ["$(touch pwned1)", "`touch pwned2`", "x;touch pwned3",
+                 "${IFS}$(touch${IFS}pwned4)", "*"]
+
+
+def test_completion_takes_sandbox_names_as_data(lnk, tmp_path):
+    """Invariant 8 (what runs outside later), promise: what lnk gives the
+    user's shell to complete is data, never a command.
+
+    Threat: a name the completion gets from lnk (a running sandbox's)
+    holds shell syntax, and the completion script expands it in the user's
+    interactive shell, as compgen -W or eval would. Names are data: offered
+    as they are, never run. (lnk itself prints only names of the name
+    grammar; a stub lnk here prints worse.)"""
+    stub = tmp_path / "stub"
+    stub.mkdir()
+    names = "\n".join(HOSTILE_NAMES) + "\n"
+    (stub / "lnk").write_text("#!/bin/sh\nprintf '%s' '" +
+                              names.replace("'", "'\\''") + "'\n")
+    (stub / "lnk").chmod(0o755)
+    scripts = {}
+    for shell in ("bash", "fish"):
+        cp = lnk("sandbox", "completion", shell)
+        assert cp.returncode == 0, cp.stderr
+        scripts[shell] = tmp_path / f"lnk.{shell}"
+        scripts[shell].write_text(cp.stdout)
+    env = lnk.env({"PATH": f"{stub}:/usr/bin:/bin"})
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    cp = subprocess.run(
+        ["bash", "-c", 'source "$1"; COMP_WORDS=(lnk sandbox pause ""); '
+         'COMP_CWORD=3; _lnk; printf "%s\\n" "${COMPREPLY[@]}"', "_",
+         str(scripts["bash"])], cwd=str(cwd), env=env, capture_output=True,
+        text=True, timeout=60)
+    assert cp.returncode == 0, cp.stderr
+    assert sorted(cp.stdout.splitlines()) == sorted(HOSTILE_NAMES)
+    if shutil.which("fish"):
+        cp = subprocess.run(
+            ["fish", "--no-config", "-c",
+             f"source {scripts['fish']}; complete -C 'lnk sandbox pause '"],
+            cwd=str(cwd), env=env, capture_output=True, text=True,
+            timeout=60)
+        assert "`touch pwned2`" in cp.stdout, cp
+    assert list(cwd.iterdir()) == [], "a name ran as a command"
+
+
+def test_complete_prints_only_names_of_the_grammar(lnk, home):
+    """Invariant 8 (what runs outside later), promise: what lnk gives the
+    user's shell to complete is data, never a command.
+
+    Threat: the registry is edited (it is the user's own file, but a
+    completion must not turn its text into commands): `lnk sandbox
+    complete` prints only names of the name grammar."""
+    import sqlite3
+    p = subprocess.Popen([lnk.bin, "sandbox", "run", "--name", "good-name",
+                          "--internet-host", "a.lnk-test", "--", "/bin/sh",
+                          "-c", "read x"], cwd=str(lnk.cwd), env=lnk.env(),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    try:
+        db = home / ".lnk" / "sandbox" / "lnk.db"
+        deadline = time.monotonic() + 60
+        while lnk("sandbox", "complete", "sandboxes").stdout != \
+                "good-name\n":
+            assert p.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        con = sqlite3.connect(str(db), timeout=30)
+        cols = [r[1] for r in con.execute("PRAGMA table_info(ctl_sandboxes)")]
+        row = con.execute("SELECT * FROM ctl_sandboxes WHERE name = ?",
+                          ("good-name",)).fetchone()
+        bad = list(row)
+        bad[cols.index("name")] = "$(touch pwned)"
+        con.execute(f"INSERT INTO ctl_sandboxes VALUES "
+                    f"({','.join('?' * len(bad))})", bad)
+        con.commit()
+        con.close()
+        out = lnk("sandbox", "complete", "sandboxes").stdout
+        assert out == "good-name\n", out
+    finally:
+        p.communicate(b"\n", timeout=60)
