@@ -102,13 +102,22 @@ void paths_always_hidden(const char *home, struct strv *out)
 	strv_pushf(out, "%s/Link/History", home);
 }
 
+/* One of our folders that others may enter. A sticky folder (/tmp,
+ * /var/tmp) is shared by design, never lnk's: a database put there by a
+ * test harness or a mistyped path must not make /tmp 0700 for everyone. */
+static bool loosened(const struct stat *st)
+{
+	return (st->st_mode & 077) && !(st->st_mode & S_ISVTX) &&
+	       st->st_uid == geteuid();
+}
+
 int paths_ensure_dir(const char *path, struct lnk_err *err)
 {
 	struct stat st;
 	/* Already there (every run after the first): the folders above it
 	 * exist too, and each mkdir below would answer EEXIST. */
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		if ((st.st_mode & 077) && st.st_uid == geteuid())
+		if (loosened(&st))
 			chmod(path, 0700);
 		return 0;
 	}
@@ -136,7 +145,7 @@ int paths_ensure_dir(const char *path, struct lnk_err *err)
 		else if (!S_ISDIR(st.st_mode))
 			r = err_set(err, -ENOTDIR,
 				    "'%s' is not a folder: move it away", path);
-		else if ((st.st_mode & 077) && st.st_uid == geteuid())
+		else if (loosened(&st))
 			/* Others must never read the log or the specs. */
 			chmod(path, 0700);
 	}

@@ -34,5 +34,6 @@ char *paths_etc_names_cache(const char *home);
 void paths_always_hidden(const char *home, struct strv *out);
 
 /* mkdir -p with mode 0700 for every folder it creates under home; makes an
- * existing ~/.lnk 0700 again if someone loosened it. 0 or -errno. */
+ * existing ~/.lnk 0700 again if someone loosened it (never a sticky folder
+ * such as /tmp, which is shared by design). 0 or -errno. */
 int paths_ensure_dir(const char *path, struct lnk_err *err);

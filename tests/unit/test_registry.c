@@ -17,6 +17,7 @@
 #include "common/util.h"
 #include "store/hidden.h"
 #include "store/secure.h"
+#include "store/paths.h"
 #include "store/registry.h"
 
 struct fixture {
@@ -100,6 +101,27 @@ static void files_are_private(void **state)
 	assert_int_equal(st.st_mode & 0777, 0700);
 	snprintf(p, sizeof(p), "%s/.lnk/sandbox/lnk.db", f->home);
 	assert_int_equal(stat(p, &st), 0);
+}
+
+/* A sticky folder is shared by design (/tmp): never made 0700, while
+ * one of lnk's own that someone loosened is. */
+static void sticky_folder_is_left_alone(void **state)
+{
+	struct fixture *f = *state;
+	char p[128], q[160];
+	struct stat st;
+	struct lnk_err err = {0};
+	snprintf(p, sizeof(p), "%s/shared", f->home);
+	assert_int_equal(mkdir(p, 0700), 0);
+	assert_int_equal(chmod(p, 01777), 0);
+	assert_int_equal(paths_ensure_dir(p, &err), 0);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 01777);
+	snprintf(q, sizeof(q), "%s/own", p);
+	assert_int_equal(mkdir(q, 0755), 0);
+	assert_int_equal(paths_ensure_dir(q, &err), 0);
+	assert_int_equal(stat(q, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
 }
 
 static void register_find_list(void **state)
@@ -617,6 +639,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(files_are_private, setup, teardown),
+	    cmocka_unit_test_setup_teardown(sticky_folder_is_left_alone, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(register_find_list, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(no_checkpoint_on_close, setup,
