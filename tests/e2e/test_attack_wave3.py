@@ -6,7 +6,10 @@ run as an unprivileged user and as root.
 """
 import json
 import os
+import pathlib
 import subprocess
+
+import pytest
 
 from conftest import IS_ROOT
 
@@ -137,3 +140,79 @@ def test_virtualenv_activate_and_its_settings_flagged(lnk, work):
     for path in (".venv/bin/activate", ".venv/bin/activate.fish",
                  ".venv/pyvenv.cfg"):
         assert path in flags, (path, flags)
+
+
+def sh(lnk, script, *grants, timeout=60, **kw):
+    """Runs SCRIPT in a sandbox with GRANTS and checks that it ran to its
+    end: a refused start would hold every attack and prove nothing."""
+    marker = pathlib.Path(grants[list(grants).index("--write") + 1]) \
+        / "ran.marker"
+    cp = lnk.run(*grants, "--", "/bin/sh", "-c",
+                 f"{script}\necho ran > '{marker}'", timeout=timeout, **kw)
+    assert marker.exists(), cp.stderr
+    marker.unlink()
+    return cp
+
+
+# --- invariant 8: git's keys and the environment's names, the whole table --
+
+# Keys of git-config(1) (and git-archive(1)) whose value git runs, missing
+# from rule C's table: written into the user's ~/.gitconfig, naming a
+# program in the project (a write folder).
+MORE_GIT_KEYS = [
+    ("core", "alternateRefsCommand", "{work}/tools/refs", "tools/refs"),
+    ('guitool "lint"', "cmd", "{work}/tools/lint", "tools/lint"),
+    ("imap", "tunnel", "{work}/tools/tunnel --x", "tools/tunnel"),
+    ('tar "tar.xz"', "command", "{work}/tools/xz -c", "tools/xz"),
+    ("instaweb", "httpd", "{work}/tools/httpd", "tools/httpd"),
+    ("instaweb", "browser", "{work}/tools/browser", "tools/browser"),
+]
+
+
+@pytest.mark.parametrize("section,key,value,target", MORE_GIT_KEYS,
+                         ids=[f"{s.split()[0]}.{k}" for s, k, _, _ in
+                              MORE_GIT_KEYS])
+def test_more_git_keys_that_run_programs_protected(lnk, home, work, section,
+                                                   key, value, target):
+    """Invariant 8 (what runs outside later), rule C. Threat: the user's
+    ~/.gitconfig names a program inside the project under a key the table
+    did not know (git gui's Tools menu, git imap-send's tunnel, git
+    archive's compressor, the alternates' refs command, git instaweb's
+    server and browser): the program writes it, and the user's next such
+    git runs it outside, as the user."""
+    (home / ".gitconfig").write_text(
+        f"[{section}]\n\t{key} = {value.format(work=work)}\n")
+    t = work / target
+    cp = sh(lnk, f"mkdir -p {os.path.dirname(target)}; "
+                 f"echo 'touch ~/pwned' >> {target}; true", "--write", work)
+    assert not t.exists(), cp.stderr
+
+
+# Variables of the user's environment that name a program or a folder git
+# (or sudo, man, a browser opener) runs, missing from rule E's table.
+MORE_ENV = [
+    ("GIT_EXTERNAL_DIFF", "tools/diff", "tools/diff"),
+    ("GIT_SEQUENCE_EDITOR", "tools/seq", "tools/seq"),
+    ("GIT_TEMPLATE_DIR", "tmpl", "tmpl/hooks/post-checkout"),
+    ("GIT_EXEC_PATH", "libexec", "libexec/git-status"),
+    ("SUDO_ASKPASS", "tools/askpass", "tools/askpass"),
+    ("MANPAGER", "tools/pager", "tools/pager"),
+    ("BROWSER", "tools/browser", "tools/browser"),
+]
+
+
+@pytest.mark.parametrize("var,value,target", MORE_ENV,
+                         ids=[v for v, _, _ in MORE_ENV])
+def test_more_programs_the_environment_names_protected(lnk, work, var, value,
+                                                       target):
+    """Invariant 8 (what runs outside later), rule E. Threat: the user's
+    GIT_EXTERNAL_DIFF (GIT_SEQUENCE_EDITOR, GIT_TEMPLATE_DIR, GIT_EXEC_PATH,
+    SUDO_ASKPASS, MANPAGER, BROWSER) names a program or folder in the
+    project: the program plants it, and the user's next git diff, rebase,
+    init, git command, sudo -A (given the password), man or link opened
+    runs it, outside."""
+    t = work / target
+    cp = sh(lnk, f"mkdir -p {os.path.dirname(target)}; "
+                 f"echo 'touch ~/pwned' >> {target}; true", "--write", work,
+            env={var: str(work / value)})
+    assert not t.exists(), cp.stderr
