@@ -78,6 +78,49 @@ static const struct row build_files[] = {
     {"go.mod", "names the modules (and their generators) the next go build "
 	       "fetches"},
     {"composer.json", "its scripts run at the next composer install"},
+    {"pip.conf", "names the index the next pip install (in this "
+		 "virtualenv) installs from"},
+    {".pylintrc", "its init-hook runs at the next pylint (and an editor's "
+		  "pylint extension on open)"},
+    {"pylintrc", "its init-hook runs at the next pylint (and an editor's "
+		 "pylint extension on open)"},
+    {"pytest.ini", "names the plugins the next pytest imports"},
+    {"mypy.ini", "names the plugins the next mypy imports (and an editor's "
+		 "mypy extension on open)"},
+    {".mypy.ini", "names the plugins the next mypy imports (and an "
+		  "editor's mypy extension on open)"},
+    {"Vagrantfile", "Ruby code vagrant runs at the next vagrant up"},
+    {"flake.nix", "its shellHook runs at the next nix develop (or direnv's "
+		  "use flake)"},
+    {"shell.nix", "its shellHook runs at the next nix-shell (or direnv's "
+		  "use nix)"},
+    {"default.nix", "runs at the next nix-build or nix-shell"},
+    {"devbox.json", "its init_hook runs at the next devbox shell"},
+    {"docker-compose.yml", "names the containers (privileged, or with your "
+			   "folders mounted) the next docker compose up "
+			   "starts"},
+    {"docker-compose.yaml", "names the containers (privileged, or with "
+			    "your folders mounted) the next docker compose "
+			    "up starts"},
+    {"compose.yml", "names the containers (privileged, or with your "
+		    "folders mounted) the next docker compose up starts"},
+    {"compose.yaml", "names the containers (privileged, or with your "
+		     "folders mounted) the next docker compose up starts"},
+    {"Package.swift", "swift runs it at the next build (and an editor's "
+		      "Swift extension on open)"},
+    {"build.sbt", "runs at the next sbt (and an editor's Scala extension on "
+		  "open)"},
+    {"mix.exs", "runs at the next mix (and an editor's Elixir extension on "
+		"open)"},
+    {".bazelrc", "names the commands and options the next bazel runs"},
+    {"WORKSPACE", "runs at the next bazel build"},
+    {"MODULE.bazel", "runs at the next bazel build"},
+    {".rspec", "names the files the next rspec requires"},
+    {".rubocop.yml", "names the Ruby files the next rubocop requires (and "
+		     "an editor's extension on open)"},
+    {"bunfig.toml", "names the scripts the next bun preloads"},
+    {"deno.json", "its tasks run at the next deno task"},
+    {"deno.jsonc", "its tasks run at the next deno task"},
 };
 
 /* Configuration files that are programs: a tool runs them at its next
@@ -430,6 +473,11 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 		if (file && strcmp(name, build_files[i].name) == 0)
 			return xasprintf("a build file: %s",
 					 build_files[i].reason);
+	/* a workspace's settings and folder-open tasks, when you open it */
+	if (file && ends_with(name, ".code-workspace"))
+		return xstrdup(
+		    "a VS Code workspace: its tasks and settings run "
+		    "when you open it");
 	if (file && config_program(name))
 		return xstrdup("a configuration file that is a program: the "
 			       "tool runs it at its next start, an editor's "

@@ -78,6 +78,8 @@ static const struct env_conf confs[] = {
      "credential_process"},
     {"GRADLE_USER_HOME", ENV_WHOLE, NULL,
      "GRADLE_USER_HOME names it: gradle runs its init scripts"},
+    {"PIP_CONFIG_FILE", ENV_WHOLE, NULL,
+     "PIP_CONFIG_FILE names it: pip installs from the index it names"},
     {"GEM_HOME", ENV_WHOLE, NULL,
      "GEM_HOME names it: ruby loads the gems it holds"},
     {"EDITOR", ENV_COMMAND, NULL, "EDITOR names it: programs run it"},

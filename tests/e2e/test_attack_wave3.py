@@ -183,7 +183,7 @@ def test_more_git_keys_that_run_programs_protected(lnk, home, work, section,
     (home / ".gitconfig").write_text(
         f"[{section}]\n\t{key} = {value.format(work=work)}\n")
     t = work / target
-    cp = sh(lnk, f"mkdir -p {os.path.dirname(target)}; "
+    cp = sh(lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
                  f"echo 'touch ~/pwned' >> {target}; true", "--write", work)
     assert not t.exists(), cp.stderr
 
@@ -198,6 +198,7 @@ MORE_ENV = [
     ("SUDO_ASKPASS", "tools/askpass", "tools/askpass"),
     ("MANPAGER", "tools/pager", "tools/pager"),
     ("BROWSER", "tools/browser", "tools/browser"),
+    ("PIP_CONFIG_FILE", "pip.conf", "pip.conf"),
 ]
 
 
@@ -207,12 +208,61 @@ def test_more_programs_the_environment_names_protected(lnk, work, var, value,
                                                        target):
     """Invariant 8 (what runs outside later), rule E. Threat: the user's
     GIT_EXTERNAL_DIFF (GIT_SEQUENCE_EDITOR, GIT_TEMPLATE_DIR, GIT_EXEC_PATH,
-    SUDO_ASKPASS, MANPAGER, BROWSER) names a program or folder in the
+    SUDO_ASKPASS, MANPAGER, BROWSER, PIP_CONFIG_FILE) names a program or folder in the
     project: the program plants it, and the user's next git diff, rebase,
     init, git command, sudo -A (given the password), man or link opened
-    runs it, outside."""
+    runs it (or installs from the index it names), outside."""
     t = work / target
-    cp = sh(lnk, f"mkdir -p {os.path.dirname(target)}; "
+    cp = sh(lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
                  f"echo 'touch ~/pwned' >> {target}; true", "--write", work,
             env={var: str(work / value)})
     assert not t.exists(), cp.stderr
+
+
+# Files a tool or an editor started in the project runs (or trusts to say
+# what it runs), missing from the report's table: name -> a word of the
+# reason the report must give.
+MORE_RUN_LATER = {
+    "app.code-workspace": "VS Code",
+    ".venv/pip.conf": "pip",
+    ".pylintrc": "pylint",
+    "pylintrc": "pylint",
+    "pytest.ini": "pytest",
+    "mypy.ini": "mypy",
+    ".mypy.ini": "mypy",
+    "Vagrantfile": "vagrant",
+    "flake.nix": "nix",
+    "shell.nix": "nix",
+    "devbox.json": "devbox",
+    "docker-compose.yml": "docker compose",
+    "compose.yaml": "docker compose",
+    "Package.swift": "swift",
+    "build.sbt": "sbt",
+    "mix.exs": "mix",
+    ".bazelrc": "bazel",
+    ".rspec": "rspec",
+    ".rubocop.yml": "rubocop",
+    "bunfig.toml": "bun",
+    "deno.json": "deno",
+}
+
+
+def test_more_files_that_run_later_are_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), the changes report. Threat:
+    the program leaves a file that a tool or an editor started in the
+    project runs or obeys: pylint's init-hook, pytest's and mypy's plugins,
+    a VS Code workspace's tasks, a virtualenv's pip.conf (the index the
+    next pip install trusts), a Vagrantfile, a nix shell's shellHook, a
+    compose file's privileged service, Swift's and sbt's build manifests
+    (run as soon as an editor opens the folder). None was flagged."""
+    (work / ".venv").mkdir()
+    (work / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    script = "; ".join(f"echo 'x' > '{n}'" for n in MORE_RUN_LATER)
+    cp = lnk.run("--write", work, "--name", "more", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "more")
+    missing = [n for n in MORE_RUN_LATER if n not in flags]
+    assert not missing, (missing, cp.stderr)
+    for name, word in MORE_RUN_LATER.items():
+        assert word in flags[name], (name, flags[name])
