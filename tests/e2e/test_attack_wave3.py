@@ -266,3 +266,30 @@ def test_more_files_that_run_later_are_flagged(lnk, work):
     assert not missing, (missing, cp.stderr)
     for name, word in MORE_RUN_LATER.items():
         assert word in flags[name], (name, flags[name])
+
+
+# --- the folder rule: a tool never obeys what the program made -------------
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the folder rule accepts a write folder's top because its dot files are "
+    "kept; a build tool's configuration there is the project's own files "
+    "(Makefile, package.json, build.rs, conftest.py), which the program "
+    "writes: a design change (a tool acts at a write folder's top only when "
+    "lnk knows its configuration there is kept, as git's .git is), not a "
+    "small fix"))
+def test_granted_build_tool_never_runs_what_the_program_wrote(lnk, work,
+                                                               tmp_path):
+    """Invariant 8 (what runs outside later, here at once), the tools'
+    folder rule: a tool never acts where the program could have made its
+    configuration. Threat: with only `make test` granted, the program
+    rewrites the Makefile at the top of its write folder (no dot file:
+    nothing keeps it) and calls the tool: make, outside, as the user, runs
+    the program's recipe. The same with `npm test` (package.json),
+    `cargo build` (build.rs), `pytest` (conftest.py)."""
+    (work / "Makefile").write_text("test:\n\ttrue\n")
+    mark = tmp_path / "OUTSIDE_MARK"  # outside every grant
+    cp = lnk.run("--write", work, "--tool", "make test", "--", "/bin/sh",
+                 "-c", f"cd '{work}' && printf 'test:\\n\\ttouch {mark}\\n' "
+                 f"> Makefile; make test; echo st=$?")
+    assert "st=" in cp.stdout, cp.stderr
+    assert not mark.exists(), (cp.stdout, cp.stderr)
