@@ -293,3 +293,42 @@ def test_granted_build_tool_never_runs_what_the_program_wrote(lnk, work,
                  f"> Makefile; make test; echo st=$?")
     assert "st=" in cp.stdout, cp.stderr
     assert not mark.exists(), (cp.stdout, cp.stderr)
+
+
+# --- a tool's environment: nothing of the program's reaches it -------------
+
+TOOL_ENV_CASES = [
+    # variable, its value ({work} the write folder), what the program
+    # writes there, the interpreter the tool runs
+    ("PERL5OPT", "-I{work}/lib -Mevil", "lib/evil.pm",
+     'system("touch {mark}"); 1;', "perl -e 'print qq(tool-ran\\n)'"),
+    ("NODE_OPTIONS", "--require {work}/hook.js", "hook.js",
+     'require("fs").writeFileSync("{mark}", "")',
+     "node -e 'console.log(\"tool-ran\")'"),
+]
+
+
+@pytest.mark.parametrize("var,value,target,text,run", TOOL_ENV_CASES,
+                         ids=[c[0] for c in TOOL_ENV_CASES])
+def test_tool_environment_names_no_file_of_the_program(lnk, work, tmp_path,
+                                                       var, value, target,
+                                                       text, run):
+    """Invariant 8 (here at once: a tool runs outside), the tool's
+    environment. Threat: lnk's environment holds an interpreter's options
+    that name a file in the project (PERL5OPT=-I~/code/app/lib -Mdev,
+    NODE_OPTIONS=--require ~/code/app/hook.js, set by direnv): the tools
+    broker dropped a variable naming a write folder only when its value
+    (or a ':' piece of it) started with that path, so an option word
+    naming it reached the tool, and a granted tool's perl or node loaded
+    the program's module, outside, as the user."""
+    from conftest import on_lnk_path
+    mark = tmp_path / "OUTSIDE_MARK"
+    on_lnk_path(lnk, tmp_path / "toolbin", "mytool", f"#!/bin/sh\nexec {run}\n",
+                **{var: value.format(work=work)})
+    script = (f"mkdir -p '{work}/{os.path.dirname(target) or '.'}' && "
+              f"printf '%s\\n' '{text.format(mark=mark)}' > '{work}/{target}'"
+              f" && mytool run")
+    cp = lnk.run("--write", work, "--tool", "mytool run", "--", "/bin/sh", "-c",
+                 script)
+    assert "tool-ran" in cp.stdout, (cp.stdout, cp.stderr)
+    assert not mark.exists(), (cp.stdout, cp.stderr)
