@@ -332,3 +332,50 @@ def test_tool_environment_names_no_file_of_the_program(lnk, work, tmp_path,
                  script)
     assert "tool-ran" in cp.stdout, (cp.stdout, cp.stderr)
     assert not mark.exists(), (cp.stdout, cp.stderr)
+
+
+# Keys of the table of rule C (src/guard/gitkeys.c) that the changes
+# report's reading of a git config (src/changes/gitcfg.c) did not know:
+# each written into an existing repository below the top of a write folder.
+CONFIG_KEYS = [
+    ("pager", "log"), ('remote "origin"', "uploadpack"),
+    ('merge "x"', "driver"), ("interactive", "diffFilter"),
+    ('difftool "x"', "cmd"), ('mergetool "x"', "path"),
+    ('submodule "m"', "update"), ("core", "attributesFile"),
+    ("init", "templateDir"), ("web", "browser"), ('man "x"', "cmd"),
+    ("sendemail", "sendmailCmd"), ("uploadpack", "packObjectsHook"),
+    ('guitool "x"', "cmd"), ("imap", "tunnel"),
+    ("core", "alternateRefsCommand"),
+]
+
+
+def test_config_keys_the_report_reads_are_rule_cs(lnk, work):
+    """Invariant 8 (what runs outside later), the changes report. Threat:
+    the user's own repository lies below the top of the write folder
+    (~/code/app/.git with --write ~/code); the program appends
+    `[pager] log = CMD` (remote.origin.uploadpack, a merge driver, ...) to
+    its config, in place: the folder .git is unchanged, and the report
+    read the config for a dozen keys only, so nothing was named; the
+    user's next git log (fetch, merge, ...) there ran CMD."""
+    import time
+    repo = work / "app" / ".git"
+    (repo / "objects").mkdir(parents=True)
+    (repo / "refs").mkdir()
+    (repo / "HEAD").write_text("ref: refs/heads/main\n")
+    (repo / "config").write_text("[core]\n\tbare = false\n")
+    ctime = os.stat(repo).st_ctime_ns
+    while time.clock_gettime_ns(getattr(time, "CLOCK_REALTIME_COARSE", 5)) \
+            <= ctime:
+        pass
+    lines = "".join(f"[{s}]\n\t{k} = !touch /tmp/pwned\n"
+                    for s, k in CONFIG_KEYS)
+    cp = lnk.run("--write", work, "--name", "cfgkeys", "--", "/bin/sh", "-c",
+                 f"printf '%s' '{lines}' >> '{repo}/config'")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "cfgkeys")
+    assert "app/.git" not in flags, flags  # the folder did not change
+    why = flags.get("app/.git/config", "")
+    for s, k in CONFIG_KEYS:
+        sec = s.split()[0]
+        assert f"{sec}." in why and f"{k.lower()}" in why.lower(), \
+            (s, k, why)
