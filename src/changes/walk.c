@@ -199,7 +199,7 @@ static int names_read(int fd, size_t max, struct name **out, size_t *n,
 		close(dfd);
 		return -errno;
 	}
-	bool head = false, objects = false, refs = false;
+	bool head = false, objects = false, refs = false, common = false;
 	*venv = false;
 	struct dirent *e;
 	size_t cap = 0;
@@ -225,10 +225,15 @@ static int names_read(int fd, size_t max, struct name **out, size_t *n,
 			objects = true;
 		else if (strcmp(s, "refs") == 0)
 			refs = true;
+		else if (strcmp(s, "commondir") == 0)
+			common = true;
 		else if (strcmp(s, "pyvenv.cfg") == 0)
 			*venv = true;
 	}
-	*bare = head && objects && refs;
+	/* git takes a folder for a repository when it holds HEAD and its
+	 * objects and refs are there, or in the folder its commondir file
+	 * names (a config, aliases and all, read from there) */
+	*bare = head && ((objects && refs) || common);
 	closedir(d);
 	return 0;
 }

@@ -379,3 +379,23 @@ def test_config_keys_the_report_reads_are_rule_cs(lnk, work):
         sec = s.split()[0]
         assert f"{sec}." in why and f"{k.lower()}" in why.lower(), \
             (s, k, why)
+
+
+def test_repository_whose_objects_are_elsewhere_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), the changes report. Threat:
+    git takes a folder holding HEAD and a `commondir` file for a
+    repository, with its objects, refs and config in the folder commondir
+    names. The program leaves x/HEAD, x/commondir (../y) and y/config with
+    `alias.st = !CMD` (the repository's alias wins over the user's own
+    `st`); the report looked for a bare repository only where HEAD,
+    objects and refs lie together, and named nothing. The user's next
+    `git st` in x ran CMD."""
+    cp = lnk.run("--write", work, "--name", "common", "--", "/bin/sh", "-c",
+                 "mkdir -p y/objects y/refs x && "
+                 "printf '[alias]\\n\\tst = !touch /tmp/pwned\\n' > y/config"
+                 " && echo 'ref: refs/heads/main' > x/HEAD && "
+                 "echo ../y > x/commondir", cwd=work)
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "common")
+    assert "x/HEAD" in flags, (flags, cp.stderr)
+    assert "bare repository" in flags["x/HEAD"]
