@@ -288,11 +288,15 @@ static void entry(struct walk *w, int dfd, const char *name,
 		goto out; /* gone since it was listed */
 	mode_t mode = sx.stx_mode;
 	struct timespec ct = {sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec};
-	/* another mount: not what the grant wrote */
-	bool other_mount = sx.stx_dev_major != major(w->dev) ||
-			   sx.stx_dev_minor != minor(w->dev) ||
-			   ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
-			    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT));
+	/* another mount: not what the grant wrote. Where the kernel says
+	 * which folders are mount roots, only those: a btrfs subvolume has a
+	 * device number of its own but is no mount, and the program writes
+	 * in it as in the rest of the folder. */
+	bool other_mount =
+	    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)
+		? (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0
+		: sx.stx_dev_major != major(w->dev) ||
+		      sx.stx_dev_minor != minor(w->dev);
 #else
 	struct stat sx;
 	if (fstatat(dfd, name, &sx, AT_SYMLINK_NOFOLLOW) < 0)

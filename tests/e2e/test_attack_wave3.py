@@ -399,3 +399,80 @@ def test_repository_whose_objects_are_elsewhere_flagged(lnk, work):
     flags = changes_flags(lnk, "common")
     assert "x/HEAD" in flags, (flags, cp.stderr)
     assert "bare repository" in flags["x/HEAD"]
+
+
+# --- invariant 2: no name is made where the guard does not see it ----------
+
+# _IOW(0x94, nr, 4096 bytes): btrfs's subvolume and snapshot calls
+BTRFS_IOCTLS = {"SNAP_CREATE": 1, "SUBVOL_CREATE": 14, "SNAP_DESTROY": 15,
+                "SNAP_CREATE_V2": 23, "SUBVOL_CREATE_V2": 24,
+                "SNAP_DESTROY_V2": 63}
+
+IOCTL_PROBE = r"""
+import errno, fcntl, os, struct, sys
+fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+for name, nr in %r.items():
+    cmd = (1 << 30) | (4096 << 16) | (0x94 << 8) | nr
+    arg = bytearray(struct.pack("q", -1) + b".git".ljust(4088, b"\0"))
+    try:
+        fcntl.ioctl(fd, cmd, arg)
+        print(name, "done")
+    except OSError as e:
+        print(name, errno.errorcode.get(e.errno, e.errno))
+"""
+
+
+def test_subvolume_calls_refused(lnk, work):
+    """Invariant 2 (writes: the guard performs every creation, so a kept
+    name is never made). Threat: on btrfs, `btrfs subvolume create .git`
+    makes a folder by an ioctl on its parent, not by mkdir: the guard never
+    saw it, the top of the write folder got a .git the program filled
+    (core.fsmonitor), and the report skipped it (another device). Each
+    subvolume and snapshot call is refused by the filter, on any file
+    system (elsewhere the kernel would say ENOTTY)."""
+    cp = lnk.run("--write", work, "--", "python3", "-c",
+                 IOCTL_PROBE % BTRFS_IOCTLS, cwd=work)
+    assert cp.returncode == 0, cp.stderr
+    got = dict(line.split() for line in cp.stdout.splitlines())
+    assert got == {n: "EPERM" for n in BTRFS_IOCTLS}, got
+    assert not (work / ".git").exists()
+
+
+BTRFS = r"""
+set -e
+truncate -s 200M '{img}'
+mkfs.btrfs -q '{img}' >/dev/null
+mount -o loop '{img}' '{mnt}'
+trap "cd /; umount '{mnt}'" EXIT
+mkdir '{mnt}/proj'
+btrfs -q subvolume create '{mnt}/proj/sub'
+sleep 0.02
+cd '{mnt}/proj'
+'{lnk}' sandbox run --write . --name btrfs -- /bin/sh -c '
+    btrfs subvolume create .git 2>&1 || true
+    mkdir -p sub/repo/.git
+    printf "[core]\n\tfsmonitor = touch /tmp/pwned\n" > sub/repo/.git/config'
+test ! -e .git
+"""
+
+
+def test_btrfs_subvolume_neither_made_nor_skipped(lnk, home, tmp_path):
+    """Invariant 2 and 8, on btrfs (Fedora's and openSUSE's default): the
+    program cannot make the top's .git as a subvolume, and what it leaves
+    in an existing subvolume of its write folder (another device number,
+    but no mount: the program writes there) is walked and reported."""
+    import shutil
+    if not IS_ROOT:
+        pytest.skip("mounting a btrfs image needs root; "
+                    "test_subvolume_calls_refused covers the user")
+    if not shutil.which("mkfs.btrfs") or not shutil.which("btrfs"):
+        pytest.skip("btrfs-progs is not installed")
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    cp = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+         BTRFS.format(img=tmp_path / "bt.img", mnt=mnt, lnk=lnk.bin)],
+        env=lnk.env(), capture_output=True, text=True, timeout=120)
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+    flags = changes_flags(lnk, "btrfs")
+    assert "sub/repo/.git" in flags, (flags, cp.stderr)
