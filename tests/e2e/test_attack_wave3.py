@@ -476,3 +476,29 @@ def test_btrfs_subvolume_neither_made_nor_skipped(lnk, home, tmp_path):
     assert cp.returncode == 0, (cp.stdout, cp.stderr)
     flags = changes_flags(lnk, "btrfs")
     assert "sub/repo/.git" in flags, (flags, cp.stderr)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a relative path in an interpreter's option word (PERL5OPT=-Ilib, "
+    "NODE_OPTIONS=--require ./x.js) is read from the tool's folder, the top "
+    "of a write folder; which words are paths is each interpreter's own "
+    "grammar: proposed, leave the option variables of a table (PERL5OPT, "
+    "NODE_OPTIONS, RUBYOPT, JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS, "
+    "_JAVA_OPTIONS) out of a tool's environment whenever a word of theirs "
+    "is not an absolute path outside the write folders"))
+def test_tool_environment_relative_option_path(lnk, work, tmp_path):
+    """Invariant 8 (here at once), the tool's environment: lnk's PERL5OPT
+    is `-Ilib -Mdev` (a developer's, for their project); a granted tool
+    running perl starts at the top of the write folder, where lib/dev.pm
+    is the program's."""
+    from conftest import on_lnk_path
+    mark = tmp_path / "OUTSIDE_MARK"
+    on_lnk_path(lnk, tmp_path / "toolbin", "mytool",
+                "#!/bin/sh\nexec perl -e 'print qq(tool-ran\\n)'\n",
+                PERL5OPT="-Ilib -Mdev")
+    cp = lnk.run("--write", work, "--tool", "mytool run", "--", "/bin/sh",
+                 "-c", f"cd '{work}' && mkdir -p lib && "
+                 f"echo 'system(\"touch {mark}\"); 1;' > lib/dev.pm && "
+                 "mytool run")
+    assert "tool-ran" in cp.stdout, (cp.stdout, cp.stderr)
+    assert not mark.exists(), (cp.stdout, cp.stderr)
