@@ -357,6 +357,17 @@ static void entry(struct walk *w, int dfd, const char *name,
 						 "up"));
 			goto out;
 		}
+		/* one that can be listed but not searched (chmod 0400): its
+		 * names are read, none can be looked at */
+		if (changed && faccessat(cfd, ".", X_OK, AT_EACCESS) < 0 &&
+		    errno == EACCES) {
+			add_flag(w, xstrdup("a folder lnk could not look into "
+					    "(its mode keeps you out too): "
+					    "review what it holds before you "
+					    "open it up"));
+			close(cfd);
+			goto out;
+		}
 		struct flag_where cw;
 		flags_enter(where, name, parent_venv, &cw);
 		struct stat cst;

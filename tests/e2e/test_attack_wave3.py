@@ -502,3 +502,23 @@ def test_tool_environment_relative_option_path(lnk, work, tmp_path):
                  "mytool run")
     assert "tool-ran" in cp.stdout, (cp.stdout, cp.stderr)
     assert not mark.exists(), (cp.stdout, cp.stderr)
+
+
+def test_folder_that_can_be_listed_but_not_searched_is_named(lnk, work):
+    """Invariant 8 (what runs outside later), the changes report. Threat:
+    the program leaves a repository in sub/ and makes sub readable but not
+    searchable (chmod 0400): as a user, lnk lists its names but cannot look
+    at any of them, and the walk took each for gone, so nothing was named
+    (a folder closed whole, chmod 0, is). The user's `chmod 755 sub; cd
+    sub` then runs its core.fsmonitor. As root lnk looks inside and names
+    the repository itself."""
+    cp = lnk.run("--write", work, "--name", "noexec", "--", "/bin/sh", "-c",
+                 "mkdir -p sub/.git && echo 'ref: x' > sub/.git/HEAD && "
+                 "printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > "
+                 "sub/.git/config && chmod 0400 sub", cwd=work)
+    try:
+        assert cp.returncode == 0, cp.stderr
+        flags = changes_flags(lnk, "noexec")
+        assert "sub" in flags or "sub/.git" in flags, (flags, cp.stderr)
+    finally:
+        (work / "sub").chmod(0o755)  # so pytest can remove it
