@@ -78,6 +78,49 @@ static const struct row build_files[] = {
     {"go.mod", "names the modules (and their generators) the next go build "
 	       "fetches"},
     {"composer.json", "its scripts run at the next composer install"},
+    {"pip.conf", "names the index the next pip install (in this "
+		 "virtualenv) installs from"},
+    {".pylintrc", "its init-hook runs at the next pylint (and an editor's "
+		  "pylint extension on open)"},
+    {"pylintrc", "its init-hook runs at the next pylint (and an editor's "
+		 "pylint extension on open)"},
+    {"pytest.ini", "names the plugins the next pytest imports"},
+    {"mypy.ini", "names the plugins the next mypy imports (and an editor's "
+		 "mypy extension on open)"},
+    {".mypy.ini", "names the plugins the next mypy imports (and an "
+		  "editor's mypy extension on open)"},
+    {"Vagrantfile", "Ruby code vagrant runs at the next vagrant up"},
+    {"flake.nix", "its shellHook runs at the next nix develop (or direnv's "
+		  "use flake)"},
+    {"shell.nix", "its shellHook runs at the next nix-shell (or direnv's "
+		  "use nix)"},
+    {"default.nix", "runs at the next nix-build or nix-shell"},
+    {"devbox.json", "its init_hook runs at the next devbox shell"},
+    {"docker-compose.yml", "names the containers (privileged, or with your "
+			   "folders mounted) the next docker compose up "
+			   "starts"},
+    {"docker-compose.yaml", "names the containers (privileged, or with "
+			    "your folders mounted) the next docker compose "
+			    "up starts"},
+    {"compose.yml", "names the containers (privileged, or with your "
+		    "folders mounted) the next docker compose up starts"},
+    {"compose.yaml", "names the containers (privileged, or with your "
+		     "folders mounted) the next docker compose up starts"},
+    {"Package.swift", "swift runs it at the next build (and an editor's "
+		      "Swift extension on open)"},
+    {"build.sbt", "runs at the next sbt (and an editor's Scala extension on "
+		  "open)"},
+    {"mix.exs", "runs at the next mix (and an editor's Elixir extension on "
+		"open)"},
+    {".bazelrc", "names the commands and options the next bazel runs"},
+    {"WORKSPACE", "runs at the next bazel build"},
+    {"MODULE.bazel", "runs at the next bazel build"},
+    {".rspec", "names the files the next rspec requires"},
+    {".rubocop.yml", "names the Ruby files the next rubocop requires (and "
+		     "an editor's extension on open)"},
+    {"bunfig.toml", "names the scripts the next bun preloads"},
+    {"deno.json", "its tasks run at the next deno task"},
+    {"deno.jsonc", "its tasks run at the next deno task"},
 };
 
 /* Configuration files that are programs: a tool runs them at its next
@@ -248,10 +291,16 @@ static char *package_json_reason(int dirfd, const char *name)
 			       "install or npm run");
 	if (r < 0)
 		return NULL;
+	/* corepack downloads and runs the package manager this names (a
+	 * version, or an archive's URL) at the next yarn or pnpm here */
+	bool pm = memmem(text, len, "\"packageManager\"", 16) != NULL;
 	char *p = memmem(text, len, "\"scripts\"", 9);
 	if (!p) {
 		free(text);
-		return NULL;
+		return pm ? xstrdup("its packageManager names the program "
+				    "corepack fetches and runs at the next "
+				    "yarn or pnpm here")
+			  : NULL;
 	}
 	char *end = text + len;
 	p += 9;
@@ -292,11 +341,17 @@ static char *package_json_reason(int dirfd, const char *name)
 	free(text);
 	if (count == 0) {
 		buf_free(&names);
-		return NULL;
+		return pm ? xstrdup("its packageManager names the program "
+				    "corepack fetches and runs at the next "
+				    "yarn or pnpm here")
+			  : NULL;
 	}
 	char *why = xasprintf("its scripts (%s) run at the next npm install "
-			      "or npm run",
-			      names.p);
+			      "or npm run%s",
+			      names.p,
+			      pm ? "; its packageManager names the program "
+				   "corepack fetches and runs"
+				 : "");
 	buf_free(&names);
 	return why;
 }
@@ -338,6 +393,11 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 {
 	bool reg = S_ISREG(mode), dir = S_ISDIR(mode), lnk = S_ISLNK(mode);
 	bool exe = reg && (mode & 0111);
+	/* make, pytest, npm, python and git follow a link: a link by a row's
+	 * name (Makefile -> evil.mk, a git config -> notes.txt) runs what it
+	 * names, so the rows that go by a file's name take links too. What
+	 * is read of a file's content is never read through one. */
+	bool file = reg || lnk;
 
 	if (link_target)
 		return xasprintf("a link out of the write folder, to %s: a "
@@ -355,7 +415,7 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 			return xstrdup("a bare repository made or changed "
 				       "below the top: git runs its config and "
 				       "hooks when a tool reads it");
-		if (reg &&
+		if (file &&
 		    (strcmp(name, "config") == 0 ||
 		     strcmp(name, "config.worktree") == 0) &&
 		    !w->git_hooks)
@@ -376,17 +436,29 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 				 d->why);
 	if (!w->vendored && w->dot && (reg || lnk))
 		return xasprintf("in %s: %s", w->dot->name, w->dot->why);
-	if (reg && w->site && ends_with(name, ".pth"))
+	if (file && w->site && ends_with(name, ".pth"))
 		return xstrdup("a .pth file: its import lines run at every "
 			       "start of this environment's python");
-	if (reg && (strcmp(name, "sitecustomize.py") == 0 ||
-		    strcmp(name, "usercustomize.py") == 0))
+	if (file && (strcmp(name, "sitecustomize.py") == 0 ||
+		     strcmp(name, "usercustomize.py") == 0))
 		return xstrdup("python runs it at every start whose path holds "
 			       "this folder");
+	/* home in pyvenv.cfg names where the environment's python finds its
+	 * standard library (site.py, encodings), run at every start */
+	if (file && strcmp(name, "pyvenv.cfg") == 0)
+		return xstrdup("a virtualenv's settings: its home names the "
+			       "python and standard library this environment "
+			       "runs at every start");
 	if (w->venv_bin && (exe || lnk))
 		return xstrdup("a new program in a virtualenv's bin: runs when "
 			       "the environment is active and you (or a "
 			       "tool) type its name");
+	/* activate (and its .fish, .csh, .nu, .ps1 forms) is sourced into
+	 * the user's own shell: no exec bit needed */
+	if (w->venv_bin && reg)
+		return xstrdup("a script in a virtualenv's bin: your shell "
+			       "runs it when you activate the environment "
+			       "(source activate)");
 	if (w->on_path && (exe || lnk))
 		return xstrdup("a new program in a folder on your PATH: runs "
 			       "when you type its name");
@@ -394,7 +466,7 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 		return NULL;
 	char tmp[64];
 	const char *mod;
-	if (w->depth == 0 && (reg || dir) &&
+	if (w->depth == 0 && (file || dir) &&
 	    (mod = py_module(name, dir, tmp, sizeof(tmp))))
 		return xasprintf("shadows Python's %s: python started in this "
 				 "folder imports it first%s",
@@ -402,13 +474,23 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 				 strcmp(mod, "readline") == 0
 				     ? " (readline: at every interactive start)"
 				     : "");
+	if (lnk && strcmp(name, "package.json") == 0)
+		return xstrdup(
+		    "a link named package.json: npm runs the scripts "
+		    "of the file it names at the next npm install "
+		    "or npm run");
 	if (reg && strcmp(name, "package.json") == 0)
 		return package_json_reason(dirfd, name);
 	for (size_t i = 0; i < sizeof(build_files) / sizeof(*build_files); i++)
-		if (reg && strcmp(name, build_files[i].name) == 0)
+		if (file && strcmp(name, build_files[i].name) == 0)
 			return xasprintf("a build file: %s",
 					 build_files[i].reason);
-	if (reg && config_program(name))
+	/* a workspace's settings and folder-open tasks, when you open it */
+	if (file && ends_with(name, ".code-workspace"))
+		return xstrdup(
+		    "a VS Code workspace: its tasks and settings run "
+		    "when you open it");
+	if (file && config_program(name))
 		return xstrdup("a configuration file that is a program: the "
 			       "tool runs it at its next start, an editor's "
 			       "extension as soon as the folder opens");

@@ -42,6 +42,40 @@ static const struct key_rule rules[] = {
     {"diff", false, "external", "runs at the next git diff"},
     {"gpg", false, "program", "runs at the next signed commit"},
     {"gpg", true, "program", "runs at the next signed commit"},
+    {"gpg", true, "defaultkeycommand", "runs at the next signed commit"},
+    {"pager", false, NULL, "runs when git shows that command's output"},
+    {"interactive", false, "difffilter", "runs at the next git add -p"},
+    {"difftool", true, "cmd", "runs at the next git difftool"},
+    {"difftool", true, "path", "runs at the next git difftool"},
+    {"mergetool", true, "cmd", "runs at the next git mergetool"},
+    {"mergetool", true, "path", "runs at the next git mergetool"},
+    {"merge", true, "driver",
+     "runs when git merges the files .gitattributes names"},
+    {"remote", true, "uploadpack", "runs at the next fetch"},
+    {"remote", true, "receivepack", "runs at the next push"},
+    {"uploadpack", false, "packobjectshook",
+     "runs when git serves this repository"},
+    {"core", false, "alternaterefscommand",
+     "runs when git lists an alternate's refs"},
+    {"core", false, "attributesfile",
+     "names the attributes that choose the filters and drivers git runs"},
+    {"init", false, "templatedir",
+     "its hooks go into every repository git makes or clones"},
+    {"web", false, "browser", "runs when git opens a page"},
+    {"browser", true, "cmd", "runs when git opens a page"},
+    {"browser", true, "path", "runs when git opens a page"},
+    {"man", true, "cmd", "runs at the next git help"},
+    {"man", true, "path", "runs at the next git help"},
+    {"sendemail", false, "sendmailcmd", "runs at the next git send-email"},
+    {"sendemail", false, "smtpserver",
+     "runs at the next git send-email when it is a path"},
+    {"sendemail", false, "tocmd", "runs at the next git send-email"},
+    {"sendemail", false, "cccmd", "runs at the next git send-email"},
+    {"guitool", true, "cmd", "runs from git gui's Tools menu"},
+    {"imap", false, "tunnel", "runs at the next git imap-send"},
+    {"tar", true, "command", "runs at the next git archive"},
+    {"instaweb", false, "httpd", "runs at the next git instaweb"},
+    {"instaweb", false, "browser", "runs at the next git instaweb"},
     {"include", false, "path",
      "adds another config file, which may name "
      "programs"},
@@ -161,6 +195,18 @@ void gitcfg_programs(const char *text, size_t len, char ***out, size_t *n,
 			if (v < eol && *v == '"')
 				v++;
 			vn = (size_t)(eol - v);
+		}
+		if (strcmp(section, "submodule") == 0 && has_sub &&
+		    strcmp(key, "update") == 0) {
+			/* '!' runs a shell, as alias's does */
+			if (vn > 0 && (*v == '!' || *v == '\\'))
+				add(out, n, max,
+				    xasprintf(
+					"submodule.%s.update runs a shell "
+					"command at the next git "
+					"submodule update",
+					sub));
+			continue;
 		}
 		if (strcmp(section, "alias") == 0 && !has_sub) {
 			/* '!' runs a shell; a value that goes on to the

@@ -199,7 +199,7 @@ static int names_read(int fd, size_t max, struct name **out, size_t *n,
 		close(dfd);
 		return -errno;
 	}
-	bool head = false, objects = false, refs = false;
+	bool head = false, objects = false, refs = false, common = false;
 	*venv = false;
 	struct dirent *e;
 	size_t cap = 0;
@@ -225,10 +225,15 @@ static int names_read(int fd, size_t max, struct name **out, size_t *n,
 			objects = true;
 		else if (strcmp(s, "refs") == 0)
 			refs = true;
+		else if (strcmp(s, "commondir") == 0)
+			common = true;
 		else if (strcmp(s, "pyvenv.cfg") == 0)
 			*venv = true;
 	}
-	*bare = head && objects && refs;
+	/* git takes a folder for a repository when it holds HEAD and its
+	 * objects and refs are there, or in the folder its commondir file
+	 * names (a config, aliases and all, read from there) */
+	*bare = head && ((objects && refs) || common);
 	closedir(d);
 	return 0;
 }
@@ -283,11 +288,15 @@ static void entry(struct walk *w, int dfd, const char *name,
 		goto out; /* gone since it was listed */
 	mode_t mode = sx.stx_mode;
 	struct timespec ct = {sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec};
-	/* another mount: not what the grant wrote */
-	bool other_mount = sx.stx_dev_major != major(w->dev) ||
-			   sx.stx_dev_minor != minor(w->dev) ||
-			   ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
-			    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT));
+	/* another mount: not what the grant wrote. Where the kernel says
+	 * which folders are mount roots, only those: a btrfs subvolume has a
+	 * device number of its own but is no mount, and the program writes
+	 * in it as in the rest of the folder. */
+	bool other_mount =
+	    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)
+		? (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0
+		: sx.stx_dev_major != major(w->dev) ||
+		      sx.stx_dev_minor != minor(w->dev);
 #else
 	struct stat sx;
 	if (fstatat(dfd, name, &sx, AT_SYMLINK_NOFOLLOW) < 0)
@@ -346,6 +355,17 @@ static void entry(struct walk *w, int dfd, const char *name,
 						 "out too): review what it "
 						 "holds before you open it "
 						 "up"));
+			goto out;
+		}
+		/* one that can be listed but not searched (chmod 0400): its
+		 * names are read, none can be looked at */
+		if (changed && faccessat(cfd, ".", X_OK, AT_EACCESS) < 0 &&
+		    errno == EACCES) {
+			add_flag(w, xstrdup("a folder lnk could not look into "
+					    "(its mode keeps you out too): "
+					    "review what it holds before you "
+					    "open it up"));
+			close(cfd);
 			goto out;
 		}
 		struct flag_where cw;

@@ -39,6 +39,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/btrfs.h>
 #include <linux/fs.h>
 #include <sched.h>
 #include <signal.h>
@@ -236,6 +237,13 @@ const size_t seccomp_clone_flags_count = ARRAY_SIZE(seccomp_clone_flags);
  * kernel reads ioctl's cmd as 32 bits, so the compare is masked to the low
  * 32: a cmd with high bits set is still TIOCSTI to the kernel and must
  * still match here (CVE-2019-10063, flatpak). */
+/* A btrfs subvolume or snapshot is made (or removed) by an ioctl on the
+ * folder that will hold it, not by mkdir: a name the guard never sees, so
+ * `btrfs subvolume create .git` made the top's .git, config and hooks the
+ * program's (invariant 2). bcachefs has the same two calls; its numbers
+ * are written here, its uapi header not being installed everywhere. */
+#define LNK_BCH_IOCTL_SUBVOLUME_CREATE _IOW(0xbc, 16, char[32])
+#define LNK_BCH_IOCTL_SUBVOLUME_DESTROY _IOW(0xbc, 17, char[32])
 /* ext4's own number for FS_IOC_SETVERSION: _IOW('f', 4, long). */
 #define EXT4_IOC_SETVERSION _IOW('f', 4, long)
 #define IOCTL(cmd)        \
@@ -250,6 +258,14 @@ const struct seccomp_ioctl seccomp_refused_ioctls[] = {
     IOCTL(FS_IOC_FSSETXATTR), /* the same flags, xfs_io's way */
     IOCTL(FS_IOC_SETVERSION), /* the inode's generation (ext4) */
     IOCTL(EXT4_IOC_SETVERSION),
+    IOCTL(BTRFS_IOC_SUBVOL_CREATE), /* a name made without mkdir */
+    IOCTL(BTRFS_IOC_SUBVOL_CREATE_V2),
+    IOCTL(BTRFS_IOC_SNAP_CREATE),
+    IOCTL(BTRFS_IOC_SNAP_CREATE_V2),
+    IOCTL(BTRFS_IOC_SNAP_DESTROY), /* a name removed without rmdir */
+    IOCTL(BTRFS_IOC_SNAP_DESTROY_V2),
+    IOCTL(LNK_BCH_IOCTL_SUBVOLUME_CREATE),
+    IOCTL(LNK_BCH_IOCTL_SUBVOLUME_DESTROY),
 };
 const size_t seccomp_refused_ioctls_count = ARRAY_SIZE(seccomp_refused_ioctls);
 

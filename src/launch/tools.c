@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/compat.h"
+#include "common/fsplace.h"
 #include "config.h"
 #include "launch/askterm.h"
 #include "launch/bwrap.h"
@@ -24,6 +25,31 @@
 #include "tools/proto.h"
 #include "tools/reach.h"
 #include "tools/store.h"
+
+/* A tool sees the machine as the user does, every mount of it: a hidden
+ * folder the mounts also show at another path (the home bound at
+ * /data/home, a second mount of its volume) is hidden there too, or
+ * `cat /data/home/.lnk/...` reads lnk's keys and answers. The other paths
+ * come from mountinfo, each checked by identity (common/fsplace.h). */
+static void hidden_elsewhere(struct strv *hidden)
+{
+	struct mount_table mt;
+	struct strv alts = {0};
+
+	if (mounts_read(&mt) < 0)
+		return; /* no mountinfo (not Linux): spellings only */
+	for (size_t i = 0; i < hidden->n; i++) {
+		char *real = realpath(hidden->v[i], NULL);
+		if (real)
+			mounts_seen_at(&mt, "/", real, &alts);
+		free(real);
+	}
+	for (size_t i = 0; i < alts.n; i++)
+		if (!strv_contains(hidden, alts.v[i]))
+			strv_push(hidden, alts.v[i]);
+	strv_free(&alts);
+	mounts_free(&mt);
+}
 
 /* lnk-tool: found like lnk's other helpers (host_find_helper). */
 static char *find_client(void)
@@ -94,6 +120,7 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 	paths_always_hidden(home, &t->hidden);
 	strv_copy(&t->hidden, policy_list(pol, K_FILES_HIDE));
 	strv_push_take(&t->hidden, paths_lnk_dir(home));
+	hidden_elsewhere(&t->hidden);
 	t->asks_dir = asks_dir(home);
 	_cleanup_free_ char *settings = paths_settings(home);
 	if ((r = asks_wait_setting(settings, &t->ask_wait_s, err)) < 0)

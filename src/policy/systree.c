@@ -14,7 +14,9 @@ struct systree {
 
 /* / and /var themselves: a write grant of either holds the rest. Below
  * /var only what the system runs from or trusts; /var/tmp, /var/log and
- * the like stay grantable. */
+ * the like stay grantable. /efi is the EFI system partition where systemd
+ * mounts it (its loader and kernels run as root at the next boot); /nix,
+ * /snap and /gnu hold the stores and profiles every user's PATH runs. */
 static const struct systree trees[] = {
     {"/", false},	  {"/var", false},	  {"/etc", true},
     {"/usr", true},	  {"/bin", true},	  {"/sbin", true},
@@ -22,7 +24,8 @@ static const struct systree trees[] = {
     {"/libx32", true},	  {"/boot", true},	  {"/opt", true},
     {"/srv", true},	  {"/var/lib", true},	  {"/var/spool", true},
     {"/var/cache", true}, {"/var/backups", true}, {"/var/opt", true},
-    {"/var/local", true},
+    {"/var/local", true}, {"/efi", true},	  {"/nix", true},
+    {"/snap", true},	  {"/gnu", true},
 };
 
 static bool spelled_in(const char *real, const struct systree *t)

@@ -77,14 +77,22 @@ static bool search_var(const char *e, size_t n)
 	return false;
 }
 
-/* Whether a value, or one of its ':'-separated entries, is an absolute
- * path in a write folder. */
+/* Whether a value names a path in a write folder: the value, one of its
+ * words (split at ':', blanks, '=', ',', ';' and quotes), or the path in
+ * an option word. Interpreters take paths inside their options
+ * (PERL5OPT=-I/w/lib -Mdev, NODE_OPTIONS=--require /w/hook.js,
+ * JAVA_TOOL_OPTIONS=-javaagent:/w/a.jar, @/w/argfile): a tool started with
+ * one loads the program's file. */
 static bool names_write_folder(const struct strv *writes, const char *v)
 {
+	static const char seps[] = ": \t\n=,;\"'";
+
 	for (const char *s = v; writes && *s;) {
-		size_t k = strcspn(s, ":");
-		if (k && s[0] == '/') {
-			_cleanup_free_ char *one = xstrndup(s, k);
+		size_t k = strcspn(s, seps);
+		const char *sl = k ? memchr(s, '/', k) : NULL;
+		if (sl && (sl == s || s[0] == '-' || s[0] == '@')) {
+			_cleanup_free_ char *one =
+			    xstrndup(sl, k - (size_t)(sl - s));
 			if (tools_write_folder_of(writes, one))
 				return true;
 		}
