@@ -804,6 +804,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .home = req->home,
 	    .path_env = env_lookup(req->host_env, "PATH"),
 	    .env = req->host_env,
+	    .facts = pol->facts,
 	};
 	r = guard_protect(&pro, &s.np, &s.ro_over, err);
 	strv_free(&hidden);
