@@ -175,6 +175,9 @@ struct protect_in {
 	const char *path_env; /* lnk's PATH, the user's shell's; may be NULL */
 	char *const *env;     /* lnk's environment, the user's (guard/envconf.h
 			       * names what it reads); may be NULL */
+	struct fs_facts *facts; /* the policy's mounts and real paths,
+				 * asked once a run (policy/facts.h); may
+				 * be NULL */
 };
 int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		  struct strv *ro_paths, struct lnk_err *err);

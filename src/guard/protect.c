@@ -64,6 +64,7 @@
 #include "guard/envconf.h"
 #include "guard/gitkeys.h"
 #include "policy/dotfiles.h"
+#include "policy/facts.h"
 
 /* How deep nested repositories and config includes are followed. */
 #define NEST_MAX 8
@@ -977,15 +978,20 @@ static void home_links(struct pctx *c, const char *home)
  * applies there too, or the program appends to .bashrc at that path. */
 static void home_elsewhere(struct pctx *c, const char *home)
 {
-	struct mount_table mt;
+	struct mount_table own;
+	const struct mount_table *mt = facts_mounts(c->in->facts);
 	struct strv alts = {0};
 
-	if (!c->in->write->n || mounts_read(&mt) < 0)
+	if (!c->in->write->n || (!mt && c->in->facts))
+		return;
+	if (!mt && mounts_read(&own) < 0)
 		return;
 	for (size_t i = 0; i < c->in->write->n; i++)
 		if (!lifted(c, c->in->write->v[i]))
-			mounts_seen_at(&mt, c->in->write->v[i], home, &alts);
-	mounts_free(&mt);
+			mounts_seen_at(mt ? mt : &own, c->in->write->v[i], home,
+				       &alts);
+	if (!mt)
+		mounts_free(&own);
 	for (size_t i = 0; i < alts.n; i++)
 		home_top(c, alts.v[i]);
 	strv_free(&alts);
@@ -1098,13 +1104,15 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		  struct strv *ro_paths, struct lnk_err *err)
 {
 	struct pctx c = {.in = in, .np = np, .ro = ro_paths};
-	_cleanup_free_ char *home = realpath(in->home, NULL);
+	_cleanup_free_ char *home = in->facts ? NULL : realpath(in->home, NULL);
 	struct protect_in rin = *in;
 	size_t nd;
 	const struct dot_file *d = dot_files(&nd);
 	int r = 0;
 
-	if (home)
+	if (in->facts && facts_real(in->facts, in->home))
+		rin.home = facts_real(in->facts, in->home);
+	else if (home)
 		rin.home = home;
 	c.in = &rin;
 	for (size_t i = 0; i < in->write->n; i++) {

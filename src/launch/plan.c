@@ -24,12 +24,17 @@ static void existing_hidden(const struct plan_in *in, struct strv *out)
 	paths_always_hidden(in->home, &all);
 	for (size_t i = 0; i < all.n; i++) {
 		struct stat st;
-		char real[PATH_MAX];
-		if (lstat(all.v[i], &st) < 0)
+		char buf[PATH_MAX];
+		/* the same folder twice (the home as given is real) is
+		 * looked at once */
+		if (strv_contains(out, all.v[i]) || lstat(all.v[i], &st) < 0)
 			continue;
-		if (!strv_contains(out, all.v[i]))
-			strv_push(out, all.v[i]);
-		if (realpath(all.v[i], real) && strcmp(real, all.v[i]) != 0 &&
+		strv_push(out, all.v[i]);
+		/* the real paths policy_resolve already asked */
+		const char *real = in->pol->facts
+				       ? facts_real(in->pol->facts, all.v[i])
+				       : realpath(all.v[i], buf);
+		if (real && strcmp(real, all.v[i]) != 0 &&
 		    !strv_contains(out, real))
 			strv_push(out, real);
 	}

@@ -511,6 +511,7 @@ struct hold_ctx {
 	 * guard's socket (sandbox_run), else NULL; cgroup_r: its failure. */
 	const char *cgroup_tag;
 	int cgroup_r;
+	struct changes_run *chg; /* stamped here, before the program runs */
 };
 
 /* The sandbox's cgroup v1, made now and handed to lnk-init before the
@@ -538,6 +539,7 @@ static int cgroup_to_init(struct sb_state *s, const char *tag)
 static int hold_for_entry(void *arg)
 {
 	struct hold_ctx *h = arg;
+	changes_run_stamp(h->chg);
 	int r = enter_wait(h->s);
 	if (r < 0)
 		return r;
@@ -813,6 +815,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .home = req->home,
 	    .path_env = env_lookup(req->host_env, "PATH"),
 	    .env = req->host_env,
+	    .facts = pol->facts,
 	};
 	r = guard_protect(&pro, &s.np, &s.ro_over, err);
 	strv_free(&hidden);
@@ -1070,9 +1073,10 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	    .ended_ctx = &s,
 	};
 	struct spawn_result res;
-	/* the run's start on each write folder's clock, before bwrap */
+	/* the run's start on each write folder's clock: hold_for_entry */
 	struct changes_run chg;
 	changes_run_begin(&chg, req->probe ? CHANGES_OFF : req->changes, pol);
+	hold.chg = &chg;
 	r = spawn_run(&sreq, &res, err);
 	limits_cgroup_end(&s.cg);
 	devnodes_remove(&s.dev);

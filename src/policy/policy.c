@@ -30,6 +30,7 @@ void policy_free(struct policy *p)
 	free(p->spec_name);
 	free(p->spec_dir);
 	strv_free(&p->always_hidden);
+	facts_free(p->facts);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -123,6 +124,7 @@ void policy_copy(struct policy *dst, const struct policy *src)
 	dst->spec_dir = src->spec_dir ? xstrdup(src->spec_dir) : NULL;
 	dst->resolved = src->resolved;
 	strv_copy(&dst->always_hidden, &src->always_hidden);
+	dst->facts = src->facts ? facts_new() : NULL;
 }
 
 static bool str_eq(const char *a, const char *b)

@@ -13,6 +13,7 @@
 
 #include "common/err.h"
 #include "common/util.h"
+#include "policy/facts.h"
 #include "policy/keys.h"
 #include "toml/toml.h"
 
@@ -43,6 +44,10 @@ struct policy {
 	 * and every other path a grant shows one (or a --hide folder) at
 	 * (policy_hidden_by_identity). */
 	struct strv always_hidden;
+	/* What resolving asked the file system (the mounts, real paths),
+	 * kept for the rest of the run's planning (policy/facts.h): made by
+	 * policy_resolve, a fresh one in a copy. */
+	struct fs_facts *facts;
 };
 
 void policy_init(struct policy *p);
@@ -63,9 +68,7 @@ void policy_merge_flags(struct policy *p, const struct policy *flags);
 /* Part of policy_resolve (src/policy/seen.c): a grant inside an
  * always-hidden folder at another path (a bind mount) refused; each other
  * path a grant shows a hidden folder at added to always_hidden. */
-struct mount_table;
-int policy_hidden_by_identity(struct policy *p, const struct mount_table *mt,
-			      struct lnk_err *err);
+int policy_hidden_by_identity(struct policy *p, struct lnk_err *err);
 
 int policy_resolve(struct policy *p, const char *cwd, const char *home,
 		   struct lnk_err *err);

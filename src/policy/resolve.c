@@ -25,11 +25,11 @@
 #include "store/paths.h"
 
 /* The real form of a folder that may not exist (for comparisons): its
- * realpath when it exists, else the path itself. */
-static char *real_or_same(const char *path)
+ * realpath when it exists, else the path itself. Asked once a run. */
+static const char *real_or_same(struct fs_facts *f, const char *path)
 {
-	char *r = realpath(path, NULL);
-	return r ? r : xstrdup(path);
+	const char *r = facts_real(f, path);
+	return r ? r : path;
 }
 
 struct forbidden {
@@ -38,8 +38,9 @@ struct forbidden {
 };
 
 /* Why a resolved grant must be refused, or NULL. */
-static const char *refusal(const char *real, const char *home_real,
-			   const char *home_given, char *hint, size_t hintlen)
+static const char *refusal(struct fs_facts *f, const char *real,
+			   const char *home_real, const char *home_given,
+			   char *hint, size_t hintlen)
 {
 	static const struct forbidden sys[] = {
 	    {"/proc", "would let the program see and reach other processes "
@@ -66,7 +67,7 @@ static const char *refusal(const char *real, const char *home_real,
 		}
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	if (xdg && xdg[0] == '/') {
-		_cleanup_free_ char *x = real_or_same(xdg);
+		const char *x = real_or_same(f, xdg);
 		if (path_within(real, x)) {
 			snprintf(hint, hintlen,
 				 "it holds your session's sockets (%s)", x);
@@ -77,12 +78,13 @@ static const char *refusal(const char *real, const char *home_real,
 	}
 	const char *homes[] = {home_real, home_given};
 	for (size_t h = 0; h < ARRAY_SIZE(homes); h++) {
-		if (!homes[h])
+		if (!homes[h] ||
+		    (h > 0 && homes[0] && strcmp(homes[h], homes[0]) == 0))
 			continue;
 		struct strv hidden = {0};
 		paths_always_hidden(homes[h], &hidden);
 		for (size_t i = 0; i < hidden.n; i++) {
-			_cleanup_free_ char *x = real_or_same(hidden.v[i]);
+			const char *x = real_or_same(f, hidden.v[i]);
 			if (path_within(real, x)) {
 				bool settings = i == 0;
 				snprintf(hint, hintlen, "%s",
@@ -192,8 +194,8 @@ static char *origin_msg(const struct policy *p, enum key_id id, size_t i,
 
 static int resolve_path(struct policy *p, enum key_id id, size_t i,
 			const char *cwd, const char *home,
-			const char *home_real, const struct mount_table *mt,
-			char **out, struct lnk_err *err)
+			const char *home_real, struct fs_facts *f, char **out,
+			struct lnk_err *err)
 {
 	struct key_value *kv = &p->k[id];
 	const char *given = kv->list.v[i];
@@ -255,13 +257,13 @@ static int resolve_path(struct policy *p, enum key_id id, size_t i,
 			       : S_ISFIFO(st.st_mode) ? "pipe"
 						      : "device");
 	char hint[256];
-	const char *why = refusal(r, home_real, home, hint, sizeof(hint));
+	const char *why = refusal(f, r, home_real, home, hint, sizeof(hint));
 	if (why)
 		return err_set(err, -EINVAL, "%s: '%s' %s; %s", where, r, why,
 			       hint);
 	bool writes = id == K_FILES_WRITE || id == K_FILES_WRITE_DOT_FILES;
 	bool other;
-	const char *tree = writes ? systree_holding(r, mt, &other) : NULL;
+	const char *tree = writes ? systree_holding(r, f, &other) : NULL;
 	if (tree)
 		return err_set(
 		    err, -EINVAL,
@@ -314,12 +316,13 @@ static int resolve_command(struct policy *p, size_t i, const char *cwd,
 }
 
 static int resolve_all(struct policy *p, const char *cwd, const char *home,
-		       const struct mount_table *mt, struct lnk_err *err)
+		       struct lnk_err *err)
 {
 	if (!cwd || cwd[0] != '/' || !home || home[0] != '/')
 		return err_set(err, -EINVAL,
 			       "the working folder and home must be absolute");
-	_cleanup_free_ char *home_real = realpath(home, NULL);
+	struct fs_facts *f = p->facts;
+	const char *home_real = facts_real(f, home);
 
 	for (size_t id = 0; id < K__COUNT; id++) {
 		const struct key_def *d = key_def((enum key_id)id);
@@ -334,7 +337,7 @@ static int resolve_all(struct policy *p, const char *cwd, const char *home,
 			char *r = NULL;
 			int e = d->type == KT_PATHS
 				    ? resolve_path(p, (enum key_id)id, i, cwd,
-						   home, home_real, mt, &r, err)
+						   home, home_real, f, &r, err)
 				    : resolve_command(p, i, cwd, home, &r);
 			if (e < 0) {
 				policy_clear_key(&nk);
@@ -375,7 +378,7 @@ static int resolve_all(struct policy *p, const char *cwd, const char *home,
 
 	strv_free(&p->always_hidden);
 	paths_always_hidden(home_real ? home_real : home, &p->always_hidden);
-	int r = policy_hidden_by_identity(p, mt, err);
+	int r = policy_hidden_by_identity(p, err);
 	if (r < 0)
 		return r;
 	p->resolved = true;
@@ -385,13 +388,9 @@ static int resolve_all(struct policy *p, const char *cwd, const char *home,
 int policy_resolve(struct policy *p, const char *cwd, const char *home,
 		   struct lnk_err *err)
 {
-	/* The mounts, read once: the system trees and the hidden folders
-	 * are matched by identity through them. */
-	struct mount_table mt;
-	bool have = mounts_read(&mt) == 0;
-	int r = resolve_all(p, cwd, home, have ? &mt : NULL, err);
-
-	if (have)
-		mounts_free(&mt);
-	return r;
+	/* The mounts and the real paths the rules compare, asked once a run
+	 * and kept for the planning that follows (policy/facts.h). */
+	facts_free(p->facts);
+	p->facts = facts_new();
+	return resolve_all(p, cwd, home, err);
 }

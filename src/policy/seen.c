@@ -19,31 +19,33 @@
 /* The real form of each always-hidden and --hide folder that exists. */
 static void hidden_real(const struct policy *p, struct strv *out)
 {
+	struct fs_facts *f = p->facts;
 	const struct strv *lists[] = {&p->always_hidden,
 				      &p->k[K_FILES_HIDE].list};
 	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
 		for (size_t i = 0; i < lists[l]->n; i++) {
-			char *r = realpath(lists[l]->v[i], NULL);
+			const char *r = facts_real(f, lists[l]->v[i]);
 			if (r && !strv_contains(out, r))
 				strv_push(out, r);
-			free(r);
 		}
 }
 
-int policy_hidden_by_identity(struct policy *p, const struct mount_table *mt,
-			      struct lnk_err *err)
+int policy_hidden_by_identity(struct policy *p, struct lnk_err *err)
 {
 	struct strv hidden = {0}, always = {0}, alts = {0};
 	const enum key_id ids[] = {K_FILES_WRITE, K_FILES_READ};
+	const struct mount_table *mt;
 	int r = 0;
 
-	if (!mt)
+	if (!p->k[K_FILES_WRITE].list.n && !p->k[K_FILES_READ].list.n)
+		return 0; /* no grant shows anything */
+	if (!(mt = facts_mounts(p->facts)))
 		return 0; /* no mountinfo (not Linux): spellings only */
 	hidden_real(p, &hidden);
 	for (size_t i = 0; i < p->always_hidden.n; i++) {
-		char *x = realpath(p->always_hidden.v[i], NULL);
+		const char *x = facts_real(p->facts, p->always_hidden.v[i]);
 		if (x)
-			strv_push_take(&always, x);
+			strv_push(&always, x);
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(ids) && r == 0; k++) {
 		const struct strv *g = &p->k[ids[k]].list;

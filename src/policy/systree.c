@@ -1,10 +1,9 @@
 #include "policy/systree.h"
 
-#include <limits.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "common/fsplace.h"
+#include "policy/facts.h"
 #include "common/util.h"
 
 struct systree {
@@ -42,29 +41,28 @@ const char *systree_spelled(const char *real)
 	return NULL;
 }
 
-const char *systree_holding(const char *real, const struct mount_table *mt,
-			    bool *other)
+const char *systree_holding(const char *real, struct fs_facts *f, bool *other)
 {
 	const char *hit = systree_spelled(real);
+	const struct mount_table *mt;
 	struct fs_place g;
 
 	*other = false;
-	if (hit || !mt || mounts_place(mt, real, &g) < 0)
+	if (hit || !f || !(mt = facts_mounts(f)) ||
+	    mounts_place(mt, real, &g) < 0)
 		return hit;
 	for (size_t i = 0; !hit && i < ARRAY_SIZE(trees); i++) {
 		/* /bin is usr/bin on a merged system: its place is the real
-		 * folder's */
-		char tr[PATH_MAX];
-		struct fs_place tp;
-		if (!realpath(trees[i].path, tr) ||
-		    mounts_place(mt, tr, &tp) < 0)
+		 * folder's. Each tree's place is asked once a run, whatever
+		 * the number of write grants. */
+		const struct fs_place *tp = facts_place(f, trees[i].path);
+		if (!tp)
 			continue;
 		if (trees[i].whole
-			? fs_place_within(&g, &tp)
-			: tp.major == g.major && tp.minor == g.minor &&
-			      strcmp(tp.path, g.path) == 0)
+			? fs_place_within(&g, tp)
+			: tp->major == g.major && tp->minor == g.minor &&
+			      strcmp(tp->path, g.path) == 0)
 			hit = trees[i].path;
-		fs_place_free(&tp);
 	}
 	fs_place_free(&g);
 	*other = hit != NULL;

@@ -12,10 +12,10 @@
  * only (for deciding whether a root-owned link is the system's), or NULL. */
 const char *systree_spelled(const char *real);
 
-struct mount_table;
+struct fs_facts;
 
-/* The tree real is or lies in, by spelling or by identity (the mounts mt
- * lists; NULL: spelling only), or NULL. *other is set when only identity
+/* The tree real is or lies in, by spelling or by identity (the mounts and
+ * the trees' real paths f knows, asked once a run; NULL: spelling only),
+ * or NULL. *other is set when only identity
  * tells: the path shows the tree through a bind mount. */
-const char *systree_holding(const char *real, const struct mount_table *mt,
-			    bool *other);
+const char *systree_holding(const char *real, struct fs_facts *f, bool *other);
