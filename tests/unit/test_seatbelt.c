@@ -25,6 +25,8 @@
 #include "launch/folders.h"
 #include "launch/seatbelt.h"
 #include "policy/dotfiles.h"
+/* The wire's macOS profile: not in the Linux build's libraries. */
+#include "../../src/wire/profile_macos.c"
 
 /* ---- the SBPL reader: s-expressions as TinyScheme reads them ---- */
 
@@ -882,6 +884,37 @@ static void size_twenty_write_folders(void **state)
 	teardown(&f);
 }
 
+/* The wire's own profile starts from nothing too: its database and the
+ * resolver's files, no other file, no program. */
+static void wire_profile_denies_by_default(void **state)
+{
+	(void)state;
+	struct confine_plan cp = {.db_path = "/Users/u/.lnk/lnk.db"};
+	struct buf b = {0};
+	struct lnk_err err = {0};
+	assert_int_equal(wire_profile_macos(&cp, &b, &err), 0);
+	char why[256];
+	struct node *prof = read_profile(b.p, why, sizeof(why));
+	if (!prof)
+		fail_msg("the wire's profile does not parse: %s\n%s", why, b.p);
+	assert_non_null(strstr(b.p, "\n(deny default)\n"));
+	assert_null(strstr(b.p, "(allow default)"));
+	assert_true(allowed(prof, OP_WRITE, "/Users/u/.lnk/lnk.db", -1));
+	assert_true(allowed(prof, OP_WRITE, "/Users/u/.lnk/lnk.db-wal", -1));
+	assert_true(allowed(prof, OP_READ, "/private/etc/hosts", -1));
+	assert_false(allowed(prof, OP_WRITE, "/private/etc/hosts", -1));
+	assert_false(allowed(prof, OP_READ, "/Users/u/.ssh/id_ed25519", -1));
+	assert_false(allowed(prof, OP_WRITE, "/Users/u/.zshrc", -1));
+	assert_false(allowed(prof, OP_READ, "/Users/u/.lnk/policy.toml", -1));
+	assert_false(allowed(prof, OP_EXEC, "/bin/sh", -1));
+	node_free(prof);
+	buf_free(&b);
+	/* A path SBPL cannot say is refused, not written. */
+	cp.db_path = "/Users/u/x\x1b[2J/lnk.db";
+	assert_int_equal(wire_profile_macos(&cp, &b, &err), -EINVAL);
+	buf_free(&b);
+}
+
 /* ---- refusals ---- */
 
 static void refuses_limits(void **state)
@@ -1350,6 +1383,7 @@ int main(void)
 	    cmocka_unit_test(hole_unicode_case),
 	    cmocka_unit_test(hole_semaphores),
 	    cmocka_unit_test(size_twenty_write_folders),
+	    cmocka_unit_test(wire_profile_denies_by_default),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
