@@ -10,7 +10,7 @@
  * Paths enter the profile as string literals inside `literal` and
  * `subpath` filters, escaped by sbpl_quote, and as `regex` filters that
  * match them in any letter case (the Mac's disks fold case, Unicode's
- * too), written by sbpl_fold (seatbelt.c) a byte at a time: a letter as
+ * too), written by sbpl_fold (sbfold.h) a byte at a time: a letter as
  * its foldings, any other byte as itself inside a bracket, and the bytes a
  * regex literal cannot hold as "any byte" (a deny widened, never an allow).
  * No path a user, a spec or the file system chose can end a string, start
@@ -58,15 +58,6 @@ struct seatbelt_in {
  * the wire, which does not run on macOS. 0, or -EOPNOTSUPP naming the key
  * and what to do. */
 int seatbelt_refusals(const struct policy *p, struct lnk_err *err);
-
-/* Appends s to b as an SBPL regex that matches it in any letter case, as
- * APFS and HFS+ compare names (docs/macos.md, "Names the disk folds"):
- * each ASCII letter as its cases and the code points that fold to it (ſ,
- * the Kelvin sign), the pairs a ligature or ß folds to as those too, any
- * other byte as itself in a bracket; '"', '\\', '^' and ']' as any one
- * byte. Use it only in deny rules: it may match more than s, never less
- * (but for s spelled in another Unicode normalization). */
-void sbpl_fold(struct buf *b, const char *s);
 
 /* Writes the profile into *out (allocated, NUL-terminated). 0 or -errno:
  * -EOPNOTSUPP for a key macOS cannot enforce (seatbelt_refusals), -EINVAL

@@ -795,8 +795,8 @@ static void hole_unicode_case(void **state)
 {
 	(void)state;
 	static const char *const kept[] = {
-	    "/.v\xc5\xbf"
-	    "code/settings.json", /* ſ */
+	    ("/.v\xc5\xbf"
+	     "code/settings.json"), /* ſ */
 	    "/.z\xc5\xbfhenv",
 	    "/.\xe2\x84\xaaube/config", /* K (Kelvin) */
 	    "/.\xc3\x9fh/config",	/* ß: ss */
