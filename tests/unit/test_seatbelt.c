@@ -494,6 +494,19 @@ static void g_write_above_home(void **state)
 	teardown(&f);
 }
 
+/* Root's home through the Mac's link (/var/root is /private/var/root):
+ * the kept names under both spellings. */
+static void g_linked_home(void **state)
+{
+	(void)state;
+	struct fixture f;
+	setup(&f, "/var/root");
+	grant(&f, K_COMMANDS_ALLOW, "*");
+	grant(&f, K_FILES_WRITE, "/private/var/root");
+	golden(&f, "linked_home");
+	teardown(&f);
+}
+
 static void g_ports(void **state)
 {
 	(void)state;
@@ -1360,6 +1373,7 @@ int main(void)
 	    cmocka_unit_test(g_read),
 	    cmocka_unit_test(g_read_home_hide),
 	    cmocka_unit_test(g_write_above_home),
+	    cmocka_unit_test(g_linked_home),
 	    cmocka_unit_test(g_ports),
 	    cmocka_unit_test(g_commands),
 	    cmocka_unit_test(g_commands_none_found),
