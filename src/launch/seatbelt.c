@@ -746,13 +746,15 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 
 	buf_puts(&b, "\n;; The devices a program expects: null, zero, random, "
 		     "its terminal and its\n;; own descriptors. No other "
-		     "device of this machine.\n"
+		     "device of this machine; as printed, no\n;; terminal "
+		     "opened by name either (/dev/tty is whatever terminal "
+		     "the session\n;; has, yours when run in your session).\n"
 		     "(allow file-read* file-write-data\n"
 		     "  (literal \"/dev/null\")\n  (literal \"/dev/zero\"))\n"
 		     "(allow file-read*\n  (literal \"/dev/random\")\n"
 		     "  (literal \"/dev/urandom\"))\n"
 		     "(allow file-read* file-write-data\n"
-		     "  (literal \"/dev/tty\")\n  (subpath \"/dev/fd\"))\n");
+		     "  (subpath \"/dev/fd\"))\n");
 	if (in->tty) {
 		buf_puts(&b, ";; The program's terminal, the pty lnk made for "
 			     "it and made the terminal of\n;; its new session "

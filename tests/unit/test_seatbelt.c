@@ -619,6 +619,7 @@ static void hole_tty_ioctl(void **state)
 	assert_false(allowed(prof, OP_IOCTL, "/dev/tty", -1));
 	assert_false(allowed(prof, OP_IOCTL, "/dev/ttys001", -1));
 	assert_false(allowed(prof, OP_IOCTL, "/dev/fd/0", -1));
+	assert_false(allowed(prof, OP_READ, "/dev/tty", -1));
 	assert_non_null(strstr(f.out, "new session"));
 	assert_non_null(strstr(f.out, "pseudo-terminal"));
 	node_free(prof);
@@ -627,7 +628,9 @@ static void hole_tty_ioctl(void **state)
 	prof = build_and_read(&f);
 	assert_true(allowed(prof, OP_IOCTL, "/dev/ttys003", -1));
 	assert_true(allowed(prof, OP_IOCTL, "/dev/tty", -1));
+	assert_true(allowed(prof, OP_READ, "/dev/tty", -1));
 	assert_false(allowed(prof, OP_IOCTL, "/dev/ttys001", -1));
+	assert_false(allowed(prof, OP_READ, "/dev/ttys001", -1));
 	node_free(prof);
 	teardown(&f);
 }
