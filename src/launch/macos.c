@@ -120,7 +120,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	const struct policy *p = req->pol;
 	struct strv files = {0}, env = {0}, extra = {0};
 	_cleanup_free_ char *prog = NULL, *scratch = NULL, *profile = NULL;
-	_cleanup_free_ char *home_real = NULL;
+	_cleanup_free_ char *home_real = NULL, *home_in = NULL;
 	struct mac_pty pt = {.master = -1, .in = -1, .out = -1};
 	int r;
 
@@ -141,7 +141,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	}
 	if ((r = make_scratch(&scratch, err)) < 0)
 		goto out;
-	_cleanup_free_ char *home_in = xasprintf("%s/home", scratch);
+	home_in = xasprintf("%s/home", scratch);
 	strv_pushf(&extra, "TMPDIR=%s/tmp/", scratch);
 	struct env_in ei = {
 	    .host_env = req->host_env,
