@@ -79,16 +79,14 @@ static void paths_as_written(struct policy *p, const struct policy *flags,
 }
 
 /* The Seatbelt profile of p, as the macOS launcher builds it but for the
- * parts only a run has: no sandbox folder (TMPDIR), no terminal, and the
- * wire's ports where it would listen first. */
+ * parts only a run has: no sandbox folder (TMPDIR), no terminal (so no
+ * ioctl on any). A network grant is refused: no wire runs on macOS. */
 static int print_seatbelt(const struct policy *p, const char *home)
 {
 	struct lnk_err err = {0};
 	struct strv files = {0}, folders = {0};
-	struct wire_plan wp = {0};
-	bool wire = policy_list(p, K_INTERNET_HOSTS)->n ||
-		    policy_list(p, K_LAN_HOSTS)->n;
 	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *home_real = realpath(home, NULL);
 	int r = seatbelt_refusals(p, &err), ret = LNK_EXIT_FAIL;
 
 	if (r < 0) {
@@ -98,21 +96,16 @@ static int print_seatbelt(const struct policy *p, const char *home)
 	if (!policy_any_command(p))
 		r = commands_allowed(policy_list(p, K_COMMANDS_ALLOW),
 				     ENV_SANDBOX_PATH, &files, &folders, &err);
-	if (r == 0 && wire)
-		r = wire_plan(p, "spec", home, &wp, &err);
 	if (r == 0) {
 		struct seatbelt_in in = {
 		    .pol = p,
 		    .home = home,
+		    .home_real = home_real,
 		    .exec_files = &files,
 		    .exec_folders = &folders,
-		    .wire_http_port = wire ? wp.http_port : 0,
-		    .wire_socks_port = wire ? wp.socks_port : 0,
 		};
 		r = seatbelt_build(&in, &text, &err);
 	}
-	if (wire)
-		wire_plan_free(&wp);
 	strv_free(&files);
 	strv_free(&folders);
 	if (r < 0) {

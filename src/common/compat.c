@@ -305,3 +305,23 @@ int die_with_parent(int sig)
 }
 
 #endif
+
+int file_reserve(int fd, off_t len)
+{
+#ifdef __linux__
+	return -posix_fallocate(fd, 0, len);
+#else
+	static const char zero[4096];
+	for (off_t off = 0; off < len;) {
+		size_t n = len - off < (off_t)sizeof(zero) ? (size_t)(len - off)
+							   : sizeof(zero);
+		ssize_t w = pwrite(fd, zero, n, off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		off += w;
+	}
+	return 0;
+#endif
+}

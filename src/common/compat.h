@@ -81,3 +81,8 @@ void close_from(int lowfd);
 /* Names the calling process for ps and top (Linux' comm); a no-op on
  * macOS, whose ps shows the program's path. */
 void proc_set_name(const char *name);
+
+/* Gives the file's first len bytes room on its disk (a reserve that a
+ * full disk cannot take): posix_fallocate on Linux; macOS has none, so the
+ * bytes are written there, as zeros. 0 or -errno. */
+int file_reserve(int fd, off_t len);

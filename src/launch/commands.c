@@ -57,7 +57,8 @@ static char *resolve_name(const char *name, const char *path_env)
 	}
 	const char *s = path_env ? path_env : DEFAULT_PATH;
 	while (*s) {
-		const char *e = strchrnul(s, ':');
+		/* strcspn, not strchrnul: macOS has none */
+		const char *e = s + strcspn(s, ":");
 		if (e > s && s[0] == '/') {
 			char *p = xasprintf("%.*s/%s", (int)(e - s), s, name);
 			if (is_exec_file(p))

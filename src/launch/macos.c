@@ -9,16 +9,21 @@
  * empty HOME (no tmpfs), and the child that closes every inherited
  * descriptor, leaves lnk's session, applies the profile with
  * sandbox_init(3) and executes the program with the cleared environment.
- * The exit status is the program's, 128+N for a signal, 125 for lnk's own
- * failure, 126 and 127 as on Linux.
+ * On a terminal the program gets a pty of its own as its new session's
+ * terminal (pty_macos.h), never the user's: lnk relays the keys while it
+ * runs and closes the pty at its end, so a process that left the session
+ * reads nothing the user types next and types nothing into the user's
+ * shell. The exit status is the program's, 128+N for a signal, 125 for
+ * lnk's own failure, 126 and 127 as on Linux.
  *
- * Not yet here, and refused rather than run with less: the wire (its
- * macOS loop, route lookups and profile are written, not run, and its
- * keeper makes connects through seccomp), so [internet] and [lan] grants
- * say so; --port is a rule of the profile and needs no wire.
- * tests/portable/check compiles this file on Linux against a declaration
- * of sandbox_init (tests/portable/macos/), with the Linux-only headers and
- * calls made errors.
+ * Not here, and refused rather than run with less: the wire (its macOS
+ * loop, route lookups and profile are written, not run, and its keeper
+ * makes connects through seccomp), so the network grants ([internet]
+ * hosts and models, [lan]) are refused by seatbelt_refusals; --port is a
+ * rule of the profile and needs no wire. tests/portable/check compiles and
+ * links this file on Linux against the declarations of macOS' libSystem
+ * (tests/portable/macos/), with the Linux-only headers and calls made
+ * errors.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +42,7 @@
 #include "launch/commands.h"
 #include "launch/macos.h"
 #include "launch/env.h"
+#include "launch/pty_macos.h"
 #include "launch/sandbox.h"
 #include "launch/seatbelt.h"
 
@@ -114,17 +120,14 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	const struct policy *p = req->pol;
 	struct strv files = {0}, env = {0}, extra = {0};
 	_cleanup_free_ char *prog = NULL, *scratch = NULL, *profile = NULL;
+	_cleanup_free_ char *home_real = NULL, *home_in = NULL;
+	struct mac_pty pt = {.master = -1, .in = -1, .out = -1};
 	int r;
 
 	*status = LNK_EXIT_FAIL;
+	/* The network grants among them: no wire runs on macOS. */
 	if ((r = seatbelt_refusals(p, err)) < 0)
 		return r;
-	if (policy_list(p, K_INTERNET_HOSTS)->n ||
-	    policy_list(p, K_LAN_HOSTS)->n)
-		return err_set(err, -EOPNOTSUPP,
-			       "[internet] and [lan] need the wire, which does "
-			       "not run on macOS yet; run without them, or on "
-			       "Linux");
 	if (req->probe)
 		return err_set(err, -EOPNOTSUPP,
 			       "lnk sandbox check does not run on macOS yet");
@@ -138,7 +141,7 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	}
 	if ((r = make_scratch(&scratch, err)) < 0)
 		goto out;
-	_cleanup_free_ char *home_in = xasprintf("%s/home", scratch);
+	home_in = xasprintf("%s/home", scratch);
 	strv_pushf(&extra, "TMPDIR=%s/tmp/", scratch);
 	struct env_in ei = {
 	    .host_env = req->host_env,
@@ -158,9 +161,16 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		bool dir = stat(files.v[i], &st) == 0 && S_ISDIR(st.st_mode);
 		strv_push(dir ? &exec_folders : &exec_files, files.v[i]);
 	}
+	/* Seatbelt sees the home's real path (root's /var/root is
+	 * /private/var/root): the kept names are written under both. */
+	home_real = realpath(req->home, NULL);
+	if ((r = mac_pty_open(&pt, err)) < 0)
+		goto out;
 	struct seatbelt_in si = {
 	    .pol = p,
 	    .home = req->home,
+	    .home_real = home_real,
+	    .tty = pt.master >= 0 ? pt.slave : NULL,
 	    .scratch = scratch,
 	    .exec_files = &exec_files,
 	    .exec_folders = &exec_folders,
@@ -187,10 +197,14 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 	}
 	if (pid == 0) {
 		char *sb_err = NULL;
+		/* Its own session, with the pty as its terminal: it cannot
+		 * type into the user's (TIOCSTI) nor keep it, and lnk can
+		 * end its whole process group. */
+		if (mac_pty_child(&pt) < 0) {
+			perror("lnk: cannot give the program its terminal");
+			_exit(LNK_EXIT_FAIL);
+		}
 		close_inherited();
-		/* Its own session: it cannot type into lnk's terminal
-		 * (TIOCSTI), and lnk can end its whole process group. */
-		setsid();
 		if (chdir(dir) < 0) {
 			perror("lnk: cannot enter the starting folder");
 			_exit(LNK_EXIT_FAIL);
@@ -206,16 +220,22 @@ int sandbox_run(const struct sandbox_req *req, int *status, struct lnk_err *err)
 		_exit(errno == ENOENT ? LNK_EXIT_NOT_FOUND
 				      : LNK_EXIT_CANNOT_EXEC);
 	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	/* What it left running in its group ends with it. */
+	int st = 0;
+	r = mac_pty_relay(&pt, pid, &st);
+	/* What it left running in its group ends with it; what left the
+	 * group holds a pty that is closed below. */
 	kill(-pid, SIGKILL);
+	if (r < 0) {
+		r = err_set(err, r, "cannot wait for the program: %s",
+			    strerror(-r));
+		goto out;
+	}
 	*status = WIFEXITED(st)	    ? WEXITSTATUS(st)
 		  : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
 				    : LNK_EXIT_FAIL;
 	r = 0;
 out:
+	mac_pty_close(&pt);
 	if (scratch)
 		nftw(scratch, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	strv_free(&files);
@@ -248,7 +268,7 @@ int macos_ready(struct strv *lines)
 	strv_pushf(lines, "%s\tseatbelt\t%s", ok ? "ok" : "fail",
 		   ok ? "sandbox_init takes a profile: nothing to install"
 		      : "sandbox_init refused a profile of one rule");
-	strv_push(lines, "warn\twire\tthe wire does not run on macOS yet: "
-			 "[internet] and [lan] are refused");
+	strv_push(lines, "warn\twire\tthe wire does not run on macOS: "
+			 "[internet] hosts and models and [lan] are refused");
 	return ok ? 0 : -ENOTSUP;
 }

@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "launch/folders.h"
+#include "launch/sbfold.h"
 #include "launch/seatbelt.h"
 #include "policy/dotfiles.h"
 
@@ -22,7 +24,10 @@
  * Tools and Xcode's developer folder the git, clang and make that
  * /usr/bin's shims run, /opt/homebrew Homebrew on Apple silicon. Not
  * /Library as a whole: it holds the machine's keychains and other
- * programs' settings. */
+ * programs' settings. sys_closed takes back what they hold that is no
+ * program: Homebrew's var/ and etc/ (services' databases, keys and
+ * settings) and /System/Volumes, where the data volume (every user's
+ * files) and the boot volumes show again under other names. */
 static const char *const sys_dirs[] = {
     "/System",
     "/usr",
@@ -32,6 +37,20 @@ static const char *const sys_dirs[] = {
     "/Library/Frameworks",
     "/Applications/Xcode.app/Contents/Developer",
     "/opt/homebrew",
+    NULL,
+};
+static const char *const sys_closed[] = {
+    "/System/Volumes", "/opt/homebrew/var", "/opt/homebrew/etc",
+    "/usr/local/var",  "/usr/local/etc",    NULL,
+};
+/* Of Homebrew's etc/, the TLS roots its OpenSSL and curl read: public. */
+static const char *const sys_certs[] = {
+    "/opt/homebrew/etc/openssl@3/cert.pem",
+    "/opt/homebrew/etc/openssl@3/certs",
+    "/opt/homebrew/etc/ca-certificates",
+    "/usr/local/etc/openssl@3/cert.pem",
+    "/usr/local/etc/openssl@3/certs",
+    "/usr/local/etc/ca-certificates",
     NULL,
 };
 
@@ -80,6 +99,15 @@ static const char *const sysctl_prefixes[] = {
     NULL,
 };
 
+/* The Mac's own links at the root (firmlinks and symlinks Apple ships):
+ * a path spelled under the first is the second to Seatbelt, which matches
+ * the real path. Root's home is /var/root. */
+static const char *const mac_links[][2] = {
+    {"/var", "/private/var"},
+    {"/tmp", "/private/tmp"},
+    {"/etc", "/private/etc"},
+};
+
 /* What the file ops of each rule kind cover. A read-only grant denies
  * writes explicitly: an allow of reading alone would leave the write rule
  * of a parent folder in force beneath it. */
@@ -89,16 +117,13 @@ static const char *const sysctl_prefixes[] = {
 enum sb_kind {
 	SB_READ,  /* --read: read only */
 	SB_WRITE, /* --write */
-	SB_DOT,	  /* the names of dotfiles.h at the top of a write folder */
-	SB_KEPT,  /* one of the Mac's own kept names under the home's top */
 	SB_HIDE,  /* --hide */
 };
 
 struct sb_rule {
 	enum sb_kind kind;
-	char *path;	  /* absolute, normalized; SB_DOT: the write folder */
-	char *top;	  /* SB_KEPT: the home folder (path is top/name) */
-	const char *name; /* SB_KEPT: the name */
+	char *path; /* absolute, normalized */
+	bool dots;  /* SB_WRITE: its top's kept names are kept */
 };
 
 struct sb_table {
@@ -107,20 +132,14 @@ struct sb_table {
 };
 
 /* At one path the later kind wins, as in bwrap.c's rank(): a --write
- * replaces a --read, a --hide closes all. The kept names of a write folder
- * come right after its own rule and before any grant inside it: they are
- * all its children, and a grant deeper than one of them (a --write of
- * .git/x) must come after, as its mount does. */
+ * replaces a --read, a --hide closes all. */
 static int rank(enum sb_kind k)
 {
 	switch (k) {
 	case SB_READ:
-	case SB_KEPT:
 		return 0;
 	case SB_WRITE:
 		return 1;
-	case SB_DOT:
-		return 2;
 	case SB_HIDE:
 		return 3;
 	}
@@ -133,7 +152,8 @@ static int cmp_rule(const void *a, const void *b)
 	return folder_order(x->path, rank(x->kind), y->path, rank(y->kind));
 }
 
-static void add(struct sb_table *t, enum sb_kind kind, const char *path)
+static void add(struct sb_table *t, enum sb_kind kind, const char *path,
+		bool dots)
 {
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 16;
@@ -142,15 +162,14 @@ static void add(struct sb_table *t, enum sb_kind kind, const char *path)
 	t->r[t->n++] = (struct sb_rule){
 	    .kind = kind,
 	    .path = xstrdup(path),
+	    .dots = dots,
 	};
 }
 
 static void table_free(struct sb_table *t)
 {
-	for (size_t i = 0; i < t->n; i++) {
+	for (size_t i = 0; i < t->n; i++)
 		free(t->r[i].path);
-		free(t->r[i].top);
-	}
 	free(t->r);
 	*t = (struct sb_table){0};
 }
@@ -165,63 +184,96 @@ static int filter(struct buf *b, const char *kind, const char *path,
 	return r;
 }
 
-/* What a program writes under the home folder's top that runs outside on
- * a Mac, beside dotfiles.h's names: launchd starts the LaunchAgents at the
- * next login, and programs read Preferences and Application Support as
- * their settings (the Mac's ~/.config). Caches and Logs stay writable. */
+/* (regex #"^PATH(/|$)"): path and all below it, in any case. */
+static void fold_filter(struct buf *b, const char *path)
+{
+	buf_puts(b, "\n  (regex #\"^");
+	sbpl_fold(b, path);
+	buf_puts(b, "(/|$)\")");
+}
+
+/* ---- the names kept at the top of a write folder ---- */
+
+/* What a program writes under the home folder's ~/Library that runs
+ * outside the sandbox on a Mac, beside dotfiles.h's names at its top: each
+ * is a folder the system or a program loads code or commands from as the
+ * user, or reads as its settings (docs/macos.md lists each with where
+ * Apple documents it). Caches, Logs and the rest stay writable. */
 static const char *const mac_home_kept[] = {
-    "Library/LaunchAgents",
-    "Library/Preferences",
+    "Library/Address Book Plug-Ins",
+    "Library/Application Scripts",
     "Library/Application Support",
+    "Library/Audio",
+    "Library/Automator",
+    "Library/ColorPickers",
+    "Library/Components",
+    "Library/Containers",
+    "Library/Contextual Menu Items",
+    "Library/Developer",
+    "Library/Frameworks",
+    "Library/Group Containers",
+    "Library/Input Methods",
+    "Library/Internet Plug-Ins",
+    "Library/Keyboard Layouts",
+    "Library/KeyBindings",
+    "Library/LaunchAgents",
+    "Library/Mail",
+    "Library/PreferencePanes",
+    "Library/Preferences",
+    "Library/Python",
+    "Library/QuickLook",
+    "Library/Screen Savers",
+    "Library/Scripts",
+    "Library/Services",
+    "Library/Spotlight",
+    "Library/Workflows",
     NULL,
 };
 
-/* The names kept at the top of a write folder: dotfiles.h's. */
-static void kept_names(struct strv *out)
+/* The names kept at a top: dotfiles.h's, and at the home's top the
+ * Mac's own. */
+static void kept_names(bool home, struct strv *out)
 {
 	size_t n;
 	const struct dot_file *d = dot_files(&n);
 	for (size_t i = 0; i < n; i++)
 		strv_push(out, d[i].name);
+	for (size_t i = 0; home && mac_home_kept[i]; i++)
+		strv_push(out, mac_home_kept[i]);
 }
 
-/* The kept names at depth components below the root, in any letter case:
- * APFS and HFS+ ignore case by default, so ".GIT" is ".git" to git, and a
- * rule by exact name alone would let a program create it. The regex holds
- * no user text: a count, and lnk's own names, whose every character is a
- * letter, a digit, '.', '_', '-', ' ' or '/' (anything else is refused: a
- * bug), each written as a bracket of its cases. */
-static int ci_regex(struct buf *b, size_t depth, const struct strv *names,
-		    struct lnk_err *err)
+/* The kept names at depth components below the root, in any case (see
+ * sbpl_fold): one regex of lnk's own names, shared by every top of that
+ * depth. Each name is checked to be a plain one (a bug otherwise). */
+static int kept_regex(struct buf *b, size_t depth, bool home,
+		      struct lnk_err *err)
 {
-	buf_puts(b, "#\"^");
+	struct strv names = {0};
+	kept_names(home, &names);
+	buf_puts(b, "\n    (regex #\"^");
 	for (size_t i = 0; i < depth; i++)
 		buf_puts(b, "/[^/]+");
 	buf_puts(b, "/(");
-	for (size_t i = 0; i < names->n; i++) {
+	int r = 0;
+	for (size_t i = 0; i < names.n && r == 0; i++) {
+		const char *nm = names.v[i];
+		if (strspn(
+			nm,
+			"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			"0123456789._- /") != strlen(nm))
+			r = err_set(err, -EINVAL,
+				    "the kept name '%s' holds more than "
+				    "letters, digits, '.', '_', '-', ' ' and "
+				    "'/'; this is a bug in lnk, please report "
+				    "it",
+				    nm);
 		if (i)
 			buf_putc(b, '|');
-		for (const char *c = names->v[i]; *c; c++) {
-			char lo = *c, up = *c;
-			if (*c >= 'a' && *c <= 'z')
-				up = (char)(*c - 'a' + 'A');
-			else if (*c >= 'A' && *c <= 'Z')
-				lo = (char)(*c - 'A' + 'a');
-			else if (!(*c >= '0' && *c <= '9') &&
-				 !strchr("._- /", *c))
-				return err_set(err, -EINVAL,
-					       "the kept name '%s' holds '%c'; "
-					       "this is a bug in lnk, please "
-					       "report it",
-					       names->v[i], *c);
-			if (lo != up)
-				buf_printf(b, "[%c%c]", lo, up);
-			else
-				buf_printf(b, "[%c]", *c);
-		}
+		sbpl_fold(b, nm);
 	}
-	buf_puts(b, ")(/|$)\"");
-	return 0;
+	buf_puts(b, ")(/|$)\")");
+	strv_free(&names);
+	return r;
 }
 
 static size_t depth_of(const char *path)
@@ -232,6 +284,70 @@ static size_t depth_of(const char *path)
 	return n;
 }
 
+/* A top whose kept names are kept: a write folder, or the home folder
+ * when a write folder above it shows it; home: its ~/Library names too. */
+struct sb_top {
+	const char *path;
+	bool home;
+};
+
+/* The kept-name rules of tops[0..n): one rule per depth and kind, each
+ * naming every top of that depth. */
+static int emit_kept(struct buf *b, const struct sb_top *tops, size_t n,
+		     struct lnk_err *err)
+{
+	size_t maxd = 0;
+	for (size_t i = 0; i < n; i++)
+		if (depth_of(tops[i].path) > maxd)
+			maxd = depth_of(tops[i].path);
+	for (int home = 0; home <= 1; home++)
+		for (size_t d = 1; d <= maxd; d++) {
+			bool any = false;
+			for (size_t i = 0; i < n; i++) {
+				if (depth_of(tops[i].path) != d ||
+				    tops[i].home != (bool)home)
+					continue;
+				if (!any)
+					buf_puts(b, "(deny file-write*\n  "
+						    "(require-all\n    "
+						    "(require-any");
+				any = true;
+				buf_puts(b, "\n      (subpath ");
+				int r = sbpl_quote(b, tops[i].path, err);
+				buf_putc(b, ')');
+				if (r < 0)
+					return r;
+			}
+			if (!any)
+				continue;
+			buf_putc(b, ')');
+			int r = kept_regex(b, d, home, err);
+			buf_puts(b, "))\n");
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
+
+/* path is at or below a kept name of top (in any ASCII case). */
+static bool in_kept(const struct sb_top *top, const char *path)
+{
+	size_t n = strlen(top->path);
+	if (strncmp(top->path, path, n) != 0 || path[n] != '/')
+		return false;
+	struct strv names = {0};
+	kept_names(top->home, &names);
+	bool hit = false;
+	for (size_t i = 0; i < names.n && !hit; i++) {
+		size_t len = strlen(names.v[i]);
+		const char *rest = path + n + 1;
+		hit = strncasecmp(rest, names.v[i], len) == 0 &&
+		      (rest[len] == '\0' || rest[len] == '/');
+	}
+	strv_free(&names);
+	return hit;
+}
+
 static int emit_rule(struct buf *b, const struct sb_rule *m,
 		     struct lnk_err *err)
 {
@@ -239,12 +355,14 @@ static int emit_rule(struct buf *b, const struct sb_rule *m,
 	switch (m->kind) {
 	case SB_READ:
 		buf_puts(b, "\n;; --read: the folder and all below it, read "
-			    "only, even inside a --write folder.\n"
+			    "only, even inside a --write folder;\n;; not "
+			    "written in any letter case.\n"
 			    "(allow " OPS_READ);
 		if ((r = filter(b, "subpath", m->path, err)) < 0)
 			return r;
 		buf_puts(b, ")\n(deny file-write*");
 		r = filter(b, "subpath", m->path, err);
+		fold_filter(b, m->path);
 		buf_puts(b, ")\n");
 		return r;
 	case SB_WRITE:
@@ -255,60 +373,15 @@ static int emit_rule(struct buf *b, const struct sb_rule *m,
 		buf_puts(b, ")\n");
 		return r;
 	case SB_HIDE:
-		buf_puts(b, "\n;; --hide: closed, even under a granted folder; "
-			    "a grant inside it comes later and opens again.\n"
-			    "(deny " OPS_ALL);
+		buf_puts(b,
+			 "\n;; --hide: closed in any letter case, even under "
+			 "a granted folder; a grant\n;; inside it comes "
+			 "later and opens again.\n"
+			 "(deny " OPS_ALL);
 		r = filter(b, "subpath", m->path, err);
+		fold_filter(b, m->path);
 		buf_puts(b, ")\n");
 		return r;
-	case SB_DOT:
-	case SB_KEPT: {
-		/* The names are lnk's own (kept_names, mac_home_kept): no
-		 * user text. */
-		struct strv names = {0};
-		const char *top = m->kind == SB_KEPT ? m->top : m->path;
-		if (m->kind == SB_KEPT) {
-			strv_push(&names, m->name);
-			buf_puts(b,
-				 "\n;; At the home folder's top, not written, "
-				 "created or moved: launchd runs\n;; "
-				 "LaunchAgents at login, programs read "
-				 "Preferences and Application Support\n;; "
-				 "as settings. Its own rule, after any grant "
-				 "above it. In any letter case.\n");
-		} else {
-			kept_names(&names);
-			buf_puts(b, "\n;; Kept at the top of this folder, not "
-				    "written, created or moved: what is\n;; "
-				    "written there runs outside the sandbox "
-				    "(git's hooks, direnv, editors;\n;; "
-				    "lnk-sandbox(1), FILES THAT RUN OUTSIDE). "
-				    "By exact name, then in any letter\n;; "
-				    "case (the Mac's disks ignore case).\n");
-		}
-		buf_puts(b, "(deny file-write*");
-		for (size_t i = 0; i < names.n && r == 0; i++) {
-			_cleanup_free_ char *q =
-			    xasprintf("%s/%s", top, names.v[i]);
-			if ((r = filter(b, "literal", q, err)) < 0)
-				break;
-			buf_puts(b, " (subpath ");
-			if ((r = sbpl_quote(b, q, err)) < 0)
-				break;
-			buf_putc(b, ')');
-		}
-		if (r == 0) {
-			buf_puts(b, "\n  (require-all\n    (subpath ");
-			r = sbpl_quote(b, top, err);
-		}
-		if (r == 0) {
-			buf_puts(b, ")\n    (regex ");
-			r = ci_regex(b, depth_of(top), &names, err);
-			buf_puts(b, ")))\n");
-		}
-		strv_free(&names);
-		return r;
-	}
 	}
 	return 0;
 }
@@ -327,9 +400,6 @@ int seatbelt_refusals(const struct policy *p, struct lnk_err *err)
 		case K_FILES_HIDE:
 		case K_FILES_WRITE_DOT_FILES:
 		case K_FILES_CHANGES:	/* the launcher's, after the end */
-		case K_INTERNET_HOSTS:	/* the wire */
-		case K_INTERNET_MODELS: /* the wire's routes */
-		case K_LAN_HOSTS:	/* the wire */
 		case K_LOCALHOST_PORTS: /* network-outbound */
 		case K_TOOLS_ALLOW:	/* the wire's, where served */
 		case K_TOOLS_ASK_WAIT:	/* the broker's */
@@ -338,6 +408,17 @@ int seatbelt_refusals(const struct policy *p, struct lnk_err *err)
 		case K_COMMANDS_ENV:	/* the launcher's environment */
 		case K_TRIP_CALLS:	/* the wire */
 		case K_TRIP_TARGETS:	/* the wire */
+			break;
+		case K_INTERNET_HOSTS:
+		case K_INTERNET_MODELS:
+		case K_LAN_HOSTS:
+			/* Never a fixed loopback port instead: whatever
+			 * listens there (ssh -D, a local proxy) would carry
+			 * the program to any host, unlogged. */
+			why = "it needs the wire, lnk's proxy that lets "
+			      "through and logs each network call, and the "
+			      "wire does not run on macOS (its keeper makes "
+			      "the wire's connects through Linux's seccomp)";
 			break;
 		case K_LIMITS_MEMORY:
 			why = "macOS has no memory limit for a group of "
@@ -414,21 +495,63 @@ static void pin(const char *path, const struct strv *wr, const char *scratch,
 	strv_free(&a);
 }
 
-/* The kept names of a write folder's top; at the home folder's top also
- * the Mac's own, each at its own path, so that a grant between the top and
- * it (a --write of ~/Library) comes before it, as its mount would. */
-static void add_dots(struct sb_table *t, const char *top, const char *home)
+/* The home's spellings: as given, its real path, and each of them under
+ * the Mac's own links at the root (/var/root is /private/var/root). */
+static void home_variants(const struct seatbelt_in *in, struct strv *out)
 {
-	add(t, SB_DOT, top);
-	if (strcmp(top, home) != 0)
-		return;
-	for (size_t i = 0; mac_home_kept[i]; i++) {
-		_cleanup_free_ char *p =
-		    xasprintf("%s/%s", top, mac_home_kept[i]);
-		add(t, SB_KEPT, p);
-		t->r[t->n - 1].top = xstrdup(top);
-		t->r[t->n - 1].name = mac_home_kept[i];
+	strv_push(out, in->home);
+	if (in->home_real && !strv_contains(out, in->home_real))
+		strv_push(out, in->home_real);
+	for (size_t i = 0, n = out->n; i < n; i++)
+		for (size_t j = 0; j < ARRAY_SIZE(mac_links); j++) {
+			const char *h = out->v[i];
+			size_t len = strlen(mac_links[j][0]);
+			if (strncmp(h, mac_links[j][0], len) != 0 ||
+			    (h[len] != '/' && h[len] != '\0'))
+				continue;
+			_cleanup_free_ char *x =
+			    xasprintf("%s%s", mac_links[j][1], h + len);
+			if (!strv_contains(out, x))
+				strv_push(out, x);
+		}
+}
+
+/* path, and the same path below each other spelling of the home when it
+ * is below one. */
+static void spellings(const char *path, const struct strv *homes,
+		      struct strv *out)
+{
+	if (!strv_contains(out, path))
+		strv_push(out, path);
+	for (size_t i = 0; i < homes->n; i++) {
+		if (!path_within(path, homes->v[i]))
+			continue;
+		const char *rest = path + strlen(homes->v[i]);
+		for (size_t j = 0; j < homes->n; j++) {
+			_cleanup_free_ char *x =
+			    xasprintf("%s%s", homes->v[j], rest);
+			if (!strv_contains(out, x))
+				strv_push(out, x);
+		}
 	}
+}
+
+static void add_top(struct sb_top **tops, size_t *n, const char *path,
+		    bool home)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*tops)[i].path, path) == 0)
+			return;
+	*tops = xrealloc(*tops, (*n + 1) * sizeof(**tops));
+	(*tops)[(*n)++] = (struct sb_top){.path = path, .home = home};
+}
+
+static bool any_in(const struct strv *l, const struct strv *of)
+{
+	for (size_t i = 0; i < of->n; i++)
+		if (strv_contains(l, of->v[i]))
+			return true;
+	return false;
 }
 
 int seatbelt_build(const struct seatbelt_in *in, char **out,
@@ -436,7 +559,9 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 {
 	const struct policy *p = in->pol;
 	struct sb_table t = {0};
-	struct strv anc = {0}, pinned = {0};
+	struct strv anc = {0}, pinned = {0}, homes = {0}, hidden = {0};
+	struct sb_top *tops = NULL, *now = NULL;
+	size_t ntops = 0, nnow = 0;
 	struct buf b = {0};
 	int r;
 
@@ -449,7 +574,11 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 		return r;
 	if ((r = folder_check_exact("home", in->home, err)) < 0)
 		return r;
-	if (strcmp(in->home, "/") == 0)
+	if (in->home_real &&
+	    (r = folder_check_exact("home", in->home_real, err)) < 0)
+		return r;
+	if (strcmp(in->home, "/") == 0 ||
+	    (in->home_real && strcmp(in->home_real, "/") == 0))
 		return err_set(err, -EINVAL,
 			       "the home folder is '/'; set HOME to your own "
 			       "folder");
@@ -459,10 +588,10 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 	if (in->tty &&
 	    (r = folder_check_exact("the terminal", in->tty, err)) < 0)
 		return r;
+	home_variants(in, &homes);
 
 	const struct strv *wr = policy_list(p, K_FILES_WRITE);
 	const struct strv *lift = policy_list(p, K_FILES_WRITE_DOT_FILES);
-	const struct strv *hidden = &p->always_hidden;
 
 	struct folder *g = NULL;
 	size_t ng;
@@ -472,35 +601,25 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 		const char *path = g[i].path;
 		switch (g[i].kind) {
 		case FOLDER_READ:
-			add(&t, SB_READ, path);
+			add(&t, SB_READ, path, false);
 			ancestors(path, &anc);
 			break;
 		case FOLDER_WRITE:
-			add(&t, SB_WRITE, path);
+			add(&t, SB_WRITE, path, !strv_contains(lift, path));
 			ancestors(path, &anc);
-			if (!strv_contains(lift, path))
-				add_dots(&t, path, in->home);
 			break;
 		case FOLDER_HIDE:
-			add(&t, SB_HIDE, path);
+			add(&t, SB_HIDE, path, false);
 			break;
 		}
 	}
 	free(g);
-	/* The home folder's top holds the shells' and tools' startup files:
-	 * kept when a --write folder above it shows it (as the guard does on
-	 * Linux, guard/protect.c), unless --write-dot-files names it. */
-	for (size_t i = 0; i < wr->n; i++)
-		if (strcmp(wr->v[i], in->home) != 0 &&
-		    path_within(in->home, wr->v[i]) &&
-		    !strv_contains(lift, in->home)) {
-			add_dots(&t, in->home, in->home);
-			break;
-		}
-	for (size_t i = 0; i < hidden->n; i++)
-		if ((r = folder_check_exact("a hidden folder", hidden->v[i],
-					    err)) < 0)
+	for (size_t i = 0; i < p->always_hidden.n; i++) {
+		if ((r = folder_check_exact("a hidden folder",
+					    p->always_hidden.v[i], err)) < 0)
 			goto out;
+		spellings(p->always_hidden.v[i], &homes, &hidden);
+	}
 	if (in->scratch)
 		ancestors(in->scratch, &anc);
 	if (t.n)
@@ -508,10 +627,48 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 	if (anc.n)
 		strv_sort(&anc);
 
+	/* The tops whose kept names are kept: each write folder (a home one
+	 * under each of its spellings, with the Mac's own names), and the
+	 * home when a write folder above it shows it (as the guard does on
+	 * Linux, guard/protect.c), unless --write-dot-files names it. */
+	bool home_lifted = any_in(lift, &homes);
+	for (size_t i = 0; i < t.n; i++) {
+		if (t.r[i].kind != SB_WRITE || !t.r[i].dots)
+			continue;
+		if (!strv_contains(&homes, t.r[i].path)) {
+			add_top(&tops, &ntops, t.r[i].path, false);
+			continue;
+		}
+		for (size_t h = 0; h < homes.n; h++)
+			add_top(&tops, &ntops, homes.v[h], true);
+	}
+	for (size_t i = 0; i < wr->n && !home_lifted; i++) {
+		bool above = false;
+		for (size_t h = 0; h < homes.n; h++)
+			above |= strcmp(wr->v[i], homes.v[h]) != 0 &&
+				 path_within(homes.v[h], wr->v[i]);
+		if (!above)
+			continue;
+		for (size_t h = 0; h < homes.n; h++)
+			add_top(&tops, &ntops, homes.v[h], true);
+		break;
+	}
+
 	buf_puts(&b, ";; lnk sandbox: a Seatbelt profile, generated from the "
 		     "policy.\n"
 		     ";; Seatbelt applies the last rule that matches: a later "
-		     "rule wins.\n"
+		     "rule wins.\n;;\n"
+		     ";; It relies on being started in a new session "
+		     "(setsid) with a pseudo-terminal\n"
+		     ";; of its own as that session's terminal, as `lnk "
+		     "sandbox run` starts it: a\n"
+		     ";; process that left the session then holds nothing "
+		     "of yours to read. What it\n"
+		     ";; cannot rely on it denies: as printed, it allows no "
+		     "ioctl on any terminal,\n"
+		     ";; so that run in your session (sandbox-exec) it "
+		     "cannot type into your shell\n"
+		     ";; (TIOCSTI), and a program in it sees no terminal.\n"
 		     "(version 1)\n\n"
 		     ";; Nothing is allowed but what the rules below allow: "
 		     "files, network,\n"
@@ -519,10 +676,17 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 		     "(deny default)\n");
 
 	buf_puts(&b, "\n;; The program starts programs and signals its own; "
-		     "nothing outside the\n;; sandbox.\n"
+		     "nothing outside the\n;; sandbox. It sees itself: not "
+		     "other processes (their files, folders,\n;; "
+		     "arguments), not the IOKit registry's properties (the "
+		     "serial number, the\n;; hardware UUID), not NVRAM, each "
+		     "denied in so many words.\n"
 		     "(allow process-fork)\n"
 		     "(allow signal (target same-sandbox))\n"
-		     "(allow process-info* (target same-sandbox))\n");
+		     "(deny process-info*)\n"
+		     "(allow process-info* (target self))\n"
+		     "(deny iokit-get-properties)\n"
+		     "(deny nvram*)\n");
 
 	if (policy_any_command(p)) {
 		buf_puts(&b, "\n;; [commands] allow \"*\": every program it "
@@ -561,6 +725,17 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 		  "programs' settings).\n(allow " OPS_READ,
 		  "subpath", sys_dirs, err);
 	list_rule(&b,
+		  ";; Not what they hold that is no program: Homebrew's "
+		  "var/ and etc/ (services'\n;; databases, keys, settings), "
+		  "/System/Volumes (the data volume, every user's\n;; "
+		  "files, under another name). A grant below comes later "
+		  "and opens again.\n(deny file-read*",
+		  "subpath", sys_closed, err);
+	list_rule(&b,
+		  ";; Of Homebrew's etc/, the TLS roots its OpenSSL reads.\n"
+		  "(allow file-read*",
+		  "subpath", sys_certs, err);
+	list_rule(&b,
 		  "\n;; The /etc programs need: names, TLS roots, the time "
 		  "zone, the shells'\n;; startup files; not the machine's "
 		  "secrets and identity.\n(allow file-read*",
@@ -571,34 +746,45 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 
 	buf_puts(&b, "\n;; The devices a program expects: null, zero, random, "
 		     "its terminal and its\n;; own descriptors. No other "
-		     "device of this machine.\n"
+		     "device of this machine; as printed, no\n;; terminal "
+		     "opened by name either (/dev/tty is whatever terminal "
+		     "the session\n;; has, yours when run in your session).\n"
 		     "(allow file-read* file-write-data\n"
 		     "  (literal \"/dev/null\")\n  (literal \"/dev/zero\"))\n"
 		     "(allow file-read*\n  (literal \"/dev/random\")\n"
 		     "  (literal \"/dev/urandom\"))\n"
-		     "(allow file-read* file-write-data file-ioctl\n"
-		     "  (literal \"/dev/tty\")\n  (subpath \"/dev/fd\"))\n");
+		     "(allow file-read* file-write-data\n"
+		     "  (subpath \"/dev/fd\"))\n");
 	if (in->tty) {
-		buf_puts(&b, ";; The program's terminal, the one lnk opened "
-			     "for it.\n(allow file-read* file-write-data "
-			     "file-ioctl");
+		buf_puts(&b, ";; The program's terminal, the pty lnk made for "
+			     "it and made the terminal of\n;; its new session "
+			     "(so /dev/tty is this pty too): its ioctls, "
+			     "TIOCSTI\n;; among them, reach only the program's "
+			     "own input.\n(allow file-read* file-write-data "
+			     "file-ioctl\n  (literal \"/dev/tty\")");
 		if ((r = filter(&b, "literal", in->tty, err)) < 0)
 			goto out;
 		buf_puts(&b, ")\n");
 	}
 
 	buf_puts(&b, "\n;; Services: only the account lookup (getpwuid: git, "
-		     "ssh and shells ask who\n;; they run as). Not DNS "
-		     "(mDNSResponder resolves and reaches the network\n;; "
-		     "outside the wire), not trustd (it fetches certificate "
-		     "URLs itself),\n;; not preferences, notifications, the "
-		     "pasteboard or the window server.\n"
+		     "ssh and shells ask who\n;; they run as; on a Mac bound "
+		     "to a directory it asks the directory's\n;; server: "
+		     "lnk-sandbox(1), GAPS AND LIMITS). Not DNS "
+		     "(mDNSResponder resolves and\n;; reaches the network), "
+		     "not trustd (it fetches certificate URLs itself),\n;; "
+		     "not preferences, notifications, the pasteboard or the "
+		     "window server.\n"
 		     "(allow mach-lookup\n"
 		     "  (global-name "
 		     "\"com.apple.system.opendirectoryd.libinfo\"))\n"
-		     "\n;; POSIX semaphores: Python's multiprocessing locks. "
-		     "No shared memory, no\n;; System V IPC, no IOKit device "
-		     "(none is opened).\n(allow ipc-posix-sem)\n");
+		     "\n;; POSIX semaphores: only the names Python's "
+		     "multiprocessing makes for its\n;; locks, not another "
+		     "program's. No shared memory, no System V IPC, no\n;; "
+		     "IOKit device (none is opened).\n"
+		     "(allow ipc-posix-sem\n"
+		     "  (ipc-posix-name-prefix \"/mp-\")\n"
+		     "  (ipc-posix-name-prefix \"mp-\"))\n");
 	buf_puts(&b, "\n;; System settings read with sysctl: the machine's "
 		     "kind and size, the\n;; system's version. Not the host "
 		     "name, not other processes, no writes.\n"
@@ -612,21 +798,10 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 
 	const struct strv *ports = policy_list(p, K_LOCALHOST_PORTS);
 	buf_puts(&b, "\n;; Network: no socket is bound, accepts or connects "
-		     "but to the ports below\n;; on this machine's loopback "
-		     "(no inbound, no other outbound).\n");
-	if (in->wire_http_port || in->wire_socks_port) {
-		buf_puts(&b,
-			 ";; The wire, the sandbox's proxy: it lets through "
-			 "only the hosts granted.\n"
-			 "(allow network-outbound");
-		if (in->wire_http_port)
-			buf_printf(&b, "\n  (remote tcp \"localhost:%u\")",
-				   (unsigned)in->wire_http_port);
-		if (in->wire_socks_port)
-			buf_printf(&b, "\n  (remote tcp \"localhost:%u\")",
-				   (unsigned)in->wire_socks_port);
-		buf_puts(&b, ")\n");
-	}
+		     "but to the --port ports\n;; of this machine's loopback "
+		     "(no inbound, no other outbound). No wire runs\n;; on "
+		     "macOS: a network grant is refused, never a port of "
+		     "someone else's.\n");
 	if (ports->n) {
 		buf_puts(&b, ";; --port: a port of this machine's loopback.\n"
 			     "(allow network-outbound");
@@ -652,6 +827,56 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 		if ((r = emit_rule(&b, &t.r[i], err)) < 0)
 			goto out;
 
+	if (ntops) {
+		buf_puts(&b, "\n;; Kept at the top of each folder below, not "
+			     "written, created or moved:\n;; what is written "
+			     "there runs outside the sandbox (git's hooks, "
+			     "direnv,\n;; editors; lnk-sandbox(1), FILES THAT "
+			     "RUN OUTSIDE), and at the home's top\n;; also "
+			     "the ~/Library folders the Mac runs or reads as "
+			     "settings. In any\n;; letter case, Unicode's "
+			     "too (the Mac's disks fold names).\n");
+		if ((r = emit_kept(&b, tops, ntops, err)) < 0)
+			goto out;
+	}
+	/* A grant inside a kept name comes after it, as its mount, deeper,
+	 * does on Linux; and then its own kept names, again after it. */
+	now = xmalloc(ntops * sizeof(*now) + 1);
+	memcpy(now, tops, ntops * sizeof(*now));
+	nnow = ntops;
+	for (size_t round = 0; nnow && round <= t.n; round++) {
+		struct sb_top *next = NULL;
+		size_t nnext = 0;
+		bool said = false;
+		for (size_t i = 0; i < t.n; i++) {
+			bool inside = false;
+			for (size_t j = 0; j < nnow && !inside; j++)
+				inside = in_kept(&now[j], t.r[i].path);
+			if (!inside)
+				continue;
+			if (!said)
+				buf_puts(&b, "\n;; A grant inside a kept name: "
+					     "after the kept names, as its "
+					     "mount comes\n;; after (deeper) "
+					     "on Linux.");
+			said = true;
+			if ((r = emit_rule(&b, &t.r[i], err)) < 0) {
+				free(next);
+				goto out;
+			}
+			if (t.r[i].kind == SB_WRITE && t.r[i].dots)
+				add_top(&next, &nnext, t.r[i].path,
+					strv_contains(&homes, t.r[i].path));
+		}
+		if (nnext && (r = emit_kept(&b, next, nnext, err)) < 0) {
+			free(next);
+			goto out;
+		}
+		free(now);
+		now = next;
+		nnow = nnext;
+	}
+
 	if (in->scratch) {
 		buf_puts(&b,
 			 "\n;; The sandbox's own folder: its TMPDIR and its "
@@ -664,34 +889,40 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 		buf_puts(&b, ")\n");
 	}
 
-	/* What a rule keeps (each path of the table but the write grants,
-	 * a kept name's folder, the hidden ones): its folders pinned. */
-	for (size_t i = 0; i < t.n; i++) {
-		const struct sb_rule *m = &t.r[i];
-		if (m->kind == SB_WRITE)
-			continue;
-		if (m->kind == SB_DOT) {
-			_cleanup_free_ char *x = xasprintf("%s/x", m->path);
-			pin(x, wr, in->scratch, &pinned);
-		} else {
-			pin(m->path, wr, in->scratch, &pinned);
-		}
+	/* What a rule keeps (a read-only or hidden folder, a kept name's
+	 * folder, ~/Library, the always-hidden ones): its folders pinned. */
+	for (size_t i = 0; i < t.n; i++)
+		if (t.r[i].kind != SB_WRITE)
+			pin(t.r[i].path, wr, in->scratch, &pinned);
+	for (size_t i = 0; i < ntops; i++) {
+		_cleanup_free_ char *x = xasprintf("%s/x", tops[i].path);
+		_cleanup_free_ char *l =
+		    xasprintf("%s/Library/x", tops[i].path);
+		pin(x, wr, in->scratch, &pinned);
+		if (tops[i].home)
+			pin(l, wr, in->scratch, &pinned);
 	}
-	for (size_t i = 0; i < hidden->n; i++)
-		pin(hidden->v[i], wr, in->scratch, &pinned);
+	for (size_t i = 0; i < hidden.n; i++)
+		pin(hidden.v[i], wr, in->scratch, &pinned);
 	if (pinned.n) {
 		strv_sort(&pinned);
 		buf_puts(&b,
 			 "\n;; The folders above what is kept, read only or "
 			 "closed are not moved, removed\n;; or changed "
-			 "themselves: the rules are by path, and a moved "
-			 "folder would carry\n;; what is below it out from "
-			 "under its rule (on Linux the mount moves with\n"
-			 ";; it). What is inside them is not affected.\n"
+			 "themselves, in any letter case: the rules are by "
+			 "path, and a moved\n;; folder would carry what is "
+			 "below it out from under its rule (on Linux the\n"
+			 ";; mount moves with it). What is inside them is not "
+			 "affected.\n"
 			 "(deny file-write*");
 		for (size_t i = 0; i < pinned.n; i++)
 			if ((r = filter(&b, "literal", pinned.v[i], err)) < 0)
 				goto out;
+		for (size_t i = 0; i < pinned.n; i++) {
+			buf_puts(&b, "\n  (regex #\"^");
+			sbpl_fold(&b, pinned.v[i]);
+			buf_puts(&b, "$\")");
+		}
 		buf_puts(&b, ")\n");
 	}
 
@@ -707,15 +938,19 @@ int seatbelt_build(const struct seatbelt_in *in, char **out,
 		buf_puts(&b, ")\n");
 	}
 
-	if (hidden->n) {
+	if (hidden.n) {
 		buf_puts(&b, "\n;; ~/.lnk (the sandbox's own policy and log), "
 			     "~/Link/Agents and ~/Link/History\n;; (agents' "
-			     "folders): closed even under a granted folder, "
-			     "and last, so no\n;; rule can open them again.\n"
+			     "folders), under each spelling of the home: "
+			     "closed in any letter\n;; case, even under a "
+			     "granted folder, and last, so no rule can open "
+			     "them again.\n"
 			     "(deny " OPS_ALL);
-		for (size_t i = 0; i < hidden->n; i++)
-			if ((r = filter(&b, "subpath", hidden->v[i], err)) < 0)
+		for (size_t i = 0; i < hidden.n; i++)
+			if ((r = filter(&b, "subpath", hidden.v[i], err)) < 0)
 				goto out;
+		for (size_t i = 0; i < hidden.n; i++)
+			fold_filter(&b, hidden.v[i]);
 		buf_puts(&b, ")\n");
 	}
 	*out = buf_steal(&b);
@@ -725,5 +960,9 @@ out:
 	table_free(&t);
 	strv_free(&anc);
 	strv_free(&pinned);
+	strv_free(&homes);
+	strv_free(&hidden);
+	free(tops);
+	free(now);
 	return r;
 }

@@ -7,11 +7,15 @@
  * same rules here, in the same order, so a later (deeper) rule wins as a
  * later mount does (Seatbelt applies the last rule that matches).
  *
- * Paths enter the profile only as string literals inside `literal` and
- * `subpath` filters, escaped by sbpl_quote: no path a user, a spec or the
- * file system chose can end a string, start a form or be read as a
- * pattern. The few `regex` filters hold no user text, only counts and the
- * names of dotfiles.h. It touches nothing: no stat, no open, no environment.
+ * Paths enter the profile as string literals inside `literal` and
+ * `subpath` filters, escaped by sbpl_quote, and as `regex` filters that
+ * match them in any letter case (the Mac's disks fold case, Unicode's
+ * too), written by sbpl_fold (sbfold.h) a byte at a time: a letter as
+ * its foldings, any other byte as itself inside a bracket, and the bytes a
+ * regex literal cannot hold as "any byte" (a deny widened, never an allow).
+ * No path a user, a spec or the file system chose can end a string, start
+ * a form or be read as a pattern. It touches nothing: no stat, no open, no
+ * environment.
  */
 #pragma once
 
@@ -26,27 +30,33 @@
 
 struct seatbelt_in {
 	const struct policy *pol; /* resolved (policy_resolve) */
-	const char *home;	  /* the user's home, absolute */
+	const char *home;	  /* the user's home, absolute, as spelled */
+	/* Its real path (realpath(3)) when the launcher could resolve it, or
+	 * NULL; the generator adds the Mac's own links itself (/var, /tmp and
+	 * /etc are /private/...). Seatbelt matches the real path: a kept name
+	 * given under the spelled one alone would stay writable. */
+	const char *home_real;
 	/* The sandbox's own folder, made by the launcher and removed after:
 	 * its tmp/ is the program's TMPDIR and its home/ the empty HOME
 	 * (the host's /tmp is shared by every program, so it stays closed).
 	 * NULL: none (a profile printed to read). */
 	const char *scratch;
-	/* The program's terminal (the pty lnk made for it), or NULL. */
+	/* The program's terminal: the pty lnk made for it and made the
+	 * terminal of the program's new session, or NULL (a profile printed
+	 * to read: no ioctl reaches any terminal then). */
 	const char *tty;
 	/* [commands], as commands.h resolved them on this machine: files
 	 * (realpaths) and folders (a trailing slash in the spec) that may run.
 	 * Unused when the policy runs every program. */
 	const struct strv *exec_files;
 	const struct strv *exec_folders;
-	/* The wire's proxy ports on this machine's loopback, when the policy
-	 * reaches the network through it (wire/wire.h); 0: no wire. */
-	uint16_t wire_http_port, wire_socks_port;
 };
 
-/* The keys Seatbelt cannot enforce, refused (not ignored) so that a spec
- * never runs with less than it says: [limits] memory, tasks and tmp_size.
- * 0, or -EOPNOTSUPP naming the key and what to do. */
+/* The keys macOS cannot enforce, refused (not ignored) so that a spec
+ * never runs with less than it says: [limits] memory, tasks and tmp_size,
+ * and the network grants ([internet] hosts and models, [lan]), which need
+ * the wire, which does not run on macOS. 0, or -EOPNOTSUPP naming the key
+ * and what to do. */
 int seatbelt_refusals(const struct policy *p, struct lnk_err *err);
 
 /* Writes the profile into *out (allocated, NUL-terminated). 0 or -errno:

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "common/util.h"
 #include "store/paths.h"
 
@@ -595,8 +596,7 @@ static bool disk_trouble(const struct db *db)
 /* The reserve's room, taken (again). 0 or -errno. */
 static int reserve_take(int fd)
 {
-	int r = posix_fallocate(fd, 0, DB_RESERVE_BYTES);
-	return -r;
+	return file_reserve(fd, DB_RESERVE_BYTES);
 }
 
 static void *writer_main(void *arg)

@@ -221,16 +221,31 @@ def test_the_wire_refuses_an_ambiguous_literal_in_the_spec_words(lnk, work):
 
 def test_spec_seatbelt_prints_the_profile(lnk, home, work):
     """--seatbelt prints the macOS profile of the same grants: deny by
-    default, the write folder and its kept dot files, the port."""
+    default, the write folder and its kept dot files (one case-folding
+    rule), the port; no ioctl on a terminal as printed."""
     r = lnk("sandbox", "spec", "--seatbelt", "--write", str(work),
             "--port", "5432", cwd=work)
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert "(deny default)" in out
     assert f'(subpath "{work}")' in out
-    assert f'(literal "{work}/.git")' in out
+    kept = out.index("(require-any")
+    assert f'(subpath "{work}")' in out[kept:]
+    assert "[.][gG][iI][tT]|" in out[kept:]
     assert '(remote tcp "localhost:5432")' in out
     assert f'(subpath "{home}/.lnk")' in out
+    assert "file-ioctl" not in out
+
+
+def test_spec_seatbelt_refuses_a_network_grant(lnk, work):
+    """No wire runs on macOS: a network grant is refused, not printed as a
+    fixed loopback port that something else may own."""
+    r = lnk("sandbox", "spec", "--seatbelt", "--internet-host",
+            "example.com", cwd=work)
+    assert r.returncode == 2, r.stderr
+    assert "cannot be enforced on macOS" in r.stderr
+    assert "the wire" in r.stderr
+    assert r.stdout == ""
 
 
 def test_spec_seatbelt_refuses_what_macos_cannot_enforce(lnk, work):
