@@ -53,7 +53,7 @@ int tools_part_start(struct run *r)
 	 * terminal whose foreground lnk is (a person watches, and answers
 	 * from another shell; a job in the background has no one); or a
 	 * desktop session (the broker finds out whether there is one). */
-	bool may_ask = !req->probe && !req->no_one_to_ask;
+	bool may_ask = r->want.asks;
 	bool watched =
 	    isatty(STDERR_FILENO) && tcgetpgrp(STDERR_FILENO) == getpgrp();
 	bool can_ask = (req->pty || watched) && may_ask;

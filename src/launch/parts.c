@@ -3,8 +3,8 @@
 
 #include "launch/run.h"
 
-void run_want_make(struct run_want *w, const struct policy *pol, bool named,
-		   bool probe, bool root, enum limits_kind cgroup)
+void run_want_make(struct run_want *w, const struct policy *pol,
+		   const struct run_facts *f)
 {
 	*w = (struct run_want){
 	    /* Without a network grant the sandbox has no network at all:
@@ -14,12 +14,14 @@ void run_want_make(struct run_want *w, const struct policy *pol, bool named,
 		    policy_list(pol, K_LAN_HOSTS)->n ||
 		    policy_list(pol, K_LOCALHOST_PORTS)->n,
 	    .tools = policy_wants_tools(pol),
+	    .asks = policy_wants_tools(pol) && !f->probe && !f->no_one_to_ask,
 	    /* run-<pid> is ours alone, and --name the person's choice: only
 	     * a spec's own name gives way */
-	    .name_moves = named && !pol->k[K_NAME].from_flag && pol->spec_path,
-	    .probe = probe,
-	    .root = root,
-	    .cgroup = cgroup,
+	    .name_moves =
+		f->named && !pol->k[K_NAME].from_flag && pol->spec_path,
+	    .probe = f->probe,
+	    .root = f->root,
+	    .cgroup = f->cgroup,
 	};
 }
 
@@ -39,11 +41,11 @@ static bool with_tools(const struct run_want *w)
 	return w->tools;
 }
 
-/* A person may be asked (not check's run); the broker forks it only
- * when it finds a desktop session. */
+/* A person may be asked; the broker forks it only when it finds a
+ * desktop session. */
 static bool with_asks(const struct run_want *w)
 {
-	return w->tools && !w->probe;
+	return w->asks;
 }
 
 static bool as_root(const struct run_want *w)

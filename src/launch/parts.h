@@ -51,23 +51,32 @@ enum part_when {
 	PART_BY_PARENT,	   /* started by another part (its row's starts) */
 };
 
+/* What the request and the host say of a run, beside its policy. */
+struct run_facts {
+	bool named;		 /* the sandbox was named (sandbox_req.name) */
+	bool probe;		 /* check's run: lnk-probe is the program */
+	bool no_one_to_ask;	 /* enter's forced command: nobody answers */
+	bool root;		 /* run by root */
+	enum limits_kind cgroup; /* where the sandbox's limits go */
+};
+
 /* What a run is made of: the policy's answers to "which parts", and the
- * two facts of the host that decide the rest. A value: built once, before
- * anything acts, and never changed. */
+ * facts that decide the rest. A value: built once, before anything
+ * acts, and never changed. */
 struct run_want {
 	bool wire;	 /* a network grant: the keeper and the wire */
 	bool tools;	 /* a tool or page grant: the tools broker */
+	bool asks;	 /* the broker may ask a person (not check's run,
+			  * not enter's forced command) */
 	bool name_moves; /* a spec's own name, which gives way when taken */
 	bool probe;	 /* check's run: lnk-probe is the program */
 	bool root;	 /* run by root: device nodes of the sandbox's own */
 	enum limits_kind cgroup; /* where the sandbox's limits go */
 };
 
-/* The run's value from the policy (resolved), whether the sandbox was
- * named on request (sandbox_req.name), whether it is check's, and the
- * host's two facts. Pure. */
-void run_want_make(struct run_want *w, const struct policy *pol, bool named,
-		   bool probe, bool root, enum limits_kind cgroup);
+/* The run's value from the policy (resolved) and the facts. Pure. */
+void run_want_make(struct run_want *w, const struct policy *pol,
+		   const struct run_facts *f);
 
 struct run;
 

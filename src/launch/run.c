@@ -69,8 +69,14 @@ int run_check(struct run *r)
 	r->name =
 	    req->name ? xstrdup(req->name) : xasprintf("run-%d", (int)getpid());
 	limits_find(&r->lw);
-	run_want_make(&r->want, r->pol, req->name != NULL, req->probe != NULL,
-		      getuid() == 0, r->lw.kind);
+	struct run_facts f = {
+	    .named = req->name != NULL,
+	    .probe = req->probe != NULL,
+	    .no_one_to_ask = req->no_one_to_ask,
+	    .root = getuid() == 0,
+	    .cgroup = r->lw.kind,
+	};
+	run_want_make(&r->want, r->pol, &f);
 	return 0;
 }
 

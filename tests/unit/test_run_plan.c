@@ -3,6 +3,7 @@
  * walks them, out. A change here is a change of what runs beside a
  * sandbox: read each line. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,6 +46,14 @@ static void check(const struct run_want *w, const char *want)
 	strv_free(&got);
 }
 
+static void want(struct run_want *w, const struct policy *p, bool named,
+		 bool probe, bool no_one_to_ask, bool root,
+		 enum limits_kind cgroup)
+{
+	struct run_facts f = {named, probe, no_one_to_ask, root, cgroup};
+	run_want_make(w, p, &f);
+}
+
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
@@ -70,7 +79,7 @@ static void bare_user_cgroup2(void **state)
 	struct run_want w;
 
 	grant(&f->p, K_FILES_WRITE, "/home/u/proj");
-	run_want_make(&w, &f->p, false, false, false, LIMITS_CGROUP2);
+	want(&w, &f->p, false, false, false, false, LIMITS_CGROUP2);
 	check(&w, "the registry entry: while planning\n"
 		  "lnk, the supervisor: lnk\n"
 		  "the guard: with bwrap\n"
@@ -88,7 +97,7 @@ static void wire_user_rlimit(void **state)
 	struct run_want w;
 
 	grant(&f->p, K_INTERNET_HOSTS, "example.org");
-	run_want_make(&w, &f->p, false, false, false, LIMITS_RLIMIT);
+	want(&w, &f->p, false, false, false, false, LIMITS_RLIMIT);
 	check(&w, "the registry entry: while planning\n"
 		  "lnk, the supervisor: lnk\n"
 		  "the keeper: before bwrap\n"
@@ -111,7 +120,7 @@ static void every_network_grant_wants_the_wire(void **state)
 		policy_init(&p);
 		p.resolved = true;
 		grant(&p, ids[i], "x");
-		run_want_make(&w, &p, false, false, false, LIMITS_NONE);
+		want(&w, &p, false, false, false, false, LIMITS_NONE);
 		assert_true(w.wire);
 		assert_false(w.tools);
 		policy_free(&p);
@@ -128,7 +137,7 @@ static void all_root_cgroup1(void **state)
 
 	grant(&f->p, K_INTERNET_HOSTS, "example.org");
 	grant(&f->p, K_TOOLS_ALLOW, "git");
-	run_want_make(&w, &f->p, false, false, true, LIMITS_CGROUP1);
+	want(&w, &f->p, false, false, false, true, LIMITS_CGROUP1);
 	check(&w, "the registry entry: while planning\n"
 		  "lnk, the supervisor: lnk\n"
 		  "the keeper: before bwrap\n"
@@ -153,7 +162,7 @@ static void check_pages_root_none(void **state)
 	struct run_want w;
 
 	grant(&f->p, K_BROWSER_OPEN, "https://example.org/docs");
-	run_want_make(&w, &f->p, false, true, true, LIMITS_NONE);
+	want(&w, &f->p, false, true, false, true, LIMITS_NONE);
 	check(&w, "the registry entry: while planning\n"
 		  "lnk, the supervisor: lnk\n"
 		  "the tools broker's starter: before bwrap\n"
@@ -166,6 +175,27 @@ static void check_pages_root_none(void **state)
 		  "the program: by its parent\n");
 }
 
+/* enter's forced command: a tool grant, but nobody to ask, so no
+ * desktop process. */
+static void enter_nobody_asks(void **state)
+{
+	struct fixture *f = *state;
+	struct run_want w;
+
+	grant(&f->p, K_TOOLS_ALLOW, "git");
+	want(&w, &f->p, false, false, true, false, LIMITS_CGROUP2);
+	check(&w, "the registry entry: while planning\n"
+		  "lnk, the supervisor: lnk\n"
+		  "the tools broker's starter: before bwrap\n"
+		  "the tools broker's reader: by its parent\n"
+		  "a tool: by its parent\n"
+		  "the guard: with bwrap\n"
+		  "the cgroup (v2): before bwrap\n"
+		  "bwrap: bwrap\n"
+		  "lnk-init: by its parent\n"
+		  "the program: by its parent\n");
+}
+
 /* Only a spec's own name gives way when taken: not run-<pid>, not
  * --name, not a name without a spec. */
 static void only_a_specs_name_moves(void **state)
@@ -173,15 +203,15 @@ static void only_a_specs_name_moves(void **state)
 	struct fixture *f = *state;
 	struct run_want w;
 
-	run_want_make(&w, &f->p, false, false, false, LIMITS_NONE);
+	want(&w, &f->p, false, false, false, false, LIMITS_NONE);
 	assert_false(w.name_moves); /* run-<pid> */
-	run_want_make(&w, &f->p, true, false, false, LIMITS_NONE);
+	want(&w, &f->p, true, false, false, false, LIMITS_NONE);
 	assert_false(w.name_moves); /* a name, no spec */
 	f->p.spec_path = "/home/u/proj/app.toml";
-	run_want_make(&w, &f->p, true, false, false, LIMITS_NONE);
+	want(&w, &f->p, true, false, false, false, LIMITS_NONE);
 	assert_true(w.name_moves); /* the spec's own */
 	f->p.k[K_NAME].from_flag = true;
-	run_want_make(&w, &f->p, true, false, false, LIMITS_NONE);
+	want(&w, &f->p, true, false, false, false, LIMITS_NONE);
 	assert_false(w.name_moves); /* --name beside --spec */
 	f->p.spec_path = NULL;
 }
@@ -195,6 +225,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(all_root_cgroup1, setup, teardown),
 	    cmocka_unit_test_setup_teardown(check_pages_root_none, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(enter_nobody_asks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(only_a_specs_name_moves, setup,
 					    teardown),
 	};
