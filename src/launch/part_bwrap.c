@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "common/buf.h"
 #include "common/esc.h"
 #include "launch/env.h"
