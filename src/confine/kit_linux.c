@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <linux/sched.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 
 #include "common/landlock_defs.h"
 #include "common/util.h"
+#include "confine/layers.h"
 
 _Static_assert(KIT_READ == LANDLOCK_ACCESS_FS_READ_FILE, "KIT_READ");
 _Static_assert(KIT_RW == (LANDLOCK_ACCESS_FS_READ_FILE |
@@ -29,17 +29,11 @@ _Static_assert(KIT_RW == (LANDLOCK_ACCESS_FS_READ_FILE |
 			  LANDLOCK_ACCESS_FS_TRUNCATE),
 	       "KIT_RW");
 
-/* ---- Landlock ---- */
-
-struct ll_attr {
-	uint64_t handled_access_fs;
-	uint64_t handled_access_net;
-	uint64_t scoped;
-};
+/* ---- Landlock and capabilities (layers.h) ---- */
 
 /* One rule for path; a missing optional file is no error. */
-static int ll_allow(int ruleset, const struct kit_path *p, uint64_t handled,
-		    const char *who, struct lnk_err *err)
+static int ll_allow(int ruleset, const struct kit_path *p, const char *who,
+		    struct lnk_err *err)
 {
 	int fd = open(p->path, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
@@ -48,76 +42,47 @@ static int ll_allow(int ruleset, const struct kit_path *p, uint64_t handled,
 		return err_set(err, -errno, "%s cannot open '%s': %s", who,
 			       p->path, strerror(errno));
 	}
-	struct landlock_path_beneath_attr pb = {
-	    .allowed_access = p->rights & handled,
-	    .parent_fd = fd,
-	};
-	int r = 0;
-	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH,
-		    &pb, 0) < 0)
-		r = err_set(err, -errno, "%s: landlock rule for '%s': %s", who,
-			    p->path, strerror(errno));
+	int r = confine_landlock_rule(ruleset, fd, p->rights);
 	close(fd);
-	return r;
+	if (r < 0)
+		return err_set(err, r, "%s: landlock rule for '%s': %s", who,
+			       p->path, strerror(-r));
+	return 0;
 }
 
 static int kit_landlock(const struct kit_plan *kp, struct lnk_err *err)
 {
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
-			   LANDLOCK_CREATE_RULESET_VERSION);
+	int abi = confine_landlock_abi();
 	if (abi < 1)
 		return err_set(err, -ENOSYS,
 			       "landlock is not available (%s): %s cannot "
 			       "confine itself; it needs Linux 5.13 or newer "
 			       "with landlock in lsm=",
-			       strerror(errno), kp->who);
-	struct ll_attr attr = {.handled_access_fs =
-				   landlock_fs_rights((int)abi)};
-	if (abi >= 6)
-		attr.scoped =
-		    LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
-	size_t asz = abi >= 6 ? sizeof(attr) : 2 * sizeof(uint64_t);
-	if (abi < 4)
-		asz = sizeof(uint64_t);
-	int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, asz, 0);
+			       strerror(-abi), kp->who);
+	/* Every right the ABI knows handled: nothing is left open by
+	 * omission; each path then gets only its own rights. */
+	int rs = confine_landlock_ruleset(abi, landlock_fs_rights(abi), true);
 	if (rs < 0)
-		return err_set(err, -errno, "%s: landlock: %s", kp->who,
-			       strerror(errno));
+		return err_set(err, rs, "%s: landlock: %s", kp->who,
+			       strerror(-rs));
 	int r = 0;
-	for (size_t i = 0; r == 0 && i < kp->npaths; i++)
-		r = ll_allow(rs, &kp->paths[i], attr.handled_access_fs, kp->who,
-			     err);
-	if (r == 0 && syscall(SYS_landlock_restrict_self, rs, 0) < 0)
-		r = err_set(err, -errno, "%s: landlock: %s", kp->who,
-			    strerror(errno));
+	for (size_t i = 0; r == 0 && i < kp->npaths; i++) {
+		struct kit_path p = kp->paths[i];
+		p.rights &= landlock_fs_rights(abi);
+		r = ll_allow(rs, &p, kp->who, err);
+	}
+	if (r == 0 && (r = confine_landlock_enter(rs)) < 0)
+		err_set(err, r, "%s: landlock: %s", kp->who, strerror(-r));
 	close(rs);
 	return r;
 }
 
-/* ---- capabilities ---- */
-
 static int kit_caps(const char *who, struct lnk_err *err)
 {
-	/* The bounding set first: dropping from it needs CAP_SETPCAP, which
-	 * an unprivileged process never had (EPERM: nothing to drop). */
-	for (int c = 0; prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++)
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EPERM)
-			return err_set(err, -errno,
-				       "%s cannot drop capability %d: %s", who,
-				       c, strerror(errno));
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&
-	    errno != EINVAL)
-		return err_set(err, -errno,
-			       "%s cannot clear its ambient capabilities: %s",
-			       who, strerror(errno));
-	struct __user_cap_header_struct hdr = {.version =
-						   _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct data[2];
-	memset(data, 0, sizeof(data));
-	if (syscall(SYS_capset, &hdr, data) < 0)
-		return err_set(err, -errno,
-			       "%s cannot drop its capabilities: %s", who,
-			       strerror(errno));
+	int r = confine_drop_caps(true);
+	if (r < 0)
+		return err_set(err, r, "%s cannot drop its capabilities: %s",
+			       who, strerror(-r));
 	return 0;
 }
 
@@ -210,9 +175,9 @@ int kit_confine(const struct kit_plan *kp, struct lnk_err *err)
 
 	if (kp->notify_fd)
 		*kp->notify_fd = -1;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return err_set(err, -errno, "%s: no_new_privs: %s", kp->who,
-			       strerror(errno));
+	if ((r = confine_no_new_privs()) < 0)
+		return err_set(err, r, "%s: no_new_privs: %s", kp->who,
+			       strerror(-r));
 	if ((r = kit_landlock(kp, err)) < 0 || (r = kit_caps(kp->who, err)) < 0)
 		return r;
 	return kit_seccomp(kp, err);

@@ -30,6 +30,7 @@
 #include "common/fdpass.h"
 #include "common/util.h"
 #include "guard/guard.h"
+#include "confine/layers.h"
 
 #if defined(__x86_64__)
 #define GUARD_ARCH AUDIT_ARCH_X86_64
@@ -129,7 +130,7 @@ static int inner(int sock, char **argv)
 				  .filter = f};
 	char byte = 'L';
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+	if (confine_no_new_privs() < 0) {
 		perror("guard-harness: no_new_privs");
 		return 125;
 	}

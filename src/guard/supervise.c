@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/fdpass.h"
+#include "confine/layers.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
@@ -30,18 +31,6 @@
 static void on_guard_sig(int sig)
 {
 	(void)sig; /* only interrupts a blocking open */
-}
-
-static int drop_caps(void)
-{
-	struct __user_cap_header_struct h = {.version =
-						 _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct d[2];
-
-	memset(d, 0, sizeof(d));
-	if (syscall(SYS_capset, &h, d) < 0)
-		return -errno;
-	return 0;
 }
 
 /* The executors' Landlock ruleset: it handles only the rights to make
@@ -58,19 +47,18 @@ static int drop_caps(void)
  * cannot see Landlock, and it would race the object it checked. */
 static int make_ruleset(void)
 {
-	struct landlock_ruleset_attr attr = {
-	    .handled_access_fs =
-		LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK,
-	};
-	int fd =
-	    (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	/* ABI 1 knows both rights; no scope: the executor must reach the
+	 * sandbox's sockets as the program would. */
+	int fd = confine_landlock_ruleset(
+	    1, LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK,
+	    false);
 
 	if (fd >= 0)
 		return fd;
 	/* No Landlock in this kernel: lnk-init cannot use it either (and
 	 * refuses to run unless told it is optional); the file-system and
 	 * device checks still hold. */
-	return errno == ENOSYS || errno == EOPNOTSUPP ? -1 : -2;
+	return fd == -ENOSYS || fd == -EOPNOTSUPP ? -1 : -2;
 }
 
 /* Restricts the calling executor thread: its own umask and cwd, no new
@@ -83,11 +71,8 @@ static int executor_restrict(struct guard *n)
 		return -EPERM;
 	if (n->ll_ruleset == -1)
 		return 0;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return -errno;
-	if (syscall(SYS_landlock_restrict_self, n->ll_ruleset, 0) < 0)
-		return -errno;
-	return 0;
+	int r = confine_no_new_privs();
+	return r < 0 ? r : confine_landlock_enter(n->ll_ruleset);
 }
 
 static void *executor_main(void *arg)
@@ -296,7 +281,7 @@ static void *receiver_main(void *arg)
 
 	/* Before any worker exists: they inherit this thread's (empty)
 	 * capability sets. If the drop fails, every call is refused. */
-	bool broken = drop_caps() < 0;
+	bool broken = confine_drop_caps(false) < 0;
 
 	int l = recv_listener(n);
 	pthread_mutex_lock(&n->mu);

@@ -29,20 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/landlock_defs.h"
 #include "common/util.h"
-
-/* Our own copy of the ruleset attribute, with the fields of ABI 4 and 6:
- * the kernel accepts a larger struct as long as what it does not know is 0
- * (copy_struct_from_user), and we zero what the ABI lacks. */
-struct ll_ruleset_attr {
-	uint64_t handled_access_fs;
-	uint64_t handled_access_net;
-	uint64_t scoped;
-};
+#include "confine/layers.h"
 
 #define FS_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
 /* Device nodes are never made: MAKE_CHAR and MAKE_BLOCK stay refused. */
@@ -66,25 +57,24 @@ static const char *const system_read[] = {
 
 int landlock_abi(struct lnk_err *err)
 {
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
-			   LANDLOCK_CREATE_RULESET_VERSION);
+	int abi = confine_landlock_abi();
 
 	if (abi > 0)
-		return (int)abi;
+		return abi;
 	/* The two hints of samples/landlock/sandboxer.c: "not in this
 	 * kernel" and "in it but switched off" need different fixes. */
-	if (errno == ENOSYS)
+	if (abi == -ENOSYS)
 		return err_set(err, -ENOSYS,
 			       "landlock is not in this kernel (it needs Linux "
 			       "5.13 or newer built with "
 			       "CONFIG_SECURITY_LANDLOCK=y)");
-	if (errno == EOPNOTSUPP)
+	if (abi == -EOPNOTSUPP)
 		return err_set(
 		    err, -EOPNOTSUPP,
 		    "landlock is in this kernel but not enabled: add "
 		    "landlock to the lsm= kernel boot parameter");
-	return err_set(err, -errno, "landlock: cannot query the abi: %s",
-		       strerror(errno));
+	return err_set(err, abi, "landlock: cannot query the abi: %s",
+		       strerror(-abi));
 }
 
 /* The rules added so far: a path beneath one of them that asks for no
@@ -130,7 +120,6 @@ static void remember(struct added_list *a, const char *path, uint64_t rights)
 static int add_path(int ruleset, const char *path, uint64_t rights,
 		    uint64_t handled, struct lnk_err *err)
 {
-	struct landlock_path_beneath_attr pb = {0};
 	_cleanup_close_ int fd = -1;
 	struct stat st;
 
@@ -150,13 +139,11 @@ static int add_path(int ruleset, const char *path, uint64_t rights,
 		rights &= FS_FILE;
 	if (!rights)
 		return 0;
-	pb.allowed_access = rights;
-	pb.parent_fd = fd;
-	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH,
-		    &pb, 0) < 0)
-		return err_set(err, -errno,
+	int r = confine_landlock_rule(ruleset, fd, rights);
+	if (r < 0)
+		return err_set(err, r,
 			       "landlock: cannot add the rule for '%s': %s",
-			       path, strerror(errno));
+			       path, strerror(-r));
 	return 1;
 }
 
@@ -242,31 +229,26 @@ static int add_rules(int ruleset, const struct init_config *c, uint64_t handled,
 
 int landlock_apply(const struct init_config *c, struct lnk_err *err)
 {
-	struct ll_ruleset_attr attr = {0};
 	_cleanup_close_ int ruleset = -1;
 	int abi, r;
 
 	if ((abi = landlock_abi(err)) < 0)
 		return abi;
-	attr.handled_access_fs = landlock_fs_rights(abi);
-	/* ABI 6: the program cannot signal, or connect to an abstract unix
-	 * socket of, anything outside its own domain (bwrap's pid 1, or a
-	 * host daemon should a namespace ever be shared). */
-	if (abi >= 6)
-		attr.scoped =
-		    LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
-
-	ruleset =
-	    (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	/* Every file-system right of the ABI handled. From ABI 6, scoped:
+	 * the program cannot signal, or connect to an abstract unix socket
+	 * of, anything outside its own domain (bwrap's pid 1, or a host
+	 * daemon should a namespace ever be shared). */
+	uint64_t handled = landlock_fs_rights(abi);
+	ruleset = confine_landlock_ruleset(abi, handled, true);
 	if (ruleset < 0)
-		return err_set(err, -errno,
+		return err_set(err, ruleset,
 			       "landlock: cannot create a ruleset (abi %d): %s",
-			       abi, strerror(errno));
-	if ((r = add_rules(ruleset, c, attr.handled_access_fs, err)) < 0)
+			       abi, strerror(-ruleset));
+	if ((r = add_rules(ruleset, c, handled, err)) < 0)
 		return r;
-	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
-		return err_set(err, -errno,
+	if ((r = confine_landlock_enter(ruleset)) < 0)
+		return err_set(err, r,
 			       "landlock: cannot restrict the sandbox: %s",
-			       strerror(errno));
+			       strerror(-r));
 	return abi;
 }

@@ -47,6 +47,7 @@
 #include "common/util.h"
 #include "init/exec.h"
 #include "proto/initcfg.h"
+#include "confine/layers.h"
 #include "init/landlock.h"
 #include "init/reaper.h"
 #include "init/seccomp_policy.h"
@@ -302,8 +303,8 @@ int main(int argc, char **argv)
 		return 128 + SIGKILL;
 
 	hand_off_listeners(&cfg);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		err_set(&err, -errno, "%s", strerror(errno));
+	if ((r = confine_no_new_privs()) < 0) {
+		err_set(&err, r, "%s", strerror(-r));
 		fail_layer("no_new_privs", &err);
 	}
 	abi = apply_landlock(&cfg);

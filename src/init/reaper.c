@@ -84,6 +84,7 @@
 #include <unistd.h>
 
 #include "common/landlock_defs.h"
+#include "confine/layers.h"
 #include "common/util.h"
 #include "init/discard.h"
 
@@ -235,40 +236,24 @@ int reaper_stop_requested(void)
 	return 0;
 }
 
-struct ll_attr {
-	uint64_t handled_access_fs;
-	uint64_t handled_access_net;
-	uint64_t scoped;
-};
-
 /* The program's domain, nested in pid 1's. It must handle something:
  * MAKE_BLOCK, which pid 1's domain already refuses everywhere (device nodes
  * are never made), so no file access changes. What matters is the nesting
- * itself (ptrace) and, from ABI 6, the signal scope. The kernel accepts the
- * larger struct with its unknown fields 0, as landlock.c relies on. */
+ * itself (ptrace) and, from ABI 6, the signal scope. */
 static int scope_away_from_init(int abi, struct lnk_err *err)
 {
-	struct ll_attr attr = {
-	    .handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK,
-	};
-	int fd;
-
-	if (abi >= 6)
-		attr.scoped =
-		    LANDLOCK_SCOPE_SIGNAL | LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
-	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	int fd =
+	    confine_landlock_ruleset(abi, LANDLOCK_ACCESS_FS_MAKE_BLOCK, true);
 	if (fd < 0)
-		return err_set(err, -errno,
+		return err_set(err, fd,
 			       "cannot make the program's landlock domain: %s",
-			       strerror(errno));
-	if (syscall(SYS_landlock_restrict_self, fd, 0) < 0) {
-		int e = errno;
-		close(fd);
-		return err_set(err, -e,
-			       "cannot enter the program's landlock domain: %s",
-			       strerror(e));
-	}
+			       strerror(-fd));
+	int r = confine_landlock_enter(fd);
 	close(fd);
+	if (r < 0)
+		return err_set(err, r,
+			       "cannot enter the program's landlock domain: %s",
+			       strerror(-r));
 	return 0;
 }
 

@@ -33,6 +33,7 @@
 #include "launch/account.h"
 #include "launch/bwrap.h"
 #include "launch/host.h"
+#include "confine/layers.h"
 
 /* Only system folders: a bwrap earlier on the user's PATH could be one a
  * sandboxed program wrote into ~/bin or ~/.local/bin. */
@@ -923,15 +924,7 @@ char *host_apparmor_profile(const char *bwrap)
 
 int host_landlock_abi(void)
 {
-#ifdef SYS_landlock_create_ruleset
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
-			   LANDLOCK_CREATE_RULESET_VERSION);
-	if (abi < 0)
-		return -errno;
-	return (int)abi;
-#else
-	return -ENOSYS;
-#endif
+	return confine_landlock_abi();
 }
 
 static int install_filter(const struct sock_filter *f, unsigned short n,
@@ -954,7 +947,7 @@ int host_probe_seccomp_filter(struct lnk_err *err)
 	if (pid == 0) {
 		static const struct sock_filter allow[] = {
 		    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		if (confine_no_new_privs() < 0 ||
 		    install_filter(allow, 1, 0) < 0)
 			_exit(errno & 0x7f);
 		_exit(0);
@@ -987,7 +980,7 @@ static void listener_probe_child(int sock)
 	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
 	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+	if (confine_no_new_privs() < 0)
 		_exit(NP_NO_NEW_PRIVS);
 	int lfd = install_filter(f, ARRAY_SIZE(f),
 				 SECCOMP_FILTER_FLAG_NEW_LISTENER |

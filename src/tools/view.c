@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/esc.h"
+#include "confine/layers.h"
 
 /* The signals a caller passes to the tool's process group (Ctrl-C, a
  * window's size, a stop's end): the waiter and pid 1 must not die of them
@@ -296,14 +297,6 @@ static int read_byte(int fd)
 	return n == 1 ? (unsigned char)c : -1;
 }
 
-static int drop_caps(void)
-{
-	struct __user_cap_header_struct h = {
-	    .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
-	struct __user_cap_data_struct d[2] = {{0}};
-	return (int)syscall(SYS_capset, &h, d);
-}
-
 /* The tool's own process, forked by pid 1. As root it enters a user
  * namespace of its own (pid 1 maps every id), with a copy of the mount
  * namespace: the kernel locks a copy's mounts together when it goes to a
@@ -342,7 +335,7 @@ static void become_tool(bool root, int errw, const int up[2], const int down[2])
 	 * the namespace's capabilities anyway; dropped here already, so that
 	 * not even the caller's code before the exec could unmount what
 	 * hides. */
-	if (!root && drop_caps() < 0) {
+	if (!root && confine_drop_caps(false) < 0) {
 		err_set(&e, -errno, "cannot drop the tool's capabilities: %s",
 			strerror(errno));
 		tell(errw, &e);

@@ -8,7 +8,8 @@ arrays of the unit tests of that target's parser (tests/unit/test_*.c,
 the rows every refusal and acceptance is tested with), the TOML cases kept
 in tests/fuzz/corpus/toml for the spec loader too, and valid messages of
 the binary protocols built here from their documented form (proto/ctl.h,
-proto/handoff.h). tests/run-all and a long run (README.md here) pass
+proto/handoff.h, tools/proto.h, and for the resolver DNS queries and
+proto/tproxy.h's head). tests/run-all and a long run (README.md here) pass
 OUTDIR/<target> and tests/fuzz/corpus/<target> to the target as seeds."""
 import hashlib
 import pathlib
@@ -34,6 +35,7 @@ SOURCES = {
                "test_guard_sockaddr.c"],
     "toolcall": [],
     "usage": ["test_usage.c"],
+    "dnsd": ["test_tproxy.c"],
 }
 
 LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -151,6 +153,57 @@ def toolcall_seeds():
     return out
 
 
+def dnsd_seeds():
+    """DNS queries as a program's resolver sends them to the sandbox's
+    127.0.0.1:53 (src/wire/dnsd.h), the forms dnsd_parse refuses (a
+    pointer in the question, two questions, an answer, another opcode,
+    cut short), and transparent heads (src/proto/tproxy.h), good and
+    bad: fuzz_dnsd feeds every input to both."""
+    def name(n):
+        out = b""
+        for label in n.split(b".") if n else []:
+            out += bytes([len(label)]) + label
+        return out + b"\0"
+
+    def query(n, qtype=1, qid=0x1234, flags=0x0100, qd=1, an=0, ar=0,
+              tail=b""):
+        head = struct.pack(">HHHHHH", qid, flags, qd, an, 0, ar)
+        return head + name(n) + struct.pack(">HH", qtype, 1) + tail
+
+    opt = b"\0" + struct.pack(">HHIH", 41, 1232, 0, 0)
+    out = [
+        query(b"example.org"),
+        query(b"example.org", qtype=28),
+        query(b"www.example.org", qtype=15),
+        query(b"example.org", qtype=255),
+        query(b"example.org", ar=1, tail=opt),
+        query(b""),
+        query(b"localhost"),
+        query(b"metadata.google.internal"),
+        query(b"169.254.169.254"),
+        query(b"a" * 63 + b"." + b"b" * 63 + b"." + b"c" * 63 + b"." +
+              b"d" * 61),
+        query(b"Example.ORG"),
+        query(b"example.org", flags=0x8180),
+        query(b"example.org", flags=0x2800),
+        query(b"example.org", qd=2),
+        query(b"example.org", an=1),
+        query(b"example.org")[:20],
+        struct.pack(">HHHHHH", 1, 0x0100, 1, 0, 0, 0) + b"\xc0\x0c" +
+        struct.pack(">HH", 1, 1),
+        struct.pack(">HHHHHH", 1, 0x0100, 1, 0, 0, 0) + b"\x40" +
+        b"x" * 64 + b"\0" + struct.pack(">HH", 1, 1),
+    ]
+    for fam, port, addr in ((4, 443, bytes([93, 184, 216, 34])),
+                            (6, 22, bytes(15) + b"\x01"),
+                            (4, 0, bytes(4)), (5, 80, bytes(4))):
+        out.append(b"LNKT\x01" + bytes([fam]) + struct.pack(">H", port) +
+                   addr.ljust(16, b"\0"))
+    out.append(b"LNKT\x02\x04" + struct.pack(">H", 80) + bytes(16))
+    out.append(b"LNKT\x01\x04\x00")
+    return out
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: tests/fuzz/seeds.py OUTDIR")
@@ -183,6 +236,8 @@ def main():
             seeds += handoff_seeds()
         if target == "toolcall":
             seeds += toolcall_seeds()
+        if target == "dnsd":
+            seeds += dnsd_seeds()
         d = outdir / target
         d.mkdir(parents=True, exist_ok=True)
         n = 0

@@ -1,7 +1,8 @@
 /* The parts of one run (src/launch/parts.h): a part that reads bytes the
  * program controls is confined; every file the table names exists; the
- * security map names every file of such a part. Run from the source root
- * (meson's workdir). */
+ * security map names every file of such a part; each row's steps agree
+ * with when it says it starts, and what a run starts it also ends. Run
+ * from the source root (meson's workdir). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,6 +94,59 @@ static void the_map_names_every_reader(void **state)
 	free(map);
 }
 
+/* A row's steps match its start time: what lnk forks before bwrap has a
+ * start step, what starts while bwrap makes the sandbox a hold step, and
+ * what another part starts neither (its parent's row starts it). */
+static void steps_match_when(void **state)
+{
+	size_t n;
+	const struct part *p = parts_table(&n);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		switch (p[i].when) {
+		case PART_BEFORE_BWRAP:
+			if (!p[i].start)
+				fail_msg("%s starts before bwrap but has no "
+					 "start step",
+					 p[i].name);
+			break;
+		case PART_WITH_BWRAP:
+			if (!p[i].hold)
+				fail_msg("%s starts with bwrap but has no "
+					 "hold step",
+					 p[i].name);
+			break;
+		case PART_BY_PARENT:
+			if (p[i].plan || p[i].start || p[i].hold)
+				fail_msg("%s is started by its parent, yet "
+					 "has steps of its own",
+					 p[i].name);
+			break;
+		case PART_LNK:
+		case PART_PLANNING:
+		case PART_BWRAP:
+			break;
+		}
+		if (!p[i].wanted)
+			fail_msg("%s has no wanted predicate", p[i].name);
+	}
+}
+
+/* What a run starts (a process, a thread, a thing made on the host) it
+ * also ends: a row with a start or hold step, or a plan that makes
+ * something, has a stop or end step. lnk and bwrap end by themselves. */
+static void what_starts_ends(void **state)
+{
+	size_t n;
+	const struct part *p = parts_table(&n);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		if ((p[i].start || p[i].hold) && !p[i].stop && !p[i].end)
+			fail_msg("%s is started but never ended", p[i].name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest t[] = {
@@ -100,6 +154,8 @@ int main(void)
 	    cmocka_unit_test(the_broker_reader_is_a_confined_row),
 	    cmocka_unit_test(files_exist),
 	    cmocka_unit_test(the_map_names_every_reader),
+	    cmocka_unit_test(steps_match_when),
+	    cmocka_unit_test(what_starts_ends),
 	};
 	return cmocka_run_group_tests(t, NULL, NULL);
 }

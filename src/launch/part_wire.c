@@ -1,0 +1,109 @@
+/* The keeper and the wire of one run (run.h, parts.c): planned before
+ * anything forks (its grants checked, its listeners named for lnk-init),
+ * forked before bwrap and before any thread, told to end by its lifeline
+ * and waited for, so that the call log is whole when run returns. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launch/run.h"
+#include "wire/nonet.h"
+
+int wire_part_plan(struct run *r)
+{
+	int rc = wire_plan(r->pol, r->name, r->req->home, &r->wp, r->err);
+	if (rc < 0)
+		return rc;
+	r->wp_init = true;
+	r->wp.trip_calls = r->lim.trip_calls;
+	r->wp.trip_targets = r->lim.trip_targets;
+	/* raw while lnk relays the pty (spawn.c) */
+	r->wp.stderr_raw = r->req->pty && isatty(STDERR_FILENO);
+	wire_plan_env(&r->wp, &r->extra_env);
+	wire_plan_listeners(&r->wp, &r->listeners, &r->nlisteners);
+	/* The sandbox's resolver is the wire's (src/wire/dnsd.h). */
+	return host_add_etc_text(&r->host, "/etc/resolv.conf",
+				 "# the sandbox's wire answers "
+				 "for the names it may reach\n"
+				 "nameserver 127.0.0.1\n",
+				 r->err);
+}
+
+int wire_part_start(struct run *r)
+{
+	r->wp.cap = run_shared_cap(r);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+		       r->wire_pair) < 0 ||
+	    pipe2(r->lifeline, O_CLOEXEC) < 0)
+		return err_set(r->err, -errno, "cannot connect the wire: %s",
+			       strerror(errno));
+	int rc = wire_start(&r->wp, r->wire_pair[0], r->lifeline[0],
+			    &r->wire_pid, r->err);
+	if (rc < 0)
+		return rc;
+	/* The wire's ends are its own now. */
+	close(r->wire_pair[0]);
+	r->wire_pair[0] = -1;
+	close(r->lifeline[0]);
+	r->lifeline[0] = -1;
+	return 0;
+}
+
+/* Without a network grant, a resolver that refuses every name at once
+ * and says which (src/wire/nonet.h): the sandbox's resolv.conf names it. */
+int nonet_part_plan(struct run *r)
+{
+	nonet_listeners(&r->listeners, &r->nlisteners);
+	return host_add_etc_text(&r->host, "/etc/resolv.conf",
+				 "# no network grant: lnk answers every "
+				 "name 'no such name' and says which\n"
+				 "nameserver 127.0.0.1\n",
+				 r->err);
+}
+
+int nonet_part_start(struct run *r)
+{
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+		       r->wire_pair) < 0 ||
+	    pipe2(r->lifeline, O_CLOEXEC) < 0)
+		return err_set(r->err, -errno,
+			       "cannot start the sandbox's resolver: %s",
+			       strerror(errno));
+	int rc = nonet_start(r->name, r->wire_pair[0], r->lifeline[0],
+			     &r->wire_pid, r->err);
+	if (rc < 0)
+		return rc;
+	close(r->wire_pair[0]);
+	r->wire_pair[0] = -1;
+	close(r->lifeline[0]);
+	r->lifeline[0] = -1;
+	return 0;
+}
+
+/* The wire is told to end first: its last write to the log takes
+ * longest. */
+void wire_part_stop(struct run *r, bool gone)
+{
+	(void)gone;
+	if (r->wire_pid <= 0)
+		return;
+	for (int i = 0; i < 2; i++)
+		if (r->lifeline[i] >= 0) {
+			close(r->lifeline[i]);
+			r->lifeline[i] = -1;
+		}
+}
+
+/* Run returns only once the wire has ended, so the call log is whole. */
+void wire_part_end(struct run *r, bool gone)
+{
+	if (!gone || r->wire_pid <= 0)
+		return;
+	int st;
+	while (waitpid(r->wire_pid, &st, 0) < 0 && errno == EINTR)
+		;
+	r->wire_pid = -1;
+}
