@@ -14,6 +14,7 @@ A helper used by one file lives in that file; one used by two or more
 lives here (the fixture `outside_tool` in conftest.py).
 """
 
+import os
 import pathlib
 import subprocess
 import textwrap
@@ -140,3 +141,14 @@ def in_private_mounts(lnk, script):
     return subprocess.run([*pre, "/bin/sh", "-c", script], env=lnk.env(),
                           cwd=str(lnk.cwd), capture_output=True, text=True,
                           timeout=60)
+
+
+def lnk_under_mounts(lnk):
+    """lnk as the shell of in_private_mounts starts it: as root, itself; as a
+    user, in a user namespace below the one that mounted, as a user that is
+    not root there either (what a user's bind mount of their home looks like
+    to lnk)."""
+    if IS_ROOT:
+        return f"'{lnk.bin}'"
+    return (f"unshare --user --map-user={os.getuid()} "
+            f"--map-group={os.getgid()} '{lnk.bin}'")

@@ -22,8 +22,14 @@ def test_one_attack_file_per_invariant_named_in_the_design():
                    text.index("## Fail closed")]
     for p in files:
         assert f"Attacked by: `tests/e2e/{p.name}`" in section, p.name
-    # the attacks live only there
+    # the attacks live only there: a new pass adds its attacks to these
+    # files, never a test_attack_*.py file of its own beside them
     assert not (E2E / "test_attacks.py").exists()
+    others = sorted(p.name for p in E2E.glob("test_attack_*.py")
+                    if p.name != "test_attack_layout.py")
+    assert not others, (f"{others}: move each attack into the file of the "
+                        "invariant it attacks (docs/HACKING.md, \"Add an "
+                        "attack test\")")
 
 
 def test_every_attack_names_its_invariant_and_its_block_is_listed():

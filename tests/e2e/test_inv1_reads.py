@@ -24,7 +24,8 @@ import socket
 import pytest
 
 from conftest import IS_ROOT, on_lnk_path
-from attack_helpers import _tool_on_path, py, raw_py, sh
+from attack_helpers import (_tool_on_path, in_private_mounts,
+                            lnk_under_mounts, py, raw_py, sh)
 
 
 # =============================================================================
@@ -459,3 +460,38 @@ def test_a_tool_cannot_read_the_agents_folder_after_a_tool_renamed_link(
                  f"mv {home}/Link {home}/L2; cat {home}/L2/Agents/key",
                  timeout=120)
     assert "AGENTSECRET" not in cp.stdout, (cp.stdout, cp.stderr)
+
+
+def test_tool_never_reads_lnks_settings_at_a_second_path(lnk, home, work,
+                                                         tmp_path):
+    """Invariant 1 (reads), promise: a tool the program calls acts only within
+    the grants, never in or on a hidden folder.
+
+    Threat: the home is also mounted at a second path (/home bound from
+    /data/home). A tool runs outside with the machine as the user sees it,
+    except ~/.lnk and the hidden folders, which its view covered at their
+    one spelling only: `cat /data/home/.lnk/sandbox/NAME.key` through a
+    granted `cat *` read the model keys, the call log, the questions and
+    their answers (never ~/.lnk, through a tool)."""
+    key = home / ".lnk" / "sandbox" / "probe.key"
+    cp = lnk.run("--write", work, "--", "/bin/true")
+    assert cp.returncode == 0, cp.stderr
+    key.write_text("LNKSECRET\n")
+    key.chmod(0o600)
+    private = work / "private"
+    private.mkdir()
+    (private / "s").write_text("HIDDENSECRET\n")
+    second = tmp_path / "second"
+    second.mkdir()
+    cp = in_private_mounts(lnk, f"""
+        mount --bind '{home}' '{second}' || exit 99
+        {lnk_under_mounts(lnk)} sandbox run --write '{work}' \
+            --hide '{private}' --tool 'cat *' -- /bin/sh -c '
+            cat "{second}/.lnk/sandbox/probe.key"
+            cat "{second}/project/private/s"
+            echo ran'
+        """)
+    assert cp.returncode != 99, cp.stderr
+    assert "ran" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "LNKSECRET" not in cp.stdout + cp.stderr
+    assert "HIDDENSECRET" not in cp.stdout + cp.stderr

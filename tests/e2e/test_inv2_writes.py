@@ -164,6 +164,43 @@ def test_casefold_cannot_be_set_inside(lnk, work):
     assert cp.stdout.count("refused 1") == 3, cp.stdout + cp.stderr
 
 
+# _IOW(0x94, nr, 4096 bytes): btrfs's subvolume and snapshot calls
+BTRFS_IOCTLS = {"SNAP_CREATE": 1, "SUBVOL_CREATE": 14, "SNAP_DESTROY": 15,
+                "SNAP_CREATE_V2": 23, "SUBVOL_CREATE_V2": 24,
+                "SNAP_DESTROY_V2": 63}
+
+IOCTL_PROBE = r"""
+import errno, fcntl, os, struct, sys
+fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+for name, nr in %r.items():
+    cmd = (1 << 30) | (4096 << 16) | (0x94 << 8) | nr
+    arg = bytearray(struct.pack("q", -1) + b".git".ljust(4088, b"\0"))
+    try:
+        fcntl.ioctl(fd, cmd, arg)
+        print(name, "done")
+    except OSError as e:
+        print(name, errno.errorcode.get(e.errno, e.errno))
+"""
+
+
+def test_subvolume_calls_refused(lnk, work):
+    """Invariant 2 (writes), promise: the dot files at the top of a write
+    folder are never created, changed, moved or removed.
+
+    Threat: on btrfs, `btrfs subvolume create .git` makes a folder by an
+    ioctl on its parent, not by mkdir: the guard never saw it, the top of
+    the write folder got a .git the program filled (core.fsmonitor), and
+    the report skipped it (another device). The guard performs every
+    creation, so each subvolume and snapshot call is refused by the
+    filter, on any file system (elsewhere the kernel would say ENOTTY)."""
+    cp = lnk.run("--write", work, "--", "python3", "-c",
+                 IOCTL_PROBE % BTRFS_IOCTLS, cwd=work)
+    assert cp.returncode == 0, cp.stderr
+    got = dict(line.split() for line in cp.stdout.splitlines())
+    assert got == {n: "EPERM" for n in BTRFS_IOCTLS}, got
+    assert not (work / ".git").exists()
+
+
 # =============================================================================
 # B. Only the --write folders, and the mount table
 #    Promise: only the --write folders are written, and the mount table does

@@ -29,8 +29,8 @@ import time
 import pytest
 
 from conftest import IS_ROOT, LNK
-from attack_helpers import (PY, assert_clean, in_private_mounts, plant, sh,
-                            tool_calls)
+from attack_helpers import (PY, assert_clean, in_private_mounts,
+                            lnk_under_mounts, plant, sh, tool_calls)
 
 
 # =============================================================================
@@ -505,13 +505,9 @@ def test_home_at_a_second_path_known_by_identity(lnk, home, work, tmp_path):
     (home / ".profile").write_text("# mine\n")
     second = tmp_path / "second"
     second.mkdir()
-    # As a user, lnk runs in a user namespace of its own below the one
-    # that mounted, as a user that is not root there either.
-    run = f"'{lnk.bin}'" if IS_ROOT else (
-        f"unshare --user --map-user={os.getuid()} "
-        f"--map-group={os.getgid()} '{lnk.bin}'")
     cp = in_private_mounts(lnk, SECOND_PATH.format(
-        home=home, second=second, work=work, lnk=run, tmp=tmp_path))
+        home=home, second=second, work=work, lnk=lnk_under_mounts(lnk),
+        tmp=tmp_path))
     assert cp.returncode != 99, cp.stderr
     assert cp.returncode == 0, (cp.returncode, cp.stderr)
     assert (home / "ran.marker").exists(), cp.stderr

