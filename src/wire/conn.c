@@ -621,7 +621,7 @@ static void connected(struct conn *c)
 {
 	c->deadline = 0;
 	c->w->up += c->c2u.total; /* what was queued before connecting */
-	set_nodelay(c->uh.fd);
+	/* TCP_NODELAY: the keeper set it on the socket it made */
 	conn_log(c, DB_ALLOWED, "");
 	switch (c->kind) {
 	case INIT_L_HTTP:
@@ -756,11 +756,21 @@ static void try_connect(struct conn *c)
 static void ask_answered(struct conn *c, const struct keeper_answer *ans)
 {
 	switch (ans->kind) {
-	case KEEPER_CONNECTING:
+	case KEEPER_CONNECTING: {
 		c->uh.fd = ans->fd;
+		/* A near server (loopback, one link) has often answered
+		 * within the keeper's connect: relay at once, without a
+		 * round of the loop to learn it. */
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof(peer);
+		if (getpeername(c->uh.fd, (struct sockaddr *)&peer, &pl) == 0) {
+			connected(c);
+			return;
+		}
 		c->st = CS_CONNECT;
 		set_interest(c);
 		return;
+	}
 	case KEEPER_FIRST_HOP:
 		refuse(c, SOCKS5_NOT_ALLOWED, WIRE_FIRST_HOP_WHY);
 		return;

@@ -45,14 +45,13 @@ int hop_probe_start(const struct lnk_addr *a, uint16_t port, int *fd)
 	if (r == 0 && connect(s, (struct sockaddr *)&ss, len) < 0 &&
 	    errno != EINPROGRESS)
 		r = -1;
-	if (r < 0 && errno != ECONNREFUSED && errno != EHOSTUNREACH &&
-	    errno != ENETUNREACH) {
+	if (r < 0) {
+		/* no route, no socket: the call's own connect would fail
+		 * the same way, and says so */
 		int e = -errno;
 		close(s);
 		return e;
 	}
-	/* an error already (a reset on loopback-fast paths, an ICMP error
-	 * handled at once) is read by hop_probe_read like a later one */
 	*fd = s;
 	return 0;
 }

@@ -57,7 +57,8 @@ enum hop_verdict hop_judge(int err, const struct lnk_addr *offender,
 /* Starts a probe of a (an IPv4 or a plain IPv6 address, no IPv4-mapped
  * one) at port: a non-blocking TCP socket with a hop limit of 1 and its
  * ICMP errors queued (IP_RECVERR), connecting. The socket (CLOEXEC) into
- * *fd; poll it for POLLOUT. 0 or -errno. */
+ * *fd; poll it for POLLOUT. 0, or -errno when it cannot even start (no
+ * route: the call's own connect would fail the same way). */
 int hop_probe_start(const struct lnk_addr *a, uint16_t port, int *fd);
 /* Reads the answer of a probe socket that polled ready; closes nothing. */
 enum hop_verdict hop_probe_read(int fd, const struct lnk_addr *a);

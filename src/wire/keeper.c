@@ -10,6 +10,7 @@
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -582,6 +583,9 @@ static void make_connect(struct keeper *k, uint64_t cookie,
 		answer(k, cookie, KEEPER_FAILED, errno, -1);
 		return;
 	}
+	/* the wire relays small writes at once (as on its own sockets) */
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (connect(fd, (struct sockaddr *)&ss, len) < 0 &&
 	    errno != EINPROGRESS) {
 		int e = errno;
