@@ -17,6 +17,12 @@ concurrency 1 and 64, two ways:
   CONNECT mode: the grants, the route lookups, the log and the first-hop
   check (its verdict kept after the first call) included.
 
+The ratios are to the forwarder run in a session of its own, as the wire
+runs (see below); the forwarder in the client's session is shown beside
+("same-session"): with the kernel's autogroup, a process in a session of
+its own is scheduled as one group against every other session, and on a
+busy machine that alone cost the forwarder a quarter to a half.
+
 The wire runs under lnk-wire-harness (the client in a network namespace of
 its own). With BEFORE_BUILD_DIR, that build's wire is measured in the same
 rounds. Rounds interleave the variants; the figures are medians."""
@@ -30,8 +36,8 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ENV_FILE = pathlib.Path("/run/lnk-nethosts.env")
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
-COUNTS = {1: int(os.environ.get("N1", "3000")),
-          64: int(os.environ.get("N64", "20000"))}
+COUNTS = {1: int(os.environ.get("N1", "2000")),
+          64: int(os.environ.get("N64", "10000"))}
 
 
 def run(cmd, env=None, timeout=300):
@@ -46,8 +52,9 @@ def run(cmd, env=None, timeout=300):
     return float(w[-1]) if out.returncode == 0 and w else None
 
 
-def start(cmd):
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+def start(cmd, session=False):
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True,
+                         start_new_session=session)
     return p, int(p.stdout.readline())
 
 
@@ -75,10 +82,18 @@ def main():
                                "WIRE_LOAD_ADDR=198.18.0.2", load, "serve",
                                "1"])
         procs.append(far)
-        relay, relay_port = start([fwd, "127.0.0.1", str(lo_port)])
+        # The wire runs in a session of its own (wire_start: setsid),
+        # and so in a scheduling group of its own where the kernel groups
+        # by session (autogroup); the forwarder the ratios are to runs
+        # the same way. The one in the client's session is printed too.
+        relay, relay_port = start([fwd, "127.0.0.1", str(lo_port)], True)
         procs.append(relay)
-        proxy, proxy_port = start([fwd, "connect"])
+        proxy, proxy_port = start([fwd, "connect"], True)
         procs.append(proxy)
+        relay_s, relay_s_port = start([fwd, "127.0.0.1", str(lo_port)])
+        procs.append(relay_s)
+        proxy_s, proxy_s_port = start([fwd, "connect"])
+        procs.append(proxy_s)
         res = {}
 
         def note(key, v):
@@ -92,6 +107,14 @@ def main():
                      run([load, "conn", str(far_port), str(conc), str(n)],
                          env={"WIRE_LOAD_ADDR": "198.18.0.2",
                               "WIRE_LOAD_PROXY": f"127.0.0.1:{proxy_port}"}))
+                note(("port", conc, "same-session"),
+                     run([load, "conn", str(relay_s_port), str(conc),
+                          str(n)]))
+                note(("star", conc, "same-session"),
+                     run([load, "conn", str(far_port), str(conc), str(n)],
+                         env={"WIRE_LOAD_ADDR": "198.18.0.2",
+                              "WIRE_LOAD_PROXY":
+                              f"127.0.0.1:{proxy_s_port}"}))
                 for name, b in builds.items():
                     harness = str(b / "src" / "wire" / "lnk-wire-harness")
                     bload = str(b / "tests" / "helpers" / "wire_load")
@@ -113,7 +136,7 @@ def main():
                 f = [v for v in res[(way, conc, "forwarder")] if v]
                 fm = statistics.median(f) if f else 0
                 line = f"  {way} c={conc:<3} forwarder {fm:8.0f}"
-                for name in builds:
+                for name in ["same-session", *builds]:
                     w = [v for v in res[(way, conc, name)] if v]
                     if not w:
                         line += f"   {name} failed"

@@ -294,8 +294,8 @@ int keeper_dest_check(const struct keeper_rules *kr, int domain,
 
 /* ---- the keeper's side ---- */
 
-/* First-hop probes at once; a connect that finds none free is answered
- * KEEPER_BUSY (the wire fails that call, the program may try again). */
+/* First-hop probes at once; a connect that finds none free waits for
+ * one (the wire's connect deadline bounds the wait). */
 #define KEEPER_PROBES_MAX 16
 
 struct probe {
@@ -613,6 +613,36 @@ static void act_on(struct keeper *k, uint64_t cookie, const struct lnk_addr *a,
 	}
 }
 
+/* Gives waiting connect j a probe of its address: one under way, or a new
+ * one in a free slot; with none free it stays waiting (probe -1) until a
+ * probe ends. */
+static void assign_probe(struct keeper *k, int j)
+{
+	struct waiting *wt = &k->waits[j];
+	int free_p = -1;
+	for (int i = 0; i < KEEPER_PROBES_MAX; i++) {
+		if (k->probes[i].fd >= 0 &&
+		    addr_equal(&k->probes[i].a, &wt->a)) {
+			wt->probe = i;
+			return;
+		}
+		if (k->probes[i].fd < 0 && free_p < 0)
+			free_p = i;
+	}
+	if (free_p < 0)
+		return;
+	int fd;
+	int r = hop_probe_start(&wt->a, wt->port, &fd);
+	if (r < 0) {
+		wt->used = false;
+		answer(k, wt->cookie, KEEPER_FAILED, -r, -1);
+		return;
+	}
+	k->probes[free_p] = (struct probe){
+	    .fd = fd, .a = wt->a, .deadline = mono_ms() + HOP_PROBE_MS};
+	wt->probe = free_p;
+}
+
 static void probe_done(struct keeper *k, int i, enum hop_verdict v)
 {
 	struct probe *p = &k->probes[i];
@@ -626,6 +656,10 @@ static void probe_done(struct keeper *k, int i, enum hop_verdict v)
 		wt->used = false;
 		act_on(k, wt->cookie, &wt->a, wt->port, v);
 	}
+	/* the connects that waited for a free probe */
+	for (int j = 0; j < KEEPER_ASKS_MAX; j++)
+		if (k->waits[j].used && k->waits[j].probe < 0)
+			assign_probe(k, j);
 }
 
 /* 'C': the wire asks for a connection to an address it checked; the
@@ -669,33 +703,18 @@ static void on_connect(struct keeper *k, const uint8_t *m)
 		act_on(k, cookie, &a, port, v);
 		return;
 	}
-	int w = -1, p = -1, free_p = -1;
+	int w = -1;
 	for (int j = 0; j < KEEPER_ASKS_MAX && w < 0; j++)
 		if (!k->waits[j].used)
 			w = j;
-	for (int j = 0; j < KEEPER_PROBES_MAX; j++) {
-		if (k->probes[j].fd >= 0 && addr_equal(&k->probes[j].a, &a))
-			p = j;
-		else if (k->probes[j].fd < 0 && free_p < 0)
-			free_p = j;
-	}
-	if (w < 0 || (p < 0 && free_p < 0)) {
+	if (w < 0) {
+		/* more than the wire ever has unanswered */
 		answer(k, cookie, KEEPER_BUSY, EAGAIN, -1);
 		return;
 	}
-	if (p < 0) {
-		int fd;
-		r = hop_probe_start(&a, port, &fd);
-		if (r < 0) {
-			answer(k, cookie, KEEPER_FAILED, -r, -1);
-			return;
-		}
-		p = free_p;
-		k->probes[p] = (struct probe){
-		    .fd = fd, .a = a, .deadline = mono_ms() + HOP_PROBE_MS};
-	}
 	k->waits[w] = (struct waiting){
-	    .used = true, .cookie = cookie, .a = a, .port = port, .probe = p};
+	    .used = true, .cookie = cookie, .a = a, .port = port, .probe = -1};
+	assign_probe(k, w);
 }
 
 static void on_trip(struct keeper *k, const uint8_t *m)

@@ -86,7 +86,8 @@ enum keeper_answer_kind {
 				* or the address is this machine's */
 	KEEPER_FIRST_HOP,      /* the first router's own address */
 	KEEPER_HOP_UNKNOWN,    /* the first-hop probe had no answer */
-	KEEPER_BUSY,	       /* too many probes at once */
+	KEEPER_BUSY,	       /* more connects unanswered than the wire
+				* ever has */
 };
 struct keeper_answer {
 	uint64_t cookie;
