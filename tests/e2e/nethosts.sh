@@ -37,8 +37,8 @@
 # to this machine's 198.18.1.1:8001, a server that must never answer a
 # sandbox under '*'. The router sends ICMP errors without a rate limit
 # (icmp_ratelimit 0 in its namespace): the wire's first-hop probes of many
-# tests at once must each get their answer. Without nft the forward is left
-# out (ROUTER_FWD_PORT is then not in the env file).
+# tests at once must each get their answer. Without nft (or nf_tables) the
+# forward is left out (ROUTER_FWD_PORT is then not in the env file).
 # Routes on this machine: 198.18.0.0/24 and 198.18.2.0/24 via 198.18.1.2, and a local route
 # 198.18.78.0/24 on lo (AnyIP: this machine, on no interface) with an HTTP
 # server on 198.18.78.1:80 that must never answer a sandbox.
@@ -232,7 +232,8 @@ up() {
 	ip route add 198.18.2.0/24 via 198.18.1.2 dev lnkh0
 	ip netns exec "$RT" sh -c "echo 0 > /proc/sys/net/ipv4/icmp_ratelimit"
 	FWD=""
-	if command -v nft >/dev/null 2>&1; then
+	# a kernel without nf_tables leaves the forward out, not the hosts
+	if command -v nft >/dev/null 2>&1 &&
 		ip netns exec "$RT" nft -f - <<'NFT'
 table ip lnk_hairpin {
 	chain pre {
@@ -245,6 +246,7 @@ table ip lnk_hairpin {
 	}
 }
 NFT
+	then
 		FWD=1
 	fi
 	# this machine by a local route, on no interface
