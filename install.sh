@@ -28,7 +28,7 @@ ninja-build pkg-config \
 libseccomp-dev libsqlite3-dev libc-ares-dev libssl-dev ca-certificates \
 libcap-dev libcmocka-dev libdbus-1-dev \
 golang-github-burntsushi-toml-dev \
-python3 python3-pytest curl git iproute2 dnsmasq-base openssl \
+python3 python3-pytest curl git iproute2 dnsmasq-base nftables openssl \
 openssh-server openssh-client procps util-linux passwd zsh fish \
 bash-completion \
 dbus-daemon python3-dbus python3-gi \

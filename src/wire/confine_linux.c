@@ -38,7 +38,9 @@
  *     granted --port and the DNS servers, and makes the call itself on
  *     the same socket. Neither seccomp nor Landlock can look at an
  *     address, and checking it and letting the wire make the call would
- *     race with the wire rewriting it.
+ *     race with the wire rewriting it. The relayed calls' sockets the
+ *     keeper makes, connects and hands over itself (keeper.h), so the
+ *     wire's loop never stops for them.
  *
  * The mechanism is the confinement kit's (src/confine/kit.h), shared with
  * every other process of lnk's that reads the program's bytes; what is

@@ -23,6 +23,7 @@
 #include "common/buf.h"
 #include "proto/tproxy.h"
 #include "wire/http.h"
+#include "wire/keeper.h"
 #include "wire/model.h"
 #include "wire/socks5.h"
 #include "wire/wire_int.h"
@@ -33,6 +34,7 @@ enum cstate {
 	CS_SOCKS_REQ,
 	CS_TPROXY_HEAD, /* the guard's head (proto/tproxy.h) */
 	CS_RESOLVE,
+	CS_ASK, /* the keeper makes the connect (keeper.h) */
 	CS_CONNECT,
 	CS_RELAY,
 	CS_LINGER, /* refused: answer sent, reading until the client closes */
@@ -74,7 +76,24 @@ struct conn {
 	bool logged; /* an "allowed" row exists, to end later */
 	struct dir c2u, u2c;
 	struct conn *prev, *next;
+	/* asked of the keeper: its slot in w->asks (-1: none), or waiting in
+	 * w's queue for a free one */
+	int ask_slot;
+	bool ask_queued;
+	struct conn *q_prev, *q_next;
+	struct lnk_addr ask_addr;
+	unsigned ask_flags;
 };
+
+/* Why a call to the first router's own address is refused under an
+ * internet grant, and one whose probe had no answer (hop.h). */
+#define WIRE_FIRST_HOP_WHY                                                 \
+	"the first router's own address: this machine's network, not the " \
+	"internet"
+#define WIRE_HOP_UNKNOWN_WHY                                                 \
+	"no answer to the first-hop probe (the router's own address cannot " \
+	"be ruled out)"
+#define WIRE_KEEPER_BUSY_WHY "too many new addresses at once; try again"
 
 #define CONN_OF(h, member) \
 	((struct conn *)((char *)(h)-offsetof(struct conn, member)))
@@ -130,9 +149,37 @@ static void conn_log(struct conn *c, enum db_outcome o, const char *reason)
 		c->logged = true;
 }
 
+static void queue_unlink(struct conn *c)
+{
+	struct wire *w = c->w;
+	if (!c->ask_queued)
+		return;
+	if (c->q_prev)
+		c->q_prev->q_next = c->q_next;
+	else
+		w->ask_head = c->q_next;
+	if (c->q_next)
+		c->q_next->q_prev = c->q_prev;
+	else
+		w->ask_tail = c->q_prev;
+	c->q_prev = c->q_next = NULL;
+	c->ask_queued = false;
+}
+
+/* The call no longer waits for the keeper: an answer that comes later
+ * finds no call (its socket is closed). */
+static void ask_detach(struct conn *c)
+{
+	if (c->ask_slot >= 0)
+		c->w->asks[c->ask_slot].c = NULL;
+	c->ask_slot = -1;
+	queue_unlink(c);
+}
+
 static void conn_close(struct conn *c)
 {
 	struct wire *w = c->w;
+	ask_detach(c);
 	if (c->logged)
 		conn_log(c, DB_ENDED, "");
 	c->logged = false;
@@ -185,6 +232,7 @@ static void set_interest(struct conn *c)
 		ce = LOOP_IN;
 		break;
 	case CS_RESOLVE:
+	case CS_ASK:
 		break;
 	case CS_CONNECT:
 		ue = LOOP_OUT;
@@ -268,6 +316,7 @@ static void answer_and_linger(struct conn *c, int status, enum socks5_rep rep,
 	}
 	dns_cancel(c->q); /* a late answer must not act twice */
 	c->q = NULL;
+	ask_detach(c);
 	if (c->uh.fd >= 0) {
 		loop_del(c->w->loop, &c->uh);
 		close(c->uh.fd);
@@ -574,7 +623,7 @@ static void connected(struct conn *c)
 {
 	c->deadline = 0;
 	c->w->up += c->c2u.total; /* what was queued before connecting */
-	set_nodelay(c->uh.fd);
+	/* TCP_NODELAY: the keeper set it on the socket it made */
 	conn_log(c, DB_ALLOWED, "");
 	switch (c->kind) {
 	case INIT_L_HTTP:
@@ -607,50 +656,175 @@ static void connected(struct conn *c)
 	set_interest(c);
 }
 
+/* How the keeper is to connect to a: an address this call may reach only
+ * as the internet (not by a LAN grant, not the --port door to loopback)
+ * is first asked whether it is the first router's own (hop.h). */
+static unsigned ask_flags(struct conn *c, const struct lnk_addr *a)
+{
+	if (c->kind == INIT_L_PORT)
+		return 0;
+	if (!filter_check_addr(&c->w->filter, c->grants, c->host, a, c->port,
+			       ROUTE_LAN))
+		return 0; /* a LAN grant reaches it as the LAN */
+	return KEEPER_ASK_FIRST_HOP;
+}
+
+/* Sends c's connect to the keeper: 0, -EAGAIN when no slot is free or the
+ * channel has no room (c waits), -EIO when the keeper is gone. */
+static int ask_try(struct conn *c)
+{
+	struct wire *w = c->w;
+	if (w->nasks >= KEEPER_ASKS_MAX)
+		return -EAGAIN;
+	size_t slot = 0;
+	while (w->asks[slot].used)
+		slot++;
+	int r = keeper_ask_connect(w->keeper, (uint64_t)c->seq, &c->ask_addr,
+				   c->port, c->ask_flags);
+	if (r < 0)
+		return r;
+	w->asks[slot] =
+	    (struct wire_ask){.c = c, .cookie = c->seq, .used = true};
+	w->nasks++;
+	c->ask_slot = (int)slot;
+	return 0;
+}
+
+static void ask_queue(struct conn *c)
+{
+	struct wire *w = c->w;
+	c->ask_queued = true;
+	c->q_next = NULL;
+	c->q_prev = w->ask_tail;
+	if (w->ask_tail)
+		w->ask_tail->q_next = c;
+	else
+		w->ask_head = c;
+	w->ask_tail = c;
+}
+
+/* The calls that waited for a slot, in order, while there are slots. */
+static void ask_resume(struct wire *w)
+{
+	while (w->ask_head) {
+		struct conn *c = w->ask_head;
+		int r = ask_try(c);
+		if (r == -EAGAIN)
+			return;
+		queue_unlink(c);
+		if (r < 0)
+			fail(c, 502, SOCKS5_FAILURE,
+			     "the wire's keeper is gone");
+	}
+}
+
 /* Connects to the next checked address; each was checked by the filter,
- * and none is looked up again. */
+ * and none is looked up again. The keeper makes the connect (keeper.h)
+ * while the wire goes on with its other calls. */
 static void try_connect(struct conn *c)
 {
-	while (c->ai < c->naddrs) {
-		const struct lnk_addr *a = &c->addrs[c->ai++];
-		if (c->ai > 1) {
-			/* the routes may have changed while the earlier
-			 * addresses were tried: ask again */
-			const char *why = check_addr(c, a);
-			if (why) {
-				refuse(c, SOCKS5_NOT_ALLOWED, why);
-				return;
-			}
-		}
-		struct sockaddr_storage ss;
-		socklen_t len = addr_to_sockaddr(a, c->port, &ss);
-		if (c->uh.fd >= 0) {
-			loop_del(c->w->loop, &c->uh);
-			close(c->uh.fd);
-		}
-		c->uh.fd =
-		    socket_cloexec(a->family, SOCK_STREAM, 0, COMPAT_NONBLOCK);
-		if (c->uh.fd < 0) {
-			c->last_err = errno;
-			continue;
-		}
-		if (connect(c->uh.fd, (struct sockaddr *)&ss, len) == 0) {
-			connected(c);
-			return;
-		}
-		if (errno == EINPROGRESS) {
-			c->st = CS_CONNECT;
-			set_interest(c);
-			return;
-		}
-		c->last_err = errno;
-	}
 	if (c->uh.fd >= 0) {
 		loop_del(c->w->loop, &c->uh);
 		close(c->uh.fd);
 		c->uh.fd = -1;
 	}
-	fail(c, 502, errno_socks(c->last_err), errno_reason(c->last_err));
+	if (c->ai >= c->naddrs) {
+		fail(c, 502, errno_socks(c->last_err),
+		     errno_reason(c->last_err));
+		return;
+	}
+	const struct lnk_addr *a = &c->addrs[c->ai++];
+	if (c->ai > 1) {
+		/* the routes may have changed while the earlier addresses
+		 * were tried: ask again */
+		const char *why = check_addr(c, a);
+		if (why) {
+			refuse(c, SOCKS5_NOT_ALLOWED, why);
+			return;
+		}
+	}
+	c->ask_addr = *a;
+	c->ask_flags = ask_flags(c, a);
+	c->st = CS_ASK;
+	set_interest(c);
+	int r = c->w->ask_head ? -EAGAIN : ask_try(c);
+	if (r == -EAGAIN)
+		ask_queue(c);
+	else if (r < 0)
+		fail(c, 502, SOCKS5_FAILURE, "the wire's keeper is gone");
+}
+
+/* The keeper's answer for c's connect. */
+static void ask_answered(struct conn *c, const struct keeper_answer *ans)
+{
+	switch (ans->kind) {
+	case KEEPER_CONNECTING: {
+		c->uh.fd = ans->fd;
+		/* A near server (loopback, one link) has often answered
+		 * within the keeper's connect: relay at once, without a
+		 * round of the loop to learn it. */
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof(peer);
+		if (getpeername(c->uh.fd, (struct sockaddr *)&peer, &pl) == 0) {
+			connected(c);
+			return;
+		}
+		c->st = CS_CONNECT;
+		set_interest(c);
+		return;
+	}
+	case KEEPER_FIRST_HOP:
+		refuse(c, SOCKS5_NOT_ALLOWED, WIRE_FIRST_HOP_WHY);
+		return;
+	case KEEPER_HOP_UNKNOWN:
+		refuse(c, SOCKS5_NOT_ALLOWED, WIRE_HOP_UNKNOWN_WHY);
+		return;
+	case KEEPER_BUSY:
+		fail(c, 503, SOCKS5_FAILURE, WIRE_KEEPER_BUSY_WHY);
+		return;
+	case KEEPER_FAILED:
+		c->last_err = ans->error;
+		try_connect(c);
+		return;
+	}
+}
+
+void conn_keeper_input(struct loop_handler *h, uint32_t ev)
+{
+	struct wire *w =
+	    (struct wire *)((char *)h - offsetof(struct wire, keeper_h));
+	(void)ev;
+	for (int n = 0; n < 2 * KEEPER_ASKS_MAX; n++) {
+		struct keeper_answer ans;
+		int r = keeper_take_answer(w->keeper, &ans);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			/* the keeper is gone: nothing more connects; the
+			 * calls waiting time out */
+			loop_del(w->loop, h);
+			return;
+		}
+		struct conn *c = NULL;
+		bool found = false;
+		for (size_t i = 0; i < KEEPER_ASKS_MAX && !found; i++) {
+			struct wire_ask *a = &w->asks[i];
+			if (!a->used || (uint64_t)a->cookie != ans.cookie)
+				continue;
+			found = true;
+			c = a->c;
+			*a = (struct wire_ask){0};
+			w->nasks--;
+		}
+		if (!c) {
+			if (ans.fd >= 0)
+				close(ans.fd);
+			continue;
+		}
+		c->ask_slot = -1;
+		ask_answered(c, &ans);
+	}
+	ask_resume(w);
 }
 
 void conn_accept(struct wire *w, struct listener *l, int fd)
@@ -667,6 +841,7 @@ void conn_accept(struct wire *w, struct listener *l, int fd)
 	c->uh = (struct loop_handler){.fn = on_upstream, .fd = -1};
 	c->c2u.pipe[0] = c->c2u.pipe[1] = -1;
 	c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
+	c->ask_slot = -1;
 	c->seq = ++w->seq;
 	c->next = w->conns;
 	if (w->conns)
@@ -1065,6 +1240,7 @@ static void on_client(struct loop_handler *h, uint32_t ev)
 		linger_input(c);
 		break;
 	case CS_RESOLVE:
+	case CS_ASK:
 	case CS_CONNECT:
 		break;
 	}
@@ -1112,6 +1288,7 @@ void conn_tick(struct wire *w, int64_t now)
 			fail(c, 504, SOCKS5_HOST_UNREACH,
 			     "name lookup timed out");
 			break;
+		case CS_ASK:
 		case CS_CONNECT:
 			fail(c, 504, SOCKS5_TTL_EXPIRED, "connect timed out");
 			break;

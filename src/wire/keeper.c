@@ -10,6 +10,7 @@
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -26,8 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/compat.h"
 #include "common/util.h"
 #include "wire/ctl.h"
+#include "wire/hop.h"
 
 /* Every message is KEEPER_MSG_SIZE bytes; byte 0 its kind:
  *   'A' a DNS server: [1] 4 or 6, [2..3] port (big-endian), [4..19] address
@@ -35,15 +38,23 @@
  *   'B' bind a DNS socket: [4..7] its descriptor number in the wire
  *   'T' a trip: [1] the rule, [2] the target's length, [4..] the target,
  *       printable ASCII (ctl_printable) and no NUL within that length
- * and the keeper's one reply, 'K' (one byte), when it holds the listener. */
+ *   'C' connect: [1] flags (KEEPER_ASK_*), [2..3] port (big-endian),
+ *       [4..19] address, [20] 4 or 6, [24..31] the wire's cookie
+ * and the keeper's replies: 'K' or 'N' (one byte) to 'L' and 'B', and to
+ * 'C' an answer of KEEPER_ANSWER_SIZE bytes: 'R', [1] its kind
+ * (keeper_answer_kind), [4..7] an errno, [8..15] the cookie, with the
+ * socket (SCM_RIGHTS) when the kind is KEEPER_CONNECTING. */
 enum {
 	M_DNS = 'A',
 	M_LISTENER = 'L',
 	M_TRIP = 'T',
 	M_BIND = 'B',
+	M_CONNECT = 'C',
+	M_ANSWER = 'R',
 	M_ACK = 'K',
 	M_NACK = 'N',
 };
+#define KEEPER_ANSWER_SIZE 16
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
@@ -109,6 +120,65 @@ void keeper_send_trip(int chan, const struct trip_verdict *v)
 	m[2] = (uint8_t)n;
 	memcpy(m + 4, tgt, n);
 	(void)!send(chan, m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+int keeper_ask_connect(int chan, uint64_t cookie, const struct lnk_addr *a,
+		       uint16_t port, unsigned flags)
+{
+	uint8_t m[KEEPER_MSG_SIZE] = {M_CONNECT};
+	m[1] = (uint8_t)flags;
+	m[2] = (uint8_t)(port >> 8);
+	m[3] = (uint8_t)port;
+	memcpy(m + 4, a->a, 16);
+	m[20] = a->family == AF_INET6 ? 6 : 4;
+	memcpy(m + 24, &cookie, sizeof(cookie));
+	if (send(chan, m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL) ==
+	    (ssize_t)sizeof(m))
+		return 0;
+	return errno == EAGAIN || errno == ENOBUFS ? -EAGAIN : -EIO;
+}
+
+int keeper_take_answer(int chan, struct keeper_answer *ans)
+{
+	uint8_t m[KEEPER_ANSWER_SIZE + 1];
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = {.iov_base = m, .iov_len = sizeof(m)};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctl.b,
+			    .msg_controllen = sizeof(ctl.b)};
+	ssize_t n = recvmsg(chan, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -EIO;
+	if (n == 0)
+		return -EIO;
+	int fd = -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)) && fd < 0)
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	memset(ans, 0, sizeof(*ans));
+	ans->fd = -1;
+	if (n != KEEPER_ANSWER_SIZE || m[0] != M_ANSWER || m[1] > KEEPER_BUSY ||
+	    (mh.msg_flags & MSG_CTRUNC) ||
+	    (m[1] == KEEPER_CONNECTING) != (fd >= 0)) {
+		if (fd >= 0)
+			close(fd);
+		ans->kind = KEEPER_FAILED;
+		ans->error = EPROTO;
+		ans->cookie = UINT64_MAX; /* no call's */
+		return 1;
+	}
+	uint32_t e;
+	memcpy(&e, m + 4, sizeof(e));
+	memcpy(&ans->cookie, m + 8, sizeof(ans->cookie));
+	ans->kind = (enum keeper_answer_kind)m[1];
+	ans->error = e > 4095 ? EPROTO : (int)e;
+	ans->fd = fd;
+	return 1;
 }
 
 /* ---- the check ---- */
@@ -224,6 +294,25 @@ int keeper_dest_check(const struct keeper_rules *kr, int domain,
 
 /* ---- the keeper's side ---- */
 
+/* First-hop probes at once; a connect that finds none free waits for
+ * one (the wire's connect deadline bounds the wait). */
+#define KEEPER_PROBES_MAX 16
+
+struct probe {
+	int fd; /* -1: free */
+	struct lnk_addr a;
+	int64_t deadline;
+};
+
+/* A connect waiting for its address's probe. */
+struct waiting {
+	bool used;
+	uint64_t cookie;
+	struct lnk_addr a;
+	uint16_t port;
+	int probe;
+};
+
 struct keeper {
 	const char *name;
 	struct keeper_rules kr;
@@ -238,6 +327,10 @@ struct keeper {
 	const char *sock; /* the wire's control socket, or NULL */
 	dev_t sock_dev;	  /* and its identity once the wire made it */
 	ino_t sock_ino;
+	struct hop_cache
+	    *hops; /* the first-hop verdicts, for the wire's life */
+	struct probe probes[KEEPER_PROBES_MAX];
+	struct waiting waits[KEEPER_ASKS_MAX];
 };
 
 static int64_t mono_ms(void)
@@ -446,6 +539,184 @@ static void on_notify(struct keeper *k)
 	seccomp_notify_free(rq, rs);
 }
 
+/* The answer to a connect; fd (if any) goes with it and is closed here. The
+ * wire has at most KEEPER_ASKS_MAX connects unanswered, so the answers fit
+ * its channel and the send never waits (a wire that asks more than that
+ * loses answers: its own calls time out). */
+static void answer(struct keeper *k, uint64_t cookie,
+		   enum keeper_answer_kind kind, int error, int fd)
+{
+	uint8_t m[KEEPER_ANSWER_SIZE] = {M_ANSWER, (uint8_t)kind};
+	uint32_t e = (uint32_t)error;
+	memcpy(m + 4, &e, sizeof(e));
+	memcpy(m + 8, &cookie, sizeof(cookie));
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	memset(&ctl, 0, sizeof(ctl));
+	struct iovec iov = {.iov_base = m, .iov_len = sizeof(m)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (fd >= 0) {
+		mh.msg_control = ctl.b;
+		mh.msg_controllen = sizeof(ctl.b);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	if (k->chan >= 0)
+		(void)!sendmsg(k->chan, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The keeper's own socket, connecting without blocking, for the wire. */
+static void make_connect(struct keeper *k, uint64_t cookie,
+			 const struct lnk_addr *a, uint16_t port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = addr_to_sockaddr(a, port, &ss);
+	int fd = socket_cloexec(a->family, SOCK_STREAM, 0, COMPAT_NONBLOCK);
+	if (fd < 0) {
+		answer(k, cookie, KEEPER_FAILED, errno, -1);
+		return;
+	}
+	/* the wire relays small writes at once (as on its own sockets) */
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, (struct sockaddr *)&ss, len) < 0 &&
+	    errno != EINPROGRESS) {
+		int e = errno;
+		close(fd);
+		answer(k, cookie, KEEPER_FAILED, e, -1);
+		return;
+	}
+	answer(k, cookie, KEEPER_CONNECTING, 0, fd);
+}
+
+/* What the verdict on an address means for a connect that waited on it. */
+static void act_on(struct keeper *k, uint64_t cookie, const struct lnk_addr *a,
+		   uint16_t port, enum hop_verdict v)
+{
+	switch (v) {
+	case HOP_FARTHER:
+		make_connect(k, cookie, a, port);
+		return;
+	case HOP_FIRST:
+		answer(k, cookie, KEEPER_FIRST_HOP, EACCES, -1);
+		return;
+	case HOP_UNKNOWN:
+		answer(k, cookie, KEEPER_HOP_UNKNOWN, ETIMEDOUT, -1);
+		return;
+	}
+}
+
+/* Gives waiting connect j a probe of its address: one under way, or a new
+ * one in a free slot; with none free it stays waiting (probe -1) until a
+ * probe ends. */
+static void assign_probe(struct keeper *k, int j)
+{
+	struct waiting *wt = &k->waits[j];
+	int free_p = -1;
+	for (int i = 0; i < KEEPER_PROBES_MAX; i++) {
+		if (k->probes[i].fd >= 0 &&
+		    addr_equal(&k->probes[i].a, &wt->a)) {
+			wt->probe = i;
+			return;
+		}
+		if (k->probes[i].fd < 0 && free_p < 0)
+			free_p = i;
+	}
+	if (free_p < 0)
+		return;
+	int fd;
+	int r = hop_probe_start(&wt->a, wt->port, &fd);
+	if (r < 0) {
+		wt->used = false;
+		answer(k, wt->cookie, KEEPER_FAILED, -r, -1);
+		return;
+	}
+	k->probes[free_p] = (struct probe){
+	    .fd = fd, .a = wt->a, .deadline = mono_ms() + HOP_PROBE_MS};
+	wt->probe = free_p;
+}
+
+static void probe_done(struct keeper *k, int i, enum hop_verdict v)
+{
+	struct probe *p = &k->probes[i];
+	hop_cache_put(k->hops, &p->a, v);
+	close(p->fd);
+	p->fd = -1;
+	for (size_t j = 0; j < KEEPER_ASKS_MAX; j++) {
+		struct waiting *wt = &k->waits[j];
+		if (!wt->used || wt->probe != i)
+			continue;
+		wt->used = false;
+		act_on(k, wt->cookie, &wt->a, wt->port, v);
+	}
+	/* the connects that waited for a free probe */
+	for (int j = 0; j < KEEPER_ASKS_MAX; j++)
+		if (k->waits[j].used && k->waits[j].probe < 0)
+			assign_probe(k, j);
+}
+
+/* 'C': the wire asks for a connection to an address it checked; the
+ * keeper checks it again (keeper_dest_check) and, for an address the wire
+ * may reach as internet only, knows or asks whether it is the first
+ * router's own (hop.h) before it connects. */
+static void on_connect(struct keeper *k, const uint8_t *m)
+{
+	uint64_t cookie;
+	memcpy(&cookie, m + 24, sizeof(cookie));
+	if (!k->setup_done || (m[20] != 4 && m[20] != 6)) {
+		answer(k, cookie, KEEPER_FAILED, EAFNOSUPPORT, -1);
+		return;
+	}
+	struct lnk_addr a, v4;
+	memset(&a, 0, sizeof(a));
+	a.family = m[20] == 6 ? AF_INET6 : AF_INET;
+	memcpy(a.a, m + 4, a.family == AF_INET6 ? 16 : 4);
+	/* an IPv4-mapped address is the IPv4 address it maps: connect (and
+	 * probe) that one, with an IPv4 socket */
+	if (addr_v4_mapped(&a, &v4))
+		a = v4;
+	uint16_t port = (uint16_t)(m[2] << 8 | m[3]);
+	struct sockaddr_storage ss;
+	socklen_t len = addr_to_sockaddr(&a, port, &ss);
+	const char *why = "";
+	int r = keeper_dest_check(&k->kr, a.family, (struct sockaddr *)&ss, len,
+				  &why);
+	if (r < 0) {
+		if (r == -EACCES)
+			say_refused(k, "connect", (struct sockaddr *)&ss, why);
+		answer(k, cookie, KEEPER_FAILED, -r, -1);
+		return;
+	}
+	if (!(m[1] & KEEPER_ASK_FIRST_HOP)) {
+		make_connect(k, cookie, &a, port);
+		return;
+	}
+	enum hop_verdict v = hop_cache_get(k->hops, &a);
+	if (v != HOP_UNKNOWN) {
+		act_on(k, cookie, &a, port, v);
+		return;
+	}
+	int w = -1;
+	for (int j = 0; j < KEEPER_ASKS_MAX && w < 0; j++)
+		if (!k->waits[j].used)
+			w = j;
+	if (w < 0) {
+		/* more than the wire ever has unanswered */
+		answer(k, cookie, KEEPER_BUSY, EAGAIN, -1);
+		return;
+	}
+	k->waits[w] = (struct waiting){
+	    .used = true, .cookie = cookie, .a = a, .port = port, .probe = -1};
+	assign_probe(k, w);
+}
+
 static void on_trip(struct keeper *k, const uint8_t *m)
 {
 	struct trip_verdict v;
@@ -465,20 +736,33 @@ static void on_trip(struct keeper *k, const uint8_t *m)
 	ctl_notify_trip(k->name, &v, STDERR_FILENO);
 }
 
+static void on_chan_one(struct keeper *k, const uint8_t *m);
+
+/* Every message waiting, up to a bound (the wire's connects come in
+ * bursts: one wake-up serves them all). */
 static void on_chan(struct keeper *k)
 {
-	uint8_t m[KEEPER_MSG_SIZE + 1];
-	ssize_t n = recv(k->chan, m, sizeof(m), MSG_DONTWAIT);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		close(k->chan);
-		k->chan = -1;
-		return;
+	for (int i = 0; i < KEEPER_ASKS_MAX && k->chan >= 0; i++) {
+		uint8_t m[KEEPER_MSG_SIZE + 1];
+		ssize_t n = recv(k->chan, m, sizeof(m), MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			close(k->chan);
+			k->chan = -1;
+			return;
+		}
+		if (n == KEEPER_MSG_SIZE)
+			on_chan_one(k, m);
 	}
-	if (n != KEEPER_MSG_SIZE)
-		return;
+}
+
+static void on_chan_one(struct keeper *k, const uint8_t *m)
+{
 	switch (m[0]) {
+	case M_CONNECT:
+		on_connect(k, m);
+		return;
 	case M_DNS:
 		if (k->setup_done || k->kr.ndns == KEEPER_MAX_DNS ||
 		    (m[1] != 4 && m[1] != 6))
@@ -580,18 +864,44 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 			route_close(&rs);
 		return r;
 	}
+	k.hops = xcalloc(1, sizeof(*k.hops));
+	for (int i = 0; i < KEEPER_PROBES_MAX; i++)
+		k.probes[i].fd = -1;
 	int st = 0;
 	for (;;) {
-		struct pollfd p[3] = {
+		struct pollfd p[3 + KEEPER_PROBES_MAX] = {
 		    {.fd = k.pidfd, .events = POLLIN},
 		    {.fd = k.chan, .events = POLLIN},
 		    {.fd = k.notify, .events = POLLIN},
 		};
-		if (poll(p, 3, -1) < 0) {
+		/* the probes under way, and the nearest end of their wait */
+		int64_t now = mono_ms(), until = -1;
+		for (int i = 0; i < KEEPER_PROBES_MAX; i++) {
+			struct probe *pr = &k.probes[i];
+			p[3 + i].fd = pr->fd;
+			p[3 + i].events = POLLOUT;
+			if (pr->fd >= 0 && (until < 0 || pr->deadline < until))
+				until = pr->deadline;
+		}
+		int wait = until < 0	 ? -1
+			   : until > now ? (int)(until - now)
+					 : 0;
+		if (poll(p, 3 + KEEPER_PROBES_MAX, wait) < 0) {
 			if (errno == EINTR)
 				continue;
 			kill(wire, SIGKILL);
 			break;
+		}
+		now = mono_ms();
+		for (int i = 0; i < KEEPER_PROBES_MAX; i++) {
+			if (k.probes[i].fd < 0)
+				continue;
+			if (p[3 + i].revents)
+				probe_done(&k, i,
+					   hop_probe_read(k.probes[i].fd,
+							  &k.probes[i].a));
+			else if (now >= k.probes[i].deadline)
+				probe_done(&k, i, HOP_UNKNOWN);
 		}
 		if (p[2].revents & POLLIN)
 			on_notify(&k);
@@ -624,6 +934,10 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 		close(k.chan);
 	if (k.kr.local_ctx)
 		route_close(&rs);
+	for (int i = 0; i < KEEPER_PROBES_MAX; i++)
+		if (k.probes[i].fd >= 0)
+			close(k.probes[i].fd);
+	free(k.hops);
 	close(k.pidfd);
 	return st;
 }

@@ -15,6 +15,13 @@
  *    else: only sockets of another network namespace than its own, whose
  *    every address is the sandbox's), and lets the wire send on such
  *    sockets to any address, all of which are the sandbox's loopback;
+ *  - it makes the wire's outgoing TCP connections, asked on the channel
+ *    without the wire waiting (keeper_ask_connect): it checks the address
+ *    as above, for an address the wire may reach as internet only first
+ *    asks whether it is the first router's own (hop.h), makes the socket,
+ *    connects it without blocking and hands it back (SCM_RIGHTS), so the
+ *    wire relays other connections meanwhile and many connects share one
+ *    wake-up of each side;
  *  - it shows a desktop notification when the wire trips, from a
  *    fixed-size message whose only text is the escaped, length-bounded
  *    target, running notify-send with a clean environment.
@@ -22,7 +29,9 @@
  * The channel between them is a SOCK_SEQPACKET pair of fixed-size
  * messages. During setup the wire sends its DNS servers and then the
  * number of its seccomp listener descriptor, which the keeper takes with
- * pidfd_getfd; after that, the keeper takes nothing but trip messages.
+ * pidfd_getfd; after that, the keeper takes nothing but trip messages,
+ * DNS sockets to bind (during the handoff, before any connection) and
+ * connects to make.
  */
 #pragma once
 
@@ -56,6 +65,40 @@ int keeper_bind_dns(int chan, int fd, struct lnk_err *err);
 /* The wire tripped: never blocks (a message that does not fit is lost,
  * the line on the terminal with it). */
 void keeper_send_trip(int chan, const struct trip_verdict *v);
+
+/* The most connects the wire has asked for and not had answered: the
+ * answers (one message each, with a descriptor) then always fit the
+ * channel, so the keeper never waits to send one. */
+#define KEEPER_ASKS_MAX 64
+/* The address may be reached as internet only: refuse it when it is the
+ * first router's own (hop.h). */
+#define KEEPER_ASK_FIRST_HOP 1u
+
+/* Asks the keeper to connect a TCP socket to a:port (never blocks). The
+ * answer comes later with the same cookie (keeper_take_answer). 0, or
+ * -EAGAIN when the channel is full, -EIO when the keeper is gone. */
+int keeper_ask_connect(int chan, uint64_t cookie, const struct lnk_addr *a,
+		       uint16_t port, unsigned flags);
+
+enum keeper_answer_kind {
+	KEEPER_CONNECTING = 0, /* fd connects (non-blocking: wait writable) */
+	KEEPER_FAILED,	       /* error: the socket or the connect failed,
+				* or the address is this machine's */
+	KEEPER_FIRST_HOP,      /* the first router's own address */
+	KEEPER_HOP_UNKNOWN,    /* the first-hop probe had no answer */
+	KEEPER_BUSY,	       /* more connects unanswered than the wire
+				* ever has */
+};
+struct keeper_answer {
+	uint64_t cookie;
+	enum keeper_answer_kind kind;
+	int error; /* errno, with KEEPER_FAILED */
+	int fd;	   /* with KEEPER_CONNECTING, else -1 */
+};
+/* Takes one answer from the channel (never blocks): 1 with *ans filled,
+ * 0 when none waits, -EIO when the keeper is gone. A descriptor that came
+ * with anything but a well-formed KEEPER_CONNECTING answer is closed. */
+int keeper_take_answer(int chan, struct keeper_answer *ans);
 
 /* ---- the keeper's side ---- */
 

@@ -796,8 +796,11 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	w.handoff = (struct loop_handler){.fn = on_handoff, .fd = handoff_fd};
 	w.lifeline =
 	    (struct loop_handler){.fn = on_lifeline, .fd = lifeline_fd};
+	w.keeper_h =
+	    (struct loop_handler){.fn = conn_keeper_input, .fd = w.keeper};
 	if (loop_set(w.loop, &w.handoff, LOOP_IN) < 0 ||
-	    loop_set(w.loop, &w.lifeline, LOOP_IN) < 0) {
+	    loop_set(w.loop, &w.lifeline, LOOP_IN) < 0 ||
+	    loop_set(w.loop, &w.keeper_h, LOOP_IN) < 0) {
 		err_set(&err, -EINVAL, "cannot watch the wire's sockets");
 		goto out;
 	}

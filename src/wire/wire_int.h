@@ -14,6 +14,7 @@
 #include "wire/dns.h"
 #include "wire/dnsd.h"
 #include "wire/filter.h"
+#include "wire/keeper.h"
 #include "wire/loop.h"
 #include "wire/route.h"
 #include "wire/said.h"
@@ -61,7 +62,18 @@ struct wire {
 	struct listener *listeners;
 	size_t nlisteners;
 	struct loop_handler handoff, lifeline;
-	int keeper; /* the channel to the keeper (keeper.h) */
+	int keeper;		      /* the channel to the keeper (keeper.h) */
+	struct loop_handler keeper_h; /* its answers to connects */
+	/* Connects asked of the keeper and not yet answered, by cookie (the
+	 * call's seq); c is NULL once the call ended (its socket, when it
+	 * comes, is closed). Past KEEPER_ASKS_MAX, calls wait in order. */
+	struct wire_ask {
+		struct conn *c;
+		int64_t cookie;
+		bool used;
+	} asks[KEEPER_ASKS_MAX];
+	size_t nasks;
+	struct conn *ask_head, *ask_tail;
 	bool handed_off, stopping;
 	bool dns_warned;  /* the resolver could not be set up, said once */
 	bool failed;	  /* stopping because the wire cannot go on */
@@ -107,6 +119,8 @@ struct wire {
 #define WIRE_LOG_DOWN_REASON "the call log cannot be written"
 
 void conn_accept(struct wire *w, struct listener *l, int fd);
+/* The keeper's channel is readable: its answers to connects. */
+void conn_keeper_input(struct loop_handler *h, uint32_t ev);
 /* Timeouts; now is loop_now_ms(). */
 void conn_tick(struct wire *w, int64_t now);
 /* Frees the connections closed since the last call. */

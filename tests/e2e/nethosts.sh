@@ -30,7 +30,16 @@
 #                                 connection brought (a pipelined second
 #                                 request too)
 #                    198.18.0.3   other.lnk-test: HTTP on 80
-# Routes on this machine: 198.18.0.0/24 via 198.18.1.2, and a local route
+# The router has a second address, 198.18.2.1 (its "public" one, as a home
+# router's from its provider: on its loopback, routed from here through
+# 198.18.1.2 like the test hosts), where it serves its own page on port 80
+# and forwards port 8000 (DNAT, hairpin NAT with masquerade, nftables) back
+# to this machine's 198.18.1.1:8001, a server that must never answer a
+# sandbox under '*'. The router sends ICMP errors without a rate limit
+# (icmp_ratelimit 0 in its namespace): the wire's first-hop probes of many
+# tests at once must each get their answer. Without nft (or nf_tables) the
+# forward is left out (ROUTER_FWD_PORT is then not in the env file).
+# Routes on this machine: 198.18.0.0/24 and 198.18.2.0/24 via 198.18.1.2, and a local route
 # 198.18.78.0/24 on lo (AnyIP: this machine, on no interface) with an HTTP
 # server on 198.18.78.1:80 that must never answer a sandbox.
 # A DNS server (dnsmasq, no upstream) answers on 127.0.0.1:$DNS_PORT:
@@ -38,7 +47,7 @@
 #   rebind.lnk-test  127.0.0.1       meta.lnk-test    169.254.169.254
 #   self.lnk-test    198.18.1.1      mixed.lnk-test   198.18.0.2, 127.0.0.1
 #   private.lnk-test 10.0.0.1        router.lnk-test  198.18.1.2
-#   anyip.lnk-test   198.18.78.1
+#   anyip.lnk-test   198.18.78.1     router-wan.lnk-test 198.18.2.1
 # A git repository, http://origin.lnk-test/repo.git, served by the same
 # HTTP server (git's "dumb" HTTP protocol: plain files, which the wire's
 # absolute-form HTTP carries like any other download).
@@ -86,6 +95,7 @@ down() {
 	ip netns del "$NS" 2>/dev/null || true
 	ip netns del "$RT" 2>/dev/null || true
 	ip route del local 198.18.78.0/24 dev lo 2>/dev/null || true
+	ip route del 198.18.2.0/24 2>/dev/null || true
 	rm -rf "$DIR" "$ENV"
 }
 
@@ -216,6 +226,29 @@ up() {
 	ip -n "$NS" link set lnkh1 up
 	ip -n "$NS" route add default via 198.18.0.1
 	ip route add 198.18.0.0/24 via 198.18.1.2 dev lnkh0
+	# the router's second ("public") address, and its port forward back
+	# to this machine (hairpin NAT)
+	ip -n "$RT" addr add 198.18.2.1/32 dev lo
+	ip route add 198.18.2.0/24 via 198.18.1.2 dev lnkh0
+	ip netns exec "$RT" sh -c "echo 0 > /proc/sys/net/ipv4/icmp_ratelimit"
+	FWD=""
+	# a kernel without nf_tables leaves the forward out, not the hosts
+	if command -v nft >/dev/null 2>&1 &&
+		ip netns exec "$RT" nft -f - <<'NFT'
+table ip lnk_hairpin {
+	chain pre {
+		type nat hook prerouting priority dstnat;
+		ip daddr 198.18.2.1 tcp dport 8000 dnat to 198.18.1.1:8001
+	}
+	chain post {
+		type nat hook postrouting priority srcnat;
+		ip daddr 198.18.1.1 tcp dport 8001 masquerade
+	}
+}
+NFT
+	then
+		FWD=1
+	fi
 	# this machine by a local route, on no interface
 	ip route add local 198.18.78.0/24 dev lo
 
@@ -273,6 +306,16 @@ PY
 	ip netns exec "$RT" setsid "$PY" -m http.server 80 --bind 198.18.1.2 \
 		--directory "$DIR/router" >"$DIR/router.log" 2>&1 &
 	echo $! > "$DIR/router.pid"
+	ip netns exec "$RT" setsid "$PY" -m http.server 80 --bind 198.18.2.1 \
+		--directory "$DIR/router" >"$DIR/router-wan.log" 2>&1 &
+	echo $! > "$DIR/router-wan.pid"
+	mkdir -p "$DIR/hostside"
+	echo "a server of this machine, behind the router's port forward" \
+		> "$DIR/hostside/secret.txt"
+	chmod 755 "$DIR/hostside"; chmod 644 "$DIR/hostside/secret.txt"
+	setsid "$PY" -m http.server 8001 --bind 198.18.1.1 \
+		--directory "$DIR/hostside" >"$DIR/hostside.log" 2>&1 &
+	echo $! > "$DIR/hostside.pid"
 	ip netns exec "$NS" setsid "$PY" "$DIR/echohost.py" \
 		>"$DIR/echohost.log" 2>&1 &
 	echo $! > "$DIR/echohost.pid"
@@ -294,6 +337,7 @@ PY
 		--address=/meta.lnk-test/169.254.169.254 \
 		--address=/self.lnk-test/198.18.1.1 \
 		--address=/router.lnk-test/198.18.1.2 \
+		--address=/router-wan.lnk-test/198.18.2.1 \
 		--address=/anyip.lnk-test/198.18.78.1 \
 		--address=/private.lnk-test/10.0.0.1 \
 		--host-record=mixed.lnk-test,198.18.0.2 \
@@ -305,7 +349,11 @@ PY
 	      ! curl -s -o /dev/null --max-time 1 -k https://198.18.0.2/hello.txt ||
 	      ! curl -s -o /dev/null --max-time 1 http://198.18.0.2:8080/ ||
 	      ! curl -s -o /dev/null --max-time 1 http://198.18.78.1/secret.txt ||
-	      ! curl -s -o /dev/null --max-time 1 http://198.18.1.2/router.txt; do
+	      ! curl -s -o /dev/null --max-time 1 http://198.18.1.2/router.txt ||
+	      ! curl -s -o /dev/null --max-time 1 http://198.18.2.1/router.txt ||
+	      ! curl -s -o /dev/null --max-time 1 http://198.18.1.1:8001/secret.txt ||
+	      { [ -n "$FWD" ] &&
+		! curl -s -o /dev/null --max-time 1 http://198.18.2.1:8000/secret.txt; }; do
 		i=$((i + 1))
 		[ $i -lt 300 ] || die "the test servers did not start"
 		sleep 0.1
@@ -318,10 +366,13 @@ ORIGIN_IP=198.18.0.2
 OTHER=other.lnk-test
 HOST_SIDE_IP=198.18.1.1
 ROUTER_IP=198.18.1.2
+ROUTER_WAN_IP=198.18.2.1
+HOST_SERVICE_PORT=8001
 ANYIP_IP=198.18.78.1
 ECHO_HOST_PORT=8080
 CA_FILE=$DIR/cert.pem
 EOT
+	[ -z "$FWD" ] || echo "ROUTER_FWD_PORT=8000" >> "$ENV"
 	chmod 644 "$ENV"
 	if [ -x /usr/sbin/sshd ]; then sshd_up; fi
 	tell_up
@@ -334,11 +385,16 @@ alive() {
 		[ -f "$p" ] && ours "$p" || return 1
 	done
 	for u in http://198.18.0.2/hello.txt http://198.18.0.2:8080/ \
-		 http://198.18.78.1/secret.txt http://198.18.1.2/router.txt; do
+		 http://198.18.78.1/secret.txt http://198.18.1.2/router.txt \
+		 http://198.18.2.1/router.txt http://198.18.1.1:8001/secret.txt; do
 		curl -s -o /dev/null --max-time 2 "$u" || return 1
 	done
 	curl -s -o /dev/null --max-time 2 -k https://198.18.0.2/hello.txt ||
 		return 1
+	if grep -q '^ROUTER_FWD_PORT=' "$ENV"; then
+		curl -s -o /dev/null --max-time 2 \
+			http://198.18.2.1:8000/secret.txt || return 1
+	fi
 	"$PY" - "$DNS_PORT" <<'PY' || return 1
 import socket, sys
 q = bytes.fromhex("abcd01000001000000000000") + b"".join(

@@ -1,0 +1,101 @@
+"""The router is the LAN: under `--internet-host '*'` an address of the first
+router (its second, "public" address, and a port forward on it that leads
+back to this machine) is refused, through the proxy and without proxy
+settings; a --lan-host grant of that address reaches both; a test host two
+hops away is still the internet (docs/design.md, invariant 3; src/wire/hop.h).
+
+The test network (nethosts.sh): the router's 198.18.2.1 serves its own page
+on port 80 and forwards port 8000 (DNAT, hairpin NAT) to this machine's
+198.18.1.1:8001. Every test runs as root and as an unprivileged user."""
+import json
+import pathlib
+
+import pytest
+
+ENV_FILE = pathlib.Path("/run/lnk-nethosts.env")
+FIRST_HOP = ("the first router's own address: this machine's network, "
+             "not the internet")
+
+
+def nethosts():
+    if not ENV_FILE.exists():
+        pytest.skip("no test hosts: run tests/e2e/nethosts.sh up as root")
+    f = dict(line.partition("=")[::2]
+             for line in ENV_FILE.read_text().split())
+    if "ROUTER_WAN_IP" not in f:
+        pytest.skip("the test hosts predate the router's second address: "
+                    "run tests/e2e/nethosts.sh up again")
+    return f
+
+
+def rows(lnk, *args):
+    out = lnk("sandbox", "log", "--json", "--lines", "100000", *args,
+              check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def urls(f):
+    """(tag, url, what a 200 carries) for each target of the test."""
+    wan = f["ROUTER_WAN_IP"]
+    u = [("page", f"http://{wan}/router.txt", "hello from the router")]
+    if "ROUTER_FWD_PORT" in f:
+        u.append(("forward",
+                  f"http://{wan}:{f['ROUTER_FWD_PORT']}/secret.txt",
+                  "a server of this machine"))
+    return u
+
+
+def script(f, how):
+    """One curl per target, through the proxy or without proxy settings
+    (the transparent path), printing tag, status and body."""
+    noproxy = "--noproxy '*' " if how == "direct" else ""
+    s = ""
+    targets = urls(f) + [("origin", f"http://{f['ORIGIN_IP']}/hello.txt",
+                          "hello from origin")]
+    for tag, url, _ in targets:
+        s += (f"printf '{how}-{tag} '; curl -s --max-time 20 {noproxy}"
+              f"-w ' %{{http_code}}\\n' {url} | tr '\\n' ' '; echo; ")
+    return s
+
+
+@pytest.mark.parametrize("how", ["proxy", "direct"])
+def test_star_never_reaches_the_routers_other_address(lnk, how):
+    """Threat: under '*' a program reaches the router's admin page at its
+    public address, and through a port forward on it (hairpin NAT) a
+    service of this machine whose own address the wire refuses."""
+    f = nethosts()
+    if "ROUTER_FWD_PORT" not in f:
+        pytest.skip("no port forward on the test router (nft missing)")
+    cp = lnk.run("--internet-host", "*", "--", "/bin/sh", "-c",
+                 script(f, how), timeout=120,
+                 env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    out = cp.stdout
+    for tag, _, body in urls(f):
+        assert body not in out, out + cp.stderr
+        line = [ln for ln in out.splitlines()
+                if ln.startswith(f"{how}-{tag} ")]
+        assert line and not line[0].rstrip().endswith(" 200"), \
+            out + cp.stderr
+    # two hops away: still the internet
+    assert "hello from origin" in out, out + cp.stderr
+    refused = {r["target"]: r["reason"] for r in rows(lnk, "--refused")}
+    wan = f["ROUTER_WAN_IP"]
+    assert refused.get(f"{wan}:80") == FIRST_HOP, refused
+    assert refused.get(f"{wan}:{f['ROUTER_FWD_PORT']}") == FIRST_HOP, refused
+    ended = [r["target"] for r in rows(lnk) if r["outcome"] == "ended"]
+    assert f"{f['ORIGIN_IP']}:80" in ended, ended
+
+
+@pytest.mark.parametrize("how", ["proxy", "direct"])
+def test_lan_host_of_the_routers_address_reaches_it(lnk, how):
+    """The person grants the router's address as the LAN: its page and
+    its port forward are reached, and the internet still is."""
+    f = nethosts()
+    wan = f["ROUTER_WAN_IP"]
+    cp = lnk.run("--internet-host", "*", "--lan-host", wan, "--",
+                 "/bin/sh", "-c", script(f, how), timeout=120,
+                 env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    for tag, _, body in urls(f) + [("origin", "", "hello from origin")]:
+        assert f"{how}-{tag} {body}" in cp.stdout, cp.stdout + cp.stderr
+    assert not [r for r in rows(lnk, "--refused")
+                if r["target"].startswith(wan)]
