@@ -123,8 +123,13 @@ enum hop_verdict hop_cache_get(const struct hop_cache *c,
 void hop_cache_put(struct hop_cache *c, const struct lnk_addr *a,
 		   enum hop_verdict v)
 {
-	if (v == HOP_UNKNOWN || hop_cache_get(c, a) != HOP_UNKNOWN)
+	if (v == HOP_UNKNOWN)
 		return;
+	for (size_t i = 0; i < c->n; i++)
+		if (addr_equal(&c->addr[i], a)) {
+			c->verdict[i] = (uint8_t)v;
+			return;
+		}
 	memset(&c->addr[c->next], 0, sizeof(c->addr[c->next]));
 	c->addr[c->next].family = a->family;
 	memcpy(c->addr[c->next].a, a->a, sizeof(a->a));

@@ -19,11 +19,18 @@
  *  - an ICMP error from another address (the router's "time exceeded"
  *    from its own inside address): the address is farther, the internet;
  *  - nothing within HOP_PROBE_MS, or an error without an ICMP origin:
- *    unknown, and unknown refuses (fail closed): the answer an attacker
+ *    unknown. Once the first router has answered any probe of this wire,
+ *    unknown refuses (fail closed) and is not kept: the answer an attacker
  *    could most easily bring about is silence (a router sends a few ICMP
- *    errors a second to one host at most, and a program can spend them),
- *    so silence must never open a door. An unknown verdict is not kept:
- *    the next call asks again.
+ *    errors a second to one host at most, and a program can spend them,
+ *    but only after the wire's own probes have heard the router at least
+ *    once), so silence then never opens a door. Before any answer was
+ *    heard, silence is the network's way (a first router that sends no
+ *    ICMP errors at all, as some clouds' do): the address is taken as the
+ *    internet (HOP_QUIET, kept), so that '*' still works there; on such a
+ *    network a port forward on the router's own address stays reachable,
+ *    since nothing tells it apart (docs/design.md). A quiet verdict is
+ *    asked again as soon as the router has been heard.
  * The keeper (keeper.c) probes before it connects to an address the wire
  * may reach as internet only, and keeps each verdict for the wire's life
  * (HOP_CACHE_MAX addresses, the oldest forgotten first). */
@@ -39,6 +46,8 @@ enum hop_verdict {
 	HOP_UNKNOWN, /* no answer to judge by: refused, not kept */
 	HOP_FARTHER, /* beyond the first router: the internet */
 	HOP_FIRST,   /* the first router's own address */
+	HOP_QUIET,   /* silence while the first router was never heard:
+		      * the internet, asked again once it has been */
 };
 
 /* How long a probe waits for its answer. The first router is one link
@@ -72,6 +81,7 @@ struct hop_cache {
 /* HOP_UNKNOWN when a has no verdict kept. */
 enum hop_verdict hop_cache_get(const struct hop_cache *c,
 			       const struct lnk_addr *a);
-/* Keeps v for a (an unknown verdict is not kept). */
+/* Keeps v for a, replacing what was kept (an unknown verdict is not
+ * kept). */
 void hop_cache_put(struct hop_cache *c, const struct lnk_addr *a,
 		   enum hop_verdict v);

@@ -328,7 +328,8 @@ struct keeper {
 	dev_t sock_dev;	  /* and its identity once the wire made it */
 	ino_t sock_ino;
 	struct hop_cache
-	    *hops; /* the first-hop verdicts, for the wire's life */
+	    *hops;	/* the first-hop verdicts, for the wire's life */
+	bool hop_heard; /* the first router has answered a probe (hop.h) */
 	struct probe probes[KEEPER_PROBES_MAX];
 	struct waiting waits[KEEPER_ASKS_MAX];
 };
@@ -602,6 +603,7 @@ static void act_on(struct keeper *k, uint64_t cookie, const struct lnk_addr *a,
 {
 	switch (v) {
 	case HOP_FARTHER:
+	case HOP_QUIET:
 		make_connect(k, cookie, a, port);
 		return;
 	case HOP_FIRST:
@@ -646,6 +648,10 @@ static void assign_probe(struct keeper *k, int j)
 static void probe_done(struct keeper *k, int i, enum hop_verdict v)
 {
 	struct probe *p = &k->probes[i];
+	if (v != HOP_UNKNOWN)
+		k->hop_heard = true;
+	else if (!k->hop_heard)
+		v = HOP_QUIET; /* a network whose first router is silent */
 	hop_cache_put(k->hops, &p->a, v);
 	close(p->fd);
 	p->fd = -1;
@@ -699,7 +705,7 @@ static void on_connect(struct keeper *k, const uint8_t *m)
 		return;
 	}
 	enum hop_verdict v = hop_cache_get(k->hops, &a);
-	if (v != HOP_UNKNOWN) {
+	if (v != HOP_UNKNOWN && !(v == HOP_QUIET && k->hop_heard)) {
 		act_on(k, cookie, &a, port, v);
 		return;
 	}

@@ -1,6 +1,7 @@
 /* The first-hop verdict (src/wire/hop.c): who answered a probe sent with a
  * hop limit of 1 says whether the address is the first router's own, and
- * silence never says "the internet"; the verdicts kept are bounded. */
+ * silence alone never says "the internet" (the keeper takes it so only
+ * while the first router was never heard); the verdicts kept are bounded. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -68,12 +69,19 @@ static void test_cache_bounded(void **state)
 	hop_cache_put(c, &y, HOP_UNKNOWN); /* never kept, never replaces */
 	assert_int_equal(hop_cache_get(c, &x), HOP_FIRST);
 	assert_int_equal(hop_cache_get(c, &y), HOP_FARTHER);
+	/* a quiet verdict (silence before the router was ever heard) is
+	 * kept, and replaced when the address is asked again and answers */
+	struct lnk_addr q = a4("198.18.2.9");
+	hop_cache_put(c, &q, HOP_QUIET);
+	assert_int_equal(hop_cache_get(c, &q), HOP_QUIET);
+	hop_cache_put(c, &q, HOP_FIRST);
+	assert_int_equal(hop_cache_get(c, &q), HOP_FIRST);
 	/* an unknown verdict is not kept: the next call asks again */
 	struct lnk_addr z = a4("198.18.0.3");
 	hop_cache_put(c, &z, HOP_UNKNOWN);
 	assert_int_equal(hop_cache_get(c, &z), HOP_UNKNOWN);
 	/* past HOP_CACHE_MAX addresses the oldest is forgotten first */
-	for (unsigned i = 0; i < HOP_CACHE_MAX - 1; i++) {
+	for (unsigned i = 0; i < HOP_CACHE_MAX - 2; i++) {
 		struct lnk_addr n;
 		memset(&n, 0, sizeof(n));
 		n.family = AF_INET;
