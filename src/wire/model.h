@@ -26,10 +26,6 @@
 struct wire;
 struct wire_plan;
 
-/* Plan (model_plan.c). */
-void model_plan_free(struct wire_plan *wp);
-void model_plan_env(const struct wire_plan *wp, struct strv *env);
-
 /* Is this request head (complete, as the proxy's parser refused it) one
  * for the model route: origin-form, its target under MODEL_PATH? */
 bool model_wants(const char *in, size_t len);

@@ -19,7 +19,7 @@
 #include "store/paths.h"
 #include "wire/model.h"
 #include "wire/tls_lib.h"
-#include "wire/wire.h"
+#include "wire/plan.h"
 
 #define KEY_MAX 4096
 

@@ -20,7 +20,7 @@
 #include "wire/said.h"
 #include "store/refusals.h"
 #include "wire/trip.h"
-#include "wire/wire.h"
+#include "wire/plan.h"
 
 /* Hostile clients get bounded time (as in relayd: "a bad client
  * closes that client only"): a slow head, a slow name, a slow connect. */
@@ -151,3 +151,6 @@ bool wire_lookup_logged(struct wire *w);
 /* Why a closed wire refuses a call: "paused", "stopped", or "paused: "
  * and the rule that tripped. */
 const char *wire_closed_reason(const struct wire *w);
+/* Refuses every new call from now on (record.c): pause, stop, a trip. */
+void wire_close(struct wire *w, enum ctl_cause cause, enum trip_rule rule,
+		const char *detail);
