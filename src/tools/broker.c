@@ -340,7 +340,7 @@ static int tool_dir(const struct broker *b, const struct call *c,
 	 * repository's core.fsmonitor, an .npmrc): never where the program
 	 * could have made one (folder.h). */
 	if (dirfd >= 0 && !page &&
-	    tools_folder_check(dirfd, &b->tops, why, wcap) < 0) {
+	    tools_folder_check(dirfd, &b->tops, g->name, why, wcap) < 0) {
 		close(dirfd);
 		return -1;
 	}

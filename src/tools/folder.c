@@ -116,8 +116,103 @@ static const char *folder_name(int dirfd, char *buf, size_t cap)
 	return buf;
 }
 
-int tools_folder_check(int dirfd, const struct tools_tops *tops, char *why,
-		       size_t cap)
+/* Tools that run what the project's own files in their folder say:
+ * build tools, test runners, package managers (their scripts and hooks),
+ * interpreters (a script, a sitecustomize, a local module). Each reads
+ * files the program can write at a write folder's top. */
+static const char *const PROJECT_FILES[] = {
+    "make",
+    "gmake",
+    "bmake",
+    "just",
+    "task",
+    "cmake",
+    "ninja",
+    "meson",
+    "bazel",
+    "bazelisk",
+    "scons",
+    "ant",
+    "mvn",
+    "gradle",
+    "sbt",
+    "lein",
+    "mix",
+    "rebar3",
+    "cargo",
+    "go",
+    "dotnet",
+    "swift",
+    "xcodebuild",
+    "npm",
+    "npx",
+    "pnpm",
+    "yarn",
+    "bun",
+    "bunx",
+    "deno",
+    "node",
+    "corepack",
+    "pip",
+    "pip3",
+    "pipx",
+    "poetry",
+    "uv",
+    "uvx",
+    "pdm",
+    "hatch",
+    "tox",
+    "nox",
+    "pytest",
+    "py.test",
+    "python",
+    "python3",
+    "ruby",
+    "rake",
+    "bundle",
+    "gem",
+    "perl",
+    "php",
+    "composer",
+    "terraform",
+    "tofu",
+    "terragrunt",
+    "helm",
+    "ansible",
+    "ansible-playbook",
+    "docker-compose",
+    "tilt",
+    "skaffold",
+    "earthly",
+    "nix",
+    "nix-build",
+    "direnv",
+    "pre-commit",
+    "lefthook",
+    "husky",
+};
+
+bool tools_obeys_project_files(const char *tool)
+{
+	const char *base = tool ? strrchr(tool, '/') : NULL;
+	base = base ? base + 1 : tool;
+	for (size_t i = 0; base && i < ARRAY_SIZE(PROJECT_FILES); i++)
+		if (strcmp(base, PROJECT_FILES[i]) == 0)
+			return true;
+	/* python3.11, pip3.11, ruby3.1 and the like */
+	static const char *const versioned[] = {"python", "pip", "ruby",
+						"perl",	  "php", "node"};
+	for (size_t i = 0; base && i < ARRAY_SIZE(versioned); i++) {
+		size_t n = strlen(versioned[i]);
+		if (strncmp(base, versioned[i], n) == 0 && base[n] &&
+		    strspn(base + n, "0123456789.") == strlen(base + n))
+			return true;
+	}
+	return false;
+}
+
+int tools_folder_check(int dirfd, const struct tools_tops *tops,
+		       const char *tool, char *why, size_t cap)
 {
 	char name[PATH_MAX + 32], q[PATH_MAX + 16];
 	const struct tools_top *here = NULL, *outer = NULL, *reader = NULL;
@@ -215,6 +310,23 @@ int tools_folder_check(int dirfd, const struct tools_tops *tops, char *why,
 				 "with --write and no --write-dot-files",
 				 folder_name(dirfd, name, sizeof(name)),
 				 esc_to(q, sizeof(q), outer->path));
+		return -EPERM;
+	}
+	if (here && !here->read && here->guarded &&
+	    tools_obeys_project_files(tool)) {
+		char t[160];
+		snprintf(why, cap,
+			 "%s is the write folder '%s', and %s obeys the "
+			 "project's own files there (a Makefile, a "
+			 "package.json, a build script), which the program "
+			 "can write: the call would run the program's code "
+			 "outside the sandbox; run %s yourself once the "
+			 "program has ended, or from a folder outside the "
+			 "write folders",
+			 folder_name(dirfd, name, sizeof(name)),
+			 esc_to(q, sizeof(q), here->path),
+			 esc_to(t, sizeof(t), tool ? tool : "the tool"),
+			 esc_to(t, sizeof(t), tool ? tool : "the tool"));
 		return -EPERM;
 	}
 	if (here && !here->guarded) {

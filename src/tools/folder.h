@@ -12,7 +12,8 @@
  *   - the top of a write folder is safe only while lnk's guard keeps its
  *     dot files (src/policy/dotfiles.c, docs/runs-outside.md: no `.git`,
  *     no new repository at the top), i.e. unless --write-dot-files names
- *     it;
+ *     it, and never for a tool that obeys the project's own files
+ *     (tools_obeys_project_files): a Makefile is no dot file;
  *   - a folder outside every write folder is safe (the program cannot
  *     change it).
  * Levels are judged by (device, inode), walked with openat(".."), never
@@ -61,5 +62,16 @@ int tools_tops_add_reads(const struct strv *reads, struct tools_tops *out);
  * too), -EPERM when not, with why (cap bytes, escaped) naming the folder
  * and what to do; another -errno when the walk up fails (the call must be
  * refused then too), also with why. */
-int tools_folder_check(int dirfd, const struct tools_tops *tops, char *why,
-		       size_t cap);
+int tools_folder_check(int dirfd, const struct tools_tops *tops,
+		       const char *tool, char *why, size_t cap);
+
+/* Whether tool obeys the project's own files in its folder, not only dot
+ * names: a build tool, a test runner, a package manager or an
+ * interpreter reads a Makefile, a package.json, a build.rs, a conftest.py
+ * there, which the program writes; lnk keeps a write folder's dot names
+ * and nothing else, so its guarded top is no place for these: run there,
+ * one would run the program's code outside. A table of names (folder.c),
+ * the base name of tool compared; a tool it does not name is taken to
+ * obey dot names only, as git and the forges' clients do (GAPS AND
+ * LIMITS). */
+bool tools_obeys_project_files(const char *tool);

@@ -59,7 +59,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	int dirfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0 || tools_folder_check(dirfd, &tops, why, sizeof(why))) {
+	if (dirfd < 0 ||
+	    tools_folder_check(dirfd, &tops, prog[0], why, sizeof(why))) {
 		fprintf(stderr, "lnk: %s\n", dirfd < 0 ? strerror(errno) : why);
 		return 126;
 	}

@@ -84,7 +84,7 @@ static int check(const struct fx *f, const char *name,
 	snprintf(p, sizeof(p), "%s%s%s", f->dir, *name ? "/" : "", name);
 	int fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	assert_true(fd >= 0);
-	int r = tools_folder_check(fd, t, why, cap);
+	int r = tools_folder_check(fd, t, "git", why, cap);
 	close(fd);
 	return r;
 }
@@ -121,6 +121,46 @@ static void test_guarded_top_is_safe_and_below_it_is_not(void **state)
 		 f->dir);
 	assert_non_null(strstr(why, want));
 	assert_int_equal(check(f, "w/sub/deep", &t, why, sizeof(why)), -EPERM);
+	tools_tops_free(&t);
+}
+
+/* A tool that obeys the project's own files never acts at a guarded top:
+ * make, npm, cargo or pytest would read the Makefile, package.json,
+ * build.rs or conftest.py the program wrote there, and run the program's
+ * code outside. git and the like (dot names only) still may. */
+static void test_guarded_top_is_never_for_build_tools(void **state)
+{
+	struct fx *f = *state;
+	struct tools_tops t;
+	char p[256], why[4096];
+
+	tops(f, (const char *[]){"w", NULL}, NULL, &t);
+	snprintf(p, sizeof(p), "%s/w", f->dir);
+	int fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	for (const char *const *ok =
+		 (const char *const[]){"git", "gh", "/usr/bin/git", "kubectl",
+				       NULL};
+	     *ok; ok++)
+		assert_int_equal(
+		    tools_folder_check(fd, &t, *ok, why, sizeof(why)), 0);
+	for (const char *const *no =
+		 (const char *const[]){"make", "npm", "cargo", "pytest",
+				       "/usr/bin/python3.11", NULL};
+	     *no; no++) {
+		assert_int_equal(
+		    tools_folder_check(fd, &t, *no, why, sizeof(why)), -EPERM);
+		assert_non_null(strstr(why, "run the program's code outside"));
+		assert_non_null(strstr(why, *no));
+	}
+	/* outside every write folder, any tool */
+	close(fd);
+	snprintf(p, sizeof(p), "%s/out", f->dir);
+	fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(tools_folder_check(fd, &t, "make", why, sizeof(why)),
+			 0);
+	close(fd);
 	tools_tops_free(&t);
 }
 
@@ -244,7 +284,8 @@ static void test_root_as_write_folder(void **state)
 	strv_push(&w, "/");
 	assert_int_equal(tools_tops_make(&w, NULL, &t, &e), 0);
 	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	assert_int_equal(tools_folder_check(fd, &t, why, sizeof(why)), 0);
+	assert_int_equal(tools_folder_check(fd, &t, "git", why, sizeof(why)),
+			 0);
 	close(fd);
 	assert_int_equal(check(f, "out", &t, why, sizeof(why)), -EPERM);
 	assert_non_null(strstr(why, "the write folder '/'"));
@@ -256,6 +297,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_outside_every_write_folder_is_safe),
+	    cmocka_unit_test(test_guarded_top_is_never_for_build_tools),
 	    cmocka_unit_test(test_guarded_top_is_safe_and_below_it_is_not),
 	    cmocka_unit_test(test_top_inside_another_write_folder_is_refused),
 	    cmocka_unit_test(test_write_dot_files_leaves_the_top_unsafe),
