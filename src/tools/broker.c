@@ -71,6 +71,7 @@ struct broker {
 	struct strv env; /* the tools' environment (tools_env) */
 	int pass;	 /* the reader's socket (pass.h) */
 	pid_t reader;
+	bool ending; /* the sandbox is over: refusals logged, no call run */
 	/* The call log, written by this process itself, before a call is
 	 * carried (log_start): no call runs whose row is not written. */
 	struct db *db;
@@ -756,7 +757,7 @@ static void client_gone(struct broker *b, struct call *c)
 
 /* One message of the reader's (pass.h). The reader is confined but may be
  * the program's by now: every field is checked as a client's would be.
- * -1 when it is gone. */
+ * 1 when one was taken, 0 when none waits, -1 when the reader is gone. */
 static int from_reader(struct broker *b)
 {
 	union {
@@ -776,6 +777,7 @@ static int from_reader(struct broker *b)
 		return 0;
 	if (n > 0)
 		nfd = (int)fd_take(&mh, fds, ARRAY_SIZE(fds));
+	int handled = n > 0;
 	if (n <= 0)
 		return -1;
 	unsigned slot = n >= PASS_HEAD ? (unsigned char)b->buf[1] : ~0u;
@@ -791,7 +793,8 @@ static int from_reader(struct broker *b)
 		uint64_t k;
 		memcpy(&k, b->buf + PASS_HEAD, 8);
 		refusals_shared_count(b->cap, k);
-	} else if (kind == 'C' && c && !c->busy && nfd == TOOLS_NFDS &&
+	} else if (kind == 'C' && !b->ending && c && !c->busy &&
+		   nfd == TOOLS_NFDS &&
 		   !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		struct tools_call tc;
 		struct lnk_err e = {0};
@@ -812,7 +815,7 @@ static int from_reader(struct broker *b)
 	}
 	for (int k = 0; k < nfd; k++)
 		close(fds[k]);
-	return 0;
+	return handled;
 }
 
 static void serve(struct broker *b, int sfd)
@@ -838,8 +841,15 @@ static void serve(struct broker *b, int sfd)
 				continue;
 			return;
 		}
-		if (p[0].revents)
-			return; /* the sandbox is over */
+		if (p[0].revents) {
+			/* The sandbox is over. The reader hands a refusal on
+			 * before it tells the client, so one the program saw is
+			 * queued here: logged now, never a call started. */
+			b->ending = true;
+			for (int k = 0; k < 4096 && from_reader(b) > 0; k++)
+				;
+			return;
+		}
 		if (p[1].revents) {
 			while (sigfd_next(sfd) > 0)
 				;

@@ -67,10 +67,12 @@ static void say(int sock, char kind, const char *text)
 static void refuse_why(struct reader *r, int sock, const char *text,
 		       const char *why)
 {
-	say(sock, 'R', text);
+	/* the starter first: by the time the program sees the refusal (and
+	 * may end the sandbox), its row is queued for the log */
 	if (r->untold ||
 	    pass_send(r->pass_fd, 'D', 0, why, strnlen(why, 400), NULL, 0) < 0)
 		r->untold++;
+	say(sock, 'R', text);
 }
 
 static void tell_untold(struct reader *r)
