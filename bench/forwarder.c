@@ -74,7 +74,8 @@ static void pair_close(struct pair *p)
 
 static void start_upstream(struct pair *p, struct sockaddr_in *to)
 {
-	p->u.fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	p->u.fd =
+	    socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (p->u.fd < 0) {
 		pair_close(p);
 		return;
@@ -210,7 +211,8 @@ int main(int argc, char **argv)
 			die("address");
 		}
 	} else {
-		fprintf(stderr, "usage: forwarder IP PORT | forwarder connect\n");
+		fprintf(stderr,
+			"usage: forwarder IP PORT | forwarder connect\n");
 		return 2;
 	}
 	int ls = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -16,6 +16,15 @@ static bool in_paths(const struct key_value *kv, const char *v)
 	return false;
 }
 
+/* Every entry of now's list one of was's, exactly. */
+static bool all_accepted(const struct key_value *n, const struct key_value *w)
+{
+	for (size_t i = 0; i < n->list.n; i++)
+		if (!strv_contains(&w->list, n->list.v[i]))
+			return false;
+	return true;
+}
+
 /* A limit or threshold, unset or 0 meaning none (the widest). */
 static uint64_t scalar(const struct key_value *kv)
 {
@@ -60,19 +69,14 @@ static bool key_within(enum key_id id, const struct policy *now,
 		return true;
 	case K_INTERNET_HOSTS:
 	case K_COMMANDS_ALLOW:
-		if (strv_contains(&w->list, "*"))
-			return true;
-		/* fall through */
+		return strv_contains(&w->list, "*") || all_accepted(n, w);
 	case K_INTERNET_MODELS:
 	case K_LAN_HOSTS:
 	case K_LOCALHOST_PORTS:
 	case K_TOOLS_ALLOW:
 	case K_BROWSER_OPEN:
 	case K_COMMANDS_ENV:
-		for (size_t i = 0; i < n->list.n; i++)
-			if (!strv_contains(&w->list, n->list.v[i]))
-				return false;
-		return true;
+		return all_accepted(n, w);
 	case K_LIMITS_MEMORY:
 	case K_LIMITS_TASKS:
 	case K_LIMITS_TMP_SIZE:

@@ -80,8 +80,8 @@ int wire_plan_make(const char *name, const char *db_path,
 	       wp->socks_port == wp->http_port)
 		wp->socks_port++;
 	wp->tcp_port = WIRE_TCP_PORT;
-	while (wire_plan_has_port(wp, wp->tcp_port) || wp->tcp_port == wp->http_port ||
-	       wp->tcp_port == wp->socks_port)
+	while (wire_plan_has_port(wp, wp->tcp_port) ||
+	       wp->tcp_port == wp->http_port || wp->tcp_port == wp->socks_port)
 		wp->tcp_port++;
 	const char *dns = getenv("LNK_DNS_SERVER");
 	if (dns && *dns) {

@@ -3,11 +3,14 @@ attack test"): one file per security invariant of docs/design.md, whose
 text names it; in it, blocks listed at the top, one a promise; each test's
 docstring names its file's invariant and a promise before its threat."""
 import ast
+import os
 import pathlib
 import re
 
 E2E = pathlib.Path(__file__).parent
-DESIGN = E2E.parent.parent / "docs" / "design.md"
+# the source tree: run-all runs a staged copy of tests/e2e
+SOURCE = pathlib.Path(os.environ.get("LNK_SOURCE") or E2E.parent.parent)
+DESIGN = SOURCE / "docs" / "design.md"
 
 
 def attack_files():
