@@ -64,6 +64,10 @@ int nonet_part_plan(struct run *r)
 				 r->err);
 }
 
+/* Its ends made before bwrap, for lnk-init to inherit; the process
+ * forked while bwrap makes the sandbox (nonet_part_hold), off the way to
+ * the program's start: lnk-init hands it the listeners on the pair, and
+ * a lookup before it binds fails at once all the same. */
 int nonet_part_start(struct run *r)
 {
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
@@ -72,6 +76,14 @@ int nonet_part_start(struct run *r)
 		return err_set(r->err, -errno,
 			       "cannot start the sandbox's resolver: %s",
 			       strerror(errno));
+	return 0;
+}
+
+/* Forked before any thread of lnk's: the registration of a run without
+ * network runs on this thread (part_registry.c), and the guard's threads
+ * start after this row (parts.c). */
+int nonet_part_hold(struct run *r)
+{
 	int rc = nonet_start(r->name, r->wire_pair[0], r->lifeline[0],
 			     &r->wire_pid, r->err);
 	if (rc < 0)

@@ -115,11 +115,13 @@ static const struct part parts[] = {
 	       "src/proto/tproxy.c", NULL}},
     {.name = "the resolver without network",
      .wanted = without_network,
-     .when = PART_BEFORE_BWRAP,
-     .starts = "forked before bwrap; binds its sockets, then confined "
-	       "before its first read",
+     .when = PART_WITH_BWRAP,
+     .starts = "its ends made before bwrap, forked while bwrap makes the "
+	       "sandbox (before any thread); binds its sockets, then "
+	       "confined before its first read",
      .plan = nonet_part_plan,
      .start = nonet_part_start,
+     .hold = nonet_part_hold,
      .stop = wire_part_stop,
      .end = wire_part_end,
      .reads_program = true,

@@ -154,6 +154,7 @@ void wire_part_end(struct run *r, bool gone);
  * handoff, lifeline and pid, so the wire's stop and end serve it. */
 int nonet_part_plan(struct run *r);
 int nonet_part_start(struct run *r);
+int nonet_part_hold(struct run *r);
 
 /* The tools broker (part_tools.c). */
 int tools_part_plan(struct run *r);

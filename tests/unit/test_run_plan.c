@@ -83,7 +83,7 @@ static void bare_user_cgroup2(void **state)
 	want(&w, &f->p, false, false, false, false, LIMITS_CGROUP2);
 	check(&w, "the registry entry: while planning\n"
 		  "lnk, the supervisor: lnk\n"
-		  "the resolver without network: before bwrap\n"
+		  "the resolver without network: with bwrap\n"
 		  "the guard: with bwrap\n"
 		  "the cgroup (v2): before bwrap\n"
 		  "bwrap: bwrap\n"
@@ -188,7 +188,7 @@ static void enter_nobody_asks(void **state)
 	want(&w, &f->p, false, false, true, false, LIMITS_CGROUP2);
 	check(&w, "the registry entry: while planning\n"
 		  "lnk, the supervisor: lnk\n"
-		  "the resolver without network: before bwrap\n"
+		  "the resolver without network: with bwrap\n"
 		  "the tools broker's starter: before bwrap\n"
 		  "the tools broker's reader: by its parent\n"
 		  "a tool: by its parent\n"
