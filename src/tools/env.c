@@ -77,6 +77,24 @@ static bool search_var(const char *e, size_t n)
 	return false;
 }
 
+/* Interpreters' option variables. Each can make the interpreter load code
+ * by a name it looks up from the tool's folder (PERL5OPT=-Ilib -Mdev,
+ * NODE_OPTIONS=--require ./hook.js, RUBYOPT=-rsetup, a Java agent), and a
+ * tool's folder may be the top of a write folder, where the program
+ * wrote lib/dev.pm. Which words name code is each interpreter's own
+ * grammar, so none of these reaches a tool. */
+static bool option_var(const char *e, size_t n)
+{
+	static const char *const vars[] = {
+	    "PERL5OPT",		 "NODE_OPTIONS",     "RUBYOPT",
+	    "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++)
+		if (strlen(vars[i]) == n && !strncmp(e, vars[i], n))
+			return true;
+	return false;
+}
+
 /* Whether a value names a path in a write folder: the value, one of its
  * words (split at ':', blanks, '=', ',', ';' and quotes), or the path in
  * an option word. Interpreters take paths inside their options
@@ -113,12 +131,15 @@ static bool names_write_folder(const struct strv *writes, const char *v)
  * variable naming a path in a write folder (XDG_CONFIG_HOME, or
  * GIT_CONFIG_GLOBAL, pointed into the project by direnv) is left out
  * whole: the tool would trust the program's file as its configuration.
+ * Interpreters' option variables are left out always (option_var).
  * HOME stays: without it no tool finds its own files. */
 void tools_env(char *const *env, const struct strv *writes, struct strv *out)
 {
 	for (char *const *e = env; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 		size_t n = eq ? (size_t)(eq - *e) : 0;
+		if (eq && option_var(*e, n))
+			continue;
 		if (eq && !search_var(*e, n) &&
 		    !(n == 4 && !strncmp(*e, "HOME", 4)) &&
 		    names_write_folder(writes, eq + 1))

@@ -1457,14 +1457,6 @@ def test_tool_environment_names_no_file_of_the_program(lnk, work, tmp_path,
     assert not mark.exists(), (cp.stdout, cp.stderr)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a relative path in an interpreter's option word (PERL5OPT=-Ilib, "
-    "NODE_OPTIONS=--require ./x.js) is read from the tool's folder, the top "
-    "of a write folder; which words are paths is each interpreter's own "
-    "grammar: proposed, leave the option variables of a table (PERL5OPT, "
-    "NODE_OPTIONS, RUBYOPT, JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS, "
-    "_JAVA_OPTIONS) out of a tool's environment whenever a word of theirs "
-    "is not an absolute path outside the write folders"))
 def test_tool_environment_relative_option_path(lnk, work, tmp_path):
     """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
     and lnk itself run outside and run or load nothing the program can write.
