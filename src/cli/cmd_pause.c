@@ -39,14 +39,10 @@ int cmd_pause(int argc, char **argv, const struct cli_ctx *cx)
 	if (rc >= 0)
 		return rc;
 
+	if (cli_said_without_wire(cx->home, name, "pause"))
+		return 0;
 	char nm[REGISTRY_NAME_MAX + 1];
 	ctl_printable(nm, sizeof(nm), name);
-	if (cli_runs_without_wire(cx->home, name)) {
-		printf("%s has no network grant, so no wire: it reaches no "
-		       "network, and there is nothing to pause\n",
-		       nm);
-		return 0;
-	}
 	struct ctl_reply rep;
 	rc = cli_control(cx->home, name, CTL_PAUSE, &rep);
 	if (rc >= 0)

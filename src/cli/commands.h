@@ -91,9 +91,11 @@ int cli_one_name(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
 /* Sends op to the wire of the sandbox name (pause, resume). Returns -1 with
  * rep filled, else the exit status after saying why (1: no such sandbox;
  * 125: its wire did not answer or refused us). */
-/* True when the sandbox name runs here without a wire (no network
- * grant): pause and resume say so rather than a socket's error. */
-bool cli_runs_without_wire(const char *home, const char *name);
+/* When the sandbox name runs here without a wire (no network grant):
+ * says so on stdout ("nothing to <nothing_to>") and returns true, so that
+ * pause and resume say why rather than print a socket's error. */
+bool cli_said_without_wire(const char *home, const char *name,
+			   const char *nothing_to);
 int cli_control(const char *home, const char *name, enum ctl_op op,
 		struct ctl_reply *rep);
 

@@ -77,7 +77,7 @@ int cli_control(const char *home, const char *name, enum ctl_op op,
  * grant, so there is no socket to talk to, and a socket's error would say
  * nothing of why. Anything else (not found, a registry that cannot be
  * read) is left to the request, which says it. */
-bool cli_runs_without_wire(const char *home, const char *name)
+static bool runs_without_wire(const char *home, const char *name)
 {
 	struct registry *st = NULL;
 	struct registry_entry e;
@@ -88,4 +88,17 @@ bool cli_runs_without_wire(const char *home, const char *name)
 		    !registry_entry_has_wire(&e);
 	registry_close(st);
 	return none;
+}
+
+bool cli_said_without_wire(const char *home, const char *name,
+			   const char *nothing_to)
+{
+	if (!runs_without_wire(home, name))
+		return false;
+	char nm[REGISTRY_NAME_MAX + 1];
+	ctl_printable(nm, sizeof(nm), name);
+	printf("%s has no network grant, so no wire: it reaches no network, "
+	       "and there is nothing to %s\n",
+	       nm, nothing_to);
+	return true;
 }

@@ -1,11 +1,8 @@
 /* The sandbox's /etc/hosts names the sandbox itself (etchosts.h). */
 #include "launch/etchosts.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,26 +25,6 @@ static bool is_host_name(const char *s)
 		      (*s >= '0' && *s <= '9') || *s == '-' || *s == '.'))
 			return false;
 	return true;
-}
-
-/* A sealed memfd holding text, read only for good. */
-static int sealed(const char *text, size_t len, struct lnk_err *err)
-{
-	int fd = memfd_create("lnk-etc-hosts", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return err_set(err, -errno, "cannot make /etc/hosts: %s",
-			       strerror(errno));
-	errno = 0;
-	if (write(fd, text, len) != (ssize_t)len || lseek(fd, 0, SEEK_SET) ||
-	    fcntl(fd, F_ADD_SEALS,
-		  F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) <
-		0) {
-		int e = errno ? errno : EIO;
-		close(fd);
-		return err_set(err, -e, "cannot make /etc/hosts: %s",
-			       strerror(e));
-	}
-	return fd;
 }
 
 int etchosts_name(struct host_facts *h, const char *name, struct lnk_err *err)
@@ -77,19 +54,7 @@ int etchosts_name(struct host_facts *h, const char *name, struct lnk_err *err)
 		       "::1\tlocalhost ip6-localhost ip6-loopback\n");
 	if (is_host_name(name))
 		buf_printf(&b, "127.0.1.1\t%s\n::1\t%s\n", name, name);
-	int fd = sealed(b.p, b.len, err);
+	int r = host_add_etc_text(h, "/etc/hosts", b.p, err);
 	buf_free(&b);
-	if (fd < 0)
-		return fd;
-	if (at == h->etc_files.n) {
-		h->etc_fds = xrealloc(h->etc_fds, (at + 1) * sizeof(int));
-		h->etc_modes =
-		    xrealloc(h->etc_modes, (at + 1) * sizeof(unsigned));
-		strv_push(&h->etc_files, "/etc/hosts");
-	} else if (h->etc_fds[at] >= 0) {
-		close(h->etc_fds[at]);
-	}
-	h->etc_fds[at] = fd;
-	h->etc_modes[at] = 0444;
-	return 0;
+	return r;
 }

@@ -183,11 +183,19 @@ int host_add_etc_text(struct host_facts *h, const char *path, const char *text,
 			       strerror(e));
 	}
 	size_t n = h->etc_files.n;
-	h->etc_fds = xrealloc(h->etc_fds, (n + 1) * sizeof(int));
-	h->etc_modes = xrealloc(h->etc_modes, (n + 1) * sizeof(unsigned));
+	for (size_t i = 0; i < h->etc_files.n; i++)
+		if (strcmp(h->etc_files.v[i], path) == 0)
+			n = i;
+	if (n == h->etc_files.n) {
+		h->etc_fds = xrealloc(h->etc_fds, (n + 1) * sizeof(int));
+		h->etc_modes =
+		    xrealloc(h->etc_modes, (n + 1) * sizeof(unsigned));
+		strv_push(&h->etc_files, path);
+	} else if (h->etc_fds[n] >= 0) {
+		close(h->etc_fds[n]); /* the host's copy, replaced */
+	}
 	h->etc_fds[n] = fd;
 	h->etc_modes[n] = 0444;
-	strv_push(&h->etc_files, path);
 	return 0;
 }
 

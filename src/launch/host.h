@@ -47,7 +47,8 @@ int host_gather(struct host_facts *h, const char *version_cache,
 void host_close_etc(struct host_facts *h);
 void host_facts_free(struct host_facts *h);
 /* A generated /etc file: text, copied into the sandbox read only at path
- * (replacing the host's, which is never read). 0 or -errno. */
+ * (replacing the host's copy when the view already holds one). 0 or
+ * -errno. */
 int host_add_etc_text(struct host_facts *h, const char *path, const char *text,
 		      struct lnk_err *err);
 

@@ -32,24 +32,39 @@ int wire_part_plan(struct run *r)
 				 r->err);
 }
 
-int wire_part_start(struct run *r)
+/* The ends the wire or the resolver shares with the run: the handoff
+ * pair whose other end lnk-init inherits, and the lifeline whose write
+ * end only lnk holds. */
+static int make_ends(struct run *r, const char *what)
 {
-	r->wp.cap = run_shared_cap(r);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 		       r->wire_pair) < 0 ||
 	    pipe2(r->lifeline, O_CLOEXEC) < 0)
-		return err_set(r->err, -errno, "cannot connect the wire: %s",
+		return err_set(r->err, -errno, "cannot %s: %s", what,
 			       strerror(errno));
-	int rc = wire_start(&r->wp, r->wire_pair[0], r->lifeline[0],
-			    &r->wire_pid, r->err);
+	return 0;
+}
+
+/* After the fork: the child's ends are its own now. rc passes through. */
+static int give_ends(struct run *r, int rc)
+{
 	if (rc < 0)
 		return rc;
-	/* The wire's ends are its own now. */
 	close(r->wire_pair[0]);
 	r->wire_pair[0] = -1;
 	close(r->lifeline[0]);
 	r->lifeline[0] = -1;
 	return 0;
+}
+
+int wire_part_start(struct run *r)
+{
+	r->wp.cap = run_shared_cap(r);
+	int rc = make_ends(r, "connect the wire");
+	if (rc < 0)
+		return rc;
+	return give_ends(r, wire_start(&r->wp, r->wire_pair[0], r->lifeline[0],
+				       &r->wire_pid, r->err));
 }
 
 /* Without a network grant, a resolver that refuses every name at once
@@ -70,13 +85,7 @@ int nonet_part_plan(struct run *r)
  * a lookup before it binds fails at once all the same. */
 int nonet_part_start(struct run *r)
 {
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
-		       r->wire_pair) < 0 ||
-	    pipe2(r->lifeline, O_CLOEXEC) < 0)
-		return err_set(r->err, -errno,
-			       "cannot start the sandbox's resolver: %s",
-			       strerror(errno));
-	return 0;
+	return make_ends(r, "start the sandbox's resolver");
 }
 
 /* Forked before any thread of lnk's: the registration of a run without
@@ -84,15 +93,8 @@ int nonet_part_start(struct run *r)
  * start after this row (parts.c). */
 int nonet_part_hold(struct run *r)
 {
-	int rc = nonet_start(r->name, r->wire_pair[0], r->lifeline[0],
-			     &r->wire_pid, r->err);
-	if (rc < 0)
-		return rc;
-	close(r->wire_pair[0]);
-	r->wire_pair[0] = -1;
-	close(r->lifeline[0]);
-	r->lifeline[0] = -1;
-	return 0;
+	return give_ends(r, nonet_start(r->name, r->wire_pair[0],
+					r->lifeline[0], &r->wire_pid, r->err));
 }
 
 /* The wire is told to end first: its last write to the log takes
