@@ -244,6 +244,30 @@ static int nonet_rules(void *ctx, void *arg)
 				SCMP_A1(SCMP_CMP_EQ, TCGETS));
 }
 
+/* Gives up every right for good (src/confine/kit.h). Called before the
+ * first byte of the program's is read, not at start: most runs never look
+ * a name up, and building the filter costs more CPU than the rest of the
+ * resolver's start together, on the way to the program's. Until then the
+ * process holds only its two sockets, stderr and the lifeline, and reads
+ * nothing but lnk-init's handoff (src/proto/handoff.c). */
+static int confine(void)
+{
+	struct lnk_err e = {0};
+	const struct kit_plan kp = {
+	    .who = "the resolver of a sandbox without network",
+	    .allow = nonet_calls,
+	    .nallow = ARRAY_SIZE(nonet_calls),
+	    .rules = nonet_rules,
+	};
+	if (kit_confine(&kp, &e) < 0) {
+		/* never read the program's bytes unconfined */
+		_cleanup_free_ char *m = xasprintf("lnk: %s\n", e.msg);
+		term_write(STDERR_FILENO, m);
+		return -1;
+	}
+	return 0;
+}
+
 static int nonet_main(struct nonet *n, int handoff)
 {
 	struct lnk_err e = {0};
@@ -259,18 +283,7 @@ static int nonet_main(struct nonet *n, int handoff)
 		term_write(STDERR_FILENO, m);
 		return 0;
 	}
-	const struct kit_plan kp = {
-	    .who = "the resolver of a sandbox without network",
-	    .allow = nonet_calls,
-	    .nallow = ARRAY_SIZE(nonet_calls),
-	    .rules = nonet_rules,
-	};
-	if (kit_confine(&kp, &e) < 0) {
-		/* never read the program's bytes unconfined */
-		_cleanup_free_ char *m = xasprintf("lnk: %s\n", e.msg);
-		term_write(STDERR_FILENO, m);
-		return LNK_EXIT_FAIL;
-	}
+	bool confined = false;
 	for (;;) {
 		struct pollfd p[3] = {{.fd = n->life, .events = POLLIN},
 				      {.fd = n->udp, .events = POLLIN},
@@ -282,6 +295,11 @@ static int nonet_main(struct nonet *n, int handoff)
 		}
 		if (p[0].revents)
 			return 0; /* lnk closed the lifeline: the run ended */
+		if (!confined) {
+			if (confine() < 0)
+				return LNK_EXIT_FAIL;
+			confined = true;
+		}
 		if (p[1].revents)
 			serve_udp(n);
 		if (p[2].revents)

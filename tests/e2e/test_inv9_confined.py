@@ -1,8 +1,8 @@
 """Invariant 9, processes outside that parse the program's bytes run
 confined: the wire (Landlock, no capabilities, no_new_privs, a seccomp
 allow-list that kills), its keeper that makes its connects, the guard
-that drops every capability, and the tools broker whose reader parses
-the program's calls.
+that drops every capability, the resolver of a sandbox without network,
+and the tools broker whose reader parses the program's calls.
 
 Attacks on it from inside a sandbox, one block a promise: each test
 PASSES when the sandbox holds and FAILS when the attack works (more in
@@ -78,6 +78,66 @@ def test_a_taken_over_wire_reaches_nothing(lnk, home):
     finally:
         srv.close()
         udp.close()
+
+
+def _children(pid):
+    """The pids whose parent is pid (read from /proc)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                st = f.read()
+        except OSError:
+            continue
+        if int(st.rsplit(")", 1)[1].split()[1]) == pid:
+            out.append(int(d))
+    return out
+
+
+def _status(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return dict(l.rstrip("\n").split(":\t", 1) for l in f
+                    if ":\t" in l)
+
+
+def test_a_resolver_without_network_is_confined_once_it_reads(lnk, work):
+    """Invariant 9 (processes outside run confined), promise: the resolver
+    of a sandbox without a network grant, which parses the program's
+    lookups outside the sandbox, reads them only confined.
+
+    Threat: a lookup built to break its parser (one UDP, one TCP) runs
+    code as the user outside; it must then hold no capability, no way to
+    gain one, and a seccomp allow-list."""
+    prog = ("import socket, time\n"
+            "for kind in (socket.SOCK_DGRAM, socket.SOCK_STREAM):\n"
+            "    try:\n"
+            "        socket.getaddrinfo('x.example.test', 80, type=kind)\n"
+            "    except OSError:\n"
+            "        pass\n"
+            "s = socket.create_connection(('127.0.0.1', 53), timeout=5)\n"
+            "s.sendall(b'\\0\\x0c' + bytes(12))\n"
+            "print('looked', flush=True)\n"
+            "time.sleep(30)\n")
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--write", str(work), "--", "python3",
+         "-c", prog],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=lnk.env(), cwd=str(work), stdin=subprocess.DEVNULL)
+    try:
+        assert p.stdout.readline().strip() == "looked", p.stderr.read()
+        res = [c for c in _children(p.pid)
+               if open(f"/proc/{c}/comm").read().strip() == "lnk-nonet-dns"]
+        assert len(res) == 1, res
+        st = _status(res[0])
+        assert st["NoNewPrivs"] == "1", st
+        assert st["Seccomp"] == "2", st
+        for k in ("CapEff", "CapPrm", "CapAmb"):
+            assert int(st[k], 16) == 0, (k, st)
+    finally:
+        p.kill()
+        p.wait()
 
 
 # =============================================================================
