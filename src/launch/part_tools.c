@@ -8,7 +8,7 @@
 #include "common/esc.h"
 #include "launch/env.h"
 #include "launch/run.h"
-#include "tools/proto.h"
+#include "proto/toolcall.h"
 
 int tools_part_plan(struct run *r)
 {

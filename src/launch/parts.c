@@ -100,9 +100,10 @@ static const struct part parts[] = {
      .start = wire_part_start,
      .stop = wire_part_stop,
      .end = wire_part_end,
-     /* fixed-size messages and addresses from the wire, never the
-      * program's bytes */
-     .files = {"src/wire/keeper.c", "src/launch/part_wire.c", NULL}},
+     /* fixed-size messages and addresses from the wire (decoded by
+      * src/proto/keeper.c), never the program's bytes */
+     .files = {"src/wire/keeper.c", "src/proto/keeper.c",
+	       "src/launch/part_wire.c", NULL}},
     {.name = "the wire",
      .wanted = with_wire,
      .when = PART_BY_PARENT,
@@ -137,7 +138,8 @@ static const struct part parts[] = {
      .stop = tools_part_stop,
      /* only the reader's canonical hand-over, decoded with bounds and
       * checked again */
-     .files = {"src/tools/broker.c", "src/launch/part_tools.c", NULL}},
+     .files = {"src/tools/broker.c", "src/proto/toolpass.c",
+	       "src/launch/part_tools.c", NULL}},
     {.name = "the tools broker's reader",
      .wanted = with_tools,
      .when = PART_BY_PARENT,
@@ -145,8 +147,8 @@ static const struct part parts[] = {
 	       "read",
      .reads_program = true,
      .confine = PART_KIT,
-     .files = {"src/tools/reader.c", "src/tools/call.c", "src/tools/page.c",
-	       "src/tools/pass.c", NULL}},
+     .files = {"src/tools/reader.c", "src/proto/toolcall.c", "src/tools/page.c",
+	       "src/proto/toolpass.c", NULL}},
     {.name = "the desktop process",
      .wanted = with_asks,
      .when = PART_BY_PARENT,

@@ -17,12 +17,12 @@
 #include "launch/bwrap.h"
 #include "launch/env.h"
 #include "policy/keys.h"
+#include "proto/toolcall.h"
 #include "store/paths.h"
 #include "tools/asks.h"
 #include "tools/broker.h"
 #include "tools/desktop.h"
 #include "launch/host.h"
-#include "tools/proto.h"
 #include "tools/reach.h"
 #include "tools/store.h"
 

@@ -1088,7 +1088,7 @@ static void a_bind(const char *id, char **w)
 }
 
 /* A tool call by hand, as a program could make one: the format of
- * src/tools/proto.h (lnk-probe stands alone, so it is spelt here), with
+ * src/proto/toolcall.h (lnk-probe stands alone, so it is spelt here), with
  * /dev/null for the tool's three descriptors (this stdout is the report).
  * Refused: the broker's words; reached: a tool ran. */
 static void t_tool(const char *id, const char *tool, const char *arg)

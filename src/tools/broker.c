@@ -1,6 +1,6 @@
 /* The tools broker (broker.h): two processes. Its reader (reader.h),
  * confined, is the one that reads the clients' bytes; it hands each call
- * on, checked and canonical, with its descriptors (pass.h). This one, the
+ * on, checked and canonical, with its descriptors (proto/toolpass.h). This one, the
  * starter, decides (the plan, the person's answer), writes the call log,
  * and runs the tools: one poll loop over the reader's socket, the
  * lifeline, SIGCHLD, the desktop process and lnk's terminal. */
@@ -25,17 +25,16 @@
 #include "common/compat.h"
 #include "common/fdpass.h"
 #include "common/esc.h"
+#include "proto/toolcall.h"
+#include "proto/toolpass.h"
 #include "store/db.h"
 #include "store/refusals.h"
 #include "tools/answer.h"
 #include "tools/asks.h"
-#include "tools/call.h"
 #include "tools/desktop.h"
 #include "tools/env.h"
 #include "tools/folder.h"
 #include "tools/page.h"
-#include "tools/pass.h"
-#include "tools/proto.h"
 #include "tools/question.h"
 #include "tools/reach.h"
 #include "tools/reader.h"
@@ -69,7 +68,7 @@ struct call {
 struct broker {
 	const struct tools_broker_in *in;
 	struct strv env; /* the tools' environment (tools_env) */
-	int pass;	 /* the reader's socket (pass.h) */
+	int pass;	 /* the reader's socket (proto/toolpass.h) */
 	pid_t reader;
 	bool ending; /* the sandbox is over: refusals logged, no call run */
 	/* The call log, written by this process itself, before a call is
@@ -755,8 +754,9 @@ static void client_gone(struct broker *b, struct call *c)
 	c->gone = true;
 }
 
-/* One message of the reader's (pass.h). The reader is confined but may be
- * the program's by now: every field is checked as a client's would be.
+/* One message of the reader's (toolpass.h). The reader is confined but
+ * may be the program's by now: the message is decoded with bounds
+ * (toolpass_decode) and the call checked as a client's would be.
  * 1 when one was taken, 0 when none waits, -1 when the reader is gone. */
 static int from_reader(struct broker *b)
 {
@@ -765,57 +765,54 @@ static int from_reader(struct broker *b)
 		char b[CMSG_SPACE(sizeof(int) * TOOLS_NFDS)];
 	} ctl;
 	struct iovec iov = {.iov_base = b->buf,
-			    .iov_len = TOOLS_MAX_CALL + PASS_HEAD + 16};
+			    .iov_len = PASS_HEAD + PASS_CALL_MAX};
 	struct msghdr mh = {.msg_iov = &iov,
 			    .msg_iovlen = 1,
 			    .msg_control = ctl.b,
 			    .msg_controllen = sizeof(ctl.b)};
 	int fds[TOOLS_NFDS * 2], nfd = 0;
+	struct toolpass_msg pm;
 
 	ssize_t n = recvmsg_cloexec(b->pass, &mh, MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
-	if (n > 0)
-		nfd = (int)fd_take(&mh, fds, ARRAY_SIZE(fds));
-	int handled = n > 0;
 	if (n <= 0)
 		return -1;
-	unsigned slot = n >= PASS_HEAD ? (unsigned char)b->buf[1] : ~0u;
-	struct call *c = slot < TOOLS_MAX_CALLS ? &b->calls[slot] : NULL;
-	char kind = b->buf[0];
-	if (kind == 'D') {
+	nfd = (int)fd_take(&mh, fds, ARRAY_SIZE(fds));
+	if (toolpass_decode(b->buf, (size_t)n, &pm) < 0) {
+		/* not a message of the reader's form: nothing to act on */
+	} else if (pm.kind == PASS_DENIED) {
 		/* a refusal of the reader's own: its text, escaped and cut */
 		char t[DB_REASON_MAX], q[DB_REASON_MAX * 4];
-		size_t k = (size_t)n - (n >= PASS_HEAD ? PASS_HEAD : (size_t)n);
-		snprintf(t, sizeof(t), "%.*s", (int)k, b->buf + PASS_HEAD);
+		snprintf(t, sizeof(t), "%.*s", (int)pm.len, pm.data);
 		log_refused(b, "tool", "?", esc_to(q, sizeof(q), t));
-	} else if (kind == 'N' && n == PASS_HEAD + 8) {
-		uint64_t k;
-		memcpy(&k, b->buf + PASS_HEAD, 8);
-		refusals_shared_count(b->cap, k);
-	} else if (kind == 'C' && !b->ending && c && !c->busy &&
-		   nfd == TOOLS_NFDS &&
-		   !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-		struct tools_call tc;
-		struct lnk_err e = {0};
-		c->busy = true;
-		if (tools_call_decode_as(PASS_MAGIC, b->buf + PASS_HEAD,
-					 (size_t)n - PASS_HEAD, &tc, &e) < 0) {
-			refuse(b, c, "?", e.msg);
-		} else {
-			start_call(b, c, &tc, fds);
-			tools_call_free(&tc);
+	} else if (pm.kind == PASS_UNTOLD) {
+		refusals_shared_count(b->cap, pm.count);
+	} else {
+		struct call *c = &b->calls[pm.slot];
+		if (pm.kind == PASS_CALL && !b->ending && !c->busy &&
+		    nfd == TOOLS_NFDS &&
+		    !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+			struct tools_call tc;
+			struct lnk_err e = {0};
+			c->busy = true;
+			if (tools_call_decode_as(PASS_MAGIC, pm.data, pm.len,
+						 &tc, &e) < 0) {
+				refuse(b, c, "?", e.msg);
+			} else {
+				start_call(b, c, &tc, fds);
+				tools_call_free(&tc);
+			}
+		} else if (pm.kind == PASS_SIGNAL && c->busy) {
+			if (c->pid > 0)
+				kill(-c->pid, pm.sig);
+		} else if (pm.kind == PASS_GONE && c->busy) {
+			client_gone(b, c);
 		}
-	} else if (kind == 'S' && c && c->busy && n == PASS_HEAD + 1) {
-		int sig = (unsigned char)b->buf[PASS_HEAD];
-		if (c->pid > 0 && tools_signal_ok(sig))
-			kill(-c->pid, sig);
-	} else if (kind == 'G' && c && c->busy && n == PASS_HEAD) {
-		client_gone(b, c);
 	}
 	for (int k = 0; k < nfd; k++)
 		close(fds[k]);
-	return handled;
+	return 1;
 }
 
 static void serve(struct broker *b, int sfd)
@@ -899,7 +896,7 @@ static void broker_main(const struct tools_broker_in *in)
 	/* The log's connection now, before the program can call: its setup
 	 * is not on a call's way (it is tried again at a call if it fails). */
 	(void)log_db(&b, &e);
-	b.buf = xmalloc(TOOLS_MAX_CALL + PASS_HEAD + 16);
+	b.buf = xmalloc(PASS_HEAD + PASS_CALL_MAX);
 	if (!(b.cap = in->cap) && !(b.cap = refusals_shared_new(mono_ms())))
 		_exit(125);
 	if (tools_tops_make(in->writes, in->write_dot_files, &b.tops, &e) < 0 ||

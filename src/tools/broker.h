@@ -1,5 +1,5 @@
 /* The tools broker: a process of lnk's, outside the sandbox, that takes
- * the calls of the clients inside (proto.h) and runs the real tools as the
+ * the calls of the clients inside (proto/toolcall.h) and runs the real tools as the
  * user, with lnk's own environment.
  *
  * It reads no network bytes and holds no grant of the program's: what it

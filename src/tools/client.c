@@ -1,5 +1,5 @@
 /* lnk-tool: the client of a tool inside the sandbox, on PATH under each
- * granted tool's name (proto.h). It sends its arguments, its working
+ * granted tool's name (proto/toolcall.h). It sends its arguments, its working
  * folder and its stdin, stdout and stderr to the broker outside, passes on
  * the signals sent to it, and exits with the tool's status. Static, libc
  * only: it runs in every sandbox with tools, whatever libraries it has.
@@ -21,7 +21,7 @@
 
 #include "common/compat.h"
 #include "common/fdpass.h"
-#include "tools/proto.h"
+#include "proto/toolcall.h"
 
 static int fail(const char *tool, const char *what)
 {

@@ -19,9 +19,9 @@
 #include "common/compat.h"
 #include "common/esc.h"
 #include "common/util.h"
+#include "proto/toolcall.h"
 #include "tools/asks.h"
 #include "tools/dbus_lib.h"
-#include "tools/proto.h"
 
 #define NOTE_NAME "org.freedesktop.Notifications"
 #define NOTE_PATH "/org/freedesktop/Notifications"

@@ -20,10 +20,9 @@
 #include "common/fdpass.h"
 #include "common/util.h"
 #include "confine/kit.h"
-#include "tools/call.h"
+#include "proto/toolcall.h"
+#include "proto/toolpass.h"
 #include "tools/page.h"
-#include "tools/pass.h"
-#include "tools/proto.h"
 
 enum slot_state { FREE, WAITING, PASSED };
 

@@ -5,7 +5,7 @@
  * capability, no_new_privs, a seccomp allow-list that kills): a bug in
  * its decoding gains an attacker a process that can do nothing but talk
  * on the sockets it already holds. What it hands on is a call checked and
- * put in canonical form (pass.h), which the starter checks again.
+ * put in canonical form (proto/toolpass.h), which the starter checks again.
  *
  * It also keeps the broker's call slots: a connection that sends no call
  * within PASS_DEADLINE_MS is refused, so slots cannot be held by clients

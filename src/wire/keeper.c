@@ -1,7 +1,8 @@
 /* The keeper (see keeper.h). Everything the wire sends or asks is hostile:
- * after setup the wire may be an attacker's, so each message has one fixed
- * size and form, setup messages end with the listener, and every address
- * is checked before the keeper makes a call with it. */
+ * after setup the wire may be an attacker's, so each message is decoded
+ * into a checked struct first (one fixed size and form, proto/keeper.h),
+ * setup messages end with the listener, and every address is checked
+ * before the keeper makes a call with it. */
 #include "wire/keeper.h"
 #include "wire/route.h"
 
@@ -32,29 +33,9 @@
 #include "wire/ctl.h"
 #include "wire/hop.h"
 
-/* Every message is KEEPER_MSG_SIZE bytes; byte 0 its kind:
- *   'A' a DNS server: [1] 4 or 6, [2..3] port (big-endian), [4..19] address
- *   'L' the seccomp listener: [4..7] its descriptor number in the wire
- *   'B' bind a DNS socket: [4..7] its descriptor number in the wire
- *   'T' a trip: [1] the rule, [2] the target's length, [4..] the target,
- *       printable ASCII (ctl_printable) and no NUL within that length
- *   'C' connect: [1] flags (KEEPER_ASK_*), [2..3] port (big-endian),
- *       [4..19] address, [20] 4 or 6, [24..31] the wire's cookie
- * and the keeper's replies: 'K' or 'N' (one byte) to 'L' and 'B', and to
- * 'C' an answer of KEEPER_ANSWER_SIZE bytes: 'R', [1] its kind
- * (keeper_answer_kind), [4..7] an errno, [8..15] the cookie, with the
- * socket (SCM_RIGHTS) when the kind is KEEPER_CONNECTING. */
-enum {
-	M_DNS = 'A',
-	M_LISTENER = 'L',
-	M_TRIP = 'T',
-	M_BIND = 'B',
-	M_CONNECT = 'C',
-	M_ANSWER = 'R',
-	M_ACK = 'K',
-	M_NACK = 'N',
-};
-#define KEEPER_ANSWER_SIZE 16
+/* The channel's messages are proto/keeper.h's: the wire encodes each with
+ * keeper_msg_encode, the keeper decodes each with keeper_msg_decode before
+ * it acts, and answers with keeper_reply_encode. */
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
@@ -62,30 +43,41 @@ enum {
 
 /* ---- the wire's side ---- */
 
+/* One message to the keeper: 0, or -errno (-EIO when cut). */
+static int send_msg(int chan, const struct keeper_msg *km, int flags)
+{
+	uint8_t m[KEEPER_MSG_SIZE];
+	keeper_msg_encode(km, m);
+	ssize_t n = send(chan, m, sizeof(m), flags | MSG_NOSIGNAL);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)sizeof(m) ? 0 : -EIO;
+}
+
+/* The keeper's word on a setup message: true when it took it. */
+static bool keeper_took(int chan)
+{
+	uint8_t m[KEEPER_ANSWER_SIZE + 1];
+	struct keeper_reply r;
+	ssize_t n;
+	while ((n = recv(chan, m, sizeof(m), 0)) < 0 && errno == EINTR)
+		;
+	return n > 0 && keeper_reply_decode(m, (size_t)n, &r) == 0 &&
+	       r.kind == KEEPER_R_ACK;
+}
+
 int keeper_send_dns(int chan, const struct lnk_addr *a, uint16_t port)
 {
-	uint8_t m[KEEPER_MSG_SIZE] = {M_DNS};
-	m[1] = a->family == AF_INET6 ? 6 : 4;
-	m[2] = (uint8_t)(port >> 8);
-	m[3] = (uint8_t)port;
-	memcpy(m + 4, a->a, 16);
-	return send(chan, m, sizeof(m), MSG_NOSIGNAL) == (ssize_t)sizeof(m)
-		   ? 0
-		   : -EIO;
+	struct keeper_msg km = {.kind = KEEPER_M_DNS, .addr = *a, .port = port};
+	return send_msg(chan, &km, 0) == 0 ? 0 : -EIO;
 }
 
 int keeper_send_listener(int chan, int notify_fd, struct lnk_err *err)
 {
-	uint8_t m[KEEPER_MSG_SIZE] = {M_LISTENER};
-	uint32_t fd = (uint32_t)notify_fd;
-	memcpy(m + 4, &fd, sizeof(fd));
-	if (send(chan, m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m))
+	struct keeper_msg km = {.kind = KEEPER_M_LISTENER, .fd = notify_fd};
+	if (send_msg(chan, &km, 0) < 0)
 		return err_set(err, -EIO, "cannot reach its keeper");
-	uint8_t ack = 0;
-	ssize_t n;
-	while ((n = recv(chan, &ack, 1, 0)) < 0 && errno == EINTR)
-		;
-	if (n != 1 || ack != M_ACK)
+	if (!keeper_took(chan))
 		return err_set(err, -EIO,
 			       "its keeper did not take the seccomp "
 			       "listener");
@@ -94,16 +86,10 @@ int keeper_send_listener(int chan, int notify_fd, struct lnk_err *err)
 
 int keeper_bind_dns(int chan, int fd, struct lnk_err *err)
 {
-	uint8_t m[KEEPER_MSG_SIZE] = {M_BIND};
-	uint32_t n = (uint32_t)fd;
-	memcpy(m + 4, &n, sizeof(n));
-	if (send(chan, m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m))
+	struct keeper_msg km = {.kind = KEEPER_M_BIND, .fd = fd};
+	if (send_msg(chan, &km, 0) < 0)
 		return err_set(err, -EIO, "cannot reach its keeper");
-	uint8_t ack = 0;
-	ssize_t r;
-	while ((r = recv(chan, &ack, 1, 0)) < 0 && errno == EINTR)
-		;
-	if (r != 1 || ack != M_ACK)
+	if (!keeper_took(chan))
 		return err_set(err, -EADDRINUSE,
 			       "cannot serve DNS on the sandbox's "
 			       "127.0.0.1:53");
@@ -112,30 +98,23 @@ int keeper_bind_dns(int chan, int fd, struct lnk_err *err)
 
 void keeper_send_trip(int chan, const struct trip_verdict *v)
 {
-	uint8_t m[KEEPER_MSG_SIZE] = {M_TRIP};
-	char tgt[TRIP_TARGET_MAX + 1];
-	ctl_printable(tgt, sizeof(tgt), v->target);
-	size_t n = strlen(tgt);
-	m[1] = (uint8_t)v->rule;
-	m[2] = (uint8_t)n;
-	memcpy(m + 4, tgt, n);
-	(void)!send(chan, m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL);
+	struct keeper_msg km = {.kind = KEEPER_M_TRIP, .rule = v->rule};
+	ctl_printable(km.target, sizeof(km.target), v->target);
+	(void)send_msg(chan, &km, MSG_DONTWAIT);
 }
 
 int keeper_ask_connect(int chan, uint64_t cookie, const struct lnk_addr *a,
 		       uint16_t port, unsigned flags)
 {
-	uint8_t m[KEEPER_MSG_SIZE] = {M_CONNECT};
-	m[1] = (uint8_t)flags;
-	m[2] = (uint8_t)(port >> 8);
-	m[3] = (uint8_t)port;
-	memcpy(m + 4, a->a, 16);
-	m[20] = a->family == AF_INET6 ? 6 : 4;
-	memcpy(m + 24, &cookie, sizeof(cookie));
-	if (send(chan, m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL) ==
-	    (ssize_t)sizeof(m))
+	struct keeper_msg km = {.kind = KEEPER_M_CONNECT,
+				.addr = *a,
+				.port = port,
+				.flags = flags,
+				.cookie = cookie};
+	int r = send_msg(chan, &km, MSG_DONTWAIT);
+	if (r == 0)
 		return 0;
-	return errno == EAGAIN || errno == ENOBUFS ? -EAGAIN : -EIO;
+	return r == -EAGAIN || r == -ENOBUFS ? -EAGAIN : -EIO;
 }
 
 int keeper_take_answer(int chan, struct keeper_answer *ans)
@@ -162,9 +141,10 @@ int keeper_take_answer(int chan, struct keeper_answer *ans)
 			memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	memset(ans, 0, sizeof(*ans));
 	ans->fd = -1;
-	if (n != KEEPER_ANSWER_SIZE || m[0] != M_ANSWER || m[1] > KEEPER_BUSY ||
-	    (mh.msg_flags & MSG_CTRUNC) ||
-	    (m[1] == KEEPER_CONNECTING) != (fd >= 0)) {
+	struct keeper_reply r;
+	if (keeper_reply_decode(m, (size_t)n, &r) < 0 ||
+	    r.kind != KEEPER_R_ANSWER || (mh.msg_flags & MSG_CTRUNC) ||
+	    (r.answer == KEEPER_CONNECTING) != (fd >= 0)) {
 		if (fd >= 0)
 			close(fd);
 		ans->kind = KEEPER_FAILED;
@@ -172,11 +152,9 @@ int keeper_take_answer(int chan, struct keeper_answer *ans)
 		ans->cookie = UINT64_MAX; /* no call's */
 		return 1;
 	}
-	uint32_t e;
-	memcpy(&e, m + 4, sizeof(e));
-	memcpy(&ans->cookie, m + 8, sizeof(ans->cookie));
-	ans->kind = (enum keeper_answer_kind)m[1];
-	ans->error = e > 4095 ? EPROTO : (int)e;
+	ans->cookie = r.cookie;
+	ans->kind = r.answer;
+	ans->error = r.error;
 	ans->fd = fd;
 	return 1;
 }
@@ -547,10 +525,12 @@ static void on_notify(struct keeper *k)
 static void answer(struct keeper *k, uint64_t cookie,
 		   enum keeper_answer_kind kind, int error, int fd)
 {
-	uint8_t m[KEEPER_ANSWER_SIZE] = {M_ANSWER, (uint8_t)kind};
-	uint32_t e = (uint32_t)error;
-	memcpy(m + 4, &e, sizeof(e));
-	memcpy(m + 8, &cookie, sizeof(cookie));
+	struct keeper_reply r = {.kind = KEEPER_R_ANSWER,
+				 .answer = kind,
+				 .error = error,
+				 .cookie = cookie};
+	uint8_t m[KEEPER_ANSWER_SIZE];
+	keeper_reply_encode(&r, m);
 	union {
 		char b[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
@@ -668,27 +648,34 @@ static void probe_done(struct keeper *k, int i, enum hop_verdict v)
 			assign_probe(k, j);
 }
 
+/* The keeper's word on a setup message of the wire's. */
+static void reply(struct keeper *k, enum keeper_reply_kind kind)
+{
+	struct keeper_reply r = {.kind = kind};
+	uint8_t m[KEEPER_ANSWER_SIZE];
+	keeper_reply_encode(&r, m);
+	(void)!send(k->chan, m, sizeof(m), MSG_NOSIGNAL);
+}
+
 /* 'C': the wire asks for a connection to an address it checked; the
  * keeper checks it again (keeper_dest_check) and, for an address the wire
  * may reach as internet only, knows or asks whether it is the first
- * router's own (hop.h) before it connects. */
-static void on_connect(struct keeper *k, const uint8_t *m)
+ * router's own (hop.h) before it connects. bad: the decoder's refusal of
+ * the message (0 when it is well formed). */
+static void on_connect(struct keeper *k, const struct keeper_msg *m, int bad)
 {
-	uint64_t cookie;
-	memcpy(&cookie, m + 24, sizeof(cookie));
-	if (!k->setup_done || (m[20] != 4 && m[20] != 6)) {
-		answer(k, cookie, KEEPER_FAILED, EAFNOSUPPORT, -1);
+	uint64_t cookie = m->cookie;
+	if (bad < 0 || !k->setup_done) {
+		answer(k, cookie, KEEPER_FAILED, bad < 0 ? -bad : EAFNOSUPPORT,
+		       -1);
 		return;
 	}
-	struct lnk_addr a, v4;
-	memset(&a, 0, sizeof(a));
-	a.family = m[20] == 6 ? AF_INET6 : AF_INET;
-	memcpy(a.a, m + 4, a.family == AF_INET6 ? 16 : 4);
+	struct lnk_addr a = m->addr, v4;
 	/* an IPv4-mapped address is the IPv4 address it maps: connect (and
 	 * probe) that one, with an IPv4 socket */
 	if (addr_v4_mapped(&a, &v4))
 		a = v4;
-	uint16_t port = (uint16_t)(m[2] << 8 | m[3]);
+	uint16_t port = m->port;
 	struct sockaddr_storage ss;
 	socklen_t len = addr_to_sockaddr(&a, port, &ss);
 	const char *why = "";
@@ -700,7 +687,7 @@ static void on_connect(struct keeper *k, const uint8_t *m)
 		answer(k, cookie, KEEPER_FAILED, -r, -1);
 		return;
 	}
-	if (!(m[1] & KEEPER_ASK_FIRST_HOP)) {
+	if (!(m->flags & KEEPER_ASK_FIRST_HOP)) {
 		make_connect(k, cookie, &a, port);
 		return;
 	}
@@ -723,17 +710,12 @@ static void on_connect(struct keeper *k, const uint8_t *m)
 	assign_probe(k, w);
 }
 
-static void on_trip(struct keeper *k, const uint8_t *m)
+static void on_trip(struct keeper *k, const struct keeper_msg *m)
 {
 	struct trip_verdict v;
 	memset(&v, 0, sizeof(v));
-	if (m[1] == TRIP_NONE || m[1] > TRIP_RULE_LAST)
-		return; /* m[2] <= 255 == TRIP_TARGET_MAX by its type */
-	v.rule = (enum trip_rule)m[1];
-	memcpy(v.target, m + 4, m[2]);
-	v.target[m[2]] = '\0';
-	if (strlen(v.target) != m[2])
-		return;
+	v.rule = m->rule;
+	snprintf(v.target, sizeof(v.target), "%s", m->target);
 	/* A wire gone bad must not flood the desktop: one a second. */
 	int64_t now = mono_ms();
 	if (k->last_desktop_ms && now - k->last_desktop_ms < 1000)
@@ -742,7 +724,7 @@ static void on_trip(struct keeper *k, const uint8_t *m)
 	ctl_notify_trip(k->name, &v, STDERR_FILENO);
 }
 
-static void on_chan_one(struct keeper *k, const uint8_t *m);
+static void on_chan_one(struct keeper *k, const uint8_t *in, size_t len);
 
 /* Every message waiting, up to a bound (the wire's connects come in
  * bursts: one wake-up serves them all). */
@@ -758,69 +740,67 @@ static void on_chan(struct keeper *k)
 			k->chan = -1;
 			return;
 		}
-		if (n == KEEPER_MSG_SIZE)
-			on_chan_one(k, m);
+		on_chan_one(k, m, (size_t)n);
 	}
 }
 
-static void on_chan_one(struct keeper *k, const uint8_t *m)
+static void on_listener(struct keeper *k, const struct keeper_msg *m)
 {
-	switch (m[0]) {
-	case M_CONNECT:
-		on_connect(k, m);
+	if (k->setup_done)
 		return;
-	case M_DNS:
-		if (k->setup_done || k->kr.ndns == KEEPER_MAX_DNS ||
-		    (m[1] != 4 && m[1] != 6))
-			return;
-		{
-			/* m[2..3]: the port, big-endian */
-			struct lnk_addr *a = &k->kr.dns[k->kr.ndns];
-			memset(a, 0, sizeof(*a));
-			a->family = m[1] == 6 ? AF_INET6 : AF_INET;
-			memcpy(a->a, m + 4, 16);
-			k->kr.dns_port[k->kr.ndns++] =
-			    (uint16_t)(m[2] << 8 | m[3]);
-		}
-		return;
-	case M_LISTENER: {
-		if (k->setup_done)
-			return;
-		k->setup_done = true;
-		uint32_t fd;
-		memcpy(&fd, m + 4, sizeof(fd));
-		int r = take_fd(k, fd);
-		if (r < 0) {
-			fprintf(stderr,
-				"lnk: wire: its keeper cannot take "
-				"the seccomp listener: %s\n",
-				strerror(-r));
-			return; /* no ack: the wire gives up */
-		}
-		k->notify = r;
-		/* the control socket the wire made during its setup */
-		struct stat st;
-		if (k->sock && lstat(k->sock, &st) == 0 &&
-		    S_ISSOCK(st.st_mode)) {
-			k->sock_dev = st.st_dev;
-			k->sock_ino = st.st_ino;
-		}
-		uint8_t ack = M_ACK;
-		(void)!send(k->chan, &ack, 1, MSG_NOSIGNAL);
+	k->setup_done = true;
+	int r = take_fd(k, (uint64_t)m->fd);
+	if (r < 0) {
+		fprintf(stderr,
+			"lnk: wire: its keeper cannot take "
+			"the seccomp listener: %s\n",
+			strerror(-r));
+		return; /* no ack: the wire gives up */
+	}
+	k->notify = r;
+	/* the control socket the wire made during its setup */
+	struct stat st;
+	if (k->sock && lstat(k->sock, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		k->sock_dev = st.st_dev;
+		k->sock_ino = st.st_ino;
+	}
+	reply(k, KEEPER_R_ACK);
+}
+
+/* One message of the wire's, decoded (proto/keeper.h) before anything
+ * is done with it: one that is not of its form is dropped (the wire's own
+ * encoder never writes one), but a connect is answered all the same,
+ * under its cookie, so its call does not wait for its timeout. */
+static void on_chan_one(struct keeper *k, const uint8_t *in, size_t len)
+{
+	struct keeper_msg m;
+	int r = keeper_msg_decode(in, len, &m);
+	if (m.kind == KEEPER_M_CONNECT) {
+		on_connect(k, &m, r);
 		return;
 	}
-	case M_TRIP:
+	if (r < 0)
+		return;
+	switch (m.kind) {
+	case KEEPER_M_CONNECT:
+		return; /* above */
+	case KEEPER_M_DNS:
+		if (k->setup_done || k->kr.ndns == KEEPER_MAX_DNS)
+			return;
+		k->kr.dns[k->kr.ndns] = m.addr;
+		k->kr.dns_port[k->kr.ndns++] = m.port;
+		return;
+	case KEEPER_M_LISTENER:
+		on_listener(k, &m);
+		return;
+	case KEEPER_M_TRIP:
 		if (k->setup_done)
-			on_trip(k, m);
+			on_trip(k, &m);
 		return;
-	case M_BIND: {
-		uint32_t fd;
-		memcpy(&fd, m + 4, sizeof(fd));
-		uint8_t ack = k->setup_done && bind_dns(k, fd) ? M_ACK : M_NACK;
-		(void)!send(k->chan, &ack, 1, MSG_NOSIGNAL);
-		return;
-	}
-	default:
+	case KEEPER_M_BIND:
+		reply(k, k->setup_done && bind_dns(k, (uint32_t)m.fd)
+			     ? KEEPER_R_ACK
+			     : KEEPER_R_NACK);
 		return;
 	}
 }

@@ -27,7 +27,8 @@
  *    target, running notify-send with a clean environment.
  *
  * The channel between them is a SOCK_SEQPACKET pair of fixed-size
- * messages. During setup the wire sends its DNS servers and then the
+ * messages, whose form is proto/keeper.h's (the keeper decodes each with
+ * keeper_msg_decode before it acts). During setup the wire sends its DNS servers and then the
  * number of its seccomp listener descriptor, which the keeper takes with
  * pidfd_getfd; after that, the keeper takes nothing but trip messages,
  * DNS sockets to bind (during the handoff, before any connection) and
@@ -43,11 +44,11 @@
 
 #include "common/err.h"
 #include "net/addr.h"
+#include "proto/keeper.h"
 #include "wire/trip.h"
 
-#define KEEPER_MSG_SIZE (4 + TRIP_TARGET_MAX + 1)
-#define KEEPER_MAX_DNS 16
-_Static_assert(TRIP_TARGET_MAX <= 255, "a trip target's length is one byte");
+_Static_assert(TRIP_TARGET_MAX <= KEEPER_TARGET_MAX,
+	       "a trip's target fits the keeper's message");
 
 /* ---- the wire's side ---- */
 
@@ -70,25 +71,14 @@ void keeper_send_trip(int chan, const struct trip_verdict *v);
  * answers (one message each, with a descriptor) then always fit the
  * channel, so the keeper never waits to send one. */
 #define KEEPER_ASKS_MAX 64
-/* The address may be reached as internet only: refuse it when it is the
- * first router's own (hop.h). */
-#define KEEPER_ASK_FIRST_HOP 1u
 
-/* Asks the keeper to connect a TCP socket to a:port (never blocks). The
- * answer comes later with the same cookie (keeper_take_answer). 0, or
- * -EAGAIN when the channel is full, -EIO when the keeper is gone. */
+/* Asks the keeper to connect a TCP socket to a:port (never blocks);
+ * flags KEEPER_ASK_* (proto/keeper.h). The answer comes later with the
+ * same cookie (keeper_take_answer). 0, or -EAGAIN when the channel is
+ * full, -EIO when the keeper is gone. */
 int keeper_ask_connect(int chan, uint64_t cookie, const struct lnk_addr *a,
 		       uint16_t port, unsigned flags);
 
-enum keeper_answer_kind {
-	KEEPER_CONNECTING = 0, /* fd connects (non-blocking: wait writable) */
-	KEEPER_FAILED,	       /* error: the socket or the connect failed,
-				* or the address is this machine's */
-	KEEPER_FIRST_HOP,      /* the first router's own address */
-	KEEPER_HOP_UNKNOWN,    /* the first-hop probe had no answer */
-	KEEPER_BUSY,	       /* more connects unanswered than the wire
-				* ever has */
-};
 struct keeper_answer {
 	uint64_t cookie;
 	enum keeper_answer_kind kind;

@@ -11,6 +11,6 @@ if [ ! -f "$out/build.ninja" ]; then
 	CC=${CC:-clang} meson setup "$out" "$root" -Dfuzz=true -Dtests=false \
 		-Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 fi
-targets="toml initcfg http socks5 esc spec ctl handoff grammar guard dnsd usage toolcall"
+targets="toml initcfg http socks5 esc spec ctl handoff grammar guard dnsd usage toolcall keeper"
 ninja -C "$out" $(for t in $targets; do echo "tests/fuzz/fuzz_$t"; done)
 for t in $targets; do echo "built $out/tests/fuzz/fuzz_$t"; done

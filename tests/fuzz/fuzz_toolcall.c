@@ -1,16 +1,18 @@
-/* libFuzzer target for the tool call decoder (src/tools/call.c): the
+/* libFuzzer target for the tool call decoder (src/proto/toolcall.c): the
  * bytes are the sandboxed program's. Never a crash; a call decoded has a
  * tool and a folder, and no more strings than the bound; and the form the
- * broker's reader hands on (tools_call_encode, pass.h) decodes to the
- * same call, so the starter checks exactly what the reader checked. */
+ * broker's reader hands on (tools_call_encode, toolpass.h) decodes to the
+ * same call, so the starter checks exactly what the reader checked. The
+ * same bytes are also a message of the reader's to the starter
+ * (toolpass_decode, src/proto/toolpass.c): what it accepts keeps its
+ * bounds, and a call in it decodes or is refused, never more. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
-#include "tools/call.h"
-#include "tools/pass.h"
-#include "tools/proto.h"
+#include "proto/toolcall.h"
+#include "proto/toolpass.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,6 +37,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tools_call_free(&d);
 		free(m);
 		tools_call_free(&c);
+	}
+	struct toolpass_msg pm;
+	if (toolpass_decode((const char *)data, size, &pm) == 0) {
+		if (pm.data != (const char *)data + PASS_HEAD ||
+		    pm.len != size - PASS_HEAD)
+			abort();
+		switch (pm.kind) {
+		case PASS_CALL:
+			if (pm.slot >= TOOLS_MAX_CALLS ||
+			    pm.len > PASS_CALL_MAX)
+				abort();
+			if (tools_call_decode_as(PASS_MAGIC, pm.data, pm.len,
+						 &c, &e) == 0) {
+				if (!c.tool || !c.cwd)
+					abort();
+				tools_call_free(&c);
+			}
+			break;
+		case PASS_SIGNAL:
+			if (pm.slot >= TOOLS_MAX_CALLS ||
+			    !tools_signal_ok(pm.sig))
+				abort();
+			break;
+		case PASS_GONE:
+			if (pm.slot >= TOOLS_MAX_CALLS || pm.len)
+				abort();
+			break;
+		case PASS_DENIED:
+			if (pm.slot || pm.len > PASS_TEXT_MAX)
+				abort();
+			break;
+		case PASS_UNTOLD:
+			if (pm.slot || pm.len != 8)
+				abort();
+			break;
+		}
 	}
 	return 0;
 }

@@ -8,8 +8,8 @@ arrays of the unit tests of that target's parser (tests/unit/test_*.c,
 the rows every refusal and acceptance is tested with), the TOML cases kept
 in tests/fuzz/corpus/toml for the spec loader too, and valid messages of
 the binary protocols built here from their documented form (proto/ctl.h,
-proto/handoff.h, tools/proto.h, and for the resolver DNS queries and
-proto/tproxy.h's head). tests/run-all and a long run (README.md here) pass
+proto/handoff.h, proto/toolcall.h, proto/toolpass.h, proto/keeper.h,
+and for the resolver DNS queries and proto/tproxy.h's head). tests/run-all and a long run (README.md here) pass
 OUTDIR/<target> and tests/fuzz/corpus/<target> to the target as seeds."""
 import hashlib
 import pathlib
@@ -34,6 +34,7 @@ SOURCES = {
     "guard": ["test_guard_paths.c", "test_guard_fs.c",
                "test_guard_sockaddr.c"],
     "toolcall": [],
+    "keeper": [],
     "usage": ["test_usage.c"],
     "dnsd": ["test_tproxy.c"],
 }
@@ -132,8 +133,10 @@ def handoff_seeds():
 
 
 def toolcall_seeds():
-    """Tool calls as lnk-tool sends them (src/tools/proto.h), and the
-    forms the decoder refuses: cut short, bytes after, another magic."""
+    """Tool calls as lnk-tool sends them (src/proto/toolcall.h), and the
+    forms the decoder refuses: cut short, bytes after, another magic; the
+    reader's messages to the starter (src/proto/toolpass.h), good and
+    bad: fuzz_toolcall feeds every input to both decoders."""
     def call(magic, strs, version=1):
         return (magic + struct.pack("<II", version, len(strs)) +
                 b"".join(x + b"\0" for x in strs))
@@ -150,7 +153,100 @@ def toolcall_seeds():
         call(b"LNKC", [b"git", b"/p", b"log"]) + b"junk",
         b"LNKC" + struct.pack("<II", 1, 0xFFFFFFFF),
     ]
+    passed = call(b"LNKB", [b"git", b"/p", b"status"])
+    out += [
+        b"C\x00" + passed,
+        b"C\x1f" + passed,
+        b"C\x20" + passed,
+        b"S\x03\x02",
+        b"S\x03\x09",
+        b"G\x04",
+        b"G\x04\x00",
+        b"D\x00a tool call cut short",
+        b"D\x01why",
+        b"N\x00" + struct.pack("<Q", 3),
+        b"N\x00\x01",
+        b"X\x00\x00",
+    ]
     return out
+
+
+def keeper_seeds():
+    """The wire's messages to its keeper and the keeper's answers
+    (src/proto/keeper.h), each kind in its form and the forms the
+    decoder refuses: another magic, an unknown kind, a family, port 0, a
+    flag, a rule, a target's length or byte, padding, the size."""
+    size = 8 + 255 + 1
+
+    def msg(kind, body=b""):
+        m = b"LNKK" + kind + body
+        return m + b"\0" * (size - len(m))
+
+    def addr(fam, port, a):
+        return bytes([fam]) + struct.pack(">H", port) + a.ljust(16, b"\0")
+
+    v4 = bytes([93, 184, 216, 34])
+    v6 = bytes([0x20, 0x01, 0x0d, 0xb8]) + bytes(11) + b"\x01"
+    mapped = bytes(10) + b"\xff\xff" + bytes([127, 0, 0, 1])
+
+    def connect(fam, port, a, flags=0, cookie=7):
+        return msg(b"C", addr(fam, port, a) + bytes([flags]) + bytes(7) +
+                   struct.pack("<Q", cookie))
+
+    def trip(rule, target, n=None):
+        n = len(target) if n is None else n
+        return msg(b"T", bytes([rule, n, 0]) + target)
+
+    good = [
+        msg(b"A", addr(4, 53, bytes([192, 0, 2, 53]))),
+        msg(b"A", addr(6, 53, v6)),
+        msg(b"L", b"\0\0\0" + struct.pack("<I", 9)),
+        msg(b"B", b"\0\0\0" + struct.pack("<I", 12)),
+        trip(1, b"example.org:443"),
+        trip(3, b"169.254.169.254:80"),
+        trip(4, b"*.evil.example"),
+        trip(2, b"x" * 255),
+        connect(4, 443, v4),
+        connect(4, 443, v4, flags=1, cookie=2 ** 64 - 1),
+        connect(6, 22, v6, flags=1),
+        connect(6, 80, mapped),
+    ]
+    bad = [
+        b"LNKT" + msg(b"A", addr(4, 53, v4))[4:],
+        msg(b"Z"),
+        msg(b"R"),
+        msg(b"A", addr(5, 53, v4)),
+        msg(b"A", addr(4, 0, v4)),
+        msg(b"A", addr(4, 53, v4 + b"\x01")),
+        connect(4, 443, v4, flags=2),
+        connect(7, 443, v4),
+        connect(4, 0, v4),
+        msg(b"L", b"\0\0\0" + struct.pack("<I", 2 ** 31)),
+        msg(b"B", b"\x01\0\0" + struct.pack("<I", 3)),
+        trip(0, b"a:1"),
+        trip(5, b"a:1"),
+        trip(1, b"a:1", n=2),
+        trip(1, b"a\0b"),
+        trip(1, b"a\x1bb"),
+        trip(1, b"\xc3\xa9:1"),
+        msg(b"A", addr(4, 53, v4))[:-1],
+        msg(b"A", addr(4, 53, v4)) + b"\0",
+    ]
+
+    def answer(kind, outcome=0, err=0, cookie=0):
+        return (b"LNKA" + kind + bytes([outcome, 0, 0]) +
+                struct.pack("<IQ", err, cookie))
+
+    answers = [
+        answer(b"K"), answer(b"N"),
+        answer(b"R", 0, 0, 1), answer(b"R", 1, 111, 2),
+        answer(b"R", 2, 13, 3), answer(b"R", 3, 110, 4),
+        answer(b"R", 4, 11, 5),
+        answer(b"R", 5, 0, 6), answer(b"R", 0, 1, 7),
+        answer(b"R", 1, 4096, 8), answer(b"C"),
+        b"LNKK" + answer(b"K")[4:],
+    ]
+    return good + bad + answers
 
 
 def dnsd_seeds():
@@ -236,6 +332,8 @@ def main():
             seeds += handoff_seeds()
         if target == "toolcall":
             seeds += toolcall_seeds()
+        if target == "keeper":
+            seeds += keeper_seeds()
         if target == "dnsd":
             seeds += dnsd_seeds()
         d = outdir / target

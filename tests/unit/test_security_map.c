@@ -2,14 +2,13 @@
  * and every format that crosses a trust boundary is named in it, on one
  * line, with the file that parses it and its fuzz target; that target
  * exists with seeds (tests/fuzz/seeds.py), a dictionary and a kept
- * corpus; each magic is its own. Every file of src/proto/ is such a
- * parser. The calls that make a confinement layer are made in
- * src/confine/ alone. Run from the source root (meson's workdir).
- *
- * The formats of the tools broker (a client's call, the reader's
- * hand-over) live in src/tools/ beside the client that writes them, and
- * are in the list below by name; so are the wire's readers of the
- * program's protocols. A format added later is a row here first. */
+ * corpus; each magic is its own. Every format of lnk's own (one with a
+ * magic) is parsed and its magic written in src/proto/, and every file
+ * of src/proto/ is such a parser. The wire's readers of the program's
+ * own protocols (DNS, HTTP, SOCKS5, a model call), which have no magic
+ * of lnk's, are in the list by name. The calls that make a confinement
+ * layer are made in src/confine/ alone. Run from the source root
+ * (meson's workdir). A format added later is a row here first. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdbool.h>
@@ -44,10 +43,14 @@ static const struct format formats[] = {
      "src/proto/ctl.c"},
     {"the transparent head, the program's socket to the wire",
      "src/proto/tproxy.c", "dnsd", "LNKT", "src/proto/tproxy.c"},
-    {"a tool call, lnk-tool inside to the broker's reader", "src/tools/call.c",
-     "toolcall", "LNKC", "src/tools/proto.h"},
-    {"the reader's hand-over to the broker's starter", "src/tools/pass.c",
-     "toolcall", "LNKB", "src/tools/pass.h"},
+    {"a tool call, lnk-tool inside to the broker's reader",
+     "src/proto/toolcall.c", "toolcall", "LNKC", "src/proto/toolcall.h"},
+    {"the reader's hand-over to the broker's starter", "src/proto/toolpass.c",
+     "toolcall", "LNKB", "src/proto/toolpass.h"},
+    {"a message of the wire's to its keeper", "src/proto/keeper.c", "keeper",
+     "LNKK", "src/proto/keeper.c"},
+    {"an answer of the keeper's to the wire", "src/proto/keeper.c", "keeper",
+     "LNKA", "src/proto/keeper.c"},
     {"a DNS query, the program to the sandbox's resolver", "src/wire/dnsd.c",
      "dnsd", NULL},
     {"an HTTP head, the program to the wire", "src/wire/http.c", "http", NULL},
@@ -220,6 +223,30 @@ static void every_proto_file_is_a_format(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* A format of lnk's own (one with a magic) is one audit unit: its parser
+ * and the file that writes its magic are in src/proto/, never beside the
+ * process that reads it. */
+static void own_formats_live_in_proto(void **state)
+{
+	int bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < NFORMATS; i++) {
+		const struct format *f = &formats[i];
+		if (!f->magic)
+			continue;
+		if (strncmp(f->parser, "src/proto/", 10) != 0 ||
+		    strncmp(f->magic_in, "src/proto/", 10) != 0) {
+			print_error(
+			    "%s (magic %s): parsed in %s, its magic in "
+			    "%s; a format of lnk's lives in src/proto/\n",
+			    f->what, f->magic, f->parser, f->magic_in);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
 /* No two formats start alike: a message sent to the wrong reader is
  * refused at its first four bytes, never read as another. */
 static void magics_are_distinct(void **state)
@@ -344,6 +371,7 @@ int main(void)
 	    cmocka_unit_test(every_named_path_exists),
 	    cmocka_unit_test(every_format_is_mapped_and_fuzzed),
 	    cmocka_unit_test(every_proto_file_is_a_format),
+	    cmocka_unit_test(own_formats_live_in_proto),
 	    cmocka_unit_test(magics_are_distinct),
 	    cmocka_unit_test(magics_are_the_code_s),
 	    cmocka_unit_test(layers_are_made_in_confine_alone),

@@ -18,10 +18,10 @@
 #include "common/buf.h"
 #include "policy/keys.h"
 #include "policy/policy.h"
+#include "proto/toolcall.h"
+#include "proto/toolpass.h"
 #include "tools/allow.h"
-#include "tools/call.h"
 #include "tools/page.h"
-#include "tools/proto.h"
 #include "tools/reach.h"
 #include "tools/store.h"
 
@@ -91,6 +91,66 @@ static void test_signals(void **state)
 	assert_false(tools_signal_ok(19)); /* STOP */
 	assert_false(tools_signal_ok(0));
 	assert_false(tools_signal_ok(200));
+}
+
+/* The reader's messages to the starter (toolpass.h): each kind in its
+ * form is taken, and every other form refused, so a reader taken over
+ * cannot reach a slot, a signal or a length the starter does not have. */
+static void test_pass_decode(void **state)
+{
+	(void)state;
+	struct toolpass_msg m;
+	uint64_t count = 7;
+	char buf[PASS_HEAD + 8];
+
+	assert_int_equal(toolpass_decode("C\x1fLNKB", 6, &m), 0);
+	assert_int_equal(m.kind, PASS_CALL);
+	assert_int_equal(m.slot, 31);
+	assert_int_equal(m.len, 4);
+	assert_int_equal(toolpass_decode("S\x03\x02", 3, &m), 0);
+	assert_int_equal(m.sig, 2);
+	assert_int_equal(toolpass_decode("G\x05", 2, &m), 0);
+	assert_int_equal(m.slot, 5);
+	assert_int_equal(toolpass_decode("D\0refused", 9, &m), 0);
+	assert_int_equal(m.len, 7);
+	buf[0] = 'N';
+	buf[1] = 0;
+	memcpy(buf + PASS_HEAD, &count, 8);
+	assert_int_equal(toolpass_decode(buf, sizeof(buf), &m), 0);
+	assert_int_equal(m.count, 7);
+
+	const struct {
+		const char *m;
+		size_t n;
+	} refused[] = {
+	    {"", 0},		/* no head */
+	    {"C", 1},		/* no slot */
+	    {"Z\0", 2},		/* an unknown kind */
+	    {"X\0\0", 3},	/* the starter's kind, not the reader's */
+	    {"C\x20LNKB", 6},	/* slot TOOLS_MAX_CALLS */
+	    {"S\0\x09", 3},	/* SIGKILL: not a client's to pass on */
+	    {"S\0\x02\x02", 4}, /* a signal and more */
+	    {"S\0", 2},		/* no signal */
+	    {"G\0x", 3},	/* bytes after */
+	    {"G\xff", 2},	/* slot out of range */
+	    {"D\x01why", 5},	/* a refusal under a slot */
+	    {"N\0\1\0\0\0", 6}, /* a count cut short */
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (toolpass_decode(refused[i].m, refused[i].n, &m) != -EBADMSG)
+			fail_msg("row %zu taken", i);
+	char *big = calloc(1, PASS_HEAD + PASS_CALL_MAX + 1);
+	big[0] = 'C';
+	assert_int_equal(toolpass_decode(big, PASS_HEAD + PASS_CALL_MAX, &m),
+			 0);
+	assert_int_equal(
+	    toolpass_decode(big, PASS_HEAD + PASS_CALL_MAX + 1, &m), -EBADMSG);
+	big[0] = 'D';
+	assert_int_equal(toolpass_decode(big, PASS_HEAD + PASS_TEXT_MAX, &m),
+			 0);
+	assert_int_equal(
+	    toolpass_decode(big, PASS_HEAD + PASS_TEXT_MAX + 1, &m), -EBADMSG);
+	free(big);
 }
 
 static struct strv args(const char *const *v)
@@ -753,6 +813,7 @@ int main(void)
 	    cmocka_unit_test(test_decode_good),
 	    cmocka_unit_test(test_decode_bad),
 	    cmocka_unit_test(test_signals),
+	    cmocka_unit_test(test_pass_decode),
 	    cmocka_unit_test(test_allowed),
 	    cmocka_unit_test(test_plan_patterns),
 	    cmocka_unit_test(test_warning),

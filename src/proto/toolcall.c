@@ -1,6 +1,7 @@
-/* Decoding a tool call (call.h). The client is the sandboxed program's
- * own code, or anything it wrote: the message is read as hostile. */
-#include "tools/call.h"
+/* Decoding a tool call (toolcall.h). The client is the sandboxed
+ * program's own code, or anything it wrote: the message is read as
+ * hostile. */
+#include "proto/toolcall.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "tools/proto.h"
 
 int tools_call_decode(const char *buf, size_t len, struct tools_call *c,
 		      struct lnk_err *err)
