@@ -19,7 +19,9 @@
  *      registry; with cgroup v1 limits, take the sandbox's cgroup that
  *      lnk sent on the guard's socket before it), then fork: the
  *      child (confined by 1-4, inherited) enters a Landlock domain nested in this one, takes a
- *      process group of its own, chdirs and execs the program; this
+ *      process group of its own, chdirs and execs the program; without
+ *      a network grant, a second child serves the sandbox's lookups
+ *      (resolver.h) on the sockets of step 1 that lnk bound; this
  *      process stays as pid 1, reaps, forwards lnk's signals and exits
  *      with the program's status (reaper.c says why it is safe).
  *
@@ -50,6 +52,7 @@
 #include "confine/layers.h"
 #include "init/landlock.h"
 #include "init/reaper.h"
+#include "init/resolver.h"
 #include "init/seccomp_policy.h"
 #include "proto/handoff.h"
 
@@ -113,7 +116,7 @@ static int read_config(int fd, char **out, size_t *len, struct lnk_err *err)
 	return 0;
 }
 
-static void hand_off_listeners(const struct init_config *c)
+static void hand_off_listeners(const struct init_config *c, int dns[2])
 {
 	struct lnk_err err = {0};
 
@@ -124,7 +127,8 @@ static void hand_off_listeners(const struct init_config *c)
 	 * A listener that cannot be made fails closed: a program whose
 	 * proxy nobody listens on would fail in confusing ways. */
 	if (c->nlisteners &&
-	    handoff_send(c->wire_fd, c->listeners, c->nlisteners, &err) < 0)
+	    handoff_send(c->wire_fd, c->listeners, c->nlisteners,
+			 c->resolver ? dns : NULL, &err) < 0)
 		fail_layer("the network listeners", &err);
 	close(c->wire_fd);
 }
@@ -302,7 +306,8 @@ int main(int argc, char **argv)
 	if (reaper_lifeline_lost(cfg.lifeline_fd))
 		return 128 + SIGKILL;
 
-	hand_off_listeners(&cfg);
+	int dns[2] = {-1, -1};
+	hand_off_listeners(&cfg, dns);
 	if ((r = confine_no_new_privs()) < 0) {
 		err_set(&err, r, "%s", strerror(-r));
 		fail_layer("no_new_privs", &err);
@@ -312,7 +317,8 @@ int main(int argc, char **argv)
 	/* pid 1 keeps no descriptor but the lifeline (and the guard's socket
 	 * until the cgroup has come on it): the program must not reach one
 	 * through it either (invariant 4). */
-	if (reaper_close_fds(cfg.lifeline_fd, guard, &err) < 0)
+	const int keep[] = {cfg.lifeline_fd, guard, dns[0], dns[1]};
+	if (reaper_close_fds(keep, ARRAY_SIZE(keep), &err) < 0)
 		fail_layer("the descriptor cleanup", &err);
 	if (reaper_lifeline_arm(cfg.lifeline_fd, &err) < 0)
 		fail_layer("the lifeline", &err);
@@ -357,6 +363,13 @@ int main(int argc, char **argv)
 	}
 	if (pid == 0)
 		run_program(&cfg, abi, tty, cgroup);
+	/* After the program, off the way to its start: what it looks up
+	 * before the resolver runs waits in the sockets lnk bound. */
+	if (cfg.resolver)
+		(void)resolver_start(dns, abi);
+	for (int i = 0; i < 2; i++)
+		if (dns[i] >= 0)
+			close(dns[i]);
 	for (int i = 0; i < 2; i++)
 		if (cgroup[i] >= 0)
 			close(cgroup[i]);

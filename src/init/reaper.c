@@ -72,6 +72,7 @@
 #include <linux/landlock.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -131,14 +132,27 @@ static int close_from_to(unsigned lo, unsigned hi, struct lnk_err *err)
 	return 0;
 }
 
-int reaper_close_fds(int keep, int keep2, struct lnk_err *err)
+static int by_number(const void *a, const void *b)
 {
-	int lo = keep < keep2 ? keep : keep2, hi = keep < keep2 ? keep2 : keep;
-	int k[2] = {lo < 3 ? -1 : lo, hi < 3 || hi == lo ? -1 : hi};
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+int reaper_close_fds(const int *keep, size_t n, struct lnk_err *err)
+{
+	int k[REAPER_KEEP_MAX];
 	unsigned from = 3U;
 	int r;
 
-	for (int i = 0; i < 2; i++) {
+	if (n > REAPER_KEEP_MAX)
+		return err_set(err, -EINVAL, "too many descriptors to keep");
+	for (size_t i = 0; i < n; i++)
+		k[i] = keep[i] < 3 ? -1 : keep[i];
+	qsort(k, n, sizeof(k[0]), by_number);
+	for (size_t i = 1; i < n; i++)
+		if (k[i] == k[i - 1])
+			k[i - 1] = -1;
+	for (size_t i = 0; i < n; i++) {
 		if (k[i] < 0)
 			continue;
 		if ((unsigned)k[i] > from &&
@@ -152,7 +166,7 @@ int reaper_close_fds(int keep, int keep2, struct lnk_err *err)
 	 * (the pipe's read end would be harmless, but it is nothing of its
 	 * own: invariant 4): run_program closes the lifeline, and pid 1 the
 	 * guard's socket before the fork. */
-	for (int i = 0; i < 2; i++)
+	for (size_t i = 0; i < n; i++)
 		if (k[i] >= 0 && fcntl(k[i], F_SETFD, FD_CLOEXEC) < 0)
 			return err_set(err, -errno,
 				       "the kept descriptor %d is not open: %s",
@@ -255,6 +269,11 @@ static int scope_away_from_init(int abi, struct lnk_err *err)
 			       "cannot enter the program's landlock domain: %s",
 			       strerror(-r));
 	return 0;
+}
+
+int reaper_scope_child(int abi, struct lnk_err *err)
+{
+	return abi > 0 ? scope_away_from_init(abi, err) : 0;
 }
 
 int reaper_foreground_tty(void)

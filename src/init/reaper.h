@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "common/err.h"
@@ -15,11 +16,12 @@
 void reaper_init(void);
 
 /* Closes every descriptor above 2 of pid 1 itself: the config memfd, the
- * wire and guard sockets, whatever bwrap left open; all but keep and
- * keep2 (the lifeline, the guard's socket while the cgroup is still to
- * come on it; -1 for none), which it marks close-on-exec so that the
- * program never holds them. */
-int reaper_close_fds(int keep, int keep2, struct lnk_err *err);
+ * wire and guard sockets, whatever bwrap left open; all but the n of keep
+ * (the lifeline, the guard's socket while the cgroup is still to come on
+ * it, the resolver's sockets until it is forked; -1 for none), which it
+ * marks close-on-exec so that the program never holds them. */
+#define REAPER_KEEP_MAX 4
+int reaper_close_fds(const int *keep, size_t n, struct lnk_err *err);
 
 /* Has the kernel send pid 1 a SIGIO when the lifeline (or -1: none) hangs
  * up; reaper_run waits for it. Call after reaper_close_fds, then check
@@ -53,6 +55,10 @@ int reaper_foreground_tty(void);
  * process group of its own, which becomes tty's foreground group when tty
  * is not -1 (reaper_foreground_tty). 0 or -errno. */
 int reaper_child_setup(int abi, int tty, struct lnk_err *err);
+
+/* The nested Landlock domain of reaper_child_setup alone, for another
+ * child of pid 1 that must not reach it either (the resolver). */
+int reaper_scope_child(int abi, struct lnk_err *err);
 
 /* pid 1's loop: reaps every child, forwards signals from outside to the
  * program, and exits with the program's status (128+N for signal N) as soon

@@ -99,6 +99,7 @@ int bwrap_part_plan(struct run *r)
 	    .argc = (int)argv.n,
 	    .pty = req->pty,
 	    .wire = r->want.wire || r->want.nonet, /* the listeners' handoff */
+	    .resolver = r->want.nonet,
 	    .guard = r->guard_dot,
 	    .guard_connect_only = r->guard_connects,
 	    .extra_env = &r->extra_env,

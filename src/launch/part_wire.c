@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "launch/run.h"
-#include "wire/nonet.h"
 
 int wire_part_plan(struct run *r)
 {
@@ -65,36 +64,6 @@ int wire_part_start(struct run *r)
 		return rc;
 	return give_ends(r, wire_start(&r->wp, r->wire_pair[0], r->lifeline[0],
 				       &r->wire_pid, r->err));
-}
-
-/* Without a network grant, a resolver that refuses every name at once
- * and says which (src/wire/nonet.h): the sandbox's resolv.conf names it. */
-int nonet_part_plan(struct run *r)
-{
-	nonet_listeners(&r->listeners, &r->nlisteners);
-	return host_add_etc_text(&r->host, "/etc/resolv.conf",
-				 "# no network grant: lnk answers every "
-				 "name 'no such name' and says which\n"
-				 "nameserver 127.0.0.1\n",
-				 r->err);
-}
-
-/* Its ends made before bwrap, for lnk-init to inherit; the process
- * forked while bwrap makes the sandbox (nonet_part_hold), off the way to
- * the program's start: lnk-init hands it the listeners on the pair, and
- * a lookup before it binds fails at once all the same. */
-int nonet_part_start(struct run *r)
-{
-	return make_ends(r, "start the sandbox's resolver");
-}
-
-/* Forked before any thread of lnk's: the registration of a run without
- * network runs on this thread (part_registry.c), and the guard's threads
- * start after this row (parts.c). */
-int nonet_part_hold(struct run *r)
-{
-	return give_ends(r, nonet_start(r->name, r->wire_pair[0],
-					r->lifeline[0], &r->wire_pid, r->err));
 }
 
 /* The wire is told to end first: its last write to the log takes

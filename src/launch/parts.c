@@ -114,20 +114,18 @@ static const struct part parts[] = {
      .files = {"src/wire/wire.c", "src/wire/http.c", "src/wire/socks5.c",
 	       "src/wire/dnsd.c", "src/wire/usage.c", "src/wire/model.c",
 	       "src/proto/tproxy.c", NULL}},
-    {.name = "the resolver without network",
+    {.name = "the resolver's sockets",
      .wanted = without_network,
      .when = PART_WITH_BWRAP,
-     .starts = "its ends made before bwrap, forked while bwrap makes the "
-	       "sandbox (before any thread); binds its sockets, then "
-	       "confined before its first read",
+     .starts = "its pair made before bwrap; lnk binds the sockets "
+	       "lnk-init sends on it while bwrap makes the sandbox, before "
+	       "any thread and the go-ahead",
      .plan = nonet_part_plan,
      .start = nonet_part_start,
      .hold = nonet_part_hold,
-     .stop = wire_part_stop,
-     .end = wire_part_end,
-     .reads_program = true,
-     .confine = PART_KIT,
-     .files = {"src/wire/nonet.c", "src/wire/dnsd.c", "src/wire/said.c", NULL}},
+     .end = nonet_part_end,
+     /* lnk-init's handoff, sent before the program exists */
+     .files = {"src/launch/part_nonet.c", "src/proto/handoff.c", NULL}},
     {.name = "the tools broker's starter",
      .wanted = with_tools,
      .when = PART_BEFORE_BWRAP,
@@ -224,6 +222,16 @@ static const struct part parts[] = {
      .reads_program = true,
      .confine = PART_SANDBOX,
      .files = {"src/init/exec.c", NULL}},
+    {.name = "the resolver without network",
+     .wanted = without_network,
+     .when = PART_BY_PARENT,
+     .starts = "forked by lnk-init after the program, on the sockets lnk "
+	       "bound",
+     .reads_program = true,
+     /* inside, with the sandbox's every layer: nothing to gain there */
+     .confine = PART_SANDBOX,
+     .files = {"src/init/resolver.c", "src/proto/dnsmsg.c", "src/net/said.c",
+	       NULL}},
 };
 
 const struct part *parts_table(size_t *n)

@@ -201,6 +201,11 @@ int plan_build(const struct plan_in *in, struct launch_plan *out,
 	if (out->bw.home_temporary)
 		out->init.temp_home = xstrdup(in->home);
 	out->init.wire_fd = in->wire ? LAUNCH_FD_WIRE : -1;
+	/* The resolver is lnk's, not the program's: a task more in the
+	 * sandbox's user namespace, outside the program's count. */
+	out->init.resolver = in->resolver;
+	if (in->resolver && out->init.nproc)
+		out->init.nproc++;
 	/* With [commands], executions go to the guard to be named. */
 	out->init.exec_guard = !out->init.exec_any;
 	/* Every sandbox has a guard: it decides the attribute calls

@@ -155,6 +155,7 @@ void wire_part_end(struct run *r, bool gone);
 int nonet_part_plan(struct run *r);
 int nonet_part_start(struct run *r);
 int nonet_part_hold(struct run *r);
+void nonet_part_end(struct run *r, bool gone);
 
 /* The tools broker (part_tools.c). */
 int tools_part_plan(struct run *r);

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -58,7 +59,7 @@ static int flush_msg(int wire_fd, struct handoff_msg *m, int *fds, bool last,
 }
 
 int handoff_send(int wire_fd, const struct init_listener *l, size_t n,
-		 struct lnk_err *err)
+		 int dns[2], struct lnk_err *err)
 {
 	struct handoff_msg m;
 	int fds[HANDOFF_PER_MSG];
@@ -89,6 +90,8 @@ int handoff_send(int wire_fd, const struct init_listener *l, size_t n,
 						return r;
 					}
 				}
+				if (dns && dns[v6] < 0)
+					dns[v6] = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 				m.e[m.n] = (struct handoff_entry){
 				    .kind = (uint8_t)l[i].kind,
 				    .family = 4,

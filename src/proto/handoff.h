@@ -45,9 +45,12 @@ struct handoff_msg {
  * --port, and the transparent listener, on 127.0.0.1 and [::1], the latter
  * skipped when the namespace has
  * no IPv6) and sends them on wire_fd. The listeners are closed here once
- * sent. 0 or -errno. */
+ * sent, but for the resolver's two sockets (UDP, TCP) when dns is not
+ * NULL: their copies are kept there (-1 when none), for the resolver of a
+ * sandbox without network that serves them inside once lnk has bound
+ * them. 0 or -errno. */
 int handoff_send(int wire_fd, const struct init_listener *l, size_t n,
-		 struct lnk_err *err);
+		 int dns[2], struct lnk_err *err);
 
 /* A listener as received (the wire checks it before use). */
 struct handoff_listener {

@@ -19,9 +19,11 @@
 #define FLAG_CONNECT_GUARD (1u << 3)
 #define FLAG_EXEC_GUARD (1u << 4)
 #define FLAG_CGROUP_ON_GUARD (1u << 5)
-#define FLAGS_KNOWN                                                \
-	(FLAG_EXEC_ANY | FLAG_DOT_GUARD | FLAG_LANDLOCK_OPTIONAL | \
-	 FLAG_CONNECT_GUARD | FLAG_EXEC_GUARD | FLAG_CGROUP_ON_GUARD)
+#define FLAG_RESOLVER (1u << 6)
+#define FLAGS_KNOWN                                                    \
+	(FLAG_EXEC_ANY | FLAG_DOT_GUARD | FLAG_LANDLOCK_OPTIONAL |     \
+	 FLAG_CONNECT_GUARD | FLAG_EXEC_GUARD | FLAG_CGROUP_ON_GUARD | \
+	 FLAG_RESOLVER)
 
 void initcfg_free(struct init_config *c)
 {
@@ -93,6 +95,8 @@ int initcfg_encode(const struct init_config *c, struct buf *out)
 		flags |= FLAG_LANDLOCK_OPTIONAL;
 	if (c->cgroup_on_guard)
 		flags |= FLAG_CGROUP_ON_GUARD;
+	if (c->resolver)
+		flags |= FLAG_RESOLVER;
 
 	buf_append(out, INITCFG_MAGIC, 4);
 	put_u32(out, INITCFG_VERSION);
@@ -268,6 +272,7 @@ static int decode(struct rd *r, struct init_config *c)
 	c->exec_guard = flags & FLAG_EXEC_GUARD;
 	c->landlock_optional = flags & FLAG_LANDLOCK_OPTIONAL;
 	c->cgroup_on_guard = flags & FLAG_CGROUP_ON_GUARD;
+	c->resolver = flags & FLAG_RESOLVER;
 
 	if ((e = get_u32(r, &nfd, "guard_fd")) < 0 ||
 	    (e = check_fd(r, nfd, &c->guard_fd, "guard_fd")) < 0 ||
@@ -352,6 +357,12 @@ static int decode(struct rd *r, struct init_config *c)
 	if (c->nlisteners && c->wire_fd < 0)
 		return err_set(r->err, -EINVAL,
 			       "init config: listeners but no wire_fd");
+	/* the resolver's sockets come from the handoff: one listener, DNS */
+	if (c->resolver &&
+	    (c->nlisteners != 1 || c->listeners[0].kind != INIT_L_DNS))
+		return err_set(r->err, -EINVAL,
+			       "init config: a resolver, but not one DNS "
+			       "listener alone");
 
 	if ((e = get_str(r, &c->temp_home, "temp_home")) < 0)
 		return e;

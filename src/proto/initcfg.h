@@ -16,7 +16,7 @@
 #include "common/err.h"
 #include "common/util.h"
 
-#define INITCFG_VERSION 5
+#define INITCFG_VERSION 6
 
 enum init_listener_kind {
 	INIT_L_HTTP,  /* the wire's HTTP proxy port inside */
@@ -78,6 +78,11 @@ struct init_config {
 	 * nothing else (not pid 1, not bwrap), and lnk can remove it as soon
 	 * as they are gone. Without the message the program never runs. */
 	bool cgroup_on_guard;
+
+	/* Without a network grant: lnk-init keeps the resolver's sockets of
+	 * the handoff (one DNS listener alone), which lnk binds, and forks
+	 * the resolver after the program (init/resolver.h). */
+	bool resolver;
 
 	/* RLIMIT_NPROC for the program, 0 for none: the tasks of this
 	 * sandbox's user namespace (launch/limits.h). */

@@ -22,6 +22,7 @@
 
 #include "common/err.h"
 #include "net/addr.h"
+#include "proto/dnsmsg.h"
 
 struct wire;
 struct dnsd;
@@ -37,19 +38,4 @@ const char *dnsd_name_for(const struct dnsd *d, const struct lnk_addr *a);
 /* Timeouts of TCP clients; call every tick. */
 void dnsd_tick(struct dnsd *d, int64_t now);
 
-/* The wire-independent part, for the unit tests and the fuzzer. */
-#define DNSD_MSG_MAX 4096
-struct dnsd_question {
-	uint16_t id, flags, qtype, qclass;
-	char name[256]; /* lower case, no trailing dot; "" for the root */
-	size_t qlen;	/* the question's bytes in the query, from 12 */
-};
-/* 0, -EPROTO (drop it: not a query), or a DNS rcode > 0 to answer with
- * (1 FORMERR, 4 NOTIMP). */
-int dnsd_parse(const uint8_t *m, size_t len, struct dnsd_question *q);
-/* The answer to q (query: the question's bytes, echoed) with rcode and,
- * for rcode 0, the addresses of q's type among a; at most cap bytes
- * (the rest of the addresses left out). The length. */
-size_t dnsd_answer(const uint8_t *query, const struct dnsd_question *q,
-		   int rcode, const struct lnk_addr *a, size_t n, uint8_t *out,
-		   size_t cap);
+/* The messages themselves: proto/dnsmsg.h. */

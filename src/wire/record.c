@@ -10,7 +10,7 @@
 #include "common/util.h"
 #include "store/registry.h"
 #include "wire/keeper.h"
-#include "wire/said.h"
+#include "net/said.h"
 #include "wire/wire_int.h"
 
 const char *wire_closed_reason(const struct wire *w)

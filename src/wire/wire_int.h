@@ -17,7 +17,7 @@
 #include "wire/keeper.h"
 #include "wire/loop.h"
 #include "wire/route.h"
-#include "wire/said.h"
+#include "net/said.h"
 #include "store/refusals.h"
 #include "wire/trip.h"
 #include "wire/plan.h"

@@ -48,7 +48,7 @@ def encode(argv, env=("PATH=/usr/bin:/bin",), cwd="/", ll_read=(),
            lifeline_fd=-1, nproc=0, temp_home="", cgroup_on_guard=False):
     flags = (1 if exec_any else 0) | (2 if dot_guard else 0) | \
         (4 if landlock_optional else 0) | (32 if cgroup_on_guard else 0)
-    out = b"LNKI" + struct.pack("<IIiiiI", 5, flags, guard_fd, wire_fd,
+    out = b"LNKI" + struct.pack("<IIiiiI", 6, flags, guard_fd, wire_fd,
                                 lifeline_fd, nproc)
     out += _sv(ll_read) + _sv(ll_write) + _sv(ll_exec)
     out += struct.pack("<I", 0)  # no listeners

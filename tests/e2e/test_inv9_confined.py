@@ -80,19 +80,29 @@ def test_a_taken_over_wire_reaches_nothing(lnk, home):
         udp.close()
 
 
-def _children(pid):
-    """The pids whose parent is pid (read from /proc)."""
-    out = []
+def _parent(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
+
+def _descendants(pid):
+    """pid's descendants, each (pid, comm), read from /proc."""
+    kids = {}
     for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/stat") as f:
-                st = f.read()
-        except OSError:
-            continue
-        if int(st.rsplit(")", 1)[1].split()[1]) == pid:
-            out.append(int(d))
+        if d.isdigit():
+            try:
+                kids.setdefault(_parent(int(d)), []).append(int(d))
+            except (OSError, ValueError):
+                pass
+    out, todo = [], [pid]
+    while todo:
+        for c in kids.get(todo.pop(), []):
+            try:
+                with open(f"/proc/{c}/comm") as f:
+                    out.append((c, f.read().strip()))
+            except OSError:
+                continue
+            todo.append(c)
     return out
 
 
@@ -102,14 +112,15 @@ def _status(pid):
                     if ":\t" in l)
 
 
-def test_a_resolver_without_network_is_confined_once_it_reads(lnk, work):
+def test_a_resolver_without_network_reads_lookups_inside(lnk, work):
     """Invariant 9 (processes outside run confined), promise: the resolver
     of a sandbox without a network grant, which parses the program's
-    lookups outside the sandbox, reads them only confined.
+    lookups, reads them inside the sandbox, with the sandbox's layers.
 
     Threat: a lookup built to break its parser (one UDP, one TCP) runs
-    code as the user outside; it must then hold no capability, no way to
-    gain one, and a seccomp allow-list."""
+    code; it must then be where the program already is: no process of
+    lnk's outside reads it, and the resolver holds no capability, no way
+    to gain one, a seccomp filter, and the sandbox's pid namespace."""
     prog = ("import socket, time\n"
             "for kind in (socket.SOCK_DGRAM, socket.SOCK_STREAM):\n"
             "    try:\n"
@@ -127,14 +138,27 @@ def test_a_resolver_without_network_is_confined_once_it_reads(lnk, work):
         env=lnk.env(), cwd=str(work), stdin=subprocess.DEVNULL)
     try:
         assert p.stdout.readline().strip() == "looked", p.stderr.read()
-        res = [c for c in _children(p.pid)
-               if open(f"/proc/{c}/comm").read().strip() == "lnk-nonet-dns"]
-        assert len(res) == 1, res
+        tree = _descendants(p.pid)
+        res = [c for c, comm in tree if comm == "lnk-nonet-dns"]
+        assert len(res) == 1, tree
+        # inside: lnk-init's child, in the sandbox's pid namespace
+        par = _parent(res[0])
+        assert open(f"/proc/{par}/comm").read().strip() == "init", tree
+        assert os.readlink(f"/proc/{res[0]}/ns/pid") != \
+            os.readlink(f"/proc/{p.pid}/ns/pid")
+        # no child of lnk's outside but bwrap
+        outside = [comm for c, comm in tree if _parent(c) == p.pid]
+        assert outside == ["bwrap"], tree
         st = _status(res[0])
         assert st["NoNewPrivs"] == "1", st
         assert st["Seccomp"] == "2", st
         for k in ("CapEff", "CapPrm", "CapAmb"):
             assert int(st[k], 16) == 0, (k, st)
+        # it answered both: the names were said, once
+        p.kill()
+        p.wait()
+        err = p.stderr.read()
+        assert err.count("refused x.example.test") == 1, err
     finally:
         p.kill()
         p.wait()

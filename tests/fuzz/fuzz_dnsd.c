@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "proto/tproxy.h"
-#include "wire/dnsd.h"
+#include "proto/dnsmsg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -83,12 +83,13 @@ static void bare_user_cgroup2(void **state)
 	want(&w, &f->p, false, false, false, false, LIMITS_CGROUP2);
 	check(&w, "the registry entry: while planning\n"
 		  "lnk, the supervisor: lnk\n"
-		  "the resolver without network: with bwrap\n"
+		  "the resolver's sockets: with bwrap\n"
 		  "the guard: with bwrap\n"
 		  "the cgroup (v2): before bwrap\n"
 		  "bwrap: bwrap\n"
 		  "lnk-init: by its parent\n"
-		  "the program: by its parent\n");
+		  "the program: by its parent\n"
+		  "the resolver without network: by its parent\n");
 }
 
 /* A host grant: the keeper, forked before bwrap, and its wire. Without a
@@ -188,7 +189,7 @@ static void enter_nobody_asks(void **state)
 	want(&w, &f->p, false, false, true, false, LIMITS_CGROUP2);
 	check(&w, "the registry entry: while planning\n"
 		  "lnk, the supervisor: lnk\n"
-		  "the resolver without network: with bwrap\n"
+		  "the resolver's sockets: with bwrap\n"
 		  "the tools broker's starter: before bwrap\n"
 		  "the tools broker's reader: by its parent\n"
 		  "a tool: by its parent\n"
@@ -196,7 +197,8 @@ static void enter_nobody_asks(void **state)
 		  "the cgroup (v2): before bwrap\n"
 		  "bwrap: bwrap\n"
 		  "lnk-init: by its parent\n"
-		  "the program: by its parent\n");
+		  "the program: by its parent\n"
+		  "the resolver without network: by its parent\n");
 }
 
 /* Only a spec's own name gives way when taken: not run-<pid>, not

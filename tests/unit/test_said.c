@@ -1,4 +1,4 @@
-/* The lnk: line for a refused host (src/wire/said.h): the flag that
+/* The lnk: line for a refused host (src/net/said.h): the flag that
  * allows it, once a host, bounded, escaped. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "wire/said.h"
+#include "net/said.h"
 
 #define GRANTS "host not in the sandbox's grants"
 

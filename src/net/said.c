@@ -1,5 +1,5 @@
 /* What lnk's terminal says of the calls the wire refuses (said.h). */
-#include "wire/said.h"
+#include "net/said.h"
 
 #include <stdio.h>
 #include <string.h>
