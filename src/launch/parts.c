@@ -112,7 +112,7 @@ static const struct part parts[] = {
      .reads_program = true,
      .confine = PART_KIT,
      .files = {"src/wire/wire.c", "src/wire/http.c", "src/wire/socks5.c",
-	       "src/wire/dnsd.c", "src/wire/usage.c", "src/wire/model.c",
+	       "src/wire/dnsd.c", "src/proto/usage.c", "src/wire/model.c",
 	       "src/proto/tproxy.c", NULL}},
     {.name = "the resolver's sockets",
      .wanted = without_network,

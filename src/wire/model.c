@@ -18,7 +18,7 @@
  *    gets nothing.
  *
  * Over 1000 lines: one model call from request to answer (TLS, the key, the
- * relay, usage); its readers are already apart (usage.c, scrub.c).
+ * relay, usage); its readers are already apart (src/proto/usage.c, scrub.c).
  */
 #include "wire/model.h"
 
@@ -36,10 +36,10 @@
 
 #include "common/compat.h"
 #include "common/buf.h"
+#include "proto/usage.h"
 #include "wire/http.h"
 #include "wire/tls_lib.h"
 #include "wire/scrub.h"
-#include "wire/usage.h"
 #include "wire/wire_int.h"
 
 /* The request, head and body, must arrive within this; the answer may
@@ -538,7 +538,7 @@ static void request_ready(struct mconn *m, const char *tgt, size_t tl,
 		return;
 	}
 	/* the body as the provider reads it: what it names and whether it
-	 * streams, or refused (usage.h) */
+	 * streams, or refused (proto/usage.h) */
 	struct model_req_info ri;
 	memset(&ri, 0, sizeof(ri));
 	bool json = m->body_len > 0;

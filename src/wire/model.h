@@ -6,7 +6,7 @@
  * drops every credential the program sent, adds the route's API key, and
  * sends it to the provider over TLS (OpenSSL, the certificate verified
  * against the CA store loaded before the wire was confined). The answer
- * goes back to the program as it comes, and the usage reader (usage.h)
+ * goes back to the program as it comes, and the usage reader (proto/usage.h)
  * counts its tokens on the way. One call per connection.
  */
 #pragma once

@@ -1,4 +1,4 @@
-/* libFuzzer target for the model route's readers (wire/usage.h) and the
+/* libFuzzer target for the model route's readers (proto/usage.h) and the
  * calls a route carries (policy/models.h):
  *  - any answer, fed whole and fed split at points the input chooses, gives
  *    the same counts (a split never changes what is read), counts that are
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "policy/models.h"
-#include "wire/usage.h"
+#include "proto/usage.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

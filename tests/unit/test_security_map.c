@@ -3,12 +3,19 @@
  * line, with the file that parses it and its fuzz target; that target
  * exists with seeds (tests/fuzz/seeds.py), a dictionary and a kept
  * corpus; each magic is its own. Every format of lnk's own (one with a
- * magic) is parsed and its magic written in src/proto/, and every file
- * of src/proto/ is such a parser. The wire's readers of the program's
- * own protocols (DNS, HTTP, SOCKS5, a model call), which have no magic
- * of lnk's, are in the list by name. The calls that make a confinement
- * layer are made in src/confine/ alone. Run from the source root
- * (meson's workdir). A format added later is a row here first. */
+ * magic) is parsed and its magic written in src/proto/, and every file of
+ * src/proto/ is the parser of a row here. The program's and the
+ * providers' protocols (DNS, HTTP, SOCKS5, a model call) have no magic of
+ * lnk's and are in the list by name, each with its pure, fuzzed parser. A
+ * model call's (the program's JSON; the provider's JSON and server-sent
+ * events) is read in src/proto/ (usage.c) too: it is the one whose bytes
+ * also come from beyond the machine, a server that may not be the one it
+ * claims, and its reader needs nothing but common/. The proxy listeners'
+ * heads (HTTP, SOCKS5) come from the program alone and are parsed in
+ * src/wire/, beside the relay they start (conn.c); their rows keep them
+ * mapped, fuzzed and seeded all the same. The calls that make a
+ * confinement layer are made in src/confine/ alone. Run from the source
+ * root (meson's workdir). A format added later is a row here first. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdbool.h>
@@ -30,6 +37,7 @@ struct format {
 	const char *magic;    /* its first four bytes, or NULL: the program's
 			     * own protocol */
 	const char *magic_in; /* the file that writes the magic */
+	bool afar;	      /* its bytes come from beyond the machine too */
 };
 
 static const struct format formats[] = {
@@ -56,8 +64,8 @@ static const struct format formats[] = {
     {"an HTTP head, the program to the wire", "src/wire/http.c", "http", NULL},
     {"a SOCKS5 request, the program to the wire", "src/wire/socks5.c", "socks5",
      NULL},
-    {"a model call's request and the provider's answer", "src/wire/usage.c",
-     "usage", NULL},
+    {"a model call's request and the provider's answer", "src/proto/usage.c",
+     "usage", NULL, NULL, true},
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -247,6 +255,26 @@ static void own_formats_live_in_proto(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* A format whose bytes come from beyond the machine (a provider's answer)
+ * is read in src/proto/ too, with lnk's own: the one audit unit of what
+ * crosses a trust boundary holds the parser of the least trusted bytes. */
+static void far_formats_live_in_proto(void **state)
+{
+	int bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < NFORMATS; i++) {
+		const struct format *f = &formats[i];
+		if (f->afar && strncmp(f->parser, "src/proto/", 10) != 0) {
+			print_error("%s: parsed in %s; bytes from beyond the "
+				    "machine are read in src/proto/\n",
+				    f->what, f->parser);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
 /* No two formats start alike: a message sent to the wrong reader is
  * refused at its first four bytes, never read as another. */
 static void magics_are_distinct(void **state)
@@ -372,6 +400,7 @@ int main(void)
 	    cmocka_unit_test(every_format_is_mapped_and_fuzzed),
 	    cmocka_unit_test(every_proto_file_is_a_format),
 	    cmocka_unit_test(own_formats_live_in_proto),
+	    cmocka_unit_test(far_formats_live_in_proto),
 	    cmocka_unit_test(magics_are_distinct),
 	    cmocka_unit_test(magics_are_the_code_s),
 	    cmocka_unit_test(layers_are_made_in_confine_alone),

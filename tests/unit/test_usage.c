@@ -16,7 +16,7 @@
 
 #include "common/buf.h"
 #include "policy/models.h"
-#include "wire/usage.h"
+#include "proto/usage.h"
 
 static const char anthropic_sse[] =
     "event: message_start\r\n"

@@ -5,7 +5,7 @@
  * its answer gives) read by one pure, fuzzed parser; split, its bounds
  * would be kept in two places.
  */
-#include "wire/usage.h"
+#include "proto/usage.h"
 
 #include "common/esc.h"
 #include "common/util.h"
