@@ -7,6 +7,7 @@
 
 #include "common/esc.h"
 #include "common/util.h"
+#include "proto/bytes.h"
 
 static const uint8_t req_magic[4] = {'L', 'N', 'K', 'c'};
 static const uint8_t rep_magic[4] = {'L', 'N', 'K', 'r'};
@@ -17,20 +18,6 @@ static const uint8_t rep_magic[4] = {'L', 'N', 'K', 'r'};
 #define R_UP 24
 #define R_DOWN 32
 #define R_DETAIL 40
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
 
 static bool op_valid(unsigned op)
 {
@@ -88,10 +75,10 @@ void ctl_encode_reply(const struct ctl_reply *r, uint8_t out[CTL_REPLY_SIZE])
 	out[7] = r->st.closed ? 1 : 0;
 	out[8] = (uint8_t)r->st.cause;
 	out[9] = (uint8_t)r->st.rule;
-	put_le(out + R_CONNS, r->st.conns, 4);
-	put_le(out + R_SINCE, (uint64_t)r->st.since_ms, 8);
-	put_le(out + R_UP, r->st.up, 8);
-	put_le(out + R_DOWN, r->st.down, 8);
+	bytes_put_le(out + R_CONNS, r->st.conns, 4);
+	bytes_put_le(out + R_SINCE, (uint64_t)r->st.since_ms, 8);
+	bytes_put_le(out + R_UP, r->st.up, 8);
+	bytes_put_le(out + R_DOWN, r->st.down, 8);
 	ctl_printable((char *)out + R_DETAIL, CTL_DETAIL_MAX, r->st.detail);
 }
 
@@ -132,10 +119,10 @@ int ctl_parse_reply(const uint8_t *buf, size_t len, struct ctl_reply *r)
 	r->st.closed = buf[7];
 	r->st.cause = (enum ctl_cause)buf[8];
 	r->st.rule = (enum trip_rule)buf[9];
-	r->st.conns = (uint32_t)get_le(buf + R_CONNS, 4);
-	r->st.since_ms = (int64_t)get_le(buf + R_SINCE, 8);
-	r->st.up = get_le(buf + R_UP, 8);
-	r->st.down = get_le(buf + R_DOWN, 8);
+	r->st.conns = (uint32_t)bytes_get_le(buf + R_CONNS, 4);
+	r->st.since_ms = (int64_t)bytes_get_le(buf + R_SINCE, 8);
+	r->st.up = bytes_get_le(buf + R_UP, 8);
+	r->st.down = bytes_get_le(buf + R_DOWN, 8);
 	memcpy(r->st.detail, d, n + 1);
 	return 0;
 }

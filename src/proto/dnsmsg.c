@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "proto/bytes.h"
+
 #define DNS_QR 0x8000u
 #define DNS_RD 0x0100u
 #define DNS_RA 0x0080u
@@ -16,29 +18,18 @@
  * a name for the log and the grants, never a reason to connect. */
 #define ANSWER_TTL 30
 
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 int dnsd_parse(const uint8_t *m, size_t len, struct dnsd_question *q)
 {
 	memset(q, 0, sizeof(*q));
 	if (len < 12)
 		return -EPROTO;
-	q->id = be16(m);
-	q->flags = be16(m + 2);
+	q->id = bytes_get_be16(m);
+	q->flags = bytes_get_be16(m + 2);
 	if (q->flags & DNS_QR)
 		return -EPROTO; /* an answer: never answered */
 	if (((q->flags >> 11) & 0xf) != 0)
 		return RCODE_NOTIMP; /* only QUERY */
-	if (be16(m + 4) != 1)
+	if (bytes_get_be16(m + 4) != 1)
 		return RCODE_FORMERR;
 	size_t off = 12, nlen = 0;
 	for (;;) {
@@ -67,8 +58,8 @@ int dnsd_parse(const uint8_t *m, size_t len, struct dnsd_question *q)
 	q->name[nlen] = '\0';
 	if (off + 4 > len)
 		return RCODE_FORMERR;
-	q->qtype = be16(m + off);
-	q->qclass = be16(m + off + 2);
+	q->qtype = bytes_get_be16(m + off);
+	q->qclass = bytes_get_be16(m + off + 2);
 	q->qlen = off + 4 - 12;
 	return 0;
 }
@@ -79,14 +70,14 @@ size_t dnsd_answer(const uint8_t *query, const struct dnsd_question *q,
 {
 	if (cap < 12 + q->qlen)
 		return 0;
-	put16(out, q->id);
+	bytes_put_be16(out, q->id);
 	uint16_t fl =
 	    (uint16_t)(DNS_QR | (q->flags & DNS_RD) | DNS_RA | (rcode & 0xf));
-	put16(out + 2, fl);
-	put16(out + 4, q->qlen ? 1 : 0);
-	put16(out + 6, 0);
-	put16(out + 8, 0);
-	put16(out + 10, 0);
+	bytes_put_be16(out + 2, fl);
+	bytes_put_be16(out + 4, q->qlen ? 1 : 0);
+	bytes_put_be16(out + 6, 0);
+	bytes_put_be16(out + 8, 0);
+	bytes_put_be16(out + 10, 0);
 	memcpy(out + 12, query + 12, q->qlen);
 	size_t len = 12 + q->qlen;
 	uint16_t an = 0;
@@ -98,17 +89,17 @@ size_t dnsd_answer(const uint8_t *query, const struct dnsd_question *q,
 		size_t rl = v6 ? 16 : 4;
 		if (len + 12 + rl > cap)
 			break; /* what fits: a client asks again over TCP */
-		put16(out + len, 0xc00c); /* the question's name */
-		put16(out + len + 2, q->qtype);
-		put16(out + len + 4, QCLASS_IN);
+		bytes_put_be16(out + len, 0xc00c); /* the question's name */
+		bytes_put_be16(out + len + 2, q->qtype);
+		bytes_put_be16(out + len + 4, QCLASS_IN);
 		out[len + 6] = 0;
 		out[len + 7] = 0;
-		put16(out + len + 8, ANSWER_TTL);
-		put16(out + len + 10, (uint16_t)rl);
+		bytes_put_be16(out + len + 8, ANSWER_TTL);
+		bytes_put_be16(out + len + 10, (uint16_t)rl);
 		memcpy(out + len + 12, a[i].a, rl);
 		len += 12 + rl;
 		an++;
 	}
-	put16(out + 6, an);
+	bytes_put_be16(out + 6, an);
 	return len;
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "proto/bytes.h"
+
 static const uint8_t msg_magic[4] = {'L', 'N', 'K', 'K'};
 static const uint8_t reply_magic[4] = {'L', 'N', 'K', 'A'};
 
@@ -29,20 +31,6 @@ static const uint8_t reply_magic[4] = {'L', 'N', 'K', 'A'};
 #define R_COOKIE 12
 
 #define ERRNO_MAX 4095
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
 
 /* Whether in[from..to) are all 0. */
 static bool zero(const uint8_t *in, size_t from, size_t to)
@@ -73,11 +61,11 @@ void keeper_msg_encode(const struct keeper_msg *m, uint8_t out[KEEPER_MSG_SIZE])
 	case KEEPER_M_CONNECT:
 		put_addr(out, &m->addr, m->port);
 		out[M_FLAGS] = (uint8_t)m->flags;
-		put_le(out + M_COOKIE, m->cookie, 8);
+		bytes_put_le(out + M_COOKIE, m->cookie, 8);
 		return;
 	case KEEPER_M_LISTENER:
 	case KEEPER_M_BIND:
-		put_le(out + M_FD, (uint32_t)m->fd, 4);
+		bytes_put_le(out + M_FD, (uint32_t)m->fd, 4);
 		return;
 	case KEEPER_M_TRIP: {
 		size_t n = strnlen(m->target, KEEPER_TARGET_MAX);
@@ -107,7 +95,7 @@ static int get_addr(const uint8_t *in, struct keeper_msg *m)
 
 static int get_fd(const uint8_t *in, struct keeper_msg *m)
 {
-	uint64_t fd = get_le(in + M_FD, 4);
+	uint64_t fd = bytes_get_le(in + M_FD, 4);
 	if (!zero(in, M_KIND + 1, M_FD) || !zero(in, M_FD + 4, KEEPER_MSG_SIZE))
 		return -EBADMSG;
 	if (fd > KEEPER_FD_MAX)
@@ -159,7 +147,7 @@ int keeper_msg_decode(const uint8_t *in, size_t len, struct keeper_msg *m)
 		/* the cookie is any value: a connect refused for what else
 		 * it holds is still answered, under its cookie */
 		m->kind = KEEPER_M_CONNECT;
-		m->cookie = get_le(in + M_COOKIE, 8);
+		m->cookie = bytes_get_le(in + M_COOKIE, 8);
 		return r;
 	case KEEPER_M_LISTENER:
 	case KEEPER_M_BIND:
@@ -188,8 +176,8 @@ void keeper_reply_encode(const struct keeper_reply *r,
 	if (r->kind != KEEPER_R_ANSWER)
 		return;
 	out[R_ANSWER] = (uint8_t)r->answer;
-	put_le(out + R_ERRNO, (uint32_t)r->error, 4);
-	put_le(out + R_COOKIE, r->cookie, 8);
+	bytes_put_le(out + R_ERRNO, (uint32_t)r->error, 4);
+	bytes_put_le(out + R_COOKIE, r->cookie, 8);
 }
 
 int keeper_reply_decode(const uint8_t *in, size_t len, struct keeper_reply *r)
@@ -205,7 +193,7 @@ int keeper_reply_decode(const uint8_t *in, size_t len, struct keeper_reply *r)
 		r->kind = (enum keeper_reply_kind)in[R_KIND];
 		return 0;
 	case KEEPER_R_ANSWER: {
-		uint64_t e = get_le(in + R_ERRNO, 4);
+		uint64_t e = bytes_get_le(in + R_ERRNO, 4);
 		if (in[R_ANSWER] > KEEPER_BUSY ||
 		    !zero(in, R_ANSWER + 1, R_ERRNO) || e > ERRNO_MAX ||
 		    (in[R_ANSWER] == KEEPER_CONNECTING && e))
@@ -213,7 +201,7 @@ int keeper_reply_decode(const uint8_t *in, size_t len, struct keeper_reply *r)
 		r->kind = KEEPER_R_ANSWER;
 		r->answer = (enum keeper_answer_kind)in[R_ANSWER];
 		r->error = (int)e;
-		r->cookie = get_le(in + R_COOKIE, 8);
+		r->cookie = bytes_get_le(in + R_COOKIE, 8);
 		return 0;
 	}
 	default:

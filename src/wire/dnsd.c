@@ -11,6 +11,7 @@
 
 #include "common/compat.h"
 #include "common/util.h"
+#include "proto/bytes.h"
 #include "wire/wire_int.h"
 
 #define RCODE_FORMERR DNSD_RCODE_FORMERR
@@ -28,17 +29,6 @@
 #define RECENT_REFUSALS 32
 
 /* ---- the server ---- */
-
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
 
 struct tcp_client;
 
@@ -231,7 +221,7 @@ static void send_answer(struct dnsd *d, int sfd, struct pending *p, int rcode,
 	if (p->tc) {
 		size_t len = dnsd_answer(p->query, &p->qs, rcode, a, n, out + 2,
 					 DNSD_MSG_MAX);
-		put16(out, (uint16_t)len);
+		bytes_put_be16(out, (uint16_t)len);
 		struct tcp_client *tc = p->tc;
 		ssize_t s =
 		    send(tc->h.fd, out, len + 2, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -441,7 +431,7 @@ static void tcp_rearm(struct tcp_client *tc)
 {
 	tc->deadline = loop_now_ms() + TCP_IDLE_MS;
 	if (tc->len >= 2) {
-		size_t ml = be16(tc->buf);
+		size_t ml = bytes_get_be16(tc->buf);
 		if (ml < 12) {
 			tcp_close(tc);
 			return;
@@ -474,7 +464,7 @@ static void on_tcp_client(struct loop_handler *h, uint32_t ev)
 		return;
 	}
 	tc->len += (size_t)n;
-	if (tc->len >= 2 && be16(tc->buf) > DNSD_MSG_MAX) {
+	if (tc->len >= 2 && bytes_get_be16(tc->buf) > DNSD_MSG_MAX) {
 		tcp_close(tc);
 		return;
 	}
