@@ -21,7 +21,8 @@
  *      child (confined by 1-4, inherited) enters a Landlock domain nested in this one, takes a
  *      process group of its own, chdirs and execs the program; without
  *      a network grant, a second child serves the sandbox's lookups
- *      (resolver.h) on the sockets of step 1 that lnk bound; this
+ *      (resolver.h) on the sockets of step 1 that lnk bound, forked at
+ *      the first lookup; this
  *      process stays as pid 1, reaps, forwards lnk's signals and exits
  *      with the program's status (reaper.c says why it is safe).
  *
@@ -315,8 +316,9 @@ int main(int argc, char **argv)
 	abi = apply_landlock(&cfg);
 	int guard = apply_seccomp(&cfg);
 	/* pid 1 keeps no descriptor but the lifeline (and the guard's socket
-	 * until the cgroup has come on it): the program must not reach one
-	 * through it either (invariant 4). */
+	 * until the cgroup has come on it, the resolver's sockets until it
+	 * is forked): the program must not reach one through it either
+	 * (invariant 4); all are close-on-exec. */
 	const int keep[] = {cfg.lifeline_fd, guard, dns[0], dns[1]};
 	if (reaper_close_fds(keep, ARRAY_SIZE(keep), &err) < 0)
 		fail_layer("the descriptor cleanup", &err);
@@ -363,20 +365,24 @@ int main(int argc, char **argv)
 	}
 	if (pid == 0)
 		run_program(&cfg, abi, tty, cgroup);
-	/* After the program, off the way to its start: what it looks up
-	 * before the resolver runs waits in the sockets lnk bound. */
-	if (cfg.resolver)
-		(void)resolver_start(dns, abi);
-	for (int i = 0; i < 2; i++)
-		if (dns[i] >= 0)
-			close(dns[i]);
+	/* The resolver is forked at the first lookup, which waits in the
+	 * sockets lnk bound meanwhile; at once if pid 1 cannot watch them. */
+	struct resolver_watch rw = {.dns = {dns[0], dns[1]}, .abi = abi};
+	if (cfg.resolver && resolver_arm(&rw) < 0)
+		resolver_start(&rw);
+	if (!cfg.resolver)
+		for (int i = 0; i < 2; i++)
+			if (dns[i] >= 0)
+				close(dns[i]);
 	for (int i = 0; i < 2; i++)
 		if (cgroup[i] >= 0)
 			close(cgroup[i]);
 	/* The program's argv and environment are its own business. */
 	lifeline = cfg.lifeline_fd;
 	char *temp_home = cfg.temp_home;
+	bool cfg_resolver = cfg.resolver;
 	cfg.temp_home = NULL;
 	initcfg_free(&cfg);
-	reaper_run(pid, lifeline, temp_home);
+	reaper_run(pid, lifeline, temp_home,
+		   cfg_resolver ? resolver_on_io : NULL, &rw);
 }

@@ -182,7 +182,8 @@ int reaper_lifeline_arm(int lifeline, struct lnk_err *err)
 		return 0;
 	/* The pipe signals pid 1 when its last writer closes: the reaper
 	 * waits for it with the forwarded signals in one sigwaitinfo, and
-	 * pid 1 holds no descriptor but the lifeline (no signalfd, no
+	 * pid 1 holds no descriptor but the lifeline and, until the first
+	 * lookup, the resolver's sockets, watched the same way (no signalfd, no
 	 * epoll). SIGIO is blocked since reaper_init, so it is queued. */
 	if (fcntl(lifeline, F_SETOWN, getpid()) < 0 ||
 	    fcntl(lifeline, F_SETSIG, SIGIO) < 0 ||
@@ -348,7 +349,8 @@ static int status_of(int wstatus)
 	return LNK_EXIT_FAIL;
 }
 
-void reaper_run(pid_t program, int lifeline, const char *temp_home)
+void reaper_run(pid_t program, int lifeline, const char *temp_home,
+		void (*on_io)(void *ctx), void *ctx)
 {
 	sigset_t s;
 
@@ -364,6 +366,8 @@ void reaper_run(pid_t program, int lifeline, const char *temp_home)
 	sigaddset(&s, SIGIO);
 	if (reaper_lifeline_lost(lifeline))
 		lifeline_lost();
+	if (on_io)
+		on_io(ctx);
 	for (;;) {
 		siginfo_t si;
 		int sig = sigwaitinfo(&s, &si);
@@ -375,6 +379,8 @@ void reaper_run(pid_t program, int lifeline, const char *temp_home)
 			 * send a SIGIO: only the pipe itself decides. */
 			if (reaper_lifeline_lost(lifeline))
 				lifeline_lost();
+			if (on_io)
+				on_io(ctx);
 			continue;
 		}
 		if (sig != SIGCHLD) {

@@ -65,6 +65,10 @@ int reaper_scope_child(int abi, struct lnk_err *err);
  * as it is gone; the kernel then kills everything left in the namespace.
  * When the lifeline (or -1: none) hangs up, it kills everything and exits
  * with 128+SIGKILL. With temp_home (the thrown-away home, or NULL), it
- * first says on a terminal how many files the program left there. */
+ * first says on a terminal how many files the program left there. on_io
+ * (or NULL) is called with ctx once at the start and on every SIGIO that
+ * was not the lifeline's end: the other descriptors pid 1 watches
+ * (the resolver's sockets, init/resolver.h). */
 __attribute__((noreturn)) void reaper_run(pid_t program, int lifeline,
-					  const char *temp_home);
+					  const char *temp_home,
+					  void (*on_io)(void *ctx), void *ctx);

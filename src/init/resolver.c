@@ -155,14 +155,9 @@ __attribute__((noreturn)) static void serve(struct resolver *n)
 	}
 }
 
-pid_t resolver_start(const int dns[2], int abi)
+/* The child: serves dns until the sandbox ends. */
+__attribute__((noreturn)) static void child(const int dns[2], int abi)
 {
-	if (dns[0] < 0 && dns[1] < 0)
-		return -ENOENT;
-	fflush(NULL);
-	pid_t p = fork();
-	if (p != 0)
-		return p < 0 ? -errno : p;
 	/* Out of the terminal's session, as pid 1 is: the terminal's ^C and
 	 * hang-up are the program's. */
 	setsid();
@@ -181,10 +176,16 @@ pid_t resolver_start(const int dns[2], int abi)
 	close(0);
 	close(1);
 	close_from(5);
+	/* pid 1's signals are not its own */
+	for (int fd = 3; fd <= 4; fd++) {
+		int fl = fcntl(fd, F_GETFL);
+		if (fl >= 0)
+			(void)fcntl(fd, F_SETFL, fl & ~O_ASYNC);
+	}
 	/* The program's own nesting (reaper.h): it cannot trace or signal
 	 * pid 1, nor pid 1's lifeline be reached through it. */
 	struct lnk_err e = {0};
-	if (abi > 0 && reaper_scope_child(abi, &e) < 0) {
+	if (reaper_scope_child(abi, &e) < 0) {
 		fprintf(stderr, "lnk: %s\n", e.msg);
 		_exit(LNK_EXIT_FAIL);
 	}
@@ -199,4 +200,47 @@ pid_t resolver_start(const int dns[2], int abi)
 	struct resolver r = {.udp = udp, .tcp = tcp};
 	r.said.nolog = true;
 	serve(&r);
+}
+
+int resolver_arm(struct resolver_watch *w)
+{
+	for (int i = 0; i < 2; i++) {
+		int fl;
+		if (w->dns[i] < 0)
+			continue;
+		if (fcntl(w->dns[i], F_SETOWN, getpid()) < 0 ||
+		    fcntl(w->dns[i], F_SETSIG, SIGIO) < 0 ||
+		    (fl = fcntl(w->dns[i], F_GETFL)) < 0 ||
+		    fcntl(w->dns[i], F_SETFL, fl | O_ASYNC) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+void resolver_start(struct resolver_watch *w)
+{
+	if (w->dns[0] < 0 && w->dns[1] < 0)
+		return;
+	fflush(NULL);
+	if (fork() == 0)
+		child(w->dns, w->abi);
+	/* a fork that failed leaves port 53 closed: lookups fail at once,
+	 * only without the line */
+	for (int i = 0; i < 2; i++)
+		if (w->dns[i] >= 0) {
+			close(w->dns[i]);
+			w->dns[i] = -1;
+		}
+}
+
+void resolver_on_io(void *arg)
+{
+	struct resolver_watch *w = arg;
+	struct pollfd p[2] = {{.fd = w->dns[0], .events = POLLIN},
+			      {.fd = w->dns[1], .events = POLLIN}};
+	if (w->dns[0] < 0 && w->dns[1] < 0)
+		return;
+	if (poll(p, 2, 0) > 0 &&
+	    ((p[0].revents & POLLIN) || (p[1].revents & POLLIN)))
+		resolver_start(w);
 }

@@ -11,13 +11,14 @@
  * one line (src/net/said.h). It logs nothing: without a wire there is no
  * call to log, only a lookup that never left.
  *
- * It runs inside the sandbox, a child of pid 1 forked after the program:
+ * It runs inside the sandbox, a child of pid 1 forked at the first lookup:
  * it reads the program's bytes where the program already is, with every
  * layer of the sandbox's own (no_new_privs, Landlock, seccomp; a Landlock
  * domain nested in pid 1's, as the program's is), so a query that broke
  * its parser would gain nothing the program lacks. It costs the start
  * nothing: lnk forks no process for it (a fork of lnk cost about 0.5 ms
- * of CPU per run, measured in bench/README.md).
+ * of CPU per run, measured in bench/README.md), and pid 1 forks it only
+ * when a lookup has come, which waits in the socket meanwhile.
  *
  * Its two sockets come from lnk-init's handoff (proto/handoff.h): made
  * unbound in the sandbox's network namespace, sent to lnk, which binds
@@ -30,8 +31,24 @@
 
 #include <sys/types.h>
 
-/* Forks the resolver on the sockets dns[0] (UDP) and dns[1] (TCP,
+/* pid 1's watch of the two sockets, dns[0] (UDP) and dns[1] (TCP,
  * listening), either -1 when missing; abi: pid 1's Landlock ABI (0:
- * none), for the nested domain. The caller closes its own copies. The
- * child's pid, or -errno. */
-pid_t resolver_start(const int dns[2], int abi);
+ * none), for the resolver's nested domain. */
+struct resolver_watch {
+	int dns[2];
+	int abi;
+};
+
+/* Has the kernel send pid 1 a SIGIO when a lookup comes (as the lifeline
+ * does, reaper.h): the resolver is forked only then, so a run that looks
+ * no name up forks nothing for it. 0 or -errno (then the caller forks it
+ * at once). */
+int resolver_arm(struct resolver_watch *w);
+
+/* The reaper's on_io: when a lookup waits on either socket, forks the
+ * resolver on both and closes pid 1's copies; nothing otherwise, and
+ * nothing once it has run. */
+void resolver_on_io(void *w);
+
+/* Forks the resolver on w's sockets now, and closes pid 1's copies. */
+void resolver_start(struct resolver_watch *w);

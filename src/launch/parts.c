@@ -225,7 +225,7 @@ static const struct part parts[] = {
     {.name = "the resolver without network",
      .wanted = without_network,
      .when = PART_BY_PARENT,
-     .starts = "forked by lnk-init after the program, on the sockets lnk "
+     .starts = "forked by lnk-init at the first lookup, on the sockets lnk "
 	       "bound",
      .reads_program = true,
      /* inside, with the sandbox's every layer: nothing to gain there */

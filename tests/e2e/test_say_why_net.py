@@ -9,6 +9,7 @@ lookup of them reaches the wire's log. Nothing here reaches a real host:
 every refused name is refused before it is looked up."""
 import json
 import os
+import socket
 import subprocess
 import time
 
@@ -48,6 +49,34 @@ def test_lookup_without_grant_fails_at_once_and_lnk_says_why(lnk, work):
     said = [l for l in lnk_lines(cp.stderr) if "--internet-host" in l]
     assert len(said) == 1, cp.stderr
     assert "no network" in said[0], said
+
+
+def test_the_resolver_is_started_at_the_first_lookup(lnk, work):
+    """A run that looks no name up has no resolver (it costs the start
+    nothing); the first lookup starts it, and that lookup is answered."""
+    prog = ("import glob, socket\n"
+            "def resolvers():\n"
+            "    n = 0\n"
+            "    for c in glob.glob('/proc/[0-9]*/comm'):\n"
+            "        try:\n"
+            "            n += open(c).read().strip() == 'lnk-nonet-dns'\n"
+            "        except OSError:\n"
+            "            pass\n"
+            "    return n\n"
+            "print('before', resolvers())\n"
+            "try:\n"
+            "    socket.getaddrinfo('first.example.test', 80)\n"
+            "except OSError as e:\n"
+            "    print('failed', e.errno)\n"
+            "print('after', resolvers())\n")
+    cp = lnk.run("--write", str(work), "--", "python3", "-c", prog,
+                 timeout=10, stdin=subprocess.DEVNULL)
+    assert cp.returncode == 0, cp.stderr
+    assert "before 0" in cp.stdout, cp.stdout
+    assert f"failed {socket.EAI_NONAME}" in cp.stdout, cp.stdout
+    assert "after 1" in cp.stdout, cp.stdout
+    said = [l for l in lnk_lines(cp.stderr) if "first.example.test" in l]
+    assert len(said) == 1, cp.stderr
 
 
 def test_curl_without_grant_names_the_flag(lnk, work):
