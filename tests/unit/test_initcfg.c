@@ -84,6 +84,7 @@ static void roundtrip(void **state)
 	assert_int_equal(d.wire_fd, 6);
 	assert_int_equal(d.lifeline_fd, 10);
 	assert_int_equal(d.cgroup_on_guard, true);
+	assert_int_equal(d.resolver, false);
 	assert_int_equal(d.nproc, 4096);
 	assert_int_equal(d.nlisteners, 3);
 	for (size_t i = 0; i < 3; i++) {
@@ -280,6 +281,33 @@ static void semantic_refusals(void **state)
 	c.dot_guard = false;
 	c.guard_fd = -1;
 	check_refused(&c, "cgroup_on_guard is set but there is no guard_fd");
+
+	/* the resolver's sockets are the handoff's: one DNS listener alone */
+	sample(&c);
+	c.resolver = true;
+	check_refused(&c, "a resolver, but not one DNS listener alone");
+}
+
+/* Without a network grant: one DNS listener and the resolver, kept. */
+static void resolver_roundtrip(void **state)
+{
+	struct init_config c, d;
+	struct buf b = {0};
+	struct lnk_err err = {0};
+
+	(void)state;
+	sample(&c);
+	c.nlisteners = 1;
+	c.listeners[0] = (struct init_listener){INIT_L_DNS, 53};
+	c.resolver = true;
+	assert_int_equal(initcfg_encode(&c, &b), 0);
+	assert_int_equal(initcfg_decode(b.p, b.len, &d, &err), 0);
+	assert_true(d.resolver);
+	assert_int_equal(d.nlisteners, 1);
+	assert_int_equal(d.listeners[0].kind, INIT_L_DNS);
+	initcfg_free(&c);
+	initcfg_free(&d);
+	buf_free(&b);
 }
 
 /* A NUL inside a string would cut a path short after it was checked. */
@@ -365,6 +393,7 @@ int main(void)
 	    cmocka_unit_test(trailing_bytes_refused),
 	    cmocka_unit_test(bad_header_fields_refused),
 	    cmocka_unit_test(semantic_refusals),
+	    cmocka_unit_test(resolver_roundtrip),
 	    cmocka_unit_test(nul_in_string_refused),
 	    cmocka_unit_test(oversized_refused),
 	    cmocka_unit_test(garbage_refused),
