@@ -7,6 +7,7 @@
 #include "wire/route.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
@@ -726,13 +727,29 @@ static void on_trip(struct keeper *k, const struct keeper_msg *m)
 
 static void on_chan_one(struct keeper *k, const uint8_t *in, size_t len);
 
-/* Every message waiting, up to a bound (the wire's connects come in
- * bursts: one wake-up serves them all). */
+/* Every message waiting, up to a bound, in one call (the wire's
+ * connects come in bursts: one wake-up and one receive serve them all),
+ * each decoded on its own (on_chan_one; one longer than a message reads
+ * as one byte too long); one of none is the channel's end (a
+ * SOCK_SEQPACKET peer's close reads as one). */
+#define CHAN_BATCH 16
 static void on_chan(struct keeper *k)
 {
-	for (int i = 0; i < KEEPER_ASKS_MAX && k->chan >= 0; i++) {
-		uint8_t m[KEEPER_MSG_SIZE + 1];
-		ssize_t n = recv(k->chan, m, sizeof(m), MSG_DONTWAIT);
+	static_assert(KEEPER_ASKS_MAX % CHAN_BATCH == 0, "whole batches");
+	for (int round = 0; round < KEEPER_ASKS_MAX / CHAN_BATCH; round++) {
+		uint8_t m[CHAN_BATCH][KEEPER_MSG_SIZE + 1];
+		struct iovec iov[CHAN_BATCH];
+		struct mmsghdr mm[CHAN_BATCH];
+		memset(mm, 0, sizeof(mm));
+		for (int i = 0; i < CHAN_BATCH; i++) {
+			iov[i] = (struct iovec){.iov_base = m[i],
+						.iov_len = sizeof(m[i])};
+			mm[i].msg_hdr.msg_iov = &iov[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+		}
+		if (k->chan < 0)
+			return;
+		int n = recvmmsg(k->chan, mm, CHAN_BATCH, MSG_DONTWAIT, NULL);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n <= 0) {
@@ -740,7 +757,16 @@ static void on_chan(struct keeper *k)
 			k->chan = -1;
 			return;
 		}
-		on_chan_one(k, m, (size_t)n);
+		for (int i = 0; i < n && k->chan >= 0; i++) {
+			if (mm[i].msg_len == 0) {
+				close(k->chan);
+				k->chan = -1;
+				return;
+			}
+			on_chan_one(k, m[i], mm[i].msg_len);
+		}
+		if (n < CHAN_BATCH)
+			return; /* none left */
 	}
 }
 
