@@ -74,7 +74,7 @@ enum route_where route_lookup(struct route_sock *rs, const struct lnk_addr *dst)
 	if (k->until_ms > now && addr_equal(&k->a, dst))
 		return k->w;
 	enum route_where w = route_ask(rs, dst);
-	/* no answer is not an answer: asked again next time */
+	/* no answer (or no route) is not kept: asked again next time */
 	if (w == ROUTE_NONE)
 		return w;
 	*k = (struct route_kept){
