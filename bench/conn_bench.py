@@ -25,7 +25,9 @@ busy machine that alone cost the forwarder a quarter to a half.
 
 The wire runs under lnk-wire-harness (the client in a network namespace of
 its own). With BEFORE_BUILD_DIR, that build's wire is measured in the same
-rounds. Rounds interleave the variants; the figures are medians."""
+rounds. Rounds interleave the variants; the figures are medians, and
+beside them the median of each round's own ratio to the forwarder (which
+a load drifting between rounds disturbs less)."""
 import os
 import pathlib
 import statistics
@@ -144,6 +146,20 @@ def main():
                     wm = statistics.median(w)
                     ratio = f"{wm / fm:.2f}x" if fm else "-"
                     line += f"   {name} {wm:8.0f} ({ratio})"
+                print(line)
+        # Each round's own ratio (the variant beside the forwarder run
+        # seconds before it): a load that drifts between rounds cancels
+        # out of these, where it does not out of the medians above.
+        print("the median of each round's own ratio to the forwarder")
+        for way in ("port", "star"):
+            for conc in COUNTS:
+                f = res[(way, conc, "forwarder")]
+                line = f"  {way} c={conc:<3}"
+                for name in ["same-session", *builds]:
+                    rs = [w / fv for w, fv in zip(res[(way, conc, name)], f)
+                          if w and fv]
+                    line += (f"   {name} {statistics.median(rs):.2f}x"
+                             if rs else f"   {name} failed")
                 print(line)
         print("every round:", {" ".join(map(str, k)): [
             round(v) if v else None for v in vs] for k, vs in res.items()})

@@ -323,15 +323,34 @@ static struct db_op *batch_push(struct db_batch *b)
 	return op;
 }
 
-void db_batch_call(struct db_batch *b, int64_t seq, time_t when,
-		   const char *verb, const char *target, enum db_outcome o,
-		   const char *reason, uint64_t up, uint64_t down)
+size_t db_batch_call(struct db_batch *b, int64_t seq, time_t when,
+		     const char *verb, const char *target, enum db_outcome o,
+		     const char *reason, uint64_t up, uint64_t down)
 {
 	struct db_op *op = batch_push(b);
 	op->seq = seq;
 	op->when = when;
 	copy_str(op->verb, sizeof(op->verb), verb);
 	copy_str(op->target, sizeof(op->target), target);
+	op->outcome = o;
+	op->reason = db_reason_dup(reason);
+	op->up = up;
+	op->down = down;
+	return b->n - 1;
+}
+
+void db_batch_update_at(struct db_batch *b, size_t at, int64_t seq,
+			enum db_outcome o, const char *reason, uint64_t up,
+			uint64_t down)
+{
+	/* a call's number is its own within the wire: the insert found
+	 * there is this call's, in this batch */
+	struct db_op *op = at < b->n ? &b->v[at] : NULL;
+	if (!op || op->update || op->usage || op->seq != seq) {
+		db_batch_update(b, seq, o, reason, up, down);
+		return;
+	}
+	free(op->reason);
 	op->outcome = o;
 	op->reason = db_reason_dup(reason);
 	op->up = up;

@@ -142,13 +142,20 @@ struct db_batch {
 	 * (db_writer_submit, db_flush) when not 0 */
 	uint64_t lookups;
 };
-/* A new call (verb "connect", "http" or "tcp"; target "host:port"). */
-void db_batch_call(struct db_batch *b, int64_t seq, time_t when,
-		   const char *verb, const char *target, enum db_outcome o,
-		   const char *reason, uint64_t up, uint64_t down);
+/* A new call (verb "connect", "http" or "tcp"; target "host:port").
+ * Returns where it sits in b, for db_batch_update_at. */
+size_t db_batch_call(struct db_batch *b, int64_t seq, time_t when,
+		     const char *verb, const char *target, enum db_outcome o,
+		     const char *reason, uint64_t up, uint64_t down);
 /* The call seq ended, failed, ...: its outcome and bytes now. */
 void db_batch_update(struct db_batch *b, int64_t seq, enum db_outcome o,
 		     const char *reason, uint64_t up, uint64_t down);
+/* The same, for the call db_batch_call put at `at`: while that call is
+ * still in b (not yet written), it is written once with its end, one
+ * row's work instead of two; else an update follows, as above. */
+void db_batch_update_at(struct db_batch *b, size_t at, int64_t seq,
+			enum db_outcome o, const char *reason, uint64_t up,
+			uint64_t down);
 /* A model call's answer (verb "model"): kept beside the call seq. */
 void db_batch_usage(struct db_batch *b, int64_t seq, const char *provider,
 		    int status, int64_t tokens_in, int64_t tokens_out);

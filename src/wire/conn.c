@@ -73,7 +73,8 @@ struct conn {
 	int last_err;
 	struct dns_query *q;
 	int64_t seq;
-	bool logged; /* an "allowed" row exists, to end later */
+	bool logged;   /* an "allowed" row exists, to end later */
+	size_t log_at; /* where it sits in the wire's batch (db.h) */
 	struct dir c2u, u2c;
 	struct conn *prev, *next;
 	/* asked of the keeper: its slot in w->asks (-1: none), or waiting in
@@ -101,6 +102,7 @@ struct conn {
 static void on_client(struct loop_handler *h, uint32_t ev);
 static void on_upstream(struct loop_handler *h, uint32_t ev);
 static void try_connect(struct conn *c);
+static void relay(struct conn *c);
 
 static void refuse_log_down(struct conn *c);
 
@@ -139,12 +141,13 @@ static void conn_log(struct conn *c, enum db_outcome o, const char *reason)
 {
 	struct wire *w = c->w;
 	if (o == DB_ENDED)
-		db_batch_update(&w->batch, c->seq, o, reason, c->c2u.total,
-				c->u2c.total);
+		db_batch_update_at(&w->batch, c->log_at, c->seq, o, reason,
+				   c->c2u.total, c->u2c.total);
 	else if (o != DB_REFUSED || wire_refusal_logged(w))
 		/* allowed, refused or failed: nothing carried yet */
-		db_batch_call(&w->batch, c->seq, time(NULL), c->verb,
-			      c->target[0] ? c->target : "-", o, reason, 0, 0);
+		c->log_at = db_batch_call(
+		    &w->batch, c->seq, time(NULL), c->verb,
+		    c->target[0] ? c->target : "-", o, reason, 0, 0);
 	if (o == DB_ALLOWED)
 		c->logged = true;
 }
@@ -610,14 +613,22 @@ static void await_head(struct conn *c, enum cstate st, const char *verb)
 	c->st = st;
 	c->verb = verb;
 	c->deadline = loop_now_ms() + WIRE_HEAD_TIMEOUT_MS;
-	set_interest(c);
+	/* The head has mostly come with the connection (the client sends
+	 * it as soon as it is connected): read at once, without a round of
+	 * the loop to learn it is there; what is not there yet is waited
+	 * for. The call may have ended (closed) or moved on meanwhile. */
+	on_client(&c->ch, LOOP_IN);
+	if (c->ch.fd >= 0)
+		set_interest(c);
 }
 
+#ifndef __linux__
 static void set_nodelay(int fd)
 {
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
+#endif
 
 static void connected(struct conn *c)
 {
@@ -652,8 +663,11 @@ static void connected(struct conn *c)
 	case INIT_L_DNS:
 		break;
 	}
+	/* relayed at once: what the client sent while the call was made
+	 * goes on, and the answer above leaves, without a round of the
+	 * loop to learn that both sockets are ready */
 	c->st = CS_RELAY;
-	set_interest(c);
+	relay(c);
 }
 
 /* How the keeper is to connect to a: an address this call may reach only
@@ -848,7 +862,10 @@ void conn_accept(struct wire *w, struct listener *l, int fd)
 		w->conns->prev = c;
 	w->conns = c;
 	w->nconns++;
+#ifndef __linux__
+	/* Linux: inherited from the listener (wire.c, adopt_listener) */
 	set_nodelay(fd);
+#endif
 	switch (l->kind) {
 	case INIT_L_HTTP:
 		await_head(c, CS_HTTP_HEAD, "http");

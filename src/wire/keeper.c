@@ -7,6 +7,7 @@
 #include "wire/route.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
@@ -310,6 +311,7 @@ struct keeper {
 	bool hop_heard; /* the first router has answered a probe (hop.h) */
 	struct probe probes[KEEPER_PROBES_MAX];
 	struct waiting waits[KEEPER_ASKS_MAX];
+	int spare[2]; /* made ahead: IPv4's, IPv6's; -1: none */
 };
 
 static int64_t mono_ms(void)
@@ -553,28 +555,44 @@ static void answer(struct keeper *k, uint64_t cookie,
 		close(fd);
 }
 
-/* The keeper's own socket, connecting without blocking, for the wire. */
+/* A new TCP socket of family, not blocking, for the wire: -1 with
+ * errno on failure. */
+static int new_socket(int family)
+{
+	int fd = socket_cloexec(family, SOCK_STREAM, 0, COMPAT_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	/* the wire relays small writes at once (as on its own sockets) */
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+/* The keeper's own socket, connecting without blocking, for the wire.
+ * It was made ahead (an unconnected socket is no call: nothing leaves
+ * until connect), so the wire waits for the connect only; the next one
+ * is made after the answer. */
 static void make_connect(struct keeper *k, uint64_t cookie,
 			 const struct lnk_addr *a, uint16_t port)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = addr_to_sockaddr(a, port, &ss);
-	int fd = socket_cloexec(a->family, SOCK_STREAM, 0, COMPAT_NONBLOCK);
+	int *spare = &k->spare[a->family == AF_INET6];
+	int fd = *spare >= 0 ? *spare : new_socket(a->family);
+	*spare = -1;
 	if (fd < 0) {
 		answer(k, cookie, KEEPER_FAILED, errno, -1);
 		return;
 	}
-	/* the wire relays small writes at once (as on its own sockets) */
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (connect(fd, (struct sockaddr *)&ss, len) < 0 &&
 	    errno != EINPROGRESS) {
 		int e = errno;
 		close(fd);
 		answer(k, cookie, KEEPER_FAILED, e, -1);
-		return;
+	} else {
+		answer(k, cookie, KEEPER_CONNECTING, 0, fd);
 	}
-	answer(k, cookie, KEEPER_CONNECTING, 0, fd);
+	*spare = new_socket(a->family);
 }
 
 /* What the verdict on an address means for a connect that waited on it. */
@@ -726,13 +744,29 @@ static void on_trip(struct keeper *k, const struct keeper_msg *m)
 
 static void on_chan_one(struct keeper *k, const uint8_t *in, size_t len);
 
-/* Every message waiting, up to a bound (the wire's connects come in
- * bursts: one wake-up serves them all). */
+/* Every message waiting, up to a bound, in one call (the wire's
+ * connects come in bursts: one wake-up and one receive serve them all),
+ * each decoded on its own (on_chan_one; one longer than a message reads
+ * as one byte too long); one of none is the channel's end (a
+ * SOCK_SEQPACKET peer's close reads as one). */
+#define CHAN_BATCH 16
 static void on_chan(struct keeper *k)
 {
-	for (int i = 0; i < KEEPER_ASKS_MAX && k->chan >= 0; i++) {
-		uint8_t m[KEEPER_MSG_SIZE + 1];
-		ssize_t n = recv(k->chan, m, sizeof(m), MSG_DONTWAIT);
+	static_assert(KEEPER_ASKS_MAX % CHAN_BATCH == 0, "whole batches");
+	for (int round = 0; round < KEEPER_ASKS_MAX / CHAN_BATCH; round++) {
+		uint8_t m[CHAN_BATCH][KEEPER_MSG_SIZE + 1];
+		struct iovec iov[CHAN_BATCH];
+		struct mmsghdr mm[CHAN_BATCH];
+		memset(mm, 0, sizeof(mm));
+		for (int i = 0; i < CHAN_BATCH; i++) {
+			iov[i] = (struct iovec){.iov_base = m[i],
+						.iov_len = sizeof(m[i])};
+			mm[i].msg_hdr.msg_iov = &iov[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+		}
+		if (k->chan < 0)
+			return;
+		int n = recvmmsg(k->chan, mm, CHAN_BATCH, MSG_DONTWAIT, NULL);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n <= 0) {
@@ -740,7 +774,16 @@ static void on_chan(struct keeper *k)
 			k->chan = -1;
 			return;
 		}
-		on_chan_one(k, m, (size_t)n);
+		for (int i = 0; i < n && k->chan >= 0; i++) {
+			if (mm[i].msg_len == 0) {
+				close(k->chan);
+				k->chan = -1;
+				return;
+			}
+			on_chan_one(k, m[i], mm[i].msg_len);
+		}
+		if (n < CHAN_BATCH)
+			return; /* none left */
 	}
 }
 
@@ -851,6 +894,7 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 		return r;
 	}
 	k.hops = xcalloc(1, sizeof(*k.hops));
+	k.spare[0] = k.spare[1] = -1;
 	for (int i = 0; i < KEEPER_PROBES_MAX; i++)
 		k.probes[i].fd = -1;
 	int st = 0;
@@ -924,6 +968,9 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 		if (k.probes[i].fd >= 0)
 			close(k.probes[i].fd);
 	free(k.hops);
+	for (int i = 0; i < 2; i++)
+		if (k.spare[i] >= 0)
+			close(k.spare[i]);
 	close(k.pidfd);
 	return st;
 }

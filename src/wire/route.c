@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 enum route_where route_where_with(route_lookup_fn lookup, void *ud,
@@ -33,6 +34,52 @@ enum route_where route_where_with(route_lookup_fn lookup, void *ud,
 	if (w == ROUTE_NONE)
 		return ROUTE_NONE;
 	return lan ? ROUTE_LAN : w;
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void route_forget(struct route_sock *rs)
+{
+	memset(rs->kept, 0, sizeof(rs->kept));
+	rs->gen++;
+}
+
+static size_t slot_of(const struct lnk_addr *a)
+{
+	/* FNV-1a of the address's bytes */
+	uint32_t h = 2166136261u ^ (uint32_t)a->family;
+	for (size_t i = 0; i < sizeof(a->a); i++)
+		h = (h ^ a->a[i]) * 16777619u;
+	return h % ROUTE_CACHE_SLOTS;
+}
+
+enum route_where route_lookup(struct route_sock *rs, const struct lnk_addr *dst)
+{
+	if (rs->fd < 0)
+		return ROUTE_NONE;
+	if (rs->watch < 0)
+		return route_ask(rs, dst);
+	/* every change the kernel announced before this call empties the
+	 * table before it is read: the announcement is queued on the watch
+	 * while the change is made, before the changer hears it is done */
+	if (route_watch_changed(rs->watch))
+		route_forget(rs);
+	int64_t now = mono_ms();
+	struct route_kept *k = &rs->kept[slot_of(dst)];
+	if (k->until_ms > now && addr_equal(&k->a, dst))
+		return k->w;
+	enum route_where w = route_ask(rs, dst);
+	/* no answer (or no route) is not kept: asked again next time */
+	if (w == ROUTE_NONE)
+		return w;
+	*k = (struct route_kept){
+	    .a = *dst, .until_ms = now + ROUTE_CACHE_MS, .w = w};
+	return w;
 }
 
 static enum route_where sock_lookup(void *ud, const struct lnk_addr *dst)
@@ -63,6 +110,9 @@ const char *route_where_name(enum route_where w)
 
 int route_sock_ready(struct route_sock *rs)
 {
+	memset(rs->kept, 0, sizeof(rs->kept));
+	rs->gen = 0;
+	rs->watch = -1;
 	if (rs->fd < 0)
 		return -errno;
 	/* The kernel answers while handling our send: a second is a lost
@@ -74,6 +124,7 @@ int route_sock_ready(struct route_sock *rs)
 		rs->fd = -1;
 		return e;
 	}
+	rs->watch = route_watch_open();
 	return 0;
 }
 
@@ -82,4 +133,8 @@ void route_close(struct route_sock *rs)
 	if (rs->fd >= 0)
 		close(rs->fd);
 	rs->fd = -1;
+	if (rs->watch >= 0)
+		close(rs->watch);
+	rs->watch = -1;
+	route_forget(rs);
 }

@@ -1,5 +1,6 @@
 /* Where an address is, in the kernel's own words: a route lookup for the
- * exact destination, per call: rtnetlink's RTM_GETROUTE on Linux
+ * exact destination, per call (or its answer kept until the routing
+ * changes, below): rtnetlink's RTM_GETROUTE on Linux
  * (route_linux.c), the routing socket's RTM_GET on macOS (route_macos.c);
  * what an answer means for a connection is route.c's, shared.
  *
@@ -13,6 +14,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,26 +74,64 @@ int route_parse_link_reply(const void *buf, size_t len, uint32_t seq);
  * still carries the internet: the default route (0) or its halves (1). */
 #define ROUTE_TUNNEL_PREFIX_MAX 1
 
+/* The kernel's answers are kept, per address, while nothing in the
+ * routing changes: a second socket (rtnetlink's multicast groups of
+ * routes, rules, nexthops, addresses and links on Linux) hears every
+ * change the kernel announces, and any message on it, or a lost one
+ * (the socket's queue overflowed), empties the table before the next
+ * answer is given. So a change made before a call is judged by the new
+ * routes, as with a lookup per call. The changes the kernel does not
+ * announce (an ICMP redirect's exception, a router's route past its
+ * lifetime that the kernel's collector has not removed yet) are seen
+ * after at most ROUTE_CACHE_MS, when an answer is asked again anyway.
+ * Without the second socket (macOS, or it cannot be opened) nothing is
+ * kept: every call asks. A slot is an address's; a hostile program can
+ * only push answers out, never put one in. */
+#define ROUTE_CACHE_SLOTS 64
+#define ROUTE_CACHE_MS 1000
+
+struct route_kept {
+	struct lnk_addr a;
+	int64_t until_ms; /* 0: an empty slot */
+	enum route_where w;
+};
+
 /* The routing socket the lookups use (NETLINK_ROUTE, or PF_ROUTE on
  * macOS), opened once at setup (before the wire is confined) and reused
  * for every call. */
 struct route_sock {
 	int fd;
 	uint32_t seq;
+	int watch;    /* the kernel's announcements, -1: none (keep none) */
+	uint64_t gen; /* how many times the kept answers were dropped */
+	struct route_kept kept[ROUTE_CACHE_SLOTS];
 };
 
 /* Opens rs (CLOEXEC, a receive timeout so a lost answer cannot hang the
- * wire). 0 or -errno. */
+ * wire) and its watch (route_watch_open; without one, nothing is kept).
+ * 0 or -errno. */
 int route_open(struct route_sock *rs);
 void route_close(struct route_sock *rs);
 /* route_open's second half, the same on every platform: rs->fd (or -1,
  * with errno) given its receive timeout; closed on failure. 0 or -errno. */
 int route_sock_ready(struct route_sock *rs);
 
-/* Asks the kernel where dst is. Any failure to get an answer is
- * ROUTE_NONE: the caller refuses (fail closed). */
+/* Per platform: the watch socket (non-blocking, CLOEXEC), or -1; and
+ * whether anything came on it since the last call (drained, bounded: what
+ * is left counts at the next call). An error on it counts as a change. */
+int route_watch_open(void);
+bool route_watch_changed(int watch);
+
+/* Where dst is: the kept answer when the routing has not changed since
+ * it was given (and it is younger than ROUTE_CACHE_MS), else the
+ * kernel's (route_ask), kept. Any failure to get an answer is ROUTE_NONE
+ * (never kept): the caller refuses (fail closed). */
 enum route_where route_lookup(struct route_sock *rs,
 			      const struct lnk_addr *dst);
+/* Asks the kernel, every time (per platform). */
+enum route_where route_ask(struct route_sock *rs, const struct lnk_addr *dst);
+/* The kept answers dropped (rs->gen counts it). */
+void route_forget(struct route_sock *rs);
 
 /* Where a connection to dst goes: an IPv4-mapped address is looked up as
  * the IPv4 address the kernel connects to; an IPv6 address that embeds

@@ -17,6 +17,67 @@ int route_open(struct route_sock *rs)
 	return route_sock_ready(rs);
 }
 
+/* The groups whose announcements can change an answer: routes and
+ * rules (which table is read) of both families, nexthop objects (a
+ * route's gateway replaced without a route message), addresses (their
+ * local and prefix routes) and links (a device down takes its IPv4
+ * routes without a route message; its point-to-point flag). Each is
+ * joined one by one (nexthops are past the 32 groups of bind's mask); a
+ * kernel without nexthop objects has nothing of theirs to announce. */
+static const unsigned watch_groups[] = {
+    RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE,  RTNLGRP_IPV4_RULE,
+    RTNLGRP_IPV6_RULE,	RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR,
+    RTNLGRP_LINK,	RTNLGRP_NEXTHOP,
+};
+
+int route_watch_open(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			NETLINK_ROUTE);
+	if (fd < 0)
+		return -1;
+	/* bound (a port of its own): a socket that joins the groups
+	 * unbound hears nothing (docs/kernel-facts.md,
+	 * rtnetlink-watch-needs-bind) */
+	struct sockaddr_nl me = {.nl_family = AF_NETLINK};
+	if (bind(fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
+		close(fd);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(watch_groups) / sizeof(*watch_groups);
+	     i++) {
+		unsigned g = watch_groups[i];
+		if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &g,
+			       sizeof(g)) < 0 &&
+		    !(g == RTNLGRP_NEXTHOP && errno == EINVAL)) {
+			close(fd);
+			return -1; /* then nothing is kept */
+		}
+	}
+	return fd;
+}
+
+bool route_watch_changed(int watch)
+{
+	/* The messages are not read: any is a change. One byte of each is
+	 * taken (the rest of a datagram is dropped with it). */
+	bool changed = false;
+	char b;
+	for (int i = 0; i < 64; i++) {
+		ssize_t n = recv(watch, &b, 1, MSG_DONTWAIT | MSG_TRUNC);
+		if (n < 0 && errno == EAGAIN)
+			return changed;
+		if (n < 0 && errno == EINTR)
+			continue;
+		/* ENOBUFS: the queue overflowed and some were lost; any
+		 * other error: no telling. Changed, either way. */
+		if (n < 0)
+			return true;
+		changed = true;
+	}
+	return true; /* more waiting: the next call reads on */
+}
+
 size_t route_build_request(const struct lnk_addr *dst, uint32_t seq, void *buf)
 {
 	size_t alen = dst->family == AF_INET ? 4 : 16;
@@ -214,7 +275,7 @@ static ssize_t link_reply(const void *buf, size_t len, uint32_t seq, void *out)
 	return 0;
 }
 
-enum route_where route_lookup(struct route_sock *rs, const struct lnk_addr *dst)
+enum route_where route_ask(struct route_sock *rs, const struct lnk_addr *dst)
 {
 	if (rs->fd < 0)
 		return ROUTE_NONE;

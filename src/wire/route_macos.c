@@ -156,7 +156,20 @@ static enum route_where judge(const struct mac_answer *a,
 	return ROUTE_LAN;
 }
 
-enum route_where route_lookup(struct route_sock *rs, const struct lnk_addr *dst)
+/* Nothing is kept on macOS: every lookup asks (route.h). Its routing
+ * socket hears every change, but this side has never run on a Mac. */
+int route_watch_open(void)
+{
+	return -1;
+}
+
+bool route_watch_changed(int watch)
+{
+	(void)watch;
+	return true;
+}
+
+enum route_where route_ask(struct route_sock *rs, const struct lnk_addr *dst)
 {
 	if (rs->fd < 0 || (dst->family != AF_INET && dst->family != AF_INET6))
 		return ROUTE_NONE;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,8 +263,13 @@ static int adopt_listener(struct wire *w, const struct handoff_listener *hl,
 			       "the sandbox handed over a listener on port %u "
 			       "that the plan does not have",
 			       port);
-	int fl = fcntl(hl->fd, F_GETFL);
-	if (fl < 0 || fcntl(hl->fd, F_SETFL, fl | O_NONBLOCK) < 0)
+	/* TCP_NODELAY (the wire relays small writes at once) set here,
+	 * once: each client's socket inherits it from its listener
+	 * (docs/kernel-facts.md, accepted-inherits-nodelay), one call less
+	 * per connection */
+	int fl = fcntl(hl->fd, F_GETFL), one = 1;
+	if (fl < 0 || fcntl(hl->fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+	    setsockopt(hl->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
 		return err_set(err, -errno, "cannot set up a listener: %s",
 			       strerror(errno));
 	w->listeners =
@@ -481,6 +487,7 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	w.wp = wp;
 	w.spare_fd = -1;
 	w.route.fd = -1;
+	w.route.watch = -1;
 	w.keeper = keeper_fd;
 	w.supervisor = supervisor;
 
@@ -699,6 +706,11 @@ int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 		_exit(LNK_EXIT_FAIL);
 	}
 	if (wire == 0) {
+		/* A session, and so a scheduling group (the kernel's
+		 * autogroup), apart from its keeper's: in one group the
+		 * keeper, woken by each ask, preempted the wire in the
+		 * middle of its batch (bench/README.md, connections). */
+		setsid();
 		close(kp[0]);
 		_exit(wire_run(wp, 3, 4, kp[1], supervisor));
 	}

@@ -9,10 +9,13 @@ import json
 import subprocess
 import pathlib
 import re
+import socket
 import textwrap
 import time
 
 import pytest
+
+from conftest import IS_ROOT
 
 PY = "/usr/bin/python3"
 ENV_FILE = pathlib.Path("/run/lnk-nethosts.env")
@@ -258,3 +261,81 @@ def test_a_flood_of_lookups_is_bounded_and_counted(lnk):
     assert len(count) == 1, count
     m = re.match(r"(\d+) more lookups, not logged one by one", count[0]["reason"])
     assert m and len(one_by_one) + int(m.group(1)) == n, count
+
+
+
+def test_a_route_change_is_judged_at_the_next_call(lnk, work):
+    """The wire and its keeper keep where an address is until the routing
+    changes (src/wire/route.h): the kernel announces each change, and the
+    next call is judged by the new routes, well within the second an
+    answer is kept otherwise.
+
+    Threat: an address first called as the internet becomes this
+    machine's (DHCP, a VPN, an address gained while the sandbox runs),
+    and the verdict kept from the first call lets the second reach a
+    server of this machine on it."""
+    if not IS_ROOT:
+        pytest.skip("changing this machine's addresses needs root; the "
+                    "unit test test_route (test_kernel_changes) makes "
+                    "every kind of change as this user in a namespace")
+    f = nethosts()
+    # beyond the router (the internet), on the far host's link for the
+    # first call (refused there at once: nothing listens), then this
+    # machine's own; a server of this machine listens on every address
+    addr = "198.18.0.77"
+    far = ["ip", "netns", "exec", "lnk-nethosts", "ip", "addr"]
+    d = work.parent / "route-www"
+    d.mkdir()
+    (d / "secret.txt").write_text("HOST-SECRET on a changed route\n")
+    with socket.socket() as s:
+        s.bind(("0.0.0.0", 0))
+        port = s.getsockname()[1]
+    ready, go = work / "ready", work / "go"
+    call = ("curl -s --max-time 5 -w ' {t} %{{http_code}}\\n' "
+            f"http://{addr}:{port}/secret.txt; ")
+    script = (call.format(t="before") + f"touch {ready}; "
+              f"while [ ! -e {go} ]; do sleep 0.05; done; " +
+              call.format(t="after"))
+    env = lnk.env({"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    srv = subprocess.Popen([PY, "-m", "http.server", str(port), "--bind",
+                            "0.0.0.0", "--directory", str(d)],
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    p = None
+    try:
+        subprocess.run(far + ["add", f"{addr}/24", "dev", "lnkh1"],
+                       check=True)
+        p = subprocess.Popen([lnk.bin, "sandbox", "run", "--write",
+                              str(work), "--internet-host", "*", "--",
+                              "/bin/sh", "-c", script], cwd=str(work),
+                             env=env, text=True, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        for _ in range(600):
+            if ready.exists() or p.poll() is not None:
+                break
+            time.sleep(0.02)
+        assert ready.exists(), p.communicate(timeout=30)
+        subprocess.run(far + ["del", f"{addr}/24", "dev", "lnkh1"],
+                       check=True)
+        subprocess.run(["ip", "addr", "add", f"{addr}/32", "dev", "lo"],
+                       check=True)
+        go.touch()
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p and p.poll() is None:
+            p.kill()
+        srv.kill()
+        srv.wait()
+        subprocess.run(far + ["del", f"{addr}/24", "dev", "lnkh1"],
+                       capture_output=True)
+        subprocess.run(["ip", "addr", "del", f"{addr}/32", "dev", "lo"],
+                       capture_output=True)
+    assert " before 502" in out, out + err
+    assert "HOST-SECRET" not in out, out
+    assert " after 403" in out, out + err
+    got = [r for r in rows(lnk) if r["target"] == f"{addr}:{port}"]
+    # the first call was judged the internet (it failed: nothing listens
+    # there); the second, this machine
+    assert got and got[0]["outcome"] == "failed", got
+    assert got[-1]["outcome"] == "refused", got
+    assert got[-1]["reason"] == "address of this machine", got[-1]

@@ -145,6 +145,53 @@ static void test_batch(void **state)
 
 /* Many wires at once: two processes, each with a writer thread, each
  * committing many batches; every call arrives. */
+/* A call that ends while its insert still waits in the batch is written
+ * once, with its end; one whose insert was written already gets its
+ * update; an index that now holds another call's insert is not taken
+ * for this call's. */
+static void test_batch_end_in_place(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *path = tmpdb();
+	struct db *db;
+	struct lnk_err err = {0};
+	assert_int_equal(db_open(path, false, &db, &err), 0);
+	int64_t wid;
+	assert_int_equal(db_wire_begin(db, "run-2", (long)getpid(), &wid, &err),
+			 0);
+	struct db_batch b = {0};
+	size_t a1 = db_batch_call(&b, 1, 1700000000, "connect", "a.test:443",
+				  DB_ALLOWED, "", 0, 0);
+	size_t a2 = db_batch_call(&b, 2, 1700000001, "connect", "b.test:443",
+				  DB_ALLOWED, "", 0, 0);
+	db_batch_update_at(&b, a1, 1, DB_ENDED, "", 10, 20);
+	assert_int_equal(b.n, 2); /* no update op: the insert carries it */
+	assert_int_equal(db_flush(db, wid, &b, 10, 20, false, &err), 0);
+	/* call 2's insert is written; a new call now sits at its index */
+	size_t a3 = db_batch_call(&b, 3, 1700000002, "connect", "c.test:443",
+				  DB_ALLOWED, "", 0, 0);
+	assert_int_equal(a3, a2 - 1);
+	db_batch_update_at(&b, a2 - 1, 2, DB_FAILED, "connect timed out", 0, 0);
+	assert_int_equal(b.n, 2);
+	assert_true(b.v[1].update);
+	assert_int_equal(b.v[0].outcome, DB_ALLOWED); /* call 3's, untouched */
+	assert_int_equal(db_flush(db, wid, &b, 10, 20, false, &err), 0);
+
+	struct collect c = {0};
+	struct db_log_query q = {.lines = 40};
+	assert_int_equal(db_log_read(db, &q, on_call, &c, &err), 0);
+	assert_int_equal(c.rows.n, 3);
+	assert_string_equal(c.rows.v[0],
+			    "run-2 connect a.test:443 ended  10 20");
+	assert_string_equal(c.rows.v[1], "run-2 connect b.test:443 failed "
+					 "connect timed out 0 0");
+	assert_string_equal(c.rows.v[2],
+			    "run-2 connect c.test:443 allowed  0 0");
+	strv_free(&c.rows);
+	db_batch_free(&b);
+	db_close(db);
+}
+
 static void test_concurrent_writers(void **state)
 {
 	(void)state;
@@ -640,6 +687,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_batch),
+	    cmocka_unit_test(test_batch_end_in_place),
 	    cmocka_unit_test(test_reason_cut),
 	    cmocka_unit_test(test_reason_whole_in_the_log),
 	    cmocka_unit_test(test_concurrent_writers),

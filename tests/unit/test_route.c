@@ -10,7 +10,9 @@
 #include <cmocka.h>
 #include <net/if.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/netlink.h>
@@ -254,6 +256,154 @@ static void test_kernel(void **state)
 	assert_int_equal(route_lookup(&rs, &a), ROUTE_NONE);
 }
 
+/* This process in a network namespace of its own, as its root (a user
+ * namespace too when not root), so ip(8) may change the routes there. */
+static int own_netns(void)
+{
+	if (geteuid() == 0)
+		return unshare(CLONE_NEWNET);
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
+		return -1;
+	char m[64];
+	FILE *f = fopen("/proc/self/setgroups", "w");
+	if (f)
+		fputs("deny", f), fclose(f);
+	snprintf(m, sizeof(m), "0 %u 1", uid);
+	if (!(f = fopen("/proc/self/uid_map", "w")))
+		return -1;
+	fputs(m, f);
+	if (fclose(f) != 0)
+		return -1;
+	snprintf(m, sizeof(m), "0 %u 1", gid);
+	if ((f = fopen("/proc/self/gid_map", "w")))
+		fputs(m, f), fclose(f);
+	return 0;
+}
+
+static enum route_where where(struct route_sock *rs, const char *lit)
+{
+	struct lnk_addr a;
+	addr_parse_literal(lit, &a);
+	return route_lookup(rs, &a);
+}
+
+/* The answers are kept, and every kind of routing change the kernel
+ * announces (a route replaced, a rule, an address, a link down, a
+ * nexthop, IPv6 routes) empties them before the next answer: each step
+ * changes where 198.18.252.5 is and the very next lookup says so. The
+ * threat: an answer kept from before the change ("the internet") lets a
+ * call reach what is now this machine or its network. */
+static void test_kernel_changes(void **state)
+{
+	(void)state;
+	if (system("command -v ip >/dev/null 2>&1") != 0)
+		skip();
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (own_netns() != 0 ||
+		    system(
+			"exec >/dev/null 2>&1; "
+			"ip link set lo up && "
+			"ip link add lnkv0 type veth peer name lnkv1 && "
+			"ip link set lnkv0 up && ip link set lnkv1 up && "
+			"ip addr add 198.18.250.1/24 dev lnkv0 && "
+			"ip route add 198.18.252.0/24 via 198.18.250.2 && "
+			"ip -6 addr add 2001:db8:1::1/64 dev lnkv0 nodad && "
+			"ip -6 route add 2001:db8:2::/64 via 2001:db8:1::2") !=
+			0)
+			_exit(77);
+		struct route_sock rs;
+		if (route_open(&rs) != 0 || rs.watch < 0)
+			_exit(2);
+		if (where(&rs, "198.18.252.5") != ROUTE_INTERNET)
+			_exit(3);
+		/* kept: asked of a socket that cannot answer, it still
+		 * says the internet; past ROUTE_CACHE_MS it asks again */
+		int real = rs.fd;
+		rs.fd = socket(AF_INET, SOCK_DGRAM, 0);
+		if (where(&rs, "198.18.252.5") != ROUTE_INTERNET)
+			_exit(4);
+		usleep((ROUTE_CACHE_MS + 100) * 1000);
+		if (where(&rs, "198.18.252.5") != ROUTE_NONE)
+			_exit(5);
+		close(rs.fd);
+		rs.fd = real;
+		if (where(&rs, "198.18.252.5") != ROUTE_INTERNET)
+			_exit(6);
+		/* a route replaced: on-link now, this machine's network */
+		if (system("ip route replace 198.18.252.0/24 dev lnkv0") != 0)
+			_exit(77);
+		if (where(&rs, "198.18.252.5") != ROUTE_LAN)
+			_exit(7);
+		/* a rule sends it to another table, then goes */
+		if (system("ip route add 198.18.252.0/24 via 198.18.250.2 "
+			   "table 100 && ip rule add to 198.18.252.5 lookup "
+			   "100") != 0)
+			_exit(77);
+		if (where(&rs, "198.18.252.5") != ROUTE_INTERNET)
+			_exit(8);
+		if (system("ip rule del to 198.18.252.5 lookup 100") != 0)
+			_exit(77);
+		if (where(&rs, "198.18.252.5") != ROUTE_LAN)
+			_exit(9);
+		/* an address: this machine */
+		if (system("ip addr add 198.18.252.5/32 dev lnkv1") != 0)
+			_exit(77);
+		if (where(&rs, "198.18.252.5") != ROUTE_LOCAL)
+			_exit(10);
+		if (system("ip addr del 198.18.252.5/32 dev lnkv1") != 0)
+			_exit(77);
+		if (where(&rs, "198.18.252.5") != ROUTE_LAN)
+			_exit(11);
+		/* a link down takes its IPv4 routes with no route message */
+		if (system("ip route replace 198.18.252.0/24 via 198.18.250.2"
+			   " && ip link set lnkv1 down") != 0)
+			_exit(77);
+		if (where(&rs, "198.18.252.5") != ROUTE_INTERNET)
+			_exit(12);
+		if (system("ip link set lnkv0 down") != 0)
+			_exit(77);
+		if (where(&rs, "198.18.252.5") != ROUTE_NONE)
+			_exit(13);
+		/* IPv6: a route through a gateway, then on-link */
+		if (system("ip link set lnkv0 up && ip link set lnkv1 up && "
+			   "ip -6 addr replace 2001:db8:1::1/64 dev lnkv0 "
+			   "nodad && ip -6 route replace 2001:db8:2::/64 via "
+			   "2001:db8:1::2") != 0)
+			_exit(77);
+		if (where(&rs, "2001:db8:2::5") != ROUTE_INTERNET)
+			_exit(14);
+		if (system("ip -6 route replace 2001:db8:2::/64 dev lnkv0") !=
+		    0)
+			_exit(77);
+		if (where(&rs, "2001:db8:2::5") != ROUTE_LAN)
+			_exit(15);
+		/* a nexthop object replaced under its route (where the
+		 * kernel has them) */
+		if (system("exec >/dev/null 2>&1; ip nexthop add id 7 via "
+			   "198.18.250.2 dev lnkv0 && ip route replace "
+			   "198.18.252.0/24 nhid 7") == 0) {
+			if (where(&rs, "198.18.252.5") != ROUTE_INTERNET)
+				_exit(16);
+			if (system("ip nexthop replace id 7 dev lnkv0") != 0)
+				_exit(77);
+			if (where(&rs, "198.18.252.5") != ROUTE_LAN)
+				_exit(17);
+		}
+		route_close(&rs);
+		_exit(0);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77)
+		skip(); /* no namespaces, veth or ip(8) here */
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +413,7 @@ int main(void)
 	    cmocka_unit_test(test_link),
 	    cmocka_unit_test(test_kernel),
 	    cmocka_unit_test(test_kernel_p2p),
+	    cmocka_unit_test(test_kernel_changes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
