@@ -32,8 +32,9 @@
  *    since nothing tells it apart (docs/design.md). A quiet verdict is
  *    asked again as soon as the router has been heard.
  * The keeper (keeper.c) probes before it connects to an address the wire
- * may reach as internet only, and keeps each verdict for the wire's life
- * (HOP_CACHE_MAX addresses, the oldest forgotten first). */
+ * may reach as internet only, and keeps each verdict (HOP_CACHE_MAX
+ * addresses, the oldest forgotten first) until the kernel announces a
+ * routing change: another network has another first router. */
 #pragma once
 
 #include <stdbool.h>

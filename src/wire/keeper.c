@@ -281,6 +281,7 @@ struct probe {
 	int fd; /* -1: free */
 	struct lnk_addr a;
 	int64_t deadline;
+	uint64_t gen; /* hop_gen when it was sent */
 };
 
 /* A connect waiting for its address's probe. */
@@ -307,8 +308,9 @@ struct keeper {
 	dev_t sock_dev;	  /* and its identity once the wire made it */
 	ino_t sock_ino;
 	struct hop_cache
-	    *hops;	/* the first-hop verdicts, for the wire's life */
-	bool hop_heard; /* the first router has answered a probe (hop.h) */
+	    *hops;	  /* the first-hop verdicts, for the wire's life */
+	bool hop_heard;	  /* the first router has answered a probe (hop.h) */
+	uint64_t hop_gen; /* the route socket's changes they were made under */
 	struct probe probes[KEEPER_PROBES_MAX];
 	struct waiting waits[KEEPER_ASKS_MAX];
 	int spare[2]; /* made ahead: IPv4's, IPv6's; -1: none */
@@ -638,9 +640,27 @@ static void assign_probe(struct keeper *k, int j)
 		answer(k, wt->cookie, KEEPER_FAILED, -r, -1);
 		return;
 	}
-	k->probes[free_p] = (struct probe){
-	    .fd = fd, .a = wt->a, .deadline = mono_ms() + HOP_PROBE_MS};
+	k->probes[free_p] = (struct probe){.fd = fd,
+					   .a = wt->a,
+					   .deadline = mono_ms() + HOP_PROBE_MS,
+					   .gen = k->hop_gen};
 	wt->probe = free_p;
+}
+
+/* A change of the routing the kernel announced (the route socket's watch,
+ * read by the check just made) may put a new first router in front:
+ * an address beyond the old one can be the new one's own (a laptop moved
+ * to another network). Every verdict is dropped and the new router is
+ * not yet heard, as when the wire started. Without a watch the verdicts
+ * stay for the wire's life. */
+static void forget_hops_on_change(struct keeper *k)
+{
+	const struct route_sock *rs = k->kr.local_ctx;
+	if (!rs || rs->gen == k->hop_gen)
+		return;
+	k->hop_gen = rs->gen;
+	memset(k->hops, 0, sizeof(*k->hops));
+	k->hop_heard = false;
 }
 
 static void probe_done(struct keeper *k, int i, enum hop_verdict v)
@@ -650,7 +670,10 @@ static void probe_done(struct keeper *k, int i, enum hop_verdict v)
 		k->hop_heard = true;
 	else if (!k->hop_heard)
 		v = HOP_QUIET; /* a network whose first router is silent */
-	hop_cache_put(k->hops, &p->a, v);
+	/* a verdict of the network before a change decides its own waiting
+	 * connects (sent before the change), and is not kept */
+	if (p->gen == k->hop_gen)
+		hop_cache_put(k->hops, &p->a, v);
 	close(p->fd);
 	p->fd = -1;
 	for (size_t j = 0; j < KEEPER_ASKS_MAX; j++) {
@@ -709,6 +732,7 @@ static void on_connect(struct keeper *k, const struct keeper_msg *m, int bad)
 		make_connect(k, cookie, &a, port);
 		return;
 	}
+	forget_hops_on_change(k);
 	enum hop_verdict v = hop_cache_get(k->hops, &a);
 	if (v != HOP_UNKNOWN && !(v == HOP_QUIET && k->hop_heard)) {
 		act_on(k, cookie, &a, port, v);

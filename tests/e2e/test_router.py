@@ -8,7 +8,10 @@ The test network (nethosts.sh): the router's 198.18.2.1 serves its own page
 on port 80 and forwards port 8000 (DNAT, hairpin NAT) to this machine's
 198.18.1.1:8001. Every test runs as root and as an unprivileged user."""
 import json
+import os
 import pathlib
+import subprocess
+import time
 
 import pytest
 
@@ -99,3 +102,68 @@ def test_lan_host_of_the_routers_address_reaches_it(lnk, how):
         assert f"{how}-{tag} {body}" in cp.stdout, cp.stdout + cp.stderr
     assert not [r for r in rows(lnk, "--refused")
                 if r["target"].startswith(wan)]
+
+
+def test_a_new_network_is_judged_again(lnk, work):
+    """Threat: a laptop moves to another network while a sandbox under '*'
+    runs. An address the old first router forwarded (the internet) is the
+    new first router's own: a verdict kept from before must not reach its
+    admin page. A routing change on this machine empties the kept
+    verdicts; the next call to that address is probed again (refused as
+    the first hop), and the log says so."""
+    if os.geteuid() != 0:
+        pytest.skip("moving an address between the test's namespaces and "
+                    "changing this machine's routes needs root")
+    f = nethosts()
+    addr = "198.18.2.77"
+    far = ["ip", "-n", "lnk-nethosts"]
+    rt = ["ip", "-n", "lnk-nethosts-r"]
+    ready, go = work / "ready", work / "go"
+    call = ("curl -s --max-time 5 -w ' {t} %{{http_code}}\\n' "
+            f"http://{addr}/; ")
+    script = (call.format(t="before") + f"touch {ready}; "
+              f"while [ ! -e {go} ]; do sleep 0.05; done; " +
+              call.format(t="after"))
+    env = lnk.env({"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    undo = [far + ["addr", "del", f"{addr}/32", "dev", "lnkh1"],
+            rt + ["route", "del", f"{addr}/32"],
+            rt + ["addr", "del", f"{addr}/32", "dev", "lo"],
+            ["ip", "route", "del", f"{addr}/32"]]
+    p = None
+    try:
+        # beyond the router: the far host's (nothing listens there)
+        subprocess.run(far + ["addr", "add", f"{addr}/32", "dev",
+                              "lnkh1"], check=True)
+        subprocess.run(rt + ["route", "add", f"{addr}/32", "via",
+                             f["ORIGIN_IP"]], check=True)
+        p = subprocess.Popen([lnk.bin, "sandbox", "run", "--write",
+                              str(work), "--internet-host", "*", "--",
+                              "/bin/sh", "-c", script], cwd=str(work),
+                             env=env, text=True, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        for _ in range(600):
+            if ready.exists() or p.poll() is not None:
+                break
+            time.sleep(0.02)
+        assert ready.exists(), p.communicate(timeout=30)
+        # the new network: the address is the first router's own, and
+        # this machine's routes change
+        subprocess.run(undo[0], check=True)
+        subprocess.run(undo[1], check=True)
+        subprocess.run(rt + ["addr", "add", f"{addr}/32", "dev", "lo"],
+                       check=True)
+        subprocess.run(["ip", "route", "add", f"{addr}/32", "via",
+                        f["ROUTER_IP"]], check=True)
+        go.touch()
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p and p.poll() is None:
+            p.kill()
+        for u in undo:
+            subprocess.run(u, capture_output=True)
+    assert " before 502" in out, out + err
+    assert " after 403" in out, out + err
+    got = [r for r in rows(lnk) if r["target"] == f"{addr}:80"]
+    assert got and got[0]["outcome"] == "failed", got
+    assert got[-1]["outcome"] == "refused", got
+    assert got[-1]["reason"] == FIRST_HOP, got[-1]
