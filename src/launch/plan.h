@@ -42,10 +42,10 @@ struct plan_in {
 	char *const *host_env;	       /* lnk's environ */
 	char *const *argv;	       /* the program and its arguments */
 	int argc;
-	bool pty;		      /* the program gets a pty */
-	bool wire;		      /* a wire socket goes in LAUNCH_FD_WIRE */
+	bool pty;      /* the program gets a pty */
+	bool wire;     /* a wire socket goes in LAUNCH_FD_WIRE */
 	bool resolver; /* lnk-init serves lookups (no network grant) */
-	bool guard;		      /* the guard's socket in LAUNCH_FD_GUARD:
+	bool guard;    /* the guard's socket in LAUNCH_FD_GUARD:
 					 * the dot-file guard is on */
 	bool guard_connect_only;      /* one for connect() alone (a folder is
 			      * granted, no dot file kept) */
