@@ -100,8 +100,9 @@ static int64_t mono_ms(void)
 }
 
 /* Before the go-ahead, so the sockets are bound before the program runs;
- * before any thread too (the guard's start after this row). A failure
- * costs only the line of why: the run goes on. */
+ * after the other parts' holds (the guard's threads start while bwrap
+ * makes the sandbox, not after this wait for lnk-init). A failure costs
+ * only the line of why: the run goes on. */
 int nonet_part_hold(struct run *r)
 {
 	/* bwrap holds lnk-init's end: if it ends before the handoff, the

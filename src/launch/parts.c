@@ -114,18 +114,6 @@ static const struct part parts[] = {
      .files = {"src/wire/wire.c", "src/wire/http.c", "src/wire/socks5.c",
 	       "src/wire/dnsd.c", "src/proto/usage.c", "src/wire/model.c",
 	       "src/proto/tproxy.c", NULL}},
-    {.name = "the resolver's sockets",
-     .wanted = without_network,
-     .when = PART_WITH_BWRAP,
-     .starts = "its pair made before bwrap; lnk binds the sockets "
-	       "lnk-init sends on it while bwrap makes the sandbox, before "
-	       "any thread and the go-ahead",
-     .plan = nonet_part_plan,
-     .start = nonet_part_start,
-     .hold = nonet_part_hold,
-     .end = nonet_part_end,
-     /* lnk-init's handoff, sent before the program exists */
-     .files = {"src/launch/part_nonet.c", "src/proto/handoff.c", NULL}},
     {.name = "the tools broker's starter",
      .wanted = with_tools,
      .when = PART_BEFORE_BWRAP,
@@ -201,6 +189,19 @@ static const struct part parts[] = {
      .hold = cgroup1_part_hold,
      .end = cgroup_part_end,
      .files = {"src/launch/limits.c", "src/launch/part_cgroup.c", NULL}},
+    {.name = "the resolver's sockets",
+     .wanted = without_network,
+     .when = PART_WITH_BWRAP,
+     .starts = "its pair made before bwrap; lnk binds the sockets "
+	       "lnk-init sends on it while bwrap makes the sandbox, after the "
+	       "other parts' holds (it waits for lnk-init) and before the "
+	       "go-ahead",
+     .plan = nonet_part_plan,
+     .start = nonet_part_start,
+     .hold = nonet_part_hold,
+     .end = nonet_part_end,
+     /* lnk-init's handoff, sent before the program exists */
+     .files = {"src/launch/part_nonet.c", "src/proto/handoff.c", NULL}},
     {.name = "bwrap",
      .wanted = always,
      .when = PART_BWRAP,
