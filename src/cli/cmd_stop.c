@@ -62,13 +62,6 @@ static int send_signal(int pidfd, const struct registry_proc *p, int sig)
 	return proc_signal(pidfd, p->pid, sig);
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Waits until every pidfd in fds (-1 entries skipped) has exited, or
  * timeout_ms passed. Exited ones are closed and set to -1. */
 static void wait_exit(int *fds, size_t n, int timeout_ms)

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
 #include <termios.h>
 
 static __attribute__((noreturn)) void oom(void)
@@ -345,4 +346,11 @@ void term_write(int fd, const char *msg)
 	(void)write_all(fd, out, (size_t)(o - out));
 	free(out);
 	buf_free(&safe);
+}
+
+int64_t mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }

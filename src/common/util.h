@@ -107,6 +107,9 @@ int read_fd_all(int fd, size_t max, char **out, size_t *len);
 /* Reads exactly n bytes of fd at offset off, retrying on EINTR and short
  * reads. 0, or -errno (-EINVAL: the file ends first, or off is too big). */
 int pread_all(int fd, void *buf, size_t n, uint64_t off);
+
+/* The monotonic clock in milliseconds: deadlines and ages, never dates. */
+int64_t mono_ms(void);
 /* Writes all of buf to fd, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t len);
 

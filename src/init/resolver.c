@@ -78,19 +78,12 @@ static void serve_udp(struct resolver *n)
 			     (struct sockaddr *)&from, fl);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* Reads exactly want bytes of c by the deadline. */
 static bool read_by(int c, uint8_t *b, size_t want, int64_t end)
 {
 	size_t got = 0;
 	while (got < want) {
-		int64_t left = end - now_ms();
+		int64_t left = end - mono_ms();
 		struct pollfd p = {.fd = c, .events = POLLIN};
 		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
 			return false;
@@ -110,7 +103,7 @@ static void serve_tcp(struct resolver *n)
 	int c = accept4(n->tcp, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (c < 0)
 		return;
-	int64_t end = now_ms() + TCP_QUERY_MS;
+	int64_t end = mono_ms() + TCP_QUERY_MS;
 	/* one query: its length, then itself (bounded) */
 	if (read_by(c, n->in, 2, end)) {
 		size_t len = (size_t)n->in[0] << 8 | n->in[1];

@@ -92,13 +92,6 @@ static int bind_dns(uint64_t own, int fd)
 	return 0;
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* Before the go-ahead, so the sockets are bound before the program runs;
  * after the other parts' holds (the guard's threads start while bwrap
  * makes the sandbox, not after this wait for lnk-init). A failure costs

@@ -24,6 +24,7 @@
 #include "common/buf.h"
 #include "common/compat.h"
 #include "common/fdpass.h"
+#include "common/util.h"
 #include "common/esc.h"
 #include "proto/toolcall.h"
 #include "proto/toolpass.h"
@@ -91,13 +92,6 @@ struct broker {
 	bool can_ask; /* a terminal, or a desktop channel */
 	struct answer_box answers; /* the person's answers (answer.h) */
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 /* The log's connection, opened at the first call: a sandbox whose
  * program calls no tool never opens it. A lock held by another process

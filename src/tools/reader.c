@@ -42,13 +42,6 @@ struct reader {
 	char *buf; /* one call, TOOLS_MAX_CALL + 1 */
 };
 
-static int64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 static void say(int sock, char kind, const char *text)
 {
 	char m[PASS_TEXT_MAX + 1];
@@ -298,7 +291,7 @@ static void serve(struct reader *r)
 	unsigned idx[TOOLS_MAX_CALLS];
 
 	for (;;) {
-		int64_t now = now_ms();
+		int64_t now = mono_ms();
 		int wait = deadlines(r, now);
 		tell_untold(r);
 		if (r->untold && (wait < 0 || wait > 50))
@@ -329,7 +322,7 @@ static void serve(struct reader *r)
 				client_says(r, i);
 		}
 		if (p[1].revents)
-			accept_one(r, now_ms());
+			accept_one(r, mono_ms());
 	}
 }
 

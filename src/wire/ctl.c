@@ -394,13 +394,6 @@ void ctl_server_close(struct ctl_server *s)
 	free(s);
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int ctl_request(const char *path, enum ctl_op op, int timeout_ms,
 		struct ctl_reply *rep, struct lnk_err *err)
 {

@@ -316,13 +316,6 @@ struct keeper {
 	int spare[2]; /* made ahead: IPv4's, IPv6's; -1: none */
 };
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int take_fd(struct keeper *k, uint64_t remote_fd)
 {
 	if (remote_fd > INT32_MAX)

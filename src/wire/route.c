@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/util.h"
+
 enum route_where route_where_with(route_lookup_fn lookup, void *ud,
 				  const struct lnk_addr *dst)
 {
@@ -34,13 +36,6 @@ enum route_where route_where_with(route_lookup_fn lookup, void *ud,
 	if (w == ROUTE_NONE)
 		return ROUTE_NONE;
 	return lan ? ROUTE_LAN : w;
-}
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 void route_forget(struct route_sock *rs)
