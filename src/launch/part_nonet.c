@@ -12,21 +12,15 @@
  * machine's (had anything inside a way to send one) never becomes its
  * port 53. */
 #include <errno.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "common/compat.h"
+#include "common/netns.h"
 #include "common/util.h"
 #include "launch/run.h"
 #include "proto/handoff.h"
-
-#ifndef SO_NETNS_COOKIE
-#define SO_NETNS_COOKIE 71
-#endif
 
 /* How long lnk waits for lnk-init's sockets: bwrap makes the sandbox in
  * milliseconds; a bwrap that hangs must not hold lnk (its ^C) for long.
@@ -54,41 +48,6 @@ int nonet_part_start(struct run *r)
 		return err_set(r->err, -errno,
 			       "cannot ask for the sandbox's resolver: %s",
 			       strerror(errno));
-	return 0;
-}
-
-static uint64_t netns_of(int fd)
-{
-	uint64_t c = 0;
-	socklen_t l = sizeof(c);
-	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &c, &l) < 0)
-		return 0;
-	return c;
-}
-
-/* Binds fd to 127.0.0.1:53 (a TCP one listens) when it is an unbound
- * IPv4 socket of another network namespace than own's. 0 or -1. */
-static int bind_dns(uint64_t own, int fd)
-{
-	int type = 0, dom = 0;
-	socklen_t l = sizeof(int);
-	struct sockaddr_in sa;
-	socklen_t sl = sizeof(sa);
-	uint64_t c = netns_of(fd);
-	if (!own || !c || c == own ||
-	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 ||
-	    dom != AF_INET ||
-	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
-	    (type != SOCK_DGRAM && type != SOCK_STREAM) ||
-	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0 ||
-	    sa.sin_port != 0)
-		return -1;
-	sa = (struct sockaddr_in){.sin_family = AF_INET,
-				  .sin_port = htons(53),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    (type == SOCK_STREAM && listen(fd, 16) < 0))
-		return -1;
 	return 0;
 }
 
@@ -121,15 +80,10 @@ int nonet_part_hold(struct run *r)
 			break;
 		got = handoff_recv_one(r->wire_pair[0], &v, &nv, &e);
 	}
-	uint64_t own = 0;
-	int s = socket_cloexec(AF_INET, SOCK_DGRAM, 0, 0);
-	if (s >= 0) {
-		own = netns_of(s);
-		close(s);
-	}
+	uint64_t own = netns_own();
 	for (size_t i = 0; i < nv; i++) {
 		if (got == 0 && v[i].tag.kind == INIT_L_DNS)
-			(void)bind_dns(own, v[i].fd);
+			(void)netns_bind_dns(v[i].fd, own);
 		close(v[i].fd);
 	}
 	free(v);

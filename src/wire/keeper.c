@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "common/compat.h"
+#include "common/netns.h"
 #include "common/util.h"
 #include "wire/ctl.h"
 #include "wire/hop.h"
@@ -37,10 +38,6 @@
 /* The channel's messages are proto/keeper.h's: the wire encodes each with
  * keeper_msg_encode, the keeper decodes each with keeper_msg_decode before
  * it acts, and answers with keeper_reply_encode. */
-
-#ifndef SO_NETNS_COOKIE
-#define SO_NETNS_COOKIE 71
-#endif
 
 /* ---- the wire's side ---- */
 
@@ -359,43 +356,19 @@ static void say_refused(struct keeper *k, const char *call,
  * the keeper's). The sandbox's namespace has loopback only. */
 static bool sandbox_socket(const struct keeper *k, int fd)
 {
-	uint64_t c = 0;
-	socklen_t l = sizeof(c);
-	return k->netns &&
-	       getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &c, &l) == 0 &&
-	       c != k->netns;
+	uint64_t c = netns_cookie(fd);
+	return k->netns && c && c != k->netns;
 }
 
-/* The sandbox's DNS socket (keeper_bind_dns): bound to its 127.0.0.1:53;
- * a TCP one listens. Only an unbound IPv4 socket of the sandbox: the
- * keeper owns the sandbox's user namespace and so may bind its low ports
- * (docs/kernel-facts.md, userns-owner-binds-low-ports), which a hijacked
- * wire must not turn into a port of this machine. */
+/* The sandbox's DNS socket (keeper_bind_dns): bound to its 127.0.0.1:53
+ * by common/netns.h's one rule, which a hijacked wire must not turn into
+ * a port of this machine. */
 static bool bind_dns(struct keeper *k, uint32_t remote)
 {
-	int fd = take_fd(k, remote), type = 0, dom = 0;
-	socklen_t l = sizeof(int);
-	struct sockaddr_in sa;
-	socklen_t sl = sizeof(sa);
-	bool ok = false;
+	int fd = take_fd(k, remote);
 	if (fd < 0)
 		return false;
-	if (sandbox_socket(k, fd) &&
-	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) == 0 &&
-	    dom == AF_INET &&
-	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) == 0 &&
-	    (type == SOCK_DGRAM || type == SOCK_STREAM) &&
-	    getsockname(fd, (struct sockaddr *)&sa, &sl) == 0 &&
-	    sa.sin_port == 0) {
-		int one = 1;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		sa = (struct sockaddr_in){.sin_family = AF_INET,
-					  .sin_port = htons(53),
-					  .sin_addr.s_addr =
-					      htonl(INADDR_LOOPBACK)};
-		ok = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-		     (type == SOCK_DGRAM || listen(fd, 64) == 0);
-	}
+	bool ok = netns_bind_dns(fd, k->netns);
 	close(fd);
 	return ok;
 }
@@ -892,15 +865,7 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 	struct route_sock rs;
 	if (route_open(&rs) == 0)
 		k.kr.local_ctx = &rs;
-	int own = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	socklen_t cl = sizeof(k.netns);
-	if (own >= 0) {
-		if (getsockopt(own, SOL_SOCKET, SO_NETNS_COOKIE, &k.netns,
-			       &cl) < 0)
-			k.netns =
-			    0; /* then no socket counts as the sandbox's */
-		close(own);
-	}
+	k.netns = netns_own(); /* 0: then no socket counts as the sandbox's */
 	k.pidfd = (int)syscall(SYS_pidfd_open, wire, 0);
 	if (k.pidfd < 0) {
 		int r = -errno;

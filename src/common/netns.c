@@ -1,0 +1,54 @@
+/* A socket's network namespace (netns.h). */
+#include "common/netns.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/compat.h"
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+uint64_t netns_cookie(int fd)
+{
+	uint64_t c = 0;
+	socklen_t l = sizeof(c);
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &c, &l) < 0)
+		return 0;
+	return c;
+}
+
+uint64_t netns_own(void)
+{
+	int s = socket_cloexec(AF_INET, SOCK_DGRAM, 0, 0);
+	if (s < 0)
+		return 0;
+	uint64_t c = netns_cookie(s);
+	close(s);
+	return c;
+}
+
+bool netns_bind_dns(int fd, uint64_t own)
+{
+	int type = 0, dom = 0, one = 1;
+	socklen_t l = sizeof(int);
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	uint64_t c = netns_cookie(fd);
+	if (!own || !c || c == own ||
+	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 ||
+	    dom != AF_INET ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
+	    (type != SOCK_DGRAM && type != SOCK_STREAM) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0 ||
+	    sa.sin_port != 0)
+		return false;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sa = (struct sockaddr_in){.sin_family = AF_INET,
+				  .sin_port = htons(53),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	return bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	       (type == SOCK_DGRAM || listen(fd, 64) == 0);
+}
