@@ -9,6 +9,7 @@ import os
 import pathlib
 import socket
 import subprocess
+import time
 
 import pytest
 
@@ -53,6 +54,34 @@ def free_port():
     p = s.getsockname()[1]
     s.close()
     return p
+
+
+def run_across_a_change(lnk, work, grants, call, change, env):
+    """Runs `call` (a shell command with {t} for its tag) twice in one
+    sandbox under grants, tagged "before" and "after", and calls change()
+    outside between the two: the second call meets what change() did.
+    Returns the sandbox's (stdout, stderr)."""
+    ready, go = work / "ready", work / "go"
+    script = (call.format(t="before") + f"touch {ready}; "
+              f"while [ ! -e {go} ]; do sleep 0.05; done; " +
+              call.format(t="after"))
+    p = subprocess.Popen([lnk.bin, "sandbox", "run", "--write", str(work),
+                          *grants, "--", "/bin/sh", "-c", script],
+                         cwd=str(work), env=env, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        for _ in range(600):
+            if ready.exists() or p.poll() is not None:
+                break
+            time.sleep(0.02)
+        assert ready.exists(), p.communicate(timeout=30)
+        change()
+        go.touch()
+        return p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
 
 
 def on_lnk_path(lnk, folder, name, text, **env):

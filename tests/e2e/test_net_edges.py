@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import IS_ROOT
+from conftest import IS_ROOT, run_across_a_change
 
 PY = "/usr/bin/python3"
 ENV_FILE = pathlib.Path("/run/lnk-nethosts.env")
@@ -290,40 +290,26 @@ def test_a_route_change_is_judged_at_the_next_call(lnk, work):
     with socket.socket() as s:
         s.bind(("0.0.0.0", 0))
         port = s.getsockname()[1]
-    ready, go = work / "ready", work / "go"
     call = ("curl -s --max-time 5 -w ' {t} %{{http_code}}\\n' "
             f"http://{addr}:{port}/secret.txt; ")
-    script = (call.format(t="before") + f"touch {ready}; "
-              f"while [ ! -e {go} ]; do sleep 0.05; done; " +
-              call.format(t="after"))
     env = lnk.env({"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
     srv = subprocess.Popen([PY, "-m", "http.server", str(port), "--bind",
                             "0.0.0.0", "--directory", str(d)],
                            stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
-    p = None
-    try:
-        subprocess.run(far + ["add", f"{addr}/24", "dev", "lnkh1"],
-                       check=True)
-        p = subprocess.Popen([lnk.bin, "sandbox", "run", "--write",
-                              str(work), "--internet-host", "*", "--",
-                              "/bin/sh", "-c", script], cwd=str(work),
-                             env=env, text=True, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
-        for _ in range(600):
-            if ready.exists() or p.poll() is not None:
-                break
-            time.sleep(0.02)
-        assert ready.exists(), p.communicate(timeout=30)
+
+    def change():
         subprocess.run(far + ["del", f"{addr}/24", "dev", "lnkh1"],
                        check=True)
         subprocess.run(["ip", "addr", "add", f"{addr}/32", "dev", "lo"],
                        check=True)
-        go.touch()
-        out, err = p.communicate(timeout=60)
+
+    try:
+        subprocess.run(far + ["add", f"{addr}/24", "dev", "lnkh1"],
+                       check=True)
+        out, err = run_across_a_change(lnk, work, ["--internet-host", "*"],
+                                       call, change, env)
     finally:
-        if p and p.poll() is None:
-            p.kill()
         srv.kill()
         srv.wait()
         subprocess.run(far + ["del", f"{addr}/24", "dev", "lnkh1"],

@@ -11,9 +11,10 @@ import json
 import os
 import pathlib
 import subprocess
-import time
 
 import pytest
+
+from conftest import run_across_a_change
 
 ENV_FILE = pathlib.Path("/run/lnk-nethosts.env")
 FIRST_HOP = ("the first router's own address: this machine's network, "
@@ -118,34 +119,15 @@ def test_a_new_network_is_judged_again(lnk, work):
     addr = "198.18.2.77"
     far = ["ip", "-n", "lnk-nethosts"]
     rt = ["ip", "-n", "lnk-nethosts-r"]
-    ready, go = work / "ready", work / "go"
     call = ("curl -s --max-time 5 -w ' {t} %{{http_code}}\\n' "
             f"http://{addr}/; ")
-    script = (call.format(t="before") + f"touch {ready}; "
-              f"while [ ! -e {go} ]; do sleep 0.05; done; " +
-              call.format(t="after"))
     env = lnk.env({"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
     undo = [far + ["addr", "del", f"{addr}/32", "dev", "lnkh1"],
             rt + ["route", "del", f"{addr}/32"],
             rt + ["addr", "del", f"{addr}/32", "dev", "lo"],
             ["ip", "route", "del", f"{addr}/32"]]
-    p = None
-    try:
-        # beyond the router: the far host's (nothing listens there)
-        subprocess.run(far + ["addr", "add", f"{addr}/32", "dev",
-                              "lnkh1"], check=True)
-        subprocess.run(rt + ["route", "add", f"{addr}/32", "via",
-                             f["ORIGIN_IP"]], check=True)
-        p = subprocess.Popen([lnk.bin, "sandbox", "run", "--write",
-                              str(work), "--internet-host", "*", "--",
-                              "/bin/sh", "-c", script], cwd=str(work),
-                             env=env, text=True, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
-        for _ in range(600):
-            if ready.exists() or p.poll() is not None:
-                break
-            time.sleep(0.02)
-        assert ready.exists(), p.communicate(timeout=30)
+
+    def change():
         # the new network: the address is the first router's own, and
         # this machine's routes change
         subprocess.run(undo[0], check=True)
@@ -154,11 +136,16 @@ def test_a_new_network_is_judged_again(lnk, work):
                        check=True)
         subprocess.run(["ip", "route", "add", f"{addr}/32", "via",
                         f["ROUTER_IP"]], check=True)
-        go.touch()
-        out, err = p.communicate(timeout=60)
+
+    try:
+        # beyond the router: the far host's (nothing listens there)
+        subprocess.run(far + ["addr", "add", f"{addr}/32", "dev",
+                              "lnkh1"], check=True)
+        subprocess.run(rt + ["route", "add", f"{addr}/32", "via",
+                             f["ORIGIN_IP"]], check=True)
+        out, err = run_across_a_change(lnk, work, ["--internet-host", "*"],
+                                       call, change, env)
     finally:
-        if p and p.poll() is None:
-            p.kill()
         for u in undo:
             subprocess.run(u, capture_output=True)
     assert " before 502" in out, out + err
