@@ -174,19 +174,32 @@ static int wait_or_refuse(struct run *r)
 
 /* The wire, its keeper and the tools broker are forked, not exec'd, and
  * open lnk.db themselves: none may inherit an open connection, whose
- * per-process lock records (SQLite's, in memory) would be the parent's.
- * The child that becomes bwrap execs at once, and nothing in it reads
- * the database, so the kept connection may stay across that fork. */
-int registry_part_start(struct run *r)
+ * per-process lock records (SQLite's, in memory) would be the parent's,
+ * nor be forked while the registration's thread runs (it holds SQLite's
+ * and malloc's locks). So before the first of those forks the thread is
+ * joined and the connection closed: before bwrap for the broker (forked
+ * before bwrap), as bwrap starts for the keeper alone (forked then, so
+ * that neither the registration nor the fork delays bwrap). The child
+ * that becomes bwrap execs at once, and nothing in it reads the
+ * database, so the kept connection may stay across that fork. */
+static int ready_to_fork(struct run *r)
 {
-	if (!forks(r))
-		return 0;
 	int rc = wait_or_refuse(r);
 	if (rc < 0)
 		return rc;
 	registry_close(r->reg);
 	r->reg = NULL;
 	return 0;
+}
+
+int registry_part_start(struct run *r)
+{
+	return r->want.tools ? ready_to_fork(r) : 0;
+}
+
+int registry_part_spawned(struct run *r)
+{
+	return r->want.wire && !r->want.tools ? ready_to_fork(r) : 0;
 }
 
 int registry_part_hold(struct run *r)

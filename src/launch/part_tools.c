@@ -46,8 +46,10 @@ int tools_part_bind(struct run *r)
 int tools_part_start(struct run *r)
 {
 	const struct sandbox_req *req = r->req;
-	/* The wire's ends (-1 without a wire, which ends the list). */
-	int keep_out[] = {r->wire_pair[1], r->lifeline[1], -1};
+	/* The wire's ends, made before and forked later (-1 without a
+	 * wire, which ends the list): none is the broker's. */
+	int keep_out[] = {r->wire_pair[0], r->wire_pair[1], r->lifeline[0],
+			  r->lifeline[1], -1};
 	/* Someone to ask: lnk holds the terminal it started from (a pty: it
 	 * asks there, with a code), or, without a pty, its stderr is a
 	 * terminal whose foreground lnk is (a person watches, and answers

@@ -1,7 +1,8 @@
 /* The keeper and the wire of one run (run.h, parts.c): planned before
  * anything forks (its grants checked, its listeners named for lnk-init),
- * forked before bwrap and before any thread, told to end by its lifeline
- * and waited for, so that the call log is whole when run returns. */
+ * its ends made before bwrap (lnk-init inherits one), forked as bwrap
+ * starts and before any thread, told to end by its lifeline and waited
+ * for, so that the call log is whole when run returns. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -56,12 +57,20 @@ static int give_ends(struct run *r, int rc)
 	return 0;
 }
 
+/* Before bwrap: the handoff's other end is one of bwrap's slots. */
+int wire_part_ends(struct run *r)
+{
+	return make_ends(r, "connect the wire");
+}
+
+/* Once bwrap's child has exec'd: the fork (about 0.2 ms, and the wait
+ * for the registration before it) no longer delays bwrap. The child
+ * closes every descriptor but its ends at once (wire_start), so it holds
+ * none of the supervisor's (the sandbox's lifeline among them). What
+ * lnk-init hands over waits in the pair until the wire reads it. */
 int wire_part_start(struct run *r)
 {
 	r->wp.cap = run_shared_cap(r);
-	int rc = make_ends(r, "connect the wire");
-	if (rc < 0)
-		return rc;
 	return give_ends(r, wire_start(&r->wp, r->wire_pair[0], r->lifeline[0],
 				       &r->wire_pid, r->err));
 }

@@ -82,6 +82,7 @@ static const struct part parts[] = {
 	       "before the program runs",
      .plan = registry_part_plan,
      .start = registry_part_start,
+     .spawned = registry_part_spawned,
      .hold = registry_part_hold,
      .end = registry_part_end,
      .files = {"src/launch/part_registry.c", "src/store/registry.c", NULL}},
@@ -94,10 +95,12 @@ static const struct part parts[] = {
 	       "src/launch/plan.c", NULL}},
     {.name = "the keeper",
      .wanted = with_wire,
-     .when = PART_BEFORE_BWRAP,
-     .starts = "forked before bwrap, before any thread",
+     .when = PART_AS_BWRAP,
+     .starts = "forked as bwrap starts (its ends made before), before any "
+	       "thread",
      .plan = wire_part_plan,
-     .start = wire_part_start,
+     .start = wire_part_ends,
+     .spawned = wire_part_start,
      .stop = wire_part_stop,
      .end = wire_part_end,
      /* fixed-size messages and addresses from the wire (decoded by
@@ -267,6 +270,8 @@ const char *part_when_name(enum part_when w)
 		return "while planning";
 	case PART_BEFORE_BWRAP:
 		return "before bwrap";
+	case PART_AS_BWRAP:
+		return "as bwrap starts";
 	case PART_WITH_BWRAP:
 		return "with bwrap";
 	case PART_BWRAP:
@@ -308,6 +313,11 @@ int parts_bind(struct run *r)
 int parts_start(struct run *r)
 {
 	PASS(start);
+}
+
+int parts_spawned(struct run *r)
+{
+	PASS(spawned);
 }
 
 int parts_hold(struct run *r)

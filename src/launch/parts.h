@@ -45,6 +45,8 @@ enum part_when {
 	PART_BEFORE_BWRAP, /* forked by lnk before bwrap and before any
 			    * thread (a child forked later would inherit
 			    * the threads' locks) */
+	PART_AS_BWRAP,	   /* forked by lnk once bwrap's child has exec'd,
+			    * before any thread */
 	PART_WITH_BWRAP,   /* while bwrap makes the sandbox, before the
 			    * program may run */
 	PART_BWRAP,	   /* bwrap, exec'd by lnk's child */
@@ -91,8 +93,11 @@ struct part {
 	 * the run's error set. plan: its share of the plan, before anything
 	 * forks (what it names for bwrap and lnk-init); bind: what it adds
 	 * to the launch plan once that is built; start: before bwrap is
-	 * forked (a process forked, or what bwrap's child inherits); hold:
-	 * while bwrap makes the sandbox, before the program may run;
+	 * forked (a process forked, or what bwrap's child inherits);
+	 * spawned: once bwrap's child has exec'd, before any other step
+	 * and before any thread (a process forked while bwrap starts: its
+	 * fork leaves the start's critical path); hold: while bwrap makes
+	 * the sandbox, before the program may run;
 	 * stop: asked to end, never waits; end: waited for and released.
 	 * stop and end run as soon as every process of the sandbox has
 	 * ended (gone false) and again once bwrap has exited (gone true);
@@ -100,6 +105,7 @@ struct part {
 	int (*plan)(struct run *r);
 	int (*bind)(struct run *r);
 	int (*start)(struct run *r);
+	int (*spawned)(struct run *r);
 	int (*hold)(struct run *r);
 	void (*stop)(struct run *r, bool gone);
 	void (*end)(struct run *r, bool gone);
@@ -125,5 +131,6 @@ void parts_wanted(const struct run_want *w, struct strv *out);
 int parts_plan(struct run *r);
 int parts_bind(struct run *r);
 int parts_start(struct run *r);
+int parts_spawned(struct run *r);
 int parts_hold(struct run *r);
 void parts_end(struct run *r, bool gone);

@@ -145,10 +145,14 @@ struct refusals_shared *run_shared_cap(struct run *r)
 static int hold(void *arg)
 {
 	struct run *r = arg;
+	/* first, before any thread: what is forked as bwrap starts */
+	int rc = parts_spawned(r);
+	if (rc < 0)
+		return r->hold_r = rc;
 	/* the run's start on each write folder's clock, while bwrap makes
 	 * the sandbox and before the program may run */
 	changes_run_stamp(&r->chg);
-	int rc = parts_hold(r);
+	rc = parts_hold(r);
 	if (rc < 0)
 		return r->hold_r = rc;
 	/* bwrap holds its own copies of the /etc files now. */

@@ -139,6 +139,7 @@ struct refusals_shared *run_shared_cap(struct run *r);
 /* The registry entry (part_registry.c). */
 int registry_part_plan(struct run *r);
 int registry_part_start(struct run *r);
+int registry_part_spawned(struct run *r);
 int registry_part_hold(struct run *r);
 void registry_part_end(struct run *r, bool gone);
 /* Waits for the registration, once: 0 or its failure (j->err says
@@ -147,6 +148,7 @@ int registry_part_wait(struct run *r);
 
 /* The keeper and the wire (part_wire.c). */
 int wire_part_plan(struct run *r);
+int wire_part_ends(struct run *r);
 int wire_part_start(struct run *r);
 void wire_part_stop(struct run *r, bool gone);
 void wire_part_end(struct run *r, bool gone);

@@ -804,6 +804,67 @@ def test_sigkill_of_lnk_leaves_no_sandbox(lnk, home, late):
     assert not stray, f"sandboxes outlived lnk: {stray}"
 
 
+def _children(pid):
+    kids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                st = f.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces and ')'
+        if int(st[st.rindex(")") + 2:].split()[1]) == pid:
+            kids.append((int(d), st[st.index("(") + 1:st.rindex(")")]))
+    return kids
+
+
+def _pipe_writes(pid):
+    """The pipes whose write end pid holds (by inode)."""
+    held = set()
+    for n in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{n}")
+            with open(f"/proc/{pid}/fdinfo/{n}") as f:
+                flags = next(int(line.split()[1], 8) for line in f
+                             if line.startswith("flags:"))
+        except (OSError, StopIteration):
+            continue
+        if target.startswith("pipe:") and flags & os.O_ACCMODE == os.O_WRONLY:
+            held.add(target)
+    return held
+
+
+def test_the_keeper_holds_no_lifeline_of_lnk(lnk, home):
+    """The keeper is forked as bwrap starts, when lnk already holds the
+    write end of the sandbox's lifeline (and of the wire's own): it and
+    the wire it forks keep none of lnk's descriptors, so that only lnk's
+    death hangs those up (invariant 5). A keeper that kept a copy would
+    keep the sandbox alive after lnk is gone for as long as it lives."""
+    p = subprocess.Popen(
+        [LNK, "sandbox", "run", "--internet-host", "*", "--", "/bin/sh",
+         "-c", "echo ready; sleep 30"],
+        cwd=str(home), env=lnk.env(), stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL)
+    try:
+        assert p.stdout.readline().strip() == b"ready"
+        keeper = [k for k, comm in _children(p.pid) if comm == "lnk-wire-keep"]
+        assert len(keeper) == 1, _children(p.pid)
+        wire = [k for k, comm in _children(keeper[0]) if comm == "lnk-wire"]
+        assert len(wire) == 1, _children(keeper[0])
+        lnks = _pipe_writes(p.pid)
+        # the sandbox's lifeline and the wire's: both lnk's alone
+        assert len(lnks) >= 2, lnks
+        for pid in keeper + wire:
+            shared = _pipe_writes(pid) & lnks
+            assert not shared, f"{_cmdline(pid)} holds {shared} of lnk's"
+    finally:
+        p.kill()
+        p.wait()
+        p.stdout.close()
+
+
 def test_a_bad_name_is_refused_alike_with_or_without_a_wire(lnk):
     """One rule for sandbox names: the flag's check is the registry's and
     the wire's, so a name is refused before anything starts, the same way

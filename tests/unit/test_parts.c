@@ -95,8 +95,9 @@ static void the_map_names_every_reader(void **state)
 }
 
 /* A row's steps match its start time: what lnk forks before bwrap has a
- * start step, what starts while bwrap makes the sandbox a hold step, and
- * what another part starts neither (its parent's row starts it). */
+ * start step, what it forks as bwrap starts a spawned step, what starts
+ * while bwrap makes the sandbox a hold step, and what another part
+ * starts none (its parent's row starts it). */
 static void steps_match_when(void **state)
 {
 	size_t n;
@@ -111,6 +112,12 @@ static void steps_match_when(void **state)
 					 "start step",
 					 p[i].name);
 			break;
+		case PART_AS_BWRAP:
+			if (!p[i].spawned)
+				fail_msg("%s starts as bwrap starts but has "
+					 "no spawned step",
+					 p[i].name);
+			break;
 		case PART_WITH_BWRAP:
 			if (!p[i].hold)
 				fail_msg("%s starts with bwrap but has no "
@@ -118,7 +125,8 @@ static void steps_match_when(void **state)
 					 p[i].name);
 			break;
 		case PART_BY_PARENT:
-			if (p[i].plan || p[i].start || p[i].hold)
+			if (p[i].plan || p[i].start || p[i].spawned ||
+			    p[i].hold)
 				fail_msg("%s is started by its parent, yet "
 					 "has steps of its own",
 					 p[i].name);
@@ -143,7 +151,8 @@ static void what_starts_ends(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < n; i++)
-		if ((p[i].start || p[i].hold) && !p[i].stop && !p[i].end)
+		if ((p[i].start || p[i].spawned || p[i].hold) && !p[i].stop &&
+		    !p[i].end)
 			fail_msg("%s is started but never ended", p[i].name);
 }
 

@@ -92,7 +92,7 @@ static void bare_user_cgroup2(void **state)
 		  "the resolver without network: by its parent\n");
 }
 
-/* A host grant: the keeper, forked before bwrap, and its wire. Without a
+/* A host grant: the keeper, forked as bwrap starts, and its wire. Without a
  * cgroup (RLIMIT_NPROC through lnk-init), no cgroup part. */
 static void wire_user_rlimit(void **state)
 {
@@ -103,7 +103,7 @@ static void wire_user_rlimit(void **state)
 	want(&w, &f->p, false, false, false, false, LIMITS_RLIMIT);
 	check(&w, "the registry entry: while planning\n"
 		  "lnk, the supervisor: lnk\n"
-		  "the keeper: before bwrap\n"
+		  "the keeper: as bwrap starts\n"
 		  "the wire: by its parent\n"
 		  "the guard: with bwrap\n"
 		  "bwrap: bwrap\n"
@@ -143,7 +143,7 @@ static void all_root_cgroup1(void **state)
 	want(&w, &f->p, false, false, false, true, LIMITS_CGROUP1);
 	check(&w, "the registry entry: while planning\n"
 		  "lnk, the supervisor: lnk\n"
-		  "the keeper: before bwrap\n"
+		  "the keeper: as bwrap starts\n"
 		  "the wire: by its parent\n"
 		  "the tools broker's starter: before bwrap\n"
 		  "the tools broker's reader: by its parent\n"
