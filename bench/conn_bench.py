@@ -30,6 +30,7 @@ beside them the median of each round's own ratio to the forwarder (which
 a load drifting between rounds disturbs less)."""
 import os
 import pathlib
+import re
 import statistics
 import subprocess
 import sys
@@ -58,6 +59,34 @@ def start(cmd, session=False):
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True,
                          start_new_session=session)
     return p, int(p.stdout.readline())
+
+
+def floor_note(tmp, res):
+    """What one more round trip between two processes costs here
+    (bench/floor.c): the keeper's connect is one per connection that a
+    forwarder connecting itself does not make, and at c=1 nothing hides
+    it. The least ratio at c=1 is the forwarder's time per connection
+    over that time plus one round trip."""
+    exe = os.path.join(tmp, "floor")
+    if subprocess.run(["cc", "-O2", "-o", exe,
+                       str(ROOT / "bench" / "floor.c")]).returncode:
+        return
+    out = subprocess.run([exe, "2000"], capture_output=True,
+                         text=True).stdout
+    print("this machine (bench/floor.c):")
+    for line in out.splitlines():
+        print("  " + line)
+    m = re.search(r"puts them ([0-9.]+)", out)
+    if not m:
+        return
+    rtt = float(m.group(1))
+    for way in ("port", "star"):
+        f = [v for v in res.get((way, 1, "forwarder"), []) if v]
+        if f:
+            t = 1e6 / statistics.median(f)
+            print(f"  {way} c=1: the forwarder takes {t:.0f} us a "
+                  f"connection; one round trip more: at most "
+                  f"{t / (t + rtt):.2f}x")
 
 
 def main():
@@ -161,6 +190,7 @@ def main():
                     line += (f"   {name} {statistics.median(rs):.2f}x"
                              if rs else f"   {name} failed")
                 print(line)
+        floor_note(tmp, res)
         print("every round:", {" ".join(map(str, k)): [
             round(v) if v else None for v in vs] for k, vs in res.items()})
     finally:

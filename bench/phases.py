@@ -53,7 +53,7 @@ MARKS = [
      "~/.lnk checks"),
     ("src/cli/main.c", "\treturn c->fn(argc, argv, &cx);", "command"),
     ("src/cli/cmd_run.c", "\tr = grants_build_policy(", "policy"),
-    ("src/cli/cmd_run.c", "\tif ((r = trust_check", "trust check"),
+    ("src/cli/cmd_run.c", "\tr = trust_check(", "trust check"),
     ("src/launch/run.c", "\tif (grantcheck_inside_sandbox())",
      "sandbox_run"),
     ("src/launch/run.c", "\tif ((rc = hidden_check(", "hidden check"),
@@ -72,7 +72,7 @@ MARKS = [
      "device nodes"),
     ("src/launch/part_bwrap.c", "\tint rc = plan_build(&pin", "bwrap plan"),
     ("src/launch/run.c", "\tint rc = initcfg_encode(", "init config"),
-    ("src/launch/part_wire.c", "\tint rc = wire_start(&r->wp", "wire fork"),
+    ("src/launch/part_wire.c", "\treturn give_ends(r, wire_start(", "wire fork"),
     ("src/launch/run.c", "\tstruct spawn_req sreq", "spawn"),
     ("src/launch/spawn.c", "\tfflush(NULL);\n\tstruct child_args",
      "bwrap fork"),
@@ -82,11 +82,11 @@ MARKS = [
     ("src/launch/spawn.c", "\tres->held = go == 'n';", "go-ahead sent"),
     ("src/init/main.c", "\t/* First: no signal from lnk may",
      "lnk-init main"),
-    ("src/init/main.c", "\thand_off_listeners(&cfg);", "init: config read"),
+    ("src/init/main.c", "\thand_off_listeners(&cfg, dns);", "init: config read"),
     ("src/init/main.c", "\tabi = apply_landlock(&cfg);", "init: landlock"),
     ("src/init/main.c", "\tint guard = apply_seccomp(&cfg);",
      "init: seccomp"),
-    ("src/init/main.c", "\tif (reaper_close_fds(cfg.lifeline_fd, guard,",
+    ("src/init/main.c", "\tif (reaper_close_fds(keep,",
      "init: fds"),
     ("src/init/main.c", "\tif ((r = reaper_lifeline_wait",
      "init: go-ahead wait"),
@@ -163,7 +163,8 @@ def main():
         instrument(src)
         b = tmp / "build"
         q = dict(capture_output=True, text=True)
-        for cmd in (["meson", "setup", "-Dtests=false", str(b), str(src)],
+        for cmd in (["meson", "setup", "-Dtests=false", "--buildtype=release",
+                     str(b), str(src)],
                     ["ninja", "-C", str(b), "lnk", "lnk-init"]):
             cp = subprocess.run(cmd, **q)
             if cp.returncode:

@@ -184,3 +184,28 @@ if [ "${#ALIBS[@]}" -gt 0 ] &&
 else
 	echo "(cannot build bench/start_plan.c against $BUILD: no exact figures)"
 fi
+
+# What no code of lnk's can remove on this machine (bench/floor.c): lnk
+# runs two programs bare bwrap does not, lnk itself (dynamic) and lnk-init
+# (static), so a start costs at least an exec of each more than bare
+# bwrap's. The least ratio is bare bwrap's time with those two added.
+if $CC -O2 -o "$T/floor" "$ROOT/bench/floor.c" 2>/dev/null; then
+	$CC -O2 -static -o "$T/floor-static" "$ROOT/bench/floor.c" \
+		2>/dev/null || true
+	out=$("$T/floor" 1000)
+	echo "this machine (bench/floor.c):"
+	printf '%s\n' "$out" | sed 's/^/  /'
+	bare=${ms[0]%% *}
+	/usr/bin/python3 - "$bare" "$out" <<'PY'
+import re, sys
+bare = float(sys.argv[1]) if sys.argv[1] not in ("", "-") else 0
+m = re.search(r"as built (\d+)(?:, static (\d+))?", sys.argv[2])
+if m and bare > 0:
+    dyn = float(m.group(1)) / 1000
+    st = float(m.group(2)) / 1000 if m.group(2) else dyn
+    least = dyn + st
+    print(f"  the least lnk adds here: two execs, {least:.2f} ms: a ratio "
+          f"of at least {(bare + least) / bare:.2f}x before any of lnk's "
+          f"own work (bare bwrap {bare:.2f} ms)")
+PY
+fi
