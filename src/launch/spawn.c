@@ -259,6 +259,8 @@ static pid_t parent_of(pid_t pid)
 	return ppid;
 }
 
+#define LOOP_IN_MAX 65536
+
 struct loop {
 	const struct spawn_req *r;
 	struct pty *p;
@@ -272,7 +274,9 @@ struct loop {
 	int held; /* a signal that came before bwrap reported its pid 1 */
 	bool exited;
 	int wstatus;
-	char in[65536]; /* stdin -> pty, not yet written */
+	/* stdin -> pty, not yet written: with a pty only (64 KiB a run
+	 * touched and zeroed for nothing without one) */
+	char *in;
 	size_t inlen;
 	bool stdin_open, master_open;
 	/* end_on_hangup: the lifeline's write end (closing it ends the
@@ -509,7 +513,7 @@ static void relay_in(struct loop *l)
 		return;
 	}
 	ssize_t n =
-	    read(STDIN_FILENO, l->in + l->inlen, sizeof(l->in) - l->inlen);
+	    read(STDIN_FILENO, l->in + l->inlen, LOOP_IN_MAX - l->inlen);
 	if (n > 0) {
 		l->inlen += (size_t)n;
 	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
@@ -552,8 +556,7 @@ static int run_loop(struct loop *l, int sfd)
 			if (ev)
 				pf[i_m = n++] = (struct pollfd){
 				    .fd = l->p->master, .events = ev};
-			if (l->stdin_open &&
-			    (asking || l->inlen < sizeof(l->in)))
+			if (l->stdin_open && (asking || l->inlen < LOOP_IN_MAX))
 				pf[i_in = n++] = (struct pollfd){
 				    .fd = STDIN_FILENO, .events = POLLIN};
 		}
@@ -767,6 +770,7 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 	l->reaper_fd = -1;
 	l->stdin_open = true;
 	l->master_open = r->pty;
+	l->in = r->pty ? xmalloc(LOOP_IN_MAX) : NULL;
 	l->lifeline = &life_w;
 	l->watch_out = r->end_on_hangup && !r->pty;
 	l->ended_fd = r->ended_fd && r->ended && !res->held
@@ -794,6 +798,7 @@ int spawn_run(const struct spawn_req *r, struct spawn_result *res,
 		res->status = 128 + WTERMSIG(l->wstatus);
 	else
 		res->status = LNK_EXIT_FAIL;
+	free(l->in);
 	free(l);
 out:
 	pty_restore(&p);
