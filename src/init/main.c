@@ -117,6 +117,18 @@ static int read_config(int fd, char **out, size_t *len, struct lnk_err *err)
 	return 0;
 }
 
+/* Whether lnk's answer on the lifeline is already a no ('n', or lnk
+ * gone), without waiting for one. A 'y' read here is not needed again:
+ * the caller fails either way. */
+static bool lnk_said_no(int lifeline)
+{
+	struct pollfd pf = {.fd = lifeline, .events = POLLIN};
+	char go = 0;
+	if (lifeline < 0 || poll(&pf, 1, 0) != 1)
+		return false;
+	return read(lifeline, &go, 1) != 1 || go != 'y';
+}
+
 static void hand_off_listeners(const struct init_config *c, int dns[2])
 {
 	struct lnk_err err = {0};
@@ -129,8 +141,15 @@ static void hand_off_listeners(const struct init_config *c, int dns[2])
 	 * proxy nobody listens on would fail in confusing ways. */
 	if (c->nlisteners &&
 	    handoff_send(c->wire_fd, c->listeners, c->nlisteners,
-			 c->resolver ? dns : NULL, &err) < 0)
+			 c->resolver ? dns : NULL, &err) < 0) {
+		/* lnk may have refused the run already (a name taken, found
+		 * while bwrap made the sandbox: its keeper, which would take
+		 * these, was then never started): its reason is the one to
+		 * read, not this consequence of it. */
+		if (lnk_said_no(c->lifeline_fd))
+			exit(LNK_EXIT_FAIL);
 		fail_layer("the network listeners", &err);
+	}
 	close(c->wire_fd);
 }
 
