@@ -88,6 +88,11 @@ struct pctx {
 	 * nwhys of them are set */
 	const char **whys;
 	size_t nwhys;
+	/* the mounts, when the policy's facts have none: read at the first
+	 * question (seen_at) */
+	struct mount_table own;
+	int own_state; /* 0: not read, 1: read, -1: cannot be */
+	bool aliasing; /* protect_path is walking a second spelling */
 };
 
 static bool lifted(const struct pctx *c, const char *w)
@@ -149,7 +154,7 @@ static bool is_write_folder(const struct pctx *c, const char *p)
  * (at most 40): each (folder, name) met inside a write folder is guarded;
  * the object at the end, when it exists, lies inside a write folder and
  * bind is set, is listed for a read-only bind over itself. */
-static void protect_path(struct pctx *c, const char *path, const char *why,
+static void protect_walk(struct pctx *c, const char *path, const char *why,
 			 bool always, bool bind)
 {
 	char cur[PATH_MAX] = "";
@@ -222,6 +227,61 @@ static void protect_path(struct pctx *c, const char *path, const char *why,
 		c->whys[at] = why;
 		c->nwhys = at + 1;
 	}
+}
+
+/* The mounts, for the second spellings of a path. */
+static const struct mount_table *mounts_of(struct pctx *c)
+{
+	const struct mount_table *mt = facts_mounts(c->in->facts);
+	if (mt || c->in->facts)
+		return mt;
+	if (c->own_state == 0)
+		c->own_state = mounts_read(&c->own) < 0 ? -1 : 1;
+	return c->own_state > 0 ? &c->own : NULL;
+}
+
+/* Every (folder, name) on the way to path inside a write folder, and the
+ * object at its end (protect_walk), judged by what it is, not by its
+ * spelling: the same folder is also kept at each path at which a write
+ * folder shows it (a bind mount of the write folder elsewhere, by which
+ * PATH or a variable names it; a bind mount inside the write folder of a
+ * folder outside it). Compared as spelled, those were never guarded, and
+ * the program planted what PATH runs through the second spelling. The
+ * longest part of path that exists is what the mounts are asked about;
+ * what follows it does not exist, so no link lies there. */
+static void protect_path(struct pctx *c, const char *path, const char *why,
+			 bool always, bool bind)
+{
+	protect_walk(c, path, why, always, bind);
+	const struct mount_table *mt;
+	if (c->aliasing || path[0] != '/' || !c->in->write->n ||
+	    !(mt = mounts_of(c)))
+		return;
+	_cleanup_free_ char *head = xstrdup(path);
+	_cleanup_free_ char *real = NULL;
+	size_t cut = strlen(head);
+	for (;;) {
+		head[cut] = '\0';
+		if ((real = realpath(cut ? head : "/", NULL)))
+			break;
+		char *s = strrchr(head, '/');
+		if (!s)
+			return;
+		cut = (size_t)(s - head);
+	}
+	const char *tail = path + cut;
+	struct strv alts = {0};
+	for (size_t i = 0; i < c->in->write->n; i++)
+		if (always || !lifted(c, c->in->write->v[i]))
+			mounts_seen_at(mt, c->in->write->v[i], real, &alts);
+	c->aliasing = true;
+	for (size_t i = 0; i < alts.n; i++) {
+		_cleanup_free_ char *p = xasprintf(
+		    "%s%s", strcmp(alts.v[i], "/") ? alts.v[i] : "", tail);
+		protect_walk(c, p, why, always, bind);
+	}
+	c->aliasing = false;
+	strv_free(&alts);
 }
 
 /* Each entry of ro, by what it is, for the guard to name when the kernel
@@ -1187,5 +1247,7 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 out:
 	strv_free(&c.seen);
 	free(c.whys);
+	if (c.own_state > 0)
+		mounts_free(&c.own);
 	return r;
 }
