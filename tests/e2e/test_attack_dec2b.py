@@ -3,7 +3,7 @@ lnk from inside a sandbox, from a spec, or from the network, and fails on
 the code before its fix."""
 import pytest
 
-from attack_helpers import in_private_mounts, lnk_under_mounts
+from attack_helpers import _tool_on_path, in_private_mounts, lnk_under_mounts
 
 # The write folder also shown at a second path; PATH names a folder by that
 # second path. A folder of PATH spelled by the bind of the write folder.
@@ -91,3 +91,43 @@ def test_git_config_named_at_a_second_path_not_planted(lnk, work, tmp_path):
         pytest.skip("cannot bind mount here: " + cp.stderr)
     assert cp.returncode == 0, (cp.returncode, cp.stderr)
     assert not (work / "gitconfig").exists(), cp.stderr
+
+
+# A tool's interpreter in a folder outside every grant, which a bind mount
+# shows inside the write folder: the program rewrites it there and calls
+# the tool.
+TOOL_INTERP_SHOWN_INSIDE = """
+    mount --bind '{outside}' '{work}/mnt' || exit 99
+    {lnk} sandbox run --write '{work}' --tool 'mytool *' -- /bin/sh -c \
+        'cat evil > mnt/interp; mytool hi'
+    echo "rc=$?" >&2
+    exit 0
+"""
+
+
+def test_tool_interpreter_shown_inside_a_write_folder_is_refused(
+        lnk, work, tmp_path):
+    """Invariant 8 (what runs outside later), promise: a tool runs nothing
+    the program can write, judged by what the file is.
+
+    Threat: the tool's interpreter lies in a folder outside the grants
+    that a bind mount shows inside the write folder (a container's bind,
+    a second mount): its path is in no write folder, so the start let the
+    tool through; the program rewrote the interpreter through the bind,
+    called the tool, and its code ran outside, as the user."""
+    marker = tmp_path / "pwned"
+    outside = tmp_path / "interpdir"
+    outside.mkdir()
+    outside.chmod(0o755)
+    interp = outside / "interp"
+    interp.write_text("#!/bin/sh\nexec /bin/sh \"$@\"\n")
+    interp.chmod(0o755)
+    _tool_on_path(lnk, tmp_path, f"#!{interp}\necho honest\n")
+    (work / "mnt").mkdir()
+    (work / "evil").write_text(f"#!/bin/sh\necho pwned > {marker}\n")
+    cp = in_private_mounts(lnk, TOOL_INTERP_SHOWN_INSIDE.format(
+        work=work, outside=outside, lnk=lnk_under_mounts(lnk)))
+    if cp.returncode == 99:
+        pytest.skip("cannot bind mount here: " + cp.stderr)
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert "rc=2" in cp.stderr and "write folder" in cp.stderr, cp.stderr
