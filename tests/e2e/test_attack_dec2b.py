@@ -1,6 +1,9 @@
 """Attacks of the session dec2b: each test is one hole found by attacking
 lnk from inside a sandbox, from a spec, or from the network, and fails on
 the code before its fix."""
+import os
+import pathlib
+
 import pytest
 
 from attack_helpers import _tool_on_path, in_private_mounts, lnk_under_mounts
@@ -131,3 +134,73 @@ def test_tool_interpreter_shown_inside_a_write_folder_is_refused(
         pytest.skip("cannot bind mount here: " + cp.stderr)
     assert not marker.exists(), (cp.stdout, cp.stderr)
     assert "rc=2" in cp.stderr and "write folder" in cp.stderr, cp.stderr
+
+
+# A system tree bound inside the write folder (a chroot's folder with the
+# host's /srv, /etc or /var/lib in it): bubblewrap binds the write folder
+# with its mounts.
+SYSTREE_BELOW = """
+    mount --bind /srv '{work}/chroot/srv' || exit 99
+    {lnk} sandbox run --write '{work}' -- /bin/sh -c \\
+        'touch chroot/srv/{mark}' 2>'{work}/err'
+    echo "rc=$?"
+    cat '{work}/err'
+    rm -f '/srv/{mark}' 2>/dev/null
+    exit 0
+"""
+
+
+def test_write_folder_holding_a_mount_of_a_system_tree_refused(lnk, work):
+    """Invariant 2 (writes only where granted), promise: no write grant
+    is, holds or shows through a bind mount a system tree, judged by what
+    it is.
+
+    Threat: the write folder holds a bind mount of a system tree (a build
+    chroot with the host's folders in it): the grant was judged by its own
+    path only, and bubblewrap binds it with its mounts, so the program
+    wrote the host's /srv (or /etc, /var/lib/dpkg) through it, as root."""
+    if not pathlib.Path("/srv").is_dir():
+        pytest.skip("no /srv here")
+    (work / "chroot" / "srv").mkdir(parents=True)
+    mark = f"lnk-attack-{os.getpid()}"
+    cp = in_private_mounts(lnk, SYSTREE_BELOW.format(
+        work=work, mark=mark, lnk=lnk_under_mounts(lnk)))
+    if cp.returncode == 99:
+        pytest.skip("cannot bind mount here: " + cp.stderr)
+    assert not pathlib.Path("/srv", mark).exists(), cp.stdout
+    assert "rc=2" in cp.stdout and "/srv" in cp.stdout, cp.stdout
+
+
+# The host's /proc in a folder the sandbox reads (a chroot's folder with
+# /proc mounted in it), or bound at another path.
+PROC_SHOWN = """
+    mount --rbind /proc '{work}/chroot/proc' || exit 99
+    mount --rbind /proc '{second}' || exit 99
+    {lnk} sandbox run --read '{work}' -- /bin/sh -c \\
+        'ls {work}/chroot/proc | grep -c "^[0-9]"'
+    echo "rc=$?"
+    {lnk} sandbox run --read '{second}' -- /bin/sh -c \\
+        'ls {second} | grep -c "^[0-9]"'
+    echo "rc=$?"
+    exit 0
+"""
+
+
+def test_grant_showing_the_hosts_proc_refused(lnk, work, tmp_path):
+    """Invariant 1 (reads only what is granted), promise: /proc, /sys,
+    /dev and /run are never granted, judged by what they are.
+
+    Threat: a granted folder holds the host's /proc (a chroot's folder,
+    where /proc is mounted for a build), or is /proc bound at another
+    path: refused by spelling only, it showed every process of the
+    machine (their command lines, with what tokens they hold) to the
+    program."""
+    (work / "chroot" / "proc").mkdir(parents=True)
+    second = tmp_path / "second"
+    second.mkdir()
+    cp = in_private_mounts(lnk, PROC_SHOWN.format(
+        work=work, second=second, lnk=lnk_under_mounts(lnk)))
+    if cp.returncode == 99:
+        pytest.skip("cannot bind mount here: " + cp.stderr)
+    assert cp.stdout.count("rc=2") == 2, (cp.stdout, cp.stderr)
+    assert "/proc" in cp.stderr, cp.stderr
