@@ -990,14 +990,22 @@ static void home_top(struct pctx *c, const char *home)
 	home_ancestors(c, home);
 }
 
+/* Folders below the home's top and ~/.config's whose entries are looked
+ * at: a bound on a home of many dot folders, each listed once. */
+#define LINK_FOLDERS_MAX 512
+
 /* The entries of dir that are links (and whose name starts with a dot,
  * when dots): their whole chain, as far as it runs inside a write folder,
  * is protected like the name itself. Threat: GNU stow, home-manager or a
  * dotfiles repository: ~/.bashrc -> ~/dotfiles/bashrc with --write
- * ~/dotfiles; bash sources what the program appends there. One listing of
- * one folder's top (d_type says which are links), never a walk below. */
-static void links_of(struct pctx *c, const char *dir, bool dots,
-		     const char *why)
+ * ~/dotfiles; bash sources what the program appends there. With down,
+ * the same for the entries of each folder (not a link) among them, one
+ * level and no more: stow links a file, not its folder, when the folder
+ * exists already (~/.ssh holds the keys, so ~/.ssh/config ->
+ * ../dotfiles/ssh/config, whose ProxyCommand the next ssh runs).
+ * *folders counts the folders listed below the top. */
+static void links_of(struct pctx *c, const char *dir, bool dots, bool down,
+		     const char *skip, size_t *folders, const char *why)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -1008,27 +1016,36 @@ static void links_of(struct pctx *c, const char *dir, bool dots,
 			continue;
 		_cleanup_free_ char *p = xasprintf("%s/%s", dir, e->d_name);
 		struct stat st;
-		if (e->d_type != DT_LNK &&
-		    (e->d_type != DT_UNKNOWN || lstat(p, &st) < 0 ||
-		     !S_ISLNK(st.st_mode)))
-			continue;
-		protect_path(c, p, why, false, true);
+		unsigned char t = e->d_type;
+		if (t == DT_UNKNOWN)
+			t = lstat(p, &st) < 0	  ? DT_UNKNOWN
+			    : S_ISLNK(st.st_mode) ? DT_LNK
+			    : S_ISDIR(st.st_mode) ? DT_DIR
+						  : DT_REG;
+		if (t == DT_LNK)
+			protect_path(c, p, why, false, true);
+		else if (t == DT_DIR && down &&
+			 !(skip && strcmp(e->d_name, skip) == 0) &&
+			 (*folders)++ < LINK_FOLDERS_MAX)
+			links_of(c, p, false, false, NULL, folders, why);
 	}
 	if (d)
 		closedir(d);
 }
 
 /* Home dot names and configuration folders that are links into a write
- * folder that does not hold the home (which home_top covers). */
+ * folder that does not hold the home (which home_top covers), and the
+ * links one folder below them. */
 static void home_links(struct pctx *c, const char *home)
 {
-	links_of(c, home, true,
+	size_t folders = 0;
+	links_of(c, home, true, true, ".config", &folders,
 		 "a dot name of the home folder leads to it: shells, sessions, "
 		 "editors and tools run it");
 	_cleanup_free_ char *cfg = xasprintf("%s/.config", home);
 	struct stat st;
 	if (lstat(cfg, &st) == 0 && S_ISDIR(st.st_mode))
-		links_of(c, cfg, false,
+		links_of(c, cfg, false, true, NULL, &folders,
 			 "a folder of ~/.config leads to it: programs run "
 			 "their configuration");
 }
@@ -1200,8 +1217,9 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 	}
 	if (holder(&c, rin.home, false))
 		home_top(&c, rin.home);
-	else
-		home_links(&c, rin.home);
+	/* the links of its top (home_top keeps them too) and those one
+	 * folder below, whose targets another part of the home holds */
+	home_links(&c, rin.home);
 	home_elsewhere(&c, rin.home);
 	path_folders(&c, in->path_env, in->home);
 	git_global(&c);

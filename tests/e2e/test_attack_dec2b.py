@@ -335,3 +335,38 @@ def test_another_sandbox_cannot_silence_the_first_router(lnk, hopnet,
         a.kill()
         a.wait()
     assert "a server of this machine" not in b.stdout, (b.stdout, b.stderr)
+
+
+@pytest.mark.parametrize("grant", ["dotfiles", "home"])
+def test_stow_links_one_folder_down_protected(lnk, home, grant):
+    """Invariant 8 (what runs outside later), promise: the targets of the
+    home's configuration links are kept (rule P).
+
+    Threat: GNU stow links a file, not its folder, when the folder exists
+    already: ~/.ssh holds the keys, so stow makes ~/.ssh/config ->
+    ../dotfiles/ssh/config; ~/.config/nvim holds other files, so
+    ~/.config/nvim/init.lua -> dotfiles. With --write ~/dotfiles the
+    program added a ProxyCommand that the next `ssh` runs, and code to the
+    editor's init: only links at the home's top and ~/.config's top were
+    followed. With --write ~ the home's dot folders are kept, not the
+    dotfiles folder beside them that their links lead to."""
+    dots = home / "dotfiles"
+    (dots / "ssh").mkdir(parents=True)
+    (dots / "nvim").mkdir()
+    (dots / "ssh" / "config").write_text("Host x\n")
+    (dots / "nvim" / "init.lua").write_text("-- mine\n")
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_ed25519").write_text("key\n")
+    (home / ".ssh" / "config").symlink_to("../dotfiles/ssh/config")
+    (home / ".config" / "nvim").mkdir(parents=True)
+    (home / ".config" / "nvim" / "init.lua").symlink_to(
+        dots / "nvim" / "init.lua")
+    cp = lnk.run("--write", dots if grant == "dotfiles" else home,
+                 "--", "/bin/sh", "-c",
+                 "echo '  ProxyCommand touch ~/pwned' >> ssh/config; "
+                 "echo 'os.execute(\"touch ~/pwned\")' >> nvim/init.lua; "
+                 "mv ssh ssh.old; mv nvim nvim.old; true", cwd=dots)
+    assert (dots / "ssh" / "config").read_text() == "Host x\n", cp.stderr
+    assert (dots / "nvim" / "init.lua").read_text() == "-- mine\n", cp.stderr
+    assert not (dots / "ssh.old").exists(), cp.stderr
+    assert not (dots / "nvim.old").exists(), cp.stderr
