@@ -7,6 +7,7 @@ import pathlib
 import pytest
 
 from attack_helpers import _tool_on_path, in_private_mounts, lnk_under_mounts
+from conftest import on_lnk_path
 
 # The write folder also shown at a second path; PATH names a folder by that
 # second path. A folder of PATH spelled by the bind of the write folder.
@@ -370,3 +371,36 @@ def test_stow_links_one_folder_down_protected(lnk, home, grant):
     assert (dots / "nvim" / "init.lua").read_text() == "-- mine\n", cp.stderr
     assert not (dots / "ssh.old").exists(), cp.stderr
     assert not (dots / "nvim.old").exists(), cp.stderr
+
+
+@pytest.mark.parametrize("tool,call,planted", [
+    ("docker", "compose up", "compose.yaml"),
+    ("podman", "compose up", "compose.yaml"),
+    ("eslint", ".", "eslint.config.js"),
+    ("jest", "--ci", "jest.config.js"),
+    ("mypy", ".", "mypy.ini"),
+])
+def test_granted_tool_never_runs_the_projects_config_it_obeys(
+        lnk, work, tmp_path, tool, call, planted):
+    """Invariant 8 (what runs outside later), promise: a tool runs nothing
+    the program can write (the tools' folder rule: a tool that obeys the
+    project's own files never acts at a write folder's guarded top).
+
+    Threat: the table of such tools lacked the container CLIs and the
+    linters and test runners whose configuration is code: with `docker
+    compose up` granted the program writes compose.yaml at the top (a
+    privileged service that binds /) and calls the tool, which runs as
+    the user outside; `eslint .` runs eslint.config.js, `jest` its
+    config, mypy the plugins mypy.ini names. The stand-in tool here marks
+    that it ran where the real one would have obeyed the file."""
+    mark = tmp_path / "OUTSIDE_MARK"
+    on_lnk_path(lnk, tmp_path / "fakebin", tool,
+                f"#!/bin/sh\n[ -e {planted} ] && touch {mark}\n")
+    cp = lnk.run("--write", work, "--tool", f"{tool} {call}", "--",
+                 "/bin/sh", "-c",
+                 f"cd '{work}' && echo planted > {planted}; "
+                 f"{tool} {call}; echo st=$?")
+    assert "st=" in cp.stdout, cp.stderr
+    assert not mark.exists(), (cp.stdout, cp.stderr)
+    assert "run the program's code outside the sandbox" in cp.stderr, \
+        cp.stderr
