@@ -1033,6 +1033,8 @@ static void links_of(struct pctx *c, const char *dir, bool dots, bool down,
 		closedir(d);
 }
 
+static const char *env_get(char *const *env, const char *name);
+
 /* Home dot names and configuration folders that are links into a write
  * folder that does not hold the home (which home_top covers), and the
  * links one folder below them. */
@@ -1048,6 +1050,13 @@ static void home_links(struct pctx *c, const char *home)
 		links_of(c, cfg, false, true, NULL, &folders,
 			 "a folder of ~/.config leads to it: programs run "
 			 "their configuration");
+	/* the configuration where the environment puts it instead */
+	const char *xdg = env_get(c->in->env, "XDG_CONFIG_HOME");
+	if (xdg && xdg[0] == '/' && strcmp(xdg, cfg) != 0 &&
+	    stat(xdg, &st) == 0 && S_ISDIR(st.st_mode))
+		links_of(c, xdg, false, true, NULL, &folders,
+			 "a folder of XDG_CONFIG_HOME leads to it: programs "
+			 "run their configuration");
 }
 
 /* The home folder wherever a write folder shows it at another path (a

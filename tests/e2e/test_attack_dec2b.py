@@ -325,17 +325,24 @@ def test_another_sandbox_cannot_silence_the_first_router(lnk, hopnet,
            "--read", str(tmp_path), "--internet-host", "*", "--"]
     a = subprocess.Popen([*run, "python3", str(drain)], cwd=str(tmp_path),
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = ""
     try:
         time.sleep(2)
-        b = subprocess.run(
-            [*run, "/bin/sh", "-c",
-             "for i in 1 2 3; do curl -s -m 3 -x \"$HTTP_PROXY\" "
-             "http://198.19.201.1:8000/secret.txt; sleep 1; done"],
-            cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+        # each a new sandbox, whose wire has not heard the router
+        for _ in range(3):
+            b = subprocess.run(
+                [*run, "/bin/sh", "-c",
+                 "curl -s -m 3 -x \"$HTTP_PROXY\" "
+                 "http://198.19.201.1:8000/secret.txt"],
+                cwd=str(tmp_path), capture_output=True, text=True,
+                timeout=60)
+            out += b.stdout + b.stderr
+            if "a server of this machine" in b.stdout:
+                break
     finally:
         a.kill()
         a.wait()
-    assert "a server of this machine" not in b.stdout, (b.stdout, b.stderr)
+    assert "a server of this machine" not in out, out
 
 
 @pytest.mark.parametrize("grant", ["dotfiles", "home"])
@@ -404,3 +411,30 @@ def test_granted_tool_never_runs_the_projects_config_it_obeys(
     assert not mark.exists(), (cp.stdout, cp.stderr)
     assert "run the program's code outside the sandbox" in cp.stderr, \
         cp.stderr
+
+
+def test_links_of_the_config_folder_the_environment_names_protected(
+        lnk, home):
+    """Invariant 8 (what runs outside later), promise: the targets of the
+    configuration links are kept (rule P), wherever XDG_CONFIG_HOME puts
+    the configuration.
+
+    Threat: XDG_CONFIG_HOME names a folder of the user's other than
+    ~/.config, whose entries are links into a dotfiles repository
+    (~/cfg/git -> ../dotfiles/git, ~/cfg/nvim/init.lua -> dotfiles):
+    only ~/.config's links were followed, so with --write ~/dotfiles the
+    program wrote the git config and the editor's init that run outside."""
+    dots = home / "dotfiles"
+    (dots / "git").mkdir(parents=True)
+    (dots / "git" / "config").write_text("[user]\n\tname = me\n")
+    (dots / "init.lua").write_text("-- mine\n")
+    cfg = home / "cfg"
+    (cfg / "nvim").mkdir(parents=True)
+    (cfg / "git").symlink_to("../dotfiles/git")
+    (cfg / "nvim" / "init.lua").symlink_to(dots / "init.lua")
+    cp = lnk.run("--write", dots, "--", "/bin/sh", "-c",
+                 "printf '[core]\\n\\tpager = touch ~/pwned\\n' "
+                 ">> git/config; echo 'os.execute(1)' >> init.lua; true",
+                 cwd=dots, env={"XDG_CONFIG_HOME": str(cfg)})
+    assert "pager" not in (dots / "git" / "config").read_text(), cp.stderr
+    assert (dots / "init.lua").read_text() == "-- mine\n", cp.stderr
