@@ -146,6 +146,30 @@ bool fs_place_within(const struct fs_place *p, const struct fs_place *dir)
 	       p->minor == dir->minor && path_within(p->path, dir->path);
 }
 
+int mounts_below(const struct mount_table *t, const char *grant, unsigned *i,
+		 struct fs_place *shown, const char **point)
+{
+	for (; *i < t->n; (*i)++) {
+		const struct mount_row *r = &t->rows[*i];
+		if (!path_within(r->point, grant) ||
+		    strcmp(r->point, grant) == 0)
+			continue;
+		/* one mounted later at its point or above it hides it */
+		bool covered = false;
+		for (unsigned j = *i + 1; j < t->n && !covered; j++)
+			covered = path_within(r->point, t->rows[j].point);
+		if (covered)
+			continue;
+		*shown = (struct fs_place){.major = r->major,
+					   .minor = r->minor,
+					   .path = xstrdup(r->root)};
+		*point = r->point;
+		(*i)++;
+		return 1;
+	}
+	return 0;
+}
+
 void mounts_seen_at(const struct mount_table *t, const char *grant,
 		    const char *target, struct strv *out)
 {

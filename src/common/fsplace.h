@@ -43,6 +43,14 @@ void fs_place_free(struct fs_place *p);
 /* p is dir or inside it: same file system, path within. */
 bool fs_place_within(const struct fs_place *p, const struct fs_place *dir);
 
+/* The next mount strictly below grant (a real path) that no later mount
+ * covers, from the cursor *i (0 at first): 1 with *shown its place (what
+ * folder of which file system it shows; shown->path malloc'd) and *point
+ * where it is mounted (the table's), 0 when there is none left. A grant
+ * holds what each shows: bubblewrap binds a folder with its mounts. */
+int mounts_below(const struct mount_table *t, const char *grant, unsigned *i,
+		 struct fs_place *shown, const char **point);
+
 /* Each other path inside grant (a real path) at which the mounts show
  * target (a real path): a bind mount of it, or of a folder that holds it,
  * at or below grant. Checked by identity (device and inode) before it is

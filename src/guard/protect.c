@@ -88,6 +88,11 @@ struct pctx {
 	 * nwhys of them are set */
 	const char **whys;
 	size_t nwhys;
+	/* the mounts, when the policy's facts have none: read at the first
+	 * question (seen_at) */
+	struct mount_table own;
+	int own_state; /* 0: not read, 1: read, -1: cannot be */
+	bool aliasing; /* protect_path is walking a second spelling */
 };
 
 static bool lifted(const struct pctx *c, const char *w)
@@ -149,7 +154,7 @@ static bool is_write_folder(const struct pctx *c, const char *p)
  * (at most 40): each (folder, name) met inside a write folder is guarded;
  * the object at the end, when it exists, lies inside a write folder and
  * bind is set, is listed for a read-only bind over itself. */
-static void protect_path(struct pctx *c, const char *path, const char *why,
+static void protect_walk(struct pctx *c, const char *path, const char *why,
 			 bool always, bool bind)
 {
 	char cur[PATH_MAX] = "";
@@ -222,6 +227,61 @@ static void protect_path(struct pctx *c, const char *path, const char *why,
 		c->whys[at] = why;
 		c->nwhys = at + 1;
 	}
+}
+
+/* The mounts, for the second spellings of a path. */
+static const struct mount_table *mounts_of(struct pctx *c)
+{
+	const struct mount_table *mt = facts_mounts(c->in->facts);
+	if (mt || c->in->facts)
+		return mt;
+	if (c->own_state == 0)
+		c->own_state = mounts_read(&c->own) < 0 ? -1 : 1;
+	return c->own_state > 0 ? &c->own : NULL;
+}
+
+/* Every (folder, name) on the way to path inside a write folder, and the
+ * object at its end (protect_walk), judged by what it is, not by its
+ * spelling: the same folder is also kept at each path at which a write
+ * folder shows it (a bind mount of the write folder elsewhere, by which
+ * PATH or a variable names it; a bind mount inside the write folder of a
+ * folder outside it). Compared as spelled, those were never guarded, and
+ * the program planted what PATH runs through the second spelling. The
+ * longest part of path that exists is what the mounts are asked about;
+ * what follows it does not exist, so no link lies there. */
+static void protect_path(struct pctx *c, const char *path, const char *why,
+			 bool always, bool bind)
+{
+	protect_walk(c, path, why, always, bind);
+	const struct mount_table *mt;
+	if (c->aliasing || path[0] != '/' || !c->in->write->n ||
+	    !(mt = mounts_of(c)))
+		return;
+	_cleanup_free_ char *head = xstrdup(path);
+	_cleanup_free_ char *real = NULL;
+	size_t cut = strlen(head);
+	for (;;) {
+		head[cut] = '\0';
+		if ((real = realpath(cut ? head : "/", NULL)))
+			break;
+		char *s = strrchr(head, '/');
+		if (!s)
+			return;
+		cut = (size_t)(s - head);
+	}
+	const char *tail = path + cut;
+	struct strv alts = {0};
+	for (size_t i = 0; i < c->in->write->n; i++)
+		if (always || !lifted(c, c->in->write->v[i]))
+			mounts_seen_at(mt, c->in->write->v[i], real, &alts);
+	c->aliasing = true;
+	for (size_t i = 0; i < alts.n; i++) {
+		_cleanup_free_ char *p = xasprintf(
+		    "%s%s", strcmp(alts.v[i], "/") ? alts.v[i] : "", tail);
+		protect_walk(c, p, why, always, bind);
+	}
+	c->aliasing = false;
+	strv_free(&alts);
 }
 
 /* Each entry of ro, by what it is, for the guard to name when the kernel
@@ -930,14 +990,22 @@ static void home_top(struct pctx *c, const char *home)
 	home_ancestors(c, home);
 }
 
+/* Folders below the home's top and ~/.config's whose entries are looked
+ * at: a bound on a home of many dot folders, each listed once. */
+#define LINK_FOLDERS_MAX 512
+
 /* The entries of dir that are links (and whose name starts with a dot,
  * when dots): their whole chain, as far as it runs inside a write folder,
  * is protected like the name itself. Threat: GNU stow, home-manager or a
  * dotfiles repository: ~/.bashrc -> ~/dotfiles/bashrc with --write
- * ~/dotfiles; bash sources what the program appends there. One listing of
- * one folder's top (d_type says which are links), never a walk below. */
-static void links_of(struct pctx *c, const char *dir, bool dots,
-		     const char *why)
+ * ~/dotfiles; bash sources what the program appends there. With down,
+ * the same for the entries of each folder (not a link) among them, one
+ * level and no more: stow links a file, not its folder, when the folder
+ * exists already (~/.ssh holds the keys, so ~/.ssh/config ->
+ * ../dotfiles/ssh/config, whose ProxyCommand the next ssh runs).
+ * *folders counts the folders listed below the top. */
+static void links_of(struct pctx *c, const char *dir, bool dots, bool down,
+		     const char *skip, size_t *folders, const char *why)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -948,29 +1016,47 @@ static void links_of(struct pctx *c, const char *dir, bool dots,
 			continue;
 		_cleanup_free_ char *p = xasprintf("%s/%s", dir, e->d_name);
 		struct stat st;
-		if (e->d_type != DT_LNK &&
-		    (e->d_type != DT_UNKNOWN || lstat(p, &st) < 0 ||
-		     !S_ISLNK(st.st_mode)))
-			continue;
-		protect_path(c, p, why, false, true);
+		unsigned char t = e->d_type;
+		if (t == DT_UNKNOWN)
+			t = lstat(p, &st) < 0	  ? DT_UNKNOWN
+			    : S_ISLNK(st.st_mode) ? DT_LNK
+			    : S_ISDIR(st.st_mode) ? DT_DIR
+						  : DT_REG;
+		if (t == DT_LNK)
+			protect_path(c, p, why, false, true);
+		else if (t == DT_DIR && down &&
+			 !(skip && strcmp(e->d_name, skip) == 0) &&
+			 (*folders)++ < LINK_FOLDERS_MAX)
+			links_of(c, p, false, false, NULL, folders, why);
 	}
 	if (d)
 		closedir(d);
 }
 
+static const char *env_get(char *const *env, const char *name);
+
 /* Home dot names and configuration folders that are links into a write
- * folder that does not hold the home (which home_top covers). */
+ * folder that does not hold the home (which home_top covers), and the
+ * links one folder below them. */
 static void home_links(struct pctx *c, const char *home)
 {
-	links_of(c, home, true,
+	size_t folders = 0;
+	links_of(c, home, true, true, ".config", &folders,
 		 "a dot name of the home folder leads to it: shells, sessions, "
 		 "editors and tools run it");
 	_cleanup_free_ char *cfg = xasprintf("%s/.config", home);
 	struct stat st;
 	if (lstat(cfg, &st) == 0 && S_ISDIR(st.st_mode))
-		links_of(c, cfg, false,
+		links_of(c, cfg, false, true, NULL, &folders,
 			 "a folder of ~/.config leads to it: programs run "
 			 "their configuration");
+	/* the configuration where the environment puts it instead */
+	const char *xdg = env_get(c->in->env, "XDG_CONFIG_HOME");
+	if (xdg && xdg[0] == '/' && strcmp(xdg, cfg) != 0 &&
+	    stat(xdg, &st) == 0 && S_ISDIR(st.st_mode))
+		links_of(c, xdg, false, true, NULL, &folders,
+			 "a folder of XDG_CONFIG_HOME leads to it: programs "
+			 "run their configuration");
 }
 
 /* The home folder wherever a write folder shows it at another path (a
@@ -1140,8 +1226,9 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 	}
 	if (holder(&c, rin.home, false))
 		home_top(&c, rin.home);
-	else
-		home_links(&c, rin.home);
+	/* the links of its top (home_top keeps them too) and those one
+	 * folder below, whose targets another part of the home holds */
+	home_links(&c, rin.home);
 	home_elsewhere(&c, rin.home);
 	path_folders(&c, in->path_env, in->home);
 	git_global(&c);
@@ -1187,5 +1274,7 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 out:
 	strv_free(&c.seen);
 	free(c.whys);
+	if (c.own_state > 0)
+		mounts_free(&c.own);
 	return r;
 }

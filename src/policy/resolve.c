@@ -65,6 +65,24 @@ static const char *refusal(struct fs_facts *f, const char *real,
 				 "no folder there can be granted");
 			return sys[i].why;
 		}
+	/* The same trees by what they are: a bind of /proc elsewhere, or a
+	 * chroot's folder with /proc or /dev mounted in it (bubblewrap binds
+	 * a grant with its mounts). */
+	for (size_t i = 0; i < ARRAY_SIZE(sys); i++) {
+		const char *at = NULL;
+		if (!systree_shows(real, f, sys[i].path, &at))
+			continue;
+		if (at)
+			snprintf(hint, hintlen,
+				 "it holds '%s', a mount of %s: grant a folder "
+				 "without it, or unmount it first",
+				 at, sys[i].path);
+		else
+			snprintf(hint, hintlen,
+				 "it is %s at another path (a bind mount)",
+				 sys[i].path);
+		return sys[i].why;
+	}
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	if (xdg && xdg[0] == '/') {
 		const char *x = real_or_same(f, xdg);
@@ -278,6 +296,17 @@ static int resolve_path(struct policy *p, enum key_id id, size_t i,
 		    : strcmp(r, tree) == 0 ? "is"
 					   : "lies in",
 		    tree);
+	const char *at = NULL;
+	tree = writes ? systree_below(r, f, &at) : NULL;
+	if (tree)
+		return err_set(
+		    err, -EINVAL,
+		    "%s: '%s' holds '%s', a mount that shows the system "
+		    "folder %s (or a folder that holds it), whose files the "
+		    "system's own programs run or trust as root; the program "
+		    "would write there through it. Grant a folder without "
+		    "it, or unmount it first",
+		    where, r, at, tree);
 	_cleanup_free_ char *link = user_link_on(abs);
 	if (link)
 		return err_set(

@@ -68,3 +68,56 @@ const char *systree_holding(const char *real, struct fs_facts *f, bool *other)
 	*other = hit != NULL;
 	return hit;
 }
+
+const char *systree_below(const char *real, struct fs_facts *f,
+			  const char **point)
+{
+	const struct mount_table *mt;
+	const char *hit = NULL;
+	struct fs_place shown;
+	unsigned i = 0;
+
+	*point = NULL;
+	if (!f || !(mt = facts_mounts(f)))
+		return NULL;
+	while (!hit && mounts_below(mt, real, &i, &shown, point) == 1) {
+		for (size_t t = 0; !hit && t < ARRAY_SIZE(trees); t++) {
+			const struct fs_place *tp;
+			if (!trees[t].whole ||
+			    !(tp = facts_place(f, trees[t].path)))
+				continue;
+			if (fs_place_within(&shown, tp) ||
+			    fs_place_within(tp, &shown))
+				hit = trees[t].path;
+		}
+		fs_place_free(&shown);
+	}
+	if (!hit)
+		*point = NULL;
+	return hit;
+}
+
+bool systree_shows(const char *real, struct fs_facts *f, const char *tree,
+		   const char **point)
+{
+	const struct mount_table *mt;
+	const struct fs_place *tp;
+	struct fs_place g;
+	bool hit = false;
+	unsigned i = 0;
+
+	*point = NULL;
+	if (!f || !(mt = facts_mounts(f)) || !(tp = facts_place(f, tree)))
+		return false;
+	if (mounts_place(mt, real, &g) == 0) {
+		hit = fs_place_within(&g, tp);
+		fs_place_free(&g);
+	}
+	while (!hit && mounts_below(mt, real, &i, &g, point) == 1) {
+		hit = fs_place_within(&g, tp) || fs_place_within(tp, &g);
+		fs_place_free(&g);
+	}
+	if (!hit || !*point)
+		*point = NULL;
+	return hit;
+}

@@ -19,3 +19,20 @@ struct fs_facts;
  * or NULL. *other is set when only identity
  * tells: the path shows the tree through a bind mount. */
 const char *systree_holding(const char *real, struct fs_facts *f, bool *other);
+
+/* The tree a mount strictly below real (an absolute, real path) shows, or
+ * a folder of, or one that holds it (a bind of /etc, or of / itself, in a
+ * chroot's folder), by identity; *point names that mount (f's), or NULL.
+ * bubblewrap binds a write folder with its mounts: the program writes
+ * there. */
+const char *systree_below(const char *real, struct fs_facts *f,
+			  const char **point);
+
+/* Whether real (an absolute, real path) shows the folder tree (an
+ * absolute path: /proc, /dev) by identity: it is a bind of tree or of a
+ * folder in it, or a mount strictly below it shows tree, a folder in it,
+ * or a folder that holds it (a chroot's folder with /proc mounted in
+ * it). *point names the mount below real (f's), or NULL when real itself
+ * shows it. False when f has no mounts. */
+bool systree_shows(const char *real, struct fs_facts *f, const char *tree,
+		   const char **point);

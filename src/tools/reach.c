@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/elf.h"
+#include "common/fsplace.h"
 #include "tools/allow.h"
 
 #define SHEBANG_MAX 256	       /* the kernel reads no more (BINPRM_BUF_SIZE) */
@@ -26,20 +27,53 @@
 #define LINK_SEARCH_DEPTH 128
 #define DYN_MAX 4096
 
+/* The write folder of w that shows d (an existing path) at a path of its
+ * own, by a bind mount inside it of d or of a folder that holds it: the
+ * folders above d are not the write folder's, yet the program writes d
+ * there. NULL when none does (or the mounts cannot be read). */
+static const char *shown_in(const struct strv *w, const char *d)
+{
+	struct mount_table t;
+	const char *hit = NULL;
+	_cleanup_free_ char *real = realpath(d, NULL);
+
+	if (!real || !w->n || mounts_read(&t) < 0)
+		return NULL;
+	for (size_t i = 0; i < w->n && !hit; i++) {
+		struct strv alts = {0};
+		mounts_seen_at(&t, w->v[i], real, &alts);
+		if (alts.n)
+			hit = w->v[i];
+		strv_free(&alts);
+	}
+	mounts_free(&t);
+	return hit;
+}
+
 const char *tools_write_folder_of(const struct strv *w, const char *path)
 {
 	char d[PATH_MAX];
 	struct stat ws, ds;
+	bool first = true;
 
 	if (snprintf(d, sizeof(d), "%s", path) >= (int)sizeof(d))
 		return NULL;
 	for (;;) {
-		if (stat(d, &ds) == 0)
+		if (stat(d, &ds) == 0) {
 			for (size_t i = 0; i < w->n; i++)
 				if (stat(w->v[i], &ws) == 0 &&
 				    ws.st_dev == ds.st_dev &&
 				    ws.st_ino == ds.st_ino)
 					return w->v[i];
+			/* the nearest existing path: where a bind mount
+			 * inside a write folder would show it */
+			if (first) {
+				first = false;
+				const char *f = shown_in(w, d);
+				if (f)
+					return f;
+			}
+		}
 		char *sl = strrchr(d, '/');
 		if (!sl || strcmp(d, "/") == 0)
 			return NULL;

@@ -34,8 +34,10 @@ struct tool_reach {
 /* The entry of write (the write folders) path lies in, or NULL: by
  * identity (device and inode), path itself and its folders up to /,
  * against each write folder's, so a folder bound at another path here (a
- * bind mount of the project elsewhere) is the same folder. A path that
- * does not exist yet is in the folder of its nearest parent that does. */
+ * bind mount of the project elsewhere) is the same folder; and a path a
+ * bind mount inside a write folder shows there (common/fsplace.h,
+ * mounts_seen_at) is in that write folder. A path that does not exist yet
+ * is in the folder of its nearest parent that does. */
 const char *tools_write_folder_of(const struct strv *write, const char *path);
 
 /* Whether the program could change what the tool real (its real path)
