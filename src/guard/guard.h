@@ -165,6 +165,7 @@ void guard_plan_push(struct guard_plan *np, const struct guard_rule *g);
  * created or renamed become guards in np. home is the user's home folder.
  * Returns 1 when a guard is needed, 0 when not, or -errno with err set. */
 struct protect_in {
+	const char *link_cache;	   /* guard/linkcache.h's file, or NULL */
 	const struct strv *write;  /* the write folders, absolute, real */
 	const struct strv *lifted; /* --write-dot-files */
 	const struct strv *hidden; /* always hidden and --hide, absolute */

@@ -63,6 +63,7 @@
 #include "common/pathenv.h"
 #include "guard/envconf.h"
 #include "guard/gitkeys.h"
+#include "guard/linkcache.h"
 #include "policy/dotfiles.h"
 #include "policy/facts.h"
 
@@ -91,8 +92,9 @@ struct pctx {
 	/* the mounts, when the policy's facts have none: read at the first
 	 * question (seen_at) */
 	struct mount_table own;
-	int own_state; /* 0: not read, 1: read, -1: cannot be */
-	bool aliasing; /* protect_path is walking a second spelling */
+	int own_state;		 /* 0: not read, 1: read, -1: cannot be */
+	struct linkcache *links; /* the folders' links of earlier runs */
+	bool aliasing;		 /* protect_path is walking a second spelling */
 };
 
 static bool lifted(const struct pctx *c, const char *w)
@@ -262,7 +264,14 @@ static void protect_path(struct pctx *c, const char *path, const char *why,
 	size_t cut = strlen(head);
 	for (;;) {
 		head[cut] = '\0';
-		if ((real = realpath(cut ? head : "/", NULL)))
+		/* asked once a run when the policy's facts are at hand: the
+		 * same folders (PATH's, the home's) come back many times */
+		const char *q = cut ? head : "/";
+		const char *fr =
+		    c->in->facts ? facts_real(c->in->facts, q) : NULL;
+		if ((real = fr		   ? xstrdup(fr)
+			    : c->in->facts ? NULL
+					   : realpath(q, NULL)))
 			break;
 		char *s = strrchr(head, '/');
 		if (!s)
@@ -1004,6 +1013,43 @@ static void home_top(struct pctx *c, const char *home)
  * exists already (~/.ssh holds the keys, so ~/.ssh/config ->
  * ../dotfiles/ssh/config, whose ProxyCommand the next ssh runs).
  * *folders counts the folders listed below the top. */
+/* The links in dir, a folder one below the home's top or a configuration
+ * folder: known from an earlier run while dir is as it was then
+ * (linkcache.h), else listed. Its stat is taken before the listing, so a
+ * change made meanwhile leaves the kept listing stale, never wrong. */
+static void links_in(struct pctx *c, const char *dir, const char *why)
+{
+	struct stat st;
+	struct strv names = {0};
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	if (!linkcache_get(c->links, dir, &st, &names)) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			if (strcmp(e->d_name, ".") == 0 ||
+			    strcmp(e->d_name, "..") == 0)
+				continue;
+			struct stat es;
+			_cleanup_free_ char *p =
+			    xasprintf("%s/%s", dir, e->d_name);
+			if (e->d_type == DT_LNK ||
+			    (e->d_type == DT_UNKNOWN && lstat(p, &es) == 0 &&
+			     S_ISLNK(es.st_mode)))
+				strv_push(&names, e->d_name);
+		}
+		if (d) {
+			closedir(d);
+			linkcache_put(c->links, dir, &st, &names);
+		}
+	}
+	for (size_t i = 0; i < names.n; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, names.v[i]);
+		protect_path(c, p, why, false, true);
+	}
+	strv_free(&names);
+}
+
 static void links_of(struct pctx *c, const char *dir, bool dots, bool down,
 		     const char *skip, size_t *folders, const char *why)
 {
@@ -1027,7 +1073,7 @@ static void links_of(struct pctx *c, const char *dir, bool dots, bool down,
 		else if (t == DT_DIR && down &&
 			 !(skip && strcmp(e->d_name, skip) == 0) &&
 			 (*folders)++ < LINK_FOLDERS_MAX)
-			links_of(c, p, false, false, NULL, folders, why);
+			links_in(c, p, why);
 	}
 	if (d)
 		closedir(d);
@@ -1189,7 +1235,10 @@ static void path_folders(struct pctx *c, const char *path_env, const char *home)
 int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		  struct strv *ro_paths, struct lnk_err *err)
 {
-	struct pctx c = {.in = in, .np = np, .ro = ro_paths};
+	struct pctx c = {.in = in,
+			 .np = np,
+			 .ro = ro_paths,
+			 .links = linkcache_open(in->link_cache)};
 	_cleanup_free_ char *home = in->facts ? NULL : realpath(in->home, NULL);
 	struct protect_in rin = *in;
 	size_t nd;
@@ -1272,6 +1321,7 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 	kept_entries(&c);
 	r = np->n > 0;
 out:
+	linkcache_close(c.links);
 	strv_free(&c.seen);
 	free(c.whys);
 	if (c.own_state > 0)

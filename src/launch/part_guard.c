@@ -88,7 +88,9 @@ int guard_part_plan(struct run *r)
 	const struct strv *wl = policy_list(pol, K_FILES_WRITE);
 	for (size_t i = 0; i < wl->n; i++)
 		strv_push(&grants, wl->v[i]);
+	_cleanup_free_ char *links = paths_home_links_cache(req->home);
 	struct protect_in pro = {
+	    .link_cache = links,
 	    .write = wl,
 	    .lifted = policy_list(pol, K_FILES_WRITE_DOT_FILES),
 	    .hidden = &hidden,

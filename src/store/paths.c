@@ -82,6 +82,10 @@ char *paths_etc_names_cache(const char *home)
 {
 	return xasprintf("%s/.lnk/sandbox/etc-names", home);
 }
+char *paths_home_links_cache(const char *home)
+{
+	return xasprintf("%s/.lnk/sandbox/home-links", home);
+}
 char *paths_hidden_record(const char *home)
 {
 	return xasprintf("%s/.lnk/sandbox/hidden-folders", home);

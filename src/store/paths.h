@@ -28,6 +28,9 @@ char *paths_bwrap_cache(const char *home);
 /* ~/.lnk/sandbox/etc-names: the names of /etc that a glob of the /etc list
  * stands for, with /etc's identity (launch/host.c). */
 char *paths_etc_names_cache(const char *home);
+/* ~/.lnk/sandbox/home-links: the links the guard found in the folders of
+ * the home it looks into, with each folder's identity (guard/linkcache.h). */
+char *paths_home_links_cache(const char *home);
 
 /* Folders every sandbox hides, even inside a granted folder: ~/.lnk,
  * ~/Link/Agents, ~/Link/History. Appended to out, absolute. */

@@ -380,6 +380,45 @@ def test_stow_links_one_folder_down_protected(lnk, home, grant):
     assert not (dots / "nvim.old").exists(), cp.stderr
 
 
+def test_a_link_made_between_runs_is_kept_at_the_next(lnk, home):
+    """Rule P's links one folder down are kept between runs with the
+    folder's identity and times (~/.lnk/sandbox/home-links): a run that
+    found no link in ~/.ssh must not make the next one skip the link
+    stow made since. Also a link whose folder was replaced whole (another
+    inode), and one replaced by a link elsewhere (the folder changes)."""
+    dots = home / "dotfiles"
+    (dots / "ssh").mkdir(parents=True)
+    (dots / "ssh" / "config").write_text("Host x\n")
+    (dots / "ssh" / "rc").write_text("# mine\n")
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_ed25519").write_text("key\n")
+    # a first run lists ~/.ssh: no link there yet
+    cp = lnk.run("--write", dots, "--", "true", cwd=dots)
+    assert cp.returncode == 0, cp.stderr
+    assert (home / ".lnk" / "sandbox" / "home-links").exists()
+    (home / ".ssh" / "config").symlink_to("../dotfiles/ssh/config")
+    cp = lnk.run("--write", dots, "--", "/bin/sh", "-c",
+                 "echo '  ProxyCommand touch ~/pwned' >> ssh/config; true",
+                 cwd=dots)
+    assert (dots / "ssh" / "config").read_text() == "Host x\n", cp.stderr
+    # the link now leads elsewhere in the write folder: that one is kept
+    (home / ".ssh" / "config").unlink()
+    (home / ".ssh" / "config").symlink_to("../dotfiles/ssh/rc")
+    cp = lnk.run("--write", dots, "--", "/bin/sh", "-c",
+                 "echo 'touch ~/pwned' >> ssh/rc; true", cwd=dots)
+    assert (dots / "ssh" / "rc").read_text() == "# mine\n", cp.stderr
+    # another ~/.ssh in its place, its link made before it moved in
+    fresh = home / "ssh.new"
+    fresh.mkdir()
+    (fresh / "config").symlink_to("../dotfiles/ssh/config")
+    (home / ".ssh").rename(home / "ssh.old")
+    fresh.rename(home / ".ssh")
+    cp = lnk.run("--write", dots, "--", "/bin/sh", "-c",
+                 "echo '  ProxyCommand touch ~/pwned' >> ssh/config; true",
+                 cwd=dots)
+    assert (dots / "ssh" / "config").read_text() == "Host x\n", cp.stderr
+
+
 @pytest.mark.parametrize("tool,call,planted", [
     ("docker", "compose up", "compose.yaml"),
     ("podman", "compose up", "compose.yaml"),
