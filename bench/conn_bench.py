@@ -76,17 +76,23 @@ def floor_note(tmp, res):
     print("this machine (bench/floor.c):")
     for line in out.splitlines():
         print("  " + line)
-    m = re.search(r"puts them ([0-9.]+)", out)
-    if not m:
+    near = re.search(r"puts them ([0-9.]+)", out)
+    far = re.search(r"on two CPUs ([0-9.]+)", out)
+    if not near:
         return
-    rtt = float(m.group(1))
     for way in ("port", "star"):
         f = [v for v in res.get((way, 1, "forwarder"), []) if v]
-        if f:
-            t = 1e6 / statistics.median(f)
-            print(f"  {way} c=1: the forwarder takes {t:.0f} us a "
-                  f"connection; one round trip more: at most "
-                  f"{t / (t + rtt):.2f}x")
+        if not f:
+            continue
+        t = 1e6 / statistics.median(f)
+        line = (f"  {way} c=1: the forwarder takes {t:.0f} us a "
+                f"connection; one round trip more: at most "
+                f"{t / (t + float(near.group(1))):.2f}x when the keeper "
+                f"shares the wire's CPU")
+        if far:
+            line += (f", {t / (t + float(far.group(1))):.2f}x when it is "
+                     f"woken on the other")
+        print(line)
 
 
 def main():
