@@ -30,7 +30,10 @@ uint64_t netns_own(void)
 	return c;
 }
 
-bool netns_bind_dns(int fd, uint64_t own)
+/* fd, an unbound IPv4 socket of a network namespace other than own (the
+ * binder's), bound to that namespace's 127.0.0.1:port, and listening
+ * when a stream; false for anything else. stream_only: no datagram. */
+static bool bind_loopback(int fd, uint64_t own, uint16_t port, bool stream_only)
 {
 	int type = 0, dom = 0, one = 1;
 	socklen_t l = sizeof(int);
@@ -42,13 +45,24 @@ bool netns_bind_dns(int fd, uint64_t own)
 	    dom != AF_INET ||
 	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
 	    (type != SOCK_DGRAM && type != SOCK_STREAM) ||
+	    (stream_only && type != SOCK_STREAM) ||
 	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0 ||
-	    sa.sin_port != 0)
+	    sa.sin_port != 0 || port == 0)
 		return false;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	sa = (struct sockaddr_in){.sin_family = AF_INET,
-				  .sin_port = htons(53),
+				  .sin_port = htons(port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	return bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	       (type == SOCK_DGRAM || listen(fd, 64) == 0);
+	       (type == SOCK_DGRAM || listen(fd, port == 53 ? 64 : 4096) == 0);
+}
+
+bool netns_bind_dns(int fd, uint64_t own)
+{
+	return bind_loopback(fd, own, 53, false);
+}
+
+bool netns_bind_port(int fd, uint64_t own, uint16_t port)
+{
+	return bind_loopback(fd, own, port, true);
 }

@@ -21,3 +21,10 @@ uint64_t netns_own(void);
  * IPv4 socket of another network namespace than own (which must be
  * known). Whether it was bound. */
 bool netns_bind_dns(int fd, uint64_t own);
+/* The same for a --port listener below the unprivileged ports: fd, an
+ * unbound IPv4 TCP socket of another network namespace than own, bound
+ * to that namespace's 127.0.0.1:port and listening. Nothing inside the
+ * sandbox may bind such a port (bwrap drops every capability); the
+ * owner of its user namespace may (docs/kernel-facts.md,
+ * userns-owner-binds-low-ports). Whether it was bound. */
+bool netns_bind_port(int fd, uint64_t own, uint16_t port);

@@ -41,6 +41,17 @@ static int listen_on(int family, uint16_t port, int *out, struct lnk_err *err)
 	return 0;
 }
 
+static int unbound_stream(int *out, struct lnk_err *err)
+{
+	int fd = socket_cloexec(AF_INET, SOCK_STREAM, 0, 0);
+	if (fd < 0)
+		return err_set(err, -errno,
+			       "cannot make a listener of the sandbox's: %s",
+			       strerror(errno));
+	*out = fd;
+	return 0;
+}
+
 static int flush_msg(int wire_fd, struct handoff_msg *m, int *fds, bool last,
 		     struct lnk_err *err)
 {
@@ -105,6 +116,13 @@ int handoff_send(int wire_fd, const struct init_listener *l, size_t n,
 				continue;
 			int fd = -1, r = listen_on(v6 ? AF_INET6 : AF_INET,
 						   l[i].port, &fd, err);
+			/* A --port below the unprivileged ports: nothing
+			 * inside may bind it. Its IPv4 socket goes unbound,
+			 * for the keeper to bind (keeper.h); none on ::1. */
+			if (r == -EACCES && l[i].kind == INIT_L_PORT) {
+				*err = (struct lnk_err){0};
+				r = v6 ? 1 : unbound_stream(&fd, err);
+			}
 			if (r < 0) {
 				for (size_t j = 0; j < m.n; j++)
 					close(fds[j]);

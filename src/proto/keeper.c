@@ -19,7 +19,7 @@ static const uint8_t reply_magic[4] = {'L', 'N', 'K', 'A'};
 #define M_TLEN 6    /* 'T' */
 #define M_PORT 6    /* 'A', 'C': two bytes */
 #define M_ADDR 8    /* 'A', 'C': sixteen bytes */
-#define M_FD 8	    /* 'L', 'B': four bytes */
+#define M_FD 8	    /* 'L', 'B', 'P': four bytes */
 #define M_TARGET 8  /* 'T' */
 #define M_FLAGS 24  /* 'C' */
 #define M_COOKIE 32 /* 'C': eight bytes */
@@ -67,6 +67,11 @@ void keeper_msg_encode(const struct keeper_msg *m, uint8_t out[KEEPER_MSG_SIZE])
 	case KEEPER_M_BIND:
 		bytes_put_le(out + M_FD, (uint32_t)m->fd, 4);
 		return;
+	case KEEPER_M_BIND_PORT:
+		out[M_PORT] = (uint8_t)(m->port >> 8);
+		out[M_PORT + 1] = (uint8_t)m->port;
+		bytes_put_le(out + M_FD, (uint32_t)m->fd, 4);
+		return;
 	case KEEPER_M_TRIP: {
 		size_t n = strnlen(m->target, KEEPER_TARGET_MAX);
 		out[M_RULE] = (uint8_t)m->rule;
@@ -99,6 +104,20 @@ static int get_fd(const uint8_t *in, struct keeper_msg *m)
 	if (!zero(in, M_KIND + 1, M_FD) || !zero(in, M_FD + 4, KEEPER_MSG_SIZE))
 		return -EBADMSG;
 	if (fd > KEEPER_FD_MAX)
+		return -EINVAL;
+	m->fd = (int)fd;
+	return 0;
+}
+
+/* 'P': a descriptor and a port, nothing else (no family byte). */
+static int get_fd_port(const uint8_t *in, struct keeper_msg *m)
+{
+	uint64_t fd = bytes_get_le(in + M_FD, 4);
+	if (!zero(in, M_KIND + 1, M_PORT) ||
+	    !zero(in, M_FD + 4, KEEPER_MSG_SIZE))
+		return -EBADMSG;
+	m->port = (uint16_t)(in[M_PORT] << 8 | in[M_PORT + 1]);
+	if (fd > KEEPER_FD_MAX || m->port == 0)
 		return -EINVAL;
 	m->fd = (int)fd;
 	return 0;
@@ -152,6 +171,9 @@ int keeper_msg_decode(const uint8_t *in, size_t len, struct keeper_msg *m)
 	case KEEPER_M_LISTENER:
 	case KEEPER_M_BIND:
 		r = get_fd(in, m);
+		break;
+	case KEEPER_M_BIND_PORT:
+		r = get_fd_port(in, m);
 		break;
 	case KEEPER_M_TRIP:
 		r = get_trip(in, m);

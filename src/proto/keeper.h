@@ -58,6 +58,7 @@ enum keeper_msg_kind {
 	KEEPER_M_DNS = 'A',
 	KEEPER_M_LISTENER = 'L',
 	KEEPER_M_BIND = 'B',
+	KEEPER_M_BIND_PORT = 'P',
 	KEEPER_M_TRIP = 'T',
 	KEEPER_M_CONNECT = 'C',
 };
@@ -66,10 +67,10 @@ enum keeper_msg_kind {
 struct keeper_msg {
 	enum keeper_msg_kind kind;
 	struct lnk_addr addr; /* 'A', 'C' */
-	uint16_t port;	      /* 'A', 'C': never 0 */
+	uint16_t port;	      /* 'A', 'C', 'P': never 0 */
 	unsigned flags;	      /* 'C': KEEPER_ASK_* */
 	uint64_t cookie;      /* 'C' */
-	int fd;		      /* 'L', 'B': 0..KEEPER_FD_MAX */
+	int fd;		      /* 'L', 'B', 'P': 0..KEEPER_FD_MAX */
 	enum trip_rule rule;  /* 'T': TRIP_NONE < rule <= TRIP_RULE_LAST */
 	char target[KEEPER_TARGET_MAX + 1]; /* 'T': printable ASCII */
 };

@@ -82,6 +82,20 @@ int keeper_send_listener(int chan, int notify_fd, struct lnk_err *err)
 	return 0;
 }
 
+int keeper_bind_port(int chan, int fd, uint16_t port, struct lnk_err *err)
+{
+	struct keeper_msg km = {
+	    .kind = KEEPER_M_BIND_PORT, .fd = fd, .port = port};
+	if (send_msg(chan, &km, 0) < 0)
+		return err_set(err, -EIO, "cannot reach its keeper");
+	if (!keeper_took(chan))
+		return err_set(err, -EADDRINUSE,
+			       "cannot listen on the sandbox's 127.0.0.1 "
+			       "port %u",
+			       port);
+	return 0;
+}
+
 int keeper_bind_dns(int chan, int fd, struct lnk_err *err)
 {
 	struct keeper_msg km = {.kind = KEEPER_M_BIND, .fd = fd};
@@ -369,6 +383,23 @@ static bool bind_dns(struct keeper *k, uint32_t remote)
 	if (fd < 0)
 		return false;
 	bool ok = netns_bind_dns(fd, k->netns);
+	close(fd);
+	return ok;
+}
+
+/* A --port listener below the unprivileged ports (keeper_bind_port):
+ * only a port the sandbox was granted, only on a socket of the
+ * sandbox's own namespace, only its 127.0.0.1 (common/netns.h): a
+ * hijacked wire cannot make it a port of this machine, nor one nobody
+ * granted. */
+static bool bind_port(struct keeper *k, uint32_t remote, uint16_t port)
+{
+	if (!port_granted(&k->kr, port))
+		return false;
+	int fd = take_fd(k, remote);
+	if (fd < 0)
+		return false;
+	bool ok = netns_bind_port(fd, k->netns, port);
 	close(fd);
 	return ok;
 }
@@ -832,6 +863,11 @@ static void on_chan_one(struct keeper *k, const uint8_t *in, size_t len)
 		return;
 	case KEEPER_M_BIND:
 		reply(k, k->setup_done && bind_dns(k, (uint32_t)m.fd)
+			     ? KEEPER_R_ACK
+			     : KEEPER_R_NACK);
+		return;
+	case KEEPER_M_BIND_PORT:
+		reply(k, k->setup_done && bind_port(k, (uint32_t)m.fd, m.port)
 			     ? KEEPER_R_ACK
 			     : KEEPER_R_NACK);
 		return;

@@ -63,6 +63,9 @@ int keeper_send_listener(int chan, int notify_fd, struct lnk_err *err);
  * wire does not hold and the keeper holds in the sandbox's namespaces
  * only (it owns them). Waits for the answer. 0 or -errno. */
 int keeper_bind_dns(int chan, int fd, struct lnk_err *err);
+/* The same for a --port listener below the unprivileged ports: fd bound
+ * to the sandbox's 127.0.0.1:port by the keeper, and listening. */
+int keeper_bind_port(int chan, int fd, uint16_t port, struct lnk_err *err);
 /* The wire tripped: never blocks (a message that does not fit is lost,
  * the line on the terminal with it). */
 void keeper_send_trip(int chan, const struct trip_verdict *v);

@@ -223,12 +223,47 @@ static int adopt_dns(struct wire *w, const struct handoff_listener *hl,
 	return dnsd_serve(w->dnsd, hl->fd, type == SOCK_STREAM, err);
 }
 
+/* A --port listener below the unprivileged ports, which lnk-init could
+ * not bind: an unbound IPv4 TCP socket of the sandbox's namespace (not
+ * the wire's own), bound by the keeper to the sandbox's 127.0.0.1 and a
+ * granted port (the keeper checks both again); then adopted as any
+ * listener. 1 when hl is no such socket (the checks below judge it), 0
+ * once bound, or -errno. */
+static int bind_low_port(struct wire *w, const struct handoff_listener *hl,
+			 struct lnk_err *err)
+{
+	int type = 0, dom = 0;
+	uint64_t mine = 0, theirs = 0;
+	socklen_t l = sizeof(int), cl = sizeof(uint64_t);
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	if (hl->tag.kind != INIT_L_PORT ||
+	    getsockname(hl->fd, (struct sockaddr *)&sa, &sl) < 0 ||
+	    sa.sin_family != AF_INET || sa.sin_port != 0)
+		return 1;
+	if (getsockopt(hl->fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
+	    type != SOCK_STREAM ||
+	    getsockopt(hl->fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 ||
+	    dom != AF_INET ||
+	    getsockopt(w->route.fd, SOL_SOCKET, SO_NETNS_COOKIE, &mine, &cl) <
+		0 ||
+	    getsockopt(hl->fd, SOL_SOCKET, SO_NETNS_COOKIE, &theirs, &cl) < 0 ||
+	    mine == theirs || !wire_plan_has_port(w->wp, hl->tag.port))
+		return err_set(err, -EPROTO,
+			       "the sandbox handed over a socket that is no "
+			       "unbound socket of its own for a granted port");
+	return keeper_bind_port(w->keeper, hl->fd, hl->tag.port, err);
+}
+
 /* The sender is inside the sandbox: check each socket ourselves. */
 static int adopt_listener(struct wire *w, const struct handoff_listener *hl,
 			  struct lnk_err *err)
 {
 	if (hl->tag.kind == INIT_L_DNS)
 		return adopt_dns(w, hl, err);
+	int low = bind_low_port(w, hl, err);
+	if (low < 0)
+		return low;
 	int type = 0, acc = 0, dom = 0;
 	socklen_t l = sizeof(int);
 	struct sockaddr_storage ss;

@@ -324,6 +324,57 @@ def test_port_reaches_one_loopback_port_directly(lnk, net, two_servers):
                for r in rows), rows
 
 
+def _free_low_port():
+    for port in range(81, 100):
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) != 0:
+                return port
+    pytest.skip("no free port below 100 on this machine's loopback")
+
+
+def test_a_port_below_1024_listens_inside(lnk):
+    """--port of a port below the unprivileged ones (a web server on 80,
+    ssh on 22) starts and carries: nothing inside may bind such a port
+    (bwrap drops every capability), so lnk-init hands the wire an unbound
+    socket and the keeper, which owns the sandbox's user namespace, binds
+    it to the sandbox's 127.0.0.1 and that granted port only
+    (common/netns.h). Before, every such run failed at start ('cannot
+    listen on 127.0.0.1 port 81 inside the sandbox: Permission denied').
+    As root a server of this machine answers on the port; as a user
+    nothing can listen there, and the call is logged refused."""
+    port = _free_low_port()
+    srv = None
+    if os.geteuid() == 0:
+        srv = socket.socket()
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        srv.bind(("127.0.0.1", port))
+        srv.listen(1)
+
+        def answer():
+            c, _ = srv.accept()
+            c.sendall(b"hello below 1024\n")
+            c.close()
+        threading.Thread(target=answer, daemon=True).start()
+    try:
+        cp = lnk.run("--port", str(port), "--", "bash", "-c",
+                     f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected "
+                     f"&& cat <&3", stdin=subprocess.DEVNULL, timeout=60)
+    finally:
+        if srv:
+            srv.close()
+    assert cp.returncode == 0, cp.stderr
+    assert "connected" in cp.stdout, cp.stdout + cp.stderr
+    rows = calls(lnk)
+    mine = [r for r in rows
+            if r["verb"] == "tcp" and r["target"] == f"localhost:{port}"]
+    assert mine, rows
+    if srv:
+        assert "hello below 1024" in cp.stdout, cp.stdout + cp.stderr
+        assert mine[-1]["outcome"] == "ended", mine
+    else:
+        assert mine[-1]["outcome"] == "failed", mine
+
+
 def test_log_has_verb_target_outcome_bytes_never_a_path(lnk, net, work):
     secret = "p-" + uuid.uuid4().hex
     o = net["ORIGIN"]

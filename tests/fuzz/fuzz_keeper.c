@@ -42,6 +42,10 @@ static void check_msg(const uint8_t *data, size_t size)
 		if (m.fd < 0)
 			abort();
 		break;
+	case KEEPER_M_BIND_PORT:
+		if (m.fd < 0 || m.port == 0)
+			abort();
+		break;
 	case KEEPER_M_TRIP: {
 		size_t n = strnlen(m.target, sizeof(m.target));
 		if (n > KEEPER_TARGET_MAX || m.rule == TRIP_NONE ||

@@ -52,6 +52,12 @@ static void each_kind_round_trips(void **state)
 	round_trip(&m);
 	m = (struct keeper_msg){.kind = KEEPER_M_BIND, .fd = KEEPER_FD_MAX};
 	round_trip(&m);
+	m = (struct keeper_msg){
+	    .kind = KEEPER_M_BIND_PORT, .fd = 9, .port = 80};
+	round_trip(&m);
+	m = (struct keeper_msg){
+	    .kind = KEEPER_M_BIND_PORT, .fd = KEEPER_FD_MAX, .port = 1023};
+	round_trip(&m);
 	m = (struct keeper_msg){.kind = KEEPER_M_TRIP, .rule = TRIP_METADATA};
 	strcpy(m.target, "169.254.169.254:80");
 	round_trip(&m);
@@ -107,6 +113,8 @@ static void each_malformed_form_refused(void **state)
 	    .kind = KEEPER_M_CONNECT, .addr = v4, .port = 443, .cookie = 42};
 	struct keeper_msg lis = {.kind = KEEPER_M_LISTENER, .fd = 5};
 	struct keeper_msg bnd = {.kind = KEEPER_M_BIND, .fd = 6};
+	struct keeper_msg bpt = {
+	    .kind = KEEPER_M_BIND_PORT, .fd = 6, .port = 22};
 	struct keeper_msg trp = {.kind = KEEPER_M_TRIP,
 				 .rule = TRIP_REFUSED_RATE};
 	strcpy(trp.target, "evil.example:443");
@@ -161,6 +169,13 @@ static void each_malformed_form_refused(void **state)
 	refused_with(&bnd, 7, 1, -EBADMSG);
 	refused_with(&lis, 12, 1, -EBADMSG);
 	refused_with(&bnd, KEEPER_MSG_SIZE - 1, 1, -EBADMSG);
+	/* a port bind: port 0, a family byte, a descriptor out of range,
+	 * padding after the descriptor */
+	refused_with(&bpt, 7, 0, -EINVAL);
+	refused_with(&bpt, 5, 4, -EBADMSG);
+	refused_with(&bpt, 11, 0x80, -EINVAL);
+	refused_with(&bpt, 12, 1, -EBADMSG);
+	refused_with(&bpt, KEEPER_MSG_SIZE - 1, 1, -EBADMSG);
 
 	/* a trip: no rule, a rule past the last, padding */
 	refused_with(&trp, 5, TRIP_NONE, -EBADMSG);
