@@ -142,6 +142,41 @@ def test_grant_that_reaches_outside_refused(lnk, path):
     assert cp.returncode == 2, (cp.returncode, cp.stderr)
 
 
+# The host's /proc in a folder the sandbox reads (a chroot's folder with
+# /proc mounted in it), or bound at another path.
+PROC_SHOWN = """
+    mount --rbind /proc '{work}/chroot/proc' || exit 99
+    mount --rbind /proc '{second}' || exit 99
+    {lnk} sandbox run --read '{work}' -- /bin/sh -c \\
+        'ls {work}/chroot/proc | grep -c "^[0-9]"'
+    echo "rc=$?"
+    {lnk} sandbox run --read '{second}' -- /bin/sh -c \\
+        'ls {second} | grep -c "^[0-9]"'
+    echo "rc=$?"
+    exit 0
+"""
+
+
+def test_grant_showing_the_hosts_proc_refused(lnk, work, tmp_path):
+    """Invariant 1 (reads only what is granted), promise: /proc, /sys,
+    /dev and /run are never granted, judged by what they are.
+
+    Threat: a granted folder holds the host's /proc (a chroot's folder,
+    where /proc is mounted for a build), or is /proc bound at another
+    path: refused by spelling only, it showed every process of the
+    machine (their command lines, with what tokens they hold) to the
+    program."""
+    (work / "chroot" / "proc").mkdir(parents=True)
+    second = tmp_path / "second"
+    second.mkdir()
+    cp = in_private_mounts(lnk, PROC_SHOWN.format(
+        work=work, second=second, lnk=lnk_under_mounts(lnk)))
+    if cp.returncode == 99:
+        pytest.skip("cannot bind mount here: " + cp.stderr)
+    assert cp.stdout.count("rc=2") == 2, (cp.stdout, cp.stderr)
+    assert "/proc" in cp.stderr, cp.stderr
+
+
 # =============================================================================
 # C. The guard reads nothing for the program
 #    Promise: the guard opens no file for the program that the program could

@@ -27,7 +27,8 @@ import textwrap
 import pytest
 
 from conftest import HELPERS, helper
-from attack_helpers import PY, _tool_on_path, py, raw_py, sh
+from attack_helpers import (PY, _tool_on_path, in_private_mounts,
+                            lnk_under_mounts, py, raw_py, sh)
 
 
 # =============================================================================
@@ -264,6 +265,41 @@ def test_mount_table_cannot_change(lnk, work):
     lines = cp.stdout.split("\n")
     assert len([l for l in lines if l]) == 11, cp.stdout + cp.stderr
     assert not [l for l in lines if l.endswith(" OK")], cp.stdout
+
+
+# A system tree bound inside the write folder (a chroot's folder with the
+# host's /srv, /etc or /var/lib in it): bubblewrap binds the write folder
+# with its mounts.
+SYSTREE_BELOW = """
+    mount --bind /srv '{work}/chroot/srv' || exit 99
+    {lnk} sandbox run --write '{work}' -- /bin/sh -c \\
+        'touch chroot/srv/{mark}' 2>'{work}/err'
+    echo "rc=$?"
+    cat '{work}/err'
+    rm -f '/srv/{mark}' 2>/dev/null
+    exit 0
+"""
+
+
+def test_write_folder_holding_a_mount_of_a_system_tree_refused(lnk, work):
+    """Invariant 2 (writes only where granted), promise: no write grant
+    is, holds or shows through a bind mount a system tree, judged by what
+    it is.
+
+    Threat: the write folder holds a bind mount of a system tree (a build
+    chroot with the host's folders in it): the grant was judged by its own
+    path only, and bubblewrap binds it with its mounts, so the program
+    wrote the host's /srv (or /etc, /var/lib/dpkg) through it, as root."""
+    if not pathlib.Path("/srv").is_dir():
+        pytest.skip("no /srv here")
+    (work / "chroot" / "srv").mkdir(parents=True)
+    mark = f"lnk-attack-{os.getpid()}"
+    cp = in_private_mounts(lnk, SYSTREE_BELOW.format(
+        work=work, mark=mark, lnk=lnk_under_mounts(lnk)))
+    if cp.returncode == 99:
+        pytest.skip("cannot bind mount here: " + cp.stderr)
+    assert not pathlib.Path("/srv", mark).exists(), cp.stdout
+    assert "rc=2" in cp.stdout and "/srv" in cp.stdout, cp.stdout
 
 
 # =============================================================================

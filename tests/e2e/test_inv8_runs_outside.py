@@ -36,7 +36,8 @@ import pytest
 
 from conftest import IS_ROOT, on_lnk_path
 from attack_helpers import (PROXY_PRELUDE, PY, _tool_on_path, assert_clean,
-                            in_private_mounts, plant, py, sh)
+                            in_private_mounts, lnk_under_mounts, plant, py,
+                            sh)
 
 
 # =============================================================================
@@ -682,6 +683,111 @@ def test_stow_style_home_links_protected(lnk, home):
     assert (dots / "README").read_text() == "ok\n", cp.stderr
 
 
+@pytest.mark.parametrize("grant", ["dotfiles", "home"])
+def test_stow_links_one_folder_down_protected(lnk, home, grant):
+    """Invariant 8 (what runs outside later), promise: the targets of the
+    home's configuration links are kept (rule P).
+
+    Threat: GNU stow links a file, not its folder, when the folder exists
+    already: ~/.ssh holds the keys, so stow makes ~/.ssh/config ->
+    ../dotfiles/ssh/config; ~/.config/nvim holds other files, so
+    ~/.config/nvim/init.lua -> dotfiles. With --write ~/dotfiles the
+    program added a ProxyCommand that the next `ssh` runs, and code to the
+    editor's init: only links at the home's top and ~/.config's top were
+    followed. With --write ~ the home's dot folders are kept, not the
+    dotfiles folder beside them that their links lead to."""
+    dots = home / "dotfiles"
+    (dots / "ssh").mkdir(parents=True)
+    (dots / "nvim").mkdir()
+    (dots / "ssh" / "config").write_text("Host x\n")
+    (dots / "nvim" / "init.lua").write_text("-- mine\n")
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_ed25519").write_text("key\n")
+    (home / ".ssh" / "config").symlink_to("../dotfiles/ssh/config")
+    (home / ".config" / "nvim").mkdir(parents=True)
+    (home / ".config" / "nvim" / "init.lua").symlink_to(
+        dots / "nvim" / "init.lua")
+    cp = lnk.run("--write", dots if grant == "dotfiles" else home,
+                 "--", "/bin/sh", "-c",
+                 "echo '  ProxyCommand touch ~/pwned' >> ssh/config; "
+                 "echo 'os.execute(\"touch ~/pwned\")' >> nvim/init.lua; "
+                 "mv ssh ssh.old; mv nvim nvim.old; true", cwd=dots)
+    assert (dots / "ssh" / "config").read_text() == "Host x\n", cp.stderr
+    assert (dots / "nvim" / "init.lua").read_text() == "-- mine\n", cp.stderr
+    assert not (dots / "ssh.old").exists(), cp.stderr
+    assert not (dots / "nvim.old").exists(), cp.stderr
+
+
+def test_a_link_made_between_runs_is_kept_at_the_next(lnk, home):
+    """Invariant 8 (what runs outside later), promise: the targets of the
+    home's configuration links are kept (rule P), also when the links were
+    made after an earlier run.
+
+    Threat: rule P's links one folder down are kept between runs with
+    each folder's identity and times (~/.lnk/sandbox/home-links): a run
+    that found no link in ~/.ssh must not make the next one skip the link
+    stow made since, nor a link retargeted, nor a folder replaced whole
+    (another inode)."""
+    dots = home / "dotfiles"
+    (dots / "ssh").mkdir(parents=True)
+    (dots / "ssh" / "config").write_text("Host x\n")
+    (dots / "ssh" / "rc").write_text("# mine\n")
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_ed25519").write_text("key\n")
+    # a first run lists ~/.ssh: no link there yet
+    cp = lnk.run("--write", dots, "--", "true", cwd=dots)
+    assert cp.returncode == 0, cp.stderr
+    assert (home / ".lnk" / "sandbox" / "home-links").exists()
+    (home / ".ssh" / "config").symlink_to("../dotfiles/ssh/config")
+    cp = lnk.run("--write", dots, "--", "/bin/sh", "-c",
+                 "echo '  ProxyCommand touch ~/pwned' >> ssh/config; true",
+                 cwd=dots)
+    assert (dots / "ssh" / "config").read_text() == "Host x\n", cp.stderr
+    # the link now leads elsewhere in the write folder: that one is kept
+    (home / ".ssh" / "config").unlink()
+    (home / ".ssh" / "config").symlink_to("../dotfiles/ssh/rc")
+    cp = lnk.run("--write", dots, "--", "/bin/sh", "-c",
+                 "echo 'touch ~/pwned' >> ssh/rc; true", cwd=dots)
+    assert (dots / "ssh" / "rc").read_text() == "# mine\n", cp.stderr
+    # another ~/.ssh in its place, its link made before it moved in
+    fresh = home / "ssh.new"
+    fresh.mkdir()
+    (fresh / "config").symlink_to("../dotfiles/ssh/config")
+    (home / ".ssh").rename(home / "ssh.old")
+    fresh.rename(home / ".ssh")
+    cp = lnk.run("--write", dots, "--", "/bin/sh", "-c",
+                 "echo '  ProxyCommand touch ~/pwned' >> ssh/config; true",
+                 cwd=dots)
+    assert (dots / "ssh" / "config").read_text() == "Host x\n", cp.stderr
+
+
+def test_links_of_the_config_folder_the_environment_names_protected(
+        lnk, home):
+    """Invariant 8 (what runs outside later), promise: the targets of the
+    configuration links are kept (rule P), wherever XDG_CONFIG_HOME puts
+    the configuration.
+
+    Threat: XDG_CONFIG_HOME names a folder of the user's other than
+    ~/.config, whose entries are links into a dotfiles repository
+    (~/cfg/git -> ../dotfiles/git, ~/cfg/nvim/init.lua -> dotfiles):
+    only ~/.config's links were followed, so with --write ~/dotfiles the
+    program wrote the git config and the editor's init that run outside."""
+    dots = home / "dotfiles"
+    (dots / "git").mkdir(parents=True)
+    (dots / "git" / "config").write_text("[user]\n\tname = me\n")
+    (dots / "init.lua").write_text("-- mine\n")
+    cfg = home / "cfg"
+    (cfg / "nvim").mkdir(parents=True)
+    (cfg / "git").symlink_to("../dotfiles/git")
+    (cfg / "nvim" / "init.lua").symlink_to(dots / "init.lua")
+    cp = lnk.run("--write", dots, "--", "/bin/sh", "-c",
+                 "printf '[core]\\n\\tpager = touch ~/pwned\\n' "
+                 ">> git/config; echo 'os.execute(1)' >> init.lua; true",
+                 cwd=dots, env={"XDG_CONFIG_HOME": str(cfg)})
+    assert "pager" not in (dots / "git" / "config").read_text(), cp.stderr
+    assert (dots / "init.lua").read_text() == "-- mine\n", cp.stderr
+
+
 # =============================================================================
 # D. Modes and owners
 #    Promise: the mode, owner and ACL of what is kept cannot be loosened.
@@ -894,6 +1000,96 @@ def test_more_programs_the_environment_names_protected(lnk, work, var, value,
         f"echo 'touch ~/pwned' >> {target}; true", "--write", work,
         env={var: str(work / value)})
     assert not t.exists(), cp.stderr
+
+
+# The write folder also shown at a second path; PATH names a folder by that
+# second path. A folder of PATH spelled by the bind of the write folder.
+PATH_BY_SECOND = """
+    mount --bind '{work}' '{second}' || exit 99
+    PATH='{second}/venv/bin:/usr/bin:/bin' {lnk} sandbox run --write '{work}' \
+        -- /bin/sh -c 'mkdir -p venv/bin; echo evil > venv/bin/ls; true' \
+        || exit 3
+    exit 0
+"""
+
+
+# A folder of PATH outside every grant, shown inside a write folder by a
+# bind mount there.
+PATH_SHOWN_INSIDE = """
+    mount --bind '{tools}' '{work}/mnt' || exit 99
+    PATH='{tools}/bin:/usr/bin:/bin' {lnk} sandbox run --write '{work}' \
+        -- /bin/sh -c 'mkdir -p mnt/bin; echo evil > mnt/bin/ls; true' \
+        || exit 3
+    exit 0
+"""
+
+
+# The environment names git's global config by the second path.
+GITCONFIG_BY_SECOND = """
+    mount --bind '{work}' '{second}' || exit 99
+    GIT_CONFIG_GLOBAL='{second}/gitconfig' {lnk} sandbox run \
+        --write '{work}' -- /bin/sh -c \
+        'printf "[core]\\n\\tpager = sh -c evil\\n" > gitconfig; true' \
+        || exit 3
+    exit 0
+"""
+
+
+def test_path_folder_at_a_second_path_of_a_write_folder_not_planted(
+        lnk, work, tmp_path):
+    """Invariant 8 (what runs outside later), promise: a folder of the
+    user's PATH inside a write folder is kept, judged by what it is, not
+    its spelling.
+
+    Threat: the write folder is also shown at a second path (a bind
+    mount) and PATH names a folder by that path: the rule compared
+    spellings, so the program made venv/bin/ls, which the user's shell
+    runs at the next `ls`."""
+    second = tmp_path / "second"
+    second.mkdir()
+    cp = in_private_mounts(lnk, PATH_BY_SECOND.format(
+        work=work, second=second, lnk=lnk_under_mounts(lnk)))
+    if cp.returncode == 99:
+        pytest.skip("cannot bind mount here: " + cp.stderr)
+    assert cp.returncode == 0, (cp.returncode, cp.stderr)
+    assert not (work / "venv" / "bin" / "ls").exists(), cp.stderr
+
+
+def test_path_folder_shown_inside_a_write_folder_not_planted(
+        lnk, work, tmp_path):
+    """Invariant 8 (what runs outside later), promise: a folder of the
+    user's PATH that a write folder shows is kept.
+
+    Threat: a folder outside every grant is bound inside the write folder
+    (a container's bind, a second mount) and it holds a folder of PATH:
+    the program writes bin/ls there through the bind."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (work / "mnt").mkdir()
+    cp = in_private_mounts(lnk, PATH_SHOWN_INSIDE.format(
+        work=work, tools=tools, lnk=lnk_under_mounts(lnk)))
+    if cp.returncode == 99:
+        pytest.skip("cannot bind mount here: " + cp.stderr)
+    assert cp.returncode == 0, (cp.returncode, cp.stderr)
+    assert not (tools / "bin" / "ls").exists(), cp.stderr
+
+
+def test_git_config_named_at_a_second_path_not_planted(lnk, work, tmp_path):
+    """Invariant 8 (what runs outside later), promise: the configuration
+    the environment names inside a write folder is kept, judged by what
+    it is.
+
+    Threat: GIT_CONFIG_GLOBAL names a file by a second path of the write
+    folder (a bind mount): the program wrote a core.pager there, which the
+    user's next `git log` runs."""
+    second = tmp_path / "second"
+    second.mkdir()
+    cp = in_private_mounts(lnk, GITCONFIG_BY_SECOND.format(
+        work=work, second=second, lnk=lnk_under_mounts(lnk)))
+    if cp.returncode == 99:
+        pytest.skip("cannot bind mount here: " + cp.stderr)
+    assert cp.returncode == 0, (cp.returncode, cp.stderr)
+    assert not (work / "gitconfig").exists(), cp.stderr
 
 
 # =============================================================================
@@ -1474,6 +1670,79 @@ def test_tool_environment_relative_option_path(lnk, work, tmp_path):
                  "mytool run")
     assert "tool-ran" in cp.stdout, (cp.stdout, cp.stderr)
     assert not mark.exists(), (cp.stdout, cp.stderr)
+
+
+# A tool's interpreter in a folder outside every grant, which a bind mount
+# shows inside the write folder: the program rewrites it there and calls
+# the tool.
+TOOL_INTERP_SHOWN_INSIDE = """
+    mount --bind '{outside}' '{work}/mnt' || exit 99
+    {lnk} sandbox run --write '{work}' --tool 'mytool *' -- /bin/sh -c \
+        'cat evil > mnt/interp; mytool hi'
+    echo "rc=$?" >&2
+    exit 0
+"""
+
+
+def test_tool_interpreter_shown_inside_a_write_folder_is_refused(
+        lnk, work, tmp_path):
+    """Invariant 8 (what runs outside later), promise: a tool runs nothing
+    the program can write, judged by what the file is.
+
+    Threat: the tool's interpreter lies in a folder outside the grants
+    that a bind mount shows inside the write folder (a container's bind,
+    a second mount): its path is in no write folder, so the start let the
+    tool through; the program rewrote the interpreter through the bind,
+    called the tool, and its code ran outside, as the user."""
+    marker = tmp_path / "pwned"
+    outside = tmp_path / "interpdir"
+    outside.mkdir()
+    outside.chmod(0o755)
+    interp = outside / "interp"
+    interp.write_text("#!/bin/sh\nexec /bin/sh \"$@\"\n")
+    interp.chmod(0o755)
+    _tool_on_path(lnk, tmp_path, f"#!{interp}\necho honest\n")
+    (work / "mnt").mkdir()
+    (work / "evil").write_text(f"#!/bin/sh\necho pwned > {marker}\n")
+    cp = in_private_mounts(lnk, TOOL_INTERP_SHOWN_INSIDE.format(
+        work=work, outside=outside, lnk=lnk_under_mounts(lnk)))
+    if cp.returncode == 99:
+        pytest.skip("cannot bind mount here: " + cp.stderr)
+    assert not marker.exists(), (cp.stdout, cp.stderr)
+    assert "rc=2" in cp.stderr and "write folder" in cp.stderr, cp.stderr
+
+
+@pytest.mark.parametrize("tool,call,planted", [
+    ("docker", "compose up", "compose.yaml"),
+    ("podman", "compose up", "compose.yaml"),
+    ("eslint", ".", "eslint.config.js"),
+    ("jest", "--ci", "jest.config.js"),
+    ("mypy", ".", "mypy.ini"),
+])
+def test_granted_tool_never_runs_the_projects_config_it_obeys(
+        lnk, work, tmp_path, tool, call, planted):
+    """Invariant 8 (what runs outside later), promise: a tool runs nothing
+    the program can write (the tools' folder rule: a tool that obeys the
+    project's own files never acts at a write folder's guarded top).
+
+    Threat: the table of such tools lacked the container CLIs and the
+    linters and test runners whose configuration is code: with `docker
+    compose up` granted the program writes compose.yaml at the top (a
+    privileged service that binds /) and calls the tool, which runs as
+    the user outside; `eslint .` runs eslint.config.js, `jest` its
+    config, mypy the plugins mypy.ini names. The stand-in tool here marks
+    that it ran where the real one would have obeyed the file."""
+    mark = tmp_path / "OUTSIDE_MARK"
+    on_lnk_path(lnk, tmp_path / "fakebin", tool,
+                f"#!/bin/sh\n[ -e {planted} ] && touch {mark}\n")
+    cp = lnk.run("--write", work, "--tool", f"{tool} {call}", "--",
+                 "/bin/sh", "-c",
+                 f"cd '{work}' && echo planted > {planted}; "
+                 f"{tool} {call}; echo st=$?")
+    assert "st=" in cp.stdout, cp.stderr
+    assert not mark.exists(), (cp.stdout, cp.stderr)
+    assert "run the program's code outside the sandbox" in cp.stderr, \
+        cp.stderr
 
 
 # =============================================================================
