@@ -82,6 +82,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/landlock_defs.h"
@@ -315,6 +316,17 @@ int reaper_child_setup(int abi, int tty, struct lnk_err *err)
 				       "cannot give the program its terminal: "
 				       "%s",
 				       strerror(errno));
+		/* pid 1 leaves the terminal's session just after the fork
+		 * (reaper_run), which orphans this group: only then may the
+		 * program run. Before, a ^Z in that moment stopped it, with
+		 * nobody left to continue it (a busy machine showed it:
+		 * test_ctrl_z_without_job_control_does_not_hang). A pid 1
+		 * that leads a session has left (sid 1); bounded, so a pid 1
+		 * that cannot leave costs only the wait. */
+		for (int i = 0; i < 2000 && getsid(1) != 1; i++) {
+			const struct timespec t = {.tv_nsec = 50000};
+			nanosleep(&t, NULL);
+		}
 	}
 	return 0;
 }
