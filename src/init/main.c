@@ -44,6 +44,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/fdpass.h"
@@ -129,7 +130,8 @@ static bool lnk_said_no(int lifeline)
 	return read(lifeline, &go, 1) != 1 || go != 'y';
 }
 
-static void hand_off_listeners(const struct init_config *c, int dns[2])
+static void hand_off_listeners(const struct init_config *c, int dns[2],
+			       struct handoff_low *low, size_t *nlow)
 {
 	struct lnk_err err = {0};
 
@@ -141,7 +143,7 @@ static void hand_off_listeners(const struct init_config *c, int dns[2])
 	 * proxy nobody listens on would fail in confusing ways. */
 	if (c->nlisteners &&
 	    handoff_send(c->wire_fd, c->listeners, c->nlisteners,
-			 c->resolver ? dns : NULL, &err) < 0) {
+			 c->resolver ? dns : NULL, low, nlow, &err) < 0) {
 		/* lnk may have refused the run already (a name taken, found
 		 * while bwrap made the sandbox: its keeper, which would take
 		 * these, was then never started): its reason is the one to
@@ -151,6 +153,39 @@ static void hand_off_listeners(const struct init_config *c, int dns[2])
 		fail_layer("the network listeners", &err);
 	}
 	close(c->wire_fd);
+}
+
+/* The --port listeners below the unprivileged ports went to the wire
+ * unbound, for its keeper to bind (handoff.h): the program starts only
+ * once each listens, or a connect in its first moment would be refused.
+ * The keeper binds them once the wire is set up, in milliseconds;
+ * bounded, and one that never listens ends the run with a reason. pid
+ * 1's copies are closed here. */
+static void low_ports_listening(struct handoff_low *low, size_t n)
+{
+	int64_t end = mono_ms() + 5000;
+	for (size_t i = 0; i < n; i++) {
+		int on = 0;
+		socklen_t l = sizeof(on);
+		while (low[i].fd >= 0 &&
+		       (getsockopt(low[i].fd, SOL_SOCKET, SO_ACCEPTCONN, &on,
+				   &l) < 0 ||
+			!on) &&
+		       mono_ms() < end) {
+			const struct timespec t = {.tv_nsec = 1000000};
+			nanosleep(&t, NULL);
+		}
+		if (low[i].fd >= 0)
+			close(low[i].fd);
+		if (!on) {
+			struct lnk_err err = {0};
+			err_set(&err, -EADDRNOTAVAIL,
+				"the wire did not listen on the sandbox's "
+				"127.0.0.1 port %u",
+				low[i].port);
+			fail_layer("the network listeners", &err);
+		}
+	}
 }
 
 /* The Landlock ABI the domain was made with, or 0 when waived. */
@@ -327,13 +362,16 @@ int main(int argc, char **argv)
 		return 128 + SIGKILL;
 
 	int dns[2] = {-1, -1};
-	hand_off_listeners(&cfg, dns);
+	struct handoff_low low[HANDOFF_LOW_MAX];
+	size_t nlow = 0;
+	hand_off_listeners(&cfg, dns, low, &nlow);
 	if ((r = confine_no_new_privs()) < 0) {
 		err_set(&err, r, "%s", strerror(-r));
 		fail_layer("no_new_privs", &err);
 	}
 	abi = apply_landlock(&cfg);
 	int guard = apply_seccomp(&cfg);
+	low_ports_listening(low, nlow);
 	/* pid 1 keeps no descriptor but the lifeline (and the guard's socket
 	 * until the cgroup has come on it, the resolver's sockets until it
 	 * is forked): the program must not reach one through it either

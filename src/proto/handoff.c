@@ -70,7 +70,8 @@ static int flush_msg(int wire_fd, struct handoff_msg *m, int *fds, bool last,
 }
 
 int handoff_send(int wire_fd, const struct init_listener *l, size_t n,
-		 int dns[2], struct lnk_err *err)
+		 int dns[2], struct handoff_low *low, size_t *nlow,
+		 struct lnk_err *err)
 {
 	struct handoff_msg m;
 	int fds[HANDOFF_PER_MSG];
@@ -122,6 +123,10 @@ int handoff_send(int wire_fd, const struct init_listener *l, size_t n,
 			if (r == -EACCES && l[i].kind == INIT_L_PORT) {
 				*err = (struct lnk_err){0};
 				r = v6 ? 1 : unbound_stream(&fd, err);
+				if (r == 0 && low && *nlow < HANDOFF_LOW_MAX)
+					low[(*nlow)++] = (struct handoff_low){
+					    .fd = fcntl(fd, F_DUPFD_CLOEXEC, 3),
+					    .port = l[i].port};
 			}
 			if (r < 0) {
 				for (size_t j = 0; j < m.n; j++)

@@ -49,8 +49,19 @@ struct handoff_msg {
  * NULL: their copies are kept there (-1 when none), for the resolver of a
  * sandbox without network that serves them inside once lnk has bound
  * them. 0 or -errno. */
+/* A --port listener below the unprivileged ports goes to the wire
+ * unbound (nothing inside may bind it: the keeper does); with low not
+ * NULL, a copy of each is kept there (at most HANDOFF_LOW_MAX, *nlow
+ * counts them), so that lnk-init can wait until it listens before the
+ * program runs. */
+#define HANDOFF_LOW_MAX 32
+struct handoff_low {
+	int fd;
+	uint16_t port;
+};
 int handoff_send(int wire_fd, const struct init_listener *l, size_t n,
-		 int dns[2], struct lnk_err *err);
+		 int dns[2], struct handoff_low *low, size_t *nlow,
+		 struct lnk_err *err);
 
 /* A listener as received (the wire checks it before use). */
 struct handoff_listener {

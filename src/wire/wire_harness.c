@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 		struct init_listener *l;
 		size_t n;
 		wire_plan_listeners(&wp, &l, &n);
-		if (handoff_send(sp[1], l, n, NULL, &err) < 0)
+		if (handoff_send(sp[1], l, n, NULL, NULL, NULL, &err) < 0)
 			diex(LNK_EXIT_FAIL, "%s", err.msg);
 		close(sp[1]);
 		struct strv env = {0};
