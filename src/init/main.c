@@ -371,13 +371,16 @@ int main(int argc, char **argv)
 	}
 	abi = apply_landlock(&cfg);
 	int guard = apply_seccomp(&cfg);
-	low_ports_listening(low, nlow);
 	/* pid 1 keeps no descriptor but the lifeline (and the guard's socket
 	 * until the cgroup has come on it, the resolver's sockets until it
-	 * is forked): the program must not reach one through it either
-	 * (invariant 4); all are close-on-exec. */
-	const int keep[] = {cfg.lifeline_fd, guard, dns[0], dns[1]};
-	if (reaper_close_fds(keep, ARRAY_SIZE(keep), &err) < 0)
+	 * is forked, the low --port sockets until they listen): the program
+	 * must not reach one through it either (invariant 4); all are
+	 * close-on-exec. */
+	int keep[4 + HANDOFF_LOW_MAX] = {cfg.lifeline_fd, guard, dns[0],
+					 dns[1]};
+	for (size_t i = 0; i < nlow; i++)
+		keep[4 + i] = low[i].fd;
+	if (reaper_close_fds(keep, 4 + nlow, &err) < 0)
 		fail_layer("the descriptor cleanup", &err);
 	if (reaper_lifeline_arm(cfg.lifeline_fd, &err) < 0)
 		fail_layer("the lifeline", &err);
@@ -392,6 +395,9 @@ int main(int argc, char **argv)
 	 * program never starts, and lnk reports the signal (128+N). */
 	if ((sig = reaper_stop_requested()) > 0)
 		return 128 + sig;
+	/* after lnk's yes only: a run lnk refused never started the keeper
+	 * that binds them, and lnk's reason is the one to read */
+	low_ports_listening(low, nlow);
 	/* Checked again last: lnk may have died while init confined itself. */
 	if (reaper_lifeline_lost(cfg.lifeline_fd))
 		return 128 + SIGKILL;

@@ -20,7 +20,7 @@ void reaper_init(void);
  * (the lifeline, the guard's socket while the cgroup is still to come on
  * it, the resolver's sockets until it is forked; -1 for none), which it
  * marks close-on-exec so that the program never holds them. */
-#define REAPER_KEEP_MAX 4
+#define REAPER_KEEP_MAX 40 /* 4, and the low --port sockets (handoff.h) */
 int reaper_close_fds(const int *keep, size_t n, struct lnk_err *err);
 
 /* Has the kernel send pid 1 a SIGIO when the lifeline (or -1: none) hangs
