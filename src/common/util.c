@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <termios.h>
 
 static __attribute__((noreturn)) void oom(void)
@@ -353,4 +354,29 @@ int64_t mono_ms(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+void file_replace(const char *path, const void *data, size_t len)
+{
+	_cleanup_free_ char *tmp = xasprintf("%s.%d.tmp", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		      0600);
+	if (fd < 0 && errno == ENOENT) {
+		_cleanup_free_ char *dir = xstrdup(path);
+		char *slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = '\0';
+			mkdir(dir, 0700);
+		}
+		fd = open(tmp,
+			  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			  0600);
+	}
+	if (fd < 0)
+		return;
+	int r = write_all(fd, data, len);
+	if (close(fd) < 0)
+		r = -1;
+	if (r < 0 || rename(tmp, path) < 0)
+		unlink(tmp);
 }

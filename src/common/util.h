@@ -104,6 +104,11 @@ int hex_value(int c);
 int read_file(const char *path, size_t max, char **out, size_t *len);
 /* Reads all of fd (at most max bytes). 0 or -errno. */
 int read_fd_all(int fd, size_t max, char **out, size_t *len);
+/* Best effort: path written whole with len bytes of data, mode 0600
+ * (a temp file beside it, then rename), so a reader sees the old file or
+ * the new one; a missing parent folder is made (0700). For lnk's small
+ * caches: a failure only means the work is done again next time. */
+void file_replace(const char *path, const void *data, size_t len);
 /* Reads exactly n bytes of fd at offset off, retrying on EINTR and short
  * reads. 0, or -errno (-EINVAL: the file ends first, or off is too big). */
 int pread_all(int fd, void *buf, size_t n, uint64_t off);

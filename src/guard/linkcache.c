@@ -165,18 +165,7 @@ void linkcache_close(struct linkcache *lc)
 			buf_append(&b, lc->lines.v[i], strlen(lc->lines.v[i]));
 			buf_append(&b, "\n", 1);
 		}
-		_cleanup_free_ char *tmp =
-		    xasprintf("%s.%d.tmp", lc->path, (int)getpid());
-		int fd = open(
-		    tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    0600);
-		if (fd >= 0) {
-			int r = write_all(fd, b.p, b.len);
-			if (close(fd) < 0)
-				r = -1;
-			if (r < 0 || rename(tmp, lc->path) < 0)
-				unlink(tmp);
-		}
+		file_replace(lc->path, b.p, b.len);
 		buf_free(&b);
 	}
 	strv_free(&lc->lines);

@@ -362,35 +362,6 @@ static int cache_get(const char *cache, char **text, size_t *len)
 	return 0;
 }
 
-/* Best effort: written whole (temp file + rename), so a reader sees the old
- * file or the new one; a failure only means the work is done again next
- * time. */
-static void cache_put(const char *cache, const char *text)
-{
-	_cleanup_free_ char *tmp = xasprintf("%s.%d.tmp", cache, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		      0600);
-	if (fd < 0 && errno == ENOENT) {
-		/* ~/.lnk/sandbox on a first run (~/.lnk is the caller's). */
-		_cleanup_free_ char *dir = xstrdup(cache);
-		char *slash = strrchr(dir, '/');
-		if (slash && slash != dir) {
-			*slash = '\0';
-			mkdir(dir, 0700);
-		}
-		fd = open(tmp,
-			  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			  0600);
-	}
-	if (fd < 0)
-		return;
-	int r = write_all(fd, text, strlen(text));
-	if (close(fd) < 0)
-		r = -1;
-	if (r < 0 || rename(tmp, cache) < 0)
-		unlink(tmp);
-}
-
 #define CACHE_MAGIC "lnk bwrap-version 1\n"
 
 /* The cached version for key, or -ENOENT. Strict: any other content is a
@@ -420,7 +391,7 @@ static void cache_write(const char *cache, const char *key, const int ver[3])
 {
 	_cleanup_free_ char *text = xasprintf("%s%s\n%d.%d.%d\n", CACHE_MAGIC,
 					      key, ver[0], ver[1], ver[2]);
-	cache_put(cache, text);
+	file_replace(cache, text, strlen(text));
 }
 
 int host_bwrap_version_cached(const char *bwrap, const char *cache, int ver[3],
@@ -561,7 +532,7 @@ static void etc_names(const char *cache, const char *prefix, struct strv *out)
 	buf_puts(&b, key);
 	for (size_t i = 0; i < out->n; i++)
 		buf_printf(&b, "%s\n", out->v[i] + strlen("/etc/"));
-	cache_put(cache, b.p ? b.p : "");
+	file_replace(cache, b.p ? b.p : "", b.p ? strlen(b.p) : 0);
 	buf_free(&b);
 }
 

@@ -189,27 +189,38 @@ static void on_accept(struct loop_handler *h, uint32_t ev)
 	}
 }
 
-/* The resolver's sockets: unbound IPv4 UDP or TCP sockets of the
- * sandbox's network namespace (not the wire's own), which the keeper
- * binds to the sandbox's 127.0.0.1:53 (keeper.h); then dnsd serves them. */
-static int adopt_dns(struct wire *w, const struct handoff_listener *hl,
-		     struct lnk_err *err)
+/* fd's type when it is an unbound IPv4 socket of another network
+ * namespace than the wire's (the sandbox's, handed over for the keeper
+ * to bind there), else 0. */
+static int sandbox_unbound(const struct wire *w, int fd)
 {
 	int type = 0, dom = 0;
 	uint64_t mine = 0, theirs = 0;
 	socklen_t l = sizeof(int), cl = sizeof(uint64_t);
 	struct sockaddr_in sa;
 	socklen_t sl = sizeof(sa);
-	if (getsockopt(hl->fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
 	    (type != SOCK_DGRAM && type != SOCK_STREAM) ||
-	    getsockopt(hl->fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 ||
 	    dom != AF_INET ||
-	    getsockname(hl->fd, (struct sockaddr *)&sa, &sl) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0 ||
 	    sa.sin_port != 0 ||
 	    getsockopt(w->route.fd, SOL_SOCKET, SO_NETNS_COOKIE, &mine, &cl) <
 		0 ||
-	    getsockopt(hl->fd, SOL_SOCKET, SO_NETNS_COOKIE, &theirs, &cl) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &theirs, &cl) < 0 ||
 	    mine == theirs)
+		return 0;
+	return type;
+}
+
+/* The resolver's sockets: unbound IPv4 UDP or TCP sockets of the
+ * sandbox's network namespace (not the wire's own), which the keeper
+ * binds to the sandbox's 127.0.0.1:53 (keeper.h); then dnsd serves them. */
+static int adopt_dns(struct wire *w, const struct handoff_listener *hl,
+		     struct lnk_err *err)
+{
+	int type = sandbox_unbound(w, hl->fd);
+	if (!type)
 		return err_set(err, -EPROTO,
 			       "the sandbox handed over a DNS socket that is "
 			       "no unbound socket of its own");
@@ -232,23 +243,14 @@ static int adopt_dns(struct wire *w, const struct handoff_listener *hl,
 static int bind_low_port(struct wire *w, const struct handoff_listener *hl,
 			 struct lnk_err *err)
 {
-	int type = 0, dom = 0;
-	uint64_t mine = 0, theirs = 0;
-	socklen_t l = sizeof(int), cl = sizeof(uint64_t);
 	struct sockaddr_in sa;
 	socklen_t sl = sizeof(sa);
 	if (hl->tag.kind != INIT_L_PORT ||
 	    getsockname(hl->fd, (struct sockaddr *)&sa, &sl) < 0 ||
 	    sa.sin_family != AF_INET || sa.sin_port != 0)
 		return 1;
-	if (getsockopt(hl->fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 ||
-	    type != SOCK_STREAM ||
-	    getsockopt(hl->fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 ||
-	    dom != AF_INET ||
-	    getsockopt(w->route.fd, SOL_SOCKET, SO_NETNS_COOKIE, &mine, &cl) <
-		0 ||
-	    getsockopt(hl->fd, SOL_SOCKET, SO_NETNS_COOKIE, &theirs, &cl) < 0 ||
-	    mine == theirs || !wire_plan_has_port(w->wp, hl->tag.port))
+	if (sandbox_unbound(w, hl->fd) != SOCK_STREAM ||
+	    !wire_plan_has_port(w->wp, hl->tag.port))
 		return err_set(err, -EPROTO,
 			       "the sandbox handed over a socket that is no "
 			       "unbound socket of its own for a granted port");
