@@ -5,6 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
 #include <setjmp.h>
@@ -250,6 +253,84 @@ static void setup_closes_with_the_listener(void **state)
 	rmdir(dir);
 }
 
+/* The keeper binds a low --port listener of the sandbox's only for a
+ * granted port: a wire gone bad that hands it a socket of the sandbox's
+ * namespace with another port gets a no, and the socket stays unbound.
+ * The confined child stands for the wire, in network (and user)
+ * namespaces of its own as the sandbox's are. */
+static void binds_only_a_granted_port(void **state)
+{
+	(void)state;
+#ifdef SANITIZED
+	print_message("skipped: the sanitizer runtime makes calls outside "
+		      "the wire's list\n");
+	skip();
+#endif
+	char dir[] = "/tmp/lnk-test-keeper-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char db[128];
+	snprintf(db, sizeof(db), "%s/lnk.db", dir);
+	int fd = open(db, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	int ch[2];
+	assert_int_equal(
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch), 0);
+	pid_t p = fork();
+	assert_true(p >= 0);
+	if (p == 0) {
+		close(ch[0]);
+		if (unshare(getuid() == 0 ? CLONE_NEWNET
+					  : CLONE_NEWUSER | CLONE_NEWNET) < 0)
+			_exit(77);
+		/* the sandbox's loopback is up (bwrap brings it up) */
+		int c = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		struct ifreq ifr;
+		memset(&ifr, 0, sizeof(ifr));
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+		ifr.ifr_flags = IFF_UP;
+		if (c < 0 || ioctl(c, SIOCSIFFLAGS, &ifr) < 0)
+			_exit(78);
+		close(c);
+		int a = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int b = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct lnk_err err = {0};
+		struct confine_plan cp = {.db_path = db};
+		int nfd;
+		if (a < 0 || b < 0 || confine_wire(&cp, &nfd, &err) < 0 ||
+		    keeper_send_listener(ch[1], nfd, &err) < 0)
+			_exit(100);
+		close(nfd);
+		if (keeper_bind_port(ch[1], a, 8443, &err) < 0)
+			_exit(101); /* granted: bound */
+		if (keeper_bind_port(ch[1], b, 8444, &err) == 0)
+			_exit(102); /* not granted: bound all the same */
+		struct sockaddr_in sa;
+		socklen_t l = sizeof(sa);
+		if (getsockname(a, (struct sockaddr *)&sa, &l) < 0 ||
+		    ntohs(sa.sin_port) != 8443 ||
+		    sa.sin_addr.s_addr != htonl(INADDR_LOOPBACK))
+			_exit(103);
+		l = sizeof(sa);
+		if (getsockname(b, (struct sockaddr *)&sa, &l) < 0 ||
+		    sa.sin_port != 0)
+			_exit(104);
+		_exit(0);
+	}
+	close(ch[1]);
+	const uint16_t ports[] = {8443};
+	int st = keeper_run("test", NULL, ports, 1, ch[0], p);
+	unlink(db);
+	rmdir(dir);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77 || WEXITSTATUS(st) == 78) {
+		print_message(
+		    "skipped: no network namespace of its own here\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +338,7 @@ int main(void)
 	    cmocka_unit_test(short_addresses_refused),
 	    cmocka_unit_test(kernel_knows_this_machine),
 	    cmocka_unit_test(setup_closes_with_the_listener),
+	    cmocka_unit_test(binds_only_a_granted_port),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
