@@ -86,6 +86,11 @@ char *paths_home_links_cache(const char *home)
 {
 	return xasprintf("%s/.lnk/sandbox/home-links", home);
 }
+
+char *paths_routers_heard(const char *home)
+{
+	return xasprintf("%s/.lnk/sandbox/routers", home);
+}
 char *paths_hidden_record(const char *home)
 {
 	return xasprintf("%s/.lnk/sandbox/hidden-folders", home);

@@ -31,6 +31,9 @@ char *paths_etc_names_cache(const char *home);
 /* ~/.lnk/sandbox/home-links: the links the guard found in the folders of
  * the home it looks into, with each folder's identity (guard/linkcache.h). */
 char *paths_home_links_cache(const char *home);
+/* ~/.lnk/sandbox/routers: the first routers this user's wires have heard
+ * answer (wire/heard.h). */
+char *paths_routers_heard(const char *home);
 
 /* Folders every sandbox hides, even inside a granted folder: ~/.lnk,
  * ~/Link/Agents, ~/Link/History. Appended to out, absolute. */

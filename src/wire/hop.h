@@ -24,10 +24,13 @@
  *    could most easily bring about is silence (a router sends a few ICMP
  *    errors a second to one host at most, and a program can spend them,
  *    but only after the wire's own probes have heard the router at least
- *    once), so silence then never opens a door. Before any answer was
- *    heard, silence is the network's way (a first router that sends no
- *    ICMP errors at all, as some clouds' do): the address is taken as the
- *    internet (HOP_QUIET, kept), so that '*' still works there; on such a
+ *    once), so silence then never opens a door; the same holds for a
+ *    router an earlier wire of the user heard (heard.h: one sandbox's
+ *    program can spend the errors meant for the next one's wire). Before
+ *    any answer was heard, silence is the network's way (a first router
+ *    that sends no ICMP errors at all, as some clouds' do): the address is
+ *    taken as the internet (HOP_QUIET, kept), so that '*' still works
+ *    there; on such a
  *    network a port forward on the router's own address stays reachable,
  *    since nothing tells it apart (docs/design.md). A quiet verdict is
  *    asked again as soon as the router has been heard.

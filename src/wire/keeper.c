@@ -33,6 +33,7 @@
 #include "common/netns.h"
 #include "common/util.h"
 #include "wire/ctl.h"
+#include "wire/heard.h"
 #include "wire/hop.h"
 
 /* The channel's messages are proto/keeper.h's: the wire encodes each with
@@ -321,6 +322,7 @@ struct keeper {
 	struct hop_cache
 	    *hops;	  /* the first-hop verdicts, for the wire's life */
 	bool hop_heard;	  /* the first router has answered a probe (hop.h) */
+	int heard;	  /* the routers heard by earlier wires (heard.h) */
 	uint64_t hop_gen; /* the route socket's changes they were made under */
 	struct probe probes[KEEPER_PROBES_MAX];
 	struct waiting waits[KEEPER_ASKS_MAX];
@@ -660,13 +662,64 @@ static void forget_hops_on_change(struct keeper *k)
 	k->hop_heard = false;
 }
 
+/* The first router of a connection to a, named for the routers file
+ * (heard.h): 0, or -errno when it has no name. */
+static int router_key(struct keeper *k, const struct lnk_addr *a, char *key,
+		      size_t cap)
+{
+	struct route_sock *rs = k->kr.local_ctx;
+	struct route_router r;
+	if (!rs)
+		return -EBADF;
+	int e = route_router_of(rs, a, &r);
+	return e < 0 ? e : heard_key(&r, key, cap);
+}
+
+/* This wire has just heard the first router of a connection to a: kept
+ * for the wires after it. A record that cannot be written costs only a
+ * later wire's trust in silence (its keeper asks again). */
+static void note_heard(struct keeper *k, const struct lnk_addr *a)
+{
+	char key[HEARD_KEY_MAX];
+	if (k->heard >= 0 && router_key(k, a, key, sizeof(key)) == 0)
+		(void)heard_note(k->heard, key, time(NULL));
+}
+
+/* Silence from a first router this wire has not heard: the router's way
+ * (one that never answers) only when no wire of this user heard it. Not
+ * knowing (no file, a router with no name) refuses, unless no file is
+ * kept at all (KEEPER_HEARD_NONE). */
+static bool silence_is_the_networks(struct keeper *k, const struct lnk_addr *a)
+{
+	if (k->heard == KEEPER_HEARD_NONE)
+		return true;
+	char key[HEARD_KEY_MAX];
+	if (k->heard < 0)
+		return false;
+	int e = router_key(k, a, key, sizeof(key));
+	if (e == -ENOENT)
+		/* a router that cannot be named (no link-layer address)
+		 * cannot be told from another network's: as before any
+		 * record, the network's way */
+		return true;
+	return e == 0 && !heard_knows(k->heard, key, time(NULL));
+}
+
 static void probe_done(struct keeper *k, int i, enum hop_verdict v)
 {
 	struct probe *p = &k->probes[i];
-	if (v != HOP_UNKNOWN)
+	if (v != HOP_UNKNOWN) {
+		if (!k->hop_heard)
+			note_heard(k, &p->a);
 		k->hop_heard = true;
-	else if (!k->hop_heard)
-		v = HOP_QUIET; /* a network whose first router is silent */
+	} else if (!k->hop_heard) {
+		if (silence_is_the_networks(k, &p->a))
+			v = HOP_QUIET; /* a network whose first router is
+					* silent */
+		else
+			k->hop_heard = true; /* heard before: silence is
+					      * spent errors */
+	}
 	/* a verdict of the network before a change decides its own waiting
 	 * connects (sent before the change), and is not kept */
 	if (p->gen == k->hop_gen)
@@ -880,7 +933,7 @@ static void on_alarm(int sig)
 }
 
 int keeper_run(const char *name, const char *sock, const uint16_t *ports,
-	       size_t nports, int chan, pid_t wire)
+	       size_t nports, int chan, pid_t wire, int heard)
 {
 	struct keeper k;
 	memset(&k, 0, sizeof(k));
@@ -891,6 +944,7 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 	k.wire = wire;
 	k.chan = chan;
 	k.notify = -1;
+	k.heard = heard;
 	signal(SIGPIPE, SIG_IGN);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -909,6 +963,8 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 		waitpid(wire, NULL, 0);
 		if (k.kr.local_ctx)
 			route_close(&rs);
+		if (heard >= 0)
+			close(heard);
 		return r;
 	}
 	k.hops = xcalloc(1, sizeof(*k.hops));
@@ -990,5 +1046,7 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 		if (k.spare[i] >= 0)
 			close(k.spare[i]);
 	close(k.pidfd);
+	if (k.heard >= 0)
+		close(k.heard);
 	return st;
 }

@@ -36,6 +36,8 @@
  */
 #pragma once
 
+#include <limits.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -124,6 +126,12 @@ int keeper_dest_check(const struct keeper_rules *kr, int domain,
  * wait status, or -errno when the keeper could not watch it (then the
  * wire has been killed). name is the sandbox's (for messages); sock (or
  * NULL) the wire's control socket, which the keeper removes at the end
- * (the confined wire cannot) if it is still the one the wire made. */
+ * (the confined wire cannot) if it is still the one the wire made.
+ * heard: the file of the routers this user's wires have heard (heard.h),
+ * open, which the keeper closes; KEEPER_HEARD_NONE when none is kept (a
+ * harness: silence before this wire heard its router is the router's
+ * way); another -errno when it could not be opened (then silence is
+ * always refused). */
+#define KEEPER_HEARD_NONE INT_MIN
 int keeper_run(const char *name, const char *sock, const uint16_t *ports,
-	       size_t nports, int chan, pid_t wire);
+	       size_t nports, int chan, pid_t wire, int heard);

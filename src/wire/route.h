@@ -112,6 +112,33 @@ struct route_sock {
  * 0 or -errno. */
 int route_open(struct route_sock *rs);
 void route_close(struct route_sock *rs);
+/* The first router a connection to an address leaves through, as this
+ * machine knows it: the route's gateway and the link-layer address its
+ * neighbour table holds for it on the route's device (none through a
+ * point-to-point device, or before the neighbour was resolved). */
+#define ROUTE_LL_MAX 32
+struct route_router {
+	struct lnk_addr gateway; /* family 0: an on-link route, no gateway */
+	int oif;		 /* the device, 0 when not said */
+	unsigned char ll[ROUTE_LL_MAX];
+	size_t ll_len; /* 0: no link-layer address known */
+};
+
+/* The RTM_GETNEIGH request for the neighbour entry of gw on device
+ * ifindex, and the link-layer address its reply holds: 0 with ll (at
+ * most ROUTE_LL_MAX bytes) and *ll_len filled (0 when the entry has none
+ * yet), -ENOENT for no entry (the kernel's error), -EAGAIN when buf
+ * holds no message for seq, -EBADMSG when it is malformed. */
+size_t route_build_neigh_request(const struct lnk_addr *gw, int ifindex,
+				 uint32_t seq, void *buf);
+int route_parse_neigh_reply(const void *buf, size_t len, uint32_t seq,
+			    unsigned char *ll, size_t *ll_len);
+
+/* The first router of a connection to dst, asked of the kernel now (no
+ * kept answer): 0 with *out filled, or -errno (no route, no answer). */
+int route_router_of(struct route_sock *rs, const struct lnk_addr *dst,
+		    struct route_router *out);
+
 /* route_open's second half, the same on every platform: rs->fd (or -1,
  * with errno) given its receive timeout; closed on failure. 0 or -errno. */
 int route_sock_ready(struct route_sock *rs);

@@ -314,3 +314,109 @@ enum route_where route_ask(struct route_sock *rs, const struct lnk_addr *dst)
 	}
 	return route_judge(&ans, dst, p2p);
 }
+
+size_t route_build_neigh_request(const struct lnk_addr *gw, int ifindex,
+				 uint32_t seq, void *buf)
+{
+	size_t alen = gw->family == AF_INET ? 4 : 16;
+	memset(buf, 0, ROUTE_REQ_MAX);
+	struct nlmsghdr *nh = buf;
+	struct ndmsg *nd = NLMSG_DATA(nh);
+	nh->nlmsg_type = RTM_GETNEIGH;
+	nh->nlmsg_flags = NLM_F_REQUEST;
+	nh->nlmsg_seq = seq;
+	nd->ndm_family = (unsigned char)gw->family;
+	nd->ndm_ifindex = ifindex;
+	struct rtattr *ra =
+	    (struct rtattr *)((char *)nd + NLMSG_ALIGN(sizeof(*nd)));
+	ra->rta_type = NDA_DST;
+	ra->rta_len = (unsigned short)RTA_LENGTH(alen);
+	memcpy(RTA_DATA(ra), gw->a, alen);
+	nh->nlmsg_len =
+	    NLMSG_LENGTH(NLMSG_ALIGN(sizeof(*nd)) + RTA_SPACE(alen));
+	return nh->nlmsg_len;
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+int route_parse_neigh_reply(const void *buf, size_t len, uint32_t seq,
+			    unsigned char *ll, size_t *ll_len)
+{
+	*ll_len = 0;
+	int left = len > 1 << 20 ? 1 << 20 : (int)len;
+	for (const struct nlmsghdr *nh = buf; NLMSG_OK(nh, left);
+	     nh = NLMSG_NEXT(nh, left)) {
+		if (nh->nlmsg_seq != seq)
+			continue;
+		if (nh->nlmsg_type == NLMSG_ERROR) {
+			if (nh->nlmsg_len <
+			    NLMSG_LENGTH(sizeof(struct nlmsgerr)))
+				return -EBADMSG;
+			const struct nlmsgerr *e = NLMSG_DATA(nh);
+			return e->error < 0 ? e->error : -ENOENT;
+		}
+		if (nh->nlmsg_type != RTM_NEWNEIGH ||
+		    nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ndmsg)))
+			return -EBADMSG;
+		const struct ndmsg *nd = NLMSG_DATA(nh);
+		int alen = (int)nh->nlmsg_len -
+			   (int)NLMSG_LENGTH(NLMSG_ALIGN(sizeof(*nd)));
+		for (const struct rtattr *ra =
+			 (const struct rtattr *)((const char *)nd +
+						 NLMSG_ALIGN(sizeof(*nd)));
+		     RTA_OK(ra, alen); ra = RTA_NEXT(ra, alen)) {
+			size_t n = RTA_PAYLOAD(ra);
+			if (ra->rta_type != NDA_LLADDR)
+				continue;
+			if (n > ROUTE_LL_MAX)
+				return -EBADMSG;
+			memcpy(ll, RTA_DATA(ra), n);
+			*ll_len = n;
+		}
+		return 0;
+	}
+	return -EAGAIN;
+}
+#pragma GCC diagnostic pop
+
+struct neigh_out {
+	unsigned char *ll;
+	size_t *ll_len;
+};
+
+static ssize_t neigh_reply(const void *buf, size_t len, uint32_t seq, void *out)
+{
+	struct neigh_out *o = out;
+	int r = route_parse_neigh_reply(buf, len, seq, o->ll, o->ll_len);
+	/* the kernel's refusal is an answer, not a reason to read on */
+	return r == -EAGAIN || r == -EBADMSG ? r : 0;
+}
+
+int route_router_of(struct route_sock *rs, const struct lnk_addr *dst,
+		    struct route_router *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (rs->fd < 0)
+		return -EBADF;
+	char req[ROUTE_REQ_MAX];
+	union route_reply u;
+	struct route_answer ans;
+	uint32_t seq = ++rs->seq;
+	size_t n = route_build_request(dst, seq, req);
+	if (ask(rs, req, n, &u, route_reply, seq, &ans) < 0)
+		return -EIO;
+	if (ans.error)
+		return ans.error;
+	out->oif = ans.oif;
+	if (!ans.has_gateway || !ans.gateway.family || ans.oif <= 0)
+		return 0;
+	out->gateway = ans.gateway;
+	/* No entry, or one not resolved yet: no link-layer address, which
+	 * the caller takes as "this router cannot be told apart". */
+	struct neigh_out o = {.ll = out->ll, .ll_len = &out->ll_len};
+	seq = ++rs->seq;
+	n = route_build_neigh_request(&ans.gateway, ans.oif, seq, req);
+	if (ask(rs, req, n, &u, neigh_reply, seq, &o) < 0)
+		out->ll_len = 0;
+	return 0;
+}

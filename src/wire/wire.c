@@ -22,6 +22,7 @@
 #include "store/paths.h"
 #include "wire/confine.h"
 #include "proto/handoff.h"
+#include "wire/heard.h"
 #include "wire/keeper.h"
 #include "wire/model.h"
 #include "wire/wire_int.h"
@@ -657,12 +658,14 @@ static void log_wire_end(const struct wire_plan *wp, const char *why)
  * sandbox is then without network: the listeners lived only in the wire
  * (fail closed), and the program must not be left to guess why. Normal
  * ends (the lifeline closed) are silent. */
-static int watch_wire(const struct wire_plan *wp, int chan, pid_t wire)
+static int watch_wire(const struct wire_plan *wp, int chan, pid_t wire,
+		      int heard)
 {
 	const char *name = wp->name;
 	_cleanup_free_ char *sock =
 	    wp->home ? ctl_socket_path(wp->home, wp->name) : NULL;
-	int st = keeper_run(name, sock, wp->ports, wp->nports, chan, wire);
+	int st =
+	    keeper_run(name, sock, wp->ports, wp->nports, chan, wire, heard);
 	if (st < 0) {
 		fprintf(stderr, "lnk: wire: its keeper cannot watch it: %s\n",
 			strerror(-st));
@@ -730,6 +733,14 @@ int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
 	pid_t supervisor = getppid();
+	/* The routers heard by earlier wires (heard.h), opened (and made,
+	 * its room reserved) before the wire starts, so before the program
+	 * can fill the disk. */
+	int heard = KEEPER_HEARD_NONE;
+	if (wp->home) {
+		_cleanup_free_ char *hp = paths_routers_heard(wp->home);
+		heard = heard_open(hp);
+	}
 	/* The keeper's channel: fixed-size messages (keeper.h). */
 	int kp[2];
 	if (socketpair_cloexec(AF_UNIX, SOCK_SEQPACKET, 0, kp) < 0) {
@@ -749,6 +760,8 @@ int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 		 * middle of its batch (bench/README.md, connections). */
 		setsid();
 		close(kp[0]);
+		if (heard >= 0)
+			close(heard);
 		_exit(wire_run(wp, 3, 4, kp[1], supervisor));
 	}
 	/* The keeper keeps neither end: the listeners must die with the
@@ -757,5 +770,5 @@ int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	close(4);
 	close(kp[1]);
 	proc_set_name("lnk-wire-keep");
-	_exit(watch_wire(wp, kp[0], wire));
+	_exit(watch_wire(wp, kp[0], wire, heard));
 }

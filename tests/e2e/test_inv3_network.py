@@ -480,10 +480,6 @@ def hopnet(tmp_path):
         subprocess.run(["ip", "netns", "del", r], capture_output=True)
 
 
-@pytest.mark.xfail(strict=True, reason="hole: a wire that has not heard "
-                   "the first router yet takes its silence for the "
-                   "internet, and another wire can spend the router's "
-                   "ICMP errors (not fixed; see the report)")
 def test_another_sandbox_cannot_silence_the_first_router(lnk, hopnet,
                                                          tmp_path):
     """Invariant 3 (reaches only the hosts allowed), promise: under
@@ -525,6 +521,55 @@ def test_another_sandbox_cannot_silence_the_first_router(lnk, hopnet,
         a.kill()
         a.wait()
     assert "a server of this machine" not in out, out
+
+
+def test_a_router_heard_once_is_never_taken_for_a_silent_one(lnk, hopnet,
+                                                              tmp_path):
+    """Invariant 3 (reaches only the hosts allowed), promise: under
+    --internet-host '*' the first router's own address is refused, also
+    when the router says nothing to a wire that has not heard it yet.
+
+    Threat: silence from a router no wire has heard is taken for a router
+    that never answers (a cloud's), and a port forward on its own address
+    leads back to this machine. A router that any earlier wire of the user
+    heard is remembered (~/.lnk/sandbox/routers, by its address and
+    link-layer address): when it falls silent later (its ICMP errors
+    spent, or dropped here by a rule), a new wire refuses the call, and
+    the log says why."""
+    import json
+    import subprocess
+    env = ["env", "-i", f"HOME={lnk.home}", "PATH=/usr/bin:/bin",
+           "LANG=C.UTF-8"]
+    run = ["ip", "netns", "exec", hopnet, *env, lnk.bin, "sandbox", "run",
+           "--read", str(tmp_path), "--internet-host", "*", "--",
+           "/bin/sh", "-c"]
+    # a first wire hears the router: a call beyond it (no host there)
+    first = subprocess.run(
+        [*run, "curl -s -m 3 -x \"$HTTP_PROXY\" http://198.19.202.7/"],
+        cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+    assert "a server of this machine" not in first.stdout
+    routers = pathlib.Path(lnk.home, ".lnk", "sandbox", "routers")
+    assert routers.is_file(), first.stderr
+    assert "gw=198.19.200.2,ll=" in routers.read_text(errors="replace")
+    # then the router says nothing to this machine
+    router = hopnet[:-1] + "r"
+    subprocess.run(
+        ["ip", "netns", "exec", router, "nft", "-f", "-"], check=True,
+        input="table ip quiet {\n chain out {\n type filter hook output "
+              "priority 0;\n icmp type time-exceeded drop\n }\n}\n",
+        text=True)
+    second = subprocess.run(
+        [*run, "curl -s -m 3 -x \"$HTTP_PROXY\" "
+               "http://198.19.201.1:8000/secret.txt"],
+        cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+    assert "a server of this machine" not in second.stdout, second.stdout
+    out = subprocess.run(
+        [*env, lnk.bin, "sandbox", "log", "--json", "--lines", "1000"],
+        capture_output=True, text=True, check=True).stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    mine = [r for r in rows if r["target"] == "198.19.201.1:8000"]
+    assert mine and mine[-1]["outcome"] == "refused", rows
+    assert "no answer to the first-hop probe" in mine[-1]["reason"], mine
 
 
 # =============================================================================

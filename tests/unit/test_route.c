@@ -404,6 +404,121 @@ static void test_kernel_changes(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* One RTM_NEWNEIGH message at buf, with a link-layer address of n bytes
+ * when n > 0. */
+static size_t fake_neigh(char *buf, uint32_t seq, const unsigned char *ll,
+			 size_t n)
+{
+	memset(buf, 0, 256);
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	struct ndmsg *nd = NLMSG_DATA(nh);
+	nh->nlmsg_type = RTM_NEWNEIGH;
+	nh->nlmsg_seq = seq;
+	nd->ndm_family = AF_INET;
+	size_t len = NLMSG_LENGTH(sizeof(*nd));
+	struct rtattr *ra = (struct rtattr *)(buf + NLMSG_ALIGN(len));
+	ra->rta_type = NDA_DST;
+	ra->rta_len = RTA_LENGTH(4);
+	len = NLMSG_ALIGN(len) + RTA_SPACE(4);
+	if (n) {
+		ra = (struct rtattr *)(buf + NLMSG_ALIGN(len));
+		ra->rta_type = NDA_LLADDR;
+		ra->rta_len = (unsigned short)RTA_LENGTH(n);
+		memcpy(RTA_DATA(ra), ll, n);
+		len = NLMSG_ALIGN(len) + RTA_SPACE(n);
+	}
+	nh->nlmsg_len = (uint32_t)len;
+	return NLMSG_ALIGN(len);
+}
+
+/* The neighbour entry's answers: its link-layer address, none yet, the
+ * kernel's "no such entry", a stale answer, and one too long to be an
+ * address. */
+static void test_neigh(void **state)
+{
+	(void)state;
+	char buf[256], req[ROUTE_REQ_MAX];
+	unsigned char ll[ROUTE_LL_MAX];
+	size_t n;
+	const unsigned char mac[6] = {2, 0, 0, 0, 0, 2};
+	struct lnk_addr gw;
+	assert_int_equal(addr_parse_literal("198.18.250.2", &gw), LIT_ADDR);
+	size_t rl = route_build_neigh_request(&gw, 3, 9, req);
+	assert_true(rl <= ROUTE_REQ_MAX);
+	struct nlmsghdr *rq = (struct nlmsghdr *)req;
+	assert_int_equal(rq->nlmsg_type, RTM_GETNEIGH);
+	assert_int_equal(((struct ndmsg *)NLMSG_DATA(rq))->ndm_ifindex, 3);
+	size_t len = fake_neigh(buf, 9, mac, 6);
+	assert_int_equal(route_parse_neigh_reply(buf, len, 9, ll, &n), 0);
+	assert_int_equal(n, 6);
+	assert_memory_equal(ll, mac, 6);
+	len = fake_neigh(buf, 9, NULL, 0);
+	assert_int_equal(route_parse_neigh_reply(buf, len, 9, ll, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(route_parse_neigh_reply(buf, len, 8, ll, &n), -EAGAIN);
+	len = fake_error(buf, 9, -ENOENT);
+	assert_int_equal(route_parse_neigh_reply(buf, len, 9, ll, &n), -ENOENT);
+	unsigned char big[ROUTE_LL_MAX + 1];
+	memset(big, 1, sizeof(big));
+	len = fake_neigh(buf, 9, big, sizeof(big));
+	assert_int_equal(route_parse_neigh_reply(buf, len, 9, ll, &n),
+			 -EBADMSG);
+}
+
+/* The real kernel: the first router of an address beyond a gateway is
+ * that gateway, with the link-layer address of its neighbour entry once
+ * there is one; an on-link address has no gateway. */
+static void test_kernel_router(void **state)
+{
+	(void)state;
+	if (system("command -v ip >/dev/null 2>&1") != 0)
+		skip();
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (own_netns() != 0 ||
+		    system("exec >/dev/null 2>&1; "
+			   "ip link set lo up && "
+			   "ip link add lnkv0 type veth peer name lnkv1 && "
+			   "ip link set lnkv0 up && ip link set lnkv1 up && "
+			   "ip addr add 198.18.250.1/24 dev lnkv0 && "
+			   "ip route add 198.18.252.0/24 via 198.18.250.2") !=
+			0)
+			_exit(77);
+		struct route_sock rs;
+		struct route_router r;
+		struct lnk_addr a, gw;
+		if (route_open(&rs) != 0)
+			_exit(2);
+		addr_parse_literal("198.18.252.5", &a);
+		addr_parse_literal("198.18.250.2", &gw);
+		if (route_router_of(&rs, &a, &r) != 0 ||
+		    !addr_equal(&r.gateway, &gw) || r.oif <= 0 || r.ll_len)
+			_exit(3);
+		if (system("ip neigh add 198.18.250.2 lladdr 02:00:00:00:00:02 "
+			   "dev lnkv0 nud permanent") != 0)
+			_exit(77);
+		const unsigned char mac[6] = {2, 0, 0, 0, 0, 2};
+		if (route_router_of(&rs, &a, &r) != 0 || r.ll_len != 6 ||
+		    memcmp(r.ll, mac, 6) != 0)
+			_exit(4);
+		addr_parse_literal("198.18.250.9", &a);
+		if (route_router_of(&rs, &a, &r) != 0 || r.gateway.family ||
+		    r.oif <= 0)
+			_exit(5);
+		addr_parse_literal("198.18.99.1", &a);
+		if (route_router_of(&rs, &a, &r) >= 0)
+			_exit(6); /* no route: an error, never a router */
+		_exit(0);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77)
+		skip(); /* no veth, or no user namespace to make one in */
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -414,6 +529,8 @@ int main(void)
 	    cmocka_unit_test(test_kernel),
 	    cmocka_unit_test(test_kernel_p2p),
 	    cmocka_unit_test(test_kernel_changes),
+	    cmocka_unit_test(test_neigh),
+	    cmocka_unit_test(test_kernel_router),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,222 @@
+/* The first routers heard, kept between wires (heard.h). */
+#include "wire/heard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/compat.h"
+
+#define KEEP_SECONDS ((time_t)HEARD_KEEP_DAYS * 24 * 60 * 60)
+/* The fewest bytes a record takes: "0 k\n". */
+#define RECORDS_MAX (HEARD_FILE_SIZE / 4)
+
+int heard_key(const struct route_router *r, char *out, size_t cap)
+{
+	if (r->gateway.family && r->ll_len) {
+		char a[64];
+		addr_format(&r->gateway, a, sizeof(a));
+		int w = snprintf(out, cap, "gw=%s,ll=", a);
+		if (w < 0 || (size_t)w + 2 * r->ll_len >= cap)
+			return -ENAMETOOLONG;
+		size_t n = (size_t)w;
+		for (size_t i = 0; i < r->ll_len; i++)
+			n += (size_t)snprintf(out + n, cap - n, "%02x",
+					      r->ll[i]);
+		return 0;
+	}
+	char dev[IF_NAMESIZE];
+	if (!r->gateway.family && r->oif > 0 &&
+	    if_indextoname((unsigned)r->oif, dev)) {
+		/* a device's name is the user's choice, not a program's;
+		 * only names that print as one word are keys */
+		for (const char *c = dev; *c; c++)
+			if (*c <= ' ' || *c > '~')
+				return -ENOENT;
+		int n = snprintf(out, cap, "dev=%s", dev);
+		return n > 0 && (size_t)n < cap ? 0 : -ENAMETOOLONG;
+	}
+	return -ENOENT;
+}
+
+struct record {
+	time_t t;
+	const char *key;
+	size_t klen;
+};
+
+/* The well-formed records of text, in the file's order. */
+static size_t parse(const char *text, size_t len, struct record *out,
+		    size_t max)
+{
+	size_t n = 0;
+	const char *p = text, *end = text + len;
+	while (p < end && *p && n < max) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			break; /* a cut last line is no record */
+		const char *q = p;
+		long long t = 0;
+		bool ok = q < nl && *q >= '0' && *q <= '9';
+		for (; ok && q < nl && *q >= '0' && *q <= '9'; q++) {
+			if (t > (long long)1e15)
+				ok = false;
+			t = t * 10 + (*q - '0');
+		}
+		ok = ok && q < nl && *q == ' ';
+		const char *k = q + 1;
+		size_t klen = ok ? (size_t)(nl - k) : 0;
+		ok = ok && klen > 0 && klen < HEARD_KEY_MAX;
+		for (size_t i = 0; ok && i < klen; i++)
+			if (k[i] <= ' ' || k[i] > '~')
+				ok = false;
+		if (ok)
+			out[n++] = (struct record){
+			    .t = (time_t)t, .key = k, .klen = klen};
+		p = nl + 1;
+	}
+	return n;
+}
+
+static bool same_key(const struct record *r, const char *key)
+{
+	return strlen(key) == r->klen && memcmp(r->key, key, r->klen) == 0;
+}
+
+/* A record past the keep. One from the future (a clock set back) is
+ * kept: forgetting a router makes silence pass, remembering one only
+ * refuses. */
+static bool expired(const struct record *r, time_t now)
+{
+	return r->t < now && now - r->t > KEEP_SECONDS;
+}
+
+bool heard_find(const char *text, size_t len, const char *key, time_t now)
+{
+	struct record rec[RECORDS_MAX];
+	size_t n = parse(text, len, rec, RECORDS_MAX);
+	for (size_t i = 0; i < n; i++)
+		if (same_key(&rec[i], key) && !expired(&rec[i], now))
+			return true;
+	return false;
+}
+
+void heard_put(char *text, size_t cap, const char *key, time_t now)
+{
+	char old[HEARD_FILE_SIZE];
+	size_t olen = cap < sizeof(old) ? cap : sizeof(old);
+	memcpy(old, text, olen);
+	struct record rec[RECORDS_MAX];
+	size_t n = parse(old, olen, rec, RECORDS_MAX);
+	memset(text, 0, cap);
+	size_t used = 0;
+	int w = snprintf(text, cap, "%lld %s\n", (long long)now, key);
+	if (w < 0 || (size_t)w >= cap) {
+		memset(text, 0, cap);
+		return;
+	}
+	used = (size_t)w;
+	/* The file is kept newest first, so the records that no longer fit
+	 * are the oldest. */
+	for (size_t i = 0; i < n; i++) {
+		if (same_key(&rec[i], key) || expired(&rec[i], now))
+			continue;
+		w = snprintf(text + used, cap - used, "%lld %.*s\n",
+			     (long long)rec[i].t, (int)rec[i].klen, rec[i].key);
+		if (w < 0 || (size_t)w >= cap - used) {
+			memset(text + used, 0, cap - used);
+			break;
+		}
+		used += (size_t)w;
+	}
+}
+
+int heard_open(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int r = 0;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		r = -EPERM;
+	else if (st.st_size < HEARD_FILE_SIZE)
+		r = file_reserve(fd, HEARD_FILE_SIZE);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* The file's text, read under lock (held by the caller). */
+static ssize_t read_all(int fd, char *buf)
+{
+	size_t got = 0;
+	while (got < HEARD_FILE_SIZE) {
+		ssize_t r =
+		    pread(fd, buf + got, HEARD_FILE_SIZE - got, (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	memset(buf + got, 0, HEARD_FILE_SIZE - got);
+	return (ssize_t)got;
+}
+
+static int lock(int fd, int how)
+{
+	while (flock(fd, how) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+bool heard_knows(int fd, const char *key, time_t now)
+{
+	char buf[HEARD_FILE_SIZE];
+	if (lock(fd, LOCK_SH) < 0)
+		return false;
+	ssize_t n = read_all(fd, buf);
+	(void)flock(fd, LOCK_UN);
+	return n > 0 && heard_find(buf, (size_t)n, key, now);
+}
+
+int heard_note(int fd, const char *key, time_t now)
+{
+	char buf[HEARD_FILE_SIZE];
+	int r = lock(fd, LOCK_EX);
+	if (r < 0)
+		return r;
+	ssize_t n = read_all(fd, buf);
+	if (n >= 0) {
+		heard_put(buf, sizeof(buf), key, now);
+		/* over the room reserved when the file was made: no new
+		 * block is asked of a full disk */
+		size_t done = 0;
+		while (done < sizeof(buf)) {
+			ssize_t w = pwrite(fd, buf + done, sizeof(buf) - done,
+					   (off_t)done);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				n = w < 0 ? -errno : -EIO;
+				break;
+			}
+			done += (size_t)w;
+		}
+	}
+	(void)flock(fd, LOCK_UN);
+	return n < 0 ? (int)n : 0;
+}

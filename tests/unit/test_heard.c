@@ -1,0 +1,193 @@
+/* The routers heard, kept between wires (src/wire/heard.c): a router
+ * heard by one wire is known to the next, a record past the keep is not,
+ * a full file drops its oldest records, hostile or cut lines are no
+ * records, the file is made with its room reserved (a full disk later
+ * cannot keep a record out), and a link or another's file is refused. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "wire/heard.h"
+
+#define DAY (24 * 60 * 60)
+
+static void test_key(void **state)
+{
+	(void)state;
+	struct route_router r;
+	memset(&r, 0, sizeof(r));
+	char k[HEARD_KEY_MAX];
+	/* a gateway whose link-layer address is not known: no name */
+	r.gateway.family = AF_INET;
+	assert_int_equal(inet_pton(AF_INET, "198.19.200.2", r.gateway.a), 1);
+	r.oif = 1;
+	assert_int_equal(heard_key(&r, k, sizeof(k)), -ENOENT);
+	unsigned char mac[6] = {0x0a, 0x1b, 0x2c, 0x3d, 0x4e, 0x5f};
+	memcpy(r.ll, mac, 6);
+	r.ll_len = 6;
+	assert_int_equal(heard_key(&r, k, sizeof(k)), 0);
+	assert_string_equal(k, "gw=198.19.200.2,ll=0a1b2c3d4e5f");
+	/* another router at the same address is another key */
+	char k2[HEARD_KEY_MAX];
+	r.ll[5] = 0x60;
+	assert_int_equal(heard_key(&r, k2, sizeof(k2)), 0);
+	assert_string_not_equal(k, k2);
+	/* too small a buffer is an error, never a cut key */
+	assert_int_equal(heard_key(&r, k2, 20), -ENAMETOOLONG);
+	/* on-link through a device: the device (loopback is index 1) */
+	memset(&r, 0, sizeof(r));
+	r.oif = 1;
+	assert_int_equal(heard_key(&r, k, sizeof(k)), 0);
+	assert_string_equal(k, "dev=lo");
+	r.oif = 0;
+	assert_int_equal(heard_key(&r, k, sizeof(k)), -ENOENT);
+}
+
+static void test_put_find(void **state)
+{
+	(void)state;
+	char text[HEARD_FILE_SIZE];
+	memset(text, 0, sizeof(text));
+	time_t now = 1800000000;
+	assert_false(heard_find(text, sizeof(text), "gw=a", now));
+	heard_put(text, sizeof(text), "gw=a", now);
+	heard_put(text, sizeof(text), "gw=b", now + 5);
+	assert_true(heard_find(text, sizeof(text), "gw=a", now + 10));
+	assert_true(heard_find(text, sizeof(text), "gw=b", now + 10));
+	assert_false(heard_find(text, sizeof(text), "gw=", now + 10));
+	assert_false(heard_find(text, sizeof(text), "gw=ab", now + 10));
+	/* newest first, one record a key */
+	heard_put(text, sizeof(text), "gw=a", now + 20);
+	assert_string_equal(text, "1800000020 gw=a\n1800000005 gw=b\n");
+	/* past the keep: not known, and dropped at the next write */
+	time_t late = now + 20 + (time_t)HEARD_KEEP_DAYS * DAY + 1;
+	assert_false(heard_find(text, sizeof(text), "gw=a", late));
+	heard_put(text, sizeof(text), "gw=c", late);
+	char want[64];
+	snprintf(want, sizeof(want), "%lld gw=c\n", (long long)late);
+	assert_string_equal(text, want);
+	assert_null(strstr(text, "gw=a"));
+	assert_null(strstr(text, "gw=b"));
+	/* a record from the future (a clock set back) is kept */
+	memset(text, 0, sizeof(text));
+	heard_put(text, sizeof(text), "gw=f", now + 100 * DAY);
+	assert_true(heard_find(text, sizeof(text), "gw=f", now));
+}
+
+static void test_hostile_lines(void **state)
+{
+	(void)state;
+	char text[HEARD_FILE_SIZE];
+	memset(text, 0, sizeof(text));
+	time_t now = 1800000000;
+	snprintf(text, sizeof(text),
+		 "x gw=a\n"		       /* no number */
+		 "1800000000gw=b\n"	       /* no space */
+		 "1800000000 gw c\n"	       /* a space in the key */
+		 "99999999999999999999 gw=d\n" /* a number too long */
+		 "1800000000 \n"	       /* no key */
+		 "1800000000 gw=\x01\n"	       /* a control byte */
+		 "1800000000 gw=ok\n"
+		 "1800000000 gw=cut"); /* no end of line */
+	assert_false(heard_find(text, sizeof(text), "gw=a", now));
+	assert_false(heard_find(text, sizeof(text), "gw=b", now));
+	assert_false(heard_find(text, sizeof(text), "gw", now));
+	assert_false(heard_find(text, sizeof(text), "gw=d", now));
+	assert_false(heard_find(text, sizeof(text), "gw=cut", now));
+	assert_true(heard_find(text, sizeof(text), "gw=ok", now));
+	/* a rewrite keeps only the records */
+	heard_put(text, sizeof(text), "gw=n", now);
+	assert_string_equal(text, "1800000000 gw=n\n1800000000 gw=ok\n");
+}
+
+static void test_full_drops_oldest(void **state)
+{
+	(void)state;
+	char text[HEARD_FILE_SIZE];
+	memset(text, 0, sizeof(text));
+	time_t now = 1800000000;
+	char key[HEARD_KEY_MAX];
+	/* far more than fit: the newest stay, the file stays NUL-ended */
+	for (int i = 0; i < 2000; i++) {
+		snprintf(key, sizeof(key), "gw=router-%04d", i);
+		heard_put(text, sizeof(text), key, now + i);
+	}
+	assert_true(heard_find(text, sizeof(text), "gw=router-1999", now));
+	assert_false(heard_find(text, sizeof(text), "gw=router-0000", now));
+	assert_int_equal(text[sizeof(text) - 1], 0);
+	/* a key longer than any heard_key makes is no record */
+	char big[HEARD_KEY_MAX + 1];
+	memset(big, 'k', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	memcpy(big, "gw=", 3);
+	heard_put(text, sizeof(text), big, now + 3000);
+	assert_false(heard_find(text, sizeof(text), big, now));
+	assert_true(heard_find(text, sizeof(text), "gw=router-1999", now));
+	/* the longest is kept whole */
+	big[HEARD_KEY_MAX - 1] = 0;
+	heard_put(text, sizeof(text), big, now + 3001);
+	assert_true(heard_find(text, sizeof(text), big, now));
+}
+
+static void test_file(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/lnk-heard-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[256], link_path[256];
+	snprintf(path, sizeof(path), "%s/routers", dir);
+	snprintf(link_path, sizeof(link_path), "%s/link", dir);
+	int fd = heard_open(path);
+	assert_true(fd >= 0);
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	/* its room reserved when made */
+	assert_int_equal(st.st_size, HEARD_FILE_SIZE);
+	assert_true(st.st_blocks * 512 >= HEARD_FILE_SIZE);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	time_t now = time(NULL);
+	assert_false(heard_knows(fd, "gw=x", now));
+	assert_int_equal(heard_note(fd, "gw=x", now), 0);
+	/* a second opening (the next wire's keeper) knows it */
+	int fd2 = heard_open(path);
+	assert_true(fd2 >= 0);
+	assert_true(heard_knows(fd2, "gw=x", now));
+	assert_false(heard_knows(fd2, "gw=y", now));
+	assert_int_equal(fstat(fd2, &st), 0);
+	assert_int_equal(st.st_size, HEARD_FILE_SIZE);
+	close(fd);
+	close(fd2);
+	/* a link is refused, whatever it leads to */
+	assert_int_equal(symlink(path, link_path), 0);
+	assert_int_equal(heard_open(link_path), -ELOOP);
+	unlink(link_path);
+	/* so is a folder */
+	assert_int_equal(mkdir(link_path, 0700), 0);
+	assert_true(heard_open(link_path) < 0);
+	rmdir(link_path);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_key),
+	    cmocka_unit_test(test_put_find),
+	    cmocka_unit_test(test_hostile_lines),
+	    cmocka_unit_test(test_full_drops_oldest),
+	    cmocka_unit_test(test_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
