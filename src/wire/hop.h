@@ -58,6 +58,12 @@ enum hop_verdict {
  * away: its answer takes a LAN's round trip (well under 10 ms; a slow
  * Wi-Fi link tens). */
 #define HOP_PROBE_MS 300
+/* Silence from a router that has answered is asked again HOP_RETRIES
+ * times, HOP_RETRY_MS apart (a Linux router sends one error a second to
+ * a host after a burst of at most 6), before the call is refused: at
+ * most about 8 s, within the wire's 10 s for a connect. */
+#define HOP_RETRIES 6
+#define HOP_RETRY_MS 1000
 /* Addresses whose verdict is kept. */
 #define HOP_CACHE_MAX 4096
 

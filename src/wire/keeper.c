@@ -303,6 +303,8 @@ struct waiting {
 	struct lnk_addr a;
 	uint16_t port;
 	int probe;
+	int tries;	  /* probes asked again after silence */
+	int64_t again_ms; /* when to ask again; 0: not waiting for that */
 };
 
 struct keeper {
@@ -646,6 +648,27 @@ static void assign_probe(struct keeper *k, int j)
 	wt->probe = free_p;
 }
 
+/* The connects that wait for a probe: for a free slot, or for the time
+ * to ask again after silence. */
+static void assign_waiting(struct keeper *k, int64_t now)
+{
+	for (int j = 0; j < KEEPER_ASKS_MAX; j++) {
+		struct waiting *wt = &k->waits[j];
+		if (!wt->used || wt->probe >= 0 ||
+		    (wt->again_ms && wt->again_ms > now))
+			continue;
+		wt->again_ms = 0;
+		/* another call's probe may have judged the address since */
+		enum hop_verdict v = hop_cache_get(k->hops, &wt->a);
+		if (v != HOP_UNKNOWN && !(v == HOP_QUIET && k->hop_heard)) {
+			wt->used = false;
+			act_on(k, wt->cookie, &wt->a, wt->port, v);
+			continue;
+		}
+		assign_probe(k, j);
+	}
+}
+
 /* A change of the routing the kernel announced (the route socket's watch,
  * read by the check just made) may put a new first router in front:
  * an address beyond the old one can be the new one's own (a laptop moved
@@ -726,17 +749,27 @@ static void probe_done(struct keeper *k, int i, enum hop_verdict v)
 		hop_cache_put(k->hops, &p->a, v);
 	close(p->fd);
 	p->fd = -1;
+	int64_t now = mono_ms();
 	for (size_t j = 0; j < KEEPER_ASKS_MAX; j++) {
 		struct waiting *wt = &k->waits[j];
 		if (!wt->used || wt->probe != i)
 			continue;
+		/* Silence from a router that answers: most often its limit
+		 * on errors to this host (a Linux router's: a burst of 6,
+		 * then one a second), met by a program that calls many new
+		 * addresses at once. Asked again a second later, a few
+		 * times, while the call may still wait; silence never
+		 * passes. */
+		if (v == HOP_UNKNOWN && wt->tries < HOP_RETRIES) {
+			wt->tries++;
+			wt->probe = -1;
+			wt->again_ms = now + HOP_RETRY_MS;
+			continue;
+		}
 		wt->used = false;
 		act_on(k, wt->cookie, &wt->a, wt->port, v);
 	}
-	/* the connects that waited for a free probe */
-	for (int j = 0; j < KEEPER_ASKS_MAX; j++)
-		if (k->waits[j].used && k->waits[j].probe < 0)
-			assign_probe(k, j);
+	assign_waiting(k, now);
 }
 
 /* The keeper's word on a setup message of the wire's. */
@@ -987,6 +1020,12 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 			if (pr->fd >= 0 && (until < 0 || pr->deadline < until))
 				until = pr->deadline;
 		}
+		for (int j = 0; j < KEEPER_ASKS_MAX; j++) {
+			const struct waiting *wt = &k.waits[j];
+			if (wt->used && wt->again_ms &&
+			    (until < 0 || wt->again_ms < until))
+				until = wt->again_ms;
+		}
 		int wait = until < 0	 ? -1
 			   : until > now ? (int)(until - now)
 					 : 0;
@@ -1007,6 +1046,7 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 			else if (now >= k.probes[i].deadline)
 				probe_done(&k, i, HOP_UNKNOWN);
 		}
+		assign_waiting(&k, now);
 		if (p[2].revents & POLLIN)
 			on_notify(&k);
 		else if (p[2].revents & (POLLHUP | POLLERR | POLLNVAL)) {

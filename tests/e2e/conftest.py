@@ -187,3 +187,74 @@ def outside_tool(tmp_path, lnk):
     on_lnk_path(lnk, tmp_path / "toolbin", "mytool",
                 TOOL_SCRIPT.replace("@OUT@", str(out)))
     return out
+
+
+# A private first-router network, root only: this machine's namespace m
+# (198.19.200.1) behind router r (198.19.200.2, and 198.19.201.1 on a
+# second link, whose port 8000 is forwarded back to 198.19.200.1:8001, a
+# hairpin NAT); 198.19.202.0/24 lies beyond r. The router keeps Linux's
+# default limit on its ICMP errors (icmp_ratelimit 1000 ms, a burst of 6).
+HOPNET_UP = """
+set -e
+ip netns add {m}; ip netns add {r}
+ip link add {m}0 netns {m} type veth peer name {r}0 netns {r}
+ip link add {r}w netns {r} type veth peer name {r}v netns {r}
+ip -n {m} link set lo up; ip -n {r} link set lo up
+ip -n {m} addr add 198.19.200.1/30 dev {m}0; ip -n {m} link set {m}0 up
+ip -n {r} addr add 198.19.200.2/30 dev {r}0; ip -n {r} link set {r}0 up
+ip -n {r} addr add 198.19.201.1/24 dev {r}w
+ip -n {r} link set {r}w up; ip -n {r} link set {r}v up
+ip -n {r} route add 198.19.202.0/24 via 198.19.201.2 dev {r}w
+ip -n {m} route add default via 198.19.200.2
+ip netns exec {r} sysctl -qw net.ipv4.ip_forward=1 \\
+    net.ipv4.icmp_ratelimit=1000
+ip netns exec {r} nft -f - <<'NFT'
+table ip hop {{
+	chain pre {{
+		type nat hook prerouting priority dstnat;
+		ip daddr 198.19.201.1 tcp dport 8000 dnat to 198.19.200.1:8001
+	}}
+	chain post {{
+		type nat hook postrouting priority srcnat;
+		oifname "{r}0" ip saddr 198.19.200.0/30 masquerade
+	}}
+}}
+NFT
+"""
+
+
+
+@pytest.fixture
+def hopnet(tmp_path):
+    """The machine's namespace name in a private first-router network, and
+    the path of a file its server serves; root only."""
+    if os.geteuid() != 0:
+        pytest.skip("building the router's namespaces needs root")
+    import shutil
+    import subprocess
+    if not shutil.which("nft"):
+        pytest.skip("nft is not installed")
+    tag = f"ah{os.getpid() % 100000}"
+    m, r = f"{tag}m", f"{tag}r"
+    up = subprocess.run(["bash", "-c", HOPNET_UP.format(m=m, r=r)],
+                        capture_output=True, text=True)
+    srv = None
+    try:
+        if up.returncode != 0:
+            pytest.skip("cannot build the router's namespaces: " + up.stderr)
+        site = tmp_path / "site"
+        site.mkdir()
+        (site / "secret.txt").write_text("a server of this machine\n")
+        srv = subprocess.Popen(
+            ["ip", "netns", "exec", m, "python3", "-m", "http.server",
+             "8001", "--bind", "198.19.200.1", "--directory", str(site)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        import time
+        time.sleep(0.5)
+        yield m
+    finally:
+        if srv:
+            srv.kill()
+            srv.wait()
+        subprocess.run(["ip", "netns", "del", m], capture_output=True)
+        subprocess.run(["ip", "netns", "del", r], capture_output=True)

@@ -154,3 +154,53 @@ def test_a_new_network_is_judged_again(lnk, work):
     assert got and got[0]["outcome"] == "failed", got
     assert got[-1]["outcome"] == "refused", got
     assert got[-1]["reason"] == FIRST_HOP, got[-1]
+
+
+BURST = """
+import os, socket, threading
+host, port = os.environ["HTTP_PROXY"][7:].rstrip("/").rsplit(":", 1)
+def one(x):
+    try:
+        s = socket.create_connection((host, int(port)), timeout=20)
+        s.sendall(f"CONNECT 198.19.202.{x}:80 HTTP/1.1\\r\\n\\r\\n".encode())
+        print(x, s.recv(100).split(b"\\r\\n")[0].decode(), flush=True)
+    except OSError as e:
+        print(x, "error", e, flush=True)
+ts = [threading.Thread(target=one, args=(x,)) for x in range(1, 8)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+"""
+
+
+def test_a_burst_of_new_addresses_waits_for_the_router(lnk, hopnet,
+                                                       tmp_path):
+    """A first router answers only a few probes a second to one host (a
+    Linux router: a burst of up to 6, then one a second; in this test's
+    network only the first probe of the burst is answered). A program
+    that calls seven new addresses at once under '*' must not have the
+    calls whose probes met that limit refused: the keeper asks again, a
+    second apart, while the call's connect may still wait, and silence
+    refuses only then. Every address beyond the router refuses the
+    connect here (the router resets it), so each call ends as soon as
+    its probe's verdict is known."""
+    router = hopnet[:-1] + "r"
+    subprocess.run(
+        ["ip", "netns", "exec", router, "nft", "-f", "-"], check=True,
+        input="table ip far {\n chain onward {\n type filter hook forward "
+              "priority 0;\n ip daddr 198.19.202.0/24 tcp flags syn "
+              "reject with tcp reset\n }\n}\n", text=True)
+    prog = tmp_path / "burst.py"
+    prog.write_text(BURST)
+    tmp_path.chmod(0o755)
+    env = ["env", "-i", f"HOME={lnk.home}", "PATH=/usr/bin:/bin",
+           "LANG=C.UTF-8"]
+    cp = subprocess.run(
+        ["ip", "netns", "exec", hopnet, *env, lnk.bin, "sandbox", "run",
+         "--read", str(tmp_path), "--internet-host", "*", "--",
+         "python3", str(prog)],
+        cwd=str(tmp_path), capture_output=True, text=True, timeout=120)
+    got = rows(lnk)
+    mine = [r for r in got if r["target"].startswith("198.19.202.")]
+    assert len({r["target"] for r in mine}) == 7, cp.stdout + cp.stderr
+    unheard = [r for r in mine if "first-hop probe" in r["reason"]]
+    assert not unheard, (unheard, cp.stdout)
