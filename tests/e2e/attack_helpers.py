@@ -53,7 +53,11 @@ PROXY_PRELUDE = """
 import socket, struct
 def raw(port, data, wait=3):
     s = socket.create_connection(("127.0.0.1", port)); s.settimeout(wait)
-    s.sendall(data); out = b""
+    out = b""
+    try:
+        s.sendall(data)
+    except OSError:
+        pass  # refused before it was all sent: read what it said
     try:
         while True:
             b = s.recv(65536)
