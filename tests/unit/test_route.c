@@ -509,6 +509,20 @@ static void test_kernel_router(void **state)
 		addr_parse_literal("198.18.99.1", &a);
 		if (route_router_of(&rs, &a, &r) >= 0)
 			_exit(6); /* no route: an error, never a router */
+		/* IPv6: a gateway through a link-local address */
+		if (system("exec >/dev/null 2>&1; "
+			   "ip -6 addr add 2001:db8:1::1/64 dev lnkv0 nodad && "
+			   "ip -6 route add 2001:db8:2::/64 via fe80::2 dev "
+			   "lnkv0 && ip -6 neigh add fe80::2 lladdr "
+			   "02:00:00:00:00:06 dev lnkv0 nud permanent") != 0)
+			_exit(77);
+		addr_parse_literal("2001:db8:2::5", &a);
+		addr_parse_literal("fe80::2", &gw);
+		const unsigned char mac6[6] = {2, 0, 0, 0, 0, 6};
+		if (route_router_of(&rs, &a, &r) != 0 ||
+		    !addr_equal(&r.gateway, &gw) || r.ll_len != 6 ||
+		    memcmp(r.ll, mac6, 6) != 0)
+			_exit(7);
 		_exit(0);
 	}
 	int st;
