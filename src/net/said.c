@@ -31,9 +31,17 @@ static char *fix_for(const char *why, const char *sandbox, const char *word,
 				 word);
 	if (strcmp(why, "address on this machine's network, not the "
 			"internet") == 0 ||
-	    strcmp(why, "address outside the lan grant") == 0)
+	    strcmp(why, "address outside the lan grant") == 0 ||
+	    strcmp(why, WIRE_FIRST_HOP_WHY) == 0)
 		return xasprintf("--lan-host %s allows it (a spec's [lan] "
 				 "hosts)",
+				 word);
+	if (strcmp(why, WIRE_HOP_UNKNOWN_WHY) == 0)
+		/* the router answers only a few probes a second: most
+		 * often, asked again later it answers */
+		return xasprintf("the call may be tried again; --lan-host %s "
+				 "reaches it without the probe (a spec's "
+				 "[lan] hosts)",
 				 word);
 	if (port_reason(why, port))
 		return xasprintf("--port %u reaches this machine's port %u "

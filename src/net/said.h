@@ -16,6 +16,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Why a call to the first router's own address is refused under an
+ * internet grant, and one whose probes had no answer (wire/hop.h): the
+ * wire's reasons, here so that their lines name the fix. */
+#define WIRE_FIRST_HOP_WHY                                                 \
+	"the first router's own address: this machine's network, not the " \
+	"internet"
+#define WIRE_HOP_UNKNOWN_WHY                                                 \
+	"no answer to the first-hop probe (the router's own address cannot " \
+	"be ruled out)"
+
 #define WIRE_SAID_MAX 5
 #define WIRE_SAID_KEY 280
 

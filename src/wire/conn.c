@@ -21,6 +21,7 @@
 
 #include "common/compat.h"
 #include "common/buf.h"
+#include "net/said.h"
 #include "proto/tproxy.h"
 #include "wire/http.h"
 #include "wire/keeper.h"
@@ -86,14 +87,6 @@ struct conn {
 	unsigned ask_flags;
 };
 
-/* Why a call to the first router's own address is refused under an
- * internet grant, and one whose probe had no answer (hop.h). */
-#define WIRE_FIRST_HOP_WHY                                                 \
-	"the first router's own address: this machine's network, not the " \
-	"internet"
-#define WIRE_HOP_UNKNOWN_WHY                                                 \
-	"no answer to the first-hop probe (the router's own address cannot " \
-	"be ruled out)"
 #define WIRE_KEEPER_BUSY_WHY "too many new addresses at once; try again"
 
 #define CONN_OF(h, member) \

@@ -86,6 +86,9 @@ def test_star_never_reaches_the_routers_other_address(lnk, how):
     wan = f["ROUTER_WAN_IP"]
     assert refused.get(f"{wan}:80") == FIRST_HOP, refused
     assert refused.get(f"{wan}:{f['ROUTER_FWD_PORT']}") == FIRST_HOP, refused
+    # and the terminal says so, with the grant that reaches it
+    assert f"lnk: refused {wan}:80: {FIRST_HOP}; --lan-host {wan} " \
+        "allows it" in cp.stderr, cp.stderr
     ended = [r["target"] for r in rows(lnk) if r["outcome"] == "ended"]
     assert f"{f['ORIGIN_IP']}:80" in ended, ended
 

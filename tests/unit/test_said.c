@@ -61,6 +61,22 @@ static void each_reason_its_flag(void **state)
 	assert_non_null(strstr(line, "'lnk sandbox resume box'"));
 }
 
+static void the_first_routers_refusals_name_the_lan_grant(void **state)
+{
+	struct wire_said s = {0};
+	char line[1024];
+
+	(void)state;
+	/* the first router's own address, and a probe never answered */
+	wire_said_line(&s, "box", "203.0.113.9", 443, WIRE_FIRST_HOP_WHY, line,
+		       sizeof(line));
+	assert_non_null(strstr(line, "--lan-host 203.0.113.9 allows"));
+	wire_said_line(&s, "box", "203.0.113.10", 443, WIRE_HOP_UNKNOWN_WHY,
+		       line, sizeof(line));
+	assert_non_null(strstr(line, "may be tried again; --lan-host "
+				     "203.0.113.10 reaches it"));
+}
+
 static void what_no_grant_allows_is_not_said(void **state)
 {
 	struct wire_said s = {0};
@@ -126,6 +142,7 @@ int main(void)
 	const struct CMUnitTest t[] = {
 	    cmocka_unit_test(names_the_flag_once_a_host),
 	    cmocka_unit_test(each_reason_its_flag),
+	    cmocka_unit_test(the_first_routers_refusals_name_the_lan_grant),
 	    cmocka_unit_test(what_no_grant_allows_is_not_said),
 	    cmocka_unit_test(bounded_then_one_line_then_nothing),
 	    cmocka_unit_test(names_are_escaped),
