@@ -175,22 +175,31 @@ static ssize_t read_all(int fd, char *buf)
 	return (ssize_t)got;
 }
 
+/* The lock, waited for at most about 100 ms: another keeper holds it
+ * only while it reads or writes 8 KiB, and a keeper must never hang its
+ * wire's connects on a lock. -EWOULDBLOCK when it stayed taken. */
 static int lock(int fd, int how)
 {
-	while (flock(fd, how) < 0)
-		if (errno != EINTR)
+	for (int i = 0; i < 100; i++) {
+		if (flock(fd, how | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
-	return 0;
+		struct timespec ms = {.tv_sec = 0, .tv_nsec = 1000000};
+		nanosleep(&ms, NULL);
+	}
+	return -EWOULDBLOCK;
 }
 
 bool heard_knows(int fd, const char *key, time_t now)
 {
 	char buf[HEARD_FILE_SIZE];
+	/* not knowing is the stricter answer: silence is refused */
 	if (lock(fd, LOCK_SH) < 0)
-		return false;
+		return true;
 	ssize_t n = read_all(fd, buf);
 	(void)flock(fd, LOCK_UN);
-	return n > 0 && heard_find(buf, (size_t)n, key, now);
+	return n < 0 || heard_find(buf, (size_t)n, key, now);
 }
 
 int heard_note(int fd, const char *key, time_t now)

@@ -50,7 +50,8 @@ int heard_key(const struct route_router *r, char *out, size_t cap);
  * descriptor (CLOEXEC), or -errno. A link, or anything but a regular file
  * of the user's own, is refused. */
 int heard_open(const char *path);
-/* Whether key was heard at most HEARD_KEEP_DAYS before now. */
+/* Whether key was heard at most HEARD_KEEP_DAYS before now; true too
+ * when the file cannot be read (silence is then refused). */
 bool heard_knows(int fd, const char *key, time_t now);
 /* Keeps key as heard at now. 0 or -errno. */
 int heard_note(int fd, const char *key, time_t now);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -166,6 +167,13 @@ static void test_file(void **state)
 	assert_false(heard_knows(fd2, "gw=y", now));
 	assert_int_equal(fstat(fd2, &st), 0);
 	assert_int_equal(st.st_size, HEARD_FILE_SIZE);
+	/* a lock another keeper never lets go of: no hang; not knowing
+	 * refuses silence, and nothing is written */
+	assert_int_equal(flock(fd2, LOCK_EX), 0);
+	assert_true(heard_knows(fd, "gw=y", now));
+	assert_int_equal(heard_note(fd, "gw=y", now), -EWOULDBLOCK);
+	assert_int_equal(flock(fd2, LOCK_UN), 0);
+	assert_false(heard_knows(fd, "gw=y", now));
 	close(fd);
 	close(fd2);
 	/* a link is refused, whatever it leads to */
