@@ -88,6 +88,7 @@ struct conn {
 };
 
 #define WIRE_KEEPER_BUSY_WHY "too many new addresses at once; try again"
+#define WIRE_LEFT_WHY "the program closed the call before its connect ended"
 
 #define CONN_OF(h, member) \
 	((struct conn *)((char *)(h)-offsetof(struct conn, member)))
@@ -178,6 +179,12 @@ static void conn_close(struct conn *c)
 	ask_detach(c);
 	if (c->logged)
 		conn_log(c, DB_ENDED, "");
+	else if (c->st == CS_ASK || c->st == CS_CONNECT)
+		/* A connect asked of the keeper, or under way, reaches the
+		 * host (its handshake: which host, which port and when carry
+		 * data) though nothing was carried: a call of the log also
+		 * when the program leaves before it ends. */
+		conn_log(c, DB_FAILED, WIRE_LEFT_WHY);
 	c->logged = false;
 	dns_cancel(c->q);
 	c->q = NULL;

@@ -154,6 +154,53 @@ def test_full_disk_no_call_unlogged(small_home):
     assert len(down) >= refused + 2, (out, rows)
 
 
+LEAVE = r"""
+import os, socket, sys, time
+host, port = os.environ["HTTP_PROXY"][7:].rstrip("/").rsplit(":", 1)
+for target in sys.argv[1:]:
+    s = socket.create_connection((host, int(port)))
+    s.sendall(f"CONNECT {target} HTTP/1.1\r\n\r\n".encode())
+    time.sleep(0.4)
+    s.close()
+time.sleep(0.5)
+print("left")
+"""
+
+
+def test_a_call_left_while_it_connects_is_logged(lnk, work):
+    """Invariant 7 (the log), promise: every call the wire makes toward a
+    host is in the log, also one the program leaves before it connected.
+
+    Threat: the wire connects for the program, and the program closes its
+    side while that connect is under way: the handshake reaches the host
+    (which host, which port and when carry data), but the call was
+    logged only once connected or refused, so none of it is in the log.
+    Here each address lies in the test network where no host answers
+    (the router's neighbour lookup takes seconds), so the connect is
+    still under way when the program leaves."""
+    import os
+    import random
+    f = nethosts()
+    net = f["ORIGIN_IP"].rsplit(".", 1)[0]
+    # addresses no run asked for lately: the router's neighbour lookup
+    # of each takes seconds before it gives up
+    pick = random.Random(os.getpid()).sample(range(100, 250), 2)
+    targets = [f"{net}.{pick[0]}:80", f"{net}.{pick[1]}:8443"]
+    prog = work / "leave.py"
+    prog.write_text(LEAVE)
+    cp = lnk.run("--read", work, "--internet-host", "*", "--", PY,
+                 str(prog), *targets, timeout=60,
+                 env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    assert "left" in cp.stdout, cp.stdout + cp.stderr
+    log = lnk("sandbox", "log", "--json", "--lines", "1000")
+    rows = [json.loads(l) for l in log.stdout.splitlines()]
+    for t in targets:
+        mine = [r for r in rows if r["target"] == t]
+        assert mine, (t, rows)
+        assert mine[-1]["outcome"] == "failed", mine
+        assert "before" in mine[-1]["reason"], mine
+
+
 # =============================================================================
 # C. A bounded log
 #    Promise: the log does not grow without bound under a flood of refusals or
