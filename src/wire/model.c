@@ -268,6 +268,11 @@ static void mc_close(struct mconn *m)
 		db_batch_usage(&w->batch, m->seq, m->r->d.name, m->ur.status,
 			       m->ur.in, m->ur.out);
 		m->logged = false;
+	} else if (m->st == MS_CONNECT || m->st == MS_TLS) {
+		/* the provider was reached (a handshake) though the program
+		 * left before anything was carried: a call of the log */
+		mc_log(m, DB_FAILED,
+		       "the program closed the call before its connect ended");
 	}
 	dns_cancel(m->q);
 	m->q = NULL;

@@ -201,6 +201,39 @@ def test_a_call_left_while_it_connects_is_logged(lnk, work):
         assert "before" in mine[-1]["reason"], mine
 
 
+def test_a_model_call_left_while_it_connects_is_logged(lnk, work):
+    """Invariant 7 (the log), promise: every call the wire makes toward a
+    host is in the log, also a model call the program leaves before the
+    wire has connected to the provider.
+
+    Threat: as above, through a model route: the program sends a request
+    and leaves while the wire connects (or shakes hands) with the
+    provider; a model call was logged only once its TLS handshake was
+    done."""
+    import os
+    import random
+    f = nethosts()
+    net = f["ORIGIN_IP"].rsplit(".", 1)[0]
+    n = random.Random(os.getpid() + 1).randrange(100, 250)
+    route = f"slow=https://{net}.{n}:8443/v1"
+    script = ("curl -s --max-time 1 -H 'content-type: application/json' "
+              "\"$LNK_MODEL_SLOW_URL/chat/completions\" "
+              "-d '{\"model\":\"m\"}'; sleep 0.5; echo left")
+    cp = lnk.run("--name", "mleft", "--model", route, "--read", work,
+                 "--", "sh", "-c",
+                 script, timeout=60,
+                 env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"],
+                      "SSL_CERT_FILE": f["CA_FILE"],
+                      "SLOW_API_KEY": "sk-test-left"})
+    assert "left" in cp.stdout, cp.stdout + cp.stderr
+    log = lnk("sandbox", "log", "--json", "--sandbox", "mleft")
+    rows = [json.loads(l) for l in log.stdout.splitlines()]
+    mine = [r for r in rows if r["verb"] == "model"]
+    assert mine, (rows, cp.stderr)
+    assert mine[-1]["outcome"] == "failed", mine
+    assert "before" in mine[-1]["reason"], mine
+
+
 # =============================================================================
 # C. A bounded log
 #    Promise: the log does not grow without bound under a flood of refusals or
