@@ -89,6 +89,8 @@ struct conn {
 
 #define WIRE_KEEPER_BUSY_WHY "too many new addresses at once; try again"
 #define WIRE_LEFT_WHY "the program closed the call before its connect ended"
+#define WIRE_LEFT_LOOKUP_WHY \
+	"the program closed the call while its name was looked up"
 
 #define CONN_OF(h, member) \
 	((struct conn *)((char *)(h)-offsetof(struct conn, member)))
@@ -185,6 +187,9 @@ static void conn_close(struct conn *c)
 		 * data) though nothing was carried: a call of the log also
 		 * when the program leaves before it ends. */
 		conn_log(c, DB_FAILED, WIRE_LEFT_WHY);
+	else if (c->st == CS_RESOLVE)
+		/* the name has left for the resolver (data in names) */
+		conn_log(c, DB_FAILED, WIRE_LEFT_LOOKUP_WHY);
 	c->logged = false;
 	dns_cancel(c->q);
 	c->q = NULL;

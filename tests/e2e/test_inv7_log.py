@@ -201,6 +201,38 @@ def test_a_call_left_while_it_connects_is_logged(lnk, work):
         assert "before" in mine[-1]["reason"], mine
 
 
+def test_a_call_left_while_its_name_is_looked_up_is_logged(lnk, work):
+    """Invariant 7 (the log), promise: every name the wire sends to the
+    resolver is in the log, also for a call the program leaves before
+    the answer came.
+
+    Threat: under '*' the program asks for CONNECT to a name that carries
+    data (d41d8cd9.example.test) and leaves at once: the wire has sent the
+    name upstream, but the call was logged only at its outcome, so the
+    name left with no row. The resolver here never answers."""
+    import socket
+    silent = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    silent.bind(("127.0.0.1", 0))
+    dns = f"127.0.0.1:{silent.getsockname()[1]}"
+    targets = ["d41d8cd9.example.test:443", "8f00b204.example.test:443"]
+    prog = work / "leave.py"
+    prog.write_text(LEAVE)
+    try:
+        cp = lnk.run("--read", work, "--internet-host", "*", "--", PY,
+                     str(prog), *targets, timeout=60,
+                     env={"LNK_DNS_SERVER": dns})
+    finally:
+        silent.close()
+    assert "left" in cp.stdout, cp.stdout + cp.stderr
+    log = lnk("sandbox", "log", "--json", "--lines", "1000")
+    rows = [json.loads(l) for l in log.stdout.splitlines()]
+    for t in targets:
+        mine = [r for r in rows if r["target"] == t]
+        assert mine, (t, rows)
+        assert mine[-1]["outcome"] == "failed", mine
+        assert "looked up" in mine[-1]["reason"], mine
+
+
 def test_a_model_call_left_while_it_connects_is_logged(lnk, work):
     """Invariant 7 (the log), promise: every call the wire makes toward a
     host is in the log, also a model call the program leaves before the
