@@ -55,7 +55,9 @@ ssize_t recvmsg_cloexec(int sock, struct msghdr *msg, int flags)
 
 void close_from(int lowfd)
 {
-	close_range((unsigned)lowfd, ~0U, 0);
+	/* the system call itself: musl (lnk-init's C library where built
+	 * with it) has no wrapper for it */
+	syscall(SYS_close_range, (unsigned)lowfd, ~0U, 0);
 }
 
 int peer_uid(int sock, uid_t *uid)

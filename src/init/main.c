@@ -54,6 +54,7 @@
 #include "confine/layers.h"
 #include "init/landlock.h"
 #include "init/reaper.h"
+#include "init/relro.h"
 #include "init/resolver.h"
 #include "init/seccomp_policy.h"
 #include "proto/handoff.h"
@@ -342,6 +343,11 @@ int main(int argc, char **argv)
 
 	/* First: no signal from lnk may be lost, and nothing may trace us. */
 	reaper_init();
+	/* Then, before any input is read: the relocated data read-only. */
+	if ((r = relro_protect()) < 0) {
+		err_set(&err, r, "read-only relocations: %s", strerror(-r));
+		fail_layer("its own memory's protection", &err);
+	}
 	if (argc != 3 || strcmp(argv[1], "--config-fd") != 0 ||
 	    parse_fd(argv[2], &fd) < 0) {
 		fprintf(stderr, "usage: lnk-init --config-fd N (run by lnk "

@@ -699,3 +699,64 @@ def test_lifeline_that_is_not_a_pipe_fails_closed(tmp_path):
         os.close(fd)
     assert cp.returncode == 128 + 9, cp.stderr
     assert not (tmp_path / "ran").exists()
+
+
+# ---- lnk-init's own memory ----
+
+def _relro(path):
+    """The PT_GNU_RELRO range (vaddr, memsz) of an ELF64 file, or None."""
+    import struct as st
+    b = pathlib.Path(path).read_bytes()
+    phoff, = st.unpack_from("<Q", b, 0x20)
+    phentsize, phnum = st.unpack_from("<HH", b, 0x36)
+    for i in range(phnum):
+        p_type, _, _, vaddr, _, _, memsz, _ = st.unpack_from(
+            "<IIQQQQQQ", b, phoff + i * phentsize)
+        if p_type == 0x6474E552:
+            return vaddr, memsz
+    return None
+
+
+@pytest.mark.skipif(os.geteuid() != 0,
+                    reason="lnk-init is not dumpable: only root reads its "
+                    "maps")
+def test_relocated_data_is_read_only_once_lnk_init_runs():
+    """The GOT and the relocated constants (PT_GNU_RELRO) are read-only
+    in the running lnk-init, whatever C library it is built with: a write
+    through a stray pointer there must fault, not redirect a call."""
+    relro = _relro(INIT)
+    assert relro, "lnk-init has no PT_GNU_RELRO (linked without -z relro)"
+    ino = os.stat(INIT).st_ino
+    p = run_init(["/bin/sleep", "5"], popen=True)
+    try:
+        pid = None
+        for _ in range(100):
+            for d in os.listdir("/proc"):
+                try:
+                    if d.isdigit() and os.stat(f"/proc/{d}/exe").st_ino \
+                            == ino:
+                        pid = d
+                except OSError:
+                    pass
+            if pid:
+                break
+            time.sleep(0.05)
+        assert pid, "no lnk-init process found"
+        time.sleep(0.2)  # past its start-up
+        maps = []
+        for line in pathlib.Path(f"/proc/{pid}/maps").read_text() \
+                .splitlines():
+            f = line.split()
+            lo, hi = (int(x, 16) for x in f[0].split("-"))
+            maps.append((lo, hi, f[1], int(f[2], 16), int(f[4])))
+        base = min(lo - off for lo, hi, perm, off, i in maps if i == ino)
+        page = os.sysconf("SC_PAGE_SIZE")
+        start = (base + relro[0]) // page * page
+        end = (base + relro[0] + relro[1]) // page * page
+        assert end > start, relro
+        for a in range(start, end, page):
+            perm = [m[2] for m in maps if m[0] <= a < m[1]]
+            assert perm and "w" not in perm[0], (hex(a), perm, maps)
+    finally:
+        p.kill()
+        p.wait()
