@@ -38,6 +38,18 @@ enum route_where route_where_with(route_lookup_fn lookup, void *ud,
 	return lan ? ROUTE_LAN : w;
 }
 
+bool route_in_own_net6(const struct lnk_addr *own, size_t n,
+		       const struct lnk_addr *dst)
+{
+	if (dst->family != AF_INET6)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (own[i].family == AF_INET6 &&
+		    memcmp(own[i].a, dst->a, 8) == 0)
+			return true;
+	return false;
+}
+
 void route_forget(struct route_sock *rs)
 {
 	memset(rs->kept, 0, sizeof(rs->kept));
@@ -108,6 +120,9 @@ int route_sock_ready(struct route_sock *rs)
 	memset(rs->kept, 0, sizeof(rs->kept));
 	rs->gen = 0;
 	rs->watch = -1;
+	rs->nown6 = 0;
+	rs->own6_read = false;
+	rs->own6_gen = 0;
 	if (rs->fd < 0)
 		return -errno;
 	/* The kernel answers while handling our send: a second is a lost

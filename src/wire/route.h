@@ -68,7 +68,24 @@ enum route_where route_judge(const struct route_answer *ans,
 size_t route_build_link_request(int ifindex, uint32_t seq, void *buf);
 int route_parse_link_reply(const void *buf, size_t len, uint32_t seq);
 
+/* The RTM_GETADDR dump of this machine's IPv6 addresses, and its reply:
+ * each address of global scope appended to out (at most max, *n counted
+ * on), 1 when the dump's end came, 0 when more is to come, -ENOBUFS past
+ * max, -EBADMSG when malformed, the kernel's error. */
+size_t route_build_own6_request(uint32_t seq, void *buf);
+int route_parse_own6_reply(const void *buf, size_t len, uint32_t seq,
+			   struct lnk_addr *out, size_t max, size_t *n);
+
 /* ---- every platform ---- */
+
+/* Whether dst (IPv6) lies in the /64 of one of own: the network of an
+ * address this machine holds, even where no on-link route says so (an
+ * address given as a /128 by DHCPv6, a router advertisement without the
+ * on-link flag: every peer of the /64 is then reached through the
+ * router, and looks like the internet to the routes alone). /64 is the
+ * size of every IPv6 network of hosts (RFC 4291, 7421). */
+bool route_in_own_net6(const struct lnk_addr *own, size_t n,
+		       const struct lnk_addr *dst);
 
 /* The longest prefix of a route through a point-to-point device that
  * still carries the internet: the default route (0) or its halves (1). */
@@ -99,12 +116,22 @@ struct route_kept {
 /* The routing socket the lookups use (NETLINK_ROUTE, or PF_ROUTE on
  * macOS), opened once at setup (before the wire is confined) and reused
  * for every call. */
+/* This machine's global IPv6 addresses held at once (more: an IPv6
+ * destination the routes call the internet is refused, route_linux.c). */
+#define ROUTE_OWN6_MAX 256
+
 struct route_sock {
 	int fd;
 	uint32_t seq;
 	int watch;    /* the kernel's announcements, -1: none (keep none) */
 	uint64_t gen; /* how many times the kept answers were dropped */
 	struct route_kept kept[ROUTE_CACHE_SLOTS];
+	/* this machine's global IPv6 addresses, read under generation
+	 * own6_gen (read again after any change the watch announced) */
+	struct lnk_addr own6[ROUTE_OWN6_MAX];
+	size_t nown6;
+	bool own6_read;
+	uint64_t own6_gen;
 };
 
 /* Opens rs (CLOEXEC, a receive timeout so a lost answer cannot hang the

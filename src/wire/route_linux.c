@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <linux/netlink.h>
 #include <net/if.h>
+#include <linux/if_addr.h>
 #include <linux/rtnetlink.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -275,6 +276,115 @@ static ssize_t link_reply(const void *buf, size_t len, uint32_t seq, void *out)
 	return 0;
 }
 
+size_t route_build_own6_request(uint32_t seq, void *buf)
+{
+	memset(buf, 0, ROUTE_REQ_MAX);
+	struct nlmsghdr *nh = buf;
+	struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+	nh->nlmsg_type = RTM_GETADDR;
+	nh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nh->nlmsg_seq = seq;
+	nh->nlmsg_len = NLMSG_LENGTH(sizeof(*ifa));
+	ifa->ifa_family = AF_INET6;
+	return nh->nlmsg_len;
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+int route_parse_own6_reply(const void *buf, size_t len, uint32_t seq,
+			   struct lnk_addr *out, size_t max, size_t *n)
+{
+	int left = len > 1 << 20 ? 1 << 20 : (int)len;
+	for (const struct nlmsghdr *nh = buf; NLMSG_OK(nh, left);
+	     nh = NLMSG_NEXT(nh, left)) {
+		if (nh->nlmsg_seq != seq)
+			continue;
+		if (nh->nlmsg_type == NLMSG_DONE)
+			return 1;
+		if (nh->nlmsg_type == NLMSG_ERROR) {
+			if (nh->nlmsg_len <
+			    NLMSG_LENGTH(sizeof(struct nlmsgerr)))
+				return -EBADMSG;
+			const struct nlmsgerr *e = NLMSG_DATA(nh);
+			return e->error < 0 ? e->error : -EBADMSG;
+		}
+		if (nh->nlmsg_type != RTM_NEWADDR ||
+		    nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifaddrmsg)))
+			return -EBADMSG;
+		const struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+		if (ifa->ifa_family != AF_INET6 ||
+		    ifa->ifa_scope != RT_SCOPE_UNIVERSE)
+			continue;
+		int alen = IFA_PAYLOAD(nh);
+		for (const struct rtattr *ra = IFA_RTA(ifa); RTA_OK(ra, alen);
+		     ra = RTA_NEXT(ra, alen)) {
+			if (ra->rta_type != IFA_ADDRESS)
+				continue;
+			if (RTA_PAYLOAD(ra) != 16)
+				return -EBADMSG;
+			if (*n >= max)
+				return -ENOBUFS;
+			memset(&out[*n], 0, sizeof(out[*n]));
+			out[*n].family = AF_INET6;
+			memcpy(out[*n].a, RTA_DATA(ra), 16);
+			(*n)++;
+		}
+	}
+	return 0;
+}
+#pragma GCC diagnostic pop
+
+/* Reads this machine's global IPv6 addresses into rs. 0 or -1. */
+static int read_own6(struct route_sock *rs)
+{
+	char req[ROUTE_REQ_MAX];
+	union route_reply u;
+	uint32_t seq = ++rs->seq;
+	size_t n = route_build_own6_request(seq, req);
+	rs->own6_read = false;
+	rs->nown6 = 0;
+	if (send(rs->fd, req, n, 0) != (ssize_t)n)
+		return -1;
+	/* a dump is many datagrams; a machine's addresses fill a few */
+	for (int tries = 0; tries < 256; tries++) {
+		struct sockaddr_nl from;
+		socklen_t fl = sizeof(from);
+		ssize_t r = recvfrom(rs->fd, u.b, sizeof(u.b), 0,
+				     (struct sockaddr *)&from, &fl);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		if (fl != sizeof(from) || from.nl_pid != 0)
+			continue;
+		int p = route_parse_own6_reply(u.b, (size_t)r, seq, rs->own6,
+					       ROUTE_OWN6_MAX, &rs->nown6);
+		if (p < 0)
+			return -1;
+		if (p == 1) {
+			rs->own6_read = true;
+			rs->own6_gen = rs->gen;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* An IPv6 destination the routes call the internet, judged again by this
+ * machine's own addresses (route_in_own_net6). Without a clear list of
+ * them (the dump failed or held more than ROUTE_OWN6_MAX), no answer:
+ * refused. The list is read again after each change the watch announced
+ * (its generation), and on every call without a watch. */
+static enum route_where own_net6(struct route_sock *rs,
+				 const struct lnk_addr *dst)
+{
+	if ((!rs->own6_read || rs->own6_gen != rs->gen || rs->watch < 0) &&
+	    read_own6(rs) < 0)
+		return ROUTE_NONE;
+	return route_in_own_net6(rs->own6, rs->nown6, dst) ? ROUTE_LAN
+							   : ROUTE_INTERNET;
+}
+
 enum route_where route_ask(struct route_sock *rs, const struct lnk_addr *dst)
 {
 	if (rs->fd < 0)
@@ -312,7 +422,10 @@ enum route_where route_ask(struct route_sock *rs, const struct lnk_addr *dst)
 		    fib.error || fib.dst_len > ROUTE_TUNNEL_PREFIX_MAX)
 			p2p = 0;
 	}
-	return route_judge(&ans, dst, p2p);
+	enum route_where w = route_judge(&ans, dst, p2p);
+	if (w == ROUTE_INTERNET && dst->family == AF_INET6)
+		w = own_net6(rs, dst);
+	return w;
 }
 
 size_t route_build_neigh_request(const struct lnk_addr *gw, int ifindex,

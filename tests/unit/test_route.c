@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/if_addr.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
@@ -533,6 +534,118 @@ static void test_kernel_router(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* IPv6 without an on-link prefix: this machine holds 2001:db8:1::1 as a
+ * /128 (DHCPv6, a router advertisement without the on-link flag) and
+ * reaches everything through its router, also the peers of its own /64.
+ * Those peers are this machine's network, not the internet: a
+ * destination in the /64 of one of this machine's global addresses is
+ * the LAN, whatever the route says; another /64 stays the internet. */
+static void test_kernel_v6_same_prefix(void **state)
+{
+	(void)state;
+	if (system("command -v ip >/dev/null 2>&1") != 0)
+		skip();
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (own_netns() != 0 ||
+		    system(
+			"exec >/dev/null 2>&1; "
+			"ip link set lo up && "
+			"ip link add lnkv0 type veth peer name lnkv1 && "
+			"ip link set lnkv0 up && ip link set lnkv1 up && "
+			"ip -6 addr add 2001:db8:1::1/128 dev lnkv0 nodad && "
+			"ip -6 route add default via fe80::2 dev lnkv0") != 0)
+			_exit(77);
+		struct route_sock rs;
+		if (route_open(&rs) != 0)
+			_exit(2);
+		struct lnk_addr a;
+		addr_parse_literal("2001:db8:1::5", &a);
+		if (route_where_for(&rs, &a) != ROUTE_LAN)
+			_exit(3);
+		addr_parse_literal("2001:db8:1:0:ffff::9", &a);
+		if (route_where_for(&rs, &a) != ROUTE_LAN)
+			_exit(4);
+		addr_parse_literal("2001:db8:2::5", &a);
+		if (route_where_for(&rs, &a) != ROUTE_INTERNET)
+			_exit(5);
+		/* an address gained while the socket is open counts at once */
+		if (system("ip -6 addr add 2001:db8:7::1/128 dev lnkv0 "
+			   "nodad") != 0)
+			_exit(77);
+		addr_parse_literal("2001:db8:7::5", &a);
+		if (route_where_for(&rs, &a) != ROUTE_LAN)
+			_exit(6);
+		_exit(0);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77)
+		skip();
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* One RTM_NEWADDR message of an IPv6 address at buf + off. */
+static size_t fake_addr6(char *buf, uint32_t seq, const char *lit,
+			 unsigned char scope)
+{
+	memset(buf, 0, 128);
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+	nh->nlmsg_type = RTM_NEWADDR;
+	nh->nlmsg_seq = seq;
+	ifa->ifa_family = AF_INET6;
+	ifa->ifa_prefixlen = 128;
+	ifa->ifa_scope = scope;
+	size_t len = NLMSG_LENGTH(sizeof(*ifa));
+	struct rtattr *ra = (struct rtattr *)(buf + NLMSG_ALIGN(len));
+	ra->rta_type = IFA_ADDRESS;
+	ra->rta_len = RTA_LENGTH(16);
+	struct lnk_addr a;
+	assert_int_equal(addr_parse_literal(lit, &a), LIT_ADDR);
+	memcpy(RTA_DATA(ra), a.a, 16);
+	len = NLMSG_ALIGN(len) + RTA_SPACE(16);
+	nh->nlmsg_len = (uint32_t)len;
+	return NLMSG_ALIGN(len);
+}
+
+/* The dump of this machine's IPv6 addresses: global ones kept, link
+ * ones not, its end, a list past its room; and the /64 they name. */
+static void test_own6(void **state)
+{
+	(void)state;
+	char buf[1024];
+	size_t off = fake_addr6(buf, 4, "2001:db8:1::1", RT_SCOPE_UNIVERSE);
+	off += fake_addr6(buf + off, 4, "fe80::1", RT_SCOPE_LINK);
+	off += fake_addr6(buf + off, 3, "2001:db8:9::1", RT_SCOPE_UNIVERSE);
+	struct lnk_addr own[2];
+	size_t n = 0;
+	assert_int_equal(route_parse_own6_reply(buf, off, 4, own, 2, &n), 0);
+	assert_int_equal(n, 1); /* the link address and the stale one: no */
+	struct nlmsghdr *done = (struct nlmsghdr *)(buf + off);
+	memset(done, 0, NLMSG_LENGTH(4));
+	done->nlmsg_type = NLMSG_DONE;
+	done->nlmsg_seq = 4;
+	done->nlmsg_len = NLMSG_LENGTH(4);
+	n = 0;
+	assert_int_equal(
+	    route_parse_own6_reply(buf, off + NLMSG_LENGTH(4), 4, own, 2, &n),
+	    1);
+	assert_int_equal(n, 1);
+	n = 2; /* full */
+	assert_int_equal(route_parse_own6_reply(buf, off, 4, own, 2, &n),
+			 -ENOBUFS);
+	struct lnk_addr d;
+	addr_parse_literal("2001:db8:1::ffff", &d);
+	assert_true(route_in_own_net6(own, 1, &d));
+	addr_parse_literal("2001:db8:1:1::1", &d);
+	assert_false(route_in_own_net6(own, 1, &d));
+	addr_parse_literal("198.18.0.1", &d);
+	assert_false(route_in_own_net6(own, 1, &d));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +658,8 @@ int main(void)
 	    cmocka_unit_test(test_kernel_changes),
 	    cmocka_unit_test(test_neigh),
 	    cmocka_unit_test(test_kernel_router),
+	    cmocka_unit_test(test_kernel_v6_same_prefix),
+	    cmocka_unit_test(test_own6),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
