@@ -94,6 +94,8 @@ void wire_said_line(struct wire_said *s, const char *sandbox, const char *host,
 	char at[16] = "";
 	if (port)
 		snprintf(at, sizeof(at), ":%u", port);
-	snprintf(line, cap, "lnk: refused %s%s: %s; %s\n", shown, at, reason,
-		 fix);
+	/* an IPv6 address with a port is written as the log writes it */
+	bool v6 = port && strchr(host, ':');
+	snprintf(line, cap, "lnk: refused %s%s%s%s: %s; %s\n", v6 ? "[" : "",
+		 shown, v6 ? "]" : "", at, reason, fix);
 }

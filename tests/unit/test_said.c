@@ -75,6 +75,11 @@ static void the_first_routers_refusals_name_the_lan_grant(void **state)
 		       line, sizeof(line));
 	assert_non_null(strstr(line, "may be tried again; --lan-host "
 				     "203.0.113.10 reaches it"));
+	/* an IPv6 address with its port, as the log writes it */
+	wire_said_line(&s, "box", "2001:db8:1::5", 80, WIRE_FIRST_HOP_WHY, line,
+		       sizeof(line));
+	assert_non_null(strstr(line, "lnk: refused [2001:db8:1::5]:80: "));
+	assert_non_null(strstr(line, "--lan-host 2001:db8:1::5 allows"));
 }
 
 static void what_no_grant_allows_is_not_said(void **state)
