@@ -74,6 +74,8 @@ static const struct row build_files[] = {
     {"Gemfile", "Ruby code bundler runs at the next bundle"},
     {"Justfile", "runs at the next just"},
     {"justfile", "runs at the next just"},
+    {"latexmkrc", "Perl the next latexmk runs (an editor's LaTeX extension "
+		  "at each change)"},
     {"Taskfile.yml", "names the commands the next task runs"},
     {"go.mod", "names the modules (and their generators) the next go build "
 	       "fetches"},

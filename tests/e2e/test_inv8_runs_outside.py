@@ -218,6 +218,42 @@ def test_interpreter_startup_names_not_planted(lnk, work, name):
     assert not (work / "old").exists()
 
 
+# Read from the folder a tool on a Debian host starts in, as options or
+# code: Universal Ctags reads every `*.ctags` of `./.ctags.d/` and
+# `./ctags.d/` (options: `-f FILE --append=yes --output-format=xref
+# --_xformat=%N` and a regex parser write a file of the program's choosing
+# wherever the user can, a `~/.bash_aliases` Debian's .bashrc sources);
+# GNU GLOBAL reads `[project root]/gtags.conf` (its `gtags_parser` loads a
+# shared object, `ctagscom` names a program; Emacs' ggtags runs `global -u`
+# at each save); latexmk runs `./.latexmkrc` as Perl (editors' LaTeX
+# extensions run latexmk at each change); valgrind takes `./.valgrindrc`'s
+# options (`--xml-file`, `--log-file`: its report written to any file).
+TOOL_OPTION_NAMES = [".ctags.d", "ctags.d", "gtags.conf", ".latexmkrc",
+                     ".valgrindrc"]
+
+
+@pytest.mark.parametrize("name", TOOL_OPTION_NAMES)
+def test_tool_option_files_in_the_folder_not_planted(lnk, work, name):
+    """Invariant 8 (what runs outside later), promise: the names that run code
+    outside are never planted at the top of a write folder.
+
+    Threat: the program leaves `.ctags.d/x.ctags` (or `gtags.conf`,
+    `.latexmkrc`, `.valgrindrc`) in the project; the user's next `ctags -R`
+    there (or an editor's tags plugin, a LaTeX build on save) writes a
+    startup file of the program's choosing, loads its shared object or runs
+    its Perl, outside. Each is refused at the top of a write folder, and an
+    existing one stays read only."""
+    cp = sh_to_the_end(lnk, f"mkdir {name} 2>/dev/null; "
+                       f"echo '-f/tmp/x' > {name} 2>/dev/null; true",
+                       "--write", work)
+    assert not (work / name).exists(), cp.stderr
+    (work / name).write_text("# mine\n")
+    cp = sh_to_the_end(lnk, f"echo evil >> {name}; mv {name} old; true",
+                       "--write", work)
+    assert (work / name).read_text() == "# mine\n", cp.stderr
+    assert not (work / "old").exists()
+
+
 # =============================================================================
 # B. Git: its directories, repositories and what a config names
 #    Promise: git's directories, every repository the top one knows, and what a
@@ -2251,6 +2287,40 @@ def test_more_files_that_run_later_are_flagged(lnk, work):
     assert not missing, (missing, cp.stderr)
     for name, word in MORE_RUN_LATER.items():
         assert word in flags[name], (name, flags[name])
+
+
+# Files a tool reads as options or code from the folder it starts in, left
+# where the top's rule does not reach: latexmk's `latexmkrc` (Perl, the
+# undotted name, project content like a Makefile), GLOBAL's
+# `[project root]/obj/gtags.conf` (its objdir's config), a `.ctags.d` in a
+# subfolder a `ctags -R` starts in.
+TAGS_RUN_LATER = {
+    "latexmkrc": "latexmk",
+    "obj/gtags.conf": "GLOBAL",
+    "sub/.ctags.d": "ctags",
+}
+
+
+def test_tag_and_latex_files_left_are_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the program leaves `latexmkrc` (Perl the next latexmk runs, an
+    editor's LaTeX extension at each change), `obj/gtags.conf` (a parser
+    plugin GLOBAL loads) or `sub/.ctags.d/` (options that make ctags write
+    a file anywhere); the report did not name them."""
+    script = ("mkdir -p obj sub/.ctags.d && echo x > latexmkrc && "
+              "echo x > obj/gtags.conf && echo x > sub/.ctags.d/a.ctags")
+    cp = lnk.run("--write", work, "--name", "tags", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "tags")
+    found = {n: r for n, r in flags.items()
+             if any(n.startswith(k) for k in TAGS_RUN_LATER)}
+    for name, word in TAGS_RUN_LATER.items():
+        hit = [r for n, r in found.items() if n.startswith(name)]
+        assert hit and word in hit[0], (name, flags, cp.stderr)
 
 
 # Keys of the table of rule C (src/guard/gitkeys.c) that the changes
