@@ -770,6 +770,8 @@ def test_a_link_made_between_runs_is_kept_at_the_next(lnk, home):
     (dots / "ssh" / "rc").write_text("# mine\n")
     (home / ".ssh").mkdir()
     (home / ".ssh" / "id_ed25519").write_text("key\n")
+    # a folder is kept only once it has settled (linkcache.c: 2 s)
+    time.sleep(3.1)
     # a first run lists ~/.ssh: no link there yet
     cp = lnk.run("--write", dots, "--", "true", cwd=dots)
     assert cp.returncode == 0, cp.stderr
@@ -795,6 +797,96 @@ def test_a_link_made_between_runs_is_kept_at_the_next(lnk, home):
                  "echo '  ProxyCommand touch ~/pwned' >> ssh/config; true",
                  cwd=dots)
     assert (dots / "ssh" / "config").read_text() == "Host x\n", cp.stderr
+
+
+# Inside a sandbox that may write ~/.config/nvim: keeps the folder's times
+# at the clock's current tick (a folder made and removed, again and again)
+# until another lnk reads the folder (inotify: IN_ACCESS, its getdents),
+# then makes the link at once, in the same tick, and stops.
+SAME_TICK_LINK = r"""
+import ctypes, os, struct, sys, time
+d, target = sys.argv[1], sys.argv[2]
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(os.O_NONBLOCK)
+assert libc.inotify_add_watch(fd, d.encode(), 0x1) >= 0  # IN_ACCESS
+print("armed", flush=True)
+end = time.time() + 30
+while time.time() < end:
+    os.mkdir(d + "/tick")
+    os.rmdir(d + "/tick")
+    try:
+        b = os.read(fd, 4096)
+    except BlockingIOError:
+        continue
+    if any(struct.unpack_from("iIII", b, i)[3] == 0 for i in range(0, 1)):
+        os.symlink(target, d + "/init.lua")
+        print("linked", flush=True)
+        break
+"""
+
+
+def test_a_link_made_in_the_tick_of_the_listing_is_kept(lnk, home):
+    """Invariant 8 (what runs outside later), promise: the targets of the
+    home's configuration links are kept (rule P), also when the links were
+    made after an earlier run.
+
+    Threat: the link cache (~/.lnk/sandbox/home-links) knows a folder again
+    by its device, inode, mtime and ctime. A file system whose times are
+    the clock's coarse tick (ramfs here; ext4 and tmpfs on a kernel before
+    6.13, Debian 12's; a network share) gives a folder changed twice in one
+    tick the same times. A program that may write ~/.config/nvim keeps the
+    folder's times at the current tick, waits for another sandbox's lnk to
+    list it (inotify), then makes init.lua -> ~/dotfiles/init.lua in that
+    same tick: the cache keeps the listing without the link under times
+    that still match, so every later run with --write ~/dotfiles let its
+    program write what nvim runs at its next start."""
+    if not IS_ROOT:
+        pytest.skip("needs a file system with coarse times (ramfs), which "
+                    "only root can mount here: ext4 on this kernel stamps "
+                    "a folder read since its last change finely")
+    dots = home / "dotfiles"
+    dots.mkdir()
+    (dots / "init.lua").write_text("-- mine\n")
+    nvim = home / ".config" / "nvim"
+    nvim.mkdir(parents=True)
+    subprocess.run(["mount", "-t", "ramfs", "-o", "mode=0755", "lnk-ramfs",
+                    str(nvim)], check=True)
+    try:
+        # a race of one clock tick: tried a few times, one win is a hole
+        for _ in range(4):
+            same_tick_attempt(lnk, home, dots, nvim)
+    finally:
+        subprocess.run(["umount", "-l", str(nvim)])
+
+
+def same_tick_attempt(lnk, home, dots, nvim):
+    """One try of SAME_TICK_LINK against another run's start, then a run
+    with --write DOTS that appends to the link's target."""
+    link = nvim / "init.lua"
+    if link.is_symlink():
+        link.unlink()
+    a = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--write", str(nvim), "--", PY, "-c",
+         SAME_TICK_LINK, str(nvim), str(dots / "init.lua")],
+        cwd=str(home), env=lnk.env(), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        assert a.stdout.readline().strip() == "armed", a.stderr.read()
+        # another run starts meanwhile: its lnk lists ~/.config/nvim
+        cp = lnk.run("--write", dots, "--", "true", cwd=dots)
+        assert cp.returncode == 0, cp.stderr
+        out, err = a.communicate(timeout=60)
+    finally:
+        if a.poll() is None:
+            a.kill()
+            a.wait()
+    assert "linked" in out, err
+    assert link.is_symlink()
+    # the next run: what nvim runs at its next start is kept
+    cp = lnk.run("--write", dots, "--", "/bin/sh", "-c",
+                 "echo 'os.execute(\"touch ~/pwned\")' >> init.lua; "
+                 "true", cwd=dots)
+    assert (dots / "init.lua").read_text() == "-- mine\n", cp.stderr
 
 
 def test_links_of_the_config_folder_the_environment_names_protected(
