@@ -281,7 +281,7 @@ static char *git_config_reason(int dirfd, const char *name)
  * ones) and at `npm run`, and editors list them to run. Its old content
  * is not known, so a changed manifest with scripts is flagged, naming
  * them. A crude scan, bounded: a key named in the object after
- * "scripts". */
+ * "scripts"; a file it cannot read so is flagged whole. */
 static char *package_json_reason(int dirfd, const char *name)
 {
 	char *text = NULL;
@@ -297,6 +297,21 @@ static char *package_json_reason(int dirfd, const char *name)
 	 * version, or an archive's URL) at the next yarn or pnpm here */
 	bool pm = memmem(text, len, "\"packageManager\"", 16) != NULL;
 	char *p = memmem(text, len, "\"scripts\"", 9);
+	/* Spellings this scan cannot read, which npm reads all the same: a
+	 * key written with a \u escape ("scr\u0069pts"), "scripts" more
+	 * than once (npm keeps the last key, the scan reads the first, or a
+	 * value). Threat: a postinstall the report does not name. Such a
+	 * file is flagged whole, to be reviewed. */
+	bool unsure = memmem(text, len, "\\u", 2) != NULL ||
+		      (p && memmem(p + 9, (size_t)(text + len - p - 9),
+				   "\"scripts\"", 9) != NULL);
+	if (unsure) {
+		free(text);
+		return xstrdup("its scripts or packageManager may be spelled "
+			       "so lnk cannot read them (a \\u escape, a "
+			       "key twice): review it, npm runs its scripts "
+			       "at the next npm install or npm run");
+	}
 	if (!p) {
 		free(text);
 		return pm ? xstrdup("its packageManager names the program "

