@@ -220,7 +220,7 @@ def test_interpreter_startup_names_not_planted(lnk, work, name):
 
 # Read from the folder a tool on a Debian host starts in, as options or
 # code: Universal Ctags reads every `*.ctags` of `./.ctags.d/` and
-# `./ctags.d/` (options: `-f FILE --append=yes --output-format=xref
+# `./ctags.d/`, Exuberant Ctags `./.ctags` (options: `-f FILE --append=yes --output-format=xref
 # --_xformat=%N` and a regex parser write a file of the program's choosing
 # wherever the user can, a `~/.bash_aliases` Debian's .bashrc sources);
 # GNU GLOBAL reads `[project root]/gtags.conf` (its `gtags_parser` loads a
@@ -228,8 +228,8 @@ def test_interpreter_startup_names_not_planted(lnk, work, name):
 # at each save); latexmk runs `./.latexmkrc` as Perl (editors' LaTeX
 # extensions run latexmk at each change); valgrind takes `./.valgrindrc`'s
 # options (`--xml-file`, `--log-file`: its report written to any file).
-TOOL_OPTION_NAMES = [".ctags.d", "ctags.d", "gtags.conf", ".latexmkrc",
-                     ".valgrindrc"]
+TOOL_OPTION_NAMES = [".ctags.d", "ctags.d", ".ctags", "gtags.conf",
+                     ".latexmkrc", ".valgrindrc"]
 
 
 @pytest.mark.parametrize("name", TOOL_OPTION_NAMES)
@@ -1738,6 +1738,32 @@ def test_granted_build_tool_never_runs_what_the_program_wrote(lnk, work,
     assert "st=" in cp.stdout, cp.stderr
     assert not mark.exists(), (cp.stdout, cp.stderr)
     # refused in lnk's words, naming why and what to do instead
+    assert "run the program's code outside the sandbox" in cp.stderr, \
+        cp.stderr
+
+
+@pytest.mark.parametrize("tool", ["gtags", "global", "htags"])
+def test_granted_tag_tool_never_loads_what_the_program_wrote(lnk, work,
+                                                             tmp_path, tool):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: with `gtags` (or `global -u`, `htags`) granted, the program
+    writes `obj/gtags.conf` at the top of its write folder, GNU GLOBAL's
+    objdir config, read when the project root has no gtags.conf (no dot
+    name: nothing keeps it); its `gtags_parser` names a shared object the
+    program wrote, which the tool loads outside, as the user. The tool
+    here stands in for GLOBAL: it runs what obj/gtags.conf names."""
+    mark = tmp_path / "OUTSIDE_MARK"  # outside every grant
+    on_lnk_path(lnk, tmp_path / "tagbin", tool,
+                "#!/bin/sh\n[ -f obj/gtags.conf ] && . ./obj/gtags.conf\n"
+                "echo tool-ran\n")
+    cp = lnk.run("--write", work, "--tool", f"{tool} *", "--", "/bin/sh",
+                 "-c", f"cd '{work}' && mkdir -p obj && "
+                 f"echo 'touch {mark}' > obj/gtags.conf; {tool} -u; "
+                 f"echo st=$?")
+    assert "st=" in cp.stdout, cp.stderr
+    assert not mark.exists(), (cp.stdout, cp.stderr)
     assert "run the program's code outside the sandbox" in cp.stderr, \
         cp.stderr
 
