@@ -76,6 +76,16 @@ static const struct row build_files[] = {
     {"justfile", "runs at the next just"},
     {"latexmkrc", "Perl the next latexmk runs (an editor's LaTeX extension "
 		  "at each change)"},
+    {"ansible.cfg", "ansible and ansible-playbook started here load the "
+		    "plugin folders it names and run its vault password "
+		    "program"},
+    {"gradle.properties", "its org.gradle.jvmargs run at the next gradle "
+			  "(and an editor's Gradle import on open)"},
+    {"gradle-wrapper.properties", "names the Gradle ./gradlew (and an "
+				  "editor's Gradle import) downloads and "
+				  "runs"},
+    {".pnp.cjs", "yarn loads it into every yarn run and node script"},
+    {"gbp.conf", "gbp buildpackage runs the hooks it names"},
     {"Taskfile.yml", "names the commands the next task runs"},
     {"go.mod", "names the modules (and their generators) the next go build "
 	       "fetches"},

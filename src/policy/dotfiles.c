@@ -137,6 +137,12 @@ static const struct dot_file list[] = {
     {".latexmkrc", "latexmk runs it as Perl"},
     {".valgrindrc", "valgrind takes options from it: a file written "
 		    "anywhere"},
+    /* A build tool's launcher settings at the project's top: Maven's
+     * (jvm.config's -javaagent runs a jar; maven.config, extensions.xml;
+     * an editor's Java extension runs Maven on open), git-buildpackage's
+     * (postbuild, prebuild and postexport hooks are shell commands). */
+    {".mvn", "mvn runs the JVM options and extensions it names"},
+    {".gbp.conf", "gbp buildpackage runs the hooks it names"},
     /* Toolchains and hooks chosen per folder. */
     {"rust-toolchain", "rustup runs the toolchain it names, a path too"},
     {"rust-toolchain.toml", "rustup runs the toolchain it names, a path "

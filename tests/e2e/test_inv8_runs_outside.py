@@ -193,6 +193,36 @@ def sh_to_the_end(lnk, script, *grants, timeout=60, **kw):
     return cp
 
 
+# The launcher settings of a build tool on a Debian host, read from the
+# project's top at its next start: Maven's `.mvn/` (jvm.config's
+# `-javaagent:` runs a jar the program wrote, maven.config its options,
+# extensions.xml the extensions it loads; an editor's Java extension runs
+# Maven on open) and git-buildpackage's `.gbp.conf` (its postbuild,
+# postexport and prebuild hooks are shell commands, run at the next
+# `gbp buildpackage`).
+LAUNCHER_NAMES = [".mvn", ".gbp.conf"]
+
+
+@pytest.mark.parametrize("name", LAUNCHER_NAMES)
+def test_build_launcher_settings_not_planted(lnk, work, name):
+    """Invariant 8 (what runs outside later), promise: the names that run code
+    outside are never planted at the top of a write folder.
+
+    Threat: the program leaves `.mvn/jvm.config` with
+    `-javaagent:agent.jar` (or a `.gbp.conf` whose postbuild hook is its
+    command) in the project; the user's next `mvn` (or an editor opening
+    the folder) or `gbp buildpackage` runs it outside, as the user."""
+    cp = sh_to_the_end(lnk, f"mkdir {name} 2>/dev/null; "
+                       f"echo '[DEFAULT]' > {name} 2>/dev/null; true",
+                       "--write", work)
+    assert not (work / name).exists(), cp.stderr
+    (work / name).write_text("# mine\n")
+    cp = sh_to_the_end(lnk, f"echo evil >> {name}; mv {name} old; true",
+                       "--write", work)
+    assert (work / name).read_text() == "# mine\n", cp.stderr
+    assert not (work / "old").exists()
+
+
 # Read from the folder an interpreter or debugger starts in (their startup
 # code): the OCaml toplevel and utop (.ocamlinit), irb (irb.rc, _irbrc),
 # perl -d (.perldb), R (.Renviron names the profile it runs), lldb.
@@ -2417,6 +2447,46 @@ TAGS_RUN_LATER = {
     "obj/gtags.conf": "GLOBAL",
     "sub/.ctags.d": "ctags",
 }
+
+
+# Build settings that name what a build tool on a Debian host runs, which
+# the program may write (project content, not kept), left without a flag:
+# Ansible's ansible.cfg (read from the current folder: its plugin folders
+# are Python it loads, its vault_password_file a program it runs), Gradle's
+# gradle.properties (org.gradle.jvmargs: -javaagent) and wrapper properties
+# (the distributionUrl ./gradlew and an editor's Gradle import download and
+# run), yarn's .pnp.cjs (loaded into every yarn run), git-buildpackage's
+# debian/gbp.conf (hooks).
+BUILD_SETTINGS_RUN_LATER = {
+    "ansible.cfg": "ansible",
+    "gradle.properties": "gradle",
+    "gradle/wrapper/gradle-wrapper.properties": "gradle",
+    ".pnp.cjs": "yarn",
+    "debian/gbp.conf": "gbp",
+}
+
+
+def test_build_settings_left_are_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the program leaves an ansible.cfg whose callback plugin folder
+    holds its Python, a gradle.properties with `-javaagent:`, a wrapper's
+    distributionUrl on its own server, a .pnp.cjs, a debian/gbp.conf
+    hook; the next ansible-playbook, gradle (an editor's import on open),
+    yarn or gbp runs it outside. The report said only "changed N files"."""
+    script = " && ".join(
+        f"mkdir -p $(dirname {n}) && echo x > {n}"
+        for n in BUILD_SETTINGS_RUN_LATER)
+    cp = lnk.run("--write", work, "--name", "bset", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "bset")
+    missing = [n for n in BUILD_SETTINGS_RUN_LATER if n not in flags]
+    assert not missing, (missing, flags, cp.stderr)
+    for name, word in BUILD_SETTINGS_RUN_LATER.items():
+        assert word in flags[name], (name, flags[name])
 
 
 def test_tag_and_latex_files_left_are_flagged(lnk, work):
