@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,8 +73,6 @@ static const struct row build_files[] = {
     {"pom.xml", "names the plugins the next mvn runs"},
     {"Rakefile", "runs at the next rake"},
     {"Gemfile", "Ruby code bundler runs at the next bundle"},
-    {"Justfile", "runs at the next just"},
-    {"justfile", "runs at the next just"},
     {"latexmkrc", "Perl the next latexmk runs (an editor's LaTeX extension "
 		  "at each change)"},
     {"ansible.cfg", "ansible and ansible-playbook started here load the "
@@ -87,6 +86,45 @@ static const struct row build_files[] = {
     {".pnp.cjs", "yarn loads it into every yarn run and node script"},
     {"gbp.conf", "gbp buildpackage runs the hooks it names"},
     {"Taskfile.yml", "names the commands the next task runs"},
+    /* the other names the same tools take: a recipe under any of them
+     * runs as well (just's, in any letter case, in flags_check) */
+    {"Taskfile.yaml", "names the commands the next task runs"},
+    {"taskfile.yml", "names the commands the next task runs"},
+    {"taskfile.yaml", "names the commands the next task runs"},
+    {"Taskfile.dist.yml", "names the commands the next task runs"},
+    {"Taskfile.dist.yaml", "names the commands the next task runs"},
+    {"rakefile", "runs at the next rake"},
+    {"Rakefile.rb", "runs at the next rake"},
+    {"rakefile.rb", "runs at the next rake"},
+    {"gems.rb", "Ruby code bundler runs at the next bundle"},
+    {"vagrantfile", "Ruby code vagrant runs at the next vagrant up"},
+    /* build files of more tools: code they run at the next build, test
+     * or save */
+    {"Tiltfile", "runs the commands it names at the next tilt up"},
+    {"Earthfile", "runs the commands it names at the next earthly"},
+    {"build.xml", "names the tasks the next ant runs"},
+    {"SConstruct", "Python the next scons runs"},
+    {"SConscript", "Python the next scons runs"},
+    {"wscript", "Python the next waf runs"},
+    {"Snakefile", "Python the next snakemake runs"},
+    {"dodo.py", "Python the next doit runs"},
+    {"fabfile.py", "Python the next fab runs"},
+    {"Makefile.PL", "perl runs it at the next build of this module"},
+    {"Build.PL", "perl runs it at the next build of this module"},
+    {"CMakePresets.json", "names the cmake and options an editor's CMake "
+			  "extension runs on open"},
+    {"CMakeUserPresets.json", "names the cmake and options an editor's "
+			      "CMake extension runs on open"},
+    {".flake8", "names the local plugins the next flake8 imports (and an "
+		"editor's flake8 extension at each save)"},
+    {".coveragerc", "names the plugins the next coverage run imports"},
+    {".php-cs-fixer.php", "PHP the next php-cs-fixer runs (and an editor's "
+			  "extension at each save)"},
+    {".php-cs-fixer.dist.php", "PHP the next php-cs-fixer runs (and an "
+			       "editor's extension at each save)"},
+    {".golangci.yml", "names the plugins the next golangci-lint loads"},
+    {".golangci.yaml", "names the plugins the next golangci-lint loads"},
+    {"phpunit.xml", "names the bootstrap file the next phpunit runs"},
     {"go.mod", "names the modules (and their generators) the next go build "
 	       "fetches"},
     {"composer.json", "its scripts run at the next composer install"},
@@ -508,6 +546,10 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 		    "or npm run");
 	if (reg && strcmp(name, "package.json") == 0)
 		return package_json_reason(dirfd, name);
+	/* just takes justfile and .justfile in any letter case */
+	if (file && (strcasecmp(name, "justfile") == 0 ||
+		     strcasecmp(name, ".justfile") == 0))
+		return xstrdup("a build file: runs at the next just");
 	for (size_t i = 0; i < sizeof(build_files) / sizeof(*build_files); i++)
 		if (file && strcmp(name, build_files[i].name) == 0)
 			return xasprintf("a build file: %s",

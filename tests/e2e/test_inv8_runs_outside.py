@@ -2466,6 +2466,52 @@ BUILD_SETTINGS_RUN_LATER = {
 }
 
 
+# The other names the same build tools and task runners take, and build
+# files of tools on a Debian host the report did not name: the report knew
+# Taskfile.yml, not Taskfile.yaml; Rakefile, not rakefile; justfile, not
+# .justfile.
+BUILD_FILE_SPELLINGS = {
+    ".justfile": "just", "JUSTFILE": "just",
+    "Taskfile.yaml": "task", "taskfile.yml": "task", "taskfile.yaml": "task",
+    "Taskfile.dist.yml": "task", "Taskfile.dist.yaml": "task",
+    "rakefile": "rake", "Rakefile.rb": "rake", "rakefile.rb": "rake",
+    "gems.rb": "bundle", "vagrantfile": "vagrant",
+    "Tiltfile": "tilt", "Earthfile": "earthly", "build.xml": "ant",
+    "SConstruct": "scons", "SConscript": "scons", "wscript": "waf",
+    "Snakefile": "snakemake", "dodo.py": "doit", "fabfile.py": "fab",
+    "Makefile.PL": "perl", "Build.PL": "perl",
+    "CMakePresets.json": "CMake", "CMakeUserPresets.json": "CMake",
+    ".flake8": "flake8", ".coveragerc": "coverage",
+    ".php-cs-fixer.php": "php-cs-fixer",
+    ".php-cs-fixer.dist.php": "php-cs-fixer",
+    ".golangci.yml": "golangci-lint", ".golangci.yaml": "golangci-lint",
+    "phpunit.xml": "phpunit",
+}
+
+
+def test_build_file_spellings_left_are_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the program writes its recipe as Taskfile.yaml (or .justfile,
+    rakefile, gems.rb, SConstruct, a CMakeUserPresets.json whose
+    cmakeExecutable an editor's CMake extension runs on open, a .flake8
+    whose local plugin flake8 imports at each save): each runs at the next
+    build, test or save as the user, and the report said only "changed N
+    files"."""
+    names = sorted(BUILD_FILE_SPELLINGS)
+    script = "; ".join(f"echo x > '{n}'" for n in names)
+    cp = lnk.run("--write", work, "--name", "bspell", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "bspell")
+    missing = [n for n in names if n not in flags]
+    assert not missing, (missing, cp.stderr)
+    for name, word in BUILD_FILE_SPELLINGS.items():
+        assert word in flags[name], (name, flags[name])
+
+
 def test_build_settings_left_are_flagged(lnk, work):
     """Invariant 8 (what runs outside later), promise: the changes report names
     every file the program left that a program on the host runs or trusts
