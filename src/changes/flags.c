@@ -282,8 +282,12 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+/* A lockfile read whole: a project's runs to megabytes. */
+#define SOURCES_READ_MAX (32u << 20)
+
 /* A file of the program's, read without following a link, bounded. */
-static int read_small(int dirfd, const char *name, char **out, size_t *len)
+static int read_bounded(int dirfd, const char *name, size_t max, char **out,
+			size_t *len)
 {
 	int fd =
 	    openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -296,9 +300,32 @@ static int read_small(int dirfd, const char *name, char **out, size_t *len)
 	else if (!S_ISREG(st.st_mode))
 		r = -EINVAL;
 	else
-		r = read_fd_all(fd, FLAG_READ_MAX, out, len);
+		r = read_fd_all(fd, max, out, len);
 	close(fd);
 	return r;
+}
+
+static int read_small(int dirfd, const char *name, char **out, size_t *len)
+{
+	return read_bounded(dirfd, name, FLAG_READ_MAX, out, len);
+}
+
+/* A lockfile or requirements file: where it fetches packages from
+ * (sources.c). */
+static char *sources_of(int dirfd, const char *name)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int r = read_bounded(dirfd, name, SOURCES_READ_MAX, &text, &len);
+	if (r == -EFBIG)
+		return xstrdup("too large for lnk to read: review where it "
+			       "fetches its packages from; the next install "
+			       "runs their install scripts");
+	if (r < 0)
+		return NULL;
+	char *why = sources_reason(name, text, len);
+	free(text);
+	return why;
 }
 
 static char *git_config_reason(int dirfd, const char *name)
@@ -546,6 +573,8 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 		    "or npm run");
 	if (reg && strcmp(name, "package.json") == 0)
 		return package_json_reason(dirfd, name);
+	if (reg && sources_file(name))
+		return sources_of(dirfd, name);
 	/* just takes justfile and .justfile in any letter case */
 	if (file && (strcasecmp(name, "justfile") == 0 ||
 		     strcasecmp(name, ".justfile") == 0))

