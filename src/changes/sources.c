@@ -88,7 +88,7 @@ static char *yarn_lock(const char *t, size_t len)
 				return named("it resolves a package to", u,
 					     (size_t)(p - u));
 		}
-		l = le + 1;
+		l = nl ? nl + 1 : end;
 	}
 	return NULL;
 }
@@ -138,7 +138,7 @@ static char *pip_reqs(const char *t, size_t len)
 		if (at && p[0] != '#')
 			return named("it installs a package from", at + 3,
 				     (size_t)(le - at - 3));
-		l = le + 1;
+		l = nl ? nl + 1 : end;
 	}
 	return NULL;
 }
