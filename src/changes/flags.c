@@ -125,6 +125,32 @@ static const struct row build_files[] = {
     {".golangci.yml", "names the plugins the next golangci-lint loads"},
     {".golangci.yaml", "names the plugins the next golangci-lint loads"},
     {"phpunit.xml", "names the bootstrap file the next phpunit runs"},
+    {"go.work", "names the modules and toolchain the next go command "
+		"uses"},
+    {"Setup.hs", "Haskell the next cabal build runs"},
+    {"Setup.lhs", "Haskell the next cabal build runs"},
+    {"cabal.project", "names the packages, sources and options the next "
+		      "cabal build uses"},
+    {"cabal.project.local", "names the packages, sources and options the "
+			    "next cabal build uses"},
+    {"stack.yaml", "names the packages and sources the next stack build "
+		   "uses"},
+    {"rebar.config", "names the plugins and hooks the next rebar3 runs"},
+    {"phpstan.neon", "names the bootstrap files the next phpstan runs (and "
+		     "an editor's extension at each save)"},
+    {"phpstan.neon.dist", "names the bootstrap files the next phpstan runs "
+			  "(and an editor's extension at each save)"},
+    {"psalm.xml", "names the plugins the next psalm loads"},
+    {"Guardfile", "Ruby the next guard runs"},
+    {"Capfile", "Ruby the next cap runs"},
+    {"cpanfile", "Perl the next cpanm --installdeps runs"},
+    {"mkdocs.yml", "names the hooks and plugins the next mkdocs runs"},
+    {"Pipfile", "names the scripts and package sources the next pipenv "
+		"uses"},
+    {"uv.toml", "names the index and sources the next uv installs from"},
+    /* renv's: the project's .Rprofile (kept) sources it */
+    {"activate.R", "R runs it at every start in this project (renv's "
+		   ".Rprofile sources it)"},
     {"go.mod", "names the modules (and their generators) the next go build "
 	       "fetches"},
     {"composer.json", "its scripts run at the next composer install"},

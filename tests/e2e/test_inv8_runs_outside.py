@@ -2486,6 +2486,13 @@ BUILD_FILE_SPELLINGS = {
     ".php-cs-fixer.dist.php": "php-cs-fixer",
     ".golangci.yml": "golangci-lint", ".golangci.yaml": "golangci-lint",
     "phpunit.xml": "phpunit",
+    "go.work": "go", "Setup.hs": "cabal", "Setup.lhs": "cabal",
+    "cabal.project": "cabal", "cabal.project.local": "cabal",
+    "stack.yaml": "stack", "rebar.config": "rebar3",
+    "phpstan.neon": "phpstan", "phpstan.neon.dist": "phpstan",
+    "psalm.xml": "psalm", "Guardfile": "guard", "Capfile": "cap",
+    "cpanfile": "cpanm", "mkdocs.yml": "mkdocs", "Pipfile": "pipenv",
+    "uv.toml": "uv", "renv/activate.R": "R",
 }
 
 
@@ -2556,11 +2563,12 @@ def test_build_file_spellings_left_are_flagged(lnk, work):
     Threat: the program writes its recipe as Taskfile.yaml (or .justfile,
     rakefile, gems.rb, SConstruct, a CMakeUserPresets.json whose
     cmakeExecutable an editor's CMake extension runs on open, a .flake8
-    whose local plugin flake8 imports at each save): each runs at the next
-    build, test or save as the user, and the report said only "changed N
-    files"."""
+    whose local plugin flake8 imports at each save, the renv/activate.R a
+    project's kept .Rprofile sources at every R start): each runs at the
+    next build, test, save or start as the user, and the report said only
+    "changed N files"."""
     names = sorted(BUILD_FILE_SPELLINGS)
-    script = "; ".join(f"echo x > '{n}'" for n in names)
+    script = "mkdir -p renv; " + "; ".join(f"echo x > '{n}'" for n in names)
     cp = lnk.run("--write", work, "--name", "bspell", "--", "/bin/sh", "-c",
                  f"cd '{work}' && {script}")
     assert cp.returncode == 0, cp.stderr
