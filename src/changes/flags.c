@@ -125,6 +125,15 @@ static const struct row build_files[] = {
     {".golangci.yml", "names the plugins the next golangci-lint loads"},
     {".golangci.yaml", "names the plugins the next golangci-lint loads"},
     {"phpunit.xml", "names the bootstrap file the next phpunit runs"},
+    /* lint-staged's, which the project's (kept) commit hook runs */
+    {".lintstagedrc", "names the commands lint-staged runs at your next git "
+		      "commit"},
+    {".lintstagedrc.json", "names the commands lint-staged runs at your "
+			   "next git commit"},
+    {".lintstagedrc.yaml", "names the commands lint-staged runs at your "
+			   "next git commit"},
+    {".lintstagedrc.yml", "names the commands lint-staged runs at your next "
+			  "git commit"},
     {"go.work", "names the modules and toolchain the next go command "
 		"uses"},
     {"Setup.hs", "Haskell the next cabal build runs"},
@@ -383,6 +392,39 @@ static char *git_config_reason(int dirfd, const char *name)
  * is not known, so a changed manifest with scripts is flagged, naming
  * them. A crude scan, bounded: a key named in the object after
  * "scripts"; a file it cannot read so is flagged whole. */
+/* package.json's keys whose value names commands the project's commit
+ * hook runs: the hook is kept read only (.husky), what it runs is named
+ * here (lint-staged's config; husky 4's, simple-git-hooks', yorkie's and
+ * pre-commit's hooks). Threat: a command added there runs at the user's
+ * next git commit. */
+static const char *const commit_keys[] = {
+    "\"lint-staged\"", "\"husky\"",	 "\"simple-git-hooks\"",
+    "\"gitHooks\"",    "\"pre-commit\"",
+};
+
+/* why, with what the commit keys found in text name appended (why may be
+ * NULL: then that alone, or NULL). */
+static char *with_commit_keys(char *why, const char *text, size_t len)
+{
+	struct buf k = {0};
+	for (size_t i = 0; i < ARRAY_SIZE(commit_keys); i++)
+		if (memmem(text, len, commit_keys[i], strlen(commit_keys[i]))) {
+			buf_puts(&k, k.len ? ", " : "");
+			buf_append(&k, commit_keys[i] + 1,
+				   strlen(commit_keys[i]) - 2);
+		}
+	if (!k.len)
+		return why;
+	char *all = xasprintf("%s%sits %s settings name commands your next "
+			      "git commit runs",
+			      why ? why : "", why ? "; " : "", k.p);
+	buf_free(&k);
+	free(why);
+	return all;
+}
+
+static char *package_json_scripts(const char *text, size_t len);
+
 static char *package_json_reason(int dirfd, const char *name)
 {
 	char *text = NULL;
@@ -394,10 +436,19 @@ static char *package_json_reason(int dirfd, const char *name)
 			       "install or npm run");
 	if (r < 0)
 		return NULL;
+	char *why =
+	    with_commit_keys(package_json_scripts(text, len), text, len);
+	free(text);
+	return why;
+}
+
+/* What text's scripts and packageManager run (text not freed here). */
+static char *package_json_scripts(const char *text, size_t len)
+{
 	/* corepack downloads and runs the package manager this names (a
 	 * version, or an archive's URL) at the next yarn or pnpm here */
 	bool pm = memmem(text, len, "\"packageManager\"", 16) != NULL;
-	char *p = memmem(text, len, "\"scripts\"", 9);
+	const char *p = memmem(text, len, "\"scripts\"", 9);
 	/* Spellings this scan cannot read, which npm reads all the same: a
 	 * key written with a \u escape ("scr\u0069pts"), "scripts" more
 	 * than once (npm keeps the last key, the scan reads the first, or a
@@ -407,20 +458,18 @@ static char *package_json_reason(int dirfd, const char *name)
 		      (p && memmem(p + 9, (size_t)(text + len - p - 9),
 				   "\"scripts\"", 9) != NULL);
 	if (unsure) {
-		free(text);
 		return xstrdup("its scripts or packageManager may be spelled "
 			       "so lnk cannot read them (a \\u escape, a "
 			       "key twice): review it, npm runs its scripts "
 			       "at the next npm install or npm run");
 	}
 	if (!p) {
-		free(text);
 		return pm ? xstrdup("its packageManager names the program "
 				    "corepack fetches and runs at the next "
 				    "yarn or pnpm here")
 			  : NULL;
 	}
-	char *end = text + len;
+	const char *end = text + len;
 	p += 9;
 	while (p < end && *p != '{' && *p != '}')
 		p++;
@@ -433,7 +482,7 @@ static char *package_json_reason(int dirfd, const char *name)
 		bool want_key = true;
 		while (p < end && depth > 0 && count < 8) {
 			if (*p == '"') {
-				char *q = ++p;
+				const char *q = ++p;
 				while (p < end && *p != '"') {
 					if (*p == '\\' && p + 1 < end)
 						p++;
@@ -456,7 +505,6 @@ static char *package_json_reason(int dirfd, const char *name)
 			p++;
 		}
 	}
-	free(text);
 	if (count == 0) {
 		buf_free(&names);
 		return pm ? xstrdup("its packageManager names the program "

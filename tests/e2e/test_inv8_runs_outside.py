@@ -2797,6 +2797,48 @@ def test_package_json_scripts_spelled_to_hide_flagged(lnk, work, how):
     assert "package.json" in flags, (flags, cp.stderr)
 
 
+# Commands a project's commit hooks run, named in files the kept hook
+# reads: husky's hook (kept) runs lint-staged, whose config is a
+# package.json key or a .lintstagedrc; husky 4, simple-git-hooks, yorkie
+# and pre-commit (npm) read their hooks from package.json.
+COMMIT_COMMANDS = {
+    "package.json": '{"name":"a","lint-staged":{"*":"touch ~/pwned"}}',
+    ".lintstagedrc": '{"*": "touch ~/pwned"}',
+    ".lintstagedrc.json": '{"*": "touch ~/pwned"}',
+    ".lintstagedrc.yaml": '"*": touch ~/pwned',
+    ".lintstagedrc.yml": '"*": touch ~/pwned',
+}
+HOOK_KEYS = ["husky", "simple-git-hooks", "gitHooks", "pre-commit"]
+
+
+@pytest.mark.parametrize("key", HOOK_KEYS + ["files"])
+def test_commit_commands_left_are_flagged(lnk, work, key):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the project's commit hook is kept read only, but what it runs
+    is named elsewhere: lint-staged's config (a package.json key, a
+    .lintstagedrc), husky 4's or simple-git-hooks' hooks in package.json.
+    The program adds a command there; the user's next `git commit` runs it
+    outside. A package.json without scripts was not flagged at all."""
+    if key == "files":
+        docs = COMMIT_COMMANDS
+    else:
+        docs = {"package.json":
+                f'{{"name":"a","{key}":{{"pre-commit":"touch ~/pwned"}}}}'}
+    for name, text in docs.items():
+        (work / f"{name}.new").write_text(text)
+    script = "; ".join(f"cat '{n}.new' > '{n}'" for n in docs)
+    cp = lnk.run("--write", work, "--name", "hooks", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "hooks")
+    missing = [n for n in docs if n not in flags]
+    assert not missing, (missing, flags, cp.stderr)
+    assert "commit" in flags["package.json"], flags
+
+
 def test_package_json_naming_a_package_manager_flagged(lnk, work):
     """Invariant 8 (what runs outside later), promise: the changes report names
     every file the program left that a program on the host runs or trusts
