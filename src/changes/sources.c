@@ -67,7 +67,28 @@ static char *npm_lock(const char *t, size_t len)
 	return NULL;
 }
 
-/* yarn.lock (version 1): each `resolved "URL"` line. */
+/* A yarn 2+ resolution's protocol (after the name's '@'): the
+ * registry's (npm:), the project's own workspaces, yarn's built-in
+ * patches say nothing; a URL, a git repository, a file, a folder, a
+ * local patch, or exec: (a script yarn runs to make the package) is
+ * named. */
+static bool berry_plain(const char *v, size_t n)
+{
+	/* the first '@' but a scope's, which is the first byte */
+	const char *at = n > 1 ? memchr(v + 1, '@', n - 1) : NULL;
+	if (!at)
+		return false;
+	const char *r = at + 1;
+	size_t rl = (size_t)(v + n - r);
+	if ((rl >= 4 && memcmp(r, "npm:", 4) == 0 && !memchr(r, '#', rl)) ||
+	    (rl >= 10 && memcmp(r, "workspace:", 10) == 0))
+		return true;
+	return rl >= 6 && memcmp(r, "patch:", 6) == 0 &&
+	       memmem(r, rl, "#~builtin<", 10) != NULL;
+}
+
+/* yarn.lock: each `resolved "URL"` line (version 1), each
+ * `resolution: "name@protocol"` line (yarn 2 and later). */
 static char *yarn_lock(const char *t, size_t len)
 {
 	const char *end = t + len;
@@ -85,6 +106,17 @@ static char *yarn_lock(const char *t, size_t len)
 			while (p < le && *p != '"')
 				p++;
 			if (!from_registry(u, (size_t)(p - u)))
+				return named("it resolves a package to", u,
+					     (size_t)(p - u));
+		} else if ((size_t)(le - p) > 12 &&
+			   memcmp(p, "resolution: ", 12) == 0) {
+			p += 12;
+			if (*p == '"')
+				p++;
+			const char *u = p;
+			while (p < le && *p != '"')
+				p++;
+			if (!berry_plain(u, (size_t)(p - u)))
 				return named("it resolves a package to", u,
 					     (size_t)(p - u));
 		}

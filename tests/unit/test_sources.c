@@ -83,6 +83,21 @@ static void yarn_lockfiles(void **state)
 	named("yarn.lock", "a@^1:\n  resolved \"https://evil.example/a.tgz\"\n",
 	      "evil.example");
 	named("yarn.lock", "a@^1:\n\tresolved https://evil.example/b", "evil");
+	/* yarn 2 and later */
+	silent("yarn.lock", "\"lodash@npm:^4\":\n  resolution: "
+			    "\"lodash@npm:4.17.21\"\n  checksum: abc\n");
+	silent("yarn.lock", "  resolution: \"@scope/a@npm:1.0.0\"\n");
+	silent("yarn.lock", "  resolution: \"app@workspace:.\"\n");
+	silent("yarn.lock",
+	       "  resolution: \"resolve@patch:resolve@npm%3A1.22.1#"
+	       "~builtin<compat/resolve>::version=1.22.1\"\n");
+	named("yarn.lock", "  resolution: \"gen@exec:./gen.js\"\n", "exec:");
+	named("yarn.lock", "  resolution: \"x@https://evil.example/x.tgz\"",
+	      "evil");
+	named("yarn.lock", "  resolution: \"x@patch:x@npm%3A1#./p.patch\"",
+	      "p.patch");
+	named("yarn.lock", "  resolution: \"x@npm:1.0.0#evil\"", "evil");
+	named("yarn.lock", "  resolution: \"noat\"", "noat");
 	silent("yarn.lock", "  resolved");
 	named("yarn.lock", "  resolved \"", "resolves");
 }
