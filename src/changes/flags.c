@@ -649,6 +649,20 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 		return package_json_reason(dirfd, name);
 	if (reg && sources_file(name))
 		return sources_of(dirfd, name);
+	/* .env.local, .envrc.private: what a kept .envrc (dotenv_if_exists,
+	 * source_env_if_exists) or mise.toml loads into the user's shell at
+	 * cd, where a variable is code (PROMPT_COMMAND, PATH); a template
+	 * (.env.example) is loaded by nothing */
+	if (file &&
+	    (strncmp(name, ".env.", 5) == 0 ||
+	     strncmp(name, ".envrc.", 7) == 0) &&
+	    strcmp(name, ".env.example") != 0 &&
+	    strcmp(name, ".env.sample") != 0 &&
+	    strcmp(name, ".env.template") != 0)
+		return xstrdup("an environment file: direnv, mise and dotenv "
+			       "load it into your shell when the folder's "
+			       ".envrc or config names it (PROMPT_COMMAND and "
+			       "PATH run what it says)");
 	/* just takes justfile and .justfile in any letter case */
 	if (file && (strcasecmp(name, "justfile") == 0 ||
 		     strcasecmp(name, ".justfile") == 0))

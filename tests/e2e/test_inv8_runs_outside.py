@@ -2599,6 +2599,33 @@ def test_package_sources_rewritten_are_flagged(lnk, work):
     assert "requirements.txt" not in flags, flags
 
 
+# The files a kept .envrc (or mise.toml) names and loads into the user's
+# shell at cd: `dotenv_if_exists .env.local`, `source_env_if_exists
+# .envrc.private`. A variable is code there: PROMPT_COMMAND runs at every
+# prompt, PATH puts a project folder before /usr/bin.
+ENV_FILES = [".env.local", ".env.development", ".envrc.private"]
+
+
+def test_env_files_a_kept_envrc_loads_are_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the project's .envrc is kept read only, and says
+    `dotenv_if_exists .env.local`; the program writes
+    PROMPT_COMMAND='touch ~/pwned' (or PATH=./bin:$PATH) there, and the
+    user's shell runs it at the next cd and every prompt after. The report
+    said "changed N files"."""
+    script = "; ".join(f"echo 'PROMPT_COMMAND=\"touch ~/pwned\"' > '{n}'"
+                       for n in ENV_FILES)
+    cp = lnk.run("--write", work, "--name", "envf", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "envf")
+    missing = [n for n in ENV_FILES if n not in flags]
+    assert not missing, (missing, flags, cp.stderr)
+
+
 def test_build_file_spellings_left_are_flagged(lnk, work):
     """Invariant 8 (what runs outside later), promise: the changes report names
     every file the program left that a program on the host runs or trusts
