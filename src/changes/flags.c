@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,9 +73,93 @@ static const struct row build_files[] = {
     {"pom.xml", "names the plugins the next mvn runs"},
     {"Rakefile", "runs at the next rake"},
     {"Gemfile", "Ruby code bundler runs at the next bundle"},
-    {"Justfile", "runs at the next just"},
-    {"justfile", "runs at the next just"},
+    {"latexmkrc", "Perl the next latexmk runs (an editor's LaTeX extension "
+		  "at each change)"},
+    {"ansible.cfg", "ansible and ansible-playbook started here load the "
+		    "plugin folders it names and run its vault password "
+		    "program"},
+    {"gradle.properties", "its org.gradle.jvmargs run at the next gradle "
+			  "(and an editor's Gradle import on open)"},
+    {"gradle-wrapper.properties", "names the Gradle ./gradlew (and an "
+				  "editor's Gradle import) downloads and "
+				  "runs"},
+    {".pnp.cjs", "yarn loads it into every yarn run and node script"},
+    {"gbp.conf", "gbp buildpackage runs the hooks it names"},
     {"Taskfile.yml", "names the commands the next task runs"},
+    /* the other names the same tools take: a recipe under any of them
+     * runs as well (just's, in any letter case, in flags_check) */
+    {"Taskfile.yaml", "names the commands the next task runs"},
+    {"taskfile.yml", "names the commands the next task runs"},
+    {"taskfile.yaml", "names the commands the next task runs"},
+    {"Taskfile.dist.yml", "names the commands the next task runs"},
+    {"Taskfile.dist.yaml", "names the commands the next task runs"},
+    {"rakefile", "runs at the next rake"},
+    {"Rakefile.rb", "runs at the next rake"},
+    {"rakefile.rb", "runs at the next rake"},
+    {"gems.rb", "Ruby code bundler runs at the next bundle"},
+    {"vagrantfile", "Ruby code vagrant runs at the next vagrant up"},
+    /* build files of more tools: code they run at the next build, test
+     * or save */
+    {"Tiltfile", "runs the commands it names at the next tilt up"},
+    {"Earthfile", "runs the commands it names at the next earthly"},
+    {"build.xml", "names the tasks the next ant runs"},
+    {"SConstruct", "Python the next scons runs"},
+    {"SConscript", "Python the next scons runs"},
+    {"wscript", "Python the next waf runs"},
+    {"Snakefile", "Python the next snakemake runs"},
+    {"dodo.py", "Python the next doit runs"},
+    {"fabfile.py", "Python the next fab runs"},
+    {"Makefile.PL", "perl runs it at the next build of this module"},
+    {"Build.PL", "perl runs it at the next build of this module"},
+    {"CMakePresets.json", "names the cmake and options an editor's CMake "
+			  "extension runs on open"},
+    {"CMakeUserPresets.json", "names the cmake and options an editor's "
+			      "CMake extension runs on open"},
+    {".flake8", "names the local plugins the next flake8 imports (and an "
+		"editor's flake8 extension at each save)"},
+    {".coveragerc", "names the plugins the next coverage run imports"},
+    {".php-cs-fixer.php", "PHP the next php-cs-fixer runs (and an editor's "
+			  "extension at each save)"},
+    {".php-cs-fixer.dist.php", "PHP the next php-cs-fixer runs (and an "
+			       "editor's extension at each save)"},
+    {".golangci.yml", "names the plugins the next golangci-lint loads"},
+    {".golangci.yaml", "names the plugins the next golangci-lint loads"},
+    {"phpunit.xml", "names the bootstrap file the next phpunit runs"},
+    /* lint-staged's, which the project's (kept) commit hook runs */
+    {".lintstagedrc", "names the commands lint-staged runs at your next git "
+		      "commit"},
+    {".lintstagedrc.json", "names the commands lint-staged runs at your "
+			   "next git commit"},
+    {".lintstagedrc.yaml", "names the commands lint-staged runs at your "
+			   "next git commit"},
+    {".lintstagedrc.yml", "names the commands lint-staged runs at your next "
+			  "git commit"},
+    {"go.work", "names the modules and toolchain the next go command "
+		"uses"},
+    {"Setup.hs", "Haskell the next cabal build runs"},
+    {"Setup.lhs", "Haskell the next cabal build runs"},
+    {"cabal.project", "names the packages, sources and options the next "
+		      "cabal build uses"},
+    {"cabal.project.local", "names the packages, sources and options the "
+			    "next cabal build uses"},
+    {"stack.yaml", "names the packages and sources the next stack build "
+		   "uses"},
+    {"rebar.config", "names the plugins and hooks the next rebar3 runs"},
+    {"phpstan.neon", "names the bootstrap files the next phpstan runs (and "
+		     "an editor's extension at each save)"},
+    {"phpstan.neon.dist", "names the bootstrap files the next phpstan runs "
+			  "(and an editor's extension at each save)"},
+    {"psalm.xml", "names the plugins the next psalm loads"},
+    {"Guardfile", "Ruby the next guard runs"},
+    {"Capfile", "Ruby the next cap runs"},
+    {"cpanfile", "Perl the next cpanm --installdeps runs"},
+    {"mkdocs.yml", "names the hooks and plugins the next mkdocs runs"},
+    {"Pipfile", "names the scripts and package sources the next pipenv "
+		"uses"},
+    {"uv.toml", "names the index and sources the next uv installs from"},
+    /* renv's: the project's .Rprofile (kept) sources it */
+    {"activate.R", "R runs it at every start in this project (renv's "
+		   ".Rprofile sources it)"},
     {"go.mod", "names the modules (and their generators) the next go build "
 	       "fetches"},
     {"composer.json", "its scripts run at the next composer install"},
@@ -232,8 +317,12 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+/* A lockfile read whole: a project's runs to megabytes. */
+#define SOURCES_READ_MAX (32u << 20)
+
 /* A file of the program's, read without following a link, bounded. */
-static int read_small(int dirfd, const char *name, char **out, size_t *len)
+static int read_bounded(int dirfd, const char *name, size_t max, char **out,
+			size_t *len)
 {
 	int fd =
 	    openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -246,9 +335,32 @@ static int read_small(int dirfd, const char *name, char **out, size_t *len)
 	else if (!S_ISREG(st.st_mode))
 		r = -EINVAL;
 	else
-		r = read_fd_all(fd, FLAG_READ_MAX, out, len);
+		r = read_fd_all(fd, max, out, len);
 	close(fd);
 	return r;
+}
+
+static int read_small(int dirfd, const char *name, char **out, size_t *len)
+{
+	return read_bounded(dirfd, name, FLAG_READ_MAX, out, len);
+}
+
+/* A lockfile or requirements file: where it fetches packages from
+ * (sources.c). */
+static char *sources_of(int dirfd, const char *name)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int r = read_bounded(dirfd, name, SOURCES_READ_MAX, &text, &len);
+	if (r == -EFBIG)
+		return xstrdup("too large for lnk to read: review where it "
+			       "fetches its packages from; the next install "
+			       "runs their install scripts");
+	if (r < 0)
+		return NULL;
+	char *why = sources_reason(name, text, len);
+	free(text);
+	return why;
 }
 
 static char *git_config_reason(int dirfd, const char *name)
@@ -279,7 +391,40 @@ static char *git_config_reason(int dirfd, const char *name)
  * ones) and at `npm run`, and editors list them to run. Its old content
  * is not known, so a changed manifest with scripts is flagged, naming
  * them. A crude scan, bounded: a key named in the object after
- * "scripts". */
+ * "scripts"; a file it cannot read so is flagged whole. */
+/* package.json's keys whose value names commands the project's commit
+ * hook runs: the hook is kept read only (.husky), what it runs is named
+ * here (lint-staged's config; husky 4's, simple-git-hooks', yorkie's and
+ * pre-commit's hooks). Threat: a command added there runs at the user's
+ * next git commit. */
+static const char *const commit_keys[] = {
+    "\"lint-staged\"", "\"husky\"",	 "\"simple-git-hooks\"",
+    "\"gitHooks\"",    "\"pre-commit\"",
+};
+
+/* why, with what the commit keys found in text name appended (why may be
+ * NULL: then that alone, or NULL). */
+static char *with_commit_keys(char *why, const char *text, size_t len)
+{
+	struct buf k = {0};
+	for (size_t i = 0; i < ARRAY_SIZE(commit_keys); i++)
+		if (memmem(text, len, commit_keys[i], strlen(commit_keys[i]))) {
+			buf_puts(&k, k.len ? ", " : "");
+			buf_append(&k, commit_keys[i] + 1,
+				   strlen(commit_keys[i]) - 2);
+		}
+	if (!k.len)
+		return why;
+	char *all = xasprintf("%s%sits %s settings name commands your next "
+			      "git commit runs",
+			      why ? why : "", why ? "; " : "", k.p);
+	buf_free(&k);
+	free(why);
+	return all;
+}
+
+static char *package_json_scripts(const char *text, size_t len);
+
 static char *package_json_reason(int dirfd, const char *name)
 {
 	char *text = NULL;
@@ -291,18 +436,40 @@ static char *package_json_reason(int dirfd, const char *name)
 			       "install or npm run");
 	if (r < 0)
 		return NULL;
+	char *why =
+	    with_commit_keys(package_json_scripts(text, len), text, len);
+	free(text);
+	return why;
+}
+
+/* What text's scripts and packageManager run (text not freed here). */
+static char *package_json_scripts(const char *text, size_t len)
+{
 	/* corepack downloads and runs the package manager this names (a
 	 * version, or an archive's URL) at the next yarn or pnpm here */
 	bool pm = memmem(text, len, "\"packageManager\"", 16) != NULL;
-	char *p = memmem(text, len, "\"scripts\"", 9);
+	const char *p = memmem(text, len, "\"scripts\"", 9);
+	/* Spellings this scan cannot read, which npm reads all the same: a
+	 * key written with a \u escape ("scr\u0069pts"), "scripts" more
+	 * than once (npm keeps the last key, the scan reads the first, or a
+	 * value). Threat: a postinstall the report does not name. Such a
+	 * file is flagged whole, to be reviewed. */
+	bool unsure = memmem(text, len, "\\u", 2) != NULL ||
+		      (p && memmem(p + 9, (size_t)(text + len - p - 9),
+				   "\"scripts\"", 9) != NULL);
+	if (unsure) {
+		return xstrdup("its scripts or packageManager may be spelled "
+			       "so lnk cannot read them (a \\u escape, a "
+			       "key twice): review it, npm runs its scripts "
+			       "at the next npm install or npm run");
+	}
 	if (!p) {
-		free(text);
 		return pm ? xstrdup("its packageManager names the program "
 				    "corepack fetches and runs at the next "
 				    "yarn or pnpm here")
 			  : NULL;
 	}
-	char *end = text + len;
+	const char *end = text + len;
 	p += 9;
 	while (p < end && *p != '{' && *p != '}')
 		p++;
@@ -315,7 +482,7 @@ static char *package_json_reason(int dirfd, const char *name)
 		bool want_key = true;
 		while (p < end && depth > 0 && count < 8) {
 			if (*p == '"') {
-				char *q = ++p;
+				const char *q = ++p;
 				while (p < end && *p != '"') {
 					if (*p == '\\' && p + 1 < end)
 						p++;
@@ -338,7 +505,6 @@ static char *package_json_reason(int dirfd, const char *name)
 			p++;
 		}
 	}
-	free(text);
 	if (count == 0) {
 		buf_free(&names);
 		return pm ? xstrdup("its packageManager names the program "
@@ -481,6 +647,26 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 		    "or npm run");
 	if (reg && strcmp(name, "package.json") == 0)
 		return package_json_reason(dirfd, name);
+	if (reg && sources_file(name))
+		return sources_of(dirfd, name);
+	/* .env.local, .envrc.private: what a kept .envrc (dotenv_if_exists,
+	 * source_env_if_exists) or mise.toml loads into the user's shell at
+	 * cd, where a variable is code (PROMPT_COMMAND, PATH); a template
+	 * (.env.example) is loaded by nothing */
+	if (file &&
+	    (strncmp(name, ".env.", 5) == 0 ||
+	     strncmp(name, ".envrc.", 7) == 0) &&
+	    strcmp(name, ".env.example") != 0 &&
+	    strcmp(name, ".env.sample") != 0 &&
+	    strcmp(name, ".env.template") != 0)
+		return xstrdup("an environment file: direnv, mise and dotenv "
+			       "load it into your shell when the folder's "
+			       ".envrc or config names it (PROMPT_COMMAND and "
+			       "PATH run what it says)");
+	/* just takes justfile and .justfile in any letter case */
+	if (file && (strcasecmp(name, "justfile") == 0 ||
+		     strcasecmp(name, ".justfile") == 0))
+		return xstrdup("a build file: runs at the next just");
 	for (size_t i = 0; i < sizeof(build_files) / sizeof(*build_files); i++)
 		if (file && strcmp(name, build_files[i].name) == 0)
 			return xasprintf("a build file: %s",

@@ -52,3 +52,11 @@ int flags_bulky_index(const char *name);
  * to *out (allocated strings, *n grows; at most max). From gitcfg.c. */
 void gitcfg_programs(const char *text, size_t len, char ***out, size_t *n,
 		     size_t max);
+
+/* Whether name is a lockfile or requirements file whose package sources
+ * are read (package-lock.json, npm-shrinkwrap.json, yarn.lock,
+ * requirements*.txt, constraints*.txt). From sources.c. */
+bool sources_file(const char *name);
+/* The reason to name such a file: a source other than the registry's
+ * (an allocated string), or NULL. */
+char *sources_reason(const char *name, const char *text, size_t len);

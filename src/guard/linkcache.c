@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -123,10 +124,31 @@ bool linkcache_get(struct linkcache *lc, const char *dir, const struct stat *st,
 	return true;
 }
 
+/* Whether a folder whose stat is st can be known again by it: only when
+ * it last changed more than LINKCACHE_SETTLED seconds before now. Threat:
+ * a file system that stamps times with the clock's coarse tick (ramfs;
+ * ext4 and tmpfs before Linux 6.13, Debian 12's; a network share; FAT's
+ * 2 s) gives a folder changed twice within one tick the same times. A
+ * program that may write the folder keeps its times at the current tick,
+ * waits for lnk to list it (inotify), then makes a link in that same
+ * tick: the listing without the link would be kept under times that
+ * still match, and every later run would miss the link. A folder that
+ * settled before the listing cannot change again within its tick (git's
+ * "racy clean" entries, the same way). */
+#define LINKCACHE_SETTLED 2
+
+static bool settled(const struct stat *st)
+{
+	struct timespec now;
+	return clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+	       st->st_ctim.tv_sec + LINKCACHE_SETTLED < now.tv_sec &&
+	       st->st_mtim.tv_sec + LINKCACHE_SETTLED < now.tv_sec;
+}
+
 void linkcache_put(struct linkcache *lc, const char *dir, const struct stat *st,
 		   const struct strv *names)
 {
-	if (!lc || !lc->path || !plain(dir))
+	if (!lc || !lc->path || !plain(dir) || !settled(st))
 		return;
 	for (size_t i = 0; i < names->n; i++)
 		if (!plain(names->v[i]))

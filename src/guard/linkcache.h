@@ -32,7 +32,9 @@ struct linkcache *linkcache_open(const char *path);
  * holds that very folder as it is now: true, and names appended to out. */
 bool linkcache_get(struct linkcache *lc, const char *dir, const struct stat *st,
 		   struct strv *out);
-/* Keeps dir's links (names) as listed with stat st. */
+/* Keeps dir's links (names) as listed with stat st, once dir has settled:
+ * a folder changed in the last 2 seconds (the coarsest file system clock)
+ * is listed again at the next run. */
 void linkcache_put(struct linkcache *lc, const char *dir, const struct stat *st,
 		   const struct strv *names);
 /* Writes the cache when it changed (temp file and rename: a reader sees

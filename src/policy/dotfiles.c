@@ -121,6 +121,28 @@ static const struct dot_file list[] = {
     {".perldb", "the Perl debugger runs it"},
     {".Renviron", "R loads it, and it names the profile R runs"},
     {".lldbinit", "lldb runs it when told to trust the folder's"},
+    /* Options and code a tool on a Debian host reads from the folder it
+     * starts in: Universal Ctags' option folders and Exuberant Ctags'
+     * .ctags (`-f FILE --append=yes` and a regex parser write a file of
+     * the program's choosing where the user can: `~/.bash_aliases`), GNU
+     * GLOBAL's project config (its gtags_parser loads a shared object;
+     * ggtags runs `global -u` at each save), latexmk's Perl (LaTeX
+     * extensions run it at each change), valgrind's options (its report
+     * written to any file). */
+    {".ctags.d", "ctags takes options from it: a file written anywhere"},
+    {"ctags.d", "ctags takes options from it: a file written anywhere"},
+    {".ctags", "Exuberant Ctags takes options from it: a file written "
+	       "anywhere"},
+    {"gtags.conf", "GNU GLOBAL loads the parser plugins it names"},
+    {".latexmkrc", "latexmk runs it as Perl"},
+    {".valgrindrc", "valgrind takes options from it: a file written "
+		    "anywhere"},
+    /* A build tool's launcher settings at the project's top: Maven's
+     * (jvm.config's -javaagent runs a jar; maven.config, extensions.xml;
+     * an editor's Java extension runs Maven on open), git-buildpackage's
+     * (postbuild, prebuild and postexport hooks are shell commands). */
+    {".mvn", "mvn runs the JVM options and extensions it names"},
+    {".gbp.conf", "gbp buildpackage runs the hooks it names"},
     /* Toolchains and hooks chosen per folder. */
     {"rust-toolchain", "rustup runs the toolchain it names, a path too"},
     {"rust-toolchain.toml", "rustup runs the toolchain it names, a path "

@@ -13,9 +13,11 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/esc.h"
@@ -307,6 +309,44 @@ int policy_load_spec_text(struct policy *p, const char *text, size_t len,
 	return r;
 }
 
+/* The spec's path as the user named it: absolute (from the working
+ * folder), its '.', '..' and repeated slashes taken by their spelling, no
+ * link followed. The trust record is kept by it (spec/trust.c). Threat:
+ * kept by the real path, a program that may write the folder holding an
+ * accepted app.toml replaced it (or a folder on its way) with a link to
+ * another spec the user accepted for something else; the next run of
+ * app.toml had that spec's grants without a question. By its spelling,
+ * the record is app.toml's, and the other spec's text opens more. */
+static char *spelled_path(const char *path)
+{
+	char cwd[PATH_MAX];
+	struct strv parts = {0};
+	if (path[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	_cleanup_free_ char *all =
+	    path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", cwd, path);
+	for (char *save = NULL, *t = strtok_r(all, "/", &save); t;
+	     t = strtok_r(NULL, "/", &save)) {
+		if (strcmp(t, ".") == 0)
+			continue;
+		if (strcmp(t, "..") == 0) {
+			if (parts.n)
+				free(parts.v[--parts.n]);
+			continue;
+		}
+		strv_push(&parts, t);
+	}
+	struct buf b = {0};
+	for (size_t i = 0; i < parts.n; i++) {
+		buf_putc(&b, '/');
+		buf_puts(&b, parts.v[i]);
+	}
+	if (!b.len)
+		buf_putc(&b, '/');
+	strv_free(&parts);
+	return buf_steal(&b);
+}
+
 int policy_load_spec(struct policy *p, const char *path, struct lnk_err *err)
 {
 	/* O_NONBLOCK: a FIFO named as a spec must not hang us. */
@@ -336,17 +376,30 @@ int policy_load_spec(struct policy *p, const char *path, struct lnk_err *err)
 	if (r < 0)
 		return err_set(err, r, "cannot read spec '%s': %s", path,
 			       strerror(-r));
-	/* The spec's real path: the trust record is keyed by it, and
-	 * relative paths inside resolve against its folder. */
-	_cleanup_free_ char *real = realpath(path, NULL);
-	if (!real)
+	/* The file read's real path (of the descriptor: a link swapped
+	 * after the open changes nothing): relative paths inside resolve
+	 * against its folder. The trust record is kept by the spelling. */
+	char link[64], real[PATH_MAX];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t rn = readlink(link, real, sizeof(real) - 1);
+	if (rn > 0 && real[0] == '/') {
+		real[rn] = '\0';
+	} else {
+		_cleanup_free_ char *rp = realpath(path, NULL);
+		if (!rp || strlen(rp) >= sizeof(real))
+			return err_set(err, rp ? -ENAMETOOLONG : -errno,
+				       "cannot resolve spec '%s': %s", path,
+				       strerror(rp ? ENAMETOOLONG : errno));
+		snprintf(real, sizeof(real), "%s", rp);
+	}
+	_cleanup_free_ char *named = spelled_path(path);
+	if (!named)
 		return err_set(err, -errno, "cannot resolve spec '%s': %s",
 			       path, strerror(errno));
-	_cleanup_free_ char *d = xstrdup(real);
-	r = policy_load_spec_text(p, text, len, path, dirname(d), err);
+	r = policy_load_spec_text(p, text, len, path, dirname(real), err);
 	if (r < 0)
 		return r;
 	free(p->spec_path);
-	p->spec_path = steal_pointer(&real);
+	p->spec_path = steal_pointer(&named);
 	return 0;
 }

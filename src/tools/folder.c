@@ -245,6 +245,13 @@ static const char *const PROJECT_FILES[] = {
     "pod",
     "fastlane",
     "latexmk",
+    /* GNU GLOBAL: with no gtags.conf at the top (a kept name), it reads
+     * obj/gtags.conf there, whose gtags_parser is a shared object it
+     * loads */
+    "gtags",
+    "global",
+    "htags",
+    "gozilla",
     "zig",
     "dune",
     "conan",

@@ -40,6 +40,7 @@ static size_t pct(const char *p, char c)
  * what a browser or the server resolves before it serves the page: a '.'
  * or '..' segment, its dots plain or percent-encoded, its slashes plain
  * or %2F (servers such as nginx decode the path before they resolve it),
+ * ended by a ';' too (Java servers strip a segment's parameters first);
  * or a backslash, plain or %5C, which browsers read as '/'. A grant is a
  * path prefix, so docs/../admin would match https://host/docs and open
  * /admin. */
@@ -61,8 +62,12 @@ static bool path_moves(const char *p)
 			else
 				break;
 		}
+		/* a ';' ends the segment too where Java servers (Tomcat,
+		 * Jetty, Spring) strip its parameters before resolving:
+		 * "..;" is ".." there, though a browser keeps it as a name */
 		if (dots && dots <= 2 &&
-		    (!*s || *s == '/' || pct(s, '/') || *s == '?' || *s == '#'))
+		    (!*s || *s == '/' || pct(s, '/') || *s == '?' ||
+		     *s == '#' || *s == ';' || pct(s, ';')))
 			return true;
 	}
 	return false;

@@ -986,6 +986,10 @@ static void head_rewrite(struct mconn *m)
 		m->ahead.len = rest;
 		if (!interim) {
 			m->head_passed = true;
+			/* a chunked body is masked in its data, not in its
+			 * bytes: framing can lie inside the key (scrub.h) */
+			if (m->ur.chunked)
+				scrub_chunked(&m->sc, &m->pend);
 			if (rest)
 				usage_feed(&m->ur, m->ahead.p, rest);
 			scrub_feed(&m->sc, m->ahead.p, rest, &m->pend);

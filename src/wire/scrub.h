@@ -8,15 +8,19 @@
  * bytes, head and body, becomes as many '*' (the same length, so a
  * Content-Length or a chunk's size stays true). A tail that may be the
  * start of the key is held until the next bytes say whether it is, so a key
- * split across two reads is masked too. A key written otherwise (split by a
- * chunk's framing, escaped, encoded) is not seen: the provider could always
- * send the key anywhere; this stops the echo.
+ * split across two reads is masked too. A chunked body (scrub_chunked) is
+ * masked in its data and framed again by the wire: a server that chunks in
+ * pieces of a fixed size (a buffered writer) puts framing inside a key the
+ * program placed across a boundary, which its HTTP client removes. A key
+ * written otherwise (escaped, encoded) is not seen: the provider could
+ * always send the key anywhere; this stops the echo.
  *
  * A key shorter than SCRUB_MIN is not masked: so short a string would be
  * masked in ordinary answers too (and is no secret worth the name).
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +35,14 @@ struct scrub {
 	char held[SCRUB_KEY_MAX]; /* a tail that may begin the key */
 	size_t nheld;
 	uint64_t masked; /* occurrences masked */
+	/* a chunked body: its framing read here, its data masked, and
+	 * framed again (scrub_chunked) */
+	bool chunked;
+	int cst;       /* where in the framing */
+	uint64_t crem; /* data bytes left in the chunk, or its size */
+	unsigned cdig; /* the size's hex digits so far */
+	size_t tlen;   /* the current trailer line's length */
+	bool cdone;    /* the last chunk framed: nothing more passes */
 };
 
 /* key (not copied: it must outlive s) of klen bytes. */
@@ -41,3 +53,8 @@ void scrub_feed(struct scrub *s, const char *in, size_t n, struct buf *out);
 /* The end of the answer: appends what is held (no key, or it would have
  * been masked). */
 void scrub_end(struct scrub *s, struct buf *out);
+/* What follows is a chunked body (the head fed and ended: what was held of
+ * it appended to out): scrub_feed then reads its framing, masks its data
+ * across chunks, and appends the data as chunks of its own; the trailers
+ * are dropped. Framing that is not HTTP/1.1's ends what passes. */
+void scrub_chunked(struct scrub *s, struct buf *out);

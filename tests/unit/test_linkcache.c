@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -167,6 +168,34 @@ static void no_path_no_cache(void **state)
 	linkcache_close(NULL);
 }
 
+/* A folder changed within the last seconds can change again within the
+ * same tick of a coarse file system clock, its times unchanged: its
+ * listing is not kept (a program making a link just after lnk listed). */
+static void a_folder_changed_just_now_is_not_kept(void **state)
+{
+	struct fix *f = *state;
+	struct stat st = stat_of(9, 0);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	st.st_mtim = st.st_ctim = now;
+	struct strv names = {0}, got = {0};
+	struct linkcache *lc = linkcache_open(f->file);
+	linkcache_put(lc, "/h/.config/nvim", &st, &names);
+	linkcache_close(lc);
+	lc = linkcache_open(f->file);
+	assert_false(linkcache_get(lc, "/h/.config/nvim", &st, &got));
+	/* a future time (a skewed clock) is not settled either */
+	st.st_ctim.tv_sec += 3600;
+	linkcache_put(lc, "/h/.config/nvim", &st, &names);
+	assert_false(linkcache_get(lc, "/h/.config/nvim", &st, &got));
+	/* the same folder once settled is kept */
+	st.st_mtim.tv_sec = st.st_ctim.tv_sec = now.tv_sec - 10;
+	linkcache_put(lc, "/h/.config/nvim", &st, &names);
+	assert_true(linkcache_get(lc, "/h/.config/nvim", &st, &got));
+	linkcache_close(lc);
+	strv_free(&got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest t[] = {
@@ -178,6 +207,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(a_damaged_file_answers_nothing,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		a_folder_changed_just_now_is_not_kept, setup, teardown),
 	    cmocka_unit_test(no_path_no_cache),
 	};
 	return cmocka_run_group_tests(t, NULL, NULL);
