@@ -2,7 +2,13 @@
  * after setup the wire may be an attacker's, so each message is decoded
  * into a checked struct first (one fixed size and form, proto/keeper.h),
  * setup messages end with the listener, and every address is checked
- * before the keeper makes a call with it. */
+ * before the keeper makes a call with it.
+ *
+ * Over 1000 lines: one process with one loop: the wire's notified calls,
+ * its connect asks with their first-hop probes and retries, and its setup
+ * messages share the keeper's state (the rules, the probes, the waiting
+ * asks); the probe itself and the routers heard are apart (hop.c,
+ * heard.c). */
 #include "wire/keeper.h"
 #include "wire/route.h"
 
