@@ -309,7 +309,19 @@ static void test_kernel_changes(void **state)
 			"exec >/dev/null 2>&1; "
 			"ip link set lo up && "
 			"ip link add lnkv0 type veth peer name lnkv1 && "
+			/* Quiet before the watch opens: no link-local
+			 * addresses (their duplicate address detection ends
+			 * a second later with an announcement), and the
+			 * carrier's change announced (the kernel's link
+			 * watch does it later, on its own): an announcement
+			 * while the test looks at the kept answers would
+			 * drop them. */
+			"ip link set lnkv0 addrgenmode none && "
+			"ip link set lnkv1 addrgenmode none && "
 			"ip link set lnkv0 up && ip link set lnkv1 up && "
+			"for i in $(seq 100); do ip -br link show lnkv0 | "
+			"grep -q ' UP ' && ip -br link show lnkv1 | "
+			"grep -q ' UP ' && break; sleep 0.02; done && "
 			"ip addr add 198.18.250.1/24 dev lnkv0 && "
 			"ip route add 198.18.252.0/24 via 198.18.250.2 && "
 			"ip -6 addr add 2001:db8:1::1/64 dev lnkv0 nodad && "
