@@ -36,7 +36,8 @@ static void shown_path(struct buf *b, const char *top, const char *home)
 static void count_line(struct buf *b, const struct changes_folder *f,
 		       const char *home)
 {
-	buf_puts(b, "changed ");
+	/* a walk cut short counted only what it reached */
+	buf_puts(b, f->cut ? "changed at least " : "changed ");
 	thousands(b, f->changed);
 	buf_puts(b, f->changed == 1 ? " file in " : " files in ");
 	shown_path(b, f->top, home);
