@@ -100,6 +100,16 @@ size_t route_build_request(const struct lnk_addr *dst, uint32_t seq, void *buf)
 	return nh->nlmsg_len;
 }
 
+/* The kernel's error in an NLMSG_ERROR message: -EBADMSG when it is
+ * cut short, ack when it is an acknowledgement (error 0). */
+static int error_of(const struct nlmsghdr *nh, int ack)
+{
+	if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr)))
+		return -EBADMSG;
+	const struct nlmsgerr *e = NLMSG_DATA(nh);
+	return e->error < 0 ? e->error : ack;
+}
+
 static int parse_route(const struct nlmsghdr *nh, struct route_answer *out)
 {
 	if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
@@ -153,13 +163,9 @@ int route_parse_reply(const void *buf, size_t len, uint32_t seq,
 		if (nh->nlmsg_seq != seq)
 			continue; /* a late answer to an earlier question */
 		if (nh->nlmsg_type == NLMSG_ERROR) {
-			if (nh->nlmsg_len <
-			    NLMSG_LENGTH(sizeof(struct nlmsgerr)))
-				return -EBADMSG;
-			const struct nlmsgerr *e = NLMSG_DATA(nh);
-			/* an error of 0 is an acknowledgement: no route */
-			out->error = e->error < 0 ? e->error : -ENODATA;
-			return 0;
+			/* an acknowledgement: no route */
+			out->error = error_of(nh, -ENODATA);
+			return out->error == -EBADMSG ? -EBADMSG : 0;
 		}
 		if (nh->nlmsg_type == RTM_NEWROUTE)
 			return parse_route(nh, out);
@@ -301,13 +307,8 @@ int route_parse_own6_reply(const void *buf, size_t len, uint32_t seq,
 			continue;
 		if (nh->nlmsg_type == NLMSG_DONE)
 			return 1;
-		if (nh->nlmsg_type == NLMSG_ERROR) {
-			if (nh->nlmsg_len <
-			    NLMSG_LENGTH(sizeof(struct nlmsgerr)))
-				return -EBADMSG;
-			const struct nlmsgerr *e = NLMSG_DATA(nh);
-			return e->error < 0 ? e->error : -EBADMSG;
-		}
+		if (nh->nlmsg_type == NLMSG_ERROR)
+			return error_of(nh, -EBADMSG);
 		if (nh->nlmsg_type != RTM_NEWADDR ||
 		    nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifaddrmsg)))
 			return -EBADMSG;
@@ -334,6 +335,19 @@ int route_parse_own6_reply(const void *buf, size_t len, uint32_t seq,
 }
 #pragma GCC diagnostic pop
 
+struct own6_out {
+	struct route_sock *rs;
+};
+
+/* One datagram of the dump: -EAGAIN until its end (ask() reads on). */
+static ssize_t own6_reply(const void *buf, size_t len, uint32_t seq, void *out)
+{
+	struct route_sock *rs = ((struct own6_out *)out)->rs;
+	int p = route_parse_own6_reply(buf, len, seq, rs->own6, ROUTE_OWN6_MAX,
+				       &rs->nown6);
+	return p == 0 ? -EAGAIN : p < 0 ? p : 0;
+}
+
 /* Reads this machine's global IPv6 addresses into rs. 0 or -1. */
 static int read_own6(struct route_sock *rs)
 {
@@ -341,33 +355,14 @@ static int read_own6(struct route_sock *rs)
 	union route_reply u;
 	uint32_t seq = ++rs->seq;
 	size_t n = route_build_own6_request(seq, req);
+	struct own6_out o = {.rs = rs};
 	rs->own6_read = false;
 	rs->nown6 = 0;
-	if (send(rs->fd, req, n, 0) != (ssize_t)n)
+	if (ask(rs, req, n, &u, own6_reply, seq, &o) < 0)
 		return -1;
-	/* a dump is many datagrams; a machine's addresses fill a few */
-	for (int tries = 0; tries < 256; tries++) {
-		struct sockaddr_nl from;
-		socklen_t fl = sizeof(from);
-		ssize_t r = recvfrom(rs->fd, u.b, sizeof(u.b), 0,
-				     (struct sockaddr *)&from, &fl);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		if (fl != sizeof(from) || from.nl_pid != 0)
-			continue;
-		int p = route_parse_own6_reply(u.b, (size_t)r, seq, rs->own6,
-					       ROUTE_OWN6_MAX, &rs->nown6);
-		if (p < 0)
-			return -1;
-		if (p == 1) {
-			rs->own6_read = true;
-			rs->own6_gen = rs->gen;
-			return 0;
-		}
-	}
-	return -1;
+	rs->own6_read = true;
+	rs->own6_gen = rs->gen;
+	return 0;
 }
 
 /* An IPv6 destination the routes call the internet, judged again by this
@@ -461,13 +456,8 @@ int route_parse_neigh_reply(const void *buf, size_t len, uint32_t seq,
 	     nh = NLMSG_NEXT(nh, left)) {
 		if (nh->nlmsg_seq != seq)
 			continue;
-		if (nh->nlmsg_type == NLMSG_ERROR) {
-			if (nh->nlmsg_len <
-			    NLMSG_LENGTH(sizeof(struct nlmsgerr)))
-				return -EBADMSG;
-			const struct nlmsgerr *e = NLMSG_DATA(nh);
-			return e->error < 0 ? e->error : -ENOENT;
-		}
+		if (nh->nlmsg_type == NLMSG_ERROR)
+			return error_of(nh, -ENOENT);
 		if (nh->nlmsg_type != RTM_NEWNEIGH ||
 		    nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ndmsg)))
 			return -EBADMSG;
