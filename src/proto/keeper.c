@@ -22,6 +22,7 @@ static const uint8_t reply_magic[4] = {'L', 'N', 'K', 'A'};
 #define M_FD 8	    /* 'L', 'B', 'P': four bytes */
 #define M_TARGET 8  /* 'T' */
 #define M_FLAGS 24  /* 'C' */
+#define M_CPU 26    /* 'C': two bytes */
 #define M_COOKIE 32 /* 'C': eight bytes */
 
 /* Offsets in a keeper's answer. */
@@ -61,6 +62,10 @@ void keeper_msg_encode(const struct keeper_msg *m, uint8_t out[KEEPER_MSG_SIZE])
 	case KEEPER_M_CONNECT:
 		put_addr(out, &m->addr, m->port);
 		out[M_FLAGS] = (uint8_t)m->flags;
+		bytes_put_le(
+		    out + M_CPU,
+		    m->cpu >= 0 && m->cpu < 0xffff ? (uint64_t)m->cpu + 1 : 0,
+		    2);
 		bytes_put_le(out + M_COOKIE, m->cookie, 8);
 		return;
 	case KEEPER_M_LISTENER:
@@ -156,13 +161,17 @@ int keeper_msg_decode(const uint8_t *in, size_t len, struct keeper_msg *m)
 	case KEEPER_M_CONNECT:
 		r = get_addr(in, m);
 		if (r == 0 && ((in[M_FLAGS] & ~KEEPER_ASK_ALL) ||
-			       !zero(in, M_FLAGS + 1, M_COOKIE) ||
+			       !zero(in, M_FLAGS + 1, M_CPU) ||
+			       !zero(in, M_CPU + 2, M_COOKIE) ||
 			       !zero(in, M_COOKIE + 8, KEEPER_MSG_SIZE)))
 			r = -EBADMSG;
-		if (r < 0)
+		if (r < 0) {
 			memset(m, 0, sizeof(*m));
-		else
+			m->cpu = -1;
+		} else {
 			m->flags = in[M_FLAGS];
+			m->cpu = (int)bytes_get_le(in + M_CPU, 2) - 1;
+		}
 		/* the cookie is any value: a connect refused for what else
 		 * it holds is still answered, under its cookie */
 		m->kind = KEEPER_M_CONNECT;

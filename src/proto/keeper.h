@@ -16,7 +16,9 @@
  *   'T' a trip: [5] the rule (1..TRIP_RULE_LAST), [6] the target's
  *       length, [8..] the target, printable ASCII (ctl_printable)
  *   'C' connect: [5] 4 or 6, [6..7] port, [8..23] address as in 'A',
- *       [24] flags (KEEPER_ASK_*), [32..39] the wire's cookie (any value,
+ *       [24] flags (KEEPER_ASK_*), [26..27] the CPU the wire asked
+ *       from plus one (little-endian; 0: not known; a hint only,
+ *       wire/near.h), [32..39] the wire's cookie (any value,
  *       little-endian)
  * Every other byte is 0: a message has one form, so what the keeper
  * accepts is exactly what the wire's encoder writes.
@@ -70,6 +72,7 @@ struct keeper_msg {
 	uint16_t port;	      /* 'A', 'C', 'P': never 0 */
 	unsigned flags;	      /* 'C': KEEPER_ASK_* */
 	uint64_t cookie;      /* 'C' */
+	int cpu;	      /* 'C': the wire's CPU, -1 not known; to 65534 */
 	int fd;		      /* 'L', 'B', 'P': 0..KEEPER_FD_MAX */
 	enum trip_rule rule;  /* 'T': TRIP_NONE < rule <= TRIP_RULE_LAST */
 	char target[KEEPER_TARGET_MAX + 1]; /* 'T': printable ASCII */

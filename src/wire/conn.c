@@ -842,6 +842,11 @@ void conn_keeper_input(struct loop_handler *h, uint32_t ev)
 		}
 		c->ask_slot = -1;
 		ask_answered(c, &ans);
+		/* nothing more is owed: the read that would find the channel
+		 * empty is spared (the loop is level-triggered, so anything
+		 * else there is reported again) */
+		if (w->nasks == 0)
+			break;
 	}
 	ask_resume(w);
 }

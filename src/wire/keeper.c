@@ -41,6 +41,7 @@
 #include "wire/ctl.h"
 #include "wire/heard.h"
 #include "wire/hop.h"
+#include "wire/near.h"
 
 /* The channel's messages are proto/keeper.h's: the wire encodes each with
  * keeper_msg_encode, the keeper decodes each with keeper_msg_decode before
@@ -129,7 +130,8 @@ int keeper_ask_connect(int chan, uint64_t cookie, const struct lnk_addr *a,
 				.addr = *a,
 				.port = port,
 				.flags = flags,
-				.cookie = cookie};
+				.cookie = cookie,
+				.cpu = near_cpu_now()};
 	int r = send_msg(chan, &km, MSG_DONTWAIT);
 	if (r == 0)
 		return 0;
@@ -334,7 +336,8 @@ struct keeper {
 	uint64_t hop_gen; /* the route socket's changes they were made under */
 	struct probe probes[KEEPER_PROBES_MAX];
 	struct waiting waits[KEEPER_ASKS_MAX];
-	int spare[2]; /* made ahead: IPv4's, IPv6's; -1: none */
+	int spare[2];	  /* made ahead: IPv4's, IPv6's; -1: none */
+	struct near near; /* on the wire's CPU (near.h) */
 };
 
 static int take_fd(struct keeper *k, uint64_t remote_fd)
@@ -800,6 +803,7 @@ static void on_connect(struct keeper *k, const struct keeper_msg *m, int bad)
 		       -1);
 		return;
 	}
+	near_follow(&k->near, m->cpu);
 	struct lnk_addr a = m->addr, v4;
 	/* an IPv4-mapped address is the IPv4 address it maps: connect (and
 	 * probe) that one, with an IPv4 socket */
@@ -852,6 +856,8 @@ static void on_trip(struct keeper *k, const struct keeper_msg *m)
 	if (k->last_desktop_ms && now - k->last_desktop_ms < 1000)
 		return;
 	k->last_desktop_ms = now;
+	/* notify-send gets the keeper's whole CPU set, not its one CPU */
+	near_release(&k->near);
 	ctl_notify_trip(k->name, &v, STDERR_FILENO);
 }
 
@@ -1008,6 +1014,7 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 	}
 	k.hops = xcalloc(1, sizeof(*k.hops));
 	k.spare[0] = k.spare[1] = -1;
+	near_init(&k.near);
 	for (int i = 0; i < KEEPER_PROBES_MAX; i++)
 		k.probes[i].fd = -1;
 	int st = 0;
@@ -1088,6 +1095,7 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 		if (k.probes[i].fd >= 0)
 			close(k.probes[i].fd);
 	free(k.hops);
+	near_free(&k.near);
 	for (int i = 0; i < 2; i++)
 		if (k.spare[i] >= 0)
 			close(k.spare[i]);

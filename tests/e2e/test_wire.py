@@ -99,6 +99,44 @@ def test_port_reaches_loopback_and_nothing_else(harness, lnk,
                and r["outcome"] == "ended" and r["down"] > 0 for r in rows)
 
 
+def cpus(text):
+    """The CPUs of a Cpus_allowed_list value ("0-3,6")."""
+    out = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def test_the_keeper_stays_on_the_wires_cpu(harness, lnk, loopback_server):
+    """The keeper moves to the CPU the wire asked from (src/wire/near.h):
+    at one connection at a time, a keeper woken on the other CPU made
+    every connect pay a round trip across CPUs. The wire itself is never
+    pinned, and the keeper is on its whole set until the first ask."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("this process may use one CPU only: nothing to follow")
+    p = loopback_server
+    show = ("k=$(pgrep -P $PPID -x lnk-wire-keep); "
+            "w=$(pgrep -P $k -x lnk-wire); "
+            "echo $1 keeper $(grep Cpus_allowed_list: /proc/$k/status); "
+            "echo $1 wire $(grep Cpus_allowed_list: /proc/$w/status)")
+    cp = harness(
+        f"show() {{ {show}; }}; show before; "
+        f"curl -s http://127.0.0.1:{p}/x; show after", "--port", str(p))
+    assert "loopback server" in cp.stdout, cp.stderr
+    seen = {}
+    for line in cp.stdout.splitlines():
+        w = line.split()
+        if len(w) == 4 and w[2] == "Cpus_allowed_list:":
+            seen[(w[0], w[1])] = cpus(w[3])
+    full = os.sched_getaffinity(0)
+    assert seen.get(("before", "keeper")) == full, cp.stdout
+    assert seen.get(("before", "wire")) == full, cp.stdout
+    after = seen.get(("after", "keeper"))
+    assert after and len(after) == 1 and after <= full, cp.stdout
+    assert seen.get(("after", "wire")) == full, cp.stdout
+
+
 def test_unlisted_refused_403_and_logged(harness, lnk):
     cp = harness(
         "curl -s -D - -o /dev/null http://unlisted.example/secret/path?q=1;"

@@ -81,6 +81,45 @@ static void each_kind_round_trips(void **state)
 	assert_true(d.cookie == 0x0102030405060708u);
 }
 
+/* The wire's CPU in a connect: a hint, any value the two bytes hold,
+ * not knowing it is -1, and a value past them is sent as not known. */
+static void the_wires_cpu_comes_as_a_hint(void **state)
+{
+	(void)state;
+	uint8_t b[KEEPER_MSG_SIZE];
+	struct keeper_msg d;
+	const int cpus[] = {-1, 0, 1, 255, 256, 4095, 65534};
+	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+		struct keeper_msg m = {.kind = KEEPER_M_CONNECT,
+				       .addr = v4,
+				       .port = 80,
+				       .cookie = 7,
+				       .cpu = cpus[i]};
+		round_trip(&m);
+		keeper_msg_encode(&m, b);
+		assert_int_equal(keeper_msg_decode(b, sizeof(b), &d), 0);
+		assert_int_equal(d.cpu, cpus[i]);
+	}
+	struct keeper_msg m = {.kind = KEEPER_M_CONNECT,
+			       .addr = v4,
+			       .port = 80,
+			       .cookie = 7,
+			       .cpu = 65535};
+	keeper_msg_encode(&m, b);
+	assert_int_equal(b[26] | b[27] << 8, 0);
+	assert_int_equal(keeper_msg_decode(b, sizeof(b), &d), 0);
+	assert_int_equal(d.cpu, -1);
+	/* every value of the two bytes is taken (the keeper bounds it) */
+	b[26] = 0xff;
+	b[27] = 0xff;
+	assert_int_equal(keeper_msg_decode(b, sizeof(b), &d), 0);
+	assert_int_equal(d.cpu, 65534);
+	/* a connect refused for another byte names no CPU */
+	b[25] = 1;
+	assert_int_equal(keeper_msg_decode(b, sizeof(b), &d), -EBADMSG);
+	assert_int_equal(d.cpu, -1);
+}
+
 /* A message the encoder writes, with byte i set to v: refused, with err. */
 static void refused_with(const struct keeper_msg *m, size_t i, uint8_t v,
 			 int err)
@@ -158,6 +197,7 @@ static void each_malformed_form_refused(void **state)
 	refused_with(&con, 24, 2, -EBADMSG);
 	refused_with(&con, 24, 0x80, -EBADMSG);
 	refused_with(&con, 25, 1, -EBADMSG);
+	refused_with(&con, 28, 1, -EBADMSG);
 	refused_with(&con, 31, 1, -EBADMSG);
 	refused_with(&con, 40, 1, -EBADMSG);
 	refused_with(&con, KEEPER_MSG_SIZE - 1, 1, -EBADMSG);
@@ -283,6 +323,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(each_kind_round_trips),
+	    cmocka_unit_test(the_wires_cpu_comes_as_a_hint),
 	    cmocka_unit_test(each_malformed_form_refused),
 	    cmocka_unit_test(long_target_cut),
 	    cmocka_unit_test(answers),
