@@ -98,7 +98,7 @@ struct conn {
 static void on_client(struct loop_handler *h, uint32_t ev);
 static void on_upstream(struct loop_handler *h, uint32_t ev);
 static void try_connect(struct conn *c);
-static void relay(struct conn *c);
+static void relay(struct conn *c, bool read_client, bool read_up);
 
 static void refuse_log_down(struct conn *c);
 
@@ -670,9 +670,12 @@ static void connected(struct conn *c)
 	}
 	/* relayed at once: what the client sent while the call was made
 	 * goes on, and the answer above leaves, without a round of the
-	 * loop to learn that both sockets are ready */
+	 * loop to learn that both sockets are ready. A client that asked
+	 * by CONNECT or SOCKS waits for that answer before it sends, and
+	 * a server just connected has rarely spoken: those reads are left
+	 * to the loop. */
 	c->st = CS_RELAY;
-	relay(c);
+	relay(c, !c->http_connect && c->kind != INIT_L_SOCKS, false);
 }
 
 /* How the keeper is to connect to a: an address this call may reach only
@@ -1132,7 +1135,12 @@ static ssize_t splice_move(int from, int to, size_t n)
 }
 #endif
 
-static int pump(struct conn *c, struct dir *d, int src, int dst, bool up)
+/* may_read: src was reported readable (or may hold bytes that came
+ * before it was watched); otherwise only what is held is sent, since a
+ * read would find nothing and the level-triggered loop reports src when
+ * something comes. */
+static int pump(struct conn *c, struct dir *d, int src, int dst, bool up,
+		bool may_read)
 {
 	struct wire *w = c->w;
 	for (int round = 0; round < 16; round++) {
@@ -1168,6 +1176,8 @@ static int pump(struct conn *c, struct dir *d, int src, int dst, bool up)
 			}
 			return 0;
 		}
+		if (!may_read)
+			return 0;
 		if (d->capped && !d->left) {
 			/* past the request's end: read, never relayed */
 			ssize_t n = recv(src, w->scratch, WIRE_SCRATCH, 0);
@@ -1227,14 +1237,28 @@ static int pump(struct conn *c, struct dir *d, int src, int dst, bool up)
 			d->off = 0;
 			return 0;
 		}
+		/* A read shorter than asked emptied the socket: the next read
+		 * would find nothing. The loop is level-triggered, so what
+		 * comes later (or the end) is reported again. */
+		if ((size_t)n < most)
+			return 0;
 	}
 	return 0;
 }
 
-static void relay(struct conn *c)
+static void relay(struct conn *c, bool read_client, bool read_up)
 {
-	if (pump(c, &c->c2u, c->ch.fd, c->uh.fd, true) < 0 ||
-	    pump(c, &c->u2c, c->uh.fd, c->ch.fd, false) < 0) {
+	bool client_ended = c->c2u.eof;
+	if (pump(c, &c->c2u, c->ch.fd, c->uh.fd, true, read_client) < 0) {
+		conn_close(c);
+		return;
+	}
+	/* the client's end just passed on: the server's end has mostly
+	 * come with it (it closes after its answer), read it now rather
+	 * than in another round of the loop */
+	if (!client_ended && c->c2u.eof)
+		read_up = true;
+	if (pump(c, &c->u2c, c->uh.fd, c->ch.fd, false, read_up) < 0) {
 		conn_close(c);
 		return;
 	}
@@ -1261,7 +1285,7 @@ static void on_client(struct loop_handler *h, uint32_t ev)
 		tproxy_input(c);
 		break;
 	case CS_RELAY:
-		relay(c);
+		relay(c, true, false);
 		break;
 	case CS_LINGER:
 		linger_input(c);
@@ -1291,7 +1315,7 @@ static void on_upstream(struct loop_handler *h, uint32_t ev)
 		return;
 	}
 	if (c->st == CS_RELAY)
-		relay(c);
+		relay(c, false, true);
 }
 
 void conn_tick(struct wire *w, int64_t now)
