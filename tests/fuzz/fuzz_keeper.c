@@ -2,7 +2,8 @@
  * wire taken over sends the keeper what it likes. Never a crash; a
  * message taken keeps every bound the keeper relies on (a known kind, a
  * family of 4 or 6, a port, a descriptor number in range, a rule in
- * range, a printable target within its bound) and is in its one form:
+ * range, a printable target within its bound, a CPU hint within its two
+ * bytes) and is in its one form:
  * encoded again, it is the same bytes. A connect refused still carries
  * its cookie. The same bytes are also an answer of the keeper's to the
  * wire (keeper_reply_decode), with the same promises. */
@@ -35,6 +36,9 @@ static void check_msg(const uint8_t *data, size_t size)
 	case KEEPER_M_CONNECT:
 		if ((m.addr.family != AF_INET && m.addr.family != AF_INET6) ||
 		    m.port == 0 || (m.flags & ~KEEPER_ASK_ALL))
+			abort();
+		/* the wire's CPU: a hint in two bytes, -1 when not known */
+		if (m.kind == KEEPER_M_CONNECT && (m.cpu < -1 || m.cpu > 65534))
 			abort();
 		break;
 	case KEEPER_M_LISTENER:
