@@ -108,6 +108,10 @@ static void tops_of(struct walk *w, const char *parent, bool dots,
 		if ((dots && e->d_name[0] != '.') ||
 		    strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
+		/* a file is neither a link nor a top: no stat for it */
+		if (e->d_type != DT_UNKNOWN && e->d_type != DT_LNK &&
+		    e->d_type != DT_DIR)
+			continue;
 		_cleanup_free_ char *p = xasprintf("%s/%s", parent, e->d_name);
 		struct stat st;
 		if (lstat(p, &st) < 0)
@@ -138,6 +142,12 @@ static void add_parent(struct walk *w, const char *p)
 int home_links_walk(const struct home_links_in *in, struct lnk_err *err)
 {
 	struct walk w = {.in = in};
+	/* lnk's own settings (store/paths.c): hidden from every sandbox,
+	 * they hold no program's configuration, and their folders change at
+	 * every run (the database, this very cache), so walking them would
+	 * list them anew at every start. Known as a parent, they are not
+	 * walked as a top. */
+	_cleanup_free_ char *own = xasprintf("%s/.lnk", in->home);
 	_cleanup_free_ char *cfg = xasprintf("%s/.config", in->home);
 	_cleanup_free_ char *data = xasprintf("%s/.local/share", in->home);
 	static const char *const whys[] = {
@@ -154,6 +164,7 @@ int home_links_walk(const struct home_links_in *in, struct lnk_err *err)
 	const char *why_of[4] = {NULL};
 
 	strv_push(&w.parents, in->home);
+	strv_push(&w.parents, own);
 	for (size_t i = 0; i < 4; i++) {
 		size_t before = w.parents.n;
 		add_parent(&w, named[i]);
@@ -163,7 +174,7 @@ int home_links_walk(const struct home_links_in *in, struct lnk_err *err)
 	tops_of(&w, in->home, true,
 		"a dot name of the home folder leads to it: shells, sessions, "
 		"editors and tools run it");
-	for (size_t i = 0, k = 1; i < 4 && !w.over; i++)
+	for (size_t i = 0, k = 2; i < 4 && !w.over; i++)
 		if (why_of[i])
 			tops_of(&w, w.parents.v[k++], false, why_of[i]);
 	int r = 0;
