@@ -10,7 +10,9 @@
  * DIR/prog as the command (in place of lnk-init),
  * the info descriptor (7) on a pipe read to its end as lnk reads it.
  * Prints min, 10th percentile, median and mean in ms, and each median
- * (wall, then CPU) against the bare bwrap (@DIR) command before it. libc only, so the harness itself costs
+ * (wall, then CPU) against the bare bwrap (@DIR) command before it (or the
+ * first command), and the median of each round's own ratio to it ("x
+ * round"). libc only, so the harness itself costs
  * the same fork and wait for every command.
  */
 #include <dirent.h>
@@ -148,9 +150,23 @@ int main(int argc, char **argv)
 	for (int r = 0; r < runs; r++)
 		for (int k = 0; k < n; k++)
 			jobs[k].t[r] = run(&jobs[k], &jobs[k].c[r]);
+	/* each command's median of its own round's ratio to the base
+	 * command's (the first, or the @DIR before it): a busy round slows
+	 * both of its runs, so this ratio moves less than the medians' */
+	double *rr = calloc((size_t)n, sizeof(double));
+	double *q = calloc((size_t)runs, sizeof(double));
+	for (int k = 0, b = 0; k < n; k++) {
+		if (k == 0 || jobs[k].dir)
+			b = k;
+		for (int r = 0; r < runs; r++)
+			q[r] =
+			    jobs[b].t[r] > 0 ? jobs[k].t[r] / jobs[b].t[r] : 0;
+		qsort(q, (size_t)runs, sizeof(double), cmp);
+		rr[k] = q[runs / 2];
+	}
 	double base = 0, cbase = 0;
-	printf("  %-54s %6s %6s %6s %6s %7s %6s %7s\n", "", "min", "p10",
-	       "median", "mean", "x bwrap", "cpu", "x bwrap");
+	printf("  %-54s %6s %6s %6s %6s %7s %6s %7s %7s\n", "", "min", "p10",
+	       "median", "mean", "x bwrap", "cpu", "x bwrap", "x round");
 	for (int k = 0; k < n; k++) {
 		struct job *j = &jobs[k];
 		double sum = 0;
@@ -163,10 +179,13 @@ int main(int argc, char **argv)
 			base = med;
 			cbase = cmed;
 		}
-		printf("  %-54s %6.2f %6.2f %6.2f %6.2f %7.2f %6.2f %7.2f\n",
+		printf("  %-54s %6.2f %6.2f %6.2f %6.2f %7.2f %6.2f %7.2f "
+		       "%7.3f\n",
 		       j->label, j->t[0], j->t[runs / 10], med, sum / runs,
 		       med / base, cmed,
-		       cmed > 0 && cbase > 0 ? cmed / cbase : 0);
+		       cmed > 0 && cbase > 0 ? cmed / cbase : 0, rr[k]);
 	}
+	free(rr);
+	free(q);
 	return 0;
 }

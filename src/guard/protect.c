@@ -63,6 +63,7 @@
 #include "common/pathenv.h"
 #include "guard/envconf.h"
 #include "guard/gitkeys.h"
+#include "guard/homelinks.h"
 #include "guard/linkcache.h"
 #include "policy/dotfiles.h"
 #include "policy/facts.h"
@@ -999,110 +1000,39 @@ static void home_top(struct pctx *c, const char *home)
 	home_ancestors(c, home);
 }
 
-/* Folders below the home's top and ~/.config's whose entries are looked
- * at: a bound on a home of many dot folders, each listed once. */
-#define LINK_FOLDERS_MAX 512
-
-/* The entries of dir that are links (and whose name starts with a dot,
- * when dots): their whole chain, as far as it runs inside a write folder,
- * is protected like the name itself. Threat: GNU stow, home-manager or a
- * dotfiles repository: ~/.bashrc -> ~/dotfiles/bashrc with --write
- * ~/dotfiles; bash sources what the program appends there. With down,
- * the same for the entries of each folder (not a link) among them, one
- * level and no more: stow links a file, not its folder, when the folder
- * exists already (~/.ssh holds the keys, so ~/.ssh/config ->
- * ../dotfiles/ssh/config, whose ProxyCommand the next ssh runs).
- * *folders counts the folders listed below the top. */
-/* The links in dir, a folder one below the home's top or a configuration
- * folder: known from an earlier run while dir is as it was then
- * (linkcache.h), else listed. Its stat is taken before the listing, so a
- * change made meanwhile leaves the kept listing stale, never wrong. */
-static void links_in(struct pctx *c, const char *dir, const char *why)
+/* Whether any write folder is guarded (not lifted): else no link can
+ * lead to anything this plan keeps, and rule P's walk is not needed. */
+static bool any_guarded(const struct pctx *c)
 {
-	struct stat st;
-	struct strv names = {0};
-	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-		return;
-	if (!linkcache_get(c->links, dir, &st, &names)) {
-		DIR *d = opendir(dir);
-		struct dirent *e;
-		while (d && (e = readdir(d))) {
-			if (strcmp(e->d_name, ".") == 0 ||
-			    strcmp(e->d_name, "..") == 0)
-				continue;
-			struct stat es;
-			_cleanup_free_ char *p =
-			    xasprintf("%s/%s", dir, e->d_name);
-			if (e->d_type == DT_LNK ||
-			    (e->d_type == DT_UNKNOWN && lstat(p, &es) == 0 &&
-			     S_ISLNK(es.st_mode)))
-				strv_push(&names, e->d_name);
-		}
-		if (d) {
-			closedir(d);
-			linkcache_put(c->links, dir, &st, &names);
-		}
-	}
-	for (size_t i = 0; i < names.n; i++) {
-		_cleanup_free_ char *p = xasprintf("%s/%s", dir, names.v[i]);
-		protect_path(c, p, why, false, true);
-	}
-	strv_free(&names);
+	for (size_t i = 0; i < c->in->write->n; i++)
+		if (!lifted(c, c->in->write->v[i]))
+			return true;
+	return false;
 }
 
-static void links_of(struct pctx *c, const char *dir, bool dots, bool down,
-		     const char *skip, size_t *folders, const char *why)
+static void home_link_found(void *ctx, const char *link, const char *why)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	while (d && (e = readdir(d))) {
-		if ((dots && e->d_name[0] != '.') ||
-		    strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		_cleanup_free_ char *p = xasprintf("%s/%s", dir, e->d_name);
-		struct stat st;
-		unsigned char t = e->d_type;
-		if (t == DT_UNKNOWN)
-			t = lstat(p, &st) < 0	  ? DT_UNKNOWN
-			    : S_ISLNK(st.st_mode) ? DT_LNK
-			    : S_ISDIR(st.st_mode) ? DT_DIR
-						  : DT_REG;
-		if (t == DT_LNK)
-			protect_path(c, p, why, false, true);
-		else if (t == DT_DIR && down &&
-			 !(skip && strcmp(e->d_name, skip) == 0) &&
-			 (*folders)++ < LINK_FOLDERS_MAX)
-			links_in(c, p, why);
-	}
-	if (d)
-		closedir(d);
+	protect_path(ctx, link, why, false, true);
 }
 
 static const char *env_get(char *const *env, const char *name);
 
-/* Home dot names and configuration folders that are links into a write
- * folder that does not hold the home (which home_top covers), and the
- * links one folder below them. */
-static void home_links(struct pctx *c, const char *home)
+/* Rule P (guard/homelinks.h): the links of the home's configuration that
+ * lead into a write folder that does not hold the home (which home_top
+ * covers), to their end. */
+static int home_links(struct pctx *c, const char *home, struct lnk_err *err)
 {
-	size_t folders = 0;
-	links_of(c, home, true, true, ".config", &folders,
-		 "a dot name of the home folder leads to it: shells, sessions, "
-		 "editors and tools run it");
-	_cleanup_free_ char *cfg = xasprintf("%s/.config", home);
-	struct stat st;
-	if (lstat(cfg, &st) == 0 && S_ISDIR(st.st_mode))
-		links_of(c, cfg, false, true, NULL, &folders,
-			 "a folder of ~/.config leads to it: programs run "
-			 "their configuration");
-	/* the configuration where the environment puts it instead */
-	const char *xdg = env_get(c->in->env, "XDG_CONFIG_HOME");
-	if (xdg && xdg[0] == '/' && strcmp(xdg, cfg) != 0 &&
-	    stat(xdg, &st) == 0 && S_ISDIR(st.st_mode))
-		links_of(c, xdg, false, true, NULL, &folders,
-			 "a folder of XDG_CONFIG_HOME leads to it: programs "
-			 "run their configuration");
+	if (!any_guarded(c))
+		return 0;
+	struct home_links_in hl = {
+	    .home = home,
+	    .xdg_config = env_get(c->in->env, "XDG_CONFIG_HOME"),
+	    .xdg_data = env_get(c->in->env, "XDG_DATA_HOME"),
+	    .cache = c->links,
+	    .found = home_link_found,
+	    .ctx = c,
+	};
+	return home_links_walk(&hl, err);
 }
 
 /* The home folder wherever a write folder shows it at another path (a
@@ -1275,9 +1205,10 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 	}
 	if (holder(&c, rin.home, false))
 		home_top(&c, rin.home);
-	/* the links of its top (home_top keeps them too) and those one
-	 * folder below, whose targets another part of the home holds */
-	home_links(&c, rin.home);
+	/* the links of its top (home_top keeps them too) and of its
+	 * configuration, whose targets another part of the home holds */
+	if ((r = home_links(&c, rin.home, err)) < 0)
+		goto out;
 	home_elsewhere(&c, rin.home);
 	path_folders(&c, in->path_env, in->home);
 	git_global(&c);

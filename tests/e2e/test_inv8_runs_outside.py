@@ -829,12 +829,10 @@ def test_a_link_made_between_runs_is_kept_at_the_next(lnk, home):
     assert (dots / "ssh" / "config").read_text() == "Host x\n", cp.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="rule P follows the home's links one "
-                   "folder below its dot folders and ~/.config's entries, "
-                   "not two: a deeper walk, bounded and kept in the link "
-                   "cache, is the fix (docstring)")
 @pytest.mark.parametrize("where", [".ssh/config.d/work",
-                                   ".config/fish/functions/fish_prompt.fish"])
+                                   ".config/fish/functions/fish_prompt.fish",
+                                   ".local/bin/backup",
+                                   ".config/systemd/user/sync.service"])
 def test_stow_links_two_folders_down_protected(lnk, home, where):
     """Invariant 8 (what runs outside later), promise: the targets of the
     home's configuration links are kept (rule P).
@@ -848,12 +846,9 @@ def test_stow_links_two_folders_down_protected(lnk, home, where):
     --write ~/dotfiles the program appends a ProxyCommand, or a command to
     the prompt, that runs outside.
 
-    Options: follow the links two (or N) folders down, bounded by the
-    folders already counted (LINK_FOLDERS_MAX) and kept in the link cache
-    (~/.lnk/sandbox/home-links) so a home of many folders costs one
-    listing each only when it changed; or keep a dotfiles folder whole
-    (read only) when any of the home's links found leads into it, and
-    say so at start."""
+    The same for ~/.local/bin (on PATH) and a systemd user unit. Rule P
+    now looks into each subfolder of those folders too (homelinks.h:
+    one level, bounded per folder and in all, kept in the link cache)."""
     dots = home / "dotfiles"
     target = dots / where.replace("/", "_")
     dots.mkdir()
@@ -866,6 +861,85 @@ def test_stow_links_two_folders_down_protected(lnk, home, where):
                  f"echo '  ProxyCommand touch ~/pwned' >> '{target.name}'; "
                  "true", cwd=dots)
     assert target.read_text() == "# mine\n", cp.stderr
+
+
+@pytest.mark.parametrize("where", [
+    ".local/share/applications/editor.desktop",
+    ".local/share/bash-completion/completions/tool",
+    "data/applications/editor.desktop"])
+def test_stow_links_in_the_data_folder_protected(lnk, home, where):
+    """Invariant 8 (what runs outside later), promise: the targets of the
+    home's configuration links are kept (rule P), in the data folder too.
+
+    Threat: ~/.local/share (XDG_DATA_HOME) holds what programs run as
+    ~/.config holds what they read: a desktop entry's Exec= runs when the
+    user opens the application, bash-completion sources every file of
+    its completions folder at the first Tab. The desktop made
+    ~/.local/share/applications, so stow links a file there into
+    ~/dotfiles, three folders below the home: with --write ~/dotfiles the
+    program changed the command the menu runs. XDG_DATA_HOME may put the
+    folder elsewhere ("data")."""
+    dots = home / "dotfiles"
+    dots.mkdir()
+    target = dots / "entry"
+    target.write_text("[Desktop Entry]\nExec=editor\n")
+    link = home / where
+    link.parent.mkdir(parents=True)
+    (link.parent / "other").write_text("local\n")
+    link.symlink_to(target)
+    env = {"XDG_DATA_HOME": str(home / "data")} \
+        if where.startswith("data/") else {}
+    cp = lnk.run("--write", dots, "--", "/bin/sh", "-c",
+                 "echo 'Exec=touch ~/pwned' >> entry; true", cwd=dots,
+                 env=env)
+    assert target.read_text() == "[Desktop Entry]\nExec=editor\n", \
+        cp.stderr
+
+
+@pytest.mark.parametrize("pad", ["one folder", "the configuration folder"])
+def test_a_padded_folder_never_hides_a_stow_link(lnk, home, pad):
+    """Invariant 8 (what runs outside later), promise: the targets of the
+    home's configuration links are kept (rule P), however many folders
+    a sandbox made in the home's configuration.
+
+    Threat: rule P's walk is bounded, per folder and in all. A program
+    that may write one configuration folder (--write ~/.config/app) pads
+    it with thousands of subfolders, or, with --write ~/.config, makes
+    thousands of entries there; a bound shared by every folder would be
+    spent on them before the walk reached ~/.ssh/config.d, whose link
+    into ~/dotfiles the next run's program (--write ~/dotfiles) then
+    appended a ProxyCommand to. A bound reached is never a folder skipped
+    in silence: the run is refused, on a line naming the padded folder
+    and what to do."""
+    dots = home / "dotfiles"
+    dots.mkdir()
+    target = dots / "work"
+    target.write_text("Host work\n")
+    (home / ".ssh" / "config.d").mkdir(parents=True)
+    (home / ".ssh" / "config.d" / "work").symlink_to(target)
+    if pad == "one folder":
+        padded = home / ".config" / "app"
+        padded.mkdir(parents=True)
+        cp = sh_to_the_end(lnk, f"cd '{padded}' && mkdir $(seq 1 600)",
+                           "--write", padded)
+        named, bound = ".config/app holds more than 512 folders", None
+    else:
+        padded = home / ".config"
+        padded.mkdir()
+        cp = sh_to_the_end(lnk, f"cd '{padded}' && seq 1 8300 | "
+                           "xargs mkdir", "--write", padded, timeout=300)
+        named, bound = "more than 8192 folders in all", padded
+    assert len(list(padded.iterdir())) >= 600, cp.stderr
+    cp = lnk.run("--write", dots, "--", "/bin/sh", "-c",
+                 "echo '  ProxyCommand touch ~/pwned' >> work; true",
+                 cwd=dots)
+    assert target.read_text() == "Host work\n", cp.stderr
+    assert cp.returncode != 0, cp.stderr
+    line = [ln for ln in cp.stderr.splitlines() if named in ln]
+    assert line and line[0].startswith("lnk:"), cp.stderr
+    assert "remove the folders not needed there" in line[0], cp.stderr
+    if bound:
+        assert str(bound) in line[0], cp.stderr
 
 
 # Inside a sandbox that may write ~/.config/nvim: keeps the folder's times

@@ -61,23 +61,23 @@ static void kept_and_found_while_unchanged(void **state)
 	strv_push(&names, "known_hosts");
 
 	struct linkcache *lc = linkcache_open(f->file);
-	assert_false(linkcache_get(lc, "/h/.ssh", &st, &got));
-	linkcache_put(lc, "/h/.ssh", &st, &names);
+	assert_false(linkcache_get(lc, "/h/.ssh", &st, &got, NULL));
+	linkcache_put(lc, "/h/.ssh", &st, &names, NULL);
 	linkcache_close(lc);
 
 	lc = linkcache_open(f->file);
-	assert_true(linkcache_get(lc, "/h/.ssh", &st, &got));
+	assert_true(linkcache_get(lc, "/h/.ssh", &st, &got, NULL));
 	assert_int_equal(got.n, 2);
 	assert_string_equal(got.v[0], "config");
 	assert_string_equal(got.v[1], "known_hosts");
 	strv_free(&got);
 	/* no links is an answer too */
 	struct strv none = {0};
-	linkcache_put(lc, "/h/.vim", &st, &none);
-	assert_true(linkcache_get(lc, "/h/.vim", &st, &got));
+	linkcache_put(lc, "/h/.vim", &st, &none, NULL);
+	assert_true(linkcache_get(lc, "/h/.vim", &st, &got, NULL));
 	assert_int_equal(got.n, 0);
 	/* a prefix of a kept folder is another folder */
-	assert_false(linkcache_get(lc, "/h/.ss", &st, &got));
+	assert_false(linkcache_get(lc, "/h/.ss", &st, &got, NULL));
 	linkcache_close(lc);
 	strv_free(&names);
 }
@@ -93,16 +93,16 @@ static void a_changed_folder_is_not_known(void **state)
 	struct strv none = {0}, got = {0};
 
 	struct linkcache *lc = linkcache_open(f->file);
-	linkcache_put(lc, "/h/.ssh", &st, &none);
-	assert_false(linkcache_get(lc, "/h/.ssh", &touched, &got));
-	assert_false(linkcache_get(lc, "/h/.ssh", &other, &got));
-	assert_false(linkcache_get(lc, "/h/.ssh", &ctime_only, &got));
+	linkcache_put(lc, "/h/.ssh", &st, &none, NULL);
+	assert_false(linkcache_get(lc, "/h/.ssh", &touched, &got, NULL));
+	assert_false(linkcache_get(lc, "/h/.ssh", &other, &got, NULL));
+	assert_false(linkcache_get(lc, "/h/.ssh", &ctime_only, &got, NULL));
 	/* listed again: the new listing replaces the old */
 	struct strv one = {0};
 	strv_push(&one, "config");
-	linkcache_put(lc, "/h/.ssh", &touched, &one);
-	assert_false(linkcache_get(lc, "/h/.ssh", &st, &got));
-	assert_true(linkcache_get(lc, "/h/.ssh", &touched, &got));
+	linkcache_put(lc, "/h/.ssh", &touched, &one, NULL);
+	assert_false(linkcache_get(lc, "/h/.ssh", &st, &got, NULL));
+	assert_true(linkcache_get(lc, "/h/.ssh", &touched, &got, NULL));
 	assert_int_equal(got.n, 1);
 	linkcache_close(lc);
 	strv_free(&got);
@@ -118,11 +118,11 @@ static void odd_names_are_never_kept(void **state)
 	struct strv odd = {0}, got = {0};
 	strv_push(&odd, "a\tb");
 	struct linkcache *lc = linkcache_open(f->file);
-	linkcache_put(lc, "/h/.x", &st, &odd);
-	assert_false(linkcache_get(lc, "/h/.x", &st, &got));
+	linkcache_put(lc, "/h/.x", &st, &odd, NULL);
+	assert_false(linkcache_get(lc, "/h/.x", &st, &got, NULL));
 	struct strv none = {0};
-	linkcache_put(lc, "/h/new\nline", &st, &none);
-	assert_false(linkcache_get(lc, "/h/new\nline", &st, &got));
+	linkcache_put(lc, "/h/new\nline", &st, &none, NULL);
+	assert_false(linkcache_get(lc, "/h/new\nline", &st, &got, NULL));
 	linkcache_close(lc);
 	strv_free(&odd);
 }
@@ -140,17 +140,17 @@ static void a_damaged_file_answers_nothing(void **state)
 		   "config\n");
 	fclose(w);
 	struct linkcache *lc = linkcache_open(f->file);
-	assert_false(linkcache_get(lc, "/h/.ssh", &st, &got));
+	assert_false(linkcache_get(lc, "/h/.ssh", &st, &got, NULL));
 	linkcache_close(lc);
 
 	w = fopen(f->file, "w");
 	assert_non_null(w);
-	fprintf(w,
-		"lnk home-links 1\n2049 7 1700000000 1 1700000000 1\t/h/.ssh\t"
-		"../../etc/x\n");
+	fprintf(
+	    w, "lnk home-links 2\n2049 7 1700000000 1 1700000000 1 l\t/h/.ssh\t"
+	       "l../../etc/x\n");
 	fclose(w);
 	lc = linkcache_open(f->file);
-	assert_false(linkcache_get(lc, "/h/.ssh", &st, &got));
+	assert_false(linkcache_get(lc, "/h/.ssh", &st, &got, NULL));
 	linkcache_close(lc);
 	assert_int_equal(got.n, 0);
 }
@@ -162,8 +162,8 @@ static void no_path_no_cache(void **state)
 	struct stat st = stat_of(7, 1);
 	struct strv none = {0}, got = {0};
 	struct linkcache *lc = linkcache_open(NULL);
-	linkcache_put(lc, "/h/.ssh", &st, &none);
-	assert_false(linkcache_get(lc, "/h/.ssh", &st, &got));
+	linkcache_put(lc, "/h/.ssh", &st, &none, NULL);
+	assert_false(linkcache_get(lc, "/h/.ssh", &st, &got, NULL));
 	linkcache_close(lc);
 	linkcache_close(NULL);
 }
@@ -180,18 +180,125 @@ static void a_folder_changed_just_now_is_not_kept(void **state)
 	st.st_mtim = st.st_ctim = now;
 	struct strv names = {0}, got = {0};
 	struct linkcache *lc = linkcache_open(f->file);
-	linkcache_put(lc, "/h/.config/nvim", &st, &names);
+	linkcache_put(lc, "/h/.config/nvim", &st, &names, NULL);
 	linkcache_close(lc);
 	lc = linkcache_open(f->file);
-	assert_false(linkcache_get(lc, "/h/.config/nvim", &st, &got));
+	assert_false(linkcache_get(lc, "/h/.config/nvim", &st, &got, NULL));
 	/* a future time (a skewed clock) is not settled either */
 	st.st_ctim.tv_sec += 3600;
-	linkcache_put(lc, "/h/.config/nvim", &st, &names);
-	assert_false(linkcache_get(lc, "/h/.config/nvim", &st, &got));
+	linkcache_put(lc, "/h/.config/nvim", &st, &names, NULL);
+	assert_false(linkcache_get(lc, "/h/.config/nvim", &st, &got, NULL));
 	/* the same folder once settled is kept */
 	st.st_mtim.tv_sec = st.st_ctim.tv_sec = now.tv_sec - 10;
-	linkcache_put(lc, "/h/.config/nvim", &st, &names);
-	assert_true(linkcache_get(lc, "/h/.config/nvim", &st, &got));
+	linkcache_put(lc, "/h/.config/nvim", &st, &names, NULL);
+	assert_true(linkcache_get(lc, "/h/.config/nvim", &st, &got, NULL));
+	linkcache_close(lc);
+	strv_free(&got);
+}
+
+/* A listing kept with its subfolders answers both questions; one kept
+ * without them answers only for the links (a top's subfolders are walked
+ * from what the cache says: a listing that never held them says none). */
+static void subfolders_kept_by_kind(void **state)
+{
+	struct fix *f = *state;
+	struct stat st = stat_of(11, 1);
+	struct strv links = {0}, dirs = {0}, got = {0}, gotd = {0};
+	strv_push(&links, "config");
+	strv_push(&dirs, "config.d");
+	strv_push(&dirs, "sockets");
+
+	struct linkcache *lc = linkcache_open(f->file);
+	linkcache_put(lc, "/h/.ssh", &st, &links, &dirs);
+	linkcache_put(lc, "/h/.vim", &st, &links, NULL);
+	linkcache_close(lc);
+	lc = linkcache_open(f->file);
+	assert_true(linkcache_get(lc, "/h/.ssh", &st, &got, &gotd));
+	assert_int_equal(got.n, 1);
+	assert_string_equal(got.v[0], "config");
+	assert_int_equal(gotd.n, 2);
+	assert_string_equal(gotd.v[0], "config.d");
+	assert_string_equal(gotd.v[1], "sockets");
+	strv_free(&got);
+	assert_true(linkcache_get(lc, "/h/.ssh", &st, &got, NULL));
+	assert_int_equal(got.n, 1);
+	strv_free(&got);
+	strv_free(&gotd);
+	assert_false(linkcache_get(lc, "/h/.vim", &st, &got, &gotd));
+	assert_int_equal(gotd.n, 0);
+	assert_true(linkcache_get(lc, "/h/.vim", &st, &got, NULL));
+	assert_int_equal(got.n, 1);
+	linkcache_close(lc);
+	strv_free(&got);
+	strv_free(&links);
+	strv_free(&dirs);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Many folders (rule P's bound is 8192; here five times that) are each
+ * found by a lookup that does not scan: 40000 lookups over 40000 lines
+ * take milliseconds by hash, seconds by a scan (some 8e8 comparisons):
+ * a bound of 2 s keeps a margin of both on a busy machine. Paths that
+ * are prefixes of each other stay apart. */
+static void many_folders_found_without_a_scan(void **state)
+{
+	struct fix *f = *state;
+	enum { N = 40000 };
+	struct strv none = {0}, one = {0}, got = {0};
+	strv_push(&one, "link");
+	double t0 = now_s();
+	struct linkcache *lc = linkcache_open(f->file);
+	for (long i = 0; i < N; i++) {
+		char d[64];
+		struct stat st = stat_of(100 + i, 1);
+		snprintf(d, sizeof(d), "/h/.config/f%ld", i);
+		linkcache_put(lc, d, &st, i % 2 ? &one : &none, NULL);
+	}
+	linkcache_close(lc);
+	lc = linkcache_open(f->file);
+	for (long i = N - 1; i >= 0; i--) {
+		char d[64];
+		struct stat st = stat_of(100 + i, 1);
+		snprintf(d, sizeof(d), "/h/.config/f%ld", i);
+		assert_true(linkcache_get(lc, d, &st, &got, NULL));
+		assert_int_equal(got.n, i % 2 ? 1 : 0);
+		strv_free(&got);
+		/* a prefix ("f1" of "f10") and a longer path are others */
+		snprintf(d, sizeof(d), "/h/.config/f%ld/x", i);
+		assert_false(linkcache_get(lc, d, &st, &got, NULL));
+	}
+	double took = now_s() - t0;
+	assert_true(took < 2.0);
+	linkcache_close(lc);
+	strv_free(&one);
+}
+
+/* A run that asked about folders drops the lines of those it did not ask
+ * about (removed, or past a bound): the file does not grow forever. A run
+ * that asked nothing (no write folder) keeps the file as it was. */
+static void folders_not_asked_about_are_dropped(void **state)
+{
+	struct fix *f = *state;
+	struct stat st = stat_of(7, 1);
+	struct strv none = {0}, got = {0};
+	struct linkcache *lc = linkcache_open(f->file);
+	linkcache_put(lc, "/h/.a", &st, &none, NULL);
+	linkcache_put(lc, "/h/.b", &st, &none, NULL);
+	linkcache_close(lc);
+	lc = linkcache_open(f->file);
+	linkcache_close(lc);
+	lc = linkcache_open(f->file);
+	assert_true(linkcache_get(lc, "/h/.a", &st, &got, NULL));
+	linkcache_close(lc);
+	lc = linkcache_open(f->file);
+	assert_true(linkcache_get(lc, "/h/.a", &st, &got, NULL));
+	assert_false(linkcache_get(lc, "/h/.b", &st, &got, NULL));
 	linkcache_close(lc);
 	strv_free(&got);
 }
@@ -210,6 +317,12 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(
 		a_folder_changed_just_now_is_not_kept, setup, teardown),
 	    cmocka_unit_test(no_path_no_cache),
+	    cmocka_unit_test_setup_teardown(subfolders_kept_by_kind, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(many_folders_found_without_a_scan,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(folders_not_asked_about_are_dropped,
+					    setup, teardown),
 	};
 	return cmocka_run_group_tests(t, NULL, NULL);
 }
