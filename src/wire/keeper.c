@@ -300,6 +300,7 @@ int keeper_dest_check(const struct keeper_rules *kr, int domain,
 struct probe {
 	int fd; /* -1: free */
 	struct lnk_addr a;
+	uint16_t port;
 	int64_t deadline;
 	uint64_t gen; /* hop_gen when it was sent */
 };
@@ -633,7 +634,9 @@ static void assign_probe(struct keeper *k, int j)
 	struct waiting *wt = &k->waits[j];
 	int free_p = -1;
 	for (int i = 0; i < KEEPER_PROBES_MAX; i++) {
-		if (k->probes[i].fd >= 0 &&
+		/* only a probe of the same port: its silence says nothing
+		 * of another port (hop.h) */
+		if (k->probes[i].fd >= 0 && k->probes[i].port == wt->port &&
 		    addr_equal(&k->probes[i].a, &wt->a)) {
 			wt->probe = i;
 			return;
@@ -652,6 +655,7 @@ static void assign_probe(struct keeper *k, int j)
 	}
 	k->probes[free_p] = (struct probe){.fd = fd,
 					   .a = wt->a,
+					   .port = wt->port,
 					   .deadline = mono_ms() + HOP_PROBE_MS,
 					   .gen = k->hop_gen};
 	wt->probe = free_p;
@@ -668,7 +672,7 @@ static void assign_waiting(struct keeper *k, int64_t now)
 			continue;
 		wt->again_ms = 0;
 		/* another call's probe may have judged the address since */
-		enum hop_verdict v = hop_cache_get(k->hops, &wt->a);
+		enum hop_verdict v = hop_cache_get(k->hops, &wt->a, wt->port);
 		if (v != HOP_UNKNOWN && !(v == HOP_QUIET && k->hop_heard)) {
 			wt->used = false;
 			act_on(k, wt->cookie, &wt->a, wt->port, v);
@@ -755,7 +759,7 @@ static void probe_done(struct keeper *k, int i, enum hop_verdict v)
 	/* a verdict of the network before a change decides its own waiting
 	 * connects (sent before the change), and is not kept */
 	if (p->gen == k->hop_gen)
-		hop_cache_put(k->hops, &p->a, v);
+		hop_cache_put(k->hops, &p->a, p->port, v);
 	close(p->fd);
 	p->fd = -1;
 	int64_t now = mono_ms();
@@ -826,7 +830,7 @@ static void on_connect(struct keeper *k, const struct keeper_msg *m, int bad)
 		return;
 	}
 	forget_hops_on_change(k);
-	enum hop_verdict v = hop_cache_get(k->hops, &a);
+	enum hop_verdict v = hop_cache_get(k->hops, &a, port);
 	if (v != HOP_UNKNOWN && !(v == HOP_QUIET && k->hop_heard)) {
 		act_on(k, cookie, &a, port, v);
 		return;

@@ -508,6 +508,56 @@ def test_a_router_heard_once_is_never_taken_for_a_silent_one(lnk, hopnet,
     assert "no answer to the first-hop probe" in mine[-1]["reason"], mine
 
 
+def test_a_closed_port_of_the_router_opens_no_other(lnk, hopnet, tmp_path):
+    """Invariant 3 (reaches only the hosts allowed), promise: under
+    --internet-host '*' the first router's own address (a port forward on
+    its public address that leads back to this machine) is refused.
+
+    Threat: a router drops what comes to its public address on the ports
+    it serves nothing on (a home router's firewall does, by default), so
+    a probe of such a port meets silence. Before any wire of the user has
+    heard the router, silence is taken for a router that never answers,
+    and the verdict was kept for the address: the program's next call, to
+    the port the router forwards back to this machine, was connected
+    without a probe of its own, though the router answers that one."""
+    import json
+    import subprocess
+    router = hopnet[:-1] + "r"
+    subprocess.run(
+        ["ip", "netns", "exec", router, "nft", "-f", "-"], check=True,
+        input="table ip closed {\n chain in {\n type filter hook input "
+              "priority 0;\n ip daddr 198.19.201.1 tcp dport 80 drop\n "
+              "}\n}\n", text=True)
+    # a network that has settled, as one the machine has been on a while:
+    # an address still tentative announces itself, and a routing change
+    # drops every verdict (the attack must meet the kept one)
+    for _ in range(100):
+        if not any(subprocess.run(["ip", "-n", ns, "addr", "show",
+                                   "tentative"], capture_output=True,
+                                  text=True).stdout.strip()
+                   for ns in (hopnet, router)):
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+    env = ["env", "-i", f"HOME={lnk.home}", "PATH=/usr/bin:/bin",
+           "LANG=C.UTF-8"]
+    cp = subprocess.run(
+        ["ip", "netns", "exec", hopnet, *env, lnk.bin, "sandbox", "run",
+         "--read", str(tmp_path), "--internet-host", "*", "--", "/bin/sh",
+         "-c", "curl -s -m 2 -x \"$HTTP_PROXY\" http://198.19.201.1/; "
+               "curl -s -m 10 -x \"$HTTP_PROXY\" "
+               "http://198.19.201.1:8000/secret.txt"],
+        cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+    assert "a server of this machine" not in cp.stdout, cp.stdout
+    out = subprocess.run(
+        [*env, lnk.bin, "sandbox", "log", "--json", "--lines", "1000"],
+        capture_output=True, text=True, check=True).stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    mine = [r for r in rows if r["target"] == "198.19.201.1:8000"]
+    assert mine and mine[-1]["outcome"] == "refused", rows
+    assert "first router's own address" in mine[-1]["reason"], mine
+
+
 # =============================================================================
 # B. One checked request to the checked host
 #    Promise: the wire connects to exactly the host it checked, with one
