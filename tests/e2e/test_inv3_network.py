@@ -458,6 +458,67 @@ def test_another_sandbox_cannot_silence_the_first_router(lnk, hopnet,
     assert "a server of this machine" not in out, out
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "the routers heard are kept per user: another user's program (or any "
+    "program outside a sandbox) can spend the router's ICMP errors before "
+    "a user's first wire hears it"))
+def test_another_users_sandbox_cannot_silence_the_first_router(
+        lnk, hopnet, tmp_path):
+    """Invariant 3 (reaches only the hosts allowed), promise: under
+    --internet-host '*' the first router's own address (a port forward on
+    its public address that leads back to this machine) is refused.
+
+    Threat: the routers heard (~/.lnk/sandbox/routers) are the user's own,
+    but the router's budget of ICMP errors is the machine's: a program in
+    another user's sandbox (a second HOME here; on a box, another box
+    user; or any program of anyone outside a sandbox, with a hop limit of
+    1) spends it, and the wire of a user who never heard that router
+    takes the silence for a router that never answers.
+
+    Open. The options: a record of the routers heard shared by every user
+    of the machine, which only grows (a file made by the package, written
+    through a helper that can only add a record: no user may erase
+    another's); or silence from a router no wire heard refused unless the
+    user's settings say this network's router never answers (a cloud's),
+    which costs '*' its working out of the box there; or a probe the
+    router's budget does not bound (none found: its TCP answers and echo
+    replies do not say whether it sends ICMP errors)."""
+    import subprocess
+    import time
+    drain = tmp_path / "drain.py"
+    drain.write_text(DRAIN)
+    tmp_path.chmod(0o755)
+    other = tmp_path / "other-home"
+    other.mkdir(mode=0o700)
+
+    def run(home):
+        env = ["env", "-i", f"HOME={home}", "PATH=/usr/bin:/bin",
+               "LANG=C.UTF-8"]
+        return ["ip", "netns", "exec", hopnet, *env, lnk.bin, "sandbox",
+                "run", "--read", str(tmp_path), "--internet-host", "*",
+                "--"]
+    a = subprocess.Popen([*run(other), "python3", str(drain)],
+                         cwd=str(tmp_path), stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    out = ""
+    try:
+        time.sleep(2)
+        for _ in range(3):
+            b = subprocess.run(
+                [*run(lnk.home), "/bin/sh", "-c",
+                 "curl -s -m 3 -x \"$HTTP_PROXY\" "
+                 "http://198.19.201.1:8000/secret.txt"],
+                cwd=str(tmp_path), capture_output=True, text=True,
+                timeout=60)
+            out += b.stdout + b.stderr
+            if "a server of this machine" in b.stdout:
+                break
+    finally:
+        a.kill()
+        a.wait()
+    assert "a server of this machine" not in out, out
+
+
 def test_a_router_heard_once_is_never_taken_for_a_silent_one(lnk, hopnet,
                                                               tmp_path):
     """Invariant 3 (reaches only the hosts allowed), promise: under
