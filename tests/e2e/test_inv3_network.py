@@ -619,6 +619,34 @@ def test_a_closed_port_of_the_router_opens_no_other(lnk, hopnet, tmp_path):
     assert "first router's own address" in mine[-1]["reason"], mine
 
 
+def test_a_model_route_never_reaches_the_routers_own_address(lnk):
+    """Invariant 3 (reaches only the hosts allowed), promise: the first
+    router's own address (a port forward on its public address that leads
+    back to this machine) is this machine's network: only --lan-host
+    reaches it.
+
+    Threat: a model route's host resolves to the router's public address
+    (a provider's name whose DNS answers it, or a route written with it):
+    the route's connect went out without the first-hop probe that every
+    other call gets, and its TLS handshake reached, through the router's
+    port forward, a server of this machine."""
+    f = nethosts()
+    if "ROUTER_FWD_PORT" not in f:
+        pytest.skip("no port forward on the test router (nft missing)")
+    wan, fwd = f["ROUTER_WAN_IP"], f["ROUTER_FWD_PORT"]
+    cp = lnk.run("--name", "mhop", "--model", f"fwd=https://{wan}:{fwd}/v1",
+                 "--", "/bin/sh", "-c",
+                 "curl -s -m 20 -H 'content-type: application/json' "
+                 "\"$LNK_MODEL_FWD_URL/chat/completions\" -d '{}'",
+                 env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"],
+                      "FWD_API_KEY": "sk-test-hop"}, timeout=60)
+    out = lnk("sandbox", "log", "--json", "--sandbox", "mhop",
+              check=True).stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["outcome"] for r in rows] == ["refused"], (rows, cp.stderr)
+    assert "first router's own address" in rows[0]["reason"], rows
+
+
 # =============================================================================
 # B. One checked request to the checked host
 #    Promise: the wire connects to exactly the host it checked, with one
