@@ -219,6 +219,25 @@ static bool dns_server(const struct keeper_rules *kr, const struct lnk_addr *a,
 	return false;
 }
 
+/* The port of an internet address, 0 for another family. */
+static uint16_t ss_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return 0;
+}
+
+/* One of the wire's DNS servers, also as an IPv4-mapped address. */
+static bool resolver(const struct keeper_rules *kr, const struct lnk_addr *a,
+		     uint16_t port)
+{
+	struct lnk_addr inner;
+	return dns_server(kr, a, port) ||
+	       (addr_v4_mapped(a, &inner) && dns_server(kr, &inner, port));
+}
+
 int keeper_dest_check(const struct keeper_rules *kr, int domain,
 		      const struct sockaddr *sa, socklen_t len,
 		      const char **why)
@@ -477,6 +496,20 @@ static int64_t serve_call(struct keeper *k, const struct seccomp_notif *rq,
 		    ? 0 /* the sandbox's namespace: its loopback only */
 		    : keeper_dest_check(&k->kr, domain, (struct sockaddr *)&ss,
 					(socklen_t)alen, &why);
+	/* Without a [lan] grant the wire's own calls on this machine's
+	 * network go to its DNS servers and nowhere else: every other
+	 * connect it asks on the channel (on_connect). Threat: a wire taken
+	 * over connects itself to the LAN, or to the router's port forward
+	 * back to this machine, past the first-hop probe. */
+	struct lnk_addr da;
+	if (r == 0 && !k->kr.lan_granted && !sandbox_socket(k, fd) &&
+	    (domain == AF_INET || domain == AF_INET6) &&
+	    ss.ss_family != AF_UNSPEC &&
+	    (addr_from_sockaddr((struct sockaddr *)&ss, &da) < 0 ||
+	     !resolver(&k->kr, &da, ss_port(&ss)))) {
+		r = -EACCES;
+		why = "not one of its DNS servers";
+	}
 	int64_t val = 0;
 	if (r == -EACCES)
 		say_refused(k, is_connect ? "connect" : "send",
@@ -794,6 +827,36 @@ static void reply(struct keeper *k, enum keeper_reply_kind kind)
 	(void)!send(k->chan, m, sizeof(m), MSG_NOSIGNAL);
 }
 
+/* A door of this machine keeper_dest_check lets through: a granted
+ * --port on loopback, or a DNS server. */
+static bool door(const struct keeper_rules *kr, const struct lnk_addr *a,
+		 uint16_t port)
+{
+	static const struct lnk_addr lo4 = {.family = AF_INET,
+					    .a = {127, 0, 0, 1}};
+	static const struct lnk_addr lo6 = {.family = AF_INET6,
+					    .a = {[15] = 1}};
+	return ((addr_equal(a, &lo4) || addr_equal(a, &lo6)) &&
+		port_granted(kr, port)) ||
+	       resolver(kr, a, port);
+}
+
+/* Where a connection to a goes, as the wire's filter asks it (route.h);
+ * no route socket is no answer (refused). */
+static enum route_where where_is(struct keeper *k, const struct lnk_addr *a)
+{
+	struct route_sock own, *rs = k->kr.local_ctx;
+	if (!rs) {
+		if (route_open(&own) < 0)
+			return ROUTE_NONE;
+		rs = &own;
+	}
+	enum route_where w = route_where_for(rs, a);
+	if (rs == &own)
+		route_close(&own);
+	return w;
+}
+
 /* 'C': the wire asks for a connection to an address it checked; the
  * keeper checks it again (keeper_dest_check) and, for an address the wire
  * may reach as internet only, knows or asks whether it is the first
@@ -825,7 +888,19 @@ static void on_connect(struct keeper *k, const struct keeper_msg *m, int bad)
 		answer(k, cookie, KEEPER_FAILED, -r, -1);
 		return;
 	}
-	if (!(m->flags & KEEPER_ASK_FIRST_HOP)) {
+	unsigned flags = m->flags;
+	if (!k->kr.lan_granted && !door(&k->kr, &a, port)) {
+		/* no [lan] grant: the internet only, its first hop probed,
+		 * whatever a wire taken over asked (keeper.h) */
+		if (where_is(k, &a) != ROUTE_INTERNET) {
+			say_refused(k, "connect", (struct sockaddr *)&ss,
+				    "this machine's network");
+			answer(k, cookie, KEEPER_FAILED, EACCES, -1);
+			return;
+		}
+		flags |= KEEPER_ASK_FIRST_HOP;
+	}
+	if (!(flags & KEEPER_ASK_FIRST_HOP)) {
 		make_connect(k, cookie, &a, port);
 		return;
 	}
@@ -982,7 +1057,7 @@ static void on_alarm(int sig)
 }
 
 int keeper_run(const char *name, const char *sock, const uint16_t *ports,
-	       size_t nports, int chan, pid_t wire, int heard)
+	       size_t nports, bool lan_granted, int chan, pid_t wire, int heard)
 {
 	struct keeper k;
 	memset(&k, 0, sizeof(k));
@@ -990,6 +1065,7 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 	k.sock = sock;
 	k.kr.ports = ports;
 	k.kr.nports = nports;
+	k.kr.lan_granted = lan_granted;
 	k.wire = wire;
 	k.chan = chan;
 	k.notify = -1;
