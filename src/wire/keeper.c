@@ -324,6 +324,10 @@ struct probe {
 	uint64_t gen; /* hop_gen when it was sent */
 };
 
+/* The routers this wire noted in the routers file since the last routing
+ * change: each is written once, not at every probe it answers. */
+#define KEEPER_NOTED_MAX 8
+
 /* A connect waiting for its address's probe. */
 struct waiting {
 	bool used;
@@ -350,9 +354,11 @@ struct keeper {
 	dev_t sock_dev;	  /* and its identity once the wire made it */
 	ino_t sock_ino;
 	struct hop_cache
-	    *hops;	  /* the first-hop verdicts, for the wire's life */
-	bool hop_heard;	  /* the first router has answered a probe (hop.h) */
-	int heard;	  /* the routers heard by earlier wires (heard.h) */
+	    *hops;	/* the first-hop verdicts, for the wire's life */
+	bool hop_heard; /* the first router has answered a probe (hop.h) */
+	int heard;	/* the routers heard by earlier wires (heard.h) */
+	char noted[KEEPER_NOTED_MAX][HEARD_KEY_MAX];
+	size_t nnoted;
 	uint64_t hop_gen; /* the route socket's changes they were made under */
 	struct probe probes[KEEPER_PROBES_MAX];
 	struct waiting waits[KEEPER_ASKS_MAX];
@@ -729,6 +735,7 @@ static void forget_hops_on_change(struct keeper *k)
 	k->hop_gen = rs->gen;
 	memset(k->hops, 0, sizeof(*k->hops));
 	k->hop_heard = false;
+	k->nnoted = 0;
 }
 
 /* The first router of a connection to a, named for the routers file
@@ -745,13 +752,23 @@ static int router_key(struct keeper *k, const struct lnk_addr *a, char *key,
 }
 
 /* This wire has just heard the first router of a connection to a: kept
- * for the wires after it. A record that cannot be written costs only a
- * later wire's trust in silence (its keeper asks again). */
+ * for the wires after it. Every router heard, not only the wire's first:
+ * on a machine with two first routers, one the wires heard only after
+ * the other would have no record, and a later wire would take its
+ * silence (its errors spent by another sandbox) for a router that never
+ * answers. A record that cannot be written costs only a later wire's
+ * trust in silence (its keeper asks again). */
 static void note_heard(struct keeper *k, const struct lnk_addr *a)
 {
 	char key[HEARD_KEY_MAX];
-	if (k->heard >= 0 && router_key(k, a, key, sizeof(key)) == 0)
-		(void)heard_note(k->heard, key, time(NULL));
+	if (k->heard < 0 || router_key(k, a, key, sizeof(key)) != 0)
+		return;
+	for (size_t i = 0; i < k->nnoted; i++)
+		if (strcmp(k->noted[i], key) == 0)
+			return;
+	(void)heard_note(k->heard, key, time(NULL));
+	if (k->nnoted < KEEPER_NOTED_MAX)
+		memcpy(k->noted[k->nnoted++], key, sizeof(key));
 }
 
 /* Silence from a first router this wire has not heard: the router's way
@@ -778,8 +795,7 @@ static void probe_done(struct keeper *k, int i, enum hop_verdict v)
 {
 	struct probe *p = &k->probes[i];
 	if (v != HOP_UNKNOWN) {
-		if (!k->hop_heard)
-			note_heard(k, &p->a);
+		note_heard(k, &p->a);
 		k->hop_heard = true;
 	} else if (!k->hop_heard) {
 		if (silence_is_the_networks(k, &p->a))

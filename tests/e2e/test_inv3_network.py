@@ -569,6 +569,102 @@ def test_a_router_heard_once_is_never_taken_for_a_silent_one(lnk, hopnet,
     assert "no answer to the first-hop probe" in mine[-1]["reason"], mine
 
 
+def settle(*namespaces):
+    """Waits for a network that has settled, as one the machine has been on
+    a while: an address still tentative announces itself when it is not,
+    and that routing change drops every first-hop verdict of a wire (an
+    attack must meet the kept one)."""
+    for _ in range(100):
+        if not any(subprocess.run(["ip", "-n", ns, "addr", "show",
+                                   "tentative"], capture_output=True,
+                                  text=True).stdout.strip()
+                   for ns in namespaces):
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+
+
+# A second first router beside hopnet's: this machine's 198.19.204.1/30 on
+# a link to router r2 (198.19.204.2), whose "public" address 198.19.205.1
+# forwards port 8000 back to this machine's 198.19.200.1:8001;
+# 198.19.206.0/24 lies beyond r2.
+SECOND_ROUTER = """
+set -e
+ip netns add {r2}
+ip link add {m}1 netns {m} type veth peer name {r2}0 netns {r2}
+ip link add {r2}w netns {r2} type veth peer name {r2}v netns {r2}
+ip -n {r2} link set lo up
+ip -n {m} addr add 198.19.204.1/30 dev {m}1; ip -n {m} link set {m}1 up
+ip -n {r2} addr add 198.19.204.2/30 dev {r2}0; ip -n {r2} link set {r2}0 up
+ip -n {r2} addr add 198.19.205.1/24 dev {r2}w
+ip -n {r2} link set {r2}w up; ip -n {r2} link set {r2}v up
+ip -n {r2} route add 198.19.206.0/24 via 198.19.205.2 dev {r2}w
+ip -n {r2} route add default via 198.19.204.1
+ip -n {m} route add 198.19.205.0/24 via 198.19.204.2
+ip -n {m} route add 198.19.206.0/24 via 198.19.204.2
+ip netns exec {r2} sysctl -qw net.ipv4.ip_forward=1
+ip netns exec {r2} nft -f - <<'NFT'
+table ip hop {{
+	chain pre {{
+		type nat hook prerouting priority dstnat;
+		ip daddr 198.19.205.1 tcp dport 8000 dnat to 198.19.200.1:8001
+	}}
+	chain post {{
+		type nat hook postrouting priority srcnat;
+		oifname "{r2}0" masquerade
+	}}
+}}
+NFT
+"""
+
+
+def test_every_first_router_heard_is_remembered(lnk, hopnet, tmp_path):
+    """Invariant 3 (reaches only the hosts allowed), promise: under
+    --internet-host '*' the first router's own address (a port forward on
+    its public address that leads back to this machine) is refused, also
+    when the router says nothing to a wire that has not heard it yet.
+
+    Threat: a machine with two first routers (a second link whose routes
+    lead to other networks). A wire remembered only the first router it
+    heard: one that heard the first, then the second, left no record of
+    the second, so when the second falls silent (its ICMP errors spent by
+    another sandbox, or dropped here by a rule), a new wire takes it for
+    a router that never answers and reaches its port forward."""
+    import subprocess
+    r2 = hopnet[:-1] + "s"
+    up = subprocess.run(
+        ["bash", "-c", SECOND_ROUTER.format(m=hopnet, r2=r2)],
+        capture_output=True, text=True)
+    try:
+        assert up.returncode == 0, up.stderr
+        settle(hopnet, hopnet[:-1] + "r", r2)
+        env = ["env", "-i", f"HOME={lnk.home}", "PATH=/usr/bin:/bin",
+               "LANG=C.UTF-8"]
+        run = ["ip", "netns", "exec", hopnet, *env, lnk.bin, "sandbox",
+               "run", "--read", str(tmp_path), "--internet-host", "*", "--",
+               "/bin/sh", "-c"]
+        # a first wire hears the first router, then the second: a call
+        # beyond each (no host there)
+        subprocess.run(
+            [*run, "curl -s -m 3 -x \"$HTTP_PROXY\" http://198.19.202.7/; "
+                   "curl -s -m 3 -x \"$HTTP_PROXY\" http://198.19.206.7/"],
+            cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+        # then the second router says nothing to this machine
+        subprocess.run(
+            ["ip", "netns", "exec", r2, "nft", "-f", "-"], check=True,
+            input="table ip quiet {\n chain out {\n type filter hook "
+                  "output priority 0;\n icmp type time-exceeded drop\n "
+                  "}\n}\n", text=True)
+        second = subprocess.run(
+            [*run, "curl -s -m 20 -x \"$HTTP_PROXY\" "
+                   "http://198.19.205.1:8000/secret.txt"],
+            cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+        assert "a server of this machine" not in second.stdout, \
+            second.stdout
+    finally:
+        subprocess.run(["ip", "netns", "del", r2], capture_output=True)
+
+
 def test_a_closed_port_of_the_router_opens_no_other(lnk, hopnet, tmp_path):
     """Invariant 3 (reaches only the hosts allowed), promise: under
     --internet-host '*' the first router's own address (a port forward on
@@ -589,17 +685,7 @@ def test_a_closed_port_of_the_router_opens_no_other(lnk, hopnet, tmp_path):
         input="table ip closed {\n chain in {\n type filter hook input "
               "priority 0;\n ip daddr 198.19.201.1 tcp dport 80 drop\n "
               "}\n}\n", text=True)
-    # a network that has settled, as one the machine has been on a while:
-    # an address still tentative announces itself, and a routing change
-    # drops every verdict (the attack must meet the kept one)
-    for _ in range(100):
-        if not any(subprocess.run(["ip", "-n", ns, "addr", "show",
-                                   "tentative"], capture_output=True,
-                                  text=True).stdout.strip()
-                   for ns in (hopnet, router)):
-            break
-        time.sleep(0.1)
-    time.sleep(0.5)
+    settle(hopnet, router)
     env = ["env", "-i", f"HOME={lnk.home}", "PATH=/usr/bin:/bin",
            "LANG=C.UTF-8"]
     cp = subprocess.run(
