@@ -475,10 +475,11 @@ def test_another_users_sandbox_cannot_silence_the_first_router(
     1) spends it, and the wire of a user who never heard that router
     takes the silence for a router that never answers.
 
-    Open. The options: a record of the routers heard shared by every user
-    of the machine, which only grows (a file made by the package, written
-    through a helper that can only add a record: no user may erase
-    another's); or silence from a router no wire heard refused unless the
+    Open. The options: the routers heard kept where every user's keeper
+    reads them (a sticky folder the package makes, one file a user that
+    only its user writes and every keeper reads: no user can erase
+    another's record, and a false record only makes others refuse
+    silence); or silence from a router no wire heard refused unless the
     user's settings say this network's router never answers (a cloud's),
     which costs '*' its working out of the box there; or a probe the
     router's budget does not bound (none found: its TCP answers and echo
