@@ -691,6 +691,23 @@ static unsigned ask_flags(struct conn *c, const struct lnk_addr *a)
 	return KEEPER_ASK_FIRST_HOP;
 }
 
+int conn_ask_model(struct wire *w, struct mconn *m, int64_t cookie,
+		   const struct lnk_addr *a, uint16_t port, unsigned flags)
+{
+	if (w->nasks >= KEEPER_ASKS_MAX || w->ask_head)
+		return -EAGAIN;
+	size_t slot = 0;
+	while (w->asks[slot].used)
+		slot++;
+	int r = keeper_ask_connect(w->keeper, (uint64_t)cookie, a, port, flags);
+	if (r < 0)
+		return r;
+	w->asks[slot] =
+	    (struct wire_ask){.m = m, .cookie = cookie, .used = true};
+	w->nasks++;
+	return (int)slot;
+}
+
 /* Sends c's connect to the keeper: 0, -EAGAIN when no slot is free or the
  * channel has no room (c waits), -EIO when the keeper is gone. */
 static int ask_try(struct conn *c)
@@ -828,6 +845,7 @@ void conn_keeper_input(struct loop_handler *h, uint32_t ev)
 			return;
 		}
 		struct conn *c = NULL;
+		struct mconn *m = NULL;
 		bool found = false;
 		for (size_t i = 0; i < KEEPER_ASKS_MAX && !found; i++) {
 			struct wire_ask *a = &w->asks[i];
@@ -835,16 +853,18 @@ void conn_keeper_input(struct loop_handler *h, uint32_t ev)
 				continue;
 			found = true;
 			c = a->c;
+			m = a->m;
 			*a = (struct wire_ask){0};
 			w->nasks--;
 		}
-		if (!c) {
-			if (ans.fd >= 0)
-				close(ans.fd);
-			continue;
+		if (m) {
+			model_answered(m, &ans);
+		} else if (c) {
+			c->ask_slot = -1;
+			ask_answered(c, &ans);
+		} else if (ans.fd >= 0) {
+			close(ans.fd);
 		}
-		c->ask_slot = -1;
-		ask_answered(c, &ans);
 		/* nothing more is owed: the read that would find the channel
 		 * empty is spared (the loop is level-triggered, so anything
 		 * else there is reported again) */

@@ -109,18 +109,22 @@ enum hop_verdict hop_probe_read(int fd, const struct lnk_addr *a)
 }
 
 enum hop_verdict hop_cache_get(const struct hop_cache *c,
-			       const struct lnk_addr *a)
+			       const struct lnk_addr *a, uint16_t port)
 {
 	/* newest first: the addresses a program is calling now */
 	for (size_t k = 0; k < c->n; k++) {
 		size_t i = (c->next + HOP_CACHE_MAX - 1 - k) % HOP_CACHE_MAX;
-		if (addr_equal(&c->addr[i], a))
-			return (enum hop_verdict)c->verdict[i];
+		if (!addr_equal(&c->addr[i], a))
+			continue;
+		/* silence on one port says nothing of another (hop.h) */
+		if (c->verdict[i] == HOP_QUIET && c->port[i] != port)
+			return HOP_UNKNOWN;
+		return (enum hop_verdict)c->verdict[i];
 	}
 	return HOP_UNKNOWN;
 }
 
-void hop_cache_put(struct hop_cache *c, const struct lnk_addr *a,
+void hop_cache_put(struct hop_cache *c, const struct lnk_addr *a, uint16_t port,
 		   enum hop_verdict v)
 {
 	if (v == HOP_UNKNOWN)
@@ -128,11 +132,13 @@ void hop_cache_put(struct hop_cache *c, const struct lnk_addr *a,
 	for (size_t i = 0; i < c->n; i++)
 		if (addr_equal(&c->addr[i], a)) {
 			c->verdict[i] = (uint8_t)v;
+			c->port[i] = port;
 			return;
 		}
 	memset(&c->addr[c->next], 0, sizeof(c->addr[c->next]));
 	c->addr[c->next].family = a->family;
 	memcpy(c->addr[c->next].a, a->a, sizeof(a->a));
+	c->port[c->next] = port;
 	c->verdict[c->next] = (uint8_t)v;
 	c->next = (c->next + 1) % HOP_CACHE_MAX;
 	if (c->n < HOP_CACHE_MAX)

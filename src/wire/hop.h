@@ -29,8 +29,8 @@
  *    program can spend the errors meant for the next one's wire). Before
  *    any answer was heard, silence is the network's way (a first router
  *    that sends no ICMP errors at all, as some clouds' do): the address is
- *    taken as the internet (HOP_QUIET, kept), so that '*' still works
- *    there; on such a
+ *    taken as the internet (HOP_QUIET, kept for that port only), so
+ *    that '*' still works there; on such a
  *    network a port forward on the router's own address stays reachable,
  *    since nothing tells it apart (docs/design.md). A quiet verdict is
  *    asked again as soon as the router has been heard.
@@ -82,16 +82,23 @@ int hop_probe_start(const struct lnk_addr *a, uint16_t port, int *fd);
 /* Reads the answer of a probe socket that polled ready; closes nothing. */
 enum hop_verdict hop_probe_read(int fd, const struct lnk_addr *a);
 
-/* The verdicts kept: a ring of addresses, the oldest replaced first. */
+/* The verdicts kept: a ring of addresses, the oldest replaced first.
+ * An answer judges the address whatever the port, but silence only the
+ * port probed: a router drops what comes to its own address on the ports
+ * it serves nothing on (a home router's firewall), and answers a probe of
+ * the port it forwards back to this machine. A quiet verdict of one port
+ * must not let another port of that address through unprobed. */
 struct hop_cache {
 	struct lnk_addr addr[HOP_CACHE_MAX];
+	uint16_t port[HOP_CACHE_MAX]; /* the port a quiet verdict is for */
 	uint8_t verdict[HOP_CACHE_MAX];
 	size_t n, next;
 };
-/* HOP_UNKNOWN when a has no verdict kept. */
+/* HOP_UNKNOWN when a has no verdict kept, or only a quiet one of another
+ * port than port. */
 enum hop_verdict hop_cache_get(const struct hop_cache *c,
-			       const struct lnk_addr *a);
-/* Keeps v for a, replacing what was kept (an unknown verdict is not
- * kept). */
-void hop_cache_put(struct hop_cache *c, const struct lnk_addr *a,
+			       const struct lnk_addr *a, uint16_t port);
+/* Keeps v for a (a quiet one for a:port only), replacing what was kept
+ * (an unknown verdict is not kept). */
+void hop_cache_put(struct hop_cache *c, const struct lnk_addr *a, uint16_t port,
 		   enum hop_verdict v);

@@ -219,6 +219,25 @@ static bool dns_server(const struct keeper_rules *kr, const struct lnk_addr *a,
 	return false;
 }
 
+/* The port of an internet address, 0 for another family. */
+static uint16_t ss_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return 0;
+}
+
+/* One of the wire's DNS servers, also as an IPv4-mapped address. */
+static bool resolver(const struct keeper_rules *kr, const struct lnk_addr *a,
+		     uint16_t port)
+{
+	struct lnk_addr inner;
+	return dns_server(kr, a, port) ||
+	       (addr_v4_mapped(a, &inner) && dns_server(kr, &inner, port));
+}
+
 int keeper_dest_check(const struct keeper_rules *kr, int domain,
 		      const struct sockaddr *sa, socklen_t len,
 		      const char **why)
@@ -300,9 +319,14 @@ int keeper_dest_check(const struct keeper_rules *kr, int domain,
 struct probe {
 	int fd; /* -1: free */
 	struct lnk_addr a;
+	uint16_t port;
 	int64_t deadline;
 	uint64_t gen; /* hop_gen when it was sent */
 };
+
+/* The routers this wire noted in the routers file since the last routing
+ * change: each is written once, not at every probe it answers. */
+#define KEEPER_NOTED_MAX 8
 
 /* A connect waiting for its address's probe. */
 struct waiting {
@@ -330,9 +354,11 @@ struct keeper {
 	dev_t sock_dev;	  /* and its identity once the wire made it */
 	ino_t sock_ino;
 	struct hop_cache
-	    *hops;	  /* the first-hop verdicts, for the wire's life */
-	bool hop_heard;	  /* the first router has answered a probe (hop.h) */
-	int heard;	  /* the routers heard by earlier wires (heard.h) */
+	    *hops;	/* the first-hop verdicts, for the wire's life */
+	bool hop_heard; /* the first router has answered a probe (hop.h) */
+	int heard;	/* the routers heard by earlier wires (heard.h) */
+	char noted[KEEPER_NOTED_MAX][HEARD_KEY_MAX];
+	size_t nnoted;
 	uint64_t hop_gen; /* the route socket's changes they were made under */
 	struct probe probes[KEEPER_PROBES_MAX];
 	struct waiting waits[KEEPER_ASKS_MAX];
@@ -476,6 +502,20 @@ static int64_t serve_call(struct keeper *k, const struct seccomp_notif *rq,
 		    ? 0 /* the sandbox's namespace: its loopback only */
 		    : keeper_dest_check(&k->kr, domain, (struct sockaddr *)&ss,
 					(socklen_t)alen, &why);
+	/* Without a [lan] grant the wire's own calls on this machine's
+	 * network go to its DNS servers and nowhere else: every other
+	 * connect it asks on the channel (on_connect). Threat: a wire taken
+	 * over connects itself to the LAN, or to the router's port forward
+	 * back to this machine, past the first-hop probe. */
+	struct lnk_addr da;
+	if (r == 0 && !k->kr.lan_granted && !sandbox_socket(k, fd) &&
+	    (domain == AF_INET || domain == AF_INET6) &&
+	    ss.ss_family != AF_UNSPEC &&
+	    (addr_from_sockaddr((struct sockaddr *)&ss, &da) < 0 ||
+	     !resolver(&k->kr, &da, ss_port(&ss)))) {
+		r = -EACCES;
+		why = "not one of its DNS servers";
+	}
 	int64_t val = 0;
 	if (r == -EACCES)
 		say_refused(k, is_connect ? "connect" : "send",
@@ -633,7 +673,9 @@ static void assign_probe(struct keeper *k, int j)
 	struct waiting *wt = &k->waits[j];
 	int free_p = -1;
 	for (int i = 0; i < KEEPER_PROBES_MAX; i++) {
-		if (k->probes[i].fd >= 0 &&
+		/* only a probe of the same port: its silence says nothing
+		 * of another port (hop.h) */
+		if (k->probes[i].fd >= 0 && k->probes[i].port == wt->port &&
 		    addr_equal(&k->probes[i].a, &wt->a)) {
 			wt->probe = i;
 			return;
@@ -652,6 +694,7 @@ static void assign_probe(struct keeper *k, int j)
 	}
 	k->probes[free_p] = (struct probe){.fd = fd,
 					   .a = wt->a,
+					   .port = wt->port,
 					   .deadline = mono_ms() + HOP_PROBE_MS,
 					   .gen = k->hop_gen};
 	wt->probe = free_p;
@@ -668,7 +711,7 @@ static void assign_waiting(struct keeper *k, int64_t now)
 			continue;
 		wt->again_ms = 0;
 		/* another call's probe may have judged the address since */
-		enum hop_verdict v = hop_cache_get(k->hops, &wt->a);
+		enum hop_verdict v = hop_cache_get(k->hops, &wt->a, wt->port);
 		if (v != HOP_UNKNOWN && !(v == HOP_QUIET && k->hop_heard)) {
 			wt->used = false;
 			act_on(k, wt->cookie, &wt->a, wt->port, v);
@@ -692,6 +735,7 @@ static void forget_hops_on_change(struct keeper *k)
 	k->hop_gen = rs->gen;
 	memset(k->hops, 0, sizeof(*k->hops));
 	k->hop_heard = false;
+	k->nnoted = 0;
 }
 
 /* The first router of a connection to a, named for the routers file
@@ -708,13 +752,23 @@ static int router_key(struct keeper *k, const struct lnk_addr *a, char *key,
 }
 
 /* This wire has just heard the first router of a connection to a: kept
- * for the wires after it. A record that cannot be written costs only a
- * later wire's trust in silence (its keeper asks again). */
+ * for the wires after it. Every router heard, not only the wire's first:
+ * on a machine with two first routers, one the wires heard only after
+ * the other would have no record, and a later wire would take its
+ * silence (its errors spent by another sandbox) for a router that never
+ * answers. A record that cannot be written costs only a later wire's
+ * trust in silence (its keeper asks again). */
 static void note_heard(struct keeper *k, const struct lnk_addr *a)
 {
 	char key[HEARD_KEY_MAX];
-	if (k->heard >= 0 && router_key(k, a, key, sizeof(key)) == 0)
-		(void)heard_note(k->heard, key, time(NULL));
+	if (k->heard < 0 || router_key(k, a, key, sizeof(key)) != 0)
+		return;
+	for (size_t i = 0; i < k->nnoted; i++)
+		if (strcmp(k->noted[i], key) == 0)
+			return;
+	(void)heard_note(k->heard, key, time(NULL));
+	if (k->nnoted < KEEPER_NOTED_MAX)
+		memcpy(k->noted[k->nnoted++], key, sizeof(key));
 }
 
 /* Silence from a first router this wire has not heard: the router's way
@@ -741,8 +795,7 @@ static void probe_done(struct keeper *k, int i, enum hop_verdict v)
 {
 	struct probe *p = &k->probes[i];
 	if (v != HOP_UNKNOWN) {
-		if (!k->hop_heard)
-			note_heard(k, &p->a);
+		note_heard(k, &p->a);
 		k->hop_heard = true;
 	} else if (!k->hop_heard) {
 		if (silence_is_the_networks(k, &p->a))
@@ -755,7 +808,7 @@ static void probe_done(struct keeper *k, int i, enum hop_verdict v)
 	/* a verdict of the network before a change decides its own waiting
 	 * connects (sent before the change), and is not kept */
 	if (p->gen == k->hop_gen)
-		hop_cache_put(k->hops, &p->a, v);
+		hop_cache_put(k->hops, &p->a, p->port, v);
 	close(p->fd);
 	p->fd = -1;
 	int64_t now = mono_ms();
@@ -790,6 +843,36 @@ static void reply(struct keeper *k, enum keeper_reply_kind kind)
 	(void)!send(k->chan, m, sizeof(m), MSG_NOSIGNAL);
 }
 
+/* A door of this machine keeper_dest_check lets through: a granted
+ * --port on loopback, or a DNS server. */
+static bool door(const struct keeper_rules *kr, const struct lnk_addr *a,
+		 uint16_t port)
+{
+	static const struct lnk_addr lo4 = {.family = AF_INET,
+					    .a = {127, 0, 0, 1}};
+	static const struct lnk_addr lo6 = {.family = AF_INET6,
+					    .a = {[15] = 1}};
+	return ((addr_equal(a, &lo4) || addr_equal(a, &lo6)) &&
+		port_granted(kr, port)) ||
+	       resolver(kr, a, port);
+}
+
+/* Where a connection to a goes, as the wire's filter asks it (route.h);
+ * no route socket is no answer (refused). */
+static enum route_where where_is(struct keeper *k, const struct lnk_addr *a)
+{
+	struct route_sock own, *rs = k->kr.local_ctx;
+	if (!rs) {
+		if (route_open(&own) < 0)
+			return ROUTE_NONE;
+		rs = &own;
+	}
+	enum route_where w = route_where_for(rs, a);
+	if (rs == &own)
+		route_close(&own);
+	return w;
+}
+
 /* 'C': the wire asks for a connection to an address it checked; the
  * keeper checks it again (keeper_dest_check) and, for an address the wire
  * may reach as internet only, knows or asks whether it is the first
@@ -821,12 +904,24 @@ static void on_connect(struct keeper *k, const struct keeper_msg *m, int bad)
 		answer(k, cookie, KEEPER_FAILED, -r, -1);
 		return;
 	}
-	if (!(m->flags & KEEPER_ASK_FIRST_HOP)) {
+	unsigned flags = m->flags;
+	if (!k->kr.lan_granted && !door(&k->kr, &a, port)) {
+		/* no [lan] grant: the internet only, its first hop probed,
+		 * whatever a wire taken over asked (keeper.h) */
+		if (where_is(k, &a) != ROUTE_INTERNET) {
+			say_refused(k, "connect", (struct sockaddr *)&ss,
+				    "this machine's network");
+			answer(k, cookie, KEEPER_FAILED, EACCES, -1);
+			return;
+		}
+		flags |= KEEPER_ASK_FIRST_HOP;
+	}
+	if (!(flags & KEEPER_ASK_FIRST_HOP)) {
 		make_connect(k, cookie, &a, port);
 		return;
 	}
 	forget_hops_on_change(k);
-	enum hop_verdict v = hop_cache_get(k->hops, &a);
+	enum hop_verdict v = hop_cache_get(k->hops, &a, port);
 	if (v != HOP_UNKNOWN && !(v == HOP_QUIET && k->hop_heard)) {
 		act_on(k, cookie, &a, port, v);
 		return;
@@ -978,7 +1073,7 @@ static void on_alarm(int sig)
 }
 
 int keeper_run(const char *name, const char *sock, const uint16_t *ports,
-	       size_t nports, int chan, pid_t wire, int heard)
+	       size_t nports, bool lan_granted, int chan, pid_t wire, int heard)
 {
 	struct keeper k;
 	memset(&k, 0, sizeof(k));
@@ -986,6 +1081,7 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 	k.sock = sock;
 	k.kr.ports = ports;
 	k.kr.nports = nports;
+	k.kr.lan_granted = lan_granted;
 	k.wire = wire;
 	k.chan = chan;
 	k.notify = -1;

@@ -107,6 +107,14 @@ struct keeper_rules {
 	 * the keeper's route socket), or a fake in tests. */
 	bool (*is_local)(void *ctx, const struct lnk_addr *a);
 	void *local_ctx;
+	/* The sandbox has a [lan] grant. Without one the keeper holds a wire
+	 * taken over to what an honest one asks: its own connects go to the
+	 * DNS servers only, and a connect it asks for reaches the internet
+	 * only, its first hop probed whatever flag the wire sent. With one,
+	 * which addresses the grant reaches is known by name only, in the
+	 * wire: such a wire reaches this machine's network (man page, GAPS
+	 * AND LIMITS). */
+	bool lan_granted;
 };
 
 /* Asks the kernel's routing table at the time of the call, through rs (a
@@ -134,4 +142,5 @@ int keeper_dest_check(const struct keeper_rules *kr, int domain,
  * always refused). */
 #define KEEPER_HEARD_NONE INT_MIN
 int keeper_run(const char *name, const char *sock, const uint16_t *ports,
-	       size_t nports, int chan, pid_t wire, int heard);
+	       size_t nports, bool lan_granted, int chan, pid_t wire,
+	       int heard);

@@ -36,6 +36,7 @@
 
 #include "common/compat.h"
 #include "common/buf.h"
+#include "net/said.h"
 #include "proto/usage.h"
 #include "wire/http.h"
 #include "wire/tls_lib.h"
@@ -81,6 +82,7 @@ struct mconn {
 	struct lnk_addr addrs[DNS_MAX_ADDRS];
 	size_t naddrs, ai;
 	int last_err;
+	int ask_slot; /* its connect asked of the keeper (w->asks), or -1 */
 	struct dns_query *q;
 	SSL *ssl;
 	/* the answer: its head until complete (rewritten once), then bytes
@@ -251,9 +253,19 @@ static void mc_unlink(struct mconn *m)
 	w->model_graveyard = m;
 }
 
+/* The call no longer waits for the keeper: an answer that comes later
+ * finds no call (its socket is closed, conn.c). */
+static void ask_detach(struct mconn *m)
+{
+	if (m->ask_slot >= 0)
+		m->w->asks[m->ask_slot].m = NULL;
+	m->ask_slot = -1;
+}
+
 static void mc_close(struct mconn *m)
 {
 	struct wire *w = m->w;
+	ask_detach(m);
 	if (m->logged) {
 		const char *why = "";
 		if (usage_cut(&m->ur))
@@ -350,6 +362,7 @@ static void answer(struct mconn *m, int status, const char *why)
 	buf_free(&b);
 	dns_cancel(m->q);
 	m->q = NULL;
+	ask_detach(m);
 	if (m->ssl) {
 		m->w->tl->SSL_free(m->ssl);
 		m->ssl = NULL;
@@ -766,6 +779,7 @@ void model_take(struct wire *w, int fd, int64_t seq, const char *in, size_t len)
 	m->seq = seq;
 	m->ch = (struct loop_handler){.fn = on_client, .fd = fd};
 	m->uh = (struct loop_handler){.fn = on_upstream, .fd = -1};
+	m->ask_slot = -1;
 	snprintf(m->target, sizeof(m->target), "-");
 	usage_init(&m->ur);
 	m->next = w->models;
@@ -785,22 +799,27 @@ void model_take(struct wire *w, int fd, int64_t seq, const char *in, size_t len)
 
 static void try_connect(struct mconn *m);
 
+/* The route is an internet grant for its own host; a provider on this
+ * network needs a [lan] grant as well, and this machine is never reached
+ * this way. */
+static unsigned route_grants(struct mconn *m)
+{
+	const struct model_def *d = &m->r->d;
+	struct lnk_addr lit;
+	bool is_lit = addr_parse_literal(d->host, &lit) == LIT_ADDR;
+	return GRANT_INTERNET |
+	       (filter_match_host(&m->w->filter, d->host, is_lit ? &lit : NULL,
+				  d->port) &
+		GRANT_LAN);
+}
+
 static const char *check_addr(struct mconn *m, const struct lnk_addr *a)
 {
 	struct wire *w = m->w;
 	const struct model_def *d = &m->r->d;
-	struct lnk_addr lit;
-	bool is_lit = addr_parse_literal(d->host, &lit) == LIT_ADDR;
-	/* the route is an internet grant for its own host; a provider on
-	 * this network needs a [lan] grant as well, and this machine is
-	 * never reached this way */
-	unsigned grants =
-	    GRANT_INTERNET | (filter_match_host(&w->filter, d->host,
-						is_lit ? &lit : NULL, d->port) &
-			      GRANT_LAN);
 	enum route_where where = route_where_for(&w->route, a);
-	return filter_check_addr(&w->filter, grants, d->host, a, d->port,
-				 where);
+	return filter_check_addr(&w->filter, route_grants(m), d->host, a,
+				 d->port, where);
 }
 
 static void dns_done(void *ud, int status, const struct lnk_addr *addrs,
@@ -854,9 +873,19 @@ static void start_resolve(struct mconn *m)
 
 static void tls_start(struct mconn *m);
 
+/* The provider's next checked address, connected by the keeper as every
+ * call's is (conn.c): an address the route reaches as the internet only
+ * is first asked whether it is the first router's own (hop.h). Threat: a
+ * provider's name that resolves to the router's public address would
+ * otherwise reach a port forward on it, back to this machine. */
 static void try_connect(struct mconn *m)
 {
-	while (m->ai < m->naddrs) {
+	if (m->uh.fd >= 0) {
+		loop_del(m->w->loop, &m->uh);
+		close(m->uh.fd);
+		m->uh.fd = -1;
+	}
+	if (m->ai < m->naddrs) {
 		const struct lnk_addr *a = &m->addrs[m->ai++];
 		if (m->ai > 1) {
 			const char *why = check_addr(m, a);
@@ -865,28 +894,22 @@ static void try_connect(struct mconn *m)
 				return;
 			}
 		}
-		struct sockaddr_storage ss;
-		socklen_t len = addr_to_sockaddr(a, m->r->d.port, &ss);
-		if (m->uh.fd >= 0) {
-			loop_del(m->w->loop, &m->uh);
-			close(m->uh.fd);
-		}
-		m->uh.fd =
-		    socket_cloexec(a->family, SOCK_STREAM, 0, COMPAT_NONBLOCK);
-		if (m->uh.fd < 0) {
-			m->last_err = errno;
-			continue;
-		}
-		if (connect(m->uh.fd, (struct sockaddr *)&ss, len) == 0) {
-			tls_start(m);
+		const struct model_def *d = &m->r->d;
+		bool lan = !filter_check_addr(&m->w->filter, route_grants(m),
+					      d->host, a, d->port, ROUTE_LAN);
+		int slot = conn_ask_model(m->w, m, m->seq, a, d->port,
+					  lan ? 0 : KEEPER_ASK_FIRST_HOP);
+		if (slot < 0) {
+			fail(m, slot == -EAGAIN ? 503 : 502,
+			     slot == -EAGAIN
+				 ? "too many new addresses at once; try again"
+				 : "the wire's keeper is gone");
 			return;
 		}
-		if (errno == EINPROGRESS) {
-			m->st = MS_CONNECT;
-			set_interest(m);
-			return;
-		}
-		m->last_err = errno;
+		m->ask_slot = slot;
+		m->st = MS_CONNECT;
+		set_interest(m);
+		return;
 	}
 	if (m->uh.fd >= 0) {
 		loop_del(m->w->loop, &m->uh);
@@ -1157,6 +1180,31 @@ static void tls_step(struct mconn *m)
 		snprintf(why, sizeof(why), "the TLS handshake failed");
 	T->ERR_clear_error();
 	fail(m, 502, why);
+}
+
+void model_answered(struct mconn *m, const struct keeper_answer *ans)
+{
+	m->ask_slot = -1;
+	switch (ans->kind) {
+	case KEEPER_CONNECTING:
+		/* on_upstream takes it when the connect ends */
+		m->uh.fd = ans->fd;
+		set_interest(m);
+		return;
+	case KEEPER_FIRST_HOP:
+		refuse(m, 403, WIRE_FIRST_HOP_WHY, true);
+		return;
+	case KEEPER_HOP_UNKNOWN:
+		refuse(m, 403, WIRE_HOP_UNKNOWN_WHY, true);
+		return;
+	case KEEPER_BUSY:
+		fail(m, 503, "too many new addresses at once; try again");
+		return;
+	case KEEPER_FAILED:
+		m->last_err = ans->error;
+		try_connect(m);
+		return;
+	}
 }
 
 static void on_upstream(struct loop_handler *h, uint32_t ev)

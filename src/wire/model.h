@@ -25,6 +25,8 @@
 
 struct wire;
 struct wire_plan;
+struct mconn;
+struct keeper_answer;
 
 /* Is this request head (complete, as the proxy's parser refused it) one
  * for the model route: origin-form, its target under MODEL_PATH? */
@@ -39,6 +41,8 @@ void model_tls_free(struct wire *w);
  * sent so far. */
 void model_take(struct wire *w, int fd, int64_t seq, const char *in,
 		size_t len);
+/* The keeper's answer to the connect m asked (conn_ask_model). */
+void model_answered(struct mconn *m, const struct keeper_answer *ans);
 void model_tick(struct wire *w, int64_t now);
 void model_reap(struct wire *w);
 void model_close_all(struct wire *w);

@@ -492,6 +492,54 @@ static void test_attack(void)
 	execve(argv[0], argv, argv + 3);
 	fprintf(stderr, "lnk-test-attack: exec: %s\n", strerror(errno));
 }
+
+/* TEST BUILDS ONLY: with LNK_TEST_WIRE_ATTACK_NET=IPV4:PORT (an address of
+ * this machine's network: the LAN, the first router's own) the confined
+ * wire connects there itself, then asks its keeper on the channel to
+ * connect there without the first-hop flag, and says how each ended. */
+static void test_attack_net(int chan)
+{
+	const char *t = getenv("LNK_TEST_WIRE_ATTACK_NET");
+	const char *colon = t ? strrchr(t, ':') : NULL;
+	if (!colon)
+		return;
+	char ip[64];
+	snprintf(ip, sizeof(ip), "%.*s", (int)(colon - t), t);
+	struct lnk_addr a = {.family = AF_INET};
+	uint16_t port = (uint16_t)atoi(colon + 1);
+	if (inet_pton(AF_INET, ip, a.a) != 1)
+		return;
+	struct sockaddr_storage ss;
+	socklen_t len = addr_to_sockaddr(&a, port, &ss);
+	int fd = socket_cloexec(AF_INET, SOCK_STREAM, 0, 0);
+	int r = connect(fd, (struct sockaddr *)&ss, len);
+	fprintf(stderr, "lnk-test-attack: connect net: %s\n",
+		r == 0 ? "connected" : strerror(errno));
+	close(fd);
+	const uint64_t cookie = 0x7e57;
+	if (keeper_ask_connect(chan, cookie, &a, port, 0) < 0)
+		return;
+	for (int i = 0; i < 1500; i++) {
+		struct keeper_answer ans;
+		if (keeper_take_answer(chan, &ans) == 1 &&
+		    ans.cookie == cookie) {
+			static const char *kinds[] = {
+			    [KEEPER_CONNECTING] = "connecting",
+			    [KEEPER_FAILED] = "failed",
+			    [KEEPER_FIRST_HOP] = "first hop",
+			    [KEEPER_HOP_UNKNOWN] = "hop unknown",
+			    [KEEPER_BUSY] = "busy"};
+			fprintf(stderr, "lnk-test-attack: ask net: %s\n",
+				kinds[ans.kind]);
+			if (ans.fd >= 0)
+				close(ans.fd);
+			return;
+		}
+		struct timespec ms = {.tv_nsec = 10000000};
+		nanosleep(&ms, NULL);
+	}
+	fprintf(stderr, "lnk-test-attack: ask net: no answer\n");
+}
 #endif
 
 /* From here on the wire reads what the sandbox sends: confine it
@@ -509,8 +557,10 @@ static int wire_confine(struct wire *w, struct lnk_err *err)
 	r = keeper_send_listener(w->keeper, notify_fd, err);
 	close(notify_fd);
 #ifdef LNK_TEST_HOOKS
-	if (r == 0)
+	if (r == 0) {
+		test_attack_net(w->keeper);
 		test_attack();
+	}
 #endif
 	return r;
 }
@@ -664,8 +714,8 @@ static int watch_wire(const struct wire_plan *wp, int chan, pid_t wire,
 	const char *name = wp->name;
 	_cleanup_free_ char *sock =
 	    wp->home ? ctl_socket_path(wp->home, wp->name) : NULL;
-	int st =
-	    keeper_run(name, sock, wp->ports, wp->nports, chan, wire, heard);
+	int st = keeper_run(name, sock, wp->ports, wp->nports,
+			    wp->lan_hosts.n > 0, chan, wire, heard);
 	if (st < 0) {
 		fprintf(stderr, "lnk: wire: its keeper cannot watch it: %s\n",
 			strerror(-st));

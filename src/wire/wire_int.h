@@ -65,10 +65,12 @@ struct wire {
 	int keeper;		      /* the channel to the keeper (keeper.h) */
 	struct loop_handler keeper_h; /* its answers to connects */
 	/* Connects asked of the keeper and not yet answered, by cookie (the
-	 * call's seq); c is NULL once the call ended (its socket, when it
-	 * comes, is closed). Past KEEPER_ASKS_MAX, calls wait in order. */
+	 * call's seq); c (or m, a model route's call) is NULL once the call
+	 * ended (its socket, when it comes, is closed). Past KEEPER_ASKS_MAX,
+	 * calls wait in order; a model call is refused then (model.c). */
 	struct wire_ask {
 		struct conn *c;
+		struct mconn *m;
 		int64_t cookie;
 		bool used;
 	} asks[KEEPER_ASKS_MAX];
@@ -121,6 +123,11 @@ struct wire {
 void conn_accept(struct wire *w, struct listener *l, int fd);
 /* The keeper's channel is readable: its answers to connects. */
 void conn_keeper_input(struct loop_handler *h, uint32_t ev);
+/* A model route's connect asked of the keeper, as a call's is: its slot
+ * in w->asks, or -EAGAIN when none is free (or calls wait for one),
+ * -EIO when the keeper is gone. The answer comes to model_answered. */
+int conn_ask_model(struct wire *w, struct mconn *m, int64_t cookie,
+		   const struct lnk_addr *a, uint16_t port, unsigned flags);
 /* Timeouts; now is loop_now_ms(). */
 void conn_tick(struct wire *w, int64_t now);
 /* Frees the connections closed since the last call. */

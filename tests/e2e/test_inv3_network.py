@@ -458,6 +458,68 @@ def test_another_sandbox_cannot_silence_the_first_router(lnk, hopnet,
     assert "a server of this machine" not in out, out
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "the routers heard are kept per user: another user's program (or any "
+    "program outside a sandbox) can spend the router's ICMP errors before "
+    "a user's first wire hears it"))
+def test_another_users_sandbox_cannot_silence_the_first_router(
+        lnk, hopnet, tmp_path):
+    """Invariant 3 (reaches only the hosts allowed), promise: under
+    --internet-host '*' the first router's own address (a port forward on
+    its public address that leads back to this machine) is refused.
+
+    Threat: the routers heard (~/.lnk/sandbox/routers) are the user's own,
+    but the router's budget of ICMP errors is the machine's: a program in
+    another user's sandbox (a second HOME here; on a box, another box
+    user; or any program of anyone outside a sandbox, with a hop limit of
+    1) spends it, and the wire of a user who never heard that router
+    takes the silence for a router that never answers.
+
+    Open. The options: the routers heard kept where every user's keeper
+    reads them (a sticky folder the package makes, one file a user that
+    only its user writes and every keeper reads: no user can erase
+    another's record, and a false record only makes others refuse
+    silence); or silence from a router no wire heard refused unless the
+    user's settings say this network's router never answers (a cloud's),
+    which costs '*' its working out of the box there; or a probe the
+    router's budget does not bound (none found: its TCP answers and echo
+    replies do not say whether it sends ICMP errors)."""
+    import subprocess
+    import time
+    drain = tmp_path / "drain.py"
+    drain.write_text(DRAIN)
+    tmp_path.chmod(0o755)
+    other = tmp_path / "other-home"
+    other.mkdir(mode=0o700)
+
+    def run(home):
+        env = ["env", "-i", f"HOME={home}", "PATH=/usr/bin:/bin",
+               "LANG=C.UTF-8"]
+        return ["ip", "netns", "exec", hopnet, *env, lnk.bin, "sandbox",
+                "run", "--read", str(tmp_path), "--internet-host", "*",
+                "--"]
+    a = subprocess.Popen([*run(other), "python3", str(drain)],
+                         cwd=str(tmp_path), stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    out = ""
+    try:
+        time.sleep(2)
+        for _ in range(3):
+            b = subprocess.run(
+                [*run(lnk.home), "/bin/sh", "-c",
+                 "curl -s -m 3 -x \"$HTTP_PROXY\" "
+                 "http://198.19.201.1:8000/secret.txt"],
+                cwd=str(tmp_path), capture_output=True, text=True,
+                timeout=60)
+            out += b.stdout + b.stderr
+            if "a server of this machine" in b.stdout:
+                break
+    finally:
+        a.kill()
+        a.wait()
+    assert "a server of this machine" not in out, out
+
+
 def test_a_router_heard_once_is_never_taken_for_a_silent_one(lnk, hopnet,
                                                               tmp_path):
     """Invariant 3 (reaches only the hosts allowed), promise: under
@@ -506,6 +568,170 @@ def test_a_router_heard_once_is_never_taken_for_a_silent_one(lnk, hopnet,
     mine = [r for r in rows if r["target"] == "198.19.201.1:8000"]
     assert mine and mine[-1]["outcome"] == "refused", rows
     assert "no answer to the first-hop probe" in mine[-1]["reason"], mine
+
+
+def settle(*namespaces):
+    """Waits for a network that has settled, as one the machine has been on
+    a while: an address still tentative announces itself when it is not,
+    and that routing change drops every first-hop verdict of a wire (an
+    attack must meet the kept one)."""
+    for _ in range(100):
+        if not any(subprocess.run(["ip", "-n", ns, "addr", "show",
+                                   "tentative"], capture_output=True,
+                                  text=True).stdout.strip()
+                   for ns in namespaces):
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+
+
+# A second first router beside hopnet's: this machine's 198.19.204.1/30 on
+# a link to router r2 (198.19.204.2), whose "public" address 198.19.205.1
+# forwards port 8000 back to this machine's 198.19.200.1:8001;
+# 198.19.206.0/24 lies beyond r2.
+SECOND_ROUTER = """
+set -e
+ip netns add {r2}
+ip link add {m}1 netns {m} type veth peer name {r2}0 netns {r2}
+ip link add {r2}w netns {r2} type veth peer name {r2}v netns {r2}
+ip -n {r2} link set lo up
+ip -n {m} addr add 198.19.204.1/30 dev {m}1; ip -n {m} link set {m}1 up
+ip -n {r2} addr add 198.19.204.2/30 dev {r2}0; ip -n {r2} link set {r2}0 up
+ip -n {r2} addr add 198.19.205.1/24 dev {r2}w
+ip -n {r2} link set {r2}w up; ip -n {r2} link set {r2}v up
+ip -n {r2} route add 198.19.206.0/24 via 198.19.205.2 dev {r2}w
+ip -n {r2} route add default via 198.19.204.1
+ip -n {m} route add 198.19.205.0/24 via 198.19.204.2
+ip -n {m} route add 198.19.206.0/24 via 198.19.204.2
+ip netns exec {r2} sysctl -qw net.ipv4.ip_forward=1
+ip netns exec {r2} nft -f - <<'NFT'
+table ip hop {{
+	chain pre {{
+		type nat hook prerouting priority dstnat;
+		ip daddr 198.19.205.1 tcp dport 8000 dnat to 198.19.200.1:8001
+	}}
+	chain post {{
+		type nat hook postrouting priority srcnat;
+		oifname "{r2}0" masquerade
+	}}
+}}
+NFT
+"""
+
+
+def test_every_first_router_heard_is_remembered(lnk, hopnet, tmp_path):
+    """Invariant 3 (reaches only the hosts allowed), promise: under
+    --internet-host '*' the first router's own address (a port forward on
+    its public address that leads back to this machine) is refused, also
+    when the router says nothing to a wire that has not heard it yet.
+
+    Threat: a machine with two first routers (a second link whose routes
+    lead to other networks). A wire remembered only the first router it
+    heard: one that heard the first, then the second, left no record of
+    the second, so when the second falls silent (its ICMP errors spent by
+    another sandbox, or dropped here by a rule), a new wire takes it for
+    a router that never answers and reaches its port forward."""
+    import subprocess
+    r2 = hopnet[:-1] + "s"
+    up = subprocess.run(
+        ["bash", "-c", SECOND_ROUTER.format(m=hopnet, r2=r2)],
+        capture_output=True, text=True)
+    try:
+        assert up.returncode == 0, up.stderr
+        settle(hopnet, hopnet[:-1] + "r", r2)
+        env = ["env", "-i", f"HOME={lnk.home}", "PATH=/usr/bin:/bin",
+               "LANG=C.UTF-8"]
+        run = ["ip", "netns", "exec", hopnet, *env, lnk.bin, "sandbox",
+               "run", "--read", str(tmp_path), "--internet-host", "*", "--",
+               "/bin/sh", "-c"]
+        # a first wire hears the first router, then the second: a call
+        # beyond each (no host there)
+        subprocess.run(
+            [*run, "curl -s -m 3 -x \"$HTTP_PROXY\" http://198.19.202.7/; "
+                   "curl -s -m 3 -x \"$HTTP_PROXY\" http://198.19.206.7/"],
+            cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+        # then the second router says nothing to this machine
+        subprocess.run(
+            ["ip", "netns", "exec", r2, "nft", "-f", "-"], check=True,
+            input="table ip quiet {\n chain out {\n type filter hook "
+                  "output priority 0;\n icmp type time-exceeded drop\n "
+                  "}\n}\n", text=True)
+        second = subprocess.run(
+            [*run, "curl -s -m 20 -x \"$HTTP_PROXY\" "
+                   "http://198.19.205.1:8000/secret.txt"],
+            cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+        assert "a server of this machine" not in second.stdout, \
+            second.stdout
+    finally:
+        subprocess.run(["ip", "netns", "del", r2], capture_output=True)
+
+
+def test_a_closed_port_of_the_router_opens_no_other(lnk, hopnet, tmp_path):
+    """Invariant 3 (reaches only the hosts allowed), promise: under
+    --internet-host '*' the first router's own address (a port forward on
+    its public address that leads back to this machine) is refused.
+
+    Threat: a router drops what comes to its public address on the ports
+    it serves nothing on (a home router's firewall does, by default), so
+    a probe of such a port meets silence. Before any wire of the user has
+    heard the router, silence is taken for a router that never answers,
+    and the verdict was kept for the address: the program's next call, to
+    the port the router forwards back to this machine, was connected
+    without a probe of its own, though the router answers that one."""
+    import json
+    import subprocess
+    router = hopnet[:-1] + "r"
+    subprocess.run(
+        ["ip", "netns", "exec", router, "nft", "-f", "-"], check=True,
+        input="table ip closed {\n chain in {\n type filter hook input "
+              "priority 0;\n ip daddr 198.19.201.1 tcp dport 80 drop\n "
+              "}\n}\n", text=True)
+    settle(hopnet, router)
+    env = ["env", "-i", f"HOME={lnk.home}", "PATH=/usr/bin:/bin",
+           "LANG=C.UTF-8"]
+    cp = subprocess.run(
+        ["ip", "netns", "exec", hopnet, *env, lnk.bin, "sandbox", "run",
+         "--read", str(tmp_path), "--internet-host", "*", "--", "/bin/sh",
+         "-c", "curl -s -m 2 -x \"$HTTP_PROXY\" http://198.19.201.1/; "
+               "curl -s -m 10 -x \"$HTTP_PROXY\" "
+               "http://198.19.201.1:8000/secret.txt"],
+        cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+    assert "a server of this machine" not in cp.stdout, cp.stdout
+    out = subprocess.run(
+        [*env, lnk.bin, "sandbox", "log", "--json", "--lines", "1000"],
+        capture_output=True, text=True, check=True).stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    mine = [r for r in rows if r["target"] == "198.19.201.1:8000"]
+    assert mine and mine[-1]["outcome"] == "refused", rows
+    assert "first router's own address" in mine[-1]["reason"], mine
+
+
+def test_a_model_route_never_reaches_the_routers_own_address(lnk):
+    """Invariant 3 (reaches only the hosts allowed), promise: the first
+    router's own address (a port forward on its public address that leads
+    back to this machine) is this machine's network: only --lan-host
+    reaches it.
+
+    Threat: a model route's host resolves to the router's public address
+    (a provider's name whose DNS answers it, or a route written with it):
+    the route's connect went out without the first-hop probe that every
+    other call gets, and its TLS handshake reached, through the router's
+    port forward, a server of this machine."""
+    f = nethosts()
+    if "ROUTER_FWD_PORT" not in f:
+        pytest.skip("no port forward on the test router (nft missing)")
+    wan, fwd = f["ROUTER_WAN_IP"], f["ROUTER_FWD_PORT"]
+    cp = lnk.run("--name", "mhop", "--model", f"fwd=https://{wan}:{fwd}/v1",
+                 "--", "/bin/sh", "-c",
+                 "curl -s -m 20 -H 'content-type: application/json' "
+                 "\"$LNK_MODEL_FWD_URL/chat/completions\" -d '{}'",
+                 env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"],
+                      "FWD_API_KEY": "sk-test-hop"}, timeout=60)
+    out = lnk("sandbox", "log", "--json", "--sandbox", "mhop",
+              check=True).stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["outcome"] for r in rows] == ["refused"], (rows, cp.stderr)
+    assert "first router's own address" in rows[0]["reason"], rows
 
 
 # =============================================================================

@@ -80,6 +80,40 @@ def test_a_taken_over_wire_reaches_nothing(lnk, home):
         udp.close()
 
 
+@pytest.mark.parametrize("where", ["lan", "router"])
+def test_a_taken_over_wire_reaches_not_this_machines_network(lnk, where):
+    """Invariant 9 (processes outside run confined), promise: the wire confines
+    itself: taken over, it reaches nothing a sandbox without a [lan] grant
+    may not.
+
+    Threat: the program takes over the wire of a sandbox under
+    --internet-host '*' (no [lan] grant), which then connects itself, or
+    asks its keeper on the channel without the first-hop flag, to this
+    machine's network: the router's address on the LAN, or the router's
+    public address whose port forward leads back to this machine (played
+    by a test-hooks build: LNK_TEST_WIRE_ATTACK_NET)."""
+    hooks = os.environ.get("LNK_BIN_HOOKS")
+    if not hooks:
+        pytest.skip("LNK_BIN_HOOKS is not set: it names an lnk built with "
+                    "meson -Dtest_hooks=true, which this test needs")
+    from attack_helpers import nethosts
+    f = nethosts()
+    if where == "router" and "ROUTER_FWD_PORT" not in f:
+        pytest.skip("no port forward on the test router (nft missing)")
+    target = (f"{f['ROUTER_IP']}:80" if where == "lan" else
+              f"{f['ROUTER_WAN_IP']}:{f['ROUTER_FWD_PORT']}")
+    cp = subprocess.run(
+        [hooks, "sandbox", "run", "--internet-host", "*", "--", "true"],
+        cwd=lnk.cwd, env=lnk.env({"LNK_TEST_WIRE_ATTACK_NET": target}),
+        capture_output=True, text=True, timeout=60)
+    err = cp.stderr
+    acts = dict(line[len("lnk-test-attack: "):].split(": ", 1)
+                for line in err.splitlines()
+                if line.startswith("lnk-test-attack: "))
+    assert acts.get("connect net") == "Permission denied", err
+    assert acts.get("ask net") in ("failed", "first hop"), err
+
+
 def _parent(pid):
     with open(f"/proc/{pid}/stat") as f:
         return int(f.read().rsplit(")", 1)[1].split()[1])

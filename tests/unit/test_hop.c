@@ -63,23 +63,28 @@ static void test_cache_bounded(void **state)
 	(void)state;
 	struct hop_cache *c = calloc(1, sizeof(*c));
 	struct lnk_addr x = a4("198.18.2.1"), y = a4("198.18.0.2");
-	assert_int_equal(hop_cache_get(c, &x), HOP_UNKNOWN);
-	hop_cache_put(c, &x, HOP_FIRST);
-	hop_cache_put(c, &y, HOP_FARTHER);
-	hop_cache_put(c, &y, HOP_UNKNOWN); /* never kept, never replaces */
-	assert_int_equal(hop_cache_get(c, &x), HOP_FIRST);
-	assert_int_equal(hop_cache_get(c, &y), HOP_FARTHER);
+	assert_int_equal(hop_cache_get(c, &x, 80), HOP_UNKNOWN);
+	hop_cache_put(c, &x, 80, HOP_FIRST);
+	hop_cache_put(c, &y, 80, HOP_FARTHER);
+	hop_cache_put(c, &y, 80, HOP_UNKNOWN); /* never kept, never replaces */
+	assert_int_equal(hop_cache_get(c, &x, 80), HOP_FIRST);
+	assert_int_equal(hop_cache_get(c, &y, 443), HOP_FARTHER);
 	/* a quiet verdict (silence before the router was ever heard) is
 	 * kept, and replaced when the address is asked again and answers */
 	struct lnk_addr q = a4("198.18.2.9");
-	hop_cache_put(c, &q, HOP_QUIET);
-	assert_int_equal(hop_cache_get(c, &q), HOP_QUIET);
-	hop_cache_put(c, &q, HOP_FIRST);
-	assert_int_equal(hop_cache_get(c, &q), HOP_FIRST);
+	hop_cache_put(c, &q, 80, HOP_QUIET);
+	assert_int_equal(hop_cache_get(c, &q, 80), HOP_QUIET);
+	/* silence on port 80 (a router that drops what it does not serve)
+	 * says nothing of port 8000 (the port it forwards back here) */
+	assert_int_equal(hop_cache_get(c, &q, 8000), HOP_UNKNOWN);
+	hop_cache_put(c, &q, 8000, HOP_FIRST);
+	assert_int_equal(hop_cache_get(c, &q, 80), HOP_FIRST);
+	/* an answer judges the address on every port */
+	assert_int_equal(hop_cache_get(c, &y, 8080), HOP_FARTHER);
 	/* an unknown verdict is not kept: the next call asks again */
 	struct lnk_addr z = a4("198.18.0.3");
-	hop_cache_put(c, &z, HOP_UNKNOWN);
-	assert_int_equal(hop_cache_get(c, &z), HOP_UNKNOWN);
+	hop_cache_put(c, &z, 80, HOP_UNKNOWN);
+	assert_int_equal(hop_cache_get(c, &z, 80), HOP_UNKNOWN);
 	/* past HOP_CACHE_MAX addresses the oldest is forgotten first */
 	for (unsigned i = 0; i < HOP_CACHE_MAX - 2; i++) {
 		struct lnk_addr n;
@@ -89,11 +94,11 @@ static void test_cache_bounded(void **state)
 		n.a[1] = (uint8_t)(i >> 16);
 		n.a[2] = (uint8_t)(i >> 8);
 		n.a[3] = (uint8_t)i;
-		hop_cache_put(c, &n, HOP_FARTHER);
+		hop_cache_put(c, &n, 80, HOP_FARTHER);
 	}
 	assert_int_equal(c->n, HOP_CACHE_MAX);
-	assert_int_equal(hop_cache_get(c, &x), HOP_UNKNOWN);
-	assert_int_equal(hop_cache_get(c, &y), HOP_FARTHER);
+	assert_int_equal(hop_cache_get(c, &x, 80), HOP_UNKNOWN);
+	assert_int_equal(hop_cache_get(c, &y, 443), HOP_FARTHER);
 	free(c);
 }
 

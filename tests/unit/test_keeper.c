@@ -244,7 +244,8 @@ static void setup_closes_with_the_listener(void **state)
 		_exit(errno == EACCES ? 0 : 104);
 	}
 	close(ch[1]);
-	int st = keeper_run("test", NULL, NULL, 0, ch[0], p, KEEPER_HEARD_NONE);
+	int st = keeper_run("test", NULL, NULL, 0, false, ch[0], p,
+			    KEEPER_HEARD_NONE);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 	close(srv[0]);
@@ -319,8 +320,8 @@ static void binds_only_a_granted_port(void **state)
 	}
 	close(ch[1]);
 	const uint16_t ports[] = {8443};
-	int st =
-	    keeper_run("test", NULL, ports, 1, ch[0], p, KEEPER_HEARD_NONE);
+	int st = keeper_run("test", NULL, ports, 1, false, ch[0], p,
+			    KEEPER_HEARD_NONE);
 	unlink(db);
 	rmdir(dir);
 	assert_true(WIFEXITED(st));
