@@ -50,6 +50,7 @@ static bool plain(const char *s)
 static const char *path_of(const char *line, size_t *len)
 {
 	const char *t = strchr(line, '\t');
+	*len = 0;
 	if (!t)
 		return NULL;
 	const char *e = strchr(t + 1, '\t');
