@@ -63,9 +63,13 @@ int main(int argc, char **argv)
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), "/");
 	len += strlen(tool) + 1 + strlen(cwd) + 1;
+	/* the call's strings: the tool's name, the folder, its arguments */
+	if ((unsigned)argc + 1 > TOOLS_MAX_ARGS)
+		return fail(tool, "the call has more than 4096 arguments: the "
+				  "broker takes no more");
 	for (int i = 1; i < argc; i++) {
 		len += strlen(argv[i]) + 1;
-		if (len > TOOLS_MAX_CALL || (unsigned)argc > TOOLS_MAX_ARGS)
+		if (len > TOOLS_MAX_CALL)
 			return fail(tool, "the call's arguments are larger "
 					  "than 256 KiB: the broker takes no "
 					  "more");

@@ -163,6 +163,24 @@ def test_refusal_of_a_call_that_cannot_be_stored_says_why(lnk, tool):
     assert calls(tool) == []
 
 
+def test_a_call_too_big_for_the_broker_names_which_bound(lnk, tool):
+    """A call of more arguments than the broker takes (4096) is refused
+    inside, before anything leaves, naming that bound; one of more bytes
+    than it takes (256 KiB) names that one."""
+    cp = lnk.run("--tool", "mytool", "--", "/bin/sh", "-c",
+                 "mytool $(seq 1 5000); echo st=$?; "
+                 "a=$(head -c 100000 /dev/zero | tr '\\0' x); "
+                 "mytool $a $a $a; "
+                 "echo st=$?")
+    lines = [x for x in cp.stderr.splitlines() if "mytool" in x]
+    assert any("more than 4096 arguments" in x for x in lines), cp.stderr
+    assert any("larger than 256 KiB" in x for x in lines), cp.stderr
+    assert not any("4096" in x and "KiB" in x for x in lines), cp.stderr
+    assert cp.stdout.count("st=") == 2, cp.stdout
+    assert "st=0" not in cp.stdout, cp.stdout
+    assert calls(tool) == []
+
+
 @pytest.fixture
 def repo(lnk, work):
     """A git repository with one commit in the write folder, made before
