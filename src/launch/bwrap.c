@@ -147,15 +147,17 @@ static void mount_free(struct bwrap_mount *m)
 	free(m->src);
 }
 
-/* Does host content show at path? The deepest mount covering it decides. */
+/* Does host content show at path? The deepest mount covering it decides:
+ * sorted, a later cover is deeper, so the last one that covers it, found
+ * from the end (most often a few steps back, where a walk from the start
+ * compared every mount with every other). */
 static const struct bwrap_mount *deepest(const struct table *t, size_t upto,
 					 const char *path)
 {
-	const struct bwrap_mount *best = NULL;
-	for (size_t i = 0; i < upto; i++)
+	for (size_t i = upto; i-- > 0;)
 		if (path_within(path, t->m[i].path))
-			best = &t->m[i]; /* sorted: later covers are deeper */
-	return best;
+			return &t->m[i];
+	return NULL;
 }
 
 static bool shows_host(const struct bwrap_mount *m)

@@ -64,6 +64,12 @@ struct sqlite3;
  * says why. */
 int db_setup(struct sqlite3 *h, const char *sql, int timeout_ms, char **msg);
 
+/* After db_setup and the version's check: the tables and indexes of
+ * schema (CREATE ... IF NOT EXISTS statements) made, unless every one
+ * is in the file already; a busy answer retried as db_setup does. */
+int db_setup_tables(struct sqlite3 *h, const char *schema, int timeout_ms,
+		    char **msg);
+
 /* The form of lnk.db's tables this lnk reads and writes, kept in SQLite's
  * user_version. A file from a newer lnk is refused rather than written
  * (its tables may mean something else, and a wire must never run with a

@@ -318,7 +318,7 @@ int registry_open_at(const char *path, struct registry **out,
 		return r;
 	}
 	msg = NULL;
-	rc2 = db_setup(db, schema, 5000, &msg);
+	rc2 = db_setup_tables(db, schema, 5000, &msg);
 	sqlite3_free(msg);
 	if (rc2 != SQLITE_OK) {
 		r = db_err(s, err, "cannot set up the database");

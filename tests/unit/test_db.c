@@ -591,6 +591,53 @@ static void test_newer_or_damaged_refused(void **state)
 	assert_non_null(strstr(err.msg, "move it away"));
 }
 
+/* An open makes only the tables that are missing: a file from an older
+ * lnk (a table added since, an index dropped) gets them at its next open,
+ * by either opener; a whole file is not written to. */
+static void test_missing_tables_made_again(void **state)
+{
+	(void)state;
+	_cleanup_free_ char *path = tmpdb();
+	struct db *db = NULL;
+	struct lnk_err err = {0};
+	assert_int_equal(db_open(path, false, &db, &err), 0);
+	db_close(db);
+	struct registry *s = NULL;
+	assert_int_equal(registry_open_at(path, &s, &err), 0);
+	registry_close(s);
+
+	static const char *const gone[] = {"DROP TABLE wire_lookups",
+					   "DROP INDEX calls_sandbox",
+					   "DROP TABLE ctl_stop"};
+	for (size_t i = 0; i < 3; i++) {
+		sqlite3 *h;
+		assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(h, gone[i], NULL, NULL, NULL),
+				 SQLITE_OK);
+		sqlite3_close(h);
+		if (i < 2) {
+			assert_int_equal(db_open(path, false, &db, &err), 0);
+			db_close(db);
+		} else {
+			assert_int_equal(registry_open_at(path, &s, &err), 0);
+			registry_close(s);
+		}
+		assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+		sqlite3_stmt *st;
+		assert_int_equal(
+		    sqlite3_prepare_v2(h,
+				       "SELECT count(*) FROM sqlite_master "
+				       "WHERE name IN ('wire_lookups', "
+				       "'calls_sandbox', 'ctl_stop')",
+				       -1, &st, NULL),
+		    SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), 3);
+		sqlite3_finalize(st);
+		sqlite3_close(h);
+	}
+}
+
 /* A reason is stored whole up to its bound; past it, cut before a
  * character, never inside a UTF-8 sequence, and marked. */
 static void test_reason_cut(void **state)
@@ -697,6 +744,7 @@ int main(void)
 	    cmocka_unit_test(test_queue_without_wire),
 	    cmocka_unit_test(test_setup_waits_for_a_new_file),
 	    cmocka_unit_test(test_newer_or_damaged_refused),
+	    cmocka_unit_test(test_missing_tables_made_again),
 	};
 	return cmocka_run_group_tests(tests, make_top, remove_top);
 }
