@@ -193,7 +193,12 @@ static void conn_close(struct conn *c)
 	c->logged = false;
 	dns_cancel(c->q);
 	c->q = NULL;
-	loop_del(w->loop, &c->ch);
+	/* The client's socket is the wire's alone (accepted here, never
+	 * passed on): closing it takes it out of the loop, without a call of
+	 * its own. The upstream socket came from the keeper, whose copy may
+	 * still be open for a moment: taken out first, or its events would
+	 * still come for a freed connection. */
+	loop_forget(&c->ch);
 	loop_del(w->loop, &c->uh);
 	if (c->ch.fd >= 0)
 		close(c->ch.fd);
@@ -1188,12 +1193,14 @@ static int pump(struct conn *c, struct dir *d, int src, int dst, bool up,
 			continue;
 		}
 		if (d->eof) {
-			if (!d->shut) {
-				/* half-close: the other side learns the end
-				 * and may still answer */
+			/* half-close: the other side learns the end and may
+			 * still answer. When the other way has ended too,
+			 * relay closes both sockets next, and the close says
+			 * the end (a FIN, as the shutdown would). */
+			const struct dir *o = d == &c->c2u ? &c->u2c : &c->c2u;
+			if (!d->shut && !o->shut)
 				shutdown(dst, SHUT_WR);
-				d->shut = true;
-			}
+			d->shut = true;
 			return 0;
 		}
 		if (!may_read)

@@ -41,6 +41,14 @@ void loop_free(struct loop *l);
 int loop_set(struct loop *l, struct loop_handler *h, uint32_t events);
 /* Forgets h (before its fd is closed). */
 void loop_del(struct loop *l, struct loop_handler *h);
+/* Forgets h without asking the kernel: only for an fd about to be closed
+ * that no other process holds, whose close takes it out of the loop (epoll
+ * and kqueue both drop a file's interest at its last close). An event of
+ * it already fetched in this round is skipped, as after loop_del. */
+static inline void loop_forget(struct loop_handler *h)
+{
+	h->mask = 0;
+}
 /* Waits up to timeout_ms and dispatches. The number of events, or -errno. */
 int loop_once(struct loop *l, int timeout_ms);
 /* The loop's own descriptor: readable while an event waits. */
