@@ -66,6 +66,10 @@ else
 fi
 ninja -C build
 meson install -C build --no-rebuild
+# The routers every user's sandboxes heard (src/wire/heard.h): root's and
+# sticky, one file a user that only that user writes; as the package.
+install -d -m 0755 /var/lib/lnk
+install -d -m 1777 /var/lib/lnk/routers
 echo
 echo "installed: $(command -v lnk || echo /usr/local/bin/lnk)"
 lnk sandbox ready || true

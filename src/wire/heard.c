@@ -1,6 +1,7 @@
 /* The first routers heard, kept between wires (heard.h). */
 #include "wire/heard.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -228,4 +229,120 @@ int heard_note(int fd, const char *key, time_t now)
 	}
 	(void)flock(fd, LOCK_UN);
 	return n < 0 ? (int)n : 0;
+}
+
+int heard_dir_open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && geteuid() == 0) {
+		/* root makes it as the package does: its parent root's and
+		 * closed to others, the folder open to all and sticky */
+		char parent[256];
+		const char *slash = strrchr(path, '/');
+		if (slash && slash != path &&
+		    (size_t)(slash - path) < sizeof(parent)) {
+			memcpy(parent, path, (size_t)(slash - path));
+			parent[slash - path] = '\0';
+			(void)mkdir(parent, 0755);
+		}
+		if (mkdir(path, 0700) == 0)
+			(void)chmod(path, 01777);
+		fd =
+		    open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+	    !(st.st_mode & S_ISVTX)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+int heard_dir_mine(int dir)
+{
+	char name[24];
+	snprintf(name, sizeof(name), "%u", (unsigned)geteuid());
+	int fd = openat(dir, name,
+			O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+			0644);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int r = 0;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		r = -EPERM;
+	else if ((st.st_mode & 07777) != 0644 && fchmod(fd, 0644) < 0)
+		r = -errno; /* read by every user's keeper, whatever umask */
+	else if (st.st_size < HEARD_FILE_SIZE)
+		r = file_reserve(fd, HEARD_FILE_SIZE);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* A user's number as a file of the folder names it: digits only, no
+ * leading zero, below 2^32 - 1 (the kernel's invalid uid). */
+static bool uid_name(const char *s, uid_t *out)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 10 || (n > 1 && s[0] == '0'))
+		return false;
+	unsigned long long v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	if (v >= 0xffffffffULL)
+		return false;
+	*out = (uid_t)v;
+	return true;
+}
+
+bool heard_dir_knows(int dir, const char *key, time_t now)
+{
+	int d = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d < 0)
+		return true;
+	DIR *ds = fdopendir(d);
+	if (!ds) {
+		close(d);
+		return true;
+	}
+	bool knows = false;
+	size_t seen = 0;
+	struct dirent *de;
+	while (!knows && (de = readdir(ds))) {
+		/* A folder any user can fill: past the bound the records not
+		 * read may hold the router, so silence is refused, and a
+		 * folder of a million names costs a keeper no more. */
+		if (++seen > HEARD_DIR_FILES_MAX) {
+			knows = true;
+			break;
+		}
+		uid_t uid;
+		if (!uid_name(de->d_name, &uid))
+			continue;
+		/* not blocking: a FIFO in the folder opens at once, and is
+		 * then no regular file */
+		int fd = openat(dir, de->d_name,
+				O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+				    O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_uid == uid)
+			knows = heard_knows(fd, key, now);
+		close(fd);
+	}
+	closedir(ds);
+	return knows;
 }

@@ -28,7 +28,21 @@
  *
  * The file: lines "SECONDS KEY\n", newest first, then NUL bytes to
  * HEARD_FILE_SIZE. Writers hold an exclusive lock, readers a shared one;
- * a line that does not read as a record is dropped. */
+ * a line that does not read as a record is dropped.
+ *
+ * Another user: the router's budget of ICMP errors is the machine's, not
+ * a user's, so a program of another user (in a sandbox or not) can spend
+ * it before a user's first wire has heard the router. So the records are
+ * also kept in the machine's folder (HEARD_DIR, made by the package, by
+ * install.sh, or by lnk run as root: owned by root, sticky, open to
+ * all), one file a user, named by the user's number, that only that user
+ * writes and every keeper reads: silence from a router any user's wire
+ * heard is refused. A record another user wrote (true or not) can only
+ * make silence refused, never let a connect through; a file that is not
+ * a regular file of the user its name says is not read, and one whose
+ * lock is held past the wait counts as knowing the router (refused). A
+ * folder that is missing, or not root's and sticky, is not used: the
+ * user's own file alone decides, as before. */
 #pragma once
 
 #include <stdbool.h>
@@ -38,6 +52,13 @@
 #include "wire/route.h"
 
 #define HEARD_FILE_SIZE 8192
+/* The machine's folder; every user's keeper reads the files in it. */
+#ifndef HEARD_DIR
+#define HEARD_DIR "/var/lib/lnk/routers"
+#endif
+/* The most entries of it looked at for one silence (users of one
+ * machine); past them, silence is refused. */
+#define HEARD_DIR_FILES_MAX 4096
 #define HEARD_KEY_MAX 160
 #define HEARD_KEEP_DAYS 30
 
@@ -55,6 +76,19 @@ int heard_open(const char *path);
 bool heard_knows(int fd, const char *key, time_t now);
 /* Keeps key as heard at now. 0 or -errno. */
 int heard_note(int fd, const char *key, time_t now);
+
+/* The machine's folder at path (HEARD_DIR), open: a descriptor, or
+ * -errno; -EPERM when it is not a folder of root's with the sticky bit.
+ * As root, it is made (with its parent) when missing. */
+int heard_dir_open(const char *path);
+/* This user's file in the folder dir, made with HEARD_FILE_SIZE reserved
+ * and readable by all: a descriptor, or -errno (-EPERM when the name is
+ * taken by another user's file, or by anything but a regular file). */
+int heard_dir_mine(int dir);
+/* Whether any user's file in dir holds key heard within the keep; true
+ * too when the folder cannot be read, holds more than
+ * HEARD_DIR_FILES_MAX entries, or a file's lock stays taken. */
+bool heard_dir_knows(int dir, const char *key, time_t now);
 
 /* The file's text, pure (unit-tested): whether it holds key heard within
  * the keep; and the text rewritten in place (cap bytes, NUL-padded) with

@@ -357,6 +357,8 @@ struct keeper {
 	    *hops;	/* the first-hop verdicts, for the wire's life */
 	bool hop_heard; /* the first router has answered a probe (hop.h) */
 	int heard;	/* the routers heard by earlier wires (heard.h) */
+	int heard_dir;	/* the machine's folder of them, or -1 */
+	int heard_mine; /* this user's file in it, or -1 */
 	char noted[KEEPER_NOTED_MAX][HEARD_KEY_MAX];
 	size_t nnoted;
 	uint64_t hop_gen; /* the route socket's changes they were made under */
@@ -767,14 +769,17 @@ static void note_heard(struct keeper *k, const struct lnk_addr *a)
 		if (strcmp(k->noted[i], key) == 0)
 			return;
 	(void)heard_note(k->heard, key, time(NULL));
+	if (k->heard_mine >= 0)
+		(void)heard_note(k->heard_mine, key, time(NULL));
 	if (k->nnoted < KEEPER_NOTED_MAX)
 		memcpy(k->noted[k->nnoted++], key, sizeof(key));
 }
 
 /* Silence from a first router this wire has not heard: the router's way
- * (one that never answers) only when no wire of this user heard it. Not
- * knowing (no file, a router with no name) refuses, unless no file is
- * kept at all (KEEPER_HEARD_NONE). */
+ * (one that never answers) only when no wire of this user heard it, nor
+ * any user's in the machine's folder (heard.h: another user's program
+ * can spend the router's errors). Not knowing (no file, a router with no
+ * name) refuses, unless no file is kept at all (KEEPER_HEARD_NONE). */
 static bool silence_is_the_networks(struct keeper *k, const struct lnk_addr *a)
 {
 	if (k->heard == KEEPER_HEARD_NONE)
@@ -788,7 +793,9 @@ static bool silence_is_the_networks(struct keeper *k, const struct lnk_addr *a)
 		 * cannot be told from another network's: as before any
 		 * record, the network's way */
 		return true;
-	return e == 0 && !heard_knows(k->heard, key, time(NULL));
+	time_t now = time(NULL);
+	return e == 0 && !heard_knows(k->heard, key, now) &&
+	       !(k->heard_dir >= 0 && heard_dir_knows(k->heard_dir, key, now));
 }
 
 static void probe_done(struct keeper *k, int i, enum hop_verdict v)
@@ -1072,8 +1079,19 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
+static void close_heard(const struct keeper_heard *h)
+{
+	if (h->own >= 0)
+		close(h->own);
+	if (h->dir >= 0)
+		close(h->dir);
+	if (h->mine >= 0)
+		close(h->mine);
+}
+
 int keeper_run(const char *name, const char *sock, const uint16_t *ports,
-	       size_t nports, bool lan_granted, int chan, pid_t wire, int heard)
+	       size_t nports, bool lan_granted, int chan, pid_t wire,
+	       const struct keeper_heard *heard)
 {
 	struct keeper k;
 	memset(&k, 0, sizeof(k));
@@ -1085,7 +1103,9 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 	k.wire = wire;
 	k.chan = chan;
 	k.notify = -1;
-	k.heard = heard;
+	k.heard = heard->own;
+	k.heard_dir = heard->dir;
+	k.heard_mine = heard->mine;
 	signal(SIGPIPE, SIG_IGN);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -1104,8 +1124,7 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 		waitpid(wire, NULL, 0);
 		if (k.kr.local_ctx)
 			route_close(&rs);
-		if (heard >= 0)
-			close(heard);
+		close_heard(heard);
 		return r;
 	}
 	k.hops = xcalloc(1, sizeof(*k.hops));
@@ -1196,7 +1215,6 @@ int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 		if (k.spare[i] >= 0)
 			close(k.spare[i]);
 	close(k.pidfd);
-	if (k.heard >= 0)
-		close(k.heard);
+	close_heard(heard);
 	return st;
 }

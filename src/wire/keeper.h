@@ -135,12 +135,16 @@ int keeper_dest_check(const struct keeper_rules *kr, int domain,
  * wire has been killed). name is the sandbox's (for messages); sock (or
  * NULL) the wire's control socket, which the keeper removes at the end
  * (the confined wire cannot) if it is still the one the wire made.
- * heard: the file of the routers this user's wires have heard (heard.h),
- * open, which the keeper closes; KEEPER_HEARD_NONE when none is kept (a
- * harness: silence before this wire heard its router is the router's
- * way); another -errno when it could not be opened (then silence is
- * always refused). */
+ * heard: the routers heard (heard.h), open, which the keeper closes. own:
+ * this user's file; KEEPER_HEARD_NONE when none is kept (a harness:
+ * silence before this wire heard its router is the router's way); another
+ * -errno when it could not be opened (then silence is always refused).
+ * dir and mine: the machine's folder and this user's file in it, or -1
+ * (then this user's file alone decides). */
 #define KEEPER_HEARD_NONE INT_MIN
+struct keeper_heard {
+	int own, dir, mine;
+};
 int keeper_run(const char *name, const char *sock, const uint16_t *ports,
 	       size_t nports, bool lan_granted, int chan, pid_t wire,
-	       int heard);
+	       const struct keeper_heard *heard);

@@ -709,7 +709,7 @@ static void log_wire_end(const struct wire_plan *wp, const char *why)
  * (fail closed), and the program must not be left to guess why. Normal
  * ends (the lifeline closed) are silent. */
 static int watch_wire(const struct wire_plan *wp, int chan, pid_t wire,
-		      int heard)
+		      const struct keeper_heard *heard)
 {
 	const char *name = wp->name;
 	_cleanup_free_ char *sock =
@@ -783,13 +783,20 @@ int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
 	pid_t supervisor = getppid();
-	/* The routers heard by earlier wires (heard.h), opened (and made,
-	 * its room reserved) before the wire starts, so before the program
-	 * can fill the disk. */
-	int heard = KEEPER_HEARD_NONE;
+	/* The routers heard by earlier wires (heard.h), this user's and the
+	 * machine's, opened (and made, their room reserved) before the wire
+	 * starts, so before the program can fill the disk. */
+	struct keeper_heard heard = {KEEPER_HEARD_NONE, -1, -1};
 	if (wp->home) {
 		_cleanup_free_ char *hp = paths_routers_heard(wp->home);
-		heard = heard_open(hp);
+		heard.own = heard_open(hp);
+		heard.dir = heard_dir_open(HEARD_DIR);
+		if (heard.dir >= 0)
+			heard.mine = heard_dir_mine(heard.dir);
+		if (heard.dir < 0)
+			heard.dir = -1;
+		if (heard.mine < 0)
+			heard.mine = -1;
 	}
 	/* The keeper's channel: fixed-size messages (keeper.h). */
 	int kp[2];
@@ -810,8 +817,10 @@ int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 		 * middle of its batch (bench/README.md, connections). */
 		setsid();
 		close(kp[0]);
-		if (heard >= 0)
-			close(heard);
+		int hs[] = {heard.own, heard.dir, heard.mine};
+		for (size_t i = 0; i < ARRAY_SIZE(hs); i++)
+			if (hs[i] >= 0)
+				close(hs[i]);
 		_exit(wire_run(wp, 3, 4, kp[1], supervisor));
 	}
 	/* The keeper keeps neither end: the listeners must die with the
@@ -820,5 +829,5 @@ int wire_start(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	close(4);
 	close(kp[1]);
 	proc_set_name("lnk-wire-keep");
-	_exit(watch_wire(wp, kp[0], wire, heard));
+	_exit(watch_wire(wp, kp[0], wire, &heard));
 }

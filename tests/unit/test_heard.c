@@ -188,6 +188,120 @@ static void test_file(void **state)
 	rmdir(dir);
 }
 
+/* The machine's folder (another user's program can spend the router's
+ * errors): used only when it is root's and sticky; a user's file in it is
+ * made readable by all, with its room reserved; a router noted in any
+ * user's file is known to every keeper; a file is read only when it is a
+ * regular file of the user its name says, and a name taken by a link or
+ * a FIFO is refused as the user's own. */
+static void test_machine_folder(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/lnk-heard-dir-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char sub[256], name[64], path[320];
+	snprintf(sub, sizeof(sub), "%s/routers", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	time_t now = time(NULL);
+	if (geteuid() != 0) {
+		/* a folder of the user's own is never the machine's: anyone
+		 * could have made it */
+		assert_int_equal(chmod(sub, 01777), 0);
+		assert_int_equal(heard_dir_open(sub), -EPERM);
+		rmdir(sub);
+		rmdir(dir);
+		skip(); /* the rest needs a folder of root's: as root */
+		return;
+	}
+	/* root's, not sticky: refused */
+	assert_int_equal(heard_dir_open(sub), -EPERM);
+	/* a link to a good folder: refused */
+	snprintf(path, sizeof(path), "%s/link", dir);
+	assert_int_equal(chmod(sub, 01777), 0);
+	assert_int_equal(symlink(sub, path), 0);
+	assert_true(heard_dir_open(path) < 0);
+	unlink(path);
+	/* missing, as root: made, root's and sticky */
+	snprintf(path, sizeof(path), "%s/made/routers", dir);
+	int made = heard_dir_open(path);
+	assert_true(made >= 0);
+	struct stat st;
+	assert_int_equal(fstat(made, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 01777);
+	close(made);
+
+	int d = heard_dir_open(sub);
+	assert_true(d >= 0);
+	assert_false(heard_dir_knows(d, "gw=x", now));
+	int mine = heard_dir_mine(d);
+	assert_true(mine >= 0);
+	assert_int_equal(fstat(mine, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(st.st_size, HEARD_FILE_SIZE);
+	assert_int_equal(heard_note(mine, "gw=x", now), 0);
+	assert_true(heard_dir_knows(d, "gw=x", now));
+	assert_false(heard_dir_knows(d, "gw=y", now));
+
+	/* another user's file, with a record: known */
+	snprintf(path, sizeof(path), "%s/4242", sub);
+	int o = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(o >= 0);
+	assert_int_equal(fchown(o, 4242, 4242), 0);
+	assert_int_equal(heard_note(o, "gw=y", now), 0);
+	close(o);
+	assert_true(heard_dir_knows(d, "gw=y", now));
+	/* the same record in a file whose name is not its owner's, in one
+	 * whose name is no user's number, in a FIFO: not read */
+	assert_int_equal(chown(path, 4243, 4243), 0);
+	assert_false(heard_dir_knows(d, "gw=y", now));
+	char other[320];
+	snprintf(other, sizeof(other), "%s/04242", sub);
+	assert_int_equal(rename(path, other), 0);
+	assert_int_equal(chown(other, 4242, 4242), 0);
+	assert_false(heard_dir_knows(d, "gw=y", now));
+	unlink(other);
+	snprintf(other, sizeof(other), "%s/4244", sub);
+	assert_int_equal(mkfifo(other, 0644), 0);
+	assert_int_equal(chown(other, 4244, 4244), 0);
+	assert_false(heard_dir_knows(d, "gw=y", now));
+	unlink(other);
+	close(mine);
+
+	/* a folder filled past the bound with names of no one: refused
+	 * (a record past them might have been the router's) */
+	for (int i = 0; i <= HEARD_DIR_FILES_MAX; i++) {
+		char junk[320];
+		snprintf(junk, sizeof(junk), "%s/x%d", sub, i);
+		int j = open(junk, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		assert_true(j >= 0);
+		close(j);
+	}
+	assert_true(heard_dir_knows(d, "gw=nothing", now));
+	for (int i = 0; i <= HEARD_DIR_FILES_MAX; i++) {
+		char junk[320];
+		snprintf(junk, sizeof(junk), "%s/x%d", sub, i);
+		unlink(junk);
+	}
+	assert_false(heard_dir_knows(d, "gw=nothing", now));
+
+	/* this user's name taken by a link, then by a FIFO: refused */
+	snprintf(name, sizeof(name), "%s/%u", sub, (unsigned)geteuid());
+	unlink(name);
+	assert_int_equal(symlink("/etc/passwd", name), 0);
+	assert_true(heard_dir_mine(d) < 0);
+	unlink(name);
+	assert_int_equal(mkfifo(name, 0644), 0);
+	assert_int_equal(heard_dir_mine(d), -EPERM);
+	unlink(name);
+	close(d);
+	rmdir(sub);
+	snprintf(path, sizeof(path), "%s/made/routers", dir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/made", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +310,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile_lines),
 	    cmocka_unit_test(test_full_drops_oldest),
 	    cmocka_unit_test(test_file),
+	    cmocka_unit_test(test_machine_folder),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -245,7 +245,7 @@ static void setup_closes_with_the_listener(void **state)
 	}
 	close(ch[1]);
 	int st = keeper_run("test", NULL, NULL, 0, false, ch[0], p,
-			    KEEPER_HEARD_NONE);
+			    &(struct keeper_heard){KEEPER_HEARD_NONE, -1, -1});
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 	close(srv[0]);
@@ -321,7 +321,7 @@ static void binds_only_a_granted_port(void **state)
 	close(ch[1]);
 	const uint16_t ports[] = {8443};
 	int st = keeper_run("test", NULL, ports, 1, false, ch[0], p,
-			    KEEPER_HEARD_NONE);
+			    &(struct keeper_heard){KEEPER_HEARD_NONE, -1, -1});
 	unlink(db);
 	rmdir(dir);
 	assert_true(WIFEXITED(st));
