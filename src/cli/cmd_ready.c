@@ -25,6 +25,7 @@
 #include "launch/host.h"
 #include "launch/limits.h"
 #include "store/paths.h"
+#include "wire/heard.h"
 
 enum verdict { V_OK, V_WARN, V_FAIL };
 
@@ -343,6 +344,30 @@ static void check_path(struct report *rep)
 	strv_free(&notes);
 }
 
+/* The machine's folder of the routers every user's wires heard
+ * (wire/heard.h): without it, a program of another user can spend a
+ * router's errors before this user's wires have heard it. As root, it is
+ * made here when missing. */
+static void check_routers(struct report *rep)
+{
+	int d = heard_dir_open(HEARD_DIR);
+	if (d >= 0) {
+		close(d);
+		add(rep, "routers", V_OK,
+		    "the routers every user's wires heard are kept in %s",
+		    HEARD_DIR);
+		return;
+	}
+	add(rep, "routers", V_WARN,
+	    "%s is %s: each user's wires know only the routers they heard, "
+	    "and another user's program can pass a router off as one that "
+	    "never answers; as root: install -d -m 1777 %s",
+	    HEARD_DIR,
+	    d == -ENOENT ? "missing"
+			 : "not a folder of root's with the sticky bit",
+	    HEARD_DIR);
+}
+
 static const char *word(enum verdict v)
 {
 	switch (v) {
@@ -382,6 +407,7 @@ int cmd_ready(int argc, char **argv, const struct cli_ctx *cx)
 	check_seccomp(&rep);
 	check_limits(&rep);
 	check_path(&rep);
+	check_routers(&rep);
 
 	bool ok = true;
 	for (size_t i = 0; i < rep.n; i++)

@@ -14,7 +14,7 @@ import pytest
 from conftest import IS_ROOT
 
 CHECKS = ("bubblewrap", "user namespaces", "lnk-init", "landlock",
-          "seccomp", "seccomp notify", "limits", "path")
+          "seccomp", "seccomp notify", "limits", "path", "routers")
 
 
 def test_ready_agrees_with_run(lnk):
@@ -39,6 +39,18 @@ def test_ready_json(lnk):
     assert doc["ready"] == (cp.returncode == 0)
     for c in doc["checks"]:
         assert c["verdict"] in ("ok", "warn", "fail") and c["detail"]
+
+
+def test_ready_names_the_machines_routers_folder(lnk):
+    """tests/run-all makes /var/lib/lnk/routers as the package does:
+    ready finds it (root's and sticky) and says where the routers every
+    user's wires heard are kept."""
+    cp = lnk("sandbox", "ready")
+    assert ("ok    the routers every user's wires heard are kept in "
+            "/var/lib/lnk/routers") in cp.stdout.splitlines(), cp.stdout
+    doc = json.loads(lnk("sandbox", "ready", "--json").stdout)
+    assert [c["verdict"] for c in doc["checks"]
+            if c["check"] == "routers"] == ["ok"], doc
 
 
 def test_ready_help_and_usage(lnk):
