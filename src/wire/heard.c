@@ -243,7 +243,10 @@ int heard_dir_open(const char *path)
 		    (size_t)(slash - path) < sizeof(parent)) {
 			memcpy(parent, path, (size_t)(slash - path));
 			parent[slash - path] = '\0';
-			(void)mkdir(parent, 0755);
+			/* whatever root's umask: every user must reach the
+			 * folder through it */
+			if (mkdir(parent, 0700) == 0)
+				(void)chmod(parent, 0755);
 		}
 		if (mkdir(path, 0700) == 0)
 			(void)chmod(path, 01777);

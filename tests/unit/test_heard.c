@@ -221,14 +221,20 @@ static void test_machine_folder(void **state)
 	assert_int_equal(symlink(sub, path), 0);
 	assert_true(heard_dir_open(path) < 0);
 	unlink(path);
-	/* missing, as root: made, root's and sticky */
+	/* missing, as root: made, root's and sticky, its parent open to
+	 * every user whatever the umask */
 	snprintf(path, sizeof(path), "%s/made/routers", dir);
+	mode_t was = umask(077);
 	int made = heard_dir_open(path);
+	umask(was);
 	assert_true(made >= 0);
 	struct stat st;
 	assert_int_equal(fstat(made, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 01777);
 	close(made);
+	snprintf(path, sizeof(path), "%s/made", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
 
 	int d = heard_dir_open(sub);
 	assert_true(d >= 0);
