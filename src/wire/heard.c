@@ -137,9 +137,16 @@ void heard_put(char *text, size_t cap, const char *key, time_t now)
 	}
 }
 
-int heard_open(const char *path)
+/* A record file of this user's at name (below dir), made with its room
+ * reserved; shared: readable by every user's keeper, whatever the umask.
+ * A link, or anything but a regular file of this user's, is refused; a
+ * FIFO put in its place opens without waiting and is refused too. */
+static int open_own(int dir, const char *name, bool shared)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	mode_t mode = shared ? 0644 : 0600;
+	int fd = openat(dir, name,
+			O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+			mode);
 	if (fd < 0)
 		return -errno;
 	struct stat st;
@@ -148,6 +155,8 @@ int heard_open(const char *path)
 		r = -errno;
 	else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
 		r = -EPERM;
+	else if (shared && (st.st_mode & 07777) != mode && fchmod(fd, mode) < 0)
+		r = -errno;
 	else if (st.st_size < HEARD_FILE_SIZE)
 		r = file_reserve(fd, HEARD_FILE_SIZE);
 	if (r < 0) {
@@ -155,6 +164,11 @@ int heard_open(const char *path)
 		return r;
 	}
 	return fd;
+}
+
+int heard_open(const char *path)
+{
+	return open_own(AT_FDCWD, path, false);
 }
 
 /* The file's text, read under lock (held by the caller). */
@@ -268,26 +282,7 @@ int heard_dir_mine(int dir)
 {
 	char name[24];
 	snprintf(name, sizeof(name), "%u", (unsigned)geteuid());
-	int fd = openat(dir, name,
-			O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-			0644);
-	if (fd < 0)
-		return -errno;
-	struct stat st;
-	int r = 0;
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
-		r = -EPERM;
-	else if ((st.st_mode & 07777) != 0644 && fchmod(fd, 0644) < 0)
-		r = -errno; /* read by every user's keeper, whatever umask */
-	else if (st.st_size < HEARD_FILE_SIZE)
-		r = file_reserve(fd, HEARD_FILE_SIZE);
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	return fd;
+	return open_own(dir, name, true);
 }
 
 /* A user's number as a file of the folder names it: digits only, no
