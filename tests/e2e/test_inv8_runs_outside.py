@@ -34,7 +34,7 @@ import time
 
 import pytest
 
-from conftest import IS_ROOT, on_lnk_path
+from conftest import IS_ROOT, Lnk, on_lnk_path
 from attack_helpers import (PROXY_PRELUDE, PY, _tool_on_path, assert_clean,
                             in_private_mounts, lnk_under_mounts, plant, py,
                             sh)
@@ -581,6 +581,84 @@ def test_more_git_keys_that_run_programs_protected(lnk, home, work, section,
     assert not t.exists(), cp.stderr
 
 
+# A relative value in the user's own git config: git takes it from the top
+# of the working tree it runs in (githooks(5); a `!` alias and the commands
+# git starts run there too), so it names a file in every project the user
+# runs git in. Key, value, the file it names from the top of the project.
+RELATIVE_GIT_KEYS = [
+    ("core", "hooksPath", ".githooks", ".githooks/pre-commit"),
+    ("core", "hooksPath", "scripts/hooks", "scripts/hooks/pre-commit"),
+    ("alias", "t", "!tools/t.sh --x", "tools/t.sh"),
+    ("core", "fsmonitor", "tools/fsmon", "tools/fsmon"),
+]
+
+
+@pytest.mark.parametrize("repo", [True, False], ids=["repository",
+                                                     "not-yet"])
+@pytest.mark.parametrize("section,key,value,target", RELATIVE_GIT_KEYS,
+                         ids=[f"{s}.{k}={v.split()[0]}" for s, k, v, _ in
+                              RELATIVE_GIT_KEYS])
+def test_relative_path_of_the_users_git_config_protected(
+        lnk, home, work, section, key, value, target, repo):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: the user's ~/.gitconfig sets `core.hooksPath = .githooks` (a
+    common setup: every project's own hooks folder); git takes a relative
+    value from the top of the working tree it runs in, so in a project
+    that is a write folder it names <project>/.githooks. The program
+    plants a pre-commit hook there (no dot file of the list: nothing kept
+    it), and the user's next commit outside runs it, as the user. The
+    same for a project that becomes a repository later (git init)."""
+    (home / ".gitconfig").write_text(f"[{section}]\n\t{key} = {value}\n")
+    if repo:
+        git("init", "-q", work)
+    top = target.split("/")[0]
+    cp = sh_to_the_end(lnk, f"mkdir -p {os.path.dirname(target)}; "
+                       f"printf '#!/bin/sh\\ntouch ~/pwned\\n' > {target}; "
+                       f"mv {top} moved; true", "--write", work)
+    assert not (work / target).exists(), cp.stderr
+    assert not (work / "moved").exists(), cp.stderr
+
+
+def test_relative_hooks_path_of_the_users_config_in_an_enclosing_repository(
+        lnk, home, work):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: the write folder is a subfolder (lib) of a repository; the
+    user's ~/.gitconfig sets `core.hooksPath = lib/hooks`, relative to the
+    repository's top: the folder it names lies in the write folder."""
+    (home / ".gitconfig").write_text("[core]\n\thooksPath = lib/hooks\n")
+    git("init", "-q", work)
+    (work / "lib").mkdir()
+    cp = sh_to_the_end(lnk, "mkdir -p hooks; echo evil > hooks/pre-commit; "
+                       "true", "--write", work / "lib", cwd=work / "lib")
+    assert not (work / "lib" / "hooks" / "pre-commit").exists(), cp.stderr
+
+
+@pytest.mark.parametrize("spelling", ["$HOME", "${HOME}", "$PROJECTS"])
+def test_git_command_spelled_with_a_variable_protected(lnk, home, work,
+                                                      spelling):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: git runs a command-valued key (core.pager, a `!` alias,
+    credential.helper) through the shell, which expands $HOME and the
+    user's other variables: `core.pager = $HOME/project/tools/pager`
+    names a file of the write folder as surely as `~/project/...` does.
+    The program rewrites it, and the next paged git outside runs it."""
+    base = spelling + "/"
+    (home / ".gitconfig").write_text(
+        f"[core]\n\tpager = {base}project/tools/pager -R\n"
+        f"[alias]\n\tlg = \"!{base}project/tools/lg.sh\"\n")
+    cp = sh_to_the_end(lnk, "mkdir -p tools; echo evil > tools/pager; "
+                       "echo evil > tools/lg.sh; true", "--write", work,
+                       env={"PROJECTS": str(home)})
+    assert not (work / "tools" / "pager").exists(), cp.stderr
+    assert not (work / "tools" / "lg.sh").exists(), cp.stderr
+
+
 def test_git_config_the_environment_names_is_read_for_programs(lnk, work):
     """Invariant 8 (what runs outside later), promise: git's directories, every
     repository the top one knows, and what a config names are kept.
@@ -689,6 +767,49 @@ def test_node_modules_above_the_home_not_planted(lnk, home):
     cp = sh_to_the_end(lnk, f"mkdir -p '{home.parent}/node_modules/fs'; true",
             "--write", home.parent)
     assert not (home.parent / "node_modules").exists(), cp.stderr
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_no_repository_or_settings_above_the_home(tmp_path, depth):
+    """Invariant 8 (what runs outside later), promise: the home folder's top,
+    its module folders and the targets of protected links are kept.
+
+    Threat: --write of a folder that holds the home two levels down
+    (/srv holding /srv/users/bob): git looks for a repository in every
+    folder above the one it runs in, so a `.git` (or a bare repository's
+    HEAD) made in /srv/users turns the whole home into its working tree,
+    and the user's next `git status` in ~ (a prompt runs one at every cd)
+    runs its core.fsmonitor, as the user. Mercurial and cargo look up the
+    same way (.hg, .cargo/config.toml). Every dot name of each folder
+    from the write folder down to the home is kept, as at the home's
+    top, and no HEAD is made there."""
+    top = tmp_path / "top"
+    home = top / "bob" if depth == 1 else top / "users" / "bob"
+    home.mkdir(parents=True)
+    above = home.parent
+    (above / ".cargo").mkdir()
+    (above / ".cargo" / "config.toml").write_text("[build]\n")
+    lnk = Lnk(home, home)
+    cp = sh_to_the_end(lnk, f"""
+        cd '{above}'
+        git init -q . 2>/dev/null
+        git init -q --bare . 2>/dev/null
+        echo 'ref: refs/heads/main' > HEAD
+        mkdir .hg; echo '[hooks]' > .hg/hgrc
+        echo '[build] rustc-wrapper = "/tmp/x"' >> .cargo/config.toml
+        mv .cargo .cargo.old
+        mkdir -p '{top}/.cargo'; echo x > '{top}/.cargo/config.toml'
+        true""", "--write", top)
+    for name in (".git", "HEAD", ".hg", ".cargo.old"):
+        assert not (above / name).exists(), (name, cp.stderr)
+    assert (above / ".cargo" / "config.toml").read_text() == "[build]\n"
+    if depth == 2:
+        assert not (top / ".cargo").exists(), cp.stderr
+    out = subprocess.run(["git", "-C", home, "rev-parse", "--git-dir"],
+                         capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HOME": str(home),
+                              "GIT_CEILING_DIRECTORIES": str(tmp_path)})
+    assert out.returncode != 0, out.stdout
 
 
 @pytest.mark.parametrize("dangling", [False, True])
@@ -1881,6 +2002,77 @@ def test_granted_build_tool_never_runs_what_the_program_wrote(lnk, work,
     assert "st=" in cp.stdout, cp.stderr
     assert not mark.exists(), (cp.stdout, cp.stderr)
     # refused in lnk's words, naming why and what to do instead
+    assert "run the program's code outside the sandbox" in cp.stderr, \
+        cp.stderr
+
+
+# Tools that run what a file of the project's says, with the file: ctest
+# runs CTestTestfile.cmake's add_test commands, autoreconf and aclocal
+# feed configure.ac through m4 (whose esyscmd runs a shell command),
+# Debian's other names of listed tools, shells given a script.
+PROJECT_FILE_TOOLS = [
+    ("ctest", "CTestTestfile.cmake"),
+    ("cpack", "CPackConfig.cmake"),
+    ("autoreconf", "configure.ac"),
+    ("aclocal", "configure.ac"),
+    ("m4", "configure.ac"),
+    ("yarnpkg", "package.json"),
+    ("pytest-3", "conftest.py"),
+    ("nodejs", "index.js"),
+    ("pylint", "pylintrc"),
+    ("sh", "build.sh"),
+    ("bash", "build.sh"),
+]
+
+
+@pytest.mark.parametrize("tool,file", PROJECT_FILE_TOOLS,
+                         ids=[t for t, _ in PROJECT_FILE_TOOLS])
+def test_granted_tool_never_runs_the_projects_file(lnk, work, tmp_path, tool,
+                                                   file):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: with only `ctest --output-on-failure` granted (or autoreconf,
+    a shell and its script, Debian's yarnpkg or pytest-3), the program
+    writes the file the tool obeys at the top of its write folder
+    (CTestTestfile.cmake's add_test, configure.ac's esyscmd: no dot name,
+    nothing keeps it) and calls the tool, which runs it outside, as the
+    user. The tool here stands in for the real one: it runs the file."""
+    mark = tmp_path / "OUTSIDE_MARK"  # outside every grant
+    on_lnk_path(lnk, tmp_path / "toolbin", tool,
+                f"#!/bin/sh\n[ -f '{file}' ] && . './{file}'\n"
+                "echo tool-ran\n")
+    cp = lnk.run("--write", work, "--tool", f"{tool} *", "--", "/bin/sh",
+                 "-c", f"cd '{work}' && echo 'touch {mark}' > '{file}'; "
+                 f"{tool} x; echo st=$?")
+    assert "st=" in cp.stdout, cp.stderr
+    assert not mark.exists(), (cp.stdout, cp.stderr)
+    assert "run the program's code outside the sandbox" in cp.stderr, \
+        cp.stderr
+
+
+@pytest.mark.parametrize("wrapper", ["env", "nice", "timeout 30", "xargs",
+                                     "nohup", "stdbuf -o0", "setsid"])
+def test_granted_wrapper_never_runs_a_build_tool(lnk, work, tmp_path,
+                                                 wrapper):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing the program can write.
+
+    Threat: make is never let act at the top of a write folder, but `env
+    *` (or nice, timeout, xargs...) is granted: the program calls `env
+    make test` after rewriting the Makefile, and the wrapper starts make
+    outside, which runs the program's recipe, as the user."""
+    if not shutil.which("make"):
+        pytest.skip("make is not installed")
+    mark = tmp_path / "OUTSIDE_MARK"  # outside every grant
+    first = wrapper.split()[0]
+    run = f"echo make test | {first}" if first == "xargs" else \
+        f"{wrapper} make test"
+    cp = lnk.run("--write", work, "--tool", f"{first} *", "--", "/bin/sh",
+                 "-c", f"cd '{work}' && printf 'test:\\n\\ttouch {mark}\\n' "
+                 f"> Makefile; {run}; echo st=$?")
+    assert "st=" in cp.stdout, cp.stderr
+    assert not mark.exists(), (cp.stdout, cp.stderr)
     assert "run the program's code outside the sandbox" in cp.stderr, \
         cp.stderr
 

@@ -127,7 +127,9 @@ static void test_guarded_top_is_safe_and_below_it_is_not(void **state)
 /* A tool that obeys the project's own files never acts at a guarded top:
  * make, npm, cargo or pytest would read the Makefile, package.json,
  * build.rs or conftest.py the program wrote there, and run the program's
- * code outside. git and the like (dot names only) still may. */
+ * code outside; so would ctest (CTestTestfile.cmake), the autotools
+ * (configure.ac's esyscmd), a shell (its script) and a wrapper (env make).
+ * git and the like (dot names only) still may. */
 static void test_guarded_top_is_never_for_build_tools(void **state)
 {
 	struct fx *f = *state;
@@ -146,7 +148,10 @@ static void test_guarded_top_is_never_for_build_tools(void **state)
 		    tools_folder_check(fd, &t, *ok, why, sizeof(why)), 0);
 	for (const char *const *no =
 		 (const char *const[]){"make", "npm", "cargo", "pytest",
-				       "/usr/bin/python3.11", NULL};
+				       "/usr/bin/python3.11", "ctest",
+				       "autoreconf", "m4", "yarnpkg",
+				       "pytest-3", "sh", "/bin/bash", "env",
+				       "xargs", "timeout", NULL};
 	     *no; no++) {
 		assert_int_equal(
 		    tools_folder_check(fd, &t, *no, why, sizeof(why)), -EPERM);
