@@ -18,11 +18,16 @@
  *    program's, with its own core.fsmonitor, which the user's next plain
  *    `git status` at the top runs;
  *  - what a repository's config (and the user's global one) names outside
- *    the git directory: core.hooksPath, include.path, includeIf.*.path;
+ *    the git directory: core.hooksPath, include.path, includeIf.*.path,
+ *    the programs of its commands; a command's words as its shell reads
+ *    them ($HOME/x too), and a relative value of the user's own config
+ *    from each working tree git may run it in;
  *  - the top of the home folder, when a write folder is it or holds it:
  *    shells, X sessions, editors and countless tools read a dot file there,
  *    so EVERY dot name is read only and none can be created, and ~/bin
- *    (on PATH through Debian's .profile) with it;
+ *    (on PATH through Debian's .profile) with it; and each folder above
+ *    the home a write folder holds the same way, with no new HEAD there
+ *    (git, Mercurial and cargo look up through it from the whole home);
  *  - every folder on the user's PATH (lnk's own, as the shell gave it)
  *    that lies in a write folder: a program put there runs in place of
  *    the one the user types next (an activated virtualenv's .venv/bin,
@@ -420,11 +425,43 @@ struct git_repo {
 static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 			int depth);
 
+static const char *env_get(char *const *env, const char *name);
+
+/* A word that starts with a variable ($HOME/x, ${HOME}/x), as the shell
+ * that runs the command expands it: HOME is the home folder, any other
+ * the value in lnk's own environment (the user's, as the shell gave it;
+ * the one git runs with later is not known). NULL when it is no such
+ * word, or names no absolute folder. */
+static char *expand_var(const struct pctx *c, const char *w)
+{
+	char name[128];
+	size_t n = 0;
+	const char *p = w + 1;
+	bool braced = *p == '{';
+
+	if (w[0] != '$')
+		return NULL;
+	p += braced;
+	while (((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		(*p >= '0' && *p <= '9') || *p == '_') &&
+	       n + 1 < sizeof(name))
+		name[n++] = *p++;
+	name[n] = '\0';
+	if (!n || (braced && *p++ != '}') || (*p && *p != '/'))
+		return NULL;
+	const char *v =
+	    strcmp(name, "HOME") == 0 ? c->in->home : env_get(c->in->env, name);
+	if (!v || v[0] != '/')
+		return NULL;
+	return xasprintf("%s%s", v, p);
+}
+
 /* Each word of a shell command that is a path: the program, or the
- * script a program is given (`sh ~/x/hook.sh`). Relative words are from
- * base (where git runs it: the working tree), when known. */
-static void protect_command(struct pctx *c, const char *cmd, const char *base,
-			    const char *why)
+ * script a program is given (`sh ~/x/hook.sh`, `$HOME/x/pager`). Relative
+ * words are from each of bases (where git runs it: the working tree; for
+ * the user's own config, each one it may be: user_config_bases). */
+static void protect_command(struct pctx *c, const char *cmd,
+			    const struct strv *bases, const char *why)
 {
 	_cleanup_free_ char *all = xstrdup(cmd);
 	int words = 0;
@@ -440,9 +477,50 @@ static void protect_command(struct pctx *c, const char *cmd, const char *base,
 			c->overflow = true;
 			return;
 		}
-		_cleanup_free_ char *p = expand(c, w, base);
-		if (p)
-			protect_path(c, p, why, false, true);
+		if (w[0] == '$') {
+			_cleanup_free_ char *p = expand_var(c, w);
+			if (p)
+				protect_path(c, p, why, false, true);
+			continue;
+		}
+		if (w[0] == '/' || w[0] == '~') {
+			_cleanup_free_ char *p = expand(c, w, NULL);
+			if (p)
+				protect_path(c, p, why, false, true);
+			continue;
+		}
+		for (size_t i = 0; i < bases->n; i++) {
+			_cleanup_free_ char *p = expand(c, w, bases->v[i]);
+			if (p)
+				protect_path(c, p, why, false, true);
+		}
+	}
+}
+
+static bool dot_git(const char *folder, char **gitdir, bool *named);
+
+/* Where git takes a relative value of the user's own config from: the
+ * top of the working tree it runs in. Of those the program can write
+ * into, that is each write folder (a repository now, or once the user
+ * runs git init there) and the top of the repository a write folder
+ * lies in. */
+static void user_config_bases(const struct pctx *c, struct strv *out)
+{
+	for (size_t i = 0; i < c->in->write->n; i++) {
+		const char *w = c->in->write->v[i];
+		if (!strv_contains(out, w))
+			strv_push(out, w);
+		_cleanup_free_ char *d = xstrdup(w);
+		for (char *s; (s = strrchr(d, '/')) && s != d;) {
+			*s = '\0';
+			_cleanup_free_ char *gd = NULL;
+			bool named;
+			if (!dot_git(d, &gd, &named))
+				continue;
+			if (!strv_contains(out, d))
+				strv_push(out, d);
+			break;
+		}
 	}
 }
 
@@ -466,34 +544,49 @@ static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 	if (!k)
 		return;
 	/* Relative: from where git runs, the top of the working tree (the
-	 * git directory for a bare repository); unknown for the user's own
-	 * config. */
+	 * git directory for a bare repository); for the user's own config,
+	 * every working tree it may run in (`core.hooksPath = .githooks`
+	 * names a folder in each project). */
 	const char *base = g->worktree ? g->worktree : g->gitdir;
+	struct strv bases = {0};
+	if (base)
+		strv_push(&bases, base);
+	else if (k->kind != GIT_INCLUDE)
+		user_config_bases(c, &bases);
 	switch (k->kind) {
-	case GIT_PATH: {
-		_cleanup_free_ char *p = expand(c, val, base);
-		if (p)
-			protect_path(c, p, k->why, false, true);
+	case GIT_PATH:
+		if (val[0] == '/' || val[0] == '~') {
+			_cleanup_free_ char *p = expand(c, val, NULL);
+			if (p)
+				protect_path(c, p, k->why, false, true);
+			break;
+		}
+		for (size_t i = 0; i < bases.n; i++) {
+			_cleanup_free_ char *p = expand(c, val, bases.v[i]);
+			if (p)
+				protect_path(c, p, k->why, false, true);
+		}
 		break;
-	}
 	case GIT_BANG:
 		if (val[0] != '!')
 			break;
-		protect_command(c, val + 1, base, k->why);
+		protect_command(c, val + 1, &bases, k->why);
 		break;
 	case GIT_COMMAND:
-		protect_command(c, val[0] == '!' ? val + 1 : val, base, k->why);
+		protect_command(c, val[0] == '!' ? val + 1 : val, &bases,
+				k->why);
 		break;
 	case GIT_INCLUDE: {
 		_cleanup_free_ char *dir = dir_of(file);
 		_cleanup_free_ char *p = expand(c, val, dir);
 		if (!p)
-			return;
+			break;
 		protect_path(c, p, k->why, false, true);
 		scan_config(c, p, g, depth + 1);
 		break;
 	}
 	}
+	strv_free(&bases);
 }
 
 /* Parses a git config file (git-config(1), CONFIGURATION FILE) as far as
@@ -938,9 +1031,60 @@ static const struct {
     {"R", "R loads the packages of the user's library in it"},
 };
 
+/* Every dot name in folder d (the hidden folders left to their own
+ * rule), protected for why. */
+static void protect_dot_names(struct pctx *c, const char *d, const char *why)
+{
+	DIR *dir = opendir(d);
+	struct dirent *e;
+	while (dir && (e = readdir(dir))) {
+		if (e->d_name[0] != '.' || strcmp(e->d_name, ".") == 0 ||
+		    strcmp(e->d_name, "..") == 0)
+			continue;
+		_cleanup_free_ char *p = xasprintf("%s/%s", d, e->d_name);
+		if (c->in->hidden && strv_contains(c->in->hidden, p))
+			continue;
+		protect_path(c, p, why, false, true);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/* A folder above the home that a write folder holds (--write /srv with
+ * the home at /srv/users/bob): tools look up from the folder they run in
+ * through every folder above it, so what is made there is found from
+ * anywhere under the home. git takes a `.git` or a bare repository's HEAD
+ * there for the repository the whole home is a working tree of (and runs
+ * its core.fsmonitor at the next `git status` in ~), Mercurial an .hg,
+ * cargo merges each .cargo/config.toml: every dot name is kept, as at the
+ * home's top, and no HEAD is made. */
+static void home_above(struct pctx *c, const char *d)
+{
+	static const char why[] =
+	    "a folder above the home folder: git, Mercurial, cargo and other "
+	    "tools look up through it from every folder of the home";
+	struct stat st;
+
+	if (!holder(c, d, false) || stat(d, &st) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	struct guard_rule g = {
+	    .dev = st.st_dev,
+	    .ino = st.st_ino,
+	    .dir = (char *)d,
+	    .any_dot = true,
+	    .why = why,
+	};
+	guard_plan_push(c->np, &g);
+	protect_dot_names(c, d, why);
+	/* a write folder's own top has had its repository rule */
+	if (!is_write_folder(c, d))
+		git_top(c, d);
+}
+
 /* node looks for node_modules in every folder above a script, up to /: a
  * folder above the home that a write folder holds (--write /home) is
- * searched by every script under the home. */
+ * searched by every script under the home; and the other tools that look
+ * up (home_above). */
 static void home_ancestors(struct pctx *c, const char *home)
 {
 	_cleanup_free_ char *d = xstrdup(home);
@@ -953,6 +1097,7 @@ static void home_ancestors(struct pctx *c, const char *home)
 			     "node loads from it any module a script below it "
 			     "does not supply itself",
 			     false, true);
+		home_above(c, d);
 		if (strcmp(d, "/") == 0)
 			break;
 	}
@@ -976,22 +1121,9 @@ static void home_top(struct pctx *c, const char *home)
 		};
 		guard_plan_push(c->np, &g);
 	}
-	DIR *d = opendir(home);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] != '.' || strcmp(e->d_name, ".") == 0 ||
-		    strcmp(e->d_name, "..") == 0)
-			continue;
-		_cleanup_free_ char *p = xasprintf("%s/%s", home, e->d_name);
-		if (c->in->hidden && strv_contains(c->in->hidden, p))
-			continue;
-		protect_path(c, p,
-			     "a dot name at the top of the home folder: "
-			     "shells, sessions, editors and tools run it",
-			     false, true);
-	}
-	if (d)
-		closedir(d);
+	protect_dot_names(c, home,
+			  "a dot name at the top of the home folder: "
+			  "shells, sessions, editors and tools run it");
 	for (size_t i = 0; i < ARRAY_SIZE(home_names); i++) {
 		_cleanup_free_ char *p =
 		    xasprintf("%s/%s", home, home_names[i].name);

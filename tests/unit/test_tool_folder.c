@@ -147,11 +147,10 @@ static void test_guarded_top_is_never_for_build_tools(void **state)
 		assert_int_equal(
 		    tools_folder_check(fd, &t, *ok, why, sizeof(why)), 0);
 	for (const char *const *no =
-		 (const char *const[]){"make", "npm", "cargo", "pytest",
-				       "/usr/bin/python3.11", "ctest",
-				       "autoreconf", "m4", "yarnpkg",
-				       "pytest-3", "sh", "/bin/bash", "env",
-				       "xargs", "timeout", NULL};
+		 (const char *const[]){
+		     "make", "npm", "cargo", "pytest", "/usr/bin/python3.11",
+		     "ctest", "autoreconf", "m4", "yarnpkg", "pytest-3", "sh",
+		     "/bin/bash", "env", "xargs", "timeout", NULL};
 	     *no; no++) {
 		assert_int_equal(
 		    tools_folder_check(fd, &t, *no, why, sizeof(why)), -EPERM);
