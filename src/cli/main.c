@@ -47,7 +47,7 @@ static const struct command table[] = {
      "the questions sandboxes wait on", "--json"},
     {"answer", cmd_answer, CMD_HOME | CMD_HOME_MAKE | CMD_OUTSIDE,
      "answer a sandbox's question: ID yes|no", "@asks"},
-    {"enter", cmd_enter, CMD_SANDBOX | CMD_HOME,
+    {"enter", cmd_enter, CMD_SANDBOX | CMD_HOME | CMD_OUTSIDE,
      "a session in a sandbox, for an SSH forced command",
      "+keys --spec=FILE --folder=DIR --check --"},
     /* For the shell, not in --help: the completion scripts, and the

@@ -88,7 +88,8 @@ def test_sandbox_inside_a_sandbox_says_so(lnk):
 @pytest.mark.parametrize("cmd", [
     ["changes"], ["traffic"], ["stop"], ["pause", "x"], ["resume", "x"], ["paused"],
     ["tool", "add", "git", "--allow", "status"], ["tool", "list"], ["asks"],
-    ["answer", "abc234", "yes"], ["ready"]])
+    ["answer", "abc234", "yes"], ["ready"],
+    ["enter", "--check", "--folder", "/tmp"]])
 def test_commands_inside_a_sandbox_say_so(lnk, cmd):
     """Inside a sandbox there are no sandboxes of this user to list, stop
     or answer, and no settings to store a call in: each command says
