@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <linux/magic.h>
 #include <linux/netlink.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -156,22 +157,35 @@ static void hand_off_listeners(const struct init_config *c, int dns[2],
 	close(c->wire_fd);
 }
 
-/* The --port listeners below the unprivileged ports went to the wire
- * unbound, for its keeper to bind (handoff.h): the program starts only
- * once each listens, or a connect in its first moment would be refused.
- * The keeper binds them once the wire is set up, in milliseconds;
- * bounded, and one that never listens ends the run with a reason. pid
- * 1's copies are closed here. */
+/* Whether fd is ready for the program: a datagram socket bound, a
+ * stream socket listening. */
+static bool low_ready(const struct handoff_low *low)
+{
+	if (low->dgram) {
+		struct sockaddr_in sa;
+		socklen_t sl = sizeof(sa);
+		return getsockname(low->fd, (struct sockaddr *)&sa, &sl) == 0 &&
+		       sa.sin_port != 0;
+	}
+	int on = 0;
+	socklen_t l = sizeof(on);
+	return getsockopt(low->fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &l) == 0 &&
+	       on;
+}
+
+/* The --port listeners below the unprivileged ports and the resolver's
+ * sockets went to the wire, or to lnk, unbound, for the keeper (or lnk)
+ * to bind (handoff.h): the program starts only once each is bound and
+ * listens, or a connect or a lookup in its first moment would meet a
+ * closed port and fail at once. They are bound in milliseconds;
+ * bounded, and one that never is ends the run with a reason. pid 1's
+ * copies are closed here. */
 static void low_ports_listening(struct handoff_low *low, size_t n)
 {
 	int64_t end = mono_ms() + 5000;
 	for (size_t i = 0; i < n; i++) {
-		int on = 0;
-		socklen_t l = sizeof(on);
-		while (low[i].fd >= 0 &&
-		       (getsockopt(low[i].fd, SOL_SOCKET, SO_ACCEPTCONN, &on,
-				   &l) < 0 ||
-			!on) &&
+		bool on = false;
+		while (low[i].fd >= 0 && !(on = low_ready(&low[i])) &&
 		       mono_ms() < end) {
 			const struct timespec t = {.tv_nsec = 1000000};
 			nanosleep(&t, NULL);

@@ -104,6 +104,14 @@ int handoff_send(int wire_fd, const struct init_listener *l, size_t n,
 				}
 				if (dns && dns[v6] < 0)
 					dns[v6] = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+				/* the wire's keeper binds them as it starts;
+				 * without a wire (dns kept), lnk did before
+				 * its go-ahead */
+				if (!dns && low && *nlow < HANDOFF_LOW_MAX)
+					low[(*nlow)++] = (struct handoff_low){
+					    .fd = fcntl(fd, F_DUPFD_CLOEXEC, 3),
+					    .port = 53,
+					    .dgram = !v6};
 				m.e[m.n] = (struct handoff_entry){
 				    .kind = (uint8_t)l[i].kind,
 				    .family = 4,

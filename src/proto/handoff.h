@@ -15,6 +15,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -50,14 +51,18 @@ struct handoff_msg {
  * sandbox without network that serves them inside once lnk has bound
  * them. 0 or -errno. */
 /* A --port listener below the unprivileged ports goes to the wire
- * unbound (nothing inside may bind it: the keeper does); with low not
- * NULL, a copy of each is kept there (at most HANDOFF_LOW_MAX, *nlow
- * counts them), so that lnk-init can wait until it listens before the
- * program runs. */
-#define HANDOFF_LOW_MAX 32
+ * unbound (nothing inside may bind it: the keeper does), and so do the
+ * resolver's two sockets (port 53: with dns NULL, a wire's, which its
+ * keeper binds as it starts); with low not NULL, a copy of each is
+ * kept there (at most HANDOFF_LOW_MAX, *nlow counts them), so that
+ * lnk-init can wait until it is bound (a datagram socket) or listens
+ * before the program runs: a lookup or a connect in the program's first
+ * moment would otherwise meet a closed port and fail at once. */
+#define HANDOFF_LOW_MAX 34
 struct handoff_low {
 	int fd;
 	uint16_t port;
+	bool dgram; /* bound is enough: no listening state */
 };
 int handoff_send(int wire_fd, const struct init_listener *l, size_t n,
 		 int dns[2], struct handoff_low *low, size_t *nlow,

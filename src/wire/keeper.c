@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "common/compat.h"
+#include "config.h"
 #include "common/netns.h"
 #include "common/util.h"
 #include "wire/ctl.h"
@@ -423,6 +424,18 @@ static bool bind_dns(struct keeper *k, uint32_t remote)
 	int fd = take_fd(k, remote);
 	if (fd < 0)
 		return false;
+#ifdef LNK_TEST_HOOKS
+	/* TEST BUILDS ONLY (meson -Dtest_hooks=true): LNK_TEST_SLOW_DNS_BIND=
+	 * MS binds the sandbox's resolver that much later, as a loaded
+	 * machine may: the program must not start before it is bound. */
+	const char *slow = getenv("LNK_TEST_SLOW_DNS_BIND");
+	if (slow) {
+		long ms = strtol(slow, NULL, 10);
+		struct timespec t = {.tv_sec = ms / 1000,
+				     .tv_nsec = (ms % 1000) * 1000000};
+		nanosleep(&t, NULL);
+	}
+#endif
 	bool ok = netns_bind_dns(fd, k->netns);
 	close(fd);
 	return ok;

@@ -295,9 +295,12 @@ def test_flagged_leftovers_are_said_on_the_desktop_without_a_terminal(
     through notify-send with a clean environment."""
     from conftest import on_lnk_path
     got = tmp_path / "notified"
+    # written whole, then renamed into place: the test reads it the
+    # moment it is there
     on_lnk_path(lnk, tmp_path / "nbin", "notify-send",
-                "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + str(got) + "\n"
-                "env > " + str(got) + ".env\n",
+                "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + str(got) + ".tmp\n"
+                "env > " + str(got) + ".env\n"
+                "mv " + str(got) + ".tmp " + str(got) + "\n",
                 DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent",
                 DISPLAY=":9", LD_PRELOAD="/nonexistent.so")
     cp = lnk.run("--name", "desk", "--write", work, "--", "/bin/sh", "-c",

@@ -597,3 +597,25 @@ def test_many_sandboxes_started_at_once(lnk, net, work):
         assert out.strip() == want, f"{name}: {out!r} {err!r}"
     rows = [r for r in calls(lnk) if r["outcome"] == "ended"]
     assert sorted(r["sandbox"] for r in rows) == sorted(wired), rows
+
+
+def test_first_lookup_waits_for_the_resolver_a_slow_keeper_binds(lnk, net):
+    """The wire's keeper binds the sandbox's port 53 as it starts; on a
+    loaded machine that can come after the program's first lookup, which
+    met a closed port and failed at once ("Could not resolve host", no
+    row in the log: seen under CI's load). The program starts only once
+    the resolver's sockets are bound; a test build binds them 400 ms late
+    (LNK_TEST_SLOW_DNS_BIND)."""
+    hooks = os.environ.get("LNK_BIN_HOOKS")
+    if not hooks:
+        pytest.skip("LNK_BIN_HOOKS is not set: it names an lnk built with "
+                    "meson -Dtest_hooks=true, which this test needs")
+    cp = subprocess.run(
+        [hooks, "sandbox", "run", "--internet-host", "*", "--", "python3",
+         "-c", "import socket; print(socket.gethostbyname('"
+         + net["ORIGIN"] + "'))"],
+        cwd=lnk.cwd, capture_output=True, text=True, timeout=60,
+        env=lnk.env({"LNK_DNS_SERVER": net["LNK_DNS_SERVER"],
+                     "LNK_TEST_SLOW_DNS_BIND": "400"}))
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+    assert cp.stdout.strip() == net["ORIGIN_IP"], (cp.stdout, cp.stderr)
