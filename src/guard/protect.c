@@ -416,10 +416,13 @@ static char *config_value(char *p)
 }
 
 struct git_repo {
-	const char *gitdir;   /* the git directory */
-	const char *worktree; /* its working tree, or NULL (bare, global) */
-	char *core_worktree;  /* core.worktree as written, when set */
-	bool sha256;	      /* extensions.objectFormat = sha256 */
+	const char *include_dir; /* the folder a relative include of the
+				  * file itself is from, when not the
+				  * file's own (a link's: git_global_file) */
+	const char *gitdir;	 /* the git directory */
+	const char *worktree;	 /* its working tree, or NULL (bare, global) */
+	char *core_worktree;	 /* core.worktree as written, when set */
+	bool sha256;		 /* extensions.objectFormat = sha256 */
 };
 
 static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
@@ -427,11 +430,71 @@ static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 
 static const char *env_get(char *const *env, const char *name);
 
-/* A word that starts with a variable ($HOME/x, ${HOME}/x), as the shell
- * that runs the command expands it: HOME is the home folder, any other
- * the value in lnk's own environment (the user's, as the shell gave it;
- * the one git runs with later is not known). NULL when it is no such
- * word, or names no absolute folder. */
+/* What stands in a word for an expansion whose value is the folder git
+ * runs the command in, or is not known: `$PWD`, `$(...)`, backquotes. A
+ * path after it is taken from each base (git runs a `!` alias and its
+ * other commands at the top of the working tree). */
+#define WORD_HERE '\001'
+
+/* The next word of a shell command at *p as the shell splits it: unquoted
+ * blanks and ; | & < > ( ) end it; quotes are removed and what they hold
+ * kept (a quoted space stays in the word); a backslash keeps the next
+ * character; `$(...)` and `...` become WORD_HERE. false at the end. A
+ * word longer than cap - 1 is cut (it names no real path then). */
+static bool shell_word(const char **p, char *out, size_t cap)
+{
+	const char *s = *p;
+	size_t n = 0;
+	char q = 0;
+
+	while (*s == ' ' || *s == '\t' || *s == '\n' || strchr(";|&<>()", *s))
+		if (!*s++)
+			return false;
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (!q && (*s == ' ' || *s == '\t' || *s == '\n' ||
+			   strchr(";|&<>()", *s)))
+			break;
+		if (q != '\'' && *s == '\\' && s[1]) {
+			s++;
+		} else if (!q && (*s == '\'' || *s == '"')) {
+			q = *s;
+			continue;
+		} else if (q && *s == q) {
+			q = 0;
+			continue;
+		} else if (q != '\'' &&
+			   (*s == '`' || (*s == '$' && s[1] == '('))) {
+			/* a command substitution, to its closing mark */
+			char end = *s == '`' ? '`' : ')';
+			int depth = 0;
+			s += *s == '$';
+			while (s[1] && !(s[1] == end && depth == 0)) {
+				s++;
+				depth += end == ')' && *s == '(';
+				depth -= end == ')' && *s == ')' && depth > 0;
+			}
+			if (s[1])
+				s++;
+			if (n + 1 < cap)
+				out[n++] = WORD_HERE;
+			continue;
+		}
+		if (n + 1 < cap)
+			out[n++] = *s;
+	}
+	out[n] = '\0';
+	*p = s;
+	return true;
+}
+
+/* A word that starts with a variable ($HOME/x, ${HOME}/x, ${HOME%/}/x),
+ * as the shell that runs the command expands it: HOME is the home
+ * folder, PWD the folder git runs it in (WORD_HERE), any other the value
+ * in lnk's own environment (the user's, as the shell gave it; the one git
+ * runs with later is not known). NULL when it is no such word, or names
+ * no absolute folder. */
 static char *expand_var(const struct pctx *c, const char *w)
 {
 	char name[128];
@@ -447,8 +510,13 @@ static char *expand_var(const struct pctx *c, const char *w)
 	       n + 1 < sizeof(name))
 		name[n++] = *p++;
 	name[n] = '\0';
+	/* ${NAME%/}, ${NAME:-x} and the like: NAME's value stands for it */
+	if (braced && *p && *p != '}' && strchr("%#:-+=?/^,", *p))
+		p = strchr(p, '}') ? strchr(p, '}') : p;
 	if (!n || (braced && *p++ != '}') || (*p && *p != '/'))
 		return NULL;
+	if (strcmp(name, "PWD") == 0)
+		return xasprintf("%c%s", WORD_HERE, p);
 	const char *v =
 	    strcmp(name, "HOME") == 0 ? c->in->home : env_get(c->in->env, name);
 	if (!v || v[0] != '/')
@@ -456,45 +524,108 @@ static char *expand_var(const struct pctx *c, const char *w)
 	return xasprintf("%s%s", v, p);
 }
 
-/* Each word of a shell command that is a path: the program, or the
- * script a program is given (`sh ~/x/hook.sh`, `$HOME/x/pager`). Relative
- * words are from each of bases (where git runs it: the working tree; for
- * the user's own config, each one it may be: user_config_bases). */
-static void protect_command(struct pctx *c, const char *cmd,
-			    const struct strv *bases, const char *why)
+/* Whether the word names a program that runs the file it is given next
+ * (`sh e.sh`): that file's bare name is a path too. */
+static bool runs_a_script(const char *w)
 {
-	_cleanup_free_ char *all = xstrdup(cmd);
-	int words = 0;
+	static const char *const shells[] = {
+	    "sh",   "bash", "dash", "zsh", "ksh",    "python", "python3",
+	    "perl", "ruby", "node", "php", "source", "."};
+	const char *b = strrchr(w, '/');
+	b = b ? b + 1 : w;
+	for (size_t i = 0; i < ARRAY_SIZE(shells); i++)
+		if (strcmp(b, shells[i]) == 0)
+			return true;
+	return false;
+}
 
-	for (char *save = NULL, *w = strtok_r(all, " \t\n;|&<>()`'\"=", &save);
-	     w; w = strtok_r(NULL, " \t\n;|&<>()`'\"=", &save)) {
-		if (w[0] != '/' && w[0] != '~' && !strchr(w, '/'))
+/* Protects word w of a command for why: absolute, from the home, from a
+ * variable, or relative (after WORD_HERE too) from each of bases. */
+static void protect_word(struct pctx *c, const char *w,
+			 const struct strv *bases, const char *why)
+{
+	_cleanup_free_ char *v = w[0] == '$' ? expand_var(c, w) : NULL;
+	if (v)
+		w = v;
+	else if (w[0] == '$')
+		return;
+	if (w[0] == WORD_HERE) {
+		w++;
+		while (*w == '/')
+			w++;
+		if (!*w)
+			return;
+	} else if (w[0] == '/' || w[0] == '~') {
+		_cleanup_free_ char *p = expand(c, w, NULL);
+		if (p)
+			protect_path(c, p, why, false, true);
+		return;
+	}
+	for (size_t i = 0; bases && i < bases->n; i++) {
+		_cleanup_free_ char *p = expand(c, w, bases->v[i]);
+		if (p)
+			protect_path(c, p, why, false, true);
+	}
+}
+
+/* Each word of a shell command that is a path, read as its shell reads
+ * it (shell_word): the program, the script a program is given (`sh
+ * ~/x/hook.sh`, `sh e.sh`), an option's path (`-F/x`, `--file=/x`),
+ * `$HOME/x`; a quoted word holding a command of its own (`sh -c 'cd ~/x
+ * && ./y'`) is read the same way, a few levels deep. Relative words are
+ * from each of bases (where git runs it: the working tree; for the
+ * user's own config, each one it may be: user_config_bases; NULL: none).
+ * *words counts the paths met. */
+static void command_paths(struct pctx *c, const char *cmd,
+			  const struct strv *bases, const char *why, int depth,
+			  int *words)
+{
+	char w[PATH_MAX];
+	bool script_next = false;
+
+	for (const char *p = cmd; shell_word(&p, w, sizeof(w));) {
+		const char *t = w;
+		bool script = script_next;
+		script_next = runs_a_script(w);
+		if (strpbrk(w, " \t\n;|&") && depth < 4) {
+			/* a command of its own, or a path with a space */
+			command_paths(c, w, bases, why, depth + 1, words);
+			if (!strchr("/~$", w[0]) && w[0] != WORD_HERE)
+				continue;
+		}
+		if (t[0] == '-') {
+			/* --file=PATH, -FPATH (a path glued to its option) */
+			const char *eq = strchr(t, '=');
+			if (eq)
+				t = eq + 1;
+			else if (t[1] && t[1] != '-' && t[2] &&
+				 strchr("/~$", t[2]))
+				t += 2;
+			else
+				continue;
+		} else if (strchr(t, '=') && t[0] != '/' && t[0] != '~') {
+			t = strchr(t, '=') + 1; /* VAR=PATH before a command */
+		}
+		if (!*t ||
+		    (!script && t[0] != '/' && t[0] != '~' && t[0] != '$' &&
+		     t[0] != WORD_HERE && !strchr(t, '/')))
 			continue;
 		/* A real command names a few paths; a value of thousands
 		 * (a config the user did not write) must not slow the
 		 * start: past the bound the run is refused as too big. */
-		if (++words > COMMAND_PATHS_MAX) {
+		if (++*words > COMMAND_PATHS_MAX) {
 			c->overflow = true;
 			return;
 		}
-		if (w[0] == '$') {
-			_cleanup_free_ char *p = expand_var(c, w);
-			if (p)
-				protect_path(c, p, why, false, true);
-			continue;
-		}
-		if (w[0] == '/' || w[0] == '~') {
-			_cleanup_free_ char *p = expand(c, w, NULL);
-			if (p)
-				protect_path(c, p, why, false, true);
-			continue;
-		}
-		for (size_t i = 0; i < bases->n; i++) {
-			_cleanup_free_ char *p = expand(c, w, bases->v[i]);
-			if (p)
-				protect_path(c, p, why, false, true);
-		}
+		protect_word(c, t, bases, why);
 	}
+}
+
+static void protect_command(struct pctx *c, const char *cmd,
+			    const struct strv *bases, const char *why)
+{
+	int words = 0;
+	command_paths(c, cmd, bases, why, 0, &words);
 }
 
 static bool dot_git(const char *folder, char **gitdir, bool *named);
@@ -577,7 +708,9 @@ static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 				k->why);
 		break;
 	case GIT_INCLUDE: {
-		_cleanup_free_ char *dir = dir_of(file);
+		_cleanup_free_ char *dir = depth == 0 && g->include_dir
+					       ? xstrdup(g->include_dir)
+					       : dir_of(file);
 		_cleanup_free_ char *p = expand(c, val, dir);
 		if (!p)
 			break;
@@ -589,6 +722,31 @@ static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 	strv_free(&bases);
 }
 
+/* A config's text as git reads it: a byte-order mark at its start is
+ * skipped, a line may end in CR LF, and a backslash at a line's end
+ * continues the value on the next line. In place. */
+static void config_text_fix(char *text)
+{
+	if (!text)
+		return;
+	char *in = text, *out = text;
+	if ((unsigned char)in[0] == 0xef && (unsigned char)in[1] == 0xbb &&
+	    (unsigned char)in[2] == 0xbf)
+		in += 3;
+	while (*in) {
+		if (in[0] == '\\' && in[1] == '\r' && in[2] == '\n') {
+			in += 3;
+		} else if (in[0] == '\\' && in[1] == '\n') {
+			in += 2;
+		} else if (in[0] == '\r' && in[1] == '\n') {
+			in++;
+		} else {
+			*out++ = *in++;
+		}
+	}
+	*out = '\0';
+}
+
 /* Parses a git config file (git-config(1), CONFIGURATION FILE) as far as
  * sections, keys and values go. */
 static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
@@ -598,6 +756,7 @@ static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 		return;
 	strv_push(&c->seen, file);
 	_cleanup_free_ char *text = read_small(file);
+	config_text_fix(text);
 	char section[64] = "";
 
 	for (char *cur = text, *p; (p = next_line(&cur));) {
@@ -1124,6 +1283,11 @@ static void home_top(struct pctx *c, const char *home)
 	protect_dot_names(c, home,
 			  "a dot name at the top of the home folder: "
 			  "shells, sessions, editors and tools run it");
+	/* no new repository at the home's top either (HEAD, objects, refs
+	 * and config are no dot names): git would take it from ~ and from
+	 * every folder of the home without one of its own */
+	if (holder(c, home, false) && !is_write_folder(c, home))
+		git_top(c, home);
 	for (size_t i = 0; i < ARRAY_SIZE(home_names); i++) {
 		_cleanup_free_ char *p =
 		    xasprintf("%s/%s", home, home_names[i].name);
@@ -1208,7 +1372,10 @@ static const char *env_get(char *const *env, const char *name)
 static void git_global_file(struct pctx *c, const char *f)
 {
 	_cleanup_free_ char *real = realpath(f, NULL);
-	struct git_repo g = {0};
+	/* git takes a relative include beside the file as it opened it
+	 * (~/.gitconfig), not beside where its link leads */
+	_cleanup_free_ char *dir = dir_of(f);
+	struct git_repo g = {.include_dir = dir};
 	scan_config(c, real ? real : f, &g, 0);
 	free(g.core_worktree);
 }
@@ -1237,19 +1404,63 @@ static void git_global(struct pctx *c)
  * search (guard/envconf.h, the one table), when it lies in a write
  * folder: protected like its home default. A relative value names
  * nothing a rule can know. */
+/* GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>: a config
+ * the environment gives git, read as the user's own. */
+static void env_git_config(struct pctx *c)
+{
+	const char *cnt = env_get(c->in->env, "GIT_CONFIG_COUNT");
+	long n = cnt ? strtol(cnt, NULL, 10) : 0;
+	_cleanup_free_ char *file = xasprintf("%s/.gitconfig", c->in->home);
+
+	for (long i = 0; i < n && i < 1000; i++) {
+		char kn[40], vn[40], sec[64], key[64];
+		snprintf(kn, sizeof(kn), "GIT_CONFIG_KEY_%ld", i);
+		snprintf(vn, sizeof(vn), "GIT_CONFIG_VALUE_%ld", i);
+		const char *k = env_get(c->in->env, kn);
+		const char *v = env_get(c->in->env, vn);
+		const char *dot = k ? strchr(k, '.') : NULL;
+		const char *last = k ? strrchr(k, '.') : NULL;
+		if (!v || !dot || (size_t)(dot - k) >= sizeof(sec) ||
+		    strlen(last + 1) >= sizeof(key))
+			continue;
+		size_t j = 0;
+		for (; k + j < dot; j++)
+			sec[j] =
+			    (char)(k[j] >= 'A' && k[j] <= 'Z' ? k[j] - 'A' + 'a'
+							      : k[j]);
+		sec[j] = '\0';
+		for (j = 0; last[1 + j]; j++)
+			key[j] = (char)(last[1 + j] >= 'A' && last[1 + j] <= 'Z'
+					    ? last[1 + j] - 'A' + 'a'
+					    : last[1 + j]);
+		key[j] = '\0';
+		struct git_repo g = {0};
+		config_key(c, file, &g, sec, key, v, 0);
+		free(g.core_worktree);
+	}
+}
+
 static void env_configs(struct pctx *c)
 {
 	size_t n;
 	const struct env_conf *e = env_confs(&n);
+
+	env_git_config(c);
 
 	for (size_t i = 0; i < n; i++) {
 		const char *v = env_get(c->in->env, e[i].name);
 		if (!v || !*v)
 			continue;
 		switch (e[i].kind) {
-		case ENV_WHOLE:
-			protect_path(c, v, e[i].why, false, true);
+		case ENV_WHOLE: {
+			/* BASH_ENV and ENV are expanded by the shell that
+			 * reads them: $HOME/x names ~/x */
+			_cleanup_free_ char *x =
+			    v[0] == '$' ? expand_var(c, v) : NULL;
+			protect_path(c, x && x[0] == '/' ? x : v, e[i].why,
+				     false, true);
 			break;
+		}
 		case ENV_GITCONFIG:
 			protect_path(c, v, e[i].why, false, true);
 			if (v[0] == '/')

@@ -158,6 +158,37 @@ static const char *const PROJECT_FILES[] = {
     "doas",
     "su",
     "runuser",
+    "rbash",
+    "fakeroot",
+    "fakeroot-sysv",
+    "fakeroot-tcp",
+    "prlimit",
+    "ssh-agent",
+    "dbus-run-session",
+    "dbus-launch",
+    "setpriv",
+    "unshare",
+    "nsenter",
+    "chroot",
+    "systemd-run",
+    "firejail",
+    "bwrap",
+    "flatpak-spawn",
+    "proot",
+    "schroot",
+    "catchsegv",
+    "gdb",
+    "lldb",
+    "rr",
+    "perf",
+    "hyperfine",
+    "entr",
+    "make-first-existing-target",
+    "dpkg-buildpackage",
+    "debuild",
+    "prove",
+    "py.test-3",
+    "node-gyp",
     "make",
     "gmake",
     "bmake",
@@ -347,13 +378,15 @@ bool tools_obeys_project_files(const char *tool)
 	for (size_t i = 0; base && i < ARRAY_SIZE(PROJECT_FILES); i++)
 		if (strcmp(base, PROJECT_FILES[i]) == 0)
 			return true;
-	/* python3.11, pip3.11, ruby3.1 and the like */
+	/* python3.11, pip3.11, ruby3.1, Debian's perl5.36-x86_64-linux-gnu
+	 * and the like: the name, a version, and perhaps a '-' and more */
 	static const char *const versioned[] = {"python", "pip", "ruby",
 						"perl",	  "php", "node"};
 	for (size_t i = 0; base && i < ARRAY_SIZE(versioned); i++) {
 		size_t n = strlen(versioned[i]);
-		if (strncmp(base, versioned[i], n) == 0 && base[n] &&
-		    strspn(base + n, "0123456789.") == strlen(base + n))
+		size_t v = strspn(base + n, "0123456789.");
+		if (strncmp(base, versioned[i], n) == 0 && v &&
+		    (!base[n + v] || base[n + v] == '-'))
 			return true;
 	}
 	return false;

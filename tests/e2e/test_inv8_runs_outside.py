@@ -659,6 +659,118 @@ def test_git_command_spelled_with_a_variable_protected(lnk, home, work,
     assert not (work / "tools" / "lg.sh").exists(), cp.stderr
 
 
+# ~/.gitconfig's text, as a person writes it, naming a file of the project
+# (a write folder, {work}; {home} the home) by another spelling: the
+# shell's quotes and forms, git's own line syntax. The file it names.
+GIT_SPELLINGS = [
+    ("quoted-var", '[alias]\n\ta = "!\\"$HOME\\"/project/a"\n', "a"),
+    ("quoted-tail", '[alias]\n\tb = "!$HOME/\\"project/b\\""\n', "b"),
+    ("var-op", '[alias]\n\tc = "!${{HOME%/}}/project/c"\n', "c"),
+    ("substitution",
+     '[alias]\n\td = "!\\"$(git rev-parse --show-toplevel)\\"/d"\n', "d"),
+    ("sh-script", '[alias]\n\te = !sh e.sh\n', "e.sh"),
+    ("space", '[alias]\n\tf = "!\\"{work}/my tools/f\\""\n', "my tools/f"),
+    ("pwd", '[alias]\n\tg = !$PWD/tools/g\n', "tools/g"),
+    ("glued-option", "[core]\n\tsshCommand = ssh -F{work}/sshcfg\n",
+     "sshcfg"),
+    ("crlf", "[core]\r\n\thooksPath = .githooks\r\n", ".githooks/x"),
+    ("bom", "\ufeff[core]\n\thooksPath = .githooks\n", ".githooks/x"),
+    ("continued", "[core]\n\thooksPath = \\\n.githooks\n", ".githooks/x"),
+]
+
+
+@pytest.mark.parametrize("text,target", [(t, f) for _, t, f in GIT_SPELLINGS],
+                         ids=[i for i, _, _ in GIT_SPELLINGS])
+def test_git_config_spellings_protected(lnk, home, work, text, target):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: the user's ~/.gitconfig names a file of the project by a
+    spelling rule C read otherwise than git and its shell do: a quoted
+    $HOME, a ${HOME%/} form, a command substitution, a script given to sh
+    by its bare name (git runs `!` aliases at the top), a path with a
+    space, $PWD, an option glued to its path (ssh -F/path), a file with
+    CRLF line ends, a byte-order mark, or a value continued on the next
+    line. The program writes it; the user's next git runs it."""
+    (home / ".gitconfig").write_text(text.format(work=work, home=home))
+    git("init", "-q", work)
+    d = os.path.dirname(target)
+    cp = sh_to_the_end(lnk, (f"mkdir -p '{d}'; " if d else "") +
+                       f"echo evil > '{target}'; true", "--write", work)
+    assert not (work / target).exists(), cp.stderr
+
+
+def test_linked_gitconfig_includes_beside_the_link(lnk, home, work):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: ~/.gitconfig is a link into a dotfiles folder (GNU stow) and
+    includes `.gitconfig.local`, which git finds beside the link, in the
+    home (a machine's own settings, kept out of the dotfiles): that file
+    names a hooks folder in the project."""
+    (home / "dotfiles").mkdir()
+    (home / "dotfiles" / "gitconfig").write_text(
+        "[include]\n\tpath = .gitconfig.local\n")
+    (home / ".gitconfig").symlink_to("dotfiles/gitconfig")
+    (home / ".gitconfig.local").write_text(
+        "[core]\n\thooksPath = ~/project/hooks\n")
+    cp = sh_to_the_end(lnk, "mkdir -p hooks; echo evil > hooks/pre-commit; "
+                       "true", "--write", work)
+    assert not (work / "hooks" / "pre-commit").exists(), cp.stderr
+
+
+@pytest.mark.parametrize("how", ["count", "bash-env"])
+def test_environment_spellings_protected(lnk, work, how):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: the user's environment gives git a config of its own
+    (GIT_CONFIG_COUNT, GIT_CONFIG_KEY_0, GIT_CONFIG_VALUE_0 =
+    core.hooksPath in the project), or names BASH_ENV as `$HOME/...`,
+    which bash expands: the program writes the file, the next git or
+    bash outside runs it."""
+    git("init", "-q", work)
+    if how == "count":
+        env = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath",
+               "GIT_CONFIG_VALUE_0": f"{work}/hooks"}
+        target = "hooks/pre-commit"
+    else:
+        env = {"BASH_ENV": "$HOME/project/env.sh"}
+        target = "env.sh"
+    d = os.path.dirname(target)
+    cp = sh_to_the_end(lnk, (f"mkdir -p {d}; " if d else "") +
+                       f"echo evil > {target}; true", "--write", work, env=env)
+    assert not (work / target).exists(), cp.stderr
+
+
+def test_relative_word_of_an_environment_command_runs(lnk, work):
+    """A command the environment names (EDITOR) with a relative word
+    (`vim -u conf/vimrc`) is no path rule E can place: the run goes on
+    (it crashed lnk once)."""
+    cp = lnk.run("--write", work, "--", "true",
+                 env={"EDITOR": "vim -u conf/vimrc",
+                      "GIT_SSH_COMMAND": f"ssh -F{work}/sshcfg"})
+    assert cp.returncode == 0, cp.stderr
+
+
+def test_home_itself_never_made_a_repository(tmp_path):
+    """Invariant 8 (what runs outside later), promise: the home folder's top,
+    its module folders and the targets of protected links are kept.
+
+    Threat: a write folder holds the home (its parent): HEAD, objects,
+    refs and config made at the home's top (no dot names) make the home
+    a bare-style repository with a worktree, which git takes from ~ and
+    from every folder of the home without a repository of its own."""
+    top = tmp_path / "top"
+    home = top / "home"
+    (home / ".config" / "nvim").mkdir(parents=True)
+    lnk = Lnk(home, home)
+    cp = sh_to_the_end(lnk, "cd ~ && mkdir -p objects refs/heads && "
+                       "echo 'ref: refs/heads/main' > HEAD; "
+                       "echo '[core]' > config; true", "--write", top)
+    assert not (home / "HEAD").exists(), cp.stderr
+
+
 def test_git_config_the_environment_names_is_read_for_programs(lnk, work):
     """Invariant 8 (what runs outside later), promise: git's directories, every
     repository the top one knows, and what a config names are kept.
@@ -2022,6 +2134,11 @@ PROJECT_FILE_TOOLS = [
     ("pylint", "pylintrc"),
     ("sh", "build.sh"),
     ("bash", "build.sh"),
+    ("rbash", "build.sh"),
+    ("prove", "t.t"),
+    ("py.test-3", "conftest.py"),
+    ("perl5.36-x86_64-linux-gnu", "b.pl"),
+    ("make-first-existing-target", "Makefile"),
 ]
 
 
@@ -2052,7 +2169,9 @@ def test_granted_tool_never_runs_the_projects_file(lnk, work, tmp_path, tool,
 
 
 @pytest.mark.parametrize("wrapper", ["env", "nice", "timeout 30", "xargs",
-                                     "nohup", "stdbuf -o0", "setsid"])
+                                     "nohup", "stdbuf -o0", "setsid",
+                                     "fakeroot", "prlimit", "ssh-agent",
+                                     "dbus-run-session --"])
 def test_granted_wrapper_never_runs_a_build_tool(lnk, work, tmp_path,
                                                  wrapper):
     """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
