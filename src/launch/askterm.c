@@ -54,9 +54,13 @@ static const char code_letters[] = "acdefhjkmnprtwxy";
  * fake one drawn above); autowrap on (off, the arguments past the margin
  * are unseen); the cursor shown, replace mode; then a new line and the
  * rest of the screen cleared, so no text the program drew further along
- * those lines reads as part of the question. */
-#define TERM_SANE \
-	"\030\033[0m\017\033(B\0337\033[r\0338\033[?7h\033[?25h\033[4l\r\n\033[J"
+ * those lines reads as part of the question. The default colours, the
+ * palette and the cursor's colour are reset first (OSC 110, 111, 104,
+ * 112): SGR 0 goes back to the default colours, which the program may
+ * have set to black on black (OSC 10, 11). */
+#define TERM_SANE                                                              \
+	"\030\033]110\007\033]111\007\033]104\007\033]112\007\033[0m\017\033(" \
+	"B\0337\033[r\0338\033[?7h\033[?25h\033[4l\r\n\033[J"
 
 struct askterm {
 	int fd, out;

@@ -468,12 +468,16 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 		tell_terminal(b, 'a', a.id, 0);
 		return;
 	}
+	/* No pty: the program writes to this terminal too, and could draw
+	 * another call over these lines around the id. So the id is not
+	 * said here: the person reads the call and its id where the program
+	 * cannot write, `lnk sandbox asks` in another shell. */
 	_cleanup_free_ char *say_it = xasprintf(
 	    "lnk: sandbox %s asks to run, outside: %s\n%s"
-	    "lnk: answer from another shell within %u s (else no): lnk "
-	    "sandbox answer %s yes (or no)\n",
-	    b->in->sandbox, summary, strchr(text, '\n') + 1, b->in->ask_wait_s,
-	    a.id);
+	    "lnk: the program writes to this terminal too: read the call and "
+	    "its id with 'lnk sandbox asks' in another shell, then 'lnk "
+	    "sandbox answer ID yes' (or no) within %u s (else no)\n",
+	    b->in->sandbox, summary, strchr(text, '\n') + 1, b->in->ask_wait_s);
 	term_write(2, say_it);
 }
 

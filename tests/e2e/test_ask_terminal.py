@@ -374,15 +374,26 @@ def test_without_a_pty_a_watched_stderr_asks_another_shell(lnk, tmp_path,
                                                            tool):
     """stdin not a terminal: no pty, so lnk cannot take the keystrokes;
     its stderr is the terminal it is the foreground of, so the question is
-    said there and answered from another shell."""
+    said there and answered from another shell.
+
+    Threat: that terminal is the program's too (its stderr, unheld): it
+    redrew the question's lines around the id lnk printed, naming
+    another call, and the person allowed the real one. The id is never
+    said there: the person reads the call and its id with `lnk sandbox
+    asks`, where the program cannot write."""
     p = Pane(lnk, tmp_path, ["--name", "asker", "--tool", "mytool pr", "--",
                              "/bin/sh", "-c",
                              "mytool issue close 7; echo st=$?"],
              stdin="/dev/null")
     try:
-        t = p.wait_for("(or no)")
+        t = p.wait_for("(else no)")
         assert not CODE.search(t)  # no code: no keystrokes to read
-        qid = re.search(r"lnk sandbox answer ([a-z0-9]{6}) yes", t).group(1)
+        assert "lnk sandbox asks" in t, t
+        out = lnk("sandbox", "asks", "--json", check=True).stdout
+        qids = [q["id"] for q in json.loads(out)]
+        assert len(qids) == 1, out
+        assert qids[0] not in t, t  # the id only where the program can't write
+        qid = qids[0]
         lnk("sandbox", "answer", qid, "yes", check=True)
         p.wait_for("st=7")
         assert p.exit_status() == 0
@@ -533,3 +544,18 @@ def test_answer_from_other_namespaces_is_refused(lnk, pane, tool):
     p.wait_for("st=7", since=at)
     assert p.exit_status() == 0
     assert calls(tool) == ["args:issue close 7"]
+
+
+def test_question_never_drawn_in_colours_the_program_set(lnk, pane, tool):
+    """Threat: the program sets the terminal's default foreground and
+    background to black (OSC 10 and 11) before its call: SGR 0, which
+    lnk sent before the question, goes back to those defaults, so the
+    question and its code were drawn black on black. lnk resets the
+    default colours (OSC 110, 111) before it asks."""
+    p = pane("printf '\\033]10;#000000\\007\\033]11;#000000\\007'; "
+             "mytool issue close 7; echo st=$?")
+    code, qid, at = p.question()
+    colours = p.tmux("display", "-p", "-t", "ask", "#{pane_fg} #{pane_bg}")
+    assert "#000000" not in colours, colours
+    p.key("Escape")
+    p.wait_for("st=126", since=at)
