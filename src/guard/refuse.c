@@ -11,12 +11,31 @@
 #include <unistd.h>
 #include "common/esc.h"
 
+/* Lines of refused names on stderr in a run, then one that says the rest
+ * are in the log: the program chooses how many it causes (every dot name
+ * of a home a write folder holds is refused), and a flood of them would
+ * scroll a question lnk asks off the screen. */
+#define REFUSAL_LINES_MAX 10
+/* Bytes of a refused name shown: its text is the program's, and a long
+ * one would wrap to start a row of the terminal with words of its
+ * choosing, lined up to read as lnk's. */
+#define REFUSAL_NAME_SHOWN 40
+/* Folder and name pairs remembered, each reported once: past it the
+ * rest are counted only. */
+#define REFUSED_PAIRS_MAX 4096
+
 /* What stderr says of a refused name: which rule, and how to lift it.
  * The program chose the name, and a repository's files the deeper
- * folders: both escaped (common/esc.h). */
+ * folders: both escaped (common/esc.h), the name cut. */
 static char *refusal_text(const struct guard_rule *g, const char *rawname)
 {
-	_cleanup_free_ char *name = esc_dup(rawname);
+	size_t len = strlen(rawname);
+	_cleanup_free_ char *cut =
+	    len > REFUSAL_NAME_SHOWN
+		? xasprintf("%.*s...(%zu bytes)", REFUSAL_NAME_SHOWN, rawname,
+			    len)
+		: NULL;
+	_cleanup_free_ char *name = esc_dup(cut ? cut : rawname);
 	_cleanup_free_ char *dir = esc_dup(g->dir);
 
 	if (g->always)
@@ -43,11 +62,29 @@ bool guard_count_refusal(struct guard *n, const char *pair)
 
 	pthread_mutex_lock(&n->mu);
 	n->refused++;
-	first = !strv_contains(&n->refused_pairs, pair);
+	first = n->refused_pairs.n < REFUSED_PAIRS_MAX &&
+		!strv_contains(&n->refused_pairs, pair);
 	if (first)
 		strv_push(&n->refused_pairs, pair);
 	pthread_mutex_unlock(&n->mu);
 	return first;
+}
+
+/* Says msg on stderr while fewer than REFUSAL_LINES_MAX were said, then
+ * once that the rest are in the log. */
+static void say_refusal(struct guard *n, const char *msg)
+{
+	pthread_mutex_lock(&n->mu);
+	unsigned said = n->refusal_lines < REFUSAL_LINES_MAX + 1
+			    ? ++n->refusal_lines
+			    : n->refusal_lines;
+	pthread_mutex_unlock(&n->mu);
+	if (said <= REFUSAL_LINES_MAX)
+		term_write(STDERR_FILENO, msg);
+	else if (said == REFUSAL_LINES_MAX + 1)
+		term_write(STDERR_FILENO,
+			   "lnk: more writes refused; 'lnk sandbox log "
+			   "--refused' names them\n");
 }
 
 /* Reported once per folder and name, on stderr and to on_refusal. Names
@@ -67,7 +104,7 @@ static void refuse(struct guard *n, const struct guard_rule *g,
 	first = guard_count_refusal(n, pair);
 	if (first && !n->plan.quiet) {
 		_cleanup_free_ char *msg = refusal_text(g, name);
-		term_write(STDERR_FILENO, msg);
+		say_refusal(n, msg);
 	}
 	if (first && n->plan.on_refusal)
 		n->plan.on_refusal(n->plan.on_refusal_ctx, g, name);
@@ -88,7 +125,7 @@ void guard_refuse_attr(struct guard *n, const struct guard_rule *g)
 		    "other accounts could then plant what runs outside the "
 		    "sandbox\n",
 		    dir);
-		term_write(STDERR_FILENO, msg);
+		say_refusal(n, msg);
 	}
 }
 

@@ -181,6 +181,7 @@ struct guard {
 	unsigned long notifications, refused, exec_named, objects_named;
 	unsigned long kept_named;  /* entries guard_name_kept named */
 	struct strv refused_pairs; /* "dir\tname", printed once each */
+	unsigned refusal_lines;	   /* of them said on stderr (refuse.c) */
 	struct strv dgram_refused; /* "verb target", logged once each */
 	struct strv nonet_said;	   /* addresses named without a grant */
 	bool nonet_more;	   /* and the line that says there are more */

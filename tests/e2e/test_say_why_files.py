@@ -328,3 +328,28 @@ def test_thrown_away_home_says_nothing_of_tools_own_dot_names(lnk):
         os.close(fd)
     assert b"lnk: 1 file the program wrote in the home folder was " \
            b"thrown away" in out, out
+
+
+def test_refusal_lines_bounded_and_names_cut(lnk, home):
+    """A program that may write the home refuses on every new dot name:
+    it chooses how many lines lnk says, and their names' text. A flood
+    scrolled a question lnk asks off the screen, and a long name wrapped
+    to start a row with the program's words, lined up as lnk's rows. The
+    lines stop after ten, with one that says the log names the rest (it
+    does, each once); a name is cut to 40 bytes and says its length."""
+    long = "." + "x" * 150
+    script = ("for i in $(seq 1 30); do touch ~/.n$i; done 2>/dev/null; "
+              f"touch ~/{long} 2>/dev/null; true")
+    cp = lnk.run("--write", home, "--", "/bin/sh", "-c", script)
+    assert cp.returncode == 0, cp.stderr
+    lines = [x for x in cp.stderr.splitlines()
+             if x.startswith("lnk: refused to create")]
+    assert len(lines) == 10, cp.stderr
+    assert "lnk: more writes refused; 'lnk sandbox log --refused' names " \
+        "them" in cp.stderr, cp.stderr
+    assert "x" * 41 not in cp.stderr, cp.stderr
+    out = lnk("sandbox", "log", "--json", "--refused", "--lines", "200",
+              check=True).stdout
+    rows = [json.loads(x) for x in out.splitlines()]
+    files = [r for r in rows if r["verb"] == "file"]
+    assert len(files) == 31, files
