@@ -86,6 +86,7 @@ static const struct dot_file list[] = {
     {"mise.local.toml", "mise runs its hooks when you cd into the folder"},
     {".mise.local.toml", "mise runs its hooks when you cd into the folder"},
     {".mise", "mise reads its config and tasks from it"},
+    {"mise", "mise reads its config.toml and conf.d/*.toml from it"},
     {".tool-versions", "asdf and mise install and run the versions it names"},
     {".envrc.local", "direnv setups source it"},
     {".env", "direnv, mise and dotenv load it into your shell"},

@@ -133,7 +133,7 @@ RUNS_OUTSIDE_NAMES = [
     "_FOSSIL_", ".dir-locals-2.el", ".lvimrc", ".lazy.lua", ".zed", ".helix",
     ".devcontainer.json", ".pdbrc", ".irbrc", ".pryrc", ".ghci", ".octaverc",
     "rust-toolchain", "rust-toolchain.toml", ".huskyrc", ".huskyrc.json",
-    ".huskyrc.js", ".overcommit.yml"]
+    ".huskyrc.js", ".overcommit.yml", "mise"]
 
 
 @pytest.mark.parametrize("name", RUNS_OUTSIDE_NAMES)
