@@ -384,9 +384,10 @@ bool tools_obeys_project_files(const char *tool)
 						"perl",	  "php", "node"};
 	for (size_t i = 0; base && i < ARRAY_SIZE(versioned); i++) {
 		size_t n = strlen(versioned[i]);
+		if (strncmp(base, versioned[i], n) != 0)
+			continue;
 		size_t v = strspn(base + n, "0123456789.");
-		if (strncmp(base, versioned[i], n) == 0 && v &&
-		    (!base[n + v] || base[n + v] == '-'))
+		if (v && (!base[n + v] || base[n + v] == '-'))
 			return true;
 	}
 	return false;

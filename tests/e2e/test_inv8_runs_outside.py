@@ -744,9 +744,13 @@ def test_environment_spellings_protected(lnk, work, how):
 
 
 def test_relative_word_of_an_environment_command_runs(lnk, work):
-    """A command the environment names (EDITOR) with a relative word
-    (`vim -u conf/vimrc`) is no path rule E can place: the run goes on
-    (it crashed lnk once)."""
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: none to the user; a command the environment names (EDITOR)
+    with a relative word (`vim -u conf/vimrc`) is no path rule E can
+    place, and reading it crashed lnk before any sandbox started. The run
+    goes on, and a glued option's path (ssh -F/path) is still read."""
     cp = lnk.run("--write", work, "--", "true",
                  env={"EDITOR": "vim -u conf/vimrc",
                       "GIT_SSH_COMMAND": f"ssh -F{work}/sshcfg"})
