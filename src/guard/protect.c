@@ -260,6 +260,11 @@ static const struct mount_table *mounts_of(struct pctx *c)
 static void protect_path(struct pctx *c, const char *path, const char *why,
 			 bool always, bool bind)
 {
+	/* The kernel takes no path this long (ENAMETOOLONG): nothing runs
+	 * or reads a file by that name, and a config's value of thousands
+	 * of folders must not walk them. */
+	if (strlen(path) >= PATH_MAX)
+		return;
 	protect_walk(c, path, why, always, bind);
 	const struct mount_table *mt;
 	if (c->aliasing || path[0] != '/' || !c->in->write->n ||

@@ -757,6 +757,21 @@ def test_relative_word_of_an_environment_command_runs(lnk, work):
     assert cp.returncode == 0, cp.stderr
 
 
+def test_git_command_naming_a_path_of_thousands_of_folders_runs(lnk, home,
+                                                               work):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: none to the user; a value naming a path of 5000 folders (a
+    quoted word, read whole) was walked a folder a frame, and lnk died
+    of a stack overflow before any sandbox started. No path that long
+    can be opened (ENAMETOOLONG): the run goes on."""
+    (home / ".gitconfig").write_text(
+        '[alias]\n\tx = "!\\"' + "x/" * 5000 + '"\n')
+    cp = lnk.run("--write", work, "--", "true")
+    assert cp.returncode == 0, cp.stderr
+
+
 def test_home_itself_never_made_a_repository(tmp_path):
     """Invariant 8 (what runs outside later), promise: the home folder's top,
     its module folders and the targets of protected links are kept.
