@@ -385,13 +385,20 @@ for i in range(700):
     s.connect("/run/lnk/tools.sock")
     s.close()
 p = urllib.parse.urlsplit(os.environ["HTTPS_PROXY"])
+# The wire pauses itself within the burst (20 targets refused): a call
+# it closes while pausing may end before its answer (reset, or no
+# bytes), counted here, not by the wire.
+lost = 0
 for i in range(700):
-    c = socket.create_connection((p.hostname, p.port))
-    c.sendall(b"CONNECT refused%d.lnk-test:443 HTTP/1.1\r\n"
-              b"Host: refused%d.lnk-test:443\r\n\r\n" % (i, i))
-    c.recv(100)
-    c.close()
-print("done")
+    try:
+        c = socket.create_connection((p.hostname, p.port))
+        c.sendall(b"CONNECT refused%d.lnk-test:443 HTTP/1.1\r\n"
+                  b"Host: refused%d.lnk-test:443\r\n\r\n" % (i, i))
+        lost += not c.recv(100)
+        c.close()
+    except OSError:
+        lost += 1
+print("done lost=%d" % lost)
 """
 
 
@@ -405,10 +412,14 @@ def test_wire_and_tools_share_one_cap_on_refusals(lnk, work, mytool):
                  "--internet-host", "granted.lnk-test", "--", PY,
                  "both.py", timeout=120)
     assert "done" in cp.stdout, cp.stderr
+    lost = int(cp.stdout.split("lost=")[1].split()[0])
+    assert lost < 10, cp.stdout
     refused = [r for r in rows(lnk, "cap") if r["outcome"] == "refused"]
     summary = [r for r in refused if "not logged one by one" in r["reason"]]
     assert {r["verb"] for r in refused} >= {"tool", "connect"}, refused[:3]
     assert len(refused) - len(summary) <= 1000 + 10, len(refused)
     counted = sum(int(r["reason"].split()[0]) for r in summary)
-    assert len(refused) - len(summary) + counted >= 1400, \
-        (len(refused), counted)
+    assert len(refused) - len(summary) + counted >= 1400 - lost, \
+        (len(refused), counted, lost,
+         sorted({(r["verb"], r["outcome"], r["reason"][:60])
+                 for r in rows(lnk, "cap")}))
