@@ -100,7 +100,11 @@ struct pctx {
 	struct mount_table own;
 	int own_state;		 /* 0: not read, 1: read, -1: cannot be */
 	struct linkcache *links; /* the folders' links of earlier runs */
-	bool aliasing;		 /* protect_path is walking a second spelling */
+	/* where a relative value of the user's own git config is taken
+	 * from (user_config_bases), made at its first use */
+	struct strv user_bases;
+	bool user_bases_made;
+	bool aliasing; /* protect_path is walking a second spelling */
 };
 
 static bool lifted(const struct pctx *c, const char *w)
@@ -374,6 +378,12 @@ static char *dir_of(const char *path)
 	return s == path ? xstrdup("/") : xstrndup(path, (size_t)(s - path));
 }
 
+/* ch in lower case, ASCII only: git's section and key names. */
+static char lower(char ch)
+{
+	return ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
+}
+
 /* p past its spaces and tabs. */
 static char *skip_blanks(char *p)
 {
@@ -441,6 +451,12 @@ static const char *env_get(char *const *env, const char *name);
  * other commands at the top of the working tree). */
 #define WORD_HERE '\001'
 
+/* Whether ch ends an unquoted shell word: a blank or an operator. */
+static bool shell_sep(char ch)
+{
+	return ch && strchr(" \t\n;|&<>()", ch);
+}
+
 /* The next word of a shell command at *p as the shell splits it: unquoted
  * blanks and ; | & < > ( ) end it; quotes are removed and what they hold
  * kept (a quoted space stays in the word); a backslash keeps the next
@@ -452,14 +468,12 @@ static bool shell_word(const char **p, char *out, size_t cap)
 	size_t n = 0;
 	char q = 0;
 
-	while (*s == ' ' || *s == '\t' || *s == '\n' || strchr(";|&<>()", *s))
-		if (!*s++)
-			return false;
+	while (shell_sep(*s))
+		s++;
 	if (!*s)
 		return false;
 	for (; *s; s++) {
-		if (!q && (*s == ' ' || *s == '\t' || *s == '\n' ||
-			   strchr(";|&<>()", *s)))
+		if (!q && shell_sep(*s))
 			break;
 		if (q != '\'' && *s == '\\' && s[1]) {
 			s++;
@@ -640,8 +654,13 @@ static bool dot_git(const char *folder, char **gitdir, bool *named);
  * into, that is each write folder (a repository now, or once the user
  * runs git init there) and the top of the repository a write folder
  * lies in. */
-static void user_config_bases(const struct pctx *c, struct strv *out)
+static const struct strv *user_config_bases(struct pctx *c)
 {
+	struct strv *out = &c->user_bases;
+
+	if (c->user_bases_made)
+		return out;
+	c->user_bases_made = true;
 	for (size_t i = 0; i < c->in->write->n; i++) {
 		const char *w = c->in->write->v[i];
 		if (!strv_contains(out, w))
@@ -658,6 +677,7 @@ static void user_config_bases(const struct pctx *c, struct strv *out)
 			break;
 		}
 	}
+	return out;
 }
 
 /* The config's keys that name programs or files (guard/gitkeys.h, the one
@@ -684,11 +704,12 @@ static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 	 * every working tree it may run in (`core.hooksPath = .githooks`
 	 * names a folder in each project). */
 	const char *base = g->worktree ? g->worktree : g->gitdir;
-	struct strv bases = {0};
+	struct strv own = {0};
+	const struct strv *bases = &own;
 	if (base)
-		strv_push(&bases, base);
+		strv_push(&own, base);
 	else if (k->kind != GIT_INCLUDE)
-		user_config_bases(c, &bases);
+		bases = user_config_bases(c);
 	switch (k->kind) {
 	case GIT_PATH:
 		if (val[0] == '/' || val[0] == '~') {
@@ -697,8 +718,8 @@ static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 				protect_path(c, p, k->why, false, true);
 			break;
 		}
-		for (size_t i = 0; i < bases.n; i++) {
-			_cleanup_free_ char *p = expand(c, val, bases.v[i]);
+		for (size_t i = 0; i < bases->n; i++) {
+			_cleanup_free_ char *p = expand(c, val, bases->v[i]);
 			if (p)
 				protect_path(c, p, k->why, false, true);
 		}
@@ -706,10 +727,10 @@ static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 	case GIT_BANG:
 		if (val[0] != '!')
 			break;
-		protect_command(c, val + 1, &bases, k->why);
+		protect_command(c, val + 1, bases, k->why);
 		break;
 	case GIT_COMMAND:
-		protect_command(c, val[0] == '!' ? val + 1 : val, &bases,
+		protect_command(c, val[0] == '!' ? val + 1 : val, bases,
 				k->why);
 		break;
 	case GIT_INCLUDE: {
@@ -724,7 +745,7 @@ static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 		break;
 	}
 	}
-	strv_free(&bases);
+	strv_free(&own);
 }
 
 /* A config's text as git reads it: a byte-order mark at its start is
@@ -770,10 +791,7 @@ static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 			p++;
 			while (*p && *p != ']' && *p != ' ' && *p != '"' &&
 			       *p != '.' && n + 1 < sizeof(section)) {
-				char ch = *p++;
-				section[n++] = (char)(ch >= 'A' && ch <= 'Z'
-							  ? ch - 'A' + 'a'
-							  : ch);
+				section[n++] = lower(*p++);
 			}
 			section[n] = '\0';
 			char *close = strchr(p, ']');
@@ -788,10 +806,7 @@ static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 		while (((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 			(*p >= '0' && *p <= '9') || *p == '-') &&
 		       n + 1 < sizeof(key)) {
-			char ch = *p++;
-			key[n++] =
-			    (char)(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a'
-							  : ch);
+			key[n++] = lower(*p++);
 		}
 		key[n] = '\0';
 		p = skip_blanks(p);
@@ -1405,10 +1420,6 @@ static void git_global(struct pctx *c)
 	git_global_file(c, "/etc/gitconfig");
 }
 
-/* What the user's environment names for configuration, startup or code
- * search (guard/envconf.h, the one table), when it lies in a write
- * folder: protected like its home default. A relative value names
- * nothing a rule can know. */
 /* GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>: a config
  * the environment gives git, read as the user's own. */
 static void env_git_config(struct pctx *c)
@@ -1430,14 +1441,10 @@ static void env_git_config(struct pctx *c)
 			continue;
 		size_t j = 0;
 		for (; k + j < dot; j++)
-			sec[j] =
-			    (char)(k[j] >= 'A' && k[j] <= 'Z' ? k[j] - 'A' + 'a'
-							      : k[j]);
+			sec[j] = lower(k[j]);
 		sec[j] = '\0';
 		for (j = 0; last[1 + j]; j++)
-			key[j] = (char)(last[1 + j] >= 'A' && last[1 + j] <= 'Z'
-					    ? last[1 + j] - 'A' + 'a'
-					    : last[1 + j]);
+			key[j] = lower(last[1 + j]);
 		key[j] = '\0';
 		struct git_repo g = {0};
 		config_key(c, file, &g, sec, key, v, 0);
@@ -1445,6 +1452,10 @@ static void env_git_config(struct pctx *c)
 	}
 }
 
+/* What the user's environment names for configuration, startup or code
+ * search (guard/envconf.h, the one table), when it lies in a write
+ * folder: protected like its home default. A relative value names
+ * nothing a rule can know. */
 static void env_configs(struct pctx *c)
 {
 	size_t n;
@@ -1602,6 +1613,7 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 out:
 	linkcache_close(c.links);
 	strv_free(&c.seen);
+	strv_free(&c.user_bases);
 	free(c.whys);
 	if (c.own_state > 0)
 		mounts_free(&c.own);

@@ -145,8 +145,6 @@ static void show_typed(struct askterm *a)
 	buf_free(&b);
 }
 
-/* One row of the screen: s (printable, from asks_get or lnk's own words)
- * cut to cols columns with "..." when longer, never wrapped. */
 /* Where the length an argument cut by question.c says ("... (N bytes in
  * all)") starts in the row s, or NULL: a row cut to the terminal keeps
  * it, so that two arguments cut alike never look the same. */
@@ -175,6 +173,9 @@ static bool argument_row(const char *s, size_t n)
 	return i > d && i + 2 < n && s[i] == ' ' && s[i + 1] == ' ';
 }
 
+/* One row of the screen: s (printable, from asks_get or lnk's own words)
+ * cut to cols columns when longer, never wrapped: with "...", and with
+ * what says how much is cut (length_said, argument_row) kept or added. */
 static void row(struct buf *b, const char *s, size_t n, size_t cols)
 {
 	const char *len = length_said(s, n);
