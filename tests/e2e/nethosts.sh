@@ -30,6 +30,11 @@
 #                                 connection brought (a pipelined second
 #                                 request too)
 #                    198.18.0.3   other.lnk-test: HTTP on 80
+#                    198.18.0.9   a host that never answers: what it
+#                                 sends goes to a blackhole route, so a
+#                                 connect to it stays under way until the
+#                                 caller gives up (no neighbour lookup that
+#                                 fails early, as for an unused address)
 # The router has a second address, 198.18.2.1 (its "public" one, as a home
 # router's from its provider: on its loopback, routed from here through
 # 198.18.1.2 like the test hosts), where it serves its own page on port 80
@@ -223,6 +228,9 @@ up() {
 	ip -n "$NS" link set lo up
 	ip -n "$NS" addr add 198.18.0.2/24 dev lnkh1
 	ip -n "$NS" addr add 198.18.0.3/24 dev lnkh1
+	ip -n "$NS" addr add 198.18.0.9/24 dev lnkh1
+	ip -n "$NS" rule add from 198.18.0.9 lookup 99
+	ip -n "$NS" route add blackhole default table 99
 	ip -n "$NS" link set lnkh1 up
 	ip -n "$NS" route add default via 198.18.0.1
 	ip route add 198.18.0.0/24 via 198.18.1.2 dev lnkh0
@@ -369,6 +377,7 @@ ROUTER_IP=198.18.1.2
 ROUTER_WAN_IP=198.18.2.1
 HOST_SERVICE_PORT=8001
 ANYIP_IP=198.18.78.1
+SILENT_IP=198.18.0.9
 ECHO_HOST_PORT=8080
 CA_FILE=$DIR/cert.pem
 EOT
@@ -381,6 +390,8 @@ EOT
 # Every server answers once, and the DNS server names origin.lnk-test.
 alive() {
 	[ -f "$ENV" ] && [ -d "$DIR/www" ] || return 1
+	grep -q '^SILENT_IP=' "$ENV" &&
+		ip -n "$NS" route show table 99 | grep -q blackhole || return 1
 	for p in "$DIR"/*.pid; do
 		[ -f "$p" ] && ours "$p" || return 1
 	done
