@@ -233,7 +233,11 @@ static bool word_safe(const char *s)
 	return true;
 }
 
-char *esc_word_dup(const char *s)
+/* s as one shell word; escaped: its pieces in ESC_TEXT, a quote of its own
+ * as '\'' (ESC_TEXT is exact, so its backslash is one); else raw, a quote
+ * of its own as '"'"' (no backslash, which the escaping where the text is
+ * shown would double). */
+static char *word_dup(const char *s, bool escaped)
 {
 	struct buf b = {0};
 
@@ -245,14 +249,27 @@ char *esc_word_dup(const char *s)
 	for (const char *p = s;;) {
 		const char *q = strchr(p, '\'');
 		size_t n = q ? (size_t)(q - p) : strlen(p);
-		esc_append(&b, p, n, ESC_TEXT);
+		if (escaped)
+			esc_append(&b, p, n, ESC_TEXT);
+		else
+			buf_append(&b, p, n);
 		if (!q)
 			break;
-		buf_puts(&b, "'\\''");
+		buf_puts(&b, escaped ? "'\\''" : "'\"'\"'");
 		p = q + 1;
 	}
 	buf_putc(&b, '\'');
 	return buf_steal(&b);
+}
+
+char *esc_word_dup(const char *s)
+{
+	return word_dup(s, true);
+}
+
+char *shell_word_dup(const char *s)
+{
+	return word_dup(s, false);
 }
 
 void esc_msg(char *msg, size_t cap, enum esc_form form)

@@ -95,6 +95,13 @@ char *esc_dup(const char *s);
  * more words (more grants), a tilde, a glob or a command substitution. */
 char *esc_word_dup(const char *s);
 
+/* s as one word of a POSIX shell command line as esc_word_dup quotes it,
+ * but NOT escaped, and a quote of its own as '"'"' (no backslash): for
+ * text stored to be escaped once where it is shown (a log row, whose
+ * escaping would show every backslash of esc_word_dup's form doubled).
+ * Never print it without escaping it. */
+char *shell_word_dup(const char *s);
+
 /* Rewrites msg (a NUL-terminated message in a cap-byte buffer) in place in
  * the given form (ESC_LINE or ESC_LINES), cut with "..." when the escaped
  * text does not fit. */

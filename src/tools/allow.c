@@ -358,30 +358,35 @@ static void fold_note(char *dst, size_t cap, const struct strv *args,
 /* An argument as the log shows it: one shell word, escaped; one longer
  * than cap is its first bytes and how long it is, so that a padded
  * argument cannot push the ones after it out of the row. */
-static char *log_word(const char *arg, size_t cap)
+static char *log_word(const char *arg, size_t cap, bool escaped)
 {
-	char *w = esc_word_dup(arg);
+	char *(*word)(const char *) = escaped ? esc_word_dup : shell_word_dup;
+	char *w = word(arg);
 	size_t n = strlen(arg);
 
 	if (strlen(w) <= cap)
 		return w;
 	free(w);
 	_cleanup_free_ char *head = xstrndup(arg, cap / 5 ? cap / 5 : 1);
-	_cleanup_free_ char *hw = esc_word_dup(head);
+	_cleanup_free_ char *hw = word(head);
 	return xasprintf("%s...(%zu bytes)", hw, n);
 }
 
-char *tools_call_text(const char *tool, const struct strv *args, size_t max)
+static char *call_text(const char *tool, const struct strv *args, size_t max,
+		       bool escaped)
 {
 	struct buf b = {0};
 	struct strv words = {0};
 	char note[96];
 	size_t all;
 
-	esc_append(&b, tool, strlen(tool), ESC_TEXT);
+	if (escaped)
+		esc_append(&b, tool, strlen(tool), ESC_TEXT);
+	else
+		buf_puts(&b, tool);
 	all = b.len;
 	for (size_t i = 0; i < args->n; i++) {
-		strv_push_take(&words, log_word(args->v[i], max / 3));
+		strv_push_take(&words, log_word(args->v[i], max / 3, escaped));
 		all += 1 + strlen(words.v[i]);
 	}
 	if (all <= max) {
@@ -419,6 +424,16 @@ char *tools_call_text(const char *tool, const struct strv *args, size_t max)
 	}
 	strv_free(&words);
 	return buf_steal(&b);
+}
+
+char *tools_call_text(const char *tool, const struct strv *args, size_t max)
+{
+	return call_text(tool, args, max, true);
+}
+
+char *tools_call_target(const char *tool, const struct strv *args, size_t max)
+{
+	return call_text(tool, args, max, false);
 }
 
 char *tools_refusal_text(const struct tool_grant *g, const struct strv *args)

@@ -83,3 +83,8 @@ char *tools_refusal_text(const struct tool_grant *g, const struct strv *args);
  * the bytes of those left out as the program sent them: at most max bytes
  * in all, unless max is smaller than the tool's name and that note. */
 char *tools_call_text(const char *tool, const struct strv *args, size_t max);
+
+/* The same call as a log row's target: the words quoted the same way but
+ * not escaped (shell_word_dup), since the log and the terminal escape
+ * what they show once. Never print it without escaping it. */
+char *tools_call_target(const char *tool, const struct strv *args, size_t max);

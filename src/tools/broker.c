@@ -638,7 +638,7 @@ static void start_call(struct broker *b, struct call *c, struct tools_call *tc,
 		refuse(b, c, "?", m);
 		return;
 	}
-	c->target = tools_call_text(g->name, &tc->args, DB_TARGET_MAX - 1);
+	c->target = tools_call_target(g->name, &tc->args, DB_TARGET_MAX - 1);
 	if (!tools_allowed(g, &tc->args) && b->can_ask) {
 		ask(b, c, g, tc, fds);
 		return;

@@ -287,16 +287,24 @@ def test_tool_folder_outside_grants_is_the_first_write_folder(lnk, work,
 
 def test_tool_calls_are_logged_whole(lnk, tool):
     """The log names what ran outside: the tool and every argument, each
-    one shell word, escaped; a long call folded with its count."""
+    one shell word, escaped once where it is shown (a quote as '"'"', so
+    that no backslash of the quoting is shown doubled); a long call folded
+    with its count."""
     lnk.run("--name", "tl", "--tool", "mytool pr view *", "--", "/bin/sh",
-            "-c", "mytool pr view 5 'two words' \"$(printf 'a\\033b')\"; "
-            "mytool auth token SECRET2; mytool pr view $(seq 1 500)")
+            "-c", "mytool pr view 5 'two words' \"$(printf 'a\\033b')\" "
+            "\"it's\"; mytool auth token SECRET2; "
+            "mytool pr view $(seq 1 500)")
     cp = lnk("sandbox", "log", "--json", "--sandbox", "tl", check=True)
     rows = [json.loads(x) for x in cp.stdout.splitlines()]
     tools = [r for r in rows if r["verb"] == "tool"]
     assert [(r["target"], r["outcome"]) for r in tools[:2]] == [
-        ("mytool pr view 5 'two words' 'a\\x1bb'", "ended"),
+        ("mytool pr view 5 'two words' 'a\x1bb' 'it'\"'\"'s'", "ended"),
         ("mytool auth token SECRET2", "refused")], rows
+    # as the terminal shows it: the escape once, the quote as typed
+    text = lnk("sandbox", "log", "--sandbox", "tl", check=True).stdout
+    assert "mytool pr view 5 'two words' 'a\\x1bb' 'it'\"'\"'s'" in text, \
+        text
+    assert "\x1b" not in text and "\\\\" not in text, text
     assert "exit status 0" in tools[0]["reason"]
     folded = tools[2]["target"]
     assert folded.startswith("mytool pr view 1 2 3 "), folded

@@ -277,6 +277,30 @@ static void shell_words(void **state)
 		assert_string_equal(w, words[i].out);
 		free(w);
 	}
+	/* Stored to be escaped once where shown (a log row): quoted the same
+	 * way, raw, and no backslash of its own for that escaping to double. */
+	static const struct {
+		const char *in, *out;
+	} raw[] = {
+	    {"/usr/bin/python3", "/usr/bin/python3"},
+	    {"", "''"},
+	    {"a --write ~", "'a --write ~'"},
+	    {"$(id)`id`", "'$(id)`id`'"},
+	    {"it's", "'it'\"'\"'s'"},
+	    {"'", "''\"'\"''"},
+	    {"a\x1b"
+	     "b",
+	     "'a\x1b"
+	     "b'"},
+	    {"a\\b", "'a\\b'"},
+	};
+	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
+		char *w = shell_word_dup(raw[i].in);
+		assert_string_equal(w, raw[i].out);
+		assert_int_equal(strchr(w, '\\') != NULL,
+				 strchr(raw[i].in, '\\') != NULL);
+		free(w);
+	}
 }
 
 int main(void)

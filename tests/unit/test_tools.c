@@ -440,6 +440,12 @@ static void test_call_text(void **state)
 	assert_string_equal(t, "git log '--output=/x y' 'it'\\''s' "
 			       "'\\x1b]52;c;'");
 	free(t);
+	/* the log's target: the same words, not escaped, a quote without a
+	 * backslash, so that the log's one escaping shows each once */
+	t = tools_call_target("git", &a, 1000);
+	assert_string_equal(t, "git log '--output=/x y' 'it'\"'\"'s' "
+			       "'\x1b]52;c;'");
+	free(t);
 	/* folded: the first arguments that fit, then the rest counted */
 	t = tools_call_text("git", &a, 45);
 	assert_string_equal(t, "git log ... (+3 more arguments, 24 bytes)");
