@@ -120,6 +120,24 @@ static bool loosened(const struct stat *st)
 	       st->st_uid == geteuid();
 }
 
+/* Where the folders lnk may make begin in path: its first ".lnk"
+ * component (lnk's own folders), else its last component. Every folder
+ * above must be there already: lnk never makes the home or a folder above
+ * it. Threat: the home's path runs through a link in a write folder
+ * (HOME=/data/me, me -> real, --write /data); the program removes the
+ * link while lnk runs, and a "mkdir -p" of ~/.lnk/sandbox made /data/me
+ * again as a new folder: a home inside the write folder, whose settings
+ * and dot files the sandbox writes and the next run takes for the
+ * user's. */
+static size_t made_from(const char *path)
+{
+	for (const char *s = path; (s = strstr(s, "/.lnk")); s++)
+		if (s[5] == '/' || s[5] == '\0')
+			return (size_t)(s - path) + 1;
+	const char *last = strrchr(path, '/');
+	return last ? (size_t)(last - path) + 1 : 0;
+}
+
 int paths_ensure_dir(const char *path, struct lnk_err *err)
 {
 	struct stat st;
@@ -131,16 +149,27 @@ int paths_ensure_dir(const char *path, struct lnk_err *err)
 		return 0;
 	}
 	char *p = xstrdup(path);
+	size_t from = made_from(p);
 	int r = 0;
 	for (char *s = p + 1;; s++) {
 		if (*s != '/' && *s != '\0')
 			continue;
 		char c = *s;
 		*s = '\0';
-		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
-			r = err_set(err, -errno,
-				    "cannot create folder '%s': %s", p,
-				    strerror(errno));
+		if ((size_t)(s - p) > from && mkdir(p, 0700) < 0 &&
+		    errno != EEXIST) {
+			if (errno == ENOENT)
+				r = err_set(err, -ENOENT,
+					    "cannot create folder '%s': the "
+					    "folder it goes in is gone, and lnk "
+					    "makes no folder above its own (if "
+					    "HOME names your home through a "
+					    "link, make the link again)",
+					    p);
+			else
+				r = err_set(err, -errno,
+					    "cannot create folder '%s': %s", p,
+					    strerror(errno));
 			break;
 		}
 		*s = c;

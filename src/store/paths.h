@@ -39,7 +39,9 @@ char *paths_routers_heard(const char *home);
  * ~/Link/Agents, ~/Link/History. Appended to out, absolute. */
 void paths_always_hidden(const char *home, struct strv *out);
 
-/* mkdir -p with mode 0700 for every folder it creates under home; makes an
- * existing ~/.lnk 0700 again if someone loosened it (never a sticky folder
- * such as /tmp, which is shared by design). 0 or -errno. */
+/* mkdir -p with mode 0700 of lnk's own folders only: from path's ".lnk"
+ * component down (else its last component); the folders above (the home
+ * and up) must be there, never made. Makes an existing ~/.lnk 0700 again
+ * if someone loosened it (never a sticky folder such as /tmp, which is
+ * shared by design). 0 or -errno. */
 int paths_ensure_dir(const char *path, struct lnk_err *err);

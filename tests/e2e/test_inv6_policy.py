@@ -130,6 +130,40 @@ def test_settings_folder_that_is_a_link_is_refused(lnk, home, tmp_path):
     assert list(elsewhere.iterdir()) == []
 
 
+def test_a_home_link_removed_inside_leaves_no_new_home(lnk, home, tmp_path):
+    """Invariant 6 (policy travels only outward-in), promise: ~/.lnk is the
+    user's alone and never changed from inside; lnk makes no home of its
+    own where the home is gone.
+
+    Threat: HOME runs through a link inside a write folder (HOME=/data/me,
+    /data/me -> real, --write /data). The program removes the link (a
+    link may be removed, never made again); lnk, at the run's end, made
+    the home's path again as a new folder with a new ~/.lnk, inside the
+    write folder: this sandbox and any other of that folder could write
+    its tools.toml and dot files, and the next run took it for lnk's
+    settings, the real ones left unhidden below the write folder."""
+    data = tmp_path / "data"
+    real = data / "real"
+    real.mkdir(parents=True, mode=0o700)
+    (real / ".bashrc").write_text("orig\n")
+    me = data / "me"
+    me.symlink_to("real")
+    lnk.home = me
+    lnk("sandbox", "paused", check=True)  # ~/.lnk made, in real
+    cp = lnk.run("--write", data, "--", "sh", "-c",
+                 f"rm {me} && echo removed && touch {data}/x", cwd=data)
+    assert "removed" in cp.stdout, (cp.stdout, cp.stderr)
+    assert not os.path.lexists(me), (
+        "lnk made the home again", sorted(os.listdir(me)))
+    assert (real / ".lnk" / "sandbox" / "lnk.db").exists()
+    cp = lnk.run("--write", data, "--", "sh", "-c",
+                 f"ls {real}/.lnk/sandbox; echo ran", cwd=data)
+    assert "ran" not in cp.stdout and cp.returncode != 0, (cp.stdout,
+                                                             cp.stderr)
+    assert f"'{me}'" in cp.stderr and "home folder" in cp.stderr, cp.stderr
+    assert not os.path.lexists(me)
+
+
 def test_settings_inside_the_folder_must_be_the_users(lnk, home):
     """Invariant 6 (policy travels only outward-in), promise: ~/.lnk is the
     user's alone, proved before any command uses it, and never changed from
