@@ -1316,6 +1316,7 @@ void model_reap(struct wire *w)
 	while (w->model_graveyard) {
 		struct mconn *m = w->model_graveyard;
 		w->model_graveyard = m->next;
+		scrub_free(&m->sc);
 		free(m);
 	}
 }

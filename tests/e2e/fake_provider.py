@@ -21,6 +21,8 @@ The model name in the request picks the answer:
   cut        a stream cut after message_start / the first chunk
   echochunks the request's key back in a chunked body, a chunk every 16
              bytes (the key across chunk framing)
+  echocut    a 400 error that quotes the request's Authorization header
+             cut to its first "n" bytes (n from the request's JSON)
   huge       a JSON answer of 8 MiB (its usage at the end, past what the
              reader holds: the tokens stay unknown, the bytes all pass)
 Usage: input 11, output 7 for Anthropic (message_start says output 1,
@@ -199,6 +201,12 @@ def serve(s):
             piece = body[i:i + 16]
             out += b"%x\r\n" % len(piece) + piece + b"\r\n"
         s.sendall(out + b"0\r\n\r\n")
+        return
+    if kind == "echocut":
+        auth = (headers.get("authorization") or [""])[0]
+        n = j.get("n") if isinstance(j.get("n"), int) else 0
+        send_json(s, 400, {"error": {
+            "message": f"invalid request: {auth[:n]}... (truncated)"}})
         return
     if kind in ("echo", "echoslow"):
         # a debug endpoint: the request's headers back, in the head and

@@ -235,6 +235,45 @@ def test_key_echoed_by_the_provider_is_masked(lnk, net, kind):
     assert e["headers"]["authorization"] == [f"Bearer {key}"]
 
 
+def test_a_key_quoted_cut_short_shows_no_piece_of_it(lnk, net):
+    """Threat: the provider answers an error that quotes the request cut
+    at a length ("invalid request: <its first n bytes>... (truncated)");
+    the program moves the cut a byte at a time and reads the key but its
+    last byte, which it then guesses. Every piece of 12 bytes of the key
+    is masked: no cut shows one."""
+    key, mark = secret(), uuid.uuid4().hex
+    auth = "Bearer " + key
+    calls = "; ".join(curl_post(
+        "LNK_MODEL_FAKE_URL", "/chat/completions",
+        {"model": "m-echocut", "mark": mark, "n": n})
+        for n in range(len("Bearer "), len(auth) + 1))
+    cp = run_sh(lnk, "mcut", calls, base_env(net, FAKE_API_KEY=key),
+                "--model", CUSTOM)
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stdout.count("(truncated)") == len(key) + 1, cp.stdout
+    for o in range(len(key) - 11):
+        assert key[o:o + 12] not in cp.stdout, (key[o:o + 12], cp.stdout)
+    # what is shorter than a piece is not the key's alone: it passes
+    assert "Bearer sk-test-" + key[8:11] + "..." in cp.stdout, cp.stdout
+
+
+def test_a_long_key_echoed_is_masked(lnk, net):
+    """Threat: a route of one's own takes a long bearer token (a gateway's
+    JWT, 1 to 4 KB); the masking held at most 1 KB and let a longer key
+    back whole from an echoing endpoint."""
+    key = "sk-test-" + "".join(uuid.uuid4().hex for _ in range(100))[:3000]
+    mark = uuid.uuid4().hex
+    cp = run_sh(lnk, "mlong", curl_post(
+        "LNK_MODEL_FAKE_URL", "/chat/completions",
+        {"model": "m-echo", "mark": mark}, "-i"),
+        base_env(net, FAKE_API_KEY=key), "--model", CUSTOM)
+    assert cp.returncode == 0, cp.stderr
+    assert key[:12] not in cp.stdout and key[-12:] not in cp.stdout
+    assert "X-Echo: Bearer " + "*" * len(key) in cp.stdout, cp.stdout[:300]
+    (e,) = received(mark)
+    assert e["headers"]["authorization"] == [f"Bearer {key}"]
+
+
 def test_no_key_or_a_shared_key_file_refused(lnk, net):
     cp = lnk.run("--model", CUSTOM, "--", "true", env=base_env(net))
     assert cp.returncode == 125

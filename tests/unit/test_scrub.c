@@ -1,11 +1,13 @@
 /* The route's key masked in the provider's answer (src/wire/scrub.c):
  * whole, split across reads at every point, several times, next to a
- * false start; a short key left alone; nothing held at the end that is
- * not given. */
+ * false start; a quote of it cut short at any point; a short key left
+ * alone; a key of the longest length; nothing held at the end that is not
+ * given. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -28,6 +30,7 @@ static char *run(const char *key, const char *in, size_t step, uint64_t *masked)
 		at += k;
 	}
 	scrub_end(&s, &out);
+	scrub_free(&s);
 	if (masked)
 		*masked = s.masked;
 	char *r = strdup(out.p ? out.p : "");
@@ -64,9 +67,80 @@ static void masked_whole_and_split(void **state)
 static void false_starts_pass_unchanged(void **state)
 {
 	(void)state;
-	/* starts of the key that do not go on, at the very end too */
-	const char *in = "sk-ant- sk-ant-api03-SECRET sk-a s";
+	/* starts of the key shorter than a piece that do not go on, at the
+	 * very end too */
+	const char *in = "sk-ant- sk-ant-api0 SECRETSECRE sk-a s";
 	every_split(in, in, 0);
+	/* a piece of 12 bytes or more is the key's, cut short or not */
+	every_split("sk-ant- sk-ant-api03-SECRET sk-a s",
+		    "sk-ant- ******************* sk-a s", 1);
+}
+
+/* An echo that changes the letters' case shows all of the key but the
+ * case: masked in any case, split or not. */
+static void masked_in_any_letter_case(void **state)
+{
+	(void)state;
+	every_split("up: SK-ANT-API03-SECRETSECRET, low: sk-ant-api03-secret",
+		    "up: *************************, low: *******************",
+		    2);
+}
+
+/* An answer that quotes the request cut short, at every length: the
+ * program moves the cut by what it sends and would read the key a byte at
+ * a time. No cut shows 12 bytes of it in a row. */
+static void a_quote_cut_short_shows_no_piece(void **state)
+{
+	(void)state;
+	const size_t klen = strlen(KEY);
+	for (size_t cut = 0; cut <= klen; cut++)
+		for (size_t from = 0; from < cut; from++) {
+			char in[128];
+			snprintf(in, sizeof(in),
+				 "400 {\"error\":\"%.*s... "
+				 "(truncated)\"}",
+				 (int)(cut - from), KEY + from);
+			for (size_t step = 0; step < 9; step++) {
+				char *got = run(KEY, in, step, NULL);
+				for (size_t o = 0; o + SCRUB_MIN <= klen; o++) {
+					char piece[SCRUB_MIN + 1];
+					memcpy(piece, KEY + o, SCRUB_MIN);
+					piece[SCRUB_MIN] = '\0';
+					assert_null(strstr(got, piece));
+				}
+				/* what is shorter than a piece goes as it is */
+				if (cut - from < SCRUB_MIN)
+					assert_string_equal(got, in);
+				free(got);
+			}
+		}
+}
+
+/* A key of the longest length a route takes (a gateway's long token) is
+ * masked like any other, split or not. */
+static void the_longest_key_masked(void **state)
+{
+	(void)state;
+	char *key = malloc(SCRUB_KEY_MAX + 1);
+	unsigned seed = 7;
+	for (size_t i = 0; i < SCRUB_KEY_MAX; i++)
+		key[i] =
+		    "abcdefghijklmnopqrstuvwxyz0123456789"[rand_r(&seed) % 36];
+	key[SCRUB_KEY_MAX] = '\0';
+	char *in = malloc(2 * SCRUB_KEY_MAX + 64);
+	snprintf(in, 2 * SCRUB_KEY_MAX + 64, "Authorization: Bearer %s\r\n",
+		 key);
+	for (size_t step = 0; step < 4000; step += 997) {
+		char *got = run(key, in, step, NULL);
+		assert_null(strstr(got, key));
+		assert_non_null(strstr(got, "Bearer ****"));
+		assert_int_equal(
+		    strspn(got + strlen("Authorization: Bearer "), "*"),
+		    SCRUB_KEY_MAX);
+		free(got);
+	}
+	free(in);
+	free(key);
 }
 
 static void short_key_not_masked(void **state)
@@ -95,12 +169,13 @@ static void holds_only_a_start_of_the_key(void **state)
 	assert_int_equal(s.nheld, 5);
 	scrub_end(&s, &out);
 	assert_string_equal(out.p, "data: {}\n\ndata: sk-an");
+	scrub_free(&s);
 	buf_free(&out);
 }
 
-/* Random answers made of the key's own letters and copies of it, fed in
- * random pieces: the same as masking the whole answer at once, left to
- * right, and never a key left. */
+/* Random answers made of the key's own letters, copies of it and of its
+ * parts, fed in random pieces: the same as masking every piece of 12 bytes
+ * of the key in the whole answer at once, and never a piece left. */
 static void random_answers_as_if_whole(void **state)
 {
 	(void)state;
@@ -112,21 +187,24 @@ static void random_answers_as_if_whole(void **state)
 		char in[400];
 		size_t n = 0, want = (size_t)(rand_r(&seed) % 300);
 		while (n < want) {
-			if (rand_r(&seed) % 6 == 0 && n + klen < sizeof(in)) {
-				memcpy(in + n, key, klen);
-				n += klen;
+			size_t from = (size_t)(rand_r(&seed) % 4);
+			size_t to = klen - (size_t)(rand_r(&seed) % 4);
+			if (rand_r(&seed) % 6 == 0 &&
+			    n + to - from < sizeof(in)) {
+				memcpy(in + n, key + from, to - from);
+				n += to - from;
 			} else {
 				in[n++] = alpha[rand_r(&seed) % 7];
 			}
 		}
 		in[n] = '\0';
-		/* the reference: the whole answer at once */
+		/* the reference: the whole answer at once, every place a
+		 * piece of the key begins found before any is masked */
 		char ref[400];
 		memcpy(ref, in, n + 1);
-		for (char *h = ref; (h = strstr(h, key));) {
-			memset(h, '*', klen);
-			h += klen;
-		}
+		for (size_t i = 0; i + SCRUB_MIN <= n; i++)
+			if (memmem(key, klen, in + i, SCRUB_MIN))
+				memset(ref + i, '*', SCRUB_MIN);
 		size_t step = 1 + (size_t)(rand_r(&seed) % 20);
 		char *got = run(key, in, step, NULL);
 		assert_string_equal(got, ref);
@@ -151,6 +229,7 @@ static char *run_chunked(const char *in, size_t step)
 		at += k;
 	}
 	scrub_end(&s, &out);
+	scrub_free(&s);
 	const char *p = out.p ? out.p : "";
 	for (;;) {
 		char *e;
@@ -206,6 +285,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(masked_whole_and_split),
 	    cmocka_unit_test(false_starts_pass_unchanged),
+	    cmocka_unit_test(a_quote_cut_short_shows_no_piece),
+	    cmocka_unit_test(masked_in_any_letter_case),
+	    cmocka_unit_test(the_longest_key_masked),
 	    cmocka_unit_test(short_key_not_masked),
 	    cmocka_unit_test(holds_only_a_start_of_the_key),
 	    cmocka_unit_test(random_answers_as_if_whole),
