@@ -281,6 +281,10 @@ int guard_do_rename(struct guard *n, struct task *t, int obase, const char *old,
 		r = -EBUSY;
 		goto out;
 	}
+	/* Nor anything in (or itself) a guarded entry made outside during
+	 * the run (late.c). */
+	if ((r = guard_late_check(n, o.parent, o.last)) < 0)
+		goto out;
 	/* The new name is created; with EXCHANGE or WHITEOUT the old name is
 	 * (re)created too. */
 	r = guard_check(n, nw.parent, nw.last);

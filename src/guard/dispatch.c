@@ -382,27 +382,33 @@ static void name_refused(struct guard *n, struct job *j)
 
 /* A removal (unlink, unlinkat, rmdir): the kernel decides it, with the
  * program's own rights and Landlock domain, so it is let through
- * (CONTINUE), never performed here; what depends on the path is only
- * the message, never the answer. Before that, a removal the kernel will
- * refuse because of an entry kept read only (the entry itself, a mount
- * point: EBUSY; a name inside one, on its read-only mount: EROFS) is
- * named. Nothing is read of the task when no entry is kept. */
-static void unlink_note(struct guard *n, struct worker *w,
-			const struct seccomp_notif *req, const struct op *op)
+ * (CONTINUE, 0 here), never performed here. What depends on the path may
+ * only refuse it, never allow it: a removal in (or of) a guarded entry
+ * made outside during the run is refused (-EROFS: late.c), as its kept
+ * twin's would be. Else a removal the kernel will refuse because of an
+ * entry kept read only (the entry itself, a mount point: EBUSY; a name
+ * inside one, on its read-only mount: EROFS) is named. Nothing is read
+ * of the task when no entry is kept or made during the run. */
+static int unlink_note(struct guard *n, struct worker *w,
+		       const struct seccomp_notif *req, const struct op *op)
 {
 	struct job *j = w->jb;
 	struct where wh;
 	struct statfs sf;
+	int r = 0;
 
-	if (!n->plan.nkept)
-		return;
+	if (!n->plan.nkept && n->late_fd < 0)
+		return 0;
 	j->req = req;
 	j->op = op;
 	j->xval = NULL;
 	j->t = guard_task_new(req, w);
 	if (prep(n, j) == 0 &&
 	    guard_locate(&j->t, j->t.base[0], j->p1, &wh) == 0) {
-		if (wh.magic < 0 && !guard_is_dots(wh.last) &&
+		if (wh.magic < 0 && !guard_is_dots(wh.last))
+			r = guard_late_check(n, wh.parent, wh.last);
+		if (r == 0 && n->plan.nkept && wh.magic < 0 &&
+		    !guard_is_dots(wh.last) &&
 		    (guard_mount_point_at(wh.parent, wh.last) == 1 ||
 		     (fstatfs(wh.parent, &sf) == 0 &&
 		      (sf.f_flags & ST_RDONLY))))
@@ -410,6 +416,7 @@ static void unlink_note(struct guard *n, struct worker *w,
 		guard_where_close(&wh);
 	}
 	guard_task_close(&j->t);
+	return r;
 }
 
 /* Returns the answer: -errno, 0, or for opens an fd of ours (>= 0 flagged
@@ -458,10 +465,15 @@ void guard_serve(struct guard *n, struct worker *w,
 		/* Seen, never decided here (exec.c, unlink_note): the kernel
 		 * runs it and Landlock decides, even when the guard is
 		 * broken. */
+		int lr = 0;
 		if (!broken && removal)
-			unlink_note(n, w, req, op);
+			lr = unlink_note(n, w, req, op);
 		else if (!broken && n->plan.exec_note)
 			guard_exec_note(n, w, req);
+		if (lr < 0) {
+			reply(n, req->id, lr);
+			goto done;
+		}
 		struct seccomp_notif_resp resp = {
 		    .id = req->id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE};
 		(void)ioctl(n->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);

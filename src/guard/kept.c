@@ -108,6 +108,10 @@ void guard_name_kept(struct guard *n, int dir, const char *last,
 {
 	if (!n->plan.nkept || dir < 0)
 		return;
+	/* made or replaced outside during the run: named by late.c (a
+	 * kept entry's inode may be the new one's) */
+	if (guard_late_holds(n, dir, last))
+		return;
 	const struct guard_kept *k = kept_find(n, dir, last);
 	if (!k)
 		return;

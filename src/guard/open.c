@@ -197,6 +197,14 @@ int guard_do_open(struct guard *n, struct task *t, int base, int acc,
 		bool guarded_name = r == -EEXIST;
 		if (r < 0 && !(guarded_name && !excl))
 			break;
+		/* An existing guarded name is never written: kept, its
+		 * read-only mount refuses it; made or replaced outside during
+		 * the run (the mount gone with the old file), this does. */
+		if (guarded_name && guard_open_writes(flags)) {
+			r = guard_late_write_refused(n, w.parent, w.last,
+						     "write");
+			break;
+		}
 		/* Look before opening: an existing object is checked, and
 		 * opened by guard_reopen(), never by an open that could block or
 		 * create. */

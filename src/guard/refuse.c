@@ -72,7 +72,7 @@ bool guard_count_refusal(struct guard *n, const char *pair)
 
 /* Says msg on stderr while fewer than REFUSAL_LINES_MAX were said, then
  * once that the rest are in the log. */
-static void say_refusal(struct guard *n, const char *msg)
+void guard_say_refusal(struct guard *n, const char *msg)
 {
 	pthread_mutex_lock(&n->mu);
 	unsigned said = n->refusal_lines < REFUSAL_LINES_MAX + 1
@@ -104,7 +104,7 @@ static void refuse(struct guard *n, const struct guard_rule *g,
 	first = guard_count_refusal(n, pair);
 	if (first && !n->plan.quiet) {
 		_cleanup_free_ char *msg = refusal_text(g, name);
-		say_refusal(n, msg);
+		guard_say_refusal(n, msg);
 	}
 	if (first && n->plan.on_refusal)
 		n->plan.on_refusal(n->plan.on_refusal_ctx, g, name);
@@ -125,7 +125,7 @@ void guard_refuse_attr(struct guard *n, const struct guard_rule *g)
 		    "other accounts could then plant what runs outside the "
 		    "sandbox\n",
 		    dir);
-		say_refusal(n, msg);
+		guard_say_refusal(n, msg);
 	}
 }
 
@@ -138,7 +138,12 @@ int guard_check(struct guard *n, int parent, const char *last)
 {
 	struct stat st;
 	struct statfs sf;
+	int r;
 
+	/* in a guarded entry made or replaced outside during the run, or
+	 * that entry (late.c) */
+	if ((r = guard_late_check(n, parent, last)) < 0)
+		return r;
 	if (fstat(parent, &st) < 0 || fstatfs(parent, &sf) < 0)
 		return -EPERM;
 	/* Never create on /proc, /sys or another pseudo file system: what

@@ -376,6 +376,14 @@ int guard_start(const struct guard_plan *np, int sock, struct guard **out,
 			       strerror(-r));
 	}
 	plan_copy(&n->plan, np);
+	if ((r = guard_late_start(n, err)) < 0) {
+		guard_late_stop(n);
+		guard_plan_free(&n->plan);
+		close(n->stopfd);
+		close(n->endedfd);
+		free(n);
+		return r;
+	}
 	n->ll_ruleset = make_ruleset();
 	pthread_mutex_init(&n->mu, NULL);
 	pthread_cond_init(&n->done_cv, NULL);
@@ -393,6 +401,7 @@ int guard_start(const struct guard_plan *np, int sock, struct guard **out,
 
 	r = pthread_create(&n->receiver, NULL, receiver_main, n);
 	if (r) {
+		guard_late_stop(n);
 		guard_plan_free(&n->plan);
 		close(n->stopfd);
 		close(n->endedfd);
@@ -526,6 +535,7 @@ void guard_stop(struct guard *n)
 	}
 	if (leak)
 		return; /* a thread still uses n: never free it under it */
+	guard_late_stop(n);
 	if (n->listener >= 0)
 		close(n->listener);
 	if (n->diag >= 0)

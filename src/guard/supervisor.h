@@ -144,6 +144,24 @@ struct worker {
 };
 
 /* The running supervisor of one sandbox (guard_start). */
+/* A folder a rule guards names in, watched for names made in it (late.c). */
+struct late_watch {
+	int wd, fd; /* the watch; the folder (O_PATH) */
+	dev_t dev;
+	ino_t ino;
+};
+
+/* A guarded name made or put in place outside during the run (late.c). */
+struct late_entry {
+	dev_t dev;
+	ino_t ino;
+	const struct guard_rule *rule; /* in plan.guards */
+	int wd;			       /* the watch of its folder */
+	char *name;		       /* its name there */
+	char *path;		       /* for messages */
+	const char *top;	       /* its write folder, for messages */
+};
+
 struct guard {
 	struct guard_plan plan; /* deep copy */
 	int sock, listener, stopfd;
@@ -185,6 +203,14 @@ struct guard {
 	struct strv dgram_refused; /* "verb target", logged once each */
 	struct strv nonet_said;	   /* addresses named without a grant */
 	bool nonet_more;	   /* and the line that says there are more */
+	/* Guarded names made outside during the run (late.c), under
+	 * late_mu; late_fd the inotify descriptor or -1. */
+	pthread_mutex_t late_mu;
+	int late_fd;
+	struct late_watch *late_watches;
+	size_t nlate_watches;
+	struct late_entry *late;
+	size_t nlate;
 };
 
 /* Everything the executor needs of the task, opened beforehand by the
@@ -275,6 +301,31 @@ void guard_refuse_attr(struct guard *n, const struct guard_rule *g);
 /* 1 when name in dir is a mount point, 0 when not, -EPERM unknown. */
 int guard_mount_point_at(int dir, const char *name);
 bool guard_is_dots(const char *s);
+
+/* Says msg (a refusal) on stderr while fewer than ten were said, then
+ * once that the rest are in the log. */
+void guard_say_refusal(struct guard *n, const char *msg);
+
+/* ---- guarded names made outside during the run (late.c) ---- */
+
+/* Watches each folder a rule guards names in (not a folder kept from
+ * being renamed only). Before the receiver starts; an error when a watch
+ * cannot be made (guard_late_stop undoes what was). */
+int guard_late_start(struct guard *n, struct lnk_err *err);
+/* After every worker is gone. */
+void guard_late_stop(struct guard *n);
+/* -EROFS (named once) when last in dir, or dir, or a folder above it, is
+ * a guarded name made or replaced outside during the run; -EPERM when
+ * that cannot be told; else 0. The events queued so far are read first. */
+int guard_late_check(struct guard *n, int dir, const char *last);
+/* Whether last in dir, or dir, or a folder above it, is a guarded name
+ * made or replaced outside during the run (as known now: no events
+ * read). */
+bool guard_late_holds(struct guard *n, int dir, const char *last);
+/* An existing guarded name (last in dir) is never written: -EROFS, named
+ * (as made during the run, or as a kept entry). */
+int guard_late_write_refused(struct guard *n, int dir, const char *last,
+			     const char *verb);
 
 /* ---- entries kept read only (kept.c) ---- */
 

@@ -284,6 +284,131 @@ def test_tool_option_files_in_the_folder_not_planted(lnk, work, name):
     assert not (work / "old").exists()
 
 
+# A program that waits for the host: it says "ready", waits for the file
+# "go" in its folder, then runs its attack (argv[1], a shell line) and
+# prints each step's status.
+WAIT_FOR_HOST = r"""
+import os, subprocess, sys, time
+print("ready", flush=True)
+while not os.path.exists("go"):
+    time.sleep(0.02)
+subprocess.run(["/bin/sh", "-c", sys.argv[1]])
+"""
+
+
+def while_it_runs(lnk, work, attack, host, *grants):
+    """Runs the program WAIT_FOR_HOST in work with attack; once it is
+    ready, host() acts outside, then the program goes on. Returns the
+    run's CompletedProcess-like (stdout, stderr, returncode)."""
+    prog = work.parent / "wait_for_host.py"
+    prog.write_text(WAIT_FOR_HOST)
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--read", str(prog), *map(str, grants),
+         "--", PY, str(prog), attack],
+        cwd=str(work), env=lnk.env(), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready", p.stderr.read()
+        host()
+        (work / "go").write_text("")
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
+def test_a_repository_made_outside_while_it_runs_is_kept(lnk, work):
+    """Invariant 8 (what runs outside later), promise: a guarded name made
+    outside while the sandbox runs is kept as one there at the start.
+
+    Threat: you run `git init` in the project while an agent works in it.
+    The new .git has no read-only mount (that is made at the start), so
+    the program wrote its config (core.fsmonitor) and a hook, which your
+    next `git status` and commit ran outside."""
+    attack = ("printf '[core]\\n\\tfsmonitor = touch pwned\\n' "
+              ">> .git/config; echo cfg=$?; "
+              "echo 'touch pwned' > .git/hooks/pre-commit; echo hook=$?; "
+              "mkdir .git/hooks/x; echo dir=$?; "
+              "mv .git/description desc; echo mv=$?; "
+              "rm .git/HEAD; echo rm=$?; "
+              "echo ok > elsewhere; echo other=$?")
+    cp = while_it_runs(
+        lnk, work, attack,
+        lambda: subprocess.run(["git", "init", "-q", str(work)], check=True),
+        "--write", work)
+    for step in ("cfg", "hook", "dir", "mv", "rm"):
+        assert f"{step}=0" not in cp.stdout, (step, cp.stdout, cp.stderr)
+    assert "other=0" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "fsmonitor" not in (work / ".git" / "config").read_text()
+    assert not (work / ".git" / "hooks" / "pre-commit").exists()
+    assert (work / ".git" / "HEAD").exists()
+    assert "lnk: refused a change in" in cp.stderr and ".git" in cp.stderr, \
+        cp.stderr
+
+
+def test_a_path_folder_made_again_outside_while_it_runs_is_kept(lnk, work):
+    """Invariant 8 (what runs outside later), promise: a folder on the
+    user's PATH inside a write folder stays read only when it is made
+    again outside during the run.
+
+    Threat: the virtualenv's bin on your PATH is made again while the
+    agent works (`python -m venv --clear`, `rm -rf node_modules && npm
+    i`); the new folder has no read-only mount, and the program put an
+    `ls` there that your shell ran next."""
+    bin_dir = work / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+
+    def remake():
+        shutil.rmtree(bin_dir)
+        bin_dir.mkdir()
+        (bin_dir / "python").write_text("")
+    env_path = f"{bin_dir}:/usr/local/bin:/usr/bin:/bin"
+    base = lnk.env
+    lnk.env = lambda extra=None: {**base(extra), "PATH": env_path}
+    cp = while_it_runs(
+        lnk, work, "printf '#!/bin/sh\\necho pwned\\n' > venv/bin/ls; "
+        "echo w=$?; rm venv/bin/python; echo rm=$?", remake,
+        "--write", work)
+    assert "w=0" not in cp.stdout and "rm=0" not in cp.stdout, (
+        cp.stdout, cp.stderr)
+    assert sorted(os.listdir(bin_dir)) == ["python"]
+    assert "venv/bin: made or replaced outside" in cp.stderr, cp.stderr
+
+
+@pytest.mark.parametrize("how", ["rename", "remove-and-make"])
+def test_a_dot_file_replaced_outside_while_it_runs_stays_read_only(
+        lnk, work, how):
+    """Invariant 8 (what runs outside later), promise: an existing
+    protected file stays read only when it is replaced outside during the
+    run.
+
+    Threat: the read-only mount over .envrc is on the file as it was at
+    the start; an editor's save (a new file renamed over it), `git
+    checkout` or `git config --global` replaces the file, the kernel
+    detaches the mount from the sandbox, and the program appended to the
+    new .envrc, which direnv runs at your next `cd`."""
+    (work / ".envrc").write_text("export A=1\n")
+
+    def replace():
+        if how == "rename":
+            (work / ".envrc.tmp").write_text("export A=2\n")
+            os.rename(work / ".envrc.tmp", work / ".envrc")
+        else:
+            (work / ".envrc").unlink()
+            (work / ".envrc").write_text("export A=2\n")
+    cp = while_it_runs(
+        lnk, work, "echo 'touch pwned' >> .envrc; echo app=$?; "
+        ": > .envrc; echo trunc=$?; rm .envrc; echo rm=$?", replace,
+        "--write", work)
+    assert (work / ".envrc").read_text() == "export A=2\n", cp.stderr
+    assert "app=0" not in cp.stdout and "trunc=0" not in cp.stdout
+    assert "rm=0" not in cp.stdout, (cp.stdout, cp.stderr)
+    assert "lnk: refused a change in" in cp.stderr, cp.stderr
+    assert ".envrc: made or replaced outside" in cp.stderr, cp.stderr
+
+
 # =============================================================================
 # B. Git: its directories, repositories and what a config names
 #    Promise: git's directories, every repository the top one knows, and what a
