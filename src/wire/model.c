@@ -411,9 +411,16 @@ static bool tchar(char c)
  * hop, framing the wire sets itself, and every credential (by class: a
  * name holding auth, key, token, secret or cookie), so no key the program
  * holds, and no header naming one, reaches the provider beside the
- * route's. */
+ * route's. The body's type and coding are the wire's to say (it read the
+ * body as JSON, so the provider reads it so: a gateway that reads a form
+ * body when the program says "form" served another model than the one
+ * logged). A name with '_' goes too: a server that maps headers to CGI
+ * variables (HTTP_X_HTTP_METHOD_OVERRIDE) reads X_HTTP_Method_Override
+ * as the header the list below drops. */
 static bool drop_header(const char *h, size_t n)
 {
+	if (memchr(h, '_', n))
+		return true;
 	/* and every header a server or a gateway in front of it may take
 	 * for another method or path than the request line's (the call
 	 * checked is the request line's) */
@@ -429,6 +436,8 @@ static bool drop_header(const char *h, size_t n)
 	    "content-length",
 	    "expect",
 	    "accept-encoding",
+	    "content-type",
+	    "content-encoding",
 	    "x-http-method",
 	    "x-original-url",
 	    "x-original-uri",
@@ -595,6 +604,9 @@ static void request_ready(struct mconn *m, const char *tgt, size_t tl,
 		buf_printf(o, "x-api-key: %s\r\n", m->r->key);
 	else
 		buf_printf(o, "Authorization: Bearer %s\r\n", m->r->key);
+	/* The body as the wire read it: JSON, not coded. */
+	if (json)
+		buf_puts(o, "Content-Type: application/json\r\n");
 	/* The answer is read on its way: it must come as sent, not
 	 * compressed. */
 	buf_puts(o, "Accept-Encoding: identity\r\nConnection: close\r\n");

@@ -235,6 +235,32 @@ def test_key_echoed_by_the_provider_is_masked(lnk, net, kind):
     assert e["headers"]["authorization"] == [f"Bearer {key}"]
 
 
+def test_the_provider_reads_the_body_as_the_wire_did(lnk, net):
+    """Threat: the wire reads the body as JSON and logs its model, but the
+    program says the body is a form (a body can be both:
+    {"x":"=&model=costly&y=","model":"cheap"}); a gateway that reads a
+    form when told so (LiteLLM's proxy) served "costly" while the log
+    said "cheap". Or it names a method override with '_' for '-', which a
+    server mapping headers to CGI variables reads as the header the wire
+    drops. The provider gets the wire's Content-Type, no coding, and no
+    header with '_'."""
+    mark = uuid.uuid4().hex
+    body = {"x": "=&model=costly&y=", "model": "m-json", "mark": mark}
+    cp = run_sh(lnk, "mform", curl_post(
+        "LNK_MODEL_FAKE_URL", "/chat/completions", body,
+        "-H 'content-type: application/x-www-form-urlencoded' "
+        "-H 'Content-Encoding: gzip' -H 'X_HTTP_Method_Override: DELETE' "
+        "-H 'X_Original_URL: /v1/files/x' -H 'X-Kept: yes'"),
+        base_env(net, FAKE_API_KEY=secret()), "--model", CUSTOM)
+    assert cp.returncode == 0, cp.stderr
+    (e,) = received(mark)
+    h = e["headers"]
+    assert h["content-type"] == ["application/json"], h
+    assert "content-encoding" not in h, h
+    assert not [k for k in h if "_" in k], h
+    assert h["x-kept"] == ["yes"], h
+
+
 def test_a_key_quoted_cut_short_shows_no_piece_of_it(lnk, net):
     """Threat: the provider answers an error that quotes the request cut
     at a length ("invalid request: <its first n bytes>... (truncated)");
