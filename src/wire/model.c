@@ -961,6 +961,49 @@ static void tls_start(struct mconn *m)
 	on_upstream(&m->uh, LOOP_OUT);
 }
 
+/* Why the answer's head (h up to end, the blank line's end) could be read
+ * two ways, or NULL. The wire reads the body's framing from it to mask
+ * the key in the data (scrub_chunked) and to count tokens; a client that
+ * reads another framing (the second of two Transfer-Encoding lines, a
+ * folded line, "Transfer-Encoding : chunked") de-chunks what the wire
+ * masked as bytes, and the provider's chunk framing inside the key no
+ * longer hides it from the client. So a head the two could read
+ * differently never reaches the program. */
+static const char *head_two_ways(const char *h, const char *end)
+{
+	int te = 0, cl = 0;
+	const char *p = memchr(h, '\n', (size_t)(end - h)) + 1;
+
+	while (p < end - 2) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		if (e == p || e[-1] != '\r')
+			return "a line of its head ends without CR LF";
+		if (*p == ' ' || *p == '\t')
+			return "its head folds a line";
+		const char *colon = memchr(p, ':', (size_t)(e - p));
+		if (!colon || colon == p)
+			return "a line of its head is not a header";
+		for (const char *c = p; c < colon; c++)
+			if (!tchar(*c))
+				return "a header name of its head is not a "
+				       "token";
+		const char *v = colon + 1, *ve = e - 1;
+		while (v < ve && (*v == ' ' || *v == '\t'))
+			v++;
+		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+			ve--;
+		size_t nl = (size_t)(colon - p), vl = (size_t)(ve - v);
+		if (nl == 17 && !strncasecmp(p, "transfer-encoding", 17) &&
+		    (++te > 1 || vl != 7 || strncasecmp(v, "chunked", 7)))
+			return "its Transfer-Encoding is not one 'chunked'";
+		if (nl == 14 && !strncasecmp(p, "content-length", 14) &&
+		    ++cl > 1)
+			return "its head gives Content-Length twice";
+		p = e + 1;
+	}
+	return NULL;
+}
+
 /* The answer's head: kept until whole, then passed on with its
  * Connection header replaced (one call per connection, both sides). An
  * interim 1xx head passes as it is and the real one follows. */
@@ -995,6 +1038,17 @@ static void head_rewrite(struct mconn *m)
 			return;
 		if (end - h < 13 || h[8] != ' ') {
 			fail(m, 502, "the provider's answer is not HTTP");
+			return;
+		}
+		const char *two = head_two_ways(h, end);
+		if (two) {
+			char why[128];
+			snprintf(
+			    why, sizeof(why),
+			    "the provider's answer could be read two ways: "
+			    "%s",
+			    two);
+			fail(m, 502, why);
 			return;
 		}
 		bool interim = h[9] == '1';

@@ -23,6 +23,8 @@ The model name in the request picks the answer:
              bytes (the key across chunk framing)
   echocut    a 400 error that quotes the request's Authorization header
              cut to its first "n" bytes (n from the request's JSON)
+  echote2    the key back in 5-byte chunks under two Transfer-Encoding
+             lines (identity, then chunked): a head read two ways
   huge       a JSON answer of 8 MiB (its usage at the end, past what the
              reader holds: the tokens stay unknown, the bytes all pass)
 Usage: input 11, output 7 for Anthropic (message_start says output 1,
@@ -199,6 +201,16 @@ def serve(s):
                b"Transfer-Encoding: chunked\r\n\r\n")
         for i in range(0, len(body), 16):
             piece = body[i:i + 16]
+            out += b"%x\r\n" % len(piece) + piece + b"\r\n"
+        s.sendall(out + b"0\r\n\r\n")
+        return
+    if kind == "echote2":
+        auth = (headers.get("authorization") or [""])[0].encode()
+        out = (b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+               b"Transfer-Encoding: identity\r\n"
+               b"Transfer-Encoding: chunked\r\n\r\n")
+        for i in range(0, len(auth), 5):
+            piece = auth[i:i + 5]
             out += b"%x\r\n" % len(piece) + piece + b"\r\n"
         s.sendall(out + b"0\r\n\r\n")
         return

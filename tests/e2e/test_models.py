@@ -283,6 +283,25 @@ def test_a_key_quoted_cut_short_shows_no_piece_of_it(lnk, net):
     assert "Bearer sk-test-" + key[8:11] + "..." in cp.stdout, cp.stdout
 
 
+def test_an_answer_head_read_two_ways_never_reaches_the_program(lnk, net):
+    """Threat: the provider answers with two Transfer-Encoding lines
+    (identity, then chunked) and the key in 5-byte chunks. The wire took
+    the first line, masked the bytes as they came (the chunk framing
+    inside the key hid it), and the program's client, reading the
+    second, joined the chunks into the whole key. A head the two could
+    read differently is a 502, logged."""
+    key, mark = secret(), uuid.uuid4().hex
+    cp = run_sh(lnk, "mte2", curl_post(
+        "LNK_MODEL_FAKE_URL", "/chat/completions",
+        {"model": "m-echote2", "mark": mark}, "-i"),
+        base_env(net, FAKE_API_KEY=key), "--model", CUSTOM)
+    assert key[:12] not in cp.stdout, cp.stdout
+    assert "502" in cp.stdout and "read two ways" in cp.stdout, cp.stdout
+    log = lnk("sandbox", "log", "--json", "--sandbox", "mte2")
+    rows = [json.loads(x) for x in log.stdout.splitlines()]
+    assert any("read two ways" in r["reason"] for r in rows), rows
+
+
 def test_a_long_key_echoed_is_masked(lnk, net):
     """Threat: a route of one's own takes a long bearer token (a gateway's
     JWT, 1 to 4 KB); the masking held at most 1 KB and let a longer key
