@@ -206,6 +206,25 @@ static const struct row build_files[] = {
     {"bunfig.toml", "names the scripts the next bun preloads"},
     {"deno.json", "its tasks run at the next deno task"},
     {"deno.jsonc", "its tasks run at the next deno task"},
+    /* autotools' and ctest's inputs, and more tools whose file is code */
+    {"configure.ac", "its esyscmd runs at the next autoreconf"},
+    {"configure.in", "its esyscmd runs at the next autoreconf"},
+    {"Makefile.am", "the next automake (autoreconf) makes the Makefile "
+		    "make runs from it"},
+    {"CTestTestfile.cmake", "the next ctest runs the commands it names"},
+    {"Brewfile", "Ruby the next brew bundle runs"},
+    {"Podfile", "Ruby the next pod install runs"},
+    {"Fastfile", "Ruby the next fastlane runs"},
+    {"tasks.py", "Python the next invoke runs"},
+    {"pavement.py", "Python the next paver runs"},
+    {"conanfile.py", "Python the next conan install or build runs"},
+    {"xmake.lua", "Lua the next xmake runs"},
+    {"premake5.lua", "Lua the next premake runs"},
+    {"BUCK", "the next buck build runs the rules it names"},
+    {".buckconfig", "names the commands and options the next buck build "
+		    "runs"},
+    {"Cakefile", "CoffeeScript the next cake runs"},
+    {"Jakefile", "JavaScript the next jake runs"},
 };
 
 /* Configuration files that are programs: a tool runs them at its next

@@ -3061,6 +3061,15 @@ BUILD_FILE_SPELLINGS = {
     "psalm.xml": "psalm", "Guardfile": "guard", "Capfile": "cap",
     "cpanfile": "cpanm", "mkdocs.yml": "mkdocs", "Pipfile": "pipenv",
     "uv.toml": "uv", "renv/activate.R": "R",
+    # autotools' and ctest's (docs/runs-outside.md names them), and more
+    # tools whose file is code they run
+    "configure.ac": "autoreconf", "configure.in": "autoreconf",
+    "Makefile.am": "automake", "CTestTestfile.cmake": "ctest",
+    "Brewfile": "brew", "Podfile": "pod", "Fastfile": "fastlane",
+    "tasks.py": "invoke", "pavement.py": "paver",
+    "conanfile.py": "conan", "xmake.lua": "xmake",
+    "premake5.lua": "premake", "BUCK": "buck", ".buckconfig": "buck",
+    "Cakefile": "cake", "Jakefile": "jake",
 }
 
 
