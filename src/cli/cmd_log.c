@@ -162,11 +162,15 @@ static void rows_clear(struct rows *rs)
 	buf_free(&rs->out);
 }
 
+/* A column's width: its widest value, at least least; a value longer than
+ * COLUMN_MAX (a long path or host the program chose) overflows its own
+ * row only, never pushing every other row's WHAT out of sight. */
+#define COLUMN_MAX 64
 static int width(const struct strv *v, const char *head, int least)
 {
 	size_t w = strlen(head);
 	for (size_t i = 0; i < v->n; i++)
-		if (strlen(v->v[i]) > w)
+		if (strlen(v->v[i]) > w && strlen(v->v[i]) <= COLUMN_MAX)
 			w = strlen(v->v[i]);
 	return (int)w > least ? (int)w : least;
 }

@@ -627,3 +627,24 @@ def test_spec_asks_for_what_flags_add_never_for_what_is_removed(
         'version = 1\n[files]\nwrite = ["."]\n[commands]\nallow = ["true"]\n')
     cp = run("--spec", "app.toml", "--", "true")
     assert cp.returncode == 0, cp.stderr
+
+
+def test_a_long_target_pushes_only_its_own_row(lnk):
+    """A host of 200 characters the program named widened the TARGET
+    column of every row of 'lnk sandbox log', so each row's outcome stood
+    200 columns to the right, out of sight. A value past 64 characters
+    now overflows its own row only."""
+    long_host = "a" * 60 + "." + "b" * 60 + "." + "c" * 60 + ".invalid"
+    code = ("import socket\n"
+            "for h in ('short.invalid', '" + long_host + "'):\n"
+            "    s = socket.create_connection(('127.0.0.1', 3128))\n"
+            "    s.sendall(f'CONNECT {h}:443 HTTP/1.1\\r\\n\\r\\n'.encode())\n"
+            "    s.recv(100); s.close()\n")
+    cp = lnk.run("--name", "wide", "--internet-host", "granted.invalid",
+                 "--", "python3", "-c", code)
+    assert cp.returncode == 0, cp.stderr
+    out = lnk("sandbox", "log", "--sandbox", "wide", check=True).stdout
+    short = [l for l in out.splitlines() if "short.invalid" in l]
+    assert short, out
+    assert short[0].index("refused") < 120, out
+    assert any(long_host in l for l in out.splitlines()), out
