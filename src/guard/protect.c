@@ -1579,7 +1579,11 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 	 * there. */
 	for (size_t i = 0; in->hidden && i < in->hidden->n; i++) {
 		const char *h = in->hidden->v[i];
-		if (!holder(&c, h, true) || is_write_folder(&c, h))
+		/* walked whether or not a write folder holds its spelling:
+		 * ~/Link may be a link into one (~/Link -> W/LinkReal), and
+		 * the walk follows it, guarding each folder on the way that
+		 * a write folder holds */
+		if (is_write_folder(&c, h))
 			continue;
 		protect_path(&c, h, "it holds a folder hidden from the sandbox",
 			     true, false);

@@ -474,6 +474,29 @@ def test_folder_holding_a_hidden_folder_not_renamed(lnk, home):
     assert not (home / "Link.moved").exists()
 
 
+def test_real_holder_of_a_hidden_folder_behind_a_link_not_renamed(
+        lnk, home, tmp_path):
+    """Invariant 6 (policy travels only outward-in), promise: the always-hidden
+    folders are known by identity: moved, replaced, planted or seen at a second
+    path, they are never shown.
+
+    Threat: ~/Link is a link into a write folder (~/Link -> W/LinkReal).
+    The folders on the way to ~/Link/Agents were kept by the hidden
+    path's spelling, which no write folder holds, so the program renamed
+    W/LinkReal and made a new one: every later start then refused ('is
+    gone'), and the agents' files sat at a path the program chose."""
+    w = tmp_path / "w"
+    (w / "LinkReal" / "Agents").mkdir(parents=True)
+    (w / "LinkReal" / "Agents" / "a").write_text("agent\n")
+    (home / "Link").symlink_to(w / "LinkReal")
+    cp = sh(lnk, f"cd {w} && mv LinkReal L2; echo mv=$?; mkdir LinkReal; "
+            "true", "--write", w)
+    assert "mv=0" not in cp.stdout, (cp.stdout, cp.stderr)
+    assert (w / "LinkReal" / "Agents" / "a").exists(), cp.stderr
+    assert not (w / "L2").exists()
+    lnk.run("--", "true", check=True)
+
+
 def test_home_not_renamed_under_a_grant_above_it(lnk, home):
     """Invariant 6 (policy travels only outward-in), promise: the always-hidden
     folders are known by identity: moved, replaced, planted or seen at a second
