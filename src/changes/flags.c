@@ -9,6 +9,7 @@
 #include "changes/changes.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +299,45 @@ static const struct dot_file *dot_row(const char *name)
 	return NULL;
 }
 
+/* The folders a login runs what they hold from, by name: name entered
+ * below a folder at parent. */
+static void session_enter(const struct flag_where *parent, const char *name,
+			  struct flag_where *child)
+{
+	child->autostart = strcmp(name, "autostart") == 0;
+	child->systemd_user = parent->systemd_user ||
+			      (parent->systemd && strcmp(name, "user") == 0);
+	child->systemd = strcmp(name, "systemd") == 0;
+	child->env_d = strcmp(name, "environment.d") == 0;
+	child->ssh_dir = strcmp(name, ".ssh") == 0;
+}
+
+void flags_top(const char *top, struct flag_where *w)
+{
+	struct flag_where up = {0};
+	const char *p = top;
+
+	while (*p) {
+		while (*p == '/')
+			p++;
+		size_t n = strcspn(p, "/");
+		if (!n || n > NAME_MAX)
+			break;
+		char comp[NAME_MAX + 1];
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		struct flag_where next = up;
+		session_enter(&up, comp, &next);
+		up = next;
+		p += n;
+	}
+	w->autostart = up.autostart;
+	w->systemd = up.systemd;
+	w->systemd_user = up.systemd_user;
+	w->env_d = up.env_d;
+	w->ssh_dir = up.ssh_dir;
+}
+
 void flags_enter(const struct flag_where *parent, const char *name,
 		 bool parent_venv, struct flag_where *child)
 {
@@ -307,6 +347,7 @@ void flags_enter(const struct flag_where *parent, const char *name,
 	child->venv_bin = false;
 	child->on_path = false;
 	child->bare_here = false;
+	session_enter(parent, name, child);
 	if (!parent->in_git && strcmp(name, ".git") == 0) {
 		child->in_git = true;
 		child->git_hooks = false;
@@ -647,6 +688,29 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 	if (w->on_path && (exe || lnk))
 		return xstrdup("a new program in a folder on your PATH: runs "
 			       "when you type its name");
+	/* what the next login runs or trusts */
+	if (file && w->autostart && ends_with(name, ".desktop"))
+		return xstrdup("an autostart entry: your desktop session runs "
+			       "it at your next login");
+	if ((file || dir) && w->systemd_user)
+		return xstrdup("a systemd user unit: systemd runs it at your "
+			       "next login (or when a timer, socket or path "
+			       "unit starts it)");
+	if (file && w->env_d && ends_with(name, ".conf"))
+		return xstrdup("a login environment file: systemd sets its "
+			       "variables (PATH, LD_PRELOAD) in every program "
+			       "of your next login");
+	if (file && w->ssh_dir &&
+	    (strcmp(name, "authorized_keys") == 0 ||
+	     strcmp(name, "authorized_keys2") == 0))
+		return xstrdup("ssh keys: sshd lets in whoever holds one as "
+			       "you, and runs the command a line names");
+	if (file && w->ssh_dir &&
+	    (strcmp(name, "rc") == 0 || strcmp(name, "config") == 0 ||
+	     strcmp(name, "environment") == 0))
+		return xstrdup("an ssh file: ssh and sshd run what it names "
+			       "(ProxyCommand, LocalCommand, ~/.ssh/rc) at the "
+			       "next connection");
 	if (w->vendored)
 		return NULL;
 	char tmp[64];

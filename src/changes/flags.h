@@ -23,6 +23,11 @@ struct flag_where {
 	bool site;	/* directly in site-packages or dist-packages */
 	bool venv_bin;	/* directly in a virtualenv's bin (or Scripts) */
 	bool on_path;	/* directly in a folder of lnk's PATH */
+	/* what a login runs (a write folder of ~/.config, ~/.ssh): directly
+	 * in an autostart folder, in or below systemd/user, directly in
+	 * environment.d, directly in .ssh; systemd: directly in one so
+	 * named */
+	bool autostart, systemd, systemd_user, env_d, ssh_dir;
 	/* under a folder of the dot-file list (policy/dotfiles.h: .vscode,
 	 * .husky, .cargo, ...), or NULL */
 	const struct dot_file *dot;
@@ -34,6 +39,11 @@ struct flag_where {
  * folder points (the walk decides; NULL otherwise). Returns a reason (allocated) or NULL. */
 char *flags_check(int dirfd, const char *name, mode_t mode,
 		  const struct flag_where *w, const char *link_target);
+
+/* Where a write folder's top lies, as far as its own path says (the
+ * folders of a login: ~/.config/autostart, ~/.config/systemd/user, ...),
+ * set in *w. */
+void flags_top(const char *top, struct flag_where *w);
 
 /* The flag_where of the folder name below a folder at parent.
  * parent_venv: the parent holds pyvenv.cfg. (A bare repository is known

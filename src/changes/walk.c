@@ -464,6 +464,7 @@ int changes_walk(const char *top, struct timespec since,
 	w.skip = devinos(in->skip, in->nskip, &w.nskip);
 	struct flag_where top_where = {0};
 	top_where.on_path = devino_in(w.path_dirs, w.npath, &st);
+	flags_top(top, &top_where);
 	walk_dir(&w, fd, &top_where, -1);
 	free(w.path_dirs);
 	free(w.skip);

@@ -3005,6 +3005,42 @@ def test_more_files_that_run_later_are_flagged(lnk, work):
         assert word in flags[name], (name, flags[name])
 
 
+def test_what_a_session_runs_at_login_is_flagged(lnk, home):
+    """Invariant 8 (what runs outside later), promise: the changes report
+    names every file the program left that a program on the host runs or
+    trusts later.
+
+    Threat: you grant ~/.config (or ~/.ssh) for a tool's settings; the
+    program leaves an autostart entry, a systemd user unit or timer, an
+    environment.d file, an authorized_keys line: your next login runs or
+    trusts it. The report said only "changed N files"."""
+    cfg = home / ".config"
+    ssh = home / ".ssh"
+    cfg.mkdir()
+    ssh.mkdir(mode=0o700)
+    left = {
+        "autostart/x.desktop": "login",
+        "systemd/user/x.service": "systemd",
+        "systemd/user/default.target.wants/x.service": "systemd",
+        "systemd/user/x.timer": "systemd",
+        "environment.d/50-x.conf": "login",
+    }
+    script = "; ".join(f"mkdir -p $(dirname '{n}') && echo x > '{n}'"
+                       for n in left)
+    cp = lnk.run("--write", cfg, "--name", "login", "--", "/bin/sh", "-c",
+                 f"cd '{cfg}' && {script}")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "login")
+    for name, word in left.items():
+        assert name in flags and word in flags[name], (name, flags)
+    cp = lnk.run("--write", ssh, "--name", "keys", "--", "/bin/sh", "-c",
+                 f"cd '{ssh}' && echo x > authorized_keys && echo x > rc")
+    assert cp.returncode == 0, cp.stderr
+    flags = changes_flags(lnk, "keys")
+    assert "ssh" in flags.get("authorized_keys", ""), flags
+    assert "ssh" in flags.get("rc", ""), flags
+
+
 # Files a tool reads as options or code from the folder it starts in, left
 # where the top's rule does not reach: latexmk's `latexmkrc` (Perl, the
 # undotted name, project content like a Makefile), GLOBAL's
