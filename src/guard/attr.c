@@ -229,6 +229,10 @@ static int attr_apply(struct guard *n, struct job *j, const struct attr_op *a,
 		guard_refuse_attr(n, g);
 		return -EPERM;
 	}
+	/* in (or of) an entry made outside during the run, which no
+	 * read-only mount keeps (late.c) */
+	if ((r = guard_late_object(n, &j->t, obj)) < 0)
+		return r;
 	/* Every name's, maybe one outside (shared.c). */
 	if (guard_is_shared(&st)) {
 		guard_refuse_shared(n, obj);

@@ -29,11 +29,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/esc.h"
 
 /* Folders climbed from a call's folder to find a late entry above it: a
@@ -81,7 +83,29 @@ static const char *top_of(const struct guard *n, const char *dir)
 	return best ? best : dir;
 }
 
-/* name (made in the folder of w) recorded by what it is now. */
+static void record_one(struct guard *n, const struct late_watch *w,
+		       const struct guard_rule *g, const char *name,
+		       const struct stat *st, const char *shown)
+{
+	for (size_t i = 0; i < n->nlate; i++)
+		if (n->late[i].dev == st->st_dev &&
+		    n->late[i].ino == st->st_ino)
+			return;
+	n->late = xrealloc(n->late, (n->nlate + 1) * sizeof(*n->late));
+	n->late[n->nlate++] = (struct late_entry){
+	    .dev = st->st_dev,
+	    .ino = st->st_ino,
+	    .rule = g,
+	    .wd = w->wd,
+	    .name = xstrdup(name),
+	    .path = xasprintf("%s/%s%s", g->dir, name, shown),
+	    .top = top_of(n, g->dir),
+	};
+}
+
+/* name (made in the folder of w) recorded by what it is now; a link, and
+ * what it leads to (an .envrc made as a link to envrc.real: direnv runs
+ * the target, which a link kept from the start keeps read only too). */
 static void record(struct guard *n, const struct late_watch *w,
 		   const struct guard_rule *g, const char *name)
 {
@@ -89,19 +113,18 @@ static void record(struct guard *n, const struct late_watch *w,
 
 	if (fstatat(w->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
+	record_one(n, w, g, name, &st, "");
+	if (S_ISLNK(st.st_mode) && fstatat(w->fd, name, &st, 0) == 0)
+		record_one(n, w, g, name, &st, " (where the link leads)");
+}
+
+/* name moved out of the folder watched as wd: what was recorded of it
+ * stays (by inode), under no name there. */
+static void unname(struct guard *n, int wd, const char *name)
+{
 	for (size_t i = 0; i < n->nlate; i++)
-		if (n->late[i].dev == st.st_dev && n->late[i].ino == st.st_ino)
-			return;
-	n->late = xrealloc(n->late, (n->nlate + 1) * sizeof(*n->late));
-	n->late[n->nlate++] = (struct late_entry){
-	    .dev = st.st_dev,
-	    .ino = st.st_ino,
-	    .rule = g,
-	    .wd = w->wd,
-	    .name = xstrdup(name),
-	    .path = xasprintf("%s/%s", g->dir, name),
-	    .top = top_of(n, g->dir),
-	};
+		if (n->late[i].wd == wd && strcmp(n->late[i].name, name) == 0)
+			n->late[i].wd = -1;
 }
 
 /* name gone from the folder watched as wd: what was recorded of it is
@@ -144,40 +167,109 @@ static void rescan(struct guard *n)
 	}
 }
 
-/* The events queued so far, read. Under late_mu. */
+/* The event of a batch that says where the name at (wd, name) went by a
+ * rename after event i, or -1: its IN_MOVED_FROM, then the IN_MOVED_TO
+ * with the same cookie. */
+static ssize_t moved_to(struct inotify_event **ev, size_t nev, size_t i, int wd,
+			const char *name)
+{
+	for (size_t j = i + 1; j < nev; j++) {
+		if (!(ev[j]->mask & IN_MOVED_FROM) || ev[j]->wd != wd ||
+		    strcmp(ev[j]->name, name) != 0)
+			continue;
+		for (size_t k = j + 1; k < nev; k++)
+			if ((ev[k]->mask & IN_MOVED_TO) &&
+			    ev[k]->cookie == ev[j]->cookie)
+				return (ssize_t)k;
+		return -1;
+	}
+	return -1;
+}
+
+/* A guarded name made (event i), recorded where it is now: when it was
+ * renamed again before this batch is read (made, then moved at once),
+ * the renames in the batch are followed to where it went, in a watched
+ * folder (any name). */
+static void made(struct guard *n, struct inotify_event **ev, size_t nev,
+		 size_t i, const struct guard_rule *g)
+{
+	int wd = ev[i]->wd;
+	const char *name = ev[i]->name;
+	struct stat st;
+
+	for (int hops = 0; hops < 64; hops++) {
+		const struct late_watch *w = watch_of(n, wd);
+		if (!w)
+			return; /* moved out of every watched folder */
+		if (fstatat(w->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			record(n, w, g, name);
+			return;
+		}
+		ssize_t k = moved_to(ev, nev, i, wd, name);
+		if (k < 0)
+			return; /* removed */
+		i = (size_t)k;
+		wd = ev[k]->wd;
+		name = ev[k]->name;
+	}
+}
+
+/* The events queued so far, read whole, then taken in order. Under
+ * late_mu. */
 static void drain(struct guard *n)
 {
-	union {
-		char b[8192];
-		struct inotify_event align;
-	} u;
+	struct buf b = {0};
+	char chunk[8192]
+	    __attribute__((aligned(__alignof__(struct inotify_event))));
 
 	for (;;) {
-		ssize_t len = read(n->late_fd, u.b, sizeof(u.b));
+		ssize_t len = read(n->late_fd, chunk, sizeof(chunk));
 		if (len <= 0)
-			return; /* EAGAIN: none left */
-		for (char *p = u.b; p < u.b + len;) {
-			struct inotify_event *ev = (struct inotify_event *)p;
-			p += sizeof(*ev) + ev->len;
-			if (ev->mask & IN_Q_OVERFLOW) {
-				rescan(n);
-				continue;
-			}
-			if (!ev->len)
-				continue;
-			if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
-				forget(n, ev->wd, ev->name);
-				continue;
-			}
-			if (!(ev->mask & (IN_CREATE | IN_MOVED_TO)))
-				continue;
-			const struct late_watch *w = watch_of(n, ev->wd);
-			const struct guard_rule *g =
-			    w ? rule_of(n, ev->wd, ev->name) : NULL;
-			if (g)
-				record(n, w, g, ev->name);
-		}
+			break; /* EAGAIN: none left */
+		buf_append(&b, chunk, (size_t)len);
 	}
+	if (!b.len)
+		return;
+	/* the batch's events, aligned (b.p is malloc's) */
+	size_t nev = 0, cap = 0;
+	struct inotify_event **ev = NULL;
+	for (size_t at = 0; at + sizeof(struct inotify_event) <= b.len;) {
+		struct inotify_event *e = (struct inotify_event *)(b.p + at);
+		if (nev == cap) {
+			cap = cap ? 2 * cap : 64;
+			ev = xrealloc(ev, cap * sizeof(*ev));
+		}
+		ev[nev++] = e;
+		at += sizeof(*e) + e->len;
+	}
+	for (size_t i = 0; i < nev; i++) {
+		struct inotify_event *e = ev[i];
+		if (e->mask & IN_Q_OVERFLOW) {
+			rescan(n);
+			continue;
+		}
+		if (!e->len)
+			continue;
+		/* gone (its inode may be another file's next) */
+		if (e->mask & IN_DELETE) {
+			forget(n, e->wd, e->name);
+			continue;
+		}
+		/* moved away: it keeps its inode and stays kept, so that
+		 * what the program writes in it while away (.git-bak/config)
+		 * does not come back with it; its name is no longer here */
+		if (e->mask & IN_MOVED_FROM) {
+			unname(n, e->wd, e->name);
+			continue;
+		}
+		if (!(e->mask & (IN_CREATE | IN_MOVED_TO)))
+			continue;
+		const struct guard_rule *g = rule_of(n, e->wd, e->name);
+		if (g)
+			made(n, ev, nev, i, g);
+	}
+	free(ev);
+	buf_free(&b);
 }
 
 int guard_late_start(struct guard *n, struct lnk_err *err)
@@ -372,6 +464,63 @@ bool guard_late_holds(struct guard *n, int dir, const char *last)
 	bool held = n->nlate && late_find(n, dir, last, &r);
 	pthread_mutex_unlock(&n->late_mu);
 	return held;
+}
+
+int guard_late_object(struct guard *n, struct task *t, int obj)
+{
+	struct stat st;
+	int r = 0;
+
+	if (n->late_fd < 0)
+		return 0;
+	if (fstat(obj, &st) < 0)
+		return -EPERM;
+	pthread_mutex_lock(&n->late_mu);
+	drain(n);
+	const struct late_entry *k = NULL;
+	if (!n->nlate)
+		goto out;
+	if ((k = late_is(n, &st)))
+		goto out;
+	if (S_ISDIR(st.st_mode)) {
+		k = late_find(n, obj, NULL, &r);
+		goto out;
+	}
+	/* A file: its folder, found by the name the kernel gives it in the
+	 * sandbox's tree (/proc/thread-self/fd), resolved again inside the
+	 * task's root and proved to hold this very file (device and inode):
+	 * a name that no longer leads to it cannot be told, and is refused
+	 * (fail closed). A file with no name left runs nowhere later. */
+	char p[64], path[PATH_MAX];
+	snprintf(p, sizeof(p), "/proc/thread-self/fd/%d", obj);
+	ssize_t len = readlink(p, path, sizeof(path) - 1);
+	if (len <= 0 || path[0] != '/') {
+		r = st.st_nlink == 0 || len > 0 ? 0 : -EPERM;
+		goto out;
+	}
+	path[len] = '\0';
+	if (st.st_nlink == 0)
+		goto out;
+	struct where w;
+	if (guard_locate(t, -1, path, &w) < 0) {
+		r = -EPERM;
+		goto out;
+	}
+	struct stat here;
+	if (w.magic >= 0 || guard_is_dots(w.last) ||
+	    fstatat(w.parent, w.last, &here, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    here.st_dev != st.st_dev || here.st_ino != st.st_ino)
+		r = -EPERM;
+	else
+		k = late_find(n, w.parent, w.last, &r);
+	guard_where_close(&w);
+out:
+	if (k) {
+		name_late(n, k);
+		r = -EROFS;
+	}
+	pthread_mutex_unlock(&n->late_mu);
+	return r;
 }
 
 int guard_late_write_refused(struct guard *n, int dir, const char *last,

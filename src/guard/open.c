@@ -170,6 +170,11 @@ int guard_do_open(struct guard *n, struct task *t, int base, int acc,
 			return -ELOOP;
 		if ((r = guard_fd_reopen_ok(t, w.magic, acc, flags)) < 0)
 			return r;
+		/* what no mount keeps: an entry made outside during the run
+		 * (late.c), reopened for writing by its descriptor */
+		if (guard_open_writes(flags) &&
+		    (r = guard_late_object(n, t, w.magic)) < 0)
+			return r;
 		/* No name here to give a file of its own (shared.c). */
 		struct stat st;
 		if (guard_open_writes(flags) &&

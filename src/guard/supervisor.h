@@ -322,6 +322,11 @@ int guard_late_check(struct guard *n, int dir, const char *last);
  * made or replaced outside during the run (as known now: no events
  * read). */
 bool guard_late_holds(struct guard *n, int dir, const char *last);
+/* The same for an object the task holds (obj, an fd of ours: a
+ * descriptor it reopens through /proc/self/fd, a file whose mode or
+ * attributes it changes): the object, or a folder above it, made or
+ * replaced outside during the run. */
+int guard_late_object(struct guard *n, struct task *t, int obj);
 /* An existing guarded name (last in dir) is never written: -EROFS, named
  * (as made during the run, or as a kept entry). */
 int guard_late_write_refused(struct guard *n, int dir, const char *last,

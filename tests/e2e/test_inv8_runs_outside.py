@@ -333,12 +333,18 @@ def test_a_repository_made_outside_while_it_runs_is_kept(lnk, work):
               "mkdir .git/hooks/x; echo dir=$?; "
               "mv .git/description desc; echo mv=$?; "
               "rm .git/HEAD; echo rm=$?; "
+              # by a descriptor opened to read, reopened to write
+              "exec 3<.git/config; echo x >> /proc/self/fd/3; echo fd=$?; "
+              "truncate -s 0 /proc/self/fd/3; echo trunc=$?; "
+              "chmod 777 .git/hooks; echo chmod=$?; "
+              "chmod 666 .git/config; echo chmodf=$?; "
               "echo ok > elsewhere; echo other=$?")
     cp = while_it_runs(
         lnk, work, attack,
         lambda: subprocess.run(["git", "init", "-q", str(work)], check=True),
         "--write", work)
-    for step in ("cfg", "hook", "dir", "mv", "rm"):
+    for step in ("cfg", "hook", "dir", "mv", "rm", "fd", "trunc", "chmod",
+                 "chmodf"):
         assert f"{step}=0" not in cp.stdout, (step, cp.stdout, cp.stderr)
     assert "other=0" in cp.stdout, (cp.stdout, cp.stderr)
     assert "fsmonitor" not in (work / ".git" / "config").read_text()
@@ -375,6 +381,33 @@ def test_a_path_folder_made_again_outside_while_it_runs_is_kept(lnk, work):
         cp.stdout, cp.stderr)
     assert sorted(os.listdir(bin_dir)) == ["python"]
     assert "venv/bin: made or replaced outside" in cp.stderr, cp.stderr
+
+
+def test_an_entry_made_outside_keeps_its_link_and_its_moves(lnk, work):
+    """Invariant 8 (what runs outside later), promise: a guarded name made
+    outside while the sandbox runs is kept as one there at the start: a
+    link's target too, and the entry while it is moved away and back.
+
+    Threat: .envrc made outside as a link to envrc.real: only the link
+    was kept, and the program appended to its target, which direnv runs.
+    And `mv .git .git-bak` outside, then back: the program wrote
+    .git-bak/config while it was away, and it came back with it."""
+    (work / "envrc.real").write_text("export A=1\n")
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (work / ".git").rename(work / ".git-start")
+
+    def host():
+        (work / ".envrc").symlink_to("envrc.real")
+        (work / ".git-start").rename(work / ".git")
+        (work / ".git").rename(work / ".git-bak")
+    cp = while_it_runs(
+        lnk, work, "echo 'touch pwned' >> envrc.real; echo t=$?; "
+        "echo '[core] fsmonitor = x' >> .git-bak/config; echo away=$?",
+        host, "--write", work)
+    assert "t=0" not in cp.stdout and "away=0" not in cp.stdout, (
+        cp.stdout, cp.stderr)
+    assert (work / "envrc.real").read_text() == "export A=1\n"
+    assert "fsmonitor" not in (work / ".git-bak" / "config").read_text()
 
 
 @pytest.mark.parametrize("how", ["rename", "remove-and-make"])
