@@ -302,12 +302,19 @@ int guard_late_start(struct guard *n, struct lnk_err *err)
 		 * planned; watched through its descriptor, so the watch is
 		 * on that folder whatever its path names meanwhile */
 		int fd = open(g->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 && errno != ENOENT && errno != ENOTDIR &&
+		    errno != EACCES)
+			return err_set(err, -errno,
+				       "cannot watch '%s', whose names are "
+				       "protected: %s",
+				       g->dir, strerror(errno));
 		struct stat st;
 		if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != g->dev ||
 		    st.st_ino != g->ino) {
 			if (fd >= 0)
 				close(fd);
-			continue;
+			continue; /* gone or another folder now: the plan's
+				   * mounts and rules hold what was there */
 		}
 		char p[64];
 		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
