@@ -103,9 +103,80 @@ static void record_one(struct guard *n, const struct late_watch *w,
 	};
 }
 
-/* name (made in the folder of w) recorded by what it is now; a link, and
- * what it leads to (an .envrc made as a link to envrc.real: direnv runs
- * the target, which a link kept from the start keeps read only too). */
+/* The name comp in the folder dir (an fd) kept: never made, renamed or
+ * replaced. */
+static void record_name(struct guard *n, const struct guard_rule *g, int dir,
+			const char *comp, const char *link)
+{
+	struct stat st;
+
+	if (fstat(dir, &st) < 0)
+		return;
+	for (size_t i = 0; i < n->nlate; i++)
+		if (n->late[i].kept_name && n->late[i].dev == st.st_dev &&
+		    n->late[i].ino == st.st_ino &&
+		    strcmp(n->late[i].kept_name, comp) == 0)
+			return;
+	n->late = xrealloc(n->late, (n->nlate + 1) * sizeof(*n->late));
+	n->late[n->nlate++] = (struct late_entry){
+	    .dev = st.st_dev,
+	    .ino = st.st_ino,
+	    .kept_name = xstrdup(comp),
+	    .rule = g,
+	    .wd = -1,
+	    .name = xstrdup(comp),
+	    .path = xasprintf("%s (on the way of the link %s/%s)", comp, g->dir,
+			      link),
+	    .top = top_of(n, g->dir),
+	};
+}
+
+/* The way of the link name (in the folder of w), as a link kept from the
+ * start keeps it: each folder and link it goes through keeps its name (a
+ * folder on the way renamed and made again would lead the link to the
+ * program's file), and the name it ends at is kept whether or not it
+ * exists (a dangling .envrc -> envrc.local: the program must not make
+ * envrc.local). A link on the way ends the walk (its own name is kept);
+ * what the link leads to, when there, is kept whole (record). */
+static void record_way(struct guard *n, const struct late_watch *w,
+		       const struct guard_rule *g, const char *name)
+{
+	char target[PATH_MAX];
+	ssize_t len = readlinkat(w->fd, name, target, sizeof(target) - 1);
+	if (len <= 0)
+		return;
+	target[len] = '\0';
+	int dir = target[0] == '/'
+		      ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
+		      : openat(w->fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char *rest = target, *comp;
+	while (dir >= 0 && (comp = strsep(&rest, "/"))) {
+		if (!*comp || strcmp(comp, ".") == 0)
+			continue;
+		int next;
+		if (strcmp(comp, "..") == 0) {
+			next =
+			    openat(dir, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		} else {
+			record_name(n, g, dir, comp, name);
+			struct stat st;
+			if (fstatat(dir, comp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    S_ISLNK(st.st_mode))
+				break; /* missing, or a link: its name kept */
+			next =
+			    openat(dir, comp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		}
+		close(dir);
+		dir = next;
+	}
+	if (dir >= 0)
+		close(dir);
+}
+
+/* name (made in the folder of w) recorded by what it is now; a link, the
+ * names on its way and what it leads to (an .envrc made as a link to
+ * envrc.real: direnv runs the target, which a link kept from the start
+ * keeps read only too). */
 static void record(struct guard *n, const struct late_watch *w,
 		   const struct guard_rule *g, const char *name)
 {
@@ -114,7 +185,10 @@ static void record(struct guard *n, const struct late_watch *w,
 	if (fstatat(w->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
 	record_one(n, w, g, name, &st, "");
-	if (S_ISLNK(st.st_mode) && fstatat(w->fd, name, &st, 0) == 0)
+	if (!S_ISLNK(st.st_mode))
+		return;
+	record_way(n, w, g, name);
+	if (fstatat(w->fd, name, &st, 0) == 0)
 		record_one(n, w, g, name, &st, " (where the link leads)");
 }
 
@@ -139,6 +213,7 @@ static void forget(struct guard *n, int wd, const char *name)
 		}
 		free(e->name);
 		free(e->path);
+		free(e->kept_name);
 		*e = n->late[--n->nlate];
 	}
 }
@@ -174,8 +249,12 @@ static ssize_t moved_to(struct inotify_event **ev, size_t nev, size_t i, int wd,
 			const char *name)
 {
 	for (size_t j = i + 1; j < nev; j++) {
-		if (!(ev[j]->mask & IN_MOVED_FROM) || ev[j]->wd != wd ||
+		if (ev[j]->wd != wd || !ev[j]->len ||
 		    strcmp(ev[j]->name, name) != 0)
+			continue;
+		if (ev[j]->mask & IN_DELETE)
+			return -1; /* removed before any move */
+		if (!(ev[j]->mask & IN_MOVED_FROM))
 			continue;
 		for (size_t k = j + 1; k < nev; k++)
 			if ((ev[k]->mask & IN_MOVED_TO) &&
@@ -184,6 +263,23 @@ static ssize_t moved_to(struct inotify_event **ev, size_t nev, size_t i, int wd,
 		return -1;
 	}
 	return -1;
+}
+
+/* Whether the name at (wd, name) was removed after event i, before it
+ * moved. */
+static bool removed_later(struct inotify_event **ev, size_t nev, size_t i,
+			  int wd, const char *name)
+{
+	for (size_t j = i + 1; j < nev; j++) {
+		if (ev[j]->wd != wd || !ev[j]->len ||
+		    strcmp(ev[j]->name, name) != 0)
+			continue;
+		if (ev[j]->mask & IN_DELETE)
+			return true;
+		if (ev[j]->mask & IN_MOVED_FROM)
+			return false;
+	}
+	return false;
 }
 
 /* A guarded name made (event i), recorded where it is now: when it was
@@ -196,18 +292,20 @@ static void made(struct guard *n, struct inotify_event **ev, size_t nev,
 	int wd = ev[i]->wd;
 	const char *name = ev[i]->name;
 	struct stat st;
-
 	for (int hops = 0; hops < 64; hops++) {
 		const struct late_watch *w = watch_of(n, wd);
 		if (!w)
 			return; /* moved out of every watched folder */
-		if (fstatat(w->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			record(n, w, g, name);
+		/* renamed later in the batch: followed first, whatever has
+		 * the name now (`git init; mv .git .git-bak; git init`: the
+		 * first repository is the one at .git-bak) */
+		ssize_t k = moved_to(ev, nev, i, wd, name);
+		if (k < 0) {
+			if (!removed_later(ev, nev, i, wd, name) &&
+			    fstatat(w->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				record(n, w, g, name);
 			return;
 		}
-		ssize_t k = moved_to(ev, nev, i, wd, name);
-		if (k < 0)
-			return; /* removed */
 		i = (size_t)k;
 		wd = ev[k]->wd;
 		name = ev[k]->name;
@@ -349,6 +447,7 @@ void guard_late_stop(struct guard *n)
 	for (size_t i = 0; i < n->nlate; i++) {
 		free(n->late[i].name);
 		free(n->late[i].path);
+		free(n->late[i].kept_name);
 	}
 	free(n->late);
 	if (n->late_fd >= 0)
@@ -360,8 +459,20 @@ static const struct late_entry *late_is(const struct guard *n,
 					const struct stat *st)
 {
 	for (size_t i = 0; i < n->nlate; i++)
-		if (n->late[i].dev == st->st_dev &&
+		if (!n->late[i].kept_name && n->late[i].dev == st->st_dev &&
 		    n->late[i].ino == st->st_ino)
+			return &n->late[i];
+	return NULL;
+}
+
+/* The kept name last in the folder dir (st), or NULL. */
+static const struct late_entry *
+late_name(const struct guard *n, const struct stat *dir, const char *last)
+{
+	for (size_t i = 0; i < n->nlate; i++)
+		if (n->late[i].kept_name && n->late[i].dev == dir->st_dev &&
+		    n->late[i].ino == dir->st_ino &&
+		    strcmp(n->late[i].kept_name, last) == 0)
 			return &n->late[i];
 	return NULL;
 }
@@ -409,6 +520,8 @@ static const struct late_entry *late_find(const struct guard *n, int dir,
 	if (last && !guard_is_dots(last) &&
 	    fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		k = late_is(n, &st);
+	if (!k && last && fstat(dir, &st) == 0)
+		k = late_name(n, &st, last);
 	/* dir, and each folder above it, by what it is (".." on
 	 * descriptors, in the task's mount tree) */
 	int cur = -1, depth = 0;
@@ -491,6 +604,13 @@ int guard_late_object(struct guard *n, struct task *t, int obj)
 		goto out;
 	if (S_ISDIR(st.st_mode)) {
 		k = late_find(n, obj, NULL, &r);
+		goto out;
+	} /* A descriptor of a file outside the sandbox's mounts (its output
+	 * redirected to a log: `> /dev/stdout` reopens it) holds no entry
+	 * made in a write folder during the run: its own access decides. */
+	int on = guard_on_sandbox_mounts(t, obj);
+	if (on <= 0) {
+		r = on;
 		goto out;
 	}
 	/* A file: its folder, found by the name the kernel gives it in the

@@ -153,8 +153,12 @@ struct late_watch {
 
 /* A guarded name made or put in place outside during the run (late.c). */
 struct late_entry {
+	/* kept: the entry (dev, ino) and all it holds; or, with kept_name,
+	 * the name kept_name in the folder (dev, ino): never made, renamed
+	 * or replaced (a folder or name on a late link's way) */
 	dev_t dev;
 	ino_t ino;
+	char *kept_name;
 	const struct guard_rule *rule; /* in plan.guards */
 	int wd;			       /* the watch of its folder */
 	char *name;		       /* its name there */

@@ -410,6 +410,87 @@ def test_an_entry_made_outside_keeps_its_link_and_its_moves(lnk, work):
     assert "fsmonitor" not in (work / ".git-bak" / "config").read_text()
 
 
+def test_a_link_made_outside_keeps_its_way(lnk, work):
+    """Invariant 8 (what runs outside later), promise: a guarded name made
+    outside while the sandbox runs is kept as one there at the start: a
+    link's way and the name it ends at, there or not.
+
+    Threat: .envrc made outside as a link to config/envrc: the program
+    renamed config and made its own config/envrc, which the link then led
+    to; .envrc2 made as a link to a missing envrc.local: the program made
+    envrc.local. A link kept from the start keeps both."""
+    (work / "config").mkdir()
+    (work / "config" / "envrc").write_text("export A=1\n")
+
+    def host():
+        (work / ".envrc").symlink_to("config/envrc")
+        (work / ".env").symlink_to("env.local")
+    cp = while_it_runs(
+        lnk, work, "mv config config.old; echo mv=$?; "
+        "mkdir -p config; echo 'touch pwned' > config/envrc; echo plant=$?; "
+        "echo 'X=1' > env.local; echo dang=$?; "
+        "echo ok > config/other; echo other=$?", host, "--write", work)
+    for step in ("mv", "plant", "dang"):
+        assert f"{step}=0" not in cp.stdout, (step, cp.stdout, cp.stderr)
+    assert "other=0" in cp.stdout, cp.stdout
+    assert (work / ".envrc").read_text() == "export A=1\n"
+    assert not (work / "env.local").exists()
+
+
+def test_a_repository_made_moved_and_made_again_at_once_is_kept(lnk, work):
+    """Invariant 8 (what runs outside later), promise: a guarded name made
+    outside while the sandbox runs is kept as one there at the start,
+    however quickly it moves.
+
+    Threat: outside, `git init; mv .git .git-bak; git init` between two of
+    the program's calls: only the name .git was looked at, so the first
+    repository, at .git-bak, was never kept; the program wrote its
+    config, and it came back with `mv .git-bak .git`."""
+    def host():
+        subprocess.run(["git", "init", "-q", str(work)], check=True)
+        (work / ".git").rename(work / ".git-bak")
+        subprocess.run(["git", "init", "-q", str(work)], check=True)
+    cp = while_it_runs(
+        lnk, work, "echo '[core] fsmonitor = x' >> .git-bak/config; "
+        "echo bak=$?; echo '[core] fsmonitor = x' >> .git/config; "
+        "echo new=$?", host, "--write", work)
+    assert "bak=0" not in cp.stdout and "new=0" not in cp.stdout, (
+        cp.stdout, cp.stderr)
+
+
+def test_output_to_a_file_outside_still_reopens_after_a_late_entry(
+        lnk, work, tmp_path):
+    """Invariant 8 (what runs outside later), promise: a guarded name made
+    outside while the sandbox runs is kept, and nothing else is refused
+    for it.
+
+    Threat (to the user's work): once something outside made .git during
+    the run, `echo x > /dev/stdout` failed with EPERM when the sandbox's
+    output went to a file outside its folders (a CI log): the descriptor
+    could not be found in the sandbox's tree, and was refused."""
+    log = tmp_path / "out.log"
+    prog = work.parent / "wait_for_host.py"
+    prog.write_text(WAIT_FOR_HOST)
+    with open(log, "a") as out:  # O_APPEND: every writer appends
+        p = subprocess.Popen(
+            [lnk.bin, "sandbox", "run", "--read", str(prog), "--write",
+             str(work), "--", PY, "-u", str(prog),
+             "echo a >> /dev/stdout || echo FAIL-a; "
+             "echo b >> /proc/self/fd/1 || echo FAIL-b; echo done"],
+            cwd=str(work), env=lnk.env(), stdout=out,
+            stderr=subprocess.PIPE, text=True)
+        for _ in range(200):
+            if "ready" in log.read_text():
+                break
+            time.sleep(0.05)
+        subprocess.run(["git", "init", "-q", str(work)], check=True)
+        (work / "go").write_text("")
+        _, err = p.communicate(timeout=60)
+    text = log.read_text()
+    assert "FAIL" not in text and "not permitted" not in err, (text, err)
+    assert "a\nb\ndone" in text, (text, err)
+
+
 @pytest.mark.parametrize("how", ["rename", "remove-and-make"])
 def test_a_dot_file_replaced_outside_while_it_runs_stays_read_only(
         lnk, work, how):
