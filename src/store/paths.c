@@ -159,13 +159,14 @@ int paths_ensure_dir(const char *path, struct lnk_err *err)
 		if ((size_t)(s - p) > from && mkdir(p, 0700) < 0 &&
 		    errno != EEXIST) {
 			if (errno == ENOENT)
-				r = err_set(err, -ENOENT,
-					    "cannot create folder '%s': the "
-					    "folder it goes in is gone, and lnk "
-					    "makes no folder above its own (if "
-					    "HOME names your home through a "
-					    "link, make the link again)",
-					    p);
+				r = err_set(
+				    err, -ENOENT,
+				    "cannot create folder '%s': the "
+				    "folder it goes in is gone, and lnk "
+				    "makes no folder above its own (if "
+				    "HOME names your home through a "
+				    "link, make the link again)",
+				    p);
 			else
 				r = err_set(err, -errno,
 					    "cannot create folder '%s': %s", p,
