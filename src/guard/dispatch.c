@@ -380,40 +380,74 @@ static void name_refused(struct guard *n, struct job *j)
 	}
 }
 
-/* A removal (unlink, unlinkat, rmdir): the kernel decides it, with the
- * program's own rights and Landlock domain, so it is let through
- * (CONTINUE, 0 here), never performed here. What depends on the path may
- * only refuse it, never allow it: a removal in (or of) a guarded entry
- * made outside during the run is refused (-EROFS: late.c), as its kept
- * twin's would be. Else a removal the kernel will refuse because of an
- * entry kept read only (the entry itself, a mount point: EBUSY; a name
- * inside one, on its read-only mount: EROFS) is named. Nothing is read
- * of the task when no entry is kept or made during the run. */
+/* The removal req asks for, of wh.last in the folder the guard resolved
+ * (never the path again): 0 or -errno. */
+static int remove_here(const struct seccomp_notif *req, const struct where *wh)
+{
+	int flags = 0;
+	if (req->data.nr == __NR_rmdir)
+		flags = AT_REMOVEDIR;
+	else if (req->data.nr == __NR_unlinkat)
+		flags = (int)req->data.args[2];
+	if (flags & ~AT_REMOVEDIR)
+		return -EINVAL;
+	if (wh->slash && !(flags & AT_REMOVEDIR)) {
+		struct stat st;
+		if (fstatat(wh->parent, wh->last, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		return S_ISDIR(st.st_mode) ? -EISDIR : -ENOTDIR;
+	}
+	return unlinkat(wh->parent, wh->last, flags) < 0 ? -errno : 0;
+}
+
+/* A removal (unlink, unlinkat, rmdir). While nothing is made outside
+ * during the run, the kernel decides it, with the program's own rights
+ * and Landlock domain: it is let through (CONTINUE, *answered false),
+ * after a removal the kernel will refuse because of an entry kept read
+ * only (the entry itself, a mount point: EBUSY; a name inside one, on its
+ * read-only mount: EROFS) is named. Once an entry is made outside (late.c),
+ * whose refusal depends on the path, the guard decides on the folder it
+ * resolved and removes the name there itself (*answered true, the result
+ * returned): a kernel resolving the path again could follow a link the
+ * program swapped meanwhile into that entry. Nothing is read of the task
+ * when no entry is kept or made during the run. */
 static int unlink_note(struct guard *n, struct worker *w,
-		       const struct seccomp_notif *req, const struct op *op)
+		       const struct seccomp_notif *req, const struct op *op,
+		       bool *answered)
 {
 	struct job *j = w->jb;
 	struct where wh;
 	struct statfs sf;
 	int r = 0;
 
+	*answered = false;
 	if (!n->plan.nkept && n->late_fd < 0)
 		return 0;
+	bool late = guard_late_any(n);
 	j->req = req;
 	j->op = op;
 	j->xval = NULL;
 	j->t = guard_task_new(req, w);
-	if (prep(n, j) == 0 &&
-	    guard_locate(&j->t, j->t.base[0], j->p1, &wh) == 0) {
-		if (wh.magic < 0 && !guard_is_dots(wh.last))
+	if ((r = prep(n, j)) == 0 &&
+	    (r = guard_locate(&j->t, j->t.base[0], j->p1, &wh)) == 0) {
+		bool named = wh.magic < 0 && !guard_is_dots(wh.last);
+		if (named)
 			r = guard_late_check(n, wh.parent, wh.last);
-		if (r == 0 && n->plan.nkept && wh.magic < 0 &&
-		    !guard_is_dots(wh.last) &&
+		if (r == 0 && n->plan.nkept && named &&
 		    (guard_mount_point_at(wh.parent, wh.last) == 1 ||
 		     (fstatfs(wh.parent, &sf) == 0 &&
 		      (sf.f_flags & ST_RDONLY))))
 			guard_name_kept(n, wh.parent, wh.last, "remove");
+		if (r == 0 && late && named)
+			r = remove_here(req, &wh);
+		*answered = r < 0 || (late && named);
 		guard_where_close(&wh);
+	} else {
+		/* not resolved: the kernel's own answer, unless an entry was
+		 * made outside (then no call is let through on a path) */
+		*answered = late;
+		if (!late)
+			r = 0;
 	}
 	guard_task_close(&j->t);
 	return r;
@@ -466,11 +500,12 @@ void guard_serve(struct guard *n, struct worker *w,
 		 * runs it and Landlock decides, even when the guard is
 		 * broken. */
 		int lr = 0;
+		bool answered = false;
 		if (!broken && removal)
-			lr = unlink_note(n, w, req, op);
+			lr = unlink_note(n, w, req, op, &answered);
 		else if (!broken && n->plan.exec_note)
 			guard_exec_note(n, w, req);
-		if (lr < 0) {
+		if (answered) {
 			reply(n, req->id, lr);
 			goto done;
 		}

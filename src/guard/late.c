@@ -650,6 +650,17 @@ out:
 	return r;
 }
 
+bool guard_late_any(struct guard *n)
+{
+	if (n->late_fd < 0)
+		return false;
+	pthread_mutex_lock(&n->late_mu);
+	drain(n);
+	bool any = n->nlate > 0;
+	pthread_mutex_unlock(&n->late_mu);
+	return any;
+}
+
 int guard_late_write_refused(struct guard *n, int dir, const char *last,
 			     const char *verb)
 {

@@ -331,6 +331,9 @@ bool guard_late_holds(struct guard *n, int dir, const char *last);
  * attributes it changes): the object, or a folder above it, made or
  * replaced outside during the run. */
 int guard_late_object(struct guard *n, struct task *t, int obj);
+/* Whether any entry was made outside during the run (the events queued
+ * so far read first). */
+bool guard_late_any(struct guard *n);
 /* An existing guarded name (last in dir) is never written: -EROFS, named
  * (as made during the run, or as a kept entry). */
 int guard_late_write_refused(struct guard *n, int dir, const char *last,

@@ -458,6 +458,47 @@ def test_a_repository_made_moved_and_made_again_at_once_is_kept(lnk, work):
         cp.stdout, cp.stderr)
 
 
+SWAP_RACE = r"""
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+os.mkdir("safe")
+os.symlink("safe", "l")
+os.symlink(".git", "l2")
+kid = os.fork()
+if kid == 0:
+    while True:  # renameat2(AT_FDCWD, "l", AT_FDCWD, "l2", RENAME_EXCHANGE)
+        libc.syscall(316, -100, b"l", -100, b"l2", 2)
+end = time.time() + 4
+tries = 0
+while time.time() < end and os.path.exists(".git/description"):
+    tries += 1
+    try:
+        os.unlink("l/description")
+    except OSError:
+        pass
+os.kill(kid, 9)
+print("gone" if not os.path.exists(".git/description") else "kept", tries)
+"""
+
+
+def test_a_removal_racing_a_swapped_link_keeps_a_late_entry(lnk, work):
+    """Invariant 8 (what runs outside later), promise: a guarded name made
+    outside while the sandbox runs is kept as one there at the start.
+
+    Threat: removals were checked on the path, then left to the kernel,
+    which looked the path up again: a link swapped on the way in between
+    (l -> safe, then l -> .git) removed files of the repository you made
+    during the run (its refs, its index), in a few tries."""
+    prog = work.parent / "swap_race.py"
+    prog.write_text(SWAP_RACE)
+    cp = while_it_runs(
+        lnk, work, f"{PY} {prog}",
+        lambda: subprocess.run(["git", "init", "-q", str(work)], check=True),
+        "--write", work, "--read", prog)
+    assert "kept" in cp.stdout, (cp.stdout, cp.stderr)
+    assert (work / ".git" / "description").exists()
+
+
 def test_output_to_a_file_outside_still_reopens_after_a_late_entry(
         lnk, work, tmp_path):
     """Invariant 8 (what runs outside later), promise: a guarded name made
