@@ -421,7 +421,7 @@ static int unlink_note(struct guard *n, struct worker *w,
 	int r = 0;
 
 	*answered = false;
-	if (!n->plan.nkept && n->late_fd < 0)
+	if (!n->plan.nkept && !n->late_wanted)
 		return 0;
 	bool late = guard_late_any(n);
 	j->req = req;

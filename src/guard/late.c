@@ -33,6 +33,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -220,6 +222,29 @@ static void forget(struct guard *n, int wd, const char *name)
 
 /* Every guarded name in each watched folder, recorded: the queue
  * overflowed, so what was made is known no longer by its events. */
+/* Whether name (in the folder of w) was made, or put there by a rename,
+ * since the guard started: its birth or change time (a rename changes
+ * the moved entry's) at or after late_t0, read from the kernel's coarse
+ * clock, as the file system stamps times. What was there before is the
+ * plan's (kept by a mount, or a folder on the way kept from renames). */
+static bool made_since_start(const struct guard *n, const struct late_watch *w,
+			     const char *name)
+{
+	struct statx sx;
+	if (statx(w->fd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME | STATX_CTIME,
+		  &sx) < 0)
+		return false;
+	const struct timespec *t0 = &n->late_t0;
+	struct statx_timestamp ts[2] = {sx.stx_ctime, sx.stx_btime};
+	int nts = (sx.stx_mask & STATX_BTIME) ? 2 : 1;
+	for (int k = 0; k < nts; k++)
+		if (ts[k].tv_sec > t0->tv_sec ||
+		    (ts[k].tv_sec == t0->tv_sec &&
+		     (long)ts[k].tv_nsec >= t0->tv_nsec))
+			return true;
+	return false;
+}
+
 static void rescan(struct guard *n)
 {
 	for (size_t i = 0; i < n->nlate_watches; i++) {
@@ -235,7 +260,8 @@ static void rescan(struct guard *n)
 		while ((e = readdir(d))) {
 			const struct guard_rule *g;
 			if (!guard_is_dots(e->d_name) &&
-			    (g = rule_of(n, w->wd, e->d_name)))
+			    (g = rule_of(n, w->wd, e->d_name)) &&
+			    made_since_start(n, w, e->d_name))
 				record(n, w, g, e->d_name);
 		}
 		closedir(d);
@@ -372,13 +398,49 @@ static void drain(struct guard *n)
 
 int guard_late_start(struct guard *n, struct lnk_err *err)
 {
+	(void)err;
 	pthread_mutex_init(&n->late_mu, NULL);
 	n->late_fd = -1;
-	bool any = false;
-	for (size_t i = 0; i < n->plan.n && !any; i++)
-		any = !n->plan.guards[i].always;
-	if (!any)
-		return 0;
+	n->late_wanted = false;
+	clock_gettime(CLOCK_REALTIME_COARSE, &n->late_t0);
+	for (size_t i = 0; i < n->plan.n && !n->late_wanted; i++)
+		n->late_wanted = !n->plan.guards[i].always;
+	return 0;
+}
+
+static int watch_all(struct guard *n, struct lnk_err *err);
+
+/* The watches, made at the first call that may create, write, rename,
+ * remove or change an attribute, not at the start: an inotify instance
+ * costs its last close a grace period of the kernel's (about 12 ms under
+ * a sandbox's end, measured), which a run whose program changes nothing
+ * (`-- true`, a reader) then never pays. Made, they are rescanned: every
+ * guarded name there born or renamed into place since the guard started
+ * (made_since_start) was made or replaced meanwhile, and is recorded.
+ * Under late_mu; -EPERM when they cannot be made (every change is then
+ * refused: fail closed). */
+static int late_begin(struct guard *n)
+{
+	if (n->late_started)
+		return n->late_fd >= 0 ? 0 : -EPERM;
+	n->late_started = true;
+	struct lnk_err e = {0};
+	int r = watch_all(n, &e);
+	if (r < 0) {
+		if (n->late_fd >= 0)
+			close(n->late_fd);
+		n->late_fd = -1;
+		_cleanup_free_ char *msg = xasprintf(
+		    "lnk: refused every change from now on: %s\n", e.msg);
+		guard_say_refusal(n, msg);
+		return -EPERM;
+	}
+	rescan(n);
+	return 0;
+}
+
+static int watch_all(struct guard *n, struct lnk_err *err)
+{
 	/* Without the watch a name made outside would be open to the
 	 * program: no run (fail closed), and what to raise. */
 	n->late_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -560,9 +622,13 @@ int guard_late_check(struct guard *n, int dir, const char *last)
 {
 	int r = 0;
 
-	if (n->late_fd < 0)
+	if (!n->late_wanted)
 		return 0;
 	pthread_mutex_lock(&n->late_mu);
+	if ((r = late_begin(n)) < 0) {
+		pthread_mutex_unlock(&n->late_mu);
+		return r;
+	}
 	drain(n);
 	const struct late_entry *k =
 	    n->nlate ? late_find(n, dir, last, &r) : NULL;
@@ -578,7 +644,7 @@ bool guard_late_holds(struct guard *n, int dir, const char *last)
 {
 	int r = 0;
 
-	if (n->late_fd < 0)
+	if (!n->late_wanted)
 		return false;
 	pthread_mutex_lock(&n->late_mu);
 	bool held = n->nlate && late_find(n, dir, last, &r);
@@ -591,11 +657,15 @@ int guard_late_object(struct guard *n, struct task *t, int obj)
 	struct stat st;
 	int r = 0;
 
-	if (n->late_fd < 0)
+	if (!n->late_wanted)
 		return 0;
 	if (fstat(obj, &st) < 0)
 		return -EPERM;
 	pthread_mutex_lock(&n->late_mu);
+	if ((r = late_begin(n)) < 0) {
+		pthread_mutex_unlock(&n->late_mu);
+		return r;
+	}
 	drain(n);
 	const struct late_entry *k = NULL;
 	if (!n->nlate)
@@ -652,11 +722,14 @@ out:
 
 bool guard_late_any(struct guard *n)
 {
-	if (n->late_fd < 0)
+	if (!n->late_wanted)
 		return false;
 	pthread_mutex_lock(&n->late_mu);
-	drain(n);
-	bool any = n->nlate > 0;
+	bool any = late_begin(n) < 0; /* fail closed: as if one were */
+	if (!any) {
+		drain(n);
+		any = n->nlate > 0;
+	}
 	pthread_mutex_unlock(&n->late_mu);
 	return any;
 }

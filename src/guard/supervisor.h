@@ -211,6 +211,9 @@ struct guard {
 	 * late_mu; late_fd the inotify descriptor or -1. */
 	pthread_mutex_t late_mu;
 	int late_fd;
+	bool late_wanted;  /* a rule guards names: watches are to be made */
+	bool late_started; /* made (at the first call that may change) */
+	struct timespec late_t0; /* the guard's start, coarse realtime */
 	struct late_watch *late_watches;
 	size_t nlate_watches;
 	struct late_entry *late;

@@ -286,9 +286,14 @@ def test_tool_option_files_in_the_folder_not_planted(lnk, work, name):
 
 # A program that waits for the host: it says "ready", waits for the file
 # "go" in its folder, then runs its attack (argv[1], a shell line) and
-# prints each step's status.
+# prints each step's status. With argv[2] "early" it first makes a file,
+# so that the guard's watches are made before the host acts (they are
+# made at the first call that may change something): the host's change
+# then comes as an event, not as what the first rescan finds.
 WAIT_FOR_HOST = r"""
 import os, subprocess, sys, time
+if sys.argv[2:] == ["early"]:
+    open("early", "w").close()
 print("ready", flush=True)
 while not os.path.exists("go"):
     time.sleep(0.02)
@@ -296,7 +301,7 @@ subprocess.run(["/bin/sh", "-c", sys.argv[1]])
 """
 
 
-def while_it_runs(lnk, work, attack, host, *grants):
+def while_it_runs(lnk, work, attack, host, *grants, early=False):
     """Runs the program WAIT_FOR_HOST in work with attack; once it is
     ready, host() acts outside, then the program goes on. Returns the
     run's CompletedProcess-like (stdout, stderr, returncode)."""
@@ -304,7 +309,7 @@ def while_it_runs(lnk, work, attack, host, *grants):
     prog.write_text(WAIT_FOR_HOST)
     p = subprocess.Popen(
         [lnk.bin, "sandbox", "run", "--read", str(prog), *map(str, grants),
-         "--", PY, str(prog), attack],
+         "--", PY, str(prog), attack] + (["early"] if early else []),
         cwd=str(work), env=lnk.env(), stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
     try:
@@ -319,7 +324,8 @@ def while_it_runs(lnk, work, attack, host, *grants):
     return subprocess.CompletedProcess(p.args, p.returncode, out, err)
 
 
-def test_a_repository_made_outside_while_it_runs_is_kept(lnk, work):
+@pytest.mark.parametrize("early", [False, True], ids=["rescan", "event"])
+def test_a_repository_made_outside_while_it_runs_is_kept(lnk, work, early):
     """Invariant 8 (what runs outside later), promise: a guarded name made
     outside while the sandbox runs is kept as one there at the start.
 
@@ -342,7 +348,7 @@ def test_a_repository_made_outside_while_it_runs_is_kept(lnk, work):
     cp = while_it_runs(
         lnk, work, attack,
         lambda: subprocess.run(["git", "init", "-q", str(work)], check=True),
-        "--write", work)
+        "--write", work, early=early)
     for step in ("cfg", "hook", "dir", "mv", "rm", "fd", "trunc", "chmod",
                  "chmodf"):
         assert f"{step}=0" not in cp.stdout, (step, cp.stdout, cp.stderr)
@@ -403,7 +409,7 @@ def test_an_entry_made_outside_keeps_its_link_and_its_moves(lnk, work):
     cp = while_it_runs(
         lnk, work, "echo 'touch pwned' >> envrc.real; echo t=$?; "
         "echo '[core] fsmonitor = x' >> .git-bak/config; echo away=$?",
-        host, "--write", work)
+        host, "--write", work, early=True)
     assert "t=0" not in cp.stdout and "away=0" not in cp.stdout, (
         cp.stdout, cp.stderr)
     assert (work / "envrc.real").read_text() == "export A=1\n"
@@ -453,7 +459,7 @@ def test_a_repository_made_moved_and_made_again_at_once_is_kept(lnk, work):
     cp = while_it_runs(
         lnk, work, "echo '[core] fsmonitor = x' >> .git-bak/config; "
         "echo bak=$?; echo '[core] fsmonitor = x' >> .git/config; "
-        "echo new=$?", host, "--write", work)
+        "echo new=$?", host, "--write", work, early=True)
     assert "bak=0" not in cp.stdout and "new=0" not in cp.stdout, (
         cp.stdout, cp.stderr)
 
@@ -532,9 +538,10 @@ def test_output_to_a_file_outside_still_reopens_after_a_late_entry(
     assert "a\nb\ndone" in text, (text, err)
 
 
+@pytest.mark.parametrize("early", [False, True], ids=["rescan", "event"])
 @pytest.mark.parametrize("how", ["rename", "remove-and-make"])
 def test_a_dot_file_replaced_outside_while_it_runs_stays_read_only(
-        lnk, work, how):
+        lnk, work, how, early):
     """Invariant 8 (what runs outside later), promise: an existing
     protected file stays read only when it is replaced outside during the
     run.
@@ -556,7 +563,7 @@ def test_a_dot_file_replaced_outside_while_it_runs_stays_read_only(
     cp = while_it_runs(
         lnk, work, "echo 'touch pwned' >> .envrc; echo app=$?; "
         ": > .envrc; echo trunc=$?; rm .envrc; echo rm=$?", replace,
-        "--write", work)
+        "--write", work, early=early)
     assert (work / ".envrc").read_text() == "export A=2\n", cp.stderr
     assert "app=0" not in cp.stdout and "trunc=0" not in cp.stdout
     assert "rm=0" not in cp.stdout, (cp.stdout, cp.stderr)
