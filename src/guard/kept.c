@@ -43,29 +43,34 @@ static const struct guard_kept *kept_is(const struct guard *n,
 	return NULL;
 }
 
-/* The kept entry that is last in dir, or holds dir: by what each folder
- * is on the way up (".." on descriptors, in the task's mount tree), never
- * by a path's spelling. NULL when none does. */
-static const struct guard_kept *kept_find(const struct guard *n, int dir,
-					  const char *last)
+static const void *kept_at(const void *ctx, const struct stat *st)
 {
-	const struct guard_kept *k = NULL;
-	struct stat st, up_st;
+	return kept_is(ctx, st);
+}
 
-	if (last && !guard_is_dots(last) &&
-	    fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    (k = kept_is(n, &st)))
-		return k;
-	int cur = -1;
-	for (int depth = 0; depth < KEPT_DEPTH; depth++) {
+const void *guard_climb(int dir, int max,
+			const void *(*found)(const void *ctx,
+					     const struct stat *st),
+			const void *ctx, int *r)
+{
+	const void *k = NULL;
+	struct stat st, up_st;
+	int cur = -1, depth = 0;
+
+	*r = 0;
+	for (; depth < max; depth++) {
 		int at = cur >= 0 ? cur : dir;
-		if (fstat(at, &st) < 0)
+		if (fstat(at, &st) < 0) {
+			*r = -EPERM;
 			break;
-		if ((k = kept_is(n, &st)))
+		}
+		if ((k = found(ctx, &st)))
 			break;
 		int up = openat(at, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (up < 0)
+		if (up < 0) {
+			*r = -EPERM;
 			break;
+		}
 		if (fstat(up, &up_st) < 0 ||
 		    (up_st.st_dev == st.st_dev && up_st.st_ino == st.st_ino)) {
 			close(up); /* the top of the tree */
@@ -77,7 +82,26 @@ static const struct guard_kept *kept_find(const struct guard *n, int dir,
 	}
 	if (cur >= 0)
 		close(cur);
+	if (!k && depth >= max)
+		*r = -EPERM;
 	return k;
+}
+
+/* The kept entry that is last in dir, or holds dir: by what each folder
+ * is on the way up (".." on descriptors, in the task's mount tree), never
+ * by a path's spelling. NULL when none does. */
+static const struct guard_kept *kept_find(const struct guard *n, int dir,
+					  const char *last)
+{
+	const struct guard_kept *k = NULL;
+	struct stat st;
+
+	if (last && !guard_is_dots(last) &&
+	    fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (k = kept_is(n, &st)))
+		return k;
+	int r;
+	return guard_climb(dir, KEPT_DEPTH, kept_at, n, &r);
 }
 
 /* What was changed, below k's write folder, for the message: the path of

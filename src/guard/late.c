@@ -571,6 +571,11 @@ static void name_late(struct guard *n, const struct late_entry *k)
 	}
 }
 
+static const void *late_at(const void *ctx, const struct stat *st)
+{
+	return late_is(ctx, st);
+}
+
 /* The late entry last in dir, or dir, or a folder above is; NULL with
  * *r 0 when none, -EPERM when it cannot be told. Under late_mu. */
 static const struct late_entry *late_find(const struct guard *n, int dir,
@@ -583,37 +588,13 @@ static const struct late_entry *late_find(const struct guard *n, int dir,
 	    fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		k = late_is(n, &st);
 	if (!k && last && fstat(dir, &st) == 0)
-		k = late_name(n, &st, last);
-	/* dir, and each folder above it, by what it is (".." on
-	 * descriptors, in the task's mount tree) */
-	int cur = -1, depth = 0;
-	for (; !k && depth < LATE_DEPTH; depth++) {
-		int at = cur >= 0 ? cur : dir;
-		struct stat up_st;
-		if (fstat(at, &st) < 0) {
-			r = -EPERM;
-			break;
-		}
-		if ((k = late_is(n, &st)))
-			break;
-		int up = openat(at, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (up < 0) {
-			r = -EPERM;
-			break;
-		}
-		if (fstat(up, &up_st) < 0 ||
-		    (up_st.st_dev == st.st_dev && up_st.st_ino == st.st_ino)) {
-			close(up); /* the top of the tree */
-			break;
-		}
-		if (cur >= 0)
-			close(cur);
-		cur = up;
-	}
-	if (cur >= 0)
-		close(cur);
-	if (!k && depth >= LATE_DEPTH)
-		r = -EPERM; /* cannot tell: fail closed */
+		k = late_name(
+		    n, &st,
+		    last); /* dir, and each folder above it, by what it is; a folder that
+	 * cannot be read, or a climb past LATE_DEPTH: cannot tell, fail
+	 * closed */
+	if (!k)
+		k = guard_climb(dir, LATE_DEPTH, late_at, n, &r);
 	*r_out = k ? 0 : r;
 	return k;
 }

@@ -344,6 +344,16 @@ int guard_late_write_refused(struct guard *n, int dir, const char *last,
 
 /* ---- entries kept read only (kept.c) ---- */
 
+/* Climbs from the folder dir up to the top of the task's tree (".." on
+ * descriptors, in its mount tree), asking found() of each folder by what
+ * it is (device and inode): what found() first returns, or NULL with *r
+ * 0 at the top, -EPERM when a folder cannot be read or after max
+ * folders. */
+const void *guard_climb(int dir, int max,
+			const void *(*found)(const void *ctx,
+					     const struct stat *st),
+			const void *ctx, int *r);
+
 /* Names, once per entry (at most 64), on stderr and to on_refusal, a
  * change the kernel refuses because it lies in an entry kept read only
  * (struct guard_kept): dir a folder the call acted in (any fd the
