@@ -1380,3 +1380,31 @@ void conn_close_all(struct wire *w)
 	while (w->conns)
 		conn_close(w->conns);
 }
+
+void conn_end_open_calls(struct wire *w)
+{
+	model_end_open_calls(w);
+	struct conn *next;
+	for (struct conn *c = w->conns; c; c = next) {
+		next = c->next;
+		switch (c->st) {
+		case CS_HTTP_HEAD:
+		case CS_SOCKS_GREET:
+		case CS_SOCKS_REQ:
+		case CS_TPROXY_HEAD:
+		case CS_LINGER:
+			/* nothing has gone out for it: its request, when it
+			 * comes, is refused with the reason; an answered one
+			 * is read to its end */
+			break;
+		case CS_RESOLVE:
+		case CS_ASK:
+		case CS_CONNECT:
+			refuse_closed(c);
+			break;
+		case CS_RELAY:
+			conn_close(c);
+			break;
+		}
+	}
+}

@@ -1392,3 +1392,15 @@ void model_close_all(struct wire *w)
 	while (w->models)
 		mc_close(w->models);
 }
+
+void model_end_open_calls(struct wire *w)
+{
+	struct mconn *next;
+	for (struct mconn *m = w->models; m; m = next) {
+		next = m->next;
+		/* a request still coming is judged, and refused, when its
+		 * head or its body is read; an answered one is read out */
+		if (m->st != MS_REQ && m->st != MS_LINGER)
+			mc_close(m);
+	}
+}

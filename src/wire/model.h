@@ -46,3 +46,5 @@ void model_answered(struct mconn *m, const struct keeper_answer *ans);
 void model_tick(struct wire *w, int64_t now);
 void model_reap(struct wire *w);
 void model_close_all(struct wire *w);
+/* conn_end_open_calls for the model route's calls. */
+void model_end_open_calls(struct wire *w);

@@ -628,8 +628,8 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 		}
 		dns_tick(w.dns);
 		if (w.close_now) {
-			/* closed within this batch: end every open call */
-			conn_close_all(&w);
+			/* closed within this batch: end the open calls */
+			conn_end_open_calls(&w);
 			w.close_now = false;
 		}
 		conn_reap(&w);

@@ -132,8 +132,15 @@ int conn_ask_model(struct wire *w, struct mconn *m, int64_t cookie,
 void conn_tick(struct wire *w, int64_t now);
 /* Frees the connections closed since the last call. */
 void conn_reap(struct wire *w);
-/* Closes every connection (the wire is ending, or closing). */
+/* Closes every connection (the wire is ending). */
 void conn_close_all(struct wire *w);
+/* The wire closed within this batch (paused, stopped, tripped): the calls
+ * that carry end; one being connected is refused with the reason; one
+ * whose request has not come, or that was answered, stays, and is refused
+ * with the reason when its request comes. Threat: a client that connected
+ * a moment before the trip saw its connection cut without a word, as if
+ * the wire had failed. */
+void conn_end_open_calls(struct wire *w);
 
 /* A tripwire event (trip.h) for target; when it trips, the wire closes
  * (cause tripped), records why and tells the person on lnk's stderr.

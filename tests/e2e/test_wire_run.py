@@ -279,6 +279,58 @@ def test_metadata_refused_in_every_spelling_and_trips(lnk, net, work):
     assert reasons["meta.lnk-test:80"].startswith("paused: ")
 
 
+WAITING = r"""
+import socket, sys, time
+def conn(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=15)
+    return s
+def head(s):
+    b = b""
+    while True:
+        d = s.recv(4096)
+        if not d:
+            break
+        b += d
+    return b.split(b"\r\n", 1)[0].decode(errors="replace") or "nothing"
+# calls open before the trip, their heads not yet sent
+waiting_http = conn(3128)
+waiting_socks = conn(1080)
+time.sleep(0.3)
+trip = conn(3128)
+trip.sendall(b"GET http://169.254.169.254/ HTTP/1.1\r\nHost: x\r\n\r\n")
+print("trip", head(trip), flush=True)
+time.sleep(0.3)
+waiting_http.sendall(b"CONNECT origin.lnk-test:443 HTTP/1.1\r\nHost: x\r\n\r\n")
+print("http", head(waiting_http), flush=True)
+try:
+    waiting_socks.sendall(b"\x05\x01\x00")
+    r = waiting_socks.recv(2)
+    print("socks", r.hex() or "nothing", flush=True)
+except OSError as e:
+    print("socks", type(e).__name__, flush=True)
+"""
+
+
+def test_a_call_waiting_for_its_head_when_the_wire_trips_is_answered(
+        lnk, net, work):
+    """A call the wire accepted whose request has not come yet when
+    another call trips the wire is refused with the reason once it comes,
+    never cut without a word: the trip ends the calls that carry, not the
+    ones that have sent nothing (a client that opened its connection a
+    moment early saw an empty answer, as if the wire had failed)."""
+    (work / "waiting.py").write_text(WAITING)
+    cp = run(lnk, net, ["--read", str(work), "--internet-host", "*"],
+             f"python3 {work}/waiting.py", timeout=60)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    got = dict(line.split(" ", 1) for line in cp.stdout.splitlines())
+    assert got["trip"].startswith("HTTP/1.1 403"), got
+    assert got["http"].startswith("HTTP/1.1 403"), got
+    # the SOCKS greeting is answered; the refusal comes with the request
+    assert got["socks"] == "0500", got
+    reasons = [r["reason"] for r in calls(lnk, "--refused")]
+    assert any(r.startswith("paused: ") for r in reasons), reasons
+
+
 class Hello(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         body = f"port {self.server.server_address[1]}\n".encode()
