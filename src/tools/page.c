@@ -24,15 +24,24 @@ static size_t origin_len(const char *u)
 	return i;
 }
 
-/* The length of the percent-escape %HH of c at p (either case), or 0. */
+/* The length of the percent-escape of c at p (either case), or 0: %HH,
+ * or %HH escaped again, once or more (%25HH, %2525HH: '%25' is '%'),
+ * which a server that decodes the path twice, or a proxy and then the
+ * server, reads as c. */
 static size_t pct(const char *p, char c)
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned char u = (unsigned char)c;
+	size_t i = 1;
 
-	return p[0] == '%' && (p[1] | 0x20) == hex[u >> 4] &&
-		       (p[2] | 0x20) == hex[u & 15]
-		   ? 3
+	if (p[0] != '%')
+		return 0;
+	while (
+	    p[i] == '2' && p[i + 1] == '5' &&
+	    !((p[i] | 0x20) == hex[u >> 4] && (p[i + 1] | 0x20) == hex[u & 15]))
+		i += 2;
+	return (p[i] | 0x20) == hex[u >> 4] && (p[i + 1] | 0x20) == hex[u & 15]
+		   ? i + 2
 		   : 0;
 }
 

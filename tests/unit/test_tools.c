@@ -662,6 +662,15 @@ static void test_pages(void **state)
 	    {"https://a.example.org/docs/%2e%2E%2f", 0, 0, NULL},
 	    {"https://a.example.org/docs/a%5cb", 0, 0, NULL},
 	    {"https://a.example.org/docs/a%2Fb%2e", 1, 1, NULL},
+	    /* encoded twice or more, for servers (and proxies before them)
+	     * that decode the path again: '%25' is '%' */
+	    {"https://a.example.org/docs/%252e%252E/admin", 0, 0, NULL},
+	    {"https://a.example.org/docs/%25252e./admin", 0, 0, NULL},
+	    {"https://a.example.org/docs%252f..%252Fadmin", 0, 0, NULL},
+	    {"https://a.example.org/docs/a%255cb", 0, 0, NULL},
+	    {"https://a.example.org/docs/..%253Badmin", 0, 0, NULL},
+	    {"https://a.example.org/docs/100%25", 1, 1, NULL},
+	    {"https://a.example.org/docs/%2525", 1, 1, NULL},
 	    /* dots that are no segment, and a query's or fragment's */
 	    {"https://a.example.org/docs/.../a..b/.x", 1, 1, NULL},
 	    {"https://a.example.org/docs/a?p=../x#/../y", 1, 1, NULL},
