@@ -339,7 +339,7 @@ static void answer_and_linger(struct conn *c, int status, enum socks5_rep rep,
 	c->in = NULL;
 	shutdown(c->ch.fd, SHUT_WR);
 	c->st = CS_LINGER;
-	c->deadline = loop_now_ms() + WIRE_LINGER_MS;
+	c->deadline = wire_deadline(c->w, WIRE_LINGER_MS);
 	set_interest(c);
 }
 
@@ -622,7 +622,7 @@ static void await_head(struct conn *c, enum cstate st, const char *verb)
 {
 	c->st = st;
 	c->verb = verb;
-	c->deadline = loop_now_ms() + WIRE_HEAD_TIMEOUT_MS;
+	c->deadline = wire_deadline(c->w, WIRE_HEAD_TIMEOUT_MS);
 	/* The head has mostly come with the connection (the client sends
 	 * it as soon as it is connected): read at once, without a round of
 	 * the loop to learn it is there; what is not there yet is waited
@@ -1381,6 +1381,13 @@ void conn_close_all(struct wire *w)
 		conn_close(w->conns);
 }
 
+int64_t wire_deadline(const struct wire *w, int64_t ms)
+{
+	if (w->closed && ms > WIRE_CLOSED_GRACE_MS)
+		ms = WIRE_CLOSED_GRACE_MS;
+	return loop_now_ms() + ms;
+}
+
 void conn_end_open_calls(struct wire *w)
 {
 	model_end_open_calls(w);
@@ -1395,7 +1402,11 @@ void conn_end_open_calls(struct wire *w)
 		case CS_LINGER:
 			/* nothing has gone out for it: its request, when it
 			 * comes, is refused with the reason; an answered one
-			 * is read to its end */
+			 * is read to its end; within the grace either way */
+			if (c->deadline >
+			    wire_deadline(w, WIRE_CLOSED_GRACE_MS))
+				c->deadline =
+				    wire_deadline(w, WIRE_CLOSED_GRACE_MS);
 			break;
 		case CS_RESOLVE:
 		case CS_ASK:

@@ -376,7 +376,7 @@ static void answer(struct mconn *m, int status, const char *why)
 	hold(m, m->out.len);
 	shutdown(m->ch.fd, SHUT_WR);
 	m->st = MS_LINGER;
-	m->deadline = loop_now_ms() + WIRE_LINGER_MS;
+	m->deadline = wire_deadline(m->w, WIRE_LINGER_MS);
 	set_interest(m);
 }
 
@@ -802,7 +802,7 @@ void model_take(struct wire *w, int fd, int64_t seq, const char *in, size_t len)
 	buf_append(&m->in, in, len);
 	hold(m, m->in.len);
 	m->st = MS_REQ;
-	m->deadline = loop_now_ms() + MODEL_REQ_TIMEOUT_MS;
+	m->deadline = wire_deadline(m->w, MODEL_REQ_TIMEOUT_MS);
 	set_interest(m);
 	request_input(m);
 }
@@ -1402,5 +1402,7 @@ void model_end_open_calls(struct wire *w)
 		 * head or its body is read; an answered one is read out */
 		if (m->st != MS_REQ && m->st != MS_LINGER)
 			mc_close(m);
+		else if (m->deadline > wire_deadline(w, WIRE_CLOSED_GRACE_MS))
+			m->deadline = wire_deadline(w, WIRE_CLOSED_GRACE_MS);
 	}
 }

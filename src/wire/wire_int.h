@@ -28,6 +28,10 @@
 #define WIRE_DNS_TIMEOUT_MS 10000
 #define WIRE_CONNECT_TIMEOUT_MS 10000
 #define WIRE_LINGER_MS 2000
+/* Once the wire is closed, a connection that carries nothing (its request
+ * not come, or refused and read to its end) stays at most this long: the
+ * spec's "ends open ones within a second", with the tick's 250 ms. */
+#define WIRE_CLOSED_GRACE_MS 750
 #define WIRE_TICK_MS 250
 #define WIRE_SCRATCH (256 * 1024)
 /* A direction that has carried this much is a bulk transfer: relay it
@@ -141,6 +145,8 @@ void conn_close_all(struct wire *w);
  * a moment before the trip saw its connection cut without a word, as if
  * the wire had failed. */
 void conn_end_open_calls(struct wire *w);
+/* now + ms, but at most WIRE_CLOSED_GRACE_MS once the wire is closed. */
+int64_t wire_deadline(const struct wire *w, int64_t ms);
 
 /* A tripwire event (trip.h) for target; when it trips, the wire closes
  * (cause tripped), records why and tells the person on lnk's stderr.

@@ -295,10 +295,12 @@ def head(s):
 # calls open before the trip, their heads not yet sent
 waiting_http = conn(3128)
 waiting_socks = conn(1080)
+silent = conn(3128)
 time.sleep(0.3)
 trip = conn(3128)
 trip.sendall(b"GET http://169.254.169.254/ HTTP/1.1\r\nHost: x\r\n\r\n")
 print("trip", head(trip), flush=True)
+t0 = time.monotonic()
 time.sleep(0.3)
 waiting_http.sendall(b"CONNECT origin.lnk-test:443 HTTP/1.1\r\nHost: x\r\n\r\n")
 print("http", head(waiting_http), flush=True)
@@ -308,6 +310,14 @@ try:
     print("socks", r.hex() or "nothing", flush=True)
 except OSError as e:
     print("socks", type(e).__name__, flush=True)
+# one that never sends its request: ended within a second or so
+silent.settimeout(8)
+try:
+    end = silent.recv(1)
+except OSError as e:
+    end = type(e).__name__.encode()
+print("silent", end.decode() or "ended", round(time.monotonic() - t0, 1),
+      flush=True)
 """
 
 
@@ -327,6 +337,10 @@ def test_a_call_waiting_for_its_head_when_the_wire_trips_is_answered(
     assert got["http"].startswith("HTTP/1.1 403"), got
     # the SOCKS greeting is answered; the refusal comes with the request
     assert got["socks"] == "0500", got
+    # "ends open ones within a second": one that never sent its request
+    # is closed without waiting for the request's own timeout (10 s)
+    what, secs = got["silent"].split(" ")
+    assert what == "ended" and float(secs) < 2.5, got
     reasons = [r["reason"] for r in calls(lnk, "--refused")]
     assert any(r.startswith("paused: ") for r in reasons), reasons
 
