@@ -41,6 +41,7 @@ struct jp {
 	size_t n, i;
 	int64_t in, out; /* what the document said so far */
 	const char *why; /* the first thing refused, for a request */
+	char *model;	 /* the answer's model, when asked and not yet found */
 };
 
 static int bad(struct jp *p, const char *why)
@@ -285,7 +286,13 @@ static enum member_kind usage_member(const struct jstr *k)
 	return M_NONE;
 }
 
-static int value(struct jp *p, int depth, bool usage, int64_t *num);
+/* What an object found at a place is to the answer's reader: a "usage"
+ * object (its members name the counts), or one whose "model" names the
+ * model that answered (the document itself, Anthropic's "message",
+ * OpenAI's Responses "response"), or neither. */
+enum jplace { J_PLAIN, J_USAGE, J_MODEL };
+
+static int value(struct jp *p, int depth, enum jplace at, int64_t *num);
 
 /* Past an object's or array's opening character: true (the closing one
  * read too) when it is empty. */
@@ -333,10 +340,34 @@ static int next_item(struct jp *p, char close)
 	return 0;
 }
 
-/* An object; with usage, it is a "usage" object and its direct members
- * name the counts. */
-static int object(struct jp *p, int depth, bool usage)
+/* The answer's "model" at p, when it is a name of 1 to 127 printable
+ * ASCII characters without a space (any other value is read and left):
+ * kept in p->model, the first one found. */
+static int answer_model(struct jp *p, int depth)
 {
+	char mb[USAGE_MODEL_MAX];
+	struct jstr m = {.b = mb, .cap = sizeof(mb) - 1};
+	int64_t v;
+	if (p->i >= p->n || p->s[p->i] != '"')
+		return value(p, depth, J_PLAIN, &v);
+	if (string(p, &m) < 0)
+		return -1;
+	bool ok = m.len > 0 && m.len <= m.cap && !m.lone;
+	for (size_t i = 0; ok && i < m.len; i++)
+		ok = mb[i] > 0x20 && mb[i] < 0x7f;
+	if (ok) {
+		memcpy(p->model, mb, m.len);
+		p->model[m.len] = '\0';
+		p->model = NULL; /* the first one stands */
+	}
+	return 0;
+}
+
+/* An object at place at (enum jplace): a "usage" object's direct members
+ * name the counts; a model-naming one's "model" the model. */
+static int object(struct jp *p, int depth, enum jplace at)
+{
+	bool usage = at == J_USAGE;
 	int64_t in = -1, out = -1;
 	if (open_empty(p, '}'))
 		return 0;
@@ -346,7 +377,16 @@ static int object(struct jp *p, int depth, bool usage)
 		if (member_key(p, &k) < 0)
 			return -1;
 		int64_t v = -1;
-		if (value(p, depth + 1, key_is(&k, "usage"), &v) < 0)
+		enum jplace next = J_PLAIN;
+		if (key_is(&k, "usage"))
+			next = J_USAGE;
+		else if (at == J_MODEL && depth == 0 &&
+			 (key_is(&k, "message") || key_is(&k, "response")))
+			next = J_MODEL;
+		int r = at == J_MODEL && p->model && key_is(&k, "model")
+			    ? answer_model(p, depth + 1)
+			    : value(p, depth + 1, next, &v);
+		if (r < 0)
 			return -1;
 		if (usage && v >= 0) {
 			switch (usage_member(&k)) {
@@ -379,7 +419,7 @@ static int array(struct jp *p, int depth)
 	for (int more = 1; more;) {
 		ws(p);
 		int64_t v;
-		if (value(p, depth + 1, false, &v) < 0)
+		if (value(p, depth + 1, J_PLAIN, &v) < 0)
 			return -1;
 		if ((more = next_item(p, ']')) < 0)
 			return -1;
@@ -388,7 +428,7 @@ static int array(struct jp *p, int depth)
 }
 
 /* One value; *num is a whole number's value, else -1. */
-static int value(struct jp *p, int depth, bool usage, int64_t *num)
+static int value(struct jp *p, int depth, enum jplace at, int64_t *num)
 {
 	*num = -1;
 	if (depth > JSON_DEPTH_MAX)
@@ -397,7 +437,7 @@ static int value(struct jp *p, int depth, bool usage, int64_t *num)
 		return bad(p, MALFORMED);
 	switch (p->s[p->i]) {
 	case '{':
-		return object(p, depth, usage);
+		return object(p, depth, at);
 	case '[':
 		return array(p, depth);
 	case '"':
@@ -413,18 +453,26 @@ static int value(struct jp *p, int depth, bool usage, int64_t *num)
 	}
 }
 
-int usage_scan_json(const char *s, size_t n, int64_t *in, int64_t *out)
+int usage_scan_json(const char *s, size_t n, int64_t *in, int64_t *out,
+		    char *model)
 {
-	struct jp p = {.s = s, .n = n, .in = *in, .out = *out};
+	char found[USAGE_MODEL_MAX] = "";
+	struct jp p = {.s = s,
+		       .n = n,
+		       .in = *in,
+		       .out = *out,
+		       .model = model && !model[0] ? found : NULL};
 	int64_t v;
 	ws(&p);
-	if (value(&p, 0, false, &v) < 0)
+	if (value(&p, 0, J_MODEL, &v) < 0)
 		return -1;
 	ws(&p);
 	if (p.i != p.n)
 		return -1;
 	*in = p.in;
 	*out = p.out;
+	if (found[0])
+		memcpy(model, found, sizeof(found));
 	return 0;
 }
 
@@ -678,7 +726,8 @@ static void doc_add(struct usage_reader *u, const char *p, size_t n)
 static void doc_read(struct usage_reader *u)
 {
 	if (!u->doc_over && u->doc.len)
-		(void)usage_scan_json(u->doc.p, u->doc.len, &u->in, &u->out);
+		(void)usage_scan_json(u->doc.p, u->doc.len, &u->in, &u->out,
+				      u->model);
 	buf_free(&u->doc);
 	u->doc_over = false;
 }

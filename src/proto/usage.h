@@ -28,6 +28,8 @@
  * is not read for usage: its counts stay what they were. */
 #define USAGE_DOC_MAX (4u << 20)
 #define USAGE_HEAD_MAX 65536
+/* A model's name, with its terminating NUL. */
+#define USAGE_MODEL_MAX 128
 
 struct usage_reader {
 	int state; /* internal: head, body, done, bad */
@@ -50,6 +52,8 @@ struct usage_reader {
 	int lstate;
 	bool data_seen;	 /* the current event has a data line */
 	int64_t in, out; /* tokens, -1: unknown */
+	/* the model the answer says answered, the first one named; "" */
+	char model[USAGE_MODEL_MAX];
 };
 
 void usage_init(struct usage_reader *u);
@@ -66,9 +70,13 @@ bool usage_bad(const struct usage_reader *u);
 void usage_finish(struct usage_reader *u);
 
 /* Finds the tokens in one JSON document: updates *in and *out from every
- * "usage" object in it, in order. Returns 0, or -1 when s is not one
+ * "usage" object in it, in order; and, when model (USAGE_MODEL_MAX bytes)
+ * is "", the model the answer names: the document's own "model", or its
+ * "message"'s or "response"'s (1 to 127 printable ASCII characters, no
+ * space; another value is no name). Returns 0, or -1 when s is not one
  * valid JSON value (nothing is updated then). */
-int usage_scan_json(const char *s, size_t n, int64_t *in, int64_t *out);
+int usage_scan_json(const char *s, size_t n, int64_t *in, int64_t *out,
+		    char *model);
 
 /* A request with more top-level keys than this is refused. */
 #define USAGE_REQ_KEYS_MAX 1024

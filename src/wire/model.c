@@ -72,8 +72,9 @@ struct mconn {
 	int64_t seq;
 	bool logged;
 	char target[DB_TARGET_MAX];
-	struct buf in; /* the request so far */
-	size_t held;   /* counted in the wire's model_held */
+	char model[USAGE_MODEL_MAX]; /* the model the request names, or "" */
+	struct buf in;		     /* the request so far */
+	size_t held;		     /* counted in the wire's model_held */
 	size_t head_len;
 	size_t body_len;
 	bool sent_continue;
@@ -276,6 +277,17 @@ static void mc_close(struct mconn *m)
 			why = "the provider's answer is malformed";
 		else if (!m->ur.status)
 			why = "the provider's answer ended before its head";
+		/* The model that answered, when the answer names another
+		 * than the request did (a gateway's fallback, an alias's
+		 * dated name): the log says what was served, not only what
+		 * was asked for. A name of printable ASCII (usage.h). */
+		char served[DB_REASON_MAX];
+		if (m->ur.model[0] && strcmp(m->ur.model, m->model) != 0) {
+			snprintf(served, sizeof(served),
+				 "%s%sthe provider served %s", why,
+				 *why ? "; " : "", m->ur.model);
+			why = served;
+		}
 		mc_log(m, DB_ENDED, why);
 		db_batch_usage(&w->batch, m->seq, m->r->d.name, m->ur.status,
 			       m->ur.in, m->ur.out);
@@ -522,6 +534,7 @@ static void set_target(struct mconn *m, const char *route, size_t rl,
 	snprintf(m->target, sizeof(m->target), "%s%s%s %.*s %s", r,
 		 model && *model ? "/" : "", model ? model : "", (int)ml,
 		 method, pl ? path : "/");
+	snprintf(m->model, sizeof(m->model), "%s", model ? model : "");
 }
 
 /* The whole request is here: check it, rewrite it, and go. */

@@ -25,6 +25,9 @@ The model name in the request picks the answer:
              cut to its first "n" bytes (n from the request's JSON)
   echote2    the key back in 5-byte chunks under two Transfer-Encoding
              lines (identity, then chunked): a head read two ways
+  fallback   the JSON answer, but naming another model (as a gateway
+             that fell back to a smaller one says)
+  fallbackesc the same, the other model's name holding an ESC and a space
   huge       a JSON answer of 8 MiB (its usage at the end, past what the
              reader holds: the tokens stay unknown, the bytes all pass)
 Usage: input 11, output 7 for Anthropic (message_start says output 1,
@@ -171,15 +174,17 @@ def serve(s):
             send_json(s, 400, {"error": {"message": "fake error",
                                          "type": "invalid_request_error"}})
         return
-    if kind in ("json", "nousage"):
+    served = {"fallback": "small-fallback-2024",
+              "fallbackesc": "small \u001b[2Jfallback"}.get(kind, model)
+    if kind in ("json", "nousage", "fallback", "fallbackesc"):
         if anthropic:
             obj = {"id": "msg_1", "type": "message", "role": "assistant",
-                   "model": model, "stop_reason": "end_turn",
+                   "model": served, "stop_reason": "end_turn",
                    "content": [{"type": "text", "text": "hello from fake"}],
                    "usage": {"input_tokens": A_IN, "output_tokens": A_OUT}}
         else:
             obj = {"id": "c1", "object": "chat.completion", "created": 1,
-                   "model": model, "choices": [{
+                   "model": served, "choices": [{
                        "index": 0, "finish_reason": "stop",
                        "message": {"role": "assistant",
                                    "content": "hello from fake"}}],

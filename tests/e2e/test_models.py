@@ -151,6 +151,30 @@ def test_custom_route_json_and_stream_counted(lnk, net):
     assert key.encode() not in db and mark.encode() not in db
 
 
+def test_the_model_that_answered_is_logged(lnk, net):
+    """The log says which model served a call when the answer names
+    another than the request did (a gateway's fallback to a smaller
+    model): the request's name alone would misstate what ran. A name
+    that is not printable ASCII without spaces is not written."""
+    key, mark = secret(), uuid.uuid4().hex
+    script = ";".join([
+        curl_post("LNK_MODEL_FAKE_URL", "/chat/completions",
+                  {"model": m, "mark": mark})
+        for m in ("m-fallback", "m-fallbackesc", "m-json")])
+    cp = run_sh(lnk, "mserved", script, base_env(net, FAKE_API_KEY=key),
+                "--model", CUSTOM)
+    assert cp.returncode == 0, cp.stderr
+    rows = model_rows(lnk, "mserved")
+    assert [(r["target"], r["outcome"], r["reason"]) for r in rows] == [
+        ("fake/m-fallback POST /v1/chat/completions", "ended",
+         "the provider served small-fallback-2024"),
+        ("fake/m-fallbackesc POST /v1/chat/completions", "ended", ""),
+        ("fake/m-json POST /v1/chat/completions", "ended", "")], rows
+    text = lnk("sandbox", "log", "--sandbox", "mserved", check=True).stdout
+    assert "the provider served small-fallback-2024" in text, text
+    assert "\x1b" not in text
+
+
 def test_stream_options_only_for_completions(lnk, net):
     """stream_options goes only to a completions endpoint, added into the
     object the program sent (its own stream_options kept, an

@@ -206,7 +206,7 @@ static void hostile_answers(void **state)
 	for (int i = 0; i < 100000; i++)
 		buf_putc(&d, '[');
 	int64_t in = -1, out = -1;
-	assert_int_equal(usage_scan_json(d.p, d.len, &in, &out), -1);
+	assert_int_equal(usage_scan_json(d.p, d.len, &in, &out, NULL), -1);
 	buf_free(&d);
 	/* an endless event stream holds no more than one event */
 	usage_init(&u);
@@ -409,9 +409,78 @@ static void answer_keys_decoded(void **state)
 	int64_t in = -1, out = -1;
 	const char *j = "{\"us\\u0061ge\":{\"prompt_\\u0074okens\":3,"
 			"\"completion_tokens\":4}}";
-	assert_int_equal(usage_scan_json(j, strlen(j), &in, &out), 0);
+	assert_int_equal(usage_scan_json(j, strlen(j), &in, &out, NULL), 0);
 	assert_int_equal(in, 3);
 	assert_int_equal(out, 4);
+}
+
+/* The model the answer says answered, as the log keeps it: the
+ * document's own "model", or its "message"'s (Anthropic's message_start)
+ * or "response"'s (OpenAI's Responses events); the first one found; only
+ * a printable name (a hostile answer writes no control characters or
+ * spaces into the log); a "model" deeper than that is no answer's. */
+static void answer_model_read(void **state)
+{
+	(void)state;
+	struct {
+		const char *json;
+		const char *model;
+	} rows[] = {
+	    {"{\"id\":\"x\",\"model\":\"gpt-4o-mini-2024-07-18\"}",
+	     "gpt-4o-mini-2024-07-18"},
+	    {"{\"type\":\"message_start\",\"message\":{\"model\":"
+	     "\"claude-3-haiku-20240307\",\"usage\":{\"input_tokens\":5}}}",
+	     "claude-3-haiku-20240307"},
+	    {"{\"type\":\"response.created\",\"response\":{\"model\":"
+	     "\"o4-mini\"}}",
+	     "o4-mini"},
+	    {"{\"m\\u006fdel\":\"esc\\u0061ped\"}", "escaped"},
+	    {"{\"choices\":[{\"model\":\"deep\"}],\"x\":{\"model\":\"no\"}}",
+	     ""},
+	    {"{\"message\":{\"message\":{\"model\":\"two-deep\"}}}", ""},
+	    {"{\"model\":\"a b\"}", ""},
+	    {"{\"model\":\"\\u001b[2J\"}", ""},
+	    {"{\"model\":\"\"}", ""},
+	    {"{\"model\":42}", ""},
+	    {"{\"model\":\"first\",\"model\":\"second\"}", "first"},
+	    {"[{\"model\":\"in-an-array\"}]", ""},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int64_t in = -1, out = -1;
+		char model[USAGE_MODEL_MAX] = "";
+		assert_int_equal(usage_scan_json(rows[i].json,
+						 strlen(rows[i].json), &in,
+						 &out, model),
+				 0);
+		if (strcmp(model, rows[i].model) != 0)
+			fail_msg("%s: '%s', not '%s'", rows[i].json, model,
+				 rows[i].model);
+	}
+	/* a model already found stands: a later event's is not read */
+	char model[USAGE_MODEL_MAX] = "kept";
+	int64_t in = -1, out = -1;
+	const char *j = "{\"model\":\"later\"}";
+	assert_int_equal(usage_scan_json(j, strlen(j), &in, &out, model), 0);
+	assert_string_equal(model, "kept");
+	/* a name longer than 127 characters is none */
+	char longj[400];
+	snprintf(longj, sizeof(longj), "{\"model\":\"%0200d\"}", 0);
+	model[0] = '\0';
+	assert_int_equal(
+	    usage_scan_json(longj, strlen(longj), &in, &out, model), 0);
+	assert_string_equal(model, "");
+	/* through the reader: a stream's first event names it */
+	struct usage_reader u;
+	usage_init(&u);
+	const char *a =
+	    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+	    "data: {\"model\":\"served-1\",\"choices\":[]}\n\n"
+	    "data: {\"model\":\"served-2\",\"choices\":[]}\n\n"
+	    "data: [DONE]\n\n";
+	usage_feed(&u, a, strlen(a));
+	usage_finish(&u);
+	assert_string_equal(u.model, "served-1");
+	usage_free(&u);
 }
 
 /* The calls a route carries: its provider's inference calls, or its
@@ -582,6 +651,7 @@ int main(void)
 	    cmocka_unit_test(request_refusals),
 	    cmocka_unit_test(request_bounds),
 	    cmocka_unit_test(answer_keys_decoded),
+	    cmocka_unit_test(answer_model_read),
 	    cmocka_unit_test(route_calls),
 	    cmocka_unit_test(model_entries),
 	};
