@@ -527,8 +527,11 @@ static void route(struct conn *c, const char *raw, uint16_t port,
 		return;
 	}
 	/* the name leaves for the resolver: counted, and watched (trip.h) */
-	if (!wire_lookup_send(w, c->host)) {
-		refuse_closed(c);
+	if (wire_lookup_send(w, c->host)) {
+		if (w->closed)
+			refuse_closed(c);
+		else
+			refuse_log_down(c);
 		return;
 	}
 	c->st = CS_RESOLVE;

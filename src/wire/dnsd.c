@@ -364,9 +364,12 @@ static void ask(struct dnsd *d, int sfd, const uint8_t *m, size_t len,
 	/* Every name sent upstream is a call in the log: a program under
 	 * '*' or '*.example' can carry data out in the names alone, with no
 	 * connection (the tripwire watches for that shape). */
-	if (!wire_lookup_send(w, host)) {
-		log_refused(d, host, tmp.qs.qtype, wire_closed_reason(w));
-		send_answer(d, sfd, &tmp, RCODE_REFUSED, NULL, 0);
+	const char *unsent = wire_lookup_send(w, host);
+	if (unsent) {
+		log_refused(d, host, tmp.qs.qtype, unsent);
+		send_answer(d, sfd, &tmp,
+			    w->closed ? RCODE_REFUSED : RCODE_SERVFAIL, NULL,
+			    0);
 		return;
 	}
 	if (wire_lookup_logged(w)) {

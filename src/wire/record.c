@@ -101,13 +101,15 @@ void wire_say_refused(struct wire *w, const char *host, uint16_t port,
 		term_write(STDERR_FILENO, line);
 }
 
-bool wire_lookup_send(struct wire *w, const char *name)
+const char *wire_lookup_send(struct wire *w, const char *name)
 {
 	wire_trip_note(w, TRIP_EV_LOOKUP, name);
 	if (w->closed)
-		return false;
+		return wire_closed_reason(w);
+	if (w->log_down)
+		return WIRE_LOG_DOWN_REASON;
 	w->lookups++;
-	return true;
+	return NULL;
 }
 
 bool wire_lookup_logged(struct wire *w)

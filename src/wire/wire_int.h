@@ -158,9 +158,10 @@ bool wire_refusal_logged(struct wire *w);
 /* A name the wire is about to send upstream to be looked up (dnsd.c for
  * the sandbox's resolver, conn.c for a call to a name): noted by the
  * tripwire (trip.h, TRIP_EV_LOOKUP), then counted for `lnk sandbox
- * traffic`. False when the wire is closed now (this lookup tripped it):
- * the name is not sent. */
-bool wire_lookup_send(struct wire *w, const char *name);
+ * traffic`. NULL to send it; else why it is not sent: the wire is closed
+ * (this lookup may have tripped it), or the log cannot be written (a name
+ * carries what the program puts in it, and nothing goes out unlogged). */
+const char *wire_lookup_send(struct wire *w, const char *name);
 /* A refused call to host (port 0: a lookup), said on lnk's stderr with
  * the flag that allows it, once a host and bounded (said.h). */
 void wire_say_refused(struct wire *w, const char *host, uint16_t port,

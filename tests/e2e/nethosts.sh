@@ -47,7 +47,9 @@
 # Routes on this machine: 198.18.0.0/24 and 198.18.2.0/24 via 198.18.1.2, and a local route
 # 198.18.78.0/24 on lo (AnyIP: this machine, on no interface) with an HTTP
 # server on 198.18.78.1:80 that must never answer a sandbox.
-# A DNS server (dnsmasq, no upstream) answers on 127.0.0.1:$DNS_PORT:
+# A DNS server (dnsmasq, no upstream) answers on 127.0.0.1:$DNS_PORT, and
+# writes each query it gets to $DIR/dns-queries.log (DNS_LOG: a test can
+# tell whether a name reached it):
 #   origin.lnk-test  198.18.0.2      other.lnk-test   198.18.0.3
 #   rebind.lnk-test  127.0.0.1       meta.lnk-test    169.254.169.254
 #   self.lnk-test    198.18.1.1      mixed.lnk-test   198.18.0.2, 127.0.0.1
@@ -339,6 +341,7 @@ PY
 	dnsmasq --port="$DNS_PORT" --listen-address=127.0.0.1 \
 		--bind-interfaces --no-resolv --no-hosts --no-poll \
 		--pid-file="$DIR/dnsmasq.pid" \
+		--log-queries --log-facility="$DIR/dns-queries.log" \
 		--address=/origin.lnk-test/198.18.0.2 \
 		--address=/other.lnk-test/198.18.0.3 \
 		--address=/rebind.lnk-test/127.0.0.1 \
@@ -380,6 +383,7 @@ ANYIP_IP=198.18.78.1
 SILENT_IP=198.18.0.9
 ECHO_HOST_PORT=8080
 CA_FILE=$DIR/cert.pem
+DNS_LOG=$DIR/dns-queries.log
 EOT
 	[ -z "$FWD" ] || echo "ROUTER_FWD_PORT=8000" >> "$ENV"
 	chmod 644 "$ENV"
@@ -390,7 +394,7 @@ EOT
 # Every server answers once, and the DNS server names origin.lnk-test.
 alive() {
 	[ -f "$ENV" ] && [ -d "$DIR/www" ] || return 1
-	grep -q '^SILENT_IP=' "$ENV" &&
+	grep -q '^SILENT_IP=' "$ENV" && grep -q '^DNS_LOG=' "$ENV" &&
 		ip -n "$NS" route show table 99 | grep -q blackhole || return 1
 	for p in "$DIR"/*.pid; do
 		[ -f "$p" ] && ours "$p" || return 1

@@ -154,6 +154,49 @@ def test_full_disk_no_call_unlogged(small_home):
     assert len(down) >= refused + 2, (out, rows)
 
 
+def test_full_disk_no_lookup_unlogged(small_home):
+    """Invariant 7 (the log), promise: a call is never carried unlogged, also
+    when the disk is full.
+
+    Threat: with the log down (the program filled the disk), names still
+    went to the upstream resolver, each carrying what the program put in
+    it, and no row said so: by the sandbox's resolver (getent) and by the
+    proxy's own lookup for a name it was asked to reach."""
+    import uuid
+    from conftest import Lnk
+    f = nethosts()
+    if "DNS_LOG" not in f:
+        pytest.skip("test hosts from an older nethosts.sh: no query log")
+    work = small_home / "work"
+    work.mkdir()
+    lnk = Lnk(small_home, work)
+    tag = uuid.uuid4().hex[:12]
+    script = f"""
+        c() {{ curl -s -o /dev/null -w '%{{http_code}}' \
+            http://origin.lnk-test/hello.txt; }}
+        echo "start $(c)"
+        head -c 100M /dev/zero > {work}/fill 2>/dev/null
+        i=0; while [ $i -lt 200 ]; do
+            r=$(c); [ "$r" = 503 ] && break
+            i=$((i + 1)); sleep 0.1
+        done
+        echo "full $r"
+        getent hosts resolver-{tag}.lnk-test; echo "getent=$?"
+        curl -s -o /dev/null -w 'proxy %{{http_code}}\n' \
+            http://proxy-{tag}.lnk-test/
+        rm {work}/fill
+    """
+    cp = sh(lnk, script, "--write", work, "--internet-host", "*.lnk-test",
+            timeout=180, env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    out = cp.stdout
+    assert "start 200" in out and "full 503" in out, out + cp.stderr
+    assert "getent=0" not in out, out
+    assert "proxy 503" in out, out
+    sent = open(f["DNS_LOG"], errors="replace").read()
+    assert f"resolver-{tag}" not in sent, "the resolver's name went out"
+    assert f"proxy-{tag}" not in sent, "the proxy's lookup went out"
+
+
 LEAVE = r"""
 import os, socket, sys, time
 host, port = os.environ["HTTP_PROXY"][7:].rstrip("/").rsplit(":", 1)
