@@ -86,11 +86,26 @@ static bool v4_in(const uint8_t *a, uint32_t net, unsigned prefix)
 
 #define V4(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
 
+/* The clouds' metadata and credential services, which hand a program on
+ * the machine the machine's (or its task's) secrets: AWS, GCP, Azure's
+ * instance metadata and most others (169.254.169.254), Alibaba's
+ * (100.100.100.200), Azure's WireServer (168.63.129.16: the VM's goal
+ * state, extension settings and certificates; also its platform DNS,
+ * which the keeper lets the wire reach on port 53 when it is this
+ * machine's DNS server), AWS ECS's task credentials (169.254.170.2) and
+ * EKS Pod Identity's agent (169.254.170.23), Tencent's (169.254.0.23) and
+ * Oracle's older one (192.0.0.192). */
+static const uint32_t metadata_v4[] = {
+    V4(169, 254, 169, 254), V4(100, 100, 100, 200), V4(168, 63, 129, 16),
+    V4(169, 254, 170, 2),   V4(169, 254, 170, 23),  V4(169, 254, 0, 23),
+    V4(192, 0, 0, 192),
+};
+
 static enum addr_class classify_v4(const uint8_t *a)
 {
-	if (v4_in(a, V4(169, 254, 169, 254), 32) ||
-	    v4_in(a, V4(100, 100, 100, 200), 32))
-		return AC_METADATA;
+	for (size_t i = 0; i < ARRAY_SIZE(metadata_v4); i++)
+		if (v4_in(a, metadata_v4[i], 32))
+			return AC_METADATA;
 	if (v4_in(a, V4(255, 255, 255, 255), 32))
 		return AC_BROADCAST;
 	if (v4_in(a, V4(0, 0, 0, 0), 8))
@@ -191,12 +206,14 @@ size_t addr_embedded(const struct lnk_addr *a,
 
 static enum addr_class classify_v6(const uint8_t *a)
 {
-	/* fd00:ec2::254 */
-	static const uint8_t ec2[16] = {
-	    0xfd, 0x00, 0x0e, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54};
+	/* fd00:ec2::254 (AWS's metadata) and fd00:ec2::23 (EKS Pod
+	 * Identity's agent) */
+	static const uint8_t ec2[14] = {0xfd, 0x00, 0x0e, 0xc2, 0, 0, 0,
+					0,    0,    0,	  0,	0, 0, 0};
 	static const uint8_t nat64_local[6] = {0, 0x64, 0xff, 0x9b, 0, 1};
 	static const uint8_t zero[16] = {0};
-	if (memcmp(a, ec2, 16) == 0)
+	if (memcmp(a, ec2, 14) == 0 &&
+	    ((a[14] == 0x02 && a[15] == 0x54) || (a[14] == 0 && a[15] == 0x23)))
 		return AC_METADATA;
 	if (memcmp(a, zero, 16) == 0)
 		return AC_UNSPECIFIED;

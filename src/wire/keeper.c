@@ -285,7 +285,9 @@ int keeper_dest_check(const struct keeper_rules *kr, int domain,
 	bool mapped = addr_v4_mapped(&a, &inner);
 	size_t ne = addr_embedded(&a, e);
 	enum addr_class c = addr_classify(&a);
-	if (c == AC_METADATA) {
+	/* Azure's platform DNS answers at its WireServer's address: the
+	 * machine's DNS server there, on its port only. */
+	if (c == AC_METADATA && !resolver(kr, &a, port)) {
 		*why = "a cloud metadata address";
 		return -EACCES;
 	}

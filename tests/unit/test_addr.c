@@ -54,6 +54,17 @@ static const struct row rows[] = {
     {"::ffff:169.254.169.254", LIT_ADDR, AC_METADATA},
     {"100.100.100.200", LIT_ADDR, AC_METADATA},
     {"fd00:ec2::254", LIT_ADDR, AC_METADATA},
+    /* Azure's WireServer, AWS ECS's task credentials and EKS Pod
+     * Identity's agent, Tencent's and Oracle's (older) metadata */
+    {"168.63.129.16", LIT_ADDR, AC_METADATA},
+    {"::ffff:168.63.129.16", LIT_ADDR, AC_METADATA},
+    {"169.254.170.2", LIT_ADDR, AC_METADATA},
+    {"169.254.170.23", LIT_ADDR, AC_METADATA},
+    {"fd00:ec2::23", LIT_ADDR, AC_METADATA},
+    {"169.254.0.23", LIT_ADDR, AC_METADATA},
+    {"192.0.0.192", LIT_ADDR, AC_METADATA},
+    {"168.63.129.17", LIT_ADDR, AC_INTERNET},
+    {"169.254.170.3", LIT_ADDR, AC_LINK_LOCAL},
     {"fe80::1", LIT_ADDR, AC_LINK_LOCAL},
     {"fc00::1", LIT_ADDR, AC_ULA},
     {"fd12:3456::1", LIT_ADDR, AC_ULA},

@@ -161,6 +161,8 @@ static const struct text_row host_rows[] = {
     {"169.254.169.254", NULL, "cloud metadata address"},
     {"100.100.100.200", NULL, "cloud metadata address"},
     {"[fd00:ec2::254]", NULL, "cloud metadata address"},
+    {"168.63.129.16", NULL, "cloud metadata address"},
+    {"169.254.170.2", NULL, "cloud metadata address"},
     {"127.0.0.1", NULL, "loopback address"},
     {"::ffff:127.0.0.1", NULL, "loopback address"},
     /* a grant is one spelling of one address: the IPv4 one */

@@ -59,6 +59,13 @@ static const struct row rows[] = {
     /* metadata, whatever the grants */
     {AF_INET, "169.254.169.254", 80, -EACCES},
     {AF_INET6, "fd00:ec2::254", 80, -EACCES},
+    {AF_INET, "169.254.170.2", 80, -EACCES},
+    {AF_INET, "168.63.129.16", 80, -EACCES},
+    {AF_INET, "168.63.129.16", 32526, -EACCES},
+    {AF_INET, "169.254.169.254", 53, -EACCES},
+    /* but Azure's platform resolver, at the WireServer's address, when
+     * it is this machine's DNS server: its port 53 only */
+    {AF_INET, "168.63.129.16", 53, 0},
     /* netlink: the kernel only */
     {AF_NETLINK, NULL, 0, 0},
     {AF_NETLINK, NULL, 4242, -EACCES},
@@ -85,7 +92,10 @@ static struct keeper_rules rules(void)
 	kr.dns[0].family = AF_INET;
 	inet_pton(AF_INET, "127.0.0.53", kr.dns[0].a);
 	kr.dns_port[0] = 53;
-	kr.ndns = 1;
+	kr.dns[1].family = AF_INET;
+	inet_pton(AF_INET, "168.63.129.16", kr.dns[1].a);
+	kr.dns_port[1] = 53;
+	kr.ndns = 2;
 	kr.is_local = fake_local;
 	return kr;
 }
