@@ -121,6 +121,51 @@ static bool names_write_folder(const struct strv *writes, const char *v)
 	return false;
 }
 
+/* What a tool outside must not start on the program's descriptors: a
+ * pager or an editor, which reads its keys from them (less with no
+ * terminal to open reads fd 2; vi reads stdin) and runs a command for a
+ * '!' (less's !CMD, vi's :!CMD), so an exact grant such as 'git log' or
+ * 'git commit --amend' would run anything, as the user. Each pager
+ * variable names cat (AWS's empty: no pager), each editor false (a call
+ * that needs one fails; git merge takes its message as it is), and a less
+ * started all the same runs in its secure mode (no shell, editor, pipe,
+ * log file or input preprocessor). Set whatever lnk's environment says:
+ * the user's own pager is as much a way in. */
+static const char *const forced[] = {
+    "PAGER=cat",
+    "GIT_PAGER=cat",
+    "MANPAGER=cat",
+    "SYSTEMD_PAGER=cat",
+    "GH_PAGER=cat",
+    "PSQL_PAGER=cat",
+    "BAT_PAGER=cat",
+    "AWS_PAGER=",
+    "LESSSECURE=1",
+    "EDITOR=false",
+    "VISUAL=false",
+    "GIT_EDITOR=false",
+    "GIT_SEQUENCE_EDITOR=false",
+    "SVN_EDITOR=false",
+    "KUBE_EDITOR=false",
+    "GIT_MERGE_AUTOEDIT=no",
+    "GIT_TERMINAL_PROMPT=0",
+};
+
+/* Variables a tool never gets from lnk's environment: the forced ones
+ * (set below) and less's own (LESSOPEN and LESSCLOSE run a program on
+ * every file; LESS and LESSKEY* name options and key files). */
+static bool replaced_var(const char *e, size_t n)
+{
+	if (n >= 4 && !strncmp(e, "LESS", 4))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(forced); i++) {
+		size_t k = strcspn(forced[i], "=");
+		if (k == n && !strncmp(e, forced[i], n))
+			return true;
+	}
+	return false;
+}
+
 /* lnk's environment for the tools, with only the absolute entries of each
  * search_var outside every write folder: an empty or relative entry
  * (":/opt/lib", left by `export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/lib`)
@@ -131,14 +176,15 @@ static bool names_write_folder(const struct strv *writes, const char *v)
  * variable naming a path in a write folder (XDG_CONFIG_HOME, or
  * GIT_CONFIG_GLOBAL, pointed into the project by direnv) is left out
  * whole: the tool would trust the program's file as its configuration.
- * Interpreters' option variables are left out always (option_var).
+ * Interpreters' option variables are left out always (option_var), and
+ * no pager or editor is one the program could drive (forced).
  * HOME stays: without it no tool finds its own files. */
 void tools_env(char *const *env, const struct strv *writes, struct strv *out)
 {
 	for (char *const *e = env; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 		size_t n = eq ? (size_t)(eq - *e) : 0;
-		if (eq && option_var(*e, n))
+		if (eq && (option_var(*e, n) || replaced_var(*e, n)))
 			continue;
 		if (eq && !search_var(*e, n) &&
 		    !(n == 4 && !strncmp(*e, "HOME", 4)) &&
@@ -170,4 +216,6 @@ void tools_env(char *const *env, const struct strv *writes, struct strv *out)
 		if (strlen(v) > n + 1)
 			strv_push(out, v);
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(forced); i++)
+		strv_push(out, forced[i]);
 }

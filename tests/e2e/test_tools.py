@@ -7,9 +7,12 @@ the sandbox): what it writes outside every grant proves it ran outside.
 import json
 import os
 import pathlib
+import pty
+import select
 import shutil
 import subprocess
 import textwrap
+import time
 
 import pytest
 
@@ -25,7 +28,10 @@ out="@OUT@"
 echo "$$" > "$out/pid"
 echo "args:$*" >> "$out/calls"
 case "$1" in
-  status) echo "cwd:$(pwd)"; echo "token:${TOOL_TOKEN:-none}"; exit 7 ;;
+  status) echo "cwd:$(pwd)"; echo "token:${TOOL_TOKEN:-none}"
+          echo "pager:${PAGER-unset} git-pager:${GIT_PAGER-unset}" \
+               "editor:${EDITOR-unset} lessopen:${LESSOPEN-unset}" \
+               "lesssecure:${LESSSECURE-unset}"; exit 7 ;;
   wait) trap 'echo INT > "$out/signal"; exit 42' INT
         echo started; while :; do sleep 0.1; done ;;
   sleep) : > "$out/sleeper"; exec flock "$out/sleeper" sh -c 'echo started; exec sleep 300' ;;
@@ -54,6 +60,11 @@ def tool(tmp_path, lnk):
         e = base(extra)
         e["PATH"] = f"{bindir}:{e['PATH']}"
         e["TOOL_TOKEN"] = "s3cret"
+        # a user's own pager and editor, which a tool outside must not
+        # start on the program's descriptors
+        e["PAGER"] = "less"
+        e["EDITOR"] = "vi"
+        e["LESSOPEN"] = "|/tmp/lesspipe %s"
         return e
     lnk.env = env
     return out
@@ -73,6 +84,9 @@ def test_tool_runs_outside_with_its_status_and_lnks_environment(lnk, work,
     assert cp.returncode == 0, cp.stderr
     assert f"cwd:{work}" in cp.stdout
     assert "token:s3cret" in cp.stdout  # lnk's environment, outside
+    # but no pager or editor the program could drive
+    assert ("pager:cat git-pager:cat editor:false lessopen:unset "
+            "lesssecure:1") in cp.stdout, cp.stdout
     assert "st=7" in cp.stdout
     assert "inside-token=none" in cp.stdout  # never the sandbox's
     assert "no-mark-inside" in cp.stdout  # its mark is outside every grant
@@ -212,6 +226,91 @@ def test_git_log_grant_cannot_write_a_file_with_output(lnk, repo):
             f"--output={target}'") in cp.stderr, cp.stderr
     assert "--allow 'log'" not in cp.stderr
     assert "lnk: tool git" not in cp.stderr  # an exact grant: no warning
+
+
+ESCAPE = r"""
+import os, socket, subprocess, sys, time
+out, res = sys.argv[1], open(sys.argv[2], "w")
+# git log with the terminal lnk gave the program as its stdout (git
+# pages onto a terminal) and a socket of the program's as its stderr
+# (where less, with no terminal of its own to open, reads its keys)
+tty = next(fd for fd in (1, 0, 2) if os.isatty(fd))
+a, b = socket.socketpair()
+p = subprocess.Popen(["git", "log"], stdin=subprocess.DEVNULL,
+                     stdout=tty, stderr=b.fileno())
+time.sleep(1.5)
+a.send(f"!touch {out}/pager-ran\n".encode())
+time.sleep(1)
+a.send(b"\nq")
+try:
+    p.wait(timeout=5)
+except subprocess.TimeoutExpired:
+    p.kill()
+print("log", p.returncode, file=res, flush=True)
+# git commit --amend: its editor reads the program's stdin as keys
+p = subprocess.Popen(["git", "commit", "--amend"], stdin=subprocess.PIPE,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+try:
+    p.communicate(f"\x1b:!touch {out}/editor-ran\r:q!\r".encode(),
+                  timeout=8)
+except subprocess.TimeoutExpired:
+    p.kill()
+print("amend", p.returncode, file=res, flush=True)
+"""
+
+
+def test_an_exact_git_grant_starts_no_pager_or_editor_the_program_drives(
+        lnk, repo, tmp_path):
+    """Threat: with --tool 'git log' or 'git commit --amend' (exact grants,
+    no '*'), git outside starts its pager (less) or editor (vi) on the
+    descriptors the program passed, and those read their commands from
+    the program: less's '!CMD' and vi's ':!CMD' run any command outside,
+    as the user, while the log shows an allowed git log."""
+    env = {"HOME": str(lnk.home), "PATH": "/usr/bin:/bin",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    for i in range(40):  # more than a screen: less stays
+        subprocess.run(["git", "-c", "user.name=t", "-c",
+                        "user.email=t@t.test", "commit", "-q",
+                        "--allow-empty", "-m", f"c{i}"], cwd=repo, env=env,
+                       check=True)
+    out = tmp_path / "out"
+    out.mkdir()
+    out.chmod(0o777)
+    script = tmp_path / "escape.py"
+    script.write_text(ESCAPE)
+    script.chmod(0o644)
+    tmp_path.chmod(0o755)
+    res = repo / "result.txt"
+    # on a terminal: lnk holds it, and the program gets one of its own
+    m, sl = pty.openpty()
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--write", repo, "--read", script,
+         "--tool", "git log", "--tool", "git commit --amend", "--",
+         "/bin/sh", "-c", f"cd {repo} && /usr/bin/python3 {script} {out} "
+         f"{res}"], stdin=sl, stdout=sl, stderr=sl, cwd=repo,
+        env=lnk.env(), start_new_session=True)
+    os.close(sl)
+    seen = b""
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        r, _, _ = select.select([m], [], [], 0.5)
+        if r:
+            try:
+                d = os.read(m, 65536)
+            except OSError:
+                break
+            if not d:
+                break
+            seen += d
+        elif p.poll() is not None:
+            break
+    p.wait(timeout=30)
+    os.close(m)
+    got = res.read_text() if res.exists() else ""
+    assert "log 0" in got, (got, seen[-2000:])
+    assert "amend " in got, (got, seen[-2000:])
+    assert not (out / "pager-ran").exists(), "the pager ran the command"
+    assert not (out / "editor-ran").exists(), "the editor ran the command"
 
 
 def test_git_diff_grant_cannot_read_a_file_with_no_index(lnk, home, repo):
