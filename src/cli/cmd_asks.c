@@ -27,8 +27,8 @@ static void usage_asks(FILE *f)
 	    "Lists the questions sandboxes ask and wait on: ID, SANDBOX, the\n"
 	    "seconds LEFT, after which a question counts as no, and the\n"
 	    "QUESTION in one line (the tool, its first argument, how many\n"
-	    "arguments, the folder). Answer one with\n"
-	    "'lnk sandbox answer ID yes|no'.\n"
+	    "arguments, the folder), then each argument on a numbered line.\n"
+	    "Answer one with 'lnk sandbox answer ID yes|no'.\n"
 	    "\n"
 	    "  --json   [{\"id\", \"sandbox\", \"question\", \"lines\", \"left\"},\n"
 	    "           ...]: question is the one line, lines the whole\n"
@@ -46,8 +46,25 @@ static void usage_answer(FILE *f)
 	    "from a shell of your own: an answer from inside a sandbox, or\n"
 	    "from a process in namespaces of its own (unshare), is refused.\n"
 	    "It says what it answered: the answer, the id, the sandbox and\n"
-	    "the question.\n",
+	    "the question, each argument on a numbered line.\n",
 	    f);
+}
+
+/* The question's lines after its first, one per argument (escaped and
+ * bounded when the question was written, question.h), each indented:
+ * what the person answers for is the whole call, here where the program
+ * cannot write, not a summary a question it drew on the terminal could
+ * share (the same tool, first word and count). */
+static void put_args(struct buf *b, const char *question)
+{
+	const char *l = question ? strchr(question, '\n') : NULL;
+	while (l && *++l) {
+		size_t k = strcspn(l, "\n");
+		buf_printf(b, "        %.*s\n", (int)k, l);
+		l += k;
+		if (!*l)
+			break;
+	}
 }
 
 int cmd_asks(int argc, char **argv, const struct cli_ctx *cx)
@@ -102,6 +119,7 @@ int cmd_asks(int argc, char **argv, const struct cli_ctx *cx)
 				 (long long)((v[i].expires_ms - now) / 1000));
 			buf_printf(&b, "%-6s  %-*s  %-5s  %s\n", v[i].id,
 				   (int)ws, v[i].sandbox, left, v[i].summary);
+			put_args(&b, v[i].question);
 		}
 	} else {
 		buf_puts(&b, "no question is waiting\n");
@@ -149,6 +167,7 @@ int cmd_answer(int argc, char **argv, const struct cli_ctx *cx)
 	/* lnk's own line, escaped when the question was written (question.h),
 	 * as `asks` shows it */
 	_cleanup_free_ char *summary = steal_ptr(&qa.summary);
+	_cleanup_free_ char *question = steal_ptr(&qa.question);
 	ask_clear(&qa);
 	if (late) {
 		warnx_("question '%s' expired, which counts as no", id);
@@ -162,7 +181,10 @@ int cmd_answer(int argc, char **argv, const struct cli_ctx *cx)
 	if (r < 0)
 		diex(LNK_EXIT_FAIL, "%s", err.msg);
 	/* Said, so that a typed id is seen to be the question meant. */
-	printf("answered %s to %s (sandbox %s): %s\n", a, id, sandbox,
-	       summary ? summary : "");
+	struct buf args = {0};
+	put_args(&args, question);
+	printf("answered %s to %s (sandbox %s): %s\n%.*s", a, id, sandbox,
+	       summary ? summary : "", (int)args.len, args.p ? args.p : "");
+	buf_free(&args);
 	return 0;
 }

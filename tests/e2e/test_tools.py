@@ -513,7 +513,7 @@ def test_tool_store_edited_badly_is_refused_with_its_line(lnk, home, tool):
 # --- asking: a call outside the allow lists, with lnk on a terminal ---
 
 def _asked(lnk, tool, script, answer=None, settings=None, extra=(),
-           grant="mytool pr"):
+           grant="mytool pr", seen=None):
     """Runs script in a sandbox granting grant, lnk on a pty; answers
     the question it asks from another process (this one) with answer, or
     leaves it. Returns (terminal output, the question listed)."""
@@ -528,8 +528,12 @@ def _asked(lnk, tool, script, answer=None, settings=None, extra=(),
         out = read_until(fd, b"(or no)")
         asks = json.loads(lnk("sandbox", "asks", "--json",
                               check=True).stdout)
+        if seen is not None:
+            seen["asks"] = lnk("sandbox", "asks", check=True).stdout
         if answer:
-            lnk("sandbox", "answer", asks[0]["id"], answer, check=True)
+            cp = lnk("sandbox", "answer", asks[0]["id"], answer, check=True)
+            if seen is not None:
+                seen["answer"] = cp.stdout
         out += read_until(fd, b"never", timeout=30)
     finally:
         status = wait_status(pid)
@@ -539,10 +543,21 @@ def _asked(lnk, tool, script, answer=None, settings=None, extra=(),
 
 
 def test_answer_yes_allows_the_call_once(lnk, tool):
-    out, asks = _asked(lnk, tool, "mytool issue view 5; echo st=$?", "yes")
+    seen = {}
+    out, asks = _asked(lnk, tool, "mytool issue view 5; echo st=$?", "yes",
+                       seen=seen)
     assert [(a["sandbox"], a["question"]) for a in asks] == [
         ("asker", "mytool issue ... (3 arguments), in /")]
     assert asks[0]["lines"][1:] == ["  1  issue", "  2  view", "  3  5"]
+    # where the program cannot write, asks and answer show every argument:
+    # a question the program drew over lnk's on the terminal with the same
+    # first word and count (git log --oneline -5 for git log --output=F
+    # -1) is told apart before the answer, and after it
+    for what in ("asks", "answer"):
+        lines = seen[what].splitlines()
+        at = next(i for i, x in enumerate(lines) if "(3 arguments)" in x)
+        assert [x.strip() for x in lines[at + 1:at + 4]] == [
+            "1  issue", "2  view", "3  5"], seen[what]
     assert 0 < asks[0]["left"] <= 120
     assert "st=0" in out
     assert calls(tool) == ["args:issue view 5"]
