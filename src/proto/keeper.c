@@ -77,6 +77,8 @@ void keeper_msg_encode(const struct keeper_msg *m, uint8_t out[KEEPER_MSG_SIZE])
 		out[M_PORT + 1] = (uint8_t)m->port;
 		bytes_put_le(out + M_FD, (uint32_t)m->fd, 4);
 		return;
+	case KEEPER_M_CLOSED:
+		return;
 	case KEEPER_M_TRIP: {
 		size_t n = strnlen(m->target, KEEPER_TARGET_MAX);
 		out[M_RULE] = (uint8_t)m->rule;
@@ -186,6 +188,9 @@ int keeper_msg_decode(const uint8_t *in, size_t len, struct keeper_msg *m)
 		break;
 	case KEEPER_M_TRIP:
 		r = get_trip(in, m);
+		break;
+	case KEEPER_M_CLOSED:
+		r = zero(in, M_KIND + 1, KEEPER_MSG_SIZE) ? 0 : -EBADMSG;
 		break;
 	default:
 		return -EBADMSG;

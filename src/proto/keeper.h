@@ -63,6 +63,9 @@ enum keeper_msg_kind {
 	KEEPER_M_BIND_PORT = 'P',
 	KEEPER_M_TRIP = 'T',
 	KEEPER_M_CONNECT = 'C',
+	/* the wire closed (paused, stopped, tripped): no connect asked
+	 * before this message is made; nothing else in it */
+	KEEPER_M_CLOSED = 'X',
 };
 
 /* One message of the wire's, checked. */

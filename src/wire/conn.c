@@ -1391,6 +1391,19 @@ int64_t wire_deadline(const struct wire *w, int64_t ms)
 	return loop_now_ms() + ms;
 }
 
+/* A call the close found on its way out: the program hears why, and the
+ * log says failed, not refused, with what had begun (its name sent to
+ * the resolver; the keeper's connect, whose handshake may have reached
+ * the host before the keeper heard of the close). */
+static void end_under_way(struct conn *c, const char *what)
+{
+	const char *why = wire_closed_reason(c->w);
+	char reason[DB_REASON_MAX];
+	snprintf(reason, sizeof(reason), "%s (%s)", why, what);
+	conn_log(c, DB_FAILED, reason);
+	answer_and_linger(c, 403, SOCKS5_NOT_ALLOWED, why);
+}
+
 void conn_end_open_calls(struct wire *w)
 {
 	model_end_open_calls(w);
@@ -1412,9 +1425,11 @@ void conn_end_open_calls(struct wire *w)
 				    wire_deadline(w, WIRE_CLOSED_GRACE_MS);
 			break;
 		case CS_RESOLVE:
+			end_under_way(c, "its name was being looked up");
+			break;
 		case CS_ASK:
 		case CS_CONNECT:
-			refuse_closed(c);
+			end_under_way(c, "its connect was under way");
 			break;
 		case CS_RELAY:
 			conn_close(c);

@@ -124,6 +124,13 @@ void keeper_send_trip(int chan, const struct trip_verdict *v)
 	(void)send_msg(chan, &km, MSG_DONTWAIT);
 }
 
+int keeper_send_closed(int chan)
+{
+	struct keeper_msg km = {.kind = KEEPER_M_CLOSED};
+	int r = send_msg(chan, &km, MSG_DONTWAIT);
+	return r == -ENOBUFS ? -EAGAIN : r;
+}
+
 int keeper_ask_connect(int chan, uint64_t cookie, const struct lnk_addr *a,
 		       uint16_t port, unsigned flags)
 {
@@ -978,7 +985,20 @@ static void on_trip(struct keeper *k, const struct keeper_msg *m)
 	ctl_notify_trip(k->name, &v, STDERR_FILENO);
 }
 
-static void on_chan_one(struct keeper *k, const uint8_t *in, size_t len);
+static void on_chan_one(struct keeper *k, const struct keeper_msg *m, int r);
+
+/* The wire closed: the connects waiting for a probe are dropped, each
+ * answered so that the wire's slot for it is free again. */
+static void on_closed(struct keeper *k)
+{
+	for (int j = 0; j < KEEPER_ASKS_MAX; j++) {
+		struct waiting *wt = &k->waits[j];
+		if (!wt->used)
+			continue;
+		wt->used = false;
+		answer(k, wt->cookie, KEEPER_FAILED, ECANCELED, -1);
+	}
+}
 
 /* Every message waiting, up to a bound, in one call (the wire's
  * connects come in bursts: one wake-up and one receive serve them all),
@@ -1010,13 +1030,28 @@ static void on_chan(struct keeper *k)
 			k->chan = -1;
 			return;
 		}
+		/* Decoded first: a connect asked before the wire closed,
+		 * read in the same batch as the close, is never made (the
+		 * wire may have paused for a tripwire that very call set
+		 * off). */
+		struct keeper_msg km[CHAN_BATCH];
+		int kr[CHAN_BATCH], closed_at = -1;
+		for (int i = 0; i < n; i++) {
+			kr[i] = keeper_msg_decode(m[i], mm[i].msg_len, &km[i]);
+			if (kr[i] == 0 && km[i].kind == KEEPER_M_CLOSED)
+				closed_at = i;
+		}
 		for (int i = 0; i < n && k->chan >= 0; i++) {
 			if (mm[i].msg_len == 0) {
 				close(k->chan);
 				k->chan = -1;
 				return;
 			}
-			on_chan_one(k, m[i], mm[i].msg_len);
+			if (i < closed_at && km[i].kind == KEEPER_M_CONNECT)
+				answer(k, km[i].cookie, KEEPER_FAILED,
+				       ECANCELED, -1);
+			else
+				on_chan_one(k, &km[i], kr[i]);
 		}
 		if (n < CHAN_BATCH)
 			return; /* none left */
@@ -1050,10 +1085,9 @@ static void on_listener(struct keeper *k, const struct keeper_msg *m)
  * is done with it: one that is not of its form is dropped (the wire's own
  * encoder never writes one), but a connect is answered all the same,
  * under its cookie, so its call does not wait for its timeout. */
-static void on_chan_one(struct keeper *k, const uint8_t *in, size_t len)
+static void on_chan_one(struct keeper *k, const struct keeper_msg *mp, int r)
 {
-	struct keeper_msg m;
-	int r = keeper_msg_decode(in, len, &m);
+	const struct keeper_msg m = *mp;
 	if (m.kind == KEEPER_M_CONNECT) {
 		on_connect(k, &m, r);
 		return;
@@ -1075,6 +1109,9 @@ static void on_chan_one(struct keeper *k, const uint8_t *in, size_t len)
 	case KEEPER_M_TRIP:
 		if (k->setup_done)
 			on_trip(k, &m);
+		return;
+	case KEEPER_M_CLOSED:
+		on_closed(k);
 		return;
 	case KEEPER_M_BIND:
 		reply(k, k->setup_done && bind_dns(k, (uint32_t)m.fd)

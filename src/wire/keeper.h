@@ -71,6 +71,11 @@ int keeper_bind_port(int chan, int fd, uint16_t port, struct lnk_err *err);
 /* The wire tripped: never blocks (a message that does not fit is lost,
  * the line on the terminal with it). */
 void keeper_send_trip(int chan, const struct trip_verdict *v);
+/* The wire closed: every connect it asked before is dropped, not made
+ * (answered KEEPER_FAILED, ECANCELED), one waiting for a probe too.
+ * Never blocks: 0, -EAGAIN (the channel is full: send it again), or
+ * another -errno. */
+int keeper_send_closed(int chan);
 
 /* The most connects the wire has asked for and not had answered: the
  * answers (one message each, with a descriptor) then always fit the

@@ -1413,7 +1413,18 @@ void model_end_open_calls(struct wire *w)
 		next = m->next;
 		/* a request still coming is judged, and refused, when its
 		 * head or its body is read; an answered one is read out */
-		if (m->st != MS_REQ && m->st != MS_LINGER)
+		if (m->st == MS_RESOLVE || m->st == MS_CONNECT ||
+		    m->st == MS_TLS) {
+			/* on its way to the provider: failed, saying what
+			 * had begun (as conn.c's calls) */
+			char reason[DB_REASON_MAX];
+			snprintf(reason, sizeof(reason), "%s (%s)",
+				 wire_closed_reason(w),
+				 m->st == MS_RESOLVE
+				     ? "the provider's name was being looked up"
+				     : "its connect was under way");
+			fail(m, 403, reason);
+		} else if (m->st != MS_REQ && m->st != MS_LINGER)
 			mc_close(m);
 		else if (m->deadline > wire_deadline(w, WIRE_CLOSED_GRACE_MS))
 			m->deadline = wire_deadline(w, WIRE_CLOSED_GRACE_MS);

@@ -3,6 +3,7 @@
  * lookups counted (wire_int.h). What the call loop (conn.c, dnsd.c,
  * model.c) reports to; it calls none of them, so the loop's files call
  * down to it and never back up into wire.c. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,11 +47,23 @@ const char *wire_closed_reason(const struct wire *w)
  * batch of events (ending them here could free the very connection whose
  * refusal tripped the wire). Recorded in the registry so `paused` shows
  * it; a failed record does not keep the wire open. */
+void wire_tell_keeper_closed(struct wire *w)
+{
+	if (w->keeper_close_due && keeper_send_closed(w->keeper) != -EAGAIN)
+		w->keeper_close_due = false; /* told, or gone */
+}
+
 void wire_close(struct wire *w, enum ctl_cause cause, enum trip_rule rule,
 		const char *detail)
 {
 	w->closed = true;
 	w->close_now = true;
+	/* First: a connect asked a moment ago may still wait in the
+	 * keeper's channel, or for its first-hop probe (seconds, for a
+	 * silent address): the keeper drops it, so nothing the closed wire
+	 * had asked reaches its host afterwards. */
+	w->keeper_close_due = true;
+	wire_tell_keeper_closed(w);
 	w->cause = cause;
 	w->rule = rule;
 	w->closed_ms = registry_now_ms();

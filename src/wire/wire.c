@@ -637,6 +637,7 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 		if (now >= next_tick) {
 			if (w.ctl)
 				ctl_server_tick(w.ctl, now);
+			wire_tell_keeper_closed(&w);
 			conn_tick(&w, now);
 			conn_reap(&w);
 			dnsd_tick(w.dnsd, now);

@@ -102,6 +102,9 @@ struct wire {
 	struct refusals lookup_rows;
 	bool closed;	/* every new call is refused */
 	bool close_now; /* end the open connections after this batch */
+	/* the keeper is yet to hear that the wire closed (its channel was
+	 * full): said again at each tick until it is */
+	bool keeper_close_due;
 	enum ctl_cause cause;
 	enum trip_rule rule;
 	int64_t closed_ms; /* unix ms */
@@ -172,6 +175,9 @@ bool wire_lookup_logged(struct wire *w);
 /* Why a closed wire refuses a call: "paused", "stopped", or "paused: "
  * and the rule that tripped. */
 const char *wire_closed_reason(const struct wire *w);
+/* Tells the keeper, when it is due, that the wire closed (record.c):
+ * the connects asked before are then never made. */
+void wire_tell_keeper_closed(struct wire *w);
 /* Refuses every new call from now on (record.c): pause, stop, a trip. */
 void wire_close(struct wire *w, enum ctl_cause cause, enum trip_rule rule,
 		const char *detail);

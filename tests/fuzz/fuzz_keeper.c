@@ -60,6 +60,8 @@ static void check_msg(const uint8_t *data, size_t size)
 				abort();
 		break;
 	}
+	case KEEPER_M_CLOSED:
+		break;
 	default:
 		abort();
 	}

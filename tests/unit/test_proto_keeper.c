@@ -64,6 +64,8 @@ static void each_kind_round_trips(void **state)
 	memset(m.target, 'x', KEEPER_TARGET_MAX);
 	m.target[KEEPER_TARGET_MAX] = '\0';
 	round_trip(&m);
+	m = (struct keeper_msg){.kind = KEEPER_M_CLOSED};
+	round_trip(&m);
 
 	/* the fields come back as they went */
 	uint8_t b[KEEPER_MSG_SIZE];
@@ -171,6 +173,10 @@ static void each_malformed_form_refused(void **state)
 	refused_with(&dns, 3, 'T', -EBADMSG);
 	refused_with(&dns, 3, 'A', -EBADMSG);
 	refused_with(&dns, 0, 'l', -EBADMSG);
+	/* a close holds nothing else */
+	struct keeper_msg cls = {.kind = KEEPER_M_CLOSED};
+	refused_with(&cls, 5, 1, -EBADMSG);
+	refused_with(&cls, KEEPER_MSG_SIZE - 1, 1, -EBADMSG);
 	/* an unknown kind, the answers' kind, none */
 	refused_with(&dns, 4, 'Z', -EBADMSG);
 	refused_with(&dns, 4, 'R', -EBADMSG);
