@@ -277,6 +277,21 @@ const char *changes_bulky_name(size_t i)
 	return i < CHANGES_NBULKY ? bulky[i] : NULL;
 }
 
+const char *flags_vendored_in(const char *path)
+{
+	for (const char *s = path; *s;) {
+		size_t k = strcspn(s, "/");
+		for (size_t i = 0; i < ARRAY_SIZE(vendored); i++)
+			if (strlen(vendored[i]) == k &&
+			    strncmp(s, vendored[i], k) == 0)
+				return vendored[i];
+		s += k;
+		while (*s == '/')
+			s++;
+	}
+	return NULL;
+}
+
 int flags_bulky_index(const char *name)
 {
 	for (size_t i = 0; i < CHANGES_NBULKY; i++)
@@ -764,7 +779,8 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 			       "tool runs it at its next start, an editor's "
 			       "extension as soon as the folder opens");
 	if (exe)
-		return xstrdup("executable: runs when you or a script start "
+		return xstrdup(FLAG_EXECUTABLE
+			       " runs when you or a script start "
 			       "it");
 	return NULL;
 }

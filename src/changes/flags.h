@@ -33,6 +33,15 @@ struct flag_where {
 	const struct dot_file *dot;
 };
 
+/* How the lowest of the reasons, a plain executable's, starts: past the
+ * bound on flags, these give way to any other (walk.c). */
+#define FLAG_EXECUTABLE "executable:"
+
+/* The first component of path (a link's target, as written) that names
+ * a folder of packages others wrote (node_modules, site-packages, ...),
+ * or NULL. */
+const char *flags_vendored_in(const char *path);
+
 /* One changed entry: name in a folder at w; mode its st_mode; dirfd the
  * folder's (to read a git config or a manifest, bounded, without
  * following links); link_target: where a link that leaves the write

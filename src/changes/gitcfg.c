@@ -76,6 +76,8 @@ static const struct key_rule rules[] = {
     {"tar", true, "command", "runs at the next git archive"},
     {"instaweb", false, "httpd", "runs at the next git instaweb"},
     {"instaweb", false, "browser", "runs at the next git instaweb"},
+    {"trailer", true, "cmd", "runs at the next git commit --trailer"},
+    {"trailer", true, "command", "runs at the next git commit --trailer"},
     {"include", false, "path",
      "adds another config file, which may name "
      "programs"},
@@ -206,6 +208,39 @@ void gitcfg_programs(const char *text, size_t len, char ***out, size_t *n,
 					"command at the next git "
 					"submodule update",
 					sub));
+			continue;
+		}
+		/* ext:: URLs are shell commands once the ext protocol is
+		 * allowed (protocol.allow, protocol.ext.allow): the key that
+		 * allows it, a URL rewritten to one, a remote's that is one */
+		if (strcmp(section, "protocol") == 0 &&
+		    strcmp(key, "allow") == 0 &&
+		    (!has_sub || strcasecmp(sub, "ext") == 0) &&
+		    !(vn >= 5 && strncasecmp(v, "never", 5) == 0)) {
+			add(out, n, max,
+			    xasprintf("protocol%s%s.allow lets git run ext:: "
+				      "URLs, each a shell command, at the "
+				      "next fetch",
+				      has_sub ? "." : "", has_sub ? sub : ""));
+			continue;
+		}
+		if (strcmp(section, "url") == 0 && has_sub &&
+		    strncasecmp(sub, "ext::", 5) == 0 &&
+		    (strcmp(key, "insteadof") == 0 ||
+		     strcmp(key, "pushinsteadof") == 0)) {
+			add(out, n, max,
+			    xasprintf("url.%s.%s makes URLs an ext:: shell "
+				      "command git runs at the next fetch",
+				      sub, key));
+			continue;
+		}
+		if (strcmp(section, "remote") == 0 && has_sub &&
+		    (strcmp(key, "url") == 0 || strcmp(key, "pushurl") == 0) &&
+		    vn >= 5 && strncasecmp(v, "ext::", 5) == 0) {
+			add(out, n, max,
+			    xasprintf("remote.%s.%s is an ext:: shell command "
+				      "git runs at the next fetch or push",
+				      sub, key));
 			continue;
 		}
 		if (strcmp(section, "alias") == 0 && !has_sub) {

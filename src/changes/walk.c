@@ -130,8 +130,25 @@ static void add_flag(struct walk *w, char *reason)
 {
 	struct changes_folder *f = w->out;
 	if (f->nflags >= w->b->max_flags) {
-		free(reason);
-		cut(w, "too many flagged entries to list them all");
+		/* Past the bound, a plain executable gives its place to any
+		 * other reason (a repository's config, a build file): the
+		 * program names its files, and so the order they are found
+		 * in, and must not push a fsmonitor out with scripts. */
+		size_t n = strlen(FLAG_EXECUTABLE), i = f->nflags;
+		bool plain = strncmp(reason, FLAG_EXECUTABLE, n) == 0;
+		while (!plain && i > 0 &&
+		       strncmp(f->flags[i - 1].reason, FLAG_EXECUTABLE, n) != 0)
+			i--;
+		if (plain || i == 0) {
+			free(reason);
+		} else {
+			free(f->flags[i - 1].path);
+			free(f->flags[i - 1].reason);
+			f->flags[i - 1].path = xstrndup(w->rel, w->rel_len);
+			f->flags[i - 1].reason = reason;
+		}
+		cut(w, "too many flagged entries to list them all (plain "
+		       "executables left out first)");
 		return;
 	}
 	f->flags = xrealloc(f->flags, (f->nflags + 1) * sizeof(*f->flags));
@@ -310,10 +327,12 @@ static void entry(struct walk *w, int dfd, const char *name,
 	int b = bulky >= 0 ? bulky : flags_bulky_index(name);
 	if (changed) {
 		const char *target = NULL;
+		bool read_target = false;
 		if (S_ISLNK(mode)) {
 			ssize_t l = readlinkat(dfd, name, w->target,
 					       sizeof(w->target) - 1);
 			if (l >= 0) {
+				read_target = true;
 				w->target[l] = '\0';
 				if (link_leaves(w->top, w->rel, save,
 						w->target))
@@ -321,6 +340,16 @@ static void entry(struct walk *w, int dfd, const char *name,
 			}
 		}
 		char *reason = flags_check(dfd, name, mode, where, target);
+		/* A link into a folder of packages brings what the report
+		 * only counts there (a package's conftest.py, Makefile) to
+		 * a name where pytest, make or an editor look. */
+		const char *into;
+		if (!reason && read_target && !where->vendored && !target &&
+		    (into = flags_vendored_in(w->target)))
+			reason = xasprintf(
+			    "a link into %s, to %s: tools that look here find "
+			    "a package's files, which the report only counts",
+			    into, w->target);
 		if (reason)
 			add_flag(w, reason);
 		if (!S_ISDIR(mode)) {

@@ -74,6 +74,23 @@ static void git_config_keys(void **state)
 	n = programs("[alias]\n\ty = \\\n!sh\n", &k);
 	assert_int_equal(n, 1);
 	free_keys(k, n);
+	/* ext:: URLs are commands once the ext protocol is allowed: the
+	 * allowing key, a URL rewritten to one, a remote's URL that is one;
+	 * and a trailer's command (git commit --trailer) */
+	n = programs("[protocol \"ext\"]\n\tallow = always\n"
+		     "[protocol]\n\tallow = never\n"
+		     "[url \"ext::sh -c id \"]\n\tinsteadOf = https://x/\n"
+		     "[url \"https://mirror/\"]\n\tinsteadOf = https://x/\n"
+		     "[remote \"o\"]\n\turl = EXT::sh -c id\n"
+		     "\tpushurl = https://x/\n"
+		     "[trailer \"sign\"]\n\tcmd = ./sign.sh\n",
+		     &k);
+	assert_int_equal(n, 4);
+	assert_non_null(strstr(k[0], "protocol.ext.allow"));
+	assert_non_null(strstr(k[1], "url.ext::sh -c id .insteadof"));
+	assert_non_null(strstr(k[2], "remote.o.url"));
+	assert_non_null(strstr(k[3], "trailer.sign.cmd"));
+	free_keys(k, n);
 	struct buf many = {0};
 	buf_puts(&many, "[alias]\n");
 	for (int i = 0; i < 100; i++)
@@ -195,6 +212,12 @@ static void walk_tree(void **state)
 	put(d, "Makefile", "all:\n");
 	put(d, "new.txt", "x");
 	assert_int_equal(symlinkat(out_tmpl, d, "out"), 0);
+	/* a link into node_modules brings a package's files (counted only)
+	 * where pytest and make look (tests/conftest.py, build/Makefile);
+	 * one to a file of the project's does not */
+	assert_int_equal(
+	    symlinkat("./node_modules/../node_modules", d, "tests"), 0);
+	assert_int_equal(symlinkat("new.txt", d, "readme"), 0);
 	/* a Makefile behind the link: never walked */
 	int o = open(out_tmpl, O_RDONLY | O_DIRECTORY);
 	put(o, "Makefile", "x");
@@ -205,19 +228,21 @@ static void walk_tree(void **state)
 	struct changes_folder f;
 	struct lnk_err err = {0};
 	assert_int_equal(changes_walk(top, since, &in, &b, &f, &err), 0);
-	assert_int_equal(f.changed, 5);
+	assert_int_equal(f.changed, 7);
 	assert_int_equal(f.bulky[0], 2); /* node_modules */
 	assert_false(f.cut);
-	assert_int_equal(f.nflags, 2);
-	bool makefile = false, link = false;
+	assert_int_equal(f.nflags, 3);
+	bool makefile = false, link = false, into = false;
 	for (size_t i = 0; i < f.nflags; i++) {
 		makefile |= strcmp(f.flags[i].path, "Makefile") == 0;
 		link |= strcmp(f.flags[i].path, "out") == 0;
+		into |= strcmp(f.flags[i].path, "tests") == 0 &&
+			strstr(f.flags[i].reason, "node_modules");
 	}
-	assert_true(makefile && link);
+	assert_true(makefile && link && into);
 	struct buf t = {0};
 	changes_text(&t, &f, 1, CHANGES_SUMMARY, NULL, 0, NULL);
-	assert_non_null(strstr(t.p, "changed 5 files in "));
+	assert_non_null(strstr(t.p, "changed 7 files in "));
 	assert_non_null(strstr(t.p, "(2 in node_modules)"));
 	buf_free(&t);
 	changes_folder_free(&f);
@@ -252,6 +277,50 @@ static void walk_tree(void **state)
 	free(top);
 }
 
+/* Past the bound on flags, plain executables give way: a program that
+ * makes scripts first (their names choose the walk's order) cannot push
+ * a build file or a repository's config out of the report. */
+static void plain_executables_give_way(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/lnk-changes-XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	char *top = realpath(tmpl, NULL);
+	int d = open(top, O_RDONLY | O_DIRECTORY);
+	assert_true(d >= 0);
+	struct timespec since;
+	changes_stamp(top, &since);
+	/* the Makefile first, then many scripts: in creation order (tmpfs
+	 * lists the newest first) or a hash's, it is seldom among the
+	 * first three found */
+	put(d, "Makefile", "all:\n");
+	for (int i = 0; i < 60; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "s%d.sh", i);
+		put(d, name, "#!/bin/sh\n");
+		assert_int_equal(fchmodat(d, name, 0755, 0), 0);
+	}
+	struct changes_bounds b;
+	changes_bounds_default(&b);
+	b.max_flags = 3;
+	struct changes_where in = {0};
+	struct changes_folder f;
+	struct lnk_err err = {0};
+	assert_int_equal(changes_walk(top, since, &in, &b, &f, &err), 0);
+	assert_true(f.cut);
+	assert_int_equal(f.nflags, 3);
+	bool makefile = false;
+	for (size_t i = 0; i < f.nflags; i++)
+		makefile |= strcmp(f.flags[i].path, "Makefile") == 0;
+	assert_true(makefile);
+	changes_folder_free(&f);
+	close(d);
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	assert_int_equal(system(cmd), 0);
+	free(top);
+}
+
 static void nothing_changed_says_nothing(void **state)
 {
 	(void)state;
@@ -271,6 +340,7 @@ int main(void)
 	    cmocka_unit_test(git_config_keys),
 	    cmocka_unit_test(table_rows),
 	    cmocka_unit_test(walk_tree),
+	    cmocka_unit_test(plain_executables_give_way),
 	    cmocka_unit_test(nothing_changed_says_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
