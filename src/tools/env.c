@@ -130,7 +130,11 @@ static bool names_write_folder(const struct strv *writes, const char *v)
  * that needs one fails; git merge takes its message as it is), and a less
  * started all the same runs in its secure mode (no shell, editor, pipe,
  * log file or input preprocessor). Set whatever lnk's environment says:
- * the user's own pager is as much a way in. */
+ * the user's own pager is as much a way in. The threat is the same for
+ * any program a granted tool starts that reads the program's
+ * descriptors or runs the program's files: git's hooks and its difftool
+ * (vimdiff) are turned off by git's configuration from the environment,
+ * which wins over the user's and the repository's. */
 static const char *const forced[] = {
     "PAGER=cat",
     "GIT_PAGER=cat",
@@ -149,6 +153,34 @@ static const char *const forced[] = {
     "KUBE_EDITOR=false",
     "GIT_MERGE_AUTOEDIT=no",
     "GIT_TERMINAL_PROMPT=0",
+    "GH_EDITOR=false",
+    "SUDO_EDITOR=false",
+    "GLAB_PAGER=cat",
+    "PERLDOC_PAGER=cat",
+    /* a browser a tool starts opens a page no page grant allowed */
+    "BROWSER=false",
+    "GH_BROWSER=false",
+    /* git's own: no hook runs (the user's pre-commit that runs make or
+     * npm test obeys the Makefile or package.json the program wrote at
+     * a write folder's top), and difftool and mergetool find no tool
+     * (they fall back to vimdiff, on the program's stdin) */
+    "GIT_CONFIG_COUNT=7",
+    "GIT_CONFIG_KEY_0=core.hooksPath",
+    "GIT_CONFIG_VALUE_0=/dev/null",
+    /* an unknown tool falls back to the defaults: a tool of lnk's own,
+     * which runs false */
+    "GIT_CONFIG_KEY_1=diff.tool",
+    "GIT_CONFIG_VALUE_1=lnk-none",
+    "GIT_CONFIG_KEY_2=diff.guitool",
+    "GIT_CONFIG_VALUE_2=lnk-none",
+    "GIT_CONFIG_KEY_3=difftool.lnk-none.cmd",
+    "GIT_CONFIG_VALUE_3=false",
+    "GIT_CONFIG_KEY_4=merge.tool",
+    "GIT_CONFIG_VALUE_4=lnk-none",
+    "GIT_CONFIG_KEY_5=merge.guitool",
+    "GIT_CONFIG_VALUE_5=lnk-none",
+    "GIT_CONFIG_KEY_6=mergetool.lnk-none.cmd",
+    "GIT_CONFIG_VALUE_6=false",
 };
 
 /* Variables a tool never gets from lnk's environment: the forced ones
@@ -157,6 +189,12 @@ static const char *const forced[] = {
 static bool replaced_var(const char *e, size_t n)
 {
 	if (n >= 4 && !strncmp(e, "LESS", 4))
+		return true;
+	/* git's configuration from the environment is lnk's alone here */
+	if (n >= 11 && !strncmp(e, "GIT_CONFIG_", 11) &&
+	    ((n > 15 && !strncmp(e + 11, "KEY_", 4)) ||
+	     (n > 17 && !strncmp(e + 11, "VALUE_", 6)) ||
+	     (n == 21 && !strncmp(e + 11, "PARAMETERS", 10))))
 		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(forced); i++) {
 		size_t k = strcspn(forced[i], "=");

@@ -313,6 +313,43 @@ def test_an_exact_git_grant_starts_no_pager_or_editor_the_program_drives(
     assert not (out / "editor-ran").exists(), "the editor ran the command"
 
 
+def test_an_exact_git_grant_runs_no_difftool_or_hook_of_the_programs(
+        lnk, repo, tmp_path):
+    """Threat: with --tool 'git difftool' (exact), git falls back to
+    vimdiff, which reads ':!CMD' from the program's stdin; with --tool
+    'git commit -a -m wip', the user's own pre-commit hook runs make,
+    which obeys the Makefile the program wrote at the write folder's top.
+    Either runs the program's command outside, as the user."""
+    out = tmp_path / "out"
+    out.mkdir()
+    out.chmod(0o777)
+    env = {"HOME": str(lnk.home), "PATH": "/usr/bin:/bin",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    (repo / "README").write_text("hello\n")
+    (repo / "Makefile").write_text("check:\n\t@true\n")
+    subprocess.run(["git", "add", "README", "Makefile"], cwd=repo, env=env,
+                   check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t.test",
+                    "commit", "-qm", "two"], cwd=repo, env=env, check=True)
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexec make -s check\n")
+    hook.chmod(0o755)
+    script = (
+        f"cd {repo} && echo more >> README && "
+        f"printf 'y\\n:!touch {out}/difftool-ran\\n:qa!\\n' | "
+        "git difftool >/dev/null 2>&1; echo difftool=$?; "
+        f"printf 'check:\\n\\t@touch {out}/hook-ran\\n' > Makefile; "
+        "git -c user.name=t commit -a -m wip >/dev/null 2>&1; "
+        "echo commit=$?")
+    cp = lnk.run("--write", repo, "--tool", "git difftool", "--tool",
+                 "git commit -a -m wip", "--", "/bin/sh", "-c", script,
+                 stdin=subprocess.DEVNULL, timeout=60)
+    assert "difftool=" in cp.stdout and "commit=" in cp.stdout, (
+        cp.stdout, cp.stderr)
+    assert not (out / "difftool-ran").exists(), "vimdiff ran the command"
+    assert not (out / "hook-ran").exists(), "the hook ran the Makefile"
+
+
 def test_git_diff_grant_cannot_read_a_file_with_no_index(lnk, home, repo):
     """Threat: with --tool 'git diff', git diff --no-index reads a file the
     sandbox hides (a model key in ~/.lnk) and prints it to the program."""
