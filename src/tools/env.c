@@ -164,7 +164,7 @@ static const char *const forced[] = {
      * npm test obeys the Makefile or package.json the program wrote at
      * a write folder's top), and difftool and mergetool find no tool
      * (they fall back to vimdiff, on the program's stdin) */
-    "GIT_CONFIG_COUNT=7",
+    "GIT_CONFIG_COUNT=13",
     "GIT_CONFIG_KEY_0=core.hooksPath",
     "GIT_CONFIG_VALUE_0=/dev/null",
     /* an unknown tool falls back to the defaults: a tool of lnk's own,
@@ -181,6 +181,22 @@ static const char *const forced[] = {
     "GIT_CONFIG_VALUE_5=lnk-none",
     "GIT_CONFIG_KEY_6=mergetool.lnk-none.cmd",
     "GIT_CONFIG_VALUE_6=false",
+    /* git enters no repository below the one it runs in (a submodule
+     * the program made and staged: git status runs git there, which
+     * runs that repository's core.fsmonitor or filters), and no
+     * fsmonitor runs even where it does */
+    "GIT_CONFIG_KEY_7=core.fsmonitor",
+    "GIT_CONFIG_VALUE_7=false",
+    "GIT_CONFIG_KEY_8=diff.ignoreSubmodules",
+    "GIT_CONFIG_VALUE_8=all",
+    "GIT_CONFIG_KEY_9=submodule.recurse",
+    "GIT_CONFIG_VALUE_9=false",
+    "GIT_CONFIG_KEY_10=fetch.recurseSubmodules",
+    "GIT_CONFIG_VALUE_10=false",
+    "GIT_CONFIG_KEY_11=push.recurseSubmodules",
+    "GIT_CONFIG_VALUE_11=no",
+    "GIT_CONFIG_KEY_12=status.submoduleSummary",
+    "GIT_CONFIG_VALUE_12=false",
 };
 
 /* Variables a tool never gets from lnk's environment: the forced ones

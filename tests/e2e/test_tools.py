@@ -350,6 +350,31 @@ def test_an_exact_git_grant_runs_no_difftool_or_hook_of_the_programs(
     assert not (out / "hook-ran").exists(), "the hook ran the Makefile"
 
 
+def test_git_never_enters_a_repository_the_program_made(lnk, repo, tmp_path):
+    """Threat: the program makes sub/.git below the top (its config's
+    core.fsmonitor any command), an exact 'git add -A' stages it as a
+    submodule, and an exact 'git status' at the top runs git in sub to
+    see whether it is dirty: that git runs the fsmonitor, outside, as
+    the user."""
+    out = tmp_path / "out"
+    out.mkdir()
+    out.chmod(0o777)
+    script = (
+        f"cd {repo} && G=/usr/lib/git-core/git && "
+        "mkdir sub && cd sub && $G init -q && echo x > f && $G add f && "
+        "$G -c user.email=a@b -c user.name=a commit -qm s >/dev/null && "
+        f"$G config core.fsmonitor 'touch {out}/fsmonitor-ran; echo' && "
+        "cd .. && git add -A; echo add=$?; git status >/dev/null; "
+        "echo status=$?")
+    cp = lnk.run("--write", repo, "--tool", "git add -A", "--tool",
+                 "git status", "--", "/bin/sh", "-c", script,
+                 stdin=subprocess.DEVNULL, timeout=60)
+    assert "add=0" in cp.stdout and "status=0" in cp.stdout, (
+        cp.stdout, cp.stderr)
+    assert not (out / "fsmonitor-ran").exists(), \
+        "git ran the fsmonitor of the program's repository"
+
+
 def test_git_diff_grant_cannot_read_a_file_with_no_index(lnk, home, repo):
     """Threat: with --tool 'git diff', git diff --no-index reads a file the
     sandbox hides (a model key in ~/.lnk) and prints it to the program."""
