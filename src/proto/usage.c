@@ -352,9 +352,20 @@ static int answer_model(struct jp *p, int depth)
 		return value(p, depth, J_PLAIN, &v);
 	if (string(p, &m) < 0)
 		return -1;
+	/* A model's name as providers write them (gpt-4o-2024-08-06,
+	 * models/gemini-1.5-pro, meta-llama/Llama-3@v1): letters, digits
+	 * and ._-:/@+ only, no ".." (the log's cut marker); the provider
+	 * chooses it, and quotes or ';' would let it write what reads as
+	 * more of the row. */
 	bool ok = m.len > 0 && m.len <= m.cap && !m.lone;
 	for (size_t i = 0; ok && i < m.len; i++)
-		ok = mb[i] > 0x20 && mb[i] < 0x7f;
+		ok = (mb[i] >= 'a' && mb[i] <= 'z') ||
+		     (mb[i] >= 'A' && mb[i] <= 'Z') ||
+		     (mb[i] >= '0' && mb[i] <= '9') ||
+		     (mb[i] && strchr("._-:/@+", mb[i]));
+	mb[ok ? m.len : 0] = '\0';
+	if (ok && strstr(mb, ".."))
+		ok = false;
 	if (ok) {
 		memcpy(p->model, mb, m.len);
 		p->model[m.len] = '\0';

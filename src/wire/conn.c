@@ -101,6 +101,8 @@ static void try_connect(struct conn *c);
 static void relay(struct conn *c, bool read_client, bool read_up);
 
 static void refuse_log_down(struct conn *c);
+static void refuse_closed(struct conn *c);
+static void end_under_way(struct conn *c, const char *what);
 
 /* One deadline for every address of the call together. Nothing goes out
  * while the log cannot be written: every call is logged, or it does not
@@ -753,6 +755,10 @@ static void ask_queue(struct conn *c)
 /* The calls that waited for a slot, in order, while there are slots. */
 static void ask_resume(struct wire *w)
 {
+	/* Closed (an answer in this batch tripped it): the calls still
+	 * queued never reached the keeper, and never will. */
+	while (w->closed && w->ask_head)
+		refuse_closed(w->ask_head);
 	while (w->ask_head) {
 		struct conn *c = w->ask_head;
 		int r = ask_try(c);
@@ -774,6 +780,16 @@ static void try_connect(struct conn *c)
 		loop_del(c->w->loop, &c->uh);
 		close(c->uh.fd);
 		c->uh.fd = -1;
+	}
+	if (c->w->closed) {
+		/* closed meanwhile (another call's answer tripped it): no
+		 * further address is asked for */
+		if (c->ai > 0)
+			end_under_way(c, "an earlier address's connect was "
+					 "made");
+		else
+			refuse_closed(c);
+		return;
 	}
 	if (c->ai >= c->naddrs) {
 		fail(c, 502, errno_socks(c->last_err),
@@ -1428,6 +1444,13 @@ void conn_end_open_calls(struct wire *w)
 			end_under_way(c, "its name was being looked up");
 			break;
 		case CS_ASK:
+			/* one still in the wire's queue never reached the
+			 * keeper: refused; one asked may have been made */
+			if (c->ask_queued)
+				refuse_closed(c);
+			else
+				end_under_way(c, "its connect was under way");
+			break;
 		case CS_CONNECT:
 			end_under_way(c, "its connect was under way");
 			break;

@@ -910,6 +910,20 @@ static void try_connect(struct mconn *m)
 		close(m->uh.fd);
 		m->uh.fd = -1;
 	}
+	if (m->w->closed) {
+		/* closed meanwhile: no further address is asked for */
+		const char *why = wire_closed_reason(m->w);
+		char reason[DB_REASON_MAX];
+		snprintf(reason, sizeof(reason),
+			 "%s (an earlier address's connect was made)", why);
+		if (m->ai > 0) {
+			fail(m, 403, reason);
+		} else {
+			mc_log(m, DB_REFUSED, why);
+			answer(m, 403, why);
+		}
+		return;
+	}
 	if (m->ai < m->naddrs) {
 		const struct lnk_addr *a = &m->addrs[m->ai++];
 		if (m->ai > 1) {
