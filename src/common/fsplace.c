@@ -196,5 +196,18 @@ void mounts_seen_at(const struct mount_table *t, const char *grant,
 			continue;
 		strv_push(out, alt);
 	}
+	/* A mount of a folder inside target (~/.lnk/sandbox bound below a
+	 * grant): its mount point shows part of target, and is hidden with
+	 * it. Known by the file system and the folder the mount shows. */
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct mount_row *r = &t->rows[i];
+		if (r->major != tp.major || r->minor != tp.minor ||
+		    strcmp(r->root, tp.path) == 0 ||
+		    !path_within(r->root, tp.path) ||
+		    !path_within(r->point, grant) ||
+		    strv_contains(out, r->point))
+			continue;
+		strv_push(out, r->point);
+	}
 	fs_place_free(&tp);
 }

@@ -53,7 +53,8 @@ int mounts_below(const struct mount_table *t, const char *grant, unsigned *i,
 
 /* Each other path inside grant (a real path) at which the mounts show
  * target (a real path): a bind mount of it, or of a folder that holds it,
- * at or below grant. Checked by identity (device and inode) before it is
- * appended to out. */
+ * at or below grant, checked by identity (device and inode) before it is
+ * appended to out; and the mount point of each mount of a folder inside
+ * target at or below grant (it shows part of target). */
 void mounts_seen_at(const struct mount_table *t, const char *grant,
 		    const char *target, struct strv *out);

@@ -576,6 +576,41 @@ def test_home_at_a_second_path_known_by_identity(lnk, home, work, tmp_path):
     assert not (tmp_path / "accepted").exists(), cp.stderr
 
 
+def test_a_bind_of_a_folder_inside_a_hidden_one_is_hidden(lnk, home, work,
+                                                          tmp_path):
+    """Invariant 6 (policy travels only outward-in), promise: the always-hidden
+    folders are known by identity: moved, replaced, planted or seen at a second
+    path, they are never shown.
+
+    Threat: a folder INSIDE ~/.lnk (or a --hide folder), not the folder
+    itself, is bound somewhere below a grant (an admin's, a container's or
+    a sync tool's bind): the grant showed it, and with --write the program
+    read lnk's files there and planted its own."""
+    cp = lnk.run("--write", work, "--", "/bin/true")
+    assert cp.returncode == 0, cp.stderr
+    (home / ".lnk" / "sandbox" / "probe.key").write_text("LNKSECRET\n")
+    private = tmp_path / "private"
+    (private / "sub").mkdir(parents=True)
+    (private / "sub" / "s").write_text("HIDDENSECRET\n")
+    alt = work / "alt"
+    (alt / "s").mkdir(parents=True)
+    (alt / "p").mkdir()
+    cp = in_private_mounts(lnk, f"""
+        mount --bind '{home}/.lnk/sandbox' '{alt}/s' || exit 99
+        mount --bind '{private}/sub' '{alt}/p' || exit 99
+        {lnk_under_mounts(lnk)} sandbox run --write '{work}' \
+            --hide '{private}' -- /bin/sh -c '
+            cat "{alt}/s/probe.key"; cat "{alt}/p/s"
+            echo planted > "{alt}/s/planted"
+            echo ran'
+        """)
+    assert cp.returncode != 99, cp.stderr
+    assert "ran" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "LNKSECRET" not in cp.stdout + cp.stderr
+    assert "HIDDENSECRET" not in cp.stdout + cp.stderr
+    assert not (home / ".lnk" / "sandbox" / "planted").exists()
+
+
 # =============================================================================
 # D. The grants of the next run
 #    Promise: a grant of the next run means what the user named: never a link a
