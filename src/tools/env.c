@@ -3,6 +3,7 @@
 #include "tools/env.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,9 @@ static const char *const forced[] = {
     "SUDO_EDITOR=false",
     "GLAB_PAGER=cat",
     "PERLDOC_PAGER=cat",
+    /* python -m puts no working folder first on the module path (a
+     * tool's python would import the program's module of that name) */
+    "PYTHONSAFEPATH=1",
     /* a browser a tool starts opens a page no page grant allowed */
     "BROWSER=false",
     "GH_BROWSER=false",
@@ -164,7 +168,6 @@ static const char *const forced[] = {
      * npm test obeys the Makefile or package.json the program wrote at
      * a write folder's top), and difftool and mergetool find no tool
      * (they fall back to vimdiff, on the program's stdin) */
-    "GIT_CONFIG_COUNT=13",
     "GIT_CONFIG_KEY_0=core.hooksPath",
     "GIT_CONFIG_VALUE_0=/dev/null",
     /* an unknown tool falls back to the defaults: a tool of lnk's own,
@@ -202,8 +205,14 @@ static const char *const forced[] = {
 /* Variables a tool never gets from lnk's environment: the forced ones
  * (set below) and less's own (LESSOPEN and LESSCLOSE run a program on
  * every file; LESS and LESSKEY* name options and key files). */
+#define GIT_FORCED 13 /* the GIT_CONFIG_KEY_n of forced */
+/* Overrides of the user's drivers, at most (git_drivers). */
+#define GIT_DRIVERS_MAX 96
+
 static bool replaced_var(const char *e, size_t n)
 {
+	if (n == 16 && !strncmp(e, "GIT_CONFIG_COUNT", 16))
+		return true;
 	if (n >= 4 && !strncmp(e, "LESS", 4))
 		return true;
 	/* git's configuration from the environment is lnk's alone here */
@@ -233,6 +242,154 @@ static bool replaced_var(const char *e, size_t n)
  * Interpreters' option variables are left out always (option_var), and
  * no pager or editor is one the program could drive (forced).
  * HOME stays: without it no tool finds its own files. */
+static char ascii_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
+static const char *env_get(char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+	for (char *const *e = env; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+/* What a driver key runs instead, for a tool: nothing of the program's
+ * reaches it (a filter or merge driver fails, a textconv shows the bytes
+ * as they are), or NULL for a key that names no command. */
+static const char *driver_stand_in(const char *section, const char *key)
+{
+	if (!strcmp(section, "filter") &&
+	    (!strcmp(key, "clean") || !strcmp(key, "smudge") ||
+	     !strcmp(key, "process")))
+		return "false";
+	if (!strcmp(section, "diff") && !strcmp(key, "textconv"))
+		return "cat";
+	if (!strcmp(section, "diff") && !strcmp(key, "command"))
+		return "false";
+	if (!strcmp(section, "merge") && !strcmp(key, "driver"))
+		return "false";
+	return NULL;
+}
+
+/* The command keys of the filter, diff and merge drivers a git config
+ * file defines (and the files it includes, three deep), each as
+ * "section.sub.key=stand-in" in over. Threat: a .gitattributes the
+ * program writes in any subfolder selects a driver of the user's own
+ * config for the program's files (nbstripout's `python3 -m nbstripout`,
+ * which imports the program's nbstripout.py from the working folder; a
+ * gpg textconv, which decrypts what the program picks); git run by a
+ * granted call at the top then runs it. git's syntax kept simple, as
+ * changes/gitcfg.c reads it: what is not understood is skipped. */
+static void git_drivers(const char *path, const char *home, int depth,
+			struct strv *over)
+{
+	if (depth > 3 || over->n >= GIT_DRIVERS_MAX)
+		return;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return;
+	struct buf b = {0};
+	char chunk[4096];
+	ssize_t n;
+	while (b.len < 256 * 1024 && (n = read(fd, chunk, sizeof(chunk))) > 0)
+		buf_append(&b, chunk, (size_t)n);
+	buf_putc(&b, '\0');
+	char section[32] = "", sub[256] = "";
+	bool has_sub = false;
+	for (char *line = b.p; line && *line && over->n < GIT_DRIVERS_MAX;) {
+		char *eol = strchr(line, '\n');
+		if (eol)
+			*eol = '\0';
+		char *s = line;
+		line = eol ? eol + 1 : NULL;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '[') {
+			size_t i = 0;
+			s++;
+			while (*s && *s != ']' && *s != ' ' && *s != '\t' &&
+			       *s != '.' && *s != '"' &&
+			       i + 1 < sizeof(section))
+				section[i++] = ascii_lower(*s++);
+			section[i] = '\0';
+			has_sub = false;
+			i = 0;
+			while (*s == ' ' || *s == '\t')
+				s++;
+			if (*s == '"' || *s == '.') {
+				char end = *s == '"' ? '"' : ']';
+				s++;
+				while (*s && *s != end && i + 1 < sizeof(sub)) {
+					if (end == '"' && *s == '\\' && s[1])
+						s++;
+					sub[i++] = *s++;
+				}
+				has_sub = i > 0;
+			}
+			sub[i] = '\0';
+			while (*s && *s != ']')
+				s++;
+			if (*s)
+				s++;
+			while (*s == ' ' || *s == '\t')
+				s++;
+		}
+		char key[32];
+		size_t i = 0;
+		while (((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+			(*s >= '0' && *s <= '9') || *s == '-') &&
+		       i + 1 < sizeof(key))
+			key[i++] = ascii_lower(*s++);
+		key[i] = '\0';
+		if (!i)
+			continue;
+		bool ctl = false;
+		for (const char *c = sub; *c; c++)
+			ctl |= (unsigned char)*c < 0x20;
+		const char *stand =
+		    has_sub && !ctl ? driver_stand_in(section, key) : NULL;
+		if (stand) {
+			_cleanup_free_ char *kv =
+			    xasprintf("%s.%s.%s=%s", section, sub, key, stand);
+			if (!strv_contains(over, kv))
+				strv_push(over, kv);
+			continue;
+		}
+		if (strcmp(key, "path") != 0 ||
+		    (strcmp(section, "include") != 0 &&
+		     strcmp(section, "includeif") != 0))
+			continue;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s != '=')
+			continue;
+		s++;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		size_t vl = strcspn(s, "\r#;");
+		while (vl && (s[vl - 1] == ' ' || s[vl - 1] == '\t'))
+			vl--;
+		if (vl >= 2 && s[0] == '"' && s[vl - 1] == '"')
+			s++, vl -= 2;
+		_cleanup_free_ char *v = xstrndup(s, vl);
+		_cleanup_free_ char *inc = NULL;
+		if (!strncmp(v, "~/", 2) && home)
+			inc = xasprintf("%s/%s", home, v + 2);
+		else if (v[0] == '/')
+			inc = xstrdup(v);
+		else {
+			const char *sl = strrchr(path, '/');
+			inc = xasprintf("%.*s/%s", sl ? (int)(sl - path) : 1,
+					sl ? path : ".", v);
+		}
+		git_drivers(inc, home, depth + 1, over);
+	}
+	buf_free(&b);
+}
+
 void tools_env(char *const *env, const struct strv *writes, struct strv *out)
 {
 	for (char *const *e = env; e && *e; e++) {
@@ -272,4 +429,37 @@ void tools_env(char *const *env, const struct strv *writes, struct strv *out)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(forced); i++)
 		strv_push(out, forced[i]);
+	/* the user's drivers, from the files git reads for a tool: the
+	 * global ones and the system's */
+	struct strv over = {0};
+	const char *home = env_get(env, "HOME");
+	const char *glob = env_get(env, "GIT_CONFIG_GLOBAL");
+	const char *xdg = env_get(env, "XDG_CONFIG_HOME");
+	if (glob && *glob) {
+		git_drivers(glob, home, 0, &over);
+	} else if (home) {
+		_cleanup_free_ char *a = xasprintf("%s/.gitconfig", home);
+		_cleanup_free_ char *x =
+		    xdg && xdg[0] == '/'
+			? xasprintf("%s/git/config", xdg)
+			: xasprintf("%s/.config/git/config", home);
+		git_drivers(a, home, 0, &over);
+		git_drivers(x, home, 0, &over);
+	}
+	if (!env_get(env, "GIT_CONFIG_NOSYSTEM")) {
+		const char *sys = env_get(env, "GIT_CONFIG_SYSTEM");
+		git_drivers(sys && *sys ? sys : "/etc/gitconfig", home, 0,
+			    &over);
+	}
+	strv_push_take(out, xasprintf("GIT_CONFIG_COUNT=%zu",
+				      (size_t)GIT_FORCED + over.n));
+	for (size_t i = 0; i < over.n; i++) {
+		const char *eq = strchr(over.v[i], '=');
+		strv_push_take(
+		    out, xasprintf("GIT_CONFIG_KEY_%zu=%.*s", GIT_FORCED + i,
+				   (int)(eq - over.v[i]), over.v[i]));
+		strv_push_take(out, xasprintf("GIT_CONFIG_VALUE_%zu=%s",
+					      GIT_FORCED + i, eq + 1));
+	}
+	strv_free(&over);
 }

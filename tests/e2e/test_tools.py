@@ -375,6 +375,45 @@ def test_git_never_enters_a_repository_the_program_made(lnk, repo, tmp_path):
         "git ran the fsmonitor of the program's repository"
 
 
+def test_a_subfolders_attributes_select_no_driver_of_the_users(
+        lnk, repo, tmp_path):
+    """Threat: the user's ~/.gitconfig defines a filter and a diff driver
+    (nbstripout's 'python3 -m nbstripout', a gpg textconv); the program
+    writes sub/.gitattributes selecting them for its files, and an exact
+    'git status' or 'git diff' at the top feeds the program's bytes to
+    them, or runs the program's module (python -m finds nbstripout.py in
+    the working folder), outside, as the user."""
+    out = tmp_path / "out"
+    out.mkdir()
+    out.chmod(0o777)
+    (lnk.home / ".gitconfig").write_text(
+        '[filter "nb"]\n'
+        f'\tclean = touch {out}/filter-ran && cat\n'
+        '\tsmudge = cat\n'
+        '[diff "dec"]\n'
+        f'\ttextconv = touch {out}/textconv-ran && cat\n')
+    env = {"HOME": str(lnk.home), "PATH": "/usr/bin:/bin",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    (repo / "sub").mkdir()
+    (repo / "sub" / "a.txt").write_text("hello\n")
+    subprocess.run(["git", "add", "sub/a.txt"], cwd=repo, env=env,
+                   check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t.test",
+                    "commit", "-qm", "sub"], cwd=repo, env=env, check=True)
+    script = (
+        f"cd {repo} && printf '* filter=nb diff=dec\\n' > "
+        "sub/.gitattributes && sleep 1 && echo hellp > sub/a.txt && "
+        "git status >/dev/null 2>&1; echo status=$?; "
+        "git diff >/dev/null 2>&1; echo diff=$?")
+    cp = lnk.run("--write", repo, "--tool", "git status", "--tool",
+                 "git diff", "--", "/bin/sh", "-c", script,
+                 stdin=subprocess.DEVNULL, timeout=60)
+    assert "status=" in cp.stdout and "diff=" in cp.stdout, (
+        cp.stdout, cp.stderr)
+    assert not (out / "filter-ran").exists(), "the user's filter ran"
+    assert not (out / "textconv-ran").exists(), "the user's textconv ran"
+
+
 def test_git_diff_grant_cannot_read_a_file_with_no_index(lnk, home, repo):
     """Threat: with --tool 'git diff', git diff --no-index reads a file the
     sandbox hides (a model key in ~/.lnk) and prints it to the program."""
