@@ -20,6 +20,11 @@ static const struct git_key keys[] = {
     {"core", "attributesfile", GIT_PATH, "core.attributesFile",
      "git's core.attributesFile names it: it chooses the filter and diff "
      "drivers git runs"},
+    {"blame", "ignorerevsfile", GIT_PATH, "blame.ignoreRevsFile",
+     "git's blame.ignoreRevsFile names it: git blame reads it, and prints "
+     "a line it cannot read as a commit (a link to any file of yours)"},
+    {"mailmap", "file", GIT_PATH, "mailmap.file",
+     "git's mailmap.file names it: git log and git shortlog read it"},
     {"gpg", "allowedsignersfile", GIT_PATH, "gpg.ssh.allowedSignersFile",
      "git's gpg.ssh.allowedSignersFile names it: git trusts the signing keys "
      "it lists"},

@@ -322,10 +322,14 @@ static void git_drivers(const char *path, const char *home, int depth,
 			if (*s == '"' || *s == '.') {
 				char end = *s == '"' ? '"' : ']';
 				s++;
+				/* [section.Sub], the older form: git reads
+				 * its subsection in lower case */
 				while (*s && *s != end && i + 1 < sizeof(sub)) {
 					if (end == '"' && *s == '\\' && s[1])
 						s++;
-					sub[i++] = *s++;
+					sub[i++] = end == ']'
+						       ? ascii_lower(*s++)
+						       : *s++;
 				}
 				has_sub = i > 0;
 			}
@@ -445,6 +449,18 @@ void tools_env(char *const *env, const struct strv *writes, struct strv *out)
 			: xasprintf("%s/.config/git/config", home);
 		git_drivers(a, home, 0, &over);
 		git_drivers(x, home, 0, &over);
+	}
+	/* and each write folder's own repository: a tool runs at a write
+	 * folder's top or outside every write folder, and that config is
+	 * kept read only for the program (nbstripout --install and git lfs
+	 * install --local put their drivers there) */
+	for (size_t i = 0; writes && i < writes->n; i++) {
+		_cleanup_free_ char *c =
+		    xasprintf("%s/.git/config", writes->v[i]);
+		_cleanup_free_ char *w =
+		    xasprintf("%s/.git/config.worktree", writes->v[i]);
+		git_drivers(c, home, 0, &over);
+		git_drivers(w, home, 0, &over);
 	}
 	if (!env_get(env, "GIT_CONFIG_NOSYSTEM")) {
 		const char *sys = env_get(env, "GIT_CONFIG_SYSTEM");

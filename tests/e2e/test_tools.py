@@ -391,7 +391,10 @@ def test_a_subfolders_attributes_select_no_driver_of_the_users(
         f'\tclean = touch {out}/filter-ran && cat\n'
         '\tsmudge = cat\n'
         '[diff "dec"]\n'
-        f'\ttextconv = touch {out}/textconv-ran && cat\n')
+        f'\ttextconv = touch {out}/textconv-ran && cat\n'
+        # the older form, whose subsection git reads in lower case
+        '[diff.DOTTED]\n'
+        f'\ttextconv = touch {out}/dotted-ran && cat\n')
     env = {"HOME": str(lnk.home), "PATH": "/usr/bin:/bin",
            "GIT_CONFIG_NOSYSTEM": "1"}
     (repo / "sub").mkdir()
@@ -400,18 +403,58 @@ def test_a_subfolders_attributes_select_no_driver_of_the_users(
                    check=True)
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t.test",
                     "commit", "-qm", "sub"], cwd=repo, env=env, check=True)
+    # a driver of the repository's own config (nbstripout --install,
+    # git lfs install --local put theirs there)
+    subprocess.run(["git", "config", "filter.local.clean",
+                    f"touch {out}/local-ran && cat"], cwd=repo, env=env,
+                   check=True)
     script = (
         f"cd {repo} && printf '* filter=nb diff=dec\\n' > "
         "sub/.gitattributes && sleep 1 && echo hellp > sub/a.txt && "
         "git status >/dev/null 2>&1; echo status=$?; "
-        "git diff >/dev/null 2>&1; echo diff=$?")
+        "git diff >/dev/null 2>&1; echo diff=$?; "
+        "printf '* filter=local diff=dotted\\n' > sub/.gitattributes && "
+        "sleep 1 && echo hellq > sub/a.txt && "
+        "git status >/dev/null 2>&1; git diff >/dev/null 2>&1; echo again")
     cp = lnk.run("--write", repo, "--tool", "git status", "--tool",
                  "git diff", "--", "/bin/sh", "-c", script,
                  stdin=subprocess.DEVNULL, timeout=60)
     assert "status=" in cp.stdout and "diff=" in cp.stdout, (
         cp.stdout, cp.stderr)
+    assert "again" in cp.stdout, (cp.stdout, cp.stderr)
     assert not (out / "filter-ran").exists(), "the user's filter ran"
     assert not (out / "textconv-ran").exists(), "the user's textconv ran"
+    assert not (out / "dotted-ran").exists(), "a [diff.X] textconv ran"
+    assert not (out / "local-ran").exists(), "the repository's filter ran"
+
+
+def test_git_blame_reads_no_file_through_the_ignore_revs_link(lnk, repo,
+                                                               tmp_path):
+    """Threat: the repository's config names blame.ignoreRevsFile (GitHub's
+    documented setup); the program replaces that file at the top with a
+    link to a secret outside, and an exact 'git blame README' dies
+    printing the secret's first line as an invalid object name."""
+    secret = tmp_path / "netrc"
+    secret.write_text("machine x login alice password BLAMESECRET\n")
+    secret.chmod(0o644)
+    tmp_path.chmod(0o755)
+    env = {"HOME": str(lnk.home), "PATH": "/usr/bin:/bin",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    (repo / "README").write_text("hello\n")
+    (repo / ".git-blame-ignore-revs").write_text("")
+    subprocess.run(["git", "add", "README", ".git-blame-ignore-revs"],
+                   cwd=repo, env=env, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t.test",
+                    "commit", "-qm", "r"], cwd=repo, env=env, check=True)
+    subprocess.run(["git", "config", "blame.ignoreRevsFile",
+                    ".git-blame-ignore-revs"], cwd=repo, env=env, check=True)
+    cp = lnk.run("--write", repo, "--tool", "git blame README", "--",
+                 "/bin/sh", "-c",
+                 f"cd {repo} && rm .git-blame-ignore-revs && "
+                 f"ln -s {secret} .git-blame-ignore-revs && git blame README;"
+                 " echo blame=$?", stdin=subprocess.DEVNULL, timeout=60)
+    assert "blame=" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "BLAMESECRET" not in cp.stdout + cp.stderr
 
 
 def test_git_diff_grant_cannot_read_a_file_with_no_index(lnk, home, repo):
