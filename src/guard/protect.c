@@ -65,6 +65,7 @@
 #include <unistd.h>
 
 #include "common/fsplace.h"
+#include "common/gitconfig.h"
 #include "common/pathenv.h"
 #include "guard/envconf.h"
 #include "guard/gitkeys.h"
@@ -401,35 +402,6 @@ static char *next_line(char **cur)
 	return line ? skip_blanks(line) : NULL;
 }
 
-/* One git config value, unquoted and unescaped in place; p points after
- * the '='. Returns the value (within the line). */
-static char *config_value(char *p)
-{
-	char *out = p, *start = p, *last_kept = p;
-	bool quoted = false;
-
-	for (p = skip_blanks(p); *p; p++) {
-		if (*p == '"') {
-			quoted = !quoted;
-			last_kept = out;
-			continue;
-		}
-		if (!quoted && (*p == '#' || *p == ';'))
-			break;
-		if (*p == '\\' && p[1]) {
-			p++;
-			*out++ = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
-			last_kept = out;
-			continue;
-		}
-		*out++ = *p;
-		if (quoted || (*p != ' ' && *p != '\t'))
-			last_kept = out;
-	}
-	*last_kept = '\0';
-	return start;
-}
-
 struct git_repo {
 	const char *include_dir; /* the folder a relative include of the
 				  * file itself is from, when not the
@@ -748,33 +720,24 @@ static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 	strv_free(&own);
 }
 
-/* A config's text as git reads it: a byte-order mark at its start is
- * skipped, a line may end in CR LF, and a backslash at a line's end
- * continues the value on the next line. In place. */
-static void config_text_fix(char *text)
+struct scan {
+	struct pctx *c;
+	const char *file;
+	struct git_repo *g;
+	int depth;
+};
+
+static void scan_key(void *ctx, const char *section, const char *sub,
+		     const char *key, char *value)
 {
-	if (!text)
-		return;
-	char *in = text, *out = text;
-	if ((unsigned char)in[0] == 0xef && (unsigned char)in[1] == 0xbb &&
-	    (unsigned char)in[2] == 0xbf)
-		in += 3;
-	while (*in) {
-		if (in[0] == '\\' && in[1] == '\r' && in[2] == '\n') {
-			in += 3;
-		} else if (in[0] == '\\' && in[1] == '\n') {
-			in += 2;
-		} else if (in[0] == '\r' && in[1] == '\n') {
-			in++;
-		} else {
-			*out++ = *in++;
-		}
-	}
-	*out = '\0';
+	struct scan *sc = ctx;
+	(void)sub;
+	config_key(sc->c, sc->file, sc->g, section, key, gitconfig_value(value),
+		   sc->depth);
 }
 
-/* Parses a git config file (git-config(1), CONFIGURATION FILE) as far as
- * sections, keys and values go. */
+/* Parses a git config file (common/gitconfig.h) as far as sections, keys
+ * and values go. */
 static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 			int depth)
 {
@@ -782,39 +745,9 @@ static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 		return;
 	strv_push(&c->seen, file);
 	_cleanup_free_ char *text = read_small(file);
-	config_text_fix(text);
-	char section[64] = "";
-
-	for (char *cur = text, *p; (p = next_line(&cur));) {
-		if (*p == '[') {
-			size_t n = 0;
-			p++;
-			while (*p && *p != ']' && *p != ' ' && *p != '"' &&
-			       *p != '.' && n + 1 < sizeof(section)) {
-				section[n++] = lower(*p++);
-			}
-			section[n] = '\0';
-			char *close = strchr(p, ']');
-			if (!close)
-				continue;
-			p = skip_blanks(close + 1);
-			if (!*p || *p == '#' || *p == ';')
-				continue;
-		}
-		char key[64];
-		size_t n = 0;
-		while (((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			(*p >= '0' && *p <= '9') || *p == '-') &&
-		       n + 1 < sizeof(key)) {
-			key[n++] = lower(*p++);
-		}
-		key[n] = '\0';
-		p = skip_blanks(p);
-		if (!n || *p != '=')
-			continue;
-		config_key(c, file, g, section, key, config_value(p + 1),
-			   depth);
-	}
+	gitconfig_text_fix(text);
+	struct scan sc = {.c = c, .file = file, .g = g, .depth = depth};
+	gitconfig_each(text, scan_key, &sc);
 }
 
 /* "gitdir: X" of a gitfile, made absolute from its folder; NULL when the
@@ -1002,7 +935,7 @@ static void scan_gitmodules(struct pctx *c, const char *worktree, int depth)
 		p = skip_blanks(p + 4);
 		if (*p != '=')
 			continue;
-		const char *v = config_value(p + 1);
+		const char *v = gitconfig_value(p + 1);
 		if (!*v || v[0] == '/')
 			continue;
 		_cleanup_free_ char *sub = xasprintf("%s/%s", worktree, v);

@@ -14,6 +14,7 @@
 
 #include "common/buf.h"
 #include "common/compat.h"
+#include "common/gitconfig.h"
 #include "tools/broker.h"
 #include "tools/reach.h"
 
@@ -242,11 +243,6 @@ static bool replaced_var(const char *e, size_t n)
  * Interpreters' option variables are left out always (option_var), and
  * no pager or editor is one the program could drive (forced).
  * HOME stays: without it no tool finds its own files. */
-static char ascii_lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
-}
-
 static const char *env_get(char *const *env, const char *name)
 {
 	size_t n = strlen(name);
@@ -274,6 +270,49 @@ static const char *driver_stand_in(const char *section, const char *key)
 	return NULL;
 }
 
+struct drivers {
+	const char *path; /* the file read */
+	const char *home;
+	int depth;
+	struct strv *over;
+};
+
+static void git_drivers(const char *path, const char *home, int depth,
+			struct strv *over);
+
+static void driver_key(void *ctx, const char *section, const char *sub,
+		       const char *key, char *value)
+{
+	struct drivers *d = ctx;
+	bool ctl = false;
+	for (const char *c = sub; *c; c++)
+		ctl |= (unsigned char)*c < 0x20;
+	const char *stand = *sub && !ctl ? driver_stand_in(section, key) : NULL;
+	if (stand) {
+		_cleanup_free_ char *kv =
+		    xasprintf("%s.%s.%s=%s", section, sub, key, stand);
+		if (d->over->n < GIT_DRIVERS_MAX && !strv_contains(d->over, kv))
+			strv_push(d->over, kv);
+		return;
+	}
+	if (strcmp(key, "path") != 0 || (strcmp(section, "include") != 0 &&
+					 strcmp(section, "includeif") != 0))
+		return;
+	const char *v = gitconfig_value(value);
+	_cleanup_free_ char *inc = NULL;
+	if (!strncmp(v, "~/", 2) && d->home)
+		inc = xasprintf("%s/%s", d->home, v + 2);
+	else if (v[0] == '/')
+		inc = xstrdup(v);
+	else if (v[0]) {
+		const char *sl = strrchr(d->path, '/');
+		inc = xasprintf("%.*s/%s", sl ? (int)(sl - d->path) : 1,
+				sl ? d->path : ".", v);
+	}
+	if (inc)
+		git_drivers(inc, d->home, d->depth + 1, d->over);
+}
+
 /* The command keys of the filter, diff and merge drivers a git config
  * file defines (and the files it includes, three deep), each as
  * "section.sub.key=stand-in" in over. Threat: a .gitattributes the
@@ -281,8 +320,7 @@ static const char *driver_stand_in(const char *section, const char *key)
  * config for the program's files (nbstripout's `python3 -m nbstripout`,
  * which imports the program's nbstripout.py from the working folder; a
  * gpg textconv, which decrypts what the program picks); git run by a
- * granted call at the top then runs it. git's syntax kept simple, as
- * changes/gitcfg.c reads it: what is not understood is skipped. */
+ * granted call at the top then runs it. */
 static void git_drivers(const char *path, const char *home, int depth,
 			struct strv *over)
 {
@@ -297,100 +335,10 @@ static void git_drivers(const char *path, const char *home, int depth,
 	while (b.len < 256 * 1024 && (n = read(fd, chunk, sizeof(chunk))) > 0)
 		buf_append(&b, chunk, (size_t)n);
 	buf_putc(&b, '\0');
-	char section[32] = "", sub[256] = "";
-	bool has_sub = false;
-	for (char *line = b.p; line && *line && over->n < GIT_DRIVERS_MAX;) {
-		char *eol = strchr(line, '\n');
-		if (eol)
-			*eol = '\0';
-		char *s = line;
-		line = eol ? eol + 1 : NULL;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (*s == '[') {
-			size_t i = 0;
-			s++;
-			while (*s && *s != ']' && *s != ' ' && *s != '\t' &&
-			       *s != '.' && *s != '"' &&
-			       i + 1 < sizeof(section))
-				section[i++] = ascii_lower(*s++);
-			section[i] = '\0';
-			has_sub = false;
-			i = 0;
-			while (*s == ' ' || *s == '\t')
-				s++;
-			if (*s == '"' || *s == '.') {
-				char end = *s == '"' ? '"' : ']';
-				s++;
-				/* [section.Sub], the older form: git reads
-				 * its subsection in lower case */
-				while (*s && *s != end && i + 1 < sizeof(sub)) {
-					if (end == '"' && *s == '\\' && s[1])
-						s++;
-					sub[i++] = end == ']'
-						       ? ascii_lower(*s++)
-						       : *s++;
-				}
-				has_sub = i > 0;
-			}
-			sub[i] = '\0';
-			while (*s && *s != ']')
-				s++;
-			if (*s)
-				s++;
-			while (*s == ' ' || *s == '\t')
-				s++;
-		}
-		char key[32];
-		size_t i = 0;
-		while (((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-			(*s >= '0' && *s <= '9') || *s == '-') &&
-		       i + 1 < sizeof(key))
-			key[i++] = ascii_lower(*s++);
-		key[i] = '\0';
-		if (!i)
-			continue;
-		bool ctl = false;
-		for (const char *c = sub; *c; c++)
-			ctl |= (unsigned char)*c < 0x20;
-		const char *stand =
-		    has_sub && !ctl ? driver_stand_in(section, key) : NULL;
-		if (stand) {
-			_cleanup_free_ char *kv =
-			    xasprintf("%s.%s.%s=%s", section, sub, key, stand);
-			if (!strv_contains(over, kv))
-				strv_push(over, kv);
-			continue;
-		}
-		if (strcmp(key, "path") != 0 ||
-		    (strcmp(section, "include") != 0 &&
-		     strcmp(section, "includeif") != 0))
-			continue;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (*s != '=')
-			continue;
-		s++;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		size_t vl = strcspn(s, "\r#;");
-		while (vl && (s[vl - 1] == ' ' || s[vl - 1] == '\t'))
-			vl--;
-		if (vl >= 2 && s[0] == '"' && s[vl - 1] == '"')
-			s++, vl -= 2;
-		_cleanup_free_ char *v = xstrndup(s, vl);
-		_cleanup_free_ char *inc = NULL;
-		if (!strncmp(v, "~/", 2) && home)
-			inc = xasprintf("%s/%s", home, v + 2);
-		else if (v[0] == '/')
-			inc = xstrdup(v);
-		else {
-			const char *sl = strrchr(path, '/');
-			inc = xasprintf("%.*s/%s", sl ? (int)(sl - path) : 1,
-					sl ? path : ".", v);
-		}
-		git_drivers(inc, home, depth + 1, over);
-	}
+	gitconfig_text_fix(b.p);
+	struct drivers d = {
+	    .path = path, .home = home, .depth = depth, .over = over};
+	gitconfig_each(b.p, driver_key, &d);
 	buf_free(&b);
 }
 

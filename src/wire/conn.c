@@ -1407,6 +1407,12 @@ int64_t wire_deadline(const struct wire *w, int64_t ms)
 	return loop_now_ms() + ms;
 }
 
+int64_t wire_grace_cap(const struct wire *w, int64_t deadline)
+{
+	int64_t at_most = wire_deadline(w, WIRE_CLOSED_GRACE_MS);
+	return deadline > at_most ? at_most : deadline;
+}
+
 /* A call the close found on its way out: the program hears why, and the
  * log says failed, not refused, with what had begun (its name sent to
  * the resolver; the keeper's connect, whose handshake may have reached
@@ -1435,10 +1441,7 @@ void conn_end_open_calls(struct wire *w)
 			/* nothing has gone out for it: its request, when it
 			 * comes, is refused with the reason; an answered one
 			 * is read to its end; within the grace either way */
-			if (c->deadline >
-			    wire_deadline(w, WIRE_CLOSED_GRACE_MS))
-				c->deadline =
-				    wire_deadline(w, WIRE_CLOSED_GRACE_MS);
+			c->deadline = wire_grace_cap(w, c->deadline);
 			break;
 		case CS_RESOLVE:
 			end_under_way(c, "its name was being looked up");

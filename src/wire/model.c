@@ -1440,7 +1440,7 @@ void model_end_open_calls(struct wire *w)
 			fail(m, 403, reason);
 		} else if (m->st != MS_REQ && m->st != MS_LINGER)
 			mc_close(m);
-		else if (m->deadline > wire_deadline(w, WIRE_CLOSED_GRACE_MS))
-			m->deadline = wire_deadline(w, WIRE_CLOSED_GRACE_MS);
+		else
+			m->deadline = wire_grace_cap(w, m->deadline);
 	}
 }

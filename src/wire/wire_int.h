@@ -150,6 +150,8 @@ void conn_close_all(struct wire *w);
 void conn_end_open_calls(struct wire *w);
 /* now + ms, but at most WIRE_CLOSED_GRACE_MS once the wire is closed. */
 int64_t wire_deadline(const struct wire *w, int64_t ms);
+/* deadline, or the closed wire's grace from now when that comes first. */
+int64_t wire_grace_cap(const struct wire *w, int64_t deadline);
 
 /* A tripwire event (trip.h) for target; when it trips, the wire closes
  * (cause tripped), records why and tells the person on lnk's stderr.

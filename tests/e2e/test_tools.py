@@ -210,6 +210,23 @@ def repo(lnk, work):
     return work
 
 
+def user_git(lnk, repo, *args):
+    """git as the user, outside every sandbox, in repo (a test identity)."""
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t.test",
+                    *args], cwd=repo, check=True,
+                   env={"HOME": str(lnk.home), "PATH": "/usr/bin:/bin",
+                        "GIT_CONFIG_NOSYSTEM": "1"})
+
+
+def marks(tmp_path):
+    """A folder outside every grant, where a command run outside leaves a
+    mark."""
+    out = tmp_path / "out"
+    out.mkdir()
+    out.chmod(0o777)
+    return out
+
+
 def test_git_log_grant_cannot_write_a_file_with_output(lnk, repo):
     """Threat: with --tool 'git log' (the grant a refusal used to
     suggest), the program runs git log --output=~/.bashrc outside, as the
@@ -266,16 +283,9 @@ def test_an_exact_git_grant_starts_no_pager_or_editor_the_program_drives(
     descriptors the program passed, and those read their commands from
     the program: less's '!CMD' and vi's ':!CMD' run any command outside,
     as the user, while the log shows an allowed git log."""
-    env = {"HOME": str(lnk.home), "PATH": "/usr/bin:/bin",
-           "GIT_CONFIG_NOSYSTEM": "1"}
     for i in range(40):  # more than a screen: less stays
-        subprocess.run(["git", "-c", "user.name=t", "-c",
-                        "user.email=t@t.test", "commit", "-q",
-                        "--allow-empty", "-m", f"c{i}"], cwd=repo, env=env,
-                       check=True)
-    out = tmp_path / "out"
-    out.mkdir()
-    out.chmod(0o777)
+        user_git(lnk, repo, "commit", "-q", "--allow-empty", "-m", f"c{i}")
+    out = marks(tmp_path)
     script = tmp_path / "escape.py"
     script.write_text(ESCAPE)
     script.chmod(0o644)
@@ -320,17 +330,11 @@ def test_an_exact_git_grant_runs_no_difftool_or_hook_of_the_programs(
     'git commit -a -m wip', the user's own pre-commit hook runs make,
     which obeys the Makefile the program wrote at the write folder's top.
     Either runs the program's command outside, as the user."""
-    out = tmp_path / "out"
-    out.mkdir()
-    out.chmod(0o777)
-    env = {"HOME": str(lnk.home), "PATH": "/usr/bin:/bin",
-           "GIT_CONFIG_NOSYSTEM": "1"}
+    out = marks(tmp_path)
     (repo / "README").write_text("hello\n")
     (repo / "Makefile").write_text("check:\n\t@true\n")
-    subprocess.run(["git", "add", "README", "Makefile"], cwd=repo, env=env,
-                   check=True)
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t.test",
-                    "commit", "-qm", "two"], cwd=repo, env=env, check=True)
+    user_git(lnk, repo, "add", "README", "Makefile")
+    user_git(lnk, repo, "commit", "-qm", "two")
     hook = repo / ".git" / "hooks" / "pre-commit"
     hook.write_text("#!/bin/sh\nexec make -s check\n")
     hook.chmod(0o755)
@@ -356,9 +360,7 @@ def test_git_never_enters_a_repository_the_program_made(lnk, repo, tmp_path):
     submodule, and an exact 'git status' at the top runs git in sub to
     see whether it is dirty: that git runs the fsmonitor, outside, as
     the user."""
-    out = tmp_path / "out"
-    out.mkdir()
-    out.chmod(0o777)
+    out = marks(tmp_path)
     script = (
         f"cd {repo} && G=/usr/lib/git-core/git && "
         "mkdir sub && cd sub && $G init -q && echo x > f && $G add f && "
@@ -383,9 +385,7 @@ def test_a_subfolders_attributes_select_no_driver_of_the_users(
     'git status' or 'git diff' at the top feeds the program's bytes to
     them, or runs the program's module (python -m finds nbstripout.py in
     the working folder), outside, as the user."""
-    out = tmp_path / "out"
-    out.mkdir()
-    out.chmod(0o777)
+    out = marks(tmp_path)
     (lnk.home / ".gitconfig").write_text(
         '[filter "nb"]\n'
         f'\tclean = touch {out}/filter-ran && cat\n'
@@ -395,19 +395,14 @@ def test_a_subfolders_attributes_select_no_driver_of_the_users(
         # the older form, whose subsection git reads in lower case
         '[diff.DOTTED]\n'
         f'\ttextconv = touch {out}/dotted-ran && cat\n')
-    env = {"HOME": str(lnk.home), "PATH": "/usr/bin:/bin",
-           "GIT_CONFIG_NOSYSTEM": "1"}
     (repo / "sub").mkdir()
     (repo / "sub" / "a.txt").write_text("hello\n")
-    subprocess.run(["git", "add", "sub/a.txt"], cwd=repo, env=env,
-                   check=True)
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t.test",
-                    "commit", "-qm", "sub"], cwd=repo, env=env, check=True)
+    user_git(lnk, repo, "add", "sub/a.txt")
+    user_git(lnk, repo, "commit", "-qm", "sub")
     # a driver of the repository's own config (nbstripout --install,
     # git lfs install --local put theirs there)
-    subprocess.run(["git", "config", "filter.local.clean",
-                    f"touch {out}/local-ran && cat"], cwd=repo, env=env,
-                   check=True)
+    user_git(lnk, repo, "config", "filter.local.clean",
+             f"touch {out}/local-ran && cat")
     script = (
         f"cd {repo} && printf '* filter=nb diff=dec\\n' > "
         "sub/.gitattributes && sleep 1 && echo hellp > sub/a.txt && "
@@ -438,16 +433,12 @@ def test_git_blame_reads_no_file_through_the_ignore_revs_link(lnk, repo,
     secret.write_text("machine x login alice password BLAMESECRET\n")
     secret.chmod(0o644)
     tmp_path.chmod(0o755)
-    env = {"HOME": str(lnk.home), "PATH": "/usr/bin:/bin",
-           "GIT_CONFIG_NOSYSTEM": "1"}
     (repo / "README").write_text("hello\n")
     (repo / ".git-blame-ignore-revs").write_text("")
-    subprocess.run(["git", "add", "README", ".git-blame-ignore-revs"],
-                   cwd=repo, env=env, check=True)
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t.test",
-                    "commit", "-qm", "r"], cwd=repo, env=env, check=True)
-    subprocess.run(["git", "config", "blame.ignoreRevsFile",
-                    ".git-blame-ignore-revs"], cwd=repo, env=env, check=True)
+    user_git(lnk, repo, "add", "README", ".git-blame-ignore-revs")
+    user_git(lnk, repo, "commit", "-qm", "r")
+    user_git(lnk, repo, "config", "blame.ignoreRevsFile",
+             ".git-blame-ignore-revs")
     cp = lnk.run("--write", repo, "--tool", "git blame README", "--",
                  "/bin/sh", "-c",
                  f"cd {repo} && rm .git-blame-ignore-revs && "

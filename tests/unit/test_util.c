@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/buf.h"
 #include "common/fsplace.h"
+#include "common/gitconfig.h"
 #include "common/pathenv.h"
 #include "common/util.h"
 #include "toml/toml.h"
@@ -187,6 +189,36 @@ static void mount_places_by_identity(void **state)
 	mounts_free(&t);
 }
 
+/* git's config read by hand, as git reads it: sections and keys in lower
+ * case, a quoted subsection as written, the older dotted one in lower
+ * case, a variable on a header's line, a value unquoted, and what git
+ * would not read skipped. */
+static void got_key(void *ctx, const char *section, const char *sub,
+		    const char *key, char *value)
+{
+	struct buf *b = ctx;
+	buf_printf(b, "%s|%s|%s|%s\n", section, sub, key,
+		   gitconfig_value(value));
+}
+
+static void gitconfig_as_git_reads_it(void **state)
+{
+	(void)state;
+	char text[] = "\xef\xbb\xbf[Core]\r\n\tPager = less # c\n"
+		      "[filter \"Nb\\\"x\"] clean = \"a b\" ; c\n"
+		      "[diff.GPG]\ntextconv = gpg \\\n  -d\n"
+		      "[[[\n= x\nnokey\n[include]\npath=~/inc\n";
+	struct buf b = {0};
+	gitconfig_text_fix(text);
+	gitconfig_each(text, got_key, &b);
+	buf_putc(&b, '\0');
+	assert_string_equal(b.p, "core||pager|less\n"
+				 "filter|Nb\"x|clean|a b\n"
+				 "diff|gpg|textconv|gpg   -d\n"
+				 "include||path|~/inc\n");
+	buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +228,7 @@ int main(void)
 	    cmocka_unit_test(toml_load_optional_cases),
 	    cmocka_unit_test(path_entries_as_the_shell_reads_them),
 	    cmocka_unit_test(mount_places_by_identity),
+	    cmocka_unit_test(gitconfig_as_git_reads_it),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,124 @@
+#include "common/gitconfig.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "common/util.h"
+
+static char lower(char ch)
+{
+	return ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
+}
+
+static char *skip_blanks(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+void gitconfig_text_fix(char *text)
+{
+	if (!text)
+		return;
+	char *in = text, *out = text;
+	if ((unsigned char)in[0] == 0xef && (unsigned char)in[1] == 0xbb &&
+	    (unsigned char)in[2] == 0xbf)
+		in += 3;
+	while (*in) {
+		if (in[0] == '\\' && in[1] == '\r' && in[2] == '\n') {
+			in += 3;
+		} else if (in[0] == '\\' && in[1] == '\n') {
+			in += 2;
+		} else if (in[0] == '\r' && in[1] == '\n') {
+			in++;
+		} else {
+			*out++ = *in++;
+		}
+	}
+	*out = '\0';
+}
+
+char *gitconfig_value(char *p)
+{
+	char *out = p, *start = p, *last_kept = p;
+	bool quoted = false;
+
+	for (p = skip_blanks(p); *p; p++) {
+		if (*p == '"') {
+			quoted = !quoted;
+			last_kept = out;
+			continue;
+		}
+		if (!quoted && (*p == '#' || *p == ';'))
+			break;
+		if (*p == '\\' && p[1]) {
+			p++;
+			*out++ = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+			last_kept = out;
+			continue;
+		}
+		*out++ = *p;
+		if (quoted || (*p != ' ' && *p != '\t'))
+			last_kept = out;
+	}
+	*last_kept = '\0';
+	return start;
+}
+
+/* A header, p past its '[': the section (lower case) and subsection into
+ * the buffers; p past the ']' and its blanks, or NULL when it has none. */
+static char *header(char *p, char *section, size_t ssz, char *sub, size_t bsz)
+{
+	size_t n = 0;
+	while (*p && *p != ']' && *p != ' ' && *p != '\t' && *p != '"' &&
+	       *p != '.' && n + 1 < ssz)
+		section[n++] = lower(*p++);
+	section[n] = '\0';
+	n = 0;
+	p = skip_blanks(p);
+	if (*p == '"' || *p == '.') {
+		/* [s "Sub"] as written, with its escapes; [s.Sub], the older
+		 * form, in lower case */
+		char end = *p == '"' ? '"' : ']';
+		p++;
+		while (*p && *p != end && n + 1 < bsz) {
+			if (end == '"' && *p == '\\' && p[1])
+				p++;
+			sub[n++] = end == ']' ? lower(*p++) : *p++;
+		}
+	}
+	sub[n] = '\0';
+	char *close = strchr(p, ']');
+	return close ? skip_blanks(close + 1) : NULL;
+}
+
+void gitconfig_each(char *text,
+		    void (*fn)(void *ctx, const char *section, const char *sub,
+			       const char *key, char *value),
+		    void *ctx)
+{
+	char section[64] = "", sub[256] = "";
+
+	for (char *cur = text, *line; (line = line_next(&cur));) {
+		char *p = skip_blanks(line);
+		if (*p == '[') {
+			p = header(p + 1, section, sizeof(section), sub,
+				   sizeof(sub));
+			if (!p || !*p || *p == '#' || *p == ';')
+				continue;
+		}
+		char key[64];
+		size_t n = 0;
+		while (((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			(*p >= '0' && *p <= '9') || *p == '-') &&
+		       n + 1 < sizeof(key))
+			key[n++] = lower(*p++);
+		key[n] = '\0';
+		p = skip_blanks(p);
+		if (!n || *p != '=')
+			continue;
+		fn(ctx, section, sub, key, p + 1);
+	}
+}

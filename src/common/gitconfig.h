@@ -1,0 +1,23 @@
+/* git's config files (git-config(1), CONFIGURATION FILE) read by hand,
+ * never by running git: as far as sections, subsections, keys and values
+ * go. Pure: the text is the caller's, changed in place. */
+#pragma once
+
+/* The text as git reads it: a byte-order mark at its start is skipped, a
+ * line may end in CR LF, and a backslash at a line's end continues the
+ * value on the next line. NULL is no text. */
+void gitconfig_text_fix(char *text);
+
+/* One value, unquoted and unescaped in place; p points after the '='.
+ * Returns the value (within the line). */
+char *gitconfig_value(char *p);
+
+/* Calls fn for each "key = value" line of text (after gitconfig_text_fix),
+ * a variable on a header's line too ("[core] x = y"), with its section
+ * and key in lower case, its subsection as git reads it ("" for none:
+ * [s "Sub"] as written, [s.Sub] in lower case) and value at what follows
+ * the '=' (for gitconfig_value). A line git would not read is skipped. */
+void gitconfig_each(char *text,
+		    void (*fn)(void *ctx, const char *section, const char *sub,
+			       const char *key, char *value),
+		    void *ctx);
