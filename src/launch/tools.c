@@ -77,6 +77,33 @@ static char *find_dialog(const struct policy *pol, const char *path)
 	return NULL;
 }
 
+/* Whether the folder dir is the home or one of its ancestors, by what
+ * each is (device and inode), so that a home also reached by a second
+ * path (a bind, a link) counts. Such a write folder holds the user's own
+ * dot files, which may be links a tool must follow (a dotfile manager's
+ * ~/.gitconfig). */
+static bool holds_home(const char *dir, const char *home)
+{
+	char at[PATH_MAX];
+	struct stat d, a;
+
+	if (stat(dir, &d) < 0 || !realpath(home, at))
+		return false;
+	for (;;) {
+		if (stat(at, &a) == 0 && a.st_dev == d.st_dev &&
+		    a.st_ino == d.st_ino)
+			return true;
+		char *slash = strrchr(at, '/');
+		if (!slash || slash == at) {
+			if (strcmp(at, "/") == 0)
+				return false;
+			strcpy(at, "/");
+			continue;
+		}
+		*slash = '\0';
+	}
+}
+
 int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 		  const char *home, char *const *host_env, struct lnk_err *err)
 {
@@ -115,6 +142,9 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 	strv_copy(&t->grants, policy_list(pol, K_FILES_READ));
 	strv_copy(&t->grants, policy_list(pol, K_FILES_WRITE));
 	strv_copy(&t->writes, policy_list(pol, K_FILES_WRITE));
+	for (size_t i = 0; i < t->writes.n; i++)
+		if (!holds_home(t->writes.v[i], home))
+			strv_push(&t->nofollow, t->writes.v[i]);
 	strv_copy(&t->dots, policy_list(pol, K_FILES_WRITE_DOT_FILES));
 	strv_copy(&t->hidden, &pol->always_hidden);
 	paths_always_hidden(home, &t->hidden);
@@ -223,6 +253,7 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 	    .writes = &t->writes,
 	    .write_dot_files = &t->dots,
 	    .hidden = &t->hidden,
+	    .nofollow = &t->nofollow,
 	    .fallback = t->fallback,
 	    .can_ask = can_ask,
 	    .ask_fd = ask[1],
@@ -294,6 +325,7 @@ void sb_tools_end(struct sb_tools *t)
 	t->dialog = NULL;
 	strv_free(&t->grants);
 	strv_free(&t->writes);
+	strv_free(&t->nofollow);
 	strv_free(&t->dots);
 	strv_free(&t->hidden);
 	tools_plan_free(&t->plan);

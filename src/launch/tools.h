@@ -23,6 +23,7 @@ struct sb_tools {
 	dev_t sock_dev;
 	ino_t sock_ino;
 	struct strv grants, hidden, writes, dots;
+	struct strv nofollow; /* writes but those holding the home */
 	char *fallback;
 	int life[2];
 	pid_t pid;

@@ -378,8 +378,9 @@ static void exec_tool(const struct broker *b, const char *path,
 	 * gets a checked http(s) URL only, and the browser it starts must
 	 * outlive the call. */
 	struct lnk_err ve = {0};
-	if (!page && tools_view_enter_pinned(b->in->hidden, &b->pins,
-					     &b->pins_now, &ve) < 0) {
+	if (!page &&
+	    tools_view_enter_pinned(b->in->hidden, &b->pins, &b->pins_now,
+				    b->in->nofollow, &ve) < 0) {
 		term_write(2, "lnk: ");
 		term_write(2, ve.msg);
 		term_write(2, "\n");

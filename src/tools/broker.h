@@ -37,7 +37,10 @@ struct tools_broker_in {
 	 * acts there (folder.h) */
 	const struct strv *write_dot_files;
 	const struct strv *hidden; /* folders closed inside, real */
-	const char *fallback;	   /* where a tool runs when the program's
+	/* write folders where a tool follows no link (view.h): each but one
+	 * that holds the user's home, whose own dot files may be links */
+	const struct strv *nofollow;
+	const char *fallback; /* where a tool runs when the program's
 				    * folder is no grant: the first --write
 				    * folder, or "/" */
 	bool can_ask; /* someone at a terminal to ask (sandbox.c says who) */

@@ -14,6 +14,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -222,6 +223,89 @@ static int hide_one(const char *path, const struct tools_pin *want,
 			       esc_to(q, sizeof(q), path));
 	}
 	close(fd);
+	return 0;
+}
+
+/* statfs's flag for a nosymfollow mount (the kernel's; glibc 2.36 does
+ * not name it) */
+#define LNK_ST_NOSYMFOLLOW 0x2000
+
+/* A write folder in the tool's view, bound onto itself with what is
+ * mounted below it, and that copy made nosymfollow: the kernel follows no
+ * link on it. Threat: the program replaces a tracked file's folder with a
+ * link to a folder of the user's (or makes out.txt a link to ~/.bashrc);
+ * a granted `git grep WORD`, `git blame d/f` or `git log --output=out.txt`
+ * runs outside, as the user, and would read or write through it. A link
+ * is still a link there: readlink, lstat and making one work, so git
+ * reads a repository's own links as it always does. A folder that is not
+ * there, or that the user cannot reach, is left: nothing to follow. */
+static int nofollow_one(const char *path, struct lnk_err *err)
+{
+	char q[PATH_MAX + 16], at[64];
+	struct stat st;
+	struct statfs vs;
+	int e = 0;
+
+	int fd = open_named(path);
+	if (fd == -ENOENT || fd == -ENOTDIR || fd == -EACCES)
+		return 0;
+	if (fd < 0)
+		return err_set(err, fd,
+			       "cannot keep the tool from following links in "
+			       "'%s': %s",
+			       esc_to(q, sizeof(q), path), strerror(-fd));
+	snprintf(at, sizeof(at), "/proc/self/fd/%d", fd);
+	if (fstat(fd, &st) < 0)
+		e = -errno;
+	else if (!S_ISDIR(st.st_mode))
+		e = 1;
+	else if (mount(at, at, NULL, MS_BIND | MS_REC, NULL) < 0)
+		e = -errno;
+	close(fd);
+	if (e == 1)
+		return 0;
+	if (e == 0) {
+		/* the new copy, on top now */
+		struct mount_attr a = {.attr_set = MOUNT_ATTR_NOSYMFOLLOW};
+		int top = open_named(path);
+		if (top < 0)
+			e = top;
+		else if (mount_setattr(top, "", AT_EMPTY_PATH | AT_RECURSIVE,
+				       &a, sizeof(a)) < 0 ||
+			 fstatfs(top, &vs) < 0)
+			e = -errno;
+		else if (!(vs.f_flags & LNK_ST_NOSYMFOLLOW))
+			e = -EIO;
+		if (top >= 0)
+			close(top);
+	}
+	if (e < 0)
+		return err_set(err, e,
+			       "cannot keep the tool from following links in "
+			       "'%s': %s",
+			       esc_to(q, sizeof(q), path), strerror(-e));
+	return 0;
+}
+
+/* The tool's folder, entered again by its path after the write folders
+ * were bound anew: the caller's descriptor is of the copy below them, on
+ * which links are still followed. It must be the same folder. */
+static int cwd_again(struct lnk_err *err)
+{
+	char path[PATH_MAX], q[PATH_MAX + 16];
+	struct stat was, now;
+
+	if (!getcwd(path, sizeof(path)) || path[0] != '/' ||
+	    stat(".", &was) < 0)
+		return err_set(err, -EXDEV,
+			       "the tool's folder is out of reach of its view "
+			       "of the system");
+	if (chdir(path) < 0 || stat(".", &now) < 0 ||
+	    now.st_dev != was.st_dev || now.st_ino != was.st_ino)
+		return err_set(err, -EXDEV,
+			       "the tool's folder '%s' moved while the tool "
+			       "started; the call is refused",
+			       esc_to(q, sizeof(q), path));
 	return 0;
 }
 
@@ -468,12 +552,13 @@ void tools_pins_now(const struct tools_pins *p, struct strv *paths)
 
 int tools_view_enter(const struct strv *hidden, struct lnk_err *err)
 {
-	return tools_view_enter_pinned(hidden, NULL, NULL, err);
+	return tools_view_enter_pinned(hidden, NULL, NULL, NULL, err);
 }
 
 int tools_view_enter_pinned(const struct strv *hidden,
 			    const struct tools_pins *pins,
-			    const struct strv *now, struct lnk_err *err)
+			    const struct strv *now, const struct strv *nofollow,
+			    struct lnk_err *err)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
@@ -537,6 +622,13 @@ int tools_view_enter_pinned(const struct strv *hidden,
 	for (size_t i = 0; hidden && i < hidden->n; i++)
 		if ((rc = hide_one(hidden->v[i], NULL, err)) < 0)
 			goto fail;
+	/* After the covers, which the bind takes along: a hidden path is
+	 * opened following its links (open_named). */
+	for (size_t i = 0; nofollow && i < nofollow->n; i++)
+		if ((rc = nofollow_one(nofollow->v[i], err)) < 0)
+			goto fail;
+	if (nofollow && nofollow->n && (rc = cwd_again(err)) < 0)
+		goto fail;
 	ignore_passable();
 	pid_t one = fork();
 	if (one < 0) {

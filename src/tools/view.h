@@ -77,7 +77,11 @@ void tools_pins_free(struct tools_pins *p);
 void tools_pins_now(const struct tools_pins *p, struct strv *paths);
 /* tools_view_enter, hiding also each pinned folder at its path now
  * (checked to be that very folder, else the call is refused), then each
- * path of hidden as spelled. */
+ * path of hidden as spelled; then each folder of nofollow (the write
+ * folders, NULL for none) bound anew where the kernel follows no link,
+ * so that no link the program made there leads the tool to a file of the
+ * user's, and the working folder entered again on that copy. */
 int tools_view_enter_pinned(const struct strv *hidden,
 			    const struct tools_pins *pins,
-			    const struct strv *now, struct lnk_err *err);
+			    const struct strv *now, const struct strv *nofollow,
+			    struct lnk_err *err);

@@ -448,6 +448,90 @@ def test_git_blame_reads_no_file_through_the_ignore_revs_link(lnk, repo,
     assert "BLAMESECRET" not in cp.stdout + cp.stderr
 
 
+def test_git_grep_and_blame_read_no_folder_through_the_programs_link(
+        lnk, repo, tmp_path):
+    """Threat: the program replaces a tracked file's folder with a link to
+    a folder of the user's outside every grant; an exact 'git grep WORD'
+    or 'git blame d/notes.txt' runs outside, as the user, follows the link
+    and prints the file there to the program."""
+    secret = tmp_path / "private"
+    secret.mkdir()
+    (secret / "notes.txt").write_text("WORD GREPSECRET\n")
+    (secret / "notes.txt").chmod(0o644)
+    secret.chmod(0o755)
+    tmp_path.chmod(0o755)
+    (repo / "d").mkdir()
+    (repo / "d" / "notes.txt").write_text("WORD hello\n")
+    user_git(lnk, repo, "add", "d/notes.txt")
+    user_git(lnk, repo, "commit", "-qm", "d")
+    cp = lnk.run("--write", repo, "--tool", "git grep WORD", "--tool",
+                 "git blame d/notes.txt", "--", "/bin/sh", "-c",
+                 f"cd {repo} && git grep WORD; echo grep=$?; "
+                 f"rm -r d && ln -s {secret} d && git grep WORD; "
+                 "echo grep2=$?; git blame d/notes.txt; echo blame=$?",
+                 stdin=subprocess.DEVNULL, timeout=60)
+    assert "grep=0" in cp.stdout and "d/notes.txt:WORD hello" in cp.stdout, (
+        cp.stdout, cp.stderr)
+    assert "blame=" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "GREPSECRET" not in cp.stdout + cp.stderr, cp.stdout
+
+
+def test_a_tool_writes_no_file_of_the_users_through_the_programs_link(
+        lnk, repo, tmp_path):
+    """Threat: the program makes a link in its write folder to a file of
+    the user's (a shell's startup file); a granted tool that writes a file
+    the program names writes through the link, outside, as the user."""
+    target = tmp_path / "bashrc"
+    target.write_text("# the user's\n")
+    target.chmod(0o666)
+    tmp_path.chmod(0o755)
+    cp = lnk.run("--write", repo, "--tool", "git log *", "--", "/bin/sh",
+                 "-c", f"cd {repo} && ln -s {target} out.txt && "
+                 "git log -1 --format=format:PWNED --output=out.txt; "
+                 "echo st=$?", stdin=subprocess.DEVNULL, timeout=60)
+    assert "st=" in cp.stdout, (cp.stdout, cp.stderr)
+    assert target.read_text() == "# the user's\n", (cp.stdout, cp.stderr)
+
+
+def test_a_tool_still_works_beside_the_repositorys_own_links(lnk, repo):
+    """A repository with a committed link (a folder named twice): git's
+    own commands read it as a link, as they always do, in the tool's
+    view."""
+    (repo / "real").mkdir()
+    (repo / "real" / "a.txt").write_text("x\n")
+    os.symlink("real", repo / "alias")
+    user_git(lnk, repo, "add", "real/a.txt", "alias")
+    user_git(lnk, repo, "commit", "-qm", "links")
+    cp = lnk.run("--write", repo, "--tool", "git status *", "--",
+                 "/bin/sh", "-c",
+                 f"cd {repo} && git status --porcelain; echo st=$?",
+                 stdin=subprocess.DEVNULL, timeout=60)
+    assert "st=0" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "alias" not in cp.stdout, cp.stdout
+
+
+def test_a_tool_follows_the_users_own_dot_file_links_under_write_home(
+        lnk, tmp_path):
+    """A dotfile manager makes ~/.gitconfig a link into ~/dotfiles: with
+    the whole home granted for writing, a granted git still reads it (the
+    home's top dot files are the user's; the program cannot make them)."""
+    if not shutil.which("git"):
+        pytest.skip("git is not installed on this machine")
+    dots = lnk.home / "dotfiles"
+    dots.mkdir()
+    (dots / "gitconfig").write_text("[user]\n\tname = Stowed Name\n")
+    cfg = lnk.home / ".gitconfig"
+    if cfg.exists() or cfg.is_symlink():
+        cfg.unlink()
+    os.symlink("dotfiles/gitconfig", cfg)
+    cp = lnk.run("--write", lnk.home, "--tool", "git config user.name",
+                 "--", "/bin/sh", "-c",
+                 f"cd {lnk.home} && git config user.name; echo st=$?",
+                 stdin=subprocess.DEVNULL, timeout=60)
+    assert "Stowed Name" in cp.stdout and "st=0" in cp.stdout, (
+        cp.stdout, cp.stderr)
+
+
 def test_git_diff_grant_cannot_read_a_file_with_no_index(lnk, home, repo):
     """Threat: with --tool 'git diff', git diff --no-index reads a file the
     sandbox hides (a model key in ~/.lnk) and prints it to the program."""
