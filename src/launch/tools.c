@@ -26,12 +26,15 @@
 #include "tools/reach.h"
 #include "tools/store.h"
 
-/* A tool sees the machine as the user does, every mount of it: a hidden
- * folder the mounts also show at another path (the home bound at
- * /data/home, a second mount of its volume) is hidden there too, or
- * `cat /data/home/.lnk/...` reads lnk's keys and answers. The other paths
- * come from mountinfo, each checked by identity (common/fsplace.h). */
-static void hidden_elsewhere(struct strv *hidden)
+/* A tool sees the machine as the user does, every mount of it: a folder
+ * the mounts also show at another path (the home bound at /data/home, a
+ * second mount of its volume) is also that folder there. A hidden one is
+ * hidden there too, or `cat /data/home/.lnk/...` reads lnk's keys and
+ * answers; a write folder follows no link there either, or a tool whose
+ * folder is the second path (a --read grant) follows the program's links.
+ * The other paths come from mountinfo, each checked by identity
+ * (common/fsplace.h). */
+static void seen_elsewhere(struct strv *hidden)
 {
 	struct mount_table mt;
 	struct strv alts = {0};
@@ -75,6 +78,14 @@ static char *find_dialog(const struct policy *pol, const char *path)
 		d = NULL;
 	}
 	return NULL;
+}
+
+/* Whether paths a and b name one folder (device and inode). */
+static bool same_folder(const char *a, const char *b)
+{
+	struct stat x, y;
+	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev &&
+	       x.st_ino == y.st_ino;
 }
 
 /* Whether the folder dir is the home or one of its ancestors, by what
@@ -142,15 +153,28 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 	strv_copy(&t->grants, policy_list(pol, K_FILES_READ));
 	strv_copy(&t->grants, policy_list(pol, K_FILES_WRITE));
 	strv_copy(&t->writes, policy_list(pol, K_FILES_WRITE));
-	for (size_t i = 0; i < t->writes.n; i++)
-		if (!holds_home(t->writes.v[i], home))
-			strv_push(&t->nofollow, t->writes.v[i]);
 	strv_copy(&t->dots, policy_list(pol, K_FILES_WRITE_DOT_FILES));
+	t->home_real = realpath(home, NULL);
+	for (size_t i = 0; i < t->writes.n; i++) {
+		bool around = t->home_real && holds_home(t->writes.v[i], home);
+		strv_push(around ? &t->around : &t->nofollow, t->writes.v[i]);
+	}
+	for (size_t i = 0; t->home_real && i < t->dots.n; i++)
+		t->home_dots_too |= same_folder(t->dots.v[i], t->home_real);
 	strv_copy(&t->hidden, &pol->always_hidden);
 	paths_always_hidden(home, &t->hidden);
 	strv_copy(&t->hidden, policy_list(pol, K_FILES_HIDE));
 	strv_push_take(&t->hidden, paths_lnk_dir(home));
-	hidden_elsewhere(&t->hidden);
+	seen_elsewhere(&t->hidden);
+	/* a folder that holds the home, at a second path too: followed
+	 * nowhere there, the home's dot entries neither */
+	struct strv alt = {0};
+	strv_copy(&alt, &t->around);
+	seen_elsewhere(&alt);
+	for (size_t i = t->around.n; i < alt.n; i++)
+		strv_push(&t->nofollow, alt.v[i]);
+	strv_free(&alt);
+	seen_elsewhere(&t->nofollow);
 	t->asks_dir = asks_dir(home);
 	_cleanup_free_ char *settings = paths_settings(home);
 	if ((r = asks_wait_setting(settings, &t->ask_wait_s, err)) < 0)
@@ -240,6 +264,10 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 		fcntl(ans[1], F_SETFL, O_NONBLOCK);
 	if (ans[0] >= 0)
 		fcntl(ans[0], F_SETFL, O_NONBLOCK);
+	t->nf = (struct tools_nofollow){.folders = &t->nofollow,
+					.around = &t->around,
+					.home = t->home_real,
+					.home_dots_too = t->home_dots_too};
 	struct tools_broker_in in = {
 	    .plan = &t->plan,
 	    .listen_fd = t->listen_fd,
@@ -253,7 +281,7 @@ int sb_tools_start(struct sb_tools *t, const char *name, const char *home,
 	    .writes = &t->writes,
 	    .write_dot_files = &t->dots,
 	    .hidden = &t->hidden,
-	    .nofollow = &t->nofollow,
+	    .nofollow = &t->nf,
 	    .fallback = t->fallback,
 	    .can_ask = can_ask,
 	    .ask_fd = ask[1],
@@ -326,6 +354,9 @@ void sb_tools_end(struct sb_tools *t)
 	strv_free(&t->grants);
 	strv_free(&t->writes);
 	strv_free(&t->nofollow);
+	strv_free(&t->around);
+	free(t->home_real);
+	t->home_real = NULL;
 	strv_free(&t->dots);
 	strv_free(&t->hidden);
 	tools_plan_free(&t->plan);

@@ -13,6 +13,7 @@ struct refusals_shared;
 #include "launch/plan.h"
 #include "policy/policy.h"
 #include "tools/allow.h"
+#include "tools/view.h"
 
 struct sb_tools {
 	struct tools_plan plan;
@@ -23,7 +24,12 @@ struct sb_tools {
 	dev_t sock_dev;
 	ino_t sock_ino;
 	struct strv grants, hidden, writes, dots;
-	struct strv nofollow; /* writes but those holding the home */
+	/* the write folders where a tool follows no link, apart from those
+	 * that hold the home (around), whose own dot entries it follows */
+	struct strv nofollow, around;
+	char *home_real;
+	bool home_dots_too;
+	struct tools_nofollow nf;
 	char *fallback;
 	int life[2];
 	pid_t pid;

@@ -907,7 +907,7 @@ static void broker_main(const struct tools_broker_in *in)
 		term_write(2, m);
 		_exit(125);
 	}
-	tools_env(in->env, in->writes, &b.env);
+	tools_env(in->env, in->writes, in->grants, &b.env);
 	/* The desktop process, whose dialog tool gets the tools'
 	 * environment: no search path of the program's folder. */
 	struct desktop_in din = {.bus = in->bus,

@@ -18,6 +18,7 @@ struct refusals_shared;
 #include "common/err.h"
 #include "common/util.h"
 #include "tools/allow.h"
+#include "tools/view.h"
 
 struct tools_broker_in {
 	const struct tools_plan *plan;
@@ -37,9 +38,8 @@ struct tools_broker_in {
 	 * acts there (folder.h) */
 	const struct strv *write_dot_files;
 	const struct strv *hidden; /* folders closed inside, real */
-	/* write folders where a tool follows no link (view.h): each but one
-	 * that holds the user's home, whose own dot files may be links */
-	const struct strv *nofollow;
+	/* the write folders, where a tool follows no link (view.h) */
+	const struct tools_nofollow *nofollow;
 	const char *fallback; /* where a tool runs when the program's
 				    * folder is no grant: the first --write
 				    * folder, or "/" */

@@ -208,7 +208,7 @@ static const char *const forced[] = {
  * every file; LESS and LESSKEY* name options and key files). */
 #define GIT_FORCED 13 /* the GIT_CONFIG_KEY_n of forced */
 /* Overrides of the user's drivers, at most (git_drivers). */
-#define GIT_DRIVERS_MAX 96
+#define GIT_DRIVERS_MAX 256
 
 static bool replaced_var(const char *e, size_t n)
 {
@@ -342,7 +342,110 @@ static void git_drivers(const char *path, const char *home, int depth,
 	buf_free(&b);
 }
 
-void tools_env(char *const *env, const struct strv *writes, struct strv *out)
+/* A folder git takes for a repository's own (a bare one): HEAD, objects
+ * and refs in it. */
+static bool is_git_dir(const char *dir)
+{
+	static const char *const parts[] = {"HEAD", "objects", "refs"};
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+		char p[PATH_MAX + 16];
+		struct stat st;
+		snprintf(p, sizeof(p), "%s/%s", dir, parts[i]);
+		if (lstat(p, &st) < 0)
+			return false;
+	}
+	return true;
+}
+
+/* The first line of a small file, its newline cut, or "" */
+static void first_line(const char *path, char *out, size_t cap)
+{
+	out[0] = '\0';
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, out, cap - 1);
+	out[n > 0 ? n : 0] = '\0';
+	out[strcspn(out, "\r\n")] = '\0';
+}
+
+/* A path git reads in a file of a repository's folder: absolute, or
+ * relative to base (the folder that file is in). */
+static char *path_from(const char *base, const char *v)
+{
+	return v[0] == '/' ? xstrdup(v) : xasprintf("%s/%s", base, v);
+}
+
+/* The drivers of one repository: git is its folder (or, when a file, the
+ * "gitdir: X" it names, a worktree's folder whose "commondir" names the
+ * folder with the shared config). */
+static void git_dir_drivers(const char *git, bool file, const char *home,
+			    struct strv *over)
+{
+	char line[PATH_MAX + 16];
+	_cleanup_free_ char *dir = NULL;
+
+	if (file) {
+		first_line(git, line, sizeof(line));
+		if (strncmp(line, "gitdir:", 7) != 0)
+			return;
+		const char *v = line + 7;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		const char *sl = strrchr(git, '/');
+		_cleanup_free_ char *base =
+		    xstrndup(git, sl && sl != git ? (size_t)(sl - git) : 1);
+		dir = path_from(base, v);
+	} else {
+		dir = xstrdup(git);
+	}
+	_cleanup_free_ char *cd = xasprintf("%s/commondir", dir);
+	first_line(cd, line, sizeof(line));
+	_cleanup_free_ char *common = line[0] ? path_from(dir, line) : NULL;
+	const char *shared = common ? common : dir;
+	_cleanup_free_ char *c = xasprintf("%s/config", shared);
+	_cleanup_free_ char *w = xasprintf("%s/config.worktree", dir);
+	git_drivers(c, home, 0, over);
+	git_drivers(w, home, 0, over);
+}
+
+/* The config files of the repository git would find from dir, as its
+ * discovery does: dir/.git (a folder, or a file naming one with
+ * "gitdir:", a worktree's, whose common folder holds the shared config),
+ * or dir itself a repository's folder (a bare one), else the same in the
+ * folder above, up to /. */
+static void repo_drivers(const char *dir, const char *home, struct strv *over)
+{
+	char at[PATH_MAX];
+
+	if (snprintf(at, sizeof(at), "%s", dir) >= (int)sizeof(at))
+		return;
+	for (;;) {
+		char git[PATH_MAX + 8];
+		struct stat st;
+		snprintf(git, sizeof(git), "%s/.git",
+			 strcmp(at, "/") ? at : "");
+		if (lstat(git, &st) == 0 &&
+		    (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+			git_dir_drivers(git, S_ISREG(st.st_mode), home, over);
+			return;
+		}
+		if (is_git_dir(at)) {
+			git_dir_drivers(at, false, home, over);
+			return;
+		}
+		char *slash = strrchr(at, '/');
+		if (!slash || !strcmp(at, "/"))
+			return;
+		if (slash == at)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}
+
+void tools_env(char *const *env, const struct strv *writes,
+	       const struct strv *grants, struct strv *out)
 {
 	for (char *const *e = env; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
@@ -398,23 +501,22 @@ void tools_env(char *const *env, const struct strv *writes, struct strv *out)
 		git_drivers(a, home, 0, &over);
 		git_drivers(x, home, 0, &over);
 	}
-	/* and each write folder's own repository: a tool runs at a write
-	 * folder's top or outside every write folder, and that config is
-	 * kept read only for the program (nbstripout --install and git lfs
-	 * install --local put their drivers there) */
-	for (size_t i = 0; writes && i < writes->n; i++) {
-		_cleanup_free_ char *c =
-		    xasprintf("%s/.git/config", writes->v[i]);
-		_cleanup_free_ char *w =
-		    xasprintf("%s/.git/config.worktree", writes->v[i]);
-		git_drivers(c, home, 0, &over);
-		git_drivers(w, home, 0, &over);
-	}
+	/* the system's, before any repository's: a config of many drivers
+	 * (one a sandbox wrote in a folder now only read) cannot push the
+	 * user's own out past the bound */
 	if (!env_get(env, "GIT_CONFIG_NOSYSTEM")) {
 		const char *sys = env_get(env, "GIT_CONFIG_SYSTEM");
 		git_drivers(sys && *sys ? sys : "/etc/gitconfig", home, 0,
 			    &over);
 	}
+	/* and the repository git finds from each granted folder: a tool
+	 * runs at the top of a granted folder (or the first write
+	 * folder's), and git looks for its repository there and then in
+	 * each folder above (a write folder ~/proj/src is inside the user's
+	 * ~/proj, whose config nbstripout --install or a gpg textconv put
+	 * drivers in) */
+	for (size_t i = 0; grants && i < grants->n; i++)
+		repo_drivers(grants->v[i], home, &over);
 	strv_push_take(out, xasprintf("GIT_CONFIG_COUNT=%zu",
 				      (size_t)GIT_FORCED + over.n));
 	for (size_t i = 0; i < over.n; i++) {

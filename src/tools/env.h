@@ -10,4 +10,5 @@
  * names a path in a write folder (HOME excepted): a library, module,
  * command or configuration the tool finds there would be the program's
  * file, run or trusted outside as the user. */
-void tools_env(char *const *env, const struct strv *writes, struct strv *out);
+void tools_env(char *const *env, const struct strv *writes,
+	       const struct strv *grants, struct strv *out);

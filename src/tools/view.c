@@ -1,5 +1,6 @@
 #include "tools/view.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -287,6 +288,96 @@ static int nofollow_one(const char *path, struct lnk_err *err)
 	return 0;
 }
 
+/* One of the home's own dot entries, name, made what the tool follows
+ * again over the nosymfollow copy of a write folder that holds the home:
+ * a folder is bound back from the home as it was (home_fd, opened before
+ * the copy), links inside it followed; a link to a file has that file
+ * bound over it (the link's own text, resolved with no further link: a
+ * target reached through one is left, as the program may have made that
+ * one). A link to a folder cannot have a folder bound over it, so it
+ * stays a link the tool does not follow. Threat it keeps: the program
+ * cannot make or change these (the guard keeps the home's top dot
+ * entries), so they are the user's own, a dotfile manager's links. */
+static void home_dot_back(int home_fd, const char *home, const char *name)
+{
+	char at[PATH_MAX], text[PATH_MAX];
+	struct stat st;
+	int src = -1;
+
+	if (snprintf(at, sizeof(at), "%s/%s", home, name) >= (int)sizeof(at) ||
+	    fstatat(home_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		src = (int)open_tree(home_fd, name,
+				     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+					 AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+	} else if (S_ISLNK(st.st_mode)) {
+		ssize_t n = readlinkat(home_fd, name, text, sizeof(text) - 1);
+		if (n <= 0)
+			return;
+		text[n] = '\0';
+		struct open_how how = {
+		    .flags = O_PATH | O_CLOEXEC,
+		    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		int t = (int)syscall(SYS_openat2,
+				     text[0] == '/' ? AT_FDCWD : home_fd, text,
+				     &how, sizeof(how));
+		struct stat ts;
+		if (t < 0)
+			return;
+		if (fstat(t, &ts) == 0 && S_ISREG(ts.st_mode))
+			src =
+			    (int)open_tree(t, "",
+					   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+					       AT_EMPTY_PATH);
+		close(t);
+	}
+	if (src < 0)
+		return;
+	/* onto the entry itself, never what a link there names */
+	(void)move_mount(src, "", AT_FDCWD, at, MOVE_MOUNT_F_EMPTY_PATH);
+	close(src);
+}
+
+/* A write folder that holds the home (--write ~): nosymfollow as any
+ * other, then the home's own dot entries followed again (home_dot_back),
+ * unless the program may write them too (--write-dot-files of the
+ * home). */
+static int nofollow_around_home(const char *path, const char *home,
+				bool home_dots_too, struct lnk_err *err)
+{
+	int home_fd = -1, r;
+
+	if (!home_dots_too) {
+		struct open_how how = {
+		    .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+		    .resolve = RESOLVE_NO_MAGICLINKS,
+		};
+		home_fd = (int)syscall(SYS_openat2, AT_FDCWD, home, &how,
+				       sizeof(how));
+	}
+	if ((r = nofollow_one(path, err)) < 0 || home_fd < 0) {
+		if (home_fd >= 0)
+			close(home_fd);
+		return r;
+	}
+	int dup_fd = dup(home_fd);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	if (!d && dup_fd >= 0)
+		close(dup_fd);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] != '.' || !strcmp(e->d_name, ".") ||
+		    !strcmp(e->d_name, ".."))
+			continue;
+		home_dot_back(home_fd, home, e->d_name);
+	}
+	if (d)
+		closedir(d);
+	close(home_fd);
+	return 0;
+}
+
 /* The tool's folder, entered again by its path after the write folders
  * were bound anew: the caller's descriptor is of the copy below them, on
  * which links are still followed. It must be the same folder. */
@@ -557,7 +648,8 @@ int tools_view_enter(const struct strv *hidden, struct lnk_err *err)
 
 int tools_view_enter_pinned(const struct strv *hidden,
 			    const struct tools_pins *pins,
-			    const struct strv *now, const struct strv *nofollow,
+			    const struct strv *now,
+			    const struct tools_nofollow *nf,
 			    struct lnk_err *err)
 {
 	uid_t uid = geteuid();
@@ -624,10 +716,17 @@ int tools_view_enter_pinned(const struct strv *hidden,
 			goto fail;
 	/* After the covers, which the bind takes along: a hidden path is
 	 * opened following its links (open_named). */
-	for (size_t i = 0; nofollow && i < nofollow->n; i++)
-		if ((rc = nofollow_one(nofollow->v[i], err)) < 0)
+	for (size_t i = 0; nf && nf->folders && i < nf->folders->n; i++)
+		if ((rc = nofollow_one(nf->folders->v[i], err)) < 0)
 			goto fail;
-	if (nofollow && nofollow->n && (rc = cwd_again(err)) < 0)
+	for (size_t i = 0; nf && nf->around && i < nf->around->n; i++)
+		if ((rc = nofollow_around_home(nf->around->v[i], nf->home,
+					       nf->home_dots_too, err)) < 0)
+			goto fail;
+	if (nf &&
+	    ((nf->folders && nf->folders->n) ||
+	     (nf->around && nf->around->n)) &&
+	    (rc = cwd_again(err)) < 0)
 		goto fail;
 	ignore_passable();
 	pid_t one = fork();

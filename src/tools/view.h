@@ -75,13 +75,29 @@ void tools_pins_free(struct tools_pins *p);
 /* Where each pinned folder is now, one path per pin in order (read back
  * from its descriptor; "" for one whose folder is gone). */
 void tools_pins_now(const struct tools_pins *p, struct strv *paths);
+/* The write folders, where a tool follows no link: the program may have
+ * made any link there, to a folder or file of the user's. */
+struct tools_nofollow {
+	const struct strv *folders; /* each bound anew, nosymfollow */
+	/* those that hold the home (--write ~): the same, but the home's own
+	 * top dot entries, which the program cannot make (the guard's), are
+	 * followed again: a folder, and a link to a file (a dotfile
+	 * manager's ~/.gitconfig); a link to a folder stays unfollowed */
+	const struct strv *around;
+	const char *home; /* real path */
+	/* --write-dot-files of the home: its dot entries are the program's
+	 * too, and none is followed again */
+	bool home_dots_too;
+};
+
 /* tools_view_enter, hiding also each pinned folder at its path now
  * (checked to be that very folder, else the call is refused), then each
- * path of hidden as spelled; then each folder of nofollow (the write
- * folders, NULL for none) bound anew where the kernel follows no link,
- * so that no link the program made there leads the tool to a file of the
- * user's, and the working folder entered again on that copy. */
+ * path of hidden as spelled; then the write folders of nf (NULL for
+ * none) bound anew where the kernel follows no link, so that no link the
+ * program made there leads the tool to a file of the user's, and the
+ * working folder entered again on that copy. */
 int tools_view_enter_pinned(const struct strv *hidden,
 			    const struct tools_pins *pins,
-			    const struct strv *now, const struct strv *nofollow,
+			    const struct strv *now,
+			    const struct tools_nofollow *nf,
 			    struct lnk_err *err);

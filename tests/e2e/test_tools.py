@@ -423,6 +423,44 @@ def test_a_subfolders_attributes_select_no_driver_of_the_users(
     assert not (out / "local-ran").exists(), "the repository's filter ran"
 
 
+def test_a_repository_above_the_write_folder_runs_no_driver_of_its_own(
+        lnk, work, tmp_path):
+    """Threat: the write folder is a subfolder of the user's repository
+    (--write ~/project/src), whose .git/config defines a gpg textconv and
+    a filter; the program writes src/sub/.gitattributes selecting them for
+    its files, and an exact 'git diff' or 'git status' at the write
+    folder's top (git finds the repository above it) decrypts what the
+    program picks, or feeds its bytes to the filter, outside, as the
+    user."""
+    if not shutil.which("git"):
+        pytest.skip("git is not installed on this machine")
+    out = marks(tmp_path)
+    src = work / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "sub" / "a.txt").write_text("hello\n")
+    env = {"HOME": str(lnk.home), "PATH": "/usr/bin:/bin",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "init", "-q"], cwd=work, env=env, check=True)
+    user_git(lnk, work, "add", "src/sub/a.txt")
+    user_git(lnk, work, "commit", "-qm", "src")
+    user_git(lnk, work, "config", "diff.gpg.textconv",
+             f"touch {out}/textconv-ran && cat")
+    user_git(lnk, work, "config", "filter.crypt.clean",
+             f"touch {out}/filter-ran && cat")
+    script = (
+        f"cd {src} && printf '* filter=crypt diff=gpg\\n' > "
+        "sub/.gitattributes && sleep 1 && echo hellp > sub/a.txt && "
+        "git status >/dev/null 2>&1; echo status=$?; "
+        "git diff >/dev/null 2>&1; echo diff=$?")
+    cp = lnk.run("--write", src, "--tool", "git status", "--tool",
+                 "git diff", "--", "/bin/sh", "-c", script,
+                 stdin=subprocess.DEVNULL, timeout=60)
+    assert "status=" in cp.stdout and "diff=" in cp.stdout, (
+        cp.stdout, cp.stderr)
+    assert not (out / "textconv-ran").exists(), "the repository's textconv ran"
+    assert not (out / "filter-ran").exists(), "the repository's filter ran"
+
+
 def test_git_blame_reads_no_file_through_the_ignore_revs_link(lnk, repo,
                                                                tmp_path):
     """Threat: the repository's config names blame.ignoreRevsFile (GitHub's
@@ -474,6 +512,45 @@ def test_git_grep_and_blame_read_no_folder_through_the_programs_link(
         cp.stdout, cp.stderr)
     assert "blame=" in cp.stdout, (cp.stdout, cp.stderr)
     assert "GREPSECRET" not in cp.stdout + cp.stderr, cp.stdout
+
+
+# The write folder's parent also shown at a second path (a bind), granted
+# for reading there: the tool's folder is the write folder by that path.
+CAT_BY_SECOND = """
+    mount --bind '{outer}' '{second}' || exit 99
+    {lnk} sandbox run --write '{outer}/proj' --read '{second}' \
+        --tool 'cat README' -- /bin/sh -c \
+        'cd {outer}/proj && ln -s {secret} README && cat README;
+         echo first=$?; cd {second}/proj && cat README; echo second=$?' \
+        </dev/null
+"""
+
+
+def test_a_tool_follows_no_link_at_a_second_path_of_the_write_folder(
+        lnk, tmp_path):
+    """Threat: the folder above the write folder is also mounted at a
+    second path, granted for reading; the program makes README a link to
+    a file of the user's and calls the exact 'cat README' from the write
+    folder by its second path, where the tool's view followed links."""
+    from attack_helpers import in_private_mounts, lnk_under_mounts
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECONDSECRET\n")
+    secret.chmod(0o644)
+    tmp_path.chmod(0o755)
+    outer = tmp_path / "outer"
+    (outer / "proj").mkdir(parents=True)
+    second = tmp_path / "second"
+    second.mkdir()
+    for d in (outer, outer / "proj", second):
+        d.chmod(0o777)
+    cp = in_private_mounts(lnk, CAT_BY_SECOND.format(
+        outer=outer, second=second, secret=secret,
+        lnk=lnk_under_mounts(lnk)))
+    if cp.returncode == 99:
+        pytest.skip("cannot bind mount here: " + cp.stderr)
+    assert "first=" in cp.stdout and "second=" in cp.stdout, (
+        cp.stdout, cp.stderr)
+    assert "SECONDSECRET" not in cp.stdout + cp.stderr, cp.stdout
 
 
 def test_a_tool_writes_no_file_of_the_users_through_the_programs_link(
@@ -530,6 +607,34 @@ def test_a_tool_follows_the_users_own_dot_file_links_under_write_home(
                  stdin=subprocess.DEVNULL, timeout=60)
     assert "Stowed Name" in cp.stdout and "st=0" in cp.stdout, (
         cp.stdout, cp.stderr)
+
+
+def test_a_tool_follows_no_link_the_program_made_under_write_home(
+        lnk, tmp_path):
+    """Threat: with the whole home granted for writing, the program makes
+    README in the home a link to a file of the user's outside every grant
+    (a key in /tmp, /etc/shadow for root), and an exact 'cat README' runs
+    outside, at the home's top, and prints it. The user's own links among
+    the home's dot entries (inside a dot folder too) are still followed."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("HOMELINKSECRET\n")
+    secret.chmod(0o644)
+    tmp_path.chmod(0o755)
+    dots = lnk.home / "dotfiles"
+    dots.mkdir()
+    (dots / "tool.conf").write_text("USERCONF\n")
+    (lnk.home / ".config" / "t").mkdir(parents=True)
+    os.symlink(dots / "tool.conf", lnk.home / ".config" / "t" / "tool.conf")
+    os.symlink("dotfiles/tool.conf", lnk.home / ".toolrc")
+    cp = lnk.run("--write", lnk.home, "--tool", "cat README", "--tool",
+                 "cat .toolrc", "--tool", "cat .config/t/tool.conf", "--",
+                 "/bin/sh", "-c",
+                 f"cd {lnk.home} && ln -s {secret} README && cat README; "
+                 "echo readme=$?; cat .toolrc; cat .config/t/tool.conf",
+                 stdin=subprocess.DEVNULL, timeout=60)
+    assert "readme=" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "HOMELINKSECRET" not in cp.stdout + cp.stderr, cp.stdout
+    assert cp.stdout.count("USERCONF") == 2, (cp.stdout, cp.stderr)
 
 
 def test_git_diff_grant_cannot_read_a_file_with_no_index(lnk, home, repo):
