@@ -714,14 +714,17 @@ int tools_view_enter_pinned(const struct strv *hidden,
 	for (size_t i = 0; hidden && i < hidden->n; i++)
 		if ((rc = hide_one(hidden->v[i], NULL, err)) < 0)
 			goto fail;
-	/* After the covers, which the bind takes along: a hidden path is
-	 * opened following its links (open_named). */
-	for (size_t i = 0; nf && nf->folders && i < nf->folders->n; i++)
-		if ((rc = nofollow_one(nf->folders->v[i], err)) < 0)
-			goto fail;
+	/* After the covers, which the binds take along (a dot folder bound
+	 * back brings its covers too): a hidden path is opened following its
+	 * links (open_named). A folder that holds the home first: a write
+	 * folder among the home's dot entries (--write ~/.config) is then
+	 * bound nosymfollow over the dot folder made followable again. */
 	for (size_t i = 0; nf && nf->around && i < nf->around->n; i++)
 		if ((rc = nofollow_around_home(nf->around->v[i], nf->home,
 					       nf->home_dots_too, err)) < 0)
+			goto fail;
+	for (size_t i = 0; nf && nf->folders && i < nf->folders->n; i++)
+		if ((rc = nofollow_one(nf->folders->v[i], err)) < 0)
 			goto fail;
 	if (nf &&
 	    ((nf->folders && nf->folders->n) ||

@@ -626,14 +626,24 @@ def test_a_tool_follows_no_link_the_program_made_under_write_home(
     (lnk.home / ".config" / "t").mkdir(parents=True)
     os.symlink(dots / "tool.conf", lnk.home / ".config" / "t" / "tool.conf")
     os.symlink("dotfiles/tool.conf", lnk.home / ".toolrc")
-    cp = lnk.run("--write", lnk.home, "--tool", "cat README", "--tool",
-                 "cat .toolrc", "--tool", "cat .config/t/tool.conf", "--",
+    (lnk.home / ".cache").mkdir(exist_ok=True)
+    key = lnk.home / ".lnk" / "sandbox" / "k.key"
+    key.parent.mkdir(parents=True, exist_ok=True)
+    key.write_text("sk-HOMEKEY\n")
+    cp = lnk.run("--write", lnk.home, "--write", lnk.home / ".cache",
+                 "--tool", "cat README", "--tool", "cat .toolrc", "--tool",
+                 "cat .config/t/tool.conf", "--tool", "cat .cache/c",
+                 "--tool", "cat .lnk/sandbox/k.key", "--",
                  "/bin/sh", "-c",
                  f"cd {lnk.home} && ln -s {secret} README && cat README; "
-                 "echo readme=$?; cat .toolrc; cat .config/t/tool.conf",
+                 "echo readme=$?; cat .toolrc; cat .config/t/tool.conf; "
+                 f"ln -s {secret} .cache/c && cat .cache/c; echo cache=$?; "
+                 "cat .lnk/sandbox/k.key; echo key=$?",
                  stdin=subprocess.DEVNULL, timeout=60)
-    assert "readme=" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "readme=" in cp.stdout and "key=" in cp.stdout, (
+        cp.stdout, cp.stderr)
     assert "HOMELINKSECRET" not in cp.stdout + cp.stderr, cp.stdout
+    assert "HOMEKEY" not in cp.stdout + cp.stderr, cp.stdout
     assert cp.stdout.count("USERCONF") == 2, (cp.stdout, cp.stderr)
 
 
