@@ -314,6 +314,121 @@ static const struct dot_file *dot_row(const char *name)
 	return NULL;
 }
 
+/* What programs run or obey from the user's configuration folder
+ * ($XDG_CONFIG_HOME, ~/.config), known by its identity, not its name (a
+ * project's fish/ folder runs nothing). Threat: ~/.config granted for a
+ * tool's settings, the program leaves a file your next shell, git or
+ * editor runs as you. autostart, systemd/user and environment.d are
+ * session_enter's, by name. dir: the folder below the configuration
+ * folder; name: the file (NULL: any file there); below: and in any
+ * folder under it. */
+struct config_row {
+	const char *dir, *name;
+	bool below;
+	const char *reason;
+};
+
+static const struct config_row config_rows[] = {
+    /* git's global config: core.pager, core.fsmonitor, alias.x = !..,
+     * credential.helper run at your next git command anywhere */
+    {"git", "config", false,
+     "git's own config: git obeys it in every repository and runs the "
+     "programs it names (core.pager, alias.* with '!', credential.helper)"},
+    /* its global attributes choose the filter and diff drivers git runs */
+    {"git", "attributes", false,
+     "git's own attributes: they choose the filters and diff drivers git "
+     "runs in every repository"},
+    {"fish", "config.fish", false,
+     "fish runs it at every start of your "
+     "shell"},
+    {"fish/conf.d", NULL, false,
+     "fish runs it at every start of your "
+     "shell"},
+    /* autoloaded: the function named by the file runs when you type its
+     * name (ls.fish: at your next ls) */
+    {"fish/functions", NULL, false,
+     "fish runs it when you type the command it defines"},
+    /* direnv sources direnvrc and the files of lib before every .envrc */
+    {"direnv", "direnvrc", false,
+     "direnv runs it in your shell before "
+     "every .envrc it loads"},
+    {"direnv/lib", NULL, false,
+     "direnv runs it in your shell before every "
+     ".envrc it loads"},
+    {"nvim", "init.lua", false, "Neovim runs it at every start"},
+    {"nvim", "init.vim", false, "Neovim runs it at every start"},
+    /* what plugin holds is sourced at every start, what lua holds when
+     * init requires it */
+    {"nvim/plugin", NULL, true, "Neovim runs it at every start"},
+    {"nvim/lua", NULL, true,
+     "Neovim runs it when your configuration requires it"},
+};
+
+static const struct config_row *config_row(const char *dir, const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(config_rows); i++) {
+		const struct config_row *r = &config_rows[i];
+		if (strcmp(r->dir, dir) == 0 &&
+		    (!r->name || strcmp(r->name, name) == 0))
+			return r;
+	}
+	return NULL;
+}
+
+/* The folder name below a folder of the configuration folder: still
+ * one the rows name (or lie under), or not. */
+static void config_enter(const struct flag_where *parent, const char *name,
+			 struct flag_where *child)
+{
+	child->xdg_in = false;
+	if (!parent->xdg_in)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(config_rows); i++)
+		if (config_rows[i].below &&
+		    strcmp(config_rows[i].dir, parent->xdg) == 0) {
+			child->xdg_in = true;
+			return; /* xdg stays the row's folder */
+		}
+	char path[sizeof(child->xdg)];
+	int n = snprintf(path, sizeof(path), "%s%s%s", parent->xdg,
+			 parent->xdg[0] ? "/" : "", name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(config_rows); i++) {
+		const char *d = config_rows[i].dir;
+		if (strncmp(d, path, (size_t)n) == 0 &&
+		    (d[n] == '\0' || d[n] == '/')) {
+			child->xdg_in = true;
+			memcpy(child->xdg, path, (size_t)n + 1);
+			return;
+		}
+	}
+}
+
+void flags_config_folder(const char *rel, struct flag_where *w)
+{
+	w->xdg_in = true;
+	w->xdg[0] = '\0';
+	while (rel && *rel && w->xdg_in) {
+		while (*rel == '/')
+			rel++;
+		size_t n = strcspn(rel, "/");
+		if (!n)
+			break;
+		char comp[NAME_MAX + 1];
+		if (n > NAME_MAX) {
+			w->xdg_in = false;
+			break;
+		}
+		memcpy(comp, rel, n);
+		comp[n] = '\0';
+		struct flag_where next = *w;
+		config_enter(w, comp, &next);
+		*w = next;
+		rel += n;
+	}
+}
+
 /* The folders a login runs what they hold from, by name: name entered
  * below a folder at parent. */
 static void session_enter(const struct flag_where *parent, const char *name,
@@ -362,9 +477,13 @@ void flags_enter(const struct flag_where *parent, const char *name,
 	child->venv_bin = false;
 	child->on_path = false;
 	child->bare_here = false;
+	child->git_root = false;
+	child->git_new = false;
 	session_enter(parent, name, child);
+	config_enter(parent, name, child);
 	if (!parent->in_git && strcmp(name, ".git") == 0) {
 		child->in_git = true;
+		child->git_root = true;
 		child->git_hooks = false;
 		/* the top's own .git (--write-dot-files) is the user's
 		 * grant; a repository below it is the program's */
@@ -726,6 +845,20 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 		return xstrdup("an ssh file: ssh and sshd run what it names "
 			       "(ProxyCommand, LocalCommand, ~/.ssh/rc) at the "
 			       "next connection");
+	const struct config_row *cr;
+	if (file && w->xdg_in && (cr = config_row(w->xdg, name))) {
+		if (reg && strcmp(cr->dir, "git") == 0 &&
+		    strcmp(name, "config") == 0) {
+			char *keys = git_config_reason(dirfd, name);
+			if (keys) {
+				char *all =
+				    xasprintf("%s; %s", cr->reason, keys);
+				free(keys);
+				return all;
+			}
+		}
+		return xstrdup(cr->reason);
+	}
 	if (w->vendored)
 		return NULL;
 	char tmp[64];

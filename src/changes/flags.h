@@ -19,15 +19,25 @@ struct flag_where {
 	bool git_hooks; /* inside a git directory's hooks/ */
 	bool below_top; /* that git directory is not the top's own */
 	bool bare_here; /* this folder is a bare repository below the top */
-	bool vendored;	/* under node_modules, site-packages, target, ... */
-	bool site;	/* directly in site-packages or dist-packages */
-	bool venv_bin;	/* directly in a virtualenv's bin (or Scripts) */
-	bool on_path;	/* directly in a folder of lnk's PATH */
+	bool git_root;	/* this folder is a git directory's own (.git) */
+	/* this git directory below the top has an entry that makes it one
+	 * (HEAD, config, objects, refs, commondir, gitdir) new in the run:
+	 * its HEAD and config are read as if new (walk.c) */
+	bool git_new;
+	bool vendored; /* under node_modules, site-packages, target, ... */
+	bool site;     /* directly in site-packages or dist-packages */
+	bool venv_bin; /* directly in a virtualenv's bin (or Scripts) */
+	bool on_path;  /* directly in a folder of lnk's PATH */
 	/* what a login runs (a write folder of ~/.config, ~/.ssh): directly
 	 * in an autostart folder, in or below systemd/user, directly in
 	 * environment.d, directly in .ssh; systemd: directly in one so
 	 * named */
 	bool autostart, systemd, systemd_user, env_d, ssh_dir;
+	/* in the user's configuration folder ($XDG_CONFIG_HOME, ~/.config,
+	 * known by identity) or a folder of it that config_rows (flags.c)
+	 * names, whose path below it is xdg ("" at the folder itself) */
+	bool xdg_in;
+	char xdg[32];
 	/* under a folder of the dot-file list (policy/dotfiles.h: .vscode,
 	 * .husky, .cargo, ...), or NULL */
 	const struct dot_file *dot;
@@ -53,6 +63,11 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
  * folders of a login: ~/.config/autostart, ~/.config/systemd/user, ...),
  * set in *w. */
 void flags_top(const char *top, struct flag_where *w);
+
+/* *w is the user's configuration folder, or the folder rel below it
+ * ("" for the folder itself): what its programs run from there is
+ * flagged (config_rows). */
+void flags_config_folder(const char *rel, struct flag_where *w);
 
 /* The flag_where of the folder name below a folder at parent.
  * parent_venv: the parent holds pyvenv.cfg. (A bare repository is known

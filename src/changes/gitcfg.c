@@ -3,17 +3,17 @@
  * Threat: a repository the program made or changed below the top of a
  * write folder is the program's; its config runs what it names when the
  * user's prompt, editor or next git command reads it. Only the file's
- * own keys are read (an include is itself a reason), with git's syntax
- * kept simple: [section], [section "sub"], [section.sub], key = value;
- * anything else on a line is skipped, never acted on.
+ * own keys are read (an include is itself a reason), by the one reader
+ * of git's syntax (common/gitconfig.h), which the guard reads with too:
+ * what git takes for a header or a key, this reads the same.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "changes/flags.h"
+#include "common/gitconfig.h"
 #include "common/util.h"
 
 struct key_rule {
@@ -34,6 +34,7 @@ static const struct key_rule rules[] = {
     {"core", false, "editor", "runs at the next commit message"},
     {"core", false, "askpass", "runs when git asks for a password"},
     {"sequence", false, "editor", "runs at the next rebase -i"},
+    {"credential", false, "helper", "runs when git needs credentials"},
     {"credential", true, "helper", "runs when git needs credentials"},
     {"filter", true, NULL,
      "runs when git checks out or adds the files .gitattributes names"},
@@ -108,170 +109,102 @@ static void add(char ***out, size_t *n, size_t max, char *s)
 	(*out)[(*n)++] = s;
 }
 
+struct found {
+	char ***out;
+	size_t *n, max;
+};
+
+/* One "key = value" of the file, as git reads it (common/gitconfig.h). */
+static void one_key(void *ctx, const char *section, const char *sub,
+		    const char *key, char *raw)
+{
+	struct found *f = ctx;
+	char ***out = f->out;
+	size_t *n = f->n, max = f->max;
+	bool has_sub = sub[0] != '\0';
+	const char *v = gitconfig_value(raw);
+	size_t vn = strlen(v);
+
+	if (strcmp(section, "submodule") == 0 && has_sub &&
+	    strcmp(key, "update") == 0) {
+		/* '!' runs a shell, as alias's does */
+		if (vn > 0 && *v == '!')
+			add(out, n, max,
+			    xasprintf("submodule.%s.update runs a shell "
+				      "command at the next git submodule "
+				      "update",
+				      sub));
+		return;
+	}
+	/* ext:: URLs are shell commands once the ext protocol is allowed
+	 * (protocol.allow, protocol.ext.allow): the key that allows it, a
+	 * URL rewritten to one, a remote's that is one */
+	if (strcmp(section, "protocol") == 0 && strcmp(key, "allow") == 0 &&
+	    (!has_sub || strcasecmp(sub, "ext") == 0) &&
+	    !(vn >= 5 && strncasecmp(v, "never", 5) == 0)) {
+		add(out, n, max,
+		    xasprintf("protocol%s%s.allow lets git run ext:: URLs, "
+			      "each a shell command, at the next fetch",
+			      has_sub ? "." : "", has_sub ? sub : ""));
+		return;
+	}
+	if (strcmp(section, "url") == 0 && has_sub &&
+	    strncasecmp(sub, "ext::", 5) == 0 &&
+	    (strcmp(key, "insteadof") == 0 ||
+	     strcmp(key, "pushinsteadof") == 0)) {
+		add(out, n, max,
+		    xasprintf("url.%s.%s makes URLs an ext:: shell command "
+			      "git runs at the next fetch",
+			      sub, key));
+		return;
+	}
+	if (strcmp(section, "remote") == 0 && has_sub &&
+	    (strcmp(key, "url") == 0 || strcmp(key, "pushurl") == 0) &&
+	    vn >= 5 && strncasecmp(v, "ext::", 5) == 0) {
+		add(out, n, max,
+		    xasprintf("remote.%s.%s is an ext:: shell command git "
+			      "runs at the next fetch or push",
+			      sub, key));
+		return;
+	}
+	if (strcmp(section, "alias") == 0 && !has_sub) {
+		/* '!' runs a shell */
+		if (vn > 0 && *v == '!')
+			add(out, n, max,
+			    xasprintf("alias.%s runs a shell command when "
+				      "you type git %s",
+				      key, key));
+		return;
+	}
+	for (size_t r = 0; r < sizeof(rules) / sizeof(*rules); r++) {
+		const struct key_rule *k = &rules[r];
+		if (strcmp(section, k->section) != 0 || has_sub != k->any_sub)
+			continue;
+		if (k->key && strcmp(key, k->key) != 0)
+			continue;
+		/* core.fsmonitor = true is git's own daemon */
+		if (strcmp(key, "fsmonitor") == 0 && is_bool(v, vn))
+			continue;
+		if (has_sub)
+			add(out, n, max,
+			    xasprintf("%s.%s.%s %s", section, sub, key,
+				      k->runs));
+		else
+			add(out, n, max,
+			    xasprintf("%s.%s %s", section, key, k->runs));
+		break;
+	}
+}
+
 void gitcfg_programs(const char *text, size_t len, char ***out, size_t *n,
 		     size_t max)
 {
-	char section[64] = "", sub[64] = "";
-	bool has_sub = false;
-	const char *p = text, *end = text + len;
-	/* git skips a UTF-8 byte order mark before the first header */
-	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
-		p += 3;
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
-		const char *s = p;
-		p = eol < end ? eol + 1 : end;
-		while (s < eol && isspace((unsigned char)*s))
-			s++;
-		if (s == eol || *s == '#' || *s == ';')
-			continue;
-		if (*s == '[') {
-			/* [name], [name "sub"], [name.sub] */
-			size_t i = 0;
-			s++;
-			while (s < eol &&
-			       (isalnum((unsigned char)*s) || *s == '-' ||
-				*s == '.') &&
-			       i + 1 < sizeof(section))
-				section[i++] =
-				    (char)tolower((unsigned char)*s++);
-			section[i] = '\0';
-			has_sub = false;
-			char *dot = strchr(section, '.');
-			if (dot) {
-				*dot = '\0';
-				has_sub = true;
-				snprintf(sub, sizeof(sub), "%s", dot + 1);
-			}
-			while (s < eol && isspace((unsigned char)*s))
-				s++;
-			if (s < eol && *s == '"') {
-				i = 0;
-				s++;
-				while (s < eol && *s != '"' &&
-				       i + 1 < sizeof(sub)) {
-					if (*s == '\\' && s + 1 < eol)
-						s++;
-					sub[i++] = *s++;
-				}
-				sub[i] = '\0';
-				has_sub = true;
-				/* the rest of a long subsection */
-				while (s < eol && *s != '"') {
-					if (*s == '\\' && s + 1 < eol)
-						s++;
-					s++;
-				}
-				if (s < eol)
-					s++;
-			}
-			/* git reads a variable on the header's line too:
-			 * "[core] fsmonitor = x" */
-			while (s < eol && *s != ']')
-				s++;
-			if (s < eol)
-				s++;
-			while (s < eol && isspace((unsigned char)*s))
-				s++;
-			if (s == eol || *s == '#' || *s == ';')
-				continue;
-		}
-		char key[64];
-		size_t i = 0;
-		while (s < eol && (isalnum((unsigned char)*s) || *s == '-') &&
-		       i + 1 < sizeof(key))
-			key[i++] = (char)tolower((unsigned char)*s++);
-		key[i] = '\0';
-		if (i == 0)
-			continue;
-		while (s < eol && isspace((unsigned char)*s))
-			s++;
-		const char *v = s;
-		size_t vn = 0;
-		if (s < eol && *s == '=') {
-			v = s + 1;
-			while (v < eol && isspace((unsigned char)*v))
-				v++;
-			if (v < eol && *v == '"')
-				v++;
-			vn = (size_t)(eol - v);
-		}
-		if (strcmp(section, "submodule") == 0 && has_sub &&
-		    strcmp(key, "update") == 0) {
-			/* '!' runs a shell, as alias's does */
-			if (vn > 0 && (*v == '!' || *v == '\\'))
-				add(out, n, max,
-				    xasprintf(
-					"submodule.%s.update runs a shell "
-					"command at the next git "
-					"submodule update",
-					sub));
-			continue;
-		}
-		/* ext:: URLs are shell commands once the ext protocol is
-		 * allowed (protocol.allow, protocol.ext.allow): the key that
-		 * allows it, a URL rewritten to one, a remote's that is one */
-		if (strcmp(section, "protocol") == 0 &&
-		    strcmp(key, "allow") == 0 &&
-		    (!has_sub || strcasecmp(sub, "ext") == 0) &&
-		    !(vn >= 5 && strncasecmp(v, "never", 5) == 0)) {
-			add(out, n, max,
-			    xasprintf("protocol%s%s.allow lets git run ext:: "
-				      "URLs, each a shell command, at the "
-				      "next fetch",
-				      has_sub ? "." : "", has_sub ? sub : ""));
-			continue;
-		}
-		if (strcmp(section, "url") == 0 && has_sub &&
-		    strncasecmp(sub, "ext::", 5) == 0 &&
-		    (strcmp(key, "insteadof") == 0 ||
-		     strcmp(key, "pushinsteadof") == 0)) {
-			add(out, n, max,
-			    xasprintf("url.%s.%s makes URLs an ext:: shell "
-				      "command git runs at the next fetch",
-				      sub, key));
-			continue;
-		}
-		if (strcmp(section, "remote") == 0 && has_sub &&
-		    (strcmp(key, "url") == 0 || strcmp(key, "pushurl") == 0) &&
-		    vn >= 5 && strncasecmp(v, "ext::", 5) == 0) {
-			add(out, n, max,
-			    xasprintf("remote.%s.%s is an ext:: shell command "
-				      "git runs at the next fetch or push",
-				      sub, key));
-			continue;
-		}
-		if (strcmp(section, "alias") == 0 && !has_sub) {
-			/* '!' runs a shell; a value that goes on to the
-			 * next line ("\\" at the end) may start with one */
-			if (vn > 0 && (*v == '!' || *v == '\\'))
-				add(out, n, max,
-				    xasprintf("alias.%s runs a shell command "
-					      "when you type git %s",
-					      key, key));
-			continue;
-		}
-		for (size_t r = 0; r < sizeof(rules) / sizeof(*rules); r++) {
-			const struct key_rule *k = &rules[r];
-			if (strcmp(section, k->section) != 0 ||
-			    has_sub != k->any_sub)
-				continue;
-			if (k->key && strcmp(key, k->key) != 0)
-				continue;
-			/* core.fsmonitor = true is git's own daemon */
-			if (strcmp(key, "fsmonitor") == 0 && is_bool(v, vn))
-				continue;
-			if (has_sub)
-				add(out, n, max,
-				    xasprintf("%s.%s.%s %s", section, sub, key,
-					      k->runs));
-			else
-				add(out, n, max,
-				    xasprintf("%s.%s %s", section, key,
-					      k->runs));
-			break;
-		}
-	}
+	/* the shared reader's, so the report and the guard read one syntax:
+	 * a byte order mark, CR LF, continued lines, headers and variables
+	 * on one line, quoting, as git reads them */
+	char *copy = xstrndup(text, len);
+	struct found f = {out, n, max};
+	gitconfig_text_fix(copy);
+	gitconfig_each(copy, one_key, &f);
+	free(copy);
 }

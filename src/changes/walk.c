@@ -18,6 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #ifdef __linux__
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #endif
 #include <time.h>
@@ -26,6 +28,7 @@
 #include "changes/flags.h"
 #include "common/buf.h"
 #include "common/util.h"
+#include "store/paths.h"
 
 /* Folders deeper than this are not entered (each level holds one open
  * folder). */
@@ -46,10 +49,13 @@ struct walk {
 	size_t npath;
 	struct devino *skip;
 	size_t nskip;
+	struct devino *confs; /* the user's configuration folders */
+	size_t nconfs;
 	char rel[PATH_MAX];
 	char target[PATH_MAX]; /* a link's, read once at a time */
 	size_t rel_len;
 	const char *top;
+	int topfd; /* the write folder, where links are resolved */
 };
 
 void changes_bounds_default(struct changes_bounds *b)
@@ -157,45 +163,86 @@ static void add_flag(struct walk *w, char *reason)
 	f->nflags++;
 }
 
-/* Lexically, whether a link at rel (its folder's path rel_dir) with this
- * target leaves the write folder top. A link is a spelling by nature: one
- * that stays inside may pass through another link, which is then flagged
- * itself when the program made it. */
-static bool link_leaves(const char *top, const char *rel_dir, size_t dir_len,
-			const char *target)
+/* Lexically, whether a path from the top (relative, components of the
+ * target from tgt on) leaves it: a ".." above the top, or one in the
+ * target after a name (a name not made yet may become a link, and the
+ * climb goes from wherever it leads). */
+static bool lexically_leaves(const char *path, const char *tgt)
 {
-	if (target[0] == '/') {
-		size_t n = strlen(top);
-		if (strncmp(target, top, n) != 0 ||
-		    (target[n] != '/' && target[n] != '\0'))
-			return true;
-		/* inside by spelling: climbs with .. are judged below */
-		target += n;
-		while (*target == '/')
-			target++;
-		rel_dir = "";
-		dir_len = 0;
-	}
-	/* depth of rel_dir, then each component of target */
 	long depth = 0;
-	for (size_t i = 0; i < dir_len; i++)
-		if (rel_dir[i] != '/' && (i == 0 || rel_dir[i - 1] == '/'))
-			depth++;
-	const char *p = target;
-	while (*p) {
-		const char *e = strchr(p, '/');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
+	bool named = false;
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, "/");
 		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			if (--depth < 0)
+			if (--depth < 0 || (p >= tgt && named))
 				return true;
 		} else if (n > 0 && !(n == 1 && p[0] == '.')) {
 			depth++;
+			named |= p >= tgt;
 		}
 		p += n;
 		while (*p == '/')
 			p++;
 	}
 	return false;
+}
+
+/* Whether a link (its folder's path rel_dir from the top, its target as
+ * read) leads out of the write folder, judged by where it leads, never
+ * by its spelling. Threat: "s -> ." then "notes.txt -> s/../secret" is
+ * spelled to stay inside and leads out; a tool that opens notes.txt
+ * reads or writes there. The kernel resolves it beneath the top
+ * (openat2 RESOLVE_BENEATH: a climb out is EXDEV, whatever links it goes
+ * through); a dangling one leaves when it climbs out or goes through a
+ * link on its way (it leads out as soon as something is made there). */
+static bool link_leaves(const struct walk *w, const char *rel_dir,
+			size_t dir_len, const char *target)
+{
+	char path[PATH_MAX];
+	const char *tgt;
+	if (target[0] == '/') {
+		size_t n = strlen(w->top);
+		if (strncmp(target, w->top, n) != 0 ||
+		    (target[n] != '/' && target[n] != '\0'))
+			return true;
+		/* inside by spelling: from the top, judged as any other */
+		target += n;
+		while (*target == '/')
+			target++;
+		dir_len = 0;
+	}
+	int len = dir_len ? snprintf(path, sizeof(path), "%.*s/%s",
+				     (int)dir_len, rel_dir, target)
+			  : snprintf(path, sizeof(path), "%s", target);
+	if (len < 0 || (size_t)len >= sizeof(path))
+		return true; /* longer than a path: never resolved inside */
+	tgt = path + (dir_len ? dir_len + 1 : 0);
+#ifdef __linux__
+	struct open_how how = {
+	    .flags = O_PATH | O_CLOEXEC,
+	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, w->topfd, path[0] ? path : ".", &how,
+			  sizeof(how));
+	if (fd >= 0) {
+		close((int)fd);
+		return false;
+	}
+	if (errno == EXDEV || errno == ELOOP)
+		return true;
+	if (errno == ENOENT || errno == ENOTDIR) {
+		how.resolve |= RESOLVE_NO_SYMLINKS;
+		fd = syscall(SYS_openat2, w->topfd, path[0] ? path : ".", &how,
+			     sizeof(how));
+		if (fd >= 0)
+			close((int)fd);
+		else if (errno == EXDEV || errno == ELOOP)
+			return true;
+	}
+	/* no openat2 (an older kernel), or a folder lnk cannot search: the
+	 * spelling, the safe side of it */
+#endif
+	return lexically_leaves(path, tgt);
 }
 
 struct name {
@@ -216,7 +263,8 @@ static int names_read(int fd, size_t max, struct name **out, size_t *n,
 		close(dfd);
 		return -errno;
 	}
-	bool head = false, objects = false, refs = false, common = false;
+	bool head = false, objects = false, refs = false, common = false,
+	     gitdir = false;
 	*venv = false;
 	struct dirent *e;
 	size_t cap = 0;
@@ -244,13 +292,16 @@ static int names_read(int fd, size_t max, struct name **out, size_t *n,
 			refs = true;
 		else if (strcmp(s, "commondir") == 0)
 			common = true;
+		else if (strcmp(s, "gitdir") == 0)
+			gitdir = true;
 		else if (strcmp(s, "pyvenv.cfg") == 0)
 			*venv = true;
 	}
 	/* git takes a folder for a repository when it holds HEAD and its
 	 * objects and refs are there, or in the folder its commondir file
-	 * names (a config, aliases and all, read from there) */
-	*bare = head && ((objects && refs) || common);
+	 * names (a config, aliases and all, read from there); a worktree's
+	 * own folder has a gitdir file */
+	*bare = head && ((objects && refs) || common || gitdir);
 	closedir(d);
 	return 0;
 }
@@ -273,8 +324,8 @@ static struct devino *devinos(const char *const *paths, size_t n, size_t *out_n)
 	*out_n = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct stat ps;
-		if (paths[i][0] == '/' && stat(paths[i], &ps) == 0 &&
-		    S_ISDIR(ps.st_mode)) {
+		if (paths[i] && paths[i][0] == '/' &&
+		    stat(paths[i], &ps) == 0 && S_ISDIR(ps.st_mode)) {
 			v[*out_n].dev = ps.st_dev;
 			v[*out_n].ino = ps.st_ino;
 			(*out_n)++;
@@ -325,7 +376,12 @@ static void entry(struct walk *w, int dfd, const char *name,
 	f->seen++;
 	bool changed = at_or_after(ct, w->since);
 	int b = bulky >= 0 ? bulky : flags_bulky_index(name);
-	if (changed) {
+	/* an old HEAD or config of a git directory the run made one */
+	bool again =
+	    !changed && where->git_new &&
+	    (strcmp(name, "HEAD") == 0 || strcmp(name, "config") == 0 ||
+	     strcmp(name, "config.worktree") == 0);
+	if (changed || again) {
 		const char *target = NULL;
 		bool read_target = false;
 		if (S_ISLNK(mode)) {
@@ -334,8 +390,7 @@ static void entry(struct walk *w, int dfd, const char *name,
 			if (l >= 0) {
 				read_target = true;
 				w->target[l] = '\0';
-				if (link_leaves(w->top, w->rel, save,
-						w->target))
+				if (link_leaves(w, w->rel, save, w->target))
 					target = w->target;
 			}
 		}
@@ -352,7 +407,7 @@ static void entry(struct walk *w, int dfd, const char *name,
 			    into, w->target);
 		if (reason)
 			add_flag(w, reason);
-		if (!S_ISDIR(mode)) {
+		if (changed && !S_ISDIR(mode)) {
 			f->changed++;
 			if (bulky >= 0)
 				f->bulky[bulky]++;
@@ -400,18 +455,43 @@ static void entry(struct walk *w, int dfd, const char *name,
 		struct flag_where cw;
 		flags_enter(where, name, parent_venv, &cw);
 		struct stat cst;
-		if ((w->npath || w->nskip) && fstat(cfd, &cst) == 0) {
+		if ((w->npath || w->nskip || w->nconfs) &&
+		    fstat(cfd, &cst) == 0) {
 			if (devino_in(w->skip, w->nskip, &cst)) {
 				close(cfd);
 				goto out;
 			}
 			cw.on_path = devino_in(w->path_dirs, w->npath, &cst);
+			if (devino_in(w->confs, w->nconfs, &cst))
+				flags_config_folder("", &cw);
 		}
 		walk_dir(w, cfd, &cw, b);
 	}
 out:
 	w->rel_len = save;
 	w->rel[save] = '\0';
+}
+
+/* The names that make a folder a git directory (git's
+ * is_git_directory, and a worktree's commondir and gitdir). */
+static const char *const git_defining[] = {"HEAD",    "config",	   "refs",
+					   "objects", "commondir", "gitdir"};
+
+/* Whether any entry that makes the git directory at fd one is new or
+ * changed in the run. Threat: a repository assembled over two runs (HEAD,
+ * objects and a config with a fsmonitor in one, refs in the next): the
+ * run that completes it changed neither HEAD nor the config, which are
+ * then read as if new. */
+static bool git_made_now(const struct walk *w, int fd)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(git_defining); i++) {
+		struct stat st;
+		if (fstatat(fd, git_defining[i], &st, AT_SYMLINK_NOFOLLOW) ==
+			0 &&
+		    at_or_after(st.st_ctim, w->since))
+			return true;
+	}
+	return false;
 }
 
 static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
@@ -431,6 +511,8 @@ static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
 			here.below_top = true;
 			here.bare_here = true;
 		}
+		if ((here.bare_here || here.git_root) && here.below_top)
+			here.git_new = git_made_now(w, fd);
 		for (size_t i = 0; i < n; i++) {
 			if (!w->out->cut_hard) {
 				if (w->out->seen >= w->b->max_entries) {
@@ -459,6 +541,46 @@ static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
 	}
 	free(names);
 	close(fd);
+}
+
+/* The user's configuration folders: $XDG_CONFIG_HOME when absolute,
+ * and ~/.config (the one lnk's user's programs read when it is unset);
+ * NULL where there is none. */
+static void config_folders(char *out[2])
+{
+	const char *x = getenv("XDG_CONFIG_HOME");
+	if (x && x[0] == '/')
+		out[0] = xstrdup(x);
+	char *home = NULL;
+	struct lnk_err e = {0};
+	if (paths_home(&home, &e) == 0 && home) {
+		out[1] = xasprintf("%s/.config", home);
+		free(home);
+	}
+}
+
+/* Whether the top is a configuration folder (by identity) or a folder
+ * below one (by the real path's prefix: top is real): *w says so. */
+static void config_top(const char *top, const struct stat *st, char *confs[2],
+		       struct flag_where *w)
+{
+	for (size_t i = 0; i < 2; i++) {
+		struct stat cs;
+		if (!confs[i] || stat(confs[i], &cs) < 0)
+			continue;
+		if (cs.st_dev == st->st_dev && cs.st_ino == st->st_ino) {
+			flags_config_folder("", w);
+			return;
+		}
+		char *real = realpath(confs[i], NULL);
+		size_t n = real ? strlen(real) : 0;
+		if (real && strncmp(top, real, n) == 0 && top[n] == '/') {
+			flags_config_folder(top + n + 1, w);
+			free(real);
+			return;
+		}
+		free(real);
+	}
 }
 
 int changes_walk(const char *top, struct timespec since,
@@ -494,9 +616,19 @@ int changes_walk(const char *top, struct timespec since,
 	struct flag_where top_where = {0};
 	top_where.on_path = devino_in(w.path_dirs, w.npath, &st);
 	flags_top(top, &top_where);
+	char *confs[2] = {NULL, NULL};
+	config_folders(confs);
+	w.confs = devinos((const char *const *)confs, 2, &w.nconfs);
+	config_top(top, &st, confs, &top_where);
+	free(confs[0]);
+	free(confs[1]);
+	w.topfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	walk_dir(&w, fd, &top_where, -1);
+	if (w.topfd >= 0)
+		close(w.topfd);
 	free(w.path_dirs);
 	free(w.skip);
+	free(w.confs);
 	return 0;
 }
 

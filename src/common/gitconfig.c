@@ -68,13 +68,18 @@ char *gitconfig_value(char *p)
 }
 
 /* A header, p past its '[': the section (lower case) and subsection into
- * the buffers; p past the ']' and its blanks, or NULL when it has none. */
+ * the buffers; p past the ']' and its blanks, or NULL when it has none.
+ * A name longer than its buffer is read to its end and kept cut, so the
+ * ']' looked for is the one git ends the header at, never one inside a
+ * long subsection. */
 static char *header(char *p, char *section, size_t ssz, char *sub, size_t bsz)
 {
 	size_t n = 0;
-	while (*p && *p != ']' && *p != ' ' && *p != '\t' && *p != '"' &&
-	       *p != '.' && n + 1 < ssz)
-		section[n++] = lower(*p++);
+	for (; *p && *p != ']' && *p != ' ' && *p != '\t' && *p != '"' &&
+	       *p != '.';
+	     p++)
+		if (n + 1 < ssz)
+			section[n++] = lower(*p);
 	section[n] = '\0';
 	n = 0;
 	p = skip_blanks(p);
@@ -82,12 +87,14 @@ static char *header(char *p, char *section, size_t ssz, char *sub, size_t bsz)
 		/* [s "Sub"] as written, with its escapes; [s.Sub], the older
 		 * form, in lower case */
 		char end = *p == '"' ? '"' : ']';
-		p++;
-		while (*p && *p != end && n + 1 < bsz) {
+		for (p++; *p && *p != end; p++) {
 			if (end == '"' && *p == '\\' && p[1])
 				p++;
-			sub[n++] = end == ']' ? lower(*p++) : *p++;
+			if (n + 1 < bsz)
+				sub[n++] = end == ']' ? lower(*p) : *p;
 		}
+		if (end == '"' && *p == '"')
+			p++;
 	}
 	sub[n] = '\0';
 	char *close = strchr(p, ']');
@@ -103,18 +110,24 @@ void gitconfig_each(char *text,
 
 	for (char *cur = text, *line; (line = line_next(&cur));) {
 		char *p = skip_blanks(line);
-		if (*p == '[') {
+		/* git goes on reading the line after a header: another '['
+		 * is another header ("[x][core]", "[x] [core]"), and the
+		 * keys after it are the last one's. Threat: a reader that
+		 * stops at the first ']' files a core.fsmonitor under x. */
+		while (p && *p == '[')
 			p = header(p + 1, section, sizeof(section), sub,
 				   sizeof(sub));
-			if (!p || !*p || *p == '#' || *p == ';')
-				continue;
-		}
+		if (!p || !*p || *p == '#' || *p == ';')
+			continue;
 		char key[64];
 		size_t n = 0;
-		while (((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			(*p >= '0' && *p <= '9') || *p == '-') &&
-		       n + 1 < sizeof(key))
-			key[n++] = lower(*p++);
+		/* a name longer than the buffer is read whole (git takes
+		 * it) and kept cut: no key of a table is that long */
+		for (; (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		       (*p >= '0' && *p <= '9') || *p == '-';
+		     p++)
+			if (n + 1 < sizeof(key))
+				key[n++] = lower(*p);
 		key[n] = '\0';
 		p = skip_blanks(p);
 		if (!n || *p != '=')

@@ -7,6 +7,7 @@ stays the program's."""
 import json
 import os
 import shutil
+import subprocess
 import time
 
 import pytest
@@ -327,3 +328,106 @@ def test_nothing_flagged_is_no_notification(lnk, work, tmp_path):
     assert cp.returncode == 0, cp.stderr
     time.sleep(0.5)
     assert not got.exists()
+
+
+def test_two_headers_on_one_line_in_a_nested_repository(lnk, work):
+    """Threat: git reads "[x][core]" as two headers, so the fsmonitor
+    after it is core's and runs at the next `git status` in the clone; a
+    reader that stops at the first ']' files it under x."""
+    lib = work / "vendor" / "lib"
+    lib.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(lib)], check=True)
+    past(lib / ".git" / "config")
+    cp = sh(lnk, "printf '[x][core]\\n\\tfsmonitor = \"touch /tmp/PWN; "
+            "false\"\\n' >> vendor/lib/.git/config && "
+            "printf '[x] [core]\\n\\tpager = p\\n' >> vendor/lib/.git/config",
+            "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    line = [ln for ln in stderr_lines(cp)
+            if "project/vendor/lib/.git/config: " in ln]
+    assert line, cp.stderr
+    assert "core.fsmonitor" in line[0] and "core.pager" in line[0], line
+
+
+def test_a_repository_assembled_over_two_runs(lnk, work):
+    """Threat: run 1 leaves HEAD, objects and a config (core.worktree and
+    a fsmonitor), run 2 only refs: the folder is a repository from then
+    on and `cd src && git status` runs the fsmonitor. The run that makes
+    it one names it and what its config runs."""
+    cp = sh(lnk, "mkdir -p src/objects && "
+            "printf 'ref: refs/heads/main\\n' > src/HEAD && "
+            "printf '[core]\\n\\tworktree = .\\n\\tfsmonitor = "
+            "\"touch /tmp/PWN; false\"\\n' > src/config", "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    past(work / "src" / "config")
+    cp = sh(lnk, "mkdir src/refs", "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    lines = stderr_lines(cp)
+    assert [ln for ln in lines if "project/src/HEAD: a bare repository"
+            in ln], cp.stderr
+    assert [ln for ln in lines if "project/src/config: core.fsmonitor"
+            in ln], cp.stderr
+
+
+def test_links_are_judged_by_where_they_lead(lnk, work):
+    """Threat: a link spelled to stay inside that leads out through
+    another link (s -> ., then s/../x) is followed by the tools that read
+    it, out of the write folder; so is a dangling one that climbs through
+    a name not yet made."""
+    cp = sh(lnk, "ln -s . s && ln -s s/../home/secret notes.txt && "
+            "mkdir d && ln -s ../s/s/s/../../../x d/l && "
+            "ln -s ../missing/../../x d/m && ln -s d/l d/../n && "
+            "ln -s d inside && ln -s ../d/../notes.txt d/fine",
+            "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    out = [ln for ln in stderr_lines(cp) if "a link out of the write folder"
+           in ln]
+    for name in ("notes.txt", "d/l", "d/m", "n"):
+        assert [ln for ln in out if f"project/{name}: " in ln], cp.stderr
+    for name in ("s", "inside"):
+        assert not [ln for ln in out if f"project/{name}: " in ln], \
+            cp.stderr
+
+
+XDG_RUN_LATER = {
+    "git/config": "git",
+    "git/attributes": "git",
+    "fish/config.fish": "fish",
+    "fish/conf.d/x.fish": "fish",
+    "fish/functions/ls.fish": "fish",
+    "direnv/direnvrc": "direnv",
+    "direnv/lib/x.sh": "direnv",
+    "nvim/init.lua": "Neovim",
+    "nvim/init.vim": "Neovim",
+    "nvim/plugin/x.lua": "Neovim",
+    "nvim/lua/a/b.lua": "Neovim",
+    "autostart/x.desktop": "login",
+}
+
+
+def test_what_host_programs_run_from_the_config_folder(lnk, home):
+    """Threat: you grant ~/.config (or the home) for a tool's settings;
+    the program leaves a fish conf.d file, a git config with a pager, an
+    nvim plugin: your next shell, git or editor runs it. Known by the
+    folder's identity, not its name."""
+    cfg = home / ".config"
+    cfg.mkdir()
+    script = "; ".join(f"mkdir -p $(dirname '{n}') && echo x > '{n}'"
+                       for n in XDG_RUN_LATER)
+    cp = lnk.run("--write", cfg, "--", "/bin/sh", "-c",
+                 f"cd '{cfg}' && {script} && echo x > fish/notes.txt")
+    assert cp.returncode == 0, cp.stderr
+    lines = stderr_lines(cp)
+    for name, word in XDG_RUN_LATER.items():
+        hit = [ln for ln in lines if f"~/.config/{name}: " in ln]
+        assert hit and word in hit[0], (name, cp.stderr)
+    assert "fish/notes.txt" not in cp.stderr
+    past(cfg / "fish" / "conf.d" / "x.fish")
+    cp = lnk.run("--write", home, "--write-dot-files", home, "--",
+                 "/bin/sh",
+                 "-c", f"cd '{home}' && echo y > .config/fish/conf.d/y.fish"
+                 " && mkdir -p project/fish/conf.d && "
+                 "echo y > project/fish/conf.d/y.fish")
+    assert cp.returncode == 0, cp.stderr
+    assert "~/.config/fish/conf.d/y.fish: " in cp.stderr, cp.stderr
+    assert "project/fish/conf.d/y.fish" not in cp.stderr

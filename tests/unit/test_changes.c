@@ -71,6 +71,17 @@ static void git_config_keys(void **state)
 	assert_non_null(strstr(k[1], ".smudge runs"));
 	assert_non_null(strstr(k[2], "core.pager"));
 	free_keys(k, n);
+	/* two headers on one line: git reads the keys after the second
+	 * under it */
+	n = programs("[x][core]\n\tfsmonitor = \"touch /tmp/PWN; false\"\n"
+		     "[x] [core]\n\tpager = p\n"
+		     "[a \"b\"][core] editor = e\n",
+		     &k);
+	assert_int_equal(n, 3);
+	assert_non_null(strstr(k[0], "core.fsmonitor"));
+	assert_non_null(strstr(k[1], "core.pager"));
+	assert_non_null(strstr(k[2], "core.editor"));
+	free_keys(k, n);
 	n = programs("[alias]\n\ty = \\\n!sh\n", &k);
 	assert_int_equal(n, 1);
 	free_keys(k, n);

@@ -219,6 +219,30 @@ static void gitconfig_as_git_reads_it(void **state)
 	buf_free(&b);
 }
 
+/* git reads a header and goes on reading the same line: another '[' is
+ * another header, so the keys after "[x][core]" are core's (a reader
+ * that stops at the first ']' reads them under x, and misses a
+ * fsmonitor). */
+static void gitconfig_headers_on_one_line(void **state)
+{
+	(void)state;
+	char text[] = "[x][core]\n\tfsmonitor = a\n"
+		      "[x] [core]\n\tfsmonitor = b\n"
+		      "[a \"b\"][core]\n\tfsmonitor = c\n"
+		      "[x][core] fsmonitor = d\n"
+		      "[x]\t[Filter \"S\"] [diff.Pdf]textconv = e\n";
+	struct buf b = {0};
+	gitconfig_text_fix(text);
+	gitconfig_each(text, got_key, &b);
+	buf_putc(&b, '\0');
+	assert_string_equal(b.p, "core||fsmonitor|a\n"
+				 "core||fsmonitor|b\n"
+				 "core||fsmonitor|c\n"
+				 "core||fsmonitor|d\n"
+				 "diff|pdf|textconv|e\n");
+	buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +253,7 @@ int main(void)
 	    cmocka_unit_test(path_entries_as_the_shell_reads_them),
 	    cmocka_unit_test(mount_places_by_identity),
 	    cmocka_unit_test(gitconfig_as_git_reads_it),
+	    cmocka_unit_test(gitconfig_headers_on_one_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
