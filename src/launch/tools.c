@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/compat.h"
+#include "common/esc.h"
 #include "common/fsplace.h"
 #include "config.h"
 #include "launch/askterm.h"
@@ -80,14 +81,6 @@ static char *find_dialog(const struct policy *pol, const char *path)
 	return NULL;
 }
 
-/* Whether paths a and b name one folder (device and inode). */
-static bool same_folder(const char *a, const char *b)
-{
-	struct stat x, y;
-	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev &&
-	       x.st_ino == y.st_ino;
-}
-
 /* Whether the folder dir is the home or one of its ancestors, by what
  * each is (device and inode), so that a home also reached by a second
  * path (a bind, a link) counts. Such a write folder holds the user's own
@@ -133,6 +126,26 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 	tools_store_free(&st);
 	if (r < 0)
 		return r;
+	/* A folder of --write-dot-files that holds the home gives the
+	 * program the home's dot files, which every tool reads wherever it
+	 * runs: git its ~/.gitconfig (diff.external, any alias), ssh its
+	 * ~/.ssh/config (ProxyCommand), xdg-open its mimeapps.list. A tool
+	 * would run the program's configuration outside, as the user. */
+	const struct strv *dw = policy_list(pol, K_FILES_WRITE_DOT_FILES);
+	for (size_t i = 0; t->plan.n && i < dw->n; i++) {
+		if (!holds_home(dw->v[i], home))
+			continue;
+		char q[PATH_MAX + 16];
+		return err_set(
+		    err, -EPERM,
+		    "--write-dot-files '%s' lets the program write your "
+		    "home's dot files, which every tool you grant reads "
+		    "outside, as you (git's ~/.gitconfig, ssh's "
+		    "~/.ssh/config): a tool would run what the program "
+		    "wrote; grant --write-dot-files a folder below your "
+		    "home, or run without tools and pages",
+		    esc_to(q, sizeof(q), dw->v[i]));
+	}
 	t->plan.desktop = env_lookup(host_env, "DISPLAY") ||
 			  env_lookup(host_env, "WAYLAND_DISPLAY");
 	if (!(t->client = find_client()))
@@ -159,8 +172,9 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 		bool around = t->home_real && holds_home(t->writes.v[i], home);
 		strv_push(around ? &t->around : &t->nofollow, t->writes.v[i]);
 	}
+	/* none holds the home (refused above); kept for the view's sake */
 	for (size_t i = 0; t->home_real && i < t->dots.n; i++)
-		t->home_dots_too |= same_folder(t->dots.v[i], t->home_real);
+		t->home_dots_too |= holds_home(t->dots.v[i], home);
 	strv_copy(&t->hidden, &pol->always_hidden);
 	paths_always_hidden(home, &t->hidden);
 	strv_copy(&t->hidden, policy_list(pol, K_FILES_HIDE));

@@ -90,6 +90,9 @@ struct broker {
 	struct strv pins_now;
 	int desktop;  /* the desktop process's socket (desktop.h), or -1 */
 	bool can_ask; /* a terminal, or a desktop channel */
+	/* more git driver commands in reach than the tools' environment
+	 * stands in for (env.h): no tool runs */
+	bool drivers_over;
 	struct answer_box answers; /* the person's answers (answer.h) */
 };
 
@@ -640,6 +643,16 @@ static void start_call(struct broker *b, struct call *c, struct tools_call *tc,
 		return;
 	}
 	c->target = tools_call_target(g->name, &tc->args, DB_TARGET_MAX - 1);
+	if (b->drivers_over) {
+		_cleanup_free_ char *t = steal_ptr(&c->target);
+		refuse(b, c, t,
+		       "the git configuration in reach (yours, the system's, "
+		       "the granted folders' repositories) defines more "
+		       "filter, diff and merge driver commands than lnk "
+		       "stands in for, so a tool could run one on the "
+		       "program's files; no tool runs in this sandbox");
+		return;
+	}
 	if (!tools_allowed(g, &tc->args) && b->can_ask) {
 		ask(b, c, g, tc, fds);
 		return;
@@ -907,7 +920,7 @@ static void broker_main(const struct tools_broker_in *in)
 		term_write(2, m);
 		_exit(125);
 	}
-	tools_env(in->env, in->writes, in->grants, &b.env);
+	b.drivers_over = !tools_env(in->env, in->writes, in->grants, &b.env);
 	/* The desktop process, whose dialog tool gets the tools'
 	 * environment: no search path of the program's folder. */
 	struct desktop_in din = {.bus = in->bus,

@@ -444,7 +444,7 @@ static void repo_drivers(const char *dir, const char *home, struct strv *over)
 	}
 }
 
-void tools_env(char *const *env, const struct strv *writes,
+bool tools_env(char *const *env, const struct strv *writes,
 	       const struct strv *grants, struct strv *out)
 {
 	for (char *const *e = env; e && *e; e++) {
@@ -515,8 +515,14 @@ void tools_env(char *const *env, const struct strv *writes,
 	 * each folder above (a write folder ~/proj/src is inside the user's
 	 * ~/proj, whose config nbstripout --install or a gpg textconv put
 	 * drivers in) */
+	/* the write folders' first: the user's repository a write folder
+	 * is in comes before one of a folder only read, which a sandbox may
+	 * have written */
+	for (size_t i = 0; writes && i < writes->n; i++)
+		repo_drivers(writes->v[i], home, &over);
 	for (size_t i = 0; grants && i < grants->n; i++)
 		repo_drivers(grants->v[i], home, &over);
+	bool whole = over.n < GIT_DRIVERS_MAX;
 	strv_push_take(out, xasprintf("GIT_CONFIG_COUNT=%zu",
 				      (size_t)GIT_FORCED + over.n));
 	for (size_t i = 0; i < over.n; i++) {
@@ -528,4 +534,5 @@ void tools_env(char *const *env, const struct strv *writes,
 					      GIT_FORCED + i, eq + 1));
 	}
 	strv_free(&over);
+	return whole;
 }

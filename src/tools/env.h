@@ -3,6 +3,8 @@
  * and the tools' environment. */
 #pragma once
 
+#include <stdbool.h>
+
 #include "common/util.h"
 
 /* lnk's environment for the tools, with only the absolute entries of each
@@ -10,5 +12,8 @@
  * names a path in a write folder (HOME excepted): a library, module,
  * command or configuration the tool finds there would be the program's
  * file, run or trusted outside as the user. */
-void tools_env(char *const *env, const struct strv *writes,
+/* false when the driver commands of the git configuration in reach were
+ * more than lnk stands in for: some would run as they are (the caller
+ * refuses every call then). */
+bool tools_env(char *const *env, const struct strv *writes,
 	       const struct strv *grants, struct strv *out);

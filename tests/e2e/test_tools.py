@@ -461,6 +461,64 @@ def test_a_repository_above_the_write_folder_runs_no_driver_of_its_own(
     assert not (out / "filter-ran").exists(), "the repository's filter ran"
 
 
+def test_no_tool_where_the_program_writes_the_homes_dot_files(lnk, work):
+    """Threat: --write-dot-files of a folder that holds the home (the
+    home's parent) lets the program write ~/.gitconfig (diff.external =
+    its script) or make ~/.x a link to a secret; every granted tool reads
+    the home's dot files wherever it runs, so git diff ran the program's
+    script outside, as the user. lnk refuses to start such a sandbox with
+    tools, saying why."""
+    parent = lnk.home.parent
+    cp = lnk.run("--write", parent, "--write-dot-files", parent, "--tool",
+                 "git diff", "--", "/bin/true", stdin=subprocess.DEVNULL,
+                 timeout=60)
+    assert cp.returncode != 0, (cp.stdout, cp.stderr)
+    assert "--write-dot-files" in cp.stderr and "dot files" in cp.stderr, (
+        cp.stderr)
+    cp = lnk.run("--write", parent, "--write", work, "--write-dot-files",
+                 work, "--tool", "git diff", "--", "/bin/true",
+                 stdin=subprocess.DEVNULL, timeout=60)
+    assert cp.returncode == 0, (cp.stdout, cp.stderr)
+
+
+def test_many_drivers_in_a_read_folder_push_none_of_the_users_out(
+        lnk, work, tmp_path):
+    """Threat: a folder granted for reading holds a repository whose
+    config (an earlier sandbox's) defines hundreds of filters; read before
+    the user's own repository above the write folder, they filled the
+    bound of stand-ins, and the user's textconv then ran on a file the
+    program chose. The user's are read first now, and past the bound no
+    tool runs at all."""
+    if not shutil.which("git"):
+        pytest.skip("git is not installed on this machine")
+    out = marks(tmp_path)
+    env = {"HOME": str(lnk.home), "PATH": "/usr/bin:/bin",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    prev = tmp_path / "prev"
+    prev.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=prev, env=env, check=True)
+    with open(prev / ".git" / "config", "a") as f:
+        for i in range(300):
+            f.write(f'[filter "f{i}"]\n\tclean = x\n')
+    src = work / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "sub" / "a.txt").write_text("hello\n")
+    subprocess.run(["git", "init", "-q"], cwd=work, env=env, check=True)
+    user_git(lnk, work, "add", "src/sub/a.txt")
+    user_git(lnk, work, "commit", "-qm", "src")
+    user_git(lnk, work, "config", "diff.gpg.textconv",
+             f"touch {out}/textconv-ran && cat")
+    script = (f"cd {src} && printf '* diff=gpg\\n' > sub/.gitattributes "
+              "&& echo changed >> sub/a.txt && git diff; echo diff=$?")
+    for grants in (["--read", prev, "--write", src],
+                   ["--write", src, "--read", prev]):
+        cp = lnk.run(*grants, "--tool", "git diff", "--", "/bin/sh", "-c",
+                     script, stdin=subprocess.DEVNULL, timeout=60)
+        assert "diff=126" in cp.stdout, (cp.stdout, cp.stderr)
+        assert "driver commands" in cp.stderr, cp.stderr
+        assert not (out / "textconv-ran").exists(), "the user's textconv ran"
+
+
 def test_git_blame_reads_no_file_through_the_ignore_revs_link(lnk, repo,
                                                                tmp_path):
     """Threat: the repository's config names blame.ignoreRevsFile (GitHub's
