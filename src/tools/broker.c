@@ -246,67 +246,6 @@ static void refuse(struct broker *b, struct call *c, const char *target,
 	refuse_why(b, c, target, msg, NULL);
 }
 
-static bool under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || !path[n]);
-}
-
-/* The folder outside where the tool runs: the program's own when it is a
- * granted folder, the same path on both sides, that no hidden folder
- * closes; else -1 (the fallback). The path is the client's word, and the
- * program can swap a folder on it for a link at any moment: so it is
- * opened first, and what is checked is where that descriptor is (its path
- * read back from /proc), the folder the tool then enters. A path checked
- * and then opened again could be a link by the time it is opened. A
- * folder the program cannot see is never chosen: a tool's working folder
- * decides what it reads and writes. */
-static int pick_cwd(const struct broker *b, const char *cwd,
-		    char real[PATH_MAX])
-{
-	const struct tools_broker_in *in = b->in;
-	char link[64];
-	size_t best = 0;
-
-	if (cwd[0] != '/')
-		return -1;
-	int fd = open(cwd, COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(link, real, PATH_MAX - 1);
-	if (n <= 0 || real[0] != '/') {
-		close(fd);
-		return -1;
-	}
-	real[n] = '\0';
-	/* The path read back must name that very folder here: a folder of
-	 * another mount namespace (through /proc/PID/root) reads back as
-	 * the path it has there, and a removed one with " (deleted)". */
-	struct stat fs, ps;
-	if (fstat(fd, &fs) < 0 || stat(real, &ps) < 0 ||
-	    fs.st_dev != ps.st_dev || fs.st_ino != ps.st_ino) {
-		close(fd);
-		return -1;
-	}
-	for (size_t i = 0; i < in->grants->n; i++)
-		if (under(real, in->grants->v[i]) &&
-		    strlen(in->grants->v[i]) > best)
-			best = strlen(in->grants->v[i]);
-	for (size_t i = 0; best && i < in->hidden->n; i++)
-		if (under(real, in->hidden->v[i]) &&
-		    strlen(in->hidden->v[i]) > best)
-			best = 0;
-	if (!best) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* The folder a call's tool runs in, open, with its path in where and the
  * note for the tool's stderr (empty, or why it is the fallback); -1 when
  * it cannot be opened. */
@@ -321,7 +260,9 @@ static int tool_dir(const struct broker *b, const struct call *c,
 	note[0] = '\0';
 	snprintf(why, wcap, "the tool's folder cannot be opened");
 	/* an opener needs no folder of the program's */
-	int dirfd = page ? -1 : pick_cwd(b, cwd, where);
+	int dirfd =
+	    page ? -1
+		 : tools_folder_pick(b->in->grants, b->in->hidden, cwd, where);
 	if (dirfd < 0) {
 		if (!page) {
 			char q[PATH_MAX + 16];

@@ -524,3 +524,53 @@ int tools_folder_check(int dirfd, const struct tools_tops *tops,
 	}
 	return 0;
 }
+
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || !path[n]);
+}
+
+/* tools_folder_pick: the program's folder, opened first (folder.h). */
+int tools_folder_pick(const struct strv *grants, const struct strv *hidden,
+		      const char *cwd, char real[PATH_MAX])
+{
+	char link[64];
+	size_t best = 0;
+
+	if (cwd[0] != '/')
+		return -1;
+	int fd = open(cwd, COMPAT_O_DIRHANDLE | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, real, PATH_MAX - 1);
+	if (n <= 0 || real[0] != '/') {
+		close(fd);
+		return -1;
+	}
+	real[n] = '\0';
+	/* The path read back must name that very folder here: a folder of
+	 * another mount namespace (through /proc/PID/root) reads back as
+	 * the path it has there, and a removed one with " (deleted)". */
+	struct stat fs, ps;
+	if (fstat(fd, &fs) < 0 || stat(real, &ps) < 0 ||
+	    fs.st_dev != ps.st_dev || fs.st_ino != ps.st_ino) {
+		close(fd);
+		return -1;
+	}
+	for (size_t i = 0; i < grants->n; i++)
+		if (under(real, grants->v[i]) && strlen(grants->v[i]) > best)
+			best = strlen(grants->v[i]);
+	for (size_t i = 0; best && i < hidden->n; i++)
+		if (under(real, hidden->v[i]) && strlen(hidden->v[i]) > best)
+			best = 0;
+	if (!best) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

@@ -20,6 +20,7 @@
  * by the spelling of a path. */
 #pragma once
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -75,3 +76,16 @@ int tools_folder_check(int dirfd, const struct tools_tops *tops,
  * obey dot names only, as git and the forges' clients do (GAPS AND
  * LIMITS). */
 bool tools_obeys_project_files(const char *tool);
+
+/* The folder outside where the tool runs: the program's own (cwd) when
+ * it is a granted folder (grants: the --read and --write folders, real),
+ * the same path on both sides, that no hidden folder closes; its path in
+ * real and an open descriptor, else -1 (the fallback). The path is the
+ * client's word, and the program can swap a folder on it for a link at
+ * any moment: so it is opened first, and what is checked is where that
+ * descriptor is (its path read back from /proc), the folder the tool
+ * then enters. A path checked and then opened again could be a link by
+ * the time it is opened. A folder the program cannot see is never
+ * chosen: a tool's working folder decides what it reads and writes. */
+int tools_folder_pick(const struct strv *grants, const struct strv *hidden,
+		      const char *cwd, char real[PATH_MAX]);
