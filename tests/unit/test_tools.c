@@ -3,6 +3,7 @@
  * the refusal that offers exactly the call, the log's whole call, the
  * warnings of free arguments, tools.toml, and the pages granted. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,7 @@
 #include "proto/toolcall.h"
 #include "proto/toolpass.h"
 #include "tools/allow.h"
+#include "tools/env.h"
 #include "tools/page.h"
 #include "tools/reach.h"
 #include "tools/store.h"
@@ -822,6 +824,100 @@ static void test_reach(void **state)
 	strv_free(&writes);
 }
 
+static void put_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static bool env_has(const struct strv *env, const char *want)
+{
+	for (size_t i = 0; i < env->n; i++)
+		if (strcmp(env->v[i], want) == 0)
+			return true;
+	return false;
+}
+
+/* The driver stand-ins come from the repository git finds upward from a
+ * granted folder, in each form git finds one: a .git folder above the
+ * grant, a worktree's gitdir file whose commondir holds the config, and
+ * a bare repository. */
+static void test_env_repository_drivers(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/lnk-test-env-XXXXXX", p[512], q[512];
+	assert_non_null(mkdtemp(dir));
+	char *const env[] = {"HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1",
+			     NULL};
+	/* a folder granted inside the user's repository */
+	snprintf(p, sizeof(p), "%s/a/.git", dir);
+	assert_int_equal(mkdir(dir, 0700) == 0 || errno == EEXIST, 1);
+	snprintf(q, sizeof(q), "%s/a", dir);
+	assert_int_equal(mkdir(q, 0700), 0);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/a/.git/config", dir);
+	put_text(p, "[x][diff \"gpg\"]\n\ttextconv = gpg -d\n");
+	snprintf(q, sizeof(q), "%s/a/src", dir);
+	assert_int_equal(mkdir(q, 0700), 0);
+	/* a worktree: b/.git names the worktree's folder, whose commondir
+	 * names the folder with the config */
+	snprintf(p, sizeof(p), "%s/common", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/common/config", dir);
+	put_text(p, "[filter \"crypt\"]\n\tclean = x\n");
+	snprintf(p, sizeof(p), "%s/wt", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/wt/commondir", dir);
+	put_text(p, "../common\n");
+	snprintf(p, sizeof(p), "%s/b", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/b/.git", dir);
+	put_text(p, "gitdir: ../wt\n");
+	/* a bare repository granted itself */
+	snprintf(p, sizeof(p), "%s/bare.git", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	static const char *const parts[] = {"objects", "refs"};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/bare.git/%s", dir, parts[i]);
+		assert_int_equal(mkdir(p, 0700), 0);
+	}
+	snprintf(p, sizeof(p), "%s/bare.git/HEAD", dir);
+	put_text(p, "ref: refs/heads/main\n");
+	snprintf(p, sizeof(p), "%s/bare.git/config", dir);
+	put_text(p, "[merge \"m\"]\n\tdriver = x %A\n");
+
+	struct strv grants = {0}, writes = {0}, out = {0};
+	snprintf(p, sizeof(p), "%s/a/src", dir);
+	strv_push(&writes, p);
+	strv_push(&grants, p);
+	snprintf(p, sizeof(p), "%s/b", dir);
+	strv_push(&grants, p);
+	snprintf(p, sizeof(p), "%s/bare.git", dir);
+	strv_push(&grants, p);
+	assert_true(tools_env(env, &writes, &grants, &out));
+	bool textconv = false, clean = false, merge = false;
+	for (size_t i = 0; i < out.n; i++) {
+		const char *v = strchr(out.v[i], '=');
+		if (!v || strncmp(out.v[i], "GIT_CONFIG_KEY_", 15) != 0)
+			continue;
+		textconv |= strcmp(v + 1, "diff.gpg.textconv") == 0;
+		clean |= strcmp(v + 1, "filter.crypt.clean") == 0;
+		merge |= strcmp(v + 1, "merge.m.driver") == 0;
+	}
+	assert_true(textconv);
+	assert_true(clean);
+	assert_true(merge);
+	assert_true(env_has(&out, "GIT_CONFIG_NOSYSTEM=1"));
+	strv_free(&out);
+	strv_free(&grants);
+	strv_free(&writes);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -838,6 +934,7 @@ int main(void)
 	    cmocka_unit_test(test_store_round_trip),
 	    cmocka_unit_test(test_pages),
 	    cmocka_unit_test(test_reach),
+	    cmocka_unit_test(test_env_repository_drivers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
