@@ -2,8 +2,11 @@
 #include "tools/page.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "policy/keys.h"
 
 bool page_client_name(const char *name)
@@ -53,9 +56,9 @@ static size_t pct(const char *p, char c)
  * or a backslash, plain or %5C, which browsers read as '/'. A grant is a
  * path prefix, so docs/../admin would match https://host/docs and open
  * /admin. */
-static bool path_moves(const char *p)
+static bool path_moves(const char *p, bool whole)
 {
-	for (; *p && *p != '?' && *p != '#'; p++) {
+	for (; *p && (whole || (*p != '?' && *p != '#')); p++) {
 		if (*p == '\\' || pct(p, '\\'))
 			return true;
 		size_t sl = *p == '/' ? 1 : pct(p, '/');
@@ -82,6 +85,53 @@ static bool path_moves(const char *p)
 	return false;
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* One round of a server's percent-decoding: each %HH its byte (but NUL,
+ * kept as it is), anything else as it is; whether anything changed. */
+static bool decode_once(char *s)
+{
+	char *w = s;
+	bool changed = false;
+	for (const char *r = s; *r;) {
+		int hi = r[0] == '%' ? hexval(r[1]) : -1;
+		int lo = hi >= 0 ? hexval(r[2]) : -1;
+		if (lo >= 0 && (hi | lo)) {
+			*w++ = (char)(hi << 4 | lo);
+			r += 3;
+			changed = true;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	return changed;
+}
+
+/* The path as written, then as a server that decodes it again and again
+ * reads it (a proxy, then the server; Spring's and IIS's double decode):
+ * each round judged as a path of its own. Threat: escapes of escapes
+ * that pct() does not spell out, each byte escaped ("%25%32%65") or some
+ * ("%%32%65", "%2%65"), are '.' after two rounds. A decoded '?' or '#'
+ * is part of that server's path, so rounds after the first are judged
+ * whole. Four rounds: past them no server decodes. */
+static bool path_moves_decoded(const char *path)
+{
+	size_t n = strcspn(path, "?#");
+	char *cur = xstrndup(path, n);
+	bool moves = path_moves(path, false);
+	for (int round = 0; !moves && round < 4 && decode_once(cur); round++)
+		moves = path_moves(cur, true);
+	free(cur);
+	return moves;
+}
+
 /* page_check's own reasons, which quote nothing of the URL: the log
  * keeps them as they are (page_logged_why). */
 #define WHY_PATTERN "a page to open names one host, not a pattern"
@@ -102,7 +152,7 @@ int page_check(const char *url, char **norm, char **origin, struct lnk_err *err)
 		free(n);
 		return err_set(err, -EINVAL, WHY_PATTERN);
 	}
-	if (path_moves(n + o)) {
+	if (path_moves_decoded(n + o)) {
 		free(n);
 		return err_set(err, -EINVAL, WHY_MOVES);
 	}

@@ -15,6 +15,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 import time
 import uuid
 
@@ -862,3 +863,41 @@ def test_models_key_of_a_spec(lnk, work):
     assert cp.returncode == 2 and "no built-in model route" in cp.stderr
     cp = lnk("sandbox", "spec", "--model", "x=http://a.example/v1")
     assert cp.returncode == 2 and "https://" in cp.stderr
+
+
+MODEL_FLOOD = r"""
+import os, socket, time, urllib.parse
+u = urllib.parse.urlsplit(os.environ["LNK_MODEL_FAKE_URL"])
+t0 = time.time(); i = 0
+while time.time() - t0 < 8:
+    try:
+        s = socket.create_connection((u.hostname, u.port), timeout=5)
+        s.sendall(f"GET {u.path}/models/x{i} HTTP/1.1\r\nHost: h\r\n"
+                  "Connection: close\r\n\r\n".encode())
+        s.recv(200); s.close()
+    except OSError:
+        pass
+    i += 1
+print("sent", i)
+"""
+
+
+def test_refused_model_calls_are_bounded_in_the_log(lnk, net):
+    """Invariant 7 (the log), promise: refusals are logged one by one up
+    to a burst, then counted. Threat: the model route logged each refused
+    call whatever their number (50,000 rows in 16 s, the log growing at
+    1.2 MB a second) until the disk was full and every wire stopped."""
+    (lnk.cwd / "flood.py").write_text(MODEL_FLOOD)
+    cp = run_sh(lnk, "mflood", f"{sys.executable} flood.py",
+                base_env(net, FAKE_API_KEY=secret()), "--model", CUSTOM,
+                "--read", ".", timeout=120)
+    assert "sent" in cp.stdout, (cp.stdout, cp.stderr)
+    sent = int(cp.stdout.split()[-1])
+    out = lnk("sandbox", "log", "--json", "--sandbox", "mflood", "--lines",
+              "1000000", check=True)
+    rows = [json.loads(x) for x in out.stdout.splitlines()]
+    refused = [r for r in rows if r["verb"] == "model"]
+    counted = [r for r in rows if "not logged one by one" in json.dumps(r)]
+    assert sent > 1500, sent
+    assert len(refused) < min(sent, 1500), (len(refused), sent)
+    assert counted, rows[-3:]

@@ -671,6 +671,16 @@ static void test_pages(void **state)
 	    {"https://a.example.org/docs%252f..%252Fadmin", 0, 0, NULL},
 	    {"https://a.example.org/docs/a%255cb", 0, 0, NULL},
 	    {"https://a.example.org/docs/..%253Badmin", 0, 0, NULL},
+	    /* and encoded twice in the other ways: each byte of the escape
+	     * escaped, or only some ('%' then %32%65 is %2e, %2 then %65
+	     * too) */
+	    {"https://a.example.org/docs/%25%32%65%25%32%65/admin", 0, 0, NULL},
+	    {"https://a.example.org/docs/%%32%65%%32%65/admin", 0, 0, NULL},
+	    {"https://a.example.org/docs/%2%65%2%65/admin", 0, 0, NULL},
+	    {"https://a.example.org/docs/..%25%35%63admin", 0, 0, NULL},
+	    {"https://a.example.org/docs/..%25%33%62/admin", 0, 0, NULL},
+	    {"https://a.example.org/docs%25%32%66..%25%32%66admin", 0, 0, NULL},
+	    {"https://a.example.org/docs/%2525%32", 1, 1, NULL},
 	    {"https://a.example.org/docs/100%25", 1, 1, NULL},
 	    {"https://a.example.org/docs/%2525", 1, 1, NULL},
 	    /* dots that are no segment, and a query's or fragment's */
