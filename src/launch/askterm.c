@@ -72,6 +72,9 @@ struct askterm {
 	char id[ASK_ID_LEN + 1];
 	int64_t expires_ms;
 	char code[CODE_LEN + 1];
+	/* the call, as the row the code is typed on names it (show_typed):
+	 * the whole call when its words fit, else its summary */
+	char call[1024], summary[512];
 	char typed[TYPED_MAX];
 	size_t ntyped;
 	/* The questions waiting their turn, oldest first. */
@@ -136,12 +139,79 @@ static void new_code(char code[CODE_LEN + 1])
 	explicit_bzero(r, sizeof(r));
 }
 
+static void term_size(int fd, size_t *rows, size_t *cols);
+static const char *length_said(const char *s, size_t n);
+
+/* The row the code is typed on, drawn again at each key: it names the
+ * call itself. Threat: lnk's own lines that come while the question is
+ * up are not held (the guard's refusals, the wire's: their number and
+ * timing the program chooses) and can scroll the question away; with
+ * rows drawn to read as another call's just above, the person would type
+ * the code under a call that is not the one it allows. Whatever was
+ * printed since, the row the code goes on says which call it allows:
+ * the whole call when it fits the terminal, else its tool, first
+ * argument and count. */
 static void show_typed(struct askterm *a)
 {
+	size_t rows, cols;
+	term_size(a->out, &rows, &cols);
+	size_t fixed = strlen("lnk: code for : ") + TYPED_MAX;
+	const char *call = a->call;
+	if (question_cols(call, strlen(call)) + fixed > cols)
+		call = a->summary;
+	size_t n = strlen(call);
+	size_t room = cols > fixed ? cols - fixed : 0;
 	struct buf b = {0};
-	buf_puts(&b, "\r\x1b[2Klnk: code: ");
+	buf_puts(&b, "\r\x1b[2Klnk: code for ");
+	if (question_cols(call, n) <= room || room < 12) {
+		buf_append(&b, call, question_fit(call, n, room));
+	} else {
+		/* its end says how many arguments: cut in its middle */
+		size_t head = question_fit(call, n, (room - 5) / 2);
+		size_t tail =
+		    question_fit_tail(call, n, room - 5 - (room - 5) / 2);
+		buf_append(&b, call, head);
+		buf_puts(&b, "[...]");
+		buf_append(&b, call + tail, n - tail);
+	}
+	buf_puts(&b, ": ");
 	buf_append(&b, a->typed, a->ntyped);
 	write_all(a->out, b.p, b.len);
+	buf_free(&b);
+}
+
+/* The call's words from the question (escaped by asks_get): the tool,
+ * then each argument's row ("  2  word"); "" when a row is folded or
+ * cut, so that only a whole call is named whole. */
+static void call_words(const char *question, const char *summary, char *out,
+		       size_t cap)
+{
+	struct buf b = {0};
+	bool whole = true;
+	size_t tl = strcspn(summary, " ");
+	buf_append(&b, summary, tl);
+	const char *p = strchr(question, '\n');
+	while (p && *++p) {
+		size_t k = strcspn(p, "\n");
+		const char *w = p;
+		while (w < p + k && *w == ' ')
+			w++;
+		const char *d = w;
+		while (w < p + k && *w >= '0' && *w <= '9')
+			w++;
+		if (w == d || w + 2 > p + k || w[0] != ' ' || w[1] != ' ' ||
+		    length_said(p, k))
+			whole = false;
+		else {
+			buf_putc(&b, ' ');
+			buf_append(&b, w + 2, (size_t)(p + k - w - 2));
+		}
+		p += k;
+		if (!*p)
+			break;
+	}
+	buf_putc(&b, '\0');
+	snprintf(out, cap, "%s", whole && b.len < cap ? b.p : "");
 	buf_free(&b);
 }
 
@@ -297,6 +367,18 @@ static void next(struct askterm *a)
 		memcpy(a->id, id, sizeof(id));
 		a->expires_ms = q.expires_ms;
 		a->ntyped = 0;
+		{
+			char *in = strstr(q.summary, "), in ");
+			snprintf(a->summary, sizeof(a->summary), "%.*s",
+				 in ? (int)(in + 1 - q.summary)
+				    : (int)strlen(q.summary),
+				 q.summary);
+			call_words(q.question, a->summary, a->call,
+				   sizeof(a->call));
+			if (!a->call[0])
+				snprintf(a->call, sizeof(a->call), "%s",
+					 a->summary);
+		}
 		new_code(a->code);
 		term_size(a->out, &rows, &cols);
 		/* The question and the sandbox's name are escaped

@@ -352,7 +352,7 @@ def test_output_held_past_its_bound_waits_and_is_never_dropped(lnk, tool):
     pid, fd = spawn_on_pty(lnk, ["--write", lnk.cwd, "--tool", "mytool pr",
                                  "--", "/bin/sh", "-c", script])
     try:
-        out = read_until(fd, b"lnk: code: ")
+        out = read_until(fd, b"lnk: code for ")
         m = CODE.search(out.decode())
         assert m, out
         # nothing of the program's while it asks, however long we read
@@ -582,3 +582,33 @@ def test_cut_argument_says_its_length_on_a_narrow_terminal(lnk, pane,
     assert all(len(r) <= 80 for r in rows), shown
     p.key("Escape")
     p.wait_for("st=126", since=at)
+
+
+# The program calls the tool in the background and, once the question is
+# up, makes lnk's guard print its refusals under it.
+LINES_UNDER = ("mytool pr --output=/tmp/x DANGEROUS & sleep 2; "
+               "for n in .envrc .npmrc .mcp.json .husky .idea .vscode "
+               ".gitmodules .gitattributes; do touch $n 2>/dev/null; done; "
+               "wait; echo st=$?")
+
+
+def test_the_line_typed_on_names_the_call_whatever_lnk_printed_since(
+        lnk, pane, tool):
+    """Threat: lnk's own lines (the guard's refusals, whose number and
+    timing the program chooses) print while a question is up and scroll
+    the call away; the program then draws lines that read as another,
+    harmless call right above where the person types the code. The row
+    the code is typed on names the call itself, drawn again at each
+    key."""
+    p = pane(LINES_UNDER)
+    code, qid, at = p.question()
+    p.wait_for("refused to create .gitattributes", since=at)
+    p.type(code[0])
+    time.sleep(0.5)
+    rows = [r for r in p.screen() if r.strip()]
+    assert rows[-1].startswith("lnk: code for mytool pr '--output=/tmp/x' "
+                               "DANGEROUS: "), rows[-4:]
+    assert rows[-1].endswith(code[0]), rows[-4:]
+    p.key("Escape")
+    p.wait_for("st=", since=at)
+    assert calls(tool) == []

@@ -315,7 +315,7 @@ static void test_padded_question_fits_the_screen(void **state)
 	/* from the sandbox's row to the code typed: the question */
 	char *from = strstr(s, "lnk: sandbox box asks to run");
 	assert_non_null(from);
-	char *to = strstr(from, "lnk: code: ");
+	char *to = strstr(from, "lnk: code for ");
 	assert_non_null(to);
 	size_t rows = 1;
 	for (char *p = from; p < to; p++)
