@@ -320,8 +320,9 @@ static const struct dot_file *dot_row(const char *name)
  * tool's settings, the program leaves a file your next shell, git or
  * editor runs as you. autostart, systemd/user and environment.d are
  * session_enter's, by name. dir: the folder below the configuration
- * folder; name: the file (NULL: any file there); below: and in any
- * folder under it. */
+ * folder ("": the folder itself); name: the file (NULL: any file there;
+ * "*.x": any file whose name ends ".x"); below: and in any folder under
+ * it. */
 struct config_row {
 	const char *dir, *name;
 	bool below;
@@ -333,7 +334,8 @@ static const struct config_row config_rows[] = {
      * credential.helper run at your next git command anywhere */
     {"git", "config", false,
      "git's own config: git obeys it in every repository and runs the "
-     "programs it names (core.pager, alias.* with '!', credential.helper)"},
+     "programs it names (core.pager, alias.* with '!' or an option, "
+     "credential.helper)"},
     /* its global attributes choose the filter and diff drivers git runs */
     {"git", "attributes", false,
      "git's own attributes: they choose the filters and diff drivers git "
@@ -348,6 +350,10 @@ static const struct config_row config_rows[] = {
      * name (ls.fish: at your next ls) */
     {"fish/functions", NULL, false,
      "fish runs it when you type the command it defines"},
+    /* autoloaded too, at the first tab after the command it names; a
+     * completion file is fish code like any other */
+    {"fish/completions", NULL, false,
+     "fish runs it when you press tab after the command it names"},
     /* direnv sources direnvrc and the files of lib before every .envrc */
     {"direnv", "direnvrc", false,
      "direnv runs it in your shell before "
@@ -362,30 +368,123 @@ static const struct config_row config_rows[] = {
     {"nvim/plugin", NULL, true, "Neovim runs it at every start"},
     {"nvim/lua", NULL, true,
      "Neovim runs it when your configuration requires it"},
+    /* the runtime folders: after/ is sourced after the others (its
+     * plugin/ at every start), ftdetect/ at every start, ftplugin/,
+     * syntax/ and indent/ when a file of their type opens */
+    {"nvim/after", NULL, true,
+     "Neovim runs it at every start or when a file of its type opens"},
+    {"nvim/ftdetect", NULL, true, "Neovim runs it at every start"},
+    {"nvim/ftplugin", NULL, true,
+     "Neovim runs it when a file of its type opens"},
+    {"nvim/syntax", NULL, true, "Neovim runs it when a file of its type opens"},
+    {"nvim/indent", NULL, true, "Neovim runs it when a file of its type opens"},
+    /* tmux 3.1 reads it at the server's start; run-shell and if-shell
+     * in it run commands, source-file reads the others */
+    {"tmux", "tmux.conf", false,
+     "tmux runs it at every start (its run-shell and if-shell run "
+     "commands)"},
+    {"tmux", "*.conf", false,
+     "tmux runs it when your tmux.conf sources it (its run-shell and "
+     "if-shell run commands)"},
+    /* VS Code's (and its open builds'): settings name the programs it
+     * and its extensions start (git.path, terminal profiles, an
+     * interpreter's path), user tasks the commands it runs */
+    {"Code/User", "settings.json", false,
+     "VS Code runs the programs it names (git.path, terminal profiles, "
+     "interpreters) at its next start"},
+    {"Code/User", "tasks.json", false,
+     "VS Code runs the commands it names as tasks (at a folder's open "
+     "when a task says so)"},
+    {"VSCodium/User", "settings.json", false,
+     "VS Code runs the programs it names (git.path, terminal profiles, "
+     "interpreters) at its next start"},
+    {"VSCodium/User", "tasks.json", false,
+     "VS Code runs the commands it names as tasks (at a folder's open "
+     "when a task says so)"},
+    /* its [custom] modules' commands run at each prompt it draws */
+    {"", "starship.toml", false,
+     "starship runs the commands of its custom modules at every prompt"},
+    /* an alias starting with '!' is a shell command */
+    {"gh", "config.yml", false,
+     "gh runs its aliases that start with '!' as shell commands, and the "
+     "editor and pager it names"},
+    /* xdg-open, gio and file managers start the program it picks for a
+     * file's type */
+    {"", "mimeapps.list", false,
+     "names the program that opens each type of file (xdg-open, your file "
+     "manager, a browser's download)"},
 };
 
-static const struct config_row *config_row(const char *dir, const char *name)
+/* The same for the user's data folder ($XDG_DATA_HOME, ~/.local/share),
+ * by its identity: whether granted itself, as ~/.local or under the
+ * home. systemd/user there is session_enter's, by name. */
+static const struct config_row data_rows[] = {
+    /* a desktop file's Exec runs when a file of a type it claims opens
+     * (gio, xdg-open, a file manager) or from the menu; subfolders'
+     * count too (their ids have a '-') */
+    {"applications", "*.desktop", true,
+     "a desktop entry: its Exec runs when a file of a type it claims "
+     "opens (xdg-open, your file manager) or when you pick it in the "
+     "menu"},
+    {"applications", "mimeapps.list", false,
+     "names the program that opens each type of file (xdg-open, your file "
+     "manager, a browser's download)"},
+    /* on Neovim's runtime path: its packages' start/ plugins and its own
+     * plugin/ run at every start, the rest when a file's type or the
+     * configuration loads it */
+    {"nvim/site", NULL, true,
+     "Neovim runs it at every start (plugins, packages) or when a file's "
+     "type or your configuration loads it"},
+    /* fish's own config.fish reads the user's data folder as a vendor
+     * folder: conf.d at every start, functions and completions when
+     * typed, generated completions (fish_update_completions) at tab */
+    {"fish/vendor_conf.d", NULL, false,
+     "fish runs it at every start of your shell"},
+    {"fish/vendor_functions.d", NULL, false,
+     "fish runs it when you type the command it defines"},
+    {"fish/vendor_completions.d", NULL, false,
+     "fish runs it when you press tab after the command it names"},
+    {"fish/generated_completions", NULL, false,
+     "fish runs it when you press tab after the command it names"},
+};
+
+static bool ends_with(const char *s, const char *suffix);
+
+static const struct config_row *xdg_rows(bool data, size_t *n)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(config_rows); i++) {
-		const struct config_row *r = &config_rows[i];
-		if (strcmp(r->dir, dir) == 0 &&
-		    (!r->name || strcmp(r->name, name) == 0))
+	*n = data ? ARRAY_SIZE(data_rows) : ARRAY_SIZE(config_rows);
+	return data ? data_rows : config_rows;
+}
+
+static const struct config_row *config_row(const struct flag_where *w,
+					   const char *name)
+{
+	size_t n;
+	const struct config_row *rows = xdg_rows(w->xdg_data, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct config_row *r = &rows[i];
+		if (strcmp(r->dir, w->xdg) != 0)
+			continue;
+		if (!r->name || strcmp(r->name, name) == 0 ||
+		    (r->name[0] == '*' && strlen(name) > strlen(r->name) - 1 &&
+		     ends_with(name, r->name + 1)))
 			return r;
 	}
 	return NULL;
 }
 
-/* The folder name below a folder of the configuration folder: still
- * one the rows name (or lie under), or not. */
+/* The folder name below a folder of the configuration (or data)
+ * folder: still one the rows name (or lie under), or not. */
 static void config_enter(const struct flag_where *parent, const char *name,
 			 struct flag_where *child)
 {
 	child->xdg_in = false;
 	if (!parent->xdg_in)
 		return;
-	for (size_t i = 0; i < ARRAY_SIZE(config_rows); i++)
-		if (config_rows[i].below &&
-		    strcmp(config_rows[i].dir, parent->xdg) == 0) {
+	size_t nrows;
+	const struct config_row *rows = xdg_rows(parent->xdg_data, &nrows);
+	for (size_t i = 0; i < nrows; i++)
+		if (rows[i].below && strcmp(rows[i].dir, parent->xdg) == 0) {
 			child->xdg_in = true;
 			return; /* xdg stays the row's folder */
 		}
@@ -394,8 +493,8 @@ static void config_enter(const struct flag_where *parent, const char *name,
 			 parent->xdg[0] ? "/" : "", name);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return;
-	for (size_t i = 0; i < ARRAY_SIZE(config_rows); i++) {
-		const char *d = config_rows[i].dir;
+	for (size_t i = 0; i < nrows; i++) {
+		const char *d = rows[i].dir;
 		if (strncmp(d, path, (size_t)n) == 0 &&
 		    (d[n] == '\0' || d[n] == '/')) {
 			child->xdg_in = true;
@@ -405,9 +504,10 @@ static void config_enter(const struct flag_where *parent, const char *name,
 	}
 }
 
-void flags_config_folder(const char *rel, struct flag_where *w)
+static void xdg_folder(bool data, const char *rel, struct flag_where *w)
 {
 	w->xdg_in = true;
+	w->xdg_data = data;
 	w->xdg[0] = '\0';
 	while (rel && *rel && w->xdg_in) {
 		while (*rel == '/')
@@ -427,6 +527,16 @@ void flags_config_folder(const char *rel, struct flag_where *w)
 		*w = next;
 		rel += n;
 	}
+}
+
+void flags_config_folder(const char *rel, struct flag_where *w)
+{
+	xdg_folder(false, rel, w);
+}
+
+void flags_data_folder(const char *rel, struct flag_where *w)
+{
+	xdg_folder(true, rel, w);
 }
 
 /* The folders a login runs what they hold from, by name: name entered
@@ -759,6 +869,23 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 	 * is read of a file's content is never read through one. */
 	bool file = reg || lnk;
 
+	/* a name on PATH is said as one first: whatever else it is (a link
+	 * out, into .cache, in .local), it runs when you type a command.
+	 * Threat: ~/.local/bin/ls -> ../share/tool/run reported only as a
+	 * link into a folder of packages. What else it is follows. */
+	if (w->on_path && (exe || lnk)) {
+		struct flag_where rest = *w;
+		rest.on_path = false;
+		char *also = flags_check(dirfd, name, mode, &rest, link_target);
+		bool plain = !also || strncmp(also, FLAG_EXECUTABLE,
+					      strlen(FLAG_EXECUTABLE)) == 0;
+		char *why = xasprintf("a new program or link in a folder on "
+				      "your PATH: runs when you type its "
+				      "name%s%s",
+				      plain ? "" : "; ", plain ? "" : also);
+		free(also);
+		return why;
+	}
 	if (link_target)
 		return xasprintf("a link out of the write folder, to %s: a "
 				 "tool that follows it reads or writes there",
@@ -785,6 +912,23 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 				       "commit, checkout, merge or push in "
 				       "this repository");
 		return NULL;
+	}
+	/* a program's own file in the configuration or data folder, by
+	 * what runs it, before the dot-file folder's general reason (the
+	 * home granted with its dot files) */
+	const struct config_row *cr;
+	if (file && w->xdg_in && (cr = config_row(w, name))) {
+		if (reg && !w->xdg_data && strcmp(cr->dir, "git") == 0 &&
+		    strcmp(name, "config") == 0) {
+			char *keys = git_config_reason(dirfd, name);
+			if (keys) {
+				char *all =
+				    xasprintf("%s; %s", cr->reason, keys);
+				free(keys);
+				return all;
+			}
+		}
+		return xstrdup(cr->reason);
 	}
 	/* the names that run outside: the dot-file rules keep them at the
 	 * write folder's top; below it (a tool started in that folder reads
@@ -819,9 +963,6 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 		return xstrdup("a script in a virtualenv's bin: your shell "
 			       "runs it when you activate the environment "
 			       "(source activate)");
-	if (w->on_path && (exe || lnk))
-		return xstrdup("a new program in a folder on your PATH: runs "
-			       "when you type its name");
 	/* what the next login runs or trusts */
 	if (file && w->autostart && ends_with(name, ".desktop"))
 		return xstrdup("an autostart entry: your desktop session runs "
@@ -845,20 +986,6 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 		return xstrdup("an ssh file: ssh and sshd run what it names "
 			       "(ProxyCommand, LocalCommand, ~/.ssh/rc) at the "
 			       "next connection");
-	const struct config_row *cr;
-	if (file && w->xdg_in && (cr = config_row(w->xdg, name))) {
-		if (reg && strcmp(cr->dir, "git") == 0 &&
-		    strcmp(name, "config") == 0) {
-			char *keys = git_config_reason(dirfd, name);
-			if (keys) {
-				char *all =
-				    xasprintf("%s; %s", cr->reason, keys);
-				free(keys);
-				return all;
-			}
-		}
-		return xstrdup(cr->reason);
-	}
 	if (w->vendored)
 		return NULL;
 	char tmp[64];

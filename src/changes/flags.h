@@ -27,7 +27,9 @@ struct flag_where {
 	bool vendored; /* under node_modules, site-packages, target, ... */
 	bool site;     /* directly in site-packages or dist-packages */
 	bool venv_bin; /* directly in a virtualenv's bin (or Scripts) */
-	bool on_path;  /* directly in a folder of lnk's PATH */
+	/* directly in a folder of lnk's PATH, or the home's .local/bin or
+	 * bin (a login puts them on PATH, walk.c) */
+	bool on_path;
 	/* what a login runs (a write folder of ~/.config, ~/.ssh): directly
 	 * in an autostart folder, in or below systemd/user, directly in
 	 * environment.d, directly in .ssh; systemd: directly in one so
@@ -35,8 +37,10 @@ struct flag_where {
 	bool autostart, systemd, systemd_user, env_d, ssh_dir;
 	/* in the user's configuration folder ($XDG_CONFIG_HOME, ~/.config,
 	 * known by identity) or a folder of it that config_rows (flags.c)
-	 * names, whose path below it is xdg ("" at the folder itself) */
-	bool xdg_in;
+	 * names, whose path below it is xdg ("" at the folder itself);
+	 * xdg_data: the user's data folder instead ($XDG_DATA_HOME,
+	 * ~/.local/share), and data_rows */
+	bool xdg_in, xdg_data;
 	char xdg[32];
 	/* under a folder of the dot-file list (policy/dotfiles.h: .vscode,
 	 * .husky, .cargo, ...), or NULL */
@@ -69,6 +73,9 @@ void flags_top(const char *top, struct flag_where *w);
  * flagged (config_rows). */
 void flags_config_folder(const char *rel, struct flag_where *w);
 
+/* The same for the user's data folder (data_rows). */
+void flags_data_folder(const char *rel, struct flag_where *w);
+
 /* The flag_where of the folder name below a folder at parent.
  * parent_venv: the parent holds pyvenv.cfg. (A bare repository is known
  * only from the folder's own names: the walk sets in_git and bare_here.) */
@@ -82,7 +89,7 @@ int flags_bulky_index(const char *name);
 
 /* The program keys of a git config file (core.fsmonitor, core.pager,
  * core.hooksPath, core.sshCommand, core.editor, filter.*, diff.*.textconv,
- * alias.* starting with '!', include paths), one reason each, appended
+ * alias.* starting with '!' or a git option, include paths), one reason each, appended
  * to *out (allocated strings, *n grows; at most max). From gitcfg.c. */
 void gitcfg_programs(const char *text, size_t len, char ***out, size_t *n,
 		     size_t max);

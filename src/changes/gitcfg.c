@@ -109,6 +109,35 @@ static void add(char ***out, size_t *n, size_t max, char *s)
 	(*out)[(*n)++] = s;
 }
 
+/* Whether an alias's first word, as git splits it (split_cmdline: quotes
+ * and a backslash removed), starts with '-': git reads it as an option of
+ * its own. Leading blanks are skipped: git's reader drops them, even
+ * after an empty "" (a blank git keeps, quoted, makes an empty first
+ * word; taken for an option here, the safe side). */
+static bool alias_option(const char *v)
+{
+	while (*v == ' ' || *v == '\t' || *v == '\n' || *v == '\r')
+		v++;
+	char quote = 0;
+	for (; *v; v++) {
+		if (!quote && (*v == '"' || *v == '\'')) {
+			quote = *v;
+			continue;
+		}
+		if (quote && *v == quote) {
+			quote = 0;
+			continue;
+		}
+		if (*v == '\\' && quote != '\'' && v[1])
+			v++;
+		else if (!quote &&
+			 (*v == ' ' || *v == '\t' || *v == '\n' || *v == '\r'))
+			return false; /* an empty first word */
+		return *v == '-';
+	}
+	return false;
+}
+
 struct found {
 	char ***out;
 	size_t *n, max;
@@ -174,6 +203,20 @@ static void one_key(void *ctx, const char *section, const char *sub,
 			    xasprintf("alias.%s runs a shell command when "
 				      "you type git %s",
 				      key, key));
+		/* git splits the value into words and puts the options
+		 * before the command: "-c core.fsmonitor=..." or
+		 * --config-env set any key (a program git runs), and
+		 * --exec-path, -C, --git-dir, --work-tree pick another
+		 * git or repository. Threat: `git st` runs a program with
+		 * no '!' in sight. */
+		else if (alias_option(v))
+			add(out, n, max,
+			    xasprintf("alias.%s starts with a git option "
+				      "(-c, --exec-path, -C...), which sets "
+				      "any config key (a fsmonitor, a pager) "
+				      "or runs another git when you type git "
+				      "%s",
+				      key, key));
 		return;
 	}
 	for (size_t r = 0; r < sizeof(rules) / sizeof(*rules); r++) {
@@ -202,9 +245,11 @@ void gitcfg_programs(const char *text, size_t len, char ***out, size_t *n,
 	/* the shared reader's, so the report and the guard read one syntax:
 	 * a byte order mark, CR LF, continued lines, headers and variables
 	 * on one line, quoting, as git reads them */
-	char *copy = xstrndup(text, len);
+	char *copy = xmalloc(len + 1);
+	memcpy(copy, text, len);
+	copy[len] = '\0';
 	struct found f = {out, n, max};
-	gitconfig_text_fix(copy);
+	gitconfig_text_fix(copy, len);
 	gitconfig_each(copy, one_key, &f);
 	free(copy);
 }

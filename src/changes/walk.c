@@ -51,6 +51,8 @@ struct walk {
 	size_t nskip;
 	struct devino *confs; /* the user's configuration folders */
 	size_t nconfs;
+	struct devino *datas; /* the user's data folders */
+	size_t ndatas;
 	char rel[PATH_MAX];
 	char target[PATH_MAX]; /* a link's, read once at a time */
 	size_t rel_len;
@@ -455,7 +457,7 @@ static void entry(struct walk *w, int dfd, const char *name,
 		struct flag_where cw;
 		flags_enter(where, name, parent_venv, &cw);
 		struct stat cst;
-		if ((w->npath || w->nskip || w->nconfs) &&
+		if ((w->npath || w->nskip || w->nconfs || w->ndatas) &&
 		    fstat(cfd, &cst) == 0) {
 			if (devino_in(w->skip, w->nskip, &cst)) {
 				close(cfd);
@@ -464,6 +466,8 @@ static void entry(struct walk *w, int dfd, const char *name,
 			cw.on_path = devino_in(w->path_dirs, w->npath, &cst);
 			if (devino_in(w->confs, w->nconfs, &cst))
 				flags_config_folder("", &cw);
+			else if (devino_in(w->datas, w->ndatas, &cst))
+				flags_data_folder("", &cw);
 		}
 		walk_dir(w, cfd, &cw, b);
 	}
@@ -543,44 +547,75 @@ static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
 	close(fd);
 }
 
-/* The user's configuration folders: $XDG_CONFIG_HOME when absolute,
- * and ~/.config (the one lnk's user's programs read when it is unset);
- * NULL where there is none. */
-static void config_folders(char *out[2])
+/* The user's configuration folders ($XDG_CONFIG_HOME when absolute,
+ * and ~/.config, the one lnk's user's programs read when it is unset)
+ * or, data, the data folders ($XDG_DATA_HOME, ~/.local/share); NULL
+ * where there is none. */
+static void xdg_folders(bool data, char *out[2])
 {
-	const char *x = getenv("XDG_CONFIG_HOME");
+	const char *x = getenv(data ? "XDG_DATA_HOME" : "XDG_CONFIG_HOME");
 	if (x && x[0] == '/')
 		out[0] = xstrdup(x);
 	char *home = NULL;
 	struct lnk_err e = {0};
 	if (paths_home(&home, &e) == 0 && home) {
-		out[1] = xasprintf("%s/.config", home);
+		out[1] =
+		    xasprintf("%s/%s", home, data ? ".local/share" : ".config");
 		free(home);
 	}
 }
 
-/* Whether the top is a configuration folder (by identity) or a folder
- * below one (by the real path's prefix: top is real): *w says so. */
-static void config_top(const char *top, const struct stat *st, char *confs[2],
-		       struct flag_where *w)
+/* Whether the top is such a folder (by identity) or a folder below one
+ * (by the real path's prefix: top is real): *w says so. */
+static void xdg_top(bool data, const char *top, const struct stat *st,
+		    char *dirs[2], struct flag_where *w)
 {
 	for (size_t i = 0; i < 2; i++) {
 		struct stat cs;
-		if (!confs[i] || stat(confs[i], &cs) < 0)
+		if (!dirs[i] || stat(dirs[i], &cs) < 0)
 			continue;
 		if (cs.st_dev == st->st_dev && cs.st_ino == st->st_ino) {
-			flags_config_folder("", w);
+			(data ? flags_data_folder : flags_config_folder)("", w);
 			return;
 		}
-		char *real = realpath(confs[i], NULL);
+		char *real = realpath(dirs[i], NULL);
 		size_t n = real ? strlen(real) : 0;
 		if (real && strncmp(top, real, n) == 0 && top[n] == '/') {
-			flags_config_folder(top + n + 1, w);
+			(data ? flags_data_folder
+			      : flags_config_folder)(top + n + 1, w);
 			free(real);
 			return;
 		}
 		free(real);
 	}
+}
+
+/* The home's .local/bin and bin, added to the PATH folders: Debian's
+ * ~/.profile (and others') puts them first on PATH when they exist at
+ * login, whatever PATH lnk was started with. Threat: one run makes
+ * ~/.local/bin, the next leaves ~/.local/bin/ls there: your next login's
+ * ls is the program's. They are looked at now, after the run, so a
+ * folder the run made counts. */
+static void home_bins(struct walk *w)
+{
+	char *home = NULL;
+	struct lnk_err e = {0};
+	if (paths_home(&home, &e) < 0 || !home)
+		return;
+	char *bins[2] = {xasprintf("%s/.local/bin", home),
+			 xasprintf("%s/bin", home)};
+	size_t n;
+	struct devino *v = devinos((const char *const *)bins, 2, &n);
+	if (n) {
+		w->path_dirs =
+		    xrealloc(w->path_dirs, (w->npath + n) * sizeof(*v));
+		memcpy(w->path_dirs + w->npath, v, n * sizeof(*v));
+		w->npath += n;
+	}
+	free(v);
+	free(bins[0]);
+	free(bins[1]);
+	free(home);
 }
 
 int changes_walk(const char *top, struct timespec since,
@@ -612,16 +647,23 @@ int changes_walk(const char *top, struct timespec since,
 		w.deadline.tv_nsec -= 1000000000;
 	}
 	w.path_dirs = devinos(in->path_dirs, in->npath, &w.npath);
+	home_bins(&w);
 	w.skip = devinos(in->skip, in->nskip, &w.nskip);
 	struct flag_where top_where = {0};
 	top_where.on_path = devino_in(w.path_dirs, w.npath, &st);
 	flags_top(top, &top_where);
-	char *confs[2] = {NULL, NULL};
-	config_folders(confs);
+	char *confs[2] = {NULL, NULL}, *datas[2] = {NULL, NULL};
+	xdg_folders(false, confs);
+	xdg_folders(true, datas);
 	w.confs = devinos((const char *const *)confs, 2, &w.nconfs);
-	config_top(top, &st, confs, &top_where);
-	free(confs[0]);
-	free(confs[1]);
+	w.datas = devinos((const char *const *)datas, 2, &w.ndatas);
+	xdg_top(false, top, &st, confs, &top_where);
+	if (!top_where.xdg_in)
+		xdg_top(true, top, &st, datas, &top_where);
+	for (size_t i = 0; i < 2; i++) {
+		free(confs[i]);
+		free(datas[i]);
+	}
 	w.topfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	walk_dir(&w, fd, &top_where, -1);
 	if (w.topfd >= 0)
@@ -629,6 +671,7 @@ int changes_walk(const char *top, struct timespec since,
 	free(w.path_dirs);
 	free(w.skip);
 	free(w.confs);
+	free(w.datas);
 	return 0;
 }
 

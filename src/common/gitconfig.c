@@ -18,24 +18,82 @@ static char *skip_blanks(char *p)
 	return p;
 }
 
-void gitconfig_text_fix(char *text)
+/* Where gitconfig_text_fix is in a line, as git's parser is. */
+enum at { AT_START, AT_HEADER, AT_KEY, AT_VALUE, AT_COMMENT };
+
+void gitconfig_text_fix(char *text, size_t len)
 {
 	if (!text)
 		return;
+	/* a NUL is a byte git reads past (in a comment, it skips it): not
+	 * the text's end */
+	for (size_t i = 0; i < len; i++)
+		if (!text[i])
+			text[i] = ' ';
 	char *in = text, *out = text;
 	if ((unsigned char)in[0] == 0xef && (unsigned char)in[1] == 0xbb &&
 	    (unsigned char)in[2] == 0xbf)
 		in += 3;
+	enum at at = AT_START;
+	bool quoted = false;
 	while (*in) {
-		if (in[0] == '\\' && in[1] == '\r' && in[2] == '\n') {
-			in += 3;
-		} else if (in[0] == '\\' && in[1] == '\n') {
-			in += 2;
-		} else if (in[0] == '\r' && in[1] == '\n') {
+		if (in[0] == '\r' && in[1] == '\n')
 			in++;
-		} else {
+		char c = *in;
+		if (c == '\n') {
 			*out++ = *in++;
+			at = AT_START;
+			quoted = false;
+			continue;
 		}
+		switch (at) {
+		case AT_START:
+			if (c == '#' || c == ';')
+				at = AT_COMMENT;
+			else if (c == '[')
+				at = AT_HEADER;
+			else if (c != ' ' && c != '\t')
+				at = AT_KEY;
+			break;
+		case AT_HEADER:
+			/* a header never continues on the next line; after
+			 * its ']' the same line is read again from the start
+			 * (another header, a variable) */
+			if (c == '"')
+				quoted = !quoted;
+			else if (c == '\\' && quoted && in[1] && in[1] != '\n')
+				*out++ = *in++;
+			else if (c == ']' && !quoted)
+				at = AT_START;
+			break;
+		case AT_KEY:
+			if (c == '=')
+				at = AT_VALUE;
+			break;
+		case AT_VALUE:
+			/* only a value continues, at a backslash that no other
+			 * escapes, outside a comment */
+			if (c == '\\' && in[1] == '\n') {
+				in += 2;
+				continue;
+			}
+			if (c == '\\' && in[1] == '\r' && in[2] == '\n') {
+				in += 3;
+				continue;
+			}
+			if (c == '\\' && in[1]) {
+				*out++ = *in++;
+				break;
+			}
+			if (c == '"')
+				quoted = !quoted;
+			else if (!quoted && (c == '#' || c == ';'))
+				at = AT_COMMENT;
+			break;
+		case AT_COMMENT:
+			break;
+		}
+		*out++ = *in++;
 	}
 	*out = '\0';
 }

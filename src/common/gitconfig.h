@@ -3,10 +3,15 @@
  * go. Pure: the text is the caller's, changed in place. */
 #pragma once
 
-/* The text as git reads it: a byte-order mark at its start is skipped, a
- * line may end in CR LF, and a backslash at a line's end continues the
- * value on the next line. NULL is no text. */
-void gitconfig_text_fix(char *text);
+#include <stddef.h>
+
+/* The text (len bytes, then a NUL) as git reads it: a byte-order mark at
+ * its start is skipped, a line may end in CR LF, a NUL byte is read past
+ * (a space here), and a backslash at a line's end continues a value on
+ * the next line, but not one another backslash escapes ("\\\\"), nor
+ * one in a comment or a header, where git ends the line. NULL is no
+ * text. */
+void gitconfig_text_fix(char *text, size_t len);
 
 /* One value, unquoted and unescaped in place; p points after the '='.
  * Returns the value (within the line). */

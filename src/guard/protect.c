@@ -338,7 +338,16 @@ static void kept_entries(struct pctx *c)
 
 /* ---- git's files, read as data ---- */
 
+static char *read_small_len(const char *path, size_t *len);
+
 static char *read_small(const char *path)
+{
+	size_t len;
+	return read_small_len(path, &len);
+}
+
+/* read_small, and how many bytes it read (a NUL among them too). */
+static char *read_small_len(const char *path, size_t *len)
 {
 	_cleanup_close_ int fd =
 	    open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -356,6 +365,7 @@ static char *read_small(const char *path)
 		got += (size_t)r;
 	}
 	buf[got] = '\0';
+	*len = got;
 	return buf;
 }
 
@@ -744,8 +754,9 @@ static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 	if (depth > NEST_MAX || strv_contains(&c->seen, file))
 		return;
 	strv_push(&c->seen, file);
-	_cleanup_free_ char *text = read_small(file);
-	gitconfig_text_fix(text);
+	size_t len = 0;
+	_cleanup_free_ char *text = read_small_len(file, &len);
+	gitconfig_text_fix(text, len);
 	struct scan sc = {.c = c, .file = file, .g = g, .depth = depth};
 	gitconfig_each(text, scan_key, &sc);
 }

@@ -334,8 +334,9 @@ static void git_drivers(const char *path, const char *home, int depth,
 	ssize_t n;
 	while (b.len < 256 * 1024 && (n = read(fd, chunk, sizeof(chunk))) > 0)
 		buf_append(&b, chunk, (size_t)n);
+	size_t len = b.len;
 	buf_putc(&b, '\0');
-	gitconfig_text_fix(b.p);
+	gitconfig_text_fix(b.p, len);
 	struct drivers d = {
 	    .path = path, .home = home, .depth = depth, .over = over};
 	gitconfig_each(b.p, driver_key, &d);

@@ -349,6 +349,32 @@ def test_two_headers_on_one_line_in_a_nested_repository(lnk, work):
     assert "core.fsmonitor" in line[0] and "core.pager" in line[0], line
 
 
+@pytest.mark.parametrize("before", [
+    "[x]\\n\\ta = foo\\\\\\\\\\n",   # an escaped backslash ends the value
+    "[x]\\n# note \\\\\\n",             # a comment never continues
+    "[x]\\n# \\000 nul\\n",             # a NUL, which git reads past
+], ids=["escaped-backslash", "comment-backslash", "nul"])
+def test_what_hides_a_header_from_a_reader_hides_nothing(lnk, work, before):
+    """Threat: a reader that joins every backslash-newline (or stops at a
+    NUL) reads the "[core]" after these lines as part of them, and files
+    the fsmonitor under [x]; git reads the header, and `git status` in
+    the clone runs it."""
+    lib = work / "vendor" / "lib"
+    lib.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(lib)], check=True)
+    past(lib / ".git" / "config")
+    cp = sh(lnk, f"printf '{before}[core]\\n\\tfsmonitor = \"touch "
+            "/tmp/PWN; false\"\\n' >> vendor/lib/.git/config",
+            "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    got = subprocess.run(["git", "-C", str(lib), "config", "--get",
+                          "core.fsmonitor"], capture_output=True, text=True)
+    assert "touch /tmp/PWN" in got.stdout, got  # git reads it so
+    line = [ln for ln in stderr_lines(cp)
+            if "project/vendor/lib/.git/config: " in ln]
+    assert line and "core.fsmonitor" in line[0], cp.stderr
+
+
 def test_a_repository_assembled_over_two_runs(lnk, work):
     """Threat: run 1 leaves HEAD, objects and a config (core.worktree and
     a fsmonitor), run 2 only refs: the folder is a repository from then
@@ -402,7 +428,34 @@ XDG_RUN_LATER = {
     "nvim/plugin/x.lua": "Neovim",
     "nvim/lua/a/b.lua": "Neovim",
     "autostart/x.desktop": "login",
+    "tmux/tmux.conf": "tmux",
+    "tmux/theme.conf": "tmux",
+    "fish/completions/git.fish": "fish",
+    "nvim/after/plugin/x.lua": "Neovim",
+    "nvim/ftplugin/python.lua": "Neovim",
+    "nvim/ftdetect/x.vim": "Neovim",
+    "Code/User/settings.json": "VS Code",
+    "Code/User/tasks.json": "VS Code",
+    "starship.toml": "starship",
+    "gh/config.yml": "gh",
+    "mimeapps.list": "opens",
 }
+
+
+def left_and_flagged(lnk, grant, folder, shown, names, extra):
+    """A run that writes grant leaves each of names (path: the word its
+    reason holds) below folder, then runs extra there: each is flagged
+    on its line, ~/shown/path. Returns the run."""
+    script = "; ".join(f"mkdir -p $(dirname '{n}') && echo x > '{n}'"
+                       for n in names)
+    cp = lnk.run("--write", grant, "--", "/bin/sh", "-c",
+                 f"cd '{folder}' && {script} && {extra}")
+    assert cp.returncode == 0, cp.stderr
+    lines = stderr_lines(cp)
+    for name, word in names.items():
+        hit = [ln for ln in lines if f"~/{shown}/{name}: " in ln]
+        assert hit and word in hit[0], (name, cp.stderr)
+    return cp
 
 
 def test_what_host_programs_run_from_the_config_folder(lnk, home):
@@ -412,15 +465,8 @@ def test_what_host_programs_run_from_the_config_folder(lnk, home):
     folder's identity, not its name."""
     cfg = home / ".config"
     cfg.mkdir()
-    script = "; ".join(f"mkdir -p $(dirname '{n}') && echo x > '{n}'"
-                       for n in XDG_RUN_LATER)
-    cp = lnk.run("--write", cfg, "--", "/bin/sh", "-c",
-                 f"cd '{cfg}' && {script} && echo x > fish/notes.txt")
-    assert cp.returncode == 0, cp.stderr
-    lines = stderr_lines(cp)
-    for name, word in XDG_RUN_LATER.items():
-        hit = [ln for ln in lines if f"~/.config/{name}: " in ln]
-        assert hit and word in hit[0], (name, cp.stderr)
+    cp = left_and_flagged(lnk, cfg, cfg, ".config", XDG_RUN_LATER,
+                          "echo x > fish/notes.txt")
     assert "fish/notes.txt" not in cp.stderr
     past(cfg / "fish" / "conf.d" / "x.fish")
     cp = lnk.run("--write", home, "--write-dot-files", home, "--",
@@ -431,3 +477,105 @@ def test_what_host_programs_run_from_the_config_folder(lnk, home):
     assert cp.returncode == 0, cp.stderr
     assert "~/.config/fish/conf.d/y.fish: " in cp.stderr, cp.stderr
     assert "project/fish/conf.d/y.fish" not in cp.stderr
+
+
+XDG_DATA_RUN_LATER = {
+    "applications/x.desktop": "Exec",
+    "applications/sub/y.desktop": "Exec",
+    "applications/mimeapps.list": "opens",
+    "nvim/site/pack/p/start/x/plugin/x.lua": "Neovim",
+    "nvim/site/plugin/y.vim": "Neovim",
+    "fish/vendor_conf.d/x.fish": "fish",
+    "fish/vendor_functions.d/ls.fish": "fish",
+    "fish/vendor_completions.d/git.fish": "fish",
+    "fish/generated_completions/git.fish": "fish",
+}
+
+
+def test_what_host_programs_run_from_the_data_folder(lnk, home):
+    """Threat: you grant ~/.local (or the home); the program leaves a
+    desktop file that claims text/plain with Exec=sh -c ..., a mimeapps.list
+    that picks it, an nvim package or a fish vendor_conf.d file: the next
+    xdg-open, editor or shell runs it as you. Known by the data folder's
+    identity, whether granted itself, as ~/.local or under the home."""
+    share = home / ".local" / "share"
+    share.mkdir(parents=True)
+    cp = left_and_flagged(lnk, home / ".local", share, ".local/share",
+                          XDG_DATA_RUN_LATER, "echo x > nvim/notes.txt && "
+                          "echo x > applications/notes.txt")
+    assert "nvim/notes.txt" not in cp.stderr
+    assert "applications/notes.txt" not in cp.stderr
+    past(share / "applications" / "x.desktop")
+    for grant in ([share], [home, "--write-dot-files", home]):
+        cp = lnk.run("--write", *grant, "--", "/bin/sh", "-c",
+                     f"cd '{share}' && echo y > applications/z.desktop ; "
+                     f"mkdir -p '{home}/project/applications' && "
+                     f"echo y > '{home}/project/applications/z.desktop' ;"
+                     " true")
+        assert cp.returncode == 0, cp.stderr
+        assert "~/.local/share/applications/z.desktop: " in cp.stderr, \
+            cp.stderr
+        assert "project/applications/z.desktop" not in cp.stderr
+        past(share / "applications" / "z.desktop")
+
+
+def test_a_git_alias_that_is_a_global_option(lnk, work):
+    """Threat: `[alias] st = -c core.fsmonitor="touch /tmp/x" status` has
+    no '!', yet `git st` in the clone runs the fsmonitor: options before
+    the command set any key (-c, --config-env) or run another git
+    (--exec-path, -C, --git-dir)."""
+    lib = work / "vendor" / "lib"
+    lib.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(lib)], check=True)
+    past(lib / ".git" / "config")
+    (work / "payload").write_text(
+        '[alias]\n\tst = -c core.fsmonitor="touch /tmp/x" status\n'
+        '\tl = log --oneline\n\tx = --exec-path=/tmp/evil status\n')
+    cp = sh(lnk, "cat payload >> vendor/lib/.git/config", "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    line = [ln for ln in stderr_lines(cp)
+            if "project/vendor/lib/.git/config: " in ln]
+    assert line, cp.stderr
+    assert "alias.st " in line[0] and "alias.x " in line[0], line
+    assert "alias.l " not in line[0], line
+
+
+def test_a_program_or_link_in_the_homes_bin_folders(lnk, home):
+    """Threat: Debian's ~/.profile puts ~/.local/bin and ~/bin first on
+    PATH when they exist. One run makes the folder, the next a link
+    ~/.local/bin/ls -> ../share/tool/run: your next login's ls is the
+    program's. Known by identity whether the grant is the home, ~/.local
+    or the folder itself, and said as a PATH folder's before anything
+    else (a link into .cache is first a program on PATH)."""
+    cp = lnk.run("--write", home, "--write-dot-files", home, "--",
+                 "/bin/sh", "-c",
+                 f"cd '{home}' && mkdir -p .local/bin bin "
+                 ".local/share/tool .cache/tool && "
+                 "echo 'echo hi' > .local/share/tool/run && "
+                 "echo 'echo hi' > .cache/tool/run")
+    assert cp.returncode == 0, cp.stderr
+    past(home / ".cache" / "tool" / "run")
+    for n, grant in enumerate((home, home / ".local",
+                               home / ".local" / "bin", home / "bin")):
+        dots = ["--write-dot-files", home] if grant == home else []
+        lb, b = home / ".local" / "bin", home / "bin"
+        cp = lnk.run("--write", grant, *dots, "--", "/bin/sh", "-c",
+                     f"ln -s ../share/tool/run '{lb}/ls{n}' ; "
+                     f"ln -s ../.cache/tool/run '{b}/cat{n}' ; "
+                     f"ln -s ../../.cache/tool/run '{lb}/cp{n}' ; "
+                     f"printf '#!/bin/sh\\n' > '{b}/mv{n}' ; "
+                     f"chmod +x '{b}/mv{n}' ; touch '{grant}/mark{n}'")
+        assert cp.returncode == 0, cp.stderr
+        lines = stderr_lines(cp)
+        names = {home / ".local": [".local/bin/ls", ".local/bin/cp"],
+                 home / ".local" / "bin": [".local/bin/ls",
+                                           ".local/bin/cp"],
+                 home / "bin": ["bin/cat", "bin/mv"]}.get(
+            grant, [".local/bin/ls", ".local/bin/cp", "bin/cat", "bin/mv"])
+        for name in names:
+            hit = [ln for ln in lines if f"~/{name}{n}: " in ln]
+            assert hit, (grant, name, cp.stderr)
+            reason = hit[0].split(f"~/{name}{n}: ", 1)[1]
+            assert reason.startswith("a new program or link in a folder "
+                                     "on your PATH"), (grant, hit[0])
+        past(grant / f"mark{n}")

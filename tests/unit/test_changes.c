@@ -102,6 +102,29 @@ static void git_config_keys(void **state)
 	assert_non_null(strstr(k[2], "remote.o.url"));
 	assert_non_null(strstr(k[3], "trailer.sign.cmd"));
 	free_keys(k, n);
+	/* an alias whose first word is a global option: -c and
+	 * --config-env set any key (a fsmonitor, a pager), --exec-path,
+	 * -C, --git-dir and --work-tree pick another git or repository */
+	n = programs("[alias]\n\tst = -c core.fsmonitor=\"touch /tmp/x\" "
+		     "status\n\tl = log --oneline\n"
+		     "\te = \"--exec-path=/tmp/x\" status\n"
+		     "\tc =   -C /tmp/x status\n\td = \"\" -c a.b=c x\n"
+		     "\tg = --git-dir=/tmp/r log\n\tm = log -c\n"
+		     "\tw = \"\\\\-c\" a.b=c x\n"
+		     "\tz = \"\\\"-c\\\"\" a.b=c x\n",
+		     &k);
+	assert_int_equal(n, 7);
+	assert_non_null(strstr(k[0], "alias.st "));
+	assert_non_null(strstr(k[0], "option"));
+	assert_non_null(strstr(k[1], "alias.e "));
+	assert_non_null(strstr(k[2], "alias.c "));
+	/* git drops the blank after an empty "" (the value starts at
+	 * -c), then removes the alias's own quotes and backslashes */
+	assert_non_null(strstr(k[3], "alias.d "));
+	assert_non_null(strstr(k[4], "alias.g "));
+	assert_non_null(strstr(k[5], "alias.w "));
+	assert_non_null(strstr(k[6], "alias.z "));
+	free_keys(k, n);
 	struct buf many = {0};
 	buf_puts(&many, "[alias]\n");
 	for (int i = 0; i < 100; i++)
@@ -176,6 +199,94 @@ static void table_rows(void **state)
 	assert_true(child.vendored);
 	flags_enter(&top, "bin", true, &child);
 	assert_true(child.venv_bin);
+	/* a folder on PATH says so first, before a link out or a dot
+	 * folder's reason */
+	struct flag_where path = {.depth = 2, .on_path = true};
+	flags_enter(&deep, ".local", false, &child);
+	path.dot = child.dot;
+	assert_non_null(path.dot);
+	r = flags_check(AT_FDCWD, "ls", S_IFLNK | 0777, &path, "/tmp/x");
+	assert_non_null(strstr(r, "on your PATH"));
+	assert_ptr_equal(strstr(r, "a new program or link"), r);
+	assert_non_null(strstr(r, "to /tmp/x"));
+	free(r);
+	assert_non_null(r = check("mv", S_IFREG | 0755, path));
+	assert_ptr_equal(strstr(r, "a new program or link"), r);
+	free(r);
+	assert_null(check("notes", S_IFREG | 0644,
+			  (struct flag_where){.depth = 2, .on_path = true}));
+}
+
+/* The folder rel below the configuration folder (data: the data
+ * folder), and the reason for name there. */
+static char *xdg_check(bool data, const char *rel, const char *name)
+{
+	struct flag_where w = {.depth = 1};
+	if (data)
+		flags_data_folder("", &w);
+	else
+		flags_config_folder("", &w);
+	while (*rel) {
+		char comp[64];
+		size_t n = strcspn(rel, "/");
+		memcpy(comp, rel, n);
+		comp[n] = '\0';
+		struct flag_where c;
+		flags_enter(&w, comp, false, &c);
+		w = c;
+		rel += n + (rel[n] == '/');
+	}
+	return flags_check(AT_FDCWD, name, S_IFREG | 0644, &w, NULL);
+}
+
+static void xdg_rows(void **state)
+{
+	(void)state;
+	static const struct {
+		bool data;
+		const char *dir, *name, *word;
+	} runs[] = {
+	    {false, "tmux", "tmux.conf", "tmux"},
+	    {false, "tmux", "theme.conf", "tmux"},
+	    {false, "fish/completions", "git.fish", "fish"},
+	    {false, "nvim/after/plugin", "x.lua", "Neovim"},
+	    {false, "nvim/ftplugin", "python.vim", "Neovim"},
+	    {false, "Code/User", "settings.json", "VS Code"},
+	    {false, "Code/User", "tasks.json", "VS Code"},
+	    {false, "", "starship.toml", "starship"},
+	    {false, "gh", "config.yml", "gh"},
+	    {false, "", "mimeapps.list", "opens"},
+	    {true, "applications", "x.desktop", "Exec"},
+	    {true, "applications/kde", "x.desktop", "Exec"},
+	    {true, "applications", "mimeapps.list", "opens"},
+	    {true, "nvim/site/pack/p/start/x/plugin", "x.lua", "Neovim"},
+	    {true, "fish/vendor_conf.d", "x.fish", "fish"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(runs); i++) {
+		char *r = xdg_check(runs[i].data, runs[i].dir, runs[i].name);
+		if (!r || !strstr(r, runs[i].word))
+			fail_msg("%s/%s: %s", runs[i].dir, runs[i].name,
+				 r ? r : "(none)");
+		free(r);
+	}
+	static const struct {
+		bool data;
+		const char *dir, *name;
+	} quiet[] = {
+	    {false, "tmux", "notes.txt"},
+	    {false, "Code/User", "keybindings.json"},
+	    {false, "", "user-dirs.dirs"},
+	    {true, "applications", "notes.txt"},
+	    {true, "", "starship.toml"},
+	    {false, "applications", "x.desktop"},
+	    {true, "nvim", "notes.txt"},
+	    {true, "fish", "fish_history"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(quiet); i++) {
+		char *r = xdg_check(quiet[i].data, quiet[i].dir, quiet[i].name);
+		if (r)
+			fail_msg("%s/%s: %s", quiet[i].dir, quiet[i].name, r);
+	}
 }
 
 static void put(int dir, const char *name, const char *text)
@@ -332,6 +443,62 @@ static void plain_executables_give_way(void **state)
 	free(top);
 }
 
+/* The home's .local/bin and bin are on PATH at the next login (Debian's
+ * ~/.profile adds them when they exist), whatever PATH lnk had: a link
+ * made there is a program on PATH, by identity, whether the walk starts
+ * at the home, at ~/.local or at the folder itself. */
+static void home_bin_folders_are_on_path(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/lnk-changes-home-XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	char *home = realpath(tmpl, NULL);
+	char *old = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+	setenv("HOME", home, 1);
+	int d = open(home, O_RDONLY | O_DIRECTORY);
+	assert_true(d >= 0);
+	assert_int_equal(mkdirat(d, ".local", 0755), 0);
+	assert_int_equal(mkdirat(d, ".local/bin", 0755), 0);
+	assert_int_equal(mkdirat(d, "bin", 0755), 0);
+	assert_int_equal(mkdirat(d, ".cache", 0755), 0);
+	put(d, ".cache/run", "x");
+	past(d, ".cache/run");
+	struct timespec since;
+	changes_stamp(home, &since);
+	assert_int_equal(symlinkat("../../.cache/run", d, ".local/bin/ls"), 0);
+	assert_int_equal(symlinkat("../.cache/run", d, "bin/cat"), 0);
+	struct changes_bounds b;
+	changes_bounds_default(&b);
+	struct changes_where in = {0};
+	const char *tops[] = {"", "/.local", "/.local/bin", "/bin"};
+	for (size_t t = 0; t < ARRAY_SIZE(tops); t++) {
+		char *top = xasprintf("%s%s", home, tops[t]);
+		struct changes_folder f;
+		struct lnk_err err = {0};
+		assert_int_equal(changes_walk(top, since, &in, &b, &f, &err),
+				 0);
+		size_t want = t == 0 ? 2 : 1;
+		assert_int_equal(f.nflags, want);
+		for (size_t i = 0; i < f.nflags; i++)
+			if (strncmp(f.flags[i].reason, "a new program or link",
+				    21) != 0)
+				fail_msg("%s in %s: %s", f.flags[i].path, top,
+					 f.flags[i].reason);
+		changes_folder_free(&f);
+		free(top);
+	}
+	close(d);
+	if (old)
+		setenv("HOME", old, 1);
+	else
+		unsetenv("HOME");
+	free(old);
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
+	assert_int_equal(system(cmd), 0);
+	free(home);
+}
+
 static void nothing_changed_says_nothing(void **state)
 {
 	(void)state;
@@ -350,8 +517,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(git_config_keys),
 	    cmocka_unit_test(table_rows),
+	    cmocka_unit_test(xdg_rows),
 	    cmocka_unit_test(walk_tree),
 	    cmocka_unit_test(plain_executables_give_way),
+	    cmocka_unit_test(home_bin_folders_are_on_path),
 	    cmocka_unit_test(nothing_changed_says_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -209,13 +209,42 @@ static void gitconfig_as_git_reads_it(void **state)
 		      "[diff.GPG]\ntextconv = gpg \\\n  -d\n"
 		      "[[[\n= x\nnokey\n[include]\npath=~/inc\n";
 	struct buf b = {0};
-	gitconfig_text_fix(text);
+	gitconfig_text_fix(text, sizeof(text) - 1);
 	gitconfig_each(text, got_key, &b);
 	buf_putc(&b, '\0');
 	assert_string_equal(b.p, "core||pager|less\n"
 				 "filter|Nb\"x|clean|a b\n"
 				 "diff|gpg|textconv|gpg   -d\n"
 				 "include||path|~/inc\n");
+	buf_free(&b);
+}
+
+/* Only a value continues on the next line, and only at a backslash no
+ * other escapes: a reader that joined every backslash-newline read the
+ * header after "a = foo\\\\" or after a comment ending in a backslash as
+ * part of that line, and missed the fsmonitor below it; a NUL (in a
+ * comment, which git reads past) ended the text for a C string. */
+static void gitconfig_continues_values_only(void **state)
+{
+	(void)state;
+	char text[] = "[x]\n\ta = foo\\\\\n[core]\n\tfsmonitor = A\n"
+		      "[x]\n# note \\\n[core]\n\tfsmonitor = B\n"
+		      "[x]\n\tk = v ; c \\\n[core]\n\tfsmonitor = C\n"
+		      "[x \"s\\\\\"]\n[core]\n\tfsmonitor = D\n"
+		      "[x]\n\tq = \"one \\\ntwo\"\n"
+		      "[x]\n# \0 nul\n[core]\n\tfsmonitor = E\n";
+	struct buf b = {0};
+	gitconfig_text_fix(text, sizeof(text) - 1);
+	gitconfig_each(text, got_key, &b);
+	buf_putc(&b, '\0');
+	assert_string_equal(b.p, "x||a|foo\\\n"
+				 "core||fsmonitor|A\n"
+				 "core||fsmonitor|B\n"
+				 "x||k|v\n"
+				 "core||fsmonitor|C\n"
+				 "core||fsmonitor|D\n"
+				 "x||q|one two\n"
+				 "core||fsmonitor|E\n");
 	buf_free(&b);
 }
 
@@ -232,7 +261,7 @@ static void gitconfig_headers_on_one_line(void **state)
 		      "[x][core] fsmonitor = d\n"
 		      "[x]\t[Filter \"S\"] [diff.Pdf]textconv = e\n";
 	struct buf b = {0};
-	gitconfig_text_fix(text);
+	gitconfig_text_fix(text, sizeof(text) - 1);
 	gitconfig_each(text, got_key, &b);
 	buf_putc(&b, '\0');
 	assert_string_equal(b.p, "core||fsmonitor|a\n"
@@ -254,6 +283,7 @@ int main(void)
 	    cmocka_unit_test(mount_places_by_identity),
 	    cmocka_unit_test(gitconfig_as_git_reads_it),
 	    cmocka_unit_test(gitconfig_headers_on_one_line),
+	    cmocka_unit_test(gitconfig_continues_values_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
