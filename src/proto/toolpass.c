@@ -68,8 +68,8 @@ int toolpass_decode(const char *buf, size_t n, struct toolpass_msg *m)
 		return m->slot < TOOLS_MAX_CALLS && m->len == 0 ? 0 : -EBADMSG;
 	case PASS_DENIED:
 		/* the reader's own words, escaped by the starter before the
-		 * log has them */
-		return m->slot == 0 && m->len <= PASS_TEXT_MAX ? 0 : -EBADMSG;
+		 * log has them; slot 1: a page's */
+		return m->slot <= 1 && m->len <= PASS_TEXT_MAX ? 0 : -EBADMSG;
 	case PASS_UNTOLD:
 		if (m->slot != 0 || m->len != sizeof(m->count))
 			return -EBADMSG;

@@ -12,6 +12,7 @@
  *     'S' slot sig    its client passes a signal on
  *     'G' slot        its client went away
  *     'D' 0 text      a call the reader refused itself, for the log
+ *                     (1 instead of 0: a page to open)
  *     'N' 0 count     more refused calls (u64) it could not tell one by
  *                     one while the starter was behind
  *   starter -> reader

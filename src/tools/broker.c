@@ -738,7 +738,8 @@ static int from_reader(struct broker *b)
 		/* a refusal of the reader's own: its text, escaped and cut */
 		char t[DB_REASON_MAX], q[DB_REASON_MAX * 4];
 		snprintf(t, sizeof(t), "%.*s", (int)pm.len, pm.data);
-		log_refused(b, "tool", "?", esc_to(q, sizeof(q), t));
+		log_refused(b, pm.slot == 1 ? "page" : "tool", "?",
+			    esc_to(q, sizeof(q), t));
 	} else if (pm.kind == PASS_UNTOLD) {
 		refusals_shared_count(b->cap, pm.count);
 	} else {

@@ -57,12 +57,13 @@ static void say(int sock, char kind, const char *text)
  * is the starter's cap that bounds a flood, and a call refused here
  * carried nothing. */
 static void refuse_why(struct reader *r, int sock, const char *text,
-		       const char *why)
+		       const char *why, bool page)
 {
 	/* the starter first: by the time the program sees the refusal (and
-	 * may end the sandbox), its row is queued for the log */
-	if (r->untold ||
-	    pass_send(r->pass_fd, 'D', 0, why, strnlen(why, 400), NULL, 0) < 0)
+	 * may end the sandbox), its row is queued for the log; a page's is
+	 * a page's row (toolpass.h) */
+	if (r->untold || pass_send(r->pass_fd, 'D', page ? 1 : 0, why,
+				   strnlen(why, 400), NULL, 0) < 0)
 		r->untold++;
 	say(sock, 'R', text);
 }
@@ -76,7 +77,7 @@ static void tell_untold(struct reader *r)
 
 static void refuse(struct reader *r, int sock, const char *text)
 {
-	refuse_why(r, sock, text, text);
+	refuse_why(r, sock, text, text, false);
 }
 
 static void slot_free(struct slot *s)
@@ -106,7 +107,7 @@ static int fds_ok(const int fds[TOOLS_NFDS])
  * page's URL checked and made normal here, so the starter is handed the
  * form it opens. 0, or -1 with why. */
 static int canonical(const char *buf, size_t len, struct tools_call *tc,
-		     char *why, size_t cap, const char **logged)
+		     char *why, size_t cap, const char **logged, bool *page)
 {
 	struct lnk_err e = {0};
 
@@ -116,6 +117,7 @@ static int canonical(const char *buf, size_t len, struct tools_call *tc,
 	}
 	if (!page_client_name(tc->tool))
 		return 0;
+	*page = true;
 	char *norm = NULL, *origin = NULL;
 	if (tc->args.n != 1 || tc->args.v[0][0] == '-') {
 		snprintf(why, cap,
@@ -181,9 +183,11 @@ static void take_call(struct reader *r, unsigned i)
 	} else {
 		struct tools_call tc;
 		const char *logged = NULL;
-		if (canonical(r->buf, (size_t)n, &tc, why, sizeof(why),
-			      &logged) < 0) {
-			refuse_why(r, s->sock, why, logged ? logged : why);
+		bool page = false;
+		if (canonical(r->buf, (size_t)n, &tc, why, sizeof(why), &logged,
+			      &page) < 0) {
+			refuse_why(r, s->sock, why, logged ? logged : why,
+				   page);
 			slot_free(s);
 		} else {
 			size_t len;

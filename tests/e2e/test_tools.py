@@ -1060,6 +1060,23 @@ def test_granted_page_opens_outside_and_logs_only_its_host(lnk, opener):
     assert "SECRET" not in log and "/docs" not in log
 
 
+def test_a_page_refused_before_it_is_asked_is_logged_as_a_page(lnk, opener):
+    """A page the broker's reader refuses itself (a '..' folder, encoded
+    twice) is a refused page in the log, as the man page says: verb page,
+    never its path."""
+    cp = lnk.run("--name", "pgr", "--browser-open", "https://example.org/me",
+                 "--", "/bin/sh", "-c",
+                 "xdg-open 'https://example.org/me/%25%32%65%25%32%65/x'; "
+                 "echo st=$?", env={"DISPLAY": ":99"})
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
+    log = lnk("sandbox", "log", "--json", "--sandbox", "pgr").stdout
+    rows = [json.loads(x) for x in log.splitlines()]
+    assert [(r["verb"], r["outcome"]) for r in rows] == [
+        ("page", "refused")], rows
+    assert "/me" not in log and "%25" not in log, rows
+    assert opened(opener) == []
+
+
 def test_page_grant_is_whole_path_segments(lnk, opener):
     """Threat: a page grant read as a string prefix: --browser-open
     https://example.org/me opened https://example.org/meevil/login, another

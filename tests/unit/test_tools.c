@@ -135,12 +135,15 @@ static void test_pass_decode(void **state)
 	    {"S\0", 2},		/* no signal */
 	    {"G\0x", 3},	/* bytes after */
 	    {"G\xff", 2},	/* slot out of range */
-	    {"D\x01why", 5},	/* a refusal under a slot */
+	    {"D\x02why", 5},	/* a refusal under a slot (1 is a page's) */
 	    {"N\0\1\0\0\0", 6}, /* a count cut short */
 	};
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
 		if (toolpass_decode(refused[i].m, refused[i].n, &m) != -EBADMSG)
 			fail_msg("row %zu taken", i);
+	/* a page's refusal, for the log's verb */
+	assert_int_equal(toolpass_decode("D\x01why", 5, &m), 0);
+	assert_int_equal(m.slot, 1);
 	char *big = calloc(1, PASS_HEAD + PASS_CALL_MAX + 1);
 	big[0] = 'C';
 	assert_int_equal(toolpass_decode(big, PASS_HEAD + PASS_CALL_MAX, &m),
