@@ -206,9 +206,11 @@ static void dgram_refused(struct guard *n, const struct guard_refused_dgram *d)
 		return;
 	snprintf(key, sizeof(key), "%s %s", d->verb, d->target);
 	pthread_mutex_lock(&n->mu);
-	if (!strv_contains(&n->dgram_refused, key) &&
-	    n->dgram_refused.n < 1024) {
-		strv_push(&n->dgram_refused, key);
+	if (!strv_contains(&n->dgram_refused, key)) {
+		/* past the targets remembered, each refusal goes to the
+		 * log's cap (counted past its burst), never unseen */
+		if (n->dgram_refused.n < 1024)
+			strv_push(&n->dgram_refused, key);
 		first = true;
 	}
 	pthread_mutex_unlock(&n->mu);

@@ -18,6 +18,7 @@
 #include "launch/run.h"
 #include "store/db.h"
 #include "store/paths.h"
+#include "store/refusals.h"
 
 /* "FOLDER/NAME" for the call log: the --write folder and the one name at
  * its top, never a deeper path (invariant 7 keeps request paths out of the
@@ -37,6 +38,19 @@ static void log_target(char *out, size_t cap, const char *dir, const char *name)
 		snprintf(out, cap, "%s", name);
 }
 
+/* A refusal's row through the sandbox's one cap on logged refusals
+ * (store/refusals.h), shared with the wire and the tools broker. Threat:
+ * the program chooses how many refusals it causes (a datagram to a new
+ * address each time, a new name under .git): each a row of lnk.db, past
+ * its folders, until the disk is full. Past the burst they are counted,
+ * and the count is a row of its own (guard_part_end, or the wire's). */
+static void guard_log(struct run *r, const char *verb, const char *target,
+		      const char *why)
+{
+	if (!r->cap || refusals_shared_take(r->cap, refusals_clock_ms()))
+		db_queue_add(r->logq, verb, target, DB_REFUSED, why);
+}
+
 /* The guard's hook (a worker thread, while the program waits): queue only,
  * the queue's own thread writes to SQLite. */
 static void log_refusal(void *ctx, const struct guard_rule *g, const char *name)
@@ -44,11 +58,11 @@ static void log_refusal(void *ctx, const struct guard_rule *g, const char *name)
 	char target[DB_TARGET_MAX];
 
 	log_target(target, sizeof(target), g->dir, name);
-	db_queue_add(ctx, "file", target, DB_REFUSED,
-		     g->why ? g->why
-			    : "a file that runs outside, at the top of a "
-			      "--write folder; "
-			      "--write-dot-files allows it");
+	guard_log(ctx, "file", target,
+		  g->why ? g->why
+			 : "a file that runs outside, at the top of a "
+			   "--write folder; "
+			   "--write-dot-files allows it");
 }
 
 static void log_exec(void *ctx, const char *path)
@@ -62,15 +76,15 @@ static void log_exec(void *ctx, const char *path)
 	else
 		snprintf(target, sizeof(target), "...%s",
 			 path + len - (sizeof(target) - 4));
-	db_queue_add(ctx, "exec", target, DB_REFUSED,
-		     "[commands] does not allow it; --command allows it");
+	guard_log(ctx, "exec", target,
+		  "[commands] does not allow it; --command allows it");
 }
 
-/* A datagram the guard refused (src/guard/tproxy.c), once per target. */
+/* A datagram the guard refused (src/guard/socket.c), once per target. */
 static void log_net_refusal(void *ctx, const char *verb, const char *target,
 			    const char *why)
 {
-	db_queue_add(ctx, verb, target, DB_REFUSED, why);
+	guard_log(ctx, verb, target, why);
 }
 
 int guard_part_plan(struct run *r)
@@ -161,11 +175,12 @@ int guard_part_hold(struct run *r)
 		return rc;
 	r->np.on_refusal = log_refusal;
 	r->np.on_net_refusal = log_net_refusal;
-	r->np.on_refusal_ctx = r->logq;
+	r->np.on_refusal_ctx = r;
+	run_shared_cap(r);
 	if (r->exec_note) {
 		guard_plan_exec(&r->np, &r->plan.init.ll_exec);
 		r->np.on_exec = log_exec;
-		r->np.on_exec_ctx = r->logq;
+		r->np.on_exec_ctx = r;
 	}
 	return guard_start(&r->np, r->guard_pair[0], &r->guard, r->err);
 }
@@ -189,6 +204,18 @@ void guard_part_end(struct run *r, bool gone)
 	(void)gone;
 	guard_stop(r->guard);
 	r->guard = NULL;
+	/* the count of refusals past the cap, when no wire or broker wrote
+	 * it (a sandbox without either has no one else to) */
+	uint64_t n =
+	    r->cap ? refusals_shared_due(r->cap, refusals_clock_ms(), true) : 0;
+	if (n && r->logq) {
+		char why[160];
+		snprintf(why, sizeof(why),
+			 "%llu more calls refused, not logged one by one "
+			 "(after %d at once, one a second)",
+			 (unsigned long long)n, REFUSAL_BURST);
+		db_queue_add(r->logq, "guard", "-", DB_REFUSED, why);
+	}
 	db_queue_stop(r->logq); /* commits the refusals left */
 	r->logq = NULL;
 }

@@ -341,8 +341,26 @@ print("sent", i)
 """
 
 
-@pytest.mark.parametrize("code", [FLOOD_CONNECT, FLOOD_DNS],
-                         ids=["connect-after-trip", "dns-unique-names"])
+# Datagrams to a new address each time: the guard refuses each, and once
+# per target it was a row, past any cap, and past 1024 targets unseen.
+FLOOD_UDP = r"""
+import socket, time
+t0 = time.time(); i = 0
+while time.time() - t0 < 10:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect((f"198.18.{(i >> 8) & 255}.{i & 255}", 1000 + i % 5000))
+    except OSError:
+        pass
+    s.close()
+    i += 1
+print("sent", i)
+"""
+
+
+@pytest.mark.parametrize("code", [FLOOD_CONNECT, FLOOD_DNS, FLOOD_UDP],
+                         ids=["connect-after-trip", "dns-unique-names",
+                              "udp-new-addresses"])
 def test_program_cannot_grow_the_call_log_without_bound(lnk, work, code):
     """Invariant 7 (the log), promise: the log does not grow without bound
     under a flood of refusals or lookups.
