@@ -204,10 +204,13 @@ void guard_part_end(struct run *r, bool gone)
 	(void)gone;
 	guard_stop(r->guard);
 	r->guard = NULL;
-	/* the count of refusals past the cap, when no wire or broker wrote
-	 * it (a sandbox without either has no one else to) */
+	/* the count of refusals past the cap, in a sandbox with neither a
+	 * wire nor a broker, which write it otherwise (at their end, after
+	 * the guard's: the count is one, the first to take it writes it) */
 	uint64_t n =
-	    r->cap ? refusals_shared_due(r->cap, refusals_clock_ms(), true) : 0;
+	    r->cap && !r->want.wire && !r->want.tools
+		? refusals_shared_due(r->cap, refusals_clock_ms(), true)
+		: 0;
 	if (n && r->logq) {
 		char why[160];
 		snprintf(why, sizeof(why),
