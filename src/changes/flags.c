@@ -347,6 +347,11 @@ static const struct config_row config_rows[] = {
     {"fish", "config.fish", false,
      "fish runs it at every start of your "
      "shell"},
+    /* universal variables, read at every start: fish_user_paths puts
+     * its folders first on PATH, others are functions' settings */
+    {"fish", "fish_variables", false,
+     "fish reads it at every start (fish_user_paths in it puts folders "
+     "first on your PATH)"},
     {"fish/conf.d", NULL, false,
      "fish runs it at every start of your "
      "shell"},
@@ -405,6 +410,44 @@ static const struct config_row config_rows[] = {
     {"VSCodium/User", "tasks.json", false,
      "VS Code runs the commands it names as tasks (at a folder's open "
      "when a task says so)"},
+    {"Code - Insiders/User", "settings.json", false,
+     "VS Code runs the programs it names (git.path, terminal profiles, "
+     "interpreters) at its next start"},
+    {"Code - Insiders/User", "tasks.json", false,
+     "VS Code runs the commands it names as tasks (at a folder's open "
+     "when a task says so)"},
+    {"Code - OSS/User", "settings.json", false,
+     "VS Code runs the programs it names (git.path, terminal profiles, "
+     "interpreters) at its next start"},
+    {"Cursor/User", "settings.json", false,
+     "Cursor runs the programs it names (git.path, terminal profiles, "
+     "interpreters) at its next start"},
+    {"Cursor/User", "tasks.json", false,
+     "Cursor runs the commands it names as tasks (at a folder's open "
+     "when a task says so)"},
+    /* a profile's settings and tasks, one folder per profile */
+    {"Code/User/profiles", NULL, true,
+     "VS Code runs the programs and tasks a profile's settings name"},
+    /* language servers, formatters and tasks are commands it starts */
+    {"zed", "settings.json", false,
+     "Zed starts the language servers, formatters and commands it names"},
+    {"zed", "tasks.json", false, "Zed runs the commands it names as tasks"},
+    /* file managers' start-up files: their commands run at each start,
+     * ranger's commands.py is Python it imports */
+    {"lf", "lfrc", false, "lf runs its commands at every start"},
+    {"ranger", "rc.conf", false, "ranger runs its commands at every start"},
+    {"ranger", "commands.py", false, "ranger runs it (Python) at every start"},
+    /* its whitelist allows .envrc files without `direnv allow` */
+    {"direnv", "direnv.toml", false,
+     "direnv loads every .envrc under the folders its whitelist names, "
+     "unasked"},
+    /* package indexes: what the next install downloads and runs */
+    {"pip", "pip.conf", false,
+     "pip installs (and runs the build of) packages from the index it "
+     "names"},
+    {"uv", "uv.toml", false, "uv installs packages from the index it names"},
+    {"pypoetry", "config.toml", false,
+     "Poetry installs packages from the sources it names"},
     /* its [custom] modules' commands run at each prompt it draws */
     {"", "starship.toml", false,
      "starship runs the commands of its custom modules at every prompt"},
@@ -911,6 +954,15 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 		     strcmp(name, "config.worktree") == 0) &&
 		    !w->git_hooks)
 			return git_config_reason(dirfd, name);
+		/* a worktree's commondir names the folder git takes its
+		 * config, hooks and objects from: one the program points
+		 * elsewhere (a folder with a fsmonitor in its config and no
+		 * HEAD, which is no repository of its own) runs there */
+		if (file && (strcmp(name, "commondir") == 0 ||
+			     strcmp(name, "gitdir") == 0))
+			return xstrdup("a worktree's commondir or gitdir: git "
+				       "takes this repository's config and "
+				       "hooks from the folder it names");
 		if (w->git_hooks && (reg || lnk) && !ends_with(name, ".sample"))
 			return xstrdup("a git hook: git runs it at the next "
 				       "commit, checkout, merge or push in "

@@ -39,6 +39,10 @@ void gitconfig_text_fix(char *text, size_t len)
 	while (*in) {
 		if (in[0] == '\r' && in[1] == '\n')
 			in++;
+		/* a CR of its own is a blank to git (its isspace): "\rkey"
+		 * is a key, "[x]\r[core]" two headers */
+		if (in[0] == '\r')
+			in[0] = ' ';
 		char c = *in;
 		if (c == '\n') {
 			*out++ = *in++;

@@ -6,8 +6,8 @@
 #include <stddef.h>
 
 /* The text (len bytes, then a NUL) as git reads it: a byte-order mark at
- * its start is skipped, a line may end in CR LF, a NUL byte is read past
- * (a space here), and a backslash at a line's end continues a value on
+ * its start is skipped, a line may end in CR LF, a CR of its own and a
+ * NUL byte are read past (a space here), and a backslash at a line's end continues a value on
  * the next line, but not one another backslash escapes ("\\\\"), nor
  * one in a comment or a header, where git ends the line. NULL is no
  * text. */

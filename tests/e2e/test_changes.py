@@ -353,7 +353,8 @@ def test_two_headers_on_one_line_in_a_nested_repository(lnk, work):
     "[x]\\n\\ta = foo\\\\\\\\\\n",   # an escaped backslash ends the value
     "[x]\\n# note \\\\\\n",             # a comment never continues
     "[x]\\n# \\000 nul\\n",             # a NUL, which git reads past
-], ids=["escaped-backslash", "comment-backslash", "nul"])
+    "[x]\\r",                            # a CR, a blank to git
+], ids=["escaped-backslash", "comment-backslash", "nul", "cr"])
 def test_what_hides_a_header_from_a_reader_hides_nothing(lnk, work, before):
     """Threat: a reader that joins every backslash-newline (or stops at a
     NUL) reads the "[core]" after these lines as part of them, and files
@@ -373,6 +374,32 @@ def test_what_hides_a_header_from_a_reader_hides_nothing(lnk, work, before):
     line = [ln for ln in stderr_lines(cp)
             if "project/vendor/lib/.git/config: " in ln]
     assert line and "core.fsmonitor" in line[0], cp.stderr
+
+
+def test_a_worktrees_commondir_pointed_elsewhere(lnk, work):
+    """Threat: a linked worktree's .git/worktrees/W/commondir names the
+    folder git takes its config from; the program points it at a folder
+    of its own with a fsmonitor in its config and no HEAD (so no
+    repository of its own to find), and `git status` in the worktree
+    runs it."""
+    sub = work / "sub"
+    sub.mkdir()
+    env = {"HOME": str(lnk.home), "PATH": "/usr/bin:/bin",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q"],
+                 ["-c", "user.name=t", "-c", "user.email=t@t.test",
+                  "commit", "-q", "--allow-empty", "-m", "x"],
+                 ["worktree", "add", "-q", str(work / "wt")]):
+        subprocess.run(["git", *args], cwd=sub, env=env, check=True)
+    past(sub / ".git" / "worktrees" / "wt" / "commondir")
+    cp = sh(lnk, "mkdir -p ev && cp -r sub/.git/objects sub/.git/refs ev/ "
+            "&& printf '[core]\\n\\tfsmonitor = \"touch /tmp/PWN; "
+            "false\"\\n' > ev/config && "
+            f"echo {work}/ev > sub/.git/worktrees/wt/commondir",
+            "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    assert [ln for ln in stderr_lines(cp)
+            if "worktrees/wt/commondir: " in ln], cp.stderr
 
 
 def test_a_repository_assembled_over_two_runs(lnk, work):
@@ -439,6 +466,16 @@ XDG_RUN_LATER = {
     "starship.toml": "starship",
     "gh/config.yml": "gh",
     "mimeapps.list": "opens",
+    "fish/fish_variables": "PATH",
+    "Code - Insiders/User/settings.json": "VS Code",
+    "Cursor/User/settings.json": "Cursor",
+    "Code/User/profiles/1a2b/settings.json": "profile",
+    "zed/settings.json": "Zed",
+    "lf/lfrc": "lf",
+    "ranger/commands.py": "ranger",
+    "direnv/direnv.toml": "whitelist",
+    "pip/pip.conf": "index",
+    "uv/uv.toml": "index",
 }
 
 
@@ -446,7 +483,7 @@ def left_and_flagged(lnk, grant, folder, shown, names, extra):
     """A run that writes grant leaves each of names (path: the word its
     reason holds) below folder, then runs extra there: each is flagged
     on its line, ~/shown/path. Returns the run."""
-    script = "; ".join(f"mkdir -p $(dirname '{n}') && echo x > '{n}'"
+    script = "; ".join(f"mkdir -p \"$(dirname '{n}')\" && echo x > '{n}'"
                        for n in names)
     cp = lnk.run("--write", grant, "--", "/bin/sh", "-c",
                  f"cd '{folder}' && {script} && {extra}")

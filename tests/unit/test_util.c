@@ -232,7 +232,9 @@ static void gitconfig_continues_values_only(void **state)
 		      "[x]\n\tk = v ; c \\\n[core]\n\tfsmonitor = C\n"
 		      "[x \"s\\\\\"]\n[core]\n\tfsmonitor = D\n"
 		      "[x]\n\tq = \"one \\\ntwo\"\n"
-		      "[x]\n# \0 nul\n[core]\n\tfsmonitor = E\n";
+		      "[x]\n# \0 nul\n[core]\n\tfsmonitor = E\n"
+		      "[core]\n\rfsmonitor = F\n"
+		      "[x]\r[core]\n\tfsmonitor = G\n";
 	struct buf b = {0};
 	gitconfig_text_fix(text, sizeof(text) - 1);
 	gitconfig_each(text, got_key, &b);
@@ -244,7 +246,9 @@ static void gitconfig_continues_values_only(void **state)
 				 "core||fsmonitor|C\n"
 				 "core||fsmonitor|D\n"
 				 "x||q|one two\n"
-				 "core||fsmonitor|E\n");
+				 "core||fsmonitor|E\n"
+				 "core||fsmonitor|F\n"
+				 "core||fsmonitor|G\n");
 	buf_free(&b);
 }
 
