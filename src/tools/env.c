@@ -209,6 +209,20 @@ static const char *const forced[] = {
 #define GIT_FORCED 13 /* the GIT_CONFIG_KEY_n of forced */
 /* Overrides of the user's drivers, at most (git_drivers). */
 #define GIT_DRIVERS_MAX 256
+/* git's own bound on nested includes (MAX_INCLUDE_DEPTH) */
+#define GIT_INCLUDE_DEPTH 10
+/* a config file read further than this is not read whole */
+#define GIT_CONFIG_READ_MAX (4u << 20)
+/* In over: a file git reads that lnk could not read whole (too long,
+ * an include too deep or that names a place lnk cannot tell), so some
+ * driver may have no stand-in: then no tool runs (tools_env's false). */
+#define DRIVERS_CUT "!cut"
+
+static void drivers_cut(struct strv *over)
+{
+	if (!strv_contains(over, DRIVERS_CUT))
+		strv_push(over, DRIVERS_CUT);
+}
 
 static bool replaced_var(const char *e, size_t n)
 {
@@ -302,7 +316,11 @@ static void driver_key(void *ctx, const char *section, const char *sub,
 	_cleanup_free_ char *inc = NULL;
 	if (!strncmp(v, "~/", 2) && d->home)
 		inc = xasprintf("%s/%s", d->home, v + 2);
-	else if (v[0] == '/')
+	else if (v[0] == '~' || !strncmp(v, "%(prefix)/", 10)) {
+		/* another user's home, git's own prefix: not told here */
+		drivers_cut(d->over);
+		return;
+	} else if (v[0] == '/')
 		inc = xstrdup(v);
 	else if (v[0]) {
 		const char *sl = strrchr(d->path, '/');
@@ -314,7 +332,7 @@ static void driver_key(void *ctx, const char *section, const char *sub,
 }
 
 /* The command keys of the filter, diff and merge drivers a git config
- * file defines (and the files it includes, three deep), each as
+ * file defines (and the files it includes, as deep as git goes), each as
  * "section.sub.key=stand-in" in over. Threat: a .gitattributes the
  * program writes in any subfolder selects a driver of the user's own
  * config for the program's files (nbstripout's `python3 -m nbstripout`,
@@ -324,16 +342,23 @@ static void driver_key(void *ctx, const char *section, const char *sub,
 static void git_drivers(const char *path, const char *home, int depth,
 			struct strv *over)
 {
-	if (depth > 3 || over->n >= GIT_DRIVERS_MAX)
+	if (over->n >= GIT_DRIVERS_MAX)
 		return;
+	if (depth > GIT_INCLUDE_DEPTH) {
+		drivers_cut(over);
+		return;
+	}
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return;
 	struct buf b = {0};
 	char chunk[4096];
-	ssize_t n;
-	while (b.len < 256 * 1024 && (n = read(fd, chunk, sizeof(chunk))) > 0)
+	ssize_t n = 0;
+	while (b.len < GIT_CONFIG_READ_MAX &&
+	       (n = read(fd, chunk, sizeof(chunk))) > 0)
 		buf_append(&b, chunk, (size_t)n);
+	if (n > 0 || n < 0)
+		drivers_cut(over); /* more left, or a read that failed */
 	size_t len = b.len;
 	buf_putc(&b, '\0');
 	gitconfig_text_fix(b.p, len);
@@ -445,6 +470,36 @@ static void repo_drivers(const char *dir, const char *home, struct strv *over)
 	}
 }
 
+/* The global and system config files git reads with the environment
+ * env (GIT_CONFIG_GLOBAL, or ~/.gitconfig and XDG_CONFIG_HOME's or
+ * ~/.config's git/config; GIT_CONFIG_SYSTEM or /etc/gitconfig unless
+ * GIT_CONFIG_NOSYSTEM), their drivers into over. */
+static void global_drivers(char *const *env, const char *home,
+			   struct strv *over)
+{
+	const char *glob = env_get(env, "GIT_CONFIG_GLOBAL");
+	const char *xdg = env_get(env, "XDG_CONFIG_HOME");
+	if (glob && *glob) {
+		git_drivers(glob, home, 0, over);
+	} else if (home) {
+		_cleanup_free_ char *a = xasprintf("%s/.gitconfig", home);
+		_cleanup_free_ char *x =
+		    xdg && xdg[0] == '/'
+			? xasprintf("%s/git/config", xdg)
+			: xasprintf("%s/.config/git/config", home);
+		git_drivers(a, home, 0, over);
+		git_drivers(x, home, 0, over);
+	}
+	/* the system's, before any repository's: a config of many drivers
+	 * (one a sandbox wrote in a folder now only read) cannot push the
+	 * user's own out past the bound */
+	if (!env_get(env, "GIT_CONFIG_NOSYSTEM")) {
+		const char *sys = env_get(env, "GIT_CONFIG_SYSTEM");
+		git_drivers(sys && *sys ? sys : "/etc/gitconfig", home, 0,
+			    over);
+	}
+}
+
 bool tools_env(char *const *env, const struct strv *writes,
 	       const struct strv *grants, struct strv *out)
 {
@@ -486,30 +541,14 @@ bool tools_env(char *const *env, const struct strv *writes,
 	for (size_t i = 0; i < ARRAY_SIZE(forced); i++)
 		strv_push(out, forced[i]);
 	/* the user's drivers, from the files git reads for a tool: the
-	 * global ones and the system's */
+	 * global ones and the system's, as the tool's environment names
+	 * them (a GIT_CONFIG_GLOBAL or XDG_CONFIG_HOME that named a write
+	 * folder was left out above, and git reads ~/.gitconfig instead),
+	 * and as lnk's does */
 	struct strv over = {0};
 	const char *home = env_get(env, "HOME");
-	const char *glob = env_get(env, "GIT_CONFIG_GLOBAL");
-	const char *xdg = env_get(env, "XDG_CONFIG_HOME");
-	if (glob && *glob) {
-		git_drivers(glob, home, 0, &over);
-	} else if (home) {
-		_cleanup_free_ char *a = xasprintf("%s/.gitconfig", home);
-		_cleanup_free_ char *x =
-		    xdg && xdg[0] == '/'
-			? xasprintf("%s/git/config", xdg)
-			: xasprintf("%s/.config/git/config", home);
-		git_drivers(a, home, 0, &over);
-		git_drivers(x, home, 0, &over);
-	}
-	/* the system's, before any repository's: a config of many drivers
-	 * (one a sandbox wrote in a folder now only read) cannot push the
-	 * user's own out past the bound */
-	if (!env_get(env, "GIT_CONFIG_NOSYSTEM")) {
-		const char *sys = env_get(env, "GIT_CONFIG_SYSTEM");
-		git_drivers(sys && *sys ? sys : "/etc/gitconfig", home, 0,
-			    &over);
-	}
+	global_drivers(out->v, home, &over);
+	global_drivers(env, home, &over);
 	/* and the repository git finds from each granted folder: a tool
 	 * runs at the top of a granted folder (or the first write
 	 * folder's), and git looks for its repository there and then in
@@ -523,17 +562,22 @@ bool tools_env(char *const *env, const struct strv *writes,
 		repo_drivers(writes->v[i], home, &over);
 	for (size_t i = 0; grants && i < grants->n; i++)
 		repo_drivers(grants->v[i], home, &over);
-	bool whole = over.n < GIT_DRIVERS_MAX;
-	strv_push_take(out, xasprintf("GIT_CONFIG_COUNT=%zu",
-				      (size_t)GIT_FORCED + over.n));
+	bool whole =
+	    over.n < GIT_DRIVERS_MAX && !strv_contains(&over, DRIVERS_CUT);
+	size_t k = 0;
 	for (size_t i = 0; i < over.n; i++) {
 		const char *eq = strchr(over.v[i], '=');
+		if (!eq)
+			continue; /* DRIVERS_CUT */
 		strv_push_take(
-		    out, xasprintf("GIT_CONFIG_KEY_%zu=%.*s", GIT_FORCED + i,
+		    out, xasprintf("GIT_CONFIG_KEY_%zu=%.*s", GIT_FORCED + k,
 				   (int)(eq - over.v[i]), over.v[i]));
 		strv_push_take(out, xasprintf("GIT_CONFIG_VALUE_%zu=%s",
-					      GIT_FORCED + i, eq + 1));
+					      GIT_FORCED + k, eq + 1));
+		k++;
 	}
+	strv_push_take(
+	    out, xasprintf("GIT_CONFIG_COUNT=%zu", (size_t)GIT_FORCED + k));
 	strv_free(&over);
 	return whole;
 }

@@ -519,6 +519,68 @@ def test_many_drivers_in_a_read_folder_push_none_of_the_users_out(
         assert not (out / "textconv-ran").exists(), "the user's textconv ran"
 
 
+def diff_through_attributes(lnk, repo, out, env=None):
+    """The program selects driver x for sub/f with a .gitattributes of its
+    own and calls the exact 'git diff'; whether the user's textconv ran."""
+    (repo / "sub").mkdir(exist_ok=True)
+    (repo / "sub" / "f").write_text("a\n")
+    user_git(lnk, repo, "add", "sub/f")
+    user_git(lnk, repo, "commit", "-qm", "f")
+    cp = lnk.run("--write", repo, "--tool", "git diff", "--", "/bin/sh",
+                 "-c", f"cd {repo} && printf 'f diff=x\\n' > "
+                 "sub/.gitattributes && echo b >> sub/f && git diff; "
+                 "echo diff=$?", stdin=subprocess.DEVNULL, timeout=60,
+                 env=env)
+    assert "diff=" in cp.stdout, (cp.stdout, cp.stderr)
+    return cp, (out / "textconv-ran").exists()
+
+
+@pytest.mark.parametrize("var", ["GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME"])
+def test_stand_ins_for_the_config_git_reads_when_a_variable_is_left_out(
+        lnk, repo, tmp_path, var):
+    """Threat: lnk's environment names a config in the write folder
+    (direnv's GIT_CONFIG_GLOBAL, an XDG_CONFIG_HOME there); the tool's
+    environment leaves it out, so git reads ~/.gitconfig (or
+    ~/.config/git/config), but the stand-ins were read from the file the
+    variable named: the user's gpg textconv ran on the program's file."""
+    out = marks(tmp_path)
+    conf = (lnk.home / ".gitconfig" if var == "GIT_CONFIG_GLOBAL"
+            else lnk.home / ".config" / "git" / "config")
+    conf.parent.mkdir(parents=True, exist_ok=True)
+    conf.write_text(f'[diff "x"]\n\ttextconv = touch {out}/textconv-ran '
+                    '&& cat\n')
+    value = (repo / "local.gitconfig" if var == "GIT_CONFIG_GLOBAL"
+             else repo / "xdg")
+    cp, ran_ = diff_through_attributes(lnk, repo, out, env={var: str(value)})
+    assert not ran_, ("the user's textconv ran", cp.stdout, cp.stderr)
+
+
+def test_stand_ins_deep_in_includes_or_none_runs(lnk, repo, tmp_path):
+    """Threat: git follows includes ten deep and reads a config of any
+    length; stand-ins came from three includes deep and the first 256 KiB
+    only, so a driver defined deeper, or at the end of a long config, ran
+    on the program's file."""
+    out = marks(tmp_path)
+    h = lnk.home
+    chain = [h / ".gitconfig"] + [h / f".gc{i}" for i in range(1, 6)]
+    for a, b in zip(chain, chain[1:]):
+        a.write_text(f"[include]\n\tpath = {b}\n")
+    chain[-1].write_text(f'[diff "x"]\n\ttextconv = touch '
+                         f'{out}/textconv-ran && cat\n')
+    cp, ran_ = diff_through_attributes(lnk, repo, out)
+    assert not ran_, ("a driver five includes deep ran", cp.stderr)
+    # a config longer than lnk reads: no tool runs, and says why
+    chain[-1].write_text("# pad\n" * ((5 << 20) // 6 + 1) +
+                         f'[diff "x"]\n\ttextconv = touch '
+                         f'{out}/textconv-ran && cat\n')
+    cp = lnk.run("--write", repo, "--tool", "git diff", "--", "/bin/sh",
+                 "-c", f"cd {repo} && git diff; echo diff=$?",
+                 stdin=subprocess.DEVNULL, timeout=60)
+    assert "diff=126" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "driver commands" in cp.stderr, cp.stderr
+    assert not (out / "textconv-ran").exists()
+
+
 def test_git_blame_reads_no_file_through_the_ignore_revs_link(lnk, repo,
                                                                tmp_path):
     """Threat: the repository's config names blame.ignoreRevsFile (GitHub's
