@@ -84,6 +84,7 @@ struct askterm {
 	/* The pipe was seen readable once and left unread (askterm_readable
 	 * says why). */
 	bool waited;
+	bool ending; /* askterm_finish: no new question is put up */
 };
 
 static void say(struct askterm *a, const char *s)
@@ -508,6 +509,8 @@ static bool take_line(struct askterm *a, const char *l)
 	if (!asks_id_ok(id))
 		return false;
 	if (l[0] == 'a' && l[2 + ASK_ID_LEN] == '\0') {
+		if (a->ending)
+			return true; /* the sandbox ended: nothing more is asked */
 		if (a->nqueue < QUEUE_MAX)
 			memcpy(a->queue[a->nqueue++], id, sizeof(id));
 		next(a);
@@ -541,11 +544,10 @@ static bool take_line(struct askterm *a, const char *l)
 	return true;
 }
 
+static bool read_pipe(struct askterm *a);
+
 void askterm_readable(struct askterm *a)
 {
-	char b[512];
-	ssize_t n;
-
 	if (!a || a->fd < 0)
 		return;
 	/* lnk's loop reads this pipe before the program's pty: what the
@@ -558,9 +560,17 @@ void askterm_readable(struct askterm *a)
 		return;
 	}
 	a->waited = false;
-	n = read(a->fd, b, sizeof(b));
+	read_pipe(a);
+}
+
+/* One read of the broker's pipe, its whole lines taken. false when
+ * nothing more is there now. */
+static bool read_pipe(struct askterm *a)
+{
+	char b[512];
+	ssize_t n = read(a->fd, b, sizeof(b));
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
+		return false;
 	if (n <= 0) {
 		/* The broker is gone: so is every question it asked. */
 		close(a->fd);
@@ -568,7 +578,7 @@ void askterm_readable(struct askterm *a)
 		a->nqueue = 0;
 		if (askterm_asking(a))
 			end(a, "withdrawn: the sandbox's tools ended");
-		return;
+		return false;
 	}
 	for (ssize_t i = 0; i < n; i++) {
 		if (b[i] != '\n') {
@@ -580,6 +590,7 @@ void askterm_readable(struct askterm *a)
 		take_line(a, a->line);
 		a->linelen = 0;
 	}
+	return true;
 }
 
 int askterm_timeout_ms(const struct askterm *a)
@@ -600,7 +611,14 @@ void askterm_finish(struct askterm *a)
 {
 	if (!a)
 		return;
+	/* what the broker said before the program ended (it tells the
+	 * terminal how a question ended before it answers the call) is
+	 * said first: a question that expired or was answered is not
+	 * called withdrawn */
+	a->ending = true;
 	a->nqueue = 0;
+	for (int i = 0; a->fd >= 0 && i < 64 && read_pipe(a); i++) {
+	}
 	if (askterm_asking(a))
 		end(a, "withdrawn: the sandbox ended");
 }
