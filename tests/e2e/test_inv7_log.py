@@ -346,7 +346,7 @@ print("sent", i)
 FLOOD_UDP = r"""
 import socket, time
 t0 = time.time(); i = 0
-while time.time() - t0 < 10:
+while time.time() - t0 < 4:
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         s.connect((f"198.18.{(i >> 8) & 255}.{i & 255}", 1000 + i % 5000))

@@ -869,7 +869,7 @@ MODEL_FLOOD = r"""
 import os, socket, time, urllib.parse
 u = urllib.parse.urlsplit(os.environ["LNK_MODEL_FAKE_URL"])
 t0 = time.time(); i = 0
-while time.time() - t0 < 8:
+while time.time() - t0 < 4:
     try:
         s = socket.create_connection((u.hostname, u.port), timeout=5)
         s.sendall(f"GET {u.path}/models/x{i} HTTP/1.1\r\nHost: h\r\n"
