@@ -6,12 +6,12 @@
 
 #include "common/util.h"
 
-static char lower(char ch)
+char gitconfig_lower(char ch)
 {
 	return ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
 }
 
-static char *skip_blanks(char *p)
+char *gitconfig_blanks_past(char *p)
 {
 	while (*p == ' ' || *p == '\t')
 		p++;
@@ -107,7 +107,7 @@ char *gitconfig_value(char *p)
 	char *out = p, *start = p, *last_kept = p;
 	bool quoted = false;
 
-	for (p = skip_blanks(p); *p; p++) {
+	for (p = gitconfig_blanks_past(p); *p; p++) {
 		if (*p == '"') {
 			quoted = !quoted;
 			last_kept = out;
@@ -141,10 +141,10 @@ static char *header(char *p, char *section, size_t ssz, char *sub, size_t bsz)
 	       *p != '.';
 	     p++)
 		if (n + 1 < ssz)
-			section[n++] = lower(*p);
+			section[n++] = gitconfig_lower(*p);
 	section[n] = '\0';
 	n = 0;
-	p = skip_blanks(p);
+	p = gitconfig_blanks_past(p);
 	if (*p == '"' || *p == '.') {
 		/* [s "Sub"] as written, with its escapes; [s.Sub], the older
 		 * form, in lower case */
@@ -153,14 +153,15 @@ static char *header(char *p, char *section, size_t ssz, char *sub, size_t bsz)
 			if (end == '"' && *p == '\\' && p[1])
 				p++;
 			if (n + 1 < bsz)
-				sub[n++] = end == ']' ? lower(*p) : *p;
+				sub[n++] =
+				    end == ']' ? gitconfig_lower(*p) : *p;
 		}
 		if (end == '"' && *p == '"')
 			p++;
 	}
 	sub[n] = '\0';
 	char *close = strchr(p, ']');
-	return close ? skip_blanks(close + 1) : NULL;
+	return close ? gitconfig_blanks_past(close + 1) : NULL;
 }
 
 void gitconfig_each(char *text,
@@ -171,7 +172,7 @@ void gitconfig_each(char *text,
 	char section[64] = "", sub[256] = "";
 
 	for (char *cur = text, *line; (line = line_next(&cur));) {
-		char *p = skip_blanks(line);
+		char *p = gitconfig_blanks_past(line);
 		/* git goes on reading the line after a header: another '['
 		 * is another header ("[x][core]", "[x] [core]"), and the
 		 * keys after it are the last one's. Threat: a reader that
@@ -189,9 +190,9 @@ void gitconfig_each(char *text,
 		       (*p >= '0' && *p <= '9') || *p == '-';
 		     p++)
 			if (n + 1 < sizeof(key))
-				key[n++] = lower(*p);
+				key[n++] = gitconfig_lower(*p);
 		key[n] = '\0';
-		p = skip_blanks(p);
+		p = gitconfig_blanks_past(p);
 		if (!n || *p != '=')
 			continue;
 		fn(ctx, section, sub, key, p + 1);

@@ -26,3 +26,8 @@ void gitconfig_each(char *text,
 		    void (*fn)(void *ctx, const char *section, const char *sub,
 			       const char *key, char *value),
 		    void *ctx);
+
+/* ch in lower case, ASCII only: git's section and key names. */
+char gitconfig_lower(char ch);
+/* p past its spaces and tabs. */
+char *gitconfig_blanks_past(char *p);

@@ -389,27 +389,13 @@ static char *dir_of(const char *path)
 	return s == path ? xstrdup("/") : xstrndup(path, (size_t)(s - path));
 }
 
-/* ch in lower case, ASCII only: git's section and key names. */
-static char lower(char ch)
-{
-	return ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
-}
-
-/* p past its spaces and tabs. */
-static char *skip_blanks(char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
 /* The next line of a git config file read whole (git-config(1) syntax:
  * .git/config, an included file, .gitmodules), past its leading blanks;
  * NULL at the end (or with no text: the file could not be read). */
 static char *next_line(char **cur)
 {
 	char *line = line_next(cur);
-	return line ? skip_blanks(line) : NULL;
+	return line ? gitconfig_blanks_past(line) : NULL;
 }
 
 struct git_repo {
@@ -943,7 +929,7 @@ static void scan_gitmodules(struct pctx *c, const char *worktree, int depth)
 	for (char *cur = text, *p; !c->overflow && (p = next_line(&cur));) {
 		if (strncmp(p, "path", 4) != 0)
 			continue;
-		p = skip_blanks(p + 4);
+		p = gitconfig_blanks_past(p + 4);
 		if (*p != '=')
 			continue;
 		const char *v = gitconfig_value(p + 1);
@@ -1385,10 +1371,10 @@ static void env_git_config(struct pctx *c)
 			continue;
 		size_t j = 0;
 		for (; k + j < dot; j++)
-			sec[j] = lower(k[j]);
+			sec[j] = gitconfig_lower(k[j]);
 		sec[j] = '\0';
 		for (j = 0; last[1 + j]; j++)
-			key[j] = lower(last[1 + j]);
+			key[j] = gitconfig_lower(last[1 + j]);
 		key[j] = '\0';
 		struct git_repo g = {0};
 		config_key(c, file, &g, sec, key, v, 0);

@@ -470,6 +470,21 @@ static void repo_drivers(const char *dir, const char *home, struct strv *over)
 	}
 }
 
+/* Whether environments a and b name the same global and system git
+ * config files (global_drivers reads them once then). */
+static bool same_git_files(char *const *a, char *const *b)
+{
+	static const char *const names[] = {
+	    "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME", "GIT_CONFIG_SYSTEM",
+	    "GIT_CONFIG_NOSYSTEM"};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		const char *x = env_get(a, names[i]), *y = env_get(b, names[i]);
+		if ((x == NULL) != (y == NULL) || (x && strcmp(x, y) != 0))
+			return false;
+	}
+	return true;
+}
+
 /* The global and system config files git reads with the environment
  * env (GIT_CONFIG_GLOBAL, or ~/.gitconfig and XDG_CONFIG_HOME's or
  * ~/.config's git/config; GIT_CONFIG_SYSTEM or /etc/gitconfig unless
@@ -548,7 +563,8 @@ bool tools_env(char *const *env, const struct strv *writes,
 	struct strv over = {0};
 	const char *home = env_get(env, "HOME");
 	global_drivers(out->v, home, &over);
-	global_drivers(env, home, &over);
+	if (!same_git_files(out->v, env))
+		global_drivers(env, home, &over);
 	/* and the repository git finds from each granted folder: a tool
 	 * runs at the top of a granted folder (or the first write
 	 * folder's), and git looks for its repository there and then in
