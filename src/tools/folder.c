@@ -494,6 +494,26 @@ int tools_folder_check(int dirfd, const struct tools_tops *tops,
 				 esc_to(q, sizeof(q), outer->path));
 		return -EPERM;
 	}
+	/* The top of a --read folder is no better for such a tool: a
+	 * Makefile or package.json is no dot name, so another sandbox with
+	 * --write there (beside this one, or before it) may have written
+	 * it, and the call would run that program's code outside. */
+	if (here && here->read && tools_obeys_project_files(tool)) {
+		char t[160];
+		snprintf(why, cap,
+			 "%s is the top of the folder '%s', which the sandbox "
+			 "reads, and %s obeys the project's own files there "
+			 "(a Makefile, a package.json, a build script), which "
+			 "another sandbox may have written (one with --write "
+			 "there, before this one or beside it): the call "
+			 "would run that program's code outside; run %s "
+			 "yourself, once you have looked at what it obeys",
+			 folder_name(dirfd, name, sizeof(name)),
+			 esc_to(q, sizeof(q), here->path),
+			 esc_to(t, sizeof(t), tool ? tool : "the tool"),
+			 esc_to(t, sizeof(t), tool ? tool : "the tool"));
+		return -EPERM;
+	}
 	if (here && !here->read && here->guarded &&
 	    tools_obeys_project_files(tool)) {
 		char t[160];

@@ -2424,6 +2424,35 @@ def test_granted_build_tool_never_runs_what_the_program_wrote(lnk, work,
         cp.stderr
 
 
+def test_build_tool_at_a_read_folders_top_never_runs_another_sandboxs_file(
+        lnk, work, tmp_path):
+    """Invariant 8 (what runs outside later), promise: a tool, a dialog tool
+    and lnk itself run outside and run or load nothing a program can write.
+
+    Threat (the tools' folder rule): one sandbox, with no tool at all,
+    writes the Makefile at the top of its write folder; another sandbox
+    reads that folder (--read) and is granted exactly `make test` there.
+    Its call runs outside, as the user, and make runs the first
+    sandbox's recipe: no dot name, so nothing kept it, and a folder a
+    sandbox reads is one another sandbox may write (beside it or
+    before it). The same call below the read folder's top was already
+    refused for that reason."""
+    if not shutil.which("make"):
+        pytest.skip("make is not installed")
+    (work / "Makefile").write_text("test:\n\ttrue\n")
+    mark = tmp_path / "OUTSIDE_MARK"  # outside every grant
+    cp = lnk.run("--write", work, "--", "/bin/sh", "-c",
+                 f"printf 'test:\\n\\ttouch {mark}\\n' > '{work}/Makefile'")
+    assert cp.returncode == 0, cp.stderr
+    cp = lnk.run("--read", work, "--tool", "make test", "--", "/bin/sh",
+                 "-c", f"cd '{work}' && make test; echo st=$?")
+    assert "st=" in cp.stdout, cp.stderr
+    assert not mark.exists(), (cp.stdout, cp.stderr)
+    # refused in lnk's words: why, and what to do instead
+    assert "another sandbox may have written" in cp.stderr, cp.stderr
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
+
+
 # Tools that run what a file of the project's says, with the file: ctest
 # runs CTestTestfile.cmake's add_test commands, autoreconf and aclocal
 # feed configure.ac through m4 (whose esyscmd runs a shell command),
