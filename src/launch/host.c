@@ -226,7 +226,10 @@ static bool copy_tree(struct host_facts *h, int dfd, const char *name,
 	struct tree_entry *ents = NULL;
 	size_t n = 0;
 	bool ok = true;
-	DENTS_BUF(buf, 16384);
+	/* A folder of at most ETC_TREE_BYTES holds a few entries: a small
+	 * buffer reads them in one or two calls, and keeps the calls below
+	 * (copied files, a nested folder) on stack pages already touched. */
+	DENTS_BUF(buf, 4096);
 	struct dents ls = DENTS_INIT(fd, buf.b);
 	const struct dirent64 *de;
 	while (ok && (de = dents_next(&ls))) {

@@ -35,6 +35,7 @@
 #include "tools/desktop.h"
 #include "tools/env.h"
 #include "tools/folder.h"
+#include "tools/input.h"
 #include "tools/page.h"
 #include "tools/question.h"
 #include "tools/reach.h"
@@ -290,7 +291,7 @@ static int tool_dir(const struct broker *b, const struct call *c,
  * else, default signals, lnk's environment. Async-signal-safe only. */
 static void exec_tool(const struct broker *b, const char *path,
 		      char *const *argv, const int fds[TOOLS_NFDS], int dirfd,
-		      const char *note, bool page)
+		      const char *note, bool page, bool no_input)
 {
 	sigset_t none;
 	int hi[TOOLS_NFDS];
@@ -304,6 +305,13 @@ static void exec_tool(const struct broker *b, const char *path,
 	for (int i = 0; i < TOOLS_NFDS; i++)
 		if (dup2(hi[i], i) < 0)
 			_exit(125);
+	/* A tool that reads commands there gets none of the program's
+	 * (input.h). */
+	if (no_input) {
+		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (nul < 0 || dup2(nul, 0) < 0)
+			_exit(125);
+	}
 	if (fchdir(dirfd) < 0)
 		_exit(125);
 	/* Said by the tool's process, not the broker: the program's stderr
@@ -615,9 +623,10 @@ static void run_tool(struct broker *b, struct call *c,
 		     const struct tool_grant *g, struct tools_call *tc,
 		     const int fds[TOOLS_NFDS])
 {
-	char note[PATH_MAX + 240] = "", where[PATH_MAX], msg[PASS_TEXT_MAX];
+	char note[PATH_MAX + 640] = "", where[PATH_MAX], msg[PASS_TEXT_MAX];
 	char why[PATH_MAX * 3];
 	int dirfd;
+	bool page = c->verb && strcmp(c->verb, "page") == 0;
 	if (c->has_dir) {
 		dirfd = c->dirfd;
 		c->has_dir = false;
@@ -641,12 +650,23 @@ static void run_tool(struct broker *b, struct call *c,
 	strv_push(&argv, g->name);
 	for (size_t i = 0; i < tc->args.n; i++)
 		strv_push(&argv, tc->args.v[i]);
+	bool no_input = !page && tools_reads_commands(g->name, &tc->args);
+	if (no_input) {
+		size_t at = strlen(note);
+		char t[160];
+		snprintf(note + at, sizeof(note) - at,
+			 "lnk: %s reads commands on its input, and one there "
+			 "can run any program outside, as you (sqlite3's "
+			 ".shell, psql's \\!, a shell's): it gets no input "
+			 "from the program; name what it should do in the "
+			 "call's arguments\n",
+			 esc_to(t, sizeof(t), g->name));
+	}
 	strv_free(&b->pins_now);
 	tools_pins_now(&b->pins, &b->pins_now);
 	pid_t pid = fork();
 	if (pid == 0)
-		exec_tool(b, g->path, argv.v, fds, dirfd, note,
-			  c->verb && strcmp(c->verb, "page") == 0);
+		exec_tool(b, g->path, argv.v, fds, dirfd, note, page, no_input);
 	int fe = errno;
 	strv_free(&argv);
 	close(dirfd);

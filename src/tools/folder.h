@@ -14,6 +14,9 @@
  *     no new repository at the top), i.e. unless --write-dot-files names
  *     it, and never for a tool that obeys the project's own files
  *     (tools_obeys_project_files): a Makefile is no dot file;
+ *   - the top of a --read folder is safe but for a tool that obeys the
+ *     project's own files: another sandbox with --write there may have
+ *     written its Makefile;
  *   - a folder outside every write folder is safe (the program cannot
  *     change it).
  * Levels are judged by (device, inode), walked with openat(".."), never

@@ -2453,6 +2453,55 @@ def test_build_tool_at_a_read_folders_top_never_runs_another_sandboxs_file(
     assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
 
 
+def test_an_exact_grant_of_a_tool_that_reads_commands_gets_no_input(
+        lnk, work, tmp_path):
+    """Invariant 8 (what runs outside later), promise: whatever acts for
+    the program outside does exactly what the person allowed, word for
+    word.
+
+    Threat: `--tool 'sqlite3 app.db'` is as exact as a grant gets, but the
+    broker handed sqlite3 the program's standard input, and sqlite3 runs
+    what it reads there: `.shell touch MARK` ran a program outside, as
+    the user (psql's \\!, gdb's shell, a shell's input the same). Such a
+    tool gets no input from the program now, and lnk says why; a
+    statement named in the grant's arguments still runs."""
+    if not shutil.which("sqlite3"):
+        pytest.skip("sqlite3 is not installed")
+    mark = tmp_path / "OUTSIDE_MARK"  # outside every grant
+    cp = lnk.run("--write", work, "--tool", "sqlite3 app.db", "--tool",
+                 "sqlite3 app.db SELECT(40+2);", "--", "/bin/sh", "-c",
+                 f"cd '{work}' && printf '.shell touch {mark}\\n' | "
+                 "sqlite3 app.db; echo st=$?; "
+                 "sqlite3 app.db 'SELECT(40+2);'")
+    assert "st=" in cp.stdout, cp.stderr
+    assert not mark.exists(), (cp.stdout, cp.stderr)
+    assert "reads commands on its input" in cp.stderr, cp.stderr
+    assert "42" in cp.stdout.split("st=")[1], (cp.stdout, cp.stderr)
+
+
+@pytest.mark.parametrize("tool,args,gets", [
+    ("bash", [], False), ("python3", [], False), ("python3", ["-"], False),
+    ("python3", ["-m", "json.tool"], True), ("gdb", ["-q"], False),
+    ("jq", ["."], True)])
+def test_which_tools_get_the_programs_input(lnk, work, tmp_path, tool, args,
+                                            gets):
+    """Invariant 8, the same promise: a tool whose input is commands (a
+    shell, an interpreter given no script, a debugger) gets no input from
+    the program; one whose input is data (a script's, jq's) does. The
+    tool here stands in for the real one: it reports what it reads. The
+    run grants no folder, so the tool acts in / (most of these are
+    refused at a write folder's top, as they obey the project's
+    files)."""
+    on_lnk_path(lnk, tmp_path / "toolbin", tool,
+                "#!/bin/sh\nprintf 'read:%s\\n' \"$(cat)\"\n")
+    call = " ".join([tool] + args)
+    cp = lnk.run("--tool", f"{tool} *", "--", "/bin/sh", "-c",
+                 f"echo hello | {call}; echo st=$?")
+    assert "st=0" in cp.stdout, (cp.stdout, cp.stderr)
+    assert ("read:hello" in cp.stdout) == gets, (cp.stdout, cp.stderr)
+    assert ("reads commands on its input" in cp.stderr) != gets, cp.stderr
+
+
 # Tools that run what a file of the project's says, with the file: ctest
 # runs CTestTestfile.cmake's add_test commands, autoreconf and aclocal
 # feed configure.ac through m4 (whose esyscmd runs a shell command),
