@@ -92,10 +92,13 @@ struct changes_where {
 };
 
 /* Walks top (a write folder, absolute and real) for entries changed at or
- * after since, without following links or crossing into another mount,
- * and flags each by flags.c's table. Fills *out (changes_folder_free). Returns 0, or -errno when
- * top cannot be opened (err says why); a walk cut short by the bounds is
- * 0 with out->cut set. */
+ * after since, without following links, into the mounts below it of a
+ * local file system (another is flagged, not looked at), and flags each
+ * by flags.c's table; below a folder the run moved (or one whose place
+ * decides, changed), every entry is judged, not counted. Fills *out
+ * (changes_folder_free). Returns 0, or -errno when top cannot be opened
+ * (err says why); a walk cut short by the bounds is 0 with out->cut
+ * set. */
 int changes_walk(const char *top, struct timespec since,
 		 const struct changes_where *in, const struct changes_bounds *b,
 		 struct changes_folder *out, struct lnk_err *err);

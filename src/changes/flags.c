@@ -905,8 +905,9 @@ static const char *py_module(const char *name, bool dir, char *tmp, size_t cap)
 		   : NULL;
 }
 
-char *flags_check(int dirfd, const char *name, mode_t mode,
-		  const struct flag_where *w, const char *link_target)
+/* The table by name and place (flags_check adds what the mode says). */
+static char *flags_judge(int dirfd, const char *name, mode_t mode,
+			 const struct flag_where *w, const char *link_target)
 {
 	bool reg = S_ISREG(mode), dir = S_ISDIR(mode), lnk = S_ISLNK(mode);
 	bool exe = reg && (mode & 0111);
@@ -923,7 +924,7 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 	if (w->on_path && (exe || lnk)) {
 		struct flag_where rest = *w;
 		rest.on_path = false;
-		char *also = flags_check(dirfd, name, mode, &rest, link_target);
+		char *also = flags_judge(dirfd, name, mode, &rest, link_target);
 		bool plain = !also || strncmp(also, FLAG_EXECUTABLE,
 					      strlen(FLAG_EXECUTABLE)) == 0;
 		char *why = xasprintf("a new program or link in a folder on "
@@ -1099,4 +1100,62 @@ char *flags_check(int dirfd, const char *name, mode_t mode,
 			       " runs when you or a script start "
 			       "it");
 	return NULL;
+}
+
+char *flags_check(int dirfd, const char *name, mode_t mode,
+		  const struct flag_where *w, const char *link_target)
+{
+	char *why = flags_judge(dirfd, name, mode, w, link_target);
+	/* A FIFO waits for a writer: one named Makefile or package.json
+	 * hangs the make or npm that opens it, and what it reads then is
+	 * whatever its writer sends. A socket answers a tool that connects
+	 * to it with whatever listens there; a device node opens the device
+	 * it names to whoever its mode lets. None is project content. */
+	const char *special = S_ISFIFO(mode)   ? "a FIFO (named pipe)"
+			      : S_ISSOCK(mode) ? "a socket"
+			      : S_ISCHR(mode) || S_ISBLK(mode) ? "a device node"
+							       : NULL;
+	if (special) {
+		char *s = xasprintf("%s made in the run: a tool that opens it "
+				    "(make, an editor, a build) waits on or "
+				    "talks to whatever is at its other end%s%s",
+				    special, why ? "; " : "", why ? why : "");
+		free(why);
+		why = s;
+	}
+	/* Threat: a folder below the top or a file every account may write
+	 * (chmod 0777 scripts, 0666 scripts/build.sh) lets another account
+	 * of this machine change what you build or run later; rule M guards
+	 * only the top. A sticky folder (as /tmp) keeps each account to its
+	 * own names; group write alone is not flagged (user-private groups:
+	 * umask 002 makes every file group-writable). A link's mode is
+	 * meaningless. */
+	if ((mode & S_IWOTH) && !S_ISLNK(mode) &&
+	    !(S_ISDIR(mode) && (mode & S_ISVTX))) {
+		char *s =
+		    xasprintf("writable by every account on this "
+			      "machine: any of them can %s%s%s",
+			      S_ISDIR(mode) ? "replace or add to what it holds"
+					    : "change it",
+			      why ? "; " : "", why ? why : "");
+		free(why);
+		why = s;
+	}
+	return why;
+}
+
+bool flags_plain(const char *reason)
+{
+	if (strncmp(reason, FLAG_MOVED, strlen(FLAG_MOVED)) == 0)
+		reason += strlen(FLAG_MOVED);
+	return strncmp(reason, FLAG_EXECUTABLE, strlen(FLAG_EXECUTABLE)) == 0;
+}
+
+bool flags_place_decides(const struct flag_where *w)
+{
+	/* site-packages and the dot-file folders decide too, yet a pip
+	 * install or an editor adds to them at every run: there only a
+	 * pure move (walk.c) makes their old entries judged */
+	return w->on_path || w->venv_bin || w->in_git || w->xdg_in ||
+	       w->autostart || w->systemd_user || w->env_d || w->ssh_dir;
 }

@@ -45,11 +45,31 @@ struct flag_where {
 	/* under a folder of the dot-file list (policy/dotfiles.h: .vscode,
 	 * .husky, .cargo, ...), or NULL */
 	const struct dot_file *dot;
+	/* below a folder the run may have moved into its place (walk.c):
+	 * its children keep their change times, so each entry here is
+	 * judged as if changed, and said not changed itself (FLAG_MOVED) */
+	bool moved;
 };
 
 /* How the lowest of the reasons, a plain executable's, starts: past the
  * bound on flags, these give way to any other (walk.c). */
 #define FLAG_EXECUTABLE "executable:"
+
+/* How the reason of an entry that did not change itself starts, judged
+ * because a folder above it did (walk.c). */
+#define FLAG_MOVED "in a folder the run moved or changed: "
+
+/* Whether reason is a plain executable's, the lowest (FLAG_MOVED before
+ * it or not). */
+bool flags_plain(const char *reason);
+
+/* Whether the folder at w decides what its entries are by where it is:
+ * a folder on PATH (its programs run by name), a virtualenv's bin, a git
+ * directory, the configuration or data folder's rows, a folder a login
+ * runs (autostart, systemd/user, environment.d, .ssh). A folder moved
+ * there brings old entries that now run, so when its own change time is
+ * the run's, what it holds is judged as if changed (walk.c). */
+bool flags_place_decides(const struct flag_where *w);
 
 /* The first component of path (a link's target, as written) that names
  * a folder of packages others wrote (node_modules, site-packages, ...),

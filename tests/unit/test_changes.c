@@ -499,6 +499,54 @@ static void home_bin_folders_are_on_path(void **state)
 	free(home);
 }
 
+/* A mode others may use: a file or a folder every account may write
+ * (not a sticky folder, not group write alone), a FIFO, a socket, a
+ * device node; and the plain executable's rank under FLAG_MOVED. */
+static void modes_others_may_use(void **state)
+{
+	(void)state;
+	struct flag_where deep = {.depth = 2},
+			  vend = {.depth = 2, .vendored = true};
+	char *r;
+	assert_non_null(r = check("build.sh", S_IFREG | 0666, deep));
+	assert_non_null(strstr(r, "writable by every account"));
+	free(r);
+	assert_non_null(r = check("scripts", S_IFDIR | 0777, deep));
+	assert_non_null(strstr(r, "writable by every account"));
+	free(r);
+	/* in a folder of packages too: another account changes a package */
+	assert_non_null(r = check("index.js", S_IFREG | 0666, vend));
+	free(r);
+	/* what else it is follows */
+	assert_non_null(r = check("Makefile", S_IFREG | 0666, deep));
+	assert_non_null(strstr(r, "a build file"));
+	free(r);
+	assert_null(check("shared", S_IFDIR | 01777, deep));
+	assert_null(check("group", S_IFDIR | 0775, deep));
+	assert_null(check("notes.txt", S_IFREG | 0664, deep));
+	assert_null(check("l", S_IFLNK | 0777, deep));
+	assert_non_null(r = check("Makefile", S_IFIFO | 0644, deep));
+	assert_non_null(strstr(r, "FIFO"));
+	free(r);
+	assert_non_null(r = check("s", S_IFSOCK | 0755, vend));
+	assert_non_null(strstr(r, "socket"));
+	free(r);
+	assert_non_null(r = check("sda", S_IFBLK | 0600, deep));
+	assert_non_null(strstr(r, "device node"));
+	free(r);
+	assert_true(flags_plain(FLAG_EXECUTABLE " x"));
+	assert_true(flags_plain(FLAG_MOVED FLAG_EXECUTABLE " x"));
+	assert_false(flags_plain(FLAG_MOVED "a build file"));
+	/* the folders whose place decides: PATH, a git directory, ...; not
+	 * a project folder, nor site-packages (a pip install adds there) */
+	struct flag_where path = {.on_path = true}, git = {.in_git = true},
+			  site = {.site = true, .vendored = true};
+	assert_true(flags_place_decides(&path));
+	assert_true(flags_place_decides(&git));
+	assert_false(flags_place_decides(&deep));
+	assert_false(flags_place_decides(&site));
+}
+
 static void nothing_changed_says_nothing(void **state)
 {
 	(void)state;
@@ -521,6 +569,7 @@ int main(void)
 	    cmocka_unit_test(walk_tree),
 	    cmocka_unit_test(plain_executables_give_way),
 	    cmocka_unit_test(home_bin_folders_are_on_path),
+	    cmocka_unit_test(modes_others_may_use),
 	    cmocka_unit_test(nothing_changed_says_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
