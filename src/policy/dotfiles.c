@@ -144,6 +144,20 @@ static const struct dot_file list[] = {
      * (postbuild, prebuild and postexport hooks are shell commands). */
     {".mvn", "mvn runs the JVM options and extensions it names"},
     {".gbp.conf", "gbp buildpackage runs the hooks it names"},
+    /* sbt's JVM options (-javaagent runs a jar), the bazel bazelisk
+     * downloads and runs (a base URL, a version), the interpreter PDM
+     * runs, YouCompleteMe's per-project Python (run when a file is
+     * opened), zsh-autoenv's scripts (sourced at each cd). */
+    {".jvmopts", "sbt passes its options to the JVM (-javaagent runs a "
+		 "jar)"},
+    {".sbtopts", "sbt takes its options from it (-javaagent runs a jar)"},
+    {".bazeliskrc", "bazelisk downloads and runs the bazel it names"},
+    {".bazelversion", "bazelisk downloads and runs the bazel it names"},
+    {".pdm-python", "pdm runs the interpreter it names"},
+    {".ycm_extra_conf.py", "YouCompleteMe runs it when a file is opened"},
+    {".autoenv.zsh", "zsh-autoenv sources it when you cd into the folder"},
+    {".autoenv_leave.zsh", "zsh-autoenv sources it when you leave the "
+			   "folder"},
     /* Toolchains and hooks chosen per folder. */
     {"rust-toolchain", "rustup runs the toolchain it names, a path too"},
     {"rust-toolchain.toml", "rustup runs the toolchain it names, a path "

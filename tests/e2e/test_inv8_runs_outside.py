@@ -200,7 +200,15 @@ def sh_to_the_end(lnk, script, *grants, timeout=60, **kw):
 # Maven on open) and git-buildpackage's `.gbp.conf` (its postbuild,
 # postexport and prebuild hooks are shell commands, run at the next
 # `gbp buildpackage`).
-LAUNCHER_NAMES = [".mvn", ".gbp.conf"]
+# The same for sbt (.jvmopts and .sbtopts: `-javaagent` runs a jar),
+# bazelisk (.bazeliskrc's BAZELISK_BASE_URL or .bazelversion pick the
+# bazel it downloads and runs), PDM (.pdm-python: the interpreter it runs),
+# YouCompleteMe (.ycm_extra_conf.py, run as Python when a file is opened)
+# and zsh-autoenv (.autoenv.zsh, sourced on cd).
+LAUNCHER_NAMES = [".mvn", ".gbp.conf", ".jvmopts", ".sbtopts",
+                  ".bazeliskrc", ".bazelversion", ".pdm-python",
+                  ".ycm_extra_conf.py", ".autoenv.zsh",
+                  ".autoenv_leave.zsh"]
 
 
 @pytest.mark.parametrize("name", LAUNCHER_NAMES)
