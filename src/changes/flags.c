@@ -1155,7 +1155,12 @@ bool flags_place_decides(const struct flag_where *w)
 {
 	/* site-packages and the dot-file folders decide too, yet a pip
 	 * install or an editor adds to them at every run: there only a
-	 * pure move (walk.c) makes their old entries judged */
-	return w->on_path || w->venv_bin || w->in_git || w->xdg_in ||
-	       w->autostart || w->systemd_user || w->env_d || w->ssh_dir;
+	 * pure move (walk.c) makes their old entries judged. So does the
+	 * top's own git directory, which every commit writes (with
+	 * --write-dot-files): there only its hooks folder decides (its
+	 * entries are git's to run). A git directory below the top, one the
+	 * program made or moved there, decides whole. */
+	return w->on_path || w->venv_bin || w->git_hooks ||
+	       (w->in_git && w->below_top) || w->xdg_in || w->autostart ||
+	       w->systemd_user || w->env_d || w->ssh_dir;
 }

@@ -662,6 +662,48 @@ def test_a_folder_moved_into_place_brings_what_it_holds(lnk, home, work):
     assert not [ln for ln in lines if "bin/README: " in ln], cp.stderr
 
 
+def test_a_commit_does_not_flag_the_repositorys_own_hooks(lnk, work):
+    """Noise (the report must stay worth reading): a commit with
+    --write-dot-files writes the .git folder (its index, objects, refs),
+    which must not make the user's own hooks, untouched, flagged as if
+    the run had moved them. A hooks folder the run does move in is
+    judged whole (its hooks are git's to run)."""
+    if not shutil.which("git"):
+        pytest.skip("git is not installed")
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=a"]
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (work / "f").write_text("x\n")
+    subprocess.run(git + ["-C", str(work), "add", "f"], check=True)
+    subprocess.run(git + ["-C", str(work), "commit", "-qm", "one"],
+                   check=True)
+    hook = work / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    hook.chmod(0o755)
+    past(hook)
+    past(hook.parent)
+    cp = lnk.run("--write", work, "--write-dot-files", work, "--",
+                 "/bin/sh", "-c", "echo y >> f && git -c user.email=a@b "
+                 "-c user.name=a commit -qam two && echo committed",
+                 cwd=work)
+    assert "committed" in cp.stdout, cp.stderr
+    assert "hooks/pre-commit" not in cp.stderr, cp.stderr
+    # a hooks folder made in one run and moved into place in the next
+    # (then written to) brings its hooks to git
+    cp = lnk.run("--write", work, "--write-dot-files", work, "--",
+                 "/bin/sh", "-c", "set -e; mkdir .git/h && "
+                 "printf '#!/bin/sh\\n' > .git/h/post-checkout && "
+                 "chmod +x .git/h/post-checkout", cwd=work)
+    assert cp.returncode == 0, cp.stderr
+    past(work / ".git" / "h" / "post-checkout")
+    cp = lnk.run("--write", work, "--write-dot-files", work, "--",
+                 "/bin/sh", "-c", "set -e; mv .git/hooks .git/old && "
+                 "mv .git/h .git/hooks && : > .git/hooks/README", cwd=work)
+    assert cp.returncode == 0, cp.stderr
+    moved = [ln for ln in stderr_lines(cp)
+             if "hooks/post-checkout: " in ln]
+    assert moved and MOVED in moved[0], cp.stderr
+
+
 def test_a_normal_folder_moved_or_loosened_is_judged_whole(lnk, work):
     """Threat: `mv node_modules/pkg tools` brings a package's Makefile
     (only counted where it was) to the project, where make runs it; a
