@@ -81,9 +81,19 @@ int dns_new(struct dns **out, struct loop *l, const char *server,
 	o.sock_state_cb_data = d;
 	o.timeout = 2000; /* ms per try, with ARES_OPT_TIMEOUTMS */
 	o.tries = 2;
+	/* The name as asked, and only it: with the host's search domains
+	 * (resolv.conf's search line, LOCALDOMAIN) a name that does not
+	 * resolve is sent again with each appended, names the log never
+	 * shows, carrying what the program put in them. An empty search
+	 * list given here is kept (c-ares 1.18's getaddrinfo searches
+	 * despite ARES_FLAG_NOSEARCH); the flag for its other lookups. */
+	o.flags = ARES_FLAG_NOSEARCH;
+	o.domains = NULL;
+	o.ndomains = 0;
 	rc = ares_init_options(&d->chan, &o,
 			       ARES_OPT_SOCK_STATE_CB | ARES_OPT_TIMEOUTMS |
-				   ARES_OPT_TRIES);
+				   ARES_OPT_TRIES | ARES_OPT_FLAGS |
+				   ARES_OPT_DOMAINS);
 	if (rc != ARES_SUCCESS) {
 		free(d);
 		return err_set(err, -EIO, "cannot start the resolver: %s",

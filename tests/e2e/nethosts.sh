@@ -338,6 +338,11 @@ PY
 		"$DIR/cert.pem" "$DIR/key.pem" >"$DIR/https.log" 2>&1 &
 	echo $! > "$DIR/https.pid"
 
+	# The query log, readable by the unprivileged test pass too (dnsmasq,
+	# as nobody, would make it 0660): it holds test names only.
+	: > "$DIR/dns-queries.log"
+	chown nobody "$DIR/dns-queries.log" 2>/dev/null || true
+	chmod 0644 "$DIR/dns-queries.log"
 	dnsmasq --port="$DNS_PORT" --listen-address=127.0.0.1 \
 		--bind-interfaces --no-resolv --no-hosts --no-poll \
 		--pid-file="$DIR/dnsmasq.pid" \

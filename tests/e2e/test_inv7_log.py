@@ -197,6 +197,31 @@ def test_full_disk_no_lookup_unlogged(small_home):
     assert f"proxy-{tag}" not in sent, "the proxy's lookup went out"
 
 
+def test_the_wire_sends_upstream_only_the_name_it_logs(lnk, work):
+    """Invariant 7 (the log), promise: every lookup the wire sends
+    upstream is in the log, by the name it sent.
+
+    Threat: the wire's resolver took the host's search domains (the
+    search line of resolv.conf, or LOCALDOMAIN): a name that did not
+    resolve was sent again with each domain appended, names the log
+    never showed, toward the resolver of the host's network."""
+    import uuid
+    f = nethosts()
+    if "DNS_LOG" not in f:
+        pytest.skip("test hosts from an older nethosts.sh: no query log")
+    tag = uuid.uuid4().hex[:12]
+    cp = sh(lnk, f"curl -s -o /dev/null -w '%{{http_code}}' "
+            f"http://nosuch-{tag}.lnk-test/; echo",
+            "--write", work, "--internet-host", "*.lnk-test",
+            env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"],
+                 "LOCALDOMAIN": f"search-{tag}.lnk-test",
+                 "RES_OPTIONS": "ndots:5"})
+    assert cp.returncode == 0, cp.stderr
+    sent = open(f["DNS_LOG"], errors="replace").read()
+    assert f"nosuch-{tag}.lnk-test" in sent, "the name itself never went"
+    assert f"search-{tag}" not in sent, "a searched name went out unlogged"
+
+
 LEAVE = r"""
 import os, socket, sys, time
 host, port = os.environ["HTTP_PROXY"][7:].rstrip("/").rsplit(":", 1)
