@@ -537,12 +537,19 @@ static void modes_others_may_use(void **state)
 	assert_true(flags_plain(FLAG_EXECUTABLE " x"));
 	assert_true(flags_plain(FLAG_MOVED FLAG_EXECUTABLE " x"));
 	assert_false(flags_plain(FLAG_MOVED "a build file"));
-	/* the folders whose place decides: PATH, a git directory, ...; not
-	 * a project folder, nor site-packages (a pip install adds there) */
-	struct flag_where path = {.on_path = true}, git = {.in_git = true},
+	/* the folders whose place decides: PATH, a git directory below the
+	 * top, the top's hooks, ...; not the top's own git directory (every
+	 * commit writes it), a project folder, nor site-packages (a pip
+	 * install adds there) */
+	struct flag_where path = {.on_path = true},
+			  git = {.in_git = true, .below_top = true},
+			  top_git = {.in_git = true},
+			  hooks = {.in_git = true, .git_hooks = true},
 			  site = {.site = true, .vendored = true};
 	assert_true(flags_place_decides(&path));
 	assert_true(flags_place_decides(&git));
+	assert_false(flags_place_decides(&top_git));
+	assert_true(flags_place_decides(&hooks));
 	assert_false(flags_place_decides(&deep));
 	assert_false(flags_place_decides(&site));
 }
