@@ -32,6 +32,7 @@
  * executed, 127 it is not there.
  */
 #include <errno.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
@@ -48,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/esc.h"
 #include "common/fdpass.h"
 #include "common/util.h"
 #include "init/exec.h"
@@ -68,6 +70,33 @@ __attribute__((noreturn)) static void fail_layer(const char *layer,
 		"ready'\n",
 		layer, err->msg);
 	exit(LNK_EXIT_FAIL);
+}
+
+/* Each folder and entry bwrap bound by path is the object lnk opened
+ * there after its checks (proto/initcfg.h, pins): compared by (device,
+ * inode), not followed if it is a link now. Threat: a program of another
+ * sandbox swapped a granted folder for a link to ~/.lnk (or any folder)
+ * between lnk's checks and bwrap's mount, which followed it. The program
+ * never runs then. */
+static void check_pins(const struct init_config *c)
+{
+	for (size_t i = 0; i < c->npins; i++) {
+		struct stat st;
+		const struct init_pin *p = &c->pins[i];
+		if (lstat(p->path, &st) == 0 && (uint64_t)st.st_dev == p->dev &&
+		    (uint64_t)st.st_ino == p->ino)
+			continue;
+		char q[PATH_MAX + 16];
+		esc_to(q, sizeof(q), p->path);
+		fprintf(stderr,
+			"lnk: '%s' was replaced while the sandbox was made "
+			"(a link or another folder put in its place, perhaps "
+			"by a program of another sandbox with --write "
+			"there): the program was not started; look at what "
+			"is there, and run again\n",
+			q);
+		exit(LNK_EXIT_FAIL);
+	}
 }
 
 static int parse_fd(const char *s, int *fd)
@@ -380,6 +409,7 @@ int main(int argc, char **argv)
 	 * program, so it never starts (invariant 5). */
 	if (reaper_lifeline_lost(cfg.lifeline_fd))
 		return 128 + SIGKILL;
+	check_pins(&cfg);
 
 	int dns[2] = {-1, -1};
 	struct handoff_low low[HANDOFF_LOW_MAX];

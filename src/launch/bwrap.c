@@ -397,14 +397,17 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	size_t ng;
 	if ((r = folder_grants(p, &g, &ng, err)) < 0)
 		goto fail;
-	for (size_t i = 0; i < ng; i++)
+	for (size_t i = 0; i < ng; i++) {
 		add(&t, grant_mount[g[i].kind], g[i].path, NULL, -1);
+		t.m[t.n - 1].pin = g[i].kind != FOLDER_HIDE;
+	}
 	free(g);
 	for (size_t i = 0; in->ro_over && i < in->ro_over->n; i++) {
 		if ((r = folder_check("a dot file", in->ro_over->v[i], err)) <
 		    0)
 			goto fail;
 		add(&t, BM_RO, in->ro_over->v[i], NULL, -1);
+		t.m[t.n - 1].pin = true;
 	}
 	/* ~/.lnk holds the log, the accepted specs and the control sockets;
 	 * a program that could read or change them could change its own
@@ -528,6 +531,9 @@ int bwrap_build(const struct bwrap_in *in, struct bwrap_out *out,
 	for (size_t i = 0; i < t.n; i++) {
 		emit(o, &t.m[i], in->tmp_size);
 		mirror(out, &t.m[i]);
+		if (t.m[i].pin &&
+		    (t.m[i].kind == BM_RO || t.m[i].kind == BM_RW))
+			strv_push(&out->pins, t.m[i].path);
 	}
 	/* Read only from here on: the hidden folders' tmpfs (made writable so
 	 * nested grants could be mounted inside) and the root itself, so a
@@ -583,6 +589,7 @@ void bwrap_out_free(struct bwrap_out *out)
 	free(out->mounts);
 	free(out->chdir);
 	strv_free(&out->files);
+	strv_free(&out->pins);
 	strv_free(&out->ll_read);
 	strv_free(&out->ll_write);
 	*out = (struct bwrap_out){0};

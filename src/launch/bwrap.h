@@ -116,6 +116,9 @@ struct bwrap_mount {
 	char *src;     /* symlink target, init path; NULL otherwise */
 	int fd;	       /* BM_DATA, BM_FILE */
 	bool bind;     /* BM_DATA: as --ro-bind-data (see BM_DATA) */
+	bool pin;      /* a grant or an entry kept read only over itself:
+			* lnk-init finds the object lnk opened there (see
+			* bwrap_out.pins) */
 	unsigned mode; /* BM_FILE */
 };
 
@@ -130,6 +133,10 @@ struct bwrap_out {
 	struct strv ll_write; /* Landlock: what the mounts let it write */
 	struct strv files;    /* the etc_files copied: files[i] is read from
 			       * descriptor files_fd + i */
+	struct strv pins;     /* the binds of a folder or entry a program may
+			       * have replaced (a grant, a kept dot entry):
+			       * bound by path, so the launch records what
+			       * each is and lnk-init checks it (plan.c) */
 	bool shows_sys;	      /* a bind's host path is /sys, in it, or
 			       * holds it (launch/hostview.h) */
 };

@@ -3,9 +3,15 @@
  * what the program adds to it: where it starts, check's probe in its
  * place. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "common/buf.h"
@@ -70,6 +76,54 @@ static int exit_for(int r)
 	return LNK_EXIT_FAIL;
 }
 
+/* What each folder or entry bound by path is now (bwrap_out.pins),
+ * opened as the plan names it, through no link at all: the object the
+ * checks judged, or one a program put there from its own write folder.
+ * lnk-init finds the same (device, inode) at each path before the program
+ * runs (proto/initcfg.h, pins). A link in the way now refuses the run:
+ * bwrap would follow it, to ~/.lnk or any folder of the user's. */
+static int pin_binds(const struct strv *paths, struct init_config *ic,
+		     struct lnk_err *err)
+{
+	ic->pins = xcalloc(paths->n ? paths->n : 1, sizeof(*ic->pins));
+	for (size_t i = 0; i < paths->n; i++) {
+		struct open_how how = {
+		    .flags = O_PATH | O_CLOEXEC,
+		    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		long fd = syscall(SYS_openat2, AT_FDCWD, paths->v[i], &how,
+				  sizeof(how));
+		struct stat st;
+		if (fd < 0 && errno == ENOENT)
+			continue; /* bwrap fails on it, nothing is bound */
+		if (fd < 0 || fstat((int)fd, &st) < 0) {
+			int e = errno;
+			char q[PATH_MAX + 16];
+			if (fd >= 0)
+				close((int)fd);
+			esc_to(q, sizeof(q), paths->v[i]);
+			if (e == ELOOP || e == EXDEV)
+				return err_set(
+				    err, -ELOOP,
+				    "'%s' or a folder on its way became a "
+				    "link after lnk checked it (a program "
+				    "with --write there, perhaps in another "
+				    "sandbox, may have put it there): the "
+				    "sandbox was not started; look at what "
+				    "is there, and run again",
+				    q);
+			return err_set(err, -e, "cannot open '%s': %s", q,
+				       strerror(e));
+		}
+		close((int)fd);
+		struct init_pin *pn = &ic->pins[ic->npins++];
+		pn->path = xstrdup(paths->v[i]);
+		pn->dev = (uint64_t)st.st_dev;
+		pn->ino = (uint64_t)st.st_ino;
+	}
+	return 0;
+}
+
 int bwrap_part_plan(struct run *r)
 {
 	const struct sandbox_req *req = r->req;
@@ -111,6 +165,8 @@ int bwrap_part_plan(struct run *r)
 	};
 	int rc = plan_build(&pin, &r->plan, r->err);
 	strv_free(&argv);
+	if (rc == 0)
+		rc = pin_binds(&r->plan.bw.pins, &r->plan.init, r->err);
 	/* A program not found stays 127 (a typo is the likelier mistake);
 	 * one that would not be allowed is refused for the spec's sake. */
 	if (rc == -EACCES && !req->probe && spec_runs_nothing(pol))

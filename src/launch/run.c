@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "common/esc.h"
 #include "common/pathenv.h"
 #include "launch/env.h"
@@ -185,6 +186,14 @@ static int ended_fd(void *arg)
 int run_spawn(struct run *r, struct spawn_result *res)
 {
 	const struct sandbox_req *req = r->req;
+#ifdef LNK_TEST_HOOKS
+	/* TEST BUILDS ONLY (meson -Dtest_hooks=true): LNK_TEST_BEFORE_SPAWN=
+	 * a shell command run once the plan is whole and before bwrap starts,
+	 * where another sandbox's program could swap a granted folder. */
+	const char *before = getenv("LNK_TEST_BEFORE_SPAWN");
+	if (before && system(before) != 0)
+		warnx_("LNK_TEST_BEFORE_SPAWN failed");
+#endif
 	struct spawn_req sreq = {
 	    .bwrap = r->plan.bwrap,
 	    .opts = &r->plan.bw.opts,

@@ -33,6 +33,9 @@ void initcfg_free(struct init_config *c)
 	strv_free(&c->ll_write);
 	strv_free(&c->ll_exec);
 	free(c->listeners);
+	for (size_t i = 0; i < c->npins; i++)
+		free(c->pins[i].path);
+	free(c->pins);
 	free(c->cwd);
 	free(c->temp_home);
 	strv_free(&c->argv);
@@ -108,6 +111,15 @@ int initcfg_encode(const struct init_config *c, struct buf *out)
 	if ((r = put_strv(out, &c->ll_read)) < 0 ||
 	    (r = put_strv(out, &c->ll_write)) < 0 ||
 	    (r = put_strv(out, &c->ll_exec)) < 0)
+		return r;
+	struct strv pins = {0};
+	for (size_t i = 0; i < c->npins; i++)
+		strv_pushf(&pins, "%llu %llu %s",
+			   (unsigned long long)c->pins[i].dev,
+			   (unsigned long long)c->pins[i].ino, c->pins[i].path);
+	r = put_strv(out, &pins);
+	strv_free(&pins);
+	if (r < 0)
 		return r;
 	put_u32(out, (uint32_t)c->nlisteners);
 	for (size_t i = 0; i < c->nlisteners; i++) {
@@ -240,6 +252,51 @@ static int check_abs_paths(struct rd *r, const struct strv *sv,
 	return 0;
 }
 
+/* One decimal number of a pin, then one space: its end, or NULL. */
+static const char *pin_number(const char *s, uint64_t *v)
+{
+	uint64_t n = 0;
+	const char *p = s;
+	if (*p < '0' || *p > '9')
+		return NULL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return NULL;
+		n = n * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p != ' ')
+		return NULL;
+	*v = n;
+	return p + 1;
+}
+
+static int get_pins(struct rd *r, struct init_config *c)
+{
+	struct strv v = {0};
+	int e = get_strv(r, &v, "pins");
+	if (e < 0)
+		return e;
+	c->pins = xcalloc(v.n ? v.n : 1, sizeof(*c->pins));
+	for (size_t i = 0; i < v.n; i++) {
+		struct init_pin *p = &c->pins[i];
+		const char *s = pin_number(v.v[i], &p->dev);
+		if (s)
+			s = pin_number(s, &p->ino);
+		if (!s || s[0] != '/') {
+			e = err_set(r->err, -EINVAL,
+				    "init config: pin %zu is not 'DEV INO "
+				    "/path'",
+				    i);
+			strv_free(&v);
+			return e;
+		}
+		p->path = xstrdup(s);
+		c->npins = i + 1;
+	}
+	strv_free(&v);
+	return 0;
+}
+
 static int decode(struct rd *r, struct init_config *c)
 {
 	char magic[4];
@@ -317,7 +374,8 @@ static int decode(struct rd *r, struct init_config *c)
 	    (e = get_strv(r, &c->ll_write, "ll_write")) < 0 ||
 	    (e = check_abs_paths(r, &c->ll_write, "ll_write")) < 0 ||
 	    (e = get_strv(r, &c->ll_exec, "ll_exec")) < 0 ||
-	    (e = check_abs_paths(r, &c->ll_exec, "ll_exec")) < 0)
+	    (e = check_abs_paths(r, &c->ll_exec, "ll_exec")) < 0 ||
+	    (e = get_pins(r, c)) < 0)
 		return e;
 
 	if ((e = get_u32(r, &nl, "listener count")) < 0)

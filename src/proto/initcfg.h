@@ -16,7 +16,7 @@
 #include "common/err.h"
 #include "common/util.h"
 
-#define INITCFG_VERSION 6
+#define INITCFG_VERSION 7
 
 enum init_listener_kind {
 	INIT_L_HTTP,  /* the wire's HTTP proxy port inside */
@@ -31,6 +31,11 @@ enum init_listener_kind {
 struct init_listener {
 	enum init_listener_kind kind;
 	uint16_t port;
+};
+
+struct init_pin {
+	char *path; /* absolute, the same inside as on the host */
+	uint64_t dev, ino;
 };
 
 struct init_config {
@@ -93,6 +98,17 @@ struct init_config {
 	 * files the program left there (init/discard.h). */
 	char *temp_home;
 
+	/* What each granted folder (and each entry kept read only over
+	 * itself) was when lnk opened it, after its checks: lnk-init finds
+	 * the same object at each path, by (device, inode), before anything
+	 * of the program runs, or the program never runs. Threat: bwrap binds
+	 * by path; a program of another sandbox with --write above a grant
+	 * swaps it for a link to ~/.lnk (or another folder) after lnk's
+	 * checks, during the trust question or between the plan and bwrap's
+	 * mount, and the link would be followed. */
+	struct init_pin *pins;
+	size_t npins;
+
 	/* The program. argv[0] is the path to execute (already resolved). */
 	char *cwd;
 	struct strv argv;
@@ -110,6 +126,7 @@ int initcfg_decode(const char *data, size_t len, struct init_config *c,
  *   bit5 cgroup_on_guard) i32 guard_fd i32 wire_fd
  *   i32 lifeline_fd u32 nproc
  *   strv ll_read, strv ll_write, strv ll_exec
+ *   strv pins (each "DEV INO /path", decimal)
  *   u32 nlisteners { u8 kind, u16 port }*
  *   str cwd, strv argv, strv env
  * where str = u32 length + bytes (no NUL), strv = u32 count + str*.

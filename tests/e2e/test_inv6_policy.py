@@ -84,6 +84,54 @@ def _settings_refused(lnk, cp, path):
     assert str(path) in cp.stderr, cp.stderr
 
 
+@pytest.mark.parametrize("what", ["grant", "kept"])
+def test_a_grant_swapped_for_a_link_after_the_checks_is_never_bound(
+        lnk, home, what):
+    """Invariant 6 (lnk's settings are never in reach), promise: no grant
+    opens lnk's settings, and what is bound is what was checked.
+
+    Threat: bwrap binds each granted folder (and each dot entry kept read
+    only over itself) by path. A program of another sandbox with --write
+    above the grant swaps it for a link to ~/.lnk after lnk's checks
+    (while the trust question waits, or between the plan and bwrap's
+    mount): the link was followed, and the new sandbox read and wrote
+    lnk's log, tool lists and trusted specs. The swap is played by a
+    test build's hook at the last moment before bwrap starts."""
+    hooks = os.environ.get("LNK_BIN_HOOKS")
+    if not hooks:
+        pytest.skip("LNK_BIN_HOOKS is not set: it names an lnk built with "
+                    "meson -Dtest_hooks=true, which this test needs")
+    settings = home / ".lnk" / "sandbox"
+    settings.mkdir(parents=True, exist_ok=True)
+    (settings / "tools.toml").write_text("# the user's\n")
+    proj = home / "proj"
+    out = proj / "out"
+    out.mkdir(parents=True)
+    if what == "grant":
+        grant, swapped = out, out
+    else:  # a dot entry at the top of the write folder, kept read only
+        (out / ".vscode").mkdir()
+        grant, swapped = out, out / ".vscode"
+    swap = (f"mv '{swapped}' '{swapped}.old' && "
+            f"ln -s '{home}/.lnk' '{swapped}'")
+    cp = subprocess.run(
+        [hooks, "sandbox", "run", "--write", str(grant), "--", "/bin/sh",
+         "-c", f"ls '{swapped}/sandbox' && echo PWNED > "
+         f"'{swapped}/sandbox/tools.toml'; echo ran"],
+        cwd=lnk.cwd, env=lnk.env({"LNK_TEST_BEFORE_SPAWN": swap}),
+        capture_output=True, text=True, timeout=60)
+    assert (settings / "tools.toml").read_text() == "# the user's\n", \
+        cp.stdout + cp.stderr
+    assert "ran" not in cp.stdout, cp.stdout + cp.stderr
+    assert "tools.toml" not in cp.stdout, cp.stdout + cp.stderr
+    assert cp.returncode != 0, cp.stdout + cp.stderr
+    # said in lnk's words (for a kept entry bwrap may fail first: a link
+    # as the destination of its bind leads nowhere inside)
+    assert "the program was not started" in cp.stderr or \
+        (what == "kept" and "bwrap: Can't bind mount" in cp.stderr), \
+        cp.stderr
+
+
 @pytest.mark.parametrize("cmd", [
     ("sandbox", "run", "--", "true"),
     ("sandbox", "stop"),
