@@ -2,10 +2,12 @@
  * that decides when a spec asks first (spec/trust.c). See cover.h. */
 #include "spec/cover.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "common/util.h"
+#include "policy/dotfiles.h"
 #include "policy/keys.h"
 
 static bool in_paths(const struct key_value *kv, const char *v)
@@ -14,6 +16,52 @@ static bool in_paths(const struct key_value *kv, const char *v)
 		if (path_within(v, kv->list.v[i]))
 			return true;
 	return false;
+}
+
+/* Whether v, below the accepted folder top, lies at or below one of its
+ * top's entries lnk keeps read only (a dot entry, or a name of the dot
+ * files' list such as Jenkinsfile), unless the accepted run let the
+ * program write them (write_dot_files naming top). Any name starting
+ * with a dot counts, not only the list's: asking once too often is the
+ * safe side. */
+static bool in_kept_entry(const char *v, const char *top,
+			  const struct policy *was)
+{
+	size_t n = strlen(top);
+	if (strcmp(top, "/") == 0)
+		n = 0;
+	if (strncmp(v, top, n) != 0 || v[n] != '/')
+		return false;
+	const char *first = v + n + 1;
+	size_t len = strcspn(first, "/");
+	char name[NAME_MAX + 1];
+	if (len == 0 || len > NAME_MAX)
+		return false;
+	memcpy(name, first, len);
+	name[len] = '\0';
+	if (name[0] != '.' && !is_dot_file(name))
+		return false;
+	return !strv_contains(&was->k[K_FILES_WRITE_DOT_FILES].list, top);
+}
+
+/* Whether the folder v (of now's write or read) opens nothing that was's
+ * grants kept closed: it lies below one of was's folders of the kind
+ * (write, or for reading either), never in one of was's hidden folders
+ * (a grant there is mounted over the hiding), and, for writing, never
+ * in an entry the accepted write folder's top kept read only. Threat: a
+ * program rewrote its own spec to write `.git/hooks` too, taken for a
+ * folder below the accepted `.`, and planted a hook with no question. */
+static bool below_opened(const char *v, const struct policy *was, bool write)
+{
+	const struct key_value *wr = &was->k[K_FILES_WRITE];
+	const struct key_value *rd = &was->k[K_FILES_READ];
+	if (in_paths(&was->k[K_FILES_HIDE], v))
+		return false;
+	for (size_t i = 0; i < wr->list.n; i++)
+		if (path_within(v, wr->list.v[i]) &&
+		    (!write || !in_kept_entry(v, wr->list.v[i], was)))
+			return true;
+	return !write && in_paths(rd, v);
 }
 
 /* Every entry of now's list one of was's, exactly. */
@@ -48,6 +96,10 @@ static bool key_within(enum key_id id, const struct policy *now,
 	case K__COUNT:
 		return true;
 	case K_FILES_WRITE:
+		for (size_t i = 0; i < n->list.n; i++)
+			if (!below_opened(n->list.v[i], was, true))
+				return false;
+		return true;
 	case K_FILES_WRITE_DOT_FILES:
 		for (size_t i = 0; i < n->list.n; i++)
 			if (!in_paths(w, n->list.v[i]))
@@ -56,8 +108,7 @@ static bool key_within(enum key_id id, const struct policy *now,
 	case K_FILES_READ:
 		/* reading what was written is no wider */
 		for (size_t i = 0; i < n->list.n; i++)
-			if (!in_paths(w, n->list.v[i]) &&
-			    !in_paths(&was->k[K_FILES_WRITE], n->list.v[i]))
+			if (!below_opened(n->list.v[i], was, false))
 				return false;
 		return true;
 	case K_FILES_HIDE:

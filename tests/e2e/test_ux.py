@@ -629,6 +629,55 @@ def test_spec_asks_for_what_flags_add_never_for_what_is_removed(
     assert cp.returncode == 0, cp.stderr
 
 
+def test_a_folder_below_an_accepted_one_that_was_kept_closed_asks(
+        lnk, home, work):
+    """Invariant 6 (what a spec opens is shown first), promise: a run that
+    opens what no acceptance of the spec opened asks first.
+
+    Threat: a folder below an accepted one counted as narrower, even where
+    the accepted run kept it closed: a dot entry at the top of its write
+    folder (read only: `.git/hooks`, `.vscode`) or a folder it hid. The
+    program rewrote its own spec (in its write folder) to write
+    `.git/hooks` too, and the next run planted a hook with no question,
+    which the user's next commit ran; a flag beside the spec granting a
+    hidden folder's file was not asked about either."""
+    (work / ".git" / "hooks").mkdir(parents=True)
+    (work / "secret" / "inner").mkdir(parents=True)
+    (work / "app.toml").write_text(
+        'version = 1\n[files]\nwrite = ["."]\nhide = ["secret"]\n'
+        '[commands]\nallow = ["true"]\n')
+    run = lambda *a: lnk.run(*a, start_new_session=True,  # noqa: E731
+                             stdin=subprocess.DEVNULL)
+    assert run("--yes", "--spec", "app.toml", "--", "true").returncode == 0
+    # a flag beside it: writing the kept dot entry, showing the hidden
+    # folder (reading the dot entry, readable before, is narrower)
+    for grant, below in (("--write", work / ".git" / "hooks"),
+                         ("--write", work / "secret" / "inner"),
+                         ("--read", work / "secret" / "inner")):
+        cp = run("--spec", "app.toml", grant, str(below), "--", "true")
+        assert cp.returncode == 125, (grant, below, cp.stderr)
+    cp = run("--spec", "app.toml", "--read", str(work / ".git" / "hooks"),
+             "--", "true")
+    assert cp.returncode == 0, cp.stderr
+    # the spec edited to open them
+    for extra in ('write = [".", ".git/hooks"]', 'write = [".", ".vscode"]',
+                  'write = ["."]\nread = ["secret/inner"]'):
+        (work / ".vscode").mkdir(exist_ok=True)
+        (work / "app.toml").write_text(
+            f'version = 1\n[files]\n{extra}\nhide = ["secret"]\n'
+            '[commands]\nallow = ["true"]\n')
+        cp = run("--spec", "app.toml", "--", "true")
+        assert cp.returncode == 125, (extra, cp.stderr)
+    # still narrower: a plain folder below the accepted one
+    (work / "app.toml").write_text(
+        'version = 1\n[files]\nwrite = ["."]\nhide = ["secret"]\n'
+        '[commands]\nallow = ["true"]\n')
+    (work / "src").mkdir()
+    cp = run("--spec", "app.toml", "--write", str(work / "src"), "--",
+             "true")
+    assert cp.returncode == 0, cp.stderr
+
+
 def test_a_long_target_pushes_only_its_own_row(lnk):
     """A host of 200 characters the program named widened the TARGET
     column of every row of 'lnk sandbox log', so each row's outcome stood
