@@ -285,6 +285,17 @@ static void describe_entry(enum key_id id, const char *v, struct strv *out)
 
 void policy_describe(const struct policy *p, struct strv *out)
 {
+	/* The name is shown, though it opens nothing: the sandbox's calls,
+	 * traffic, pause and resume go by it, and a spec could take an
+	 * agent's (main-link) for its own. */
+	const struct key_value *name = &p->k[K_NAME];
+	if (name->set && name->str && name->str[0]) {
+		_cleanup_free_ char *v = esc_dup(name->str);
+		strv_pushf(out,
+			   "is named %s (its calls are logged, counted and "
+			   "paused under that name)",
+			   v);
+	}
 	size_t before = out->n;
 	for (size_t i = 0; i < K__COUNT; i++) {
 		const struct key_value *kv = &p->k[i];

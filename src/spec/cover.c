@@ -90,6 +90,10 @@ static bool key_within(enum key_id id, const struct policy *now,
 	const struct key_value *n = &now->k[id], *w = &was->k[id];
 	switch (id) {
 	case K_NAME:
+		/* opens nothing, but the name the log, traffic and pause go
+		 * by is shown when asked: another one asks again */
+		return !n->set || !n->str ||
+		       (w->set && w->str && strcmp(n->str, w->str) == 0);
 	case K_VERSION:
 	case K_FILES_CHANGES:
 	case K_TOOLS_ASK_WAIT: /* how long a question waits opens nothing */

@@ -20,9 +20,26 @@
 
 #define RECORD_MAX (4u << 20)
 
+/* What an acceptance holds: the grants, and the sandbox's name, which
+ * opens nothing but is what its calls, traffic and pause go by (a spec
+ * taking an agent's name asks). A spec without one reads as before. */
+static char *accepted_text(const struct policy *p)
+{
+	_cleanup_free_ char *grants = spec_emit_flags(p, SPEC_EMIT_GRANTS_ONLY);
+	const struct key_value *name = &p->k[K_NAME];
+	if (!name->set || !name->str)
+		return steal_pointer(&grants);
+	struct buf b = {0};
+	buf_puts(&b, "name = ");
+	buf_toml_str(&b, name->str, strlen(name->str));
+	buf_putc(&b, '\n');
+	buf_puts(&b, grants);
+	return buf_steal(&b);
+}
+
 void trust_digest(const struct policy *p, char out[7 + 2 * SHA256_LEN + 1])
 {
-	_cleanup_free_ char *text = spec_emit_flags(p, SPEC_EMIT_GRANTS_ONLY);
+	_cleanup_free_ char *text = accepted_text(p);
 	memcpy(out, "sha256:", 7);
 	sha256_hex(text, strlen(text), out + 7);
 }
@@ -383,7 +400,7 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 		return 0; /* typed by the person for this run: nothing to ask */
 	char digest[7 + 2 * SHA256_LEN + 1];
 	trust_digest(p, digest);
-	_cleanup_free_ char *now = spec_emit_flags(p, SPEC_EMIT_GRANTS_ONLY);
+	_cleanup_free_ char *now = accepted_text(p);
 	_cleanup_free_ char *last = NULL;
 	enum trust_state st;
 	int r;

@@ -678,6 +678,35 @@ def test_a_folder_below_an_accepted_one_that_was_kept_closed_asks(
     assert cp.returncode == 0, cp.stderr
 
 
+def test_a_specs_name_is_shown_and_another_asks_again(lnk, work):
+    """Invariant 6 (what a spec opens is shown first): a spec's name opens
+    nothing, but its sandbox's calls are logged, counted and paused under
+    it; a hostile spec named itself main-link (an agent's name) and the
+    question never showed it. It is shown now, and a spec renamed after
+    it was accepted asks again."""
+    import os
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    f = work / "n.toml"
+    f.write_text('version = 1\nname = "app"\n[commands]\n'
+                 'allow = ["true"]\n')
+    pid, fd = spawn_on_pty(lnk, ["--spec", str(f), "--", "true"])
+    try:
+        out = read_until(fd, b"[y/N]").decode()
+        os.write(fd, b"n\n")
+    finally:
+        wait_status(pid)
+        os.close(fd)
+    assert "is named app" in out, out
+    run = lambda *a: lnk.run(*a, start_new_session=True,  # noqa: E731
+                             stdin=subprocess.DEVNULL)
+    assert run("--yes", "--spec", str(f), "--", "true").returncode == 0
+    assert run("--spec", str(f), "--", "true").returncode == 0
+    f.write_text('version = 1\nname = "main-link"\n[commands]\n'
+                 'allow = ["true"]\n')
+    cp = run("--spec", str(f), "--", "true")
+    assert cp.returncode == 125, cp.stderr
+
+
 def test_a_long_target_pushes_only_its_own_row(lnk):
     """A host of 200 characters the program named widened the TARGET
     column of every row of 'lnk sandbox log', so each row's outcome stood

@@ -165,10 +165,22 @@ static void new_same_changed(void **state)
 	assert_string_equal(shown, "");
 	/* Reformatted but opening the same: not asked either. */
 	write_spec(spec, "# a comment\ncommands.allow = ['sh', 'sh']\n"
-			 "files = { write = ['./'] }\nname = \"renamed\"\n");
+			 "files = { write = ['./'] }\n");
 	policy_free(&p);
 	load(spec, &p);
 	assert_int_equal(ask(&p, false, NULL, shown, sizeof(shown), &err), 0);
+	/* Named: the name opens nothing, but the sandbox's calls, traffic
+	 * and pause go by it (an agent's name taken): asked again. */
+	write_spec(spec, "commands.allow = ['sh']\n"
+			 "files = { write = ['./'] }\nname = \"main-link\"\n");
+	policy_free(&p);
+	load(spec, &p);
+	assert_int_equal(ask(&p, false, NULL, shown, sizeof(shown), &err),
+			 -EPERM);
+	write_spec(spec, "# a comment\ncommands.allow = ['sh', 'sh']\n"
+			 "files = { write = ['./'] }\n");
+	policy_free(&p);
+	load(spec, &p);
 
 	/* Changed: asks again. */
 	write_spec(spec, "[files]\nwrite = [\".\"]\n[commands]\n"
@@ -459,7 +471,8 @@ static void digest_is_of_what_it_opens(void **state)
 	policy_init(&b);
 	struct lnk_err err = {0};
 	const char *t1 = "name = \"x\"\n[localhost]\nports = [80]\n";
-	const char *t2 = "version = 1\n[localhost]\nports = [80, 80]\n";
+	const char *t2 =
+	    "version = 1\nname = \"x\"\n[localhost]\nports = [80, 80]\n";
 	assert_int_equal(
 	    policy_load_spec_text(&a, t1, strlen(t1), "a", "/", &err), 0);
 	assert_int_equal(
