@@ -347,9 +347,10 @@ static void describe_text(const struct policy *p, const char *text,
 	policy_free(&q);
 }
 
-/* "+ line" for what now opens and did not, "- line" for the reverse. */
+/* "+ line" for what now opens and did not, "- line" for the reverse;
+ * the added lines also go to added. */
 static void show_changes(struct buf *q, const struct policy *p, const char *old,
-			 const char *now)
+			 const char *now, struct strv *added)
 {
 	struct strv a = {0}, b = {0};
 
@@ -360,6 +361,7 @@ static void show_changes(struct buf *q, const struct policy *p, const char *old,
 			buf_puts(q, "  + ");
 			buf_puts(q, b.v[i]); /* escaped by policy_describe */
 			buf_putc(q, '\n');
+			strv_push(added, b.v[i]);
 		}
 	for (size_t i = 0; i < a.n; i++)
 		if (!strv_contains(&b, a.v[i])) {
@@ -369,6 +371,39 @@ static void show_changes(struct buf *q, const struct policy *p, const char *old,
 		}
 	strv_free(&a);
 	strv_free(&b);
+}
+
+/* Past this many lines the question's top may have scrolled away on a
+ * small terminal: what writes is said again beside the prompt. */
+#define RECAP_AFTER 12
+#define RECAP_WRITES 8
+
+/* Threat: a spec whose list is long (hundreds of hosts) pushes the line
+ * that matters ("writes ~") off the screen before the person answers.
+ * Each folder it writes is repeated last, next to the prompt, with how
+ * many lines there were in all. */
+static void recap(struct buf *q, const struct strv *lines)
+{
+	if (lines->n <= RECAP_AFTER)
+		return;
+	size_t writes = 0;
+	for (size_t i = 0; i < lines->n; i++)
+		if (strncmp(lines->v[i], "writes ", 7) == 0)
+			writes++;
+	buf_printf(q, "In short (%zu lines above): ", lines->n);
+	if (!writes) {
+		buf_puts(q, "it writes no folder.\n");
+		return;
+	}
+	buf_puts(q, "it writes\n");
+	size_t said = 0;
+	for (size_t i = 0; i < lines->n && said < RECAP_WRITES; i++)
+		if (strncmp(lines->v[i], "writes ", 7) == 0) {
+			buf_printf(q, "  %s\n", lines->v[i] + 7);
+			said++;
+		}
+	if (writes > said)
+		buf_printf(q, "  and %zu more folders\n", writes - said);
 }
 
 /* The flags given beside the spec, "--write and --hide", or NULL: a
@@ -433,24 +468,25 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 	}
 
 	struct buf q = {0};
+	struct strv shown_lines = {0};
 	if (st == TRUST_CHANGED && last) {
 		/* What changed, not every grant again. */
 		buf_printf(&q, "lnk: spec '%s' %s. What changed:\n", shown.p,
 			   what);
-		show_changes(&q, p, last, now);
+		show_changes(&q, p, last, now, &shown_lines);
 	} else {
 		buf_printf(&q, "lnk: spec '%s' %s. It %s:\n", shown.p, what,
 			   st == TRUST_NEW ? "opens" : "now opens");
-		struct strv lines = {0};
-		policy_describe(p, &lines);
-		for (size_t i = 0; i < lines.n; i++) {
+		policy_describe(p, &shown_lines);
+		for (size_t i = 0; i < shown_lines.n; i++) {
 			buf_puts(&q, "  ");
-			buf_puts(&q,
-				 lines.v[i]); /* escaped by policy_describe */
+			/* escaped by policy_describe */
+			buf_puts(&q, shown_lines.v[i]);
 			buf_putc(&q, '\n');
 		}
-		strv_free(&lines);
 	}
+	recap(&q, &shown_lines);
+	strv_free(&shown_lines);
 	for (size_t i = 0; notes && i < notes->n; i++)
 		buf_printf(&q, "  (%s)\n", notes->v[i]);
 	buf_puts(&q, "Run it with these grants? [y/N] ");

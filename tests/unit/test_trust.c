@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/buf.h"
 #include "spec/trust.h"
 #include "spec/spec.h"
 #include "store/paths.h"
@@ -252,6 +253,43 @@ static void flags_alone_never_asked(void **state)
 /* Asked by what a run opens: narrowing an accepted spec (a folder below,
  * a grant left out, a lower limit, one more hidden folder, reading what
  * was written) never asks; any widening does, the flag's or the file's. */
+/* Threat: hundreds of hosts push "writes ..." off a small terminal
+ * before the person answers: the folders it writes are said again last,
+ * beside the prompt. */
+static void a_long_question_says_what_it_writes_last(void **state)
+{
+	(void)state;
+	char spec[400], shown[16384];
+	struct lnk_err err = {0};
+	snprintf(spec, sizeof(spec), "%s/long.toml", proj);
+	struct buf t = {0};
+	buf_puts(&t, "[files]\nwrite = [\".\"]\n[internet]\nhosts = [");
+	for (int i = 0; i < 40; i++)
+		buf_printf(&t, "%s\"h%d.test\"", i ? ", " : "", i);
+	buf_puts(&t, "]\n");
+	write_spec(spec, t.p);
+	buf_free(&t);
+	struct policy p;
+	load(spec, &p);
+	assert_int_equal(ask(&p, false, "n\n", shown, sizeof(shown), &err),
+			 -EPERM);
+	const char *in_short = strstr(shown, "In short (");
+	assert_non_null(in_short);
+	char line[500];
+	snprintf(line, sizeof(line), "it writes\n  %s\n", proj);
+	assert_non_null(strstr(in_short, line));
+	assert_null(strstr(in_short, "h39.test"));
+	assert_non_null(strstr(in_short, "[y/N]"));
+	policy_free(&p);
+	/* a short one is not repeated */
+	write_spec(spec, "[files]\nwrite = [\".\"]\n");
+	load(spec, &p);
+	assert_int_equal(ask(&p, false, "n\n", shown, sizeof(shown), &err),
+			 -EPERM);
+	assert_null(strstr(shown, "In short"));
+	policy_free(&p);
+}
+
 static void narrowing_never_asks_widening_does(void **state)
 {
 	(void)state;
@@ -526,6 +564,7 @@ int main(void)
 	    cmocka_unit_test(question_escapes_controls),
 	    cmocka_unit_test(digest_is_of_what_it_opens),
 	    cmocka_unit_test(narrowing_never_asks_widening_does),
+	    cmocka_unit_test(a_long_question_says_what_it_writes_last),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
