@@ -387,6 +387,21 @@ static void plant_host_servers(struct bait *b)
 	freeifaddrs(ifa);
 }
 
+/* Whether check may leave a bait file in the folder dir (st its stat):
+ * one in the home folder, or another of the user's own that is not
+ * root's. Threat: check runs a spec no one accepted (it asks nothing),
+ * and as root its --hide and --read folders named system folders
+ * (/etc/cron.d, /etc/sudoers.d, apt's parts): a file planted there, even
+ * for a moment, is read by the system (a sudoers.d file that does not
+ * parse stops sudo), and a check killed before its cleanup leaves it. */
+static bool bait_welcome(const char *dir, const struct stat *st,
+			 const char *home)
+{
+	if (home && path_within(dir, home))
+		return true;
+	return st->st_uid == getuid() && st->st_uid != 0;
+}
+
 int bait_plant(struct bait *b, const struct policy *p, const char *home,
 	       struct lnk_err *err)
 {
@@ -428,7 +443,8 @@ int bait_plant(struct bait *b, const struct policy *p, const char *home,
 	for (size_t i = 0; i < hide.n; i++) {
 		struct stat st;
 		if (stat(hide.v[i], &st) < 0 || !S_ISDIR(st.st_mode) ||
-		    strcmp(hide.v[i], lnkdir) == 0)
+		    strcmp(hide.v[i], lnkdir) == 0 ||
+		    !bait_welcome(hide.v[i], &st, home))
 			continue;
 		char *f = xasprintf("%s/.lnk-check-%s", hide.v[i], b->tag);
 		if (plant_file(b, f, err) == 0)
@@ -443,6 +459,12 @@ int bait_plant(struct bait *b, const struct policy *p, const char *home,
 		const struct strv *g =
 		    policy_list(p, k ? K_FILES_WRITE : K_FILES_READ);
 		for (size_t i = 0; i < g->n; i++) {
+			struct stat st;
+			/* a folder the program may write gets what it could
+			 * write itself; one it only reads, the rule above */
+			if (!k && (stat(g->v[i], &st) < 0 ||
+				   !bait_welcome(g->v[i], &st, home)))
+				continue;
 			char *f = xasprintf("%s/.lnk-check-%s-g%d%zu", g->v[i],
 					    b->tag, k, i);
 			if (plant_file(b, f, err) == 0) {

@@ -74,6 +74,37 @@ def test_bare_sandbox_no_leak_and_no_bait_left(lnk, home):
     assert not list((home / ".lnk" / "sandbox" / "check").glob("*.bait"))
 
 
+def test_check_plants_no_bait_in_a_system_folder_a_spec_names(lnk, home,
+                                                              tmp_path):
+    """Invariant 8 (what runs outside later), promise: lnk itself leaves
+    nothing that a host program reads.
+
+    Threat: check runs a spec no one accepted, and plants a bait file in
+    each folder it hides or reads; as root, a spec naming /etc/cron.d,
+    /etc/sudoers.d or apt's parts had lnk write there (a sudoers.d file
+    that does not parse stops sudo; a check killed before its cleanup
+    leaves it). Bait goes only in the home folder, or in a folder of the
+    user's own that is not root's."""
+    if not IS_ROOT:
+        pytest.skip("a folder of root's outside the home is only writable "
+                    "as root: the unprivileged pass cannot plant there")
+    system = tmp_path / "cron.d"
+    system.mkdir()
+    system.chmod(0o755)
+    other = tmp_path / "apt.conf.d"
+    other.mkdir()
+    other.chmod(0o755)
+    cp = lnk("sandbox", "check", "--hide", str(system), "--read",
+             str(other))
+    # no bait planted there to read (the probe's own tries to create a
+    # file in the read folder stay: they happen inside)
+    assert str(system) + "/" not in cp.stdout, cp.stdout
+    planted = [ln for ln in cp.stdout.splitlines()
+               if f"{other}/.lnk-check-" in ln and "-g0" in ln]
+    assert planted == [], cp.stdout
+    assert list(system.iterdir()) == [] and list(other.iterdir()) == []
+
+
 def silent_server():
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
