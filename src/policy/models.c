@@ -401,6 +401,13 @@ static const char *query_why(const char *q, size_t n)
 		if (strstr(name, "method") || strstr(name, "path") ||
 		    strstr(name, "url") || strstr(name, "uri"))
 			return "the query names a method, a path or a URL";
+		/* the log names the body's model: a gateway that takes the
+		 * query's would serve another (and the deployment, the
+		 * engine: Azure's and others' ways to say it) */
+		if (strstr(name, "model") || strstr(name, "deployment") ||
+		    strstr(name, "engine"))
+			return "the query names a model (the body names the "
+			       "model, which the log shows)";
 		while (e < n && q[e] != '&')
 			e++;
 		i = e + 1;

@@ -459,11 +459,16 @@ static bool drop_header(const char *h, size_t n)
 	    "x-forwarded-path",
 	    "x-forwarded-prefix",
 	    "x-forwarded-uri",
-	    "x-envoy-original-path",
+	    "x-host",
 	};
+	/* and what would choose the account or project the route's key
+	 * acts for (OpenAI-Organization, OpenAI-Project, Google's
+	 * X-Goog-User-Project): the person granted the key's own */
 	static const char *const part[] = {
-	    "auth",   "key",	"token",	   "secret",
-	    "cookie", "proxy-", "method-override", "forwarded"};
+	    "auth",	   "key",      "token",		  "secret",
+	    "cookie",	   "proxy-",   "method-override", "forwarded",
+	    "original-",   "x-envoy-", "organization",	  "project",
+	    "x-goog-user-"};
 	for (size_t i = 0; i < ARRAY_SIZE(exact); i++)
 		if (strlen(exact[i]) == n && strncasecmp(h, exact[i], n) == 0)
 			return true;

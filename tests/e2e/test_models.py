@@ -579,6 +579,40 @@ def test_route_carries_model_calls_only(lnk, net):
     assert "GET /v1/files" in text and "DELETE /v1/files/file-" in text
 
 
+def test_route_chooses_no_account_and_no_model_beside_the_body(lnk, net):
+    """Threat: the program sends, beside the route's key, headers that
+    choose the organization or project the key acts and is billed for
+    (OpenAI-Organization, OpenAI-Project, X-Goog-User-Project) or that a
+    gateway takes for another method or host (X-Original-Method,
+    X-Envoy-Original-Method, X-Host); or a query naming a model a gateway
+    would serve while the log names the body's. The headers go; the query
+    is refused."""
+    key, mark, qmark = secret(), uuid.uuid4().hex, uuid.uuid4().hex
+    heads = ("-H 'OpenAI-Organization: org-evil' "
+             "-H 'OpenAI-Project: proj_evil' "
+             "-H 'X-Goog-User-Project: other' "
+             "-H 'X-Original-Method: DELETE' "
+             "-H 'X-Envoy-Original-Method: GET' -H 'X-Host: evil.test' "
+             "-H 'X-Kept: yes'")
+    script = ";".join([
+        "curl -s --max-time 20 -o /dev/null -w '%{http_code}\\n' "
+        f"{heads} -d '{{\"model\":\"m-json\",\"mark\":\"{mark}\"}}' "
+        "\"$LNK_MODEL_FAKE_URL/chat/completions\"",
+        "curl -s --max-time 20 -o /dev/null -w '%{http_code}\\n' "
+        f"-d '{{\"model\":\"m-json\",\"mark\":\"{qmark}\"}}' "
+        "\"$LNK_MODEL_FAKE_URL/chat/completions?a=1&model=m-evil\"",
+    ])
+    cp = run_sh(lnk, "macct", script, base_env(net, FAKE_API_KEY=key),
+                "--model", CUSTOM)
+    assert cp.stdout.split() == ["200", "400"], (cp.stdout, cp.stderr)
+    (e,) = received(mark)
+    for h in ("openai-organization", "openai-project", "x-goog-user-project",
+              "x-original-method", "x-envoy-original-method", "x-host"):
+        assert h not in e["headers"], (h, e["headers"])
+    assert e["headers"].get("x-kept") == ["yes"], e["headers"]
+    assert received(qmark) == []
+
+
 def test_own_route_carries_the_calls_it_lists(lnk, net):
     """A route of one's own with a list: those calls and no others (not
     even the default inference calls it did not list)."""
