@@ -32,6 +32,7 @@
  * executed, 127 it is not there.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
 #include <linux/netlink.h>
@@ -46,6 +47,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+
 #include <time.h>
 #include <unistd.h>
 
@@ -56,6 +58,7 @@
 #include "proto/initcfg.h"
 #include "confine/layers.h"
 #include "init/landlock.h"
+#include "init/pins.h"
 #include "init/reaper.h"
 #include "init/relro.h"
 #include "init/resolver.h"
@@ -72,19 +75,13 @@ __attribute__((noreturn)) static void fail_layer(const char *layer,
 	exit(LNK_EXIT_FAIL);
 }
 
-/* Each folder and entry bwrap bound by path is the object lnk opened
- * there after its checks (proto/initcfg.h, pins): compared by (device,
- * inode), not followed if it is a link now. Threat: a program of another
- * sandbox swapped a granted folder for a link to ~/.lnk (or any folder)
- * between lnk's checks and bwrap's mount, which followed it. The program
- * never runs then. */
+/* Each folder and entry bwrap bound by path is the one lnk checked, and
+ * is bound there (init/pins.h), or the program never runs. */
 static void check_pins(const struct init_config *c)
 {
 	for (size_t i = 0; i < c->npins; i++) {
-		struct stat st;
 		const struct init_pin *p = &c->pins[i];
-		if (lstat(p->path, &st) == 0 && (uint64_t)st.st_dev == p->dev &&
-		    (uint64_t)st.st_ino == p->ino)
+		if (pin_holds(p))
 			continue;
 		char q[PATH_MAX + 16];
 		esc_to(q, sizeof(q), p->path);

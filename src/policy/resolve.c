@@ -150,9 +150,10 @@ static bool link_is_systems(const struct stat *st, const char *dir,
  * the home folder (or, as root, to /etc); run 2 is given --write
  * PROJ/build and would silently write where the link points. A path that
  * does not resolve returns NULL: realpath then says why. */
-static char *user_link_on(const char *abs)
+static char *user_link_on(const char *abs, char resolved[PATH_MAX])
 {
 	char cur[PATH_MAX] = "";
+	resolved[0] = '\0';
 	_cleanup_free_ char *rest = xstrdup(abs);
 	for (int hops = 0; rest[0];) {
 		char *p = rest;
@@ -198,6 +199,7 @@ static char *user_link_on(const char *abs)
 		if (target[0] == '/')
 			cur[0] = '\0';
 	}
+	snprintf(resolved, PATH_MAX, "%s", cur[0] ? cur : "/");
 	return NULL;
 }
 
@@ -307,7 +309,8 @@ static int resolve_path(struct policy *p, enum key_id id, size_t i,
 		    "would write there through it. Grant a folder without "
 		    "it, or unmount it first",
 		    where, r, at, tree);
-	_cleanup_free_ char *link = user_link_on(abs);
+	char walked[PATH_MAX];
+	_cleanup_free_ char *link = user_link_on(abs, walked);
 	if (link)
 		return err_set(
 		    err, -EINVAL,
@@ -316,6 +319,18 @@ static int resolve_path(struct policy *p, enum key_id id, size_t i,
 		    "could have made it, to send this grant elsewhere); it "
 		    "leads to '%s': grant that path instead if you mean it",
 		    where, link, r);
+	/* The real path was asked before this walk: a link swapped in and
+	 * out between the two (a program of another sandbox, in a loop)
+	 * made the grant the link's target while the walk saw none. Both
+	 * must name the same folder. */
+	if (walked[0] && strcmp(walked, r) != 0)
+		return err_set(
+		    err, -EINVAL,
+		    "%s: the path led to '%s', then to '%s', while lnk "
+		    "looked at it (a link put there and taken away, perhaps "
+		    "by a program of another sandbox): nothing ran; look at "
+		    "what is there, and run again",
+		    where, r, walked);
 	if (id == K_FILES_WRITE_DOT_FILES && !S_ISDIR(st.st_mode))
 		return err_set(err, -EINVAL,
 			       "%s: '%s' is not a folder: name a write folder",

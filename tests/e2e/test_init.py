@@ -45,12 +45,15 @@ def _sv(v):
 def encode(argv, env=("PATH=/usr/bin:/bin",), cwd="/", ll_read=(),
            ll_write=(), ll_exec=(), exec_any=True, dot_guard=False,
            landlock_optional=False, guard_fd=-1, wire_fd=-1,
-           lifeline_fd=-1, nproc=0, temp_home="", cgroup_on_guard=False):
+           lifeline_fd=-1, nproc=0, temp_home="", cgroup_on_guard=False,
+           pins=()):
     flags = (1 if exec_any else 0) | (2 if dot_guard else 0) | \
         (4 if landlock_optional else 0) | (32 if cgroup_on_guard else 0)
-    out = b"LNKI" + struct.pack("<IIiiiI", 6, flags, guard_fd, wire_fd,
+    out = b"LNKI" + struct.pack("<IIiiiI", 7, flags, guard_fd, wire_fd,
                                 lifeline_fd, nproc)
     out += _sv(ll_read) + _sv(ll_write) + _sv(ll_exec)
+    # each pin "DEV INO /path": the folder lnk-init must find bound there
+    out += _sv([f"{d} {i} {p}" for d, i, p in pins])
     out += struct.pack("<I", 0)  # no listeners
     out += _s(temp_home) + _s(cwd) + _sv(argv) + _sv(env)
     return out
@@ -98,6 +101,35 @@ def run_init(argv, binds=(), pass_fds=(), config=None, stdin=None,
                               input=stdin)
     finally:
         os.close(fd)
+
+
+def test_a_pin_holds_only_where_its_folder_is_bound(tmp_path):
+    """Invariant 6 (lnk's settings are never in reach), promise: what the
+    sandbox gets is what lnk checked.
+
+    Threat: bwrap binds a grant by path. A program of another sandbox
+    swapped the grant for a relative link that bwrap followed as the
+    mount's destination (the real home mounted over the sandbox's empty
+    one, from its live view of the grant's parent), then swapped the
+    folder back: the path showed the pinned folder, not mounted there, and
+    a check by identity alone passed. lnk-init runs the program only when
+    each pin's path is a mount's root with the pinned identity."""
+    grant = tmp_path / "g"
+    (grant / "sub").mkdir(parents=True)
+    g, sub = os.stat(grant), os.stat(grant / "sub")
+    binds = [("--bind", str(grant), str(grant))]
+    ok = run_init(["/usr/bin/true"], binds=binds,
+                  pins=[(g.st_dev, g.st_ino, str(grant))])
+    assert ok.returncode == 0, ok.stderr
+    # the folder's identity, at a path where no mount landed
+    cp = run_init(["/usr/bin/true"], binds=binds,
+                  pins=[(sub.st_dev, sub.st_ino, str(grant / "sub"))])
+    assert cp.returncode == 125, cp.stderr
+    assert "was replaced while the sandbox was made" in cp.stderr
+    # a mount's root with another identity
+    cp = run_init(["/usr/bin/true"], binds=binds,
+                  pins=[(g.st_dev, g.st_ino + 1, str(grant))])
+    assert cp.returncode == 125, cp.stderr
 
 
 def native(*args):

@@ -2493,9 +2493,12 @@ def test_an_exact_grant_of_a_tool_that_reads_commands_gets_no_input(
     ("jq", ["."], True)])
 def test_which_tools_get_the_programs_input(lnk, work, tmp_path, tool, args,
                                             gets):
-    """Invariant 8, the same promise: a tool whose input is commands (a
-    shell, an interpreter given no script, a debugger) gets no input from
-    the program; one whose input is data (a script's, jq's) does. The
+    """Invariant 8 (what runs outside later), promise: whatever acts for
+    the program outside does exactly what the person allowed.
+
+    Threat: a tool whose input is commands (a shell, an interpreter given
+    no script, a debugger) runs the program's; it gets no input from the
+    program now, while one whose input is data (a script's, jq's) does. The
     tool here stands in for the real one: it reports what it reads. The
     run grants no folder, so the tool acts in / (most of these are
     refused at a write folder's top, as they obey the project's
