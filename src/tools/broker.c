@@ -640,6 +640,28 @@ static void run_tool(struct broker *b, struct call *c,
 		refuse(b, c, t, why);
 		return;
 	}
+	bool no_input = !page && tools_reads_commands(g->name, &tc->args);
+	/* Such a tool reads commands from its output too when that is a
+	 * socket the program holds (vi takes its keys from stderr when its
+	 * input is no terminal): refused. A pipe's write end or a terminal
+	 * reads nothing of the program's. */
+	for (int k = 1; no_input && k < TOOLS_NFDS; k++) {
+		struct stat fst;
+		if (fstat(fds[k], &fst) == 0 && S_ISSOCK(fst.st_mode)) {
+			char m[320], t[160];
+			snprintf(m, sizeof(m),
+				 "%s reads commands, and its %s is a socket "
+				 "the program holds, from which it could read "
+				 "them: run it with its output on a pipe or a "
+				 "file",
+				 esc_to(t, sizeof(t), g->name),
+				 k == 1 ? "output" : "error output");
+			close(dirfd);
+			_cleanup_free_ char *tg = steal_ptr(&c->target);
+			refuse(b, c, tg, m);
+			return;
+		}
+	}
 	if (log_start(b, c, msg, sizeof(msg)) < 0) {
 		close(dirfd);
 		answer_client(b, c, 'R', msg, strlen(msg));
@@ -650,7 +672,6 @@ static void run_tool(struct broker *b, struct call *c,
 	strv_push(&argv, g->name);
 	for (size_t i = 0; i < tc->args.n; i++)
 		strv_push(&argv, tc->args.v[i]);
-	bool no_input = !page && tools_reads_commands(g->name, &tc->args);
 	if (no_input) {
 		size_t at = strlen(note);
 		char t[160];

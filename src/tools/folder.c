@@ -369,6 +369,49 @@ static const char *const PROJECT_FILES[] = {
     "R",
     "julia",
     "lua",
+    /* interpreters and tools that run a file the call names (a script
+     * the program wrote, a module in the folder: pydoc imports it),
+     * or whose language runs commands (awk's system(), GNU sed's e,
+     * an editor's -S, a test file of bats) */
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "original-awk",
+    "sed",
+    "tclsh",
+    "wish",
+    "expect",
+    "vim",
+    "vi",
+    "nvim",
+    "ex",
+    "view",
+    "vimdiff",
+    "emacs",
+    "java",
+    "jshell",
+    "kotlin",
+    "kotlinc",
+    "groovy",
+    "scala",
+    "clojure",
+    "clj",
+    "bats",
+    "pydoc",
+    "ipython",
+    "jupyter",
+    "pypy",
+    "guile",
+    "racket",
+    "sbcl",
+    "clisp",
+    "ocaml",
+    "gnuplot",
+    "octave",
+    "maxima",
+    "pipenv",
+    "dh",
 };
 
 bool tools_obeys_project_files(const char *tool)
@@ -380,14 +423,27 @@ bool tools_obeys_project_files(const char *tool)
 			return true;
 	/* python3.11, pip3.11, ruby3.1, Debian's perl5.36-x86_64-linux-gnu
 	 * and the like: the name, a version, and perhaps a '-' and more */
-	static const char *const versioned[] = {"python", "pip", "ruby",
-						"perl",	  "php", "node"};
+	static const char *const versioned[] = {
+	    "python", "pip",   "ruby",	 "perl",   "php",   "node",
+	    "lua",    "tclsh", "wish",	 "pypy",   "guile", "octave",
+	    "pydoc",  "java",  "racket", "ipython"};
 	for (size_t i = 0; base && i < ARRAY_SIZE(versioned); i++) {
 		size_t n = strlen(versioned[i]);
 		if (strncmp(base, versioned[i], n) != 0)
 			continue;
 		size_t v = strspn(base + n, "0123456789.");
 		if (v && (!base[n + v] || base[n + v] == '-'))
+			return true;
+	}
+	/* Debian's other builds of one program: vim.basic, vim.tiny,
+	 * emacs-nox, octave-cli, gdb-multiarch, guile-3.0 */
+	static const char *const builds[] = {"vim",   "emacs", "octave",
+					     "gdb",   "guile", "gawk",
+					     "tclsh", "wish",  "sbcl"};
+	for (size_t i = 0; base && i < ARRAY_SIZE(builds); i++) {
+		size_t n = strlen(builds[i]);
+		if (strncmp(base, builds[i], n) == 0 &&
+		    (base[n] == '.' || base[n] == '-'))
 			return true;
 	}
 	return false;

@@ -2490,7 +2490,12 @@ def test_an_exact_grant_of_a_tool_that_reads_commands_gets_no_input(
 @pytest.mark.parametrize("tool,args,gets", [
     ("bash", [], False), ("python3", [], False), ("python3", ["-"], False),
     ("python3", ["-m", "json.tool"], True), ("gdb", ["-q"], False),
-    ("jq", ["."], True)])
+    ("jq", ["."], True), ("python3", ["-q"], False),
+    ("python3", ["-W", "ignore"], False), ("python3", ["-i", "t.py"], False),
+    ("node", ["-i"], False), ("perl", ["-w"], False), ("m4", ["-"], False),
+    ("vim.basic", ["-es"], False), ("awk", ["-f", "-"], False),
+    ("sed", ["-f", "/dev/stdin", "x"], False),
+    ("python3", ["-c", "pass"], True), ("awk", ["{print}"], True)])
 def test_which_tools_get_the_programs_input(lnk, work, tmp_path, tool, args,
                                             gets):
     """Invariant 8 (what runs outside later), promise: whatever acts for
@@ -2511,6 +2516,30 @@ def test_which_tools_get_the_programs_input(lnk, work, tmp_path, tool, args,
     assert "st=0" in cp.stdout, (cp.stdout, cp.stderr)
     assert ("read:hello" in cp.stdout) == gets, (cp.stdout, cp.stderr)
     assert ("reads commands on its input" in cp.stderr) != gets, cp.stderr
+
+
+def test_a_tool_that_reads_commands_never_gets_the_programs_socket(
+        lnk, tmp_path):
+    """Invariant 8 (what runs outside later), promise: whatever acts for
+    the program outside does exactly what the person allowed.
+
+    Threat: vi, given no input, takes its keys from its error output when
+    that is no terminal: the program passed one end of a socket pair as
+    stderr and typed `:!id` into the other, and `vi -` ran it outside. A
+    tool that reads commands is refused when its output or error output
+    is a socket. The tool here stands in for vi: it reads fd 2."""
+    mark = tmp_path / "OUTSIDE_MARK"
+    on_lnk_path(lnk, tmp_path / "toolbin", "vi",
+                "#!/bin/sh\nread -r cmd <&2 && sh -c \"$cmd\"\n"
+                "echo tool-ran\n")
+    prog = ("import socket, subprocess\n"
+            "a, b = socket.socketpair()\n"
+            f"a.sendall(b'touch {mark}\\n')\n"
+            "p = subprocess.run(['vi', '-'], stderr=b, stdout=subprocess.PIPE)\n"
+            "print('st=%d' % p.returncode)\n")
+    cp = lnk.run("--tool", "vi -", "--", "python3", "-c", prog)
+    assert "st=" in cp.stdout, cp.stderr
+    assert not mark.exists(), (cp.stdout, cp.stderr)
 
 
 # Tools that run what a file of the project's says, with the file: ctest
@@ -2534,6 +2563,14 @@ PROJECT_FILE_TOOLS = [
     ("py.test-3", "conftest.py"),
     ("perl5.36-x86_64-linux-gnu", "b.pl"),
     ("make-first-existing-target", "Makefile"),
+    ("awk", "report.awk"),
+    ("sed", "fix.sed"),
+    ("tclsh", "build.tcl"),
+    ("vim.basic", "s.vim"),
+    ("java", "Tool.java"),
+    ("bats", "t.bats"),
+    ("pydoc3", "mymod.py"),
+    ("lua5.4", "b.lua"),
 ]
 
 
