@@ -205,15 +205,40 @@ static int listen_unix(const char *path, bool abstract)
 	return fd;
 }
 
+/* Whether check may leave a bait file in the folder dir (st its stat):
+ * one in the home folder, or another of the user's own that is not
+ * root's. Threat: check runs a spec no one accepted (it asks nothing),
+ * and as root its --hide, --read and --write folders named system folders
+ * (/etc/cron.d, /etc/sudoers.d, apt's parts): a file planted there, even
+ * for a moment, is read by the system (a sudoers.d file that does not
+ * parse stops sudo), and a check killed before its cleanup leaves it. */
+static bool bait_welcome(const char *dir, const struct stat *st,
+			 const char *home)
+{
+	if (home && path_within(dir, home))
+		return true;
+	return st->st_uid == getuid() && st->st_uid != 0;
+}
+
+/* bait_welcome for a folder by its path: false when it cannot be
+ * looked at. */
+static bool welcome_path(const char *dir, const char *home)
+{
+	struct stat st;
+	return stat(dir, &st) == 0 && bait_welcome(dir, &st, home);
+}
+
 /* Dot files at the top of each write folder: one planted (to try writing
  * and renaming an existing one) where a listed name is free. */
 static int plant_dot_files(struct bait *b, const struct policy *p,
-			   struct lnk_err *err)
+			   const char *home, struct lnk_err *err)
 {
 	const struct strv *wr = policy_list(p, K_FILES_WRITE);
 	size_t n;
 	const struct dot_file *df = dot_files(&n);
 	for (size_t i = 0; i < wr->n; i++) {
+		if (!welcome_path(wr->v[i], home))
+			continue;
 		for (size_t j = 0; j < n; j++) {
 			if (strchr(df[j].name, '/'))
 				continue;
@@ -240,11 +265,13 @@ static const char *const chain_names[] = {".envrc", ".mise.toml",
 					  ".tool-versions", ".exrc"};
 
 static int plant_chains(struct bait *b, const struct policy *p,
-			struct lnk_err *err)
+			const char *home, struct lnk_err *err)
 {
 	const struct strv *wr = policy_list(p, K_FILES_WRITE);
 	for (size_t i = 0; i < wr->n; i++) {
 		const char *w = wr->v[i];
+		if (!welcome_path(w, home))
+			continue;
 		_cleanup_free_ char *link = NULL;
 		for (size_t j = 0; j < ARRAY_SIZE(chain_names) && !link; j++) {
 			char *c = xasprintf("%s/%s", w, chain_names[j]);
@@ -302,7 +329,7 @@ static int plant_hide_holders(struct bait *b, const struct policy *p,
 	const struct strv *wr = policy_list(p, K_FILES_WRITE);
 	for (size_t i = 0; i < wr->n; i++) {
 		const char *w = wr->v[i];
-		if (!bait_holds_hidden(p, home, w))
+		if (!bait_holds_hidden(p, home, w) || !welcome_path(w, home))
 			continue;
 		_cleanup_free_ char *holder =
 		    xasprintf("%s/lnk-check-%s-h%zu", w, b->tag, i);
@@ -387,21 +414,6 @@ static void plant_host_servers(struct bait *b)
 	freeifaddrs(ifa);
 }
 
-/* Whether check may leave a bait file in the folder dir (st its stat):
- * one in the home folder, or another of the user's own that is not
- * root's. Threat: check runs a spec no one accepted (it asks nothing),
- * and as root its --hide and --read folders named system folders
- * (/etc/cron.d, /etc/sudoers.d, apt's parts): a file planted there, even
- * for a moment, is read by the system (a sudoers.d file that does not
- * parse stops sudo), and a check killed before its cleanup leaves it. */
-static bool bait_welcome(const char *dir, const struct stat *st,
-			 const char *home)
-{
-	if (home && path_within(dir, home))
-		return true;
-	return st->st_uid == getuid() && st->st_uid != 0;
-}
-
 int bait_plant(struct bait *b, const struct policy *p, const char *home,
 	       struct lnk_err *err)
 {
@@ -459,11 +471,7 @@ int bait_plant(struct bait *b, const struct policy *p, const char *home,
 		const struct strv *g =
 		    policy_list(p, k ? K_FILES_WRITE : K_FILES_READ);
 		for (size_t i = 0; i < g->n; i++) {
-			struct stat st;
-			/* a folder the program may write gets what it could
-			 * write itself; one it only reads, the rule above */
-			if (!k && (stat(g->v[i], &st) < 0 ||
-				   !bait_welcome(g->v[i], &st, home)))
+			if (!welcome_path(g->v[i], home))
 				continue;
 			char *f = xasprintf("%s/.lnk-check-%s-g%d%zu", g->v[i],
 					    b->tag, k, i);
@@ -475,8 +483,8 @@ int bait_plant(struct bait *b, const struct policy *p, const char *home,
 			}
 		}
 	}
-	if ((r = plant_dot_files(b, p, err)) < 0 ||
-	    (r = plant_chains(b, p, err)) < 0 ||
+	if ((r = plant_dot_files(b, p, home, err)) < 0 ||
+	    (r = plant_chains(b, p, home, err)) < 0 ||
 	    (r = plant_hide_holders(b, p, home, err)) < 0)
 		goto fail;
 	/* The probe's stdin (cmd_check opens it read only): reopened

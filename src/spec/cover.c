@@ -57,11 +57,28 @@ static bool below_opened(const char *v, const struct policy *was, bool write)
 	const struct key_value *rd = &was->k[K_FILES_READ];
 	if (in_paths(&was->k[K_FILES_HIDE], v))
 		return false;
-	for (size_t i = 0; i < wr->list.n; i++)
-		if (path_within(v, wr->list.v[i]) &&
-		    (!write || !in_kept_entry(v, wr->list.v[i], was)))
-			return true;
-	return !write && in_paths(rd, v);
+	/* The deepest accepted folder holding v says what it was: a read
+	 * folder inside a write folder was read only there (a program
+	 * rewrote its spec to write it). */
+	const char *best = NULL;
+	bool best_write = false;
+	for (int k = 0; k < 2; k++) {
+		const struct key_value *kv = k ? wr : rd;
+		for (size_t i = 0; i < kv->list.n; i++) {
+			const char *g = kv->list.v[i];
+			if (path_within(v, g) &&
+			    (!best || strlen(g) > strlen(best) ||
+			     (strlen(g) == strlen(best) && k))) {
+				best = g;
+				best_write = k;
+			}
+		}
+	}
+	if (!best)
+		return false;
+	if (!write)
+		return true;
+	return best_write && !in_kept_entry(v, best, was);
 }
 
 /* Every entry of now's list one of was's, exactly. */

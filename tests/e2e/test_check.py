@@ -94,15 +94,20 @@ def test_check_plants_no_bait_in_a_system_folder_a_spec_names(lnk, home,
     other = tmp_path / "apt.conf.d"
     other.mkdir()
     other.chmod(0o755)
+    writes = tmp_path / "sudoers.d"
+    writes.mkdir()
+    writes.chmod(0o755)
     cp = lnk("sandbox", "check", "--hide", str(system), "--read",
-             str(other))
+             str(other), "--write", str(writes))
     # no bait planted there to read (the probe's own tries to create a
     # file in the read folder stay: they happen inside)
     assert str(system) + "/" not in cp.stdout, cp.stdout
     planted = [ln for ln in cp.stdout.splitlines()
-               if f"{other}/.lnk-check-" in ln and "-g0" in ln]
+               if (f"{other}/.lnk-check-" in ln and "-g0" in ln) or
+               (f"{writes}/.lnk-check-" in ln and "-g1" in ln)]
     assert planted == [], cp.stdout
     assert list(system.iterdir()) == [] and list(other.iterdir()) == []
+    assert list(writes.iterdir()) == []
 
 
 def silent_server():

@@ -643,9 +643,10 @@ def test_a_folder_below_an_accepted_one_that_was_kept_closed_asks(
     hidden folder's file was not asked about either."""
     (work / ".git" / "hooks").mkdir(parents=True)
     (work / "secret" / "inner").mkdir(parents=True)
+    (work / "ro" / "sub").mkdir(parents=True)
     (work / "app.toml").write_text(
-        'version = 1\n[files]\nwrite = ["."]\nhide = ["secret"]\n'
-        '[commands]\nallow = ["true"]\n')
+        'version = 1\n[files]\nwrite = ["."]\nread = ["ro"]\n'
+        'hide = ["secret"]\n[commands]\nallow = ["true"]\n')
     run = lambda *a: lnk.run(*a, start_new_session=True,  # noqa: E731
                              stdin=subprocess.DEVNULL)
     assert run("--yes", "--spec", "app.toml", "--", "true").returncode == 0
@@ -661,7 +662,8 @@ def test_a_folder_below_an_accepted_one_that_was_kept_closed_asks(
     assert cp.returncode == 0, cp.stderr
     # the spec edited to open them
     for extra in ('write = [".", ".git/hooks"]', 'write = [".", ".vscode"]',
-                  'write = ["."]\nread = ["secret/inner"]'):
+                  'write = ["."]\nread = ["secret/inner"]',
+                  'write = ["ro"]', 'write = [".", "ro/sub"]'):
         (work / ".vscode").mkdir(exist_ok=True)
         (work / "app.toml").write_text(
             f'version = 1\n[files]\n{extra}\nhide = ["secret"]\n'
