@@ -49,6 +49,11 @@ struct flag_where {
 	 * its children keep their change times, so each entry here is
 	 * judged as if changed, and said not changed itself (FLAG_MOVED) */
 	bool moved;
+	/* a folder on the way here, below the top, changed in the run
+	 * (walk.c): one moved into place and then written looks like one
+	 * merely written, so a folder below it whose place decides is
+	 * judged whole */
+	bool under_changed;
 };
 
 /* How the lowest of the reasons, a plain executable's, starts: past the

@@ -651,6 +651,21 @@ static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
 		 * what it holds is judged (entry) */
 		if (changed && flags_place_decides(&here))
 			here.moved = true;
+		/* Threat: `mv node_modules/fv .venv && touch .venv` (or a
+		 * site-packages swapped, a nested repository moved then
+		 * written): the moved folder looks merely written, and what
+		 * it brought keeps its old times. A folder whose place
+		 * decides, below a folder changed in the run, is judged
+		 * whole, site-packages too (pip adds to it, not above it). */
+		if (where->under_changed &&
+		    (flags_place_decides(&here) || here.site))
+			here.moved = true;
+		/* not the top's own git directory: every commit writes it,
+		 * and its hooks folder decides on its own time */
+		here.under_changed =
+		    where->under_changed ||
+		    (changed && here.depth > 0 &&
+		     !(here.in_git && !here.below_top));
 		for (size_t i = 0; i < n; i++) {
 			if (!w->out->cut_hard) {
 				if (w->out->seen >= w->b->max_entries) {

@@ -274,8 +274,10 @@ static int get_pins(struct rd *r, struct init_config *c)
 {
 	struct strv v = {0};
 	int e = get_strv(r, &v, "pins");
-	if (e < 0)
+	if (e < 0) {
+		strv_free(&v); /* what was read before the bad entry */
 		return e;
+	}
 	c->pins = xcalloc(v.n ? v.n : 1, sizeof(*c->pins));
 	for (size_t i = 0; i < v.n; i++) {
 		struct init_pin *p = &c->pins[i];

@@ -704,6 +704,41 @@ def test_a_commit_does_not_flag_the_repositorys_own_hooks(lnk, work):
     assert moved and MOVED in moved[0], cp.stderr
 
 
+def test_a_folder_moved_then_written_still_brings_what_it_holds(
+        lnk, work):
+    """Threat: run 1 stages a venv's bin (python, activate) and a .pth
+    file under node_modules (only counted there); run 2 replaces .venv by
+    it, or site-packages by the other, and writes in the moved folder
+    (`touch .venv`), so it looks merely written and what it brought keeps
+    its old times: the report said nothing, and the user's next
+    `.venv/bin/python` or `activate` ran the program's. A folder whose
+    place decides (a venv's bin, site-packages, a nested repository),
+    below a folder changed in the run, is judged whole."""
+    for v in ("old", ".venv"):
+        subprocess.run(["python3", "-m", "venv", "--without-pip",
+                        str(work / v)], check=True)
+    sp = next((work / "old" / "lib").glob("python3*")) / "site-packages"
+    cp = lnk.run("--write", work, "--", "/bin/sh", "-c",
+                 "set -e; mkdir -p node_modules/sp && "
+                 "mv .venv node_modules/fv && "
+                 "rm node_modules/fv/bin/python && "
+                 "printf '#!/bin/sh\\n' > node_modules/fv/bin/python && "
+                 "echo 'echo hi' > node_modules/fv/bin/activate && "
+                 "echo 'import os' > node_modules/sp/zz.pth", cwd=work)
+    assert cp.returncode == 0, cp.stderr
+    past(work / "node_modules" / "sp" / "zz.pth")
+    # moved, then written: .venv as a whole, and a site-packages
+    cp = lnk.run("--write", work, "--", "/bin/sh", "-c",
+                 "set -e; mv node_modules/fv .venv && touch .venv && "
+                 f"rm -rf '{sp}' && mv node_modules/sp '{sp}' && "
+                 f"touch '{sp}'", cwd=work)
+    assert cp.returncode == 0, cp.stderr
+    lines = stderr_lines(cp)
+    for name in ("/.venv/bin/python: ", "/.venv/bin/activate: ",
+                 "/zz.pth: "):
+        assert [ln for ln in lines if name in ln], (name, cp.stderr)
+
+
 def test_a_normal_folder_moved_or_loosened_is_judged_whole(lnk, work):
     """Threat: `mv node_modules/pkg tools` brings a package's Makefile
     (only counted where it was) to the project, where make runs it; a
