@@ -408,6 +408,16 @@ static const char *query_why(const char *q, size_t n)
 		    strstr(name, "engine"))
 			return "the query names a model (the body names the "
 			       "model, which the log shows)";
+		/* what the header filter drops, said in the query (Google's
+		 * APIs take key, access_token, userProject, quotaUser as
+		 * either): a credential, or the account the key acts for */
+		static const char *const account[] = {
+		    "key",     "token",	       "auth", "secret",
+		    "project", "organization", "quota"};
+		for (size_t k = 0; k < sizeof(account) / sizeof(*account); k++)
+			if (strstr(name, account[k]))
+				return "the query names a credential or the "
+				       "account the route's key acts for";
 		while (e < n && q[e] != '&')
 			e++;
 		i = e + 1;

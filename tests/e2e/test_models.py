@@ -601,10 +601,15 @@ def test_route_chooses_no_account_and_no_model_beside_the_body(lnk, net):
         "curl -s --max-time 20 -o /dev/null -w '%{http_code}\\n' "
         f"-d '{{\"model\":\"m-json\",\"mark\":\"{qmark}\"}}' "
         "\"$LNK_MODEL_FAKE_URL/chat/completions?a=1&model=m-evil\"",
-    ])
+    ] + [
+        "curl -s --max-time 20 -o /dev/null -w '%{http_code}\\n' "
+        f"-d '{{\"model\":\"m-json\",\"mark\":\"{qmark}\"}}' "
+        f"\"$LNK_MODEL_FAKE_URL/chat/completions?{q}\""
+        for q in ("userProject=other", "key=AIzaEVIL",
+                  "access_token=ya29.evil", "quotaUser=x")])
     cp = run_sh(lnk, "macct", script, base_env(net, FAKE_API_KEY=key),
                 "--model", CUSTOM)
-    assert cp.stdout.split() == ["200", "400"], (cp.stdout, cp.stderr)
+    assert cp.stdout.split() == ["200"] + ["400"] * 5, (cp.stdout, cp.stderr)
     (e,) = received(mark)
     for h in ("openai-organization", "openai-project", "x-goog-user-project",
               "x-original-method", "x-envoy-original-method", "x-host"):
