@@ -663,9 +663,8 @@ static void walk_dir(struct walk *w, int fd, const struct flag_where *where,
 		/* not the top's own git directory: every commit writes it,
 		 * and its hooks folder decides on its own time */
 		here.under_changed =
-		    where->under_changed ||
-		    (changed && here.depth > 0 &&
-		     !(here.in_git && !here.below_top));
+		    where->under_changed || (changed && here.depth > 0 &&
+					     !(here.in_git && !here.below_top));
 		for (size_t i = 0; i < n; i++) {
 			if (!w->out->cut_hard) {
 				if (w->out->seen >= w->b->max_entries) {
