@@ -105,7 +105,7 @@ def test_a_grant_raced_with_a_link_never_shows_the_home(lnk, home,
     different moments (the grant became the home, which then was bound
     writable), or bwrap followed the link as its mount's destination from
     B's live view of P (the real home over B's empty one) and the folder
-    was back by the time lnk-init looked. The swaps run 6 s; B tries 40
+    was back by the time lnk-init looked. The swaps run 3 s; B tries 30
     times (an attacker hit about one in five before)."""
     secret = home / "secret.txt"
     secret.write_text("TOPSECRET\n")
@@ -120,12 +120,12 @@ def test_a_grant_raced_with_a_link_never_shows_the_home(lnk, home,
     a = subprocess.Popen(
         [LNK, "sandbox", "run", "--read", str(tool), "--write", str(P),
          "--", "python3", str(tool / "swap.py"), str(P / "X"), str(P / "L"),
-         "6"], cwd=lnk.cwd, env=lnk.env(), stdout=subprocess.DEVNULL,
+         "3"], cwd=lnk.cwd, env=lnk.env(), stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL)
     try:
         time.sleep(0.5)
         hits = []
-        for _ in range(40):
+        for _ in range(30):
             cp = lnk.run("--read", P, "--write", P / "X", "--", "/bin/sh",
                          "-c", f"cat '{secret}'", stdin=subprocess.DEVNULL)
             if "TOPSECRET" in cp.stdout:
