@@ -17,3 +17,7 @@
 /* True when p's path is the root of a mount (not followed if a link)
  * whose (device, inode) are the pin's. */
 bool pin_holds(const struct init_pin *p);
+
+/* Whether /proc/self/mountinfo lists path as a mount point: how
+ * pin_holds tells a mount's root where statx cannot (before Linux 5.8). */
+bool pin_mount_listed(const char *path);

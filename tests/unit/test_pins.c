@@ -56,11 +56,24 @@ static void a_folder_with_the_identity_but_no_mount_fails(void **state)
 	rmdir(dir);
 }
 
+/* the fallback for kernels whose statx does not say (before 5.8) */
+static void the_mount_table_names_mount_points(void **state)
+{
+	(void)state;
+	assert_true(pin_mount_listed("/proc"));
+	char dir[] = "/tmp/lnk-pin-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	assert_false(pin_mount_listed(dir));
+	rmdir(dir);
+	assert_false(pin_mount_listed("/proc/self"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(a_mount_root_with_its_identity_holds),
 	    cmocka_unit_test(a_folder_with_the_identity_but_no_mount_fails),
+	    cmocka_unit_test(the_mount_table_names_mount_points),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
