@@ -106,7 +106,25 @@ struct pctx {
 	struct strv user_bases;
 	bool user_bases_made;
 	bool aliasing; /* protect_path is walking a second spelling */
+	/* the first entry to keep read only that is a write folder itself
+	 * (git's hooks folder, what core.hooksPath names): the run is
+	 * refused, a bind over it would close the whole grant */
+	char *conflict;
 };
+
+/* dir holds what makes git take it for a git directory (HEAD, objects,
+ * refs: git's is_git_directory). */
+static bool looks_like_git_dir(const char *dir)
+{
+	static const char *const need[] = {"HEAD", "objects", "refs"};
+	for (size_t i = 0; i < sizeof(need) / sizeof(*need); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, need[i]);
+		struct stat st;
+		if (lstat(p, &st) < 0)
+			return false;
+	}
+	return true;
+}
 
 static bool lifted(const struct pctx *c, const char *w)
 {
@@ -230,6 +248,10 @@ static void protect_walk(struct pctx *c, const char *path, const char *why,
 		if (target[0] == '/')
 			cur[0] = '\0';
 	}
+	if (bind && cur[0] && is_write_folder(c, cur) &&
+	    holder(c, cur, always) && !c->conflict)
+		c->conflict =
+		    xasprintf("'%s' is a write folder, but %s", cur, why);
 	if (bind && cur[0] && holder(c, cur, always) &&
 	    !is_write_folder(c, cur) && !strv_contains(c->ro, cur)) {
 		size_t at = c->ro->n;
@@ -1473,6 +1495,18 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		const char *w = in->write->v[i];
 		if (lifted(&c, w))
 			continue;
+		/* A write folder that is a git directory's hooks folder:
+		 * git runs what is in it. */
+		const char *slash = strrchr(w, '/');
+		if (slash && strcmp(slash + 1, "hooks") == 0) {
+			_cleanup_free_ char *gd =
+			    xstrndup(w, (size_t)(slash - w));
+			if (looks_like_git_dir(gd))
+				protect_path(&c, w,
+					     "git runs the hooks in it (it is "
+					     "a git directory's hooks folder)",
+					     false, true);
+		}
 		_cleanup_free_ mode_t *types = guard_dot_types(w);
 		if ((r = guard_plan_add_seen(np, w, types, err)) < 0)
 			goto out;
@@ -1530,6 +1564,15 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		protect_path(&c, g, "it holds a folder granted on its own",
 			     true, false);
 	}
+	if (c.conflict) {
+		r = err_set(err, -EPERM,
+			    "%s: a program writing there would run its code "
+			    "outside, as you, at your next git command; grant "
+			    "it with --read, or name it with --write-dot-files "
+			    "to let the program write there",
+			    c.conflict);
+		goto out;
+	}
 	if (c.overflow) {
 		r = err_set(err, -E2BIG,
 			    "cannot protect what runs outside the sandbox in "
@@ -1546,6 +1589,7 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 	r = np->n > 0;
 out:
 	linkcache_close(c.links);
+	free(c.conflict);
 	strv_free(&c.seen);
 	strv_free(&c.user_bases);
 	free(c.whys);

@@ -2542,6 +2542,33 @@ def test_a_tool_that_reads_commands_never_gets_the_programs_socket(
     assert not mark.exists(), (cp.stdout, cp.stderr)
 
 
+def test_a_hooks_folder_is_no_write_folder(lnk, home, tmp_path):
+    """Invariant 8 (what runs outside later), promise: git's hooks are
+    read only to the program unless --write-dot-files names the folder.
+
+    Threat: the hooks folder kept inside a write folder was writable when
+    it was the write folder itself: --write repo/.git/hooks, or the
+    folder the user's core.hooksPath names (~/.githooks), took a
+    pre-commit that the user's next commit ran outside. Such a grant is
+    refused, saying why; --write-dot-files lets it write."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    hooks = repo / ".git" / "hooks"
+    mine = home / ".githooks"
+    mine.mkdir()
+    (home / ".gitconfig").write_text("[core]\n\thooksPath = ~/.githooks\n")
+    for w in (hooks, mine):
+        cp = lnk.run("--write", w, "--", "/bin/sh", "-c",
+                     f"printf '#!/bin/sh\\n' > '{w}/pre-commit'")
+        assert cp.returncode == 125, (w, cp.stderr)
+        assert "git runs the hooks" in cp.stderr or \
+            "core.hooksPath names it" in cp.stderr, cp.stderr
+        assert not (w / "pre-commit").exists()
+    cp = lnk.run("--write", hooks, "--write-dot-files", hooks, "--",
+                 "/bin/sh", "-c", f"printf '#!/bin/sh\\n' > '{hooks}/x'")
+    assert cp.returncode == 0, cp.stderr
+
+
 # Tools that run what a file of the project's says, with the file: ctest
 # runs CTestTestfile.cmake's add_test commands, autoreconf and aclocal
 # feed configure.ac through m4 (whose esyscmd runs a shell command),
