@@ -106,10 +106,14 @@ struct pctx {
 	struct strv user_bases;
 	bool user_bases_made;
 	bool aliasing; /* protect_path is walking a second spelling */
-	/* the first entry to keep read only that is a write folder itself
-	 * (git's hooks folder, what core.hooksPath names): the run is
-	 * refused, a bind over it would close the whole grant */
+	/* the first hooks folder to keep read only that is a write folder
+	 * itself (a git directory's hooks, what core.hooksPath names): the
+	 * run is refused, a bind over it would close the whole grant. Only
+	 * hooks: a dot entry granted on its own (--write ~/.cache beside
+	 * --write ~) is the person's to write. hooks is set while such a
+	 * folder is walked. */
 	char *conflict;
+	bool hooks;
 };
 
 /* dir holds what makes git take it for a git directory (HEAD, objects,
@@ -248,7 +252,7 @@ static void protect_walk(struct pctx *c, const char *path, const char *why,
 		if (target[0] == '/')
 			cur[0] = '\0';
 	}
-	if (bind && cur[0] && is_write_folder(c, cur) &&
+	if (c->hooks && bind && cur[0] && is_write_folder(c, cur) &&
 	    holder(c, cur, always) && !c->conflict)
 		c->conflict =
 		    xasprintf("'%s' is a write folder, but %s", cur, why);
@@ -702,10 +706,13 @@ static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 		bases = user_config_bases(c);
 	switch (k->kind) {
 	case GIT_PATH:
+		c->hooks = strcmp(section, "core") == 0 &&
+			   strcmp(key, "hookspath") == 0;
 		if (val[0] == '/' || val[0] == '~') {
 			_cleanup_free_ char *p = expand(c, val, NULL);
 			if (p)
 				protect_path(c, p, k->why, false, true);
+			c->hooks = false;
 			break;
 		}
 		for (size_t i = 0; i < bases->n; i++) {
@@ -713,6 +720,7 @@ static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 			if (p)
 				protect_path(c, p, k->why, false, true);
 		}
+		c->hooks = false;
 		break;
 	case GIT_BANG:
 		if (val[0] != '!')
@@ -1501,11 +1509,13 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		if (slash && strcmp(slash + 1, "hooks") == 0) {
 			_cleanup_free_ char *gd =
 			    xstrndup(w, (size_t)(slash - w));
-			if (looks_like_git_dir(gd))
+			c.hooks = looks_like_git_dir(gd);
+			if (c.hooks)
 				protect_path(&c, w,
 					     "git runs the hooks in it (it is "
 					     "a git directory's hooks folder)",
 					     false, true);
+			c.hooks = false;
 		}
 		_cleanup_free_ mode_t *types = guard_dot_types(w);
 		if ((r = guard_plan_add_seen(np, w, types, err)) < 0)
