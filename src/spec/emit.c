@@ -108,16 +108,18 @@ int spec_emit_check(const struct policy *p, struct lnk_err *err)
 char *spec_emit_flags(const struct policy *p, unsigned flags)
 {
 	struct buf b = {0};
-	if (!(flags & SPEC_EMIT_GRANTS_ONLY)) {
+	bool grants = flags & SPEC_EMIT_GRANTS_ONLY;
+	if (!grants || (flags & SPEC_EMIT_NAME)) {
 		const struct key_value *name = &p->k[K_NAME];
 		if (name->set && name->str && keep_key(name, flags)) {
 			buf_puts(&b, "name = ");
 			buf_toml_str(&b, name->str, strlen(name->str));
 			buf_putc(&b, '\n');
 		}
-		/* Always written: a spec says which format it is in. */
-		buf_puts(&b, "version = 1\n");
 	}
+	/* Always written: a spec says which format it is in. */
+	if (!grants)
+		buf_puts(&b, "version = 1\n");
 	const char *const *secs = keys_sections();
 	for (size_t s = 0; secs[s]; s++) {
 		bool header = false;

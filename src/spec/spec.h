@@ -24,6 +24,10 @@ enum spec_emit_flags {
 	/* Leave out what flags set (keys set by a flag, and entries a flag
 	 * added to a --hide list): what the spec file itself opens. */
 	SPEC_EMIT_SPEC_ONLY = 1u << 1,
+	/* With SPEC_EMIT_GRANTS_ONLY, the name too: it opens nothing, but
+	 * the sandbox's calls, traffic and pause go by it (what an
+	 * acceptance holds, spec/trust.c). */
+	SPEC_EMIT_NAME = 1u << 2,
 };
 
 /* The canonical TOML of p: name and version at the top, then each section

@@ -25,16 +25,7 @@
  * taking an agent's name asks). A spec without one reads as before. */
 static char *accepted_text(const struct policy *p)
 {
-	_cleanup_free_ char *grants = spec_emit_flags(p, SPEC_EMIT_GRANTS_ONLY);
-	const struct key_value *name = &p->k[K_NAME];
-	if (!name->set || !name->str)
-		return steal_pointer(&grants);
-	struct buf b = {0};
-	buf_puts(&b, "name = ");
-	buf_toml_str(&b, name->str, strlen(name->str));
-	buf_putc(&b, '\n');
-	buf_puts(&b, grants);
-	return buf_steal(&b);
+	return spec_emit_flags(p, SPEC_EMIT_GRANTS_ONLY | SPEC_EMIT_NAME);
 }
 
 void trust_digest(const struct policy *p, char out[7 + 2 * SHA256_LEN + 1])

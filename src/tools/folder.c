@@ -414,10 +414,31 @@ static const char *const PROJECT_FILES[] = {
     "dh",
 };
 
-bool tools_obeys_project_files(const char *tool)
+const char *tools_base_name(const char *tool)
 {
 	const char *base = tool ? strrchr(tool, '/') : NULL;
-	base = base ? base + 1 : tool;
+	return base ? base + 1 : tool;
+}
+
+bool tools_name_versioned(const char *base, const char *name)
+{
+	size_t n = strlen(name);
+	if (strncmp(base, name, n) != 0)
+		return false;
+	size_t v = strspn(base + n, "0123456789.");
+	return !base[n + v] || (v && base[n + v] == '-');
+}
+
+bool tools_name_build(const char *base, const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(base, name, n) == 0 &&
+	       (base[n] == '.' || base[n] == '-');
+}
+
+bool tools_obeys_project_files(const char *tool)
+{
+	const char *base = tools_base_name(tool);
 	for (size_t i = 0; base && i < ARRAY_SIZE(PROJECT_FILES); i++)
 		if (strcmp(base, PROJECT_FILES[i]) == 0)
 			return true;
@@ -427,25 +448,17 @@ bool tools_obeys_project_files(const char *tool)
 	    "python", "pip",   "ruby",	 "perl",   "php",   "node",
 	    "lua",    "tclsh", "wish",	 "pypy",   "guile", "octave",
 	    "pydoc",  "java",  "racket", "ipython"};
-	for (size_t i = 0; base && i < ARRAY_SIZE(versioned); i++) {
-		size_t n = strlen(versioned[i]);
-		if (strncmp(base, versioned[i], n) != 0)
-			continue;
-		size_t v = strspn(base + n, "0123456789.");
-		if (v && (!base[n + v] || base[n + v] == '-'))
+	for (size_t i = 0; base && i < ARRAY_SIZE(versioned); i++)
+		if (tools_name_versioned(base, versioned[i]))
 			return true;
-	}
 	/* Debian's other builds of one program: vim.basic, vim.tiny,
 	 * emacs-nox, octave-cli, gdb-multiarch, guile-3.0 */
 	static const char *const builds[] = {"vim",   "emacs", "octave",
 					     "gdb",   "guile", "gawk",
 					     "tclsh", "wish",  "sbcl"};
-	for (size_t i = 0; base && i < ARRAY_SIZE(builds); i++) {
-		size_t n = strlen(builds[i]);
-		if (strncmp(base, builds[i], n) == 0 &&
-		    (base[n] == '.' || base[n] == '-'))
+	for (size_t i = 0; base && i < ARRAY_SIZE(builds); i++)
+		if (tools_name_build(base, builds[i]))
 			return true;
-	}
 	return false;
 }
 
@@ -550,41 +563,40 @@ int tools_folder_check(int dirfd, const struct tools_tops *tops,
 				 esc_to(q, sizeof(q), outer->path));
 		return -EPERM;
 	}
-	/* The top of a --read folder is no better for such a tool: a
-	 * Makefile or package.json is no dot name, so another sandbox with
-	 * --write there (beside this one, or before it) may have written
-	 * it, and the call would run that program's code outside. */
-	if (here && here->read && tools_obeys_project_files(tool)) {
-		char t[160];
-		snprintf(why, cap,
-			 "%s is the top of the folder '%s', which the sandbox "
-			 "reads, and %s obeys the project's own files there "
-			 "(a Makefile, a package.json, a build script), which "
-			 "another sandbox may have written (one with --write "
-			 "there, before this one or beside it): the call "
-			 "would run that program's code outside; run %s "
-			 "yourself, once you have looked at what it obeys",
-			 folder_name(dirfd, name, sizeof(name)),
-			 esc_to(q, sizeof(q), here->path),
-			 esc_to(t, sizeof(t), tool ? tool : "the tool"),
-			 esc_to(t, sizeof(t), tool ? tool : "the tool"));
-		return -EPERM;
-	}
-	if (here && !here->read && here->guarded &&
+	/* A tool that obeys the project's own files (a Makefile is no dot
+	 * file) is let act neither at a write folder's top, where the program
+	 * can write them, nor at a --read folder's top, where another
+	 * sandbox with --write there (beside this one, or before it) may
+	 * have: the call would run that program's code outside. */
+	if (here && (here->read || here->guarded) &&
 	    tools_obeys_project_files(tool)) {
 		char t[160];
-		snprintf(why, cap,
-			 "%s is the write folder '%s', and %s obeys the "
-			 "project's own files there (a Makefile, a "
-			 "package.json, a build script), which the program "
-			 "can write: the call would run the program's code "
-			 "outside the sandbox; run %s yourself once the "
-			 "program has ended, or from a folder outside the "
-			 "write folders",
-			 folder_name(dirfd, name, sizeof(name)),
-			 esc_to(q, sizeof(q), here->path),
-			 esc_to(t, sizeof(t), tool ? tool : "the tool"),
-			 esc_to(t, sizeof(t), tool ? tool : "the tool"));
+		esc_to(t, sizeof(t), tool ? tool : "the tool");
+		if (here->read)
+			snprintf(
+			    why, cap,
+			    "%s is the top of the folder '%s', which the "
+			    "sandbox reads, and %s obeys the project's own "
+			    "files there (a Makefile, a package.json, a "
+			    "build script), which another sandbox may have "
+			    "written (one with --write there, before this "
+			    "one or beside it): the call would run that "
+			    "program's code outside; run %s yourself, once "
+			    "you have looked at what it obeys",
+			    folder_name(dirfd, name, sizeof(name)),
+			    esc_to(q, sizeof(q), here->path), t, t);
+		else
+			snprintf(
+			    why, cap,
+			    "%s is the write folder '%s', and %s obeys the "
+			    "project's own files there (a Makefile, a "
+			    "package.json, a build script), which the "
+			    "program can write: the call would run the "
+			    "program's code outside the sandbox; run %s "
+			    "yourself once the program has ended, or from a "
+			    "folder outside the write folders",
+			    folder_name(dirfd, name, sizeof(name)),
+			    esc_to(q, sizeof(q), here->path), t, t);
 		return -EPERM;
 	}
 	if (here && !here->guarded) {

@@ -80,6 +80,14 @@ int tools_folder_check(int dirfd, const struct tools_tops *tops,
  * LIMITS). */
 bool tools_obeys_project_files(const char *tool);
 
+/* A tool's name as the tables compare it: its base name (NULL for NULL);
+ * name exactly or with a version (python3.11, Debian's
+ * perl5.36-x86_64-linux-gnu); another build of name (vim.basic,
+ * emacs-nox). */
+const char *tools_base_name(const char *tool);
+bool tools_name_versioned(const char *base, const char *name);
+bool tools_name_build(const char *base, const char *name);
+
 /* The folder outside where the tool runs: the program's own (cwd) when
  * it is a granted folder (grants: the --read and --write folders, real),
  * the same path on both sides, that no hidden folder closes; its path in

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "tools/folder.h"
+
 /* Tools whose input is commands whatever their arguments: database
  * shells, debuggers, editors, line tools with a shell escape, shells
  * (`sh -s`, or `sh -c 'cat | sh'`), REPLs. */
@@ -75,32 +77,19 @@ static bool names_a_program(const struct scripted *sc, const struct strv *args)
 	return named;
 }
 
-static bool versioned(const char *base, const char *name)
-{
-	size_t n = strlen(name);
-	if (strncmp(base, name, n) != 0)
-		return false;
-	size_t v = strspn(base + n, "0123456789.");
-	return !base[n + v] || (v && base[n + v] == '-');
-}
-
 bool tools_reads_commands(const char *tool, const struct strv *args)
 {
-	const char *base = tool ? strrchr(tool, '/') : NULL;
-	base = base ? base + 1 : tool;
+	const char *base = tools_base_name(tool);
 	if (!base)
 		return false;
 	for (size_t i = 0; i < ARRAY_SIZE(ALWAYS); i++)
-		if (versioned(base, ALWAYS[i]))
+		if (tools_name_versioned(base, ALWAYS[i]))
 			return true;
-	for (size_t i = 0; i < ARRAY_SIZE(BUILDS); i++) {
-		size_t n = strlen(BUILDS[i]);
-		if (strncmp(base, BUILDS[i], n) == 0 &&
-		    (base[n] == '.' || base[n] == '-'))
+	for (size_t i = 0; i < ARRAY_SIZE(BUILDS); i++)
+		if (tools_name_build(base, BUILDS[i]))
 			return true;
-	}
 	for (size_t i = 0; i < ARRAY_SIZE(SCRIPTED); i++)
-		if (versioned(base, SCRIPTED[i].name))
+		if (tools_name_versioned(base, SCRIPTED[i].name))
 			return !names_a_program(&SCRIPTED[i], args);
 	/* A program told to read its script or commands from its input
 	 * (awk -f -, sed -f /dev/stdin): what it reads there is code. */
