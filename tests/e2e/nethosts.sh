@@ -338,11 +338,12 @@ PY
 		"$DIR/cert.pem" "$DIR/key.pem" >"$DIR/https.log" 2>&1 &
 	echo $! > "$DIR/https.pid"
 
-	# The query log, readable by the unprivileged test pass too (dnsmasq,
-	# as nobody, would make it 0660): it holds test names only.
+	# The query log, readable by the unprivileged test pass too: it holds
+	# test names only. dnsmasq 2.90 sets its log's mode to 0660 when it
+	# opens it (before it forks to the background), so the mode is set
+	# again once it runs.
 	: > "$DIR/dns-queries.log"
 	chown nobody "$DIR/dns-queries.log" 2>/dev/null || true
-	chmod 0644 "$DIR/dns-queries.log"
 	dnsmasq --port="$DNS_PORT" --listen-address=127.0.0.1 \
 		--bind-interfaces --no-resolv --no-hosts --no-poll \
 		--pid-file="$DIR/dnsmasq.pid" \
@@ -358,6 +359,7 @@ PY
 		--address=/private.lnk-test/10.0.0.1 \
 		--host-record=mixed.lnk-test,198.18.0.2 \
 		--host-record=mixed.lnk-test,127.0.0.1
+	chmod 0644 "$DIR/dns-queries.log"
 
 	# wait for the servers
 	i=0
