@@ -1739,6 +1739,7 @@ ENV_CONFIGS = [
     ("XDG_DATA_HOME", "share", "share/applications/x.desktop"),
     ("XDG_DATA_HOME", "share", "share/autostart/x.desktop"),
     ("XDG_DATA_HOME", "share", "share/systemd/user/x.service"),
+    ("XDG_DATA_HOME", "share", "share/bash-completion/completions/ls"),
     ("GIT_CONFIG_GLOBAL", "gitconfig", "gitconfig"),
     ("ZDOTDIR", "zsh", "zsh/.zshrc"),
     ("BASH_ENV", "env.sh", "env.sh"),
@@ -1749,6 +1750,9 @@ ENV_CONFIGS = [
     ("NODE_PATH", "nm", "nm/fs.js"),
     ("npm_config_userconfig", "npmrc", "npmrc"),
     ("CARGO_HOME", "cargo", "cargo/bin/ls"),
+    ("LD_PRELOAD", "hook.so", "hook.so"),
+    ("LD_LIBRARY_PATH", "lib", "lib/libx.so.1"),
+    ("LD_AUDIT", "audit.so", "audit.so"),
 ]
 
 
@@ -1765,7 +1769,9 @@ def test_configuration_the_environment_names_protected(
     GIT_CONFIG_GLOBAL, ...) lies in the project: the program creates git's
     global config, an autostart entry or a systemd user unit there, or
     changes the file bash sources, and the user's next login, shell or git
-    runs it."""
+    runs it. LD_PRELOAD, LD_LIBRARY_PATH and LD_AUDIT name code every
+    program loads, lnk itself too: a library rewritten there ran in lnk
+    as it ended, one left there in the next program the user started."""
     t = work / target
     if existing:
         t.parent.mkdir(parents=True, exist_ok=True)
@@ -1773,6 +1779,8 @@ def test_configuration_the_environment_names_protected(
     val = str(work / value)
     if var == "NODE_PATH":
         val = f"/nonexistent:{val}"
+    if var == "LD_PRELOAD":  # the loader splits at spaces too
+        val = f"/nonexistent.so {val}"
     cp = sh_to_the_end(lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
                  f"echo 'touch ~/pwned' >> {target}; "
                  f"mv {value} moved; true", "--write", work,
@@ -2516,6 +2524,32 @@ def test_which_tools_get_the_programs_input(lnk, work, tmp_path, tool, args,
     assert "st=0" in cp.stdout, (cp.stdout, cp.stderr)
     assert ("read:hello" in cp.stdout) == gets, (cp.stdout, cp.stderr)
     assert ("reads commands on its input" in cp.stderr) != gets, cp.stderr
+
+
+def test_a_tool_is_judged_by_the_program_that_runs(lnk, work, tmp_path):
+    """Invariant 8 (what runs outside later), promise: whatever acts for
+    the program outside does exactly what the person allowed; a tool is
+    judged by what it is, never by how it is spelled.
+
+    Threat: Debian's `editor`, `rview` and `rvim` (and a link of the
+    user's) lead to vim, but the broker judged a tool by the name granted:
+    `--tool 'editor notes.txt'` gave vim the program's input, and `:!id`
+    ran outside, as the user. The tool here stands in for vim (named
+    vim.basic, reached through a link named myedit): it reports what it
+    reads; at a write folder's top it is refused as vim is."""
+    real = on_lnk_path(lnk, tmp_path / "toolbin", "vim.basic",
+                       "#!/bin/sh\nprintf 'read:%s\\n' \"$(cat)\"\n")
+    (tmp_path / "toolbin" / "myedit").symlink_to(real)
+    cp = lnk.run("--tool", "myedit *", "--", "/bin/sh", "-c",
+                 "cd / && echo ':!id' | myedit notes.txt; echo st=$?")
+    assert "st=0" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "read::!id" not in cp.stdout, (cp.stdout, cp.stderr)
+    assert "reads commands on its input" in cp.stderr, cp.stderr
+    cp = lnk.run("--write", work, "--tool", "myedit *", "--", "/bin/sh",
+                 "-c", f"cd '{work}' && myedit notes.txt </dev/null; "
+                 "echo st=$?")
+    assert "st=0" not in cp.stdout, (cp.stdout, cp.stderr)
+    assert "obeys the project's own files" in cp.stderr, cp.stderr
 
 
 def test_a_tool_that_reads_commands_never_gets_the_programs_socket(
