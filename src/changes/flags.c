@@ -493,6 +493,16 @@ static const struct config_row data_rows[] = {
      "fish runs it when you press tab after the command it names"},
     {"fish/generated_completions", NULL, false,
      "fish runs it when you press tab after the command it names"},
+    /* bash-completion sources the user's own completions first */
+    {"bash-completion/completions", NULL, false,
+     "bash runs it when you press tab after the command it names"},
+    /* the session bus starts a service file's Exec on the first call
+     * to its name; a file manager runs a thumbnailer's on a file */
+    {"dbus-1/services", "*.service", false,
+     "your session's D-Bus runs its Exec at the first call to the name "
+     "it claims"},
+    {"thumbnailers", "*.thumbnailer", false,
+     "your file manager runs its Exec to draw a file's thumbnail"},
 };
 
 static bool ends_with(const char *s, const char *suffix);

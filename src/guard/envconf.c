@@ -7,7 +7,8 @@
  * systemd units and D-Bus services (started on demand). The rest of the
  * data folder is programs' data. */
 static const char *const data_parts[] = {
-    "applications", "autostart", "systemd", "dbus-1", NULL,
+    "applications",    "autostart",    "systemd", "dbus-1",
+    "bash-completion", "thumbnailers", NULL,
 };
 
 /* What zsh reads from ZDOTDIR in place of the home folder (the compiled
@@ -82,6 +83,16 @@ static const struct env_conf confs[] = {
      "PIP_CONFIG_FILE names it: pip installs from the index it names"},
     {"GEM_HOME", ENV_WHOLE, NULL,
      "GEM_HOME names it: ruby loads the gems it holds"},
+    /* The loader reads these when any program starts, lnk itself too:
+     * a library the program leaves (or rewrites) there runs in every
+     * program the user starts, as the user. */
+    {"LD_PRELOAD", ENV_LOADER, NULL,
+     "LD_PRELOAD names it: every program you start loads it"},
+    {"LD_LIBRARY_PATH", ENV_LOADER, NULL,
+     "LD_LIBRARY_PATH names it: every program you start loads its "
+     "libraries from it first"},
+    {"LD_AUDIT", ENV_LOADER, NULL,
+     "LD_AUDIT names it: every program you start loads it"},
     {"EDITOR", ENV_COMMAND, NULL, "EDITOR names it: programs run it"},
     {"VISUAL", ENV_COMMAND, NULL, "VISUAL names it: programs run it"},
     {"PAGER", ENV_COMMAND, NULL, "PAGER names it: programs run it"},

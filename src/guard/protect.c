@@ -1449,6 +1449,14 @@ static void env_configs(struct pctx *c)
 				protect_path(c, p, e[i].why, false, true);
 			break;
 		}
+		case ENV_LOADER: {
+			_cleanup_free_ char *all = xstrdup(v);
+			for (char *save = NULL,
+				  *p = strtok_r(all, ": ;\t", &save);
+			     p; p = strtok_r(NULL, ": ;\t", &save))
+				protect_path(c, p, e[i].why, false, true);
+			break;
+		}
 		case ENV_PARTS:
 			for (size_t j = 0; v[0] == '/' && e[i].parts[j]; j++) {
 				_cleanup_free_ char *p =

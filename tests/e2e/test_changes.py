@@ -180,6 +180,34 @@ def test_changes_key_in_a_spec_and_a_bad_value(lnk, work):
     assert "give 'summary', 'full' or 'off'" in cp.stderr
 
 
+def test_a_spec_that_silences_the_report_asks(lnk, work):
+    """Invariant 6 (policy), promise: a spec that widens asks again; the
+    end of a run names what it left that runs later.
+
+    Threat: `changes = "off"` opens nothing, so it was never asked
+    about: a program that may write its own accepted spec (the project's
+    app.toml) added it, and the next run, asking nothing, left a
+    sitecustomize.py that no report named. Saying less than the accepted
+    spec asks again."""
+    spec = work / "app.toml"
+    spec.write_text('version = 1\n[files]\nwrite = ["."]\n'
+                    '[commands]\nallow = ["*"]\n')
+    cp = lnk.run("--spec", spec, "--yes", "--", "/bin/sh", "-c",
+                 "sed -i 's/^write = .*/&\\nchanges = \"off\"/' app.toml")
+    assert cp.returncode == 0, cp.stderr
+    assert 'changes = "off"' in spec.read_text()
+    cp = lnk.run("--spec", spec, "--", "/bin/sh", "-c",
+                 "echo x > sitecustomize.py", input="")
+    assert cp.returncode != 0, cp.stderr
+    assert not (work / "sitecustomize.py").exists()
+    assert "opens something different" in cp.stderr, cp.stderr
+    # "full" says more than accepted: no question
+    spec.write_text('version = 1\n[files]\nwrite = ["."]\n'
+                    'changes = "full"\n[commands]\nallow = ["*"]\n')
+    cp = lnk.run("--spec", spec, "--", "true", input="")
+    assert cp.returncode == 0, cp.stderr
+
+
 def test_a_write_folder_inside_another_is_reported_once(lnk, work):
     sub = work / "sub"
     sub.mkdir()
@@ -526,14 +554,18 @@ XDG_DATA_RUN_LATER = {
     "fish/vendor_functions.d/ls.fish": "fish",
     "fish/vendor_completions.d/git.fish": "fish",
     "fish/generated_completions/git.fish": "fish",
+    "bash-completion/completions/ls": "bash runs it",
+    "dbus-1/services/n.service": "D-Bus",
+    "thumbnailers/x.thumbnailer": "thumbnail",
 }
 
 
 def test_what_host_programs_run_from_the_data_folder(lnk, home):
     """Threat: you grant ~/.local (or the home); the program leaves a
     desktop file that claims text/plain with Exec=sh -c ..., a mimeapps.list
-    that picks it, an nvim package or a fish vendor_conf.d file: the next
-    xdg-open, editor or shell runs it as you. Known by the data folder's
+    that picks it, an nvim package, a fish vendor_conf.d file, a bash
+    completion, a D-Bus service or a thumbnailer: the next xdg-open,
+    editor, shell, tab, bus call or file manager runs it as you. Known by the data folder's
     identity, whether granted itself, as ~/.local or under the home."""
     share = home / ".local" / "share"
     share.mkdir(parents=True)
