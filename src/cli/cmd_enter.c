@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,40 @@ static void usage(FILE *f)
 
 /* "/etc/lnk/users/alice/alice.toml" -> "alice"; NULL when the file's name
  * cannot name a sandbox ([A-Za-z0-9._-], 1..64). */
+/* Whether the session could rewrite or replace its own spec: the file,
+ * or a folder on its way, is a folder the session writes, by identity (a
+ * bind mount of it at another path is the same folder). Threat: enter
+ * asks no question, so a spec the session rewrote (tools, the internet)
+ * would be the next session's grants. */
+static bool spec_in_reach(const char *spec, const struct policy *pol)
+{
+	char real[PATH_MAX];
+	if (!realpath(spec, real))
+		return true; /* nothing known is nothing proved */
+	const enum key_id ids[] = {K_FILES_WRITE, K_FILES_WRITE_DOT_FILES};
+	for (size_t k = 0; k < ARRAY_SIZE(ids); k++) {
+		const struct strv *w = &pol->k[ids[k]].list;
+		for (size_t i = 0; i < w->n; i++) {
+			struct stat ws, st;
+			if (stat(w->v[i], &ws) < 0)
+				continue;
+			char walk[PATH_MAX];
+			snprintf(walk, sizeof(walk), "%s", real);
+			for (;;) {
+				if (stat(walk, &st) == 0 &&
+				    st.st_dev == ws.st_dev &&
+				    st.st_ino == ws.st_ino)
+					return true;
+				char *slash = strrchr(walk, '/');
+				if (!slash || slash == walk)
+					break;
+				*slash = '\0';
+			}
+		}
+	}
+	return false;
+}
+
 static char *name_of_spec(const char *spec)
 {
 	const char *base = strrchr(spec, '/');
@@ -223,6 +258,16 @@ int cmd_enter(int argc, char **argv, const struct cli_ctx *cx)
 	pol_init = true;
 	if (r < 0) {
 		ret = grants_fail(r, &err);
+		goto out;
+	}
+
+	if (spec_in_reach(g.spec, &pol)) {
+		warnx_("the spec %s lies in a folder the session writes: a "
+		       "session could widen the next one's grants by "
+		       "rewriting it; keep the spec where the session cannot "
+		       "write (/etc/lnk/users/...)",
+		       g.spec);
+		ret = LNK_EXIT_USAGE;
 		goto out;
 	}
 

@@ -63,9 +63,48 @@ def test_command_after_dashdash_runs_in_the_folder(lnk, home, tmp_path):
 def test_spec_without_bash_is_refused(lnk, tmp_path):
     spec = tmp_path / "nobash.toml"
     spec.write_text('version = 1\n[commands]\nallow = ["ls"]\n')
-    cp = lnk("sandbox", "enter", "--spec", spec, "--folder", tmp_path)
+    (tmp_path / "w").mkdir()
+    cp = lnk("sandbox", "enter", "--spec", spec, "--folder", tmp_path / "w")
     assert cp.returncode == 126
     assert "/bin/bash" in cp.stderr and "[commands]" in cp.stderr
+
+
+@pytest.mark.parametrize("where", ["in-folder", "below", "bind-alias"])
+def test_a_session_never_writes_its_own_spec(lnk, home, tmp_path, where):
+    """Invariant 6 (policy), promise: a spec that widens asks again; enter
+    asks no one, so its spec must lie beyond the session's reach.
+
+    Threat: the spec lay in the folder the session writes
+    (/home/alice/alice.toml with --folder /home/alice): the first session
+    appended [internet] hosts = ["*"] and a tool, and the next session
+    started with them, asking nothing. Such a spec is refused, by
+    identity (a bind mount of the folder at another path is the same
+    folder)."""
+    folder = tmp_path / "alice"
+    folder.mkdir()
+    if where == "in-folder":
+        spec = folder / "alice.toml"
+    elif where == "below":
+        (folder / "specs").mkdir()
+        spec = folder / "specs" / "alice.toml"
+    else:
+        if not IS_ROOT:
+            pytest.skip("a bind mount needs root")
+        alias = tmp_path / "alias"
+        alias.mkdir()
+        subprocess.run(["mount", "--bind", str(folder), str(alias)],
+                       check=True)
+        spec = alias / "alice.toml"
+    try:
+        spec.write_text(spec_text())
+        cp = lnk("sandbox", "enter", "--spec", spec, "--folder", folder,
+                 "--", "bash", "-c", "echo ran > ran")
+        assert cp.returncode == 2, (cp.stdout, cp.stderr)
+        assert "lies in a folder the session writes" in cp.stderr
+        assert not (folder / "ran").exists()
+    finally:
+        if where == "bind-alias":
+            subprocess.run(["umount", str(tmp_path / "alias")])
 
 
 def test_usage(lnk, tmp_path):
