@@ -186,8 +186,14 @@ static void describe_entry(enum key_id id, const char *v, struct strv *out)
 	switch (id) {
 	case K_NAME:
 	case K_VERSION:
-	case K_FILES_CHANGES: /* opens nothing */
 	case K__COUNT:
+		return;
+	case K_FILES_CHANGES:
+		/* opens nothing, but "off" hides what a run left that runs
+		 * later: shown, and asked about (spec/cover.c) */
+		if (strcmp(v, "off") == 0)
+			strv_pushf(out, "says nothing of what it leaves in the "
+					"write folders");
 		return;
 	case K_FILES_WRITE:
 		strv_pushf(out, "writes %s", v);
@@ -318,4 +324,7 @@ void policy_describe(const struct policy *p, struct strv *out)
 		    strcmp(kv->str, "0") != 0)
 			describe_entry((enum key_id)i, kv->str, out);
 	}
+	const struct key_value *ch = &p->k[K_FILES_CHANGES];
+	if (ch->set && ch->str)
+		describe_entry(K_FILES_CHANGES, ch->str, out);
 }

@@ -97,6 +97,16 @@ static uint64_t scalar(const struct key_value *kv)
 	return v ? v : UINT64_MAX;
 }
 
+/* How much the end of a run says: off, summary (the default), full. */
+static int changes_rank(const struct key_value *v)
+{
+	if (!v->set || !v->str)
+		return 1;
+	return strcmp(v->str, "off") == 0    ? 0
+	       : strcmp(v->str, "full") == 0 ? 2
+					     : 1;
+}
+
 /* Whether key id of now opens nothing that was's does not: the rule that
  * decides asking, so that a run which only narrows what was accepted
  * (a folder below an accepted one, a grant left out, a lower limit, one
@@ -111,8 +121,10 @@ static bool key_within(enum key_id id, const struct policy *now,
 		 * by is shown when asked: another one asks again */
 		return !n->set || !n->str ||
 		       (w->set && w->str && strcmp(n->str, w->str) == 0);
-	case K_VERSION:
 	case K_FILES_CHANGES:
+		/* less said of what a run left hides what runs later: asks */
+		return changes_rank(n) >= changes_rank(w);
+	case K_VERSION:
 	case K_TOOLS_ASK_WAIT: /* how long a question waits opens nothing */
 	case K__COUNT:
 		return true;

@@ -365,36 +365,53 @@ static void show_changes(struct buf *q, const struct policy *p, const char *old,
 }
 
 /* Past this many lines the question's top may have scrolled away on a
- * small terminal: what writes is said again beside the prompt. */
+ * small terminal: what opens most is said again beside the prompt. */
 #define RECAP_AFTER 12
-#define RECAP_WRITES 8
+#define RECAP_EACH 4
 
-/* Threat: a spec whose list is long (hundreds of hosts) pushes the line
- * that matters ("writes ~") off the screen before the person answers.
- * Each folder it writes is repeated last, next to the prompt, with how
- * many lines there were in all. */
-static void recap(struct buf *q, const struct strv *lines)
+/* Threat: a spec whose list is long (hundreds of hosts or programs)
+ * pushes the lines that matter ("writes ~", "reads ~", "reaches any host",
+ * a tool) off the screen before the person answers. Repeated last, next
+ * to the prompt: of the grants the spec opens now (all of them, also
+ * when the question showed only what changed), each kind's first lines
+ * and how many more; every program it runs counted in one line, but
+ * "every system program" said. shown: how many lines the question had. */
+static void recap(struct buf *q, size_t shown, const struct policy *p)
 {
-	if (lines->n <= RECAP_AFTER)
+	if (shown <= RECAP_AFTER)
 		return;
-	size_t writes = 0;
-	for (size_t i = 0; i < lines->n; i++)
-		if (strncmp(lines->v[i], "writes ", 7) == 0)
-			writes++;
-	buf_printf(q, "In short (%zu lines above): ", lines->n);
-	if (!writes) {
-		buf_puts(q, "it writes no folder.\n");
-		return;
-	}
-	buf_puts(q, "it writes\n");
-	size_t said = 0;
-	for (size_t i = 0; i < lines->n && said < RECAP_WRITES; i++)
-		if (strncmp(lines->v[i], "writes ", 7) == 0) {
-			buf_printf(q, "  %s\n", lines->v[i] + 7);
-			said++;
+	static const char *const kinds[] = {"writes ", "reads ",    "reaches ",
+					    "calls ",  "connects ", "hides ",
+					    "says "};
+	struct strv all = {0};
+	policy_describe(p, &all);
+	buf_printf(q, "In short (%zu lines above), it opens:\n", shown);
+	bool writes = false;
+	size_t runs = 0;
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		size_t n = 0, pl = strlen(kinds[k]);
+		for (size_t i = 0; i < all.n; i++) {
+			if (strncmp(all.v[i], kinds[k], pl) != 0)
+				continue;
+			if (n++ < RECAP_EACH)
+				buf_printf(q, "  %s\n", all.v[i]);
 		}
-	if (writes > said)
-		buf_printf(q, "  and %zu more folders\n", writes - said);
+		if (n > RECAP_EACH)
+			buf_printf(q, "  and %zu more that %s\n",
+				   n - RECAP_EACH, kinds[k]);
+		writes = writes || (k == 0 && n);
+	}
+	for (size_t i = 0; i < all.n; i++)
+		if (strcmp(all.v[i], "runs every system program") == 0)
+			buf_printf(q, "  %s\n", all.v[i]);
+		else if (strncmp(all.v[i], "runs ", 5) == 0 &&
+			 strncmp(all.v[i], "runs no ", 8) != 0)
+			runs++;
+	if (runs)
+		buf_printf(q, "  runs %zu programs\n", runs);
+	if (!writes)
+		buf_puts(q, "  (it writes no folder)\n");
+	strv_free(&all);
 }
 
 /* The flags given beside the spec, "--write and --hide", or NULL: a
@@ -476,7 +493,7 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 			buf_putc(&q, '\n');
 		}
 	}
-	recap(&q, &shown_lines);
+	recap(&q, shown_lines.n, p);
 	strv_free(&shown_lines);
 	for (size_t i = 0; notes && i < notes->n; i++)
 		buf_printf(&q, "  (%s)\n", notes->v[i]);

@@ -516,6 +516,22 @@ static void grants_usage_errors(void **state)
 	}
 }
 
+/* changes = "off" opens nothing but hides what a run left: shown */
+static void describe_changes_off(void **state)
+{
+	(void)state;
+	struct policy p;
+	policy_init(&p);
+	struct lnk_err err = {0};
+	assert_int_equal(policy_add_flag(&p, K_FILES_CHANGES, "off", &err), 0);
+	struct strv out = {0};
+	policy_describe(&p, &out);
+	assert_true(strv_contains(
+	    &out, "says nothing of what it leaves in the write folders"));
+	strv_free(&out);
+	policy_free(&p);
+}
+
 static void describe_lines(void **state)
 {
 	(void)state;
@@ -586,6 +602,7 @@ int main(void)
 	    cmocka_unit_test(grants_flag_forms),
 	    cmocka_unit_test(grants_usage_errors),
 	    cmocka_unit_test(describe_lines),
+	    cmocka_unit_test(describe_changes_off),
 	    cmocka_unit_test(copy_and_equal),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -254,8 +254,8 @@ static void flags_alone_never_asked(void **state)
  * a grant left out, a lower limit, one more hidden folder, reading what
  * was written) never asks; any widening does, the flag's or the file's. */
 /* Threat: hundreds of hosts push "writes ..." off a small terminal
- * before the person answers: the folders it writes are said again last,
- * beside the prompt. */
+ * before the person answers: what it opens is said again last, beside
+ * the prompt. */
 static void a_long_question_says_what_it_writes_last(void **state)
 {
 	(void)state;
@@ -276,12 +276,40 @@ static void a_long_question_says_what_it_writes_last(void **state)
 	const char *in_short = strstr(shown, "In short (");
 	assert_non_null(in_short);
 	char line[500];
-	snprintf(line, sizeof(line), "it writes\n  %s\n", proj);
+	snprintf(line, sizeof(line), "  writes %s\n", proj);
 	assert_non_null(strstr(in_short, line));
 	assert_null(strstr(in_short, "h39.test"));
+	assert_non_null(strstr(in_short, "and 36 more that reaches"));
 	assert_non_null(strstr(in_short, "[y/N]"));
 	policy_free(&p);
+	/* Threat: a changed spec's question shows only what was added (120
+	 * programs): its recap said "it writes no folder" of a spec that
+	 * writes, and nothing of the internet it added at the top. The
+	 * recap is of every grant the spec opens now. */
+	write_spec(spec, "[files]\nwrite = [\".\"]\n[commands]\n"
+			 "allow = [\"sh\"]\n");
+	load(spec, &p);
+	assert_int_equal(ask(&p, true, NULL, shown, sizeof(shown), &err), 0);
+	policy_free(&p);
+	buf_puts(&t, "[files]\nwrite = [\".\"]\n[internet]\nhosts = "
+		     "[\"*\"]\n[commands]\nallow = [\"sh\"");
+	for (int i = 0; i < 40; i++)
+		buf_printf(&t, ", \"/usr/bin/p%d\"", i);
+	buf_puts(&t, "]\n");
+	write_spec(spec, t.p);
+	buf_free(&t);
+	load(spec, &p);
+	assert_int_equal(ask(&p, false, "n\n", shown, sizeof(shown), &err),
+			 -EPERM);
+	assert_non_null(strstr(shown, "What changed"));
+	in_short = strstr(shown, "In short (");
+	assert_non_null(in_short);
+	assert_non_null(strstr(in_short, line));
+	assert_non_null(strstr(in_short, "  reaches any host on the internet"));
+	assert_null(strstr(in_short, "writes no folder"));
+	policy_free(&p);
 	/* a short one is not repeated */
+	snprintf(spec, sizeof(spec), "%s/short.toml", proj);
 	write_spec(spec, "[files]\nwrite = [\".\"]\n");
 	load(spec, &p);
 	assert_int_equal(ask(&p, false, "n\n", shown, sizeof(shown), &err),
