@@ -463,12 +463,16 @@ static bool drop_header(const char *h, size_t n)
 	};
 	/* and what would choose the account or project the route's key
 	 * acts for (OpenAI-Organization, OpenAI-Project, Google's
-	 * X-Goog-User-Project): the person granted the key's own */
+	 * X-Goog-User-Project): the person granted the key's own; and what
+	 * a gateway takes to choose the model or deployment it serves
+	 * (azureml-model-deployment, X-Model), so the log's model is the one
+	 * served, and the client's address it would believe */
 	static const char *const part[] = {
-	    "auth",	   "key",      "token",		  "secret",
-	    "cookie",	   "proxy-",   "method-override", "forwarded",
-	    "original-",   "x-envoy-", "organization",	  "project",
-	    "x-goog-user-"};
+	    "auth",	    "key",	"token",	   "secret",
+	    "cookie",	    "proxy-",	"method-override", "forwarded",
+	    "original-",    "x-envoy-", "organization",	   "project",
+	    "x-goog-user-", "model",	"deployment",	   "engine",
+	    "real-ip",	    "client-ip"};
 	for (size_t i = 0; i < ARRAY_SIZE(exact); i++)
 		if (strlen(exact[i]) == n && strncasecmp(h, exact[i], n) == 0)
 			return true;

@@ -593,6 +593,8 @@ def test_route_chooses_no_account_and_no_model_beside_the_body(lnk, net):
              "-H 'X-Goog-User-Project: other' "
              "-H 'X-Original-Method: DELETE' "
              "-H 'X-Envoy-Original-Method: GET' -H 'X-Host: evil.test' "
+             "-H 'azureml-model-deployment: other' -H 'X-Model: m-evil' "
+             "-H 'X-Real-IP: 198.51.100.7' "
              "-H 'X-Kept: yes'")
     script = ";".join([
         "curl -s --max-time 20 -o /dev/null -w '%{http_code}\\n' "
@@ -612,7 +614,8 @@ def test_route_chooses_no_account_and_no_model_beside_the_body(lnk, net):
     assert cp.stdout.split() == ["200"] + ["400"] * 5, (cp.stdout, cp.stderr)
     (e,) = received(mark)
     for h in ("openai-organization", "openai-project", "x-goog-user-project",
-              "x-original-method", "x-envoy-original-method", "x-host"):
+              "x-original-method", "x-envoy-original-method", "x-host",
+              "azureml-model-deployment", "x-model", "x-real-ip"):
         assert h not in e["headers"], (h, e["headers"])
     assert e["headers"].get("x-kept") == ["yes"], e["headers"]
     assert received(qmark) == []
