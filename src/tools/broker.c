@@ -250,18 +250,6 @@ static void refuse(struct broker *b, struct call *c, const char *target,
 /* The folder a call's tool runs in, open, with its path in where and the
  * note for the tool's stderr (empty, or why it is the fallback); -1 when
  * it cannot be opened. */
-/* The name a tool is judged by in the tables of src/tools/folder.c: the
- * program that runs when it is one the table names, else the name
- * granted. Threat: a grant under another name (Debian's editor or rview,
- * a link of the user's) of a program that obeys the project's files. */
-static const char *judged_name(const struct tool_grant *g)
-{
-	if (g->path && !tools_obeys_project_files(g->name) &&
-	    tools_obeys_project_files(g->path))
-		return g->path;
-	return g->name;
-}
-
 static int tool_dir(const struct broker *b, const struct call *c,
 		    const struct tool_grant *g, const char *cwd,
 		    char where[PATH_MAX], char *note, size_t cap, char *why,
@@ -291,8 +279,9 @@ static int tool_dir(const struct broker *b, const struct call *c,
 	 * repository's core.fsmonitor, an .npmrc): never where the program
 	 * could have made one (folder.h). */
 	if (dirfd >= 0 && !page &&
-	    tools_folder_check(dirfd, &b->tops, judged_name(g), why, wcap) <
-		0) {
+	    tools_folder_check(dirfd, &b->tops,
+			       tools_judged_name(g->name, g->path), why,
+			       wcap) < 0) {
 		close(dirfd);
 		return -1;
 	}

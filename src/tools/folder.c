@@ -462,6 +462,14 @@ bool tools_obeys_project_files(const char *tool)
 	return false;
 }
 
+const char *tools_judged_name(const char *name, const char *path)
+{
+	if (path && !tools_obeys_project_files(name) &&
+	    tools_obeys_project_files(path))
+		return path;
+	return name;
+}
+
 int tools_folder_check(int dirfd, const struct tools_tops *tops,
 		       const char *tool, char *why, size_t cap)
 {

@@ -79,6 +79,11 @@ int tools_folder_check(int dirfd, const struct tools_tops *tops,
  * obey dot names only, as git and the forges' clients do (GAPS AND
  * LIMITS). */
 bool tools_obeys_project_files(const char *tool);
+/* The name a tool is judged by in the project-files table: the program
+ * that runs (path, real) when the table names it, else the name granted.
+ * Threat: a grant under another name (Debian's editor or rview, a link
+ * of the user's) of a program that obeys the project's files. */
+const char *tools_judged_name(const char *name, const char *path);
 
 /* A tool's name as the tables compare it: its base name (NULL for NULL);
  * name exactly or with a version (python3.11, Debian's
