@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -121,6 +122,27 @@ static const char *refusal(struct fs_facts *f, const char *real,
 		strv_free(&hidden);
 	}
 	return NULL;
+}
+
+/* The home /etc/passwd gives the account, real, when it is another
+ * folder than HOME (home_real), else NULL. Threat: HOME set elsewhere
+ * (a script's, a test's, sudo's) left the account's own home a plain
+ * folder to lnk: a write grant of it took .bash_aliases and bin/, which
+ * the next login ran. */
+static char *other_home(const char *home_real)
+{
+	struct passwd *pw = getpwuid(getuid());
+	if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/')
+		return NULL;
+	char *acc = realpath(pw->pw_dir, NULL);
+	struct stat a, h;
+	if (!acc ||
+	    (home_real && stat(acc, &a) == 0 && stat(home_real, &h) == 0 &&
+	     a.st_dev == h.st_dev && a.st_ino == h.st_ino)) {
+		free(acc);
+		return NULL;
+	}
+	return acc;
 }
 
 /* Whether a symbolic link (st) in the folder dir (dst) is the system's,
@@ -309,6 +331,16 @@ static int resolve_path(struct policy *p, enum key_id id, size_t i,
 		    "would write there through it. Grant a folder without "
 		    "it, or unmount it first",
 		    where, r, at, tree);
+	_cleanup_free_ char *account = writes ? other_home(home_real) : NULL;
+	if (account && path_within(account, r))
+		return err_set(
+		    err, -EINVAL,
+		    "%s: '%s' %s your account's home %s, which is not HOME "
+		    "(%s): lnk keeps the dot files of HOME only, and the "
+		    "program could leave startup files your next login "
+		    "runs. Grant a folder below it, or run with HOME=%s",
+		    where, r, strcmp(account, r) == 0 ? "is" : "holds", account,
+		    home_real ? home_real : home, account);
 	char walked[PATH_MAX];
 	_cleanup_free_ char *link = user_link_on(abs, walked);
 	if (link)

@@ -2552,6 +2552,27 @@ def test_a_tool_is_judged_by_the_program_that_runs(lnk, work, tmp_path):
     assert "obeys the project's own files" in cp.stderr, cp.stderr
 
 
+def test_the_accounts_own_home_is_no_plain_write_folder(lnk, work):
+    """Invariant 8 (what runs outside later), promise: a write grant never
+    lets the program leave startup files in a home; the home is judged by
+    what it is.
+
+    Threat: with HOME set elsewhere (a script's, sudo's, this suite's),
+    lnk kept the dot files of HOME only: a write grant of the account's
+    own home (/etc/passwd's) took .bash_aliases and bin/, and the next
+    login ran them. Such a grant is refused, saying why; nothing runs."""
+    import pwd
+    account = os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir)
+    if os.path.realpath(lnk.home) == account:
+        pytest.skip("HOME is the account's home here")
+    if not os.path.isdir(account):
+        pytest.skip(f"the account's home {account} does not exist")
+    cp = lnk.run("--write", account, "--", "/bin/sh", "-c", "echo ran")
+    assert cp.returncode != 0, (cp.stdout, cp.stderr)
+    assert "ran" not in cp.stdout
+    assert "your account's home" in cp.stderr, cp.stderr
+
+
 def test_a_tool_that_reads_commands_never_gets_the_programs_socket(
         lnk, tmp_path):
     """Invariant 8 (what runs outside later), promise: whatever acts for
