@@ -73,8 +73,6 @@ static void usage(FILE *f)
 	    f);
 }
 
-/* "/etc/lnk/users/alice/alice.toml" -> "alice"; NULL when the file's name
- * cannot name a sandbox ([A-Za-z0-9._-], 1..64). */
 /* Whether the session could rewrite or replace its own spec: the file,
  * or a folder on its way, is a folder the session writes, by identity (a
  * bind mount of it at another path is the same folder). Threat: enter
@@ -109,6 +107,8 @@ static bool spec_in_reach(const char *spec, const struct policy *pol)
 	return false;
 }
 
+/* "/etc/lnk/users/alice/alice.toml" -> "alice"; NULL when the file's name
+ * cannot name a sandbox ([A-Za-z0-9._-], 1..64). */
 static char *name_of_spec(const char *spec)
 {
 	const char *base = strrchr(spec, '/');

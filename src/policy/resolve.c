@@ -236,8 +236,8 @@ static char *origin_msg(const struct policy *p, enum key_id id, size_t i,
 
 static int resolve_path(struct policy *p, enum key_id id, size_t i,
 			const char *cwd, const char *home,
-			const char *home_real, struct fs_facts *f, char **out,
-			struct lnk_err *err)
+			const char *home_real, const char *account,
+			struct fs_facts *f, char **out, struct lnk_err *err)
 {
 	struct key_value *kv = &p->k[id];
 	const char *given = kv->list.v[i];
@@ -331,8 +331,7 @@ static int resolve_path(struct policy *p, enum key_id id, size_t i,
 		    "would write there through it. Grant a folder without "
 		    "it, or unmount it first",
 		    where, r, at, tree);
-	_cleanup_free_ char *account = writes ? other_home(home_real) : NULL;
-	if (account && path_within(account, r))
+	if (writes && account && path_within(account, r))
 		return err_set(
 		    err, -EINVAL,
 		    "%s: '%s' %s your account's home %s, which is not HOME "
@@ -399,6 +398,11 @@ static int resolve_all(struct policy *p, const char *cwd, const char *home,
 			       "the working folder and home must be absolute");
 	struct fs_facts *f = p->facts;
 	const char *home_real = facts_real(f, home);
+	/* looked up once, and only when something is written */
+	_cleanup_free_ char *account =
+	    p->k[K_FILES_WRITE].list.n || p->k[K_FILES_WRITE_DOT_FILES].list.n
+		? other_home(home_real)
+		: NULL;
 
 	for (size_t id = 0; id < K__COUNT; id++) {
 		const struct key_def *d = key_def((enum key_id)id);
@@ -411,10 +415,11 @@ static int resolve_all(struct policy *p, const char *cwd, const char *home,
 		nk.pos = kv->pos;
 		for (size_t i = 0; i < kv->list.n; i++) {
 			char *r = NULL;
-			int e = d->type == KT_PATHS
-				    ? resolve_path(p, (enum key_id)id, i, cwd,
-						   home, home_real, f, &r, err)
-				    : resolve_command(p, i, cwd, home, &r);
+			int e =
+			    d->type == KT_PATHS
+				? resolve_path(p, (enum key_id)id, i, cwd, home,
+					       home_real, account, f, &r, err)
+				: resolve_command(p, i, cwd, home, &r);
 			if (e < 0) {
 				policy_clear_key(&nk);
 				return e;
