@@ -61,6 +61,7 @@ int tools_part_start(struct run *r)
 	bool can_ask = (req->pty || watched) && may_ask;
 
 	r->tools.cap = run_shared_cap(r);
+	r->tools.shut = r->shut;
 	return sb_tools_start(&r->tools, r->name, req->home, req->host_env,
 			      keep_out, can_ask, req->pty, may_ask, r->err);
 }

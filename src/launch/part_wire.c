@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "launch/run.h"
+#include "store/shut.h"
 
 int wire_part_plan(struct run *r)
 {
@@ -18,6 +19,12 @@ int wire_part_plan(struct run *r)
 	if (rc < 0)
 		return rc;
 	r->wp_init = true;
+	/* Its closed state, which the tools broker reads too: made before
+	 * either forks. */
+	if (!(r->shut = r->wp.shut = shut_new()))
+		return err_set(r->err, -ENOMEM,
+			       "cannot share the wire's state: %s",
+			       strerror(errno));
 	r->wp.trip_calls = r->lim.trip_calls;
 	r->wp.trip_targets = r->lim.trip_targets;
 	/* raw while lnk relays the pty (spawn.c) */

@@ -127,8 +127,8 @@ static const struct part parts[] = {
      .stop = tools_part_stop,
      /* only the reader's canonical hand-over, decoded with bounds and
       * checked again */
-     .files = {"src/tools/broker.c", "src/proto/toolpass.c",
-	       "src/launch/part_tools.c", NULL}},
+     .files = {"src/tools/broker.c", "src/tools/calllog.c", "src/store/shut.c",
+	       "src/proto/toolpass.c", "src/launch/part_tools.c", NULL}},
     {.name = "the tools broker's reader",
      .wanted = with_tools,
      .when = PART_BY_PARENT,

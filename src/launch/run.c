@@ -22,6 +22,7 @@
 #include "store/paths.h"
 #include "store/refusals.h"
 #include "store/registry.h"
+#include "store/shut.h"
 
 void run_init(struct run *r, const struct sandbox_req *req, struct lnk_err *err)
 {
@@ -243,6 +244,8 @@ static void run_free(struct run *r)
 	plan_free(&r->plan);
 	refusals_shared_free(r->cap);
 	r->cap = NULL;
+	shut_free(r->shut);
+	r->shut = NULL;
 	if (r->wp_init)
 		wire_plan_free(&r->wp);
 	guard_plan_free(&r->np);

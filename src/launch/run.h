@@ -31,6 +31,7 @@
 struct registry;
 struct db_queue;
 struct refusals_shared;
+struct shut;
 
 /* The registration (part_registry.c): on a thread of its own while lnk
  * plans, or run in bwrap's hold. */
@@ -88,6 +89,9 @@ struct run {
 	pid_t wire_pid;
 	/* The one cap on logged refusals the wire and the broker share. */
 	struct refusals_shared *cap;
+	/* Whether the wire is closed, shared with the broker (store/shut.h);
+	 * NULL without a wire. */
+	struct shut *shut;
 
 	/* the tools broker (part_tools.c) */
 	struct sb_tools tools;

@@ -4,6 +4,7 @@
 #pragma once
 
 struct refusals_shared;
+struct shut;
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -40,7 +41,8 @@ struct sb_tools {
 	struct askterm *ask;
 	char *bus; /* the desktop session's bus (desktop.h), or NULL */
 	struct refusals_shared *cap; /* the sandbox's cap, shared; not owned */
-	char *dialog; /* zenity or kdialog on lnk's PATH, or NULL */
+	struct shut *shut; /* the wire's closed state, or NULL; not owned */
+	char *dialog;	   /* zenity or kdialog on lnk's PATH, or NULL */
 };
 #define SB_TOOLS_INIT                                        \
 	{                                                    \

@@ -174,6 +174,35 @@ const char *ctl_cause_text(enum ctl_cause c)
 	return "open";
 }
 
+const char *ctl_closed_reason(enum ctl_cause cause, enum trip_rule rule)
+{
+	switch (cause) {
+	case CTL_CAUSE_STOP:
+		return "stopped";
+	case CTL_CAUSE_TRIP:
+		switch (rule) {
+		case TRIP_REFUSED_RATE:
+			return "paused: too many calls refused within a "
+			       "minute";
+		case TRIP_REFUSED_TARGETS:
+			return "paused: too many different targets refused "
+			       "within 10 minutes";
+		case TRIP_METADATA:
+			return "paused: a call to a cloud metadata address";
+		case TRIP_DNS_NAMES:
+			return "paused: too many different names looked up "
+			       "under one domain within a minute";
+		case TRIP_NONE:
+			break;
+		}
+		return "paused";
+	case CTL_CAUSE_HAND:
+	case CTL_CAUSE_NONE:
+		break;
+	}
+	return "paused";
+}
+
 enum ctl_cause ctl_cause_from_name(const char *s)
 {
 	static const enum ctl_cause all[] = {CTL_CAUSE_HAND, CTL_CAUSE_STOP,

@@ -77,6 +77,9 @@ const char *ctl_op_name(enum ctl_op op);      /* "pause", ... */
 const char *ctl_cause_name(enum ctl_cause c); /* "hand", "stop", "tripped" */
 /* "by hand", "by stop", "tripped" for the table. */
 const char *ctl_cause_text(enum ctl_cause c);
+/* Why a closed wire refuses a call, as every channel logs it: "paused",
+ * "stopped", or "paused: " and the rule that tripped. */
+const char *ctl_closed_reason(enum ctl_cause cause, enum trip_rule rule);
 enum ctl_cause ctl_cause_from_name(const char *s); /* NONE if unknown */
 
 /* Copies src into dst (cap bytes with the NUL) escaped to printable

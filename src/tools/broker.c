@@ -30,8 +30,11 @@
 #include "proto/toolpass.h"
 #include "store/db.h"
 #include "store/refusals.h"
+#include "store/registry.h"
+#include "store/shut.h"
 #include "tools/answer.h"
 #include "tools/asks.h"
+#include "tools/broker_int.h"
 #include "tools/desktop.h"
 #include "tools/env.h"
 #include "tools/folder.h"
@@ -41,156 +44,6 @@
 #include "tools/reach.h"
 #include "tools/reader.h"
 #include "tools/view.h"
-
-/* ---- the broker process ---- */
-
-struct call {
-	bool busy;	  /* the slot holds a call the reader handed on */
-	bool gone;	  /* its client went away */
-	pid_t pid;	  /* the tool (its process group), or 0 */
-	char *target;	  /* the log's target: the whole call, folded */
-	int64_t row;	  /* its row in the log, written before it ran */
-	const char *why;  /* how it ended, when the client went first */
-	char how[64];	  /* "allowed", or the question and its answer */
-	const char *verb; /* the log's: "tool", or "page" */
-	/* While a question waits: the call, its descriptors, the question. */
-	bool asking;
-	struct tools_call tc;
-	const struct tool_grant *g;
-	int fds[TOOLS_NFDS];
-	char id[ASK_ID_LEN + 1];
-	int64_t expires_ms;
-	/* The folder the tool runs in, chosen when it was asked (the
-	 * question names it), and the note on its stderr. */
-	bool has_dir;
-	int dirfd;
-	char *note;
-};
-
-struct broker {
-	const struct tools_broker_in *in;
-	struct strv env; /* the tools' environment (tools_env) */
-	int pass;	 /* the reader's socket (proto/toolpass.h) */
-	pid_t reader;
-	bool ending; /* the sandbox is over: refusals logged, no call run */
-	/* The call log, written by this process itself, before a call is
-	 * carried (log_start): no call runs whose row is not written. */
-	struct db *db;
-	/* how many refusals are logged one by one: the sandbox's one cap,
-	 * shared with its wire, or the broker's own */
-	struct refusals_shared *cap;
-	uint64_t nolog;	     /* calls refused for want of a log */
-	unsigned pages_said; /* pages shown on lnk's stderr (PAGES_SAID_MAX) */
-	char nolog_why[DB_WHY_MAX];
-	struct call calls[TOOLS_MAX_CALLS];
-	char *buf;		/* one message from the reader */
-	struct tools_tops tops; /* the write folders' tops (folder.h) */
-	/* The hidden folders held by identity from the start (view.h), and
-	 * where they are now, read again for each call. */
-	struct tools_pins pins;
-	struct strv pins_now;
-	int desktop;  /* the desktop process's socket (desktop.h), or -1 */
-	bool can_ask; /* a terminal, or a desktop channel */
-	/* more git driver commands in reach than the tools' environment
-	 * stands in for (env.h): no tool runs */
-	bool drivers_over;
-	struct answer_box answers; /* the person's answers (answer.h) */
-};
-
-/* The log's connection, opened at the first call: a sandbox whose
- * program calls no tool never opens it. A lock held by another process
- * is waited for LOG_WAIT_MS, then the write fails and the call with it. */
-#define LOG_WAIT_MS 2000
-static int log_db(struct broker *b, struct lnk_err *e)
-{
-	if (b->db)
-		return 0;
-	return db_open_wait(b->in->db, false, LOG_WAIT_MS, &b->db, e);
-}
-
-/* A refusal's row, under the cap every channel keeps (refusals.h): a
- * flood of refused calls grows the log by a burst, then a row a second,
- * then counts. A refusal carried nothing, so one whose row cannot be
- * written is still refused; that is said once on stderr. */
-static void log_refused(struct broker *b, const char *verb, const char *target,
-			const char *why)
-{
-	struct lnk_err e = {0};
-	int64_t row;
-
-	if (!refusals_shared_take(b->cap, mono_ms()))
-		return;
-	if (log_db(b, &e) < 0 ||
-	    db_record_call(b->db, b->in->sandbox, verb, target, DB_REFUSED, why,
-			   &row, &e) < 0) {
-		if (!b->nolog_why[0])
-			term_write(2, "lnk: call log: a refused tool call "
-				      "could not be logged\n");
-		snprintf(b->nolog_why, sizeof(b->nolog_why), "%s", e.msg);
-	}
-}
-
-/* The count of refusals not logged one by one, as one row, when due. */
-static void log_summary(struct broker *b, bool end)
-{
-	struct lnk_err e = {0};
-	uint64_t n = refusals_shared_due(b->cap, mono_ms(), end);
-	int64_t row;
-
-	if (!n)
-		return;
-	char why[DB_REASON_MAX];
-	snprintf(why, sizeof(why),
-		 "%llu more tool calls refused, not logged one by one",
-		 (unsigned long long)n);
-	if (log_db(b, &e) == 0)
-		(void)db_record_call(b->db, b->in->sandbox, "tool", "?",
-				     DB_REFUSED, why, &row, &e);
-}
-
-/* The call's row, written before it is carried. -1 when it cannot be:
- * then the call is refused, never carried unlogged. */
-static int log_start(struct broker *b, struct call *c, char *msg, size_t cap)
-{
-	struct lnk_err e = {0};
-
-	if (log_db(b, &e) == 0 &&
-	    db_record_call(b->db, b->in->sandbox, c->verb ? c->verb : "tool",
-			   c->target ? c->target : "?", DB_ALLOWED, c->how,
-			   &c->row, &e) == 0)
-		return 0;
-	b->nolog++;
-	snprintf(b->nolog_why, sizeof(b->nolog_why), "%s", e.msg);
-	char q[DB_WHY_MAX + 16];
-	snprintf(msg, cap,
-		 "the call log cannot be written (%s), and lnk carries no "
-		 "call it cannot log: try again when it can",
-		 esc_to(q, sizeof(q), e.msg));
-	_cleanup_free_ char *say = xasprintf(
-	    "lnk: sandbox %s: a tool call was refused: the call log cannot "
-	    "be written (%s)\n",
-	    b->in->sandbox, q);
-	term_write(2, say);
-	return -1;
-}
-
-/* How a carried call ended, on its row; a row that cannot be updated is
- * said on stderr instead, never dropped unsaid. */
-static void log_end(struct broker *b, struct call *c, enum db_outcome o,
-		    const char *why)
-{
-	struct lnk_err e = {0};
-
-	if (b->db && db_record_end(b->db, c->row, o, why, &e) == 0)
-		return;
-	char q[DB_TARGET_MAX + 16], w[DB_REASON_MAX + 16];
-	_cleanup_free_ char *say = xasprintf(
-	    "lnk: sandbox %s: call log: the end of '%s' (%s) could not be "
-	    "written\n",
-	    b->in->sandbox, esc_to(q, sizeof(q), c->target ? c->target : "?"),
-	    esc_to(w, sizeof(w), why));
-	term_write(2, say);
-}
 
 /* The desktop process is gone (its bus went away): without a terminal,
  * the calls from now on have no one to ask. */
@@ -237,7 +90,8 @@ static void refuse_why(struct broker *b, struct call *c, const char *target,
 	size_t n = strlen(msg);
 	answer_client(b, c, 'R', msg,
 		      n < PASS_TEXT_MAX ? n : PASS_TEXT_MAX - 1);
-	log_refused(b, c->verb ? c->verb : "tool", target, why ? why : msg);
+	broker_log_refused(b, c->verb ? c->verb : "tool", target,
+			   why ? why : msg);
 	call_end(c);
 }
 
@@ -576,10 +430,78 @@ static bool any_asking(const struct broker *b)
 	return false;
 }
 
+/* Why no call is carried now: the sandbox's wire is closed (paused by
+ * hand, tripped, stopped), in the words its own refusals are logged
+ * with; NULL while it is open or there is none. */
+static const char *wire_closed(const struct broker *b)
+{
+	enum ctl_cause cause;
+	enum trip_rule rule;
+	if (!shut_closed(b->in->shut, &cause, &rule))
+		return NULL;
+	return ctl_closed_reason(cause, rule);
+}
+
+/* A call refused because the wire is closed: the client is told why and
+ * what opens it; the log's reason is the wire's. */
+static void refuse_closed(struct broker *b, struct call *c, const char *why)
+{
+	char nm[REGISTRY_NAME_MAX + 1];
+	ctl_printable(nm, sizeof(nm), b->in->sandbox);
+	bool stop = strcmp(why, "stopped") == 0;
+	_cleanup_free_ char *m = xasprintf(
+	    "the sandbox's wire is closed (%s), and no call goes through it "
+	    "or its tools until '%s%s' opens it",
+	    why, stop ? "lnk sandbox stop --off" : "lnk sandbox resume ",
+	    stop ? "" : nm);
+	_cleanup_free_ char *t = steal_ptr(&c->target);
+	refuse_why(b, c, t ? t : "?", m, why);
+}
+
+/* The wire closed: a question still waiting is taken back and refused,
+ * a tool still running is ended (its row says why), as the wire ends its
+ * own open calls within a second. */
+static void sweep_closed(struct broker *b)
+{
+	const char *why = wire_closed(b);
+	if (!why)
+		return;
+	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++) {
+		struct call *c = &b->calls[i];
+		if (c->asking) {
+			withdraw(b, c->id);
+			tell_terminal(b, 'e', c->id, 'g');
+			refuse_closed(b, c, why);
+		} else if (c->busy && c->pid > 0 && !c->why) {
+			kill(-c->pid, SIGKILL);
+			snprintf(c->ended, sizeof(c->ended),
+				 "ended as the wire closed (%s), ", why);
+			c->why = c->ended;
+		}
+	}
+}
+
+static bool any_running(const struct broker *b)
+{
+	for (size_t i = 0; i < TOOLS_MAX_CALLS; i++)
+		if (b->calls[i].busy && b->calls[i].pid > 0)
+			return true;
+	return false;
+}
+
 static void start_call(struct broker *b, struct call *c, struct tools_call *tc,
 		       const int fds[TOOLS_NFDS])
 {
 	const struct tool_grant *g = tools_plan_find(b->in->plan, tc->tool);
+	const char *closed = wire_closed(b);
+	if (closed) {
+		c->verb = g && g->page ? "page" : "tool";
+		if (g && !g->page)
+			c->target = tools_call_target(g->name, &tc->args,
+						      DB_TARGET_MAX - 1);
+		refuse_closed(b, c, closed);
+		return;
+	}
 	if (g && g->page) {
 		page_call(b, c, g, tc, fds);
 		return;
@@ -629,6 +551,11 @@ static void run_tool(struct broker *b, struct call *c,
 	char why[PATH_MAX * 3];
 	int dirfd;
 	bool page = c->verb && strcmp(c->verb, "page") == 0;
+	const char *closed = wire_closed(b);
+	if (closed) {
+		refuse_closed(b, c, closed);
+		return;
+	}
 	if (c->has_dir) {
 		dirfd = c->dirfd;
 		c->has_dir = false;
@@ -668,7 +595,7 @@ static void run_tool(struct broker *b, struct call *c,
 			return;
 		}
 	}
-	if (log_start(b, c, msg, sizeof(msg)) < 0) {
+	if (broker_log_start(b, c, msg, sizeof(msg)) < 0) {
 		close(dirfd);
 		answer_client(b, c, 'R', msg, strlen(msg));
 		call_end(c);
@@ -701,7 +628,7 @@ static void run_tool(struct broker *b, struct call *c,
 		char m[160];
 		snprintf(m, sizeof(m), "cannot start the tool: %s",
 			 strerror(fe));
-		log_end(b, c, DB_FAILED, m);
+		broker_log_end(b, c, DB_FAILED, m);
 		answer_client(b, c, 'R', m, strlen(m));
 		call_end(c);
 		return;
@@ -727,7 +654,8 @@ static void reap(struct broker *b)
 				 c->how, c->why ? c->why : "", st);
 			unsigned char x = (unsigned char)st;
 			answer_client(b, c, 'X', &x, 1);
-			log_end(b, c, c->why ? DB_FAILED : DB_ENDED, why);
+			broker_log_end(b, c, c->why ? DB_FAILED : DB_ENDED,
+				       why);
 			call_end(c);
 		}
 	}
@@ -785,8 +713,8 @@ static int from_reader(struct broker *b)
 		/* a refusal of the reader's own: its text, escaped and cut */
 		char t[DB_REASON_MAX], q[DB_REASON_MAX * 4];
 		snprintf(t, sizeof(t), "%.*s", (int)pm.len, pm.data);
-		log_refused(b, pm.slot == 1 ? "page" : "tool", "?",
-			    esc_to(q, sizeof(q), t));
+		broker_log_refused(b, pm.slot == 1 ? "page" : "tool", "?",
+				   esc_to(q, sizeof(q), t));
 	} else if (pm.kind == PASS_UNTOLD) {
 		refusals_shared_count(b->cap, pm.count);
 	} else {
@@ -834,7 +762,12 @@ static void serve(struct broker *b, int sfd)
 				       .events = POLLIN};
 		p[5] =
 		    (struct pollfd){.fd = b->answers.pipe_fd, .events = POLLIN};
-		if (poll(p, N, any_asking(b) ? 200 : REFUSAL_EVERY_MS) < 0) {
+		/* A closed wire is seen within half a second while a call
+		 * is open (sweep_closed). */
+		int wait = any_asking(b)		   ? 200
+			   : b->in->shut && any_running(b) ? 500
+							   : REFUSAL_EVERY_MS;
+		if (poll(p, N, wait) < 0) {
 			if (errno == EINTR)
 				continue;
 			return;
@@ -859,8 +792,9 @@ static void serve(struct broker *b, int sfd)
 			desktop_gone(b);
 		if (p[2].revents && from_reader(b) < 0)
 			return; /* the reader is gone: no call can come */
+		sweep_closed(b);
 		check_asks(b);
-		log_summary(b, false);
+		broker_log_summary(b, false);
 	}
 }
 
@@ -896,7 +830,7 @@ static void broker_main(const struct tools_broker_in *in)
 	b.pass = pair[0];
 	/* The log's connection now, before the program can call: its setup
 	 * is not on a call's way (it is tried again at a call if it fails). */
-	(void)log_db(&b, &e);
+	(void)broker_log_db(&b, &e);
 	b.buf = xmalloc(PASS_HEAD + PASS_CALL_MAX);
 	if (!(b.cap = in->cap) && !(b.cap = refusals_shared_new(mono_ms())))
 		_exit(125);
@@ -955,12 +889,12 @@ static void broker_main(const struct tools_broker_in *in)
 			while (waitpid(b.calls[i].pid, &ws, 0) < 0 &&
 			       errno == EINTR)
 				;
-			log_end(&b, &b.calls[i], DB_FAILED,
-				"allowed, ended with the sandbox");
+			broker_log_end(&b, &b.calls[i], DB_FAILED,
+				       "allowed, ended with the sandbox");
 			call_end(&b.calls[i]);
 		}
 	close(b.pass);
-	log_summary(&b, true);
+	broker_log_summary(&b, true);
 	if (b.nolog) {
 		char q[DB_WHY_MAX + 16];
 		_cleanup_free_ char *m = xasprintf(

@@ -12,6 +12,7 @@
 #pragma once
 
 struct refusals_shared;
+struct shut;
 
 #include <sys/types.h>
 
@@ -30,6 +31,9 @@ struct tools_broker_in {
 	/* the sandbox's one cap on logged refusals, shared with its wire
 	 * (store/refusals.h), or NULL: the broker's own */
 	struct refusals_shared *cap;
+	/* whether the sandbox's wire is closed (store/shut.h), or NULL
+	 * without a wire: while it is, no call is carried */
+	const struct shut *shut;
 	const char *sandbox;	   /* its name in the log */
 	char *const *env;	   /* lnk's own environment, for the tools */
 	const struct strv *grants; /* --read and --write folders, real */

@@ -3,6 +3,7 @@
 #pragma once
 
 struct refusals_shared;
+struct shut;
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,6 +50,9 @@ struct wire_plan {
 	 * broker (store/refusals.h); NULL: a cap of the wire's own. Not
 	 * owned. */
 	struct refusals_shared *cap;
+	/* Where the wire says it is closed, for the tools broker
+	 * (store/shut.h); NULL: nobody else reads it. Not owned. */
+	struct shut *shut;
 	/* lnk's stderr is its terminal, raw while lnk relays the program's
 	 * pty: the wire's lines end in CR LF (it may not ask the terminal). */
 	bool stderr_raw;

@@ -10,37 +10,14 @@
 
 #include "common/util.h"
 #include "store/registry.h"
+#include "store/shut.h"
 #include "wire/keeper.h"
 #include "net/said.h"
 #include "wire/wire_int.h"
 
 const char *wire_closed_reason(const struct wire *w)
 {
-	switch (w->cause) {
-	case CTL_CAUSE_STOP:
-		return "stopped";
-	case CTL_CAUSE_TRIP:
-		switch (w->rule) {
-		case TRIP_REFUSED_RATE:
-			return "paused: too many calls refused within a "
-			       "minute";
-		case TRIP_REFUSED_TARGETS:
-			return "paused: too many different targets refused "
-			       "within 10 minutes";
-		case TRIP_METADATA:
-			return "paused: a call to a cloud metadata address";
-		case TRIP_DNS_NAMES:
-			return "paused: too many different names looked up "
-			       "under one domain within a minute";
-		case TRIP_NONE:
-			break;
-		}
-		return "paused";
-	case CTL_CAUSE_HAND:
-	case CTL_CAUSE_NONE:
-		break;
-	}
-	return "paused";
+	return ctl_closed_reason(w->cause, w->rule);
 }
 
 /* Refuses every new call from now on and ends the open ones after this
@@ -58,6 +35,8 @@ void wire_close(struct wire *w, enum ctl_cause cause, enum trip_rule rule,
 {
 	w->closed = true;
 	w->close_now = true;
+	/* The tools broker refuses from now on too (store/shut.h). */
+	shut_set(w->wp->shut, cause, rule);
 	/* First: a connect asked a moment ago may still wait in the
 	 * keeper's channel, or for its first-hop probe (seconds, for a
 	 * silent address): the keeper drops it, so nothing the closed wire

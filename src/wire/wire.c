@@ -20,6 +20,7 @@
 #include "config.h"
 #include "net/grammar.h"
 #include "store/paths.h"
+#include "store/shut.h"
 #include "wire/confine.h"
 #include "proto/handoff.h"
 #include "wire/heard.h"
@@ -39,6 +40,7 @@ static void wire_open(struct wire *w)
 	w->rule = TRIP_NONE;
 	w->closed_ms = 0;
 	w->detail[0] = '\0';
+	shut_set(w->wp->shut, CTL_CAUSE_NONE, TRIP_NONE);
 	if (w->registered) {
 		struct lnk_err err = {0};
 		if (registry_set_open(w->state, w->wp->name, &err) < 0)

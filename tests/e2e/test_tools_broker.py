@@ -23,6 +23,7 @@ TOOL = """#!/bin/sh
 echo "$*" >> "@OUT@/ran"
 case "$1" in
   hold) echo started; sleep 3 ;;
+  long) echo started; exec sleep 60 ;;
   *) echo "ran:$*" ;;
 esac
 """
@@ -423,3 +424,87 @@ def test_wire_and_tools_share_one_cap_on_refusals(lnk, work, mytool):
         (len(refused), counted, lost,
          sorted({(r["verb"], r["outcome"], r["reason"][:60])
                  for r in rows(lnk, "cap")}))
+
+
+PAUSED = """
+mytool before; echo st1=$?
+mytool long > long.out &
+while ! grep -q started long.out 2>/dev/null; do sleep 0.05; done
+touch s1; while [ ! -e paused ]; do sleep 0.05; done
+wait $!; echo stlong=$?
+mytool during; echo st2=$?
+touch s2; while [ ! -e resumed ]; do sleep 0.05; done
+mytool after; echo st3=$?
+"""
+
+
+def wait_file(f, s=30):
+    end = time.time() + s
+    while not f.exists() and time.time() < end:
+        time.sleep(0.05)
+    assert f.exists(), f
+
+
+def test_a_closed_wire_closes_the_tools_too(lnk, work, mytool):
+    """Invariant 7, one log for everything carried: closing a sandbox's
+    wire (pause) refuses every new call, a tool's too, and ends the open
+    ones, a tool still running among them; the log says why; resume
+    opens both again. A tool runs outside as the person: a paused
+    sandbox must not go on acting through it."""
+    (work / "p.sh").write_text(PAUSED)
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", "pt", "--write", work,
+         "--internet-host", "granted.lnk-test", "--tool", "mytool", "--",
+         "/bin/sh", "p.sh"], cwd=work, env=lnk.env(),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_file(work / "s1")
+        lnk("sandbox", "pause", "pt", check=True)
+        (work / "paused").touch()
+        wait_file(work / "s2")
+        lnk("sandbox", "resume", "pt", check=True)
+        (work / "resumed").touch()
+        out, err = p.communicate(timeout=50)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert "st1=0" in out and "st3=0" in out, (out, err)
+    assert "st2=126" in out, (out, err)
+    assert "stlong=0" not in out, (out, err)
+    assert ran(mytool) == ["before", "long", "after"], (ran(mytool), err)
+    assert "paused" in err, err
+    rs = {r["target"]: r for r in rows(lnk, "pt") if r["verb"] == "tool"}
+    assert rs["mytool during"]["outcome"] == "refused", rs
+    assert rs["mytool during"]["reason"].startswith("paused"), rs
+    assert rs["mytool long"]["outcome"] == "failed", rs
+    assert "paused" in rs["mytool long"]["reason"], rs
+
+
+TRIP = r"""
+import os, urllib.request
+opener = urllib.request.build_opener(urllib.request.ProxyHandler(
+    {"http": os.environ["http_proxy"]}))
+for i in range(30):
+    try:
+        opener.open("http://denied.test/", timeout=5).read()
+    except Exception:
+        pass
+"""
+
+
+def test_a_tripped_wire_refuses_the_tools_too(lnk, work, mytool):
+    """Invariant 7: a wire that pauses itself (30 refused calls within a
+    minute) refuses the program's tool calls too, and the log says which
+    rule closed it."""
+    (work / "trip.py").write_text(TRIP)
+    cp = lnk.run("--name", "tt", "--write", work, "--internet-host",
+                 "granted.lnk-test", "--tool", "mytool", "--", "/bin/sh",
+                 "-c", f"{PY} trip.py; mytool after; echo st=$?",
+                 timeout=120, stdin=subprocess.DEVNULL)
+    assert "wire paused" in cp.stderr, cp.stderr
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
+    assert ran(mytool) == []
+    rs = [r for r in rows(lnk, "tt") if r["verb"] == "tool"]
+    assert rs and rs[-1]["outcome"] == "refused", rs
+    assert "too many calls refused" in rs[-1]["reason"], rs

@@ -7,7 +7,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "store/refusals.h"
+#include "store/shut.h"
 
 static void burst_then_one_a_second(void **state)
 {
@@ -58,11 +62,51 @@ static void summary_once_a_minute_and_at_the_end(void **state)
 	assert_int_equal(refusals_due(&r, REFUSAL_SUMMARY_MS + 3, true), 0);
 }
 
+/* The wire's closed state is seen by a process forked before it closed
+ * (the tools broker), with its cause and rule; opening clears both; a
+ * word no wire writes reads as closed, never as open. */
+static void shut_is_shared_and_fails_closed(void **state)
+{
+	enum ctl_cause c;
+	enum trip_rule r;
+
+	(void)state;
+	assert_false(shut_closed(NULL, &c, &r)); /* no wire: nothing shut */
+	struct shut *s = shut_new();
+	assert_non_null(s);
+	assert_false(shut_closed(s, &c, &r));
+	pid_t p = fork();
+	if (p == 0) {
+		shut_set(s, CTL_CAUSE_TRIP, TRIP_REFUSED_RATE);
+		_exit(0);
+	}
+	int ws;
+	assert_int_equal(waitpid(p, &ws, 0), p);
+	assert_true(shut_closed(s, &c, &r));
+	assert_int_equal(c, CTL_CAUSE_TRIP);
+	assert_int_equal(r, TRIP_REFUSED_RATE);
+	assert_string_equal(ctl_closed_reason(c, r),
+			    "paused: too many calls refused within a minute");
+	shut_set(s, CTL_CAUSE_NONE, TRIP_METADATA);
+	assert_false(shut_closed(s, &c, &r));
+	assert_int_equal(c, CTL_CAUSE_NONE);
+	assert_int_equal(r, TRIP_NONE);
+	shut_set(s, (enum ctl_cause)77, (enum trip_rule)99);
+	assert_true(shut_closed(s, &c, &r));
+	assert_int_equal(c, CTL_CAUSE_HAND);
+	assert_int_equal(r, TRIP_NONE);
+	shut_set(s, CTL_CAUSE_STOP, TRIP_NONE);
+	assert_true(shut_closed(s, &c, NULL));
+	assert_string_equal(ctl_closed_reason(c, TRIP_NONE), "stopped");
+	shut_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(burst_then_one_a_second),
 	    cmocka_unit_test(summary_once_a_minute_and_at_the_end),
+	    cmocka_unit_test(shut_is_shared_and_fails_closed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
