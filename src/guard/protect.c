@@ -28,6 +28,9 @@
  *    (on PATH through Debian's .profile) with it; and each folder above
  *    the home a write folder holds the same way, with no new HEAD there
  *    (git, Mercurial and cargo look up through it from the whole home);
+ *  - what other tools' configuration names (ssh, AWS, kubectl, npm,
+ *    cargo, gh, pip: guard/toolconf.h, the table), every value read as a
+ *    command, and ssh's includes;
  *  - every folder on the user's PATH (lnk's own, as the shell gave it)
  *    that lies in a write folder: a program put there runs in place of
  *    the one the user types next (an activated virtualenv's .venv/bin,
@@ -49,7 +52,7 @@
  *
  * Over 1000 lines: the classes are one plan, each reading what the others
  * found (a repository's config names the folders the next rule protects);
- * its two tables live apart already (gitkeys.c, envconf.c).
+ * its three tables live apart already (gitkeys.c, envconf.c, toolconf.c).
  */
 #include "guard/internal.h"
 
@@ -65,12 +68,14 @@
 #include <unistd.h>
 
 #include "common/fsplace.h"
+#include "common/esc.h"
 #include "common/gitconfig.h"
 #include "common/pathenv.h"
 #include "guard/envconf.h"
 #include "guard/gitkeys.h"
 #include "guard/homelinks.h"
 #include "guard/linkcache.h"
+#include "guard/toolconf.h"
 #include "policy/dotfiles.h"
 #include "policy/facts.h"
 
@@ -114,6 +119,9 @@ struct pctx {
 	 * folder is walked. */
 	char *conflict;
 	bool hooks;
+	/* the first config of another tool's with more includes than are
+	 * read (guard/toolconf.h): refuse to run */
+	char *conf_over;
 };
 
 /* dir holds what makes git take it for a git directory (HEAD, objects,
@@ -1471,6 +1479,40 @@ static void env_configs(struct pctx *c)
 	}
 }
 
+/* Other tools' configuration (guard/toolconf.h, the one table): each word
+ * of a value that is a path, as a command's (a relative one from where
+ * the tool takes it), and the files they include. */
+static void toolconf_value(void *ctx, const char *value, const char *base,
+			   const char *why)
+{
+	struct strv bases = {0};
+	if (base)
+		strv_push(&bases, base);
+	protect_command(ctx, value, base ? &bases : NULL, why);
+	strv_free(&bases);
+}
+
+static void toolconf_file(void *ctx, const char *path, const char *why)
+{
+	protect_path(ctx, path, why, false, true);
+}
+
+static void toolconf_over(void *ctx, const char *file)
+{
+	struct pctx *c = ctx;
+	if (!c->conf_over)
+		c->conf_over = xstrdup(file);
+}
+
+static void tool_configs(struct pctx *c)
+{
+	struct toolconf_cb cb = {.ctx = c,
+				 .value = toolconf_value,
+				 .file = toolconf_file,
+				 .over = toolconf_over};
+	toolconf_scan(c->in->home, c->in->env, &cb);
+}
+
 /* Each folder of PATH, read as the shell reads it (common/pathenv.h: a
  * leading ~ or ~user expanded): the shell looks a command up there before
  * /usr/bin, so a file the program leaves in one runs as the user. A
@@ -1554,6 +1596,7 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 	path_folders(&c, in->path_env, in->home);
 	git_global(&c);
 	env_configs(&c);
+	tool_configs(&c);
 	/* A hidden folder that does not exist yet is kept too: the walk
 	 * stops at the first missing name and guards it, so the program
 	 * cannot make ~/Link/Agents a link or a folder of its own, which
@@ -1591,6 +1634,16 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 			    c.conflict);
 		goto out;
 	}
+	if (c.conf_over) {
+		char q[PATH_MAX + 16];
+		r = err_set(err, -E2BIG,
+			    "cannot read all of the configuration that names "
+			    "what ssh, kubectl, npm or cargo run: more files "
+			    "than lnk reads are included, the last at '%s'; "
+			    "include fewer files",
+			    esc_to(q, sizeof(q), c.conf_over));
+		goto out;
+	}
 	if (c.overflow) {
 		r = err_set(err, -E2BIG,
 			    "cannot protect what runs outside the sandbox in "
@@ -1608,6 +1661,7 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 out:
 	linkcache_close(c.links);
 	free(c.conflict);
+	free(c.conf_over);
 	strv_free(&c.seen);
 	strv_free(&c.user_bases);
 	free(c.whys);

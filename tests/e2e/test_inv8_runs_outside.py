@@ -1792,6 +1792,79 @@ def test_configuration_the_environment_names_protected(
         assert not t.exists(), cp.stderr
 
 
+# Other tools' configuration in the home, naming a program or a file in the
+# project (rule O): the config's path under the home, its text ({W} the
+# project), what the program moves, and the file it plants or changes.
+TOOL_CONFIGS = [
+    (".ssh/config", "Host x\n  ProxyCommand {W}/bin/jump %h %p\n",
+     "bin", "bin/jump"),
+    (".ssh/config", "Host x\n\tLocalCommand={W}/local.sh\n", "local.sh",
+     "local.sh"),
+    (".ssh/config", "Match exec \"{W}/m.sh %h\"\n  User x\n", "m.sh",
+     "m.sh"),
+    (".ssh/config", "Host y\n  PKCS11Provider {W}/p11.so\n", "p11.so",
+     "p11.so"),
+    (".ssh/config", "Host z\n  UserKnownHostsFile ~/project/known\n", "known",
+     "known"),
+    (".ssh/config", "Include {W}/ssh.conf\n", "ssh.conf", "ssh.conf"),
+    (".ssh/config", "Include {W}/ssh.d/*.conf\n", "ssh.d", "ssh.d/x.conf"),
+    (".ssh/config", "Include ../project/rel.conf\n", "rel.conf", "rel.conf"),
+    (".aws/config", "[profile dev]\ncredential_process = {W}/creds --p dev\n",
+     "creds", "creds"),
+    (".kube/config", "users:\n- name: u\n  user:\n    exec:\n"
+     "      command: {W}/token\n", "token", "token"),
+    (".kube/config", "users:\n- name: u\n  user:\n    exec:\n"
+     "      command: python3\n      args:\n      - \"{W}/tok.py\"\n",
+     "tok.py", "tok.py"),
+    (".kube/config", "users:\n- name: u\n  user:\n    exec:\n"
+     "      command: ../project/rel-token\n", "rel-token", "rel-token"),
+    (".npmrc", "script-shell={W}/npm-sh\n", "npm-sh", "npm-sh"),
+    (".npmrc", "init-module=${HOME}/project/init.js\n", "init.js",
+     "init.js"),
+    (".cargo/config.toml", "[build]\nrustc-wrapper = \"{W}/wrap\"\n"
+     "[target.x86_64-unknown-linux-gnu]\nrunner = [\"{W}/run\", \"-q\"]\n",
+     "run", "run"),
+    (".config/gh/config.yml", "aliases:\n    co: '!{W}/co.sh \"$1\"'\n",
+     "co.sh", "co.sh"),
+    (".config/pip/pip.conf", "[global]\ncert = {W}/ca.pem\n", "ca.pem",
+     "ca.pem"),
+]
+
+
+@pytest.mark.parametrize("existing", [False, True])
+@pytest.mark.parametrize("conf,text,value,target", TOOL_CONFIGS,
+                         ids=[f"{c}-{t}" for c, _, _, t in TOOL_CONFIGS])
+def test_what_other_tools_configs_name_is_protected(
+        lnk, home, work, conf, text, value, target, existing):
+    """Invariant 8 (what runs outside later), promise: a program changes
+    only what nothing outside runs or trusts later.
+
+    Threat: the user's ~/.ssh/config runs `ProxyCommand ~/project/bin/jump`
+    (or includes a file there, loads a PKCS#11 library, trusts its known
+    hosts file); a kubeconfig's user runs `command: ~/project/token`;
+    ~/.aws/config's credential_process, ~/.npmrc's script-shell, cargo's
+    rustc-wrapper and runner, a gh alias, pip's CA bundle. The program
+    rewrites that file in its write folder, and the user's next ssh (or a
+    granted `git fetch`), kubectl, aws, npm, cargo or gh runs it outside,
+    as the user. Rule C keeps what git's config names; these tools' are
+    kept the same way."""
+    c = home / conf
+    c.parent.mkdir(parents=True, exist_ok=True)
+    c.write_text(text.replace("{W}", str(work)))
+    t = work / target
+    if existing:
+        t.parent.mkdir(parents=True, exist_ok=True)
+        t.write_text("# mine\n")
+    cp = sh_to_the_end(lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
+                       f"echo 'touch ~/pwned' >> {target}; "
+                       f"mv {value} moved; true", "--write", work)
+    assert not (work / "moved").exists(), cp.stderr
+    if existing:
+        assert t.read_text() == "# mine\n", cp.stderr
+    else:
+        assert not t.exists(), cp.stderr
+
+
 # Variables of the user's environment that name a program or a folder git
 # (or sudo, man, a browser opener) runs, missing from rule E's table.
 MORE_ENV = [

@@ -20,6 +20,7 @@
 #include "guard/envconf.h"
 #include "guard/gitkeys.h"
 #include "guard/internal.h"
+#include "guard/toolconf.h"
 #include "policy/dotfiles.h"
 
 static char top[PATH_MAX];
@@ -254,6 +255,64 @@ static void hostile_input(void **state)
 	result_free(&r);
 }
 
+/* Other tools' configuration (rule O), hostile: an ssh config that
+ * includes itself and a folder of 200 files that each include it again,
+ * junk bytes and a line of no end: the scan ends, bounded, and still keeps
+ * what the readable lines name (the wildcard's folder whole, a
+ * kubeconfig's relative command from its folder). */
+static void other_tools_hostile(void **state)
+{
+	(void)state;
+	struct result r;
+	char text[PATH_MAX * 2];
+	snprintf(text, sizeof(text),
+		 "Include config\nInclude ~/.ssh/d/*\n"
+		 "Host x\n ProxyCommand %s/w/jump %%h\n",
+		 top);
+	puts_("h/.ssh/config", text);
+	for (int i = 0; i < 200; i++) {
+		char rel[64];
+		snprintf(rel, sizeof(rel), "h/.ssh/d/f%03d", i);
+		puts_(rel, "Include ~/.ssh/config\nInclude d/*\n");
+	}
+	unsigned char junk[8192];
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (unsigned char)(i * 131 + 7);
+	put("h/.npmrc", junk, sizeof(junk));
+	put("h/.aws/config", "credential_process", 18);
+	snprintf(text, sizeof(text),
+		 "users:\n- user:\n    exec:\n      command: \"../../w/tok\"\n"
+		 "      args: [\"-x\", '%s/w/a.py']\n",
+		 top);
+	puts_("h/.kube/config", text);
+	put("w/d", NULL, 0);
+	const char *const w[] = {"w", "h/.ssh/d", NULL};
+	plan("h", w, NULL, &r);
+	assert_true(refused(&r, "w", "jump"));
+	assert_true(refused(&r, "w", "tok"));
+	assert_true(refused(&r, "w", "a.py"));
+	assert_false(refused(&r, "w", "other"));
+	result_free(&r);
+	/* more files than are read: what is left could name anything, so
+	 * the run is refused, naming the file */
+	for (int i = 200; i < 300; i++) {
+		char rel[64];
+		snprintf(rel, sizeof(rel), "h/.ssh/d/f%03d", i);
+		puts_(rel, "Host y\n");
+	}
+	struct strv wv = {0}, none = {0};
+	strv_pushf(&wv, "%s/w", top);
+	_cleanup_free_ char *hp = xasprintf("%s/h", top);
+	struct protect_in in = {
+	    .write = &wv, .lifted = &none, .hidden = &none, .home = hp};
+	struct lnk_err err = {0};
+	r = (struct result){0};
+	assert_int_equal(guard_protect(&in, &r.np, &r.ro, &err), -E2BIG);
+	assert_non_null(strstr(err.msg, "include fewer files"));
+	result_free(&r);
+	strv_free(&wv);
+}
+
 /* A .gitmodules naming more submodules than can be guarded: a clear
  * refusal to run, not a crawl. */
 static void too_many(void **state)
@@ -341,7 +400,7 @@ static void dot_types(void **state)
 	assert_int_equal(chmod(small, 0755), 0);
 }
 
-/* Rules C and E are one table each: docs/runs-outside.md names each of
+/* Rules C, E and O are one table each: docs/runs-outside.md names each of
  * their keys and variables, so the inventory cannot fall behind what the
  * guard protects. */
 static void tables_documented(void **state)
@@ -370,6 +429,15 @@ static void tables_documented(void **state)
 		if (e[i].kind == ENV_PARTS)
 			assert_non_null(e[i].parts);
 	}
+	const char *files[128];
+	n = toolconf_files(files, ARRAY_SIZE(files));
+	assert_true(n > 0 && n <= ARRAY_SIZE(files));
+	for (size_t i = 0; i < n; i++) {
+		char want[128];
+		snprintf(want, sizeof(want), "`%s`", files[i]);
+		if (!strstr(doc, want))
+			fail_msg("docs/runs-outside.md does not name %s", want);
+	}
 	free(doc);
 }
 
@@ -382,6 +450,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(home_top, setup, teardown),
 	    cmocka_unit_test_setup_teardown(link_chain, setup, teardown),
 	    cmocka_unit_test_setup_teardown(hostile_input, setup, teardown),
+	    cmocka_unit_test_setup_teardown(other_tools_hostile, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(too_many, setup, teardown),
 	    cmocka_unit_test_setup_teardown(dot_types, setup, teardown),
 	};

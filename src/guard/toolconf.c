@@ -1,0 +1,375 @@
+/* Other tools' configuration that names a program or a file (toolconf.h):
+ * the table, and a reader of each format that hands every value on. */
+#include "guard/toolconf.h"
+
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/util.h"
+
+/* A real config is far smaller; one this size is read no further. */
+#define TC_FILE_MAX (1 << 20)
+#define TC_DEPTH_MAX 8
+#define TC_FILES_MAX 256
+
+enum tc_format {
+	TC_SSH,	 /* `Keyword value` or `Keyword=value`, Include followed */
+	TC_EQ,	 /* `key = value`: INI, npmrc, TOML */
+	TC_YAML, /* `key: value`, `- value` */
+};
+
+enum tc_base {
+	TC_BASE_NONE,	/* a relative value is from where the tool runs */
+	TC_BASE_DIR,	/* from the file's folder (a kubeconfig's) */
+	TC_BASE_PARENT, /* from its folder's parent (cargo: ~/.cargo/..) */
+};
+
+struct tool_conf {
+	const char *tool;
+	enum tc_format fmt;
+	enum tc_base base;
+	/* ssh: where a relative Include is taken from */
+	const char *include_base;
+	/* "~/x" under the home, "/x", "$VAR" the file a variable names,
+	 * "$VAR:" a ':' list of them, "$VAR/x" below the folder it names */
+	const char *const files[8];
+	const char *why;
+};
+
+static const struct tool_conf confs[] = {
+    {"ssh",
+     TC_SSH,
+     TC_BASE_NONE,
+     "~/.ssh",
+     {"~/.ssh/config"},
+     "your ssh configuration names it: ssh runs it, loads it or trusts "
+     "it (a git fetch over ssh too)"},
+    {"ssh",
+     TC_SSH,
+     TC_BASE_NONE,
+     "/etc/ssh",
+     {"/etc/ssh/ssh_config"},
+     "the system's ssh configuration names it: ssh runs it, loads it or "
+     "trusts it"},
+    {"aws",
+     TC_EQ,
+     TC_BASE_NONE,
+     NULL,
+     {"$AWS_CONFIG_FILE", "~/.aws/config", "$AWS_SHARED_CREDENTIALS_FILE",
+      "~/.aws/credentials"},
+     "your AWS configuration names it: aws and every AWS SDK run it "
+     "(credential_process) or trust it"},
+    {"kubectl",
+     TC_YAML,
+     TC_BASE_DIR,
+     NULL,
+     {"$KUBECONFIG:", "~/.kube/config"},
+     "your kubeconfig names it: kubectl runs it (a user's exec command) "
+     "or trusts it"},
+    {"npm",
+     TC_EQ,
+     TC_BASE_NONE,
+     NULL,
+     {"$NPM_CONFIG_USERCONFIG", "$npm_config_userconfig", "~/.npmrc",
+      "$NPM_CONFIG_GLOBALCONFIG", "$npm_config_globalconfig", "/etc/npmrc",
+      "/usr/local/etc/npmrc"},
+     "your npm configuration names it: npm runs it (script-shell, "
+     "init-module) or trusts it"},
+    {"cargo",
+     TC_EQ,
+     TC_BASE_PARENT,
+     NULL,
+     {"$CARGO_HOME/config.toml", "$CARGO_HOME/config", "~/.cargo/config.toml",
+      "~/.cargo/config"},
+     "your cargo configuration names it: cargo runs it (rustc-wrapper, a "
+     "runner, a linker)"},
+    {"gh",
+     TC_YAML,
+     TC_BASE_NONE,
+     NULL,
+     {"$GH_CONFIG_DIR/config.yml", "$XDG_CONFIG_HOME/gh/config.yml",
+      "~/.config/gh/config.yml"},
+     "your gh configuration names it: gh runs it (an alias, the editor, "
+     "the pager)"},
+    {"pip",
+     TC_EQ,
+     TC_BASE_NONE,
+     NULL,
+     {"$PIP_CONFIG_FILE", "$XDG_CONFIG_HOME/pip/pip.conf",
+      "~/.config/pip/pip.conf", "~/.pip/pip.conf", "/etc/pip.conf",
+      "/etc/xdg/pip/pip.conf"},
+     "your pip configuration names it: pip trusts it (a CA bundle, a "
+     "folder of packages to install)"},
+};
+
+struct scan {
+	const char *home;
+	char *const *env;
+	const struct toolconf_cb *cb;
+	const struct tool_conf *tc;
+	struct strv seen; /* the row's files read (an include loop) */
+};
+
+static const char *env_value(char *const *env, const char *name, size_t n)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+			return env[i] + n + 1;
+	return NULL;
+}
+
+/* The file at real (its links followed by the caller: a dotfiles
+ * repository's), whole, or NULL: no regular file, or too big. */
+static char *read_conf(const char *real)
+{
+	_cleanup_close_ int fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > TC_FILE_MAX)
+		return NULL;
+	char *buf = xmalloc((size_t)st.st_size + 1);
+	size_t got = 0;
+	while (got < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	buf[got] = '\0';
+	return buf;
+}
+
+static char *dir_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return !s	   ? xstrdup(".")
+	       : s == path ? xstrdup("/")
+			   : xstrndup(path, (size_t)(s - path));
+}
+
+/* "~/x" from the home, "x" from base (NULL: none), "/x" as it is. */
+static char *absolute(const struct scan *s, const char *v, const char *base)
+{
+	if (v[0] == '/')
+		return xstrdup(v);
+	if (v[0] == '~')
+		return v[1] == '/' ? xasprintf("%s%s", s->home, v + 1) : NULL;
+	return base && *v ? xasprintf("%s/%s", base, v) : NULL;
+}
+
+static void scan_file(struct scan *s, const char *path, int depth);
+
+/* ssh's Include: each word (a double-quoted one may hold blanks), from
+ * the home or the tool's folder, wildcards expanded as ssh does. The
+ * folder a wildcard is in is kept whole: a file the program added there
+ * later would match it. */
+static void ssh_include(struct scan *s, const char *v, int depth)
+{
+	_cleanup_free_ char *all = xstrdup(v);
+	_cleanup_free_ char *base = absolute(s, s->tc->include_base, NULL);
+	char *p = all;
+
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		char *w = p;
+		if (*p == '"') {
+			w = ++p;
+			p += strcspn(p, "\"");
+		} else {
+			p += strcspn(p, " \t");
+		}
+		if (*p)
+			*p++ = '\0';
+		_cleanup_free_ char *a = absolute(s, w, base);
+		if (!a)
+			continue;
+		char *wild = strpbrk(a, "*?[");
+		if (!wild) {
+			s->cb->file(s->cb->ctx, a, s->tc->why);
+			scan_file(s, a, depth + 1);
+			continue;
+		}
+		/* the folder holding the first wildcard */
+		_cleanup_free_ char *head = xstrndup(a, (size_t)(wild - a));
+		_cleanup_free_ char *dir = dir_of(head);
+		s->cb->file(s->cb->ctx, dir, s->tc->why);
+		glob_t g;
+		if (glob(a, GLOB_NOSORT, NULL, &g) != 0)
+			continue;
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			s->cb->file(s->cb->ctx, g.gl_pathv[i], s->tc->why);
+			scan_file(s, g.gl_pathv[i], depth + 1);
+		}
+		globfree(&g);
+	}
+}
+
+/* A flow list's marks ([ ] { } ,) outside quotes become blanks, so its
+ * items are words of their own: cargo's `runner = ["/w/run", "-q"]`;
+ * a variable's braces stay (npm expands `${HOME}/x`). */
+static void unlist(char *v)
+{
+	char q = 0;
+	for (; *v; v++) {
+		if (q) {
+			q = *v == q ? 0 : q;
+		} else if (*v == '"' || *v == '\'') {
+			q = *v;
+		} else if (v[0] == '$' && v[1] == '{' && strchr(v, '}')) {
+			v = strchr(v, '}'); /* ${HOME}: a variable, kept */
+		} else if (strchr("[]{},", *v)) {
+			*v = ' ';
+		}
+	}
+}
+
+/* A YAML scalar in quotes as the shell would read it once: the outer
+ * quotes off, so what they hold is a command of its own ('!x "$1"'). */
+static char *unquote(char *v)
+{
+	size_t n = strlen(v);
+	if (n >= 2 && (v[0] == '\'' || v[0] == '"') && v[n - 1] == v[0]) {
+		v[n - 1] = '\0';
+		v++;
+	}
+	return v;
+}
+
+static void one_line(struct scan *s, char *line, const char *base, int depth)
+{
+	line += strspn(line, " \t");
+	line[strcspn(line, "\r")] = '\0';
+	if (!*line || *line == '#' || *line == ';')
+		return;
+	char *key = line, *v = NULL;
+	switch (s->tc->fmt) {
+	case TC_SSH: {
+		size_t k = strcspn(line, " \t=");
+		if (!line[k])
+			return;
+		v = line + k;
+		*v++ = '\0';
+		v += strspn(v, " \t=");
+		if (strcasecmp(key, "include") == 0) {
+			if (depth < TC_DEPTH_MAX)
+				ssh_include(s, v, depth);
+			return;
+		}
+		break;
+	}
+	case TC_EQ: {
+		if (*line == '[' && !strchr(line, '='))
+			return; /* a section */
+		char *eq = strchr(line, '=');
+		v = eq ? eq + 1 : line;
+		unlist(v);
+		break;
+	}
+	case TC_YAML: {
+		if (line[0] == '-' && (line[1] == ' ' || !line[1]))
+			line += 1 + strspn(line + 1, " ");
+		char *colon = strstr(line, ": ");
+		v = colon && !strchr("'\"", line[0]) ? colon + 2 : line;
+		v += strspn(v, " \t");
+		unlist(v);
+		v = unquote(v);
+		break;
+	}
+	}
+	v += strspn(v, " \t");
+	/* a command git-style aliases run in a shell: `!cmd args` */
+	if (*v == '!')
+		v++;
+	if (*v)
+		s->cb->value(s->cb->ctx, v, base, s->tc->why);
+}
+
+static void scan_file(struct scan *s, const char *path, int depth)
+{
+	_cleanup_free_ char *real = realpath(path, NULL);
+	if (!real || strv_contains(&s->seen, real))
+		return;
+	if (s->seen.n >= TC_FILES_MAX) {
+		s->cb->over(s->cb->ctx, path);
+		return;
+	}
+	strv_push(&s->seen, real);
+	_cleanup_free_ char *text = read_conf(real);
+	if (!text)
+		return;
+	_cleanup_free_ char *dir = dir_of(path);
+	_cleanup_free_ char *base = NULL;
+	if (s->tc->base == TC_BASE_DIR)
+		base = xstrdup(dir);
+	else if (s->tc->base == TC_BASE_PARENT)
+		base = dir_of(dir);
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		one_line(s, line, base, depth);
+}
+
+/* Each file one spelling of the table names. */
+static void each_file(struct scan *s, const char *spec)
+{
+	if (spec[0] != '$') {
+		_cleanup_free_ char *a = absolute(s, spec, NULL);
+		if (a) {
+			s->cb->file(s->cb->ctx, a, s->tc->why);
+			scan_file(s, a, 0);
+		}
+		return;
+	}
+	size_t n = strcspn(spec + 1, "/:");
+	const char *v = env_value(s->env, spec + 1, n);
+	const char *rest = spec + 1 + n;
+	if (!v || v[0] != '/')
+		return;
+	if (*rest == ':') {
+		_cleanup_free_ char *all = xstrdup(v);
+		for (char *save = NULL, *p = strtok_r(all, ":", &save); p;
+		     p = strtok_r(NULL, ":", &save))
+			if (p[0] == '/')
+				scan_file(s, p, 0);
+		return;
+	}
+	_cleanup_free_ char *f = xasprintf("%s%s", v, rest);
+	s->cb->file(s->cb->ctx, f, s->tc->why);
+	scan_file(s, f, 0);
+}
+
+void toolconf_scan(const char *home, char *const *env,
+		   const struct toolconf_cb *cb)
+{
+	struct scan s = {.home = home, .env = env, .cb = cb};
+
+	for (size_t i = 0; i < ARRAY_SIZE(confs); i++) {
+		s.tc = &confs[i];
+		strv_free(&s.seen);
+		for (size_t j = 0;
+		     j < ARRAY_SIZE(confs[i].files) && confs[i].files[j]; j++)
+			each_file(&s, confs[i].files[j]);
+	}
+	strv_free(&s.seen);
+}
+
+size_t toolconf_files(const char **out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(confs); i++)
+		for (size_t j = 0;
+		     j < ARRAY_SIZE(confs[i].files) && confs[i].files[j]; j++)
+			if (n < cap)
+				out[n++] = confs[i].files[j];
+	return n;
+}
