@@ -131,20 +131,13 @@ static char *read_conf(const char *real)
 {
 	_cleanup_close_ int fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
+	char *text = NULL;
 
+	/* a FIFO or a device there would hold lnk's start */
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size > TC_FILE_MAX)
+	    read_fd_all(fd, TC_FILE_MAX, &text, NULL) < 0)
 		return NULL;
-	char *buf = xmalloc((size_t)st.st_size + 1);
-	size_t got = 0;
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	buf[got] = '\0';
-	return buf;
+	return text;
 }
 
 static char *dir_of(const char *path)

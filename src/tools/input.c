@@ -7,17 +7,25 @@
 
 /* Tools whose input is commands whatever their arguments: database
  * shells, debuggers, editors, line tools with a shell escape, shells
- * (`sh -s`, or `sh -c 'cat | sh'`), REPLs. */
+ * (`sh -s`, or `sh -c 'cat | sh'`), REPLs; and the screen tools that,
+ * with no terminal, read their keys from stderr: pagers (util-linux
+ * more's `!cmd`, pg, less, most), text browsers, file managers, top and
+ * htop (which kill any process of the person's), mail readers, tig,
+ * telnet (`!`), tmux and screen. */
 static const char *const ALWAYS[] = {
-    "sqlite3", "sqlite",   "duckdb", "psql", "mysql",  "mariadb", "sqlplus",
-    "gdb",     "lldb",	   "ed",     "ex",   "vi",     "vim",	  "nvim",
-    "view",    "vimdiff",  "emacs",  "nano", "dc",     "gnuplot", "ftp",
-    "sftp",    "lftp",	   "tclsh",  "wish", "expect", "octave",  "mongosh",
-    "mongo",   "jshell",   "guile",  "sbcl", "clisp",  "racket",  "ocaml",
-    "scala",   "groovysh", "sh",     "bash", "rbash",  "dash",	  "zsh",
-    "ksh",     "mksh",	   "fish",   "tcsh", "csh",    "busybox", "irb",
-    "ghci",    "iex",	   "erl",    "R",    "julia",  "m4",	  "ipython",
-    "jupyter", "bc",
+    "sqlite3", "sqlite",   "duckdb", "psql",   "mysql",	 "mariadb", "sqlplus",
+    "gdb",     "lldb",	   "ed",     "ex",     "vi",	 "vim",	    "nvim",
+    "view",    "vimdiff",  "emacs",  "nano",   "dc",	 "gnuplot", "ftp",
+    "sftp",    "lftp",	   "tclsh",  "wish",   "expect", "octave",  "mongosh",
+    "mongo",   "jshell",   "guile",  "sbcl",   "clisp",	 "racket",  "ocaml",
+    "scala",   "groovysh", "sh",     "bash",   "rbash",	 "dash",    "zsh",
+    "ksh",     "mksh",	   "fish",   "tcsh",   "csh",	 "busybox", "irb",
+    "ghci",    "iex",	   "erl",    "R",      "julia",	 "m4",	    "ipython",
+    "jupyter", "bc",	   "more",   "pg",     "less",	 "most",    "w3m",
+    "lynx",    "links",	   "elinks", "mc",     "ranger", "nnn",	    "vifm",
+    "top",     "htop",	   "btop",   "atop",   "mutt",	 "neomutt", "mail",
+    "mailx",   "s-nail",   "tig",    "telnet", "tmux",	 "screen",  "info",
+    "pinfo",   "minicom",
 };
 
 /* Debian's other builds of one program: vim.basic, vim.tiny, emacs-nox,

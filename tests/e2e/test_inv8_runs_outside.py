@@ -2646,8 +2646,16 @@ def test_the_accounts_own_home_is_no_plain_write_folder(lnk, work):
     assert "your account's home" in cp.stderr, cp.stderr
 
 
+# vi, and the pagers and screen tools that read their keys from stderr
+# when they have no terminal (util-linux more, pg, less, text browsers,
+# file managers, top, mail readers: each has a shell escape or a kill).
+KEYS_FROM_STDERR = ["vi", "more", "pg", "less", "most", "w3m", "lynx", "mc",
+                    "top", "htop", "mutt", "tig", "telnet"]
+
+
+@pytest.mark.parametrize("tool", KEYS_FROM_STDERR)
 def test_a_tool_that_reads_commands_never_gets_the_programs_socket(
-        lnk, tmp_path):
+        lnk, tmp_path, tool):
     """Invariant 8 (what runs outside later), promise: whatever acts for
     the program outside does exactly what the person allowed.
 
@@ -2655,17 +2663,20 @@ def test_a_tool_that_reads_commands_never_gets_the_programs_socket(
     that is no terminal: the program passed one end of a socket pair as
     stderr and typed `:!id` into the other, and `vi -` ran it outside. A
     tool that reads commands is refused when its output or error output
-    is a socket. The tool here stands in for vi: it reads fd 2."""
+    is a socket. The tool here stands in for vi: it reads fd 2.
+    util-linux's more does the same with `!cmd`, on an exact grant such
+    as `more README`."""
     mark = tmp_path / "OUTSIDE_MARK"
-    on_lnk_path(lnk, tmp_path / "toolbin", "vi",
+    on_lnk_path(lnk, tmp_path / "toolbin", tool,
                 "#!/bin/sh\nread -r cmd <&2 && sh -c \"$cmd\"\n"
                 "echo tool-ran\n")
     prog = ("import socket, subprocess\n"
             "a, b = socket.socketpair()\n"
             f"a.sendall(b'touch {mark}\\n')\n"
-            "p = subprocess.run(['vi', '-'], stderr=b, stdout=subprocess.PIPE)\n"
+            f"p = subprocess.run(['{tool}', 'README'], stderr=b, "
+            "stdout=subprocess.PIPE)\n"
             "print('st=%d' % p.returncode)\n")
-    cp = lnk.run("--tool", "vi -", "--", "python3", "-c", prog)
+    cp = lnk.run("--tool", f"{tool} README", "--", "python3", "-c", prog)
     assert "st=" in cp.stdout, cp.stderr
     assert not mark.exists(), (cp.stdout, cp.stderr)
 
