@@ -235,17 +235,19 @@ static const struct row build_files[] = {
 /* Configuration files that are programs: a tool runs them at its next
  * start, and an editor's extension as soon as the folder opens. */
 static const char *const config_stems[] = {
-    "eslint.config",   ".eslintrc",	    "prettier.config",
-    ".prettierrc",     "vite.config",	    "vitest.config",
-    "jest.config",     "webpack.config",    "rollup.config",
-    "babel.config",    ".babelrc",	    "postcss.config",
-    "tailwind.config", "next.config",	    "nuxt.config",
-    "svelte.config",   "astro.config",	    "stylelint.config",
-    ".stylelintrc",    "playwright.config", "cypress.config",
-    "tsup.config",     "commitlint.config", "lint-staged.config",
-    ".lintstagedrc",   ".mocharc",	    "karma.conf",
-    "gulpfile",	       "Gruntfile",	    "vue.config",
-    "metro.config",
+    "eslint.config",   ".eslintrc",	     "prettier.config",
+    ".prettierrc",     "vite.config",	     "vitest.config",
+    "jest.config",     "webpack.config",     "rollup.config",
+    "babel.config",    ".babelrc",	     "postcss.config",
+    "tailwind.config", "next.config",	     "nuxt.config",
+    "svelte.config",   "astro.config",	     "stylelint.config",
+    ".stylelintrc",    "playwright.config",  "cypress.config",
+    "tsup.config",     "commitlint.config",  "lint-staged.config",
+    ".lintstagedrc",   ".mocharc",	     "karma.conf",
+    "gulpfile",	       "Gruntfile",	     "vue.config",
+    "metro.config",    ".commitlintrc",	     ".postcssrc",
+    ".releaserc",      "release.config",     ".nycrc",
+    ".c8rc",	       ".markdownlint-cli2",
 };
 static const char *const config_exts[] = {"js", "cjs", "mjs",
 					  "ts", "cts", "mts"};

@@ -95,12 +95,32 @@ static const struct dot_file list[] = {
     {".lefthook.yml", "lefthook runs the commands it names at each commit"},
     {"lefthook-local.yml", "lefthook runs the commands it names"},
     {".lefthook", "lefthook runs the scripts it holds"},
+    /* lefthook reads each of its formats, with or without the dot, and
+     * merges the local file of any format */
+    {"lefthook.yaml", "lefthook runs the commands it names at each commit"},
+    {"lefthook.toml", "lefthook runs the commands it names at each commit"},
+    {"lefthook.json", "lefthook runs the commands it names at each commit"},
+    {".lefthook.yaml", "lefthook runs the commands it names at each commit"},
+    {".lefthook.toml", "lefthook runs the commands it names at each commit"},
+    {".lefthook.json", "lefthook runs the commands it names at each commit"},
+    {"lefthook-local.yaml", "lefthook runs the commands it names"},
+    {"lefthook-local.toml", "lefthook runs the commands it names"},
+    {"lefthook-local.json", "lefthook runs the commands it names"},
+    {".lefthook-local.yml", "lefthook runs the commands it names"},
+    {".lefthook-local.yaml", "lefthook runs the commands it names"},
+    {".lefthook-local.toml", "lefthook runs the commands it names"},
+    {".lefthook-local.json", "lefthook runs the commands it names"},
     /* Package managers. */
     {".yarnrc", "yarn runs the yarn-path script it names"},
     {".pnpmfile.cjs", "pnpm runs it at every install"},
     /* Editors that run a project's settings. */
     {".dir-locals.el", "Emacs evaluates what it sets"},
     {".exrc", "vim and nvim run it (exrc)"},
+    /* vim's names without a dot: ~/_vimrc when there is no ~/.vimrc,
+     * and with exrc in the folder it starts in */
+    {"_vimrc", "vim runs it (in the home when there is no .vimrc; exrc)"},
+    {"_gvimrc", "gvim runs it"},
+    {"_exrc", "vim runs it (exrc)"},
     {".nvim.lua", "nvim runs it (exrc)"},
     {".nvimrc", "nvim runs it (exrc)"},
     {".dir-locals-2.el", "Emacs evaluates what it sets"},
@@ -165,6 +185,11 @@ static const struct dot_file list[] = {
     {".huskyrc", "husky runs the hooks it names"},
     {".huskyrc.json", "husky runs the hooks it names"},
     {".huskyrc.js", "husky runs it"},
+    {".huskyrc.cjs", "husky runs it"},
+    {".huskyrc.yaml", "husky runs the hooks it names"},
+    {".huskyrc.yml", "husky runs the hooks it names"},
+    {"husky.config.js", "husky runs it"},
+    {"husky.config.cjs", "husky runs it"},
     {".overcommit.yml", "overcommit runs the hooks it names"},
     /* Trusted by a tool that sends the project away: the next push uploads
      * to the server these name, or runs them with the project's secrets. */

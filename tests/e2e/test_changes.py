@@ -63,6 +63,20 @@ def stderr_lines(cp):
     return [line for line in cp.stderr.splitlines() if line.strip()]
 
 
+@pytest.mark.parametrize("name", [
+    ".commitlintrc.js", ".commitlintrc.cjs", ".commitlintrc.ts",
+    ".postcssrc.js", ".releaserc.js", "release.config.js", ".nycrc.js",
+    ".c8rc.js", ".markdownlint-cli2.cjs"])
+def test_more_configs_that_are_programs_are_flagged(lnk, work, name):
+    """A configuration file that is a program (a commit-msg hook loads
+    commitlint's, a build postcss's, a release semantic-release's) left in
+    the project is named in the end report with its reason."""
+    cp = sh(lnk, f"echo 'module.exports = {{}}' > {name}", "--write", work)
+    hit = [ln for ln in stderr_lines(cp) if f"project/{name}: " in ln]
+    assert hit and "configuration file that is a program" in hit[0], \
+        cp.stderr
+
+
 def test_what_runs_later_is_flagged_with_its_reason(lnk, work):
     (work / "Makefile").write_text("all:\n\ttrue\n")
     (work / "package.json").write_text('{"name":"app"}\n')

@@ -133,7 +133,17 @@ RUNS_OUTSIDE_NAMES = [
     "_FOSSIL_", ".dir-locals-2.el", ".lvimrc", ".lazy.lua", ".zed", ".helix",
     ".devcontainer.json", ".pdbrc", ".irbrc", ".pryrc", ".ghci", ".octaverc",
     "rust-toolchain", "rust-toolchain.toml", ".huskyrc", ".huskyrc.json",
-    ".huskyrc.js", ".overcommit.yml", "mise"]
+    ".huskyrc.js", ".overcommit.yml", "mise",
+    # vim's names without a dot: ~/_vimrc when there is no ~/.vimrc, and
+    # with exrc _vimrc and _exrc in the folder
+    "_vimrc", "_gvimrc", "_exrc",
+    # lefthook's and husky's other spellings of the same configuration
+    "lefthook.yaml", "lefthook.toml", "lefthook.json", ".lefthook.yaml",
+    ".lefthook.toml", ".lefthook.json", "lefthook-local.yaml",
+    "lefthook-local.toml", "lefthook-local.json", ".lefthook-local.yml",
+    ".lefthook-local.yaml", ".lefthook-local.toml", ".lefthook-local.json",
+    ".huskyrc.yaml", ".huskyrc.yml", ".huskyrc.cjs", "husky.config.js",
+    "husky.config.cjs"]
 
 
 @pytest.mark.parametrize("name", RUNS_OUTSIDE_NAMES)
