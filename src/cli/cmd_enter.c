@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "common/fsplace.h"
 #include "cli/grants.h"
 #include "common/esc.h"
 #include "common/util.h"
@@ -75,19 +76,32 @@ static void usage(FILE *f)
 
 /* Whether the session could rewrite or replace its own spec: the file,
  * or a folder on its way, is a folder the session writes, by identity (a
- * bind mount of it at another path is the same folder). Threat: enter
- * asks no question, so a spec the session rewrote (tools, the internet)
- * would be the next session's grants. */
+ * bind mount of it at another path is the same folder); or a mount below
+ * a folder the session writes shows the spec, or a folder holding it (the
+ * spec's folder bound into the session's home). Threat: enter asks no
+ * question, so a spec the session rewrote (tools, the internet) would be
+ * the next session's grants. */
 static bool spec_in_reach(const char *spec, const struct policy *pol)
 {
 	char real[PATH_MAX];
 	if (!realpath(spec, real))
 		return true; /* nothing known is nothing proved */
+	struct mount_table mt;
+	bool have_mounts = mounts_read(&mt) == 0;
 	const enum key_id ids[] = {K_FILES_WRITE, K_FILES_WRITE_DOT_FILES};
 	for (size_t k = 0; k < ARRAY_SIZE(ids); k++) {
 		const struct strv *w = &pol->k[ids[k]].list;
 		for (size_t i = 0; i < w->n; i++) {
 			struct stat ws, st;
+			struct strv alts = {0};
+			if (have_mounts)
+				mounts_seen_at(&mt, w->v[i], real, &alts);
+			bool shown = alts.n > 0;
+			strv_free(&alts);
+			if (shown) {
+				mounts_free(&mt);
+				return true;
+			}
 			if (stat(w->v[i], &ws) < 0)
 				continue;
 			char walk[PATH_MAX];
@@ -95,8 +109,11 @@ static bool spec_in_reach(const char *spec, const struct policy *pol)
 			for (;;) {
 				if (stat(walk, &st) == 0 &&
 				    st.st_dev == ws.st_dev &&
-				    st.st_ino == ws.st_ino)
+				    st.st_ino == ws.st_ino) {
+					if (have_mounts)
+						mounts_free(&mt);
 					return true;
+				}
 				char *slash = strrchr(walk, '/');
 				if (!slash || slash == walk)
 					break;
@@ -104,6 +121,8 @@ static bool spec_in_reach(const char *spec, const struct policy *pol)
 			}
 		}
 	}
+	if (have_mounts)
+		mounts_free(&mt);
 	return false;
 }
 

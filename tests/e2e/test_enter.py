@@ -69,7 +69,8 @@ def test_spec_without_bash_is_refused(lnk, tmp_path):
     assert "/bin/bash" in cp.stderr and "[commands]" in cp.stderr
 
 
-@pytest.mark.parametrize("where", ["in-folder", "below", "bind-alias"])
+@pytest.mark.parametrize("where", ["in-folder", "below", "bind-alias",
+                                   "bound-inside"])
 def test_a_session_never_writes_its_own_spec(lnk, home, tmp_path, where):
     """Invariant 6 (policy), promise: a spec that widens asks again; enter
     asks no one, so its spec must lie beyond the session's reach.
@@ -79,7 +80,8 @@ def test_a_session_never_writes_its_own_spec(lnk, home, tmp_path, where):
     appended [internet] hosts = ["*"] and a tool, and the next session
     started with them, asking nothing. Such a spec is refused, by
     identity (a bind mount of the folder at another path is the same
-    folder)."""
+    folder, and so is the spec's own folder bound inside the session's:
+    /etc/lnk/users/alice bound at /home/alice/specs)."""
     folder = tmp_path / "alice"
     folder.mkdir()
     if where == "in-folder":
@@ -95,6 +97,15 @@ def test_a_session_never_writes_its_own_spec(lnk, home, tmp_path, where):
         subprocess.run(["mount", "--bind", str(folder), str(alias)],
                        check=True)
         spec = alias / "alice.toml"
+    if where == "bound-inside":
+        if not IS_ROOT:
+            pytest.skip("a bind mount needs root")
+        specs = tmp_path / "specs"
+        specs.mkdir()
+        (folder / "specs").mkdir()
+        subprocess.run(["mount", "--bind", str(specs),
+                        str(folder / "specs")], check=True)
+        spec = specs / "alice.toml"
     try:
         spec.write_text(spec_text())
         cp = lnk("sandbox", "enter", "--spec", spec, "--folder", folder,
@@ -105,6 +116,8 @@ def test_a_session_never_writes_its_own_spec(lnk, home, tmp_path, where):
     finally:
         if where == "bind-alias":
             subprocess.run(["umount", str(tmp_path / "alias")])
+        if where == "bound-inside":
+            subprocess.run(["umount", str(folder / "specs")])
 
 
 def test_usage(lnk, tmp_path):
