@@ -505,6 +505,18 @@ static const struct config_row data_rows[] = {
      "it claims"},
     {"thumbnailers", "*.thumbnailer", false,
      "your file manager runs its Exec to draw a file's thumbnail"},
+    /* a file manager's own menu of programs: each runs when picked on a
+     * file; a shell extension runs in the session at every login */
+    {"nautilus/scripts", NULL, true,
+     "Nautilus (GNOME Files) runs it when you pick it in a file's "
+     "Scripts menu"},
+    {"kio/servicemenus", "*.desktop", true,
+     "Dolphin (KDE) runs its Exec when you pick it in a file's menu"},
+    {"kservices5/ServiceMenus", "*.desktop", true,
+     "Dolphin (KDE) runs its Exec when you pick it in a file's menu"},
+    {"gnome-shell/extensions", NULL, true,
+     "GNOME Shell runs it at your next login when the extension is "
+     "enabled"},
 };
 
 static bool ends_with(const char *s, const char *suffix);

@@ -7,8 +7,24 @@
  * systemd units and D-Bus services (started on demand). The rest of the
  * data folder is programs' data. */
 static const char *const data_parts[] = {
-    "applications",    "autostart",    "systemd", "dbus-1",
-    "bash-completion", "thumbnailers", NULL,
+    "applications",
+    "autostart",
+    "systemd",
+    "dbus-1",
+    "bash-completion",
+    "thumbnailers",
+    /* Neovim's site folder and fish's vendor folders: run at a start,
+     * a command or a tab */
+    "nvim/site",
+    "fish/vendor_conf.d",
+    "fish/vendor_functions.d",
+    "fish/vendor_completions.d",
+    /* file managers' menus of programs, the desktop's extensions */
+    "nautilus/scripts",
+    "kio/servicemenus",
+    "kservices5/ServiceMenus",
+    "gnome-shell/extensions",
+    NULL,
 };
 
 /* What zsh reads from ZDOTDIR in place of the home folder (the compiled

@@ -571,6 +571,10 @@ XDG_DATA_RUN_LATER = {
     "bash-completion/completions/ls": "bash runs it",
     "dbus-1/services/n.service": "D-Bus",
     "thumbnailers/x.thumbnailer": "thumbnail",
+    "nautilus/scripts/Open": "Nautilus",
+    "kio/servicemenus/x.desktop": "Dolphin",
+    "kservices5/ServiceMenus/x.desktop": "Dolphin",
+    "gnome-shell/extensions/x@y/extension.js": "GNOME Shell",
 }
 
 
