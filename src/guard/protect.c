@@ -1504,6 +1504,18 @@ static void toolconf_over(void *ctx, const char *file)
 		c->conf_over = xstrdup(file);
 }
 
+static void tool_configs(struct pctx *c);
+
+/* What the project's kept files at the top of w name (rule O). */
+static void project_configs(struct pctx *c, const char *w)
+{
+	struct toolconf_cb cb = {.ctx = c,
+				 .value = toolconf_value,
+				 .file = toolconf_file,
+				 .over = toolconf_over};
+	toolconf_scan_project(w, c->in->home, &cb);
+}
+
 static void tool_configs(struct pctx *c)
 {
 	struct toolconf_cb cb = {.ctx = c,
@@ -1585,6 +1597,7 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		git_top(&c, w);
 		git_enclosing(&c, w);
 		yarn_top(&c, w);
+		project_configs(&c, w);
 	}
 	if (holder(&c, rin.home, false))
 		home_top(&c, rin.home);

@@ -41,7 +41,40 @@ struct tool_conf {
 	 * "$VAR:" a ':' list of them, "$VAR/x" below the folder it names */
 	const char *const files[8];
 	const char *why;
+	/* Rows of a project's kept files ("./x" at each write folder's top,
+	 * list L keeps the file): only these keys name what is kept, a path
+	 * or a command; NULL both: every value, as a command. */
+	const char *const *paths;
+	const char *const *commands;
+	bool project;
 };
+
+/* The keys of a project's kept files that name what runs. */
+static const char *const yarn_paths[] = {"yarnPath", "path", "yarn-path", NULL};
+static const char *const npm_paths[] = {"script-shell",	 "init-module",
+					"onload-script", "globalconfig",
+					"userconfig",	 NULL};
+static const char *const npm_commands[] = {
+    "node-options", "shell", "git", "editor", "browser", "viewer", NULL};
+static const char *const cargo_commands[] = {"rustc-wrapper",
+					     "rustc-workspace-wrapper",
+					     "runner",
+					     "rustc",
+					     "rustdoc",
+					     "linker",
+					     "ar",
+					     "credential-provider",
+					     "global-credential-providers",
+					     NULL};
+/* direnv's stdlib: what it sources, loads into the environment, or puts
+ * on PATH (no new `direnv allow` is asked when those change) */
+static const char *const direnv_paths[] = {
+    "source_env",  "source_env_if_exists",
+    "source",	   ".",
+    "dotenv",	   "dotenv_if_exists",
+    "PATH_add",	   "path_add",
+    "load_prefix", NULL};
+static const char *const hook_commands[] = {"entry", "run", NULL};
 
 static const struct tool_conf confs[] = {
     {"ssh",
@@ -107,6 +140,76 @@ static const struct tool_conf confs[] = {
       "/etc/xdg/pip/pip.conf"},
      "your pip configuration names it: pip trusts it (a CA bundle, a "
      "folder of packages to install)"},
+    {"yarn",
+     TC_YAML,
+     TC_BASE_DIR,
+     NULL,
+     {"./.yarnrc.yml"},
+     "the project's .yarnrc.yml names it: yarn runs it (yarnPath, a "
+     "plugin)",
+     yarn_paths,
+     NULL,
+     true},
+    {"yarn",
+     TC_SSH,
+     TC_BASE_DIR,
+     NULL,
+     {"./.yarnrc"},
+     "the project's .yarnrc names it: yarn runs it (yarn-path)",
+     yarn_paths,
+     NULL,
+     true},
+    {"npm",
+     TC_EQ,
+     TC_BASE_DIR,
+     NULL,
+     {"./.npmrc"},
+     "the project's .npmrc names it: npm runs it (script-shell, "
+     "node-options)",
+     npm_paths,
+     npm_commands,
+     true},
+    {"cargo",
+     TC_EQ,
+     TC_BASE_PARENT,
+     NULL,
+     {"./.cargo/config.toml", "./.cargo/config"},
+     "the project's cargo configuration names it: cargo runs it "
+     "(rustc-wrapper, a runner, a linker)",
+     NULL,
+     cargo_commands,
+     true},
+    {"direnv",
+     TC_SSH,
+     TC_BASE_DIR,
+     NULL,
+     {"./.envrc", "./.envrc.local"},
+     "the project's .envrc names it: direnv sources it or puts it on PATH "
+     "at your next cd, asking no new direnv allow",
+     direnv_paths,
+     NULL,
+     true},
+    {"pre-commit",
+     TC_YAML,
+     TC_BASE_DIR,
+     NULL,
+     {"./.pre-commit-config.yaml"},
+     "the project's .pre-commit-config.yaml names it: pre-commit runs it at "
+     "your next commit (a local hook's entry)",
+     NULL,
+     hook_commands,
+     true},
+    {"lefthook",
+     TC_YAML,
+     TC_BASE_DIR,
+     NULL,
+     {"./lefthook.yml", "./.lefthook.yml", "./lefthook.yaml",
+      "./.lefthook.yaml", "./lefthook-local.yml", "./lefthook-local.yaml"},
+     "the project's lefthook configuration names it: lefthook runs it at "
+     "your next commit",
+     NULL,
+     hook_commands,
+     true},
 };
 
 struct scan {
@@ -115,6 +218,7 @@ struct scan {
 	const struct toolconf_cb *cb;
 	const struct tool_conf *tc;
 	struct strv seen; /* the row's files read (an include loop) */
+	const char *top;  /* the write folder a project row reads, or NULL */
 };
 
 static const char *env_value(char *const *env, const char *name, size_t n)
@@ -239,6 +343,32 @@ static char *unquote(char *v)
 	return v;
 }
 
+static bool in_keys(const char *const *keys, const char *key)
+{
+	for (size_t i = 0; keys && keys[i]; i++)
+		if (strcasecmp(keys[i], key) == 0)
+			return true;
+	return false;
+}
+
+/* A value of a row with keys: a path (from base) kept whole, or a command
+ * handed on; a key of neither list names nothing to keep (a cache
+ * folder the program is to write). */
+static void keyed(struct scan *s, const char *key, char *v, const char *base)
+{
+	if (in_keys(s->tc->commands, key)) {
+		s->cb->value(s->cb->ctx, v, base, s->tc->why);
+		return;
+	}
+	if (!in_keys(s->tc->paths, key))
+		return;
+	v = unquote(v);
+	v[strcspn(v, " \t")] = '\0';
+	_cleanup_free_ char *a = absolute(s, v, base);
+	if (a)
+		s->cb->file(s->cb->ctx, a, s->tc->why);
+}
+
 static void one_line(struct scan *s, char *line, const char *base, int depth)
 {
 	line += strspn(line, " \t");
@@ -254,7 +384,7 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 		v = line + k;
 		*v++ = '\0';
 		v += strspn(v, " \t=");
-		if (strcasecmp(key, "include") == 0) {
+		if (s->tc->include_base && strcasecmp(key, "include") == 0) {
 			if (depth < TC_DEPTH_MAX)
 				ssh_include(s, v, depth);
 			return;
@@ -266,14 +396,25 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 			return; /* a section */
 		char *eq = strchr(line, '=');
 		v = eq ? eq + 1 : line;
+		if (eq)
+			*eq = '\0';
+		else
+			key = line + strlen(line); /* none */
 		unlist(v);
 		break;
 	}
 	case TC_YAML: {
 		if (line[0] == '-' && (line[1] == ' ' || !line[1]))
 			line += 1 + strspn(line + 1, " ");
+		key = line;
 		char *colon = strstr(line, ": ");
-		v = colon && !strchr("'\"", line[0]) ? colon + 2 : line;
+		if (colon && !strchr("'\"", line[0])) {
+			*colon = '\0';
+			v = colon + 2;
+		} else {
+			v = line;
+			key = line + strlen(line); /* none */
+		}
 		v += strspn(v, " \t");
 		unlist(v);
 		v = unquote(v);
@@ -281,6 +422,14 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 	}
 	}
 	v += strspn(v, " \t");
+	/* trailing blanks off the key (`key = value`) */
+	for (size_t n = strlen(key); n && strchr(" \t", key[n - 1]); n--)
+		key[n - 1] = '\0';
+	if (s->tc->paths || s->tc->commands) {
+		if (*v)
+			keyed(s, key, v, base);
+		return;
+	}
 	/* a command git-style aliases run in a shell: `!cmd args` */
 	if (*v == '!')
 		v++;
@@ -315,12 +464,21 @@ static void scan_file(struct scan *s, const char *path, int depth)
 /* Each file one spelling of the table names. */
 static void each_file(struct scan *s, const char *spec)
 {
+	if (spec[0] == '.' && spec[1] == '/') {
+		if (!s->top)
+			return;
+		_cleanup_free_ char *f = xasprintf("%s%s", s->top, spec + 1);
+		scan_file(s, f, 0);
+		return;
+	}
+	/* A home default itself is the person's to grant (--write
+	 * ~/.config writes gh's config, and the end report names it; rule H
+	 * keeps it under a grant of the home); a file a variable moves into
+	 * a write folder is kept, as rule E keeps its folder. */
 	if (spec[0] != '$') {
 		_cleanup_free_ char *a = absolute(s, spec, NULL);
-		if (a) {
-			s->cb->file(s->cb->ctx, a, s->tc->why);
+		if (a)
 			scan_file(s, a, 0);
-		}
 		return;
 	}
 	size_t n = strcspn(spec + 1, "/:");
@@ -341,19 +499,32 @@ static void each_file(struct scan *s, const char *spec)
 	scan_file(s, f, 0);
 }
 
+static void scan_rows(struct scan *s, bool project)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(confs); i++) {
+		if (confs[i].project != project)
+			continue;
+		s->tc = &confs[i];
+		strv_free(&s->seen);
+		for (size_t j = 0;
+		     j < ARRAY_SIZE(confs[i].files) && confs[i].files[j]; j++)
+			each_file(s, confs[i].files[j]);
+	}
+	strv_free(&s->seen);
+}
+
+void toolconf_scan_project(const char *top, const char *home,
+			   const struct toolconf_cb *cb)
+{
+	struct scan s = {.home = home, .cb = cb, .top = top};
+	scan_rows(&s, true);
+}
+
 void toolconf_scan(const char *home, char *const *env,
 		   const struct toolconf_cb *cb)
 {
 	struct scan s = {.home = home, .env = env, .cb = cb};
-
-	for (size_t i = 0; i < ARRAY_SIZE(confs); i++) {
-		s.tc = &confs[i];
-		strv_free(&s.seen);
-		for (size_t j = 0;
-		     j < ARRAY_SIZE(confs[i].files) && confs[i].files[j]; j++)
-			each_file(&s, confs[i].files[j]);
-	}
-	strv_free(&s.seen);
+	scan_rows(&s, false);
 }
 
 size_t toolconf_files(const char **out, size_t cap)

@@ -45,6 +45,15 @@ struct toolconf_cb {
 void toolconf_scan(const char *home, char *const *env,
 		   const struct toolconf_cb *cb);
 
+/* The same for the project's kept files at the top of write folder top
+ * (.yarnrc.yml, .npmrc, .cargo/config.toml, .envrc, the hook managers'):
+ * list L keeps each file, but what its keys name (yarnPath, script-shell,
+ * rustc-wrapper, source_env, a local hook's entry) is the project's own
+ * script, which the program could rewrite. Only those keys are read; a
+ * relative path is from the top (cargo's too). home: for "~/x". */
+void toolconf_scan_project(const char *top, const char *home,
+			   const struct toolconf_cb *cb);
+
 /* The table's files and variables as it spells them ("~/.npmrc",
  * "$KUBECONFIG:"), at most cap into out; how many there are. */
 size_t toolconf_files(const char **out, size_t cap);

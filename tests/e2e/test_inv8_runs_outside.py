@@ -1880,6 +1880,74 @@ def test_what_other_tools_configs_name_is_protected(
         assert not t.exists(), cp.stderr
 
 
+# A kept file of the project (rule L) that names a script of the project:
+# the kept file, its text, what the program moves, what it plants or
+# changes. The kept file cannot change, but what it names could.
+PROJECT_NAMED = [
+    (".yarnrc.yml", "yarnPath: tools/yarn-4.cjs\n", "tools",
+     "tools/yarn-4.cjs"),
+    (".yarnrc.yml", "plugins:\n  - path: tools/plugin.cjs\n", "tools",
+     "tools/plugin.cjs"),
+    (".yarnrc", 'yarn-path "tools/yarn1.js"\n', "tools", "tools/yarn1.js"),
+    (".npmrc", "script-shell=./tools/sh\n", "tools", "tools/sh"),
+    (".npmrc", "node-options=--require ./tools/hook.js\n", "tools",
+     "tools/hook.js"),
+    (".cargo/config.toml", '[build]\nrustc-wrapper = "tools/wrap.sh"\n',
+     "tools", "tools/wrap.sh"),
+    (".envrc", "source_env tools/env.sh\n", "tools", "tools/env.sh"),
+    (".envrc", "PATH_add tools/bin\n", "tools", "tools/bin/ls"),
+    (".pre-commit-config.yaml", "repos:\n- repo: local\n  hooks:\n"
+     "  - id: x\n    entry: ./tools/check.sh\n    language: script\n",
+     "tools", "tools/check.sh"),
+    ("lefthook.yml", "pre-commit:\n  commands:\n    x:\n"
+     "      run: ./tools/lh.sh {staged_files}\n", "tools", "tools/lh.sh"),
+]
+
+
+@pytest.mark.parametrize("existing", [False, True])
+@pytest.mark.parametrize("kept,text,value,target", PROJECT_NAMED,
+                         ids=[f"{k}-{t}" for k, _, _, t in PROJECT_NAMED])
+def test_what_a_kept_project_file_names_is_kept(lnk, work, kept, text, value,
+                                                target, existing):
+    """Invariant 8 (what runs outside later), promise: a program changes
+    only what nothing outside runs later.
+
+    Threat: the project's .yarnrc.yml is kept read only, but its yarnPath
+    names tools/yarn-4.cjs, which the program rewrote: the user's next
+    `yarn` ran it. The same for yarn 1's yarn-path, .npmrc's script-shell
+    and node-options, cargo's rustc-wrapper, direnv's source_env and
+    PATH_add (no new `direnv allow` is asked), a pre-commit local hook's
+    entry, a lefthook command."""
+    k = work / kept
+    k.parent.mkdir(parents=True, exist_ok=True)
+    k.write_text(text)
+    t = work / target
+    if existing:
+        t.parent.mkdir(parents=True, exist_ok=True)
+        t.write_text("# mine\n")
+    cp = sh_to_the_end(lnk, f"mkdir -p {os.path.dirname(target)}; "
+                       f"echo 'touch ~/pwned' >> {target}; "
+                       f"mv {value} moved; true", "--write", work)
+    assert not (work / "moved").exists(), cp.stderr
+    if existing:
+        assert t.read_text() == "# mine\n", cp.stderr
+    else:
+        assert not t.exists(), cp.stderr
+
+
+def test_what_a_kept_project_file_names_only_is_kept(lnk, work):
+    """The other side of the same rule: a key that names no program
+    (yarn's cache folder, npm's cache) leaves its folder the program's to
+    write, as an install needs."""
+    (work / ".yarnrc.yml").write_text("cacheFolder: ./cache\n"
+                                      "yarnPath: tools/yarn.cjs\n")
+    (work / ".npmrc").write_text("cache=./npm-cache\n")
+    cp = sh_to_the_end(lnk, "mkdir -p cache npm-cache && echo x > cache/a "
+                       "&& echo x > npm-cache/b", "--write", work)
+    assert (work / "cache" / "a").exists(), cp.stderr
+    assert (work / "npm-cache" / "b").exists(), cp.stderr
+
+
 # Variables of the user's environment that name a program or a folder git
 # (or sudo, man, a browser opener) runs, missing from rule E's table.
 MORE_ENV = [
