@@ -822,6 +822,24 @@ GIT_KEYS = [
 ]
 
 
+def planted_and_kept(lnk, work, value, target, existing):
+    """The program plants target (appends to it when it exists, as the
+    user's) and moves value away; neither may succeed: target stays as it
+    was (or missing) and nothing is moved."""
+    t = work / target
+    if existing:
+        t.parent.mkdir(parents=True, exist_ok=True)
+        t.write_text("# mine\n")
+    cp = sh_to_the_end(lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
+                       f"echo 'touch ~/pwned' >> {target}; "
+                       f"mv {value} moved; true", "--write", work)
+    assert not (work / "moved").exists(), cp.stderr
+    if existing:
+        assert t.read_text() == "# mine\n", cp.stderr
+    else:
+        assert not t.exists(), cp.stderr
+
+
 @pytest.mark.parametrize("existing", [False, True])
 @pytest.mark.parametrize("section,key,value,target", GIT_KEYS,
                          ids=[f"{s.split()[0]}.{k}" for s, k, _, _ in
@@ -837,18 +855,7 @@ def test_git_config_programs_in_a_write_folder_protected(
     it, and the user's next git runs it outside, as the user."""
     (home / ".gitconfig").write_text(
         f"[{section}]\n\t{key} = {value.format(work=work)}\n")
-    t = work / target
-    if existing:
-        t.parent.mkdir(parents=True, exist_ok=True)
-        t.write_text("#!/bin/sh\n")
-    cp = sh_to_the_end(lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
-                 f"echo 'touch ~/pwned' >> {target}; "
-                 f"mv {target.split('/')[0]} moved; true", "--write", work)
-    assert not (work / "moved").exists(), cp.stderr
-    if existing:
-        assert t.read_text() == "#!/bin/sh\n", cp.stderr
-    else:
-        assert not t.exists(), cp.stderr
+    planted_and_kept(lnk, work, target.split('/')[0], target, existing)
 
 
 # Keys of git-config(1) (and git-archive(1)) whose value git runs, missing
@@ -1866,18 +1873,7 @@ def test_what_other_tools_configs_name_is_protected(
     c = home / conf
     c.parent.mkdir(parents=True, exist_ok=True)
     c.write_text(text.replace("{W}", str(work)))
-    t = work / target
-    if existing:
-        t.parent.mkdir(parents=True, exist_ok=True)
-        t.write_text("# mine\n")
-    cp = sh_to_the_end(lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
-                       f"echo 'touch ~/pwned' >> {target}; "
-                       f"mv {value} moved; true", "--write", work)
-    assert not (work / "moved").exists(), cp.stderr
-    if existing:
-        assert t.read_text() == "# mine\n", cp.stderr
-    else:
-        assert not t.exists(), cp.stderr
+    planted_and_kept(lnk, work, value, target, existing)
 
 
 # A kept file of the project (rule L) that names a script of the project:
@@ -1921,18 +1917,7 @@ def test_what_a_kept_project_file_names_is_kept(lnk, work, kept, text, value,
     k = work / kept
     k.parent.mkdir(parents=True, exist_ok=True)
     k.write_text(text)
-    t = work / target
-    if existing:
-        t.parent.mkdir(parents=True, exist_ok=True)
-        t.write_text("# mine\n")
-    cp = sh_to_the_end(lnk, f"mkdir -p {os.path.dirname(target)}; "
-                       f"echo 'touch ~/pwned' >> {target}; "
-                       f"mv {value} moved; true", "--write", work)
-    assert not (work / "moved").exists(), cp.stderr
-    if existing:
-        assert t.read_text() == "# mine\n", cp.stderr
-    else:
-        assert not t.exists(), cp.stderr
+    planted_and_kept(lnk, work, value, target, existing)
 
 
 def test_what_a_kept_project_file_names_only_is_kept(lnk, work):
