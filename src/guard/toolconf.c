@@ -20,9 +20,10 @@
 #define TC_FILES_MAX 256
 
 enum tc_format {
-	TC_SSH,	 /* `Keyword value` or `Keyword=value`, Include followed */
-	TC_EQ,	 /* `key = value`: INI, npmrc, TOML */
-	TC_YAML, /* `key: value`, `- value` */
+	TC_SSH,	  /* `Keyword value` or `Keyword=value`, Include followed */
+	TC_EQ,	  /* `key = value`: INI, npmrc, TOML */
+	TC_YAML,  /* `key: value`, `- value` */
+	TC_SHELL, /* a shell's startup file: what it sources or runs */
 };
 
 enum tc_base {
@@ -140,6 +141,22 @@ static const struct tool_conf confs[] = {
       "/etc/xdg/pip/pip.conf"},
      "your pip configuration names it: pip trusts it (a CA bundle, a "
      "folder of packages to install)"},
+    {"sh",
+     TC_SHELL,
+     TC_BASE_NONE,
+     NULL,
+     {"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.profile",
+      "~/.bash_aliases", "$BASH_ENV", "$ENV"},
+     "your shell's startup files source or run it at every start (an "
+     "installer's line: conda, gcloud, emsdk)"},
+    {"zsh",
+     TC_SHELL,
+     TC_BASE_NONE,
+     NULL,
+     {"~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.zlogin", "$ZDOTDIR/.zshrc",
+      "$ZDOTDIR/.zshenv", "$ZDOTDIR/.zprofile"},
+     "zsh's startup files source or run it at every start (a plugin, an "
+     "installer's line)"},
     {"yarn",
      TC_YAML,
      TC_BASE_DIR,
@@ -369,14 +386,117 @@ static void keyed(struct scan *s, const char *key, char *v, const char *base)
 		s->cb->file(s->cb->ctx, a, s->tc->why);
 }
 
+/* The next word of a shell line at *p, its quotes and backslashes taken
+ * off, into out; a separator (; & | ( ) { } `, and "$(") ends a command
+ * and is returned as the word "\n". false at the end. */
+static bool sh_word(const char **p, char *out, size_t cap)
+{
+	const char *c = *p;
+	size_t n = 0;
+	char q = 0;
+
+	while (*c == ' ' || *c == '\t')
+		c++;
+	if (!*c)
+		return false;
+	if (strchr(";&|(){}`", *c) || (c[0] == '$' && c[1] == '(')) {
+		*p = c + (c[0] == '$' ? 2 : 1);
+		snprintf(out, cap, "\n");
+		return true;
+	}
+	for (; *c; c++) {
+		if (!q &&
+		    (strchr(" \t;&|(){}`", *c) || (c[0] == '$' && c[1] == '(')))
+			break;
+		if (q == '"' && c[0] == '$' && c[1] == '(')
+			break; /* a command inside the quotes */
+		if (q != '\'' && *c == '\\' && c[1]) {
+			c++;
+		} else if (!q && (*c == '\'' || *c == '"')) {
+			q = *c;
+			continue;
+		} else if (q && *c == q) {
+			q = 0;
+			continue;
+		}
+		if (n + 1 < cap)
+			out[n++] = *c;
+	}
+	out[n] = '\0';
+	*p = c;
+	return true;
+}
+
+/* A line of a shell's startup file: at each command's start (after the
+ * shell's keywords and VAR=value words), `. FILE` and `source FILE` are
+ * followed (kept, and read as a startup file too), and a program named
+ * by its path (conda's init block runs '~/miniconda3/bin/conda' in
+ * $(...)) is kept. */
+static void shell_line(struct scan *s, const char *line, int depth)
+{
+	static const char *const keywords[] = {
+	    "then",   "do", "else", "elif", "if",      "while",
+	    "until",  "!",  "eval", "exec", "command", "builtin",
+	    "export", "[",  "[[",   "test", NULL};
+	char w[PATH_MAX];
+	bool start = true, source_next = false, in_test = false;
+
+	for (const char *p = line; sh_word(&p, w, sizeof(w));) {
+		if (w[0] == '#' && start)
+			return;
+		if (strcmp(w, "\n") == 0) {
+			start = true;
+			source_next = in_test = false;
+			continue;
+		}
+		if (source_next) {
+			source_next = false;
+			_cleanup_free_ char *a =
+			    w[0] == '$' ? NULL : absolute(s, w, s->home);
+			if (a) {
+				s->cb->file(s->cb->ctx, a, s->tc->why);
+				/* read on only in the home: the system's
+				 * (bash_completion) source no file of it */
+				if (depth < TC_DEPTH_MAX &&
+				    path_within(a, s->home))
+					scan_file(s, a, depth + 1);
+			} else {
+				s->cb->value(s->cb->ctx, w, NULL, s->tc->why);
+			}
+			continue;
+		}
+		/* a test's words ([ -f FILE ]) name no command */
+		if (in_test || !start)
+			continue;
+		if (strcmp(w, "[") == 0 || strcmp(w, "[[") == 0 ||
+		    strcmp(w, "test") == 0) {
+			in_test = true;
+			continue;
+		}
+		if (in_keys(keywords, w) || (strchr(w, '=') && w[0] != '/'))
+			continue; /* still before the command */
+		start = false;
+		if (strcmp(w, ".") == 0 || strcmp(w, "source") == 0)
+			source_next = true;
+		else if (w[0] == '/' || w[0] == '~' || w[0] == '$')
+			s->cb->value(s->cb->ctx, w, NULL, s->tc->why);
+	}
+}
+
 static void one_line(struct scan *s, char *line, const char *base, int depth)
 {
+	if (s->tc->fmt == TC_SHELL) {
+		shell_line(s, line, depth);
+		return;
+	}
 	line += strspn(line, " \t");
 	line[strcspn(line, "\r")] = '\0';
 	if (!*line || *line == '#' || *line == ';')
 		return;
 	char *key = line, *v = NULL;
 	switch (s->tc->fmt) {
+	case TC_SHELL:
+		return; /* shell_line, above */
 	case TC_SSH: {
 		size_t k = strcspn(line, " \t=");
 		if (!line[k])

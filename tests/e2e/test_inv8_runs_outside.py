@@ -830,7 +830,8 @@ def planted_and_kept(lnk, work, value, target, existing):
     if existing:
         t.parent.mkdir(parents=True, exist_ok=True)
         t.write_text("# mine\n")
-    cp = sh_to_the_end(lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
+    cp = sh_to_the_end(lnk, f"cd '{work}' && "
+                       f"mkdir -p {os.path.dirname(target) or '.'}; "
                        f"echo 'touch ~/pwned' >> {target}; "
                        f"mv {value} moved; true", "--write", work)
     assert not (work / "moved").exists(), cp.stderr
@@ -1174,6 +1175,41 @@ def test_home_existing_dot_names_read_only(lnk, home):
     assert f.read_text() == "alias ll='ls -l'\n", cp.stderr
     assert not (home / ".vim" / "plugin" / "x.vim").exists()
     assert not (home / "vim.old").exists() and not (home / "ba").exists()
+
+
+# Lines installers add to the shell's startup files (rc, its line, the file
+# under the home they make the shell source or run at every start).
+RC_NAMED = [
+    (".bashrc", "if [ -f '{H}/google-cloud-sdk/path.bash.inc' ]; then "
+     ". '{H}/google-cloud-sdk/path.bash.inc'; fi",
+     "google-cloud-sdk/path.bash.inc"),
+    (".bashrc", '__conda_setup="$(\'{H}/miniconda3/bin/conda\' '
+     '\'shell.bash\' \'hook\' 2> /dev/null)"', "miniconda3/bin/conda"),
+    (".bashrc", '    . "{H}/miniconda3/etc/profile.d/conda.sh"',
+     "miniconda3/etc/profile.d/conda.sh"),
+    (".bashrc", "source ~/emsdk/emsdk_env.sh", "emsdk/emsdk_env.sh"),
+    (".profile", '[ -s "$HOME/tools/env.sh" ] && \\. "$HOME/tools/env.sh"',
+     "tools/env.sh"),
+    (".zshrc", "source ~/zsh-plugins/x/x.plugin.zsh",
+     "zsh-plugins/x/x.plugin.zsh"),
+]
+
+
+@pytest.mark.parametrize("existing", [False, True])
+@pytest.mark.parametrize("rc,line,target", RC_NAMED,
+                         ids=[t for _, _, t in RC_NAMED])
+def test_what_the_shells_startup_files_source_is_kept(lnk, home, rc, line,
+                                                      target, existing):
+    """Invariant 8 (what runs outside later), promise: the home folder's
+    top and what runs from it are kept.
+
+    Threat: under --write '~' the .bashrc is read only, but the files it
+    sources or runs at every start are not dot names:
+    ~/google-cloud-sdk/path.bash.inc, conda's conda.sh and its conda
+    (run in $(...) by the init block), emsdk_env.sh. The program appended
+    to one, and the user's next shell ran it."""
+    (home / rc).write_text(line.replace("{H}", str(home)) + "\n")
+    planted_and_kept(lnk, home, target.split("/")[0], target, existing)
 
 
 HOME_MODULE_FOLDERS = ["node_modules", "perl5", "R"]

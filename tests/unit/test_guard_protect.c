@@ -285,12 +285,19 @@ static void other_tools_hostile(void **state)
 		 "      args: [\"-x\", '%s/w/a.py']\n",
 		 top);
 	puts_("h/.kube/config", text);
+	snprintf(text, sizeof(text),
+		 "echo \"$( '\nx=$((\\\n[ -f a ] && . \"%s/w/s.sh\" ; fi\n"
+		 "__c=\"$('%s/w/bin/tool' hook)\"\n. ~/.bashrc\n",
+		 top, top);
+	puts_("h/.bashrc", text);
 	put("w/d", NULL, 0);
 	const char *const w[] = {"w", "h/.ssh/d", NULL};
 	plan("h", w, NULL, &r);
 	assert_true(refused(&r, "w", "jump"));
 	assert_true(refused(&r, "w", "tok"));
 	assert_true(refused(&r, "w", "a.py"));
+	assert_true(refused(&r, "w", "s.sh"));
+	assert_true(refused(&r, "w", "bin"));
 	assert_false(refused(&r, "w", "other"));
 	result_free(&r);
 	/* more files than are read: what is left could name anything, so
