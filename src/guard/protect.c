@@ -1343,6 +1343,22 @@ static void home_elsewhere(struct pctx *c, const char *home)
 	strv_free(&alts);
 }
 
+/* The home's module folders (~/node_modules, ~/perl5, ~/R, ~/bin) that
+ * are links: kept where they lead, whether or not a write folder holds
+ * the home (rule P does the same for its dot names): node loads from
+ * ~/node_modules what a script under the home does not supply, wherever
+ * the link points. */
+static void home_module_links(struct pctx *c, const char *home)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(home_names); i++) {
+		_cleanup_free_ char *p =
+		    xasprintf("%s/%s", home, home_names[i].name);
+		struct stat st;
+		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
+			protect_path(c, p, home_names[i].why, false, true);
+	}
+}
+
 /* The value of name in env, or NULL. */
 static const char *env_get(char *const *env, const char *name)
 {
@@ -1606,6 +1622,7 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 	if ((r = home_links(&c, rin.home, err)) < 0)
 		goto out;
 	home_elsewhere(&c, rin.home);
+	home_module_links(&c, rin.home);
 	path_folders(&c, in->path_env, in->home);
 	git_global(&c);
 	env_configs(&c);

@@ -1215,6 +1215,27 @@ def test_what_the_shells_startup_files_source_is_kept(lnk, home, rc, line,
 HOME_MODULE_FOLDERS = ["node_modules", "perl5", "R"]
 
 
+@pytest.mark.parametrize("name", HOME_MODULE_FOLDERS + ["bin"])
+def test_a_home_module_folder_that_is_a_link_is_kept(lnk, home, tmp_path,
+                                                    name):
+    """Invariant 8 (what runs outside later), promise: the home folder's
+    module folders are kept, judged by what they are.
+
+    Threat: ~/node_modules (or ~/perl5, ~/R) is a link into a folder the
+    program may write (a downloads or data folder); node loads from it
+    any module a script under the home does not supply itself. The
+    program planted lodash there, unflagged, with no write grant of the
+    home at all."""
+    dl = tmp_path / "dl"
+    (dl / "nm").mkdir(parents=True)
+    (home / name).symlink_to(dl / "nm")
+    cp = sh_to_the_end(lnk, f"cd '{dl}' && mkdir -p nm/lodash; "
+                       "echo evil > nm/lodash/index.js; mv nm moved; true",
+                       "--write", dl)
+    assert not (dl / "nm" / "lodash" / "index.js").exists(), cp.stderr
+    assert not (dl / "moved").exists(), cp.stderr
+
+
 @pytest.mark.parametrize("holds", [False, True])
 @pytest.mark.parametrize("name", HOME_MODULE_FOLDERS)
 def test_home_module_folders_not_planted(lnk, home, name, holds):
