@@ -1,5 +1,8 @@
 #include "guard/envconf.h"
 
+#include <ctype.h>
+#include <string.h>
+
 #include "common/util.h"
 
 /* What a desktop session runs from the data folder: desktop entries
@@ -141,4 +144,56 @@ const struct env_conf *env_confs(size_t *n)
 {
 	*n = ARRAY_SIZE(confs);
 	return confs;
+}
+
+/* One of the loader's dynamic string tokens at *p ($NAME or ${NAME}):
+ * its length, or 0. */
+static size_t token_at(const char *p, const char *name)
+{
+	size_t n = strlen(name);
+	if (p[0] != '$')
+		return 0;
+	if (strncmp(p + 1, name, n) == 0 && !isalnum((unsigned char)p[1 + n]) &&
+	    p[1 + n] != '_')
+		return 1 + n;
+	if (p[1] == '{' && strncmp(p + 2, name, n) == 0 && p[2 + n] == '}')
+		return 3 + n;
+	return 0;
+}
+
+void env_loader_paths(const char *entry, struct strv *out)
+{
+	/* what glibc's $LIB and $PLATFORM become on the machines lnk runs
+	 * on: Debian's and others' library folders, the CPU's names */
+	static const char *const libs[] = {"lib",
+					   "lib64",
+					   "lib32",
+					   "libx32",
+					   "lib/x86_64-linux-gnu",
+					   "lib/i386-linux-gnu",
+					   "lib/aarch64-linux-gnu",
+					   "lib/arm-linux-gnueabihf",
+					   NULL};
+	static const char *const platforms[] = {
+	    "x86_64",	"i686",	   "i386", "haswell",
+	    "xeon_phi", "aarch64", "v7l",  NULL};
+
+	for (const char *p = entry; *p; p++) {
+		size_t n;
+		const char *const *each = (n = token_at(p, "LIB")) ? libs
+					  : (n = token_at(p, "PLATFORM"))
+					      ? platforms
+					      : NULL;
+		if (!each)
+			continue;
+		for (size_t i = 0; each[i]; i++) {
+			_cleanup_free_ char *one =
+			    xasprintf("%.*s%s%s", (int)(p - entry), entry,
+				      each[i], p + n);
+			env_loader_paths(one, out);
+		}
+		return;
+	}
+	if (!strv_contains(out, entry))
+		strv_push(out, entry);
 }

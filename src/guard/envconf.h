@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "common/util.h"
+
 enum env_kind {
 	ENV_WHOLE,     /* a file or folder: read only, never created */
 	ENV_LIST,      /* ':'-separated folders, each ENV_WHOLE */
@@ -32,3 +34,9 @@ struct env_conf {
 };
 
 const struct env_conf *env_confs(size_t *n);
+
+/* An entry of a loader's list as the loader may read it: $LIB, ${LIB},
+ * $PLATFORM and ${PLATFORM} expanded to each value they take on the
+ * machines lnk runs on ("/w/$LIB/x.so" is /w/lib/x86_64-linux-gnu/x.so
+ * on Debian), appended to out; an entry without them as it is. */
+void env_loader_paths(const char *entry, struct strv *out);

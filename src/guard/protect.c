@@ -1475,10 +1475,15 @@ static void env_configs(struct pctx *c)
 		}
 		case ENV_LOADER: {
 			_cleanup_free_ char *all = xstrdup(v);
+			struct strv each = {0};
 			for (char *save = NULL,
 				  *p = strtok_r(all, ": ;\t", &save);
 			     p; p = strtok_r(NULL, ": ;\t", &save))
-				protect_path(c, p, e[i].why, false, true);
+				env_loader_paths(p, &each);
+			for (size_t j = 0; j < each.n; j++)
+				protect_path(c, each.v[j], e[i].why, false,
+					     true);
+			strv_free(&each);
 			break;
 		}
 		case ENV_PARTS:
