@@ -281,7 +281,15 @@ static void resolved(void *ud, int status, const struct lnk_addr *addrs,
 		}
 	}
 	if (rcode == 0 && w->closed) {
-		log_outcome(d, p, DB_REFUSED, wire_closed_reason(w));
+		/* it left before the wire closed: no refusal (`log
+		 * --refused` would say it never left), a call whose answer
+		 * the program never got */
+		char why[160];
+		snprintf(why, sizeof(why),
+			 "sent; the wire closed (%s) before its answer came, "
+			 "which was not given",
+			 wire_closed_reason(w));
+		log_outcome(d, p, p->seq ? DB_FAILED : DB_REFUSED, why);
 		rcode = RCODE_REFUSED;
 	}
 	if (rcode == 0) {

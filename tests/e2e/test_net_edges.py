@@ -174,6 +174,48 @@ def ask(name, qtype=1):
 """
 
 
+def test_a_lookup_sent_before_the_wire_closed_is_no_refusal(lnk, work):
+    """Invariant 7 (the log says what happened): 200 different names
+    asked at once, without waiting, trip the wire while many are already
+    at the upstream resolver. A name that left is never logged as
+    refused (`log --refused` would say it never left): it ended, or
+    failed because the wire closed before its answer came."""
+    f = nethosts()
+    tag = "b%d" % (time.time_ns() % 10**9)  # this run's names only
+    code = DNS_QUERIES + textwrap.dedent("""
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        for i in range(200):
+            name = "TAG-%03d.other.lnk-test" % i
+            q = struct.pack(">HHHHHH", i, 0x100, 1, 0, 0, 0) + b"".join(
+                bytes([len(p)]) + p.encode() for p in name.split(".")) + \\
+                b"\\0" + struct.pack(">HH", 1, 1)
+            s.sendto(q, ("127.0.0.1", 53))
+        s.settimeout(3)
+        try:
+            while True:
+                s.recv(512)
+        except OSError:
+            pass
+        print("done", flush=True)
+    """).replace("TAG", tag)
+    cp = lnk.run("--name", "burst", "--internet-host", "*.lnk-test", "--",
+                 PY, "-c", code, env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]},
+                 timeout=90)
+    assert "done" in cp.stdout, cp.stderr
+    assert "too many different names" in cp.stderr, cp.stderr
+    sent = set()
+    for line in pathlib.Path(f["DNS_LOG"]).read_text().splitlines():
+        for w in line.split():
+            if w.startswith(tag + "-") and w.endswith(".other.lnk-test"):
+                sent.add(w)
+    assert sent, "no lookup reached the resolver"
+    dns = {r["target"].split()[0]: r for r in rows(lnk, "--sandbox", "burst")
+           if r["verb"] == "dns"}
+    for name in sent:
+        assert name in dns, (name, sorted(dns)[:5])
+        assert dns[name]["outcome"] != "refused", dns[name]
+
+
 def test_every_lookup_is_logged_and_a_burst_of_names_trips(lnk, work):
     """Threat: under a granted wildcard (or '*') the program carries data
     out in the names it asks the sandbox's resolver for: each went to the
