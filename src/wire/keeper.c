@@ -902,6 +902,23 @@ static enum route_where where_is(struct keeper *k, const struct lnk_addr *a)
 	return w;
 }
 
+/* Whether an IPv6 address embeds an IPv4 one (6to4, NAT64, Teredo,
+ * ISATAP: net/addr.h) already judged the first router's own: a relay or a
+ * translator would carry the call to the router's public address (and a
+ * port forward on it) that the plain spelling is refused. An embedded
+ * address not yet judged is not probed here: the IPv6 address is, as
+ * any other. */
+static bool embeds_first_hop(const struct keeper *k, const struct lnk_addr *a,
+			     uint16_t port)
+{
+	struct lnk_addr e[ADDR_EMBED_MAX];
+	size_t n = addr_embedded(a, e);
+	for (size_t i = 0; i < n; i++)
+		if (hop_cache_get(k->hops, &e[i], port) == HOP_FIRST)
+			return true;
+	return false;
+}
+
 /* 'C': the wire asks for a connection to an address it checked; the
  * keeper checks it again (keeper_dest_check) and, for an address the wire
  * may reach as internet only, knows or asks whether it is the first
@@ -937,6 +954,12 @@ static void on_connect(struct keeper *k, const struct keeper_msg *m, int bad)
 	if (!k->kr.lan_granted && !door(&k->kr, &a, port)) {
 		/* no [lan] grant: the internet only, its first hop probed,
 		 * whatever a wire taken over asked (keeper.h) */
+		if (embeds_first_hop(k, &a, port)) {
+			say_refused(k, "connect", (struct sockaddr *)&ss,
+				    "it embeds the first router's own address");
+			answer(k, cookie, KEEPER_FIRST_HOP, EACCES, -1);
+			return;
+		}
 		if (where_is(k, &a) != ROUTE_INTERNET) {
 			say_refused(k, "connect", (struct sockaddr *)&ss,
 				    "this machine's network");

@@ -93,6 +93,33 @@ def test_star_never_reaches_the_routers_other_address(lnk, how):
     assert f"{f['ORIGIN_IP']}:80" in ended, ended
 
 
+def six_to_four(v4):
+    """The 6to4 address (2002:AABB:CCDD::1) of an IPv4 address."""
+    a, b, c, d = (int(x) for x in v4.split("."))
+    return f"2002:{(a << 8) | b:x}:{(c << 8) | d:x}::1"
+
+
+def test_an_embedded_form_of_the_routers_address_is_refused(lnk):
+    """Threat: the router's public address is refused under '*', and the
+    program asks for its 6to4 form (2002:c612:201::1) instead: where
+    IPv6 reaches a 6to4 relay, that carries the call to the router's
+    address and its port forward. Once the router's address is judged,
+    every embedding of it is refused the same way, never attempted."""
+    f = nethosts()
+    wan = f["ROUTER_WAN_IP"]
+    v6 = six_to_four(wan)
+    port = f.get("ROUTER_FWD_PORT", "80")
+    cp = lnk.run("--internet-host", "*", "--", "/bin/sh", "-c",
+                 f"curl -s --max-time 10 http://{wan}:{port}/; "
+                 f"curl -s --max-time 10 'http://[{v6}]:{port}/'; true",
+                 timeout=120, env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+    got = {r["target"]: r for r in rows(lnk)}
+    assert got[f"{wan}:{port}"]["reason"] == FIRST_HOP, got
+    r = got.get(f"[{v6}]:{port}") or got.get(f"{v6}:{port}")
+    assert r and r["outcome"] == "refused", (r, cp.stderr)
+    assert "first router's own address" in r["reason"], r
+
+
 @pytest.mark.parametrize("how", ["proxy", "direct"])
 def test_lan_host_of_the_routers_address_reaches_it(lnk, how):
     """The person grants the router's address as the LAN: its page and
