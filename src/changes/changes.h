@@ -89,6 +89,13 @@ struct changes_where {
 	 * read only), or another write folder, walked on its own */
 	const char *const *skip;
 	size_t nskip;
+	/* the folders of the code search paths lnk was started with
+	 * (PYTHONPATH, PERL5LIB, PERLLIB, RUBYLIB), each with its variable:
+	 * a module there that shadows the language's own loads in every
+	 * later start */
+	const char *const *code_dirs;
+	const char *const *code_vars;
+	size_t ncode;
 };
 
 /* Walks top (a write folder, absolute and real) for entries changed at or

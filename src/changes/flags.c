@@ -657,6 +657,7 @@ void flags_enter(const struct flag_where *parent, const char *name,
 	child->site = false;
 	child->venv_bin = false;
 	child->on_path = false;
+	child->code_var = NULL;
 	child->bare_here = false;
 	child->git_root = false;
 	child->git_new = false;
@@ -914,6 +915,57 @@ static bool config_program(const char *name)
 	return false;
 }
 
+static const char *py_module(const char *name, bool dir, char *tmp, size_t cap);
+
+/* A module left in a folder a code search path of yours names, that the
+ * language loads in place of its own: your next python (perl, ruby),
+ * wherever it starts, loads it. The folder's other files are the
+ * project's own code, which the run was given to change. */
+static char *code_path_shadow(const char *name, bool file, bool dir,
+			      const struct flag_where *w)
+{
+	/* what perl's programs load at their first line, and ruby at every
+	 * start (rubygems, did_you_mean, error_highlight, syntax_suggest) */
+	static const char *const perl[] = {
+	    "strict.pm",   "warnings.pm", "vars.pm",   "Carp.pm",
+	    "Exporter.pm", "constant.pm", "lib.pm",    "utf8.pm",
+	    "overload.pm", "base.pm",	  "parent.pm", "feature.pm",
+	    "Config.pm",   "POSIX.pm",	  "File",      "Data",
+	    "List",	   "Scalar",	  "Getopt",    "Carp"};
+	static const char *const ruby[] = {"rubygems.rb",
+					   "rubygems",
+					   "did_you_mean.rb",
+					   "did_you_mean",
+					   "error_highlight.rb",
+					   "syntax_suggest.rb",
+					   "bundler.rb",
+					   "bundler",
+					   "json.rb",
+					   "set.rb"};
+	char tmp[64];
+	const char *mod;
+
+	if (!w->code_var || (!file && !dir))
+		return NULL;
+	if (strcmp(w->code_var, "PYTHONPATH") == 0) {
+		if ((mod = py_module(name, dir, tmp, sizeof(tmp))) ||
+		    strcmp(name, "sitecustomize.py") == 0 ||
+		    strcmp(name, "usercustomize.py") == 0)
+			return xasprintf(
+			    "PYTHONPATH names this folder: every python you "
+			    "start imports %s from it, in place of its own",
+			    mod ? mod : name);
+		return NULL;
+	}
+	bool is_perl = strcmp(w->code_var, "RUBYLIB") != 0;
+	if (in_list(name, is_perl ? perl : ruby,
+		    is_perl ? ARRAY_SIZE(perl) : ARRAY_SIZE(ruby)))
+		return xasprintf("%s names this folder: every %s you start "
+				 "loads %s from it, in place of its own",
+				 w->code_var, is_perl ? "perl" : "ruby", name);
+	return NULL;
+}
+
 static const char *py_module(const char *name, bool dir, char *tmp, size_t cap)
 {
 	size_t n = strlen(name);
@@ -1067,6 +1119,9 @@ static char *flags_judge(int dirfd, const char *name, mode_t mode,
 		return xstrdup("an ssh file: ssh and sshd run what it names "
 			       "(ProxyCommand, LocalCommand, ~/.ssh/rc) at the "
 			       "next connection");
+	char *shadow = code_path_shadow(name, file, dir, w);
+	if (shadow)
+		return shadow;
 	if (w->vendored)
 		return NULL;
 	char tmp[64];

@@ -54,6 +54,9 @@ struct flag_where {
 	 * merely written, so a folder below it whose place decides is
 	 * judged whole */
 	bool under_changed;
+	/* this folder is one a code search path of yours names
+	 * (PYTHONPATH, PERL5LIB, PERLLIB, RUBYLIB): the variable, or NULL */
+	const char *code_var;
 };
 
 /* How the lowest of the reasons, a plain executable's, starts: past the

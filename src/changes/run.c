@@ -65,6 +65,35 @@ static void path_split(char *const *env, struct strv *out)
 	}
 }
 
+/* The folders of the code search paths in env, each with its variable
+ * (a static name). */
+static void code_split(char *const *env, struct strv *dirs, const char ***vars,
+		       size_t *n)
+{
+	static const char *const names[] = {"PYTHONPATH", "PERL5LIB", "PERLLIB",
+					    "RUBYLIB"};
+	for (size_t k = 0; k < ARRAY_SIZE(names); k++) {
+		size_t len = strlen(names[k]);
+		for (size_t i = 0; env && env[i]; i++) {
+			if (strncmp(env[i], names[k], len) != 0 ||
+			    env[i][len] != '=')
+				continue;
+			_cleanup_free_ char *copy = xstrdup(env[i] + len + 1);
+			char *save = NULL;
+			for (char *t = strtok_r(copy, ":", &save); t;
+			     t = strtok_r(NULL, ":", &save)) {
+				if (t[0] != '/')
+					continue;
+				strv_push(dirs, t);
+				*vars =
+				    xrealloc(*vars, dirs->n * sizeof(**vars));
+				(*vars)[dirs->n - 1] = names[k];
+			}
+		}
+	}
+	*n = dirs->n;
+}
+
 void changes_run_end(struct changes_run *r, const char *sandbox,
 		     const char *home, char *const *host_env)
 {
@@ -79,8 +108,11 @@ void changes_run_end(struct changes_run *r, const char *sandbox,
 	struct changes_bounds b;
 	changes_bounds_default(&b);
 	b.list = r->mode == CHANGES_FULL;
-	struct strv path = {0};
+	struct strv path = {0}, code = {0};
+	const char **code_vars = NULL;
+	size_t ncode = 0;
 	path_split(host_env, &path);
+	code_split(host_env, &code, &code_vars, &ncode);
 	struct changes_folder *f = xcalloc(r->n, sizeof(*f));
 	for (size_t i = 0; i < r->n; i++) {
 		struct lnk_err err = {0};
@@ -89,6 +121,9 @@ void changes_run_end(struct changes_run *r, const char *sandbox,
 		    .npath = path.n,
 		    .skip = (const char *const *)r->skip.v,
 		    .nskip = r->skip.n,
+		    .code_dirs = (const char *const *)code.v,
+		    .code_vars = code_vars,
+		    .ncode = ncode,
 		};
 		if (changes_walk(r->tops[i], r->since[i], &in, &b, &f[i],
 				 &err) < 0)
@@ -139,6 +174,8 @@ void changes_run_end(struct changes_run *r, const char *sandbox,
 		changes_folder_free(&f[i]);
 	free(f);
 	strv_free(&path);
+	strv_free(&code);
+	free(code_vars);
 	strv_free(&r->skip);
 	free(r->since);
 	r->since = NULL;

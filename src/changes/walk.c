@@ -52,6 +52,9 @@ struct walk {
 	size_t npath;
 	struct devino *skip;
 	size_t nskip;
+	struct devino *codes; /* the code search paths' folders */
+	const char **code_vars;
+	size_t ncode;
 	struct devino *confs; /* the user's configuration folders */
 	size_t nconfs;
 	struct devino *datas; /* the user's data folders */
@@ -341,6 +344,32 @@ static struct devino *devinos(const char *const *paths, size_t n, size_t *out_n)
 	return v;
 }
 
+/* The code search paths' folders, each with its variable (stat'd now:
+ * one the run made counts). */
+static void code_folders(struct walk *w, const struct changes_where *in)
+{
+	w->codes = in->ncode ? xcalloc(in->ncode, sizeof(*w->codes)) : NULL;
+	w->code_vars =
+	    in->ncode ? xcalloc(in->ncode, sizeof(*w->code_vars)) : NULL;
+	for (size_t i = 0; i < in->ncode; i++) {
+		struct stat ps;
+		if (in->code_dirs[i][0] != '/' ||
+		    stat(in->code_dirs[i], &ps) < 0 || !S_ISDIR(ps.st_mode))
+			continue;
+		w->codes[w->ncode] = (struct devino){ps.st_dev, ps.st_ino};
+		w->code_vars[w->ncode++] = in->code_vars[i];
+	}
+}
+
+static const char *code_var_of(const struct walk *w, const struct stat *st)
+{
+	for (size_t i = 0; i < w->ncode; i++)
+		if (w->codes[i].dev == st->st_dev &&
+		    w->codes[i].ino == st->st_ino)
+			return w->code_vars[i];
+	return NULL;
+}
+
 /* The file systems a mount below a write folder is walked on: local
  * ones, whose entries answer from this kernel at once (by the type's
  * name in mountinfo, which no FUSE server chooses: its types are
@@ -564,13 +593,15 @@ static void entry(struct walk *w, int dfd, const char *name,
 		struct flag_where cw;
 		flags_enter(where, name, parent_venv, &cw);
 		struct stat cst;
-		if ((w->npath || w->nskip || w->nconfs || w->ndatas) &&
+		if ((w->npath || w->nskip || w->nconfs || w->ndatas ||
+		     w->ncode) &&
 		    fstat(cfd, &cst) == 0) {
 			if (devino_in(w->skip, w->nskip, &cst)) {
 				close(cfd);
 				goto out;
 			}
 			cw.on_path = devino_in(w->path_dirs, w->npath, &cst);
+			cw.code_var = code_var_of(w, &cst);
 			if (devino_in(w->confs, w->nconfs, &cst))
 				flags_config_folder("", &cw);
 			else if (devino_in(w->datas, w->ndatas, &cst))
@@ -799,6 +830,8 @@ int changes_walk(const char *top, struct timespec since,
 	w.skip = devinos(in->skip, in->nskip, &w.nskip);
 	struct flag_where top_where = {0};
 	top_where.on_path = devino_in(w.path_dirs, w.npath, &st);
+	code_folders(&w, in);
+	top_where.code_var = code_var_of(&w, &st);
 	flags_top(top, &top_where);
 	char *confs[2] = {NULL, NULL}, *datas[2] = {NULL, NULL};
 	xdg_folders(false, confs);
@@ -819,6 +852,8 @@ int changes_walk(const char *top, struct timespec since,
 	if (w.topfd >= 0)
 		close(w.topfd);
 	free(w.path_dirs);
+	free(w.codes);
+	free(w.code_vars);
 	free(w.skip);
 	free(w.confs);
 	free(w.datas);

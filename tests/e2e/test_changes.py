@@ -77,6 +77,29 @@ def test_more_configs_that_are_programs_are_flagged(lnk, work, name):
         cp.stderr
 
 
+def test_a_module_left_on_a_code_path_of_yours_is_flagged(lnk, work):
+    """Threat: your PYTHONPATH (PERL5LIB, RUBYLIB) names a folder of the
+    project; the program leaves locale.py, strict.pm or rubygems.rb there,
+    and your next python, perl or ruby, anywhere, loads it in place of its
+    own. Such a folder is the project's own code, so it stays writable;
+    a module that shadows the language's own is named at the end."""
+    for d in ("lib", "perl", "rb"):
+        (work / d).mkdir()
+    env = {"PYTHONPATH": f"/nonexistent:{work}/lib",
+           "PERL5LIB": str(work / "perl"), "RUBYLIB": str(work / "rb")}
+    cp = sh(lnk, "echo x > lib/locale.py; echo x > lib/app.py; "
+            "echo x > perl/strict.pm; echo x > rb/rubygems.rb",
+            "--write", work, env=env)
+    lines = stderr_lines(cp)
+    for path, var in (("lib/locale.py", "PYTHONPATH"),
+                      ("perl/strict.pm", "PERL5LIB"),
+                      ("rb/rubygems.rb", "RUBYLIB")):
+        hit = [ln for ln in lines if f"project/{path}: " in ln]
+        assert hit and var in hit[0], (path, cp.stderr)
+    assert not [ln for ln in lines if "project/lib/app.py: " in ln], \
+        cp.stderr
+
+
 def test_what_runs_later_is_flagged_with_its_reason(lnk, work):
     (work / "Makefile").write_text("all:\n\ttrue\n")
     (work / "package.json").write_text('{"name":"app"}\n')
