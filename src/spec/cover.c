@@ -18,12 +18,13 @@ static bool in_paths(const struct key_value *kv, const char *v)
 	return false;
 }
 
-/* Whether v, below the accepted folder top, lies at or below one of its
- * top's entries lnk keeps read only (a dot entry, or a name of the dot
- * files' list such as Jenkinsfile), unless the accepted run let the
- * program write them (write_dot_files naming top). Any name starting
- * with a dot counts, not only the list's: asking once too often is the
- * safe side. */
+/* Whether v, below the accepted folder top, lies at or below an entry
+ * lnk keeps read only there: a dot entry or a name of the dot files' list
+ * (Jenkinsfile) at any depth (a submodule's sub/.git is kept whole, as
+ * the top's .git), or a git directory's hooks (bare.git/hooks), unless the
+ * accepted run let the program write them (write_dot_files naming top).
+ * Any name starting with a dot counts, not only the list's: asking once
+ * too often is the safe side. */
 static bool in_kept_entry(const char *v, const char *top,
 			  const struct policy *was)
 {
@@ -32,16 +33,22 @@ static bool in_kept_entry(const char *v, const char *top,
 		n = 0;
 	if (strncmp(v, top, n) != 0 || v[n] != '/')
 		return false;
-	const char *first = v + n + 1;
-	size_t len = strcspn(first, "/");
-	char name[NAME_MAX + 1];
-	if (len == 0 || len > NAME_MAX)
+	if (strv_contains(&was->k[K_FILES_WRITE_DOT_FILES].list, top))
 		return false;
-	memcpy(name, first, len);
-	name[len] = '\0';
-	if (name[0] != '.' && !is_dot_file(name))
-		return false;
-	return !strv_contains(&was->k[K_FILES_WRITE_DOT_FILES].list, top);
+	for (const char *p = v + n + 1; *p;) {
+		size_t len = strcspn(p, "/");
+		char name[NAME_MAX + 1];
+		if (len == 0 || len > NAME_MAX)
+			return len > NAME_MAX;
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if (name[0] == '.' || is_dot_file(name) ||
+		    strcmp(name, "hooks") == 0)
+			return true;
+		p += len;
+		p += strspn(p, "/");
+	}
+	return false;
 }
 
 /* Whether the folder v (of now's write or read) opens nothing that was's

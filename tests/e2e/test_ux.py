@@ -661,10 +661,15 @@ def test_a_folder_below_an_accepted_one_that_was_kept_closed_asks(
              "--", "true")
     assert cp.returncode == 0, cp.stderr
     # the spec edited to open them
+    # (a submodule's git directory, kept whole, is a dot entry below)
     for extra in ('write = [".", ".git/hooks"]', 'write = [".", ".vscode"]',
                   'write = ["."]\nread = ["secret/inner"]',
-                  'write = ["ro"]', 'write = [".", "ro/sub"]'):
+                  'write = ["ro"]', 'write = [".", "ro/sub"]',
+                  'write = [".", "sub/.git"]', 'write = [".", "sub/.git/x"]',
+                  'write = [".", "bare.git/hooks"]'):
         (work / ".vscode").mkdir(exist_ok=True)
+        (work / "sub" / ".git" / "x").mkdir(parents=True, exist_ok=True)
+        (work / "bare.git" / "hooks").mkdir(parents=True, exist_ok=True)
         (work / "app.toml").write_text(
             f'version = 1\n[files]\n{extra}\nhide = ["secret"]\n'
             '[commands]\nallow = ["true"]\n')
