@@ -24,6 +24,7 @@ enum tc_format {
 	TC_EQ,	  /* `key = value`: INI, npmrc, TOML */
 	TC_YAML,  /* `key: value`, `- value` */
 	TC_SHELL, /* a shell's startup file: what it sources or runs */
+	TC_JSON,  /* `"key": value` a line (VS Code's settings) */
 };
 
 enum tc_base {
@@ -76,6 +77,22 @@ static const char *const direnv_paths[] = {
     "PATH_add",	   "path_add",
     "load_prefix", NULL};
 static const char *const hook_commands[] = {"entry", "run", NULL};
+/* VS Code (and its forks) run these from the workspace as it opens: an
+ * interpreter, a language server, a tool its extensions start */
+static const char *const vscode_paths[] = {"python.defaultInterpreterPath",
+					   "python.pythonPath",
+					   "typescript.tsdk",
+					   "eslint.nodePath",
+					   "rust-analyzer.server.path",
+					   "clangd.path",
+					   "go.goroot",
+					   "java.jdt.ls.java.home",
+					   "python.venvPath",
+					   "deno.path",
+					   "prettier.prettierPath",
+					   "biome.lspBin",
+					   "ruff.interpreter",
+					   NULL};
 
 static const struct tool_conf confs[] = {
     {"ssh",
@@ -226,6 +243,16 @@ static const struct tool_conf confs[] = {
      "your next commit",
      NULL,
      hook_commands,
+     true},
+    {"code",
+     TC_JSON,
+     TC_BASE_PARENT,
+     NULL,
+     {"./.vscode/settings.json"},
+     "the project's .vscode/settings.json names it: VS Code runs it as the "
+     "folder opens (an interpreter, a language server)",
+     vscode_paths,
+     NULL,
      true},
 };
 
@@ -381,6 +408,12 @@ static void keyed(struct scan *s, const char *key, char *v, const char *base)
 		return;
 	v = unquote(v);
 	v[strcspn(v, " \t")] = '\0';
+	/* VS Code's own name for the folder a path is taken from */
+	static const char wsf[] = "${workspaceFolder}";
+	if (strncmp(v, wsf, sizeof(wsf) - 1) == 0) {
+		v += sizeof(wsf) - 1;
+		v += strspn(v, "/");
+	}
 	_cleanup_free_ char *a = absolute(s, v, base);
 	if (a)
 		s->cb->file(s->cb->ctx, a, s->tc->why);
@@ -497,6 +530,26 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 	switch (s->tc->fmt) {
 	case TC_SHELL:
 		return; /* shell_line, above */
+	case TC_JSON: {
+		line += strspn(line, "{[, \t");
+		if (*line != '"')
+			return;
+		key = ++line;
+		line += strcspn(line, "\"");
+		if (!*line)
+			return;
+		*line++ = '\0';
+		line += strspn(line, " \t");
+		if (*line != ':')
+			return;
+		v = line + 1;
+		unlist(v);
+		for (size_t n = strlen(v); n && strchr(" \t", v[n - 1]); n--)
+			v[n - 1] = '\0';
+		v += strspn(v, " \t");
+		v = unquote(v);
+		break;
+	}
 	case TC_SSH: {
 		size_t k = strcspn(line, " \t=");
 		if (!line[k])

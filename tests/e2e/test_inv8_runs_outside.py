@@ -1961,6 +1961,11 @@ PROJECT_NAMED = [
      "tools", "tools/check.sh"),
     ("lefthook.yml", "pre-commit:\n  commands:\n    x:\n"
      "      run: ./tools/lh.sh {staged_files}\n", "tools", "tools/lh.sh"),
+    (".vscode/settings.json", '{\n  "python.defaultInterpreterPath": '
+     '"${workspaceFolder}/tools/py",\n  "editor.tabSize": 2\n}\n', "tools",
+     "tools/py"),
+    (".vscode/settings.json", '{"typescript.tsdk": "tools/ts/lib"}\n',
+     "tools", "tools/ts/lib/tsserver.js"),
 ]
 
 
