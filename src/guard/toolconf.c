@@ -273,19 +273,13 @@ static const char *env_value(char *const *env, const char *name, size_t n)
 	return NULL;
 }
 
-/* The file at real (its links followed by the caller: a dotfiles
- * repository's), whole, or NULL: no regular file, or too big. */
-static char *read_conf(const char *real)
+/* The regular file open at fd (its links followed: a dotfiles
+ * repository's; no FIFO or device, which would hold lnk's start), whole,
+ * or NULL when it is too big. */
+static char *read_conf(int fd)
 {
-	_cleanup_close_ int fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
 	char *text = NULL;
-
-	/* a FIFO or a device there would hold lnk's start */
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    read_fd_all(fd, TC_FILE_MAX, &text, NULL) < 0)
-		return NULL;
-	return text;
+	return read_fd_all(fd, TC_FILE_MAX, &text, NULL) < 0 ? NULL : text;
 }
 
 static char *dir_of(const char *path)
@@ -612,15 +606,24 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 
 static void scan_file(struct scan *s, const char *path, int depth)
 {
-	_cleanup_free_ char *real = realpath(path, NULL);
-	if (!real || strv_contains(&s->seen, real))
+	/* one open for a file that is missing, as most are: a start pays
+	 * for none of the rest; a file read once, by what it is (an include
+	 * loop, the same file at two paths) */
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	char id[64];
+	snprintf(id, sizeof(id), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	if (strv_contains(&s->seen, id))
 		return;
 	if (s->seen.n >= TC_FILES_MAX) {
 		s->cb->over(s->cb->ctx, path);
 		return;
 	}
-	strv_push(&s->seen, real);
-	_cleanup_free_ char *text = read_conf(real);
+	strv_push(&s->seen, id);
+	_cleanup_free_ char *text = read_conf(fd);
 	if (!text)
 		return;
 	_cleanup_free_ char *dir = dir_of(path);
