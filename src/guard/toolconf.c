@@ -68,14 +68,13 @@ static const char *const cargo_commands[] = {"rustc-wrapper",
 					     "credential-provider",
 					     "global-credential-providers",
 					     NULL};
-/* direnv's stdlib: what it sources, loads into the environment, or puts
- * on PATH (no new `direnv allow` is asked when those change) */
+/* direnv's stdlib: what it sources or loads into the environment (no
+ * new `direnv allow` is asked when those change). Not what PATH_add puts
+ * on PATH: that is most often a folder the build writes
+ * (node_modules/.bin), which a kept folder would break. */
 static const char *const direnv_paths[] = {
-    "source_env",  "source_env_if_exists",
-    "source",	   ".",
-    "dotenv",	   "dotenv_if_exists",
-    "PATH_add",	   "path_add",
-    "load_prefix", NULL};
+    "source_env", "source_env_if_exists", "source", ".",
+    "dotenv",	  "dotenv_if_exists",	  NULL};
 static const char *const hook_commands[] = {"entry", "run", NULL};
 /* VS Code (and its forks) run these from the workspace as it opens: an
  * interpreter, a language server, a tool its extensions start */
@@ -218,8 +217,8 @@ static const struct tool_conf confs[] = {
      TC_BASE_DIR,
      NULL,
      {"./.envrc", "./.envrc.local"},
-     "the project's .envrc names it: direnv sources it or puts it on PATH "
-     "at your next cd, asking no new direnv allow",
+     "the project's .envrc names it: direnv sources it at your next cd, "
+     "asking no new direnv allow",
      direnv_paths,
      NULL,
      true},

@@ -1955,7 +1955,7 @@ PROJECT_NAMED = [
     (".cargo/config.toml", '[build]\nrustc-wrapper = "tools/wrap.sh"\n',
      "tools", "tools/wrap.sh"),
     (".envrc", "source_env tools/env.sh\n", "tools", "tools/env.sh"),
-    (".envrc", "PATH_add tools/bin\n", "tools", "tools/bin/ls"),
+    (".envrc", "dotenv tools/env\n", "tools", "tools/env"),
     (".pre-commit-config.yaml", "repos:\n- repo: local\n  hooks:\n"
      "  - id: x\n    entry: ./tools/check.sh\n    language: script\n",
      "tools", "tools/check.sh"),
@@ -1981,8 +1981,8 @@ def test_what_a_kept_project_file_names_is_kept(lnk, work, kept, text, value,
     names tools/yarn-4.cjs, which the program rewrote: the user's next
     `yarn` ran it. The same for yarn 1's yarn-path, .npmrc's script-shell
     and node-options, cargo's rustc-wrapper, direnv's source_env and
-    PATH_add (no new `direnv allow` is asked), a pre-commit local hook's
-    entry, a lefthook command."""
+    dotenv (no new `direnv allow` is asked), a pre-commit local hook's
+    entry, a lefthook command, what .vscode/settings.json runs."""
     k = work / kept
     k.parent.mkdir(parents=True, exist_ok=True)
     k.write_text(text)
@@ -1996,8 +1996,12 @@ def test_what_a_kept_project_file_names_only_is_kept(lnk, work):
     (work / ".yarnrc.yml").write_text("cacheFolder: ./cache\n"
                                       "yarnPath: tools/yarn.cjs\n")
     (work / ".npmrc").write_text("cache=./npm-cache\n")
-    cp = sh_to_the_end(lnk, "mkdir -p cache npm-cache && echo x > cache/a "
-                       "&& echo x > npm-cache/b", "--write", work)
+    # what .envrc puts on PATH is most often what a build writes
+    (work / ".envrc").write_text("PATH_add node_modules/.bin\n")
+    cp = sh_to_the_end(lnk, "mkdir -p cache npm-cache node_modules/.bin && "
+                       "echo x > cache/a && echo x > npm-cache/b && "
+                       "echo x > node_modules/.bin/c", "--write", work)
+    assert (work / "node_modules" / ".bin" / "c").exists(), cp.stderr
     assert (work / "cache" / "a").exists(), cp.stderr
     assert (work / "npm-cache" / "b").exists(), cp.stderr
 
