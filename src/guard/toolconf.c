@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/util.h"
 
 /* A real config is far smaller; one this size is read no further. */
@@ -391,10 +392,51 @@ static bool in_keys(const char *const *keys, const char *key)
 /* A value of a row with keys: a path (from base) kept whole, or a command
  * handed on; a key of neither list names nothing to keep (a cache
  * folder the program is to write). */
+/* Whether a path of the project's lies in its installed dependencies
+ * (node_modules, a virtualenv, vendor, target): every install rewrites
+ * them, and what they run later is the report's to count, not a kept
+ * file's. A kept path there (typescript.tsdk = node_modules/typescript/
+ * lib, a hook's ./node_modules/.bin/eslint) would keep npm install from
+ * making node_modules at all. */
+static bool in_dependencies(const char *w)
+{
+	static const char *const deps[] = {
+	    "node_modules",	".venv",  "venv",
+	    "vendor",		"target", "site-packages",
+	    "bower_components", NULL};
+	for (const char *p = w; *p;) {
+		size_t n = strcspn(p, "/");
+		for (size_t i = 0; deps[i]; i++)
+			if (n == strlen(deps[i]) && strncmp(p, deps[i], n) == 0)
+				return true;
+		p += n;
+		p += strspn(p, "/");
+	}
+	return false;
+}
+
+/* A project's command without its words in the dependencies (above):
+ * each blank-separated word that names one is dropped. */
+static char *without_dependencies(const char *v)
+{
+	struct buf b = {0};
+	_cleanup_free_ char *all = xstrdup(v);
+	for (char *save = NULL, *w = strtok_r(all, " \t", &save); w;
+	     w = strtok_r(NULL, " \t", &save)) {
+		if (in_dependencies(w))
+			continue;
+		buf_printf(&b, "%s%s", b.len ? " " : "", w);
+	}
+	return b.p ? buf_steal(&b) : xstrdup("");
+}
+
 static void keyed(struct scan *s, const char *key, char *v, const char *base)
 {
 	if (in_keys(s->tc->commands, key)) {
-		s->cb->value(s->cb->ctx, v, base, s->tc->why);
+		_cleanup_free_ char *c =
+		    s->tc->project ? without_dependencies(v) : xstrdup(v);
+		if (*c)
+			s->cb->value(s->cb->ctx, c, base, s->tc->why);
 		return;
 	}
 	if (!in_keys(s->tc->paths, key))
@@ -407,6 +449,8 @@ static void keyed(struct scan *s, const char *key, char *v, const char *base)
 		v += sizeof(wsf) - 1;
 		v += strspn(v, "/");
 	}
+	if (s->tc->project && in_dependencies(v))
+		return;
 	_cleanup_free_ char *a = absolute(s, v, base);
 	if (a)
 		s->cb->file(s->cb->ctx, a, s->tc->why);

@@ -1996,8 +1996,16 @@ def test_what_a_kept_project_file_names_only_is_kept(lnk, work):
     (work / ".yarnrc.yml").write_text("cacheFolder: ./cache\n"
                                       "yarnPath: tools/yarn.cjs\n")
     (work / ".npmrc").write_text("cache=./npm-cache\n")
-    # what .envrc puts on PATH is most often what a build writes
+    # what .envrc puts on PATH is most often what a build writes, and a
+    # hook or an editor's setting often names an installed dependency:
+    # npm install must still make node_modules
     (work / ".envrc").write_text("PATH_add node_modules/.bin\n")
+    (work / ".vscode").mkdir()
+    (work / ".vscode" / "settings.json").write_text(
+        '{"typescript.tsdk": "node_modules/typescript/lib"}\n')
+    (work / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: local\n  hooks:\n  - id: e\n"
+        "    entry: ./node_modules/.bin/eslint --fix\n")
     cp = sh_to_the_end(lnk, "mkdir -p cache npm-cache node_modules/.bin && "
                        "echo x > cache/a && echo x > npm-cache/b && "
                        "echo x > node_modules/.bin/c", "--write", work)
