@@ -1990,8 +1990,12 @@ def test_what_a_kept_project_file_names_is_kept(lnk, work, kept, text, value,
 
 
 def test_what_a_kept_project_file_names_only_is_kept(lnk, work):
-    """The other side of the same rule: a key that names no program
-    (yarn's cache folder, npm's cache) leaves its folder the program's to
+    """Invariant 8 (what runs outside later), promise: a program changes
+    only what nothing outside runs later, and its tools keep working.
+
+    The other side of the same rule: a key that names no program (yarn's
+    cache folder, npm's cache), what .envrc puts on PATH and a path into
+    the installed dependencies leave their folders the program's to
     write, as an install needs."""
     (work / ".yarnrc.yml").write_text("cacheFolder: ./cache\n"
                                       "yarnPath: tools/yarn.cjs\n")
