@@ -74,34 +74,24 @@ static void usage(FILE *f)
 	    f);
 }
 
-/* Whether the session could rewrite or replace its own spec: the file,
- * or a folder on its way, is a folder the session writes, by identity (a
- * bind mount of it at another path is the same folder); or a mount below
- * a folder the session writes shows the spec, or a folder holding it (the
- * spec's folder bound into the session's home). Threat: enter asks no
- * question, so a spec the session rewrote (tools, the internet) would be
- * the next session's grants. */
-static bool spec_in_reach(const char *spec, const struct policy *pol)
+/* Whether the real path real is, or lies in, a folder the session
+ * writes: by identity (a folder on its way is a write folder), or a mount
+ * at or below a write folder shows it or a folder holding it. */
+static bool real_in_reach(const char *real, const struct policy *pol,
+			  const struct mount_table *mt)
 {
-	char real[PATH_MAX];
-	if (!realpath(spec, real))
-		return true; /* nothing known is nothing proved */
-	struct mount_table mt;
-	bool have_mounts = mounts_read(&mt) == 0;
 	const enum key_id ids[] = {K_FILES_WRITE, K_FILES_WRITE_DOT_FILES};
 	for (size_t k = 0; k < ARRAY_SIZE(ids); k++) {
 		const struct strv *w = &pol->k[ids[k]].list;
 		for (size_t i = 0; i < w->n; i++) {
 			struct stat ws, st;
 			struct strv alts = {0};
-			if (have_mounts)
-				mounts_seen_at(&mt, w->v[i], real, &alts);
+			if (mt)
+				mounts_seen_at(mt, w->v[i], real, &alts);
 			bool shown = alts.n > 0;
 			strv_free(&alts);
-			if (shown) {
-				mounts_free(&mt);
+			if (shown)
 				return true;
-			}
 			if (stat(w->v[i], &ws) < 0)
 				continue;
 			char walk[PATH_MAX];
@@ -109,11 +99,8 @@ static bool spec_in_reach(const char *spec, const struct policy *pol)
 			for (;;) {
 				if (stat(walk, &st) == 0 &&
 				    st.st_dev == ws.st_dev &&
-				    st.st_ino == ws.st_ino) {
-					if (have_mounts)
-						mounts_free(&mt);
+				    st.st_ino == ws.st_ino)
 					return true;
-				}
 				char *slash = strrchr(walk, '/');
 				if (!slash || slash == walk)
 					break;
@@ -121,9 +108,96 @@ static bool spec_in_reach(const char *spec, const struct policy *pol)
 			}
 		}
 	}
+	return false;
+}
+
+/* Whether a link on the way to spec, as it is written, lies in a folder
+ * the session writes: the session could point it at another spec
+ * (~/sess/alice.toml -> /etc/lnk/users/alice/alice.toml, replaced by a
+ * link to a wider one). The links are followed by hand, at most 40; a
+ * path that cannot be walked counts as in reach. */
+static bool link_in_reach(const char *spec, const struct policy *pol,
+			  const struct mount_table *mt)
+{
+	char cur[PATH_MAX] = "";
+	_cleanup_free_ char *rest = NULL;
+	if (spec[0] == '/') {
+		rest = xstrdup(spec);
+	} else {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof(cwd)))
+			return true;
+		rest = xasprintf("%s/%s", cwd, spec);
+	}
+	int hops = 0;
+	size_t pos = 0;
+	for (;;) {
+		while (rest[pos] == '/')
+			pos++;
+		if (!rest[pos])
+			return false;
+		size_t end = pos + strcspn(rest + pos, "/");
+		char comp[NAME_MAX + 1];
+		if (end - pos > NAME_MAX)
+			return true;
+		memcpy(comp, rest + pos, end - pos);
+		comp[end - pos] = '\0';
+		pos = end;
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			char *s = strrchr(cur, '/');
+			if (s)
+				*s = '\0';
+			continue;
+		}
+		char next[PATH_MAX];
+		if ((size_t)snprintf(next, sizeof(next), "%s/%s", cur, comp) >=
+		    sizeof(next))
+			return true;
+		struct stat st;
+		if (lstat(next, &st) < 0)
+			return true;
+		if (!S_ISLNK(st.st_mode)) {
+			memcpy(cur, next, sizeof(cur));
+			continue;
+		}
+		if (real_in_reach(cur[0] ? cur : "/", pol, mt) || ++hops > 40)
+			return true;
+		char target[PATH_MAX];
+		ssize_t n = readlink(next, target, sizeof(target) - 1);
+		if (n <= 0)
+			return true;
+		target[n] = '\0';
+		char *nrest = xasprintf("%s/%s", target, rest + pos);
+		free(rest);
+		rest = nrest;
+		pos = 0;
+		if (target[0] == '/')
+			cur[0] = '\0';
+	}
+}
+
+/* Whether the session could rewrite or replace its own spec: the file,
+ * or a folder on its way, is a folder the session writes, by identity (a
+ * bind mount of it at another path is the same folder); or a mount below
+ * a folder the session writes shows the spec, or a folder holding it (the
+ * spec's folder bound into the session's home); or a link on the spec's
+ * path as written lies in one. Threat: enter asks no question, so a spec
+ * the session rewrote or replaced (tools, the internet) would be the next
+ * session's grants. */
+static bool spec_in_reach(const char *spec, const struct policy *pol)
+{
+	char real[PATH_MAX];
+	if (!realpath(spec, real))
+		return true; /* nothing known is nothing proved */
+	struct mount_table mt;
+	bool have_mounts = mounts_read(&mt) == 0;
+	const struct mount_table *m = have_mounts ? &mt : NULL;
+	bool r = real_in_reach(real, pol, m) || link_in_reach(spec, pol, m);
 	if (have_mounts)
 		mounts_free(&mt);
-	return false;
+	return r;
 }
 
 /* "/etc/lnk/users/alice/alice.toml" -> "alice"; NULL when the file's name

@@ -70,7 +70,8 @@ def test_spec_without_bash_is_refused(lnk, tmp_path):
 
 
 @pytest.mark.parametrize("where", ["in-folder", "below", "bind-alias",
-                                   "bound-inside"])
+                                   "bound-inside", "file-link",
+                                   "folder-link"])
 def test_a_session_never_writes_its_own_spec(lnk, home, tmp_path, where):
     """Invariant 6 (policy), promise: a spec that widens asks again; enter
     asks no one, so its spec must lie beyond the session's reach.
@@ -81,7 +82,9 @@ def test_a_session_never_writes_its_own_spec(lnk, home, tmp_path, where):
     started with them, asking nothing. Such a spec is refused, by
     identity (a bind mount of the folder at another path is the same
     folder, and so is the spec's own folder bound inside the session's:
-    /etc/lnk/users/alice bound at /home/alice/specs)."""
+    /etc/lnk/users/alice bound at /home/alice/specs; and a link in the
+    folder on the spec's path, which the session could point at a wider
+    spec)."""
     folder = tmp_path / "alice"
     folder.mkdir()
     if where == "in-folder":
@@ -97,6 +100,18 @@ def test_a_session_never_writes_its_own_spec(lnk, home, tmp_path, where):
         subprocess.run(["mount", "--bind", str(folder), str(alias)],
                        check=True)
         spec = alias / "alice.toml"
+    if where in ("file-link", "folder-link"):
+        # the spec lies outside, reached through a link in the folder:
+        # the session replaces the link with one to a wider spec
+        specs = tmp_path / "specs"
+        specs.mkdir()
+        (specs / "alice.toml").write_text(spec_text())
+        if where == "file-link":
+            (folder / "alice.toml").symlink_to(specs / "alice.toml")
+            spec = folder / "alice.toml"
+        else:
+            (folder / "spec").symlink_to(specs)
+            spec = folder / "spec" / "alice.toml"
     if where == "bound-inside":
         if not IS_ROOT:
             pytest.skip("a bind mount needs root")
@@ -107,7 +122,8 @@ def test_a_session_never_writes_its_own_spec(lnk, home, tmp_path, where):
                         str(folder / "specs")], check=True)
         spec = specs / "alice.toml"
     try:
-        spec.write_text(spec_text())
+        if not where.endswith("-link"):
+            spec.write_text(spec_text())
         cp = lnk("sandbox", "enter", "--spec", spec, "--folder", folder,
                  "--", "bash", "-c", "echo ran > ran")
         assert cp.returncode == 2, (cp.stdout, cp.stderr)
