@@ -553,6 +553,24 @@ static void shell_line(struct scan *s, const char *line, int depth)
 	}
 }
 
+/* ssh's value with %d (the home folder) expanded and %% made one %. */
+static char *ssh_tokens(const char *v, const char *home)
+{
+	struct buf b = {0};
+	for (const char *p = v; *p; p++) {
+		if (p[0] == '%' && p[1] == 'd') {
+			buf_puts(&b, home);
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			buf_putc(&b, '%');
+			p++;
+		} else {
+			buf_putc(&b, *p);
+		}
+	}
+	return b.p ? buf_steal(&b) : xstrdup("");
+}
+
 static void one_line(struct scan *s, char *line, const char *base, int depth)
 {
 	if (s->tc->fmt == TC_SHELL) {
@@ -564,6 +582,7 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 	if (!*line || *line == '#' || *line == ';')
 		return;
 	char *key = line, *v = NULL;
+	_cleanup_free_ char *ssh_v = NULL;
 	switch (s->tc->fmt) {
 	case TC_SHELL:
 		return; /* shell_line, above */
@@ -594,6 +613,12 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 		v = line + k;
 		*v++ = '\0';
 		v += strspn(v, " \t=");
+		/* ssh's %d is the home folder (Match exec, KnownHostsCommand,
+		 * IdentityFile, UserKnownHostsFile, ...) */
+		if (s->tc->include_base && strstr(v, "%d")) {
+			ssh_v = ssh_tokens(v, s->home);
+			v = ssh_v;
+		}
 		if (s->tc->include_base && strcasecmp(key, "include") == 0) {
 			if (depth < TC_DEPTH_MAX)
 				ssh_include(s, v, depth);

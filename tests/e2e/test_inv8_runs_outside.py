@@ -1895,6 +1895,11 @@ TOOL_CONFIGS = [
     (".ssh/config", "Include {W}/ssh.conf\n", "ssh.conf", "ssh.conf"),
     (".ssh/config", "Include {W}/ssh.d/*.conf\n", "ssh.d", "ssh.d/x.conf"),
     (".ssh/config", "Include ../project/rel.conf\n", "rel.conf", "rel.conf"),
+    # ssh's %d is the home folder
+    (".ssh/config", "Match exec \"%d/project/md.sh %h\"\n", "md.sh",
+     "md.sh"),
+    (".ssh/config", "Host k\n  KnownHostsCommand %d/project/khc %H\n",
+     "khc", "khc"),
     (".aws/config", "[profile dev]\ncredential_process = {W}/creds --p dev\n",
      "creds", "creds"),
     (".kube/config", "users:\n- name: u\n  user:\n    exec:\n"
