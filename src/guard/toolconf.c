@@ -214,7 +214,7 @@ static const struct tool_conf confs[] = {
      cargo_commands,
      true},
     {"direnv",
-     TC_SSH,
+     TC_SHELL,
      TC_BASE_DIR,
      NULL,
      {"./.envrc", "./.envrc.local"},
@@ -475,6 +475,15 @@ static bool sh_word(const char **p, char *out, size_t cap)
 		return true;
 	}
 	for (; *c; c++) {
+		if (q != '\'' && c[0] == '$' && c[1] == '{' && strchr(c, '}')) {
+			/* ${HOME}: a variable, one word with what follows */
+			const char *e = strchr(c, '}');
+			for (; c <= e; c++)
+				if (n + 1 < cap)
+					out[n++] = *c;
+			c--; /* at the '}', which the loop steps past */
+			continue;
+		}
 		if (!q &&
 		    (strchr(" \t;&|(){}`", *c) || (c[0] == '$' && c[1] == '(')))
 			break;
@@ -497,32 +506,62 @@ static bool sh_word(const char **p, char *out, size_t cap)
 	return true;
 }
 
-/* A line of a shell's startup file: at each command's start (after the
- * shell's keywords and VAR=value words), `. FILE` and `source FILE` are
- * followed (kept, and read as a startup file too), and a program named
- * by its path (conda's init block runs '~/miniconda3/bin/conda' in
- * $(...)) is kept. */
-static void shell_line(struct scan *s, const char *line, int depth)
+/* A word of a startup file with a wildcard (for f in ~/w/rc.d/x*.sh):
+ * the folder holding its first wildcard is kept whole, so no new file
+ * can match it. */
+static void shell_wildcard(struct scan *s, const char *w, const char *base)
+{
+	const char *wild = strpbrk(w, "*?[");
+	if (!wild)
+		return;
+	_cleanup_free_ char *head = xstrndup(w, (size_t)(wild - w));
+	_cleanup_free_ char *a =
+	    head[0] == '$' ? NULL : absolute(s, head, base ? base : NULL);
+	if (!a)
+		return;
+	_cleanup_free_ char *dir = dir_of(a);
+	s->cb->file(s->cb->ctx, dir, s->tc->why);
+}
+
+/* A line of a shell's startup file (or of .envrc, base its folder): at
+ * each command's start (after the shell's keywords, the prefixes that run
+ * what follows (env, nohup, time) and VAR=value words), `. FILE`,
+ * `source FILE` (and the row's own such words: direnv's source_env,
+ * dotenv) are followed (kept, and read as a startup file too), and a
+ * program named by its path (conda's init block runs
+ * '~/miniconda3/bin/conda' in $(...); .envrc's tools/env.sh) is kept. The
+ * commands a prompt variable, an alias or a trap holds are read the same
+ * way; a wildcard's folder is kept whole. */
+static void shell_line(struct scan *s, const char *line, const char *base,
+		       int depth)
 {
 	static const char *const keywords[] = {
-	    "then",   "do", "else", "elif", "if",      "while",
-	    "until",  "!",  "eval", "exec", "command", "builtin",
-	    "export", "[",  "[[",   "test", NULL};
+	    "then",   "do",	"else",	   "elif",    "if",	 "while",
+	    "until",  "!",	"eval",	   "exec",    "command", "builtin",
+	    "export", "local",	"env",	   "nohup",   "time",	 "nice",
+	    "sudo",   "setsid", "declare", "typeset", NULL};
+	static const char *const prompts[] = {
+	    "PROMPT_COMMAND", "PS0",	 "PS1", "PS2", "PS4",
+	    "PROMPT",	      "RPROMPT", NULL};
 	char w[PATH_MAX];
 	bool start = true, source_next = false, in_test = false;
+	bool alias_next = false, trap_next = false;
 
 	for (const char *p = line; sh_word(&p, w, sizeof(w));) {
 		if (w[0] == '#' && start)
 			return;
 		if (strcmp(w, "\n") == 0) {
 			start = true;
-			source_next = in_test = false;
+			source_next = in_test = alias_next = trap_next = false;
 			continue;
 		}
+		if (w[0] == '/' || w[0] == '~' || (base && strchr(w, '/')))
+			shell_wildcard(s, w, base);
 		if (source_next) {
 			source_next = false;
 			_cleanup_free_ char *a =
-			    w[0] == '$' ? NULL : absolute(s, w, s->home);
+			    w[0] == '$' ? NULL
+					: absolute(s, w, base ? base : s->home);
 			if (a) {
 				s->cb->file(s->cb->ctx, a, s->tc->why);
 				/* read on only in the home: the system's
@@ -535,6 +574,14 @@ static void shell_line(struct scan *s, const char *line, int depth)
 			}
 			continue;
 		}
+		char *eq = strchr(w, '=');
+		if ((alias_next || trap_next) && depth < TC_DEPTH_MAX) {
+			/* alias ll='~/w/ll', trap '~/w/x' EXIT */
+			shell_line(s, alias_next && eq ? eq + 1 : w, base,
+				   depth + 1);
+			trap_next = false;
+			continue;
+		}
 		/* a test's words ([ -f FILE ]) name no command */
 		if (in_test || !start)
 			continue;
@@ -543,13 +590,27 @@ static void shell_line(struct scan *s, const char *line, int depth)
 			in_test = true;
 			continue;
 		}
-		if (in_keys(keywords, w) || (strchr(w, '=') && w[0] != '/'))
+		if (eq && w[0] != '/') {
+			/* PROMPT_COMMAND=..., PS1='$(~/w/ps1)': run at
+			 * every prompt */
+			*eq = '\0';
+			if (in_keys(prompts, w) && depth < TC_DEPTH_MAX)
+				shell_line(s, eq + 1, base, depth + 1);
 			continue; /* still before the command */
+		}
+		if (in_keys(keywords, w))
+			continue;
 		start = false;
-		if (strcmp(w, ".") == 0 || strcmp(w, "source") == 0)
+		if (strcmp(w, ".") == 0 || strcmp(w, "source") == 0 ||
+		    in_keys(s->tc->paths, w))
 			source_next = true;
-		else if (w[0] == '/' || w[0] == '~' || w[0] == '$')
-			s->cb->value(s->cb->ctx, w, NULL, s->tc->why);
+		else if (strcmp(w, "alias") == 0)
+			alias_next = true;
+		else if (strcmp(w, "trap") == 0)
+			trap_next = true;
+		else if (w[0] == '/' || w[0] == '~' || w[0] == '$' ||
+			 (base && strchr(w, '/')))
+			s->cb->value(s->cb->ctx, w, base, s->tc->why);
 	}
 }
 
@@ -574,7 +635,7 @@ static char *ssh_tokens(const char *v, const char *home)
 static void one_line(struct scan *s, char *line, const char *base, int depth)
 {
 	if (s->tc->fmt == TC_SHELL) {
-		shell_line(s, line, depth);
+		shell_line(s, line, base, depth);
 		return;
 	}
 	line += strspn(line, " \t");
@@ -694,6 +755,18 @@ static void scan_file(struct scan *s, const char *path, int depth)
 	_cleanup_free_ char *text = read_conf(fd);
 	if (!text)
 		return;
+	if (s->tc->fmt == TC_SHELL) {
+		/* a line continued (`source \` and the file on the next) */
+		char *o = text;
+		for (const char *c = text; *c; c++) {
+			if (c[0] == '\\' && c[1] == '\n') {
+				c++;
+				continue;
+			}
+			*o++ = *c;
+		}
+		*o = '\0';
+	}
 	_cleanup_free_ char *dir = dir_of(path);
 	_cleanup_free_ char *base = NULL;
 	if (s->tc->base == TC_BASE_DIR)

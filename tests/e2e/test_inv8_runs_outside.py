@@ -1193,6 +1193,15 @@ RC_NAMED = [
      "tools/env.sh"),
     (".zshrc", "source ~/zsh-plugins/x/x.plugin.zsh",
      "zsh-plugins/x/x.plugin.zsh"),
+    # Fedora's .bashrc reads a folder of snippets this way
+    (".bashrc", 'for f in ~/rc.d/*.sh; do . "$f"; done', "rc.d/new.sh"),
+    (".bashrc", "PROMPT_COMMAND='~/pc/prompt'", "pc/prompt"),
+    (".bashrc", "PS1='$(~/ps/ps1) $ '", "ps/ps1"),
+    (".bashrc", "alias ll='~/al/ll -l'", "al/ll"),
+    (".bashrc", "trap '~/tr/onexit' EXIT", "tr/onexit"),
+    (".bashrc", "env FOO=1 ~/en/prog", "en/prog"),
+    (".bashrc", "source ${HOME}/br/x.sh", "br/x.sh"),
+    (".bashrc", "source \\\n  ~/co/cont.sh", "co/cont.sh"),
 ]
 
 
@@ -1961,6 +1970,12 @@ PROJECT_NAMED = [
      "tools", "tools/wrap.sh"),
     (".envrc", "source_env tools/env.sh\n", "tools", "tools/env.sh"),
     (".envrc", "dotenv tools/env\n", "tools", "tools/env"),
+    (".envrc", "[[ -f tools/p.sh ]] && source_env tools/p.sh\n", "tools",
+     "tools/p.sh"),
+    (".envrc", "if [ -f tools/x.sh ]; then source tools/x.sh; fi\n", "tools",
+     "tools/x.sh"),
+    (".envrc", 'eval "$(tools/env.sh)"\n', "tools", "tools/env.sh"),
+    (".envrc", "tools/setup.sh\n", "tools", "tools/setup.sh"),
     (".pre-commit-config.yaml", "repos:\n- repo: local\n  hooks:\n"
      "  - id: x\n    entry: ./tools/check.sh\n    language: script\n",
      "tools", "tools/check.sh"),
