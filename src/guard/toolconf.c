@@ -263,6 +263,12 @@ struct scan {
 	const struct tool_conf *tc;
 	struct strv seen; /* the row's files read (an include loop) */
 	const char *top;  /* the write folder a project row reads, or NULL */
+	/* A value that goes on past its line: a TOML array or triple-quoted
+	 * string, a YAML block scalar; its key, and how it ends. */
+	enum { CONT_NONE, CONT_BRACKET, CONT_QUOTES, CONT_BLOCK } cont;
+	char cont_key[96];
+	char cont_quote[4];
+	size_t cont_indent; /* a block's key's: deeper lines are the value */
 };
 
 static const char *env_value(char *const *env, const char *name, size_t n)
@@ -632,14 +638,145 @@ static char *ssh_tokens(const char *v, const char *home)
 	return b.p ? buf_steal(&b) : xstrdup("");
 }
 
+/* A key as its file spells it, made the name the tables use: blanks and
+ * quotes off ("rustc-wrapper" = ...), and in TOML the last part of a
+ * dotted key (build.rustc-wrapper). */
+static void norm_key(struct scan *s, char *key)
+{
+	for (size_t n = strlen(key); n && strchr(" \t", key[n - 1]); n--)
+		key[n - 1] = '\0';
+	char *k = key + strspn(key, " \t");
+	if (s->tc->fmt == TC_EQ && strrchr(k, '.') && k[0] != '/')
+		k = strrchr(k, '.') + 1;
+	size_t n = strlen(k);
+	if (n >= 2 && (k[0] == '"' || k[0] == '\'') && k[n - 1] == k[0]) {
+		k[n - 1] = '\0';
+		k++;
+	}
+	memmove(key, k, strlen(k) + 1);
+}
+
+/* One key's value (key "" when the line has none), handed on as the row
+ * wants it. */
+static void emit(struct scan *s, char *key, char *v, const char *base)
+{
+	v += strspn(v, " \t");
+	for (size_t n = strlen(v); n && strchr(" \t", v[n - 1]); n--)
+		v[n - 1] = '\0';
+	norm_key(s, key);
+	if (s->tc->paths || s->tc->commands) {
+		if (*v && *key)
+			keyed(s, key, v, base);
+		return;
+	}
+	/* a command git-style aliases run in a shell: `!cmd args` */
+	if (*v == '!')
+		v++;
+	if (*v)
+		s->cb->value(s->cb->ctx, v, base, s->tc->why);
+}
+
+/* A line inside a value that began on an earlier line (s->cont): true
+ * when it was one (handed on), false when the value had ended before it
+ * (a YAML block's key's level again), to be read as a line of its own. */
+static bool continued(struct scan *s, char *line, const char *base)
+{
+	size_t indent = strspn(line, " \t");
+	char *body = line + indent;
+	bool ends = false;
+	switch (s->cont) {
+	case CONT_NONE:
+		return false;
+	case CONT_BRACKET:
+		ends = strchr(body, ']') != NULL;
+		unlist(body);
+		break;
+	case CONT_QUOTES: {
+		char *q = strstr(body, s->cont_quote);
+		ends = q != NULL;
+		if (q)
+			*q = '\0';
+		break;
+	}
+	case CONT_BLOCK:
+		if (*body && indent <= s->cont_indent) {
+			s->cont = CONT_NONE;
+			return false;
+		}
+		break;
+	}
+	char key[sizeof(s->cont_key)];
+	snprintf(key, sizeof(key), "%s", s->cont_key);
+	emit(s, key, unquote(body), base);
+	if (ends)
+		s->cont = CONT_NONE;
+	return true;
+}
+
+/* Whether a value opens one that goes on (s->cont set, for key). */
+static void opens(struct scan *s, const char *key, const char *v, size_t indent)
+{
+	v += strspn(v, " \t");
+	if (s->tc->fmt == TC_EQ && v[0] == '[' && !strchr(v, ']'))
+		s->cont = CONT_BRACKET;
+	else if (s->tc->fmt == TC_EQ &&
+		 (strncmp(v, "\"\"\"", 3) == 0 || strncmp(v, "'''", 3) == 0) &&
+		 !strstr(v + 3, v[0] == '"' ? "\"\"\"" : "'''")) {
+		s->cont = CONT_QUOTES;
+		snprintf(s->cont_quote, sizeof(s->cont_quote), "%.3s", v);
+	} else if (s->tc->fmt == TC_YAML && (v[0] == '|' || v[0] == '>') &&
+		   strspn(v + 1, "+-0123456789") == strlen(v + 1))
+		s->cont = CONT_BLOCK;
+	else
+		return;
+	s->cont_indent = indent;
+	snprintf(s->cont_key, sizeof(s->cont_key), "%s", key);
+}
+
+/* A YAML flow mapping, `- {id: x, entry: t/a.sh}`: each pair. */
+static void yaml_flow(struct scan *s, char *m, const char *base)
+{
+	char *end = strrchr(m, '}');
+	if (end)
+		*end = '\0';
+	char q = 0, *part = m + 1;
+	for (char *c = part;; c++) {
+		bool last = !*c;
+		if (!last && q) {
+			q = *c == q ? 0 : q;
+			continue;
+		}
+		if (!last && (*c == '"' || *c == '\'')) {
+			q = *c;
+			continue;
+		}
+		if (!last && *c != ',')
+			continue;
+		*c = '\0';
+		char *colon = strstr(part, ": ");
+		if (colon) {
+			*colon = '\0';
+			char *v = colon + 2;
+			v += strspn(v, " ");
+			emit(s, part, unquote(v), base);
+		}
+		if (last)
+			break;
+		part = c + 1;
+	}
+}
+
 static void one_line(struct scan *s, char *line, const char *base, int depth)
 {
 	if (s->tc->fmt == TC_SHELL) {
 		shell_line(s, line, base, depth);
 		return;
 	}
-	line += strspn(line, " \t");
 	line[strcspn(line, "\r")] = '\0';
+	if (continued(s, line, base))
+		return;
+	size_t indent = strspn(line, " \t");
+	line += indent;
 	if (!*line || *line == '#' || *line == ';')
 		return;
 	char *key = line, *v = NULL;
@@ -696,17 +833,42 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 			*eq = '\0';
 		else
 			key = line + strlen(line); /* none */
+		if (eq)
+			opens(s, key, v, indent);
 		unlist(v);
+		v += strspn(v, " \t");
+		if (strncmp(v, "\"\"\"", 3) == 0 || strncmp(v, "'''", 3) == 0)
+			v += 3;
 		break;
 	}
 	case TC_YAML: {
-		if (line[0] == '-' && (line[1] == ' ' || !line[1]))
-			line += 1 + strspn(line + 1, " ");
+		if (line[0] == '-' && (line[1] == ' ' || !line[1])) {
+			size_t d = 1 + strspn(line + 1, " ");
+			indent += d;
+			line += d;
+		}
+		if (line[0] == '{') {
+			yaml_flow(s, line, base);
+			return;
+		}
 		key = line;
-		char *colon = strstr(line, ": ");
-		if (colon && !strchr("'\"", line[0])) {
+		char *colon = NULL;
+		if (line[0] == '"' || line[0] == '\'') {
+			char *close = strchr(line + 1, line[0]);
+			if (close && close[1] == ':' &&
+			    (close[2] == ' ' || !close[2]))
+				colon = close + 1;
+		} else {
+			colon = strstr(line, ": ");
+			if (!colon && line[strlen(line) - 1] == ':')
+				return; /* a key that holds a mapping */
+		}
+		if (colon) {
 			*colon = '\0';
-			v = colon + 2;
+			v = colon[1] ? colon + 2 : colon + 1;
+			opens(s, key, v, indent);
+			if (s->cont == CONT_BLOCK)
+				return;
 		} else {
 			v = line;
 			key = line + strlen(line); /* none */
@@ -717,20 +879,7 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 		break;
 	}
 	}
-	v += strspn(v, " \t");
-	/* trailing blanks off the key (`key = value`) */
-	for (size_t n = strlen(key); n && strchr(" \t", key[n - 1]); n--)
-		key[n - 1] = '\0';
-	if (s->tc->paths || s->tc->commands) {
-		if (*v)
-			keyed(s, key, v, base);
-		return;
-	}
-	/* a command git-style aliases run in a shell: `!cmd args` */
-	if (*v == '!')
-		v++;
-	if (*v)
-		s->cb->value(s->cb->ctx, v, base, s->tc->why);
+	emit(s, key, v, base);
 }
 
 static void scan_file(struct scan *s, const char *path, int depth)
@@ -755,6 +904,7 @@ static void scan_file(struct scan *s, const char *path, int depth)
 	_cleanup_free_ char *text = read_conf(fd);
 	if (!text)
 		return;
+	s->cont = CONT_NONE;
 	if (s->tc->fmt == TC_SHELL) {
 		/* a line continued (`source \` and the file on the next) */
 		char *o = text;

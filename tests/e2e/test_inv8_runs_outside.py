@@ -1981,6 +1981,26 @@ PROJECT_NAMED = [
      "tools", "tools/check.sh"),
     ("lefthook.yml", "pre-commit:\n  commands:\n    x:\n"
      "      run: ./tools/lh.sh {staged_files}\n", "tools", "tools/lh.sh"),
+    # the other spellings of TOML and YAML the tools read the same
+    (".cargo/config.toml", 'build.rustc-wrapper = "tools/w1"\n', "tools",
+     "tools/w1"),
+    (".cargo/config.toml", '[build]\n"rustc-wrapper" = "tools/w3"\n', "tools",
+     "tools/w3"),
+    (".cargo/config.toml", '[target.x]\nrunner = [\n  "tools/run2",\n'
+     '  "-q",\n]\n', "tools", "tools/run2"),
+    (".cargo/config.toml", '[target.x]\nlinker = """\ntools/link4"""\n',
+     "tools", "tools/link4"),
+    ("lefthook.yml", "pre-commit:\n  commands:\n    x:\n      run: |\n"
+     "        ./tools/lh2.sh {staged_files}\n    y:\n      run: true\n",
+     "tools", "tools/lh2.sh"),
+    ("lefthook.yml", 'pre-commit:\n  commands:\n    x:\n'
+     '      "run": ./tools/lh3.sh\n', "tools", "tools/lh3.sh"),
+    (".pre-commit-config.yaml", "repos:\n- repo: local\n  hooks:\n"
+     "  - {id: a, entry: ./tools/pc2.sh, language: script}\n", "tools",
+     "tools/pc2.sh"),
+    (".pre-commit-config.yaml", "repos:\n- repo: local\n  hooks:\n"
+     "  - id: b\n    entry: >\n      ./tools/pc3.sh\n    language: script\n",
+     "tools", "tools/pc3.sh"),
     (".vscode/settings.json", '{\n  "python.defaultInterpreterPath": '
      '"${workspaceFolder}/tools/py",\n  "editor.tabSize": 2\n}\n', "tools",
      "tools/py"),

@@ -285,6 +285,12 @@ static void other_tools_hostile(void **state)
 		 "      args: [\"-x\", '%s/w/a.py']\n",
 		 top);
 	puts_("h/.kube/config", text);
+	/* values left open at the end, a flow mapping never closed, a lone
+	 * quote, a block scalar with nothing below it */
+	puts_("h/.cargo/config.toml",
+	      "runner = [\n\"x\",\nlinker = \"\"\"\n'''\n\"\n= \"\"\"");
+	puts_("h/.config/gh/config.yml",
+	      "a: |\n{b: c, d\n\"\n- {\n  - \"e\": >-\n'");
 	snprintf(text, sizeof(text),
 		 "echo \"$( '\nx=$((\\\n[ -f a ] && . \"%s/w/s.sh\" ; fi\n"
 		 "__c=\"$('%s/w/bin/tool' hook)\"\n. ~/.bashrc\n",
