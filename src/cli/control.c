@@ -1,6 +1,7 @@
 /* What the commands that talk to wires (pause, resume) share. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/commands.h"
 #include "common/util.h"
@@ -100,5 +101,11 @@ bool cli_said_without_wire(const char *home, const char *name,
 	printf("%s has no network grant, so no wire: it reaches no network, "
 	       "and there is nothing to %s\n",
 	       nm, nothing_to);
+	/* A closed wire closes the tools too; without a wire there is none
+	 * to close them with: say so, never a false calm. */
+	if (strcmp(nothing_to, "pause") == 0)
+		printf("%s: its tools, if it was granted any, are not paused "
+		       "without a wire; 'lnk sandbox stop' ends the sandbox\n",
+		       nm);
 	return true;
 }

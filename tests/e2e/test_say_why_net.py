@@ -221,6 +221,10 @@ def test_pause_without_network_says_so(lnk, work):
             assert cp.returncode == 0, cp.stdout + cp.stderr
             assert "no network" in cp.stdout + cp.stderr, cp
             assert "socket" not in (cp.stdout + cp.stderr).lower(), cp
+            if verb == "pause":
+                # no false comfort: a granted tool is not closed by it
+                assert "tools" in cp.stdout and \
+                    "lnk sandbox stop" in cp.stdout, cp.stdout
     finally:
         p.kill()
         p.wait()
