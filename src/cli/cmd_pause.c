@@ -24,7 +24,7 @@ static void usage(FILE *f)
 	    "paused' lists the closed wires.\n"
 	    "\n"
 	    "A sandbox without a network grant has no wire: it reaches no network,\n"
-	    "and pause says so.\n"
+	    "and pause closes its tools and pages only.\n"
 	    "\n"
 	    "Exit status: 0 paused (or no network to pause); 1 no sandbox of that\n"
 	    "name runs here; 2 usage; 125 lnk could not (the wire did not answer,\n"

@@ -92,8 +92,9 @@ int cli_one_name(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
  * rep filled, else the exit status after saying why (1: no such sandbox;
  * 125: its wire did not answer or refused us). */
 /* When the sandbox name runs here without a wire (no network grant):
- * says so on stdout ("nothing to <nothing_to>") and returns true, so that
- * pause and resume say why rather than print a socket's error. */
+ * closes ("pause") or opens its tools and pages through the registry,
+ * says so on stdout and returns true, so that pause and resume say what
+ * they did rather than print a socket's error. */
 bool cli_said_without_wire(const char *home, const char *name,
 			   const char *nothing_to);
 int cli_control(const char *home, const char *name, enum ctl_op op,

@@ -78,34 +78,54 @@ int cli_control(const char *home, const char *name, enum ctl_op op,
  * grant, so there is no socket to talk to, and a socket's error would say
  * nothing of why. Anything else (not found, a registry that cannot be
  * read) is left to the request, which says it. */
-static bool runs_without_wire(const char *home, const char *name)
+/* When name runs here without a wire: closes (pause) or opens (resume)
+ * its row in the registry, which its tools broker reads before each call
+ * and while a tool runs (tools/broker.c): a sandbox granted tools but no
+ * network is still paused. 1 when it runs without a wire, 0 when it does
+ * not, -1 when its row could not be changed. */
+static int without_wire(const char *home, const char *name, bool pause)
 {
 	struct registry *st = NULL;
 	struct registry_entry e;
 	struct lnk_err ignored = {0};
 	if (registry_open(home, &st, &ignored) < 0)
-		return false;
-	bool none = registry_find(st, name, &e, &ignored) == 0 &&
-		    !registry_entry_has_wire(&e);
+		return 0;
+	int r = 0;
+	if (registry_find(st, name, &e, &ignored) == 0 &&
+	    !registry_entry_has_wire(&e)) {
+		r = 1;
+		if ((pause ? registry_set_closed(st, name, CTL_CAUSE_HAND,
+						 TRIP_NONE, "",
+						 registry_now_ms(), &ignored)
+			   : registry_set_open(st, name, &ignored)) < 0)
+			r = -1;
+	}
 	registry_close(st);
-	return none;
+	return r;
 }
 
 bool cli_said_without_wire(const char *home, const char *name,
 			   const char *nothing_to)
 {
-	if (!runs_without_wire(home, name))
+	bool pause = strcmp(nothing_to, "pause") == 0;
+	int r = without_wire(home, name, pause);
+	if (r == 0)
 		return false;
 	char nm[REGISTRY_NAME_MAX + 1];
 	ctl_printable(nm, sizeof(nm), name);
-	printf("%s has no network grant, so no wire: it reaches no network, "
-	       "and there is nothing to %s\n",
-	       nm, nothing_to);
-	/* A closed wire closes the tools too; without a wire there is none
-	 * to close them with: say so, never a false calm. */
-	if (strcmp(nothing_to, "pause") == 0)
-		printf("%s: its tools, if it was granted any, are not paused "
-		       "without a wire; 'lnk sandbox stop' ends the sandbox\n",
+	if (r < 0)
+		printf("%s has no network grant, so no wire, and its tools "
+		       "could not be %s: the registry could not be written; "
+		       "'lnk sandbox stop' ends the sandbox\n",
+		       nm, pause ? "closed" : "opened");
+	else if (pause)
+		printf("%s has no network grant, so no wire: it reaches no "
+		       "network; its tools and pages are closed until 'lnk "
+		       "sandbox resume %s'\n",
+		       nm, nm);
+	else
+		printf("%s has no network grant, so no wire: it reaches no "
+		       "network; its tools and pages are open again\n",
 		       nm);
 	return true;
 }

@@ -432,14 +432,28 @@ static bool any_asking(const struct broker *b)
 
 /* Why no call is carried now: the sandbox's wire is closed (paused by
  * hand, tripped, stopped), in the words its own refusals are logged
- * with; NULL while it is open or there is none. */
-static const char *wire_closed(const struct broker *b)
+ * with; NULL while it is open. A sandbox without a wire is paused in the
+ * registry (cli/control.c): its row is read here, on a connection opened
+ * at the first question; a registry that cannot be read closes nothing,
+ * as pause could not have written it either. */
+static const char *wire_closed(struct broker *b)
 {
 	enum ctl_cause cause;
 	enum trip_rule rule;
-	if (!shut_closed(b->in->shut, &cause, &rule))
+	if (b->in->shut) {
+		if (!shut_closed(b->in->shut, &cause, &rule))
+			return NULL;
+		return ctl_closed_reason(cause, rule);
+	}
+	struct lnk_err e = {0};
+	if (!b->reg && registry_open_at(b->in->db, &b->reg, &e) < 0) {
+		b->reg = NULL;
 		return NULL;
-	return ctl_closed_reason(cause, rule);
+	}
+	struct registry_entry re;
+	if (registry_find(b->reg, b->in->sandbox, &re, &e) < 0 || !re.closed)
+		return NULL;
+	return ctl_closed_reason(re.cause, re.rule);
 }
 
 /* A call refused because the wire is closed: the client is told why and
@@ -764,9 +778,9 @@ static void serve(struct broker *b, int sfd)
 		    (struct pollfd){.fd = b->answers.pipe_fd, .events = POLLIN};
 		/* A closed wire is seen within half a second while a call
 		 * is open (sweep_closed). */
-		int wait = any_asking(b)		   ? 200
-			   : b->in->shut && any_running(b) ? 500
-							   : REFUSAL_EVERY_MS;
+		int wait = any_asking(b)    ? 200
+			   : any_running(b) ? 500
+					    : REFUSAL_EVERY_MS;
 		if (poll(p, N, wait) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -906,6 +920,7 @@ static void broker_main(const struct tools_broker_in *in)
 		term_write(2, m);
 	}
 	db_close(b.db);
+	registry_close(b.reg);
 	answer_box_close(&b.answers);
 	/* Its end takes back what is still on the screen. */
 	if (b.desktop >= 0)

@@ -68,6 +68,9 @@ struct broker {
 	 * stands in for (env.h): no tool runs */
 	bool drivers_over;
 	struct answer_box answers; /* the person's answers (answer.h) */
+	/* the registry, for a sandbox without a wire: whether it is paused
+	 * (wire_closed), opened at the first question */
+	struct registry *reg;
 };
 
 /* The call log (calllog.c). A refusal's row, under the sandbox's cap; a

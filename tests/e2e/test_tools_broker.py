@@ -508,3 +508,36 @@ def test_a_tripped_wire_refuses_the_tools_too(lnk, work, mytool):
     rs = [r for r in rows(lnk, "tt") if r["verb"] == "tool"]
     assert rs and rs[-1]["outcome"] == "refused", rs
     assert "too many calls refused" in rs[-1]["reason"], rs
+
+
+def test_pause_closes_the_tools_of_a_sandbox_without_a_wire(lnk, work,
+                                                           mytool):
+    """Invariant 7: a sandbox granted tools but no network has no wire;
+    pause closed nothing and a granted tool went on running outside.
+    pause closes its tools (the registry's row the broker reads), resume
+    opens them, and the log says why."""
+    (work / "p.sh").write_text(PAUSED)
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", "nw", "--write", work,
+         "--tool", "mytool", "--", "/bin/sh", "p.sh"], cwd=work,
+        env=lnk.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        wait_file(work / "s1")
+        cp = lnk("sandbox", "pause", "nw", check=True)
+        assert "closed" in cp.stdout, cp.stdout
+        (work / "paused").touch()
+        wait_file(work / "s2")
+        lnk("sandbox", "resume", "nw", check=True)
+        (work / "resumed").touch()
+        out, err = p.communicate(timeout=50)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert "st1=0" in out and "st3=0" in out, (out, err)
+    assert "st2=126" in out, (out, err)
+    assert "stlong=0" not in out, (out, err)
+    assert ran(mytool) == ["before", "long", "after"], (ran(mytool), err)
+    rs = {r["target"]: r for r in rows(lnk, "nw") if r["verb"] == "tool"}
+    assert rs["mytool during"]["reason"].startswith("paused"), rs
