@@ -90,9 +90,13 @@ int cmd_paused(int argc, char **argv, const struct cli_ctx *cx)
 			/* No network grant: no wire to close, no network. */
 			r->why = "no-wire";
 			r->why_text = "no wire";
-			snprintf(r->detail, sizeof(r->detail),
-				 "it has no network grant");
-			r->since = v[i].started_ms;
+			/* pause closed its tools and pages (control.c) */
+			snprintf(r->detail, sizeof(r->detail), "%s",
+				 v[i].closed ? "no network grant; its tools "
+					       "and pages closed by hand"
+					     : "it has no network grant");
+			r->since =
+			    v[i].closed ? v[i].closed_ms : v[i].started_ms;
 			nr++;
 			continue;
 		}

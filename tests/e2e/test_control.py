@@ -272,6 +272,15 @@ def test_sandbox_without_network_is_listed_and_stopped(lnk, work):
                            check=True).stdout)
         assert [c for c in j["closed"]
                 if c["name"] == "nowire" and c["why"] == "no-wire"]
+        # paused, its tools are closed, and paused says so
+        lnk("sandbox", "pause", "nowire", check=True)
+        cp = lnk("sandbox", "paused", check=True)
+        row = [l for l in cp.stdout.splitlines() if l.startswith("nowire")]
+        assert row and "tools and pages closed by hand" in row[0], cp.stdout
+        lnk("sandbox", "resume", "nowire", check=True)
+        cp = lnk("sandbox", "paused", check=True)
+        row = [l for l in cp.stdout.splitlines() if l.startswith("nowire")]
+        assert row and "closed by hand" not in row[0], cp.stdout
         cp = lnk("sandbox", "stop", check=True, timeout=30)
         assert "stopped nowire: no wire, programs ended" in cp.stdout, \
             cp.stdout + cp.stderr
