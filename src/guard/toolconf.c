@@ -186,6 +186,19 @@ static bool in_dependencies(const char *w)
 	return false;
 }
 
+/* Whether a relative path of the project's lies in a virtualenv of any
+ * name (env/bin/python: its first folder holds pyvenv.cfg): pip writes
+ * it, as it writes node_modules. */
+static bool in_a_venv(const char *v, const char *base)
+{
+	if (!base || v[0] == '/' || v[0] == '~' || !strchr(v, '/'))
+		return false;
+	_cleanup_free_ char *cfg =
+	    xasprintf("%s/%.*s/pyvenv.cfg", base, (int)strcspn(v, "/"), v);
+	struct stat st;
+	return lstat(cfg, &st) == 0;
+}
+
 /* A project's command without its words in the dependencies (above):
  * each blank-separated word that names one is dropped. */
 static char *without_dependencies(const char *v)
@@ -220,7 +233,7 @@ static void keyed(struct scan *s, const char *key, char *v, const char *base)
 		v += sizeof(wsf) - 1;
 		v += strspn(v, "/");
 	}
-	if (s->tc->project && in_dependencies(v))
+	if (s->tc->project && (in_dependencies(v) || in_a_venv(v, base)))
 		return;
 	_cleanup_free_ char *a = absolute(s, v, base);
 	if (a)

@@ -2046,13 +2046,19 @@ def test_what_a_kept_project_file_names_only_is_kept(lnk, work):
     (work / ".envrc").write_text("PATH_add node_modules/.bin\n")
     (work / ".vscode").mkdir()
     (work / ".vscode" / "settings.json").write_text(
-        '{"typescript.tsdk": "node_modules/typescript/lib"}\n')
+        '{"typescript.tsdk": "node_modules/typescript/lib",\n'
+        ' "python.defaultInterpreterPath": "env/bin/python"}\n')
+    # a virtualenv of any name is the install's too
+    (work / "env" / "bin").mkdir(parents=True)
+    (work / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (work / ".pre-commit-config.yaml").write_text(
         "repos:\n- repo: local\n  hooks:\n  - id: e\n"
         "    entry: ./node_modules/.bin/eslint --fix\n")
     cp = sh_to_the_end(lnk, "mkdir -p cache npm-cache node_modules/.bin && "
                        "echo x > cache/a && echo x > npm-cache/b && "
-                       "echo x > node_modules/.bin/c", "--write", work)
+                       "echo x > node_modules/.bin/c && "
+                       "echo x > env/bin/python", "--write", work)
+    assert (work / "env" / "bin" / "python").exists(), cp.stderr
     assert (work / "node_modules" / ".bin" / "c").exists(), cp.stderr
     assert (work / "cache" / "a").exists(), cp.stderr
     assert (work / "npm-cache" / "b").exists(), cp.stderr
