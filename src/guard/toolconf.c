@@ -28,6 +28,7 @@ struct scan {
 	const struct tool_conf *tc;
 	struct strv seen; /* the row's files read (an include loop) */
 	const char *top;  /* the write folder a project row reads, or NULL */
+	bool no_files;	  /* read no file an include names (the fuzzer) */
 	/* A value that goes on past its line: a TOML array or triple-quoted
 	 * string, a YAML block scalar; its key, and how it ends. */
 	enum { CONT_NONE, CONT_BRACKET, CONT_QUOTES, CONT_BLOCK } cont;
@@ -111,7 +112,7 @@ static void ssh_include(struct scan *s, const char *v, int depth)
 		_cleanup_free_ char *dir = dir_of(head);
 		s->cb->file(s->cb->ctx, dir, s->tc->why);
 		glob_t g;
-		if (glob(a, GLOB_NOSORT, NULL, &g) != 0)
+		if (s->no_files || glob(a, GLOB_NOSORT, NULL, &g) != 0)
 			continue;
 		for (size_t i = 0; i < g.gl_pathc; i++) {
 			s->cb->file(s->cb->ctx, g.gl_pathv[i], s->tc->why);
@@ -638,7 +639,7 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 				colon = close + 1;
 		} else {
 			colon = strstr(line, ": ");
-			if (!colon && line[strlen(line) - 1] == ':')
+			if (!colon && (!*line || line[strlen(line) - 1] == ':'))
 				return; /* a key that holds a mapping */
 		}
 		if (colon) {
@@ -660,28 +661,10 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 	emit(s, key, v, base);
 }
 
-static void scan_file(struct scan *s, const char *path, int depth)
+/* The text of a file at path (its folder the base a row takes relative
+ * paths from), line by line. */
+static void scan_text(struct scan *s, char *text, const char *path, int depth)
 {
-	/* one open for a file that is missing, as most are: a start pays
-	 * for none of the rest; a file read once, by what it is (an include
-	 * loop, the same file at two paths) */
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return;
-	char id[64];
-	snprintf(id, sizeof(id), "%llu:%llu", (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino);
-	if (strv_contains(&s->seen, id))
-		return;
-	if (s->seen.n >= TC_FILES_MAX) {
-		s->cb->over(s->cb->ctx, path);
-		return;
-	}
-	strv_push(&s->seen, id);
-	_cleanup_free_ char *text = read_conf(fd);
-	if (!text)
-		return;
 	s->cont = CONT_NONE;
 	if (s->tc->fmt == TC_SHELL) {
 		/* a line continued (`source \` and the file on the next) */
@@ -704,6 +687,32 @@ static void scan_file(struct scan *s, const char *path, int depth)
 	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
 		one_line(s, line, base, depth);
+}
+
+static void scan_file(struct scan *s, const char *path, int depth)
+{
+	if (s->no_files)
+		return;
+	/* one open for a file that is missing, as most are: a start pays
+	 * for none of the rest; a file read once, by what it is (an include
+	 * loop, the same file at two paths) */
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	char id[64];
+	snprintf(id, sizeof(id), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	if (strv_contains(&s->seen, id))
+		return;
+	if (s->seen.n >= TC_FILES_MAX) {
+		s->cb->over(s->cb->ctx, path);
+		return;
+	}
+	strv_push(&s->seen, id);
+	_cleanup_free_ char *text = read_conf(fd);
+	if (text)
+		scan_text(s, text, path, depth);
 }
 
 /* Each file one spelling of the table names. */
@@ -785,4 +794,15 @@ size_t toolconf_files(const char **out, size_t cap)
 			if (n < cap)
 				out[n++] = confs[i].files[j];
 	return n;
+}
+
+void toolconf_parse(unsigned row, char *text, const char *path,
+		    const char *home, const struct toolconf_cb *cb)
+{
+	size_t nc;
+	const struct tool_conf *confs = toolconf_table(&nc);
+	struct scan s = {.home = home, .cb = cb, .no_files = true};
+	s.tc = &confs[row % nc];
+	scan_text(&s, text, path, 0);
+	strv_free(&s.seen);
 }

@@ -39,3 +39,10 @@ struct tool_conf {
 
 /* The table, n rows. */
 const struct tool_conf *toolconf_table(size_t *n);
+
+/* The reading of one file's text (changed in place) as row (modulo the
+ * table's size) reads the file at path, reading no other file (no
+ * include, no glob): for the fuzzer and the unit tests. */
+struct toolconf_cb;
+void toolconf_parse(unsigned row, char *text, const char *path,
+		    const char *home, const struct toolconf_cb *cb);

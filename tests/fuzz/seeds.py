@@ -35,6 +35,7 @@ SOURCES = {
                "test_guard_sockaddr.c"],
     "toolcall": [],
     "keeper": [],
+    "toolconf": ["test_guard_protect.c"],
     "usage": ["test_usage.c"],
     "dnsd": ["test_tproxy.c"],
 }
