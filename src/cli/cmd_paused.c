@@ -52,7 +52,7 @@ struct row {
 	const char *why; /* "hand", "stop", "tripped", "down", "no-wire" */
 	const char *why_text;
 	enum trip_rule rule;
-	char detail[CTL_DETAIL_MAX];
+	char detail[CTL_DETAIL_MAX + 64];
 	int64_t since;
 };
 
@@ -90,11 +90,21 @@ int cmd_paused(int argc, char **argv, const struct cli_ctx *cx)
 			/* No network grant: no wire to close, no network. */
 			r->why = "no-wire";
 			r->why_text = "no wire";
-			/* pause closed its tools and pages (control.c) */
-			snprintf(r->detail, sizeof(r->detail), "%s",
-				 v[i].closed ? "no network grant; its tools "
-					       "and pages closed by hand"
-					     : "it has no network grant");
+			/* pause closed its tools and pages (control.c), or
+			 * its broker's tripwires did (tools/broker.c) */
+			bool trip = v[i].closed && v[i].cause == CTL_CAUSE_TRIP;
+			if (trip) {
+				r->why = "tripped";
+				r->why_text = "tripped";
+				r->rule = v[i].rule;
+			}
+			snprintf(r->detail, sizeof(r->detail), "%s%s",
+				 trip ? "its tools and pages, no network "
+					"grant; at "
+				 : v[i].closed ? "no network grant; its tools "
+						 "and pages closed by hand"
+					       : "it has no network grant",
+				 trip ? v[i].detail : "");
 			r->since =
 			    v[i].closed ? v[i].closed_ms : v[i].started_ms;
 			nr++;

@@ -62,6 +62,9 @@ int tools_part_start(struct run *r)
 
 	r->tools.cap = run_shared_cap(r);
 	r->tools.shut = r->shut;
+	r->tools.trips = r->trips;
+	r->tools.trip_calls = r->lim.trip_calls;
+	r->tools.trip_targets = r->lim.trip_targets;
 	return sb_tools_start(&r->tools, r->name, req->home, req->host_env,
 			      keep_out, can_ask, req->pty, may_ask, r->err);
 }

@@ -12,6 +12,7 @@
 
 #include "launch/run.h"
 #include "store/shut.h"
+#include "store/tripbox.h"
 
 int wire_part_plan(struct run *r)
 {
@@ -21,7 +22,8 @@ int wire_part_plan(struct run *r)
 	r->wp_init = true;
 	/* Its closed state, which the tools broker reads too: made before
 	 * either forks. */
-	if (!(r->shut = r->wp.shut = shut_new()))
+	if (!(r->shut = r->wp.shut = shut_new()) ||
+	    !(r->trips = r->wp.trips = tripbox_new()))
 		return err_set(r->err, -ENOMEM,
 			       "cannot share the wire's state: %s",
 			       strerror(errno));

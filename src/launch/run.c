@@ -23,6 +23,7 @@
 #include "store/refusals.h"
 #include "store/registry.h"
 #include "store/shut.h"
+#include "store/tripbox.h"
 
 void run_init(struct run *r, const struct sandbox_req *req, struct lnk_err *err)
 {
@@ -246,6 +247,8 @@ static void run_free(struct run *r)
 	r->cap = NULL;
 	shut_free(r->shut);
 	r->shut = NULL;
+	tripbox_free(r->trips);
+	r->trips = NULL;
 	if (r->wp_init)
 		wire_plan_free(&r->wp);
 	guard_plan_free(&r->np);

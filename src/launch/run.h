@@ -32,6 +32,7 @@ struct registry;
 struct db_queue;
 struct refusals_shared;
 struct shut;
+struct tripbox;
 
 /* The registration (part_registry.c): on a thread of its own while lnk
  * plans, or run in bwrap's hold. */
@@ -92,6 +93,9 @@ struct run {
 	/* Whether the wire is closed, shared with the broker (store/shut.h);
 	 * NULL without a wire. */
 	struct shut *shut;
+	/* The tools broker's refusals for the wire's tripwires
+	 * (store/tripbox.h); NULL without a wire. */
+	struct tripbox *trips;
 
 	/* the tools broker (part_tools.c) */
 	struct sb_tools tools;

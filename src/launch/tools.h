@@ -5,6 +5,7 @@
 
 struct refusals_shared;
 struct shut;
+struct tripbox;
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -42,7 +43,12 @@ struct sb_tools {
 	char *bus; /* the desktop session's bus (desktop.h), or NULL */
 	struct refusals_shared *cap; /* the sandbox's cap, shared; not owned */
 	struct shut *shut; /* the wire's closed state, or NULL; not owned */
-	char *dialog;	   /* zenity or kdialog on lnk's PATH, or NULL */
+	/* its refusals for the wire's tripwires, or NULL; not owned */
+	struct tripbox *trips;
+	/* the tripwires' thresholds (launch/limits.h), for a broker
+	 * without a wire, whose tripwires are its own */
+	unsigned trip_calls, trip_targets;
+	char *dialog; /* zenity or kdialog on lnk's PATH, or NULL */
 };
 #define SB_TOOLS_INIT                                        \
 	{                                                    \

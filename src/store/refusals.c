@@ -1,10 +1,10 @@
 /* How many refused calls the call log takes one by one (refusals.h). */
 #include "store/refusals.h"
 
-#include <errno.h>
 #include <pthread.h>
-#include <sys/mman.h>
 #include <time.h>
+
+#include "store/shared.h"
 
 void refusals_init(struct refusals *r, int64_t now_ms)
 {
@@ -60,36 +60,20 @@ int64_t refusals_clock_ms(void)
 
 struct refusals_shared *refusals_shared_new(int64_t now_ms)
 {
-	pthread_mutexattr_t a;
-	struct refusals_shared *s =
-	    mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (s == MAP_FAILED)
-		return NULL;
-	if (pthread_mutexattr_init(&a) != 0 ||
-	    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) != 0 ||
-	    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST) != 0 ||
-	    pthread_mutex_init(&s->lock, &a) != 0) {
-		munmap(s, sizeof(*s));
-		return NULL;
-	}
-	pthread_mutexattr_destroy(&a);
-	refusals_init(&s->r, now_ms);
+	struct refusals_shared *s = shared_new(sizeof(*s));
+	if (s)
+		refusals_init(&s->r, now_ms);
 	return s;
 }
 
 void refusals_shared_free(struct refusals_shared *s)
 {
-	if (s)
-		munmap(s, sizeof(*s));
+	shared_free(s, sizeof(*s));
 }
 
 static void lock(struct refusals_shared *s)
 {
-	/* its last holder died holding it: the state is whole (every
-	 * change is made before the unlock), so take it on */
-	if (pthread_mutex_lock(&s->lock) == EOWNERDEAD)
-		pthread_mutex_consistent(&s->lock);
+	shared_lock(&s->lock);
 }
 
 bool refusals_shared_take(struct refusals_shared *s, int64_t now_ms)

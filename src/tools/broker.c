@@ -24,6 +24,7 @@
 #include "common/buf.h"
 #include "common/compat.h"
 #include "common/fdpass.h"
+#include "common/notify.h"
 #include "common/util.h"
 #include "common/esc.h"
 #include "proto/toolcall.h"
@@ -32,6 +33,7 @@
 #include "store/refusals.h"
 #include "store/registry.h"
 #include "store/shut.h"
+#include "store/tripbox.h"
 #include "tools/answer.h"
 #include "tools/asks.h"
 #include "tools/broker_int.h"
@@ -44,6 +46,7 @@
 #include "tools/reach.h"
 #include "tools/reader.h"
 #include "tools/view.h"
+#include "wire/trip.h"
 
 /* The desktop process is gone (its bus went away): without a terminal,
  * the calls from now on have no one to ask. */
@@ -100,6 +103,9 @@ static void refuse(struct broker *b, struct call *c, const char *target,
 {
 	refuse_why(b, c, target, msg, NULL);
 }
+
+static void refuse_counted(struct broker *b, struct call *c, const char *target,
+			   const char *key, const char *msg);
 
 /* The folder a call's tool runs in, open, with its path in where and the
  * note for the tool's stderr (empty, or why it is the fallback); -1 when
@@ -332,7 +338,7 @@ static void asked(struct broker *b, struct call *c, bool got, bool yes)
 			 "asked %s: no answer within %u s, which counts as no",
 			 c->id, b->in->ask_wait_s);
 	_cleanup_free_ char *t = steal_ptr(&c->target);
-	refuse(b, c, t, m);
+	refuse_counted(b, c, t, NULL, m);
 }
 
 /* The questions waiting: answered, expired, or still waiting. */
@@ -390,9 +396,9 @@ static void page_call(struct broker *b, struct call *c,
 	if (tc->args.n != 1 ||
 	    page_check(tc->args.v[0], &norm, &origin, &e) < 0 ||
 	    strcmp(norm, tc->args.v[0]) != 0) {
-		refuse(b, c, "?",
-		       "a page to open that the broker's reader "
-		       "did not check");
+		refuse_counted(b, c, "?", "page ?",
+			       "a page to open that the broker's reader "
+			       "did not check");
 	} else if (!b->in->plan->desktop) {
 		say_page(b, "there is no desktop here to open it in", norm);
 		refuse(b, c, origin,
@@ -414,9 +420,11 @@ static void page_call(struct broker *b, struct call *c,
 		c->target = xstrdup(origin);
 		ask(b, c, g, tc, fds);
 	} else {
-		refuse(b, c, origin,
-		       "this page is not one [browser] open grants, and there "
-		       "is no one to ask; grant it with --browser-open");
+		refuse_counted(
+		    b, c, origin, NULL,
+		    "this page is not one [browser] open grants, and "
+		    "there is no one to ask; grant it with "
+		    "--browser-open");
 	}
 	free(norm);
 	free(origin);
@@ -445,15 +453,75 @@ static const char *wire_closed(struct broker *b)
 			return NULL;
 		return ctl_closed_reason(cause, rule);
 	}
+	if (b->trip_unrecorded)
+		return ctl_closed_reason(CTL_CAUSE_TRIP, b->trip->verdict.rule);
 	struct lnk_err e = {0};
 	if (!b->reg && registry_open_at(b->in->db, &b->reg, &e) < 0) {
 		b->reg = NULL;
 		return NULL;
 	}
 	struct registry_entry re;
-	if (registry_find(b->reg, b->in->sandbox, &re, &e) < 0 || !re.closed)
+	if (registry_find(b->reg, b->in->sandbox, &re, &e) < 0)
+		return NULL;
+	/* open again (resume): the tripwires count afresh */
+	if (!re.closed && b->trip && trip_tripped(b->trip))
+		trip_reset(b->trip);
+	if (!re.closed)
 		return NULL;
 	return ctl_closed_reason(re.cause, re.rule);
+}
+
+/* A call refused for what the person allowed (no grant names it, or
+ * they answered no) counts toward the sandbox's tripwires: a program
+ * refused call after call probes what it may run outside as the person.
+ * With a wire they are the wire's, told through the shared box; without
+ * one they are the broker's, and a trip closes the tools and pages as
+ * pause does (the registry's row, which resume opens), said on lnk's
+ * terminal and the desktop. */
+static void trip_told(struct broker *b, const char *target)
+{
+	struct trip_verdict v;
+	if (b->in->shut) {
+		tripbox_put(b->in->trips, target);
+		return;
+	}
+	if (!b->trip || b->trip_unrecorded ||
+	    !trip_note(b->trip, mono_ms(), TRIP_EV_REFUSED, target, &v))
+		return;
+	struct lnk_err e = {0};
+	char nm[REGISTRY_NAME_MAX + 1], det[CTL_DETAIL_MAX];
+	ctl_printable(nm, sizeof(nm), b->in->sandbox);
+	ctl_printable(det, sizeof(det), v.target);
+	if ((!b->reg && registry_open_at(b->in->db, &b->reg, &e) < 0) ||
+	    registry_set_closed(b->reg, b->in->sandbox, CTL_CAUSE_TRIP, v.rule,
+				det, registry_now_ms(), &e) < 0) {
+		b->trip_unrecorded = true;
+		_cleanup_free_ char *m = xasprintf(
+		    "lnk: %s: a tripwire closed its tools and pages, and the "
+		    "registry cannot say so (%s): they stay closed until the "
+		    "sandbox ends\n",
+		    nm, e.msg);
+		term_write(2, m);
+	}
+	_cleanup_free_ char *line = xasprintf(
+	    "lnk: %s: tools and pages paused: %s (%s); 'lnk sandbox resume "
+	    "%s' opens them\n",
+	    nm, trip_rule_text(v.rule), det[0] ? det : "?", nm);
+	term_write(2, line);
+	_cleanup_free_ char *title =
+	    xasprintf("lnk: %s: tools and pages paused", nm);
+	_cleanup_free_ char *body =
+	    xasprintf("%s (%s). 'lnk sandbox resume %s' opens them.",
+		      trip_rule_text(v.rule), det[0] ? det : "?", nm);
+	(void)desktop_notify(b->env.v, title, body, true);
+}
+
+/* Refuses a call the person did not allow, and counts it. */
+static void refuse_counted(struct broker *b, struct call *c, const char *target,
+			   const char *key, const char *msg)
+{
+	trip_told(b, key ? key : target);
+	refuse(b, c, target, msg);
 }
 
 /* A call refused because the wire is closed: the client is told why and
@@ -526,7 +594,7 @@ static void start_call(struct broker *b, struct call *c, struct tools_call *tc,
 		    xasprintf("%s is no tool of this sandbox (--tool grants "
 			      "one)",
 			      esc_to(q, sizeof(q), tc->tool));
-		refuse(b, c, "?", m);
+		refuse_counted(b, c, "?", q, m);
 		return;
 	}
 	c->target = tools_call_target(g->name, &tc->args, DB_TARGET_MAX - 1);
@@ -547,7 +615,7 @@ static void start_call(struct broker *b, struct call *c, struct tools_call *tc,
 	if (!tools_allowed(g, &tc->args)) {
 		_cleanup_free_ char *m = tools_refusal_text(g, &tc->args);
 		_cleanup_free_ char *t = steal_ptr(&c->target);
-		refuse(b, c, t, m);
+		refuse_counted(b, c, t, NULL, m);
 		return;
 	}
 	snprintf(c->how, sizeof(c->how), "allowed");
@@ -848,6 +916,10 @@ static void broker_main(const struct tools_broker_in *in)
 	b.buf = xmalloc(PASS_HEAD + PASS_CALL_MAX);
 	if (!(b.cap = in->cap) && !(b.cap = refusals_shared_new(mono_ms())))
 		_exit(125);
+	if (!in->shut) {
+		b.trip = xmalloc(sizeof(*b.trip));
+		trip_init_at(b.trip, in->trip_calls, in->trip_targets);
+	}
 	if (tools_tops_make(in->writes, in->write_dot_files, &b.tops, &e) < 0 ||
 	    ((tools_tops_add_reads(in->grants, &b.tops) < 0 ||
 	      tools_pins_make(in->hidden, &b.pins) < 0) &&
@@ -921,6 +993,7 @@ static void broker_main(const struct tools_broker_in *in)
 	}
 	db_close(b.db);
 	registry_close(b.reg);
+	free(b.trip);
 	answer_box_close(&b.answers);
 	/* Its end takes back what is still on the screen. */
 	if (b.desktop >= 0)

@@ -13,6 +13,7 @@
 
 struct refusals_shared;
 struct shut;
+struct tripbox;
 
 #include <sys/types.h>
 
@@ -34,6 +35,11 @@ struct tools_broker_in {
 	/* whether the sandbox's wire is closed (store/shut.h), or NULL
 	 * without a wire: while it is, no call is carried */
 	const struct shut *shut;
+	/* where its refusals go to the wire's tripwires (store/tripbox.h),
+	 * or NULL without a wire: then the tripwires are the broker's own,
+	 * with these thresholds (0: the defaults) */
+	struct tripbox *trips;
+	unsigned trip_calls, trip_targets;
 	const char *sandbox;	   /* its name in the log */
 	char *const *env;	   /* lnk's own environment, for the tools */
 	const struct strv *grants; /* --read and --write folders, real */

@@ -16,6 +16,8 @@
 #include "tools/folder.h"
 #include "tools/view.h"
 
+struct trip;
+
 struct call {
 	bool busy;	  /* the slot holds a call the reader handed on */
 	bool gone;	  /* its client went away */
@@ -71,6 +73,12 @@ struct broker {
 	/* the registry, for a sandbox without a wire: whether it is paused
 	 * (wire_closed), opened at the first question */
 	struct registry *reg;
+	/* the tripwires of a sandbox without a wire (wire/trip.h), or NULL:
+	 * a wire's are told through the box (store/tripbox.h) */
+	struct trip *trip;
+	/* tripped, and the registry's row could not say so: closed until
+	 * the sandbox ends, as nothing could open it again */
+	bool trip_unrecorded;
 };
 
 /* The call log (calllog.c). A refusal's row, under the sandbox's cap; a

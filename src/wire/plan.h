@@ -4,6 +4,7 @@
 
 struct refusals_shared;
 struct shut;
+struct tripbox;
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -53,6 +54,9 @@ struct wire_plan {
 	/* Where the wire says it is closed, for the tools broker
 	 * (store/shut.h); NULL: nobody else reads it. Not owned. */
 	struct shut *shut;
+	/* The refusals the tools broker tells the tripwires
+	 * (store/tripbox.h); NULL: none. Not owned. */
+	struct tripbox *trips;
 	/* lnk's stderr is its terminal, raw while lnk relays the program's
 	 * pty: the wire's lines end in CR LF (it may not ask the terminal). */
 	bool stderr_raw;

@@ -11,6 +11,7 @@
 #include "common/util.h"
 #include "store/registry.h"
 #include "store/shut.h"
+#include "store/tripbox.h"
 #include "wire/keeper.h"
 #include "net/said.h"
 #include "wire/wire_int.h"
@@ -67,6 +68,20 @@ void wire_trip_note(struct wire *w, enum trip_event ev, const char *target)
 	 * terminal) and shows the desktop notification: the wire may not run
 	 * notify-send. */
 	keeper_send_trip(w->keeper, &v);
+}
+
+/* Each call the tools broker refused counts as one the wire refused: the
+ * tripwires are the sandbox's, whichever channel the program probes. What
+ * a full box could not hold counts toward the rate, under one target. */
+void wire_trip_told(struct wire *w)
+{
+	char t[TRIPBOX_SLOTS][TRIPBOX_TARGET_MAX];
+	uint64_t lost = 0;
+	size_t n = tripbox_take(w->wp->trips, t, TRIPBOX_SLOTS, &lost);
+	for (size_t i = 0; i < n; i++)
+		wire_trip_note(w, TRIP_EV_REFUSED, t[i]);
+	for (uint64_t i = 0; i < lost && i < TRIP_RATE_MAX; i++)
+		wire_trip_note(w, TRIP_EV_REFUSED, "tool");
 }
 
 /* Reads the writer's last commit: when the log cannot be written, new

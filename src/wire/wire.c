@@ -640,6 +640,7 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 			if (w.ctl)
 				ctl_server_tick(w.ctl, now);
 			wire_tell_keeper_closed(&w);
+			wire_trip_told(&w);
 			conn_tick(&w, now);
 			conn_reap(&w);
 			dnsd_tick(w.dnsd, now);

@@ -157,6 +157,8 @@ int64_t wire_grace_cap(const struct wire *w, int64_t deadline);
  * (cause tripped), records why and tells the person on lnk's stderr.
  * Nothing is counted while the wire is closed. */
 void wire_trip_note(struct wire *w, enum trip_event ev, const char *target);
+/* The tools broker's refusals (store/tripbox.h), on the tick. */
+void wire_trip_told(struct wire *w);
 /* A refused call: true when its row is to be written, false when it is
  * only counted (refusals.h: a flood cannot grow the log without bound). */
 bool wire_refusal_logged(struct wire *w);

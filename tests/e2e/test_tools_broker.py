@@ -29,17 +29,23 @@ esac
 """
 
 
-@pytest.fixture
-def mytool(tmp_path, lnk):
-    """mytool on lnk's PATH, every call allowed for good (tools.toml), and
-    the folder outside every grant where each run leaves its arguments."""
+def tool_allowing(tmp_path, lnk, allow):
+    """mytool on lnk's PATH with ALLOW its allow list for good (tools.toml),
+    and the folder outside every grant where each run leaves its
+    arguments."""
     out = tmp_path / "out"
     out.mkdir()
     out.chmod(0o777)
     on_lnk_path(lnk, tmp_path / "bin", "mytool",
                 TOOL.replace("@OUT@", str(out)))
-    lnk("sandbox", "tool", "add", "mytool", "--allow", "*", check=True)
+    lnk("sandbox", "tool", "add", "mytool", "--allow", allow, check=True)
     return out
+
+
+@pytest.fixture
+def mytool(tmp_path, lnk):
+    """mytool, every call allowed."""
+    return tool_allowing(tmp_path, lnk, "*")
 
 
 def ran(out):
@@ -541,3 +547,69 @@ def test_pause_closes_the_tools_of_a_sandbox_without_a_wire(lnk, work,
     assert ran(mytool) == ["before", "long", "after"], (ran(mytool), err)
     rs = {r["target"]: r for r in rows(lnk, "nw") if r["verb"] == "tool"}
     assert rs["mytool during"]["reason"].startswith("paused"), rs
+
+
+@pytest.fixture
+def oktool(tmp_path, lnk):
+    """mytool whose only allowed call is `mytool ok`."""
+    return tool_allowing(tmp_path, lnk, "ok")
+
+
+PROBE_TOOLS = """
+i=0
+while [ $i -lt 30 ]; do mytool probe$i; i=$((i+1)); done
+sleep 1.5
+mytool ok; echo st=$?
+"""
+
+
+def test_refused_tool_calls_trip_the_wire(lnk, work, oktool):
+    """Invariant 7, the tripwires: 30 refused calls within a minute (or 20
+    targets) pause the sandbox's wire whichever channel refused them. A
+    program refused tool call after tool call probes what it may run
+    outside as the person; before, only the wire's own refusals counted,
+    and the tools it was granted stayed open to it."""
+    (work / "probe.sh").write_text(PROBE_TOOLS)
+    cp = lnk.run("--name", "tp", "--write", work, "--internet-host",
+                 "granted.lnk-test", "--tool", "mytool", "--", "/bin/sh",
+                 "probe.sh", timeout=120, stdin=subprocess.DEVNULL)
+    assert "wire paused" in cp.stderr, cp.stderr
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr)
+    assert ran(oktool) == [], ran(oktool)
+    rs = [r for r in rows(lnk, "tp") if r["verb"] == "tool"]
+    assert rs[-1]["target"] == "mytool ok", rs[-1]
+    assert rs[-1]["reason"].startswith("paused"), rs[-1]
+
+
+def test_refused_tool_calls_trip_a_sandbox_without_a_wire(lnk, work,
+                                                          oktool):
+    """Invariant 7, the tripwires, for a sandbox granted tools but no
+    network (no wire): the refused calls pause its tools and pages, the
+    person is told on lnk's terminal, `paused` says why, and resume opens
+    them again."""
+    (work / "probe.sh").write_text(PROBE_TOOLS + """
+touch s1; while [ ! -e resumed ]; do sleep 0.05; done
+mytool ok; echo st2=$?
+""")
+    p = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", "tw", "--write", work,
+         "--tool", "mytool", "--", "/bin/sh", "probe.sh"], cwd=work,
+        env=lnk.env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        wait_file(work / "s1")
+        cp = lnk("sandbox", "paused", check=True)
+        assert "tw" in cp.stdout and "tripped" in cp.stdout, cp.stdout
+        lnk("sandbox", "resume", "tw", check=True)
+        (work / "resumed").touch()
+        out, err = p.communicate(timeout=50)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert "tools and pages paused" in err, err
+    assert "st=126" in out and "st2=0" in out, (out, err)
+    assert ran(oktool) == ["ok"], ran(oktool)
+    rs = [r for r in rows(lnk, "tw") if r["verb"] == "tool"]
+    closed = [r for r in rs if r["target"] == "mytool ok"]
+    assert closed[0]["reason"].startswith("paused"), closed

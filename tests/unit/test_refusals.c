@@ -7,11 +7,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "store/refusals.h"
 #include "store/shut.h"
+#include "store/tripbox.h"
+
+#include <string.h>
 
 static void burst_then_one_a_second(void **state)
 {
@@ -101,12 +105,59 @@ static void shut_is_shared_and_fails_closed(void **state)
 	shut_free(s);
 }
 
+/* The tools broker's refusals reach the wire's tripwires: what a process
+ * forked before puts is taken, oldest first, each target cut to fit; a
+ * full box counts what it could not hold; and counts the other process
+ * left out of bounds never index past the box. */
+static void tripbox_carries_refusals_bounded(void **state)
+{
+	char got[TRIPBOX_SLOTS][TRIPBOX_TARGET_MAX];
+	uint64_t lost = 1;
+
+	(void)state;
+	tripbox_put(NULL, "x"); /* no wire: nothing */
+	assert_int_equal(tripbox_take(NULL, got, TRIPBOX_SLOTS, &lost), 0);
+	assert_int_equal(lost, 0);
+	struct tripbox *t = tripbox_new();
+	assert_non_null(t);
+	char longer[TRIPBOX_TARGET_MAX * 2];
+	memset(longer, 'a', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	pid_t p = fork();
+	if (p == 0) {
+		tripbox_put(t, "mytool probe0");
+		tripbox_put(t, longer);
+		for (int i = 0; i < TRIPBOX_SLOTS + 5; i++)
+			tripbox_put(t, "more");
+		_exit(0);
+	}
+	int ws;
+	assert_int_equal(waitpid(p, &ws, 0), p);
+	assert_int_equal(tripbox_take(t, got, 1, &lost), 1);
+	assert_string_equal(got[0], "mytool probe0");
+	assert_int_equal(lost, 7); /* 2 + 69 put, 64 held */
+	assert_int_equal(tripbox_take(t, got, TRIPBOX_SLOTS, &lost),
+			 TRIPBOX_SLOTS - 1);
+	assert_int_equal(lost, 0);
+	assert_int_equal(strlen(got[0]), TRIPBOX_TARGET_MAX - 1);
+	assert_string_equal(got[1], "more");
+	assert_int_equal(tripbox_take(t, got, TRIPBOX_SLOTS, &lost), 0);
+	/* the other process wrote its counts out of bounds */
+	unsigned *counts = (unsigned *)((char *)t + sizeof(pthread_mutex_t));
+	counts[0] = 1000000;
+	counts[1] = 1000000;
+	assert_int_equal(tripbox_take(t, got, TRIPBOX_SLOTS, &lost),
+			 TRIPBOX_SLOTS);
+	tripbox_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(burst_then_one_a_second),
 	    cmocka_unit_test(summary_once_a_minute_and_at_the_end),
 	    cmocka_unit_test(shut_is_shared_and_fails_closed),
+	    cmocka_unit_test(tripbox_carries_refusals_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
