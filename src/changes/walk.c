@@ -10,6 +10,7 @@
  * rather than stalls. A folder the run moved keeps its children's change
  * times: what it brings to a place that runs it is judged too (entry).
  */
+#include "changes/hooks.h"
 #include "changes/changes.h"
 
 #include <dirent.h>
@@ -67,6 +68,7 @@ struct walk {
 	char *mountinfo; /* /proc/self/mountinfo, read at the first mount */
 	size_t mountinfo_len;
 	bool mountinfo_read;
+	struct hooks *hooks; /* the top repository's hooks (hooks.h) */
 };
 
 void changes_bounds_default(struct changes_bounds *b)
@@ -506,6 +508,20 @@ static void entry(struct walk *w, int dfd, const char *name,
 			}
 		}
 		char *reason = flags_check(dfd, name, mode, where, target);
+		/* a project script the user's own hook runs at a commit */
+		const char *hook =
+		    S_ISREG(mode) && !where->in_git && !where->vendored
+			? hooks_naming(w->hooks, w->rel, w->rel_len)
+			: NULL;
+		if (hook) {
+			char *s = xasprintf(
+			    "%s%sthe repository's hook %s runs it, as you, "
+			    "outside the sandbox, when git runs that hook (a "
+			    "commit, a push)",
+			    reason ? reason : "", reason ? "; " : "", hook);
+			free(reason);
+			reason = s;
+		}
 		/* A link into a folder of packages brings what the report
 		 * only counts there (a package's conftest.py, Makefile) to
 		 * a name where pytest, make or an editor look. */
@@ -846,6 +862,8 @@ int changes_walk(const char *top, struct timespec since,
 		free(datas[i]);
 	}
 	w.topfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (w.topfd >= 0)
+		w.hooks = hooks_read(w.topfd);
 	/* the top cannot be moved (a mount point in the sandbox) nor its
 	 * mode changed (rule M): its own times say nothing of its entries */
 	walk_dir(&w, fd, &top_where, -1, false);
@@ -858,6 +876,7 @@ int changes_walk(const char *top, struct timespec since,
 	free(w.confs);
 	free(w.datas);
 	free(w.mountinfo);
+	hooks_free(w.hooks);
 	return 0;
 }
 

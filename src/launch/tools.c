@@ -153,7 +153,7 @@ int sb_tools_plan(struct sb_tools *t, const struct policy *pol,
 			       "lnk-tool is missing: it is neither next to "
 			       "lnk nor in %s; reinstall lnk",
 			       LNK_LIBEXECDIR);
-	if ((r = tools_listen(&t->listen_fd, &t->dir, err)) < 0)
+	if ((r = tools_listen(home, &t->listen_fd, &t->dir, err)) < 0)
 		return r;
 	t->sock = xasprintf("%s/tools.sock", t->dir);
 	if (stat(t->sock, &sb) < 0)

@@ -17,6 +17,7 @@
 
 #include "common/compat.h"
 #include "common/esc.h"
+#include "common/unaddr.h"
 #include "common/util.h"
 #include "store/paths.h"
 #include "store/registry.h"
@@ -37,46 +38,6 @@ char *answer_path(const char *asks_dir, const char *sandbox)
 	if (!registry_name_valid(sandbox))
 		return NULL;
 	return xasprintf("%s/%s.answer", asks_dir, sandbox);
-}
-
-/* A unix socket address for path. sun_path holds 107 bytes and a home can
- * be longer: then the folder is opened and named through /proc/self/fd.
- * *dirfd is -1 or that folder, for the caller to close after bind or
- * connect. */
-static int make_addr(const char *path, struct sockaddr_un *sa, socklen_t *len,
-		     int *dirfd)
-{
-	size_t n = strlen(path);
-
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	*dirfd = -1;
-	if (n < sizeof(sa->sun_path)) {
-		memcpy(sa->sun_path, path, n + 1);
-	} else {
-#ifndef __linux__
-		return -ENAMETOOLONG;
-#else
-		const char *slash = strrchr(path, '/');
-		if (!slash || slash == path)
-			return -ENAMETOOLONG;
-		_cleanup_free_ char *dir =
-		    xstrndup(path, (size_t)(slash - path));
-		int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		int w = snprintf(sa->sun_path, sizeof(sa->sun_path),
-				 "/proc/self/fd/%d/%s", fd, slash + 1);
-		if (w < 0 || (size_t)w >= sizeof(sa->sun_path)) {
-			close(fd);
-			return -ENAMETOOLONG;
-		}
-		*dirfd = fd;
-#endif
-	}
-	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-			   strlen(sa->sun_path) + 1);
-	return 0;
 }
 
 int answer_listen(const char *asks_dir, const char *sandbox, int *fd,
@@ -103,7 +64,7 @@ int answer_listen(const char *asks_dir, const char *sandbox, int *fd,
 	char nonce[ASK_ID_LEN + 1];
 	asks_new_id(nonce);
 	_cleanup_free_ char *tmp = xasprintf("%s.%s", p, nonce);
-	if ((r = make_addr(tmp, &sa, &len, &dirfd)) < 0)
+	if ((r = unaddr_make(tmp, &sa, &len, &dirfd)) < 0)
 		return err_set(err, r, "cannot listen for answers at '%s': %s",
 			       p, strerror(-r));
 	int s = socket_cloexec(AF_UNIX, SOCK_SEQPACKET, 0, COMPAT_NONBLOCK);
@@ -307,7 +268,7 @@ int answer_send(const char *asks_dir, const char *sandbox, const char *id,
 	if (!p || !asks_id_ok(id))
 		return err_set(err, -ENOENT, "no question '%s' is waiting",
 			       asks_id_ok(id) ? id : "?");
-	if ((r = make_addr(p, &sa, &len, &dirfd)) < 0)
+	if ((r = unaddr_make(p, &sa, &len, &dirfd)) < 0)
 		return err_set(err, r, "cannot reach sandbox %s at '%s': %s",
 			       sandbox, p, strerror(-r));
 	int s = socket_cloexec(AF_UNIX, SOCK_SEQPACKET, 0, 0);

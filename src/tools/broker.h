@@ -72,9 +72,10 @@ struct tools_broker_in {
 	char *sock_dir;
 };
 
-/* A unix socket at <dir>/tools.sock in a new private folder under /tmp,
- * listening. *dir is for tools_unlisten. 0 or -errno. */
-int tools_listen(int *fd, char **dir, struct lnk_err *err);
+/* A unix socket at <dir>/tools.sock in a new private folder of home's
+ * ~/.lnk/sandbox/run, listening. *dir is for tools_unlisten. 0 or
+ * -errno. */
+int tools_listen(const char *home, int *fd, char **dir, struct lnk_err *err);
 /* Removes what tools_listen made. */
 void tools_unlisten(char *dir);
 

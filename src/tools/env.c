@@ -15,35 +15,59 @@
 #include "common/buf.h"
 #include "common/compat.h"
 #include "common/gitconfig.h"
+#include "common/unaddr.h"
+#include "store/paths.h"
 #include "tools/broker.h"
 #include "tools/reach.h"
 
-int tools_listen(int *fd, char **dir, struct lnk_err *err)
+/* The socket lives in lnk's settings folder: a tool runs outside as the
+ * person, and one that runs what the program names reached every
+ * sandbox's socket in the host's /tmp and made calls with another
+ * sandbox's grants, in its name. lnk's settings are out of every tool's
+ * and every sandbox's reach (the socket reaches its own sandbox by a bind
+ * of the file alone). */
+int tools_listen(const char *home, int *fd, char **dir, struct lnk_err *err)
 {
-	char tmpl[] = "/tmp/lnk-tools-XXXXXX";
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	int r, s;
+	struct sockaddr_un a;
+	socklen_t len;
+	int r, s = -1, dirfd = -1;
 
-	if (!mkdtemp(tmpl))
-		return err_set(err, -errno,
-			       "cannot make a folder for the tools' socket in "
-			       "/tmp: %s",
-			       strerror(errno));
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s/tools.sock", tmpl);
-	s = socket_cloexec(AF_UNIX, SOCK_SEQPACKET, 0, COMPAT_NONBLOCK);
-	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    chmod(a.sun_path, 0600) < 0 || listen(s, 64) < 0) {
+	_cleanup_free_ char *run = paths_run_dir(home);
+	if ((r = paths_ensure_dir(run, err)) < 0)
+		return r;
+	char *tmpl = xasprintf("%s/tools-XXXXXX", run);
+	if (!mkdtemp(tmpl)) {
 		r = -errno;
-		if (s >= 0)
-			close(s);
-		unlink(a.sun_path);
-		rmdir(tmpl);
-		return err_set(err, r, "cannot listen for tool calls: %s",
-			       strerror(-r));
+		free(tmpl);
+		return err_set(err, r,
+			       "cannot make a folder for the tools' socket in "
+			       "'%s': %s",
+			       run, strerror(-r));
 	}
+	_cleanup_free_ char *path = xasprintf("%s/tools.sock", tmpl);
+	if ((r = unaddr_make(path, &a, &len, &dirfd)) < 0)
+		goto fail;
+	s = socket_cloexec(AF_UNIX, SOCK_SEQPACKET, 0, COMPAT_NONBLOCK);
+	if (s < 0 || bind(s, (struct sockaddr *)&a, len) < 0 ||
+	    chmod(path, 0600) < 0 || listen(s, 64) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (dirfd >= 0)
+		close(dirfd);
 	*fd = s;
-	*dir = xstrdup(tmpl);
+	*dir = tmpl;
 	return 0;
+fail:
+	if (dirfd >= 0)
+		close(dirfd);
+	if (s >= 0)
+		close(s);
+	unlink(path);
+	rmdir(tmpl);
+	free(tmpl);
+	return err_set(err, r, "cannot listen for tool calls: %s",
+		       strerror(-r));
 }
 
 void tools_unlisten(char *dir)

@@ -19,6 +19,7 @@
 #include "common/compat.h"
 #include "common/esc.h"
 #include "common/notify.h"
+#include "common/unaddr.h"
 #include "common/util.h"
 #include "store/paths.h"
 #include "store/secure.h"
@@ -33,51 +34,19 @@ char *ctl_socket_path(const char *home, const char *name)
 	return xasprintf("%s/%s.sock", dir, name);
 }
 
-/* A unix socket address for path. sun_path holds 107 bytes and a home can
- * be longer: then the folder is opened and named through /proc/self/fd, so
- * a deep home never makes a wire uncontrollable. *dirfd is -1 or that
- * folder's descriptor, for the caller to close after bind/connect. */
+/* The socket's address (common/unaddr.h), the failure said. */
 static int make_addr(const char *path, struct sockaddr_un *sa, socklen_t *len,
 		     int *dirfd, struct lnk_err *err)
 {
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	*dirfd = -1;
-	size_t n = strlen(path);
-	if (n < sizeof(sa->sun_path)) {
-		memcpy(sa->sun_path, path, n + 1);
-	} else {
-#ifndef __linux__
-		/* no /proc to name the folder by: the path must fit */
-		return err_set(err, -ENAMETOOLONG,
+	int r = unaddr_make(path, sa, len, dirfd);
+	if (r == -ENAMETOOLONG)
+		return err_set(err, r,
 			       "socket path '%s' is too long: it must be "
 			       "under %zu bytes here; use a shorter HOME",
 			       path, sizeof(sa->sun_path));
-#else
-		const char *slash = strrchr(path, '/');
-		if (!slash || slash == path)
-			return err_set(err, -ENAMETOOLONG,
-				       "socket path '%s' is too long", path);
-		_cleanup_free_ char *dir =
-		    xstrndup(path, (size_t)(slash - path));
-		int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			return err_set(err, -errno,
-				       "cannot open folder '%s': %s", dir,
-				       strerror(errno));
-		int w = snprintf(sa->sun_path, sizeof(sa->sun_path),
-				 "/proc/self/fd/%d/%s", fd, slash + 1);
-		if (w < 0 || (size_t)w >= sizeof(sa->sun_path)) {
-			close(fd);
-			return err_set(err, -ENAMETOOLONG,
-				       "socket name '%s' is too long",
-				       slash + 1);
-		}
-		*dirfd = fd;
-#endif
-	}
-	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-			   strlen(sa->sun_path) + 1);
+	if (r < 0)
+		return err_set(err, r, "cannot open the folder of '%s': %s",
+			       path, strerror(-r));
 	return 0;
 }
 

@@ -912,3 +912,45 @@ def test_what_a_run_left_in_a_mount_below_a_write_folder(lnk, work):
     assert hit and "not looked at" in hit[0] and "mqueue" in hit[0], \
         cp.stderr
     assert "changed 4 files in ~/project" in lines[0], lines[0]
+
+
+def test_a_script_the_repositorys_hooks_run_is_flagged(lnk, work):
+    """Invariant 8 (what runs outside later is shown): the user's own git
+    hook (kept read only) runs a project script, `./scripts/lint.sh`, at
+    every commit; the program may change that script, and the next commit
+    outside runs it as the user. The script stays the program's to write
+    (builds write such files), so the report names it with the hook that
+    runs it; a script no hook names, and a name that only ends like one,
+    are not flagged for it."""
+    if not shutil.which("git"):
+        pytest.skip("git is not installed")
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    hook = work / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nset -e\n./scripts/lint.sh --all\n"
+                    "sh \"$(git rev-parse --show-toplevel)/tools/fmt.sh\"\n")
+    hook.chmod(0o755)
+    (work / ".husky").mkdir()
+    (work / ".husky" / "pre-push").write_text("npm test && bin/check\n")
+    subprocess.run(["git", "-C", str(work), "config", "core.hooksPath",
+                    ".githooks"], check=True)
+    (work / ".githooks").mkdir()
+    (work / ".githooks" / "commit-msg").write_text("exec ci/msg.py \"$1\"\n")
+    for d in ("scripts", "tools", "bin", "other", "ci"):
+        (work / d).mkdir()
+    past(hook)
+    cp = sh(lnk, "set -e; for f in scripts/lint.sh tools/fmt.sh bin/check "
+            "ci/msg.py other/lint.sh scripts/lint.shx; do "
+            "echo 'curl x | sh' > $f; done", "--write", work, "--name",
+            "hooked")
+    assert cp.returncode == 0, cp.stderr
+    lines = stderr_lines(cp)
+
+    def flag(path):
+        hit = [ln for ln in lines if f"/{path}: " in ln]
+        return hit[0] if hit else ""
+    assert ".git/hooks/pre-commit" in flag("scripts/lint.sh"), cp.stderr
+    assert ".git/hooks/pre-commit" in flag("tools/fmt.sh"), cp.stderr
+    assert ".husky/pre-push" in flag("bin/check"), cp.stderr
+    assert ".githooks/commit-msg" in flag("ci/msg.py"), cp.stderr
+    assert "hook" not in flag("other/lint.sh"), cp.stderr
+    assert "hook" not in flag("scripts/lint.shx"), cp.stderr

@@ -108,7 +108,8 @@ def tools_listener_inodes():
     for line in pathlib.Path("/proc/net/unix").read_text().splitlines()[1:]:
         f = line.split()
         if len(f) >= 8 and f[-1].endswith("/tools.sock") and \
-                f[-1].startswith("/tmp/lnk-tools-"):
+                ("/.lnk/sandbox/run/tools-" in f[-1] or
+                 f[-1].startswith("/proc/self/fd/")):
             out.add(int(f[6]))
     return out
 
@@ -613,3 +614,60 @@ mytool ok; echo st2=$?
     rs = [r for r in rows(lnk, "tw") if r["verb"] == "tool"]
     closed = [r for r in rs if r["target"] == "mytool ok"]
     assert closed[0]["reason"].startswith("paused"), closed
+
+
+FIND_SOCKETS = r"""
+import os, socket, stat
+reached = []
+for root in ("/tmp", "/var/tmp", "/dev/shm", "/run/user",
+             os.environ.get("HOME", "/nonexistent")):
+    for dp, dns, fns in os.walk(root):
+        for f in fns:
+            p = os.path.join(dp, f)
+            try:
+                if not stat.S_ISSOCK(os.lstat(p).st_mode):
+                    continue
+            except OSError:
+                continue
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.settimeout(1)
+            try:
+                s.connect(p)
+                reached.append(p)
+            except OSError:
+                pass
+            s.close()
+print("reached", reached)
+"""
+
+
+def test_a_tool_cannot_reach_any_sandboxs_tools_socket(lnk, work, mytool,
+                                                      tmp_path):
+    """Invariant 9 (whatever acts for the program outside is confined): a
+    granted tool that runs what the program names (a script of its
+    folder) runs outside as the person; the sockets on which sandboxes
+    ask for tool calls sat in the host's /tmp, so it reached another
+    sandbox's and made calls with that sandbox's grants, in its name and
+    its log. No sandbox's tools socket is in a tool's reach."""
+    on_lnk_path(lnk, tmp_path / "bin", "runpy",
+                f"#!/bin/sh\nexec {PY} \"$@\"\n")
+    lnk("sandbox", "tool", "add", "runpy", "--allow", "*", check=True)
+    (work / "find.py").write_text(FIND_SOCKETS)
+    other = tmp_path / "other"
+    other.mkdir()
+    other.chmod(0o777)
+    victim = subprocess.Popen(
+        [lnk.bin, "sandbox", "run", "--name", "victim", "--write", other,
+         "--tool", "mytool", "--", "/bin/sh", "-c",
+         "touch ready; sleep 60"], cwd=other, env=lnk.env(),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_file(other / "ready")
+        cp = lnk.run("--name", "prober", "--write", work, "--tool", "runpy",
+                     "--", "runpy", "find.py", timeout=120,
+                     stdin=subprocess.DEVNULL)
+    finally:
+        victim.kill()
+        victim.communicate()
+    assert "reached" in cp.stdout, (cp.stdout, cp.stderr)
+    assert "tools.sock" not in cp.stdout, cp.stdout

@@ -18,6 +18,7 @@
 
 #include "changes/changes.h"
 #include "changes/flags.h"
+#include "changes/hooks.h"
 #include "common/buf.h"
 #include "common/util.h"
 
@@ -567,9 +568,48 @@ static void nothing_changed_says_nothing(void **state)
 	assert_int_equal(changes_mode_parse("FULL", &m), -EINVAL);
 }
 
+/* The scripts a repository's hooks name: a path held whole in a hook's
+ * text, after "./", a "/", a quote or a space, before an end of the same
+ * kind; a longer name, a name with more before it, git's examples and
+ * husky's own folder are not. */
+static void hooks_name_whole_paths(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/lnk-hooks-XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	int d = open(tmpl, O_RDONLY | O_DIRECTORY);
+	assert_true(d >= 0);
+	assert_null(hooks_read(d)); /* no repository */
+	assert_int_equal(mkdirat(d, ".git", 0755), 0);
+	assert_int_equal(mkdirat(d, ".git/hooks", 0755), 0);
+	put(d, ".git/hooks/pre-commit",
+	    "#!/bin/sh\n./scripts/lint.sh --all && \"$ROOT/ci/a b.sh\"\n"
+	    "x=tools/fmt.sh; run(bin/t)\n");
+	put(d, ".git/hooks/pre-push.sample", "exec never/run.sh\n");
+	put(d, ".git/config", "[core]\n\thooksPath = ../outside\n");
+	struct hooks *h = hooks_read(d);
+	assert_non_null(h);
+	static const char *const named[] = {"scripts/lint.sh", "ci/a b.sh",
+					    "tools/fmt.sh", "bin/t", "lint.sh"};
+	for (size_t i = 0; i < ARRAY_SIZE(named); i++)
+		assert_string_equal(hooks_naming(h, named[i], strlen(named[i])),
+				    ".git/hooks/pre-commit");
+	static const char *const not_named[] = {
+	    "scripts/lint.s", "cripts/lint.sh", "never/run.sh", "bin", ""};
+	for (size_t i = 0; i < ARRAY_SIZE(not_named); i++)
+		assert_null(
+		    hooks_naming(h, not_named[i], strlen(not_named[i])));
+	hooks_free(h);
+	close(d);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(hooks_name_whole_paths),
 	    cmocka_unit_test(git_config_keys),
 	    cmocka_unit_test(table_rows),
 	    cmocka_unit_test(xdg_rows),

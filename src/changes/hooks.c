@@ -1,0 +1,159 @@
+/* The project scripts the repository's hooks name (hooks.h). */
+#include "changes/hooks.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/gitconfig.h"
+#include "common/util.h"
+
+struct hook {
+	char *name; /* ".git/hooks/pre-commit" */
+	char *text;
+	size_t len;
+};
+
+struct hooks {
+	struct hook h[HOOKS_MAX];
+	size_t n;
+};
+
+/* The folders hooks are read from, below the top: git's own, and the
+ * hook managers' that git's hooksPath points at (husky); and the one the
+ * repository's core.hooksPath names in the project. */
+static const char *const hook_dirs[] = {".git/hooks", ".husky"};
+
+static void read_dir(struct hooks *hs, int topfd, const char *dir)
+{
+	int dfd =
+	    openat(topfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	struct dirent *e;
+	while (hs->n < HOOKS_MAX && (e = readdir(d))) {
+		const char *nm = e->d_name;
+		size_t l = strlen(nm);
+		/* git's examples never run; husky's own folder is its */
+		if (nm[0] == '.' || nm[0] == '_' ||
+		    (l > 7 && strcmp(nm + l - 7, ".sample") == 0))
+			continue;
+		int fd = openat(dirfd(d), nm,
+				O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		struct stat st;
+		char *text = NULL;
+		size_t len = 0;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    read_fd_all(fd, HOOKS_READ_MAX, &text, &len) == 0) {
+			struct hook *h = &hs->h[hs->n++];
+			h->name = xasprintf("%s/%s", dir, nm);
+			h->text = text;
+			h->len = len;
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
+static void hooks_path(void *ctx, const char *section, const char *sub,
+		       const char *key, char *value)
+{
+	char **out = ctx;
+	if (strcmp(section, "core") != 0 || sub[0] ||
+	    strcmp(key, "hookspath") != 0)
+		return;
+	free(*out);
+	*out = xstrdup(gitconfig_value(value));
+}
+
+/* core.hooksPath of the top's repository, when it is a folder of the
+ * project (relative, no ".."): git runs its hooks from there. */
+static char *project_hooks_path(int topfd)
+{
+	int fd = openat(topfd, ".git/config",
+			O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char *text = NULL, *path = NULL;
+	size_t len = 0;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    read_fd_all(fd, HOOKS_READ_MAX, &text, &len) == 0) {
+		gitconfig_text_fix(text, len);
+		gitconfig_each(text, hooks_path, &path);
+	}
+	close(fd);
+	free(text);
+	if (path && (!path[0] || path[0] == '/' || path[0] == '~' ||
+		     strstr(path, ".."))) {
+		free(path);
+		path = NULL;
+	}
+	return path;
+}
+
+struct hooks *hooks_read(int topfd)
+{
+	struct hooks *hs = xcalloc(1, sizeof(*hs));
+	for (size_t i = 0; i < ARRAY_SIZE(hook_dirs); i++)
+		read_dir(hs, topfd, hook_dirs[i]);
+	char *hp = project_hooks_path(topfd);
+	if (hp && strcmp(hp, ".git/hooks") != 0 && strcmp(hp, ".husky") != 0)
+		read_dir(hs, topfd, hp);
+	free(hp);
+	if (!hs->n) {
+		free(hs);
+		return NULL;
+	}
+	return hs;
+}
+
+/* Where a word of a shell line may begin or end around a path. */
+static bool edge(char c)
+{
+	return strchr(" \t\r\n\"'`=;&|()<>{}$", c) != NULL;
+}
+
+static bool names(const struct hook *h, const char *rel, size_t len)
+{
+	const char *p = h->text, *end = h->text + h->len;
+	while (len && p + len <= end) {
+		const char *at = memmem(p, (size_t)(end - p), rel, len);
+		if (!at)
+			return false;
+		bool before = at == h->text || edge(at[-1]) || at[-1] == '/';
+		bool after = at + len == end || edge(at[len]);
+		if (before && after)
+			return true;
+		p = at + 1;
+	}
+	return false;
+}
+
+const char *hooks_naming(const struct hooks *h, const char *rel, size_t len)
+{
+	for (size_t i = 0; h && i < h->n; i++)
+		if (names(&h->h[i], rel, len))
+			return h->h[i].name;
+	return NULL;
+}
+
+void hooks_free(struct hooks *h)
+{
+	for (size_t i = 0; h && i < h->n; i++) {
+		free(h->h[i].name);
+		free(h->h[i].text);
+	}
+	free(h);
+}
