@@ -141,8 +141,10 @@ static void conn_log(struct conn *c, enum db_outcome o, const char *reason)
 	if (o == DB_ENDED)
 		db_batch_update_at(&w->batch, c->log_at, c->seq, o, reason,
 				   c->c2u.total, c->u2c.total);
-	else if (o != DB_REFUSED || wire_refusal_logged(w))
-		/* allowed, refused or failed: nothing carried yet */
+	else if ((o != DB_REFUSED || wire_refusal_logged(w)) &&
+		 (o != DB_FAILED || wire_failure_logged(w)))
+		/* allowed, refused or failed: nothing carried yet; refused
+		 * and failed calls under their caps, the rest counted */
 		c->log_at = db_batch_call(
 		    &w->batch, c->seq, time(NULL), c->verb,
 		    c->target[0] ? c->target : "-", o, reason, 0, 0);

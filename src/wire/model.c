@@ -221,9 +221,11 @@ static void mc_log(struct mconn *m, enum db_outcome o, const char *reason)
 	struct wire *w = m->w;
 	if (o == DB_ENDED) {
 		db_batch_update(&w->batch, m->seq, o, reason, m->up, m->down);
-	} else if (o != DB_REFUSED || wire_refusal_logged(w)) {
+	} else if ((o != DB_REFUSED || wire_refusal_logged(w)) &&
+		   (o != DB_FAILED || wire_failure_logged(w))) {
 		/* refusals through the sandbox's one cap, as the wire's
-		 * others: a program cannot fill the disk with them */
+		 * others, failures through theirs: a program cannot fill
+		 * the disk with them */
 		db_batch_call(&w->batch, m->seq, time(NULL), "model", m->target,
 			      o, reason, 0, 0);
 		if (o == DB_ALLOWED)

@@ -119,6 +119,11 @@ const char *wire_lookup_send(struct wire *w, const char *name)
 	return NULL;
 }
 
+bool wire_failure_logged(struct wire *w)
+{
+	return refusals_take(&w->failed_rows, loop_now_ms());
+}
+
 bool wire_lookup_logged(struct wire *w)
 {
 	return refusals_take(&w->lookup_rows, loop_now_ms());

@@ -109,6 +109,7 @@ static int wire_control_start(struct wire *w, struct lnk_err *err)
 	    !(w->cap = w->own_cap = refusals_shared_new(loop_now_ms())))
 		return err_set(err, -ENOMEM, "cannot keep the log's cap");
 	refusals_init(&w->lookup_rows, loop_now_ms());
+	refusals_init(&w->failed_rows, loop_now_ms());
 	if (!wp->home)
 		return 0;
 	int r = registry_open_at(wp->db_path, &w->state, err);
@@ -422,6 +423,17 @@ static void wire_log_unlogged(struct wire *w, bool end)
 			 (unsigned long long)k, REFUSAL_BURST);
 		db_batch_call(&w->batch, ++w->seq, time(NULL), "dns", "-",
 			      DB_ENDED, why, 0, 0);
+	}
+	uint64_t f = refusals_due(&w->failed_rows, loop_now_ms(), end);
+	if (f) {
+		char why[160];
+		snprintf(why, sizeof(why),
+			 "%llu more calls failed (allowed, nothing carried), "
+			 "not logged one by one (after %d at once, one a "
+			 "second)",
+			 (unsigned long long)f, REFUSAL_BURST);
+		db_batch_call(&w->batch, ++w->seq, time(NULL), "wire", "-",
+			      DB_FAILED, why, 0, 0);
 	}
 	uint64_t n = refusals_shared_due(w->cap, loop_now_ms(), end);
 	if (!n)

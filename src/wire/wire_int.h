@@ -100,6 +100,10 @@ struct wire {
 	 * resolver's are logged one by one (the refusals' cap) */
 	uint64_t lookups;
 	struct refusals lookup_rows;
+	/* and failed calls (allowed, nothing carried), in a count of their
+	 * own: a loop of connects to a granted host's closed port wrote a
+	 * row each, 180 KB a second, without end */
+	struct refusals failed_rows;
 	bool closed;	/* every new call is refused */
 	bool close_now; /* end the open connections after this batch */
 	/* the keeper is yet to hear that the wire closed (its channel was
@@ -175,6 +179,8 @@ void wire_say_refused(struct wire *w, const char *host, uint16_t port,
 		      const char *why);
 /* A lookup's own log row (verb dns): true when it is to be written, false
  * when it is only counted, with the refusals' bound (refusals.h). */
+/* Whether a failed call gets its row, or is only counted (its own cap). */
+bool wire_failure_logged(struct wire *w);
 bool wire_lookup_logged(struct wire *w);
 /* Why a closed wire refuses a call: "paused", "stopped", or "paused: "
  * and the rule that tripped. */

@@ -383,12 +383,31 @@ print("sent", i)
 """
 
 
-@pytest.mark.parametrize("code", [FLOOD_CONNECT, FLOOD_DNS, FLOOD_UDP],
+# Connects to a granted host's closed port: each allowed, each failed (the
+# host answers with a reset), none a refusal; a row each, without end.
+FLOOD_FAILED = r"""
+import os, socket, time
+host = os.environ["LNK_ORIGIN"]
+t0 = time.time(); i = 0
+while time.time() - t0 < 6:
+    try:
+        s = socket.create_connection(("127.0.0.1", 3128), timeout=5)
+        s.sendall(f"CONNECT {host}:81 HTTP/1.1\r\n\r\n".encode())
+        s.recv(200); s.close()
+    except OSError:
+        pass
+    i += 1
+print("sent", i)
+"""
+
+
+@pytest.mark.parametrize("code", [FLOOD_CONNECT, FLOOD_DNS, FLOOD_UDP,
+                                  FLOOD_FAILED],
                          ids=["connect-after-trip", "dns-unique-names",
-                              "udp-new-addresses"])
+                              "udp-new-addresses", "failed-closed-port"])
 def test_program_cannot_grow_the_call_log_without_bound(lnk, work, code):
     """Invariant 7 (the log), promise: the log does not grow without bound
-    under a flood of refusals or lookups.
+    under a flood of refusals, lookups or failed calls.
 
     Threat: a program with one host granted writes the user's disk
     outside its folders (~/.lnk/sandbox/lnk.db) as fast as it can make
@@ -399,9 +418,11 @@ def test_program_cannot_grow_the_call_log_without_bound(lnk, work, code):
     f = nethosts()
     (work / "flood.py").write_text(textwrap.dedent(code))
     db = lnk.home / ".lnk/sandbox/lnk.db"
-    cp = lnk.run("--read", work, "--internet-host", f["ORIGIN"], "--",
+    cp = lnk.run("--read", work, "--internet-host", f["ORIGIN"],
+                 "--env", "LNK_ORIGIN", "--",
                  PY, str(work / "flood.py"), timeout=120,
-                 env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"]})
+                 env={"LNK_DNS_SERVER": f["LNK_DNS_SERVER"],
+                      "LNK_ORIGIN": f["ORIGIN"]})
     assert "sent" in cp.stdout, cp.stdout + cp.stderr
     sent = int(cp.stdout.split()[-1])
     out = lnk("sandbox", "log", "--json", "--lines", "1000000", check=True)
