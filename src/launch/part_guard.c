@@ -19,6 +19,7 @@
 #include "store/db.h"
 #include "store/paths.h"
 #include "store/refusals.h"
+#include "store/tripbox.h"
 
 /* "FOLDER/NAME" for the call log: the --write folder and the one name at
  * its top, never a deeper path (invariant 7 keeps request paths out of the
@@ -80,11 +81,16 @@ static void log_exec(void *ctx, const char *path)
 		  "[commands] does not allow it; --command allows it");
 }
 
-/* A datagram the guard refused (src/guard/socket.c), once per target. */
+/* A datagram the guard refused (src/guard/socket.c), once per target: a
+ * refused call, which the wire's tripwires count as their own
+ * (store/tripbox.h); a program sending to address after address is
+ * probing as one connecting to them is. */
 static void log_net_refusal(void *ctx, const char *verb, const char *target,
 			    const char *why)
 {
-	guard_log(ctx, verb, target, why);
+	struct run *r = ctx;
+	tripbox_put(r->trips, target);
+	guard_log(r, verb, target, why);
 }
 
 int guard_part_plan(struct run *r)

@@ -3,9 +3,12 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/esc.h"
 #include "common/util.h"
+#include "net/addr.h"
+#include "net/grammar.h"
 
 /* Whether why refuses the port of this machine, not the host: then the
  * flag is --port, and each port is said on its own. */
@@ -21,14 +24,50 @@ static bool port_reason(const char *why, uint16_t port)
  * reasons are the wire's own (filter.c, conn.c, dnsd.c) and the resolver's
  * without a network grant (nonet.c). word is the escaped host, one shell
  * word. */
-static char *fix_for(const char *why, const char *sandbox, const char *word,
-		     uint16_t port)
+enum grant_word { GW_HOST, GW_LOCAL, GW_NONE };
+
+/* The host as --internet-host takes it, into out (HOST_PATTERN_MAX): an
+ * IPv4-mapped literal is the IPv4 address it connects to. GW_LOCAL for
+ * localhost, whose names are this machine's loopback whatever a grant
+ * says (--port reaches it); GW_NONE for a form the flag refuses. */
+static enum grant_word internet_word(const char *host, char *out)
+{
+	size_t n = strlen(host);
+	struct lnk_addr a, v4;
+	struct lnk_err e = {0};
+	if (strcasecmp(host, "localhost") == 0 ||
+	    strcasecmp(host, "localhost.") == 0 ||
+	    (n > 10 && strcasecmp(host + n - 10, ".localhost") == 0) ||
+	    (n > 11 && strcasecmp(host + n - 11, ".localhost.") == 0))
+		return GW_LOCAL;
+	if (addr_parse_literal(host, &a) == LIT_ADDR &&
+	    addr_v4_mapped(&a, &v4)) {
+		addr_format(&v4, out, HOST_PATTERN_MAX);
+		return GW_HOST;
+	}
+	return host_pattern_parse(host, n, out, &e) == 0 ? GW_HOST : GW_NONE;
+}
+
+static char *fix_for(const char *why, const char *sandbox, const char *host,
+		     const char *word, uint16_t port)
 {
 	if (strcmp(why, "host not in the sandbox's grants") == 0 ||
-	    strcmp(why, "this sandbox has no network grant") == 0)
+	    strcmp(why, "this sandbox has no network grant") == 0) {
+		char grant[HOST_PATTERN_MAX];
+		enum grant_word gw = internet_word(host, grant);
+		if (gw == GW_LOCAL && port)
+			return xasprintf("it is this machine: --port %u "
+					 "reaches this machine's port %u (a "
+					 "spec's [localhost] ports)",
+					 port, port);
+		if (gw != GW_HOST)
+			return NULL;
+		_cleanup_free_ char *w = esc_word_dup(grant);
+		(void)word;
 		return xasprintf("--internet-host %s allows it (a spec's "
 				 "[internet] hosts)",
-				 word);
+				 w);
+	}
 	if (strcmp(why, "address on this machine's network, not the "
 			"internet") == 0 ||
 	    strcmp(why, "address outside the lan grant") == 0 ||
@@ -73,7 +112,7 @@ void wire_said_line(struct wire_said *s, const char *sandbox, const char *host,
 		if (strcmp(s->keys[i], key) == 0)
 			return;
 	_cleanup_free_ char *word = esc_word_dup(host);
-	_cleanup_free_ char *fix = fix_for(why, sandbox, word, port);
+	_cleanup_free_ char *fix = fix_for(why, sandbox, host, word, port);
 	/* what no grant allows (a metadata address, a reverse lookup) is in
 	 * the log; the terminal says what to type */
 	if (!fix)

@@ -123,7 +123,7 @@ static bool pending(const struct dir *d)
 	return d->len || d->inpipe;
 }
 
-static void dir_free(struct dir *d)
+static void dir_free(struct wire *w, struct dir *d)
 {
 	free(d->buf);
 	d->buf = NULL;
@@ -131,6 +131,7 @@ static void dir_free(struct dir *d)
 	if (d->pipe[0] >= 0) {
 		close(d->pipe[0]);
 		close(d->pipe[1]);
+		w->pipe_fds -= 2;
 	}
 	d->pipe[0] = d->pipe[1] = -1;
 }
@@ -209,8 +210,8 @@ static void conn_close(struct conn *c)
 	if (c->uh.fd >= 0)
 		close(c->uh.fd);
 	c->ch.fd = c->uh.fd = -1;
-	dir_free(&c->c2u);
-	dir_free(&c->u2c);
+	dir_free(c->w, &c->c2u);
+	dir_free(c->w, &c->u2c);
 	free(c->in);
 	c->in = NULL;
 	if (c->prev)
@@ -903,8 +904,12 @@ void conn_keeper_input(struct loop_handler *h, uint32_t ev)
 void conn_accept(struct wire *w, struct listener *l, int fd)
 {
 	if (w->nconns + w->nmodel_conns >= w->max_conns) {
-		/* the cap: this client is closed, everyone else goes on */
+		/* the cap: this client is closed, everyone else goes on; a
+		 * call of the log all the same */
 		close(fd);
+		wire_refused_unread(w, "too many calls open at once in this "
+				       "sandbox: it was closed before it was "
+				       "read");
 		return;
 	}
 	struct conn *c = xcalloc(1, sizeof(*c));
@@ -1239,9 +1244,13 @@ static int pump(struct conn *c, struct dir *d, int src, int dst, bool up,
 		size_t most = WIRE_SCRATCH;
 		if (d->capped && d->left < most)
 			most = (size_t)d->left;
-		if (d->total >= WIRE_SPLICE_AFTER && d->pipe[0] < 0) {
+		/* a pipe while the budget has room; else through memory */
+		if (d->total >= WIRE_SPLICE_AFTER && d->pipe[0] < 0 &&
+		    w->pipe_fds + 2 <= w->pipe_budget) {
 			if (splice_pipe(d->pipe) < 0)
 				d->pipe[0] = d->pipe[1] = -1;
+			else
+				w->pipe_fds += 2;
 		}
 		ssize_t n;
 		if (d->pipe[0] >= 0) {

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -117,6 +118,13 @@ const char *wire_lookup_send(struct wire *w, const char *name)
 		return WIRE_LOG_DOWN_REASON;
 	w->lookups++;
 	return NULL;
+}
+
+void wire_refused_unread(struct wire *w, const char *why)
+{
+	if (wire_refusal_logged(w))
+		db_batch_call(&w->batch, ++w->seq, time(NULL), "wire", "-",
+			      DB_REFUSED, why, 0, 0);
 }
 
 bool wire_failure_logged(struct wire *w)

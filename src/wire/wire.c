@@ -185,8 +185,12 @@ static void on_accept(struct loop_handler *h, uint32_t ev)
 			 * rather than spin on a listener we cannot drain */
 			close(w->spare_fd);
 			fd = accept_cloexec(h->fd, NULL, NULL, 0);
-			if (fd >= 0)
+			if (fd >= 0) {
 				close(fd);
+				wire_refused_unread(
+				    w, "the wire has no descriptor left: it "
+				       "was closed before it was read");
+			}
 			w->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		}
 		return;
@@ -403,7 +407,7 @@ static size_t raise_nofile(void)
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return 1024;
-	/* two descriptors per tunnel: take all the kernel lets us */
+	/* descriptors per tunnel: take all the kernel lets us */
 	rl.rlim_cur = rl.rlim_max;
 	setrlimit(RLIMIT_NOFILE, &rl);
 	getrlimit(RLIMIT_NOFILE, &rl);
@@ -596,7 +600,13 @@ static int wire_run(const struct wire_plan *wp, int handoff_fd, int lifeline_fd,
 	/* splice and send to a closed peer must not kill the wire */
 	signal(SIGPIPE, SIG_IGN);
 	size_t nofile = raise_nofile();
-	w.max_conns = nofile > 128 ? (nofile - 64) / 2 : 32;
+	/* Each call holds two sockets, and a busy one up to two splice
+	 * pipes (four more): the calls take half of what is left after the
+	 * wire's own, the pipes the other half; a call past both budgets is
+	 * refused with a row (conn_accept), never left waiting for a
+	 * descriptor. */
+	w.max_conns = nofile > 128 ? (nofile - 64) / 4 : 16;
+	w.pipe_budget = nofile > 128 ? (nofile - 64) - 2 * w.max_conns : 0;
 	w.scratch = xmalloc(WIRE_SCRATCH);
 	w.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 

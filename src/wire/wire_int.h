@@ -62,6 +62,11 @@ struct wire {
 	int64_t seq;	       /* the last call's number */
 	struct conn *conns;    /* every open connection */
 	size_t nconns, max_conns;
+	/* Descriptors of splice pipes open, and how many may be: a tunnel
+	 * past a MiB takes a pipe a way (two descriptors each) on top of its
+	 * two sockets; without a bound, busy tunnels took the descriptors
+	 * new calls need, which then hung unanswered and unlogged. */
+	size_t pipe_fds, pipe_budget;
 	struct conn *graveyard; /* closed in this batch; freed after it */
 	struct listener *listeners;
 	size_t nlisteners;
@@ -179,6 +184,9 @@ void wire_say_refused(struct wire *w, const char *host, uint16_t port,
 		      const char *why);
 /* A lookup's own log row (verb dns): true when it is to be written, false
  * when it is only counted, with the refusals' bound (refusals.h). */
+/* A connection closed before its request was read (the cap, no
+ * descriptor left): a refused row under the refusals' cap. */
+void wire_refused_unread(struct wire *w, const char *why);
 /* Whether a failed call gets its row, or is only counted (its own cap). */
 bool wire_failure_logged(struct wire *w);
 bool wire_lookup_logged(struct wire *w);

@@ -9,9 +9,12 @@ are on this machine's loopback. Nothing is ever sent anywhere else.
 import json
 import os
 import pathlib
+import resource
+import select
 import shutil
 import signal
 import socket
+import socketserver
 import sqlite3
 import subprocess
 import threading
@@ -59,6 +62,7 @@ def ca(lnk, net, work):
 
 
 CURL = "curl -s --max-time 20"
+PY = "/usr/bin/python3"
 
 
 def test_curl_through_the_proxy_variables(lnk, net, work):
@@ -726,3 +730,148 @@ def test_first_lookup_waits_for_the_resolver_a_slow_keeper_binds(lnk, net):
                      "LNK_TEST_SLOW_DNS_BIND": "400"}))
     assert cp.returncode == 0, (cp.stdout, cp.stderr)
     assert cp.stdout.strip() == net["ORIGIN_IP"], (cp.stdout, cp.stderr)
+
+
+class Sink(socketserver.BaseRequestHandler):
+    """Sends a client 2.5 MB while reading all it sends, and holds the
+    connection open until the client closes it."""
+
+    def handle(self):
+        def read():
+            try:
+                while self.request.recv(1 << 20):
+                    pass
+            except OSError:
+                pass
+        t = threading.Thread(target=read, daemon=True)
+        t.start()
+        try:
+            for _ in range(40):
+                self.request.sendall(b"y" * 65536)
+        except OSError:
+            pass
+        t.join(60)
+
+
+BUSY = r"""
+import socket, sys, threading, time, urllib.request
+port, origin = int(sys.argv[1]), sys.argv[2]
+socks, lock = [], threading.Lock()
+def one():
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=20)
+    except OSError:
+        return
+    with lock:
+        socks.append(s)
+    def read():
+        got = 0
+        try:
+            while got < 2500000:
+                d = s.recv(1 << 20)
+                if not d:
+                    break
+                got += len(d)
+        except OSError:
+            pass
+    t = threading.Thread(target=read)
+    t.start()
+    try:
+        for _ in range(24):
+            s.sendall(b"x" * 65536)
+    except OSError:
+        pass
+    t.join(30)
+ts = [threading.Thread(target=one) for _ in range(115)]
+for t in ts:
+    t.start()
+    time.sleep(0.005)
+for t in ts:
+    t.join(60)
+proxy = urllib.request.ProxyHandler({"http": "http://127.0.0.1:3128"})
+for i in range(3):
+    t0 = time.time()
+    try:
+        r = urllib.request.build_opener(proxy).open("http://%s/" % origin,
+                                                    timeout=10)
+        print("get", r.status, round(time.time() - t0, 1))
+    except urllib.error.HTTPError as e:
+        print("get", e.code, round(time.time() - t0, 1))
+    except Exception as e:
+        print("get failed", type(e).__name__, round(time.time() - t0, 1))
+print("opened", len(socks))
+"""
+
+
+def test_no_descriptors_left_refuses_with_a_row(lnk, net, work):
+    """Invariant 7 under exhaustion, promise: a call the wire cannot serve
+    (no descriptor left) is refused with a row, never left hanging or
+    closed unlogged. Tunnels that carry more than a MiB take pipes too
+    (splice); with the wire's connection cap counted at two descriptors
+    each, 115 busy tunnels under a limit of 300 left requests to a
+    granted host unanswered (a timeout, no status) and without a row."""
+    srv = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Sink)
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    port = srv.server_address[1]
+    (work / "busy.py").write_text(BUSY)
+
+    def few_fds():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (300, 300))
+    try:
+        cp = lnk.run("--name", "fds", "--write", work, "--port", str(port),
+                     "--internet-host", net["ORIGIN"], "--", PY, "busy.py",
+                     str(port), net["ORIGIN"], timeout=180,
+                     env={"LNK_DNS_SERVER": net["LNK_DNS_SERVER"]},
+                     stdin=subprocess.DEVNULL, preexec_fn=few_fds)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    gets = [ln.split() for ln in cp.stdout.splitlines()
+            if ln.startswith("get")]
+    assert len(gets) == 3, (cp.stdout, cp.stderr)
+    # each answered by the wire at once: served, refused with a status,
+    # or closed at the cap; never a wait until the client gives up
+    for g in gets:
+        assert float(g[-1]) < 5 and "TimeoutError" not in g, \
+            (cp.stdout, cp.stderr)
+    opened = int(cp.stdout.split("opened ")[1].split()[0])
+    rows = calls(lnk, "--sandbox", "fds")
+    tcp = [r for r in rows if r["verb"] == "tcp"]
+    http = [r for r in rows if r["target"].startswith(net["ORIGIN"])]
+    over = [r for r in rows if r["verb"] == "wire" and
+            "at once" in r["reason"]]
+    # every connection the program opened, and every GET, is a row of
+    # its own: carried, or refused for want of room
+    assert len(tcp) + len(http) + len(over) >= opened + 3, \
+        (len(tcp), len(http), len(over), opened)
+    assert opened == 115 and over, (opened, len(over))
+
+
+UDP_PROBE = r"""
+import socket, time
+for i in range(25):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("198.18.77.%d" % (i + 1), 4000 + i))
+        s.send(b"x")
+    except OSError:
+        pass
+    s.close()
+time.sleep(1.5)
+"""
+
+
+def test_refused_datagrams_trip_the_wire(lnk, net, work):
+    """Invariant 7, the tripwires: datagrams to one refused address after
+    another are refused calls (the guard refuses them, each a row), and
+    20 targets refused within 10 minutes pause the wire as 20 refused
+    connects do. Before, only the wire's own refusals counted: 1100
+    refused datagrams left it open."""
+    (work / "udp.py").write_text(UDP_PROBE)
+    cp = run(lnk, net, ["--name", "udptrip", "--write", str(work),
+                        "--internet-host", net["ORIGIN"]],
+             f"{PY} udp.py; {CURL} -o /dev/null -w 'after %{{http_code}}\\n'"
+             f" http://{net['ORIGIN']}/")
+    assert "wire paused" in cp.stderr, cp.stderr
+    assert "after 403" in cp.stdout, (cp.stdout, cp.stderr)

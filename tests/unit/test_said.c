@@ -34,6 +34,31 @@ static void names_the_flag_once_a_host(void **state)
 	assert_string_equal(line, "");
 }
 
+/* The flag named must allow the call: localhost is this machine
+ * whatever an internet grant says (--port reaches it), an IPv4-mapped
+ * literal is the IPv4 address it connects to, and a form the flag
+ * refuses gets no flag at all. */
+static void the_flag_named_allows_the_call(void **state)
+{
+	struct wire_said s = {0};
+	char line[1024];
+
+	(void)state;
+	wire_said_line(&s, "box", "localhost", 8080, GRANTS, line,
+		       sizeof(line));
+	assert_null(strstr(line, "--internet-host"));
+	assert_non_null(strstr(line, "--port 8080 "));
+	wire_said_line(&s, "box", "db.localhost", 5432, GRANTS, line,
+		       sizeof(line));
+	assert_non_null(strstr(line, "--port 5432 "));
+	wire_said_line(&s, "box", "::ffff:198.18.0.2", 80, GRANTS, line,
+		       sizeof(line));
+	assert_non_null(strstr(line, "--internet-host 198.18.0.2 allows"));
+	wire_said_line(&s, "box", "bad_name!", 80, GRANTS, line,
+		       sizeof(line));
+	assert_string_equal(line, "");
+}
+
 static void each_reason_its_flag(void **state)
 {
 	struct wire_said s = {0};
@@ -134,8 +159,9 @@ static void names_are_escaped(void **state)
 	char line[1024];
 
 	(void)state;
-	wire_said_line(&s, "box", "evil\x1b]0;x\x07.example", 80, GRANTS, line,
-		       sizeof(line));
+	wire_said_line(&s, "box", "evil\x1b]0;x\x07.example", 80,
+		       "address on this machine's network, not the internet",
+		       line, sizeof(line));
 	assert_true(line[0]);
 	assert_null(strchr(line, '\x1b'));
 	assert_null(strchr(line, '\x07'));
@@ -146,6 +172,7 @@ int main(void)
 {
 	const struct CMUnitTest t[] = {
 	    cmocka_unit_test(names_the_flag_once_a_host),
+	    cmocka_unit_test(the_flag_named_allows_the_call),
 	    cmocka_unit_test(each_reason_its_flag),
 	    cmocka_unit_test(the_first_routers_refusals_name_the_lan_grant),
 	    cmocka_unit_test(what_no_grant_allows_is_not_said),
