@@ -54,8 +54,7 @@ static void the_flag_named_allows_the_call(void **state)
 	wire_said_line(&s, "box", "::ffff:198.18.0.2", 80, GRANTS, line,
 		       sizeof(line));
 	assert_non_null(strstr(line, "--internet-host 198.18.0.2 allows"));
-	wire_said_line(&s, "box", "bad_name!", 80, GRANTS, line,
-		       sizeof(line));
+	wire_said_line(&s, "box", "bad_name!", 80, GRANTS, line, sizeof(line));
 	assert_string_equal(line, "");
 }
 
