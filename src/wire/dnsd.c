@@ -182,12 +182,20 @@ static void log_refused(struct dnsd *d, const char *name, uint16_t qtype,
 /* How a lookup sent upstream ended, on its own row when it has one. A
  * refusal without a row of its own is logged as one (with the refusals'
  * bound). */
+/* What a lookup sent carried upstream, beside its outcome: the wire asks
+ * for both families whatever the question (src/wire/dns.c), and the log
+ * says what left, not only what was asked. A refusal's reason stays the
+ * wire's own words (the terminal's hint is chosen by them). */
+#define SENT_BOTH "; sent upstream as A and AAAA"
+
 static void log_outcome(struct dnsd *d, const struct pending *p,
 			enum db_outcome o, const char *why)
 {
 	struct wire *w = d->w;
+	char r[DB_REASON_MAX];
+	snprintf(r, sizeof(r), "%s%s", why, o == DB_REFUSED ? "" : SENT_BOTH);
 	if (p->seq)
-		db_batch_update(&w->batch, p->seq, o, why, 0, 0);
+		db_batch_update(&w->batch, p->seq, o, r, 0, 0);
 	else if (o == DB_REFUSED)
 		log_refused(d, p->qs.name, p->qs.qtype, why);
 }
@@ -200,7 +208,8 @@ static void pending_free(struct pending *p)
 	struct dnsd *d = p->d;
 	if (p->q && p->seq) /* sent, and no answer will come */
 		db_batch_update(&d->w->batch, p->seq, DB_FAILED,
-				"the client left before the answer", 0, 0);
+				"the client left before the answer" SENT_BOTH,
+				0, 0);
 	dns_cancel(p->q);
 	if (p->prev)
 		p->prev->next = p->next;
