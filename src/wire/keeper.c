@@ -171,14 +171,19 @@ int keeper_take_answer(int chan, struct keeper_answer *ans)
 	memset(ans, 0, sizeof(*ans));
 	ans->fd = -1;
 	struct keeper_reply r;
-	if (keeper_reply_decode(m, (size_t)n, &r) < 0 ||
-	    r.kind != KEEPER_R_ANSWER || (mh.msg_flags & MSG_CTRUNC) ||
+	bool whole = keeper_reply_decode(m, (size_t)n, &r) == 0 &&
+		     r.kind == KEEPER_R_ANSWER;
+	if (!whole || (mh.msg_flags & MSG_CTRUNC) ||
 	    (r.answer == KEEPER_CONNECTING) != (fd >= 0)) {
 		if (fd >= 0)
 			close(fd);
 		ans->kind = KEEPER_FAILED;
-		ans->error = EPROTO;
-		ans->cookie = UINT64_MAX; /* no call's */
+		/* A whole answer whose socket could not be received (no
+		 * descriptor left here) fails its call now, with its row,
+		 * rather than leave it waiting for its connect's timeout. */
+		ans->error =
+		    whole && (mh.msg_flags & MSG_CTRUNC) ? EMFILE : EPROTO;
+		ans->cookie = whole ? r.cookie : UINT64_MAX;
 		return 1;
 	}
 	ans->cookie = r.cookie;

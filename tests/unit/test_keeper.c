@@ -18,12 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "common/fdpass.h"
+#include "proto/keeper.h"
 #include "wire/confine.h"
 #include "wire/keeper.h"
 #include "wire/route.h"
@@ -99,6 +102,49 @@ static struct keeper_rules rules(void)
 	kr.ndns = 2;
 	kr.is_local = fake_local;
 	return kr;
+}
+
+/* An answer whose socket the wire cannot receive (no descriptor left)
+ * fails its own call at once: its cookie is kept, so the call gets its
+ * row now, not at its connect's timeout. */
+static void an_answer_without_room_fails_its_call(void **state)
+{
+	(void)state;
+	pid_t p = fork();
+	assert_true(p >= 0);
+	if (p == 0) {
+		int ch[2];
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, ch) < 0)
+			_exit(2);
+		int sock = socket(AF_INET, SOCK_STREAM, 0);
+		uint8_t m[KEEPER_ANSWER_SIZE];
+		keeper_reply_encode(
+		    &(struct keeper_reply){.kind = KEEPER_R_ANSWER,
+					   .answer = KEEPER_CONNECTING,
+					   .cookie = 77},
+		    m);
+		if (sock < 0 || fd_send(ch[0], &sock, 1, m, sizeof(m)) < 0)
+			_exit(3);
+		close(sock);
+		/* no descriptor above the ones open now */
+		struct rlimit rl = {.rlim_cur = (rlim_t)ch[1] + 1,
+				    .rlim_max = (rlim_t)ch[1] + 1};
+		for (int fd = ch[1] + 1; fd < 64; fd++)
+			close(fd);
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			_exit(4);
+		struct keeper_answer ans;
+		if (keeper_take_answer(ch[1], &ans) != 1)
+			_exit(5);
+		_exit(ans.kind == KEEPER_FAILED && ans.error == EMFILE &&
+			      ans.cookie == 77 && ans.fd < 0
+			  ? 0
+			  : 6);
+	}
+	int st;
+	assert_int_equal(waitpid(p, &st, 0), p);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 static void rows_hold(void **state)
@@ -490,6 +536,7 @@ static void asks_before_a_close_are_never_made(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(an_answer_without_room_fails_its_call),
 	    cmocka_unit_test(rows_hold),
 	    cmocka_unit_test(short_addresses_refused),
 	    cmocka_unit_test(kernel_knows_this_machine),
