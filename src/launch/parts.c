@@ -127,7 +127,8 @@ static const struct part parts[] = {
      .stop = tools_part_stop,
      /* only the reader's canonical hand-over, decoded with bounds and
       * checked again */
-     .files = {"src/tools/broker.c", "src/tools/calllog.c", "src/store/shut.c",
+     .files = {"src/tools/broker.c", "src/tools/calllog.c",
+	       "src/tools/closed.c", "src/store/shut.c", "src/store/tripbox.c",
 	       "src/proto/toolpass.c", "src/launch/part_tools.c", NULL}},
     {.name = "the tools broker's reader",
      .wanted = with_tools,

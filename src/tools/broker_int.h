@@ -81,6 +81,13 @@ struct broker {
 	bool trip_unrecorded;
 };
 
+/* Why no call is carried now (closed.c): the wire's reason while it is
+ * closed (paused, tripped, stopped), NULL while it is open. */
+const char *broker_closed(struct broker *b);
+/* A call refused for what the person allowed, for the tripwires
+ * (closed.c). */
+void broker_trip_told(struct broker *b, const char *target);
+
 /* The call log (calllog.c). A refusal's row, under the sandbox's cap; a
  * summary of those counted, when due; a carried call's row, before it is
  * carried (-1: it cannot be written, msg says so, the call is refused);
