@@ -19,9 +19,7 @@ static char *user_home(const char *name)
 	return xstrdup(res->pw_dir);
 }
 
-/* e with a leading ~ or ~user expanded, malloc'd; NULL when the user is
- * unknown or the home is not absolute. */
-static char *tilde(const char *e, const char *home)
+char *path_tilde(const char *e, const char *home)
 {
 	size_t n = strcspn(e + 1, "/");
 	_cleanup_free_ char *h = NULL;
@@ -53,7 +51,7 @@ void path_entries(const char *path_env, const char *home, struct strv *abs,
 			if (!strv_contains(abs, e))
 				strv_push(abs, e);
 		} else if (e[0] == '~') {
-			_cleanup_free_ char *x = tilde(e, home);
+			_cleanup_free_ char *x = path_tilde(e, home);
 			if (x && !strv_contains(abs, x))
 				strv_push(abs, x);
 		} else if (rel && !strv_contains(rel, e)) {

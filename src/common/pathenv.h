@@ -11,6 +11,11 @@
 
 #include "common/util.h"
 
+/* e (starting with ~) with its leading ~ or ~user expanded, malloc'd, as
+ * a shell, git and ssh read it; NULL when the user is unknown or the home
+ * is not absolute. */
+char *path_tilde(const char *e, const char *home);
+
 /* Splits path_env (NULL: nothing) into its absolute entries, a leading ~
  * expanded to home and ~user to that user's home (an unknown user's entry
  * is skipped, as bash then searches nothing there), appended to abs; and

@@ -138,6 +138,41 @@ static const struct env_conf confs[] = {
      "BROWSER names it: programs run it to open a link"},
     {"LESSOPEN", ENV_COMMAND, NULL,
      "LESSOPEN names it: less runs it on every file it shows"},
+    /* Options every start of a runtime reads: a module or agent they
+     * name loads in every program of that runtime the user starts. */
+    {"NODE_OPTIONS", ENV_COMMAND, NULL,
+     "NODE_OPTIONS names it: node loads it at every start (--require, "
+     "--import)"},
+    {"PERL5OPT", ENV_COMMAND, NULL,
+     "PERL5OPT names it: perl loads it at every start"},
+    {"RUBYOPT", ENV_COMMAND, NULL,
+     "RUBYOPT names it: ruby loads it at every start"},
+    {"JAVA_TOOL_OPTIONS", ENV_COMMAND, NULL,
+     "JAVA_TOOL_OPTIONS names it: every JVM loads it (-javaagent)"},
+    {"JDK_JAVA_OPTIONS", ENV_COMMAND, NULL,
+     "JDK_JAVA_OPTIONS names it: java loads it (-javaagent)"},
+    {"_JAVA_OPTIONS", ENV_COMMAND, NULL,
+     "_JAVA_OPTIONS names it: every JVM loads it (-javaagent)"},
+    {"VIMINIT", ENV_COMMAND, NULL,
+     "VIMINIT names it: vim runs it in place of its vimrc"},
+    {"EXINIT", ENV_COMMAND, NULL,
+     "EXINIT names it: vi runs it in place of its exrc"},
+    {"LESSKEYIN", ENV_WHOLE, NULL,
+     "LESSKEYIN names it: less reads its keys and LESSOPEN from it"},
+    {"LESSKEY", ENV_WHOLE, NULL,
+     "LESSKEY names it: less reads its keys from it"},
+    {"RUSTC_WRAPPER", ENV_COMMAND, NULL,
+     "RUSTC_WRAPPER names it: cargo runs it for every compile"},
+    {"RUSTC", ENV_COMMAND, NULL, "RUSTC names it: cargo runs it"},
+    {"GOENV", ENV_WHOLE, NULL,
+     "GOENV names it: go reads its settings (GOFLAGS, -toolexec) from it"},
+    {"GOFLAGS", ENV_COMMAND, NULL,
+     "GOFLAGS names it: go runs it (-toolexec)"},
+    {"BASH_COMPLETION_USER_FILE", ENV_WHOLE, NULL,
+     "BASH_COMPLETION_USER_FILE names it: bash sources it in every "
+     "interactive shell"},
+    {"PROMPT_COMMAND", ENV_COMMAND, NULL,
+     "PROMPT_COMMAND names it: bash runs it at every prompt"},
 };
 
 const struct env_conf *env_confs(size_t *n)

@@ -411,9 +411,8 @@ static char *expand(const struct pctx *c, const char *v, const char *base)
 		return NULL;
 	if (v[0] == '/')
 		return xstrdup(v);
-	if (v[0] == '~')
-		return v[1] == '/' ? xasprintf("%s%s", c->in->home, v + 1)
-				   : NULL;
+	if (v[0] == '~') /* ~/x, and ~user/x as git reads it */
+		return path_tilde(v, c->in->home);
 	return base ? xasprintf("%s/%s", base, v) : NULL;
 }
 
@@ -615,13 +614,17 @@ static void command_paths(struct pctx *c, const char *cmd,
 				continue;
 		}
 		if (t[0] == '-') {
-			/* --file=PATH, -FPATH (a path glued to its option) */
+			/* --file=PATH, -FPATH, -javaagent:PATH (a path
+			 * glued to its option) */
 			const char *eq = strchr(t, '=');
+			const char *colon = strchr(t, ':');
 			if (eq)
 				t = eq + 1;
 			else if (t[1] && t[1] != '-' && t[2] &&
 				 strchr("/~$", t[2]))
 				t += 2;
+			else if (colon && colon[1] && strchr("/~$", colon[1]))
+				t = colon + 1;
 			else
 				continue;
 		} else if (strchr(t, '=') && t[0] != '/' && t[0] != '~') {
@@ -1027,6 +1030,11 @@ static void scan_gitdir(struct pctx *c, const char *gitdir,
 	struct git_repo g = {.gitdir = gitdir, .worktree = worktree};
 	_cleanup_free_ char *cfg = xasprintf("%s/config", gitdir);
 	scan_config(c, cfg, &g, 0);
+	/* git reads this worktree's own config after it (with
+	 * extensions.worktreeConfig): read whether or not that is on, as
+	 * keeping what it names costs nothing when git ignores it */
+	_cleanup_free_ char *wcfg = xasprintf("%s/config.worktree", gitdir);
+	scan_config(c, wcfg, &g, 0);
 	free(g.core_worktree);
 	if (worktree)
 		scan_index(c, gitdir, worktree, g.sha256, depth);

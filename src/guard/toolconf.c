@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/pathenv.h"
 #include "common/util.h"
 #include "guard/toolconf_int.h"
 
@@ -67,8 +68,8 @@ static char *absolute(const struct scan *s, const char *v, const char *base)
 {
 	if (v[0] == '/')
 		return xstrdup(v);
-	if (v[0] == '~')
-		return v[1] == '/' ? xasprintf("%s%s", s->home, v + 1) : NULL;
+	if (v[0] == '~') /* ~/x, and ~user/x as ssh reads it */
+		return path_tilde(v, s->home);
 	return base && *v ? xasprintf("%s/%s", base, v) : NULL;
 }
 

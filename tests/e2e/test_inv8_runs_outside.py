@@ -782,6 +782,28 @@ def test_hooks_path_and_included_config_protected(lnk, work, missing):
     assert not (work / "conf.old").exists()
 
 
+def test_what_the_worktrees_own_config_names_is_protected(lnk, work):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: with extensions.worktreeConfig, git reads .git/config.worktree
+    too: its core.hooksPath and include.path named project files that
+    were left writable (the hook ran at the next commit outside)."""
+    git("init", "-q", work)
+    git("-C", work, "config", "extensions.worktreeConfig", "true")
+    git("-C", work, "config", "--worktree", "core.hooksPath", "wthooks")
+    git("-C", work, "config", "--worktree", "include.path",
+        "../wt.gitconfig")
+    (work / "wthooks").mkdir()
+    (work / "wt.gitconfig").write_text("[user]\n\tname = me\n")
+    cp = sh(lnk, """
+        printf '#!/bin/sh\ntouch pwned\n' > wthooks/pre-commit
+        echo '[core] fsmonitor = touch pwned' >> wt.gitconfig; true""",
+            "--write", work)
+    assert not (work / "wthooks" / "pre-commit").exists(), cp.stderr
+    assert "fsmonitor" not in (work / "wt.gitconfig").read_text()
+
+
 def test_yarn_release_protected(lnk, work):
     """Invariant 8 (what runs outside later), promise: git's directories, every
     repository the top one knows, and what a config names are kept.
@@ -2100,6 +2122,46 @@ def test_more_programs_the_environment_names_protected(lnk, work, var, value,
     assert not t.exists(), cp.stderr
 
 
+# Options every start of a runtime reads, and more files and commands of
+# the user's environment: the value as the user's profile sets it ({w} the
+# write folder), and the file the program plants.
+RUNTIME_ENV = [
+    ("NODE_OPTIONS", "--require {w}/hook.js", "hook.js"),
+    ("NODE_OPTIONS", "--import={w}/m.mjs --max-old-space-size=4096",
+     "m.mjs"),
+    ("PERL5OPT", "-I{w}/lib -MEvil", "lib/Evil.pm"),
+    ("RUBYOPT", "-r{w}/boot.rb", "boot.rb"),
+    ("JAVA_TOOL_OPTIONS", "-javaagent:{w}/agent.jar", "agent.jar"),
+    ("VIMINIT", "so {w}/vimrc", "vimrc"),
+    ("LESSKEYIN", "{w}/lesskey", "lesskey"),
+    ("RUSTC_WRAPPER", "{w}/wrap", "wrap"),
+    ("GOENV", "{w}/go.env", "go.env"),
+    ("BASH_COMPLETION_USER_FILE", "{w}/completions", "completions"),
+]
+
+
+@pytest.mark.parametrize("var,value,target", RUNTIME_ENV,
+                         ids=[f"{v}-{i}" for i, (v, _, _) in
+                              enumerate(RUNTIME_ENV)])
+def test_options_a_runtime_reads_at_every_start_protected(lnk, work, var,
+                                                         value, target):
+    """Invariant 8 (what runs outside later), promise: the folders of the
+    user's PATH and the files the environment names are kept, and what cannot
+    be kept is reported.
+
+    Threat (rule E): the user's profile sets NODE_OPTIONS=--require
+    ~/proj/hook.js (PERL5OPT, RUBYOPT, JAVA_TOOL_OPTIONS' -javaagent,
+    VIMINIT, LESSKEYIN, RUSTC_WRAPPER, GOENV, bash-completion's user
+    file): the program rewrote the file, and every node, perl, ruby, java,
+    vim, less, cargo or go the user starts next loaded it."""
+    t = work / target
+    cp = sh_to_the_end(
+        lnk, f"mkdir -p {os.path.dirname(target) or '.'}; "
+        f"echo 'touch ~/pwned' >> {target}; true", "--write", work,
+        env={var: value.format(w=work)})
+    assert not t.exists(), cp.stderr
+
+
 # The write folder also shown at a second path; PATH names a folder by that
 # second path. A folder of PATH spelled by the bind of the write folder.
 PATH_BY_SECOND = """
@@ -3049,9 +3111,11 @@ def test_tool_environment_names_no_file_of_the_program(lnk, work, tmp_path,
     on_lnk_path(lnk, tmp_path / "toolbin", "mytool",
                 f"#!/bin/sh\nexec {run}\n",
                 **{var: value.format(work=work)})
-    script = (f"mkdir -p '{work}/{os.path.dirname(target) or '.'}' && "
+    # rule E keeps the file now (the write is refused); the tool must
+    # load nothing of the program's either way
+    script = (f"mkdir -p '{work}/{os.path.dirname(target) or '.'}'; "
               f"printf '%s\\n' '{text.format(mark=mark)}' > '{work}/{target}'"
-              f" && mytool run")
+              f"; mytool run")
     cp = lnk.run("--write", work, "--tool", "mytool run", "--", "/bin/sh",
                  "-c", script)
     assert "tool-ran" in cp.stdout, (cp.stdout, cp.stderr)
