@@ -89,6 +89,15 @@ static const struct row build_files[] = {
 				  "editor's Gradle import) downloads and "
 				  "runs"},
     {".pnp.cjs", "yarn loads it into every yarn run and node script"},
+    {".pnp.loader.mjs", "yarn loads it into every yarn run and node script "
+			"(ESM)"},
+    {".pnp.js", "yarn loads it into every yarn run and node script"},
+    {"jupyter_server_config.py", "Jupyter runs it when it starts in this "
+				 "folder"},
+    {"jupyter_notebook_config.py", "Jupyter runs it when it starts in this "
+				   "folder"},
+    {"jupyter_lab_config.py", "Jupyter runs it when it starts in this "
+			      "folder"},
     {"gbp.conf", "gbp buildpackage runs the hooks it names"},
     {"Taskfile.yml", "names the commands the next task runs"},
     /* the other names the same tools take: a recipe under any of them
@@ -462,6 +471,49 @@ static const struct config_row config_rows[] = {
     {"", "mimeapps.list", false,
      "names the program that opens each type of file (xdg-open, your file "
      "manager, a browser's download)"},
+    /* what a login, a shell or a pager runs from the folder */
+    {"", "bash_completion", false,
+     "bash-completion sources it in every interactive bash"},
+    {"user-tmpfiles.d", NULL, false,
+     "systemd-tmpfiles --user applies it at every login: it may write "
+     "any file of your home (~/.bashrc)"},
+    {"", "lesskey", false,
+     "less reads its keys and LESSOPEN (a command it runs on every file "
+     "it shows) from it"},
+    {"systemd", "user.conf", false,
+     "systemd's user manager reads it at your next login: its "
+     "DefaultEnvironment reaches every unit (LD_PRELOAD, PATH)"},
+    {"systemd/user.conf.d", NULL, false,
+     "systemd's user manager reads it at your next login: its "
+     "DefaultEnvironment reaches every unit (LD_PRELOAD, PATH)"},
+    /* editors' plugins, schemes and init files */
+    {"nvim/pack", NULL, true, "Neovim loads the plugins it holds"},
+    {"nvim/colors", NULL, true, "Neovim runs it when the scheme is picked"},
+    {"nvim/autoload", NULL, true,
+     "Neovim runs it when a function it defines is called"},
+    {"vim", "vimrc", false, "Vim runs it at every start"},
+    {"vim", "gvimrc", false, "gVim runs it at every start"},
+    {"vim/plugin", NULL, true, "Vim runs it at every start"},
+    {"vim/pack", NULL, true, "Vim loads the plugins it holds"},
+    {"vim/autoload", NULL, true,
+     "Vim runs it when a function it defines is called"},
+    {"vim/ftplugin", NULL, true, "Vim runs it when a file of its type opens"},
+    {"emacs", "init.el", false, "Emacs runs it at every start"},
+    {"emacs", "early-init.el", false, "Emacs runs it at every start"},
+    {"emacs/lisp", NULL, true, "Emacs loads it when init.el asks"},
+    {"helix", "languages.toml", false,
+     "Helix runs the language servers and formatters it names when a "
+     "file of that language opens"},
+    /* context.exec runs programs as the session's sound server starts */
+    {"pipewire", "*.conf", false,
+     "PipeWire runs the programs its context.exec names at your next "
+     "login"},
+    {"pipewire/pipewire.conf.d", NULL, false,
+     "PipeWire runs the programs its context.exec names at your next "
+     "login"},
+    {"direnv", "config.toml", false,
+     "direnv loads every .envrc under the folders its whitelist names, "
+     "unasked"},
 };
 
 /* The same for the user's data folder ($XDG_DATA_HOME, ~/.local/share),
@@ -517,6 +569,16 @@ static const struct config_row data_rows[] = {
     {"gnome-shell/extensions", NULL, true,
      "GNOME Shell runs it at your next login when the extension is "
      "enabled"},
+    {"jupyter/kernels", NULL, true,
+     "Jupyter runs the command its kernel.json names when you pick the "
+     "kernel"},
+    {"nautilus-python/extensions", NULL, true,
+     "Nautilus runs it (Python) at every start"},
+    {"konsole", "*.profile", false,
+     "Konsole runs the command a profile names when a tab opens with it"},
+    /* each file allows an .envrc: direnv then loads it unasked */
+    {"direnv/allow", NULL, false,
+     "direnv loads the .envrc it allows, unasked, when you cd there"},
 };
 
 static bool ends_with(const char *s, const char *suffix);

@@ -178,6 +178,18 @@ static const struct dot_file list[] = {
     {".autoenv.zsh", "zsh-autoenv sources it when you cd into the folder"},
     {".autoenv_leave.zsh", "zsh-autoenv sources it when you leave the "
 			   "folder"},
+    /* Editors' and language servers' per-project settings that start
+     * programs when the folder opens: sbt's and Metals' build server
+     * (a .json in .bsp names its command), Theia's settings and tasks,
+     * rope's config.py (Python), the Lua server's and Solargraph's
+     * plugins. */
+    {".bsp", "an editor starts the build server command it names"},
+    {".theia", "Theia runs its tasks and the programs its settings name"},
+    {".ropeproject", "rope runs its config.py when an editor opens the "
+		     "project"},
+    {".luarc.json", "the Lua language server loads the plugin it names"},
+    {".luarc.jsonc", "the Lua language server loads the plugin it names"},
+    {".solargraph.yml", "Solargraph loads the plugins it names"},
     /* Toolchains and hooks chosen per folder. */
     {"rust-toolchain", "rustup runs the toolchain it names, a path too"},
     {"rust-toolchain.toml", "rustup runs the toolchain it names, a path "

@@ -541,6 +541,22 @@ XDG_RUN_LATER = {
     "direnv/direnv.toml": "whitelist",
     "pip/pip.conf": "index",
     "uv/uv.toml": "index",
+    "bash_completion": "bash",
+    "user-tmpfiles.d/x.conf": "tmpfiles",
+    "lesskey": "less",
+    "systemd/user.conf": "systemd",
+    "systemd/user.conf.d/x.conf": "systemd",
+    "nvim/pack/p/start/x/plugin/x.lua": "Neovim",
+    "nvim/colors/x.lua": "Neovim",
+    "nvim/autoload/x.vim": "Neovim",
+    "vim/vimrc": "Vim",
+    "vim/plugin/x.vim": "Vim",
+    "emacs/init.el": "Emacs",
+    "emacs/early-init.el": "Emacs",
+    "pipewire/pipewire.conf": "PipeWire",
+    "pipewire/pipewire.conf.d/x.conf": "PipeWire",
+    "helix/languages.toml": "Helix",
+    "direnv/config.toml": "whitelist",
 }
 
 
@@ -598,6 +614,10 @@ XDG_DATA_RUN_LATER = {
     "kio/servicemenus/x.desktop": "Dolphin",
     "kservices5/ServiceMenus/x.desktop": "Dolphin",
     "gnome-shell/extensions/x@y/extension.js": "GNOME Shell",
+    "jupyter/kernels/k/kernel.json": "Jupyter",
+    "nautilus-python/extensions/x.py": "Nautilus",
+    "konsole/x.profile": "Konsole",
+    "direnv/allow/0123abcd": "direnv",
 }
 
 

@@ -216,10 +216,16 @@ def sh_to_the_end(lnk, script, *grants, timeout=60, **kw):
 # bazel it downloads and runs), PDM (.pdm-python: the interpreter it runs),
 # YouCompleteMe (.ycm_extra_conf.py, run as Python when a file is opened)
 # and zsh-autoenv (.autoenv.zsh, sourced on cd).
+# Editors' and language servers' per-project settings that run programs:
+# sbt's and Metals' build server (.bsp/*.json: the command it starts when
+# the editor opens the folder), Theia's settings and tasks, rope's
+# config.py (run when an editor opens the project), the Lua language
+# server's and Solargraph's plugins.
 LAUNCHER_NAMES = [".mvn", ".gbp.conf", ".jvmopts", ".sbtopts",
                   ".bazeliskrc", ".bazelversion", ".pdm-python",
                   ".ycm_extra_conf.py", ".autoenv.zsh",
-                  ".autoenv_leave.zsh"]
+                  ".autoenv_leave.zsh", ".bsp", ".theia", ".ropeproject",
+                  ".luarc.json", ".luarc.jsonc", ".solargraph.yml"]
 
 
 @pytest.mark.parametrize("name", LAUNCHER_NAMES)
@@ -3783,6 +3789,11 @@ BUILD_SETTINGS_RUN_LATER = {
     "gradle.properties": "gradle",
     "gradle/wrapper/gradle-wrapper.properties": "gradle",
     ".pnp.cjs": "yarn",
+    ".pnp.loader.mjs": "yarn",
+    ".pnp.js": "yarn",
+    "jupyter_server_config.py": "Jupyter",
+    "jupyter_notebook_config.py": "Jupyter",
+    "jupyter_lab_config.py": "Jupyter",
     "debian/gbp.conf": "gbp",
 }
 
