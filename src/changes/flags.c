@@ -672,11 +672,30 @@ void flags_data_folder(const char *rel, struct flag_where *w)
 	xdg_folder(true, rel, w);
 }
 
+/* Folders of the home a program runs every file of at its start, by
+ * name: granted for a tool to install a plugin, any file the program
+ * leaves there runs in the user's next vim, emacs, ipython or zsh. */
+static const struct row home_code_dirs[] = {
+    {".vim", "Vim runs what this folder holds (vimrc, plugins, packs, "
+	     "autoload) at every start"},
+    {".emacs.d", "Emacs runs what this folder holds (init.el and what it "
+		 "loads) at every start"},
+    {".ipython", "IPython runs its profiles' configuration and startup "
+		 "files at every start"},
+    {".oh-my-zsh", "zsh sources oh-my-zsh's files (plugins, custom) at "
+		   "every start"},
+};
+
 /* The folders a login runs what they hold from, by name: name entered
  * below a folder at parent. */
 static void session_enter(const struct flag_where *parent, const char *name,
 			  struct flag_where *child)
 {
+	child->home_code = parent->home_code;
+	for (size_t i = 0; !child->home_code && i < ARRAY_SIZE(home_code_dirs);
+	     i++)
+		if (strcmp(name, home_code_dirs[i].name) == 0)
+			child->home_code = home_code_dirs[i].reason;
 	child->autostart = strcmp(name, "autostart") == 0;
 	child->systemd_user = parent->systemd_user ||
 			      (parent->systemd && strcmp(name, "user") == 0);
@@ -709,6 +728,7 @@ void flags_top(const char *top, struct flag_where *w)
 	w->systemd_user = up.systemd_user;
 	w->env_d = up.env_d;
 	w->ssh_dir = up.ssh_dir;
+	w->home_code = up.home_code;
 }
 
 void flags_enter(const struct flag_where *parent, const char *name,
@@ -1181,6 +1201,15 @@ static char *flags_judge(int dirfd, const char *name, mode_t mode,
 		return xstrdup("an ssh file: ssh and sshd run what it names "
 			       "(ProxyCommand, LocalCommand, ~/.ssh/rc) at the "
 			       "next connection");
+	if (file && w->ssh_dir &&
+	    (strcmp(name, "known_hosts") == 0 ||
+	     strcmp(name, "known_hosts2") == 0))
+		return xstrdup(
+		    "ssh trusts the hosts and the certificate "
+		    "authorities (@cert-authority) it lists: a server "
+		    "it names is believed at your next connection");
+	if (file && w->home_code)
+		return xstrdup(w->home_code);
 	char *shadow = code_path_shadow(name, file, dir, w);
 	if (shadow)
 		return shadow;
@@ -1303,5 +1332,5 @@ bool flags_place_decides(const struct flag_where *w)
 	 * program made or moved there, decides whole. */
 	return w->on_path || w->venv_bin || w->git_hooks ||
 	       (w->in_git && w->below_top) || w->xdg_in || w->autostart ||
-	       w->systemd_user || w->env_d || w->ssh_dir;
+	       w->systemd_user || w->env_d || w->ssh_dir || w->home_code;
 }

@@ -35,6 +35,10 @@ struct flag_where {
 	 * environment.d, directly in .ssh; systemd: directly in one so
 	 * named */
 	bool autostart, systemd, systemd_user, env_d, ssh_dir;
+	/* below a home folder whose files a program runs at its start
+	 * (~/.vim, ~/.emacs.d, ~/.ipython, ~/.oh-my-zsh): what runs them,
+	 * or NULL */
+	const char *home_code;
 	/* in the user's configuration folder ($XDG_CONFIG_HOME, ~/.config,
 	 * known by identity) or a folder of it that config_rows (flags.c)
 	 * names, whose path below it is xdg ("" at the folder itself);

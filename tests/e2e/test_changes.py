@@ -974,3 +974,24 @@ def test_a_script_the_repositorys_hooks_run_is_flagged(lnk, work):
     assert ".githooks/commit-msg" in flag("ci/msg.py"), cp.stderr
     assert "hook" not in flag("other/lint.sh"), cp.stderr
     assert "hook" not in flag("scripts/lint.shx"), cp.stderr
+
+
+HOME_CODE_FOLDERS = {
+    ".vim": {"plugin/x.vim": "Vim", "vimrc": "Vim"},
+    ".emacs.d": {"init.el": "Emacs", "lisp/x.el": "Emacs"},
+    ".ipython": {"profile_default/startup/x.py": "IPython"},
+    ".oh-my-zsh": {"custom/x.zsh": "zsh"},
+    ".ssh": {"known_hosts": "trusts"},
+}
+
+
+@pytest.mark.parametrize("folder", sorted(HOME_CODE_FOLDERS))
+def test_a_home_folder_whose_files_run_is_flagged(lnk, home, folder):
+    """Threat: you grant ~/.vim (~/.emacs.d, ~/.ipython, ~/.oh-my-zsh) for
+    a tool to install a plugin; the program leaves a plugin or an init file
+    there, which your next vim, emacs, ipython or zsh runs; or it adds a
+    host or a certificate authority to ~/.ssh/known_hosts, which ssh
+    trusts from then on. Each is named with what runs or trusts it."""
+    d = home / folder
+    d.mkdir()
+    left_and_flagged(lnk, d, d, folder, HOME_CODE_FOLDERS[folder], "true")
