@@ -36,6 +36,13 @@ struct scan {
 	char cont_key[96];
 	char cont_quote[4];
 	size_t cont_indent; /* a block's key's: deeper lines are the value */
+	/* The variables a startup file sets to a path (DOTFILES=~/dots),
+	 * which its later lines source from: a few, bounded. */
+	struct {
+		char name[48];
+		char value[512];
+	} vars[16];
+	size_t nvars;
 };
 
 static const char *env_value(char *const *env, const char *name, size_t n)
@@ -309,6 +316,69 @@ static void shell_wildcard(struct scan *s, const char *w, const char *base)
 	s->cb->file(s->cb->ctx, dir, s->tc->why);
 }
 
+/* NAME=VALUE in a startup file, VALUE a path (~/x, $HOME/x, ${HOME}/x,
+ * /x): later words that start with $NAME or ${NAME} name it. Past the
+ * bound a variable is not followed (its words stay values, as before). */
+static void shell_set(struct scan *s, const char *name, const char *value,
+		      const char *base)
+{
+	static const char *const homes[] = {"$HOME", "${HOME}", NULL};
+	_cleanup_free_ char *v = NULL;
+	for (size_t i = 0; homes[i] && !v; i++) {
+		size_t n = strlen(homes[i]);
+		if (strncmp(value, homes[i], n) == 0 &&
+		    (value[n] == '/' || !value[n]))
+			v = xasprintf("%s%s", s->home, value + n);
+	}
+	if (!v && (value[0] == '/' || value[0] == '~'))
+		v = absolute(s, value, base);
+	size_t i = 0;
+	while (i < s->nvars && strcmp(s->vars[i].name, name) != 0)
+		i++;
+	if (!v || strlen(name) >= sizeof(s->vars[0].name) ||
+	    strlen(v) >= sizeof(s->vars[0].value)) {
+		if (i < s->nvars) /* set again to what is not followed */
+			s->vars[i].value[0] = '\0';
+		return;
+	}
+	if (i == s->nvars) {
+		if (s->nvars == ARRAY_SIZE(s->vars))
+			return;
+		s->nvars++;
+	}
+	snprintf(s->vars[i].name, sizeof(s->vars[i].name), "%s", name);
+	snprintf(s->vars[i].value, sizeof(s->vars[i].value), "%s", v);
+}
+
+/* w with a leading $NAME or ${NAME} the file set replaced by its path,
+ * into w (cap bytes); false when it starts with no such variable. */
+static bool shell_expand(const struct scan *s, char *w, size_t cap)
+{
+	if (w[0] != '$')
+		return false;
+	bool braced = w[1] == '{';
+	const char *n = w + 1 + braced;
+	size_t len = strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			       "abcdefghijklmnopqrstuvwxyz0123456789_");
+	if (!len || (braced && n[len] != '}'))
+		return false;
+	const char *rest = n + len + braced;
+	for (size_t i = 0; i < s->nvars; i++) {
+		if (strlen(s->vars[i].name) != len ||
+		    strncmp(s->vars[i].name, n, len) != 0 ||
+		    !s->vars[i].value[0])
+			continue;
+		char out[PATH_MAX];
+		int k =
+		    snprintf(out, sizeof(out), "%s%s", s->vars[i].value, rest);
+		if (k < 0 || (size_t)k >= cap || (size_t)k >= sizeof(out))
+			return false;
+		memcpy(w, out, (size_t)k + 1);
+		return true;
+	}
+	return false;
+}
+
 /* A line of a shell's startup file (or of .envrc, base its folder): at
  * each command's start (after the shell's keywords, the prefixes that run
  * what follows (env, nohup, time) and VAR=value words), `. FILE`,
@@ -341,6 +411,7 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 			source_next = in_test = alias_next = trap_next = false;
 			continue;
 		}
+		(void)shell_expand(s, w, sizeof(w));
 		if (w[0] == '/' || w[0] == '~' || (base && strchr(w, '/')))
 			shell_wildcard(s, w, base);
 		if (source_next) {
@@ -382,13 +453,17 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 			*eq = '\0';
 			if (in_keys(prompts, w) && depth < TC_DEPTH_MAX)
 				shell_line(s, eq + 1, base, depth + 1);
+			else
+				shell_set(s, w, eq + 1, base);
 			continue; /* still before the command */
 		}
 		if (in_keys(keywords, w))
 			continue;
 		start = false;
+		/* cat FILE: its output is most often what eval or source
+		 * runs (eval "$(cat ~/x/init.sh)") */
 		if (strcmp(w, ".") == 0 || strcmp(w, "source") == 0 ||
-		    in_keys(s->tc->paths, w))
+		    strcmp(w, "cat") == 0 || in_keys(s->tc->paths, w))
 			source_next = true;
 		else if (strcmp(w, "alias") == 0)
 			alias_next = true;

@@ -1230,6 +1230,12 @@ RC_NAMED = [
     (".bashrc", "env FOO=1 ~/en/prog", "en/prog"),
     (".bashrc", "source ${HOME}/br/x.sh", "br/x.sh"),
     (".bashrc", "source \\\n  ~/co/cont.sh", "co/cont.sh"),
+    # a variable the file sets itself names the folder it sources from
+    (".bashrc", "DOTFILES=~/dots\nsource $DOTFILES/aliases.sh",
+     "dots/aliases.sh"),
+    (".bashrc", 'export ZSH_CUSTOM="$HOME/zc"\n. "${ZSH_CUSTOM}/x.sh"',
+     "zc/x.sh"),
+    (".bashrc", 'eval "$(cat ~/ev/init.sh)"', "ev/init.sh"),
 ]
 
 
