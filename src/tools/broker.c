@@ -530,6 +530,19 @@ static void start_call(struct broker *b, struct call *c, struct tools_call *tc,
 		       "program's files; no tool runs in this sandbox");
 		return;
 	}
+	if (!tools_allowed(g, &tc->args) && b->can_ask &&
+	    !question_whole(&tc->args)) {
+		/* a yes would allow what no screen showed */
+		_cleanup_free_ char *how = tools_refusal_text(g, &tc->args);
+		_cleanup_free_ char *m = xasprintf(
+		    "this call is too long to show whole in a question (more "
+		    "than %d arguments, or one longer than a line), and lnk "
+		    "asks only about what it shows: %s",
+		    QUESTION_ARGS_MAX, how);
+		_cleanup_free_ char *t = steal_ptr(&c->target);
+		refuse_counted(b, c, t, NULL, m);
+		return;
+	}
 	if (!tools_allowed(g, &tc->args) && b->can_ask) {
 		ask(b, c, g, tc, fds);
 		return;

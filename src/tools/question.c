@@ -135,6 +135,29 @@ char *question_summary(const char *tool, const struct strv *args,
 	return buf_steal(&b);
 }
 
+/* The columns an argument's word has on its line. */
+static size_t arg_cols(const struct strv *args)
+{
+	char digits[32];
+	int width = snprintf(digits, sizeof(digits), "%zu", args->n);
+	return QUESTION_COLS - 4 - (size_t)width;
+}
+
+bool question_whole(const struct strv *args)
+{
+	if (args->n > QUESTION_ARGS_MAX)
+		return false;
+	size_t cols = arg_cols(args);
+	for (size_t i = 0; i < args->n; i++) {
+		if (strlen(args->v[i]) > ARG_PEEK)
+			return false;
+		_cleanup_free_ char *w = esc_word_dup(args->v[i]);
+		if (question_cols(w, strlen(w)) > cols)
+			return false;
+	}
+	return true;
+}
+
 static void arg_line(struct buf *b, const struct strv *args, size_t i,
 		     int width)
 {

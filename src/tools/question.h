@@ -10,9 +10,11 @@
  *   - each argument is one shell word (esc_word_dup: escaped, quoted when
  *     it holds a space, a quote or nothing) on a line of its own, after its
  *     number and an indentation lnk chose: no argument starts a line;
- *   - a call of more than QUESTION_ARGS_MAX arguments is folded: the first
- *     QUESTION_HEAD and the last QUESTION_TAIL are shown, and one line in
- *     between says how many arguments and bytes are not shown;
+ *   - a tool's call that would be folded or cut (question_whole) is never
+ *     asked about; a longer text (a page) is folded: the first
+ *     QUESTION_HEAD and the last QUESTION_TAIL arguments are shown, and
+ *     one line in between says how many arguments and bytes are not
+ *     shown;
  *   - an argument longer than a line is cut, and says how many bytes were
  *     not shown;
  *   - the first line names the tool and the first argument, whatever
@@ -22,6 +24,7 @@
  * (launch/askterm.c), never wraps. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "common/util.h"
@@ -41,6 +44,12 @@
  * Allocated. */
 char *question_text(const char *tool, const struct strv *args,
 		    const char *folder);
+
+/* Whether question_text shows every argument whole: at most
+ * QUESTION_ARGS_MAX of them, none cut. A call it would fold or cut is
+ * never asked about (tools/broker.c): a yes would allow what no screen
+ * showed. */
+bool question_whole(const struct strv *args);
 
 /* One line, at most QUESTION_COLS columns: the tool, its first argument,
  * how many arguments, the folder: "git log ... (3 arguments), in /x". A

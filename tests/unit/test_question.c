@@ -103,6 +103,31 @@ static void test_escapes(void **state)
 /* The program pads its call so that the lines before the code read as a
  * harmless `git status --short`: the question still starts with the tool
  * and the first argument, the middle is folded and counted. */
+/* A call shown whole: at most 11 arguments, none cut; one more argument,
+ * or one argument longer than its line, and it is not (never asked). */
+static void test_whole_or_not(void **state)
+{
+	(void)state;
+	struct strv a = {0};
+	for (int i = 0; i < QUESTION_ARGS_MAX; i++)
+		strv_push(&a, "--flag");
+	assert_true(question_whole(&a));
+	strv_push(&a, "x");
+	assert_false(question_whole(&a));
+	strv_free(&a);
+	char longer[QUESTION_COLS + 1];
+	memset(longer, 'a', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	strv_push(&a, "log");
+	strv_push(&a, longer);
+	assert_false(question_whole(&a));
+	strv_free(&a);
+	strv_push(&a, "log");
+	strv_push(&a, "--output=/home/me/.bashrc");
+	assert_true(question_whole(&a));
+	strv_free(&a);
+}
+
 static void test_long_call_folded(void **state)
 {
 	(void)state;
@@ -253,6 +278,7 @@ int main(void)
 	const struct CMUnitTest t[] = {
 	    cmocka_unit_test(test_each_argument_on_a_numbered_line),
 	    cmocka_unit_test(test_escapes),
+	    cmocka_unit_test(test_whole_or_not),
 	    cmocka_unit_test(test_long_call_folded),
 	    cmocka_unit_test(test_ten_thousand_arguments),
 	    cmocka_unit_test(test_long_words_cut),
