@@ -2,6 +2,7 @@
 #include "store/tripbox.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "store/shared.h"
@@ -37,9 +38,23 @@ void tripbox_put(struct tripbox *t, const char *target)
 		t->lost++;
 	} else {
 		char *s = t->slot[(t->head + t->n) % TRIPBOX_SLOTS];
-		size_t k = target ? strnlen(target, TRIPBOX_TARGET_MAX - 1) : 0;
-		memcpy(s, target ? target : "", k);
-		s[k] = '\0';
+		const char *v = target ? target : "";
+		size_t len = strlen(v);
+		if (len < TRIPBOX_TARGET_MAX) {
+			memcpy(s, v, len + 1);
+		} else {
+			/* its start and a hash of the whole: targets that
+			 * differ past the cut stay different targets */
+			uint64_t h = 0xcbf29ce484222325ULL;
+			for (size_t i = 0; i < len; i++) {
+				h ^= (unsigned char)v[i];
+				h *= 0x100000001b3ULL;
+			}
+			size_t keep = TRIPBOX_TARGET_MAX - 18;
+			memcpy(s, v, keep);
+			snprintf(s + keep, 18, "#%016llx",
+				 (unsigned long long)h);
+		}
 		t->n++;
 	}
 	pthread_mutex_unlock(&t->lock);

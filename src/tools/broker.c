@@ -106,6 +106,10 @@ static void refuse(struct broker *b, struct call *c, const char *target,
 
 static void refuse_counted(struct broker *b, struct call *c, const char *target,
 			   const char *key, const char *msg);
+/* A refused call's key for the tripwires: the whole call, however long
+ * (the box and the tripwires keep a long one as its start and a hash of
+ * the whole, so calls that differ anywhere stay apart). */
+#define TRIP_KEY_MAX (1u << 20)
 
 /* The folder a call's tool runs in, open, with its path in where and the
  * note for the tool's stderr (empty, or why it is the fallback); -1 when
@@ -338,7 +342,10 @@ static void asked(struct broker *b, struct call *c, bool got, bool yes)
 			 "asked %s: no answer within %u s, which counts as no",
 			 c->id, b->in->ask_wait_s);
 	_cleanup_free_ char *t = steal_ptr(&c->target);
-	refuse_counted(b, c, t, NULL, m);
+	_cleanup_free_ char *k =
+	    c->g ? tools_call_target(c->g->name, &c->tc.args, TRIP_KEY_MAX)
+		 : NULL;
+	refuse_counted(b, c, t, k, m);
 }
 
 /* The questions waiting: answered, expired, or still waiting. */
@@ -399,19 +406,27 @@ static void page_call(struct broker *b, struct call *c,
 		refuse_counted(b, c, "?", "page ?",
 			       "a page to open that the broker's reader "
 			       "did not check");
-	} else if (!b->in->plan->desktop) {
-		say_page(b, "there is no desktop here to open it in", norm);
-		refuse(b, c, origin,
-		       "there is no desktop here to open a page in");
-	} else if (!g->path) {
-		/* A display, but no opener: "no desktop" would be false. */
+	} else if (!b->in->plan->desktop || !g->path) {
+		/* Nothing here opens a page: said with its address. One no
+		 * grant names counts toward the tripwires all the same (the
+		 * program asks for what it was not given). A display but no
+		 * opener: "no desktop" would be false. */
+		bool none = !b->in->plan->desktop;
 		say_page(b,
-			 "xdg-open, which opens pages on this desktop, is not "
-			 "installed (apt install xdg-utils)",
+			 none ? "there is no desktop here to open it in"
+			      : "xdg-open, which opens pages on this desktop, "
+				"is not installed (apt install xdg-utils)",
 			 norm);
-		refuse(b, c, origin,
-		       "xdg-open, which opens pages on this desktop, is not "
-		       "installed here (apt install xdg-utils)");
+		const char *m = none
+				    ? "there is no desktop here to open a page "
+				      "in"
+				    : "xdg-open, which opens pages on this "
+				      "desktop, is not installed here (apt "
+				      "install xdg-utils)";
+		if (page_allowed(&b->in->plan->pages, norm))
+			refuse(b, c, origin, m);
+		else
+			refuse_counted(b, c, origin, NULL, m);
 	} else if (page_allowed(&b->in->plan->pages, norm)) {
 		c->target = xstrdup(origin);
 		snprintf(c->how, sizeof(c->how), "allowed");
@@ -540,7 +555,9 @@ static void start_call(struct broker *b, struct call *c, struct tools_call *tc,
 		    "asks only about what it shows: %s",
 		    QUESTION_ARGS_MAX, how);
 		_cleanup_free_ char *t = steal_ptr(&c->target);
-		refuse_counted(b, c, t, NULL, m);
+		_cleanup_free_ char *k =
+		    tools_call_target(g->name, &tc->args, TRIP_KEY_MAX);
+		refuse_counted(b, c, t, k, m);
 		return;
 	}
 	if (!tools_allowed(g, &tc->args) && b->can_ask) {
@@ -550,7 +567,9 @@ static void start_call(struct broker *b, struct call *c, struct tools_call *tc,
 	if (!tools_allowed(g, &tc->args)) {
 		_cleanup_free_ char *m = tools_refusal_text(g, &tc->args);
 		_cleanup_free_ char *t = steal_ptr(&c->target);
-		refuse_counted(b, c, t, NULL, m);
+		_cleanup_free_ char *k =
+		    tools_call_target(g->name, &tc->args, TRIP_KEY_MAX);
+		refuse_counted(b, c, t, k, m);
 		return;
 	}
 	snprintf(c->how, sizeof(c->how), "allowed");
@@ -689,6 +708,13 @@ static void client_gone(struct broker *b, struct call *c)
 		snprintf(why, sizeof(why),
 			 "asked %s: withdrawn, its client went away", c->id);
 		_cleanup_free_ char *t = steal_ptr(&c->target);
+		/* a question asked and taken back is a refused call too: a
+		 * program could otherwise ask the person without end */
+		_cleanup_free_ char *k =
+		    c->g ? tools_call_target(c->g->name, &c->tc.args,
+					     TRIP_KEY_MAX)
+			 : NULL;
+		broker_trip_told(b, k ? k : t ? t : "?");
 		refuse_why(b, c, t ? t : "?", why, why);
 		return;
 	}

@@ -598,3 +598,19 @@ def test_the_line_typed_on_names_the_call_whatever_lnk_printed_since(
     p.key("Escape")
     p.wait_for("st=", since=at)
     assert calls(tool) == []
+
+
+def test_questions_taken_back_count_toward_the_tripwires(lnk, pane, tool):
+    """Threat: a question the program takes back (its call killed while it
+    waits) was logged 'withdrawn' and counted nowhere: a program could ask
+    the person without end, one question after another. Each taken back is
+    a refused call for the tripwires, which close the sandbox's tools."""
+    p = pane("i=0; while [ $i -lt 25 ]; do mytool pr x$i & "
+             "sleep 0.3; kill -9 $! 2>/dev/null; wait $! 2>/dev/null; "
+             "i=$((i+1)); done; sleep 1.5; mytool pr ok; echo st=$?")
+    p.wait_for("st=", timeout=60)
+    shown = p.text()
+    log = lnk("sandbox", "log", "--json", "--sandbox", "asker").stdout
+    assert "paused" in shown, (shown[-2000:], log[-3000:])
+    assert "st=126" in shown, shown[-2000:]
+    assert calls(tool) == []

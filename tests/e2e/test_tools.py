@@ -1355,3 +1355,19 @@ def test_tool_sees_only_its_own_processes(lnk, tmp_path):
                   if x.startswith("pid "))
     assert pids == [1, 2], cp.stdout
     assert "self 2" in cp.stdout
+
+
+def test_pages_no_grant_names_trip_without_a_desktop(lnk, opener):
+    """Invariant 7, the tripwires: with no desktop, a page no grant names
+    was refused for the desktop's absence before its grant was looked at,
+    and never counted: 41 such pages tripped nothing. Refused pages no
+    grant names count, desktop or not; a granted one refused only for
+    want of a desktop does not."""
+    cp = lnk.run("--name", "pgt", "--browser-open", "https://example.org/ok",
+                 "--internet-host", "granted.lnk-test", "--", "/bin/sh",
+                 "-c", "i=0; while [ $i -lt 25 ]; do "
+                 "xdg-open https://evil$i.test/ 2>/dev/null; i=$((i+1)); "
+                 "done; sleep 1.5; xdg-open https://example.org/ok; "
+                 "echo st=$?", stdin=subprocess.DEVNULL)
+    assert "wire paused" in cp.stderr, cp.stderr[-1500:]
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr[-1500:])

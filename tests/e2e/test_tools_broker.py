@@ -564,6 +564,41 @@ mytool ok; echo st=$?
 """
 
 
+# 25 refused calls (under the 30 a minute) to 25 targets that differ only
+# past a long common start, or only in an argument the log's row leaves
+# out: the 20-targets rule must see 25 targets.
+PROBE_LONG = """
+pad=$(printf '%0300d' 0)
+i=0
+while [ $i -lt 25 ]; do mytool "$pad$i"; i=$((i+1)); done
+i=0
+while [ $i -lt 25 ]; do
+  mytool a b c d e f g h "m$i" i j k l m n o p q r s t u v w x y z
+  i=$((i+1))
+done
+sleep 1.5
+mytool ok; echo st=$?
+"""
+
+
+@pytest.mark.parametrize("wire", [True, False], ids=["wire", "no-wire"])
+def test_targets_that_differ_late_are_different_targets(lnk, work, oktool,
+                                                        wire):
+    """Invariant 7, the tripwires: refused calls to 25 different targets
+    within 10 minutes pause the sandbox, however alike their starts. The
+    box that tells the wire cut a target at 159 bytes, and a sandbox
+    without a wire counted the log's row, which leaves out the middle
+    arguments of a long call: 25 calls counted as one target, and the
+    program probed on."""
+    (work / "probe.sh").write_text(PROBE_LONG)
+    net = ["--internet-host", "granted.lnk-test"] if wire else []
+    cp = lnk.run("--name", "tl", "--write", work, *net, "--tool", "mytool",
+                 "--", "/bin/sh", "probe.sh", timeout=120,
+                 stdin=subprocess.DEVNULL)
+    assert "paused" in cp.stderr, cp.stderr[-2000:]
+    assert "st=126" in cp.stdout, (cp.stdout, cp.stderr[-2000:])
+
+
 def test_refused_tool_calls_trip_the_wire(lnk, work, oktool):
     """Invariant 7, the tripwires: 30 refused calls within a minute (or 20
     targets) pause the sandbox's wire whichever channel refused them. A

@@ -142,6 +142,14 @@ static void tripbox_carries_refusals_bounded(void **state)
 	assert_int_equal(strlen(got[0]), TRIPBOX_TARGET_MAX - 1);
 	assert_string_equal(got[1], "more");
 	assert_int_equal(tripbox_take(t, got, TRIPBOX_SLOTS, &lost), 0);
+	/* two long targets that differ only past the cut stay apart */
+	longer[sizeof(longer) - 2] = 'b';
+	tripbox_put(t, longer);
+	longer[sizeof(longer) - 2] = 'c';
+	tripbox_put(t, longer);
+	assert_int_equal(tripbox_take(t, got, TRIPBOX_SLOTS, &lost), 2);
+	assert_string_not_equal(got[0], got[1]);
+	assert_int_equal(strncmp(got[0], longer, 64), 0);
 	/* the other process wrote its counts out of bounds */
 	unsigned *counts = (unsigned *)((char *)t + sizeof(pthread_mutex_t));
 	counts[0] = 1000000;
