@@ -34,6 +34,7 @@ struct slot {
 
 struct reader {
 	int listen_fd, pass_fd;
+	uid_t uid; /* the sandbox's account: the only one that may call */
 	/* Refusals the starter was not told of (it was behind): sent as a
 	 * count ('N') as soon as it can take one, so that every refusal is
 	 * a row or in a count, never lost unsaid. */
@@ -258,6 +259,19 @@ static void accept_one(struct reader *r, int64_t now)
 	int c = accept_cloexec(r->listen_fd, NULL, NULL, COMPAT_NONBLOCK);
 	if (c < 0)
 		return;
+	/* Threat: root's tool (or anyone's who can reach the socket) made
+	 * calls in another account's sandbox, with its grants and in its
+	 * log. Only the sandbox's own account calls (its processes). */
+	struct ucred cr;
+	socklen_t crl = sizeof(cr);
+	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &crl) < 0 ||
+	    cr.uid != r->uid) {
+		refuse(r, c,
+		       "a tool call from another account than the "
+		       "sandbox's is refused");
+		close(c);
+		return;
+	}
 	for (unsigned i = 0; i < TOOLS_MAX_CALLS; i++)
 		if (r->s[i].st == FREE) {
 			r->s[i] = (struct slot){WAITING, c, now};
@@ -339,11 +353,12 @@ static const int reader_calls[] = {
     SCMP_SYS(recvmsg),	  SCMP_SYS(recvfrom), SCMP_SYS(sendmsg),
     SCMP_SYS(sendto),	  SCMP_SYS(fcntl),    SCMP_SYS(fstat),
     SCMP_SYS(newfstatat), SCMP_SYS(statx),    SCMP_SYS(write),
+    SCMP_SYS(getsockopt),
 };
 
 static void reader_main(int listen_fd, int pass_fd)
 {
-	struct reader r = {.listen_fd = 3, .pass_fd = 4};
+	struct reader r = {.listen_fd = 3, .pass_fd = 4, .uid = geteuid()};
 	struct lnk_err e = {0};
 
 	/* Only its two sockets and stderr: nothing else of lnk's (the

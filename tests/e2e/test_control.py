@@ -721,3 +721,42 @@ def test_home_through_a_link_of_the_users_works(lnk, home, tmp_path):
     cp = lnk("sandbox", "run", "--", "true", env=env)
     assert cp.returncode == 0, cp.stderr
     assert (home / ".lnk" / "sandbox" / "lnk.db").exists()
+
+
+def test_another_accounts_tool_call_is_refused(real, lnk, work, request):
+    """Invariant 9 (what acts for the program outside does what was
+    allowed): root's tool (root reaches every account's files) found
+    another account's sandbox's tools socket and made a call there, with
+    that sandbox's grants and in its log. The broker takes calls from
+    the sandbox's own account only."""
+    if not IS_ROOT:
+        pytest.skip("needs root to act as a second account")
+    owner = _user("lnk-ctl-owner")
+    top = pathlib.Path(tempfile.mkdtemp(prefix="lnk-ctl-"))
+    request.addfinalizer(lambda: shutil.rmtree(top, ignore_errors=True))
+    os.chmod(top, 0o755)
+    home = top / "owner-home"
+    home.mkdir()
+    os.chown(home, owner.pw_uid, owner.pw_gid)
+    os.chmod(home, 0o700)
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+    p = subprocess.Popen(
+        as_user(owner.pw_name, home, LNK, "sandbox", "run", "--name",
+                "toolsy", "--tool", "true", "--", "sleep", "30"), env=env,
+        cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        run = home / ".lnk" / "sandbox" / "run"
+        assert wait_for(lambda: list(run.glob("tools-*/tools.sock")), 15)
+        path = str(next(run.glob("tools-*/tools.sock")))
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.settimeout(3)
+        s.connect(path)
+        try:
+            got = s.recv(4096)
+        except socket.timeout:
+            got = b""
+        s.close()
+        assert b"another account" in got, got
+    finally:
+        p.kill()
+        p.wait()
