@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,10 +142,29 @@ static bool names(const struct hook *h, const char *rel, size_t len)
 	return false;
 }
 
+/* rel as a hook may name it: whole; without its extension, as node and
+ * others find it (node scripts/fmt runs scripts/fmt.js); as Python's
+ * module (python3 -m tools.check runs tools/check.py). */
 const char *hooks_naming(const struct hooks *h, const char *rel, size_t len)
 {
+	static const char *const exts[] = {".js", ".mjs", ".cjs", ".ts",
+					   ".py", ".sh",  ".rb",  ".pl"};
+	char alt[PATH_MAX];
+	size_t stem = len;
+	for (size_t k = 0; k < ARRAY_SIZE(exts); k++) {
+		size_t el = strlen(exts[k]);
+		if (len > el && memcmp(rel + len - el, exts[k], el) == 0)
+			stem = len - el;
+	}
+	bool module = stem < len && len - stem == 3 &&
+		      memcmp(rel + stem, ".py", 3) == 0 && stem < sizeof(alt) &&
+		      memchr(rel, '/', stem);
+	for (size_t j = 0; module && j < stem; j++)
+		alt[j] = rel[j] == '/' ? '.' : rel[j];
 	for (size_t i = 0; h && i < h->n; i++)
-		if (names(&h->h[i], rel, len))
+		if (names(&h->h[i], rel, len) ||
+		    (stem < len && names(&h->h[i], rel, stem)) ||
+		    (module && names(&h->h[i], alt, stem)))
 			return h->h[i].name;
 	return NULL;
 }

@@ -441,6 +441,44 @@ struct git_repo {
 	bool sha256;		 /* extensions.objectFormat = sha256 */
 };
 
+/* The hooks a folder holds that are links (hooks/pre-commit ->
+ * ../../scripts/pre-commit.sh, as many projects install theirs): git runs
+ * what each leads to, so that is kept as the hook is; a link to nothing
+ * yet keeps the name it leads to from being made. At most 64 hooks. */
+static void keep_hook_links(struct pctx *c, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	while (d && (e = readdir(d)) && n < 64) {
+		if (e->d_name[0] == '.')
+			continue;
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, e->d_name);
+		char to[PATH_MAX];
+		ssize_t l = readlink(p, to, sizeof(to) - 1);
+		if (l <= 0)
+			continue;
+		to[l] = '\0';
+		n++;
+		_cleanup_free_ char *abs =
+		    to[0] == '/' ? xstrdup(to) : xasprintf("%s/%s", dir, to);
+		_cleanup_free_ char *up = dir_of(abs);
+		_cleanup_free_ char *real = realpath(up, NULL);
+		const char *base = strrchr(abs, '/') + 1;
+		if (!real || !*base || strcmp(base, ".") == 0 ||
+		    strcmp(base, "..") == 0)
+			continue;
+		_cleanup_free_ char *at = xasprintf(
+		    "%s/%s", strcmp(real, "/") == 0 ? "" : real, base);
+		protect_path(c, at,
+			     "a git hook leads to it: git runs it at the next "
+			     "commit, as you",
+			     false, true);
+	}
+	if (d)
+		closedir(d);
+}
+
 static void scan_config(struct pctx *c, const char *file, struct git_repo *g,
 			int depth);
 
@@ -723,6 +761,8 @@ static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 			_cleanup_free_ char *p = expand(c, val, NULL);
 			if (p)
 				protect_path(c, p, k->why, false, true);
+			if (p && c->hooks)
+				keep_hook_links(c, p);
 			c->hooks = false;
 			break;
 		}
@@ -730,6 +770,8 @@ static void config_key(struct pctx *c, const char *file, struct git_repo *g,
 			_cleanup_free_ char *p = expand(c, val, bases->v[i]);
 			if (p)
 				protect_path(c, p, k->why, false, true);
+			if (p && c->hooks)
+				keep_hook_links(c, p);
 		}
 		c->hooks = false;
 		break;
@@ -1036,6 +1078,8 @@ static void scan_gitdir(struct pctx *c, const char *gitdir,
 	_cleanup_free_ char *wcfg = xasprintf("%s/config.worktree", gitdir);
 	scan_config(c, wcfg, &g, 0);
 	free(g.core_worktree);
+	_cleanup_free_ char *hooks = xasprintf("%s/hooks", gitdir);
+	keep_hook_links(c, hooks);
 	if (worktree)
 		scan_index(c, gitdir, worktree, g.sha256, depth);
 

@@ -788,6 +788,35 @@ def test_hooks_path_and_included_config_protected(lnk, work, missing):
     assert not (work / "conf.old").exists()
 
 
+@pytest.mark.parametrize("hooks_path", [False, True])
+def test_a_hook_that_links_into_the_project_is_kept(lnk, work, hooks_path):
+    """Invariant 8 (what runs outside later), promise: git's directories, every
+    repository the top one knows, and what a config names are kept.
+
+    Threat: the user's hook is a link to a project script
+    (.git/hooks/pre-commit -> ../../scripts/pre-commit.sh, the way many
+    projects install theirs; or a link in the core.hooksPath folder): the
+    link is kept, the script it leads to was not, and the next commit
+    outside ran what the program wrote there."""
+    git("init", "-q", work)
+    (work / "scripts").mkdir()
+    (work / "scripts" / "pre-commit.sh").write_text("#!/bin/sh\nexit 0\n")
+    if hooks_path:
+        git("-C", work, "config", "core.hooksPath", ".githooks")
+        (work / ".githooks").mkdir()
+        (work / ".githooks" / "pre-commit").symlink_to(
+            "../scripts/pre-commit.sh")
+    else:
+        (work / ".git" / "hooks" / "pre-commit").symlink_to(
+            "../../scripts/pre-commit.sh")
+    cp = sh(lnk, "echo 'touch pwned' >> scripts/pre-commit.sh; "
+                 "mv scripts/pre-commit.sh scripts/old; true",
+            "--write", work)
+    assert "pwned" not in (work / "scripts" / "pre-commit.sh").read_text(), \
+        cp.stderr
+    assert not (work / "scripts" / "old").exists(), cp.stderr
+
+
 def test_what_the_worktrees_own_config_names_is_protected(lnk, work):
     """Invariant 8 (what runs outside later), promise: git's directories, every
     repository the top one knows, and what a config names are kept.

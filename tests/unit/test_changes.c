@@ -584,13 +584,15 @@ static void hooks_name_whole_paths(void **state)
 	assert_int_equal(mkdirat(d, ".git/hooks", 0755), 0);
 	put(d, ".git/hooks/pre-commit",
 	    "#!/bin/sh\n./scripts/lint.sh --all && \"$ROOT/ci/a b.sh\"\n"
-	    "x=tools/fmt.sh; run(bin/t)\n");
+	    "x=tools/fmt.sh; run(bin/t)\nnode js/fmt && python3 -m "
+	    "py.check\n");
 	put(d, ".git/hooks/pre-push.sample", "exec never/run.sh\n");
 	put(d, ".git/config", "[core]\n\thooksPath = ../outside\n");
 	struct hooks *h = hooks_read(d);
 	assert_non_null(h);
-	static const char *const named[] = {"scripts/lint.sh", "ci/a b.sh",
-					    "tools/fmt.sh", "bin/t", "lint.sh"};
+	static const char *const named[] = {
+	    "scripts/lint.sh", "ci/a b.sh", "tools/fmt.sh", "bin/t",
+	    "lint.sh",	       "js/fmt.js", "py/check.py"};
 	for (size_t i = 0; i < ARRAY_SIZE(named); i++)
 		assert_string_equal(hooks_naming(h, named[i], strlen(named[i])),
 				    ".git/hooks/pre-commit");
