@@ -166,8 +166,7 @@ static const struct env_conf confs[] = {
     {"RUSTC", ENV_COMMAND, NULL, "RUSTC names it: cargo runs it"},
     {"GOENV", ENV_WHOLE, NULL,
      "GOENV names it: go reads its settings (GOFLAGS, -toolexec) from it"},
-    {"GOFLAGS", ENV_COMMAND, NULL,
-     "GOFLAGS names it: go runs it (-toolexec)"},
+    {"GOFLAGS", ENV_COMMAND, NULL, "GOFLAGS names it: go runs it (-toolexec)"},
     {"BASH_COMPLETION_USER_FILE", ENV_WHOLE, NULL,
      "BASH_COMPLETION_USER_FILE names it: bash sources it in every "
      "interactive shell"},
