@@ -67,6 +67,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/fsplace.h"
 #include "common/esc.h"
 #include "common/gitconfig.h"
@@ -441,39 +442,86 @@ struct git_repo {
 	bool sha256;		 /* extensions.objectFormat = sha256 */
 };
 
+/* path with "." and ".." taken off as spelled (path absolute): for a
+ * link's target whose folders do not exist yet, which the program could
+ * make. */
+static char *lexical(const char *path)
+{
+	struct strv parts = {0};
+	_cleanup_free_ char *all = xstrdup(path);
+	for (char *save = NULL, *w = strtok_r(all, "/", &save); w;
+	     w = strtok_r(NULL, "/", &save)) {
+		if (strcmp(w, ".") == 0)
+			continue;
+		if (strcmp(w, "..") == 0) {
+			if (parts.n)
+				free(parts.v[--parts.n]);
+			continue;
+		}
+		strv_push(&parts, w);
+	}
+	struct buf b = {0};
+	for (size_t i = 0; i < parts.n; i++)
+		buf_printf(&b, "/%s", parts.v[i]);
+	strv_free(&parts);
+	return b.len ? buf_steal(&b) : xstrdup("/");
+}
+
+/* Where the link at p leads, absolute: its folder by what it is when it
+ * exists, else as spelled. NULL when p is no link. */
+static char *link_leads(const char *p)
+{
+	char to[PATH_MAX];
+	ssize_t l = readlink(p, to, sizeof(to) - 1);
+	if (l <= 0)
+		return NULL;
+	to[l] = '\0';
+	_cleanup_free_ char *dir = dir_of(p);
+	_cleanup_free_ char *abs =
+	    to[0] == '/' ? xstrdup(to) : xasprintf("%s/%s", dir, to);
+	_cleanup_free_ char *norm = lexical(abs);
+	_cleanup_free_ char *up = dir_of(norm);
+	_cleanup_free_ char *real = realpath(up, NULL);
+	const char *base = strrchr(norm, '/') + 1;
+	if (!real || !*base)
+		return steal_ptr(&norm);
+	return xasprintf("%s/%s", strcmp(real, "/") == 0 ? "" : real, base);
+}
+
 /* The hooks a folder holds that are links (hooks/pre-commit ->
  * ../../scripts/pre-commit.sh, as many projects install theirs): git runs
- * what each leads to, so that is kept as the hook is; a link to nothing
- * yet keeps the name it leads to from being made. At most 64 hooks. */
+ * what each leads to, so every link on the way and where it ends are kept
+ * as the hook is; a link to nothing yet keeps the name it leads to (and
+ * the folders on its way) from being made. At most 64 hooks, 8 links a
+ * chain. */
 static void keep_hook_links(struct pctx *c, const char *dir)
 {
+	static const char why[] = "a git hook leads to it: git runs it at "
+				  "the next commit, as you";
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	int n = 0;
 	while (d && (e = readdir(d)) && n < 64) {
 		if (e->d_name[0] == '.')
 			continue;
-		_cleanup_free_ char *p = xasprintf("%s/%s", dir, e->d_name);
-		char to[PATH_MAX];
-		ssize_t l = readlink(p, to, sizeof(to) - 1);
-		if (l <= 0)
+		char *at = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(at, &st) < 0 || !S_ISLNK(st.st_mode)) {
+			free(at);
 			continue;
-		to[l] = '\0';
+		}
 		n++;
-		_cleanup_free_ char *abs =
-		    to[0] == '/' ? xstrdup(to) : xasprintf("%s/%s", dir, to);
-		_cleanup_free_ char *up = dir_of(abs);
-		_cleanup_free_ char *real = realpath(up, NULL);
-		const char *base = strrchr(abs, '/') + 1;
-		if (!real || !*base || strcmp(base, ".") == 0 ||
-		    strcmp(base, "..") == 0)
-			continue;
-		_cleanup_free_ char *at = xasprintf(
-		    "%s/%s", strcmp(real, "/") == 0 ? "" : real, base);
-		protect_path(c, at,
-			     "a git hook leads to it: git runs it at the next "
-			     "commit, as you",
-			     false, true);
+		for (int hop = 0; at && hop < 8; hop++) {
+			char *next = link_leads(at);
+			if (!next)
+				break;
+			protect_path(c, next, why, false, true);
+			free(at);
+			at = next;
+			if (lstat(at, &st) < 0 || !S_ISLNK(st.st_mode))
+				break;
+		}
+		free(at);
 	}
 	if (d)
 		closedir(d);
@@ -651,20 +699,26 @@ static void command_paths(struct pctx *c, const char *cmd,
 			if (!strchr("/~$", w[0]) && w[0] != WORD_HERE)
 				continue;
 		}
+		bool to_eq = false; /* the path ends at an '=' (options) */
 		if (t[0] == '-') {
-			/* --file=PATH, -FPATH, -javaagent:PATH (a path
-			 * glued to its option) */
+			/* --file=PATH, -FPATH, -r./x, -javaagent:PATH and
+			 * -javaagent:PATH=opts (a path glued to its option) */
 			const char *eq = strchr(t, '=');
 			const char *colon = strchr(t, ':');
-			if (eq)
-				t = eq + 1;
-			else if (t[1] && t[1] != '-' && t[2] &&
-				 strchr("/~$", t[2]))
-				t += 2;
-			else if (colon && colon[1] && strchr("/~$", colon[1]))
+			if (colon && colon[1] && (!eq || colon < eq) &&
+			    (strchr("/~$", colon[1]) ||
+			     strncmp(colon + 1, "file:/", 6) == 0)) {
 				t = colon + 1;
-			else
+				to_eq = true;
+			} else if (eq) {
+				t = eq + 1;
+			} else if (t[1] && t[1] != '-' && t[2] &&
+				   (strchr("/~$", t[2]) ||
+				    (t[2] == '.' && strchr(t + 2, '/')))) {
+				t += 2;
+			} else {
 				continue;
+			}
 		} else if (strchr(t, '=') && t[0] != '/' && t[0] != '~') {
 			t = strchr(t, '=') + 1; /* VAR=PATH before a command */
 		}
@@ -679,7 +733,16 @@ static void command_paths(struct pctx *c, const char *cmd,
 			c->overflow = true;
 			return;
 		}
-		protect_word(c, t, bases, why);
+		/* a file: URL names its path (node's --import=file:///x) */
+		char tb[PATH_MAX];
+		snprintf(tb, sizeof(tb), "%s", t);
+		char *u = tb;
+		if (strncmp(u, "file://", 7) == 0 && u[7] == '/')
+			u += 7;
+		if (to_eq && strchr(u, '='))
+			*strchr(u, '=') = '\0';
+		if (*u)
+			protect_word(c, u, bases, why);
 	}
 }
 
@@ -1546,7 +1609,10 @@ static void env_configs(struct pctx *c)
 			}
 			break;
 		case ENV_COMMAND:
-			protect_command(c, v, NULL, e[i].why);
+			/* a relative path (NODE_OPTIONS=--require=./h.js)
+			 * is from wherever the program runs: from each write
+			 * folder, as for the user's git config */
+			protect_command(c, v, c->in->write, e[i].why);
 			break;
 		}
 	}

@@ -319,11 +319,32 @@ static void shell_wildcard(struct scan *s, const char *w, const char *base)
 /* NAME=VALUE in a startup file, VALUE a path (~/x, $HOME/x, ${HOME}/x,
  * /x): later words that start with $NAME or ${NAME} name it. Past the
  * bound a variable is not followed (its words stay values, as before). */
+static bool shell_expand(const struct scan *s, char *w, size_t cap);
+
 static void shell_set(struct scan *s, const char *name, const char *value,
 		      const char *base)
 {
 	static const char *const homes[] = {"$HOME", "${HOME}", NULL};
 	_cleanup_free_ char *v = NULL;
+	char val[PATH_MAX];
+	snprintf(val, sizeof(val), "%s", value);
+	/* ${NAME:-default}, ${NAME:=default}: the default is the path */
+	size_t nl = strlen(name);
+	if (val[0] == '$' && val[1] == '{' && strncmp(val + 2, name, nl) == 0 &&
+	    val[2 + nl] == ':' && strchr("-=", val[3 + nl]) &&
+	    val[strlen(val) - 1] == '}') {
+		memmove(val, val + 4 + nl, strlen(val + 4 + nl) + 1);
+		val[strlen(val) - 1] = '\0';
+	}
+	/* NAME=$NAME (set again to itself): what is known stays */
+	if ((val[0] == '$' && strcmp(val + 1, name) == 0) ||
+	    (val[0] == '$' && val[1] == '{' &&
+	     strncmp(val + 2, name, nl) == 0 && val[2 + nl] == '}' &&
+	     !val[3 + nl]))
+		return;
+	/* X=$P/x.sh: a variable the file set before */
+	(void)shell_expand(s, val, sizeof(val));
+	value = val;
 	for (size_t i = 0; homes[i] && !v; i++) {
 		size_t n = strlen(homes[i]);
 		if (strncmp(value, homes[i], n) == 0 &&
@@ -392,14 +413,20 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 		       int depth)
 {
 	static const char *const keywords[] = {
-	    "then",   "do",	"else",	   "elif",    "if",	 "while",
-	    "until",  "!",	"eval",	   "exec",    "command", "builtin",
-	    "export", "local",	"env",	   "nohup",   "time",	 "nice",
-	    "sudo",   "setsid", "declare", "typeset", NULL};
+	    "then",    "do",	  "else",     "elif",  "if",
+	    "while",   "until",	  "!",	      "eval",  "exec",
+	    "command", "builtin", "export",   "local", "env",
+	    "nohup",   "time",	  "nice",     "sudo",  "setsid",
+	    "declare", "typeset", "readonly", ":",     NULL};
 	static const char *const prompts[] = {
 	    "PROMPT_COMMAND", "PS0",	 "PS1", "PS2", "PS4",
 	    "PROMPT",	      "RPROMPT", NULL};
+	static const char *const shells[] = {"sh",  "bash", "dash",
+					     "zsh", "ksh",  NULL};
+	static const char *const interpreters[] = {
+	    "python", "python3", "perl", "ruby", "node", "php", "lua", NULL};
 	char w[PATH_MAX];
+	bool script_next = false, shell_script = false;
 	bool start = true, source_next = false, in_test = false;
 	bool alias_next = false, trap_next = false;
 
@@ -409,11 +436,43 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 		if (strcmp(w, "\n") == 0) {
 			start = true;
 			source_next = in_test = alias_next = trap_next = false;
+			script_next = false;
 			continue;
 		}
 		(void)shell_expand(s, w, sizeof(w));
 		if (w[0] == '/' || w[0] == '~' || (base && strchr(w, '/')))
 			shell_wildcard(s, w, base);
+		/* a path that goes on through a variable no line set
+		 * ($DOTS/$f in a loop): its folder is kept whole, as a
+		 * wildcard's */
+		char *var =
+		    (w[0] == '/' || w[0] == '~') ? strchr(w, '$') : NULL;
+		if (var && var > w && var[-1] == '/') {
+			_cleanup_free_ char *head =
+			    xstrndup(w, (size_t)(var - w));
+			_cleanup_free_ char *a = absolute(s, head, base);
+			if (a)
+				s->cb->file(s->cb->ctx, a, s->tc->why);
+			source_next = script_next = false;
+			continue;
+		}
+		if (script_next && w[0] == '-')
+			continue; /* sh -e FILE: the interpreter's options */
+		if (script_next) {
+			/* a script an interpreter runs: kept; a shell's read
+			 * on as a startup file */
+			script_next = false;
+			_cleanup_free_ char *a =
+			    w[0] == '$' ? NULL
+					: absolute(s, w, base ? base : s->home);
+			if (a) {
+				s->cb->file(s->cb->ctx, a, s->tc->why);
+				if (shell_script && depth < TC_DEPTH_MAX &&
+				    path_within(a, s->home))
+					scan_file(s, a, depth + 1);
+			}
+			continue;
+		}
 		if (source_next) {
 			source_next = false;
 			_cleanup_free_ char *a =
@@ -447,6 +506,15 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 			in_test = true;
 			continue;
 		}
+		/* : ${NAME:=VALUE} sets NAME when it is not set */
+		if (w[0] == '$' && w[1] == '{' && strstr(w, ":=") &&
+		    w[strlen(w) - 1] == '}') {
+			char *as = strstr(w, ":=");
+			*as = '\0';
+			w[strlen(as + 2) + (size_t)(as + 2 - w) - 1] = '\0';
+			shell_set(s, w + 2, as + 2, base);
+			continue;
+		}
 		if (eq && w[0] != '/') {
 			/* PROMPT_COMMAND=..., PS1='$(~/w/ps1)': run at
 			 * every prompt */
@@ -459,13 +527,21 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 		}
 		if (in_keys(keywords, w))
 			continue;
+		/* declare -x, export -n, nice -n 5: an option word before the
+		 * command or the assignment */
+		if (w[0] == '-')
+			continue;
 		start = false;
 		/* cat FILE: its output is most often what eval or source
 		 * runs (eval "$(cat ~/x/init.sh)") */
 		if (strcmp(w, ".") == 0 || strcmp(w, "source") == 0 ||
 		    strcmp(w, "cat") == 0 || in_keys(s->tc->paths, w))
 			source_next = true;
-		else if (strcmp(w, "alias") == 0)
+		else if (in_keys(shells, w) || in_keys(interpreters, w)) {
+			/* bash ~/x/y.sh, python3 ~/x/start.py */
+			script_next = true;
+			shell_script = in_keys(shells, w);
+		} else if (strcmp(w, "alias") == 0)
 			alias_next = true;
 		else if (strcmp(w, "trap") == 0)
 			trap_next = true;

@@ -789,7 +789,9 @@ def test_hooks_path_and_included_config_protected(lnk, work, missing):
 
 
 @pytest.mark.parametrize("hooks_path", [False, True])
-def test_a_hook_that_links_into_the_project_is_kept(lnk, work, hooks_path):
+@pytest.mark.parametrize("made", [True, False], ids=["made", "missing"])
+def test_a_hook_that_links_into_the_project_is_kept(lnk, work, hooks_path,
+                                                    made):
     """Invariant 8 (what runs outside later), promise: git's directories, every
     repository the top one knows, and what a config names are kept.
 
@@ -799,8 +801,10 @@ def test_a_hook_that_links_into_the_project_is_kept(lnk, work, hooks_path):
     link is kept, the script it leads to was not, and the next commit
     outside ran what the program wrote there."""
     git("init", "-q", work)
-    (work / "scripts").mkdir()
-    (work / "scripts" / "pre-commit.sh").write_text("#!/bin/sh\nexit 0\n")
+    if made:
+        (work / "scripts").mkdir()
+        (work / "scripts" / "pre-commit.sh").write_text(
+            "#!/bin/sh\nexit 0\n")
     if hooks_path:
         git("-C", work, "config", "core.hooksPath", ".githooks")
         (work / ".githooks").mkdir()
@@ -809,11 +813,12 @@ def test_a_hook_that_links_into_the_project_is_kept(lnk, work, hooks_path):
     else:
         (work / ".git" / "hooks" / "pre-commit").symlink_to(
             "../../scripts/pre-commit.sh")
-    cp = sh(lnk, "echo 'touch pwned' >> scripts/pre-commit.sh; "
+    cp = sh(lnk, "mkdir -p scripts; "
+                 "echo 'touch pwned' >> scripts/pre-commit.sh; "
                  "mv scripts/pre-commit.sh scripts/old; true",
             "--write", work)
-    assert "pwned" not in (work / "scripts" / "pre-commit.sh").read_text(), \
-        cp.stderr
+    hook = work / "scripts" / "pre-commit.sh"
+    assert not hook.exists() or "pwned" not in hook.read_text(), cp.stderr
     assert not (work / "scripts" / "old").exists(), cp.stderr
 
 
@@ -1265,6 +1270,16 @@ RC_NAMED = [
     (".bashrc", 'export ZSH_CUSTOM="$HOME/zc"\n. "${ZSH_CUSTOM}/x.sh"',
      "zc/x.sh"),
     (".bashrc", 'eval "$(cat ~/ev/init.sh)"', "ev/init.sh"),
+    (".bashrc", "P=~/pp\nX=$P/x.sh\nsource $X", "pp/x.sh"),
+    (".bashrc", "readonly RO=~/ro\n. $RO/r.sh", "ro/r.sh"),
+    (".bashrc", "declare -x DX=~/dx\n. $DX/d.sh", "dx/d.sh"),
+    (".bashrc", ": ${DV:=~/dv}\n. $DV/d.sh", "dv/d.sh"),
+    (".bashrc", "DW=${DW:-~/dw}\n. $DW/d.sh", "dw/d.sh"),
+    (".bashrc", "DS=~/ds\nDS=$DS\n. $DS/d.sh", "ds/d.sh"),
+    (".bashrc", "DL=~/dl\nfor f in a b; do . $DL/$f; done", "dl/a"),
+    (".bashrc", "bash ~/bs/x.sh", "bs/x.sh"),
+    (".bashrc", "sh -e ~/sh/y.sh", "sh/y.sh"),
+    (".bashrc", "python3 ~/py/start.py", "py/start.py"),
 ]
 
 
@@ -2173,6 +2188,12 @@ RUNTIME_ENV = [
     ("PERL5OPT", "-I{w}/lib -MEvil", "lib/Evil.pm"),
     ("RUBYOPT", "-r{w}/boot.rb", "boot.rb"),
     ("JAVA_TOOL_OPTIONS", "-javaagent:{w}/agent.jar", "agent.jar"),
+    ("JAVA_TOOL_OPTIONS", "-javaagent:{w}/agent2.jar=opts", "agent2.jar"),
+    ("_JAVA_OPTIONS", "-agentpath:{w}/lib.so=x,y", "lib.so"),
+    ("NODE_OPTIONS", "--import=file://{w}/u.mjs", "u.mjs"),
+    ("NODE_OPTIONS", "--experimental-loader file://{w}/l.mjs", "l.mjs"),
+    ("NODE_OPTIONS", "--require=./rel.js", "rel.js"),
+    ("RUBYOPT", "-r./rb.rb", "rb.rb"),
     ("VIMINIT", "so {w}/vimrc", "vimrc"),
     ("LESSKEYIN", "{w}/lesskey", "lesskey"),
     ("RUSTC_WRAPPER", "{w}/wrap", "wrap"),
