@@ -380,3 +380,13 @@ void file_replace(const char *path, const void *data, size_t len)
 	if (r < 0 || rename(tmp, path) < 0)
 		unlink(tmp);
 }
+
+uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}

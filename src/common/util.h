@@ -96,6 +96,9 @@ char *line_next(char **cur);
 
 /* s (len bytes) holds a byte outside ASCII. */
 bool has_non_ascii(const char *s, size_t len);
+/* FNV-1a of s: only to keep over-long keys distinct in fixed-size room
+ * (the tripwires' targets); never a defence by itself. */
+uint64_t fnv1a(const char *s);
 
 /* The value of the hex digit c (0-9, a-f, A-F), or -1 for any other. */
 int hex_value(int c);

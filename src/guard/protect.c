@@ -502,7 +502,10 @@ static void keep_hook_links(struct pctx *c, const char *dir)
 	struct dirent *e;
 	int n = 0;
 	while (d && (e = readdir(d)) && n < 64) {
-		if (e->d_name[0] == '.')
+		/* the listing's type first: a start in a repository
+		 * looks at every hook, most of them samples, never links */
+		if (e->d_name[0] == '.' ||
+		    (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN))
 			continue;
 		char *at = xasprintf("%s/%s", dir, e->d_name);
 		struct stat st;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "store/shared.h"
 
 struct tripbox {
@@ -45,11 +46,7 @@ void tripbox_put(struct tripbox *t, const char *target)
 		} else {
 			/* its start and a hash of the whole: targets that
 			 * differ past the cut stay different targets */
-			uint64_t h = 0xcbf29ce484222325ULL;
-			for (size_t i = 0; i < len; i++) {
-				h ^= (unsigned char)v[i];
-				h *= 0x100000001b3ULL;
-			}
+			uint64_t h = fnv1a(v);
 			size_t keep = TRIPBOX_TARGET_MAX - 18;
 			memcpy(s, v, keep);
 			snprintf(s + keep, 18, "#%016llx",

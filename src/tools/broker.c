@@ -111,6 +111,11 @@ static void refuse_counted(struct broker *b, struct call *c, const char *target,
  * the whole, so calls that differ anywhere stay apart). */
 #define TRIP_KEY_MAX (1u << 20)
 
+static char *trip_key(const struct tool_grant *g, const struct strv *args)
+{
+	return g ? tools_call_target(g->name, args, TRIP_KEY_MAX) : NULL;
+}
+
 /* The folder a call's tool runs in, open, with its path in where and the
  * note for the tool's stderr (empty, or why it is the fallback); -1 when
  * it cannot be opened. */
@@ -342,9 +347,7 @@ static void asked(struct broker *b, struct call *c, bool got, bool yes)
 			 "asked %s: no answer within %u s, which counts as no",
 			 c->id, b->in->ask_wait_s);
 	_cleanup_free_ char *t = steal_ptr(&c->target);
-	_cleanup_free_ char *k =
-	    c->g ? tools_call_target(c->g->name, &c->tc.args, TRIP_KEY_MAX)
-		 : NULL;
+	_cleanup_free_ char *k = trip_key(c->g, &c->tc.args);
 	refuse_counted(b, c, t, k, m);
 }
 
@@ -555,8 +558,7 @@ static void start_call(struct broker *b, struct call *c, struct tools_call *tc,
 		    "asks only about what it shows: %s",
 		    QUESTION_ARGS_MAX, how);
 		_cleanup_free_ char *t = steal_ptr(&c->target);
-		_cleanup_free_ char *k =
-		    tools_call_target(g->name, &tc->args, TRIP_KEY_MAX);
+		_cleanup_free_ char *k = trip_key(g, &tc->args);
 		refuse_counted(b, c, t, k, m);
 		return;
 	}
@@ -567,8 +569,7 @@ static void start_call(struct broker *b, struct call *c, struct tools_call *tc,
 	if (!tools_allowed(g, &tc->args)) {
 		_cleanup_free_ char *m = tools_refusal_text(g, &tc->args);
 		_cleanup_free_ char *t = steal_ptr(&c->target);
-		_cleanup_free_ char *k =
-		    tools_call_target(g->name, &tc->args, TRIP_KEY_MAX);
+		_cleanup_free_ char *k = trip_key(g, &tc->args);
 		refuse_counted(b, c, t, k, m);
 		return;
 	}
@@ -710,10 +711,7 @@ static void client_gone(struct broker *b, struct call *c)
 		_cleanup_free_ char *t = steal_ptr(&c->target);
 		/* a question asked and taken back is a refused call too: a
 		 * program could otherwise ask the person without end */
-		_cleanup_free_ char *k =
-		    c->g ? tools_call_target(c->g->name, &c->tc.args,
-					     TRIP_KEY_MAX)
-			 : NULL;
+		_cleanup_free_ char *k = trip_key(c->g, &c->tc.args);
 		broker_trip_told(b, k ? k : t ? t : "?");
 		refuse_why(b, c, t ? t : "?", why, why);
 		return;

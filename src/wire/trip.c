@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 
+#include "common/util.h"
 #include "net/addr.h"
 #include "net/grammar.h"
 
@@ -37,18 +38,6 @@ void trip_reset(struct trip *t)
 bool trip_tripped(const struct trip *t)
 {
 	return t->tripped;
-}
-
-/* FNV-1a, only to keep over-long targets distinct in a fixed-size key; not
- * a defence by itself: the prefix is kept too. */
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
 }
 
 /* Targets are compared case-insensitively (hosts are), so a program cannot

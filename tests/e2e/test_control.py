@@ -661,14 +661,12 @@ def _user(name):
         return pwd.getpwnam(name)
 
 
-def test_other_user_cannot_pause(real, lnk, work, request):
-    if not IS_ROOT:
-        pytest.skip("needs root to act as a second user")
+def _owner_home(request):
+    """A second account, lnk-ctl-owner, and a home of its own for the test,
+    reachable by that account only (as a real one), with the environment
+    to run lnk as it. Not under tmp_path: pytest's own folder is 0700, so
+    root's is closed to the owner too."""
     owner = _user("lnk-ctl-owner")
-    other = _user("lnk-ctl-other")
-    # The owner's home, reachable by the owner only (as a real one). Not
-    # under tmp_path: pytest's own folder is 0700, so root's is closed to
-    # the owner too.
     top = pathlib.Path(tempfile.mkdtemp(prefix="lnk-ctl-"))
     request.addfinalizer(lambda: shutil.rmtree(top, ignore_errors=True))
     os.chmod(top, 0o755)
@@ -677,6 +675,14 @@ def test_other_user_cannot_pause(real, lnk, work, request):
     os.chown(home, owner.pw_uid, owner.pw_gid)
     os.chmod(home, 0o700)
     env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+    return owner, home, env
+
+
+def test_other_user_cannot_pause(real, lnk, work, request):
+    if not IS_ROOT:
+        pytest.skip("needs root to act as a second user")
+    owner, home, env = _owner_home(request)
+    other = _user("lnk-ctl-other")
     p = subprocess.Popen(
         as_user(owner.pw_name, home, LNK, "sandbox", "run", "--name",
                 "owned", "--internet-host", "allowed.test", "--", "sleep",
@@ -731,15 +737,7 @@ def test_another_accounts_tool_call_is_refused(real, lnk, work, request):
     the sandbox's own account only."""
     if not IS_ROOT:
         pytest.skip("needs root to act as a second account")
-    owner = _user("lnk-ctl-owner")
-    top = pathlib.Path(tempfile.mkdtemp(prefix="lnk-ctl-"))
-    request.addfinalizer(lambda: shutil.rmtree(top, ignore_errors=True))
-    os.chmod(top, 0o755)
-    home = top / "owner-home"
-    home.mkdir()
-    os.chown(home, owner.pw_uid, owner.pw_gid)
-    os.chmod(home, 0o700)
-    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+    owner, home, env = _owner_home(request)
     p = subprocess.Popen(
         as_user(owner.pw_name, home, LNK, "sandbox", "run", "--name",
                 "toolsy", "--tool", "true", "--", "sleep", "30"), env=env,
