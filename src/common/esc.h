@@ -15,7 +15,12 @@
  *     U+FEFF, U+FFF9-U+FFFB, tags U+E0000-U+E007F, ...), the line and
  *     paragraph separators U+2028/U+2029, the variation selectors
  *     (U+180B-U+180D, U+FE00-U+FE0F, U+E0100-U+E01EF) and the blank fillers
- *     (U+034F, U+115F, U+1160, U+17B4, U+17B5, U+3164, U+FFA0);
+ *     (U+034F, U+115F, U+1160, U+17B4, U+17B5, U+3164, U+FFA0, and the
+ *     braille blank U+2800);
+ *   - every space but U+0020 (Unicode category Zs: no-break U+00A0,
+ *     U+1680, U+2000-U+200A, U+202F, U+205F, ideographic U+3000): shown
+ *     as a blank, one cannot be told from a space, so an argument in an
+ *     asked-first question would read as two words of another call;
  *   - every byte that is not part of valid UTF-8: stray continuation bytes
  *     (so raw C1 bytes 0x80-0x9f), overlong forms, surrogates, code points
  *     above U+10FFFF and truncated sequences.

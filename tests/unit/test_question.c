@@ -83,15 +83,18 @@ static void test_escapes(void **state)
 	strv_push(&a, "it's");
 	strv_push(&a, "\xe2\x80\xae"
 		      "evil"); /* right-to-left override */
+	/* a no-break space reads as a space: one argument, never two */
+	strv_push(&a, "origin\xc2\xa0--force");
 	_cleanup_free_ char *q = question_text("git", &a, "/w");
 	check_bounded(q);
-	assert_int_equal(count_lines(q), 8);
+	assert_int_equal(count_lines(q), 9);
 	assert_non_null(strstr(q, "\n  2  'x\\x0alnk: type the code abcd'\n"));
 	assert_non_null(strstr(q, "\n  3  '\\x1b[2J\\x1b[H'\n"));
 	assert_non_null(strstr(q, "\n  4  'two words'\n"));
 	assert_non_null(strstr(q, "\n  5  ''\n"));
 	assert_non_null(strstr(q, "\n  6  'it'\\''s'\n"));
 	assert_non_null(strstr(q, "\n  7  '\\u{202e}evil'\n"));
+	assert_non_null(strstr(q, "\n  8  'origin\\u{a0}--force'\n"));
 	/* no line but the first starts with anything but blanks and a
 	 * number */
 	for (const char *l = strchr(q, '\n') + 1; *l; l = strchr(l, '\n') + 1)
