@@ -195,16 +195,22 @@ def test_no_tool_call_runs_while_the_log_is_locked(lnk, home, work, mytool):
     every call is refused with the reason, none runs, and lnk's end says
     how many were refused."""
     p = start_waiting(lnk, work,
-                      "for i in 1 2 3; do mytool run$i; echo st=$?; done")
+                      "for i in 1 2 3; do mytool run$i; echo st=$?; done; "
+                      f"touch {work}/done")
     db = sqlite3.connect(home / ".lnk" / "sandbox" / "lnk.db",
                          isolation_level=None, timeout=0)
     db.execute("BEGIN IMMEDIATE")
     try:
         (work / "go").touch()
-        out, err = p.communicate(timeout=60)
+        # the lock is let go once the calls are made: lnk's own end
+        # (the registry's row) would only wait for it
+        deadline = time.time() + 60
+        while not (work / "done").exists() and time.time() < deadline:
+            time.sleep(0.05)
     finally:
         db.execute("ROLLBACK")
         db.close()
+    out, err = p.communicate(timeout=60)
     assert ran(mytool) == []
     assert out.count("st=126") == 3, (out, err)
     assert "call log cannot be written" in err
