@@ -698,22 +698,37 @@ static void reap(struct broker *b)
 	}
 }
 
+/* A signal that ends a process by default, sent to a call: the call's
+ * program wants it over. */
+static bool ends_call(int sig)
+{
+	return sig == SIGTERM || sig == SIGINT || sig == SIGHUP ||
+	       sig == SIGQUIT;
+}
+
+/* A question taken back: its client went away, or the call was ended
+ * by a signal while it waited (how says which). A taken-back question is
+ * a refused call. */
+static void take_back(struct broker *b, struct call *c, const char *how)
+{
+	withdraw(b, c->id);
+	tell_terminal(b, 'e', c->id, 'g');
+	char why[96];
+	snprintf(why, sizeof(why), "asked %s: withdrawn, %s", c->id, how);
+	_cleanup_free_ char *t = steal_ptr(&c->target);
+	/* a question asked and taken back is a refused call too: a program
+	 * could otherwise ask the person without end */
+	_cleanup_free_ char *k = trip_key(c->g, &c->tc.args);
+	broker_trip_told(b, k ? k : t ? t : "?");
+	refuse_why(b, c, t ? t : "?", why, why);
+}
+
 /* The client of a call went away: a question is taken back, a tool is
  * ended with it. */
 static void client_gone(struct broker *b, struct call *c)
 {
 	if (c->asking) {
-		withdraw(b, c->id);
-		tell_terminal(b, 'e', c->id, 'g');
-		char why[80];
-		snprintf(why, sizeof(why),
-			 "asked %s: withdrawn, its client went away", c->id);
-		_cleanup_free_ char *t = steal_ptr(&c->target);
-		/* a question asked and taken back is a refused call too: a
-		 * program could otherwise ask the person without end */
-		_cleanup_free_ char *k = trip_key(c->g, &c->tc.args);
-		broker_trip_told(b, k ? k : t ? t : "?");
-		refuse_why(b, c, t ? t : "?", why, why);
+		take_back(b, c, "its client went away");
 		return;
 	}
 	if (c->pid > 0) {
@@ -776,6 +791,13 @@ static int from_reader(struct broker *b)
 		} else if (pm.kind == PASS_SIGNAL && c->busy) {
 			if (c->pid > 0)
 				kill(-c->pid, pm.sig);
+			else if (c->asking && ends_call(pm.sig))
+				/* Threat: a question left up for a call its
+				 * program ended (a timeout's TERM, Ctrl-C):
+				 * the person's yes would run what no one
+				 * waits for. */
+				take_back(b, c,
+					  "its call was ended by a signal");
 		} else if (pm.kind == PASS_GONE && c->busy) {
 			client_gone(b, c);
 		}

@@ -614,3 +614,29 @@ def test_questions_taken_back_count_toward_the_tripwires(lnk, pane, tool):
     assert "paused" in shown, (shown[-2000:], log[-3000:])
     assert "st=126" in shown, shown[-2000:]
     assert calls(tool) == []
+
+
+def test_a_call_ended_by_a_signal_takes_its_question_back(lnk, pane, tool):
+    """Invariant 6 (what acts outside), promise: a question stands for a
+    call the program still makes. Threat: a program's call ended by
+    SIGTERM (a timeout wrapper, a shell's kill, Ctrl-C) left its question
+    up; the person's yes then ran a call no one waited for. A signal that
+    ends a process (TERM, INT, HUP, QUIT) sent to the call while it waits
+    takes the question back, as the client's end does."""
+    p = pane("mytool pr x & sleep 1; kill -TERM $!; wait $!; echo st=$?; "
+             "read line; echo got=$line")
+    code, qid, at = p.question()
+    t = p.wait_for("st=", since=at)
+    assert "st=126" in t, t[at:]
+    asks = json.loads(lnk("sandbox", "asks", "--json", check=True).stdout)
+    assert asks == [], asks
+    # the prompt is gone: the code typed now reaches the program
+    p.type(code)
+    p.key("Enter")
+    p.wait_for(f"got={code}", since=at)
+    assert calls(tool) == []
+    rows = [json.loads(x) for x in lnk("sandbox", "log", "--json",
+                                       "--sandbox", "asker").stdout.split(
+                                           "\n") if x]
+    assert any(r.get("verb") == "tool" and "withdrawn" in
+               json.dumps(r) for r in rows), rows[-3:]
