@@ -15,6 +15,9 @@
 #include "cli/grants.h"
 #include "common/util.h"
 #include "launch/grantcheck.h"
+#ifdef __linux__
+#include "launch/keptnow.h"
+#endif
 #include "launch/sandbox.h"
 #include "launch/spawn.h"
 #include "spec/trust.h"
@@ -164,7 +167,16 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *cx)
 			    &err);
 	struct strv notes = {0};
 	limits_notes(&s.pol, &notes);
-	r = trust_check(&s.pol, home, s.g.yes, &notes, &err);
+	/* A folder below an accepted one is judged by what the accepted
+	 * run keeps read only there (launch/keptnow.h). */
+	const struct cover_kept *kp = NULL;
+#ifdef __linux__
+	struct kept_ctx kc = {.home = home, .env = environ};
+	struct cover_kept kept;
+	kept_for_trust(&kept, &kc);
+	kp = &kept;
+#endif
+	r = trust_check(&s.pol, home, s.g.yes, &notes, kp, &err);
 	strv_free(&notes);
 	if (r < 0)
 		return fail(&s, LNK_EXIT_FAIL, &err);

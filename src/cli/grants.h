@@ -19,7 +19,7 @@
  *	r = grants_build_policy(&g, cwd, home, &p, &err);
  *	if (r < 0)
  *		return grants_fail(r, &err);           // prints; 2 or 125
- *	if (trust_check(&p, home, g.yes, NULL, &err)) ...   // policy/trust.h
+ *	if (trust_check(&p, home, g.yes, NULL, NULL, &err)) ...   // policy/trust.h
  *	program: argv[g.rest] .. argv[argc - 1]
  *	grants_free(&g); policy_free(&p);
  */

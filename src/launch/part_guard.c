@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "launch/env.h"
+#include "launch/keptnow.h"
 #include "launch/run.h"
 #include "store/db.h"
 #include "store/paths.h"
@@ -97,29 +98,11 @@ int guard_part_plan(struct run *r)
 {
 	const struct policy *pol = r->pol;
 	const struct sandbox_req *req = r->req;
-	struct strv hidden = {0};
-	strv_copy(&hidden, &pol->always_hidden);
-	paths_always_hidden(req->home, &hidden);
-	const struct strv *hd = policy_list(pol, K_FILES_HIDE);
-	for (size_t i = 0; i < hd->n; i++)
-		strv_push(&hidden, hd->v[i]);
-	struct strv grants = {0};
-	strv_copy(&grants, policy_list(pol, K_FILES_READ));
-	const struct strv *wl = policy_list(pol, K_FILES_WRITE);
-	for (size_t i = 0; i < wl->n; i++)
-		strv_push(&grants, wl->v[i]);
-	_cleanup_free_ char *links = paths_home_links_cache(req->home);
-	struct protect_in pro = {
-	    .link_cache = links,
-	    .write = wl,
-	    .lifted = policy_list(pol, K_FILES_WRITE_DOT_FILES),
-	    .hidden = &hidden,
-	    .grants = &grants,
-	    .home = req->home,
-	    .path_env = env_lookup(req->host_env, "PATH"),
-	    .env = req->host_env,
-	    .facts = pol->facts,
-	};
+	struct strv hidden = {0}, grants = {0};
+	_cleanup_free_ char *links = NULL;
+	struct protect_in pro;
+	kept_protect_in(pol, req->home, req->host_env, &pro, &hidden, &grants,
+			&links);
 	int rc = guard_protect(&pro, &r->np, &r->ro_over, r->err);
 	strv_free(&hidden);
 	strv_free(&grants);

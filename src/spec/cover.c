@@ -58,7 +58,8 @@ static bool in_kept_entry(const char *v, const char *top,
  * in an entry the accepted write folder's top kept read only. Threat: a
  * program rewrote its own spec to write `.git/hooks` too, taken for a
  * folder below the accepted `.`, and planted a hook with no question. */
-static bool below_opened(const char *v, const struct policy *was, bool write)
+static bool below_opened(const char *v, const struct policy *was, bool write,
+			 const struct cover_kept *kept)
 {
 	const struct key_value *wr = &was->k[K_FILES_WRITE];
 	const struct key_value *rd = &was->k[K_FILES_READ];
@@ -85,7 +86,52 @@ static bool below_opened(const char *v, const struct policy *was, bool write)
 		return false;
 	if (!write)
 		return true;
-	return best_write && !in_kept_entry(v, best, was);
+	if (!best_write || in_kept_entry(v, best, was))
+		return false;
+	/* Strictly below: what the accepted run kept there by what it is
+	 * (its top's protections are not the new folder's). */
+	return strcmp(v, best) == 0 || !kept || !kept->holds(kept->ctx, was, v);
+}
+
+/* Whether v is writable by the grants of p alone: the deepest folder of
+ * p holding it is a write folder (a read folder inside a write folder is
+ * read only there), and no hidden folder holds it. */
+static bool writable(const char *v, const struct policy *p)
+{
+	const struct key_value *wr = &p->k[K_FILES_WRITE];
+	const struct key_value *rd = &p->k[K_FILES_READ];
+	if (in_paths(&p->k[K_FILES_HIDE], v))
+		return false;
+	size_t best = 0;
+	bool found = false, w = false;
+	for (int k = 0; k < 2; k++) {
+		const struct key_value *kv = k ? wr : rd;
+		for (size_t i = 0; i < kv->list.n; i++) {
+			const char *g = kv->list.v[i];
+			size_t len = strlen(g);
+			if (path_within(v, g) &&
+			    (!found || len > best || (len == best && k))) {
+				best = len;
+				found = true;
+				w = k;
+			}
+		}
+	}
+	return found && w;
+}
+
+/* Every read folder was kept read only inside one of its write folders
+ * is still closed to writing in now. Threat: the spec left out
+ * `read = ["ro"]` below its `write = ["."]`, a removal taken for a
+ * narrowing, and ro/ was written with no question. */
+static bool carve_outs_kept(const struct policy *was, const struct policy *now)
+{
+	const struct key_value *rd = &was->k[K_FILES_READ];
+	for (size_t i = 0; i < rd->list.n; i++)
+		if (!writable(rd->list.v[i], was) &&
+		    writable(rd->list.v[i], now))
+			return false;
+	return true;
 }
 
 /* Every entry of now's list one of was's, exactly. */
@@ -119,7 +165,7 @@ static int changes_rank(const struct key_value *v)
  * (a folder below an accepted one, a grant left out, a lower limit, one
  * more hidden folder) never asks, and any widening does. */
 static bool key_within(enum key_id id, const struct policy *now,
-		       const struct policy *was)
+		       const struct policy *was, const struct cover_kept *kept)
 {
 	const struct key_value *n = &now->k[id], *w = &was->k[id];
 	switch (id) {
@@ -137,7 +183,7 @@ static bool key_within(enum key_id id, const struct policy *now,
 		return true;
 	case K_FILES_WRITE:
 		for (size_t i = 0; i < n->list.n; i++)
-			if (!below_opened(n->list.v[i], was, true))
+			if (!below_opened(n->list.v[i], was, true, kept))
 				return false;
 		return true;
 	case K_FILES_WRITE_DOT_FILES:
@@ -148,7 +194,7 @@ static bool key_within(enum key_id id, const struct policy *now,
 	case K_FILES_READ:
 		/* reading what was written is no wider */
 		for (size_t i = 0; i < n->list.n; i++)
-			if (!below_opened(n->list.v[i], was, false))
+			if (!below_opened(n->list.v[i], was, false, kept))
 				return false;
 		return true;
 	case K_FILES_HIDE:
@@ -178,10 +224,11 @@ static bool key_within(enum key_id id, const struct policy *now,
 	return false;
 }
 
-bool spec_covers(const struct policy *was, const struct policy *now)
+bool spec_covers(const struct policy *was, const struct policy *now,
+		 const struct cover_kept *kept)
 {
 	for (size_t id = 0; id < K__COUNT; id++)
-		if (!key_within((enum key_id)id, now, was))
+		if (!key_within((enum key_id)id, now, was, kept))
 			return false;
-	return true;
+	return carve_outs_kept(was, now);
 }

@@ -17,5 +17,19 @@
 
 #include "policy/policy.h"
 
-/* true when now opens nothing that was does not (both resolved). */
-bool spec_covers(const struct policy *was, const struct policy *now);
+/* What an accepted run kept read only by what it is, not by its name (a
+ * folder on the user's PATH, ~/bin, a hooks folder git's config names):
+ * holds(ctx, was, dir) is true when an entry the run of was keeps read
+ * only (or will not let be created) lies at, above or below dir.
+ * Threat: a program rewrote its spec from `write = ["."]` to a PATH
+ * folder below it, taken for a narrower grant. */
+struct cover_kept {
+	bool (*holds)(void *ctx, const struct policy *was, const char *dir);
+	void *ctx;
+};
+
+/* true when now opens nothing that was does not (both resolved). kept
+ * (or NULL: then a folder below an accepted write folder is judged by the
+ * names it passes alone) judges a write folder below an accepted one. */
+bool spec_covers(const struct policy *was, const struct policy *now,
+		 const struct cover_kept *kept);

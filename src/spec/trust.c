@@ -43,6 +43,10 @@ struct record {
 	char *path;
 	char *digest;
 	char *text; /* the canonical text accepted, or NULL (older records) */
+	/* accepted with flags beside the spec: it stands for runs with
+	 * flags beside it only (a grant a flag gave once is not the file's,
+	 * even once the program writes it into the file) */
+	bool beside;
 };
 
 static void records_free(struct record *r, size_t n)
@@ -91,6 +95,9 @@ static void records_read(const char *file, struct record **out, size_t *n)
 			if (!path || !digest)
 				continue;
 			const char *canon = str_of(t, "text");
+			const struct toml_kv *bs = toml_find(t, "beside");
+			(*out)[*n].beside =
+			    bs && bs->val->type == TOML_BOOL && bs->val->u.b;
 			(*out)[*n].path = xstrdup(path);
 			(*out)[*n].digest = xstrdup(digest);
 			(*out)[*n].text = canon ? xstrdup(canon) : NULL;
@@ -116,10 +123,19 @@ static bool load_text(const struct policy *p, const char *text,
 	return false;
 }
 
-/* spec_covers, then q freed. */
-static bool covered_free(const struct policy *p, struct policy *q)
+static char *flags_beside(const struct policy *p);
+
+static bool has_flags_beside(const struct policy *p)
 {
-	bool c = spec_covers(q, p);
+	_cleanup_free_ char *f = flags_beside(p);
+	return f != NULL;
+}
+
+/* spec_covers, then q freed. */
+static bool covered_free(const struct policy *p, struct policy *q,
+			 const struct cover_kept *kept)
+{
+	bool c = spec_covers(q, p, kept);
 	policy_free(q);
 	return c;
 }
@@ -129,7 +145,8 @@ static bool covered_free(const struct policy *p, struct policy *q)
  * opens at least what p opens (key_within) counts as the same: a run
  * that only narrows an accepted one is not asked about. */
 static void lookup(const char *home, const char *spec_path, const char *digest,
-		   const struct policy *p, enum trust_state *st, char **last)
+		   const struct policy *p, const struct cover_kept *kept,
+		   enum trust_state *st, char **last)
 {
 	_cleanup_free_ char *file = paths_specs_file(home);
 	struct record *r;
@@ -138,13 +155,18 @@ static void lookup(const char *home, const char *spec_path, const char *digest,
 	*st = TRUST_NEW;
 	if (last)
 		*last = NULL;
+	/* Threat: the person ran the spec once with `--read X` beside it;
+	 * the program wrote X into its own spec during that run, and the
+	 * next plain run took the file alone for that acceptance. */
+	bool beside = p && has_flags_beside(p);
 	for (size_t i = 0; i < n && *st != TRUST_SAME; i++) {
 		if (strcmp(r[i].path, spec_path) != 0)
 			continue;
 		struct policy q;
-		if (strcmp(r[i].digest, digest) == 0 ||
-		    (p && r[i].text && load_text(p, r[i].text, &q) &&
-		     covered_free(p, &q))) {
+		if ((!r[i].beside || beside) &&
+		    (strcmp(r[i].digest, digest) == 0 ||
+		     (p && r[i].text && load_text(p, r[i].text, &q) &&
+		      covered_free(p, &q, kept)))) {
 			*st = TRUST_SAME;
 			break;
 		}
@@ -165,7 +187,7 @@ int trust_lookup(const char *home, const char *spec_path, const char *digest,
 		 enum trust_state *st, struct lnk_err *err)
 {
 	(void)err;
-	lookup(home, spec_path, digest, NULL, st, NULL);
+	lookup(home, spec_path, digest, NULL, NULL, st, NULL);
 	return 0;
 }
 
@@ -223,7 +245,7 @@ static int write_atomic(const char *dir, const char *file, const char *text,
 }
 
 static void put_record(struct buf *b, const char *path, const char *digest,
-		       const char *text)
+		       const char *text, bool beside)
 {
 	buf_puts(b, "\n[[spec]]\npath = ");
 	buf_toml_str(b, path, strlen(path));
@@ -233,21 +255,23 @@ static void put_record(struct buf *b, const char *path, const char *digest,
 		buf_puts(b, "\ntext = ");
 		buf_toml_str(b, text, strlen(text));
 	}
+	if (beside)
+		buf_puts(b, "\nbeside = true");
 	buf_putc(b, '\n');
 }
 
 static int record_text(const char *home, const char *spec_path,
-		       const char *digest, const char *text,
+		       const char *digest, const char *text, bool beside,
 		       struct lnk_err *err);
 
 int trust_record(const char *home, const char *spec_path, const char *digest,
 		 struct lnk_err *err)
 {
-	return record_text(home, spec_path, digest, NULL, err);
+	return record_text(home, spec_path, digest, NULL, false, err);
 }
 
 static int record_text(const char *home, const char *spec_path,
-		       const char *digest, const char *text,
+		       const char *digest, const char *text, bool beside,
 		       struct lnk_err *err)
 {
 	if (!valid_utf8(spec_path))
@@ -288,17 +312,21 @@ static int record_text(const char *home, const char *spec_path,
 	size_t skip = same >= TRUST_KEEP ? same - (TRUST_KEEP - 1) : 0;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(rec[i].path, spec_path) == 0) {
-			if (strcmp(rec[i].digest, digest) == 0)
+			if (strcmp(rec[i].digest, digest) == 0) {
+				/* accepted before for the file alone: still */
+				beside = beside && rec[i].beside;
 				continue;
+			}
 			if (skip) {
 				skip--;
 				continue;
 			}
 		}
-		put_record(&b, rec[i].path, rec[i].digest, rec[i].text);
+		put_record(&b, rec[i].path, rec[i].digest, rec[i].text,
+			   rec[i].beside);
 	}
 	records_free(rec, n);
-	put_record(&b, spec_path, digest, text);
+	put_record(&b, spec_path, digest, text, beside);
 	r = write_atomic(dir, file, b.p, err);
 	buf_free(&b);
 	return r;
@@ -436,8 +464,8 @@ static char *flags_beside(const struct policy *p)
 }
 
 int trust_check_fds(const struct policy *p, const char *home, bool yes,
-		    const struct strv *notes, int in_fd, int out_fd,
-		    struct lnk_err *err)
+		    const struct strv *notes, const struct cover_kept *kept,
+		    int in_fd, int out_fd, struct lnk_err *err)
 {
 	if (!p->spec_path)
 		return 0; /* typed by the person for this run: nothing to ask */
@@ -447,12 +475,13 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 	_cleanup_free_ char *last = NULL;
 	enum trust_state st;
 	int r;
-	lookup(home, p->spec_path, digest, p, &st, &last);
+	lookup(home, p->spec_path, digest, p, kept, &st, &last);
 	if (st == TRUST_SAME)
 		return 0;
-	if (yes)
-		return record_text(home, p->spec_path, digest, now, err);
 	_cleanup_free_ char *flags = flags_beside(p);
+	if (yes)
+		return record_text(home, p->spec_path, digest, now,
+				   flags != NULL, err);
 
 	/* The spec's path, escaped (common/esc.h): a folder a cloned
 	 * repository named must not redraw the question. */
@@ -514,11 +543,12 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 		return r;
 	}
 	buf_free(&shown);
-	return record_text(home, p->spec_path, digest, now, err);
+	return record_text(home, p->spec_path, digest, now, flags != NULL, err);
 }
 
 int trust_check(const struct policy *p, const char *home, bool yes,
-		const struct strv *notes, struct lnk_err *err)
+		const struct strv *notes, const struct cover_kept *kept,
+		struct lnk_err *err)
 {
 	/* /dev/tty, not stdin: the program's input may be a pipe, and the
 	 * question is for the person at the terminal. */
@@ -526,5 +556,5 @@ int trust_check(const struct policy *p, const char *home, bool yes,
 	    p->spec_path && !yes
 		? open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
 		: -1;
-	return trust_check_fds(p, home, yes, notes, tty, tty, err);
+	return trust_check_fds(p, home, yes, notes, kept, tty, tty, err);
 }

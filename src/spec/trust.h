@@ -16,6 +16,7 @@
 #include "common/err.h"
 #include "common/sha256.h"
 #include "policy/policy.h"
+#include "spec/cover.h"
 
 enum trust_state {
 	TRUST_NEW,     /* this spec was never accepted here */
@@ -38,7 +39,9 @@ int trust_lookup(const char *home, const char *spec_path, const char *digest,
 int trust_record(const char *home, const char *spec_path, const char *digest,
 		 struct lnk_err *err);
 
-/* Asks first, on /dev/tty. notes (or NULL): lines the question shows
+/* Asks first, on /dev/tty. kept (or NULL): what an accepted run kept read
+ * only below its write folders, to judge a narrower folder by
+ * (spec/cover.h). notes (or NULL): lines the question shows
  * after the grants, already escaped: what of the spec does not apply
  * here (a limit this machine cannot enforce), so that the person is never
  * asked about a bound that will not hold. Returns 0 when p may run: no spec (flags alone
@@ -47,11 +50,12 @@ int trust_record(const char *home, const char *spec_path, const char *digest,
  * there is no terminal and no --yes (the message names --yes); another
  * -errno when the record cannot be written. p must be resolved. */
 int trust_check(const struct policy *p, const char *home, bool yes,
-		const struct strv *notes, struct lnk_err *err);
+		const struct strv *notes, const struct cover_kept *kept,
+		struct lnk_err *err);
 
 /* The same with the terminal given: the question is written to out_fd and
  * the answer read from in_fd; in_fd < 0 means there is no terminal. For
  * tests, and for a supervisor that already holds the terminal. */
 int trust_check_fds(const struct policy *p, const char *home, bool yes,
-		    const struct strv *notes, int in_fd, int out_fd,
-		    struct lnk_err *err);
+		    const struct strv *notes, const struct cover_kept *kept,
+		    int in_fd, int out_fd, struct lnk_err *err);

@@ -658,8 +658,13 @@ def test_a_folder_below_an_accepted_one_that_was_kept_closed_asks(
         cp = run("--spec", "app.toml", grant, str(below), "--", "true")
         assert cp.returncode == 125, (grant, below, cp.stderr)
     cp = run("--spec", "app.toml", "--read", str(work / ".git" / "hooks"),
-             "--", "true")
+             "--read", str(work / "ro"), "--", "true")
     assert cp.returncode == 0, cp.stderr
+    # a --read beside it replaces the file's: ro/, read only inside the
+    # write folder, would be written
+    cp = run("--spec", "app.toml", "--read", str(work / ".git" / "hooks"),
+             "--", "true")
+    assert cp.returncode == 125, cp.stderr
     # the spec edited to open them
     # (a submodule's git directory, kept whole, is a dot entry below)
     for extra in ('write = [".", ".git/hooks"]', 'write = [".", ".vscode"]',
@@ -677,11 +682,94 @@ def test_a_folder_below_an_accepted_one_that_was_kept_closed_asks(
         assert cp.returncode == 125, (extra, cp.stderr)
     # still narrower: a plain folder below the accepted one
     (work / "app.toml").write_text(
-        'version = 1\n[files]\nwrite = ["."]\nhide = ["secret"]\n'
-        '[commands]\nallow = ["true"]\n')
+        'version = 1\n[files]\nwrite = ["."]\nread = ["ro"]\n'
+        'hide = ["secret"]\n[commands]\nallow = ["true"]\n')
     (work / "src").mkdir()
     cp = run("--spec", "app.toml", "--write", str(work / "src"), "--",
              "true")
+    assert cp.returncode == 0, cp.stderr
+
+
+def test_what_lnk_kept_read_only_below_an_accepted_folder_asks(lnk, home,
+                                                                 work):
+    """Invariant 6 (what a spec opens is shown first), promise: a run that
+    opens what no acceptance of the spec opened asks first.
+
+    Threat: the program rewrote its own spec (in its write folder) from
+    `write = ["."]` to a folder below it that the accepted run kept read
+    only by what it is, not by its name (a folder on the user's PATH,
+    ~/bin under `write = ["~"]`), or left out a read folder the accepted
+    run had inside its write folder (read only there); the next run took
+    it for a narrower one and wrote there with no question. A plain
+    folder below stays narrower."""
+    run = lambda *a, env=None, cwd=None: lnk.run(  # noqa: E731
+        *a, start_new_session=True, stdin=subprocess.DEVNULL, env=env,
+        cwd=cwd)
+    app = work / "app.toml"
+    tools = work / "tools"
+    tools.mkdir()
+    (work / "src").mkdir()
+    (work / "ro").mkdir()
+    path = {"PATH": f"{tools}:/usr/local/bin:/usr/bin:/bin"}
+
+    def spec(files):
+        app.write_text(f'version = 1\n[files]\n{files}\n'
+                       '[commands]\nallow = ["true"]\n')
+    spec('write = ["."]\nread = ["ro"]')
+    assert run("--yes", "--spec", app, "--", "true", env=path
+               ).returncode == 0
+    for files, at in (('write = ["tools"]', tools), ('write = ["."]', work),
+                      ('write = ["src", "tools"]', work / "src")):
+        spec(files)
+        cp = run("--spec", app, "--", "true", env=path, cwd=at)
+        assert cp.returncode == 125, (files, cp.stderr)
+        assert "opens something different" in cp.stderr, cp.stderr
+    spec('write = ["src"]')
+    cp = run("--spec", app, "--", "true", env=path, cwd=work / "src")
+    assert cp.returncode == 0, cp.stderr
+
+    # ~/bin, kept read only under `write = ["~"]`
+    (home / "bin").mkdir()
+    (home / "code").mkdir()
+    happ = home / "app.toml"
+    happ.write_text('version = 1\n[files]\nwrite = ["~"]\n'
+                    '[commands]\nallow = ["true"]\n')
+    assert run("--yes", "--spec", happ, "--", "true").returncode == 0
+    happ.write_text('version = 1\n[files]\nwrite = ["~/bin"]\n'
+                    '[commands]\nallow = ["true"]\n')
+    cp = run("--spec", happ, "--", "true", cwd=home / "bin")
+    assert cp.returncode == 125, cp.stderr
+    happ.write_text('version = 1\n[files]\nwrite = ["~/code"]\n'
+                    '[commands]\nallow = ["true"]\n')
+    cp = run("--spec", happ, "--", "true", cwd=home / "code")
+    assert cp.returncode == 0, cp.stderr
+
+
+def test_a_grant_accepted_with_a_flag_is_not_the_files_alone(lnk, work):
+    """Invariant 6 (what a spec opens is shown first), promise: a spec
+    that opens something different now asks first.
+
+    Threat: the person ran an accepted spec once with `--read X` (or
+    `--internet-host '*'`) beside it, and the program, during that run,
+    wrote the grant into its own spec; the next plain run took the file
+    alone for that acceptance and ran with the grant unasked."""
+    run = lambda *a: lnk.run(  # noqa: E731
+        *a, start_new_session=True, stdin=subprocess.DEVNULL)
+    app = work / "app.toml"
+    other = work.parent / "other-proj"
+    other.mkdir()
+    app.write_text('version = 1\n[files]\nwrite = ["."]\n'
+                   '[commands]\nallow = ["true"]\n')
+    assert run("--yes", "--spec", app, "--", "true").returncode == 0
+    assert run("--yes", "--spec", app, "--read", other, "--",
+               "true").returncode == 0
+    app.write_text('version = 1\n[files]\nwrite = ["."]\n'
+                   f'read = ["{other}"]\n'
+                   '[commands]\nallow = ["true"]\n')
+    cp = run("--spec", app, "--", "true")
+    assert cp.returncode == 125, cp.stderr
+    # the same flag beside it again is what was accepted
+    cp = run("--spec", app, "--read", other, "--", "true")
     assert cp.returncode == 0, cp.stderr
 
 

@@ -76,7 +76,7 @@ static int ask(const struct policy *p, bool yes, const char *answer,
 				 (ssize_t)strlen(answer));
 		close(in[1]);
 	}
-	int r = trust_check_fds(p, home, yes, NULL, in[0], out[1], err);
+	int r = trust_check_fds(p, home, yes, NULL, NULL, in[0], out[1], err);
 	close(out[1]);
 	ssize_t n = read(out[0], shown, shownlen - 1);
 	shown[n > 0 ? n : 0] = '\0';
@@ -246,7 +246,7 @@ static void flags_alone_never_asked(void **state)
 	assert_int_equal(policy_resolve(&p, root, home, &err), 0);
 	char shown[64];
 	assert_int_equal(ask(&p, false, NULL, shown, sizeof(shown), &err), 0);
-	assert_int_equal(trust_check(&p, home, false, NULL, &err), 0);
+	assert_int_equal(trust_check(&p, home, false, NULL, NULL, &err), 0);
 	policy_free(&p);
 }
 
@@ -581,6 +581,56 @@ static void digest_is_of_what_it_opens(void **state)
 	policy_free(&b);
 }
 
+static struct policy spec_of(const char *text)
+{
+	struct policy p;
+	struct lnk_err err = {0};
+	policy_init(&p);
+	assert_int_equal(
+	    policy_load_spec_text(&p, text, strlen(text), "t", "/", &err), 0);
+	return p;
+}
+
+static bool fake_holds(void *ctx, const struct policy *was, const char *dir)
+{
+	(void)was;
+	return strcmp(dir, ctx) == 0;
+}
+
+/* A folder below an accepted write folder is narrower only where the
+ * accepted run kept nothing read only (cover_kept), and a read folder the
+ * accepted run had inside its write folder stays closed to writing. */
+static void narrower_by_what_was_kept(void **state)
+{
+	(void)state;
+	struct policy was = spec_of("[files]\nwrite = [\"/usr\"]\n"
+				    "read = [\"/usr/share\"]\n");
+	struct cover_kept kept = {fake_holds, (void *)"/usr/bin"};
+	struct {
+		const char *now;
+		bool covered;
+	} rows[] = {
+	    {"[files]\nwrite = [\"/usr/lib\"]\n", true},
+	    {"[files]\nwrite = [\"/usr/bin\"]\n", false},
+	    {"[files]\nwrite = [\"/usr\"]\nread = [\"/usr/share\"]\n", true},
+	    /* the carve-out left out: /usr/share written */
+	    {"[files]\nwrite = [\"/usr\"]\n", false},
+	    {"[files]\nwrite = [\"/usr\"]\nhide = [\"/usr/share\"]\n", true},
+	    {"[files]\nread = [\"/usr/bin\"]\n", true},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct policy now = spec_of(rows[i].now);
+		if (spec_covers(&was, &now, &kept) != rows[i].covered)
+			fail_msg("row %zu: %s", i, rows[i].now);
+		policy_free(&now);
+	}
+	/* without what was kept, by names alone (macOS) */
+	struct policy bin = spec_of("[files]\nwrite = [\"/usr/bin\"]\n");
+	assert_true(spec_covers(&was, &bin, NULL));
+	policy_free(&bin);
+	policy_free(&was);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -592,6 +642,7 @@ int main(void)
 	    cmocka_unit_test(question_escapes_controls),
 	    cmocka_unit_test(digest_is_of_what_it_opens),
 	    cmocka_unit_test(narrowing_never_asks_widening_does),
+	    cmocka_unit_test(narrower_by_what_was_kept),
 	    cmocka_unit_test(a_long_question_says_what_it_writes_last),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
