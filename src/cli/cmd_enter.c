@@ -364,24 +364,30 @@ int cmd_enter(int argc, char **argv, const struct cli_ctx *cx)
 		goto out;
 	}
 
+	if (check) {
+		/* Each session's name is the file's and its own lnk's pid,
+		 * not a pid of this check's; the spec's name key is not
+		 * used by a session, so its line is not shown. */
+		struct strv lines = {0};
+		policy_describe(&pol, &lines);
+		_cleanup_free_ char *shown = esc_dup(real);
+		printf("sandbox %.56s-PID (each session's own: its lnk's pid), "
+		       "writes only %s\n",
+		       name, shown);
+		for (size_t i = 0; i < lines.n; i++)
+			if (strncmp(lines.v[i], "is named ", 9) != 0)
+				printf("%s\n", lines.v[i]);
+		strv_free(&lines);
+		ret = 0;
+		goto out;
+	}
+
 	/* The session's own name: the spec's, and lnk's pid, unique among
 	 * the sessions running here; kept within a sandbox name's 64. */
 	{
 		char *own = xasprintf("%.*s-%d", 56, name, (int)getpid());
 		free(name);
 		name = own;
-	}
-
-	if (check) {
-		struct strv lines = {0};
-		policy_describe(&pol, &lines);
-		_cleanup_free_ char *shown = esc_dup(real);
-		printf("sandbox %s, writes only %s\n", name, shown);
-		for (size_t i = 0; i < lines.n; i++)
-			printf("%s\n", lines.v[i]);
-		strv_free(&lines);
-		ret = 0;
-		goto out;
 	}
 
 	/* A session is a shell: a spec that does not let bash run cannot

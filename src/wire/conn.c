@@ -507,7 +507,12 @@ static void route(struct conn *c, const char *raw, uint16_t port,
 	    (k == LIT_ADDR && addr_classify(&lit) == AC_METADATA))
 		wire_trip_note(w, TRIP_EV_METADATA, c->target);
 	if (k == LIT_AMBIGUOUS) {
-		refuse(c, SOCKS5_NOT_ALLOWED, ADDR_AMBIGUOUS_WHY);
+		/* a ':' that no IPv6 address holds: a name given with its
+		 * port (SOCKS5 "host:80"), not a number to write plainly */
+		refuse(c, SOCKS5_NOT_ALLOWED,
+		       strchr(c->host, ':') ? "not a host name or an IPv6 "
+					      "address (a name holds no ':')"
+					    : ADDR_AMBIGUOUS_WHY);
 		return;
 	}
 	c->grants = filter_match_host(&w->filter, c->host,

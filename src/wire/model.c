@@ -515,10 +515,35 @@ static const char *hval(const char *h, size_t hl, const char *name, size_t *vl)
 
 static void start_resolve(struct mconn *m);
 
-/* The log's target: the route, the model the request names, the method
- * and the path the call goes to (the model API's path, under the route's
- * base; never the query, which can hold the program's data). Bytes the
- * head allowed but a log should not hold are shown as '?'. */
+/* The call's path: the model API's path under the route's base, never
+ * the query, which can hold the program's data; bytes the head allowed
+ * but a log should not hold are shown as '?'. Into out (cap bytes); its
+ * whole length, which may be more. */
+static size_t call_path(const struct mconn *m, const char *rest, size_t restl,
+			char *out, size_t cap)
+{
+	size_t pl = 0, len = 0;
+	const char *base = m->r ? m->r->d.base : "";
+	for (const char *b = base; *b; b++, len++)
+		if (pl + 1 < cap)
+			out[pl++] = *b;
+	for (size_t i = 0; i < restl && rest[i] != '?'; i++, len++) {
+		unsigned char c = (unsigned char)rest[i];
+		if (pl + 1 < cap)
+			out[pl++] = c > 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	out[pl] = '\0';
+	return len;
+}
+
+/* The log's target: "route/model METHOD /path", the route, the model
+ * the request names, the method and the call's path. Threat: the program chooses the model's
+ * name and a route's `*` segments; a long one pushed the part that tells
+ * two calls apart (the deployment, /chat/completions) out of a row cut
+ * at its bound, and two calls logged as one. A target too long for the
+ * row keeps the model's start, the path's start and end, and a hash of
+ * the whole path between them ("...#h..."), so that calls with other
+ * paths never log the same target. */
 static void set_target(struct mconn *m, const char *route, size_t rl,
 		       const char *model, const char *method, size_t ml,
 		       const char *rest, size_t restl)
@@ -533,20 +558,33 @@ static void set_target(struct mconn *m, const char *route, size_t rl,
 			   : '?';
 	}
 	r[k] = '\0';
-	char path[DB_TARGET_MAX];
-	size_t pl = 0;
-	const char *base = m->r ? m->r->d.base : "";
-	for (const char *b = base; *b && pl + 1 < sizeof(path); b++)
-		path[pl++] = *b;
-	for (size_t i = 0; i < restl && rest[i] != '?' && pl + 1 < sizeof(path);
-	     i++) {
-		unsigned char c = (unsigned char)rest[i];
-		path[pl++] = c > 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	path[pl] = '\0';
-	snprintf(m->target, sizeof(m->target), "%s%s%s %.*s %s", r,
-		 model && *model ? "/" : "", model ? model : "", (int)ml,
-		 method, pl ? path : "/");
+	/* the head's bound: the whole path fits */
+	char path[HTTP_HEAD_MAX + 512];
+	size_t plen = call_path(m, rest, restl, path, sizeof(path));
+	const char *mo = model ? model : "";
+	int n =
+	    snprintf(m->target, sizeof(m->target), "%s%s%s %.*s %s", r,
+		     *mo ? "/" : "", mo, (int)ml, method, plen ? path : "/");
+	if (n >= 0 && (size_t)n < sizeof(m->target) && plen < sizeof(path))
+		goto done;
+	/* too long: the model's first 40 bytes, the path's first 60 and
+	 * last 100, and the whole path's hash */
+	char head[61], tail[101];
+	size_t pl = strlen(path);
+	snprintf(head, sizeof(head), "%s", path);
+	snprintf(tail, sizeof(tail), "%s", path + (pl > 100 ? pl - 100 : 0));
+	uint64_t h = fnv1a(path) ^ (uint64_t)plen;
+	if (pl <= 160)
+		snprintf(m->target, sizeof(m->target),
+			 "%s%s%.40s%s %.*s %s...#%08x", r, *mo ? "/" : "", mo,
+			 strlen(mo) > 40 ? "..." : "", (int)ml, method, path,
+			 (unsigned)h);
+	else
+		snprintf(m->target, sizeof(m->target),
+			 "%s%s%.40s%s %.*s %s...#%08x...%s", r, *mo ? "/" : "",
+			 mo, strlen(mo) > 40 ? "..." : "", (int)ml, method,
+			 head, (unsigned)h, tail);
+done:
 	snprintf(m->model, sizeof(m->model), "%s", model ? model : "");
 }
 
@@ -901,6 +939,14 @@ static void start_resolve(struct mconn *m)
 	const char *host = m->r->d.host;
 	if (addr_parse_literal(host, &lit) == LIT_ADDR) {
 		dns_done(m, 0, &lit, 1);
+		return;
+	}
+	/* the provider's name leaves for the resolver: a lookup counted in
+	 * traffic as every other the wire sends (record.c) */
+	const char *why = wire_lookup_send(m->w, host);
+	if (why) {
+		mc_log(m, DB_REFUSED, why);
+		answer(m, 403, why);
 		return;
 	}
 	m->st = MS_RESOLVE;

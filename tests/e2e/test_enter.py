@@ -31,14 +31,16 @@ def spec_text(extra=""):
 
 def test_check_says_what_it_opens_and_runs_nothing(lnk, home, tmp_path):
     spec = tmp_path / "alice.toml"
-    spec.write_text(spec_text())
+    # a spec's own name is not a session's: it is not shown as one
+    spec.write_text('name = "main-link"\n' + spec_text())
     folder = tmp_path / "alice"
     folder.mkdir()
     cp = lnk("sandbox", "enter", "--spec", spec, "--folder", folder,
              "--check", "--", "touch", folder / "ran")
     assert cp.returncode == 0, cp.stderr
     lines = cp.stdout.splitlines()
-    assert lines[0].startswith("sandbox alice")
+    assert lines[0].startswith("sandbox alice-PID ("), lines
+    assert "main-link" not in cp.stdout, cp.stdout
     assert f"writes {folder}" in lines
     assert "runs bash" in lines
     assert not (folder / "ran").exists()

@@ -647,6 +647,30 @@ def test_own_route_carries_the_calls_it_lists(lnk, net):
     assert "its entry lists" in rows[1]["reason"]
 
 
+def test_long_targets_never_log_two_calls_as_one(lnk, net):
+    """Invariant 7 (every call in the log, with its real target).
+    Threat: the program chooses the model's name and a route's `*`
+    segment; a long one pushed what tells two calls apart (the deployment,
+    /chat/completions) past the row's bound, and two calls to different
+    deployments logged the same target, cut without a mark. A long
+    target keeps the path's start and end and a hash of the whole."""
+    key = secret()
+    model = "m-json" + "Z" * 120
+    route = f"{CUSTOM} POST /deployments/*/chat/completions"
+    script = ";".join(
+        curl_raw(f"/deployments/{seg + 'x' * 150}/chat/completions",
+                 f'{{"model":"{model}"}}')
+        for seg in ("cheap", "expensive", "cheapy"))
+    cp = run_sh(lnk, "mlong", script, base_env(net, FAKE_API_KEY=key),
+                "--model", route)
+    assert cp.stdout.split() == ["200"] * 3, (cp.stdout, cp.stderr)
+    targets = [r["target"] for r in model_rows(lnk, "mlong")]
+    assert len(targets) == 3 and len(set(targets)) == 3, targets
+    for t in targets:
+        assert t.startswith("fake/m-jsonZZZ") and "...#" in t, t
+        assert t.endswith("/chat/completions"), t
+
+
 def test_builtin_routes_carry_model_calls_only(lnk, net):
     """The built-in routes: Anthropic's messages and count_tokens pass,
     its files do not (GET, DELETE), nor OpenAI's."""
@@ -779,11 +803,14 @@ def test_traffic_shows_tokens_per_route(lnk, net):
             for line in cp.stdout.splitlines():
                 w = json.loads(line)
                 if w["sandbox"] == "mtraffic" and w.get("models"):
-                    got = w["models"]
+                    got, lookups = w["models"], w.get("lookups")
             if got == [want]:
                 break
             time.sleep(0.2)
         assert got == [want], got
+        # the provider's name went to the resolver: counted as every
+        # lookup the wire sends is
+        assert lookups and lookups >= 1, cp.stdout
         text = lnk("sandbox", "traffic", check=True).stdout
         assert "model fake: 3 calls, tokens 26 in, 10 out (1 without " \
             "usage)" in text, text

@@ -188,6 +188,28 @@ def test_loopback_and_metadata_refused_every_spelling(harness, lnk,
     assert rows and all(r["outcome"] == "refused" for r in rows)
 
 
+def test_a_socks_name_with_a_port_is_named_for_what_it_is(harness, lnk):
+    """A SOCKS5 name given with its port ("origin.lnk-test:80") is no
+    host name: refused, and the row says so, not that a number is
+    ambiguous."""
+    f = nethosts()
+    script = ("curl -s --noproxy '' --socks5-hostname 127.0.0.1:1080 "
+              "-o /dev/null -w '%{exitcode}\\n' "
+              "'http://origin.lnk-test:80:80/'; "
+              f"{PY} -c \"import socket,struct;s=socket.create_connection(("
+              "'127.0.0.1',1080));s.sendall(b'\\5\\1\\0');s.recv(2);"
+              "h=b'origin.lnk-test:80';s.sendall(b'\\5\\1\\0\\3'+"
+              "bytes([len(h)])+h+struct.pack('>H',80));"
+              "print('rep',s.recv(10)[1])\"")
+    cp = harness(script, "--internet-host", "origin.lnk-test",
+                 dns=f["LNK_DNS_SERVER"])
+    assert "rep 2" in cp.stdout, cp.stdout + cp.stderr
+    reasons = [r["reason"] for r in calls(lnk, "--refused")]
+    assert any("not a host name or an IPv6 address" in r
+               for r in reasons), reasons
+    assert not any("ambiguous" in r for r in reasons), reasons
+
+
 def test_internet_hosts_http_https_socks_python(harness, lnk):
     f = nethosts()
     script = (
