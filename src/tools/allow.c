@@ -341,18 +341,22 @@ void tools_plan_warnings(const struct tools_plan *p, struct strv *out)
 	}
 }
 
-/* " ... (+K more arguments, B bytes)" for the arguments from `from`. */
-/* The arguments from..to (exclusive) left out of a row, counted. */
+/* The arguments from..to (exclusive) left out of a row, counted:
+ * " ... (+K more arguments, B bytes, #H)", H a hash of them, so that two
+ * calls differing only in what was left out never log the same row. */
 static void fold_note(char *dst, size_t cap, const struct strv *args,
 		      size_t from, size_t to, bool tail)
 {
 	size_t bytes = 0;
+	uint64_t h = 0;
 
-	for (size_t i = from; i < to; i++)
+	for (size_t i = from; i < to; i++) {
 		bytes += strlen(args->v[i]);
-	snprintf(dst, cap, " ... (+%zu more argument%s, %zu bytes)%s",
+		h = h * 1099511628211u ^ fnv1a(args->v[i]);
+	}
+	snprintf(dst, cap, " ... (+%zu more argument%s, %zu bytes, #%08x)%s",
 		 to - from, to - from == 1 ? "" : "s", bytes,
-		 tail ? " ..." : "");
+		 (unsigned)(h ^ (h >> 32)), tail ? " ..." : "");
 }
 
 /* An argument as the log shows it: one shell word, escaped; one longer
@@ -369,7 +373,9 @@ static char *log_word(const char *arg, size_t cap, bool escaped)
 	free(w);
 	_cleanup_free_ char *head = xstrndup(arg, cap / 5 ? cap / 5 : 1);
 	_cleanup_free_ char *hw = word(head);
-	return xasprintf("%s...(%zu bytes)", hw, n);
+	uint64_t h = fnv1a(arg);
+	return xasprintf("%s...(%zu bytes, #%08x)", hw, n,
+			 (unsigned)(h ^ (h >> 32)));
 }
 
 static char *call_text(const char *tool, const struct strv *args, size_t max,

@@ -410,7 +410,7 @@ static void test_refusal(void **state)
 	assert_null(strstr(t, "tool add"));
 	assert_non_null(strstr(t, "longer than a stored call"));
 	/* and the call it names is cut, its length said */
-	assert_non_null(strstr(t, "...(1023 bytes)"));
+	assert_non_null(strstr(t, "...(1023 bytes, #"));
 	free(t);
 	strv_free(&longer);
 	/* what the paste says is what the grant then allows, exactly */
@@ -453,8 +453,17 @@ static void test_call_text(void **state)
 	free(t);
 	/* folded: the first arguments that fit, then the rest counted */
 	t = tools_call_text("git", &a, 45);
-	assert_string_equal(t, "git log ... (+3 more arguments, 24 bytes)");
-	assert_true(strlen(t) <= 45);
+	/* the note is never cut, the words are: none fits beside it now */
+	const char *fold = "git ... (+4 more arguments, 27 bytes, #";
+	assert_memory_equal(t, fold, strlen(fold));
+	assert_int_equal(strlen(t), strlen(fold) + 9);
+	/* what was left out differs: so does the row */
+	struct strv a2 = args((const char *[]){"log", "--output=/x z", "it's",
+					       "\x1b]52;c;", NULL});
+	char *t2 = tools_call_text("git", &a2, 45);
+	assert_string_not_equal(t, t2);
+	free(t2);
+	strv_free(&a2);
 	free(t);
 	struct strv big = {0};
 	for (int i = 0; i < 1000; i++)
@@ -471,10 +480,10 @@ static void test_call_text(void **state)
 	size_t tail = strlen(after + 5) / 9;
 	assert_true(tail > 0);
 	char want[80];
-	snprintf(want, sizeof(want),
-		 " ... (+%zu more arguments, %zu bytes) ... argument",
+	snprintf(want, sizeof(want), " ... (+%zu more arguments, %zu bytes, #",
 		 1000 - head - tail, (1000 - head - tail) * 8);
 	assert_non_null(strstr(t, want));
+	assert_non_null(strstr(t, ") ... argument"));
 	free(t);
 	/* a padded argument cannot push the ones after it out of the row */
 	struct strv pad = {0};
@@ -485,14 +494,16 @@ static void test_call_text(void **state)
 	strv_push(&pad, "--output=TAILMARK");
 	t = tools_call_text("mytool", &pad, 269);
 	assert_true(strlen(t) <= 269);
-	assert_non_null(strstr(t, "(5000 bytes)"));
+	assert_non_null(strstr(t, "(5000 bytes, #"));
 	assert_non_null(strstr(t, "--output=TAILMARK"));
 	free(t);
 	free(long_arg);
 	strv_free(&pad);
 	/* max below the tool and the note: those still, never cut */
 	t = tools_call_text("gh", &big, 5);
-	assert_string_equal(t, "gh ... (+1000 more arguments, 8000 bytes)");
+	const char *all = "gh ... (+1000 more arguments, 8000 bytes, #";
+	assert_memory_equal(t, all, strlen(all));
+	assert_int_equal(strlen(t), strlen(all) + 9);
 	free(t);
 	struct strv none = {0};
 	t = tools_call_text("gh", &none, 10);
