@@ -44,6 +44,15 @@ static const struct env_conf confs[] = {
     {"XDG_DATA_HOME", ENV_PARTS, data_parts,
      "it lies in XDG_DATA_HOME: the session runs the desktop entries, "
      "units and services it holds"},
+    /* searched after the user's own folders, for what is not found
+     * there: an autostart entry, a unit, a desktop entry, a D-Bus
+     * service the session starts on demand */
+    {"XDG_CONFIG_DIRS", ENV_LIST, NULL,
+     "it is in XDG_CONFIG_DIRS: programs, the session and systemd read "
+     "configuration (and autostart) there"},
+    {"XDG_DATA_DIRS", ENV_PARTS_LIST, data_parts,
+     "it lies in a folder of XDG_DATA_DIRS: the session runs the desktop "
+     "entries, units and services it holds"},
     {"XDG_CACHE_HOME", ENV_WHOLE, NULL,
      "XDG_CACHE_HOME names it: pre-commit and others run what they keep "
      "there"},

@@ -15,12 +15,13 @@
 #include "common/util.h"
 
 enum env_kind {
-	ENV_WHOLE,     /* a file or folder: read only, never created */
-	ENV_LIST,      /* ':'-separated folders, each ENV_WHOLE */
-	ENV_PARTS,     /* a folder: the names of parts only */
-	ENV_COMMAND,   /* a shell command: each word that is a path */
-	ENV_GITCONFIG, /* a git config file: ENV_WHOLE, and read for rule C */
-	ENV_LOADER,    /* the loader's lists: paths split at ':', ';', a
+	ENV_WHOLE,	/* a file or folder: read only, never created */
+	ENV_LIST,	/* ':'-separated folders, each ENV_WHOLE */
+	ENV_PARTS,	/* a folder: the names of parts only */
+	ENV_PARTS_LIST, /* ':'-separated folders, each ENV_PARTS */
+	ENV_COMMAND,	/* a shell command: each word that is a path */
+	ENV_GITCONFIG,	/* a git config file: ENV_WHOLE, and read for rule C */
+	ENV_LOADER,	/* the loader's lists: paths split at ':', ';', a
 			* space or a tab (glibc splits LD_PRELOAD at spaces
 			* and colons, LD_LIBRARY_PATH at colons and
 			* semicolons), each ENV_WHOLE */

@@ -1554,6 +1554,15 @@ static void env_git_config(struct pctx *c)
 	}
 }
 
+/* The parts (e->parts) of the folder dir, each kept. */
+static void env_parts(struct pctx *c, const char *dir, const struct env_conf *e)
+{
+	for (size_t j = 0; dir[0] == '/' && e->parts[j]; j++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, e->parts[j]);
+		protect_path(c, p, e->why, false, true);
+	}
+}
+
 /* What the user's environment names for configuration, startup or code
  * search (guard/envconf.h, the one table), when it lies in a write
  * folder: protected like its home default. A relative value names
@@ -1605,12 +1614,15 @@ static void env_configs(struct pctx *c)
 			break;
 		}
 		case ENV_PARTS:
-			for (size_t j = 0; v[0] == '/' && e[i].parts[j]; j++) {
-				_cleanup_free_ char *p =
-				    xasprintf("%s/%s", v, e[i].parts[j]);
-				protect_path(c, p, e[i].why, false, true);
-			}
+			env_parts(c, v, &e[i]);
 			break;
+		case ENV_PARTS_LIST: {
+			_cleanup_free_ char *all = xstrdup(v);
+			for (char *save = NULL, *p = strtok_r(all, ":", &save);
+			     p; p = strtok_r(NULL, ":", &save))
+				env_parts(c, p, &e[i]);
+			break;
+		}
 		case ENV_COMMAND:
 			/* a relative path (NODE_OPTIONS=--require=./h.js)
 			 * is from wherever the program runs: from each write

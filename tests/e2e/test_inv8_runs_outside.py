@@ -1908,6 +1908,11 @@ ENV_CONFIGS = [
     ("XDG_DATA_HOME", "share", "share/kio/servicemenus/x.desktop"),
     ("XDG_DATA_HOME", "share", "share/gnome-shell/extensions/x/extension.js"),
     ("GIT_CONFIG_GLOBAL", "gitconfig", "gitconfig"),
+    # the lists the session searches after the user's own folders
+    ("XDG_CONFIG_DIRS", "xdgconf", "xdgconf/autostart/x.desktop"),
+    ("XDG_CONFIG_DIRS", "xdgconf", "xdgconf/systemd/user/x.service"),
+    ("XDG_DATA_DIRS", "xdgdata", "xdgdata/applications/x.desktop"),
+    ("XDG_DATA_DIRS", "xdgdata", "xdgdata/dbus-1/services/x.service"),
     ("ZDOTDIR", "zsh", "zsh/.zshrc"),
     ("BASH_ENV", "env.sh", "env.sh"),
     ("ENV", "env.sh", "env.sh"),
@@ -1950,7 +1955,7 @@ def test_configuration_the_environment_names_protected(
         t.parent.mkdir(parents=True, exist_ok=True)
         t.write_text("# mine\n")
     val = str(work / value)
-    if var == "NODE_PATH":
+    if var in ("NODE_PATH", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS"):
         val = f"/nonexistent:{val}"
     if var == "LD_PRELOAD":  # the loader splits at spaces too
         val = f"/nonexistent.so {val}"
