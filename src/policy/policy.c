@@ -289,6 +289,20 @@ static void describe_entry(enum key_id id, const char *v, struct strv *out)
 	}
 }
 
+void policy_describe_key(const struct policy *p, enum key_id id,
+			 struct strv *out)
+{
+	const struct key_value *kv = &p->k[id];
+	for (size_t j = 0; j < kv->list.n; j++) {
+		_cleanup_free_ char *v = esc_dup(kv->list.v[j]);
+		describe_entry(id, v, out);
+	}
+	if (!kv->list.n && kv->set && kv->str && id != K_NAME) {
+		_cleanup_free_ char *v = esc_dup(kv->str);
+		describe_entry(id, v, out);
+	}
+}
+
 void policy_describe(const struct policy *p, struct strv *out)
 {
 	/* The name is shown, though it opens nothing: the sandbox's calls,

@@ -104,6 +104,10 @@ bool policy_equal(const struct policy *a, const struct policy *b);
  * prints and trust shows before asking. A policy that opens nothing says so
  * in one line. Appended to out. */
 void policy_describe(const struct policy *p, struct strv *out);
+/* The lines of policy_describe for key id alone (its entries, or its
+ * value), escaped. */
+void policy_describe_key(const struct policy *p, enum key_id id,
+			 struct strv *out);
 
 /* Where entry i of key id came from, for messages: "--write" for a flag,
  * "app.toml:4:9: [files] write" for a spec. Returns an allocated string. */

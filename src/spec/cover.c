@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/esc.h"
 #include "common/util.h"
 #include "policy/dotfiles.h"
 #include "policy/keys.h"
@@ -222,6 +223,33 @@ static bool key_within(enum key_id id, const struct policy *now,
 		return scalar(n) <= scalar(w);
 	}
 	return false;
+}
+
+void spec_reopened(const struct policy *was, const struct policy *now,
+		   struct strv *out)
+{
+	const struct key_value *rd = &was->k[K_FILES_READ];
+	for (size_t i = 0; i < rd->list.n; i++)
+		if (!writable(rd->list.v[i], was) &&
+		    in_paths(&was->k[K_FILES_WRITE], rd->list.v[i]) &&
+		    writable(rd->list.v[i], now)) {
+			_cleanup_free_ char *v = esc_dup(rd->list.v[i]);
+			strv_pushf(out,
+				   "writes %s (read only when you "
+				   "accepted it)",
+				   v);
+		}
+	const struct key_value *hd = &was->k[K_FILES_HIDE];
+	for (size_t i = 0; i < hd->list.n; i++)
+		if (!in_paths(&now->k[K_FILES_HIDE], hd->list.v[i]) &&
+		    (in_paths(&now->k[K_FILES_READ], hd->list.v[i]) ||
+		     in_paths(&now->k[K_FILES_WRITE], hd->list.v[i]))) {
+			_cleanup_free_ char *v = esc_dup(hd->list.v[i]);
+			strv_pushf(out,
+				   "shows %s (hidden when you accepted "
+				   "it)",
+				   v);
+		}
 }
 
 bool spec_covers(const struct policy *was, const struct policy *now,

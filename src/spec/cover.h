@@ -33,3 +33,12 @@ struct cover_kept {
  * names it passes alone) judges a write folder below an accepted one. */
 bool spec_covers(const struct policy *was, const struct policy *now,
 		 const struct cover_kept *kept);
+
+/* What now opens that was kept closed inside was's own grants, each an
+ * escaped line for the question: a read folder inside a write folder
+ * written now ("writes X (read only when you accepted it)"), a hidden
+ * folder shown ("shows X (hidden when you accepted it)"). Threat: the
+ * question listed only "- reads X" for a carve-out left out, which reads
+ * as a narrowing. */
+void spec_reopened(const struct policy *was, const struct policy *now,
+		   struct strv *out);

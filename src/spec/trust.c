@@ -43,10 +43,11 @@ struct record {
 	char *path;
 	char *digest;
 	char *text; /* the canonical text accepted, or NULL (older records) */
-	/* accepted with flags beside the spec: it stands for runs with
-	 * flags beside it only (a grant a flag gave once is not the file's,
-	 * even once the program writes it into the file) */
-	bool beside;
+	/* the flags beside the spec when it was accepted ("--read"): the
+	 * acceptance stands for a run whose flags beside set each of those
+	 * keys again. A grant a flag gave once is not the file's, even once
+	 * the program writes it into the file. */
+	struct strv flags;
 };
 
 static void records_free(struct record *r, size_t n)
@@ -55,6 +56,7 @@ static void records_free(struct record *r, size_t n)
 		free(r[i].path);
 		free(r[i].digest);
 		free(r[i].text);
+		strv_free(&r[i].flags);
 	}
 	free(r);
 }
@@ -95,9 +97,15 @@ static void records_read(const char *file, struct record **out, size_t *n)
 			if (!path || !digest)
 				continue;
 			const char *canon = str_of(t, "text");
-			const struct toml_kv *bs = toml_find(t, "beside");
-			(*out)[*n].beside =
-			    bs && bs->val->type == TOML_BOOL && bs->val->u.b;
+			const struct toml_kv *fl = toml_find(t, "flags");
+			if (fl && fl->val->type == TOML_ARRAY)
+				for (size_t k = 0; k < fl->val->u.arr.n; k++) {
+					const struct toml_value *f =
+					    fl->val->u.arr.items[k];
+					if (f->type == TOML_STRING)
+						strv_push(&(*out)[*n].flags,
+							  f->u.str.s);
+				}
 			(*out)[*n].path = xstrdup(path);
 			(*out)[*n].digest = xstrdup(digest);
 			(*out)[*n].text = canon ? xstrdup(canon) : NULL;
@@ -123,12 +131,16 @@ static bool load_text(const struct policy *p, const char *text,
 	return false;
 }
 
-static char *flags_beside(const struct policy *p);
+static void flags_of(const struct policy *p, struct strv *out);
 
-static bool has_flags_beside(const struct policy *p)
+/* Every flag of a's in b: an acceptance made with flags a beside the
+ * spec stands for a run with flags b. */
+static bool flags_within(const struct strv *a, const struct strv *b)
 {
-	_cleanup_free_ char *f = flags_beside(p);
-	return f != NULL;
+	for (size_t i = 0; i < a->n; i++)
+		if (!strv_contains(b, a->v[i]))
+			return false;
+	return true;
 }
 
 /* spec_covers, then q freed. */
@@ -146,7 +158,7 @@ static bool covered_free(const struct policy *p, struct policy *q,
  * that only narrows an accepted one is not asked about. */
 static void lookup(const char *home, const char *spec_path, const char *digest,
 		   const struct policy *p, const struct cover_kept *kept,
-		   enum trust_state *st, char **last)
+		   enum trust_state *st, char **last, struct strv *last_flags)
 {
 	_cleanup_free_ char *file = paths_specs_file(home);
 	struct record *r;
@@ -157,13 +169,17 @@ static void lookup(const char *home, const char *spec_path, const char *digest,
 		*last = NULL;
 	/* Threat: the person ran the spec once with `--read X` beside it;
 	 * the program wrote X into its own spec during that run, and the
-	 * next plain run took the file alone for that acceptance. */
-	bool beside = p && has_flags_beside(p);
+	 * next run (plain, or with an unrelated flag such as --hide) took
+	 * the file for that acceptance. An acceptance stands only for a run
+	 * whose flags set again every key its flags set. */
+	struct strv mine = {0};
+	if (p)
+		flags_of(p, &mine);
 	for (size_t i = 0; i < n && *st != TRUST_SAME; i++) {
 		if (strcmp(r[i].path, spec_path) != 0)
 			continue;
 		struct policy q;
-		if ((!r[i].beside || beside) &&
+		if (flags_within(&r[i].flags, &mine) &&
 		    (strcmp(r[i].digest, digest) == 0 ||
 		     (p && r[i].text && load_text(p, r[i].text, &q) &&
 		      covered_free(p, &q, kept)))) {
@@ -175,11 +191,16 @@ static void lookup(const char *home, const char *spec_path, const char *digest,
 			free(*last);
 			*last = r[i].text ? xstrdup(r[i].text) : NULL;
 		}
+		if (last_flags) {
+			strv_free(last_flags);
+			strv_copy(last_flags, &r[i].flags);
+		}
 	}
 	if (*st == TRUST_SAME && last) {
 		free(*last);
 		*last = NULL;
 	}
+	strv_free(&mine);
 	records_free(r, n);
 }
 
@@ -187,7 +208,7 @@ int trust_lookup(const char *home, const char *spec_path, const char *digest,
 		 enum trust_state *st, struct lnk_err *err)
 {
 	(void)err;
-	lookup(home, spec_path, digest, NULL, NULL, st, NULL);
+	lookup(home, spec_path, digest, NULL, NULL, st, NULL, NULL);
 	return 0;
 }
 
@@ -245,7 +266,7 @@ static int write_atomic(const char *dir, const char *file, const char *text,
 }
 
 static void put_record(struct buf *b, const char *path, const char *digest,
-		       const char *text, bool beside)
+		       const char *text, const struct strv *flags)
 {
 	buf_puts(b, "\n[[spec]]\npath = ");
 	buf_toml_str(b, path, strlen(path));
@@ -255,24 +276,31 @@ static void put_record(struct buf *b, const char *path, const char *digest,
 		buf_puts(b, "\ntext = ");
 		buf_toml_str(b, text, strlen(text));
 	}
-	if (beside)
-		buf_puts(b, "\nbeside = true");
+	if (flags && flags->n) {
+		buf_puts(b, "\nflags = [");
+		for (size_t i = 0; i < flags->n; i++) {
+			if (i)
+				buf_puts(b, ", ");
+			buf_toml_str(b, flags->v[i], strlen(flags->v[i]));
+		}
+		buf_putc(b, ']');
+	}
 	buf_putc(b, '\n');
 }
 
 static int record_text(const char *home, const char *spec_path,
-		       const char *digest, const char *text, bool beside,
-		       struct lnk_err *err);
+		       const char *digest, const char *text,
+		       const struct strv *flags, struct lnk_err *err);
 
 int trust_record(const char *home, const char *spec_path, const char *digest,
 		 struct lnk_err *err)
 {
-	return record_text(home, spec_path, digest, NULL, false, err);
+	return record_text(home, spec_path, digest, NULL, NULL, err);
 }
 
 static int record_text(const char *home, const char *spec_path,
-		       const char *digest, const char *text, bool beside,
-		       struct lnk_err *err)
+		       const char *digest, const char *text,
+		       const struct strv *flags, struct lnk_err *err)
 {
 	if (!valid_utf8(spec_path))
 		return 0; /* asks again next time; nothing is opened by it */
@@ -294,6 +322,9 @@ static int record_text(const char *home, const char *spec_path,
 	struct record *rec;
 	size_t n;
 	records_read(file, &rec, &n);
+	struct strv keep = {0};
+	if (flags)
+		strv_copy(&keep, flags);
 	struct buf b = {0};
 	buf_puts(&b, "# The specs run here, the SHA-256 of what each opened "
 		     "when it was accepted,\n"
@@ -313,8 +344,12 @@ static int record_text(const char *home, const char *spec_path,
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(rec[i].path, spec_path) == 0) {
 			if (strcmp(rec[i].digest, digest) == 0) {
-				/* accepted before for the file alone: still */
-				beside = beside && rec[i].beside;
+				/* accepted before with fewer flags beside:
+				 * it stands for more runs, still */
+				if (flags_within(&rec[i].flags, &keep)) {
+					strv_free(&keep);
+					strv_copy(&keep, &rec[i].flags);
+				}
 				continue;
 			}
 			if (skip) {
@@ -323,10 +358,11 @@ static int record_text(const char *home, const char *spec_path,
 			}
 		}
 		put_record(&b, rec[i].path, rec[i].digest, rec[i].text,
-			   rec[i].beside);
+			   &rec[i].flags);
 	}
 	records_free(rec, n);
-	put_record(&b, spec_path, digest, text, beside);
+	put_record(&b, spec_path, digest, text, &keep);
+	strv_free(&keep);
 	r = write_atomic(dir, file, b.p, err);
 	buf_free(&b);
 	return r;
@@ -375,6 +411,17 @@ static void show_changes(struct buf *q, const struct policy *p, const char *old,
 
 	describe_text(p, old, &a);
 	describe_text(p, now, &b);
+	struct policy was;
+	if (load_text(p, old, &was)) {
+		struct strv re = {0};
+		spec_reopened(&was, p, &re);
+		for (size_t i = 0; i < re.n; i++) {
+			buf_printf(q, "  + %s\n", re.v[i]);
+			strv_push(added, re.v[i]);
+		}
+		strv_free(&re);
+		policy_free(&was);
+	}
 	for (size_t i = 0; i < b.n; i++)
 		if (!strv_contains(&a, b.v[i])) {
 			buf_puts(q, "  + ");
@@ -442,25 +489,60 @@ static void recap(struct buf *q, size_t shown, const struct policy *p)
 	strv_free(&all);
 }
 
-/* The flags given beside the spec, "--write and --hide", or NULL: a
- * changed acceptance may be theirs, not the file's. */
-static char *flags_beside(const struct policy *p)
+/* The flags given beside the spec ("--write"), one each, in key order. */
+static void flags_of(const struct policy *p, struct strv *out)
 {
-	struct buf b = {0};
-	size_t n = 0;
-
 	for (size_t id = 0; id < K__COUNT; id++) {
 		const struct key_value *kv = &p->k[id];
 		const struct key_def *d = key_def((enum key_id)id);
 		bool flag = kv->from_flag;
 		for (size_t i = 0; !flag && kv->item_pos && i < kv->list.n; i++)
 			flag = kv->item_pos[i].line == 0;
-		if (!flag || !d->flag)
-			continue;
-		buf_printf(&b, "%s%s", n ? ", " : "", d->flag);
-		n++;
+		if (flag && d->flag)
+			strv_push(out, d->flag);
 	}
+}
+
+/* The flags given beside the spec, "--write, --hide", or NULL: a
+ * changed acceptance may be theirs, not the file's. */
+static char *flags_beside(const struct policy *p)
+{
+	struct strv f = {0};
+	struct buf b = {0};
+	flags_of(p, &f);
+	for (size_t i = 0; i < f.n; i++)
+		buf_printf(&b, "%s%s", i ? ", " : "", f.v[i]);
+	size_t n = f.n;
+	strv_free(&f);
 	return n ? buf_steal(&b) : NULL;
+}
+
+/* The grants an acceptance's flags gave (accepted, a flag of theirs
+ * not beside the spec now) that the file gives now, each a "+" line:
+ * the same grants as accepted, but no longer the person's flag. */
+static void from_flags_now(struct buf *q, const struct policy *p,
+			   const struct strv *accepted, struct strv *added)
+{
+	struct strv mine = {0};
+	flags_of(p, &mine);
+	for (size_t id = 0; id < K__COUNT; id++) {
+		const struct key_def *d = key_def((enum key_id)id);
+		if (!d->flag || !strv_contains(accepted, d->flag) ||
+		    strv_contains(&mine, d->flag))
+			continue;
+		struct strv lines = {0};
+		policy_describe_key(p, (enum key_id)id, &lines);
+		for (size_t i = 0; i < lines.n; i++) {
+			/* escaped by policy_describe_key */
+			buf_printf(q,
+				   "  + %s (by %s beside it when you "
+				   "accepted it; by the file now)\n",
+				   lines.v[i], d->flag);
+			strv_push(added, lines.v[i]);
+		}
+		strv_free(&lines);
+	}
+	strv_free(&mine);
 }
 
 int trust_check_fds(const struct policy *p, const char *home, bool yes,
@@ -475,13 +557,18 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 	_cleanup_free_ char *last = NULL;
 	enum trust_state st;
 	int r;
-	lookup(home, p->spec_path, digest, p, kept, &st, &last);
+	struct strv last_flags = {0}, mine = {0};
+	lookup(home, p->spec_path, digest, p, kept, &st, &last, &last_flags);
 	if (st == TRUST_SAME)
 		return 0;
 	_cleanup_free_ char *flags = flags_beside(p);
-	if (yes)
-		return record_text(home, p->spec_path, digest, now,
-				   flags != NULL, err);
+	flags_of(p, &mine);
+	if (yes) {
+		r = record_text(home, p->spec_path, digest, now, &mine, err);
+		strv_free(&last_flags);
+		strv_free(&mine);
+		return r;
+	}
 
 	/* The spec's path, escaped (common/esc.h): a folder a cloned
 	 * repository named must not redraw the question. */
@@ -501,7 +588,7 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 			    "%s', then pass --yes to accept it",
 			    shown.p, what, shown.p);
 		buf_free(&shown);
-		return r;
+		goto out;
 	}
 
 	struct buf q = {0};
@@ -511,6 +598,7 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 		buf_printf(&q, "lnk: spec '%s' %s. What changed:\n", shown.p,
 			   what);
 		show_changes(&q, p, last, now, &shown_lines);
+		from_flags_now(&q, p, &last_flags, &shown_lines);
 	} else {
 		buf_printf(&q, "lnk: spec '%s' %s. It %s:\n", shown.p, what,
 			   st == TRUST_NEW ? "opens" : "now opens");
@@ -540,10 +628,14 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 			    "--yes to accept it without asking",
 			    shown.p);
 		buf_free(&shown);
-		return r;
+		goto out;
 	}
 	buf_free(&shown);
-	return record_text(home, p->spec_path, digest, now, flags != NULL, err);
+	r = record_text(home, p->spec_path, digest, now, &mine, err);
+out:
+	strv_free(&last_flags);
+	strv_free(&mine);
+	return r;
 }
 
 int trust_check(const struct policy *p, const char *home, bool yes,

@@ -745,6 +745,21 @@ def test_what_lnk_kept_read_only_below_an_accepted_folder_asks(lnk, home,
     assert cp.returncode == 0, cp.stderr
 
 
+def question_declined(lnk, app):
+    """The question `run --spec app -- true` asks on a terminal, answered
+    no: what it showed (bytes); the run must not go on."""
+    from test_terminal import read_until, spawn_on_pty, wait_status
+    pid, fd = spawn_on_pty(lnk, ["--spec", app, "--", "true"])
+    try:
+        out = read_until(fd, b"[y/N]")
+        os.write(fd, b"n\r")
+        out += read_until(fd, b"\x00", timeout=10)
+    finally:
+        assert wait_status(pid) != 0
+        os.close(fd)
+    return out
+
+
 def test_a_grant_accepted_with_a_flag_is_not_the_files_alone(lnk, work):
     """Invariant 6 (what a spec opens is shown first), promise: a spec
     that opens something different now asks first.
@@ -768,9 +783,37 @@ def test_a_grant_accepted_with_a_flag_is_not_the_files_alone(lnk, work):
                    '[commands]\nallow = ["true"]\n')
     cp = run("--spec", app, "--", "true")
     assert cp.returncode == 125, cp.stderr
+    # nor with a flag beside it that sets another key
+    junk = work / "junk"
+    junk.mkdir()
+    for extra in (("--hide", junk), ("--ask-wait", "30"),
+                  ("--changes", "full")):
+        cp = run("--spec", app, *extra, "--", "true")
+        assert cp.returncode == 125, (extra, cp.stderr)
     # the same flag beside it again is what was accepted
     cp = run("--spec", app, "--read", other, "--", "true")
     assert cp.returncode == 0, cp.stderr
+    # asked, the question says the grant is the file's now
+    out = question_declined(lnk, app)
+    assert (f"+ reads {other} (by --read beside it when you accepted "
+            "it; by the file now)").encode() in out, out
+
+
+def test_a_read_folder_left_out_is_asked_as_written(lnk, work):
+    """Invariant 6 (what a spec opens is shown first): a read folder
+    inside the write folder, left out of the spec, is written now; the
+    question said only "- reads ro", which reads as a narrowing."""
+    app = work / "app.toml"
+    (work / "ro").mkdir()
+    app.write_text('version = 1\n[files]\nwrite = ["."]\nread = ["ro"]\n'
+                   '[commands]\nallow = ["true"]\n')
+    assert lnk.run("--yes", "--spec", app, "--", "true",
+                   stdin=subprocess.DEVNULL).returncode == 0
+    app.write_text('version = 1\n[files]\nwrite = ["."]\n'
+                   '[commands]\nallow = ["true"]\n')
+    out = question_declined(lnk, app)
+    assert (f"+ writes {work / 'ro'} (read only when you accepted "
+            "it)").encode() in out, out
 
 
 def test_a_specs_name_is_shown_and_another_asks_again(lnk, work):
