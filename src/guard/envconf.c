@@ -111,6 +111,23 @@ static const struct env_conf confs[] = {
      "PIP_CONFIG_FILE names it: pip installs from the index it names"},
     {"GEM_HOME", ENV_WHOLE, NULL,
      "GEM_HOME names it: ruby loads the gems it holds"},
+    {"BASH_COMPLETION_USER_DIR", ENV_LIST, NULL,
+     "BASH_COMPLETION_USER_DIR names it: bash-completion sources the "
+     "completions it holds"},
+    {"PYTHONHOME", ENV_WHOLE, NULL,
+     "PYTHONHOME names it: python runs its standard library from it"},
+    {"PYTHONPYCACHEPREFIX", ENV_WHOLE, NULL,
+     "PYTHONPYCACHEPREFIX names it: python runs the compiled modules it "
+     "keeps there"},
+    {"VIMRUNTIME", ENV_WHOLE, NULL,
+     "VIMRUNTIME names it: vim runs its plugins from it"},
+    {"STARSHIP_CONFIG", ENV_WHOLE, NULL,
+     "STARSHIP_CONFIG names it: starship runs the commands it sets at "
+     "every prompt"},
+    {"MISE_CONFIG_DIR", ENV_WHOLE, NULL,
+     "MISE_CONFIG_DIR names it: mise runs the tasks and hooks it sets"},
+    /* "@FILE": lua runs FILE at every start (else the value is code) */
+    {"LUA_INIT", ENV_WHOLE, NULL, "LUA_INIT names it: lua runs it"},
     /* The loader reads these when any program starts, lnk itself too:
      * a library the program leaves (or rewrites) there runs in every
      * program the user starts, as the user. */

@@ -167,9 +167,9 @@ const struct guard_rule *guard_decide(const struct guard_rule *g, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		if (g[i].dev != dev || g[i].ino != ino)
 			continue;
-		if (g[i].name	   ? strcasecmp(g[i].name, last) == 0
-		    : g[i].any_dot ? last[0] == '.'
-				   : guard_dot_file_nocase(last))
+		if (g[i].name ? strcasecmp(g[i].name, last) == 0
+			      : (g[i].any_dot && last[0] == '.') ||
+				    guard_dot_file_nocase(last))
 			return &g[i];
 	}
 	return NULL;

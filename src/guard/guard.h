@@ -43,7 +43,8 @@ struct guard_rule {
 		     * missing target of a dot-file symlink at the top, a
 		     * folder on the way to a protected entry, ...) */
 	bool any_dot; /* with name NULL: every name that starts with a dot
-		       * (the top of the home folder) */
+		       * too, beside the listed ones (the top of the home
+		       * folder and the folders above it) */
 	const char *why; /* static text: what runs or trusts the name; NULL
 			  * for the listed dot files at the top */
 	bool always;	 /* not lifted by --write-dot-files (a folder that

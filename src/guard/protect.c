@@ -1296,15 +1296,17 @@ static const struct {
     {"R", "R loads the packages of the user's library in it"},
 };
 
-/* Every dot name in folder d (the hidden folders left to their own
- * rule), protected for why. */
+/* Every dot name in folder d, and every name of the dot files' list
+ * (_vimrc, rust-toolchain.toml: tools look them up through every folder
+ * above the one they run in), the hidden folders left to their own rule,
+ * protected for why. */
 static void protect_dot_names(struct pctx *c, const char *d, const char *why)
 {
 	DIR *dir = opendir(d);
 	struct dirent *e;
 	while (dir && (e = readdir(dir))) {
-		if (e->d_name[0] != '.' || strcmp(e->d_name, ".") == 0 ||
-		    strcmp(e->d_name, "..") == 0)
+		if ((e->d_name[0] != '.' && !is_dot_file(e->d_name)) ||
+		    strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		_cleanup_free_ char *p = xasprintf("%s/%s", d, e->d_name);
 		if (c->in->hidden && strv_contains(c->in->hidden, p))
@@ -1380,7 +1382,8 @@ static void home_top(struct pctx *c, const char *home)
 		    .ino = st.st_ino,
 		    .dir = (char *)home,
 		    .any_dot = true,
-		    .why = "at the top of the home folder every dot name is "
+		    .why = "at the top of the home folder every dot name "
+			   "(and _vimrc, rust-toolchain.toml and the like) is "
 			   "kept: shells, sessions, editors and tools run "
 			   "them",
 		};
@@ -1580,6 +1583,9 @@ static void env_configs(struct pctx *c)
 			continue;
 		switch (e[i].kind) {
 		case ENV_WHOLE: {
+			/* LUA_INIT=@FILE names FILE */
+			if (v[0] == '@')
+				v++;
 			/* BASH_ENV and ENV are expanded by the shell that
 			 * reads them: $HOME/x names ~/x */
 			_cleanup_free_ char *x =
@@ -1679,6 +1685,35 @@ static void tool_configs(struct pctx *c)
 	toolconf_scan(c->in->home, c->in->env, &cb);
 }
 
+/* The links in a PATH folder a write folder holds (~/bin/tool ->
+ * ../apps/tool/run.sh): the shell runs their targets, which the folder's
+ * own read-only bind does not cover. Each target chain is kept, as the
+ * home's configuration links are (homelinks.h). Bounded: a folder of more
+ * entries is a tool's, not a person's links. */
+#define PATH_LINKS_MAX 4096
+static void path_folder_links(struct pctx *c, const char *dir)
+{
+	if (!holder(c, dir, false))
+		return;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t seen = 0;
+	while (d && (e = readdir(d)) && seen++ < PATH_LINKS_MAX) {
+		if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
+			continue;
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(p, &st) < 0 || !S_ISLNK(st.st_mode))
+			continue;
+		protect_path(c, p,
+			     "a link in a folder on your PATH leads to it: "
+			     "your shell runs it",
+			     false, true);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* Each folder of PATH, read as the shell reads it (common/pathenv.h: a
  * leading ~ or ~user expanded): the shell looks a command up there before
  * /usr/bin, so a file the program leaves in one runs as the user. A
@@ -1689,11 +1724,23 @@ static void path_folders(struct pctx *c, const char *path_env, const char *home)
 	struct strv abs = {0};
 
 	path_entries(path_env, home, &abs, NULL);
-	for (size_t i = 0; i < abs.n; i++)
+	for (size_t i = 0; i < abs.n; i++) {
 		protect_path(c, abs.v[i],
 			     "it is a folder on your PATH: your shell runs "
 			     "what it holds",
 			     false, true);
+		/* bash-completion (2.12 on) sources DIR/../share/
+		 * bash-completion/completions/CMD for each PATH folder
+		 * DIR at the first TAB after CMD */
+		_cleanup_free_ char *up = dir_of(abs.v[i]);
+		_cleanup_free_ char *bc = xasprintf("%s/share/bash-completion",
+						    strcmp(up, "/") ? up : "");
+		protect_path(c, bc,
+			     "bash-completion sources what it holds for the "
+			     "commands of the PATH folder beside it",
+			     false, true);
+		path_folder_links(c, abs.v[i]);
+	}
 	strv_free(&abs);
 }
 

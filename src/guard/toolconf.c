@@ -384,6 +384,16 @@ static bool shell_expand(const struct scan *s, char *w, size_t cap)
 	if (!len || (braced && n[len] != '}'))
 		return false;
 	const char *rest = n + len + braced;
+	/* $HOME, ${HOME}, "$HOME" (the quotes already gone): the home
+	 * folder, whatever the file set (a loop over $HOME/dots) */
+	if (len == 4 && strncmp(n, "HOME", 4) == 0 && s->home) {
+		char out[PATH_MAX];
+		int k = snprintf(out, sizeof(out), "%s%s", s->home, rest);
+		if (k < 0 || (size_t)k >= cap || (size_t)k >= sizeof(out))
+			return false;
+		memcpy(w, out, (size_t)k + 1);
+		return true;
+	}
 	for (size_t i = 0; i < s->nvars; i++) {
 		if (strlen(s->vars[i].name) != len ||
 		    strncmp(s->vars[i].name, n, len) != 0 ||
@@ -428,7 +438,7 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 	char w[PATH_MAX];
 	bool script_next = false, shell_script = false;
 	bool start = true, source_next = false, in_test = false;
-	bool alias_next = false, trap_next = false;
+	bool alias_next = false, trap_next = false, find_next = false;
 
 	for (const char *p = line; sh_word(&p, w, sizeof(w));) {
 		if (w[0] == '#' && start)
@@ -436,10 +446,23 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 		if (strcmp(w, "\n") == 0) {
 			start = true;
 			source_next = in_test = alias_next = trap_next = false;
-			script_next = false;
+			script_next = find_next = false;
 			continue;
 		}
 		(void)shell_expand(s, w, sizeof(w));
+		if (find_next) {
+			/* find ~/d -name '*.sh': what it prints is most often
+			 * what the loop sources; each folder it searches is
+			 * kept whole, until its expression */
+			if (w[0] == '-' || w[0] == '(' || w[0] == '!') {
+				find_next = false;
+			} else if (w[0] == '/' || w[0] == '~') {
+				_cleanup_free_ char *a = absolute(s, w, base);
+				if (a)
+					s->cb->file(s->cb->ctx, a, s->tc->why);
+			}
+			continue;
+		}
 		if (w[0] == '/' || w[0] == '~' || (base && strchr(w, '/')))
 			shell_wildcard(s, w, base);
 		/* a path that goes on through a variable no line set
@@ -537,6 +560,8 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 		if (strcmp(w, ".") == 0 || strcmp(w, "source") == 0 ||
 		    strcmp(w, "cat") == 0 || in_keys(s->tc->paths, w))
 			source_next = true;
+		else if (strcmp(w, "find") == 0)
+			find_next = true;
 		else if (in_keys(shells, w) || in_keys(interpreters, w)) {
 			/* bash ~/x/y.sh, python3 ~/x/start.py */
 			script_next = true;

@@ -1205,7 +1205,10 @@ def test_git_command_naming_thousands_of_paths_refused(lnk, home, work):
 HOME_NEW_NAMES = [".bash_aliases", ".vim", ".xsessionrc", ".xsession",
                   ".xinitrc", ".psqlrc", ".sqliterc", ".irbrc", ".ghci",
                   ".netrc", ".forward", ".muttrc", ".screenrc",
-                  ".not-yet-invented-rc", "bin"]
+                  ".not-yet-invented-rc", "bin",
+                  # listed names without a dot, which tools look up
+                  # through every folder above the one they run in
+                  "_vimrc", "rust-toolchain.toml", "mise.toml"]
 
 
 @pytest.mark.parametrize("holds", [False, True])
@@ -1280,6 +1283,13 @@ RC_NAMED = [
     (".bashrc", "bash ~/bs/x.sh", "bs/x.sh"),
     (".bashrc", "sh -e ~/sh/y.sh", "sh/y.sh"),
     (".bashrc", "python3 ~/py/start.py", "py/start.py"),
+    # the home by its variable, in a loop's wildcard, a find or a cat
+    (".bashrc", 'for g in $HOME/hw/*.sh; do . "$g"; done', "hw/z.sh"),
+    (".bashrc", 'for g in "$HOME"/hq/*.sh; do . "$g"; done', "hq/z.sh"),
+    (".bashrc", 'for g in ${HOME}/hb/*.sh; do . "$g"; done', "hb/z.sh"),
+    (".bashrc", "for f in $(find ~/fd -name '*.sh'); do . \"$f\"; done",
+     "fd/sub/z.sh"),
+    (".bashrc", 'eval "$(cat $HOME/hc/*.sh)"', "hc/z.sh"),
 ]
 
 
@@ -1387,8 +1397,10 @@ def test_no_repository_or_settings_above_the_home(tmp_path, depth):
         echo '[build] rustc-wrapper = "/tmp/x"' >> .cargo/config.toml
         mv .cargo .cargo.old
         mkdir -p '{top}/.cargo'; echo x > '{top}/.cargo/config.toml'
+        echo '[toolchain]' > rust-toolchain.toml; echo x > mise.toml
         true""", "--write", top)
-    for name in (".git", "HEAD", ".hg", ".cargo.old"):
+    for name in (".git", "HEAD", ".hg", ".cargo.old", "rust-toolchain.toml",
+                 "mise.toml"):
         assert not (above / name).exists(), (name, cp.stderr)
     assert (above / ".cargo" / "config.toml").read_text() == "[build]\n"
     if depth == 2:
@@ -1849,6 +1861,33 @@ def test_folders_on_path_not_planted(lnk, work):
     assert (venv / "tool").exists(), cp.stderr
 
 
+def test_what_a_path_folder_leads_to_is_kept(lnk, work):
+    """Invariant 8 (what runs outside later), promise: the folders of the
+    user's PATH and the files the environment names are kept.
+
+    Threat: the PATH folder itself was kept, but not what it leads to:
+    bash-completion (2.12 on) sources DIR/../share/bash-completion/
+    completions/CMD at the first TAB after CMD (a venv's bin, ~/bin), and
+    a link in the folder (bin/tool -> ../apps/tool/run.sh) runs a target
+    the program could rewrite."""
+    bind = work / "venv" / "bin"
+    bind.mkdir(parents=True)
+    (work / "apps" / "tool").mkdir(parents=True)
+    run_sh = work / "apps" / "tool" / "run.sh"
+    run_sh.write_text("#!/bin/sh\necho mine\n")
+    run_sh.chmod(0o755)
+    (bind / "tool").symlink_to("../../apps/tool/run.sh")
+    path = f"{bind}:/usr/bin:/bin"
+    cp = sh_to_the_end(lnk, "mkdir -p venv/share/bash-completion/completions;"
+                       " echo 'touch ~/pwned' > "
+                       "venv/share/bash-completion/completions/python3;"
+                       " echo 'touch ~/pwned' >> apps/tool/run.sh; true",
+                       "--write", work, env={"PATH": path})
+    assert not (work / "venv" / "share" / "bash-completion" / "completions"
+                / "python3").exists(), cp.stderr
+    assert run_sh.read_text() == "#!/bin/sh\necho mine\n", cp.stderr
+
+
 def test_path_entry_with_a_tilde_not_planted(lnk, home, work):
     """Invariant 8 (what runs outside later), promise: the folders of the
     user's PATH and the files the environment names are kept, and what cannot
@@ -1908,6 +1947,13 @@ ENV_CONFIGS = [
     ("XDG_DATA_HOME", "share", "share/kio/servicemenus/x.desktop"),
     ("XDG_DATA_HOME", "share", "share/gnome-shell/extensions/x/extension.js"),
     ("GIT_CONFIG_GLOBAL", "gitconfig", "gitconfig"),
+    ("BASH_COMPLETION_USER_DIR", "bcu", "bcu/completions/tool"),
+    ("PYTHONHOME", "pyhome", "pyhome/lib/python3/os.py"),
+    ("PYTHONPYCACHEPREFIX", "pyc", "pyc/x.cpython-311.pyc"),
+    ("VIMRUNTIME", "vimrt", "vimrt/plugin/x.vim"),
+    ("STARSHIP_CONFIG", "starship.toml", "starship.toml"),
+    ("MISE_CONFIG_DIR", "mise", "mise/config.toml"),
+    ("LUA_INIT", "@init.lua", "init.lua"),
     # the lists the session searches after the user's own folders
     ("XDG_CONFIG_DIRS", "xdgconf", "xdgconf/autostart/x.desktop"),
     ("XDG_CONFIG_DIRS", "xdgconf", "xdgconf/systemd/user/x.service"),
@@ -1954,7 +2000,8 @@ def test_configuration_the_environment_names_protected(
     if existing:
         t.parent.mkdir(parents=True, exist_ok=True)
         t.write_text("# mine\n")
-    val = str(work / value)
+    val = (f"@{work / value[1:]}" if value.startswith("@")
+           else str(work / value))
     if var in ("NODE_PATH", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS"):
         val = f"/nonexistent:{val}"
     if var == "LD_PRELOAD":  # the loader splits at spaces too
