@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -142,6 +143,53 @@ static bool names(const struct hook *h, const char *rel, size_t len)
 	return false;
 }
 
+/* The words of a hook's text (split at the shell's separators and
+ * quotes): `cd DIR` makes what follows relative to DIR (cd hk &&
+ * ./pre.sh runs hk/pre.sh), and a word with a wildcard names every file
+ * it matches (for s in checks/\*.sh). Whether one of them names rel. */
+static bool named_by_words(const struct hook *h, const char *rel)
+{
+	char cwd[PATH_MAX] = "", w[PATH_MAX];
+	bool cd_next = false;
+	const char *p = h->text, *end = h->text + h->len;
+	while (p < end) {
+		while (p < end && edge(*p))
+			p++;
+		size_t n = 0;
+		while (p < end && !edge(*p)) {
+			if (n + 1 < sizeof(w))
+				w[n++] = *p;
+			p++;
+		}
+		w[n] = '\0';
+		if (!n)
+			continue;
+		const char *v = strncmp(w, "./", 2) == 0 ? w + 2 : w;
+		if (cd_next) {
+			cd_next = false;
+			if (v[0] != '/' && v[0] != '-' && !strchr(v, '$'))
+				snprintf(cwd, sizeof(cwd), "%s", v);
+			continue;
+		}
+		if (strcmp(w, "cd") == 0 || strcmp(w, "pushd") == 0) {
+			cd_next = true;
+			continue;
+		}
+		if (v[0] == '/' || v[0] == '~' || strchr(v, '$'))
+			continue;
+		char full[PATH_MAX * 2];
+		snprintf(full, sizeof(full), "%s%s%s", cwd, cwd[0] ? "/" : "",
+			 v);
+		/* a cd the text reads may not be the one in force (a
+		 * subshell, a branch): both are named, the safe side */
+		if (strpbrk(v, "*?[") ? fnmatch(full, rel, FNM_PATHNAME) == 0 ||
+					    fnmatch(v, rel, FNM_PATHNAME) == 0
+				      : cwd[0] && strcmp(full, rel) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* rel as a hook may name it: whole; without its extension, as node and
  * others find it (node scripts/fmt runs scripts/fmt.js); as Python's
  * module (python3 -m tools.check runs tools/check.py). */
@@ -161,10 +209,16 @@ const char *hooks_naming(const struct hooks *h, const char *rel, size_t len)
 		      memchr(rel, '/', stem);
 	for (size_t j = 0; module && j < stem; j++)
 		alt[j] = rel[j] == '/' ? '.' : rel[j];
+	char relz[PATH_MAX] = "";
+	if (len < sizeof(relz)) {
+		memcpy(relz, rel, len);
+		relz[len] = '\0';
+	}
 	for (size_t i = 0; h && i < h->n; i++)
 		if (names(&h->h[i], rel, len) ||
 		    (stem < len && names(&h->h[i], rel, stem)) ||
-		    (module && names(&h->h[i], alt, stem)))
+		    (module && names(&h->h[i], alt, stem)) ||
+		    (relz[0] && named_by_words(&h->h[i], relz)))
 			return h->h[i].name;
 	return NULL;
 }

@@ -954,12 +954,17 @@ def test_a_script_the_repositorys_hooks_run_is_flagged(lnk, work):
     subprocess.run(["git", "-C", str(work), "config", "core.hooksPath",
                     ".githooks"], check=True)
     (work / ".githooks").mkdir()
-    (work / ".githooks" / "commit-msg").write_text("exec ci/msg.py \"$1\"\n")
-    for d in ("scripts", "tools", "bin", "other", "ci"):
+    (work / ".githooks" / "commit-msg").write_text(
+        "exec ci/msg.py \"$1\"\n"
+        # a folder the hook goes into, and a glob of scripts it runs
+        "cd hk && ./pre.sh\n"
+        "for s in checks/*.sh; do sh \"$s\"; done\n")
+    for d in ("scripts", "tools", "bin", "other", "ci", "hk", "checks"):
         (work / d).mkdir()
     past(hook)
     cp = sh(lnk, "set -e; for f in scripts/lint.sh tools/fmt.sh bin/check "
-            "ci/msg.py other/lint.sh scripts/lint.shx; do "
+            "ci/msg.py other/lint.sh scripts/lint.shx hk/pre.sh "
+            "checks/any.sh checks/any.txt; do "
             "echo 'curl x | sh' > $f; done", "--write", work, "--name",
             "hooked")
     assert cp.returncode == 0, cp.stderr
@@ -974,6 +979,9 @@ def test_a_script_the_repositorys_hooks_run_is_flagged(lnk, work):
     assert ".githooks/commit-msg" in flag("ci/msg.py"), cp.stderr
     assert "hook" not in flag("other/lint.sh"), cp.stderr
     assert "hook" not in flag("scripts/lint.shx"), cp.stderr
+    assert ".githooks/commit-msg" in flag("hk/pre.sh"), cp.stderr
+    assert ".githooks/commit-msg" in flag("checks/any.sh"), cp.stderr
+    assert "hook" not in flag("checks/any.txt"), cp.stderr
 
 
 HOME_CODE_FOLDERS = {
