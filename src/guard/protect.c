@@ -1721,7 +1721,7 @@ static void path_folder_links(struct pctx *c, const char *dir)
  * which no rule can know: lnk reports it at start and in `ready`. */
 static void path_folders(struct pctx *c, const char *path_env, const char *home)
 {
-	struct strv abs = {0};
+	struct strv abs = {0}, ups = {0};
 
 	path_entries(path_env, home, &abs, NULL);
 	for (size_t i = 0; i < abs.n; i++) {
@@ -1729,18 +1729,25 @@ static void path_folders(struct pctx *c, const char *path_env, const char *home)
 			     "it is a folder on your PATH: your shell runs "
 			     "what it holds",
 			     false, true);
+		path_folder_links(c, abs.v[i]);
 		/* bash-completion (2.12 on) sources DIR/../share/
 		 * bash-completion/completions/CMD for each PATH folder
-		 * DIR at the first TAB after CMD */
-		_cleanup_free_ char *up = dir_of(abs.v[i]);
-		_cleanup_free_ char *bc = xasprintf("%s/share/bash-completion",
-						    strcmp(up, "/") ? up : "");
+		 * DIR at the first TAB after CMD; once a parent (/usr/bin
+		 * and /usr/sbin share one), and /share is no one's */
+		char *up = dir_of(abs.v[i]);
+		if (strcmp(up, "/") == 0 || strv_contains(&ups, up)) {
+			free(up);
+			continue;
+		}
+		strv_push_take(&ups, up);
+		_cleanup_free_ char *bc =
+		    xasprintf("%s/share/bash-completion", up);
 		protect_path(c, bc,
 			     "bash-completion sources what it holds for the "
 			     "commands of the PATH folder beside it",
 			     false, true);
-		path_folder_links(c, abs.v[i]);
 	}
+	strv_free(&ups);
 	strv_free(&abs);
 }
 
