@@ -291,9 +291,12 @@ static void mirror(struct bwrap_out *out, const struct bwrap_mount *m)
 		break;
 	case BM_RW:
 	case BM_TMPFS:
-	case BM_DEV: /* /dev/null, /dev/tty, the pty */
 		strv_push(&out->ll_write, m->path);
 		break;
+	/* /dev: lnk-init's own rule, its nodes written and nothing made.
+	 * Threat: bwrap's /dev is a tmpfs without a size, and a write rule
+	 * here let a program fill memory there past every --tmp-size. */
+	case BM_DEV:
 	case BM_HIDE:	 /* empty and read only: nothing to allow */
 	case BM_SYMLINK: /* its target is a system folder already */
 	case BM_INIT:	 /* init is already running when Landlock starts */

@@ -136,23 +136,39 @@ static void strv_truncate(struct strv *sv, size_t n)
 	}
 }
 
+/* What of /etc enters: only what every user may read. Threat: /etc/ssl
+ * is taken in for its certificates, and with it /etc/ssl/private: root's
+ * sandbox (uid 0 over the host's files, no capability needed) read the
+ * machine's TLS private keys. A file not readable by others, a folder not
+ * searchable by them, stays out, for root as for a user. */
+static bool everyone_reads(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) ? (st->st_mode & S_IXOTH) != 0
+				    : (st->st_mode & S_IROTH) != 0;
+}
+
 /* A regular file lnk can read, small enough, is copied (bwrap.h,
  * etc_files): the descriptor opened now is what the sandbox gets, whatever
  * happens to the path later. name is opened from the folder dfd (flags:
  * O_NOFOLLOW or 0); path is what the sandbox calls it. O_NONBLOCK: a FIFO
- * put in /etc must not hang lnk. false: bind it. */
-static bool copy_file(struct host_facts *h, int dfd, const char *name,
-		      const char *path, int flags)
+ * put in /etc must not hang lnk. 1: copied; 0: left out (not everyone's
+ * to read, everyone_reads); -1: bind it. */
+static int copy_file(struct host_facts *h, int dfd, const char *name,
+		     const char *path, int flags)
 {
 	struct stat st;
 	int fd = openat(dfd, name,
 			O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | flags);
 	if (fd < 0)
-		return false;
+		return errno == EACCES ? 0 : -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_size > ETC_COPY_MAX) {
 		close(fd);
-		return false;
+		return -1;
+	}
+	if (!everyone_reads(&st)) {
+		close(fd);
+		return 0;
 	}
 	size_t n = h->etc_files.n;
 	h->etc_fds = xrealloc(h->etc_fds, (n + 1) * sizeof(int));
@@ -161,7 +177,7 @@ static bool copy_file(struct host_facts *h, int dfd, const char *name,
 	/* Read only either way; a script keeps its execute bits. */
 	h->etc_modes[n] = st.st_mode & 0111 ? 0555 : 0444;
 	strv_push(&h->etc_files, path);
-	return true;
+	return 1;
 }
 
 int host_add_etc_text(struct host_facts *h, const char *path, const char *text,
@@ -267,10 +283,19 @@ static bool copy_tree(struct host_facts *h, int dfd, const char *name,
 				strv_push(&h->root_links, target);
 			}
 		} else if (t == S_IFREG) {
-			ok = copy_file(h, fd, e, p, O_NOFOLLOW);
+			ok = copy_file(h, fd, e, p, O_NOFOLLOW) >= 0;
 		} else if (t == S_IFDIR) {
-			ok = depth < ETC_TREE_DEPTH &&
-			     copy_tree(h, fd, e, p, depth + 1, budget);
+			/* not everyone's: left out (ssl/private); many
+			 * entries (ssl/certs): bound, the rest copied */
+			if (fstatat(fd, e, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				ok = false;
+			else if (!everyone_reads(&st))
+				continue;
+			else if (st.st_size > ETC_TREE_BYTES)
+				strv_push(&h->etc, p);
+			else
+				ok = depth < ETC_TREE_DEPTH &&
+				     copy_tree(h, fd, e, p, depth + 1, budget);
 		} else {
 			ok = false;
 		}
@@ -307,12 +332,14 @@ static void gather_etc_entry(struct host_facts *h, int etc, const char *path)
 			return; /* dangling: nothing to bind */
 		follow = 0;
 	}
-	if (S_ISREG(st.st_mode) && copy_file(h, etc, name, path, follow))
+	if (!everyone_reads(&st))
+		return; /* not everyone's: never inside */
+	if (S_ISREG(st.st_mode) && copy_file(h, etc, name, path, follow) >= 0)
 		return;
 	if (S_ISDIR(st.st_mode)) {
 		/* Undone whole if any part cannot be copied. */
 		size_t nf = h->etc_files.n, nt = h->etc_trees.n,
-		       nl = h->root_links.n;
+		       nl = h->root_links.n, nb = h->etc.n;
 		int budget = ETC_TREE_MAX;
 		if (copy_tree(h, etc, name, path, 1, &budget))
 			return;
@@ -323,6 +350,7 @@ static void gather_etc_entry(struct host_facts *h, int etc, const char *path)
 		}
 		strv_truncate(&h->etc_trees, nt);
 		strv_truncate(&h->root_links, nl);
+		strv_truncate(&h->etc, nb);
 	}
 	strv_push(&h->etc, path);
 }

@@ -60,6 +60,32 @@ def test_system_secrets_unreadable(lnk, path):
     assert "refused" in cp.stdout or "LISTED []" in cp.stdout, cp.stdout
 
 
+def test_roots_own_files_in_etc_stay_out(lnk):
+    """Invariant 1 (reads), promise (RUNNING AS ROOT): every thing of the
+    host's that uid 0 would own without a capability is kept from root's
+    sandbox. Threat: /etc/ssl is taken in for its certificates, and with it
+    /etc/ssl/private: root's sandbox read the machine's TLS private keys
+    (root's own files, no capability needed). Only what every user may
+    read of the /etc lnk takes in enters."""
+    if not IS_ROOT:
+        pytest.skip("planting a file in /etc needs root")
+    d = pathlib.Path("/etc/ssl/private")
+    if not d.is_dir():
+        pytest.skip("no /etc/ssl/private on this machine")
+    key = d / f"lnk-test-{os.getpid()}.key"
+    key.write_text("FAKE-PRIVATE-KEY\n")
+    key.chmod(0o600)
+    try:
+        cp = lnk.run("--", "/bin/sh", "-c",
+                     f"cat {key}; ls /etc/ssl/private; "
+                     "ls /etc/ssl/certs | head -1; true")
+    finally:
+        key.unlink()
+    assert "FAKE-PRIVATE-KEY" not in cp.stdout, cp.stdout
+    assert key.name not in cp.stdout, cp.stdout
+    assert cp.stdout.strip(), cp.stderr  # the certificates are there
+
+
 def test_host_tmp_and_other_homes_invisible(lnk, tmp_path):
     """Invariant 1 (reads), promise: the system's secrets, devices, the host's
     /tmp and other homes are not read.

@@ -228,6 +228,24 @@ print('HELD 256M')
     assert "HELD" not in cp.stdout
 
 
+def test_dev_holds_no_file_of_the_programs(lnk):
+    """Invariant 5 (memory and processes), promise: each of the sandbox's
+    file systems in memory holds at most its size. Threat: /dev is bwrap's
+    tmpfs of the device nodes, without a size: a program wrote 500 MB
+    there past --tmp-size 10M, the only memory bound a user without a
+    cgroup has. Nothing is made in /dev (its nodes are written, not made),
+    /dev/shm keeps its size."""
+    cp = lnk.run("--tmp-size", "10M", "--", "/bin/sh", "-c",
+                 "head -c 1M /dev/zero > /dev/big; echo big=$?; "
+                 "mkdir /dev/d; echo dir=$?; ln -s /tmp /dev/l; echo ln=$?; "
+                 "echo x > /dev/null; echo null=$?; "
+                 "head -c 20M /dev/zero > /dev/shm/x; echo shm=$?")
+    out = cp.stdout
+    for what in ("big", "dir", "ln"):
+        assert f"{what}=0" not in out, (out, cp.stderr)
+    assert "null=0" in out and "shm=1" in out, (out, cp.stderr)
+
+
 def test_tmp_size_flag_lowers_and_spec_round_trips(lnk, home, work):
     cp = py(lnk, "import os; s = os.statvfs('/tmp'); "
                  "print(s.f_blocks * s.f_frsize)", "--tmp-size", "4M")
