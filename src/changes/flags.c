@@ -183,6 +183,12 @@ static const struct row build_files[] = {
 		  "pylint extension on open)"},
     {"pylintrc", "its init-hook runs at the next pylint (and an editor's "
 		 "pylint extension on open)"},
+    {"pylintrc.toml", "its init-hook runs at the next pylint (and an "
+		      "editor's pylint extension on open)"},
+    {".pylintrc.toml", "its init-hook runs at the next pylint (and an "
+		       "editor's pylint extension on open)"},
+    {"pnpm-workspace.yaml", "sets the pnpmfile, the script shell and the "
+			    "node options of the next pnpm install"},
     {"pytest.ini", "names the plugins the next pytest imports"},
     {"mypy.ini", "names the plugins the next mypy imports (and an editor's "
 		 "mypy extension on open)"},

@@ -1370,6 +1370,8 @@ static void home_ancestors(struct pctx *c, const char *home)
 	}
 }
 
+static void path_folder_links(struct pctx *c, const char *dir);
+
 static void home_top(struct pctx *c, const char *home)
 {
 	struct stat st;
@@ -1401,6 +1403,10 @@ static void home_top(struct pctx *c, const char *home)
 		_cleanup_free_ char *p =
 		    xasprintf("%s/%s", home, home_names[i].name);
 		protect_path(c, p, home_names[i].why, false, true);
+		/* ~/bin is on PATH at the next login whatever lnk's PATH is:
+		 * its links' targets too */
+		if (strcmp(home_names[i].name, "bin") == 0)
+			path_folder_links(c, p);
 	}
 	home_ancestors(c, home);
 }

@@ -223,19 +223,9 @@ static char *without_dependencies(const char *v)
 	return b.p ? buf_steal(&b) : xstrdup("");
 }
 
-static void keyed(struct scan *s, const char *key, char *v, const char *base)
+/* One path a row's key names, kept whole (from base). */
+static void keyed_path(struct scan *s, char *v, const char *base)
 {
-	if (in_keys(s->tc->commands, key)) {
-		_cleanup_free_ char *c =
-		    s->tc->project ? without_dependencies(v) : xstrdup(v);
-		if (*c)
-			s->cb->value(s->cb->ctx, c, base, s->tc->why);
-		return;
-	}
-	if (!in_keys(s->tc->paths, key))
-		return;
-	v = unquote(v);
-	v[strcspn(v, " \t")] = '\0';
 	/* VS Code's own name for the folder a path is taken from */
 	static const char wsf[] = "${workspaceFolder}";
 	if (strncmp(v, wsf, sizeof(wsf) - 1) == 0) {
@@ -247,6 +237,34 @@ static void keyed(struct scan *s, const char *key, char *v, const char *base)
 	_cleanup_free_ char *a = absolute(s, v, base);
 	if (a)
 		s->cb->file(s->cb->ctx, a, s->tc->why);
+}
+
+static void keyed(struct scan *s, const char *key, char *v, const char *base)
+{
+	if (in_keys(s->tc->commands, key)) {
+		_cleanup_free_ char *c =
+		    s->tc->project ? without_dependencies(v) : xstrdup(v);
+		if (*c)
+			s->cb->value(s->cb->ctx, c, base, s->tc->why);
+		return;
+	}
+	if (!in_keys(s->tc->paths, key))
+		return;
+	/* a list (["./tools/check.sh", "--x"]: its program first) or an
+	 * object ({"go": "./tools/go.sh"}: each value that is a path) */
+	unlist(v);
+	bool first = true;
+	for (char *save = NULL, *w = strtok_r(v, " \t", &save); w;
+	     w = strtok_r(NULL, " \t", &save)) {
+		size_t wl = strlen(w);
+		if (wl && w[wl - 1] == ':')
+			continue; /* an object's key */
+		w = unquote(w);
+		if (!*w || w[0] == '-' || (!first && !strchr(w, '/')))
+			continue;
+		first = false;
+		keyed_path(s, w, base);
+	}
 }
 
 /* The next word of a shell line at *p, its quotes and backslashes taken
@@ -757,7 +775,11 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 		for (size_t n = strlen(v); n && strchr(" \t", v[n - 1]); n--)
 			v[n - 1] = '\0';
 		v += strspn(v, " \t");
-		v = unquote(v);
+		/* one string: its quotes off; a list's or an object's
+		 * items keep theirs, each taken off in turn (keyed) */
+		if (!*v || !strchr(v + 1, '"') ||
+		    strchr(v + 1, '"') == v + strlen(v) - 1)
+			v = unquote(v);
 		break;
 	}
 	case TC_SSH: {

@@ -31,20 +31,30 @@ static const char *const direnv_paths[] = {
 static const char *const hook_commands[] = {"entry", "run", NULL};
 /* VS Code (and its forks) run these from the workspace as it opens: an
  * interpreter, a language server, a tool its extensions start */
-static const char *const vscode_paths[] = {"python.defaultInterpreterPath",
-					   "python.pythonPath",
-					   "typescript.tsdk",
-					   "eslint.nodePath",
-					   "rust-analyzer.server.path",
-					   "clangd.path",
-					   "go.goroot",
-					   "java.jdt.ls.java.home",
-					   "python.venvPath",
-					   "deno.path",
-					   "prettier.prettierPath",
-					   "biome.lspBin",
-					   "ruff.interpreter",
-					   NULL};
+static const char *const vscode_paths[] = {
+    "python.defaultInterpreterPath",
+    "python.pythonPath",
+    "typescript.tsdk",
+    "eslint.nodePath",
+    "rust-analyzer.server.path",
+    "clangd.path",
+    "go.goroot",
+    "java.jdt.ls.java.home",
+    "python.venvPath",
+    "deno.path",
+    "prettier.prettierPath",
+    "biome.lspBin",
+    "ruff.interpreter",
+    "ruff.path",
+    "pylint.path",
+    "flake8.path",
+    "mypy-type-checker.path",
+    "black-formatter.path",
+    "isort.path",
+    "rust-analyzer.check.overrideCommand",
+    "go.alternateTools",
+    "go.toolsGopath",
+    NULL};
 
 static const struct tool_conf confs[] = {
     {"ssh",

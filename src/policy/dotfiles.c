@@ -113,9 +113,11 @@ static const struct dot_file list[] = {
     /* Package managers. */
     {".yarnrc", "yarn runs the yarn-path script it names"},
     {".pnpmfile.cjs", "pnpm runs it at every install"},
+    {".pnpmfile.mjs", "pnpm runs it at every install"},
     /* Editors that run a project's settings. */
     {".dir-locals.el", "Emacs evaluates what it sets"},
     {".exrc", "vim and nvim run it (exrc)"},
+    {".gvimrc", "gvim runs it (exrc)"},
     /* vim's names without a dot: ~/_vimrc when there is no ~/.vimrc,
      * and with exrc in the folder it starts in */
     {"_vimrc", "vim runs it (in the home when there is no .vimrc; exrc)"},

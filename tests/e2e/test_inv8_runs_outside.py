@@ -144,7 +144,7 @@ RUNS_OUTSIDE_NAMES = [
     "lefthook-local.toml", "lefthook-local.json", ".lefthook-local.yml",
     ".lefthook-local.yaml", ".lefthook-local.toml", ".lefthook-local.json",
     ".huskyrc.yaml", ".huskyrc.yml", ".huskyrc.cjs", "husky.config.js",
-    "husky.config.cjs"]
+    "husky.config.cjs", ".pnpmfile.mjs", ".gvimrc"]
 
 
 @pytest.mark.parametrize("name", RUNS_OUTSIDE_NAMES)
@@ -932,6 +932,11 @@ MORE_GIT_KEYS = [
     ('tar "tar.xz"', "command", "{work}/tools/xz -c", "tools/xz"),
     ("instaweb", "httpd", "{work}/tools/httpd", "tools/httpd"),
     ("instaweb", "browser", "{work}/tools/browser", "tools/browser"),
+    ('trailer "x"', "command", "{work}/tools/t", "tools/t"),
+    ('trailer "s"', "cmd", "{work}/tools/ts", "tools/ts"),
+    ("svn", "authorsProg", "{work}/tools/authors", "tools/authors"),
+    ('lfs "customtransfer.my"', "path", "{work}/tools/lfs", "tools/lfs"),
+    ("http", "sslCAInfo", "{work}/tools/ca.pem", "tools/ca.pem"),
 ]
 
 
@@ -1888,6 +1893,24 @@ def test_what_a_path_folder_leads_to_is_kept(lnk, work):
     assert run_sh.read_text() == "#!/bin/sh\necho mine\n", cp.stderr
 
 
+def test_links_in_home_bin_keep_their_targets(lnk, home):
+    """Invariant 8 (what runs outside later), promise: the home folder's
+    top, its module folders and the targets of protected links are kept.
+
+    Threat: ~/bin is on PATH at the next login (Debian's .profile), not
+    in lnk's PATH: its link ~/bin/deploy -> ../apps/deploy.sh was not
+    followed, and the program rewrote the script `deploy` runs."""
+    (home / "bin").mkdir()
+    (home / "apps").mkdir()
+    target = home / "apps" / "deploy.sh"
+    target.write_text("#!/bin/sh\necho deploy\n")
+    (home / "bin" / "deploy").symlink_to("../apps/deploy.sh")
+    cp = sh_to_the_end(lnk, "echo 'touch ~/pwned' >> ~/apps/deploy.sh; true",
+                       "--write", home,
+                       env={"PATH": "/usr/local/bin:/usr/bin:/bin"})
+    assert target.read_text() == "#!/bin/sh\necho deploy\n", cp.stderr
+
+
 def test_path_entry_with_a_tilde_not_planted(lnk, home, work):
     """Invariant 8 (what runs outside later), promise: the folders of the
     user's PATH and the files the environment names are kept, and what cannot
@@ -1954,6 +1977,12 @@ ENV_CONFIGS = [
     ("STARSHIP_CONFIG", "starship.toml", "starship.toml"),
     ("MISE_CONFIG_DIR", "mise", "mise/config.toml"),
     ("LUA_INIT", "@init.lua", "init.lua"),
+    ("HGRCPATH", "hgrc", "hgrc"),
+    ("SCREENRC", "screenrc", "screenrc"),
+    ("JAVA_HOME", "jdk", "jdk/bin/java"),
+    ("CC", "cc.sh", "cc.sh"),
+    ("SHELL", "myshell", "myshell"),
+    ("FZF_DEFAULT_COMMAND", "fzf.sh", "fzf.sh"),
     # the lists the session searches after the user's own folders
     ("XDG_CONFIG_DIRS", "xdgconf", "xdgconf/autostart/x.desktop"),
     ("XDG_CONFIG_DIRS", "xdgconf", "xdgconf/systemd/user/x.service"),
@@ -2136,6 +2165,14 @@ PROJECT_NAMED = [
      "tools/py"),
     (".vscode/settings.json", '{"typescript.tsdk": "tools/ts/lib"}\n',
      "tools", "tools/ts/lib/tsserver.js"),
+    (".vscode/settings.json", '{"ruff.path": ["./tools/ruff.sh"]}\n',
+     "tools", "tools/ruff.sh"),
+    (".vscode/settings.json", '{"pylint.path": '
+     '["${workspaceFolder}/tools/pylint.sh"]}\n', "tools", "tools/pylint.sh"),
+    (".vscode/settings.json", '{"rust-analyzer.check.overrideCommand": '
+     '["./tools/check.sh", "--x"]}\n', "tools", "tools/check.sh"),
+    (".vscode/settings.json", '{"go.alternateTools": '
+     '{"go": "./tools/go.sh"}}\n', "tools", "tools/go.sh"),
 ]
 
 
@@ -3942,6 +3979,8 @@ BUILD_FILE_SPELLINGS = {
     "conanfile.py": "conan", "xmake.lua": "xmake",
     "premake5.lua": "premake", "BUCK": "buck", ".buckconfig": "buck",
     "Cakefile": "cake", "Jakefile": "jake",
+    "pylintrc.toml": "pylint", ".pylintrc.toml": "pylint",
+    "pnpm-workspace.yaml": "pnpm",
 }
 
 
