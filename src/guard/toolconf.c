@@ -15,6 +15,7 @@
 #include "common/buf.h"
 #include "common/pathenv.h"
 #include "common/util.h"
+#include "guard/envconf.h"
 #include "guard/toolconf_int.h"
 
 /* A real config is far smaller; one this size is read no further. */
@@ -295,8 +296,11 @@ static bool sh_word(const char **p, char *out, size_t cap)
 			c--; /* at the '}', which the loop steps past */
 			continue;
 		}
+		/* a brace inside a word is brace expansion
+		 * (~/d/{a,b}.sh), one word with the rest */
 		if (!q &&
-		    (strchr(" \t;&|(){}`", *c) || (c[0] == '$' && c[1] == '(')))
+		    (strchr(" \t;&|()`", *c) || (strchr("{}", *c) && !n) ||
+		     (c[0] == '$' && c[1] == '(')))
 			break;
 		if (q == '"' && c[0] == '$' && c[1] == '(')
 			break; /* a command inside the quotes */
@@ -322,7 +326,7 @@ static bool sh_word(const char **p, char *out, size_t cap)
  * can match it. */
 static void shell_wildcard(struct scan *s, const char *w, const char *base)
 {
-	const char *wild = strpbrk(w, "*?[");
+	const char *wild = strpbrk(w, "*?[{");
 	if (!wild)
 		return;
 	_cleanup_free_ char *head = xstrndup(w, (size_t)(wild - w));
@@ -338,10 +342,55 @@ static void shell_wildcard(struct scan *s, const char *w, const char *base)
  * /x): later words that start with $NAME or ${NAME} name it. Past the
  * bound a variable is not followed (its words stay values, as before). */
 static bool shell_expand(const struct scan *s, char *w, size_t cap);
+static void path_folder(struct scan *s, const char *w, const char *base);
+
+/* PATH=$HOME/go/bin:$PATH in a startup file: each folder it adds. */
+static void shell_path(struct scan *s, const char *value, const char *base)
+{
+	_cleanup_free_ char *all = xstrdup(value);
+	for (char *save = NULL, *p = strtok_r(all, ":", &save); p;
+	     p = strtok_r(NULL, ":", &save)) {
+		char w[PATH_MAX];
+		snprintf(w, sizeof(w), "%s", p);
+		(void)shell_expand(s, w, sizeof(w));
+		if (w[0] == '/' || w[0] == '~')
+			path_folder(s, w, base);
+	}
+}
+
+/* A variable of rule E's (guard/envconf.h: EDITOR, ZDOTDIR, BASH_ENV)
+ * the startup file sets to a path: kept as if lnk's environment held it,
+ * since the user's next shell does. */
+static void shell_env_conf(struct scan *s, const char *name, const char *v)
+{
+	size_t n;
+	const struct env_conf *e = env_confs(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(e[i].name, name) != 0)
+			continue;
+		if (e[i].kind == ENV_COMMAND) {
+			s->cb->value(s->cb->ctx, v, NULL, e[i].why);
+		} else if (e[i].kind == ENV_PARTS ||
+			   e[i].kind == ENV_PARTS_LIST) {
+			for (size_t j = 0; e[i].parts[j]; j++) {
+				_cleanup_free_ char *p =
+				    xasprintf("%s/%s", v, e[i].parts[j]);
+				s->cb->file(s->cb->ctx, p, e[i].why);
+			}
+		} else {
+			s->cb->file(s->cb->ctx, v, e[i].why);
+		}
+		return;
+	}
+}
 
 static void shell_set(struct scan *s, const char *name, const char *value,
 		      const char *base)
 {
+	if (strcmp(name, "PATH") == 0) {
+		shell_path(s, value, base);
+		return;
+	}
 	static const char *const homes[] = {"$HOME", "${HOME}", NULL};
 	_cleanup_free_ char *v = NULL;
 	char val[PATH_MAX];
@@ -387,6 +436,7 @@ static void shell_set(struct scan *s, const char *name, const char *value,
 	}
 	snprintf(s->vars[i].name, sizeof(s->vars[i].name), "%s", name);
 	snprintf(s->vars[i].value, sizeof(s->vars[i].value), "%s", v);
+	shell_env_conf(s, name, v);
 }
 
 /* w with a leading $NAME or ${NAME} the file set replaced by its path,
@@ -399,6 +449,22 @@ static bool shell_expand(const struct scan *s, char *w, size_t cap)
 	const char *n = w + 1 + braced;
 	size_t len = strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			       "abcdefghijklmnopqrstuvwxyz0123456789_");
+	if (len && braced && n[len] == ':' && n[len + 1] == '-') {
+		/* ${ZDOTDIR:-$HOME}/x: the default, when the file set no
+		 * such variable (the user's own may be anything: the default
+		 * is what it most often is) */
+		const char *d = n + len + 2, *end = strchr(d, '}');
+		if (!end || end == d)
+			return false;
+		char out[PATH_MAX];
+		int k = snprintf(out, sizeof(out), "%.*s%s", (int)(end - d), d,
+				 end + 1);
+		if (k < 0 || (size_t)k >= sizeof(out) || (size_t)k >= cap)
+			return false;
+		(void)shell_expand(s, out, sizeof(out));
+		snprintf(w, cap, "%s", out);
+		return true;
+	}
 	if (!len || (braced && n[len] != '}'))
 		return false;
 	const char *rest = n + len + braced;
@@ -426,6 +492,33 @@ static bool shell_expand(const struct scan *s, char *w, size_t cap)
 		return true;
 	}
 	return false;
+}
+
+/* A name a shell sources (x.sh, x.zsh, x.fish, x.inc): a path given
+ * to a function of a startup file is most often sourced by it. */
+static bool is_script_name(const char *w)
+{
+	static const char *const exts[] = {".sh",   ".bash", ".zsh",
+					   ".fish", ".inc",  NULL};
+	size_t n = strlen(w);
+	for (size_t i = 0; exts[i]; i++) {
+		size_t e = strlen(exts[i]);
+		if (n > e && strcmp(w + n - e, exts[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* A folder a startup file puts on PATH (PATH=~/go/bin:$PATH,
+ * fish_add_path, set -gx PATH): on PATH at the next login whatever lnk's
+ * PATH is, so kept as rule R keeps lnk's own. */
+static void path_folder(struct scan *s, const char *w, const char *base)
+{
+	_cleanup_free_ char *a = absolute(s, w, base);
+	if (a)
+		s->cb->file(s->cb->ctx, a,
+			    "your startup files put it on PATH: your shell "
+			    "runs what it holds");
 }
 
 /* A line of a shell's startup file (or of .envrc, base its folder): at
@@ -457,6 +550,8 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 	bool script_next = false, shell_script = false;
 	bool start = true, source_next = false, in_test = false;
 	bool alias_next = false, trap_next = false, find_next = false;
+	bool path_next = false, complete_c = false, bind_x = false;
+	bool set_next = false, complete_mode = false, bind_mode = false;
 
 	for (const char *p = line; sh_word(&p, w, sizeof(w));) {
 		if (w[0] == '#' && start)
@@ -464,7 +559,9 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 		if (strcmp(w, "\n") == 0) {
 			start = true;
 			source_next = in_test = alias_next = trap_next = false;
-			script_next = find_next = false;
+			script_next = find_next = path_next = false;
+			complete_c = bind_x = set_next = false;
+			complete_mode = bind_mode = false;
 			continue;
 		}
 		(void)shell_expand(s, w, sizeof(w));
@@ -483,14 +580,23 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 		}
 		if (w[0] == '/' || w[0] == '~' || (base && strchr(w, '/')))
 			shell_wildcard(s, w, base);
+		if (path_next) {
+			/* fish_add_path DIR, set -gx PATH DIR $PATH */
+			if (w[0] == '/' || w[0] == '~')
+				path_folder(s, w, base);
+			continue;
+		}
 		/* a path that goes on through a variable no line set
 		 * ($DOTS/$f in a loop): its folder is kept whole, as a
 		 * wildcard's */
 		char *var =
 		    (w[0] == '/' || w[0] == '~') ? strchr(w, '$') : NULL;
-		if (var && var > w && var[-1] == '/') {
+		const char *vslash =
+		    var ? memrchr(w, '/', (size_t)(var - w)) : NULL;
+		if (var && vslash && vslash > w) {
+			/* ~/d/$f, ~/d/local-$USER.sh: the folder whole */
 			_cleanup_free_ char *head =
-			    xstrndup(w, (size_t)(var - w));
+			    xstrndup(w, (size_t)(vslash + 1 - w));
 			_cleanup_free_ char *a = absolute(s, head, base);
 			if (a)
 				s->cb->file(s->cb->ctx, a, s->tc->why);
@@ -514,6 +620,8 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 			}
 			continue;
 		}
+		if (source_next && strcmp(w, "--") == 0)
+			continue; /* source -- FILE */
 		if (source_next) {
 			source_next = false;
 			_cleanup_free_ char *a =
@@ -531,6 +639,31 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 			}
 			continue;
 		}
+		if (complete_mode || bind_mode) {
+			/* complete -C CMD, bind -x '"\C-t": CMD': a command
+			 * run at a TAB or a key */
+			if (complete_c || bind_x) {
+				const char *cmd = w;
+				if (bind_x && strchr(w, ':'))
+					cmd = strchr(w, ':') + 1;
+				if (depth < TC_DEPTH_MAX)
+					shell_line(s, cmd, base, depth + 1);
+				complete_c = bind_x = false;
+				continue;
+			}
+			complete_c = complete_mode && strcmp(w, "-C") == 0;
+			bind_x = bind_mode && strcmp(w, "-x") == 0;
+			continue;
+		}
+		if (set_next) {
+			/* fish: set [-gx...] PATH DIR... */
+			if (w[0] == '-')
+				continue;
+			set_next = false;
+			path_next = strcmp(w, "PATH") == 0 ||
+				    strcmp(w, "fish_user_paths") == 0;
+			continue;
+		}
 		char *eq = strchr(w, '=');
 		if ((alias_next || trap_next) && depth < TC_DEPTH_MAX) {
 			/* alias ll='~/w/ll', trap '~/w/x' EXIT */
@@ -539,7 +672,15 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 			trap_next = false;
 			continue;
 		}
-		/* a test's words ([ -f FILE ]) name no command */
+		/* a test's words ([ -f FILE ]) name no command; a script's
+		 * path given to any command (a function of the file's:
+		 * load ~/d/aliases.sh) is kept, the safe side */
+		if (!start && !in_test && (w[0] == '/' || w[0] == '~') &&
+		    is_script_name(w)) {
+			_cleanup_free_ char *a = absolute(s, w, base);
+			if (a)
+				s->cb->file(s->cb->ctx, a, s->tc->why);
+		}
 		if (in_test || !start)
 			continue;
 		if (strcmp(w, "[") == 0 || strcmp(w, "[[") == 0 ||
@@ -580,6 +721,14 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 			source_next = true;
 		else if (strcmp(w, "find") == 0)
 			find_next = true;
+		else if (strcmp(w, "fish_add_path") == 0)
+			path_next = true;
+		else if (strcmp(w, "set") == 0)
+			set_next = true;
+		else if (strcmp(w, "complete") == 0)
+			complete_mode = true;
+		else if (strcmp(w, "bind") == 0)
+			bind_mode = true;
 		else if (in_keys(shells, w) || in_keys(interpreters, w)) {
 			/* bash ~/x/y.sh, python3 ~/x/start.py */
 			script_next = true;
@@ -928,6 +1077,17 @@ static void each_file(struct scan *s, const char *spec)
 	 * ~/.config writes gh's config, and the end report names it; rule H
 	 * keeps it under a grant of the home); a file a variable moves into
 	 * a write folder is kept, as rule E keeps its folder. */
+	if (spec[0] != '$' && strchr(spec, '*')) {
+		/* a folder of snippets (fish's conf.d/\*.fish): each */
+		_cleanup_free_ char *a = absolute(s, spec, NULL);
+		glob_t g;
+		if (a && glob(a, GLOB_NOSORT, NULL, &g) == 0) {
+			for (size_t i = 0; i < g.gl_pathc && i < 64; i++)
+				scan_file(s, g.gl_pathv[i], 0);
+			globfree(&g);
+		}
+		return;
+	}
 	if (spec[0] != '$') {
 		_cleanup_free_ char *a = absolute(s, spec, NULL);
 		if (a)

@@ -136,6 +136,14 @@ static const struct tool_conf confs[] = {
       "$ZDOTDIR/.zshenv", "$ZDOTDIR/.zprofile"},
      "zsh's startup files source or run it at every start (a plugin, an "
      "installer's line)"},
+    {"fish",
+     TC_SHELL,
+     TC_BASE_NONE,
+     NULL,
+     {"~/.config/fish/config.fish", "~/.config/fish/conf.d/*.fish",
+      "$XDG_CONFIG_HOME/fish/config.fish"},
+     "fish's startup files source or run it at every start (a plugin, "
+     "fish_add_path)"},
     {"yarn",
      TC_YAML,
      TC_BASE_DIR,

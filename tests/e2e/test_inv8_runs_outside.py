@@ -1295,6 +1295,27 @@ RC_NAMED = [
     (".bashrc", "for f in $(find ~/fd -name '*.sh'); do . \"$f\"; done",
      "fd/sub/z.sh"),
     (".bashrc", 'eval "$(cat $HOME/hc/*.sh)"', "hc/z.sh"),
+    # a function's argument, braces, a variable inside a name, --, a
+    # default, bind -x and complete -C, a variable of rule E set there
+    (".bashrc", 'load() { . "$1"; }\nload ~/fa/aliases.sh', "fa/aliases.sh"),
+    (".bashrc", "for f in $HOME/br2/{a,b}.sh; do . $f; done", "br2/a.sh"),
+    (".bashrc", ". ~/vm/local-$USER.sh", "vm/local-x.sh"),
+    (".bashrc", "source -- ~/dd/x.sh", "dd/x.sh"),
+    (".zshrc", "source ${ZDOTDIR:-$HOME}/zd/x.zsh", "zd/x.zsh"),
+    (".bashrc", "bind -x '\"\\C-t\": ~/bx/widget'", "bx/widget"),
+    (".bashrc", "complete -C ~/cc/comp mycmd", "cc/comp"),
+    (".bashrc", "export EDITOR=~/ed/ed", "ed/ed"),
+    # PATH set there: its folders are on PATH at the next login
+    (".bashrc", 'if [ -d "$HOME/go/bin" ]; then PATH="$HOME/go/bin:$PATH"; '
+     'fi', "go/bin/ls"),
+    (".profile", 'export PATH="$HOME/.cargo2/bin:$HOME/pb:$PATH"', "pb/ls"),
+    # fish
+    (".config/fish/config.fish", "for f in ~/fishd/*.fish; source $f; end",
+     "fishd/x.fish"),
+    (".config/fish/config.fish", "source ~/f2/x.fish", "f2/x.fish"),
+    (".config/fish/config.fish", "fish_add_path ~/f3/bin", "f3/bin/ls"),
+    (".config/fish/config.fish", "set -gx PATH ~/f4/bin $PATH", "f4/bin/ls"),
+    (".config/fish/conf.d/x.fish", "source ~/f5/y.fish", "f5/y.fish"),
 ]
 
 
@@ -1311,6 +1332,7 @@ def test_what_the_shells_startup_files_source_is_kept(lnk, home, rc, line,
     ~/google-cloud-sdk/path.bash.inc, conda's conda.sh and its conda
     (run in $(...) by the init block), emsdk_env.sh. The program appended
     to one, and the user's next shell ran it."""
+    (home / rc).parent.mkdir(parents=True, exist_ok=True)
     (home / rc).write_text(line.replace("{H}", str(home)) + "\n")
     planted_and_kept(lnk, home, target.split("/")[0], target, existing)
 
