@@ -1,5 +1,11 @@
 /* Other tools' configuration that names a program or a file (toolconf.h):
- * the table, and a reader of each format that hands every value on. */
+ * the table, and a reader of each format that hands every value on.
+ *
+ * Over 1000 lines: the readers share one scan's state (the variables a
+ * startup file set, a value that goes on past its line, the files read
+ * against an include loop) and call each other (a startup file's line
+ * sources another file, read by the same row); the shell's reader is
+ * most of it. */
 #include "guard/toolconf.h"
 
 #include <fcntl.h>
