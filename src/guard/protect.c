@@ -690,12 +690,37 @@ static void command_paths(struct pctx *c, const char *cmd,
 			  int *words)
 {
 	char w[PATH_MAX];
-	bool script_next = false;
+	bool script_next = false, module_next = false, python = false;
 
 	for (const char *p = cmd; shell_word(&p, w, sizeof(w));) {
 		const char *t = w;
 		bool script = script_next;
 		script_next = runs_a_script(w);
+		if (module_next) {
+			/* python3 -m tools.lint runs tools/lint.py (or the
+			 * package tools/lint): both kept, from each base */
+			module_next = false;
+			if (!strchr(w, '/') && w[0] != '-' &&
+			    ++*words <= COMMAND_PATHS_MAX) {
+				char m[PATH_MAX];
+				snprintf(m, sizeof(m), "%s", w);
+				for (char *d = m; *d; d++)
+					if (*d == '.')
+						*d = '/';
+				_cleanup_free_ char *py = xasprintf("%s.py", m);
+				protect_word(c, py, bases, why);
+				protect_word(c, m, bases, why);
+			}
+			continue;
+		}
+		/* python's options, up to its -m */
+		if (python && strcmp(w, "-m") == 0) {
+			module_next = true;
+			continue;
+		}
+		const char *bn = strrchr(w, '/') ? strrchr(w, '/') + 1 : w;
+		python =
+		    strncmp(bn, "python", 6) == 0 || (python && w[0] == '-');
 		if (strpbrk(w, " \t\n;|&") && depth < 4) {
 			/* a command of its own, or a path with a space */
 			command_paths(c, w, bases, why, depth + 1, words);

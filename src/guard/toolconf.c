@@ -43,6 +43,10 @@ struct scan {
 	char cont_key[96];
 	char cont_quote[4];
 	size_t cont_indent; /* a block's key's: deeper lines are the value */
+	/* A YAML key whose value is the list below it (extends:\n  - x),
+	 * and its indent: deeper `- item` lines are its values. */
+	char list_key[96];
+	size_t list_indent;
 	/* The variables a startup file sets to a path (DOTFILES=~/dots),
 	 * which its later lines source from: a few, bounded. */
 	struct {
@@ -975,10 +979,15 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 		break;
 	}
 	case TC_YAML: {
+		bool item = false;
 		if (line[0] == '-' && (line[1] == ' ' || !line[1])) {
 			size_t d = 1 + strspn(line + 1, " ");
+			/* an item of the list a bare key opened */
+			item = s->list_key[0] && indent > s->list_indent;
 			indent += d;
 			line += d;
+		} else if (indent <= s->list_indent) {
+			s->list_key[0] = '\0'; /* the list ended */
 		}
 		if (line[0] == '{') {
 			yaml_flow(s, line, base);
@@ -993,6 +1002,14 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 				colon = close + 1;
 		} else {
 			colon = strstr(line, ": ");
+			if (!colon && *line && line[strlen(line) - 1] == ':' &&
+			    strlen(line) < sizeof(s->list_key)) {
+				/* a key that holds a mapping, or a list */
+				snprintf(s->list_key, sizeof(s->list_key),
+					 "%.*s", (int)strlen(line) - 1, line);
+				s->list_indent = indent;
+				return;
+			}
 			if (!colon && (!*line || line[strlen(line) - 1] == ':'))
 				return; /* a key that holds a mapping */
 		}
@@ -1004,7 +1021,7 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 				return;
 		} else {
 			v = line;
-			key = line + strlen(line); /* none */
+			key = item ? s->list_key : line + strlen(line);
 		}
 		v += strspn(v, " \t");
 		unlist(v);
@@ -1020,6 +1037,8 @@ static void one_line(struct scan *s, char *line, const char *base, int depth)
 static void scan_text(struct scan *s, char *text, const char *path, int depth)
 {
 	s->cont = CONT_NONE;
+	s->list_key[0] = '\0';
+	s->list_indent = 0;
 	if (s->tc->fmt == TC_SHELL) {
 		/* a line continued (`source \` and the file on the next) */
 		char *o = text;

@@ -29,6 +29,8 @@ static const char *const direnv_paths[] = {
     "source_env", "source_env_if_exists", "source", ".",
     "dotenv",	  "dotenv_if_exists",	  NULL};
 static const char *const hook_commands[] = {"entry", "run", NULL};
+/* lefthook merges the configurations extends names */
+static const char *const lefthook_paths[] = {"extends", NULL};
 /* VS Code (and its forks) run these from the workspace as it opens: an
  * interpreter, a language server, a tool its extensions start */
 static const char *const vscode_paths[] = {
@@ -211,7 +213,7 @@ static const struct tool_conf confs[] = {
       "./.lefthook.yaml", "./lefthook-local.yml", "./lefthook-local.yaml"},
      "the project's lefthook configuration names it: lefthook runs it at "
      "your next commit",
-     NULL,
+     lefthook_paths,
      hook_commands,
      true},
     {"code",

@@ -2189,6 +2189,13 @@ PROJECT_NAMED = [
      "tools", "tools/ts/lib/tsserver.js"),
     (".vscode/settings.json", '{"ruff.path": ["./tools/ruff.sh"]}\n',
      "tools", "tools/ruff.sh"),
+    # a module python runs, a configuration lefthook merges
+    ("lefthook.yml", "pre-commit:\n  commands:\n    py:\n"
+     "      run: python3 -m tools.lint\n", "tools", "tools/lint.py"),
+    (".pre-commit-config.yaml", "repos:\n- repo: local\n  hooks:\n"
+     "  - id: c\n    entry: python3 -u -m tools.check\n"
+     "    language: system\n", "tools", "tools/check.py"),
+    ("lefthook.yml", "extends:\n  - ci/base.yml\n", "ci", "ci/base.yml"),
     (".vscode/settings.json", '{"pylint.path": '
      '["${workspaceFolder}/tools/pylint.sh"]}\n', "tools", "tools/pylint.sh"),
     (".vscode/settings.json", '{"rust-analyzer.check.overrideCommand": '
