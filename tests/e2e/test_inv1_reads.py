@@ -61,9 +61,9 @@ def test_system_secrets_unreadable(lnk, path):
 
 
 def test_roots_own_files_in_etc_stay_out(lnk):
-    """Invariant 1 (reads), promise (RUNNING AS ROOT): every thing of the
-    host's that uid 0 would own without a capability is kept from root's
-    sandbox. Threat: /etc/ssl is taken in for its certificates, and with it
+    """Invariant 1 (reads), promise: every thing of the host's that uid 0
+    would own without a capability is kept from root's sandbox (RUNNING AS
+    ROOT). Threat: /etc/ssl is taken in for its certificates, and with it
     /etc/ssl/private: root's sandbox read the machine's TLS private keys
     (root's own files, no capability needed). Only what every user may
     read of the /etc lnk takes in enters."""
