@@ -368,12 +368,25 @@ static void next(struct askterm *a)
 		memcpy(a->id, id, sizeof(id));
 		a->expires_ms = q.expires_ms;
 		a->ntyped = 0;
+		/* The call and its folder: the summary ends with ", in "
+		 * and the folder, lnk's own, split there by its length;
+		 * never at a "), in " an argument before it holds. */
+		size_t call_len = strlen(q.summary);
+		const char *dir = NULL;
+		if (q.folder) {
+			size_t fl = strlen(q.folder) + strlen(", in ");
+			if (call_len > fl &&
+			    strncmp(q.summary + call_len - fl, ", in ", 5) ==
+				0 &&
+			    strcmp(q.summary + call_len - fl + 5, q.folder) ==
+				0) {
+				call_len -= fl;
+				dir = q.folder;
+			}
+		}
 		{
-			char *in = strstr(q.summary, "), in ");
 			snprintf(a->summary, sizeof(a->summary), "%.*s",
-				 in ? (int)(in + 1 - q.summary)
-				    : (int)strlen(q.summary),
-				 q.summary);
+				 (int)call_len, q.summary);
 			call_words(q.question, a->summary, a->call,
 				   sizeof(a->call));
 			if (!a->call[0])
@@ -394,16 +407,13 @@ static void next(struct askterm *a)
 		body(&b, q.question, rows, cols);
 		/* The summary's folder on a row of its own, so that a narrow
 		 * terminal cuts neither the call nor the folder away. */
-		char *in = strstr(q.summary, "), in ");
 		_cleanup_free_ char *l2 =
-		    in ? xasprintf("lnk: run %.*s", (int)(in + 1 - q.summary),
-				   q.summary)
-		       : xasprintf("lnk: run %s", q.summary);
+		    xasprintf("lnk: run %.*s", (int)call_len, q.summary);
 		row(&b, l2, strlen(l2), cols);
-		if (in) {
-			_cleanup_free_ char *dir =
-			    xasprintf("lnk:   in %s", in + 6);
-			row_mid(&b, dir, strlen(dir), cols);
+		if (dir) {
+			_cleanup_free_ char *drow =
+			    xasprintf("lnk:   in %s", dir);
+			row_mid(&b, drow, strlen(drow), cols);
 		}
 		_cleanup_free_ char *l3 = xasprintf(
 		    "lnk: to allow it once, type the code %s and Enter within "

@@ -167,7 +167,14 @@ int guard_part_hold(struct run *r)
 	r->np.on_refusal_ctx = r;
 	run_shared_cap(r);
 	if (r->exec_note) {
-		guard_plan_exec(&r->np, &r->plan.init.ll_exec);
+		/* the tools' client runs inside under each tool's name: its
+		 * file on the host is what the kernel runs */
+		struct strv ex = {0};
+		strv_copy(&ex, &r->plan.init.ll_exec);
+		if (r->want.tools && r->tools.client)
+			strv_push(&ex, r->tools.client);
+		guard_plan_exec(&r->np, &ex);
+		strv_free(&ex);
 		r->np.on_exec = log_exec;
 		r->np.on_exec_ctx = r;
 	}

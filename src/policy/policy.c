@@ -194,6 +194,10 @@ static void describe_entry(enum key_id id, const char *v, struct strv *out)
 		if (strcmp(v, "off") == 0)
 			strv_pushf(out, "says nothing of what it leaves in the "
 					"write folders");
+		else if (strcmp(v, "full") == 0)
+			strv_pushf(out,
+				   "says everything it leaves in the write "
+				   "folders (changes = full)");
 		return;
 	case K_FILES_WRITE:
 		strv_pushf(out, "writes %s", v);

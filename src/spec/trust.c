@@ -404,9 +404,12 @@ static void describe_text(const struct policy *p, const char *text,
 
 /* "+ line" for what now opens and did not, "- line" for the reverse;
  * the added lines also go to added. */
-static void show_changes(struct buf *q, const struct policy *p, const char *old,
-			 const char *now, struct strv *added)
+/* The "+" and "-" lines, into q; the added ones into added. Returns how
+ * many lines it wrote (the removed ones take room on a terminal too). */
+static size_t show_changes(struct buf *q, const struct policy *p,
+			   const char *old, const char *now, struct strv *added)
 {
+	size_t lines = 0;
 	struct strv a = {0}, b = {0};
 
 	describe_text(p, old, &a);
@@ -418,6 +421,7 @@ static void show_changes(struct buf *q, const struct policy *p, const char *old,
 		for (size_t i = 0; i < re.n; i++) {
 			buf_printf(q, "  + %s\n", re.v[i]);
 			strv_push(added, re.v[i]);
+			lines++;
 		}
 		strv_free(&re);
 		policy_free(&was);
@@ -428,15 +432,18 @@ static void show_changes(struct buf *q, const struct policy *p, const char *old,
 			buf_puts(q, b.v[i]); /* escaped by policy_describe */
 			buf_putc(q, '\n');
 			strv_push(added, b.v[i]);
+			lines++;
 		}
 	for (size_t i = 0; i < a.n; i++)
 		if (!strv_contains(&b, a.v[i])) {
 			buf_puts(q, "  - ");
 			buf_puts(q, a.v[i]); /* escaped by policy_describe */
 			buf_putc(q, '\n');
+			lines++;
 		}
 	strv_free(&a);
 	strv_free(&b);
+	return lines;
 }
 
 /* Past this many lines the question's top may have scrolled away on a
@@ -593,12 +600,26 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 
 	struct buf q = {0};
 	struct strv shown_lines = {0};
+	size_t nshown = 0;
 	if (st == TRUST_CHANGED && last) {
 		/* What changed, not every grant again. */
 		buf_printf(&q, "lnk: spec '%s' %s. What changed:\n", shown.p,
 			   what);
-		show_changes(&q, p, last, now, &shown_lines);
+		nshown = show_changes(&q, p, last, now, &shown_lines);
+		size_t before = shown_lines.n;
 		from_flags_now(&q, p, &last_flags, &shown_lines);
+		nshown += shown_lines.n - before;
+		/* Threat: many "-" lines (hosts left out) push the one "+"
+		 * line off a small terminal: what it adds is said again,
+		 * last, before the recap. */
+		if (nshown > RECAP_AFTER && shown_lines.n) {
+			buf_puts(&q, "It adds:\n");
+			for (size_t i = 0; i < shown_lines.n && i < 8; i++)
+				buf_printf(&q, "  + %s\n", shown_lines.v[i]);
+			if (shown_lines.n > 8)
+				buf_printf(&q, "  and %zu more\n",
+					   shown_lines.n - 8);
+		}
 	} else {
 		buf_printf(&q, "lnk: spec '%s' %s. It %s:\n", shown.p, what,
 			   st == TRUST_NEW ? "opens" : "now opens");
@@ -610,7 +631,7 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 			buf_putc(&q, '\n');
 		}
 	}
-	recap(&q, shown_lines.n, p);
+	recap(&q, nshown > shown_lines.n ? nshown : shown_lines.n, p);
 	strv_free(&shown_lines);
 	for (size_t i = 0; notes && i < notes->n; i++)
 		buf_printf(&q, "  (%s)\n", notes->v[i]);

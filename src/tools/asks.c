@@ -86,6 +86,8 @@ int asks_put(const char *dir, const struct ask *a, struct lnk_err *err)
 	buf_printf(&t, "lnk-ask 2\nsandbox %s\nexpires %lld\n", a->sandbox,
 		   (long long)a->expires_ms);
 	field(&t, "summary", a->summary, strlen(a->summary));
+	if (a->folder)
+		field(&t, "folder", a->folder, strlen(a->folder));
 	/* Each line of the question a field of its own: a newline inside
 	 * one (there is none in question.h's text) is escaped, never a new
 	 * line of the file. */
@@ -122,8 +124,9 @@ void ask_clear(struct ask *a)
 {
 	free(a->sandbox);
 	free(a->summary);
+	free(a->folder);
 	free(a->question);
-	a->sandbox = a->summary = a->question = NULL;
+	a->sandbox = a->summary = a->question = a->folder = NULL;
 }
 
 /* The value of a line "KEY VALUE", or NULL. */
@@ -171,6 +174,9 @@ static int read_q(const char *dir, const char *id, struct ask *a)
 		} else if ((v = value_of(l, "summary")) && !a->summary) {
 			esc_append(&one, v, strlen(v), ESC_LINE);
 			a->summary = buf_steal(&one);
+		} else if ((v = value_of(l, "folder")) && !a->folder) {
+			esc_append(&one, v, strlen(v), ESC_LINE);
+			a->folder = buf_steal(&one);
 		} else if ((v = value_of(l, "line")) &&
 			   lines++ < ASK_LINES_MAX) {
 			esc_append(&q, v, strlen(v), ESC_LINE);

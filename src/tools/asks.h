@@ -33,8 +33,12 @@
 
 struct ask {
 	char id[ASK_ID_LEN + 1];
-	char *sandbox;	/* a sandbox name (sandbox_name_check) */
-	char *summary;	/* one line, escaped (question.h) */
+	char *sandbox; /* a sandbox name (sandbox_name_check) */
+	char *summary; /* one line, escaped (question.h) */
+	/* the folder as the summary ends with it (", in FOLDER"), or NULL
+	 * (a page): what ends the summary is lnk's, whatever an argument
+	 * before it holds */
+	char *folder;
 	char *question; /* lines, each escaped and ended by '\n' */
 	int64_t expires_ms;
 };

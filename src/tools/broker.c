@@ -267,8 +267,10 @@ static void ask(struct broker *b, struct call *c, const struct tool_grant *g,
 	    question_text(tool, &tc->args, page ? NULL : where);
 	_cleanup_free_ char *summary =
 	    question_summary(tool, &tc->args, page ? NULL : where);
+	_cleanup_free_ char *folder = page ? NULL : question_folder(where);
 	struct ask a = {.sandbox = (char *)b->in->sandbox,
 			.summary = summary,
+			.folder = folder,
 			.question = text};
 	asks_new_id(a.id);
 	a.expires_ms = asks_now_ms() + (int64_t)b->in->ask_wait_s * 1000;
@@ -698,8 +700,7 @@ static void reap(struct broker *b)
 	}
 }
 
-/* A signal that ends a process by default, sent to a call: the call's
- * program wants it over. */
+/* A signal that ends a process, sent to a call: its program wants it over. */
 static bool ends_call(int sig)
 {
 	return sig == SIGTERM || sig == SIGINT || sig == SIGHUP ||

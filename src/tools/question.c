@@ -112,6 +112,11 @@ static char *tool_word(const char *tool)
 	return xasprintf("%.*s...", (int)keep, t);
 }
 
+char *question_folder(const char *folder)
+{
+	return folder_word(folder);
+}
+
 char *question_summary(const char *tool, const struct strv *args,
 		       const char *folder)
 {

@@ -57,6 +57,8 @@ bool question_whole(const struct strv *args);
  * Allocated. */
 char *question_summary(const char *tool, const struct strv *args,
 		       const char *folder);
+/* The folder as question_summary shows it after ", in ". Allocated. */
+char *question_folder(const char *folder);
 
 /* The columns s (n bytes, printable UTF-8) takes on a terminal, counted
  * so that it never takes more: a character from U+0080 counts two (it may

@@ -99,6 +99,17 @@ def test_program_that_is_a_tool_runs_outside(lnk, tool):
     assert calls(tool) == ["args:status"]
 
 
+def test_a_tool_under_commands_is_not_named_refused(lnk, work, tool):
+    """With [commands], each program Landlock refuses is named; a granted
+    tool's client runs (its host file is what the kernel runs), and was
+    named refused all the same before each call went through."""
+    cp = lnk.run("--write", work, "--tool", "mytool status", "--command",
+                 "sh", "--", "/bin/sh", "-c", "mytool status; echo st=$?")
+    assert "st=7" in cp.stdout, cp.stderr
+    assert "refused to run" not in cp.stderr, cp.stderr
+    assert calls(tool) == ["args:status"]
+
+
 def test_tool_hard_linked_outside_every_write_folder_runs(lnk, work,
                                                           tmp_path):
     """The rule is precise: a tool whose other names are all outside the

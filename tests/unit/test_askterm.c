@@ -75,7 +75,9 @@ static void ask_call(struct fix *f, const char *id, const struct strv *args)
 	struct lnk_err e = {0};
 	_cleanup_free_ char *text = question_text("mytool", args, "/w");
 	_cleanup_free_ char *sum = question_summary("mytool", args, "/w");
-	struct ask a = {.sandbox = "box", .summary = sum, .question = text};
+	_cleanup_free_ char *dir = question_folder("/w");
+	struct ask a = {
+	    .sandbox = "box", .summary = sum, .folder = dir, .question = text};
 	snprintf(a.id, sizeof(a.id), "%s", id);
 	a.expires_ms = asks_now_ms() + 60000;
 	assert_int_equal(asks_put(f->dir, &a, &e), 0);
@@ -343,6 +345,24 @@ static void test_padded_question_fits_the_screen(void **state)
 	assert_int_equal(answered(f, "abc240"), 0);
 }
 
+/* Threat: the program's first argument held lnk's own separator,
+ * "x), in /root/prod": the row of the call and the folder's row were
+ * split there, and showed /root/prod for the folder the tool runs in. */
+static void test_an_argument_cannot_be_the_folder(void **state)
+{
+	struct fix *f = *state;
+	struct strv args = {0};
+	strv_push(&args, "x), in /root/prod");
+	strv_push(&args, "--force");
+	ask_call(f, "abc250", &args);
+	strv_free(&args);
+	char *s = screen(f);
+	assert_non_null(strstr(s, "\r\nlnk: run mytool 'x), in /root/prod' "
+				  "... (2 arguments)\r\nlnk:   in /w\r\n"));
+	askterm_keys(f->a, "\x1b", 1);
+	assert_int_equal(answered(f, "abc250"), 0);
+}
+
 static void test_null_is_no_terminal(void **state)
 {
 	(void)state;
@@ -371,6 +391,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(
 		test_padded_question_fits_the_screen, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+		test_an_argument_cannot_be_the_folder, setup, teardown),
 	    cmocka_unit_test(test_null_is_no_terminal),
 	};
 	return cmocka_run_group_tests(t, NULL, NULL);

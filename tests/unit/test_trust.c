@@ -308,6 +308,30 @@ static void a_long_question_says_what_it_writes_last(void **state)
 	assert_non_null(strstr(in_short, "  reaches any host on the internet"));
 	assert_null(strstr(in_short, "writes no folder"));
 	policy_free(&p);
+	/* Threat: the spec rewritten to drop 40 hosts and write one more
+	 * folder: the "-" lines pushed the one "+ writes" line off a small
+	 * terminal, and the recap counted the added lines alone. Every line
+	 * shown counts, and what it adds comes last again. */
+	buf_puts(&t, "[files]\nwrite = [\".\"]\n[internet]\nhosts = [");
+	for (int i = 0; i < 40; i++)
+		buf_printf(&t, "%s\"g%d.test\"", i ? ", " : "", i);
+	buf_puts(&t, "]\n");
+	write_spec(spec, t.p);
+	buf_free(&t);
+	load(spec, &p);
+	assert_int_equal(ask(&p, true, NULL, shown, sizeof(shown), &err), 0);
+	policy_free(&p);
+	write_spec(spec, "[files]\nwrite = [\".\", \"/tmp\"]\n");
+	load(spec, &p);
+	assert_int_equal(ask(&p, false, "n\n", shown, sizeof(shown), &err),
+			 -EPERM);
+	in_short = strstr(shown, "In short (");
+	assert_non_null(in_short);
+	assert_non_null(strstr(in_short, "  writes /tmp\n"));
+	const char *adds = strstr(shown, "It adds:\n  + writes /tmp\n");
+	assert_non_null(adds);
+	assert_true(adds > strstr(shown, "- reaches"));
+	policy_free(&p);
 	/* a short one is not repeated */
 	snprintf(spec, sizeof(spec), "%s/short.toml", proj);
 	write_spec(spec, "[files]\nwrite = [\".\"]\n");
@@ -315,6 +339,27 @@ static void a_long_question_says_what_it_writes_last(void **state)
 	assert_int_equal(ask(&p, false, "n\n", shown, sizeof(shown), &err),
 			 -EPERM);
 	assert_null(strstr(shown, "In short"));
+	policy_free(&p);
+}
+
+/* A widening the grants' lines did not show (changes = "full" left out:
+ * the end says less) asked with an empty "What changed:". */
+static void every_change_is_shown(void **state)
+{
+	(void)state;
+	char spec[400], shown[8192];
+	struct lnk_err err = {0};
+	snprintf(spec, sizeof(spec), "%s/changes.toml", proj);
+	write_spec(spec, "[files]\nwrite = [\".\"]\nchanges = \"full\"\n");
+	struct policy p;
+	load(spec, &p);
+	assert_int_equal(ask(&p, true, NULL, shown, sizeof(shown), &err), 0);
+	policy_free(&p);
+	write_spec(spec, "[files]\nwrite = [\".\"]\n");
+	load(spec, &p);
+	assert_int_equal(ask(&p, false, "n\n", shown, sizeof(shown), &err),
+			 -EPERM);
+	assert_non_null(strstr(shown, "What changed:\n  - "));
 	policy_free(&p);
 }
 
@@ -643,6 +688,7 @@ int main(void)
 	    cmocka_unit_test(digest_is_of_what_it_opens),
 	    cmocka_unit_test(narrowing_never_asks_widening_does),
 	    cmocka_unit_test(narrower_by_what_was_kept),
+	    cmocka_unit_test(every_change_is_shown),
 	    cmocka_unit_test(a_long_question_says_what_it_writes_last),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
