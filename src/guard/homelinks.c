@@ -14,6 +14,7 @@ struct walk {
 	const struct home_links_in *in;
 	struct strv parents; /* the folders whose entries are tops */
 	size_t total;	     /* folders listed, tops and below */
+	size_t links;	     /* links found */
 	char *over;	     /* the folder a bound ran out in */
 	bool over_top;	     /* its own bound (else the total) */
 };
@@ -71,6 +72,20 @@ static bool count(struct walk *w, const char *top, size_t *below)
 	return true;
 }
 
+/* One more link found in top's walk; false (and the walk stopped) past
+ * HOME_LINKS_LINKS. Threat: 20,000 links planted in ~/.cache made every
+ * later start take seconds (each link's target is followed). */
+static bool count_link(struct walk *w, const char *top)
+{
+	if (w->over)
+		return false;
+	if (++w->links > HOME_LINKS_LINKS) {
+		w->over = xstrdup(top);
+		return false;
+	}
+	return true;
+}
+
 /* dir's links, and those of its subfolders down to HOME_LINKS_DEPTH
  * levels below top. A parent met below is skipped: it is walked as one. */
 static void walk_below(struct walk *w, const char *dir, const struct stat *st,
@@ -79,7 +94,7 @@ static void walk_below(struct walk *w, const char *dir, const struct stat *st,
 {
 	struct strv links = {0}, dirs = {0};
 	list(w, dir, st, &links, level < HOME_LINKS_DEPTH ? &dirs : NULL);
-	for (size_t i = 0; i < links.n; i++) {
+	for (size_t i = 0; i < links.n && count_link(w, top); i++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", dir, links.v[i]);
 		w->in->found(w->in->ctx, p, why);
 	}
@@ -117,7 +132,8 @@ static void tops_of(struct walk *w, const char *parent, bool dots,
 		if (lstat(p, &st) < 0)
 			continue;
 		if (S_ISLNK(st.st_mode)) {
-			w->in->found(w->in->ctx, p, why);
+			if (count_link(w, parent))
+				w->in->found(w->in->ctx, p, why);
 		} else if (S_ISDIR(st.st_mode) &&
 			   !strv_contains(&w->parents, p) &&
 			   count(w, p, NULL)) {
@@ -181,13 +197,19 @@ int home_links_walk(const struct home_links_in *in, struct lnk_err *err)
 	if (w.over) {
 		_cleanup_free_ char *f = esc_dup(w.over);
 		_cleanup_free_ char *what =
-		    w.over_top ? xasprintf("%s holds more than %d folders", f,
-					   HOME_LINKS_BELOW)
-			       : xasprintf("the home's dot folders and "
-					   "configuration folders hold more "
-					   "than %d folders in all (counted up "
-					   "to %s)",
-					   HOME_LINKS_TOTAL, f);
+		    w.links > HOME_LINKS_LINKS
+			? xasprintf("the home's dot folders and configuration "
+				    "folders hold more than %d links in all "
+				    "(counted up to %s)",
+				    HOME_LINKS_LINKS, f)
+		    : w.over_top
+			? xasprintf("%s holds more than %d folders", f,
+				    HOME_LINKS_BELOW)
+			: xasprintf("the home's dot folders and "
+				    "configuration folders hold more "
+				    "than %d folders in all (counted up "
+				    "to %s)",
+				    HOME_LINKS_TOTAL, f);
 		r = err_set(err, -E2BIG,
 			    "%s: the links there that lead into a write folder "
 			    "cannot all be looked for, and what they lead to "

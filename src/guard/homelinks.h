@@ -49,6 +49,8 @@
 /* Folders listed in all, tops and below: some 8 ms at a cached folder's
  * one stat, 80 ms when all are listed anew. */
 #define HOME_LINKS_TOTAL 8192
+/* Links found in all: each is followed to its target, at a cost. */
+#define HOME_LINKS_LINKS 4096
 
 struct home_links_in {
 	const char *home;	 /* the home, its real path */

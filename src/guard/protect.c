@@ -90,6 +90,8 @@
 #define GUARDS_MAX 8192
 /* Paths one command of a config or of the environment may name. */
 #define COMMAND_PATHS_MAX 64
+/* Entries kept read only by a bind of their own, at most. */
+#define RO_BINDS_MAX 2048
 
 struct pctx {
 	const struct protect_in *in;
@@ -267,6 +269,13 @@ static void protect_walk(struct pctx *c, const char *path, const char *why,
 		    xasprintf("'%s' is a write folder, but %s", cur, why);
 	if (bind && cur[0] && holder(c, cur, always) &&
 	    !is_write_folder(c, cur) && !strv_contains(c->ro, cur)) {
+		/* Each is a bind of bwrap's (three of its 9000 arguments):
+		 * past a bound the run is refused, naming why, never a
+		 * bwrap error blamed on the machine. */
+		if (c->ro->n >= RO_BINDS_MAX) {
+			c->overflow = true;
+			return;
+		}
 		size_t at = c->ro->n;
 		strv_push(c->ro, cur);
 		c->whys = xrealloc(c->whys, (at + 1) * sizeof(*c->whys));
@@ -1729,7 +1738,12 @@ static void path_folder_links(struct pctx *c, const char *dir)
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	size_t seen = 0;
-	while (d && (e = readdir(d)) && seen++ < PATH_LINKS_MAX) {
+	while (d && (e = readdir(d))) {
+		if (seen++ >= PATH_LINKS_MAX) {
+			/* never a link skipped in silence: refused */
+			c->overflow = true;
+			break;
+		}
 		if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
 			continue;
 		_cleanup_free_ char *p = xasprintf("%s/%s", dir, e->d_name);
@@ -1891,9 +1905,9 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		char q[PATH_MAX + 16];
 		r = err_set(err, -E2BIG,
 			    "cannot read all of the configuration that names "
-			    "what ssh, kubectl, npm or cargo run: more files "
-			    "than lnk reads are included, the last at '%s'; "
-			    "include fewer files",
+			    "what your shell, ssh, npm or cargo run: more "
+			    "files than lnk reads (256 a tool), or one over "
+			    "1 MiB, at '%s'; include fewer or smaller files",
 			    esc_to(q, sizeof(q), c.conf_over));
 		goto out;
 	}
@@ -1901,12 +1915,14 @@ int guard_protect(const struct protect_in *in, struct guard_plan *np,
 		r = err_set(err, -E2BIG,
 			    "cannot protect what runs outside the sandbox in "
 			    "the write folders: more than %d entries "
-			    "(submodules, worktrees, links), or a command of "
+			    "(submodules, worktrees, links; %d kept read only, "
+			    "%d links in a PATH folder), or a command of "
 			    "a git config or of the environment that names "
 			    "more than %d paths; grant a smaller folder, name "
 			    "it with --write-dot-files, or shorten that "
 			    "command",
-			    GUARDS_MAX, COMMAND_PATHS_MAX);
+			    GUARDS_MAX, RO_BINDS_MAX, PATH_LINKS_MAX,
+			    COMMAND_PATHS_MAX);
 		goto out;
 	}
 	kept_entries(&c);

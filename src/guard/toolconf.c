@@ -8,6 +8,7 @@
  * most of it. */
 #include "guard/toolconf.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
@@ -67,10 +68,23 @@ static const char *env_value(char *const *env, const char *name, size_t n)
 /* The regular file open at fd (its links followed: a dotfiles
  * repository's; no FIFO or device, which would hold lnk's start), whole,
  * or NULL when it is too big. */
-static char *read_conf(int fd)
+/* The file's text, NUL bytes taken out (bash reads on past one: a line
+ * after it runs, so it is read here too); NULL on an error, with *big
+ * set when it is over TC_FILE_MAX. */
+static char *read_conf(int fd, bool *big)
 {
 	char *text = NULL;
-	return read_fd_all(fd, TC_FILE_MAX, &text, NULL) < 0 ? NULL : text;
+	size_t len = 0;
+	int r = read_fd_all(fd, TC_FILE_MAX, &text, &len);
+	*big = r == -EFBIG;
+	if (r < 0)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++)
+		if (text[i])
+			text[o++] = text[i];
+	text[o] = '\0';
+	return text;
 }
 
 static char *dir_of(const char *path)
@@ -297,14 +311,25 @@ static bool sh_word(const char **p, char *out, size_t cap)
 		return true;
 	}
 	for (; *c; c++) {
-		if (q != '\'' && c[0] == '$' && c[1] == '{' && strchr(c, '}')) {
-			/* ${HOME}: a variable, one word with what follows */
-			const char *e = strchr(c, '}');
+		const char *e = q != '\'' && c[0] == '$' && c[1] == '{'
+				    ? memchr(c, '}', strnlen(c, 256))
+				    : NULL;
+		if (e) {
+			/* ${HOME}: a variable, one word with what follows (a
+			 * name's braces are near: looked for that far, so a
+			 * line of thousands of "${" is no quadratic read) */
 			for (; c <= e; c++)
 				if (n + 1 < cap)
 					out[n++] = *c;
 			c--; /* at the '}', which the loop steps past */
 			continue;
+		}
+		if (n && !q && (c[0] == '`' || (c[0] == '$' && c[1] == '('))) {
+			/* ~/d/local-$(hostname).sh: a name the command
+			 * makes, its folder kept whole (a '$' in the word) */
+			if (n + 1 < cap)
+				out[n++] = '$';
+			break;
 		}
 		/* a brace inside a word is brace expansion
 		 * (~/d/{a,b}.sh), one word with the rest */
@@ -363,6 +388,10 @@ static void shell_path(struct scan *s, const char *value, const char *base)
 		char w[PATH_MAX];
 		snprintf(w, sizeof(w), "%s", p);
 		(void)shell_expand(s, w, sizeof(w));
+		/* ~/d/bin${PATH:+:${PATH}}: the folder ends where a
+		 * variable begins */
+		if (w[0] == '/' || w[0] == '~')
+			w[strcspn(w, "$")] = '\0';
 		if (w[0] == '/' || w[0] == '~')
 			path_folder(s, w, base);
 	}
@@ -401,6 +430,13 @@ static void shell_set(struct scan *s, const char *name, const char *value,
 		shell_path(s, value, base);
 		return;
 	}
+	/* EDITOR="vim -u ~/d/init.vim", NODE_OPTIONS="--require ~/d/h.js":
+	 * a command's words, whatever the first is */
+	size_t nconf;
+	const struct env_conf *ec = env_confs(&nconf);
+	for (size_t i = 0; i < nconf; i++)
+		if (ec[i].kind == ENV_COMMAND && strcmp(ec[i].name, name) == 0)
+			s->cb->value(s->cb->ctx, value, NULL, ec[i].why);
 	static const char *const homes[] = {"$HOME", "${HOME}", NULL};
 	_cleanup_free_ char *v = NULL;
 	char val[PATH_MAX];
@@ -544,11 +580,11 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 		       int depth)
 {
 	static const char *const keywords[] = {
-	    "then",    "do",	  "else",     "elif",  "if",
-	    "while",   "until",	  "!",	      "eval",  "exec",
-	    "command", "builtin", "export",   "local", "env",
-	    "nohup",   "time",	  "nice",     "sudo",  "setsid",
-	    "declare", "typeset", "readonly", ":",     NULL};
+	    "then",   "do",	"else",	   "elif",    "if",	  "while",
+	    "until",  "!",	"eval",	   "exec",    "command",  "builtin",
+	    "export", "local",	"env",	   "nohup",   "time",	  "nice",
+	    "sudo",   "setsid", "declare", "typeset", "readonly", ":",
+	    "and",    "or",	"not",	   NULL};
 	static const char *const prompts[] = {
 	    "PROMPT_COMMAND", "PS0",	 "PS1", "PS2", "PS4",
 	    "PROMPT",	      "RPROMPT", NULL};
@@ -562,10 +598,30 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 	bool alias_next = false, trap_next = false, find_next = false;
 	bool path_next = false, complete_c = false, bind_x = false;
 	bool set_next = false, complete_mode = false, bind_mode = false;
+	/* zsh's path=(~/a/bin ~/b/bin $path), fpath=(~/d): the array's
+	 * words, between its parentheses (2: inside, 1: before it) */
+	int array = 0;
+	bool array_path = false;
 
 	for (const char *p = line; sh_word(&p, w, sizeof(w));) {
 		if (w[0] == '#' && start)
 			return;
+		if (array == 1 && strcmp(w, "\n") == 0) {
+			array = 2; /* its '(' */
+			continue;
+		}
+		if (array == 2 && strcmp(w, "\n") != 0) {
+			(void)shell_expand(s, w, sizeof(w));
+			if (w[0] == '/' || w[0] == '~') {
+				_cleanup_free_ char *a = absolute(s, w, base);
+				if (a && array_path)
+					path_folder(s, a, base);
+				else if (a)
+					s->cb->file(s->cb->ctx, a, s->tc->why);
+			}
+			continue;
+		}
+		array = 0;
 		if (strcmp(w, "\n") == 0) {
 			start = true;
 			source_next = in_test = alias_next = trap_next = false;
@@ -575,6 +631,13 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 			continue;
 		}
 		(void)shell_expand(s, w, sizeof(w));
+		/* ${PROMPT_COMMAND:+$PROMPT_COMMAND;}~/d/pc: what follows a
+		 * variable's alternative (empty when it is unset) is a path
+		 * of its own */
+		char *alt = w[0] == '$' && w[1] == '{' ? strchr(w, '}') : NULL;
+		if (alt && strstr(w, ":+") && strstr(w, ":+") < alt &&
+		    (alt[1] == '~' || alt[1] == '/'))
+			memmove(w, alt + 1, strlen(alt));
 		if (find_next) {
 			/* find ~/d -name '*.sh': what it prints is most often
 			 * what the loop sources; each folder it searches is
@@ -674,6 +737,8 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 				    strcmp(w, "fish_user_paths") == 0;
 			continue;
 		}
+		if (trap_next && strcmp(w, "--") == 0)
+			continue; /* trap -- CMD SIGNAL */
 		char *eq = strchr(w, '=');
 		if ((alias_next || trap_next) && depth < TC_DEPTH_MAX) {
 			/* alias ll='~/w/ll', trap '~/w/x' EXIT */
@@ -709,13 +774,30 @@ static void shell_line(struct scan *s, const char *line, const char *base,
 		}
 		if (eq && w[0] != '/') {
 			/* PROMPT_COMMAND=..., PS1='$(~/w/ps1)': run at
-			 * every prompt */
+			 * every prompt; NAME+=VALUE appends */
 			*eq = '\0';
+			if (eq > w && eq[-1] == '+')
+				eq[-1] = '\0';
+			if (!eq[1] && (strcmp(w, "path") == 0 ||
+				       strcmp(w, "fpath") == 0)) {
+				array = 1;
+				array_path = strcmp(w, "path") == 0;
+				continue;
+			}
 			if (in_keys(prompts, w) && depth < TC_DEPTH_MAX)
 				shell_line(s, eq + 1, base, depth + 1);
 			else
 				shell_set(s, w, eq + 1, base);
 			continue; /* still before the command */
+		}
+		if (strcmp(w, "eval") == 0 && depth < TC_DEPTH_MAX) {
+			/* eval ". ~/d/a.sh": its words, one command line */
+			const char *rest = p + strspn(p, " \t");
+			char ew[PATH_MAX];
+			const char *q2 = rest;
+			if (sh_word(&q2, ew, sizeof(ew)) && strchr(ew, ' '))
+				shell_line(s, ew, base, depth + 1);
+			continue;
 		}
 		if (in_keys(keywords, w))
 			continue;
@@ -1083,9 +1165,14 @@ static void scan_file(struct scan *s, const char *path, int depth)
 		return;
 	}
 	strv_push(&s->seen, id);
-	_cleanup_free_ char *text = read_conf(fd);
+	bool big = false;
+	_cleanup_free_ char *text = read_conf(fd, &big);
 	if (text)
 		scan_text(s, text, path, depth);
+	else if (big)
+		/* never a file skipped in silence: what it names is unknown,
+		 * so the run is refused (protect.c) */
+		s->cb->over(s->cb->ctx, path);
 }
 
 /* Each file one spelling of the table names. */
@@ -1107,7 +1194,9 @@ static void each_file(struct scan *s, const char *spec)
 		_cleanup_free_ char *a = absolute(s, spec, NULL);
 		glob_t g;
 		if (a && glob(a, GLOB_NOSORT, NULL, &g) == 0) {
-			for (size_t i = 0; i < g.gl_pathc && i < 64; i++)
+			/* bounded as every read is: past TC_FILES_MAX files
+			 * scan_file says so (over), never a file skipped */
+			for (size_t i = 0; i < g.gl_pathc; i++)
 				scan_file(s, g.gl_pathv[i], 0);
 			globfree(&g);
 		}

@@ -1316,6 +1316,20 @@ RC_NAMED = [
     (".config/fish/config.fish", "fish_add_path ~/f3/bin", "f3/bin/ls"),
     (".config/fish/config.fish", "set -gx PATH ~/f4/bin $PATH", "f4/bin/ls"),
     (".config/fish/conf.d/x.fish", "source ~/f5/y.fish", "f5/y.fish"),
+    # appends, the CUDA idiom, trap --, a prompt's append idiom, a
+    # command inside a name, eval, zsh's arrays, fish's and
+    (".bashrc", 'PATH+=":$HOME/pa/bin"', "pa/bin/ls"),
+    (".bashrc", "export PATH=~/cu/bin${PATH:+:${PATH}}", "cu/bin/ls"),
+    (".bashrc", "trap -- '~/tq/x' EXIT", "tq/x"),
+    (".bashrc", 'PROMPT_COMMAND="${PROMPT_COMMAND:+$PROMPT_COMMAND;}~/pp2/pc"',
+     "pp2/pc"),
+    (".bashrc", ". ~/hn/local-$(hostname).sh", "hn/local-x.sh"),
+    (".bashrc", 'eval ". ~/ev2/a.sh"', "ev2/a.sh"),
+    (".zshrc", "path=(~/za/bin ~/zb/bin $path)", "zb/bin/ls"),
+    (".zshrc", "fpath=(~/fa2/zf ~/fb/zf $fpath)", "fb/zf/_x"),
+    (".config/fish/config.fish", "test -d ~/fd2/bin; and set -gx PATH "
+     "~/fd2/bin $PATH", "fd2/bin/ls"),
+    (".bashrc", 'export EDITOR="vim -u ~/ea/init.vim"', "ea/init.vim"),
 ]
 
 
@@ -1913,6 +1927,35 @@ def test_what_a_path_folder_leads_to_is_kept(lnk, work):
     assert not (work / "venv" / "share" / "bash-completion" / "completions"
                 / "python3").exists(), cp.stderr
     assert run_sh.read_text() == "#!/bin/sh\necho mine\n", cp.stderr
+
+
+def test_what_the_start_cannot_read_whole_refuses_the_run(lnk, home):
+    """Invariant 8 (what runs outside later), promise: never a file or a
+    folder skipped in silence. Threat: a .bashrc over 1 MiB was skipped
+    (its last line sourced a file the program could write); a NUL byte
+    ended lnk's reading where bash reads on; 20,000 links in ~/.cache
+    made every later start take seconds. Each is read whole, or the run
+    is refused naming it."""
+    (home / "d").mkdir()
+    (home / ".bashrc").write_text("#\n" * (1 << 19) + "source ~/d/x.sh\n")
+    cp = lnk.run("--write", home, "--", "/bin/true")
+    assert cp.returncode != 0, cp.stderr
+    assert ".bashrc" in cp.stderr and "1 MiB" in cp.stderr, cp.stderr
+    (home / ".bashrc").write_bytes(b"true\0\nsource ~/nul/x.sh\n")
+    (home / "nul").mkdir()
+    cp = sh_to_the_end(lnk, "echo 'touch ~/pwned' > ~/nul/x.sh; true",
+                       "--write", home)
+    assert not (home / "nul" / "x.sh").exists(), cp.stderr
+    (home / ".bashrc").unlink()
+    many = home / ".cache" / "x"
+    many.mkdir(parents=True)
+    for i in range(4200):
+        os.symlink(f"/nonexistent/t{i}", many / f"l{i}")
+    proj = home / "proj"
+    proj.mkdir()
+    cp = lnk.run("--write", proj, "--", "/bin/true", cwd=proj)
+    assert cp.returncode != 0, cp.stderr
+    assert "links in all" in cp.stderr, cp.stderr
 
 
 def test_links_in_home_bin_keep_their_targets(lnk, home):
