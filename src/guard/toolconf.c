@@ -515,10 +515,14 @@ static bool shell_expand(const struct scan *s, char *w, size_t cap)
 		return false;
 	const char *rest = n + len + braced;
 	/* $HOME, ${HOME}, "$HOME" (the quotes already gone): the home
-	 * folder, whatever the file set (a loop over $HOME/dots) */
-	if (len == 4 && strncmp(n, "HOME", 4) == 0 && s->home) {
+	 * folder, whatever the file set (a loop over $HOME/dots); $PWD in a
+	 * project's file (.envrc): the folder direnv runs it in, the top */
+	const char *known = len == 4 && strncmp(n, "HOME", 4) == 0  ? s->home
+			    : len == 3 && strncmp(n, "PWD", 3) == 0 ? s->top
+								    : NULL;
+	if (known) {
 		char out[PATH_MAX];
-		int k = snprintf(out, sizeof(out), "%s%s", s->home, rest);
+		int k = snprintf(out, sizeof(out), "%s%s", known, rest);
 		if (k < 0 || (size_t)k >= cap || (size_t)k >= sizeof(out))
 			return false;
 		memcpy(w, out, (size_t)k + 1);

@@ -28,9 +28,14 @@ static const char *const cargo_commands[] = {"rustc-wrapper",
 static const char *const direnv_paths[] = {
     "source_env", "source_env_if_exists", "source", ".",
     "dotenv",	  "dotenv_if_exists",	  NULL};
-static const char *const hook_commands[] = {"entry", "run", NULL};
-/* lefthook merges the configurations extends names */
-static const char *const lefthook_paths[] = {"extends", NULL};
+/* a hook's command, its arguments (pre-commit's args), and lefthook's
+ * files command (its output names the files a command runs on) */
+static const char *const hook_commands[] = {"entry", "run", "args", "files",
+					    NULL};
+/* lefthook merges the configurations extends names, and runs the scripts
+ * of its source_dir */
+static const char *const lefthook_paths[] = {"extends", "source_dir",
+					     "source_dir_local", NULL};
 /* VS Code (and its forks) run these from the workspace as it opens: an
  * interpreter, a language server, a tool its extensions start */
 static const char *const vscode_paths[] = {

@@ -2239,6 +2239,11 @@ PROJECT_NAMED = [
      "  - id: c\n    entry: python3 -u -m tools.check\n"
      "    language: system\n", "tools", "tools/check.py"),
     ("lefthook.yml", "extends:\n  - ci/base.yml\n", "ci", "ci/base.yml"),
+    ("lefthook.yml", "source_dir: hk/\n", "hk", "hk/pre-commit/x.sh"),
+    (".pre-commit-config.yaml", "repos:\n- repo: local\n  hooks:\n"
+     "  - id: a\n    entry: python3\n    args: [tools/ck.py]\n"
+     "    language: system\n", "tools", "tools/ck.py"),
+    (".envrc", 'source "$PWD/tools/env2.sh"\n', "tools", "tools/env2.sh"),
     (".vscode/settings.json", '{"pylint.path": '
      '["${workspaceFolder}/tools/pylint.sh"]}\n', "tools", "tools/pylint.sh"),
     (".vscode/settings.json", '{"rust-analyzer.check.overrideCommand": '
