@@ -189,6 +189,9 @@ static const struct row build_files[] = {
 		       "editor's pylint extension on open)"},
     {"pnpm-workspace.yaml", "sets the pnpmfile, the script shell and the "
 			    "node options of the next pnpm install"},
+    {"gradle-wrapper.jar", "./gradlew runs it at the next build"},
+    {"gradle-wrapper.properties", "names the gradle ./gradlew downloads "
+				  "and runs at the next build"},
     {"pytest.ini", "names the plugins the next pytest imports"},
     {"mypy.ini", "names the plugins the next mypy imports (and an editor's "
 		 "mypy extension on open)"},

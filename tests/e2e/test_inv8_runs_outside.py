@@ -4058,6 +4058,7 @@ BUILD_FILE_SPELLINGS = {
     "Cakefile": "cake", "Jakefile": "jake",
     "pylintrc.toml": "pylint", ".pylintrc.toml": "pylint",
     "pnpm-workspace.yaml": "pnpm",
+    "gradle-wrapper.jar": "gradlew", "gradle-wrapper.properties": "gradlew",
 }
 
 
