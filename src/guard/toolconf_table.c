@@ -39,29 +39,15 @@ static const char *const lefthook_paths[] = {"extends", "source_dir",
 /* VS Code (and its forks) run these from the workspace as it opens: an
  * interpreter, a language server, a tool its extensions start */
 static const char *const vscode_paths[] = {
-    "python.defaultInterpreterPath",
-    "python.pythonPath",
-    "typescript.tsdk",
-    "eslint.nodePath",
-    "rust-analyzer.server.path",
-    "clangd.path",
-    "go.goroot",
-    "java.jdt.ls.java.home",
-    "python.venvPath",
-    "deno.path",
-    "prettier.prettierPath",
-    "biome.lspBin",
-    "ruff.interpreter",
-    "ruff.path",
-    "pylint.path",
-    "flake8.path",
-    "mypy-type-checker.path",
-    "black-formatter.path",
-    "isort.path",
-    "rust-analyzer.check.overrideCommand",
-    "go.alternateTools",
-    "go.toolsGopath",
-    NULL};
+    "python.defaultInterpreterPath", "python.pythonPath", "typescript.tsdk",
+    "eslint.nodePath", "rust-analyzer.server.path", "clangd.path", "go.goroot",
+    "java.jdt.ls.java.home", "python.venvPath", "deno.path",
+    "prettier.prettierPath", "biome.lspBin", "ruff.interpreter", "ruff.path",
+    "pylint.path", "flake8.path", "mypy-type-checker.path",
+    "black-formatter.path", "isort.path", "rust-analyzer.check.overrideCommand",
+    "go.alternateTools", "go.toolsGopath",
+    /* a nested object's program: a terminal profile's, a JDK's */
+    "path", NULL};
 
 static const struct tool_conf confs[] = {
     {"ssh",

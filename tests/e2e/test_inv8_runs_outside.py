@@ -2250,6 +2250,9 @@ PROJECT_NAMED = [
      '["./tools/check.sh", "--x"]}\n', "tools", "tools/check.sh"),
     (".vscode/settings.json", '{"go.alternateTools": '
      '{"go": "./tools/go.sh"}}\n', "tools", "tools/go.sh"),
+    (".vscode/settings.json", '{\n  "terminal.integrated.profiles.linux": '
+     '{\n    "x": {\n      "path": "./tools/tsh"\n    }\n  }\n}\n',
+     "tools", "tools/tsh"),
 ]
 
 
