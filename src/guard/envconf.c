@@ -224,6 +224,14 @@ const struct env_conf *env_confs(size_t *n)
 	return confs;
 }
 
+const struct env_conf *env_conf_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(confs); i++)
+		if (strcmp(confs[i].name, name) == 0)
+			return &confs[i];
+	return NULL;
+}
+
 /* One of the loader's dynamic string tokens at *p ($NAME or ${NAME}):
  * its length, or 0. */
 static size_t token_at(const char *p, const char *name)

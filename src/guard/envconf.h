@@ -35,6 +35,8 @@ struct env_conf {
 };
 
 const struct env_conf *env_confs(size_t *n);
+/* The table's entry for the variable name, or NULL. */
+const struct env_conf *env_conf_find(const char *name);
 
 /* An entry of a loader's list as the loader may read it: $LIB, ${LIB},
  * $PLATFORM and ${PLATFORM} expanded to each value they take on the

@@ -402,24 +402,17 @@ static void shell_path(struct scan *s, const char *value, const char *base)
  * since the user's next shell does. */
 static void shell_env_conf(struct scan *s, const char *name, const char *v)
 {
-	size_t n;
-	const struct env_conf *e = env_confs(&n);
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(e[i].name, name) != 0)
-			continue;
-		if (e[i].kind == ENV_COMMAND) {
-			s->cb->value(s->cb->ctx, v, NULL, e[i].why);
-		} else if (e[i].kind == ENV_PARTS ||
-			   e[i].kind == ENV_PARTS_LIST) {
-			for (size_t j = 0; e[i].parts[j]; j++) {
-				_cleanup_free_ char *p =
-				    xasprintf("%s/%s", v, e[i].parts[j]);
-				s->cb->file(s->cb->ctx, p, e[i].why);
-			}
-		} else {
-			s->cb->file(s->cb->ctx, v, e[i].why);
+	const struct env_conf *e = env_conf_find(name);
+	if (!e || e->kind == ENV_COMMAND)
+		return; /* a command's words: shell_set, whatever they are */
+	if (e->kind == ENV_PARTS || e->kind == ENV_PARTS_LIST) {
+		for (size_t j = 0; e->parts[j]; j++) {
+			_cleanup_free_ char *p =
+			    xasprintf("%s/%s", v, e->parts[j]);
+			s->cb->file(s->cb->ctx, p, e->why);
 		}
-		return;
+	} else {
+		s->cb->file(s->cb->ctx, v, e->why);
 	}
 }
 
@@ -432,11 +425,9 @@ static void shell_set(struct scan *s, const char *name, const char *value,
 	}
 	/* EDITOR="vim -u ~/d/init.vim", NODE_OPTIONS="--require ~/d/h.js":
 	 * a command's words, whatever the first is */
-	size_t nconf;
-	const struct env_conf *ec = env_confs(&nconf);
-	for (size_t i = 0; i < nconf; i++)
-		if (ec[i].kind == ENV_COMMAND && strcmp(ec[i].name, name) == 0)
-			s->cb->value(s->cb->ctx, value, NULL, ec[i].why);
+	const struct env_conf *ec = env_conf_find(name);
+	if (ec && ec->kind == ENV_COMMAND)
+		s->cb->value(s->cb->ctx, value, NULL, ec->why);
 	static const char *const homes[] = {"$HOME", "${HOME}", NULL};
 	_cleanup_free_ char *v = NULL;
 	char val[PATH_MAX];

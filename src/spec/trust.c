@@ -510,18 +510,14 @@ static void flags_of(const struct policy *p, struct strv *out)
 	}
 }
 
-/* The flags given beside the spec, "--write, --hide", or NULL: a
+/* The flags given beside the spec (flags_of), "--write, --hide", or NULL: a
  * changed acceptance may be theirs, not the file's. */
-static char *flags_beside(const struct policy *p)
+static char *flags_beside(const struct strv *f)
 {
-	struct strv f = {0};
 	struct buf b = {0};
-	flags_of(p, &f);
-	for (size_t i = 0; i < f.n; i++)
-		buf_printf(&b, "%s%s", i ? ", " : "", f.v[i]);
-	size_t n = f.n;
-	strv_free(&f);
-	return n ? buf_steal(&b) : NULL;
+	for (size_t i = 0; i < f->n; i++)
+		buf_printf(&b, "%s%s", i ? ", " : "", f->v[i]);
+	return f->n ? buf_steal(&b) : NULL;
 }
 
 /* The grants an acceptance's flags gave (accepted, a flag of theirs
@@ -568,8 +564,8 @@ int trust_check_fds(const struct policy *p, const char *home, bool yes,
 	lookup(home, p->spec_path, digest, p, kept, &st, &last, &last_flags);
 	if (st == TRUST_SAME)
 		return 0;
-	_cleanup_free_ char *flags = flags_beside(p);
 	flags_of(p, &mine);
+	_cleanup_free_ char *flags = flags_beside(&mine);
 	if (yes) {
 		r = record_text(home, p->spec_path, digest, now, &mine, err);
 		strv_free(&last_flags);
